@@ -1,0 +1,31 @@
+# streamdb: see README.md.
+GO        ?= go
+BIN       := bin/streamdb
+# The tests build the server binary once and share it.
+export STREAMDB_BIN := $(abspath $(BIN))
+
+.PHONY: build run test test-unit test-e2e vet fmt bench clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/streamdb
+
+run: build
+	./$(BIN)
+
+# Unit tests with the race detector, then the end-to-end suites against a
+# real server process (sqllogictest files, drivers, PostgreSQL comparison).
+test: build vet
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || (echo "gofmt needed:"; gofmt -l .; exit 1)
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+clean:
+	rm -rf bin streamdb-data

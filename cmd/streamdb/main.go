@@ -1,0 +1,99 @@
+// Command streamdb is the streaming database server: PostgreSQL protocol in
+// front, NATS JetStream for input, Pebble for state.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"streamdb/config"
+	"streamdb/pgwire"
+	"streamdb/sql"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "streamdb:", err)
+		os.Exit(1)
+	}
+}
+
+// parseConfig applies, from weakest to strongest: defaults, the YAML file,
+// environment variables, flags.
+func parseConfig(args []string) (*config.Config, error) {
+	cfg := config.Defaults()
+	fs := flag.NewFlagSet("streamdb", flag.ContinueOnError)
+	listen := fs.String("listen", cfg.Listen, "PostgreSQL protocol address")
+	dataDir := fs.String("data-dir", cfg.DataDir, "data directory (state, embedded NATS store)")
+	natsListen := fs.String("nats-listen", cfg.NATSListen, "client address of the embedded NATS server")
+	natsURL := fs.String("nats-url", "", "use this NATS server or cluster instead of the embedded one")
+	configFile := fs.String("config", "", "YAML file of settings (flat keys, as in flink-conf.yaml)")
+	restoreFrom := fs.String("restore-from", "", "start from this checkpoint or savepoint directory")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if *configFile != "" {
+		if err := cfg.LoadFile(*configFile); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.LoadEnv(os.Getenv); err != nil {
+		return nil, err
+	}
+	cfg.Listen, cfg.DataDir, cfg.NATSListen, cfg.NATSURL = *listen, *dataDir, *natsListen, *natsURL
+	cfg.ConfigFile, cfg.RestoreFrom = *configFile, *restoreFrom
+	return cfg, nil
+}
+
+func run(args []string) error {
+	cfg, err := parseConfig(args)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if cfg.RestoreFrom != "" {
+		return errors.New("--restore-from is not supported yet")
+	}
+	engine, err := sql.Open(cfg, log)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		engine.Close()
+		return fmt.Errorf("listen on %s: %w (choose another address with --listen)", cfg.Listen, err)
+	}
+	srv := pgwire.NewServer(engine, log)
+	log.Info("streamdb ready", "listen", ln.Addr().String(), "nats", engine.NATSURL(), "data_dir", cfg.DataDir)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case sig := <-sigs:
+		log.Info("shutting down", "signal", sig.String())
+	case err := <-served:
+		if err != nil {
+			log.Error("server stopped", "err", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		log.Warn("closing connections", "err", err)
+	}
+	if err := engine.Close(); err != nil {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}

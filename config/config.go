@@ -1,0 +1,155 @@
+// Package config holds the server's settings: command-line flags, the
+// optional YAML file (flat keys as in flink-conf.yaml), and environment
+// variables, in that order of strength.
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Setting describes one tunable key.
+type Setting struct {
+	Key         string
+	Default     string
+	Description string
+}
+
+// Settings lists every key the server knows, with its default.
+var Settings = []Setting{
+	{"execution.barrier.interval", "20ms", "time between barriers; each barrier commits an epoch that SELECT then sees"},
+	{"execution.checkpointing.interval", "1s", "time between checkpoint starts; 0 turns periodic checkpoints off"},
+	{"execution.checkpointing.mode", "exactly_once", "exactly_once (aligned barriers) or at_least_once"},
+	{"execution.checkpointing.min-pause", "0", "least time from one checkpoint's end to the next one's start"},
+	{"execution.checkpointing.timeout", "60s", "a checkpoint not complete by then is aborted"},
+	{"execution.checkpointing.max-concurrent-checkpoints", "1", "checkpoints in flight at once"},
+	{"execution.checkpointing.tolerable-failed-checkpoints", "3", "failures in a row before the server reports itself unhealthy"},
+	{"execution.checkpointing.externalized-checkpoint-retention", "retain_on_cancellation", "whether checkpoints survive a clean shutdown"},
+	{"execution.checkpointing.prefer-checkpoint-for-recovery", "false", "on restart, use the newest checkpoint even where a newer savepoint exists"},
+	{"state.backend", "pebble", "pebble or memory"},
+	{"state.backend.incremental", "true", "checkpoints share files with earlier ones"},
+	{"state.backend.async", "true", "processing goes on while a checkpoint is written"},
+	{"state.checkpoints.dir", "", "where checkpoints go (default <data dir>/checkpoints)"},
+	{"state.checkpoints.num-retained", "3", "completed periodic checkpoints kept"},
+	{"state.savepoints.dir", "", "where savepoints go (default <data dir>/savepoints)"},
+}
+
+// Config is the server's configuration.
+type Config struct {
+	Listen      string
+	DataDir     string
+	NATSListen  string
+	NATSURL     string
+	ConfigFile  string
+	RestoreFrom string
+	// Values holds every setting of Settings by key, as text.
+	Values map[string]string
+}
+
+// Defaults returns the configuration of a server started with no flags.
+func Defaults() *Config {
+	c := &Config{
+		Listen:     "127.0.0.1:5433",
+		DataDir:    "./streamdb-data",
+		NATSListen: "127.0.0.1:4222",
+		Values:     map[string]string{},
+	}
+	for _, s := range Settings {
+		c.Values[s.Key] = s.Default
+	}
+	return c
+}
+
+// Known reports whether key is a setting.
+func Known(key string) bool {
+	for _, s := range Settings {
+		if s.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadFile merges a YAML file of flat keys (values as scalars).
+func (c *Config) LoadFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read config file: %w", err)
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := c.Set(k, fmt.Sprint(raw[k])); err != nil {
+			return fmt.Errorf("config file %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// LoadEnv merges STREAMDB_* environment variables: a key's dots and dashes
+// become underscores, upper case (STREAMDB_EXECUTION_BARRIER_INTERVAL).
+func (c *Config) LoadEnv(getenv func(string) string) error {
+	for _, s := range Settings {
+		if v := getenv(EnvName(s.Key)); v != "" {
+			if err := c.Set(s.Key, v); err != nil {
+				return fmt.Errorf("environment %s: %w", EnvName(s.Key), err)
+			}
+		}
+	}
+	return nil
+}
+
+// EnvName is the environment variable that sets key.
+func EnvName(key string) string {
+	r := strings.NewReplacer(".", "_", "-", "_")
+	return "STREAMDB_" + strings.ToUpper(r.Replace(key))
+}
+
+// Set validates and stores one setting.
+func (c *Config) Set(key, value string) error {
+	if !Known(key) {
+		return fmt.Errorf("unrecognized configuration parameter %q", key)
+	}
+	if strings.HasSuffix(key, "interval") || strings.HasSuffix(key, "timeout") || strings.HasSuffix(key, "min-pause") {
+		if _, err := ParseDuration(value); err != nil {
+			return fmt.Errorf("invalid value for %s: %w", key, err)
+		}
+	}
+	c.Values[key] = value
+	return nil
+}
+
+// Duration returns a duration setting.
+func (c *Config) Duration(key string) time.Duration {
+	d, _ := ParseDuration(c.Values[key])
+	return d
+}
+
+// ParseDuration reads Go durations and a bare number of milliseconds ("0").
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	var ms int64
+	if _, err := fmt.Sscanf(s, "%d", &ms); err == nil && fmt.Sprint(ms) == s {
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	return time.ParseDuration(s)
+}
+
+// StateDir is the Pebble directory.
+func (c *Config) StateDir() string { return filepath.Join(c.DataDir, "state") }
+
+// NATSDir is the embedded NATS server's JetStream store.
+func (c *Config) NATSDir() string { return filepath.Join(c.DataDir, "nats") }

@@ -1,0 +1,441 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"streamdb/expr"
+	"streamdb/plan"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// Accumulator is the running state of one aggregate call for one group.
+// Every accumulator takes retractions, so that results stay exact when the
+// input deletes rows; the append-only min/max variants exist because they
+// need no multiset when nothing is ever retracted.
+type Accumulator interface {
+	// Add applies one input value with weight +1 (insert) or -1 (delete).
+	Add(v types.Datum, sign int64) error
+	// Result is the aggregate's current value.
+	Result() types.Datum
+	// Marshal appends the state to buf; Unmarshal restores it.
+	Marshal(buf []byte) []byte
+	Unmarshal(b []byte) ([]byte, error)
+}
+
+// AggResultType is the PostgreSQL result type of fn over an argument type.
+func AggResultType(fn string, arg types.Type) (types.Type, error) {
+	switch fn {
+	case "count":
+		return types.Int8, nil
+	case "min", "max":
+		return arg, nil
+	case "sum":
+		switch arg {
+		case types.Int2, types.Int4:
+			return types.Int8, nil
+		case types.Int8, types.Numeric:
+			return types.Numeric, nil
+		case types.Float4, types.Float8:
+			return arg, nil
+		case types.Interval:
+			return types.Interval, nil
+		}
+	case "avg":
+		switch {
+		case arg.IsInteger() || arg == types.Numeric:
+			return types.Numeric, nil
+		case arg == types.Float4 || arg == types.Float8:
+			return types.Float8, nil
+		}
+	case "bool_and", "bool_or":
+		if arg == types.Bool {
+			return types.Bool, nil
+		}
+	}
+	return types.Unknown, fmt.Errorf("function %s(%s) does not exist", fn, arg)
+}
+
+// NewAccumulator creates the state for call. appendOnly promises that Add
+// will never see a retraction.
+func NewAccumulator(call plan.AggCall, appendOnly bool) Accumulator {
+	var acc Accumulator
+	argType := types.Unknown
+	if call.Arg != nil {
+		argType = call.Arg.Type()
+	}
+	switch call.Func {
+	case "count":
+		acc = &countAcc{star: call.Arg == nil}
+	case "sum":
+		acc = &sumAcc{argType: argType, resType: call.T}
+	case "avg":
+		acc = &avgAcc{sum: sumAcc{argType: argType, resType: sumTypeForAvg(argType)}, resType: call.T}
+	case "min", "max":
+		if appendOnly && !call.Distinct {
+			acc = &extremeAcc{max: call.Func == "max"}
+		} else {
+			acc = &multisetExtremeAcc{max: call.Func == "max", counts: map[string]int64{}}
+		}
+	case "bool_and", "bool_or":
+		acc = &boolAcc{and: call.Func == "bool_and"}
+	default:
+		panic("exec: unknown aggregate " + call.Func)
+	}
+	if call.Distinct {
+		return &distinctAcc{inner: acc, counts: map[string]int64{}}
+	}
+	return acc
+}
+
+func sumTypeForAvg(arg types.Type) types.Type {
+	if arg == types.Float4 || arg == types.Float8 {
+		return types.Float8
+	}
+	return types.Numeric
+}
+
+// countAcc counts rows (count(*)) or non-NULL values (count(x)).
+type countAcc struct {
+	star bool
+	n    int64
+}
+
+func (a *countAcc) Add(v types.Datum, sign int64) error {
+	if a.star || !v.IsNull() {
+		a.n += sign
+	}
+	return nil
+}
+func (a *countAcc) Result() types.Datum                { return types.NewInt(a.n) }
+func (a *countAcc) Marshal(buf []byte) []byte          { return binary.AppendVarint(buf, a.n) }
+func (a *countAcc) Unmarshal(b []byte) ([]byte, error) { return readVarint(b, &a.n) }
+
+// sumAcc sums integers exactly (int64, or a decimal for BIGINT input where
+// PostgreSQL returns numeric), floats as float64 and decimals exactly. n
+// counts non-NULL inputs so that the sum of nothing is NULL.
+type sumAcc struct {
+	argType, resType types.Type
+	n                int64
+	i                int64
+	f                float64
+	d                apd.Decimal
+	iv               types.Datum
+}
+
+func (a *sumAcc) Add(v types.Datum, sign int64) error {
+	if v.IsNull() {
+		return nil
+	}
+	a.n += sign
+	switch {
+	case a.argType == types.Interval:
+		a.iv = types.NewInterval(a.iv.Months+int32(sign)*v.Months, a.iv.Days+int32(sign)*v.Days, a.iv.I+sign*v.I)
+	case a.resType == types.Int8:
+		a.i += sign * v.I
+	case a.resType == types.Numeric:
+		x := v.Decimal()
+		if sign < 0 {
+			_, err := decimalCtx.Sub(&a.d, &a.d, x)
+			return err
+		}
+		_, err := decimalCtx.Add(&a.d, &a.d, x)
+		return err
+	default:
+		a.f += float64(sign) * v.Float()
+	}
+	return nil
+}
+
+func (a *sumAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.Null
+	}
+	switch {
+	case a.argType == types.Interval:
+		return a.iv
+	case a.resType == types.Int8:
+		return types.NewInt(a.i)
+	case a.resType == types.Numeric:
+		var d apd.Decimal
+		d.Set(&a.d)
+		return types.NewDecimal(&d)
+	}
+	return types.NewFloat(a.f)
+}
+
+func (a *sumAcc) Marshal(buf []byte) []byte {
+	buf = binary.AppendVarint(buf, a.n)
+	switch {
+	case a.argType == types.Interval:
+		return keyenc.Append(buf, a.iv)
+	case a.resType == types.Int8:
+		return binary.AppendVarint(buf, a.i)
+	case a.resType == types.Numeric:
+		return keyenc.Append(buf, types.NewDecimal(&a.d))
+	}
+	return binary.BigEndian.AppendUint64(buf, math.Float64bits(a.f))
+}
+
+func (a *sumAcc) Unmarshal(b []byte) ([]byte, error) {
+	b, err := readVarint(b, &a.n)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case a.argType == types.Interval:
+		a.iv, b, err = keyenc.Decode(b)
+		return b, err
+	case a.resType == types.Int8:
+		return readVarint(b, &a.i)
+	case a.resType == types.Numeric:
+		var d types.Datum
+		d, b, err = keyenc.Decode(b)
+		if err == nil {
+			a.d.Set(d.D)
+		}
+		return b, err
+	}
+	if len(b) < 8 {
+		return nil, fmt.Errorf("sum state truncated")
+	}
+	a.f = math.Float64frombits(binary.BigEndian.Uint64(b))
+	return b[8:], nil
+}
+
+// avgAcc divides a sum by its count when asked for the result.
+type avgAcc struct {
+	sum     sumAcc
+	resType types.Type
+}
+
+func (a *avgAcc) Add(v types.Datum, sign int64) error { return a.sum.Add(v, sign) }
+func (a *avgAcc) Result() types.Datum {
+	if a.sum.n == 0 {
+		return types.Null
+	}
+	if a.resType == types.Float8 {
+		return types.NewFloat(a.sum.f / float64(a.sum.n))
+	}
+	return expr.DivDecimal(&a.sum.d, apd.New(a.sum.n, 0))
+}
+func (a *avgAcc) Marshal(buf []byte) []byte          { return a.sum.Marshal(buf) }
+func (a *avgAcc) Unmarshal(b []byte) ([]byte, error) { return a.sum.Unmarshal(b) }
+
+// extremeAcc is min or max over input that is never retracted.
+type extremeAcc struct {
+	max bool
+	v   types.Datum
+}
+
+func (a *extremeAcc) Add(v types.Datum, sign int64) error {
+	if sign < 0 {
+		return fmt.Errorf("internal error: retraction reached an append-only min/max")
+	}
+	if v.IsNull() {
+		return nil
+	}
+	if a.v.IsNull() {
+		a.v = v
+		return nil
+	}
+	c := types.Compare(v, a.v)
+	if (a.max && c > 0) || (!a.max && c < 0) {
+		a.v = v
+	}
+	return nil
+}
+func (a *extremeAcc) Result() types.Datum       { return a.v }
+func (a *extremeAcc) Marshal(buf []byte) []byte { return keyenc.Append(buf, a.v) }
+func (a *extremeAcc) Unmarshal(b []byte) ([]byte, error) {
+	var err error
+	a.v, b, err = keyenc.Decode(b)
+	return b, err
+}
+
+// multisetExtremeAcc keeps every value with its multiplicity, so that the
+// minimum or maximum is right after any retraction.
+type multisetExtremeAcc struct {
+	max    bool
+	counts map[string]int64
+	best   *types.Datum // cached result; nil when it must be recomputed
+}
+
+func (a *multisetExtremeAcc) Add(v types.Datum, sign int64) error {
+	if v.IsNull() {
+		return nil
+	}
+	k := string(keyenc.Append(nil, v))
+	n := a.counts[k] + sign
+	if n <= 0 {
+		delete(a.counts, k)
+		a.best = nil
+		return nil
+	}
+	a.counts[k] = n
+	if a.best != nil {
+		c := types.Compare(v, *a.best)
+		if (a.max && c > 0) || (!a.max && c < 0) {
+			a.best = &v
+		}
+	}
+	return nil
+}
+
+func (a *multisetExtremeAcc) Result() types.Datum {
+	if a.best != nil {
+		return *a.best
+	}
+	best := types.Null
+	for k := range a.counts {
+		v, _, _ := keyenc.Decode([]byte(k))
+		if best.IsNull() {
+			best = v
+			continue
+		}
+		c := types.Compare(v, best)
+		if (a.max && c > 0) || (!a.max && c < 0) {
+			best = v
+		}
+	}
+	a.best = &best
+	return best
+}
+
+func (a *multisetExtremeAcc) Marshal(buf []byte) []byte { return marshalCounts(buf, a.counts) }
+func (a *multisetExtremeAcc) Unmarshal(b []byte) ([]byte, error) {
+	a.best = nil
+	return unmarshalCounts(b, a.counts)
+}
+
+// boolAcc is bool_and / bool_or, kept as counts of true and false inputs.
+type boolAcc struct {
+	and         bool
+	trues, fals int64
+}
+
+func (a *boolAcc) Add(v types.Datum, sign int64) error {
+	if v.IsNull() {
+		return nil
+	}
+	if v.Bool() {
+		a.trues += sign
+	} else {
+		a.fals += sign
+	}
+	return nil
+}
+func (a *boolAcc) Result() types.Datum {
+	if a.trues+a.fals == 0 {
+		return types.Null
+	}
+	if a.and {
+		return types.NewBool(a.fals == 0)
+	}
+	return types.NewBool(a.trues > 0)
+}
+func (a *boolAcc) Marshal(buf []byte) []byte {
+	return binary.AppendVarint(binary.AppendVarint(buf, a.trues), a.fals)
+}
+func (a *boolAcc) Unmarshal(b []byte) ([]byte, error) {
+	b, err := readVarint(b, &a.trues)
+	if err != nil {
+		return nil, err
+	}
+	return readVarint(b, &a.fals)
+}
+
+// distinctAcc feeds its inner accumulator each distinct value once: when a
+// value's multiplicity goes from 0 to 1 (add) or from 1 to 0 (retract).
+type distinctAcc struct {
+	inner  Accumulator
+	counts map[string]int64
+}
+
+func (a *distinctAcc) Add(v types.Datum, sign int64) error {
+	if v.IsNull() {
+		return nil
+	}
+	k := string(keyenc.Append(nil, v))
+	before := a.counts[k]
+	after := before + sign
+	if after <= 0 {
+		delete(a.counts, k)
+	} else {
+		a.counts[k] = after
+	}
+	switch {
+	case before <= 0 && after > 0:
+		return a.inner.Add(v, 1)
+	case before > 0 && after <= 0:
+		return a.inner.Add(v, -1)
+	}
+	return nil
+}
+func (a *distinctAcc) Result() types.Datum { return a.inner.Result() }
+func (a *distinctAcc) Marshal(buf []byte) []byte {
+	return a.inner.Marshal(marshalCounts(buf, a.counts))
+}
+func (a *distinctAcc) Unmarshal(b []byte) ([]byte, error) {
+	b, err := unmarshalCounts(b, a.counts)
+	if err != nil {
+		return nil, err
+	}
+	return a.inner.Unmarshal(b)
+}
+
+// marshalCounts writes a multiset in key order, so equal states encode
+// equally.
+func marshalCounts(buf []byte, m map[string]int64) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	buf = binary.AppendUvarint(buf, uint64(len(keys)))
+	for _, k := range keys {
+		buf = binary.AppendUvarint(buf, uint64(len(k)))
+		buf = append(buf, k...)
+		buf = binary.AppendVarint(buf, m[k])
+	}
+	return buf
+}
+
+func unmarshalCounts(b []byte, m map[string]int64) ([]byte, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 {
+		return nil, fmt.Errorf("multiset state truncated")
+	}
+	b = b[k:]
+	for range n {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			return nil, fmt.Errorf("multiset state truncated")
+		}
+		key := string(b[k : k+int(l)])
+		b = b[k+int(l):]
+		var c int64
+		var err error
+		if b, err = readVarint(b, &c); err != nil {
+			return nil, err
+		}
+		m[key] = c
+	}
+	return b, nil
+}
+
+func readVarint(b []byte, out *int64) ([]byte, error) {
+	v, k := binary.Varint(b)
+	if k <= 0 {
+		return nil, fmt.Errorf("aggregate state truncated")
+	}
+	*out = v
+	return b[k:], nil
+}
+
+var decimalCtx = apd.BaseContext.WithPrecision(40)

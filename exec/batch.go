@@ -1,0 +1,207 @@
+package exec
+
+import (
+	"context"
+	"sort"
+
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// RunBatch evaluates a plan once over the committed state in r (a Pebble
+// snapshot) and returns all result rows. Ad-hoc SELECTs use it.
+func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+	}
+	switch n := n.(type) {
+	case *plan.Values:
+		out := make([]types.Row, 0, len(n.Rows))
+		for _, exprs := range n.Rows {
+			row, err := evalRow(exprs, nil)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, row)
+		}
+		return out, nil
+	case *plan.Scan:
+		return scanObject(ctx, n, r)
+	case *plan.Filter:
+		in, err := RunBatch(ctx, n.Input, r)
+		if err != nil {
+			return nil, err
+		}
+		out := in[:0]
+		for _, row := range in {
+			v, err := n.Cond.Eval(row)
+			if err != nil {
+				return nil, err
+			}
+			if !v.IsNull() && v.Bool() {
+				out = append(out, row)
+			}
+		}
+		return out, nil
+	case *plan.Project:
+		in, err := RunBatch(ctx, n.Input, r)
+		if err != nil {
+			return nil, err
+		}
+		for i, row := range in {
+			if in[i], err = evalRow(n.Exprs, row); err != nil {
+				return nil, err
+			}
+		}
+		return in, nil
+	case *plan.Aggregate:
+		in, err := RunBatch(ctx, n.Input, r)
+		if err != nil {
+			return nil, err
+		}
+		return batchAggregate(n, in)
+	case *plan.Sort:
+		in, err := RunBatch(ctx, n.Input, r)
+		if err != nil {
+			return nil, err
+		}
+		return sortRows(n.Keys, in)
+	case *plan.Limit:
+		in, err := RunBatch(ctx, n.Input, r)
+		if err != nil {
+			return nil, err
+		}
+		if n.Offset > 0 {
+			if n.Offset >= int64(len(in)) {
+				return nil, nil
+			}
+			in = in[n.Offset:]
+		}
+		if n.Count >= 0 && n.Count < int64(len(in)) {
+			in = in[:n.Count]
+		}
+		return in, nil
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a query yet", n.Describe())
+}
+
+func scanObject(ctx context.Context, s *plan.Scan, r storage.Reader) ([]types.Row, error) {
+	if s.Object.Kind != storage.KindView {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot query %s %s directly", s.Object.Kind, s.Object.Name).
+			WithHint("Create a materialized view over it and query the view.")
+	}
+	var out []types.Row
+	n := 0
+	err := storage.ScanPrefix(r, ViewTablePrefix(s.Object.ID), func(_, v []byte) error {
+		if n++; n%4096 == 0 && ctx.Err() != nil {
+			return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		}
+		row, count, err := DecodeViewValue(v, len(s.Cols))
+		if err != nil {
+			return err
+		}
+		for range count {
+			out = append(out, row)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func batchAggregate(a *plan.Aggregate, in []types.Row) ([]types.Row, error) {
+	type group struct {
+		key  types.Row
+		accs []Accumulator
+	}
+	groups := map[string]*group{}
+	var order []*group
+	newGroup := func(key types.Row) *group {
+		g := &group{key: key, accs: make([]Accumulator, len(a.Aggs))}
+		for i, c := range a.Aggs {
+			g.accs[i] = NewAccumulator(c, true)
+		}
+		order = append(order, g)
+		return g
+	}
+	if len(a.GroupBy) == 0 {
+		groups[""] = newGroup(types.Row{})
+	}
+	var kb []byte
+	for _, row := range in {
+		kb = kb[:0]
+		key := make(types.Row, len(a.GroupBy))
+		for i, e := range a.GroupBy {
+			v, err := e.Eval(row)
+			if err != nil {
+				return nil, err
+			}
+			key[i] = v
+			kb = keyenc.Append(kb, v)
+		}
+		g, ok := groups[string(kb)]
+		if !ok {
+			g = newGroup(key)
+			groups[string(kb)] = g
+		}
+		for i, c := range a.Aggs {
+			v := types.Null
+			if c.Arg != nil {
+				var err error
+				if v, err = c.Arg.Eval(row); err != nil {
+					return nil, err
+				}
+			}
+			if err := g.accs[i].Add(v, 1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]types.Row, 0, len(order))
+	for _, g := range order {
+		row := append(types.Row{}, g.key...)
+		for _, acc := range g.accs {
+			row = append(row, acc.Result())
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func sortRows(keys []plan.SortKey, rows []types.Row) ([]types.Row, error) {
+	type keyed struct {
+		row  types.Row
+		vals []types.Datum
+	}
+	ks := make([]keyed, len(rows))
+	for i, row := range rows {
+		vals := make([]types.Datum, len(keys))
+		for j, k := range keys {
+			v, err := k.Expr.Eval(row)
+			if err != nil {
+				return nil, err
+			}
+			vals[j] = v
+		}
+		ks[i] = keyed{row, vals}
+	}
+	sort.SliceStable(ks, func(a, b int) bool {
+		for j, k := range keys {
+			c := types.Compare(ks[a].vals[j], ks[b].vals[j])
+			if c == 0 {
+				continue
+			}
+			if k.Desc {
+				return c > 0
+			}
+			return c < 0
+		}
+		return false
+	})
+	for i := range ks {
+		rows[i] = ks[i].row
+	}
+	return rows, nil
+}

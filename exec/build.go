@@ -1,0 +1,173 @@
+package exec
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+)
+
+// Operator indexes inside a view's object id. Operator state tables are
+// numbered from firstOperatorIndex in a fixed walk of the plan, so that a
+// view's state maps back to the same operators after a restart.
+const (
+	viewTableIndex     uint16 = 0
+	viewMetaIndex      uint16 = 1
+	firstOperatorIndex uint16 = 2
+)
+
+// ViewTablePrefix is the key prefix of a view's rows.
+func ViewTablePrefix(id uint32) []byte { return storage.StatePrefix(id, viewTableIndex) }
+
+// StartView builds the streaming dataflow of a materialized view from its
+// plan, restores its operators' state and source positions from the store,
+// and starts it as part of the next epoch.
+func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
+	p := &pipeline{id: desc.ID, name: desc.Name, in: make(chan pipelineMsg, 64), rt: rt, log: rt.log}
+	keyCols := UniqueKey(root)
+	mode := Counted
+	switch {
+	case keyCols != nil:
+		mode = Keyed
+	case plan.AppendOnly(root):
+		mode = AppendOnly
+	}
+	mat, err := newMaterializeOp(mode, keyCols, ViewTablePrefix(desc.ID), storage.StatePrefix(desc.ID, viewMetaIndex), rt.store)
+	if err != nil {
+		return err
+	}
+	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex}
+	head, err := b.build(root, mat)
+	if err != nil {
+		return err
+	}
+	p.head = head
+	rt.add(p)
+	return nil
+}
+
+type builder struct {
+	rt     *Runtime
+	p      *pipeline
+	nextOp uint16
+}
+
+func (b *builder) opPrefix() []byte {
+	idx := b.nextOp
+	b.nextOp++
+	return storage.StatePrefix(b.p.id, idx)
+}
+
+// build returns the operator that receives n's input, with n's operator
+// chained in front of next.
+func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
+	switch n := n.(type) {
+	case *plan.Scan:
+		if n.Object.Kind != storage.KindStream {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %s is not supported yet", n.Object.Kind, n.Object.Name)
+		}
+		if len(b.p.sources) > 0 {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view reading more than one source is not supported yet")
+		}
+		return next, b.addSource(n)
+	case *plan.Filter:
+		return b.build(n.Input, &filterOp{cond: n.Cond, next: next})
+	case *plan.Project:
+		return b.build(n.Input, &projectOp{exprs: n.Exprs, next: next})
+	case *plan.Aggregate:
+		op, err := newAggOp(n, plan.AppendOnly(n.Input), b.opPrefix(), b.rt.store.DB(), next)
+		if err != nil {
+			return nil, err
+		}
+		return b.build(n.Input, op)
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view yet", n.Describe())
+}
+
+func (b *builder) addSource(s *plan.Scan) error {
+	idx := uint16(len(b.p.sources))
+	pos, err := b.rt.store.Position(b.p.id, idx)
+	if err != nil {
+		return err
+	}
+	r := &sourceReader{
+		idx: idx, name: s.Object.Name, jsStream: s.Object.JSStream, subject: s.Object.Subject,
+		decoder: NewRowDecoder(s.Cols), broker: b.rt.broker,
+		log:      b.rt.log.With(slog.String("view", b.p.name)),
+		pos:      pos,
+		barriers: make(chan uint64, 64),
+		out:      b.p.in,
+	}
+	r.skippedTotal.Store(pos.Skipped)
+	b.p.sources = append(b.p.sources, r)
+	b.p.committed = append(b.p.committed, pos)
+	return nil
+}
+
+// UniqueKey returns the output columns of n that form a unique key of its
+// result, or nil when it has none that is known.
+func UniqueKey(n plan.Node) []int {
+	switch n := n.(type) {
+	case *plan.Aggregate:
+		key := make([]int, len(n.GroupBy))
+		for i := range key {
+			key[i] = i
+		}
+		return key
+	case *plan.Filter:
+		return UniqueKey(n.Input)
+	case *plan.Project:
+		in := UniqueKey(n.Input)
+		if in == nil {
+			return nil
+		}
+		out := make([]int, 0, len(in))
+		for _, k := range in {
+			found := -1
+			for j, e := range n.Exprs {
+				if ref, ok := colRefIndex(e); ok && ref == k {
+					found = j
+					break
+				}
+			}
+			if found < 0 {
+				return nil
+			}
+			out = append(out, found)
+		}
+		return out
+	}
+	return nil
+}
+
+// ExplainStreaming renders the dataflow StartView would build for root:
+// the materialization (how rows are keyed) over the plan's operators.
+func ExplainStreaming(root plan.Node) string {
+	key := UniqueKey(root)
+	var mat string
+	switch {
+	case key != nil:
+		cols := root.Schema()
+		names := make([]string, len(key))
+		for i, k := range key {
+			names[i] = cols[k].Name
+		}
+		mat = fmt.Sprintf("Materialize key=[%s]", strings.Join(names, ", "))
+	case plan.AppendOnly(root):
+		mat = "Materialize append-only (row id)"
+	default:
+		mat = "Materialize counted rows (multiset)"
+	}
+	lines := strings.Split(strings.TrimRight(plan.Explain(root), "\n"), "\n")
+	var sb strings.Builder
+	sb.WriteString(mat + "\n")
+	for _, l := range lines {
+		l = strings.Replace(l, "Scan stream", "StreamSource", 1)
+		l = strings.Replace(l, "Aggregate", "StreamAggregate", 1)
+		sb.WriteString("  " + l + "\n")
+	}
+	return sb.String()
+}

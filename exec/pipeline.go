@@ -1,0 +1,163 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"streamdb/storage"
+)
+
+// pipelineMsg is what sources send to their pipeline: a chunk, or a
+// barrier (barrier != 0) with the source's position at it.
+type pipelineMsg struct {
+	src     uint16
+	chunk   *Chunk
+	barrier uint64
+	pos     storage.SourcePosition
+}
+
+// pipeline is the running dataflow of one materialized view: its source
+// readers and its operator chain, driven by one goroutine.
+type pipeline struct {
+	id      uint32
+	name    string
+	sources []*sourceReader
+	head    Operator
+	in      chan pipelineMsg
+	rt      *Runtime
+	log     *slog.Logger
+
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error // set before done is closed
+
+	mu        sync.Mutex
+	committed []storage.SourcePosition // per source, at the newest committed epoch
+}
+
+func (p *pipeline) start(parent context.Context) {
+	ctx, cancel := context.WithCancel(parent)
+	p.cancel = cancel
+	p.done = make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, len(p.sources)+1)
+	for _, s := range p.sources {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.run(ctx); err != nil {
+				errs <- fmt.Errorf("source %s: %w", s.name, err)
+				cancel()
+			}
+		}()
+	}
+	go func() {
+		err := p.loop(ctx)
+		cancel()
+		wg.Wait()
+		if err == nil {
+			select {
+			case err = <-errs:
+			default:
+			}
+		}
+		if err != nil && parent.Err() == nil {
+			p.log.Error("view stopped", "view", p.name, "err", err)
+		}
+		p.err = err
+		close(p.done)
+	}()
+}
+
+// stop cancels the pipeline and waits for its goroutines.
+func (p *pipeline) stop() {
+	p.cancel()
+	<-p.done
+}
+
+// loop feeds operator chains. With several sources it aligns barriers: once
+// a source has delivered barrier e, its later messages wait until every
+// source has delivered e (exactly-once alignment).
+func (p *pipeline) loop(ctx context.Context) error {
+	n := len(p.sources)
+	held := make([][]pipelineMsg, n) // messages of sources past the barrier
+	arrived := make([]bool, n)
+	positions := make([]storage.SourcePosition, n)
+	var waiting int // sources whose barrier has not arrived
+	var epoch uint64
+
+	var handle func(m pipelineMsg) error
+	handle = func(m pipelineMsg) error {
+		if arrived[m.src] {
+			held[m.src] = append(held[m.src], m)
+			return nil
+		}
+		if m.barrier == 0 {
+			return p.head.Push(m.chunk)
+		}
+		if waiting == 0 {
+			epoch, waiting = m.barrier, n
+		}
+		arrived[m.src] = true
+		positions[m.src] = m.pos
+		waiting--
+		if waiting > 0 {
+			return nil
+		}
+		if err := p.commitEpoch(epoch, positions); err != nil {
+			return err
+		}
+		clear(arrived)
+		// Replay what arrived early, in order, per source.
+		replay := held
+		held = make([][]pipelineMsg, n)
+		for _, q := range replay {
+			for _, hm := range q {
+				if err := handle(hm); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m := <-p.in:
+			if err := handle(m); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// commitEpoch closes epoch e in the operators and hands the batch of state
+// changes and source positions to the runtime, which commits it together
+// with every other pipeline's batch of the same epoch.
+func (p *pipeline) commitEpoch(e uint64, positions []storage.SourcePosition) error {
+	b := p.rt.store.NewBatch()
+	if err := p.head.Barrier(Epoch{ID: e, Batch: b}); err != nil {
+		b.Close()
+		return err
+	}
+	pos := append([]storage.SourcePosition(nil), positions...)
+	for i, sp := range pos {
+		if err := storage.PutPosition(b, p.id, uint16(i), sp); err != nil {
+			b.Close()
+			return err
+		}
+	}
+	p.rt.ack(p, e, b, pos)
+	return nil
+}
+
+// committedPositions returns the source positions of the newest committed
+// epoch.
+func (p *pipeline) committedPositions() []storage.SourcePosition {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]storage.SourcePosition(nil), p.committed...)
+}

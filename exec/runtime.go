@@ -1,0 +1,328 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"streamdb/broker"
+	"streamdb/storage"
+)
+
+// Runtime runs every view's pipeline and drives epochs: on each tick it
+// injects barrier e into every source of every pipeline; each pipeline
+// answers with one write batch for e; when all have answered, the runtime
+// commits them to Pebble as one atomic batch. So Pebble always holds whole
+// epochs of all views and their source positions, and SELECT (reading a
+// Pebble snapshot) never sees part of an epoch.
+type Runtime struct {
+	store    *storage.Store
+	broker   *broker.Broker
+	log      *slog.Logger
+	interval time.Duration
+	// maxInflight bounds epochs injected but not committed, so a slow view
+	// backs up barrier injection instead of queueing barriers unboundedly.
+	maxInflight int
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu        sync.Mutex
+	pipelines map[uint32]*pipeline
+	injected  uint64 // newest epoch injected
+	committed atomic.Uint64
+	pending   map[uint64]*epochState
+	commitErr error
+	// changed is closed and replaced after every commit and pipeline
+	// failure, waking waiters.
+	changed chan struct{}
+}
+
+type epochState struct {
+	waiting   map[uint32]bool
+	batches   map[uint32]*pebble.Batch
+	positions map[uint32][]storage.SourcePosition
+}
+
+// NewRuntime creates a runtime; Start begins injecting barriers.
+func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrierInterval time.Duration) *Runtime {
+	ctx, cancel := context.WithCancel(context.Background())
+	rt := &Runtime{
+		store: store, broker: b, log: log, interval: barrierInterval, maxInflight: 16,
+		ctx: ctx, cancel: cancel,
+		pipelines: map[uint32]*pipeline{}, pending: map[uint64]*epochState{},
+		changed: make(chan struct{}),
+	}
+	if e, err := store.Epoch(); err == nil {
+		rt.injected = e
+		rt.committed.Store(e)
+	}
+	return rt
+}
+
+// Start begins the barrier loop.
+func (rt *Runtime) Start() {
+	rt.wg.Add(1)
+	go func() {
+		defer rt.wg.Done()
+		t := time.NewTicker(rt.interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-rt.ctx.Done():
+				return
+			case <-t.C:
+				rt.injectBarrier()
+			}
+		}
+	}()
+}
+
+// Close stops every pipeline. Epochs not yet committed are lost, which is
+// safe: sources resume from the last committed positions.
+func (rt *Runtime) Close() {
+	rt.cancel()
+	rt.wg.Wait()
+	rt.mu.Lock()
+	ps := make([]*pipeline, 0, len(rt.pipelines))
+	for _, p := range rt.pipelines {
+		ps = append(ps, p)
+	}
+	rt.pipelines = map[uint32]*pipeline{}
+	for _, es := range rt.pending {
+		for _, b := range es.batches {
+			b.Close()
+		}
+	}
+	rt.pending = map[uint64]*epochState{}
+	rt.mu.Unlock()
+	for _, p := range ps {
+		p.stop()
+	}
+}
+
+// CommittedEpoch is the newest epoch whose changes are visible.
+func (rt *Runtime) CommittedEpoch() uint64 { return rt.committed.Load() }
+
+func (rt *Runtime) injectBarrier() {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if len(rt.pending) >= rt.maxInflight {
+		return
+	}
+	rt.injected++
+	e := rt.injected
+	es := &epochState{waiting: map[uint32]bool{}, batches: map[uint32]*pebble.Batch{}, positions: map[uint32][]storage.SourcePosition{}}
+	rt.pending[e] = es
+	for id, p := range rt.pipelines {
+		es.waiting[id] = true
+		for _, s := range p.sources {
+			s.barriers <- e // buffered beyond maxInflight barriers: never blocks
+		}
+	}
+	rt.tryCommitLocked()
+}
+
+// ack receives pipeline p's batch for epoch e.
+func (rt *Runtime) ack(p *pipeline, e uint64, b *pebble.Batch, pos []storage.SourcePosition) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	es, ok := rt.pending[e]
+	if !ok || !es.waiting[p.id] || rt.pipelines[p.id] != p {
+		b.Close() // a dropped pipeline, or a stale epoch
+		return
+	}
+	delete(es.waiting, p.id)
+	es.batches[p.id] = b
+	es.positions[p.id] = pos
+	rt.tryCommitLocked()
+}
+
+// tryCommitLocked commits complete epochs in order.
+func (rt *Runtime) tryCommitLocked() {
+	for {
+		next := rt.committed.Load() + 1
+		es, ok := rt.pending[next]
+		if !ok || len(es.waiting) > 0 {
+			return
+		}
+		delete(rt.pending, next)
+		if err := rt.commit(next, es); err != nil {
+			rt.commitErr = err
+			rt.log.Error("epoch commit failed", "epoch", next, "err", err)
+			return
+		}
+		for id, pos := range es.positions {
+			if p := rt.pipelines[id]; p != nil {
+				p.mu.Lock()
+				p.committed = pos
+				p.mu.Unlock()
+			}
+		}
+		rt.committed.Store(next)
+		rt.notifyLocked()
+	}
+}
+
+func (rt *Runtime) commit(e uint64, es *epochState) error {
+	b := rt.store.NewBatch()
+	defer b.Close()
+	for _, pb := range es.batches {
+		err := b.Apply(pb, nil)
+		pb.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if err := storage.PutEpoch(b, e); err != nil {
+		return err
+	}
+	return rt.store.Commit(b, false)
+}
+
+func (rt *Runtime) notifyLocked() {
+	close(rt.changed)
+	rt.changed = make(chan struct{})
+}
+
+// Add starts p as part of the next epoch.
+func (rt *Runtime) add(p *pipeline) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	p.rt = rt
+	rt.pipelines[p.id] = p
+	p.start(rt.ctx)
+	go func() {
+		<-p.done
+		rt.mu.Lock()
+		rt.notifyLocked()
+		rt.mu.Unlock()
+	}()
+}
+
+// Remove stops the pipeline of view id and forgets its pending batches.
+func (rt *Runtime) Remove(id uint32) {
+	rt.mu.Lock()
+	p := rt.pipelines[id]
+	delete(rt.pipelines, id)
+	for _, es := range rt.pending {
+		delete(es.waiting, id)
+		if b := es.batches[id]; b != nil {
+			b.Close()
+			delete(es.batches, id)
+		}
+		delete(es.positions, id)
+	}
+	rt.tryCommitLocked()
+	rt.mu.Unlock()
+	if p != nil {
+		p.stop()
+	}
+}
+
+// Target is a position a view must reach: the JetStream sequence of the
+// newest message on a source's subject.
+type Target struct {
+	JSStream string
+	Subject  string
+	Seq      uint64
+}
+
+// Targets reads the current end of each distinct subject the given views
+// read (all views when ids is nil).
+func (rt *Runtime) Targets(ctx context.Context, ids []uint32) (map[string]uint64, error) {
+	rt.mu.Lock()
+	subjects := map[string]string{} // subject -> js stream
+	for id, p := range rt.pipelines {
+		if ids != nil && !contains(ids, id) {
+			continue
+		}
+		for _, s := range p.sources {
+			subjects[s.subject] = s.jsStream
+		}
+	}
+	rt.mu.Unlock()
+	out := map[string]uint64{}
+	for subj, js := range subjects {
+		seq, err := rt.broker.LastSeqForSubject(ctx, js, subj)
+		if err != nil {
+			return nil, fmt.Errorf("read end of subject %s: %w", subj, err)
+		}
+		out[subj] = seq
+	}
+	return out, nil
+}
+
+// WaitFor blocks until every listed view (all when ids is nil) has committed
+// an epoch whose source positions reach targets (subject -> sequence). A
+// view that fails returns its error.
+func (rt *Runtime) WaitFor(ctx context.Context, ids []uint32, targets map[string]uint64) error {
+	for {
+		rt.mu.Lock()
+		done := true
+		var failed error
+		for id, p := range rt.pipelines {
+			if ids != nil && !contains(ids, id) {
+				continue
+			}
+			select {
+			case <-p.done:
+				failed = fmt.Errorf("view %s stopped: %v", p.name, p.err)
+			default:
+			}
+			p.mu.Lock()
+			for i, s := range p.sources {
+				want := targets[s.subject]
+				if want > 0 && (i >= len(p.committed) || p.committed[i].Seq < want) {
+					done = false
+				}
+			}
+			p.mu.Unlock()
+		}
+		ch := rt.changed
+		commitErr := rt.commitErr
+		rt.mu.Unlock()
+		switch {
+		case failed != nil:
+			return failed
+		case commitErr != nil:
+			return commitErr
+		case done:
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// SkippedMessages returns, per SQL stream name, the most malformed messages
+// any view's reader of it has skipped.
+func (rt *Runtime) SkippedMessages() map[string]uint64 {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := map[string]uint64{}
+	for _, p := range rt.pipelines {
+		for _, s := range p.sources {
+			out[s.name] = max(out[s.name], s.skippedTotal.Load())
+		}
+	}
+	return out
+}
+
+func contains(ids []uint32, id uint32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}

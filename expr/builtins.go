@@ -1,0 +1,332 @@
+package expr
+
+import (
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// strict wraps fn so that any NULL argument gives NULL, as for most
+// PostgreSQL functions.
+func strict(fn func(a []types.Datum) (types.Datum, error)) func(a []types.Datum) (types.Datum, error) {
+	return func(a []types.Datum) (types.Datum, error) {
+		for _, d := range a {
+			if d.IsNull() {
+				return types.Null, nil
+			}
+		}
+		return fn(a)
+	}
+}
+
+// castArgs casts each argument to the matching type of want.
+func castArgs(args []Expr, want ...types.Type) ([]Expr, error) {
+	out := make([]Expr, len(args))
+	for i, a := range args {
+		t := want[min(i, len(want)-1)]
+		c, err := Cast(a, t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+func wrongArgs(name string, args []Expr) error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = a.Type().String()
+	}
+	return sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+// Call builds a call of the scalar function name (lower case). It returns
+// an UndefinedFunction error for unknown names or argument types.
+func Call(name string, args []Expr) (Expr, error) {
+	mk := func(t types.Type, args []Expr, fn func(a []types.Datum) (types.Datum, error)) (Expr, error) {
+		return &Func{Name: name, Args: args, T: t, Fn: strict(fn)}, nil
+	}
+	n := len(args)
+	switch name {
+	case "lower", "upper":
+		if n != 1 {
+			return nil, wrongArgs(name, args)
+		}
+		a, err := castArgs(args, types.Text)
+		if err != nil {
+			return nil, err
+		}
+		f := strings.ToLower
+		if name == "upper" {
+			f = strings.ToUpper
+		}
+		return mk(types.Text, a, func(v []types.Datum) (types.Datum, error) { return types.NewString(f(v[0].S)), nil })
+	case "length", "char_length", "character_length":
+		if n != 1 {
+			return nil, wrongArgs(name, args)
+		}
+		a, err := castArgs(args, types.Text)
+		if err != nil {
+			return nil, err
+		}
+		return mk(types.Int4, a, func(v []types.Datum) (types.Datum, error) {
+			return types.NewInt(int64(utf8.RuneCountInString(v[0].S))), nil
+		})
+	case "substr", "substring":
+		if n != 2 && n != 3 {
+			return nil, wrongArgs(name, args)
+		}
+		a, err := castArgs(args, types.Text, types.Int8)
+		if err != nil {
+			return nil, err
+		}
+		return mk(types.Text, a, func(v []types.Datum) (types.Datum, error) {
+			r := []rune(v[0].S)
+			start := v[1].I - 1
+			end := int64(len(r))
+			if len(v) == 3 {
+				if v[2].I < 0 {
+					return types.Null, sqlerr.New(sqlerr.InvalidParameterValue, "negative substring length not allowed")
+				}
+				end = min(end, start+v[2].I)
+			}
+			start = max(start, 0)
+			if start >= end {
+				return types.NewString(""), nil
+			}
+			return types.NewString(string(r[start:end])), nil
+		})
+	case "trim", "btrim", "ltrim", "rtrim":
+		if n != 1 {
+			return nil, wrongArgs(name, args)
+		}
+		a, err := castArgs(args, types.Text)
+		if err != nil {
+			return nil, err
+		}
+		return mk(types.Text, a, func(v []types.Datum) (types.Datum, error) {
+			switch name {
+			case "ltrim":
+				return types.NewString(strings.TrimLeft(v[0].S, " ")), nil
+			case "rtrim":
+				return types.NewString(strings.TrimRight(v[0].S, " ")), nil
+			}
+			return types.NewString(strings.Trim(v[0].S, " ")), nil
+		})
+	case "concat":
+		a, err := castArgs(args, types.Text)
+		if err != nil {
+			return nil, err
+		}
+		return &Func{Name: name, Args: a, T: types.Text, Fn: func(v []types.Datum) (types.Datum, error) {
+			var sb strings.Builder
+			for _, d := range v {
+				sb.WriteString(d.S)
+			}
+			return types.NewString(sb.String()), nil
+		}}, nil
+	case "abs":
+		if n != 1 || !(args[0].Type().IsNumeric() || args[0].Type() == types.Unknown) {
+			return nil, wrongArgs(name, args)
+		}
+		t := args[0].Type()
+		if t == types.Unknown {
+			t = types.Float8
+		}
+		a, err := castArgs(args, t)
+		if err != nil {
+			return nil, err
+		}
+		return mk(t, a, func(v []types.Datum) (types.Datum, error) {
+			switch v[0].K {
+			case types.KindInt:
+				if v[0].I == math.MinInt64 {
+					return types.Null, outOfRange(t)
+				}
+				return types.NewInt(abs64(v[0].I)), nil
+			case types.KindDecimal:
+				var d apd.Decimal
+				d.Abs(v[0].D)
+				return types.NewDecimal(&d), nil
+			}
+			return types.NewFloat(math.Abs(v[0].F)), nil
+		})
+	case "round", "floor", "ceil", "ceiling", "trunc":
+		return rounding(name, args)
+	case "date_trunc":
+		if n != 2 {
+			return nil, wrongArgs(name, args)
+		}
+		a, err := castArgs(args, types.Text, types.Timestamp)
+		if err != nil {
+			return nil, err
+		}
+		if args[1].Type() == types.Timestamptz {
+			a[1] = args[1]
+		}
+		return mk(a[1].Type(), a, func(v []types.Datum) (types.Datum, error) {
+			t, err := truncTime(strings.ToLower(v[0].S), v[1].Time())
+			if err != nil {
+				return types.Null, err
+			}
+			return types.NewTime(t), nil
+		})
+	case "date_part", "extract":
+		if n != 2 {
+			return nil, wrongArgs(name, args)
+		}
+		a, err := castArgs(args, types.Text, types.Timestamp)
+		if err != nil {
+			return nil, err
+		}
+		if args[1].Type() == types.Timestamptz {
+			a[1] = args[1]
+		}
+		t := types.Float8
+		if name == "extract" {
+			t = types.Numeric
+		}
+		return mk(t, a, func(v []types.Datum) (types.Datum, error) {
+			f, err := datePart(strings.ToLower(v[0].S), v[1].Time())
+			if err != nil {
+				return types.Null, err
+			}
+			if t == types.Numeric {
+				return CastDatum(types.NewFloat(f), types.Numeric)
+			}
+			return types.NewFloat(f), nil
+		})
+	}
+	return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", name)
+}
+
+func rounding(name string, args []Expr) (Expr, error) {
+	if len(args) < 1 || len(args) > 2 || (len(args) == 2 && name != "round" && name != "trunc") {
+		return nil, wrongArgs(name, args)
+	}
+	t := args[0].Type()
+	if t.IsInteger() || t == types.Unknown {
+		t = types.Numeric
+		if len(args) == 1 && args[0].Type().IsInteger() {
+			t = types.Float8
+		}
+	}
+	if !t.IsNumeric() {
+		return nil, wrongArgs(name, args)
+	}
+	if len(args) == 2 {
+		t = types.Numeric
+	}
+	a, err := castArgs(args, t, types.Int8)
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Name: name, Args: a, T: t, Fn: strict(func(v []types.Datum) (types.Datum, error) {
+		if v[0].K == types.KindDecimal {
+			scale := int32(0)
+			if len(v) == 2 {
+				scale = int32(v[1].I)
+			}
+			var r apd.Decimal
+			c := decCtx.WithPrecision(40)
+			switch name {
+			case "round":
+				c.Rounding = apd.RoundHalfUp
+			case "floor":
+				c.Rounding = apd.RoundFloor
+			case "ceil", "ceiling":
+				c.Rounding = apd.RoundCeiling
+			case "trunc":
+				c.Rounding = apd.RoundDown
+			}
+			if _, err := c.Quantize(&r, v[0].D, -scale); err != nil {
+				return types.Null, err
+			}
+			return types.NewDecimal(&r), nil
+		}
+		f := v[0].F
+		switch name {
+		case "round":
+			f = math.RoundToEven(f)
+		case "floor":
+			f = math.Floor(f)
+		case "ceil", "ceiling":
+			f = math.Ceil(f)
+		case "trunc":
+			f = math.Trunc(f)
+		}
+		return types.NewFloat(f), nil
+	})}, nil
+}
+
+func truncTime(unit string, t time.Time) (time.Time, error) {
+	switch unit {
+	case "microseconds":
+		return t, nil
+	case "milliseconds":
+		return t.Truncate(time.Millisecond), nil
+	case "second":
+		return t.Truncate(time.Second), nil
+	case "minute":
+		return t.Truncate(time.Minute), nil
+	case "hour":
+		return t.Truncate(time.Hour), nil
+	case "day":
+		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), nil
+	case "week":
+		d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		wd := (int(d.Weekday()) + 6) % 7 // Monday is 0
+		return d.AddDate(0, 0, -wd), nil
+	case "month":
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC), nil
+	case "quarter":
+		m := (int(t.Month())-1)/3*3 + 1
+		return time.Date(t.Year(), time.Month(m), 1, 0, 0, 0, 0, time.UTC), nil
+	case "year":
+		return time.Date(t.Year(), 1, 1, 0, 0, 0, 0, time.UTC), nil
+	}
+	return t, sqlerr.New(sqlerr.InvalidParameterValue, "unit %q not recognized for type timestamp", unit)
+}
+
+func datePart(unit string, t time.Time) (float64, error) {
+	switch unit {
+	case "year":
+		return float64(t.Year()), nil
+	case "quarter":
+		return float64((int(t.Month())-1)/3 + 1), nil
+	case "month":
+		return float64(t.Month()), nil
+	case "day":
+		return float64(t.Day()), nil
+	case "hour":
+		return float64(t.Hour()), nil
+	case "minute":
+		return float64(t.Minute()), nil
+	case "second":
+		return float64(t.Second()) + float64(t.Nanosecond())/1e9, nil
+	case "milliseconds":
+		return float64(t.Second())*1e3 + float64(t.Nanosecond())/1e6, nil
+	case "microseconds":
+		return float64(t.Second())*1e6 + float64(t.Nanosecond()/1e3), nil
+	case "dow":
+		return float64(t.Weekday()), nil
+	case "isodow":
+		return float64((int(t.Weekday())+6)%7 + 1), nil
+	case "doy":
+		return float64(t.YearDay()), nil
+	case "week":
+		_, w := t.ISOWeek()
+		return float64(w), nil
+	case "epoch":
+		return float64(t.UnixMicro()) / 1e6, nil
+	}
+	return 0, sqlerr.New(sqlerr.InvalidParameterValue, "unit %q not recognized for type timestamp", unit)
+}

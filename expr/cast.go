@@ -1,0 +1,193 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// CastDatum converts d to type t with PostgreSQL's cast semantics.
+func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
+	if d.IsNull() || t == types.Unknown {
+		return d, nil
+	}
+	switch d.K {
+	case types.KindString:
+		v, err := types.ParseText(d.S, t)
+		if err != nil {
+			return types.Null, sqlerr.New(sqlerr.InvalidTextRepresentation, "%s", err.Error())
+		}
+		return v, nil
+	}
+	switch t {
+	case types.Text, types.Varchar:
+		return types.NewString(types.FormatText(d, kindType(d))), nil
+	case types.Bool:
+		switch d.K {
+		case types.KindBool:
+			return d, nil
+		case types.KindInt:
+			return types.NewBool(d.I != 0), nil
+		}
+	case types.Int2, types.Int4, types.Int8:
+		switch d.K {
+		case types.KindInt:
+			return rangeErr(types.CheckIntRange(d.I, t))
+		case types.KindBool:
+			return types.NewInt(d.I), nil
+		case types.KindFloat:
+			if math.IsNaN(d.F) || math.IsInf(d.F, 0) || math.Abs(d.F) > 9.2e18 {
+				return types.Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "%s out of range", t)
+			}
+			return rangeErr(types.CheckIntRange(int64(math.RoundToEven(d.F)), t))
+		case types.KindDecimal:
+			var r apd.Decimal
+			if _, err := decCtx.RoundToIntegralValue(&r, d.D); err != nil {
+				return types.Null, err
+			}
+			i, err := r.Int64()
+			if err != nil {
+				return types.Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "%s out of range", t)
+			}
+			return rangeErr(types.CheckIntRange(i, t))
+		}
+	case types.Float4, types.Float8:
+		switch d.K {
+		case types.KindInt, types.KindFloat, types.KindDecimal:
+			f := d.Float()
+			if t == types.Float4 {
+				f = float64(float32(f))
+			}
+			return types.NewFloat(f), nil
+		}
+	case types.Numeric:
+		switch d.K {
+		case types.KindInt, types.KindDecimal:
+			return types.NewDecimal(d.Decimal()), nil
+		case types.KindFloat:
+			if math.IsNaN(d.F) || math.IsInf(d.F, 0) {
+				return types.Null, sqlerr.New(sqlerr.FeatureNotSupported, "cannot convert %v to numeric", d.F)
+			}
+			dec, _, err := apd.NewFromString(strconv.FormatFloat(d.F, 'g', 15, 64))
+			if err != nil {
+				return types.Null, err
+			}
+			return types.NewDecimal(dec), nil
+		}
+	case types.Date:
+		switch d.K {
+		case types.KindDate:
+			return d, nil
+		case types.KindTimestamp:
+			return types.NewDate(floorDiv(d.I, 86400e6)), nil
+		}
+	case types.Timestamp, types.Timestamptz:
+		switch d.K {
+		case types.KindTimestamp:
+			return d, nil
+		case types.KindDate:
+			return types.NewTimestampMicros(d.I * 86400e6), nil
+		}
+	case types.Interval:
+		if d.K == types.KindInterval {
+			return d, nil
+		}
+	}
+	return types.Null, sqlerr.New(sqlerr.DatatypeMismatch, "cannot cast type %s to %s", kindType(d), t)
+}
+
+func rangeErr(d types.Datum, err error) (types.Datum, error) {
+	if err != nil {
+		return types.Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "%s", err.Error())
+	}
+	return d, nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// kindType names the natural type of a datum's kind, for messages and
+// text conversion.
+func kindType(d types.Datum) types.Type {
+	switch d.K {
+	case types.KindBool:
+		return types.Bool
+	case types.KindInt:
+		return types.Int8
+	case types.KindFloat:
+		return types.Float8
+	case types.KindDecimal:
+		return types.Numeric
+	case types.KindString:
+		return types.Text
+	case types.KindDate:
+		return types.Date
+	case types.KindTimestamp:
+		return types.Timestamp
+	case types.KindInterval:
+		return types.Interval
+	}
+	return types.Unknown
+}
+
+// Cast returns e converted to t, folding casts of constants.
+func Cast(e Expr, t types.Type) (Expr, error) {
+	if e.Type() == t {
+		return e, nil
+	}
+	if c, ok := e.(*Const); ok {
+		v, err := CastDatum(c.D, t)
+		if err != nil {
+			return nil, err
+		}
+		return &Const{D: v, T: t}, nil
+	}
+	if p, ok := e.(*Param); ok && p.T == types.Unknown {
+		p.T = t
+		return p, nil
+	}
+	if !castable(e.Type(), t) {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "cannot cast type %s to %s", e.Type(), t)
+	}
+	src := e.Type()
+	return &Func{Name: "CAST", Args: []Expr{e}, T: t, Fn: func(a []types.Datum) (types.Datum, error) {
+		if src == types.Float4 && t == types.Float8 {
+			return a[0], nil
+		}
+		return CastDatum(a[0], t)
+	}}, nil
+}
+
+func castable(from, to types.Type) bool {
+	switch {
+	case from == to, from == types.Unknown, to.IsString(), from.IsString():
+		return true
+	case from.IsNumeric() && to.IsNumeric():
+		return true
+	case from == types.Bool && to.IsInteger(), from.IsInteger() && to == types.Bool:
+		return true
+	case (from == types.Date || from.IsTime()) && (to == types.Date || to.IsTime()):
+		return true
+	}
+	return false
+}
+
+var decCtx = apd.BaseContext.WithPrecision(40)
+
+// ErrorFor formats a type mismatch in an operator.
+func opTypeError(op string, l, r types.Type) error {
+	return sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", l, op, r).
+		WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+var _ = fmt.Sprint

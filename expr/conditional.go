@@ -1,0 +1,142 @@
+package expr
+
+import (
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// commonType resolves the result type of CASE / COALESCE branches: the
+// first non-unknown type, widened across numeric branches.
+func commonType(es []Expr) (types.Type, error) {
+	t := types.Unknown
+	for _, e := range es {
+		et := e.Type()
+		switch {
+		case et == types.Unknown || et == t:
+		case t == types.Unknown:
+			t = et
+		case t.IsNumeric() && et.IsNumeric():
+			t = promote(t, et)
+		case t.IsString() && et.IsString():
+			t = types.Text
+		case t.IsTime() && et.IsTime():
+			t = types.Timestamptz
+		default:
+			return t, sqlerr.New(sqlerr.DatatypeMismatch, "types %s and %s cannot be matched", t, et)
+		}
+	}
+	if t == types.Unknown {
+		t = types.Text
+	}
+	return t, nil
+}
+
+// Case builds CASE WHEN conds[i] THEN results[i] ... ELSE els END; els may
+// be nil (NULL).
+func Case(conds, results []Expr, els Expr) (Expr, error) {
+	all := append([]Expr{}, results...)
+	if els != nil {
+		all = append(all, els)
+	}
+	t, err := commonType(all)
+	if err != nil {
+		return nil, err
+	}
+	args := make([]Expr, 0, 2*len(conds)+1)
+	for i := range conds {
+		c, err := requireBool(conds[i])
+		if err != nil {
+			return nil, err
+		}
+		r, err := Cast(results[i], t)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, c, r)
+	}
+	if els != nil {
+		e, err := Cast(els, t)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	return &Func{Name: "CASE", Args: args, T: t, Lazy: func(a []Expr, row types.Row) (types.Datum, error) {
+		i := 0
+		for ; i+1 < len(a); i += 2 {
+			c, err := a[i].Eval(row)
+			if err != nil {
+				return types.Null, err
+			}
+			if !c.IsNull() && c.Bool() {
+				return a[i+1].Eval(row)
+			}
+		}
+		if i < len(a) {
+			return a[i].Eval(row)
+		}
+		return types.Null, nil
+	}}, nil
+}
+
+// Coalesce returns the first non-NULL argument.
+func Coalesce(args []Expr) (Expr, error) {
+	t, err := commonType(args)
+	if err != nil {
+		return nil, err
+	}
+	cast, err := castArgs(args, t)
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Name: "COALESCE", Args: cast, T: t, Lazy: func(a []Expr, row types.Row) (types.Datum, error) {
+		for _, e := range a {
+			v, err := e.Eval(row)
+			if err != nil || !v.IsNull() {
+				return v, err
+			}
+		}
+		return types.Null, nil
+	}}, nil
+}
+
+// NullIf returns NULL when a = b, else a.
+func NullIf(a, b Expr) (Expr, error) {
+	eq, err := Binary("=", a, b)
+	if err != nil {
+		return nil, err
+	}
+	ef := eq.(*Func)
+	return &Func{Name: "NULLIF", Args: ef.Args, T: ef.Args[0].Type(), Fn: func(v []types.Datum) (types.Datum, error) {
+		r, err := ef.Fn(v)
+		if err != nil {
+			return types.Null, err
+		}
+		if !r.IsNull() && r.Bool() {
+			return types.Null, nil
+		}
+		return v[0], nil
+	}}, nil
+}
+
+// In builds "e IN (list)" with SQL's NULL rules (NOT IN when not is set).
+func In(e Expr, list []Expr, not bool) (Expr, error) {
+	var out Expr
+	for _, item := range list {
+		eq, err := Binary("=", e, item)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = eq
+			continue
+		}
+		if out, err = Binary("OR", out, eq); err != nil {
+			return nil, err
+		}
+	}
+	if not {
+		return Not(out)
+	}
+	return out, nil
+}

@@ -1,0 +1,481 @@
+package expr
+
+import (
+	"math"
+	"math/bits"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// promote returns the common type of two numeric operands, PostgreSQL style:
+// integers widen, any float makes float8, numeric beats integers.
+func promote(l, r types.Type) types.Type {
+	switch {
+	case l == types.Float8 || r == types.Float8 || l == types.Float4 || r == types.Float4:
+		if l == types.Float4 && (r == types.Float4 || r.IsInteger()) || r == types.Float4 && l.IsInteger() {
+			return types.Float4
+		}
+		return types.Float8
+	case l == types.Numeric || r == types.Numeric:
+		return types.Numeric
+	case l == types.Int8 || r == types.Int8:
+		return types.Int8
+	case l == types.Int4 || r == types.Int4:
+		return types.Int4
+	}
+	return types.Int2
+}
+
+// unify casts an Unknown-typed side (a string literal or untyped parameter)
+// to the other side's type, as PostgreSQL resolves unknown literals.
+func unify(l, r Expr) (Expr, Expr, error) {
+	var err error
+	lt, rt := l.Type(), r.Type()
+	switch {
+	case lt == types.Unknown && rt == types.Unknown:
+		if l, err = Cast(l, types.Text); err != nil {
+			return nil, nil, err
+		}
+		r, err = Cast(r, types.Text)
+	case lt == types.Unknown:
+		l, err = Cast(l, rt)
+	case rt == types.Unknown:
+		r, err = Cast(r, lt)
+	}
+	return l, r, err
+}
+
+// Binary builds the expression "l op r" for a SQL operator.
+func Binary(op string, l, r Expr) (Expr, error) {
+	op = strings.ToUpper(op)
+	switch op {
+	case "AND", "OR":
+		return logic(op, l, r)
+	case "||":
+		return concat(l, r)
+	case "LIKE", "ILIKE":
+		return like(op, l, r, false)
+	}
+	l, r, err := unify(l, r)
+	if err != nil {
+		return nil, err
+	}
+	switch op {
+	case "=", "<>", "!=", "<", "<=", ">", ">=", "<=>":
+		return compare(op, l, r)
+	case "+", "-", "*", "/", "%":
+		return arith(op, l, r)
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "operator %s is not supported", op)
+}
+
+func comparable(l, r types.Type) bool {
+	switch {
+	case l == r:
+		return true
+	case l.IsNumeric() && r.IsNumeric():
+		return true
+	case l.IsString() && r.IsString():
+		return true
+	case (l.IsTime() || l == types.Date) && (r.IsTime() || r == types.Date):
+		return true
+	}
+	return false
+}
+
+func compare(op string, l, r Expr) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	if !comparable(lt, rt) {
+		return nil, opTypeError(op, lt, rt)
+	}
+	// Dates compare with timestamps as midnight timestamps.
+	var err error
+	if lt == types.Date && rt.IsTime() {
+		l, err = Cast(l, rt)
+	} else if rt == types.Date && lt.IsTime() {
+		r, err = Cast(r, lt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var test func(c int) bool
+	switch op {
+	case "=", "<=>":
+		test = func(c int) bool { return c == 0 }
+	case "<>", "!=":
+		op = "<>"
+		test = func(c int) bool { return c != 0 }
+	case "<":
+		test = func(c int) bool { return c < 0 }
+	case "<=":
+		test = func(c int) bool { return c <= 0 }
+	case ">":
+		test = func(c int) bool { return c > 0 }
+	case ">=":
+		test = func(c int) bool { return c >= 0 }
+	}
+	if op == "<=>" {
+		return &Func{Name: "IS NOT DISTINCT FROM", Infix: true, Args: []Expr{l, r}, T: types.Bool,
+			Fn: func(a []types.Datum) (types.Datum, error) {
+				if a[0].IsNull() || a[1].IsNull() {
+					return types.NewBool(a[0].IsNull() && a[1].IsNull()), nil
+				}
+				return types.NewBool(types.Compare(a[0], a[1]) == 0), nil
+			}}, nil
+	}
+	return &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: types.Bool,
+		Fn: func(a []types.Datum) (types.Datum, error) {
+			if a[0].IsNull() || a[1].IsNull() {
+				return types.Null, nil
+			}
+			return types.NewBool(test(types.Compare(a[0], a[1]))), nil
+		}}, nil
+}
+
+func requireBool(e Expr) (Expr, error) {
+	if e.Type() == types.Unknown {
+		return Cast(e, types.Bool)
+	}
+	if e.Type() != types.Bool {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of boolean operator must be type boolean, not type %s", e.Type())
+	}
+	return e, nil
+}
+
+func logic(op string, l, r Expr) (Expr, error) {
+	var err error
+	if l, err = requireBool(l); err != nil {
+		return nil, err
+	}
+	if r, err = requireBool(r); err != nil {
+		return nil, err
+	}
+	isAnd := op == "AND"
+	return &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: types.Bool,
+		Lazy: func(args []Expr, row types.Row) (types.Datum, error) {
+			a, err := args[0].Eval(row)
+			if err != nil {
+				return types.Null, err
+			}
+			// Short-circuit: FALSE AND x is FALSE, TRUE OR x is TRUE.
+			if !a.IsNull() && a.Bool() != isAnd {
+				return a, nil
+			}
+			b, err := args[1].Eval(row)
+			if err != nil {
+				return types.Null, err
+			}
+			switch {
+			case !b.IsNull() && b.Bool() != isAnd:
+				return b, nil
+			case a.IsNull() || b.IsNull():
+				return types.Null, nil
+			}
+			return types.NewBool(isAnd), nil
+		}}, nil
+}
+
+// Not builds NOT e.
+func Not(e Expr) (Expr, error) {
+	e, err := requireBool(e)
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Name: "NOT", Infix: true, Args: []Expr{e}, T: types.Bool, Fn: func(a []types.Datum) (types.Datum, error) {
+		if a[0].IsNull() {
+			return a[0], nil
+		}
+		return types.NewBool(!a[0].Bool()), nil
+	}}, nil
+}
+
+// IsNull builds "e IS NULL" (or IS NOT NULL when not is set).
+func IsNull(e Expr, not bool) Expr {
+	name := "IS NULL"
+	if not {
+		name = "IS NOT NULL"
+	}
+	return &Func{Name: name, Args: []Expr{e}, T: types.Bool, Fn: func(a []types.Datum) (types.Datum, error) {
+		return types.NewBool(a[0].IsNull() != not), nil
+	}}
+}
+
+// IsTruth builds "e IS [NOT] TRUE|FALSE".
+func IsTruth(e Expr, want, not bool) (Expr, error) {
+	e, err := requireBool(e)
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Name: "IS TRUTH", Args: []Expr{e}, T: types.Bool, Fn: func(a []types.Datum) (types.Datum, error) {
+		is := !a[0].IsNull() && a[0].Bool() == want
+		return types.NewBool(is != not), nil
+	}}, nil
+}
+
+func concat(l, r Expr) (Expr, error) {
+	var err error
+	if l, err = Cast(l, types.Text); err != nil {
+		return nil, err
+	}
+	if r, err = Cast(r, types.Text); err != nil {
+		return nil, err
+	}
+	return &Func{Name: "||", Infix: true, Args: []Expr{l, r}, T: types.Text, Fn: func(a []types.Datum) (types.Datum, error) {
+		if a[0].IsNull() || a[1].IsNull() {
+			return types.Null, nil
+		}
+		return types.NewString(a[0].S + a[1].S), nil
+	}}, nil
+}
+
+// like builds LIKE / ILIKE. A constant pattern is compiled once.
+func like(op string, l, r Expr, _ bool) (Expr, error) {
+	var err error
+	if l, err = Cast(l, types.Text); err != nil {
+		return nil, err
+	}
+	if r, err = Cast(r, types.Text); err != nil {
+		return nil, err
+	}
+	fold := op == "ILIKE"
+	var cached *regexp.Regexp
+	if c, ok := r.(*Const); ok && !c.D.IsNull() {
+		cached = likeRegexp(c.D.S, fold)
+	}
+	return &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: types.Bool, Fn: func(a []types.Datum) (types.Datum, error) {
+		if a[0].IsNull() || a[1].IsNull() {
+			return types.Null, nil
+		}
+		re := cached
+		if re == nil {
+			re = likeRegexp(a[1].S, fold)
+		}
+		return types.NewBool(re.MatchString(a[0].S)), nil
+	}}, nil
+}
+
+func likeRegexp(pattern string, fold bool) *regexp.Regexp {
+	var sb strings.Builder
+	sb.WriteString("^")
+	if fold {
+		sb.WriteString("(?is)")
+	} else {
+		sb.WriteString("(?s)")
+	}
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; c {
+		case '%':
+			sb.WriteString(".*")
+		case '_':
+			sb.WriteString(".")
+		case '\\':
+			if i+1 < len(pattern) {
+				i++
+				sb.WriteString(regexp.QuoteMeta(string(pattern[i])))
+			}
+		default:
+			sb.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	sb.WriteString("$")
+	return regexp.MustCompile(sb.String())
+}
+
+func arith(op string, l, r Expr) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	if lt.IsNumeric() && rt.IsNumeric() {
+		t := promote(lt, rt)
+		var err error
+		if l, err = Cast(l, t); err != nil {
+			return nil, err
+		}
+		if r, err = Cast(r, t); err != nil {
+			return nil, err
+		}
+		return numericOp(op, l, r, t), nil
+	}
+	return timeArith(op, l, r)
+}
+
+func numericOp(op string, l, r Expr, t types.Type) Expr {
+	var fn func(a, b types.Datum) (types.Datum, error)
+	switch {
+	case t.IsInteger():
+		fn = func(a, b types.Datum) (types.Datum, error) { return intOp(op, a.I, b.I, t) }
+	case t == types.Numeric:
+		fn = func(a, b types.Datum) (types.Datum, error) { return decimalOp(op, a.D, b.D) }
+	default:
+		fn = func(a, b types.Datum) (types.Datum, error) { return floatOp(op, a.F, b.F, t) }
+	}
+	return &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: t, Fn: func(a []types.Datum) (types.Datum, error) {
+		if a[0].IsNull() || a[1].IsNull() {
+			return types.Null, nil
+		}
+		return fn(a[0], a[1])
+	}}
+}
+
+func outOfRange(t types.Type) error {
+	return sqlerr.New(sqlerr.NumericValueOutOfRange, "%s out of range", t)
+}
+
+func divByZero() error { return sqlerr.New(sqlerr.DivisionByZero, "division by zero") }
+
+func intOp(op string, a, b int64, t types.Type) (types.Datum, error) {
+	var v int64
+	switch op {
+	case "+":
+		v = a + b
+		if (v > a) != (b > 0) {
+			return types.Null, outOfRange(t)
+		}
+	case "-":
+		v = a - b
+		if (v < a) != (b > 0) {
+			return types.Null, outOfRange(t)
+		}
+	case "*":
+		hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
+		if hi != 0 || lo > math.MaxInt64 {
+			return types.Null, outOfRange(t)
+		}
+		v = a * b
+	case "/":
+		if b == 0 {
+			return types.Null, divByZero()
+		}
+		if a == math.MinInt64 && b == -1 {
+			return types.Null, outOfRange(t)
+		}
+		v = a / b
+	case "%":
+		if b == 0 {
+			return types.Null, divByZero()
+		}
+		if b == -1 {
+			return types.NewInt(0), nil
+		}
+		v = a % b
+	}
+	d, err := types.CheckIntRange(v, t)
+	if err != nil {
+		return types.Null, outOfRange(t)
+	}
+	return d, nil
+}
+
+func abs64(a int64) int64 {
+	if a < 0 {
+		return -a
+	}
+	return a
+}
+
+func floatOp(op string, a, b float64, t types.Type) (types.Datum, error) {
+	var v float64
+	switch op {
+	case "+":
+		v = a + b
+	case "-":
+		v = a - b
+	case "*":
+		v = a * b
+	case "/":
+		if b == 0 {
+			return types.Null, divByZero()
+		}
+		v = a / b
+	case "%":
+		if b == 0 {
+			return types.Null, divByZero()
+		}
+		v = math.Mod(a, b)
+	}
+	if t == types.Float4 {
+		v = float64(float32(v))
+	}
+	return types.NewFloat(v), nil
+}
+
+func decimalOp(op string, a, b *apd.Decimal) (types.Datum, error) {
+	var out apd.Decimal
+	var err error
+	switch op {
+	case "+":
+		_, err = decCtx.Add(&out, a, b)
+	case "-":
+		_, err = decCtx.Sub(&out, a, b)
+	case "*":
+		_, err = decCtx.Mul(&out, a, b)
+	case "/":
+		if b.IsZero() {
+			return types.Null, divByZero()
+		}
+		return DivDecimal(a, b), nil
+	case "%":
+		if b.IsZero() {
+			return types.Null, divByZero()
+		}
+		_, err = decCtx.Rem(&out, a, b)
+	}
+	if err != nil {
+		return types.Null, err
+	}
+	return types.NewDecimal(&out), nil
+}
+
+// DivDecimal divides like PostgreSQL's numeric division (select_div_scale):
+// the result has about 16 significant digits, counted in PostgreSQL's
+// base-10000 digit groups, and at least the scale of either input.
+func DivDecimal(a, b *apd.Decimal) types.Datum {
+	wa, fa := nbaseWeight(a)
+	wb, fb := nbaseWeight(b)
+	qweight := wa - wb
+	if fa <= fb {
+		qweight--
+	}
+	scale := 16 - qweight*4
+	scale = max(scale, dscale(a), dscale(b), 0)
+	scale = min(scale, 1000)
+	var q apd.Decimal
+	c := decCtx.WithPrecision(uint32(max(40, scale+40)))
+	c.Rounding = apd.RoundHalfUp
+	c.Quo(&q, a, b)
+	var r apd.Decimal
+	c.Quantize(&r, &q, -scale)
+	return types.NewDecimal(&r)
+}
+
+// dscale is the number of digits after the decimal point.
+func dscale(d *apd.Decimal) int32 { return max(0, -d.Exponent) }
+
+// nbaseWeight returns the weight and leading digit of d in base 10000, as
+// PostgreSQL stores numerics (value ~ first * 10000^weight).
+func nbaseWeight(d *apd.Decimal) (weight int32, first int64) {
+	if d.IsZero() {
+		return 0, 0
+	}
+	digits := d.Coeff.String()
+	msd := int32(len(digits)) + d.Exponent - 1 // 10^msd <= |d|
+	weight = msd / 4
+	if msd < 0 && msd%4 != 0 {
+		weight--
+	}
+	// The leading group holds the digits from msd down to weight*4.
+	n := int(msd - weight*4 + 1)
+	lead := digits
+	if len(lead) > n {
+		lead = lead[:n]
+	}
+	for len(lead) < n {
+		lead += "0"
+	}
+	first, _ = strconv.ParseInt(lead, 10, 64)
+	return weight, first
+}

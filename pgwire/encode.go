@@ -1,0 +1,193 @@
+package pgwire
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// rowDescription describes cols; formats holds one format code per column
+// (nil means text for all).
+func rowDescription(cols []types.Column, formats []int16) *pgproto3.RowDescription {
+	fields := make([]pgproto3.FieldDescription, len(cols))
+	for i, col := range cols {
+		f := formatText
+		if formats != nil {
+			f = formats[i]
+		}
+		fields[i] = pgproto3.FieldDescription{
+			Name:         []byte(col.Name),
+			DataTypeOID:  col.Type.OID(),
+			DataTypeSize: col.Type.Size(),
+			TypeModifier: -1,
+			Format:       f,
+		}
+	}
+	return &pgproto3.RowDescription{Fields: fields}
+}
+
+// appendDataRow appends a complete DataRow message for row to dst. formats
+// holds one format code per column (nil means text for all). On error dst
+// is returned unchanged.
+func appendDataRow(dst []byte, row types.Row, cols []types.Column, formats []int16) ([]byte, error) {
+	if len(row) != len(cols) {
+		return dst, sqlerr.New(sqlerr.InternalError, "row has %d values but the statement has %d columns", len(row), len(cols))
+	}
+	start := len(dst)
+	dst = append(dst, 'D', 0, 0, 0, 0)
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(row)))
+	for i, d := range row {
+		if d.IsNull() {
+			dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32) // length -1
+			continue
+		}
+		lenAt := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		if formats != nil && formats[i] == formatBinary {
+			var err error
+			if dst, err = appendBinary(dst, d, cols[i].Type); err != nil {
+				return dst[:start], err
+			}
+		} else {
+			dst = append(dst, types.FormatText(d, cols[i].Type)...)
+		}
+		binary.BigEndian.PutUint32(dst[lenAt:], uint32(len(dst)-lenAt-4))
+	}
+	binary.BigEndian.PutUint32(dst[start+1:], uint32(len(dst)-start-1))
+	return dst, nil
+}
+
+// appendBinary appends the binary wire form of the non-NULL datum d as a
+// value of column type t. Datum kinds that the engine may legitimately
+// produce for t (an integer for a float column, a date for a timestamp...)
+// are converted.
+func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
+	switch t {
+	case types.Bool:
+		if d.K != types.KindBool {
+			break
+		}
+		if d.Bool() {
+			return append(dst, 1), nil
+		}
+		return append(dst, 0), nil
+
+	case types.Int2, types.Int4, types.Int8:
+		i, ok := datumInt(d)
+		if !ok {
+			break
+		}
+		if _, err := types.CheckIntRange(i, t); err != nil {
+			return dst, inputError(err)
+		}
+		switch t {
+		case types.Int2:
+			return binary.BigEndian.AppendUint16(dst, uint16(i)), nil
+		case types.Int4:
+			return binary.BigEndian.AppendUint32(dst, uint32(i)), nil
+		}
+		return binary.BigEndian.AppendUint64(dst, uint64(i)), nil
+
+	case types.Float4, types.Float8:
+		if d.K != types.KindInt && d.K != types.KindFloat && d.K != types.KindDecimal {
+			break
+		}
+		if t == types.Float4 {
+			return binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(d.Float()))), nil
+		}
+		return binary.BigEndian.AppendUint64(dst, math.Float64bits(d.Float())), nil
+
+	case types.Numeric:
+		if d.K != types.KindInt && d.K != types.KindFloat && d.K != types.KindDecimal {
+			break
+		}
+		return appendNumeric(dst, d.Decimal())
+
+	case types.Unknown, types.Text, types.Varchar:
+		if d.K == types.KindString {
+			return append(dst, d.S...), nil
+		}
+		return append(dst, types.FormatText(d, t)...), nil
+
+	case types.Date:
+		var days int64
+		switch d.K {
+		case types.KindDate:
+			days = d.I
+		case types.KindTimestamp:
+			days = floorDiv(d.I, microsPerDay)
+		default:
+			return dst, mismatch(d, t)
+		}
+		v, ok := dateToWire(days)
+		if !ok {
+			return dst, sqlerr.New(codeDatetimeOutOfRange, "date out of range")
+		}
+		return binary.BigEndian.AppendUint32(dst, uint32(v)), nil
+
+	case types.Timestamp, types.Timestamptz:
+		var us int64
+		switch d.K {
+		case types.KindTimestamp:
+			us = d.I
+		case types.KindDate:
+			us = d.I * microsPerDay
+		default:
+			return dst, mismatch(d, t)
+		}
+		v, ok := timestampToWire(us)
+		if !ok {
+			return dst, sqlerr.New(codeDatetimeOutOfRange, "timestamp out of range")
+		}
+		return binary.BigEndian.AppendUint64(dst, uint64(v)), nil
+
+	case types.Interval:
+		if d.K != types.KindInterval {
+			break
+		}
+		dst = binary.BigEndian.AppendUint64(dst, uint64(d.I))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(d.Days))
+		return binary.BigEndian.AppendUint32(dst, uint32(d.Months)), nil
+	}
+	return dst, mismatch(d, t)
+}
+
+// datumInt returns a numeric datum as an integer, rounding fractions as
+// PostgreSQL's casts do (floats half to even, numerics half away from zero).
+func datumInt(d types.Datum) (int64, bool) {
+	switch d.K {
+	case types.KindInt:
+		return d.I, true
+	case types.KindDecimal:
+		var r apd.Decimal
+		if _, err := apd.BaseContext.RoundToIntegralValue(&r, d.D); err != nil {
+			return 0, false
+		}
+		i, err := r.Int64()
+		return i, err == nil
+	case types.KindFloat:
+		f := math.RoundToEven(d.F)
+		if math.IsNaN(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+			return 0, false
+		}
+		return int64(f), true
+	}
+	return 0, false
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func mismatch(d types.Datum, t types.Type) error {
+	return sqlerr.New(sqlerr.InternalError, "cannot encode a value of kind %d as %s", d.K, t)
+}

@@ -1,0 +1,194 @@
+package pgwire
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+)
+
+// ErrServerClosed is returned by Serve once Shutdown or Close has been called.
+var ErrServerClosed = errors.New("pgwire: server closed")
+
+// closeGrace is how long Close lets connections say goodbye (FATAL 57P01)
+// before it closes their sockets.
+const closeGrace = time.Second
+
+// Server accepts PostgreSQL client connections and serves each one, in its
+// own goroutine, with its own Engine Session. A misbehaving client (garbage
+// bytes, a disconnect mid-query, a panic in its handler) only ever loses its
+// own connection.
+type Server struct {
+	engine Engine
+	log    *slog.Logger
+
+	// baseCtx is the parent of every connection's context. Shutdown cancels
+	// it with errShutdown as the cause, which interrupts running queries.
+	baseCtx    context.Context
+	cancelBase context.CancelCauseFunc
+	done       chan struct{} // closed by the first Shutdown
+
+	mu        sync.Mutex
+	closing   bool
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	keys      map[uint32]*conn // live connections by BackendKeyData pid
+	wg        sync.WaitGroup   // one per connection goroutine
+}
+
+// NewServer returns a Server that creates sessions on engine. A nil logger
+// means slog.Default().
+func NewServer(engine Engine, logger *slog.Logger) *Server {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &Server{
+		engine:     engine,
+		log:        logger,
+		baseCtx:    ctx,
+		cancelBase: cancel,
+		done:       make(chan struct{}),
+		listeners:  make(map[net.Listener]struct{}),
+		conns:      make(map[*conn]struct{}),
+		keys:       make(map[uint32]*conn),
+	}
+}
+
+// ListenAndServe listens on the TCP address addr and calls Serve.
+func (s *Server) ListenAndServe(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ln)
+}
+
+// Serve accepts connections on ln until the server is shut down (it then
+// returns ErrServerClosed) or ln fails permanently. Serve closes ln on
+// shutdown. It may be called for several listeners concurrently.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		ln.Close()
+		return ErrServerClosed
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, ln)
+		s.mu.Unlock()
+	}()
+
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.isClosing() {
+				return ErrServerClosed
+			}
+			var te interface{ Temporary() bool }
+			if errors.As(err, &te) && te.Temporary() {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.log.Warn("pgwire: accept failed; retrying", "err", err, "delay", backoff)
+				select {
+				case <-time.After(backoff):
+					continue
+				case <-s.done:
+					return ErrServerClosed
+				}
+			}
+			return err
+		}
+		backoff = 0
+		s.startConn(nc)
+	}
+}
+
+func (s *Server) startConn(nc net.Conn) {
+	c := newConn(s, nc)
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		nc.Close()
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		defer s.forget(c)
+		c.serve()
+	}()
+}
+
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	if c.pid != 0 && s.keys[c.pid] == c {
+		delete(s.keys, c.pid)
+	}
+	s.mu.Unlock()
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+// Shutdown stops accepting connections, cancels running queries and tells
+// every connection to go away: each one sends its client a FATAL 57P01
+// ErrorResponse and closes. Shutdown waits for the connections to finish;
+// if ctx ends first it closes the remaining sockets and returns ctx.Err().
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.closing {
+		s.closing = true
+		close(s.done)
+	}
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+
+	s.cancelBase(errShutdown)
+	for _, c := range conns {
+		c.interrupt()
+	}
+
+	finished := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+		return nil
+	case <-ctx.Done():
+		for _, c := range conns {
+			c.nc.Close()
+		}
+		return ctx.Err()
+	}
+}
+
+// Close shuts the server down like Shutdown, but closes the sockets of
+// connections that have not finished after a short grace period.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}

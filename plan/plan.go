@@ -1,0 +1,203 @@
+// Package plan holds logical query plans: trees of relational operators over
+// bound expressions. The same tree runs as a batch query (ad-hoc SELECT) or
+// is turned into a streaming dataflow (a materialized view) by package exec.
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"streamdb/expr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// Node is one relational operator.
+type Node interface {
+	// Schema is the output columns.
+	Schema() []types.Column
+	// Children are the inputs.
+	Children() []Node
+	// Describe is the one-line EXPLAIN text of the node itself.
+	Describe() string
+}
+
+// Scan reads a catalog object: a stream (its messages, as a streaming
+// source) or a materialized view (its stored rows).
+type Scan struct {
+	Object *storage.Descriptor
+	Cols   []types.Column
+}
+
+func (s *Scan) Schema() []types.Column { return s.Cols }
+func (s *Scan) Children() []Node       { return nil }
+func (s *Scan) Describe() string {
+	return fmt.Sprintf("Scan %s %s", s.Object.Kind, s.Object.Name)
+}
+
+// Values produces constant rows (SELECT without FROM).
+type Values struct {
+	Rows [][]expr.Expr
+	Cols []types.Column
+}
+
+func (v *Values) Schema() []types.Column { return v.Cols }
+func (v *Values) Children() []Node       { return nil }
+func (v *Values) Describe() string       { return fmt.Sprintf("Values (%d rows)", len(v.Rows)) }
+
+// Filter keeps the rows for which Cond is true.
+type Filter struct {
+	Input Node
+	Cond  expr.Expr
+}
+
+func (f *Filter) Schema() []types.Column { return f.Input.Schema() }
+func (f *Filter) Children() []Node       { return []Node{f.Input} }
+func (f *Filter) Describe() string       { return "Filter " + f.Cond.String() }
+
+// Project computes Exprs over each input row.
+type Project struct {
+	Input Node
+	Exprs []expr.Expr
+	Cols  []types.Column
+}
+
+func (p *Project) Schema() []types.Column { return p.Cols }
+func (p *Project) Children() []Node       { return []Node{p.Input} }
+func (p *Project) Describe() string {
+	parts := make([]string, len(p.Exprs))
+	for i, e := range p.Exprs {
+		parts[i] = e.String()
+		if p.Cols[i].Name != "" && p.Cols[i].Name != parts[i] {
+			parts[i] += " AS " + p.Cols[i].Name
+		}
+	}
+	return "Project " + strings.Join(parts, ", ")
+}
+
+// AggCall is one aggregate function call. Arg is nil for count(*).
+type AggCall struct {
+	Func     string // count, sum, min, max, avg
+	Arg      expr.Expr
+	Distinct bool
+	T        types.Type // result type
+}
+
+func (a AggCall) String() string {
+	arg := "*"
+	if a.Arg != nil {
+		arg = a.Arg.String()
+		if a.Distinct {
+			arg = "DISTINCT " + arg
+		}
+	}
+	return a.Func + "(" + arg + ")"
+}
+
+// Aggregate groups by GroupBy and computes Aggs. Its output is the group
+// key columns followed by one column per aggregate.
+type Aggregate struct {
+	Input   Node
+	GroupBy []expr.Expr
+	Aggs    []AggCall
+	Cols    []types.Column
+}
+
+func (a *Aggregate) Schema() []types.Column { return a.Cols }
+func (a *Aggregate) Children() []Node       { return []Node{a.Input} }
+func (a *Aggregate) Describe() string {
+	keys := make([]string, len(a.GroupBy))
+	for i, g := range a.GroupBy {
+		keys[i] = g.String()
+	}
+	aggs := make([]string, len(a.Aggs))
+	for i, c := range a.Aggs {
+		aggs[i] = c.String()
+	}
+	return fmt.Sprintf("Aggregate group=[%s] aggs=[%s]", strings.Join(keys, ", "), strings.Join(aggs, ", "))
+}
+
+// SortKey is one ORDER BY item. NULLs sort as larger than any value, so
+// NullsFirst defaults to Desc.
+type SortKey struct {
+	Expr       expr.Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort orders its input.
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+}
+
+func (s *Sort) Schema() []types.Column { return s.Input.Schema() }
+func (s *Sort) Children() []Node       { return []Node{s.Input} }
+func (s *Sort) Describe() string {
+	parts := make([]string, len(s.Keys))
+	for i, k := range s.Keys {
+		parts[i] = k.Expr.String()
+		if k.Desc {
+			parts[i] += " DESC"
+		}
+	}
+	return "Sort " + strings.Join(parts, ", ")
+}
+
+// Limit skips Offset rows and returns at most Count (-1: all).
+type Limit struct {
+	Input  Node
+	Count  int64
+	Offset int64
+}
+
+func (l *Limit) Schema() []types.Column { return l.Input.Schema() }
+func (l *Limit) Children() []Node       { return []Node{l.Input} }
+func (l *Limit) Describe() string       { return fmt.Sprintf("Limit %d offset %d", l.Count, l.Offset) }
+
+// Explain renders the tree, one node per line, children indented.
+func Explain(n Node) string {
+	var sb strings.Builder
+	var walk func(n Node, depth int)
+	walk = func(n Node, depth int) {
+		sb.WriteString(strings.Repeat("  ", depth))
+		if depth > 0 {
+			sb.WriteString("└─ ")
+		}
+		sb.WriteString(n.Describe())
+		sb.WriteString("\n")
+		for _, c := range n.Children() {
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+	return sb.String()
+}
+
+// AppendOnly reports whether n only ever emits insertions when run as a
+// stream (so that min/max need no multiset and views need no row counts).
+func AppendOnly(n Node) bool {
+	switch n := n.(type) {
+	case *Scan:
+		return n.Object.Kind == storage.KindStream
+	case *Filter, *Project:
+		return AppendOnly(n.Children()[0])
+	}
+	return false
+}
+
+// Sources returns the catalog objects that n scans.
+func Sources(n Node) []*storage.Descriptor {
+	var out []*storage.Descriptor
+	var walk func(Node)
+	walk = func(n Node) {
+		if s, ok := n.(*Scan); ok {
+			out = append(out, s.Object)
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}

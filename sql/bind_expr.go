@@ -1,0 +1,502 @@
+package sql
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"streamdb/exec"
+	"streamdb/expr"
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// scopeColumn is one column visible to expressions: its qualifier (table
+// name or alias) and name, both lower case.
+type scopeColumn struct {
+	table string
+	name  string
+	typ   types.Type
+}
+
+// scope is the row an expression is evaluated over.
+type scope struct {
+	cols []scopeColumn
+}
+
+func (s *scope) resolve(table, name string) (int, error) {
+	found := -1
+	for i, c := range s.cols {
+		if c.name != name || (table != "" && c.table != table) {
+			continue
+		}
+		if found >= 0 {
+			return 0, sqlerr.New(sqlerr.AmbiguousColumn, "column reference %q is ambiguous", name)
+		}
+		found = i
+	}
+	if found < 0 {
+		if table != "" {
+			return 0, sqlerr.New(sqlerr.UndefinedColumn, "column %s.%s does not exist", table, name)
+		}
+		return 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist", name)
+	}
+	return found, nil
+}
+
+// aggContext collects aggregate calls while binding expressions above an
+// Aggregate: group keys and aggregates become references to the
+// Aggregate's output columns.
+type aggContext struct {
+	input     *scope
+	groupKeys []expr.Expr // bound over input
+	groupStrs []string
+	calls     []plan.AggCall
+	callStrs  []string
+}
+
+// binder turns TiDB expressions into bound expressions.
+type binder struct {
+	stmt   *boundParams
+	agg    *aggContext // non-nil while binding over an aggregate's output
+	inAgg  bool        // inside an aggregate's argument
+	params []types.Type
+}
+
+// boundParams tracks the parameters of a statement: Params maps TiDB's
+// '?' marker order to PostgreSQL's $n.
+type boundParams struct {
+	order []int // marker order -> $n (1-based)
+	types []types.Type
+}
+
+func (p *boundParams) param(order int) (*expr.Param, error) {
+	if p == nil || order >= len(p.order) {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "unexpected parameter marker")
+	}
+	n := p.order[order] - 1
+	for len(p.types) <= n {
+		p.types = append(p.types, types.Unknown)
+	}
+	return &expr.Param{N: n, T: p.types[n]}, nil
+}
+
+// noteParamTypes records types that binding inferred for parameters (an
+// Unknown param cast to a type takes that type).
+func (p *boundParams) note(e expr.Expr) {
+	if p == nil {
+		return
+	}
+	expr.Walk(e, func(x expr.Expr) expr.Expr {
+		if q, ok := x.(*expr.Param); ok && q.T != types.Unknown && q.N < len(p.types) && p.types[q.N] == types.Unknown {
+			p.types[q.N] = q.T
+		}
+		return x
+	})
+}
+
+func containsAgg(n ast.Node) bool {
+	v := &aggFinder{}
+	n.Accept(v)
+	return v.found
+}
+
+type aggFinder struct{ found bool }
+
+func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.AggregateFuncExpr); ok {
+		v.found = true
+		return n, true
+	}
+	return n, v.found
+}
+func (v *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func (b *binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
+	e, err := b.bindExprInner(n, s)
+	if err == nil {
+		b.stmt.note(e)
+	}
+	return e, err
+}
+
+func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
+	if b.agg != nil && !b.inAgg {
+		if a, ok := n.(*ast.AggregateFuncExpr); ok {
+			return b.bindAggCall(a)
+		}
+		if !containsAgg(n) {
+			inner := &binder{stmt: b.stmt}
+			e, err := inner.bindExpr(n, b.agg.input)
+			if err != nil {
+				return nil, err
+			}
+			key := e.String()
+			for i, g := range b.agg.groupStrs {
+				if g == key {
+					return &expr.ColRef{Idx: i, Name: key, T: b.agg.groupKeys[i].Type()}, nil
+				}
+			}
+			if col, ok := n.(*ast.ColumnNameExpr); ok {
+				return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", col.Name.Name.O)
+			}
+			if isConstant(e) {
+				return e, nil
+			}
+		}
+	}
+	switch n := n.(type) {
+	case *ast.ParenthesesExpr:
+		return b.bindExpr(n.Expr, s)
+	case *ast.ColumnNameExpr:
+		i, err := s.resolve(n.Name.Table.O, n.Name.Name.O)
+		if err != nil {
+			return nil, err
+		}
+		return &expr.ColRef{Idx: i, Name: s.cols[i].name, T: s.cols[i].typ}, nil
+	case *test_driver.ParamMarkerExpr:
+		return b.stmt.param(n.Order)
+	case *test_driver.ValueExpr:
+		return literal(n)
+	case *ast.BinaryOperationExpr:
+		return b.bindBinary(n, s)
+	case *ast.UnaryOperationExpr:
+		v, err := b.bindExpr(n.V, s)
+		if err != nil {
+			return nil, err
+		}
+		switch n.Op {
+		case opcode.Not, opcode.Not2:
+			return expr.Not(v)
+		case opcode.Minus:
+			if c, ok := v.(*expr.Const); ok && c.T == types.Numeric {
+				neg := c.D.Decimal()
+				var out = *neg
+				out.Negative = !out.Negative
+				return &expr.Const{D: types.NewDecimal(&out), T: types.Numeric}, nil
+			}
+			zero := &expr.Const{D: types.NewInt(0), T: types.Int4}
+			if v.Type() == types.Interval {
+				return expr.Binary("*", v, &expr.Const{D: types.NewInt(-1), T: types.Int4})
+			}
+			return expr.Binary("-", zero, v)
+		case opcode.Plus:
+			return v, nil
+		}
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "unary operator %s is not supported", n.Op)
+	case *ast.IsNullExpr:
+		v, err := b.bindExpr(n.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		return expr.IsNull(v, n.Not), nil
+	case *ast.IsTruthExpr:
+		v, err := b.bindExpr(n.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		return expr.IsTruth(v, n.True != 0, n.Not)
+	case *ast.PatternLikeOrIlikeExpr:
+		l, err := b.bindExpr(n.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindExpr(n.Pattern, s)
+		if err != nil {
+			return nil, err
+		}
+		op := "LIKE"
+		if !n.IsLike {
+			op = "ILIKE"
+		}
+		e, err := expr.Binary(op, l, r)
+		if err != nil || !n.Not {
+			return e, err
+		}
+		return expr.Not(e)
+	case *ast.PatternInExpr:
+		if n.Sel != nil {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "IN (subquery) is not supported yet")
+		}
+		l, err := b.bindExpr(n.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		list := make([]expr.Expr, len(n.List))
+		for i, item := range n.List {
+			if list[i], err = b.bindExpr(item, s); err != nil {
+				return nil, err
+			}
+		}
+		return expr.In(l, list, n.Not)
+	case *ast.BetweenExpr:
+		v, err := b.bindExpr(n.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		lo, err := b.bindExpr(n.Left, s)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := b.bindExpr(n.Right, s)
+		if err != nil {
+			return nil, err
+		}
+		ge, err := expr.Binary(">=", v, lo)
+		if err != nil {
+			return nil, err
+		}
+		le, err := expr.Binary("<=", v, hi)
+		if err != nil {
+			return nil, err
+		}
+		both, err := expr.Binary("AND", ge, le)
+		if err != nil || !n.Not {
+			return both, err
+		}
+		return expr.Not(both)
+	case *ast.CaseExpr:
+		return b.bindCase(n, s)
+	case *ast.FuncCallExpr:
+		return b.bindFuncCall(n, s)
+	case *ast.AggregateFuncExpr:
+		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed here")
+	case *ast.TimeUnitExpr:
+		return &expr.Const{D: types.NewString(strings.ToLower(n.Unit.String())), T: types.Text}, nil
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported yet")
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "expression %T is not supported", n)
+}
+
+func isConstant(e expr.Expr) bool {
+	constant := true
+	expr.Walk(e, func(x expr.Expr) expr.Expr {
+		switch x.(type) {
+		case *expr.ColRef, *expr.Param:
+			constant = false
+		}
+		return x
+	})
+	return constant
+}
+
+var binaryOps = map[opcode.Op]string{
+	opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*", opcode.Div: "/", opcode.Mod: "%", opcode.IntDiv: "/",
+	opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.LE: "<=", opcode.GT: ">", opcode.GE: ">=",
+	opcode.NullEQ: "<=>", opcode.LogicAnd: "AND", opcode.LogicOr: "OR",
+}
+
+func (b *binder) bindBinary(n *ast.BinaryOperationExpr, s *scope) (expr.Expr, error) {
+	op, ok := binaryOps[n.Op]
+	if !ok {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "operator %s is not supported", n.Op)
+	}
+	l, err := b.bindExpr(n.L, s)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindExpr(n.R, s)
+	if err != nil {
+		return nil, err
+	}
+	return expr.Binary(op, l, r)
+}
+
+func (b *binder) bindCase(n *ast.CaseExpr, s *scope) (expr.Expr, error) {
+	var value expr.Expr
+	var err error
+	if n.Value != nil {
+		if value, err = b.bindExpr(n.Value, s); err != nil {
+			return nil, err
+		}
+	}
+	conds := make([]expr.Expr, len(n.WhenClauses))
+	results := make([]expr.Expr, len(n.WhenClauses))
+	for i, w := range n.WhenClauses {
+		c, err := b.bindExpr(w.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		if value != nil {
+			if c, err = expr.Binary("=", value, c); err != nil {
+				return nil, err
+			}
+		}
+		conds[i] = c
+		if results[i], err = b.bindExpr(w.Result, s); err != nil {
+			return nil, err
+		}
+	}
+	var els expr.Expr
+	if n.ElseClause != nil {
+		if els, err = b.bindExpr(n.ElseClause, s); err != nil {
+			return nil, err
+		}
+	}
+	return expr.Case(conds, results, els)
+}
+
+func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
+	name := n.FnName.L
+	args := make([]expr.Expr, len(n.Args))
+	for i, a := range n.Args {
+		var err error
+		if args[i], err = b.bindExpr(a, s); err != nil {
+			return nil, err
+		}
+	}
+	switch name {
+	case "streamdb_cast":
+		if len(args) != 2 {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "malformed cast")
+		}
+		c, ok := args[1].(*expr.Const)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "malformed cast")
+		}
+		t, err := types.Parse(c.D.S)
+		if err != nil {
+			return nil, sqlerr.New(sqlerr.UndefinedObject, "%s", err.Error())
+		}
+		return expr.Cast(args[0], t)
+	case "streamdb_interval":
+		if len(args) != 1 {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "malformed interval literal")
+		}
+		return expr.Cast(args[0], types.Interval)
+	case "coalesce":
+		return expr.Coalesce(args)
+	case "ifnull":
+		return expr.Coalesce(args)
+	case "nullif":
+		if len(args) != 2 {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function nullif requires two arguments")
+		}
+		return expr.NullIf(args[0], args[1])
+	case "concat":
+		return expr.Call("concat", args)
+	}
+	return expr.Call(name, args)
+}
+
+func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
+	fn := strings.ToLower(a.F)
+	switch fn {
+	case "count", "sum", "min", "max", "avg", "bool_and", "bool_or":
+	default:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "aggregate function %s is not supported", fn)
+	}
+	call := plan.AggCall{Func: fn, Distinct: a.Distinct}
+	star := fn == "count" && len(a.Args) == 1 && isCountStar(a.Args[0])
+	if !star {
+		if len(a.Args) != 1 {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s takes exactly one argument", fn)
+		}
+		inner := &binder{stmt: b.stmt, inAgg: true}
+		arg, err := inner.bindExpr(a.Args[0], b.agg.input)
+		if err != nil {
+			return nil, err
+		}
+		if arg.Type() == types.Unknown {
+			if arg, err = expr.Cast(arg, types.Text); err != nil {
+				return nil, err
+			}
+		}
+		call.Arg = arg
+	}
+	argType := types.Unknown
+	if call.Arg != nil {
+		argType = call.Arg.Type()
+	}
+	t, err := exec.AggResultType(fn, argType)
+	if err != nil {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "%s", err.Error())
+	}
+	call.T = t
+	key := call.String()
+	idx := -1
+	for i, k := range b.agg.callStrs {
+		if k == key {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		idx = len(b.agg.calls)
+		b.agg.calls = append(b.agg.calls, call)
+		b.agg.callStrs = append(b.agg.callStrs, key)
+	}
+	return &expr.ColRef{Idx: len(b.agg.groupKeys) + idx, Name: key, T: t}, nil
+}
+
+// isCountStar recognises the argument TiDB gives count(*).
+func isCountStar(n ast.ExprNode) bool {
+	v, ok := n.(*test_driver.ValueExpr)
+	return ok && v.Kind() == test_driver.KindInt64 && v.GetInt64() == 1 && v.Type.GetFlag()&mysql.IsBooleanFlag == 0
+}
+
+// literal converts a TiDB literal to a constant with PostgreSQL's typing:
+// string literals are of unknown type until context decides.
+func literal(v *test_driver.ValueExpr) (expr.Expr, error) {
+	switch v.Kind() {
+	case test_driver.KindNull:
+		return &expr.Const{D: types.Null, T: types.Unknown}, nil
+	case test_driver.KindInt64:
+		i := v.GetInt64()
+		if v.Type.GetFlag()&mysql.IsBooleanFlag != 0 {
+			return &expr.Const{D: types.NewBool(i != 0), T: types.Bool}, nil
+		}
+		if i >= -1<<31 && i < 1<<31 {
+			return &expr.Const{D: types.NewInt(i), T: types.Int4}, nil
+		}
+		return &expr.Const{D: types.NewInt(i), T: types.Int8}, nil
+	case test_driver.KindUint64:
+		u := v.GetUint64()
+		if u <= 1<<63-1 {
+			return &expr.Const{D: types.NewInt(int64(u)), T: types.Int8}, nil
+		}
+		d, err := types.ParseText(strconv.FormatUint(u, 10), types.Numeric)
+		return &expr.Const{D: d, T: types.Numeric}, err
+	case test_driver.KindFloat32, test_driver.KindFloat64, test_driver.KindMysqlDecimal:
+		text := strconv.FormatFloat(v.GetFloat64(), 'g', -1, 64)
+		if v.Kind() == test_driver.KindMysqlDecimal {
+			text = v.GetMysqlDecimal().String()
+		}
+		d, err := types.ParseText(text, types.Numeric)
+		if err != nil {
+			return nil, sqlerr.New(sqlerr.InvalidTextRepresentation, "%s", err.Error())
+		}
+		return &expr.Const{D: d, T: types.Numeric}, nil
+	case test_driver.KindString, test_driver.KindBytes:
+		return &expr.Const{D: types.NewString(v.GetString()), T: types.Unknown}, nil
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "literal %s is not supported", v.GetDatumString())
+}
+
+// numberParamMarkers sets each '?' marker's Order to its rank by position
+// in the text, which is how front.Statement.Params is indexed. (The TiDB
+// parser leaves Order for its own planner to fill in.)
+func numberParamMarkers(n ast.Node) {
+	v := &markerCollector{}
+	n.Accept(v)
+	sort.Slice(v.markers, func(i, j int) bool { return v.markers[i].Offset < v.markers[j].Offset })
+	for i, m := range v.markers {
+		m.Order = i
+	}
+}
+
+type markerCollector struct{ markers []*test_driver.ParamMarkerExpr }
+
+func (v *markerCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if m, ok := n.(*test_driver.ParamMarkerExpr); ok {
+		v.markers = append(v.markers, m)
+	}
+	return n, false
+}
+func (v *markerCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }

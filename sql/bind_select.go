@@ -1,0 +1,369 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"streamdb/expr"
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// catalogReader is what binding needs from the catalog.
+type catalogReader interface {
+	lookup(name string) (*storage.Descriptor, bool)
+}
+
+// selectBinder binds one SELECT into a logical plan.
+type selectBinder struct {
+	cat    catalogReader
+	params *boundParams
+}
+
+// bindSelect returns the plan of a SELECT. Its schema is the visible
+// output columns.
+func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
+	if sel.With != nil {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH (common table expressions) is not supported yet")
+	}
+	if sel.LockInfo != nil {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SELECT ... FOR UPDATE is not supported")
+	}
+	var input plan.Node
+	in := &scope{}
+	if sel.From != nil {
+		var err error
+		if input, in, err = sb.bindFrom(sel.From.TableRefs); err != nil {
+			return nil, err
+		}
+	} else {
+		input = &plan.Values{Rows: [][]expr.Expr{{}}, Cols: nil}
+	}
+	b := &binder{stmt: sb.params}
+
+	if sel.Where != nil {
+		if containsAgg(sel.Where) {
+			return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in WHERE")
+		}
+		cond, err := b.bindExpr(sel.Where, in)
+		if err != nil {
+			return nil, err
+		}
+		if cond, err = expr.Cast(cond, types.Bool); err != nil || cond.Type() != types.Bool {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of WHERE must be type boolean")
+		}
+		input = &plan.Filter{Input: input, Cond: cond}
+	}
+
+	// Expand the select list (wildcards) into fields.
+	type field struct {
+		node ast.ExprNode
+		name string
+	}
+	var fields []field
+	for _, f := range sel.Fields.Fields {
+		if f.WildCard != nil {
+			t := f.WildCard.Table.O
+			n := 0
+			for _, c := range in.cols {
+				if t == "" || c.table == t {
+					fields = append(fields, field{node: &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: ast.NewCIStr(c.table), Name: ast.NewCIStr(c.name)}}, name: c.name})
+					n++
+				}
+			}
+			if t != "" && n == 0 {
+				return nil, sqlerr.New(sqlerr.UndefinedTable, "missing FROM-clause entry for table %q", t)
+			}
+			continue
+		}
+		name := f.AsName.O
+		if name == "" {
+			name = columnName(f.Expr)
+		}
+		fields = append(fields, field{node: f.Expr, name: name})
+	}
+
+	hasAgg := sel.GroupBy != nil || sel.Having != nil
+	for _, f := range fields {
+		hasAgg = hasAgg || containsAgg(f.node)
+	}
+	if sel.OrderBy != nil {
+		for _, item := range sel.OrderBy.Items {
+			hasAgg = hasAgg || containsAgg(item.Expr)
+		}
+	}
+
+	// resolveAlias lets GROUP BY and ORDER BY name an output column by its
+	// alias or 1-based position, as PostgreSQL allows.
+	resolveAlias := func(n ast.ExprNode) (int, bool, error) {
+		if v, ok := n.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindInt64 {
+			i := int(v.GetInt64())
+			if i < 1 || i > len(fields) {
+				return 0, false, sqlerr.New(sqlerr.InvalidParameterValue, "position %d is not in select list", i)
+			}
+			return i - 1, true, nil
+		}
+		if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
+			if _, err := in.resolve("", c.Name.Name.O); err == nil {
+				return 0, false, nil // an input column wins, as in PostgreSQL's GROUP BY
+			}
+			for i, f := range fields {
+				if f.name == c.Name.Name.O {
+					return i, true, nil
+				}
+			}
+		}
+		return 0, false, nil
+	}
+
+	exprScope := in
+	if hasAgg {
+		ac := &aggContext{input: in}
+		if sel.GroupBy != nil {
+			for _, item := range sel.GroupBy.Items {
+				node := item.Expr
+				if i, ok, err := resolveAlias(node); err != nil {
+					return nil, err
+				} else if ok {
+					node = fields[i].node
+				}
+				if containsAgg(node) {
+					return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in GROUP BY")
+				}
+				g, err := b.bindExpr(node, in)
+				if err != nil {
+					return nil, err
+				}
+				ac.groupKeys = append(ac.groupKeys, g)
+				ac.groupStrs = append(ac.groupStrs, g.String())
+			}
+		}
+		b.agg = ac
+		// Bind everything above the aggregate first so that all calls are
+		// collected; the Aggregate node is built after.
+		defer func() { b.agg = nil }()
+	}
+
+	exprs := make([]expr.Expr, len(fields))
+	cols := make([]types.Column, len(fields))
+	for i, f := range fields {
+		e, err := b.bindExpr(f.node, exprScope)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type() == types.Unknown {
+			if e, err = expr.Cast(e, types.Text); err != nil {
+				return nil, err
+			}
+		}
+		exprs[i] = e
+		cols[i] = types.Column{Name: f.name, Type: e.Type()}
+	}
+	var having expr.Expr
+	if sel.Having != nil {
+		h, err := b.bindExpr(sel.Having.Expr, exprScope)
+		if err != nil {
+			return nil, err
+		}
+		if having, err = expr.Cast(h, types.Bool); err != nil || having.Type() != types.Bool {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of HAVING must be type boolean")
+		}
+	}
+	// ORDER BY items: an output column, or an extra hidden column.
+	var sortKeys []plan.SortKey
+	hidden := 0
+	if sel.OrderBy != nil {
+		for _, item := range sel.OrderBy.Items {
+			idx, ok, err := resolveAlias(item.Expr)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				e, err := b.bindExpr(item.Expr, exprScope)
+				if err != nil {
+					return nil, err
+				}
+				idx = -1
+				for j, x := range exprs {
+					if x.String() == e.String() {
+						idx = j
+						break
+					}
+				}
+				if idx < 0 {
+					idx = len(exprs)
+					exprs = append(exprs, e)
+					cols = append(cols, types.Column{Name: fmt.Sprintf("?sort%d?", hidden), Type: e.Type()})
+					hidden++
+				}
+			}
+			sortKeys = append(sortKeys, plan.SortKey{Expr: &expr.ColRef{Idx: idx, Name: cols[idx].Name, T: cols[idx].Type}, Desc: item.Desc})
+		}
+	}
+
+	if b.agg != nil {
+		aggCols := make([]types.Column, 0, len(b.agg.groupKeys)+len(b.agg.calls))
+		for _, g := range b.agg.groupKeys {
+			aggCols = append(aggCols, types.Column{Name: g.String(), Type: g.Type()})
+		}
+		for _, c := range b.agg.calls {
+			aggCols = append(aggCols, types.Column{Name: c.Func, Type: c.T})
+		}
+		input = &plan.Aggregate{Input: input, GroupBy: b.agg.groupKeys, Aggs: b.agg.calls, Cols: aggCols}
+		if having != nil {
+			input = &plan.Filter{Input: input, Cond: having}
+		}
+	}
+	var out plan.Node = &plan.Project{Input: input, Exprs: exprs, Cols: cols}
+	visible := len(cols) - hidden
+	if sel.Distinct {
+		if hidden > 0 {
+			return nil, sqlerr.New("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		}
+		keys := make([]expr.Expr, len(cols))
+		for i, c := range cols {
+			keys[i] = &expr.ColRef{Idx: i, Name: c.Name, T: c.Type}
+		}
+		out = &plan.Aggregate{Input: out, GroupBy: keys, Cols: cols}
+	}
+	if len(sortKeys) > 0 {
+		out = &plan.Sort{Input: out, Keys: sortKeys}
+	}
+	if sel.Limit != nil {
+		count, offset, err := bindLimit(sel.Limit)
+		if err != nil {
+			return nil, err
+		}
+		out = &plan.Limit{Input: out, Count: count, Offset: offset}
+	}
+	if hidden > 0 {
+		keep := make([]expr.Expr, visible)
+		for i := range keep {
+			keep[i] = &expr.ColRef{Idx: i, Name: cols[i].Name, T: cols[i].Type}
+		}
+		out = &plan.Project{Input: out, Exprs: keep, Cols: cols[:visible]}
+	}
+	return out, nil
+}
+
+func bindLimit(l *ast.Limit) (count, offset int64, err error) {
+	count = -1
+	read := func(n ast.ExprNode) (int64, error) {
+		v, ok := n.(*test_driver.ValueExpr)
+		if !ok || (v.Kind() != test_driver.KindInt64 && v.Kind() != test_driver.KindUint64) {
+			return 0, sqlerr.New(sqlerr.FeatureNotSupported, "LIMIT and OFFSET must be integer constants")
+		}
+		return v.GetInt64(), nil
+	}
+	if l.Count != nil {
+		if count, err = read(l.Count); err != nil {
+			return
+		}
+	}
+	if l.Offset != nil {
+		offset, err = read(l.Offset)
+	}
+	return
+}
+
+// bindFrom binds a FROM clause; for now one table, view or stream.
+func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
+	if j.Right != nil {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "joins are not supported yet")
+	}
+	ts, ok := j.Left.(*ast.TableSource)
+	if !ok {
+		if inner, ok := j.Left.(*ast.Join); ok {
+			return sb.bindFrom(inner)
+		}
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "this FROM clause is not supported yet")
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in FROM are not supported yet")
+	}
+	name := tn.Name.O
+	if s := tn.Schema.O; s != "" && s != "public" {
+		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", s, name)
+	}
+	desc, ok := sb.cat.lookup(name)
+	if !ok {
+		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	cols, err := desc.Schema()
+	if err != nil {
+		return nil, nil, err
+	}
+	alias := ts.AsName.O
+	if alias == "" {
+		alias = name
+	}
+	sc := &scope{}
+	for _, c := range cols {
+		sc.cols = append(sc.cols, scopeColumn{table: alias, name: c.Name, typ: c.Type})
+	}
+	return &plan.Scan{Object: desc, Cols: cols}, sc, nil
+}
+
+// columnName is PostgreSQL's default name of an output column.
+func columnName(n ast.ExprNode) string {
+	switch n := n.(type) {
+	case *ast.ColumnNameExpr:
+		return n.Name.Name.O
+	case *ast.ParenthesesExpr:
+		return columnName(n.Expr)
+	case *ast.AggregateFuncExpr:
+		return strings.ToLower(n.F)
+	case *ast.FuncCallExpr:
+		switch n.FnName.L {
+		case "streamdb_cast":
+			if len(n.Args) == 2 {
+				if inner := columnName(n.Args[0]); inner != "?column?" {
+					return inner
+				}
+				if v, ok := n.Args[1].(*test_driver.ValueExpr); ok {
+					return pgTypeColumnName(v.GetString())
+				}
+			}
+		case "streamdb_interval":
+			return "interval"
+		}
+		return n.FnName.L
+	case *ast.CaseExpr:
+		return "case"
+	}
+	return "?column?"
+}
+
+// pgTypeColumnName is the column name PostgreSQL gives a bare cast of a
+// literal, e.g. 'x'::text is "text" and '1'::bigint is "int8".
+func pgTypeColumnName(t string) string {
+	typ, err := types.Parse(t)
+	if err != nil {
+		return "?column?"
+	}
+	switch typ {
+	case types.Int2:
+		return "int2"
+	case types.Int4:
+		return "int4"
+	case types.Int8:
+		return "int8"
+	case types.Float4:
+		return "float4"
+	case types.Float8:
+		return "float8"
+	case types.Bool:
+		return "bool"
+	case types.Varchar:
+		return "varchar"
+	case types.Timestamptz:
+		return "timestamptz"
+	}
+	return typ.String()
+}

@@ -1,0 +1,338 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"streamdb/exec"
+	"streamdb/plan"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// streamOptions are the WITH options CREATE STREAM accepts.
+var streamOptions = map[string]bool{"subject": true, "format": true, "connector": true}
+
+func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (string, error) {
+	tag := "CREATE STREAM"
+	if n.Kind == front.KindTable && !n.AppendOnly {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "CREATE TABLE is not supported yet").
+			WithHint("Use CREATE STREAM (or CREATE TABLE ... APPEND ONLY) for an append-only source.")
+	}
+	if n.Kind == front.KindTable {
+		tag = "CREATE TABLE"
+	}
+	if n.Schema != "" && n.Schema != "public" {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "schema %q does not exist; streamdb has only the public schema", n.Schema)
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	if _, exists := e.lookup(n.Name); exists {
+		if n.IfNotExists {
+			return tag, nil
+		}
+		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
+	}
+	for k := range n.Options {
+		if !streamOptions[k] {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized stream option %q", k).
+				WithHint("Valid options are subject and format.")
+		}
+	}
+	subject := n.Options["subject"]
+	if subject == "" {
+		subject = n.Name
+	}
+	if strings.ContainsAny(subject, " \t*>") {
+		return "", sqlerr.New(sqlerr.InvalidParameterValue, "subject %q must be a literal NATS subject without spaces or wildcards", subject)
+	}
+	format := strings.ToLower(n.Options["format"])
+	if format == "" {
+		format = "json"
+	}
+	if format != "json" {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "format %q is not supported; use format = 'json'", format)
+	}
+	if len(n.Columns) == 0 {
+		return "", sqlerr.New(sqlerr.SyntaxError, "a stream needs at least one column")
+	}
+	cols := make([]types.Column, len(n.Columns))
+	seen := map[string]bool{}
+	for i, c := range n.Columns {
+		if seen[c.Name] {
+			return "", sqlerr.New("42701", "column %q specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+		cols[i] = types.Column{Name: c.Name, Type: c.Type}
+	}
+	jsName, err := e.broker.EnsureStream(ctx, n.Name, subject)
+	if err != nil {
+		return "", sqlerr.New(sqlerr.InternalError, "%s", err.Error())
+	}
+	d := &storage.Descriptor{
+		Name: n.Name, Kind: storage.KindStream, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
+		Subject: subject, JSStream: jsName, Format: format, Options: n.Options, PrimaryKey: n.PrimaryKey,
+	}
+	if n.Watermark != nil {
+		d.Watermark = n.Watermark.Column + " AS " + n.Watermark.ExprText
+	}
+	if err := e.persist(d); err != nil {
+		return "", err
+	}
+	e.log.Info("created stream", "stream", n.Name, "subject", subject, "jetstream", jsName)
+	return tag, nil
+}
+
+// persist allocates an id for d, writes it durably and adds it to the
+// in-memory catalog.
+func (e *Engine) persist(d *storage.Descriptor) error {
+	b := e.store.NewBatch()
+	defer b.Close()
+	id, err := e.store.NextObjectID(b)
+	if err != nil {
+		return err
+	}
+	d.ID = id
+	if err := storage.PutDescriptor(b, d); err != nil {
+		return err
+	}
+	if err := e.store.Commit(b, true); err != nil {
+		return err
+	}
+	e.catMu.Lock()
+	e.objs[d.Name] = d
+	e.catMu.Unlock()
+	return nil
+}
+
+func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement) (string, error) {
+	const tag = "CREATE MATERIALIZED VIEW"
+	if n.Schema != "" && n.Schema != "public" {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "schema %q does not exist; streamdb has only the public schema", n.Schema)
+	}
+	e.ddlMu.Lock()
+	if _, exists := e.lookup(n.Name); exists {
+		e.ddlMu.Unlock()
+		if n.IfNotExists {
+			return tag, nil
+		}
+		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
+	}
+	root, err := e.bindQuery(&front.Statement{Node: n.Query, Windows: st.Windows, Params: st.Params}, &boundParams{})
+	if err != nil {
+		e.ddlMu.Unlock()
+		return "", err
+	}
+	if err := checkStreamable(root); err != nil {
+		e.ddlMu.Unlock()
+		return "", err
+	}
+	cols := root.Schema()
+	if len(n.Columns) > 0 {
+		if len(n.Columns) > len(cols) {
+			e.ddlMu.Unlock()
+			return "", sqlerr.New(sqlerr.SyntaxError, "CREATE MATERIALIZED VIEW specifies more column names than columns")
+		}
+		cols = append([]types.Column(nil), cols...)
+		for i, name := range n.Columns {
+			cols[i].Name = name
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if seen[c.Name] {
+			e.ddlMu.Unlock()
+			return "", sqlerr.New("42701", "column %q specified more than once", c.Name).
+				WithHint("Give the columns distinct names with AS.")
+		}
+		seen[c.Name] = true
+	}
+	var deps []string
+	for _, src := range plan.Sources(root) {
+		deps = append(deps, src.Name)
+	}
+	d := &storage.Descriptor{
+		Name: n.Name, Kind: storage.KindView, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
+		Query: n.QueryText, DependsOn: deps,
+	}
+	if err := e.persist(d); err != nil {
+		e.ddlMu.Unlock()
+		return "", err
+	}
+	if err := e.rt.StartView(d, root); err != nil {
+		e.dropObject(d)
+		e.ddlMu.Unlock()
+		return "", err
+	}
+	e.ddlMu.Unlock()
+
+	// Backfill: return once the view covers everything its sources held
+	// when it was created, as CREATE MATERIALIZED VIEW does in PostgreSQL.
+	start := time.Now()
+	targets, err := e.rt.Targets(ctx, []uint32{d.ID})
+	if err != nil {
+		return "", err
+	}
+	if err := e.waitLogged(ctx, []uint32{d.ID}, targets, "backfill of "+d.Name); err != nil {
+		return "", err
+	}
+	e.log.Info("created materialized view", "view", d.Name, "backfill", time.Since(start))
+	return tag, nil
+}
+
+// waitLogged waits for views to reach targets, logging progress every few
+// seconds for long waits.
+func (e *Engine) waitLogged(ctx context.Context, ids []uint32, targets map[string]uint64, what string) error {
+	done := make(chan error, 1)
+	go func() { done <- e.rt.WaitFor(ctx, ids, targets) }()
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil && ctx.Err() != nil {
+				return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+			}
+			if err != nil {
+				return sqlerr.New(sqlerr.InternalError, "%s", err.Error())
+			}
+			return nil
+		case <-tick.C:
+			e.log.Info("waiting", "for", what, "targets", fmt.Sprint(targets), "committed_epoch", e.rt.CommittedEpoch())
+		}
+	}
+}
+
+// checkStreamable refuses, at CREATE time, plans the streaming engine does
+// not run yet.
+func checkStreamable(n plan.Node) error {
+	switch n := n.(type) {
+	case *plan.Sort, *plan.Limit:
+		return sqlerr.New(sqlerr.FeatureNotSupported, "ORDER BY and LIMIT in a materialized view are not supported yet").
+			WithHint("Order and limit when you query the view.")
+	case *plan.Values:
+		return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view must read from a stream")
+	case *plan.Scan:
+		if n.Object.Kind != storage.KindStream {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %q is not supported yet", n.Object.Kind, n.Object.Name)
+		}
+	}
+	for _, c := range n.Children() {
+		if err := checkStreamable(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
+	tag := "DROP " + strings.ToUpper(string(n.Kind))
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	want := map[front.ObjectKind]storage.ObjectKind{
+		front.KindStream: storage.KindStream, front.KindTable: storage.KindTable,
+		front.KindMaterializedView: storage.KindView, front.KindView: storage.KindView,
+	}[n.Kind]
+	for _, name := range n.Names {
+		d, ok := e.lookup(name)
+		if !ok {
+			if n.IfExists {
+				continue
+			}
+			return "", sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", n.Kind, name)
+		}
+		if d.Kind != want && !(want == storage.KindTable && d.Kind == storage.KindStream) {
+			return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s, not a %s", name, d.Kind, n.Kind).
+				WithHint("Use DROP %s.", strings.ToUpper(string(d.Kind)))
+		}
+		deps := e.dependents(name)
+		if len(deps) > 0 && !n.Cascade {
+			names := make([]string, len(deps))
+			for i, dep := range deps {
+				names[i] = dep.Name
+			}
+			return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop %s %s because other objects depend on it", d.Kind, name).
+				WithHint("materialized view %s depends on it; use DROP ... CASCADE to drop them too.", strings.Join(names, ", "))
+		}
+		for _, dep := range deps {
+			if err := e.dropObject(dep); err != nil {
+				return "", err
+			}
+		}
+		if err := e.dropObject(d); err != nil {
+			return "", err
+		}
+	}
+	return tag, nil
+}
+
+// dependents returns every object that reads name, directly or through
+// other views, dependents first.
+func (e *Engine) dependents(name string) []*storage.Descriptor {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	var out []*storage.Descriptor
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(n string) {
+		for _, d := range e.objs {
+			if seen[d.Name] {
+				continue
+			}
+			for _, dep := range d.DependsOn {
+				if dep == n {
+					seen[d.Name] = true
+					visit(d.Name)
+					out = append(out, d)
+					break
+				}
+			}
+		}
+	}
+	visit(name)
+	return out
+}
+
+// dropObject stops a view's pipeline and deletes the object and its state.
+// The JetStream stream of a dropped stream is left alone: the input belongs
+// to its producers.
+func (e *Engine) dropObject(d *storage.Descriptor) error {
+	if d.Kind == storage.KindView {
+		e.rt.Remove(d.ID)
+	}
+	b := e.store.NewBatch()
+	defer b.Close()
+	if err := storage.DeleteDescriptor(b, d.Name); err != nil {
+		return err
+	}
+	if err := storage.DeleteObject(b, d.ID); err != nil {
+		return err
+	}
+	if err := e.store.Commit(b, true); err != nil {
+		return err
+	}
+	e.catMu.Lock()
+	delete(e.objs, d.Name)
+	e.catMu.Unlock()
+	e.log.Info("dropped", "kind", d.Kind, "name", d.Name)
+	return nil
+}
+
+// flush waits until every view has consumed everything published to its
+// sources before the call.
+func (e *Engine) flush(ctx context.Context) error {
+	targets, err := e.rt.Targets(ctx, nil)
+	if err != nil {
+		return err
+	}
+	return e.waitLogged(ctx, nil, targets, "FLUSH")
+}
+
+// explainStreaming renders a view's streaming dataflow.
+func (e *Engine) explainStreaming(root plan.Node) string {
+	return exec.ExplainStreaming(root)
+}

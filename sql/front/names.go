@@ -1,0 +1,18 @@
+package front
+
+// Names the rewrites put into queries, for the binder to recognise.
+const (
+	// CastFunc is the call that stands for expr::type and CAST(expr AS
+	// type): streamdb_cast(expr, 'type name').
+	CastFunc = "streamdb_cast"
+	// IntervalFunc is the call that stands for an INTERVAL literal:
+	// streamdb_interval('1 hour').
+	IntervalFunc = "streamdb_interval"
+	// FullJoinFunc is the call that marks a LEFT JOIN as a FULL OUTER JOIN
+	// when it is the first conjunct of the ON condition:
+	// a LEFT JOIN b ON streamdb_full_join() AND (cond).
+	FullJoinFunc = "streamdb_full_join"
+	// WindowTablePrefix begins the generated table names that stand for
+	// TUMBLE and HOP calls (streamdb_window_1, ...); see Statement.Windows.
+	WindowTablePrefix = "streamdb_window_"
+)

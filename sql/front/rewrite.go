@@ -1,0 +1,66 @@
+package front
+
+// rewriter carries a statement body through the token rewrites that turn
+// PostgreSQL spellings into text the TiDB parser reads.
+type rewriter struct {
+	src     string
+	toks    []token
+	windows map[string]*WindowTVF
+	asOf    *AsOf
+}
+
+// rewrite applies every rewrite to toks, in an order where each one sees
+// the forms it expects: AS OF and window functions read raw INTERVAL
+// literals, typed literals become calls before :: looks for its operand, and
+// the operator rewrites see whole casts and calls as single primaries.
+func rewrite(src string, toks []token) (*rewriter, error) {
+	r := &rewriter{src: src, toks: toks}
+	passes := []func() error{
+		r.checkTokens,
+		r.asOfPass,
+		r.windowPass,
+		r.literalPass,
+		r.castPass,
+		r.funcPass,
+		r.opsPass,
+		r.limitPass,
+		r.distinctPass,
+		r.nullsPass,
+		r.fullJoinPass,
+		r.quotePass,
+	}
+	for _, pass := range passes {
+		if err := pass(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// checkTokens refuses tokens that mean something else to the TiDB parser
+// than to PostgreSQL: ? (a parameter marker there), # (a comment there) and
+// backquotes; and parameters numbered 0.
+func (r *rewriter) checkTokens() error {
+	for _, t := range r.toks {
+		switch {
+		case t.isOp("?", "#", "`"):
+			return syntaxError(r.src, t)
+		case t.kind == tkParam && t.n == 0:
+			return errorAt(r.src, t, "42P02", "there is no parameter $0")
+		case t.kind == tkParam && t.n > 65535:
+			return errorAt(r.src, t, "42P02", "there is no parameter %s", t.val)
+		}
+	}
+	return nil
+}
+
+// numParams returns the highest $n in toks.
+func numParams(toks []token) int {
+	n := 0
+	for _, t := range toks {
+		if t.kind == tkParam && t.n > n {
+			n = t.n
+		}
+	}
+	return n
+}

@@ -1,0 +1,106 @@
+package front
+
+import "strings"
+
+// joinWords are the words that start a join.
+var joinWords = setOf("join", "left", "right", "inner", "full", "cross",
+	"natural", "outer", "straight_join")
+
+// onStop are the words that end a join's ON condition.
+var onStop = setOf("join", "left", "right", "inner", "full", "cross",
+	"natural", "straight_join", "where", "group", "having", "order", "limit",
+	"offset", "union", "intersect", "except", "window", "returning", "for",
+	"fetch", "on", "using")
+
+// fullJoinPass rewrites a FULL [OUTER] JOIN b ON cond into
+// a LEFT JOIN b ON streamdb_full_join() AND (cond). The TiDB parser has no
+// full outer join (it reads "a FULL JOIN b" as a table aliased "full"); the
+// binder recognises the marker as the first conjunct of ON.
+func (r *rewriter) fullJoinPass() error {
+	for i := 0; i < len(r.toks); i++ {
+		full := r.toks[i]
+		if !full.isWord("full") {
+			continue
+		}
+		join := i + 1
+		if join < len(r.toks) && r.toks[join].isWord("outer") {
+			join++
+		}
+		if join >= len(r.toks) || !r.toks[join].isWord("join") {
+			continue
+		}
+		if i > 0 && r.toks[i-1].isWord("natural") {
+			return unsupported(r.src, r.toks[i-1], "NATURAL FULL JOIN")
+		}
+		on := findOn(r.toks, join+1)
+		if on >= len(r.toks) || !r.toks[on].isWord("on") {
+			at := tokenOrEOF(r.src, r.toks, on)
+			if at.isWord("using") {
+				return unsupported(r.src, at, "FULL JOIN ... USING").WithHint("Write the join condition with ON.")
+			}
+			return syntaxError(r.src, at)
+		}
+		end := onConditionEnd(r.toks, on+1)
+		if end == on+1 {
+			return syntaxError(r.src, tokenOrEOF(r.src, r.toks, end))
+		}
+		onTok := r.toks[on]
+		marker := []token{
+			synth(tkWord, FullJoinFunc, full, true),
+			synth(tkOp, "(", full, false),
+			synth(tkOp, ")", full, false),
+			synth(tkWord, "and", onTok, true),
+			synth(tkOp, "(", onTok, true),
+		}
+		r.toks = concat(
+			r.toks[:i],
+			[]token{synth(tkWord, "left", full, full.space)},
+			r.toks[join:on+1],
+			marker,
+			withSpace(r.toks[on+1:end], false),
+			[]token{synth(tkOp, ")", onTok, false)},
+			r.toks[end:],
+		)
+	}
+	return nil
+}
+
+// findOn returns the index of the ON (or USING, or whatever ends the search)
+// of the join whose right side starts at toks[i], or len(toks).
+func findOn(toks []token, i int) int {
+	for j := i; j < len(toks); j++ {
+		t := toks[j]
+		switch {
+		case t.isOp("("):
+			if j = matchParen(toks, j); j < 0 {
+				return len(toks)
+			}
+		case t.isOp(")", ",", ";"), t.kind == tkWord && onStop[t.val]:
+			return j
+		}
+	}
+	return len(toks)
+}
+
+// onConditionEnd returns the index just past the ON condition that starts
+// at toks[i].
+func onConditionEnd(toks []token, i int) int {
+	for j := i; j < len(toks); j++ {
+		t := toks[j]
+		switch {
+		case t.isOp("("):
+			if j = matchParen(toks, j); j < 0 {
+				return len(toks)
+			}
+		case t.isWord("case"):
+			if j = matchCase(toks, j); j < 0 {
+				return len(toks)
+			}
+		case t.isOp(")", ",", ";"), t.kind == tkWord && onStop[t.val]:
+			return j
+		}
+	}
+	return len(toks)
+}
+
+func upper(s string) string { return strings.ToUpper(s) }

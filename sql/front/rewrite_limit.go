@@ -1,0 +1,94 @@
+package front
+
+// maxLimit is the LIMIT that stands for "no limit" in the TiDB dialect.
+const maxLimit = "18446744073709551615"
+
+// limitPass makes PostgreSQL's LIMIT / OFFSET forms readable by the TiDB
+// parser, which wants LIMIT [offset,] count or LIMIT count OFFSET offset:
+//
+//	LIMIT ALL                ->  removed
+//	OFFSET n [ROW|ROWS]      ->  LIMIT 18446744073709551615 OFFSET n
+//	OFFSET n LIMIT m         ->  LIMIT m OFFSET n
+func (r *rewriter) limitPass() error {
+	for i := 0; i < len(r.toks); i++ {
+		t := r.toks[i]
+		switch {
+		case t.isWord("limit") && i+1 < len(r.toks) && r.toks[i+1].isWord("all"):
+			r.toks = concat(r.toks[:i], r.toks[i+2:])
+			i--
+		case t.isWord("offset"):
+			end := limitValueEnd(r.toks, i+1)
+			if end == i+1 {
+				return syntaxError(r.src, tokenOrEOF(r.src, r.toks, end))
+			}
+			offset := r.toks[i:end]
+			rest := end
+			if rest < len(r.toks) && r.toks[rest].isWord("row", "rows") {
+				rest++
+			}
+			if hasLimitBefore(r.toks, i) {
+				r.toks = concat(r.toks[:i], offset, r.toks[rest:])
+				i = end - 1
+				continue
+			}
+			var limit []token
+			if rest < len(r.toks) && r.toks[rest].isWord("limit") {
+				lend := limitValueEnd(r.toks, rest+1)
+				if lend == rest+1 {
+					return syntaxError(r.src, tokenOrEOF(r.src, r.toks, lend))
+				}
+				if r.toks[rest+1].isWord("all") {
+					lend = rest + 2
+				} else {
+					limit = withSpace(r.toks[rest:lend], true)
+				}
+				rest = lend
+			}
+			if limit == nil {
+				limit = []token{synth(tkWord, "limit", t, true), synth(tkNumber, maxLimit, t, true)}
+			}
+			limit[0].space = t.space
+			repl := concat(limit, withSpace(offset, true))
+			r.toks = concat(r.toks[:i], repl, r.toks[rest:])
+			i += len(repl) - 1
+		}
+	}
+	return nil
+}
+
+// limitValueEnd returns the end of a LIMIT or OFFSET value starting at
+// toks[i]: a number, a parameter, ALL, or a parenthesised expression.
+func limitValueEnd(toks []token, i int) int {
+	if i >= len(toks) {
+		return i
+	}
+	t := toks[i]
+	switch {
+	case t.kind == tkNumber || t.kind == tkParam || t.isWord("all"):
+		return i + 1
+	case t.isOp("("):
+		if end := matchParen(toks, i); end > 0 {
+			return end + 1
+		}
+	}
+	return i
+}
+
+// hasLimitBefore reports whether a LIMIT precedes the OFFSET at toks[i] in
+// the same query block.
+func hasLimitBefore(toks []token, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		t := toks[j]
+		switch {
+		case t.isOp(")"):
+			if j = matchParenBack(toks, j); j < 0 {
+				return false
+			}
+		case t.isOp("("), t.isWord("select", "union", "intersect", "except"):
+			return false
+		case t.isWord("limit"):
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,148 @@
+package front
+
+// opsPass rewrites PostgreSQL operator spellings the TiDB parser lacks or
+// reads differently:
+//
+//	OPERATOR(pg_catalog.~)  ->  ~            (psql's \d queries use this form)
+//	a ~ b, a !~ b           ->  a REGEXP b, a NOT REGEXP b
+//	a ~~ b, a !~~ b         ->  a LIKE b, a NOT LIKE b
+//	COLLATE name            ->  removed (streamdb has one collation)
+//	a ^ b                   ->  power(a, b)  (^ is XOR in MySQL)
+//
+// ~* and !~* (case-insensitive matches) are refused.
+func (r *rewriter) opsPass() error {
+	var out []token
+	for i := 0; i < len(r.toks); i++ {
+		t := r.toks[i]
+		switch {
+		case t.isWord("operator") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
+			end := matchParen(r.toks, i+1)
+			if end < 0 || end == i+2 {
+				return syntaxError(r.src, t)
+			}
+			op := r.toks[end-1] // OPERATOR(schema.op): the operator is last
+			op.space = t.space
+			r.toks = concat(r.toks[:i], []token{op}, r.toks[end+1:])
+			i--
+			continue
+		case t.isWord("collate") && i+1 < len(r.toks) && r.toks[i+1].isName():
+			i++
+			for i+2 < len(r.toks) && r.toks[i+1].isOp(".") && (r.toks[i+2].kind == tkWord || r.toks[i+2].kind == tkIdent) {
+				i += 2
+			}
+			continue
+		case t.isOp("~", "!~", "~~", "!~~") && len(out) > 0 && endsOperand(out[len(out)-1]):
+			if t.val[0] == '!' {
+				out = append(out, synth(tkWord, "not", t, true))
+			}
+			word := "regexp"
+			if t.val == "~~" || t.val == "!~~" {
+				word = "like"
+			}
+			out = append(out, synth(tkWord, word, t, true))
+			continue
+		case t.isOp("~*", "!~*", "~~*", "!~~*"):
+			return unsupported(r.src, t, "the operator %s", t.val)
+		}
+		out = append(out, t)
+	}
+	r.toks = out
+	return r.powerPass()
+}
+
+// endsOperand reports whether t can end an operand, so that an operator
+// after it is binary.
+func endsOperand(t token) bool {
+	return t.isOp(")", "]") || t.isOperand() || t.isWord("end")
+}
+
+// powerPass rewrites a ^ b into power(a, b). ^ binds tighter than * and
+// associates to the left; a unary minus belongs to its operand, as in
+// PostgreSQL.
+func (r *rewriter) powerPass() error {
+	for i := 0; i < len(r.toks); i++ {
+		caret := r.toks[i]
+		if !caret.isOp("^") {
+			continue
+		}
+		start := primaryStart(r.toks, i-1)
+		if start < 0 {
+			return syntaxError(r.src, caret)
+		}
+		if start > 0 && r.toks[start-1].isOp("-", "+") && (start == 1 || !endsOperand(r.toks[start-2])) {
+			start--
+		}
+		end := primaryEnd(r.toks, i+1)
+		if end < 0 {
+			return syntaxError(r.src, tokenOrEOF(r.src, r.toks, i+1))
+		}
+		call := concat(
+			[]token{synth(tkWord, "power", r.toks[start], r.toks[start].space), synth(tkOp, "(", caret, false)},
+			withSpace(r.toks[start:i], false),
+			[]token{synth(tkOp, ",", caret, false)},
+			withSpace(r.toks[i+1:end], true),
+			[]token{synth(tkOp, ")", caret, false)},
+		)
+		r.toks = concat(r.toks[:start], call, r.toks[end:])
+		i = start
+	}
+	return nil
+}
+
+// primaryEnd returns the index just past the primary that starts at
+// toks[i] (with any unary signs before it), or -1.
+func primaryEnd(toks []token, i int) int {
+	for i < len(toks) && toks[i].isOp("-", "+") {
+		i++
+	}
+	if i >= len(toks) {
+		return -1
+	}
+	t := toks[i]
+	var end int
+	switch {
+	case t.isOp("("):
+		if end = matchParen(toks, i); end < 0 {
+			return -1
+		}
+		end++
+	case t.isWord("case"):
+		if end = matchCase(toks, i); end < 0 {
+			return -1
+		}
+		end++
+	case t.kind == tkWord || t.kind == tkIdent:
+		if t.kind == tkWord && (operatorWords[t.val] || notFunctionNames[t.val]) {
+			return -1
+		}
+		end = i + 1
+		for end+1 < len(toks) && toks[end].isOp(".") && (toks[end+1].kind == tkWord || toks[end+1].kind == tkIdent) {
+			end += 2
+		}
+		if end < len(toks) && toks[end].isOp("(") {
+			close := matchParen(toks, end)
+			if close < 0 {
+				return -1
+			}
+			end = close + 1
+			if end+1 < len(toks) && toks[end].isWord("over") && toks[end+1].isOp("(") {
+				if close = matchParen(toks, end+1); close < 0 {
+					return -1
+				}
+				end = close + 1
+			}
+		}
+	case t.isOperand():
+		end = i + 1
+	default:
+		return -1
+	}
+	for end < len(toks) && toks[end].isOp("[") {
+		close := matchParen(toks, end)
+		if close < 0 {
+			return -1
+		}
+		end = close + 1
+	}
+	return end
+}

@@ -1,0 +1,63 @@
+package front
+
+// tidbReserved are words the TiDB parser reserves that PostgreSQL lets users
+// write as plain identifiers (key, rank, index, ...). Outside the
+// positions where they are keywords, they are quoted for the TiDB parser.
+var tidbReserved = setOf(
+	"key", "keys", "index", "rank", "read", "write", "match", "option", "usage",
+	"lock", "load", "show", "release", "force", "ignore", "out", "lines",
+	"long", "trigger", "use", "call", "drop", "alter", "add", "change",
+	"rename", "explain", "describe", "database", "databases", "cascade",
+	"restrict", "kill", "exit", "continue", "leave", "until", "while",
+	"cursor", "procedure", "require", "terminated", "starting", "optimize",
+	"linear", "unlock", "unsigned", "zerofill", "dual", "delayed", "enclosed",
+	"escaped", "elseif", "iterate", "inout", "infile", "outfile", "maxvalue",
+	"middleint", "sqlexception", "sqlstate", "sqlwarning", "sql_big_result",
+	"sql_calc_found_rows", "sql_small_result", "straight_join",
+	"high_priority", "low_priority", "no_write_to_binlog", "ssl", "sql",
+	"xor", "div", "rlike", "distinctrow", "optionally", "fulltext", "spatial",
+	"stored", "virtual", "generated", "int1", "int2", "int3", "int4", "int8",
+	"tinyint", "mediumint", "smallint", "bigint", "int", "integer", "real",
+	"float", "float4", "float8", "double", "decimal", "numeric", "precision",
+	"varchar", "varcharacter", "varying", "character", "char", "binary",
+	"varbinary", "blob", "tinyblob", "mediumblob", "longblob", "tinytext",
+	"mediumtext", "longtext", "year_month", "day_hour", "day_microsecond",
+	"day_minute", "day_second", "hour_microsecond", "hour_minute",
+	"hour_second", "minute_microsecond", "minute_second",
+	"second_microsecond", "cume_dist", "dense_rank", "first_value", "lag",
+	"last_value", "lead", "nth_value", "ntile", "percent_rank", "row_number",
+	"utc_date", "utc_time", "utc_timestamp", "tidb_current_tso", "mod",
+	"replace", "repeat", "convert", "if", "row", "interval", "rows", "range",
+	"groups", "partition")
+
+// frameWords may follow ROWS / RANGE / GROUPS in a window frame.
+var frameWords = setOf("between", "unbounded", "current")
+
+// quotePass turns TiDB-reserved words into quoted identifiers where they
+// stand for names: not before '(' (a function call) and not in the places
+// where they are keywords (PARTITION BY, ROWS BETWEEN, FETCH ... ROWS).
+func (r *rewriter) quotePass() error {
+	for i, t := range r.toks {
+		if t.kind != tkWord || !tidbReserved[t.val] {
+			continue
+		}
+		next := tokenOrEOF(r.src, r.toks, i+1)
+		prev := token{}
+		if i > 0 {
+			prev = r.toks[i-1]
+		}
+		switch {
+		case next.isOp("("):
+			continue
+		case t.isWord("partition") && next.isWord("by"):
+			continue
+		case t.isWord("rows", "range", "groups") && (frameWords[next.val] || next.kind == tkNumber || next.kind == tkParam ||
+			prev.kind == tkNumber || prev.kind == tkParam || prev.isWord("first", "next")):
+			continue
+		case t.isWord("row") && prev.isWord("current", "first", "next"):
+			continue
+		}
+		r.toks[i].kind = tkIdent
+	}
+	return nil
+}

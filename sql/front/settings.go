@@ -1,0 +1,139 @@
+package front
+
+import "strings"
+
+// showTargets are the multi-word SHOW targets and what they mean.
+var showTargets = []struct {
+	words  []string
+	target string
+}{
+	{[]string{"materialized", "views"}, "materialized views"},
+	{[]string{"time", "zone"}, "timezone"},
+	{[]string{"transaction", "isolation", "level"}, "transaction_isolation"},
+	{[]string{"session", "authorization"}, "session_authorization"},
+}
+
+// parseShow reads SHOW target.
+func parseShow(c *cursor) (any, error) {
+	c.next() // SHOW
+	for _, st := range showTargets {
+		if c.words(st.words...) {
+			return &Show{Target: st.target}, c.end()
+		}
+	}
+	name, err := c.dottedName()
+	if err != nil {
+		return nil, err
+	}
+	return &Show{Target: strings.ToLower(name)}, c.end()
+}
+
+// parseSet reads SET [SESSION | LOCAL] name {= | TO} value[, ...],
+// SET TIME ZONE value, SET NAMES value and SET [SESSION CHARACTERISTICS AS]
+// TRANSACTION modes.
+func parseSet(c *cursor) (any, error) {
+	c.next() // SET
+	s := &Set{}
+	switch {
+	case c.word("local"):
+		s.Local = true
+	case c.words("session", "characteristics", "as", "transaction"):
+		return setTransaction(c, "default_")
+	case c.word("session"):
+	}
+	switch {
+	case c.words("time", "zone"):
+		s.Name = "timezone"
+		if c.word("local", "default") {
+			s.Reset = true
+			return s, c.end()
+		}
+		if c.peek().isWord("interval") {
+			start := c.i
+			c.i = len(c.toks)
+			s.Value = c.textOf(start, c.i)
+			return s, nil
+		}
+		return s, setValues(c, s)
+	case c.word("names"):
+		s.Name = "client_encoding"
+		return s, setValues(c, s)
+	case c.word("transaction"):
+		return setTransaction(c, "")
+	}
+	name, err := c.dottedName()
+	if err != nil {
+		return nil, err
+	}
+	s.Name = strings.ToLower(name)
+	if !c.op("=") && !c.word("to") {
+		return nil, c.fail()
+	}
+	return s, setValues(c, s)
+}
+
+// setTransaction reads transaction modes: ISOLATION LEVEL x | READ ONLY |
+// READ WRITE. prefix is "default_" for SESSION CHARACTERISTICS.
+func setTransaction(c *cursor, prefix string) (any, error) {
+	switch {
+	case c.words("isolation", "level"):
+		start := c.i
+		for c.word("read", "committed", "uncommitted", "repeatable", "serializable") {
+		}
+		if c.i == start {
+			return nil, c.fail()
+		}
+		var words []string
+		for _, t := range c.toks[start:c.i] {
+			words = append(words, t.val)
+		}
+		return &Set{Name: prefix + "transaction_isolation", Value: strings.Join(words, " ")}, c.end()
+	case c.words("read", "only"):
+		return &Set{Name: prefix + "transaction_read_only", Value: "on"}, c.end()
+	case c.words("read", "write"):
+		return &Set{Name: prefix + "transaction_read_only", Value: "off"}, c.end()
+	}
+	return nil, c.fail()
+}
+
+// setValues reads the value list of SET; DEFAULT makes it a reset.
+func setValues(c *cursor, s *Set) error {
+	if c.peek().isWord("default") && c.peekAt(1).kind == tkEOF {
+		c.next()
+		s.Reset = true
+		return nil
+	}
+	var values []string
+	for {
+		v, err := optionValue(c)
+		if err != nil {
+			return err
+		}
+		values = append(values, v)
+		if !c.op(",") {
+			break
+		}
+	}
+	s.Value = strings.Join(values, ", ")
+	return c.end()
+}
+
+// parseReset reads RESET name | RESET ALL.
+func parseReset(c *cursor) (any, error) {
+	c.next() // RESET
+	return resetName(c, &Set{Reset: true})
+}
+
+func resetName(c *cursor, s *Set) (any, error) {
+	switch {
+	case c.words("time", "zone"):
+		s.Name = "timezone"
+	default:
+		name, err := c.dottedName()
+		if err != nil {
+			return nil, err
+		}
+		s.Name = strings.ToLower(name)
+	}
+	return s, c.end()
+}

@@ -1,0 +1,205 @@
+package front
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamdb/sqlerr"
+)
+
+// Statement is one parsed statement.
+type Statement struct {
+	// Text is the statement as given to Parse (for EXPLAIN's inner
+	// statement: the part of it after the EXPLAIN options).
+	Text string
+	// Node is a pointer to one of the node types in nodes.go, or a TiDB
+	// statement: *ast.SelectStmt, *ast.SetOprStmt, *ast.InsertStmt,
+	// *ast.UpdateStmt or *ast.DeleteStmt.
+	Node any
+	// Params gives, for each ? marker (ast.ParamMarkerExpr) in the TiDB AST
+	// in source (Offset) order, the 1-based number n of the $n it came
+	// from. A $n may appear more than once. For EXPLAIN these are the
+	// explained statement's.
+	Params []int
+	// NumParams is the highest $n in the statement.
+	NumParams int
+	// Windows describes the TUMBLE / HOP table functions of the query,
+	// keyed by the table name that replaced them (streamdb_window_N).
+	Windows map[string]*WindowTVF
+	// AsOf is the query's AS OF clause, removed from the query; nil if none.
+	AsOf *AsOf
+	// Rewritten is the text handed to the TiDB parser: the query for query
+	// and DML statements and for CREATE [MATERIALIZED] VIEW; "" otherwise.
+	Rewritten string
+}
+
+// Parse parses exactly one statement; a trailing semicolon is allowed. Text
+// with no statement in it gives a Statement whose Node is *Empty. Errors
+// are *sqlerr.Error: 42601 for syntax errors (with a 1-based character
+// Position in sql), 0A000 for statements and constructs streamdb does not
+// support, 42704 for unknown type names.
+func Parse(sql string) (*Statement, error) {
+	toks, err := lex(sql)
+	if err != nil {
+		return nil, err
+	}
+	for len(toks) > 0 && toks[0].isOp(";") {
+		toks = toks[1:]
+	}
+	for len(toks) > 0 && toks[len(toks)-1].isOp(";") {
+		toks = toks[:len(toks)-1]
+	}
+	for _, t := range toks {
+		if t.isOp(";") {
+			return nil, errorAt(sql, t, sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+		}
+	}
+	st, err := parseTokens(sql, toks)
+	if err != nil {
+		return nil, err
+	}
+	st.Text = sql
+	return st, nil
+}
+
+// queryStarts are the words that begin statements the TiDB parser reads.
+var queryStarts = setOf("select", "with", "values", "table", "insert", "update", "delete")
+
+// unsupportedStatements are PostgreSQL statements streamdb does not offer.
+var unsupportedStatements = setOf("grant", "revoke", "copy", "vacuum", "analyze",
+	"truncate", "comment", "lock", "listen", "notify", "unlisten", "prepare",
+	"execute", "deallocate", "declare", "fetch", "close", "move", "discard", "do",
+	"call", "cluster", "reindex", "refresh", "import", "load", "reassign",
+	"security", "merge")
+
+// parseTokens parses the statement made of toks (no semicolons).
+func parseTokens(src string, toks []token) (*Statement, error) {
+	st := &Statement{NumParams: numParams(toks)}
+	if len(toks) == 0 {
+		st.Node = &Empty{}
+		return st, nil
+	}
+	st.Text = src[toks[0].pos:toks[len(toks)-1].end]
+	c := &cursor{src: src, toks: toks}
+	first := toks[0]
+	var node any
+	var err error
+	switch {
+	case first.isOp("(") || first.kind == tkWord && queryStarts[first.val]:
+		return parseQuery(st, src, toks)
+	case first.isWord("create"):
+		node, err = parseCreate(st, c)
+	case first.isWord("drop"):
+		node, err = parseDrop(c)
+	case first.isWord("show"):
+		node, err = parseShow(c)
+	case first.isWord("set"):
+		node, err = parseSet(c)
+	case first.isWord("reset"):
+		node, err = parseReset(c)
+	case first.isWord("alter"):
+		node, err = parseAlter(c)
+	case first.isWord("explain"):
+		node, err = parseExplain(c)
+	case first.isWord("flush"):
+		c.next()
+		node, err = &Flush{}, c.end()
+	case first.isWord("checkpoint"):
+		c.next()
+		node, err = &Checkpoint{}, c.end()
+	case first.isWord("savepoint"):
+		node, err = parseSavepoint(c)
+	case first.isWord("release"):
+		node, err = parseRelease(c)
+	case first.isWord("rollback", "abort"):
+		node, err = parseRollback(c)
+	case first.isWord("begin", "start", "commit", "end"):
+		node, err = parseTransaction(c)
+	case first.kind == tkWord && unsupportedStatements[first.val]:
+		return nil, unsupported(src, first, "%s", upper(first.val))
+	default:
+		return nil, syntaxError(src, first)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st.Node = node
+	if e, ok := node.(*Explain); ok {
+		st.Params = e.Stmt.Params // the markers of the explained query
+	}
+	return st, nil
+}
+
+// parseQuery rewrites a query or DML statement and parses it with TiDB.
+func parseQuery(st *Statement, src string, toks []token) (*Statement, error) {
+	rw, err := rewrite(src, toks)
+	if err != nil {
+		return nil, err
+	}
+	node, r, err := parseTiDB(src, rw.toks, eofToken(src))
+	if err != nil {
+		return nil, err
+	}
+	switch node.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt, *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
+	default:
+		return nil, unsupported(src, toks[0], "this form of %s", upper(toks[0].val))
+	}
+	st.Node = node
+	st.Rewritten = r.text
+	st.Params = r.params
+	st.Windows = rw.windows
+	st.AsOf = rw.asOf
+	return st, nil
+}
+
+// parseResultSet rewrites and parses the query of a view definition.
+func parseResultSet(st *Statement, src string, toks []token) (ast.ResultSetNode, error) {
+	if len(toks) == 0 {
+		return nil, syntaxError(src, eofToken(src))
+	}
+	rw, err := rewrite(src, toks)
+	if err != nil {
+		return nil, err
+	}
+	node, r, err := parseTiDB(src, rw.toks, eofToken(src))
+	if err != nil {
+		return nil, err
+	}
+	var q ast.ResultSetNode
+	switch n := node.(type) {
+	case *ast.SelectStmt:
+		q = n
+	case *ast.SetOprStmt:
+		q = n
+	default:
+		return nil, syntaxError(src, toks[0])
+	}
+	st.Rewritten = r.text
+	st.Params = r.params
+	st.Windows = rw.windows
+	st.AsOf = rw.asOf
+	return q, nil
+}
+
+// parseExpr rewrites and parses one scalar expression (a watermark or a
+// column default) by parsing "SELECT expr"; follow is the token after it.
+func parseExpr(src string, toks []token, follow token) (ast.ExprNode, error) {
+	if len(toks) == 0 {
+		return nil, syntaxError(src, follow)
+	}
+	rw, err := rewrite(src, toks)
+	if err != nil {
+		return nil, err
+	}
+	sel := synth(tkWord, "select", toks[0], false)
+	node, _, err := parseTiDB(src, concat([]token{sel}, withSpace(rw.toks, true)), follow)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := node.(*ast.SelectStmt)
+	if !ok || s.Fields == nil || len(s.Fields.Fields) != 1 || s.From != nil || s.Fields.Fields[0].Expr == nil ||
+		s.Fields.Fields[0].AsName.L != "" {
+		return nil, syntaxError(src, toks[0])
+	}
+	return s.Fields.Fields[0].Expr, nil
+}

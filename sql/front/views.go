@@ -1,0 +1,72 @@
+package front
+
+// parseCreateView reads CREATE MATERIALIZED VIEW / CREATE VIEW after the
+// keywords: [IF NOT EXISTS] name [(columns)] AS query.
+func parseCreateView(st *Statement, c *cursor, kind ObjectKind, orReplace bool) (any, error) {
+	ifNotExists := c.words("if", "not", "exists")
+	schema, name, err := c.qualifiedName()
+	if err != nil {
+		return nil, err
+	}
+	var cols []string
+	if c.peek().isOp("(") {
+		if cols, err = c.nameList(); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.expectWords("as"); err != nil {
+		return nil, err
+	}
+	queryToks := c.toks[c.i:]
+	query, err := parseResultSet(st, c.src, queryToks)
+	if err != nil {
+		return nil, err
+	}
+	text := c.textOf(c.i, len(c.toks))
+	if kind == KindMaterializedView {
+		return &CreateMaterializedView{Schema: schema, Name: name, IfNotExists: ifNotExists,
+			Columns: cols, Query: query, QueryText: text}, nil
+	}
+	return &CreateView{Schema: schema, Name: name, IfNotExists: ifNotExists, OrReplace: orReplace,
+		Columns: cols, Query: query, QueryText: text}, nil
+}
+
+// parseDrop reads DROP STREAM | TABLE | MATERIALIZED VIEW | VIEW
+// [IF EXISTS] name [, ...] [CASCADE | RESTRICT].
+func parseDrop(c *cursor) (any, error) {
+	c.next() // DROP
+	d := &Drop{}
+	t := c.peek()
+	switch {
+	case c.word("stream", "source"):
+		d.Kind = KindStream
+	case c.word("table"):
+		d.Kind = KindTable
+	case c.words("materialized", "view"):
+		d.Kind = KindMaterializedView
+	case c.word("view"):
+		d.Kind = KindView
+	case t.kind == tkWord:
+		return nil, unsupported(c.src, t, "DROP %s", upper(t.val))
+	default:
+		return nil, c.fail()
+	}
+	d.IfExists = c.words("if", "exists")
+	for {
+		schema, name, err := c.qualifiedName()
+		if err != nil {
+			return nil, err
+		}
+		d.Names = append(d.Names, name)
+		d.Schemas = append(d.Schemas, schema)
+		if !c.op(",") {
+			break
+		}
+	}
+	switch {
+	case c.word("cascade"):
+		d.Cascade = true
+	case c.word("restrict"):
+	}
+	return d, c.end()
+}

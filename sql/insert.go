@@ -1,0 +1,145 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamdb/exec"
+	"streamdb/expr"
+	"streamdb/pgwire"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// prepareInsert binds INSERT INTO stream [(cols)] VALUES (...), (...).
+// Executing it publishes one JSON message per row to the stream's subject
+// and returns once JetStream has acknowledged every one.
+func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepared, error) {
+	if n.Select != nil {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT ... SELECT is not supported yet")
+	}
+	if n.IsReplace || n.Setlist || len(n.OnDuplicate) > 0 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this form of INSERT is not supported")
+	}
+	tn, ok := n.Table.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT needs a target table")
+	}
+	name := tn.Source.(*ast.TableName).Name.O
+	desc, ok := s.e.lookup(name)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	if desc.Kind != storage.KindStream {
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into %s %q", desc.Kind, name).
+			WithHint("INSERT works on streams; a materialized view is computed from its query.")
+	}
+	cols, err := desc.Schema()
+	if err != nil {
+		return nil, err
+	}
+	// target[i] is the stream column that the i-th value goes to.
+	target := make([]int, len(cols))
+	for i := range target {
+		target[i] = i
+	}
+	if len(n.Columns) > 0 {
+		target = target[:0]
+		for _, c := range n.Columns {
+			idx := -1
+			for j, col := range cols {
+				if col.Name == c.Name.O {
+					idx = j
+				}
+			}
+			if idx < 0 {
+				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", c.Name.O, name)
+			}
+			target = append(target, idx)
+		}
+	}
+	b := &binder{stmt: params}
+	rows := make([][]expr.Expr, len(n.Lists))
+	for i, list := range n.Lists {
+		if len(list) > len(target) {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		row := make([]expr.Expr, len(cols))
+		for j := range row {
+			row[j] = &expr.Const{D: types.Null, T: cols[j].Type}
+		}
+		for j, node := range list {
+			if _, isDefault := node.(*ast.DefaultExpr); isDefault {
+				continue
+			}
+			e, err := b.bindExpr(node, &scope{})
+			if err != nil {
+				return nil, err
+			}
+			col := cols[target[j]]
+			if e, err = expr.Cast(e, col.Type); err != nil {
+				return nil, sqlerr.New(sqlerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", col.Name, col.Type, e.Type()).
+					WithHint("You will need to rewrite or cast the expression.")
+			}
+			params.note(e)
+			row[target[j]] = e
+		}
+		rows[i] = row
+	}
+	return &prepared{params: params, run: func(ctx context.Context, vals []types.Datum, _ pgwire.RowWriter) (string, error) {
+		msgs := make([][]byte, 0, len(rows))
+		for _, exprs := range rows {
+			row := make(types.Row, len(exprs))
+			for j, e := range exprs {
+				bound, err := expr.BindParams(e, vals)
+				if err != nil {
+					return "", err
+				}
+				v, err := bound.Eval(nil)
+				if err != nil {
+					return "", err
+				}
+				if v, err = expr.CastDatum(v, cols[j].Type); err != nil {
+					return "", err
+				}
+				row[j] = v
+			}
+			data, err := exec.EncodeJSON(cols, row)
+			if err != nil {
+				return "", err
+			}
+			msgs = append(msgs, data)
+		}
+		if err := s.e.publish(ctx, desc, msgs); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("INSERT 0 %d", len(msgs)), nil
+	}}, nil
+}
+
+// publish sends messages to a stream's subject and waits for every
+// JetStream acknowledgement, so an INSERT that returns is durable.
+func (e *Engine) publish(ctx context.Context, desc *storage.Descriptor, msgs [][]byte) error {
+	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
+	for _, m := range msgs {
+		f, err := e.broker.JS.PublishAsync(desc.Subject, m, jetstream.WithExpectStream(desc.JSStream))
+		if err != nil {
+			return sqlerr.New(sqlerr.InternalError, "publish to %s: %v", desc.Subject, err)
+		}
+		futures = append(futures, f)
+	}
+	for _, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return sqlerr.New(sqlerr.InternalError, "publish to %s: %v", desc.Subject, err)
+		case <-ctx.Done():
+			return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package sql
+
+import (
+	"context"
+
+	"streamdb/exec"
+	"streamdb/expr"
+	"streamdb/pgwire"
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// prepareQuery binds a SELECT for ad-hoc execution over committed state.
+func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
+	return &prepared{params: params, cols: root.Schema(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
+		bound, err := bindPlanParams(root, vals)
+		if err != nil {
+			return "", err
+		}
+		for _, src := range plan.Sources(bound) {
+			if d, ok := s.e.lookup(src.Name); !ok || d.ID != src.ID {
+				return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", src.Name)
+			}
+		}
+		snap := s.e.store.Snapshot()
+		defer snap.Close()
+		rows, err := exec.RunBatch(ctx, bound, snap)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range rows {
+			if err := w.WriteRow(r); err != nil {
+				return "", err
+			}
+		}
+		return selectTag(len(rows)), nil
+	}}
+}
+
+// bindPlanParams returns a copy of the plan with parameter values in place
+// of parameter markers (the plan itself is shared between executions).
+func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
+	var firstErr error
+	bind := func(e expr.Expr) expr.Expr {
+		if e == nil || !expr.HasParams(e) {
+			return e
+		}
+		out, err := expr.BindParams(e, vals)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		return out
+	}
+	bindAll := func(es []expr.Expr) []expr.Expr {
+		out := make([]expr.Expr, len(es))
+		for i, e := range es {
+			out[i] = bind(e)
+		}
+		return out
+	}
+	var walk func(plan.Node) plan.Node
+	walk = func(n plan.Node) plan.Node {
+		switch n := n.(type) {
+		case *plan.Filter:
+			return &plan.Filter{Input: walk(n.Input), Cond: bind(n.Cond)}
+		case *plan.Project:
+			return &plan.Project{Input: walk(n.Input), Exprs: bindAll(n.Exprs), Cols: n.Cols}
+		case *plan.Aggregate:
+			aggs := make([]plan.AggCall, len(n.Aggs))
+			for i, a := range n.Aggs {
+				a.Arg = bind(a.Arg)
+				aggs[i] = a
+			}
+			return &plan.Aggregate{Input: walk(n.Input), GroupBy: bindAll(n.GroupBy), Aggs: aggs, Cols: n.Cols}
+		case *plan.Sort:
+			keys := make([]plan.SortKey, len(n.Keys))
+			for i, k := range n.Keys {
+				k.Expr = bind(k.Expr)
+				keys[i] = k
+			}
+			return &plan.Sort{Input: walk(n.Input), Keys: keys}
+		case *plan.Limit:
+			return &plan.Limit{Input: walk(n.Input), Count: n.Count, Offset: n.Offset}
+		case *plan.Values:
+			rows := make([][]expr.Expr, len(n.Rows))
+			for i, r := range n.Rows {
+				rows[i] = bindAll(r)
+			}
+			return &plan.Values{Rows: rows, Cols: n.Cols}
+		}
+		return n
+	}
+	out := walk(n)
+	return out, firstErr
+}

@@ -1,0 +1,186 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamdb/pgwire"
+	"streamdb/plan"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// session is one client connection's state.
+type session struct {
+	e *Engine
+	// settings holds SET values of this session (client_encoding,
+	// application_name, ...), lower-case keys.
+	settings map[string]string
+	inTx     bool
+}
+
+func newSession(e *Engine, startup map[string]string) *session {
+	s := &session{e: e, settings: map[string]string{}}
+	for k, v := range defaultSessionSettings {
+		s.settings[k] = v
+	}
+	if v := startup["application_name"]; v != "" {
+		s.settings["application_name"] = v
+	}
+	return s
+}
+
+func (s *session) Split(sql string) ([]string, error) { return front.Split(sql), nil }
+
+func (s *session) TxStatus() byte {
+	if s.inTx {
+		return 'T'
+	}
+	return 'I'
+}
+
+func (s *session) Close() {}
+
+func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Type) (pgwire.Prepared, error) {
+	st, err := front.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := st.Node.(ast.Node); ok {
+		numberParamMarkers(n)
+	}
+	params := &boundParams{order: st.Params, types: append([]types.Type(nil), paramTypes...)}
+	for len(params.types) < st.NumParams {
+		params.types = append(params.types, types.Unknown)
+	}
+	p, err := s.prepare(ctx, st, params)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s *session) prepare(ctx context.Context, st *front.Statement, params *boundParams) (*prepared, error) {
+	switch n := st.Node.(type) {
+	case *front.Empty:
+		return command(func(context.Context) (string, error) { return "", nil }), nil
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		if st.AsOf != nil {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "AS OF is not supported yet")
+		}
+		root, err := s.e.bindQuery(st, params)
+		if err != nil {
+			return nil, err
+		}
+		return s.prepareQuery(root, params), nil
+	case *ast.InsertStmt:
+		return s.prepareInsert(n, params)
+	case *ast.UpdateStmt, *ast.DeleteStmt:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE and DELETE are not supported yet: streams are append-only")
+	case *front.CreateSource:
+		return command(func(ctx context.Context) (string, error) { return s.e.createSource(ctx, n) }), nil
+	case *front.CreateMaterializedView:
+		// Bind now so that errors surface at Parse time, and again at run
+		// time against the catalog of that moment.
+		if _, err := s.e.bindQuery(&front.Statement{Node: n.Query, Windows: st.Windows, Params: st.Params}, params); err != nil {
+			return nil, err
+		}
+		if st.NumParams > 0 {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view cannot have parameters")
+		}
+		return command(func(ctx context.Context) (string, error) { return s.e.createView(ctx, n, st) }), nil
+	case *front.CreateView:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE VIEW is not supported").
+			WithHint("Use CREATE MATERIALIZED VIEW: streamdb keeps views materialized and current.")
+	case *front.Drop:
+		return command(func(ctx context.Context) (string, error) { return s.e.drop(ctx, n) }), nil
+	case *front.Show:
+		return s.prepareShow(n)
+	case *front.Set:
+		return s.prepareSet(n)
+	case *front.Flush:
+		return command(func(ctx context.Context) (string, error) { return "FLUSH", s.e.flush(ctx) }), nil
+	case *front.Transaction:
+		return command(func(context.Context) (string, error) {
+			switch n.Action {
+			case front.TxnBegin:
+				s.inTx = true
+				return "BEGIN", nil
+			case front.TxnCommit:
+				s.inTx = false
+				return "COMMIT", nil
+			}
+			s.inTx = false
+			return "ROLLBACK", nil
+		}), nil
+	case *front.Explain:
+		return s.prepareExplain(n)
+	case *front.Checkpoint, *front.Savepoint, *front.RollbackTo, *front.ReleaseSavepoint, *front.AlterSystem, *front.AlterStreamPosition:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported yet", statementName(st.Text))
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", statementName(st.Text))
+}
+
+// statementName is the leading keywords of a statement, for messages.
+func statementName(text string) string {
+	f := strings.Fields(text)
+	if len(f) > 2 {
+		f = f[:2]
+	}
+	return strings.ToUpper(strings.Join(f, " "))
+}
+
+// bindQuery binds a SELECT statement into a logical plan.
+func (e *Engine) bindQuery(st *front.Statement, params *boundParams) (plan.Node, error) {
+	if len(st.Windows) > 0 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "TUMBLE and HOP windows are not supported yet")
+	}
+	sb := &selectBinder{cat: e, params: params}
+	switch n := st.Node.(type) {
+	case *ast.SelectStmt:
+		return sb.bindSelect(n)
+	case *ast.SetOprStmt:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "UNION, INTERSECT and EXCEPT are not supported yet")
+	}
+	return nil, sqlerr.New(sqlerr.SyntaxError, "expected a query")
+}
+
+// planView parses and binds a view's stored query.
+func (e *Engine) planView(query string) (plan.Node, error) {
+	st, err := front.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	return e.bindQuery(st, &boundParams{})
+}
+
+func (s *session) prepareExplain(n *front.Explain) (*prepared, error) {
+	var root plan.Node
+	var err error
+	switch inner := n.Stmt.Node.(type) {
+	case *front.CreateMaterializedView:
+		root, err = s.e.bindQuery(&front.Statement{Node: inner.Query, Windows: n.Stmt.Windows, Params: n.Stmt.Params}, &boundParams{})
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		root, err = s.e.bindQuery(n.Stmt, &boundParams{order: n.Stmt.Params})
+	default:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN supports SELECT and CREATE MATERIALIZED VIEW")
+	}
+	if err != nil {
+		return nil, err
+	}
+	text := plan.Explain(root)
+	if _, ok := n.Stmt.Node.(*front.CreateMaterializedView); ok {
+		text = s.e.explainStreaming(root)
+	}
+	cols := []types.Column{{Name: "QUERY PLAN", Type: types.Text}}
+	return rowsResult(cols, func(context.Context) ([]types.Row, error) {
+		var rows []types.Row
+		for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+			rows = append(rows, types.Row{types.NewString(line)})
+		}
+		return rows, nil
+	}), nil
+}

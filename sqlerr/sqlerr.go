@@ -1,0 +1,89 @@
+// Package sqlerr is the error type that carries a PostgreSQL SQLSTATE from
+// wherever an error is found (parser, binder, executor) to the wire.
+package sqlerr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// SQLSTATE codes used by streamdb.
+const (
+	SyntaxError                  = "42601"
+	UndefinedTable               = "42P01"
+	UndefinedColumn              = "42703"
+	UndefinedFunction            = "42883"
+	UndefinedObject              = "42704"
+	DuplicateTable               = "42P07"
+	DuplicateObject              = "42710"
+	DatatypeMismatch             = "42804"
+	GroupingError                = "42803"
+	AmbiguousColumn              = "42702"
+	DependentObjectsExist        = "2BP01"
+	FeatureNotSupported          = "0A000"
+	InvalidParameterValue        = "22023"
+	InvalidTextRepresentation    = "22P02"
+	NumericValueOutOfRange       = "22003"
+	DivisionByZero               = "22012"
+	DataException                = "22000"
+	ProtocolViolation            = "08P01"
+	QueryCanceled                = "57014"
+	AdminShutdown                = "57P01"
+	InternalError                = "XX000"
+	ObjectNotInPrerequisiteState = "55000"
+	WrongObjectType              = "42809"
+	InvalidName                  = "42602"
+	UndefinedParameter           = "42704"
+	CantChangeRuntimeParam       = "55P02"
+	ConfigFileError              = "F0000"
+	InsufficientResources        = "53000"
+	InvalidTransactionState      = "25000"
+)
+
+// Error is an error with a SQLSTATE. Position, when non-zero, is a 1-based
+// character offset into the statement text, as in PostgreSQL's ErrorResponse.
+type Error struct {
+	Code     string
+	Message  string
+	Detail   string
+	Hint     string
+	Position int
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// New returns an error with the given SQLSTATE and formatted message.
+func New(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithHint returns e with a hint that tells the user what to change.
+func (e *Error) WithHint(format string, args ...any) *Error {
+	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithPosition returns e pointing at a 1-based character offset.
+func (e *Error) WithPosition(pos int) *Error {
+	e.Position = pos
+	return e
+}
+
+// From returns err as an *Error; errors without a SQLSTATE become
+// InternalError (XX000) with their message.
+func From(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: InternalError, Message: err.Error()}
+}
+
+// Code returns the SQLSTATE of err, or "" if it carries none.
+func Code(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}

@@ -1,0 +1,114 @@
+package storage
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"streamdb/types"
+)
+
+// ObjectKind names the kinds of catalog objects.
+type ObjectKind string
+
+const (
+	KindStream ObjectKind = "stream"
+	KindTable  ObjectKind = "table"
+	KindView   ObjectKind = "materialized view"
+)
+
+// Column is a persisted column: the type is stored by name so that the
+// encoding survives reordering of types.Type constants.
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// Descriptor is one catalog object as stored in Pebble.
+type Descriptor struct {
+	ID        uint32     `json:"id"`
+	Name      string     `json:"name"`
+	Kind      ObjectKind `json:"kind"`
+	Columns   []Column   `json:"columns"`
+	CreatedAt time.Time  `json:"created_at"`
+
+	// Streams and tables.
+	Subject    string            `json:"subject,omitempty"`
+	JSStream   string            `json:"js_stream,omitempty"`
+	Format     string            `json:"format,omitempty"`
+	Options    map[string]string `json:"options,omitempty"`
+	PrimaryKey []string          `json:"primary_key,omitempty"`
+	Watermark  string            `json:"watermark,omitempty"`
+
+	// Views: the defining query text and the objects it reads.
+	Query     string   `json:"query,omitempty"`
+	DependsOn []string `json:"depends_on,omitempty"`
+}
+
+// Schema returns the columns as types.Columns.
+func (d *Descriptor) Schema() ([]types.Column, error) {
+	out := make([]types.Column, len(d.Columns))
+	for i, c := range d.Columns {
+		t, err := types.Parse(c.Type)
+		if err != nil {
+			return nil, fmt.Errorf("catalog object %s column %s: %w", d.Name, c.Name, err)
+		}
+		out[i] = types.Column{Name: c.Name, Type: t}
+	}
+	return out, nil
+}
+
+// ColumnsFrom converts types.Columns to persisted columns.
+func ColumnsFrom(cols []types.Column) []Column {
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		out[i] = Column{Name: c.Name, Type: c.Type.String()}
+	}
+	return out
+}
+
+func catalogKey(name string) []byte { return append([]byte{prefixCatalog}, name...) }
+
+// PutDescriptor writes d to the catalog in b.
+func PutDescriptor(b *pebble.Batch, d *Descriptor) error {
+	v, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	return b.Set(catalogKey(d.Name), v, nil)
+}
+
+// DeleteDescriptor removes the object named name from the catalog in b.
+func DeleteDescriptor(b *pebble.Batch, name string) error {
+	return b.Delete(catalogKey(name), nil)
+}
+
+// Descriptors returns every catalog object, ordered by name.
+func Descriptors(r Reader) ([]*Descriptor, error) {
+	var out []*Descriptor
+	err := ScanPrefix(r, []byte{prefixCatalog}, func(_, v []byte) error {
+		d := new(Descriptor)
+		if err := json.Unmarshal(v, d); err != nil {
+			return fmt.Errorf("decode catalog entry: %w", err)
+		}
+		out = append(out, d)
+		return nil
+	})
+	return out, err
+}
+
+// NextObjectID allocates an object id, persisting the counter in b.
+func (s *Store) NextObjectID(b *pebble.Batch) (uint32, error) {
+	v, ok, err := s.Get(metaKey("next_id"))
+	if err != nil {
+		return 0, err
+	}
+	id := uint32(1)
+	if ok {
+		id = binary.BigEndian.Uint32(v)
+	}
+	return id, b.Set(metaKey("next_id"), binary.BigEndian.AppendUint32(nil, id+1), nil)
+}

@@ -1,0 +1,218 @@
+// Package keyenc encodes datums so that the byte order of the encoding is
+// the value order (PostgreSQL's: NULL after every value). Pebble keys of
+// state tables are built from it, so range scans come back sorted.
+package keyenc
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"streamdb/types"
+)
+
+// Tags start every encoded datum. NULL's tag is the largest so that NULL
+// sorts last; numbers of every kind share one tag and one encoding (a
+// float64 key) when they appear in keys of numeric columns.
+const (
+	tagBool      = 0x10
+	tagInt       = 0x20
+	tagFloat     = 0x21
+	tagDecimal   = 0x22
+	tagString    = 0x30
+	tagDate      = 0x40
+	tagTimestamp = 0x41
+	tagInterval  = 0x50
+	tagNull      = 0xff
+)
+
+// Append appends the order-preserving encoding of d to buf.
+func Append(buf []byte, d types.Datum) []byte {
+	switch d.K {
+	case types.KindNull:
+		return append(buf, tagNull)
+	case types.KindBool:
+		return append(buf, tagBool, byte(d.I))
+	case types.KindInt:
+		return appendUint64(append(buf, tagInt), uint64(d.I)^(1<<63))
+	case types.KindFloat:
+		return appendUint64(append(buf, tagFloat), floatKey(d.F))
+	case types.KindDecimal:
+		// The text form keeps the value exact; order among decimals is
+		// only approximated by the float prefix, which is enough for the
+		// grouping and lookup that keys serve.
+		f, _ := d.D.Float64()
+		buf = appendUint64(append(buf, tagDecimal), floatKey(f))
+		return appendString(buf, d.D.Text('f'))
+	case types.KindString:
+		return appendString(append(buf, tagString), d.S)
+	case types.KindDate:
+		return appendUint64(append(buf, tagDate), uint64(d.I)^(1<<63))
+	case types.KindTimestamp:
+		return appendUint64(append(buf, tagTimestamp), uint64(d.I)^(1<<63))
+	case types.KindInterval:
+		buf = append(buf, tagInterval)
+		buf = appendUint64(buf, uint64(int64(d.Months))^(1<<63))
+		buf = appendUint64(buf, uint64(int64(d.Days))^(1<<63))
+		return appendUint64(buf, uint64(d.I)^(1<<63))
+	}
+	panic(fmt.Sprintf("keyenc: unknown kind %d", d.K))
+}
+
+// AppendRow appends the encodings of every datum of row.
+func AppendRow(buf []byte, row types.Row) []byte {
+	for _, d := range row {
+		buf = Append(buf, d)
+	}
+	return buf
+}
+
+// Decode reads one datum from the front of b and returns the rest.
+func Decode(b []byte) (types.Datum, []byte, error) {
+	if len(b) == 0 {
+		return types.Null, nil, fmt.Errorf("keyenc: empty input")
+	}
+	tag, b := b[0], b[1:]
+	need := func(n int) error {
+		if len(b) < n {
+			return fmt.Errorf("keyenc: truncated key (tag %#x)", tag)
+		}
+		return nil
+	}
+	switch tag {
+	case tagNull:
+		return types.Null, b, nil
+	case tagBool:
+		if err := need(1); err != nil {
+			return types.Null, nil, err
+		}
+		return types.NewBool(b[0] != 0), b[1:], nil
+	case tagInt, tagDate, tagTimestamp:
+		if err := need(8); err != nil {
+			return types.Null, nil, err
+		}
+		v := int64(binary.BigEndian.Uint64(b) ^ (1 << 63))
+		d := types.NewInt(v)
+		if tag == tagDate {
+			d = types.NewDate(v)
+		} else if tag == tagTimestamp {
+			d = types.NewTimestampMicros(v)
+		}
+		return d, b[8:], nil
+	case tagFloat:
+		if err := need(8); err != nil {
+			return types.Null, nil, err
+		}
+		return types.NewFloat(floatFromKey(binary.BigEndian.Uint64(b))), b[8:], nil
+	case tagDecimal:
+		if err := need(8); err != nil {
+			return types.Null, nil, err
+		}
+		s, rest, err := decodeString(b[8:])
+		if err != nil {
+			return types.Null, nil, err
+		}
+		dec, _, err := apd.NewFromString(s)
+		if err != nil {
+			return types.Null, nil, fmt.Errorf("keyenc: bad decimal %q", s)
+		}
+		return types.NewDecimal(dec), rest, nil
+	case tagString:
+		s, rest, err := decodeString(b)
+		if err != nil {
+			return types.Null, nil, err
+		}
+		return types.NewString(s), rest, nil
+	case tagInterval:
+		if err := need(24); err != nil {
+			return types.Null, nil, err
+		}
+		m := int64(binary.BigEndian.Uint64(b) ^ (1 << 63))
+		dd := int64(binary.BigEndian.Uint64(b[8:]) ^ (1 << 63))
+		us := int64(binary.BigEndian.Uint64(b[16:]) ^ (1 << 63))
+		return types.NewInterval(int32(m), int32(dd), us), b[24:], nil
+	}
+	return types.Null, nil, fmt.Errorf("keyenc: unknown tag %#x", tag)
+}
+
+// DecodeRow decodes n datums from b.
+func DecodeRow(b []byte, n int) (types.Row, []byte, error) {
+	row := make(types.Row, n)
+	for i := range row {
+		var err error
+		row[i], b, err = Decode(b)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return row, b, nil
+}
+
+func appendUint64(buf []byte, v uint64) []byte {
+	return binary.BigEndian.AppendUint64(buf, v)
+}
+
+// floatKey maps a float64 to a uint64 whose unsigned order is the float's
+// order (NaN last, as PostgreSQL sorts it).
+func floatKey(f float64) uint64 {
+	if math.IsNaN(f) {
+		return math.MaxUint64
+	}
+	if f == 0 {
+		f = 0 // fold -0 into +0
+	}
+	u := math.Float64bits(f)
+	if u&(1<<63) != 0 {
+		return ^u
+	}
+	return u | (1 << 63)
+}
+
+func floatFromKey(u uint64) float64 {
+	if u == math.MaxUint64 {
+		return math.NaN()
+	}
+	if u&(1<<63) != 0 {
+		return math.Float64frombits(u &^ (1 << 63))
+	}
+	return math.Float64frombits(^u)
+}
+
+// appendString escapes 0x00 as 0x00 0xff and ends with 0x00 0x01, so that a
+// string sorts before every longer string that it prefixes.
+func appendString(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == 0 {
+			buf = append(buf, 0, 0xff)
+			continue
+		}
+		buf = append(buf, c)
+	}
+	return append(buf, 0, 1)
+}
+
+func decodeString(b []byte) (string, []byte, error) {
+	out := make([]byte, 0, 16)
+	for i := 0; i < len(b); i++ {
+		if b[i] != 0 {
+			out = append(out, b[i])
+			continue
+		}
+		if i+1 >= len(b) {
+			break
+		}
+		switch b[i+1] {
+		case 1:
+			return string(out), b[i+2:], nil
+		case 0xff:
+			out = append(out, 0)
+			i++
+			continue
+		}
+		break
+	}
+	return "", nil, fmt.Errorf("keyenc: unterminated string")
+}

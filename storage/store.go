@@ -1,0 +1,140 @@
+// Package storage keeps all of streamdb's durable state in one Pebble
+// database: the catalog, the state tables of operators (a view is its final
+// operator's table) and the source positions of the last committed epoch.
+// Each epoch is written as one atomic batch, so Pebble always holds whole
+// epochs and a Pebble checkpoint is a consistent cut of the system.
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+)
+
+// Key spaces. Every key starts with one of these bytes.
+const (
+	prefixCatalog = 'c' // 'c' + object name -> JSON descriptor
+	prefixMeta    = 'm' // 'm' + name -> value
+	prefixOffsets = 'o' // 'o' + object id + source index -> SourcePosition
+	prefixState   = 's' // 's' + object id + operator index + key -> value
+)
+
+// Store is the Pebble database of one server.
+type Store struct {
+	db *pebble.DB
+}
+
+// Open opens (or creates) the Pebble database in dir.
+func Open(dir string) (*Store, error) {
+	opts := &pebble.Options{MemTableSize: 64 << 20}
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open state store %s: %w", dir, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB exposes the Pebble database for checkpointing.
+func (s *Store) DB() *pebble.DB { return s.db }
+
+// NewBatch returns a write batch for one epoch's changes.
+func (s *Store) NewBatch() *pebble.Batch { return s.db.NewBatch() }
+
+// Commit applies b atomically. sync asks for the WAL to reach disk.
+func (s *Store) Commit(b *pebble.Batch, sync bool) error {
+	opts := pebble.NoSync
+	if sync {
+		opts = pebble.Sync
+	}
+	return b.Commit(opts)
+}
+
+// Get returns a copy of the value stored at key, or nil, false.
+func (s *Store) Get(key []byte) ([]byte, bool, error) {
+	v, closer, err := s.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	out := append([]byte(nil), v...)
+	closer.Close()
+	return out, true, nil
+}
+
+// Reader is a consistent point-in-time view of the store.
+type Reader interface {
+	NewIter(o *pebble.IterOptions) (*pebble.Iterator, error)
+}
+
+// Snapshot returns a consistent view of the newest committed epoch; Close it
+// when done.
+func (s *Store) Snapshot() *pebble.Snapshot { return s.db.NewSnapshot() }
+
+// ScanPrefix calls fn for each key with the given prefix in key order, on r.
+// The slices passed to fn are only valid during the call.
+func ScanPrefix(r Reader, prefix []byte, fn func(key, value []byte) error) error {
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: PrefixEnd(prefix)})
+	if err != nil {
+		return err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		if err := fn(it.Key(), it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return err
+	}
+	return it.Close()
+}
+
+// PrefixEnd returns the smallest key greater than every key with prefix p.
+func PrefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] != 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// StatePrefix is the key prefix of operator op's state table in object obj.
+// Operator index 0 is the object's own table (a view's rows).
+func StatePrefix(obj uint32, op uint16) []byte {
+	b := make([]byte, 0, 16)
+	b = append(b, prefixState)
+	b = binary.BigEndian.AppendUint32(b, obj)
+	return binary.BigEndian.AppendUint16(b, op)
+}
+
+// ObjectStatePrefix covers every state table of obj.
+func ObjectStatePrefix(obj uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte{prefixState}, obj)
+}
+
+// DeleteObject removes all state and source positions of obj in b.
+func DeleteObject(b *pebble.Batch, obj uint32) error {
+	p := ObjectStatePrefix(obj)
+	if err := b.DeleteRange(p, PrefixEnd(p), nil); err != nil {
+		return err
+	}
+	o := offsetsPrefix(obj)
+	return b.DeleteRange(o, PrefixEnd(o), nil)
+}
+
+func metaKey(name string) []byte { return append([]byte{prefixMeta}, name...) }

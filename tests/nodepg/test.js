@@ -1,0 +1,132 @@
+'use strict';
+// Checks the node-postgres driver (pg) against the server at $STREAMDB_DSN.
+// With STREAMDB_ENGINE=postgres only the PostgreSQL-compatible checks run,
+// so that the script itself can be validated against a real PostgreSQL.
+// Prints one line per check and exits non-zero if any check fails.
+
+process.env.TZ = 'UTC'; // pg parses TIMESTAMP (without zone) as local time
+
+const assert = require('node:assert/strict');
+const { Client } = require('pg');
+
+// PostgreSQL type OIDs.
+const INT4 = 23;
+const INT8 = 20;
+const TEXT = 25;
+const TIMESTAMP = 1114;
+const NUMERIC = 1700;
+
+const dsn = process.env.STREAMDB_DSN;
+const engine = process.env.STREAMDB_ENGINE || 'streamdb';
+
+let failures = 0;
+
+async function check(name, fn) {
+  try {
+    await fn();
+    console.log(`ok - ${name}`);
+  } catch (err) {
+    failures++;
+    console.log(`not ok - ${name}\n  ${String(err && err.stack || err).replace(/\n/g, '\n  ')}`);
+  }
+}
+
+async function compatibleChecks(client) {
+  await check('simple query: SELECT 1 AS one', async () => {
+    const res = await client.query('SELECT 1 AS one');
+    assert.equal(res.fields[0].name, 'one');
+    assert.equal(res.fields[0].dataTypeID, INT4);
+    assert.deepEqual(res.rows, [{ one: 1 }]);
+  });
+
+  await check('parameters: $1::bigint + $2::bigint', async () => {
+    const res = await client.query('SELECT $1::bigint + $2::bigint AS s', [2, 3]);
+    assert.equal(res.fields[0].dataTypeID, INT8);
+    assert.equal(res.rows[0].s, '5'); // pg returns int8 as a string
+    const big = await client.query('SELECT $1::bigint + $2::bigint AS s', ['9007199254740000', '993']);
+    assert.equal(big.rows[0].s, '9007199254740993'); // beyond a JS number's precision
+  });
+
+  await check('parameters: $1::text', async () => {
+    const s = 'héllo wörld, \'quoted\' "twice"';
+    const res = await client.query('SELECT $1::text AS t', [s]);
+    assert.equal(res.fields[0].dataTypeID, TEXT);
+    assert.equal(typeof res.rows[0].t, 'string');
+    assert.equal(res.rows[0].t, s);
+    const nul = await client.query('SELECT $1::text AS t', [null]);
+    assert.equal(nul.rows[0].t, null);
+  });
+
+  await check('parameters: $1::timestamp', async () => {
+    const when = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
+    const res = await client.query('SELECT $1::timestamp AS ts', [when]);
+    assert.equal(res.fields[0].dataTypeID, TIMESTAMP);
+    assert.ok(res.rows[0].ts instanceof Date, `want a Date, got ${typeof res.rows[0].ts}`);
+    assert.equal(res.rows[0].ts.toISOString(), when.toISOString());
+    const fromText = await client.query('SELECT $1::timestamp AS ts', ['2026-11-29 04:00:00']);
+    assert.equal(fromText.rows[0].ts.toISOString(), '2026-11-29T04:00:00.000Z');
+  });
+
+  await check('numeric: SELECT 1.5::numeric', async () => {
+    const res = await client.query('SELECT 1.5::numeric AS n');
+    assert.equal(res.fields[0].dataTypeID, NUMERIC);
+    assert.equal(res.rows[0].n, '1.5'); // pg returns numeric as a string
+  });
+
+  await check('error carries SQLSTATE 42P01', async () => {
+    await assert.rejects(client.query('SELECT * FROM no_such_table'), (err) => {
+      assert.equal(err.code, '42P01', `code ${err.code}: ${err.message}`);
+      assert.match(err.message, /no_such_table/);
+      return true;
+    });
+    const res = await client.query('SELECT 1 AS one'); // the connection is still usable
+    assert.equal(res.rows[0].one, 1);
+  });
+}
+
+async function streamdbChecks(client) {
+  await check('stream, materialized view, FLUSH', async () => {
+    await client.query('CREATE STREAM nodepg_events (k VARCHAR, v BIGINT)');
+    const ins = await client.query("INSERT INTO nodepg_events VALUES ('a', 1), ('b', 2)");
+    assert.equal(ins.command, 'INSERT');
+    assert.equal(ins.rowCount, 2);
+    await client.query(
+      'CREATE MATERIALIZED VIEW nodepg_counts AS SELECT k, count(*) AS n FROM nodepg_events GROUP BY k');
+    const one = await client.query('INSERT INTO nodepg_events VALUES ($1, $2)', ['a', 3]);
+    assert.equal(one.rowCount, 1);
+    await client.query('FLUSH');
+    const res = await client.query('SELECT k, n FROM nodepg_counts ORDER BY k');
+    assert.equal(res.fields[1].dataTypeID, INT8);
+    assert.deepEqual(res.rows, [{ k: 'a', n: '2' }, { k: 'b', n: '1' }]);
+  });
+}
+
+async function main() {
+  if (!dsn) {
+    console.error('test.js: set STREAMDB_DSN to the server URL, e.g. postgres://streamdb@127.0.0.1:5433/streamdb');
+    process.exit(2);
+  }
+  const client = new Client({ connectionString: dsn });
+  client.on('error', (err) => console.error(`connection error: ${err.message}`));
+  await client.connect();
+  try {
+    await compatibleChecks(client);
+    if (engine === 'postgres') {
+      console.log('skip - streamdb-only checks (STREAMDB_ENGINE=postgres)');
+    } else {
+      await streamdbChecks(client);
+    }
+  } finally {
+    await client.end();
+  }
+  if (failures > 0) {
+    console.error(`test.js: ${failures} check(s) failed against ${engine}`);
+    process.exit(1);
+  }
+  console.log(`test.js: all checks passed against ${engine}`);
+}
+
+main().catch((err) => {
+  console.error(`test.js: ${err && err.stack || err}`);
+  process.exit(1);
+});

@@ -1,0 +1,193 @@
+package testutil
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+func TestRepoRoot(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "tests", "testutil", "build.go")); err != nil {
+		t.Fatalf("RepoRoot %s: %v", root, err)
+	}
+}
+
+func TestFreePort(t *testing.T) {
+	p := FreePort(t)
+	if p <= 0 || p > 65535 {
+		t.Fatalf("FreePort = %d", p)
+	}
+	if err := waitPortFree(p, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLastLines(t *testing.T) {
+	if got := lastLines("a\nb\nc\n", 2); got != "... (1 lines before)\nb\nc" {
+		t.Fatalf("lastLines = %q", got)
+	}
+	if got := lastLines("a\n", 5); got != "a" {
+		t.Fatalf("lastLines = %q", got)
+	}
+}
+
+func TestStartPostgres(t *testing.T) {
+	pg := StartPostgres(t)
+	conn := pg.Conn(t)
+	var version, tz string
+	if err := conn.QueryRow(context.Background(), "SELECT current_setting('server_version'), current_setting('TimeZone')").Scan(&version, &tz); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("PostgreSQL %s, TimeZone %s, port %d", version, tz, pg.Port)
+	if tz != "UTC" {
+		t.Errorf("TimeZone = %q, want UTC", tz)
+	}
+	pg.Stop(t)
+	pg.Stop(t) // idempotent
+}
+
+func TestStartNATS(t *testing.T) {
+	url := StartNATS(t)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "T", Subjects: []string{"t.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	ack, err := js.Publish(ctx, "t.x", []byte(`{"a":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack.Sequence != 1 {
+		t.Fatalf("sequence = %d", ack.Sequence)
+	}
+}
+
+// TestServerLifecycle drives StartServer, Stop, Kill and Restart with a fake
+// server binary that forwards to a real PostgreSQL.
+func TestServerLifecycle(t *testing.T) {
+	pg := StartPostgres(t)
+	admin := pg.Conn(t)
+	for _, q := range []string{"CREATE ROLE streamdb LOGIN", "CREATE DATABASE streamdb OWNER streamdb"} {
+		if _, err := admin.Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "fakeserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/fakeserver").CombinedOutput(); err != nil {
+		t.Fatalf("building fakeserver: %v\n%s", err, out)
+	}
+	s := StartServer(t, ServerOptions{
+		Binary: bin,
+		Env:    []string{"FAKE_UPSTREAM=127.0.0.1:" + strconv.Itoa(pg.Port)},
+	})
+	if !strings.HasPrefix(s.NATSURL(), "nats://127.0.0.1:") || s.NATSPort == 0 {
+		t.Errorf("NATSURL = %q", s.NATSURL())
+	}
+	query1 := func() {
+		t.Helper()
+		var n int
+		if err := s.Conn(t).QueryRow(context.Background(), "SELECT 1").Scan(&n); err != nil || n != 1 {
+			t.Fatalf("SELECT 1 = %d, %v", n, err)
+		}
+	}
+	query1()
+	port, pid := s.Port, s.PID()
+
+	s.Restart(t) // clean stop + start on the same port
+	if s.Port != port || s.PID() == pid || !s.Running() {
+		t.Fatalf("after Restart: port %d (was %d), pid %d (was %d)", s.Port, port, s.PID(), pid)
+	}
+	query1()
+
+	s.Kill(t)
+	if s.Running() {
+		t.Fatal("still running after Kill")
+	}
+	s.Restart(t)
+	query1()
+	s.Stop(t)
+	if got := strings.Count(s.Logs(), "=== testutil:"); got != 3 {
+		t.Errorf("log has %d runs, want 3:\n%s", got, s.Logs())
+	}
+	if !strings.Contains(s.Logs(), "fakeserver stopping") {
+		t.Errorf("no SIGTERM seen in log:\n%s", s.Logs())
+	}
+}
+
+// TestLaunchFailure checks that a server that dies at start is reported
+// with its output instead of being waited for until the deadline.
+func TestLaunchFailure(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "dies.sh")
+	writeExecutable(t, script, "#!/bin/sh\necho 'boom: cannot start' >&2\nexit 3\n")
+	s := &Server{LogPath: filepath.Join(dir, "log"), opts: ServerOptions{Binary: script}}
+	s.pickPorts(t)
+	start := time.Now()
+	err := s.launch(time.Now().Add(time.Minute))
+	if err == nil || !strings.Contains(err.Error(), "boom: cannot start") || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("launch error = %v", err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Fatalf("took %v to notice the exit", time.Since(start))
+	}
+}
+
+func TestBuildServerFromEnv(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "streamdb")
+	writeExecutable(t, bin, "#!/bin/sh\n")
+	t.Setenv(EnvServerBinary, bin)
+	got, err := buildServer()
+	if err != nil || got != bin {
+		t.Fatalf("buildServer() = %q, %v; want %q", got, err, bin)
+	}
+	t.Setenv(EnvServerBinary, bin+".missing")
+	if _, err := buildServer(); err == nil {
+		t.Fatal("a missing $STREAMDB_BIN was accepted")
+	}
+}
+
+func TestRemoveStaleBinDirs(t *testing.T) {
+	stale := filepath.Join(os.TempDir(), binDirPrefix+"999999999-test")
+	live := filepath.Join(os.TempDir(), binDirPrefix+strconv.Itoa(os.Getpid())+"-test")
+	for _, d := range []string{stale, live} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer os.RemoveAll(live)
+	removeStaleBinDirs()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale dir not removed: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("live dir removed: %v", err)
+	}
+}
+
+func writeExecutable(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,165 @@
+package types
+
+import (
+	"cmp"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// Kind says which field of a Datum holds the value. Several SQL types share a
+// kind (all integers are KindInt); the column's Type says which one it is.
+type Kind uint8
+
+const (
+	KindNull Kind = iota
+	KindBool
+	KindInt
+	KindFloat
+	KindDecimal
+	KindString
+	KindDate      // I: days since 1970-01-01
+	KindTimestamp // I: microseconds since 1970-01-01 00:00:00 UTC
+	KindInterval  // Months, Days, I (microseconds)
+)
+
+// Datum is one SQL value. It is a small value type: copy it freely, never
+// mutate D (decimals are shared).
+type Datum struct {
+	K      Kind
+	Months int32
+	Days   int32
+	I      int64
+	F      float64
+	S      string
+	D      *apd.Decimal
+}
+
+// Null is the SQL NULL.
+var Null = Datum{}
+
+func NewBool(b bool) Datum {
+	if b {
+		return Datum{K: KindBool, I: 1}
+	}
+	return Datum{K: KindBool}
+}
+func NewInt(i int64) Datum              { return Datum{K: KindInt, I: i} }
+func NewFloat(f float64) Datum          { return Datum{K: KindFloat, F: f} }
+func NewString(s string) Datum          { return Datum{K: KindString, S: s} }
+func NewDecimal(d *apd.Decimal) Datum   { return Datum{K: KindDecimal, D: d} }
+func NewDate(days int64) Datum          { return Datum{K: KindDate, I: days} }
+func NewTimestampMicros(us int64) Datum { return Datum{K: KindTimestamp, I: us} }
+func NewTime(t time.Time) Datum         { return Datum{K: KindTimestamp, I: t.UnixMicro()} }
+func NewInterval(months, days int32, micros int64) Datum {
+	return Datum{K: KindInterval, Months: months, Days: days, I: micros}
+}
+
+// IsNull reports whether d is NULL.
+func (d Datum) IsNull() bool { return d.K == KindNull }
+
+// Bool returns the value of a KindBool datum.
+func (d Datum) Bool() bool { return d.I != 0 }
+
+// Time returns a KindTimestamp datum as a UTC time.
+func (d Datum) Time() time.Time { return time.UnixMicro(d.I).UTC() }
+
+// intervalMicros orders intervals the way PostgreSQL does: a month is 30 days
+// and a day is 24 hours.
+func (d Datum) intervalMicros() float64 {
+	return float64(d.Months)*30*86400e6 + float64(d.Days)*86400e6 + float64(d.I)
+}
+
+// Float returns any numeric datum as float64.
+func (d Datum) Float() float64 {
+	switch d.K {
+	case KindInt:
+		return float64(d.I)
+	case KindFloat:
+		return d.F
+	case KindDecimal:
+		f, _ := d.D.Float64()
+		return f
+	}
+	return 0
+}
+
+// Decimal returns any exact numeric datum as a decimal.
+func (d Datum) Decimal() *apd.Decimal {
+	switch d.K {
+	case KindDecimal:
+		return d.D
+	case KindInt:
+		return apd.New(d.I, 0)
+	case KindFloat:
+		var x apd.Decimal
+		x.SetFloat64(d.F)
+		return &x
+	}
+	return apd.New(0, 0)
+}
+
+// Compare orders two datums of comparable kinds. NULL sorts after every
+// value (PostgreSQL's default for ascending order). Integers, floats and
+// decimals compare numerically with each other.
+func Compare(a, b Datum) int {
+	if a.K == KindNull || b.K == KindNull {
+		switch {
+		case a.K == b.K:
+			return 0
+		case a.K == KindNull:
+			return 1
+		default:
+			return -1
+		}
+	}
+	if a.K != b.K {
+		if isNumberKind(a.K) && isNumberKind(b.K) {
+			if a.K == KindFloat || b.K == KindFloat {
+				return compareFloat(a.Float(), b.Float())
+			}
+			return a.Decimal().Cmp(b.Decimal())
+		}
+		return cmp.Compare(a.K, b.K)
+	}
+	switch a.K {
+	case KindBool, KindInt, KindDate, KindTimestamp:
+		return cmp.Compare(a.I, b.I)
+	case KindFloat:
+		return compareFloat(a.F, b.F)
+	case KindDecimal:
+		return a.D.Cmp(b.D)
+	case KindString:
+		return strings.Compare(a.S, b.S)
+	case KindInterval:
+		return cmp.Compare(a.intervalMicros(), b.intervalMicros())
+	}
+	return 0
+}
+
+func isNumberKind(k Kind) bool { return k == KindInt || k == KindFloat || k == KindDecimal }
+
+// compareFloat orders NaN above every other value, as PostgreSQL does.
+func compareFloat(a, b float64) int {
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return cmp.Compare(a, b)
+}
+
+// Row is one tuple of values, in the column order of its schema.
+type Row []Datum
+
+// Column names and types one column of a schema.
+type Column struct {
+	Name string
+	Type Type
+}
