@@ -491,7 +491,9 @@ func numberParamMarkers(n ast.Node) {
 	}
 }
 
-type markerCollector struct{ markers []*test_driver.ParamMarkerExpr }
+type markerCollector struct {
+	markers []*test_driver.ParamMarkerExpr
+}
 
 func (v *markerCollector) Enter(n ast.Node) (ast.Node, bool) {
 	if m, ok := n.(*test_driver.ParamMarkerExpr); ok {
