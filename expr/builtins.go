@@ -161,6 +161,10 @@ func Call(name string, args []Expr) (Expr, error) {
 		})
 	case "round", "floor", "ceil", "ceiling", "trunc":
 		return rounding(name, args)
+	case "power", "pow", "sqrt", "exp", "ln", "log", "sign", "mod":
+		return mathFunc(name, args)
+	case "greatest", "least":
+		return extreme(name, args)
 	case "date_trunc":
 		if n != 2 {
 			return nil, wrongArgs(name, args)
@@ -329,4 +333,93 @@ func datePart(unit string, t time.Time) (float64, error) {
 		return float64(t.UnixMicro()) / 1e6, nil
 	}
 	return 0, sqlerr.New(sqlerr.InvalidParameterValue, "unit %q not recognized for type timestamp", unit)
+}
+
+// mathFunc implements the float8 math functions (and integer mod).
+func mathFunc(name string, args []Expr) (Expr, error) {
+	want := map[string]int{"power": 2, "pow": 2, "mod": 2, "log": 1}[name]
+	if want == 0 {
+		want = 1
+	}
+	if len(args) != want && !(name == "log" && len(args) == 2) {
+		return nil, wrongArgs(name, args)
+	}
+	if name == "mod" {
+		if len(args) != 2 {
+			return nil, wrongArgs(name, args)
+		}
+		return Binary("%", args[0], args[1])
+	}
+	a, err := castArgs(args, types.Float8)
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Name: name, Args: a, T: types.Float8, Fn: strict(func(v []types.Datum) (types.Datum, error) {
+		x := v[0].F
+		var r float64
+		switch name {
+		case "power", "pow":
+			r = math.Pow(x, v[1].F)
+		case "sqrt":
+			if x < 0 {
+				return types.Null, sqlerr.New("2201F", "cannot take square root of a negative number")
+			}
+			r = math.Sqrt(x)
+		case "exp":
+			r = math.Exp(x)
+		case "ln", "log":
+			if len(v) == 2 {
+				return types.NewFloat(math.Log(v[1].F) / math.Log(x)), nil
+			}
+			if x <= 0 {
+				return types.Null, sqlerr.New("2201E", "cannot take logarithm of a non-positive number")
+			}
+			if name == "log" {
+				r = math.Log10(x)
+			} else {
+				r = math.Log(x)
+			}
+		case "sign":
+			switch {
+			case x > 0:
+				r = 1
+			case x < 0:
+				r = -1
+			}
+		}
+		return types.NewFloat(r), nil
+	})}, nil
+}
+
+// extreme implements GREATEST and LEAST, which ignore NULL arguments.
+func extreme(name string, args []Expr) (Expr, error) {
+	if len(args) == 0 {
+		return nil, wrongArgs(name, args)
+	}
+	t, err := commonType(args)
+	if err != nil {
+		return nil, err
+	}
+	a, err := castArgs(args, t)
+	if err != nil {
+		return nil, err
+	}
+	greatest := name == "greatest"
+	return &Func{Name: name, Args: a, T: t, Fn: func(v []types.Datum) (types.Datum, error) {
+		best := types.Null
+		for _, d := range v {
+			if d.IsNull() {
+				continue
+			}
+			if best.IsNull() {
+				best = d
+				continue
+			}
+			c := types.Compare(d, best)
+			if (greatest && c > 0) || (!greatest && c < 0) {
+				best = d
+			}
+		}
+		return best, nil
+	}}, nil
 }

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/plan"
+	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -74,6 +76,19 @@ type binder struct {
 type boundParams struct {
 	order []int // marker order -> $n (1-based)
 	types []types.Type
+	// stmt maps AST offsets to positions in the user's text, for errors.
+	stmt *front.Statement
+}
+
+// at gives err the position of node in the statement text, if err is a
+// SQL error without one.
+func (p *boundParams) at(node ast.Node, err error) error {
+	var e *sqlerr.Error
+	if p == nil || p.stmt == nil || !errors.As(err, &e) || e.Position != 0 {
+		return err
+	}
+	e.Position = p.stmt.Position(node.OriginTextPosition())
+	return err
 }
 
 func (p *boundParams) param(order int) (*expr.Param, error) {
@@ -157,7 +172,7 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	case *ast.ColumnNameExpr:
 		i, err := s.resolve(n.Name.Table.O, n.Name.Name.O)
 		if err != nil {
-			return nil, err
+			return nil, b.stmt.at(n, err)
 		}
 		return &expr.ColRef{Idx: i, Name: s.cols[i].name, T: s.cols[i].typ}, nil
 	case *test_driver.ParamMarkerExpr:

@@ -293,7 +293,11 @@ func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 	}
 	desc, ok := sb.cat.lookup(name)
 	if !ok {
-		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+		err := sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+		if sb.params != nil {
+			err.Position = sb.params.stmt.IdentPosition(name)
+		}
+		return nil, nil, err
 	}
 	cols, err := desc.Schema()
 	if err != nil {

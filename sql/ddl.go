@@ -122,7 +122,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		}
 		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
 	}
-	root, err := e.bindQuery(&front.Statement{Node: n.Query, Windows: st.Windows, Params: st.Params}, &boundParams{})
+	root, err := e.bindQuery(viewQuery(st, n), &boundParams{stmt: st})
 	if err != nil {
 		e.ddlMu.Unlock()
 		return "", err

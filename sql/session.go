@@ -52,7 +52,7 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 	if n, ok := st.Node.(ast.Node); ok {
 		numberParamMarkers(n)
 	}
-	params := &boundParams{order: st.Params, types: append([]types.Type(nil), paramTypes...)}
+	params := &boundParams{order: st.Params, types: append([]types.Type(nil), paramTypes...), stmt: st}
 	for len(params.types) < st.NumParams {
 		params.types = append(params.types, types.Unknown)
 	}
@@ -85,7 +85,7 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 	case *front.CreateMaterializedView:
 		// Bind now so that errors surface at Parse time, and again at run
 		// time against the catalog of that moment.
-		if _, err := s.e.bindQuery(&front.Statement{Node: n.Query, Windows: st.Windows, Params: st.Params}, params); err != nil {
+		if _, err := s.e.bindQuery(viewQuery(st, n), params); err != nil {
 			return nil, err
 		}
 		if st.NumParams > 0 {
@@ -122,6 +122,13 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported yet", statementName(st.Text))
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", statementName(st.Text))
+}
+
+// viewQuery is the statement of a view's query: st with the query as node.
+func viewQuery(st *front.Statement, n *front.CreateMaterializedView) *front.Statement {
+	q := *st
+	q.Node = n.Query
+	return &q
 }
 
 // statementName is the leading keywords of a statement, for messages.
@@ -162,9 +169,9 @@ func (s *session) prepareExplain(n *front.Explain) (*prepared, error) {
 	var err error
 	switch inner := n.Stmt.Node.(type) {
 	case *front.CreateMaterializedView:
-		root, err = s.e.bindQuery(&front.Statement{Node: inner.Query, Windows: n.Stmt.Windows, Params: n.Stmt.Params}, &boundParams{})
+		root, err = s.e.bindQuery(viewQuery(n.Stmt, inner), &boundParams{stmt: n.Stmt})
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		root, err = s.e.bindQuery(n.Stmt, &boundParams{order: n.Stmt.Params})
+		root, err = s.e.bindQuery(n.Stmt, &boundParams{order: n.Stmt.Params, stmt: n.Stmt})
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN supports SELECT and CREATE MATERIALIZED VIEW")
 	}

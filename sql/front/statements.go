@@ -30,6 +30,44 @@ type Statement struct {
 	// Rewritten is the text handed to the TiDB parser: the query for query
 	// and DML statements and for CREATE [MATERIALIZED] VIEW; "" otherwise.
 	Rewritten string
+
+	// src and rendered map offsets in Rewritten back to the original text.
+	src      string
+	rendered *rendered
+}
+
+// IdentPosition returns the 1-based character position of the first
+// identifier token equal to name (after case folding) in the rewritten
+// query, or 0. It locates names for errors where the TiDB AST keeps no
+// offset (table names).
+func (st *Statement) IdentPosition(name string) int {
+	if st == nil || st.rendered == nil {
+		return 0
+	}
+	for _, t := range st.rendered.toks {
+		if (t.kind == tkIdent || t.kind == tkWord) && t.val == name && t.pos >= 0 && t.pos <= len(st.src) {
+			return charPos(st.src, t.pos)
+		}
+	}
+	return 0
+}
+
+// Position maps a byte offset in Rewritten (as TiDB AST nodes report with
+// OriginTextPosition) to PostgreSQL's 1-based character position in the
+// original statement text; 0 when it cannot be mapped.
+func (st *Statement) Position(rewrittenOffset int) int {
+	if st == nil || st.rendered == nil || rewrittenOffset < 0 {
+		return 0
+	}
+	i := st.rendered.tokenAt(rewrittenOffset)
+	if i >= len(st.rendered.toks) {
+		return 0
+	}
+	t := st.rendered.toks[i]
+	if t.pos < 0 || t.pos > len(st.src) {
+		return 0
+	}
+	return charPos(st.src, t.pos)
 }
 
 // Parse parses exactly one statement; a trailing semicolon is allowed. Text
@@ -146,6 +184,7 @@ func parseQuery(st *Statement, src string, toks []token) (*Statement, error) {
 	}
 	st.Node = node
 	st.Rewritten = r.text
+	st.src, st.rendered = src, &r
 	st.Params = r.params
 	st.Windows = rw.windows
 	st.AsOf = rw.asOf
@@ -175,6 +214,7 @@ func parseResultSet(st *Statement, src string, toks []token) (ast.ResultSetNode,
 		return nil, syntaxError(src, toks[0])
 	}
 	st.Rewritten = r.text
+	st.src, st.rendered = src, &r
 	st.Params = r.params
 	st.Windows = rw.windows
 	st.AsOf = rw.asOf
