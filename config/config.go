@@ -34,6 +34,7 @@ var Settings = []Setting{
 	{"execution.checkpointing.prefer-checkpoint-for-recovery", "false", "on restart, use the newest checkpoint even where a newer savepoint exists"},
 	{"state.backend", "pebble", "pebble or memory"},
 	{"state.backend.incremental", "true", "checkpoints share files with earlier ones"},
+	{"state.backend.memory.max-size", "268435456", "memory backend: largest state a checkpoint may snapshot, in bytes"},
 	{"state.backend.async", "true", "processing goes on while a checkpoint is written"},
 	{"state.checkpoints.dir", "", "where checkpoints go (default <data dir>/checkpoints)"},
 	{"state.checkpoints.num-retained", "3", "completed periodic checkpoints kept"},
@@ -123,13 +124,67 @@ func (c *Config) Set(key, value string) error {
 	if !Known(key) {
 		return fmt.Errorf("unrecognized configuration parameter %q", key)
 	}
-	if strings.HasSuffix(key, "interval") || strings.HasSuffix(key, "timeout") || strings.HasSuffix(key, "min-pause") {
-		if _, err := ParseDuration(value); err != nil {
-			return fmt.Errorf("invalid value for %s: %w", key, err)
-		}
+	if err := validate(key, value); err != nil {
+		return fmt.Errorf("invalid value for %s: %w", key, err)
 	}
 	c.Values[key] = value
 	return nil
+}
+
+// validate checks a value against its key's type.
+func validate(key, value string) error {
+	oneOf := func(allowed ...string) error {
+		for _, a := range allowed {
+			if value == a {
+				return nil
+			}
+		}
+		return fmt.Errorf("%q is not one of %s", value, strings.Join(allowed, ", "))
+	}
+	switch key {
+	case "execution.barrier.interval", "execution.checkpointing.interval", "execution.checkpointing.timeout", "execution.checkpointing.min-pause":
+		d, err := ParseDuration(value)
+		if err != nil {
+			return err
+		}
+		if d < 0 || (key == "execution.barrier.interval" && d < time.Millisecond) {
+			return fmt.Errorf("%s is out of range", value)
+		}
+	case "execution.checkpointing.mode":
+		return oneOf("exactly_once", "at_least_once")
+	case "execution.checkpointing.externalized-checkpoint-retention":
+		return oneOf("retain_on_cancellation", "delete_on_cancellation")
+	case "state.backend":
+		return oneOf("pebble", "memory")
+	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async":
+		return oneOf("true", "false")
+	case "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
+		"state.checkpoints.num-retained", "state.backend.memory.max-size":
+		var n int64
+		if _, err := fmt.Sscanf(value, "%d", &n); err != nil || fmt.Sprint(n) != value || n < 0 {
+			return fmt.Errorf("%q is not a non-negative integer", value)
+		}
+		if n == 0 && (key == "execution.checkpointing.max-concurrent-checkpoints" || key == "state.checkpoints.num-retained") {
+			return fmt.Errorf("must be at least 1")
+		}
+	}
+	return nil
+}
+
+// Int returns an integer setting.
+func (c *Config) Int(key string) int64 {
+	var n int64
+	fmt.Sscanf(c.Values[key], "%d", &n)
+	return n
+}
+
+// Bool returns a boolean setting.
+func (c *Config) Bool(key string) bool {
+	switch strings.ToLower(c.Values[key]) {
+	case "true", "on", "yes", "1":
+		return true
+	}
+	return false
 }
 
 // Duration returns a duration setting.
@@ -146,6 +201,35 @@ func ParseDuration(s string) (time.Duration, error) {
 		return time.Duration(ms) * time.Millisecond, nil
 	}
 	return time.ParseDuration(s)
+}
+
+// CheckpointsDir is state.checkpoints.dir or <data dir>/checkpoints.
+func (c *Config) CheckpointsDir() string {
+	if d := c.Values["state.checkpoints.dir"]; d != "" {
+		return d
+	}
+	return filepath.Join(c.DataDir, "checkpoints")
+}
+
+// SavepointsDir is state.savepoints.dir or <data dir>/savepoints.
+func (c *Config) SavepointsDir() string {
+	if d := c.Values["state.savepoints.dir"]; d != "" {
+		return d
+	}
+	return filepath.Join(c.DataDir, "savepoints")
+}
+
+// AutoFile is where ALTER SYSTEM SET persists settings.
+func (c *Config) AutoFile() string { return filepath.Join(c.DataDir, "streamdb.auto.yaml") }
+
+// Clone copies the configuration.
+func (c *Config) Clone() *Config {
+	out := *c
+	out.Values = make(map[string]string, len(c.Values))
+	for k, v := range c.Values {
+		out.Values[k] = v
+	}
+	return &out
 }
 
 // StateDir is the Pebble directory.

@@ -89,6 +89,9 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 }
 
 func scanObject(ctx context.Context, s *plan.Scan, r storage.Reader) ([]types.Row, error) {
+	if s.Rows != nil {
+		return s.Rows(), nil
+	}
 	if s.Object.Kind != storage.KindView {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot query %s %s directly", s.Object.Kind, s.Object.Name).
 			WithHint("Create a materialized view over it and query the view.")

@@ -89,10 +89,19 @@ func (p *pipeline) loop(ctx context.Context) error {
 	var epoch uint64
 
 	var handle func(m pipelineMsg) error
+	aligned := p.rt.aligned.Load()
 	handle = func(m pipelineMsg) error {
-		if arrived[m.src] {
+		if arrived[m.src] && (aligned || m.barrier != 0) {
+			// Exactly-once: hold everything of a source that is past the
+			// barrier. At-least-once: hold only its next barrier; its data
+			// flows on and lands in this epoch's state although its
+			// position is recorded before it, so a replay after recovery
+			// may count it twice.
 			held[m.src] = append(held[m.src], m)
 			return nil
+		}
+		if arrived[m.src] {
+			return p.head.Push(m.chunk)
 		}
 		if m.barrier == 0 {
 			return p.head.Push(m.chunk)

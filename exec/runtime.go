@@ -24,7 +24,9 @@ type Runtime struct {
 	store    *storage.Store
 	broker   *broker.Broker
 	log      *slog.Logger
-	interval time.Duration
+	interval   time.Duration
+	intervalCh chan time.Duration
+	aligned    atomic.Bool
 	// maxInflight bounds epochs injected but not committed, so a slow view
 	// backs up barrier injection instead of queueing barriers unboundedly.
 	maxInflight int
@@ -57,8 +59,9 @@ func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrie
 		store: store, broker: b, log: log, interval: barrierInterval, maxInflight: 16,
 		ctx: ctx, cancel: cancel,
 		pipelines: map[uint32]*pipeline{}, pending: map[uint64]*epochState{},
-		changed: make(chan struct{}),
+		changed: make(chan struct{}), intervalCh: make(chan time.Duration, 1),
 	}
+	rt.aligned.Store(true)
 	if e, err := store.Epoch(); err == nil {
 		rt.injected = e
 		rt.committed.Store(e)
@@ -77,6 +80,8 @@ func (rt *Runtime) Start() {
 			select {
 			case <-rt.ctx.Done():
 				return
+			case d := <-rt.intervalCh:
+				t.Reset(d)
 			case <-t.C:
 				rt.injectBarrier()
 			}
@@ -325,4 +330,53 @@ func contains(ids []uint32, id uint32) bool {
 		}
 	}
 	return false
+}
+
+// ViewPosition is one source position of one view at a committed epoch.
+type ViewPosition struct {
+	ViewID  uint32
+	View    string
+	Source  int
+	Stream  string
+	Subject string
+	Seq     uint64
+}
+
+// Cut is what the runtime tells a checkpoint about the state it captures.
+type Cut struct {
+	Epoch     uint64
+	Positions []ViewPosition
+}
+
+// AtEpochBoundary runs fn while no epoch commits: the store then holds
+// exactly the epochs up to cut.Epoch, so a Pebble checkpoint taken inside fn
+// is a consistent cut of all views and sources. Processing goes on; only
+// commits wait (and barrier injection, once maxInflight epochs are pending).
+func (rt *Runtime) AtEpochBoundary(fn func(cut Cut) error) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	cut := Cut{Epoch: rt.committed.Load()}
+	for _, p := range rt.pipelines {
+		p.mu.Lock()
+		for i, s := range p.sources {
+			var seq uint64
+			if i < len(p.committed) {
+				seq = p.committed[i].Seq
+			}
+			cut.Positions = append(cut.Positions, ViewPosition{ViewID: p.id, View: p.name, Source: i, Stream: s.name, Subject: s.subject, Seq: seq})
+		}
+		p.mu.Unlock()
+	}
+	return fn(cut)
+}
+
+// SetAligned chooses exactly-once (aligned barriers, true) or at-least-once
+// (no alignment) processing for pipelines started from now on.
+func (rt *Runtime) SetAligned(aligned bool) { rt.aligned.Store(aligned) }
+
+// SetInterval changes the barrier interval.
+func (rt *Runtime) SetInterval(d time.Duration) {
+	if d > 0 {
+		rt.intervalCh <- d
+	}
 }

@@ -27,6 +27,9 @@ type Node interface {
 type Scan struct {
 	Object *storage.Descriptor
 	Cols   []types.Column
+	// Rows computes the rows of a system table (Object.Kind is
+	// storage.KindSystem); nil for stored objects.
+	Rows func() []types.Row
 }
 
 func (s *Scan) Schema() []types.Column { return s.Cols }

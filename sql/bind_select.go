@@ -17,6 +17,7 @@ import (
 // catalogReader is what binding needs from the catalog.
 type catalogReader interface {
 	lookup(name string) (*storage.Descriptor, bool)
+	systemTable(name string) (*storage.Descriptor, func() []types.Row, bool)
 }
 
 // selectBinder binds one SELECT into a logical plan.
@@ -292,6 +293,10 @@ func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", s, name)
 	}
 	desc, ok := sb.cat.lookup(name)
+	var rows func() []types.Row
+	if !ok {
+		desc, rows, ok = sb.cat.systemTable(name)
+	}
 	if !ok {
 		err := sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
 		if sb.params != nil {
@@ -311,7 +316,7 @@ func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 	for _, c := range cols {
 		sc.cols = append(sc.cols, scopeColumn{table: alias, name: c.Name, typ: c.Type})
 	}
-	return &plan.Scan{Object: desc, Cols: cols}, sc, nil
+	return &plan.Scan{Object: desc, Cols: cols, Rows: rows}, sc, nil
 }
 
 // columnName is PostgreSQL's default name of an output column.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"streamdb/checkpoint"
 	"streamdb/exec"
 	"streamdb/plan"
 	"streamdb/sql/front"
@@ -84,7 +85,7 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 		return "", err
 	}
 	e.log.Info("created stream", "stream", n.Name, "subject", subject, "jetstream", jsName)
-	return tag, nil
+	return tag, e.ddlCheckpoint(ctx)
 }
 
 // persist allocates an id for d, writes it durably and adds it to the
@@ -169,6 +170,9 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		return "", err
 	}
 	e.ddlMu.Unlock()
+	if err := e.ddlCheckpoint(ctx); err != nil {
+		return "", err
+	}
 
 	// Backfill: return once the view covers everything its sources held
 	// when it was created, as CREATE MATERIALIZED VIEW does in PostgreSQL.
@@ -266,8 +270,24 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 		if err := e.dropObject(d); err != nil {
 			return "", err
 		}
+		if !e.checkpointSettings().RetainOnCancellation {
+			// delete_on_cancellation: checkpoints holding the dropped
+			// objects go with them.
+			e.coord.DeleteAll()
+		}
 	}
-	return tag, nil
+	return tag, e.ddlCheckpoint(ctx)
+}
+
+// ddlCheckpoint captures a catalog change in a checkpoint before the DDL
+// statement returns, so that recovery from the newest checkpoint never
+// loses an acknowledged CREATE or DROP.
+func (e *Engine) ddlCheckpoint(ctx context.Context) error {
+	if _, err := e.coord.Take(context.WithoutCancel(ctx), checkpoint.TriggerDDL); err != nil {
+		return sqlerr.New(sqlerr.InternalError, "the change is done, but the checkpoint that records it failed: %v", err).
+			WithHint("Run CHECKPOINT to retry; until one succeeds, a crash would recover without this change.")
+	}
+	return nil
 }
 
 // dependents returns every object that reads name, directly or through

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
 
 	"streamdb/broker"
+	"streamdb/checkpoint"
 	"streamdb/config"
 	"streamdb/exec"
 	"streamdb/pgwire"
@@ -27,6 +29,10 @@ type Engine struct {
 	store  *storage.Store
 	broker *broker.Broker
 	rt     *exec.Runtime
+	coord  *checkpoint.Coordinator
+
+	// cfgMu guards cfg.Values, which SET and ALTER SYSTEM SET change.
+	cfgMu sync.RWMutex
 
 	// ddlMu serialises catalog changes.
 	ddlMu sync.Mutex
@@ -34,8 +40,14 @@ type Engine struct {
 	objs  map[string]*storage.Descriptor
 }
 
-// Open starts the engine: the state store, the broker (embedded NATS unless
-// cfg.NATSURL is set), the runtime, and every view in the catalog.
+// runningMarker exists in the data directory while a server runs; finding
+// it at start means the last run did not shut down cleanly.
+const runningMarker = "RUNNING"
+
+// Open starts the engine: the broker (embedded NATS unless cfg.NATSURL is
+// set), the state store (recovered from a checkpoint when asked to or after
+// an unclean shutdown), the runtime, every view in the catalog, and
+// periodic checkpoints.
 func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
@@ -50,31 +62,141 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := storage.Open(cfg.StateDir())
+	store, err := openState(cfg, log)
 	if err != nil {
 		b.Close()
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, log: log, store: store, broker: b, objs: map[string]*storage.Descriptor{}}
 	e.rt = exec.NewRuntime(store, b, log, cfg.Duration("execution.barrier.interval"))
+	e.rt.SetAligned(cfg.Values["execution.checkpointing.mode"] != "at_least_once")
+	if e.coord, err = checkpoint.NewCoordinator(e.checkpointSettings, store, e.rt, log); err != nil {
+		store.Close()
+		b.Close()
+		return nil, err
+	}
 	if err := e.loadCatalog(); err != nil {
 		e.rt.Close()
 		store.Close()
 		b.Close()
 		return nil, err
 	}
+	if err := os.WriteFile(filepath.Join(cfg.DataDir, runningMarker), []byte(fmt.Sprint(os.Getpid())), 0o644); err != nil {
+		e.rt.Close()
+		store.Close()
+		b.Close()
+		return nil, err
+	}
 	e.rt.Start()
+	e.coord.Start()
 	return e, nil
+}
+
+// openState opens the state store, first restoring a checkpoint into it
+// when --restore-from names one, or after an unclean shutdown (the newest
+// usable checkpoint; damaged or half-written ones are skipped). The memory
+// backend starts from the newest checkpoint every time.
+func openState(cfg *config.Config, log *slog.Logger) (*storage.Store, error) {
+	memory := cfg.Values["state.backend"] == "memory"
+	_, markerErr := os.Stat(filepath.Join(cfg.DataDir, runningMarker))
+	unclean := markerErr == nil
+	var from *checkpoint.Meta
+	switch {
+	case cfg.RestoreFrom != "":
+		m, err := checkpoint.Verify(cfg.RestoreFrom)
+		if err != nil {
+			return nil, fmt.Errorf("--restore-from: %w", err)
+		}
+		from = m
+	case unclean || memory:
+		m, err := checkpoint.NewestUsable(cfg.CheckpointsDir(), log)
+		if err != nil {
+			return nil, err
+		}
+		from = m
+		if unclean && m == nil && !memory {
+			log.Warn("unclean shutdown and no usable checkpoint: recovering from the live state directory")
+		}
+	}
+	if from != nil {
+		log.Info("recovering from checkpoint", "dir", from.Dir, "id", from.ID, "epoch", from.Epoch, "taken", from.CompletedAt)
+	}
+	if memory {
+		store, err := storage.OpenMemory()
+		if err != nil || from == nil {
+			return store, err
+		}
+		start := time.Now()
+		if err := store.ImportSnapshot(filepath.Join(from.Dir, checkpoint.StateDir)); err != nil {
+			store.Close()
+			return nil, fmt.Errorf("restore %s: %w", from.Dir, err)
+		}
+		log.Info("restored state", "took", time.Since(start))
+		return store, nil
+	}
+	if from != nil {
+		start := time.Now()
+		if from.Backend == "memory" {
+			return nil, fmt.Errorf("%s is a memory-backend snapshot; start with state.backend = memory to restore it", from.Dir)
+		}
+		if err := checkpoint.RestoreState(from, cfg.StateDir()); err != nil {
+			return nil, fmt.Errorf("restore %s: %w", from.Dir, err)
+		}
+		log.Info("restored state", "took", time.Since(start))
+	}
+	return storage.Open(cfg.StateDir())
+}
+
+// checkpointSettings reads the current checkpoint settings.
+func (e *Engine) checkpointSettings() checkpoint.Settings {
+	e.cfgMu.RLock()
+	defer e.cfgMu.RUnlock()
+	c := e.cfg
+	return checkpoint.Settings{
+		Interval:             c.Duration("execution.checkpointing.interval"),
+		MinPause:             c.Duration("execution.checkpointing.min-pause"),
+		Timeout:              c.Duration("execution.checkpointing.timeout"),
+		MaxConcurrent:        int(c.Int("execution.checkpointing.max-concurrent-checkpoints")),
+		TolerableFailures:    int(c.Int("execution.checkpointing.tolerable-failed-checkpoints")),
+		NumRetained:          int(c.Int("state.checkpoints.num-retained")),
+		RetainOnCancellation: c.Values["execution.checkpointing.externalized-checkpoint-retention"] != "delete_on_cancellation",
+		Async:                c.Bool("state.backend.async"),
+		Incremental:          c.Bool("state.backend.incremental"),
+		Backend:              c.Values["state.backend"],
+		MemoryLimit:          c.Int("state.backend.memory.max-size"),
+		Dir:                  c.CheckpointsDir(),
+	}
+}
+
+// setting reads one setting.
+func (e *Engine) setting(key string) string {
+	e.cfgMu.RLock()
+	defer e.cfgMu.RUnlock()
+	return e.cfg.Values[key]
 }
 
 // NATSURL is the URL producers can publish to.
 func (e *Engine) NATSURL() string { return e.broker.URL }
 
-// Close stops views, then the store and the broker.
+// Close shuts down cleanly: periodic checkpoints stop, views stop, the
+// memory backend writes a final snapshot, and checkpoints are kept or
+// deleted as externalized-checkpoint-retention says.
 func (e *Engine) Close() error {
+	e.coord.Stop()
 	e.rt.Close()
+	s := e.checkpointSettings()
+	if s.Backend == "memory" {
+		if _, err := e.coord.Take(context.Background(), checkpoint.TriggerShutdown); err != nil {
+			e.log.Error("final snapshot of the memory backend failed", "err", err)
+		}
+	} else if !s.RetainOnCancellation {
+		e.coord.DeleteAll()
+	}
 	err := e.store.Close()
 	e.broker.Close()
+	if err == nil {
+		os.Remove(filepath.Join(e.cfg.DataDir, runningMarker))
+	}
 	return err
 }
 

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 
 	"streamdb/pgwire"
 	"streamdb/types"
@@ -82,3 +83,6 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
+
+// asErr is errors.As for a typed pointer target.
+func asErr[T error](err error, target *T) bool { return errors.As(err, target) }

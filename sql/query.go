@@ -8,6 +8,7 @@ import (
 	"streamdb/pgwire"
 	"streamdb/plan"
 	"streamdb/sqlerr"
+	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -19,6 +20,9 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			return "", err
 		}
 		for _, src := range plan.Sources(bound) {
+			if src.Kind == storage.KindSystem {
+				continue
+			}
 			if d, ok := s.e.lookup(src.Name); !ok || d.ID != src.ID {
 				return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", src.Name)
 			}

@@ -118,7 +118,9 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 		}), nil
 	case *front.Explain:
 		return s.prepareExplain(n)
-	case *front.Checkpoint, *front.Savepoint, *front.RollbackTo, *front.ReleaseSavepoint, *front.AlterSystem, *front.AlterStreamPosition:
+	case *front.Checkpoint:
+		return command(s.e.checkpointNow), nil
+	case *front.Savepoint, *front.RollbackTo, *front.ReleaseSavepoint, *front.AlterSystem, *front.AlterStreamPosition:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported yet", statementName(st.Text))
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", statementName(st.Text))

@@ -86,13 +86,25 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			}
 			return rows, nil
 		}), nil
-	case "checkpoints", "savepoints":
+	case "checkpoints":
+		return rowsResult(checkpointColumns, func(context.Context) ([]types.Row, error) {
+			return s.e.checkpointRows(), nil
+		}), nil
+	case "health":
+		return rowsResult(textCols("status", "detail"), func(context.Context) ([]types.Row, error) {
+			ok, failures := s.e.coord.Healthy()
+			if ok {
+				return []types.Row{textRow("healthy", fmt.Sprintf("%d consecutive checkpoint failures", failures))}, nil
+			}
+			return []types.Row{textRow("unhealthy", fmt.Sprintf("%d consecutive checkpoint failures exceed execution.checkpointing.tolerable-failed-checkpoints", failures))}, nil
+		}), nil
+	case "savepoints":
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SHOW %s is not supported yet", strings.ToUpper(n.Target))
 	case "all":
 		return rowsResult(textCols("name", "setting", "description"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row
 			for _, st := range config.Settings {
-				rows = append(rows, textRow(st.Key, s.e.cfg.Values[st.Key], st.Description))
+				rows = append(rows, textRow(st.Key, s.e.setting(st.Key), st.Description))
 			}
 			keys := make([]string, 0, len(s.settings))
 			for k := range s.settings {
@@ -108,7 +120,7 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 	name := n.Target
 	if config.Known(name) {
 		return rowsResult(textCols(name), func(context.Context) ([]types.Row, error) {
-			return []types.Row{textRow(s.e.cfg.Values[name])}, nil
+			return []types.Row{textRow(s.e.setting(name))}, nil
 		}), nil
 	}
 	if _, ok := s.settings[name]; !ok {
@@ -121,8 +133,15 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 
 func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 	if n.System || config.Known(n.Name) {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "changing server setting %q at run time is not supported yet", n.Name).
-			WithHint("Set it in the --config file or the %s environment variable.", config.EnvName(n.Name))
+		if !config.Known(n.Name) {
+			return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", n.Name).
+				WithHint("SHOW ALL lists the server settings.")
+		}
+		tag := "SET"
+		if n.System {
+			tag = "ALTER SYSTEM"
+		}
+		return command(func(context.Context) (string, error) { return tag, s.e.setServerSetting(n) }), nil
 	}
 	tag := "SET"
 	if n.Reset {
@@ -144,5 +163,3 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 		return tag, nil
 	}), nil
 }
-
-var _ = fmt.Sprint

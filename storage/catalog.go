@@ -18,6 +18,9 @@ const (
 	KindStream ObjectKind = "stream"
 	KindTable  ObjectKind = "table"
 	KindView   ObjectKind = "materialized view"
+	// KindSystem is a read-only table computed from server state
+	// (streamdb_checkpoints); it is never stored.
+	KindSystem ObjectKind = "system table"
 )
 
 // Column is a persisted column: the type is stored by name so that the

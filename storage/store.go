@@ -12,6 +12,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // Key spaces. Every key starts with one of these bytes.
@@ -24,20 +25,47 @@ const (
 
 // Store is the Pebble database of one server.
 type Store struct {
-	db *pebble.DB
+	db     *pebble.DB
+	memory bool
 }
 
 // Open opens (or creates) the Pebble database in dir.
 func Open(dir string) (*Store, error) {
-	opts := &pebble.Options{MemTableSize: 64 << 20}
-	for i := range opts.Levels {
-		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
-	}
-	db, err := pebble.Open(dir, opts)
+	db, err := pebble.Open(dir, options())
 	if err != nil {
 		return nil, fmt.Errorf("open state store %s: %w", dir, err)
 	}
 	return &Store{db: db}, nil
+}
+
+// OpenMemory opens a store that keeps everything in memory (the memory
+// state backend); checkpoints of it are full snapshots (ExportSnapshot).
+func OpenMemory() (*Store, error) {
+	opts := options()
+	opts.FS = vfs.NewMem()
+	db, err := pebble.Open("", opts)
+	if err != nil {
+		return nil, fmt.Errorf("open in-memory state store: %w", err)
+	}
+	return &Store{db: db, memory: true}, nil
+}
+
+func options() *pebble.Options {
+	opts := &pebble.Options{MemTableSize: 64 << 20}
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	return opts
+}
+
+// Memory reports whether the store is the memory backend.
+func (s *Store) Memory() bool { return s.memory }
+
+// Checkpoint writes a Pebble checkpoint of the store to dir, which must not
+// exist: sstables are hard-linked, the WAL is copied up to the newest
+// committed batch.
+func (s *Store) Checkpoint(dir string) error {
+	return s.db.Checkpoint(dir, pebble.WithFlushedWAL())
 }
 
 // Close closes the database.

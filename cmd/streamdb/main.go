@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -26,13 +25,13 @@ func main() {
 	}
 }
 
-// parseConfig applies, from weakest to strongest: defaults, the YAML file,
-// environment variables, flags.
+// parseConfig applies, from weakest to strongest: defaults, environment
+// variables, the YAML file, settings persisted by ALTER SYSTEM SET, flags.
 func parseConfig(args []string) (*config.Config, error) {
 	cfg := config.Defaults()
 	fs := flag.NewFlagSet("streamdb", flag.ContinueOnError)
 	listen := fs.String("listen", cfg.Listen, "PostgreSQL protocol address")
-	dataDir := fs.String("data-dir", cfg.DataDir, "data directory (state, embedded NATS store)")
+	dataDir := fs.String("data-dir", cfg.DataDir, "data directory (state, checkpoints, embedded NATS store)")
 	natsListen := fs.String("nats-listen", cfg.NATSListen, "client address of the embedded NATS server")
 	natsURL := fs.String("nats-url", "", "use this NATS server or cluster instead of the embedded one")
 	configFile := fs.String("config", "", "YAML file of settings (flat keys, as in flink-conf.yaml)")
@@ -40,16 +39,21 @@ func parseConfig(args []string) (*config.Config, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	cfg.Listen, cfg.DataDir, cfg.NATSListen, cfg.NATSURL = *listen, *dataDir, *natsListen, *natsURL
+	cfg.ConfigFile, cfg.RestoreFrom = *configFile, *restoreFrom
+	if err := cfg.LoadEnv(os.Getenv); err != nil {
+		return nil, err
+	}
 	if *configFile != "" {
 		if err := cfg.LoadFile(*configFile); err != nil {
 			return nil, err
 		}
 	}
-	if err := cfg.LoadEnv(os.Getenv); err != nil {
-		return nil, err
+	if _, err := os.Stat(cfg.AutoFile()); err == nil {
+		if err := cfg.LoadFile(cfg.AutoFile()); err != nil {
+			return nil, err
+		}
 	}
-	cfg.Listen, cfg.DataDir, cfg.NATSListen, cfg.NATSURL = *listen, *dataDir, *natsListen, *natsURL
-	cfg.ConfigFile, cfg.RestoreFrom = *configFile, *restoreFrom
 	return cfg, nil
 }
 
@@ -59,9 +63,6 @@ func run(args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	if cfg.RestoreFrom != "" {
-		return errors.New("--restore-from is not supported yet")
-	}
 	engine, err := sql.Open(cfg, log)
 	if err != nil {
 		return err

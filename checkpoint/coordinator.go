@@ -1,0 +1,452 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"streamdb/exec"
+	"streamdb/storage"
+)
+
+// Settings are the checkpoint settings of DESIGN.md section 3; the
+// coordinator reads them afresh for every decision, so changes made with
+// SET / ALTER SYSTEM SET apply at once.
+type Settings struct {
+	Interval          time.Duration // 0: no periodic checkpoints
+	MinPause          time.Duration
+	Timeout           time.Duration
+	MaxConcurrent     int
+	TolerableFailures int
+	NumRetained       int
+	// RetainOnCancellation keeps checkpoints at clean shutdown and DROP.
+	RetainOnCancellation bool
+	Async                bool
+	Incremental          bool
+	Backend              string // "pebble" or "memory"
+	MemoryLimit          int64  // memory backend: largest snapshot, bytes
+	Dir                  string
+}
+
+// Coordinator schedules, takes and retires checkpoints.
+type Coordinator struct {
+	settings func() Settings
+	store    *storage.Store
+	rt       *exec.Runtime
+	log      *slog.Logger
+
+	mu        sync.Mutex
+	nextID    uint64
+	history   []*Meta // newest last; in-progress, failed and aborted ones too
+	inflight  int
+	lastEnd   time.Time
+	failures  int // consecutive
+	pinned    map[string]int
+	sums      map[string]File // CRC cache of immutable sstables by name
+	slotFreed chan struct{}
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	// testHook, when set, runs after the Pebble checkpoint and before the
+	// metadata is written (tests use it to provoke timeouts and crashes).
+	testHook func(dir string)
+}
+
+// NewCoordinator scans the checkpoint directory for existing checkpoints.
+func NewCoordinator(settings func() Settings, store *storage.Store, rt *exec.Runtime, log *slog.Logger) (*Coordinator, error) {
+	c := &Coordinator{settings: settings, store: store, rt: rt, log: log,
+		pinned: map[string]int{}, sums: map[string]File{}, slotFreed: make(chan struct{}, 1)}
+	dir := settings().Dir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create checkpoint directory: %w", err)
+	}
+	metas, err := List(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range metas {
+		c.history = append(c.history, m)
+		c.nextID = max(c.nextID, m.ID)
+	}
+	// Directories without metadata are checkpoints that never completed
+	// (a crash mid-way): remove them, and count their ids as used.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		var id uint64
+		if _, err := fmt.Sscanf(e.Name(), "chk-%d", &id); err != nil {
+			continue
+		}
+		c.nextID = max(c.nextID, id)
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), MetadataFile)); os.IsNotExist(err) {
+			log.Warn("removing incomplete checkpoint", "dir", e.Name())
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+	return c, nil
+}
+
+// Start runs periodic checkpoints.
+func (c *Coordinator) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		var lastStart time.Time
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			s := c.settings()
+			if s.Interval <= 0 || time.Since(lastStart) < s.Interval {
+				continue
+			}
+			c.mu.Lock()
+			ready := c.inflight < max(1, s.MaxConcurrent) && time.Since(c.lastEnd) >= s.MinPause
+			c.mu.Unlock()
+			if !ready {
+				continue
+			}
+			lastStart = time.Now()
+			c.wg.Add(1)
+			go func() {
+				defer c.wg.Done()
+				if _, err := c.Take(ctx, TriggerPeriodic); err != nil && ctx.Err() == nil {
+					c.log.Warn("periodic checkpoint failed", "err", err)
+				}
+			}()
+		}
+	}()
+}
+
+// Stop ends periodic checkpoints and waits for those in flight.
+func (c *Coordinator) Stop() {
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.wg.Wait()
+}
+
+// Healthy reports whether fewer checkpoints than tolerated failed in a row.
+func (c *Coordinator) Healthy() (bool, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failures <= c.settings().TolerableFailures, c.failures
+}
+
+// History returns every checkpoint this server knows, oldest first.
+func (c *Coordinator) History() []Meta {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Meta, len(c.history))
+	for i, m := range c.history {
+		out[i] = *m
+	}
+	return out
+}
+
+// acquire waits for a checkpoint slot (max-concurrent-checkpoints).
+func (c *Coordinator) acquire(ctx context.Context) error {
+	for {
+		c.mu.Lock()
+		if c.inflight < max(1, c.settings().MaxConcurrent) {
+			c.inflight++
+			c.mu.Unlock()
+			return nil
+		}
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.slotFreed:
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Coordinator) release() {
+	c.mu.Lock()
+	c.inflight--
+	c.lastEnd = time.Now()
+	c.mu.Unlock()
+	select {
+	case c.slotFreed <- struct{}{}:
+	default:
+	}
+}
+
+// Take takes one checkpoint now and returns when it is durable (or has
+// failed or been aborted: then it leaves no directory behind).
+func (c *Coordinator) Take(ctx context.Context, trigger string) (*Meta, error) {
+	if err := c.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer c.release()
+	s := c.settings()
+	c.mu.Lock()
+	c.nextID++
+	m := &Meta{FormatVersion: FormatVersion, Kind: KindCheckpoint, ID: c.nextID, Trigger: trigger,
+		Status: StatusInProgress, Backend: s.Backend, StartedAt: time.Now().UTC()}
+	m.Dir = filepath.Join(s.Dir, fmt.Sprintf("chk-%010d", m.ID))
+	c.history = append(c.history, m)
+	c.mu.Unlock()
+
+	tctx := ctx
+	if s.Timeout > 0 {
+		var cancel context.CancelFunc
+		tctx, cancel = context.WithTimeout(ctx, s.Timeout)
+		defer cancel()
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.write(m, s) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-tctx.Done():
+		err = tctx.Err()
+		// The writer may still run; its result is discarded and its
+		// directory removed once it returns.
+		go func() { <-done; os.RemoveAll(m.Dir) }()
+	}
+	c.finish(m, s, err)
+	if err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// write produces the checkpoint directory and, last, its metadata.
+func (c *Coordinator) write(m *Meta, s Settings) error {
+	if err := os.MkdirAll(m.Dir, 0o755); err != nil {
+		return err
+	}
+	if s.Backend != "memory" {
+		// Flushing first keeps the WAL that Checkpoint must copy short,
+		// so the epoch-boundary section below stays brief.
+		if err := c.store.DB().Flush(); err != nil {
+			return err
+		}
+	}
+	var cut exec.Cut
+	snapshot := func(fn func() error) error {
+		return c.rt.AtEpochBoundary(func(k exec.Cut) error {
+			cut = k
+			return fn()
+		})
+	}
+	stateDir := filepath.Join(m.Dir, StateDir)
+	var err error
+	if s.Backend == "memory" {
+		err = snapshot(func() error { return c.store.ExportSnapshot(stateDir, s.MemoryLimit) })
+	} else if s.Async {
+		err = snapshot(func() error { return c.store.Checkpoint(stateDir) })
+	} else {
+		// Synchronous: hold the epoch boundary (no commits) for the whole
+		// checkpoint, checksums included.
+		err = snapshot(func() error {
+			if err := c.store.Checkpoint(stateDir); err != nil {
+				return err
+			}
+			return c.describe(m, cut, s)
+		})
+		if err == nil {
+			return c.commit(m)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := c.describe(m, cut, s); err != nil {
+		return err
+	}
+	return c.commit(m)
+}
+
+func (c *Coordinator) commit(m *Meta) error {
+	if c.testHook != nil {
+		c.testHook(m.Dir)
+	}
+	m.Status = StatusCompleted
+	m.CompletedAt = time.Now().UTC()
+	m.Duration = Duration(m.CompletedAt.Sub(m.StartedAt))
+	if err := writeMeta(m.Dir, m); err != nil {
+		m.Status = StatusInProgress
+		return err
+	}
+	return nil
+}
+
+// describe fills in the cut, the file list with checksums, and sizes.
+func (c *Coordinator) describe(m *Meta, cut exec.Cut, s Settings) error {
+	m.Epoch = cut.Epoch
+	for _, p := range cut.Positions {
+		m.Positions = append(m.Positions, Position{View: p.View, Source: p.Source, Stream: p.Stream, Subject: p.Subject, Seq: p.Seq})
+	}
+	prev := c.previousFiles()
+	return filepath.WalkDir(m.Dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(m.Dir, path)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		f, ok := c.cachedSum(rel, info.Size())
+		if !ok {
+			crc, size, err := fileCRC(path)
+			if err != nil {
+				return err
+			}
+			f = File{Name: rel, Size: size, CRC32C: crc}
+			if strings.HasSuffix(rel, ".sst") {
+				c.mu.Lock()
+				c.sums[rel] = f
+				c.mu.Unlock()
+			}
+		}
+		if p, ok := prev[rel]; ok && p.Size == f.Size && p.CRC32C == f.CRC32C && strings.HasSuffix(rel, ".sst") {
+			f.Shared = true
+		} else {
+			m.NewBytes += f.Size
+		}
+		m.SizeBytes += f.Size
+		m.Files = append(m.Files, f)
+		return nil
+	})
+}
+
+func (c *Coordinator) cachedSum(rel string, size int64) (File, bool) {
+	if !strings.HasSuffix(rel, ".sst") {
+		return File{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ok := c.sums[rel]
+	return f, ok && f.Size == size
+}
+
+// previousFiles returns the files of the newest completed checkpoint.
+func (c *Coordinator) previousFiles() map[string]File {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]File{}
+	for i := len(c.history) - 1; i >= 0; i-- {
+		if c.history[i].Status == StatusCompleted {
+			for _, f := range c.history[i].Files {
+				out[f.Name] = f
+			}
+			break
+		}
+	}
+	return out
+}
+
+// finish records the outcome, cleans up after failures and applies
+// retention.
+func (c *Coordinator) finish(m *Meta, s Settings, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		m.Status = StatusFailed
+		if errors.Is(err, context.DeadlineExceeded) {
+			m.Status = StatusAborted
+			err = fmt.Errorf("checkpoint %d not complete within execution.checkpointing.timeout (%s)", m.ID, s.Timeout)
+		}
+		m.Error = err.Error()
+		m.CompletedAt = time.Now().UTC()
+		m.Duration = Duration(m.CompletedAt.Sub(m.StartedAt))
+		m.Files = nil
+		os.RemoveAll(m.Dir)
+		c.failures++
+		level := slog.LevelWarn
+		if c.failures > s.TolerableFailures {
+			level = slog.LevelError
+		}
+		c.log.Log(context.Background(), level, "checkpoint failed", "id", m.ID, "status", m.Status, "err", err,
+			"consecutive_failures", c.failures, "tolerable", s.TolerableFailures)
+		return
+	}
+	c.failures = 0
+	c.log.Info("checkpoint completed", "id", m.ID, "epoch", m.Epoch, "trigger", m.Trigger,
+		"duration", time.Duration(m.Duration), "size", m.SizeBytes, "new_bytes", m.NewBytes)
+	c.retainLocked(s)
+}
+
+// retainLocked deletes completed checkpoints beyond num-retained, oldest
+// first, never one that is pinned (a running restore reads it).
+func (c *Coordinator) retainLocked(s Settings) {
+	var completed []*Meta
+	for _, m := range c.history {
+		if m.Status == StatusCompleted {
+			completed = append(completed, m)
+		}
+	}
+	excess := len(completed) - max(1, s.NumRetained)
+	for _, m := range completed {
+		if excess <= 0 {
+			break
+		}
+		if c.pinned[m.Dir] > 0 {
+			continue
+		}
+		if err := os.RemoveAll(m.Dir); err != nil {
+			c.log.Warn("delete old checkpoint", "dir", m.Dir, "err", err)
+			continue
+		}
+		m.Status = "deleted"
+		excess--
+	}
+	// Keep the in-memory history bounded: drop deleted entries beyond 100.
+	if len(c.history) > 100 {
+		c.history = c.history[len(c.history)-100:]
+	}
+}
+
+// DeleteAll removes every completed checkpoint (delete_on_cancellation).
+func (c *Coordinator) DeleteAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range c.history {
+		if m.Status == StatusCompleted && c.pinned[m.Dir] == 0 {
+			os.RemoveAll(m.Dir)
+			m.Status = "deleted"
+		}
+	}
+}
+
+// List returns the completed checkpoints in dir (by metadata presence,
+// without verifying files), oldest first.
+func List(dir string) ([]*Meta, error) {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*Meta
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		m, err := ReadMeta(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}

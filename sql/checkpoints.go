@@ -1,0 +1,156 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"streamdb/checkpoint"
+	"streamdb/config"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+
+	"gopkg.in/yaml.v3"
+	"os"
+)
+
+// checkpointColumns is the schema of SHOW CHECKPOINTS and of the system
+// table streamdb_checkpoints.
+var checkpointColumns = []types.Column{
+	{Name: "id", Type: types.Int8},
+	{Name: "status", Type: types.Text},
+	{Name: "trigger", Type: types.Text},
+	{Name: "epoch", Type: types.Int8},
+	{Name: "started_at", Type: types.Timestamptz},
+	{Name: "completed_at", Type: types.Timestamptz},
+	{Name: "duration_ms", Type: types.Float8},
+	{Name: "size_bytes", Type: types.Int8},
+	{Name: "new_bytes", Type: types.Int8},
+	{Name: "positions", Type: types.Text},
+	{Name: "directory", Type: types.Text},
+	{Name: "error", Type: types.Text},
+}
+
+// checkpointRows lists the checkpoints this server knows, oldest first.
+func (e *Engine) checkpointRows() []types.Row {
+	var rows []types.Row
+	for _, m := range e.coord.History() {
+		if m.Status == "deleted" {
+			continue
+		}
+		completed := types.Null
+		if !m.CompletedAt.IsZero() {
+			completed = types.NewTime(m.CompletedAt)
+		}
+		errText := types.Null
+		if m.Error != "" {
+			errText = types.NewString(m.Error)
+		}
+		rows = append(rows, types.Row{
+			types.NewInt(int64(m.ID)), types.NewString(m.Status), types.NewString(m.Trigger),
+			types.NewInt(int64(m.Epoch)), types.NewTime(m.StartedAt), completed,
+			types.NewFloat(float64(time.Duration(m.Duration).Microseconds()) / 1000),
+			types.NewInt(m.SizeBytes), types.NewInt(m.NewBytes),
+			types.NewString(formatPositions(m.Positions)), types.NewString(m.Dir), errText,
+		})
+	}
+	return rows
+}
+
+func formatPositions(ps []checkpoint.Position) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%s/%s=%d", p.View, p.Stream, p.Seq)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// systemTables are read-only tables computed from server state.
+func (e *Engine) systemTable(name string) (*storage.Descriptor, func() []types.Row, bool) {
+	switch name {
+	case "streamdb_checkpoints":
+		return &storage.Descriptor{Name: name, Kind: storage.KindSystem, Columns: storage.ColumnsFrom(checkpointColumns)}, e.checkpointRows, true
+	}
+	return nil, nil, false
+}
+
+func (e *Engine) checkpointNow(ctx context.Context) (string, error) {
+	m, err := e.coord.Take(ctx, checkpoint.TriggerManual)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		}
+		var tooLarge *storage.ErrSnapshotTooLarge
+		if asErr(err, &tooLarge) {
+			return "", sqlerr.New(sqlerr.InsufficientResources, "checkpoint failed: %v", err)
+		}
+		return "", sqlerr.New(sqlerr.InternalError, "checkpoint %d failed: %v", m.ID, err)
+	}
+	return "CHECKPOINT", nil
+}
+
+// setServerSetting applies SET / ALTER SYSTEM SET of a server setting; ALTER
+// SYSTEM also persists it in the data directory's auto file.
+func (e *Engine) setServerSetting(n *front.Set) error {
+	e.cfgMu.Lock()
+	defer e.cfgMu.Unlock()
+	value := n.Value
+	if n.Reset {
+		value = config.Defaults().Values[n.Name]
+	}
+	next := e.cfg.Clone()
+	if err := next.Set(n.Name, value); err != nil {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "%s", err.Error())
+	}
+	switch n.Name {
+	case "state.backend", "state.checkpoints.dir":
+		if next.Values[n.Name] != e.cfg.Values[n.Name] {
+			return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q cannot be changed without restarting the server", n.Name).
+				WithHint("Use ALTER SYSTEM SET and restart, or set it in the --config file.")
+		}
+	}
+	if n.System {
+		if err := persistAuto(e.cfg.AutoFile(), n.Name, value, n.Reset); err != nil {
+			return sqlerr.New(sqlerr.ConfigFileError, "could not write %s: %v", e.cfg.AutoFile(), err)
+		}
+	}
+	if n.Name == "state.backend" || n.Name == "state.checkpoints.dir" {
+		return nil // takes effect at restart
+	}
+	e.cfg.Values[n.Name] = next.Values[n.Name]
+	switch n.Name {
+	case "execution.barrier.interval":
+		e.rt.SetInterval(e.cfg.Duration(n.Name))
+	case "execution.checkpointing.mode":
+		e.rt.SetAligned(e.cfg.Values[n.Name] != "at_least_once")
+	}
+	e.log.Info("setting changed", "key", n.Name, "value", e.cfg.Values[n.Name], "persistent", n.System)
+	return nil
+}
+
+// persistAuto rewrites the ALTER SYSTEM file with key set (or removed).
+func persistAuto(path, key, value string, reset bool) error {
+	values := map[string]string{}
+	if data, err := os.ReadFile(path); err == nil {
+		if err := yaml.Unmarshal(data, &values); err != nil {
+			return err
+		}
+	}
+	if reset {
+		delete(values, key)
+	} else {
+		values[key] = value
+	}
+	data, err := yaml.Marshal(values)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append([]byte("# Written by ALTER SYSTEM SET; overrides the --config file.\n"), data...), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
