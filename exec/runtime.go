@@ -21,9 +21,9 @@ import (
 // epochs of all views and their source positions, and SELECT (reading a
 // Pebble snapshot) never sees part of an epoch.
 type Runtime struct {
-	store    *storage.Store
-	broker   *broker.Broker
-	log      *slog.Logger
+	store      *storage.Store
+	broker     *broker.Broker
+	log        *slog.Logger
 	interval   time.Duration
 	intervalCh chan time.Duration
 	aligned    atomic.Bool
