@@ -242,6 +242,8 @@ func (c *Coordinator) write(m *Meta, s Settings) error {
 	snapshot := func(fn func() error) error {
 		return c.rt.AtEpochBoundary(func(k exec.Cut) error {
 			cut = k
+			start := time.Now()
+			defer func() { m.Pause = Duration(time.Since(start)) }()
 			return fn()
 		})
 	}
@@ -380,7 +382,7 @@ func (c *Coordinator) finish(m *Meta, s Settings, err error) {
 	}
 	c.failures = 0
 	c.log.Info("checkpoint completed", "id", m.ID, "epoch", m.Epoch, "trigger", m.Trigger,
-		"duration", time.Duration(m.Duration), "size", m.SizeBytes, "new_bytes", m.NewBytes)
+		"duration", time.Duration(m.Duration), "pause", time.Duration(m.Pause), "size", m.SizeBytes, "new_bytes", m.NewBytes)
 	c.retainLocked(s)
 }
 

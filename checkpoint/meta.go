@@ -78,23 +78,26 @@ type File struct {
 
 // Meta describes a checkpoint or savepoint.
 type Meta struct {
-	FormatVersion int        `json:"format_version"`
-	Kind          string     `json:"kind"`
-	ID            uint64     `json:"id"`
-	Name          string     `json:"name,omitempty"` // savepoints
-	Epoch         uint64     `json:"epoch"`
-	Trigger       string     `json:"trigger"`
-	Status        string     `json:"status"`
-	Backend       string     `json:"backend"`
-	StartedAt     time.Time  `json:"started_at"`
-	CompletedAt   time.Time  `json:"completed_at"`
-	Duration      Duration   `json:"duration"`
-	SizeBytes     int64      `json:"size_bytes"`
-	NewBytes      int64      `json:"new_bytes"` // bytes not shared with the previous checkpoint
-	Positions     []Position `json:"positions"`
-	Files         []File     `json:"files"`
-	Error         string     `json:"error,omitempty"`
-	Dir           string     `json:"-"`
+	FormatVersion int       `json:"format_version"`
+	Kind          string    `json:"kind"`
+	ID            uint64    `json:"id"`
+	Name          string    `json:"name,omitempty"` // savepoints
+	Epoch         uint64    `json:"epoch"`
+	Trigger       string    `json:"trigger"`
+	Status        string    `json:"status"`
+	Backend       string    `json:"backend"`
+	StartedAt     time.Time `json:"started_at"`
+	CompletedAt   time.Time `json:"completed_at"`
+	Duration      Duration  `json:"duration"`
+	// Pause is how long epoch commits waited for the checkpoint (the time
+	// spent at the epoch boundary); processing itself does not stop.
+	Pause     Duration   `json:"pause"`
+	SizeBytes int64      `json:"size_bytes"`
+	NewBytes  int64      `json:"new_bytes"` // bytes not shared with the previous checkpoint
+	Positions []Position `json:"positions"`
+	Files     []File     `json:"files"`
+	Error     string     `json:"error,omitempty"`
+	Dir       string     `json:"-"`
 }
 
 // Duration marshals as milliseconds.

@@ -30,6 +30,16 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		return out, nil
 	case *plan.Scan:
 		return scanObject(ctx, n, r)
+	case *plan.Union:
+		var out []types.Row
+		for _, in := range n.Inputs {
+			rows, err := RunBatch(ctx, in, r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rows...)
+		}
+		return out, nil
 	case *plan.Filter:
 		in, err := RunBatch(ctx, n.Input, r)
 		if err != nil {
@@ -51,12 +61,13 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		if err != nil {
 			return nil, err
 		}
+		out := make([]types.Row, len(in))
 		for i, row := range in {
-			if in[i], err = evalRow(n.Exprs, row); err != nil {
+			if out[i], err = evalRow(n.Exprs, row); err != nil {
 				return nil, err
 			}
 		}
-		return in, nil
+		return out, nil
 	case *plan.Aggregate:
 		in, err := RunBatch(ctx, n.Input, r)
 		if err != nil {

@@ -40,11 +40,9 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 		return err
 	}
 	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex}
-	head, err := b.build(root, mat)
-	if err != nil {
+	if _, err := b.build(root, mat); err != nil {
 		return err
 	}
-	p.head = head
 	rt.add(p)
 	return nil
 }
@@ -69,14 +67,19 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 		if n.Object.Kind != storage.KindStream {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %s is not supported yet", n.Object.Kind, n.Object.Name)
 		}
-		if len(b.p.sources) > 0 {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view reading more than one source is not supported yet")
-		}
-		return next, b.addSource(n)
+		return next, b.addSource(n, next)
 	case *plan.Filter:
 		return b.build(n.Input, &filterOp{cond: n.Cond, next: next})
 	case *plan.Project:
 		return b.build(n.Input, &projectOp{exprs: n.Exprs, next: next})
+	case *plan.Union:
+		u := &unionOp{inputs: len(n.Inputs), next: next}
+		for _, in := range n.Inputs {
+			if _, err := b.build(in, u); err != nil {
+				return nil, err
+			}
+		}
+		return u, nil
 	case *plan.Aggregate:
 		op, err := newAggOp(n, plan.AppendOnly(n.Input), b.opPrefix(), b.rt.store.DB(), next)
 		if err != nil {
@@ -87,7 +90,7 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view yet", n.Describe())
 }
 
-func (b *builder) addSource(s *plan.Scan) error {
+func (b *builder) addSource(s *plan.Scan, head Operator) error {
 	idx := uint16(len(b.p.sources))
 	pos, err := b.rt.store.Position(b.p.id, idx)
 	if err != nil {
@@ -103,6 +106,7 @@ func (b *builder) addSource(s *plan.Scan) error {
 	}
 	r.skippedTotal.Store(pos.Skipped)
 	b.p.sources = append(b.p.sources, r)
+	b.p.heads = append(b.p.heads, head)
 	b.p.committed = append(b.p.committed, pos)
 	return nil
 }

@@ -62,3 +62,22 @@ func evalRow(exprs []expr.Expr, row types.Row) (types.Row, error) {
 	}
 	return out, nil
 }
+
+// unionOp merges the changes of several inputs (UNION ALL). Each input
+// forwards the barrier; the union passes it on once all have.
+type unionOp struct {
+	inputs int
+	seen   int
+	next   Operator
+}
+
+func (u *unionOp) Push(c *Chunk) error { return u.next.Push(c) }
+
+func (u *unionOp) Barrier(e Epoch) error {
+	u.seen++
+	if u.seen < u.inputs {
+		return nil
+	}
+	u.seen = 0
+	return u.next.Barrier(e)
+}

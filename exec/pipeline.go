@@ -24,10 +24,12 @@ type pipeline struct {
 	id      uint32
 	name    string
 	sources []*sourceReader
-	head    Operator
-	in      chan pipelineMsg
-	rt      *Runtime
-	log     *slog.Logger
+	// heads[i] receives the chunks of sources[i]: the first operator of
+	// that source's branch of the dataflow.
+	heads []Operator
+	in    chan pipelineMsg
+	rt    *Runtime
+	log   *slog.Logger
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -100,11 +102,8 @@ func (p *pipeline) loop(ctx context.Context) error {
 			held[m.src] = append(held[m.src], m)
 			return nil
 		}
-		if arrived[m.src] {
-			return p.head.Push(m.chunk)
-		}
-		if m.barrier == 0 {
-			return p.head.Push(m.chunk)
+		if arrived[m.src] || m.barrier == 0 {
+			return p.heads[m.src].Push(m.chunk)
 		}
 		if waiting == 0 {
 			epoch, waiting = m.barrier, n
@@ -148,9 +147,13 @@ func (p *pipeline) loop(ctx context.Context) error {
 // with every other pipeline's batch of the same epoch.
 func (p *pipeline) commitEpoch(e uint64, positions []storage.SourcePosition) error {
 	b := p.rt.store.NewBatch()
-	if err := p.head.Barrier(Epoch{ID: e, Batch: b}); err != nil {
-		b.Close()
-		return err
+	// Every branch carries the barrier; operators that join branches
+	// (union) pass it on once all their inputs have.
+	for _, h := range p.heads {
+		if err := h.Barrier(Epoch{ID: e, Batch: b}); err != nil {
+			b.Close()
+			return err
+		}
 	}
 	pos := append([]storage.SourcePosition(nil), positions...)
 	for i, sp := range pos {

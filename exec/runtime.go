@@ -380,3 +380,23 @@ func (rt *Runtime) SetInterval(d time.Duration) {
 		rt.intervalCh <- d
 	}
 }
+
+// ViewStatus is "running", or "failed: <error>" for a view whose dataflow
+// stopped (its last committed state stays readable).
+func (rt *Runtime) ViewStatus(id uint32) string {
+	rt.mu.Lock()
+	p := rt.pipelines[id]
+	rt.mu.Unlock()
+	if p == nil {
+		return "stopped"
+	}
+	select {
+	case <-p.done:
+		if p.err != nil {
+			return "failed: " + p.err.Error()
+		}
+		return "stopped"
+	default:
+		return "running"
+	}
+}

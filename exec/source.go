@@ -2,6 +2,8 @@ package exec
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 
@@ -10,6 +12,9 @@ import (
 	"streamdb/broker"
 	"streamdb/storage"
 )
+
+// ErrInputLost means JetStream no longer holds input a view needs.
+var ErrInputLost = errors.New("input no longer retained")
 
 // chunkRows is how many rows a source gathers before it sends a chunk
 // without waiting for the next barrier.
@@ -38,6 +43,16 @@ type sourceReader struct {
 func (s *sourceReader) run(ctx context.Context) error {
 	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{s.subject}}
 	if s.pos.Seq > 0 {
+		// Resuming: the input after the recorded position must still be
+		// there, or the view would silently miss it.
+		first, err := s.broker.FirstSeq(ctx, s.jsStream)
+		if err != nil {
+			return err
+		}
+		if first > s.pos.Seq+1 {
+			return fmt.Errorf("%w: resuming needs JetStream stream %s from sequence %d, but it retains only sequences from %d on; messages %d..%d are gone (raise the stream's retention, or move the source with ALTER STREAM %s SET POSITION)",
+				ErrInputLost, s.jsStream, s.pos.Seq+1, first, s.pos.Seq+1, first-1, s.name)
+		}
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
 		cfg.OptStartSeq = s.pos.Seq + 1
 	}

@@ -31,6 +31,16 @@ func commonType(es []Expr) (types.Type, error) {
 	return t, nil
 }
 
+// CommonType resolves the type that values of all of ts convert to (for
+// UNION columns), PostgreSQL style.
+func CommonType(ts []types.Type) (types.Type, error) {
+	es := make([]Expr, len(ts))
+	for i, t := range ts {
+		es[i] = &Const{T: t}
+	}
+	return commonType(es)
+}
+
 // Case builds CASE WHEN conds[i] THEN results[i] ... ELSE els END; els may
 // be nil (NULL).
 func Case(conds, results []Expr, els Expr) (Expr, error) {

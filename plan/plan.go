@@ -185,6 +185,13 @@ func AppendOnly(n Node) bool {
 		return n.Object.Kind == storage.KindStream
 	case *Filter, *Project:
 		return AppendOnly(n.Children()[0])
+	case *Union:
+		for _, in := range n.Inputs {
+			if !AppendOnly(in) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
@@ -204,3 +211,13 @@ func Sources(n Node) []*storage.Descriptor {
 	walk(n)
 	return out
 }
+
+// Union concatenates its inputs (UNION ALL); all have the schema Cols.
+type Union struct {
+	Inputs []Node
+	Cols   []types.Column
+}
+
+func (u *Union) Schema() []types.Column { return u.Cols }
+func (u *Union) Children() []Node       { return u.Inputs }
+func (u *Union) Describe() string       { return fmt.Sprintf("Union all (%d inputs)", len(u.Inputs)) }

@@ -102,6 +102,12 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	// resolveAlias lets GROUP BY and ORDER BY name an output column by its
 	// alias or 1-based position, as PostgreSQL allows.
 	resolveAlias := func(n ast.ExprNode) (int, bool, error) {
+		if p, ok := n.(*ast.PositionExpr); ok && p.P == nil {
+			if p.N < 1 || p.N > len(fields) {
+				return 0, false, sqlerr.New(sqlerr.InvalidParameterValue, "position %d is not in select list", p.N)
+			}
+			return p.N - 1, true, nil
+		}
 		if v, ok := n.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindInt64 {
 			i := int(v.GetInt64())
 			if i < 1 || i > len(fields) {
@@ -272,22 +278,45 @@ func bindLimit(l *ast.Limit) (count, offset int64, err error) {
 	return
 }
 
-// bindFrom binds a FROM clause; for now one table, view or stream.
+// bindFrom binds a FROM clause: one table, view or stream, or a subquery.
 func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 	if j.Right != nil {
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "joins are not supported yet")
 	}
-	ts, ok := j.Left.(*ast.TableSource)
-	if !ok {
-		if inner, ok := j.Left.(*ast.Join); ok {
-			return sb.bindFrom(inner)
-		}
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "this FROM clause is not supported yet")
+	switch left := j.Left.(type) {
+	case *ast.Join:
+		return sb.bindFrom(left)
+	case *ast.TableSource:
+		return sb.bindTableSource(left)
 	}
-	tn, ok := ts.Source.(*ast.TableName)
-	if !ok {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in FROM are not supported yet")
+	return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "this FROM clause is not supported yet")
+}
+
+func (sb *selectBinder) bindTableSource(ts *ast.TableSource) (plan.Node, *scope, error) {
+	var node plan.Node
+	var err error
+	alias := ts.AsName.O
+	switch src := ts.Source.(type) {
+	case *ast.TableName:
+		return sb.bindTableName(src, alias)
+	case *ast.SelectStmt:
+		node, err = sb.bindSelect(src)
+	case *ast.SetOprStmt:
+		node, err = sb.bindSetOpr(src)
+	default:
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "this FROM item is not supported yet")
 	}
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := &scope{}
+	for _, c := range node.Schema() {
+		sc.cols = append(sc.cols, scopeColumn{table: alias, name: c.Name, typ: c.Type})
+	}
+	return node, sc, nil
+}
+
+func (sb *selectBinder) bindTableName(tn *ast.TableName, alias string) (plan.Node, *scope, error) {
 	name := tn.Name.O
 	if s := tn.Schema.O; s != "" && s != "public" {
 		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", s, name)
@@ -308,7 +337,6 @@ func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	alias := ts.AsName.O
 	if alias == "" {
 		alias = name
 	}

@@ -27,6 +27,7 @@ var checkpointColumns = []types.Column{
 	{Name: "started_at", Type: types.Timestamptz},
 	{Name: "completed_at", Type: types.Timestamptz},
 	{Name: "duration_ms", Type: types.Float8},
+	{Name: "pause_ms", Type: types.Float8},
 	{Name: "size_bytes", Type: types.Int8},
 	{Name: "new_bytes", Type: types.Int8},
 	{Name: "positions", Type: types.Text},
@@ -53,6 +54,7 @@ func (e *Engine) checkpointRows() []types.Row {
 			types.NewInt(int64(m.ID)), types.NewString(m.Status), types.NewString(m.Trigger),
 			types.NewInt(int64(m.Epoch)), types.NewTime(m.StartedAt), completed,
 			types.NewFloat(float64(time.Duration(m.Duration).Microseconds()) / 1000),
+			types.NewFloat(float64(time.Duration(m.Pause).Microseconds()) / 1000),
 			types.NewInt(m.SizeBytes), types.NewInt(m.NewBytes),
 			types.NewString(formatPositions(m.Positions)), types.NewString(m.Dir), errText,
 		})

@@ -84,6 +84,12 @@ func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
 				keys[i] = k
 			}
 			return &plan.Sort{Input: walk(n.Input), Keys: keys}
+		case *plan.Union:
+			inputs := make([]plan.Node, len(n.Inputs))
+			for i, in := range n.Inputs {
+				inputs[i] = walk(in)
+			}
+			return &plan.Union{Inputs: inputs, Cols: n.Cols}
 		case *plan.Limit:
 			return &plan.Limit{Input: walk(n.Input), Count: n.Count, Offset: n.Offset}
 		case *plan.Values:

@@ -152,7 +152,7 @@ func (e *Engine) bindQuery(st *front.Statement, params *boundParams) (plan.Node,
 	case *ast.SelectStmt:
 		return sb.bindSelect(n)
 	case *ast.SetOprStmt:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "UNION, INTERSECT and EXCEPT are not supported yet")
+		return sb.bindSetOpr(n)
 	}
 	return nil, sqlerr.New(sqlerr.SyntaxError, "expected a query")
 }

@@ -71,10 +71,10 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			return rows, nil
 		}), nil
 	case "materialized views", "views":
-		return rowsResult(textCols("name", "definition"), func(context.Context) ([]types.Row, error) {
+		return rowsResult(textCols("name", "definition", "status"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row
 			for _, d := range s.e.objects(storage.KindView) {
-				rows = append(rows, textRow(d.Name, d.Query))
+				rows = append(rows, textRow(d.Name, d.Query, s.e.rt.ViewStatus(d.ID)))
 			}
 			return rows, nil
 		}), nil

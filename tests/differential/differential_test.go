@@ -79,14 +79,21 @@ func TestDifferential(t *testing.T) {
 		batches[r] = append(batches[r], gen.event())
 	}
 
+	d.lap = time.Now()
 	d.createViews(0)
+	d.step("created views of phase 0")
 	d.load(batches[0])
 	d.load(batches[1])
+	d.step("rounds 1-2 published and copied")
 	d.flush()
+	d.step("flushed")
 	d.checkViews("after 2 of 4 rounds")
+	d.step("compared")
 
 	d.createViews(1)
+	d.step("created views of phase 1")
 	d.load(batches[2])
+	d.step("round 3 published and copied")
 
 	// Create the last views while the final round is being published and
 	// processed.
@@ -97,16 +104,20 @@ func TestDifferential(t *testing.T) {
 		pubErr = d.publish(batches[3])
 	}()
 	d.createViews(2)
+	d.step("created views of phase 2")
 	<-done
+	d.step("round 4 published")
 	if pubErr != nil {
 		d.fatalf("publishing: %v", pubErr)
 	}
 	d.copyToPostgres(batches[3])
 	d.flush()
+	d.step("flushed")
 
 	d.checkViews("at the end")
 	d.checkAdhoc()
 	d.checkSkipped()
+	d.step("compared")
 	t.Logf("%d events, %d views, %v (DIFF_SEED=%d)", n, len(d.created), time.Since(start).Round(time.Millisecond), seed)
 }
 
@@ -120,6 +131,13 @@ type diffTest struct {
 	js     jetstream.JetStream
 	// created holds the views that exist in streamdb.
 	created map[string]bool
+	lap     time.Time
+}
+
+// step logs the time since the previous step.
+func (d *diffTest) step(what string) {
+	d.t.Logf("%-32s %v", what, time.Since(d.lap).Round(time.Millisecond))
+	d.lap = time.Now()
 }
 
 func (d *diffTest) fatalf(format string, args ...any) {
@@ -182,27 +200,33 @@ func (d *diffTest) load(batch []event) {
 	d.copyToPostgres(batch)
 }
 
-// publish sends the events with asynchronous JetStream publishes and waits
-// for every acknowledgement.
+// publishWindow bounds the asynchronous publishes in flight.
+const publishWindow = 1000
+
+// publish sends the events with asynchronous JetStream publishes, a window
+// at a time, and waits for every acknowledgement.
 func (d *diffTest) publish(batch []event) error {
-	futures := make([]jetstream.PubAckFuture, 0, len(batch))
-	for i := range batch {
-		f, err := d.js.PublishAsync(subject, batch[i].json())
-		if err != nil {
-			return fmt.Errorf("event %d: %w", i, err)
+	for start := 0; start < len(batch); start += publishWindow {
+		end := min(start+publishWindow, len(batch))
+		futures := make([]jetstream.PubAckFuture, 0, end-start)
+		for i := start; i < end; i++ {
+			f, err := d.js.PublishAsync(subject, batch[i].json(), jetstream.WithStallWait(30*time.Second))
+			if err != nil {
+				return fmt.Errorf("event %d: %w", i, err)
+			}
+			futures = append(futures, f)
 		}
-		futures = append(futures, f)
-	}
-	select {
-	case <-d.js.PublishAsyncComplete():
-	case <-time.After(60 * time.Second):
-		return fmt.Errorf("%d publishes not acknowledged within 60s", d.js.PublishAsyncPending())
-	}
-	for i, f := range futures {
 		select {
-		case <-f.Ok():
-		case err := <-f.Err():
-			return fmt.Errorf("event %d: %w", i, err)
+		case <-d.js.PublishAsyncComplete():
+		case <-time.After(60 * time.Second):
+			return fmt.Errorf("%d publishes not acknowledged within 60s", d.js.PublishAsyncPending())
+		}
+		for i, f := range futures {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				return fmt.Errorf("event %d: %w", start+i, err)
+			}
 		}
 	}
 	return nil
@@ -224,11 +248,9 @@ func (d *diffTest) flush() {
 	d.t.Helper()
 	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Minute)
 	defer cancel()
-	start := time.Now()
 	if _, err := d.sdb.Exec(ctx, "FLUSH"); err != nil {
 		d.fatalf("streamdb FLUSH: %v", err)
 	}
-	d.t.Logf("FLUSH took %v", time.Since(start).Round(time.Millisecond))
 }
 
 // checkViews compares every created view with its query in PostgreSQL.
@@ -266,11 +288,14 @@ func (d *diffTest) compare(what, sdbSQL, pgSQL string, ordered bool, floatCols [
 	if err != nil {
 		d.fatalf("%s: postgres: %v\n  %s", what, err, oneLine(pgSQL))
 	}
+	t0 := time.Now()
 	got, err := query(d.ctx, d.sdb, sdbSQL)
 	if err != nil {
 		d.errorf("%s: streamdb: %v\n  %s", what, err, sdbSQL)
 		return
 	}
+	t1 := time.Now()
+	defer func() { d.t.Logf("TIMING %s sdb=%v cmp=%v", what, t1.Sub(t0), time.Since(t1)) }()
 	issues := compareSchema(want, got)
 	if len(want.cols) == len(got.cols) {
 		c := newComparer(want.cols, floatCols)

@@ -1,0 +1,218 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/tests/testutil"
+)
+
+// testCtx returns a context that ends with the test or after d.
+func testCtx(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// startServer starts a fresh streamdb with an embedded NATS server.
+func startServer(t *testing.T) *testutil.Server {
+	t.Helper()
+	return testutil.StartServer(t, testutil.ServerOptions{})
+}
+
+// exec runs statements with the simple protocol and fails the test on error.
+func exec(t *testing.T, conn *pgx.Conn, sqls ...string) {
+	t.Helper()
+	ctx := testCtx(t, 60*time.Second)
+	for _, sql := range sqls {
+		if _, err := conn.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+			t.Fatalf("%s: %v", oneLine(sql), err)
+		}
+	}
+}
+
+// flush runs FLUSH.
+func flush(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	exec(t, conn, "FLUSH")
+}
+
+// textRows runs a query with the simple protocol and returns every value as
+// PostgreSQL's text ("NULL" for NULL), one string per row, values joined by
+// a single space.
+func textRows(t *testing.T, conn *pgx.Conn, sql string, args ...any) []string {
+	t.Helper()
+	rows, err := textRowsErr(testCtx(t, 60*time.Second), conn, sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", oneLine(sql), err)
+	}
+	return rows
+}
+
+func textRowsErr(ctx context.Context, conn *pgx.Conn, sql string, args ...any) ([]string, error) {
+	results, err := conn.PgConn().Exec(ctx, sql).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range results {
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		for _, row := range r.Rows {
+			vals := make([]string, len(row))
+			for i, v := range row {
+				if v == nil {
+					vals[i] = "NULL"
+				} else {
+					vals[i] = string(v)
+				}
+			}
+			out = append(out, strings.Join(vals, " "))
+		}
+	}
+	return out, nil
+}
+
+// wantRows compares the text rows of a query with the expected ones.
+func wantRows(t *testing.T, conn *pgx.Conn, sql string, want ...string) {
+	t.Helper()
+	got := textRows(t, conn, sql)
+	if !equalLines(got, want) {
+		t.Errorf("%s:\n got: %q\nwant: %q", oneLine(sql), got, want)
+	}
+}
+
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pgError returns err as a server error, failing the test if it is not one.
+func pgError(t *testing.T, err error) *pgconn.PgError {
+	t.Helper()
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		t.Fatalf("want a PostgreSQL error, got %T: %v", err, err)
+	}
+	return pe
+}
+
+// wantCode checks that err is a server error with the given SQLSTATE.
+func wantCode(t *testing.T, err error, code string) *pgconn.PgError {
+	t.Helper()
+	if err == nil {
+		t.Errorf("want error %s, got success", code)
+		return nil
+	}
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		t.Errorf("want error %s, got %T: %v", code, err, err)
+		return nil
+	}
+	if pe.Code != code {
+		t.Errorf("want SQLSTATE %s, got %s: %s", code, pe.Code, pe.Message)
+	}
+	return pe
+}
+
+// poll calls check until it returns nil or the deadline passes; the last
+// error fails the test.
+func poll(t *testing.T, timeout time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not true within %v: %v", timeout, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// jetStream connects to a NATS URL and returns a JetStream context; the
+// connection is closed by t.Cleanup.
+func jetStream(t *testing.T, url string) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	nc, err := nats.Connect(url, nats.Timeout(10*time.Second))
+	if err != nil {
+		t.Fatalf("connecting to NATS at %s: %v", url, err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc, js
+}
+
+// publish publishes each message to subject through JetStream and waits for
+// its acknowledgement, so that it is stored before the next step.
+func publish(t *testing.T, js jetstream.JetStream, subject string, msgs ...string) {
+	t.Helper()
+	ctx := testCtx(t, 30*time.Second)
+	for _, m := range msgs {
+		if _, err := js.Publish(ctx, subject, []byte(m)); err != nil {
+			t.Fatalf("publishing %q to %s: %v", m, subject, err)
+		}
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// showStream returns the SHOW STREAMS row of one stream as column -> value.
+func showStream(t *testing.T, conn *pgx.Conn, name string) map[string]string {
+	t.Helper()
+	ctx := testCtx(t, 30*time.Second)
+	rows, err := conn.Query(ctx, "SHOW STREAMS", pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatalf("SHOW STREAMS: %v", err)
+	}
+	defer rows.Close()
+	fds := rows.FieldDescriptions()
+	for rows.Next() {
+		vals := rows.RawValues()
+		m := map[string]string{}
+		for i, fd := range fds {
+			m[fd.Name] = string(vals[i])
+		}
+		if m["name"] == name {
+			return m
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("SHOW STREAMS: %v", err)
+	}
+	t.Fatalf("SHOW STREAMS has no stream %q", name)
+	return nil
+}
+
+// mustInt parses a decimal integer.
+func mustInt(t *testing.T, s string) int64 {
+	t.Helper()
+	var n int64
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatalf("not an integer: %q", s)
+	}
+	return n
+}
