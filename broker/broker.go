@@ -178,3 +178,29 @@ func (b *Broker) LastSeqForSubject(ctx context.Context, stream, subject string) 
 	}
 	return m.Sequence, nil
 }
+
+// SeqAtTime returns the sequence of the first message on subject stored at
+// or after t (the last sequence + 1 when there is none).
+func (b *Broker) SeqAtTime(ctx context.Context, stream, subject string, t time.Time) (uint64, error) {
+	cons, err := b.JS.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{subject},
+		DeliverPolicy:  jetstream.DeliverByStartTimePolicy,
+		OptStartTime:   &t,
+	})
+	if err != nil {
+		return 0, err
+	}
+	batch, err := cons.FetchNoWait(1)
+	if err != nil {
+		return 0, err
+	}
+	for m := range batch.Messages() {
+		meta, err := m.Metadata()
+		if err != nil {
+			return 0, err
+		}
+		return meta.Sequence.Stream, nil
+	}
+	last, err := b.LastSeq(ctx, stream)
+	return last + 1, err
+}

@@ -33,6 +33,7 @@ type Settings struct {
 	Backend              string // "pebble" or "memory"
 	MemoryLimit          int64  // memory backend: largest snapshot, bytes
 	Dir                  string
+	SavepointsDir        string
 }
 
 // Coordinator schedules, takes and retires checkpoints.
@@ -54,6 +55,9 @@ type Coordinator struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// exclusive is held shared by every checkpoint being taken and
+	// exclusively by a rollback.
+	exclusive sync.RWMutex
 	// testHook, when set, runs after the Pebble checkpoint and before the
 	// metadata is written (tests use it to provoke timeouts and crashes).
 	testHook func(dir string)
@@ -189,17 +193,37 @@ func (c *Coordinator) release() {
 // Take takes one checkpoint now and returns when it is durable (or has
 // failed or been aborted: then it leaves no directory behind).
 func (c *Coordinator) Take(ctx context.Context, trigger string) (*Meta, error) {
+	return c.take(ctx, KindCheckpoint, "", trigger)
+}
+
+// TakeSavepoint takes a savepoint: a checkpoint in the savepoints
+// directory under its own name, which retention never deletes.
+func (c *Coordinator) TakeSavepoint(ctx context.Context, name string) (*Meta, error) {
+	return c.take(ctx, KindSavepoint, name, TriggerManual)
+}
+
+func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Meta, error) {
 	if err := c.acquire(ctx); err != nil {
 		return nil, err
 	}
 	defer c.release()
+	c.exclusive.RLock()
+	defer c.exclusive.RUnlock()
 	s := c.settings()
 	c.mu.Lock()
 	c.nextID++
-	m := &Meta{FormatVersion: FormatVersion, Kind: KindCheckpoint, ID: c.nextID, Trigger: trigger,
+	m := &Meta{FormatVersion: FormatVersion, Kind: kind, Name: name, ID: c.nextID, Trigger: trigger,
 		Status: StatusInProgress, Backend: s.Backend, StartedAt: time.Now().UTC()}
-	m.Dir = filepath.Join(s.Dir, fmt.Sprintf("chk-%010d", m.ID))
-	c.history = append(c.history, m)
+	if kind == KindSavepoint {
+		m.Dir = filepath.Join(s.SavepointsDir, name)
+		if _, err := os.Stat(m.Dir); err == nil {
+			c.mu.Unlock()
+			return nil, ErrSavepointExists
+		}
+	} else {
+		m.Dir = filepath.Join(s.Dir, fmt.Sprintf("chk-%010d", m.ID))
+		c.history = append(c.history, m)
+	}
 	c.mu.Unlock()
 
 	tctx := ctx
@@ -219,12 +243,32 @@ func (c *Coordinator) Take(ctx context.Context, trigger string) (*Meta, error) {
 		// directory removed once it returns.
 		go func() { <-done; os.RemoveAll(m.Dir) }()
 	}
+	if kind == KindSavepoint {
+		if err != nil {
+			os.RemoveAll(m.Dir)
+			m.Status = StatusFailed
+			return m, err
+		}
+		c.log.Info("savepoint completed", "name", name, "id", m.ID, "epoch", m.Epoch, "size", m.SizeBytes)
+		return m, nil
+	}
 	c.finish(m, s, err)
 	if err != nil {
 		return m, err
 	}
 	return m, nil
 }
+
+// Exclusive runs fn while no checkpoint or savepoint is being taken
+// (rollback replaces all state under it).
+func (c *Coordinator) Exclusive(fn func() error) error {
+	c.exclusive.Lock()
+	defer c.exclusive.Unlock()
+	return fn()
+}
+
+// ErrSavepointExists is returned for a savepoint name already in use.
+var ErrSavepointExists = errors.New("savepoint already exists")
 
 // write produces the checkpoint directory and, last, its metadata.
 func (c *Coordinator) write(m *Meta, s Settings) error {
@@ -295,7 +339,10 @@ func (c *Coordinator) describe(m *Meta, cut exec.Cut, s Settings) error {
 	for _, p := range cut.Positions {
 		m.Positions = append(m.Positions, Position{View: p.View, Source: p.Source, Stream: p.Stream, Subject: p.Subject, Seq: p.Seq})
 	}
-	prev := c.previousFiles()
+	prev := map[string]File{}
+	if m.Kind == KindCheckpoint {
+		prev = c.previousFiles()
+	}
 	return filepath.WalkDir(m.Dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -98,7 +98,7 @@ func (b *builder) addSource(s *plan.Scan, head Operator) error {
 	}
 	r := &sourceReader{
 		idx: idx, name: s.Object.Name, jsStream: s.Object.JSStream, subject: s.Object.Subject,
-		decoder: NewRowDecoder(s.Cols), broker: b.rt.broker,
+		decoder: NewRowDecoder(s.Cols), broker: b.rt.broker, rt: b.rt,
 		log:      b.rt.log.With(slog.String("view", b.p.name)),
 		pos:      pos,
 		barriers: make(chan uint64, 64),

@@ -27,6 +27,10 @@ type Runtime struct {
 	interval   time.Duration
 	intervalCh chan time.Duration
 	aligned    atomic.Bool
+	paused     atomic.Bool
+	// pauseChanged holds a channel that is closed and replaced when
+	// paused flips (atomic: sources read it per message).
+	pauseChanged atomic.Pointer[chan struct{}]
 	// maxInflight bounds epochs injected but not committed, so a slow view
 	// backs up barrier injection instead of queueing barriers unboundedly.
 	maxInflight int
@@ -62,6 +66,8 @@ func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrie
 		changed: make(chan struct{}), intervalCh: make(chan time.Duration, 1),
 	}
 	rt.aligned.Store(true)
+	ch := make(chan struct{})
+	rt.pauseChanged.Store(&ch)
 	if e, err := store.Epoch(); err == nil {
 		rt.injected = e
 		rt.committed.Store(e)
@@ -376,8 +382,15 @@ func (rt *Runtime) SetAligned(aligned bool) { rt.aligned.Store(aligned) }
 
 // SetInterval changes the barrier interval.
 func (rt *Runtime) SetInterval(d time.Duration) {
-	if d > 0 {
-		rt.intervalCh <- d
+	if d <= 0 {
+		return
+	}
+	for {
+		select {
+		case rt.intervalCh <- d:
+			return
+		case <-rt.intervalCh: // replace a change not yet applied
+		}
 	}
 }
 
@@ -400,3 +413,43 @@ func (rt *Runtime) ViewStatus(id uint32) string {
 		return "running"
 	}
 }
+
+// StopAll stops every pipeline and drops uncommitted epochs (rollback
+// replaces the state they would have changed).
+func (rt *Runtime) StopAll() {
+	rt.mu.Lock()
+	ps := make([]*pipeline, 0, len(rt.pipelines))
+	for _, p := range rt.pipelines {
+		ps = append(ps, p)
+	}
+	rt.pipelines = map[uint32]*pipeline{}
+	for e, es := range rt.pending {
+		for _, b := range es.batches {
+			b.Close()
+		}
+		delete(rt.pending, e)
+	}
+	// Epochs injected but not committed will never complete: skip them.
+	rt.committed.Store(rt.injected)
+	rt.notifyLocked()
+	rt.mu.Unlock()
+	for _, p := range ps {
+		p.stop()
+	}
+}
+
+// SetPaused stops (true) or restarts (false) reading from every source;
+// barriers and checkpoints go on.
+func (rt *Runtime) SetPaused(paused bool) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.paused.Store(paused)
+	next := make(chan struct{})
+	old := rt.pauseChanged.Swap(&next)
+	close(*old)
+}
+
+// Paused reports whether sources are paused.
+func (rt *Runtime) Paused() bool { return rt.paused.Load() }
+
+func (rt *Runtime) pauseSignal() <-chan struct{} { return *rt.pauseChanged.Load() }

@@ -31,6 +31,7 @@ type sourceReader struct {
 	subject  string
 	decoder  *RowDecoder
 	broker   *broker.Broker
+	rt       *Runtime
 	log      *slog.Logger
 
 	pos      storage.SourcePosition // position of the last message sent
@@ -90,10 +91,16 @@ func (s *sourceReader) run(ctx context.Context) error {
 		return send(pipelineMsg{src: s.idx, chunk: c})
 	}
 	for {
+		in := msgs
+		if s.rt.Paused() {
+			in = nil // ALTER SYSTEM PAUSE: barriers pass, input waits
+		}
+		pauseChanged := s.rt.pauseSignal()
 		select {
 		case <-ctx.Done():
 			return nil
-		case m := <-msgs:
+		case <-pauseChanged:
+		case m := <-in:
 			meta, err := m.Metadata()
 			if err != nil {
 				s.log.Warn("message without JetStream metadata", "stream", s.name, "err", err)

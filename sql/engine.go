@@ -34,6 +34,13 @@ type Engine struct {
 	// cfgMu guards cfg.Values, which SET and ALTER SYSTEM SET change.
 	cfgMu sync.RWMutex
 
+	// stateMu is held shared by queries while they read state and
+	// exclusively by a rollback while it replaces all state.
+	stateMu sync.RWMutex
+
+	asOfMu sync.Mutex
+	asOf   map[string]*asOfState // open checkpoints for AS OF, by directory
+
 	// ddlMu serialises catalog changes.
 	ddlMu sync.Mutex
 	catMu sync.RWMutex
@@ -67,7 +74,7 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 		b.Close()
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, log: log, store: store, broker: b, objs: map[string]*storage.Descriptor{}}
+	e := &Engine{cfg: cfg, log: log, store: store, broker: b, objs: map[string]*storage.Descriptor{}, asOf: map[string]*asOfState{}}
 	e.rt = exec.NewRuntime(store, b, log, cfg.Duration("execution.barrier.interval"))
 	e.rt.SetAligned(cfg.Values["execution.checkpointing.mode"] != "at_least_once")
 	if e.coord, err = checkpoint.NewCoordinator(e.checkpointSettings, store, e.rt, log); err != nil {
@@ -165,6 +172,7 @@ func (e *Engine) checkpointSettings() checkpoint.Settings {
 		Backend:              c.Values["state.backend"],
 		MemoryLimit:          c.Int("state.backend.memory.max-size"),
 		Dir:                  c.CheckpointsDir(),
+		SavepointsDir:        c.SavepointsDir(),
 	}
 }
 
@@ -184,6 +192,11 @@ func (e *Engine) NATSURL() string { return e.broker.URL }
 func (e *Engine) Close() error {
 	e.coord.Stop()
 	e.rt.Close()
+	e.asOfMu.Lock()
+	for _, st := range e.asOf {
+		st.store.Close()
+	}
+	e.asOfMu.Unlock()
 	s := e.checkpointSettings()
 	if s.Backend == "memory" {
 		if _, err := e.coord.Take(context.Background(), checkpoint.TriggerShutdown); err != nil {
@@ -208,9 +221,12 @@ func (e *Engine) loadCatalog() error {
 		return err
 	}
 	sort.Slice(descs, func(i, j int) bool { return descs[i].ID < descs[j].ID })
+	e.catMu.Lock()
+	e.objs = map[string]*storage.Descriptor{}
 	for _, d := range descs {
 		e.objs[d.Name] = d
 	}
+	e.catMu.Unlock()
 	for _, d := range descs {
 		if d.Kind != storage.KindView {
 			continue

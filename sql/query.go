@@ -19,6 +19,8 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 		if err != nil {
 			return "", err
 		}
+		s.e.stateMu.RLock()
+		defer s.e.stateMu.RUnlock()
 		for _, src := range plan.Sources(bound) {
 			if src.Kind == storage.KindSystem {
 				continue
@@ -103,4 +105,25 @@ func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
 	}
 	out := walk(n)
 	return out, firstErr
+}
+
+// prepareAsOf binds a SELECT against the catalog of a checkpoint or
+// savepoint and runs it over that point's state.
+func (s *session) prepareAsOf(st *asOfState, root plan.Node, params *boundParams) *prepared {
+	return &prepared{params: params, cols: root.Schema(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
+		bound, err := bindPlanParams(root, vals)
+		if err != nil {
+			return "", err
+		}
+		rows, err := exec.RunBatch(ctx, bound, st.store.DB())
+		if err != nil {
+			return "", err
+		}
+		for _, r := range rows {
+			if err := w.WriteRow(r); err != nil {
+				return "", err
+			}
+		}
+		return selectTag(len(rows)), nil
+	}}
 }

@@ -20,6 +20,8 @@ type session struct {
 	// application_name, ...), lower-case keys.
 	settings map[string]string
 	inTx     bool
+	// txSavepoints are the transaction savepoints of the open block.
+	txSavepoints []string
 }
 
 func newSession(e *Engine, startup map[string]string) *session {
@@ -69,7 +71,15 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 		return command(func(context.Context) (string, error) { return "", nil }), nil
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		if st.AsOf != nil {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "AS OF is not supported yet")
+			aos, err := s.e.asOfReader(st.AsOf)
+			if err != nil {
+				return nil, err
+			}
+			root, err := s.e.bindQueryIn(aos, st, params)
+			if err != nil {
+				return nil, err
+			}
+			return s.prepareAsOf(aos, root, params), nil
 		}
 		root, err := s.e.bindQuery(st, params)
 		if err != nil {
@@ -110,18 +120,45 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 				s.inTx = true
 				return "BEGIN", nil
 			case front.TxnCommit:
-				s.inTx = false
+				s.inTx, s.txSavepoints = false, nil
 				return "COMMIT", nil
 			}
-			s.inTx = false
+			s.inTx, s.txSavepoints = false, nil
 			return "ROLLBACK", nil
 		}), nil
 	case *front.Explain:
 		return s.prepareExplain(n)
 	case *front.Checkpoint:
 		return command(s.e.checkpointNow), nil
-	case *front.Savepoint, *front.RollbackTo, *front.ReleaseSavepoint, *front.AlterSystem, *front.AlterStreamPosition:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported yet", statementName(st.Text))
+	case *front.Savepoint:
+		if s.inTx {
+			return s.txSavepoint(n.Name), nil
+		}
+		return command(func(ctx context.Context) (string, error) { return s.e.createSavepoint(ctx, n.Name) }), nil
+	case *front.ReleaseSavepoint:
+		if s.inTx {
+			return s.txRelease(n.Name), nil
+		}
+		return command(func(context.Context) (string, error) { return s.e.releaseSavepoint(n.Name) }), nil
+	case *front.RollbackTo:
+		if s.inTx && n.Kind == front.PointSavepoint {
+			return s.txRollbackTo(n.Name), nil
+		}
+		return command(func(ctx context.Context) (string, error) {
+			m, err := s.e.resolvePoint(n.Kind, n.Name, n.ID, n.Time)
+			if err != nil {
+				return "", err
+			}
+			return s.e.rollback(ctx, m)
+		}), nil
+	case *front.AlterSystem:
+		return command(func(context.Context) (string, error) {
+			s.e.rt.SetPaused(n.Action == front.SystemPause)
+			s.e.log.Info("sources", "paused", n.Action == front.SystemPause)
+			return "ALTER SYSTEM", nil
+		}), nil
+	case *front.AlterStreamPosition:
+		return command(func(ctx context.Context) (string, error) { return s.e.alterStreamPosition(ctx, n) }), nil
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", statementName(st.Text))
 }
@@ -144,10 +181,15 @@ func statementName(text string) string {
 
 // bindQuery binds a SELECT statement into a logical plan.
 func (e *Engine) bindQuery(st *front.Statement, params *boundParams) (plan.Node, error) {
+	return e.bindQueryIn(e, st, params)
+}
+
+// bindQueryIn binds a SELECT against a given catalog.
+func (e *Engine) bindQueryIn(cat catalogReader, st *front.Statement, params *boundParams) (plan.Node, error) {
 	if len(st.Windows) > 0 {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "TUMBLE and HOP windows are not supported yet")
 	}
-	sb := &selectBinder{cat: e, params: params}
+	sb := &selectBinder{cat: cat, params: params}
 	switch n := st.Node.(type) {
 	case *ast.SelectStmt:
 		return sb.bindSelect(n)

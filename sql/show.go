@@ -99,7 +99,7 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			return []types.Row{textRow("unhealthy", fmt.Sprintf("%d consecutive checkpoint failures exceed execution.checkpointing.tolerable-failed-checkpoints", failures))}, nil
 		}), nil
 	case "savepoints":
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SHOW %s is not supported yet", strings.ToUpper(n.Target))
+		return rowsResult(savepointColumns, func(context.Context) ([]types.Row, error) { return s.e.savepointRows() }), nil
 	case "all":
 		return rowsResult(textCols("name", "setting", "description"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row

@@ -1,0 +1,331 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/checkpoint"
+	"streamdb/plan"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// SQLSTATE 3B001: invalid_savepoint_specification.
+const invalidSavepoint = "3B001"
+
+var savepointColumns = []types.Column{
+	{Name: "name", Type: types.Text},
+	{Name: "id", Type: types.Int8},
+	{Name: "epoch", Type: types.Int8},
+	{Name: "created_at", Type: types.Timestamptz},
+	{Name: "size_bytes", Type: types.Int8},
+	{Name: "directory", Type: types.Text},
+	{Name: "positions", Type: types.Text},
+}
+
+func (e *Engine) savepointRows() ([]types.Row, error) {
+	metas, err := checkpoint.Savepoints(e.checkpointSettings().SavepointsDir)
+	if err != nil {
+		return nil, err
+	}
+	var rows []types.Row
+	for _, m := range metas {
+		rows = append(rows, types.Row{
+			types.NewString(m.Name), types.NewInt(int64(m.ID)), types.NewInt(int64(m.Epoch)),
+			types.NewTime(m.CompletedAt), types.NewInt(m.SizeBytes), types.NewString(m.Dir),
+			types.NewString(formatPositions(m.Positions)),
+		})
+	}
+	return rows, nil
+}
+
+func (e *Engine) createSavepoint(ctx context.Context, name string) (string, error) {
+	if err := validPointName(name); err != nil {
+		return "", err
+	}
+	m, err := e.coord.TakeSavepoint(ctx, name)
+	if errors.Is(err, checkpoint.ErrSavepointExists) {
+		return "", sqlerr.New(sqlerr.DuplicateObject, "savepoint %q already exists", name).
+			WithHint("RELEASE SAVEPOINT %s first, or choose another name.", name)
+	}
+	if err != nil {
+		return "", sqlerr.New(sqlerr.InternalError, "savepoint %s failed: %v", name, err)
+	}
+	e.log.Info("savepoint", "name", name, "dir", m.Dir)
+	return "SAVEPOINT", nil
+}
+
+// validPointName keeps savepoint names usable as directory names.
+func validPointName(name string) error {
+	if name == "" || name == "." || name == ".." || filepath.Base(name) != name || len(name) > 63 {
+		return sqlerr.New(sqlerr.InvalidName, "invalid savepoint name %q", name)
+	}
+	return nil
+}
+
+func (e *Engine) releaseSavepoint(name string) (string, error) {
+	dir := filepath.Join(e.checkpointSettings().SavepointsDir, name)
+	e.asOfMu.Lock()
+	if st, ok := e.asOf[dir]; ok {
+		st.store.Close()
+		delete(e.asOf, dir)
+	}
+	e.asOfMu.Unlock()
+	err := checkpoint.ReleaseSavepoint(e.checkpointSettings().SavepointsDir, name)
+	if errors.Is(err, checkpoint.ErrNoSuchPoint) {
+		return "", sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
+	}
+	if err != nil {
+		return "", err
+	}
+	e.log.Info("released savepoint", "name", name)
+	return "RELEASE", nil
+}
+
+// resolvePoint finds the checkpoint or savepoint a ROLLBACK TO or AS OF
+// names, verified.
+func (e *Engine) resolvePoint(kind front.PointKind, name, id, ts string) (*checkpoint.Meta, error) {
+	s := e.checkpointSettings()
+	var m *checkpoint.Meta
+	var err error
+	switch kind {
+	case front.PointSavepoint:
+		m, err = checkpoint.FindSavepoint(s.SavepointsDir, name)
+		if errors.Is(err, checkpoint.ErrNoSuchPoint) {
+			return nil, sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
+		}
+	case front.PointCheckpoint:
+		n, perr := strconv.ParseUint(id, 10, 64)
+		if perr != nil {
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "checkpoint id %q is not a number", id)
+		}
+		m, err = checkpoint.FindCheckpoint(s.Dir, n)
+		if errors.Is(err, checkpoint.ErrNoSuchPoint) {
+			return nil, sqlerr.New(sqlerr.UndefinedObject, "checkpoint %d does not exist or is no longer retained", n).
+				WithHint("SHOW CHECKPOINTS lists the retained ones.")
+		}
+	case front.PointTimestamp:
+		t, perr := types.ParseTimestamp(ts)
+		if perr != nil {
+			return nil, sqlerr.New(sqlerr.InvalidTextRepresentation, "%s", perr.Error())
+		}
+		m, err = checkpoint.NewestAtOrBefore(s.Dir, s.SavepointsDir, t)
+		if errors.Is(err, checkpoint.ErrNoSuchPoint) {
+			return nil, sqlerr.New(sqlerr.UndefinedObject, "no retained checkpoint or savepoint at or before %s", t.Format(time.RFC3339))
+		}
+	default:
+		return nil, sqlerr.New(sqlerr.SyntaxError, "unknown point kind %q", kind)
+	}
+	if err != nil {
+		return nil, sqlerr.New(sqlerr.DataException, "cannot use %s: %v", kind, err)
+	}
+	return m, nil
+}
+
+// checkInputRetained fails when JetStream no longer holds the input that
+// sources would replay from m's positions.
+func (e *Engine) checkInputRetained(ctx context.Context, m *checkpoint.Meta) error {
+	for _, p := range m.Positions {
+		js, err := e.broker.JS.StreamNameBySubject(ctx, p.Subject)
+		if err != nil {
+			if errors.Is(err, jetstream.ErrStreamNotFound) {
+				return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "cannot roll back: no JetStream stream holds subject %q of stream %s any more", p.Subject, p.Stream)
+			}
+			return err
+		}
+		first, err := e.broker.FirstSeq(ctx, js)
+		if err != nil {
+			return err
+		}
+		if p.Seq > 0 && first > p.Seq+1 {
+			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState,
+				"cannot roll back: view %s would replay stream %s from sequence %d, but JetStream stream %s retains only from %d on",
+				p.View, p.Stream, p.Seq+1, js, first).WithHint("Nothing was changed. Choose a newer savepoint or checkpoint.")
+		}
+	}
+	return nil
+}
+
+// rollback restores the catalog, every view and every source position to
+// m while the server runs. Queries wait (stateMu) and checkpoints pause
+// (coordinator exclusive) while the state is swapped in one atomic batch;
+// a checkpoint taken right after makes the rollback survive a crash.
+func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, error) {
+	if err := e.checkInputRetained(ctx, m); err != nil {
+		return "", err
+	}
+	point, err := e.openPoint(m)
+	if err != nil {
+		return "", err
+	}
+	src := point.store
+	start := time.Now()
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	e.stateMu.Lock()
+	err = e.coord.Exclusive(func() error {
+		e.rt.StopAll()
+		if err := e.store.ReplaceAll(src, e.rt.CommittedEpoch()); err != nil {
+			return err
+		}
+		return e.loadCatalog()
+	})
+	e.stateMu.Unlock()
+	if err != nil {
+		return "", sqlerr.New(sqlerr.InternalError, "rollback failed: %v", err)
+	}
+	e.log.Info("rolled back", "to", m.Dir, "kind", m.Kind, "epoch", m.Epoch, "took", time.Since(start), "paused", e.rt.Paused())
+	if _, err := e.coord.Take(context.WithoutCancel(ctx), "rollback"); err != nil {
+		return "", sqlerr.New(sqlerr.InternalError, "rolled back, but the checkpoint that records it failed: %v", err)
+	}
+	return "ROLLBACK", nil
+}
+
+// alterStreamPosition moves every view's source on a stream: the views keep
+// their state and read on from the new position.
+func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPosition) (string, error) {
+	const tag = "ALTER STREAM"
+	d, ok := e.lookup(n.Stream)
+	if !ok || d.Kind != storage.KindStream {
+		return "", sqlerr.New(sqlerr.UndefinedTable, "stream %q does not exist", n.Stream)
+	}
+	var last uint64 // the position to store: the sequence before the next one to read
+	switch n.Position {
+	case front.PositionEarliest:
+		first, err := e.broker.FirstSeq(ctx, d.JSStream)
+		if err != nil {
+			return "", err
+		}
+		last = max(first, 1) - 1
+	case front.PositionLatest:
+		seq, err := e.broker.LastSeqForSubject(ctx, d.JSStream, d.Subject)
+		if err != nil {
+			return "", err
+		}
+		last = seq
+	case front.PositionTimestamp:
+		t, err := types.ParseTimestamp(n.Timestamp)
+		if err != nil {
+			return "", sqlerr.New(sqlerr.InvalidTextRepresentation, "%s", err.Error())
+		}
+		seq, err := e.broker.SeqAtTime(ctx, d.JSStream, d.Subject, t)
+		if err != nil {
+			return "", err
+		}
+		last = seq - 1
+	default:
+		seq, err := strconv.ParseUint(n.Position, 10, 64)
+		if err != nil || seq == 0 {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "position %q must be 'earliest', 'latest', a sequence number >= 1 or TIMESTAMP '...'", n.Position)
+		}
+		last = seq - 1
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	moved := 0
+	for _, v := range e.dependents(d.Name) {
+		root, err := e.planView(v.Query)
+		if err != nil {
+			return "", err
+		}
+		e.rt.Remove(v.ID)
+		b := e.store.NewBatch()
+		for i, src := range plan.Sources(root) {
+			if src.Name != d.Name {
+				continue
+			}
+			pos, err := e.store.Position(v.ID, uint16(i))
+			if err != nil {
+				b.Close()
+				return "", err
+			}
+			pos.Seq = last
+			if err := storage.PutPosition(b, v.ID, uint16(i), pos); err != nil {
+				b.Close()
+				return "", err
+			}
+		}
+		err = e.store.Commit(b, true)
+		b.Close()
+		if err != nil {
+			return "", err
+		}
+		if err := e.rt.StartView(v, root); err != nil {
+			return "", err
+		}
+		moved++
+	}
+	e.log.Info("moved stream position", "stream", d.Name, "next_seq", last+1, "views", moved)
+	return tag, e.ddlCheckpoint(ctx)
+}
+
+// asOfReader opens the state of a checkpoint or savepoint for an AS OF
+// query; readers are cached and closed with the engine.
+func (e *Engine) asOfReader(a *front.AsOf) (*asOfState, error) {
+	m, err := e.resolvePoint(a.Kind, a.Name, a.ID, a.Time)
+	if err != nil {
+		return nil, err
+	}
+	return e.openPoint(m)
+}
+
+// openPoint opens (or finds open) the state of a checkpoint or savepoint.
+func (e *Engine) openPoint(m *checkpoint.Meta) (*asOfState, error) {
+	e.asOfMu.Lock()
+	defer e.asOfMu.Unlock()
+	if st, ok := e.asOf[m.Dir]; ok {
+		if st.meta.ID == m.ID {
+			return st, nil
+		}
+		st.store.Close() // a released savepoint's name was reused
+		delete(e.asOf, m.Dir)
+	}
+	store, err := storage.OpenReadOnly(filepath.Join(m.Dir, checkpoint.StateDir), m.Backend == "memory")
+	if err != nil {
+		return nil, sqlerr.New(sqlerr.DataException, "cannot open %s: %v", m.Dir, err)
+	}
+	descs, err := storage.Descriptors(store.DB())
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	st := &asOfState{meta: m, store: store, objs: map[string]*storage.Descriptor{}}
+	for _, d := range descs {
+		st.objs[d.Name] = d
+	}
+	if len(e.asOf) >= 4 {
+		for k, old := range e.asOf {
+			old.store.Close()
+			delete(e.asOf, k)
+			break
+		}
+	}
+	e.asOf[m.Dir] = st
+	return st, nil
+}
+
+// asOfState is the catalog and state of one checkpoint or savepoint.
+type asOfState struct {
+	meta  *checkpoint.Meta
+	store *storage.Store
+	objs  map[string]*storage.Descriptor
+}
+
+func (a *asOfState) lookup(name string) (*storage.Descriptor, bool) {
+	d, ok := a.objs[name]
+	return d, ok
+}
+
+func (a *asOfState) systemTable(string) (*storage.Descriptor, func() []types.Row, bool) {
+	return nil, nil, false
+}
+
+var _ = fmt.Sprint
