@@ -228,6 +228,23 @@ func (e *Engine) loadCatalog() error {
 	}
 	e.catMu.Unlock()
 	for _, d := range descs {
+		if d.Kind != storage.KindStream {
+			continue
+		}
+		// A restored savepoint may come from another machine: bind (or
+		// create) the JetStream stream of every stream it declares.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		js, err := e.broker.EnsureStream(ctx, d.Name, d.Subject)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("stream %s: %w", d.Name, err)
+		}
+		if js != d.JSStream {
+			e.log.Warn("stream's subject is now held by another JetStream stream", "stream", d.Name, "subject", d.Subject, "was", d.JSStream, "now", js)
+			d.JSStream = js
+		}
+	}
+	for _, d := range descs {
 		if d.Kind != storage.KindView {
 			continue
 		}
