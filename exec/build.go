@@ -64,10 +64,23 @@ func (b *builder) opPrefix() []byte {
 func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 	switch n := n.(type) {
 	case *plan.Scan:
-		if n.Object.Kind != storage.KindStream {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %s is not supported yet", n.Object.Kind, n.Object.Name)
+		switch n.Object.Kind {
+		case storage.KindStream:
+			return next, b.addSource(n, next)
+		case storage.KindView:
+			// A view over a view computes the inner view's dataflow
+			// itself, from the same streams: results are identical, and
+			// backfill, barriers and recovery need nothing special.
+			if b.rt.expand == nil {
+				break
+			}
+			inner, err := b.rt.expand(n.Object)
+			if err != nil {
+				return nil, err
+			}
+			return b.build(inner, next)
 		}
-		return next, b.addSource(n, next)
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %s is not supported", n.Object.Kind, n.Object.Name)
 	case *plan.Filter:
 		return b.build(n.Input, &filterOp{cond: n.Cond, next: next})
 	case *plan.Project:
@@ -174,4 +187,33 @@ func ExplainStreaming(root plan.Node) string {
 		sb.WriteString("  " + l + "\n")
 	}
 	return sb.String()
+}
+
+// SourceStreams lists the streams a view's dataflow reads, in the order of
+// its source indexes (views it reads are expanded as StartView does).
+func (rt *Runtime) SourceStreams(root plan.Node) ([]string, error) {
+	var out []string
+	var walk func(plan.Node) error
+	walk = func(n plan.Node) error {
+		if s, ok := n.(*plan.Scan); ok {
+			switch {
+			case s.Object.Kind == storage.KindStream:
+				out = append(out, s.Object.Name)
+			case s.Object.Kind == storage.KindView && rt.expand != nil:
+				inner, err := rt.expand(s.Object)
+				if err != nil {
+					return err
+				}
+				return walk(inner)
+			}
+			return nil
+		}
+		for _, c := range n.Children() {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return out, walk(root)
 }

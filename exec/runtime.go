@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"streamdb/broker"
+	"streamdb/plan"
 	"streamdb/storage"
 )
 
@@ -27,6 +28,8 @@ type Runtime struct {
 	interval   time.Duration
 	intervalCh chan time.Duration
 	aligned    atomic.Bool
+	// expand returns the plan of a view, for views over views.
+	expand func(*storage.Descriptor) (plan.Node, error)
 	paused     atomic.Bool
 	// pauseChanged holds a channel that is closed and replaced when
 	// paused flips (atomic: sources read it per message).
@@ -375,6 +378,10 @@ func (rt *Runtime) AtEpochBoundary(fn func(cut Cut) error) error {
 	}
 	return fn(cut)
 }
+
+// SetExpander tells the runtime how to get the plan of a view that
+// another view reads.
+func (rt *Runtime) SetExpander(fn func(*storage.Descriptor) (plan.Node, error)) { rt.expand = fn }
 
 // SetAligned chooses exactly-once (aligned barriers, true) or at-least-once
 // (no alignment) processing for pipelines started from now on.

@@ -221,8 +221,8 @@ func checkStreamable(n plan.Node) error {
 	case *plan.Values:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view must read from a stream")
 	case *plan.Scan:
-		if n.Object.Kind != storage.KindStream {
-			return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %q is not supported yet", n.Object.Kind, n.Object.Name)
+		if n.Object.Kind != storage.KindStream && n.Object.Kind != storage.KindView {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %q is not supported", n.Object.Kind, n.Object.Name)
 		}
 	}
 	for _, c := range n.Children() {

@@ -11,7 +11,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/checkpoint"
-	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -236,10 +235,14 @@ func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPo
 		if err != nil {
 			return "", err
 		}
+		streams, err := e.rt.SourceStreams(root)
+		if err != nil {
+			return "", err
+		}
 		e.rt.Remove(v.ID)
 		b := e.store.NewBatch()
-		for i, src := range plan.Sources(root) {
-			if src.Name != d.Name {
+		for i, name := range streams {
+			if name != d.Name {
 				continue
 			}
 			pos, err := e.store.Position(v.ID, uint16(i))
