@@ -30,6 +30,16 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		return out, nil
 	case *plan.Scan:
 		return scanObject(ctx, n, r)
+	case *plan.Join:
+		left, err := RunBatch(ctx, n.Left, r)
+		if err != nil {
+			return nil, err
+		}
+		right, err := RunBatch(ctx, n.Right, r)
+		if err != nil {
+			return nil, err
+		}
+		return batchJoin(n, left, right)
 	case *plan.Union:
 		var out []types.Row
 		for _, in := range n.Inputs {

@@ -93,6 +93,18 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 			}
 		}
 		return u, nil
+	case *plan.Join:
+		op, err := newJoinOp(n, b.opPrefix(), b.rt.store.DB(), next)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := b.build(n.Left, op.port(0)); err != nil {
+			return nil, err
+		}
+		if _, err := b.build(n.Right, op.port(1)); err != nil {
+			return nil, err
+		}
+		return op.port(0), nil
 	case *plan.Aggregate:
 		op, err := newAggOp(n, plan.AppendOnly(n.Input), b.opPrefix(), b.rt.store.DB(), next)
 		if err != nil {

@@ -221,3 +221,41 @@ type Union struct {
 func (u *Union) Schema() []types.Column { return u.Cols }
 func (u *Union) Children() []Node       { return u.Inputs }
 func (u *Union) Describe() string       { return fmt.Sprintf("Union all (%d inputs)", len(u.Inputs)) }
+
+// JoinKind is the kind of a join.
+type JoinKind string
+
+const (
+	InnerJoin JoinKind = "inner"
+	LeftJoin  JoinKind = "left"
+	RightJoin JoinKind = "right"
+	FullJoin  JoinKind = "full"
+)
+
+// Join combines two inputs. Rows match when LeftKeys equal RightKeys
+// (SQL equality: NULL never matches) and Cond, evaluated over the
+// concatenated row, is true. Outer kinds add unmatched rows padded with
+// NULLs. The output is the left columns followed by the right ones.
+type Join struct {
+	Kind      JoinKind
+	Left      Node
+	Right     Node
+	LeftKeys  []expr.Expr // over the left row
+	RightKeys []expr.Expr // over the right row
+	Cond      expr.Expr   // over the concatenated row; nil means true
+	Cols      []types.Column
+}
+
+func (j *Join) Schema() []types.Column { return j.Cols }
+func (j *Join) Children() []Node       { return []Node{j.Left, j.Right} }
+func (j *Join) Describe() string {
+	keys := make([]string, len(j.LeftKeys))
+	for i := range j.LeftKeys {
+		keys[i] = j.LeftKeys[i].String() + " = " + j.RightKeys[i].String()
+	}
+	s := fmt.Sprintf("Join %s on [%s]", j.Kind, strings.Join(keys, ", "))
+	if j.Cond != nil {
+		s += " filter " + j.Cond.String()
+	}
+	return s
+}

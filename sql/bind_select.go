@@ -278,16 +278,46 @@ func bindLimit(l *ast.Limit) (count, offset int64, err error) {
 	return
 }
 
-// bindFrom binds a FROM clause: one table, view or stream, or a subquery.
+// bindFrom binds a FROM clause: tables, views, streams and subqueries,
+// joined.
 func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
-	if j.Right != nil {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "joins are not supported yet")
+	left, ls, err := sb.bindFromItem(j.Left)
+	if err != nil {
+		return nil, nil, err
 	}
-	switch left := j.Left.(type) {
+	if j.Right == nil {
+		return left, ls, nil
+	}
+	right, rs, err := sb.bindFromItem(j.Right)
+	if err != nil {
+		return nil, nil, err
+	}
+	if j.NaturalJoin || len(j.Using) > 0 {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "NATURAL JOIN and JOIN ... USING are not supported yet; write the condition with ON")
+	}
+	kind := plan.InnerJoin
+	switch j.Tp {
+	case ast.LeftJoin:
+		kind = plan.LeftJoin
+	case ast.RightJoin:
+		kind = plan.RightJoin
+	}
+	var on ast.ExprNode
+	if j.On != nil {
+		on = j.On.Expr
+		if rest, full := stripFullJoinMarker(on); full {
+			kind, on = plan.FullJoin, rest
+		}
+	}
+	return sb.bindJoin(kind, left, ls, right, rs, on)
+}
+
+func (sb *selectBinder) bindFromItem(n ast.ResultSetNode) (plan.Node, *scope, error) {
+	switch n := n.(type) {
 	case *ast.Join:
-		return sb.bindFrom(left)
+		return sb.bindFrom(n)
 	case *ast.TableSource:
-		return sb.bindTableSource(left)
+		return sb.bindTableSource(n)
 	}
 	return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "this FROM clause is not supported yet")
 }

@@ -86,6 +86,9 @@ func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
 				keys[i] = k
 			}
 			return &plan.Sort{Input: walk(n.Input), Keys: keys}
+		case *plan.Join:
+			return &plan.Join{Kind: n.Kind, Left: walk(n.Left), Right: walk(n.Right),
+				LeftKeys: bindAll(n.LeftKeys), RightKeys: bindAll(n.RightKeys), Cond: bind(n.Cond), Cols: n.Cols}
 		case *plan.Union:
 			inputs := make([]plan.Node, len(n.Inputs))
 			for i, in := range n.Inputs {

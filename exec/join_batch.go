@@ -1,0 +1,94 @@
+package exec
+
+import (
+	"streamdb/expr"
+	"streamdb/plan"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// joinKey encodes the key of row, or ok=false when a key part is NULL
+// (SQL equality never matches NULL).
+func joinKey(keys []expr.Expr, row types.Row, buf []byte) ([]byte, bool, error) {
+	buf = buf[:0]
+	for _, k := range keys {
+		v, err := k.Eval(row)
+		if err != nil {
+			return nil, false, err
+		}
+		if v.IsNull() {
+			return buf, false, nil
+		}
+		buf = keyenc.Append(buf, v)
+	}
+	return buf, true, nil
+}
+
+func concatRows(l, r types.Row) types.Row {
+	out := make(types.Row, 0, len(l)+len(r))
+	return append(append(out, l...), r...)
+}
+
+func nullRow(n int) types.Row { return make(types.Row, n) }
+
+// joinMatches reports whether the joined row passes the residual condition.
+func joinMatches(cond expr.Expr, row types.Row) (bool, error) {
+	if cond == nil {
+		return true, nil
+	}
+	v, err := cond.Eval(row)
+	if err != nil {
+		return false, err
+	}
+	return !v.IsNull() && v.Bool(), nil
+}
+
+// batchJoin is a hash join of two row sets.
+func batchJoin(j *plan.Join, left, right []types.Row) ([]types.Row, error) {
+	nl, nr := len(j.Left.Schema()), len(j.Right.Schema())
+	index := map[string][]int{}
+	var buf []byte
+	for i, r := range right {
+		k, ok, err := joinKey(j.RightKeys, r, buf)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			index[string(k)] = append(index[string(k)], i)
+		}
+	}
+	rightMatched := make([]bool, len(right))
+	var out []types.Row
+	for _, l := range left {
+		k, ok, err := joinKey(j.LeftKeys, l, buf)
+		if err != nil {
+			return nil, err
+		}
+		matched := false
+		if ok {
+			for _, ri := range index[string(k)] {
+				row := concatRows(l, right[ri])
+				pass, err := joinMatches(j.Cond, row)
+				if err != nil {
+					return nil, err
+				}
+				if pass {
+					out = append(out, row)
+					matched = true
+					rightMatched[ri] = true
+				}
+			}
+		}
+		if !matched && (j.Kind == plan.LeftJoin || j.Kind == plan.FullJoin) {
+			out = append(out, concatRows(l, nullRow(nr)))
+		}
+	}
+	if j.Kind == plan.RightJoin || j.Kind == plan.FullJoin {
+		for i, r := range right {
+			if !rightMatched[i] {
+				out = append(out, concatRows(nullRow(nl), r))
+			}
+		}
+	}
+	return out, nil
+}

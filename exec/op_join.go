@@ -1,0 +1,229 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"streamdb/expr"
+	"streamdb/plan"
+	"streamdb/storage"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// joinOp is a streaming equi-join with retractions (a symmetric hash
+// join). Each side keeps its rows by join key with their multiplicity and,
+// for outer sides, how many rows of the other side they match, so that a
+// change on either side emits exactly the result rows it adds or removes:
+// joined rows, and NULL-padded rows that appear or vanish when a row's
+// match count moves between zero and non-zero.
+type joinOp struct {
+	kind   plan.JoinKind
+	keys   [2][]expr.Expr
+	cond   expr.Expr
+	widths [2]int
+	outer  [2]bool
+	state  [2]map[string]map[string]*joinEntry // join key -> row encoding -> entry
+	dirty  map[string]*joinEntry                // state key suffix -> entry
+	prefix []byte
+	next   Operator
+	// barriers counts the inputs that delivered the current barrier.
+	barriers int
+}
+
+type joinEntry struct {
+	side    byte
+	key     string
+	rowKey  string
+	row     types.Row
+	count   int64 // multiplicity
+	matches int64 // rows of the other side it matches (outer sides)
+}
+
+func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, next Operator) (*joinOp, error) {
+	op := &joinOp{
+		kind: j.Kind, keys: [2][]expr.Expr{j.LeftKeys, j.RightKeys}, cond: j.Cond,
+		widths: [2]int{len(j.Left.Schema()), len(j.Right.Schema())},
+		outer:  [2]bool{j.Kind == plan.LeftJoin || j.Kind == plan.FullJoin, j.Kind == plan.RightJoin || j.Kind == plan.FullJoin},
+		state:  [2]map[string]map[string]*joinEntry{{}, {}},
+		dirty:  map[string]*joinEntry{}, prefix: prefix, next: next,
+	}
+	err := storage.ScanPrefix(store, prefix, func(k, v []byte) error {
+		rest := k[len(prefix):]
+		if len(rest) < 1 {
+			return fmt.Errorf("join state: short key")
+		}
+		side := rest[0]
+		kl, n := binary.Uvarint(rest[1:])
+		if n <= 0 || int(kl) > len(rest)-1-n {
+			return fmt.Errorf("join state: bad key")
+		}
+		jk := string(rest[1+n : 1+n+int(kl)])
+		rowKey := string(rest[1+n+int(kl):])
+		e := &joinEntry{side: side, key: jk, rowKey: rowKey}
+		var err error
+		if v, err = readVarint(v, &e.count); err != nil {
+			return err
+		}
+		if v, err = readVarint(v, &e.matches); err != nil {
+			return err
+		}
+		if e.row, _, err = keyenc.DecodeRow(v, op.widths[side]); err != nil {
+			return err
+		}
+		op.bucket(side, jk, true)[rowKey] = e
+		return nil
+	})
+	return op, err
+}
+
+func (op *joinOp) bucket(side byte, key string, create bool) map[string]*joinEntry {
+	b := op.state[side][key]
+	if b == nil && create {
+		b = map[string]*joinEntry{}
+		op.state[side][key] = b
+	}
+	return b
+}
+
+// port returns the Operator that feeds side (0 left, 1 right).
+func (op *joinOp) port(side byte) Operator { return &joinPort{op: op, side: side} }
+
+type joinPort struct {
+	op   *joinOp
+	side byte
+}
+
+func (p *joinPort) Push(c *Chunk) error {
+	out := &Chunk{}
+	for i, row := range c.Rows {
+		if err := p.op.apply(p.side, row, int64(c.Signs[i]), out); err != nil {
+			return err
+		}
+	}
+	if out.Len() == 0 {
+		return nil
+	}
+	return p.op.next.Push(out)
+}
+
+func (p *joinPort) Barrier(e Epoch) error { return p.op.barrier(e) }
+
+// joined builds the output row from a row of side and a row of the other.
+func (op *joinOp) joined(side byte, row, other types.Row) types.Row {
+	if side == 0 {
+		return concatRows(row, other)
+	}
+	return concatRows(other, row)
+}
+
+// padded builds the NULL-extended output row of a row of side.
+func (op *joinOp) padded(side byte, row types.Row) types.Row {
+	return op.joined(side, row, nullRow(op.widths[1-side]))
+}
+
+func emitN(out *Chunk, row types.Row, sign int8, n int64) {
+	for range n {
+		out.Append(row, sign)
+	}
+}
+
+// apply processes one change (sign +1 or -1) of one row on side.
+func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error {
+	kb, ok, err := joinKey(op.keys[side], row, nil)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		// A NULL key matches nothing: outer sides pass it padded.
+		if op.outer[side] {
+			out.Append(op.padded(side, row), int8(sign))
+		}
+		return nil
+	}
+	key := string(kb)
+	other := 1 - side
+	var matches int64
+	for _, e := range op.bucket(other, key, false) {
+		j := op.joined(side, row, e.row)
+		pass, err := joinMatches(op.cond, j)
+		if err != nil {
+			return err
+		}
+		if !pass {
+			continue
+		}
+		matches += e.count
+		if op.outer[other] {
+			before := e.matches
+			e.matches += sign
+			if before == 0 && e.matches > 0 {
+				emitN(out, op.padded(other, e.row), Delete, e.count)
+			}
+			op.markDirty(e)
+			emitN(out, j, int8(sign), e.count)
+			if before > 0 && e.matches == 0 {
+				emitN(out, op.padded(other, e.row), Insert, e.count)
+			}
+			continue
+		}
+		emitN(out, j, int8(sign), e.count)
+	}
+	if op.outer[side] && matches == 0 {
+		out.Append(op.padded(side, row), int8(sign))
+	}
+	rowKey := string(keyenc.AppendRow(nil, row))
+	b := op.bucket(side, key, true)
+	e := b[rowKey]
+	if e == nil {
+		e = &joinEntry{side: side, key: key, rowKey: rowKey, row: row}
+		b[rowKey] = e
+	}
+	e.count += sign
+	e.matches = matches
+	op.markDirty(e)
+	if e.count <= 0 {
+		delete(b, rowKey)
+		if len(b) == 0 {
+			delete(op.state[side], key)
+		}
+	}
+	return nil
+}
+
+func (op *joinOp) stateKey(e *joinEntry) []byte {
+	k := append([]byte(nil), op.prefix...)
+	k = append(k, e.side)
+	k = binary.AppendUvarint(k, uint64(len(e.key)))
+	k = append(k, e.key...)
+	return append(k, e.rowKey...)
+}
+
+func (op *joinOp) markDirty(e *joinEntry) {
+	op.dirty[string(op.stateKey(e)[len(op.prefix):])] = e
+}
+
+func (op *joinOp) barrier(ep Epoch) error {
+	op.barriers++
+	if op.barriers < 2 {
+		return nil
+	}
+	op.barriers = 0
+	for suffix, e := range op.dirty {
+		key := append(append([]byte(nil), op.prefix...), suffix...)
+		if e.count <= 0 {
+			if err := ep.Batch.Delete(key, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		v := binary.AppendVarint(nil, e.count)
+		v = binary.AppendVarint(v, e.matches)
+		v = keyenc.AppendRow(v, e.row)
+		if err := ep.Batch.Set(key, v, nil); err != nil {
+			return err
+		}
+	}
+	clear(op.dirty)
+	return op.next.Barrier(ep)
+}
