@@ -24,7 +24,7 @@ type joinOp struct {
 	widths [2]int
 	outer  [2]bool
 	state  [2]map[string]map[string]*joinEntry // join key -> row encoding -> entry
-	dirty  map[string]*joinEntry                // state key suffix -> entry
+	dirty  map[string]*joinEntry               // state key suffix -> entry
 	prefix []byte
 	next   Operator
 	// barriers counts the inputs that delivered the current barrier.

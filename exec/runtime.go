@@ -30,7 +30,7 @@ type Runtime struct {
 	aligned    atomic.Bool
 	// expand returns the plan of a view, for views over views.
 	expand func(*storage.Descriptor) (plan.Node, error)
-	paused     atomic.Bool
+	paused atomic.Bool
 	// pauseChanged holds a channel that is closed and replaced when
 	// paused flips (atomic: sources read it per message).
 	pauseChanged atomic.Pointer[chan struct{}]
