@@ -34,6 +34,9 @@ func AggResultType(fn string, arg types.Type) (types.Type, error) {
 	case "count":
 		return types.Int8, nil
 	case "min", "max":
+		if arg == types.Varchar {
+			return types.Text, nil // min(text) is the aggregate that applies
+		}
 		return arg, nil
 	case "sum":
 		switch arg {

@@ -219,7 +219,7 @@ func (op *joinOp) barrier(ep Epoch) error {
 		}
 		v := binary.AppendVarint(nil, e.count)
 		v = binary.AppendVarint(v, e.matches)
-		v = keyenc.AppendRow(v, e.row)
+		v = keyenc.AppendRowValue(v, e.row)
 		if err := ep.Batch.Set(key, v, nil); err != nil {
 			return err
 		}

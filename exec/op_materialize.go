@@ -63,7 +63,7 @@ func newMaterializeOp(mode MaterializeMode, keyCols []int, prefix, metaKey []byt
 
 // EncodeViewValue is the stored form of a row with its multiplicity.
 func EncodeViewValue(row types.Row, count uint64) []byte {
-	return keyenc.AppendRow(binary.AppendUvarint(nil, count), row)
+	return keyenc.AppendRowValue(binary.AppendUvarint(nil, count), row)
 }
 
 // DecodeViewValue reverses EncodeViewValue.

@@ -254,7 +254,7 @@ func rounding(name string, args []Expr) (Expr, error) {
 			if _, err := c.Quantize(&r, v[0].D, -scale); err != nil {
 				return types.Null, err
 			}
-			return types.NewDecimal(&r), nil
+			return types.NewDecimal(NormalizeZero(&r)), nil
 		}
 		f := v[0].F
 		switch name {

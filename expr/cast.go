@@ -26,6 +26,11 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 	}
 	switch t {
 	case types.Text, types.Varchar:
+		if d.K == types.KindBool {
+			// boolean's cast to text spells the word, unlike its output
+			// format (t/f).
+			return types.NewString(map[bool]string{true: "true", false: "false"}[d.Bool()]), nil
+		}
 		return types.NewString(types.FormatText(d, kindType(d))), nil
 	case types.Bool:
 		switch d.K {

@@ -117,7 +117,11 @@ func NullIf(a, b Expr) (Expr, error) {
 		return nil, err
 	}
 	ef := eq.(*Func)
-	return &Func{Name: "NULLIF", Args: ef.Args, T: ef.Args[0].Type(), Fn: func(v []types.Datum) (types.Datum, error) {
+	t := ef.Args[0].Type()
+	if t == types.Varchar {
+		t = types.Text // resolved through text = text, as in PostgreSQL
+	}
+	return &Func{Name: "NULLIF", Args: ef.Args, T: t, Fn: func(v []types.Datum) (types.Datum, error) {
 		r, err := ef.Fn(v)
 		if err != nil {
 			return types.Null, err

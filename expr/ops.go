@@ -427,7 +427,7 @@ func decimalOp(op string, a, b *apd.Decimal) (types.Datum, error) {
 	if err != nil {
 		return types.Null, err
 	}
-	return types.NewDecimal(&out), nil
+	return types.NewDecimal(NormalizeZero(&out)), nil
 }
 
 // DivDecimal divides like PostgreSQL's numeric division (select_div_scale):
@@ -449,7 +449,7 @@ func DivDecimal(a, b *apd.Decimal) types.Datum {
 	c.Quo(&q, a, b)
 	var r apd.Decimal
 	c.Quantize(&r, &q, -scale)
-	return types.NewDecimal(&r)
+	return types.NewDecimal(NormalizeZero(&r))
 }
 
 // dscale is the number of digits after the decimal point.
@@ -478,4 +478,47 @@ func nbaseWeight(d *apd.Decimal) (weight int32, first int64) {
 	}
 	first, _ = strconv.ParseInt(lead, 10, 64)
 	return weight, first
+}
+
+// Negate builds unary minus. Floats flip their sign bit (so -(0.0) is -0,
+// as in PostgreSQL); integers check for overflow.
+func Negate(e Expr) (Expr, error) {
+	t := e.Type()
+	if t == types.Unknown {
+		var err error
+		if e, err = Cast(e, types.Numeric); err != nil {
+			return nil, err
+		}
+		t = types.Numeric
+	}
+	if !t.IsNumeric() && t != types.Interval {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: - %s", t)
+	}
+	return &Func{Name: "-", Infix: true, Args: []Expr{e}, T: t, Fn: func(a []types.Datum) (types.Datum, error) {
+		d := a[0]
+		switch d.K {
+		case types.KindNull:
+			return d, nil
+		case types.KindInt:
+			return intOp("-", 0, d.I, t)
+		case types.KindFloat:
+			return types.NewFloat(-d.F), nil
+		case types.KindDecimal:
+			var out apd.Decimal
+			out.Neg(d.D)
+			return types.NewDecimal(NormalizeZero(&out)), nil
+		case types.KindInterval:
+			return types.NewInterval(-d.Months, -d.Days, -d.I), nil
+		}
+		return types.Null, opTypeError("-", types.Unknown, t)
+	}}, nil
+}
+
+// NormalizeZero drops the sign of a decimal zero: PostgreSQL has no
+// negative numeric zero.
+func NormalizeZero(d *apd.Decimal) *apd.Decimal {
+	if d.IsZero() {
+		d.Negative = false
+	}
+	return d
 }

@@ -196,11 +196,7 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 				out.Negative = !out.Negative
 				return &expr.Const{D: types.NewDecimal(&out), T: types.Numeric}, nil
 			}
-			zero := &expr.Const{D: types.NewInt(0), T: types.Int4}
-			if v.Type() == types.Interval {
-				return expr.Binary("*", v, &expr.Const{D: types.NewInt(-1), T: types.Int4})
-			}
-			return expr.Binary("-", zero, v)
+			return expr.Negate(v)
 		case opcode.Plus:
 			return v, nil
 		}
@@ -395,8 +391,15 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function nullif requires two arguments")
 		}
 		return expr.NullIf(args[0], args[1])
-	case "concat":
+	case "concat": // what the TiDB parser makes of a || b
+		if len(args) == 2 {
+			return expr.Binary("||", args[0], args[1])
+		}
 		return expr.Call("concat", args)
+	case front.ConcatFunc: // concat() as the user wrote it
+		return expr.Call("concat", args)
+	case "bool_and", "bool_or", "every":
+		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate function %s is not allowed here", name)
 	}
 	return expr.Call(name, args)
 }
@@ -517,3 +520,24 @@ func (v *markerCollector) Enter(n ast.Node) (ast.Node, bool) {
 	return n, false
 }
 func (v *markerCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// aggregateFuncs are aggregates the TiDB parser reads as plain function
+// calls (MySQL has no such aggregates).
+var aggregateFuncs = map[string]string{"bool_and": "bool_and", "bool_or": "bool_or", "every": "bool_and"}
+
+// normalizeAggregates rewrites calls of aggregateFuncs into aggregate nodes.
+func normalizeAggregates(n ast.Node) {
+	n.Accept(&aggNormalizer{})
+}
+
+type aggNormalizer struct{}
+
+func (v *aggNormalizer) Enter(n ast.Node) (ast.Node, bool) { return n, false }
+func (v *aggNormalizer) Leave(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok {
+		if name, ok := aggregateFuncs[f.FnName.L]; ok {
+			return &ast.AggregateFuncExpr{F: name, Args: f.Args}, true
+		}
+	}
+	return n, true
+}

@@ -190,6 +190,9 @@ func (e *Engine) bindQueryIn(cat catalogReader, st *front.Statement, params *bou
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "TUMBLE and HOP windows are not supported yet")
 	}
 	sb := &selectBinder{cat: cat, params: params}
+	if n, ok := st.Node.(ast.Node); ok {
+		normalizeAggregates(n)
+	}
 	switch n := st.Node.(type) {
 	case *ast.SelectStmt:
 		return sb.bindSelect(n)

@@ -4,12 +4,20 @@ package front
 //
 //	EXTRACT(field FROM x)              ->  date_part('field', x)
 //	agg(args) FILTER (WHERE cond)      ->  agg(CASE WHEN cond THEN arg1 END, ...)
+//	concat(args)                       ->  streamdb_concat(args)
+//
+// The TiDB parser turns a || b into concat(a, b), so a call the user wrote
+// as concat( must keep another name: PostgreSQL's concat() skips NULLs
+// while || yields NULL.
 //
 // EXTRACT becomes PostgreSQL's date_part so that every field (epoch, dow,
 // ...) reads the same way and has PostgreSQL's meaning (seconds with their
 // fraction, for one). A FILTER keeps the aggregate's first argument only
 // where cond holds (count(*) counts 1s), which is what FILTER means for
 // aggregates that skip NULLs.
+// ConcatFunc is the name the front layer gives PostgreSQL's concat().
+const ConcatFunc = "streamdb_concat"
+
 func (r *rewriter) funcPass() error {
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
@@ -18,6 +26,8 @@ func (r *rewriter) funcPass() error {
 			if err := r.extract(i); err != nil {
 				return err
 			}
+		case t.isWord("concat") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
+			r.toks[i].val = ConcatFunc
 		case t.isWord("filter") && i+2 < len(r.toks) && r.toks[i+1].isOp("(") && r.toks[i+2].isWord("where"):
 			if err := r.filter(i); err != nil {
 				return err

@@ -21,6 +21,7 @@ const (
 	tagInt       = 0x20
 	tagFloat     = 0x21
 	tagDecimal   = 0x22
+	tagNegZero   = 0x23 // value encoding only: the float -0
 	tagString    = 0x30
 	tagDate      = 0x40
 	tagTimestamp = 0x41
@@ -45,7 +46,10 @@ func Append(buf []byte, d types.Datum) []byte {
 		// grouping and lookup that keys serve.
 		f, _ := d.D.Float64()
 		buf = appendUint64(append(buf, tagDecimal), floatKey(f))
-		return appendString(buf, d.D.Text('f'))
+		// Equal numerics must be equal keys: 1.0 and 1.00 encode alike.
+		var reduced apd.Decimal
+		reduced.Reduce(d.D)
+		return appendString(buf, reduced.Text('f'))
 	case types.KindString:
 		return appendString(append(buf, tagString), d.S)
 	case types.KindDate:
@@ -59,6 +63,24 @@ func Append(buf []byte, d types.Datum) []byte {
 		return appendUint64(buf, uint64(d.I)^(1<<63))
 	}
 	panic(fmt.Sprintf("keyenc: unknown kind %d", d.K))
+}
+
+// AppendValue appends d like Append but keeps what keys deliberately fold
+// together (the float -0, equal to 0 as a key, prints as -0): for stored
+// rows rather than keys.
+func AppendValue(buf []byte, d types.Datum) []byte {
+	if d.K == types.KindFloat && d.F == 0 && math.Signbit(d.F) {
+		return append(buf, tagNegZero)
+	}
+	return Append(buf, d)
+}
+
+// AppendRowValue appends the value encodings of every datum of row.
+func AppendRowValue(buf []byte, row types.Row) []byte {
+	for _, d := range row {
+		buf = AppendValue(buf, d)
+	}
+	return buf
 }
 
 // AppendRow appends the encodings of every datum of row.
@@ -84,6 +106,8 @@ func Decode(b []byte) (types.Datum, []byte, error) {
 	switch tag {
 	case tagNull:
 		return types.Null, b, nil
+	case tagNegZero:
+		return types.NewFloat(math.Copysign(0, -1)), b, nil
 	case tagBool:
 		if err := need(1); err != nil {
 			return types.Null, nil, err
