@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"streamdb/exec"
 	"streamdb/storage"
 )
@@ -293,11 +295,30 @@ func (c *Coordinator) write(m *Meta, s Settings) error {
 	}
 	stateDir := filepath.Join(m.Dir, StateDir)
 	var err error
-	if s.Backend == "memory" {
-		err = snapshot(func() error { return c.store.ExportSnapshot(stateDir, s.MemoryLimit) })
-	} else if s.Async {
-		err = snapshot(func() error { return c.store.Checkpoint(stateDir) })
-	} else {
+	switch {
+	case s.Backend == "memory":
+		// A Pebble snapshot pins the epoch boundary in O(1); the export
+		// then runs while epochs go on committing.
+		var snap *pebble.Snapshot
+		err = snapshot(func() error { snap = c.store.Snapshot(); return nil })
+		if err != nil {
+			return err
+		}
+		err = c.store.ExportSnapshotFrom(snap, stateDir, s.MemoryLimit)
+		snap.Close()
+	case s.Async:
+		// Pebble picks its consistent point inside Checkpoint, and every
+		// commit is a whole epoch, so no lock is needed: the cut is read
+		// back from the checkpoint itself.
+		var before exec.Cut
+		err = snapshot(func() error { before = cut; return nil })
+		if err == nil {
+			err = c.store.Checkpoint(stateDir)
+		}
+		if err == nil {
+			cut, err = readCut(stateDir, before)
+		}
+	default:
 		// Synchronous: hold the epoch boundary (no commits) for the whole
 		// checkpoint, checksums included.
 		err = snapshot(func() error {
@@ -317,6 +338,31 @@ func (c *Coordinator) write(m *Meta, s Settings) error {
 		return err
 	}
 	return c.commit(m)
+}
+
+// readCut reads the epoch and source positions that a checkpoint holds;
+// names of views and sources come from a cut taken just before (sources of
+// views created in between keep their stored positions without names).
+func readCut(stateDir string, names exec.Cut) (exec.Cut, error) {
+	st, err := storage.OpenReadOnly(stateDir, false)
+	if err != nil {
+		return exec.Cut{}, fmt.Errorf("read back checkpoint: %w", err)
+	}
+	defer st.Close()
+	epoch, err := st.Epoch()
+	if err != nil {
+		return exec.Cut{}, err
+	}
+	out := exec.Cut{Epoch: epoch}
+	for _, p := range names.Positions {
+		pos, err := st.Position(p.ViewID, uint16(p.Source))
+		if err != nil {
+			return exec.Cut{}, err
+		}
+		p.Seq = pos.Seq
+		out.Positions = append(out.Positions, p)
+	}
+	return out, nil
 }
 
 func (c *Coordinator) commit(m *Meta) error {

@@ -27,6 +27,12 @@ func (e *ErrSnapshotTooLarge) Error() string {
 // to dir/snapshot.kv as length-prefixed records, refusing when the total
 // exceeds limit bytes (limit <= 0: no limit).
 func (s *Store) ExportSnapshot(dir string, limit int64) error {
+	return s.ExportSnapshotFrom(s.db, dir, limit)
+}
+
+// ExportSnapshotFrom is ExportSnapshot over a given reader (a Pebble
+// snapshot pins a consistent state while writes go on).
+func (s *Store) ExportSnapshotFrom(r Reader, dir string, limit int64) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -38,7 +44,7 @@ func (s *Store) ExportSnapshot(dir string, limit int64) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	var total int64
 	var hdr [2 * binary.MaxVarintLen64]byte
-	it, err := s.db.NewIter(&pebble.IterOptions{})
+	it, err := r.NewIter(&pebble.IterOptions{})
 	if err != nil {
 		f.Close()
 		return err
