@@ -176,11 +176,11 @@ func (a *sumAcc) Marshal(buf []byte) []byte {
 	buf = binary.AppendVarint(buf, a.n)
 	switch {
 	case a.argType == types.Interval:
-		return keyenc.Append(buf, a.iv)
+		return keyenc.AppendValue(buf, a.iv)
 	case a.resType == types.Int8:
 		return binary.AppendVarint(buf, a.i)
 	case a.resType == types.Numeric:
-		return keyenc.Append(buf, types.NewDecimal(&a.d))
+		return keyenc.AppendValue(buf, types.NewDecimal(&a.d))
 	}
 	return binary.BigEndian.AppendUint64(buf, math.Float64bits(a.f))
 }
@@ -254,7 +254,7 @@ func (a *extremeAcc) Add(v types.Datum, sign int64) error {
 	return nil
 }
 func (a *extremeAcc) Result() types.Datum       { return a.v }
-func (a *extremeAcc) Marshal(buf []byte) []byte { return keyenc.Append(buf, a.v) }
+func (a *extremeAcc) Marshal(buf []byte) []byte { return keyenc.AppendValue(buf, a.v) }
 func (a *extremeAcc) Unmarshal(b []byte) ([]byte, error) {
 	var err error
 	a.v, b, err = keyenc.Decode(b)
@@ -273,7 +273,7 @@ func (a *multisetExtremeAcc) Add(v types.Datum, sign int64) error {
 	if v.IsNull() {
 		return nil
 	}
-	k := string(keyenc.Append(nil, v))
+	k := string(keyenc.AppendValue(nil, v))
 	n := a.counts[k] + sign
 	if n <= 0 {
 		delete(a.counts, k)

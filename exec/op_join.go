@@ -172,7 +172,7 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 	if op.outer[side] && matches == 0 {
 		out.Append(op.padded(side, row), int8(sign))
 	}
-	rowKey := string(keyenc.AppendRow(nil, row))
+	rowKey := string(keyenc.AppendRowValue(nil, row))
 	b := op.bucket(side, key, true)
 	e := b[rowKey]
 	if e == nil {

@@ -98,7 +98,7 @@ func (op *materializeOp) Push(c *Chunk) error {
 			op.nextRowID++
 			op.pending[string(kb)] = EncodeViewValue(row, 1)
 		case Counted:
-			kb := string(keyenc.AppendRow(nil, row))
+			kb := string(keyenc.AppendRowValue(nil, row))
 			n := op.counts[kb] + int64(sign)
 			if n <= 0 {
 				delete(op.counts, kb)

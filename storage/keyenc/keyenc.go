@@ -69,8 +69,14 @@ func Append(buf []byte, d types.Datum) []byte {
 // together (the float -0, equal to 0 as a key, prints as -0): for stored
 // rows rather than keys.
 func AppendValue(buf []byte, d types.Datum) []byte {
-	if d.K == types.KindFloat && d.F == 0 && math.Signbit(d.F) {
+	switch {
+	case d.K == types.KindFloat && d.F == 0 && math.Signbit(d.F):
 		return append(buf, tagNegZero)
+	case d.K == types.KindDecimal:
+		// Keep the scale: 1.50 prints as 1.50 (keys reduce it to 1.5).
+		f, _ := d.D.Float64()
+		buf = appendUint64(append(buf, tagDecimal), floatKey(f))
+		return appendString(buf, d.D.Text('f'))
 	}
 	return Append(buf, d)
 }

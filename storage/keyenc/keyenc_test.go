@@ -62,6 +62,9 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("column %d: got %+v, want %+v", i, got[i], row[i])
 		}
 	}
+	if got[5].D.Text('f') != "-12.340" {
+		t.Errorf("value encoding changed the scale of a numeric: %s", got[5].D.Text('f'))
+	}
 	if !math.Signbit(got[4].F) {
 		t.Errorf("value encoding lost the sign of -0")
 	}
