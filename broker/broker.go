@@ -112,16 +112,24 @@ func (b *Broker) EnsureStream(ctx context.Context, sqlName, subject string) (str
 	if !errors.Is(err, jetstream.ErrStreamNotFound) {
 		return "", fmt.Errorf("look up JetStream stream for subject %q: %w", subject, err)
 	}
-	name = "streamdb_" + sanitize(sqlName)
-	_, err = b.JS.CreateStream(ctx, jetstream.StreamConfig{
-		Name:     name,
-		Subjects: []string{subject},
-		Storage:  jetstream.FileStorage,
-	})
-	if err != nil {
-		return "", fmt.Errorf("create JetStream stream %s for subject %q: %w", name, subject, err)
+	base := "streamdb_" + sanitize(sqlName)
+	name = base
+	for i := 2; ; i++ {
+		_, err = b.JS.CreateStream(ctx, jetstream.StreamConfig{
+			Name:     name,
+			Subjects: []string{subject},
+			Storage:  jetstream.FileStorage,
+		})
+		if err == nil {
+			return name, nil
+		}
+		// The name may be held by the stream of a dropped SQL stream of the
+		// same name on another subject (its input is kept): take the next.
+		if !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || i > 100 {
+			return "", fmt.Errorf("create JetStream stream %s for subject %q: %w", name, subject, err)
+		}
+		name = fmt.Sprintf("%s_%d", base, i)
 	}
-	return name, nil
 }
 
 // LastSeq returns the sequence of the newest message in the stream.

@@ -60,6 +60,10 @@ type Coordinator struct {
 	// exclusive is held shared by every checkpoint being taken and
 	// exclusively by a rollback.
 	exclusive sync.RWMutex
+	// writers counts checkpoint writers, which may outlive a timed-out
+	// Take; stopped refuses new ones.
+	writers sync.WaitGroup
+	stopped bool
 	// testHook, when set, runs after the Pebble checkpoint and before the
 	// metadata is written (tests use it to provoke timeouts and crashes).
 	testHook func(dir string)
@@ -136,13 +140,29 @@ func (c *Coordinator) Start() {
 	}()
 }
 
-// Stop ends periodic checkpoints and waits for those in flight.
-func (c *Coordinator) Stop() {
+// StopPeriodic ends periodic checkpoints; Take still works.
+func (c *Coordinator) StopPeriodic() {
 	if c.cancel != nil {
 		c.cancel()
 	}
 	c.wg.Wait()
 }
+
+// Stop ends periodic checkpoints, refuses new ones and waits for every
+// checkpoint still being written (the store must outlive them).
+func (c *Coordinator) Stop() {
+	c.mu.Lock()
+	c.stopped = true
+	c.mu.Unlock()
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.wg.Wait()
+	c.writers.Wait()
+}
+
+// ErrStopped is returned for checkpoints asked for during shutdown.
+var ErrStopped = errors.New("the server is shutting down")
 
 // Healthy reports whether fewer checkpoints than tolerated failed in a row.
 func (c *Coordinator) Healthy() (bool, int) {
@@ -213,6 +233,11 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 	defer c.exclusive.RUnlock()
 	s := c.settings()
 	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return nil, ErrStopped
+	}
+	c.writers.Add(1)
 	c.nextID++
 	m := &Meta{FormatVersion: FormatVersion, Kind: kind, Name: name, ID: c.nextID, Trigger: trigger,
 		Status: StatusInProgress, Backend: s.Backend, StartedAt: time.Now().UTC()}
@@ -220,6 +245,7 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 		m.Dir = filepath.Join(s.SavepointsDir, name)
 		if _, err := os.Stat(m.Dir); err == nil {
 			c.mu.Unlock()
+			c.writers.Done()
 			return nil, ErrSavepointExists
 		}
 	} else {
@@ -235,7 +261,10 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 		defer cancel()
 	}
 	done := make(chan error, 1)
-	go func() { done <- c.write(m, s) }()
+	go func() {
+		defer c.writers.Done()
+		done <- c.write(m, s)
+	}()
 	var err error
 	select {
 	case err = <-done:

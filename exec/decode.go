@@ -7,6 +7,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"streamdb/expr"
 	"streamdb/types"
 )
 
@@ -46,6 +47,9 @@ func (d *RowDecoder) Decode(data []byte) (types.Row, error) {
 			continue
 		}
 		val, err := jsonToDatum(v, d.cols[i].Type)
+		if err == nil {
+			val, err = expr.ApplyModifier(val, d.cols[i].Mod, false)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("field %q: %w", name, err)
 		}

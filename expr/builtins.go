@@ -169,14 +169,15 @@ func Call(name string, args []Expr) (Expr, error) {
 		if n != 2 {
 			return nil, wrongArgs(name, args)
 		}
-		a, err := castArgs(args, types.Text, types.Timestamp)
+		target := types.Timestamp
+		if t := args[1].Type(); t == types.Timestamptz || t == types.Date {
+			target = types.Timestamptz // date_trunc(text, date) resolves to the timestamptz variant
+		}
+		a, err := castArgs(args, types.Text, target)
 		if err != nil {
 			return nil, err
 		}
-		if args[1].Type() == types.Timestamptz {
-			a[1] = args[1]
-		}
-		return mk(a[1].Type(), a, func(v []types.Datum) (types.Datum, error) {
+		return mk(target, a, func(v []types.Datum) (types.Datum, error) {
 			t, err := truncTime(strings.ToLower(v[0].S), v[1].Time())
 			if err != nil {
 				return types.Null, err
@@ -187,6 +188,23 @@ func Call(name string, args []Expr) (Expr, error) {
 		if n != 2 {
 			return nil, wrongArgs(name, args)
 		}
+		resType := types.Float8
+		if name == "extract" {
+			resType = types.Numeric
+		}
+		if args[1].Type() == types.Interval {
+			a, err := castArgs(args, types.Text, types.Interval)
+			if err != nil {
+				return nil, err
+			}
+			return mk(resType, a, func(v []types.Datum) (types.Datum, error) {
+				f, err := intervalPart(strings.ToLower(v[0].S), v[1])
+				if err != nil {
+					return types.Null, err
+				}
+				return CastDatum(types.NewFloat(f), resType)
+			})
+		}
 		a, err := castArgs(args, types.Text, types.Timestamp)
 		if err != nil {
 			return nil, err
@@ -194,19 +212,12 @@ func Call(name string, args []Expr) (Expr, error) {
 		if args[1].Type() == types.Timestamptz {
 			a[1] = args[1]
 		}
-		t := types.Float8
-		if name == "extract" {
-			t = types.Numeric
-		}
-		return mk(t, a, func(v []types.Datum) (types.Datum, error) {
+		return mk(resType, a, func(v []types.Datum) (types.Datum, error) {
 			f, err := datePart(strings.ToLower(v[0].S), v[1].Time())
 			if err != nil {
 				return types.Null, err
 			}
-			if t == types.Numeric {
-				return CastDatum(types.NewFloat(f), types.Numeric)
-			}
-			return types.NewFloat(f), nil
+			return CastDatum(types.NewFloat(f), resType)
 		})
 	}
 	return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", name)
@@ -300,7 +311,51 @@ func truncTime(unit string, t time.Time) (time.Time, error) {
 	return t, sqlerr.New(sqlerr.InvalidParameterValue, "unit %q not recognized for type timestamp", unit)
 }
 
+// unitAliases maps the other spellings PostgreSQL accepts for date_part
+// fields to the canonical ones.
+var unitAliases = map[string]string{
+	"years": "year", "y": "year", "yr": "year", "yrs": "year", "months": "month", "mon": "month", "mons": "month",
+	"days": "day", "d": "day", "hours": "hour", "h": "hour", "hr": "hour", "hrs": "hour",
+	"minutes": "minute", "m": "minute", "min": "minute", "mins": "minute",
+	"seconds": "second", "s": "second", "sec": "second", "secs": "second",
+	"millisecond": "milliseconds", "ms": "milliseconds", "msec": "milliseconds", "msecs": "milliseconds",
+	"microsecond": "microseconds", "us": "microseconds", "usec": "microseconds", "usecs": "microseconds",
+	"weeks": "week", "w": "week", "quarters": "quarter", "qtr": "quarter",
+}
+
+// intervalPart is date_part over an interval, as PostgreSQL computes it.
+func intervalPart(unit string, iv types.Datum) (float64, error) {
+	if a, ok := unitAliases[unit]; ok {
+		unit = a
+	}
+	us := iv.I
+	switch unit {
+	case "year":
+		return float64(iv.Months / 12), nil
+	case "month":
+		return float64(iv.Months % 12), nil
+	case "day":
+		return float64(iv.Days), nil
+	case "hour":
+		return float64(us / 3600e6), nil
+	case "minute":
+		return float64(us / 60e6 % 60), nil
+	case "second":
+		return float64(us%60e6) / 1e6, nil
+	case "milliseconds":
+		return float64(us%60e6) / 1e3, nil
+	case "microseconds":
+		return float64(us % 60e6), nil
+	case "epoch":
+		return float64(iv.Months)*30*86400 + float64(iv.Days)*86400 + float64(us)/1e6, nil
+	}
+	return 0, sqlerr.New(sqlerr.InvalidParameterValue, "unit %q not supported for type interval", unit)
+}
+
 func datePart(unit string, t time.Time) (float64, error) {
+	if a, ok := unitAliases[unit]; ok {
+		unit = a
+	}
 	switch unit {
 	case "year":
 		return float64(t.Year()), nil

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"strings"
 	"math"
 	"strconv"
 
@@ -20,7 +21,17 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 	case types.KindString:
 		v, err := types.ParseText(d.S, t)
 		if err != nil {
-			return types.Null, sqlerr.New(sqlerr.InvalidTextRepresentation, "%s", err.Error())
+			code := sqlerr.InvalidTextRepresentation
+			switch {
+			case strings.Contains(err.Error(), "out of range"):
+				code = sqlerr.NumericValueOutOfRange
+				if t == types.Date || t.IsTime() {
+					code = "22008" // datetime_field_overflow
+				}
+			case t == types.Date || t.IsTime():
+				code = "22007" // invalid_datetime_format
+			}
+			return types.Null, sqlerr.New(code, "%s", err.Error())
 		}
 		return v, nil
 	}

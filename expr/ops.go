@@ -17,10 +17,10 @@ import (
 // integers widen, any float makes float8, numeric beats integers.
 func promote(l, r types.Type) types.Type {
 	switch {
+	case l == types.Float4 && r == types.Float4:
+		return types.Float4
 	case l == types.Float8 || r == types.Float8 || l == types.Float4 || r == types.Float4:
-		if l == types.Float4 && (r == types.Float4 || r.IsInteger()) || r == types.Float4 && l.IsInteger() {
-			return types.Float4
-		}
+		// real with anything else resolves through float8 operators
 		return types.Float8
 	case l == types.Numeric || r == types.Numeric:
 		return types.Numeric

@@ -54,7 +54,7 @@ func appendDataRow(dst []byte, row types.Row, cols []types.Column, formats []int
 				return dst[:start], err
 			}
 		} else {
-			dst = append(dst, types.FormatText(d, cols[i].Type)...)
+			dst = append(dst, types.FormatColumn(d, cols[i])...)
 		}
 		binary.BigEndian.PutUint32(dst[lenAt:], uint32(len(dst)-lenAt-4))
 	}

@@ -372,11 +372,11 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		if !ok {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "malformed cast")
 		}
-		t, err := types.Parse(c.D.S)
+		t, mod, err := types.ParseWithModifier(c.D.S)
 		if err != nil {
 			return nil, sqlerr.New(sqlerr.UndefinedObject, "%s", err.Error())
 		}
-		return expr.Cast(args[0], t)
+		return expr.CastWithModifier(args[0], t, mod, true)
 	case "streamdb_interval":
 		if len(args) != 1 {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "malformed interval literal")

@@ -9,6 +9,7 @@ import (
 
 	"streamdb/expr"
 	"streamdb/plan"
+	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/storage"
 	"streamdb/types"
@@ -192,6 +193,19 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			}
 			if !ok {
 				e, err := b.bindExpr(item.Expr, exprScope)
+				if sqlerr.Code(err) == sqlerr.UndefinedColumn {
+					// PostgreSQL lets ORDER BY expressions use output
+					// aliases too (the front layer's NULLS FIRST/LAST
+					// rewrite makes such expressions).
+					aliases := map[string]ast.ExprNode{}
+					for _, f := range fields {
+						if _, err := in.resolve("", f.name); err != nil {
+							aliases[f.name] = f.node
+						}
+					}
+					item.Expr.Accept(&aliasSubstituter{aliases: aliases})
+					e, err = b.bindExpr(item.Expr, exprScope)
+				}
 				if err != nil {
 					return nil, err
 				}
@@ -377,60 +391,78 @@ func (sb *selectBinder) bindTableName(tn *ast.TableName, alias string) (plan.Nod
 	return &plan.Scan{Object: desc, Cols: cols, Rows: rows}, sc, nil
 }
 
-// columnName is PostgreSQL's default name of an output column.
+// columnName is PostgreSQL's default name of an output column
+// (FigureColname).
 func columnName(n ast.ExprNode) string {
+	name, _ := figureName(n)
+	if name == "" {
+		return "?column?"
+	}
+	return name
+}
+
+// figureName returns a name and its strength: 2 for column and function
+// names, 1 for a type name from a cast, 0 for nothing useful. A cast takes
+// its type's name unless its operand has a strong name.
+func figureName(n ast.ExprNode) (string, int) {
 	switch n := n.(type) {
 	case *ast.ColumnNameExpr:
-		return n.Name.Name.O
+		return n.Name.Name.O, 2
 	case *ast.ParenthesesExpr:
-		return columnName(n.Expr)
+		return figureName(n.Expr)
 	case *ast.AggregateFuncExpr:
-		return strings.ToLower(n.F)
+		return strings.ToLower(n.F), 2
 	case *ast.FuncCallExpr:
 		switch n.FnName.L {
 		case "streamdb_cast":
 			if len(n.Args) == 2 {
-				if inner := columnName(n.Args[0]); inner != "?column?" {
-					return inner
+				if name, strength := figureName(n.Args[0]); strength > 1 {
+					return name, strength
 				}
 				if v, ok := n.Args[1].(*test_driver.ValueExpr); ok {
-					return pgTypeColumnName(v.GetString())
+					return pgTypeColumnName(v.GetString()), 1
 				}
 			}
+			return "", 0
 		case "streamdb_interval":
-			return "interval"
+			return "interval", 1
+		case "concat": // a || b
+			return "", 0
+		case front.ConcatFunc:
+			return "concat", 2
 		}
-		return n.FnName.L
+		return n.FnName.L, 2
 	case *ast.CaseExpr:
-		return "case"
+		return "case", 1
 	}
-	return "?column?"
+	return "", 0
 }
 
-// pgTypeColumnName is the column name PostgreSQL gives a bare cast of a
-// literal, e.g. 'x'::text is "text" and '1'::bigint is "int8".
+// pgTypeColumnName is the column name PostgreSQL gives a cast to t: the
+// type's internal name ('x'::text is "text", 2.5::int is "int4").
 func pgTypeColumnName(t string) string {
 	typ, err := types.Parse(t)
 	if err != nil {
-		return "?column?"
+		return t
 	}
-	switch typ {
-	case types.Int2:
-		return "int2"
-	case types.Int4:
-		return "int4"
-	case types.Int8:
-		return "int8"
-	case types.Float4:
-		return "float4"
-	case types.Float8:
-		return "float8"
-	case types.Bool:
-		return "bool"
-	case types.Varchar:
-		return "varchar"
-	case types.Timestamptz:
-		return "timestamptz"
+	return map[types.Type]string{
+		types.Bool: "bool", types.Int2: "int2", types.Int4: "int4", types.Int8: "int8",
+		types.Float4: "float4", types.Float8: "float8", types.Numeric: "numeric",
+		types.Text: "text", types.Varchar: "varchar", types.Date: "date",
+		types.Timestamp: "timestamp", types.Timestamptz: "timestamptz", types.Interval: "interval",
+	}[typ]
+}
+
+// aliasSubstituter replaces unqualified column references that name output
+// aliases by the aliased expressions.
+type aliasSubstituter struct{ aliases map[string]ast.ExprNode }
+
+func (v *aliasSubstituter) Enter(n ast.Node) (ast.Node, bool) { return n, false }
+func (v *aliasSubstituter) Leave(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
+		if e, ok := v.aliases[c.Name.Name.O]; ok {
+			return e, true
+		}
 	}
-	return typ.String()
+	return n, true
 }

@@ -68,7 +68,11 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 			return "", sqlerr.New("42701", "column %q specified more than once", c.Name)
 		}
 		seen[c.Name] = true
-		cols[i] = types.Column{Name: c.Name, Type: c.Type}
+		_, mod, err := types.ParseWithModifier(c.TypeName)
+		if err != nil {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "column %q: %v", c.Name, err)
+		}
+		cols[i] = types.Column{Name: c.Name, Type: c.Type, Mod: mod}
 	}
 	jsName, err := e.broker.EnsureStream(ctx, n.Name, subject)
 	if err != nil {

@@ -192,7 +192,7 @@ func (e *Engine) NATSURL() string { return e.broker.URL }
 // memory backend writes a final snapshot, and checkpoints are kept or
 // deleted as externalized-checkpoint-retention says.
 func (e *Engine) Close() error {
-	e.coord.Stop()
+	e.coord.StopPeriodic()
 	e.rt.Close()
 	e.asOfMu.Lock()
 	for _, st := range e.asOf {
@@ -204,7 +204,9 @@ func (e *Engine) Close() error {
 		if _, err := e.coord.Take(context.Background(), checkpoint.TriggerShutdown); err != nil {
 			e.log.Error("final snapshot of the memory backend failed", "err", err)
 		}
-	} else if !s.RetainOnCancellation {
+	}
+	e.coord.Stop() // waits for checkpoints that sessions started
+	if s.Backend != "memory" && !s.RetainOnCancellation {
 		e.coord.DeleteAll()
 	}
 	err := e.store.Close()

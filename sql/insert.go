@@ -32,7 +32,8 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 	name := tn.Source.(*ast.TableName).Name.O
 	desc, ok := s.e.lookup(name)
 	if !ok {
-		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name).
+			WithPosition(params.stmt.IdentPosition(name))
 	}
 	if desc.Kind != storage.KindStream {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into %s %q", desc.Kind, name).
@@ -57,7 +58,14 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 				}
 			}
 			if idx < 0 {
-				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", c.Name.O, name)
+				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", c.Name.O, name).
+					WithPosition(params.stmt.IdentPosition(c.Name.O))
+			}
+			for _, t := range target {
+				if t == idx {
+					return nil, sqlerr.New("42701", "column %q specified more than once", c.Name.O).
+						WithPosition(params.stmt.IdentPosition(c.Name.O))
+				}
 			}
 			target = append(target, idx)
 		}
@@ -81,12 +89,18 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 				return nil, err
 			}
 			col := cols[target[j]]
-			if e, err = expr.Cast(e, col.Type); err != nil {
+			if !assignable(e.Type(), col.Type) {
 				return nil, sqlerr.New(sqlerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", col.Name, col.Type, e.Type()).
-					WithHint("You will need to rewrite or cast the expression.")
+					WithHint("You will need to rewrite or cast the expression.").
+					WithPosition(params.stmt.Position(node.OriginTextPosition()))
 			}
-			params.note(e)
-			row[target[j]] = e
+			cast, err := expr.CastWithModifier(e, col.Type, col.Mod, false)
+			if err != nil {
+				// A literal that does not convert (22P02, 22003, ...).
+				return nil, params.at(node, err)
+			}
+			params.note(cast)
+			row[target[j]] = cast
 		}
 		rows[i] = row
 	}
@@ -142,4 +156,24 @@ func (e *Engine) publish(ctx context.Context, desc *storage.Descriptor, msgs [][
 		}
 	}
 	return nil
+}
+
+// assignable reports whether a value of type from may be stored in a
+// column of type to without an explicit cast (PostgreSQL's assignment
+// casts): unknown literals and parameters convert to anything, numbers to
+// numbers, anything to text, timestamps and dates among themselves.
+func assignable(from, to types.Type) bool {
+	switch {
+	case from == types.Unknown || from == to:
+		return true
+	case to.IsString():
+		return true
+	case from.IsNumeric() && to.IsNumeric():
+		return true
+	case (from == types.Date || from.IsTime()) && (to == types.Date || to.IsTime()):
+		return true
+	case from.IsString() && to.IsString():
+		return true
+	}
+	return false
 }

@@ -46,6 +46,15 @@ func command(run func(ctx context.Context) (string, error)) *prepared {
 // rowsResult is a prepared statement that returns a fixed set of rows
 // computed at execution.
 func rowsResult(cols []types.Column, rows func(ctx context.Context) ([]types.Row, error)) *prepared {
+	return taggedRows("", cols, rows)
+}
+
+// showResult is rowsResult with the SHOW command tag.
+func showResult(cols []types.Column, rows func(ctx context.Context) ([]types.Row, error)) *prepared {
+	return taggedRows("SHOW", cols, rows)
+}
+
+func taggedRows(tag string, cols []types.Column, rows func(ctx context.Context) ([]types.Row, error)) *prepared {
 	return &prepared{cols: cols, run: func(ctx context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
 		rs, err := rows(ctx)
 		if err != nil {
@@ -55,6 +64,9 @@ func rowsResult(cols []types.Column, rows func(ctx context.Context) ([]types.Row
 			if err := w.WriteRow(r); err != nil {
 				return "", err
 			}
+		}
+		if tag != "" {
+			return tag, nil
 		}
 		return selectTag(len(rs)), nil
 	}}

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -62,7 +63,26 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 	if err != nil {
 		return nil, err
 	}
+	s.applyFloatDigits(p)
 	return p, nil
+}
+
+// applyFloatDigits makes float columns print with 15 + extra_float_digits
+// significant digits when the session set it below 1, as PostgreSQL does
+// (at 1 or more it prints the shortest exact form).
+func (s *session) applyFloatDigits(p *prepared) {
+	efd, err := strconv.Atoi(strings.TrimSpace(s.settings["extra_float_digits"]))
+	if err != nil || efd >= 1 {
+		return
+	}
+	efd = max(efd, -15)
+	cols := append([]types.Column(nil), p.cols...)
+	for i := range cols {
+		if cols[i].Type == types.Float8 || cols[i].Type == types.Float4 {
+			cols[i].Mod.FloatDigits = 15 + efd
+		}
+	}
+	p.cols = cols
 }
 
 func (s *session) prepare(ctx context.Context, st *front.Statement, params *boundParams) (*prepared, error) {
@@ -216,7 +236,13 @@ func (s *session) prepareExplain(n *front.Explain) (*prepared, error) {
 	var err error
 	switch inner := n.Stmt.Node.(type) {
 	case *front.CreateMaterializedView:
+		if _, exists := s.e.lookup(inner.Name); exists && !inner.IfNotExists {
+			return nil, sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", inner.Name)
+		}
 		root, err = s.e.bindQuery(viewQuery(n.Stmt, inner), &boundParams{stmt: n.Stmt})
+		if err == nil {
+			err = checkStreamable(root)
+		}
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		root, err = s.e.bindQuery(n.Stmt, &boundParams{order: n.Stmt.Params, stmt: n.Stmt})
 	default:

@@ -54,7 +54,7 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			{Name: "jetstream_stream", Type: types.Text}, {Name: "format", Type: types.Text},
 			{Name: "columns", Type: types.Text}, {Name: "skipped_messages", Type: types.Int8},
 		}
-		return rowsResult(cols, func(context.Context) ([]types.Row, error) {
+		return showResult(cols, func(context.Context) ([]types.Row, error) {
 			skipped := s.e.rt.SkippedMessages()
 			var rows []types.Row
 			for _, d := range s.e.objects(storage.KindStream) {
@@ -71,7 +71,7 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			return rows, nil
 		}), nil
 	case "materialized views", "views":
-		return rowsResult(textCols("name", "definition", "status"), func(context.Context) ([]types.Row, error) {
+		return showResult(textCols("name", "definition", "status"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row
 			for _, d := range s.e.objects(storage.KindView) {
 				rows = append(rows, textRow(d.Name, d.Query, s.e.rt.ViewStatus(d.ID)))
@@ -79,7 +79,7 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			return rows, nil
 		}), nil
 	case "tables":
-		return rowsResult(textCols("name"), func(context.Context) ([]types.Row, error) {
+		return showResult(textCols("name"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row
 			for _, d := range s.e.objects(storage.KindTable) {
 				rows = append(rows, textRow(d.Name))
@@ -87,11 +87,11 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			return rows, nil
 		}), nil
 	case "checkpoints":
-		return rowsResult(checkpointColumns, func(context.Context) ([]types.Row, error) {
+		return showResult(checkpointColumns, func(context.Context) ([]types.Row, error) {
 			return s.e.checkpointRows(), nil
 		}), nil
 	case "health":
-		return rowsResult(textCols("status", "detail"), func(context.Context) ([]types.Row, error) {
+		return showResult(textCols("status", "detail"), func(context.Context) ([]types.Row, error) {
 			ok, failures := s.e.coord.Healthy()
 			if ok {
 				return []types.Row{textRow("healthy", fmt.Sprintf("%d consecutive checkpoint failures", failures))}, nil
@@ -99,9 +99,9 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			return []types.Row{textRow("unhealthy", fmt.Sprintf("%d consecutive checkpoint failures exceed execution.checkpointing.tolerable-failed-checkpoints", failures))}, nil
 		}), nil
 	case "savepoints":
-		return rowsResult(savepointColumns, func(context.Context) ([]types.Row, error) { return s.e.savepointRows() }), nil
+		return showResult(savepointColumns, func(context.Context) ([]types.Row, error) { return s.e.savepointRows() }), nil
 	case "all":
-		return rowsResult(textCols("name", "setting", "description"), func(context.Context) ([]types.Row, error) {
+		return showResult(textCols("name", "setting", "description"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row
 			for _, st := range config.Settings {
 				rows = append(rows, textRow(st.Key, s.e.setting(st.Key), st.Description))
@@ -119,14 +119,16 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 	}
 	name := n.Target
 	if config.Known(name) {
-		return rowsResult(textCols(name), func(context.Context) ([]types.Row, error) {
+		return showResult(textCols(name), func(context.Context) ([]types.Row, error) {
 			return []types.Row{textRow(s.e.setting(name))}, nil
 		}), nil
 	}
 	if _, ok := s.settings[name]; !ok {
-		return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", name)
+		if !knownSessionParam(name) {
+			return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", name)
+		}
 	}
-	return rowsResult(textCols(name), func(context.Context) ([]types.Row, error) {
+	return showResult(textCols(name), func(context.Context) ([]types.Row, error) {
 		return []types.Row{textRow(s.settings[name])}, nil
 	}), nil
 }
@@ -147,6 +149,10 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 	if n.Reset {
 		tag = "RESET"
 	}
+	if n.Name != "all" && !knownSessionParam(n.Name) {
+		return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", n.Name).
+			WithHint("SHOW ALL lists the parameters.")
+	}
 	return command(func(context.Context) (string, error) {
 		switch {
 		case n.Reset && n.Name == "all":
@@ -162,4 +168,26 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 		}
 		return tag, nil
 	}), nil
+}
+
+// sessionParams are PostgreSQL parameters that drivers and tools set; SET
+// accepts and SHOW returns them (most have no effect in streamdb).
+// Parameters with a dot are custom ones, accepted as PostgreSQL does.
+var sessionParams = map[string]bool{
+	"application_name": true, "client_encoding": true, "datestyle": true, "timezone": true,
+	"intervalstyle": true, "extra_float_digits": true, "search_path": true, "statement_timeout": true,
+	"lock_timeout": true, "idle_in_transaction_session_timeout": true, "client_min_messages": true,
+	"standard_conforming_strings": true, "default_transaction_isolation": true, "transaction_isolation": true,
+	"bytea_output": true, "synchronous_commit": true, "work_mem": true, "jit": true, "row_security": true,
+	"default_transaction_read_only": true, "transaction_read_only": true, "escape_string_warning": true,
+	"server_version": true, "server_encoding": true, "integer_datetimes": true, "max_identifier_length": true,
+	"names": true, "session_authorization": true, "role": true, "lc_messages": true, "lc_monetary": true,
+	"lc_numeric": true, "lc_time": true, "geqo": true, "enable_seqscan": true, "statement_timeout_ms": true,
+	"tcp_keepalives_idle": true, "tcp_keepalives_interval": true, "tcp_keepalives_count": true,
+	"deadlock_timeout": true, "timezone_abbreviations": true, "default_text_search_config": true,
+}
+
+func knownSessionParam(name string) bool {
+	_, ok := defaultSessionSettings[name]
+	return ok || sessionParams[name] || strings.Contains(name, ".")
 }

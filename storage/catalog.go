@@ -55,11 +55,11 @@ type Descriptor struct {
 func (d *Descriptor) Schema() ([]types.Column, error) {
 	out := make([]types.Column, len(d.Columns))
 	for i, c := range d.Columns {
-		t, err := types.Parse(c.Type)
+		t, mod, err := types.ParseWithModifier(c.Type)
 		if err != nil {
 			return nil, fmt.Errorf("catalog object %s column %s: %w", d.Name, c.Name, err)
 		}
-		out[i] = types.Column{Name: c.Name, Type: t}
+		out[i] = types.Column{Name: c.Name, Type: t, Mod: mod}
 	}
 	return out, nil
 }
@@ -68,7 +68,7 @@ func (d *Descriptor) Schema() ([]types.Column, error) {
 func ColumnsFrom(cols []types.Column) []Column {
 	out := make([]Column, len(cols))
 	for i, c := range cols {
-		out[i] = Column{Name: c.Name, Type: c.Type.String()}
+		out[i] = Column{Name: c.Name, Type: c.Type.String() + c.Mod.Suffix()}
 	}
 	return out
 }

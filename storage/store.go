@@ -7,6 +7,7 @@ package storage
 
 import (
 	"encoding/binary"
+	"log/slog"
 	"errors"
 	"fmt"
 
@@ -50,8 +51,21 @@ func OpenMemory() (*Store, error) {
 	return &Store{db: db, memory: true}, nil
 }
 
+// pebbleLogger keeps Pebble's informational chatter (WAL replay, ...) out
+// of the server log and passes its errors to slog.
+type pebbleLogger struct{}
+
+func (pebbleLogger) Infof(string, ...any) {}
+func (pebbleLogger) Errorf(format string, args ...any) {
+	slog.Warn("pebble: " + fmt.Sprintf(format, args...))
+}
+func (pebbleLogger) Fatalf(format string, args ...any) {
+	slog.Error("pebble: " + fmt.Sprintf(format, args...))
+	panic(fmt.Sprintf("pebble: "+format, args...))
+}
+
 func options() *pebble.Options {
-	opts := &pebble.Options{MemTableSize: 64 << 20}
+	opts := &pebble.Options{MemTableSize: 64 << 20, Logger: pebbleLogger{}}
 	for i := range opts.Levels {
 		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}

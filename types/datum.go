@@ -162,4 +162,5 @@ type Row []Datum
 type Column struct {
 	Name string
 	Type Type
+	Mod  Modifier // declared size, if any
 }

@@ -49,6 +49,21 @@ func FormatText(d Datum, t Type) string {
 	return fmt.Sprint(d)
 }
 
+// FormatColumn is FormatText for a value of a result column, honouring the
+// column's output digits (extra_float_digits).
+func FormatColumn(d Datum, c Column) string {
+	if c.Mod.FloatDigits > 0 && d.K == KindFloat && (c.Type == Float8 || c.Type == Float4) &&
+		!math.IsNaN(d.F) && !math.IsInf(d.F, 0) {
+		digits := c.Mod.FloatDigits
+		if c.Type == Float4 {
+			digits -= 9 // FLT_DIG is 6 where DBL_DIG is 15
+		}
+		// Go's %g matches C's here (two-digit exponents: 1e+06).
+		return strconv.FormatFloat(d.F, 'g', max(1, digits), 64)
+	}
+	return FormatText(d, c.Type)
+}
+
 func formatFloat(f float64, t Type) string {
 	switch {
 	case math.IsNaN(f):
@@ -84,7 +99,7 @@ func formatInterval(d Datum) string {
 			return
 		}
 		s := fmt.Sprintf("%d %s", n, unit)
-		if n != 1 && n != -1 {
+		if n != 1 {
 			s += "s"
 		}
 		parts = append(parts, s)
@@ -187,6 +202,9 @@ func ParseText(s string, t Type) (Datum, error) {
 	case Date:
 		tm, err := time.ParseInLocation("2006-01-02", strings.TrimSpace(s), time.UTC)
 		if err != nil {
+			if strings.Contains(err.Error(), "out of range") {
+				return Null, fmt.Errorf("date/time field value out of range: %q", s)
+			}
 			return Null, fmt.Errorf("invalid input syntax for type date: %q", s)
 		}
 		return NewDate(tm.Unix() / 86400), nil

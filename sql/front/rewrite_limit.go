@@ -1,5 +1,7 @@
 package front
 
+import "streamdb/sqlerr"
+
 // maxLimit is the LIMIT that stands for "no limit" in the TiDB dialect.
 const maxLimit = "18446744073709551615"
 
@@ -16,6 +18,12 @@ func (r *rewriter) limitPass() error {
 		case t.isWord("limit") && i+1 < len(r.toks) && r.toks[i+1].isWord("all"):
 			r.toks = concat(r.toks[:i], r.toks[i+2:])
 			i--
+		case t.isWord("limit"):
+			// MySQL's LIMIT offset, count is not PostgreSQL.
+			if end := limitValueEnd(r.toks, i+1); end < len(r.toks) && r.toks[end].isOp(",") {
+				return errorAt(r.src, r.toks[end], sqlerr.SyntaxError, "LIMIT #,# syntax is not supported").
+					WithHint("Use separate LIMIT and OFFSET clauses.")
+			}
 		case t.isWord("offset"):
 			end := limitValueEnd(r.toks, i+1)
 			if end == i+1 {

@@ -180,6 +180,8 @@ func primaryStart(toks []token, e int) int {
 		return primaryStart(toks, s-1)
 	case t.isWord("end"):
 		return matchCaseBack(toks, e)
+	case t.isWord("at") && (e+1 >= len(toks) || !toks[e+1].isWord("time")):
+		return qualifiedStart(toks, e) // a column named at, not AT TIME ZONE
 	case t.kind == tkWord:
 		if operatorWords[t.val] || notFunctionNames[t.val] {
 			return -1

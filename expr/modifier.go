@@ -1,0 +1,66 @@
+package expr
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// ApplyModifier fits a value to a declared size. An explicit cast
+// truncates an over-long string; an assignment (INSERT, a stream's input)
+// refuses it with 22001. Numerics round to the scale and must fit the
+// precision (22003).
+func ApplyModifier(d types.Datum, m types.Modifier, explicit bool) (types.Datum, error) {
+	if d.IsNull() || m.IsZero() {
+		return d, nil
+	}
+	switch {
+	case m.Length > 0 && d.K == types.KindString:
+		if utf8.RuneCountInString(d.S) <= m.Length {
+			return d, nil
+		}
+		if !explicit {
+			// PostgreSQL forgives trailing spaces beyond the length.
+			r := []rune(d.S)
+			if strings.TrimRight(string(r[m.Length:]), " ") != "" {
+				return types.Null, sqlerr.New("22001", "value too long for type character varying(%d)", m.Length)
+			}
+		}
+		return types.NewString(string([]rune(d.S)[:m.Length])), nil
+	case m.Precision > 0 && d.K == types.KindDecimal:
+		var r apd.Decimal
+		c := decCtx.WithPrecision(uint32(m.Precision + 40))
+		c.Rounding = apd.RoundHalfUp
+		if _, err := c.Quantize(&r, d.D, -int32(m.Scale)); err != nil {
+			return types.Null, err
+		}
+		if int(r.NumDigits())+int(r.Exponent) > m.Precision-m.Scale && !r.IsZero() {
+			return types.Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").
+				WithHint("A field with precision %d, scale %d must round to an absolute value less than 10^%d.", m.Precision, m.Scale, m.Precision-m.Scale)
+		}
+		return types.NewDecimal(NormalizeZero(&r)), nil
+	}
+	return d, nil
+}
+
+// CastWithModifier is Cast followed by fitting to m.
+func CastWithModifier(e Expr, t types.Type, m types.Modifier, explicit bool) (Expr, error) {
+	c, err := Cast(e, t)
+	if err != nil || m.IsZero() {
+		return c, err
+	}
+	if k, ok := c.(*Const); ok {
+		v, err := ApplyModifier(k.D, m, explicit)
+		if err != nil {
+			return nil, err
+		}
+		return &Const{D: v, T: t}, nil
+	}
+	return &Func{Name: "CAST" + m.Suffix(), Args: []Expr{c}, T: t, Fn: func(a []types.Datum) (types.Datum, error) {
+		return ApplyModifier(a[0], m, explicit)
+	}}, nil
+}

@@ -1,0 +1,75 @@
+package types
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Modifier is a type's declared size: VARCHAR(n) or NUMERIC(p, s). The zero
+// value means none.
+type Modifier struct {
+	Length    int // character varying(n)
+	Precision int // numeric(p, s)
+	Scale     int
+	// FloatDigits, for float result columns only, is the number of
+	// significant digits of text output when a session sets
+	// extra_float_digits below 1 (15 + extra_float_digits); 0 means
+	// shortest exact output.
+	FloatDigits int
+}
+
+// IsZero reports whether there is no size modifier.
+func (m Modifier) IsZero() bool { return m.Length == 0 && m.Precision == 0 }
+
+// Suffix renders the modifier as it follows a type name: "(20)", "(10,2)".
+func (m Modifier) Suffix() string {
+	switch {
+	case m.Length > 0:
+		return fmt.Sprintf("(%d)", m.Length)
+	case m.Precision > 0:
+		return fmt.Sprintf("(%d,%d)", m.Precision, m.Scale)
+	}
+	return ""
+}
+
+// ParseWithModifier reads a type name with an optional modifier, such as
+// "character varying(20)" or "numeric(10, 2)".
+func ParseWithModifier(name string) (Type, Modifier, error) {
+	t, err := Parse(name)
+	if err != nil {
+		return t, Modifier{}, err
+	}
+	open := strings.IndexByte(name, '(')
+	if open < 0 {
+		return t, Modifier{}, nil
+	}
+	close := strings.LastIndexByte(name, ')')
+	if close < open {
+		return t, Modifier{}, fmt.Errorf("type %q has a malformed modifier", name)
+	}
+	var nums []int
+	for _, part := range strings.Split(name[open+1:close], ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 0 {
+			return t, Modifier{}, fmt.Errorf("type %q has a malformed modifier", name)
+		}
+		nums = append(nums, n)
+	}
+	switch {
+	case t == Varchar && len(nums) == 1 && nums[0] > 0:
+		return t, Modifier{Length: nums[0]}, nil
+	case t == Numeric && len(nums) >= 1 && len(nums) <= 2 && nums[0] >= 1 && nums[0] <= 1000:
+		m := Modifier{Precision: nums[0]}
+		if len(nums) == 2 {
+			m.Scale = nums[1]
+		}
+		if m.Scale > m.Precision {
+			return t, Modifier{}, fmt.Errorf("NUMERIC scale %d must be between 0 and precision %d", m.Scale, m.Precision)
+		}
+		return t, m, nil
+	case t.IsTime() || t == Interval || t == Float8 || t == Float4:
+		return t, Modifier{}, nil // precisions accepted and ignored
+	}
+	return t, Modifier{}, fmt.Errorf("type modifier is not allowed for type %s", t)
+}
