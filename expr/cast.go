@@ -2,9 +2,9 @@ package expr
 
 import (
 	"fmt"
-	"strings"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/cockroachdb/apd/v3"
 

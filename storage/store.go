@@ -7,9 +7,9 @@ package storage
 
 import (
 	"encoding/binary"
-	"log/slog"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"

@@ -83,4 +83,3 @@ func savepointCommand(args []string, out io.Writer) error {
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
