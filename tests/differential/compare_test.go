@@ -307,8 +307,19 @@ func (c comparer) compareOrdered(want, got *result) []string {
 	return issues
 }
 
+// sortRows orders rows by their keys, for stable reports.
 func sortRows(rows []row) {
-	sort.Slice(rows, func(i, j int) bool { return rows[i].key() < rows[j].key() })
+	keys := make([]string, len(rows))
+	idx := make([]int, len(rows))
+	for i, r := range rows {
+		keys[i], idx[i] = r.key(), i
+	}
+	sort.Slice(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	sorted := make([]row, len(rows))
+	for i, j := range idx {
+		sorted[i] = rows[j]
+	}
+	copy(rows, sorted)
 }
 
 func showRows(title string, rows []row) []string {

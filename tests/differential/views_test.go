@@ -19,7 +19,7 @@ var views = []viewSpec{
 		amount / 7 AS a_div, amount % 7 AS a_mod,
 		amount / NULLIF(qty, 0) AS a_div_q, amount % NULLIF(qty, 0) AS a_mod_q,
 		amount::bigint * qty AS a_times_q, amount - qty AS a_minus_q, -amount AS neg_a,
-		id % 1000 AS id_mod, id / 1000 AS id_div, price * 2 AS p2, price + qty AS p_plus_q, price / 4 AS p_quarter,
+		id % 1000 AS id_mod, id / 1000 AS id_div, price * 2 AS p2, -price AS neg_p, price + qty AS p_plus_q, price / 4 AS p_quarter,
 		qty::int + 1 AS q1, qty * 3 AS q3
 		FROM events`},
 	{name: "v_case", phase: 0, query: `SELECT id,
