@@ -30,6 +30,16 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		return out, nil
 	case *plan.Scan:
 		return scanObject(ctx, n, r)
+	case *plan.Window:
+		in, err := RunBatch(ctx, n.Input, r)
+		if err != nil {
+			return nil, err
+		}
+		var out []types.Row
+		for _, row := range in {
+			out = append(out, windowRows(n, row)...)
+		}
+		return out, nil
 	case *plan.Join:
 		left, err := RunBatch(ctx, n.Left, r)
 		if err != nil {

@@ -85,6 +85,8 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 		return b.build(n.Input, &filterOp{cond: n.Cond, next: next})
 	case *plan.Project:
 		return b.build(n.Input, &projectOp{exprs: n.Exprs, next: next})
+	case *plan.Window:
+		return b.build(n.Input, &windowOp{w: n, next: next})
 	case *plan.Union:
 		u := &unionOp{inputs: len(n.Inputs), next: next}
 		for _, in := range n.Inputs {

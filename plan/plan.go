@@ -183,7 +183,7 @@ func AppendOnly(n Node) bool {
 	switch n := n.(type) {
 	case *Scan:
 		return n.Object.Kind == storage.KindStream
-	case *Filter, *Project:
+	case *Filter, *Project, *Window:
 		return AppendOnly(n.Children()[0])
 	case *Union:
 		for _, in := range n.Inputs {
@@ -258,4 +258,25 @@ func (j *Join) Describe() string {
 		s += " filter " + j.Cond.String()
 	}
 	return s
+}
+
+// Window assigns each input row to event-time windows (TUMBLE: one window
+// of Size; HOP: every window of Size starting at a multiple of Slide that
+// contains the row), adding window_start and window_end columns. A row with
+// a NULL time is in no window.
+type Window struct {
+	Input   Node
+	TimeCol int
+	Size    int64 // microseconds
+	Slide   int64 // microseconds; equal to Size for TUMBLE
+	Cols    []types.Column
+}
+
+func (w *Window) Schema() []types.Column { return w.Cols }
+func (w *Window) Children() []Node       { return []Node{w.Input} }
+func (w *Window) Describe() string {
+	if w.Slide == w.Size {
+		return fmt.Sprintf("Tumble %s size=%dus", w.Input.Schema()[w.TimeCol].Name, w.Size)
+	}
+	return fmt.Sprintf("Hop %s size=%dus slide=%dus", w.Input.Schema()[w.TimeCol].Name, w.Size, w.Slide)
 }

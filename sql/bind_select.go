@@ -342,7 +342,10 @@ func (sb *selectBinder) bindTableSource(ts *ast.TableSource) (plan.Node, *scope,
 	alias := ts.AsName.O
 	switch src := ts.Source.(type) {
 	case *ast.TableName:
-		return sb.bindTableName(src, alias)
+		if w, ok := sb.window(src.Name.O); ok {
+			return sb.bindWindow(w, alias)
+		}
+		return sb.bindTableName(src.Name.O, src.Schema.O, alias)
 	case *ast.SelectStmt:
 		node, err = sb.bindSelect(src)
 	case *ast.SetOprStmt:
@@ -360,9 +363,8 @@ func (sb *selectBinder) bindTableSource(ts *ast.TableSource) (plan.Node, *scope,
 	return node, sc, nil
 }
 
-func (sb *selectBinder) bindTableName(tn *ast.TableName, alias string) (plan.Node, *scope, error) {
-	name := tn.Name.O
-	if s := tn.Schema.O; s != "" && s != "public" {
+func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *scope, error) {
+	if s := schema; s != "" && s != "public" {
 		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", s, name)
 	}
 	desc, ok := sb.cat.lookup(name)

@@ -86,6 +86,8 @@ func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
 				keys[i] = k
 			}
 			return &plan.Sort{Input: walk(n.Input), Keys: keys}
+		case *plan.Window:
+			return &plan.Window{Input: walk(n.Input), TimeCol: n.TimeCol, Size: n.Size, Slide: n.Slide, Cols: n.Cols}
 		case *plan.Join:
 			return &plan.Join{Kind: n.Kind, Left: walk(n.Left), Right: walk(n.Right),
 				LeftKeys: bindAll(n.LeftKeys), RightKeys: bindAll(n.RightKeys), Cond: bind(n.Cond), Cols: n.Cols}

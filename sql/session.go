@@ -206,9 +206,6 @@ func (e *Engine) bindQuery(st *front.Statement, params *boundParams) (plan.Node,
 
 // bindQueryIn binds a SELECT against a given catalog.
 func (e *Engine) bindQueryIn(cat catalogReader, st *front.Statement, params *boundParams) (plan.Node, error) {
-	if len(st.Windows) > 0 {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "TUMBLE and HOP windows are not supported yet")
-	}
 	sb := &selectBinder{cat: cat, params: params}
 	if n, ok := st.Node.(ast.Node); ok {
 		normalizeAggregates(n)
