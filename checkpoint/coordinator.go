@@ -81,6 +81,9 @@ func NewCoordinator(settings func() Settings, store *storage.Store, rt *exec.Run
 	if err != nil {
 		return nil, err
 	}
+	RemoveReleased(settings().SavepointsDir)
+	storage.RemovePrivateOpens(dir)
+	storage.RemovePrivateOpens(settings().SavepointsDir)
 	for _, m := range metas {
 		c.history = append(c.history, m)
 		c.nextID = max(c.nextID, m.ID)
@@ -260,18 +263,34 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 		tctx, cancel = context.WithTimeout(ctx, s.Timeout)
 		defer cancel()
 	}
-	done := make(chan error, 1)
+	// The writer works on its own copy of the metadata: after a timeout it
+	// may still run, and must neither race with nor complete the aborted
+	// checkpoint.
+	type result struct {
+		meta *Meta
+		err  error
+	}
+	done := make(chan result, 1)
+	abort := make(chan struct{})
+	work := *m
 	go func() {
 		defer c.writers.Done()
-		done <- c.write(m, s)
+		err := c.write(&work, s, abort)
+		done <- result{&work, err}
 	}()
 	var err error
 	select {
-	case err = <-done:
+	case r := <-done:
+		err = r.err
+		if err == nil {
+			c.mu.Lock()
+			*m = *r.meta
+			c.mu.Unlock()
+		}
 	case <-tctx.Done():
 		err = tctx.Err()
-		// The writer may still run; its result is discarded and its
-		// directory removed once it returns.
+		close(abort)
+		// Remove what the writer leaves once it returns.
 		go func() { <-done; os.RemoveAll(m.Dir) }()
 	}
 	if kind == KindSavepoint {
@@ -302,7 +321,7 @@ func (c *Coordinator) Exclusive(fn func() error) error {
 var ErrSavepointExists = errors.New("savepoint already exists")
 
 // write produces the checkpoint directory and, last, its metadata.
-func (c *Coordinator) write(m *Meta, s Settings) error {
+func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 	if err := os.MkdirAll(m.Dir, 0o755); err != nil {
 		return err
 	}
@@ -357,16 +376,44 @@ func (c *Coordinator) write(m *Meta, s Settings) error {
 			return c.describe(m, cut, s)
 		})
 		if err == nil {
-			return c.commit(m)
+			return c.commit(m, abort)
 		}
 	}
 	if err != nil {
 		return err
 	}
+	if !s.Incremental && s.Backend != "memory" {
+		if err := unshareSSTables(stateDir); err != nil {
+			return err
+		}
+	}
 	if err := c.describe(m, cut, s); err != nil {
 		return err
 	}
-	return c.commit(m)
+	return c.commit(m, abort)
+}
+
+// unshareSSTables replaces the hard-linked sstables of a checkpoint by
+// copies (state.backend.incremental = false: every checkpoint holds its own
+// full copy of the state).
+func unshareSSTables(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".sst") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if err := copyFile(path, path+".copy"); err != nil {
+			return err
+		}
+		if err := os.Rename(path+".copy", path); err != nil {
+			return err
+		}
+	}
+	return syncDir(dir)
 }
 
 // readCut reads the epoch and source positions that a checkpoint holds;
@@ -394,9 +441,14 @@ func readCut(stateDir string, names exec.Cut) (exec.Cut, error) {
 	return out, nil
 }
 
-func (c *Coordinator) commit(m *Meta) error {
+func (c *Coordinator) commit(m *Meta, abort <-chan struct{}) error {
 	if c.testHook != nil {
 		c.testHook(m.Dir)
+	}
+	select {
+	case <-abort:
+		return context.DeadlineExceeded // timed out: never write the marker
+	default:
 	}
 	m.Status = StatusCompleted
 	m.CompletedAt = time.Now().UTC()
@@ -440,7 +492,7 @@ func (c *Coordinator) describe(m *Meta, cut exec.Cut, s Settings) error {
 				c.mu.Unlock()
 			}
 		}
-		if p, ok := prev[rel]; ok && p.Size == f.Size && p.CRC32C == f.CRC32C && strings.HasSuffix(rel, ".sst") {
+		if p, ok := prev[rel]; ok && s.Incremental && p.Size == f.Size && p.CRC32C == f.CRC32C && strings.HasSuffix(rel, ".sst") {
 			f.Shared = true
 		} else {
 			m.NewBytes += f.Size
@@ -562,7 +614,7 @@ func List(dir string) ([]*Meta, error) {
 	}
 	var out []*Meta
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		m, err := ReadMeta(filepath.Join(dir, e.Name()))

@@ -189,7 +189,7 @@ func Verify(dir string) (*Meta, error) {
 	m, err := ReadMeta(dir)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("%s: no %s (a checkpoint that never completed)", dir, MetadataFile)
+			return nil, fmt.Errorf("%s: no %s (a checkpoint that never completed): %w", dir, MetadataFile, os.ErrNotExist)
 		}
 		return nil, err
 	}

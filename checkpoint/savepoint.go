@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -33,13 +34,45 @@ func FindSavepoint(dir, name string) (*Meta, error) {
 	return Verify(path)
 }
 
-// ReleaseSavepoint deletes the savepoint called name.
+// ReleaseSavepoint deletes the savepoint called name. The directory is
+// first renamed away (atomically, so the name is free at once and readers
+// that have not opened it yet see it gone), then removed.
 func ReleaseSavepoint(dir, name string) error {
 	path := filepath.Join(dir, name)
 	if _, err := os.Stat(path); os.IsNotExist(err) {
 		return ErrNoSuchPoint
 	}
-	return os.RemoveAll(path)
+	tomb := filepath.Join(dir, fmt.Sprintf(".released-%s-%d", name, time.Now().UnixNano()))
+	if err := os.Rename(path, tomb); err != nil {
+		if os.IsNotExist(err) {
+			return ErrNoSuchPoint
+		}
+		return err
+	}
+	removeTomb(tomb)
+	return nil
+}
+
+// removeTomb deletes a released directory; a reader still opening it may
+// add a file meanwhile, so it retries, and leaves the rest to the next
+// start (RemoveReleased).
+func removeTomb(tomb string) {
+	for range 5 {
+		if err := os.RemoveAll(tomb); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// RemoveReleased deletes leftovers of released savepoints in dir.
+func RemoveReleased(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".released-") {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // ErrNoSuchPoint is returned when a named savepoint or checkpoint id does
@@ -68,7 +101,8 @@ func NewestAtOrBefore(checkpointsDir, savepointsDir string, t time.Time) (*Meta,
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].CompletedAt.After(all[j].CompletedAt) })
 	for _, m := range all {
-		if m.CompletedAt.After(t) {
+		// Times are shown (and typed back) in microseconds.
+		if m.CompletedAt.Truncate(time.Microsecond).After(t) {
 			continue
 		}
 		if v, err := Verify(m.Dir); err == nil {

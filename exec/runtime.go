@@ -44,6 +44,9 @@ type Runtime struct {
 
 	mu        sync.Mutex
 	pipelines map[uint32]*pipeline
+	// failed holds views whose dataflow stopped with an error: out of the
+	// epochs (so the others keep committing), kept for status and FLUSH.
+	failed    map[uint32]*pipeline
 	injected  uint64 // newest epoch injected
 	committed atomic.Uint64
 	pending   map[uint64]*epochState
@@ -65,7 +68,7 @@ func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrie
 	rt := &Runtime{
 		store: store, broker: b, log: log, interval: barrierInterval, maxInflight: 16,
 		ctx: ctx, cancel: cancel,
-		pipelines: map[uint32]*pipeline{}, pending: map[uint64]*epochState{},
+		pipelines: map[uint32]*pipeline{}, failed: map[uint32]*pipeline{}, pending: map[uint64]*epochState{},
 		changed: make(chan struct{}), intervalCh: make(chan time.Duration, 1),
 	}
 	rt.aligned.Store(true)
@@ -215,6 +218,21 @@ func (rt *Runtime) add(p *pipeline) {
 	go func() {
 		<-p.done
 		rt.mu.Lock()
+		if rt.pipelines[p.id] == p && p.err != nil {
+			// Take the failed view out of every epoch so that the other
+			// views keep committing.
+			delete(rt.pipelines, p.id)
+			rt.failed[p.id] = p
+			for _, es := range rt.pending {
+				delete(es.waiting, p.id)
+				if b := es.batches[p.id]; b != nil {
+					b.Close()
+					delete(es.batches, p.id)
+				}
+				delete(es.positions, p.id)
+			}
+			rt.tryCommitLocked()
+		}
 		rt.notifyLocked()
 		rt.mu.Unlock()
 	}()
@@ -225,6 +243,7 @@ func (rt *Runtime) Remove(id uint32) {
 	rt.mu.Lock()
 	p := rt.pipelines[id]
 	delete(rt.pipelines, id)
+	delete(rt.failed, id)
 	for _, es := range rt.pending {
 		delete(es.waiting, id)
 		if b := es.batches[id]; b != nil {
@@ -298,6 +317,11 @@ func (rt *Runtime) WaitFor(ctx context.Context, ids []uint32, targets map[string
 				}
 			}
 			p.mu.Unlock()
+		}
+		for id, p := range rt.failed {
+			if ids == nil || contains(ids, id) {
+				failed = fmt.Errorf("view %s stopped: %v", p.name, p.err)
+			}
 		}
 		ch := rt.changed
 		commitErr := rt.commitErr
@@ -406,6 +430,9 @@ func (rt *Runtime) SetInterval(d time.Duration) {
 func (rt *Runtime) ViewStatus(id uint32) string {
 	rt.mu.Lock()
 	p := rt.pipelines[id]
+	if p == nil {
+		p = rt.failed[id]
+	}
 	rt.mu.Unlock()
 	if p == nil {
 		return "stopped"
@@ -430,6 +457,7 @@ func (rt *Runtime) StopAll() {
 		ps = append(ps, p)
 	}
 	rt.pipelines = map[uint32]*pipeline{}
+	rt.failed = map[uint32]*pipeline{}
 	for e, es := range rt.pending {
 		for _, b := range es.batches {
 			b.Close()

@@ -43,17 +43,18 @@ type sourceReader struct {
 
 func (s *sourceReader) run(ctx context.Context) error {
 	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{s.subject}}
+	// The input after the recorded position must still be there, or the
+	// view would silently miss it. (New views start at the oldest retained
+	// message, recorded as the position before it.)
+	first, err := s.broker.FirstSeq(ctx, s.jsStream)
+	if err != nil {
+		return err
+	}
+	if first > s.pos.Seq+1 {
+		return fmt.Errorf("%w: resuming needs JetStream stream %s from sequence %d, but it retains only sequences from %d on; messages %d..%d are gone (raise the stream's retention, or move the source with ALTER STREAM %s SET POSITION)",
+			ErrInputLost, s.jsStream, s.pos.Seq+1, first, s.pos.Seq+1, first-1, s.name)
+	}
 	if s.pos.Seq > 0 {
-		// Resuming: the input after the recorded position must still be
-		// there, or the view would silently miss it.
-		first, err := s.broker.FirstSeq(ctx, s.jsStream)
-		if err != nil {
-			return err
-		}
-		if first > s.pos.Seq+1 {
-			return fmt.Errorf("%w: resuming needs JetStream stream %s from sequence %d, but it retains only sequences from %d on; messages %d..%d are gone (raise the stream's retention, or move the source with ALTER STREAM %s SET POSITION)",
-				ErrInputLost, s.jsStream, s.pos.Seq+1, first, s.pos.Seq+1, first-1, s.name)
-		}
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
 		cfg.OptStartSeq = s.pos.Seq + 1
 	}

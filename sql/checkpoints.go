@@ -107,20 +107,19 @@ func (e *Engine) setServerSetting(n *front.Set) error {
 	if err := next.Set(n.Name, value); err != nil {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "%s", err.Error())
 	}
-	switch n.Name {
-	case "state.backend", "state.checkpoints.dir":
-		if next.Values[n.Name] != e.cfg.Values[n.Name] {
-			return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q cannot be changed without restarting the server", n.Name).
-				WithHint("Use ALTER SYSTEM SET and restart, or set it in the --config file.")
-		}
+	restartOnly := n.Name == "state.backend" || n.Name == "state.checkpoints.dir" || n.Name == "state.savepoints.dir"
+	if restartOnly && !n.System && next.Values[n.Name] != e.cfg.Values[n.Name] {
+		return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q cannot be changed without restarting the server", n.Name).
+			WithHint("Use ALTER SYSTEM SET and restart, or set it in the --config file.")
 	}
 	if n.System {
 		if err := persistAuto(e.cfg.AutoFile(), n.Name, value, n.Reset); err != nil {
 			return sqlerr.New(sqlerr.ConfigFileError, "could not write %s: %v", e.cfg.AutoFile(), err)
 		}
 	}
-	if n.Name == "state.backend" || n.Name == "state.checkpoints.dir" {
-		return nil // takes effect at restart
+	if restartOnly {
+		e.log.Info("setting saved; it takes effect at the next start", "key", n.Name, "value", value)
+		return nil
 	}
 	e.cfg.Values[n.Name] = next.Values[n.Name]
 	switch n.Name {

@@ -168,6 +168,11 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		e.ddlMu.Unlock()
 		return "", err
 	}
+	if err := e.initPositions(ctx, d, root); err != nil {
+		e.dropObject(d)
+		e.ddlMu.Unlock()
+		return "", err
+	}
 	if err := e.rt.StartView(d, root); err != nil {
 		e.dropObject(d)
 		e.ddlMu.Unlock()
@@ -178,6 +183,12 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		return "", err
 	}
 
+	if e.rt.Paused() {
+		// Sources are paused (ALTER SYSTEM PAUSE): the backfill runs after
+		// RESUME, and waiting for it here would block the session.
+		e.log.Info("created materialized view; backfill waits for ALTER SYSTEM RESUME", "view", d.Name)
+		return tag, nil
+	}
 	// Backfill: return once the view covers everything its sources held
 	// when it was created, as CREATE MATERIALIZED VIEW does in PostgreSQL.
 	start := time.Now()
@@ -359,4 +370,33 @@ func (e *Engine) flush(ctx context.Context) error {
 // explainStreaming renders a view's streaming dataflow.
 func (e *Engine) explainStreaming(root plan.Node) string {
 	return exec.ExplainStreaming(root)
+}
+
+// initPositions starts a new view's sources at the oldest message each
+// JetStream stream still retains, recording the position before it. So a
+// position is never 0 while earlier input is gone, and a later restart or
+// rollback can tell input that vanished after the view started reading.
+func (e *Engine) initPositions(ctx context.Context, d *storage.Descriptor, root plan.Node) error {
+	streams, err := e.rt.SourceStreams(root)
+	if err != nil {
+		return err
+	}
+	b := e.store.NewBatch()
+	defer b.Close()
+	for i, name := range streams {
+		src, ok := e.lookup(name)
+		if !ok {
+			continue
+		}
+		first, err := e.broker.FirstSeq(ctx, src.JSStream)
+		if err != nil {
+			return sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", src.JSStream, err)
+		}
+		if first > 1 {
+			if err := storage.PutPosition(b, d.ID, uint16(i), storage.SourcePosition{Seq: first - 1}); err != nil {
+				return err
+			}
+		}
+	}
+	return e.store.Commit(b, true)
 }

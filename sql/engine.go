@@ -195,8 +195,8 @@ func (e *Engine) Close() error {
 	e.coord.StopPeriodic()
 	e.rt.Close()
 	e.asOfMu.Lock()
-	for _, st := range e.asOf {
-		st.store.Close()
+	for dir, st := range e.asOf {
+		e.retireLocked(dir, st)
 	}
 	e.asOfMu.Unlock()
 	s := e.checkpointSettings()

@@ -7,6 +7,7 @@ import (
 	"streamdb/expr"
 	"streamdb/pgwire"
 	"streamdb/plan"
+	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/storage"
 	"streamdb/types"
@@ -114,11 +115,31 @@ func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
 
 // prepareAsOf binds a SELECT against the catalog of a checkpoint or
 // savepoint and runs it over that point's state.
-func (s *session) prepareAsOf(st *asOfState, root plan.Node, params *boundParams) *prepared {
+func (s *session) prepareAsOf(stmt *front.Statement, id uint64, root plan.Node, params *boundParams) *prepared {
+	at := stmt.AsOf
 	return &prepared{params: params, cols: root.Schema(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		bound, err := bindPlanParams(root, vals)
 		if err != nil {
 			return "", err
+		}
+		st, err := s.e.asOfReader(at)
+		if err != nil {
+			return "", err
+		}
+		defer st.release()
+		if st.meta.ID != id {
+			// The name now means another point (a savepoint released and
+			// taken again): bind against that point's catalog.
+			again, err := s.e.bindQueryIn(st, stmt, params)
+			if err != nil {
+				return "", err
+			}
+			if !sameColumns(again.Schema(), root.Schema()) {
+				return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "the savepoint this statement was prepared against has changed its columns; prepare it again")
+			}
+			if bound, err = bindPlanParams(again, vals); err != nil {
+				return "", err
+			}
 		}
 		rows, err := exec.RunBatch(ctx, bound, st.store.DB())
 		if err != nil {
@@ -131,4 +152,16 @@ func (s *session) prepareAsOf(st *asOfState, root plan.Node, params *boundParams
 		}
 		return selectTag(len(rows)), nil
 	}}
+}
+
+func sameColumns(a, b []types.Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Type != b[i].Type {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -71,13 +72,7 @@ func validPointName(name string) error {
 }
 
 func (e *Engine) releaseSavepoint(name string) (string, error) {
-	dir := filepath.Join(e.checkpointSettings().SavepointsDir, name)
-	e.asOfMu.Lock()
-	if st, ok := e.asOf[dir]; ok {
-		st.store.Close()
-		delete(e.asOf, dir)
-	}
-	e.asOfMu.Unlock()
+	e.retirePoint(filepath.Join(e.checkpointSettings().SavepointsDir, name))
 	err := checkpoint.ReleaseSavepoint(e.checkpointSettings().SavepointsDir, name)
 	if errors.Is(err, checkpoint.ErrNoSuchPoint) {
 		return "", sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
@@ -98,7 +93,7 @@ func (e *Engine) resolvePoint(kind front.PointKind, name, id, ts string) (*check
 	switch kind {
 	case front.PointSavepoint:
 		m, err = checkpoint.FindSavepoint(s.SavepointsDir, name)
-		if errors.Is(err, checkpoint.ErrNoSuchPoint) {
+		if errors.Is(err, checkpoint.ErrNoSuchPoint) || errors.Is(err, os.ErrNotExist) {
 			return nil, sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
 		}
 	case front.PointCheckpoint:
@@ -144,7 +139,7 @@ func (e *Engine) checkInputRetained(ctx context.Context, m *checkpoint.Meta) err
 		if err != nil {
 			return err
 		}
-		if p.Seq > 0 && first > p.Seq+1 {
+		if first > p.Seq+1 {
 			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState,
 				"cannot roll back: view %s would replay stream %s from sequence %d, but JetStream stream %s retains only from %d on",
 				p.View, p.Stream, p.Seq+1, js, first).WithHint("Nothing was changed. Choose a newer savepoint or checkpoint.")
@@ -165,6 +160,7 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 	if err != nil {
 		return "", err
 	}
+	defer point.release()
 	src := point.store
 	start := time.Now()
 	e.ddlMu.Lock()
@@ -271,7 +267,7 @@ func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPo
 }
 
 // asOfReader opens the state of a checkpoint or savepoint for an AS OF
-// query; readers are cached and closed with the engine.
+// query. The caller must release it.
 func (e *Engine) asOfReader(a *front.AsOf) (*asOfState, error) {
 	m, err := e.resolvePoint(a.Kind, a.Name, a.ID, a.Time)
 	if err != nil {
@@ -280,19 +276,29 @@ func (e *Engine) asOfReader(a *front.AsOf) (*asOfState, error) {
 	return e.openPoint(m)
 }
 
-// openPoint opens (or finds open) the state of a checkpoint or savepoint.
+// openPoint opens (or finds open) the state of a checkpoint or savepoint
+// and takes a reference to it; release it when done. Open points are
+// cached; a point evicted or released while in use closes when its last
+// reader releases it.
 func (e *Engine) openPoint(m *checkpoint.Meta) (*asOfState, error) {
 	e.asOfMu.Lock()
 	defer e.asOfMu.Unlock()
 	if st, ok := e.asOf[m.Dir]; ok {
 		if st.meta.ID == m.ID {
+			st.refs++
 			return st, nil
 		}
-		st.store.Close() // a released savepoint's name was reused
-		delete(e.asOf, m.Dir)
+		e.retireLocked(m.Dir, st) // a released savepoint's name was reused
 	}
 	store, err := storage.OpenReadOnly(filepath.Join(m.Dir, checkpoint.StateDir), m.Backend == "memory")
 	if err != nil {
+		if again, verr := checkpoint.ReadMeta(m.Dir); verr != nil || again.ID != m.ID {
+			// Released (or replaced) while we opened it.
+			if m.Kind == checkpoint.KindSavepoint {
+				return nil, sqlerr.New(invalidSavepoint, "savepoint %q does not exist", m.Name)
+			}
+			return nil, sqlerr.New(sqlerr.UndefinedObject, "checkpoint %d is no longer retained", m.ID)
+		}
 		return nil, sqlerr.New(sqlerr.DataException, "cannot open %s: %v", m.Dir, err)
 	}
 	descs, err := storage.Descriptors(store.DB())
@@ -300,14 +306,13 @@ func (e *Engine) openPoint(m *checkpoint.Meta) (*asOfState, error) {
 		store.Close()
 		return nil, err
 	}
-	st := &asOfState{meta: m, store: store, objs: map[string]*storage.Descriptor{}}
+	st := &asOfState{meta: m, store: store, objs: map[string]*storage.Descriptor{}, refs: 1, e: e}
 	for _, d := range descs {
 		st.objs[d.Name] = d
 	}
-	if len(e.asOf) >= 4 {
-		for k, old := range e.asOf {
-			old.store.Close()
-			delete(e.asOf, k)
+	for len(e.asOf) >= 4 {
+		for dir, old := range e.asOf {
+			e.retireLocked(dir, old)
 			break
 		}
 	}
@@ -315,11 +320,42 @@ func (e *Engine) openPoint(m *checkpoint.Meta) (*asOfState, error) {
 	return st, nil
 }
 
+// retireLocked drops a point from the cache; it closes once unused.
+func (e *Engine) retireLocked(dir string, st *asOfState) {
+	delete(e.asOf, dir)
+	st.retired = true
+	if st.refs == 0 {
+		st.store.Close()
+	}
+}
+
+// retirePoint drops the cached point of dir, if any (RELEASE SAVEPOINT).
+func (e *Engine) retirePoint(dir string) {
+	e.asOfMu.Lock()
+	defer e.asOfMu.Unlock()
+	if st, ok := e.asOf[dir]; ok {
+		e.retireLocked(dir, st)
+	}
+}
+
 // asOfState is the catalog and state of one checkpoint or savepoint.
 type asOfState struct {
-	meta  *checkpoint.Meta
-	store *storage.Store
-	objs  map[string]*storage.Descriptor
+	meta    *checkpoint.Meta
+	store   *storage.Store
+	objs    map[string]*storage.Descriptor
+	e       *Engine
+	refs    int  // guarded by e.asOfMu
+	retired bool // out of the cache: close when refs drops to 0
+}
+
+// release gives back a reference taken by openPoint.
+func (a *asOfState) release() {
+	a.e.asOfMu.Lock()
+	defer a.e.asOfMu.Unlock()
+	a.refs--
+	if a.refs == 0 && a.retired {
+		a.store.Close()
+	}
 }
 
 func (a *asOfState) lookup(name string) (*storage.Descriptor, bool) {

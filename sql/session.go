@@ -96,10 +96,12 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 				return nil, err
 			}
 			root, err := s.e.bindQueryIn(aos, st, params)
+			id := aos.meta.ID
+			aos.release()
 			if err != nil {
 				return nil, err
 			}
-			return s.prepareAsOf(aos, root, params), nil
+			return s.prepareAsOf(st, id, root, params), nil
 		}
 		root, err := s.e.bindQuery(st, params)
 		if err != nil {

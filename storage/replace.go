@@ -1,7 +1,10 @@
 package storage
 
 import (
+	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -21,13 +24,69 @@ func OpenReadOnly(stateDir string, memory bool) (*Store, error) {
 		}
 		return s, nil
 	}
-	opts := options()
-	opts.ReadOnly = true
-	db, err := pebble.Open(filepath.Clean(stateDir), opts)
+	// Each read-only open works on a private directory of hard links to
+	// the point's files: Pebble refuses a second open of one path in a
+	// process, and a savepoint may be released (its directory deleted)
+	// while a reader still uses it. The links keep the files alive until
+	// the reader closes. They live beside the point (same file system),
+	// in a dot-directory that listings skip.
+	private, err := os.MkdirTemp(filepath.Dir(filepath.Dir(filepath.Clean(stateDir))), ".ro-")
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db}, nil
+	entries, err := os.ReadDir(stateDir)
+	if err != nil {
+		os.RemoveAll(private)
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.IsDir() || e.Name() == "LOCK" {
+			continue
+		}
+		from, to := filepath.Join(stateDir, e.Name()), filepath.Join(private, e.Name())
+		if err := os.Link(from, to); err != nil {
+			if err := copyPlain(from, to); err != nil {
+				os.RemoveAll(private)
+				return nil, err
+			}
+		}
+	}
+	opts := options()
+	opts.ReadOnly = true
+	db, err := pebble.Open(private, opts)
+	if err != nil {
+		os.RemoveAll(private)
+		return nil, err
+	}
+	return &Store{db: db, cleanup: func() { os.RemoveAll(private) }}, nil
+}
+
+// RemovePrivateOpens deletes the private directories of read-only opens
+// left by a crash, under dir.
+func RemovePrivateOpens(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".ro-") {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+func copyPlain(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // ReplaceAll makes the store's content exactly that of from, in one atomic

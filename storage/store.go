@@ -26,8 +26,9 @@ const (
 
 // Store is the Pebble database of one server.
 type Store struct {
-	db     *pebble.DB
-	memory bool
+	db      *pebble.DB
+	memory  bool
+	cleanup func() // after Close, for read-only opens
 }
 
 // Open opens (or creates) the Pebble database in dir.
@@ -83,7 +84,13 @@ func (s *Store) Checkpoint(dir string) error {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.cleanup != nil {
+		s.cleanup()
+	}
+	return err
+}
 
 // DB exposes the Pebble database for checkpointing.
 func (s *Store) DB() *pebble.DB { return s.db }

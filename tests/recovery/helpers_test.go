@@ -1,0 +1,494 @@
+package recovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/tests/testutil"
+)
+
+// seedFor returns the seed of a test's random choices: $RECOVERY_SEED, or
+// the clock. It is logged at once and again if the test fails.
+func seedFor(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("RECOVERY_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("RECOVERY_SEED=%q: %v", s, err)
+		}
+		seed = v
+	}
+	t.Logf("seed %d (replay with RECOVERY_SEED=%d go test ./tests/recovery -run '^%s$')", seed, seed, t.Name())
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("FAILED with seed %d: replay with RECOVERY_SEED=%d", seed, seed)
+		}
+	})
+	return seed
+}
+
+// testCtx returns a context that ends after d or with the test.
+func testCtx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// execErr runs one statement with the simple protocol.
+func execErr(conn *pgx.Conn, timeout time.Duration, sql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	_, err := conn.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol)
+	return err
+}
+
+// mustExec runs statements and fails the test on the first error.
+func mustExec(t testing.TB, conn *pgx.Conn, sqls ...string) {
+	t.Helper()
+	for _, sql := range sqls {
+		if err := execErr(conn, 2*time.Minute, sql); err != nil {
+			t.Fatalf("%s: %v", oneLine(sql), err)
+		}
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// nullText stands for SQL NULL in text rows.
+const nullText = "\x00NULL"
+
+// queryText runs sql with the simple protocol and returns the column names
+// and every value in the server's text format (nullText for NULL).
+func queryText(conn *pgx.Conn, timeout time.Duration, sql string) ([]string, [][]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	results, err := conn.PgConn().Exec(ctx, sql).ReadAll()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(results) != 1 {
+		return nil, nil, fmt.Errorf("%d results, want 1", len(results))
+	}
+	r := results[0]
+	if r.Err != nil {
+		return nil, nil, r.Err
+	}
+	var cols []string
+	for _, fd := range r.FieldDescriptions {
+		cols = append(cols, fd.Name)
+	}
+	var rows [][]string
+	for _, raw := range r.Rows {
+		row := make([]string, len(raw))
+		for i, v := range raw {
+			if v == nil {
+				row[i] = nullText
+			} else {
+				row[i] = string(v)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return cols, rows, nil
+}
+
+// mustQuery is queryText failing the test on error.
+func mustQuery(t testing.TB, conn *pgx.Conn, sql string) ([]string, [][]string) {
+	t.Helper()
+	cols, rows, err := queryText(conn, time.Minute, sql)
+	if err != nil {
+		t.Fatalf("%s: %v", oneLine(sql), err)
+	}
+	return cols, rows
+}
+
+// queryMaps returns each row as column name -> text value.
+func queryMaps(t testing.TB, conn *pgx.Conn, sql string) []map[string]string {
+	t.Helper()
+	cols, rows := mustQuery(t, conn, sql)
+	out := make([]map[string]string, len(rows))
+	for i, r := range rows {
+		m := map[string]string{}
+		for j, c := range cols {
+			m[c] = r[j]
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// scalar returns the single value of a one-row, one-column query.
+func scalar(t testing.TB, conn *pgx.Conn, sql string) string {
+	t.Helper()
+	_, rows := mustQuery(t, conn, sql)
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		t.Fatalf("%s: want one value, got %q", sql, rows)
+	}
+	return rows[0][0]
+}
+
+func atoi(t testing.TB, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("not an integer: %q", s)
+	}
+	return n
+}
+
+// wantCode checks that err is a server error with SQLSTATE code.
+func wantCode(t testing.TB, err error, code, what string) *pgconn.PgError {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: want SQLSTATE %s, got success", what, code)
+		return nil
+	}
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		t.Errorf("%s: want SQLSTATE %s, got %T: %v", what, code, err, err)
+		return nil
+	}
+	if pe.Code != code {
+		t.Errorf("%s: want SQLSTATE %s, got %s: %s", what, code, pe.Code, pe.Message)
+	}
+	return pe
+}
+
+// poll calls check until it returns nil; if timeout passes first, the last
+// error fails the test.
+func poll(t testing.TB, timeout time.Duration, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not true within %v: %v", what, timeout, err)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// writeConfig writes a YAML config file of flat "key: value" settings.
+func writeConfig(t testing.TB, settings ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "streamdb.yaml")
+	var b strings.Builder
+	for _, s := range settings {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			t.Fatalf("writeConfig: %q is not key=value", s)
+		}
+		fmt.Fprintf(&b, "%s: %q\n", strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// jetStream connects to NATS; the connection closes with the test.
+func jetStream(t testing.TB, url string) jetstream.JetStream {
+	t.Helper()
+	nc, err := nats.Connect(url, nats.Timeout(10*time.Second), nats.MaxReconnects(-1))
+	if err != nil {
+		t.Fatalf("connecting to NATS at %s: %v", url, err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+// publish publishes messages and waits for each acknowledgement.
+func publish(t testing.TB, js jetstream.JetStream, subject string, msgs ...string) {
+	t.Helper()
+	ctx := testCtx(t, time.Minute)
+	for _, m := range msgs {
+		if _, err := js.Publish(ctx, subject, []byte(m)); err != nil {
+			t.Fatalf("publishing %q to %s: %v", m, subject, err)
+		}
+	}
+}
+
+// runLog returns the log of the server's current (newest) run.
+func runLog(srv *testutil.Server) string {
+	logs := srv.Logs()
+	if i := strings.LastIndex(logs, "=== testutil:"); i >= 0 {
+		return logs[i:]
+	}
+	return logs
+}
+
+// logLines returns the lines of log that contain msg.
+func logLines(log, msg string) []string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, msg) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// logField extracts key=value (value unquoted) from a slog text line.
+func logField(line, key string) string {
+	i := strings.Index(line, " "+key+"=")
+	if i < 0 {
+		return ""
+	}
+	v := line[i+len(key)+2:]
+	if strings.HasPrefix(v, `"`) {
+		if s, err := strconv.QuotedPrefix(v); err == nil {
+			u, _ := strconv.Unquote(s)
+			return u
+		}
+	}
+	if j := strings.IndexByte(v, ' '); j >= 0 {
+		v = v[:j]
+	}
+	return v
+}
+
+// ckpt is one row of SHOW CHECKPOINTS.
+type ckpt struct {
+	ID                  int64
+	Status, Trigger     string
+	Epoch               int64
+	Started, Completed  time.Time // Completed is zero while in progress
+	DurationMS, PauseMS float64
+	SizeBytes, NewBytes int64
+	Positions, Dir, Err string
+}
+
+func (c ckpt) String() string {
+	return fmt.Sprintf("#%d %s %s epoch=%d size=%d new=%d %s %s", c.ID, c.Status, c.Trigger, c.Epoch, c.SizeBytes, c.NewBytes, filepath.Base(c.Dir), c.Err)
+}
+
+const pgTimestamp = "2006-01-02 15:04:05.999999-07"
+
+// checkpoints returns SHOW CHECKPOINTS, oldest first.
+func checkpoints(t testing.TB, conn *pgx.Conn) []ckpt {
+	t.Helper()
+	var out []ckpt
+	for _, m := range queryMaps(t, conn, "SHOW CHECKPOINTS") {
+		c := ckpt{Status: m["status"], Trigger: m["trigger"], Positions: m["positions"], Dir: m["directory"]}
+		c.ID = atoi(t, m["id"])
+		c.Epoch = atoi(t, m["epoch"])
+		c.SizeBytes = atoi(t, m["size_bytes"])
+		c.NewBytes = atoi(t, m["new_bytes"])
+		c.DurationMS, _ = strconv.ParseFloat(m["duration_ms"], 64)
+		c.PauseMS, _ = strconv.ParseFloat(m["pause_ms"], 64)
+		var err error
+		if c.Started, err = time.Parse(pgTimestamp, m["started_at"]); err != nil {
+			t.Fatalf("started_at %q: %v", m["started_at"], err)
+		}
+		if m["completed_at"] != nullText {
+			if c.Completed, err = time.Parse(pgTimestamp, m["completed_at"]); err != nil {
+				t.Fatalf("completed_at %q: %v", m["completed_at"], err)
+			}
+		}
+		if m["error"] != nullText {
+			c.Err = m["error"]
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// checkpointByID finds one checkpoint in SHOW CHECKPOINTS.
+func checkpointByID(t testing.TB, conn *pgx.Conn, id int64) (ckpt, bool) {
+	t.Helper()
+	for _, c := range checkpoints(t, conn) {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return ckpt{}, false
+}
+
+// takeCheckpoint runs CHECKPOINT and returns the new checkpoint's row.
+func takeCheckpoint(t testing.TB, conn *pgx.Conn) ckpt {
+	t.Helper()
+	before := maxID(checkpoints(t, conn))
+	mustExec(t, conn, "CHECKPOINT")
+	for _, c := range checkpoints(t, conn) {
+		if c.ID > before && c.Trigger == "manual" && c.Status == "completed" {
+			return c
+		}
+	}
+	t.Fatalf("CHECKPOINT succeeded but SHOW CHECKPOINTS has no new completed manual checkpoint: %v", checkpoints(t, conn))
+	return ckpt{}
+}
+
+func maxID(cs []ckpt) int64 {
+	var m int64
+	for _, c := range cs {
+		m = max(m, c.ID)
+	}
+	return m
+}
+
+// chkDirs lists the chk-* directories under dir; completedOnly keeps those
+// holding a _metadata.json.
+func chkDirs(t testing.TB, dir string, completedOnly bool) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "chk-") {
+			continue
+		}
+		if completedOnly {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), "_metadata.json")); err != nil {
+				continue
+			}
+		}
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// viewStatus returns the status column of SHOW MATERIALIZED VIEWS for view.
+func viewStatus(t testing.TB, conn *pgx.Conn, view string) string {
+	t.Helper()
+	for _, m := range queryMaps(t, conn, "SHOW MATERIALIZED VIEWS") {
+		if m["name"] == view {
+			return m["status"]
+		}
+	}
+	t.Fatalf("SHOW MATERIALIZED VIEWS has no view %q", view)
+	return ""
+}
+
+// setting returns SHOW key.
+func setting(t testing.TB, conn *pgx.Conn, key string) string {
+	t.Helper()
+	return scalar(t, conn, "SHOW "+key)
+}
+
+// startServer is testutil.StartServer that, when $RECOVERY_LOG_DIR is set,
+// copies the server log there at the end of the test (for debugging).
+func startServer(t *testing.T, opts testutil.ServerOptions) *testutil.Server {
+	t.Helper()
+	var srv *testutil.Server
+	if dir := os.Getenv("RECOVERY_LOG_DIR"); dir != "" {
+		// Registered first, so it runs after the server's own cleanup
+		// has stopped it.
+		t.Cleanup(func() {
+			if srv == nil {
+				return
+			}
+			name := fmt.Sprintf("%s-%d.log", strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()), srv.Port)
+			_ = os.MkdirAll(dir, 0o755)
+			_ = os.WriteFile(filepath.Join(dir, name), []byte(srv.Logs()), 0o644)
+		})
+	}
+	srv = testutil.StartServer(t, opts)
+	// Runs before testutil's cleanup stops the server: let checkpoints in
+	// flight finish and start no more, so that the final SIGTERM does not
+	// meet one (TestShutdownDuringCheckpoint covers that case).
+	t.Cleanup(func() { quiesce(t, srv) })
+	return srv
+}
+
+// quiesce turns periodic checkpoints off and waits until none is in
+// progress. It does nothing to a server that is not running.
+func quiesce(t testing.TB, srv *testutil.Server) {
+	t.Helper()
+	if !srv.Running() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.DSN())
+	if err != nil {
+		t.Logf("quiesce: %v", err)
+		return
+	}
+	defer conn.Close(context.Background())
+	if err := execErr(conn, 30*time.Second, "SET execution.checkpointing.interval = 0"); err != nil {
+		t.Logf("quiesce: %v", err)
+		return
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		_, rows, err := queryText(conn, 10*time.Second, "SHOW CHECKPOINTS")
+		if err != nil {
+			t.Logf("quiesce: %v", err)
+			return
+		}
+		busy := false
+		for _, r := range rows {
+			busy = busy || r[1] == "in progress"
+		}
+		if !busy {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// wantRow checks the values of a one-row query, joined by spaces.
+func wantRow(t testing.TB, conn *pgx.Conn, sql, want string) {
+	t.Helper()
+	_, rows := mustQuery(t, conn, sql)
+	if len(rows) != 1 {
+		t.Errorf("%s: %d rows, want 1 (%s)", sql, len(rows), want)
+		return
+	}
+	if got := strings.Join(rows[0], " "); got != want {
+		t.Errorf("%s = %q, want %q", sql, got, want)
+	}
+}
+
+// publishRaw publishes n messages msg(0..n-1) asynchronously and waits for
+// every acknowledgement.
+func publishRaw(t testing.TB, js jetstream.JetStream, subject string, n int, msg func(i int) string) {
+	t.Helper()
+	for start := 0; start < n; start += 2000 {
+		var futures []jetstream.PubAckFuture
+		for i := start; i < min(n, start+2000); i++ {
+			f, err := js.PublishAsync(subject, []byte(msg(i)))
+			if err != nil {
+				t.Fatalf("publish to %s: %v", subject, err)
+			}
+			futures = append(futures, f)
+		}
+		for _, f := range futures {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				t.Fatalf("publish to %s: %v", subject, err)
+			case <-time.After(time.Minute):
+				t.Fatalf("publish to %s: no ack within a minute", subject)
+			}
+		}
+	}
+}
