@@ -49,7 +49,7 @@ func TestErrorCodesAndPositions(t *testing.T) {
 		{"CREATE MATERIALIZED VIEW per_page AS SELECT page FROM clicks", "42P07", -1, `relation "per_page" already exists`},
 		{"CREATE MATERIALIZED VIEW o AS SELECT page, ms FROM clicks ORDER BY ms", "0A000", -1, ""},
 		{"CREATE MATERIALIZED VIEW o AS SELECT page FROM clicks ORDER BY page LIMIT 3", "0A000", -1, ""},
-		{"CREATE MATERIALIZED VIEW w AS SELECT window_start, count(*) FROM TUMBLE(clicks, ms, INTERVAL '10' SECOND) GROUP BY window_start", "0A000", -1, ""},
+		{"CREATE MATERIALIZED VIEW w AS SELECT window_start, count(*) FROM TUMBLE(clicks, ms, INTERVAL '10' SECOND) GROUP BY window_start", "42804", -1, ""},
 		{"DROP STREAM clicks", "2BP01", -1, "cannot drop stream clicks because other objects depend on it"},
 		{"CREATE MATERIALIZED VIEW g AS SELECT page, ms, count(*) FROM clicks GROUP BY page", "42803", -1, ""},
 		{"SELECT page, n, count(*) FROM per_page GROUP BY page", "42803", -1, ""},
