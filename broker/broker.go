@@ -134,28 +134,26 @@ func (b *Broker) EnsureStream(ctx context.Context, sqlName, subject string) (str
 
 // LastSeq returns the sequence of the newest message in the stream.
 func (b *Broker) LastSeq(ctx context.Context, stream string) (uint64, error) {
-	s, err := b.JS.Stream(ctx, stream)
-	if err != nil {
-		return 0, err
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return info.State.LastSeq, nil
+	st, err := b.state(ctx, stream)
+	return st.LastSeq, err
 }
 
 // FirstSeq returns the oldest sequence the stream still retains.
 func (b *Broker) FirstSeq(ctx context.Context, stream string) (uint64, error) {
+	st, err := b.state(ctx, stream)
+	return st.FirstSeq, err
+}
+
+func (b *Broker) state(ctx context.Context, stream string) (jetstream.StreamState, error) {
 	s, err := b.JS.Stream(ctx, stream)
 	if err != nil {
-		return 0, err
+		return jetstream.StreamState{}, err
 	}
 	info, err := s.Info(ctx)
 	if err != nil {
-		return 0, err
+		return jetstream.StreamState{}, err
 	}
-	return info.State.FirstSeq, nil
+	return info.State, nil
 }
 
 // sanitize makes a JetStream stream name from a SQL name (no dots,

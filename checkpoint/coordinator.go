@@ -406,7 +406,7 @@ func unshareSSTables(dir string) error {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if err := copyFile(path, path+".copy"); err != nil {
+		if err := storage.CopyFile(path, path+".copy"); err != nil {
 			return err
 		}
 		if err := os.Rename(path+".copy", path); err != nil {

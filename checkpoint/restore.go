@@ -2,12 +2,13 @@ package checkpoint
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"streamdb/storage"
 )
 
 // NewestUsable returns the newest checkpoint in dir that verifies, logging
@@ -65,7 +66,7 @@ func RestoreState(m *Meta, stateDir string) error {
 				continue
 			}
 		}
-		if err := copyFile(from, to); err != nil {
+		if err := storage.CopyFile(from, to); err != nil {
 			return err
 		}
 	}
@@ -80,25 +81,4 @@ func RestoreState(m *Meta, stateDir string) error {
 		return err
 	}
 	return syncDir(filepath.Dir(stateDir))
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

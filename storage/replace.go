@@ -45,7 +45,7 @@ func OpenReadOnly(stateDir string, memory bool) (*Store, error) {
 		}
 		from, to := filepath.Join(stateDir, e.Name()), filepath.Join(private, e.Name())
 		if err := os.Link(from, to); err != nil {
-			if err := copyPlain(from, to); err != nil {
+			if err := CopyFile(from, to); err != nil {
 				os.RemoveAll(private)
 				return nil, err
 			}
@@ -72,7 +72,8 @@ func RemovePrivateOpens(dir string) {
 	}
 }
 
-func copyPlain(from, to string) error {
+// CopyFile copies a file and syncs the copy.
+func CopyFile(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err
@@ -83,6 +84,10 @@ func copyPlain(from, to string) error {
 		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
 		out.Close()
 		return err
 	}
