@@ -25,13 +25,16 @@ type catalogReader interface {
 type selectBinder struct {
 	cat    catalogReader
 	params *boundParams
+	ctes   map[string]*ast.CommonTableExpression // WITH queries in scope
 }
 
 // bindSelect returns the plan of a SELECT. Its schema is the visible
 // output columns.
 func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
-	if sel.With != nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH (common table expressions) is not supported yet")
+	restore, err := sb.withCTEs(sel.With)
+	defer restore()
+	if err != nil {
+		return nil, err
 	}
 	if sel.LockInfo != nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SELECT ... FOR UPDATE is not supported")
@@ -39,7 +42,6 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	var input plan.Node
 	in := &scope{}
 	if sel.From != nil {
-		var err error
 		if input, in, err = sb.bindFrom(sel.From.TableRefs); err != nil {
 			return nil, err
 		}
@@ -344,6 +346,11 @@ func (sb *selectBinder) bindTableSource(ts *ast.TableSource) (plan.Node, *scope,
 	case *ast.TableName:
 		if w, ok := sb.window(src.Name.O); ok {
 			return sb.bindWindow(w, alias)
+		}
+		if src.Schema.O == "" {
+			if node, sc, ok, err := sb.bindCTE(src.Name.O, alias); ok {
+				return node, sc, err
+			}
 		}
 		return sb.bindTableName(src.Name.O, src.Schema.O, alias)
 	case *ast.SelectStmt:

@@ -14,8 +14,10 @@ import (
 // DISTINCT (an aggregate over every column), so both stay exact under
 // retraction.
 func (sb *selectBinder) bindSetOpr(n *ast.SetOprStmt) (plan.Node, error) {
-	if n.With != nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH (common table expressions) is not supported yet")
+	restore, err := sb.withCTEs(n.With)
+	defer restore()
+	if err != nil {
+		return nil, err
 	}
 	out, err := sb.bindSetOprList(n.SelectList)
 	if err != nil {
