@@ -123,6 +123,13 @@ func openState(cfg *config.Config, log *slog.Logger) (*storage.Store, error) {
 			return nil, err
 		}
 		from = m
+		if !cfg.Bool("execution.checkpointing.prefer-checkpoint-for-recovery") {
+			// A savepoint newer than every intact checkpoint is the
+			// newer consistent state: recover from it.
+			if sp := newestSavepoint(cfg.SavepointsDir(), log); sp != nil && (from == nil || sp.CompletedAt.After(from.CompletedAt)) {
+				from = sp
+			}
+		}
 		if unclean && m == nil && !memory {
 			log.Warn("unclean shutdown and no usable checkpoint: recovering from the live state directory")
 		}
@@ -289,4 +296,23 @@ func (e *Engine) objects(kind storage.ObjectKind) []*storage.Descriptor {
 // NewSession implements pgwire.Engine.
 func (e *Engine) NewSession(ctx context.Context, params map[string]string) (pgwire.Session, error) {
 	return newSession(e, params), nil
+}
+
+// newestSavepoint returns the most recently completed savepoint that
+// verifies, or nil.
+func newestSavepoint(dir string, log *slog.Logger) *checkpoint.Meta {
+	sps, err := checkpoint.Savepoints(dir)
+	if err != nil {
+		return nil
+	}
+	sort.Slice(sps, func(i, j int) bool { return sps[i].CompletedAt.After(sps[j].CompletedAt) })
+	for _, sp := range sps {
+		m, err := checkpoint.Verify(sp.Dir)
+		if err != nil {
+			log.Warn("skipping unusable savepoint", "dir", sp.Dir, "err", err)
+			continue
+		}
+		return m
+	}
+	return nil
 }
