@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -200,10 +199,8 @@ func castable(from, to types.Type) bool {
 
 var decCtx = apd.BaseContext.WithPrecision(40)
 
-// ErrorFor formats a type mismatch in an operator.
+// opTypeError reports an operator applied to types it has no variant for.
 func opTypeError(op string, l, r types.Type) error {
 	return sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", l, op, r).
 		WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 }
-
-var _ = fmt.Sprint

@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -366,5 +365,3 @@ func (a *asOfState) lookup(name string) (*storage.Descriptor, bool) {
 func (a *asOfState) systemTable(string) (*storage.Descriptor, func() []types.Row, bool) {
 	return nil, nil, false
 }
-
-var _ = fmt.Sprint

@@ -75,36 +75,7 @@ const nullText = "NULL"
 // queryText runs sql with the simple protocol and returns every value as
 // text (NULL as "NULL").
 func queryText(conn *pgx.Conn, timeout time.Duration, sql string) ([]string, [][]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	results, err := conn.PgConn().Exec(ctx, sql).ReadAll()
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(results) != 1 {
-		return nil, nil, fmt.Errorf("%d results, want 1", len(results))
-	}
-	r := results[0]
-	if r.Err != nil {
-		return nil, nil, r.Err
-	}
-	var cols []string
-	for _, fd := range r.FieldDescriptions {
-		cols = append(cols, fd.Name)
-	}
-	var rows [][]string
-	for _, raw := range r.Rows {
-		row := make([]string, len(raw))
-		for i, v := range raw {
-			if v == nil {
-				row[i] = nullText
-			} else {
-				row[i] = string(v)
-			}
-		}
-		rows = append(rows, row)
-	}
-	return cols, rows, nil
+	return testutil.QueryText(conn, timeout, sql, nullText)
 }
 
 func mustQuery(t testing.TB, conn *pgx.Conn, sql string) [][]string {

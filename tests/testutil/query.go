@@ -1,0 +1,45 @@
+package testutil
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// QueryText runs sql with the simple protocol and returns the column names
+// and every value in the server's text format, with null standing for SQL
+// NULL.
+func QueryText(conn *pgx.Conn, timeout time.Duration, sql, null string) ([]string, [][]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	results, err := conn.PgConn().Exec(ctx, sql).ReadAll()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(results) != 1 {
+		return nil, nil, fmt.Errorf("%d results, want 1", len(results))
+	}
+	r := results[0]
+	if r.Err != nil {
+		return nil, nil, r.Err
+	}
+	var cols []string
+	for _, fd := range r.FieldDescriptions {
+		cols = append(cols, fd.Name)
+	}
+	var rows [][]string
+	for _, raw := range r.Rows {
+		row := make([]string, len(raw))
+		for i, v := range raw {
+			if v == nil {
+				row[i] = null
+			} else {
+				row[i] = string(v)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return cols, rows, nil
+}
