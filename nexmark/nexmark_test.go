@@ -243,3 +243,15 @@ func BenchmarkAppendJSON(b *testing.B) {
 	}
 	b.SetBytes(int64(bytes / max(b.N, 1)))
 }
+
+func TestCount(t *testing.T) {
+	var c [3]uint64
+	for n := uint64(0); n < 500; n++ {
+		for k := range c {
+			if got := Count(Kind(k), n); got != c[k] {
+				t.Fatalf("Count(%v, %d) = %d, want %d", Kind(k), n, got, c[k])
+			}
+		}
+		c[KindOf(n)]++
+	}
+}
