@@ -23,10 +23,13 @@ type session struct {
 	inTx     bool
 	// txSavepoints are the transaction savepoints of the open block.
 	txSavepoints []string
+	// user and database are the startup parameters, for the catalog's
+	// owner and database names.
+	user, database string
 }
 
 func newSession(e *Engine, startup map[string]string) *session {
-	s := &session{e: e, settings: map[string]string{}}
+	s := &session{e: e, settings: map[string]string{}, user: startup["user"], database: startup["database"]}
 	for k, v := range defaultSessionSettings {
 		s.settings[k] = v
 	}
@@ -131,6 +134,8 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 		return command(func(ctx context.Context) (string, error) { return s.e.drop(ctx, n) }), nil
 	case *front.Show:
 		return s.prepareShow(n)
+	case *front.CatalogQuery:
+		return s.prepareCatalogQuery(n)
 	case *front.Set:
 		return s.prepareSet(n)
 	case *front.Flush:

@@ -123,6 +123,10 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 	var err error
 	switch {
 	case first.isOp("(") || first.kind == tkWord && queryStarts[first.val]:
+		if q := matchCatalogQuery(toks); q != nil {
+			st.Node = q
+			return st, nil
+		}
 		return parseQuery(st, src, toks)
 	case first.isWord("create"):
 		node, err = parseCreate(st, c)

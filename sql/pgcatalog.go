@@ -1,0 +1,241 @@
+package sql
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// The PostgreSQL view of streamdb's catalog, shared by the pg_catalog and
+// information_schema system tables and by the answers to psql's describe
+// queries (pgcatalog_psql.go).
+//
+// Every user object lives in schema public. Relation kinds (pg_class.relkind):
+// tables are 'r', materialized views 'm', and streams are 'r' too: psql's
+// \dt lists them and \d shows their columns as a table's, and their
+// description (obj_description, \dt+) says they are streams and on which
+// subject. A relation's OID is firstUserOID plus its catalog ID, so it is
+// stable across restarts.
+
+const (
+	firstUserOID = 16384 // PostgreSQL's FirstNormalObjectId
+	// oidPgCatalog, oidPublic and oidInfoSchema are the namespace OIDs.
+	oidPgCatalog  = 11
+	oidPublic     = 2200
+	oidInfoSchema = 13000
+	// pkOIDBase offsets a relation's OID to its primary key index's OID.
+	pkOIDBase = 1 << 30
+)
+
+// pgRelation is one user relation as PostgreSQL's catalogs describe it.
+type pgRelation struct {
+	d       *storage.Descriptor
+	oid     uint32
+	relkind string
+	cols    []pgColumn
+}
+
+// pgColumn is one column with its PostgreSQL type facts.
+type pgColumn struct {
+	name    string
+	typ     types.Type
+	mod     types.Modifier
+	notNull bool // part of the primary key
+}
+
+// pgRelations lists the user relations (streams, tables, materialized
+// views) by name.
+func (e *Engine) pgRelations() []pgRelation {
+	var out []pgRelation
+	for _, kind := range []storage.ObjectKind{storage.KindStream, storage.KindTable, storage.KindView} {
+		for _, d := range e.objects(kind) {
+			out = append(out, newPGRelation(d))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].d.Name < out[j].d.Name })
+	return out
+}
+
+// pgRelationByOID finds a user relation by OID.
+func (e *Engine) pgRelationByOID(oid uint32) (pgRelation, bool) {
+	for _, r := range e.pgRelations() {
+		if r.oid == oid {
+			return r, true
+		}
+	}
+	return pgRelation{}, false
+}
+
+func newPGRelation(d *storage.Descriptor) pgRelation {
+	r := pgRelation{d: d, oid: firstUserOID + d.ID, relkind: "r"}
+	if d.Kind == storage.KindView {
+		r.relkind = "m"
+	}
+	key := map[string]bool{}
+	for _, k := range d.PrimaryKey {
+		key[k] = true
+	}
+	for _, c := range d.Columns {
+		t, mod, err := types.ParseWithModifier(c.Type)
+		if err != nil {
+			t = types.Text
+		}
+		r.cols = append(r.cols, pgColumn{name: c.Name, typ: t, mod: mod, notNull: key[c.Name]})
+	}
+	return r
+}
+
+// description is obj_description of the relation: what kind of streamdb
+// object it is, for the relkinds that do not say it.
+func (r pgRelation) description() string {
+	if r.d.Kind == storage.KindStream {
+		return fmt.Sprintf("stream on subject %s", r.d.Subject)
+	}
+	return ""
+}
+
+// pkName is the name of the primary key's index, as PostgreSQL names it.
+func (r pgRelation) pkName() string { return r.d.Name + "_pkey" }
+
+// relkindName is psql's word for a relkind.
+func relkindName(k string) string {
+	switch k {
+	case "r":
+		return "table"
+	case "v":
+		return "view"
+	case "m":
+		return "materialized view"
+	case "f":
+		return "foreign table"
+	}
+	return ""
+}
+
+// formatType is pg_catalog.format_type of a column: "bigint",
+// "character varying(20)", "numeric(10,2)", "timestamp without time zone".
+func (c pgColumn) formatType() string { return c.typ.String() + c.mod.Suffix() }
+
+// typname is pg_type.typname of a type.
+func typname(t types.Type) string {
+	switch t {
+	case types.Bool:
+		return "bool"
+	case types.Int2:
+		return "int2"
+	case types.Int4:
+		return "int4"
+	case types.Int8:
+		return "int8"
+	case types.Float4:
+		return "float4"
+	case types.Float8:
+		return "float8"
+	case types.Numeric:
+		return "numeric"
+	case types.Varchar:
+		return "varchar"
+	case types.Date:
+		return "date"
+	case types.Timestamp:
+		return "timestamp"
+	case types.Timestamptz:
+		return "timestamptz"
+	case types.Interval:
+		return "interval"
+	}
+	return "text"
+}
+
+// pgTypes are the types streamdb has, for pg_type.
+var pgTypes = []types.Type{types.Bool, types.Int2, types.Int4, types.Int8, types.Float4,
+	types.Float8, types.Numeric, types.Text, types.Varchar, types.Date, types.Timestamp,
+	types.Timestamptz, types.Interval}
+
+// typlen is pg_type.typlen: the fixed size, or -1 for variable length.
+func typlen(t types.Type) int64 {
+	switch t {
+	case types.Bool:
+		return 1
+	case types.Int2:
+		return 2
+	case types.Int4, types.Float4, types.Date:
+		return 4
+	case types.Int8, types.Float8, types.Timestamp, types.Timestamptz:
+		return 8
+	case types.Interval:
+		return 16
+	}
+	return -1
+}
+
+// attstorage is pg_attribute.attstorage as PostgreSQL chooses it.
+func attstorage(t types.Type) string {
+	switch t {
+	case types.Text, types.Varchar:
+		return "extended"
+	case types.Numeric:
+		return "main"
+	}
+	return "plain"
+}
+
+// attstorageCode is attstorage's one-letter code in pg_attribute.
+func attstorageCode(t types.Type) string {
+	switch attstorage(t) {
+	case "extended":
+		return "x"
+	case "main":
+		return "m"
+	}
+	return "p"
+}
+
+// atttypmod is pg_attribute.atttypmod: -1 for none, else PostgreSQL's
+// encoding (length + 4; (precision << 16 | scale) + 4).
+func (c pgColumn) atttypmod() int64 {
+	switch {
+	case c.mod.Length > 0:
+		return int64(c.mod.Length) + 4
+	case c.mod.Precision > 0:
+		return int64(c.mod.Precision)<<16 | int64(c.mod.Scale) + 4
+	}
+	return -1
+}
+
+// indexDef is pg_get_indexdef of the primary key.
+func (r pgRelation) indexDef() string {
+	return fmt.Sprintf("CREATE UNIQUE INDEX %s ON public.%s USING btree (%s)",
+		quoteIdent(r.pkName()), quoteIdent(r.d.Name), quoteIdents(r.d.PrimaryKey))
+}
+
+// constraintDef is pg_get_constraintdef of the primary key.
+func (r pgRelation) constraintDef() string {
+	return fmt.Sprintf("PRIMARY KEY (%s)", quoteIdents(r.d.PrimaryKey))
+}
+
+func quoteIdents(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quoteIdent(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// quoteIdent quotes a name the way PostgreSQL's quote_ident does.
+func quoteIdent(name string) string {
+	plain := name != ""
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			plain = false
+		}
+	}
+	if plain {
+		return name
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
