@@ -123,7 +123,7 @@ func scanObject(ctx context.Context, s *plan.Scan, r storage.Reader) ([]types.Ro
 	if s.Rows != nil {
 		return s.Rows(), nil
 	}
-	if s.Object.Kind != storage.KindView {
+	if s.Object.Kind != storage.KindView && s.Object.Kind != storage.KindTable {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot query %s %s directly", s.Object.Kind, s.Object.Name).
 			WithHint("Create a materialized view over it and query the view.")
 	}

@@ -66,7 +66,12 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 	case *plan.Scan:
 		switch n.Object.Kind {
 		case storage.KindStream:
-			return next, b.addSource(n, next)
+			return next, b.addSource(n, NewRowDecoder(n.Cols), next)
+		case storage.KindTable:
+			// A table's changelog carries its inserts, updates and
+			// deletes as signed rows; the reader replays it from the
+			// table's start.
+			return next, b.addSource(n, NewChangelogDecoder(n.Cols), next)
 		case storage.KindView:
 			// A view over a view computes the inner view's dataflow
 			// itself, from the same streams: results are identical, and
@@ -117,7 +122,7 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view yet", n.Describe())
 }
 
-func (b *builder) addSource(s *plan.Scan, head Operator) error {
+func (b *builder) addSource(s *plan.Scan, dec messageDecoder, head Operator) error {
 	idx := uint16(len(b.p.sources))
 	pos, err := b.rt.store.Position(b.p.id, idx)
 	if err != nil {
@@ -125,7 +130,7 @@ func (b *builder) addSource(s *plan.Scan, head Operator) error {
 	}
 	r := &sourceReader{
 		idx: idx, name: s.Object.Name, jsStream: s.Object.JSStream, subject: s.Object.Subject,
-		decoder: NewRowDecoder(s.Cols), broker: b.rt.broker, rt: b.rt,
+		decoder: dec, broker: b.rt.broker, rt: b.rt,
 		log:      b.rt.log.With(slog.String("view", b.p.name)),
 		pos:      pos,
 		barriers: make(chan uint64, 64),
@@ -142,6 +147,8 @@ func (b *builder) addSource(s *plan.Scan, head Operator) error {
 // result, or nil when it has none that is known.
 func UniqueKey(n plan.Node) []int {
 	switch n := n.(type) {
+	case *plan.Scan:
+		return TableKey(n)
 	case *plan.Aggregate:
 		key := make([]int, len(n.GroupBy))
 		for i := range key {
@@ -197,6 +204,7 @@ func ExplainStreaming(root plan.Node) string {
 	sb.WriteString(mat + "\n")
 	for _, l := range lines {
 		l = strings.Replace(l, "Scan stream", "StreamSource", 1)
+		l = strings.Replace(l, "Scan table", "TableSource", 1)
 		l = strings.Replace(l, "Aggregate", "StreamAggregate", 1)
 		sb.WriteString("  " + l + "\n")
 	}
@@ -211,7 +219,7 @@ func (rt *Runtime) SourceStreams(root plan.Node) ([]string, error) {
 	walk = func(n plan.Node) error {
 		if s, ok := n.(*plan.Scan); ok {
 			switch {
-			case s.Object.Kind == storage.KindStream:
+			case s.Object.Kind == storage.KindStream || s.Object.Kind == storage.KindTable:
 				out = append(out, s.Object.Name)
 			case s.Object.Kind == storage.KindView && rt.expand != nil:
 				inner, err := rt.expand(s.Object)
@@ -230,4 +238,26 @@ func (rt *Runtime) SourceStreams(root plan.Node) ([]string, error) {
 		return nil
 	}
 	return out, walk(root)
+}
+
+// TableKey returns the positions of a table's primary key columns in the
+// scan's output, or nil for anything but a table with a primary key.
+func TableKey(s *plan.Scan) []int {
+	if s.Object.Kind != storage.KindTable || len(s.Object.PrimaryKey) == 0 {
+		return nil
+	}
+	key := make([]int, 0, len(s.Object.PrimaryKey))
+	for _, name := range s.Object.PrimaryKey {
+		found := -1
+		for i, c := range s.Cols {
+			if c.Name == name {
+				found = i
+			}
+		}
+		if found < 0 {
+			return nil
+		}
+		key = append(key, found)
+	}
+	return key
 }

@@ -29,7 +29,7 @@ type sourceReader struct {
 	name     string // SQL stream name, for logs
 	jsStream string
 	subject  string
-	decoder  *RowDecoder
+	decoder  messageDecoder
 	broker   *broker.Broker
 	rt       *Runtime
 	log      *slog.Logger
@@ -111,8 +111,7 @@ func (s *sourceReader) run(ctx context.Context) error {
 				continue // redelivery after a consumer reset
 			}
 			s.pos.Seq = meta.Sequence.Stream
-			row, err := s.decoder.Decode(m.Data())
-			if err != nil {
+			if err := s.decoder.decodeInto(m.Data(), chunk); err != nil {
 				s.pos.Skipped++
 				s.skippedTotal.Store(s.pos.Skipped)
 				if s.pos.Skipped <= 10 || s.pos.Skipped%1000 == 0 {
@@ -120,7 +119,6 @@ func (s *sourceReader) run(ctx context.Context) error {
 				}
 				continue
 			}
-			chunk.Append(row, Insert)
 			if chunk.Len() >= chunkRows && !flush() {
 				return nil
 			}

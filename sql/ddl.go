@@ -20,10 +20,7 @@ var streamOptions = map[string]bool{"subject": true, "format": true, "connector"
 
 func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (string, error) {
 	tag := "CREATE STREAM"
-	if n.Kind == front.KindTable && !n.AppendOnly {
-		return "", sqlerr.New(sqlerr.FeatureNotSupported, "CREATE TABLE is not supported yet").
-			WithHint("Use CREATE STREAM (or CREATE TABLE ... APPEND ONLY) for an append-only source.")
-	}
+	isTable := n.Kind == front.KindTable && !n.AppendOnly
 	if n.Kind == front.KindTable {
 		tag = "CREATE TABLE"
 	}
@@ -47,6 +44,9 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 	subject := n.Options["subject"]
 	if subject == "" {
 		subject = n.Name
+		if isTable {
+			subject = tableSubjectPrefix + n.Name
+		}
 	}
 	if strings.ContainsAny(subject, " \t*>") {
 		return "", sqlerr.New(sqlerr.InvalidParameterValue, "subject %q must be a literal NATS subject without spaces or wildcards", subject)
@@ -85,11 +85,57 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 	if n.Watermark != nil {
 		d.Watermark = n.Watermark.Column + " AS " + n.Watermark.ExprText
 	}
+	if isTable {
+		for i, c := range n.Columns {
+			if c.Default != nil {
+				return "", sqlerr.New(sqlerr.FeatureNotSupported, "DEFAULT on column %q of a table is not supported", c.Name).
+					WithHint("Give the value in INSERT.")
+			}
+			d.Columns[i].NotNull = c.NotNull
+		}
+		if err := e.prepareTable(ctx, d); err != nil {
+			return "", err
+		}
+	}
 	if err := e.persist(d); err != nil {
 		return "", err
 	}
+	if isTable {
+		if err := e.startNewTable(ctx, d); err != nil {
+			e.dropObject(d)
+			return "", err
+		}
+	}
 	e.log.Info("created stream", "stream", n.Name, "subject", subject, "jetstream", jsName)
 	return tag, e.ddlCheckpoint(ctx)
+}
+
+// prepareTable turns a stream descriptor into a table's: its changelog
+// starts after whatever the subject already holds.
+func (e *Engine) prepareTable(ctx context.Context, d *storage.Descriptor) error {
+	if d.Watermark != "" {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "WATERMARK on a table is not supported").
+			WithHint("Declare event-time watermarks on streams (CREATE STREAM or CREATE TABLE ... APPEND ONLY).")
+	}
+	d.Kind = storage.KindTable
+	last, err := e.broker.LastSeq(ctx, d.JSStream)
+	if err != nil {
+		return sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", d.JSStream, err)
+	}
+	d.StartSeq = last
+	return nil
+}
+
+// startNewTable records where a new table's pipeline starts and starts it.
+func (e *Engine) startNewTable(ctx context.Context, d *storage.Descriptor) error {
+	root, err := tableScan(d)
+	if err != nil {
+		return err
+	}
+	if err := e.initPositions(ctx, d, root); err != nil {
+		return err
+	}
+	return e.rt.StartView(d, root)
 }
 
 // persist allocates an id for d, writes it durably and adds it to the
@@ -236,7 +282,7 @@ func checkStreamable(n plan.Node) error {
 	case *plan.Values:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view must read from a stream")
 	case *plan.Scan:
-		if n.Object.Kind != storage.KindStream && n.Object.Kind != storage.KindView {
+		if n.Object.Kind != storage.KindStream && n.Object.Kind != storage.KindView && n.Object.Kind != storage.KindTable {
 			return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %q is not supported", n.Object.Kind, n.Object.Name)
 		}
 	}
@@ -336,7 +382,7 @@ func (e *Engine) dependents(name string) []*storage.Descriptor {
 // The JetStream stream of a dropped stream is left alone: the input belongs
 // to its producers.
 func (e *Engine) dropObject(d *storage.Descriptor) error {
-	if d.Kind == storage.KindView {
+	if d.Kind == storage.KindView || d.Kind == storage.KindTable {
 		e.rt.Remove(d.ID)
 	}
 	b := e.store.NewBatch()
@@ -392,8 +438,9 @@ func (e *Engine) initPositions(ctx context.Context, d *storage.Descriptor, root 
 		if err != nil {
 			return sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", src.JSStream, err)
 		}
-		if first > 1 {
-			if err := storage.PutPosition(b, d.ID, uint16(i), storage.SourcePosition{Seq: first - 1}); err != nil {
+		// A table's changelog starts after its StartSeq.
+		if start := max(first, src.StartSeq+1); start > 1 {
+			if err := storage.PutPosition(b, d.ID, uint16(i), storage.SourcePosition{Seq: start - 1}); err != nil {
 				return err
 			}
 		}

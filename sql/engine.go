@@ -46,6 +46,8 @@ type Engine struct {
 	ddlMu sync.Mutex
 	catMu sync.RWMutex
 	objs  map[string]*storage.Descriptor
+
+	tables tableWriters
 }
 
 // runningMarker exists in the data directory while a server runs; finding
@@ -239,7 +241,7 @@ func (e *Engine) loadCatalog() error {
 	}
 	e.catMu.Unlock()
 	for _, d := range descs {
-		if d.Kind != storage.KindStream {
+		if d.Kind != storage.KindStream && d.Kind != storage.KindTable {
 			continue
 		}
 		// A restored savepoint may come from another machine: bind (or
@@ -256,6 +258,12 @@ func (e *Engine) loadCatalog() error {
 		}
 	}
 	for _, d := range descs {
+		if d.Kind == storage.KindTable {
+			if err := e.startTable(d); err != nil {
+				return fmt.Errorf("restore table %s: %w", d.Name, err)
+			}
+			continue
+		}
 		if d.Kind != storage.KindView {
 			continue
 		}

@@ -35,9 +35,9 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name).
 			WithPosition(params.stmt.IdentPosition(name))
 	}
-	if desc.Kind != storage.KindStream {
+	if desc.Kind != storage.KindStream && desc.Kind != storage.KindTable {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into %s %q", desc.Kind, name).
-			WithHint("INSERT works on streams; a materialized view is computed from its query.")
+			WithHint("INSERT works on streams and tables; a materialized view is computed from its query.")
 	}
 	cols, err := desc.Schema()
 	if err != nil {
@@ -105,7 +105,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		rows[i] = row
 	}
 	return &prepared{params: params, run: func(ctx context.Context, vals []types.Datum, _ pgwire.RowWriter) (string, error) {
-		msgs := make([][]byte, 0, len(rows))
+		values := make([]types.Row, 0, len(rows))
 		for _, exprs := range rows {
 			row := make(types.Row, len(exprs))
 			for j, e := range exprs {
@@ -122,40 +122,56 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 				}
 				row[j] = v
 			}
+			values = append(values, row)
+		}
+		tag := fmt.Sprintf("INSERT 0 %d", len(values))
+		if desc.Kind == storage.KindTable {
+			return tag, s.e.insertIntoTable(ctx, desc, cols, values)
+		}
+		msgs := make([][]byte, len(values))
+		for i, row := range values {
 			data, err := exec.EncodeJSON(cols, row)
 			if err != nil {
 				return "", err
 			}
-			msgs = append(msgs, data)
+			msgs[i] = data
 		}
 		if err := s.e.publish(ctx, desc, msgs); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("INSERT 0 %d", len(msgs)), nil
+		return tag, nil
 	}}, nil
 }
 
 // publish sends messages to a stream's subject and waits for every
 // JetStream acknowledgement, so an INSERT that returns is durable.
 func (e *Engine) publish(ctx context.Context, desc *storage.Descriptor, msgs [][]byte) error {
+	_, err := e.publishSeq(ctx, desc, msgs)
+	return err
+}
+
+// publishSeq is publish, returning the stream sequence of the last message.
+func (e *Engine) publishSeq(ctx context.Context, desc *storage.Descriptor, msgs [][]byte) (uint64, error) {
+	var last uint64
 	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
 	for _, m := range msgs {
 		f, err := e.broker.JS.PublishAsync(desc.Subject, m, jetstream.WithExpectStream(desc.JSStream))
 		if err != nil {
-			return sqlerr.New(sqlerr.InternalError, "publish to %s: %v", desc.Subject, err)
+			return 0, sqlerr.New(sqlerr.InternalError, "publish to %s: %v", desc.Subject, err)
 		}
 		futures = append(futures, f)
 	}
 	for _, f := range futures {
 		select {
-		case <-f.Ok():
+		case ack := <-f.Ok():
+			last = max(last, ack.Sequence)
 		case err := <-f.Err():
-			return sqlerr.New(sqlerr.InternalError, "publish to %s: %v", desc.Subject, err)
+			return 0, sqlerr.New(sqlerr.InternalError, "publish to %s: %v", desc.Subject, err)
 		case <-ctx.Done():
-			return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+			return 0, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
 		}
 	}
-	return nil
+	return last, nil
 }
 
 // assignable reports whether a value of type from may be stored in a

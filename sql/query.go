@@ -20,6 +20,9 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 		if err != nil {
 			return "", err
 		}
+		if err := s.e.waitTablesRead(ctx, bound); err != nil {
+			return "", err
+		}
 		s.e.stateMu.RLock()
 		defer s.e.stateMu.RUnlock()
 		for _, src := range plan.Sources(bound) {

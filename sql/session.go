@@ -113,8 +113,10 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 		return s.prepareQuery(root, params), nil
 	case *ast.InsertStmt:
 		return s.prepareInsert(n, params)
-	case *ast.UpdateStmt, *ast.DeleteStmt:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE and DELETE are not supported yet: streams are append-only")
+	case *ast.UpdateStmt:
+		return s.prepareUpdate(n, params)
+	case *ast.DeleteStmt:
+		return s.prepareDelete(n, params)
 	case *front.CreateSource:
 		return command(func(ctx context.Context) (string, error) { return s.e.createSource(ctx, n) }), nil
 	case *front.CreateMaterializedView:

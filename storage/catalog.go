@@ -28,6 +28,9 @@ const (
 type Column struct {
 	Name string `json:"name"`
 	Type string `json:"type"`
+	// NotNull: a table's INSERT and UPDATE refuse NULL here (primary key
+	// columns and NOT NULL columns).
+	NotNull bool `json:"not_null,omitempty"`
 }
 
 // Descriptor is one catalog object as stored in Pebble.
@@ -45,6 +48,10 @@ type Descriptor struct {
 	Options    map[string]string `json:"options,omitempty"`
 	PrimaryKey []string          `json:"primary_key,omitempty"`
 	Watermark  string            `json:"watermark,omitempty"`
+	// StartSeq is, for a table, the JetStream sequence its changelog
+	// starts after: messages up to it belong to an earlier table of the
+	// same name and subject.
+	StartSeq uint64 `json:"start_seq,omitempty"`
 
 	// Views: the defining query text and the objects it reads.
 	Query     string   `json:"query,omitempty"`

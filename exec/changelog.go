@@ -1,0 +1,139 @@
+package exec
+
+import (
+	"bytes"
+	"fmt"
+
+	json "github.com/goccy/go-json"
+
+	"streamdb/types"
+)
+
+// A table's JetStream subject carries its changelog: each message is a JSON
+// array of changes, [{"op":"-","row":{...}}, {"op":"+","row":{...}}], with
+// rows in the form EncodeJSON writes. One message holds (up to a size
+// limit) one statement's changes, deletions before insertions, so that a
+// keyed reader applying them in order never deletes a row it just wrote
+// under the same key, and so that views see a statement's changes in one
+// epoch.
+
+// Change is one row of a table's changelog.
+type Change struct {
+	Row  types.Row
+	Sign int8
+}
+
+// messageDecoder turns one JetStream message into changes appended to c. On
+// error it appends nothing.
+type messageDecoder interface {
+	decodeInto(data []byte, c *Chunk) error
+}
+
+// decodeInto makes RowDecoder a messageDecoder: a stream message is one
+// inserted row.
+func (d *RowDecoder) decodeInto(data []byte, c *Chunk) error {
+	row, err := d.Decode(data)
+	if err != nil {
+		return err
+	}
+	c.Append(row, Insert)
+	return nil
+}
+
+// ChangelogDecoder reads a table's changelog messages.
+type ChangelogDecoder struct {
+	rows *RowDecoder
+}
+
+// NewChangelogDecoder builds a decoder for a table with the given columns.
+func NewChangelogDecoder(cols []types.Column) *ChangelogDecoder {
+	return &ChangelogDecoder{rows: NewRowDecoder(cols)}
+}
+
+type changeJSON struct {
+	Op  string          `json:"op"`
+	Row json.RawMessage `json:"row"`
+}
+
+// Decode parses one changelog message.
+func (d *ChangelogDecoder) Decode(data []byte) ([]Change, error) {
+	var raw []changeJSON
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
+		return nil, fmt.Errorf("not a table changelog message (a JSON array of changes): %w", err)
+	}
+	out := make([]Change, len(raw))
+	for i, ch := range raw {
+		switch ch.Op {
+		case "+":
+			out[i].Sign = Insert
+		case "-":
+			out[i].Sign = Delete
+		default:
+			return nil, fmt.Errorf("change %d: op %q is neither \"+\" nor \"-\"", i, ch.Op)
+		}
+		row, err := d.rows.Decode(ch.Row)
+		if err != nil {
+			return nil, fmt.Errorf("change %d: %w", i, err)
+		}
+		out[i].Row = row
+	}
+	return out, nil
+}
+
+func (d *ChangelogDecoder) decodeInto(data []byte, c *Chunk) error {
+	changes, err := d.Decode(data)
+	if err != nil {
+		return err
+	}
+	for _, ch := range changes {
+		c.Append(ch.Row, ch.Sign)
+	}
+	return nil
+}
+
+// maxChangelogMessage bounds a changelog message below JetStream's default
+// 1 MiB payload limit.
+const maxChangelogMessage = 900 << 10
+
+// EncodeChangelog renders changes as changelog messages, deletions first,
+// splitting into several messages only when one would exceed the payload
+// limit.
+func EncodeChangelog(cols []types.Column, changes []Change) ([][]byte, error) {
+	var msgs [][]byte
+	buf := []byte{'['}
+	n := 0
+	add := func(ch Change) error {
+		row, err := EncodeJSON(cols, ch.Row)
+		if err != nil {
+			return err
+		}
+		if n > 0 && len(buf)+len(row)+20 > maxChangelogMessage {
+			msgs = append(msgs, append(buf, ']'))
+			buf, n = []byte{'['}, 0
+		}
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		op := `{"op":"+","row":`
+		if ch.Sign < 0 {
+			op = `{"op":"-","row":`
+		}
+		buf = append(append(append(buf, op...), row...), '}')
+		n++
+		return nil
+	}
+	for _, sign := range []int8{Delete, Insert} {
+		for _, ch := range changes {
+			if ch.Sign != sign {
+				continue
+			}
+			if err := add(ch); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if n > 0 {
+		msgs = append(msgs, append(buf, ']'))
+	}
+	return msgs, nil
+}

@@ -1,0 +1,390 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamdb/exec"
+	"streamdb/expr"
+	"streamdb/pgwire"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// UPDATE and DELETE on tables, and the table side of INSERT. See table.go
+// for how a statement sees a table's current contents and publishes its
+// changes.
+
+// tableTarget resolves the single table an UPDATE or DELETE names.
+func (s *session) tableTarget(refs *ast.TableRefsClause, what string, params *boundParams) (*storage.Descriptor, string, error) {
+	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
+		return nil, "", sqlerr.New(sqlerr.FeatureNotSupported, "%s of more than one table is not supported", what)
+	}
+	ts, ok := refs.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		return nil, "", sqlerr.New(sqlerr.FeatureNotSupported, "%s needs a plain table name", what)
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return nil, "", sqlerr.New(sqlerr.FeatureNotSupported, "%s needs a plain table name", what)
+	}
+	name := tn.Name.O
+	if sch := tn.Schema.O; sch != "" && sch != "public" {
+		return nil, "", sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", sch, name)
+	}
+	desc, ok := s.e.lookup(name)
+	if !ok {
+		return nil, "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name).
+			WithPosition(params.stmt.IdentPosition(name))
+	}
+	if desc.Kind != storage.KindTable {
+		hint := "UPDATE and DELETE work on tables (CREATE TABLE without APPEND ONLY)."
+		if desc.Kind == storage.KindView {
+			hint = "A materialized view is computed from its query; change its inputs instead."
+		} else if desc.Kind == storage.KindStream {
+			hint = "A stream is append-only; use a table (CREATE TABLE without APPEND ONLY) for rows that change."
+		}
+		return nil, "", sqlerr.New(sqlerr.WrongObjectType, "cannot %s %s %q", strings.ToLower(what), desc.Kind, name).WithHint("%s", hint)
+	}
+	alias := ts.AsName.O
+	if alias == "" {
+		alias = name
+	}
+	return desc, alias, nil
+}
+
+// bindTableWhere binds the WHERE of an UPDATE or DELETE over the table.
+func (s *session) bindTableWhere(where ast.ExprNode, b *binder, sc *scope) (expr.Expr, error) {
+	if where == nil {
+		return nil, nil
+	}
+	cond, err := b.bindExpr(where, sc)
+	if err != nil {
+		return nil, err
+	}
+	if t := cond.Type(); t != types.Bool && t != types.Unknown {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", t)
+	}
+	return cond, nil
+}
+
+func refuseOrderLimit(what string, order *ast.OrderByClause, limit *ast.Limit) error {
+	if order != nil || limit != nil {
+		return sqlerr.New(sqlerr.SyntaxError, "%s does not take ORDER BY or LIMIT", what).
+			WithHint("Select the rows with WHERE.")
+	}
+	return nil
+}
+
+func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepared, error) {
+	if n.MultipleTable {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE of more than one table is not supported")
+	}
+	if err := refuseOrderLimit("UPDATE", n.Order, n.Limit); err != nil {
+		return nil, err
+	}
+	desc, alias, err := s.tableTarget(n.TableRefs, "UPDATE", params)
+	if err != nil {
+		return nil, err
+	}
+	cols, sc, err := tableScope(desc, alias)
+	if err != nil {
+		return nil, err
+	}
+	b := &binder{stmt: params}
+	cond, err := s.bindTableWhere(n.Where, b, sc)
+	if err != nil {
+		return nil, err
+	}
+	sets := make([]expr.Expr, len(cols)) // nil: column unchanged
+	for _, a := range n.List {
+		idx := columnIndex(cols, a.Column.Name.O)
+		if idx < 0 {
+			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, desc.Name).
+				WithPosition(params.stmt.IdentPosition(a.Column.Name.O))
+		}
+		if sets[idx] != nil {
+			return nil, sqlerr.New("42601", "multiple assignments to same column %q", a.Column.Name.O)
+		}
+		e, err := b.bindExpr(a.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		if sets[idx], err = assignTo(e, cols[idx], a.Expr, params); err != nil {
+			return nil, err
+		}
+	}
+	return &prepared{params: params, run: func(ctx context.Context, vals []types.Datum, _ pgwire.RowWriter) (string, error) {
+		cond, err := bindOptional(cond, vals)
+		if err != nil {
+			return "", err
+		}
+		bound := make([]expr.Expr, len(sets))
+		for i, e := range sets {
+			if bound[i], err = bindOptional(e, vals); err != nil {
+				return "", err
+			}
+		}
+		n := 0
+		err = s.e.changeTable(ctx, desc, "UPDATE", func(rows []types.Row) ([]exec.Change, error) {
+			var changes []exec.Change
+			for _, row := range rows {
+				ok, err := rowMatches(cond, row)
+				if err != nil || !ok {
+					if err != nil {
+						return nil, err
+					}
+					continue
+				}
+				next := append(types.Row(nil), row...)
+				for i, e := range bound {
+					if e == nil {
+						continue
+					}
+					v, err := e.Eval(row)
+					if err != nil {
+						return nil, err
+					}
+					if next[i], err = expr.CastDatum(v, cols[i].Type); err != nil {
+						return nil, err
+					}
+				}
+				changes = append(changes, exec.Change{Row: row, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert})
+				n++
+			}
+			return changes, nil
+		})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("UPDATE %d", n), nil
+	}}, nil
+}
+
+func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepared, error) {
+	if n.IsMultiTable {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DELETE of more than one table is not supported")
+	}
+	if err := refuseOrderLimit("DELETE", n.Order, n.Limit); err != nil {
+		return nil, err
+	}
+	desc, alias, err := s.tableTarget(n.TableRefs, "DELETE", params)
+	if err != nil {
+		return nil, err
+	}
+	_, sc, err := tableScope(desc, alias)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := s.bindTableWhere(n.Where, &binder{stmt: params}, sc)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{params: params, run: func(ctx context.Context, vals []types.Datum, _ pgwire.RowWriter) (string, error) {
+		cond, err := bindOptional(cond, vals)
+		if err != nil {
+			return "", err
+		}
+		n := 0
+		err = s.e.changeTable(ctx, desc, "DELETE", func(rows []types.Row) ([]exec.Change, error) {
+			var changes []exec.Change
+			for _, row := range rows {
+				ok, err := rowMatches(cond, row)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					changes = append(changes, exec.Change{Row: row, Sign: exec.Delete})
+					n++
+				}
+			}
+			return changes, nil
+		})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("DELETE %d", n), nil
+	}}, nil
+}
+
+// changeTable runs one statement against a table: under the table's write
+// lock it waits for the table to be current, computes the changes from its
+// rows, checks them and publishes them.
+func (e *Engine) changeTable(ctx context.Context, d *storage.Descriptor, what string, compute func([]types.Row) ([]exec.Change, error)) error {
+	unlock := e.tables.lock(d.ID)
+	defer unlock()
+	e.stateMu.RLock()
+	defer e.stateMu.RUnlock()
+	if cur, ok := e.lookup(d.Name); !ok || cur.ID != d.ID {
+		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", d.Name)
+	}
+	if err := e.waitTableCurrent(ctx, d, what); err != nil {
+		return err
+	}
+	rows, err := e.tableRows(ctx, d)
+	if err != nil {
+		return err
+	}
+	changes, err := compute(rows)
+	if err != nil {
+		return err
+	}
+	cols, err := d.Schema()
+	if err != nil {
+		return err
+	}
+	if err := checkTableChanges(d, cols, changes, rows); err != nil {
+		return err
+	}
+	return e.publishChanges(ctx, d, cols, changes)
+}
+
+// insertIntoTable publishes an INSERT's rows to a table. Rows of a table
+// with a primary key are checked against its current contents.
+func (e *Engine) insertIntoTable(ctx context.Context, d *storage.Descriptor, cols []types.Column, rows []types.Row) error {
+	changes := make([]exec.Change, len(rows))
+	for i, r := range rows {
+		changes[i] = exec.Change{Row: r, Sign: exec.Insert}
+	}
+	if len(d.PrimaryKey) == 0 {
+		if err := checkTableChanges(d, cols, changes, nil); err != nil {
+			return err
+		}
+		return e.publishChanges(ctx, d, cols, changes)
+	}
+	return e.changeTable(ctx, d, "INSERT", func([]types.Row) ([]exec.Change, error) { return changes, nil })
+}
+
+// checkTableChanges enforces NOT NULL and primary key uniqueness on the
+// rows a statement inserts, given the table's current rows.
+func checkTableChanges(d *storage.Descriptor, cols []types.Column, changes []exec.Change, current []types.Row) error {
+	for _, ch := range changes {
+		if ch.Sign < 0 {
+			continue
+		}
+		for i, c := range d.Columns {
+			if c.NotNull && ch.Row[i].IsNull() {
+				return &sqlerr.Error{Code: "23502", Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", c.Name, d.Name),
+					Detail: "Failing row contains " + formatRow(cols, ch.Row) + "."}
+			}
+		}
+	}
+	if len(d.PrimaryKey) == 0 {
+		return nil
+	}
+	key := pkIndexes(d, cols)
+	keyOf := func(r types.Row) string {
+		var kb []byte
+		for _, k := range key {
+			kb = keyenc.Append(kb, r[k])
+		}
+		return string(kb)
+	}
+	live := make(map[string]bool, len(current))
+	for _, r := range current {
+		live[keyOf(r)] = true
+	}
+	for _, ch := range changes {
+		if ch.Sign < 0 {
+			delete(live, keyOf(ch.Row))
+		}
+	}
+	for _, ch := range changes {
+		if ch.Sign < 0 {
+			continue
+		}
+		k := keyOf(ch.Row)
+		if live[k] {
+			names := make([]string, len(key))
+			vals := make([]string, len(key))
+			for i, j := range key {
+				names[i] = cols[j].Name
+				vals[i] = types.FormatText(ch.Row[j], cols[j].Type)
+			}
+			return &sqlerr.Error{Code: "23505", Message: fmt.Sprintf("duplicate key value violates unique constraint \"%s_pkey\"", d.Name),
+				Detail: fmt.Sprintf("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))}
+		}
+		live[k] = true
+	}
+	return nil
+}
+
+func pkIndexes(d *storage.Descriptor, cols []types.Column) []int {
+	key := make([]int, len(d.PrimaryKey))
+	for i, name := range d.PrimaryKey {
+		key[i] = columnIndex(cols, name)
+	}
+	return key
+}
+
+func formatRow(cols []types.Column, r types.Row) string {
+	parts := make([]string, len(r))
+	for i, v := range r {
+		if v.IsNull() {
+			parts[i] = "null"
+		} else {
+			parts[i] = types.FormatText(v, cols[i].Type)
+		}
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func tableScope(d *storage.Descriptor, alias string) ([]types.Column, *scope, error) {
+	cols, err := d.Schema()
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := &scope{}
+	for _, c := range cols {
+		sc.cols = append(sc.cols, scopeColumn{table: alias, name: c.Name, typ: c.Type})
+	}
+	return cols, sc, nil
+}
+
+func columnIndex(cols []types.Column, name string) int {
+	for i, c := range cols {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// assignTo checks that e may be stored in col and casts it there
+// (PostgreSQL's assignment rules, as for INSERT).
+func assignTo(e expr.Expr, col types.Column, node ast.ExprNode, params *boundParams) (expr.Expr, error) {
+	if !assignable(e.Type(), col.Type) {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", col.Name, col.Type, e.Type()).
+			WithHint("You will need to rewrite or cast the expression.").
+			WithPosition(params.stmt.Position(node.OriginTextPosition()))
+	}
+	cast, err := expr.CastWithModifier(e, col.Type, col.Mod, false)
+	if err != nil {
+		return nil, params.at(node, err)
+	}
+	params.note(cast)
+	return cast, nil
+}
+
+func bindOptional(e expr.Expr, vals []types.Datum) (expr.Expr, error) {
+	if e == nil {
+		return nil, nil
+	}
+	return expr.BindParams(e, vals)
+}
+
+func rowMatches(cond expr.Expr, row types.Row) (bool, error) {
+	if cond == nil {
+		return true, nil
+	}
+	v, err := cond.Eval(row)
+	if err != nil {
+		return false, err
+	}
+	return !v.IsNull() && v.Bool(), nil
+}
