@@ -372,7 +372,12 @@ func (sb *selectBinder) bindTableSource(ts *ast.TableSource) (plan.Node, *scope,
 
 func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *scope, error) {
 	if s := schema; s != "" && s != "public" {
-		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", s, name)
+		// Only system tables (pg_catalog.pg_class, information_schema.columns)
+		// live outside public; they go by their qualified names.
+		if alias == "" {
+			alias = name
+		}
+		name = s + "." + name
 	}
 	desc, ok := sb.cat.lookup(name)
 	var rows func() []types.Row

@@ -76,7 +76,7 @@ func (e *Engine) systemTable(name string) (*storage.Descriptor, func() []types.R
 	case "streamdb_checkpoints":
 		return &storage.Descriptor{Name: name, Kind: storage.KindSystem, Columns: storage.ColumnsFrom(checkpointColumns)}, e.checkpointRows, true
 	}
-	return nil, nil, false
+	return e.pgSystemTable(name)
 }
 
 func (e *Engine) checkpointNow(ctx context.Context) (string, error) {

@@ -212,6 +212,19 @@ func (r pgRelation) indexDef() string {
 		quoteIdent(r.pkName()), quoteIdent(r.d.Name), quoteIdents(r.d.PrimaryKey))
 }
 
+// indkey is pg_index.indkey of the primary key: its column numbers.
+func (r pgRelation) indkey() string {
+	var nums []string
+	for _, k := range r.d.PrimaryKey {
+		for i, c := range r.cols {
+			if c.name == k {
+				nums = append(nums, fmt.Sprint(i+1))
+			}
+		}
+	}
+	return strings.Join(nums, " ")
+}
+
 // constraintDef is pg_get_constraintdef of the primary key.
 func (r pgRelation) constraintDef() string {
 	return fmt.Sprintf("PRIMARY KEY (%s)", quoteIdents(r.d.PrimaryKey))
