@@ -94,6 +94,8 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 			return nil, err
 		}
 		return batchAggregate(n, in)
+	case *plan.TopN:
+		return batchTopN(ctx, n, r)
 	case *plan.Sort:
 		in, err := RunBatch(ctx, n.Input, r)
 		if err != nil {

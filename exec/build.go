@@ -112,6 +112,8 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 			return nil, err
 		}
 		return op.port(0), nil
+	case *plan.Sort, *plan.Limit, *plan.TopN:
+		return b.buildTopN(n, next)
 	case *plan.Aggregate:
 		op, err := newAggOp(n, plan.AppendOnly(n.Input), b.opPrefix(), b.rt.store.DB(), next)
 		if err != nil {
@@ -157,6 +159,8 @@ func UniqueKey(n plan.Node) []int {
 		return key
 	case *plan.Filter:
 		return UniqueKey(n.Input)
+	case *plan.Sort, *plan.Limit, *plan.TopN:
+		return topNUniqueKey(n)
 	case *plan.Project:
 		in := UniqueKey(n.Input)
 		if in == nil {
@@ -199,7 +203,7 @@ func ExplainStreaming(root plan.Node) string {
 	default:
 		mat = "Materialize counted rows (multiset)"
 	}
-	lines := strings.Split(strings.TrimRight(plan.Explain(root), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(explainStreamingTree(root), "\n"), "\n")
 	var sb strings.Builder
 	sb.WriteString(mat + "\n")
 	for _, l := range lines {

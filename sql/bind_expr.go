@@ -69,6 +69,8 @@ type binder struct {
 	agg    *aggContext // non-nil while binding over an aggregate's output
 	inAgg  bool        // inside an aggregate's argument
 	params []types.Type
+	// windows maps the window calls of the query to their rank columns.
+	windows map[*ast.WindowFuncExpr]int
 }
 
 // boundParams tracks the parameters of a statement: Params maps TiDB's
@@ -280,6 +282,8 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed here")
 	case *ast.TimeUnitExpr:
 		return &expr.Const{D: types.NewString(strings.ToLower(n.Unit.String())), T: types.Text}, nil
+	case *ast.WindowFuncExpr:
+		return b.bindWindowRef(n, s)
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported yet")
 	}

@@ -54,6 +54,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		if containsAgg(sel.Where) {
 			return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in WHERE")
 		}
+		if containsWindow(sel.Where) {
+			return nil, sqlerr.New("42P20", "window functions are not allowed in WHERE")
+		}
 		cond, err := b.bindExpr(sel.Where, in)
 		if err != nil {
 			return nil, err
@@ -61,7 +64,11 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		if cond, err = expr.Cast(cond, types.Bool); err != nil || cond.Type() != types.Bool {
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of WHERE must be type boolean")
 		}
-		input = &plan.Filter{Input: input, Cond: cond}
+		f := &plan.Filter{Input: input, Cond: cond}
+		// A bound on a rank computed in FROM (rn <= N) makes the ranking a
+		// top-N.
+		plan.BoundRanks(f)
+		input = f
 	}
 
 	// Expand the select list (wildcards) into fields.
@@ -129,6 +136,21 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			}
 		}
 		return 0, false, nil
+	}
+
+	// Ranking window functions add their ranks as hidden columns of the
+	// input.
+	var ranked []rankingItem
+	for _, f := range fields {
+		ranked = append(ranked, rankingItem{node: f.node, name: f.name})
+	}
+	if sel.OrderBy != nil {
+		for _, item := range sel.OrderBy.Items {
+			ranked = append(ranked, rankingItem{node: item.Expr})
+		}
+	}
+	if input, in, err = sb.bindRankings(b, ranked, input, in, hasAgg); err != nil {
+		return nil, err
 	}
 
 	exprScope := in
@@ -426,6 +448,8 @@ func figureName(n ast.ExprNode) (string, int) {
 		return figureName(n.Expr)
 	case *ast.AggregateFuncExpr:
 		return strings.ToLower(n.F), 2
+	case *ast.WindowFuncExpr:
+		return strings.ToLower(n.Name), 2
 	case *ast.FuncCallExpr:
 		switch n.FnName.L {
 		case "streamdb_cast":

@@ -276,9 +276,11 @@ func (e *Engine) waitLogged(ctx context.Context, ids []uint32, targets map[strin
 // not run yet.
 func checkStreamable(n plan.Node) error {
 	switch n := n.(type) {
-	case *plan.Sort, *plan.Limit:
-		return sqlerr.New(sqlerr.FeatureNotSupported, "ORDER BY and LIMIT in a materialized view are not supported yet").
-			WithHint("Order and limit when you query the view.")
+	case *plan.Sort, *plan.Limit, *plan.TopN:
+		// ORDER BY ... LIMIT and ranking with a bound run as a TopN.
+		if err := exec.CheckStreamableTopN(n); err != nil {
+			return err
+		}
 	case *plan.Values:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view must read from a stream")
 	case *plan.Scan:

@@ -1,0 +1,146 @@
+package exec
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// streamingTopN returns the TopN a streaming dataflow runs for n (a Sort,
+// Limit or TopN), or nil for a Sort without LIMIT, whose order a
+// materialized view does not keep (its rows are a set, as in PostgreSQL).
+func streamingTopN(n plan.Node) *plan.TopN {
+	switch n := n.(type) {
+	case *plan.Limit:
+		return plan.LimitAsTopN(n)
+	case *plan.TopN:
+		return n
+	}
+	return nil
+}
+
+// CheckStreamableTopN refuses, at CREATE time, a ranking window function
+// that a view cannot keep: without an upper bound on the rank, an insert
+// could change the rank of every row of its partition.
+func CheckStreamableTopN(n plan.Node) error {
+	t := streamingTopN(n)
+	if t == nil || !t.HasRank() || t.Count >= 0 {
+		return nil
+	}
+	name := t.RankName
+	if name == "" {
+		name = "rn"
+	}
+	return sqlerr.New(sqlerr.FeatureNotSupported,
+		"%s() in a materialized view needs an outer filter %s <= N (top-N)", strings.ToUpper(t.Func), name).
+		WithHint("Rank in a subquery and filter it: SELECT ... FROM (SELECT ..., %s() OVER (...) AS %s FROM ...) t WHERE %s <= 10.", t.Func, name, name)
+}
+
+// buildTopN chains the streaming operator of a Sort, Limit or TopN in
+// front of next.
+func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
+	t := streamingTopN(n)
+	if t == nil {
+		return b.build(n.Children()[0], next)
+	}
+	if err := CheckStreamableTopN(t); err != nil {
+		return nil, err
+	}
+	op, err := newTopNOp(t, b.opPrefix(), b.rt.store.DB(), next)
+	if err != nil {
+		return nil, err
+	}
+	return b.build(t.Input, op)
+}
+
+// topNUniqueKey is UniqueKey of a Sort, Limit or TopN: a row_number()
+// result is keyed by its partition columns and the row number; otherwise
+// the rows kept are a subset of the input's, keyed as the input is.
+func topNUniqueKey(n plan.Node) []int {
+	t := streamingTopN(n)
+	if t == nil {
+		return UniqueKey(n.Children()[0])
+	}
+	if t.Func == plan.RowNumber {
+		key := make([]int, 0, len(t.PartitionBy)+1)
+		for _, p := range t.PartitionBy {
+			i, ok := colRefIndex(p)
+			if !ok {
+				key = nil
+				break
+			}
+			key = append(key, i)
+		}
+		if key != nil || len(t.PartitionBy) == 0 {
+			return append(key, t.RankCol())
+		}
+	}
+	return UniqueKey(t.Input)
+}
+
+// batchTopN evaluates a TopN over all its input: partitions in the order
+// of their keys, rows in rank order.
+func batchTopN(ctx context.Context, t *plan.TopN, r storage.Reader) ([]types.Row, error) {
+	in, err := RunBatch(ctx, t.Input, r)
+	if err != nil {
+		return nil, err
+	}
+	parts := map[string]sortedEntries{}
+	for _, row := range in {
+		pk, err := partitionKey(t, row)
+		if err != nil {
+			return nil, err
+		}
+		e, err := newRankEntry(t.Order, row)
+		if err != nil {
+			return nil, err
+		}
+		e.count = 1
+		parts[pk] = append(parts[pk], e)
+	}
+	keys := make([]string, 0, len(parts))
+	for k := range parts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []types.Row
+	for _, k := range keys {
+		s := parts[k]
+		sort.SliceStable(s, func(i, j int) bool { return compareEntries(t.Order, s[i], s[j]) < 0 })
+		out = append(out, rankedRows(t, s)...)
+	}
+	return out, nil
+}
+
+// explainStreamingTree is plan.Explain of the dataflow StartView builds:
+// ORDER BY ... LIMIT shows as the TopN that runs it and a Sort without
+// LIMIT is left out.
+func explainStreamingTree(root plan.Node) string {
+	var sb strings.Builder
+	var walk func(n plan.Node, depth int)
+	walk = func(n plan.Node, depth int) {
+		switch n.(type) {
+		case *plan.Sort:
+			walk(n.Children()[0], depth)
+			return
+		case *plan.Limit:
+			n = plan.LimitAsTopN(n.(*plan.Limit))
+		}
+		sb.WriteString(strings.Repeat("  ", depth))
+		if depth > 0 {
+			sb.WriteString("└─ ")
+		}
+		sb.WriteString(n.Describe())
+		sb.WriteString("\n")
+		for _, c := range n.Children() {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	return sb.String()
+}

@@ -1,0 +1,146 @@
+package exec
+
+import (
+	"sort"
+	"strings"
+
+	"streamdb/plan"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// rankEntry is one distinct input row of a TopN partition with its
+// multiplicity. Entries of a partition are kept sorted by (sort key
+// values, enc): the sort keys in the query's order, ties broken by the
+// row's value encoding so that the ranking is deterministic.
+type rankEntry struct {
+	row   types.Row
+	keys  []types.Datum // the ORDER BY values
+	enc   string        // keyenc.AppendRowValue(row): identity and tie break
+	count int64         // multiplicity; may dip below 1 only transiently
+}
+
+// newRankEntry evaluates the sort keys of row.
+func newRankEntry(order []plan.SortKey, row types.Row) (*rankEntry, error) {
+	e := &rankEntry{row: row, keys: make([]types.Datum, len(order)), enc: string(keyenc.AppendRowValue(nil, row))}
+	for i, k := range order {
+		v, err := k.Expr.Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		e.keys[i] = v
+	}
+	return e, nil
+}
+
+// compareKeys orders sort key values as PostgreSQL's ORDER BY does: NULL
+// is larger than every value, so last ascending and first descending.
+// (NULLS FIRST / LAST reach the plan as an extra "x IS NULL" key placed
+// before x by the front layer.)
+func compareKeys(order []plan.SortKey, a, b []types.Datum) int {
+	for i, k := range order {
+		c := types.Compare(a[i], b[i])
+		if c == 0 {
+			continue
+		}
+		if k.Desc {
+			return -c
+		}
+		return c
+	}
+	return 0
+}
+
+func compareEntries(order []plan.SortKey, a, b *rankEntry) int {
+	if c := compareKeys(order, a.keys, b.keys); c != 0 {
+		return c
+	}
+	return strings.Compare(a.enc, b.enc)
+}
+
+// sortedEntries is a partition's rows in rank order.
+type sortedEntries []*rankEntry
+
+// find returns the index at which e belongs and whether an entry for the
+// same row is there.
+func (s sortedEntries) find(order []plan.SortKey, e *rankEntry) (int, bool) {
+	i := sort.Search(len(s), func(i int) bool { return compareEntries(order, s[i], e) >= 0 })
+	return i, i < len(s) && s[i].enc == e.enc
+}
+
+// add changes the multiplicity of e's row by n, inserting or removing its
+// entry. It returns the updated slice and the row's entry (count 0 when
+// the row is gone).
+func (s sortedEntries) add(order []plan.SortKey, e *rankEntry, n int64) (sortedEntries, *rankEntry) {
+	i, found := s.find(order, e)
+	if found {
+		cur := s[i]
+		cur.count += n
+		if cur.count == 0 {
+			s = append(s[:i], s[i+1:]...)
+		}
+		return s, cur
+	}
+	e.count = n
+	if n == 0 {
+		return s, e
+	}
+	s = append(s, nil)
+	copy(s[i+1:], s[i:])
+	s[i] = e
+	return s, e
+}
+
+// rankedRows returns the output rows of one partition: the rows ranked
+// Offset+1 .. Offset+Count (row numbers; Func "") or whose rank is at most
+// Count (ranking functions, which append the rank to each row). It walks
+// only as far as the bound.
+func rankedRows(t *plan.TopN, s sortedEntries) []types.Row {
+	var out []types.Row
+	var pos, rank, dense int64
+	var prev []types.Datum
+	for _, e := range s {
+		for c := int64(0); c < e.count; c++ {
+			pos++
+			if prev == nil || compareKeys(t.Order, prev, e.keys) != 0 {
+				rank, dense = pos, dense+1
+			}
+			prev = e.keys
+			switch t.Func {
+			case "":
+				if pos <= t.Offset {
+					continue
+				}
+				if t.Count >= 0 && pos > t.Offset+t.Count {
+					return out
+				}
+				out = append(out, e.row)
+				continue
+			case plan.RowNumber:
+				rank = pos
+			case plan.DenseRank:
+				rank = dense
+			}
+			// Ranks never decrease along the walk.
+			if t.Count >= 0 && rank > t.Count {
+				return out
+			}
+			r := make(types.Row, 0, len(e.row)+1)
+			out = append(out, append(append(r, e.row...), types.NewInt(rank)))
+		}
+	}
+	return out
+}
+
+// partitionKey is the encoding of a row's PARTITION BY values.
+func partitionKey(t *plan.TopN, row types.Row) (string, error) {
+	var kb []byte
+	for _, p := range t.PartitionBy {
+		v, err := p.Eval(row)
+		if err != nil {
+			return "", err
+		}
+		kb = keyenc.Append(kb, v)
+	}
+	return string(kb), nil
+}
