@@ -43,6 +43,13 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	if _, err := b.build(root, mat); err != nil {
 		return err
 	}
+	if len(b.watermarks) > 0 {
+		var sts []*watermarkState
+		for _, st := range b.watermarks {
+			sts = append(sts, st)
+		}
+		rt.late.Store(p.id, sts)
+	}
 	rt.add(p)
 	return nil
 }
@@ -51,6 +58,21 @@ type builder struct {
 	rt     *Runtime
 	p      *pipeline
 	nextOp uint16
+	// watermarks are the watermark states of the pipeline's stream scans
+	// that declare one, made on first use by a reader or an aggregate.
+	watermarks map[*plan.Scan]*watermarkState
+}
+
+func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
+	if b.watermarks == nil {
+		b.watermarks = map[*plan.Scan]*watermarkState{}
+	}
+	st, ok := b.watermarks[s]
+	if !ok {
+		st = &watermarkState{view: b.p.name, stream: s.Object.Name}
+		b.watermarks[s] = st
+	}
+	return st
 }
 
 func (b *builder) opPrefix() []byte {
@@ -66,6 +88,13 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 	case *plan.Scan:
 		switch n.Object.Kind {
 		case storage.KindStream:
+			if n.Watermark != nil {
+				wm, err := newWatermarkOp(n.Watermark, b.watermarkFor(n), b.opPrefix(), b.rt.store, next)
+				if err != nil {
+					return nil, err
+				}
+				next = wm
+			}
 			return next, b.addSource(n, NewRowDecoder(n.Cols), next)
 		case storage.KindTable:
 			// A table's changelog carries its inserts, updates and
@@ -118,6 +147,9 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 		op, err := newAggOp(n, plan.AppendOnly(n.Input), b.opPrefix(), b.rt.store.DB(), next)
 		if err != nil {
 			return nil, err
+		}
+		if c := findWindowCloser(n, b.watermarkFor); c != nil {
+			op.closeWindowsBy(c)
 		}
 		return b.build(n.Input, op)
 	}

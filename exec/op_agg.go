@@ -24,6 +24,11 @@ type aggOp struct {
 	groups     map[string]*aggGroup
 	dirty      map[string]*aggGroup
 	next       Operator
+
+	// closer, when set, frees groups whose window the watermark closed;
+	// byEnd indexes open groups by their window's end.
+	closer *windowCloser
+	byEnd  map[int64][]string
 }
 
 type aggGroup struct {
@@ -91,6 +96,7 @@ func (op *aggOp) Push(c *Chunk) error {
 		if !ok {
 			g = op.newGroup(key)
 			op.groups[string(keyBuf)] = g
+			op.trackEnd(string(keyBuf), g)
 		}
 		sign := int64(c.Signs[i])
 		for j, call := range op.calls {
@@ -150,6 +156,9 @@ func (op *aggOp) Barrier(e Epoch) error {
 		}
 	}
 	clear(op.dirty)
+	if err := op.freeClosed(e); err != nil {
+		return err
+	}
 	if out.Len() > 0 {
 		if err := op.next.Push(out); err != nil {
 			return err
@@ -157,6 +166,57 @@ func (op *aggOp) Barrier(e Epoch) error {
 	}
 	return op.next.Barrier(e)
 }
+
+// closeWindowsBy makes the aggregate free the state of groups whose window
+// c reports closed (their output rows stay downstream).
+func (op *aggOp) closeWindowsBy(c *windowCloser) {
+	op.closer = c
+	op.byEnd = map[int64][]string{}
+	for k, g := range op.groups {
+		op.trackEnd(k, g)
+	}
+}
+
+func (op *aggOp) trackEnd(k string, g *aggGroup) {
+	if op.closer == nil {
+		return
+	}
+	if end, ok := op.closer.end(g.key); ok {
+		op.byEnd[end] = append(op.byEnd[end], k)
+	}
+}
+
+// freeClosed drops groups of windows that ended at or before the
+// watermark, from memory and from the state table. Called after the
+// epoch's output is computed, so no group is freed before its last change
+// is emitted; late rows never reach a freed window because the watermark
+// filter drops them.
+func (op *aggOp) freeClosed(e Epoch) error {
+	if op.closer == nil {
+		return nil
+	}
+	wm, ok := op.closer.closedBefore()
+	if !ok {
+		return nil
+	}
+	for end, keys := range op.byEnd {
+		if end > wm {
+			continue
+		}
+		for _, k := range keys {
+			if _, live := op.groups[k]; !live {
+				continue
+			}
+			delete(op.groups, k)
+			if err := e.Batch.Delete(append(append([]byte(nil), op.prefix...), k...), nil); err != nil {
+				return err
+			}
+		}
+		delete(op.byEnd, end)
+	}
+	return nil
+}
+
 
 func (g *aggGroup) marshal() []byte {
 	buf := binary.AppendVarint(nil, g.rows)

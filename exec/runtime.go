@@ -54,6 +54,9 @@ type Runtime struct {
 	// changed is closed and replaced after every commit and pipeline
 	// failure, waking waiters.
 	changed chan struct{}
+	// late holds each pipeline's watermark states ([]*watermarkState by
+	// pipeline id), for Watermarks.
+	late sync.Map
 }
 
 type epochState struct {
@@ -244,6 +247,7 @@ func (rt *Runtime) Remove(id uint32) {
 	p := rt.pipelines[id]
 	delete(rt.pipelines, id)
 	delete(rt.failed, id)
+	rt.late.Delete(id)
 	for _, es := range rt.pending {
 		delete(es.waiting, id)
 		if b := es.batches[id]; b != nil {

@@ -30,12 +30,26 @@ type Scan struct {
 	// Rows computes the rows of a system table (Object.Kind is
 	// storage.KindSystem); nil for stored objects.
 	Rows func() []types.Row
+	// Watermark is a stream's WATERMARK clause, bound; nil if none.
+	Watermark *Watermark
+}
+
+// Watermark is WATERMARK FOR <column> AS <expr>: Col is the event-time
+// column and Expr computes each row's watermark candidate.
+type Watermark struct {
+	Col  int
+	Expr expr.Expr
+	Text string // as declared, for EXPLAIN
 }
 
 func (s *Scan) Schema() []types.Column { return s.Cols }
 func (s *Scan) Children() []Node       { return nil }
 func (s *Scan) Describe() string {
-	return fmt.Sprintf("Scan %s %s", s.Object.Kind, s.Object.Name)
+	d := fmt.Sprintf("Scan %s %s", s.Object.Kind, s.Object.Name)
+	if s.Watermark != nil {
+		d += " watermark=(" + s.Watermark.Text + ")"
+	}
+	return d
 }
 
 // Values produces constant rows (SELECT without FROM).

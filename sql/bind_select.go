@@ -424,7 +424,11 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 	for _, c := range cols {
 		sc.cols = append(sc.cols, scopeColumn{table: alias, name: c.Name, typ: c.Type})
 	}
-	return &plan.Scan{Object: desc, Cols: cols, Rows: rows}, sc, nil
+	wm, err := bindWatermark(desc, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &plan.Scan{Object: desc, Cols: cols, Rows: rows, Watermark: wm}, sc, nil
 }
 
 // columnName is PostgreSQL's default name of an output column

@@ -75,6 +75,9 @@ func (e *Engine) systemTable(name string) (*storage.Descriptor, func() []types.R
 	switch name {
 	case "streamdb_checkpoints":
 		return &storage.Descriptor{Name: name, Kind: storage.KindSystem, Columns: storage.ColumnsFrom(checkpointColumns)}, e.checkpointRows, true
+	case "streamdb_watermarks":
+		d, rows := e.watermarkTable()
+		return d, rows, true
 	}
 	return e.pgSystemTable(name)
 }

@@ -84,6 +84,9 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 	}
 	if n.Watermark != nil {
 		d.Watermark = n.Watermark.Column + " AS " + n.Watermark.ExprText
+		if _, err := bindWatermark(d, cols); err != nil {
+			return "", err
+		}
 	}
 	if isTable {
 		for i, c := range n.Columns {

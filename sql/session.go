@@ -234,7 +234,7 @@ func (e *Engine) planView(query string) (plan.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.bindQuery(st, &boundParams{})
+	return e.bindQuery(st, &boundParams{stmt: st})
 }
 
 func (s *session) prepareExplain(n *front.Explain) (*prepared, error) {
