@@ -217,7 +217,6 @@ func (op *aggOp) freeClosed(e Epoch) error {
 	return nil
 }
 
-
 func (g *aggGroup) marshal() []byte {
 	buf := binary.AppendVarint(nil, g.rows)
 	for _, a := range g.accs {
