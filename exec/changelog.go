@@ -30,13 +30,13 @@ type messageDecoder interface {
 }
 
 // decodeInto makes RowDecoder a messageDecoder: a stream message is one
-// inserted row.
+// inserted row, carved from the chunk's slab.
 func (d *RowDecoder) decodeInto(data []byte, c *Chunk) error {
-	row, err := d.Decode(data)
-	if err != nil {
+	row := c.newRow(len(d.cols))
+	if err := d.decodeRow(data, row); err != nil {
 		return err
 	}
-	c.Append(row, Insert)
+	c.keepRow(row, Insert)
 	return nil
 }
 
@@ -81,12 +81,27 @@ func (d *ChangelogDecoder) Decode(data []byte) ([]Change, error) {
 }
 
 func (d *ChangelogDecoder) decodeInto(data []byte, c *Chunk) error {
-	changes, err := d.Decode(data)
-	if err != nil {
-		return err
+	var raw []changeJSON
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
+		return fmt.Errorf("not a table changelog message (a JSON array of changes): %w", err)
 	}
-	for _, ch := range changes {
-		c.Append(ch.Row, ch.Sign)
+	n := c.Len()
+	for i, ch := range raw {
+		sign := Insert
+		switch ch.Op {
+		case "+":
+		case "-":
+			sign = Delete
+		default:
+			c.Rows, c.Signs = c.Rows[:n], c.Signs[:n]
+			return fmt.Errorf("change %d: op %q is neither \"+\" nor \"-\"", i, ch.Op)
+		}
+		row := c.newRow(len(d.rows.cols))
+		if err := d.rows.decodeRow(ch.Row, row); err != nil {
+			c.Rows, c.Signs = c.Rows[:n], c.Signs[:n]
+			return fmt.Errorf("change %d: %w", i, err)
+		}
+		c.keepRow(row, sign)
 	}
 	return nil
 }

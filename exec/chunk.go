@@ -18,9 +18,45 @@ const (
 )
 
 // Chunk is a batch of changes.
+//
+// Rows a source decodes share backing arrays (see newRow): an operator may
+// keep a row of a chunk as long as it likes, but it must never write to
+// one, and one that keeps only a few rows out of many should copy them, or
+// it pins the whole array.
 type Chunk struct {
 	Rows  []types.Row
 	Signs []int8
+	// slab is unused datum storage that newRow hands out.
+	slab []types.Datum
+}
+
+// slabRows is how many rows of datums one slab allocation holds.
+const slabRows = 256
+
+// newRow returns a row of n NULL datums carved from the chunk's slab (one
+// allocation per slabRows rows instead of one per row). It does not append
+// the row: call keepRow after filling it, or the next newRow returns the
+// same datums (cleared) again.
+func (c *Chunk) newRow(n int) types.Row {
+	if len(c.slab) < n {
+		c.slab = make([]types.Datum, n*slabRows)
+	}
+	row := c.slab[:n:n]
+	clear(row)
+	return row
+}
+
+// keepRow appends row, which the latest newRow returned, with sign.
+func (c *Chunk) keepRow(row types.Row, sign int8) {
+	c.slab = c.slab[len(row):]
+	c.Append(row, sign)
+}
+
+// reset empties the chunk for reuse, keeping its slices' capacity; rows
+// already handed out stay valid because the slab is never rewound.
+func (c *Chunk) reset() {
+	c.Rows = c.Rows[:0]
+	c.Signs = c.Signs[:0]
 }
 
 // Append adds one change.

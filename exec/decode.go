@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 
@@ -13,82 +12,259 @@ import (
 
 // RowDecoder turns one JSON message into a row of a stream's schema. Fields
 // map to columns by name; missing fields are NULL; unknown fields are
-// ignored. A message that is not a JSON object or whose field does not fit
-// its column's type is an error (the source skips and counts it).
+// skipped whatever their value (nested objects and arrays included); a
+// repeated field takes its last value. The message must be exactly one JSON
+// object (whitespace around it allowed): anything else, malformed JSON, or a
+// field whose value does not fit its column's type is an error (the source
+// skips and counts the message).
+//
+// Conversions: strings are read as the column type's text input (so
+// NUMERIC, timestamps, dates, intervals and booleans accept their
+// PostgreSQL spellings); numbers go to numeric columns through their text,
+// so NUMERIC is exact, to timestamp columns as integer epoch milliseconds,
+// and to text columns as their literal text; true/false fit boolean and
+// text columns; null is NULL; objects and arrays fit no column.
+//
+// The decoder walks the message once and allocates nothing but the row
+// (which decodeInto carves from its chunk) and the strings and decimals the
+// row holds. It keeps scratch buffers: one decoder serves one goroutine.
 type RowDecoder struct {
 	cols  []types.Column
 	index map[string]int
+	// scratch holds unescaped strings while they are converted.
+	scratch []byte
+	// fieldErr[i] is the conversion error of column i's latest value; a
+	// later value of the same field replaces it (last one wins).
+	fieldErr []error
 }
 
 // NewRowDecoder builds a decoder for the given schema.
 func NewRowDecoder(cols []types.Column) *RowDecoder {
-	d := &RowDecoder{cols: cols, index: make(map[string]int, len(cols))}
+	d := &RowDecoder{cols: cols, index: make(map[string]int, len(cols)), fieldErr: make([]error, len(cols))}
 	for i, c := range cols {
 		d.index[c.Name] = i
 	}
 	return d
 }
 
-// Decode parses data.
+// Decode parses data into a new row.
 func (d *RowDecoder) Decode(data []byte) (types.Row, error) {
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("not a JSON object: %w", err)
-	}
-	if m == nil {
-		return nil, fmt.Errorf("not a JSON object")
-	}
 	row := make(types.Row, len(d.cols))
-	for name, v := range m {
-		i, ok := d.index[name]
-		if !ok {
-			continue
-		}
-		val, err := jsonToDatum(v, d.cols[i].Type)
-		if err == nil {
-			val, err = expr.ApplyModifier(val, d.cols[i].Mod, false)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("field %q: %w", name, err)
-		}
-		row[i] = val
+	if err := d.decodeRow(data, row); err != nil {
+		return nil, err
 	}
 	return row, nil
 }
 
-func jsonToDatum(v any, t types.Type) (types.Datum, error) {
-	switch x := v.(type) {
-	case nil:
-		return types.Null, nil
-	case bool:
-		if t == types.Bool {
-			return types.NewBool(x), nil
-		}
-		if t.IsString() {
-			return types.NewString(strconv.FormatBool(x)), nil
-		}
-	case json.Number:
-		switch {
-		case t.IsTime():
-			ms, err := x.Int64()
-			if err != nil {
-				return types.Null, fmt.Errorf("%s is not epoch milliseconds", x)
-			}
-			return types.NewTimestampMicros(ms * 1000), nil
-		case t.IsString():
-			return types.NewString(x.String()), nil
-		case t.IsNumeric():
-			return types.ParseText(x.String(), t)
-		}
-	case string:
-		if t == types.Unknown || t.IsString() {
-			return types.NewString(x), nil
-		}
-		return types.ParseText(x, t)
+// decodeRow parses data into row, which must have one NULL datum per column.
+// On error row holds garbage.
+func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
+	p := skipWS(data, 0)
+	if p >= len(data) || data[p] != '{' {
+		return fmt.Errorf("not a JSON object: %w", jsonSyntax(data, p, "looking for beginning of object"))
 	}
-	return types.Null, fmt.Errorf("JSON %T does not fit type %s", v, t)
+	end, err := d.decodeFields(data, p+1, row)
+	if err == nil {
+		if end = skipWS(data, end); end < len(data) {
+			err = jsonSyntax(data, end, "after top-level value")
+		}
+	}
+	if err != nil {
+		clear(d.fieldErr)
+		return fmt.Errorf("not a JSON object: %w", err)
+	}
+	for i, ferr := range d.fieldErr {
+		if ferr != nil {
+			clear(d.fieldErr)
+			return fmt.Errorf("field %q: %w", d.cols[i].Name, ferr)
+		}
+	}
+	return nil
+}
+
+// decodeFields reads the members of the object whose '{' precedes data[p]
+// and returns the offset after its '}'.
+func (d *RowDecoder) decodeFields(data []byte, p int, row types.Row) (int, error) {
+	p = skipWS(data, p)
+	if p < len(data) && data[p] == '}' {
+		return p + 1, nil
+	}
+	for {
+		if p >= len(data) || data[p] != '"' {
+			return 0, jsonSyntax(data, p, "looking for beginning of object key string")
+		}
+		raw, next, complex, err := scanString(data, p)
+		if err != nil {
+			return 0, err
+		}
+		if complex {
+			d.scratch = unquoteInto(d.scratch[:0], raw)
+			raw = d.scratch
+		}
+		col, known := d.index[string(raw)]
+		p = skipWS(data, next)
+		if p >= len(data) || data[p] != ':' {
+			return 0, jsonSyntax(data, p, "after object key")
+		}
+		p = skipWS(data, p+1)
+		if known {
+			p, err = d.decodeValue(data, p, col, row)
+		} else {
+			p, err = skipValue(data, p, 0)
+		}
+		if err != nil {
+			return 0, err
+		}
+		p = skipWS(data, p)
+		switch {
+		case p >= len(data):
+			return 0, errJSONEnd
+		case data[p] == ',':
+			p = skipWS(data, p+1)
+		case data[p] == '}':
+			return p + 1, nil
+		default:
+			return 0, jsonSyntax(data, p, "after object key:value pair")
+		}
+	}
+}
+
+// decodeValue reads the value at data[p] into row[col]. A syntax error is
+// returned; a conversion error is recorded in fieldErr.
+func (d *RowDecoder) decodeValue(data []byte, p, col int, row types.Row) (int, error) {
+	if p >= len(data) {
+		return 0, errJSONEnd
+	}
+	c := d.cols[col]
+	var v types.Datum
+	var cerr error
+	next := 0
+	switch b := data[p]; {
+	case b == '"':
+		raw, n, complex, err := scanString(data, p)
+		if err != nil {
+			return 0, err
+		}
+		next = n
+		if complex {
+			d.scratch = unquoteInto(d.scratch[:0], raw)
+			raw = d.scratch
+		}
+		v, cerr = textToDatum(raw, c.Type)
+	case b == '-' || (b >= '0' && b <= '9'):
+		n, integer, err := scanNumber(data, p)
+		if err != nil {
+			return 0, err
+		}
+		next = n
+		v, cerr = numberToDatum(data[p:n], integer, c.Type)
+	case b == 't' || b == 'f':
+		lit := "true"
+		if b == 'f' {
+			lit = "false"
+		}
+		n, err := scanLiteral(data, p, lit)
+		if err != nil {
+			return 0, err
+		}
+		next = n
+		switch {
+		case c.Type == types.Bool:
+			v = types.NewBool(b == 't')
+		case c.Type.IsString():
+			v = types.NewString(lit)
+		default:
+			cerr = fmt.Errorf("JSON bool does not fit type %s", c.Type)
+		}
+	case b == 'n':
+		n, err := scanLiteral(data, p, "null")
+		if err != nil {
+			return 0, err
+		}
+		next = n
+	default:
+		n, err := skipValue(data, p, 0)
+		if err != nil {
+			return 0, err
+		}
+		next = n
+		kind := "object"
+		if b == '[' {
+			kind = "array"
+		}
+		cerr = fmt.Errorf("JSON %s does not fit type %s", kind, c.Type)
+	}
+	if cerr == nil && !c.Mod.IsZero() {
+		v, cerr = expr.ApplyModifier(v, c.Mod, false)
+	}
+	if cerr != nil {
+		v = types.Null
+	}
+	row[col], d.fieldErr[col] = v, cerr
+	return next, nil
+}
+
+// textToDatum converts a JSON string's content to a datum of type t.
+func textToDatum(s []byte, t types.Type) (types.Datum, error) {
+	if t == types.Unknown || t.IsString() {
+		return types.NewString(string(s)), nil
+	}
+	return types.ParseText(string(s), t)
+}
+
+// numberToDatum converts a JSON number's text (validated by scanNumber) to a
+// datum of type t.
+func numberToDatum(num []byte, integer bool, t types.Type) (types.Datum, error) {
+	switch {
+	case t.IsTime():
+		ms, ok := parseInt(num, integer)
+		if !ok {
+			return types.Null, fmt.Errorf("%s is not epoch milliseconds", num)
+		}
+		return types.NewTimestampMicros(ms * 1000), nil
+	case t.IsString():
+		return types.NewString(string(num)), nil
+	case t.IsInteger():
+		if i, ok := parseInt(num, integer); ok {
+			return types.CheckIntRange(i, t)
+		}
+	case t == types.Float8 || t == types.Float4:
+		if f, err := strconv.ParseFloat(string(num), 64); err == nil {
+			if t == types.Float4 {
+				f = float64(float32(f))
+			}
+			return types.NewFloat(f), nil
+		}
+	case !t.IsNumeric():
+		return types.Null, fmt.Errorf("JSON number does not fit type %s", t)
+	}
+	// NUMERIC, and the error cases of the others, as text input.
+	return types.ParseText(string(num), t)
+}
+
+// parseInt parses a JSON integer's text as an int64 without allocating.
+func parseInt(num []byte, integer bool) (int64, bool) {
+	if !integer || len(num) == 0 {
+		return 0, false
+	}
+	neg := num[0] == '-'
+	digits := num
+	if neg {
+		digits = num[1:]
+	}
+	if len(digits) > 18 {
+		// Might overflow: let strconv decide.
+		i, err := strconv.ParseInt(string(num), 10, 64)
+		return i, err == nil
+	}
+	var u int64
+	for _, c := range digits {
+		u = u*10 + int64(c-'0')
+	}
+	if neg {
+		u = -u
+	}
+	return u, true
 }
 
 // EncodeJSON renders a row as the JSON object that Decode reads back

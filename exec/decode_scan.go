@@ -1,0 +1,272 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A small JSON lexer for the flat objects streams carry. It validates as it
+// goes (RFC 8259 grammar: no trailing commas, no leading zeros, no bare
+// control characters in strings) and never allocates: strings come back as
+// slices of the input, or of a caller's scratch buffer when they hold
+// escapes or invalid UTF-8 (replaced by U+FFFD, as encoding/json and
+// goccy/go-json do).
+
+// maxJSONDepth bounds nesting inside skipped values.
+const maxJSONDepth = 1000
+
+var errJSONEnd = errors.New("unexpected end of JSON input")
+
+func jsonSyntax(data []byte, p int, what string) error {
+	if p >= len(data) {
+		return errJSONEnd
+	}
+	return fmt.Errorf("invalid character %q %s at offset %d", data[p], what, p)
+}
+
+func skipWS(data []byte, p int) int {
+	for p < len(data) {
+		switch data[p] {
+		case ' ', '\t', '\n', '\r':
+			p++
+		default:
+			return p
+		}
+	}
+	return p
+}
+
+// scanString reads the string whose opening quote is at data[p]. It returns
+// its raw content (between the quotes), the offset after the closing quote,
+// and whether the content needs unquoteInto (escapes or non-ASCII bytes).
+func scanString(data []byte, p int) (raw []byte, next int, complex bool, err error) {
+	start := p + 1
+	for i := start; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == '"':
+			return data[start:i], i + 1, complex, nil
+		case c == '\\':
+			complex = true
+			i++
+			if i >= len(data) {
+				return nil, 0, false, errJSONEnd
+			}
+			switch data[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(data) {
+					return nil, 0, false, errJSONEnd
+				}
+				for _, h := range data[i+1 : i+5] {
+					if hexVal(h) < 0 {
+						return nil, 0, false, fmt.Errorf("invalid character %q in \\u escape", h)
+					}
+				}
+				i += 4
+			default:
+				return nil, 0, false, fmt.Errorf("invalid character %q in string escape code", data[i])
+			}
+		case c < 0x20:
+			return nil, 0, false, fmt.Errorf("invalid character %q in string literal", c)
+		case c >= utf8.RuneSelf:
+			complex = true
+		}
+	}
+	return nil, 0, false, errJSONEnd
+}
+
+func hexVal(c byte) rune {
+	switch {
+	case c >= '0' && c <= '9':
+		return rune(c - '0')
+	case c >= 'a' && c <= 'f':
+		return rune(c - 'a' + 10)
+	case c >= 'A' && c <= 'F':
+		return rune(c - 'A' + 10)
+	}
+	return -1
+}
+
+func hex4(b []byte) rune {
+	return hexVal(b[0])<<12 | hexVal(b[1])<<8 | hexVal(b[2])<<4 | hexVal(b[3])
+}
+
+// unquoteInto appends the decoded content of a string scanned by scanString
+// (which validated its escapes) to dst.
+func unquoteInto(dst, raw []byte) []byte {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '\\':
+			e := raw[i+1]
+			i += 2
+			switch e {
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				r := hex4(raw[i:])
+				i += 4
+				if utf16.IsSurrogate(r) {
+					r2 := utf8.RuneError
+					if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+						r2 = utf16.DecodeRune(r, hex4(raw[i+2:]))
+						if r2 != utf8.RuneError {
+							i += 6
+						}
+					}
+					r = r2
+				}
+				dst = utf8.AppendRune(dst, r)
+			default: // '"', '\\', '/'
+				dst = append(dst, e)
+			}
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && n == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, raw[i:i+n]...)
+			}
+			i += n
+		}
+	}
+	return dst
+}
+
+// scanNumber reads the number starting at data[p]: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
+// It returns the offset after it and whether it is a plain integer.
+func scanNumber(data []byte, p int) (next int, integer bool, err error) {
+	i := p
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	digits := func(what string) error {
+		if i >= len(data) || data[i] < '0' || data[i] > '9' {
+			return jsonSyntax(data, i, what)
+		}
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		return nil
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	default:
+		if err := digits("in numeric literal"); err != nil {
+			return 0, false, err
+		}
+	}
+	integer = true
+	if i < len(data) && data[i] == '.' {
+		i++
+		integer = false
+		if err := digits("after decimal point in numeric literal"); err != nil {
+			return 0, false, err
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		integer = false
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if err := digits("in exponent of numeric literal"); err != nil {
+			return 0, false, err
+		}
+	}
+	return i, integer, nil
+}
+
+// scanLiteral checks that data[p:] starts with lit (true, false, null).
+func scanLiteral(data []byte, p int, lit string) (int, error) {
+	if len(data)-p < len(lit) || string(data[p:p+len(lit)]) != lit {
+		return 0, fmt.Errorf("invalid literal at offset %d (expecting %s)", p, lit)
+	}
+	return p + len(lit), nil
+}
+
+// skipValue validates and steps over the value starting at data[p]
+// (whitespace already skipped), nested objects and arrays included.
+func skipValue(data []byte, p, depth int) (int, error) {
+	if p >= len(data) {
+		return 0, errJSONEnd
+	}
+	switch c := data[p]; {
+	case c == '"':
+		_, next, _, err := scanString(data, p)
+		return next, err
+	case c == '-' || (c >= '0' && c <= '9'):
+		next, _, err := scanNumber(data, p)
+		return next, err
+	case c == 't':
+		return scanLiteral(data, p, "true")
+	case c == 'f':
+		return scanLiteral(data, p, "false")
+	case c == 'n':
+		return scanLiteral(data, p, "null")
+	case c == '{' || c == '[':
+		if depth >= maxJSONDepth {
+			return 0, fmt.Errorf("JSON nested too deeply")
+		}
+		return skipCompound(data, p, depth+1)
+	}
+	return 0, jsonSyntax(data, p, "looking for beginning of value")
+}
+
+// skipCompound steps over the object or array opening at data[p].
+func skipCompound(data []byte, p, depth int) (int, error) {
+	object := data[p] == '{'
+	closer := byte(']')
+	if object {
+		closer = '}'
+	}
+	p = skipWS(data, p+1)
+	if p < len(data) && data[p] == closer {
+		return p + 1, nil
+	}
+	for {
+		var err error
+		if object {
+			if p >= len(data) || data[p] != '"' {
+				return 0, jsonSyntax(data, p, "looking for beginning of object key string")
+			}
+			if _, p, _, err = scanString(data, p); err != nil {
+				return 0, err
+			}
+			p = skipWS(data, p)
+			if p >= len(data) || data[p] != ':' {
+				return 0, jsonSyntax(data, p, "after object key")
+			}
+			p = skipWS(data, p+1)
+		}
+		if p, err = skipValue(data, p, depth); err != nil {
+			return 0, err
+		}
+		p = skipWS(data, p)
+		switch {
+		case p >= len(data):
+			return 0, errJSONEnd
+		case data[p] == ',':
+			p = skipWS(data, p+1)
+		case data[p] == closer:
+			return p + 1, nil
+		default:
+			return 0, jsonSyntax(data, p, "after value")
+		}
+	}
+}
