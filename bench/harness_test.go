@@ -345,6 +345,13 @@ type prober struct {
 
 func startProber(b *testing.B, s *testutil.Server, subject, probeQuery string) *prober {
 	b.Helper()
+	return startProberWith(b, s, subject, probeQuery, func(i int64) []byte { return event(-1, i) })
+}
+
+// startProberWith is startProber with marker i rendered by marker; the probe
+// query must return a value >= i once marker i is visible.
+func startProberWith(b *testing.B, s *testutil.Server, subject, probeQuery string, marker func(i int64) []byte) *prober {
+	b.Helper()
 	nc, err := nats.Connect(s.NATSURL(), nats.Name("streamdb-bench-probe"))
 	if err != nil {
 		b.Fatal(err)
@@ -358,15 +365,15 @@ func startProber(b *testing.B, s *testutil.Server, subject, probeQuery string) *
 	pr := &prober{cancel: cancel, done: make(chan error, 1)}
 	go func() {
 		defer nc.Close()
-		pr.done <- pr.run(ctx, js, conn, subject, probeQuery)
+		pr.done <- pr.run(ctx, js, conn, subject, probeQuery, marker)
 	}()
 	return pr
 }
 
-func (pr *prober) run(ctx context.Context, js jetstream.JetStream, conn *pgx.Conn, subject, probeQuery string) error {
+func (pr *prober) run(ctx context.Context, js jetstream.JetStream, conn *pgx.Conn, subject, probeQuery string, marker func(int64) []byte) error {
 	for i := int64(1); ; i++ {
 		start := time.Now()
-		if _, err := js.Publish(ctx, subject, event(-1, i)); err != nil {
+		if _, err := js.Publish(ctx, subject, marker(i)); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}

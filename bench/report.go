@@ -51,8 +51,11 @@ type Report struct {
 	Config    []string  `json:"config"`
 	Figures   []*Figure `json:"figures"`
 	Notes     []string  `json:"notes"`
-	Wall      float64   `json:"wall_seconds"`
-	started   time.Time
+	// Sections are extra Markdown blocks (a benchmark's own summary table)
+	// printed after the figures.
+	Sections []Section `json:"sections,omitempty"`
+	Wall     float64   `json:"wall_seconds"`
+	started  time.Time
 }
 
 // NewReport starts a report for mode.
@@ -75,6 +78,19 @@ func (r *Report) Notef(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
+}
+
+// Section is a titled Markdown block of a report.
+type Section struct {
+	Title    string `json:"title"`
+	Markdown string `json:"markdown"`
+}
+
+// AddSection appends a Markdown block (e.g. a summary table) to the report.
+func (r *Report) AddSection(title, markdown string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Sections = append(r.Sections, Section{Title: title, Markdown: markdown})
 }
 
 // Configf records one line of the run's parameters.
@@ -117,6 +133,12 @@ func (r *Report) Markdown() string {
 			name += " (" + f.Note + ")"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Benchmark, f.Case, name, formatValue(f.Value), f.Unit)
+	}
+	for _, sec := range r.Sections {
+		fmt.Fprintf(&b, "\n## %s\n\n%s", sec.Title, sec.Markdown)
+		if !strings.HasSuffix(sec.Markdown, "\n") {
+			b.WriteString("\n")
+		}
 	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\nNotes:\n\n")
