@@ -11,6 +11,9 @@ type viewSpec struct {
 	// (flushed), 2 = later, while events are still being processed.
 	phase     int
 	floatAggs []string
+	// pg, when set, is PostgreSQL's spelling of the query (for TUMBLE and
+	// HOP, and for views over views, which PostgreSQL does not have).
+	pg string
 }
 
 var views = []viewSpec{
@@ -71,6 +74,10 @@ var views = []viewSpec{
 	{name: "v_filter", phase: 0, query: `SELECT id, user_id, kind, amount, price, tag, ts FROM events
 		WHERE amount BETWEEN -100 AND 500 AND kind IN ('click', 'buy', 'o''brien')
 		  AND (tag IS NULL OR tag NOT LIKE '% %')`},
+	// Top-N: ORDER BY covers every projected column, so rows that tie
+	// are identical and the comparison is exact.
+	{name: "v_top_amount", phase: 0, query: `SELECT id, user_id, amount FROM events
+		ORDER BY amount DESC NULLS LAST, id, user_id NULLS FIRST LIMIT 10`},
 
 	// ---- created after the first rounds (backfill) ----
 	{name: "v_band", phase: 1, query: `SELECT
@@ -90,6 +97,9 @@ var views = []viewSpec{
 		lower(kind) AS lk, count(*) AS n, avg(amount) AS avg_a, min(price) AS min_p, max(ts) AS last_ts
 		FROM events WHERE kind IS NOT NULL
 		GROUP BY date_trunc('hour', ts), date_part('hour', ts), lower(kind)`},
+	{name: "v_kind_top3", phase: 1, query: `SELECT kind, id, amount, rn FROM (
+		SELECT kind, id, amount, row_number() OVER (PARTITION BY kind ORDER BY amount DESC NULLS LAST, id NULLS FIRST) AS rn
+		FROM events WHERE amount IS NOT NULL) t WHERE rn <= 3`},
 	{name: "v_proj2", phase: 1, query: `SELECT id, tag, qty, ok, price::int AS p_int, qty::double precision / 4 AS qd,
 		round(price) AS rp, abs(price) AS ap, abs(qty) AS aq, abs(amount) AS aa,
 		kind IS DISTINCT FROM tag AS kd, ok IS NOT DISTINCT FROM true AS okt, NOT ok AS nok
@@ -106,6 +116,12 @@ var views = []viewSpec{
 	{name: "v_expr_keys", phase: 2, floatAggs: []string{"sp", "ap"}, query: `SELECT amount % 3 AS m3, qty / 10 AS q10,
 		COALESCE(kind, '?') AS k, count(*) AS n, sum(price) AS sp, avg(price) AS ap
 		FROM events GROUP BY amount % 3, qty / 10, COALESCE(kind, '?')`},
+	// Top-N over aggregates: counts grow, so rows leave and enter the top.
+	{name: "v_top_users", phase: 2, query: `SELECT user_id, count(*) AS n, sum(amount) AS s FROM events
+		GROUP BY user_id ORDER BY count(*) DESC, user_id LIMIT 5 OFFSET 1`},
+	{name: "v_kind_top_users", phase: 2, query: `SELECT kind, user_id, n, rn FROM (
+		SELECT kind, user_id, n, row_number() OVER (PARTITION BY kind ORDER BY n DESC, user_id) AS rn
+		FROM (SELECT kind, user_id, count(*) AS n FROM events GROUP BY kind, user_id) g) t WHERE 2 >= rn`},
 	{name: "v_casts", phase: 2, query: `SELECT id, amount::double precision AS ad, qty::bigint AS qb,
 		ts::date AS d, ts > '2026-03-14 09:30:00'::timestamp AS later,
 		length(kind || tag) AS kt_len, user_id::text || '/' || COALESCE(kind, '') AS uk,
