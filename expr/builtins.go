@@ -220,6 +220,9 @@ func Call(name string, args []Expr) (Expr, error) {
 			return CastDatum(types.NewFloat(f), resType)
 		})
 	}
+	if f, ok, err := pgCatalogFunc(name, args); ok {
+		return f, err
+	}
 	return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", name)
 }
 

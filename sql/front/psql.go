@@ -100,6 +100,9 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 		if len(items) == 1 && len(items[0]) > 4 && items[0][4].kind == tkString {
 			q.OID = parseOID(items[0][4].val)
 		}
+		if q.OID == 0 {
+			return nil
+		}
 		return q
 	case strings.HasPrefix(head, `d . datname as "Name"`) && strings.HasPrefix(body, "from pg_catalog . pg_database d"):
 		q.Shape = CatalogDatabases
@@ -113,6 +116,23 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 	}
 	q.OID = relationOID(toks)
 	q.NamePattern, q.SchemaPattern = patterns(toks)
+	// Queries that look like psql's but lack what psql always puts in
+	// (the relation's OID, a pattern, a relkind list) are someone's own
+	// queries on the catalog tables: leave them to the query engine.
+	switch q.Shape {
+	case CatalogRelation, CatalogAttributes, CatalogIndexes:
+		if q.OID == 0 {
+			return nil
+		}
+	case CatalogLookup:
+		if q.NamePattern == "" && q.SchemaPattern == "" {
+			return nil
+		}
+	case CatalogRelations:
+		if q.RelKinds == nil {
+			return nil
+		}
+	}
 	return q
 }
 

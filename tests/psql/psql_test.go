@@ -228,6 +228,10 @@ func TestCatalogTables(t *testing.T) {
 		"id bigint NULL 64 0 NO\nname character varying NULL NULL NULL YES\nbalance numeric NULL 10 2 YES\n"+
 			"opened timestamp without time zone NULL NULL NULL YES")
 	check("SELECT count(*) FROM information_schema.columns WHERE table_name = 'totals'", "3")
+	check("SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a "+
+		"JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relname = 'orders' AND pg_catalog.pg_table_is_visible(c.oid) "+
+		"AND a.attnum <= 4 ORDER BY a.attnum",
+		"id bigint\ncustomer character varying(20)\namount numeric(10,2)\nts timestamp without time zone")
 }
 
 // TestCompareWithPostgres creates the same tables in PostgreSQL and in

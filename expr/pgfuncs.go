@@ -1,0 +1,58 @@
+package expr
+
+import (
+	"streamdb/types"
+)
+
+// pgCatalogFunc builds the pg_catalog functions that need no server state,
+// for queries on the pg_catalog system tables: format_type(type_oid,
+// typmod) and pg_table_is_visible(oid). ok is false for other names.
+func pgCatalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
+	switch name {
+	case "format_type":
+		if len(args) != 2 {
+			return nil, true, wrongArgs(name, args)
+		}
+		a, err := castArgs(args, types.Int8, types.Int8)
+		if err != nil {
+			return nil, true, err
+		}
+		return &Func{Name: name, Args: a, T: types.Text, Fn: formatType}, true, nil
+	case "pg_table_is_visible":
+		// Every relation is in schema public, which is on the search path.
+		if len(args) != 1 {
+			return nil, true, wrongArgs(name, args)
+		}
+		a, err := castArgs(args, types.Int8)
+		if err != nil {
+			return nil, true, err
+		}
+		return &Func{Name: name, Args: a, T: types.Bool, Fn: strict(func([]types.Datum) (types.Datum, error) {
+			return types.NewBool(true), nil
+		})}, true, nil
+	}
+	return nil, false, nil
+}
+
+// formatType is PostgreSQL's format_type: the SQL name of a type OID with
+// the size a typmod encodes ("character varying(20)", "numeric(10,2)"); a
+// NULL typmod means none, an unknown OID gives "???".
+func formatType(v []types.Datum) (types.Datum, error) {
+	if v[0].IsNull() {
+		return types.Null, nil
+	}
+	t, ok := types.FromOID(uint32(v[0].I))
+	if !ok || t == types.Unknown {
+		return types.NewString("???"), nil
+	}
+	var mod types.Modifier
+	if !v[1].IsNull() && v[1].I >= 4 {
+		switch t {
+		case types.Varchar:
+			mod.Length = int(v[1].I - 4)
+		case types.Numeric:
+			mod.Precision, mod.Scale = int((v[1].I-4)>>16), int((v[1].I-4)&0xffff)
+		}
+	}
+	return types.NewString(t.String() + mod.Suffix()), nil
+}
