@@ -275,13 +275,21 @@ func (a *multisetExtremeAcc) Add(v types.Datum, sign int64) error {
 	}
 	k := string(keyenc.AppendValue(nil, v))
 	n := a.counts[k] + sign
-	if n <= 0 {
+	// A count may go negative for a moment when a chunk retracts a value
+	// before inserting it; it is kept so that the insertion cancels it.
+	if n == 0 {
 		delete(a.counts, k)
-		a.best = nil
-		return nil
+	} else {
+		a.counts[k] = n
 	}
-	a.counts[k] = n
-	if a.best != nil {
+	switch {
+	case sign < 0 || n <= 0:
+		a.best = nil
+	case a.best != nil && a.best.IsNull():
+		// The cached result of an empty multiset: NULL compares greater
+		// than any value, so it must be replaced, not compared.
+		a.best = &v
+	case a.best != nil:
 		c := types.Compare(v, *a.best)
 		if (a.max && c > 0) || (!a.max && c < 0) {
 			a.best = &v
@@ -295,7 +303,10 @@ func (a *multisetExtremeAcc) Result() types.Datum {
 		return *a.best
 	}
 	best := types.Null
-	for k := range a.counts {
+	for k, n := range a.counts {
+		if n <= 0 {
+			continue
+		}
 		v, _, _ := keyenc.Decode([]byte(k))
 		if best.IsNull() {
 			best = v
@@ -367,7 +378,7 @@ func (a *distinctAcc) Add(v types.Datum, sign int64) error {
 	k := string(keyenc.Append(nil, v))
 	before := a.counts[k]
 	after := before + sign
-	if after <= 0 {
+	if after == 0 { // negative counts are kept, as in multisetExtremeAcc
 		delete(a.counts, k)
 	} else {
 		a.counts[k] = after

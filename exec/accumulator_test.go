@@ -89,3 +89,41 @@ func recompute(call plan.AggCall, vals []int64) types.Datum {
 	}
 	return types.NewInt(best)
 }
+
+// TestExtremeAfterEmptying: a max whose values were all retracted, and
+// whose empty result was read, must still see new values; a retraction that
+// arrives before its insertion must cancel it.
+func TestExtremeAfterEmptying(t *testing.T) {
+	for _, fn := range []string{"max", "min"} {
+		call := plan.AggCall{Func: fn, Arg: &expr.ColRef{Idx: 0, T: types.Int8}, T: types.Int8}
+		acc := NewAccumulator(call, false)
+		mustAdd := func(v int64, sign int64) {
+			if err := acc.Add(types.NewInt(v), sign); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustAdd(5, 1)
+		mustAdd(5, -1)
+		if r := acc.Result(); !r.IsNull() {
+			t.Fatalf("%s of nothing = %v, want NULL", fn, r)
+		}
+		mustAdd(7, 1)
+		if r := acc.Result(); r.IsNull() || r.I != 7 {
+			t.Fatalf("%s after emptying = %v, want 7", fn, r)
+		}
+		mustAdd(9, -1) // retraction first
+		mustAdd(9, 1)
+		if r := acc.Result(); r.IsNull() || r.I != 7 {
+			t.Fatalf("%s after -9 +9 = %v, want 7", fn, r)
+		}
+		dist := NewAccumulator(plan.AggCall{Func: "count", Arg: call.Arg, Distinct: true, T: types.Int8}, false)
+		for _, s := range []int64{-1, 1, 1} {
+			if err := dist.Add(types.NewInt(3), s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r := dist.Result(); r.I != 1 {
+			t.Fatalf("count(DISTINCT) after -3 +3 +3 = %v, want 1", r)
+		}
+	}
+}
