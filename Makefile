@@ -25,10 +25,12 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 # Benchmarks report numbers (bench/results/), never assert them.
-# BENCH_MODE=quick (about 4 minutes) or full (about 20 minutes).
+# BENCH_MODE=quick (about 12 minutes) or full (about an hour);
+# BENCH=Nexmark (a -bench pattern) runs one benchmark only.
 BENCH_MODE ?= quick
+BENCH ?= .
 bench: build
-	BENCH_MODE=$(BENCH_MODE) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench/
+	BENCH_MODE=$(BENCH_MODE) $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 1x -timeout 120m ./bench/
 
 clean:
 	rm -rf bin streamdb-data

@@ -160,8 +160,9 @@ type nxRun struct {
 	dur     time.Duration
 	peakRSS float64
 	rows    int64
-	failure string // "not supported: ...", "timed out ...", "aborted ..."; empty when it ran
-	logs    string // the server's log during the run
+	load    float64 // 1-minute load average at the end
+	failure string  // "not supported: ...", "timed out ...", "aborted ..."; empty when it ran
+	logs    string  // the server's log during the run
 }
 
 // BenchmarkNexmark publishes a Nexmark backlog once, then on fresh servers
@@ -173,6 +174,7 @@ func BenchmarkNexmark(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	loadStart := loadAvg()
 	gen := nexmark.NewGenerator(nexmark.Config{Seed: 1})
 	cfg := gen.Config()
 	var counts [3]uint64
@@ -205,9 +207,9 @@ func BenchmarkNexmark(b *testing.B) {
 
 	var summary strings.Builder
 	summary.WriteString("Catch-up over the same backlog, each query on a fresh server. Rates count all backlog events (the Nexmark convention: a query that reads only bids still \"processes\" the stream of all events); input events/s counts only the streams the query reads.\n\n")
-	summary.WriteString("| query | result kept as | catch-up events/s | input events/s | time s | peak RSS MiB | view rows | note |\n|---|---|---:|---:|---:|---:|---:|---|\n")
+	summary.WriteString("| query | result kept as | catch-up events/s | input events/s | time s | peak RSS MiB | view rows | load at end | note |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
 	if ceiling > 0 {
-		fmt.Fprintf(&summary, "| ceiling | JetStream ordered consumers, no decoding, 3 streams at once | %.0f | %.0f | %.1f | | | |\n",
+		fmt.Fprintf(&summary, "| ceiling | JetStream ordered consumers, no decoding, 3 streams at once | %.0f | %.0f | %.1f | | | | |\n",
 			ceiling, ceiling, float64(sz.events)/ceiling)
 	}
 	var groupByRate float64
@@ -223,7 +225,7 @@ func BenchmarkNexmark(b *testing.B) {
 			}
 			if r.failure != "" {
 				report.Add(nxBench, q.name, "catch-up rate", 0, "n/a").Note = r.failure
-				fmt.Fprintf(&summary, "| %s | %s | %s | | | | | %s |\n", q.name, q.kept, r.failure, q.note)
+				fmt.Fprintf(&summary, "| %s | %s | %s | | | | | %.1f | %s |\n", q.name, q.kept, r.failure, r.load, q.note)
 				return
 			}
 			rate := float64(sz.events) / r.dur.Seconds()
@@ -234,8 +236,8 @@ func BenchmarkNexmark(b *testing.B) {
 			report.Add(nxBench, q.name, "catch-up rate (all events)", rate, "events/s").Note = q.kept
 			report.Add(nxBench, q.name, "catch-up rate (input events)", inRate, "events/s")
 			report.Add(nxBench, q.name, "server peak RSS", r.peakRSS, "MiB")
-			fmt.Fprintf(&summary, "| %s | %s | %.0f | %.0f | %.1f | %.0f | %d | %s |\n",
-				q.name, q.kept, rate, inRate, r.dur.Seconds(), r.peakRSS, r.rows, q.note)
+			fmt.Fprintf(&summary, "| %s | %s | %.0f | %.0f | %.1f | %.0f | %d | %.1f | %s |\n",
+				q.name, q.kept, rate, inRate, r.dur.Seconds(), r.peakRSS, r.rows, r.load, q.note)
 			b.ReportMetric(rate, "events/s")
 		})
 	}
@@ -248,6 +250,8 @@ func BenchmarkNexmark(b *testing.B) {
 	b.Run("freshness", func(b *testing.B) { freshSummary = benchNexmarkFreshness(b, gen, sz) })
 	summary.WriteString("\n" + pgSummary + ckptSummary + freshSummary)
 	report.AddSection("Nexmark", summary.String())
+	report.Notef("nexmark: load average (1, 5, 15 min) %s at the start of the Nexmark benchmark, %s at its end; the machine's 2 cores are shared, so rates move from run to run",
+		loadStart, loadAvg())
 }
 
 // copyTemplate copies the backlog's data directory for one run.
@@ -300,7 +304,7 @@ func nxCatchUp(b *testing.B, template string, q nxQuery, settings map[string]str
 	if err == nil {
 		_, err = conn.Exec(ctx, "FLUSH")
 	}
-	r := nxRun{dur: time.Since(start)}
+	r := nxRun{dur: time.Since(start), load: LoadAvg1()}
 	_, r.peakRSS = rssMB(s.PID())
 	close(stopWatch)
 	watch.Wait()
