@@ -19,17 +19,22 @@ import (
 // All deletes of an epoch precede all inserts, so a keyed materialization
 // (partition keys + row_number) never sees two live rows with one key.
 //
+// Over an append-only input (a stream) no row ever leaves, so a row that
+// ranks past the bound can never come back: such rows are dropped from
+// memory and state (prune), and a partition holds about Offset+Count rows.
+//
 // State: prefix + keyenc.AppendRowValue(row) -> varint multiplicity, one
-// key per distinct input row. What was emitted is not stored: it is a
+// key per distinct input row kept. What was emitted is not stored: it is a
 // function of the rows, recomputed when the state is loaded.
 type topNOp struct {
-	t       *plan.TopN
-	inWidth int
-	prefix  []byte
-	parts   map[string]*topNPartition
-	dirty   map[string]*topNPartition
-	changed map[string]*rankEntry // row encoding -> entry whose count changed this epoch
-	next    Operator
+	t          *plan.TopN
+	appendOnly bool // the input never retracts: prune rows past the bound
+	inWidth    int
+	prefix     []byte
+	parts      map[string]*topNPartition
+	dirty      map[string]*topNPartition
+	changed    map[string]*rankEntry // row encoding -> entry whose count changed this epoch
+	next       Operator
 }
 
 type topNPartition struct {
@@ -37,9 +42,9 @@ type topNPartition struct {
 	prev []types.Row // rows emitted so far
 }
 
-func newTopNOp(t *plan.TopN, prefix []byte, store storage.Reader, next Operator) (*topNOp, error) {
+func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store storage.Reader, next Operator) (*topNOp, error) {
 	op := &topNOp{
-		t: t, inWidth: len(t.Input.Schema()), prefix: prefix,
+		t: t, appendOnly: appendOnly && t.Count >= 0, inWidth: len(t.Input.Schema()), prefix: prefix,
 		parts: map[string]*topNPartition{}, dirty: map[string]*topNPartition{},
 		changed: map[string]*rankEntry{}, next: next,
 	}
@@ -92,13 +97,33 @@ func (op *topNOp) Push(c *Chunk) error {
 		}
 		op.dirty[pk] = p
 		op.changed[ent.enc] = ent
+		// Prune in bulk, not per row: a backfill epoch can bring many
+		// rows to one partition.
+		if op.appendOnly && int64(len(p.rows)) > 2*(op.t.Offset+op.t.Count)+64 {
+			op.prune(p)
+		}
 	}
 	return nil
+}
+
+// prune drops the rows of p that rank past the bound (append-only input
+// only), recording their state keys for deletion.
+func (op *topNOp) prune(p *topNPartition) {
+	cut := keptEntries(op.t, p.rows)
+	for _, e := range p.rows[cut:] {
+		e.count = 0
+		op.changed[e.enc] = e
+	}
+	clear(p.rows[cut:])
+	p.rows = p.rows[:cut]
 }
 
 func (op *topNOp) Barrier(e Epoch) error {
 	dels, ins := &Chunk{}, &Chunk{}
 	for pk, p := range op.dirty {
+		if op.appendOnly {
+			op.prune(p)
+		}
 		cur := rankedRows(op.t, p.rows)
 		diffRows(p.prev, cur, dels, ins)
 		p.prev = cur

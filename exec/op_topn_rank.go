@@ -132,6 +132,35 @@ func rankedRows(t *plan.TopN, s sortedEntries) []types.Row {
 	return out
 }
 
+// keptEntries returns how many leading entries of s hold rows within the
+// bound of t (t.Count >= 0): the entries after them rank past it.
+func keptEntries(t *plan.TopN, s sortedEntries) int {
+	var pos, rank, dense int64
+	var prev []types.Datum
+	for i, e := range s {
+		if e.count <= 0 {
+			continue
+		}
+		first := pos + 1 // the entry's first copy
+		pos += e.count
+		if prev == nil || compareKeys(t.Order, prev, e.keys) != 0 {
+			rank, dense = first, dense+1
+		}
+		prev = e.keys
+		r := rank
+		switch t.Func {
+		case "", plan.RowNumber:
+			r = first - t.Offset
+		case plan.DenseRank:
+			r = dense
+		}
+		if r > t.Count {
+			return i
+		}
+	}
+	return len(s)
+}
+
 // partitionKey is the encoding of a row's PARTITION BY values.
 func partitionKey(t *plan.TopN, row types.Row) (string, error) {
 	var kb []byte

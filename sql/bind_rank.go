@@ -113,7 +113,15 @@ func (sb *selectBinder) bindRanking(b *binder, w *ast.WindowFuncExpr, input plan
 		}
 	}
 	cols := input.Schema()
-	name := fmt.Sprintf("?%s%d?", fn, len(cols))
+	// The hidden column shows in EXPLAIN as the call; a user cannot name
+	// it without quotes.
+	name := fn + "()"
+	for _, c := range cols {
+		if c.Name == name {
+			name = fmt.Sprintf("%s()#%d", fn, len(cols))
+			break
+		}
+	}
 	t.Cols = append(append([]types.Column{}, cols...), types.Column{Name: name, Type: types.Int8})
 	return t, nil
 }

@@ -103,6 +103,15 @@ func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
 			return &plan.Union{Inputs: inputs, Cols: n.Cols}
 		case *plan.Limit:
 			return &plan.Limit{Input: walk(n.Input), Count: n.Count, Offset: n.Offset}
+		case *plan.TopN:
+			t := *n
+			t.Input, t.PartitionBy = walk(n.Input), bindAll(n.PartitionBy)
+			t.Order = make([]plan.SortKey, len(n.Order))
+			for i, k := range n.Order {
+				k.Expr = bind(k.Expr)
+				t.Order[i] = k
+			}
+			return &t
 		case *plan.Values:
 			rows := make([][]expr.Expr, len(n.Rows))
 			for i, r := range n.Rows {
