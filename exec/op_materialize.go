@@ -32,12 +32,13 @@ type materializeOp struct {
 	metaKey []byte // AppendOnly: next row id
 
 	nextRowID uint64
-	pending   map[string][]byte // key -> value, nil value = delete
-	counts    map[string]int64  // Counted: multiplicity of every row
+	pending   pendingWrites    // the epoch's writes, newest per key
+	counts    map[string]int64 // Counted: multiplicity of every row
+	keyBuf    []byte           // scratch for Push
 }
 
 func newMaterializeOp(mode MaterializeMode, keyCols []int, prefix, metaKey []byte, store *storage.Store) (*materializeOp, error) {
-	op := &materializeOp{mode: mode, keyCols: keyCols, prefix: prefix, metaKey: metaKey, pending: map[string][]byte{}}
+	op := &materializeOp{mode: mode, keyCols: keyCols, prefix: prefix, metaKey: metaKey}
 	switch mode {
 	case AppendOnly:
 		v, ok, err := store.Get(metaKey)
@@ -79,55 +80,46 @@ func DecodeViewValue(v []byte, ncols int) (types.Row, uint64, error) {
 func (op *materializeOp) Push(c *Chunk) error {
 	for i, row := range c.Rows {
 		sign := c.Signs[i]
+		kb := op.keyBuf[:0]
 		switch op.mode {
 		case Keyed:
-			var kb []byte
 			for _, j := range op.keyCols {
 				kb = keyenc.Append(kb, row[j])
 			}
 			if sign > 0 {
-				op.pending[string(kb)] = EncodeViewValue(row, 1)
+				op.pending.set(kb, row, 1)
 			} else {
-				op.pending[string(kb)] = nil
+				op.pending.del(kb)
 			}
 		case AppendOnly:
 			if sign < 0 {
 				return fmt.Errorf("internal error: retraction reached an append-only view")
 			}
-			kb := binary.BigEndian.AppendUint64(nil, op.nextRowID)
+			kb = binary.BigEndian.AppendUint64(kb, op.nextRowID)
 			op.nextRowID++
-			op.pending[string(kb)] = EncodeViewValue(row, 1)
+			op.pending.set(kb, row, 1)
 		case Counted:
-			kb := string(keyenc.AppendRowValue(nil, row))
-			n := op.counts[kb] + int64(sign)
+			kb = keyenc.AppendRowValue(kb, row)
+			n := op.counts[string(kb)] + int64(sign)
 			if n <= 0 {
-				delete(op.counts, kb)
-				op.pending[kb] = nil
+				delete(op.counts, string(kb))
+				op.pending.del(kb)
 			} else {
-				op.counts[kb] = n
-				op.pending[kb] = EncodeViewValue(row, uint64(n))
+				op.counts[string(kb)] = n
+				op.pending.set(kb, row, uint64(n))
 			}
 		}
+		op.keyBuf = kb
 	}
 	return nil
 }
 
 func (op *materializeOp) Barrier(e Epoch) error {
-	for k, v := range op.pending {
-		key := append(append([]byte(nil), op.prefix...), k...)
-		var err error
-		if v == nil {
-			err = e.Batch.Delete(key, nil)
-		} else {
-			err = e.Batch.Set(key, v, nil)
-		}
-		if err != nil {
-			return err
-		}
+	if err := op.pending.writeTo(e.Batch, op.prefix); err != nil {
+		return err
 	}
-	clear(op.pending)
 	if op.mode == AppendOnly {
-		return e.Batch.Set(op.metaKey, binary.BigEndian.AppendUint64(nil, op.nextRowID), nil)
+		return e.Batch.Set(op.metaKey, binary.BigEndian.AppendUint64(op.keyBuf[:0], op.nextRowID), nil)
 	}
 	return nil
 }

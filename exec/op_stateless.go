@@ -7,42 +7,77 @@ import (
 
 // filterOp keeps the changes whose row satisfies cond. Deletes pass the same
 // test as the inserts they cancel, so retractions need nothing special.
+//
+// A row that passes is passed on as is (no copy) when most rows pass. When
+// few do, the survivors are copied into one fresh backing array, so that an
+// operator downstream that keeps them (a join) does not pin the whole
+// array of the input chunk for a handful of rows.
 type filterOp struct {
 	cond expr.Expr
 	next Operator
+	keep []int32 // scratch: indexes of passing rows
 }
 
 func (f *filterOp) Push(c *Chunk) error {
-	out := &Chunk{}
+	f.keep = f.keep[:0]
 	for i, row := range c.Rows {
 		v, err := f.cond.Eval(row)
 		if err != nil {
 			return err
 		}
 		if !v.IsNull() && v.Bool() {
-			out.Append(row, c.Signs[i])
+			f.keep = append(f.keep, int32(i))
 		}
 	}
-	if out.Len() == 0 {
+	n := len(f.keep)
+	switch {
+	case n == 0:
 		return nil
+	case n == c.Len():
+		return f.next.Push(c)
+	}
+	out := &Chunk{Rows: make([]types.Row, 0, n), Signs: make([]int8, 0, n)}
+	var slab []types.Datum
+	if n*4 < c.Len() {
+		width := 0
+		for _, i := range f.keep {
+			width += len(c.Rows[i])
+		}
+		slab = make([]types.Datum, 0, width)
+	}
+	for _, i := range f.keep {
+		row := c.Rows[i]
+		if slab != nil {
+			start := len(slab)
+			slab = append(slab, row...)
+			row = slab[start:len(slab):len(slab)]
+		}
+		out.Append(row, c.Signs[i])
 	}
 	return f.next.Push(out)
 }
 
 func (f *filterOp) Barrier(e Epoch) error { return f.next.Barrier(e) }
 
-// projectOp computes output columns per change.
+// projectOp computes output columns per change. The output rows of a chunk
+// share one backing array (one allocation per chunk, not per row).
 type projectOp struct {
 	exprs []expr.Expr
 	next  Operator
 }
 
 func (p *projectOp) Push(c *Chunk) error {
+	w := len(p.exprs)
 	out := &Chunk{Rows: make([]types.Row, len(c.Rows)), Signs: c.Signs}
+	slab := make([]types.Datum, len(c.Rows)*w)
 	for i, row := range c.Rows {
-		r, err := evalRow(p.exprs, row)
-		if err != nil {
-			return err
+		r := slab[i*w : (i+1)*w : (i+1)*w]
+		for j, e := range p.exprs {
+			v, err := e.Eval(row)
+			if err != nil {
+				return err
+			}
+			r[j] = v
 		}
 		out.Rows[i] = r
 	}

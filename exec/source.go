@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/broker"
 	"streamdb/storage"
+	"streamdb/types"
 )
 
 // ErrInputLost means JetStream no longer holds input a view needs.
@@ -21,9 +25,23 @@ var ErrInputLost = errors.New("input no longer retained")
 const chunkRows = 1024
 
 // sourceReader owns one JetStream ordered consumer for one input of one
-// pipeline. It decodes messages into rows, sends them downstream in chunks,
-// and turns barrier requests into in-band barriers that carry the stream
-// sequence of the last message sent before them.
+// pipeline. The consumer's callback (one goroutine, the subscription's)
+// decodes each message straight into the chunk being built and hands the
+// chunk to the pipeline when it holds chunkRows rows: one channel send per
+// chunk, not per message. run's goroutine turns barrier requests into
+// in-band barriers.
+//
+// Invariants, all kept under mu:
+//   - a barrier is sent after every row of every message before it: the
+//     barrier path flushes the partial chunk first, and chunks and barriers
+//     are only ever sent while holding mu;
+//   - pos.Seq is the stream sequence of the last message taken (decoded or
+//     skipped as malformed), so the position a barrier carries covers
+//     exactly the rows sent before it;
+//   - messages at or below pos.Seq (redelivered after a consumer reset) are
+//     dropped;
+//   - while the runtime is paused the callback waits before taking a
+//     message (without mu), so barriers still pass and input waits.
 type sourceReader struct {
 	idx      uint16
 	name     string // SQL stream name, for logs
@@ -34,7 +52,10 @@ type sourceReader struct {
 	rt       *Runtime
 	log      *slog.Logger
 
-	pos      storage.SourcePosition // position of the last message sent
+	mu    sync.Mutex
+	pos   storage.SourcePosition // position of the last message taken
+	chunk *Chunk                 // rows not yet sent
+
 	barriers chan uint64
 	out      chan<- pipelineMsg
 	// skippedTotal mirrors pos.Skipped for readers outside the goroutine.
@@ -62,70 +83,127 @@ func (s *sourceReader) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	msgs := make(chan jetstream.Msg, 4096)
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		select {
-		case msgs <- m:
-		case <-ctx.Done():
-		}
-	})
+	s.chunk = newSourceChunk()
+	cc, err := cons.Consume(func(m jetstream.Msg) { s.take(ctx, m) })
 	if err != nil {
 		return err
 	}
 	defer cc.Stop()
-
-	chunk := &Chunk{}
-	send := func(m pipelineMsg) bool {
+	for {
 		select {
-		case s.out <- m:
+		case <-ctx.Done():
+			return nil
+		case e := <-s.barriers:
+			s.mu.Lock()
+			ok := s.flushLocked(ctx) && s.send(ctx, pipelineMsg{src: s.idx, barrier: e, pos: s.pos})
+			s.mu.Unlock()
+			if !ok {
+				return nil
+			}
+		}
+	}
+}
+
+func newSourceChunk() *Chunk {
+	return &Chunk{Rows: make([]types.Row, 0, chunkRows), Signs: make([]int8, 0, chunkRows)}
+}
+
+// take is the consumer callback: it decodes one message into the chunk.
+func (s *sourceReader) take(ctx context.Context, m jetstream.Msg) {
+	if !s.waitUnpaused(ctx) {
+		return
+	}
+	seq, ok := streamSeq(m.Reply())
+	if !ok {
+		meta, err := m.Metadata()
+		if err != nil {
+			s.log.Warn("message without JetStream metadata", "stream", s.name, "err", err)
+			return
+		}
+		seq = meta.Sequence.Stream
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if seq <= s.pos.Seq {
+		return // redelivery after a consumer reset
+	}
+	s.pos.Seq = seq
+	if err := s.decoder.decodeInto(m.Data(), s.chunk); err != nil {
+		s.pos.Skipped++
+		s.skippedTotal.Store(s.pos.Skipped)
+		if s.pos.Skipped <= 10 || s.pos.Skipped%1000 == 0 {
+			s.log.Warn("skipping malformed message", "stream", s.name, "seq", s.pos.Seq, "skipped", s.pos.Skipped, "err", err)
+		}
+		return
+	}
+	if s.chunk.Len() >= chunkRows {
+		s.flushLocked(ctx)
+	}
+}
+
+// waitUnpaused blocks while the runtime is paused (ALTER SYSTEM PAUSE). It
+// reports false if ctx ended.
+func (s *sourceReader) waitUnpaused(ctx context.Context) bool {
+	for {
+		changed := s.rt.pauseSignal()
+		if !s.rt.Paused() {
 			return true
+		}
+		select {
+		case <-changed:
 		case <-ctx.Done():
 			return false
 		}
 	}
-	flush := func() bool {
-		if chunk.Len() == 0 {
-			return true
-		}
-		c := chunk
-		chunk = &Chunk{}
-		return send(pipelineMsg{src: s.idx, chunk: c})
+}
+
+// flushLocked sends the rows gathered so far as one chunk. Caller holds mu.
+func (s *sourceReader) flushLocked(ctx context.Context) bool {
+	if s.chunk.Len() == 0 {
+		return true
 	}
-	for {
-		in := msgs
-		if s.rt.Paused() {
-			in = nil // ALTER SYSTEM PAUSE: barriers pass, input waits
-		}
-		pauseChanged := s.rt.pauseSignal()
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-pauseChanged:
-		case m := <-in:
-			meta, err := m.Metadata()
-			if err != nil {
-				s.log.Warn("message without JetStream metadata", "stream", s.name, "err", err)
-				continue
-			}
-			if meta.Sequence.Stream <= s.pos.Seq {
-				continue // redelivery after a consumer reset
-			}
-			s.pos.Seq = meta.Sequence.Stream
-			if err := s.decoder.decodeInto(m.Data(), chunk); err != nil {
-				s.pos.Skipped++
-				s.skippedTotal.Store(s.pos.Skipped)
-				if s.pos.Skipped <= 10 || s.pos.Skipped%1000 == 0 {
-					s.log.Warn("skipping malformed message", "stream", s.name, "seq", s.pos.Seq, "skipped", s.pos.Skipped, "err", err)
-				}
-				continue
-			}
-			if chunk.Len() >= chunkRows && !flush() {
-				return nil
-			}
-		case e := <-s.barriers:
-			if !flush() || !send(pipelineMsg{src: s.idx, barrier: e, pos: s.pos}) {
-				return nil
-			}
-		}
+	c := s.chunk
+	s.chunk = newSourceChunk()
+	return s.send(ctx, pipelineMsg{src: s.idx, chunk: c})
+}
+
+func (s *sourceReader) send(ctx context.Context, m pipelineMsg) bool {
+	select {
+	case s.out <- m:
+		return true
+	case <-ctx.Done():
+		return false
 	}
+}
+
+// streamSeq reads the stream sequence from a JetStream message's reply
+// subject without allocating:
+//
+//	$JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<tm>.<pending>
+//	$JS.ACK.<domain>.<acc hash>.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<tm>.<pending>[.<token>]
+//
+// It reports false for anything else (the caller falls back to Metadata).
+func streamSeq(reply string) (uint64, bool) {
+	if !strings.HasPrefix(reply, "$JS.ACK.") {
+		return 0, false
+	}
+	tokens := strings.Count(reply, ".") + 1
+	var pos int
+	switch {
+	case tokens == 9:
+		pos = 5
+	case tokens == 11 || tokens == 12:
+		pos = 7
+	default:
+		return 0, false
+	}
+	rest := reply
+	for range pos {
+		rest = rest[strings.IndexByte(rest, '.')+1:]
+	}
+	if i := strings.IndexByte(rest, '.'); i >= 0 {
+		rest = rest[:i]
+	}
+	n, err := strconv.ParseUint(rest, 10, 64)
+	return n, err == nil
 }

@@ -7,7 +7,8 @@
 //
 // INGEST_EVENTS (default 500000) and INGEST_KEYS (default 100000) size the
 // backlog; INGEST_CPUPROFILE=prefix writes prefix-<view>.pprof per view
-// covering only its CREATE (the backfill). Figures are reported, never
+// covering only its CREATE (the backfill); INGEST_MEMPROFILE=prefix writes
+// the cumulative allocation profile after each view. Figures are reported, never
 // asserted.
 package ingest
 
@@ -197,6 +198,7 @@ func BenchmarkIngest(b *testing.B) {
 		{"countsum", "SELECT count(*) AS n, sum(v) AS s FROM ev"},
 		{"passthrough", "SELECT k, v, ts FROM ev WHERE v >= 0"},
 	}
+	writeAllocs(b, "start")
 	for _, v := range views {
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -215,6 +217,7 @@ func BenchmarkIngest(b *testing.B) {
 			pprof.StopCPUProfile()
 		}
 		runtime.ReadMemStats(&after)
+		writeAllocs(b, v.name)
 		rate := float64(n) / d.Seconds()
 		allocs := float64(after.Mallocs-before.Mallocs) / float64(n)
 		bytesPer := float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
@@ -239,4 +242,22 @@ func findStream(b *testing.B, url string) string {
 		b.Fatal(err)
 	}
 	return name
+}
+
+// writeAllocs writes the cumulative allocation profile when
+// INGEST_MEMPROFILE is set: read one view's share with pprof -base of the
+// file written before it ("start" before the first view).
+func writeAllocs(b *testing.B, name string) {
+	prefix := os.Getenv("INGEST_MEMPROFILE")
+	if prefix == "" {
+		return
+	}
+	f, err := os.Create(prefix + "-" + name + ".pprof")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
 }

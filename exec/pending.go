@@ -1,0 +1,112 @@
+package exec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// pendingWrites collects an operator's state writes for the current epoch
+// without allocating per write: keys and values are appended to one byte
+// arena, reused every epoch, and a hash index keeps only the newest write
+// of each key (so a group updated many times in an epoch, or deleted and
+// re-inserted, costs one Pebble write). writeTo emits them in key order,
+// which is what Pebble's memtable inserts fastest.
+type pendingWrites struct {
+	arena   []byte
+	entries []pendingEntry
+	// index maps a key's hash to the newest entry with that hash; entries
+	// of colliding keys chain through pendingEntry.prev.
+	index map[uint64]int32
+	seed  maphash.Seed
+	order []int32 // scratch for writeTo
+	key   []byte  // scratch for writeTo
+}
+
+// maxKeptArena is the arena capacity kept across epochs.
+const maxKeptArena = 16 << 20
+
+type pendingEntry struct {
+	key, val [2]int32 // arena offsets [start, end)
+	del      bool
+	live     bool  // false once a newer write of the same key replaced it
+	prev     int32 // previous entry with the same hash, -1 if none
+}
+
+func (p *pendingWrites) bytes(r [2]int32) []byte { return p.arena[r[0]:r[1]] }
+
+func (p *pendingWrites) add(key []byte, del bool, row types.Row, count uint64) {
+	if p.index == nil {
+		p.index = map[uint64]int32{}
+		p.seed = maphash.MakeSeed()
+	}
+	h := maphash.Bytes(p.seed, key)
+	prev, ok := p.index[h]
+	if !ok {
+		prev = -1
+	}
+	for i := prev; i >= 0; i = p.entries[i].prev {
+		if e := &p.entries[i]; e.live && bytes.Equal(p.bytes(e.key), key) {
+			e.live = false
+			break
+		}
+	}
+	e := pendingEntry{del: del, live: true, prev: prev}
+	start := int32(len(p.arena))
+	p.arena = append(p.arena, key...)
+	e.key = [2]int32{start, int32(len(p.arena))}
+	if !del {
+		// The stored form of EncodeViewValue.
+		p.arena = binary.AppendUvarint(p.arena, count)
+		p.arena = keyenc.AppendRowValue(p.arena, row)
+	}
+	e.val = [2]int32{e.key[1], int32(len(p.arena))}
+	p.index[h] = int32(len(p.entries))
+	p.entries = append(p.entries, e)
+}
+
+// set records key -> (count, row).
+func (p *pendingWrites) set(key []byte, row types.Row, count uint64) { p.add(key, false, row, count) }
+
+// del records the deletion of key.
+func (p *pendingWrites) del(key []byte) { p.add(key, true, nil, 0) }
+
+// writeTo writes the newest write of every key under prefix into b, in
+// key order, and empties p. (Batch.Set copies, so the arena is reused.)
+func (p *pendingWrites) writeTo(b *pebble.Batch, prefix []byte) error {
+	p.order = p.order[:0]
+	for i := range p.entries {
+		if p.entries[i].live {
+			p.order = append(p.order, int32(i))
+		}
+	}
+	slices.SortFunc(p.order, func(a, c int32) int {
+		return bytes.Compare(p.bytes(p.entries[a].key), p.bytes(p.entries[c].key))
+	})
+	for _, i := range p.order {
+		e := &p.entries[i]
+		p.key = append(append(p.key[:0], prefix...), p.bytes(e.key)...)
+		var err error
+		if e.del {
+			err = b.Delete(p.key, nil)
+		} else {
+			err = b.Set(p.key, p.bytes(e.val), nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	p.arena, p.entries = p.arena[:0], p.entries[:0]
+	if cap(p.arena) > maxKeptArena {
+		// A huge epoch (a backfill) should not pin its arena forever.
+		p.arena, p.entries, p.order, p.index = nil, nil, nil, nil
+	}
+	clear(p.index)
+	return nil
+}
