@@ -21,6 +21,8 @@ const (
 	defaultEvents = 30000
 	shortEvents   = 6000
 	rounds        = 4
+	// tableChanges is the number of table statements per round.
+	tableChanges = 60
 )
 
 // TestDifferential feeds the same generated events to streamdb (JSON on
@@ -80,11 +82,19 @@ func TestDifferential(t *testing.T) {
 	}
 
 	d.lap = time.Now()
+	d.setupTables()
+	tables := newTableGen(seed)
+	changes := tableChanges
+	if testing.Short() {
+		changes /= 3
+	}
+	d.changeTables(tables, changes/2) // before any view exists
 	d.createViews(0)
 	d.step("created views of phase 0")
 	d.load(batches[0])
+	d.changeTables(tables, changes)
 	d.load(batches[1])
-	d.step("rounds 1-2 published and copied")
+	d.step("rounds 1-2 and table changes")
 	d.flush()
 	d.step("flushed")
 	d.checkViews("after 2 of 4 rounds")
@@ -93,7 +103,8 @@ func TestDifferential(t *testing.T) {
 	d.createViews(1)
 	d.step("created views of phase 1")
 	d.load(batches[2])
-	d.step("round 3 published and copied")
+	d.changeTables(tables, changes)
+	d.step("round 3 and table changes")
 
 	// Create the last views while the final round is being published and
 	// processed.
@@ -105,6 +116,7 @@ func TestDifferential(t *testing.T) {
 	}()
 	d.createViews(2)
 	d.step("created views of phase 2")
+	d.changeTables(tables, changes)
 	<-done
 	d.step("round 4 published")
 	if pubErr != nil {
@@ -118,7 +130,10 @@ func TestDifferential(t *testing.T) {
 	d.checkAdhoc()
 	d.checkSkipped()
 	d.step("compared")
-	t.Logf("%d events, %d views, %v (DIFF_SEED=%d)", n, len(d.created), time.Since(start).Round(time.Millisecond), seed)
+	t.Logf("%d events, %d table statements, %d views, %v (DIFF_SEED=%d)", n, d.tableStatements, len(d.created), time.Since(start).Round(time.Millisecond), seed)
+	if len(d.created) < 30 {
+		t.Errorf("only %d views were created; the differential test must cover at least 30", len(d.created))
+	}
 }
 
 type diffTest struct {
@@ -132,6 +147,8 @@ type diffTest struct {
 	// created holds the views that exist in streamdb.
 	created map[string]bool
 	lap     time.Time
+	// tableStatements counts the table changes run on both sides.
+	tableStatements int
 }
 
 // step logs the time since the previous step.
@@ -261,7 +278,11 @@ func (d *diffTest) checkViews(when string) {
 			continue
 		}
 		sdbSQL := "SELECT * FROM " + v.name
-		d.compare(fmt.Sprintf("view %s (%s)", v.name, when), sdbSQL, v.query, false, v.floatAggs)
+		pgSQL := v.query
+		if v.pg != "" {
+			pgSQL = v.pg
+		}
+		d.compare(fmt.Sprintf("view %s (%s)", v.name, when), sdbSQL, pgSQL, false, v.floatAggs)
 	}
 }
 
