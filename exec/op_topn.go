@@ -38,7 +38,7 @@ type topNOp struct {
 }
 
 type topNPartition struct {
-	rows sortedEntries
+	rows rankList
 	prev []types.Row // rows emitted so far
 }
 
@@ -64,7 +64,7 @@ func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store storage.Reade
 		return nil, err
 	}
 	for _, p := range op.parts {
-		p.prev = rankedRows(t, p.rows)
+		p.prev = rankedRows(t, &p.rows)
 	}
 	return op, nil
 }
@@ -85,7 +85,7 @@ func (op *topNOp) apply(row types.Row, n int64) (string, *topNPartition, *rankEn
 		p = &topNPartition{}
 		op.parts[pk] = p
 	}
-	p.rows, e = p.rows.add(op.t.Order, e, n)
+	e = p.rows.add(op.t.Order, e, n)
 	return pk, p, e, nil
 }
 
@@ -99,7 +99,7 @@ func (op *topNOp) Push(c *Chunk) error {
 		op.changed[ent.enc] = ent
 		// Prune in bulk, not per row: a backfill epoch can bring many
 		// rows to one partition.
-		if op.appendOnly && int64(len(p.rows)) > 2*(op.t.Offset+op.t.Count)+64 {
+		if op.appendOnly && int64(p.rows.Len()) > 2*(op.t.Offset+op.t.Count)+64 {
 			op.prune(p)
 		}
 	}
@@ -109,13 +109,10 @@ func (op *topNOp) Push(c *Chunk) error {
 // prune drops the rows of p that rank past the bound (append-only input
 // only), recording their state keys for deletion.
 func (op *topNOp) prune(p *topNPartition) {
-	cut := keptEntries(op.t, p.rows)
-	for _, e := range p.rows[cut:] {
+	for _, e := range p.rows.truncate(keptEntries(op.t, &p.rows)) {
 		e.count = 0
 		op.changed[e.enc] = e
 	}
-	clear(p.rows[cut:])
-	p.rows = p.rows[:cut]
 }
 
 func (op *topNOp) Barrier(e Epoch) error {
@@ -124,10 +121,10 @@ func (op *topNOp) Barrier(e Epoch) error {
 		if op.appendOnly {
 			op.prune(p)
 		}
-		cur := rankedRows(op.t, p.rows)
+		cur := rankedRows(op.t, &p.rows)
 		diffRows(p.prev, cur, dels, ins)
 		p.prev = cur
-		if len(p.rows) == 0 {
+		if p.rows.Len() == 0 {
 			delete(op.parts, pk)
 		}
 	}

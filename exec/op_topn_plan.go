@@ -90,7 +90,7 @@ func batchTopN(ctx context.Context, t *plan.TopN, r storage.Reader) ([]types.Row
 	if err != nil {
 		return nil, err
 	}
-	parts := map[string]sortedEntries{}
+	parts := map[string][]*rankEntry{}
 	for _, row := range in {
 		pk, err := partitionKey(t, row)
 		if err != nil {
@@ -112,7 +112,7 @@ func batchTopN(ctx context.Context, t *plan.TopN, r storage.Reader) ([]types.Row
 	for _, k := range keys {
 		s := parts[k]
 		sort.SliceStable(s, func(i, j int) bool { return compareEntries(t.Order, s[i], s[j]) < 0 })
-		out = append(out, rankedRows(t, s)...)
+		out = append(out, rankedRows(t, rankListOf(s))...)
 	}
 	return out, nil
 }

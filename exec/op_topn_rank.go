@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"sort"
 	"strings"
 
 	"streamdb/plan"
@@ -58,48 +57,15 @@ func compareEntries(order []plan.SortKey, a, b *rankEntry) int {
 	return strings.Compare(a.enc, b.enc)
 }
 
-// sortedEntries is a partition's rows in rank order.
-type sortedEntries []*rankEntry
-
-// find returns the index at which e belongs and whether an entry for the
-// same row is there.
-func (s sortedEntries) find(order []plan.SortKey, e *rankEntry) (int, bool) {
-	i := sort.Search(len(s), func(i int) bool { return compareEntries(order, s[i], e) >= 0 })
-	return i, i < len(s) && s[i].enc == e.enc
-}
-
-// add changes the multiplicity of e's row by n, inserting or removing its
-// entry. It returns the updated slice and the row's entry (count 0 when
-// the row is gone).
-func (s sortedEntries) add(order []plan.SortKey, e *rankEntry, n int64) (sortedEntries, *rankEntry) {
-	i, found := s.find(order, e)
-	if found {
-		cur := s[i]
-		cur.count += n
-		if cur.count == 0 {
-			s = append(s[:i], s[i+1:]...)
-		}
-		return s, cur
-	}
-	e.count = n
-	if n == 0 {
-		return s, e
-	}
-	s = append(s, nil)
-	copy(s[i+1:], s[i:])
-	s[i] = e
-	return s, e
-}
-
 // rankedRows returns the output rows of one partition: the rows ranked
 // Offset+1 .. Offset+Count (row numbers; Func "") or whose rank is at most
 // Count (ranking functions, which append the rank to each row). It walks
 // only as far as the bound.
-func rankedRows(t *plan.TopN, s sortedEntries) []types.Row {
+func rankedRows(t *plan.TopN, l *rankList) []types.Row {
 	var out []types.Row
 	var pos, rank, dense int64
 	var prev []types.Datum
-	for _, e := range s {
+	l.each(func(e *rankEntry) bool {
 		for c := int64(0); c < e.count; c++ {
 			pos++
 			if prev == nil || compareKeys(t.Order, prev, e.keys) != 0 {
@@ -112,7 +78,7 @@ func rankedRows(t *plan.TopN, s sortedEntries) []types.Row {
 					continue
 				}
 				if t.Count >= 0 && pos > t.Offset+t.Count {
-					return out
+					return false
 				}
 				out = append(out, e.row)
 				continue
@@ -123,23 +89,26 @@ func rankedRows(t *plan.TopN, s sortedEntries) []types.Row {
 			}
 			// Ranks never decrease along the walk.
 			if t.Count >= 0 && rank > t.Count {
-				return out
+				return false
 			}
 			r := make(types.Row, 0, len(e.row)+1)
 			out = append(out, append(append(r, e.row...), types.NewInt(rank)))
 		}
-	}
+		return true
+	})
 	return out
 }
 
-// keptEntries returns how many leading entries of s hold rows within the
+// keptEntries returns how many leading entries of l hold rows within the
 // bound of t (t.Count >= 0): the entries after them rank past it.
-func keptEntries(t *plan.TopN, s sortedEntries) int {
+func keptEntries(t *plan.TopN, l *rankList) int {
 	var pos, rank, dense int64
 	var prev []types.Datum
-	for i, e := range s {
+	kept := 0
+	l.each(func(e *rankEntry) bool {
 		if e.count <= 0 {
-			continue
+			kept++
+			return true
 		}
 		first := pos + 1 // the entry's first copy
 		pos += e.count
@@ -155,10 +124,12 @@ func keptEntries(t *plan.TopN, s sortedEntries) int {
 			r = dense
 		}
 		if r > t.Count {
-			return i
+			return false
 		}
-	}
-	return len(s)
+		kept++
+		return true
+	})
+	return kept
 }
 
 // partitionKey is the encoding of a row's PARTITION BY values.

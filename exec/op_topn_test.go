@@ -150,6 +150,8 @@ func testTopN(fn string, partitioned, desc bool, count, offset int64) *plan.TopN
 // restarting it from its Pebble state now and then, and compares what it
 // emitted with the top-N computed from scratch after every barrier.
 func TestTopNOperatorMatchesReference(t *testing.T) {
+	defer func(n int) { rankListBlock = n }(rankListBlock)
+	rankListBlock = 3 // split blocks often
 	type testCase struct {
 		tn         *plan.TopN
 		appendOnly bool // only inserts; the operator prunes
@@ -298,15 +300,15 @@ func TestTopNNullOrder(t *testing.T) {
 	}
 	for _, desc := range []bool{false, true} {
 		tn := testTopN("", false, desc, 1, 0)
-		var s sortedEntries
+		var l rankList
 		for _, r := range rows {
 			e, err := newRankEntry(tn.Order, r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, _ = s.add(tn.Order, e, 1)
+			l.add(tn.Order, e, 1)
 		}
-		got := rankedRows(tn, s)
+		got := rankedRows(tn, &l)
 		ok := len(got) == 1 && (desc && got[0][1].IsNull() || !desc && !got[0][1].IsNull() && got[0][1].I == 1)
 		if !ok {
 			t.Errorf("desc=%v: first row %v, want k = NULL descending and 1 ascending", desc, got)
