@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"streamdb/storage"
 )
 
@@ -37,6 +39,17 @@ type pipeline struct {
 
 	mu        sync.Mutex
 	committed []storage.SourcePosition // per source, at the newest committed epoch
+
+	// acks carries closed epochs, in order, to the goroutine that hands
+	// them to the runtime (which may commit them to Pebble there), so the
+	// operators go on with the next epoch while one commits.
+	acks chan epochAck
+}
+
+type epochAck struct {
+	epoch uint64
+	batch *pebble.Batch
+	pos   []storage.SourcePosition
 }
 
 func (p *pipeline) start(parent context.Context) {
@@ -55,9 +68,21 @@ func (p *pipeline) start(parent context.Context) {
 			}
 		}()
 	}
+	p.acks = make(chan epochAck, 4)
+	acked := make(chan struct{})
+	go func() {
+		defer close(acked)
+		// Acks after a stop are harmless: the runtime drops the batch of
+		// an epoch it no longer waits for or of a removed pipeline.
+		for a := range p.acks {
+			p.rt.ack(p, a.epoch, a.batch, a.pos)
+		}
+	}()
 	go func() {
 		err := p.loop(ctx)
 		cancel()
+		close(p.acks) // only loop sends on acks
+		<-acked
 		wg.Wait()
 		if err == nil {
 			select {
@@ -143,8 +168,9 @@ func (p *pipeline) loop(ctx context.Context) error {
 }
 
 // commitEpoch closes epoch e in the operators and hands the batch of state
-// changes and source positions to the runtime, which commits it together
-// with every other pipeline's batch of the same epoch.
+// changes and source positions to the runtime (through acks, in epoch
+// order), which commits it together with every other pipeline's batch of
+// the same epoch.
 func (p *pipeline) commitEpoch(e uint64, positions []storage.SourcePosition) error {
 	b := p.rt.store.NewBatch()
 	// Every branch carries the barrier; operators that join branches
@@ -162,7 +188,7 @@ func (p *pipeline) commitEpoch(e uint64, positions []storage.SourcePosition) err
 			return err
 		}
 	}
-	p.rt.ack(p, e, b, pos)
+	p.acks <- epochAck{epoch: e, batch: b, pos: pos}
 	return nil
 }
 
