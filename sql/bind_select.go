@@ -68,7 +68,8 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		// A bound on a rank computed in FROM (rn <= N) makes the ranking a
 		// top-N.
 		plan.BoundRanks(f)
-		input = f
+		// FROM a, b WHERE a.k = b.k joins on keys, not as a cross join.
+		input = plan.PushFilterIntoJoins(f)
 	}
 
 	// Expand the select list (wildcards) into fields.
