@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"fmt"
+
 	"streamdb/expr"
 	"streamdb/types"
 )
@@ -60,19 +62,56 @@ func (f *filterOp) Push(c *Chunk) error {
 func (f *filterOp) Barrier(e Epoch) error { return f.next.Barrier(e) }
 
 // projectOp computes output columns per change. The output rows of a chunk
-// share one backing array (one allocation per chunk, not per row).
+// share one backing array (one allocation per chunk, not per row). A
+// projection that keeps a prefix of its input's columns in order (the
+// identity included) re-slices the input rows instead: rows are never
+// written once built, so sharing them is safe.
 type projectOp struct {
 	exprs []expr.Expr
 	next  Operator
+	// cols[j] is the input column expression j copies, or -1 when it
+	// computes something; prefix reports cols[j] == j for every j.
+	cols   []int
+	prefix bool
+}
+
+func (p *projectOp) init() {
+	p.cols = make([]int, len(p.exprs))
+	p.prefix = true
+	for j, e := range p.exprs {
+		p.cols[j] = -1
+		if c, ok := e.(*expr.ColRef); ok {
+			p.cols[j] = c.Idx
+		}
+		if p.cols[j] != j {
+			p.prefix = false
+		}
+	}
 }
 
 func (p *projectOp) Push(c *Chunk) error {
+	if p.cols == nil {
+		p.init()
+	}
 	w := len(p.exprs)
 	out := &Chunk{Rows: make([]types.Row, len(c.Rows)), Signs: c.Signs}
+	if p.prefix {
+		for i, row := range c.Rows {
+			if len(row) < w {
+				return fmt.Errorf("internal error: projection of %d columns over a row of %d", w, len(row))
+			}
+			out.Rows[i] = row[:w:w]
+		}
+		return p.next.Push(out)
+	}
 	slab := make([]types.Datum, len(c.Rows)*w)
 	for i, row := range c.Rows {
 		r := slab[i*w : (i+1)*w : (i+1)*w]
 		for j, e := range p.exprs {
+			if k := p.cols[j]; k >= 0 {
+				r[j] = row[k]
+				continue
+			}
 			v, err := e.Eval(row)
 			if err != nil {
 				return err
