@@ -77,6 +77,11 @@ func run(args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	stopProfile, err := startCPUProfile()
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	engine, err := sql.Open(cfg, log)
 	if err != nil {
 		return err
