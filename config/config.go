@@ -35,6 +35,7 @@ var Settings = []Setting{
 	{"state.backend", "pebble", "pebble or memory"},
 	{"state.backend.incremental", "true", "checkpoints share files with earlier ones"},
 	{"state.backend.memory.max-size", "268435456", "memory backend: largest state a checkpoint may snapshot, in bytes"},
+	{"state.cache.groups-per-operator", "262144", "aggregate groups an operator keeps in memory (0: all); the rest are read from Pebble when touched"},
 	{"state.backend.async", "true", "processing goes on while a checkpoint is written"},
 	{"state.checkpoints.dir", "", "where checkpoints go (default <data dir>/checkpoints)"},
 	{"state.checkpoints.num-retained", "3", "completed periodic checkpoints kept"},
@@ -159,7 +160,7 @@ func validate(key, value string) error {
 	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async":
 		return oneOf("true", "false")
 	case "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
-		"state.checkpoints.num-retained", "state.backend.memory.max-size":
+		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator":
 		var n int64
 		if _, err := fmt.Sscanf(value, "%d", &n); err != nil || fmt.Sprint(n) != value || n < 0 {
 			return fmt.Errorf("%q is not a non-negative integer", value)

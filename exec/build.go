@@ -144,12 +144,15 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 	case *plan.Sort, *plan.Limit, *plan.TopN:
 		return b.buildTopN(n, next)
 	case *plan.Aggregate:
-		op, err := newAggOp(n, plan.AppendOnly(n.Input), b.opPrefix(), b.rt.store.DB(), next)
+		limit := groupLimit{max: b.rt.groupCache.Load, committed: b.rt.CommittedEpoch}
+		op, err := newAggOp(n, plan.AppendOnly(n.Input), b.opPrefix(), b.rt.store, limit, next)
 		if err != nil {
 			return nil, err
 		}
 		if c := findWindowCloser(n, b.watermarkFor); c != nil {
-			op.closeWindowsBy(c)
+			if err := op.closeWindowsBy(c); err != nil {
+				return nil, err
+			}
 		}
 		return b.build(n.Input, op)
 	}

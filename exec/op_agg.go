@@ -11,11 +11,19 @@ import (
 	"streamdb/types"
 )
 
-// aggOp is a streaming hash aggregation. It keeps every group in memory
-// (loaded from its state table at start) and emits changes to its output
+// aggOp is a streaming hash aggregation. It emits changes to its output
 // only when a barrier passes: for each group touched in the epoch, a delete
 // of the row it emitted before and an insert of the new one. Holding back
 // to the barrier turns many updates of a hot group into one change.
+//
+// Groups live in the operator's state table in Pebble; memory holds a
+// bounded cache of them (state.cache.groups-per-operator). A group missing
+// from memory is read from Pebble when a row touches it. Only groups whose
+// last write Pebble has committed may be evicted: an epoch's writes commit
+// after its barrier, so an evicted group read back before that would be
+// stale. For the same reason an emptied group stays cached, empty, until
+// its deletion commits. With the limit at 0, or when a watermark closes
+// windows, every group is loaded at start and kept.
 type aggOp struct {
 	groupBy    []expr.Expr
 	calls      []plan.AggCall
@@ -25,47 +33,110 @@ type aggOp struct {
 	dirty      map[string]*aggGroup
 	next       Operator
 
+	store *storage.Store
+	limit groupLimit
+	// lazy: groups are read from Pebble on a miss and may be evicted.
+	lazy bool
+
 	// closer, when set, frees groups whose window the watermark closed;
 	// byEnd indexes open groups by their window's end.
 	closer *windowCloser
 	byEnd  map[int64][]string
 }
 
-type aggGroup struct {
-	key  types.Row
-	rows int64 // input rows in the group (weight sum)
-	accs []Accumulator
-	prev types.Row // output row last emitted, nil if none
+// groupLimit is how an aggregate learns its cache bound and what Pebble
+// has committed.
+type groupLimit struct {
+	max       func() int64  // groups to keep in memory; 0: all
+	committed func() uint64 // newest epoch committed to Pebble
 }
 
-func newAggOp(a *plan.Aggregate, appendOnly bool, prefix []byte, store storage.Reader, next Operator) (*aggOp, error) {
+type aggGroup struct {
+	key     types.Row
+	rows    int64 // input rows in the group (weight sum)
+	accs    []Accumulator
+	prev    types.Row // output row last emitted, nil if none
+	written uint64    // epoch of the group's last write to Pebble
+}
+
+func newAggOp(a *plan.Aggregate, appendOnly bool, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
 	op := &aggOp{
 		groupBy: a.GroupBy, calls: a.Aggs, appendOnly: appendOnly, prefix: prefix,
 		groups: map[string]*aggGroup{}, dirty: map[string]*aggGroup{}, next: next,
+		store: store, limit: limit,
+		lazy: limit.max != nil && limit.max() > 0,
 	}
-	err := storage.ScanPrefix(store, prefix, func(k, v []byte) error {
-		key, _, err := keyenc.DecodeRow(k[len(prefix):], len(a.GroupBy))
+	if !op.lazy {
+		if err := op.loadAll(); err != nil {
+			return nil, err
+		}
+	}
+	if len(a.GroupBy) == 0 {
+		g, err := op.group("", types.Row{})
+		if err != nil {
+			return nil, err
+		}
+		if g.prev == nil {
+			// A global aggregate has one row even over no input (count 0).
+			op.dirty[""] = g
+		}
+	}
+	return op, nil
+}
+
+// loadAll reads every group of the state table into memory.
+func (op *aggOp) loadAll() error {
+	return storage.ScanPrefix(op.store.DB(), op.prefix, func(k, v []byte) error {
+		ks := string(k[len(op.prefix):])
+		if _, ok := op.groups[ks]; ok {
+			return nil // the cached copy is newer or the same
+		}
+		key, _, err := keyenc.DecodeRow(k[len(op.prefix):], len(op.groupBy))
 		if err != nil {
 			return err
 		}
-		g := op.newGroup(key)
-		if err := g.unmarshal(v); err != nil {
-			return fmt.Errorf("aggregate state: %w", err)
+		g, err := op.decodeGroup(key, v)
+		if err != nil {
+			return err
 		}
-		g.prev = op.output(g)
-		op.groups[string(k[len(prefix):])] = g
+		op.groups[ks] = g
 		return nil
 	})
-	if err != nil {
-		return nil, err
+}
+
+func (op *aggOp) decodeGroup(key types.Row, v []byte) (*aggGroup, error) {
+	g := op.newGroup(key)
+	if err := g.unmarshal(v); err != nil {
+		return nil, fmt.Errorf("aggregate state: %w", err)
 	}
-	if len(a.GroupBy) == 0 && len(op.groups) == 0 {
-		// A global aggregate has one row even over no input (count 0).
-		g := op.newGroup(types.Row{})
-		op.groups[""] = g
-		op.dirty[""] = g
+	g.prev = op.output(g)
+	return g, nil
+}
+
+// group returns the group under ks (key is its decoded form), from memory,
+// from Pebble, or new.
+func (op *aggOp) group(ks string, key types.Row) (*aggGroup, error) {
+	if g, ok := op.groups[ks]; ok {
+		return g, nil
 	}
-	return op, nil
+	var g *aggGroup
+	if op.lazy {
+		v, found, err := op.store.Get(append(append([]byte(nil), op.prefix...), ks...))
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			if g, err = op.decodeGroup(key, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if g == nil {
+		g = op.newGroup(key)
+	}
+	op.groups[ks] = g
+	op.trackEnd(ks, g)
+	return g, nil
 }
 
 func (op *aggOp) newGroup(key types.Row) *aggGroup {
@@ -92,11 +163,9 @@ func (op *aggOp) Push(c *Chunk) error {
 				keyBuf = keyenc.Append(keyBuf, v)
 			}
 		}
-		g, ok := op.groups[string(keyBuf)]
-		if !ok {
-			g = op.newGroup(key)
-			op.groups[string(keyBuf)] = g
-			op.trackEnd(string(keyBuf), g)
+		g, err := op.group(string(keyBuf), key)
+		if err != nil {
+			return err
 		}
 		sign := int64(c.Signs[i])
 		for j, call := range op.calls {
@@ -144,8 +213,11 @@ func (op *aggOp) Barrier(e Epoch) error {
 			g.prev = cur
 		}
 		stateKey := append(append([]byte(nil), op.prefix...), k...)
+		g.written = e.ID
 		if cur == nil {
-			delete(op.groups, k)
+			if !op.lazy {
+				delete(op.groups, k)
+			} // else: cached empty until the deletion commits
 			if err := e.Batch.Delete(stateKey, nil); err != nil {
 				return err
 			}
@@ -159,6 +231,7 @@ func (op *aggOp) Barrier(e Epoch) error {
 	if err := op.freeClosed(e); err != nil {
 		return err
 	}
+	op.evict()
 	if out.Len() > 0 {
 		if err := op.next.Push(out); err != nil {
 			return err
@@ -169,11 +242,42 @@ func (op *aggOp) Barrier(e Epoch) error {
 
 // closeWindowsBy makes the aggregate free the state of groups whose window
 // c reports closed (their output rows stay downstream).
-func (op *aggOp) closeWindowsBy(c *windowCloser) {
+func (op *aggOp) closeWindowsBy(c *windowCloser) error {
+	if op.lazy {
+		// Freeing closed windows needs every open group indexed.
+		if err := op.loadAll(); err != nil {
+			return err
+		}
+		op.lazy = false
+	}
 	op.closer = c
 	op.byEnd = map[int64][]string{}
 	for k, g := range op.groups {
 		op.trackEnd(k, g)
+	}
+	return nil
+}
+
+// evict drops cached groups (in map order, which is random) down to three
+// quarters of the limit once it is exceeded, keeping those whose writes
+// Pebble has not committed yet.
+func (op *aggOp) evict() {
+	if !op.lazy {
+		return
+	}
+	limit := op.limit.max()
+	if limit <= 0 || int64(len(op.groups)) <= limit {
+		return
+	}
+	target := limit - limit/4
+	committed := op.limit.committed()
+	for k, g := range op.groups {
+		if int64(len(op.groups)) <= target {
+			return
+		}
+		if g.written <= committed {
+			delete(op.groups, k)
+		}
 	}
 }
 

@@ -54,6 +54,9 @@ type Runtime struct {
 	// changed is closed and replaced after every commit and pipeline
 	// failure, waking waiters.
 	changed chan struct{}
+	// groupCache bounds the aggregate groups each operator keeps in memory
+	// (0: unbounded); see aggOp.
+	groupCache atomic.Int64
 	// late holds each pipeline's watermark states ([]*watermarkState by
 	// pipeline id), for Watermarks.
 	late sync.Map
@@ -414,6 +417,10 @@ func (rt *Runtime) SetExpander(fn func(*storage.Descriptor) (plan.Node, error)) 
 // SetAligned chooses exactly-once (aligned barriers, true) or at-least-once
 // (no alignment) processing for pipelines started from now on.
 func (rt *Runtime) SetAligned(aligned bool) { rt.aligned.Store(aligned) }
+
+// SetGroupCache sets how many aggregate groups each operator keeps in
+// memory (0: all of them); operators apply it at their next barrier.
+func (rt *Runtime) SetGroupCache(n int64) { rt.groupCache.Store(n) }
 
 // SetInterval changes the barrier interval.
 func (rt *Runtime) SetInterval(d time.Duration) {

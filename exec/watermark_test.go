@@ -49,7 +49,7 @@ func TestWatermarkClosesWindows(t *testing.T) {
 
 	out := &multiset{rows: map[string]int{}}
 	st := &watermarkState{stream: "s"}
-	aggOp, err := newAggOp(agg, true, storage.StatePrefix(1, 3), store.DB(), out)
+	aggOp, err := newAggOp(agg, true, storage.StatePrefix(1, 3), store, groupLimit{}, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,9 @@ func TestWatermarkClosesWindows(t *testing.T) {
 	if closer == nil || closer.keyCol != 1 || closer.offset != 0 {
 		t.Fatalf("window closer not found through the plan: %+v", closer)
 	}
-	aggOp.closeWindowsBy(closer)
+	if err := aggOp.closeWindowsBy(closer); err != nil {
+		t.Fatal(err)
+	}
 	head, err := newWatermarkOp(scan.Watermark, st, storage.StatePrefix(1, 2), store, &windowOp{w: win, next: aggOp})
 	if err != nil {
 		t.Fatal(err)

@@ -130,6 +130,8 @@ func (e *Engine) setServerSetting(n *front.Set) error {
 		e.rt.SetInterval(e.cfg.Duration(n.Name))
 	case "execution.checkpointing.mode":
 		e.rt.SetAligned(e.cfg.Values[n.Name] != "at_least_once")
+	case "state.cache.groups-per-operator":
+		e.rt.SetGroupCache(e.cfg.Int(n.Name))
 	}
 	e.log.Info("setting changed", "key", n.Name, "value", e.cfg.Values[n.Name], "persistent", n.System)
 	return nil

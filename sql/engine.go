@@ -80,6 +80,7 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 	e := &Engine{cfg: cfg, log: log, store: store, broker: b, objs: map[string]*storage.Descriptor{}, asOf: map[string]*asOfState{}}
 	e.rt = exec.NewRuntime(store, b, log, cfg.Duration("execution.barrier.interval"))
 	e.rt.SetAligned(cfg.Values["execution.checkpointing.mode"] != "at_least_once")
+	e.rt.SetGroupCache(cfg.Int("state.cache.groups-per-operator"))
 	e.rt.SetExpander(func(d *storage.Descriptor) (plan.Node, error) { return e.planView(d.Query) })
 	if e.coord, err = checkpoint.NewCoordinator(e.checkpointSettings, store, e.rt, log); err != nil {
 		store.Close()
