@@ -97,7 +97,7 @@ func (op *materializeOp) Push(c *Chunk) error {
 			}
 			kb = binary.BigEndian.AppendUint64(kb, op.nextRowID)
 			op.nextRowID++
-			op.pending.set(kb, row, 1)
+			op.pending.setNew(kb, row, 1)
 		case Counted:
 			kb = keyenc.AppendRowValue(kb, row)
 			n := op.counts[string(kb)] + int64(sign)

@@ -27,6 +27,8 @@ type pendingWrites struct {
 	seed  maphash.Seed
 	order []int32 // scratch for writeTo
 	key   []byte  // scratch for writeTo
+	// unsorted is set once a key arrives below the previous one.
+	unsorted bool
 }
 
 // maxKeptArena is the arena capacity kept across epochs.
@@ -41,20 +43,28 @@ type pendingEntry struct {
 
 func (p *pendingWrites) bytes(r [2]int32) []byte { return p.arena[r[0]:r[1]] }
 
-func (p *pendingWrites) add(key []byte, del bool, row types.Row, count uint64) {
-	if p.index == nil {
-		p.index = map[uint64]int32{}
-		p.seed = maphash.MakeSeed()
+// add records a write. unique promises that key was not written before in
+// this epoch (append-only row ids), which skips the index.
+func (p *pendingWrites) add(key []byte, unique, del bool, row types.Row, count uint64) {
+	if n := len(p.entries); n > 0 && !p.unsorted && bytes.Compare(p.bytes(p.entries[n-1].key), key) > 0 {
+		p.unsorted = true
 	}
-	h := maphash.Bytes(p.seed, key)
-	prev, ok := p.index[h]
-	if !ok {
-		prev = -1
-	}
-	for i := prev; i >= 0; i = p.entries[i].prev {
-		if e := &p.entries[i]; e.live && bytes.Equal(p.bytes(e.key), key) {
-			e.live = false
-			break
+	prev := int32(-1)
+	var h uint64
+	if !unique {
+		if p.index == nil {
+			p.index = map[uint64]int32{}
+			p.seed = maphash.MakeSeed()
+		}
+		h = maphash.Bytes(p.seed, key)
+		if i, ok := p.index[h]; ok {
+			prev = i
+		}
+		for i := prev; i >= 0; i = p.entries[i].prev {
+			if e := &p.entries[i]; e.live && bytes.Equal(p.bytes(e.key), key) {
+				e.live = false
+				break
+			}
 		}
 	}
 	e := pendingEntry{del: del, live: true, prev: prev}
@@ -67,15 +77,25 @@ func (p *pendingWrites) add(key []byte, del bool, row types.Row, count uint64) {
 		p.arena = keyenc.AppendRowValue(p.arena, row)
 	}
 	e.val = [2]int32{e.key[1], int32(len(p.arena))}
-	p.index[h] = int32(len(p.entries))
+	if !unique {
+		p.index[h] = int32(len(p.entries))
+	}
 	p.entries = append(p.entries, e)
 }
 
 // set records key -> (count, row).
-func (p *pendingWrites) set(key []byte, row types.Row, count uint64) { p.add(key, false, row, count) }
+func (p *pendingWrites) set(key []byte, row types.Row, count uint64) {
+	p.add(key, false, false, row, count)
+}
+
+// setNew records key -> (count, row) for a key not written before in this
+// epoch.
+func (p *pendingWrites) setNew(key []byte, row types.Row, count uint64) {
+	p.add(key, true, false, row, count)
+}
 
 // del records the deletion of key.
-func (p *pendingWrites) del(key []byte) { p.add(key, true, nil, 0) }
+func (p *pendingWrites) del(key []byte) { p.add(key, false, true, nil, 0) }
 
 // writeTo writes the newest write of every key under prefix into b, in
 // key order, and empties p. (Batch.Set copies, so the arena is reused.)
@@ -86,9 +106,11 @@ func (p *pendingWrites) writeTo(b *pebble.Batch, prefix []byte) error {
 			p.order = append(p.order, int32(i))
 		}
 	}
-	slices.SortFunc(p.order, func(a, c int32) int {
-		return bytes.Compare(p.bytes(p.entries[a].key), p.bytes(p.entries[c].key))
-	})
+	if p.unsorted {
+		slices.SortFunc(p.order, func(a, c int32) int {
+			return bytes.Compare(p.bytes(p.entries[a].key), p.bytes(p.entries[c].key))
+		})
+	}
 	for _, i := range p.order {
 		e := &p.entries[i]
 		p.key = append(append(p.key[:0], prefix...), p.bytes(e.key)...)
@@ -102,7 +124,7 @@ func (p *pendingWrites) writeTo(b *pebble.Batch, prefix []byte) error {
 			return err
 		}
 	}
-	p.arena, p.entries = p.arena[:0], p.entries[:0]
+	p.arena, p.entries, p.unsorted = p.arena[:0], p.entries[:0], false
 	if cap(p.arena) > maxKeptArena {
 		// A huge epoch (a backfill) should not pin its arena forever.
 		p.arena, p.entries, p.order, p.index = nil, nil, nil, nil

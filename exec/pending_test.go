@@ -38,9 +38,38 @@ func TestPendingWrites(t *testing.T) {
 				model[k] = string(EncodeViewValue(row, cnt))
 			}
 		}
+		// Keys written once per epoch (append-only row ids), in ascending
+		// order in even epochs and scrambled in odd ones.
+		perm := rng.Perm(rng.Intn(20))
+		for j := range perm {
+			id := j
+			if epoch%2 == 1 {
+				id = perm[j]
+			}
+			k := fmt.Sprintf("u%03d-%03d", epoch, id)
+			row := types.Row{types.NewInt(int64(id))}
+			p.setNew([]byte(k), row, 1)
+			model[k] = string(EncodeViewValue(row, 1))
+		}
 		b := db.NewBatch()
 		if err := p.writeTo(b, prefix); err != nil {
 			t.Fatal(err)
+		}
+		// writeTo emits in key order (what the memtable inserts fastest).
+		r := b.Reader()
+		var prev []byte
+		for {
+			_, k, _, ok, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			if prev != nil && string(k) <= string(prev) {
+				t.Fatalf("epoch %d: batch writes %q after %q", epoch, k, prev)
+			}
+			prev = append(prev[:0], k...)
 		}
 		if err := b.Commit(nil); err != nil {
 			t.Fatal(err)
