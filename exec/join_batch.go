@@ -32,16 +32,7 @@ func concatRows(l, r types.Row) types.Row {
 func nullRow(n int) types.Row { return make(types.Row, n) }
 
 // joinMatches reports whether the joined row passes the residual condition.
-func joinMatches(cond expr.Expr, row types.Row) (bool, error) {
-	if cond == nil {
-		return true, nil
-	}
-	v, err := cond.Eval(row)
-	if err != nil {
-		return false, err
-	}
-	return !v.IsNull() && v.Bool(), nil
-}
+func joinMatches(cond expr.Expr, row types.Row) (bool, error) { return expr.Holds(cond, row) }
 
 // batchJoin is a hash join of two row sets.
 func batchJoin(j *plan.Join, left, right []types.Row) ([]types.Row, error) {

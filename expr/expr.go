@@ -168,3 +168,16 @@ func HasParams(e Expr) bool {
 	})
 	return found
 }
+
+// Holds reports whether cond is true for row (a nil cond always holds);
+// NULL counts as false, as in WHERE and ON.
+func Holds(cond Expr, row types.Row) (bool, error) {
+	if cond == nil {
+		return true, nil
+	}
+	v, err := cond.Eval(row)
+	if err != nil {
+		return false, err
+	}
+	return !v.IsNull() && v.Bool(), nil
+}

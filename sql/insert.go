@@ -88,18 +88,10 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			if err != nil {
 				return nil, err
 			}
-			col := cols[target[j]]
-			if !assignable(e.Type(), col.Type) {
-				return nil, sqlerr.New(sqlerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", col.Name, col.Type, e.Type()).
-					WithHint("You will need to rewrite or cast the expression.").
-					WithPosition(params.stmt.Position(node.OriginTextPosition()))
-			}
-			cast, err := expr.CastWithModifier(e, col.Type, col.Mod, false)
+			cast, err := assignTo(e, cols[target[j]], node, params)
 			if err != nil {
-				// A literal that does not convert (22P02, 22003, ...).
-				return nil, params.at(node, err)
+				return nil, err
 			}
-			params.note(cast)
 			row[target[j]] = cast
 		}
 		rows[i] = row

@@ -134,7 +134,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 		err = s.e.changeTable(ctx, desc, "UPDATE", func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			for _, row := range rows {
-				ok, err := rowMatches(cond, row)
+				ok, err := expr.Holds(cond, row)
 				if err != nil || !ok {
 					if err != nil {
 						return nil, err
@@ -194,7 +194,7 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 		err = s.e.changeTable(ctx, desc, "DELETE", func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			for _, row := range rows {
-				ok, err := rowMatches(cond, row)
+				ok, err := expr.Holds(cond, row)
 				if err != nil {
 					return nil, err
 				}
@@ -365,6 +365,7 @@ func assignTo(e expr.Expr, col types.Column, node ast.ExprNode, params *boundPar
 	}
 	cast, err := expr.CastWithModifier(e, col.Type, col.Mod, false)
 	if err != nil {
+		// A literal that does not convert (22P02, 22003, ...).
 		return nil, params.at(node, err)
 	}
 	params.note(cast)
@@ -376,15 +377,4 @@ func bindOptional(e expr.Expr, vals []types.Datum) (expr.Expr, error) {
 		return nil, nil
 	}
 	return expr.BindParams(e, vals)
-}
-
-func rowMatches(cond expr.Expr, row types.Row) (bool, error) {
-	if cond == nil {
-		return true, nil
-	}
-	v, err := cond.Eval(row)
-	if err != nil {
-		return false, err
-	}
-	return !v.IsNull() && v.Bool(), nil
 }
