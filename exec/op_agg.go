@@ -3,6 +3,8 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"strings"
 
 	"streamdb/expr"
 	"streamdb/plan"
@@ -30,8 +32,14 @@ type aggOp struct {
 	appendOnly bool
 	prefix     []byte // state table: group key -> row count + accumulator states
 	groups     map[string]*aggGroup
-	dirty      map[string]*aggGroup
+	dirty      []*aggGroup // groups changed in this epoch, each once
 	next       Operator
+
+	// Scratch buffers reused across rows and barriers (Batch.Set copies).
+	keyVals  types.Row
+	keyBuf   []byte
+	stateKey []byte
+	stateVal []byte
 
 	store *storage.Store
 	limit groupLimit
@@ -52,6 +60,8 @@ type groupLimit struct {
 }
 
 type aggGroup struct {
+	ks      string // the group's key, encoded: its map key and state key suffix
+	dirty   bool
 	key     types.Row
 	rows    int64 // input rows in the group (weight sum)
 	accs    []Accumulator
@@ -62,7 +72,7 @@ type aggGroup struct {
 func newAggOp(a *plan.Aggregate, appendOnly bool, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
 	op := &aggOp{
 		groupBy: a.GroupBy, calls: a.Aggs, appendOnly: appendOnly, prefix: prefix,
-		groups: map[string]*aggGroup{}, dirty: map[string]*aggGroup{}, next: next,
+		groups: map[string]*aggGroup{}, next: next,
 		store: store, limit: limit,
 		lazy: limit.max != nil && limit.max() > 0,
 	}
@@ -78,7 +88,7 @@ func newAggOp(a *plan.Aggregate, appendOnly bool, prefix []byte, store *storage.
 		}
 		if g.prev == nil {
 			// A global aggregate has one row even over no input (count 0).
-			op.dirty[""] = g
+			op.markDirty(g)
 		}
 	}
 	return op, nil
@@ -99,6 +109,7 @@ func (op *aggOp) loadAll() error {
 		if err != nil {
 			return err
 		}
+		g.ks = ks
 		op.groups[ks] = g
 		return nil
 	})
@@ -134,6 +145,7 @@ func (op *aggOp) group(ks string, key types.Row) (*aggGroup, error) {
 	if g == nil {
 		g = op.newGroup(key)
 	}
+	g.ks = ks
 	op.groups[ks] = g
 	op.trackEnd(ks, g)
 	return g, nil
@@ -148,22 +160,8 @@ func (op *aggOp) newGroup(key types.Row) *aggGroup {
 }
 
 func (op *aggOp) Push(c *Chunk) error {
-	var keyBuf []byte
 	for i, row := range c.Rows {
-		keyBuf = keyBuf[:0]
-		var key types.Row
-		if len(op.groupBy) > 0 {
-			key = make(types.Row, len(op.groupBy))
-			for j, e := range op.groupBy {
-				v, err := e.Eval(row)
-				if err != nil {
-					return err
-				}
-				key[j] = v
-				keyBuf = keyenc.Append(keyBuf, v)
-			}
-		}
-		g, err := op.group(string(keyBuf), key)
+		g, err := op.groupOf(row)
 		if err != nil {
 			return err
 		}
@@ -181,9 +179,35 @@ func (op *aggOp) Push(c *Chunk) error {
 			}
 		}
 		g.rows += sign
-		op.dirty[string(keyBuf)] = g
+		op.markDirty(g)
 	}
 	return nil
+}
+
+// groupOf finds (or makes) the group of an input row. It allocates only
+// for a group not in memory.
+func (op *aggOp) groupOf(row types.Row) (*aggGroup, error) {
+	op.keyVals = op.keyVals[:0]
+	op.keyBuf = op.keyBuf[:0]
+	for _, e := range op.groupBy {
+		v, err := e.Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		op.keyVals = append(op.keyVals, v)
+		op.keyBuf = keyenc.Append(op.keyBuf, v)
+	}
+	if g, ok := op.groups[string(op.keyBuf)]; ok {
+		return g, nil
+	}
+	return op.group(string(op.keyBuf), append(types.Row{}, op.keyVals...))
+}
+
+func (op *aggOp) markDirty(g *aggGroup) {
+	if !g.dirty {
+		g.dirty = true
+		op.dirty = append(op.dirty, g)
+	}
 }
 
 // output is the group's result row, or nil when the group is empty.
@@ -201,7 +225,10 @@ func (op *aggOp) output(g *aggGroup) types.Row {
 
 func (op *aggOp) Barrier(e Epoch) error {
 	out := &Chunk{}
-	for k, g := range op.dirty {
+	// In key order: Pebble's memtable takes sorted inserts faster.
+	slices.SortFunc(op.dirty, func(a, b *aggGroup) int { return strings.Compare(a.ks, b.ks) })
+	for _, g := range op.dirty {
+		g.dirty = false
 		cur := op.output(g)
 		if !rowsEqual(g.prev, cur) {
 			if g.prev != nil {
@@ -212,22 +239,24 @@ func (op *aggOp) Barrier(e Epoch) error {
 			}
 			g.prev = cur
 		}
-		stateKey := append(append([]byte(nil), op.prefix...), k...)
+		op.stateKey = append(append(op.stateKey[:0], op.prefix...), g.ks...)
 		g.written = e.ID
 		if cur == nil {
 			if !op.lazy {
-				delete(op.groups, k)
+				delete(op.groups, g.ks)
 			} // else: cached empty until the deletion commits
-			if err := e.Batch.Delete(stateKey, nil); err != nil {
+			if err := e.Batch.Delete(op.stateKey, nil); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := e.Batch.Set(stateKey, g.marshal(), nil); err != nil {
+		op.stateVal = g.marshal(op.stateVal[:0])
+		if err := e.Batch.Set(op.stateKey, op.stateVal, nil); err != nil {
 			return err
 		}
 	}
 	clear(op.dirty)
+	op.dirty = op.dirty[:0]
 	if err := op.freeClosed(e); err != nil {
 		return err
 	}
@@ -321,8 +350,8 @@ func (op *aggOp) freeClosed(e Epoch) error {
 	return nil
 }
 
-func (g *aggGroup) marshal() []byte {
-	buf := binary.AppendVarint(nil, g.rows)
+func (g *aggGroup) marshal(buf []byte) []byte {
+	buf = binary.AppendVarint(buf, g.rows)
 	for _, a := range g.accs {
 		buf = a.Marshal(buf)
 	}

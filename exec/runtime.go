@@ -194,6 +194,16 @@ func (rt *Runtime) tryCommitLocked() {
 }
 
 func (rt *Runtime) commit(e uint64, es *epochState) error {
+	if len(es.batches) == 1 {
+		// One pipeline: commit its batch itself rather than a copy.
+		for _, pb := range es.batches {
+			defer pb.Close()
+			if err := storage.PutEpoch(pb, e); err != nil {
+				return err
+			}
+			return rt.store.Commit(pb, false)
+		}
+	}
 	b := rt.store.NewBatch()
 	defer b.Close()
 	for _, pb := range es.batches {
