@@ -118,14 +118,12 @@ var nxQueries = []nxQuery{
 	{name: "q2", kept: "whole result", reads: bidOnly,
 		sql: "SELECT auction, price FROM bid WHERE auction % 123 = 0"},
 	{name: "q3", kept: "whole result", reads: personAuction,
-		note: "explicit JOIN ... ON: a comma join with the key in WHERE is planned as a cross join",
-		sql: `SELECT P.name, P.city, P.state, A.id FROM auction AS A JOIN person AS P ON A.seller = P.id
-		      WHERE A.category = 10 AND (P.state = 'OR' OR P.state = 'ID' OR P.state = 'CA')`},
+		sql: `SELECT P.name, P.city, P.state, A.id FROM auction AS A, person AS P
+		      WHERE A.seller = P.id AND A.category = 10 AND (P.state = 'OR' OR P.state = 'ID' OR P.state = 'CA')`},
 	{name: "q4", kept: "whole result (5 categories)", reads: auctionAndBids,
-		note: "explicit JOIN ... ON: a comma join with the key in WHERE is planned as a cross join",
 		sql: `SELECT Q.category, avg(Q.final) AS avg_final FROM (
-		        SELECT max(B.price) AS final, A.category FROM auction A JOIN bid B ON A.id = B.auction
-		        WHERE B.date_time BETWEEN A.date_time AND A.expires GROUP BY A.id, A.category) Q
+		        SELECT max(B.price) AS final, A.category FROM auction A, bid B
+		        WHERE A.id = B.auction AND B.date_time BETWEEN A.date_time AND A.expires GROUP BY A.id, A.category) Q
 		      GROUP BY Q.category`},
 	{name: "q5", kept: "whole result", reads: bidOnly,
 		sql: `SELECT AuctionBids.auction, AuctionBids.num FROM (
