@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -57,6 +58,24 @@ func TestTableAndWatermarkSurviveCrash(t *testing.T) {
 	checkRows(t, conn, "after the restart", "SELECT k, window_start, n FROM per_window ORDER BY window_start", wantWindows)
 	checkRows(t, conn, "after the restart", "SELECT late_rows FROM streamdb_watermarks WHERE view = 'per_window'", []string{"2"})
 	checkRows(t, conn, "after the restart", "SELECT id, owner, balance FROM accounts ORDER BY id", []string{"1 ann 20", "3 bob 60"})
+
+	// The extended protocol: parameters in INSERT, UPDATE and DELETE.
+	ctx := testCtx(t, 30*time.Second)
+	for _, st := range []struct {
+		sql  string
+		args []any
+		tag  string
+	}{
+		{"INSERT INTO accounts VALUES ($1, $2, $3)", []any{4, "cy", int64(7)}, "INSERT 0 1"},
+		{"UPDATE accounts SET balance = balance + $1 WHERE owner = $2", []any{int64(100), "bob"}, "UPDATE 1"},
+		{"DELETE FROM accounts WHERE id = $1", []any{1}, "DELETE 1"},
+	} {
+		tag, err := conn.Exec(ctx, st.sql, st.args...)
+		if err != nil || tag.String() != st.tag {
+			t.Fatalf("%s %v: tag %q, err %v; want %q", st.sql, st.args, tag, err, st.tag)
+		}
+	}
+	checkRows(t, conn, "after parameterised changes", "SELECT id, owner, balance FROM accounts ORDER BY id", []string{"3 bob 160", "4 cy 7"})
 }
 
 // checkRows compares a query's rows, rendered as space-separated text, with
