@@ -35,7 +35,8 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	case plan.AppendOnly(root):
 		mode = AppendOnly
 	}
-	mat, err := newMaterializeOp(mode, keyCols, ViewTablePrefix(desc.ID), storage.StatePrefix(desc.ID, viewMetaIndex), rt.store)
+	mat, err := newMaterializeOp(mode, keyCols, ViewTablePrefix(desc.ID), storage.StatePrefix(desc.ID, viewMetaIndex), rt.store,
+		groupLimit{max: rt.groupCache.Load, committed: rt.CommittedEpoch})
 	if err != nil {
 		return err
 	}

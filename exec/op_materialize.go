@@ -32,13 +32,29 @@ type materializeOp struct {
 	metaKey []byte // AppendOnly: next row id
 
 	nextRowID uint64
-	pending   pendingWrites    // the epoch's writes, newest per key
-	counts    map[string]int64 // Counted: multiplicity of every row
-	keyBuf    []byte           // scratch for Push
+	pending   pendingWrites // the epoch's writes, newest per key
+	keyBuf    []byte        // scratch for Push
+
+	// Counted: multiplicities of rows, a bounded cache over the view's
+	// table with the same rules as the aggregate's group cache (an entry
+	// is evicted only once Pebble committed its last write; a row whose
+	// count fell to zero stays cached until its deletion commits).
+	counts  map[string]countEntry
+	touched []string // rows counted in this epoch
+	store   *storage.Store
+	limit   groupLimit
+	lazy    bool
+	// keyBufGet is scratch for reading a count.
+	keyBufGet []byte
 }
 
-func newMaterializeOp(mode MaterializeMode, keyCols []int, prefix, metaKey []byte, store *storage.Store) (*materializeOp, error) {
-	op := &materializeOp{mode: mode, keyCols: keyCols, prefix: prefix, metaKey: metaKey}
+type countEntry struct {
+	n       int64
+	written uint64 // epoch of the last write; 0 while touched in this one
+}
+
+func newMaterializeOp(mode MaterializeMode, keyCols []int, prefix, metaKey []byte, store *storage.Store, limit groupLimit) (*materializeOp, error) {
+	op := &materializeOp{mode: mode, keyCols: keyCols, prefix: prefix, metaKey: metaKey, store: store, limit: limit}
 	switch mode {
 	case AppendOnly:
 		v, ok, err := store.Get(metaKey)
@@ -49,10 +65,14 @@ func newMaterializeOp(mode MaterializeMode, keyCols []int, prefix, metaKey []byt
 			op.nextRowID = binary.BigEndian.Uint64(v)
 		}
 	case Counted:
-		op.counts = map[string]int64{}
+		op.counts = map[string]countEntry{}
+		op.lazy = limit.max != nil && limit.max() > 0
+		if op.lazy {
+			break
+		}
 		err := storage.ScanPrefix(store.DB(), prefix, func(k, v []byte) error {
 			n, _ := binary.Uvarint(v)
-			op.counts[string(k[len(prefix):])] = int64(n)
+			op.counts[string(k[len(prefix):])] = countEntry{n: int64(n)}
 			return nil
 		})
 		if err != nil {
@@ -100,13 +120,25 @@ func (op *materializeOp) Push(c *Chunk) error {
 			op.pending.setNew(kb, row, 1)
 		case Counted:
 			kb = keyenc.AppendRowValue(kb, row)
-			n := op.counts[string(kb)] + int64(sign)
+			ent, err := op.count(kb)
+			if err != nil {
+				return err
+			}
+			if ent.written != 0 {
+				op.touched = append(op.touched, string(kb))
+			}
+			n := ent.n + int64(sign)
 			if n <= 0 {
-				delete(op.counts, string(kb))
+				n = 0
 				op.pending.del(kb)
 			} else {
-				op.counts[string(kb)] = n
 				op.pending.set(kb, row, uint64(n))
+			}
+			switch {
+			case n == 0 && !op.lazy:
+				delete(op.counts, string(kb))
+			default:
+				op.counts[string(kb)] = countEntry{n: n}
 			}
 		}
 		op.keyBuf = kb
@@ -114,12 +146,63 @@ func (op *materializeOp) Push(c *Chunk) error {
 	return nil
 }
 
+// count returns a row's multiplicity entry, reading it from Pebble when
+// it is not cached. A new entry reports written = 1 so that Push records
+// it as touched.
+func (op *materializeOp) count(kb []byte) (countEntry, error) {
+	if ent, ok := op.counts[string(kb)]; ok {
+		return ent, nil
+	}
+	if !op.lazy {
+		return countEntry{written: 1}, nil
+	}
+	op.keyBufGet = append(append(op.keyBufGet[:0], op.prefix...), kb...)
+	v, found, err := op.store.Get(op.keyBufGet)
+	if err != nil || !found {
+		return countEntry{written: 1}, err
+	}
+	n, _ := binary.Uvarint(v)
+	return countEntry{n: int64(n), written: 1}, nil
+}
+
 func (op *materializeOp) Barrier(e Epoch) error {
 	if err := op.pending.writeTo(e.Batch, op.prefix); err != nil {
 		return err
+	}
+	if op.mode == Counted {
+		op.settleCounts(e.ID)
 	}
 	if op.mode == AppendOnly {
 		return e.Batch.Set(op.metaKey, binary.BigEndian.AppendUint64(op.keyBuf[:0], op.nextRowID), nil)
 	}
 	return nil
+}
+
+// settleCounts stamps the rows counted in epoch id with it and, once the
+// cache is over its bound, evicts entries whose writes Pebble committed.
+func (op *materializeOp) settleCounts(id uint64) {
+	for _, k := range op.touched {
+		if ent, ok := op.counts[k]; ok {
+			ent.written = id
+			op.counts[k] = ent
+		}
+	}
+	op.touched = op.touched[:0]
+	if !op.lazy {
+		return
+	}
+	limit := op.limit.max()
+	if limit <= 0 || int64(len(op.counts)) <= limit {
+		return
+	}
+	target := limit - limit/4
+	committed := op.limit.committed()
+	for k, ent := range op.counts {
+		if int64(len(op.counts)) <= target {
+			return
+		}
+		if ent.written != 0 && ent.written <= committed {
+			delete(op.counts, k)
+		}
+	}
 }
