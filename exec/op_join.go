@@ -176,7 +176,9 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 	b := op.bucket(side, key, true)
 	e := b[rowKey]
 	if e == nil {
-		e = &joinEntry{side: side, key: key, rowKey: rowKey, row: row}
+		// A copy: chunk rows share slabs, and a kept row would pin its
+		// whole slab for as long as it stays in the join's state.
+		e = &joinEntry{side: side, key: key, rowKey: rowKey, row: append(types.Row(nil), row...)}
 		b[rowKey] = e
 	}
 	e.count += sign

@@ -21,7 +21,9 @@ type rankEntry struct {
 
 // newRankEntry evaluates the sort keys of row.
 func newRankEntry(order []plan.SortKey, row types.Row) (*rankEntry, error) {
-	e := &rankEntry{row: row, keys: make([]types.Datum, len(order)), enc: string(keyenc.AppendRowValue(nil, row))}
+	// The row is copied: chunk rows share slabs, and a kept row would pin
+	// its whole slab.
+	e := &rankEntry{row: append(types.Row(nil), row...), keys: make([]types.Datum, len(order)), enc: string(keyenc.AppendRowValue(nil, row))}
 	for i, k := range order {
 		v, err := k.Expr.Eval(row)
 		if err != nil {
