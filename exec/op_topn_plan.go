@@ -121,26 +121,13 @@ func batchTopN(ctx context.Context, t *plan.TopN, r storage.Reader) ([]types.Row
 // ORDER BY ... LIMIT shows as the TopN that runs it and a Sort without
 // LIMIT is left out.
 func explainStreamingTree(root plan.Node) string {
-	var sb strings.Builder
-	var walk func(n plan.Node, depth int)
-	walk = func(n plan.Node, depth int) {
-		switch n.(type) {
+	return plan.ExplainAs(root, func(n plan.Node) plan.Node {
+		switch n := n.(type) {
 		case *plan.Sort:
-			walk(n.Children()[0], depth)
-			return
+			return n.Input
 		case *plan.Limit:
-			n = plan.LimitAsTopN(n.(*plan.Limit))
+			return plan.LimitAsTopN(n)
 		}
-		sb.WriteString(strings.Repeat("  ", depth))
-		if depth > 0 {
-			sb.WriteString("└─ ")
-		}
-		sb.WriteString(n.Describe())
-		sb.WriteString("\n")
-		for _, c := range n.Children() {
-			walk(c, depth+1)
-		}
-	}
-	walk(root, 0)
-	return sb.String()
+		return n
+	})
 }

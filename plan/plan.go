@@ -173,10 +173,19 @@ func (l *Limit) Children() []Node       { return []Node{l.Input} }
 func (l *Limit) Describe() string       { return fmt.Sprintf("Limit %d offset %d", l.Count, l.Offset) }
 
 // Explain renders the tree, one node per line, children indented.
-func Explain(n Node) string {
+func Explain(n Node) string { return ExplainAs(n, func(n Node) Node { return n }) }
+
+// ExplainAs is Explain where shown says what stands at each node's place:
+// the node itself, or another node (e.g. what the node runs as) that is
+// rendered at the same depth in its stead.
+func ExplainAs(n Node, shown func(Node) Node) string {
 	var sb strings.Builder
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
+		if m := shown(n); m != n {
+			walk(m, depth)
+			return
+		}
 		sb.WriteString(strings.Repeat("  ", depth))
 		if depth > 0 {
 			sb.WriteString("└─ ")
