@@ -181,3 +181,17 @@ func Holds(cond Expr, row types.Row) (bool, error) {
 	}
 	return !v.IsNull() && v.Bool(), nil
 }
+
+// IsConstant reports whether e refers to no column and no parameter, so
+// that it evaluates to the same value for every row.
+func IsConstant(e Expr) bool {
+	constant := true
+	Walk(e, func(x Expr) Expr {
+		switch x.(type) {
+		case *ColRef, *Param:
+			constant = false
+		}
+		return x
+	})
+	return constant
+}

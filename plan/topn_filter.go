@@ -69,15 +69,7 @@ func rankBound(e expr.Expr) (col int, bound int64, ok bool) {
 // constInt evaluates an expression without column references or
 // parameters to an integer.
 func constInt(e expr.Expr) (int64, bool) {
-	constant := true
-	expr.Walk(e, func(x expr.Expr) expr.Expr {
-		switch x.(type) {
-		case *expr.ColRef, *expr.Param:
-			constant = false
-		}
-		return x
-	})
-	if !constant {
+	if !expr.IsConstant(e) {
 		return 0, false
 	}
 	d, err := e.Eval(nil)

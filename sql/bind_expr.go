@@ -163,7 +163,7 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 			if col, ok := n.(*ast.ColumnNameExpr); ok {
 				return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", col.Name.Name.O)
 			}
-			if isConstant(e) {
+			if expr.IsConstant(e) {
 				return e, nil
 			}
 		}
@@ -288,18 +288,6 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported yet")
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "expression %T is not supported", n)
-}
-
-func isConstant(e expr.Expr) bool {
-	constant := true
-	expr.Walk(e, func(x expr.Expr) expr.Expr {
-		switch x.(type) {
-		case *expr.ColRef, *expr.Param:
-			constant = false
-		}
-		return x
-	})
-	return constant
 }
 
 var binaryOps = map[opcode.Op]string{

@@ -98,7 +98,7 @@ func (sb *selectBinder) equiKey(b *binder, eq *ast.BinaryOperationExpr, ls, rs *
 	try := func(a, c ast.ExprNode) (expr.Expr, expr.Expr, bool) {
 		le, err1 := (&binder{stmt: sb.params}).bindExpr(a, ls)
 		re, err2 := (&binder{stmt: sb.params}).bindExpr(c, rs)
-		if err1 != nil || err2 != nil || isConstant(le) || isConstant(re) {
+		if err1 != nil || err2 != nil || expr.IsConstant(le) || expr.IsConstant(re) {
 			return nil, nil, false
 		}
 		return le, re, true
