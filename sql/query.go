@@ -35,17 +35,22 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 		}
 		snap := s.e.store.Snapshot()
 		defer snap.Close()
-		rows, err := exec.RunBatch(ctx, bound, snap)
-		if err != nil {
+		return runAndWrite(ctx, bound, snap, w)
+	}}
+}
+
+// runAndWrite runs a bound query over r and sends its rows to w.
+func runAndWrite(ctx context.Context, root plan.Node, r storage.Reader, w pgwire.RowWriter) (string, error) {
+	rows, err := exec.RunBatch(ctx, root, r)
+	if err != nil {
+		return "", err
+	}
+	for _, row := range rows {
+		if err := w.WriteRow(row); err != nil {
 			return "", err
 		}
-		for _, r := range rows {
-			if err := w.WriteRow(r); err != nil {
-				return "", err
-			}
-		}
-		return selectTag(len(rows)), nil
-	}}
+	}
+	return selectTag(len(rows)), nil
 }
 
 // bindPlanParams returns a copy of the plan with parameter values in place
@@ -153,16 +158,7 @@ func (s *session) prepareAsOf(stmt *front.Statement, id uint64, root plan.Node, 
 				return "", err
 			}
 		}
-		rows, err := exec.RunBatch(ctx, bound, st.store.DB())
-		if err != nil {
-			return "", err
-		}
-		for _, r := range rows {
-			if err := w.WriteRow(r); err != nil {
-				return "", err
-			}
-		}
-		return selectTag(len(rows)), nil
+		return runAndWrite(ctx, bound, st.store.DB(), w)
 	}}
 }
 
