@@ -78,9 +78,5 @@ func (sb *selectBinder) bindCTE(name, alias string) (plan.Node, *scope, bool, er
 	if alias == "" {
 		alias = name
 	}
-	sc := &scope{}
-	for _, c := range cols {
-		sc.cols = append(sc.cols, scopeColumn{table: alias, name: c.Name, typ: c.Type})
-	}
-	return node, sc, true, nil
+	return node, scopeOf(alias, cols), true, nil
 }

@@ -32,6 +32,16 @@ type scope struct {
 	cols []scopeColumn
 }
 
+// scopeOf is the scope of a relation's columns under one name (a table,
+// its alias, a subquery's alias).
+func scopeOf(table string, cols []types.Column) *scope {
+	sc := &scope{cols: make([]scopeColumn, len(cols))}
+	for i, c := range cols {
+		sc.cols[i] = scopeColumn{table: table, name: c.Name, typ: c.Type}
+	}
+	return sc
+}
+
 func (s *scope) resolve(table, name string) (int, error) {
 	found := -1
 	for i, c := range s.cols {

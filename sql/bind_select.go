@@ -386,11 +386,7 @@ func (sb *selectBinder) bindTableSource(ts *ast.TableSource) (plan.Node, *scope,
 	if err != nil {
 		return nil, nil, err
 	}
-	sc := &scope{}
-	for _, c := range node.Schema() {
-		sc.cols = append(sc.cols, scopeColumn{table: alias, name: c.Name, typ: c.Type})
-	}
-	return node, sc, nil
+	return node, scopeOf(alias, node.Schema()), nil
 }
 
 func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *scope, error) {
@@ -421,10 +417,7 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 	if alias == "" {
 		alias = name
 	}
-	sc := &scope{}
-	for _, c := range cols {
-		sc.cols = append(sc.cols, scopeColumn{table: alias, name: c.Name, typ: c.Type})
-	}
+	sc := scopeOf(alias, cols)
 	wm, err := bindWatermark(desc, cols)
 	if err != nil {
 		return nil, nil, err

@@ -38,12 +38,8 @@ func bindWatermark(d *storage.Descriptor, cols []types.Column) (*plan.Watermark,
 	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.From != nil {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "WATERMARK needs one expression over the stream's columns")
 	}
-	sc := &scope{}
-	for _, c := range cols {
-		sc.cols = append(sc.cols, scopeColumn{table: d.Name, name: c.Name, typ: c.Type})
-	}
 	b := &binder{stmt: &boundParams{stmt: st}}
-	e, err := b.bindExpr(sel.Fields.Fields[0].Expr, sc)
+	e, err := b.bindExpr(sel.Fields.Fields[0].Expr, scopeOf(d.Name, cols))
 	if err != nil {
 		return nil, err
 	}

@@ -51,11 +51,7 @@ func (sb *selectBinder) bindWindow(w *front.WindowTVF, alias string) (plan.Node,
 	}
 	out := append(append([]types.Column{}, cols...),
 		types.Column{Name: "window_start", Type: tt}, types.Column{Name: "window_end", Type: tt})
-	sc := &scope{}
-	for _, c := range out {
-		sc.cols = append(sc.cols, scopeColumn{table: alias, name: c.Name, typ: c.Type})
-	}
-	return &plan.Window{Input: src, TimeCol: timeCol, Size: size, Slide: slide, Cols: out}, sc, nil
+	return &plan.Window{Input: src, TimeCol: timeCol, Size: size, Slide: slide, Cols: out}, scopeOf(alias, out), nil
 }
 
 // fixedInterval reads a window size: a positive interval of days and

@@ -339,11 +339,7 @@ func tableScope(d *storage.Descriptor, alias string) ([]types.Column, *scope, er
 	if err != nil {
 		return nil, nil, err
 	}
-	sc := &scope{}
-	for _, c := range cols {
-		sc.cols = append(sc.cols, scopeColumn{table: alias, name: c.Name, typ: c.Type})
-	}
-	return cols, sc, nil
+	return cols, scopeOf(alias, cols), nil
 }
 
 func columnIndex(cols []types.Column, name string) int {
