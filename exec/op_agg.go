@@ -59,6 +59,27 @@ type groupLimit struct {
 	committed func() uint64 // newest epoch committed to Pebble
 }
 
+// evictCommitted drops entries of an operator's cache (in map order, which is
+// random) down to three quarters of the limit once it is exceeded. It
+// keeps entries whose last write, written(v), Pebble has not committed:
+// reading one back from Pebble would see stale state.
+func evictCommitted[V any](l groupLimit, cache map[string]V, written func(V) uint64) {
+	limit := l.max()
+	if limit <= 0 || int64(len(cache)) <= limit {
+		return
+	}
+	target := limit - limit/4
+	committed := l.committed()
+	for k, v := range cache {
+		if int64(len(cache)) <= target {
+			return
+		}
+		if written(v) <= committed {
+			delete(cache, k)
+		}
+	}
+}
+
 type aggGroup struct {
 	ks      string // the group's key, encoded: its map key and state key suffix
 	dirty   bool
@@ -287,26 +308,10 @@ func (op *aggOp) closeWindowsBy(c *windowCloser) error {
 	return nil
 }
 
-// evict drops cached groups (in map order, which is random) down to three
-// quarters of the limit once it is exceeded, keeping those whose writes
-// Pebble has not committed yet.
+// evict bounds the group cache (see evictCommitted).
 func (op *aggOp) evict() {
-	if !op.lazy {
-		return
-	}
-	limit := op.limit.max()
-	if limit <= 0 || int64(len(op.groups)) <= limit {
-		return
-	}
-	target := limit - limit/4
-	committed := op.limit.committed()
-	for k, g := range op.groups {
-		if int64(len(op.groups)) <= target {
-			return
-		}
-		if g.written <= committed {
-			delete(op.groups, k)
-		}
+	if op.lazy {
+		evictCommitted(op.limit, op.groups, func(g *aggGroup) uint64 { return g.written })
 	}
 }
 

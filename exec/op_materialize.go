@@ -3,6 +3,7 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"streamdb/storage"
 	"streamdb/storage/keyenc"
@@ -188,21 +189,12 @@ func (op *materializeOp) settleCounts(id uint64) {
 		}
 	}
 	op.touched = op.touched[:0]
-	if !op.lazy {
-		return
-	}
-	limit := op.limit.max()
-	if limit <= 0 || int64(len(op.counts)) <= limit {
-		return
-	}
-	target := limit - limit/4
-	committed := op.limit.committed()
-	for k, ent := range op.counts {
-		if int64(len(op.counts)) <= target {
-			return
-		}
-		if ent.written != 0 && ent.written <= committed {
-			delete(op.counts, k)
-		}
+	if op.lazy {
+		evictCommitted(op.limit, op.counts, func(e countEntry) uint64 {
+			if e.written == 0 {
+				return math.MaxUint64 // counted in this epoch, not written yet
+			}
+			return e.written
+		})
 	}
 }
