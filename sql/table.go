@@ -155,14 +155,3 @@ func (e *Engine) publishChanges(ctx context.Context, d *storage.Descriptor, cols
 	e.tables.wrote(d.ID, seq)
 	return nil
 }
-
-// tableRows reads a table's current rows (each row once per copy).
-func (e *Engine) tableRows(ctx context.Context, d *storage.Descriptor) ([]types.Row, error) {
-	scan, err := tableScan(d)
-	if err != nil {
-		return nil, err
-	}
-	snap := e.store.Snapshot()
-	defer snap.Close()
-	return exec.RunBatch(ctx, scan, snap)
-}

@@ -2,9 +2,11 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/exec"
@@ -131,7 +133,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			}
 		}
 		n := 0
-		err = s.e.changeTable(ctx, desc, "UPDATE", func(rows []types.Row) ([]exec.Change, error) {
+		err = s.e.changeTable(ctx, desc, "UPDATE", true, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			for _, row := range rows {
 				ok, err := expr.Holds(cond, row)
@@ -191,7 +193,7 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 			return "", err
 		}
 		n := 0
-		err = s.e.changeTable(ctx, desc, "DELETE", func(rows []types.Row) ([]exec.Change, error) {
+		err = s.e.changeTable(ctx, desc, "DELETE", true, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			for _, row := range rows {
 				ok, err := expr.Holds(cond, row)
@@ -213,9 +215,10 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 }
 
 // changeTable runs one statement against a table: under the table's write
-// lock it waits for the table to be current, computes the changes from its
-// rows, checks them and publishes them.
-func (e *Engine) changeTable(ctx context.Context, d *storage.Descriptor, what string, compute func([]types.Row) ([]exec.Change, error)) error {
+// lock it waits for the table to be current, computes the changes (from
+// the table's rows when readRows), checks them against the table's keys
+// and publishes them.
+func (e *Engine) changeTable(ctx context.Context, d *storage.Descriptor, what string, readRows bool, compute func([]types.Row) ([]exec.Change, error)) error {
 	unlock := e.tables.lock(d.ID)
 	defer unlock()
 	e.stateMu.RLock()
@@ -226,9 +229,17 @@ func (e *Engine) changeTable(ctx context.Context, d *storage.Descriptor, what st
 	if err := e.waitTableCurrent(ctx, d, what); err != nil {
 		return err
 	}
-	rows, err := e.tableRows(ctx, d)
-	if err != nil {
-		return err
+	snap := e.store.Snapshot()
+	defer snap.Close()
+	var rows []types.Row
+	if readRows {
+		scan, err := tableScan(d)
+		if err != nil {
+			return err
+		}
+		if rows, err = exec.RunBatch(ctx, scan, snap); err != nil {
+			return err
+		}
 	}
 	changes, err := compute(rows)
 	if err != nil {
@@ -238,7 +249,19 @@ func (e *Engine) changeTable(ctx context.Context, d *storage.Descriptor, what st
 	if err != nil {
 		return err
 	}
-	if err := checkTableChanges(d, cols, changes, rows); err != nil {
+	// A keyed table's state is keyed by its primary key (exec.TableKey),
+	// so whether a key is taken is one point read.
+	exists := func(key []byte) (bool, error) {
+		_, closer, err := snap.Get(append(exec.ViewTablePrefix(d.ID), key...))
+		if errors.Is(err, pebble.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return true, closer.Close()
+	}
+	if err := checkTableChanges(d, cols, changes, exists); err != nil {
 		return err
 	}
 	return e.publishChanges(ctx, d, cols, changes)
@@ -257,12 +280,13 @@ func (e *Engine) insertIntoTable(ctx context.Context, d *storage.Descriptor, col
 		}
 		return e.publishChanges(ctx, d, cols, changes)
 	}
-	return e.changeTable(ctx, d, "INSERT", func([]types.Row) ([]exec.Change, error) { return changes, nil })
+	return e.changeTable(ctx, d, "INSERT", false, func([]types.Row) ([]exec.Change, error) { return changes, nil })
 }
 
 // checkTableChanges enforces NOT NULL and primary key uniqueness on the
-// rows a statement inserts, given the table's current rows.
-func checkTableChanges(d *storage.Descriptor, cols []types.Column, changes []exec.Change, current []types.Row) error {
+// rows a statement inserts; exists reports whether the table holds a key
+// (encoded as its state key) before the statement.
+func checkTableChanges(d *storage.Descriptor, cols []types.Column, changes []exec.Change, exists func(key []byte) (bool, error)) error {
 	for _, ch := range changes {
 		if ch.Sign < 0 {
 			continue
@@ -285,21 +309,28 @@ func checkTableChanges(d *storage.Descriptor, cols []types.Column, changes []exe
 		}
 		return string(kb)
 	}
-	live := make(map[string]bool, len(current))
-	for _, r := range current {
-		live[keyOf(r)] = true
-	}
+	// A key is taken if the statement inserted it already, or if the
+	// table holds it and the statement does not delete it.
+	deleted := map[string]bool{}
 	for _, ch := range changes {
 		if ch.Sign < 0 {
-			delete(live, keyOf(ch.Row))
+			deleted[keyOf(ch.Row)] = true
 		}
 	}
+	inserted := map[string]bool{}
 	for _, ch := range changes {
 		if ch.Sign < 0 {
 			continue
 		}
 		k := keyOf(ch.Row)
-		if live[k] {
+		taken := inserted[k]
+		if !taken && !deleted[k] {
+			var err error
+			if taken, err = exists([]byte(k)); err != nil {
+				return err
+			}
+		}
+		if taken {
 			names := make([]string, len(key))
 			vals := make([]string, len(key))
 			for i, j := range key {
@@ -309,7 +340,7 @@ func checkTableChanges(d *storage.Descriptor, cols []types.Column, changes []exe
 			return &sqlerr.Error{Code: "23505", Message: fmt.Sprintf("duplicate key value violates unique constraint \"%s_pkey\"", d.Name),
 				Detail: fmt.Sprintf("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))}
 		}
-		live[k] = true
+		inserted[k] = true
 	}
 	return nil
 }
