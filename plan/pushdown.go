@@ -114,7 +114,8 @@ func andAll(acc expr.Expr, es ...expr.Expr) expr.Expr {
 // colRange returns the lowest and highest column e refers to, and whether
 // it refers to any.
 func colRange(e expr.Expr) (lo, hi int, any bool) {
-	expr.Walk(expr.Clone(e), func(x expr.Expr) expr.Expr {
+	// Walk with a function that returns each node unchanged leaves e as is.
+	expr.Walk(e, func(x expr.Expr) expr.Expr {
 		if c, ok := x.(*expr.ColRef); ok {
 			if !any || c.Idx < lo {
 				lo = c.Idx
