@@ -45,6 +45,7 @@ type aggOp struct {
 	limit groupLimit
 	// lazy: groups are read from Pebble on a miss and may be evicted.
 	lazy bool
+	miss missRule
 
 	// closer, when set, frees groups whose window the watermark closed;
 	// byEnd indexes open groups by their window's end.
@@ -60,24 +61,27 @@ type groupLimit struct {
 }
 
 // evictCommitted drops entries of an operator's cache (in map order, which is
-// random) down to three quarters of the limit once it is exceeded. It
-// keeps entries whose last write, written(v), Pebble has not committed:
-// reading one back from Pebble would see stale state.
-func evictCommitted[V any](l groupLimit, cache map[string]V, written func(V) uint64) {
+// random) down to three quarters of the limit once it is exceeded, and
+// returns how many it dropped. It keeps entries whose last write,
+// written(v), Pebble has not committed: reading one back from Pebble would
+// see stale state.
+func evictCommitted[V any](l groupLimit, cache map[string]V, written func(V) uint64) int {
 	limit := l.max()
 	if limit <= 0 || int64(len(cache)) <= limit {
-		return
+		return 0
 	}
+	before := len(cache)
 	target := limit - limit/4
 	committed := l.committed()
 	for k, v := range cache {
 		if int64(len(cache)) <= target {
-			return
+			break
 		}
 		if written(v) <= committed {
 			delete(cache, k)
 		}
 	}
+	return before - len(cache)
 }
 
 type aggGroup struct {
@@ -97,10 +101,13 @@ func newAggOp(a *plan.Aggregate, appendOnly bool, prefix []byte, store *storage.
 		store: store, limit: limit,
 		lazy: limit.max != nil && limit.max() > 0,
 	}
-	if !op.lazy {
-		if err := op.loadAll(); err != nil {
+	if op.lazy {
+		var err error
+		if op.miss, err = newMissRule(store.DB(), prefix); err != nil {
 			return nil, err
 		}
+	} else if err := op.loadAll(); err != nil {
+		return nil, err
 	}
 	if len(a.GroupBy) == 0 {
 		g, err := op.group("", types.Row{})
@@ -152,7 +159,7 @@ func (op *aggOp) group(ks string, key types.Row) (*aggGroup, error) {
 		return g, nil
 	}
 	var g *aggGroup
-	if op.lazy {
+	if op.lazy && op.miss.mustRead() {
 		v, found, err := op.store.Get(append(append([]byte(nil), op.prefix...), ks...))
 		if err != nil {
 			return nil, err
@@ -311,7 +318,7 @@ func (op *aggOp) closeWindowsBy(c *windowCloser) error {
 // evict bounds the group cache (see evictCommitted).
 func (op *aggOp) evict() {
 	if op.lazy {
-		evictCommitted(op.limit, op.groups, func(g *aggGroup) uint64 { return g.written })
+		op.miss.evicted(evictCommitted(op.limit, op.groups, func(g *aggGroup) uint64 { return g.written }))
 	}
 }
 

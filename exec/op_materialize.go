@@ -45,6 +45,7 @@ type materializeOp struct {
 	store   *storage.Store
 	limit   groupLimit
 	lazy    bool
+	miss    missRule
 	// keyBufGet is scratch for reading a count.
 	keyBufGet []byte
 }
@@ -69,6 +70,10 @@ func newMaterializeOp(mode MaterializeMode, keyCols []int, prefix, metaKey []byt
 		op.counts = map[string]countEntry{}
 		op.lazy = limit.max != nil && limit.max() > 0
 		if op.lazy {
+			var err error
+			if op.miss, err = newMissRule(store.DB(), prefix); err != nil {
+				return nil, err
+			}
 			break
 		}
 		err := storage.ScanPrefix(store.DB(), prefix, func(k, v []byte) error {
@@ -154,7 +159,7 @@ func (op *materializeOp) count(kb []byte) (countEntry, error) {
 	if ent, ok := op.counts[string(kb)]; ok {
 		return ent, nil
 	}
-	if !op.lazy {
+	if !op.lazy || !op.miss.mustRead() {
 		return countEntry{written: 1}, nil
 	}
 	op.keyBufGet = append(append(op.keyBufGet[:0], op.prefix...), kb...)
@@ -190,11 +195,11 @@ func (op *materializeOp) settleCounts(id uint64) {
 	}
 	op.touched = op.touched[:0]
 	if op.lazy {
-		evictCommitted(op.limit, op.counts, func(e countEntry) uint64 {
+		op.miss.evicted(evictCommitted(op.limit, op.counts, func(e countEntry) uint64 {
 			if e.written == 0 {
 				return math.MaxUint64 // counted in this epoch, not written yet
 			}
 			return e.written
-		})
+		}))
 	}
 }
