@@ -40,7 +40,8 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	if err != nil {
 		return err
 	}
-	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex}
+	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}}
+	b.need.mark(root, allColumns(len(root.Schema())))
 	if _, err := b.build(root, mat); err != nil {
 		return err
 	}
@@ -62,6 +63,8 @@ type builder struct {
 	// watermarks are the watermark states of the pipeline's stream scans
 	// that declare one, made on first use by a reader or an aggregate.
 	watermarks map[*plan.Scan]*watermarkState
+	// need says which columns of each stream scan the dataflow reads.
+	need neededColumns
 }
 
 func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
@@ -96,7 +99,11 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 				}
 				next = wm
 			}
-			return next, b.addSource(n, NewRowDecoder(n.Cols), next)
+			dec := NewRowDecoder(n.Cols)
+			if need, ok := b.need[n]; ok {
+				dec.SkipUnread(need)
+			}
+			return next, b.addSource(n, dec, next)
 		case storage.KindTable:
 			// A table's changelog carries its inserts, updates and
 			// deletes as signed rows; the reader replays it from the
@@ -113,6 +120,11 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 			if err != nil {
 				return nil, err
 			}
+			need, ok := b.need[n]
+			if !ok {
+				need = allColumns(len(inner.Schema()))
+			}
+			b.need.mark(inner, need)
 			return b.build(inner, next)
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %s is not supported", n.Object.Kind, n.Object.Name)
@@ -121,7 +133,7 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 	case *plan.Project:
 		return b.build(n.Input, &projectOp{exprs: n.Exprs, next: next})
 	case *plan.Window:
-		return b.build(n.Input, &windowOp{w: n, next: next})
+		return b.build(n.Input, newWindowOp(n, next))
 	case *plan.Union:
 		u := &unionOp{inputs: len(n.Inputs), next: next}
 		for _, in := range n.Inputs {

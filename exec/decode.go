@@ -36,6 +36,21 @@ type RowDecoder struct {
 	// fieldErr[i] is the conversion error of column i's latest value; a
 	// later value of the same field replaces it (last one wins).
 	fieldErr []error
+	// skip[i]: column i is read by no operator and is plain text, so its
+	// value is validated (anything but an object or array fits) and left
+	// NULL instead of copied into a string. Other unread columns are
+	// decoded as usual: their conversion errors must still reject the
+	// message, so that every view of a stream sees the same messages.
+	skip []bool
+}
+
+// SkipUnread tells the decoder which columns the dataflow reads (need[i]);
+// see skip.
+func (d *RowDecoder) SkipUnread(need []bool) {
+	d.skip = make([]bool, len(d.cols))
+	for i, c := range d.cols {
+		d.skip[i] = i < len(need) && !need[i] && (c.Type == types.Unknown || c.Type.IsString()) && c.Mod.IsZero()
+	}
 }
 
 // NewRowDecoder builds a decoder for the given schema.
@@ -136,6 +151,14 @@ func (d *RowDecoder) decodeValue(data []byte, p, col int, row types.Row) (int, e
 		return 0, errJSONEnd
 	}
 	c := d.cols[col]
+	if d.skip != nil && d.skip[col] && data[p] != '{' && data[p] != '[' {
+		next, err := skipValue(data, p, 0)
+		if err != nil {
+			return 0, err
+		}
+		row[col], d.fieldErr[col] = types.Null, nil
+		return next, nil
+	}
 	var v types.Datum
 	var cerr error
 	next := 0

@@ -60,7 +60,7 @@ func TestWatermarkClosesWindows(t *testing.T) {
 	if err := aggOp.closeWindowsBy(closer); err != nil {
 		t.Fatal(err)
 	}
-	head, err := newWatermarkOp(scan.Watermark, st, storage.StatePrefix(1, 2), store, &windowOp{w: win, next: aggOp})
+	head, err := newWatermarkOp(scan.Watermark, st, storage.StatePrefix(1, 2), store, newWindowOp(win, aggOp))
 	if err != nil {
 		t.Fatal(err)
 	}

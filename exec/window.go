@@ -8,25 +8,36 @@ import (
 // windowRows returns the rows of w's output for one input row: one per
 // window the row's event time falls in.
 func windowRows(w *plan.Window, row types.Row) []types.Row {
-	t := row[w.TimeCol]
-	if t.IsNull() {
-		return nil
-	}
-	ts := t.I
-	// The last window start at or before ts, on the slide grid.
-	last := floorDiv(ts, w.Slide) * w.Slide
 	var out []types.Row
-	for start := last; start > ts-w.Size; start -= w.Slide {
+	eachWindow(w, row, func(start int64) {
 		r := make(types.Row, 0, len(row)+2)
 		r = append(r, row...)
-		r = append(r, types.NewTimestampMicros(start), types.NewTimestampMicros(start+w.Size))
-		out = append(out, r)
-	}
-	// Oldest window first.
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+		out = append(out, append(r, types.NewTimestampMicros(start), types.NewTimestampMicros(start+w.Size)))
+	})
 	return out
+}
+
+// eachWindow calls fn with the start of every window of w that row's event
+// time falls in, oldest first; a NULL time is in no window.
+func eachWindow(w *plan.Window, row types.Row, fn func(start int64)) {
+	t := row[w.TimeCol]
+	if t.IsNull() {
+		return
+	}
+	ts := t.I
+	// The last window start at or before ts, on the slide grid, and the
+	// oldest start whose window still covers ts.
+	last := floorDiv(ts, w.Slide) * w.Slide
+	if last <= ts-w.Size {
+		return // a gap between windows (slide > size)
+	}
+	first := last
+	for first-w.Slide > ts-w.Size {
+		first -= w.Slide
+	}
+	for start := first; start <= last; start += w.Slide {
+		fn(start)
+	}
 }
 
 func floorDiv(a, b int64) int64 {
@@ -38,22 +49,75 @@ func floorDiv(a, b int64) int64 {
 }
 
 // windowOp assigns windows to each change.
+//
+// When the next operator is an aggregate, which reads each row only while
+// Push runs (it copies group keys and argument values), the output rows
+// are carved from one buffer that every Push reuses: a HOP window makes
+// several rows of the input's full width per input row, and allocating
+// them anew was most of a windowed aggregate's garbage.
 type windowOp struct {
 	w    *plan.Window
 	next Operator
+
+	reuse bool          // next does not keep rows past Push
+	out   Chunk         // reused output chunk (reuse only)
+	buf   []types.Datum // reused row storage (reuse only)
+}
+
+func newWindowOp(w *plan.Window, next Operator) *windowOp {
+	_, borrows := next.(*aggOp)
+	return &windowOp{w: w, next: next, reuse: borrows}
 }
 
 func (op *windowOp) Push(c *Chunk) error {
+	if op.reuse {
+		return op.pushReusing(c)
+	}
 	out := &Chunk{}
 	for i, row := range c.Rows {
-		for _, r := range windowRows(op.w, row) {
-			out.Append(r, c.Signs[i])
-		}
+		eachWindow(op.w, row, func(start int64) {
+			r := out.newRow(len(row) + 2)
+			op.fill(r, row, start)
+			out.keepRow(r, c.Signs[i])
+		})
 	}
 	if out.Len() == 0 {
 		return nil
 	}
 	return op.next.Push(out)
+}
+
+// pushReusing is Push into the reused chunk and buffer.
+func (op *windowOp) pushReusing(c *Chunk) error {
+	out := &op.out
+	out.reset()
+	used := 0
+	for i, row := range c.Rows {
+		width := len(row) + 2
+		eachWindow(op.w, row, func(start int64) {
+			if used+width > len(op.buf) {
+				// Rows already carved stay in the old buffer until Push
+				// returns; the new one is kept for later calls.
+				op.buf = make([]types.Datum, max(2*len(op.buf), width*slabRows))
+				used = 0
+			}
+			r := op.buf[used : used+width : used+width]
+			used += width
+			op.fill(r, row, start)
+			out.Append(r, c.Signs[i])
+		})
+	}
+	if out.Len() == 0 {
+		return nil
+	}
+	return op.next.Push(out)
+}
+
+// fill writes the input row and the window's bounds into r.
+func (op *windowOp) fill(r, row types.Row, start int64) {
+	copy(r, row)
+	r[len(row)] = types.NewTimestampMicros(start)
+	r[len(row)+1] = types.NewTimestampMicros(start + op.w.Size)
 }
 
 func (op *windowOp) Barrier(e Epoch) error { return op.next.Barrier(e) }

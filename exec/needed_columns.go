@@ -1,0 +1,150 @@
+package exec
+
+import (
+	"streamdb/expr"
+	"streamdb/plan"
+)
+
+// neededColumns records, for the stream scans of a view's dataflow, which
+// of their columns some operator above reads. A stream reader decodes the
+// others only as far as needed to validate them (see RowDecoder.Skip), so
+// that a query over two columns of a wide stream does not copy every text
+// field of every message. Rows keep their full width: unread columns are
+// NULL, which no operator sees because none reads them.
+//
+// Only scan rows change, and stream rows are never retracted, so state
+// written before this analysis existed (rows with every column) stays
+// consistent with rows read now.
+type neededColumns map[*plan.Scan][]bool
+
+// mark walks n, whose output columns need[i] are read above it, down to
+// its scans.
+func (nc neededColumns) mark(n plan.Node, need []bool) {
+	switch n := n.(type) {
+	case *plan.Scan:
+		own := nc[n]
+		if own == nil {
+			own = make([]bool, len(n.Cols))
+			nc[n] = own
+		}
+		orInto(own, need)
+		if w := n.Watermark; w != nil {
+			own[w.Col] = true
+			addRefs(own, w.Expr)
+		}
+	case *plan.Filter:
+		in := clone(need, len(n.Input.Schema()))
+		addRefs(in, n.Cond)
+		nc.mark(n.Input, in)
+	case *plan.Project:
+		in := make([]bool, len(n.Input.Schema()))
+		for j, e := range n.Exprs {
+			if j < len(need) && need[j] {
+				addRefs(in, e)
+			}
+		}
+		nc.mark(n.Input, in)
+	case *plan.Window:
+		in := clone(need, len(n.Input.Schema()))
+		in[n.TimeCol] = true
+		nc.mark(n.Input, in)
+	case *plan.Union:
+		for _, c := range n.Inputs {
+			nc.mark(c, clone(need, len(c.Schema())))
+		}
+	case *plan.Join:
+		nl := len(n.Left.Schema())
+		left := clone(need, nl)
+		right := make([]bool, len(n.Right.Schema()))
+		for i := nl; i < len(need) && i-nl < len(right); i++ {
+			right[i-nl] = need[i]
+		}
+		for _, k := range n.LeftKeys {
+			addRefs(left, k)
+		}
+		for _, k := range n.RightKeys {
+			addRefs(right, k)
+		}
+		if n.Cond != nil {
+			both := make([]bool, nl+len(right))
+			addRefs(both, n.Cond)
+			orInto(left, both[:nl])
+			orInto(right, both[nl:])
+		}
+		nc.mark(n.Left, left)
+		nc.mark(n.Right, right)
+	case *plan.Aggregate:
+		in := make([]bool, len(n.Input.Schema()))
+		for _, g := range n.GroupBy {
+			addRefs(in, g)
+		}
+		for _, a := range n.Aggs {
+			if a.Arg != nil {
+				addRefs(in, a.Arg)
+			}
+		}
+		nc.mark(n.Input, in)
+	case *plan.TopN:
+		in := clone(need, len(n.Input.Schema()))
+		for _, p := range n.PartitionBy {
+			addRefs(in, p)
+		}
+		for _, k := range n.Order {
+			addRefs(in, k.Expr)
+		}
+		nc.mark(n.Input, in)
+	case *plan.Sort:
+		in := clone(need, len(n.Input.Schema()))
+		for _, k := range n.Keys {
+			addRefs(in, k.Expr)
+		}
+		nc.mark(n.Input, in)
+	case *plan.Limit:
+		nc.mark(n.Input, clone(need, len(n.Input.Schema())))
+	default:
+		// An operator this analysis does not know reads everything.
+		for _, c := range n.Children() {
+			nc.mark(c, allColumns(len(c.Schema())))
+		}
+	}
+}
+
+func allColumns(n int) []bool {
+	all := make([]bool, n)
+	for i := range all {
+		all[i] = true
+	}
+	return all
+}
+
+// clone returns need cut or padded to width n.
+func clone(need []bool, n int) []bool {
+	out := make([]bool, n)
+	copy(out, need)
+	return out
+}
+
+func orInto(dst, src []bool) {
+	for i := range dst {
+		if i < len(src) && src[i] {
+			dst[i] = true
+		}
+	}
+}
+
+// addRefs marks the columns e reads. A reference past the row (which a
+// bound plan never has) marks nothing rather than panic here; evaluation
+// reports it.
+// It only reads e (expr.Walk would store into shared plans).
+func addRefs(cols []bool, e expr.Expr) {
+	switch x := e.(type) {
+	case *expr.ColRef:
+		if x.Idx >= 0 && x.Idx < len(cols) {
+			cols[x.Idx] = true
+		}
+	case *expr.Func:
+		for _, a := range x.Args {
+			addRefs(cols, a)
+		}
+	}
+}
