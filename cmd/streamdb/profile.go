@@ -3,16 +3,36 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 )
 
 // startCPUProfile honours STREAMDB_CPUPROFILE=path: a CPU profile of the
-// whole server run, written when it stops cleanly (SIGTERM/SIGINT). The
-// returned function stops it; it is a no-op when the variable is unset.
+// whole server run, written when it stops cleanly (SIGTERM/SIGINT), and
+// STREAMDB_MEMPROFILE=path: the allocation profile of the run (see
+// `go tool pprof -sample_index=alloc_space`), written at the same point.
+// The returned function stops and writes them; it is a no-op when neither
+// variable is set.
 func startCPUProfile() (func(), error) {
+	memPath := os.Getenv("STREAMDB_MEMPROFILE")
+	writeMem := func() {
+		if memPath == "" {
+			return
+		}
+		f, err := os.Create(memPath)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "STREAMDB_MEMPROFILE: %v\n", err)
+			return
+		}
+		defer f.Close()
+		runtime.GC()
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			fmt.Fprintf(os.Stderr, "STREAMDB_MEMPROFILE: %v\n", err)
+		}
+	}
 	path := os.Getenv("STREAMDB_CPUPROFILE")
 	if path == "" {
-		return func() {}, nil
+		return writeMem, nil
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -25,5 +45,6 @@ func startCPUProfile() (func(), error) {
 	return func() {
 		pprof.StopCPUProfile()
 		f.Close()
+		writeMem()
 	}, nil
 }
