@@ -40,7 +40,7 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	if err != nil {
 		return err
 	}
-	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}}
+	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow}
 	b.need.mark(root, allColumns(len(root.Schema())))
 	if _, err := b.build(root, mat); err != nil {
 		return err
@@ -65,6 +65,10 @@ type builder struct {
 	watermarks map[*plan.Scan]*watermarkState
 	// need says which columns of each stream scan the dataflow reads.
 	need neededColumns
+	// dataflow is the view's layout (storage.Dataflow*); shared holds the
+	// readers its scans share under DataflowSharedScans.
+	dataflow int
+	shared   map[string]*sharedSource
 }
 
 func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
@@ -99,11 +103,7 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 				}
 				next = wm
 			}
-			dec := NewRowDecoder(n.Cols)
-			if need, ok := b.need[n]; ok {
-				dec.SkipUnread(need)
-			}
-			return next, b.addSource(n, dec, next)
+			return next, b.addStreamScan(n, next)
 		case storage.KindTable:
 			// A table's changelog carries its inserts, updates and
 			// deletes as signed rows; the reader replays it from the
@@ -263,15 +263,23 @@ func ExplainStreaming(root plan.Node) string {
 	return sb.String()
 }
 
-// SourceStreams lists the streams a view's dataflow reads, in the order of
-// its source indexes (views it reads are expanded as StartView does).
-func (rt *Runtime) SourceStreams(root plan.Node) ([]string, error) {
+// SourceStreams lists the streams the dataflow of view desc reads, in the
+// order of its source indexes (views it reads are expanded and scans
+// share readers as StartView does).
+func (rt *Runtime) SourceStreams(desc *storage.Descriptor, root plan.Node) ([]string, error) {
 	var out []string
+	shared := map[string]bool{}
 	var walk func(plan.Node) error
 	walk = func(n plan.Node) error {
 		if s, ok := n.(*plan.Scan); ok {
 			switch {
 			case s.Object.Kind == storage.KindStream || s.Object.Kind == storage.KindTable:
+				if key := sharedScanKey(desc.Dataflow, s); key != "" {
+					if shared[key] {
+						return nil
+					}
+					shared[key] = true
+				}
 				out = append(out, s.Object.Name)
 			case s.Object.Kind == storage.KindView && rt.expand != nil:
 				inner, err := rt.expand(s.Object)

@@ -211,7 +211,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	}
 	d := &storage.Descriptor{
 		Name: n.Name, Kind: storage.KindView, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
-		Query: n.QueryText, DependsOn: deps,
+		Query: n.QueryText, DependsOn: deps, Dataflow: storage.DataflowSharedScans,
 	}
 	if err := e.persist(d); err != nil {
 		e.ddlMu.Unlock()
@@ -428,7 +428,7 @@ func (e *Engine) explainStreaming(root plan.Node) string {
 // position is never 0 while earlier input is gone, and a later restart or
 // rollback can tell input that vanished after the view started reading.
 func (e *Engine) initPositions(ctx context.Context, d *storage.Descriptor, root plan.Node) error {
-	streams, err := e.rt.SourceStreams(root)
+	streams, err := e.rt.SourceStreams(d, root)
 	if err != nil {
 		return err
 	}

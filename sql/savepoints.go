@@ -230,7 +230,7 @@ func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPo
 		if err != nil {
 			return "", err
 		}
-		streams, err := e.rt.SourceStreams(root)
+		streams, err := e.rt.SourceStreams(v, root)
 		if err != nil {
 			return "", err
 		}

@@ -56,7 +56,22 @@ type Descriptor struct {
 	// Views: the defining query text and the objects it reads.
 	Query     string   `json:"query,omitempty"`
 	DependsOn []string `json:"depends_on,omitempty"`
+	// Dataflow is the layout of a view's dataflow, fixed when the view is
+	// created: its source positions and operator state are numbered by
+	// it, so a view keeps the layout it was created with.
+	Dataflow int `json:"dataflow,omitempty"`
 }
+
+// Dataflow layouts (Descriptor.Dataflow).
+const (
+	// DataflowOneReaderPerScan gives every stream scan of a view its own
+	// JetStream reader.
+	DataflowOneReaderPerScan = 0
+	// DataflowSharedScans gives a view one reader per stream it scans
+	// (scans with a WATERMARK keep their own); the rows fan out to every
+	// scan of the stream.
+	DataflowSharedScans = 1
+)
 
 // Schema returns the columns as types.Columns.
 func (d *Descriptor) Schema() ([]types.Column, error) {

@@ -64,6 +64,10 @@ var workloadViews = []viewDef{
 	   avg(qty) AS avg_qty FROM orders`, floatCols: []string{"avg_qty"}},
 	{name: "refund_buckets", query: `SELECT bucket, count(*) AS n, sum(amount) AS total FROM
 	   (SELECT customer_id % 7 AS bucket, amount FROM refunds WHERE amount > 100) AS r GROUP BY bucket`},
+	// Reads orders twice through one shared reader.
+	{name: "cust_top_orders", query: `SELECT o.customer_id, o.order_id, o.price_cents FROM orders o
+	   JOIN (SELECT customer_id, max(price_cents) AS mx FROM orders GROUP BY customer_id) m
+	   ON o.customer_id = m.customer_id AND o.price_cents = m.mx`},
 }
 
 // createWorkload creates the streams and views in streamdb.

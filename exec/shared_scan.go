@@ -1,0 +1,91 @@
+package exec
+
+import (
+	"fmt"
+	"strings"
+
+	"streamdb/plan"
+	"streamdb/storage"
+)
+
+// A view that scans one stream several times (a self-join, q7's bids
+// joined with their own per-window maximum, q5's two HOP aggregates) reads
+// it once: one JetStream reader and one decoder, whose rows a teeOp hands
+// to every scan's branch. Reading and decoding were most of the cost of
+// such views, and the branches see the same rows in the same order with
+// the same barriers as with a reader each.
+
+// teeOp passes every chunk and barrier to each of its outputs, in order.
+// Operators never modify the chunks they receive, so the outputs can
+// share them.
+type teeOp struct {
+	outputs []Operator
+}
+
+func (t *teeOp) Push(c *Chunk) error {
+	for _, o := range t.outputs {
+		if err := o.Push(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *teeOp) Barrier(e Epoch) error {
+	for _, o := range t.outputs {
+		if err := o.Barrier(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sharedSource is the reader a view's scans of one stream share.
+type sharedSource struct {
+	tee  *teeOp
+	dec  *RowDecoder
+	need []bool // columns any of the scans reads
+}
+
+// sharedScanKey identifies the scans that may share a reader under layout
+// dataflow: scans of the same stream with the same columns. It is "" for
+// a scan that gets its own reader: under the old layout, for tables, and
+// for streams with a WATERMARK (each scan's watermark state is its own).
+func sharedScanKey(dataflow int, s *plan.Scan) string {
+	if dataflow < storage.DataflowSharedScans || s.Object.Kind != storage.KindStream || s.Watermark != nil {
+		return ""
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%d", s.Object.ID)
+	for _, c := range s.Cols {
+		fmt.Fprintf(&sb, "|%s:%s:%v", c.Name, c.Type, c.Mod)
+	}
+	return sb.String()
+}
+
+// addStreamScan wires the stream scan s, whose rows go to next: to the
+// view's reader of that stream when it has one to share, else to a new one.
+func (b *builder) addStreamScan(s *plan.Scan, next Operator) error {
+	need, ok := b.need[s]
+	if !ok {
+		need = allColumns(len(s.Cols))
+	}
+	key := sharedScanKey(b.dataflow, s)
+	if sh, ok := b.shared[key]; ok && key != "" {
+		sh.tee.outputs = append(sh.tee.outputs, next)
+		orInto(sh.need, need)
+		sh.dec.SkipUnread(sh.need) // readers start after the build
+		return nil
+	}
+	dec := NewRowDecoder(s.Cols)
+	dec.SkipUnread(need)
+	if key == "" {
+		return b.addSource(s, dec, next)
+	}
+	sh := &sharedSource{tee: &teeOp{outputs: []Operator{next}}, dec: dec, need: append([]bool(nil), need...)}
+	if b.shared == nil {
+		b.shared = map[string]*sharedSource{}
+	}
+	b.shared[key] = sh
+	return b.addSource(s, dec, sh.tee)
+}
