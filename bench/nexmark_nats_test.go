@@ -8,6 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/exec"
 )
 
 // natsJS connects to NATS and opens JetStream.
@@ -27,6 +29,7 @@ func natsJS(b *testing.B, url string) (*nats.Conn, jetstream.JetStream) {
 
 // readOrdered reads want messages of subject from the start of its
 // JetStream stream with an ordered consumer, touching only their length.
+// It pulls as streamdb's source readers do.
 func readOrdered(ctx context.Context, js jetstream.JetStream, subject string, want uint64, bytes *atomic.Int64) error {
 	name, err := js.StreamNameBySubject(ctx, subject)
 	if err != nil {
@@ -47,7 +50,7 @@ func readOrdered(ctx context.Context, js jetstream.JetStream, subject string, wa
 		if got.Add(1) == want {
 			close(done)
 		}
-	}, jetstream.PullMaxMessages(4096))
+	}, exec.ConsumeOptions()...) // the pull settings of streamdb's own readers
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func (s *sourceReader) run(ctx context.Context) error {
 		return err
 	}
 	s.chunk = newSourceChunk()
-	cc, err := cons.Consume(func(m jetstream.Msg) { s.take(ctx, m) })
+	cc, err := cons.Consume(func(m jetstream.Msg) { s.take(ctx, m) }, ConsumeOptions()...)
 	if err != nil {
 		return err
 	}
@@ -102,6 +102,16 @@ func (s *sourceReader) run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// ConsumeOptions are the pull settings of every source reader: requests
+// for up to 4 MiB of messages at a time rather than nats.go's default of
+// 500 messages, which made a single reader wait on round trips between
+// its pulls (the benchmark's ceiling reads with the same settings). A byte
+// bound, unlike a message count, also bounds the buffer when messages are
+// large (a table's changelog messages reach ~900 KiB).
+func ConsumeOptions() []jetstream.PullConsumeOpt {
+	return []jetstream.PullConsumeOpt{jetstream.PullMaxBytes(4 << 20)}
 }
 
 func newSourceChunk() *Chunk {
