@@ -69,6 +69,8 @@ type builder struct {
 	// readers its scans share under DataflowSharedScans.
 	dataflow int
 	shared   map[string]*sharedSource
+	subplans map[string]*sharedSubplan
+	building plan.Node // the shared subplan being built (see buildShared)
 }
 
 func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
@@ -92,6 +94,11 @@ func (b *builder) opPrefix() []byte {
 // build returns the operator that receives n's input, with n's operator
 // chained in front of next.
 func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
+	if b.building == n {
+		b.building = nil
+	} else if op, shared, err := b.buildShared(n, next); shared {
+		return op, err
+	}
 	switch n := n.(type) {
 	case *plan.Scan:
 		switch n.Object.Kind {

@@ -50,26 +50,53 @@ func floorDiv(a, b int64) int64 {
 
 // windowOp assigns windows to each change.
 //
-// When the next operator is an aggregate, which reads each row only while
-// Push runs (it copies group keys and argument values), the output rows
-// are carved from one buffer that every Push reuses: a HOP window makes
-// several rows of the input's full width per input row, and allocating
-// them anew was most of a windowed aggregate's garbage.
+// When the operators after it only read rows while Push runs (see
+// borrowsRows), the output rows are carved from one buffer that every Push
+// reuses: a HOP window makes several rows of the input's full width per
+// input row, and allocating them anew was most of a windowed aggregate's
+// garbage.
 type windowOp struct {
 	w    *plan.Window
 	next Operator
 
-	reuse bool          // next does not keep rows past Push
-	out   Chunk         // reused output chunk (reuse only)
-	buf   []types.Datum // reused row storage (reuse only)
+	decided bool          // reuse is known (at the first Push: a tee's outputs are wired after this operator is made)
+	reuse   bool          // next does not keep rows past Push
+	out     Chunk         // reused output chunk (reuse only)
+	buf     []types.Datum // reused row storage (reuse only)
 }
 
 func newWindowOp(w *plan.Window, next Operator) *windowOp {
-	_, borrows := next.(*aggOp)
-	return &windowOp{w: w, next: next, reuse: borrows}
+	return &windowOp{w: w, next: next}
+}
+
+// borrowsRows reports whether op reads the rows pushed to it only during
+// Push: an aggregate copies group keys and argument values, a projection
+// copies the columns it keeps (unless it passes prefixes of the input rows
+// on), and a tee borrows when all its outputs do.
+func borrowsRows(op Operator) bool {
+	switch op := op.(type) {
+	case *aggOp:
+		return true
+	case *projectOp:
+		if op.cols == nil {
+			op.init()
+		}
+		return !op.prefix || borrowsRows(op.next)
+	case *teeOp:
+		for _, o := range op.outputs {
+			if !borrowsRows(o) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func (op *windowOp) Push(c *Chunk) error {
+	if !op.decided {
+		op.reuse, op.decided = borrowsRows(op.next), true
+	}
 	if op.reuse {
 		return op.pushReusing(c)
 	}

@@ -71,6 +71,11 @@ const (
 	// (scans with a WATERMARK keep their own); the rows fan out to every
 	// scan of the stream.
 	DataflowSharedScans = 1
+	// DataflowSharedSubplans also computes each distinct subplan of
+	// windows, filters, projections and aggregates over shared scans once
+	// (two aggregates with the same groups and aggregates, in any order,
+	// are one).
+	DataflowSharedSubplans = 2
 )
 
 // Schema returns the columns as types.Columns.

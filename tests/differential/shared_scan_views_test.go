@@ -26,6 +26,12 @@ var sharedScanViews = []viewSpec{
 		  (SELECT date_bin('10 minutes', ts, TIMESTAMP '1970-01-01') AS ws2, kind, count(*) AS n2
 		   FROM events WHERE ts IS NOT NULL GROUP BY 1, 2) x GROUP BY ws2) m
 		ON c.ws = m.ws2 AND c.n >= m.mx`},
+	// The same two columns picked from counts grouped in two orders.
+	{name: "s_top_tags", phase: 1, query: `SELECT c.kind, c.tag, c.n FROM
+		(SELECT kind, tag, count(*) AS n FROM events GROUP BY kind, tag) c
+		JOIN (SELECT kind, max(n) AS mx FROM
+		  (SELECT tag, kind, count(*) AS n FROM events GROUP BY tag, kind) x GROUP BY kind) m
+		ON c.kind IS NOT DISTINCT FROM m.kind AND c.n = m.mx`},
 }
 
 func init() { views = append(views, sharedScanViews...) }

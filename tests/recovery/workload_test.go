@@ -68,6 +68,13 @@ var workloadViews = []viewDef{
 	{name: "cust_top_orders", query: `SELECT o.customer_id, o.order_id, o.price_cents FROM orders o
 	   JOIN (SELECT customer_id, max(price_cents) AS mx FROM orders GROUP BY customer_id) m
 	   ON o.customer_id = m.customer_id AND o.price_cents = m.mx`},
+	// Top products per region: the two counts (grouped in two orders) are
+	// one shared aggregate.
+	{name: "region_top_products", query: `SELECT c.region, c.product, c.n FROM
+	   (SELECT region, product, count(*) AS n FROM orders GROUP BY region, product) c
+	   JOIN (SELECT region, max(n) AS mx FROM
+	     (SELECT product, region, count(*) AS n FROM orders GROUP BY product, region) x GROUP BY region) m
+	   ON c.region = m.region AND c.n = m.mx`},
 }
 
 // createWorkload creates the streams and views in streamdb.
