@@ -29,6 +29,10 @@ type joinOp struct {
 	next   Operator
 	// barriers counts the inputs that delivered the current barrier.
 	barriers int
+
+	// Scratch reused across rows: the join key, a row's encoding, a
+	// dirty-map key.
+	keyBuf, rowBuf, dirtyBuf []byte
 }
 
 type joinEntry struct {
@@ -38,6 +42,7 @@ type joinEntry struct {
 	row     types.Row
 	count   int64 // multiplicity
 	matches int64 // rows of the other side it matches (outer sides)
+	dirty   bool  // in op.dirty for the current epoch
 }
 
 func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, next Operator) (*joinOp, error) {
@@ -129,8 +134,13 @@ func emitN(out *Chunk, row types.Row, sign int8, n int64) {
 }
 
 // apply processes one change (sign +1 or -1) of one row on side.
+//
+// It allocates only what it keeps: output rows come from out's slab (a
+// candidate that fails the residual condition gives its datums back), and
+// map keys are built in scratch buffers and copied only for new entries.
 func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error {
-	kb, ok, err := joinKey(op.keys[side], row, nil)
+	kb, ok, err := joinKey(op.keys[side], row, op.keyBuf)
+	op.keyBuf = kb
 	if err != nil {
 		return err
 	}
@@ -141,68 +151,89 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 		}
 		return nil
 	}
-	key := string(kb)
 	other := 1 - side
 	var matches int64
-	for _, e := range op.bucket(other, key, false) {
-		j := op.joined(side, row, e.row)
+	for _, e := range op.state[other][string(kb)] {
+		j := out.newRow(len(row) + len(e.row))
+		if side == 0 {
+			copy(j[copy(j, row):], e.row)
+		} else {
+			copy(j[copy(j, e.row):], row)
+		}
 		pass, err := joinMatches(op.cond, j)
 		if err != nil {
 			return err
 		}
 		if !pass {
-			continue
+			continue // j's datums are handed out again by the next newRow
 		}
 		matches += e.count
-		if op.outer[other] {
-			before := e.matches
-			e.matches += sign
-			if before == 0 && e.matches > 0 {
-				emitN(out, op.padded(other, e.row), Delete, e.count)
-			}
-			op.markDirty(e)
-			emitN(out, j, int8(sign), e.count)
-			if before > 0 && e.matches == 0 {
-				emitN(out, op.padded(other, e.row), Insert, e.count)
-			}
+		if !op.outer[other] {
+			out.keepRow(j, int8(sign))
+			emitN(out, j, int8(sign), e.count-1)
 			continue
 		}
-		emitN(out, j, int8(sign), e.count)
+		// The padded row leaves before the first match and comes back
+		// after the last one (in this order: a keyed view may key both
+		// rows alike). padded allocates its own row, so j stays intact.
+		before := e.matches
+		e.matches += sign
+		if before == 0 && e.matches > 0 {
+			emitN(out, op.padded(other, e.row), Delete, e.count)
+		}
+		op.markDirty(e)
+		out.keepRow(j, int8(sign))
+		emitN(out, j, int8(sign), e.count-1)
+		if before > 0 && e.matches == 0 {
+			emitN(out, op.padded(other, e.row), Insert, e.count)
+		}
 	}
 	if op.outer[side] && matches == 0 {
 		out.Append(op.padded(side, row), int8(sign))
 	}
-	rowKey := string(keyenc.AppendRowValue(nil, row))
-	b := op.bucket(side, key, true)
-	e := b[rowKey]
+	op.rowBuf = keyenc.AppendRowValue(op.rowBuf[:0], row)
+	b := op.state[side][string(kb)]
+	e := b[string(op.rowBuf)]
 	if e == nil {
+		if b == nil {
+			b = op.bucket(side, string(kb), true)
+		}
 		// A copy: chunk rows share slabs, and a kept row would pin its
 		// whole slab for as long as it stays in the join's state.
-		e = &joinEntry{side: side, key: key, rowKey: rowKey, row: append(types.Row(nil), row...)}
+		rowKey := string(op.rowBuf)
+		e = &joinEntry{side: side, key: string(kb), rowKey: rowKey, row: append(types.Row(nil), row...)}
 		b[rowKey] = e
 	}
 	e.count += sign
 	e.matches = matches
 	op.markDirty(e)
 	if e.count <= 0 {
-		delete(b, rowKey)
+		delete(b, e.rowKey)
 		if len(b) == 0 {
-			delete(op.state[side], key)
+			delete(op.state[side], e.key)
 		}
 	}
 	return nil
 }
 
-func (op *joinOp) stateKey(e *joinEntry) []byte {
-	k := append([]byte(nil), op.prefix...)
+// appendStateKeySuffix appends e's state key after the operator's prefix.
+func (op *joinOp) appendStateKeySuffix(k []byte, e *joinEntry) []byte {
 	k = append(k, e.side)
 	k = binary.AppendUvarint(k, uint64(len(e.key)))
 	k = append(k, e.key...)
 	return append(k, e.rowKey...)
 }
 
+// markDirty records e for the epoch's write, once per entry: keyed by the
+// state key, so that an entry deleted and made again in one epoch is
+// written as its newest version.
 func (op *joinOp) markDirty(e *joinEntry) {
-	op.dirty[string(op.stateKey(e)[len(op.prefix):])] = e
+	if e.dirty {
+		return
+	}
+	e.dirty = true
+	op.dirtyBuf = op.appendStateKeySuffix(op.dirtyBuf[:0], e)
+	op.dirty[string(op.dirtyBuf)] = e
 }
 
 func (op *joinOp) barrier(ep Epoch) error {
@@ -212,6 +243,7 @@ func (op *joinOp) barrier(ep Epoch) error {
 	}
 	op.barriers = 0
 	for suffix, e := range op.dirty {
+		e.dirty = false
 		key := append(append([]byte(nil), op.prefix...), suffix...)
 		if e.count <= 0 {
 			if err := ep.Batch.Delete(key, nil); err != nil {
