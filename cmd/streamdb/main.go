@@ -77,6 +77,7 @@ func run(args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	tuneGC()
 	stopProfile, err := startCPUProfile()
 	if err != nil {
 		return err
