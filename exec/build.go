@@ -240,8 +240,9 @@ func UniqueKey(n plan.Node) []int {
 	return nil
 }
 
-// ExplainStreaming renders the dataflow StartView would build for root:
-// the materialization (how rows are keyed) over the plan's operators.
+// ExplainStreaming renders the dataflow StartView would build for root as
+// a new view: the materialization (how rows are keyed) over the plan's
+// operators, then what is computed once for several uses.
 func ExplainStreaming(root plan.Node) string {
 	key := UniqueKey(root)
 	var mat string
@@ -266,6 +267,9 @@ func ExplainStreaming(root plan.Node) string {
 		l = strings.Replace(l, "Scan table", "TableSource", 1)
 		l = strings.Replace(l, "Aggregate", "StreamAggregate", 1)
 		sb.WriteString("  " + l + "\n")
+	}
+	for _, note := range sharingNotes(root) {
+		sb.WriteString(strings.Replace(note, "Aggregate", "StreamAggregate", 1) + "\n")
 	}
 	return sb.String()
 }

@@ -236,3 +236,51 @@ func aggKey(c plan.AggCall) string {
 	}
 	return fmt.Sprintf("%s/%t/%s(%s)", c.Func, c.Distinct, c.T, arg)
 }
+
+// sharingNotes describes, for EXPLAIN, what a new view's dataflow computes
+// once for several uses (DataflowSharedSubplans): one line per stream read
+// by several scans and per subplan computed once for several uses.
+func sharingNotes(root plan.Node) []string {
+	type use struct {
+		n     plan.Node
+		count int
+	}
+	var order []string
+	uses := map[string]*use{}
+	var walk func(n plan.Node)
+	walk = func(n plan.Node) {
+		key := subplanKey(storage.DataflowSharedSubplans, n)
+		if s, ok := n.(*plan.Scan); ok {
+			key = sharedScanKey(storage.DataflowSharedSubplans, s)
+		}
+		if key != "" {
+			u, seen := uses[key]
+			if !seen {
+				u = &use{n: n}
+				uses[key] = u
+				order = append(order, key)
+			}
+			u.count++
+			if seen {
+				return // built once: its inside is not built again
+			}
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(root)
+	var notes []string
+	for _, k := range order {
+		u := uses[k]
+		if u.count < 2 {
+			continue
+		}
+		if s, ok := u.n.(*plan.Scan); ok {
+			notes = append(notes, fmt.Sprintf("Shared: stream %s is read once for %d scans", s.Object.Name, u.count))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("Shared: %s is computed once for %d uses", u.n.Describe(), u.count))
+	}
+	return notes
+}
