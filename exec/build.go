@@ -32,7 +32,7 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	switch {
 	case keyCols != nil:
 		mode = Keyed
-	case plan.AppendOnly(root):
+	case appendOnly(desc.Dataflow, root):
 		mode = AppendOnly
 	}
 	mat, err := newMaterializeOp(mode, keyCols, ViewTablePrefix(desc.ID), storage.StatePrefix(desc.ID, viewMetaIndex), rt.store,
@@ -150,7 +150,7 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 		}
 		return u, nil
 	case *plan.Join:
-		op, err := newJoinOp(n, b.opPrefix(), b.rt.store.DB(), next)
+		op, err := newJoinOp(n, b.opPrefix(), b.rt.store.DB(), b.dataflow >= storage.DataflowAppendOnlyJoins, next)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +165,7 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 		return b.buildTopN(n, next)
 	case *plan.Aggregate:
 		limit := groupLimit{max: b.rt.groupCache.Load, committed: b.rt.CommittedEpoch}
-		op, err := newAggOp(n, plan.AppendOnly(n.Input), b.opPrefix(), b.rt.store, limit, next)
+		op, err := newAggOp(n, appendOnly(b.dataflow, n.Input), b.opPrefix(), b.rt.store, limit, next)
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +254,7 @@ func ExplainStreaming(root plan.Node) string {
 			names[i] = cols[k].Name
 		}
 		mat = fmt.Sprintf("Materialize key=[%s]", strings.Join(names, ", "))
-	case plan.AppendOnly(root):
+	case appendOnly(storage.DataflowLatest, root):
 		mat = "Materialize append-only (row id)"
 	default:
 		mat = "Materialize counted rows (multiset)"

@@ -29,6 +29,8 @@ type joinOp struct {
 	next   Operator
 	// barriers counts the inputs that delivered the current barrier.
 	barriers int
+	// rowInKeyOnly: the state's values hold only counts (see newJoinOp).
+	rowInKeyOnly bool
 
 	// Scratch reused across rows: the join key, a row's encoding, a
 	// dirty-map key.
@@ -45,9 +47,13 @@ type joinEntry struct {
 	dirty   bool  // in op.dirty for the current epoch
 }
 
-func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, next Operator) (*joinOp, error) {
+// newJoinOp restores the join's state from store. rowInKeyOnly selects
+// the state format: each row stored once, as the key's suffix (the value
+// holds its counts), or (older views) in the value too.
+func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, rowInKeyOnly bool, next Operator) (*joinOp, error) {
 	op := &joinOp{
-		kind: j.Kind, keys: [2][]expr.Expr{j.LeftKeys, j.RightKeys}, cond: j.Cond,
+		rowInKeyOnly: rowInKeyOnly,
+		kind:         j.Kind, keys: [2][]expr.Expr{j.LeftKeys, j.RightKeys}, cond: j.Cond,
 		widths: [2]int{len(j.Left.Schema()), len(j.Right.Schema())},
 		outer:  [2]bool{j.Kind == plan.LeftJoin || j.Kind == plan.FullJoin, j.Kind == plan.RightJoin || j.Kind == plan.FullJoin},
 		state:  [2]map[string]map[string]*joinEntry{{}, {}},
@@ -72,6 +78,9 @@ func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, next Operator)
 		}
 		if v, err = readVarint(v, &e.matches); err != nil {
 			return err
+		}
+		if op.rowInKeyOnly {
+			v = rest[1+n+int(kl):] // the row key is the row's encoding
 		}
 		if e.row, _, err = keyenc.DecodeRow(v, op.widths[side]); err != nil {
 			return err
@@ -253,7 +262,9 @@ func (op *joinOp) barrier(ep Epoch) error {
 		}
 		v := binary.AppendVarint(nil, e.count)
 		v = binary.AppendVarint(v, e.matches)
-		v = keyenc.AppendRowValue(v, e.row)
+		if !op.rowInKeyOnly {
+			v = keyenc.AppendRowValue(v, e.row)
+		}
 		if err := ep.Batch.Set(key, v, nil); err != nil {
 			return err
 		}

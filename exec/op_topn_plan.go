@@ -51,7 +51,7 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 	if err := CheckStreamableTopN(t); err != nil {
 		return nil, err
 	}
-	op, err := newTopNOp(t, plan.AppendOnly(t.Input), b.opPrefix(), b.rt.store.DB(), next)
+	op, err := newTopNOp(t, appendOnly(b.dataflow, t.Input), b.opPrefix(), b.rt.store.DB(), next)
 	if err != nil {
 		return nil, err
 	}

@@ -249,9 +249,9 @@ func sharingNotes(root plan.Node) []string {
 	uses := map[string]*use{}
 	var walk func(n plan.Node)
 	walk = func(n plan.Node) {
-		key := subplanKey(storage.DataflowSharedSubplans, n)
+		key := subplanKey(storage.DataflowLatest, n)
 		if s, ok := n.(*plan.Scan); ok {
-			key = sharedScanKey(storage.DataflowSharedSubplans, s)
+			key = sharedScanKey(storage.DataflowLatest, s)
 		}
 		if key != "" {
 			u, seen := uses[key]

@@ -211,7 +211,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	}
 	d := &storage.Descriptor{
 		Name: n.Name, Kind: storage.KindView, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
-		Query: n.QueryText, DependsOn: deps, Dataflow: storage.DataflowSharedSubplans,
+		Query: n.QueryText, DependsOn: deps, Dataflow: storage.DataflowLatest,
 	}
 	if err := e.persist(d); err != nil {
 		e.ddlMu.Unlock()

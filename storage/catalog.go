@@ -76,6 +76,13 @@ const (
 	// (two aggregates with the same groups and aggregates, in any order,
 	// are one).
 	DataflowSharedSubplans = 2
+	// DataflowAppendOnlyJoins also treats an inner join of append-only
+	// inputs as append-only (its view keeps rows by row id, aggregates over
+	// it use insert-only accumulators), and a join keeps each row once in
+	// its state (in the key; the value holds only counts).
+	DataflowAppendOnlyJoins = 3
+	// DataflowLatest is the layout of views created now.
+	DataflowLatest = DataflowAppendOnlyJoins
 )
 
 // Schema returns the columns as types.Columns.
