@@ -42,6 +42,38 @@ type RowDecoder struct {
 	// decoded as usual: their conversion errors must still reject the
 	// message, so that every view of a stream sees the same messages.
 	skip []bool
+	// guess[i] is the member name found at position i of the previous
+	// object and its column (-1: not a column): producers write fields in
+	// the same order, so comparing with the guess saves a map lookup.
+	guess []fieldGuess
+}
+
+type fieldGuess struct {
+	name string
+	col  int
+}
+
+// lookup returns the column of the member named raw at position field.
+func (d *RowDecoder) lookup(field int, raw []byte) (int, bool) {
+	if field < len(d.guess) && d.guess[field].name == string(raw) {
+		col := d.guess[field].col
+		return col, col >= 0
+	}
+	col, known := d.index[string(raw)]
+	if !known {
+		col = -1
+	}
+	if field < 64 { // bound the guesses for objects with many members
+		for len(d.guess) <= field {
+			d.guess = append(d.guess, fieldGuess{col: -1})
+		}
+		name := string(raw) // a copy only for a member that is no column
+		if known {
+			name = d.cols[col].Name
+		}
+		d.guess[field] = fieldGuess{name: name, col: col}
+	}
+	return col, known
 }
 
 // SkipUnread tells the decoder which columns the dataflow reads (need[i]);
@@ -104,6 +136,7 @@ func (d *RowDecoder) decodeFields(data []byte, p int, row types.Row) (int, error
 	if p < len(data) && data[p] == '}' {
 		return p + 1, nil
 	}
+	field := 0 // position of the member in the object
 	for {
 		if p >= len(data) || data[p] != '"' {
 			return 0, jsonSyntax(data, p, "looking for beginning of object key string")
@@ -116,7 +149,8 @@ func (d *RowDecoder) decodeFields(data []byte, p int, row types.Row) (int, error
 			d.scratch = unquoteInto(d.scratch[:0], raw)
 			raw = d.scratch
 		}
-		col, known := d.index[string(raw)]
+		col, known := d.lookup(field, raw)
+		field++
 		p = skipWS(data, next)
 		if p >= len(data) || data[p] != ':' {
 			return 0, jsonSyntax(data, p, "after object key")
