@@ -303,19 +303,7 @@ func TestChangelogDecodeInto(t *testing.T) {
 func BenchmarkRowDecoder(b *testing.B) {
 	cols := []types.Column{{Name: "k", Type: types.Int8}, {Name: "v", Type: types.Int8}, {Name: "ts", Type: types.Timestamp}}
 	msg := []byte(`{"k":12345,"v":42,"ts":1700000000123,"note":"padding padding padding padding padding padding padding"}`)
-	b.Run("new", func(b *testing.B) {
-		d := NewRowDecoder(cols)
-		c := &Chunk{}
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			if c.Len() == chunkRows {
-				c = &Chunk{}
-			}
-			if err := d.decodeInto(msg, c); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	b.Run("new", func(b *testing.B) { benchDecodeInto(b, NewRowDecoder(cols), msg) })
 	b.Run("old", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
@@ -345,17 +333,22 @@ func BenchmarkDecodeBid(b *testing.B) {
 			if tc.need != nil {
 				d.SkipUnread(tc.need)
 			}
-			c := &Chunk{}
 			b.SetBytes(int64(len(msg)))
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				if c.Len() == chunkRows {
-					c = &Chunk{}
-				}
-				if err := d.decodeInto(msg, c); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchDecodeInto(b, d, msg)
 		})
+	}
+}
+
+// benchDecodeInto decodes msg b.N times into chunks of chunkRows rows.
+func benchDecodeInto(b *testing.B, d *RowDecoder, msg []byte) {
+	c := &Chunk{}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if c.Len() == chunkRows {
+			c = &Chunk{}
+		}
+		if err := d.decodeInto(msg, c); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
