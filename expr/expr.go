@@ -75,6 +75,11 @@ type Func struct {
 	T    types.Type
 	// Fn computes the result from the evaluated arguments.
 	Fn func(args []types.Datum) (types.Datum, error)
+	// Fn2, when set, is Fn for a call of two arguments taken by value:
+	// Eval uses it for comparisons and arithmetic, whose argument slice
+	// would otherwise escape to the heap on every row (Fn is called
+	// through a func value, so the compiler cannot keep it on the stack).
+	Fn2 func(a, b types.Datum) (types.Datum, error)
 	// Lazy functions (AND, OR, CASE, COALESCE) evaluate their own
 	// arguments, which they receive as the node's Args.
 	Lazy func(args []Expr, row types.Row) (types.Datum, error)
@@ -87,6 +92,17 @@ func (f *Func) Type() types.Type { return f.T }
 func (f *Func) Eval(row types.Row) (types.Datum, error) {
 	if f.Lazy != nil {
 		return f.Lazy(f.Args, row)
+	}
+	if f.Fn2 != nil && len(f.Args) == 2 {
+		a, err := f.Args[0].Eval(row)
+		if err != nil {
+			return types.Null, err
+		}
+		b, err := f.Args[1].Eval(row)
+		if err != nil {
+			return types.Null, err
+		}
+		return f.Fn2(a, b)
 	}
 	var buf [4]types.Datum
 	args := buf[:0]

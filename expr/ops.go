@@ -129,13 +129,20 @@ func compare(op string, l, r Expr) (Expr, error) {
 				return types.NewBool(types.Compare(a[0], a[1]) == 0), nil
 			}}, nil
 	}
-	return &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: types.Bool,
-		Fn: func(a []types.Datum) (types.Datum, error) {
-			if a[0].IsNull() || a[1].IsNull() {
+	return binary(&Func{Name: op, Infix: true, Args: []Expr{l, r}, T: types.Bool},
+		func(a, b types.Datum) (types.Datum, error) {
+			if a.IsNull() || b.IsNull() {
 				return types.Null, nil
 			}
-			return types.NewBool(test(types.Compare(a[0], a[1]))), nil
-		}}, nil
+			return types.NewBool(test(types.Compare(a, b))), nil
+		}), nil
+}
+
+// binary sets f's Fn2 to fn and its Fn to the same over a slice.
+func binary(f *Func, fn func(a, b types.Datum) (types.Datum, error)) *Func {
+	f.Fn2 = fn
+	f.Fn = func(a []types.Datum) (types.Datum, error) { return fn(a[0], a[1]) }
+	return f
 }
 
 func requireBool(e Expr) (Expr, error) {
@@ -313,12 +320,12 @@ func numericOp(op string, l, r Expr, t types.Type) Expr {
 	default:
 		fn = func(a, b types.Datum) (types.Datum, error) { return floatOp(op, a.F, b.F, t) }
 	}
-	return &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: t, Fn: func(a []types.Datum) (types.Datum, error) {
-		if a[0].IsNull() || a[1].IsNull() {
+	return binary(&Func{Name: op, Infix: true, Args: []Expr{l, r}, T: t}, func(a, b types.Datum) (types.Datum, error) {
+		if a.IsNull() || b.IsNull() {
 			return types.Null, nil
 		}
-		return fn(a[0], a[1])
-	}}
+		return fn(a, b)
+	})
 }
 
 func outOfRange(t types.Type) error {
