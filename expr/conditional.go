@@ -5,8 +5,11 @@ import (
 	"streamdb/types"
 )
 
-// commonType resolves the result type of CASE / COALESCE branches: the
-// first non-unknown type, widened across numeric branches.
+// commonType resolves the result type of CASE / COALESCE branches and
+// UNION columns as PostgreSQL does: the first non-unknown type, widened
+// across numeric branches. Among string types the first one stays (every
+// string type converts implicitly to every other, so PostgreSQL's
+// select_common_type never leaves it): varchar UNION text is varchar.
 func commonType(es []Expr) (types.Type, error) {
 	t := types.Unknown
 	for _, e := range es {
@@ -18,7 +21,6 @@ func commonType(es []Expr) (types.Type, error) {
 		case t.IsNumeric() && et.IsNumeric():
 			t = promote(t, et)
 		case t.IsString() && et.IsString():
-			t = types.Text
 		case t.IsTime() && et.IsTime():
 			t = types.Timestamptz
 		default:
@@ -44,10 +46,12 @@ func CommonType(ts []types.Type) (types.Type, error) {
 // Case builds CASE WHEN conds[i] THEN results[i] ... ELSE els END; els may
 // be nil (NULL).
 func Case(conds, results []Expr, els Expr) (Expr, error) {
-	all := append([]Expr{}, results...)
+	// PostgreSQL resolves the type with the ELSE branch first.
+	var all []Expr
 	if els != nil {
 		all = append(all, els)
 	}
+	all = append(all, results...)
 	t, err := commonType(all)
 	if err != nil {
 		return nil, err

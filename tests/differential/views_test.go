@@ -34,7 +34,9 @@ var views = []viewSpec{
 		kind IN ('click', 'buy', 'o''brien') AS k_in, kind NOT IN ('view', 'refund') AS k_not_in,
 		amount BETWEEN -100 AND 100 AS a_btw, qty NOT BETWEEN 0 AND 10 AS q_not_btw,
 		qty IN (1, 2, NULL) AS q_in_null, ok AND amount > 0 AS ok_and, ok OR qty > 5 AS ok_or,
-		kind = 'back\slash' AS is_backslash
+		kind = 'back\slash' AS is_backslash,
+		CASE WHEN ok THEN kind ELSE kind || '!' END AS ck_text, CASE WHEN ok THEN kind || '!' ELSE tag END AS ck_varchar,
+		COALESCE(tag, kind || '?') AS ct_varchar
 		FROM events WHERE id % 3 <> 1`},
 	{name: "v_str", phase: 0, query: `SELECT id, kind || ':' || tag AS kt, lower(tag) AS lt, upper(kind) AS uk,
 		length(tag) AS tag_len, substr(tag, 2, 3) AS st, substr(kind, 2) AS sk2,
