@@ -35,13 +35,15 @@ type nxSizes struct {
 	maxRSSMB    float64       // per query: a server above this is killed and reported
 	queries     map[string]bool
 	pgBatchRows int // rows per COPY into PostgreSQL (one trigger firing each)
+	rounds      int // catch-up rounds (ceilings and queries); figures are medians
 }
 
 func nexmarkSizes(mode string) (nxSizes, error) {
-	s := nxSizes{maxRSSMB: 8192, pgBatchRows: 10_000}
+	s := nxSizes{maxRSSMB: 8192, pgBatchRows: 10_000, rounds: 1}
 	switch mode {
 	case "quick":
 		s.events, s.steadyRate, s.steadyTime, s.timeout = 400_000, 20_000, 20*time.Second, 5*time.Minute
+		s.rounds = 3
 	case "full":
 		// Sized so that each query takes about a minute on the 2-core
 		// machine: in quick runs q0-q2 caught up at ~90-140K events/s and
@@ -60,6 +62,7 @@ func nexmarkSizes(mode string) (nxSizes, error) {
 		{"BENCH_NEXMARK_STEADY_SECONDS", func(n int) { s.steadyTime = time.Duration(n) * time.Second }},
 		{"BENCH_NEXMARK_TIMEOUT_SECONDS", func(n int) { s.timeout = time.Duration(n) * time.Second }},
 		{"BENCH_NEXMARK_MAX_RSS_MB", func(n int) { s.maxRSSMB = float64(n) }},
+		{"BENCH_NEXMARK_ROUNDS", func(n int) { s.rounds = n }},
 	} {
 		if v := os.Getenv(o.env); v != "" {
 			n, err := strconv.Atoi(v)
@@ -183,8 +186,8 @@ func BenchmarkNexmark(b *testing.B) {
 	}
 	report.Configf("nexmark: backlog of %d events (%d persons, %d auctions, %d bids; seed %d; event time %d events/s, so %.0f s of event time); "+
 		"each query a fresh server (default settings: barriers 20ms, checkpoints every 1s) on a copy of the backlog's data directory; "+
-		"catch-up = CREATE MATERIALIZED VIEW + FLUSH; per-query limits %v and %.0f MiB RSS",
-		sz.events, counts[0], counts[1], counts[2], cfg.Seed, cfg.EventRate, float64(sz.events)/float64(cfg.EventRate), sz.timeout, sz.maxRSSMB)
+		"catch-up = CREATE MATERIALIZED VIEW + FLUSH, medians of %d rounds; per-query limits %v and %.0f MiB RSS",
+		sz.events, counts[0], counts[1], counts[2], cfg.Seed, cfg.EventRate, float64(sz.events)/float64(cfg.EventRate), sz.rounds, sz.timeout, sz.maxRSSMB)
 
 	// The backlog, published once into a template data directory.
 	template := b.TempDir()
@@ -202,61 +205,86 @@ func BenchmarkNexmark(b *testing.B) {
 	conn.Close(b.Context())
 	s.Stop(b)
 
-	var ceiling, bidCeiling float64
+	// Rounds: every ceiling and query runs once per round, rounds one
+	// after the other, so that the machine's swings hit all of them alike;
+	// the figures are medians over the rounds (peak RSS: the maximum).
 	all := []nexmark.Kind{nexmark.KindPerson, nexmark.KindAuction, nexmark.KindBid}
-	b.Run("ceiling", func(b *testing.B) { ceiling = benchNexmarkCeiling(b, template, sz, counts, all, "3 streams at once") })
-	b.Run("ceiling-bid", func(b *testing.B) {
-		bidCeiling = benchNexmarkCeiling(b, template, sz, counts, bidOnly, "bid stream alone")
-	})
+	var ceilings, bidCeilings []float64
+	runs := map[string][]nxRun{}
+	for round := 1; round <= sz.rounds; round++ {
+		b.Run(fmt.Sprintf("round%d/ceiling", round), func(b *testing.B) {
+			ceilings = append(ceilings, benchNexmarkCeiling(b, template, sz, counts, all, "3 streams at once"))
+		})
+		b.Run(fmt.Sprintf("round%d/ceiling-bid", round), func(b *testing.B) {
+			bidCeilings = append(bidCeilings, benchNexmarkCeiling(b, template, sz, counts, bidOnly, "bid stream alone"))
+		})
+		for _, q := range nxQueries {
+			if sz.queries != nil && !sz.queries[q.name] {
+				continue
+			}
+			b.Run(fmt.Sprintf("round%d/%s", round, q.name), func(b *testing.B) {
+				runs[q.name] = append(runs[q.name], nxCatchUp(b, template, q, nil, sz))
+			})
+		}
+	}
+	ceiling, bidCeiling := median(ceilings), median(bidCeilings)
 
 	var summary strings.Builder
 	summary.WriteString("Catch-up over the same backlog, each query on a fresh server. Rates count all backlog events (the Nexmark convention: a query that reads only bids still \"processes\" the stream of all events); input events/s counts only the streams the query reads.\n\n")
-	summary.WriteString("The ceilings read without decoding: all three streams at once (one consumer each), and the bid stream alone (what q0-q2, q5, q7 and groupby read); \"of ceiling\" is a query's input events/s over the bid stream's ceiling for queries that read only bids, over the all-streams ceiling for the others (q3 and q8 read only the small person and auction streams: their time is mostly fixed costs).\n\n")
-	summary.WriteString("| query | result kept as | catch-up events/s | input events/s | of ceiling | time s | peak RSS MiB | view rows | load at end | note |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	fmt.Fprintf(&summary, "Each figure is the median of %d rounds (peak RSS: the largest); a round runs the ceilings and every query once, in turn.\n\n", sz.rounds)
+	summary.WriteString("The ceilings read without decoding: all three streams at once (one consumer each), and the bid stream alone (what q0-q2, q5, q7 and groupby read); \"of ceiling\" is a query's input events/s over the bid stream's ceiling for queries that read only bids, over the all-streams ceiling for the others (q3 and q8 read only the small person and auction streams: their time is mostly fixed costs); \"of q0\" is its catch-up rate over q0's.\n\n")
+	summary.WriteString("| query | result kept as | catch-up events/s | input events/s | of ceiling | of q0 | time s | peak RSS MiB | view rows | load at end | note |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	if ceiling > 0 {
-		fmt.Fprintf(&summary, "| ceiling | JetStream ordered consumers, no decoding, 3 streams at once | %.0f | %.0f | | %.1f | | | | |\n",
+		report.Add(nxBench, "ceiling", "median: JetStream ordered consumers, no decoding (3 streams at once)", ceiling, "events/s")
+		fmt.Fprintf(&summary, "| ceiling | JetStream ordered consumers, no decoding, 3 streams at once | %.0f | %.0f | | | %.1f | | | | |\n",
 			ceiling, ceiling, float64(sz.events)/ceiling)
 	}
 	if bidCeiling > 0 {
-		fmt.Fprintf(&summary, "| ceiling (bid) | one JetStream ordered consumer on the bid stream, no decoding | | %.0f | | %.1f | | | | |\n",
+		report.Add(nxBench, "ceiling", "median: JetStream ordered consumer, no decoding (bid stream alone)", bidCeiling, "events/s")
+		fmt.Fprintf(&summary, "| ceiling (bid) | one JetStream ordered consumer on the bid stream, no decoding | | %.0f | | | %.1f | | | | |\n",
 			bidCeiling, float64(counts[nexmark.KindBid])/bidCeiling)
 	}
-	var groupByRate float64
+	var groupByRate, q0Rate float64
 	for _, q := range nxQueries {
-		if sz.queries != nil && !sz.queries[q.name] {
+		rs := runs[q.name]
+		if len(rs) == 0 {
 			continue
 		}
-		b.Run(q.name, func(b *testing.B) {
-			r := nxCatchUp(b, template, q, nil, sz)
-			var input uint64
-			for _, k := range q.reads {
-				input += counts[k]
+		var input uint64
+		for _, k := range q.reads {
+			input += counts[k]
+		}
+		r, failure := summarizeRuns(rs)
+		if failure != "" {
+			report.Add(nxBench, q.name, "catch-up rate", 0, "n/a").Note = failure
+			fmt.Fprintf(&summary, "| %s | %s | %s | | | | | | | %.1f | %s |\n", q.name, q.kept, failure, r.load, q.note)
+			continue
+		}
+		rate := float64(sz.events) / r.dur.Seconds()
+		inRate := float64(input) / r.dur.Seconds()
+		switch q.name {
+		case "groupby":
+			groupByRate = inRate
+		case "q0":
+			q0Rate = rate
+		}
+		report.Add(nxBench, q.name, "catch-up rate (all events)", rate, "events/s").Note = q.kept
+		report.Add(nxBench, q.name, "catch-up rate (input events)", inRate, "events/s")
+		report.Add(nxBench, q.name, "server peak RSS", r.peakRSS, "MiB")
+		of, ofQ0 := "", ""
+		if c := ceiling; c > 0 {
+			if slices.Equal(q.reads, bidOnly) && bidCeiling > 0 {
+				c = bidCeiling
 			}
-			if r.failure != "" {
-				report.Add(nxBench, q.name, "catch-up rate", 0, "n/a").Note = r.failure
-				fmt.Fprintf(&summary, "| %s | %s | %s | | | | | | %.1f | %s |\n", q.name, q.kept, r.failure, r.load, q.note)
-				return
-			}
-			rate := float64(sz.events) / r.dur.Seconds()
-			inRate := float64(input) / r.dur.Seconds()
-			if q.name == "groupby" {
-				groupByRate = inRate
-			}
-			report.Add(nxBench, q.name, "catch-up rate (all events)", rate, "events/s").Note = q.kept
-			report.Add(nxBench, q.name, "catch-up rate (input events)", inRate, "events/s")
-			report.Add(nxBench, q.name, "server peak RSS", r.peakRSS, "MiB")
-			of := ""
-			if c := ceiling; c > 0 {
-				if slices.Equal(q.reads, bidOnly) && bidCeiling > 0 {
-					c = bidCeiling
-				}
-				of = fmt.Sprintf("%.2f", inRate/c)
-				report.Add(nxBench, q.name, "input rate / ceiling of its streams", inRate/c, "ratio")
-			}
-			fmt.Fprintf(&summary, "| %s | %s | %.0f | %.0f | %s | %.1f | %.0f | %d | %.1f | %s |\n",
-				q.name, q.kept, rate, inRate, of, r.dur.Seconds(), r.peakRSS, r.rows, r.load, q.note)
-			b.ReportMetric(rate, "events/s")
-		})
+			of = fmt.Sprintf("%.2f", inRate/c)
+			report.Add(nxBench, q.name, "input rate / ceiling of its streams", inRate/c, "ratio")
+		}
+		if q0Rate > 0 {
+			ofQ0 = fmt.Sprintf("%.2f", rate/q0Rate)
+			report.Add(nxBench, q.name, "catch-up rate / q0's", rate/q0Rate, "ratio")
+		}
+		fmt.Fprintf(&summary, "| %s | %s | %.0f | %.0f | %s | %s | %.1f | %.0f | %d | %.1f | %s |\n",
+			q.name, q.kept, rate, inRate, of, ofQ0, r.dur.Seconds(), r.peakRSS, r.rows, r.load, q.note)
 	}
 
 	var pgSummary string
@@ -269,6 +297,36 @@ func BenchmarkNexmark(b *testing.B) {
 	report.AddSection("Nexmark", summary.String())
 	report.Notef("nexmark: load average (1, 5, 15 min) %s at the start of the Nexmark benchmark, %s at its end; the machine's 2 cores are shared, so rates move from run to run",
 		loadStart, loadAvg())
+}
+
+// median returns the median of xs (0 for none).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// summarizeRuns folds a query's rounds into one: the median duration, the
+// largest peak RSS, the last run's rows and load; a failure in any round
+// is the result.
+func summarizeRuns(rs []nxRun) (nxRun, string) {
+	var durs []float64
+	out := rs[len(rs)-1]
+	for _, r := range rs {
+		if r.failure != "" {
+			return r, r.failure
+		}
+		durs = append(durs, r.dur.Seconds())
+		out.peakRSS = max(out.peakRSS, r.peakRSS)
+	}
+	out.dur = time.Duration(median(durs) * float64(time.Second))
+	return out, ""
 }
 
 // copyTemplate copies the backlog's data directory for one run.
