@@ -202,15 +202,25 @@ func ExplainAs(n Node, shown func(Node) Node) string {
 
 // AppendOnly reports whether n only ever emits insertions when run as a
 // stream (so that min/max need no multiset and views need no row counts).
-func AppendOnly(n Node) bool {
+func AppendOnly(n Node) bool { return appendOnly(n, false) }
+
+// AppendOnlyJoins is AppendOnly that also counts an inner join of
+// append-only inputs (it emits an insert per match of an inserted row and
+// nothing else). Which of the two a view uses is part of its state's
+// format (see exec's dataflow layouts).
+func AppendOnlyJoins(n Node) bool { return appendOnly(n, true) }
+
+func appendOnly(n Node, innerJoins bool) bool {
 	switch n := n.(type) {
 	case *Scan:
 		return n.Object.Kind == storage.KindStream
 	case *Filter, *Project, *Window:
-		return AppendOnly(n.Children()[0])
+		return appendOnly(n.Children()[0], innerJoins)
+	case *Join:
+		return innerJoins && n.Kind == InnerJoin && appendOnly(n.Left, innerJoins) && appendOnly(n.Right, innerJoins)
 	case *Union:
 		for _, in := range n.Inputs {
-			if !AppendOnly(in) {
+			if !appendOnly(in, innerJoins) {
 				return false
 			}
 		}
