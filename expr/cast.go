@@ -88,15 +88,11 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 			if math.IsNaN(d.F) || math.IsInf(d.F, 0) {
 				return types.Null, sqlerr.New(sqlerr.FeatureNotSupported, "cannot convert %v to numeric", d.F)
 			}
-			f := d.F
-			if f == 0 {
-				f = 0 // -0 becomes 0: NUMERIC has no negative zero
-			}
-			dec, _, err := apd.NewFromString(strconv.FormatFloat(f, 'g', 15, 64))
+			dec, _, err := apd.NewFromString(strconv.FormatFloat(d.F, 'g', 15, 64))
 			if err != nil {
 				return types.Null, err
 			}
-			return types.NewDecimal(dec), nil
+			return types.NewDecimal(NormalizeZero(dec)), nil // -0 is 0: NUMERIC has no negative zero
 		}
 	case types.Date:
 		switch d.K {
