@@ -47,6 +47,13 @@ type sharedSource struct {
 	need []bool // columns any of the scans reads
 }
 
+// addNeed makes the shared decoder decode the columns need marks too.
+// (Readers start after the build, so the decoder is not in use yet.)
+func (sh *sharedSource) addNeed(need []bool) {
+	orInto(sh.need, need)
+	sh.dec.SkipUnread(sh.need)
+}
+
 // sharedScanKey identifies the scans that may share a reader under layout
 // dataflow: scans of the same stream with the same columns. It is "" for
 // a scan that gets its own reader: under the old layout, for tables, and
@@ -73,8 +80,7 @@ func (b *builder) addStreamScan(s *plan.Scan, next Operator) error {
 	key := sharedScanKey(b.dataflow, s)
 	if sh, ok := b.shared[key]; ok && key != "" {
 		sh.tee.outputs = append(sh.tee.outputs, next)
-		orInto(sh.need, need)
-		sh.dec.SkipUnread(sh.need) // readers start after the build
+		sh.addNeed(need)
 		return nil
 	}
 	dec := NewRowDecoder(s.Cols)

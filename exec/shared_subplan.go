@@ -75,8 +75,7 @@ func (b *builder) orScanNeeds(n plan.Node) {
 	if s, ok := n.(*plan.Scan); ok {
 		if sh, ok := b.shared[sharedScanKey(b.dataflow, s)]; ok {
 			if need, ok := b.need[s]; ok {
-				orInto(sh.need, need)
-				sh.dec.SkipUnread(sh.need)
+				sh.addNeed(need)
 			}
 		}
 		return

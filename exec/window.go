@@ -62,7 +62,7 @@ type windowOp struct {
 	decided bool          // reuse is known (at the first Push: a tee's outputs are wired after this operator is made)
 	reuse   bool          // next does not keep rows past Push
 	out     Chunk         // reused output chunk (reuse only)
-	buf     []types.Datum // reused row storage (reuse only)
+	buf     []types.Datum // row storage every Push carves from again (reuse only)
 }
 
 func newWindowOp(w *plan.Window, next Operator) *windowOp {
@@ -97,54 +97,31 @@ func (op *windowOp) Push(c *Chunk) error {
 	if !op.decided {
 		op.reuse, op.decided = borrowsRows(op.next), true
 	}
-	if op.reuse {
-		return op.pushReusing(c)
-	}
 	out := &Chunk{}
+	if op.reuse {
+		// Carve this Push's rows from the start of the kept buffer again.
+		out = &op.out
+		out.reset()
+		out.slab = op.buf
+	}
 	for i, row := range c.Rows {
 		eachWindow(op.w, row, func(start int64) {
 			r := out.newRow(len(row) + 2)
-			op.fill(r, row, start)
+			copy(r, row)
+			r[len(row)] = types.NewTimestampMicros(start)
+			r[len(row)+1] = types.NewTimestampMicros(start + op.w.Size)
 			out.keepRow(r, c.Signs[i])
 		})
 	}
 	if out.Len() == 0 {
 		return nil
 	}
-	return op.next.Push(out)
-}
-
-// pushReusing is Push into the reused chunk and buffer.
-func (op *windowOp) pushReusing(c *Chunk) error {
-	out := &op.out
-	out.reset()
-	used := 0
-	for i, row := range c.Rows {
-		width := len(row) + 2
-		eachWindow(op.w, row, func(start int64) {
-			if used+width > len(op.buf) {
-				// Rows already carved stay in the old buffer until Push
-				// returns; the new one is kept for later calls.
-				op.buf = make([]types.Datum, max(2*len(op.buf), width*slabRows))
-				used = 0
-			}
-			r := op.buf[used : used+width : used+width]
-			used += width
-			op.fill(r, row, start)
-			out.Append(r, c.Signs[i])
-		})
-	}
-	if out.Len() == 0 {
-		return nil
+	if n := out.Len() * len(out.Rows[0]); op.reuse && n > len(op.buf) {
+		// This Push outgrew the buffer (newRow took fresh slabs): keep
+		// a larger one for the next.
+		op.buf = make([]types.Datum, max(2*len(op.buf), n))
 	}
 	return op.next.Push(out)
-}
-
-// fill writes the input row and the window's bounds into r.
-func (op *windowOp) fill(r, row types.Row, start int64) {
-	copy(r, row)
-	r[len(row)] = types.NewTimestampMicros(start)
-	r[len(row)+1] = types.NewTimestampMicros(start + op.w.Size)
 }
 
 func (op *windowOp) Barrier(e Epoch) error { return op.next.Barrier(e) }
