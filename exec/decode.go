@@ -138,10 +138,7 @@ func (d *RowDecoder) decodeFields(data []byte, p int, row types.Row) (int, error
 	}
 	field := 0 // position of the member in the object
 	for {
-		if p >= len(data) || data[p] != '"' {
-			return 0, jsonSyntax(data, p, "looking for beginning of object key string")
-		}
-		raw, next, complex, err := scanString(data, p)
+		raw, next, complex, err := memberKey(data, p)
 		if err != nil {
 			return 0, err
 		}
@@ -151,29 +148,17 @@ func (d *RowDecoder) decodeFields(data []byte, p int, row types.Row) (int, error
 		}
 		col, known := d.lookup(field, raw)
 		field++
-		p = skipWS(data, next)
-		if p >= len(data) || data[p] != ':' {
-			return 0, jsonSyntax(data, p, "after object key")
-		}
-		p = skipWS(data, p+1)
 		if known {
-			p, err = d.decodeValue(data, p, col, row)
+			p, err = d.decodeValue(data, next, col, row)
 		} else {
-			p, err = skipValue(data, p, 0)
+			p, err = skipValue(data, next, 0)
 		}
 		if err != nil {
 			return 0, err
 		}
-		p = skipWS(data, p)
-		switch {
-		case p >= len(data):
-			return 0, errJSONEnd
-		case data[p] == ',':
-			p = skipWS(data, p+1)
-		case data[p] == '}':
-			return p + 1, nil
-		default:
-			return 0, jsonSyntax(data, p, "after object key:value pair")
+		var done bool
+		if p, done, err = nextMember(data, p, '}', "after object key:value pair"); err != nil || done {
+			return p, err
 		}
 	}
 }

@@ -266,31 +266,49 @@ func skipCompound(data []byte, p, depth int) (int, error) {
 	for {
 		var err error
 		if object {
-			if p >= len(data) || data[p] != '"' {
-				return 0, jsonSyntax(data, p, "looking for beginning of object key string")
-			}
-			if _, p, _, err = scanString(data, p); err != nil {
+			if _, p, _, err = memberKey(data, p); err != nil {
 				return 0, err
 			}
-			p = skipWS(data, p)
-			if p >= len(data) || data[p] != ':' {
-				return 0, jsonSyntax(data, p, "after object key")
-			}
-			p = skipWS(data, p+1)
 		}
 		if p, err = skipValue(data, p, depth); err != nil {
 			return 0, err
 		}
-		p = skipWS(data, p)
-		switch {
-		case p >= len(data):
-			return 0, errJSONEnd
-		case data[p] == ',':
-			p = skipWS(data, p+1)
-		case data[p] == closer:
-			return p + 1, nil
-		default:
-			return 0, jsonSyntax(data, p, "after value")
+		var done bool
+		if p, done, err = nextMember(data, p, closer, "after value"); err != nil || done {
+			return p, err
 		}
 	}
+}
+
+// memberKey reads the key of the object member at data[p] and the colon
+// after it, and returns the key's raw text (complex: it has escapes or
+// non-ASCII bytes) and the offset of the member's value.
+func memberKey(data []byte, p int) (raw []byte, next int, complex bool, err error) {
+	if p >= len(data) || data[p] != '"' {
+		return nil, 0, false, jsonSyntax(data, p, "looking for beginning of object key string")
+	}
+	if raw, p, complex, err = scanString(data, p); err != nil {
+		return nil, 0, false, err
+	}
+	p = skipWS(data, p)
+	if p >= len(data) || data[p] != ':' {
+		return nil, 0, false, jsonSyntax(data, p, "after object key")
+	}
+	return raw, skipWS(data, p+1), complex, nil
+}
+
+// nextMember steps over what follows a member or element ending before
+// data[p]: a comma (it returns the offset of the next one) or closer (done,
+// and the offset after it). what names the place in a syntax error.
+func nextMember(data []byte, p int, closer byte, what string) (next int, done bool, err error) {
+	p = skipWS(data, p)
+	switch {
+	case p >= len(data):
+		return 0, false, errJSONEnd
+	case data[p] == ',':
+		return skipWS(data, p+1), false, nil
+	case data[p] == closer:
+		return p + 1, true, nil
+	}
+	return 0, false, jsonSyntax(data, p, what)
 }
