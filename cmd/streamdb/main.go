@@ -78,7 +78,7 @@ func run(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	tuneGC()
-	stopProfile, err := startCPUProfile()
+	stopProfile, err := startProfiles()
 	if err != nil {
 		return err
 	}

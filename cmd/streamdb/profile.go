@@ -7,13 +7,13 @@ import (
 	"runtime/pprof"
 )
 
-// startCPUProfile honours STREAMDB_CPUPROFILE=path: a CPU profile of the
+// startProfiles honours STREAMDB_CPUPROFILE=path: a CPU profile of the
 // whole server run, written when it stops cleanly (SIGTERM/SIGINT), and
 // STREAMDB_MEMPROFILE=path: the allocation profile of the run (see
 // `go tool pprof -sample_index=alloc_space`), written at the same point.
 // The returned function stops and writes them; it is a no-op when neither
 // variable is set.
-func startCPUProfile() (func(), error) {
+func startProfiles() (func(), error) {
 	memPath := os.Getenv("STREAMDB_MEMPROFILE")
 	writeMem := func() {
 		if memPath == "" {
