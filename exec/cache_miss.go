@@ -1,12 +1,6 @@
 package exec
 
-import (
-	"errors"
-
-	"streamdb/storage"
-)
-
-var errStopScan = errors.New("stop scan")
+import "streamdb/storage"
 
 // missRule tells an operator that caches a Pebble state table in memory
 // whether a key missing from its cache can be in Pebble. It cannot while
@@ -20,15 +14,8 @@ type missRule struct {
 
 // newMissRule looks at the operator's state table once, at start.
 func newMissRule(r storage.Reader, prefix []byte) (missRule, error) {
-	empty := true
-	err := storage.ScanPrefix(r, prefix, func(_, _ []byte) error {
-		empty = false
-		return errStopScan
-	})
-	if err == errStopScan {
-		err = nil
-	}
-	return missRule{storeMayHold: !empty}, err
+	held, err := storage.HasPrefix(r, prefix)
+	return missRule{storeMayHold: held}, err
 }
 
 // mustRead reports whether a cache miss has to be looked up in Pebble.

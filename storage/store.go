@@ -150,6 +150,20 @@ func ScanPrefix(r Reader, prefix []byte, fn func(key, value []byte) error) error
 	return it.Close()
 }
 
+// HasPrefix reports whether r holds any key with the given prefix.
+func HasPrefix(r Reader, prefix []byte) (bool, error) {
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: PrefixEnd(prefix)})
+	if err != nil {
+		return false, err
+	}
+	found := it.First()
+	if err := it.Error(); err != nil {
+		it.Close()
+		return false, err
+	}
+	return found, it.Close()
+}
+
 // PrefixEnd returns the smallest key greater than every key with prefix p.
 func PrefixEnd(p []byte) []byte {
 	end := append([]byte(nil), p...)
