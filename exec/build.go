@@ -70,7 +70,6 @@ type builder struct {
 	dataflow int
 	shared   map[string]*sharedSource
 	subplans map[string]*sharedSubplan
-	building plan.Node // the shared subplan being built (see buildShared)
 }
 
 func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
@@ -92,13 +91,17 @@ func (b *builder) opPrefix() []byte {
 }
 
 // build returns the operator that receives n's input, with n's operator
-// chained in front of next.
+// chained in front of next; a subplan the view computes already is shared
+// (see buildShared).
 func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
-	if b.building == n {
-		b.building = nil
-	} else if op, shared, err := b.buildShared(n, next); shared {
+	if op, shared, err := b.buildShared(n, next); shared {
 		return op, err
 	}
+	return b.buildOperator(n, next)
+}
+
+// buildOperator builds n's own operator in front of next, and its inputs.
+func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 	switch n := n.(type) {
 	case *plan.Scan:
 		switch n.Object.Kind {

@@ -64,8 +64,7 @@ func (b *builder) buildShared(n plan.Node, next Operator) (Operator, bool, error
 		b.subplans = map[string]*sharedSubplan{}
 	}
 	b.subplans[key] = sh
-	b.building = n // build n itself now, not through buildShared again
-	op, err := b.build(n, sh.tee)
+	op, err := b.buildOperator(n, sh.tee)
 	return op, true, err
 }
 
