@@ -40,6 +40,7 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	if err != nil {
 		return err
 	}
+	root = streamingPlan(desc.Dataflow, root)
 	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow}
 	b.need.mark(root, allColumns(len(root.Schema())))
 	if _, err := b.build(root, mat); err != nil {
@@ -54,6 +55,17 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	}
 	rt.add(p)
 	return nil
+}
+
+// streamingPlan is the plan a view of layout dataflow builds its dataflow
+// from: root itself, or from DataflowNarrowRows on, root without the
+// columns nothing reads. The output columns stay the same; operator state
+// is numbered alike either way (the projections pruning adds keep none).
+func streamingPlan(dataflow int, root plan.Node) plan.Node {
+	if dataflow < storage.DataflowNarrowRows {
+		return root
+	}
+	return plan.PruneColumns(root)
 }
 
 type builder struct {
@@ -130,6 +142,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 			if err != nil {
 				return nil, err
 			}
+			inner = streamingPlan(b.dataflow, inner)
 			need, ok := b.need[n]
 			if !ok {
 				need = allColumns(len(inner.Schema()))
@@ -262,6 +275,7 @@ func ExplainStreaming(root plan.Node) string {
 	default:
 		mat = "Materialize counted rows (multiset)"
 	}
+	root = streamingPlan(storage.DataflowLatest, root)
 	lines := strings.Split(strings.TrimRight(explainStreamingTree(root), "\n"), "\n")
 	var sb strings.Builder
 	sb.WriteString(mat + "\n")

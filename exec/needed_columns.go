@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"streamdb/expr"
 	"streamdb/plan"
 )
 
@@ -30,17 +29,17 @@ func (nc neededColumns) mark(n plan.Node, need []bool) {
 		orInto(own, need)
 		if w := n.Watermark; w != nil {
 			own[w.Col] = true
-			addRefs(own, w.Expr)
+			plan.MarkRefs(own, w.Expr)
 		}
 	case *plan.Filter:
 		in := clone(need, len(n.Input.Schema()))
-		addRefs(in, n.Cond)
+		plan.MarkRefs(in, n.Cond)
 		nc.mark(n.Input, in)
 	case *plan.Project:
 		in := make([]bool, len(n.Input.Schema()))
 		for j, e := range n.Exprs {
 			if j < len(need) && need[j] {
-				addRefs(in, e)
+				plan.MarkRefs(in, e)
 			}
 		}
 		nc.mark(n.Input, in)
@@ -53,50 +52,33 @@ func (nc neededColumns) mark(n plan.Node, need []bool) {
 			nc.mark(c, clone(need, len(c.Schema())))
 		}
 	case *plan.Join:
-		nl := len(n.Left.Schema())
-		left := clone(need, nl)
-		right := make([]bool, len(n.Right.Schema()))
-		for i := nl; i < len(need) && i-nl < len(right); i++ {
-			right[i-nl] = need[i]
-		}
-		for _, k := range n.LeftKeys {
-			addRefs(left, k)
-		}
-		for _, k := range n.RightKeys {
-			addRefs(right, k)
-		}
-		if n.Cond != nil {
-			both := make([]bool, nl+len(right))
-			addRefs(both, n.Cond)
-			orInto(left, both[:nl])
-			orInto(right, both[nl:])
-		}
+		left, right := plan.JoinInputsRead(n, need)
 		nc.mark(n.Left, left)
 		nc.mark(n.Right, right)
 	case *plan.Aggregate:
 		in := make([]bool, len(n.Input.Schema()))
 		for _, g := range n.GroupBy {
-			addRefs(in, g)
+			plan.MarkRefs(in, g)
 		}
 		for _, a := range n.Aggs {
 			if a.Arg != nil {
-				addRefs(in, a.Arg)
+				plan.MarkRefs(in, a.Arg)
 			}
 		}
 		nc.mark(n.Input, in)
 	case *plan.TopN:
 		in := clone(need, len(n.Input.Schema()))
 		for _, p := range n.PartitionBy {
-			addRefs(in, p)
+			plan.MarkRefs(in, p)
 		}
 		for _, k := range n.Order {
-			addRefs(in, k.Expr)
+			plan.MarkRefs(in, k.Expr)
 		}
 		nc.mark(n.Input, in)
 	case *plan.Sort:
 		in := clone(need, len(n.Input.Schema()))
 		for _, k := range n.Keys {
-			addRefs(in, k.Expr)
+			plan.MarkRefs(in, k.Expr)
 		}
 		nc.mark(n.Input, in)
 	case *plan.Limit:
@@ -124,27 +106,11 @@ func clone(need []bool, n int) []bool {
 	return out
 }
 
+// orInto sets dst[i] wherever src[i] is set.
 func orInto(dst, src []bool) {
 	for i := range dst {
 		if i < len(src) && src[i] {
 			dst[i] = true
-		}
-	}
-}
-
-// addRefs marks the columns e reads. A reference past the row (which a
-// bound plan never has) marks nothing rather than panic here; evaluation
-// reports it.
-// It only reads e (expr.Walk would store into shared plans).
-func addRefs(cols []bool, e expr.Expr) {
-	switch x := e.(type) {
-	case *expr.ColRef:
-		if x.Idx >= 0 && x.Idx < len(cols) {
-			cols[x.Idx] = true
-		}
-	case *expr.Func:
-		for _, a := range x.Args {
-			addRefs(cols, a)
 		}
 	}
 }

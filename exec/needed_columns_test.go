@@ -111,3 +111,18 @@ func TestNeededColumns(t *testing.T) {
 		}
 	}
 }
+
+// Views keep the layout they were created with: only from
+// DataflowNarrowRows on is the plan pruned before it is built.
+func TestStreamingPlanByLayout(t *testing.T) {
+	s := &plan.Scan{Object: &storage.Descriptor{ID: 1, Name: "s", Kind: storage.KindStream}, Cols: []types.Column{{Name: "a", Type: types.Int8}}}
+	proj := &plan.Project{Input: s, Exprs: []expr.Expr{&expr.ColRef{Idx: 0, Name: "a", T: types.Int8}}, Cols: []types.Column{{Name: "a"}}}
+	agg := &plan.Aggregate{Input: proj, Aggs: []plan.AggCall{{Func: "count", T: types.Int8}}, Cols: []types.Column{{Name: "n", Type: types.Int8}}}
+	if got := streamingPlan(storage.DataflowAppendOnlyJoins, agg); got != agg {
+		t.Errorf("layout %d: plan changed to\n%s", storage.DataflowAppendOnlyJoins, plan.Explain(got))
+	}
+	got := streamingPlan(storage.DataflowNarrowRows, agg)
+	if p := got.(*plan.Aggregate).Input.(*plan.Project); len(p.Exprs) != 0 {
+		t.Errorf("layout %d: count(*) over a projection still computes %d columns", storage.DataflowNarrowRows, len(p.Exprs))
+	}
+}

@@ -82,6 +82,9 @@ type Project struct {
 func (p *Project) Schema() []types.Column { return p.Cols }
 func (p *Project) Children() []Node       { return []Node{p.Input} }
 func (p *Project) Describe() string {
+	if len(p.Exprs) == 0 {
+		return "Project (no columns)"
+	}
 	parts := make([]string, len(p.Exprs))
 	for i, e := range p.Exprs {
 		parts[i] = e.String()

@@ -81,8 +81,14 @@ const (
 	// it use insert-only accumulators), and a join keeps each row once in
 	// its state (in the key; the value holds only counts).
 	DataflowAppendOnlyJoins = 3
+	// DataflowNarrowRows also drops the columns nothing reads
+	// (plan.PruneColumns): projections compute only what is read above
+	// them, and a join's inputs are narrowed to the columns read above it
+	// or by its keys and condition, so its state and output rows are
+	// narrower.
+	DataflowNarrowRows = 4
 	// DataflowLatest is the layout of views created now.
-	DataflowLatest = DataflowAppendOnlyJoins
+	DataflowLatest = DataflowNarrowRows
 )
 
 // Schema returns the columns as types.Columns.
