@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -24,8 +25,8 @@ type joinOp struct {
 	cond   expr.Expr
 	widths [2]int
 	outer  [2]bool
-	state  [2]map[string]map[string]*joinEntry // join key -> row encoding -> entry
-	dirty  map[string]*joinEntry               // state key suffix -> entry
+	state  [2]map[string]*joinBucket // join key -> its rows on that side
+	dirty  []*joinEntry              // entries changed this epoch, in order
 	prefix []byte
 	next   Operator
 	// barriers counts the inputs that delivered the current barrier.
@@ -33,12 +34,14 @@ type joinOp struct {
 	// rowInKeyOnly: the state's values hold only counts (see newJoinOp).
 	rowInKeyOnly bool
 
-	// Scratch reused across rows: the join key, a row's encoding, a
-	// dirty-map key.
-	keyBuf, rowBuf, dirtyBuf []byte
-	// Barrier scratch: the dirty keys in order, a state key and value.
-	sorted         []string
-	keyOut, valOut []byte
+	// Scratch reused across rows: the join key, a row's encoding.
+	keyBuf, rowBuf []byte
+	// Barrier scratch: the dirty entries' state keys (after the prefix)
+	// one after another, where each starts, their order, a value.
+	dirtyKeys []byte
+	starts    []int
+	order     []int
+	valOut    []byte
 }
 
 type joinEntry struct {
@@ -60,8 +63,8 @@ func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, rowInKeyOnly b
 		kind:         j.Kind, keys: [2][]expr.Expr{j.LeftKeys, j.RightKeys}, cond: j.Cond,
 		widths: [2]int{len(j.Left.Schema()), len(j.Right.Schema())},
 		outer:  [2]bool{j.Kind == plan.LeftJoin || j.Kind == plan.FullJoin, j.Kind == plan.RightJoin || j.Kind == plan.FullJoin},
-		state:  [2]map[string]map[string]*joinEntry{{}, {}},
-		dirty:  map[string]*joinEntry{}, prefix: prefix, next: next,
+		state:  [2]map[string]*joinBucket{{}, {}},
+		prefix: prefix, next: next,
 	}
 	err := storage.ScanPrefix(store, prefix, func(k, v []byte) error {
 		rest := k[len(prefix):]
@@ -73,9 +76,8 @@ func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, rowInKeyOnly b
 		if n <= 0 || int(kl) > len(rest)-1-n {
 			return fmt.Errorf("join state: bad key")
 		}
-		jk := string(rest[1+n : 1+n+int(kl)])
-		rowKey := string(rest[1+n+int(kl):])
-		e := &joinEntry{side: side, key: jk, rowKey: rowKey}
+		b := op.bucket(side, rest[1+n:1+n+int(kl)])
+		e := &joinEntry{side: side, key: b.key, rowKey: string(rest[1+n+int(kl):])}
 		var err error
 		if v, err = readVarint(v, &e.count); err != nil {
 			return err
@@ -89,19 +91,75 @@ func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, rowInKeyOnly b
 		if e.row, _, err = keyenc.DecodeRow(v, op.widths[side]); err != nil {
 			return err
 		}
-		op.bucket(side, jk, true)[rowKey] = e
+		b.put(e)
 		return nil
 	})
 	return op, err
 }
 
-func (op *joinOp) bucket(side byte, key string, create bool) map[string]*joinEntry {
-	b := op.state[side][key]
-	if b == nil && create {
-		b = map[string]*joinEntry{}
-		op.state[side][key] = b
+// bucket returns side's bucket for join key, made if there is none.
+func (op *joinOp) bucket(side byte, key []byte) *joinBucket {
+	b := op.state[side][string(key)]
+	if b == nil {
+		b = &joinBucket{key: string(key)}
+		op.state[side][b.key] = b
 	}
 	return b
+}
+
+// joinBucket holds one side's rows with one join key, by row encoding.
+// Most keys have a single distinct row on a side (a bid's price, an
+// auction's id), so the first row stays inline and a map is made only
+// for a second one.
+type joinBucket struct {
+	key  string
+	one  *joinEntry            // nil when empty or removed
+	more map[string]*joinEntry // the others
+}
+
+// get returns the entry of the row encoded as rowKey, or nil.
+func (b *joinBucket) get(rowKey []byte) *joinEntry {
+	if b.one != nil && b.one.rowKey == string(rowKey) {
+		return b.one
+	}
+	return b.more[string(rowKey)]
+}
+
+// put adds e, whose row the bucket does not hold.
+func (b *joinBucket) put(e *joinEntry) {
+	if b.one == nil {
+		b.one = e
+		return
+	}
+	if b.more == nil {
+		b.more = map[string]*joinEntry{}
+	}
+	b.more[e.rowKey] = e
+}
+
+func (b *joinBucket) remove(e *joinEntry) {
+	if b.one == e {
+		b.one = nil
+		return
+	}
+	delete(b.more, e.rowKey)
+}
+
+func (b *joinBucket) empty() bool { return b.one == nil && len(b.more) == 0 }
+
+// all yields the bucket's entries; a nil bucket has none.
+func (b *joinBucket) all(yield func(*joinEntry) bool) {
+	if b == nil {
+		return
+	}
+	if b.one != nil && !yield(b.one) {
+		return
+	}
+	for _, e := range b.more {
+		if !yield(e) {
+			return
+		}
+	}
 }
 
 // port returns the Operator that feeds side (0 left, 1 right).
@@ -166,7 +224,7 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 	}
 	other := 1 - side
 	var matches int64
-	for _, e := range op.state[other][string(kb)] {
+	for e := range op.state[other][string(kb)].all {
 		j := out.newRow(len(row) + len(e.row))
 		if side == 0 {
 			copy(j[copy(j, row):], e.row)
@@ -205,25 +263,21 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 		out.Append(op.padded(side, row), int8(sign))
 	}
 	op.rowBuf = keyenc.AppendRowValue(op.rowBuf[:0], row)
-	b := op.state[side][string(kb)]
-	e := b[string(op.rowBuf)]
+	b := op.bucket(side, kb)
+	e := b.get(op.rowBuf)
 	if e == nil {
-		if b == nil {
-			b = op.bucket(side, string(kb), true)
-		}
 		// A copy: chunk rows share slabs, and a kept row would pin its
 		// whole slab for as long as it stays in the join's state.
-		rowKey := string(op.rowBuf)
-		e = &joinEntry{side: side, key: string(kb), rowKey: rowKey, row: append(types.Row(nil), row...)}
-		b[rowKey] = e
+		e = &joinEntry{side: side, key: b.key, rowKey: string(op.rowBuf), row: append(types.Row(nil), row...)}
+		b.put(e)
 	}
 	e.count += sign
 	e.matches = matches
 	op.markDirty(e)
 	if e.count <= 0 {
-		delete(b, e.rowKey)
-		if len(b) == 0 {
-			delete(op.state[side], e.key)
+		b.remove(e)
+		if b.empty() {
+			delete(op.state[side], b.key)
 		}
 	}
 	return nil
@@ -237,16 +291,16 @@ func (op *joinOp) appendStateKeySuffix(k []byte, e *joinEntry) []byte {
 	return append(k, e.rowKey...)
 }
 
-// markDirty records e for the epoch's write, once per entry: keyed by the
-// state key, so that an entry deleted and made again in one epoch is
-// written as its newest version.
+// markDirty records e for the epoch's write, once per entry. An entry
+// deleted and made again in one epoch is two entries with one state key:
+// the barrier writes them in the order they were marked, so the newest
+// version wins.
 func (op *joinOp) markDirty(e *joinEntry) {
 	if e.dirty {
 		return
 	}
 	e.dirty = true
-	op.dirtyBuf = op.appendStateKeySuffix(op.dirtyBuf[:0], e)
-	op.dirty[string(op.dirtyBuf)] = e
+	op.dirty = append(op.dirty, e)
 }
 
 func (op *joinOp) barrier(ep Epoch) error {
@@ -256,18 +310,23 @@ func (op *joinOp) barrier(ep Epoch) error {
 	}
 	op.barriers = 0
 	// In key order: Pebble's memtable takes sorted inserts faster. Keys
-	// and values go through reused buffers (Batch.Set copies them).
-	op.sorted = op.sorted[:0]
-	for suffix := range op.dirty {
-		op.sorted = append(op.sorted, suffix)
+	// are built once into one buffer (a stable sort keeps an entry made
+	// again after its deletion last); Batch.Set copies keys and values.
+	op.dirtyKeys, op.starts, op.order = op.dirtyKeys[:0], op.starts[:0], op.order[:0]
+	for i, e := range op.dirty {
+		op.starts = append(op.starts, len(op.dirtyKeys))
+		op.dirtyKeys = append(op.dirtyKeys, op.prefix...)
+		op.dirtyKeys = op.appendStateKeySuffix(op.dirtyKeys, e)
+		op.order = append(op.order, i)
 	}
-	slices.Sort(op.sorted)
-	for _, suffix := range op.sorted {
-		e := op.dirty[suffix]
+	op.starts = append(op.starts, len(op.dirtyKeys))
+	key := func(i int) []byte { return op.dirtyKeys[op.starts[i]:op.starts[i+1]] }
+	slices.SortStableFunc(op.order, func(a, b int) int { return bytes.Compare(key(a), key(b)) })
+	for _, i := range op.order {
+		e := op.dirty[i]
 		e.dirty = false
-		op.keyOut = append(append(op.keyOut[:0], op.prefix...), suffix...)
 		if e.count <= 0 {
-			if err := ep.Batch.Delete(op.keyOut, nil); err != nil {
+			if err := ep.Batch.Delete(key(i), nil); err != nil {
 				return err
 			}
 			continue
@@ -278,10 +337,11 @@ func (op *joinOp) barrier(ep Epoch) error {
 			v = keyenc.AppendRowValue(v, e.row)
 		}
 		op.valOut = v
-		if err := ep.Batch.Set(op.keyOut, v, nil); err != nil {
+		if err := ep.Batch.Set(key(i), v, nil); err != nil {
 			return err
 		}
 	}
-	clear(op.dirty)
+	clear(op.dirty) // drop the pointers: deleted entries may go
+	op.dirty = op.dirty[:0]
 	return op.next.Barrier(ep)
 }
