@@ -28,10 +28,15 @@ type Chunk struct {
 	Signs []int8
 	// slab is unused datum storage that newRow hands out.
 	slab []types.Datum
+	// slabRows, if set, is how many rows one slab allocation holds
+	// (default defaultSlabRows); base is the first slab, which recycle
+	// hands out again.
+	slabRows int
+	base     []types.Datum
 }
 
-// slabRows is how many rows of datums one slab allocation holds.
-const slabRows = 256
+// defaultSlabRows is how many rows of datums one slab allocation holds.
+const defaultSlabRows = 256
 
 // newRow returns a row of n NULL datums carved from the chunk's slab (one
 // allocation per slabRows rows instead of one per row). It does not append
@@ -39,7 +44,14 @@ const slabRows = 256
 // same datums (cleared) again.
 func (c *Chunk) newRow(n int) types.Row {
 	if len(c.slab) < n {
-		c.slab = make([]types.Datum, n*slabRows)
+		rows := c.slabRows
+		if rows == 0 {
+			rows = defaultSlabRows
+		}
+		c.slab = make([]types.Datum, n*rows)
+		if c.base == nil {
+			c.base = c.slab
+		}
 	}
 	row := c.slab[:n:n]
 	clear(row)
@@ -57,6 +69,14 @@ func (c *Chunk) keepRow(row types.Row, sign int8) {
 func (c *Chunk) reset() {
 	c.Rows = c.Rows[:0]
 	c.Signs = c.Signs[:0]
+}
+
+// recycle empties c to be filled again from the start of its first slab.
+// Only for a chunk whose rows nothing references any more: every operator
+// that saw them only borrowed them (see borrowsRows).
+func (c *Chunk) recycle() {
+	c.reset()
+	c.slab = c.base
 }
 
 // Append adds one change.

@@ -268,7 +268,7 @@ func TestChunkRowsIndependent(t *testing.T) {
 	cols := []types.Column{{Name: "k", Type: types.Int8}, {Name: "v", Type: types.Text}}
 	d := NewRowDecoder(cols)
 	var c Chunk
-	for i := 0; i < 3*slabRows; i++ {
+	for i := 0; i < 3*defaultSlabRows; i++ {
 		if err := d.decodeInto([]byte(fmt.Sprintf(`{"k":%d,"v":"x%d"}`, i, i)), &c); err != nil {
 			t.Fatal(err)
 		}

@@ -113,6 +113,12 @@ func (p *pipeline) loop(ctx context.Context) error {
 	arrived := make([]bool, n)
 	positions := make([]storage.SourcePosition, n)
 	var waiting int // sources whose barrier has not arrived
+	// reuse[i]: source i's operators only borrow its rows, so a chunk
+	// goes back to the source once pushed.
+	reuse := make([]bool, n)
+	for i, h := range p.heads {
+		reuse[i] = borrowsRows(h)
+	}
 	var epoch uint64
 
 	var handle func(m pipelineMsg) error
@@ -128,7 +134,13 @@ func (p *pipeline) loop(ctx context.Context) error {
 			return nil
 		}
 		if arrived[m.src] || m.barrier == 0 {
-			return p.heads[m.src].Push(m.chunk)
+			if err := p.heads[m.src].Push(m.chunk); err != nil {
+				return err
+			}
+			if reuse[m.src] {
+				p.sources[m.src].recycle(m.chunk)
+			}
+			return nil
 		}
 		if waiting == 0 {
 			epoch, waiting = m.barrier, n

@@ -58,6 +58,9 @@ type sourceReader struct {
 
 	barriers chan uint64
 	out      chan<- pipelineMsg
+	// free holds chunks the pipeline is done with (see pipeline.recycle),
+	// to decode into again instead of allocating.
+	free chan *Chunk
 	// skippedTotal mirrors pos.Skipped for readers outside the goroutine.
 	skippedTotal atomic.Uint64
 }
@@ -83,7 +86,7 @@ func (s *sourceReader) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.chunk = newSourceChunk()
+	s.chunk = s.newChunk()
 	cc, err := cons.Consume(func(m jetstream.Msg) { s.take(ctx, m) }, ConsumeOptions()...)
 	if err != nil {
 		return err
@@ -114,8 +117,25 @@ func ConsumeOptions() []jetstream.PullConsumeOpt {
 	return []jetstream.PullConsumeOpt{jetstream.PullMaxBytes(4 << 20)}
 }
 
-func newSourceChunk() *Chunk {
-	return &Chunk{Rows: make([]types.Row, 0, chunkRows), Signs: make([]int8, 0, chunkRows)}
+// newChunk returns an empty chunk: a recycled one if the pipeline gave
+// one back, else a new one whose first slab holds all chunkRows rows.
+func (s *sourceReader) newChunk() *Chunk {
+	select {
+	case c := <-s.free:
+		c.recycle()
+		return c
+	default:
+	}
+	return &Chunk{Rows: make([]types.Row, 0, chunkRows), Signs: make([]int8, 0, chunkRows), slabRows: chunkRows}
+}
+
+// recycle takes back a chunk this reader sent, once the pipeline is done
+// with its rows; if enough are waiting already, the chunk is dropped.
+func (s *sourceReader) recycle(c *Chunk) {
+	select {
+	case s.free <- c:
+	default:
+	}
 }
 
 // take is the consumer callback: it decodes one message into the chunk.
@@ -173,7 +193,7 @@ func (s *sourceReader) flushLocked(ctx context.Context) bool {
 		return true
 	}
 	c := s.chunk
-	s.chunk = newSourceChunk()
+	s.chunk = s.newChunk()
 	return s.send(ctx, pipelineMsg{src: s.idx, chunk: c})
 }
 

@@ -72,11 +72,13 @@ func newWindowOp(w *plan.Window, next Operator) *windowOp {
 // borrowsRows reports whether op reads the rows pushed to it only during
 // Push: an aggregate copies group keys and argument values, a projection
 // copies the columns it keeps (unless it passes prefixes of the input rows
-// on), and a tee borrows when all its outputs do.
+// on), and a filter or a tee borrows when what it passes rows to does.
 func borrowsRows(op Operator) bool {
 	switch op := op.(type) {
 	case *aggOp:
 		return true
+	case *filterOp:
+		return borrowsRows(op.next)
 	case *projectOp:
 		if op.cols == nil {
 			op.init()
