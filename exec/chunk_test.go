@@ -1,0 +1,58 @@
+package exec
+
+import (
+	"testing"
+
+	"streamdb/expr"
+	"streamdb/types"
+)
+
+// A recycled chunk hands out its first slab again, row by row, cleared.
+func TestChunkRecycle(t *testing.T) {
+	c := &Chunk{slabRows: 4}
+	for i := range 4 {
+		r := c.newRow(2)
+		r[0], r[1] = types.NewInt(int64(i)), types.NewString("x")
+		c.keepRow(r, Insert)
+	}
+	first := &c.Rows[0][0]
+	c.recycle()
+	if c.Len() != 0 {
+		t.Fatalf("recycled chunk has %d rows", c.Len())
+	}
+	r := c.newRow(2)
+	if &r[0] != first {
+		t.Error("recycled chunk did not carve its first slab again")
+	}
+	if !r[0].IsNull() || !r[1].IsNull() {
+		t.Errorf("recycled row not cleared: %v", r)
+	}
+}
+
+// Only operators that read rows during Push and keep none of them let
+// a source recycle its chunks.
+func TestBorrowsRows(t *testing.T) {
+	agg := &aggOp{}
+	mat := &materializeOp{}
+	cond := &expr.Const{D: types.NewBool(true), T: types.Bool}
+	copying := &projectOp{exprs: []expr.Expr{&expr.ColRef{Idx: 1}}, next: mat}
+	prefix := &projectOp{exprs: []expr.Expr{&expr.ColRef{Idx: 0}}, next: mat}
+	for _, tc := range []struct {
+		name string
+		op   Operator
+		want bool
+	}{
+		{"aggregate", agg, true},
+		{"materialize", mat, false},
+		{"filter into aggregate", &filterOp{cond: cond, next: agg}, true},
+		{"filter into materialize", &filterOp{cond: cond, next: mat}, false},
+		{"copying projection", copying, true},
+		{"prefix projection into materialize", prefix, false},
+		{"tee of aggregate and materialize", &teeOp{outputs: []Operator{agg, mat}}, false},
+		{"tee of aggregate and copying projection", &teeOp{outputs: []Operator{agg, copying}}, true},
+	} {
+		if got := borrowsRows(tc.op); got != tc.want {
+			t.Errorf("%s: borrowsRows = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
