@@ -54,8 +54,12 @@ func StartEmbedded(listen, storeDir string) (*Broker, error) {
 		ns.Shutdown()
 		return nil, fmt.Errorf("embedded NATS did not start listening on %s (is the port in use? choose another with --nats-listen)", listen)
 	}
-	// Connect in-process: no TCP on the hot path.
-	nc, err := nats.Connect(ns.ClientURL(), nats.InProcessServer(ns), nats.MaxReconnects(-1))
+	// Connect over loopback TCP, not in-process: nats.go's in-process
+	// connection is a net.Pipe, whose every write waits for the reader, so
+	// the server's writer and the client's reader take turns instead of
+	// running side by side. Measured on the Nexmark backlog (2 cores):
+	// catch-up 5-12% faster over TCP, with less CPU.
+	nc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(-1))
 	if err != nil {
 		ns.Shutdown()
 		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
