@@ -175,12 +175,12 @@ func Cast(e Expr, t types.Type) (Expr, error) {
 		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "cannot cast type %s to %s", e.Type(), t)
 	}
 	src := e.Type()
-	return &Func{Name: "CAST", Args: []Expr{e}, T: t, Fn: func(a []types.Datum) (types.Datum, error) {
+	return unary(&Func{Name: "CAST", Args: []Expr{e}, T: t}, func(a types.Datum) (types.Datum, error) {
 		if src == types.Float4 && t == types.Float8 {
-			return a[0], nil
+			return a, nil
 		}
-		return CastDatum(a[0], t)
-	}}, nil
+		return CastDatum(a, t)
+	}), nil
 }
 
 func castable(from, to types.Type) bool {

@@ -80,6 +80,8 @@ type Func struct {
 	// would otherwise escape to the heap on every row (Fn is called
 	// through a func value, so the compiler cannot keep it on the stack).
 	Fn2 func(a, b types.Datum) (types.Datum, error)
+	// Fn1 is the same for one argument (casts).
+	Fn1 func(a types.Datum) (types.Datum, error)
 	// Lazy functions (AND, OR, CASE, COALESCE) evaluate their own
 	// arguments, which they receive as the node's Args.
 	Lazy func(args []Expr, row types.Row) (types.Datum, error)
@@ -103,6 +105,13 @@ func (f *Func) Eval(row types.Row) (types.Datum, error) {
 			return types.Null, err
 		}
 		return f.Fn2(a, b)
+	}
+	if f.Fn1 != nil && len(f.Args) == 1 {
+		a, err := f.Args[0].Eval(row)
+		if err != nil {
+			return types.Null, err
+		}
+		return f.Fn1(a)
 	}
 	var buf [4]types.Datum
 	args := buf[:0]

@@ -60,7 +60,7 @@ func CastWithModifier(e Expr, t types.Type, m types.Modifier, explicit bool) (Ex
 		}
 		return &Const{D: v, T: t}, nil
 	}
-	return &Func{Name: "CAST" + m.Suffix(), Args: []Expr{c}, T: t, Fn: func(a []types.Datum) (types.Datum, error) {
-		return ApplyModifier(a[0], m, explicit)
-	}}, nil
+	return unary(&Func{Name: "CAST" + m.Suffix(), Args: []Expr{c}, T: t}, func(a types.Datum) (types.Datum, error) {
+		return ApplyModifier(a, m, explicit)
+	}), nil
 }

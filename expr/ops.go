@@ -138,6 +138,13 @@ func compare(op string, l, r Expr) (Expr, error) {
 		}), nil
 }
 
+// unary sets f's Fn1 to fn and its Fn to the same over a slice.
+func unary(f *Func, fn func(a types.Datum) (types.Datum, error)) *Func {
+	f.Fn1 = fn
+	f.Fn = func(a []types.Datum) (types.Datum, error) { return fn(a[0]) }
+	return f
+}
+
 // binary sets f's Fn2 to fn and its Fn to the same over a slice.
 func binary(f *Func, fn func(a, b types.Datum) (types.Datum, error)) *Func {
 	f.Fn2 = fn
