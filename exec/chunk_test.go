@@ -50,6 +50,7 @@ func TestBorrowsRows(t *testing.T) {
 		{"prefix projection into materialize", prefix, false},
 		{"tee of aggregate and materialize", &teeOp{outputs: []Operator{agg, mat}}, false},
 		{"tee of aggregate and copying projection", &teeOp{outputs: []Operator{agg, copying}}, true},
+		{"window into materialize", &windowOp{next: mat}, true},
 	} {
 		if got := borrowsRows(tc.op); got != tc.want {
 			t.Errorf("%s: borrowsRows = %v, want %v", tc.name, got, tc.want)
