@@ -208,7 +208,7 @@ func (b *builder) addSource(s *plan.Scan, dec messageDecoder, head Operator) err
 		pos:      pos,
 		barriers: make(chan uint64, 64),
 		out:      b.p.in,
-		free:     make(chan *Chunk, 4),
+		free:     make(chan *Chunk, freeChunks),
 	}
 	r.skippedTotal.Store(pos.Skipped)
 	b.p.sources = append(b.p.sources, r)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -129,9 +130,21 @@ func (s *sourceReader) newChunk() *Chunk {
 	return &Chunk{Rows: make([]types.Row, 0, chunkRows), Signs: make([]int8, 0, chunkRows), slabRows: chunkRows}
 }
 
+// Recycled chunks a reader keeps: up to freeChunks, holding at most
+// freeBytes of datums. A reader runs ahead of its pipeline in bursts (the
+// pipeline stalls at barriers while the reader fills the 64-chunk queue),
+// so a few kept chunks would not cover the next burst.
+const (
+	freeChunks = 16
+	freeBytes  = 8 << 20
+)
+
 // recycle takes back a chunk this reader sent, once the pipeline is done
-// with its rows; if enough are waiting already, the chunk is dropped.
+// with its rows; beyond the bounds above, the chunk is dropped.
 func (s *sourceReader) recycle(c *Chunk) {
+	if (len(s.free)+1)*cap(c.base)*int(unsafe.Sizeof(types.Datum{})) > freeBytes {
+		return
+	}
 	select {
 	case s.free <- c:
 	default:
