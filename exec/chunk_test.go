@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"testing"
 
 	"streamdb/expr"
@@ -57,3 +58,47 @@ func TestBorrowsRows(t *testing.T) {
 		}
 	}
 }
+
+// A projection whose next operator only borrows rows builds every chunk
+// in the same storage; one feeding an operator that keeps rows makes new
+// rows each time, and the rows it kept stay intact.
+func TestProjectionReusesRowsOnlyForBorrowers(t *testing.T) {
+	swap := []expr.Expr{&expr.ColRef{Idx: 1}, &expr.ColRef{Idx: 0}}
+	push := func(p *projectOp, a, b int64) {
+		c := &Chunk{}
+		c.Append(types.Row{types.NewInt(a), types.NewInt(b)}, Insert)
+		if err := p.Push(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep := &keeper{}
+	p := &projectOp{exprs: swap, next: keep}
+	push(p, 1, 2)
+	push(p, 3, 4)
+	if p.reuse {
+		t.Error("a projection into an operator that keeps rows reuses its storage")
+	}
+	var got []int64
+	for _, r := range keep.rows {
+		got = append(got, r[0].I, r[1].I)
+	}
+	if fmt.Sprint(got) != "[2 1 4 3]" {
+		t.Errorf("kept rows %v, want [2 1 4 3]", got)
+	}
+	borrow := &projectOp{exprs: swap, next: &aggOp{}}
+	borrow.init()
+	_, first := borrow.output(1, 2)
+	_, second := borrow.output(1, 2)
+	if !borrow.reuse || &first[0] != &second[0] {
+		t.Error("a projection into an aggregate does not reuse its storage")
+	}
+}
+
+// keeper is an Operator that keeps every row pushed to it.
+type keeper struct{ rows []types.Row }
+
+func (k *keeper) Push(c *Chunk) error {
+	k.rows = append(k.rows, c.Rows...)
+	return nil
+}
+func (k *keeper) Barrier(Epoch) error { return nil }

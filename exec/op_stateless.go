@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 
 	"streamdb/expr"
 	"streamdb/types"
@@ -73,9 +74,15 @@ type projectOp struct {
 	// computes something; prefix reports cols[j] == j for every j.
 	cols   []int
 	prefix bool
+	// reuse: next only borrows rows (see borrowsRows), so every Push
+	// builds its rows in buf and its chunk in out again.
+	reuse bool
+	buf   []types.Datum
+	out   Chunk
 }
 
 func (p *projectOp) init() {
+	p.reuse = borrowsRows(p.next)
 	p.cols = make([]int, len(p.exprs))
 	p.prefix = true
 	for j, e := range p.exprs {
@@ -94,8 +101,8 @@ func (p *projectOp) Push(c *Chunk) error {
 		p.init()
 	}
 	w := len(p.exprs)
-	out := &Chunk{Rows: make([]types.Row, len(c.Rows)), Signs: c.Signs}
 	if p.prefix {
+		out := &Chunk{Rows: make([]types.Row, len(c.Rows)), Signs: c.Signs}
 		for i, row := range c.Rows {
 			if len(row) < w {
 				return fmt.Errorf("internal error: projection of %d columns over a row of %d", w, len(row))
@@ -104,7 +111,8 @@ func (p *projectOp) Push(c *Chunk) error {
 		}
 		return p.next.Push(out)
 	}
-	slab := make([]types.Datum, len(c.Rows)*w)
+	out, slab := p.output(len(c.Rows), w)
+	out.Signs = c.Signs
 	for i, row := range c.Rows {
 		r := slab[i*w : (i+1)*w : (i+1)*w]
 		for j, e := range p.exprs {
@@ -121,6 +129,19 @@ func (p *projectOp) Push(c *Chunk) error {
 		out.Rows[i] = r
 	}
 	return p.next.Push(out)
+}
+
+// output returns a chunk of n rows and datum storage for them, of width w:
+// the reused ones when next only borrows rows, else new ones.
+func (p *projectOp) output(n, w int) (*Chunk, []types.Datum) {
+	if !p.reuse {
+		return &Chunk{Rows: make([]types.Row, n)}, make([]types.Datum, n*w)
+	}
+	if cap(p.buf) < n*w {
+		p.buf = make([]types.Datum, n*w)
+	}
+	p.out.Rows = slices.Grow(p.out.Rows[:0], n)[:n]
+	return &p.out, p.buf[:n*w]
 }
 
 func (p *projectOp) Barrier(e Epoch) error { return p.next.Barrier(e) }

@@ -72,11 +72,12 @@ func newWindowOp(w *plan.Window, next Operator) *windowOp {
 // borrowsRows reports whether op reads the rows pushed to it only during
 // Push: an aggregate copies group keys and argument values, a projection
 // copies the columns it keeps (unless it passes prefixes of the input rows
-// on), a window copies each row into its windowed rows, and a filter or a
-// tee borrows when what it passes rows to does.
+// on), a window copies each row into its windowed rows, a join copies the
+// rows it keeps and builds its output rows, and a filter or a tee borrows
+// when what it passes rows to does.
 func borrowsRows(op Operator) bool {
 	switch op := op.(type) {
-	case *aggOp, *windowOp:
+	case *aggOp, *windowOp, *joinPort:
 		return true
 	case *filterOp:
 		return borrowsRows(op.next)
