@@ -42,7 +42,7 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	}
 	root = streamingPlan(desc.Dataflow, root)
 	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow}
-	b.need.mark(root, allColumns(len(root.Schema())))
+	b.need.mark(root, plan.AllColumns(len(root.Schema())))
 	if _, err := b.build(root, mat); err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 			inner = streamingPlan(b.dataflow, inner)
 			need, ok := b.need[n]
 			if !ok {
-				need = allColumns(len(inner.Schema()))
+				need = plan.AllColumns(len(inner.Schema()))
 			}
 			b.need.mark(inner, need)
 			return b.build(inner, next)

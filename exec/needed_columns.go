@@ -26,13 +26,13 @@ func (nc neededColumns) mark(n plan.Node, need []bool) {
 			own = make([]bool, len(n.Cols))
 			nc[n] = own
 		}
-		orInto(own, need)
+		plan.OrColumns(own, need)
 		if w := n.Watermark; w != nil {
 			own[w.Col] = true
 			plan.MarkRefs(own, w.Expr)
 		}
 	case *plan.Filter:
-		in := clone(need, len(n.Input.Schema()))
+		in := plan.ResizeColumns(need, len(n.Input.Schema()))
 		plan.MarkRefs(in, n.Cond)
 		nc.mark(n.Input, in)
 	case *plan.Project:
@@ -44,12 +44,12 @@ func (nc neededColumns) mark(n plan.Node, need []bool) {
 		}
 		nc.mark(n.Input, in)
 	case *plan.Window:
-		in := clone(need, len(n.Input.Schema()))
+		in := plan.ResizeColumns(need, len(n.Input.Schema()))
 		in[n.TimeCol] = true
 		nc.mark(n.Input, in)
 	case *plan.Union:
 		for _, c := range n.Inputs {
-			nc.mark(c, clone(need, len(c.Schema())))
+			nc.mark(c, plan.ResizeColumns(need, len(c.Schema())))
 		}
 	case *plan.Join:
 		left, right := plan.JoinInputsRead(n, need)
@@ -67,7 +67,7 @@ func (nc neededColumns) mark(n plan.Node, need []bool) {
 		}
 		nc.mark(n.Input, in)
 	case *plan.TopN:
-		in := clone(need, len(n.Input.Schema()))
+		in := plan.ResizeColumns(need, len(n.Input.Schema()))
 		for _, p := range n.PartitionBy {
 			plan.MarkRefs(in, p)
 		}
@@ -76,41 +76,17 @@ func (nc neededColumns) mark(n plan.Node, need []bool) {
 		}
 		nc.mark(n.Input, in)
 	case *plan.Sort:
-		in := clone(need, len(n.Input.Schema()))
+		in := plan.ResizeColumns(need, len(n.Input.Schema()))
 		for _, k := range n.Keys {
 			plan.MarkRefs(in, k.Expr)
 		}
 		nc.mark(n.Input, in)
 	case *plan.Limit:
-		nc.mark(n.Input, clone(need, len(n.Input.Schema())))
+		nc.mark(n.Input, plan.ResizeColumns(need, len(n.Input.Schema())))
 	default:
 		// An operator this analysis does not know reads everything.
 		for _, c := range n.Children() {
-			nc.mark(c, allColumns(len(c.Schema())))
-		}
-	}
-}
-
-func allColumns(n int) []bool {
-	all := make([]bool, n)
-	for i := range all {
-		all[i] = true
-	}
-	return all
-}
-
-// clone returns need cut or padded to width n.
-func clone(need []bool, n int) []bool {
-	out := make([]bool, n)
-	copy(out, need)
-	return out
-}
-
-// orInto sets dst[i] wherever src[i] is set.
-func orInto(dst, src []bool) {
-	for i := range dst {
-		if i < len(src) && src[i] {
-			dst[i] = true
+			nc.mark(c, plan.AllColumns(len(c.Schema())))
 		}
 	}
 }

@@ -103,7 +103,7 @@ func TestNeededColumns(t *testing.T) {
 		{union, []*plan.Scan{u1, u2}, []string{"[true false false false]", "[false true true false]"}},
 	} {
 		nc := neededColumns{}
-		nc.mark(tc.root, allColumns(len(tc.root.Schema())))
+		nc.mark(tc.root, plan.AllColumns(len(tc.root.Schema())))
 		for i, s := range tc.scans {
 			if got := fmt.Sprint(nc[s]); got != tc.want[i] {
 				t.Errorf("%s: scan %d reads %s, want %s", tc.root.Describe(), i, got, tc.want[i])

@@ -50,7 +50,7 @@ type sharedSource struct {
 // addNeed makes the shared decoder decode the columns need marks too.
 // (Readers start after the build, so the decoder is not in use yet.)
 func (sh *sharedSource) addNeed(need []bool) {
-	orInto(sh.need, need)
+	plan.OrColumns(sh.need, need)
 	sh.dec.SkipUnread(sh.need)
 }
 
@@ -75,7 +75,7 @@ func sharedScanKey(dataflow int, s *plan.Scan) string {
 func (b *builder) addStreamScan(s *plan.Scan, next Operator) error {
 	need, ok := b.need[s]
 	if !ok {
-		need = allColumns(len(s.Cols))
+		need = plan.AllColumns(len(s.Cols))
 	}
 	key := sharedScanKey(b.dataflow, s)
 	if sh, ok := b.shared[key]; ok && key != "" {

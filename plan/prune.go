@@ -17,7 +17,7 @@ import (
 // reader decodes only the columns read anyway); so do unions, sorts,
 // limits and top-N, whose inputs are pruned only inside.
 func PruneColumns(root Node) Node {
-	n, _ := prune(root, allTrue(len(root.Schema())))
+	n, _ := prune(root, AllColumns(len(root.Schema())))
 	return n
 }
 
@@ -27,7 +27,7 @@ func PruneColumns(root Node) Node {
 func prune(n Node, need []bool) (Node, []int) {
 	switch n := n.(type) {
 	case *Filter:
-		in := resized(need, len(n.Input.Schema()))
+		in := ResizeColumns(need, len(n.Input.Schema()))
 		MarkRefs(in, n.Cond)
 		child, m := prune(n.Input, in)
 		return &Filter{Input: child, Cond: remapCols(n.Cond, m)}, m
@@ -52,7 +52,7 @@ func prune(n Node, need []bool) (Node, []int) {
 		return out, pos
 	case *Window:
 		width := len(n.Input.Schema())
-		in := resized(need, width)
+		in := ResizeColumns(need, width)
 		in[n.TimeCol] = true
 		child, m := prune(n.Input, in)
 		cw := len(child.Schema())
@@ -143,7 +143,7 @@ func pruneJoin(j *Join, need []bool) (Node, []int) {
 // j's keys and condition.
 func JoinInputsRead(j *Join, need []bool) (left, right []bool) {
 	nl := len(j.Left.Schema())
-	left = resized(need, nl)
+	left = ResizeColumns(need, nl)
 	right = make([]bool, len(j.Right.Schema()))
 	if len(need) > nl {
 		copy(right, need[nl:])
@@ -157,8 +157,8 @@ func JoinInputsRead(j *Join, need []bool) (left, right []bool) {
 	if j.Cond != nil {
 		both := make([]bool, nl+len(right))
 		MarkRefs(both, j.Cond)
-		orInto(left, both[:nl])
-		orInto(right, both[nl:])
+		OrColumns(left, both[:nl])
+		OrColumns(right, both[nl:])
 	}
 	return left, right
 }
@@ -228,7 +228,8 @@ func identity(n int) []int {
 	return m
 }
 
-func allTrue(n int) []bool {
+// AllColumns returns a column set of n columns, all marked.
+func AllColumns(n int) []bool {
 	b := make([]bool, n)
 	for i := range b {
 		b[i] = true
@@ -236,14 +237,16 @@ func allTrue(n int) []bool {
 	return b
 }
 
-// resized returns need cut or padded (with false) to width n.
-func resized(need []bool, n int) []bool {
+// ResizeColumns returns a copy of the column set need cut or padded (with
+// unmarked columns) to n columns.
+func ResizeColumns(need []bool, n int) []bool {
 	out := make([]bool, n)
 	copy(out, need)
 	return out
 }
 
-func orInto(dst, src []bool) {
+// OrColumns marks in dst every column src marks.
+func OrColumns(dst, src []bool) {
 	for i := range dst {
 		if i < len(src) && src[i] {
 			dst[i] = true
