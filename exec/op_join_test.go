@@ -62,16 +62,7 @@ func TestJoinStateRestore(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			b := st.NewBatch()
-			for side := range byte(2) {
-				if err := op.port(side).Barrier(Epoch{ID: epoch, Batch: b}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := st.Commit(b, false); err != nil {
-				t.Fatal(err)
-			}
-			b.Close()
+			closeJoinEpoch(t, op, st, epoch)
 			if want, got := fmt.Sprint(fullJoinOf(live[0], live[1])), fmt.Sprint(out.sorted()); want != got {
 				t.Fatalf("seed %d rowInKeyOnly=%v epoch %d:\nwant %s\ngot  %s", seed, rowInKeyOnly, epoch, want, got)
 			}
@@ -145,17 +136,24 @@ func BenchmarkJoinInsert(b *testing.B) {
 		c = &Chunk{}
 		if i/chunkRows%64 == 63 {
 			epoch++
-			batch := st.NewBatch()
-			for side := range byte(2) {
-				if err := op.port(side).Barrier(Epoch{ID: epoch, Batch: batch}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := st.Commit(batch, false); err != nil {
-				b.Fatal(err)
-			}
-			batch.Close()
+			closeJoinEpoch(b, op, st, epoch)
 		}
+	}
+}
+
+// closeJoinEpoch delivers epoch's barrier on both inputs of op and
+// commits the state it writes.
+func closeJoinEpoch(t testing.TB, op *joinOp, st *storage.Store, epoch uint64) {
+	t.Helper()
+	b := st.NewBatch()
+	defer b.Close()
+	for side := range byte(2) {
+		if err := op.port(side).Barrier(Epoch{ID: epoch, Batch: b}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Commit(b, false); err != nil {
+		t.Fatal(err)
 	}
 }
 
