@@ -61,6 +61,9 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		}
 		return out, nil
 	case *plan.Filter:
+		if rows, ok, err := lookupByKey(n, r); ok {
+			return rows, err
+		}
 		in, err := RunBatch(ctx, n.Input, r)
 		if err != nil {
 			return nil, err

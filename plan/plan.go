@@ -32,6 +32,11 @@ type Scan struct {
 	Rows func() []types.Row
 	// Watermark is a stream's WATERMARK clause, bound; nil if none.
 	Watermark *Watermark
+	// StoredKey, if set, is the positions of the columns the object's
+	// stored rows are keyed by (a keyed view's group columns, a table's
+	// primary key): a query that fixes all of them reads one row instead
+	// of scanning.
+	StoredKey []int
 }
 
 // Watermark is WATERMARK FOR <column> AS <expr>: Col is the event-time

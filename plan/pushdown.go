@@ -89,6 +89,10 @@ func equiKey(c expr.Expr, nl int) (expr.Expr, expr.Expr, bool) {
 	return a, shiftCols(b, -nl), true
 }
 
+// Conjuncts returns the operands of e's top-level ANDs (e itself if it is
+// not an AND).
+func Conjuncts(e expr.Expr) []expr.Expr { return splitAnd(e) }
+
 func splitAnd(e expr.Expr) []expr.Expr {
 	if f, ok := e.(*expr.Func); ok && f.Name == "AND" && len(f.Args) == 2 {
 		return append(splitAnd(f.Args[0]), splitAnd(f.Args[1])...)

@@ -42,6 +42,10 @@ type Engine struct {
 	asOfMu sync.Mutex
 	asOf   map[string]*asOfState // open checkpoints for AS OF, by directory
 
+	// viewKeys caches the columns a view's rows are stored by, keyed by
+	// its descriptor (not its id: ROLLBACK TO SAVEPOINT can hand an id out
+	// again, and the catalog it restores has new descriptors).
+	viewKeys sync.Map
 	// ddlMu serialises catalog changes.
 	ddlMu sync.Mutex
 	catMu sync.RWMutex

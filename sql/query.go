@@ -15,6 +15,7 @@ import (
 
 // prepareQuery binds a SELECT for ad-hoc execution over committed state.
 func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
+	s.e.markStoredKeys(root)
 	return &prepared{params: params, cols: root.Schema(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		bound, err := bindPlanParams(root, vals)
 		if err != nil {
@@ -37,6 +38,43 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 		defer snap.Close()
 		return runAndWrite(ctx, bound, snap, w)
 	}}
+}
+
+// markStoredKeys sets on the scans of root the columns each scanned view
+// or table keeps its rows by, so that a filter fixing them reads one row
+// (exec.lookupByKey). A view is keyed as its dataflow materializes it:
+// by exec.UniqueKey of its plan.
+func (e *Engine) markStoredKeys(root plan.Node) {
+	var walk func(plan.Node)
+	walk = func(n plan.Node) {
+		if s, ok := n.(*plan.Scan); ok && s.Rows == nil {
+			switch s.Object.Kind {
+			case storage.KindTable:
+				s.StoredKey = exec.TableKey(s)
+			case storage.KindView:
+				s.StoredKey = e.viewKey(s.Object)
+			}
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(root)
+}
+
+// viewKey returns the columns view d's rows are stored by, nil if it
+// keeps them unkeyed (or its plan cannot be made).
+func (e *Engine) viewKey(d *storage.Descriptor) []int {
+	if k, ok := e.viewKeys.Load(d); ok {
+		return k.([]int)
+	}
+	root, err := e.planView(d.Query)
+	if err != nil {
+		return nil
+	}
+	key := exec.UniqueKey(root)
+	e.viewKeys.Store(d, key)
+	return key
 }
 
 // runAndWrite runs a bound query over r and sends its rows to w.

@@ -3,6 +3,7 @@ package e2e
 import (
 	"math"
 	"math/big"
+	"slices"
 	"testing"
 	"time"
 
@@ -447,7 +448,8 @@ func TestPreparedStatementLifecycle(t *testing.T) {
 	ctx := testCtx(t, time.Minute)
 	exec(t, conn,
 		"CREATE STREAM p (id BIGINT, name TEXT) WITH (subject = 'e2e.prep')",
-		"CREATE MATERIALIZED VIEW pv AS SELECT id, name FROM p")
+		"CREATE MATERIALIZED VIEW pv AS SELECT id, name FROM p",
+		"CREATE MATERIALIZED VIEW pk AS SELECT id, max(name) AS name FROM p GROUP BY id")
 	if _, err := conn.Prepare(ctx, "ins", "INSERT INTO p VALUES ($1, $2)"); err != nil {
 		t.Fatal(err)
 	}
@@ -467,6 +469,34 @@ func TestPreparedStatementLifecycle(t *testing.T) {
 		}
 		if want := string(rune('a' + i%26)); name != want {
 			t.Errorf("id %d: name %q, want %q", i, name, want)
+		}
+	}
+	// A keyed view read by its key: one row per parameter value.
+	if _, err := conn.Prepare(ctx, "by_key", "SELECT name FROM pk WHERE id = $1"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 51 {
+		var names []string
+		rows, err := conn.Query(ctx, "by_key", int64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, name)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{string(rune('a' + i%26))}
+		if i == 50 {
+			want = nil
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("pk id %d: names %q, want %q", i, names, want)
 		}
 	}
 	if err := conn.Deallocate(ctx, "get"); err != nil {

@@ -1,0 +1,146 @@
+package exec
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"streamdb/expr"
+	"streamdb/plan"
+	"streamdb/storage"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// lookupByKey runs a filter over a scan of a keyed view or table as one
+// point read when the filter fixes every key column to a constant
+// (WHERE auction = 42): the stored row under that key, if any, is the only
+// row that can pass. It reports false when the filter does not have that
+// shape; the caller then scans.
+func lookupByKey(f *plan.Filter, r storage.Reader) ([]types.Row, bool, error) {
+	s, ok := f.Input.(*plan.Scan)
+	if !ok || s.Rows != nil || len(s.StoredKey) == 0 {
+		return nil, false, nil
+	}
+	conj := plan.Conjuncts(f.Cond)
+	key := ViewTablePrefix(s.Object.ID)
+	for _, k := range s.StoredKey {
+		if !exactKeyType(s.Cols[k].Type) {
+			return nil, false, nil
+		}
+		v, ok := keyValue(conj, k, s.Cols[k].Type)
+		if !ok {
+			return nil, false, nil
+		}
+		if v.IsNull() {
+			return nil, true, nil // = NULL is never true
+		}
+		key = keyenc.Append(key, v)
+	}
+	row, count, found, err := getViewRow(r, key, len(s.Cols))
+	if err != nil || !found {
+		return nil, true, err
+	}
+	pass, err := f.Cond.Eval(row)
+	if err != nil || pass.IsNull() || !pass.Bool() {
+		return nil, true, err
+	}
+	out := make([]types.Row, count)
+	for i := range out {
+		out[i] = row
+	}
+	return out, true, nil
+}
+
+// exactKeyType reports whether values of t that compare equal are stored
+// alike, so that a lookup by the constant's encoding finds every equal
+// value. Not so for numeric (1.5 = 1.50), floats (0 = -0) and intervals
+// (1 day = 24 hours).
+func exactKeyType(t types.Type) bool {
+	switch {
+	case t.IsInteger(), t.IsString(), t == types.Bool, t == types.Date, t == types.Timestamp, t == types.Timestamptz:
+		return true
+	}
+	return false
+}
+
+// keyValue finds among conj a conjunct "column col = constant" and returns
+// the constant as a value of the column's type t. It accepts only what
+// compares exactly like the stored values: the column itself, or the
+// column widened to a larger integer type, against a constant of the
+// compared type that t holds unchanged.
+func keyValue(conj []expr.Expr, col int, t types.Type) (types.Datum, bool) {
+	for _, c := range conj {
+		f, ok := c.(*expr.Func)
+		if !ok || f.Name != "=" || len(f.Args) != 2 {
+			continue
+		}
+		for i := range 2 {
+			k, ok := constant(f.Args[1-i])
+			if !ok || !isColumn(f.Args[i], col, t) {
+				continue
+			}
+			if k.D.IsNull() {
+				return types.Null, true
+			}
+			v, err := expr.CastDatum(k.D, t)
+			if err != nil {
+				continue
+			}
+			if back, err := expr.CastDatum(v, k.T); err != nil || types.Compare(back, k.D) != 0 {
+				continue
+			}
+			return v, true
+		}
+	}
+	return types.Null, false
+}
+
+// constant returns the value of e if e is a constant, or arithmetic sign
+// or a cast applied to one (-1 binds as minus applied to 1).
+func constant(e expr.Expr) (*expr.Const, bool) {
+	switch x := e.(type) {
+	case *expr.Const:
+		return x, true
+	case *expr.Func:
+		if len(x.Args) != 1 || x.Lazy != nil || !(x.Name == "-" || x.Name == "+" || strings.HasPrefix(x.Name, "CAST")) {
+			return nil, false
+		}
+		if _, ok := constant(x.Args[0]); !ok {
+			return nil, false
+		}
+		v, err := x.Eval(nil)
+		if err != nil {
+			return nil, false
+		}
+		return &expr.Const{D: v, T: x.T}, true
+	}
+	return nil, false
+}
+
+// isColumn reports whether e is column col (of type t), or that column
+// cast from one integer type to another.
+func isColumn(e expr.Expr, col int, t types.Type) bool {
+	if f, ok := e.(*expr.Func); ok && f.Name == "CAST" && len(f.Args) == 1 && f.T.IsInteger() && t.IsInteger() {
+		e = f.Args[0]
+	}
+	c, ok := e.(*expr.ColRef)
+	return ok && c.Idx == col && c.T == t
+}
+
+// getViewRow reads the stored row under key (a full key: prefix and key
+// columns), with its multiplicity.
+func getViewRow(r storage.Reader, key []byte, ncols int) (types.Row, uint64, bool, error) {
+	upper := append(bytes.Clone(key), 0)
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: key, UpperBound: upper})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	defer it.Close()
+	if !it.First() || !bytes.Equal(it.Key(), key) {
+		return nil, 0, false, it.Error()
+	}
+	row, count, err := DecodeViewValue(it.Value(), ncols)
+	return row, count, err == nil, err
+}
