@@ -539,7 +539,9 @@ func benchNexmarkCheckpoints(b *testing.B, template string, sz nxSizes, counts [
 
 // benchNexmarkFreshness publishes Nexmark events at a steady rate into a
 // fresh server maintaining the GROUP BY view while a prober publishes
-// marker bids (bidder -1) and polls a one-row view until each shows.
+// marker bids (auction -1, price = the marker's number) and polls the
+// view's row for auction -1 (a point read by the view's key) until each
+// shows. The view measured is the only reader of the bid stream.
 func benchNexmarkFreshness(b *testing.B, gen *nexmark.Generator, sz nxSizes) string {
 	s := startServer(b, "", nil)
 	defer s.Kill(b)
@@ -547,7 +549,6 @@ func benchNexmarkFreshness(b *testing.B, gen *nexmark.Generator, sz nxSizes) str
 	for _, ddl := range nxStreams {
 		execTimed(b, conn, ddl)
 	}
-	execTimed(b, conn, "CREATE MATERIALIZED VIEW probe AS SELECT bidder, max(price) AS m FROM bid WHERE bidder < 0 GROUP BY bidder")
 	execTimed(b, conn, "CREATE MATERIALIZED VIEW groupby AS "+nxGroupBy)
 	events := uint64(float64(sz.steadyRate) * sz.steadyTime.Seconds())
 	type result struct {
@@ -563,7 +564,7 @@ func benchNexmarkFreshness(b *testing.B, gen *nexmark.Generator, sz nxSizes) str
 	marker := func(i int64) []byte {
 		return fmt.Appendf(nil, `{"auction":-1,"bidder":-1,"price":%d,"channel":"probe","url":"","date_time":%d,"extra":""}`, i, time.Now().UnixMilli())
 	}
-	probe := startProberWith(b, s, "nexmark.bid", "SELECT m FROM probe", marker)
+	probe := startProberWith(b, s, "nexmark.bid", "SELECT m FROM groupby WHERE auction = -1", marker)
 	res := <-done
 	end := time.Now()
 	execTimed(b, conn, "FLUSH")
@@ -622,7 +623,7 @@ func benchNexmarkFreshness(b *testing.B, gen *nexmark.Generator, sz nxSizes) str
 	if len(during) > 0 {
 		dmax = Summarize(during).Max
 	}
-	return fmt.Sprintf("Freshness: %d events/s for %v (achieved %.0f/s) into views probe and groupby, checkpoints every 1s: publish to visible in a SELECT p50 %s ms, p99 %s ms, max %s ms over %d markers; max %s ms over the %d markers that overlapped a checkpoint.\n",
+	return fmt.Sprintf("Freshness: %d events/s for %v (achieved %.0f/s) into view groupby, checkpoints every 1s: publish to visible in a SELECT p50 %s ms, p99 %s ms, max %s ms over %d markers; max %s ms over the %d markers that overlapped a checkpoint.\n",
 		sz.steadyRate, sz.steadyTime, achieved, p(lat.P50), p(lat.P99), p(lat.Max), lat.N, p(dmax), len(during))
 }
 
