@@ -45,9 +45,10 @@ type joinOp struct {
 }
 
 type joinEntry struct {
-	side    byte
-	key     string
-	rowKey  string
+	side   byte
+	key    string
+	rowKey string // the row's encoding (keyenc.AppendRowValue)
+	// row is the decoded row, made on first use (see rowOf).
 	row     types.Row
 	count   int64 // multiplicity
 	matches int64 // rows of the other side it matches (outer sides)
@@ -85,12 +86,8 @@ func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, rowInKeyOnly b
 		if v, err = readVarint(v, &e.matches); err != nil {
 			return err
 		}
-		if op.rowInKeyOnly {
-			v = rest[1+n+int(kl):] // the row key is the row's encoding
-		}
-		if e.row, _, err = keyenc.DecodeRow(v, op.widths[side]); err != nil {
-			return err
-		}
+		// The row is the key's suffix (in older views the value holds it
+		// too): it is decoded when it first matches (rowOf).
 		b.put(e)
 		return nil
 	})
@@ -225,11 +222,15 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 	other := 1 - side
 	var matches int64
 	for e := range op.state[other][string(kb)].all {
-		j := out.newRow(len(row) + len(e.row))
+		erow, err := op.rowOf(e)
+		if err != nil {
+			return err
+		}
+		j := out.newRow(len(row) + len(erow))
 		if side == 0 {
-			copy(j[copy(j, row):], e.row)
+			copy(j[copy(j, row):], erow)
 		} else {
-			copy(j[copy(j, e.row):], row)
+			copy(j[copy(j, erow):], row)
 		}
 		pass, err := joinMatches(op.cond, j)
 		if err != nil {
@@ -250,13 +251,13 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 		before := e.matches
 		e.matches += sign
 		if before == 0 && e.matches > 0 {
-			emitN(out, op.padded(other, e.row), Delete, e.count)
+			emitN(out, op.padded(other, erow), Delete, e.count)
 		}
 		op.markDirty(e)
 		out.keepRow(j, int8(sign))
 		emitN(out, j, int8(sign), e.count-1)
 		if before > 0 && e.matches == 0 {
-			emitN(out, op.padded(other, e.row), Insert, e.count)
+			emitN(out, op.padded(other, erow), Insert, e.count)
 		}
 	}
 	if op.outer[side] && matches == 0 {
@@ -266,9 +267,8 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 	b := op.bucket(side, kb)
 	e := b.get(op.rowBuf)
 	if e == nil {
-		// A copy: chunk rows share slabs, and a kept row would pin its
-		// whole slab for as long as it stays in the join's state.
-		e = &joinEntry{side: side, key: b.key, rowKey: string(op.rowBuf), row: append(types.Row(nil), row...)}
+		// Only the encoding is kept: most rows never match (rowOf).
+		e = &joinEntry{side: side, key: b.key, rowKey: string(op.rowBuf)}
 		b.put(e)
 	}
 	e.count += sign
@@ -281,6 +281,21 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 		}
 	}
 	return nil
+}
+
+// rowOf returns e's row, decoded from its encoding on first use and kept.
+// Most rows of a join never match (a bid joined with its window's highest
+// price), so keeping them only encoded saves their datums: memory, and
+// pointers the collector would scan.
+func (op *joinOp) rowOf(e *joinEntry) (types.Row, error) {
+	if e.row == nil && op.widths[e.side] > 0 {
+		r, _, err := keyenc.DecodeRow([]byte(e.rowKey), op.widths[e.side])
+		if err != nil {
+			return nil, fmt.Errorf("join state: %w", err)
+		}
+		e.row = r
+	}
+	return e.row, nil
 }
 
 // appendStateKeySuffix appends e's state key after the operator's prefix.
@@ -334,7 +349,7 @@ func (op *joinOp) barrier(ep Epoch) error {
 		v := binary.AppendVarint(op.valOut[:0], e.count)
 		v = binary.AppendVarint(v, e.matches)
 		if !op.rowInKeyOnly {
-			v = keyenc.AppendRowValue(v, e.row)
+			v = append(v, e.rowKey...) // the row's encoding
 		}
 		op.valOut = v
 		if err := ep.Batch.Set(key(i), v, nil); err != nil {
