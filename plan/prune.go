@@ -13,9 +13,9 @@ import (
 // state, though an aggregate above it may read three of seventeen.
 //
 // The result is a new tree of new nodes over root's leaves (root is not
-// modified). Scans keep their width (a stream
-// reader decodes only the columns read anyway); so do unions, sorts,
-// limits and top-N, whose inputs are pruned only inside.
+// modified). Scans keep their width (a stream reader decodes only the
+// columns read anyway); so do unions, sorts, limits and top-N, whose
+// inputs are pruned only inside.
 func PruneColumns(root Node) Node {
 	n, _ := prune(root, AllColumns(len(root.Schema())))
 	return n
