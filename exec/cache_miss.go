@@ -1,15 +1,22 @@
 package exec
 
-import "streamdb/storage"
+import (
+	"github.com/bits-and-blooms/bloom/v3"
+
+	"streamdb/storage"
+)
 
 // missRule tells an operator that caches a Pebble state table in memory
-// whether a key missing from its cache can be in Pebble. It cannot while
-// the table was empty when the operator started and the cache has evicted
-// nothing since: a miss is then a new key and needs no Pebble read. Without
-// this every new group (each new window of a windowed aggregate, say)
-// would cost a point lookup that finds nothing.
+// whether a key missing from its cache can be in Pebble. If the table was
+// empty when the operator started, a key can only be there if the cache
+// evicted it since: the rule remembers evicted keys (approximately, see
+// evictedSet), and a miss on any other key is a new key that needs no
+// Pebble read. Without this every new group (each new window of a
+// windowed aggregate, say) would cost a point lookup that finds nothing,
+// and once a cache over its bound had evicted anything, every one would.
 type missRule struct {
-	storeMayHold bool
+	storeMayHold bool // the table held rows at start: every miss reads
+	evicted      evictedSet
 }
 
 // newMissRule looks at the operator's state table once, at start.
@@ -18,12 +25,48 @@ func newMissRule(r storage.Reader, prefix []byte) (missRule, error) {
 	return missRule{storeMayHold: held}, err
 }
 
-// mustRead reports whether a cache miss has to be looked up in Pebble.
-func (m *missRule) mustRead() bool { return m.storeMayHold }
+// mustRead reports whether a cache miss on key has to be looked up in
+// Pebble.
+func (m *missRule) mustRead(key string) bool {
+	return m.storeMayHold || m.evicted.mayContain(key)
+}
 
-// evicted records that the cache dropped n entries (now only in Pebble).
-func (m *missRule) evicted(n int) {
-	if n > 0 {
-		m.storeMayHold = true
+// evictedKey records that the cache dropped key (now only in Pebble).
+func (m *missRule) evictedKey(key string) {
+	if !m.storeMayHold {
+		m.evicted.add(key)
 	}
+}
+
+// evictedSet remembers keys, approximately: a chain of Bloom filters, each
+// sized for twice the keys of the one before, so that it grows with the
+// keys it holds at about 1 bit in 10,000 of false positives per filter. A
+// false positive costs only a Pebble read that finds nothing; a key added
+// is always reported. About 2.4 bytes per key.
+type evictedSet struct {
+	filters []*bloom.BloomFilter
+	room    uint // keys the newest filter takes before the next is made
+	size    uint // keys the newest filter was made for
+}
+
+// firstEvictedFilter is the key capacity of the first filter.
+const firstEvictedFilter = 1 << 16
+
+func (s *evictedSet) add(key string) {
+	if s.room == 0 {
+		s.size = max(2*s.size, firstEvictedFilter)
+		s.filters = append(s.filters, bloom.NewWithEstimates(s.size, 1e-4))
+		s.room = s.size
+	}
+	s.filters[len(s.filters)-1].AddString(key)
+	s.room--
+}
+
+func (s *evictedSet) mayContain(key string) bool {
+	for _, f := range s.filters {
+		if f.TestString(key) {
+			return true
+		}
+	}
+	return false
 }

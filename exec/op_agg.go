@@ -62,15 +62,14 @@ type groupLimit struct {
 
 // evictCommitted drops entries of an operator's cache (in map order, which is
 // random) down to three quarters of the limit once it is exceeded, and
-// returns how many it dropped. It keeps entries whose last write,
+// tells miss the keys it dropped. It keeps entries whose last write,
 // written(v), Pebble has not committed: reading one back from Pebble would
 // see stale state.
-func evictCommitted[V any](l groupLimit, cache map[string]V, written func(V) uint64) int {
+func evictCommitted[V any](l groupLimit, cache map[string]V, written func(V) uint64, miss *missRule) {
 	limit := l.max()
 	if limit <= 0 || int64(len(cache)) <= limit {
-		return 0
+		return
 	}
-	before := len(cache)
 	target := limit - limit/4
 	committed := l.committed()
 	for k, v := range cache {
@@ -78,10 +77,10 @@ func evictCommitted[V any](l groupLimit, cache map[string]V, written func(V) uin
 			break
 		}
 		if written(v) <= committed {
+			miss.evictedKey(k)
 			delete(cache, k)
 		}
 	}
-	return before - len(cache)
 }
 
 type aggGroup struct {
@@ -159,7 +158,7 @@ func (op *aggOp) group(ks string, key types.Row) (*aggGroup, error) {
 		return g, nil
 	}
 	var g *aggGroup
-	if op.lazy && op.miss.mustRead() {
+	if op.lazy && op.miss.mustRead(ks) {
 		v, found, err := op.store.Get(append(append([]byte(nil), op.prefix...), ks...))
 		if err != nil {
 			return nil, err
@@ -318,7 +317,7 @@ func (op *aggOp) closeWindowsBy(c *windowCloser) error {
 // evict bounds the group cache (see evictCommitted).
 func (op *aggOp) evict() {
 	if op.lazy {
-		op.miss.evicted(evictCommitted(op.limit, op.groups, func(g *aggGroup) uint64 { return g.written }))
+		evictCommitted(op.limit, op.groups, func(g *aggGroup) uint64 { return g.written }, &op.miss)
 	}
 }
 

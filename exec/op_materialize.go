@@ -159,7 +159,7 @@ func (op *materializeOp) count(kb []byte) (countEntry, error) {
 	if ent, ok := op.counts[string(kb)]; ok {
 		return ent, nil
 	}
-	if !op.lazy || !op.miss.mustRead() {
+	if !op.lazy || !op.miss.mustRead(string(kb)) {
 		return countEntry{written: 1}, nil
 	}
 	op.keyBufGet = append(append(op.keyBufGet[:0], op.prefix...), kb...)
@@ -195,11 +195,11 @@ func (op *materializeOp) settleCounts(id uint64) {
 	}
 	op.touched = op.touched[:0]
 	if op.lazy {
-		op.miss.evicted(evictCommitted(op.limit, op.counts, func(e countEntry) uint64 {
+		evictCommitted(op.limit, op.counts, func(e countEntry) uint64 {
 			if e.written == 0 {
 				return math.MaxUint64 // counted in this epoch, not written yet
 			}
 			return e.written
-		}))
+		}, &op.miss)
 	}
 }
