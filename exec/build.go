@@ -166,7 +166,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		}
 		return u, nil
 	case *plan.Join:
-		op, err := newJoinOp(n, b.opPrefix(), b.rt.store.DB(), b.dataflow >= storage.DataflowAppendOnlyJoins, next)
+		op, err := newJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateFormatOf(b.dataflow), next)
 		if err != nil {
 			return nil, err
 		}
@@ -193,6 +193,17 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		return b.build(n.Input, op)
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view yet", n.Describe())
+}
+
+// joinStateFormatOf is the join state format of views of layout dataflow.
+func joinStateFormatOf(dataflow int) joinStateFormat {
+	switch {
+	case dataflow >= storage.DataflowJoinStateByID:
+		return joinStateByID
+	case dataflow >= storage.DataflowAppendOnlyJoins:
+		return joinStateRowInKey
+	}
+	return joinStateRowInValue
 }
 
 func (b *builder) addSource(s *plan.Scan, dec messageDecoder, head Operator) error {

@@ -31,8 +31,10 @@ type joinOp struct {
 	next   Operator
 	// barriers counts the inputs that delivered the current barrier.
 	barriers int
-	// rowInKeyOnly: the state's values hold only counts (see newJoinOp).
-	rowInKeyOnly bool
+	// format is how the state is laid out in Pebble (see joinStateFormat).
+	format joinStateFormat
+	// nextID numbers new entries under joinStateByID.
+	nextID uint64
 
 	// Scratch reused across rows: the join key, a row's encoding.
 	keyBuf, rowBuf []byte
@@ -45,6 +47,7 @@ type joinOp struct {
 }
 
 type joinEntry struct {
+	id     uint64 // under joinStateByID: the entry's state key
 	side   byte
 	key    string
 	rowKey string // the row's encoding (keyenc.AppendRowValue)
@@ -55,43 +58,92 @@ type joinEntry struct {
 	dirty   bool  // in op.dirty for the current epoch
 }
 
-// newJoinOp restores the join's state from store. rowInKeyOnly selects
-// the state format: each row stored once, as the key's suffix (the value
-// holds its counts), or (older views) in the value too.
-func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, rowInKeyOnly bool, next Operator) (*joinOp, error) {
+// joinStateFormat is the layout of a join's state in Pebble; a view keeps
+// the one it was created with (exec's dataflow layouts).
+type joinStateFormat int
+
+const (
+	// joinStateRowInValue: key side|len(join key)|join key|row, value
+	// counts|row.
+	joinStateRowInValue joinStateFormat = iota
+	// joinStateRowInKey: the same key, value counts only.
+	joinStateRowInKey
+	// joinStateByID: key = the entry's id (8 bytes, big-endian), value
+	// side|counts|len(join key)|join key|row. Ids grow, so the entries
+	// an epoch adds sort after all older ones: Pebble appends them instead
+	// of merging them into the whole table again at every compaction (the
+	// join key of a bid, its price, is random). The join never reads its
+	// state by key, only all of it at start.
+	joinStateByID
+)
+
+// newJoinOp restores the join's state from store, laid out as format.
+func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinStateFormat, next Operator) (*joinOp, error) {
 	op := &joinOp{
-		rowInKeyOnly: rowInKeyOnly,
-		kind:         j.Kind, keys: [2][]expr.Expr{j.LeftKeys, j.RightKeys}, cond: j.Cond,
+		format: format,
+		kind:   j.Kind, keys: [2][]expr.Expr{j.LeftKeys, j.RightKeys}, cond: j.Cond,
 		widths: [2]int{len(j.Left.Schema()), len(j.Right.Schema())},
 		outer:  [2]bool{j.Kind == plan.LeftJoin || j.Kind == plan.FullJoin, j.Kind == plan.RightJoin || j.Kind == plan.FullJoin},
 		state:  [2]map[string]*joinBucket{{}, {}},
 		prefix: prefix, next: next,
 	}
 	err := storage.ScanPrefix(store, prefix, func(k, v []byte) error {
-		rest := k[len(prefix):]
-		if len(rest) < 1 {
-			return fmt.Errorf("join state: short key")
-		}
-		side := rest[0]
-		kl, n := binary.Uvarint(rest[1:])
-		if n <= 0 || int(kl) > len(rest)-1-n {
-			return fmt.Errorf("join state: bad key")
-		}
-		b := op.bucket(side, rest[1+n:1+n+int(kl)])
-		e := &joinEntry{side: side, key: b.key, rowKey: string(rest[1+n+int(kl):])}
-		var err error
-		if v, err = readVarint(v, &e.count); err != nil {
+		e, jk, err := op.decodeEntry(k[len(prefix):], v)
+		if err != nil {
 			return err
 		}
-		if v, err = readVarint(v, &e.matches); err != nil {
-			return err
-		}
-		// The row is the key's suffix (in older views the value holds it
-		// too): it is decoded when it first matches (rowOf).
+		b := op.bucket(e.side, jk)
+		e.key = b.key
+		// The row stays encoded until it first matches (rowOf).
 		b.put(e)
 		return nil
 	})
 	return op, err
+}
+
+// decodeEntry reads one stored entry (key after the prefix, value) and
+// returns it with its join key.
+func (op *joinOp) decodeEntry(k, v []byte) (*joinEntry, []byte, error) {
+	e := &joinEntry{}
+	var jk []byte
+	if op.format == joinStateByID {
+		if len(k) != 8 || len(v) < 1 {
+			return nil, nil, fmt.Errorf("join state: bad entry")
+		}
+		e.id = binary.BigEndian.Uint64(k)
+		op.nextID = max(op.nextID, e.id+1)
+		e.side, v = v[0], v[1:]
+	} else {
+		if len(k) < 1 {
+			return nil, nil, fmt.Errorf("join state: short key")
+		}
+		e.side = k[0]
+		kl, n := binary.Uvarint(k[1:])
+		if n <= 0 || int(kl) > len(k)-1-n {
+			return nil, nil, fmt.Errorf("join state: bad key")
+		}
+		jk = k[1+n : 1+n+int(kl)]
+		e.rowKey = string(k[1+n+int(kl):]) // in the old format the value holds the row too
+	}
+	var err error
+	if v, err = readVarint(v, &e.count); err != nil {
+		return nil, nil, err
+	}
+	if v, err = readVarint(v, &e.matches); err != nil {
+		return nil, nil, err
+	}
+	if op.format == joinStateByID {
+		kl, n := binary.Uvarint(v)
+		if n <= 0 || int(kl) > len(v)-n {
+			return nil, nil, fmt.Errorf("join state: bad value")
+		}
+		jk = v[n : n+int(kl)]
+		e.rowKey = string(v[n+int(kl):])
+	}
+	if e.side > 1 {
+		return nil, nil, fmt.Errorf("join state: bad side %d", e.side)
+	}
+	return e, jk, nil
 }
 
 // bucket returns side's bucket for join key, made if there is none.
@@ -268,7 +320,8 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 	e := b.get(op.rowBuf)
 	if e == nil {
 		// Only the encoding is kept: most rows never match (rowOf).
-		e = &joinEntry{side: side, key: b.key, rowKey: string(op.rowBuf)}
+		e = &joinEntry{side: side, key: b.key, rowKey: string(op.rowBuf), id: op.nextID}
+		op.nextID++
 		b.put(e)
 	}
 	e.count += sign
@@ -300,10 +353,31 @@ func (op *joinOp) rowOf(e *joinEntry) (types.Row, error) {
 
 // appendStateKeySuffix appends e's state key after the operator's prefix.
 func (op *joinOp) appendStateKeySuffix(k []byte, e *joinEntry) []byte {
+	if op.format == joinStateByID {
+		return binary.BigEndian.AppendUint64(k, e.id)
+	}
 	k = append(k, e.side)
 	k = binary.AppendUvarint(k, uint64(len(e.key)))
 	k = append(k, e.key...)
 	return append(k, e.rowKey...)
+}
+
+// appendStateValue appends e's state value.
+func (op *joinOp) appendStateValue(v []byte, e *joinEntry) []byte {
+	if op.format == joinStateByID {
+		v = append(v, e.side)
+	}
+	v = binary.AppendVarint(v, e.count)
+	v = binary.AppendVarint(v, e.matches)
+	switch op.format {
+	case joinStateRowInValue:
+		v = append(v, e.rowKey...) // the row's encoding
+	case joinStateByID:
+		v = binary.AppendUvarint(v, uint64(len(e.key)))
+		v = append(v, e.key...)
+		v = append(v, e.rowKey...)
+	}
+	return v
 }
 
 // markDirty records e for the epoch's write, once per entry. An entry
@@ -346,12 +420,8 @@ func (op *joinOp) barrier(ep Epoch) error {
 			}
 			continue
 		}
-		v := binary.AppendVarint(op.valOut[:0], e.count)
-		v = binary.AppendVarint(v, e.matches)
-		if !op.rowInKeyOnly {
-			v = append(v, e.rowKey...) // the row's encoding
-		}
-		op.valOut = v
+		op.valOut = op.appendStateValue(op.valOut[:0], e)
+		v := op.valOut
 		if err := ep.Batch.Set(key(i), v, nil); err != nil {
 			return err
 		}

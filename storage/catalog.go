@@ -87,8 +87,12 @@ const (
 	// or by its keys and condition, so its state and output rows are
 	// narrower.
 	DataflowNarrowRows = 4
+	// DataflowJoinStateByID also keys each join state entry by an id that
+	// grows, not by its join key and row, so that the entries an epoch
+	// adds sort after the older ones in Pebble.
+	DataflowJoinStateByID = 5
 	// DataflowLatest is the layout of views created now.
-	DataflowLatest = DataflowNarrowRows
+	DataflowLatest = DataflowJoinStateByID
 )
 
 // Schema returns the columns as types.Columns.
