@@ -1,10 +1,8 @@
 package exec
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"streamdb/expr"
 	"streamdb/plan"
@@ -38,12 +36,9 @@ type joinOp struct {
 
 	// Scratch reused across rows: the join key, a row's encoding.
 	keyBuf, rowBuf []byte
-	// Barrier scratch: the dirty entries' state keys (after the prefix)
-	// one after another, where each starts, their order, a value.
-	dirtyKeys []byte
-	starts    []int
-	order     []int
-	valOut    []byte
+	// The barrier's writes, and scratch for a state key and value.
+	pending        pendingWrites
+	keyOut, valOut []byte
 }
 
 type joinEntry struct {
@@ -380,10 +375,9 @@ func (op *joinOp) appendStateValue(v []byte, e *joinEntry) []byte {
 	return v
 }
 
-// markDirty records e for the epoch's write, once per entry. An entry
-// deleted and made again in one epoch is two entries with one state key:
-// the barrier writes them in the order they were marked, so the newest
-// version wins.
+// markDirty records e for the epoch's write, once per entry. In the
+// formats keyed by row, an entry deleted and made again in one epoch is
+// two entries with one state key: the newer, marked later, is written.
 func (op *joinOp) markDirty(e *joinEntry) {
 	if e.dirty {
 		return
@@ -398,35 +392,23 @@ func (op *joinOp) barrier(ep Epoch) error {
 		return nil
 	}
 	op.barriers = 0
-	// In key order: Pebble's memtable takes sorted inserts faster. Keys
-	// are built once into one buffer (a stable sort keeps an entry made
-	// again after its deletion last); Batch.Set copies keys and values.
-	op.dirtyKeys, op.starts, op.order = op.dirtyKeys[:0], op.starts[:0], op.order[:0]
-	for i, e := range op.dirty {
-		op.starts = append(op.starts, len(op.dirtyKeys))
-		op.dirtyKeys = append(op.dirtyKeys, op.prefix...)
-		op.dirtyKeys = op.appendStateKeySuffix(op.dirtyKeys, e)
-		op.order = append(op.order, i)
-	}
-	op.starts = append(op.starts, len(op.dirtyKeys))
-	key := func(i int) []byte { return op.dirtyKeys[op.starts[i]:op.starts[i+1]] }
-	slices.SortStableFunc(op.order, func(a, b int) int { return bytes.Compare(key(a), key(b)) })
-	for _, i := range op.order {
-		e := op.dirty[i]
+	// Entries are keyed by their ids or by their rows: by id, each key
+	// comes once per epoch.
+	unique := op.format == joinStateByID
+	for _, e := range op.dirty {
 		e.dirty = false
+		op.keyOut = op.appendStateKeySuffix(op.keyOut[:0], e)
 		if e.count <= 0 {
-			if err := ep.Batch.Delete(key(i), nil); err != nil {
-				return err
-			}
+			op.pending.write(op.keyOut, nil, true, unique)
 			continue
 		}
 		op.valOut = op.appendStateValue(op.valOut[:0], e)
-		v := op.valOut
-		if err := ep.Batch.Set(key(i), v, nil); err != nil {
-			return err
-		}
+		op.pending.write(op.keyOut, op.valOut, false, unique)
 	}
 	clear(op.dirty) // drop the pointers: deleted entries may go
 	op.dirty = op.dirty[:0]
+	if err := op.pending.writeTo(ep.Batch, op.prefix); err != nil {
+		return err
+	}
 	return op.next.Barrier(ep)
 }

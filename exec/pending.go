@@ -43,20 +43,31 @@ type pendingEntry struct {
 
 func (p *pendingWrites) bytes(r [2]int32) []byte { return p.arena[r[0]:r[1]] }
 
-// add records a write. unique promises that key was not written before in
+// add records a write of a view row: its value is the stored form of
+// EncodeViewValue. unique promises that key was not written before in
 // this epoch (append-only row ids), which skips the index.
 func (p *pendingWrites) add(key []byte, unique, del bool, row types.Row, count uint64) {
+	e := p.begin(key, unique, del)
+	if !del {
+		p.arena = binary.AppendUvarint(p.arena, count)
+		p.arena = keyenc.AppendRowValue(p.arena, row)
+	}
+	p.end(e)
+}
+
+// begin records key and retires the previous write of it in this epoch;
+// the caller appends the value to the arena and calls end.
+func (p *pendingWrites) begin(key []byte, unique, del bool) pendingEntry {
 	if n := len(p.entries); n > 0 && !p.unsorted && bytes.Compare(p.bytes(p.entries[n-1].key), key) > 0 {
 		p.unsorted = true
 	}
 	prev := int32(-1)
-	var h uint64
 	if !unique {
 		if p.index == nil {
 			p.index = map[uint64]int32{}
 			p.seed = maphash.MakeSeed()
 		}
-		h = maphash.Bytes(p.seed, key)
+		h := maphash.Bytes(p.seed, key)
 		if i, ok := p.index[h]; ok {
 			prev = i
 		}
@@ -66,20 +77,18 @@ func (p *pendingWrites) add(key []byte, unique, del bool, row types.Row, count u
 				break
 			}
 		}
+		p.index[h] = int32(len(p.entries))
 	}
 	e := pendingEntry{del: del, live: true, prev: prev}
 	start := int32(len(p.arena))
 	p.arena = append(p.arena, key...)
 	e.key = [2]int32{start, int32(len(p.arena))}
-	if !del {
-		// The stored form of EncodeViewValue.
-		p.arena = binary.AppendUvarint(p.arena, count)
-		p.arena = keyenc.AppendRowValue(p.arena, row)
-	}
+	return e
+}
+
+// end records e with the value appended since begin.
+func (p *pendingWrites) end(e pendingEntry) {
 	e.val = [2]int32{e.key[1], int32(len(p.arena))}
-	if !unique {
-		p.index[h] = int32(len(p.entries))
-	}
 	p.entries = append(p.entries, e)
 }
 
@@ -96,6 +105,14 @@ func (p *pendingWrites) setNew(key []byte, row types.Row, count uint64) {
 
 // del records the deletion of key.
 func (p *pendingWrites) del(key []byte) { p.add(key, false, true, nil, 0) }
+
+// write records key -> val, an operator's own encoding (val nil with del
+// for a deletion); unique as for add.
+func (p *pendingWrites) write(key, val []byte, del, unique bool) {
+	e := p.begin(key, unique, del)
+	p.arena = append(p.arena, val...)
+	p.end(e)
+}
 
 // writeTo writes the newest write of every key under prefix into b, in
 // key order, and empties p. (Batch.Set copies, so the arena is reused.)
