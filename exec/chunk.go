@@ -30,9 +30,10 @@ type Chunk struct {
 	slab []types.Datum
 	// slabRows, if set, is how many rows one slab allocation holds
 	// (default defaultSlabRows); base is the first slab, which recycle
-	// hands out again.
+	// hands out again, and carved counts the datums handed out since.
 	slabRows int
 	base     []types.Datum
+	carved   int
 }
 
 // defaultSlabRows is how many rows of datums one slab allocation holds.
@@ -61,6 +62,7 @@ func (c *Chunk) newRow(n int) types.Row {
 // keepRow appends row, which the latest newRow returned, with sign.
 func (c *Chunk) keepRow(row types.Row, sign int8) {
 	c.slab = c.slab[len(row):]
+	c.carved += len(row)
 	c.Append(row, sign)
 }
 
@@ -71,12 +73,16 @@ func (c *Chunk) reset() {
 	c.Signs = c.Signs[:0]
 }
 
-// recycle empties c to be filled again from the start of its first slab.
+// recycle empties c to be filled again from the start of its first slab,
+// which it first grows to hold all the rows c held if they outgrew it.
 // Only for a chunk whose rows nothing references any more: every operator
 // that saw them only borrowed them (see borrowsRows).
 func (c *Chunk) recycle() {
+	if c.carved > len(c.base) {
+		c.base = make([]types.Datum, max(2*len(c.base), c.carved))
+	}
 	c.reset()
-	c.slab = c.base
+	c.slab, c.carved = c.base, 0
 }
 
 // Append adds one change.

@@ -28,6 +28,14 @@ func TestChunkRecycle(t *testing.T) {
 	if !r[0].IsNull() || !r[1].IsNull() {
 		t.Errorf("recycled row not cleared: %v", r)
 	}
+	// Rows past the first slab: the next recycle makes it hold them all.
+	for range 10 {
+		c.keepRow(c.newRow(2), Insert)
+	}
+	c.recycle()
+	if len(c.base) < 20 || len(c.slab) != len(c.base) {
+		t.Errorf("after 10 rows of 2 the first slab holds %d datums, hands out %d", len(c.base), len(c.slab))
+	}
 }
 
 // Only operators that read rows during Push and keep none of them let

@@ -59,10 +59,9 @@ type windowOp struct {
 	w    *plan.Window
 	next Operator
 
-	decided bool          // reuse is known (at the first Push: a tee's outputs are wired after this operator is made)
-	reuse   bool          // next does not keep rows past Push
-	out     Chunk         // reused output chunk (reuse only)
-	buf     []types.Datum // row storage every Push carves from again (reuse only)
+	decided bool  // reuse is known (at the first Push: a tee's outputs are wired after this operator is made)
+	reuse   bool  // next does not keep rows past Push
+	out     Chunk // the output chunk every Push recycles (reuse only)
 }
 
 func newWindowOp(w *plan.Window, next Operator) *windowOp {
@@ -103,10 +102,9 @@ func (op *windowOp) Push(c *Chunk) error {
 	}
 	out := &Chunk{}
 	if op.reuse {
-		// Carve this Push's rows from the start of the kept buffer again.
+		// Carve this Push's rows from the start of the kept storage again.
 		out = &op.out
-		out.reset()
-		out.slab = op.buf
+		out.recycle()
 	}
 	for i, row := range c.Rows {
 		eachWindow(op.w, row, func(start int64) {
@@ -119,11 +117,6 @@ func (op *windowOp) Push(c *Chunk) error {
 	}
 	if out.Len() == 0 {
 		return nil
-	}
-	if n := out.Len() * len(out.Rows[0]); op.reuse && n > len(op.buf) {
-		// This Push outgrew the buffer (newRow took fresh slabs): keep
-		// a larger one for the next.
-		op.buf = make([]types.Datum, max(2*len(op.buf), n))
 	}
 	return op.next.Push(out)
 }
