@@ -42,8 +42,7 @@ func lookupByKey(f *plan.Filter, r storage.Reader) ([]types.Row, bool, error) {
 	if err != nil || !found {
 		return nil, true, err
 	}
-	pass, err := f.Cond.Eval(row)
-	if err != nil || pass.IsNull() || !pass.Bool() {
+	if pass, err := expr.Holds(f.Cond, row); err != nil || !pass {
 		return nil, true, err
 	}
 	out := make([]types.Row, count)

@@ -240,10 +240,19 @@ func appendOnly(n Node, innerJoins bool) bool {
 // Sources returns the catalog objects that n scans.
 func Sources(n Node) []*storage.Descriptor {
 	var out []*storage.Descriptor
+	for _, s := range Scans(n) {
+		out = append(out, s.Object)
+	}
+	return out
+}
+
+// Scans returns the scans in n, in a depth-first walk.
+func Scans(n Node) []*Scan {
+	var out []*Scan
 	var walk func(Node)
 	walk = func(n Node) {
 		if s, ok := n.(*Scan); ok {
-			out = append(out, s.Object)
+			out = append(out, s)
 		}
 		for _, c := range n.Children() {
 			walk(c)

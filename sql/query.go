@@ -45,21 +45,17 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 // (exec.lookupByKey). A view is keyed as its dataflow materializes it:
 // by exec.UniqueKey of its plan.
 func (e *Engine) markStoredKeys(root plan.Node) {
-	var walk func(plan.Node)
-	walk = func(n plan.Node) {
-		if s, ok := n.(*plan.Scan); ok && s.Rows == nil {
-			switch s.Object.Kind {
-			case storage.KindTable:
-				s.StoredKey = exec.TableKey(s)
-			case storage.KindView:
-				s.StoredKey = e.viewKey(s.Object)
-			}
+	for _, s := range plan.Scans(root) {
+		if s.Rows != nil {
+			continue
 		}
-		for _, c := range n.Children() {
-			walk(c)
+		switch s.Object.Kind {
+		case storage.KindTable:
+			s.StoredKey = exec.TableKey(s)
+		case storage.KindView:
+			s.StoredKey = e.viewKey(s.Object)
 		}
 	}
-	walk(root)
 }
 
 // viewKey returns the columns view d's rows are stored by, nil if it
