@@ -71,16 +71,11 @@ func (b *builder) buildShared(n plan.Node, next Operator) (Operator, bool, error
 // orScanNeeds adds the columns the scans under n read to the readers they
 // share.
 func (b *builder) orScanNeeds(n plan.Node) {
-	if s, ok := n.(*plan.Scan); ok {
-		if sh, ok := b.shared[sharedScanKey(b.dataflow, s)]; ok {
-			if need, ok := b.need[s]; ok {
-				sh.addNeed(need)
-			}
+	for _, s := range plan.Scans(n) {
+		sh, shared := b.shared[sharedScanKey(b.dataflow, s)]
+		if need, ok := b.need[s]; shared && ok {
+			sh.addNeed(need)
 		}
-		return
-	}
-	for _, c := range n.Children() {
-		b.orScanNeeds(c)
 	}
 }
 

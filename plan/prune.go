@@ -27,18 +27,10 @@ func PruneColumns(root Node) Node {
 func prune(n Node, need []bool) (Node, []int) {
 	switch n := n.(type) {
 	case *Filter:
-		in := ResizeColumns(need, len(n.Input.Schema()))
-		MarkRefs(in, n.Cond)
-		child, m := prune(n.Input, in)
+		child, m := prune(n.Input, InputsRead(n, need)[0])
 		return &Filter{Input: child, Cond: remapCols(n.Cond, m)}, m
 	case *Project:
-		in := make([]bool, len(n.Input.Schema()))
-		for j, e := range n.Exprs {
-			if need[j] {
-				MarkRefs(in, e)
-			}
-		}
-		child, m := prune(n.Input, in)
+		child, m := prune(n.Input, InputsRead(n, need)[0])
 		out := &Project{Input: child}
 		pos := make([]int, len(n.Exprs))
 		for j, e := range n.Exprs {
@@ -52,24 +44,13 @@ func prune(n Node, need []bool) (Node, []int) {
 		return out, pos
 	case *Window:
 		width := len(n.Input.Schema())
-		in := ResizeColumns(need, width)
-		in[n.TimeCol] = true
-		child, m := prune(n.Input, in)
+		child, m := prune(n.Input, InputsRead(n, need)[0])
 		cw := len(child.Schema())
 		cols := append(append([]types.Column(nil), child.Schema()...), n.Cols[width:]...)
 		pos := append(append([]int(nil), m...), cw, cw+1)
 		return &Window{Input: child, TimeCol: m[n.TimeCol], Size: n.Size, Slide: n.Slide, Cols: cols}, pos
 	case *Aggregate:
-		in := make([]bool, len(n.Input.Schema()))
-		for _, g := range n.GroupBy {
-			MarkRefs(in, g)
-		}
-		for _, a := range n.Aggs {
-			if a.Arg != nil {
-				MarkRefs(in, a.Arg)
-			}
-		}
-		child, m := prune(n.Input, in)
+		child, m := prune(n.Input, InputsRead(n, need)[0])
 		out := &Aggregate{Input: child, Cols: n.Cols, Aggs: make([]AggCall, len(n.Aggs))}
 		for _, g := range n.GroupBy {
 			out.GroupBy = append(out.GroupBy, remapCols(g, m))
@@ -109,7 +90,7 @@ func prune(n Node, need []bool) (Node, []int) {
 // pruneJoin narrows each input of j to the columns read above j, by its
 // keys or by its condition.
 func pruneJoin(j *Join, need []bool) (Node, []int) {
-	left, right := JoinInputsRead(j, need)
+	left, right := joinInputsRead(j, need)
 	l, ml := narrowed(j.Left, left)
 	r, mr := narrowed(j.Right, right)
 	out := &Join{Kind: j.Kind, Left: l, Right: r}
@@ -136,31 +117,6 @@ func pruneJoin(j *Join, need []bool) (Node, []int) {
 		}
 	}
 	return out, pos
-}
-
-// JoinInputsRead returns the columns of j's left and right inputs that are
-// read: by j's parent, which reads the output columns need marks, or by
-// j's keys and condition.
-func JoinInputsRead(j *Join, need []bool) (left, right []bool) {
-	nl := len(j.Left.Schema())
-	left = ResizeColumns(need, nl)
-	right = make([]bool, len(j.Right.Schema()))
-	if len(need) > nl {
-		copy(right, need[nl:])
-	}
-	for _, k := range j.LeftKeys {
-		MarkRefs(left, k)
-	}
-	for _, k := range j.RightKeys {
-		MarkRefs(right, k)
-	}
-	if j.Cond != nil {
-		both := make([]bool, nl+len(right))
-		MarkRefs(both, j.Cond)
-		OrColumns(left, both[:nl])
-		OrColumns(right, both[nl:])
-	}
-	return left, right
 }
 
 // narrowed prunes n for need and, if the result still carries columns
@@ -204,52 +160,10 @@ func remapCols(e expr.Expr, m []int) expr.Expr {
 	})
 }
 
-// MarkRefs marks the columns e reads. A reference past cols (which a
-// bound plan never has) marks nothing rather than panic here; evaluation
-// reports it. It only reads e (expr.Walk would store into shared plans).
-func MarkRefs(cols []bool, e expr.Expr) {
-	switch x := e.(type) {
-	case *expr.ColRef:
-		if x.Idx >= 0 && x.Idx < len(cols) {
-			cols[x.Idx] = true
-		}
-	case *expr.Func:
-		for _, a := range x.Args {
-			MarkRefs(cols, a)
-		}
-	}
-}
-
 func identity(n int) []int {
 	m := make([]int, n)
 	for i := range m {
 		m[i] = i
 	}
 	return m
-}
-
-// AllColumns returns a column set of n columns, all marked.
-func AllColumns(n int) []bool {
-	b := make([]bool, n)
-	for i := range b {
-		b[i] = true
-	}
-	return b
-}
-
-// ResizeColumns returns a copy of the column set need cut or padded (with
-// unmarked columns) to n columns.
-func ResizeColumns(need []bool, n int) []bool {
-	out := make([]bool, n)
-	copy(out, need)
-	return out
-}
-
-// OrColumns marks in dst every column src marks.
-func OrColumns(dst, src []bool) {
-	for i := range dst {
-		if i < len(src) && src[i] {
-			dst[i] = true
-		}
-	}
 }
