@@ -311,12 +311,12 @@ func (rt *Runtime) SourceStreams(desc *storage.Descriptor, root plan.Node) ([]st
 	shared := map[string]bool{}
 	var walk func(plan.Node) error
 	walk = func(n plan.Node) error {
-		if s, ok := n.(*plan.Scan); ok {
+		for _, s := range plan.Scans(n) {
 			switch {
 			case s.Object.Kind == storage.KindStream || s.Object.Kind == storage.KindTable:
 				if key := sharedScanKey(desc.Dataflow, s); key != "" {
 					if shared[key] {
-						return nil
+						continue
 					}
 					shared[key] = true
 				}
@@ -326,13 +326,9 @@ func (rt *Runtime) SourceStreams(desc *storage.Descriptor, root plan.Node) ([]st
 				if err != nil {
 					return err
 				}
-				return walk(inner)
-			}
-			return nil
-		}
-		for _, c := range n.Children() {
-			if err := walk(c); err != nil {
-				return err
+				if err := walk(inner); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
