@@ -166,7 +166,8 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		}
 		return u, nil
 	case *plan.Join:
-		op, err := newJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateFormatOf(b.dataflow), next)
+		packed := [2]bool{appendOnly(b.dataflow, n.Left), appendOnly(b.dataflow, n.Right)}
+		op, err := newJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateFormatOf(b.dataflow), packed, next)
 		if err != nil {
 			return nil, err
 		}
@@ -198,6 +199,8 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 // joinStateFormatOf is the join state format of views of layout dataflow.
 func joinStateFormatOf(dataflow int) joinStateFormat {
 	switch {
+	case dataflow >= storage.DataflowJoinStatePaged:
+		return joinStateByPage
 	case dataflow >= storage.DataflowJoinStateByID:
 		return joinStateByID
 	case dataflow >= storage.DataflowAppendOnlyJoins:

@@ -31,8 +31,13 @@ type joinOp struct {
 	barriers int
 	// format is how the state is laid out in Pebble (see joinStateFormat).
 	format joinStateFormat
-	// nextID numbers new entries under joinStateByID.
+	// nextID numbers new entries under joinStateByID, new pages under
+	// joinStateByPage.
 	nextID uint64
+	// packed: under joinStateByPage, the sides whose rows share pages
+	// (append-only inputs); dirtyPages: the pages to write at the barrier.
+	packed     [2]bool
+	dirtyPages []*joinPage
 
 	// Scratch reused across rows: the join key, a row's encoding.
 	keyBuf, rowBuf []byte
@@ -42,7 +47,8 @@ type joinOp struct {
 }
 
 type joinEntry struct {
-	id     uint64 // under joinStateByID: the entry's state key
+	id     uint64    // under joinStateByID: the entry's state key
+	page   *joinPage // under joinStateByPage: its page, from its first barrier
 	side   byte
 	key    string
 	rowKey string // the row's encoding (keyenc.AppendRowValue)
@@ -70,19 +76,26 @@ const (
 	// join key of a bid, its price, is random). The join never reads its
 	// state by key, only all of it at start.
 	joinStateByID
+	// joinStateByPage: key = a page id (8 bytes, big-endian, growing), value
+	// = the page's entries, each side|counts|join key|row (join_pages.go).
+	joinStateByPage
 )
 
 // newJoinOp restores the join's state from store, laid out as format.
-func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinStateFormat, next Operator) (*joinOp, error) {
+// packed says which sides' rows share pages under joinStateByPage.
+func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinStateFormat, packed [2]bool, next Operator) (*joinOp, error) {
 	op := &joinOp{
-		format: format,
-		kind:   j.Kind, keys: [2][]expr.Expr{j.LeftKeys, j.RightKeys}, cond: j.Cond,
+		format: format, packed: packed,
+		kind: j.Kind, keys: [2][]expr.Expr{j.LeftKeys, j.RightKeys}, cond: j.Cond,
 		widths: [2]int{len(j.Left.Schema()), len(j.Right.Schema())},
 		outer:  [2]bool{j.Kind == plan.LeftJoin || j.Kind == plan.FullJoin, j.Kind == plan.RightJoin || j.Kind == plan.FullJoin},
 		state:  [2]map[string]*joinBucket{{}, {}},
 		prefix: prefix, next: next,
 	}
 	err := storage.ScanPrefix(store, prefix, func(k, v []byte) error {
+		if format == joinStateByPage {
+			return op.restorePage(k[len(prefix):], v)
+		}
 		e, jk, err := op.decodeEntry(k[len(prefix):], v)
 		if err != nil {
 			return err
@@ -392,6 +405,22 @@ func (op *joinOp) barrier(ep Epoch) error {
 		return nil
 	}
 	op.barriers = 0
+	if op.format == joinStateByPage {
+		op.writePages()
+	} else {
+		op.writeEntries()
+	}
+	clear(op.dirty) // drop the pointers: deleted entries may go
+	op.dirty = op.dirty[:0]
+	if err := op.pending.writeTo(ep.Batch, op.prefix); err != nil {
+		return err
+	}
+	return op.next.Barrier(ep)
+}
+
+// writeEntries is the barrier's write in the formats with a state key per
+// entry.
+func (op *joinOp) writeEntries() {
 	// Entries are keyed by their ids or by their rows: by id, each key
 	// comes once per epoch.
 	unique := op.format == joinStateByID
@@ -405,10 +434,4 @@ func (op *joinOp) barrier(ep Epoch) error {
 		op.valOut = op.appendStateValue(op.valOut[:0], e)
 		op.pending.write(op.keyOut, op.valOut, false, unique)
 	}
-	clear(op.dirty) // drop the pointers: deleted entries may go
-	op.dirty = op.dirty[:0]
-	if err := op.pending.writeTo(ep.Batch, op.prefix); err != nil {
-		return err
-	}
-	return op.next.Barrier(ep)
 }

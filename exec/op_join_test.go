@@ -15,7 +15,7 @@ import (
 // each state format, restarts it from Pebble every 20 epochs, and checks after every epoch that its output equals
 // a join computed from scratch over the rows alive on each side.
 func TestJoinStateRestore(t *testing.T) {
-	for _, format := range []joinStateFormat{joinStateRowInValue, joinStateRowInKey, joinStateByID} {
+	for _, format := range []joinStateFormat{joinStateRowInValue, joinStateRowInKey, joinStateByID, joinStateByPage} {
 		seed := int64(5)
 		rng := rand.New(rand.NewSource(seed))
 		st, err := storage.OpenMemory()
@@ -31,7 +31,8 @@ func TestJoinStateRestore(t *testing.T) {
 			Cols: append(append([]types.Column(nil), cols...), cols...)}
 		out := &multiset{rows: map[string]int{}}
 		open := func() *joinOp {
-			op, err := newJoinOp(j, storage.StatePrefix(1, 2), st.DB(), format, out)
+			// Both sides packed: retractions rewrite pages.
+			op, err := newJoinOp(j, storage.StatePrefix(1, 2), st.DB(), format, [2]bool{true, true}, out)
 			if err != nil {
 				t.Fatalf("format %d: restore: %v", format, err)
 			}
@@ -116,7 +117,7 @@ func BenchmarkJoinInsert(b *testing.B) {
 		RightKeys: []expr.Expr{&expr.ColRef{Idx: 1, T: types.Int8}},
 		Left:      &plan.Scan{Cols: cols}, Right: &plan.Scan{Cols: cols},
 		Cols: append(append([]types.Column(nil), cols...), cols...)}
-	op, err := newJoinOp(j, storage.StatePrefix(1, 2), st.DB(), joinStateByID, discard{})
+	op, err := newJoinOp(j, storage.StatePrefix(1, 2), st.DB(), joinStateByPage, [2]bool{true, false}, discard{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -91,8 +91,12 @@ const (
 	// grows, not by its join key and row, so that the entries an epoch
 	// adds sort after the older ones in Pebble.
 	DataflowJoinStateByID = 5
+	// DataflowJoinStatePaged also stores the rows a join's append-only
+	// input adds in an epoch together, in pages of a few KiB under one
+	// key each (Pebble's cost is per key).
+	DataflowJoinStatePaged = 6
 	// DataflowLatest is the layout of views created now.
-	DataflowLatest = DataflowJoinStateByID
+	DataflowLatest = DataflowJoinStatePaged
 )
 
 // Schema returns the columns as types.Columns.
