@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"streamdb/expr"
+	"streamdb/plan"
 	"streamdb/types"
 )
 
@@ -110,3 +111,34 @@ func (k *keeper) Push(c *Chunk) error {
 	return nil
 }
 func (k *keeper) Barrier(Epoch) error { return nil }
+
+// pushSizes is an Operator that records how many rows each Push brings,
+// and borrows them (as aggregates do).
+type pushSizes struct{ sizes []int }
+
+func (p *pushSizes) Push(c *Chunk) error   { p.sizes = append(p.sizes, c.Len()); return nil }
+func (p *pushSizes) Barrier(e Epoch) error { return nil }
+
+// TestHopWindowPushesInPieces: a hopping window makes 5 rows of each input
+// row and passes them on in pieces of about an input chunk, not as one.
+func TestHopWindowPushesInPieces(t *testing.T) {
+	next := &pushSizes{}
+	w := newWindowOp(&plan.Window{TimeCol: 0, Size: 10_000_000, Slide: 2_000_000}, next)
+	c := &Chunk{}
+	for i := range chunkRows {
+		c.Append(types.Row{types.NewTimestampMicros(int64(i) * 1000)}, Insert)
+	}
+	if err := w.Push(c); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, n := range next.sizes {
+		if n > chunkRows+5 {
+			t.Fatalf("a push of %d rows (pushes %v)", n, next.sizes)
+		}
+		total += n
+	}
+	if total != 5*chunkRows {
+		t.Fatalf("%d rows out of %d input rows, want 5 each", total, chunkRows)
+	}
+}

@@ -114,6 +114,19 @@ func (op *windowOp) Push(c *Chunk) error {
 			r[len(row)+1] = types.NewTimestampMicros(start + op.w.Size)
 			out.keepRow(r, c.Signs[i])
 		})
+		// A hopping window makes several rows of each: pass them on in
+		// pieces the size of an input chunk, which the next operators
+		// read while they are still in the CPU's cache.
+		if out.Len() >= chunkRows {
+			if err := op.next.Push(out); err != nil {
+				return err
+			}
+			if op.reuse {
+				out.recycle()
+			} else {
+				out = &Chunk{}
+			}
+		}
 	}
 	if out.Len() == 0 {
 		return nil
