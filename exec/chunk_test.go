@@ -142,3 +142,28 @@ func TestHopWindowPushesInPieces(t *testing.T) {
 		t.Fatalf("%d rows out of %d input rows, want 5 each", total, chunkRows)
 	}
 }
+
+// An outputChunk hands operators before a borrowing one the same storage
+// again, and others a new chunk each time, so the rows they kept stay
+// intact.
+func TestOutputChunkReusesOnlyForBorrowers(t *testing.T) {
+	fill := func(o *outputChunk, next Operator, v int64) types.Row {
+		c := o.get(next)
+		r := c.newRow(1)
+		r[0] = types.NewInt(v)
+		c.keepRow(r, Insert)
+		return r
+	}
+	var borrowing outputChunk
+	first := fill(&borrowing, &aggOp{}, 1)
+	second := fill(&borrowing, &aggOp{}, 2)
+	if &first[0] != &second[0] {
+		t.Error("an output chunk for an aggregate does not reuse its storage")
+	}
+	var keeping outputChunk
+	first = fill(&keeping, &materializeOp{}, 1)
+	second = fill(&keeping, &materializeOp{}, 2)
+	if &first[0] == &second[0] || first[0].I != 1 {
+		t.Error("an output chunk for an operator that keeps rows reuses its storage")
+	}
+}

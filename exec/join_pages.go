@@ -138,7 +138,7 @@ func (op *joinOp) restorePage(k, v []byte) error {
 		}
 		b := op.bucket(e.side, jk)
 		e.key, e.rowKey = b.key, string(row)
-		b.put(e)
+		b.put(e, op.listed(e.side))
 		p.entries = append(p.entries, e)
 		p.bytes += entryBytes(e)
 	}

@@ -3,6 +3,7 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"streamdb/expr"
 	"streamdb/plan"
@@ -103,7 +104,7 @@ func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinSta
 		b := op.bucket(e.side, jk)
 		e.key = b.key
 		// The row stays encoded until it first matches (rowOf).
-		b.put(e)
+		b.put(e, false)
 		return nil
 	})
 	return op, err
@@ -164,34 +165,48 @@ func (op *joinOp) bucket(side byte, key []byte) *joinBucket {
 	return b
 }
 
-// joinBucket holds one side's rows with one join key, by row encoding.
-// Most keys have a single distinct row on a side (a bid's price, an
-// auction's id), so the first row stays inline and a map is made only
-// for a second one.
+// joinBucket holds one side's rows with one join key. Most keys have a
+// single distinct row on a side (a bid's price, an auction's id), so the
+// first row stays inline. The others are kept by row encoding, so that a
+// row arriving again (or retracted) finds its entry; or, on a side that
+// never retracts (listed), in a plain list, where equal rows are separate
+// entries: no map entry and no hashing of the row per insert.
 type joinBucket struct {
 	key  string
 	one  *joinEntry            // nil when empty or removed
-	more map[string]*joinEntry // the others
+	more map[string]*joinEntry // the others, by row
+	list []*joinEntry          // the others, on a listed side
 }
 
-// get returns the entry of the row encoded as rowKey, or nil.
+// get returns an entry of the row encoded as rowKey, or nil.
 func (b *joinBucket) get(rowKey []byte) *joinEntry {
 	if b.one != nil && b.one.rowKey == string(rowKey) {
 		return b.one
 	}
-	return b.more[string(rowKey)]
+	if e := b.more[string(rowKey)]; e != nil {
+		return e
+	}
+	for _, e := range b.list {
+		if e.rowKey == string(rowKey) {
+			return e
+		}
+	}
+	return nil
 }
 
-// put adds e, whose row the bucket does not hold.
-func (b *joinBucket) put(e *joinEntry) {
-	if b.one == nil {
+// put adds e; unless listed, the bucket must not hold its row.
+func (b *joinBucket) put(e *joinEntry, listed bool) {
+	switch {
+	case b.one == nil:
 		b.one = e
-		return
+	case listed:
+		b.list = append(b.list, e)
+	default:
+		if b.more == nil {
+			b.more = map[string]*joinEntry{}
+		}
+		b.more[e.rowKey] = e
 	}
-	if b.more == nil {
-		b.more = map[string]*joinEntry{}
-	}
-	b.more[e.rowKey] = e
 }
 
 func (b *joinBucket) remove(e *joinEntry) {
@@ -199,10 +214,16 @@ func (b *joinBucket) remove(e *joinEntry) {
 		b.one = nil
 		return
 	}
+	if i := slices.Index(b.list, e); i >= 0 {
+		last := len(b.list) - 1
+		b.list[i], b.list[last] = b.list[last], nil
+		b.list = b.list[:last]
+		return
+	}
 	delete(b.more, e.rowKey)
 }
 
-func (b *joinBucket) empty() bool { return b.one == nil && len(b.more) == 0 }
+func (b *joinBucket) empty() bool { return b.one == nil && len(b.more) == 0 && len(b.list) == 0 }
 
 // all yields the bucket's entries; a nil bucket has none.
 func (b *joinBucket) all(yield func(*joinEntry) bool) {
@@ -217,6 +238,11 @@ func (b *joinBucket) all(yield func(*joinEntry) bool) {
 			return
 		}
 	}
+	for _, e := range b.list {
+		if !yield(e) {
+			return
+		}
+	}
 }
 
 // port returns the Operator that feeds side (0 left, 1 right).
@@ -225,10 +251,11 @@ func (op *joinOp) port(side byte) Operator { return &joinPort{op: op, side: side
 type joinPort struct {
 	op   *joinOp
 	side byte
+	out  outputChunk
 }
 
 func (p *joinPort) Push(c *Chunk) error {
-	out := &Chunk{}
+	out := p.out.get(p.op.next)
 	for i, row := range c.Rows {
 		if err := p.op.apply(p.side, row, int64(c.Signs[i]), out); err != nil {
 			return err
@@ -325,12 +352,15 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 	}
 	op.rowBuf = keyenc.AppendRowValue(op.rowBuf[:0], row)
 	b := op.bucket(side, kb)
-	e := b.get(op.rowBuf)
+	var e *joinEntry
+	if sign < 0 || !op.listed(side) {
+		e = b.get(op.rowBuf)
+	}
 	if e == nil {
 		// Only the encoding is kept: most rows never match (rowOf).
 		e = &joinEntry{side: side, key: b.key, rowKey: string(op.rowBuf), id: op.nextID}
 		op.nextID++
-		b.put(e)
+		b.put(e, op.listed(side))
 	}
 	e.count += sign
 	e.matches = matches
@@ -342,6 +372,14 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 		}
 	}
 	return nil
+}
+
+// listed reports whether side's buckets list their rows rather than key
+// them by row: packed sides of paged state, whose input never retracts
+// and whose equal rows can be separate entries (each has its page, not a
+// state key made of the row).
+func (op *joinOp) listed(side byte) bool {
+	return op.format == joinStateByPage && op.packed[side]
 }
 
 // rowOf returns e's row, decoded from its encoding on first use and kept.

@@ -48,20 +48,36 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// windowOp assigns windows to each change.
-//
-// When the operators after it only read rows while Push runs (see
-// borrowsRows), the output rows are carved from one buffer that every Push
-// reuses: a HOP window makes several rows of the input's full width per
-// input row, and allocating them anew was most of a windowed aggregate's
-// garbage.
+// windowOp assigns windows to each change. A HOP window makes several rows
+// of the input's full width per input row; allocating them anew was most of
+// a windowed aggregate's garbage, hence its recycled output chunk.
 type windowOp struct {
 	w    *plan.Window
 	next Operator
+	out  outputChunk
+}
 
-	decided bool  // reuse is known (at the first Push: a tee's outputs are wired after this operator is made)
-	reuse   bool  // next does not keep rows past Push
-	out     Chunk // the output chunk every Push recycles (reuse only)
+// outputChunk gives an operator that builds new rows the chunk for them.
+// When the operators after it only read rows while Push runs (see
+// borrowsRows), it is one chunk whose storage every use carves again;
+// otherwise a new one each time. It decides at the first use: a tee's
+// outputs are wired after the operators before it are made.
+type outputChunk struct {
+	decided bool
+	reuse   bool // next does not keep rows past Push
+	c       Chunk
+}
+
+// get returns an empty chunk for rows to be pushed to next.
+func (o *outputChunk) get(next Operator) *Chunk {
+	if !o.decided {
+		o.reuse, o.decided = borrowsRows(next), true
+	}
+	if !o.reuse {
+		return &Chunk{}
+	}
+	o.c.recycle()
+	return &o.c
 }
 
 func newWindowOp(w *plan.Window, next Operator) *windowOp {
@@ -97,15 +113,7 @@ func borrowsRows(op Operator) bool {
 }
 
 func (op *windowOp) Push(c *Chunk) error {
-	if !op.decided {
-		op.reuse, op.decided = borrowsRows(op.next), true
-	}
-	out := &Chunk{}
-	if op.reuse {
-		// Carve this Push's rows from the start of the kept storage again.
-		out = &op.out
-		out.recycle()
-	}
+	out := op.out.get(op.next)
 	for i, row := range c.Rows {
 		eachWindow(op.w, row, func(start int64) {
 			r := out.newRow(len(row) + 2)
@@ -121,11 +129,7 @@ func (op *windowOp) Push(c *Chunk) error {
 			if err := op.next.Push(out); err != nil {
 				return err
 			}
-			if op.reuse {
-				out.recycle()
-			} else {
-				out = &Chunk{}
-			}
+			out = op.out.get(op.next)
 		}
 	}
 	if out.Len() == 0 {
