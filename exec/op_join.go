@@ -47,17 +47,21 @@ type joinOp struct {
 	keyOut, valOut []byte
 }
 
+// joinEntry is one distinct row on one side. A join of a stream keeps
+// millions, so it is kept small (80 bytes; pointers first, which is all the
+// collector scans).
 type joinEntry struct {
-	id     uint64    // under joinStateByID: the entry's state key
 	page   *joinPage // under joinStateByPage: its page, from its first barrier
-	side   byte
 	key    string
 	rowKey string // the row's encoding (keyenc.AppendRowValue)
-	// row is the decoded row, made on first use (see rowOf).
-	row     types.Row
-	count   int64 // multiplicity
-	matches int64 // rows of the other side it matches (outer sides)
-	dirty   bool  // in op.dirty for the current epoch
+	// row is the decoded row, made on first use (see rowOf); most entries
+	// never need one.
+	row     *types.Row
+	id      uint64 // under joinStateByID: the entry's state key
+	count   int64  // multiplicity
+	matches int64  // rows of the other side it matches (outer sides)
+	side    byte
+	dirty   bool // in op.dirty for the current epoch
 }
 
 // joinStateFormat is the layout of a join's state in Pebble; a view keeps
@@ -387,14 +391,18 @@ func (op *joinOp) listed(side byte) bool {
 // price), so keeping them only encoded saves their datums: memory, and
 // pointers the collector would scan.
 func (op *joinOp) rowOf(e *joinEntry) (types.Row, error) {
-	if e.row == nil && op.widths[e.side] > 0 {
-		r, _, err := keyenc.DecodeRow([]byte(e.rowKey), op.widths[e.side])
-		if err != nil {
-			return nil, fmt.Errorf("join state: %w", err)
-		}
-		e.row = r
+	if e.row != nil {
+		return *e.row, nil
 	}
-	return e.row, nil
+	if op.widths[e.side] == 0 {
+		return nil, nil
+	}
+	r, _, err := keyenc.DecodeRow([]byte(e.rowKey), op.widths[e.side])
+	if err != nil {
+		return nil, fmt.Errorf("join state: %w", err)
+	}
+	e.row = &r
+	return r, nil
 }
 
 // appendStateKeySuffix appends e's state key after the operator's prefix.

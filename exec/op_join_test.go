@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
+	"unsafe"
 
 	"streamdb/expr"
 	"streamdb/plan"
@@ -162,3 +163,12 @@ type discard struct{}
 
 func (discard) Push(*Chunk) error   { return nil }
 func (discard) Barrier(Epoch) error { return nil }
+
+// TestJoinEntrySize guards the size of a join's per-row entry: a join of a
+// stream keeps millions of them (Go's allocation size classes around it
+// are 64, 80 and 96 bytes).
+func TestJoinEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(joinEntry{}); n > 80 {
+		t.Fatalf("joinEntry is %d bytes, more than 80", n)
+	}
+}
