@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/storage"
 	"streamdb/types"
@@ -18,12 +17,7 @@ func TestJoinPagesPack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cols := []types.Column{{Name: "k", Type: types.Int8}, {Name: "v", Type: types.Text}}
-	j := &plan.Join{Kind: plan.InnerJoin,
-		LeftKeys:  []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int8}},
-		RightKeys: []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int8}},
-		Left:      &plan.Scan{Cols: cols}, Right: &plan.Scan{Cols: cols},
-		Cols: append(append([]types.Column(nil), cols...), cols...)}
+	j := joinOnK(plan.InnerJoin)
 	prefix := storage.StatePrefix(1, 2)
 	open := func(out Operator) *joinOp {
 		op, err := newJoinOp(j, prefix, st.DB(), joinStateByPage, [2]bool{true, false}, out)

@@ -24,12 +24,7 @@ func TestJoinStateRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		cols := []types.Column{{Name: "k", Type: types.Int8}, {Name: "v", Type: types.Text}}
-		j := &plan.Join{Kind: plan.FullJoin,
-			LeftKeys:  []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int8}},
-			RightKeys: []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int8}},
-			Left:      &plan.Scan{Cols: cols}, Right: &plan.Scan{Cols: cols},
-			Cols: append(append([]types.Column(nil), cols...), cols...)}
+		j := joinOnK(plan.FullJoin)
 		out := &multiset{rows: map[string]int{}}
 		open := func() *joinOp {
 			// Both sides packed: retractions rewrite pages.
@@ -72,6 +67,16 @@ func TestJoinStateRestore(t *testing.T) {
 			}
 		}
 	}
+}
+
+// joinOnK is a join of kind of two inputs (k BIGINT, v TEXT) on k.
+func joinOnK(kind plan.JoinKind) *plan.Join {
+	cols := []types.Column{{Name: "k", Type: types.Int8}, {Name: "v", Type: types.Text}}
+	return &plan.Join{Kind: kind,
+		LeftKeys:  []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int8}},
+		RightKeys: []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int8}},
+		Left:      &plan.Scan{Cols: cols}, Right: &plan.Scan{Cols: cols},
+		Cols: append(append([]types.Column(nil), cols...), cols...)}
 }
 
 // fullJoinOf is the full outer join on column 0 (NULL matches nothing) of

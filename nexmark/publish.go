@@ -118,9 +118,11 @@ func publishKind(ctx context.Context, url string, g *Generator, k Kind, opt Publ
 	subject := opt.Subjects[k]
 	var before uint64
 	if opt.NoAck {
-		if before, err = streamLastSeq(ctx, js, subject); err != nil {
+		st, err := streamState(ctx, js, subject)
+		if err != nil {
 			return 0, err
 		}
+		before = st.LastSeq
 	}
 	var sent, size uint64
 	var buf []byte
@@ -193,18 +195,18 @@ func publishKind(ctx context.Context, url string, g *Generator, k Kind, opt Publ
 	return sent, nil
 }
 
-// streamLastSeq returns the last sequence number of the stream that holds
-// subject.
-func streamLastSeq(ctx context.Context, js jetstream.JetStream, subject string) (uint64, error) {
+// streamState returns the state (message count, sequences) of the stream
+// that holds subject.
+func streamState(ctx context.Context, js jetstream.JetStream, subject string) (jetstream.StreamState, error) {
 	name, err := js.StreamNameBySubject(ctx, subject)
 	if err != nil {
-		return 0, fmt.Errorf("look up the stream of %s: %w", subject, err)
+		return jetstream.StreamState{}, fmt.Errorf("look up the stream of %s: %w", subject, err)
 	}
 	st, err := js.Stream(ctx, name)
 	if err != nil {
-		return 0, fmt.Errorf("stream %s: %w", name, err)
+		return jetstream.StreamState{}, fmt.Errorf("stream %s: %w", name, err)
 	}
-	return st.CachedInfo().State.LastSeq, nil
+	return st.CachedInfo().State, nil
 }
 
 // waitStreamGrowth waits until the stream of subject has stored at least
@@ -218,10 +220,11 @@ func waitStreamGrowth(ctx context.Context, nc *nats.Conn, js jetstream.JetStream
 	const stallTimeout = 5 * time.Second
 	seen, since := before, time.Now()
 	for {
-		last, err := streamLastSeq(ctx, js, subject)
+		st, err := streamState(ctx, js, subject)
 		if err != nil {
 			return err
 		}
+		last := st.LastSeq
 		if last-before >= sent {
 			return nil
 		}

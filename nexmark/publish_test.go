@@ -15,17 +15,11 @@ import (
 // streamMsgs returns how many messages the stream of subject holds.
 func streamMsgs(t *testing.T, js jetstream.JetStream, subject string) uint64 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	name, err := js.StreamNameBySubject(ctx, subject)
+	st, err := streamState(t.Context(), js, subject)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := js.Stream(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.CachedInfo().State.Msgs
+	return st.Msgs
 }
 
 func connectJS(t *testing.T, url string) jetstream.JetStream {
