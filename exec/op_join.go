@@ -47,7 +47,8 @@ type joinOp struct {
 	keyOut, valOut []byte
 }
 
-// joinEntry is one distinct row on one side. A join of a stream keeps
+// joinEntry is a row on one side, with its multiplicity (equal rows share
+// an entry, except on listed sides: see joinBucket). A join of a stream keeps
 // millions, so it is kept small (80 bytes; pointers first, which is all the
 // collector scans).
 type joinEntry struct {
