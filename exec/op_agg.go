@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -40,6 +41,7 @@ type aggOp struct {
 	keyBuf   []byte
 	stateKey []byte
 	stateVal []byte
+	encBuf   []byte // an output row's encoding
 
 	store *storage.Store
 	limit groupLimit
@@ -89,8 +91,12 @@ type aggGroup struct {
 	key     types.Row
 	rows    int64 // input rows in the group (weight sum)
 	accs    []Accumulator
-	prev    types.Row // output row last emitted, nil if none
-	written uint64    // epoch of the group's last write to Pebble
+	written uint64 // epoch of the group's last write to Pebble
+	// prev is the output row last emitted, if emitted, encoded
+	// (keyenc.AppendRowValue): bytes, which the collector does not scan,
+	// rather than datums; groups are most of a GROUP BY's heap.
+	prev    []byte
+	emitted bool
 }
 
 func newAggOp(a *plan.Aggregate, appendOnly bool, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
@@ -113,7 +119,7 @@ func newAggOp(a *plan.Aggregate, appendOnly bool, prefix []byte, store *storage.
 		if err != nil {
 			return nil, err
 		}
-		if g.prev == nil {
+		if !g.emitted {
 			// A global aggregate has one row even over no input (count 0).
 			op.markDirty(g)
 		}
@@ -147,7 +153,9 @@ func (op *aggOp) decodeGroup(key types.Row, v []byte) (*aggGroup, error) {
 	if err := g.unmarshal(v); err != nil {
 		return nil, fmt.Errorf("aggregate state: %w", err)
 	}
-	g.prev = op.output(g)
+	if cur := op.output(g); cur != nil {
+		g.prev, g.emitted = keyenc.AppendRowValue(nil, cur), true
+	}
 	return g, nil
 }
 
@@ -257,14 +265,8 @@ func (op *aggOp) Barrier(e Epoch) error {
 	for _, g := range op.dirty {
 		g.dirty = false
 		cur := op.output(g)
-		if !rowsEqual(g.prev, cur) {
-			if g.prev != nil {
-				out.Append(g.prev, Delete)
-			}
-			if cur != nil {
-				out.Append(cur, Insert)
-			}
-			g.prev = cur
+		if err := op.emitChange(g, cur, out); err != nil {
+			return err
 		}
 		op.stateKey = append(append(op.stateKey[:0], op.prefix...), g.ks...)
 		g.written = e.ID
@@ -294,6 +296,37 @@ func (op *aggOp) Barrier(e Epoch) error {
 		}
 	}
 	return op.next.Barrier(e)
+}
+
+// emitChange appends to out the change of g's output row from the one it
+// emitted last to cur (nil: none), a delete and an insert, unless the two
+// are equal, and remembers cur.
+func (op *aggOp) emitChange(g *aggGroup, cur types.Row, out *Chunk) error {
+	if cur != nil {
+		op.encBuf = keyenc.AppendRowValue(op.encBuf[:0], cur)
+		if g.emitted && bytes.Equal(op.encBuf, g.prev) {
+			return nil
+		}
+	}
+	var old types.Row
+	if g.emitted {
+		var err error
+		if old, _, err = keyenc.DecodeRow(g.prev, len(op.groupBy)+len(op.calls)); err != nil {
+			return fmt.Errorf("aggregate output: %w", err)
+		}
+	}
+	if rowsEqual(old, cur) {
+		return nil // equal values written differently (1.5, 1.50): no change
+	}
+	if old != nil {
+		out.Append(old, Delete)
+	}
+	g.prev, g.emitted = g.prev[:0], cur != nil
+	if cur != nil {
+		out.Append(cur, Insert)
+		g.prev = append(g.prev, op.encBuf...)
+	}
+	return nil
 }
 
 // closeWindowsBy makes the aggregate free the state of groups whose window
