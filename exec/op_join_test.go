@@ -13,10 +13,16 @@ import (
 )
 
 // TestJoinStateRestore runs random changes through a full outer join, in
-// each state format, restarts it from Pebble every 20 epochs, and checks after every epoch that its output equals
+// each state format, restarts it from Pebble every 5 epochs, and checks after every epoch that its output equals
 // a join computed from scratch over the rows alive on each side.
 func TestJoinStateRestore(t *testing.T) {
-	for _, format := range []joinStateFormat{joinStateRowInValue, joinStateRowInKey, joinStateByID, joinStateByPage} {
+	type variant struct {
+		format joinStateFormat
+		packed [2]bool
+	}
+	for _, v := range []variant{{joinStateRowInValue, [2]bool{}}, {joinStateRowInKey, [2]bool{}}, {joinStateByID, [2]bool{}},
+		{joinStateByPage, [2]bool{true, true}}, {joinStateByPage, [2]bool{false, false}}} {
+		format := v.format
 		seed := int64(5)
 		rng := rand.New(rand.NewSource(seed))
 		st, err := storage.OpenMemory()
@@ -27,8 +33,9 @@ func TestJoinStateRestore(t *testing.T) {
 		j := joinOnK(plan.FullJoin)
 		out := &multiset{rows: map[string]int{}}
 		open := func() *joinOp {
-			// Both sides packed: retractions rewrite pages.
-			op, err := newJoinOp(j, storage.StatePrefix(1, 2), st.DB(), format, [2]bool{true, true}, out)
+			// Packed sides: retractions rewrite pages; unpacked: a page
+			// per row.
+			op, err := newJoinOp(j, storage.StatePrefix(1, 2), st.DB(), format, v.packed, out)
 			if err != nil {
 				t.Fatalf("format %d: restore: %v", format, err)
 			}
@@ -36,7 +43,7 @@ func TestJoinStateRestore(t *testing.T) {
 		}
 		op := open()
 		var live [2][]types.Row
-		for epoch := uint64(1); epoch <= 60; epoch++ {
+		for epoch := uint64(1); epoch <= 120; epoch++ {
 			for range rng.Intn(6) {
 				side := byte(rng.Intn(2))
 				var row types.Row
@@ -62,7 +69,7 @@ func TestJoinStateRestore(t *testing.T) {
 			if want, got := fmt.Sprint(fullJoinOf(live[0], live[1])), fmt.Sprint(out.sorted()); want != got {
 				t.Fatalf("seed %d format %d epoch %d:\nwant %s\ngot  %s", seed, format, epoch, want, got)
 			}
-			if epoch%20 == 0 {
+			if epoch%5 == 0 {
 				op = open() // restart from what Pebble holds
 			}
 		}
