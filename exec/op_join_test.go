@@ -37,7 +37,7 @@ func TestJoinStateRestore(t *testing.T) {
 			// per row.
 			op, err := newJoinOp(j, storage.StatePrefix(1, 2), st.DB(), format, v.packed, out)
 			if err != nil {
-				t.Fatalf("format %d: restore: %v", format, err)
+				t.Fatalf("format %d packed %v: restore: %v", format, v.packed, err)
 			}
 			return op
 		}
@@ -67,7 +67,7 @@ func TestJoinStateRestore(t *testing.T) {
 			}
 			closeJoinEpoch(t, op, st, epoch)
 			if want, got := fmt.Sprint(fullJoinOf(live[0], live[1])), fmt.Sprint(out.sorted()); want != got {
-				t.Fatalf("seed %d format %d epoch %d:\nwant %s\ngot  %s", seed, format, epoch, want, got)
+				t.Fatalf("seed %d format %d packed %v epoch %d:\nwant %s\ngot  %s", seed, format, v.packed, epoch, want, got)
 			}
 			if epoch%5 == 0 {
 				op = open() // restart from what Pebble holds
