@@ -14,10 +14,10 @@ import (
 // after old ones and Pebble appends them).
 //
 // Packing pays off only where stored rows rarely change: a change rewrites
-// the row's whole page. So only append-only sides are packed (their rows
-// change only when a duplicate row arrives, or for an outer side, when its
-// matches change); on other sides every row gets a page of its own, which
-// is the joinStateByID layout.
+// the row's whole page. So only append-only sides are packed: their rows
+// never change once stored (equal rows are separate entries there, see
+// joinBucket), except an outer side's match counts. On other sides every
+// row gets a page of its own, much like the joinStateByID layout.
 
 // joinPageBytes is how much a packed page holds before the next row starts
 // a new one.
