@@ -151,6 +151,19 @@ func Walk(e Expr, fn func(Expr) Expr) Expr {
 	return e
 }
 
+// Visit calls fn on e and every sub-expression, parents first, and
+// changes nothing. (Walk stores every result back into its parent, even
+// an unchanged one: a write that plans shared between sessions must not
+// see.)
+func Visit(e Expr, fn func(Expr)) {
+	fn(e)
+	if f, ok := e.(*Func); ok {
+		for _, a := range f.Args {
+			Visit(a, fn)
+		}
+	}
+}
+
 // BindParams returns a copy of e with every Param replaced by its value.
 func BindParams(e Expr, params []types.Datum) (Expr, error) {
 	var err error
@@ -185,11 +198,10 @@ func Clone(e Expr) Expr {
 // HasParams reports whether e contains a Param.
 func HasParams(e Expr) bool {
 	found := false
-	Walk(e, func(x Expr) Expr {
+	Visit(e, func(x Expr) {
 		if _, ok := x.(*Param); ok {
 			found = true
 		}
-		return x
 	})
 	return found
 }
@@ -211,12 +223,11 @@ func Holds(cond Expr, row types.Row) (bool, error) {
 // that it evaluates to the same value for every row.
 func IsConstant(e Expr) bool {
 	constant := true
-	Walk(e, func(x Expr) Expr {
+	Visit(e, func(x Expr) {
 		switch x.(type) {
 		case *ColRef, *Param:
 			constant = false
 		}
-		return x
 	})
 	return constant
 }

@@ -100,18 +100,13 @@ func joinInputsRead(j *Join, need []bool) (left, right []bool) {
 
 // MarkRefs marks the columns e reads. A reference past cols (which a
 // bound plan never has) marks nothing rather than panic here; evaluation
-// reports it. It only reads e (expr.Walk would store into shared plans).
+// reports it.
 func MarkRefs(cols []bool, e expr.Expr) {
-	switch x := e.(type) {
-	case *expr.ColRef:
-		if x.Idx >= 0 && x.Idx < len(cols) {
-			cols[x.Idx] = true
+	expr.Visit(e, func(x expr.Expr) {
+		if c, ok := x.(*expr.ColRef); ok && c.Idx >= 0 && c.Idx < len(cols) {
+			cols[c.Idx] = true
 		}
-	case *expr.Func:
-		for _, a := range x.Args {
-			MarkRefs(cols, a)
-		}
-	}
+	})
 }
 
 // AllColumns returns a column set of n columns, all marked.

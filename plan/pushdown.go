@@ -118,8 +118,7 @@ func andAll(acc expr.Expr, es ...expr.Expr) expr.Expr {
 // colRange returns the lowest and highest column e refers to, and whether
 // it refers to any.
 func colRange(e expr.Expr) (lo, hi int, any bool) {
-	// Walk with a function that returns each node unchanged leaves e as is.
-	expr.Walk(e, func(x expr.Expr) expr.Expr {
+	expr.Visit(e, func(x expr.Expr) {
 		if c, ok := x.(*expr.ColRef); ok {
 			if !any || c.Idx < lo {
 				lo = c.Idx
@@ -129,7 +128,6 @@ func colRange(e expr.Expr) (lo, hi int, any bool) {
 			}
 			any = true
 		}
-		return x
 	})
 	return lo, hi, any
 }

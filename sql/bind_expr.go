@@ -120,11 +120,10 @@ func (p *boundParams) note(e expr.Expr) {
 	if p == nil {
 		return
 	}
-	expr.Walk(e, func(x expr.Expr) expr.Expr {
+	expr.Visit(e, func(x expr.Expr) {
 		if q, ok := x.(*expr.Param); ok && q.T != types.Unknown && q.N < len(p.types) && p.types[q.N] == types.Unknown {
 			p.types[q.N] = q.T
 		}
-		return x
 	})
 }
 
