@@ -97,14 +97,10 @@ func (op *joinOp) writePages() {
 	op.dirtyPages = op.dirtyPages[:0]
 }
 
-// appendPageEntry appends e as side|count|matches|len(join key)|join
-// key|len(row)|row.
+// appendPageEntry appends e as its head (appendEntryHead), then
+// len(row)|row.
 func appendPageEntry(v []byte, e *joinEntry) []byte {
-	v = append(v, e.side)
-	v = binary.AppendVarint(v, e.count)
-	v = binary.AppendVarint(v, e.matches)
-	v = binary.AppendUvarint(v, uint64(len(e.key)))
-	v = append(v, e.key...)
+	v = appendEntryHead(v, e)
 	v = binary.AppendUvarint(v, uint64(len(e.rowKey)))
 	return append(v, e.rowKey...)
 }
@@ -118,38 +114,19 @@ func (op *joinOp) restorePage(k, v []byte) error {
 	p := &joinPage{id: binary.BigEndian.Uint64(k)}
 	op.nextID = max(op.nextID, p.id+1)
 	for len(v) > 0 {
-		e := &joinEntry{side: v[0], page: p}
-		if e.side > 1 {
-			return fmt.Errorf("join state: bad side %d", e.side)
-		}
-		var err error
-		if v, err = readVarint(v[1:], &e.count); err != nil {
+		e, jk, rest, err := readEntryHead(v)
+		if err != nil {
 			return err
 		}
-		if v, err = readVarint(v, &e.matches); err != nil {
-			return err
-		}
-		var jk, row []byte
-		if jk, v, err = readLenPrefixed(v); err != nil {
-			return err
-		}
-		if row, v, err = readLenPrefixed(v); err != nil {
+		var row []byte
+		if row, v, err = readLenPrefixed(rest); err != nil {
 			return err
 		}
 		b := op.bucket(e.side, jk)
-		e.key, e.rowKey = b.key, string(row)
+		e.key, e.rowKey, e.page = b.key, string(row), p
 		b.put(e, op.listed(e.side))
 		p.entries = append(p.entries, e)
 		p.bytes += entryBytes(e)
 	}
 	return nil
-}
-
-// readLenPrefixed reads a uvarint length and that many bytes.
-func readLenPrefixed(v []byte) (field, rest []byte, err error) {
-	n, w := binary.Uvarint(v)
-	if w <= 0 || n > uint64(len(v)-w) {
-		return nil, nil, fmt.Errorf("join state: bad page entry")
-	}
-	return v[w : w+int(n)], v[w+int(n):], nil
 }

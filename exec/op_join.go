@@ -118,44 +118,33 @@ func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinSta
 // decodeEntry reads one stored entry (key after the prefix, value) and
 // returns it with its join key.
 func (op *joinOp) decodeEntry(k, v []byte) (*joinEntry, []byte, error) {
-	e := &joinEntry{}
-	var jk []byte
 	if op.format == joinStateByID {
-		if len(k) != 8 || len(v) < 1 {
+		if len(k) != 8 {
 			return nil, nil, fmt.Errorf("join state: bad entry")
+		}
+		e, jk, row, err := readEntryHead(v)
+		if err != nil {
+			return nil, nil, err
 		}
 		e.id = binary.BigEndian.Uint64(k)
 		op.nextID = max(op.nextID, e.id+1)
-		e.side, v = v[0], v[1:]
-	} else {
-		if len(k) < 1 {
-			return nil, nil, fmt.Errorf("join state: short key")
-		}
-		e.side = k[0]
-		kl, n := binary.Uvarint(k[1:])
-		if n <= 0 || int(kl) > len(k)-1-n {
-			return nil, nil, fmt.Errorf("join state: bad key")
-		}
-		jk = k[1+n : 1+n+int(kl)]
-		e.rowKey = string(k[1+n+int(kl):]) // in the old format the value holds the row too
+		e.rowKey = string(row)
+		return e, jk, nil
 	}
-	var err error
+	if len(k) < 1 || k[0] > 1 {
+		return nil, nil, fmt.Errorf("join state: bad key")
+	}
+	jk, row, err := readLenPrefixed(k[1:])
+	if err != nil {
+		return nil, nil, err
+	}
+	// In the oldest format the value holds the row too.
+	e := &joinEntry{side: k[0], rowKey: string(row)}
 	if v, err = readVarint(v, &e.count); err != nil {
 		return nil, nil, err
 	}
-	if v, err = readVarint(v, &e.matches); err != nil {
+	if _, err = readVarint(v, &e.matches); err != nil {
 		return nil, nil, err
-	}
-	if op.format == joinStateByID {
-		kl, n := binary.Uvarint(v)
-		if n <= 0 || int(kl) > len(v)-n {
-			return nil, nil, fmt.Errorf("join state: bad value")
-		}
-		jk = v[n : n+int(kl)]
-		e.rowKey = string(v[n+int(kl):])
-	}
-	if e.side > 1 {
-		return nil, nil, fmt.Errorf("join state: bad side %d", e.side)
 	}
 	return e, jk, nil
 }
@@ -420,19 +409,52 @@ func (op *joinOp) appendStateKeySuffix(k []byte, e *joinEntry) []byte {
 // appendStateValue appends e's state value.
 func (op *joinOp) appendStateValue(v []byte, e *joinEntry) []byte {
 	if op.format == joinStateByID {
-		v = append(v, e.side)
+		return append(appendEntryHead(v, e), e.rowKey...)
 	}
 	v = binary.AppendVarint(v, e.count)
 	v = binary.AppendVarint(v, e.matches)
-	switch op.format {
-	case joinStateRowInValue:
+	if op.format == joinStateRowInValue {
 		v = append(v, e.rowKey...) // the row's encoding
-	case joinStateByID:
-		v = binary.AppendUvarint(v, uint64(len(e.key)))
-		v = append(v, e.key...)
-		v = append(v, e.rowKey...)
 	}
 	return v
+}
+
+// appendEntryHead appends what the formats keyed by id or page store of
+// an entry before its row: side|count|matches|len(join key)|join key.
+func appendEntryHead(v []byte, e *joinEntry) []byte {
+	v = append(v, e.side)
+	v = binary.AppendVarint(v, e.count)
+	v = binary.AppendVarint(v, e.matches)
+	v = binary.AppendUvarint(v, uint64(len(e.key)))
+	return append(v, e.key...)
+}
+
+// readEntryHead reads what appendEntryHead wrote into a new entry, and
+// returns it with its join key and the bytes after.
+func readEntryHead(v []byte) (e *joinEntry, jk, rest []byte, err error) {
+	if len(v) < 1 || v[0] > 1 {
+		return nil, nil, nil, fmt.Errorf("join state: bad entry")
+	}
+	e = &joinEntry{side: v[0]}
+	if v, err = readVarint(v[1:], &e.count); err != nil {
+		return nil, nil, nil, err
+	}
+	if v, err = readVarint(v, &e.matches); err != nil {
+		return nil, nil, nil, err
+	}
+	if jk, rest, err = readLenPrefixed(v); err != nil {
+		return nil, nil, nil, err
+	}
+	return e, jk, rest, nil
+}
+
+// readLenPrefixed reads a uvarint length and that many bytes.
+func readLenPrefixed(v []byte) (field, rest []byte, err error) {
+	n, w := binary.Uvarint(v)
+	if w <= 0 || n > uint64(len(v)-w) {
+		return nil, nil, fmt.Errorf("join state: bad length-prefixed field")
+	}
+	return v[w : w+int(n)], v[w+int(n):], nil
 }
 
 // markDirty records e for the epoch's write, once per entry. In the
