@@ -23,7 +23,7 @@ func PushFilterIntoJoins(f *Filter) Node {
 	out.LeftKeys = append([]expr.Expr(nil), j.LeftKeys...)
 	out.RightKeys = append([]expr.Expr(nil), j.RightKeys...)
 	var left, right, above []expr.Expr
-	for _, c := range splitAnd(f.Cond) {
+	for _, c := range Conjuncts(f.Cond) {
 		lo, hi, any := colRange(c)
 		switch {
 		case !any:
@@ -91,11 +91,9 @@ func equiKey(c expr.Expr, nl int) (expr.Expr, expr.Expr, bool) {
 
 // Conjuncts returns the operands of e's top-level ANDs (e itself if it is
 // not an AND).
-func Conjuncts(e expr.Expr) []expr.Expr { return splitAnd(e) }
-
-func splitAnd(e expr.Expr) []expr.Expr {
+func Conjuncts(e expr.Expr) []expr.Expr {
 	if f, ok := e.(*expr.Func); ok && f.Name == "AND" && len(f.Args) == 2 {
-		return append(splitAnd(f.Args[0]), splitAnd(f.Args[1])...)
+		return append(Conjuncts(f.Args[0]), Conjuncts(f.Args[1])...)
 	}
 	return []expr.Expr{e}
 }
