@@ -12,11 +12,7 @@ import (
 // TestJoinPagesPack: rows of a packed side share pages, rows of the other
 // side get one key each, and a restarted join matches both sides' rows.
 func TestJoinPagesPack(t *testing.T) {
-	st, err := storage.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := memoryStore(t)
 	j := joinOnK(plan.InnerJoin)
 	prefix := storage.StatePrefix(1, 2)
 	open := func(out Operator) *joinOp {
@@ -52,7 +48,7 @@ func TestJoinPagesPack(t *testing.T) {
 	}
 	// Restart; a right-side retraction of row 7 must meet the restored
 	// left row 7, and only it.
-	out := &collected{}
+	out := &textRows{cols: j.Cols}
 	op = open(out)
 	c := &Chunk{}
 	c.Append(types.Row{types.NewInt(7), types.NewString(fmt.Sprintf("b-%040d", 7))}, Delete)
@@ -60,24 +56,8 @@ func TestJoinPagesPack(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := fmt.Sprint(out.rows)
-	want := fmt.Sprintf("[-%v]", concatRows(types.Row{types.NewInt(7), types.NewString(fmt.Sprintf("a-%040d", 7))}, types.Row{types.NewInt(7), types.NewString(fmt.Sprintf("b-%040d", 7))}))
+	want := fmt.Sprintf("[-[7 a-%040d 7 b-%040d]]", 7, 7)
 	if got != want {
 		t.Fatalf("after restart: got %s, want %s", got, want)
 	}
 }
-
-// collected is an Operator that keeps what it gets as sign and row texts.
-type collected struct{ rows []string }
-
-func (c *collected) Push(ch *Chunk) error {
-	for i, r := range ch.Rows {
-		sign := "+"
-		if ch.Signs[i] < 0 {
-			sign = "-"
-		}
-		c.rows = append(c.rows, sign+fmt.Sprint(r))
-	}
-	return nil
-}
-
-func (*collected) Barrier(Epoch) error { return nil }

@@ -48,11 +48,7 @@ func TestAggGroupCache(t *testing.T) {
 	}
 	var sides []*side
 	for _, limit := range []int64{0, 4} {
-		st, err := storage.OpenMemory()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
+		st := memoryStore(t)
 		s := &side{store: st, out: &multiset{rows: map[string]int{}}, limit: limit}
 		open(s)
 		sides = append(sides, s)

@@ -17,11 +17,7 @@ import (
 // not when it is the same number written differently (1.5, then 1.50),
 // and it still does after a restart from Pebble.
 func TestAggOutputChanges(t *testing.T) {
-	st, err := storage.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := memoryStore(t)
 	agg := &plan.Aggregate{
 		GroupBy: []expr.Expr{&expr.ColRef{Idx: 0, Name: "k", T: types.Int8}},
 		Aggs:    []plan.AggCall{{Func: "sum", Arg: &expr.ColRef{Idx: 1, Name: "v", T: types.Numeric}, T: types.Numeric}},
@@ -71,26 +67,3 @@ func TestAggOutputChanges(t *testing.T) {
 	op = open() // restart: the emitted row is restored
 	step("0.5", "[-[1 2.50] +[1 3.00]]")
 }
-
-// textRows is an Operator that keeps what it gets as sign and row texts.
-type textRows struct {
-	cols []types.Column
-	rows []string
-}
-
-func (c *textRows) Push(ch *Chunk) error {
-	for i, r := range ch.Rows {
-		sign := "+"
-		if ch.Signs[i] < 0 {
-			sign = "-"
-		}
-		vals := make([]string, len(r))
-		for j, d := range r {
-			vals[j] = types.FormatText(d, c.cols[j].Type)
-		}
-		c.rows = append(c.rows, sign+fmt.Sprint(vals))
-	}
-	return nil
-}
-
-func (*textRows) Barrier(Epoch) error { return nil }

@@ -25,11 +25,7 @@ func TestJoinStateRestore(t *testing.T) {
 		format := v.format
 		seed := int64(5)
 		rng := rand.New(rand.NewSource(seed))
-		st, err := storage.OpenMemory()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
+		st := memoryStore(t)
 		j := joinOnK(plan.FullJoin)
 		out := &multiset{rows: map[string]int{}}
 		open := func() *joinOp {
@@ -119,11 +115,7 @@ func fullJoinOf(left, right []types.Row) []string {
 // q7's left input (bids keyed by price, mostly distinct keys, nothing on
 // the other side yet), with a barrier every 64 chunks.
 func BenchmarkJoinInsert(b *testing.B) {
-	st, err := storage.OpenMemory()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := memoryStore(b)
 	cols := []types.Column{{Name: "auction", Type: types.Int8}, {Name: "price", Type: types.Int8}, {Name: "bidder", Type: types.Int8}, {Name: "ts", Type: types.Timestamp}}
 	j := &plan.Join{Kind: plan.InnerJoin,
 		LeftKeys:  []expr.Expr{&expr.ColRef{Idx: 1, T: types.Int8}},

@@ -28,12 +28,9 @@ func TestCountedViewCache(t *testing.T) {
 	}
 	var sides []*side
 	for _, limit := range []int64{0, 3} {
-		st, err := storage.OpenMemory()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
+		st := memoryStore(t)
 		s := &side{store: st, limit: limit}
+		var err error
 		s.op, err = newMaterializeOp(Counted, nil, prefix, storage.StatePrefix(9, viewMetaIndex), st,
 			groupLimit{max: func() int64 { return s.limit }, committed: func() uint64 { return s.committed }})
 		if err != nil {

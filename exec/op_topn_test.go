@@ -172,11 +172,7 @@ func TestTopNOperatorMatchesReference(t *testing.T) {
 		tn := c.tn
 		t.Run(fmt.Sprintf("%d_%s_limit%d_offset%d_appendonly%v", ci, tn.Func, tn.Count, tn.Offset, c.appendOnly), func(t *testing.T) {
 			rng := rand.New(rand.NewSource(int64(ci) + 1))
-			store, err := storage.OpenMemory()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
+			store := memoryStore(t)
 			prefix := storage.StatePrefix(42, 7)
 			out := newCollector(t)
 			op, err := newTopNOp(tn, c.appendOnly, prefix, store.DB(), out)
@@ -247,11 +243,7 @@ func TestTopNRowNumberKeyUnique(t *testing.T) {
 	if key := UniqueKey(tn); fmt.Sprint(key) != "[0 3]" {
 		t.Fatalf("unique key %v, want [0 3]", key)
 	}
-	store, err := storage.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := memoryStore(t)
 	out := newCollector(t)
 	op, err := newTopNOp(tn, false, storage.StatePrefix(1, 2), store.DB(), out)
 	if err != nil {

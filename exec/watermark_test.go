@@ -21,11 +21,7 @@ import (
 func TestWatermarkClosesWindows(t *testing.T) {
 	seed := int64(7)
 	rng := rand.New(rand.NewSource(seed))
-	store, err := storage.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := memoryStore(t)
 
 	const sec = int64(1_000_000)
 	const size, delay = 10 * sec, 3 * sec
