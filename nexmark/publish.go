@@ -149,28 +149,15 @@ func publishKind(ctx context.Context, url string, g *Generator, k Kind, opt Publ
 		if opt.NoAck {
 			// Publish copies the data into the connection's buffer.
 			buf = g.AppendJSON(buf[:0], n)
-			if err := nc.Publish(subject, buf); err != nil {
-				return sent, fmt.Errorf("publish to %s: %w", subject, err)
-			}
-			sent++
-			size += uint64(len(buf))
-			if opt.Progress != nil {
-				opt.Progress.Add(1)
-			}
-			continue
+			err = nc.Publish(subject, buf)
+		} else {
+			// PublishAsync copies nothing: the message keeps its data until
+			// it is acknowledged, so each event needs its own buffer.
+			buf = g.AppendJSON(make([]byte, 0, len(buf)+64), n)
+			err = publishAsync(js, subject, buf)
 		}
-		// PublishAsync copies nothing: the message keeps its data until it
-		// is acknowledged, so each event needs its own buffer.
-		buf = g.AppendJSON(make([]byte, 0, len(buf)+64), n)
-		for tries := 0; ; tries++ {
-			_, err := js.PublishAsync(subject, buf)
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) || tries > 10_000 {
-				return sent, fmt.Errorf("publish to %s: %w", subject, err)
-			}
-			time.Sleep(time.Millisecond)
+		if err != nil {
+			return sent, fmt.Errorf("publish to %s: %w", subject, err)
 		}
 		sent++
 		size += uint64(len(buf))
@@ -193,6 +180,18 @@ func publishKind(ctx context.Context, url string, g *Generator, k Kind, opt Publ
 		return sent, fmt.Errorf("%s: %d publishes failed, last: %v", subject, n, lastErr.Load())
 	}
 	return sent, nil
+}
+
+// publishAsync publishes data without waiting for its acknowledgement,
+// waiting out a full window of pending ones first.
+func publishAsync(js jetstream.JetStream, subject string, data []byte) error {
+	for tries := 0; ; tries++ {
+		_, err := js.PublishAsync(subject, data)
+		if err == nil || !errors.Is(err, jetstream.ErrTooManyStalledMsgs) || tries > 10_000 {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // streamState returns the state (message count, sequences) of the stream
