@@ -328,7 +328,7 @@ func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 	if s.Backend != "memory" {
 		// Flushing first keeps the WAL that Checkpoint must copy short,
 		// so the epoch-boundary section below stays brief.
-		if err := c.store.DB().Flush(); err != nil {
+		if err := c.store.Flush(); err != nil {
 			return err
 		}
 	}
