@@ -35,7 +35,7 @@ var Settings = []Setting{
 	{"state.backend", "pebble", "pebble or memory"},
 	{"state.backend.incremental", "true", "checkpoints share files with earlier ones"},
 	{"state.backend.memory.max-size", "268435456", "memory backend: largest state a checkpoint may snapshot, in bytes"},
-	{"state.cache.groups-per-operator", "262144", "aggregate groups (and rows of views without a key) an operator keeps in memory (0: all); the rest are read from Pebble when touched"},
+	{"state.cache.groups-per-operator", "16384", "aggregate groups (and rows of views without a key) an operator keeps in memory (0: all); the rest are read from Pebble when touched"},
 	{"state.backend.async", "true", "processing goes on while a checkpoint is written"},
 	{"state.checkpoints.dir", "", "where checkpoints go (default <data dir>/checkpoints)"},
 	{"state.checkpoints.num-retained", "3", "completed periodic checkpoints kept"},
