@@ -32,9 +32,10 @@ type Store struct {
 }
 
 // blockCacheSize is Pebble's block cache, for state that the operators'
-// own caches do not hold. Pebble allocates it outside the Go heap, so
-// unlike those caches' groups and rows, which the garbage collector walks
-// on every cycle, its size costs no collector work.
+// own caches do not hold. Pebble manages that memory itself (C memory when
+// built with cgo, pointer-free byte slices without), so unlike those
+// caches' groups and rows, which the garbage collector walks on every
+// cycle, its size costs the collector no marking work.
 const blockCacheSize = 64 << 20
 
 // Open opens (or creates) the Pebble database in dir.
