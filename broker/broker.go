@@ -24,6 +24,12 @@ type Broker struct {
 	JS       jetstream.JetStream
 	embedded *server.Server
 	URL      string
+
+	// syncer fsyncs the embedded server's streams for synchronous commit
+	// (sync.go); nil with an external server.
+	syncer *syncer
+	// remoteSyncAlways: the external server said it fsyncs every write.
+	remoteSyncAlways bool
 }
 
 // StartEmbedded runs a NATS server with JetStream in this process, listening
@@ -71,6 +77,7 @@ func StartEmbedded(listen, storeDir string) (*Broker, error) {
 	}
 	b.embedded = ns
 	b.URL = ns.ClientURL()
+	b.enableDurable(ns)
 	return b, nil
 }
 
@@ -85,6 +92,7 @@ func Connect(url string) (*Broker, error) {
 		return nil, err
 	}
 	b.URL = url
+	b.remoteSyncAlways = probeRemoteSync(nc)
 	return b, nil
 }
 

@@ -40,6 +40,7 @@ var Settings = []Setting{
 	{"state.checkpoints.dir", "", "where checkpoints go (default <data dir>/checkpoints)"},
 	{"state.checkpoints.num-retained", "3", "completed periodic checkpoints kept"},
 	{"state.savepoints.dir", "", "where savepoints go (default <data dir>/savepoints)"},
+	{"synchronous_commit", "on", "on: a write acknowledged over SQL (INSERT, UPDATE, DELETE, COMMIT) is fsynced first and survives an OS crash; off: it survives a crash of the process only, and writes are faster"},
 }
 
 // Config is the server's configuration.
@@ -157,6 +158,9 @@ func validate(key, value string) error {
 		return oneOf("retain_on_cancellation", "delete_on_cancellation")
 	case "state.backend":
 		return oneOf("pebble", "memory")
+	case "synchronous_commit":
+		// PostgreSQL's values; with one server, local and remote_* are on.
+		return oneOf("on", "off", "local", "remote_write", "remote_apply", "true", "false")
 	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async":
 		return oneOf("true", "false")
 	case "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
@@ -186,6 +190,13 @@ func (c *Config) Bool(key string) bool {
 		return true
 	}
 	return false
+}
+
+// SynchronousCommit reports whether synchronous_commit is on (any value
+// but off and false).
+func (c *Config) SynchronousCommit() bool {
+	v := c.Values["synchronous_commit"]
+	return v != "off" && v != "false"
 }
 
 // Duration returns a duration setting.

@@ -132,6 +132,10 @@ func (e *Engine) setServerSetting(n *front.Set) error {
 		e.rt.SetAligned(e.cfg.Values[n.Name] != "at_least_once")
 	case "state.cache.groups-per-operator":
 		e.rt.SetGroupCache(e.cfg.Int(n.Name))
+	case "synchronous_commit":
+		if warning := e.broker.SetSynchronousCommit(e.cfg.SynchronousCommit()); warning != "" {
+			e.log.Warn(warning)
+		}
 	}
 	e.log.Info("setting changed", "key", n.Name, "value", e.cfg.Values[n.Name], "persistent", n.System)
 	return nil

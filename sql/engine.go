@@ -76,6 +76,10 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if warning := b.SetSynchronousCommit(cfg.SynchronousCommit()); warning != "" {
+		log.Warn(warning)
+	}
+	log.Info("durability of acknowledged writes", "synchronous_commit", cfg.Values["synchronous_commit"], "survives", b.SyncMode())
 	store, err := openState(cfg, log)
 	if err != nil {
 		b.Close()
