@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,8 @@ type Settings struct {
 	MemoryLimit          int64  // memory backend: largest snapshot, bytes
 	Dir                  string
 	SavepointsDir        string
+	// DataDir holds the checkpoint record (RecordFile).
+	DataDir string
 }
 
 // Coordinator schedules, takes and retires checkpoints.
@@ -67,42 +70,108 @@ type Coordinator struct {
 	// testHook, when set, runs after the Pebble checkpoint and before the
 	// metadata is written (tests use it to provoke timeouts and crashes).
 	testHook func(dir string)
+
+	// dataDir and rec: the checkpoint record (RecordFile); recMu guards
+	// rec, which is replaced, never changed in place.
+	dataDir string
+	recMu   sync.Mutex
+	rec     *Record
 }
 
-// NewCoordinator scans the checkpoint directory for existing checkpoints.
+// NewCoordinator reads the server's checkpoint record (RecordFile in
+// s.DataDir, created on first start) and scans every directory it lists
+// for the server's own checkpoints.
 func NewCoordinator(settings func() Settings, store *storage.Store, rt *exec.Runtime, log *slog.Logger) (*Coordinator, error) {
 	c := &Coordinator{settings: settings, store: store, rt: rt, log: log,
 		pinned: map[string]int{}, sums: map[string]File{}, slotFreed: make(chan struct{}, 1)}
-	dir := settings().Dir
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	s := settings()
+	c.dataDir = s.DataDir
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create checkpoint directory: %w", err)
 	}
-	metas, err := List(dir)
+	rec, err := openRecord(s.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	RemoveReleased(settings().SavepointsDir)
-	storage.RemovePrivateOpens(dir)
-	storage.RemovePrivateOpens(settings().SavepointsDir)
-	for _, m := range metas {
-		c.history = append(c.history, m)
-		c.nextID = max(c.nextID, m.ID)
+	c.rec = rec
+	if err := c.noteDir(s.Dir); err != nil {
+		return nil, err
 	}
-	// Directories without metadata are checkpoints that never completed
-	// (a crash mid-way): remove them, and count their ids as used.
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		var id uint64
-		if _, err := fmt.Sscanf(e.Name(), "chk-%d", &id); err != nil {
-			continue
+	RemoveReleased(s.SavepointsDir)
+	storage.RemovePrivateOpens(s.Dir)
+	storage.RemovePrivateOpens(s.SavepointsDir)
+	if rec.LastDDL != nil {
+		c.nextID = rec.LastDDL.ID
+	}
+	// Ids grow across every directory the server has used, so that the
+	// newest checkpoint is the one with the largest id wherever it is.
+	for _, dir := range recordDirs(rec, s.Dir, s.SavepointsDir) {
+		metas, err := List(dir)
+		if err != nil {
+			return nil, err
 		}
-		c.nextID = max(c.nextID, id)
-		if _, err := os.Stat(filepath.Join(dir, e.Name(), MetadataFile)); os.IsNotExist(err) {
-			log.Warn("removing incomplete checkpoint", "dir", e.Name())
-			os.RemoveAll(filepath.Join(dir, e.Name()))
+		for _, m := range metas {
+			c.nextID = max(c.nextID, m.ID)
+			if m.Kind == KindCheckpoint && c.owns(m) {
+				c.history = append(c.history, m)
+			}
+		}
+		// Directories without metadata are checkpoints that never
+		// completed (a crash mid-way): remove the server's own, and count
+		// every such name's id as used.
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			var id uint64
+			if _, err := fmt.Sscanf(e.Name(), "chk-%d", &id); err != nil || !e.IsDir() {
+				continue
+			}
+			c.nextID = max(c.nextID, id)
+			path := filepath.Join(dir, e.Name())
+			if _, err := os.Stat(filepath.Join(path, MetadataFile)); os.IsNotExist(err) && (ownerOf(path) == rec.Instance || c.dataDir == "") {
+				log.Warn("removing incomplete checkpoint", "dir", e.Name(), "path", path)
+				os.RemoveAll(path)
+			}
 		}
 	}
+	sort.Slice(c.history, func(i, j int) bool { return c.history[i].ID < c.history[j].ID })
 	return c, nil
+}
+
+// owns reports whether this server made m.
+func (c *Coordinator) owns(m *Meta) bool { return owns(c.rec.Instance, c.dataDir, m) }
+
+// noteDir adds dir to the record's directories (durably) if it is new.
+func (c *Coordinator) noteDir(dir string) error {
+	dir = absDir(dir)
+	c.recMu.Lock()
+	defer c.recMu.Unlock()
+	if slices.Contains(c.rec.Dirs, dir) {
+		return nil
+	}
+	next := *c.rec
+	next.Dirs = append(slices.Clip(c.rec.Dirs), dir)
+	if err := writeRecord(c.dataDir, &next); err != nil {
+		return fmt.Errorf("record checkpoint directory %s in %s: %w", dir, RecordFile, err)
+	}
+	c.rec = &next
+	return nil
+}
+
+// noteDDL records m as the checkpoint of the newest catalog change, which
+// recovery must not go back behind.
+func (c *Coordinator) noteDDL(m *Meta) error {
+	c.recMu.Lock()
+	defer c.recMu.Unlock()
+	if c.rec.LastDDL != nil && c.rec.LastDDL.ID >= m.ID {
+		return nil
+	}
+	next := *c.rec
+	next.LastDDL = &RecordPoint{ID: m.ID, Epoch: m.Epoch, Dir: absDir(m.Dir), Trigger: m.Trigger, CompletedAt: m.CompletedAt}
+	if err := writeRecord(c.dataDir, &next); err != nil {
+		return fmt.Errorf("record checkpoint %d in %s: %w", m.ID, RecordFile, err)
+	}
+	c.rec = &next
+	return nil
 }
 
 // Start runs periodic checkpoints.
@@ -235,26 +304,50 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 	c.exclusive.RLock()
 	defer c.exclusive.RUnlock()
 	s := c.settings()
+	parent := s.Dir
+	if kind == KindSavepoint {
+		parent = s.SavepointsDir
+	}
+	// The record lists the directory before anything is written there.
+	if err := c.noteDir(parent); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	if c.stopped {
 		c.mu.Unlock()
 		return nil, ErrStopped
 	}
-	c.writers.Add(1)
 	c.nextID++
 	m := &Meta{FormatVersion: FormatVersion, Kind: kind, Name: name, ID: c.nextID, Trigger: trigger,
-		Status: StatusInProgress, Backend: s.Backend, StartedAt: time.Now().UTC()}
+		Status: StatusInProgress, Backend: s.Backend, StartedAt: time.Now().UTC(), Instance: c.rec.Instance}
 	if kind == KindSavepoint {
 		m.Dir = filepath.Join(s.SavepointsDir, name)
 		if _, err := os.Stat(m.Dir); err == nil {
 			c.mu.Unlock()
-			c.writers.Done()
 			return nil, ErrSavepointExists
 		}
 	} else {
-		m.Dir = filepath.Join(s.Dir, fmt.Sprintf("chk-%010d", m.ID))
+		// Never write into a directory the server did not create: skip
+		// names that exist (another server's, or left by hand).
+		for {
+			m.Dir = filepath.Join(s.Dir, fmt.Sprintf("chk-%010d", m.ID))
+			err := os.Mkdir(m.Dir, 0o755)
+			if err == nil {
+				break
+			}
+			if !os.IsExist(err) {
+				c.mu.Unlock()
+				return nil, err
+			}
+			c.nextID++
+			m.ID = c.nextID
+		}
 		c.history = append(c.history, m)
 	}
+	c.writers.Add(1)
 	c.mu.Unlock()
 
 	tctx := ctx
@@ -306,6 +399,12 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 	if err != nil {
 		return m, err
 	}
+	if trigger == TriggerDDL || trigger == TriggerRollback {
+		// Acknowledged catalog changes: recovery must not go behind this.
+		if err := c.noteDDL(m); err != nil {
+			return m, err
+		}
+	}
 	return m, nil
 }
 
@@ -323,6 +422,11 @@ var ErrSavepointExists = errors.New("savepoint already exists")
 // write produces the checkpoint directory and, last, its metadata.
 func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 	if err := os.MkdirAll(m.Dir, 0o755); err != nil {
+		return err
+	}
+	// The owner file marks the directory as this server's from the start,
+	// so that startup may remove it if it never completes.
+	if err := os.WriteFile(filepath.Join(m.Dir, OwnerFile), []byte(m.Instance+"\n"), 0o644); err != nil {
 		return err
 	}
 	if s.Backend != "memory" {

@@ -97,7 +97,9 @@ type Meta struct {
 	Positions []Position `json:"positions"`
 	Files     []File     `json:"files"`
 	Error     string     `json:"error,omitempty"`
-	Dir       string     `json:"-"`
+	// Instance is the id of the server that made it (see RecordFile).
+	Instance string `json:"instance,omitempty"`
+	Dir      string `json:"-"`
 }
 
 // Duration marshals as milliseconds.
@@ -134,11 +136,17 @@ func fileCRC(path string) (uint32, int64, error) {
 // fsync, rename, fsync of the directory. Until the rename the checkpoint
 // does not exist for readers.
 func writeMeta(dir string, m *Meta) error {
-	data, err := json.MarshalIndent(m, "", "  ")
+	return writeJSONAtomic(dir, MetadataFile, m)
+}
+
+// writeJSONAtomic writes v as dir/name: a temporary file, fsync, rename,
+// fsync of the directory.
+func writeJSONAtomic(dir, name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, MetadataFile+".tmp")
+	tmp := filepath.Join(dir, name+".tmp")
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
@@ -154,7 +162,7 @@ func writeMeta(dir string, m *Meta) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, MetadataFile)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 		return err
 	}
 	return syncDir(dir)
