@@ -117,12 +117,36 @@ func (b *Broker) Close() {
 // EnsureStream returns the JetStream stream that holds subject, creating one
 // named after the SQL stream when none does.
 func (b *Broker) EnsureStream(ctx context.Context, sqlName, subject string) (string, error) {
-	name, err := b.JS.StreamNameBySubject(ctx, subject)
+	name, _, err := b.EnsureStreamFor(ctx, sqlName, subject, "")
+	return name, err
+}
+
+// Metadata keys that mark a JetStream stream streamdb created to hold a
+// table's changelog: the table's name, and the id of the server (its data
+// directory) that created it. Only such a stream is ever deleted, and only
+// by that server, when its table is dropped and nothing retained needs it
+// any more: a stream streamdb bound to, or created for a CREATE STREAM,
+// holds its producers' input, and another server's tables are its own.
+const (
+	TableMetadataKey = "streamdb_table"
+	OwnerMetadataKey = "streamdb_owner"
+)
+
+// EnsureStreamFor is EnsureStream that also says whether it created the
+// JetStream stream (false when it bound to an existing one). A non-empty
+// owner marks a created stream as holding a table's changelog, made by the
+// server with that id.
+func (b *Broker) EnsureStreamFor(ctx context.Context, sqlName, subject, owner string) (name string, created bool, err error) {
+	name, err = b.JS.StreamNameBySubject(ctx, subject)
 	if err == nil {
-		return name, nil
+		return name, false, nil
 	}
 	if !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return "", fmt.Errorf("look up JetStream stream for subject %q: %w", subject, err)
+		return "", false, fmt.Errorf("look up JetStream stream for subject %q: %w", subject, err)
+	}
+	var meta map[string]string
+	if owner != "" {
+		meta = map[string]string{TableMetadataKey: sqlName, OwnerMetadataKey: owner}
 	}
 	base := "streamdb_" + sanitize(sqlName)
 	name = base
@@ -131,17 +155,87 @@ func (b *Broker) EnsureStream(ctx context.Context, sqlName, subject string) (str
 			Name:     name,
 			Subjects: []string{subject},
 			Storage:  jetstream.FileStorage,
+			Metadata: meta,
 		})
 		if err == nil {
-			return name, nil
+			return name, true, nil
 		}
 		// The name may be held by the stream of a dropped SQL stream of the
 		// same name on another subject (its input is kept): take the next.
 		if !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || i > 100 {
-			return "", fmt.Errorf("create JetStream stream %s for subject %q: %w", name, subject, err)
+			return "", false, fmt.Errorf("create JetStream stream %s for subject %q: %w", name, subject, err)
 		}
 		name = fmt.Sprintf("%s_%d", base, i)
 	}
+}
+
+// TableOwner returns the id of the server that created the JetStream
+// stream for a table, or "" when it was not created for a table or no
+// longer exists.
+func (b *Broker) TableOwner(ctx context.Context, stream string) (string, error) {
+	s, err := b.JS.Stream(ctx, stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return tableOwner(s.CachedInfo().Config), nil
+}
+
+func tableOwner(cfg jetstream.StreamConfig) string {
+	if _, ok := cfg.Metadata[TableMetadataKey]; !ok {
+		return ""
+	}
+	return cfg.Metadata[OwnerMetadataKey]
+}
+
+// OwnedTableStreams returns the JetStream streams created for tables by
+// the server with id owner, with their subjects.
+func (b *Broker) OwnedTableStreams(ctx context.Context, owner string) (map[string]string, error) {
+	out := map[string]string{}
+	list := b.JS.ListStreams(ctx)
+	for info := range list.Info() {
+		if tableOwner(info.Config) == owner && len(info.Config.Subjects) > 0 {
+			out[info.Config.Name] = info.Config.Subjects[0]
+		}
+	}
+	if err := list.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Disown removes the table marks from a JetStream stream (a SQL stream now
+// reads it, and its input belongs to its producers from then on).
+func (b *Broker) Disown(ctx context.Context, stream string) error {
+	s, err := b.JS.Stream(ctx, stream)
+	if err != nil {
+		return err
+	}
+	cfg := s.CachedInfo().Config
+	if _, ok := cfg.Metadata[TableMetadataKey]; !ok {
+		return nil
+	}
+	meta := map[string]string{}
+	for k, v := range cfg.Metadata {
+		if k != TableMetadataKey && k != OwnerMetadataKey {
+			meta[k] = v
+		}
+	}
+	cfg.Metadata = meta
+	_, err = b.JS.UpdateStream(ctx, cfg)
+	return err
+}
+
+// DeleteStream deletes a JetStream stream and its messages; one that is
+// already gone is not an error.
+func (b *Broker) DeleteStream(ctx context.Context, stream string) error {
+	err := b.JS.DeleteStream(ctx, stream)
+	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("delete JetStream stream %s: %w", stream, err)
+	}
+	return nil
 }
 
 // LastSeq returns the sequence of the newest message in the stream.

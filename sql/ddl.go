@@ -35,6 +35,8 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 		}
 		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
 	}
+	// Every check comes before anything is created: a failed CREATE
+	// leaves neither a catalog entry nor a JetStream stream behind.
 	for k := range n.Options {
 		if !streamOptions[k] {
 			return "", sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized stream option %q", k).
@@ -74,15 +76,15 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 		}
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, Mod: mod}
 	}
-	jsName, err := e.broker.EnsureStream(ctx, n.Name, subject)
-	if err != nil {
-		return "", sqlerr.New(sqlerr.InternalError, "%s", err.Error())
-	}
 	d := &storage.Descriptor{
 		Name: n.Name, Kind: storage.KindStream, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
-		Subject: subject, JSStream: jsName, Format: format, Options: n.Options, PrimaryKey: n.PrimaryKey,
+		Subject: subject, Format: format, Options: n.Options, PrimaryKey: n.PrimaryKey,
 	}
 	if n.Watermark != nil {
+		if isTable {
+			return "", sqlerr.New(sqlerr.FeatureNotSupported, "WATERMARK on a table is not supported").
+				WithHint("Declare event-time watermarks on streams (CREATE STREAM or CREATE TABLE ... APPEND ONLY).")
+		}
 		d.Watermark = n.Watermark.Column + " AS " + n.Watermark.ExprText
 		if _, err := bindWatermark(d, cols); err != nil {
 			return "", err
@@ -96,30 +98,97 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 			}
 			d.Columns[i].NotNull = c.NotNull
 		}
+	}
+	if err := e.checkSubjectFree(n.Name, subject, isTable); err != nil {
+		return "", err
+	}
+
+	owner := ""
+	if isTable {
+		var err error
+		if owner, err = e.streamOwner(); err != nil {
+			return "", sqlerr.New(sqlerr.InternalError, "%s", err.Error())
+		}
+	}
+	jsName, created, err := e.broker.EnsureStreamFor(ctx, n.Name, subject, owner)
+	if err != nil {
+		return "", sqlerr.New(sqlerr.InternalError, "%s", err.Error())
+	}
+	d.JSStream = jsName
+	// undo deletes the JetStream stream this statement created when a
+	// later step fails before the catalog holds the new object.
+	undo := func(err error) error {
+		if created {
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			if derr := e.broker.DeleteStream(dctx, jsName); derr != nil {
+				e.log.Warn("CREATE failed; deleting the JetStream stream it created failed too", "jetstream", jsName, "err", derr)
+			}
+		}
+		return err
+	}
+	if isTable {
 		if err := e.prepareTable(ctx, d); err != nil {
-			return "", err
+			return "", undo(err)
+		}
+	} else if !created {
+		// The stream's input belongs to its producers from now on, even
+		// if streamdb once created this JetStream stream for a table.
+		if err := e.broker.Disown(ctx, jsName); err != nil {
+			return "", sqlerr.New(sqlerr.InternalError, "bind JetStream stream %s: %v", jsName, err)
 		}
 	}
 	if err := e.persist(d); err != nil {
-		return "", err
+		return "", undo(err)
 	}
+	e.forgetDroppedStream(jsName)
 	if isTable {
 		if err := e.startNewTable(ctx, d); err != nil {
 			e.dropObject(d)
+			if created {
+				// A checkpoint may have caught the table in the catalog
+				// meanwhile: collect the stream as a dropped table's.
+				e.noteDroppedStream(jsName, subject)
+				e.collectDroppedStreamsLocked()
+				e.startDroppedStreamGC()
+			}
 			return "", err
 		}
 	}
 	e.log.Info("created stream", "stream", n.Name, "subject", subject, "jetstream", jsName)
-	return tag, e.ddlCheckpoint(ctx)
+	err = e.ddlCheckpoint(ctx)
+	e.startDroppedStreamGC() // leftovers of an earlier run, once
+	return tag, err
+}
+
+// checkSubjectFree refuses to share a table's subject: a table's changelog
+// belongs to it alone (its writes are serialised by this server, and its
+// pipeline reads every message on the subject as a change). A table may
+// not take a subject any stream or table uses, and a stream may not take a
+// table's. Streams may share one subject (their input is their producers').
+// The caller holds ddlMu.
+func (e *Engine) checkSubjectFree(name, subject string, isTable bool) error {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	for _, o := range e.objs {
+		if o.Subject != subject || (o.Kind != storage.KindTable && o.Kind != storage.KindStream) {
+			continue
+		}
+		if o.Kind == storage.KindTable {
+			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is the changelog of table %s", subject, o.Name).
+				WithHint("A table's subject belongs to that table alone. Choose another subject with WITH (subject = '...') for %s.", name)
+		}
+		if isTable {
+			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is already used by stream %s", subject, o.Name).
+				WithHint("A table's subject holds its changelog and cannot be shared. Choose another subject with WITH (subject = '...') for %s, or CREATE STREAM %s to read the stream's subject.", name, name)
+		}
+	}
+	return nil
 }
 
 // prepareTable turns a stream descriptor into a table's: its changelog
 // starts after whatever the subject already holds.
 func (e *Engine) prepareTable(ctx context.Context, d *storage.Descriptor) error {
-	if d.Watermark != "" {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "WATERMARK on a table is not supported").
-			WithHint("Declare event-time watermarks on streams (CREATE STREAM or CREATE TABLE ... APPEND ONLY).")
-	}
 	d.Kind = storage.KindTable
 	last, err := e.broker.LastSeq(ctx, d.JSStream)
 	if err != nil {
@@ -303,6 +372,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 	tag := "DROP " + strings.ToUpper(string(n.Kind))
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
+	defer e.startDroppedStreamGC()
 	want := map[front.ObjectKind]storage.ObjectKind{
 		front.KindStream: storage.KindStream, front.KindTable: storage.KindTable,
 		front.KindMaterializedView: storage.KindView, front.KindView: storage.KindView,
@@ -336,13 +406,20 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 		if err := e.dropObject(d); err != nil {
 			return "", err
 		}
+		if d.Kind == storage.KindTable {
+			// The table's changelog goes once no retained checkpoint or
+			// savepoint can bring the table back (dropped_streams.go).
+			e.noteDroppedStream(d.JSStream, d.Subject)
+		}
 		if !e.checkpointSettings().RetainOnCancellation {
 			// delete_on_cancellation: checkpoints holding the dropped
 			// objects go with them.
 			e.coord.DeleteAll()
 		}
 	}
-	return tag, e.ddlCheckpoint(ctx)
+	err := e.ddlCheckpoint(ctx)
+	e.collectDroppedStreamsLocked()
+	return tag, err
 }
 
 // ddlCheckpoint captures a catalog change in a checkpoint before the DDL

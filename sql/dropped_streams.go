@@ -1,0 +1,364 @@
+package sql
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"streamdb/checkpoint"
+	"streamdb/storage"
+)
+
+// A dropped table's JetStream stream (its changelog) is deleted once no
+// retained checkpoint or savepoint can bring the table back: ROLLBACK TO
+// and recovery restore a table together with the position its pipeline
+// resumes reading from, so the changelog must outlive every point that
+// holds the table. DROP TABLE notes the stream here; the collector checks
+// at DROP, then every second while something is pending (retention and
+// RELEASE SAVEPOINT are what free a stream). Only JetStream streams that
+// this server created for a table (marked with its id, see streamOwner)
+// are ever deleted; once per process the collector lists them, to find
+// those of tables an earlier run dropped.
+
+// droppedStreams is one engine's pending JetStream streams of dropped
+// tables.
+type droppedStreams struct {
+	mu      sync.Mutex
+	pending map[string]string // JetStream stream -> the dropped table's subject
+	running bool              // the collector goroutine runs
+	// discovered: this server's table streams were listed to find those
+	// of tables an earlier run dropped (the pending set lives in memory).
+	discovered bool
+	owner      string // streamOwner, once read
+	// catalogs caches what each retained point's catalog holds, by
+	// directory (a point's catalog never changes).
+	catalogs map[string]pointRefs
+}
+
+// pointRefs is what one checkpoint or savepoint's catalog refers to.
+type pointRefs struct {
+	id       uint64
+	streams  map[string]bool // JetStream streams of its streams and tables
+	subjects map[string]bool
+}
+
+// droppedByEngine holds each engine's droppedStreams.
+var droppedByEngine sync.Map // *Engine -> *droppedStreams
+
+func (e *Engine) droppedStreams() *droppedStreams {
+	v, _ := droppedByEngine.LoadOrStore(e, &droppedStreams{pending: map[string]string{}, catalogs: map[string]pointRefs{}})
+	return v.(*droppedStreams)
+}
+
+// noteDroppedStream records the JetStream stream of a table just dropped
+// (or whose CREATE failed after the stream was made).
+func (e *Engine) noteDroppedStream(jsStream, subject string) {
+	if jsStream == "" {
+		return
+	}
+	g := e.droppedStreams()
+	g.mu.Lock()
+	g.pending[jsStream] = subject
+	g.mu.Unlock()
+}
+
+// forgetDroppedStream takes a JetStream stream off the pending set: a
+// table or stream created now reads it again.
+func (e *Engine) forgetDroppedStream(jsStream string) {
+	g := e.droppedStreams()
+	g.mu.Lock()
+	delete(g.pending, jsStream)
+	g.mu.Unlock()
+}
+
+// startDroppedStreamGC starts the collector goroutine unless it runs or
+// has nothing to do. It runs a pass every second and ends when nothing is
+// pending (or the broker is closed: the engine has shut down).
+func (e *Engine) startDroppedStreamGC() {
+	g := e.droppedStreams()
+	g.mu.Lock()
+	if g.running || (len(g.pending) == 0 && g.discovered) {
+		g.mu.Unlock()
+		return
+	}
+	g.running = true
+	g.mu.Unlock()
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for range tick.C {
+			if e.broker.NC.IsClosed() {
+				break
+			}
+			e.ddlMu.Lock()
+			e.collectDroppedStreamsLocked()
+			e.ddlMu.Unlock()
+			g.mu.Lock()
+			idle := len(g.pending) == 0 && g.discovered
+			g.mu.Unlock()
+			if idle {
+				break
+			}
+		}
+		g.mu.Lock()
+		g.running = false
+		g.mu.Unlock()
+	}()
+}
+
+// collectDroppedStreamsLocked deletes every pending JetStream stream that
+// no live object and no retained checkpoint or savepoint refers to. The
+// caller holds ddlMu, so the catalog (and with it what new checkpoints can
+// hold) does not change meanwhile. Failures are logged and retried later.
+func (e *Engine) collectDroppedStreamsLocked() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g := e.droppedStreams()
+	if !g.discovered {
+		if err := e.discoverDroppedStreams(ctx); err != nil {
+			// Not retried: what an earlier run left stays (never
+			// deleting is the safe side).
+			e.log.Warn("listing the JetStream streams of this server's tables failed; those of tables dropped before this start are kept", "err", err)
+		}
+		g.mu.Lock()
+		g.discovered = true
+		g.mu.Unlock()
+	}
+	g.mu.Lock()
+	cands := make(map[string]string, len(g.pending))
+	for js, subj := range g.pending {
+		cands[js] = subj
+	}
+	g.mu.Unlock()
+	if len(cands) == 0 {
+		return
+	}
+	// A stream a live table or stream reads is not garbage; a later DROP
+	// TABLE notes it again.
+	e.catMu.RLock()
+	for _, d := range e.objs {
+		for js, subj := range cands {
+			if d.JSStream == js || (d.Subject == subj && (d.Kind == storage.KindStream || d.Kind == storage.KindTable)) {
+				delete(cands, js)
+				e.forgetDroppedStream(js)
+			}
+		}
+	}
+	e.catMu.RUnlock()
+	// Cheap first: a point whose recorded source positions read the
+	// subject holds the table.
+	points := e.retainedPoints()
+	for _, m := range points {
+		for _, p := range m.Positions {
+			for js, subj := range cands {
+				if p.Subject == subj {
+					delete(cands, js)
+				}
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	// Then exact: the catalogs of all retained points, read (and cached)
+	// before taking the coordinator's exclusive lock, then checked again
+	// under it, where no checkpoint or savepoint is being written.
+	for _, m := range points {
+		e.pointRefs(m)
+	}
+	err := e.coord.Exclusive(func() error {
+		for _, m := range e.retainedPoints() {
+			refs, ok, err := e.pointRefs(m)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue // deleted meanwhile
+			}
+			for js, subj := range cands {
+				if refs.streams[js] || refs.subjects[subj] {
+					delete(cands, js)
+				}
+			}
+		}
+		owner, err := e.streamOwner()
+		if err != nil {
+			return err
+		}
+		for js, subj := range cands {
+			by, err := e.broker.TableOwner(ctx, js)
+			if err != nil {
+				return err
+			}
+			if by == owner {
+				if err := e.broker.DeleteStream(ctx, js); err != nil {
+					return err
+				}
+				e.log.Info("deleted the JetStream stream of a dropped table: no retained checkpoint or savepoint holds the table",
+					"jetstream", js, "subject", subj)
+			}
+			e.forgetDroppedStream(js)
+		}
+		return nil
+	})
+	if err != nil {
+		e.log.Warn("deleting JetStream streams of dropped tables (will retry)", "err", err)
+	}
+	// Forget cached catalogs of points that are gone.
+	live := map[string]bool{}
+	for _, m := range e.retainedPoints() {
+		live[m.Dir] = true
+	}
+	g.mu.Lock()
+	for dir := range g.catalogs {
+		if !live[dir] {
+			delete(g.catalogs, dir)
+		}
+	}
+	g.mu.Unlock()
+}
+
+// retainedPoints lists the completed checkpoints the coordinator keeps and
+// those in the checkpoint and savepoint directories.
+func (e *Engine) retainedPoints() []*checkpoint.Meta {
+	s := e.checkpointSettings()
+	seen := map[string]bool{}
+	var out []*checkpoint.Meta
+	add := func(m *checkpoint.Meta) {
+		if !seen[m.Dir] {
+			seen[m.Dir] = true
+			out = append(out, m)
+		}
+	}
+	for _, m := range e.coord.History() {
+		if m.Status == checkpoint.StatusCompleted {
+			add(&m)
+		}
+	}
+	for _, dir := range []string{s.Dir, s.SavepointsDir} {
+		ms, err := checkpoint.List(dir)
+		if err != nil {
+			e.log.Warn("listing checkpoints", "dir", dir, "err", err)
+			continue
+		}
+		for _, m := range ms {
+			add(m)
+		}
+	}
+	return out
+}
+
+// pointRefs returns what m's catalog refers to (cached); ok is false when
+// the point no longer exists.
+func (e *Engine) pointRefs(m *checkpoint.Meta) (pointRefs, bool, error) {
+	g := e.droppedStreams()
+	g.mu.Lock()
+	r, hit := g.catalogs[m.Dir]
+	g.mu.Unlock()
+	if hit && r.id == m.ID {
+		return r, true, nil
+	}
+	st, err := storage.OpenReadOnly(filepath.Join(m.Dir, checkpoint.StateDir), m.Backend == "memory")
+	if err != nil {
+		if again, rerr := checkpoint.ReadMeta(m.Dir); rerr != nil || again.ID != m.ID {
+			return pointRefs{}, false, nil
+		}
+		return pointRefs{}, false, err
+	}
+	descs, err := storage.Descriptors(st.DB())
+	st.Close()
+	if err != nil {
+		return pointRefs{}, false, err
+	}
+	r = pointRefs{id: m.ID, streams: map[string]bool{}, subjects: map[string]bool{}}
+	for _, d := range descs {
+		if d.Kind == storage.KindStream || d.Kind == storage.KindTable {
+			r.streams[d.JSStream] = true
+			r.subjects[d.Subject] = true
+		}
+	}
+	g.mu.Lock()
+	g.catalogs[m.Dir] = r
+	g.mu.Unlock()
+	return r, true, nil
+}
+
+// discoverDroppedStreams adds to the pending set this server's table
+// streams that no live object reads: tables an earlier run dropped while a
+// checkpoint or savepoint still held them.
+func (e *Engine) discoverDroppedStreams(ctx context.Context) error {
+	owner, err := e.streamOwner()
+	if err != nil {
+		return err
+	}
+	owned, err := e.broker.OwnedTableStreams(ctx, owner)
+	if err != nil {
+		return err
+	}
+	live := map[string]bool{}
+	e.catMu.RLock()
+	for _, d := range e.objs {
+		live[d.JSStream] = true
+	}
+	e.catMu.RUnlock()
+	for js, subj := range owned {
+		if !live[js] {
+			e.noteDroppedStream(js, subj)
+		}
+	}
+	return nil
+}
+
+// ownerFile, in the data directory, holds the random id this server marks
+// the JetStream streams of its tables with (broker.OwnerMetadataKey).
+const ownerFile = "jetstream-owner"
+
+// streamOwner returns this server's id, creating it on first use.
+func (e *Engine) streamOwner() (string, error) {
+	g := e.droppedStreams()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.owner != "" {
+		return g.owner, nil
+	}
+	path := filepath.Join(e.cfg.DataDir, ownerFile)
+	data, err := os.ReadFile(path)
+	if err == nil && len(strings.TrimSpace(string(data))) > 0 {
+		g.owner = strings.TrimSpace(string(data))
+		return g.owner, nil
+	}
+	if err != nil && !os.IsNotExist(err) {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return "", err
+	}
+	owner := hex.EncodeToString(id[:])
+	tmp, err := os.CreateTemp(e.cfg.DataDir, ownerFile+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.WriteString(owner + "\n")
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	g.owner = owner
+	return owner, nil
+}
