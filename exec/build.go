@@ -220,7 +220,8 @@ func (b *builder) addSource(s *plan.Scan, dec messageDecoder, head Operator) err
 		decoder: dec, broker: b.rt.broker, rt: b.rt,
 		log:      b.rt.log.With(slog.String("view", b.p.name)),
 		pos:      pos,
-		barriers: make(chan uint64, 64),
+		barriers: make(chan barrierRequest, 64),
+		progress: make(chan struct{}, 1),
 		out:      b.p.in,
 		free:     make(chan *Chunk, freeChunks),
 	}

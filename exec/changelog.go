@@ -106,49 +106,52 @@ func (d *ChangelogDecoder) decodeInto(data []byte, c *Chunk) error {
 	return nil
 }
 
-// maxChangelogMessage bounds a changelog message below JetStream's default
-// 1 MiB payload limit.
-const maxChangelogMessage = 900 << 10
+// ErrChangelogTooLarge is returned by EncodeChangelog when one commit's
+// changes to a table do not fit in one message.
+type ErrChangelogTooLarge struct {
+	Size, Limit int
+}
 
-// EncodeChangelog renders changes as changelog messages, deletions first,
-// splitting into several messages only when one would exceed the payload
-// limit.
-func EncodeChangelog(cols []types.Column, changes []Change) ([][]byte, error) {
-	var msgs [][]byte
+func (e *ErrChangelogTooLarge) Error() string {
+	return fmt.Sprintf("changes of %d bytes exceed the changelog message limit of %d bytes", e.Size, e.Limit)
+}
+
+// EncodeChangelog renders the changes of one commit to a table as ONE
+// changelog message: a message is the unit JetStream stores atomically, so
+// a commit lands whole or not at all. statements holds each statement's
+// changes in order; within a statement deletions come first (see the top
+// of this file), and statements keep their order, so that a statement
+// that re-inserts a key an earlier one deleted (or the reverse) replays
+// as it ran. A message over limit bytes is refused before anything is
+// published.
+func EncodeChangelog(cols []types.Column, statements [][]Change, limit int) ([]byte, error) {
 	buf := []byte{'['}
 	n := 0
-	add := func(ch Change) error {
-		row, err := EncodeJSON(cols, ch.Row)
-		if err != nil {
-			return err
-		}
-		if n > 0 && len(buf)+len(row)+20 > maxChangelogMessage {
-			msgs = append(msgs, append(buf, ']'))
-			buf, n = []byte{'['}, 0
-		}
-		if n > 0 {
-			buf = append(buf, ',')
-		}
-		op := `{"op":"+","row":`
-		if ch.Sign < 0 {
-			op = `{"op":"-","row":`
-		}
-		buf = append(append(append(buf, op...), row...), '}')
-		n++
-		return nil
-	}
-	for _, sign := range []int8{Delete, Insert} {
-		for _, ch := range changes {
-			if ch.Sign != sign {
-				continue
-			}
-			if err := add(ch); err != nil {
-				return nil, err
+	for _, changes := range statements {
+		for _, sign := range []int8{Delete, Insert} {
+			for _, ch := range changes {
+				if ch.Sign != sign {
+					continue
+				}
+				row, err := EncodeJSON(cols, ch.Row)
+				if err != nil {
+					return nil, err
+				}
+				if n > 0 {
+					buf = append(buf, ',')
+				}
+				op := `{"op":"+","row":`
+				if ch.Sign < 0 {
+					op = `{"op":"-","row":`
+				}
+				buf = append(append(append(buf, op...), row...), '}')
+				n++
 			}
 		}
 	}
-	if n > 0 {
-		msgs = append(msgs, append(buf, ']'))
+	buf = append(buf, ']')
+	if len(buf) > limit {
+		return nil, &ErrChangelogTooLarge{Size: len(buf), Limit: limit}
 	}
-	return msgs, nil
+	return buf, nil
 }

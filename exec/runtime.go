@@ -60,6 +60,30 @@ type Runtime struct {
 	// late holds each pipeline's watermark states ([]*watermarkState by
 	// pipeline id), for Watermarks.
 	late sync.Map
+
+	// fenceGate is held shared by a commit that publishes to several
+	// subjects (PublishFenced) and exclusively by barrier injection, so
+	// that no barrier is injected between the messages of one commit.
+	fenceGate sync.RWMutex
+	// fences (under mu) holds, per subject, the sequence of the newest
+	// message of a multi-subject commit; see PublishFenced.
+	fences map[string]*fence
+}
+
+// fence is the end of a multi-subject commit on one subject: a barrier
+// injected after the commit may pass a reader of the subject only once the
+// reader has taken seq. epoch is the first barrier that carried it (0 until
+// one has); once that epoch commits, every reader has passed the fence.
+type fence struct {
+	seq   uint64
+	epoch uint64
+}
+
+// barrierRequest asks a source reader for barrier epoch once it has taken
+// every message up to need (see fence).
+type barrierRequest struct {
+	epoch uint64
+	need  uint64
 }
 
 type epochState struct {
@@ -75,6 +99,7 @@ func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrie
 		store: store, broker: b, log: log, interval: barrierInterval, maxInflight: 16,
 		ctx: ctx, cancel: cancel,
 		pipelines: map[uint32]*pipeline{}, failed: map[uint32]*pipeline{}, pending: map[uint64]*epochState{},
+		fences:  map[string]*fence{},
 		changed: make(chan struct{}), intervalCh: make(chan time.Duration, 1),
 	}
 	rt.aligned.Store(true)
@@ -134,6 +159,8 @@ func (rt *Runtime) Close() {
 func (rt *Runtime) CommittedEpoch() uint64 { return rt.committed.Load() }
 
 func (rt *Runtime) injectBarrier() {
+	rt.fenceGate.Lock()
+	defer rt.fenceGate.Unlock()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if len(rt.pending) >= rt.maxInflight {
@@ -143,13 +170,44 @@ func (rt *Runtime) injectBarrier() {
 	e := rt.injected
 	es := &epochState{waiting: map[uint32]bool{}, batches: map[uint32]*pebble.Batch{}, positions: map[uint32][]storage.SourcePosition{}}
 	rt.pending[e] = es
+	for _, f := range rt.fences {
+		if f.epoch == 0 {
+			f.epoch = e
+		}
+	}
 	for id, p := range rt.pipelines {
 		es.waiting[id] = true
 		for _, s := range p.sources {
-			s.barriers <- e // buffered beyond maxInflight barriers: never blocks
+			var need uint64
+			if f := rt.fences[s.subject]; f != nil {
+				need = f.seq
+			}
+			s.barriers <- barrierRequest{epoch: e, need: need} // buffered beyond maxInflight barriers: never blocks
 		}
 	}
 	rt.tryCommitLocked()
+}
+
+// PublishFenced runs publish, which publishes one commit's messages to
+// several subjects and returns the sequence of each, so that every view
+// sees the whole commit in one epoch: no barrier is injected while it
+// runs, and each barrier injected after it waits at every reader of those
+// subjects until the reader has taken the commit's message. Messages of
+// one subject are atomic on their own and need no fence.
+func (rt *Runtime) PublishFenced(publish func() (map[string]uint64, error)) error {
+	rt.fenceGate.RLock()
+	defer rt.fenceGate.RUnlock()
+	seqs, err := publish()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	// Record what was published even on error: part of a commit may be
+	// in JetStream.
+	for subj, seq := range seqs {
+		if f := rt.fences[subj]; f == nil || f.seq < seq {
+			rt.fences[subj] = &fence{seq: seq}
+		}
+	}
+	return err
 }
 
 // ack receives pipeline p's batch for epoch e.
@@ -189,6 +247,11 @@ func (rt *Runtime) tryCommitLocked() {
 			}
 		}
 		rt.committed.Store(next)
+		for subj, f := range rt.fences {
+			if f.epoch != 0 && f.epoch <= next {
+				delete(rt.fences, subj)
+			}
+		}
 		rt.notifyLocked()
 	}
 }

@@ -57,7 +57,11 @@ type sourceReader struct {
 	pos   storage.SourcePosition // position of the last message taken
 	chunk *Chunk                 // rows not yet sent
 
-	barriers chan uint64
+	barriers chan barrierRequest
+	// waiting is set while a barrier waits for the reader to take a
+	// message (barrierRequest.need); take then signals progress.
+	waiting  atomic.Bool
+	progress chan struct{}
 	out      chan<- pipelineMsg
 	// free holds chunks the pipeline is done with (see pipeline.recycle),
 	// to decode into again instead of allocating.
@@ -97,13 +101,42 @@ func (s *sourceReader) run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case e := <-s.barriers:
+		case b := <-s.barriers:
+			if !s.reach(ctx, b.need) {
+				return nil
+			}
 			s.mu.Lock()
-			ok := s.flushLocked(ctx) && s.send(ctx, pipelineMsg{src: s.idx, barrier: e, pos: s.pos})
+			ok := s.flushLocked(ctx) && s.send(ctx, pipelineMsg{src: s.idx, barrier: b.epoch, pos: s.pos})
 			s.mu.Unlock()
 			if !ok {
 				return nil
 			}
+		}
+	}
+}
+
+// reach waits until the reader has taken the message at sequence need, so
+// that a barrier falls after it (see Runtime.PublishFenced). A paused
+// reader takes nothing, so it does not wait then. It reports false if ctx
+// ended.
+func (s *sourceReader) reach(ctx context.Context, need uint64) bool {
+	if need == 0 {
+		return true
+	}
+	s.waiting.Store(true)
+	defer s.waiting.Store(false)
+	for {
+		s.mu.Lock()
+		done := s.pos.Seq >= need
+		s.mu.Unlock()
+		if done || s.rt.Paused() {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.progress:
+		case <-s.rt.pauseSignal():
 		}
 	}
 }
@@ -171,6 +204,12 @@ func (s *sourceReader) take(ctx context.Context, m jetstream.Msg) {
 		return // redelivery after a consumer reset
 	}
 	s.pos.Seq = seq
+	if s.waiting.Load() {
+		select {
+		case s.progress <- struct{}{}:
+		default:
+		}
+	}
 	if err := s.decoder.decodeInto(m.Data(), s.chunk); err != nil {
 		s.pos.Skipped++
 		s.skippedTotal.Store(s.pos.Skipped)

@@ -282,6 +282,13 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		Name: n.Name, Kind: storage.KindView, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
 		Query: n.QueryText, DependsOn: deps, Dataflow: storage.DataflowLatest,
 	}
+	// Other sessions must not read the view until its backfill is done.
+	bf, err := e.planBackfill(ctx, d, root)
+	if err != nil {
+		e.ddlMu.Unlock()
+		return "", err
+	}
+	markPopulating(d, bf)
 	if err := e.persist(d); err != nil {
 		e.ddlMu.Unlock()
 		return "", err
@@ -297,6 +304,14 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		return "", err
 	}
 	e.ddlMu.Unlock()
+	created := false
+	defer func() {
+		if !created && ctx.Err() != nil {
+			// Canceled or past statement_timeout: the statement failed,
+			// so the view it was creating goes too.
+			e.abandonView(context.WithoutCancel(ctx), d)
+		}
+	}()
 	if err := e.ddlCheckpoint(ctx); err != nil {
 		return "", err
 	}
@@ -305,6 +320,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		// Sources are paused (ALTER SYSTEM PAUSE): the backfill runs after
 		// RESUME, and waiting for it here would block the session.
 		e.log.Info("created materialized view; backfill waits for ALTER SYSTEM RESUME", "view", d.Name)
+		created = true
 		return tag, nil
 	}
 	// Backfill: return once the view covers everything its sources held
@@ -317,8 +333,26 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	if err := e.waitLogged(ctx, []uint32{d.ID}, targets, "backfill of "+d.Name); err != nil {
 		return "", err
 	}
+	e.finishPopulating(d)
+	created = true
 	e.log.Info("created materialized view", "view", d.Name, "backfill", time.Since(start))
 	return tag, nil
+}
+
+// abandonView drops a view whose CREATE did not complete, unless it was
+// already dropped or replaced.
+func (e *Engine) abandonView(ctx context.Context, d *storage.Descriptor) {
+	e.ddlMu.Lock()
+	cur, ok := e.lookup(d.Name)
+	if ok && cur.ID == d.ID {
+		if err := e.dropObject(d); err != nil {
+			e.log.Error("drop the view of a canceled CREATE", "view", d.Name, "err", err)
+		}
+	}
+	e.ddlMu.Unlock()
+	if err := e.ddlCheckpoint(ctx); err != nil {
+		e.log.Error("checkpoint after dropping the view of a canceled CREATE", "view", d.Name, "err", err)
+	}
 }
 
 // waitLogged waits for views to reach targets, logging progress every few

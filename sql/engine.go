@@ -51,7 +51,17 @@ type Engine struct {
 	catMu sync.RWMutex
 	objs  map[string]*storage.Descriptor
 
-	tables tableWriters
+	tables tableLogs
+
+	// ackMu guards acked and replay, the positions reads wait for
+	// (waitAcknowledged). acked holds, per subject, the sequence of the
+	// newest message this server published and acknowledged to a client.
+	// replay holds, after a rollback, the end of each table's changelog,
+	// which the restored state replays up to, so that reads do not show
+	// rows the replay will bring back.
+	ackMu  sync.Mutex
+	acked  map[string]uint64
+	replay map[string]uint64
 }
 
 // runningMarker exists in the data directory while a server runs; finding
@@ -107,6 +117,9 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 		b.Close()
 		return nil, err
 	}
+	// Tables replay their changelogs from the restored positions; reads
+	// wait for that replay, as after a rollback.
+	e.noteReplay(context.Background())
 	e.rt.Start()
 	e.coord.Start()
 	return e, nil
@@ -129,18 +142,16 @@ func openState(cfg *config.Config, log *slog.Logger) (*storage.Store, error) {
 		}
 		from = m
 	case unclean || memory:
-		m, err := checkpoint.NewestUsable(cfg.CheckpointsDir(), log)
+		// The newest usable checkpoint in any directory the server has
+		// used (or a newer savepoint), never older than the last DDL.
+		m, err := checkpoint.ChooseRecovery(checkpoint.RecoveryOptions{
+			DataDir: cfg.DataDir, CheckpointsDir: cfg.CheckpointsDir(), SavepointsDir: cfg.SavepointsDir(),
+			PreferCheckpoint: cfg.Bool("execution.checkpointing.prefer-checkpoint-for-recovery"),
+		}, log)
 		if err != nil {
 			return nil, err
 		}
 		from = m
-		if !cfg.Bool("execution.checkpointing.prefer-checkpoint-for-recovery") {
-			// A savepoint newer than every intact checkpoint is the
-			// newer consistent state: recover from it.
-			if sp := newestSavepoint(cfg.SavepointsDir(), log); sp != nil && (from == nil || sp.CompletedAt.After(from.CompletedAt)) {
-				from = sp
-			}
-		}
 		if unclean && m == nil && !memory {
 			log.Warn("unclean shutdown and no usable checkpoint: recovering from the live state directory")
 		}
@@ -193,6 +204,7 @@ func (e *Engine) checkpointSettings() checkpoint.Settings {
 		MemoryLimit:          c.Int("state.backend.memory.max-size"),
 		Dir:                  c.CheckpointsDir(),
 		SavepointsDir:        c.SavepointsDir(),
+		DataDir:              c.DataDir,
 	}
 }
 
@@ -313,23 +325,4 @@ func (e *Engine) objects(kind storage.ObjectKind) []*storage.Descriptor {
 // NewSession implements pgwire.Engine.
 func (e *Engine) NewSession(ctx context.Context, params map[string]string) (pgwire.Session, error) {
 	return newSession(e, params), nil
-}
-
-// newestSavepoint returns the most recently completed savepoint that
-// verifies, or nil.
-func newestSavepoint(dir string, log *slog.Logger) *checkpoint.Meta {
-	sps, err := checkpoint.Savepoints(dir)
-	if err != nil {
-		return nil
-	}
-	sort.Slice(sps, func(i, j int) bool { return sps[i].CompletedAt.After(sps[j].CompletedAt) })
-	for _, sp := range sps {
-		m, err := checkpoint.Verify(sp.Dir)
-		if err != nil {
-			log.Warn("skipping unusable savepoint", "dir", sp.Dir, "err", err)
-			continue
-		}
-		return m
-	}
-	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/exec"
@@ -17,7 +16,9 @@ import (
 
 // prepareInsert binds INSERT INTO stream [(cols)] VALUES (...), (...).
 // Executing it publishes one JSON message per row to the stream's subject
-// and returns once JetStream has acknowledged every one.
+// (at COMMIT inside a transaction block) and returns once JetStream has
+// acknowledged every one; rows for a table go to its changelog as one
+// message (changeTable).
 func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepared, error) {
 	if n.Select != nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT ... SELECT is not supported yet")
@@ -118,7 +119,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		}
 		tag := fmt.Sprintf("INSERT 0 %d", len(values))
 		if desc.Kind == storage.KindTable {
-			return tag, s.e.insertIntoTable(ctx, desc, cols, values)
+			return tag, s.insertIntoTable(ctx, desc, values)
 		}
 		msgs := make([][]byte, len(values))
 		for i, row := range values {
@@ -128,42 +129,13 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			}
 			msgs[i] = data
 		}
-		if err := s.e.publish(ctx, desc, msgs); err != nil {
-			return "", err
+		if s.tx != nil {
+			w := s.tx.stream(desc)
+			w.msgs = append(w.msgs, msgs...)
+			return tag, nil
 		}
-		return tag, nil
+		return tag, s.commitWrites(ctx, nil, []*streamWrite{{d: desc, msgs: msgs}})
 	}}, nil
-}
-
-// publish sends messages to a stream's subject and waits for every
-// JetStream acknowledgement, so an INSERT that returns is durable.
-func (e *Engine) publish(ctx context.Context, desc *storage.Descriptor, msgs [][]byte) error {
-	_, err := e.publishSeq(ctx, desc, msgs)
-	return err
-}
-
-// publishSeq is publish, returning the stream sequence of the last message.
-func (e *Engine) publishSeq(ctx context.Context, desc *storage.Descriptor, msgs [][]byte) (uint64, error) {
-	var last uint64
-	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
-	for _, m := range msgs {
-		f, err := e.broker.JS.PublishAsync(desc.Subject, m, jetstream.WithExpectStream(desc.JSStream))
-		if err != nil {
-			return 0, sqlerr.New(sqlerr.InternalError, "publish to %s: %v", desc.Subject, err)
-		}
-		futures = append(futures, f)
-	}
-	for _, f := range futures {
-		select {
-		case ack := <-f.Ok():
-			last = max(last, ack.Sequence)
-		case err := <-f.Err():
-			return 0, sqlerr.New(sqlerr.InternalError, "publish to %s: %v", desc.Subject, err)
-		case <-ctx.Done():
-			return 0, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
-		}
-	}
-	return last, nil
 }
 
 // assignable reports whether a value of type from may be stored in a

@@ -17,27 +17,54 @@ import (
 func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 	s.e.markStoredKeys(root)
 	return &prepared{params: params, cols: root.Schema(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
-		bound, err := bindPlanParams(root, vals)
-		if err != nil {
+		if err := s.e.checkPopulated(root); err != nil {
 			return "", err
 		}
-		if err := s.e.waitTablesRead(ctx, bound); err != nil {
+		if err := s.waitAcknowledged(ctx, root); err != nil {
 			return "", err
 		}
 		s.e.stateMu.RLock()
 		defer s.e.stateMu.RUnlock()
-		for _, src := range plan.Sources(bound) {
-			if src.Kind == storage.KindSystem {
-				continue
+		if s.tx != nil {
+			r, scan, done, err := s.txRead(ctx, root)
+			if err != nil {
+				return "", err
 			}
-			if d, ok := s.e.lookup(src.Name); !ok || d.ID != src.ID {
-				return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", src.Name)
+			defer done()
+			bound, err := bindPlan(root, vals, scan)
+			if err != nil {
+				return "", err
 			}
+			if err := s.e.checkSources(bound); err != nil {
+				return "", err
+			}
+			return runAndWrite(ctx, bound, r, w)
+		}
+		bound, err := bindPlanParams(root, vals)
+		if err != nil {
+			return "", err
+		}
+		if err := s.e.checkSources(bound); err != nil {
+			return "", err
 		}
 		snap := s.e.store.Snapshot()
 		defer snap.Close()
 		return runAndWrite(ctx, bound, snap, w)
 	}}
+}
+
+// checkSources fails a query whose tables or views were dropped since it
+// was bound.
+func (e *Engine) checkSources(root plan.Node) error {
+	for _, src := range plan.Sources(root) {
+		if src.Kind == storage.KindSystem {
+			continue
+		}
+		if d, ok := e.lookup(src.Name); !ok || d.ID != src.ID {
+			return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", src.Name)
+		}
+	}
+	return nil
 }
 
 // markStoredKeys sets on the scans of root the columns each scanned view
@@ -90,6 +117,12 @@ func runAndWrite(ctx context.Context, root plan.Node, r storage.Reader, w pgwire
 // bindPlanParams returns a copy of the plan with parameter values in place
 // of parameter markers (the plan itself is shared between executions).
 func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
+	return bindPlan(n, vals, nil)
+}
+
+// bindPlan is bindPlanParams that also replaces each scan by what scan
+// returns for it (when scan is not nil).
+func bindPlan(n plan.Node, vals []types.Datum, scan func(*plan.Scan) (plan.Node, error)) (plan.Node, error) {
 	var firstErr error
 	bind := func(e expr.Expr) expr.Expr {
 		if e == nil || !expr.HasParams(e) {
@@ -157,6 +190,15 @@ func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
 				rows[i] = bindAll(r)
 			}
 			return &plan.Values{Rows: rows, Cols: n.Cols}
+		case *plan.Scan:
+			if scan == nil {
+				return n
+			}
+			out, err := scan(n)
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			return out
 		}
 		return n
 	}

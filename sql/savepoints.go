@@ -167,11 +167,15 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 	e.stateMu.Lock()
 	err = e.coord.Exclusive(func() error {
 		e.rt.StopAll()
+		e.tables.reset()
 		if err := e.store.ReplaceAll(src, e.rt.CommittedEpoch()); err != nil {
 			return err
 		}
 		return e.loadCatalog()
 	})
+	if err == nil {
+		e.noteReplay(ctx)
+	}
 	e.stateMu.Unlock()
 	if err != nil {
 		return "", sqlerr.New(sqlerr.InternalError, "rollback failed: %v", err)

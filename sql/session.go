@@ -2,8 +2,10 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -20,9 +22,8 @@ type session struct {
 	// settings holds SET values of this session (client_encoding,
 	// application_name, ...), lower-case keys.
 	settings map[string]string
-	inTx     bool
-	// txSavepoints are the transaction savepoints of the open block.
-	txSavepoints []string
+	// tx is the open transaction block, nil outside one.
+	tx *txn
 	// user and database are the startup parameters, for the catalog's
 	// owner and database names.
 	user, database string
@@ -42,18 +43,26 @@ func newSession(e *Engine, startup map[string]string) *session {
 func (s *session) Split(sql string) ([]string, error) { return front.Split(sql), nil }
 
 func (s *session) TxStatus() byte {
-	if s.inTx {
-		return 'T'
+	switch {
+	case s.tx == nil:
+		return 'I'
+	case s.tx.failed:
+		return 'E'
 	}
-	return 'I'
+	return 'T'
 }
 
-func (s *session) Close() {}
+func (s *session) Close() { s.endTx() }
 
 func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Type) (pgwire.Prepared, error) {
 	st, err := front.Parse(sql)
 	if err != nil {
+		s.abort()
 		return nil, err
+	}
+	endsBlock := endsAbortedBlock(st.Node)
+	if s.tx != nil && s.tx.failed && !endsBlock {
+		return nil, errAborted()
 	}
 	if n, ok := st.Node.(ast.Node); ok {
 		numberParamMarkers(n)
@@ -64,10 +73,46 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 	}
 	p, err := s.prepare(ctx, st, params)
 	if err != nil {
+		s.abort()
 		return nil, err
 	}
 	s.applyFloatDigits(p)
+	run := p.run
+	p.run = func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
+		if s.tx != nil && s.tx.failed && !endsBlock {
+			return "", errAborted()
+		}
+		ctx, cancel, timeout := s.statementContext(ctx)
+		defer cancel()
+		tag, err := run(ctx, vals, w)
+		if err != nil {
+			if timeout() {
+				err = sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to statement timeout")
+			}
+			s.abort()
+		}
+		return tag, err
+	}
 	return p, nil
+}
+
+// abort marks the open transaction block, if any, as failed.
+func (s *session) abort() {
+	if s.tx != nil {
+		s.tx.failed = true
+	}
+}
+
+// endsAbortedBlock reports whether a statement may run in an aborted
+// transaction block: COMMIT, ROLLBACK and ROLLBACK TO SAVEPOINT.
+func endsAbortedBlock(n any) bool {
+	switch n := n.(type) {
+	case *front.Transaction:
+		return n.Action != front.TxnBegin
+	case *front.RollbackTo:
+		return n.Kind == front.PointSavepoint
+	}
+	return false
 }
 
 // applyFloatDigits makes float columns print with 15 + extra_float_digits
@@ -143,43 +188,40 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 	case *front.Flush:
 		return command(func(ctx context.Context) (string, error) { return "FLUSH", s.e.flush(ctx) }), nil
 	case *front.Transaction:
-		return command(func(context.Context) (string, error) {
+		return command(func(ctx context.Context) (string, error) {
 			switch n.Action {
 			case front.TxnBegin:
-				s.inTx = true
-				return "BEGIN", nil
+				return s.begin()
 			case front.TxnCommit:
-				s.inTx, s.txSavepoints = false, nil
-				return "COMMIT", nil
+				return s.commit(ctx)
 			}
-			s.inTx, s.txSavepoints = false, nil
-			return "ROLLBACK", nil
+			return s.rollbackTx()
 		}), nil
 	case *front.Explain:
 		return s.prepareExplain(n)
 	case *front.Checkpoint:
 		return command(s.e.checkpointNow), nil
 	case *front.Savepoint:
-		if s.inTx {
-			return s.txSavepoint(n.Name), nil
-		}
-		return command(func(ctx context.Context) (string, error) { return s.e.createSavepoint(ctx, n.Name) }), nil
+		// Inside a transaction block these are transaction savepoints
+		// (txn.go); outside, durable whole-system savepoints. Which one is
+		// decided when the statement runs.
+		durable := command(func(ctx context.Context) (string, error) { return s.e.createSavepoint(ctx, n.Name) })
+		return s.inBlockOr(s.txSavepoint(n.Name), durable), nil
 	case *front.ReleaseSavepoint:
-		if s.inTx {
-			return s.txRelease(n.Name), nil
-		}
-		return command(func(context.Context) (string, error) { return s.e.releaseSavepoint(n.Name) }), nil
+		durable := command(func(context.Context) (string, error) { return s.e.releaseSavepoint(n.Name) })
+		return s.inBlockOr(s.txRelease(n.Name), durable), nil
 	case *front.RollbackTo:
-		if s.inTx && n.Kind == front.PointSavepoint {
-			return s.txRollbackTo(n.Name), nil
-		}
-		return command(func(ctx context.Context) (string, error) {
+		durable := command(func(ctx context.Context) (string, error) {
 			m, err := s.e.resolvePoint(n.Kind, n.Name, n.ID, n.Time)
 			if err != nil {
 				return "", err
 			}
 			return s.e.rollback(ctx, m)
-		}), nil
+		})
+		if n.Kind != front.PointSavepoint {
+			return durable, nil
+		}
+		return s.inBlockOr(s.txRollbackTo(n.Name), durable), nil
 	case *front.AlterSystem:
 		return command(func(context.Context) (string, error) {
 			s.e.rt.SetPaused(n.Action == front.SystemPause)
@@ -190,6 +232,53 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 		return command(func(ctx context.Context) (string, error) { return s.e.alterStreamPosition(ctx, n) }), nil
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", statementName(st.Text))
+}
+
+// inBlockOr runs inBlock inside a transaction block and outside one
+// otherwise.
+func (s *session) inBlockOr(inBlock, outside *prepared) *prepared {
+	return &prepared{run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
+		if s.tx != nil {
+			return inBlock.run(ctx, vals, w)
+		}
+		return outside.run(ctx, vals, w)
+	}}
+}
+
+// statementContext bounds a statement by the session's statement_timeout
+// (0 or unset: no bound). timeout reports whether the bound ended it.
+func (s *session) statementContext(ctx context.Context) (context.Context, context.CancelFunc, func() bool) {
+	d, _ := parseTimeout(s.settings["statement_timeout"])
+	if d <= 0 {
+		return ctx, func() {}, func() bool { return false }
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, func() bool { return errors.Is(ctx.Err(), context.DeadlineExceeded) }
+}
+
+// parseTimeout reads a timeout setting as PostgreSQL does: a number of
+// milliseconds, or a number with a unit (us, ms, s, min, h, d).
+func parseTimeout(v string) (time.Duration, error) {
+	v = strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "'"))
+	if v == "" {
+		return 0, nil
+	}
+	i := 0
+	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.') {
+		i++
+	}
+	n, err := strconv.ParseFloat(v[:i], 64)
+	if err != nil || n < 0 {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", v).
+			WithHint("Give milliseconds, or a number with a unit: 500ms, 10s, 2min.")
+	}
+	units := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	unit, ok := units[strings.ToLower(strings.TrimSpace(v[i:]))]
+	if !ok {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", v).
+			WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
+	}
+	return time.Duration(n * float64(unit)), nil
 }
 
 // viewQuery is the statement of a view's query: st with the query as node.

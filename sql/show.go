@@ -28,6 +28,11 @@ var defaultSessionSettings = map[string]string{
 	"search_path":                 "public",
 	"transaction_isolation":       "serializable",
 	"max_identifier_length":       "63",
+	"statement_timeout":           "0",
+	// read_your_writes: a SELECT waits until every view and table it
+	// reads holds this session's earlier writes (off: read the newest
+	// committed epoch at once).
+	"read_your_writes": "on",
 }
 
 func textCols(names ...string) []types.Column {
@@ -74,7 +79,7 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 		return showResult(textCols("name", "definition", "status"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row
 			for _, d := range s.e.objects(storage.KindView) {
-				rows = append(rows, textRow(d.Name, d.Query, s.e.rt.ViewStatus(d.ID)))
+				rows = append(rows, textRow(d.Name, d.Query, s.e.viewStatus(d)))
 			}
 			return rows, nil
 		}), nil
@@ -163,6 +168,17 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 			s.settings[n.Name] = defaultSessionSettings[n.Name]
 		case n.Name == "timezone" && !strings.EqualFold(n.Value, "utc") && n.Value != "UTC" && n.Value != "Etc/UTC" && n.Value != "GMT":
 			return "", sqlerr.New(sqlerr.InvalidParameterValue, "time zone %q is not supported; streamdb runs in UTC", n.Value)
+		case n.Name == "statement_timeout":
+			if _, err := parseTimeout(n.Value); err != nil {
+				return "", err
+			}
+			s.settings[n.Name] = n.Value
+		case n.Name == "read_your_writes":
+			v, ok := parseBool(n.Value)
+			if !ok {
+				return "", sqlerr.New(sqlerr.InvalidParameterValue, "parameter \"read_your_writes\" requires a Boolean value")
+			}
+			s.settings[n.Name] = v
 		default:
 			s.settings[n.Name] = n.Value
 		}
@@ -190,4 +206,16 @@ var sessionParams = map[string]bool{
 func knownSessionParam(name string) bool {
 	_, ok := defaultSessionSettings[name]
 	return ok || sessionParams[name] || strings.Contains(name, ".")
+}
+
+// parseBool reads a Boolean setting as PostgreSQL does, returning "on" or
+// "off".
+func parseBool(v string) (string, bool) {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(v), "'")) {
+	case "on", "true", "yes", "1", "t", "y":
+		return "on", true
+	case "off", "false", "no", "0", "f", "n":
+		return "off", true
+	}
+	return "", false
 }

@@ -2,14 +2,11 @@ package sql
 
 import (
 	"context"
-	"sync"
 	"time"
 
-	"streamdb/exec"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/storage"
-	"streamdb/types"
 )
 
 // A table (CREATE TABLE without APPEND ONLY) keeps its changes in its own
@@ -21,52 +18,7 @@ import (
 // UPDATE and DELETE read that state; views over the table read the
 // changelog itself, from the table's start.
 //
-// Statements that must see the table's current contents (UPDATE, DELETE,
-// INSERT into a table with a primary key, which checks for duplicates)
-// take the table's write lock, wait until its pipeline has committed every
-// change published so far, compute their changes and publish them as one
-// changelog message before releasing the lock. Only this server writes a
-// table's subject, so this serialises all writers.
-
-// tableWriters holds per-table write locks and, for read-your-writes, the
-// JetStream sequence of each table's newest acknowledged change.
-type tableWriters struct {
-	mu      sync.Mutex
-	locks   map[uint32]*sync.Mutex
-	written map[uint32]uint64
-}
-
-func (w *tableWriters) lock(id uint32) func() {
-	w.mu.Lock()
-	if w.locks == nil {
-		w.locks = map[uint32]*sync.Mutex{}
-	}
-	l, ok := w.locks[id]
-	if !ok {
-		l = &sync.Mutex{}
-		w.locks[id] = l
-	}
-	w.mu.Unlock()
-	l.Lock()
-	return l.Unlock
-}
-
-func (w *tableWriters) wrote(id uint32, seq uint64) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.written == nil {
-		w.written = map[uint32]uint64{}
-	}
-	if seq > w.written[id] {
-		w.written[id] = seq
-	}
-}
-
-func (w *tableWriters) lastWritten(id uint32) uint64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.written[id]
-}
+// Writes go through the table's log (table_log.go, table_commit.go).
 
 // tableSubjectPrefix is where tables keep their changelogs unless CREATE
 // TABLE names a subject.
@@ -117,41 +69,4 @@ func (e *Engine) waitTableAt(ctx context.Context, d *storage.Descriptor, seq uin
 			WithHint("Run ALTER SYSTEM RESUME first.")
 	}
 	return e.waitLogged(ctx, []uint32{d.ID}, targets, what+" on table "+d.Name)
-}
-
-// waitTablesRead gives a query read-your-writes over the tables it reads:
-// it waits until each has applied the changes this server acknowledged.
-func (e *Engine) waitTablesRead(ctx context.Context, root plan.Node) error {
-	if e.rt.Paused() {
-		return nil
-	}
-	for _, src := range plan.Sources(root) {
-		if src.Kind != storage.KindTable {
-			continue
-		}
-		if seq := e.tables.lastWritten(src.ID); seq > 0 {
-			if err := e.waitLogged(ctx, []uint32{src.ID}, map[string]uint64{src.Subject: seq}, "SELECT on table "+src.Name); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// publishChanges publishes a statement's changes to a table's changelog
-// and records the newest sequence for read-your-writes.
-func (e *Engine) publishChanges(ctx context.Context, d *storage.Descriptor, cols []types.Column, changes []exec.Change) error {
-	if len(changes) == 0 {
-		return nil
-	}
-	msgs, err := exec.EncodeChangelog(cols, changes)
-	if err != nil {
-		return err
-	}
-	seq, err := e.publishSeq(ctx, d, msgs)
-	if err != nil {
-		return err
-	}
-	e.tables.wrote(d.ID, seq)
-	return nil
 }

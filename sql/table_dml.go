@@ -2,11 +2,9 @@ package sql
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/exec"
@@ -14,7 +12,6 @@ import (
 	"streamdb/pgwire"
 	"streamdb/sqlerr"
 	"streamdb/storage"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -133,7 +130,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			}
 		}
 		n := 0
-		err = s.e.changeTable(ctx, desc, "UPDATE", true, func(rows []types.Row) ([]exec.Change, error) {
+		err = s.changeTable(ctx, desc, true, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			for _, row := range rows {
 				ok, err := expr.Holds(cond, row)
@@ -193,7 +190,7 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 			return "", err
 		}
 		n := 0
-		err = s.e.changeTable(ctx, desc, "DELETE", true, func(rows []types.Row) ([]exec.Change, error) {
+		err = s.changeTable(ctx, desc, true, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			for _, row := range rows {
 				ok, err := expr.Holds(cond, row)
@@ -214,73 +211,62 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 	}}, nil
 }
 
-// changeTable runs one statement against a table: under the table's write
-// lock it waits for the table to be current, computes the changes (from
-// the table's rows when readRows), checks them against the table's keys
-// and publishes them.
-func (e *Engine) changeTable(ctx context.Context, d *storage.Descriptor, what string, readRows bool, compute func([]types.Row) ([]exec.Change, error)) error {
-	unlock := e.tables.lock(d.ID)
-	defer unlock()
+// changeTable runs one statement against a table: compute turns the
+// table's rows (when readRows) into the statement's changes. Outside a
+// transaction they are computed, checked and published under the table's
+// lock; inside one, computed against the table plus the transaction's
+// earlier changes, checked, and kept for COMMIT.
+func (s *session) changeTable(ctx context.Context, d *storage.Descriptor, readRows bool, compute func([]types.Row) ([]exec.Change, error)) error {
+	run := func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
+		var rows []types.Row
+		if readRows {
+			var err error
+			if rows, err = ts.rows(ctx); err != nil {
+				return nil, err
+			}
+		}
+		changes, err := compute(rows)
+		if err != nil {
+			return nil, err
+		}
+		return changes, checkTableChanges(d, ts.cols, changes, ts.keyTaken)
+	}
+	if s.tx == nil {
+		return s.commitWrites(ctx, []*tableWrite{{d: d, compute: run}}, nil)
+	}
+	snap, err := s.txSnapshot()
+	if err != nil {
+		return err
+	}
+	e := s.e
 	e.stateMu.RLock()
 	defer e.stateMu.RUnlock()
 	if cur, ok := e.lookup(d.Name); !ok || cur.ID != d.ID {
 		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", d.Name)
 	}
-	if err := e.waitTableCurrent(ctx, d, what); err != nil {
-		return err
-	}
-	snap := e.store.Snapshot()
-	defer snap.Close()
-	var rows []types.Row
-	if readRows {
-		scan, err := tableScan(d)
-		if err != nil {
-			return err
-		}
-		if rows, err = exec.RunBatch(ctx, scan, snap); err != nil {
-			return err
-		}
-	}
-	changes, err := compute(rows)
+	ts, err := newTableState(d, snap.snap, s.tx.pendingFor(d.ID))
 	if err != nil {
 		return err
 	}
-	cols, err := d.Schema()
+	w := s.tx.table(d)
+	changes, err := run(ctx, ts)
 	if err != nil {
 		return err
 	}
-	// A keyed table's state is keyed by its primary key (exec.TableKey),
-	// so whether a key is taken is one point read.
-	exists := func(key []byte) (bool, error) {
-		_, closer, err := snap.Get(append(exec.ViewTablePrefix(d.ID), key...))
-		if errors.Is(err, pebble.ErrNotFound) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		return true, closer.Close()
-	}
-	if err := checkTableChanges(d, cols, changes, exists); err != nil {
-		return err
-	}
-	return e.publishChanges(ctx, d, cols, changes)
+	w.stmts = append(w.stmts, changes)
+	return nil
 }
 
-// insertIntoTable publishes an INSERT's rows to a table. Rows of a table
+// insertIntoTable inserts an INSERT's rows into a table. Rows of a table
 // with a primary key are checked against its current contents.
-func (e *Engine) insertIntoTable(ctx context.Context, d *storage.Descriptor, cols []types.Column, rows []types.Row) error {
-	changes := make([]exec.Change, len(rows))
-	for i, r := range rows {
-		changes[i] = exec.Change{Row: r, Sign: exec.Insert}
-	}
-	if len(d.PrimaryKey) == 0 {
-		if err := checkTableChanges(d, cols, changes, nil); err != nil {
-			return err
+func (s *session) insertIntoTable(ctx context.Context, d *storage.Descriptor, rows []types.Row) error {
+	return s.changeTable(ctx, d, false, func([]types.Row) ([]exec.Change, error) {
+		changes := make([]exec.Change, len(rows))
+		for i, r := range rows {
+			changes[i] = exec.Change{Row: r, Sign: exec.Insert}
 		}
-		return e.publishChanges(ctx, d, cols, changes)
-	}
-	return e.changeTable(ctx, d, "INSERT", false, func([]types.Row) ([]exec.Change, error) { return changes, nil })
+		return changes, nil
+	})
 }
 
 // checkTableChanges enforces NOT NULL and primary key uniqueness on the
@@ -302,19 +288,12 @@ func checkTableChanges(d *storage.Descriptor, cols []types.Column, changes []exe
 		return nil
 	}
 	key := pkIndexes(d, cols)
-	keyOf := func(r types.Row) string {
-		var kb []byte
-		for _, k := range key {
-			kb = keyenc.Append(kb, r[k])
-		}
-		return string(kb)
-	}
 	// A key is taken if the statement inserted it already, or if the
 	// table holds it and the statement does not delete it.
 	deleted := map[string]bool{}
 	for _, ch := range changes {
 		if ch.Sign < 0 {
-			deleted[keyOf(ch.Row)] = true
+			deleted[string(rowKey(key, ch.Row))] = true
 		}
 	}
 	inserted := map[string]bool{}
@@ -322,7 +301,7 @@ func checkTableChanges(d *storage.Descriptor, cols []types.Column, changes []exe
 		if ch.Sign < 0 {
 			continue
 		}
-		k := keyOf(ch.Row)
+		k := string(rowKey(key, ch.Row))
 		taken := inserted[k]
 		if !taken && !deleted[k] {
 			var err error
@@ -331,14 +310,7 @@ func checkTableChanges(d *storage.Descriptor, cols []types.Column, changes []exe
 			}
 		}
 		if taken {
-			names := make([]string, len(key))
-			vals := make([]string, len(key))
-			for i, j := range key {
-				names[i] = cols[j].Name
-				vals[i] = types.FormatText(ch.Row[j], cols[j].Type)
-			}
-			return &sqlerr.Error{Code: "23505", Message: fmt.Sprintf("duplicate key value violates unique constraint \"%s_pkey\"", d.Name),
-				Detail: fmt.Sprintf("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))}
+			return duplicateKey(d, cols, key, ch.Row)
 		}
 		inserted[k] = true
 	}

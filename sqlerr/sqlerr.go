@@ -38,6 +38,10 @@ const (
 	ConfigFileError              = "F0000"
 	InsufficientResources        = "53000"
 	InvalidTransactionState      = "25000"
+	InFailedSQLTransaction       = "25P02"
+	SerializationFailure         = "40001"
+	ProgramLimitExceeded         = "54000"
+	TransactionResolutionUnknown = "08007"
 )
 
 // Error is an error with a SQLSTATE. Position, when non-zero, is a 1-based

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -36,6 +37,24 @@ func (s *Store) Position(obj uint32, source uint16) (SourcePosition, error) {
 	if err != nil || !ok {
 		return SourcePosition{}, err
 	}
+	return decodePosition(obj, v)
+}
+
+// PositionAt returns the position of source of obj in a snapshot (zero if
+// none): the position that the snapshot's state of obj covers.
+func PositionAt(snap *pebble.Snapshot, obj uint32, source uint16) (SourcePosition, error) {
+	v, closer, err := snap.Get(offsetKey(obj, source))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return SourcePosition{}, nil
+	}
+	if err != nil {
+		return SourcePosition{}, err
+	}
+	defer closer.Close()
+	return decodePosition(obj, v)
+}
+
+func decodePosition(obj uint32, v []byte) (SourcePosition, error) {
 	if len(v) != 16 {
 		return SourcePosition{}, fmt.Errorf("source position of object %d: bad value length %d", obj, len(v))
 	}

@@ -178,6 +178,26 @@ func publish(t *testing.T, js jetstream.JetStream, subject string, msgs ...strin
 	}
 }
 
+// publishMany publishes n messages, msg(i) for i in [0, n), with
+// asynchronous acknowledgements in rounds of a few thousand, and returns
+// once JetStream has acknowledged all.
+func publishMany(t *testing.T, js jetstream.JetStream, subject string, n int, msg func(i int) string) {
+	t.Helper()
+	ctx := testCtx(t, 2*time.Minute)
+	for i := 0; i < n; i++ {
+		if _, err := js.PublishAsync(subject, []byte(msg(i))); err != nil {
+			t.Fatalf("publishing to %s: %v", subject, err)
+		}
+		if (i+1)%4000 == 0 || i == n-1 {
+			select {
+			case <-js.PublishAsyncComplete():
+			case <-ctx.Done():
+				t.Fatalf("publishing to %s: not acknowledged in time", subject)
+			}
+		}
+	}
+}
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // showStream returns the SHOW STREAMS row of one stream as column -> value.

@@ -2,11 +2,13 @@ package savepoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/tests/testutil"
@@ -14,9 +16,9 @@ import (
 
 // TestTransactionSavepointsViaDriver: pgx nested transactions send
 // SAVEPOINT / RELEASE SAVEPOINT / ROLLBACK TO SAVEPOINT inside BEGIN ...
-// COMMIT over the extended protocol. They are transaction savepoints:
-// accepted, never durable, and they do not touch a durable savepoint of the
-// same name.
+// COMMIT over the extended protocol. They are transaction savepoints: they
+// undo or keep the block's writes, are never durable, and do not touch a
+// durable savepoint of the same name.
 func TestTransactionSavepointsViaDriver(t *testing.T) {
 	srv := startServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
@@ -43,26 +45,37 @@ func TestTransactionSavepointsViaDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := nested.Exec(ctx, "INSERT INTO ev VALUES (3, 'c', 9)"); err != nil {
+		t.Fatal(err)
+	}
 	if err := nested.Commit(ctx); err != nil { // RELEASE SAVEPOINT sp_1
 		t.Fatalf("nested Commit (RELEASE SAVEPOINT inside a transaction): %v", err)
-	}
-	if _, err := tx.Exec(ctx, "RELEASE SAVEPOINT never_made"); pgCode(err) != "3B001" {
-		t.Errorf("RELEASE of an unknown transaction savepoint: want 3B001, got %v", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// Nothing durable was made or released, and no state was rolled back
-	// (streamdb runs each statement on its own: the INSERT stays).
+	// Nothing durable was made or released, and no state was rolled back:
+	// the rolled-back INSERT is gone, the released one committed.
 	if got := savepointNames(t, conn); !equalRows([]string{"sp_1"}, got) {
 		t.Errorf("SHOW SAVEPOINTS after transaction savepoints: %q", got)
 	}
-	mustExec(t, conn, "FLUSH")
 	if got := mustRows(t, conn, "SELECT n FROM totals"); !equalRows([]string{"2"}, got) {
 		t.Errorf("totals after the transaction: %q", got)
 	}
 	if got := mustRows(t, conn, "SELECT n FROM totals AS OF SAVEPOINT sp_1"); !equalRows([]string{"1"}, got) {
 		t.Errorf("durable sp_1 after the transaction: %q", got)
+	}
+	// An unknown transaction savepoint is an error that aborts the block,
+	// whose COMMIT then rolls back, as in PostgreSQL.
+	tx, err = conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "RELEASE SAVEPOINT never_made"); pgCode(err) != "3B001" {
+		t.Errorf("RELEASE of an unknown transaction savepoint: want 3B001, got %v", err)
+	}
+	if err := tx.Commit(ctx); !errors.Is(err, pgx.ErrTxCommitRollback) {
+		t.Errorf("COMMIT of an aborted block: want %v, got %v", pgx.ErrTxCommitRollback, err)
 	}
 	// Outside the block the same statements are durable again.
 	wantCode(t, execErr(conn, time.Minute, "SAVEPOINT sp_1"), "42710", "durable SAVEPOINT sp_1 after COMMIT")

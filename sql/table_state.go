@@ -1,0 +1,138 @@
+package sql
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"streamdb/exec"
+	"streamdb/storage"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// tableState is a table as one statement sees it: the committed state in
+// a Pebble snapshot, then the changes past that state's position
+// (acknowledged commits the pipeline has not applied yet, then the
+// statement's own transaction's earlier changes), in order.
+type tableState struct {
+	d       *storage.Descriptor
+	cols    []types.Column
+	key     []int // primary key columns; nil for a table without one
+	snap    *pebble.Snapshot
+	pending []exec.Change
+}
+
+// openTableState reads table d as of now. Close it when done.
+func (e *Engine) openTableState(d *storage.Descriptor, log *tableLog) (*tableState, error) {
+	snap, pending, err := log.snapshot(e.store, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := newTableState(d, snap, pending)
+	if err != nil {
+		snap.Close()
+	}
+	return ts, err
+}
+
+// newTableState reads table d in snap with pending applied on top.
+func newTableState(d *storage.Descriptor, snap *pebble.Snapshot, pending []exec.Change) (*tableState, error) {
+	cols, err := d.Schema()
+	if err != nil {
+		return nil, err
+	}
+	ts := &tableState{d: d, cols: cols, snap: snap, pending: pending}
+	if len(d.PrimaryKey) > 0 {
+		ts.key = pkIndexes(d, cols)
+	}
+	return ts, nil
+}
+
+func (ts *tableState) close() { ts.snap.Close() }
+
+// rows returns every row of the table.
+func (ts *tableState) rows(ctx context.Context) ([]types.Row, error) {
+	scan, err := tableScan(ts.d)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := exec.RunBatch(ctx, scan, ts.snap)
+	if err != nil {
+		return nil, err
+	}
+	return applyChanges(ts.key, rows, ts.pending), nil
+}
+
+// keyTaken reports whether the table holds a row under key (a primary key
+// encoded as the state table's key, exec.TableKey).
+func (ts *tableState) keyTaken(key []byte) (bool, error) {
+	for i := len(ts.pending) - 1; i >= 0; i-- {
+		ch := ts.pending[i]
+		if string(rowKey(ts.key, ch.Row)) == string(key) {
+			return ch.Sign > 0, nil
+		}
+	}
+	_, closer, err := ts.snap.Get(append(exec.ViewTablePrefix(ts.d.ID), key...))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, closer.Close()
+}
+
+// rowKey is a row's identity in a table: its primary key in key encoding
+// (so equal keys match as the state table matches them), or, without a
+// primary key, the exact value encoding of the whole row.
+func rowKey(key []int, r types.Row) []byte {
+	if key == nil {
+		return keyenc.AppendRowValue(nil, r)
+	}
+	var b []byte
+	for _, k := range key {
+		b = keyenc.Append(b, r[k])
+	}
+	return b
+}
+
+// applyChanges returns rows with changes applied in order: a deletion
+// removes the row with the deleted row's identity (one of them, for a
+// table without a key), an insertion adds its row (replacing the row
+// under its key). rows may be reordered.
+func applyChanges(key []int, rows []types.Row, changes []exec.Change) []types.Row {
+	if len(changes) == 0 {
+		return rows
+	}
+	at := make(map[string][]int, len(rows)) // identity -> indexes into rows
+	for i, r := range rows {
+		k := string(rowKey(key, r))
+		at[k] = append(at[k], i)
+	}
+	for _, ch := range changes {
+		k := string(rowKey(key, ch.Row))
+		idx := at[k]
+		if ch.Sign < 0 {
+			if len(idx) > 0 {
+				rows[idx[len(idx)-1]] = nil
+				at[k] = idx[:len(idx)-1]
+			}
+			continue
+		}
+		if key != nil && len(idx) > 0 {
+			rows[idx[0]] = ch.Row
+			continue
+		}
+		at[k] = append(idx, len(rows))
+		rows = append(rows, ch.Row)
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
