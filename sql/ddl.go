@@ -550,16 +550,26 @@ func (e *Engine) initPositions(ctx context.Context, d *storage.Descriptor, root 
 		if !ok {
 			continue
 		}
-		first, err := e.broker.FirstSeq(ctx, src.JSStream)
+		before, err := e.sourceStart(ctx, src)
 		if err != nil {
-			return sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", src.JSStream, err)
+			return err
 		}
-		// A table's changelog starts after its StartSeq.
-		if start := max(first, src.StartSeq+1); start > 1 {
-			if err := storage.PutPosition(b, d.ID, uint16(i), storage.SourcePosition{Seq: start - 1}); err != nil {
+		if before > 0 {
+			if err := storage.PutPosition(b, d.ID, uint16(i), storage.SourcePosition{Seq: before}); err != nil {
 				return err
 			}
 		}
 	}
 	return e.store.Commit(b, true)
+}
+
+// sourceStart is the position a new view starts a source at: the
+// sequence before the oldest message JetStream still retains, or, for a
+// table's changelog, before its first message (after StartSeq).
+func (e *Engine) sourceStart(ctx context.Context, src *storage.Descriptor) (uint64, error) {
+	first, err := e.broker.FirstSeq(ctx, src.JSStream)
+	if err != nil {
+		return 0, sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", src.JSStream, err)
+	}
+	return max(first, src.StartSeq+1) - 1, nil
 }

@@ -60,16 +60,13 @@ func (e *Engine) planBackfill(ctx context.Context, d *storage.Descriptor, root p
 		if !ok {
 			continue
 		}
-		// As initPositions: a table's changelog starts after StartSeq.
-		first, err := e.broker.FirstSeq(ctx, src.JSStream)
-		if err != nil {
-			return nil, sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", src.JSStream, err)
+		if bf.Start[i], err = e.sourceStart(ctx, src); err != nil {
+			return nil, err
 		}
 		last, err := e.broker.LastSeqForSubject(ctx, src.JSStream, src.Subject)
 		if err != nil {
 			return nil, sqlerr.New(sqlerr.InternalError, "read end of subject %s: %v", src.Subject, err)
 		}
-		bf.Start[i] = max(first, src.StartSeq+1) - 1
 		if last > bf.Start[i] {
 			bf.Target[i] = last
 			some = true

@@ -48,6 +48,20 @@ func (s *session) waitAcknowledged(ctx context.Context, root plan.Node) error {
 	return s.e.waitAcknowledged(ctx, s.settings["read_your_writes"] != "off", objs)
 }
 
+// waitAllAcknowledged waits until every table and every populated view
+// holds every acknowledged write, so that a CHECKPOINT or SAVEPOINT taken
+// after a write holds it. (A view still populating may be far behind; it
+// is not read until it catches up anyway.)
+func (s *session) waitAllAcknowledged(ctx context.Context) error {
+	objs := s.e.objects(storage.KindTable)
+	for _, v := range s.e.objects(storage.KindView) {
+		if _, _, populating := s.e.populatingProgress(v); !populating {
+			objs = append(objs, v)
+		}
+	}
+	return s.e.waitAcknowledged(ctx, s.settings["read_your_writes"] != "off", objs)
+}
+
 // waitAcknowledged waits until the running tables and views among objs
 // have committed an epoch holding every acknowledged write to their
 // inputs, unless !enabled or the server is paused.

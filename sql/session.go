@@ -200,12 +200,22 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 	case *front.Explain:
 		return s.prepareExplain(n)
 	case *front.Checkpoint:
-		return command(s.e.checkpointNow), nil
+		return command(func(ctx context.Context) (string, error) {
+			if err := s.waitAllAcknowledged(ctx); err != nil {
+				return "", err
+			}
+			return s.e.checkpointNow(ctx)
+		}), nil
 	case *front.Savepoint:
 		// Inside a transaction block these are transaction savepoints
 		// (txn.go); outside, durable whole-system savepoints. Which one is
 		// decided when the statement runs.
-		durable := command(func(ctx context.Context) (string, error) { return s.e.createSavepoint(ctx, n.Name) })
+		durable := command(func(ctx context.Context) (string, error) {
+			if err := s.waitAllAcknowledged(ctx); err != nil {
+				return "", err
+			}
+			return s.e.createSavepoint(ctx, n.Name)
+		})
 		return s.inBlockOr(s.txSavepoint(n.Name), durable), nil
 	case *front.ReleaseSavepoint:
 		durable := command(func(context.Context) (string, error) { return s.e.releaseSavepoint(n.Name) })

@@ -133,6 +133,14 @@ func wantCode(t *testing.T, err error, code string) *pgconn.PgError {
 	return pe
 }
 
+// wantExecCode runs one statement with the simple protocol and checks that
+// it fails with the given SQLSTATE.
+func wantExecCode(t *testing.T, conn *pgx.Conn, sql, code string) *pgconn.PgError {
+	t.Helper()
+	_, err := conn.Exec(testCtx(t, 30*time.Second), sql, pgx.QueryExecModeSimpleProtocol)
+	return wantCode(t, err, code)
+}
+
 // poll calls check until it returns nil or the deadline passes; the last
 // error fails the test.
 func poll(t *testing.T, timeout time.Duration, check func() error) {

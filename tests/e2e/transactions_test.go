@@ -57,12 +57,9 @@ func TestTransactionBlocks(t *testing.T) {
 
 	t.Run("error aborts the block", func(t *testing.T) {
 		exec(t, conn, "BEGIN", "INSERT INTO t1 VALUES (2, 2, 2)")
-		_, err := conn.Exec(testCtx(t, 10*time.Second), "SELECT 1/0", pgx.QueryExecModeSimpleProtocol)
-		wantCode(t, err, "22012")
-		_, err = conn.Exec(testCtx(t, 10*time.Second), "INSERT INTO t1 VALUES (3, 3, 3)", pgx.QueryExecModeSimpleProtocol)
-		wantCode(t, err, "25P02")
-		_, err = conn.Exec(testCtx(t, 10*time.Second), "SELECT 1", pgx.QueryExecModeSimpleProtocol)
-		wantCode(t, err, "25P02")
+		wantExecCode(t, conn, "SELECT 1/0", "22012")
+		wantExecCode(t, conn, "INSERT INTO t1 VALUES (3, 3, 3)", "25P02")
+		wantExecCode(t, conn, "SELECT 1", "25P02")
 		tag, err := conn.Exec(testCtx(t, 10*time.Second), "COMMIT", pgx.QueryExecModeSimpleProtocol)
 		if err != nil || tag.String() != "ROLLBACK" {
 			t.Fatalf("COMMIT of an aborted block: tag %q, err %v; want tag ROLLBACK", tag, err)
@@ -81,10 +78,8 @@ func TestTransactionBlocks(t *testing.T) {
 		wantRows(t, conn, "SELECT * FROM t1 ORDER BY k", "1 1 1", "4 4 4")
 		// An error after a savepoint: ROLLBACK TO it recovers the block.
 		exec(t, conn, "SAVEPOINT b", "INSERT INTO t1 VALUES (6, 6, 6)")
-		_, err := conn.Exec(testCtx(t, 10*time.Second), "INSERT INTO t1 VALUES (4, 0, 0)", pgx.QueryExecModeSimpleProtocol)
-		wantCode(t, err, "23505")
-		_, err = conn.Exec(testCtx(t, 10*time.Second), "RELEASE SAVEPOINT b", pgx.QueryExecModeSimpleProtocol)
-		wantCode(t, err, "25P02")
+		wantExecCode(t, conn, "INSERT INTO t1 VALUES (4, 0, 0)", "23505")
+		wantExecCode(t, conn, "RELEASE SAVEPOINT b", "25P02")
 		exec(t, conn, "ROLLBACK TO SAVEPOINT b",
 			"UPDATE t1 SET v2 = 9 WHERE k = 4",
 			"SAVEPOINT c", "DELETE FROM t1 WHERE k = 1", "RELEASE SAVEPOINT c",
@@ -100,8 +95,7 @@ func TestTransactionBlocks(t *testing.T) {
 			"DELETE FROM t1 WHERE k = 4",
 			"INSERT INTO t1 VALUES (4, 40, 0)",
 			"UPDATE t1 SET k = k + 100")
-		_, err := conn.Exec(testCtx(t, 10*time.Second), "INSERT INTO t1 VALUES (110, 0, 0)", pgx.QueryExecModeSimpleProtocol)
-		wantCode(t, err, "23505")
+		wantExecCode(t, conn, "INSERT INTO t1 VALUES (110, 0, 0)", "23505")
 		exec(t, conn, "ROLLBACK")
 		exec(t, conn, "BEGIN",
 			"INSERT INTO t1 VALUES (10, 1, 0)",
@@ -134,18 +128,15 @@ func TestStatementAtomicity(t *testing.T) {
 		"CREATE TABLE lossy (id BIGINT PRIMARY KEY, t TEXT)",
 		fmt.Sprintf("INSERT INTO lossy VALUES (1000, '%s')", big))
 
-	_, err := conn.Exec(testCtx(t, 30*time.Second), "UPDATE lossy SET t = t||t||t WHERE id = 1000", pgx.QueryExecModeSimpleProtocol)
-	wantCode(t, err, "54000")
+	wantExecCode(t, conn, "UPDATE lossy SET t = t||t||t WHERE id = 1000", "54000")
 	wantRows(t, conn, "SELECT id, length(t) FROM lossy", "1000 500000")
 
 	huge := strings.Repeat("y", 1_100_000)
-	_, err = conn.Exec(testCtx(t, 30*time.Second), fmt.Sprintf("INSERT INTO lossy VALUES (200, 'small'), (201, '%s')", huge), pgx.QueryExecModeSimpleProtocol)
-	wantCode(t, err, "54000")
+	wantExecCode(t, conn, fmt.Sprintf("INSERT INTO lossy VALUES (200, 'small'), (201, '%s')", huge), "54000")
 	wantRows(t, conn, "SELECT id FROM lossy ORDER BY id", "1000")
 
 	// A duplicate key in the middle of a multi-row INSERT: nothing lands.
-	_, err = conn.Exec(testCtx(t, 30*time.Second), "INSERT INTO lossy VALUES (300, 'a'), (1000, 'b'), (301, 'c')", pgx.QueryExecModeSimpleProtocol)
-	wantCode(t, err, "23505")
+	wantExecCode(t, conn, "INSERT INTO lossy VALUES (300, 'a'), (1000, 'b'), (301, 'c')", "23505")
 	wantRows(t, conn, "SELECT id FROM lossy ORDER BY id", "1000")
 	// The server goes on serving.
 	exec(t, conn, "INSERT INTO lossy VALUES (2, 'ok')")
@@ -174,8 +165,7 @@ func TestReadYourWrites(t *testing.T) {
 	wantRows(t, conn, "SELECT n, s FROM total", "20 155")
 	exec(t, conn, "SET read_your_writes = off")
 	wantRows(t, conn, "SHOW read_your_writes", "off")
-	_, err := conn.Exec(testCtx(t, 10*time.Second), "SET read_your_writes = maybe", pgx.QueryExecModeSimpleProtocol)
-	wantCode(t, err, "22023")
+	wantExecCode(t, conn, "SET read_your_writes = maybe", "22023")
 }
 
 // Concurrent transactions that read and write the same rows never lose
@@ -339,17 +329,14 @@ func TestStatementTimeout(t *testing.T) {
 		t.Errorf("message %q does not name the statement timeout", pe.Message)
 	}
 	exec(t, conn, "RESET statement_timeout")
-	_, err = conn.Exec(ctx, "SELECT * FROM slow", pgx.QueryExecModeSimpleProtocol)
-	wantCode(t, err, "42P01")
+	wantExecCode(t, conn, "SELECT * FROM slow", "42P01")
 
 	exec(t, conn, "CREATE MATERIALIZED VIEW quick AS SELECT count(*) AS n FROM big",
 		"ALTER SYSTEM PAUSE")
 	publishMany(t, js, "big", 200_000, func(i int) string { return fmt.Sprintf(`{"id":%d,"pad":"%s"}`, i, pad) })
 	exec(t, conn, "ALTER SYSTEM RESUME", "SET statement_timeout = 1")
-	_, err = conn.Exec(ctx, "FLUSH", pgx.QueryExecModeSimpleProtocol)
-	wantCode(t, err, "57014")
-	_, err = conn.Exec(ctx, "SET statement_timeout = '5 parsecs'", pgx.QueryExecModeSimpleProtocol)
-	wantCode(t, err, "22023")
+	wantExecCode(t, conn, "FLUSH", "57014")
+	wantExecCode(t, conn, "SET statement_timeout = '5 parsecs'", "22023")
 	exec(t, conn, "RESET statement_timeout", "FLUSH")
 	wantRows(t, conn, "SELECT n FROM quick", "400000")
 }
