@@ -139,19 +139,34 @@ func NullIf(a, b Expr) (Expr, error) {
 
 // In builds "e IN (list)" with SQL's NULL rules (NOT IN when not is set).
 func In(e Expr, list []Expr, not bool) (Expr, error) {
-	var out Expr
-	for _, item := range list {
+	// The equalities are ORed as a balanced tree, so that a list of any
+	// length nests only log2(len) deep (evaluation recurses per level).
+	terms := make([]Expr, len(list))
+	for i, item := range list {
 		eq, err := Binary("=", e, item)
 		if err != nil {
 			return nil, err
 		}
-		if out == nil {
-			out = eq
-			continue
+		terms[i] = eq
+	}
+	for len(terms) > 1 {
+		next := terms[:0:0]
+		for i := 0; i < len(terms); i += 2 {
+			if i+1 == len(terms) {
+				next = append(next, terms[i])
+				continue
+			}
+			or, err := Binary("OR", terms[i], terms[i+1])
+			if err != nil {
+				return nil, err
+			}
+			next = append(next, or)
 		}
-		if out, err = Binary("OR", out, eq); err != nil {
-			return nil, err
-		}
+		terms = next
+	}
+	var out Expr
+	if len(terms) == 1 {
+		out = terms[0]
 	}
 	if not {
 		return Not(out)

@@ -81,7 +81,15 @@ type binder struct {
 	params []types.Type
 	// windows maps the window calls of the query to their rank columns.
 	windows map[*ast.WindowFuncExpr]int
+	// depth is how deeply bindExpr calls are nested now.
+	depth int
 }
+
+// maxExprDepth bounds how deeply expressions nest (parentheses, operator
+// chains such as 1+1+...+1). Binding, planning and evaluation recurse once
+// per level, so without a bound a long enough query overflows the stack
+// and kills the server; PostgreSQL answers such queries with 54001 too.
+const maxExprDepth = 10000
 
 // boundParams tracks the parameters of a statement: Params maps TiDB's
 // '?' marker order to PostgreSQL's $n.
@@ -145,6 +153,12 @@ func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
 func (v *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 func (b *binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
+	if b.depth >= maxExprDepth {
+		return nil, sqlerr.New(sqlerr.StatementTooComplex, "stack depth limit exceeded: expressions nest more than %d levels deep", maxExprDepth).
+			WithHint("Simplify the expression: fewer nested parentheses or chained operators (a long IN list is fine).")
+	}
+	b.depth++
+	defer func() { b.depth-- }()
 	e, err := b.bindExprInner(n, s)
 	if err == nil {
 		b.stmt.note(e)

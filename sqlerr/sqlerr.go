@@ -41,6 +41,7 @@ const (
 	InFailedSQLTransaction       = "25P02"
 	SerializationFailure         = "40001"
 	ProgramLimitExceeded         = "54000"
+	StatementTooComplex          = "54001"
 	TransactionResolutionUnknown = "08007"
 )
 
