@@ -40,6 +40,9 @@ var Settings = []Setting{
 	{"state.checkpoints.dir", "", "where checkpoints go (default <data dir>/checkpoints)"},
 	{"state.checkpoints.num-retained", "3", "completed periodic checkpoints kept"},
 	{"state.savepoints.dir", "", "where savepoints go (default <data dir>/savepoints)"},
+	{"ssl_cert_file", "", "PEM certificate (chain) for TLS; with ssl_key_file the server accepts sslmode=require (flag --tls-cert); read at start"},
+	{"ssl_key_file", "", "PEM private key of ssl_cert_file (flag --tls-key); read at start"},
+	{"ssl_require_remote", "false", "refuse connections that did not negotiate TLS unless they come from loopback (28000); needs ssl_cert_file (flag --tls-require-remote); read at start"},
 	{"synchronous_commit", "on", "on: a write acknowledged over SQL (INSERT, UPDATE, DELETE, COMMIT) is fsynced first and survives an OS crash; off: it survives a crash of the process only, and writes are faster"},
 }
 
@@ -51,6 +54,9 @@ type Config struct {
 	NATSURL     string
 	ConfigFile  string
 	RestoreFrom string
+	// PasswordFile is the file holding the bootstrap superuser's password
+	// (--password-file); it is read once at start.
+	PasswordFile string
 	// Values holds every setting of Settings by key, as text.
 	Values map[string]string
 }
@@ -161,7 +167,7 @@ func validate(key, value string) error {
 	case "synchronous_commit":
 		// PostgreSQL's values; with one server, local and remote_* are on.
 		return oneOf("on", "off", "local", "remote_write", "remote_apply", "true", "false")
-	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async":
+	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async", "ssl_require_remote":
 		return oneOf("true", "false")
 	case "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
 		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator":

@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -27,10 +28,17 @@ const (
 // is owned by the connection's goroutine (serve).
 type conn struct {
 	srv *Server
+	// nc is the client's socket. Deadlines and Close act on it even after
+	// TLS starts; messages then go through tls instead.
 	nc  net.Conn
-	be  *pgproto3.Backend
-	w   *msgWriter
-	log *slog.Logger
+	tls *tls.Conn // set once an SSLRequest started TLS
+	// inBytes counts what the Backend has read from nc before TLS, so
+	// startup can tell whether the client sent anything after its
+	// SSLRequest.
+	inBytes *countingReader
+	be      *pgproto3.Backend
+	w       *msgWriter
+	log     *slog.Logger
 	// ctx is cancelled with cause errShutdown when the server shuts down.
 	ctx context.Context
 
@@ -62,9 +70,22 @@ func newConn(s *Server, nc net.Conn) *conn {
 		stmts:   make(map[string]*statement),
 		portals: make(map[string]*portal),
 	}
-	c.be = pgproto3.NewBackend(nc, nc)
+	c.inBytes = &countingReader{r: nc}
+	c.be = pgproto3.NewBackend(c.inBytes, nc)
 	c.be.SetMaxBodyLen(maxMessageSize)
 	return c
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.n += int64(n)
+	return n, err
 }
 
 // serve runs the connection to completion: startup, then one frontend

@@ -2,6 +2,9 @@ package pgwire
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"log/slog"
 	"net"
@@ -24,6 +27,11 @@ type Server struct {
 	engine Engine
 	log    *slog.Logger
 
+	// Set by SetSecurity before Serve, read-only afterwards.
+	sec        Security
+	cbData     []byte // tls-server-end-point binding data of sec.TLS's certificate
+	mockSecret []byte // salts the mock SCRAM exchange of unknown users
+
 	// baseCtx is the parent of every connection's context. Shutdown cancels
 	// it with errShutdown as the cause, which interrupts running queries.
 	baseCtx    context.Context
@@ -45,15 +53,73 @@ func NewServer(engine Engine, logger *slog.Logger) *Server {
 		logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
+	mockSecret := make([]byte, 32)
+	rand.Read(mockSecret)
 	return &Server{
 		engine:     engine,
 		log:        logger,
+		mockSecret: mockSecret,
 		baseCtx:    ctx,
 		cancelBase: cancel,
 		done:       make(chan struct{}),
 		listeners:  make(map[net.Listener]struct{}),
 		conns:      make(map[*conn]struct{}),
 		keys:       make(map[uint32]*conn),
+	}
+}
+
+// Security says how clients authenticate and whether they may use TLS. The
+// zero value is what a server without --tls-cert and without a password
+// does: SSLRequest is declined, loopback clients are trusted and everyone
+// else is refused.
+type Security struct {
+	// TLS, when set, makes the server answer SSLRequest with 'S' and run
+	// TLS with this configuration.
+	TLS *tls.Config
+	// RequireTLSRemote refuses connections that did not negotiate TLS
+	// unless they come from loopback (28000).
+	RequireTLSRemote bool
+	// Auth, when set, makes every connection (loopback too) authenticate
+	// with SCRAM-SHA-256 against the verifiers it holds. When nil, loopback
+	// connections are trusted and others refused.
+	Auth Authenticator
+}
+
+// Authenticator looks up the password verifier of a user. The engine
+// supplies it (a fixed bootstrap superuser today; its catalog of users
+// once there are users).
+type Authenticator interface {
+	// SCRAMVerifier returns user's SCRAM-SHA-256 verifier. A nil verifier
+	// (and nil error) means the user does not exist or may not log in:
+	// the client then runs a mock exchange and fails with 28P01, as for
+	// a wrong password. An error is sent to the client as FATAL.
+	SCRAMVerifier(ctx context.Context, user string) (*SCRAMVerifier, error)
+}
+
+// StaticUsers is an Authenticator over a fixed map of user name to
+// verifier.
+type StaticUsers map[string]*SCRAMVerifier
+
+// SCRAMVerifier implements Authenticator.
+func (u StaticUsers) SCRAMVerifier(_ context.Context, user string) (*SCRAMVerifier, error) {
+	return u[user], nil
+}
+
+// SetSecurity configures TLS and authentication. Call it before Serve.
+func (s *Server) SetSecurity(sec Security) {
+	s.sec = sec
+	s.cbData = nil
+	// Channel binding needs the certificate the client saw: with exactly
+	// one configured certificate it is that one.
+	if sec.TLS != nil && len(sec.TLS.Certificates) == 1 && sec.TLS.GetCertificate == nil {
+		cert := sec.TLS.Certificates[0]
+		leaf := cert.Leaf
+		if leaf == nil && len(cert.Certificate) > 0 {
+			leaf, _ = x509.ParseCertificate(cert.Certificate[0])
+		}
+		if leaf != nil {
+			s.cbData = endPointHash(leaf)
+		}
 	}
 }
 

@@ -50,11 +50,16 @@ func parseConfig(args []string) (*config.Config, error) {
 	natsURL := fs.String("nats-url", "", "use this NATS server or cluster instead of the embedded one")
 	configFile := fs.String("config", "", "YAML file of settings (flat keys, as in flink-conf.yaml)")
 	restoreFrom := fs.String("restore-from", "", "start from this checkpoint or savepoint directory")
+	tlsCert := fs.String("tls-cert", "", "PEM certificate for TLS (setting ssl_cert_file)")
+	tlsKey := fs.String("tls-key", "", "PEM private key for TLS (setting ssl_key_file)")
+	tlsRequireRemote := fs.Bool("tls-require-remote", false, "refuse non-TLS connections except from loopback (setting ssl_require_remote)")
+	passwordFile := fs.String("password-file", "", "file holding the password of user streamdb (or set STREAMDB_PASSWORD)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	cfg.Listen, cfg.DataDir, cfg.NATSListen, cfg.NATSURL = *listen, *dataDir, *natsListen, *natsURL
 	cfg.ConfigFile, cfg.RestoreFrom = *configFile, *restoreFrom
+	cfg.PasswordFile = *passwordFile
 	if err := cfg.LoadEnv(os.Getenv); err != nil {
 		return nil, err
 	}
@@ -67,6 +72,21 @@ func parseConfig(args []string) (*config.Config, error) {
 		if err := cfg.LoadFile(cfg.AutoFile()); err != nil {
 			return nil, err
 		}
+	}
+	// The TLS flags beat every other source of their settings.
+	flagSettings := map[string]struct{ key, value string }{
+		"tls-cert":           {"ssl_cert_file", *tlsCert},
+		"tls-key":            {"ssl_key_file", *tlsKey},
+		"tls-require-remote": {"ssl_require_remote", fmt.Sprint(*tlsRequireRemote)},
+	}
+	var flagErr error
+	fs.Visit(func(f *flag.Flag) {
+		if s, ok := flagSettings[f.Name]; ok && flagErr == nil {
+			flagErr = cfg.Set(s.key, s.value)
+		}
+	})
+	if flagErr != nil {
+		return nil, flagErr
 	}
 	return cfg, nil
 }
@@ -83,6 +103,10 @@ func run(args []string) error {
 		return err
 	}
 	defer stopProfile()
+	sec, err := serverSecurity(cfg, log)
+	if err != nil {
+		return err
+	}
 	engine, err := sql.Open(cfg, log)
 	if err != nil {
 		return err
@@ -93,6 +117,7 @@ func run(args []string) error {
 		return fmt.Errorf("listen on %s: %w (choose another address with --listen)", cfg.Listen, err)
 	}
 	srv := pgwire.NewServer(engine, log)
+	srv.SetSecurity(sec)
 	log.Info("streamdb ready", "listen", ln.Addr().String(), "nats", engine.NATSURL(), "data_dir", cfg.DataDir)
 
 	served := make(chan error, 1)
