@@ -62,22 +62,38 @@ func (e *Engine) createSavepoint(ctx context.Context, name string) (string, erro
 	return "SAVEPOINT", nil
 }
 
-// validPointName keeps savepoint names usable as directory names.
+// validPointName refuses savepoint names that are not identifiers (42602):
+// a name is one directory under state.savepoints.dir, never a path.
 func validPointName(name string) error {
-	if name == "" || name == "." || name == ".." || filepath.Base(name) != name || len(name) > 63 {
-		return sqlerr.New(sqlerr.InvalidName, "invalid savepoint name %q", name)
+	if err := checkpoint.CheckSavepointName(name); err != nil {
+		return pointNameError(err)
 	}
 	return nil
 }
 
+// pointNameError turns a *checkpoint.NameError into 42602 with a hint;
+// other errors pass through.
+func pointNameError(err error) error {
+	var ne *checkpoint.NameError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	return sqlerr.New(sqlerr.InvalidName, "%s", ne.Error()).
+		WithHint("A savepoint name is an identifier of at most %d bytes: no / or \\, no control characters, not starting with a dot.", checkpoint.MaxSavepointNameLen)
+}
+
 func (e *Engine) releaseSavepoint(name string) (string, error) {
-	e.retirePoint(filepath.Join(e.checkpointSettings().SavepointsDir, name))
-	err := checkpoint.ReleaseSavepoint(e.checkpointSettings().SavepointsDir, name)
+	root := e.checkpointSettings().SavepointsDir
+	path, err := checkpoint.SavepointPath(root, name)
+	if err == nil {
+		e.retirePoint(path)
+		err = checkpoint.ReleaseSavepoint(root, name)
+	}
 	if errors.Is(err, checkpoint.ErrNoSuchPoint) {
 		return "", sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
 	}
 	if err != nil {
-		return "", err
+		return "", pointNameError(err)
 	}
 	e.log.Info("released savepoint", "name", name)
 	return "RELEASE", nil
@@ -94,6 +110,10 @@ func (e *Engine) resolvePoint(kind front.PointKind, name, id, ts string) (*check
 		m, err = checkpoint.FindSavepoint(s.SavepointsDir, name)
 		if errors.Is(err, checkpoint.ErrNoSuchPoint) || errors.Is(err, os.ErrNotExist) {
 			return nil, sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
+		}
+		var ne *checkpoint.NameError
+		if errors.As(err, &ne) {
+			return nil, pointNameError(err)
 		}
 	case front.PointCheckpoint:
 		n, perr := strconv.ParseUint(id, 10, 64)

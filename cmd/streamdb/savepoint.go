@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/checkpoint"
 )
 
 // savepointCommand runs `streamdb savepoint create|list|release|rollback`
@@ -44,6 +46,12 @@ func savepointCommand(args []string, out io.Writer) error {
 	default:
 		fs.Usage()
 		return fmt.Errorf("bad arguments: %s", strings.Join(rest, " "))
+	}
+	if len(rest) == 2 {
+		// The server refuses such names too; checking here sends nothing.
+		if err := checkpoint.CheckSavepointName(rest[1]); err != nil {
+			return fmt.Errorf("%v (SQLSTATE 42602); a savepoint name is an identifier of at most %d bytes: no / or \\, no control characters, not starting with a dot", err, checkpoint.MaxSavepointNameLen)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
