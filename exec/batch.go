@@ -49,7 +49,7 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		if err != nil {
 			return nil, err
 		}
-		return batchJoin(n, left, right)
+		return batchJoin(ctx, n, left, right)
 	case *plan.Union:
 		var out []types.Row
 		for _, in := range n.Inputs {

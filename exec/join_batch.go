@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"context"
+
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/storage/keyenc"
@@ -35,8 +37,18 @@ func nullRow(n int) types.Row { return make(types.Row, n) }
 func joinMatches(cond expr.Expr, row types.Row) (bool, error) { return expr.Holds(cond, row) }
 
 // batchJoin is a hash join of two row sets.
-func batchJoin(j *plan.Join, left, right []types.Row) ([]types.Row, error) {
+func batchJoin(ctx context.Context, j *plan.Join, left, right []types.Row) ([]types.Row, error) {
 	nl, nr := len(j.Left.Schema()), len(j.Right.Schema())
+	// visited counts candidate pairs and built rows since the last
+	// budget check (charge), so that a join that builds or tries many
+	// rows notices cancellation and its memory bound.
+	visited, built := 0, 0
+	check := func() error {
+		visited = 0
+		err := charge(ctx, built, nl+nr)
+		built = 0
+		return err
+	}
 	index := map[string][]int{}
 	var buf []byte
 	for i, r := range right {
@@ -58,6 +70,11 @@ func batchJoin(j *plan.Join, left, right []types.Row) ([]types.Row, error) {
 		matched := false
 		if ok {
 			for _, ri := range index[string(k)] {
+				if visited++; visited >= checkEvery {
+					if err := check(); err != nil {
+						return nil, err
+					}
+				}
 				row := concatRows(l, right[ri])
 				pass, err := joinMatches(j.Cond, row)
 				if err != nil {
@@ -65,6 +82,7 @@ func batchJoin(j *plan.Join, left, right []types.Row) ([]types.Row, error) {
 				}
 				if pass {
 					out = append(out, row)
+					built++
 					matched = true
 					rightMatched[ri] = true
 				}

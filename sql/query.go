@@ -23,6 +23,8 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 		if err := s.waitAcknowledged(ctx, root); err != nil {
 			return "", err
 		}
+		limit, _ := parseMemory(s.settings["query_max_memory"])
+		ctx = exec.WithMemoryLimit(ctx, limit)
 		s.e.stateMu.RLock()
 		defer s.e.stateMu.RUnlock()
 		if s.tx != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"streamdb/config"
@@ -33,6 +34,9 @@ var defaultSessionSettings = map[string]string{
 	// reads holds this session's earlier writes (off: read the newest
 	// committed epoch at once).
 	"read_your_writes": "on",
+	// query_max_memory bounds the rows an ad-hoc query builds in memory
+	// (53200 past it); PostgreSQL's units (kB, MB, GB), 0 for no bound.
+	"query_max_memory": "1GB",
 }
 
 func textCols(names ...string) []types.Column {
@@ -173,6 +177,11 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 				return "", err
 			}
 			s.settings[n.Name] = n.Value
+		case n.Name == "query_max_memory":
+			if _, err := parseMemory(n.Value); err != nil {
+				return "", err
+			}
+			s.settings[n.Name] = n.Value
 		case n.Name == "read_your_writes":
 			v, ok := parseBool(n.Value)
 			if !ok {
@@ -218,4 +227,22 @@ func parseBool(v string) (string, bool) {
 		return "off", true
 	}
 	return "", false
+}
+
+// parseMemory reads a memory setting as PostgreSQL does: a number of
+// kilobytes, or a number with a unit (B, kB, MB, GB, TB).
+func parseMemory(v string) (int64, error) {
+	v = strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "'"))
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(v[:i], 10, 64)
+	units := map[string]int64{"": 1 << 10, "b": 1, "kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "tb": 1 << 40}
+	unit, ok := units[strings.ToLower(strings.TrimSpace(v[i:]))]
+	if err != nil || !ok || n > (1<<62)/unit {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"query_max_memory\": %q", v).
+			WithHint("Give a size such as 512MB or 2GB (0 for no bound).")
+	}
+	return n * unit, nil
 }

@@ -42,6 +42,7 @@ const (
 	SerializationFailure         = "40001"
 	ProgramLimitExceeded         = "54000"
 	StatementTooComplex          = "54001"
+	OutOfMemory                  = "53200"
 	TransactionResolutionUnknown = "08007"
 )
 
