@@ -26,8 +26,8 @@ func TestDDLSurvivesCheckpointDirChange(t *testing.T) {
 	conn := srv.Conn(t)
 	// Checkpoints in the default directory that know only table a.
 	mustExec(t, conn, "CREATE TABLE a (id BIGINT PRIMARY KEY, v VARCHAR)",
-		"INSERT INTO a VALUES (1, 'one')", "CHECKPOINT",
-		fmt.Sprintf("ALTER SYSTEM SET state.checkpoints.dir = '%s'", other))
+		"INSERT INTO a VALUES (1, 'one')", "CHECKPOINT")
+	setAutoFile(t, srv.DataDir, "state.checkpoints.dir", other)
 	srv.Restart(t)
 	conn = srv.Conn(t)
 	if got := setting(t, conn, "state.checkpoints.dir"); got != other {
@@ -66,6 +66,21 @@ func TestDDLSurvivesCheckpointDirChange(t *testing.T) {
 	}
 }
 
+// setAutoFile adds key: value to <data dir>/streamdb.auto.yaml, as an
+// operator would: SQL may not set directories (issue 16), and the file is
+// read at the next start.
+func setAutoFile(t testing.TB, dataDir, key, value string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dataDir, "streamdb.auto.yaml"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "%s: %q\n", key, value); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestRecoveryRefusesToLoseDDL: when the checkpoint that recorded the last
 // DDL is gone and only older ones remain, the server does not start from
 // an older point; it says what is missing and how to go on.
@@ -76,8 +91,8 @@ func TestRecoveryRefusesToLoseDDL(t *testing.T) {
 	cfg := writeConfig(t, "execution.checkpointing.interval=0")
 	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg})
 	conn := srv.Conn(t)
-	mustExec(t, conn, "CREATE TABLE a (id BIGINT PRIMARY KEY)", "CHECKPOINT",
-		fmt.Sprintf("ALTER SYSTEM SET state.checkpoints.dir = '%s'", other))
+	mustExec(t, conn, "CREATE TABLE a (id BIGINT PRIMARY KEY)", "CHECKPOINT")
+	setAutoFile(t, srv.DataDir, "state.checkpoints.dir", other)
 	srv.Restart(t)
 	conn = srv.Conn(t)
 	mustExec(t, conn, "CREATE TABLE b (id BIGINT PRIMARY KEY)", "ALTER SYSTEM RESET state.checkpoints.dir")
