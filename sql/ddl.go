@@ -50,8 +50,8 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 			subject = tableSubjectPrefix + n.Name
 		}
 	}
-	if strings.ContainsAny(subject, " \t*>") {
-		return "", sqlerr.New(sqlerr.InvalidParameterValue, "subject %q must be a literal NATS subject without spaces or wildcards", subject)
+	if err := checkSubject(subject, n.Options); err != nil {
+		return "", err
 	}
 	format := strings.ToLower(n.Options["format"])
 	if format == "" {
