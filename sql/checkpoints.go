@@ -97,8 +97,14 @@ func (e *Engine) checkpointNow(ctx context.Context) (string, error) {
 	return "CHECKPOINT", nil
 }
 
-// pathSettings name directories: SQL never changes them.
-var pathSettings = map[string]bool{"state.checkpoints.dir": true, "state.savepoints.dir": true}
+// serverOnlySettings are chosen by whoever runs the server and never by a
+// client: directories (a client that could point them elsewhere could make
+// the server write, read or delete outside its own directories) and the
+// TLS files and policy (a client could turn the TLS requirement off).
+var serverOnlySettings = map[string]bool{
+	"state.checkpoints.dir": true, "state.savepoints.dir": true,
+	"ssl_cert_file": true, "ssl_key_file": true, "ssl_require_remote": true,
+}
 
 // setServerSetting applies SET / ALTER SYSTEM SET of a server setting; ALTER
 // SYSTEM also persists it in the data directory's auto file.
@@ -113,20 +119,17 @@ func (e *Engine) setServerSetting(n *front.Set) error {
 	if err := next.Set(n.Name, value); err != nil {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "%s", err.Error())
 	}
-	if pathSettings[n.Name] && !n.Reset {
-		// Directories are chosen by whoever runs the server, never by a
-		// client: a client that could point them elsewhere could make the
-		// server write, read or delete outside its own directories. As
-		// PostgreSQL does for data_directory: 55P02, SET and ALTER SYSTEM
-		// SET alike. RESET (back to the default) stays allowed.
+	if serverOnlySettings[n.Name] && !n.Reset {
+		// As PostgreSQL does for data_directory: 55P02, SET and ALTER
+		// SYSTEM SET alike. RESET (back to the default) stays allowed.
 		what := "cannot be changed"
 		if !n.System {
 			what = "cannot be changed without restarting the server"
 		}
 		return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q %s", n.Name, what).
-			WithHint("Directories are set only where the server is started: put %s in the --config file or set %s, then restart the server.", n.Name, config.EnvName(n.Name))
+			WithHint("This is set only where the server is started: put %s in the --config file or set %s (or the flag), then restart the server.", n.Name, config.EnvName(n.Name))
 	}
-	restartOnly := n.Name == "state.backend" || pathSettings[n.Name]
+	restartOnly := n.Name == "state.backend" || serverOnlySettings[n.Name]
 	if restartOnly && !n.System && next.Values[n.Name] != e.cfg.Values[n.Name] {
 		return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q cannot be changed without restarting the server", n.Name).
 			WithHint("Use ALTER SYSTEM SET and restart, or set it in the --config file.")

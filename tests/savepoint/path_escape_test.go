@@ -207,7 +207,7 @@ func TestPathSettingsNotFromSQL(t *testing.T) {
 	conn := srv.Conn(t)
 	other := t.TempDir()
 	before := map[string]string{}
-	for _, key := range []string{"state.checkpoints.dir", "state.savepoints.dir"} {
+	for _, key := range []string{"state.checkpoints.dir", "state.savepoints.dir", "ssl_cert_file", "ssl_key_file"} {
 		before[key] = scalar(t, conn, "SHOW "+key)
 		for _, q := range []string{"ALTER SYSTEM SET " + key + " = '" + other + "'", "SET " + key + " = '" + other + "'"} {
 			err := execErr(conn, time.Minute, q)
@@ -219,6 +219,10 @@ func TestPathSettingsNotFromSQL(t *testing.T) {
 		}
 		// Back to the default stays possible.
 		mustExec(t, conn, "ALTER SYSTEM RESET "+key)
+	}
+	// Nor can a client turn the TLS requirement off.
+	for _, q := range []string{"ALTER SYSTEM SET ssl_require_remote = false", "SET ssl_require_remote = true"} {
+		wantCode(t, execErr(conn, time.Minute, q), "55P02", q)
 	}
 	if data, err := os.ReadFile(filepath.Join(srv.DataDir, "streamdb.auto.yaml")); err == nil && strings.Contains(string(data), other) {
 		t.Errorf("streamdb.auto.yaml holds the refused directory:\n%s", data)
