@@ -53,6 +53,12 @@ type aggOp struct {
 	// byEnd indexes open groups by their window's end.
 	closer *windowCloser
 	byEnd  map[int64][]string
+
+	// errs records rows whose group key or argument fails to evaluate,
+	// which are skipped (see viewErrors); nil stops the view on such a
+	// row. argVals is scratch for a row's argument values.
+	errs    *viewErrors
+	argVals []types.Datum
 }
 
 // groupLimit is how an aggregate learns its cache bound and what Pebble
@@ -194,27 +200,64 @@ func (op *aggOp) newGroup(key types.Row) *aggGroup {
 	return g
 }
 
+// Push folds each change into its group. Everything a row needs (its
+// argument values, its group key) is evaluated before any state changes,
+// so a row that fails to evaluate is skipped whole (see viewErrors).
 func (op *aggOp) Push(c *Chunk) error {
+rows:
 	for i, row := range c.Rows {
-		g, err := op.groupOf(row)
-		if err != nil {
-			return err
-		}
-		sign := int64(c.Signs[i])
-		for j, call := range op.calls {
+		vals := op.argVals[:0]
+		for _, call := range op.calls {
 			v := types.Null
 			if call.Arg != nil {
 				var err error
 				if v, err = call.Arg.Eval(row); err != nil {
-					return err
+					if err := op.errs.skip("aggregate", err); err != nil {
+						return err
+					}
+					continue rows
 				}
 			}
-			if err := g.accs[j].Add(v, sign); err != nil {
+			vals = append(vals, v)
+		}
+		op.argVals = vals
+		g, err := op.groupOf(row)
+		if err != nil {
+			// A group key that fails to evaluate is the row's error; a
+			// failed read of the group's state is not, and stops the view.
+			if err := op.errs.skip("aggregate", err); err != nil {
 				return err
 			}
+			continue
+		}
+		sign := int64(c.Signs[i])
+		if err := op.add(g, vals, sign); err != nil {
+			return err
 		}
 		g.rows += sign
 		op.markDirty(g)
+	}
+	return nil
+}
+
+// add folds one row's argument values into g's accumulators. If an
+// accumulator refuses a value with a row's error, the ones before it are
+// taken back and the row is skipped; if taking back fails, the view stops.
+func (op *aggOp) add(g *aggGroup, vals []types.Datum, sign int64) error {
+	for j, v := range vals {
+		err := g.accs[j].Add(v, sign)
+		if err == nil {
+			continue
+		}
+		if !skippable(err) || op.errs == nil {
+			return err
+		}
+		for k := j - 1; k >= 0; k-- {
+			if undo := g.accs[k].Add(vals[k], -sign); undo != nil {
+				return err
+			}
+		}
+		return op.errs.skip("aggregate", err)
 	}
 	return nil
 }

@@ -42,6 +42,10 @@ type joinOp struct {
 
 	// Scratch reused across rows: the join key, a row's encoding.
 	keyBuf, rowBuf []byte
+	// errs records rows whose join key fails to evaluate (skipped) and
+	// pairs whose residual condition fails (taken as not matching), see
+	// viewErrors; nil stops the view on either.
+	errs *viewErrors
 	// The barrier's writes, and scratch for a state key and value.
 	pending        pendingWrites
 	keyOut, valOut []byte
@@ -291,7 +295,9 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 	kb, ok, err := joinKey(op.keys[side], row, op.keyBuf)
 	op.keyBuf = kb
 	if err != nil {
-		return err
+		// Nothing changed yet: the row is skipped whole, and so is its
+		// retraction, which fails alike.
+		return op.errs.skip("join", err)
 	}
 	if !ok {
 		// A NULL key matches nothing: outer sides pass it padded.
@@ -315,7 +321,13 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 		}
 		pass, err := joinMatches(op.cond, j)
 		if err != nil {
-			return err
+			// The pair's condition fails: the pair does not match. This
+			// depends only on the two rows, so whichever of them comes
+			// second (and a retraction of either) decides alike.
+			if err := op.errs.skip("join condition", err); err != nil {
+				return err
+			}
+			pass = false
 		}
 		if !pass {
 			continue // j's datums are handed out again by the next newRow

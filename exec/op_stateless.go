@@ -19,6 +19,9 @@ type filterOp struct {
 	cond expr.Expr
 	next Operator
 	keep []int32 // scratch: indexes of passing rows
+	// errs records rows whose condition fails to evaluate, which are
+	// skipped (see viewErrors); nil stops the view on such a row.
+	errs *viewErrors
 }
 
 func (f *filterOp) Push(c *Chunk) error {
@@ -26,7 +29,10 @@ func (f *filterOp) Push(c *Chunk) error {
 	for i, row := range c.Rows {
 		v, err := f.cond.Eval(row)
 		if err != nil {
-			return err
+			if err := f.errs.skip("filter", err); err != nil {
+				return err
+			}
+			continue
 		}
 		if !v.IsNull() && v.Bool() {
 			f.keep = append(f.keep, int32(i))
@@ -79,6 +85,9 @@ type projectOp struct {
 	reuse bool
 	buf   []types.Datum
 	out   Chunk
+	// errs records rows an expression fails on, which are skipped (see
+	// viewErrors); nil stops the view on such a row.
+	errs *viewErrors
 }
 
 func (p *projectOp) init() {
@@ -113,8 +122,13 @@ func (p *projectOp) Push(c *Chunk) error {
 	}
 	out, slab := p.output(len(c.Rows), w)
 	out.Signs = c.Signs
+	// n counts the rows kept; once a row is skipped, signs holds the
+	// signs of the kept rows.
+	n := 0
+	var signs []int8
+rows:
 	for i, row := range c.Rows {
-		r := slab[i*w : (i+1)*w : (i+1)*w]
+		r := slab[n*w : (n+1)*w : (n+1)*w]
 		for j, e := range p.exprs {
 			if k := p.cols[j]; k >= 0 {
 				r[j] = row[k]
@@ -122,11 +136,27 @@ func (p *projectOp) Push(c *Chunk) error {
 			}
 			v, err := e.Eval(row)
 			if err != nil {
-				return err
+				if err := p.errs.skip("projection", err); err != nil {
+					return err
+				}
+				if signs == nil {
+					signs = append(make([]int8, 0, len(c.Rows)), c.Signs[:i]...)
+				}
+				continue rows
 			}
 			r[j] = v
 		}
-		out.Rows[i] = r
+		out.Rows[n] = r
+		if signs != nil {
+			signs = append(signs, c.Signs[i])
+		}
+		n++
+	}
+	if signs != nil {
+		out.Rows, out.Signs = out.Rows[:n], signs
+		if n == 0 {
+			return nil
+		}
 	}
 	return p.next.Push(out)
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // pipelineMsg is what sources send to their pipeline: a chunk, or a
-// barrier (barrier != 0) with the source's position at it.
+// barrier (barrier != 0) with the source's position at it. A chunk's pos,
+// when set, is the position after its last message (see seqOf).
 type pipelineMsg struct {
 	src     uint16
 	chunk   *Chunk
@@ -44,6 +45,10 @@ type pipeline struct {
 	// them to the runtime (which may commit them to Pebble there), so the
 	// operators go on with the next epoch while one commits.
 	acks chan epochAck
+
+	// errs records the rows that failed inside the view (see
+	// viewErrors); the runtime sets it before start.
+	errs *viewErrors
 }
 
 type epochAck struct {
@@ -120,6 +125,15 @@ func (p *pipeline) loop(ctx context.Context) error {
 		reuse[i] = borrowsRows(h)
 	}
 	var epoch uint64
+	// seen[i] is the sequence of source i's last message known to the
+	// loop (from barriers, and from chunks that carry their position), to
+	// tell the sequence of a chunk that holds one message.
+	seen := make([]uint64, n)
+	for i := range seen {
+		if i < len(p.committed) {
+			seen[i] = p.committed[i].Seq
+		}
+	}
 
 	var handle func(m pipelineMsg) error
 	aligned := p.rt.aligned.Load()
@@ -134,7 +148,10 @@ func (p *pipeline) loop(ctx context.Context) error {
 			return nil
 		}
 		if arrived[m.src] || m.barrier == 0 {
-			if err := p.heads[m.src].Push(m.chunk); err != nil {
+			p.errs.from(p.sources[m.src].name, seqOf(m, seen))
+			err := p.heads[m.src].Push(m.chunk)
+			p.errs.from("", 0)
+			if err != nil {
 				return err
 			}
 			if reuse[m.src] {
@@ -147,6 +164,7 @@ func (p *pipeline) loop(ctx context.Context) error {
 		}
 		arrived[m.src] = true
 		positions[m.src] = m.pos
+		seen[m.src] = m.pos.Seq
 		waiting--
 		if waiting > 0 {
 			return nil
@@ -193,6 +211,12 @@ func (p *pipeline) commitEpoch(e uint64, positions []storage.SourcePosition) err
 			return err
 		}
 	}
+	// Rows that fail at the barrier (in what aggregates emit) were
+	// recorded by now; the record is state of this epoch.
+	if err := p.errs.flush(b); err != nil {
+		b.Close()
+		return err
+	}
 	pos := append([]storage.SourcePosition(nil), positions...)
 	for i, sp := range pos {
 		if err := storage.PutPosition(b, p.id, uint16(i), sp); err != nil {
@@ -210,4 +234,20 @@ func (p *pipeline) committedPositions() []storage.SourcePosition {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]storage.SourcePosition(nil), p.committed...)
+}
+
+// seqOf returns the JetStream sequence of the one message chunk m holds,
+// or 0 when that is not known: m carries no position, or its rows may come
+// from several messages. seen is updated to m's position.
+func seqOf(m pipelineMsg, seen []uint64) uint64 {
+	last := m.pos.Seq
+	if last == 0 {
+		return 0
+	}
+	prev := seen[m.src]
+	seen[m.src] = last
+	if last == prev+1 {
+		return last
+	}
+	return 0
 }

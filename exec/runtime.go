@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -289,6 +290,10 @@ func (rt *Runtime) notifyLocked() {
 
 // Add starts p as part of the next epoch.
 func (rt *Runtime) add(p *pipeline) {
+	if p.errs == nil {
+		p.errs = newViewErrors(rt.store, p.id, p.name, p.log)
+	}
+	attachViewErrors(p.heads, p.errs)
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	p.rt = rt
@@ -374,8 +379,30 @@ func (rt *Runtime) Targets(ctx context.Context, ids []uint32) (map[string]uint64
 
 // WaitFor blocks until every listed view (all when ids is nil) has committed
 // an epoch whose source positions reach targets (subject -> sequence). A
-// view that fails returns its error.
+// view that fails returns its error (ViewFailure's).
 func (rt *Runtime) WaitFor(ctx context.Context, ids []uint32, targets map[string]uint64) error {
+	return rt.waitFor(ctx, ids, targets, false)
+}
+
+// WaitForRunning blocks until every view still running has committed an
+// epoch whose source positions reach targets. Views that have stopped,
+// before or while it waits, are left out (FLUSH: one failed view must not
+// fail every session's FLUSH); it returns the names of those that stopped.
+func (rt *Runtime) WaitForRunning(ctx context.Context, targets map[string]uint64) ([]string, error) {
+	if err := rt.waitFor(ctx, nil, targets, true); err != nil {
+		return nil, err
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	var failed []string
+	for _, p := range rt.failed {
+		failed = append(failed, p.name)
+	}
+	sort.Strings(failed)
+	return failed, nil
+}
+
+func (rt *Runtime) waitFor(ctx context.Context, ids []uint32, targets map[string]uint64, skipFailed bool) error {
 	for {
 		rt.mu.Lock()
 		done := true
@@ -386,7 +413,14 @@ func (rt *Runtime) WaitFor(ctx context.Context, ids []uint32, targets map[string
 			}
 			select {
 			case <-p.done:
-				failed = fmt.Errorf("view %s stopped: %v", p.name, p.err)
+				switch {
+				case skipFailed:
+					continue
+				case p.err != nil:
+					failed = rt.failureError(p)
+				default:
+					failed = fmt.Errorf("view %s stopped", p.name)
+				}
 			default:
 			}
 			p.mu.Lock()
@@ -399,8 +433,8 @@ func (rt *Runtime) WaitFor(ctx context.Context, ids []uint32, targets map[string
 			p.mu.Unlock()
 		}
 		for id, p := range rt.failed {
-			if ids == nil || contains(ids, id) {
-				failed = fmt.Errorf("view %s stopped: %v", p.name, p.err)
+			if !skipFailed && (ids == nil || contains(ids, id)) {
+				failed = rt.failureError(p)
 			}
 		}
 		ch := rt.changed

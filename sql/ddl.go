@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -245,6 +246,11 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		}
 		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
 	}
+	opts, err := checkViewOptions(n.Options)
+	if err != nil {
+		e.ddlMu.Unlock()
+		return "", err
+	}
 	root, err := e.bindQuery(viewQuery(st, n), &boundParams{stmt: st})
 	if err != nil {
 		e.ddlMu.Unlock()
@@ -281,6 +287,9 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	d := &storage.Descriptor{
 		Name: n.Name, Kind: storage.KindView, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
 		Query: n.QueryText, DependsOn: deps, Dataflow: storage.DataflowLatest,
+	}
+	if len(opts) > 0 {
+		d.Options = opts
 	}
 	// Other sessions must not read the view until its backfill is done.
 	bf, err := e.planBackfill(ctx, d, root)
@@ -331,6 +340,15 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		return "", err
 	}
 	if err := e.waitLogged(ctx, []uint32{d.ID}, targets, "backfill of "+d.Name); err != nil {
+		if ctx.Err() == nil && e.rt.ViewFailure(d.ID) != nil {
+			// The view stopped during its backfill (a row failed WITH
+			// (on_error = 'fail'), or its input is gone): the statement
+			// fails, as PostgreSQL's does, and leaves no view behind.
+			e.abandonView(context.WithoutCancel(ctx), d)
+			cause := sqlerr.From(err)
+			return "", &sqlerr.Error{Code: cause.Code, Message: cause.Message, Detail: "The materialized view was not created.",
+				Hint: "Fix the input or the query, or create the view without on_error = 'fail' to skip rows that fail (listed in streamdb_view_errors)."}
+		}
 		return "", err
 	}
 	e.finishPopulating(d)
@@ -367,6 +385,10 @@ func (e *Engine) waitLogged(ctx context.Context, ids []uint32, targets map[strin
 		case err := <-done:
 			if err != nil && ctx.Err() != nil {
 				return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+			}
+			var se *sqlerr.Error
+			if errors.As(err, &se) {
+				return se // a stopped view's error (exec.Runtime.ViewFailure) keeps its SQLSTATE
 			}
 			if err != nil {
 				return sqlerr.New(sqlerr.InternalError, "%s", err.Error())
@@ -519,14 +541,41 @@ func (e *Engine) dropObject(d *storage.Descriptor) error {
 	return nil
 }
 
-// flush waits until every view has consumed everything published to its
-// sources before the call.
+// flush waits until every running view has consumed everything published
+// to its sources before the call. Views that stopped (before or during the
+// wait) are left out, so that one failed view does not fail every
+// session's FLUSH: reading such a view fails with its cause instead.
 func (e *Engine) flush(ctx context.Context) error {
 	targets, err := e.rt.Targets(ctx, nil)
 	if err != nil {
 		return err
 	}
-	return e.waitLogged(ctx, nil, targets, "FLUSH")
+	done := make(chan error, 1)
+	var failed []string
+	go func() {
+		var err error
+		failed, err = e.rt.WaitForRunning(ctx, targets)
+		done <- err
+	}()
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil && ctx.Err() != nil {
+				return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+			}
+			if err != nil {
+				return sqlerr.New(sqlerr.InternalError, "%s", err.Error())
+			}
+			if len(failed) > 0 {
+				e.log.Warn("FLUSH left out stopped materialized views", "views", strings.Join(failed, ", "))
+			}
+			return nil
+		case <-tick.C:
+			e.log.Info("waiting", "for", "FLUSH", "targets", fmt.Sprint(targets), "committed_epoch", e.rt.CommittedEpoch())
+		}
+	}
 }
 
 // explainStreaming renders a view's streaming dataflow.

@@ -20,6 +20,9 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 		if err := s.e.checkPopulated(root); err != nil {
 			return "", err
 		}
+		if err := s.e.checkViewsRunning(root); err != nil {
+			return "", err
+		}
 		if err := s.waitAcknowledged(ctx, root); err != nil {
 			return "", err
 		}

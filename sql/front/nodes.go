@@ -64,13 +64,14 @@ type Watermark struct {
 }
 
 // CreateMaterializedView is CREATE MATERIALIZED VIEW [IF NOT EXISTS] name
-// [(columns)] AS query. The query's parameters, windows and AS OF are on the
-// Statement.
+// [(columns)] [WITH (options)] AS query. The query's parameters, windows and
+// AS OF are on the Statement.
 type CreateMaterializedView struct {
 	Schema      string
 	Name        string
 	IfNotExists bool
 	Columns     []string          // optional column names
+	Options     map[string]string // WITH (k = 'v', ...): keys lower-cased, values unquoted; nil without WITH
 	Query       ast.ResultSetNode // *ast.SelectStmt or *ast.SetOprStmt
 	QueryText   string            // the query as written (for the catalog)
 }

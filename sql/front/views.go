@@ -14,6 +14,12 @@ func parseCreateView(st *Statement, c *cursor, kind ObjectKind, orReplace bool) 
 			return nil, err
 		}
 	}
+	var opts map[string]string
+	if kind == KindMaterializedView && c.word("with") {
+		if opts, err = parseOptions(c); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.expectWords("as"); err != nil {
 		return nil, err
 	}
@@ -25,7 +31,7 @@ func parseCreateView(st *Statement, c *cursor, kind ObjectKind, orReplace bool) 
 	text := c.textOf(c.i, len(c.toks))
 	if kind == KindMaterializedView {
 		return &CreateMaterializedView{Schema: schema, Name: name, IfNotExists: ifNotExists,
-			Columns: cols, Query: query, QueryText: text}, nil
+			Columns: cols, Options: opts, Query: query, QueryText: text}, nil
 	}
 	return &CreateView{Schema: schema, Name: name, IfNotExists: ifNotExists, OrReplace: orReplace,
 		Columns: cols, Query: query, QueryText: text}, nil
