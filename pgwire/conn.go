@@ -58,6 +58,8 @@ type conn struct {
 	mu        sync.Mutex
 	closing   bool                    // set by interrupt (Shutdown)
 	cancelRun context.CancelCauseFunc // non-nil while an engine call runs
+	// admitted: the connection holds one of the server's sessions (admit).
+	admitted bool
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -118,6 +120,9 @@ func (c *conn) serve() {
 
 // finish releases the session and closes the socket.
 func (c *conn) finish() {
+	if c.admitted {
+		c.srv.sessions.Add(-1)
+	}
 	if c.sess != nil {
 		func() {
 			defer func() {

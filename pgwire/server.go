@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,6 +38,11 @@ type Server struct {
 	baseCtx    context.Context
 	cancelBase context.CancelCauseFunc
 	done       chan struct{} // closed by the first Shutdown
+
+	// maxSessions bounds the sessions past startup (0: no bound);
+	// sessions counts them. See admit.
+	maxSessions atomic.Int64
+	sessions    atomic.Int64
 
 	mu        sync.Mutex
 	closing   bool
@@ -175,10 +181,37 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 }
 
+// SetMaxConnections bounds the client sessions served at once (0: no
+// bound), as PostgreSQL's max_connections does: a session past it is
+// refused with 53300 after its startup message. Cancel requests are not
+// sessions and always get through.
+func (s *Server) SetMaxConnections(n int) { s.maxSessions.Store(int64(n)) }
+
+// admit counts a new session, or reports false if the server is full.
+func (s *Server) admit() bool {
+	limit := s.maxSessions.Load()
+	if n := s.sessions.Add(1); limit > 0 && n > limit {
+		s.sessions.Add(-1)
+		return false
+	}
+	return true
+}
+
+// socketsFor is how many sockets the server keeps open for a session bound:
+// sessions plus room for connections still in startup and cancel
+// requests. Past it, new sockets are closed at once, so that a flood of
+// connections cannot use up the process's file descriptors.
+func socketsFor(sessions int64) int { return int(2*sessions) + 64 }
+
 func (s *Server) startConn(nc net.Conn) {
 	c := newConn(s, nc)
 	s.mu.Lock()
 	if s.closing {
+		s.mu.Unlock()
+		nc.Close()
+		return
+	}
+	if limit := s.maxSessions.Load(); limit > 0 && len(s.conns) >= socketsFor(limit) {
 		s.mu.Unlock()
 		nc.Close()
 		return

@@ -79,6 +79,11 @@ func (c *conn) startup() bool {
 			c.srv.cancel(m.ProcessID, m.SecretKey)
 			return false
 		case *pgproto3.StartupMessage:
+			if !c.srv.admit() {
+				c.sendFatal(sqlerr.New(sqlerr.TooManyConnections, "sorry, too many clients already"))
+				return false
+			}
+			c.admitted = true
 			return c.accept(m)
 		default:
 			c.sendFatal(sqlerr.New(sqlerr.ProtocolViolation, "unexpected startup message %T", msg))

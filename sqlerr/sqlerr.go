@@ -43,6 +43,7 @@ const (
 	ProgramLimitExceeded         = "54000"
 	StatementTooComplex          = "54001"
 	OutOfMemory                  = "53200"
+	TooManyConnections           = "53300"
 	TransactionResolutionUnknown = "08007"
 )
 

@@ -118,6 +118,7 @@ func run(args []string) error {
 	}
 	srv := pgwire.NewServer(engine, log)
 	srv.SetSecurity(sec)
+	srv.SetMaxConnections(int(cfg.Int("max_connections")))
 	log.Info("streamdb ready", "listen", ln.Addr().String(), "nats", engine.NATSURL(), "data_dir", cfg.DataDir)
 
 	served := make(chan error, 1)

@@ -1,9 +1,18 @@
 package e2e
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"streamdb/tests/testutil"
 )
 
 // Deeply nested expressions are refused with 54001 instead of overflowing
@@ -62,4 +71,77 @@ func TestQueryMemoryLimit(t *testing.T) {
 	wantExecCode(t, conn, "SELECT count(*) FROM big3 a, big3 b, big3 c WHERE a.g + b.g + c.g = 100", "57014")
 	wantExecCode(t, conn, "SET query_max_memory = 'lots'", "22023")
 	wantRows(t, other, "SELECT count(*) FROM big3", "3000")
+}
+
+// max_connections bounds the sessions: one more is refused with 53300,
+// cancel requests still get through at the limit, a flood of sockets that
+// never start up does not take the server's file descriptors, and a
+// session frees its slot when it ends.
+func TestMaxConnections(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_MAX_CONNECTIONS=4"}})
+	var conns []*pgx.Conn
+	for i := 0; i < 4; i++ {
+		conns = append(conns, srv.Conn(t))
+	}
+	ctx := testCtx(t, time.Minute)
+	_, err := pgx.Connect(ctx, srv.DSN())
+	if pe := wantCode(t, err, "53300"); pe != nil && pe.Message != "sorry, too many clients already" {
+		t.Errorf("message %q", pe.Message)
+	}
+	wantRows(t, conns[0], "SHOW max_connections", "4")
+
+	// A cancel request at the limit stops a running query.
+	exec(t, conns[1], "CREATE TABLE c3 (id BIGINT PRIMARY KEY)")
+	var rows []string
+	for i := 0; i < 2000; i++ {
+		rows = append(rows, fmt.Sprintf("(%d)", i))
+	}
+	exec(t, conns[1], "INSERT INTO c3 VALUES "+strings.Join(rows, ","), "SET query_max_memory = 0")
+	// A cancel request (a connection of its own, past the limit) stops the
+	// running query: send one until the query ends.
+	done := make(chan error, 1)
+	go func() {
+		_, err := conns[1].Exec(context.Background(), "SELECT count(*) FROM c3 a, c3 b, c3 c WHERE a.id + b.id + c.id < 0", pgx.QueryExecModeSimpleProtocol)
+		done <- err
+	}()
+	var queryErr error
+	poll(t, 30*time.Second, func() error {
+		select {
+		case queryErr = <-done:
+			return nil
+		default:
+		}
+		if err := conns[1].PgConn().CancelRequest(ctx); err != nil {
+			return err
+		}
+		return errors.New("the query still runs")
+	})
+	var pe *pgconn.PgError
+	if !errors.As(queryErr, &pe) || pe.Code != "57014" {
+		t.Errorf("the cancelled query ended with %v, want SQLSTATE 57014", queryErr)
+	}
+
+	// Sockets that never send a startup message are closed past a bound
+	// instead of piling up; sessions keep working meanwhile.
+	var socks []net.Conn
+	for i := 0; i < 300; i++ {
+		c, err := net.Dial("tcp", srv.Addr)
+		if err != nil {
+			break
+		}
+		socks = append(socks, c)
+	}
+	wantRows(t, conns[0], "SELECT 1", "1")
+	for _, c := range socks {
+		c.Close()
+	}
+
+	conns[3].Close(ctx)
+	poll(t, 30*time.Second, func() error {
+		c, err := pgx.Connect(ctx, srv.DSN())
+		if err != nil {
+			return err
+		}
+		return c.Close(ctx)
+	})
 }
