@@ -30,11 +30,31 @@ type Broker struct {
 	syncer *syncer
 	// remoteSyncAlways: the external server said it fsyncs every write.
 	remoteSyncAlways bool
+	// auth keeps tables' subjects from producers; nil with an external
+	// server, whose permissions streamdb does not set.
+	auth *auth
 }
 
-// StartEmbedded runs a NATS server with JetStream in this process, listening
-// for outside producers on listen (host:port), storing under storeDir.
+// StartEmbedded runs a NATS server with JetStream in this process without
+// users: anyone who reaches it may do everything, so it listens on a
+// loopback address only. For tests and benchmarks; the server uses
+// StartEmbeddedWith.
 func StartEmbedded(listen, storeDir string) (*Broker, error) {
+	return startEmbedded(EmbeddedOptions{Listen: listen, StoreDir: storeDir}, false)
+}
+
+// StartEmbeddedWith runs a NATS server with JetStream in this process. It
+// has two users (auth.go): streamdb's own connection logs in as
+// ServerUser and may do everything; producers log in as ProducerUser
+// (or, on a loopback address with no producer password configured,
+// connect without credentials) and may not write tables' subjects or
+// manage JetStream streams.
+func StartEmbeddedWith(eo EmbeddedOptions) (*Broker, error) {
+	return startEmbedded(eo, true)
+}
+
+func startEmbedded(eo EmbeddedOptions, users bool) (*Broker, error) {
+	listen := eo.Listen
 	host, portText, err := net.SplitHostPort(listen)
 	if err != nil {
 		return nil, fmt.Errorf("--nats-listen %q: %w", listen, err)
@@ -43,17 +63,33 @@ func StartEmbedded(listen, storeDir string) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--nats-listen %q: bad port", listen)
 	}
+	var a *auth
+	if users {
+		if a, err = newAuth(eo, host); err != nil {
+			return nil, err
+		}
+	} else if !IsLoopback(host) {
+		return nil, fmt.Errorf("NATS without users listens on loopback only, not %q", listen)
+	}
 	opts := &server.Options{
 		Host:      host,
 		Port:      port,
 		JetStream: true,
-		StoreDir:  storeDir,
+		StoreDir:  eo.StoreDir,
 		NoSigs:    true,
 		NoLog:     true,
+	}
+	connOpts := []nats.Option{nats.MaxReconnects(-1)}
+	if a != nil {
+		a.apply(opts)
+		connOpts = append(connOpts, nats.UserInfo(ServerUser, a.serverPassword), nats.CustomInboxPrefix(InboxPrefix))
 	}
 	ns, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded NATS: %w", err)
+	}
+	if a != nil {
+		a.ns, a.base = ns, opts
 	}
 	go ns.Start()
 	if !ns.ReadyForConnections(30 * time.Second) {
@@ -65,7 +101,7 @@ func StartEmbedded(listen, storeDir string) (*Broker, error) {
 	// the server's writer and the client's reader take turns instead of
 	// running side by side. Measured on the Nexmark backlog (2 cores):
 	// catch-up 5-12% faster over TCP, with less CPU.
-	nc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(-1))
+	nc, err := nats.Connect(ns.ClientURL(), connOpts...)
 	if err != nil {
 		ns.Shutdown()
 		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
@@ -76,8 +112,17 @@ func StartEmbedded(listen, storeDir string) (*Broker, error) {
 		return nil, err
 	}
 	b.embedded = ns
+	if a != nil {
+		b.auth = a
+	}
 	b.URL = ns.ClientURL()
 	b.enableDurable(ns)
+	// Tables' streams made before their subjects were recorded (by an
+	// older streamdb) are denied to producers from now on.
+	if err := b.protectTableStreams(); err != nil {
+		b.Close()
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -136,7 +181,21 @@ const (
 // JetStream stream (false when it bound to an existing one). A non-empty
 // owner marks a created stream as holding a table's changelog, made by the
 // server with that id.
+//
+// A table's subject (non-empty owner) is denied to the embedded server's
+// producers before its stream is made or bound.
 func (b *Broker) EnsureStreamFor(ctx context.Context, sqlName, subject, owner string) (name string, created bool, err error) {
+	if owner != "" {
+		undo, err := b.protectSubject(subject)
+		if err != nil {
+			return "", false, err
+		}
+		defer func() {
+			if err != nil {
+				undo()
+			}
+		}()
+	}
 	name, err = b.JS.StreamNameBySubject(ctx, subject)
 	if err == nil {
 		return name, false, nil
@@ -214,6 +273,11 @@ func (b *Broker) Disown(ctx context.Context, stream string) error {
 		return err
 	}
 	cfg := s.CachedInfo().Config
+	// Producers may publish to its subjects again (a table may have been
+	// bound to it without marks).
+	if err := b.unprotectSubjects(cfg.Subjects); err != nil {
+		return err
+	}
 	if _, ok := cfg.Metadata[TableMetadataKey]; !ok {
 		return nil
 	}
@@ -229,13 +293,17 @@ func (b *Broker) Disown(ctx context.Context, stream string) error {
 }
 
 // DeleteStream deletes a JetStream stream and its messages; one that is
-// already gone is not an error.
+// already gone is not an error. Its subjects are given back to producers.
 func (b *Broker) DeleteStream(ctx context.Context, stream string) error {
+	var subjects []string
+	if s, err := b.JS.Stream(ctx, stream); err == nil {
+		subjects = s.CachedInfo().Config.Subjects
+	}
 	err := b.JS.DeleteStream(ctx, stream)
 	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
 		return fmt.Errorf("delete JetStream stream %s: %w", stream, err)
 	}
-	return nil
+	return b.unprotectSubjects(subjects)
 }
 
 // LastSeq returns the sequence of the newest message in the stream.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"streamdb/broker"
 )
 
 // Default timeouts of StartServer and Stop.
@@ -143,10 +146,19 @@ func (s *Server) DSN() string {
 }
 
 // NATSURL returns the URL of the NATS server that streamdb uses: the
-// external one given in ServerOptions, or the embedded one.
+// external one given in ServerOptions, or the embedded one. For the
+// embedded one it carries the credentials of streamdb's own NATS user,
+// read from the data directory (as an operator would), so that tests may
+// also inspect and change tables' JetStream streams; producers get less
+// (broker.ProducerUser; see tests/e2e/nats_auth_test.go).
 func (s *Server) NATSURL() string {
 	if s.opts.NATSURL != "" {
 		return s.opts.NATSURL
+	}
+	data, err := os.ReadFile(filepath.Join(s.DataDir, broker.ServerPasswordFile))
+	if pw := strings.TrimSpace(string(data)); err == nil && pw != "" {
+		u := url.URL{Scheme: "nats", User: url.UserPassword(broker.ServerUser, pw), Host: hostPort(s.NATSPort)}
+		return u.String()
 	}
 	return fmt.Sprintf("nats://%s", hostPort(s.NATSPort))
 }

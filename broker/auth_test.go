@@ -1,0 +1,271 @@
+package broker
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// client is an outside connection to the embedded server that collects
+// the asynchronous errors (permission violations) the server sends it.
+type client struct {
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	errs chan error
+}
+
+func dial(t *testing.T, url string, opts ...nats.Option) (*client, error) {
+	t.Helper()
+	c := &client{errs: make(chan error, 100)}
+	opts = append(opts, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		select {
+		case c.errs <- err:
+		default:
+		}
+	}), nats.MaxReconnects(0))
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(nc.Close)
+	c.nc = nc
+	c.js, err = jetstream.New(nc)
+	return c, err
+}
+
+func mustDial(t *testing.T, url string, opts ...nats.Option) *client {
+	t.Helper()
+	c, err := dial(t, url, opts...)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	return c
+}
+
+// wantDenied publishes to subject and expects the server to refuse it.
+func (c *client) wantDenied(t *testing.T, subject string) {
+	t.Helper()
+	if err := c.nc.Publish(subject, []byte(`[{"op":"+","row":{"id":1}}]`)); err != nil {
+		t.Fatal(err)
+	}
+	c.nc.Flush()
+	select {
+	case err := <-c.errs:
+		if !strings.Contains(err.Error(), "Permissions Violation") || !strings.Contains(err.Error(), subject) {
+			t.Fatalf("publish to %s: error %v, want a permissions violation", subject, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("publish to %s was not refused", subject)
+	}
+}
+
+// wantAllowed publishes to subject and expects no refusal.
+func (c *client) wantAllowed(t *testing.T, subject string) {
+	t.Helper()
+	if err := c.nc.Publish(subject, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-c.errs:
+		t.Fatalf("publish to %s: %v", subject, err)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// shortCtx bounds a request the server refuses: nats.go reports a
+// permissions violation asynchronously, and the request times out.
+func shortCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestEmbeddedPermissions: on loopback with no producer password, a
+// connection without credentials is the producer: it may publish with
+// acks to a stream's subject, but not to a table's subject (default or
+// custom, also after a restart) nor purge, delete or update a stream; the
+// server's own connection may. Deleting a table's stream gives its custom
+// subject back.
+func TestEmbeddedPermissions(t *testing.T) {
+	dataDir, storeDir := t.TempDir(), t.TempDir()
+	b, err := StartEmbeddedWith(EmbeddedOptions{Listen: "127.0.0.1:-1", StoreDir: storeDir, CredentialsDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	for _, f := range []string{ServerPasswordFile, ProducerPasswordFile} {
+		st, err := os.Stat(filepath.Join(dataDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v, want 0600", f, st.Mode().Perm())
+		}
+	}
+	if strings.Contains(b.URL, "@") {
+		t.Errorf("broker URL %q carries credentials", b.URL)
+	}
+	if _, _, err := b.EnsureStreamFor(ctx, "s", "auth.s", ""); err != nil {
+		t.Fatal(err)
+	}
+	custom, _, err := b.EnsureStreamFor(ctx, "c", "auth.custom", "me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, _, err := b.EnsureStreamFor(ctx, "t", TableSubjectPrefix+"t", "me")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	anon := mustDial(t, b.URL)
+	if _, err := anon.js.Publish(ctx, "auth.s", []byte(`{"x":1}`)); err != nil {
+		t.Fatalf("producer publish with ack to a stream's subject: %v", err)
+	}
+	anon.wantDenied(t, TableSubjectPrefix+"t")
+	anon.wantDenied(t, "auth.custom")
+	anon.wantDenied(t, "$JS.API.STREAM.PURGE."+table)
+	anon.wantDenied(t, "$JS.API.STREAM.DELETE."+custom)
+	anon.wantDenied(t, "$JS.API.STREAM.MSG.DELETE."+table)
+	anon.wantDenied(t, "$JS.API.STREAM.UPDATE."+table)
+	anon.wantDenied(t, "$JS.API.STREAM.CREATE.other")
+	anon.wantDenied(t, InboxPrefix+".x.y")
+	if _, err := anon.nc.SubscribeSync(InboxPrefix + ".>"); err != nil {
+		t.Fatal(err)
+	}
+	anon.nc.Flush()
+	select {
+	case err := <-anon.errs:
+		if !strings.Contains(err.Error(), "Permissions Violation for Subscription") {
+			t.Fatalf("subscribe to the inbox: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a producer subscribed to streamdb's inbox")
+	}
+	if s, err := anon.js.Stream(ctx, table); err != nil {
+		t.Errorf("producer cannot read a table stream's info: %v", err)
+	} else if err := s.Purge(shortCtx(t)); err == nil {
+		t.Error("producer purged a table's stream")
+	}
+
+	// The server's own connection may write the table.
+	if _, err := b.JS.Publish(ctx, TableSubjectPrefix+"t", []byte(`[]`)); err != nil {
+		t.Fatal(err)
+	}
+	if last, err := b.LastSeq(ctx, table); err != nil || last != 1 {
+		t.Fatalf("table stream last sequence %d (%v), want 1: only the server's message", last, err)
+	}
+
+	// A restart keeps the custom subject denied.
+	b.Close()
+	b, err = StartEmbeddedWith(EmbeddedOptions{Listen: "127.0.0.1:-1", StoreDir: storeDir, CredentialsDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	anon = mustDial(t, b.URL)
+	anon.wantDenied(t, "auth.custom")
+	// A table created while a producer is connected is denied to it at once.
+	anon.wantAllowed(t, "auth.late")
+	late, _, err := b.EnsureStreamFor(ctx, "late", "auth.late", "me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anon.wantDenied(t, "auth.late")
+	if _, err := b.JS.Publish(ctx, "auth.late", []byte(`[]`)); err != nil {
+		t.Fatalf("the server's connection after a permissions reload: %v", err)
+	}
+	if last, err := b.LastSeq(ctx, late); err != nil || last != 1 {
+		t.Fatalf("late stream last sequence %d (%v), want 1", last, err)
+	}
+	// The stream of a dropped table is deleted: its subject is free again.
+	if err := b.DeleteStream(ctx, custom); err != nil {
+		t.Fatal(err)
+	}
+	anon.wantAllowed(t, "auth.custom")
+	anon.wantDenied(t, TableSubjectPrefix+"t")
+
+	// The producer's password from its file works too; a wrong one does not.
+	pw, err := os.ReadFile(filepath.Join(dataDir, ProducerPasswordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod := mustDial(t, b.URL, nats.UserInfo(ProducerUser, strings.TrimSpace(string(pw))))
+	prod.wantAllowed(t, "auth.s")
+	prod.wantDenied(t, TableSubjectPrefix+"t")
+	if _, err := dial(t, b.URL, nats.UserInfo(ProducerUser, "wrong")); err == nil {
+		t.Error("a wrong producer password was accepted")
+	}
+}
+
+// TestEmbeddedCredentialsRequired: beyond loopback, or with a configured
+// producer password, a connection must log in.
+func TestEmbeddedCredentialsRequired(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		opts     EmbeddedOptions
+		password string
+	}{
+		{"all interfaces", EmbeddedOptions{Listen: "0.0.0.0:-1"}, ""},
+		{"configured password", EmbeddedOptions{Listen: "127.0.0.1:-1", ProducerPassword: "s3cret"}, "s3cret"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.opts.StoreDir, c.opts.CredentialsDir = t.TempDir(), t.TempDir()
+			b, err := StartEmbeddedWith(c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(b.Close)
+			if _, err := dial(t, b.URL); err == nil || !strings.Contains(err.Error(), "Authorization Violation") {
+				t.Fatalf("connect without credentials: %v, want an authorization violation", err)
+			}
+			pw := c.password
+			if pw == "" {
+				data, err := os.ReadFile(filepath.Join(c.opts.CredentialsDir, ProducerPasswordFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				pw = strings.TrimSpace(string(data))
+			} else if _, err := os.Stat(filepath.Join(c.opts.CredentialsDir, ProducerPasswordFile)); err == nil {
+				t.Error("a producer password file was written although the password is configured")
+			}
+			prod := mustDial(t, b.URL, nats.UserInfo(ProducerUser, pw))
+			prod.wantAllowed(t, "orders")
+			prod.wantDenied(t, TableSubjectPrefix+"t")
+		})
+	}
+}
+
+// TestEmbeddedWithoutUsers: the server without users (tests, benchmarks)
+// refuses to listen beyond loopback.
+func TestEmbeddedWithoutUsers(t *testing.T) {
+	if b, err := StartEmbedded("0.0.0.0:-1", t.TempDir()); err == nil {
+		b.Close()
+		t.Fatal("a NATS server without users listened on all interfaces")
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for host, want := range map[string]bool{
+		"127.0.0.1": true, "::1": true, "localhost": true, "127.0.0.2": true,
+		"0.0.0.0": false, "": false, "::": false, "10.0.0.1": false, "example.com": false,
+	} {
+		if got := IsLoopback(host); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
