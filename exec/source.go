@@ -246,7 +246,9 @@ func (s *sourceReader) flushLocked(ctx context.Context) bool {
 	}
 	c := s.chunk
 	s.chunk = s.newChunk()
-	return s.send(ctx, pipelineMsg{src: s.idx, chunk: c})
+	// pos tells the pipeline the sequence of the chunk's last message,
+	// which names the message of a row that fails (streamdb_view_errors).
+	return s.send(ctx, pipelineMsg{src: s.idx, chunk: c, pos: s.pos})
 }
 
 func (s *sourceReader) send(ctx context.Context, m pipelineMsg) bool {
