@@ -127,13 +127,14 @@ func (e *ErrChangelogTooLarge) Error() string {
 func EncodeChangelog(cols []types.Column, statements [][]Change, limit int) ([]byte, error) {
 	buf := []byte{'['}
 	n := 0
+	enc := newRowEncoder(cols)
 	for _, changes := range statements {
 		for _, sign := range []int8{Delete, Insert} {
 			for _, ch := range changes {
 				if ch.Sign != sign {
 					continue
 				}
-				row, err := EncodeJSON(cols, ch.Row)
+				row, err := enc.encode(ch.Row)
 				if err != nil {
 					return nil, err
 				}

@@ -2,11 +2,14 @@ package exec
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"unicode/utf8"
 
-	json "github.com/goccy/go-json"
+	"github.com/cockroachdb/apd/v3"
 
 	"streamdb/expr"
+	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
@@ -263,6 +266,9 @@ func numberToDatum(num []byte, integer bool, t types.Type) (types.Datum, error) 
 		if !ok {
 			return types.Null, fmt.Errorf("%s is not epoch milliseconds", num)
 		}
+		if ms < types.MinTimestampMicros/1000 || ms >= types.EndTimestampMicros/1000 {
+			return types.Null, sqlerr.New(types.DatetimeFieldOverflow, "timestamp out of range: %s epoch milliseconds", num)
+		}
 		return types.NewTimestampMicros(ms * 1000), nil
 	case t.IsString():
 		return types.NewString(string(num)), nil
@@ -310,15 +316,65 @@ func parseInt(num []byte, integer bool) (int64, bool) {
 }
 
 // EncodeJSON renders a row as the JSON object that Decode reads back
-// (timestamps as 'YYYY-MM-DD HH:MM:SS.ffffff' text, numerics exact).
+// exactly: numbers as JSON numbers (NUMERIC exact), NaN and the
+// infinities of REAL, DOUBLE PRECISION and NUMERIC as strings ("NaN",
+// "Infinity", "-Infinity"), everything else as its PostgreSQL text. As a
+// last line of defence it decodes what it wrote and refuses (with the
+// decoder's SQLSTATE, or 22000) a row that would not read back as
+// written: a message the server's own readers reject would be
+// acknowledged and then lost.
 func EncodeJSON(cols []types.Column, row types.Row) ([]byte, error) {
-	buf := make([]byte, 0, 128)
+	return newRowEncoder(cols).encode(row)
+}
+
+// rowEncoder encodes rows of one schema and checks each against a decoder
+// of the same schema (see EncodeJSON).
+type rowEncoder struct {
+	cols []types.Column
+	dec  *RowDecoder
+	row  types.Row
+}
+
+func newRowEncoder(cols []types.Column) *rowEncoder {
+	return &rowEncoder{cols: cols, dec: NewRowDecoder(cols), row: make(types.Row, len(cols))}
+}
+
+func (e *rowEncoder) encode(row types.Row) ([]byte, error) {
+	buf, err := appendRowJSON(make([]byte, 0, 128), e.cols, row)
+	if err != nil {
+		return nil, err
+	}
+	clear(e.row)
+	if err := e.dec.decodeRow(buf, e.row); err != nil {
+		if sqlerr.Code(err) != "" {
+			return nil, err
+		}
+		return nil, sqlerr.New(sqlerr.DataException, "row cannot be stored: it would not read back: %v", err)
+	}
+	again, err := appendRowJSON(make([]byte, 0, len(buf)), e.cols, e.row)
+	if err != nil || string(again) != string(buf) {
+		for i, c := range e.cols {
+			if types.FormatText(row[i], c.Type) != types.FormatText(e.row[i], c.Type) || row[i].IsNull() != e.row[i].IsNull() {
+				return nil, sqlerr.New(sqlerr.DataException, "value %q of column %q cannot be stored exactly (it would read back as %q)",
+					types.FormatText(row[i], c.Type), c.Name, types.FormatText(e.row[i], c.Type))
+			}
+		}
+		return nil, sqlerr.New(sqlerr.DataException, "row cannot be stored exactly: it would not read back as written")
+	}
+	return buf, nil
+}
+
+// appendRowJSON appends the JSON object of row (see EncodeJSON).
+func appendRowJSON(buf []byte, cols []types.Column, row types.Row) ([]byte, error) {
 	buf = append(buf, '{')
 	for i, c := range cols {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = strconv.AppendQuote(buf, c.Name)
+		var err error
+		if buf, err = appendJSONString(buf, c.Name); err != nil {
+			return nil, sqlerr.New(types.CharacterNotInRepertoire, "column name %q: %v", c.Name, err)
+		}
 		buf = append(buf, ':')
 		d := row[i]
 		switch {
@@ -326,22 +382,71 @@ func EncodeJSON(cols []types.Column, row types.Row) ([]byte, error) {
 			buf = append(buf, "null"...)
 		case d.K == types.KindBool:
 			buf = strconv.AppendBool(buf, d.Bool())
-		case d.K == types.KindInt || d.K == types.KindDecimal:
+		case d.K == types.KindInt:
 			buf = append(buf, types.FormatText(d, c.Type)...)
+		case d.K == types.KindDecimal:
+			if d.D.Form != apd.Finite {
+				buf = strconv.AppendQuote(buf, types.FormatText(d, c.Type)) // NaN, Infinity, -Infinity
+			} else {
+				buf = append(buf, types.FormatText(d, c.Type)...)
+			}
 		case d.K == types.KindFloat:
 			s := types.FormatText(d, c.Type)
-			if _, err := strconv.ParseFloat(s, 64); err != nil || s == "NaN" || s == "Infinity" || s == "-Infinity" {
+			if math.IsNaN(d.F) || math.IsInf(d.F, 0) || !isJSONNumber(s) {
 				buf = strconv.AppendQuote(buf, s)
 			} else {
 				buf = append(buf, s...)
 			}
 		default:
-			b, err := json.Marshal(types.FormatText(d, c.Type))
-			if err != nil {
-				return nil, err
+			if buf, err = appendJSONString(buf, types.FormatText(d, c.Type)); err != nil {
+				return nil, sqlerr.New(types.CharacterNotInRepertoire, "column %q: %v", c.Name, err)
 			}
-			buf = append(buf, b...)
 		}
 	}
 	return append(buf, '}'), nil
+}
+
+// isJSONNumber reports whether s is a JSON number as a whole.
+func isJSONNumber(s string) bool {
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
+		return false
+	}
+	n, _, err := scanNumber([]byte(s), 0)
+	return err == nil && n == len(s)
+}
+
+// appendJSONString appends s as a JSON string (RFC 8259 escapes; control
+// characters as \u00XX). Invalid UTF-8 has no JSON form: it is an error,
+// never silently replaced.
+func appendJSONString(buf []byte, s string) ([]byte, error) {
+	const hexDigits = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				buf = append(buf, '\\', c)
+			case c == '\n':
+				buf = append(buf, '\\', 'n')
+			case c == '\r':
+				buf = append(buf, '\\', 'r')
+			case c == '\t':
+				buf = append(buf, '\\', 't')
+			case c < 0x20:
+				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			default:
+				buf = append(buf, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			return nil, fmt.Errorf("invalid byte sequence for encoding \"UTF8\": 0x%02x", c)
+		}
+		buf = append(buf, s[i:i+n]...)
+		i += n
+	}
+	return append(buf, '"'), nil
 }

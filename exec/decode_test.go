@@ -131,6 +131,9 @@ func oldDecode(cols []types.Column, data []byte) (types.Row, error) {
 			case t.IsTime():
 				ms, perr := x.Int64()
 				val, err = types.NewTimestampMicros(ms*1000), perr
+				if perr == nil && (ms < types.MinTimestampMicros/1000 || ms >= types.EndTimestampMicros/1000) {
+					err = fmt.Errorf("timestamp out of range") // epoch ms past the range never wrap
+				}
 			case t.IsString():
 				val = types.NewString(x.String())
 			case t.IsNumeric():

@@ -417,7 +417,20 @@ func mathFunc(name string, args []Expr) (Expr, error) {
 		var r float64
 		switch name {
 		case "power", "pow":
-			r = math.Pow(x, v[1].F)
+			y := v[1].F
+			if x == 0 && y < 0 {
+				return types.Null, sqlerr.New("2201F", "zero raised to a negative power is undefined")
+			}
+			if x < 0 && !math.IsInf(y, 0) && y != math.Floor(y) {
+				return types.Null, sqlerr.New("2201F", "a negative number raised to a non-integer power yields a complex result")
+			}
+			r = math.Pow(x, y)
+			if math.IsInf(r, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
+				return types.Null, floatRangeErr(r)
+			}
+			if r == 0 && x != 0 && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
+				return types.Null, floatRangeErr(r)
+			}
 		case "sqrt":
 			if x < 0 {
 				return types.Null, sqlerr.New("2201F", "cannot take square root of a negative number")
@@ -425,6 +438,9 @@ func mathFunc(name string, args []Expr) (Expr, error) {
 			r = math.Sqrt(x)
 		case "exp":
 			r = math.Exp(x)
+			if (math.IsInf(r, 0) && !math.IsInf(x, 0)) || (r == 0 && !math.IsInf(x, 0)) {
+				return types.Null, floatRangeErr(r)
+			}
 		case "ln", "log":
 			if len(v) == 2 {
 				return types.NewFloat(math.Log(v[1].F) / math.Log(x)), nil

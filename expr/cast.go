@@ -20,6 +20,9 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 	case types.KindString:
 		v, err := types.ParseText(d.S, t)
 		if err != nil {
+			if sqlerr.Code(err) != "" {
+				return types.Null, err
+			}
 			code := sqlerr.InvalidTextRepresentation
 			switch {
 			case strings.Contains(err.Error(), "out of range"):
@@ -61,6 +64,13 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 			}
 			return rangeErr(types.CheckIntRange(int64(math.RoundToEven(d.F)), t))
 		case types.KindDecimal:
+			if d.D.Form != apd.Finite {
+				what := "NaN"
+				if d.D.Form == apd.Infinite {
+					what = "infinity"
+				}
+				return types.Null, sqlerr.New(sqlerr.FeatureNotSupported, "cannot convert %s to %s", what, t)
+			}
 			var r apd.Decimal
 			if _, err := decCtx.RoundToIntegralValue(&r, d.D); err != nil {
 				return types.Null, err
@@ -75,18 +85,31 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 		switch d.K {
 		case types.KindInt, types.KindFloat, types.KindDecimal:
 			f := d.Float()
+			if d.K == types.KindDecimal && d.D.Form == apd.Finite && (math.IsInf(f, 0) || (f == 0 && !d.D.IsZero())) {
+				return types.Null, floatRangeErr(f)
+			}
 			if t == types.Float4 {
-				f = float64(float32(f))
+				f32 := float64(float32(f))
+				if (math.IsInf(f32, 0) && !math.IsInf(f, 0)) || (f32 == 0 && f != 0) {
+					return types.Null, floatRangeErr(f32)
+				}
+				f = f32
 			}
 			return types.NewFloat(f), nil
 		}
 	case types.Numeric:
 		switch d.K {
 		case types.KindInt, types.KindDecimal:
+			if err := types.CheckNumeric(d.Decimal()); err != nil {
+				return types.Null, err
+			}
 			return types.NewDecimal(d.Decimal()), nil
 		case types.KindFloat:
-			if math.IsNaN(d.F) || math.IsInf(d.F, 0) {
-				return types.Null, sqlerr.New(sqlerr.FeatureNotSupported, "cannot convert %v to numeric", d.F)
+			switch {
+			case math.IsNaN(d.F):
+				return types.NewDecimal(&apd.Decimal{Form: apd.NaN}), nil
+			case math.IsInf(d.F, 0):
+				return types.NewDecimal(&apd.Decimal{Form: apd.Infinite, Negative: d.F < 0}), nil
 			}
 			dec, _, err := apd.NewFromString(strconv.FormatFloat(d.F, 'g', 15, 64))
 			if err != nil {
@@ -97,16 +120,22 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 	case types.Date:
 		switch d.K {
 		case types.KindDate:
-			return d, nil
+			return types.CheckDate(d.I)
 		case types.KindTimestamp:
-			return types.NewDate(floorDiv(d.I, 86400e6)), nil
+			switch d.I {
+			case types.TimestampInfinity:
+				return types.NewDate(types.DateInfinity), nil
+			case types.TimestampNegInfinity:
+				return types.NewDate(types.DateNegInfinity), nil
+			}
+			return types.CheckDate(floorDiv(d.I, 86400e6))
 		}
 	case types.Timestamp, types.Timestamptz:
 		switch d.K {
 		case types.KindTimestamp:
-			return d, nil
+			return types.CheckTimestamp(d.I)
 		case types.KindDate:
-			return types.NewTimestampMicros(d.I * 86400e6), nil
+			return DateToTimestamp(d.I)
 		}
 	case types.Interval:
 		if d.K == types.KindInterval {
@@ -114,6 +143,30 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 		}
 	}
 	return types.Null, sqlerr.New(sqlerr.DatatypeMismatch, "cannot cast type %s to %s", kindType(d), t)
+}
+
+// floatRangeErr is PostgreSQL's error for a float result too large (an
+// infinity) or too small (zero) for its type.
+func floatRangeErr(f float64) error {
+	if f == 0 {
+		return sqlerr.New(sqlerr.NumericValueOutOfRange, "value out of range: underflow")
+	}
+	return sqlerr.New(sqlerr.NumericValueOutOfRange, "value out of range: overflow")
+}
+
+// DateToTimestamp converts a date's days to a timestamp datum (midnight),
+// keeping the infinities; 22008 past the timestamp range.
+func DateToTimestamp(days int64) (types.Datum, error) {
+	switch days {
+	case types.DateInfinity:
+		return types.NewTimestampMicros(types.TimestampInfinity), nil
+	case types.DateNegInfinity:
+		return types.NewTimestampMicros(types.TimestampNegInfinity), nil
+	}
+	if days < types.MinTimestampMicros/86400e6 || days >= types.EndTimestampMicros/86400e6 {
+		return types.Null, sqlerr.New("22008", "date out of range for timestamp")
+	}
+	return types.NewTimestampMicros(days * 86400e6), nil
 }
 
 func rangeErr(d types.Datum, err error) (types.Datum, error) {

@@ -414,6 +414,14 @@ func floatOp(op string, a, b float64, t types.Type) (types.Datum, error) {
 	if t == types.Float4 {
 		v = float64(float32(v))
 	}
+	// PostgreSQL's check_float8_val: an infinite result of finite inputs
+	// overflowed, a zero result of nonzero inputs underflowed.
+	if math.IsInf(v, 0) && !math.IsInf(a, 0) && !math.IsInf(b, 0) {
+		return types.Null, floatRangeErr(v)
+	}
+	if v == 0 && (op == "*" || op == "/") && a != 0 && !math.IsInf(b, 0) && (op == "/" || b != 0) {
+		return types.Null, floatRangeErr(v)
+	}
 	return types.NewFloat(v), nil
 }
 
@@ -439,6 +447,9 @@ func decimalOp(op string, a, b *apd.Decimal) (types.Datum, error) {
 		_, err = decCtx.Rem(&out, a, b)
 	}
 	if err != nil {
+		return types.Null, types.ErrNumericOverflow() // apd's exponent limits
+	}
+	if err := types.CheckNumeric(&out); err != nil {
 		return types.Null, err
 	}
 	return types.NewDecimal(NormalizeZero(&out)), nil
@@ -522,6 +533,9 @@ func Negate(e Expr) (Expr, error) {
 			out.Neg(d.D)
 			return types.NewDecimal(NormalizeZero(&out)), nil
 		case types.KindInterval:
+			if d.Months == math.MinInt32 || d.Days == math.MinInt32 || d.I == math.MinInt64 {
+				return types.Null, types.ErrIntervalRange()
+			}
 			return types.NewInterval(-d.Months, -d.Days, -d.I), nil
 		}
 		return types.Null, opTypeError("-", types.Unknown, t)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cockroachdb/apd/v3"
+	"streamdb/sqlerr"
 )
 
 // FormatText renders d in PostgreSQL's text output format for type t (with
@@ -27,7 +27,7 @@ func FormatText(d Datum, t Type) string {
 		}
 		return strconv.FormatInt(d.I, 10)
 	case KindFloat:
-		if t == Numeric || t.IsInteger() {
+		if (t == Numeric || t.IsInteger()) && !math.IsNaN(d.F) && !math.IsInf(d.F, 0) {
 			return strconv.FormatFloat(d.F, 'f', -1, 64)
 		}
 		return formatFloat(d.F, t)
@@ -36,13 +36,9 @@ func FormatText(d Datum, t Type) string {
 	case KindString:
 		return d.S
 	case KindDate:
-		return time.Unix(d.I*86400, 0).UTC().Format("2006-01-02")
+		return formatDate(d.I)
 	case KindTimestamp:
-		s := d.Time().Format("2006-01-02 15:04:05.999999")
-		if t == Timestamptz {
-			s += "+00"
-		}
-		return s
+		return formatTimestamp(d.I, t == Timestamptz)
 	case KindInterval:
 		return formatInterval(d)
 	}
@@ -92,68 +88,31 @@ func formatFloat(f float64, t Type) string {
 	return strconv.FormatFloat(f, 'f', -1, bits)
 }
 
-func formatInterval(d Datum) string {
-	var parts []string
-	plural := func(n int64, unit string) {
-		if n == 0 {
-			return
-		}
-		s := fmt.Sprintf("%d %s", n, unit)
-		if n != 1 {
-			s += "s"
-		}
-		parts = append(parts, s)
-	}
-	plural(int64(d.Months/12), "year")
-	plural(int64(d.Months%12), "mon")
-	plural(int64(d.Days), "day")
-	if d.I != 0 || len(parts) == 0 {
-		us := d.I
-		sign := ""
-		if us < 0 {
-			sign = "-"
-			us = -us
-		}
-		h := us / 3600e6
-		m := us / 60e6 % 60
-		s := us / 1e6 % 60
-		frac := us % 1e6
-		clock := fmt.Sprintf("%s%02d:%02d:%02d", sign, h, m, s)
-		if frac != 0 {
-			clock += strings.TrimRight(fmt.Sprintf(".%06d", frac), "0")
-		}
-		parts = append(parts, clock)
-	}
-	return strings.Join(parts, " ")
-}
-
-// timestampLayouts are the text forms accepted for TIMESTAMP input, besides
-// RFC 3339.
+// timestampLayouts are the common text forms of timestamps, read by
+// time.Parse before the general parser (parseDateTime) is tried.
 var timestampLayouts = []string{
 	"2006-01-02 15:04:05.999999999",
 	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999Z07",
+	"2006-01-02 15:04:05.999999999 Z07:00",
 	"2006-01-02 15:04",
 	"2006-01-02",
 }
 
-// ParseTimestamp reads 'YYYY-MM-DD[ HH:MM[:SS[.ffffff]]]' and RFC 3339
-// strings (with an offset, which is applied). Values without an offset are UTC.
+// ParseTimestamp reads timestamp text ('YYYY-MM-DD[ HH:MM[:SS[.ffffff]]]',
+// RFC 3339, years past 9999, BC; an offset is applied). Values without an
+// offset are UTC. The infinities have no time.Time: they are refused here
+// (ParseText reads them).
 func ParseTimestamp(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
+	p, err := parseDateTime(s, "timestamp")
+	if err != nil {
+		return time.Time{}, err
 	}
-	for _, layout := range []string{"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999 Z07:00"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
+	if p.infinity != 0 || p.us < MinTimestampMicros || p.us >= EndTimestampMicros {
+		return time.Time{}, sqlerr.New(DatetimeFieldOverflow, "timestamp out of range: %q", strings.TrimSpace(s))
 	}
-	for _, layout := range timestampLayouts {
-		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("invalid input syntax for type timestamp: %q", s)
+	return time.UnixMicro(p.us).UTC(), nil
 }
 
 // ParseText converts the text form of a value to a Datum of type t, as a
@@ -169,51 +128,17 @@ func ParseText(s string, t Type) (Datum, error) {
 		case "f", "false", "no", "n", "off", "0":
 			return NewBool(false), nil
 		}
-		return Null, fmt.Errorf("invalid input syntax for type boolean: %q", s)
+		return Null, sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type boolean: %q", s)
 	case Int2, Int4, Int8:
-		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-		if err != nil {
-			return Null, fmt.Errorf("invalid input syntax for type %s: %q", t, s)
-		}
-		return CheckIntRange(i, t)
+		return parseInt(s, t)
 	case Float4, Float8:
-		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			switch strings.ToLower(strings.TrimSpace(s)) {
-			case "nan":
-				return NewFloat(math.NaN()), nil
-			case "infinity", "inf":
-				return NewFloat(math.Inf(1)), nil
-			case "-infinity", "-inf":
-				return NewFloat(math.Inf(-1)), nil
-			}
-			return Null, fmt.Errorf("invalid input syntax for type %s: %q", t, s)
-		}
-		if t == Float4 {
-			f = float64(float32(f))
-		}
-		return NewFloat(f), nil
+		return parseFloat(s, t)
 	case Numeric:
-		d, _, err := apd.NewFromString(strings.TrimSpace(s))
-		if err != nil {
-			return Null, fmt.Errorf("invalid input syntax for type numeric: %q", s)
-		}
-		return NewDecimal(d), nil
+		return ParseNumeric(s)
 	case Date:
-		tm, err := time.ParseInLocation("2006-01-02", strings.TrimSpace(s), time.UTC)
-		if err != nil {
-			if strings.Contains(err.Error(), "out of range") {
-				return Null, fmt.Errorf("date/time field value out of range: %q", s)
-			}
-			return Null, fmt.Errorf("invalid input syntax for type date: %q", s)
-		}
-		return NewDate(tm.Unix() / 86400), nil
+		return parseDateDatum(s)
 	case Timestamp, Timestamptz:
-		tm, err := ParseTimestamp(s)
-		if err != nil {
-			return Null, err
-		}
-		return NewTime(tm), nil
+		return parseTimestampDatum(s, t)
 	case Interval:
 		return ParseInterval(s)
 	}
@@ -226,90 +151,12 @@ func CheckIntRange(i int64, t Type) (Datum, error) {
 	switch t {
 	case Int2:
 		if i < math.MinInt16 || i > math.MaxInt16 {
-			return Null, fmt.Errorf("smallint out of range")
+			return Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "smallint out of range")
 		}
 	case Int4:
 		if i < math.MinInt32 || i > math.MaxInt32 {
-			return Null, fmt.Errorf("integer out of range")
+			return Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "integer out of range")
 		}
 	}
 	return NewInt(i), nil
-}
-
-var intervalUnits = map[string]struct {
-	months, days int32
-	micros       int64
-}{
-	"microsecond": {0, 0, 1}, "millisecond": {0, 0, 1000},
-	"second": {0, 0, 1e6}, "sec": {0, 0, 1e6}, "s": {0, 0, 1e6},
-	"minute": {0, 0, 60e6}, "min": {0, 0, 60e6}, "m": {0, 0, 60e6},
-	"hour": {0, 0, 3600e6}, "h": {0, 0, 3600e6},
-	"day": {0, 1, 0}, "d": {0, 1, 0},
-	"week": {0, 7, 0}, "w": {0, 7, 0},
-	"month": {1, 0, 0}, "mon": {1, 0, 0},
-	"year": {12, 0, 0}, "y": {12, 0, 0},
-}
-
-// ParseInterval reads PostgreSQL interval text such as '1 hour',
-// '2 days 03:00:00', '10 seconds' or '00:00:05'.
-func ParseInterval(s string) (Datum, error) {
-	fields := strings.Fields(strings.ToLower(s))
-	var months, days int32
-	var micros int64
-	bad := func() (Datum, error) {
-		return Null, fmt.Errorf("invalid input syntax for type interval: %q", s)
-	}
-	if len(fields) == 0 {
-		return bad()
-	}
-	for i := 0; i < len(fields); i++ {
-		f := fields[i]
-		if strings.Contains(f, ":") {
-			us, ok := parseClock(f)
-			if !ok {
-				return bad()
-			}
-			micros += us
-			continue
-		}
-		n, err := strconv.ParseFloat(f, 64)
-		if err != nil || i+1 >= len(fields) {
-			return bad()
-		}
-		i++
-		unit := strings.TrimSuffix(fields[i], "s")
-		if unit == "" {
-			unit = "s"
-		}
-		u, ok := intervalUnits[unit]
-		if !ok {
-			return bad()
-		}
-		months += int32(n * float64(u.months))
-		days += int32(n * float64(u.days))
-		micros += int64(n * float64(u.micros))
-	}
-	return NewInterval(months, days, micros), nil
-}
-
-func parseClock(s string) (int64, bool) {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	parts := strings.Split(s, ":")
-	if len(parts) < 2 || len(parts) > 3 {
-		return 0, false
-	}
-	var us int64
-	mult := []float64{3600e6, 60e6, 1e6}
-	for i, p := range parts {
-		v, err := strconv.ParseFloat(p, 64)
-		if err != nil {
-			return 0, false
-		}
-		us += int64(v * mult[i])
-	}
-	if neg {
-		us = -us
-	}
-	return us, true
 }
