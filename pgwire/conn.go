@@ -60,6 +60,9 @@ type conn struct {
 	cancelRun context.CancelCauseFunc // non-nil while an engine call runs
 	// admitted: the connection holds one of the server's sessions (admit).
 	admitted bool
+	// idleTimeout, when set, bounds the wait for the next message: the
+	// session is idle in a transaction block (IdleInTransactionTimeouter).
+	idleTimeout time.Duration
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -105,7 +108,21 @@ func (c *conn) serve() {
 		return
 	}
 	for !c.quit {
+		idle := c.idleTimeout
+		if idle > 0 {
+			c.setReadDeadline(time.Now().Add(idle))
+		}
 		msg, err := c.be.Receive()
+		if idle > 0 {
+			c.idleTimeout = 0
+			var ne net.Error
+			if err != nil && errors.As(err, &ne) && ne.Timeout() && !c.isClosing() {
+				c.log.Info("pgwire: idle in transaction too long", "timeout", idle)
+				c.sendFatal(sqlerr.New(sqlerr.IdleInTransactionTimeout, "terminating connection due to idle-in-transaction timeout"))
+				return
+			}
+			c.setReadDeadline(time.Time{})
+		}
 		if err != nil {
 			c.readFailed(err)
 			return
@@ -222,8 +239,19 @@ func (c *conn) readyForQuery() {
 	if c.quit {
 		return
 	}
-	c.w.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+	status := c.sess.TxStatus()
+	c.w.send(&pgproto3.ReadyForQuery{TxStatus: status})
+	if t, ok := c.sess.(IdleInTransactionTimeouter); ok && status != 'I' {
+		c.idleTimeout = t.IdleInTransactionTimeout()
+	}
 	c.w.flush()
+}
+
+// isClosing reports whether Shutdown interrupted the connection.
+func (c *conn) isClosing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing
 }
 
 // setReadDeadline sets the socket read deadline unless the server is

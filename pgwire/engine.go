@@ -6,6 +6,7 @@ package pgwire
 
 import (
 	"context"
+	"time"
 
 	"streamdb/types"
 )
@@ -32,6 +33,14 @@ type Session interface {
 	TxStatus() byte
 	// Close releases the session's resources; the connection is gone.
 	Close()
+}
+
+// IdleInTransactionTimeouter is implemented by sessions that bound how long
+// they may sit idle inside a transaction block (PostgreSQL's
+// idle_in_transaction_session_timeout): past it, the connection ends with
+// FATAL 25P03. Zero means no bound.
+type IdleInTransactionTimeouter interface {
+	IdleInTransactionTimeout() time.Duration
 }
 
 // Prepared is a parsed and planned statement.

@@ -258,7 +258,7 @@ func (s *session) inBlockOr(inBlock, outside *prepared) *prepared {
 // statementContext bounds a statement by the session's statement_timeout
 // (0 or unset: no bound). timeout reports whether the bound ended it.
 func (s *session) statementContext(ctx context.Context) (context.Context, context.CancelFunc, func() bool) {
-	d, _ := parseTimeout(s.settings["statement_timeout"])
+	d, _ := parseTimeout("statement_timeout", s.settings["statement_timeout"])
 	if d <= 0 {
 		return ctx, func() {}, func() bool { return false }
 	}
@@ -266,9 +266,19 @@ func (s *session) statementContext(ctx context.Context) (context.Context, contex
 	return ctx, cancel, func() bool { return errors.Is(ctx.Err(), context.DeadlineExceeded) }
 }
 
-// parseTimeout reads a timeout setting as PostgreSQL does: a number of
+// IdleInTransactionTimeout implements pgwire.IdleInTransactionTimeouter:
+// the session's idle_in_transaction_session_timeout inside a block.
+func (s *session) IdleInTransactionTimeout() time.Duration {
+	if s.tx == nil {
+		return 0
+	}
+	d, _ := parseTimeout("idle_in_transaction_session_timeout", s.settings["idle_in_transaction_session_timeout"])
+	return d
+}
+
+// parseTimeout reads a timeout setting (name) as PostgreSQL does: a number of
 // milliseconds, or a number with a unit (us, ms, s, min, h, d).
-func parseTimeout(v string) (time.Duration, error) {
+func parseTimeout(name, v string) (time.Duration, error) {
 	v = strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "'"))
 	if v == "" {
 		return 0, nil
@@ -279,13 +289,13 @@ func parseTimeout(v string) (time.Duration, error) {
 	}
 	n, err := strconv.ParseFloat(v[:i], 64)
 	if err != nil || n < 0 {
-		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", v).
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
 			WithHint("Give milliseconds, or a number with a unit: 500ms, 10s, 2min.")
 	}
 	units := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
 	unit, ok := units[strings.ToLower(strings.TrimSpace(v[i:]))]
 	if !ok {
-		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", v).
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
 			WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
 	}
 	return time.Duration(n * float64(unit)), nil

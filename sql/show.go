@@ -16,20 +16,21 @@ import (
 
 // defaultSessionSettings are the session parameters drivers read or set.
 var defaultSessionSettings = map[string]string{
-	"server_version":              "15.0",
-	"server_encoding":             "UTF8",
-	"client_encoding":             "UTF8",
-	"datestyle":                   "ISO, MDY",
-	"timezone":                    "UTC",
-	"intervalstyle":               "postgres",
-	"integer_datetimes":           "on",
-	"standard_conforming_strings": "on",
-	"application_name":            "",
-	"extra_float_digits":          "1",
-	"search_path":                 "public",
-	"transaction_isolation":       "serializable",
-	"max_identifier_length":       "63",
-	"statement_timeout":           "0",
+	"server_version":                      "15.0",
+	"server_encoding":                     "UTF8",
+	"client_encoding":                     "UTF8",
+	"datestyle":                           "ISO, MDY",
+	"timezone":                            "UTC",
+	"intervalstyle":                       "postgres",
+	"integer_datetimes":                   "on",
+	"standard_conforming_strings":         "on",
+	"application_name":                    "",
+	"extra_float_digits":                  "1",
+	"search_path":                         "public",
+	"transaction_isolation":               "serializable",
+	"max_identifier_length":               "63",
+	"statement_timeout":                   "0",
+	"idle_in_transaction_session_timeout": "0",
 	// read_your_writes: a SELECT waits until every view and table it
 	// reads holds this session's earlier writes (off: read the newest
 	// committed epoch at once).
@@ -172,8 +173,8 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 			s.settings[n.Name] = defaultSessionSettings[n.Name]
 		case n.Name == "timezone" && !strings.EqualFold(n.Value, "utc") && n.Value != "UTC" && n.Value != "Etc/UTC" && n.Value != "GMT":
 			return "", sqlerr.New(sqlerr.InvalidParameterValue, "time zone %q is not supported; streamdb runs in UTC", n.Value)
-		case n.Name == "statement_timeout":
-			if _, err := parseTimeout(n.Value); err != nil {
+		case n.Name == "statement_timeout" || n.Name == "idle_in_transaction_session_timeout":
+			if _, err := parseTimeout(n.Name, n.Value); err != nil {
 				return "", err
 			}
 			s.settings[n.Name] = n.Value

@@ -44,6 +44,7 @@ const (
 	StatementTooComplex          = "54001"
 	OutOfMemory                  = "53200"
 	TooManyConnections           = "53300"
+	IdleInTransactionTimeout     = "25P03"
 	TransactionResolutionUnknown = "08007"
 )
 

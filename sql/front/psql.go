@@ -40,8 +40,6 @@ const (
 	CatalogDatabases CatalogShape = "databases"
 	// CatalogSchemas lists schemas (\dn).
 	CatalogSchemas CatalogShape = "schemas"
-	// CatalogRoles lists roles (\du).
-	CatalogRoles CatalogShape = "roles"
 	// CatalogNothing asks about something streamdb does not have (row
 	// security policies, extended statistics, publications, inheritance,
 	// rules, triggers): no rows.
@@ -110,8 +108,6 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 		q.Shape = CatalogDatabases
 	case strings.HasPrefix(head, `n . nspname as "Name"`) && strings.HasPrefix(body, "from pg_catalog . pg_namespace n"):
 		q.Shape = CatalogSchemas
-	case strings.HasPrefix(head, "r . rolname , r . rolsuper , r . rolinherit") && strings.HasPrefix(body, "from pg_catalog . pg_roles r"):
-		q.Shape = CatalogRoles
 	case readsNothingTable(body):
 		q.Shape = CatalogNothing
 		return q
@@ -253,7 +249,7 @@ func patterns(toks []token) (name, schema string) {
 			continue
 		}
 		switch col {
-		case "relname", "datname", "rolname":
+		case "relname", "datname":
 			name = toks[j].val
 		case "nspname":
 			schema = toks[j].val

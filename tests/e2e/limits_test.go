@@ -145,3 +145,21 @@ func TestMaxConnections(t *testing.T) {
 		return c.Close(ctx)
 	})
 }
+
+// idle_in_transaction_session_timeout ends a session that sits idle inside
+// a transaction block with FATAL 25P03; outside a block it does not apply.
+func TestIdleInTransactionTimeout(t *testing.T) {
+	srv := startServer(t)
+	idleOutside := srv.Conn(t)
+	exec(t, idleOutside, "SET idle_in_transaction_session_timeout = '200ms'")
+	conn := srv.Conn(t)
+	exec(t, conn, "SET idle_in_transaction_session_timeout = '200ms'", "BEGIN", "SELECT 1")
+	// Wait for what the server sends next: the FATAL, once it gives up.
+	ctx := testCtx(t, 30*time.Second)
+	err := conn.PgConn().WaitForNotification(ctx)
+	if pe := wantCode(t, err, "25P03"); pe != nil && !strings.Contains(pe.Message, "idle-in-transaction") {
+		t.Errorf("message %q", pe.Message)
+	}
+	wantRows(t, idleOutside, "SELECT 1", "1")
+	wantExecCode(t, idleOutside, "SET idle_in_transaction_session_timeout = 'soon'", "22023")
+}
