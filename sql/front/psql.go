@@ -40,6 +40,8 @@ const (
 	CatalogDatabases CatalogShape = "databases"
 	// CatalogSchemas lists schemas (\dn).
 	CatalogSchemas CatalogShape = "schemas"
+	// CatalogRoles lists roles (\du).
+	CatalogRoles CatalogShape = "roles"
 	// CatalogNothing asks about something streamdb does not have (row
 	// security policies, extended statistics, publications, inheritance,
 	// rules, triggers): no rows.
@@ -108,6 +110,8 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 		q.Shape = CatalogDatabases
 	case strings.HasPrefix(head, `n . nspname as "Name"`) && strings.HasPrefix(body, "from pg_catalog . pg_namespace n"):
 		q.Shape = CatalogSchemas
+	case strings.HasPrefix(head, "r . rolname , r . rolsuper , r . rolinherit") && strings.HasPrefix(body, "from pg_catalog . pg_roles r"):
+		q.Shape = CatalogRoles
 	case readsNothingTable(body):
 		q.Shape = CatalogNothing
 		return q
@@ -249,7 +253,7 @@ func patterns(toks []token) (name, schema string) {
 			continue
 		}
 		switch col {
-		case "relname", "datname":
+		case "relname", "datname", "rolname":
 			name = toks[j].val
 		case "nspname":
 			schema = toks[j].val

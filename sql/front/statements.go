@@ -103,7 +103,7 @@ func Parse(sql string) (*Statement, error) {
 var queryStarts = setOf("select", "with", "values", "table", "insert", "update", "delete")
 
 // unsupportedStatements are PostgreSQL statements streamdb does not offer.
-var unsupportedStatements = setOf("grant", "revoke", "copy", "vacuum", "analyze",
+var unsupportedStatements = setOf("copy", "vacuum", "analyze",
 	"truncate", "comment", "lock", "listen", "notify", "unlisten", "prepare",
 	"execute", "deallocate", "declare", "fetch", "close", "move", "discard", "do",
 	"call", "cluster", "reindex", "refresh", "import", "load", "reassign",
@@ -128,6 +128,8 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 			return st, nil
 		}
 		return parseQuery(st, src, toks)
+	case isRoleStatement(toks):
+		node, err = parseRoleStatement(c)
 	case first.isWord("create"):
 		node, err = parseCreate(st, c)
 	case first.isWord("drop"):
