@@ -76,6 +76,12 @@ func AppendValue(buf []byte, d types.Datum) []byte {
 		// Keep the scale: 1.50 prints as 1.50 (keys reduce it to 1.5).
 		f, _ := d.D.Float64()
 		buf = appendUint64(append(buf, tagDecimal), floatKey(f))
+		// The 'f' text drops a positive exponent (0E+10 prints as
+		// 00000000000 and would read back as 0): such a value keeps its
+		// exponent form, which Decode reads back exactly.
+		if d.D.Exponent > 0 {
+			return appendString(buf, d.D.String())
+		}
 		return appendString(buf, d.D.Text('f'))
 	}
 	return Append(buf, d)
