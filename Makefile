@@ -4,7 +4,7 @@ BIN       := bin/streamdb
 # The tests build the server binary once and share it.
 export STREAMDB_BIN := $(abspath $(BIN))
 
-.PHONY: build run test test-unit test-e2e vet fmt bench clean
+.PHONY: build run test test-unit test-e2e vet fmt bench fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamdb
@@ -31,6 +31,21 @@ BENCH_MODE ?= quick
 BENCH ?= .
 bench: build
 	BENCH_MODE=$(BENCH_MODE) $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 1x -timeout 120m ./bench/
+
+# Go native fuzzing: each target below runs for FUZZTIME, one after another
+# (go test -fuzz takes one package and one target at a time). A failing
+# input is written to the package's testdata/fuzz/<target>/, where plain
+# `go test` (and so make test) runs it from then on. FUZZFLAGS adds go test
+# flags, e.g. FUZZFLAGS='-parallel 1' on a shared machine.
+FUZZTIME ?= 10m
+FUZZFLAGS ?=
+FUZZ_TARGETS := ./pgwire:FuzzServerConn ./sql/front:FuzzParse ./exec:FuzzDecode ./storage/keyenc:FuzzKeyenc
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "== $$name in $$pkg for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $(FUZZFLAGS) $$pkg; \
+	done
 
 clean:
 	rm -rf bin streamdb-data
