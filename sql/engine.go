@@ -53,6 +53,10 @@ type Engine struct {
 
 	tables tableLogs
 
+	// roles are the users, owners and grants (roles.go), kept outside
+	// the Pebble state so that ROLLBACK TO leaves them alone.
+	roles *roleStore
+
 	// ackMu guards acked and replay, the positions reads wait for
 	// (waitAcknowledged). acked holds, per subject, the sequence of the
 	// newest message this server published and acknowledged to a client.
@@ -96,6 +100,11 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, log: log, store: store, broker: b, objs: map[string]*storage.Descriptor{}, asOf: map[string]*asOfState{}}
+	if e.roles, err = openRoles(cfg.DataDir); err != nil {
+		store.Close()
+		b.Close()
+		return nil, err
+	}
 	e.rt = exec.NewRuntime(store, b, log, cfg.Duration("execution.barrier.interval"))
 	e.rt.SetAligned(cfg.Values["execution.checkpointing.mode"] != "at_least_once")
 	e.rt.SetGroupCache(cfg.Int("state.cache.groups-per-operator"))
@@ -324,5 +333,8 @@ func (e *Engine) objects(kind storage.ObjectKind) []*storage.Descriptor {
 
 // NewSession implements pgwire.Engine.
 func (e *Engine) NewSession(ctx context.Context, params map[string]string) (pgwire.Session, error) {
+	if err := e.checkLogin(params["user"]); err != nil {
+		return nil, err
+	}
 	return newSession(e, params), nil
 }

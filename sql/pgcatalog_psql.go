@@ -93,6 +93,8 @@ func (a *catalogAnswer) rows() []fieldRow {
 	switch a.q.Shape {
 	case front.CatalogRelations:
 		return a.relations()
+	case front.CatalogRoles:
+		return a.roles()
 	case front.CatalogLookup:
 		var out []fieldRow
 		if !matches(a.schema, "public") {
@@ -185,7 +187,7 @@ func (a *catalogAnswer) relations() []fieldRow {
 		}
 		row := fieldRow{
 			"Schema": str("public"), "Name": str(r.d.Name), "Type": str(relkindName(r.relkind)),
-			"Owner": str(a.owner()), "Persistence": str("permanent"), "Access method": str("heap"),
+			"Owner": str(a.relationOwner(r.d)), "Persistence": str("permanent"), "Access method": str("heap"),
 		}
 		if d := r.description(); d != "" {
 			row["Description"] = str(d)

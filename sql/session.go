@@ -27,10 +27,14 @@ type session struct {
 	// user and database are the startup parameters, for the catalog's
 	// owner and database names.
 	user, database string
+	// trustedAnyUser: the user was no created role at login, which only a
+	// trusted connection allows; such a session is a superuser.
+	trustedAnyUser bool
 }
 
 func newSession(e *Engine, startup map[string]string) *session {
 	s := &session{e: e, settings: map[string]string{}, user: startup["user"], database: startup["database"]}
+	s.trustedAnyUser = e.roles.trusts(s.user)
 	for k, v := range defaultSessionSettings {
 		s.settings[k] = v
 	}
@@ -82,9 +86,17 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 		if s.tx != nil && s.tx.failed && !endsBlock {
 			return "", errAborted()
 		}
+		after, err := s.authorize(st)
+		if err != nil {
+			s.abort()
+			return "", err
+		}
 		ctx, cancel, timeout := s.statementContext(ctx)
 		defer cancel()
 		tag, err := run(ctx, vals, w)
+		if err == nil && after != nil {
+			after()
+		}
 		if err != nil {
 			if timeout() {
 				err = sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to statement timeout")
@@ -134,6 +146,9 @@ func (s *session) applyFloatDigits(p *prepared) {
 }
 
 func (s *session) prepare(ctx context.Context, st *front.Statement, params *boundParams) (*prepared, error) {
+	if p, ok, err := s.prepareRoles(st); ok {
+		return p, err
+	}
 	switch n := st.Node.(type) {
 	case *front.Empty:
 		return command(func(context.Context) (string, error) { return "", nil }), nil

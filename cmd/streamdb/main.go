@@ -117,7 +117,7 @@ func run(args []string) error {
 		return fmt.Errorf("listen on %s: %w (choose another address with --listen)", cfg.Listen, err)
 	}
 	srv := pgwire.NewServer(engine, log)
-	srv.SetSecurity(sec)
+	srv.SetSecurity(withUsers(sec, engine))
 	srv.SetMaxConnections(int(cfg.Int("max_connections")))
 	log.Info("streamdb ready", "listen", ln.Addr().String(), "nats", engine.NATSURL(), "data_dir", cfg.DataDir)
 

@@ -9,11 +9,12 @@ import (
 
 	"streamdb/config"
 	"streamdb/pgwire"
+	"streamdb/sql"
 )
 
 // bootstrapUser is the superuser whose password STREAMDB_PASSWORD or
 // --password-file sets.
-const bootstrapUser = "streamdb"
+const bootstrapUser = sql.BootstrapUser
 
 // passwordEnv names the environment variable holding the bootstrap
 // superuser's password. It is removed from the environment once read.
@@ -60,6 +61,17 @@ func serverSecurity(cfg *config.Config, log *slog.Logger) (pgwire.Security, erro
 	}
 	log.Info("client authentication", "tls", sec.TLS != nil, "password", sec.Auth != nil, "require_tls_remote", sec.RequireTLSRemote)
 	return sec, nil
+}
+
+// withUsers makes the engine's users log in too once a password is set:
+// the bootstrap superuser keeps the verifier serverSecurity made, and
+// users created with CREATE USER answer from the engine. Without a
+// password nothing authenticates: loopback connections are trusted.
+func withUsers(sec pgwire.Security, engine *sql.Engine) pgwire.Security {
+	if sec.Auth != nil {
+		sec.Auth = engine.Authenticator(sec.Auth)
+	}
+	return sec
 }
 
 // readPassword returns the password from --password-file (its first line)

@@ -1,0 +1,365 @@
+package sql
+
+import (
+	"context"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamdb/config"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// Privilege checks. Each statement is checked when it runs (so a REVOKE
+// reaches prepared statements too): superusers pass everything; others
+// need the privilege on each relation the statement reads or writes (the
+// owner of an object holds all of them), CREATE on the database to create
+// objects, ownership to drop them, and superuser for the whole-system
+// commands (CHECKPOINT, durable savepoints and rollbacks, ALTER SYSTEM,
+// ALTER STREAM ... SET POSITION, server settings). The wording is
+// PostgreSQL's, with SQLSTATE 42501.
+
+// permitted returns an error when the session's user may not run st.
+func (s *session) permitted(st *front.Statement) error {
+	if s.roleSuperuser() {
+		return nil
+	}
+	switch n := st.Node.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		return s.needRead(st, n.(ast.Node))
+	case *ast.InsertStmt:
+		target := firstTable(n.Table)
+		if err := s.needOn(target, "INSERT"); err != nil {
+			return err
+		}
+		if n.Select != nil {
+			return s.needRead(st, n.Select)
+		}
+		for _, row := range n.Lists {
+			for _, x := range row {
+				if err := s.needRead(st, x); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case *ast.UpdateStmt:
+		target := firstTable(n.TableRefs)
+		if err := s.needOn(target, "UPDATE"); err != nil {
+			return err
+		}
+		reads := n.Where != nil
+		for _, a := range n.List {
+			reads = reads || readsColumns(a.Expr)
+		}
+		if reads {
+			if err := s.needOn(target, "SELECT"); err != nil {
+				return err
+			}
+		}
+		return s.needReadExcept(st, n, target)
+	case *ast.DeleteStmt:
+		target := firstTable(n.TableRefs)
+		if err := s.needOn(target, "DELETE"); err != nil {
+			return err
+		}
+		if n.Where != nil {
+			if err := s.needOn(target, "SELECT"); err != nil {
+				return err
+			}
+		}
+		return s.needReadExcept(st, n, target)
+	case *front.CreateSource:
+		return s.needCreate()
+	case *front.CreateMaterializedView:
+		if err := s.needCreate(); err != nil {
+			return err
+		}
+		return s.needRead(st, n.Query)
+	case *front.Drop:
+		for _, name := range n.Names {
+			d, ok := s.e.lookup(name)
+			if ok && s.e.roles.owner(d) != s.user {
+				return sqlerr.New(codeInsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
+			}
+		}
+	case *front.Explain:
+		if cmv, ok := n.Stmt.Node.(*front.CreateMaterializedView); ok {
+			return s.needRead(n.Stmt, cmv.Query)
+		}
+		return s.permitted(n.Stmt)
+	case *front.Checkpoint:
+		return mustBeSuperuser("do CHECKPOINT")
+	case *front.Savepoint:
+		if s.tx == nil {
+			return mustBeSuperuser("create a savepoint of the whole system")
+		}
+	case *front.ReleaseSavepoint:
+		if s.tx == nil {
+			return mustBeSuperuser("release a savepoint of the whole system")
+		}
+	case *front.RollbackTo:
+		if n.Kind != front.PointSavepoint || s.tx == nil {
+			return mustBeSuperuser("roll the whole system back")
+		}
+	case *front.AlterSystem:
+		return mustBeSuperuser("execute ALTER SYSTEM command")
+	case *front.AlterStreamPosition:
+		return mustBeSuperuser("move the position of stream " + n.Stream)
+	case *front.Set:
+		if n.System {
+			return mustBeSuperuser("execute ALTER SYSTEM command")
+		}
+		if config.Known(n.Name) {
+			return sqlerr.New(codeInsufficientPrivilege, "permission denied to set parameter %q", n.Name).
+				WithHint("Server settings apply to the whole server: a superuser sets them.")
+		}
+	}
+	return nil
+}
+
+func mustBeSuperuser(what string) error {
+	return sqlerr.New(codeInsufficientPrivilege, "must be superuser to %s", what)
+}
+
+// needCreate requires CREATE on the database.
+func (s *session) needCreate() error {
+	if s.e.roles.mayCreate(s.user) {
+		return nil
+	}
+	db := s.database
+	if db == "" {
+		db = "streamdb"
+	}
+	return sqlerr.New(codeInsufficientPrivilege, "permission denied for database %s", db).
+		WithHint("A superuser can run GRANT CREATE ON DATABASE %s TO %s.", db, s.user)
+}
+
+// needOn requires priv on the relation tn names (nothing when it names no
+// relation of the catalog: the statement then fails as it would anyway).
+func (s *session) needOn(tn *ast.TableName, priv string) error {
+	if tn == nil {
+		return nil
+	}
+	d := s.relation(tn)
+	if d == nil || s.has(d, priv) {
+		return nil
+	}
+	return sqlerr.New(codeInsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
+}
+
+// has reports whether the session's user holds priv on d.
+func (s *session) has(d *storage.Descriptor, priv string) bool {
+	return s.e.roles.owner(d) == s.user || s.e.roles.granted(d, s.user, priv)
+}
+
+// relation returns the catalog object tn names, or nil (a system table, a
+// CTE, a window, a missing name).
+func (s *session) relation(tn *ast.TableName) *storage.Descriptor {
+	if sc := tn.Schema.O; sc != "" && sc != "public" {
+		return nil
+	}
+	d, ok := s.e.lookup(tn.Name.O)
+	if !ok {
+		return nil
+	}
+	return d
+}
+
+// needRead requires SELECT on every relation node reads, including the
+// sources of its TUMBLE / HOP windows.
+func (s *session) needRead(st *front.Statement, node ast.Node) error {
+	return s.needReadExcept(st, node, nil)
+}
+
+// needReadExcept is needRead, leaving out the table skip (a DML target,
+// checked on its own).
+func (s *session) needReadExcept(st *front.Statement, node ast.Node, skip *ast.TableName) error {
+	c := &tableCollector{ctes: map[string]bool{}}
+	node.Accept(c)
+	for _, tn := range c.names {
+		if tn == skip || tn.Schema.O == "" && c.ctes[tn.Name.O] {
+			continue
+		}
+		if _, ok := st.Windows[tn.Name.O]; ok && tn.Schema.O == "" {
+			continue
+		}
+		if st.AsOf != nil && s.relation(tn) == nil && (tn.Schema.O == "" || tn.Schema.O == "public") {
+			if _, _, system := s.e.pgSystemTable(tn.Name.O); !system {
+				// It may exist only in the savepoint: nothing says who
+				// may read it.
+				return sqlerr.New(codeInsufficientPrivilege, "permission denied for relation %s", tn.Name.O).
+					WithHint("Only superusers read relations that exist only in an older checkpoint or savepoint.")
+			}
+		}
+		if err := s.needOn(tn, "SELECT"); err != nil {
+			return err
+		}
+	}
+	for _, w := range st.Windows {
+		if w.Schema != "" && w.Schema != "public" {
+			continue
+		}
+		if err := s.needOn(&ast.TableName{Name: ast.NewCIStr(w.Source)}, "SELECT"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableCollector gathers the table names and CTE names of a statement.
+type tableCollector struct {
+	names []*ast.TableName
+	ctes  map[string]bool
+}
+
+func (c *tableCollector) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.TableName:
+		c.names = append(c.names, x)
+	case *ast.CommonTableExpression:
+		c.ctes[x.Name.O] = true
+	}
+	return n, false
+}
+
+func (c *tableCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// firstTable is the first table name in n (a DML statement's target).
+func firstTable(n ast.Node) *ast.TableName {
+	if n == nil {
+		return nil
+	}
+	c := &tableCollector{ctes: map[string]bool{}}
+	n.Accept(c)
+	if len(c.names) == 0 {
+		return nil
+	}
+	return c.names[0]
+}
+
+// readsColumns reports whether an expression refers to a column.
+func readsColumns(x ast.ExprNode) bool {
+	if x == nil {
+		return false
+	}
+	f := &columnFinder{}
+	x.Accept(f)
+	return f.found
+}
+
+type columnFinder struct{ found bool }
+
+func (f *columnFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.ColumnNameExpr); ok {
+		f.found = true
+	}
+	return n, f.found
+}
+
+func (f *columnFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// authorize returns an error when the session's user may not run st,
+// and, for a statement that creates an object, what to run once it has
+// succeeded: recording the object's owner (only if the object did not
+// exist before, so CREATE ... IF NOT EXISTS takes nobody's object).
+func (s *session) authorize(st *front.Statement) (after func(), err error) {
+	if err := s.permitted(st); err != nil {
+		return nil, err
+	}
+	var name string
+	switch n := st.Node.(type) {
+	case *front.CreateSource:
+		name = n.Name
+	case *front.CreateMaterializedView:
+		name = n.Name
+	default:
+		return nil, nil
+	}
+	if _, existed := s.e.lookup(name); existed {
+		return nil, nil
+	}
+	return func() { s.recordOwner(name) }, nil
+}
+
+// recordOwner records the session's user as the owner of the object name
+// it just created (the bootstrap superuser for trusted sessions under
+// names that are no created role).
+func (s *session) recordOwner(name string) {
+	d, ok := s.e.lookup(name)
+	if !ok {
+		return
+	}
+	owner := BootstrapUser
+	if s.e.roles.role(s.user) != nil {
+		owner = s.user
+	}
+	if err := s.e.roles.setOwner(d, owner); err != nil {
+		s.e.log.Error("recording an object's owner failed", "object", name, "owner", owner, "err", err)
+	}
+}
+
+// prepareRoles prepares the statements of users and privileges, and the
+// session functions that name users; ok is false for other statements.
+func (s *session) prepareRoles(st *front.Statement) (p *prepared, ok bool, err error) {
+	switch n := st.Node.(type) {
+	case *front.RoleStmt:
+		return command(func(context.Context) (string, error) { return s.execRoleStmt(n) }), true, nil
+	case *front.Grant:
+		return command(func(context.Context) (string, error) { return s.execGrant(n) }), true, nil
+	case *front.Show:
+		if n.Target == "password_encryption" {
+			return showResult(textCols("password_encryption"), func(context.Context) ([]types.Row, error) {
+				return []types.Row{textRow("scram-sha-256")}, nil
+			}), true, nil
+		}
+	case *ast.SelectStmt:
+		substituteUserFunctions(n, s.user)
+	}
+	return nil, false, nil
+}
+
+// substituteUserFunctions replaces current_user, session_user and
+// current_role (as PostgreSQL writes them, without parentheses, or as
+// calls) with the session's user name, as a text literal named after the
+// function.
+func substituteUserFunctions(n ast.Node, user string) {
+	n.Accept(&userFunctions{user: user})
+}
+
+type userFunctions struct{ user string }
+
+var userFunctionNames = map[string]bool{"current_user": true, "session_user": true, "current_role": true}
+
+func (u *userFunctions) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.SelectField); ok && f.Expr != nil && f.AsName.L == "" {
+		if name := u.userFunction(f.Expr); name != "" {
+			f.AsName = ast.NewCIStr(name)
+		}
+	}
+	return n, false
+}
+
+func (u *userFunctions) Leave(n ast.Node) (ast.Node, bool) {
+	if x, ok := n.(ast.ExprNode); ok && u.userFunction(x) != "" {
+		return ast.NewValueExpr(u.user, "", ""), true
+	}
+	return n, true
+}
+
+// userFunction returns the function x calls ("current_user", ...), or "".
+func (u *userFunctions) userFunction(x ast.ExprNode) string {
+	switch x := x.(type) {
+	case *ast.FuncCallExpr:
+		if name := x.FnName.L; userFunctionNames[name] && len(x.Args) == 0 {
+			return name
+		}
+	case *ast.ColumnNameExpr:
+		if c := x.Name; c.Table.L == "" && c.Schema.L == "" && userFunctionNames[c.Name.L] {
+			return c.Name.L
+		}
+	}
+	return ""
+}
