@@ -295,10 +295,15 @@ func (b *Broker) Disown(ctx context.Context, stream string) error {
 // DeleteStream deletes a JetStream stream and its messages; one that is
 // already gone is not an error. Its subjects are given back to producers.
 func (b *Broker) DeleteStream(ctx context.Context, stream string) error {
+	// The subjects are only needed to lift their protection; a lookup that
+	// cannot be answered (a NATS user without STREAM.INFO rights waits for
+	// its timeout) must not use up the time the delete itself needs.
 	var subjects []string
-	if s, err := b.JS.Stream(ctx, stream); err == nil {
+	ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	if s, err := b.JS.Stream(ictx, stream); err == nil {
 		subjects = s.CachedInfo().Config.Subjects
 	}
+	cancel()
 	err := b.JS.DeleteStream(ctx, stream)
 	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
 		return fmt.Errorf("delete JetStream stream %s: %w", stream, err)

@@ -58,6 +58,10 @@ type Config struct {
 	// PasswordFile is the file holding the bootstrap superuser's password
 	// (--password-file); it is read once at start.
 	PasswordFile string
+	// NATSProducerPasswordFile is the file holding the password of the
+	// embedded NATS server's producer user (--nats-producer-password-file);
+	// see NATSProducerPassword.
+	NATSProducerPasswordFile string
 	// Values holds every setting of Settings by key, as text.
 	Values map[string]string
 }
@@ -256,3 +260,31 @@ func (c *Config) StateDir() string { return filepath.Join(c.DataDir, "state") }
 
 // NATSDir is the embedded NATS server's JetStream store.
 func (c *Config) NATSDir() string { return filepath.Join(c.DataDir, "nats") }
+
+// NATSProducerPasswordEnv sets the embedded NATS server's producer password.
+const NATSProducerPasswordEnv = "STREAMDB_NATS_PRODUCER_PASSWORD"
+
+// NATSProducerPassword returns the embedded NATS server's producer password
+// from NATSProducerPasswordFile (its first line) or STREAMDB_NATS_PRODUCER_PASSWORD,
+// or "" when neither is set (the server then makes one). Setting both is an
+// error. The environment variable is cleared once read.
+func (c *Config) NATSProducerPassword() (string, error) {
+	env := os.Getenv(NATSProducerPasswordEnv)
+	os.Unsetenv(NATSProducerPasswordEnv)
+	if c.NATSProducerPasswordFile == "" {
+		return env, nil
+	}
+	if env != "" {
+		return "", fmt.Errorf("both %s and --nats-producer-password-file are set; use one", NATSProducerPasswordEnv)
+	}
+	data, err := os.ReadFile(c.NATSProducerPasswordFile)
+	if err != nil {
+		return "", fmt.Errorf("read NATS producer password file: %w", err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" {
+		return "", fmt.Errorf("NATS producer password file %s is empty", c.NATSProducerPasswordFile)
+	}
+	return line, nil
+}

@@ -83,9 +83,19 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 	var b *broker.Broker
 	var err error
 	if cfg.NATSURL != "" {
-		b, err = broker.Connect(cfg.NATSURL)
+		if b, err = broker.Connect(cfg.NATSURL); err == nil {
+			log.Warn("with --nats-url, streamdb sets no NATS permissions: tables' changelogs (subjects streamdb.table.> and tables' own subjects) and their JetStream streams are only as safe as that server's permissions make them")
+		}
 	} else {
-		b, err = broker.StartEmbedded(cfg.NATSListen, cfg.NATSDir())
+		var pw string
+		if pw, err = cfg.NATSProducerPassword(); err == nil {
+			b, err = broker.StartEmbeddedWith(broker.EmbeddedOptions{
+				Listen: cfg.NATSListen, StoreDir: cfg.NATSDir(), CredentialsDir: cfg.DataDir, ProducerPassword: pw,
+			})
+		}
+		if err == nil {
+			log.Info("embedded NATS: tables' subjects are written by streamdb only", "producers_connect", b.ProducerAccess())
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -54,12 +54,14 @@ func parseConfig(args []string) (*config.Config, error) {
 	tlsKey := fs.String("tls-key", "", "PEM private key for TLS (setting ssl_key_file)")
 	tlsRequireRemote := fs.Bool("tls-require-remote", false, "refuse non-TLS connections except from loopback (setting ssl_require_remote)")
 	passwordFile := fs.String("password-file", "", "file holding the password of user streamdb (or set STREAMDB_PASSWORD)")
+	natsProducerPasswordFile := fs.String("nats-producer-password-file", "", "file holding the password of the embedded NATS server's user producer (or set STREAMDB_NATS_PRODUCER_PASSWORD); without one a password is made and kept in <data dir>/nats-producer.password")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	cfg.Listen, cfg.DataDir, cfg.NATSListen, cfg.NATSURL = *listen, *dataDir, *natsListen, *natsURL
 	cfg.ConfigFile, cfg.RestoreFrom = *configFile, *restoreFrom
 	cfg.PasswordFile = *passwordFile
+	cfg.NATSProducerPasswordFile = *natsProducerPasswordFile
 	if err := cfg.LoadEnv(os.Getenv); err != nil {
 		return nil, err
 	}
