@@ -34,7 +34,9 @@ import (
 // No input may panic the connection handler (the server contains such a
 // panic and logs it at ERROR: any ERROR record fails the input) or hang it;
 // the session is closed exactly once; and after a valid startup everything
-// the server writes is a well-formed sequence of backend messages.
+// the server writes is a well-formed sequence of backend messages (the
+// last one may be cut short: what was still buffered when the client hung
+// up is never flushed).
 func FuzzServerConn(f *testing.F) {
 	for _, s := range fuzzSeeds() {
 		f.Add(s.data, s.raw)
@@ -80,8 +82,13 @@ func FuzzServerConn(f *testing.F) {
 				t.Fatalf("server wrote %d bytes that are no message", len(out))
 			}
 			n := int(binary.BigEndian.Uint32(out[1:5]))
-			if n < 4 || n+1 > len(out) {
-				t.Fatalf("server wrote a %q message of length %d with %d bytes left", out[0], n, len(out)-1)
+			if n < 4 {
+				t.Fatalf("server wrote a %q message of length %d", out[0], n)
+			}
+			if n+1 > len(out) {
+				// The rest was still in the server's write buffer when
+				// the client hung up: nothing flushed it.
+				break
 			}
 			fe := pgproto3.NewFrontend(bytes.NewReader(out[:n+1]), io.Discard)
 			if _, err := fe.Receive(); err != nil {
