@@ -71,7 +71,10 @@ func ParseNumeric(s string) (Datum, error) {
 		return bad()
 	}
 	if d.IsZero() {
+		// No negative zero, and no negative scale: 0E5 is 0, as in
+		// PostgreSQL (apd would print it as 000000).
 		d.Negative = false
+		d.Exponent = min(d.Exponent, 0)
 	}
 	if err := CheckNumeric(d); err != nil {
 		return Null, err

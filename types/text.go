@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"streamdb/sqlerr"
 )
 
@@ -32,6 +34,9 @@ func FormatText(d Datum, t Type) string {
 		}
 		return formatFloat(d.F, t)
 	case KindDecimal:
+		if d.D.Form == apd.Finite && d.D.IsZero() && d.D.Exponent > 0 {
+			return "0" // apd writes 0E+2 as 000; NUMERIC has no negative scale
+		}
 		return d.D.Text('f')
 	case KindString:
 		return d.S
