@@ -256,16 +256,19 @@ func (l *tableLog) lead(e *Engine, d *storage.Descriptor) {
 		ack, err := e.broker.JS.Publish(ctx, d.Subject, msg, jetstream.WithExpectStream(d.JSStream))
 		cancel()
 
-		l.imu.Lock()
 		if err == nil {
+			// Recorded before any writer hears back: a read that starts
+			// after its COMMIT returned must wait for this message.
+			e.acknowledged(d.Subject, ack.Sequence)
+			l.imu.Lock()
 			for _, en := range batch {
 				en.seq = ack.Sequence
 				en.done <- nil
 			}
 			l.imu.Unlock()
-			e.acknowledged(d.Subject, ack.Sequence)
 			continue
 		}
+		l.imu.Lock()
 		// The batch failed, and every commit queued after it was computed
 		// on top of it: fail them all, keep none.
 		failed := sqlerr.New(sqlerr.InternalError, "publish to the changelog of table %q: %v", d.Name, err).
