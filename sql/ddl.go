@@ -376,8 +376,14 @@ func (e *Engine) abandonView(ctx context.Context, d *storage.Descriptor) {
 // waitLogged waits for views to reach targets, logging progress every few
 // seconds for long waits.
 func (e *Engine) waitLogged(ctx context.Context, ids []uint32, targets map[string]uint64, what string) error {
+	return e.waitWithProgress(ctx, targets, what, func(ctx context.Context) error { return e.rt.WaitFor(ctx, ids, targets) })
+}
+
+// waitWithProgress runs wait, logging the targets every few seconds while
+// it takes long, and turns its error into what the client sees.
+func (e *Engine) waitWithProgress(ctx context.Context, targets map[string]uint64, what string, wait func(context.Context) error) error {
 	done := make(chan error, 1)
-	go func() { done <- e.rt.WaitFor(ctx, ids, targets) }()
+	go func() { done <- wait(ctx) }()
 	tick := time.NewTicker(5 * time.Second)
 	defer tick.Stop()
 	for {
@@ -550,32 +556,16 @@ func (e *Engine) flush(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	done := make(chan error, 1)
 	var failed []string
-	go func() {
+	err = e.waitWithProgress(ctx, targets, "FLUSH", func(ctx context.Context) error {
 		var err error
 		failed, err = e.rt.WaitForRunning(ctx, targets)
-		done <- err
-	}()
-	tick := time.NewTicker(5 * time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			if err != nil && ctx.Err() != nil {
-				return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
-			}
-			if err != nil {
-				return sqlerr.New(sqlerr.InternalError, "%s", err.Error())
-			}
-			if len(failed) > 0 {
-				e.log.Warn("FLUSH left out stopped materialized views", "views", strings.Join(failed, ", "))
-			}
-			return nil
-		case <-tick.C:
-			e.log.Info("waiting", "for", "FLUSH", "targets", fmt.Sprint(targets), "committed_epoch", e.rt.CommittedEpoch())
-		}
+		return err
+	})
+	if err == nil && len(failed) > 0 {
+		e.log.Warn("FLUSH left out stopped materialized views", "views", strings.Join(failed, ", "))
 	}
+	return err
 }
 
 // explainStreaming renders a view's streaming dataflow.
