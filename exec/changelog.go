@@ -106,6 +106,23 @@ func (d *ChangelogDecoder) decodeInto(data []byte, c *Chunk) error {
 	return nil
 }
 
+// ChangelogOrder flattens statements' changes into the order of a
+// changelog message: statement by statement, each statement's deletions
+// first (see the top of this file).
+func ChangelogOrder(stmts [][]Change) []Change {
+	var out []Change
+	for _, changes := range stmts {
+		for _, sign := range []int8{Delete, Insert} {
+			for _, ch := range changes {
+				if ch.Sign == sign {
+					out = append(out, ch)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // ErrChangelogTooLarge is returned by EncodeChangelog when one commit's
 // changes to a table do not fit in one message.
 type ErrChangelogTooLarge struct {
@@ -118,37 +135,26 @@ func (e *ErrChangelogTooLarge) Error() string {
 
 // EncodeChangelog renders the changes of one commit to a table as ONE
 // changelog message: a message is the unit JetStream stores atomically, so
-// a commit lands whole or not at all. statements holds each statement's
-// changes in order; within a statement deletions come first (see the top
-// of this file), and statements keep their order, so that a statement
-// that re-inserts a key an earlier one deleted (or the reverse) replays
-// as it ran. A message over limit bytes is refused before anything is
-// published.
-func EncodeChangelog(cols []types.Column, statements [][]Change, limit int) ([]byte, error) {
+// a commit lands whole or not at all. changes are in ChangelogOrder, so
+// that a statement that re-inserts a key an earlier one deleted (or the
+// reverse) replays as it ran. A message over limit bytes is refused before
+// anything is published.
+func EncodeChangelog(cols []types.Column, changes []Change, limit int) ([]byte, error) {
 	buf := []byte{'['}
-	n := 0
 	enc := newRowEncoder(cols)
-	for _, changes := range statements {
-		for _, sign := range []int8{Delete, Insert} {
-			for _, ch := range changes {
-				if ch.Sign != sign {
-					continue
-				}
-				row, err := enc.encode(ch.Row)
-				if err != nil {
-					return nil, err
-				}
-				if n > 0 {
-					buf = append(buf, ',')
-				}
-				op := `{"op":"+","row":`
-				if ch.Sign < 0 {
-					op = `{"op":"-","row":`
-				}
-				buf = append(append(append(buf, op...), row...), '}')
-				n++
-			}
+	for i, ch := range changes {
+		row, err := enc.encode(ch.Row)
+		if err != nil {
+			return nil, err
 		}
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		op := `{"op":"+","row":`
+		if ch.Sign < 0 {
+			op = `{"op":"-","row":`
+		}
+		buf = append(append(append(buf, op...), row...), '}')
 	}
 	buf = append(buf, ']')
 	if len(buf) > limit {

@@ -214,7 +214,7 @@ func TestRoundTripEveryType(t *testing.T) {
 			}
 		}
 		// A changelog of the row decodes to the same row.
-		msg, err := EncodeChangelog(cols, [][]Change{{{Row: row, Sign: Insert}}}, 1<<30)
+		msg, err := EncodeChangelog(cols, []Change{{Row: row, Sign: Insert}}, 1<<30)
 		if err != nil {
 			t.Fatalf("seed %d: EncodeChangelog: %v", seed, err)
 		}

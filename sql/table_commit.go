@@ -41,22 +41,6 @@ type streamWrite struct {
 	msgs [][]byte
 }
 
-// changelogOrder flattens statements' changes into the order of their
-// changelog message: statement by statement, deletions first.
-func changelogOrder(stmts [][]exec.Change) []exec.Change {
-	var out []exec.Change
-	for _, changes := range stmts {
-		for _, sign := range []int8{exec.Delete, exec.Insert} {
-			for _, ch := range changes {
-				if ch.Sign == sign {
-					out = append(out, ch)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // commitWrites publishes one commit: its tables' changes, checked under
 // the tables' locks against their current contents, and its stream rows.
 // It returns once JetStream has acknowledged everything.
@@ -207,7 +191,7 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if err != nil {
 		return nil, nil, err
 	}
-	changes := changelogOrder(stmts)
+	changes := exec.ChangelogOrder(stmts)
 	if len(changes) == 0 {
 		return nil, nil, nil
 	}
@@ -215,7 +199,7 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := exec.EncodeChangelog(cols, stmts, e.changelogLimit())
+	data, err := exec.EncodeChangelog(cols, changes, e.changelogLimit())
 	var tooLarge *exec.ErrChangelogTooLarge
 	if errors.As(err, &tooLarge) {
 		return nil, nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "the changes to table %q are %d bytes, over the limit of %d bytes for one commit", w.d.Name, tooLarge.Size, tooLarge.Limit).
@@ -278,17 +262,14 @@ func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *tableLo
 		}
 		return [][]exec.Change{changes}, nil
 	}
+	ordered := exec.ChangelogOrder(w.stmts)
 	deletes := false
-	for _, ch := range changelogOrder(w.stmts) {
+	for _, ch := range ordered {
 		deletes = deletes || ch.Sign < 0
 	}
 	if !deletes {
 		// Only insertions: a primary key taken since is the one conflict.
-		var all []exec.Change
-		for _, st := range w.stmts {
-			all = append(all, st...)
-		}
-		return w.stmts, checkTableChanges(w.d, ts.cols, all, ts.keyTaken)
+		return w.stmts, checkTableChanges(w.d, ts.cols, ordered, ts.keyTaken)
 	}
 	rows, err := ts.rows(ctx)
 	if err != nil {
@@ -299,7 +280,7 @@ func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *tableLo
 		k := string(rowKey(ts.key, r))
 		present[k] = append(present[k], r)
 	}
-	for _, ch := range changelogOrder(w.stmts) {
+	for _, ch := range ordered {
 		k := string(rowKey(ts.key, ch.Row))
 		have := present[k]
 		if ch.Sign < 0 {

@@ -83,7 +83,7 @@ func (t *txn) pendingFor(id uint32) []exec.Change {
 	out := append([]exec.Change(nil), t.snap.pending[id]...)
 	for _, w := range t.tables {
 		if w.d.ID == id {
-			out = append(out, changelogOrder(w.stmts)...)
+			out = append(out, exec.ChangelogOrder(w.stmts)...)
 		}
 	}
 	return out
