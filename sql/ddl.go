@@ -38,68 +38,11 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 	}
 	// Every check comes before anything is created: a failed CREATE
 	// leaves neither a catalog entry nor a JetStream stream behind.
-	for k := range n.Options {
-		if !streamOptions[k] {
-			return "", sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized stream option %q", k).
-				WithHint("Valid options are subject and format.")
-		}
-	}
-	subject := n.Options["subject"]
-	if subject == "" {
-		subject = n.Name
-		if isTable {
-			subject = tableSubjectPrefix + n.Name
-		}
-	}
-	if err := checkSubject(subject, n.Options); err != nil {
+	d, err := sourceDescriptor(n, isTable)
+	if err != nil {
 		return "", err
 	}
-	format := strings.ToLower(n.Options["format"])
-	if format == "" {
-		format = "json"
-	}
-	if format != "json" {
-		return "", sqlerr.New(sqlerr.FeatureNotSupported, "format %q is not supported; use format = 'json'", format)
-	}
-	if len(n.Columns) == 0 {
-		return "", sqlerr.New(sqlerr.SyntaxError, "a stream needs at least one column")
-	}
-	cols := make([]types.Column, len(n.Columns))
-	seen := map[string]bool{}
-	for i, c := range n.Columns {
-		if seen[c.Name] {
-			return "", sqlerr.New("42701", "column %q specified more than once", c.Name)
-		}
-		seen[c.Name] = true
-		_, mod, err := types.ParseWithModifier(c.TypeName)
-		if err != nil {
-			return "", sqlerr.New(sqlerr.InvalidParameterValue, "column %q: %v", c.Name, err)
-		}
-		cols[i] = types.Column{Name: c.Name, Type: c.Type, Mod: mod}
-	}
-	d := &storage.Descriptor{
-		Name: n.Name, Kind: storage.KindStream, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
-		Subject: subject, Format: format, Options: n.Options, PrimaryKey: n.PrimaryKey,
-	}
-	if n.Watermark != nil {
-		if isTable {
-			return "", sqlerr.New(sqlerr.FeatureNotSupported, "WATERMARK on a table is not supported").
-				WithHint("Declare event-time watermarks on streams (CREATE STREAM or CREATE TABLE ... APPEND ONLY).")
-		}
-		d.Watermark = n.Watermark.Column + " AS " + n.Watermark.ExprText
-		if _, err := bindWatermark(d, cols); err != nil {
-			return "", err
-		}
-	}
-	if isTable {
-		for i, c := range n.Columns {
-			if c.Default != nil {
-				return "", sqlerr.New(sqlerr.FeatureNotSupported, "DEFAULT on column %q of a table is not supported", c.Name).
-					WithHint("Give the value in INSERT.")
-			}
-			d.Columns[i].NotNull = c.NotNull
-		}
-	}
+	subject := d.Subject
 	if err := e.checkSubjectFree(n.Name, subject, isTable); err != nil {
 		return "", err
 	}
@@ -160,6 +103,75 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 	err = e.ddlCheckpoint(ctx)
 	e.startDroppedStreamGC() // leftovers of an earlier run, once
 	return tag, err
+}
+
+// sourceDescriptor checks a CREATE STREAM or CREATE TABLE statement and
+// builds its catalog entry, without touching NATS or the catalog: the
+// JetStream stream, the table's kind and start, and the id come later.
+func sourceDescriptor(n *front.CreateSource, isTable bool) (*storage.Descriptor, error) {
+	for k := range n.Options {
+		if !streamOptions[k] {
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized stream option %q", k).
+				WithHint("Valid options are subject and format.")
+		}
+	}
+	subject := n.Options["subject"]
+	if subject == "" {
+		subject = n.Name
+		if isTable {
+			subject = tableSubjectPrefix + n.Name
+		}
+	}
+	if err := checkSubject(subject, n.Options); err != nil {
+		return nil, err
+	}
+	format := strings.ToLower(n.Options["format"])
+	if format == "" {
+		format = "json"
+	}
+	if format != "json" {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "format %q is not supported; use format = 'json'", format)
+	}
+	if len(n.Columns) == 0 {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "a stream needs at least one column")
+	}
+	cols := make([]types.Column, len(n.Columns))
+	seen := map[string]bool{}
+	for i, c := range n.Columns {
+		if seen[c.Name] {
+			return nil, sqlerr.New("42701", "column %q specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+		_, mod, err := types.ParseWithModifier(c.TypeName)
+		if err != nil {
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "column %q: %v", c.Name, err)
+		}
+		cols[i] = types.Column{Name: c.Name, Type: c.Type, Mod: mod}
+	}
+	d := &storage.Descriptor{
+		Name: n.Name, Kind: storage.KindStream, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
+		Subject: subject, Format: format, Options: n.Options, PrimaryKey: n.PrimaryKey,
+	}
+	if n.Watermark != nil {
+		if isTable {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WATERMARK on a table is not supported").
+				WithHint("Declare event-time watermarks on streams (CREATE STREAM or CREATE TABLE ... APPEND ONLY).")
+		}
+		d.Watermark = n.Watermark.Column + " AS " + n.Watermark.ExprText
+		if _, err := bindWatermark(d, cols); err != nil {
+			return nil, err
+		}
+	}
+	if isTable {
+		for i, c := range n.Columns {
+			if c.Default != nil {
+				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DEFAULT on column %q of a table is not supported", c.Name).
+					WithHint("Give the value in INSERT.")
+			}
+			d.Columns[i].NotNull = c.NotNull
+		}
+	}
+	return d, nil
 }
 
 // checkSubjectFree refuses to share a table's subject: a table's changelog
@@ -260,36 +272,10 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		e.ddlMu.Unlock()
 		return "", err
 	}
-	cols := root.Schema()
-	if len(n.Columns) > 0 {
-		if len(n.Columns) > len(cols) {
-			e.ddlMu.Unlock()
-			return "", sqlerr.New(sqlerr.SyntaxError, "CREATE MATERIALIZED VIEW specifies more column names than columns")
-		}
-		cols = append([]types.Column(nil), cols...)
-		for i, name := range n.Columns {
-			cols[i].Name = name
-		}
-	}
-	seen := map[string]bool{}
-	for _, c := range cols {
-		if seen[c.Name] {
-			e.ddlMu.Unlock()
-			return "", sqlerr.New("42701", "column %q specified more than once", c.Name).
-				WithHint("Give the columns distinct names with AS.")
-		}
-		seen[c.Name] = true
-	}
-	var deps []string
-	for _, src := range plan.Sources(root) {
-		deps = append(deps, src.Name)
-	}
-	d := &storage.Descriptor{
-		Name: n.Name, Kind: storage.KindView, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
-		Query: n.QueryText, DependsOn: deps, Dataflow: storage.DataflowLatest,
-	}
-	if len(opts) > 0 {
-		d.Options = opts
+	d, err := viewDescriptor(n, root, opts)
+	if err != nil {
+		e.ddlMu.Unlock()
+		return "", err
 	}
 	// Other sessions must not read the view until its backfill is done.
 	bf, err := e.planBackfill(ctx, d, root)
@@ -404,6 +390,43 @@ func (e *Engine) waitWithProgress(ctx context.Context, targets map[string]uint64
 			e.log.Info("waiting", "for", what, "targets", fmt.Sprint(targets), "committed_epoch", e.rt.CommittedEpoch())
 		}
 	}
+}
+
+// viewDescriptor builds a new view's catalog entry from its bound plan:
+// its columns (renamed by the statement's column list, if any), the
+// relations it reads and its options. It touches neither state nor the
+// catalog; the id comes with persist.
+func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[string]string) (*storage.Descriptor, error) {
+	cols := root.Schema()
+	if len(n.Columns) > 0 {
+		if len(n.Columns) > len(cols) {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "CREATE MATERIALIZED VIEW specifies more column names than columns")
+		}
+		cols = append([]types.Column(nil), cols...)
+		for i, name := range n.Columns {
+			cols[i].Name = name
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if seen[c.Name] {
+			return nil, sqlerr.New("42701", "column %q specified more than once", c.Name).
+				WithHint("Give the columns distinct names with AS.")
+		}
+		seen[c.Name] = true
+	}
+	var deps []string
+	for _, src := range plan.Sources(root) {
+		deps = append(deps, src.Name)
+	}
+	d := &storage.Descriptor{
+		Name: n.Name, Kind: storage.KindView, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
+		Query: n.QueryText, DependsOn: deps, Dataflow: storage.DataflowLatest,
+	}
+	if len(opts) > 0 {
+		d.Options = opts
+	}
+	return d, nil
 }
 
 // checkStreamable refuses, at CREATE time, plans the streaming engine does
