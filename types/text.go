@@ -93,31 +93,18 @@ func formatFloat(f float64, t Type) string {
 	return strconv.FormatFloat(f, 'f', -1, bits)
 }
 
-// timestampLayouts are the common text forms of timestamps, read by
-// time.Parse before the general parser (parseDateTime) is tried.
-var timestampLayouts = []string{
-	"2006-01-02 15:04:05.999999999",
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999Z07",
-	"2006-01-02 15:04:05.999999999 Z07:00",
-	"2006-01-02 15:04",
-	"2006-01-02",
-}
-
-// ParseTimestamp reads timestamp text ('YYYY-MM-DD[ HH:MM[:SS[.ffffff]]]',
-// RFC 3339, years past 9999, BC; an offset is applied). Values without an
-// offset are UTC. The infinities have no time.Time: they are refused here
-// (ParseText reads them).
+// ParseTimestamp reads a point in time as TIMESTAMPTZ input does (an
+// offset or zone is applied; none means UTC). The infinities have no
+// time.Time: they are refused here (ParseText reads them).
 func ParseTimestamp(s string) (time.Time, error) {
-	p, err := parseDateTime(s, "timestamp")
+	d, err := parseTimestampDatum(s, Timestamptz)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if p.infinity != 0 || p.us < MinTimestampMicros || p.us >= EndTimestampMicros {
-		return time.Time{}, sqlerr.New(DatetimeFieldOverflow, "timestamp out of range: %q", strings.TrimSpace(s))
+	if !TimestampFinite(d.I) {
+		return time.Time{}, sqlerr.New(DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
-	return time.UnixMicro(p.us).UTC(), nil
+	return time.UnixMicro(d.I).UTC(), nil
 }
 
 // ParseText converts the text form of a value to a Datum of type t, as a
