@@ -95,12 +95,10 @@ var (
 	ratThirty    = big.NewRat(30, 1)
 )
 
-// ParseInterval reads PostgreSQL interval text such as '1 hour',
-// '2 days 03:00:00', '-178956970 years -8 mons', '1.5 months' or
-// '@ 1 hour ago', exactly (fractions of a month spill into days at 30
-// days a month, fractions of a day into microseconds, as PostgreSQL does).
-// A field past the type's range is 22015, as in PostgreSQL.
-func ParseInterval(s string) (Datum, error) {
+// parseIntervalOutput reads the interval text formatInterval prints
+// (exactly, with fractions spilling into days and microseconds). It lets
+// ParseInterval read back values whose text PostgreSQL itself would refuse.
+func parseIntervalOutput(s string) (Datum, error) {
 	fields := strings.Fields(strings.ToLower(s))
 	bad := func() (Datum, error) {
 		return Null, sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type interval: %q", s)

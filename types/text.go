@@ -114,13 +114,7 @@ func ParseText(s string, t Type) (Datum, error) {
 	case Unknown, Text, Varchar:
 		return NewString(s), nil
 	case Bool:
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "t", "true", "yes", "y", "on", "1":
-			return NewBool(true), nil
-		case "f", "false", "no", "n", "off", "0":
-			return NewBool(false), nil
-		}
-		return Null, sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type boolean: %q", s)
+		return parseBool(s)
 	case Int2, Int4, Int8:
 		return parseInt(s, t)
 	case Float4, Float8:
