@@ -97,10 +97,19 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 		if d.K != types.KindInt && d.K != types.KindFloat && d.K != types.KindDecimal {
 			break
 		}
+		f := d.Float()
 		if t == types.Float4 {
-			return binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(d.Float()))), nil
+			bits := math.Float32bits(float32(f))
+			if math.IsNaN(f) {
+				bits = float4NaNBits
+			}
+			return binary.BigEndian.AppendUint32(dst, bits), nil
 		}
-		return binary.BigEndian.AppendUint64(dst, math.Float64bits(d.Float())), nil
+		bits := math.Float64bits(f)
+		if math.IsNaN(f) {
+			bits = float8NaNBits
+		}
+		return binary.BigEndian.AppendUint64(dst, bits), nil
 
 	case types.Numeric:
 		if d.K != types.KindInt && d.K != types.KindFloat && d.K != types.KindDecimal {
@@ -156,6 +165,13 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 	}
 	return dst, mismatch(d, t)
 }
+
+// The NaN that PostgreSQL sends in binary (C's NAN: the quiet NaN with no
+// payload and no sign); Go's math.NaN() has a payload bit set.
+const (
+	float8NaNBits uint64 = 0x7ff8000000000000
+	float4NaNBits uint32 = 0x7fc00000
+)
 
 // datumInt returns a numeric datum as an integer, rounding fractions as
 // PostgreSQL's casts do (floats half to even, numerics half away from zero).

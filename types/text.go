@@ -34,8 +34,17 @@ func FormatText(d Datum, t Type) string {
 		}
 		return formatFloat(d.F, t)
 	case KindDecimal:
-		if d.D.Form == apd.Finite && d.D.IsZero() && d.D.Exponent > 0 {
-			return "0" // apd writes 0E+2 as 000; NUMERIC has no negative scale
+		if d.D.Form == apd.Finite && d.D.IsZero() {
+			if d.D.Exponent > 0 {
+				return "0" // apd writes 0E+2 as 000; NUMERIC has no negative scale
+			}
+			if d.D.Negative {
+				// NUMERIC has no negative zero: -0.00 prints as 0.00.
+				var z apd.Decimal
+				z.Set(d.D)
+				z.Negative = false
+				return z.Text('f')
+			}
 		}
 		return d.D.Text('f')
 	case KindString:
