@@ -46,6 +46,10 @@ const (
 	TooManyConnections           = "53300"
 	IdleInTransactionTimeout     = "25P03"
 	TransactionResolutionUnknown = "08007"
+	ConnectionFailure            = "08006"
+	DiskFull                     = "53100"
+	ConfigurationLimitExceeded   = "53400"
+	IOError                      = "58030"
 )
 
 // Error is an error with a SQLSTATE. Position, when non-zero, is a 1-based
@@ -77,11 +81,15 @@ func (e *Error) WithPosition(pos int) *Error {
 	return e
 }
 
-// From returns err as an *Error; errors without a SQLSTATE become
-// InternalError (XX000) with their message.
+// From returns err as an *Error. An error without a SQLSTATE is given to
+// the classifiers (see Classify); one none of them knows becomes
+// InternalError (XX000) with its message.
 func From(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
+		return e
+	}
+	if e := classify(err); e != nil {
 		return e
 	}
 	return &Error{Code: InternalError, Message: err.Error()}
