@@ -29,6 +29,10 @@ type Store struct {
 	db      *pebble.DB
 	memory  bool
 	cleanup func() // after Close, for read-only opens
+	// dir and fs are the directory of an on-disk store and its files,
+	// which wait out a full disk (stallfs.go); nil for other stores.
+	dir string
+	fs  *stallFS
 }
 
 // blockCacheSize is Pebble's block cache, for state that the operators'
@@ -42,11 +46,28 @@ const blockCacheSize = 64 << 20
 func Open(dir string) (*Store, error) {
 	opts := options()
 	opts.CacheSize = blockCacheSize
+	fs := newStallFS(vfs.Default, dir)
+	opts.FS = fs
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open state store %s: %w", dir, err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, dir: dir, fs: fs}, nil
+}
+
+// SpaceError returns a *DiskFullError while the disk holding the store
+// has less than its reserve free, or one of its writes waits for space:
+// epochs are not committed then (see stallfs.go). nil for other stores.
+func (s *Store) SpaceError() error {
+	if s.fs == nil {
+		return nil
+	}
+	err := CheckSpace(s.dir, "the state store")
+	if err == nil && s.fs.stalled.Load() > 0 {
+		free, total, _ := DiskSpace(s.dir)
+		err = &DiskFullError{Dir: s.dir, What: "the state store", Free: free, Reserve: ReserveFor(total)}
+	}
+	return err
 }
 
 // OpenMemory opens a store that keeps everything in memory (the memory
@@ -105,8 +126,18 @@ func (s *Store) Flush() error {
 	return s.db.Flush()
 }
 
-// Close closes the database.
+// Close closes the database. While a write waits for space the database
+// is left open instead (closing would fail that write, which Pebble does
+// not survive): the process is ending, and the next start recovers what
+// the WAL holds, as after a crash. Writes that find the disk full during
+// Close give up.
 func (s *Store) Close() error {
+	if s.fs != nil {
+		if s.fs.stalled.Load() > 0 {
+			return fmt.Errorf("state store left open: %w", s.SpaceError())
+		}
+		s.fs.closed.Store(true)
+	}
 	err := s.db.Close()
 	if s.cleanup != nil {
 		s.cleanup()
