@@ -138,8 +138,11 @@ func startServer(b *testing.B, dataDir string, settings map[string]string) *test
 		b.Fatal(err)
 	}
 	return testutil.StartServer(b, testutil.ServerOptions{
-		ConfigFile:   path,
-		DataDir:      dataDir,
+		ConfigFile: path,
+		DataDir:    dataDir,
+		// The benchmarks read each checkpoint's log line, which periodic
+		// checkpoints write at debug.
+		Args:         []string{"--log-level", "debug"},
 		ReadyTimeout: 15 * time.Minute, // a restart restores and reloads the whole state
 		StopTimeout:  2 * time.Minute,
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"streamdb/exec"
+	"streamdb/metrics"
 	"streamdb/storage"
 )
 
@@ -76,6 +77,10 @@ type Coordinator struct {
 	dataDir string
 	recMu   sync.Mutex
 	rec     *Record
+
+	// periodic sums the periodic checkpoints completed since the last
+	// summary line; guarded by mu.
+	periodic periodicSummary
 }
 
 // NewCoordinator reads the server's checkpoint record (RecordFile in
@@ -650,6 +655,7 @@ func (c *Coordinator) finish(m *Meta, s Settings, err error) {
 		m.Files = nil
 		os.RemoveAll(m.Dir)
 		c.failures++
+		metrics.CheckpointsFailed.Inc()
 		level := slog.LevelWarn
 		if c.failures > s.TolerableFailures {
 			level = slog.LevelError
@@ -659,8 +665,20 @@ func (c *Coordinator) finish(m *Meta, s Settings, err error) {
 		return
 	}
 	c.failures = 0
-	c.log.Info("checkpoint completed", "id", m.ID, "epoch", m.Epoch, "trigger", m.Trigger,
+	metrics.CheckpointsCompleted.Inc()
+	metrics.CheckpointDuration.Observe(time.Duration(m.Duration).Seconds())
+	metrics.CheckpointSize.Set(float64(m.SizeBytes))
+	metrics.CheckpointNewBytes.Set(float64(m.NewBytes))
+	level := slog.LevelInfo
+	if m.Trigger == TriggerPeriodic {
+		// Periodic checkpoints come every few seconds: each at debug,
+		// and a summary at info once a minute (logPeriodicSummary).
+		level = slog.LevelDebug
+		c.periodic.note(m)
+	}
+	c.log.Log(context.Background(), level, "checkpoint completed", "id", m.ID, "epoch", m.Epoch, "trigger", m.Trigger,
 		"duration", time.Duration(m.Duration), "pause", time.Duration(m.Pause), "size", m.SizeBytes, "new_bytes", m.NewBytes)
+	c.periodic.logDue(c.log, time.Now())
 	c.retainLocked(s)
 }
 

@@ -49,10 +49,19 @@ var Settings = []Setting{
 
 // Config is the server's configuration.
 type Config struct {
-	Listen      string
-	DataDir     string
-	NATSListen  string
-	NATSURL     string
+	Listen     string
+	DataDir    string
+	NATSListen string
+	NATSURL    string
+	// HTTPListen is the address of the metrics and health endpoint
+	// (package admin); empty turns it off.
+	HTTPListen string
+	// Pprof serves Go's profiles on the HTTP endpoint.
+	Pprof bool
+	// LogLevel (debug, info, warn, error) and LogFormat (text, json)
+	// configure the server's log on stderr.
+	LogLevel    string
+	LogFormat   string
 	ConfigFile  string
 	RestoreFrom string
 	// PasswordFile is the file holding the bootstrap superuser's password
@@ -72,6 +81,9 @@ func Defaults() *Config {
 		Listen:     "127.0.0.1:5433",
 		DataDir:    "./streamdb-data",
 		NATSListen: "127.0.0.1:4222",
+		HTTPListen: "127.0.0.1:5480",
+		LogLevel:   "info",
+		LogFormat:  "text",
 		Values:     map[string]string{},
 	}
 	for _, s := range Settings {

@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"streamdb/broker"
+	"streamdb/metrics"
 	"streamdb/plan"
 	"streamdb/storage"
 )
@@ -69,6 +70,8 @@ type Runtime struct {
 	// fences (under mu) holds, per subject, the sequence of the newest
 	// message of a multi-subject commit; see PublishFenced.
 	fences map[string]*fence
+	// stall holds epochs while the disk is full (disk_stall.go).
+	stall diskStall
 }
 
 // fence is the end of a multi-subject commit on one subject: a barrier
@@ -165,6 +168,8 @@ func (rt *Runtime) injectBarrier() {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if len(rt.pending) >= rt.maxInflight {
+		// Epochs held for disk space are retried on every tick.
+		rt.tryCommitLocked()
 		return
 	}
 	rt.injected++
@@ -231,10 +236,11 @@ func (rt *Runtime) tryCommitLocked() {
 	for {
 		next := rt.committed.Load() + 1
 		es, ok := rt.pending[next]
-		if !ok || len(es.waiting) > 0 {
+		if !ok || len(es.waiting) > 0 || rt.holdForSpace() {
 			return
 		}
 		delete(rt.pending, next)
+		start := time.Now()
 		if err := rt.commit(next, es); err != nil {
 			rt.commitErr = err
 			rt.log.Error("epoch commit failed", "epoch", next, "err", err)
@@ -248,6 +254,8 @@ func (rt *Runtime) tryCommitLocked() {
 			}
 		}
 		rt.committed.Store(next)
+		metrics.EpochsCommitted.Inc()
+		metrics.EpochCommitSeconds.Observe(time.Since(start).Seconds())
 		for subj, f := range rt.fences {
 			if f.epoch != 0 && f.epoch <= next {
 				delete(rt.fences, subj)
@@ -445,6 +453,9 @@ func (rt *Runtime) waitFor(ctx context.Context, ids []uint32, targets map[string
 			return failed
 		case commitErr != nil:
 			return commitErr
+		case !done && rt.Stalled() != nil:
+			// Nothing commits until space is freed: say so now.
+			return rt.Stalled()
 		case done:
 			return nil
 		}

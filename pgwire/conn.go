@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"streamdb/metrics"
 	"streamdb/sqlerr"
 )
 
@@ -220,8 +221,11 @@ func (c *conn) sendError(err error) {
 		c.sendFatal(e)
 		return
 	}
+	metrics.Queries.WithLabelValues(metrics.QueryOutcome(e.Code)).Inc()
 	if e.Code == sqlerr.InternalError || e.Code == "" {
 		c.log.Warn("pgwire: internal error", "err", err)
+	} else {
+		c.log.Debug("pgwire: client error", "pid", c.pid, "sqlstate", e.Code, "err", e.Message)
 	}
 	c.w.send(errorResponse(e, "ERROR"))
 }

@@ -3,6 +3,7 @@ package pgwire
 import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"streamdb/metrics"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -175,6 +176,7 @@ func (c *conn) execute(m *pgproto3.Execute) {
 		c.w.send(&pgproto3.PortalSuspended{})
 		return
 	}
+	metrics.Queries.WithLabelValues("ok").Inc()
 	c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"streamdb/metrics"
 )
 
 // ErrServerClosed is returned by Serve once Shutdown or Close has been called.
@@ -219,6 +221,8 @@ func (s *Server) startConn(nc net.Conn) {
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
 	s.mu.Unlock()
+	metrics.Connections.Inc()
+	s.log.Debug("pgwire: connection opened", "remote", nc.RemoteAddr().String())
 	go func() {
 		defer s.wg.Done()
 		defer s.forget(c)
@@ -227,6 +231,8 @@ func (s *Server) startConn(nc net.Conn) {
 }
 
 func (s *Server) forget(c *conn) {
+	metrics.Connections.Dec()
+	s.log.Debug("pgwire: connection closed", "remote", c.nc.RemoteAddr().String(), "pid", c.pid)
 	s.mu.Lock()
 	delete(s.conns, c)
 	if c.pid != 0 && s.keys[c.pid] == c {

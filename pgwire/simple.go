@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"streamdb/metrics"
 	"streamdb/sqlerr"
 )
 
@@ -65,6 +66,7 @@ func (c *conn) runSimple(stmt string) error {
 	if err != nil {
 		return runError(ctx, err)
 	}
+	metrics.Queries.WithLabelValues("ok").Inc()
 	c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 	return nil
 }

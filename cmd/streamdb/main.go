@@ -6,7 +6,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -48,6 +47,10 @@ func parseConfig(args []string) (*config.Config, error) {
 	dataDir := fs.String("data-dir", cfg.DataDir, "data directory (state, checkpoints, embedded NATS store)")
 	natsListen := fs.String("nats-listen", cfg.NATSListen, "client address of the embedded NATS server")
 	natsURL := fs.String("nats-url", "", "use this NATS server or cluster instead of the embedded one")
+	httpListen := fs.String("http-listen", cfg.HTTPListen, "address of the HTTP endpoint: /metrics (Prometheus), /healthz, /readyz; empty turns it off")
+	pprofOn := fs.Bool("pprof", false, "serve Go's profiles under /debug/pprof/ on the HTTP endpoint")
+	logLevel := fs.String("log-level", cfg.LogLevel, "log level: debug, info, warn or error")
+	logFormat := fs.String("log-format", cfg.LogFormat, "log format: text or json")
 	configFile := fs.String("config", "", "YAML file of settings (flat keys, as in flink-conf.yaml)")
 	restoreFrom := fs.String("restore-from", "", "start from this checkpoint or savepoint directory")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate for TLS (setting ssl_cert_file)")
@@ -59,6 +62,7 @@ func parseConfig(args []string) (*config.Config, error) {
 		return nil, err
 	}
 	cfg.Listen, cfg.DataDir, cfg.NATSListen, cfg.NATSURL = *listen, *dataDir, *natsListen, *natsURL
+	cfg.HTTPListen, cfg.Pprof, cfg.LogLevel, cfg.LogFormat = *httpListen, *pprofOn, *logLevel, *logFormat
 	cfg.ConfigFile, cfg.RestoreFrom = *configFile, *restoreFrom
 	cfg.PasswordFile = *passwordFile
 	cfg.NATSProducerPasswordFile = *natsProducerPasswordFile
@@ -98,7 +102,10 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log, err := newLogger(cfg, os.Stderr)
+	if err != nil {
+		return err
+	}
 	tuneGC()
 	stopProfile, err := startProfiles()
 	if err != nil {
@@ -109,10 +116,15 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	httpSrv, engineOpened, err := startHTTP(cfg, log)
+	if err != nil {
+		return err
+	}
 	engine, err := sql.Open(cfg, log)
 	if err != nil {
 		return err
 	}
+	engineOpened(engine)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		engine.Close()
@@ -139,6 +151,11 @@ func run(args []string) error {
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
 		log.Warn("closing connections", "err", err)
+	}
+	if httpSrv != nil {
+		if err := httpSrv.Shutdown(ctx); err != nil {
+			log.Warn("closing the HTTP endpoint", "err", err)
+		}
 	}
 	if err := engine.Close(); err != nil {
 		return err

@@ -165,7 +165,7 @@ func TestNoPasswordLoopbackTrusted(t *testing.T) {
 // StartServer is loopback.)
 func TestRequireTLSRemote(t *testing.T) {
 	bin := testutil.BuildServer(t)
-	cmd := osexec.Command(bin, "--tls-require-remote", "--data-dir", t.TempDir(), "--listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t)))
+	cmd := osexec.Command(bin, "--tls-require-remote", "--data-dir", t.TempDir(), "--http-listen", "", "--listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t)))
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "needs TLS") {
 		t.Fatalf("--tls-require-remote without a certificate: %v\n%s", err, out)

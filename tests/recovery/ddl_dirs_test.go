@@ -103,7 +103,7 @@ func TestRecoveryRefusesToLoseDDL(t *testing.T) {
 
 	// testutil's Restart fails the test when the server does not come up;
 	// run the same command line by hand.
-	args := []string{"--listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t)), "--data-dir", srv.DataDir,
+	args := []string{"--listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t)), "--http-listen", "", "--data-dir", srv.DataDir,
 		"--nats-url", natsURL, "--config", cfg}
 	cmd := exec.Command(testutil.BuildServer(t), args...)
 	var out bytes.Buffer

@@ -66,7 +66,7 @@ func TestRestoreFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(testutil.BuildServer(t), "--data-dir", t.TempDir(), "--nats-url", natsURL,
-		"--listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t)), "--restore-from", moved)
+		"--listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t)), "--http-listen", "", "--restore-from", moved)
 	done := make(chan struct{})
 	var out []byte
 	var err error

@@ -663,7 +663,7 @@ func TestSettingValues(t *testing.T) {
 		{"environment", "", "STREAMDB_STATE_CHECKPOINTS_NUM_RETAINED=0", "STREAMDB_STATE_CHECKPOINTS_NUM_RETAINED"},
 	} {
 		dir := t.TempDir()
-		args := []string{"--data-dir", filepath.Join(dir, "data"), "--listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t)),
+		args := []string{"--data-dir", filepath.Join(dir, "data"), "--listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t)), "--http-listen", "",
 			"--nats-listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t))}
 		if tc.config != "" {
 			cfg := filepath.Join(dir, "bad.yaml")

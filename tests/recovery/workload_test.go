@@ -516,7 +516,7 @@ func killDuringStart(t *testing.T, srv *testutil.Server, natsURL, cfg string, de
 		t.Fatal(err)
 	}
 	defer f.Close()
-	args := []string{"--listen", srv.Addr, "--data-dir", srv.DataDir, "--nats-url", natsURL, "--config", cfg}
+	args := []string{"--listen", srv.Addr, "--http-listen", "", "--data-dir", srv.DataDir, "--nats-url", natsURL, "--config", cfg}
 	fmt.Fprintf(f, "=== recovery test: start to be killed after %v: %s\n", delay, strings.Join(args, " "))
 	cmd := exec.Command(testutil.BuildServer(t), args...)
 	cmd.Stdout, cmd.Stderr = f, f

@@ -57,6 +57,8 @@ type Server struct {
 	Port int
 	// NATSPort is the embedded NATS client port; 0 with an external NATS.
 	NATSPort int
+	// HTTPPort is the port of the metrics and health endpoint.
+	HTTPPort int
 	// DataDir is the server's data directory; it survives Restart.
 	DataDir string
 	// LogPath is the file that collects the server's stdout and stderr
@@ -135,10 +137,15 @@ func StartServer(t testing.TB, opts ServerOptions) *Server {
 func (s *Server) pickPorts(t testing.TB) {
 	s.Port = FreePort(t)
 	s.Addr = hostPort(s.Port)
+	s.HTTPPort = FreePort(t)
 	if s.opts.NATSURL == "" {
 		s.NATSPort = FreePort(t)
 	}
 }
+
+// HTTPURL is the base URL of the server's metrics and health endpoint,
+// e.g. HTTPURL()+"/metrics".
+func (s *Server) HTTPURL() string { return "http://" + hostPort(s.HTTPPort) }
 
 // DSN returns a PostgreSQL URL for the server.
 func (s *Server) DSN() string {
@@ -259,6 +266,9 @@ func (s *Server) Restart(t testing.TB) {
 			err = waitPortFree(s.NATSPort, deadline)
 		}
 		if err == nil {
+			err = waitPortFree(s.HTTPPort, deadline)
+		}
+		if err == nil {
 			err = s.launch(deadline)
 		}
 		if err == nil {
@@ -272,7 +282,7 @@ func (s *Server) Restart(t testing.TB) {
 
 // args returns the command line of the server.
 func (s *Server) args() []string {
-	args := []string{"--listen", s.Addr, "--data-dir", s.DataDir}
+	args := []string{"--listen", s.Addr, "--data-dir", s.DataDir, "--http-listen", hostPort(s.HTTPPort)}
 	if s.opts.NATSURL != "" {
 		args = append(args, "--nats-url", s.opts.NATSURL)
 	} else {

@@ -19,6 +19,7 @@ func main() {
 	flag.String("nats-listen", "", "")
 	flag.String("nats-url", "", "")
 	flag.String("config", "", "")
+	flag.String("http-listen", "", "")
 	flag.Parse()
 
 	l, err := net.Listen("tcp", *listen)

@@ -1,0 +1,96 @@
+// Package admin serves the server's HTTP endpoints (--http-listen):
+// Prometheus metrics, liveness and readiness probes, and, when enabled,
+// Go's pprof profiles.
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"streamdb/metrics"
+)
+
+// Readiness reports whether the server can serve queries: recovery is
+// done and epochs commit. It returns nil when ready, or why it is not.
+type Readiness func(ctx context.Context) error
+
+// Options configure the endpoints.
+type Options struct {
+	// Ready is asked by /readyz; nil means ready once the server listens.
+	Ready Readiness
+	// Pprof serves /debug/pprof/ (profiles expose internals: off by default).
+	Pprof bool
+	Log   *slog.Logger
+}
+
+// Server is the HTTP endpoint.
+type Server struct {
+	http *http.Server
+	ln   net.Listener
+	log  *slog.Logger
+}
+
+// Listen starts serving on addr ("host:port").
+func Listen(addr string, opts Options) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s for HTTP: %w (choose another address with --http-listen, or turn it off with --http-listen '')", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slogErrorLog{opts.Log}}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		if opts.Ready != nil {
+			if err := opts.Ready(ctx); err != nil {
+				http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	if opts.Pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	s := &Server{
+		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
+		ln:   ln,
+		log:  opts.Log,
+	}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("HTTP endpoint stopped", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// Addr is the address the endpoint listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Shutdown stops accepting requests and waits for those running.
+func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
+
+// slogErrorLog passes promhttp's errors to the server's log.
+type slogErrorLog struct{ log *slog.Logger }
+
+func (l slogErrorLog) Println(v ...any) {
+	if l.log != nil {
+		l.log.Warn("metrics: " + fmt.Sprint(v...))
+	}
+}

@@ -1,0 +1,95 @@
+// Package metrics holds the server's Prometheus metrics: one registry per
+// process, the collectors the engine's packages update where things happen
+// (an epoch commits, a checkpoint ends, a query finishes), and collectors
+// that read a component's own figures when scraped (Pebble, views).
+//
+// Names follow the Prometheus conventions: a streamdb_ prefix, base units
+// (seconds, bytes), _total for counters, labels only of bounded
+// cardinality (view and stream names, which are catalog objects).
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Registry is what /metrics serves. Packages register on it at init; the
+// server registers scrape-time collectors (Pebble, views) when it opens.
+var Registry = prometheus.NewRegistry()
+
+// durationBuckets cover a barrier interval (milliseconds) up to a slow
+// checkpoint of a large state (minutes).
+var durationBuckets = prometheus.ExponentialBuckets(0.0005, 4, 12)
+
+var (
+	// EpochsCommitted counts epochs committed to the state store.
+	EpochsCommitted = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "streamdb_epochs_committed_total",
+		Help: "Epochs whose state changes and source positions were committed to Pebble as one batch.",
+	})
+	// EpochCommitSeconds is how long each epoch's Pebble commit took.
+	EpochCommitSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "streamdb_epoch_commit_seconds",
+		Help:    "Time to commit one epoch's batch to Pebble.",
+		Buckets: durationBuckets,
+	})
+	// CheckpointsCompleted and CheckpointsFailed count checkpoints and
+	// savepoints by how they ended (a timed-out one counts as failed).
+	CheckpointsCompleted = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "streamdb_checkpoints_completed_total",
+		Help: "Checkpoints and savepoints completed.",
+	})
+	CheckpointsFailed = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "streamdb_checkpoints_failed_total",
+		Help: "Checkpoints and savepoints that failed or timed out.",
+	})
+	// CheckpointDuration is the time from a checkpoint's start to its end.
+	CheckpointDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "streamdb_checkpoint_duration_seconds",
+		Help:    "Time from a checkpoint's start to its completion.",
+		Buckets: durationBuckets,
+	})
+	// CheckpointSize is the size of the newest completed checkpoint, and
+	// CheckpointNewBytes what it wrote that the one before it did not hold.
+	CheckpointSize = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "streamdb_checkpoint_size_bytes",
+		Help: "Size of the newest completed checkpoint.",
+	})
+	CheckpointNewBytes = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "streamdb_checkpoint_new_bytes",
+		Help: "Bytes the newest completed checkpoint wrote that its predecessor did not hold.",
+	})
+	// Connections is the number of open client connections.
+	Connections = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "streamdb_connections",
+		Help: "Open PostgreSQL protocol connections.",
+	})
+	// Queries counts statements by outcome: "ok", or the class of the
+	// SQLSTATE they failed with (e.g. "22" data exception, "57" canceled).
+	Queries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "streamdb_queries_total",
+		Help: "Statements executed, by outcome: ok, or the two-character SQLSTATE class of the error.",
+	}, []string{"outcome"})
+)
+
+func init() {
+	Registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		EpochsCommitted, EpochCommitSeconds,
+		CheckpointsCompleted, CheckpointsFailed, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
+		Connections, Queries,
+	)
+}
+
+// QueryOutcome is the outcome label of a statement that ended with the
+// given SQLSTATE ("" for success).
+func QueryOutcome(sqlstate string) string {
+	if sqlstate == "" {
+		return "ok"
+	}
+	if len(sqlstate) >= 2 {
+		return sqlstate[:2]
+	}
+	return "XX"
+}
