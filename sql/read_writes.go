@@ -64,9 +64,11 @@ func (s *session) waitAllAcknowledged(ctx context.Context) error {
 
 // waitAcknowledged waits until the running tables and views among objs
 // have committed an epoch holding every acknowledged write to their
-// inputs, unless !enabled or the server is paused.
+// inputs, unless !enabled, the server is paused, or epochs are held for
+// a full disk (reads then see the newest committed state; the writes
+// appear once space is freed).
 func (e *Engine) waitAcknowledged(ctx context.Context, enabled bool, objs []*storage.Descriptor) error {
-	if !enabled || e.rt.Paused() {
+	if !enabled || e.rt.Paused() || e.rt.Stalled() != nil {
 		return nil
 	}
 	var ids []uint32
