@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"streamdb/broker"
+	"streamdb/metrics"
 	"streamdb/plan"
 	"streamdb/storage"
 )
@@ -239,6 +240,7 @@ func (rt *Runtime) tryCommitLocked() {
 			return
 		}
 		delete(rt.pending, next)
+		start := time.Now()
 		if err := rt.commit(next, es); err != nil {
 			rt.commitErr = err
 			rt.log.Error("epoch commit failed", "epoch", next, "err", err)
@@ -252,6 +254,8 @@ func (rt *Runtime) tryCommitLocked() {
 			}
 		}
 		rt.committed.Store(next)
+		metrics.EpochsCommitted.Inc()
+		metrics.EpochCommitSeconds.Observe(time.Since(start).Seconds())
 		for subj, f := range rt.fences {
 			if f.epoch != 0 && f.epoch <= next {
 				delete(rt.fences, subj)
