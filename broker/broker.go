@@ -33,6 +33,20 @@ type Broker struct {
 	// auth keeps tables' subjects from producers; nil with an external
 	// server, whose permissions streamdb does not set.
 	auth *auth
+	// disk keeps the embedded server off a full disk (diskguard.go); nil
+	// with an external server.
+	disk *diskGuard
+}
+
+// SpaceError returns a *storage.DiskFullError while the disk holding the
+// embedded server's store has less than its reserve free: a write now
+// would be refused (nil with an external server, which answers for
+// itself).
+func (b *Broker) SpaceError() error {
+	if b.disk == nil {
+		return nil
+	}
+	return b.disk.spaceError()
 }
 
 // StartEmbedded runs a NATS server with JetStream in this process without
@@ -112,6 +126,7 @@ func startEmbedded(eo EmbeddedOptions, users bool) (*Broker, error) {
 		return nil, err
 	}
 	b.embedded = ns
+	b.disk = startDiskGuard(ns, eo.StoreDir)
 	if a != nil {
 		b.auth = a
 	}
@@ -152,6 +167,9 @@ func fromConn(nc *nats.Conn) (*Broker, error) {
 
 // Close drains the connection and stops the embedded server.
 func (b *Broker) Close() {
+	if b.disk != nil {
+		b.disk.close()
+	}
 	b.NC.Close()
 	if b.embedded != nil {
 		b.embedded.Shutdown()

@@ -46,6 +46,9 @@ type streamWrite struct {
 // It returns once JetStream has acknowledged everything.
 func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, streams []*streamWrite) error {
 	e := s.e
+	if err := e.checkWriteSpace(); err != nil {
+		return err
+	}
 	e.stateMu.RLock()
 	defer e.stateMu.RUnlock()
 	if len(tables) == 1 && len(streams) == 0 {
@@ -148,8 +151,12 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 			}
 			return sqlerr.New(sqlerr.TransactionResolutionUnknown, "the commit was only partly published (it reached %s): %v", strings.Join(dedupe(landed), ", "), err)
 		}
-		return sqlerr.New(sqlerr.InternalError, "publish the commit: %v", err).
-			WithHint("Nothing was written; check that JetStream is reachable and not full.")
+		for _, m := range msgs {
+			if m.log != nil {
+				m.log.unsure.Store(true)
+			}
+		}
+		return e.publishFailure(err, "could not commit")
 	}
 	return nil
 }
@@ -233,6 +240,9 @@ func (e *Engine) changelogLimit() int {
 // ensureCurrent makes sure the table's log covers everything published to
 // its subject (see tableLog.current). Holding log.mu.
 func (e *Engine) ensureCurrent(ctx context.Context, d *storage.Descriptor, log *tableLog) error {
+	if log.unsure.Swap(false) {
+		log.current = false
+	}
 	if log.current {
 		return nil
 	}

@@ -2,7 +2,9 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -48,6 +50,9 @@ type tableLog struct {
 	// false after start and after a rollback, until a writer has waited
 	// for the pipeline to apply the whole subject once.
 	current bool
+	// unsure is set when a publish failed: it may have been stored all
+	// the same, so current no longer holds (see ensureCurrent).
+	unsure atomic.Bool
 
 	// imu guards the fields below; readers outside mu consult entries.
 	imu sync.Mutex
@@ -271,8 +276,10 @@ func (l *tableLog) lead(e *Engine, d *storage.Descriptor) {
 		l.imu.Lock()
 		// The batch failed, and every commit queued after it was computed
 		// on top of it: fail them all, keep none.
-		failed := sqlerr.New(sqlerr.InternalError, "publish to the changelog of table %q: %v", d.Name, err).
-			WithHint("Nothing was written; check that JetStream is reachable and not full.")
+		failed := e.publishFailure(err, fmt.Sprintf("could not write to table %q", d.Name))
+		// Without an acknowledgement the message may still have been
+		// stored: the next writer rereads the whole changelog first.
+		l.unsure.Store(true)
 		later := sqlerr.New(sqlerr.SerializationFailure, "a commit to table %q queued before this one failed, so this one was not written", d.Name).
 			WithHint("Retry the transaction.")
 		kept := l.entries[:0]
