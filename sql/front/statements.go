@@ -80,6 +80,9 @@ func Parse(sql string) (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	if toks, err = unicodeEscapes(sql, toks); err != nil {
+		return nil, err
+	}
 	for len(toks) > 0 && toks[0].isOp(";") {
 		toks = toks[1:]
 	}
