@@ -46,8 +46,14 @@ type ChangelogDecoder struct {
 }
 
 // NewChangelogDecoder builds a decoder for a table with the given columns.
+//
+// It reads \u0000 in text as NUL: servers before text was checked wrote it
+// into changelogs, and a changelog must stay readable. (EncodeJSON refuses
+// NUL now, so no new message holds one.)
 func NewChangelogDecoder(cols []types.Column) *ChangelogDecoder {
-	return &ChangelogDecoder{rows: NewRowDecoder(cols)}
+	d := NewRowDecoder(cols)
+	d.allowNUL = true
+	return &ChangelogDecoder{rows: d}
 }
 
 type changeJSON struct {
@@ -143,7 +149,7 @@ func EncodeChangelog(cols []types.Column, changes []Change, limit int) ([]byte, 
 	buf := []byte{'['}
 	enc := newRowEncoder(cols)
 	for i, ch := range changes {
-		row, err := enc.encode(ch.Row)
+		row, err := enc.encode(ch.Row, ch.Sign < 0)
 		if err != nil {
 			return nil, err
 		}

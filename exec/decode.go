@@ -49,6 +49,9 @@ type RowDecoder struct {
 	// object and its column (-1: not a column): producers write fields in
 	// the same order, so comparing with the guess saves a map lookup.
 	guess []fieldGuess
+	// allowNUL accepts \u0000 in strings (see NewChangelogDecoder); a
+	// stream's decoder refuses it, as PostgreSQL refuses NUL in text.
+	allowNUL bool
 }
 
 type fieldGuess struct {
@@ -121,6 +124,9 @@ func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 	}
 	if err != nil {
 		clear(d.fieldErr)
+		if sqlerr.Code(err) != "" {
+			return err // invalid text: not JSON either, but the error says more
+		}
 		return fmt.Errorf("not a JSON object: %w", err)
 	}
 	for i, ferr := range d.fieldErr {
@@ -145,16 +151,23 @@ func (d *RowDecoder) decodeFields(data []byte, p int, row types.Row) (int, error
 		if err != nil {
 			return 0, err
 		}
+		col, known := -1, false
 		if complex {
-			d.scratch = unquoteInto(d.scratch[:0], raw)
+			// A key that is no valid text names no column.
+			var kerr error
+			d.scratch, kerr = unquoteInto(d.scratch[:0], raw, false)
 			raw = d.scratch
+			if kerr == nil {
+				col, known = d.lookup(field, raw)
+			}
+		} else {
+			col, known = d.lookup(field, raw)
 		}
-		col, known := d.lookup(field, raw)
 		field++
 		if known {
 			p, err = d.decodeValue(data, next, col, row)
-		} else {
-			p, err = skipValue(data, next, 0)
+		} else if p, err = skipValue(data, next, 0); err != nil && sqlerr.Code(err) != "" {
+			err = fmt.Errorf("field %q: %w", raw, err) // invalid text in it
 		}
 		if err != nil {
 			return 0, err
@@ -174,6 +187,19 @@ func (d *RowDecoder) decodeValue(data []byte, p, col int, row types.Row) (int, e
 	}
 	c := d.cols[col]
 	if d.skip != nil && d.skip[col] && data[p] != '{' && data[p] != '[' {
+		if data[p] == '"' {
+			// Not copied, but it must be text all the same.
+			raw, next, complex, err := scanString(data, p)
+			if err != nil {
+				return 0, err
+			}
+			var terr error
+			if complex {
+				d.scratch, terr = unquoteInto(d.scratch[:0], raw, d.allowNUL)
+			}
+			row[col], d.fieldErr[col] = types.Null, terr
+			return next, nil
+		}
 		next, err := skipValue(data, p, 0)
 		if err != nil {
 			return 0, err
@@ -192,10 +218,12 @@ func (d *RowDecoder) decodeValue(data []byte, p, col int, row types.Row) (int, e
 		}
 		next = n
 		if complex {
-			d.scratch = unquoteInto(d.scratch[:0], raw)
+			d.scratch, cerr = unquoteInto(d.scratch[:0], raw, d.allowNUL)
 			raw = d.scratch
 		}
-		v, cerr = textToDatum(raw, c.Type)
+		if cerr == nil {
+			v, cerr = textToDatum(raw, c.Type)
+		}
 	case b == '-' || (b >= '0' && b <= '9'):
 		n, integer, err := scanNumber(data, p)
 		if err != nil {
@@ -318,13 +346,14 @@ func parseInt(num []byte, integer bool) (int64, bool) {
 // EncodeJSON renders a row as the JSON object that Decode reads back
 // exactly: numbers as JSON numbers (NUMERIC exact), NaN and the
 // infinities of REAL, DOUBLE PRECISION and NUMERIC as strings ("NaN",
-// "Infinity", "-Infinity"), everything else as its PostgreSQL text. As a
-// last line of defence it decodes what it wrote and refuses (with the
-// decoder's SQLSTATE, or 22000) a row that would not read back as
-// written: a message the server's own readers reject would be
-// acknowledged and then lost.
+// "Infinity", "-Infinity"), everything else as its PostgreSQL text. Text
+// that is not valid UTF-8 or holds NUL is refused (22021), as PostgreSQL
+// refuses it. As a last line of defence it decodes what it wrote and
+// refuses (with the decoder's SQLSTATE, or 22000) a row that would not
+// read back as written: a message the server's own readers reject would
+// be acknowledged and then lost.
 func EncodeJSON(cols []types.Column, row types.Row) ([]byte, error) {
-	return newRowEncoder(cols).encode(row)
+	return newRowEncoder(cols).encode(row, false)
 }
 
 // rowEncoder encodes rows of one schema and checks each against a decoder
@@ -339,19 +368,23 @@ func newRowEncoder(cols []types.Column) *rowEncoder {
 	return &rowEncoder{cols: cols, dec: NewRowDecoder(cols), row: make(types.Row, len(cols))}
 }
 
-func (e *rowEncoder) encode(row types.Row) ([]byte, error) {
-	buf, err := appendRowJSON(make([]byte, 0, 128), e.cols, row)
+// encode renders row. stored says the row is already stored (a table
+// row being deleted): its text may then hold NUL, which servers before
+// text was checked accepted, so that such rows can still be deleted.
+func (e *rowEncoder) encode(row types.Row, stored bool) ([]byte, error) {
+	buf, err := appendRowJSON(make([]byte, 0, 128), e.cols, row, stored)
 	if err != nil {
 		return nil, err
 	}
 	clear(e.row)
+	e.dec.allowNUL = stored
 	if err := e.dec.decodeRow(buf, e.row); err != nil {
 		if sqlerr.Code(err) != "" {
 			return nil, err
 		}
 		return nil, sqlerr.New(sqlerr.DataException, "row cannot be stored: it would not read back: %v", err)
 	}
-	again, err := appendRowJSON(make([]byte, 0, len(buf)), e.cols, e.row)
+	again, err := appendRowJSON(make([]byte, 0, len(buf)), e.cols, e.row, stored)
 	if err != nil || string(again) != string(buf) {
 		for i, c := range e.cols {
 			if types.FormatText(row[i], c.Type) != types.FormatText(e.row[i], c.Type) || row[i].IsNull() != e.row[i].IsNull() {
@@ -364,15 +397,16 @@ func (e *rowEncoder) encode(row types.Row) ([]byte, error) {
 	return buf, nil
 }
 
-// appendRowJSON appends the JSON object of row (see EncodeJSON).
-func appendRowJSON(buf []byte, cols []types.Column, row types.Row) ([]byte, error) {
+// appendRowJSON appends the JSON object of row (see EncodeJSON); allowNUL
+// lets NUL in text through (see rowEncoder.encode).
+func appendRowJSON(buf []byte, cols []types.Column, row types.Row, allowNUL bool) ([]byte, error) {
 	buf = append(buf, '{')
 	for i, c := range cols {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		var err error
-		if buf, err = appendJSONString(buf, c.Name); err != nil {
+		if buf, err = appendJSONString(buf, c.Name, false); err != nil {
 			return nil, sqlerr.New(types.CharacterNotInRepertoire, "column name %q: %v", c.Name, err)
 		}
 		buf = append(buf, ':')
@@ -398,7 +432,7 @@ func appendRowJSON(buf []byte, cols []types.Column, row types.Row) ([]byte, erro
 				buf = append(buf, s...)
 			}
 		default:
-			if buf, err = appendJSONString(buf, types.FormatText(d, c.Type)); err != nil {
+			if buf, err = appendJSONString(buf, types.FormatText(d, c.Type), allowNUL); err != nil {
 				return nil, sqlerr.New(types.CharacterNotInRepertoire, "column %q: %v", c.Name, err)
 			}
 		}
@@ -416,9 +450,10 @@ func isJSONNumber(s string) bool {
 }
 
 // appendJSONString appends s as a JSON string (RFC 8259 escapes; control
-// characters as \u00XX). Invalid UTF-8 has no JSON form: it is an error,
-// never silently replaced.
-func appendJSONString(buf []byte, s string) ([]byte, error) {
+// characters as \u00XX). Invalid UTF-8 has no JSON form, and NUL is no
+// PostgreSQL text (unless allowNUL): either is an error, never silently
+// replaced.
+func appendJSONString(buf []byte, s string, allowNUL bool) ([]byte, error) {
 	const hexDigits = "0123456789abcdef"
 	buf = append(buf, '"')
 	for i := 0; i < len(s); {
@@ -433,6 +468,8 @@ func appendJSONString(buf []byte, s string) ([]byte, error) {
 				buf = append(buf, '\\', 'r')
 			case c == '\t':
 				buf = append(buf, '\\', 't')
+			case c == 0 && !allowNUL:
+				return nil, errNULText()
 			case c < 0x20:
 				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 			default:
@@ -443,7 +480,7 @@ func appendJSONString(buf []byte, s string) ([]byte, error) {
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
-			return nil, fmt.Errorf("invalid byte sequence for encoding \"UTF8\": 0x%02x", c)
+			return nil, errInvalidUTF8([]byte(s[i:min(i+4, len(s))]))
 		}
 		buf = append(buf, s[i:i+n]...)
 		i += n

@@ -12,8 +12,9 @@ import (
 // goes (RFC 8259 grammar: no trailing commas, no leading zeros, no bare
 // control characters in strings) and never allocates: strings come back as
 // slices of the input, or of a caller's scratch buffer when they hold
-// escapes or invalid UTF-8 (replaced by U+FFFD, as encoding/json and
-// goccy/go-json do).
+// escapes or non-ASCII bytes. Unlike encoding/json it does not replace
+// what cannot be text (invalid UTF-8, \u0000, unpaired surrogates) with
+// U+FFFD: such a string is an error (decode_text.go), as PostgreSQL refuses it.
 
 // maxJSONDepth bounds nesting inside skipped values.
 const maxJSONDepth = 1000
@@ -119,8 +120,11 @@ func hex4(b []byte) rune {
 }
 
 // unquoteInto appends the decoded content of a string scanned by scanString
-// (which validated its escapes) to dst.
-func unquoteInto(dst, raw []byte) []byte {
+// (which validated its escapes) to dst. Content that is no PostgreSQL text
+// is an error, never replaced (see decode_text.go); dst then holds what
+// came before it. allowNUL lets \u0000 through, for table changelogs that
+// servers before this check wrote.
+func unquoteInto(dst, raw []byte, allowNUL bool) ([]byte, error) {
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		switch {
@@ -139,18 +143,11 @@ func unquoteInto(dst, raw []byte) []byte {
 			case 't':
 				dst = append(dst, '\t')
 			case 'u':
-				r := hex4(raw[i:])
-				i += 4
-				if utf16.IsSurrogate(r) {
-					r2 := utf8.RuneError
-					if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-						r2 = utf16.DecodeRune(r, hex4(raw[i+2:]))
-						if r2 != utf8.RuneError {
-							i += 6
-						}
-					}
-					r = r2
+				r, next, err := unicodeEscape(raw, i-2, allowNUL)
+				if err != nil {
+					return dst, err
 				}
+				i = next
 				dst = utf8.AppendRune(dst, r)
 			default: // '"', '\\', '/'
 				dst = append(dst, e)
@@ -161,14 +158,67 @@ func unquoteInto(dst, raw []byte) []byte {
 		default:
 			r, n := utf8.DecodeRune(raw[i:])
 			if r == utf8.RuneError && n == 1 {
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-			} else {
-				dst = append(dst, raw[i:i+n]...)
+				return dst, errInvalidUTF8(raw[i:])
+			}
+			dst = append(dst, raw[i:i+n]...)
+			i += n
+		}
+	}
+	return dst, nil
+}
+
+// unicodeEscape decodes the \u escape at raw[i:] (escapes validated by
+// scanString), and the low half of a surrogate pair after it. It returns
+// the character and the offset after the escape(s), or PostgreSQL's error
+// for an unpaired surrogate, or for \u0000 unless allowNUL.
+func unicodeEscape(raw []byte, i int, allowNUL bool) (rune, int, error) {
+	r := hex4(raw[i+2:])
+	i += 6
+	switch {
+	case r == 0 && !allowNUL:
+		return 0, 0, errNULEscape()
+	case utf16.IsSurrogate(r):
+		if r >= 0xDC00 || i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, 0, errSurrogate("Unicode low surrogate must follow a high surrogate")
+		}
+		lo := hex4(raw[i+2:])
+		if lo >= 0xD800 && lo < 0xDC00 {
+			return 0, 0, errSurrogate("Unicode high surrogate must not follow a high surrogate")
+		}
+		if r = utf16.DecodeRune(r, lo); r == utf8.RuneError {
+			return 0, 0, errSurrogate("Unicode low surrogate must follow a high surrogate")
+		}
+		i += 6
+	}
+	return r, i, nil
+}
+
+// checkJSONText validates the raw content of a string that is not read as
+// a column's text (a key, a field no column reads): as PostgreSQL's jsonb
+// input, it refuses invalid UTF-8, unpaired surrogate escapes and \u0000
+// anywhere in a message. It allocates nothing.
+func checkJSONText(raw []byte) error {
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; {
+		case c == '\\' && raw[i+1] == 'u':
+			_, next, err := unicodeEscape(raw, i, false)
+			if err != nil {
+				return err
+			}
+			i = next
+		case c == '\\':
+			i += 2
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && n == 1 {
+				return errInvalidUTF8(raw[i:])
 			}
 			i += n
 		}
 	}
-	return dst
+	return nil
 }
 
 // scanNumber reads the number starting at data[p]: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
@@ -232,7 +282,10 @@ func skipValue(data []byte, p, depth int) (int, error) {
 	}
 	switch c := data[p]; {
 	case c == '"':
-		_, next, _, err := scanString(data, p)
+		raw, next, complex, err := scanString(data, p)
+		if err == nil && complex {
+			err = checkJSONText(raw)
+		}
 		return next, err
 	case c == '-' || (c >= '0' && c <= '9'):
 		next, _, err := scanNumber(data, p)
@@ -289,6 +342,11 @@ func memberKey(data []byte, p int) (raw []byte, next int, complex bool, err erro
 	}
 	if raw, p, complex, err = scanString(data, p); err != nil {
 		return nil, 0, false, err
+	}
+	if complex {
+		if err = checkJSONText(raw); err != nil {
+			return nil, 0, false, err
+		}
 	}
 	p = skipWS(data, p)
 	if p >= len(data) || data[p] != ':' {

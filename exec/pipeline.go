@@ -11,14 +11,17 @@ import (
 	"streamdb/storage"
 )
 
-// pipelineMsg is what sources send to their pipeline: a chunk, or a
-// barrier (barrier != 0) with the source's position at it. A chunk's pos,
-// when set, is the position after its last message (see seqOf).
+// pipelineMsg is what sources send to their pipeline: a chunk, a barrier
+// (barrier != 0) with the source's position at it, or a message the
+// source skipped (skipped != nil, the reason; pos at that message). A
+// chunk's pos, when set, is the position after its last message (see
+// seqOf).
 type pipelineMsg struct {
 	src     uint16
 	chunk   *Chunk
 	barrier uint64
 	pos     storage.SourcePosition
+	skipped error
 }
 
 // pipeline is the running dataflow of one materialized view: its source
@@ -146,6 +149,10 @@ func (p *pipeline) loop(ctx context.Context) error {
 			// may count it twice.
 			held[m.src] = append(held[m.src], m)
 			return nil
+		}
+		if m.skipped != nil {
+			seen[m.src] = m.pos.Seq
+			return p.errs.message(p.sources[m.src].name, m.pos.Seq, m.skipped)
 		}
 		if arrived[m.src] || m.barrier == 0 {
 			p.errs.from(p.sources[m.src].name, seqOf(m, seen))

@@ -203,6 +203,7 @@ func (s *sourceReader) take(ctx context.Context, m jetstream.Msg) {
 	if seq <= s.pos.Seq {
 		return // redelivery after a consumer reset
 	}
+	prev := s.pos.Seq
 	s.pos.Seq = seq
 	if s.waiting.Load() {
 		select {
@@ -211,11 +212,7 @@ func (s *sourceReader) take(ctx context.Context, m jetstream.Msg) {
 		}
 	}
 	if err := s.decoder.decodeInto(m.Data(), s.chunk); err != nil {
-		s.pos.Skipped++
-		s.skippedTotal.Store(s.pos.Skipped)
-		if s.pos.Skipped <= 10 || s.pos.Skipped%1000 == 0 {
-			s.log.Warn("skipping malformed message", "stream", s.name, "seq", s.pos.Seq, "skipped", s.pos.Skipped, "err", err)
-		}
+		s.skipMessage(ctx, prev, err)
 		return
 	}
 	if s.chunk.Len() >= chunkRows {

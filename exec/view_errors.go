@@ -19,7 +19,9 @@ import (
 // zero, an overflow, a cast of bad text): by default the row is skipped
 // where it fails and recorded, as a malformed message is, so one bad row
 // never stops a view. A view created WITH (on_error = 'fail') stops
-// instead; its reads then fail with the cause (see ViewFailure).
+// instead; its reads then fail with the cause (see ViewFailure). A
+// message the view's reader skips (not JSON, a value that does not fit its
+// column, text PostgreSQL refuses) is recorded and fails the view alike.
 //
 // Skipping is deterministic: whether a row fails depends only on the row
 // (and, for a join's residual condition, on the pair of rows), so a replay
@@ -142,8 +144,40 @@ func (ve *viewErrors) skip(op string, err error) error {
 	if ve == nil || !skippable(err) {
 		return err
 	}
+	if ve.record(op, sqlerr.From(err), true) {
+		return err
+	}
+	return nil
+}
+
+// message records a message of stream (at JetStream sequence seq) that
+// the view's reader skipped because err: it is not a JSON object, or a
+// value does not fit its column (invalid text included). Its SQLSTATE is
+// the decoder's, or 22P02 (PostgreSQL's for invalid JSON); the message
+// names the field. It returns nil when the view goes on, or the error
+// when the view is on_error = 'fail'. (The reader logs the message.)
+func (ve *viewErrors) message(stream string, seq uint64, err error) error {
+	if ve == nil {
+		return nil
+	}
+	code := sqlerr.Code(err)
+	if code == "" {
+		code = sqlerr.InvalidTextRepresentation
+	}
+	ve.from(stream, seq)
+	defer ve.from("", 0)
+	e := &sqlerr.Error{Code: code, Message: err.Error()}
+	if ve.record("source", e, false) {
+		return e
+	}
+	return nil
+}
+
+// record adds e, the error of a row in operator op, to the record (and
+// the log when log is set). It reports whether the view must stop
+// (on_error = 'fail').
+func (ve *viewErrors) record(op string, e *sqlerr.Error, log bool) bool {
 	fail := ve.failMode()
-	e := sqlerr.From(err)
 	rec := ViewError{Stream: ve.stream, Operator: op, Seq: ve.seq, Code: e.Code, Message: e.Message, At: time.Now().UTC()}
 	ve.mu.Lock()
 	ve.count++
@@ -155,13 +189,13 @@ func (ve *viewErrors) skip(op string, err error) error {
 	ve.mu.Unlock()
 	ve.dirty = true
 	if fail {
-		return err
+		return true
 	}
-	if ve.log != nil && (n <= 10 || n%1000 == 0) {
+	if log && ve.log != nil && (n <= 10 || n%1000 == 0) {
 		ve.log.Warn("skipping a row that failed in the view", "view", ve.view, "stream", ve.stream, "seq", ve.seq,
 			"operator", op, "sqlstate", e.Code, "err", e.Message, "failed_rows", n)
 	}
-	return nil
+	return false
 }
 
 // failMode reads the view's on_error option from the catalog, once.

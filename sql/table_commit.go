@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/exec"
@@ -46,7 +47,7 @@ type streamWrite struct {
 // It returns once JetStream has acknowledged everything.
 func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, streams []*streamWrite) error {
 	e := s.e
-	if err := e.checkWriteSpace(); err != nil {
+	if err := e.checkWritable(); err != nil {
 		return err
 	}
 	e.stateMu.RLock()
@@ -117,7 +118,7 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 			case perr := <-f.Err():
 				err = errors.Join(err, perr)
 			case <-timeout:
-				err = errors.Join(err, errors.New("no acknowledgement from JetStream"))
+				err = errors.Join(err, fmt.Errorf("no acknowledgement from JetStream: %w", nats.ErrTimeout))
 			}
 		}
 		return published, err

@@ -1,6 +1,11 @@
 package sql
 
 import (
+	"context"
+	"errors"
+
+	"github.com/nats-io/nats.go"
+
 	"streamdb/broker"
 	"streamdb/sqlerr"
 )
@@ -11,12 +16,21 @@ import (
 // message may have been stored), and so on. Nothing unacknowledged is
 // reported as written.
 
-// checkWriteSpace refuses a write before it is published when the disk
-// holding the embedded JetStream store is full (53100): JetStream would
+// checkWritable refuses a write before it is published when the disk
+// holding the embedded JetStream store is full (53100: JetStream would
 // refuse it anyway, and a write that reached the disk as it filled could
-// break the stream.
-func (e *Engine) checkWriteSpace() error {
-	return e.broker.SpaceError()
+// break the stream), or when the connection to NATS is down (08006: the
+// client library would hold the message until it reconnects or the
+// publish times out).
+func (e *Engine) checkWritable() error {
+	if err := e.broker.SpaceError(); err != nil {
+		return err
+	}
+	if !e.broker.NC.IsConnected() {
+		return sqlerr.New(sqlerr.ConnectionFailure, "could not write: the connection to NATS is lost (%s)", e.broker.NC.Status()).
+			WithHint("Nothing was written. streamdb reconnects by itself; retry once NATS is reachable.")
+	}
+	return nil
 }
 
 // publishFailure is the error a client gets for a publish that failed
@@ -27,6 +41,10 @@ func (e *Engine) publishFailure(err error, what string) error {
 		// Whatever JetStream said (a timeout from a store that hit the
 		// disk's end), the cause is the disk.
 		return full
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The publish's own time limit: no acknowledgement came.
+		err = errors.Join(err, nats.ErrTimeout)
 	}
 	if se := broker.Classify(err, what); se != nil {
 		return se

@@ -1,0 +1,195 @@
+package recovery
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
+)
+
+// smallDisk mounts a tmpfs of size bytes on a new directory and returns
+// it; the mount goes when the test ends, after the server's cleanups
+// (registered later, so run earlier) have stopped it. It skips the test
+// where mounting is not allowed.
+func smallDisk(t *testing.T, size string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs for the data directory")
+	}
+	dir := filepath.Join(t.TempDir(), "disk")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v: %s); the full-disk test needs one", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// fillDisk writes a ballast file into dir until the filesystem is full,
+// and returns its path.
+func fillDisk(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "ballast")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chunk := make([]byte, 1<<20)
+	for {
+		_, err := f.Write(chunk)
+		if errors.Is(err, syscall.ENOSPC) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("writing the ballast: %v", err)
+		}
+	}
+	// Fill the last partial megabyte too.
+	for {
+		if _, err := f.Write(chunk[:4096]); err != nil {
+			break
+		}
+	}
+	return path
+}
+
+// goTypeName matches a Go type or package name leaking into a message.
+var goTypeName = regexp.MustCompile(`\*[a-z]+\.[A-Z]|[a-z]+\.[A-Z][a-zA-Z]+Error|context deadline`)
+
+// TestDiskFull runs the server with its data directory (Pebble state,
+// checkpoints, the embedded JetStream store) on a 64 MiB filesystem, fills
+// that filesystem, and checks that writes to tables and streams fail with
+// 53100 while another session's reads go on and the server stays up; that
+// once space is freed writes and views go on without a restart; and that
+// every acknowledged row is there, and no refused one, before and after a
+// restart.
+func TestDiskFull(t *testing.T) {
+	disk := smallDisk(t, "64m")
+	srv := startServer(t, testutil.ServerOptions{DataDir: filepath.Join(disk, "data")})
+	writer := srv.Conn(t)
+	reader := srv.Conn(t)
+	mustExec(t, writer,
+		"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
+		"CREATE STREAM s (id BIGINT, v VARCHAR)",
+		"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n, sum(id) AS total FROM t",
+		"CREATE MATERIALIZED VIEW s_count AS SELECT count(*) AS n, sum(id) AS total FROM s",
+	)
+	var acked []int64 // ids acknowledged to the writer, in t and in s
+	write := func(id int64) error {
+		if err := execErr(writer, time.Minute, fmt.Sprintf("INSERT INTO t VALUES (%d, 'row %d')", id, id)); err != nil {
+			return err
+		}
+		return execErr(writer, time.Minute, fmt.Sprintf("INSERT INTO s VALUES (%d, 'row %d')", id, id))
+	}
+	for id := int64(1); id <= 20; id++ {
+		if err := write(id); err != nil {
+			t.Fatalf("INSERT %d before the disk is full: %v", id, err)
+		}
+		acked = append(acked, id)
+	}
+	mustExec(t, writer, "FLUSH")
+
+	ballast := fillDisk(t, disk)
+
+	// Writes to a table and to a stream are refused with 53100 and a
+	// message that says what to do.
+	for _, sql := range []string{"INSERT INTO t VALUES (1000, 'refused')", "INSERT INTO s VALUES (1000, 'refused')"} {
+		pe := wantCode(t, execErr(writer, time.Minute, sql), "53100", sql)
+		if pe != nil && (!strings.Contains(pe.Message, "disk") || pe.Hint == "" || goTypeName.MatchString(pe.Message)) {
+			t.Errorf("%s: message %q (hint %q) should say the disk is full and what to do, without Go names", sql, pe.Message, pe.Hint)
+		}
+	}
+	// A transaction's COMMIT is refused the same way, and nothing of it
+	// is written.
+	mustExec(t, writer, "BEGIN", "INSERT INTO t VALUES (1001, 'refused')")
+	wantCode(t, execErr(writer, time.Minute, "COMMIT"), "53100", "COMMIT")
+
+	// The views pause instead of taking the server down, and periodic
+	// checkpoints fail without stopping it.
+	poll(t, 30*time.Second, "views paused for the full disk", func() error {
+		if !strings.Contains(runLog(srv), "views pause") {
+			return errors.New("no \"views pause\" in the log yet")
+		}
+		return nil
+	})
+	poll(t, 30*time.Second, "a checkpoint failed for the full disk", func() error {
+		if !strings.Contains(runLog(srv), "checkpoint failed") {
+			return errors.New("no failed checkpoint in the log yet")
+		}
+		return nil
+	})
+	// Reads in another session go on and see every acknowledged row.
+	checkRows(t, reader, acked, "while the disk is full")
+	if !srv.Running() {
+		t.Fatal("the server died on a full disk")
+	}
+
+	// Once space is freed, writes go on without a restart.
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	next := int64(21)
+	poll(t, 30*time.Second, "writes resume after space is freed", func() error {
+		if err := write(next); err != nil {
+			return err
+		}
+		acked = append(acked, next)
+		next++
+		return nil
+	})
+	for ; next <= 40; next++ {
+		if err := write(next); err != nil {
+			t.Fatalf("INSERT %d after space was freed: %v", next, err)
+		}
+		acked = append(acked, next)
+	}
+	mustExec(t, writer, "FLUSH")
+	checkRows(t, reader, acked, "after space was freed")
+
+	srv.Restart(t)
+	checkRows(t, srv.Conn(t), acked, "after a restart")
+}
+
+// checkRows checks that table t holds exactly the acknowledged ids, and
+// that the views over t and s count them (refused rows are in neither).
+func checkRows(t *testing.T, conn *pgx.Conn, acked []int64, when string) {
+	t.Helper()
+	var want []string
+	var total int64
+	for _, id := range acked {
+		want = append(want, fmt.Sprint(id))
+		total += id
+	}
+	_, rows := mustQuery(t, conn, "SELECT id FROM t ORDER BY id")
+	var got []string
+	for _, r := range rows {
+		got = append(got, r[0])
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("%s: table t holds ids %v, want the acknowledged %v", when, got, want)
+	}
+	wantAgg := fmt.Sprintf("%d %d", len(acked), total)
+	for _, view := range []string{"t_count", "s_count"} {
+		_, rows := mustQuery(t, conn, "SELECT n, total FROM "+view)
+		if len(rows) != 1 || rows[0][0]+" "+rows[0][1] != wantAgg {
+			t.Errorf("%s: %s is %v, want count and sum %s", when, view, rows, wantAgg)
+		}
+	}
+}
