@@ -39,11 +39,23 @@ func fastTimestamp(s string, withZone bool) (us int64, ok bool) {
 		if i == 1 || i > 10 {
 			return 0, false
 		}
-		f, e := parseFractionalSecond(rest[:i])
-		if e != dtOK || f >= 1e6 {
-			return 0, false
+		if i <= 7 {
+			// Up to six digits are exact microseconds (what PostgreSQL's
+			// rounding of the double gives too).
+			for k := 1; k < 7; k++ {
+				fsec *= 10
+				if k < i {
+					fsec += int64(rest[k] - '0')
+				}
+			}
+		} else {
+			f, e := parseFractionalSecond(rest[:i])
+			if e != dtOK || f >= 1e6 {
+				return 0, false
+			}
+			fsec = f
 		}
-		fsec, rest = f, rest[i:]
+		rest = rest[i:]
 	}
 	offset := 0 // seconds east
 	switch {
