@@ -196,16 +196,14 @@ func (c *Coordinator) Start() {
 			case <-tick.C:
 			}
 			s := c.settings()
-			if s.Interval <= 0 || time.Since(lastStart) < s.Interval {
-				continue
-			}
+			now := time.Now()
 			c.mu.Lock()
-			ready := c.inflight < max(1, s.MaxConcurrent) && time.Since(c.lastEnd) >= s.MinPause
+			due := periodicDue(s, now, lastStart, c.lastEnd, c.inflight)
 			c.mu.Unlock()
-			if !ready {
+			if !due {
 				continue
 			}
-			lastStart = time.Now()
+			lastStart = now
 			c.wg.Add(1)
 			go func() {
 				defer c.wg.Done()
@@ -215,6 +213,18 @@ func (c *Coordinator) Start() {
 			}()
 		}
 	}()
+}
+
+// periodicDue reports whether a periodic checkpoint may start at now, as
+// Flink schedules them: execution.checkpointing.interval after the start of
+// the previous periodic one (0 turns them off), min-pause after the end of
+// the previous checkpoint of any kind, and fewer than
+// max-concurrent-checkpoints in progress.
+func periodicDue(s Settings, now, lastStart, lastEnd time.Time, inflight int) bool {
+	if s.Interval <= 0 || now.Sub(lastStart) < s.Interval {
+		return false
+	}
+	return inflight < max(1, s.MaxConcurrent) && now.Sub(lastEnd) >= s.MinPause
 }
 
 // StopPeriodic ends periodic checkpoints; Take still works.
@@ -402,6 +412,10 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 	}
 	c.finish(m, s, err)
 	if err != nil {
+		if m.Status == StatusAborted {
+			// finish worded the timeout; keep DeadlineExceeded for errors.Is.
+			err = fmt.Errorf("%s: %w", m.Error, context.DeadlineExceeded)
+		}
 		return m, err
 	}
 	if trigger == TriggerDDL || trigger == TriggerRollback {
@@ -647,7 +661,7 @@ func (c *Coordinator) finish(m *Meta, s Settings, err error) {
 		m.Status = StatusFailed
 		if errors.Is(err, context.DeadlineExceeded) {
 			m.Status = StatusAborted
-			err = fmt.Errorf("checkpoint %d not complete within execution.checkpointing.timeout (%s)", m.ID, s.Timeout)
+			err = fmt.Errorf("not complete within execution.checkpointing.timeout (%s)", s.Timeout)
 		}
 		m.Error = err.Error()
 		m.CompletedAt = time.Now().UTC()

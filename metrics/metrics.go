@@ -33,15 +33,15 @@ var (
 		Help:    "Time to commit one epoch's batch to Pebble.",
 		Buckets: durationBuckets,
 	})
-	// CheckpointsCompleted and CheckpointsFailed count checkpoints and
-	// savepoints by how they ended (a timed-out one counts as failed).
+	// CheckpointsCompleted and CheckpointsFailed count checkpoints (not
+	// savepoints) by how they ended (a timed-out one counts as failed).
 	CheckpointsCompleted = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "streamdb_checkpoints_completed_total",
-		Help: "Checkpoints and savepoints completed.",
+		Help: "Checkpoints completed (savepoints not included).",
 	})
 	CheckpointsFailed = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "streamdb_checkpoints_failed_total",
-		Help: "Checkpoints and savepoints that failed or timed out.",
+		Help: "Checkpoints that failed or timed out (savepoints not included).",
 	})
 	// CheckpointDuration is the time from a checkpoint's start to its end.
 	CheckpointDuration = prometheus.NewHistogram(prometheus.HistogramOpts{

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -87,6 +88,10 @@ func (e *Engine) checkpointNow(ctx context.Context) (string, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "", sqlerr.New(sqlerr.QueryCanceled, "checkpoint %d aborted: %v", m.ID, err).
+				WithHint("Raise execution.checkpointing.timeout, or find what slows checkpoints in SHOW CHECKPOINTS.")
 		}
 		var tooLarge *storage.ErrSnapshotTooLarge
 		if asErr(err, &tooLarge) {
