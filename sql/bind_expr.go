@@ -89,7 +89,7 @@ type binder struct {
 // chains such as 1+1+...+1). Binding, planning and evaluation recurse once
 // per level, so without a bound a long enough query overflows the stack
 // and kills the server; PostgreSQL answers such queries with 54001 too.
-const maxExprDepth = 10000
+const maxExprDepth = front.MaxExprDepth
 
 // boundParams tracks the parameters of a statement: Params maps TiDB's
 // '?' marker order to PostgreSQL's $n.
@@ -160,7 +160,9 @@ func (b *binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	b.depth++
 	defer func() { b.depth-- }()
 	e, err := b.bindExprInner(n, s)
-	if err == nil {
+	if err == nil && b.depth == 1 {
+		// Once per whole expression: noting at every level would walk
+		// each subtree again, quadratic in the depth.
 		b.stmt.note(e)
 	}
 	return e, err
@@ -172,7 +174,7 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 			return b.bindAggCall(a)
 		}
 		if !containsAgg(n) {
-			inner := &binder{stmt: b.stmt}
+			inner := &binder{stmt: b.stmt, depth: b.depth}
 			e, err := inner.bindExpr(n, b.agg.input)
 			if err != nil {
 				return nil, err

@@ -7,6 +7,8 @@ type rewriter struct {
 	toks    []token
 	windows map[string]*WindowTVF
 	asOf    *AsOf
+	// budget is what is left of the statement's rewrite work (spend).
+	budget int
 }
 
 // rewrite applies every rewrite to toks, in an order where each one sees
@@ -14,7 +16,10 @@ type rewriter struct {
 // literals, typed literals become calls before :: looks for its operand, and
 // the operator rewrites see whole casts and calls as single primaries.
 func rewrite(src string, toks []token) (*rewriter, error) {
-	r := &rewriter{src: src, toks: toks}
+	r := &rewriter{src: src, toks: toks, budget: rewriteBudgetBase + rewriteBudgetPerToken*len(toks)}
+	if err := checkNesting(src, toks); err != nil {
+		return nil, err
+	}
 	passes := []func() error{
 		r.checkTokens,
 		r.asOfPass,

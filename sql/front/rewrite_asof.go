@@ -25,7 +25,7 @@ type AsOf struct {
 // and records it. A query may name one point (repeating the same one is
 // allowed).
 func (r *rewriter) asOfPass() error {
-	var out []token
+	out := make([]token, 0, len(r.toks))
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
 		if !(t.isWord("as") && i+2 < len(r.toks) && r.toks[i+1].isWord("of") &&

@@ -5,7 +5,7 @@ package front
 // the operand of :: is the primary just emitted, which may itself be a cast
 // (x::text::int).
 func (r *rewriter) castPass() error {
-	var out []token
+	out := make([]token, 0, len(r.toks))
 	type frame struct{ cast, asSeen bool }
 	var stack []frame
 	for i := 0; i < len(r.toks); i++ {
@@ -42,15 +42,19 @@ func (r *rewriter) castPass() error {
 			if s < 0 {
 				return syntaxError(r.src, t)
 			}
+			if err := r.spend(len(out)-s, t); err != nil {
+				return err
+			}
 			tn, next, err := readTypeName(r.src, r.toks, i+1)
 			if err != nil {
 				return err
 			}
+			// Only the operand is copied: the cost of a cast is the length
+			// of its operand, not of the whole query.
 			operand := withSpace(out[s:], false)
-			call := []token{synth(tkWord, CastFunc, out[s], out[s].space), synth(tkOp, "(", t, false)}
-			call = append(call, operand...)
-			call = append(call, synth(tkOp, ",", t, false), synth(tkString, tn.Text, t, true), synth(tkOp, ")", t, false))
-			out = append(out[:s:s], call...)
+			out = append(out[:s], synth(tkWord, CastFunc, out[s], out[s].space), synth(tkOp, "(", t, false))
+			out = append(out, operand...)
+			out = append(out, synth(tkOp, ",", t, false), synth(tkString, tn.Text, t, true), synth(tkOp, ")", t, false))
 			i = next - 1
 			continue
 		}

@@ -18,53 +18,72 @@ var rightStop = setOf("and", "or", "then", "else", "when", "end", "from",
 // precedence than <=>, so the latter reads as NOT (a <=> b). Operands that
 // are not a single primary are parenthesised, since IS binds looser than
 // the comparison operators in PostgreSQL and <=> does not in MySQL.
+//
+// It makes one pass: the left operand is taken from what was emitted, and
+// the right operand is scanned like the rest (it may hold another IS
+// DISTINCT FROM), with a ')' after it when it needs one.
 func (r *rewriter) distinctPass() error {
-	for {
-		i, negate, width := findDistinct(r.toks)
-		if i < 0 {
-			return nil
-		}
+	if !hasWord(r.toks, "distinct") {
+		return nil
+	}
+	out := make([]token, 0, len(r.toks)+16)
+	var closes pending
+	for i := 0; i < len(r.toks); i++ {
+		out = closes.flush(out, i)
 		is := r.toks[i]
-		start := leftOperandStart(r.toks, i)
-		if start == i {
+		negate, width := distinctAt(r.toks, i)
+		if width == 0 {
+			out = append(out, is)
+			continue
+		}
+		start := leftOperandStart(out, len(out))
+		if start == len(out) {
 			return syntaxError(r.src, is)
 		}
 		end := rightOperandEnd(r.toks, i+width)
 		if end == i+width {
 			return syntaxError(r.src, tokenOrEOF(r.src, r.toks, end))
 		}
-		left := operand(r.toks[start:i], is)
-		right := operand(r.toks[i+width:end], is)
-		var repl []token
-		if negate {
-			repl = append(repl, synth(tkWord, "not", is, r.toks[start].space))
-			left = withSpace(left, true)
-		} else {
-			left = withSpace(left, r.toks[start].space)
+		if err := r.spend(len(out)-start+end-i, is); err != nil {
+			return err
 		}
-		repl = append(repl, left...)
-		repl = append(repl, synth(tkOp, "<=>", is, true))
-		repl = append(repl, withSpace(right, true)...)
-		r.toks = concat(r.toks[:start], repl, r.toks[end:])
+		space := out[start].space
+		left := operand(append([]token(nil), out[start:]...), is)
+		out = out[:start]
+		if negate {
+			out = append(out, synth(tkWord, "not", is, space))
+			space = true
+		}
+		out = append(out, withSpace(left, space)...)
+		out = append(out, synth(tkOp, "<=>", is, true))
+		right := r.toks[i+width : end]
+		if primaryStart(right, len(right)-1) != 0 {
+			out = append(out, synth(tkOp, "(", is, true))
+			closes.add(end, synth(tkOp, ")", is, false))
+			r.toks[i+width].space = false
+		} else {
+			r.toks[i+width].space = true
+		}
+		i += width - 1
 	}
+	r.toks = closes.flush(out, len(r.toks))
+	return nil
 }
 
-// findDistinct finds the first IS [NOT] DISTINCT FROM; it returns the index
-// of IS, whether the test is negated (IS DISTINCT FROM is NOT <=>), and the
-// number of words, or -1.
-func findDistinct(toks []token) (int, bool, int) {
-	for i, t := range toks {
-		if !t.isWord("is") {
-			continue
-		}
-		if matchWords(toks, i+1, []string{"distinct", "from"}) {
-			return i, true, 3
-		}
-		if matchWords(toks, i+1, []string{"not", "distinct", "from"}) {
-			return i, false, 4
-		}
+// distinctAt reports whether toks[i] starts IS [NOT] DISTINCT FROM: the
+// number of its words (0 if it does not) and whether the test is negated
+// (IS DISTINCT FROM is NOT <=>).
+func distinctAt(toks []token, i int) (negate bool, width int) {
+	if !toks[i].isWord("is") {
+		return false, 0
 	}
-	return -1, false, 0
+	if matchWords(toks, i+1, []string{"distinct", "from"}) {
+		return true, 3
+	}
+	if matchWords(toks, i+1, []string{"not", "distinct", "from"}) {
+		return false, 4
+	}
+	return false, 0
 }
 
 // leftOperandStart walks back from the IS at toks[i] to the start of its

@@ -16,17 +16,24 @@ var onStop = setOf("join", "left", "right", "inner", "full", "cross",
 // a LEFT JOIN b ON streamdb_full_join() AND (cond). The TiDB parser has no
 // full outer join (it reads "a FULL JOIN b" as a table aliased "full"); the
 // binder recognises the marker as the first conjunct of ON.
+//
+// It makes one pass: the marker goes in after ON and the ')' after the
+// condition, which are scanned like the rest (they may hold other joins).
 func (r *rewriter) fullJoinPass() error {
+	if !hasWord(r.toks, "full") {
+		return nil
+	}
+	out := make([]token, 0, len(r.toks)+16)
+	var inserts pending
 	for i := 0; i < len(r.toks); i++ {
+		out = inserts.flush(out, i)
 		full := r.toks[i]
-		if !full.isWord("full") {
-			continue
-		}
 		join := i + 1
 		if join < len(r.toks) && r.toks[join].isWord("outer") {
 			join++
 		}
-		if join >= len(r.toks) || !r.toks[join].isWord("join") {
+		if !full.isWord("full") || join >= len(r.toks) || !r.toks[join].isWord("join") {
+			out = append(out, full)
 			continue
 		}
 		if i > 0 && r.toks[i-1].isWord("natural") {
@@ -45,23 +52,19 @@ func (r *rewriter) fullJoinPass() error {
 			return syntaxError(r.src, tokenOrEOF(r.src, r.toks, end))
 		}
 		onTok := r.toks[on]
-		marker := []token{
+		inserts.add(end, synth(tkOp, ")", onTok, false))
+		inserts.add(on+1,
 			synth(tkWord, FullJoinFunc, full, true),
 			synth(tkOp, "(", full, false),
 			synth(tkOp, ")", full, false),
 			synth(tkWord, "and", onTok, true),
 			synth(tkOp, "(", onTok, true),
-		}
-		r.toks = concat(
-			r.toks[:i],
-			[]token{synth(tkWord, "left", full, full.space)},
-			r.toks[join:on+1],
-			marker,
-			withSpace(r.toks[on+1:end], false),
-			[]token{synth(tkOp, ")", onTok, false)},
-			r.toks[end:],
 		)
+		r.toks[on+1].space = false
+		out = append(out, synth(tkWord, "left", full, full.space))
+		i = join - 1
 	}
+	r.toks = inserts.flush(out, len(r.toks))
 	return nil
 }
 

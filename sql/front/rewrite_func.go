@@ -19,64 +19,79 @@ package front
 const ConcatFunc = "streamdb_concat"
 
 func (r *rewriter) funcPass() error {
+	if !hasWord(r.toks, "extract") && !hasWord(r.toks, "concat") && !hasWord(r.toks, "filter") {
+		return nil
+	}
+	out := make([]token, 0, len(r.toks))
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
+		var err error
 		switch {
 		case t.isWord("extract") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
-			if err := r.extract(i); err != nil {
-				return err
-			}
+			out, i, err = r.extract(out, i)
 		case t.isWord("concat") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
-			r.toks[i].val = ConcatFunc
+			t.val = ConcatFunc
+			out = append(out, t)
 		case t.isWord("filter") && i+2 < len(r.toks) && r.toks[i+1].isOp("(") && r.toks[i+2].isWord("where"):
-			if err := r.filter(i); err != nil {
-				return err
-			}
-			i--
+			out, i, err = r.filter(out, i)
+		default:
+			out = append(out, t)
+		}
+		if err != nil {
+			return err
 		}
 	}
+	r.toks = out
 	return nil
 }
 
-// extract rewrites the EXTRACT call at toks[i].
-func (r *rewriter) extract(i int) error {
+// extract rewrites the head of the EXTRACT call at toks[i] onto out and
+// returns the index of the last input token it consumed: the operand and
+// the closing ')' are scanned as usual.
+func (r *rewriter) extract(out []token, i int) ([]token, int, error) {
 	t := r.toks[i]
 	end := matchParen(r.toks, i+1)
 	if end < 0 {
-		return syntaxError(r.src, eofToken(r.src))
+		return nil, i, syntaxError(r.src, eofToken(r.src))
+	}
+	if err := r.spend(end-i, t); err != nil {
+		return nil, i, err
 	}
 	if i+3 >= end || !r.toks[i+3].isWord("from") {
-		return syntaxError(r.src, r.toks[min(i+3, end)])
+		return nil, i, syntaxError(r.src, r.toks[min(i+3, end)])
 	}
 	field := r.toks[i+2]
 	if field.kind != tkWord && field.kind != tkString && field.kind != tkIdent {
-		return syntaxError(r.src, field)
+		return nil, i, syntaxError(r.src, field)
 	}
-	call := concat(
-		[]token{synth(tkWord, "date_part", t, t.space), r.toks[i+1], synth(tkString, field.val, field, false), synth(tkOp, ",", field, false)},
-		withSpace(r.toks[i+4:end], true),
-	)
-	r.toks = concat(r.toks[:i], call, r.toks[end:])
-	return nil
+	out = append(out, synth(tkWord, "date_part", t, t.space), r.toks[i+1], synth(tkString, field.val, field, false), synth(tkOp, ",", field, false))
+	r.toks[i+4].space = true
+	return out, i + 3, nil
 }
 
-// filter rewrites the FILTER clause at toks[i] into the aggregate before it.
-func (r *rewriter) filter(i int) error {
+// filter rewrites the FILTER clause at toks[i] into the aggregate just
+// emitted at the end of out, and returns the index of the clause's last
+// token. The cost is the length of the aggregate and the clause.
+func (r *rewriter) filter(out []token, i int) ([]token, int, error) {
 	t := r.toks[i]
-	closeArgs := i - 1
-	if closeArgs < 0 || !r.toks[closeArgs].isOp(")") {
-		return syntaxError(r.src, t)
+	closeArgs := len(out) - 1
+	if closeArgs < 0 || !out[closeArgs].isOp(")") {
+		return nil, i, syntaxError(r.src, t)
 	}
-	openArgs := matchParenBack(r.toks, closeArgs)
+	openArgs := matchParenBack(out, closeArgs)
 	end := matchParen(r.toks, i+1)
 	if openArgs < 0 || end < 0 {
-		return syntaxError(r.src, t)
+		return nil, i, syntaxError(r.src, t)
+	}
+	if err := r.spend(len(out)-openArgs+end-i, t); err != nil {
+		return nil, i, err
 	}
 	cond := withSpace(r.toks[i+3:end], true)
 	if len(cond) == 0 {
-		return syntaxError(r.src, r.toks[end])
+		return nil, i, syntaxError(r.src, r.toks[end])
 	}
-	args := r.toks[openArgs+1 : closeArgs]
+	args := append([]token(nil), out[openArgs+1:closeArgs]...)
+	closing := out[closeArgs]
 	var prefix []token
 	if len(args) > 0 && args[0].isWord("distinct", "all") {
 		prefix, args = args[:1], args[1:]
@@ -84,19 +99,18 @@ func (r *rewriter) filter(i int) error {
 	parts := splitTopLevel(args)
 	first := parts[0]
 	if len(first) == 0 {
-		return syntaxError(r.src, r.toks[closeArgs])
+		return nil, i, syntaxError(r.src, closing)
 	}
 	if len(first) == 1 && first[0].isOp("*") {
 		first = []token{synth(tkNumber, "1", first[0], true)}
 	}
-	wrapped := concat(
-		[]token{synth(tkWord, "case", t, len(prefix) > 0), synth(tkWord, "when", t, true)},
-		cond,
-		[]token{synth(tkWord, "then", t, true)},
-		withSpace(first, true),
-		[]token{synth(tkWord, "end", t, true)},
-	)
-	rest := args[len(parts[0]):] // the comma and the other arguments
-	r.toks = concat(r.toks[:openArgs+1], prefix, wrapped, rest, r.toks[closeArgs:i], r.toks[end+1:])
-	return nil
+	out = append(out[:openArgs+1], prefix...)
+	out = append(out, synth(tkWord, "case", t, len(prefix) > 0), synth(tkWord, "when", t, true))
+	out = append(out, cond...)
+	out = append(out, synth(tkWord, "then", t, true))
+	out = append(out, withSpace(first, true)...)
+	out = append(out, synth(tkWord, "end", t, true))
+	out = append(out, args[len(parts[0]):]...) // the comma and the other arguments
+	out = append(out, closing)
+	return out, end, nil
 }

@@ -11,13 +11,19 @@ const maxLimit = "18446744073709551615"
 //	LIMIT ALL                ->  removed
 //	OFFSET n [ROW|ROWS]      ->  LIMIT 18446744073709551615 OFFSET n
 //	OFFSET n LIMIT m         ->  LIMIT m OFFSET n
+//
+// It makes one pass; each rewrite copies only the clauses it moves.
 func (r *rewriter) limitPass() error {
+	if !hasWord(r.toks, "limit") && !hasWord(r.toks, "offset") {
+		return nil
+	}
+	out := make([]token, 0, len(r.toks)+2)
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
 		switch {
 		case t.isWord("limit") && i+1 < len(r.toks) && r.toks[i+1].isWord("all"):
-			r.toks = concat(r.toks[:i], r.toks[i+2:])
-			i--
+			i++
+			continue
 		case t.isWord("limit"):
 			// MySQL's LIMIT offset, count is not PostgreSQL.
 			if end := limitValueEnd(r.toks, i+1); end < len(r.toks) && r.toks[end].isOp(",") {
@@ -34,9 +40,9 @@ func (r *rewriter) limitPass() error {
 			if rest < len(r.toks) && r.toks[rest].isWord("row", "rows") {
 				rest++
 			}
-			if hasLimitBefore(r.toks, i) {
-				r.toks = concat(r.toks[:i], offset, r.toks[rest:])
-				i = end - 1
+			if hasLimitBefore(out, len(out)) {
+				out = append(out, offset...)
+				i = rest - 1
 				continue
 			}
 			var limit []token
@@ -56,11 +62,14 @@ func (r *rewriter) limitPass() error {
 				limit = []token{synth(tkWord, "limit", t, true), synth(tkNumber, maxLimit, t, true)}
 			}
 			limit[0].space = t.space
-			repl := concat(limit, withSpace(offset, true))
-			r.toks = concat(r.toks[:i], repl, r.toks[rest:])
-			i += len(repl) - 1
+			out = append(out, limit...)
+			out = append(out, withSpace(offset, true)...)
+			i = rest - 1
+			continue
 		}
+		out = append(out, t)
 	}
+	r.toks = out
 	return nil
 }
 

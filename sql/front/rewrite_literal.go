@@ -11,7 +11,7 @@ var intervalUnits = setOf("year", "month", "day", "hour", "minute", "second")
 // "type 'string'" forms become streamdb_cast('...', 'type'), and INTERVAL
 // literals become streamdb_interval('text').
 func (r *rewriter) literalPass() error {
-	var out []token
+	out := make([]token, 0, len(r.toks))
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
 		if t.kind != tkWord || i > 0 && r.toks[i-1].isOp("::", ".") {

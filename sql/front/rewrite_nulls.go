@@ -7,22 +7,31 @@ package front
 //
 // streamdb sorts NULL above every value, as PostgreSQL does, so the first key
 // puts the NULLs where asked and the second orders the rest.
+//
+// It makes one pass, taking the item's expression from what was emitted.
 func (r *rewriter) nullsPass() error {
+	if !hasWord(r.toks, "nulls") {
+		return nil
+	}
+	out := make([]token, 0, len(r.toks)+16)
 	for i := 0; i < len(r.toks); i++ {
 		nulls := r.toks[i]
 		if !(nulls.isWord("nulls") && i+1 < len(r.toks) && r.toks[i+1].isWord("first", "last")) {
+			out = append(out, nulls)
 			continue
 		}
-		exprEnd := i // exclusive end of the item's expression
-		if i > 0 && r.toks[i-1].isWord("asc", "desc") {
-			exprEnd = i - 1
+		exprEnd := len(out) // exclusive end of the item's expression
+		if exprEnd > 0 && out[exprEnd-1].isWord("asc", "desc") {
+			exprEnd--
 		}
-		start := orderItemStart(r.toks, exprEnd)
+		start := orderItemStart(out, exprEnd)
 		if start >= exprEnd {
 			return syntaxError(r.src, nulls)
 		}
-		expr := r.toks[start:exprEnd]
-		if len(expr) == 1 && expr[0].kind == tkNumber {
+		if err := r.spend(len(out)-start, nulls); err != nil {
+			return err
+		}
+		if exprEnd-start == 1 && out[start].kind == tkNumber {
 			return unsupported(r.src, nulls, "NULLS %s after an ORDER BY position", upper(r.toks[i+1].val)).
 				WithHint("Order by the expression itself.")
 		}
@@ -30,21 +39,20 @@ func (r *rewriter) nullsPass() error {
 		if r.toks[i+1].isWord("last") {
 			dir = "asc"
 		}
-		repl := concat(
-			[]token{synth(tkOp, "(", nulls, r.toks[start].space)},
-			withSpace(expr, false),
-			[]token{
-				synth(tkOp, ")", nulls, false),
-				synth(tkWord, "is", nulls, true),
-				synth(tkWord, "null", nulls, true),
-				synth(tkWord, dir, nulls, true),
-				synth(tkOp, ",", nulls, false),
-			},
-			withSpace(r.toks[start:i], true),
+		item := append([]token(nil), out[start:]...) // the expression and its direction
+		out = append(out[:start], synth(tkOp, "(", nulls, item[0].space))
+		out = append(out, withSpace(item[:exprEnd-start], false)...)
+		out = append(out,
+			synth(tkOp, ")", nulls, false),
+			synth(tkWord, "is", nulls, true),
+			synth(tkWord, "null", nulls, true),
+			synth(tkWord, dir, nulls, true),
+			synth(tkOp, ",", nulls, false),
 		)
-		r.toks = concat(r.toks[:start], repl, r.toks[i+2:])
-		i = start + len(repl) - 1
+		out = append(out, withSpace(item, true)...)
+		i++
 	}
+	r.toks = out
 	return nil
 }
 

@@ -11,7 +11,7 @@ package front
 //
 // ~* and !~* (case-insensitive matches) are refused.
 func (r *rewriter) opsPass() error {
-	var out []token
+	out := make([]token, 0, len(r.toks))
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
 		switch {
@@ -22,8 +22,9 @@ func (r *rewriter) opsPass() error {
 			}
 			op := r.toks[end-1] // OPERATOR(schema.op): the operator is last
 			op.space = t.space
-			r.toks = concat(r.toks[:i], []token{op}, r.toks[end+1:])
-			i--
+			// The operator is read again as the next token.
+			r.toks[end] = op
+			i = end - 1
 			continue
 		case t.isWord("collate") && i+1 < len(r.toks) && r.toks[i+1].isName():
 			i++
@@ -59,33 +60,48 @@ func endsOperand(t token) bool {
 // powerPass rewrites a ^ b into power(a, b). ^ binds tighter than * and
 // associates to the left; a unary minus belongs to its operand, as in
 // PostgreSQL.
+//
+// It makes one pass: the left operand is the primary just emitted (which may
+// be a power call already, for a ^ b ^ c), and the right operand is scanned
+// like the rest, with the call's ')' emitted after it.
 func (r *rewriter) powerPass() error {
+	if !hasOp(r.toks, "^") {
+		return nil
+	}
+	out := make([]token, 0, len(r.toks)+16)
+	var closes pending
 	for i := 0; i < len(r.toks); i++ {
+		out = closes.flush(out, i)
 		caret := r.toks[i]
 		if !caret.isOp("^") {
+			out = append(out, caret)
 			continue
 		}
-		start := primaryStart(r.toks, i-1)
+		start := primaryStart(out, len(out)-1)
 		if start < 0 {
 			return syntaxError(r.src, caret)
 		}
-		if start > 0 && r.toks[start-1].isOp("-", "+") && (start == 1 || !endsOperand(r.toks[start-2])) {
+		if start > 0 && out[start-1].isOp("-", "+") && (start == 1 || !endsOperand(out[start-2])) {
 			start--
 		}
 		end := primaryEnd(r.toks, i+1)
 		if end < 0 {
 			return syntaxError(r.src, tokenOrEOF(r.src, r.toks, i+1))
 		}
-		call := concat(
-			[]token{synth(tkWord, "power", r.toks[start], r.toks[start].space), synth(tkOp, "(", caret, false)},
-			withSpace(r.toks[start:i], false),
-			[]token{synth(tkOp, ",", caret, false)},
-			withSpace(r.toks[i+1:end], true),
-			[]token{synth(tkOp, ")", caret, false)},
-		)
-		r.toks = concat(r.toks[:start], call, r.toks[end:])
-		i = start
+		if err := r.spend(len(out)-start+end-i, caret); err != nil {
+			return err
+		}
+		left := withSpace(out[start:], false)
+		first := out[start]
+		out = append(out[:start], synth(tkWord, "power", first, first.space), synth(tkOp, "(", caret, false))
+		out = append(out, left...)
+		out = append(out, synth(tkOp, ",", caret, false))
+		closes.add(end, synth(tkOp, ")", caret, false))
+		if i+1 < len(r.toks) {
+			r.toks[i+1].space = true
+		}
 	}
+	r.toks = closes.flush(out, len(r.toks))
 	return nil
 }
 

@@ -37,7 +37,7 @@ var clauseWords = setOf("select", "from", "where", "group", "having", "order",
 
 // windowPass replaces TUMBLE(...) and HOP(...) in FROM clauses.
 func (r *rewriter) windowPass() error {
-	var out []token
+	out := make([]token, 0, len(r.toks))
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
 		if !(t.isWord("tumble", "hop") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") && inFromList(r.toks, i)) {

@@ -1,0 +1,85 @@
+package front
+
+import "streamdb/sqlerr"
+
+// MaxExprDepth bounds how deeply expressions nest: parentheses, CASE, and
+// operator chains such as 1+1+...+1, each link of which is one level of the
+// parsed tree. The binder enforces it exactly on the parsed tree (54001,
+// as PostgreSQL's "stack depth limit exceeded").
+const MaxExprDepth = 10000
+
+// maxTokenNesting bounds nesting as the lexer sees it, before any parsing
+// or rewriting: the open parentheses and CASEs plus the operators chained
+// at each open level (a comma starts a new list item and its own chain).
+// That count is never less than the depth of the parsed tree, so a query
+// within it can be parsed and walked recursively without risk to the
+// stack, and everything past it would fail the binder's exact check
+// anyway unless its operators mix precedences in contrived ways (a sum of
+// many long products). It is a multiple of MaxExprDepth so that the exact
+// check, with its precise message, is the one users meet.
+const maxTokenNesting = 10 * MaxExprDepth
+
+// depthError is the error for an expression nested past the limits.
+func depthError(src string, t token) *sqlerr.Error {
+	return errorAt(src, t, sqlerr.StatementTooComplex, "stack depth limit exceeded: expressions nest more than %d levels deep", MaxExprDepth).
+		WithHint("Simplify the expression: fewer nested parentheses or chained operators (a long IN list is fine).")
+}
+
+// checkNesting refuses toks when their nesting, counted as maxTokenNesting
+// describes, passes that bound. It takes one pass and constant work per
+// token.
+func checkNesting(src string, toks []token) error {
+	// ops[d] counts the operators chained at open level d; cur is the sum
+	// of ops over the open levels plus the number of open levels.
+	ops := []int{0}
+	cur := 0
+	for _, t := range toks {
+		switch {
+		case t.isOp("(", "[") || t.isWord("case"):
+			ops = append(ops, 0)
+			cur++
+		case t.isOp(")", "]") || t.isWord("end"):
+			if d := len(ops) - 1; d > 0 {
+				cur -= ops[d] + 1
+				ops = ops[:d]
+			}
+			continue
+		case t.isOp(",", ";"):
+			d := len(ops) - 1
+			cur -= ops[d]
+			ops[d] = 0
+			continue
+		case t.kind == tkOp && !t.isOp("."), t.kind == tkWord && operatorWords[t.val]:
+			ops[len(ops)-1]++
+			cur++
+		default:
+			continue
+		}
+		if cur > maxTokenNesting {
+			return depthError(src, t)
+		}
+	}
+	return nil
+}
+
+// rewriteBudgetPerToken and rewriteBudgetBase bound the work of the token
+// rewrites that wrap an operand already emitted (casts, ^, IS DISTINCT
+// FROM, NULLS FIRST, FILTER, EXTRACT): each charges the tokens it scans
+// and copies. Ordinary queries use a small fraction; chains that wrap ever
+// longer operands (x::int::int::..., a ^ b ^ c ^ ...) would otherwise take
+// time quadratic in their length, and are refused when they run out.
+const (
+	rewriteBudgetPerToken = 32
+	rewriteBudgetBase     = 1 << 20
+)
+
+// spend charges n tokens of rewrite work against the statement's budget;
+// past it the statement is refused with 54001 at t.
+func (r *rewriter) spend(n int, t token) error {
+	r.budget -= n
+	if r.budget < 0 {
+		return errorAt(r.src, t, sqlerr.StatementTooComplex, "statement is too complex: operators, casts or calls chain or nest too deeply").
+			WithHint("Simplify the expression: fewer nested parentheses or chained operators (a long IN list is fine).")
+	}
+	return nil
+}
