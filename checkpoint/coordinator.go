@@ -20,7 +20,8 @@ import (
 	"streamdb/storage"
 )
 
-// Settings are the checkpoint settings of DESIGN.md section 3; the
+// Settings are the checkpoint settings (execution.checkpointing.* and
+// state.*, named after Flink's; see config.Settings); the
 // coordinator reads them afresh for every decision, so changes made with
 // SET / ALTER SYSTEM SET apply at once.
 type Settings struct {

@@ -62,7 +62,11 @@ type Descriptor struct {
 	Dataflow int `json:"dataflow,omitempty"`
 }
 
-// Dataflow layouts (Descriptor.Dataflow).
+// Dataflow layouts (Descriptor.Dataflow). A layout fixes how a view's
+// dataflow is built from its plan and so how its state is numbered and
+// encoded. Each layout keeps every rule of the layouts numbered below it
+// and adds one (hence "also" below); exec tests a rule with
+// layout >= the layout that introduced it. A view never changes layout.
 const (
 	// DataflowOneReaderPerScan gives every stream scan of a view its own
 	// JetStream reader.

@@ -116,9 +116,9 @@ func (s *Store) Checkpoint(dir string) error {
 // Flush writes the memtable out to an sstable, so that a checkpoint taken
 // next copies little WAL. It syncs the WAL first: Pebble's flush rotates
 // the WAL, and the rotation syncs the old file while holding the commit
-// lock, so every epoch commit waits for that fsync (20-145 ms on a loaded
-// ext4 disk, measured). Synced beforehand, while commits go on, the
-// rotation finds almost nothing left to write.
+// lock, so every epoch commit would wait for that fsync. Synced
+// beforehand, while commits go on, the rotation finds almost nothing left
+// to write.
 func (s *Store) Flush() error {
 	if err := s.db.LogData(nil, pebble.Sync); err != nil {
 		return err
@@ -145,7 +145,9 @@ func (s *Store) Close() error {
 	return err
 }
 
-// DB exposes the Pebble database for checkpointing.
+// DB is the Pebble database itself: operators read and write their state
+// tables in it (under keys built by this package), checkpoints copy it, and
+// the metrics read its figures.
 func (s *Store) DB() *pebble.DB { return s.db }
 
 // NewBatch returns a write batch for one epoch's changes.

@@ -7,10 +7,10 @@ import (
 
 // defaultGCPercent is the server's garbage collector target unless GOGC is
 // set. Views keep their working state (join rows, cached groups) on the
-// heap, and at Go's default of 100 the collector re-marked that large,
-// pointer-rich heap so often that it took ~20% of a join-heavy view's CPU;
-// at 200 Nexmark q4 caught up ~20% faster for ~1.5x the heap (measured
-// side by side, see the closing note of the speed issue).
+// heap, which is large and pointer-rich; at Go's default of 100 the
+// collector re-marks it so often that marking takes a large share of a
+// join-heavy view's CPU. A higher target trades heap size for that CPU
+// (make bench's Nexmark runs measure both).
 const defaultGCPercent = 200
 
 // tuneGC applies defaultGCPercent unless the operator chose GOGC.
