@@ -37,7 +37,11 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		}
 		var out []types.Row
 		for _, row := range in {
-			out = append(out, windowRows(n, row)...)
+			rows, err := windowRows(n, row)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rows...)
 		}
 		return out, nil
 	case *plan.Join:

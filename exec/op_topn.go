@@ -35,6 +35,7 @@ type topNOp struct {
 	dirty      map[string]*topNPartition
 	changed    map[string]*rankEntry // row encoding -> entry whose count changed this epoch
 	next       Operator
+	errs       *viewErrors
 }
 
 type topNPartition struct {
@@ -93,7 +94,12 @@ func (op *topNOp) Push(c *Chunk) error {
 	for i, row := range c.Rows {
 		pk, p, ent, err := op.apply(row, int64(c.Signs[i]))
 		if err != nil {
-			return err
+			// apply evaluates the row's partition and sort keys before
+			// it changes anything, so a row that fails leaves no trace.
+			if err := op.errs.skip("top-n", err); err != nil {
+				return err
+			}
+			continue
 		}
 		op.dirty[pk] = p
 		op.changed[ent.enc] = ent

@@ -286,10 +286,13 @@ func attachViewErrors(heads []Operator, ve *viewErrors) {
 		case *unionOp:
 			walk(o.next)
 		case *windowOp:
+			o.errs = ve
 			walk(o.next)
 		case *watermarkOp:
+			o.errs = ve
 			walk(o.next)
 		case *topNOp:
+			o.errs = ve
 			walk(o.next)
 		case *teeOp:
 			for _, out := range o.outputs {

@@ -38,6 +38,7 @@ type watermarkOp struct {
 	key   []byte
 	dirty bool
 	next  Operator
+	errs  *viewErrors
 }
 
 func newWatermarkOp(spec *plan.Watermark, st *watermarkState, key []byte, store *storage.Store, next Operator) (*watermarkOp, error) {
@@ -64,11 +65,16 @@ func (op *watermarkOp) Push(c *Chunk) error {
 			op.dirty = true
 			continue
 		}
-		out.Append(row, c.Signs[i])
 		w, err := op.spec.Expr.Eval(row)
 		if err != nil {
-			return err
+			// The row is skipped before it moves the watermark: whether
+			// it fails depends on the row alone.
+			if err := op.errs.skip("watermark", err); err != nil {
+				return err
+			}
+			continue
 		}
+		out.Append(row, c.Signs[i])
 		if !w.IsNull() && (!valid || w.I > wm) {
 			valid, wm, op.dirty = true, w.I, true
 		}

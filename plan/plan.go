@@ -317,10 +317,15 @@ func (j *Join) Describe() string {
 type Window struct {
 	Input   Node
 	TimeCol int
-	Size    int64 // microseconds
-	Slide   int64 // microseconds; equal to Size for TUMBLE
+	Size    int64 // microseconds, in (0, MaxWindowMicros]
+	Slide   int64 // microseconds, in (0, MaxWindowMicros]; equal to Size for TUMBLE
 	Cols    []types.Column
 }
+
+// MaxWindowMicros bounds window sizes and slides to half the timestamp
+// range (about 149,000 years), so that window arithmetic on finite
+// timestamps never overflows int64.
+const MaxWindowMicros = types.EndTimestampMicros/2 - types.MinTimestampMicros/2
 
 func (w *Window) Schema() []types.Column { return w.Cols }
 func (w *Window) Children() []Node       { return []Node{w.Input} }

@@ -64,9 +64,17 @@ func fixedInterval(text string) (int64, error) {
 	if d.Months != 0 {
 		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "window sizes in months or years are not supported; use days")
 	}
+	// Days are at most 2^31, so days in microseconds fit a float64
+	// exactly enough to compare with the bound before the int64 sum.
+	if float64(d.Days)*86400e6+float64(d.I) > float64(plan.MaxWindowMicros) {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "window size %q is too large: at most half the timestamp range (about 149000 years)", text)
+	}
 	us := int64(d.Days)*86400e6 + d.I
 	if us <= 0 {
 		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "window size %q must be positive", text)
+	}
+	if us > plan.MaxWindowMicros {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "window size %q is too large: at most half the timestamp range (about 149000 years)", text)
 	}
 	return us, nil
 }
