@@ -93,7 +93,7 @@ func startEmbedded(eo EmbeddedOptions, users bool) (*Broker, error) {
 		NoSigs:    true,
 		NoLog:     true,
 	}
-	connOpts := []nats.Option{nats.MaxReconnects(-1)}
+	connOpts := []nats.Option{nats.MaxReconnects(-1), nats.ReconnectBufSize(-1)}
 	if a != nil {
 		a.apply(opts)
 		connOpts = append(connOpts, nats.UserInfo(ServerUser, a.serverPassword), nats.CustomInboxPrefix(InboxPrefix))
@@ -143,7 +143,10 @@ func startEmbedded(eo EmbeddedOptions, users bool) (*Broker, error) {
 
 // Connect uses an existing NATS server or cluster.
 func Connect(url string) (*Broker, error) {
-	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.RetryOnFailedConnect(false))
+	// Publishes are not buffered while reconnecting: a write then fails at
+	// once (08006) instead of being sent, unknown to its client, after the
+	// error was reported.
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.RetryOnFailedConnect(false), nats.ReconnectBufSize(-1))
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
 	}

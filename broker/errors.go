@@ -45,7 +45,7 @@ func Classify(err error, what string) *sqlerr.Error {
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrNoServers),
 		errors.Is(err, nats.ErrDisconnected), errors.Is(err, nats.ErrConnectionReconnecting),
 		errors.Is(err, nats.ErrConnectionDraining), errors.Is(err, nats.ErrInvalidConnection),
-		errors.Is(err, nats.ErrStaleConnection):
+		errors.Is(err, nats.ErrStaleConnection), errors.Is(err, nats.ErrReconnectBufExceeded):
 		return sqlerr.New(sqlerr.ConnectionFailure, "%s: the connection to NATS is lost (%s)", what, natsText(err)).
 			WithHint("Nothing was written. streamdb reconnects by itself; retry once NATS is reachable.")
 	}

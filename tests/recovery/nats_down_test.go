@@ -1,0 +1,95 @@
+package recovery
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	natsserver "github.com/nats-io/nats-server/v2/server"
+
+	"streamdb/tests/testutil"
+)
+
+// TestNATSDown stops the external NATS server under a running streamdb:
+// writes to tables and streams fail at once with 08006 (connection
+// failure: nothing was written) rather than XX000, reads of what is
+// stored go on, and once NATS is back, on the same port and store,
+// writes work again and hold every acknowledged row and no refused one.
+func TestNATSDown(t *testing.T) {
+	ns := testutil.StartNATSServer(t)
+	opts := ns.JetStreamConfig()
+	if opts == nil {
+		t.Fatal("NATS without JetStream")
+	}
+	storeDir := opts.StoreDir
+	addr := ns.Addr().String()
+	srv := startServer(t, testutil.ServerOptions{NATSURL: ns.ClientURL()})
+	writer := srv.Conn(t)
+	reader := srv.Conn(t)
+	mustExec(t, writer,
+		"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
+		"CREATE STREAM s (id BIGINT, v VARCHAR)",
+		"CREATE MATERIALIZED VIEW s_count AS SELECT count(*) AS n FROM s",
+		"INSERT INTO t VALUES (1, 'a')",
+		"INSERT INTO s VALUES (1, 'a')",
+		"FLUSH",
+	)
+
+	ns.Shutdown()
+	ns.WaitForShutdown()
+
+	for _, sql := range []string{"INSERT INTO t VALUES (2, 'refused')", "INSERT INTO s VALUES (2, 'refused')", "UPDATE t SET v = 'refused' WHERE id = 1"} {
+		var pe *pgconn.PgError
+		err := execErr(writer, time.Minute, sql)
+		if !errors.As(err, &pe) {
+			t.Errorf("%s with NATS down: want an error with SQLSTATE 08006, got %v", sql, err)
+			continue
+		}
+		if pe.Code != "08006" || goTypeName.MatchString(pe.Message) || !strings.Contains(pe.Message, "NATS") {
+			t.Errorf("%s with NATS down: got %s %q, want 08006 saying NATS is unreachable, without Go names", sql, pe.Code, pe.Message)
+		}
+	}
+	_, rows := mustQuery(t, reader, "SELECT id, v FROM t")
+	if fmt.Sprint(rows) != "[[1 a]]" {
+		t.Errorf("SELECT from t with NATS down: %v, want [[1 a]]", rows)
+	}
+	if got := scalar(t, reader, "SELECT n FROM s_count"); got != "1" {
+		t.Errorf("s_count with NATS down: %s, want 1", got)
+	}
+
+	// NATS comes back on the same address and store.
+	host, port := splitAddr(t, addr)
+	back, err := natsserver.NewServer(&natsserver.Options{Host: host, Port: port, JetStream: true, StoreDir: storeDir, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Start()
+	t.Cleanup(func() { back.Shutdown(); back.WaitForShutdown() })
+	if !back.ReadyForConnections(30 * time.Second) {
+		t.Fatal("NATS did not come back")
+	}
+	poll(t, time.Minute, "writes after NATS is back", func() error {
+		return execErr(writer, time.Minute, "INSERT INTO t VALUES (3, 'c')")
+	})
+	mustExec(t, writer, "INSERT INTO s VALUES (3, 'c')", "FLUSH")
+	_, rows = mustQuery(t, reader, "SELECT id, v FROM t ORDER BY id")
+	if fmt.Sprint(rows) != "[[1 a] [3 c]]" {
+		t.Errorf("SELECT from t after NATS is back: %v, want [[1 a] [3 c]]", rows)
+	}
+	if got := scalar(t, reader, "SELECT n FROM s_count"); got != "2" {
+		t.Errorf("s_count after NATS is back: %s, want 2", got)
+	}
+}
+
+func splitAddr(t *testing.T, addr string) (string, int) {
+	t.Helper()
+	i := strings.LastIndexByte(addr, ':')
+	var port int
+	if _, err := fmt.Sscan(addr[i+1:], &port); err != nil {
+		t.Fatalf("address %q: %v", addr, err)
+	}
+	return addr[:i], port
+}
