@@ -65,8 +65,39 @@ type Error struct {
 func (e *Error) Error() string { return e.Message }
 
 // New returns an error with the given SQLSTATE and formatted message.
+//
+// An InternalError made from an error argument whose class is known (an
+// *Error with another code, or one a classifier knows: a full disk, a
+// NATS failure) takes that error's SQLSTATE and hint instead: the
+// wrapper says where it happened, the cause says what kind of failure
+// it is.
 func New(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	e := &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	if code == InternalError {
+		for _, a := range args {
+			if cause := knownCause(a); cause != nil {
+				e.Code, e.Hint = cause.Code, cause.Hint
+				break
+			}
+		}
+	}
+	return e
+}
+
+// knownCause returns the class of a, when a is an error with one.
+func knownCause(a any) *Error {
+	err, ok := a.(error)
+	if !ok || err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Code != InternalError {
+			return e
+		}
+		return nil
+	}
+	return classify(err)
 }
 
 // WithHint returns e with a hint that tells the user what to change.

@@ -64,10 +64,16 @@ func CheckSpace(dir, what string) error {
 func init() {
 	sqlerr.Classify(func(err error) *sqlerr.Error {
 		var full *DiskFullError
-		if !errors.As(err, &full) {
-			return nil
+		switch {
+		case errors.As(err, &full):
+			return sqlerr.New(sqlerr.DiskFull, "could not write: %s", full.Error()).
+				WithHint("Free space on that disk; writes and views go on by themselves once there is room, and nothing acknowledged is lost.")
+		case errors.Is(err, syscall.ENOSPC):
+			// A file the server writes (a checkpoint, a savepoint) did
+			// not fit; the path stays in the server's log.
+			return sqlerr.New(sqlerr.DiskFull, "could not write: no space left on the device").
+				WithHint("Free space on the disk holding the data, checkpoint or savepoint directory, then retry.")
 		}
-		return sqlerr.New(sqlerr.DiskFull, "could not write: %s", full.Error()).
-			WithHint("Free space on that disk; writes and views go on by themselves once there is room, and nothing acknowledged is lost.")
+		return nil
 	})
 }
