@@ -51,12 +51,12 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 	if isTable {
 		var err error
 		if owner, err = e.streamOwner(); err != nil {
-			return "", sqlerr.New(sqlerr.InternalError, "%s", err.Error())
+			return "", sqlerr.New(sqlerr.InternalError, "%v", err)
 		}
 	}
 	jsName, created, err := e.broker.EnsureStreamFor(ctx, n.Name, subject, owner)
 	if err != nil {
-		return "", sqlerr.New(sqlerr.InternalError, "%s", err.Error())
+		return "", sqlerr.New(sqlerr.InternalError, "%v", err)
 	}
 	d.JSStream = jsName
 	// undo deletes the JetStream stream this statement created when a
@@ -383,7 +383,7 @@ func (e *Engine) waitWithProgress(ctx context.Context, targets map[string]uint64
 				return se // a stopped view's error (exec.Runtime.ViewFailure) keeps its SQLSTATE
 			}
 			if err != nil {
-				return sqlerr.New(sqlerr.InternalError, "%s", err.Error())
+				return sqlerr.New(sqlerr.InternalError, "%v", err)
 			}
 			return nil
 		case <-tick.C:
