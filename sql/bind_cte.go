@@ -26,7 +26,7 @@ func (sb *selectBinder) withCTEs(w *ast.WithClause) (restore func(), err error) 
 	}
 	for _, cte := range w.CTEs {
 		if _, dup := next[cte.Name.O]; dup && saved[cte.Name.O] == nil {
-			return restore, sqlerr.New("42712", "WITH query name %q specified more than once", cte.Name.O)
+			return restore, sqlerr.New(sqlerr.DuplicateAlias, "WITH query name %q specified more than once", cte.Name.O)
 		}
 		next[cte.Name.O] = cte
 	}
@@ -67,7 +67,7 @@ func (sb *selectBinder) bindCTE(name, alias string) (plan.Node, *scope, bool, er
 	cols := node.Schema()
 	if len(cte.ColNameList) > 0 {
 		if len(cte.ColNameList) > len(cols) {
-			return nil, nil, true, sqlerr.New("42P10", "WITH query %q has %d columns available but %d columns specified", name, len(cols), len(cte.ColNameList))
+			return nil, nil, true, sqlerr.New(sqlerr.InvalidColumnReference, "WITH query %q has %d columns available but %d columns specified", name, len(cols), len(cte.ColNameList))
 		}
 		renamed := append([]types.Column(nil), cols...)
 		for i, c := range cte.ColNameList {

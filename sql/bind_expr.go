@@ -381,7 +381,7 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		}
 	}
 	switch name {
-	case "streamdb_cast":
+	case front.CastFunc:
 		if len(args) != 2 {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "malformed cast")
 		}

@@ -88,7 +88,7 @@ func (sb *selectBinder) bindRanking(b *binder, w *ast.WindowFuncExpr, input plan
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "window function %s() is not supported; only row_number(), rank() and dense_rank() are", fn)
 	}
 	if len(w.Args) > 0 {
-		return nil, sqlerr.New("42883", "function %s() takes no arguments", fn)
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s() takes no arguments", fn)
 	}
 	if w.Spec.Name.L != "" || w.Spec.Ref.L != "" {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "named windows (OVER w) are not supported; write the window in OVER (...)")
@@ -131,7 +131,7 @@ func (sb *selectBinder) bindRanking(b *binder, w *ast.WindowFuncExpr, input plan
 func (b *binder) bindWindowRef(w *ast.WindowFuncExpr, s *scope) (expr.Expr, error) {
 	i, ok := b.windows[w]
 	if !ok || i >= len(s.cols) {
-		return nil, sqlerr.New("42P20", "window functions are not allowed here")
+		return nil, sqlerr.New(sqlerr.WindowingError, "window functions are not allowed here")
 	}
 	return &expr.ColRef{Idx: i, Name: s.cols[i].name, T: types.Int8}, nil
 }

@@ -139,7 +139,7 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*storage.Descriptor,
 	seen := map[string]bool{}
 	for i, c := range n.Columns {
 		if seen[c.Name] {
-			return nil, sqlerr.New("42701", "column %q specified more than once", c.Name)
+			return nil, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", c.Name)
 		}
 		seen[c.Name] = true
 		_, mod, err := types.ParseWithModifier(c.TypeName)
@@ -410,7 +410,7 @@ func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[st
 	seen := map[string]bool{}
 	for _, c := range cols {
 		if seen[c.Name] {
-			return nil, sqlerr.New("42701", "column %q specified more than once", c.Name).
+			return nil, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", c.Name).
 				WithHint("Give the columns distinct names with AS.")
 		}
 		seen[c.Name] = true

@@ -294,7 +294,7 @@ func (a *roleAuthenticator) SCRAMVerifier(ctx context.Context, user string) (*pg
 // PostgreSQL does even for trusted connections.
 func (e *Engine) checkLogin(user string) error {
 	if r := e.roles.role(user); r != nil && !r.Login {
-		return sqlerr.New("28000", "role %q is not permitted to log in", user)
+		return sqlerr.New(sqlerr.InvalidAuthorizationSpecification, "role %q is not permitted to log in", user)
 	}
 	return nil
 }
@@ -428,9 +428,9 @@ func (s *session) execRoleStmt(n *front.RoleStmt) (string, error) {
 		for _, name := range n.Names {
 			switch {
 			case name == BootstrapUser:
-				return sqlerr.New("55006", "cannot drop role %s because it is required by the database system", name)
+				return sqlerr.New(sqlerr.ObjectInUse, "cannot drop role %s because it is required by the database system", name)
 			case name == s.user:
-				return sqlerr.New("55006", "current user cannot be dropped")
+				return sqlerr.New(sqlerr.ObjectInUse, "current user cannot be dropped")
 			}
 			if _, ok := d.Roles[name]; !ok {
 				if n.IfExists {
@@ -558,7 +558,7 @@ func (s *session) execGrant(n *front.Grant) (string, error) {
 	var objs []*storage.Descriptor
 	if n.AllInSchema != "" {
 		if n.AllInSchema != "public" {
-			return "", sqlerr.New("3F000", "schema %q does not exist", n.AllInSchema)
+			return "", sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", n.AllInSchema)
 		}
 		objs = s.e.allObjects()
 	}

@@ -108,7 +108,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 				WithPosition(params.stmt.IdentPosition(a.Column.Name.O))
 		}
 		if sets[idx] != nil {
-			return nil, sqlerr.New("42601", "multiple assignments to same column %q", a.Column.Name.O)
+			return nil, sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", a.Column.Name.O)
 		}
 		e, err := b.bindExpr(a.Expr, sc)
 		if err != nil {

@@ -1,5 +1,7 @@
 package front
 
+import "streamdb/sqlerr"
+
 // Users, roles and privileges: CREATE / ALTER / DROP USER and ROLE, GRANT
 // and REVOKE, in PostgreSQL's syntax (the subset streamdb keeps).
 
@@ -114,7 +116,7 @@ func parseRoleStatement(c *cursor) (any, error) {
 				return nil, c.fail()
 			}
 			if rs.Password != nil || rs.PasswordNull {
-				return nil, errorAt(c.src, t, SyntaxErrorCode, "conflicting or redundant options")
+				return nil, errorAt(c.src, t, sqlerr.SyntaxError, "conflicting or redundant options")
 			}
 			switch p := c.peek(); {
 			case p.kind == tkString:
@@ -135,9 +137,6 @@ func parseRoleStatement(c *cursor) (any, error) {
 	}
 	return rs, nil
 }
-
-// SyntaxErrorCode is 42601, for errors this file raises itself.
-const SyntaxErrorCode = "42601"
 
 func ptr[T any](v T) *T { return &v }
 
