@@ -75,8 +75,9 @@ var goTypeName = regexp.MustCompile(`\*[a-z]+\.[A-Z]|[a-z]+\.[A-Z][a-zA-Z]+Error
 
 // TestDiskFull runs the server with its data directory (Pebble state,
 // checkpoints, the embedded JetStream store) on a 64 MiB filesystem, fills
-// that filesystem, and checks that writes to tables and streams fail with
-// 53100 while another session's reads go on and the server stays up; that
+// that filesystem, and checks that writes to tables and streams, COMMIT,
+// CHECKPOINT and CREATE TABLE fail with 53100 while another session's
+// reads go on, views pause and the server stays up; that
 // once space is freed writes and views go on without a restart; and that
 // every acknowledged row is there, and no refused one, before and after a
 // restart.
@@ -120,6 +121,11 @@ func TestDiskFull(t *testing.T) {
 	// is written.
 	mustExec(t, writer, "BEGIN", "INSERT INTO t VALUES (1001, 'refused')")
 	wantCode(t, execErr(writer, time.Minute, "COMMIT"), "53100", "COMMIT")
+	// So are a checkpoint and a new table (JetStream has no room for its
+	// stream).
+	for _, sql := range []string{"CHECKPOINT", "CREATE TABLE t2 (id BIGINT PRIMARY KEY)"} {
+		wantCode(t, execErr(writer, time.Minute, sql), "53100", sql)
+	}
 
 	// The views pause instead of taking the server down, and periodic
 	// checkpoints fail without stopping it.
@@ -160,7 +166,7 @@ func TestDiskFull(t *testing.T) {
 		}
 		acked = append(acked, next)
 	}
-	mustExec(t, writer, "FLUSH")
+	mustExec(t, writer, "FLUSH", "CHECKPOINT", "CREATE TABLE t2 (id BIGINT PRIMARY KEY)")
 	checkRows(t, reader, acked, "after space was freed")
 
 	srv.Restart(t)
