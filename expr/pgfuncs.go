@@ -9,6 +9,9 @@ import (
 // typmod) and pg_table_is_visible(oid). ok is false for other names.
 func pgCatalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 	switch name {
+	case "regexp_like":
+		e, err := regexpLike(name, args)
+		return e, true, err
 	case "format_type":
 		if len(args) != 2 {
 			return nil, true, wrongArgs(name, args)

@@ -43,7 +43,7 @@ type pgColumn struct {
 	name    string
 	typ     types.Type
 	mod     types.Modifier
-	notNull bool // part of the primary key
+	notNull bool // NOT NULL or part of the primary key
 }
 
 // pgRelations lists the user relations (streams, tables, materialized
@@ -83,7 +83,7 @@ func newPGRelation(d *storage.Descriptor) pgRelation {
 		if err != nil {
 			t = types.Text
 		}
-		r.cols = append(r.cols, pgColumn{name: c.Name, typ: t, mod: mod, notNull: key[c.Name]})
+		r.cols = append(r.cols, pgColumn{name: c.Name, typ: t, mod: mod, notNull: key[c.Name] || c.NotNull})
 	}
 	return r
 }
@@ -148,28 +148,6 @@ func typname(t types.Type) string {
 		return "interval"
 	}
 	return "text"
-}
-
-// pgTypes are the types streamdb has, for pg_type.
-var pgTypes = []types.Type{types.Bool, types.Int2, types.Int4, types.Int8, types.Float4,
-	types.Float8, types.Numeric, types.Text, types.Varchar, types.Date, types.Timestamp,
-	types.Timestamptz, types.Interval}
-
-// typlen is pg_type.typlen: the fixed size, or -1 for variable length.
-func typlen(t types.Type) int64 {
-	switch t {
-	case types.Bool:
-		return 1
-	case types.Int2:
-		return 2
-	case types.Int4, types.Float4, types.Date:
-		return 4
-	case types.Int8, types.Float8, types.Timestamp, types.Timestamptz:
-		return 8
-	case types.Interval:
-		return 16
-	}
-	return -1
 }
 
 // attstorage is pg_attribute.attstorage as PostgreSQL chooses it.

@@ -146,6 +146,9 @@ func (s *session) applyFloatDigits(p *prepared) {
 }
 
 func (s *session) prepare(ctx context.Context, st *front.Statement, params *boundParams) (*prepared, error) {
+	if err := s.substituteCatalogFunctions(st.Node); err != nil {
+		return nil, err
+	}
 	if p, ok, err := s.prepareRoles(st); ok {
 		return p, err
 	}

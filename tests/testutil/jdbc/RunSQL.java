@@ -5,13 +5,33 @@
 // columns separated by a tab, then a line "OK"; a statement that fails
 // prints "ERROR <SQLSTATE> <message>". A connection that cannot be made
 // prints "CONNECT-ERROR <SQLSTATE> <message>" and exits with status 2.
+//
+// Two commands reach the driver's other APIs:
+//
+//	\meta <method> [arg ...]   calls DatabaseMetaData.<method> and prints a
+//	                           header line "# <label>\t..." before the rows.
+//	                           getTables [namePattern], getColumns <table>,
+//	                           getPrimaryKeys <table>, getIndexInfo <table>,
+//	                           getSchemas, getCatalogs, getTableTypes,
+//	                           getTypeInfo, getFunctions [namePattern].
+//	\prepare <sql>\t<type>:<value>\t...
+//	                           runs <sql> as a PreparedStatement with one
+//	                           parameter per tab-separated field; <type> is
+//	                           int, long, text, bool, numeric (setBigDecimal),
+//	                           timestamp (setTimestamp, "yyyy-mm-dd hh:mm:ss"),
+//	                           date, interval (PGInterval) or null.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 
 public class RunSQL {
     public static void main(String[] args) throws Exception {
@@ -29,9 +49,17 @@ public class RunSQL {
             if (line.isBlank()) {
                 continue;
             }
-            try (Statement st = conn.createStatement()) {
-                if (st.execute(line)) {
-                    printRows(st.getResultSet());
+            try {
+                if (line.startsWith("\\meta ")) {
+                    meta(conn.getMetaData(), line.substring(6).trim().split(" +"));
+                } else if (line.startsWith("\\prepare ")) {
+                    prepared(conn, line.substring(9).split("\t"));
+                } else {
+                    try (Statement st = conn.createStatement()) {
+                        if (st.execute(line)) {
+                            printRows(st.getResultSet(), false);
+                        }
+                    }
                 }
                 System.out.println("OK");
             } catch (SQLException e) {
@@ -41,8 +69,60 @@ public class RunSQL {
         conn.close();
     }
 
-    static void printRows(ResultSet rs) throws SQLException {
-        int n = rs.getMetaData().getColumnCount();
+    static void meta(DatabaseMetaData md, String[] a) throws SQLException {
+        String arg = a.length > 1 ? a[1] : null;
+        ResultSet rs;
+        switch (a[0]) {
+            case "getTables": rs = md.getTables(null, null, arg == null ? "%" : arg, null); break;
+            case "getColumns": rs = md.getColumns(null, null, arg, "%"); break;
+            case "getPrimaryKeys": rs = md.getPrimaryKeys(null, null, arg); break;
+            case "getIndexInfo": rs = md.getIndexInfo(null, null, arg, false, false); break;
+            case "getSchemas": rs = md.getSchemas(); break;
+            case "getCatalogs": rs = md.getCatalogs(); break;
+            case "getTableTypes": rs = md.getTableTypes(); break;
+            case "getTypeInfo": rs = md.getTypeInfo(); break;
+            case "getFunctions": rs = md.getFunctions(null, null, arg == null ? "%" : arg); break;
+            default: throw new SQLException("unknown \\meta method " + a[0], "42000");
+        }
+        try (rs) {
+            printRows(rs, true);
+        }
+    }
+
+    static void prepared(Connection conn, String[] f) throws Exception {
+        try (PreparedStatement ps = conn.prepareStatement(f[0])) {
+            for (int i = 1; i < f.length; i++) {
+                int colon = f[i].indexOf(':');
+                String type = f[i].substring(0, colon), v = f[i].substring(colon + 1);
+                switch (type) {
+                    case "int": ps.setInt(i, Integer.parseInt(v)); break;
+                    case "long": ps.setLong(i, Long.parseLong(v)); break;
+                    case "text": ps.setString(i, v); break;
+                    case "bool": ps.setBoolean(i, Boolean.parseBoolean(v)); break;
+                    case "numeric": ps.setBigDecimal(i, new BigDecimal(v)); break;
+                    case "timestamp": ps.setTimestamp(i, java.sql.Timestamp.valueOf(v)); break;
+                    case "date": ps.setDate(i, java.sql.Date.valueOf(v)); break;
+                    case "interval": ps.setObject(i, new org.postgresql.util.PGInterval(v)); break;
+                    case "null": ps.setNull(i, Types.VARCHAR); break;
+                    default: throw new SQLException("unknown parameter type " + type, "42000");
+                }
+            }
+            if (ps.execute()) {
+                printRows(ps.getResultSet(), false);
+            }
+        }
+    }
+
+    static void printRows(ResultSet rs, boolean header) throws SQLException {
+        ResultSetMetaData md = rs.getMetaData();
+        int n = md.getColumnCount();
+        if (header) {
+            StringBuilder b = new StringBuilder("#");
+            for (int i = 1; i <= n; i++) {
+                b.append(i > 1 ? "\t" : " ").append(md.getColumnLabel(i));
+            }
+            System.out.println(b);
+        }
         while (rs.next()) {
             StringBuilder b = new StringBuilder();
             for (int i = 1; i <= n; i++) {

@@ -1,0 +1,76 @@
+package expr
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// regexp_like(string, pattern [, flags]): PostgreSQL 15's function, and
+// what a ~ b and a !~ b are bound as. Patterns are read by Go's RE2, which
+// agrees with PostgreSQL's advanced regular expressions on the usual forms
+// (anchors, classes, alternation, repetition); back-references and
+// look-around are refused with 2201B. Flags: i (case-insensitive) and c
+// (case-sensitive, the default).
+func regexpLike(name string, args []Expr) (Expr, error) {
+	if len(args) != 2 && len(args) != 3 {
+		return nil, wrongArgs(name, args)
+	}
+	want := []types.Type{types.Text, types.Text, types.Text}[:len(args)]
+	a, err := castArgs(args, want...)
+	if err != nil {
+		return nil, err
+	}
+	var cache regexpCache
+	return &Func{Name: name, Args: a, T: types.Bool, Fn: strict(func(v []types.Datum) (types.Datum, error) {
+		flags := ""
+		if len(v) == 3 {
+			flags = v[2].S
+		}
+		re, err := cache.compile(v[1].S, flags)
+		if err != nil {
+			return types.Null, err
+		}
+		return types.NewBool(re.MatchString(v[0].S)), nil
+	})}, nil
+}
+
+// regexpCache keeps the last compiled pattern: a pattern is nearly always
+// a constant, so each row reuses it.
+type regexpCache struct {
+	mu          sync.Mutex
+	pattern, fl string
+	re          *regexp.Regexp
+}
+
+func (c *regexpCache) compile(pattern, flags string) (*regexp.Regexp, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.re != nil && c.pattern == pattern && c.fl == flags {
+		return c.re, nil
+	}
+	prefix := ""
+	for _, f := range flags {
+		switch f {
+		case 'i':
+			prefix = "(?i)"
+		case 'c':
+			prefix = ""
+		default:
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid regular expression option: %q", string(f))
+		}
+	}
+	re, err := regexp.Compile(prefix + pattern)
+	if err != nil {
+		msg := err.Error()
+		if i := strings.LastIndex(msg, ": "); i >= 0 {
+			msg = msg[:i]
+		}
+		return nil, sqlerr.New("2201B", "invalid regular expression: %s", strings.TrimPrefix(msg, "error parsing regexp: "))
+	}
+	c.pattern, c.fl, c.re = pattern, flags, re
+	return re, nil
+}

@@ -1,0 +1,439 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"streamdb/config"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+)
+
+// Catalog and session functions that tools call (version(),
+// current_setting('x'), 'pg_class'::regclass, obj_description(oid), ...).
+// Their answers come from the session and the catalog, which the stateless
+// expression layer cannot see, so they are substituted into the statement's
+// syntax tree before it is bound:
+//
+//   - a function of the session alone (version(), current_database(),
+//     current_schema(), current_setting('name')) becomes its value;
+//   - a cast of a string constant to regclass, regtype or regproc becomes
+//     the OID it names (an unknown name is an error, as in PostgreSQL);
+//     a cast of anything else to an OID type is a cast to bigint, so OIDs
+//     stay numbers;
+//   - a function of a catalog object (obj_description, pg_get_viewdef,
+//     pg_get_indexdef, pg_get_constraintdef, pg_get_userbyid) becomes a
+//     CASE over the objects the catalog holds when the statement is
+//     prepared, so it works on any argument, a column included;
+//   - a ~ b (REGEXP after the front layer) becomes a call of the regular
+//     expression match.
+//
+// A prepared statement keeps the answers of when it was prepared.
+
+// serverVersionString is what version() says. Tools parse the PostgreSQL
+// version from it, so it starts as PostgreSQL's does.
+const serverVersionString = "PostgreSQL 15.0 on x86_64-pc-linux-gnu, compiled by streamdb (a streaming database speaking PostgreSQL's protocol), 64-bit"
+
+// substituteCatalogFunctions rewrites the queries and DML statements in
+// place; other statements are left as they are.
+func (s *session) substituteCatalogFunctions(node any) error {
+	var n ast.Node
+	switch x := node.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt, *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
+		n = x.(ast.Node)
+	default:
+		return nil
+	}
+	v := &catalogFuncs{s: s}
+	n.Accept(v)
+	return v.err
+}
+
+type catalogFuncs struct {
+	s   *session
+	err error
+}
+
+func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.SelectField); ok && f.Expr != nil && f.AsName.L == "" && f.WildCard == nil {
+		// The column keeps the function's name, as in PostgreSQL.
+		switch x := f.Expr.(type) {
+		case *ast.FuncCallExpr:
+			if catalogFuncNames[x.FnName.L] {
+				f.AsName = ast.NewCIStr(x.FnName.L)
+			} else if typ, ok := constString(lastArg(x)); ok && x.FnName.L == front.CastFunc && oidTypes[strings.ToLower(typ)] {
+				f.AsName = ast.NewCIStr(strings.ToLower(typ))
+			}
+		case *ast.PatternRegexpExpr:
+			f.AsName = ast.NewCIStr("?column?")
+		case *ast.ColumnNameExpr:
+			if n := x.Name; n.Table.L == "" && (n.Name.L == "current_schema" || n.Name.L == "current_catalog") {
+				f.AsName = n.Name
+			}
+		}
+	}
+	return n, v.err != nil
+}
+
+// catalogFuncNames are the functions substituted here.
+var catalogFuncNames = map[string]bool{
+	"version": true, "current_database": true, "current_catalog": true, "current_schema": true,
+	"current_setting": true, "obj_description": true, "col_description": true, "shobj_description": true,
+	"pg_get_viewdef": true, "pg_get_indexdef": true, "pg_get_constraintdef": true, "pg_get_userbyid": true,
+	"pg_get_expr": true, "pg_encoding_to_char": true, "has_table_privilege": true,
+	"has_schema_privilege": true, "has_database_privilege": true, "has_column_privilege": true,
+	"has_any_column_privilege": true, "has_function_privilege": true,
+}
+
+func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
+	if v.err != nil {
+		return n, false
+	}
+	var out ast.Node
+	switch x := n.(type) {
+	case *ast.PatternRegexpExpr:
+		out = regexpCall(x)
+	case *ast.ColumnNameExpr:
+		// Written without parentheses, as PostgreSQL allows.
+		if c := x.Name; c.Table.L == "" && c.Schema.L == "" {
+			switch c.Name.L {
+			case "current_catalog", "current_schema":
+				out, v.err = v.call(c.Name.L, nil)
+			}
+		}
+	case *ast.FuncCallExpr:
+		if x.FnName.L == front.CastFunc && len(x.Args) == 2 {
+			out, v.err = v.cast(x)
+		} else if catalogFuncNames[x.FnName.L] {
+			out, v.err = v.call(x.FnName.L, x.Args)
+		}
+	}
+	if v.err != nil {
+		return n, false
+	}
+	if out != nil {
+		return out, true
+	}
+	return n, true
+}
+
+func lastArg(c *ast.FuncCallExpr) ast.ExprNode {
+	if len(c.Args) == 0 {
+		return nil
+	}
+	return c.Args[len(c.Args)-1]
+}
+
+func value(x any) ast.ExprNode { return ast.NewValueExpr(x, "", "") }
+
+// constString returns the value of a string literal.
+func constString(x ast.ExprNode) (string, bool) {
+	if x == nil {
+		return "", false
+	}
+	if p, ok := x.(*ast.ParenthesesExpr); ok {
+		return constString(p.Expr)
+	}
+	if c, ok := x.(ast.ValueExpr); ok {
+		if s, ok := c.GetValue().(string); ok {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// call substitutes one catalog function call.
+func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, error) {
+	s := v.s
+	switch name {
+	case "version":
+		return value(serverVersionString), nil
+	case "current_database", "current_catalog":
+		return value(s.databaseName()), nil
+	case "current_schema":
+		return value("public"), nil
+	case "current_setting":
+		if len(args) < 1 || len(args) > 2 {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function current_setting takes the setting's name and, optionally, missing_ok")
+		}
+		key, ok := constString(args[0])
+		if !ok {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "current_setting needs the setting's name as a string literal")
+		}
+		val, found := s.settingValue(strings.ToLower(key))
+		if !found {
+			if len(args) == 2 {
+				return value(nil), nil
+			}
+			return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", key)
+		}
+		return value(val), nil
+	case "pg_get_expr":
+		if len(args) < 2 {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function pg_get_expr takes an expression and a relation OID")
+		}
+		// The catalogs store expressions as their SQL text.
+		return args[0], nil
+	case "pg_encoding_to_char":
+		return value("UTF8"), nil
+	case "col_description", "shobj_description":
+		return value(nil), nil
+	case "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
+		"has_any_column_privilege", "has_function_privilege":
+		// Privileges are checked when a statement runs; the catalog
+		// answers yes, as for a superuser.
+		return eq(value(int64(1)), value(int64(1))), nil
+	}
+	if len(args) == 0 {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s needs an OID argument", name)
+	}
+	var pairs [][2]any
+	switch name {
+	case "obj_description":
+		for _, row := range s.e.descriptionRows() {
+			pairs = append(pairs, [2]any{row[0].I, row[3].S})
+		}
+	case "pg_get_viewdef":
+		for _, r := range s.e.pgRelations() {
+			if r.d.Query != "" {
+				pairs = append(pairs, [2]any{int64(r.oid), " " + strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"})
+			}
+		}
+	case "pg_get_indexdef", "pg_get_constraintdef":
+		if name == "pg_get_indexdef" && len(args) >= 2 {
+			return v.indexColumn(args), nil
+		}
+		for _, r := range s.e.pgRelations() {
+			if len(r.d.PrimaryKey) == 0 {
+				continue
+			}
+			if name == "pg_get_constraintdef" {
+				pairs = append(pairs, [2]any{int64(r.oid) + 2*pkOIDBase, r.constraintDef()})
+			} else {
+				pairs = append(pairs, [2]any{int64(r.oid) + pkOIDBase, r.indexDef()})
+			}
+		}
+	case "pg_get_userbyid":
+		for _, r := range s.e.roleRows() {
+			pairs = append(pairs, [2]any{r.oid, r.name})
+		}
+	}
+	return caseOf(args[0], pairs), nil
+}
+
+// indexColumn is pg_get_indexdef(index, column, pretty): the name of the
+// index's column-th column, 0 for the whole definition.
+func (v *catalogFuncs) indexColumn(args []ast.ExprNode) ast.ExprNode {
+	c := &ast.CaseExpr{}
+	for _, r := range v.s.e.pgRelations() {
+		for i, k := range r.d.PrimaryKey {
+			cond := &ast.BinaryOperationExpr{Op: opcode.LogicAnd,
+				L: eq(args[0], value(int64(r.oid)+pkOIDBase)), R: eq(args[1], value(int64(i+1)))}
+			c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: cond, Result: value(quoteIdent(k))})
+		}
+		c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{
+			Expr:   &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(int64(r.oid)+pkOIDBase)), R: eq(args[1], value(int64(0)))},
+			Result: value(r.indexDef())})
+	}
+	if len(c.WhenClauses) == 0 {
+		return value(nil)
+	}
+	return c
+}
+
+// caseOf is CASE x WHEN k THEN v ... END (NULL when nothing matches).
+func caseOf(x ast.ExprNode, pairs [][2]any) ast.ExprNode {
+	if len(pairs) == 0 {
+		return value(nil)
+	}
+	c := &ast.CaseExpr{Value: x}
+	for _, p := range pairs {
+		c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: value(p[0]), Result: value(p[1])})
+	}
+	return c
+}
+
+// oidTypes are the OID alias types: a cast to one is a cast to bigint.
+var oidTypes = map[string]bool{
+	"oid": true, "regclass": true, "regtype": true, "regproc": true, "regprocedure": true,
+	"regnamespace": true, "regrole": true, "regoper": true, "xid": true, "cid": true,
+}
+
+// cast handles casts to the OID types and to PostgreSQL's internal name
+// types; other casts are left to the binder.
+func (v *catalogFuncs) cast(x *ast.FuncCallExpr) (ast.ExprNode, error) {
+	typ, ok := constString(x.Args[1])
+	if !ok {
+		return nil, nil
+	}
+	typ = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(typ)), "pg_catalog.")
+	switch typ {
+	case "name", `"char"`, "int2vector", "oidvector":
+		x.Args[1] = value("text")
+		return nil, nil
+	}
+	if !oidTypes[typ] {
+		return nil, nil
+	}
+	if s, ok := constString(x.Args[0]); ok {
+		oid, err := v.s.e.resolveOID(typ, s)
+		if err != nil {
+			return nil, err
+		}
+		return value(oid), nil
+	}
+	x.Args[1] = value("bigint")
+	return nil, nil
+}
+
+// resolveOID reads a name as PostgreSQL's regclass, regtype, regproc or
+// regnamespace input does; a number is an OID already.
+func (e *Engine) resolveOID(typ, name string) (int64, error) {
+	name = strings.TrimSpace(name)
+	if n, ok := parseOIDText(name); ok {
+		return n, nil
+	}
+	unquoted := unquoteQualified(name)
+	switch typ {
+	case "regclass":
+		if r, ok := e.pgRelByName(unquoted); ok {
+			return r.oid, nil
+		}
+		return 0, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+	case "regtype":
+		if t, ok := pgTypeByName(strings.TrimPrefix(unquoted, "pg_catalog.")); ok {
+			return t.oid, nil
+		}
+		return 0, sqlerr.New(sqlerr.UndefinedObject, "type %q does not exist", name)
+	case "regproc", "regprocedure":
+		if oid, ok := pgProcOIDs[strings.TrimPrefix(unquoted, "pg_catalog.")]; ok {
+			return oid, nil
+		}
+		return 0, sqlerr.New(sqlerr.UndefinedFunction, "function %q does not exist", name)
+	case "regnamespace":
+		switch unquoted {
+		case "pg_catalog":
+			return oidPgCatalog, nil
+		case "public":
+			return oidPublic, nil
+		case "information_schema":
+			return oidInfoSchema, nil
+		}
+		return 0, sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", name)
+	case "regrole":
+		for _, r := range e.roleRows() {
+			if r.name == unquoted {
+				return r.oid, nil
+			}
+		}
+		return 0, sqlerr.New(sqlerr.UndefinedObject, "role %q does not exist", name)
+	}
+	return 0, sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type %s: %q", typ, name)
+}
+
+func parseOIDText(s string) (int64, bool) {
+	if s == "" || len(s) > 10 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, n <= 1<<32-1
+}
+
+// unquoteQualified folds a possibly quoted, possibly qualified name as
+// PostgreSQL reads identifiers: "My Table" keeps its case, my_Table folds.
+func unquoteQualified(name string) string {
+	var parts []string
+	for _, p := range splitQualified(name) {
+		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			parts = append(parts, strings.ReplaceAll(p[1:len(p)-1], `""`, `"`))
+		} else {
+			parts = append(parts, strings.ToLower(p))
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// splitQualified splits a.b at dots outside double quotes.
+func splitQualified(s string) []string {
+	var parts []string
+	quoted, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			quoted = !quoted
+		case '.':
+			if !quoted {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
+}
+
+// databaseName is current_database(): the database the client named.
+func (s *session) databaseName() string {
+	if s.database != "" {
+		return s.database
+	}
+	if s.user != "" {
+		return s.user
+	}
+	return "streamdb"
+}
+
+// settingValue is current_setting(key): a session parameter, or a server
+// setting.
+func (s *session) settingValue(key string) (string, bool) {
+	if v, ok := s.settings[key]; ok {
+		return v, true
+	}
+	if v, ok := defaultSessionSettings[key]; ok {
+		return v, true
+	}
+	if config.Known(key) {
+		return s.e.setting(key), true
+	}
+	switch key {
+	case "server_version_num":
+		return "150000", true
+	case "is_superuser":
+		if s.e.roles.role(s.user) == nil || s.e.roles.role(s.user).Superuser {
+			return "on", true
+		}
+		return "off", true
+	case "session_authorization":
+		return s.user, true
+	case "lc_collate", "lc_ctype":
+		return "C", true
+	case "default_transaction_isolation":
+		return "serializable", true
+	case "default_transaction_read_only", "transaction_read_only":
+		return "off", true
+	}
+	if knownSessionParam(key) {
+		return "", true
+	}
+	return "", false
+}
+
+// regexpCall is a ~ b as regexp_like(a, b), and a !~ b as its negation.
+func regexpCall(x *ast.PatternRegexpExpr) ast.ExprNode {
+	call := &ast.FuncCallExpr{FnName: ast.NewCIStr("regexp_like"), Args: []ast.ExprNode{x.Expr, x.Pattern}}
+	if x.Not {
+		return &ast.UnaryOperationExpr{Op: opcode.Not, V: call}
+	}
+	return call
+}
+
+func eq(l, r ast.ExprNode) ast.ExprNode {
+	return &ast.BinaryOperationExpr{Op: opcode.EQ, L: l, R: r}
+}

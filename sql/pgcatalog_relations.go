@@ -1,0 +1,260 @@
+package sql
+
+import (
+	"sort"
+	"strings"
+	"sync"
+
+	"streamdb/types"
+)
+
+// pg_class, pg_attribute, pg_index, pg_constraint, pg_description,
+// pg_attrdef and pg_am: the relation catalogs, computed from the catalog.
+//
+// Besides the user relations (public) and their primary key indexes, pg_class
+// lists the system tables themselves, in pg_catalog or information_schema,
+// with relkind 'v': they are computed on every read, as views are, so tools
+// that browse system objects see them and 'pg_class'::regclass names a row
+// of pg_class. Their OIDs are PostgreSQL's for the catalogs that have fixed
+// ones (pg_class is 1259), else fixed numbers below firstUserOID.
+
+// pgRel is one row of pg_class with the facts the other catalogs need.
+type pgRel struct {
+	oid      int64
+	name     string
+	ns       int64
+	kind     string // relkind
+	cols     []pgColumn
+	user     *pgRelation // the user relation, nil for system tables and indexes
+	index    *pgRelation // for a primary key index: its table
+	hasIndex bool
+}
+
+// pgSystemRelOIDs are PostgreSQL's OIDs of its system catalogs.
+var pgSystemRelOIDs = map[string]int64{
+	"pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259, "pg_database": 1262,
+	"pg_am": 2601, "pg_attrdef": 2604, "pg_constraint": 2606, "pg_description": 2609, "pg_index": 2610,
+	"pg_namespace": 2615, "pg_extension": 3079,
+}
+
+// pgSystemRels lists the system tables as pg_class rows, by qualified name.
+var pgSystemRels = sync.OnceValue(func() []pgRel {
+	names := make([]string, 0, len(pgSystemTables))
+	for n := range pgSystemTables {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var rels []pgRel
+	for i, n := range names {
+		schema, name, _ := strings.Cut(n, ".")
+		ns := int64(oidPgCatalog)
+		if schema == "information_schema" {
+			ns = oidInfoSchema
+		}
+		oid, ok := pgSystemRelOIDs[name]
+		if !ok || ns != oidPgCatalog {
+			oid = int64(14000 + i)
+		}
+		r := pgRel{oid: oid, name: name, ns: ns, kind: "v"}
+		for _, c := range pgSystemTables[n].cols {
+			r.cols = append(r.cols, pgColumn{name: c.Name, typ: c.Type})
+		}
+		rels = append(rels, r)
+	}
+	return rels
+})
+
+// pgClassRows lists every relation pg_class shows: user relations, their
+// primary key indexes, then the system tables.
+func (e *Engine) pgClassRows() []pgRel {
+	var out []pgRel
+	for _, r := range e.pgRelations() {
+		r := r
+		hasPK := len(r.d.PrimaryKey) > 0
+		out = append(out, pgRel{oid: int64(r.oid), name: r.d.Name, ns: oidPublic, kind: r.relkind,
+			cols: r.cols, user: &r, hasIndex: hasPK})
+		if hasPK {
+			var keyCols []pgColumn
+			for _, k := range r.d.PrimaryKey {
+				for _, c := range r.cols {
+					if c.name == k {
+						keyCols = append(keyCols, c)
+					}
+				}
+			}
+			out = append(out, pgRel{oid: int64(r.oid) + pkOIDBase, name: r.pkName(), ns: oidPublic, kind: "i",
+				cols: keyCols, index: &r})
+		}
+	}
+	return append(out, pgSystemRels()...)
+}
+
+// pgRelByName finds a pg_class row by name, optionally schema-qualified;
+// an unqualified name is looked up in public, then pg_catalog (the search
+// path).
+func (e *Engine) pgRelByName(name string) (pgRel, bool) {
+	schema, rel, qualified := strings.Cut(name, ".")
+	if !qualified {
+		schema, rel = "", name
+	}
+	var found *pgRel
+	for _, r := range e.pgClassRows() {
+		if r.name != rel {
+			continue
+		}
+		switch {
+		case schema == "" && (r.ns == oidPublic || r.ns == oidPgCatalog && found == nil),
+			schema == "public" && r.ns == oidPublic,
+			schema == "pg_catalog" && r.ns == oidPgCatalog,
+			schema == "information_schema" && r.ns == oidInfoSchema:
+			r := r
+			found = &r
+		}
+	}
+	if found == nil {
+		return pgRel{}, false
+	}
+	return *found, true
+}
+
+// descriptionRows are pg_description's rows: streams say what they are.
+func (e *Engine) descriptionRows() []types.Row {
+	var rows []types.Row
+	for _, r := range e.pgRelations() {
+		if d := r.description(); d != "" {
+			rows = append(rows, types.Row{intD(int64(r.oid)), intD(pgSystemRelOIDs["pg_class"]), intD(0), str(d)})
+		}
+	}
+	return rows
+}
+
+func init() {
+	b := types.NewBool
+	pgSystemTables["pg_catalog.pg_class"] = pgSystemTableDef{
+		cols: cols("oid", types.Int8, "relname", types.Text, "relnamespace", types.Int8, "reltype", types.Int8,
+			"reloftype", types.Int8, "relowner", types.Int8, "relam", types.Int8, "relfilenode", types.Int8,
+			"reltablespace", types.Int8, "relpages", types.Int4, "reltuples", types.Float4,
+			"relallvisible", types.Int4, "reltoastrelid", types.Int8, "relhasindex", types.Bool,
+			"relisshared", types.Bool, "relpersistence", types.Text, "relkind", types.Text,
+			"relnatts", types.Int2, "relchecks", types.Int2, "relhasrules", types.Bool,
+			"relhastriggers", types.Bool, "relhassubclass", types.Bool, "relrowsecurity", types.Bool,
+			"relforcerowsecurity", types.Bool, "relispopulated", types.Bool, "relreplident", types.Text,
+			"relispartition", types.Bool, "relrewrite", types.Int8, "relfrozenxid", types.Int8,
+			"relminmxid", types.Int8, "relacl", types.Text, "reloptions", types.Text, "relpartbound", types.Text),
+		rows: func(e *Engine) []types.Row {
+			var rows []types.Row
+			for _, r := range e.pgClassRows() {
+				am := int64(0)
+				switch r.kind {
+				case "r", "m":
+					am = 2 // heap
+				case "i":
+					am = 403 // btree
+				}
+				rows = append(rows, types.Row{intD(r.oid), str(r.name), intD(r.ns), intD(0), intD(0), intD(10),
+					intD(am), intD(0), intD(0), intD(0), types.NewFloat(-1), intD(0), intD(0), b(r.hasIndex),
+					b(false), str("p"), str(r.kind), intD(int64(len(r.cols))), intD(0), b(false),
+					b(false), b(false), b(false), b(false), b(true), str("d"), b(false), intD(0), intD(0),
+					intD(0), types.Null, types.Null, types.Null})
+			}
+			return rows
+		},
+	}
+	pgSystemTables["pg_catalog.pg_attribute"] = pgSystemTableDef{
+		cols: cols("attrelid", types.Int8, "attname", types.Text, "atttypid", types.Int8, "attstattarget", types.Int4,
+			"attlen", types.Int2, "attnum", types.Int2, "attndims", types.Int4, "attcacheoff", types.Int4,
+			"atttypmod", types.Int4, "attbyval", types.Bool, "attalign", types.Text, "attstorage", types.Text,
+			"attcompression", types.Text, "attnotnull", types.Bool, "atthasdef", types.Bool,
+			"atthasmissing", types.Bool, "attidentity", types.Text, "attgenerated", types.Text,
+			"attisdropped", types.Bool, "attislocal", types.Bool, "attinhcount", types.Int4,
+			"attcollation", types.Int8, "attacl", types.Text, "attoptions", types.Text,
+			"attfdwoptions", types.Text, "attmissingval", types.Text),
+		rows: func(e *Engine) []types.Row {
+			var rows []types.Row
+			for _, r := range e.pgClassRows() {
+				for i, c := range r.cols {
+					t, _ := pgTypeByOID(int64(c.typ.OID()))
+					collation := int64(0)
+					if c.typ.IsString() {
+						collation = 100
+					}
+					rows = append(rows, types.Row{intD(r.oid), str(c.name), intD(int64(c.typ.OID())), intD(-1),
+						intD(t.len), intD(int64(i + 1)), intD(0), intD(-1), intD(c.atttypmod()), b(t.byval),
+						str("i"), str(attstorageCode(c.typ)), str(""), b(c.notNull), b(false), b(false),
+						str(""), str(""), b(false), b(true), intD(0), intD(collation), types.Null, types.Null,
+						types.Null, types.Null})
+				}
+			}
+			return rows
+		},
+	}
+	pgSystemTables["pg_catalog.pg_index"] = pgSystemTableDef{
+		cols: cols("indexrelid", types.Int8, "indrelid", types.Int8, "indnatts", types.Int2, "indnkeyatts", types.Int2,
+			"indisunique", types.Bool, "indnullsnotdistinct", types.Bool, "indisprimary", types.Bool,
+			"indisexclusion", types.Bool, "indimmediate", types.Bool, "indisclustered", types.Bool,
+			"indisvalid", types.Bool, "indcheckxmin", types.Bool, "indisready", types.Bool, "indislive", types.Bool,
+			"indisreplident", types.Bool, "indkey", types.Text, "indcollation", types.Text, "indclass", types.Text,
+			"indoption", types.Text, "indexprs", types.Text, "indpred", types.Text),
+		rows: func(e *Engine) []types.Row {
+			var rows []types.Row
+			for _, r := range e.pgRelations() {
+				n := len(r.d.PrimaryKey)
+				if n == 0 {
+					continue
+				}
+				zeros := strings.TrimSpace(strings.Repeat("0 ", n))
+				rows = append(rows, types.Row{intD(int64(r.oid) + pkOIDBase), intD(int64(r.oid)), intD(int64(n)),
+					intD(int64(n)), b(true), b(false), b(true), b(false), b(true), b(false), b(true), b(false),
+					b(true), b(true), b(false), str(r.indkey()), str(zeros), str(zeros), str(zeros),
+					types.Null, types.Null})
+			}
+			return rows
+		},
+	}
+	pgSystemTables["pg_catalog.pg_constraint"] = pgSystemTableDef{
+		cols: cols("oid", types.Int8, "conname", types.Text, "connamespace", types.Int8, "contype", types.Text,
+			"condeferrable", types.Bool, "condeferred", types.Bool, "convalidated", types.Bool,
+			"conrelid", types.Int8, "contypid", types.Int8, "conindid", types.Int8, "conparentid", types.Int8,
+			"confrelid", types.Int8, "confupdtype", types.Text, "confdeltype", types.Text,
+			"confmatchtype", types.Text, "conislocal", types.Bool, "coninhcount", types.Int4,
+			"connoinherit", types.Bool, "conkey", types.Text, "confkey", types.Text, "conbin", types.Text),
+		rows: func(e *Engine) []types.Row {
+			var rows []types.Row
+			for _, r := range e.pgRelations() {
+				if len(r.d.PrimaryKey) == 0 {
+					continue
+				}
+				rows = append(rows, types.Row{intD(int64(r.oid) + 2*pkOIDBase), str(r.pkName()), intD(oidPublic),
+					str("p"), b(false), b(false), b(true), intD(int64(r.oid)), intD(0), intD(int64(r.oid) + pkOIDBase),
+					intD(0), intD(0), str(" "), str(" "), str(" "), b(true), intD(0), b(true),
+					str("{" + strings.ReplaceAll(r.indkey(), " ", ",") + "}"), types.Null, types.Null})
+			}
+			return rows
+		},
+	}
+	pgSystemTables["pg_catalog.pg_description"] = pgSystemTableDef{
+		cols: cols("objoid", types.Int8, "classoid", types.Int8, "objsubid", types.Int4, "description", types.Text),
+		rows: func(e *Engine) []types.Row { return e.descriptionRows() },
+	}
+	// streamdb has no column defaults: pg_attrdef is empty.
+	pgSystemTables["pg_catalog.pg_attrdef"] = pgSystemTableDef{
+		cols: cols("oid", types.Int8, "adrelid", types.Int8, "adnum", types.Int2, "adbin", types.Text),
+		rows: func(*Engine) []types.Row { return nil },
+	}
+	pgSystemTables["pg_catalog.pg_am"] = pgSystemTableDef{
+		cols: cols("oid", types.Int8, "amname", types.Text, "amhandler", types.Int8, "amtype", types.Text),
+		rows: func(*Engine) []types.Row {
+			return []types.Row{{intD(2), str("heap"), intD(3), str("t")}, {intD(403), str("btree"), intD(330), str("i")}}
+		},
+	}
+	pgSystemTables["pg_catalog.pg_namespace"] = pgSystemTableDef{
+		cols: cols("oid", types.Int8, "nspname", types.Text, "nspowner", types.Int8, "nspacl", types.Text),
+		rows: func(*Engine) []types.Row {
+			return []types.Row{
+				{intD(oidPgCatalog), str("pg_catalog"), intD(10), types.Null},
+				{intD(oidPublic), str("public"), intD(6171), types.Null},
+				{intD(oidInfoSchema), str("information_schema"), intD(10), types.Null},
+			}
+		},
+	}
+}
