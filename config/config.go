@@ -43,6 +43,7 @@ var Settings = []Setting{
 	{"ssl_cert_file", "", "PEM certificate (chain) for TLS; with ssl_key_file the server accepts sslmode=require (flag --tls-cert); read at start"},
 	{"ssl_key_file", "", "PEM private key of ssl_cert_file (flag --tls-key); read at start"},
 	{"ssl_require_remote", "false", "refuse connections that did not negotiate TLS unless they come from loopback (28000); needs ssl_cert_file (flag --tls-require-remote); read at start"},
+	{"max_query_length", "16777216", "longest statement text a client may send, in bytes (0: the protocol's own bound of 1 GB); a longer Query or Parse is refused with 54001 and the session goes on; read at start"},
 	{"max_connections", "100", "most client sessions at once (0: no bound); one more is refused with 53300, cancel requests always get through; read at start"},
 	{"synchronous_commit", "on", "on: a write acknowledged over SQL (INSERT, UPDATE, DELETE, COMMIT) is fsynced first and survives an OS crash; off: it survives a crash of the process only, and writes are faster"},
 }
@@ -187,7 +188,7 @@ func validate(key, value string) error {
 	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async", "ssl_require_remote":
 		return oneOf("true", "false")
 	case "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
-		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "max_connections":
+		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "max_connections", "max_query_length":
 		var n int64
 		if _, err := fmt.Sscanf(value, "%d", &n); err != nil || fmt.Sprint(n) != value || n < 0 {
 			return fmt.Errorf("%q is not a non-negative integer", value)

@@ -78,7 +78,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	}
 	c.inBytes = &countingReader{r: nc}
 	c.be = pgproto3.NewBackend(c.inBytes, nc)
-	c.be.SetMaxBodyLen(maxMessageSize)
+	c.be.SetMaxBodyLen(s.maxBodyLen())
 	return c
 }
 
@@ -197,9 +197,14 @@ func (c *conn) readFailed(err error) {
 	closing := c.closing
 	c.mu.Unlock()
 	var ne net.Error
+	var tooLong *pgproto3.ExceededMaxBodyLenErr
 	switch {
 	case closing:
 		c.sendFatal(errShutdown)
+	case errors.As(err, &tooLong):
+		c.log.Info("pgwire: message too long", "bytes", tooLong.ActualBodyLen)
+		c.sendFatal(sqlerr.New(sqlerr.StatementTooComplex, "message of %d bytes is too long: the server reads at most %d (max_query_length %d)",
+			tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen, c.srv.maxQueryLength.Load()))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
 		c.log.Debug("pgwire: client disconnected", "err", err)
 	case errors.As(err, &ne) && ne.Timeout():

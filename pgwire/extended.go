@@ -43,6 +43,10 @@ func (c *conn) parse(m *pgproto3.Parse) {
 			return
 		}
 	}
+	if err := c.checkQueryLength(m.Query); err != nil {
+		c.extError(err)
+		return
+	}
 	declared := make([]types.Type, len(m.ParameterOIDs))
 	for i, oid := range m.ParameterOIDs {
 		t, ok := types.FromOID(oid)

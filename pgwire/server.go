@@ -45,6 +45,8 @@ type Server struct {
 	// sessions counts them. See admit.
 	maxSessions atomic.Int64
 	sessions    atomic.Int64
+	// maxQueryLength bounds a statement's text (SetMaxQueryLength).
+	maxQueryLength atomic.Int64
 
 	mu        sync.Mutex
 	closing   bool
@@ -63,7 +65,7 @@ func NewServer(engine Engine, logger *slog.Logger) *Server {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	mockSecret := make([]byte, 32)
 	rand.Read(mockSecret)
-	return &Server{
+	s := &Server{
 		engine:     engine,
 		log:        logger,
 		mockSecret: mockSecret,
@@ -74,6 +76,8 @@ func NewServer(engine Engine, logger *slog.Logger) *Server {
 		conns:      make(map[*conn]struct{}),
 		keys:       make(map[uint32]*conn),
 	}
+	s.maxQueryLength.Store(DefaultMaxQueryLength)
+	return s
 }
 
 // Security says how clients authenticate and whether they may use TLS. The

@@ -16,7 +16,11 @@ import (
 func (c *conn) simpleQuery(sql string) {
 	// Not deferred: after a panic the client must get the FATAL error, not
 	// ReadyForQuery.
-	c.runQuery(sql)
+	if err := c.checkQueryLength(sql); err != nil {
+		c.sendError(err)
+	} else {
+		c.runQuery(sql)
+	}
 	c.readyForQuery()
 }
 

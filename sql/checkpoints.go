@@ -134,7 +134,7 @@ func (e *Engine) setServerSetting(n *front.Set) error {
 		return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q %s", n.Name, what).
 			WithHint("This is set only where the server is started: put %s in the --config file or set %s (or the flag), then restart the server.", n.Name, config.EnvName(n.Name))
 	}
-	restartOnly := n.Name == "state.backend" || n.Name == "max_connections" || serverOnlySettings[n.Name]
+	restartOnly := n.Name == "state.backend" || n.Name == "max_connections" || n.Name == "max_query_length" || serverOnlySettings[n.Name]
 	if restartOnly && !n.System && next.Values[n.Name] != e.cfg.Values[n.Name] {
 		return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q cannot be changed without restarting the server", n.Name).
 			WithHint("Use ALTER SYSTEM SET and restart, or set it in the --config file.")

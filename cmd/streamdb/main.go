@@ -133,6 +133,7 @@ func run(args []string) error {
 	srv := pgwire.NewServer(engine, log)
 	srv.SetSecurity(withUsers(sec, engine))
 	srv.SetMaxConnections(int(cfg.Int("max_connections")))
+	srv.SetMaxQueryLength(int(cfg.Int("max_query_length")))
 	log.Info("streamdb ready", "listen", ln.Addr().String(), "nats", engine.NATSURL(), "data_dir", cfg.DataDir)
 
 	served := make(chan error, 1)
