@@ -45,13 +45,17 @@ func (s *Server) cancel(pid uint32, secret []byte) {
 
 // beginRun returns the context for one engine call (Prepare or Execute) and
 // a function that must be called when the call returns. Until then a
-// CancelRequest for this connection cancels the context with errCanceled.
+// CancelRequest for this connection cancels the context with errCanceled,
+// and the client hanging up cancels it with errDisconnected.
 func (c *conn) beginRun() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	c.mu.Lock()
 	c.cancelRun = cancel
 	c.mu.Unlock()
+	stop := make(chan struct{})
+	go c.watchDisconnect(cancel, stop)
 	return ctx, func() {
+		close(stop)
 		c.mu.Lock()
 		c.cancelRun = nil
 		c.mu.Unlock()
@@ -73,7 +77,7 @@ func (c *conn) cancelQuery() {
 // engine's error (typically context.Canceled) is replaced by the matching
 // PostgreSQL error.
 func runError(ctx context.Context, err error) error {
-	if cause := context.Cause(ctx); cause == errCanceled || cause == errShutdown {
+	if cause := context.Cause(ctx); cause == errCanceled || cause == errShutdown || cause == errDisconnected {
 		return cause
 	}
 	return err
