@@ -94,7 +94,7 @@ func Call(name string, args []Expr) (Expr, error) {
 			end := int64(len(r))
 			if len(v) == 3 {
 				if v[2].I < 0 {
-					return types.Null, sqlerr.New(sqlerr.InvalidParameterValue, "negative substring length not allowed")
+					return types.Null, sqlerr.New("22011", "negative substring length not allowed")
 				}
 				end = min(end, start+v[2].I)
 			}
@@ -178,46 +178,51 @@ func Call(name string, args []Expr) (Expr, error) {
 			return nil, err
 		}
 		return mk(target, a, func(v []types.Datum) (types.Datum, error) {
-			t, err := truncTime(strings.ToLower(v[0].S), v[1].Time())
-			if err != nil {
-				return types.Null, err
-			}
-			return types.NewTime(t), nil
+			return truncTimestamp(strings.ToLower(v[0].S), v[1].I)
 		})
-	case "date_part", "extract":
+	case "date_part", "extract", "streamdb_extract": // the last is EXTRACT(field FROM x)
 		if n != 2 {
 			return nil, wrongArgs(name, args)
 		}
 		resType := types.Float8
-		if name == "extract" {
+		numeric := name != "date_part"
+		if numeric {
 			resType = types.Numeric
 		}
-		if args[1].Type() == types.Interval {
+		switch src := args[1].Type(); {
+		case src == types.Interval:
 			a, err := castArgs(args, types.Text, types.Interval)
 			if err != nil {
 				return nil, err
 			}
 			return mk(resType, a, func(v []types.Datum) (types.Datum, error) {
-				f, err := intervalPart(strings.ToLower(v[0].S), v[1])
-				if err != nil {
-					return types.Null, err
+				return extractInterval(strings.ToLower(v[0].S), v[1], numeric)
+			})
+		case src == types.Date && numeric:
+			a, err := castArgs(args, types.Text, types.Date)
+			if err != nil {
+				return nil, err
+			}
+			return mk(resType, a, func(v []types.Datum) (types.Datum, error) {
+				days := v[1].I
+				finite := types.DateFinite(days)
+				if !finite {
+					days = map[bool]int64{true: 1, false: -1}[days > 0]
 				}
-				return CastDatum(types.NewFloat(f), resType)
+				return extractTime(strings.ToLower(v[0].S), days*86400e6, finite, true, true, "date")
 			})
 		}
-		a, err := castArgs(args, types.Text, types.Timestamp)
+		target := types.Timestamp
+		if args[1].Type() == types.Timestamptz {
+			target = types.Timestamptz
+		}
+		a, err := castArgs(args, types.Text, target)
 		if err != nil {
 			return nil, err
 		}
-		if args[1].Type() == types.Timestamptz {
-			a[1] = args[1]
-		}
 		return mk(resType, a, func(v []types.Datum) (types.Datum, error) {
-			f, err := datePart(strings.ToLower(v[0].S), v[1].Time())
-			if err != nil {
-				return types.Null, err
-			}
-			return CastDatum(types.NewFloat(f), resType)
+			us := v[1].I
+			return extractTime(strings.ToLower(v[0].S), us, types.TimestampFinite(us), false, numeric, target.String())
 		})
 	}
 	if f, ok, err := pgCatalogFunc(name, args); ok {
@@ -237,11 +242,11 @@ func rounding(name string, args []Expr) (Expr, error) {
 			t = types.Float8
 		}
 	}
-	if !t.IsNumeric() {
-		return nil, wrongArgs(name, args)
+	if t == types.Float4 {
+		t = types.Float8 // PostgreSQL has only the double precision variants
 	}
-	if len(args) == 2 {
-		t = types.Numeric
+	if !t.IsNumeric() || (len(args) == 2 && t != types.Numeric) {
+		return nil, wrongArgs(name, args)
 	}
 	a, err := castArgs(args, t, types.Int8)
 	if err != nil {
@@ -249,12 +254,17 @@ func rounding(name string, args []Expr) (Expr, error) {
 	}
 	return &Func{Name: name, Args: a, T: t, Fn: strict(func(v []types.Datum) (types.Datum, error) {
 		if v[0].K == types.KindDecimal {
+			if v[0].D.Form != apd.Finite {
+				return v[0], nil // NaN and the infinities round to themselves
+			}
 			scale := int32(0)
 			if len(v) == 2 {
-				scale = int32(v[1].I)
+				// PostgreSQL clamps the scale to NUMERIC_MAX_RESULT_SCALE.
+				scale = int32(min(max(v[1].I, -2000), 2000))
 			}
 			var r apd.Decimal
-			c := decCtx.WithPrecision(40)
+			// Enough digits for every integer digit, the scale and a carry.
+			c := decCtx.WithPrecision(uint32(max(40, int64(v[0].D.NumDigits())+int64(v[0].D.Exponent)+int64(max(scale, 0))+2)))
 			switch name {
 			case "round":
 				c.Rounding = apd.RoundHalfUp
@@ -310,6 +320,20 @@ func truncTime(unit string, t time.Time) (time.Time, error) {
 		return time.Date(t.Year(), time.Month(m), 1, 0, 0, 0, 0, time.UTC), nil
 	case "year":
 		return time.Date(t.Year(), 1, 1, 0, 0, 0, 0, time.UTC), nil
+	case "decade", "century", "millennium":
+		// PostgreSQL's timestamp_trunc on astronomical years (1 BC is 0).
+		y, n := t.Year(), map[string]int{"decade": 10, "century": 100, "millennium": 1000}[unit]
+		switch {
+		case unit == "decade" && y > 0:
+			y = y / 10 * 10
+		case unit == "decade":
+			y = -((8 - (y - 1)) / 10) * 10
+		case y > 0:
+			y = (y+n-1)/n*n - n + 1
+		default:
+			y = -((n-1-(y-1))/n)*n + 1
+		}
+		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC), nil
 	}
 	return t, sqlerr.New(sqlerr.InvalidParameterValue, "unit %q not recognized for type timestamp", unit)
 }
@@ -324,73 +348,6 @@ var unitAliases = map[string]string{
 	"millisecond": "milliseconds", "ms": "milliseconds", "msec": "milliseconds", "msecs": "milliseconds",
 	"microsecond": "microseconds", "us": "microseconds", "usec": "microseconds", "usecs": "microseconds",
 	"weeks": "week", "w": "week", "quarters": "quarter", "qtr": "quarter",
-}
-
-// intervalPart is date_part over an interval, as PostgreSQL computes it.
-func intervalPart(unit string, iv types.Datum) (float64, error) {
-	if a, ok := unitAliases[unit]; ok {
-		unit = a
-	}
-	us := iv.I
-	switch unit {
-	case "year":
-		return float64(iv.Months / 12), nil
-	case "month":
-		return float64(iv.Months % 12), nil
-	case "day":
-		return float64(iv.Days), nil
-	case "hour":
-		return float64(us / 3600e6), nil
-	case "minute":
-		return float64(us / 60e6 % 60), nil
-	case "second":
-		return float64(us%60e6) / 1e6, nil
-	case "milliseconds":
-		return float64(us%60e6) / 1e3, nil
-	case "microseconds":
-		return float64(us % 60e6), nil
-	case "epoch":
-		return float64(iv.Months)*30*86400 + float64(iv.Days)*86400 + float64(us)/1e6, nil
-	}
-	return 0, sqlerr.New(sqlerr.InvalidParameterValue, "unit %q not supported for type interval", unit)
-}
-
-func datePart(unit string, t time.Time) (float64, error) {
-	if a, ok := unitAliases[unit]; ok {
-		unit = a
-	}
-	switch unit {
-	case "year":
-		return float64(t.Year()), nil
-	case "quarter":
-		return float64((int(t.Month())-1)/3 + 1), nil
-	case "month":
-		return float64(t.Month()), nil
-	case "day":
-		return float64(t.Day()), nil
-	case "hour":
-		return float64(t.Hour()), nil
-	case "minute":
-		return float64(t.Minute()), nil
-	case "second":
-		return float64(t.Second()) + float64(t.Nanosecond())/1e9, nil
-	case "milliseconds":
-		return float64(t.Second())*1e3 + float64(t.Nanosecond())/1e6, nil
-	case "microseconds":
-		return float64(t.Second())*1e6 + float64(t.Nanosecond()/1e3), nil
-	case "dow":
-		return float64(t.Weekday()), nil
-	case "isodow":
-		return float64((int(t.Weekday())+6)%7 + 1), nil
-	case "doy":
-		return float64(t.YearDay()), nil
-	case "week":
-		_, w := t.ISOWeek()
-		return float64(w), nil
-	case "epoch":
-		return float64(t.UnixMicro()) / 1e6, nil
-	}
-	return 0, sqlerr.New(sqlerr.InvalidParameterValue, "unit %q not recognized for type timestamp", unit)
 }
 
 // mathFunc implements the float8 math functions (and integer mod).

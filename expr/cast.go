@@ -142,7 +142,7 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 			return d, nil
 		}
 	}
-	return types.Null, sqlerr.New(sqlerr.DatatypeMismatch, "cannot cast type %s to %s", kindType(d), t)
+	return types.Null, cannotCast(kindType(d), t)
 }
 
 // floatRangeErr is PostgreSQL's error for a float result too large (an
@@ -208,41 +208,71 @@ func kindType(d types.Datum) types.Type {
 	return types.Unknown
 }
 
-// Cast returns e converted to t, folding casts of constants.
+// Cast returns e converted to t, folding casts of constants. A cast
+// PostgreSQL does not have fails with 42846 naming the source type.
 func Cast(e Expr, t types.Type) (Expr, error) {
-	if e.Type() == t {
+	src := e.Type()
+	if src == t {
 		return e, nil
-	}
-	if c, ok := e.(*Const); ok {
-		v, err := CastDatum(c.D, t)
-		if err != nil {
-			return nil, err
-		}
-		return &Const{D: v, T: t}, nil
 	}
 	if p, ok := e.(*Param); ok && p.T == types.Unknown {
 		p.T = t
 		return p, nil
 	}
-	if !castable(e.Type(), t) {
-		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "cannot cast type %s to %s", e.Type(), t)
+	if !castable(src, t) {
+		return nil, cannotCast(src, t)
 	}
-	src := e.Type()
-	return unary(&Func{Name: "CAST", Args: []Expr{e}, T: t}, func(a types.Datum) (types.Datum, error) {
-		if src == types.Float4 && t == types.Float8 {
-			return a, nil
+	if c, ok := e.(*Const); ok {
+		v, err := castFrom(c.D, src, t)
+		if err != nil {
+			return nil, err
 		}
-		return CastDatum(a, t)
+		return &Const{D: v, T: t}, nil
+	}
+	return unary(&Func{Name: "CAST", Args: []Expr{e}, T: t}, func(a types.Datum) (types.Datum, error) {
+		return castFrom(a, src, t)
 	}), nil
 }
 
+// castFrom is CastDatum knowing the source type, where the datum's kind
+// does not say enough: a real is a float of fewer digits, and text output
+// depends on the type (timestamptz prints its offset).
+func castFrom(d types.Datum, src, t types.Type) (types.Datum, error) {
+	if d.IsNull() || src == types.Unknown {
+		return CastDatum(d, t)
+	}
+	switch {
+	case src == types.Float4 && t == types.Float8:
+		return d, nil
+	case src == types.Float4 && t == types.Numeric && d.K == types.KindFloat &&
+		!math.IsNaN(d.F) && !math.IsInf(d.F, 0):
+		// PostgreSQL's float4_numeric keeps FLT_DIG (6) significant digits.
+		dec, _, err := apd.NewFromString(strconv.FormatFloat(d.F, 'g', 6, 32))
+		if err != nil {
+			return types.Null, err
+		}
+		return types.NewDecimal(NormalizeZero(dec)), nil
+	case t.IsString() && d.K != types.KindBool && d.K != types.KindString:
+		return types.NewString(types.FormatText(d, src)), nil
+	}
+	return CastDatum(d, t)
+}
+
+// cannotCast is PostgreSQL's error for a cast it does not have.
+func cannotCast(from, to types.Type) error {
+	return sqlerr.New("42846", "cannot cast type %s to %s", from, to)
+}
+
+// castable follows PostgreSQL's cast catalog for streamdb's types: every
+// type converts to and from text, numbers among themselves, boolean only
+// to and from integer (int4), and dates and timestamps among themselves.
 func castable(from, to types.Type) bool {
 	switch {
 	case from == to, from == types.Unknown, to.IsString(), from.IsString():
 		return true
 	case from.IsNumeric() && to.IsNumeric():
 		return true
-	case from == types.Bool && to.IsInteger(), from.IsInteger() && to == types.Bool:
+	case from == types.Bool && to == types.Int4, from == types.Int4 && to == types.Bool:
 		return true
 	case (from == types.Date || from.IsTime()) && (to == types.Date || to.IsTime()):
 		return true

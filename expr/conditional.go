@@ -18,11 +18,15 @@ func commonType(es []Expr) (types.Type, error) {
 		case et == types.Unknown || et == t:
 		case t == types.Unknown:
 			t = et
-		case t.IsNumeric() && et.IsNumeric():
-			t = promote(t, et)
+		case t.IsNumeric() && et.IsNumeric(), isDateTime(t) && isDateTime(et):
+			// Each type converts implicitly to every later one in
+			// implicitOrder and not back, so PostgreSQL's
+			// select_common_type picks the latest: bigint and real give
+			// real.
+			if implicitOrder[et] > implicitOrder[t] {
+				t = et
+			}
 		case t.IsString() && et.IsString():
-		case t.IsTime() && et.IsTime():
-			t = types.Timestamptz
 		default:
 			return t, sqlerr.New(sqlerr.DatatypeMismatch, "types %s and %s cannot be matched", t, et)
 		}
@@ -32,6 +36,15 @@ func commonType(es []Expr) (types.Type, error) {
 	}
 	return t, nil
 }
+
+// implicitOrder ranks the numeric types, and the date/time types, in the
+// order of PostgreSQL's implicit casts between them.
+var implicitOrder = map[types.Type]int{
+	types.Int2: 1, types.Int4: 2, types.Int8: 3, types.Numeric: 4, types.Float4: 5, types.Float8: 6,
+	types.Date: 1, types.Timestamp: 2, types.Timestamptz: 3,
+}
+
+func isDateTime(t types.Type) bool { return t == types.Date || t.IsTime() }
 
 // CommonType resolves the type that values of all of ts convert to (for
 // UNION columns), PostgreSQL style.

@@ -32,6 +32,13 @@ func ApplyModifier(d types.Datum, m types.Modifier, explicit bool) (types.Datum,
 		}
 		return types.NewString(string([]rune(d.S)[:m.Length])), nil
 	case m.Precision > 0 && d.K == types.KindDecimal:
+		switch d.D.Form {
+		case apd.NaN:
+			return d, nil
+		case apd.Infinite:
+			return types.Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").
+				WithHint("A field with precision %d, scale %d cannot hold an infinite value.", m.Precision, m.Scale)
+		}
 		var r apd.Decimal
 		c := decCtx.WithPrecision(uint32(m.Precision + 40))
 		c.Rounding = apd.RoundHalfUp

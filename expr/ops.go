@@ -401,15 +401,10 @@ func floatOp(op string, a, b float64, t types.Type) (types.Datum, error) {
 	case "*":
 		v = a * b
 	case "/":
-		if b == 0 {
+		if b == 0 && !math.IsNaN(a) { // PostgreSQL: NaN / 0 is NaN
 			return types.Null, divByZero()
 		}
 		v = a / b
-	case "%":
-		if b == 0 {
-			return types.Null, divByZero()
-		}
-		v = math.Mod(a, b)
 	}
 	if t == types.Float4 {
 		v = float64(float32(v))
@@ -425,16 +420,29 @@ func floatOp(op string, a, b float64, t types.Type) (types.Datum, error) {
 	return types.NewFloat(v), nil
 }
 
+// decimalOp is a numeric operator: +, - and * are exact, / has
+// PostgreSQL's result scale, and NaN and the infinities follow
+// PostgreSQL's rules.
 func decimalOp(op string, a, b *apd.Decimal) (types.Datum, error) {
+	if d, ok := specialDecimalOp(op, a, b); ok {
+		return d, nil
+	}
 	var out apd.Decimal
 	var err error
 	switch op {
 	case "+":
-		_, err = decCtx.Add(&out, a, b)
+		_, err = exactCtx.Add(&out, a, b)
 	case "-":
-		_, err = decCtx.Sub(&out, a, b)
+		_, err = exactCtx.Sub(&out, a, b)
 	case "*":
-		_, err = decCtx.Mul(&out, a, b)
+		_, err = exactCtx.Mul(&out, a, b)
+		// PostgreSQL's product has the sum of the operands' scales, also
+		// where apd's exponent is larger (1e100 * 0.5 is ...000.0).
+		if target := -(dscale(a) + dscale(b)); err == nil && out.Exponent > target && !out.IsZero() {
+			c := exactCtx
+			c.Precision = uint32(int64(out.NumDigits()) + int64(out.Exponent-target))
+			_, err = c.Quantize(&out, &out, target)
+		}
 	case "/":
 		if b.IsZero() {
 			return types.Null, divByZero()
@@ -444,7 +452,10 @@ func decimalOp(op string, a, b *apd.Decimal) (types.Datum, error) {
 		if b.IsZero() {
 			return types.Null, divByZero()
 		}
-		_, err = decCtx.Rem(&out, a, b)
+		// The integer quotient must fit the context's precision.
+		c := exactCtx
+		c.Precision = uint32(max(40, int64(a.NumDigits())+int64(a.Exponent)-int64(b.Exponent)+2))
+		_, err = c.Rem(&out, a, b)
 	}
 	if err != nil {
 		return types.Null, types.ErrNumericOverflow() // apd's exponent limits
@@ -469,7 +480,8 @@ func DivDecimal(a, b *apd.Decimal) types.Datum {
 	scale = max(scale, dscale(a), dscale(b), 0)
 	scale = min(scale, 1000)
 	var q apd.Decimal
-	c := decCtx.WithPrecision(uint32(max(40, scale+40)))
+	// Enough digits for the quotient's integer part and the scale.
+	c := decCtx.WithPrecision(uint32(max(40, scale+40+4*max(qweight, 0))))
 	c.Rounding = apd.RoundHalfUp
 	c.Quo(&q, a, b)
 	var r apd.Decimal

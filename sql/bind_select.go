@@ -466,6 +466,8 @@ func figureName(n ast.ExprNode) (string, int) {
 			return "", 0
 		case front.ConcatFunc:
 			return "concat", 2
+		case front.ExtractFunc:
+			return "extract", 2
 		}
 		return n.FnName.L, 2
 	case *ast.CaseExpr:

@@ -2,7 +2,7 @@ package front
 
 // funcPass rewrites function-call syntax the TiDB parser reads differently:
 //
-//	EXTRACT(field FROM x)              ->  date_part('field', x)
+//	EXTRACT(field FROM x)              ->  streamdb_extract('field', x)
 //	agg(args) FILTER (WHERE cond)      ->  agg(CASE WHEN cond THEN arg1 END, ...)
 //	concat(args)                       ->  streamdb_concat(args)
 //
@@ -10,13 +10,15 @@ package front
 // as concat( must keep another name: PostgreSQL's concat() skips NULLs
 // while || yields NULL.
 //
-// EXTRACT becomes PostgreSQL's date_part so that every field (epoch, dow,
-// ...) reads the same way and has PostgreSQL's meaning (seconds with their
-// fraction, for one). A FILTER keeps the aggregate's first argument only
+// EXTRACT becomes a call that the binder knows as PostgreSQL's extract:
+// date_part's fields with a numeric result. A FILTER keeps the aggregate's first argument only
 // where cond holds (count(*) counts 1s), which is what FILTER means for
 // aggregates that skip NULLs.
 // ConcatFunc is the name the front layer gives PostgreSQL's concat().
 const ConcatFunc = "streamdb_concat"
+
+// ExtractFunc is the name the front layer gives EXTRACT(field FROM x).
+const ExtractFunc = "streamdb_extract"
 
 func (r *rewriter) funcPass() error {
 	if !hasWord(r.toks, "extract") && !hasWord(r.toks, "concat") && !hasWord(r.toks, "filter") {
@@ -64,7 +66,7 @@ func (r *rewriter) extract(out []token, i int) ([]token, int, error) {
 	if field.kind != tkWord && field.kind != tkString && field.kind != tkIdent {
 		return nil, i, syntaxError(r.src, field)
 	}
-	out = append(out, synth(tkWord, "date_part", t, t.space), r.toks[i+1], synth(tkString, field.val, field, false), synth(tkOp, ",", field, false))
+	out = append(out, synth(tkWord, ExtractFunc, t, t.space), r.toks[i+1], synth(tkString, field.val, field, false), synth(tkOp, ",", field, false))
 	r.toks[i+4].space = true
 	return out, i + 3, nil
 }
