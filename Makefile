@@ -4,7 +4,7 @@ BIN       := bin/streamdb
 # The tests build the server binary once and share it.
 export STREAMDB_BIN := $(abspath $(BIN))
 
-.PHONY: build run test test-unit test-e2e vet fmt bench fuzz clean
+.PHONY: build run test test-unit test-e2e vet fmt bench fuzz props clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamdb
@@ -46,6 +46,12 @@ fuzz:
 	  echo "== $$name in $$pkg for $(FUZZTIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $(FUZZFLAGS) $$pkg; \
 	done
+
+# Property tests against PostgreSQL 15 (tests/props) at a long size:
+# PROP_CASES random cases per test; STREAMDB_PROP_SEED=N replays a seed.
+PROP_CASES ?= 20000
+props: build
+	STREAMDB_PROP_CASES=$(PROP_CASES) $(GO) test -count=1 -timeout 120m -v -run 'TestValues|TestOperators' ./tests/props/
 
 clean:
 	rm -rf bin streamdb-data
