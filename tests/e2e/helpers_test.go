@@ -162,16 +162,7 @@ func poll(t *testing.T, timeout time.Duration, check func() error) {
 // connection is closed by t.Cleanup.
 func jetStream(t *testing.T, url string) (*nats.Conn, jetstream.JetStream) {
 	t.Helper()
-	nc, err := nats.Connect(url, nats.Timeout(10*time.Second))
-	if err != nil {
-		t.Fatalf("connecting to NATS at %s: %v", url, err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return nc, js
+	return testutil.JetStream(t, url)
 }
 
 // publish publishes each message to subject through JetStream and waits for

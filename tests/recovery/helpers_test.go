@@ -14,7 +14,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/tests/testutil"
@@ -177,15 +176,7 @@ func writeConfig(t testing.TB, settings ...string) string {
 // jetStream connects to NATS; the connection closes with the test.
 func jetStream(t testing.TB, url string) jetstream.JetStream {
 	t.Helper()
-	nc, err := nats.Connect(url, nats.Timeout(10*time.Second), nats.MaxReconnects(-1))
-	if err != nil {
-		t.Fatalf("connecting to NATS at %s: %v", url, err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, js := testutil.JetStream(t, url)
 	return js
 }
 

@@ -17,7 +17,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/tests/testutil"
@@ -327,15 +326,7 @@ func savepointNames(t testing.TB, conn *pgx.Conn) []string {
 
 func jetStream(t testing.TB, url string) jetstream.JetStream {
 	t.Helper()
-	nc, err := nats.Connect(url, nats.Timeout(10*time.Second))
-	if err != nil {
-		t.Fatalf("connecting to NATS at %s: %v", url, err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, js := testutil.JetStream(t, url)
 	return js
 }
 
