@@ -450,6 +450,12 @@ func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 		return err
 	}
 	if s.Backend != "memory" {
+		// On a full disk the flush would wait for space (the state
+		// store's writes do, storage/stallfs.go): fail now instead, to
+		// be counted and retried.
+		if err := c.store.SpaceError(); err != nil {
+			return err
+		}
 		// Flushing first keeps the WAL that Checkpoint must copy short,
 		// so the epoch-boundary section below stays brief.
 		if err := c.store.Flush(); err != nil {
