@@ -3,13 +3,10 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"sort"
 
-	"github.com/cockroachdb/apd/v3"
-
-	"streamdb/expr"
 	"streamdb/plan"
+	"streamdb/storage"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
@@ -64,9 +61,16 @@ func AggResultType(fn string, arg types.Type) (types.Type, error) {
 	return types.Unknown, fmt.Errorf("function %s(%s) does not exist", fn, arg)
 }
 
-// NewAccumulator creates the state for call. appendOnly promises that Add
-// will never see a retraction.
+// NewAccumulator creates the state for call, as views created now keep
+// it. appendOnly promises that Add will never see a retraction.
 func NewAccumulator(call plan.AggCall, appendOnly bool) Accumulator {
+	return newAccumulator(call, appendOnly, storage.DataflowLatest)
+}
+
+// newAccumulator creates the state for call in a view of layout dataflow
+// (storage.Dataflow*), which fixes how sums encode their state.
+func newAccumulator(call plan.AggCall, appendOnly bool, dataflow int) Accumulator {
+	specials := dataflow >= storage.DataflowSumSpecials
 	var acc Accumulator
 	argType := types.Unknown
 	if call.Arg != nil {
@@ -76,9 +80,9 @@ func NewAccumulator(call plan.AggCall, appendOnly bool) Accumulator {
 	case "count":
 		acc = &countAcc{star: call.Arg == nil}
 	case "sum":
-		acc = &sumAcc{argType: argType, resType: call.T}
+		acc = &sumAcc{argType: argType, resType: call.T, specials: specials}
 	case "avg":
-		acc = &avgAcc{sum: sumAcc{argType: argType, resType: sumTypeForAvg(argType)}, resType: call.T}
+		acc = &avgAcc{sum: sumAcc{argType: argType, resType: sumTypeForAvg(argType), specials: specials}, resType: call.T}
 	case "min", "max":
 		if appendOnly && !call.Distinct {
 			acc = &extremeAcc{max: call.Func == "max"}
@@ -118,117 +122,6 @@ func (a *countAcc) Add(v types.Datum, sign int64) error {
 func (a *countAcc) Result() types.Datum                { return types.NewInt(a.n) }
 func (a *countAcc) Marshal(buf []byte) []byte          { return binary.AppendVarint(buf, a.n) }
 func (a *countAcc) Unmarshal(b []byte) ([]byte, error) { return readVarint(b, &a.n) }
-
-// sumAcc sums integers exactly (int64, or a decimal for BIGINT input where
-// PostgreSQL returns numeric), floats as float64 and decimals exactly. n
-// counts non-NULL inputs so that the sum of nothing is NULL.
-type sumAcc struct {
-	argType, resType types.Type
-	n                int64
-	i                int64
-	f                float64
-	d                apd.Decimal
-	iv               types.Datum
-}
-
-func (a *sumAcc) Add(v types.Datum, sign int64) error {
-	if v.IsNull() {
-		return nil
-	}
-	a.n += sign
-	switch {
-	case a.argType == types.Interval:
-		a.iv = types.NewInterval(a.iv.Months+int32(sign)*v.Months, a.iv.Days+int32(sign)*v.Days, a.iv.I+sign*v.I)
-	case a.resType == types.Int8:
-		a.i += sign * v.I
-	case a.resType == types.Numeric:
-		x := v.Decimal()
-		if sign < 0 {
-			_, err := decimalCtx.Sub(&a.d, &a.d, x)
-			return err
-		}
-		_, err := decimalCtx.Add(&a.d, &a.d, x)
-		return err
-	default:
-		a.f += float64(sign) * v.Float()
-	}
-	return nil
-}
-
-func (a *sumAcc) Result() types.Datum {
-	if a.n == 0 {
-		return types.Null
-	}
-	switch {
-	case a.argType == types.Interval:
-		return a.iv
-	case a.resType == types.Int8:
-		return types.NewInt(a.i)
-	case a.resType == types.Numeric:
-		var d apd.Decimal
-		d.Set(&a.d)
-		return types.NewDecimal(&d)
-	}
-	return types.NewFloat(a.f)
-}
-
-func (a *sumAcc) Marshal(buf []byte) []byte {
-	buf = binary.AppendVarint(buf, a.n)
-	switch {
-	case a.argType == types.Interval:
-		return keyenc.AppendValue(buf, a.iv)
-	case a.resType == types.Int8:
-		return binary.AppendVarint(buf, a.i)
-	case a.resType == types.Numeric:
-		return keyenc.AppendValue(buf, types.NewDecimal(&a.d))
-	}
-	return binary.BigEndian.AppendUint64(buf, math.Float64bits(a.f))
-}
-
-func (a *sumAcc) Unmarshal(b []byte) ([]byte, error) {
-	b, err := readVarint(b, &a.n)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case a.argType == types.Interval:
-		a.iv, b, err = keyenc.Decode(b)
-		return b, err
-	case a.resType == types.Int8:
-		return readVarint(b, &a.i)
-	case a.resType == types.Numeric:
-		var d types.Datum
-		d, b, err = keyenc.Decode(b)
-		if err == nil {
-			a.d.Set(d.D)
-		}
-		return b, err
-	}
-	if len(b) < 8 {
-		return nil, fmt.Errorf("sum state truncated")
-	}
-	a.f = math.Float64frombits(binary.BigEndian.Uint64(b))
-	return b[8:], nil
-}
-
-// avgAcc divides a sum by its count when asked for the result.
-type avgAcc struct {
-	sum     sumAcc
-	resType types.Type
-}
-
-func (a *avgAcc) Add(v types.Datum, sign int64) error { return a.sum.Add(v, sign) }
-func (a *avgAcc) Result() types.Datum {
-	if a.sum.n == 0 {
-		return types.Null
-	}
-	if a.resType == types.Float8 {
-		return types.NewFloat(a.sum.f / float64(a.sum.n))
-	}
-	return expr.DivDecimal(&a.sum.d, apd.New(a.sum.n, 0))
-}
-func (a *avgAcc) Marshal(buf []byte) []byte          { return a.sum.Marshal(buf) }
-func (a *avgAcc) Unmarshal(b []byte) ([]byte, error) { return a.sum.Unmarshal(b) }
 
 // extremeAcc is min or max over input that is never retracted.
 type extremeAcc struct {
@@ -451,5 +344,3 @@ func readVarint(b []byte, out *int64) ([]byte, error) {
 	*out = v
 	return b[k:], nil
 }
-
-var decimalCtx = apd.BaseContext.WithPrecision(40)

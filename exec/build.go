@@ -182,7 +182,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		return b.buildTopN(n, next)
 	case *plan.Aggregate:
 		limit := groupLimit{max: b.rt.groupCache.Load, committed: b.rt.CommittedEpoch}
-		op, err := newAggOp(n, appendOnly(b.dataflow, n.Input), b.opPrefix(), b.rt.store, limit, next)
+		op, err := newAggOp(n, appendOnly(b.dataflow, n.Input), b.dataflow, b.opPrefix(), b.rt.store, limit, next)
 		if err != nil {
 			return nil, err
 		}

@@ -31,6 +31,7 @@ type aggOp struct {
 	groupBy    []expr.Expr
 	calls      []plan.AggCall
 	appendOnly bool
+	dataflow   int    // the view's layout (storage.Dataflow*)
 	prefix     []byte // state table: group key -> row count + accumulator states
 	groups     map[string]*aggGroup
 	dirty      []*aggGroup // groups changed in this epoch, each once
@@ -105,9 +106,11 @@ type aggGroup struct {
 	emitted bool
 }
 
-func newAggOp(a *plan.Aggregate, appendOnly bool, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
+// newAggOp builds the aggregate of a view of layout dataflow, which fixes
+// its accumulators' state encoding (see newAccumulator).
+func newAggOp(a *plan.Aggregate, appendOnly bool, dataflow int, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
 	op := &aggOp{
-		groupBy: a.GroupBy, calls: a.Aggs, appendOnly: appendOnly, prefix: prefix,
+		groupBy: a.GroupBy, calls: a.Aggs, appendOnly: appendOnly, dataflow: dataflow, prefix: prefix,
 		groups: map[string]*aggGroup{}, next: next,
 		store: store, limit: limit,
 		lazy: limit.max != nil && limit.max() > 0,
@@ -195,7 +198,7 @@ func (op *aggOp) group(ks string, key types.Row) (*aggGroup, error) {
 func (op *aggOp) newGroup(key types.Row) *aggGroup {
 	g := &aggGroup{key: key, accs: make([]Accumulator, len(op.calls))}
 	for i, c := range op.calls {
-		g.accs[i] = NewAccumulator(c, op.appendOnly)
+		g.accs[i] = newAccumulator(c, op.appendOnly, op.dataflow)
 	}
 	return g
 }

@@ -39,7 +39,7 @@ func TestAggGroupCache(t *testing.T) {
 		limit     int64
 	}
 	open := func(s *side) {
-		op, err := newAggOp(agg, false, storage.StatePrefix(1, 2), s.store,
+		op, err := newAggOp(agg, false, storage.DataflowLatest, storage.StatePrefix(1, 2), s.store,
 			groupLimit{max: func() int64 { return s.limit }, committed: func() uint64 { return s.committed }}, s.out)
 		if err != nil {
 			t.Fatal(err)

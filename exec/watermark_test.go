@@ -45,7 +45,7 @@ func TestWatermarkClosesWindows(t *testing.T) {
 
 	out := &multiset{rows: map[string]int{}}
 	st := &watermarkState{stream: "s"}
-	aggOp, err := newAggOp(agg, true, storage.StatePrefix(1, 3), store, groupLimit{}, out)
+	aggOp, err := newAggOp(agg, true, storage.DataflowLatest, storage.StatePrefix(1, 3), store, groupLimit{}, out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,8 +99,13 @@ const (
 	// input adds in an epoch together, in pages of a few KiB under one
 	// key each (Pebble's cost is per key).
 	DataflowJoinStatePaged = 6
+	// DataflowSumSpecials also keeps, in the state of sum() and avg() over
+	// numeric and floating-point values, the counts of NaN, Infinity and
+	// -Infinity inputs apart from the sum of the finite ones, so that the
+	// result stays right when those inputs are retracted.
+	DataflowSumSpecials = 7
 	// DataflowLatest is the layout of views created now.
-	DataflowLatest = DataflowJoinStatePaged
+	DataflowLatest = DataflowSumSpecials
 )
 
 // Schema returns the columns as types.Columns.
