@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -106,6 +107,10 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Packages without a logger of their own (Pebble's errors, the disk
+	// guards) log through slog's default: give them the same level and
+	// format.
+	slog.SetDefault(log)
 	tuneGC()
 	stopProfile, err := startProfiles()
 	if err != nil {
