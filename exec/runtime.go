@@ -513,19 +513,7 @@ type Cut struct {
 func (rt *Runtime) AtEpochBoundary(fn func(cut Cut) error) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	cut := Cut{Epoch: rt.committed.Load()}
-	for _, p := range rt.pipelines {
-		p.mu.Lock()
-		for i, s := range p.sources {
-			var seq uint64
-			if i < len(p.committed) {
-				seq = p.committed[i].Seq
-			}
-			cut.Positions = append(cut.Positions, ViewPosition{ViewID: p.id, View: p.name, Source: i, Stream: s.name, Subject: s.subject, Seq: seq})
-		}
-		p.mu.Unlock()
-	}
-	return fn(cut)
+	return fn(Cut{Epoch: rt.committed.Load(), Positions: rt.positionsLocked()})
 }
 
 // SetExpander tells the runtime how to get the plan of a view that

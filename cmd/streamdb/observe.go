@@ -54,6 +54,7 @@ func startHTTP(cfg *config.Config, log *slog.Logger) (srv *admin.Server, opened 
 	log.Info("HTTP endpoint listening", "listen", srv.Addr(), "metrics", "/metrics", "health", "/healthz /readyz", "pprof", cfg.Pprof)
 	return srv, func(e *sql.Engine) {
 		metrics.RegisterPebble(e.PebbleDB)
+		e.RegisterMetrics()
 		engine.Store(e)
 	}, nil
 }

@@ -198,3 +198,36 @@ func TestMetricsAgreeWithSQL(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMetricsLagAndFreshness: while the views are paused, events published
+// show as each view's lag in messages and as a freshness age; once resumed
+// and caught up, both are 0.
+func TestMetricsLagAndFreshness(t *testing.T) {
+	t.Parallel()
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	conn := srv.Conn(t)
+	exec(t, conn,
+		"CREATE STREAM lag_ev (k int) WITH (subject = 'metrics.lag')",
+		"CREATE MATERIALIZED VIEW lag_n AS SELECT count(*) AS n FROM lag_ev",
+		"ALTER SYSTEM PAUSE")
+	_, js := jetStream(t, srv.NATSURL())
+	publishMany(t, js, "metrics.lag", 120, func(i int) string { return fmt.Sprintf(`{"k": %d}`, i) })
+	fams := scrape(t, srv)
+	if got := metricValue(t, fams, "streamdb_source_lag_messages", "view", "lag_n", "stream", "lag_ev"); got != 120 {
+		t.Errorf("paused: streamdb_source_lag_messages{view=lag_n} = %v, want 120", got)
+	}
+	if got := metricValue(t, fams, "streamdb_view_freshness_seconds", "view", "lag_n"); got <= 0 {
+		t.Errorf("paused with 120 unread events: streamdb_view_freshness_seconds{view=lag_n} = %v, want > 0", got)
+	}
+	exec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
+	wantRows(t, conn, "SELECT n FROM lag_n", "120")
+	poll(t, 30*time.Second, func() error {
+		fams := scrape(t, srv)
+		lag := metricValue(t, fams, "streamdb_source_lag_messages", "view", "lag_n", "stream", "lag_ev")
+		fresh := metricValue(t, fams, "streamdb_view_freshness_seconds", "view", "lag_n")
+		if lag != 0 || fresh != 0 {
+			return fmt.Errorf("caught up, yet lag %v and freshness %v", lag, fresh)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,99 @@
+package sql
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"streamdb/metrics"
+	"streamdb/storage"
+)
+
+// RegisterMetrics adds the engine's per-view and per-stream figures to
+// the metrics registry; they are computed when scraped. Call it once.
+func (e *Engine) RegisterMetrics() {
+	metrics.Registry.MustRegister(&viewCollector{e: e})
+}
+
+var (
+	sourceLagDesc = prometheus.NewDesc("streamdb_source_lag_messages",
+		"JetStream messages of a view's input stream past what the view's newest committed epoch has read.",
+		[]string{"view", "stream"}, nil)
+	viewFreshnessDesc = prometheus.NewDesc("streamdb_view_freshness_seconds",
+		"Age of the oldest input message a view has not yet committed (0 when it has read everything).",
+		[]string{"view"}, nil)
+	sourceMalformedDesc = prometheus.NewDesc("streamdb_source_malformed_total",
+		"Messages of a stream skipped because they could not be decoded (the most any reader of it skipped).",
+		[]string{"stream"}, nil)
+	viewRowErrorsDesc = prometheus.NewDesc("streamdb_view_row_errors_total",
+		"Rows a view skipped because an expression failed on them (streamdb_view_errors lists the latest).",
+		[]string{"view"}, nil)
+)
+
+// viewCollector reads lag and freshness from the runtime's committed
+// positions and JetStream's stream states at scrape time.
+type viewCollector struct{ e *Engine }
+
+func (c *viewCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- sourceLagDesc
+	ch <- viewFreshnessDesc
+	ch <- sourceMalformedDesc
+	ch <- viewRowErrorsDesc
+}
+
+func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
+	e := c.e
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	now := time.Now()
+	lastSeq := map[string]uint64{} // by JetStream stream, one lookup per scrape
+	oldest := map[string]time.Time{}
+	for _, p := range e.rt.Positions() {
+		src, ok := e.lookup(p.Stream)
+		if !ok || src.JSStream == "" || (src.Kind != storage.KindStream && src.Kind != storage.KindTable) {
+			continue
+		}
+		last, seen := lastSeq[src.JSStream]
+		if !seen {
+			var err error
+			if last, err = e.broker.LastSeq(ctx, src.JSStream); err != nil {
+				continue
+			}
+			lastSeq[src.JSStream] = last
+		}
+		lag := uint64(0)
+		if last > p.Seq {
+			lag = last - p.Seq
+		}
+		ch <- prometheus.MustNewConstMetric(sourceLagDesc, prometheus.GaugeValue, float64(lag), p.View, p.Stream)
+		if _, ok := oldest[p.View]; !ok {
+			oldest[p.View] = time.Time{}
+		}
+		if lag == 0 {
+			continue
+		}
+		if t, err := e.broker.MsgTime(ctx, src.JSStream, p.Seq+1); err == nil {
+			if o := oldest[p.View]; o.IsZero() || t.Before(o) {
+				oldest[p.View] = t
+			}
+		}
+	}
+	for view, t := range oldest {
+		age := 0.0
+		if !t.IsZero() {
+			age = max(0, now.Sub(t).Seconds())
+		}
+		ch <- prometheus.MustNewConstMetric(viewFreshnessDesc, prometheus.GaugeValue, age, view)
+	}
+	for stream, n := range e.rt.SkippedMessages() {
+		ch <- prometheus.MustNewConstMetric(sourceMalformedDesc, prometheus.CounterValue, float64(n), stream)
+	}
+	rowErrors := map[string]uint64{} // ViewErrors repeats a view's count on each of its errors
+	for _, ve := range e.rt.ViewErrors() {
+		rowErrors[ve.View] = max(rowErrors[ve.View], ve.Count)
+	}
+	for view, n := range rowErrors {
+		ch <- prometheus.MustNewConstMetric(viewRowErrorsDesc, prometheus.CounterValue, float64(n), view)
+	}
+}
