@@ -160,6 +160,22 @@ func TestStreamInvalidText(t *testing.T) {
 			}
 		}
 	}
+	// A view created now backfills over the same messages: WITH (on_error
+	// = 'fail') its CREATE fails at the first and leaves no view.
+	wantExecCode(t, conn, "CREATE MATERIALIZED VIEW strict2 WITH (on_error = 'fail') AS SELECT id FROM s", "22021")
+	wantExecCode(t, conn, "SELECT * FROM strict2", "42P01")
+
+	// After kill -9 and recovery the replayed messages are not counted
+	// twice; a new one adds to the count.
+	srv.Kill(t)
+	srv.Restart(t)
+	conn = srv.Conn(t)
+	publish(t, js, "s", `{"id": 11, "name": "x\u0000"}`)
+	exec(t, conn, "FLUSH")
+	for _, view := range []string{"names", "ids"} {
+		wantRows(t, conn, "SELECT DISTINCT failed_rows FROM streamdb_view_errors WHERE view = '"+view+"'", fmt.Sprint(len(want)+1))
+	}
+	wantRows(t, conn, "SELECT id FROM ids ORDER BY id", kept...)
 }
 
 // queryErr runs a query with parameters (extended protocol), reads its
