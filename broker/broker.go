@@ -92,6 +92,12 @@ func startEmbedded(eo EmbeddedOptions, users bool) (*Broker, error) {
 		StoreDir:  eo.StoreDir,
 		NoSigs:    true,
 		NoLog:     true,
+		// Left unset, JetStream's storage limit is three quarters of the
+		// space free when it starts and stays there: started on a nearly
+		// full disk it would refuse writes after space is freed, until
+		// the next restart. The disk guard (diskguard.go) keeps JetStream
+		// off a full disk instead.
+		JetStreamMaxStore: 1 << 60,
 	}
 	connOpts := []nats.Option{nats.MaxReconnects(-1), nats.ReconnectBufSize(-1)}
 	if a != nil {

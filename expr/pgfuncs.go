@@ -8,6 +8,12 @@ import (
 // for queries on the pg_catalog system tables: format_type(type_oid,
 // typmod) and pg_table_is_visible(oid). ok is false for other names.
 func pgCatalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
+	if e, ok, err := arrayFunc(name, args); ok {
+		return e, true, err
+	}
+	if e, ok, err := toolFunc(name, args); ok {
+		return e, true, err
+	}
 	switch name {
 	case "regexp_like":
 		e, err := regexpLike(name, args)

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -9,6 +10,7 @@ import (
 	"streamdb/config"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
+	"streamdb/types"
 )
 
 // Catalog and session functions that tools call (version(),
@@ -61,10 +63,25 @@ func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
 		// The column keeps the function's name, as in PostgreSQL.
 		switch x := f.Expr.(type) {
 		case *ast.FuncCallExpr:
-			if catalogFuncNames[x.FnName.L] {
+			if name := arrayColumnName(x); name != "" {
+				f.AsName = ast.NewCIStr(name)
+			} else if catalogFuncNames[x.FnName.L] {
 				f.AsName = ast.NewCIStr(x.FnName.L)
 			} else if typ, ok := constString(lastArg(x)); ok && x.FnName.L == front.CastFunc && oidTypes[strings.ToLower(typ)] {
-				f.AsName = ast.NewCIStr(strings.ToLower(typ))
+				typ = strings.ToLower(typ)
+				f.AsName = ast.NewCIStr(typ)
+				// A selected regclass, regtype or regproc of a
+				// constant shows the name, as PostgreSQL prints it.
+				if name, ok := constString(x.Args[0]); ok {
+					shown, err := v.s.e.oidDisplay(typ, name)
+					if err != nil {
+						v.err = err
+						return n, true
+					}
+					if shown != "" {
+						f.Expr = value(shown)
+					}
+				}
 			}
 		case *ast.PatternRegexpExpr:
 			f.AsName = ast.NewCIStr("?column?")
@@ -117,6 +134,36 @@ func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
 		return out, true
 	}
 	return n, true
+}
+
+// arrayColumnName is PostgreSQL's column name for the array forms the
+// front layer rewrote: "array", "?column?" for x = ANY (...), and for x[i]
+// the name x would give.
+func arrayColumnName(c *ast.FuncCallExpr) string {
+	switch c.FnName.L {
+	case front.ArrayFunc:
+		return "array"
+	case front.AnyFunc:
+		return "?column?"
+	case front.SubscriptFunc:
+		if len(c.Args) > 0 {
+			x := c.Args[0]
+			for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
+				x = p.Expr
+			}
+			switch x := x.(type) {
+			case *ast.FuncCallExpr:
+				if n := arrayColumnName(x); n != "" {
+					return n
+				}
+				return x.FnName.L
+			case *ast.ColumnNameExpr:
+				return x.Name.Name.L
+			}
+		}
+		return "?column?"
+	}
+	return ""
 }
 
 func lastArg(c *ast.FuncCallExpr) ast.ExprNode {
@@ -436,4 +483,44 @@ func regexpCall(x *ast.PatternRegexpExpr) ast.ExprNode {
 
 func eq(l, r ast.ExprNode) ast.ExprNode {
 	return &ast.BinaryOperationExpr{Op: opcode.EQ, L: l, R: r}
+}
+
+// oidDisplay is how PostgreSQL prints name::typ for the OID types with
+// names: the relation, type or function name ("" for plain oid).
+func (e *Engine) oidDisplay(typ, name string) (string, error) {
+	oid, err := e.resolveOID(typ, name)
+	if err != nil {
+		return "", err
+	}
+	switch typ {
+	case "regclass":
+		for _, r := range e.pgClassRows() {
+			if r.oid == oid {
+				if r.ns == oidInfoSchema {
+					return "information_schema." + quoteIdent(r.name), nil
+				}
+				return quoteIdent(r.name), nil
+			}
+		}
+	case "regtype":
+		if t, ok := types.FromOID(uint32(oid)); ok && t != types.Unknown {
+			return t.String(), nil
+		}
+		if t, ok := pgTypeByOID(oid); ok {
+			return t.name, nil
+		}
+	case "regproc", "regprocedure":
+		for n, o := range pgProcOIDs {
+			if o == oid {
+				return n, nil
+			}
+		}
+	case "regnamespace":
+		return unquoteQualified(name), nil
+	case "regrole":
+		return unquoteQualified(name), nil
+	default:
+		return "", nil
+	}
+	return fmt.Sprint(oid), nil
 }

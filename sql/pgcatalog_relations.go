@@ -78,6 +78,7 @@ func (e *Engine) pgClassRows() []pgRel {
 			for _, k := range r.d.PrimaryKey {
 				for _, c := range r.cols {
 					if c.name == k {
+						c.notNull = false // index columns are never NOT NULL
 						keyCols = append(keyCols, c)
 					}
 				}

@@ -26,6 +26,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.windowPass,
 		r.literalPass,
 		r.castPass,
+		r.arrayPass,
 		r.funcPass,
 		r.opsPass,
 		r.limitPass,

@@ -1,0 +1,89 @@
+package front
+
+// The calls the array pass writes, bound by the expression layer.
+const (
+	// ArrayFunc(a, b, ...) stands for ARRAY[a, b, ...].
+	ArrayFunc = "streamdb_array"
+	// SubscriptFunc(x, i) stands for x[i].
+	SubscriptFunc = "streamdb_subscript"
+	// AnyFunc(x, 'op', 'any'|'all', array) stands for x op ANY (array) and
+	// x op ALL (array).
+	AnyFunc = "streamdb_any"
+)
+
+// arrayPass rewrites the array forms of PostgreSQL that the catalog
+// queries of drivers use:
+//
+//	ARRAY[a, b]           ->  streamdb_array(a, b)
+//	x[i]                  ->  streamdb_subscript(x, i)
+//	x = ANY (arr)         ->  streamdb_any(x, '=', 'any', arr)   (also SOME, ALL, <>, <, ...)
+//
+// The operand of x[i] is the primary before the bracket; the left operand
+// of ANY is the primary before the operator. ANY (SELECT ...) is a subquery
+// and is left alone, as are array slices (x[1:2]), which are refused.
+func (r *rewriter) arrayPass() error {
+	if !hasOp(r.toks, "[") && !hasWord(r.toks, "any") && !hasWord(r.toks, "some") && !hasWord(r.toks, "all") {
+		return nil
+	}
+	out := make([]token, 0, len(r.toks)+8)
+	var brackets int
+	for i := 0; i < len(r.toks); i++ {
+		t := r.toks[i]
+		switch {
+		case t.isOp("["):
+			if n := len(out); n > 0 && out[n-1].isWord("array") {
+				out[n-1] = synth(tkWord, ArrayFunc, out[n-1], out[n-1].space)
+				out = append(out, synth(tkOp, "(", t, false))
+				brackets++
+				continue
+			}
+			s := primaryStart(out, len(out)-1)
+			if s < 0 || !endsOperand(out[len(out)-1]) {
+				return syntaxError(r.src, t)
+			}
+			if err := r.spend(len(out)-s, t); err != nil {
+				return err
+			}
+			operand := withSpace(out[s:], false)
+			out = append(out[:s:s], synth(tkWord, SubscriptFunc, out[s], out[s].space), synth(tkOp, "(", t, false))
+			out = append(out, operand...)
+			out = append(out, synth(tkOp, ",", t, false))
+			brackets++
+			continue
+		case t.isOp("]"):
+			if brackets == 0 {
+				return syntaxError(r.src, t)
+			}
+			brackets--
+			out = append(out, synth(tkOp, ")", t, false))
+			continue
+		case t.isOp(":") && brackets > 0:
+			return unsupported(r.src, t, "an array slice (x[a:b])")
+		case t.isWord("any", "some", "all") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") &&
+			!(i+2 < len(r.toks) && r.toks[i+2].isWord("select", "with", "values")) &&
+			len(out) >= 2 && out[len(out)-1].isOp("=", "<>", "!=", "<", "<=", ">", ">="):
+			op := out[len(out)-1]
+			s := primaryStart(out, len(out)-2)
+			if s < 0 {
+				return syntaxError(r.src, t)
+			}
+			if err := r.spend(len(out)-s, t); err != nil {
+				return err
+			}
+			kind := "any"
+			if t.isWord("all") {
+				kind = "all"
+			}
+			operand := withSpace(out[s:len(out)-1], false)
+			out = append(out[:s:s], synth(tkWord, AnyFunc, out[s], out[s].space), synth(tkOp, "(", t, false))
+			out = append(out, operand...)
+			out = append(out, synth(tkOp, ",", t, false), synth(tkString, op.val, op, true),
+				synth(tkOp, ",", t, false), synth(tkString, kind, t, true), synth(tkOp, ",", t, false))
+			i++ // the ( of ANY (...): its contents and ) close the call
+			continue
+		}
+		out = append(out, t)
+	}
+	r.toks = out
+	return nil
+}
