@@ -199,3 +199,48 @@ func checkRows(t *testing.T, conn *pgx.Conn, acked []int64, when string) {
 		}
 	}
 }
+
+// TestDiskFullAtStart restarts the server on a full disk: it waits for
+// space (its state store's writes wait, they do not fail) instead of
+// dying, starts once the ballast is removed, and holds every
+// acknowledged row; JetStream then takes writes again (its storage limit
+// does not stay at what was free when it started).
+func TestDiskFullAtStart(t *testing.T) {
+	disk := smallDisk(t, "64m")
+	srv := startServer(t, testutil.ServerOptions{DataDir: filepath.Join(disk, "data")})
+	conn := srv.Conn(t)
+	mustExec(t, conn,
+		"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
+		"CREATE STREAM s (id BIGINT, v VARCHAR)",
+		"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n, sum(id) AS total FROM t",
+		"CREATE MATERIALIZED VIEW s_count AS SELECT count(*) AS n, sum(id) AS total FROM s",
+		"INSERT INTO t VALUES (1, 'a'), (2, 'b')",
+		"INSERT INTO s VALUES (1, 'a'), (2, 'b')",
+		"FLUSH",
+	)
+	srv.Stop(t)
+	ballast := fillDisk(t, disk)
+
+	// The ballast goes only once the starting server has said that it
+	// waits for space.
+	freed := make(chan error, 1)
+	go func() {
+		deadline := time.Now().Add(time.Minute)
+		for !strings.Contains(runLog(srv), "wait for free space") {
+			if time.Now().After(deadline) {
+				freed <- errors.New("the server never said it waits for free space")
+				os.Remove(ballast)
+				return
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		freed <- os.Remove(ballast)
+	}()
+	srv.Restart(t)
+	if err := <-freed; err != nil {
+		t.Fatal(err)
+	}
+	conn = srv.Conn(t)
+	mustExec(t, conn, "INSERT INTO t VALUES (3, 'c')", "INSERT INTO s VALUES (3, 'c')", "FLUSH")
+	checkRows(t, conn, []int64{1, 2, 3}, "after a start on a full disk")
+}
