@@ -151,18 +151,12 @@ func (d *RowDecoder) decodeFields(data []byte, p int, row types.Row) (int, error
 		if err != nil {
 			return 0, err
 		}
-		col, known := -1, false
 		if complex {
-			// A key that is no valid text names no column.
-			var kerr error
-			d.scratch, kerr = unquoteInto(d.scratch[:0], raw, false)
+			// memberKey checked the key's text: this cannot fail.
+			d.scratch, _ = unquoteInto(d.scratch[:0], raw, false)
 			raw = d.scratch
-			if kerr == nil {
-				col, known = d.lookup(field, raw)
-			}
-		} else {
-			col, known = d.lookup(field, raw)
 		}
+		col, known := d.lookup(field, raw)
 		field++
 		if known {
 			p, err = d.decodeValue(data, next, col, row)
