@@ -28,7 +28,8 @@ func publicLines(out string) string {
 // answer for streamdb's tables what they answer for the same table in
 // PostgreSQL 15, through the catalog queries pgjdbc 42.5 sends (pg_class,
 // pg_namespace, pg_description with a regclass cast, pg_attribute, pg_type,
-// pg_attrdef, the ~ operator, a window function over a subquery).
+// pg_attrdef, the ~ operator, a window function over a subquery), and
+// getSchemas (current_schemas(true)[1], !~) lists PostgreSQL's three schemas.
 func TestMetadataMatchesPostgres(t *testing.T) {
 	testutil.JDBCJar(t)
 	pg := testutil.StartPostgres(t)
@@ -45,6 +46,10 @@ func TestMetadataMatchesPostgres(t *testing.T) {
 	want = strings.Replace(publicLines(want), "postgres", "streamdb", 1)
 	if g := publicLines(got); g != want {
 		t.Errorf("metadata differs from PostgreSQL's\nstreamdb:\n%s\npostgres:\n%s", g, want)
+	}
+	schemas, pgSchemas := testutil.RunJDBC(t, sdbURL, `\meta getSchemas`), testutil.RunJDBC(t, pgURL, `\meta getSchemas`)
+	if schemas != pgSchemas || !strings.Contains(schemas, "\npublic\tNULL\n") {
+		t.Errorf("getSchemas:\n got %q\nPostgreSQL %q", schemas, pgSchemas)
 	}
 	for _, w := range []string{"\tpublic\taccounts\tTABLE\t", "\tpublic\taccounts_pkey\tINDEX\t", "\taccounts\tbalance\t2\tnumeric\t10\t"} {
 		if !strings.Contains(got, w) {

@@ -1,0 +1,95 @@
+// Package tools runs the clients PostgreSQL users connect with (psycopg2,
+// psycopg 3, SQLAlchemy) against a real streamdb, through scripts kept
+// under testdata.
+package tools
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"streamdb/tests/testutil"
+)
+
+// python returns a python3 that imports psycopg2, psycopg and sqlalchemy:
+// Debian's (/usr/bin/python3, where .ci/run installs them) or the one on
+// $PATH. A missing one fails with the install line, as CI installs them.
+func python(t *testing.T) string {
+	t.Helper()
+	candidates := []string{"/usr/bin/python3"}
+	if p, err := exec.LookPath("python3"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, p := range candidates {
+		if exec.Command(p, "-c", "import psycopg2, psycopg, sqlalchemy").Run() == nil {
+			return p
+		}
+	}
+	t.Fatal("no python3 with psycopg2, psycopg and sqlalchemy: apt-get install -y python3-psycopg2 python3-psycopg python3-sqlalchemy")
+	return ""
+}
+
+// runScript runs testdata/<name> with args and returns its output lines
+// as a map from check name to value.
+func runScript(t *testing.T, name string, args ...string) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python(t), append([]string{filepath.Join("testdata", name)}, args...)...)
+	cmd.Env = append(os.Environ(), "PGTZ=UTC", "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3 %s: %v\n%s", name, err, out)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		got[k] = v
+	}
+	return got
+}
+
+// TestPythonDrivers: psycopg2 and psycopg 3 connect, read version(),
+// current_setting, now(), pg_type.typarray and current_schemas, and bind
+// parameters; SQLAlchemy connects (its dialect reads the version and
+// pg_type on connect), runs a bound query and lists tables through the
+// inspector.
+func TestPythonDrivers(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	conn := srv.Conn(t)
+	for _, sql := range []string{
+		"CREATE TABLE accounts (id BIGINT PRIMARY KEY, name VARCHAR(20) NOT NULL, balance NUMERIC(10,2))",
+		"INSERT INTO accounts VALUES (1, 'ann', 12.50)",
+	} {
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	got := runScript(t, "drivers.py", srv.DSN())
+	want := map[string]string{
+		"sqlalchemy select":          "ann",
+		"sqlalchemy get_table_names": "['accounts']",
+		"sqlalchemy has_table":       "True",
+	}
+	for _, d := range []string{"psycopg2", "psycopg3"} {
+		want[d+" server_version"] = "True"
+		want[d+" current_setting"] = "True"
+		want[d+" version"] = "['PostgreSQL', '15.0']"
+		want[d+" now"] = "datetime"
+		want[d+" typarray"] = "1009"
+		want[d+" params"] = "(1, 'ann')"
+		want[d+" schemas"] = "{pg_catalog,public}"
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: got %q, want %q", k, got[k], w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all checks:\n%v", got)
+	}
+}
