@@ -24,6 +24,7 @@ type Setting struct {
 // Settings lists every key the server knows, with its default.
 var Settings = []Setting{
 	{"execution.barrier.interval", "20ms", "time between barriers; each barrier commits an epoch that SELECT then sees"},
+	{"execution.progress.interval", "5s", "how often a long wait (a CREATE MATERIALIZED VIEW's backfill, FLUSH) reports its progress: a NOTICE to the client for a backfill, and a log line"},
 	{"execution.checkpointing.interval", "1s", "time between checkpoint starts; 0 turns periodic checkpoints off"},
 	{"execution.checkpointing.mode", "exactly_once", "exactly_once (aligned barriers) or at_least_once"},
 	{"execution.checkpointing.min-pause", "0", "least time from one checkpoint's end to the next one's start"},
@@ -168,12 +169,12 @@ func validate(key, value string) error {
 		return fmt.Errorf("%q is not one of %s", value, strings.Join(allowed, ", "))
 	}
 	switch key {
-	case "execution.barrier.interval", "execution.checkpointing.interval", "execution.checkpointing.timeout", "execution.checkpointing.min-pause":
+	case "execution.barrier.interval", "execution.checkpointing.interval", "execution.checkpointing.timeout", "execution.checkpointing.min-pause", "execution.progress.interval":
 		d, err := ParseDuration(value)
 		if err != nil {
 			return err
 		}
-		if d < 0 || (key == "execution.barrier.interval" && d < time.Millisecond) {
+		if d < 0 || ((key == "execution.barrier.interval" || key == "execution.progress.interval") && d < time.Millisecond) {
 			return fmt.Errorf("%s is out of range", value)
 		}
 	case "execution.checkpointing.mode":

@@ -54,7 +54,7 @@ func (c *conn) beginRun() (context.Context, func()) {
 	c.mu.Unlock()
 	stop := make(chan struct{})
 	go c.watchDisconnect(cancel, stop)
-	return ctx, func() {
+	return c.withNotices(ctx), func() {
 		close(stop)
 		c.mu.Lock()
 		c.cancelRun = nil

@@ -79,6 +79,9 @@ func (e *Engine) systemTable(name string) (*storage.Descriptor, func() []types.R
 	case "streamdb_watermarks":
 		d, rows := e.watermarkTable()
 		return d, rows, true
+	case "streamdb_progress":
+		d, rows := e.progressTable()
+		return d, rows, true
 	}
 	return e.pgSystemTable(name)
 }

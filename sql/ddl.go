@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -359,18 +358,21 @@ func (e *Engine) abandonView(ctx context.Context, d *storage.Descriptor) {
 	}
 }
 
-// waitLogged waits for views to reach targets, logging progress every few
-// seconds for long waits.
+// waitLogged waits for views to reach targets, reporting progress every
+// execution.progress.interval while it takes long.
 func (e *Engine) waitLogged(ctx context.Context, ids []uint32, targets map[string]uint64, what string) error {
-	return e.waitWithProgress(ctx, targets, what, func(ctx context.Context) error { return e.rt.WaitFor(ctx, ids, targets) })
+	job := e.startJob(what, ids, targets)
+	defer e.endJob(job)
+	return e.waitWithProgress(ctx, targets, what, job, func(ctx context.Context) error { return e.rt.WaitFor(ctx, ids, targets) })
 }
 
-// waitWithProgress runs wait, logging the targets every few seconds while
-// it takes long, and turns its error into what the client sees.
-func (e *Engine) waitWithProgress(ctx context.Context, targets map[string]uint64, what string, wait func(context.Context) error) error {
+// waitWithProgress runs wait, reporting job's progress (or the targets,
+// without a job) every execution.progress.interval while it takes long,
+// and turns its error into what the client sees.
+func (e *Engine) waitWithProgress(ctx context.Context, targets map[string]uint64, what string, job *progressJob, wait func(context.Context) error) error {
 	done := make(chan error, 1)
 	go func() { done <- wait(ctx) }()
-	tick := time.NewTicker(5 * time.Second)
+	tick := time.NewTicker(e.progressInterval())
 	defer tick.Stop()
 	for {
 		select {
@@ -387,7 +389,7 @@ func (e *Engine) waitWithProgress(ctx context.Context, targets map[string]uint64
 			}
 			return nil
 		case <-tick.C:
-			e.log.Info("waiting", "for", what, "targets", fmt.Sprint(targets), "committed_epoch", e.rt.CommittedEpoch())
+			e.reportProgress(ctx, what, job, targets)
 		}
 	}
 }
@@ -580,7 +582,7 @@ func (e *Engine) flush(ctx context.Context) error {
 		return err
 	}
 	var failed []string
-	err = e.waitWithProgress(ctx, targets, "FLUSH", func(ctx context.Context) error {
+	err = e.waitWithProgress(ctx, targets, "FLUSH", nil, func(ctx context.Context) error {
 		var err error
 		failed, err = e.rt.WaitForRunning(ctx, targets)
 		return err

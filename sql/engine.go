@@ -53,6 +53,9 @@ type Engine struct {
 
 	tables tableLogs
 
+	// jobs are the long waits whose progress is reported (progress.go).
+	jobs progressJobs
+
 	// roles are the users, owners and grants (roles.go), kept outside
 	// the Pebble state so that ROLLBACK TO leaves them alone.
 	roles *roleStore
