@@ -24,6 +24,23 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// FreePorts returns n distinct free ports: it holds each listener open
+// until all are chosen, so that the kernel cannot hand one port out twice
+// (a server's PostgreSQL, NATS and HTTP ports must differ).
+func FreePorts(t testing.TB, n int) []int {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("testutil: FreePorts: %v", err)
+		}
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports
+}
+
 // hostPort formats 127.0.0.1:port.
 func hostPort(port int) string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port))

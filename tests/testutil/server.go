@@ -135,11 +135,11 @@ func StartServer(t testing.TB, opts ServerOptions) *Server {
 }
 
 func (s *Server) pickPorts(t testing.TB) {
-	s.Port = FreePort(t)
+	ports := FreePorts(t, 3)
+	s.Port, s.HTTPPort = ports[0], ports[1]
 	s.Addr = hostPort(s.Port)
-	s.HTTPPort = FreePort(t)
 	if s.opts.NATSURL == "" {
-		s.NATSPort = FreePort(t)
+		s.NATSPort = ports[2]
 	}
 }
 
