@@ -30,14 +30,7 @@ const (
 // equals its defining query run as a batch in PostgreSQL, at an
 // intermediate point and at the end, plus some ad-hoc queries over views.
 func TestDifferential(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("DIFF_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("DIFF_SEED=%q: %v", s, err)
-		}
-		seed = v
-	}
+	seed := testutil.Seed(t, "DIFF_SEED")
 	n := defaultEvents
 	if testing.Short() {
 		n = shortEvents

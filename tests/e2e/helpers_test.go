@@ -145,17 +145,7 @@ func wantExecCode(t *testing.T, conn *pgx.Conn, sql, code string) *pgconn.PgErro
 // error fails the test.
 func poll(t *testing.T, timeout time.Duration, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not true within %v: %v", timeout, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Poll(t, timeout, "", check)
 }
 
 // jetStream connects to a NATS URL and returns a JetStream context; the

@@ -19,26 +19,9 @@ import (
 	"streamdb/tests/testutil"
 )
 
-// seedFor returns the seed of a test's random choices: $RECOVERY_SEED, or
-// the clock. It is logged at once and again if the test fails.
-func seedFor(t *testing.T) uint64 {
-	t.Helper()
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("RECOVERY_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("RECOVERY_SEED=%q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay with RECOVERY_SEED=%d go test ./tests/recovery -run '^%s$')", seed, seed, t.Name())
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("FAILED with seed %d: replay with RECOVERY_SEED=%d", seed, seed)
-		}
-	})
-	return seed
-}
+// seedFor returns the seed of a test's random choices ($RECOVERY_SEED
+// replays one), logged as testutil.Seed does.
+func seedFor(t *testing.T) uint64 { return testutil.Seed(t, "RECOVERY_SEED") }
 
 // testCtx returns a context that ends after d or with the test.
 func testCtx(t testing.TB, d time.Duration) context.Context {
@@ -142,17 +125,7 @@ func wantCode(t testing.TB, err error, code, what string) *pgconn.PgError {
 // error fails the test.
 func poll(t testing.TB, timeout time.Duration, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not true within %v: %v", what, timeout, err)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	testutil.Poll(t, timeout, what, check)
 }
 
 // writeConfig writes a YAML config file of flat "key: value" settings.

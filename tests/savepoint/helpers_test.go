@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,24 +21,10 @@ import (
 	"streamdb/tests/testutil"
 )
 
-// seedFor returns the seed of a test's random choices: $SAVEPOINT_SEED or
-// the clock. It is logged at once and again if the test fails.
+// seedFor returns the random source of a test's choices
+// ($SAVEPOINT_SEED replays one), its seed logged as testutil.Seed does.
 func seedFor(t *testing.T) *rand.Rand {
-	t.Helper()
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("SAVEPOINT_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("SAVEPOINT_SEED=%q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay: SAVEPOINT_SEED=%d go test ./tests/savepoint -run '^%s$')", seed, seed, t.Name())
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("FAILED with seed %d", seed)
-		}
-	})
+	seed := testutil.Seed(t, "SAVEPOINT_SEED")
 	return rand.New(rand.NewPCG(seed, seed^0x5eed))
 }
 
@@ -159,17 +144,7 @@ func wantCode(t testing.TB, err error, code, what string) {
 
 func poll(t testing.TB, timeout time.Duration, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not true within %v: %v", what, timeout, err)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	testutil.Poll(t, timeout, what, check)
 }
 
 // ---- the workload: one stream ev(id, g, x) and views over it ----
