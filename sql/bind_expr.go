@@ -98,6 +98,9 @@ type boundParams struct {
 	types []types.Type
 	// stmt maps AST offsets to positions in the user's text, for errors.
 	stmt *front.Statement
+	// subquery binds a subquery of the statement (bind_subquery.go); nil
+	// where subqueries cannot appear.
+	subquery func(ast.ResultSetNode) (plan.Node, error)
 }
 
 // at gives err the position of node in the statement text, if err is a
@@ -144,9 +147,12 @@ func containsAgg(n ast.Node) bool {
 type aggFinder struct{ found bool }
 
 func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if _, ok := n.(*ast.AggregateFuncExpr); ok {
+	switch n.(type) {
+	case *ast.AggregateFuncExpr:
 		v.found = true
 		return n, true
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+		return n, true // a subquery's aggregates are its own
 	}
 	return n, v.found
 }
@@ -260,7 +266,7 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		return expr.Not(e)
 	case *ast.PatternInExpr:
 		if n.Sel != nil {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "IN (subquery) is not supported yet")
+			return b.bindInSubquery(n, s)
 		}
 		l, err := b.bindExpr(n.Expr, s)
 		if err != nil {
@@ -310,7 +316,7 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	case *ast.WindowFuncExpr:
 		return b.bindWindowRef(n, s)
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported yet")
+		return b.bindScalarOrExists(n, s)
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "expression %T is not supported", n)
 }

@@ -434,6 +434,10 @@ func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[st
 // checkStreamable refuses, at CREATE time, plans the streaming engine does
 // not run yet.
 func checkStreamable(n plan.Node) error {
+	if len(subqueryPlans(n)) > 0 {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported in a materialized view yet").
+			WithHint("Write the subquery as a join, or query it ad hoc (SELECT supports scalar, EXISTS and IN subqueries).")
+	}
 	switch n := n.(type) {
 	case *plan.Sort, *plan.Limit, *plan.TopN:
 		// ORDER BY ... LIMIT and ranking with a bound run as a TopN.

@@ -15,46 +15,66 @@ import (
 
 // prepareQuery binds a SELECT for ad-hoc execution over committed state.
 func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
-	s.e.markStoredKeys(root)
+	// reads stands for everything the query reads, its subqueries' inputs
+	// included, for the checks and waits that look at sources.
+	reads := root
+	if all := withSubqueries(root); len(all) > 1 {
+		reads = &plan.Union{Inputs: all}
+	}
+	s.e.markStoredKeys(reads)
 	return &prepared{params: params, cols: root.Schema(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
-		if err := s.e.checkPopulated(root); err != nil {
+		if err := s.e.checkPopulated(reads); err != nil {
 			return "", err
 		}
-		if err := s.e.checkViewsRunning(root); err != nil {
+		if err := s.e.checkViewsRunning(reads); err != nil {
 			return "", err
 		}
-		if err := s.waitAcknowledged(ctx, root); err != nil {
+		if err := s.waitAcknowledged(ctx, reads); err != nil {
 			return "", err
 		}
 		limit, _ := parseMemory(s.settings["query_max_memory"])
 		ctx = exec.WithMemoryLimit(ctx, limit)
 		s.e.stateMu.RLock()
 		defer s.e.stateMu.RUnlock()
+		var r storage.Reader
+		var scan func(*plan.Scan) (plan.Node, error)
 		if s.tx != nil {
-			r, scan, done, err := s.txRead(ctx, root)
-			if err != nil {
+			var done func()
+			var err error
+			if r, scan, done, err = s.txRead(ctx, reads); err != nil {
 				return "", err
 			}
 			defer done()
-			bound, err := bindPlan(root, vals, scan)
+		} else {
+			snap := s.e.store.Snapshot()
+			defer snap.Close()
+			r = snap
+		}
+		// bind gives a plan (the query's, or a subquery's) its parameter
+		// values and the block's view of tables, and runs its subqueries.
+		var bind func(n plan.Node) (plan.Node, error)
+		runSub := func(n plan.Node) ([]types.Row, error) {
+			bound, err := bind(n)
 			if err != nil {
-				return "", err
+				return nil, err
+			}
+			return exec.RunBatch(ctx, bound, r)
+		}
+		bind = func(n plan.Node) (plan.Node, error) {
+			bound, err := bindPlan(n, vals, scan)
+			if err != nil {
+				return nil, err
 			}
 			if err := s.e.checkSources(bound); err != nil {
-				return "", err
+				return nil, err
 			}
-			return runAndWrite(ctx, bound, r, w)
+			return resolveSubqueries(bound, runSub)
 		}
-		bound, err := bindPlanParams(root, vals)
+		bound, err := bind(root)
 		if err != nil {
 			return "", err
 		}
-		if err := s.e.checkSources(bound); err != nil {
-			return "", err
-		}
-		snap := s.e.store.Snapshot()
-		defer snap.Close()
-		return runAndWrite(ctx, bound, snap, w)
+		return runAndWrite(ctx, bound, r, w)
 	}}
 }
 
@@ -128,87 +148,12 @@ func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
 // bindPlan is bindPlanParams that also replaces each scan by what scan
 // returns for it (when scan is not nil).
 func bindPlan(n plan.Node, vals []types.Datum, scan func(*plan.Scan) (plan.Node, error)) (plan.Node, error) {
-	var firstErr error
-	bind := func(e expr.Expr) expr.Expr {
+	return mapPlan(n, func(e expr.Expr) (expr.Expr, error) {
 		if e == nil || !expr.HasParams(e) {
-			return e
+			return e, nil
 		}
-		out, err := expr.BindParams(e, vals)
-		if err != nil && firstErr == nil {
-			firstErr = err
-		}
-		return out
-	}
-	bindAll := func(es []expr.Expr) []expr.Expr {
-		out := make([]expr.Expr, len(es))
-		for i, e := range es {
-			out[i] = bind(e)
-		}
-		return out
-	}
-	var walk func(plan.Node) plan.Node
-	walk = func(n plan.Node) plan.Node {
-		switch n := n.(type) {
-		case *plan.Filter:
-			return &plan.Filter{Input: walk(n.Input), Cond: bind(n.Cond)}
-		case *plan.Project:
-			return &plan.Project{Input: walk(n.Input), Exprs: bindAll(n.Exprs), Cols: n.Cols}
-		case *plan.Aggregate:
-			aggs := make([]plan.AggCall, len(n.Aggs))
-			for i, a := range n.Aggs {
-				a.Arg = bind(a.Arg)
-				aggs[i] = a
-			}
-			return &plan.Aggregate{Input: walk(n.Input), GroupBy: bindAll(n.GroupBy), Aggs: aggs, Cols: n.Cols}
-		case *plan.Sort:
-			keys := make([]plan.SortKey, len(n.Keys))
-			for i, k := range n.Keys {
-				k.Expr = bind(k.Expr)
-				keys[i] = k
-			}
-			return &plan.Sort{Input: walk(n.Input), Keys: keys}
-		case *plan.Window:
-			return &plan.Window{Input: walk(n.Input), TimeCol: n.TimeCol, Size: n.Size, Slide: n.Slide, Cols: n.Cols}
-		case *plan.Join:
-			return &plan.Join{Kind: n.Kind, Left: walk(n.Left), Right: walk(n.Right),
-				LeftKeys: bindAll(n.LeftKeys), RightKeys: bindAll(n.RightKeys), Cond: bind(n.Cond), Cols: n.Cols}
-		case *plan.Union:
-			inputs := make([]plan.Node, len(n.Inputs))
-			for i, in := range n.Inputs {
-				inputs[i] = walk(in)
-			}
-			return &plan.Union{Inputs: inputs, Cols: n.Cols}
-		case *plan.Limit:
-			return &plan.Limit{Input: walk(n.Input), Count: n.Count, Offset: n.Offset}
-		case *plan.TopN:
-			t := *n
-			t.Input, t.PartitionBy = walk(n.Input), bindAll(n.PartitionBy)
-			t.Order = make([]plan.SortKey, len(n.Order))
-			for i, k := range n.Order {
-				k.Expr = bind(k.Expr)
-				t.Order[i] = k
-			}
-			return &t
-		case *plan.Values:
-			rows := make([][]expr.Expr, len(n.Rows))
-			for i, r := range n.Rows {
-				rows[i] = bindAll(r)
-			}
-			return &plan.Values{Rows: rows, Cols: n.Cols}
-		case *plan.Scan:
-			if scan == nil {
-				return n
-			}
-			out, err := scan(n)
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			return out
-		}
-		return n
-	}
-	out := walk(n)
-	return out, firstErr
+		return expr.BindParams(e, vals)
+	}, scan)
 }
 
 // prepareAsOf binds a SELECT against the catalog of a checkpoint or

@@ -343,6 +343,21 @@ func (e *Engine) bindQuery(st *front.Statement, params *boundParams) (plan.Node,
 // bindQueryIn binds a SELECT against a given catalog.
 func (e *Engine) bindQueryIn(cat catalogReader, st *front.Statement, params *boundParams) (plan.Node, error) {
 	sb := &selectBinder{cat: cat, params: params}
+	if params.subquery == nil {
+		params.subquery = func(q ast.ResultSetNode) (plan.Node, error) {
+			// A subquery binds against the same catalog, sees the WITH
+			// queries in scope where it appears, and shares the
+			// statement's parameters.
+			inner := &selectBinder{cat: cat, params: params, ctes: sb.ctes}
+			switch q := q.(type) {
+			case *ast.SelectStmt:
+				return inner.bindSelect(q)
+			case *ast.SetOprStmt:
+				return inner.bindSetOpr(q)
+			}
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this kind of subquery is not supported yet")
+		}
+	}
 	if n, ok := st.Node.(ast.Node); ok {
 		normalizeAggregates(n)
 	}

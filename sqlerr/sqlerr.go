@@ -50,6 +50,7 @@ const (
 	DiskFull                          = "53100"
 	ConfigurationLimitExceeded        = "53400"
 	IOError                           = "58030"
+	CardinalityViolation              = "21000"
 	StringDataRightTruncation         = "22001"
 	DatetimeFieldOverflow             = "22008"
 	InvalidRegularExpression          = "2201B"

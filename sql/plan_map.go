@@ -1,0 +1,92 @@
+package sql
+
+import (
+	"streamdb/expr"
+	"streamdb/plan"
+)
+
+// mapPlan returns a copy of the plan in which every expression is what fn
+// returns for it and each scan is what scan returns (scans stay when scan
+// is nil). The plan itself is shared between executions and never
+// changed; fn must not change the expressions it is given either (clone
+// first). The first error is returned, with the rest of the copy.
+func mapPlan(n plan.Node, fn func(expr.Expr) (expr.Expr, error), scan func(*plan.Scan) (plan.Node, error)) (plan.Node, error) {
+	var firstErr error
+	one := func(e expr.Expr) expr.Expr {
+		out, err := fn(e)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		return out
+	}
+	all := func(es []expr.Expr) []expr.Expr {
+		out := make([]expr.Expr, len(es))
+		for i, e := range es {
+			out[i] = one(e)
+		}
+		return out
+	}
+	var walk func(plan.Node) plan.Node
+	walk = func(n plan.Node) plan.Node {
+		switch n := n.(type) {
+		case *plan.Filter:
+			return &plan.Filter{Input: walk(n.Input), Cond: one(n.Cond)}
+		case *plan.Project:
+			return &plan.Project{Input: walk(n.Input), Exprs: all(n.Exprs), Cols: n.Cols}
+		case *plan.Aggregate:
+			aggs := make([]plan.AggCall, len(n.Aggs))
+			for i, a := range n.Aggs {
+				a.Arg = one(a.Arg)
+				aggs[i] = a
+			}
+			return &plan.Aggregate{Input: walk(n.Input), GroupBy: all(n.GroupBy), Aggs: aggs, Cols: n.Cols}
+		case *plan.Sort:
+			keys := make([]plan.SortKey, len(n.Keys))
+			for i, k := range n.Keys {
+				k.Expr = one(k.Expr)
+				keys[i] = k
+			}
+			return &plan.Sort{Input: walk(n.Input), Keys: keys}
+		case *plan.Window:
+			return &plan.Window{Input: walk(n.Input), TimeCol: n.TimeCol, Size: n.Size, Slide: n.Slide, Cols: n.Cols}
+		case *plan.Join:
+			return &plan.Join{Kind: n.Kind, Left: walk(n.Left), Right: walk(n.Right),
+				LeftKeys: all(n.LeftKeys), RightKeys: all(n.RightKeys), Cond: one(n.Cond), Cols: n.Cols}
+		case *plan.Union:
+			inputs := make([]plan.Node, len(n.Inputs))
+			for i, in := range n.Inputs {
+				inputs[i] = walk(in)
+			}
+			return &plan.Union{Inputs: inputs, Cols: n.Cols}
+		case *plan.Limit:
+			return &plan.Limit{Input: walk(n.Input), Count: n.Count, Offset: n.Offset}
+		case *plan.TopN:
+			t := *n
+			t.Input, t.PartitionBy = walk(n.Input), all(n.PartitionBy)
+			t.Order = make([]plan.SortKey, len(n.Order))
+			for i, k := range n.Order {
+				k.Expr = one(k.Expr)
+				t.Order[i] = k
+			}
+			return &t
+		case *plan.Values:
+			rows := make([][]expr.Expr, len(n.Rows))
+			for i, r := range n.Rows {
+				rows[i] = all(r)
+			}
+			return &plan.Values{Rows: rows, Cols: n.Cols}
+		case *plan.Scan:
+			if scan == nil {
+				return n
+			}
+			out, err := scan(n)
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			return out
+		}
+		return n
+	}
+	out := walk(n)
+	return out, firstErr
+}
