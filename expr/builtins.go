@@ -55,20 +55,10 @@ func Call(name string, args []Expr) (Expr, error) {
 		return &Func{Name: name, Args: args, T: t, Fn: strict(fn)}, nil
 	}
 	n := len(args)
+	if f, ok, err := stringFunc(name, args); ok {
+		return f, err
+	}
 	switch name {
-	case "lower", "upper":
-		if n != 1 {
-			return nil, wrongArgs(name, args)
-		}
-		a, err := castArgs(args, types.Text)
-		if err != nil {
-			return nil, err
-		}
-		f := strings.ToLower
-		if name == "upper" {
-			f = strings.ToUpper
-		}
-		return mk(types.Text, a, func(v []types.Datum) (types.Datum, error) { return types.NewString(f(v[0].S)), nil })
 	case "length", "char_length", "character_length":
 		if n != 1 {
 			return nil, wrongArgs(name, args)
@@ -149,6 +139,9 @@ func Call(name string, args []Expr) (Expr, error) {
 			switch v[0].K {
 			case types.KindInt:
 				if v[0].I == math.MinInt64 {
+					return types.Null, outOfRange(t)
+				}
+				if _, err := types.CheckIntRange(abs64(v[0].I), t); err != nil {
 					return types.Null, outOfRange(t)
 				}
 				return types.NewInt(abs64(v[0].I)), nil
@@ -259,8 +252,16 @@ func rounding(name string, args []Expr) (Expr, error) {
 			}
 			scale := int32(0)
 			if len(v) == 2 {
-				// PostgreSQL clamps the scale to NUMERIC_MAX_RESULT_SCALE.
-				scale = int32(min(max(v[1].I, -2000), 2000))
+				// PostgreSQL clamps the scale to what a numeric can hold:
+				// NUMERIC_DSCALE_MAX digits after the point, and one digit
+				// past NUMERIC_WEIGHT_MAX before it.
+				scale = int32(min(max(v[1].I, -131073), 16383))
+			}
+			if v[0].D.IsZero() || (int64(v[0].D.NumDigits())+int64(v[0].D.Exponent) < -int64(scale) &&
+				(name == "round" || name == "trunc")) {
+				// Below half a unit of the scale: zero (apd cannot
+				// quantize to an exponent past its limits).
+				return types.NewDecimal(apd.New(0, -max(scale, 0))), nil
 			}
 			var r apd.Decimal
 			// Enough digits for every integer digit, the scale and a carry.
@@ -275,7 +276,7 @@ func rounding(name string, args []Expr) (Expr, error) {
 			case "trunc":
 				c.Rounding = apd.RoundDown
 			}
-			if _, err := c.Quantize(&r, v[0].D, -scale); err != nil {
+			if _, err := c.Quantize(&r, stickyTail(v[0].D, scale), -scale); err != nil {
 				return types.Null, err
 			}
 			return types.NewDecimal(NormalizeZero(&r)), nil
@@ -293,6 +294,19 @@ func rounding(name string, args []Expr) (Expr, error) {
 		}
 		return types.NewFloat(f), nil
 	})}, nil
+}
+
+// stickyTail returns d, or when d lies below a tenth of a unit of its
+// rounding scale, a stand-in of the same sign that rounds the same way in
+// every mode, a tenth of a unit: apd's Quantize ignores the rounding mode
+// when it drops more digits than d has, which made ceil(1e-20) 0.
+func stickyTail(d *apd.Decimal, scale int32) *apd.Decimal {
+	if d.IsZero() || int64(d.NumDigits())+int64(d.Exponent) >= -int64(scale) {
+		return d
+	}
+	t := apd.New(1, -scale-1)
+	t.Negative = d.Negative
+	return t
 }
 
 func truncTime(unit string, t time.Time) (time.Time, error) {
@@ -350,7 +364,7 @@ var unitAliases = map[string]string{
 	"weeks": "week", "w": "week", "quarters": "quarter", "qtr": "quarter",
 }
 
-// mathFunc implements the float8 math functions (and integer mod).
+// mathFunc implements the math functions (and mod, an operator).
 func mathFunc(name string, args []Expr) (Expr, error) {
 	want := map[string]int{"power": 2, "pow": 2, "mod": 2, "log": 1}[name]
 	if want == 0 {
@@ -365,60 +379,43 @@ func mathFunc(name string, args []Expr) (Expr, error) {
 		}
 		return Binary("%", args[0], args[1])
 	}
+	// log(b, x) has only a numeric variant; the others take numeric when
+	// an argument is numeric and none is a float.
+	if numericMathResolves(args) {
+		return numericMathFunc(name, args)
+	}
+	if name == "log" && len(args) == 2 {
+		for _, a := range args {
+			if t := a.Type(); t != types.Unknown && !t.IsInteger() {
+				return nil, wrongArgs(name, args)
+			}
+		}
+		return numericMathFunc(name, args)
+	}
 	a, err := castArgs(args, types.Float8)
 	if err != nil {
 		return nil, err
 	}
 	return &Func{Name: name, Args: a, T: types.Float8, Fn: strict(func(v []types.Datum) (types.Datum, error) {
 		x := v[0].F
-		var r float64
 		switch name {
 		case "power", "pow":
-			y := v[1].F
-			if x == 0 && y < 0 {
-				return types.Null, sqlerr.New("2201F", "zero raised to a negative power is undefined")
-			}
-			if x < 0 && !math.IsInf(y, 0) && y != math.Floor(y) {
-				return types.Null, sqlerr.New("2201F", "a negative number raised to a non-integer power yields a complex result")
-			}
-			r = math.Pow(x, y)
-			if math.IsInf(r, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
-				return types.Null, floatRangeErr(r)
-			}
-			if r == 0 && x != 0 && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
-				return types.Null, floatRangeErr(r)
-			}
+			return floatPow(x, v[1].F)
 		case "sqrt":
-			if x < 0 {
-				return types.Null, sqlerr.New("2201F", "cannot take square root of a negative number")
-			}
-			r = math.Sqrt(x)
+			return floatSqrt(x)
 		case "exp":
-			r = math.Exp(x)
-			if (math.IsInf(r, 0) && !math.IsInf(x, 0)) || (r == 0 && !math.IsInf(x, 0)) {
-				return types.Null, floatRangeErr(r)
-			}
+			return floatExp(x)
 		case "ln", "log":
-			if len(v) == 2 {
-				return types.NewFloat(math.Log(v[1].F) / math.Log(x)), nil
-			}
-			if x <= 0 {
-				return types.Null, sqlerr.New("2201E", "cannot take logarithm of a non-positive number")
-			}
-			if name == "log" {
-				r = math.Log10(x)
-			} else {
-				r = math.Log(x)
-			}
-		case "sign":
-			switch {
-			case x > 0:
-				r = 1
-			case x < 0:
-				r = -1
-			}
+			return floatLog(x, name == "log")
 		}
-		return types.NewFloat(r), nil
+		// sign
+		switch {
+		case x > 0:
+			return types.NewFloat(1), nil
+		case x < 0:
+			return types.NewFloat(-1), nil
+		}
+		return types.NewFloat(0), nil
 	})}, nil
 }
 

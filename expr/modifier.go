@@ -39,6 +39,16 @@ func ApplyModifier(d types.Datum, m types.Modifier, explicit bool) (types.Datum,
 			return types.Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").
 				WithHint("A field with precision %d, scale %d cannot hold an infinite value.", m.Precision, m.Scale)
 		}
+		overflow := func() error {
+			return sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").
+				WithHint("A field with precision %d, scale %d must round to an absolute value less than 10^%d.", m.Precision, m.Scale, m.Precision-m.Scale)
+		}
+		// Rounding never shrinks the integer digits: a value with too
+		// many overflows before it is rounded (and would not fit the
+		// rounding context).
+		if !d.D.IsZero() && int64(d.D.NumDigits())+int64(d.D.Exponent) > int64(m.Precision-m.Scale) {
+			return types.Null, overflow()
+		}
 		var r apd.Decimal
 		c := decCtx.WithPrecision(uint32(m.Precision + 40))
 		c.Rounding = apd.RoundHalfUp
@@ -46,8 +56,7 @@ func ApplyModifier(d types.Datum, m types.Modifier, explicit bool) (types.Datum,
 			return types.Null, err
 		}
 		if int(r.NumDigits())+int(r.Exponent) > m.Precision-m.Scale && !r.IsZero() {
-			return types.Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").
-				WithHint("A field with precision %d, scale %d must round to an absolute value less than 10^%d.", m.Precision, m.Scale, m.Precision-m.Scale)
+			return types.Null, overflow()
 		}
 		return types.NewDecimal(NormalizeZero(&r)), nil
 	}

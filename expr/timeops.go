@@ -44,6 +44,10 @@ func timeArith(op string, l, r Expr) (Expr, error) {
 			days := us / 86400e6
 			return types.NewInterval(0, int32(days), us-days*86400e6), nil
 		}), nil
+	case lt.IsInteger() && rt == types.Date && op == "+": // integer + date
+		l, r = r, l
+		lt, rt = rt, lt
+		fallthrough
 	case lt == types.Date && rt.IsInteger() && (op == "+" || op == "-"):
 		return mk(types.Date, func(a, b types.Datum) (types.Datum, error) {
 			if !types.DateFinite(a.I) {
@@ -133,7 +137,8 @@ func MulInterval(iv types.Datum, factor, div float64) (types.Datum, error) {
 		return types.Null, types.ErrIntervalRange()
 	}
 	months, days := int64(monthsF), int64(daysF)
-	monthRemainderDays := (monthsF - float64(months)) * 30
+	// TSROUND: the fractions are rounded to microsecond precision.
+	monthRemainderDays := math.RoundToEven((monthsF-float64(months))*30*1e6) / 1e6
 	secRemainder := (daysF - float64(days) + monthRemainderDays - math.Trunc(monthRemainderDays)) * 86400
 	secRemainder = math.RoundToEven(secRemainder*1e6) / 1e6
 	if math.Abs(secRemainder) >= 86400 {

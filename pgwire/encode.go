@@ -101,13 +101,13 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 		if t == types.Float4 {
 			bits := math.Float32bits(float32(f))
 			if math.IsNaN(f) {
-				bits = float4NaNBits
+				bits = float4NaNBits | bits&(1<<31)
 			}
 			return binary.BigEndian.AppendUint32(dst, bits), nil
 		}
 		bits := math.Float64bits(f)
 		if math.IsNaN(f) {
-			bits = float8NaNBits
+			bits = float8NaNBits | bits&(1<<63)
 		}
 		return binary.BigEndian.AppendUint64(dst, bits), nil
 
@@ -166,8 +166,9 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 	return dst, mismatch(d, t)
 }
 
-// The NaN that PostgreSQL sends in binary (C's NAN: the quiet NaN with no
-// payload and no sign); Go's math.NaN() has a payload bit set.
+// The NaN that PostgreSQL sends in binary is C's NAN, the quiet NaN with no
+// payload, with the sign that arithmetic left (0 * Infinity is negative
+// on x86, as -'NaN' is); Go's math.NaN() has a payload bit set, dropped.
 const (
 	float8NaNBits uint64 = 0x7ff8000000000000
 	float4NaNBits uint32 = 0x7fc00000

@@ -16,6 +16,7 @@ const (
 	numericNaN    = 0xC000
 	numericPosInf = 0xD000
 	numericNegInf = 0xF000
+	infDscale     = 32
 	// numericMaxDscale is PostgreSQL's NUMERIC_DSCALE_MAX.
 	numericMaxDscale = 0x3FFF
 )
@@ -35,10 +36,12 @@ func appendNumeric(dst []byte, d *apd.Decimal) ([]byte, error) {
 	case apd.NaN, apd.NaNSignaling:
 		return header(0, 0, numericNaN, 0), nil
 	case apd.Infinite:
+		// PostgreSQL 15's numeric_send reports a display scale of 32 for
+		// the infinities (the bits its short header leaves there).
 		if d.Negative {
-			return header(0, 0, numericNegInf, 0), nil
+			return header(0, 0, numericNegInf, infDscale), nil
 		}
-		return header(0, 0, numericPosInf, 0), nil
+		return header(0, 0, numericPosInf, infDscale), nil
 	}
 
 	dscale := max(0, -int(d.Exponent))

@@ -120,7 +120,7 @@ func Compare(a, b Datum) int {
 			if a.K == KindFloat || b.K == KindFloat {
 				return compareFloat(a.Float(), b.Float())
 			}
-			return a.Decimal().Cmp(b.Decimal())
+			return compareDecimal(a.Decimal(), b.Decimal())
 		}
 		return cmp.Compare(a.K, b.K)
 	}
@@ -130,7 +130,7 @@ func Compare(a, b Datum) int {
 	case KindFloat:
 		return compareFloat(a.F, b.F)
 	case KindDecimal:
-		return a.D.Cmp(b.D)
+		return compareDecimal(a.D, b.D)
 	case KindString:
 		return strings.Compare(a.S, b.S)
 	case KindInterval:
@@ -153,6 +153,21 @@ func compareFloat(a, b float64) int {
 		return -1
 	}
 	return cmp.Compare(a, b)
+}
+
+// compareDecimal orders numeric NaN above every other value, +Infinity
+// included, and equal to itself, as PostgreSQL does.
+func compareDecimal(a, b *apd.Decimal) int {
+	an, bn := a.Form == apd.NaN || a.Form == apd.NaNSignaling, b.Form == apd.NaN || b.Form == apd.NaNSignaling
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return a.Cmp(b)
 }
 
 // Row is one tuple of values, in the column order of its schema.

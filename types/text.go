@@ -90,6 +90,7 @@ func formatFloat(f float64, t Type) string {
 		bits, maxExp = 32, 6
 	}
 	e := strconv.FormatFloat(f, 'e', -1, bits)
+	e = pgShortest(f, bits, e)
 	i := strings.LastIndexByte(e, 'e')
 	exp, _ := strconv.Atoi(e[i+1:])
 	if exp < -4 || exp >= maxExp {
@@ -98,6 +99,9 @@ func formatFloat(f float64, t Type) string {
 			digits = "0" + digits
 		}
 		return mant + "e" + sign + digits
+	}
+	if e != strconv.FormatFloat(f, 'e', -1, bits) {
+		return strconv.FormatFloat(f, 'f', max(0, len(digitsOf(e))-1-exp), bits)
 	}
 	return strconv.FormatFloat(f, 'f', -1, bits)
 }

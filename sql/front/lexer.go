@@ -199,7 +199,9 @@ func (l *lexer) quoted(start int, escapes bool) (token, error) {
 			l.i++
 			return token{kind: tkString, val: b.String(), pos: start, end: l.i}, nil
 		case c == '\\' && escapes:
-			l.backslash(&b)
+			if err := l.backslash(&b); err != nil {
+				return token{kind: tkString, val: b.String(), pos: start, end: l.i}, err
+			}
 		default:
 			b.WriteByte(c)
 			l.i++
@@ -210,17 +212,18 @@ func (l *lexer) quoted(start int, escapes bool) (token, error) {
 }
 
 // backslash decodes one E'...' escape sequence at l.i.
-func (l *lexer) backslash(b *strings.Builder) {
+func (l *lexer) backslash(b *strings.Builder) error {
+	escStart := l.i
 	l.i++ // backslash
 	if l.i >= len(l.src) {
-		return
+		return nil
 	}
 	c := l.src[l.i]
 	l.i++
 	simple := map[byte]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 	if r, ok := simple[c]; ok {
 		b.WriteByte(r)
-		return
+		return nil
 	}
 	digits := func(max int, ok func(byte) bool) string {
 		j := l.i
@@ -241,7 +244,7 @@ func (l *lexer) backslash(b *strings.Builder) {
 		if s := digits(2, isHex); s != "" {
 			v, _ := strconv.ParseUint(s, 16, 8)
 			b.WriteByte(byte(v))
-			return
+			return nil
 		}
 		b.WriteByte(c)
 	case c == 'u' || c == 'U':
@@ -251,13 +254,13 @@ func (l *lexer) backslash(b *strings.Builder) {
 		}
 		if s := digits(n, isHex); len(s) == n {
 			v, _ := strconv.ParseUint(s, 16, 32)
-			b.WriteRune(rune(v))
-			return
+			return l.unicodeEscape(b, v, escStart)
 		}
 		b.WriteByte(c)
 	default:
 		b.WriteByte(c)
 	}
+	return nil
 }
 
 // quotedIdent reads a "..." identifier with "" escapes.
