@@ -69,7 +69,7 @@ func (c *regexpCache) compile(pattern, flags string) (*regexp.Regexp, error) {
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			msg = msg[:i]
 		}
-		return nil, sqlerr.New("2201B", "invalid regular expression: %s", strings.TrimPrefix(msg, "error parsing regexp: "))
+		return nil, sqlerr.New(sqlerr.InvalidRegularExpression, "invalid regular expression: %s", strings.TrimPrefix(msg, "error parsing regexp: "))
 	}
 	c.pattern, c.fl, c.re = pattern, flags, re
 	return re, nil

@@ -55,7 +55,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in WHERE")
 		}
 		if containsWindow(sel.Where) {
-			return nil, sqlerr.New("42P20", "window functions are not allowed in WHERE")
+			return nil, sqlerr.New(sqlerr.WindowingError, "window functions are not allowed in WHERE")
 		}
 		cond, err := b.bindExpr(sel.Where, in)
 		if err != nil {
@@ -269,7 +269,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	visible := len(cols) - hidden
 	if sel.Distinct {
 		if hidden > 0 {
-			return nil, sqlerr.New("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+			return nil, sqlerr.New(sqlerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 		}
 		keys := make([]expr.Expr, len(cols))
 		for i, c := range cols {

@@ -64,7 +64,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			}
 			for _, t := range target {
 				if t == idx {
-					return nil, sqlerr.New("42701", "column %q specified more than once", c.Name.O).
+					return nil, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", c.Name.O).
 						WithPosition(params.stmt.IdentPosition(c.Name.O))
 				}
 			}

@@ -55,7 +55,7 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(p)
 	if err != nil {
-		return nil, sqlerr.New("2201B", "invalid regular expression: %v", err)
+		return nil, sqlerr.New(sqlerr.InvalidRegularExpression, "invalid regular expression: %v", err)
 	}
 	return re, nil
 }
