@@ -40,6 +40,8 @@ func (c *ColRef) String() string {
 type Const struct {
 	D types.Datum
 	T types.Type
+	// Mod is the modifier of a cast the constant was folded from.
+	Mod types.Modifier
 }
 
 func (c *Const) Type() types.Type                    { return c.T }
@@ -87,6 +89,8 @@ type Func struct {
 	Lazy func(args []Expr, row types.Row) (types.Datum, error)
 	// Infix renders the call as "a op b" in String.
 	Infix bool
+	// Mod is the modifier of the type a cast fits its values to.
+	Mod types.Modifier
 }
 
 func (f *Func) Type() types.Type { return f.T }

@@ -19,6 +19,8 @@ func ApplyModifier(d types.Datum, m types.Modifier, explicit bool) (types.Datum,
 		return d, nil
 	}
 	switch {
+	case m.Fixed && d.K == types.KindString:
+		return fitFixed(d.S, m, explicit)
 	case m.Length > 0 && d.K == types.KindString:
 		if utf8.RuneCountInString(d.S) <= m.Length {
 			return d, nil
@@ -74,9 +76,36 @@ func CastWithModifier(e Expr, t types.Type, m types.Modifier, explicit bool) (Ex
 		if err != nil {
 			return nil, err
 		}
-		return &Const{D: v, T: t}, nil
+		return &Const{D: v, T: t, Mod: m}, nil
 	}
-	return unary(&Func{Name: "CAST" + m.Suffix(), Args: []Expr{c}, T: t}, func(a types.Datum) (types.Datum, error) {
+	return unary(&Func{Name: "CAST" + m.Suffix(), Args: []Expr{c}, T: t, Mod: m}, func(a types.Datum) (types.Datum, error) {
 		return ApplyModifier(a, m, explicit)
 	}), nil
+}
+
+// fitFixed fits a string to character(n): trailing spaces are dropped
+// (they are insignificant to character(n), which pads on output), and a
+// longer value is refused with 22001 on assignment or cut on an explicit
+// cast, as PostgreSQL's bpchar does.
+func fitFixed(s string, m types.Modifier, explicit bool) (types.Datum, error) {
+	s = strings.TrimRight(s, " ")
+	if utf8.RuneCountInString(s) > m.Length {
+		if !explicit {
+			return types.Null, sqlerr.New("22001", "value too long for type character(%d)", m.Length)
+		}
+		s = strings.TrimRight(string([]rune(s)[:m.Length]), " ")
+	}
+	return types.NewString(s), nil
+}
+
+// Modifier returns the declared size e's values carry: that of a cast to
+// a type with a modifier, or none.
+func Modifier(e Expr) types.Modifier {
+	switch e := e.(type) {
+	case *Func:
+		return e.Mod
+	case *Const:
+		return e.Mod
+	}
+	return types.Modifier{}
 }

@@ -20,11 +20,15 @@ func rowDescription(cols []types.Column, formats []int16) *pgproto3.RowDescripti
 		if formats != nil {
 			f = formats[i]
 		}
+		typmod := int32(-1)
+		if col.Mod.Fixed {
+			typmod = int32(col.Mod.Length) + 4 // as PostgreSQL's atttypmod
+		}
 		fields[i] = pgproto3.FieldDescription{
 			Name:         []byte(col.Name),
-			DataTypeOID:  col.Type.OID(),
+			DataTypeOID:  col.OID(),
 			DataTypeSize: col.Type.Size(),
-			TypeModifier: -1,
+			TypeModifier: typmod,
 			Format:       f,
 		}
 	}
@@ -50,6 +54,9 @@ func appendDataRow(dst []byte, row types.Row, cols []types.Column, formats []int
 		dst = append(dst, 0, 0, 0, 0)
 		if formats != nil && formats[i] == formatBinary {
 			var err error
+			if cols[i].Mod.Fixed && d.K == types.KindString {
+				d = types.NewString(types.PadFixed(d.S, cols[i].Mod))
+			}
 			if dst, err = appendBinary(dst, d, cols[i].Type); err != nil {
 				return dst[:start], err
 			}

@@ -25,6 +25,7 @@ type scopeColumn struct {
 	table string
 	name  string
 	typ   types.Type
+	mod   types.Modifier // kept for character(n), which pads on output
 }
 
 // scope is the row an expression is evaluated over.
@@ -37,7 +38,7 @@ type scope struct {
 func scopeOf(table string, cols []types.Column) *scope {
 	sc := &scope{cols: make([]scopeColumn, len(cols))}
 	for i, c := range cols {
-		sc.cols[i] = scopeColumn{table: table, name: c.Name, typ: c.Type}
+		sc.cols[i] = scopeColumn{table: table, name: c.Name, typ: c.Type, mod: c.Mod}
 	}
 	return sc
 }

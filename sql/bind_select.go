@@ -195,7 +195,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			}
 		}
 		exprs[i] = e
-		cols[i] = types.Column{Name: f.name, Type: e.Type()}
+		cols[i] = types.Column{Name: f.name, Type: e.Type(), Mod: b.fixedMod(e, exprScope)}
 	}
 	var having expr.Expr
 	if sel.Having != nil {

@@ -125,7 +125,7 @@ func (d *Descriptor) Schema() ([]types.Column, error) {
 func ColumnsFrom(cols []types.Column) []Column {
 	out := make([]Column, len(cols))
 	for i, c := range cols {
-		out[i] = Column{Name: c.Name, Type: c.Type.String() + c.Mod.Suffix()}
+		out[i] = Column{Name: c.Name, Type: types.TypeName(c.Type, c.Mod)}
 	}
 	return out
 }

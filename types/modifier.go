@@ -4,12 +4,17 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Modifier is a type's declared size: VARCHAR(n) or NUMERIC(p, s). The zero
 // value means none.
 type Modifier struct {
-	Length    int // character varying(n)
+	Length int // character varying(n), character(n)
+	// Fixed marks character(n) (bpchar): values are kept without trailing
+	// spaces, which are insignificant to it, and are padded with spaces
+	// to Length on output.
+	Fixed     bool
 	Precision int // numeric(p, s)
 	Scale     int
 	// FloatDigits, for float result columns only, is the number of
@@ -40,9 +45,13 @@ func ParseWithModifier(name string) (Type, Modifier, error) {
 	if err != nil {
 		return t, Modifier{}, err
 	}
+	fixed := FixedTypeName(name) != ""
 	open := strings.IndexByte(name, '(')
 	if open < 0 {
-		return t, Modifier{}, nil
+		if FixedTypeName(name) == "character" {
+			return t, Modifier{Length: 1, Fixed: true}, nil // char is char(1)
+		}
+		return t, Modifier{}, nil // bare bpchar has no length: a string
 	}
 	close := strings.LastIndexByte(name, ')')
 	if close < open {
@@ -58,7 +67,7 @@ func ParseWithModifier(name string) (Type, Modifier, error) {
 	}
 	switch {
 	case t == Varchar && len(nums) == 1 && nums[0] > 0:
-		return t, Modifier{Length: nums[0]}, nil
+		return t, Modifier{Length: nums[0], Fixed: fixed}, nil
 	case t == Numeric && len(nums) >= 1 && len(nums) <= 2 && nums[0] >= 1 && nums[0] <= 1000:
 		m := Modifier{Precision: nums[0]}
 		if len(nums) == 2 {
@@ -72,4 +81,53 @@ func ParseWithModifier(name string) (Type, Modifier, error) {
 		return t, Modifier{}, nil // precisions accepted and ignored
 	}
 	return t, Modifier{}, fmt.Errorf("type modifier is not allowed for type %s", t)
+}
+
+// FixedTypeName returns the name a character(n) type is written with,
+// without its length: "character" for char and character, "bpchar" for
+// bpchar; "" for other names (character varying included).
+func FixedTypeName(name string) string {
+	n := strings.ToLower(strings.Join(strings.Fields(name), " "))
+	if i := strings.IndexByte(n, '('); i >= 0 {
+		n = strings.TrimSpace(n[:i])
+	}
+	switch n {
+	case "char", "character":
+		return "character"
+	case "bpchar":
+		return "bpchar"
+	}
+	return ""
+}
+
+// TypeName is the PostgreSQL name of a column's type with its modifier,
+// as format_type prints it: "character varying(20)", "character(3)".
+func TypeName(t Type, m Modifier) string {
+	if m.Fixed {
+		return "character" + m.Suffix()
+	}
+	return t.String() + m.Suffix()
+}
+
+// OIDBpchar is character(n)'s type OID.
+const OIDBpchar uint32 = 1042
+
+// OID is the column's type OID: character(n) has its own.
+func (c Column) OID() uint32 {
+	if c.Mod.Fixed {
+		return OIDBpchar
+	}
+	return c.Type.OID()
+}
+
+// PadFixed pads s with spaces to the length of a character(n) modifier,
+// as character(n) values are shown; other strings are returned as they are.
+func PadFixed(s string, m Modifier) string {
+	if !m.Fixed {
+		return s
+	}
+	if n := m.Length - utf8.RuneCountInString(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
 }

@@ -71,6 +71,9 @@ func FormatColumn(d Datum, c Column) string {
 		// Go's %g matches C's here (two-digit exponents: 1e+06).
 		return strconv.FormatFloat(d.F, 'g', max(1, digits), 64)
 	}
+	if c.Mod.Fixed && d.K == KindString {
+		return PadFixed(d.S, c.Mod)
+	}
 	return FormatText(d, c.Type)
 }
 

@@ -99,6 +99,9 @@ func FromOID(oid uint32) (Type, bool) {
 	if oid == 0 || oid == OIDUnknown {
 		return Unknown, true
 	}
+	if oid == OIDBpchar {
+		return Varchar, true // character(n) values are strings
+	}
 	return Unknown, false
 }
 

@@ -103,6 +103,9 @@ func readTypeName(src string, toks []token, i int) (typeName, int, error) {
 	}
 	tn.Type, tn.Known = t, true
 	tn.Text = t.String()
+	if f := types.FixedTypeName(name); f != "" {
+		tn.Text = f // character(n) is not character varying(n)
+	}
 	if t == types.Varchar || t == types.Numeric {
 		tn.Text += argText(args)
 	}
