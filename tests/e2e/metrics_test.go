@@ -10,21 +10,14 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
 
 	"streamdb/tests/testutil"
 )
 
-// scrape reads the server's /metrics and parses the Prometheus text format.
+// scrape reads the server's /metrics.
 func scrape(t *testing.T, srv *testutil.Server) map[string]*dto.MetricFamily {
 	t.Helper()
-	body := httpGet(t, srv.HTTPURL()+"/metrics", http.StatusOK)
-	var p expfmt.TextParser
-	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("parsing /metrics: %v\n%s", err, body)
-	}
-	return fams
+	return srv.Metrics(t)
 }
 
 func httpGet(t *testing.T, url string, wantStatus int) string {

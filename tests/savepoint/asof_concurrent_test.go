@@ -50,6 +50,7 @@ func asOfStress(t *testing.T, points int, churn bool) {
 		errs   = map[string]int{} // distinct failures, counted
 		order  []string
 		reads  atomic.Int64
+		cycles atomic.Int64 // savepoints the churner took and released
 		report = func(format string, args ...any) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -118,9 +119,24 @@ func asOfStress(t *testing.T, points int, churn bool) {
 			if _, err := rowsErr(churner, "SELECT * FROM per_g AS OF SAVEPOINT churn"); pgCode(err) != "3B001" {
 				report("AS OF a released savepoint: want 3B001, got %v", err)
 			}
+			cycles.Add(1)
 		}
 	}()
-	time.Sleep(4 * time.Second)
+	// The clients race until they have done enough: a number of reads
+	// (and, with churn, of savepoints taken and released under them),
+	// not a length of time, so a slow machine tests as much as a fast one.
+	poll(t, 5*time.Minute, "the concurrent AS OF workload", func() error {
+		mu.Lock()
+		failed := len(order) > 0
+		mu.Unlock()
+		if failed || !srv.Running() {
+			return nil // stop early: the failures are reported below
+		}
+		if n, c := reads.Load(), cycles.Load(); n < 400 || (churn && c < 10) {
+			return fmt.Errorf("%d AS OF reads, %d savepoint cycles so far", n, c)
+		}
+		return nil
+	})
 	stop.Store(true)
 	wg.Wait()
 	t.Logf("%d AS OF reads", reads.Load())

@@ -59,9 +59,9 @@ func TestPauseHoldsUnderLoad(t *testing.T) {
 	for i := 0; i < rounds && !t.Failed(); i++ {
 		time.Sleep(time.Duration(10+rng.IntN(60)) * time.Millisecond)
 		mustExec(t, conn, "ALTER SYSTEM PAUSE")
-		time.Sleep(150 * time.Millisecond) // a few barrier intervals: reads before PAUSE land
+		srv.WaitEpochs(t, 3) // what readers took before PAUSE lands
 		a := viewRows(t, conn, names, "")
-		time.Sleep(200 * time.Millisecond)
+		srv.WaitEpochs(t, 10)
 		b := viewRows(t, conn, names, "")
 		for _, n := range names {
 			if !equalRows(a[n], b[n]) {

@@ -3,7 +3,6 @@ package savepoint
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"streamdb/tests/testutil"
 )
@@ -59,13 +58,13 @@ func TestPausedRollback(t *testing.T) {
 	wantCode(t, err, "42P01", "a view created after the savepoint, after the rollback")
 
 	// Paused: the views hold exactly the savepoint's state, and keep it
-	// across several barrier intervals.
+	// across epochs.
 	for i := 0; i < 3; i++ {
 		got := viewRows(t, conn, atSP, "")
 		if !compareViews(t, fmt.Sprintf("paused, %d after the rollback, vs AS OF taken before", i), asOf, got) {
 			break
 		}
-		time.Sleep(150 * time.Millisecond)
+		srv.WaitEpochs(t, 5)
 	}
 	if got := savepointNames(t, conn); !equalRows([]string{"sp"}, got) {
 		t.Errorf("SHOW SAVEPOINTS after the rollback: %q", got)

@@ -1,0 +1,67 @@
+package testutil
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+)
+
+// Metrics scrapes the server's /metrics and parses the Prometheus text
+// format, by metric name.
+func (s *Server) Metrics(t testing.TB) map[string]*dto.MetricFamily {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.HTTPURL()+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("testutil: GET /metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("testutil: GET /metrics: status %d, %v: %s", resp.StatusCode, err, body)
+	}
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatalf("testutil: parsing /metrics: %v", err)
+	}
+	return fams
+}
+
+// EpochsCommitted is how many epochs the server has committed since it
+// started (streamdb_epochs_committed_total).
+func (s *Server) EpochsCommitted(t testing.TB) uint64 {
+	t.Helper()
+	f, ok := s.Metrics(t)["streamdb_epochs_committed_total"]
+	if !ok || len(f.GetMetric()) == 0 {
+		t.Fatal("testutil: /metrics has no streamdb_epochs_committed_total")
+	}
+	return uint64(f.GetMetric()[0].GetCounter().GetValue())
+}
+
+// WaitEpochs waits until the server has committed n more epochs than when
+// it was called: the state-based way to let barriers pass (every epoch
+// committed after a write that landed holds it; a paused view that stays
+// the same over n epochs did not move).
+func (s *Server) WaitEpochs(t testing.TB, n uint64) {
+	t.Helper()
+	start := s.EpochsCommitted(t)
+	Poll(t, 2*time.Minute, fmt.Sprintf("%d more epochs committed", n), func() error {
+		if got := s.EpochsCommitted(t); got < start+n {
+			return fmt.Errorf("%d of %d epochs so far", got-start, n)
+		}
+		return nil
+	})
+}
