@@ -231,3 +231,52 @@ func (q query) run(ctx context.Context, c *pgconn.PgConn, binary bool) string {
 	}
 	return b.String()
 }
+
+// TestCharLikePostgres: character(n) values read back blank-padded, with
+// bpchar's OID and typmod, from a table, a view over it and a view over a
+// stream, as from PostgreSQL's table; their trailing spaces are
+// insignificant to length, || and comparisons, and a longer value is 22001.
+func TestCharLikePostgres(t *testing.T) {
+	pg := testutil.StartPostgres(t)
+	srv := startServer(t)
+	ctx := testCtx(t, 3*time.Minute)
+	conn, pgConn := srv.Conn(t), pg.Conn(t)
+	values := `(1, 'a'), (2, ''), (3, 'abc'), (4, 'abc   '), (5, ' a'), (6, '日本'), (7, NULL)`
+	for _, c := range []*pgx.Conn{conn, pgConn} {
+		exec(t, c, `CREATE TABLE ch (id int PRIMARY KEY, c char(3))`, `INSERT INTO ch VALUES `+values)
+		wantCode(t, execErr(t, c, `INSERT INTO ch VALUES (8, 'abcd')`), "22001")
+	}
+	exec(t, conn, `CREATE STREAM chs (id int, c character(3))`, `INSERT INTO chs VALUES `+values,
+		`CREATE MATERIALIZED VIEW chv AS SELECT id, c FROM ch`,
+		`CREATE MATERIALIZED VIEW chsv AS SELECT id, c FROM chs`)
+	wantCode(t, execErr(t, conn, `INSERT INTO chs VALUES (8, 'abcd')`), "22001")
+	flush(t, conn)
+	for _, binary := range []bool{false, true} {
+		want := query{sql: `SELECT id, c FROM ch ORDER BY id`}.run(ctx, pgConn.PgConn(), binary)
+		for _, rel := range []string{"ch", "chv", "chsv"} {
+			q := query{sql: `SELECT id, c FROM ` + rel + ` ORDER BY id`}
+			if got := q.run(ctx, conn.PgConn(), binary); got != want {
+				t.Errorf("%s (binary %v):\n got  %s\n want %s", q, binary, got, want)
+			}
+		}
+		for _, sql := range []string{
+			`SELECT id, length(c), c || 'x', c = 'a', length(c::text), CAST(c AS char(5)) FROM ch ORDER BY id`,
+			`SELECT min(c), max(c), count(c) FROM ch`,
+			`SELECT c, count(*) FROM ch GROUP BY c ORDER BY c`,
+			`SELECT 'ab'::char(3), 'abcd'::char(2), 'x'::character, 'ab '::bpchar(4), $1::char(4)`,
+		} {
+			q := query{sql: sql, arg: "é"}
+			if !strings.Contains(sql, "$1") {
+				q.arg = ""
+			}
+			if got, want := q.run(ctx, conn.PgConn(), binary), q.run(ctx, pgConn.PgConn(), binary); got != want {
+				t.Errorf("%s (binary %v):\n got  %s\n want %s", q, binary, got, want)
+			}
+		}
+	}
+	// A character(n) column's RowDescription has PostgreSQL's typmod n+4.
+	r := conn.PgConn().ExecParams(ctx, `SELECT c FROM ch WHERE id = 1`, nil, nil, nil, nil).Read()
+	if r.Err != nil || len(r.FieldDescriptions) != 1 || r.FieldDescriptions[0].TypeModifier != 7 {
+		t.Errorf("char(3) column: %v %+v, want typmod 7", r.Err, r.FieldDescriptions)
+	}
+}
