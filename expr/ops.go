@@ -355,8 +355,9 @@ func intOp(op string, a, b int64, t types.Type) (types.Datum, error) {
 			return types.Null, outOfRange(t)
 		}
 	case "*":
-		hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
-		if hi != 0 || lo > math.MaxInt64 {
+		hi, lo := bits.Mul64(absU64(a), absU64(b))
+		// The magnitude 2^63 fits only as a negative product.
+		if hi != 0 || lo > math.MaxInt64+uint64(boolInt((a < 0) != (b < 0))) {
 			return types.Null, outOfRange(t)
 		}
 		v = a * b
@@ -382,6 +383,21 @@ func intOp(op string, a, b int64, t types.Type) (types.Datum, error) {
 		return types.Null, outOfRange(t)
 	}
 	return d, nil
+}
+
+// absU64 is |a|, also of math.MinInt64.
+func absU64(a int64) uint64 {
+	if a < 0 {
+		return uint64(-a) // -MinInt64 wraps to itself: 1<<63 as unsigned
+	}
+	return uint64(a)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func abs64(a int64) int64 {
