@@ -2,19 +2,26 @@ package sql
 
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // isNumberLiteral reports whether n is a number written as a literal,
-// perhaps in parentheses: PostgreSQL folds a minus sign into such a
-// literal before typing it, and into nothing else.
+// perhaps in parentheses or negated: PostgreSQL folds a minus sign into
+// such a literal before typing it, and into nothing else.
 func isNumberLiteral(n ast.ExprNode) bool {
 	for {
-		p, ok := n.(*ast.ParenthesesExpr)
-		if !ok {
-			break
+		switch e := n.(type) {
+		case *ast.ParenthesesExpr:
+			n = e.Expr
+			continue
+		case *ast.UnaryOperationExpr:
+			if e.Op == opcode.Minus { // a literal folded with its sign
+				n = e.V
+				continue
+			}
 		}
-		n = p.Expr
+		break
 	}
 	v, ok := n.(*test_driver.ValueExpr)
 	if !ok {
