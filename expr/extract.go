@@ -24,11 +24,29 @@ var monotonicFields = map[string]bool{
 type timeField struct {
 	v     int64
 	scale int32
+	// subSecond marks v as a seconds field in microseconds (scale 3 for
+	// milliseconds, 6 for seconds), which date_part computes in float8
+	// as PostgreSQL does: seconds plus the fraction, each part converted
+	// on its own (31.197044 s is 31 + 0.197044 = 31.197043999999998).
+	subSecond bool
+}
+
+// secondsField is the seconds (scale 6) or milliseconds (scale 3) of a
+// field of us microseconds within a minute.
+func secondsField(us int64, scale int32) timeField {
+	return timeField{v: us, scale: scale, subSecond: true}
 }
 
 func (f timeField) datum(numeric bool) types.Datum {
 	if numeric {
 		return types.NewDecimal(apd.New(f.v, -f.scale))
+	}
+	if f.subSecond {
+		sec, fsec := float64(f.v/1e6), float64(f.v%1e6)
+		if f.scale == 3 {
+			return types.NewFloat(sec*1000.0 + fsec/1000.0)
+		}
+		return types.NewFloat(sec + fsec/1000000.0)
 	}
 	return types.NewFloat(float64(f.v) / math.Pow10(int(f.scale)))
 }
@@ -80,11 +98,11 @@ func extractTime(unit string, us int64, finite bool, isDate, numeric bool, typeN
 	var f timeField
 	switch unit {
 	case "microseconds":
-		f = timeField{secUs, 0}
+		f = timeField{v: secUs}
 	case "milliseconds":
-		f = timeField{secUs, 3}
+		f = secondsField(secUs, 3)
 	case "second":
-		f = timeField{secUs, 6}
+		f = secondsField(secUs, 6)
 	case "minute":
 		f.v = int64(t.Minute())
 	case "hour":
@@ -134,7 +152,7 @@ func extractTime(unit string, us int64, finite bool, isDate, numeric bool, typeN
 		if isDate && numeric {
 			f.v = floorDiv(us, 1e6) // a date's epoch is whole seconds
 		} else {
-			f = timeField{us, 6}
+			f = timeField{v: us, scale: 6}
 		}
 	}
 	return f.datum(numeric), nil
@@ -148,11 +166,11 @@ func extractInterval(unit string, iv types.Datum, numeric bool) (types.Datum, er
 	var f timeField
 	switch unit {
 	case "microseconds":
-		f = timeField{us % 60e6, 0}
+		f = timeField{v: us % 60e6}
 	case "milliseconds":
-		f = timeField{us % 60e6, 3}
+		f = secondsField(us%60e6, 3)
 	case "second":
-		f = timeField{us % 60e6, 6}
+		f = secondsField(us%60e6, 6)
 	case "minute":
 		f.v = us / 60e6 % 60
 	case "hour":

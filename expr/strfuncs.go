@@ -31,13 +31,19 @@ func stringFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 	}
 	switch name {
 	case "upper", "lower":
-		// PostgreSQL's default C locale changes ASCII letters only.
+		// Unicode case mapping, as PostgreSQL does with a UTF-8 LC_CTYPE
+		// (C.utf8, en_US.UTF-8: what deployments use; under LC_CTYPE C it
+		// would change ASCII letters only).
 		a, err := textArgs(types.Text)
 		if err != nil {
 			return nil, true, err
 		}
+		upper := name == "upper"
 		return mk(types.Text, a, func(v []types.Datum) (types.Datum, error) {
-			return types.NewString(asciiCase(v[0].S, name == "upper")), nil
+			if upper {
+				return types.NewString(strings.ToUpper(v[0].S)), nil
+			}
+			return types.NewString(strings.ToLower(v[0].S)), nil
 		})
 	case "btrim", "ltrim", "rtrim":
 		if len(args) != 2 {
@@ -82,20 +88,6 @@ func stringFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		})
 	}
 	return nil, false, nil
-}
-
-// asciiCase maps the ASCII letters of s to upper or lower case.
-func asciiCase(s string, upper bool) string {
-	b := []byte(s)
-	for i, c := range b {
-		switch {
-		case upper && c >= 'a' && c <= 'z':
-			b[i] = c - 'a' + 'A'
-		case !upper && c >= 'A' && c <= 'Z':
-			b[i] = c - 'A' + 'a'
-		}
-	}
-	return string(b)
 }
 
 // chr is PostgreSQL's chr() in a UTF8 database: the character of code

@@ -30,7 +30,8 @@ type Postgres struct {
 }
 
 // StartPostgres initialises a fresh cluster in a temporary directory
-// (trust authentication, superuser "postgres", UTF8, C locale), starts it
+// (trust authentication, superuser "postgres", UTF8, C collation with a
+// Unicode-aware LC_CTYPE of C.utf8, as streamdb's upper and lower), starts it
 // on a free port of 127.0.0.1 with fsync off and TimeZone UTC, and stops it
 // in t.Cleanup. As root it runs initdb and pg_ctl as user postgres through
 // runuser, since PostgreSQL refuses to run as root. If PostgreSQL is not
@@ -85,7 +86,7 @@ func StartPostgres(t testing.TB) *Postgres {
 	}
 
 	if out, err := pg.command("initdb", "-D", pg.DataDir, "-A", "trust", "-U", "postgres",
-		"-E", "UTF8", "--locale=C", "--no-sync").CombinedOutput(); err != nil {
+		"-E", "UTF8", "--locale=C", "--lc-ctype=C.utf8", "--no-sync").CombinedOutput(); err != nil {
 		t.Fatalf("testutil: initdb: %v\n%s", err, out)
 	}
 	t.Cleanup(func() {
