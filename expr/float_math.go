@@ -79,13 +79,38 @@ func floatLog(x float64, base10 bool) (types.Datum, error) {
 	case x == 1:
 		return types.NewFloat(0), nil
 	}
-	var r apd.Decimal
 	if base10 {
-		floatCtx.Log10(&r, decOf(x))
-	} else {
-		floatCtx.Ln(&r, decOf(x))
+		return types.NewFloat(glibcLog10(x)), nil
 	}
-	return types.NewFloat(nearestFloat(&r)), nil
+	return types.NewFloat(correctLn(x)), nil
+}
+
+// correctLn is ln(x) correctly rounded, as glibc's log is.
+func correctLn(x float64) float64 {
+	var r apd.Decimal
+	floatCtx.Ln(&r, decOf(x))
+	return nearestFloat(&r)
+}
+
+// glibcLog10 is glibc's log10 for finite x > 0, which is not correctly
+// rounded: it scales x to [0.5, 2) by a power of two 2^k and returns
+// k*log10(2) + log(x)/ln(10) in two parts (sysdeps/ieee754/dbl-64/e_log10.c).
+// The float64 conversions keep Go from fusing the products.
+func glibcLog10(x float64) float64 {
+	const (
+		ivln10    = 4.34294481903251816668e-01
+		log10_2hi = 3.01029995663611771306e-01
+		log10_2lo = 3.69423907715893078616e-13
+	)
+	frac, exp := math.Frexp(x) // x = frac * 2^exp, frac in [0.5, 1)
+	k := exp - 1               // x = (2*frac) * 2^k, 2*frac in [1, 2)
+	m := frac * 2
+	if k < 0 {
+		m, k = frac, k+1 // glibc keeps [0.5, 1) for negative k
+	}
+	y := float64(k)
+	z := float64(y*log10_2lo) + float64(ivln10*correctLn(m))
+	return z + float64(y*log10_2hi)
 }
 
 func floatSqrt(x float64) (types.Datum, error) {
