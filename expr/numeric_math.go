@@ -387,11 +387,37 @@ func powerInt(x *apd.Decimal, n int64) (*apd.Decimal, error) {
 		return decimalZero(rscale), nil
 	}
 	var r apd.Decimal
+	if n > 0 && int64(x.NumDigits())*n <= exactPowerDigits {
+		// Exact: apd's Pow refuses some results within numeric's range.
+		var c apd.BigInt
+		c.Exp(&x.Coeff, apd.NewBigInt(n), nil)
+		exp := int64(x.Exponent) * n
+		if drop := -int64(rscale) - exp; drop > 0 {
+			// Round half up to rscale here: the exact exponent may lie
+			// past what apd can hold.
+			var p, half apd.BigInt
+			p.Exp(apd.NewBigInt(10), apd.NewBigInt(drop), nil)
+			half.Quo(&p, apd.NewBigInt(2))
+			c.Add(&c, &half)
+			c.Quo(&c, &p)
+			exp = -int64(rscale)
+		}
+		r.Coeff.Set(&c)
+		r.Exponent = int32(exp)
+		r.Negative = x.Negative && n%2 == 1
+		if err := types.CheckNumeric(&r); err != nil {
+			return nil, err
+		}
+		return roundTo(&r, rscale)
+	}
 	if _, err := workCtx(int64(math.Ceil(f)), rscale).Pow(&r, x, apd.New(n, 0)); err != nil {
 		return nil, types.ErrNumericOverflow()
 	}
 	return roundTo(&r, rscale)
 }
+
+// exactPowerDigits bounds the digits of an integer power computed exactly.
+const exactPowerDigits = 1 << 20
 
 // leadLog10 is log10 of x's leading digits scaled to [1, 10).
 func leadLog10(ax *apd.Decimal) float64 {

@@ -557,6 +557,9 @@ func Negate(e Expr) (Expr, error) {
 		case types.KindFloat:
 			return types.NewFloat(-d.F), nil
 		case types.KindDecimal:
+			if d.D.Form == apd.NaN || d.D.Form == apd.NaNSignaling {
+				return d, nil // NaN has no sign
+			}
 			var out apd.Decimal
 			out.Neg(d.D)
 			return types.NewDecimal(NormalizeZero(&out)), nil
