@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"streamdb/metrics"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -26,7 +27,8 @@ func ViewTablePrefix(id uint32) []byte { return storage.StatePrefix(id, viewTabl
 // plan, restores its operators' state and source positions from the store,
 // and starts it as part of the next epoch.
 func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
-	p := &pipeline{id: desc.ID, name: desc.Name, in: make(chan pipelineMsg, 64), rt: rt, log: rt.log}
+	p := &pipeline{id: desc.ID, name: desc.Name, in: make(chan pipelineMsg, 64), rt: rt, log: rt.log,
+		rowsIn: metrics.ViewRowsIn.WithLabelValues(desc.Name)}
 	keyCols := UniqueKey(root)
 	mode := Counted
 	switch {
@@ -40,6 +42,7 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	if err != nil {
 		return err
 	}
+	mat.rowsOut = metrics.ViewRowsOut.WithLabelValues(desc.Name)
 	root = streamingPlan(desc.Dataflow, root)
 	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow}
 	b.need.mark(root, plan.AllColumns(len(root.Schema())))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"streamdb/storage"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
@@ -48,6 +50,8 @@ type materializeOp struct {
 	miss    missRule
 	// keyBufGet is scratch for reading a count.
 	keyBufGet []byte
+	// rowsOut counts the changes the view receives (nil in tests).
+	rowsOut prometheus.Counter
 }
 
 type countEntry struct {
@@ -104,6 +108,9 @@ func DecodeViewValue(v []byte, ncols int) (types.Row, uint64, error) {
 }
 
 func (op *materializeOp) Push(c *Chunk) error {
+	if op.rowsOut != nil {
+		op.rowsOut.Add(float64(c.Len()))
+	}
 	for i, row := range c.Rows {
 		sign := c.Signs[i]
 		kb := op.keyBuf[:0]

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"streamdb/storage"
 )
@@ -52,6 +53,9 @@ type pipeline struct {
 	// errs records the rows that failed inside the view (see
 	// viewErrors); the runtime sets it before start.
 	errs *viewErrors
+
+	// rowsIn counts the rows the sources hand to the operators.
+	rowsIn prometheus.Counter
 }
 
 type epochAck struct {
@@ -155,6 +159,9 @@ func (p *pipeline) loop(ctx context.Context) error {
 			return p.errs.message(p.sources[m.src].name, m.pos.Seq, m.skipped)
 		}
 		if arrived[m.src] || m.barrier == 0 {
+			if p.rowsIn != nil {
+				p.rowsIn.Add(float64(m.chunk.Len()))
+			}
 			p.errs.from(p.sources[m.src].name, seqOf(m, seen))
 			err := p.heads[m.src].Push(m.chunk)
 			p.errs.from("", 0)

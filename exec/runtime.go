@@ -349,6 +349,7 @@ func (rt *Runtime) Remove(id uint32) {
 	rt.mu.Unlock()
 	if p != nil {
 		p.stop()
+		metrics.ForgetView(p.name)
 	}
 }
 

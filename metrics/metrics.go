@@ -59,6 +59,18 @@ var (
 		Name: "streamdb_checkpoint_new_bytes",
 		Help: "Bytes the newest completed checkpoint wrote that its predecessor did not hold.",
 	})
+	// ViewRowsIn and ViewRowsOut count, per view (and per table, whose
+	// changelog runs as a pipeline too), the rows its sources decoded and
+	// the changes its materialize operator received. A view's series go
+	// when it is dropped (ForgetView).
+	ViewRowsIn = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "streamdb_view_rows_in_total",
+		Help: "Rows the sources of a view (or table) handed to its dataflow since the server started.",
+	}, []string{"view"})
+	ViewRowsOut = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "streamdb_view_rows_out_total",
+		Help: "Changes (inserts and deletes) a view's (or table's) dataflow wrote to its state since the server started.",
+	}, []string{"view"})
 	// Connections is the number of open client connections.
 	Connections = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "streamdb_connections",
@@ -78,8 +90,14 @@ func init() {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		EpochsCommitted, EpochCommitSeconds,
 		CheckpointsCompleted, CheckpointsFailed, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
-		Connections, Queries,
+		Connections, Queries, ViewRowsIn, ViewRowsOut,
 	)
+}
+
+// ForgetView drops a view's series (it was dropped, or stopped for good).
+func ForgetView(name string) {
+	ViewRowsIn.DeleteLabelValues(name)
+	ViewRowsOut.DeleteLabelValues(name)
 }
 
 // QueryOutcome is the outcome label of a statement that ended with the

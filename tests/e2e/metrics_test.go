@@ -174,6 +174,14 @@ func TestMetricsAgreeWithSQL(t *testing.T) {
 			t.Errorf("streamdb_queries_total{outcome=%q} = %v, want 1", class, got)
 		}
 	}
+	// Every event reached the view's dataflow; the aggregate sent its
+	// groups' changes to the view (at least one insert per key).
+	if got := metricValue(t, fams, "streamdb_view_rows_in_total", "view", "per_k"); got != 500 {
+		t.Errorf("streamdb_view_rows_in_total{view=per_k} = %v, 500 events were published", got)
+	}
+	if got := metricValue(t, fams, "streamdb_view_rows_out_total", "view", "per_k"); got < 7 {
+		t.Errorf("streamdb_view_rows_out_total{view=per_k} = %v, want at least one insert for each of 7 keys", got)
+	}
 	if got := metricValue(t, fams, "streamdb_pebble_disk_usage_bytes"); got <= 0 {
 		t.Errorf("streamdb_pebble_disk_usage_bytes = %v", got)
 	}
