@@ -194,31 +194,7 @@ func exec(t *testing.T, conn *pgx.Conn, sqls ...string) {
 // rows returns a query's rows as text, sorted.
 func rows(t *testing.T, conn *pgx.Conn, q string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rs, err := conn.Query(ctx, q, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rs.Close()
-	var out []string
-	for rs.Next() {
-		vals := rs.RawValues()
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			if v == nil {
-				parts[i] = "NULL"
-			} else {
-				parts[i] = string(v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rs.Err(); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	sort.Strings(out)
-	return out
+	return testutil.SortedRows(t, conn, q)
 }
 
 func equal(a, b []string) bool {

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -66,8 +65,8 @@ func TestSubqueriesLikePostgres(t *testing.T) {
 		"WITH big AS (SELECT a FROM t1 WHERE d > 20) SELECT x FROM t2 WHERE x IN (SELECT a - 10 FROM big)",
 	}
 	for _, q := range queries {
-		want := queryRows(t, ctx, ref, q)
-		got := queryRows(t, ctx, sdb, q)
+		want := testutil.SortedRows(t, ref, q)
+		got := testutil.SortedRows(t, sdb, q)
 		if strings.Join(got, ";") != strings.Join(want, ";") {
 			t.Errorf("%s\n got %v\nwant %v (PostgreSQL)", q, got, want)
 		}
@@ -103,32 +102,4 @@ func TestSubqueriesLikePostgres(t *testing.T) {
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// queryRows runs q and returns its rows as sorted text.
-func queryRows(t *testing.T, ctx context.Context, conn *pgx.Conn, q string) []string {
-	t.Helper()
-	rows, err := conn.Query(ctx, q, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		vals := rows.RawValues()
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			if v == nil {
-				parts[i] = "NULL"
-			} else {
-				parts[i] = string(v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	sort.Strings(out)
-	return out
 }
