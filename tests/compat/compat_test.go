@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -141,7 +142,7 @@ func readGeneration(t *testing.T, name string) {
 
 	// The views read what they held when the directory was written.
 	for n, want := range gen.Rows {
-		if got := rows(t, conn, "SELECT * FROM "+n); !equal(got, want) {
+		if got := rows(t, conn, "SELECT * FROM "+n); !slices.Equal(got, want) {
 			t.Errorf("view %s after the upgrade:\n got %v\nwant %v", n, got, want)
 		}
 	}
@@ -162,10 +163,10 @@ func readGeneration(t *testing.T, name string) {
 		"FLUSH")
 	for n := range views {
 		got, fresh := rows(t, conn, "SELECT * FROM "+n), rows(t, conn, "SELECT * FROM "+n+"_fresh")
-		if !equal(got, fresh) {
+		if !slices.Equal(got, fresh) {
 			t.Errorf("view %s from the old directory and its fresh twin differ after new input:\n old   %v\n fresh %v", n, got, fresh)
 		}
-		if equal(got, gen.Rows[n]) && n != "items_cnt" {
+		if slices.Equal(got, gen.Rows[n]) && n != "items_cnt" {
 			t.Errorf("view %s did not change after new input: %v", n, got)
 		}
 	}
@@ -173,7 +174,7 @@ func readGeneration(t *testing.T, name string) {
 	srv.Restart(t)
 	conn = srv.Conn(t)
 	for n := range views {
-		if got, fresh := rows(t, conn, "SELECT * FROM "+n), rows(t, conn, "SELECT * FROM "+n+"_fresh"); !equal(got, fresh) {
+		if got, fresh := rows(t, conn, "SELECT * FROM "+n), rows(t, conn, "SELECT * FROM "+n+"_fresh"); !slices.Equal(got, fresh) {
 			t.Errorf("view %s and its fresh twin differ after a restart:\n old   %v\n fresh %v", n, got, fresh)
 		}
 	}
@@ -195,18 +196,6 @@ func exec(t *testing.T, conn *pgx.Conn, sqls ...string) {
 func rows(t *testing.T, conn *pgx.Conn, q string) []string {
 	t.Helper()
 	return testutil.SortedRows(t, conn, q)
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // publish sends events from..from+n-1 to the stream's subject.

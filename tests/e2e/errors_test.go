@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func TestErrorCodesAndPositions(t *testing.T) {
 		}
 	}
 	// Nothing was created or dropped by the failed statements.
-	if got := namedColumns(t, conn, "SHOW MATERIALIZED VIEWS", "name"); !equalLines(got, []string{"per_page"}) {
+	if got := namedColumns(t, conn, "SHOW MATERIALIZED VIEWS", "name"); !slices.Equal(got, []string{"per_page"}) {
 		t.Errorf("views after the failed statements: %q", got)
 	}
 	exec(t, conn, "INSERT INTO clicks VALUES (1, 'home', 5)")

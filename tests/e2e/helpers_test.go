@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,21 +89,9 @@ func textRowsErr(ctx context.Context, conn *pgx.Conn, sql string, args ...any) (
 func wantRows(t *testing.T, conn *pgx.Conn, sql string, want ...string) {
 	t.Helper()
 	got := textRows(t, conn, sql)
-	if !equalLines(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("%s:\n got: %q\nwant: %q", oneLine(sql), got, want)
 	}
-}
-
-func equalLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // pgError returns err as a server error, failing the test if it is not one.

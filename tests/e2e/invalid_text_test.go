@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,12 +139,12 @@ func TestStreamInvalidText(t *testing.T) {
 	}
 	// Our error names the field; the rest is PostgreSQL's message.
 	for _, view := range []string{"names", "ids"} {
-		if got := sourceErrors(t, conn, view); !equalLines(got, want) {
+		if got := sourceErrors(t, conn, view); !slices.Equal(got, want) {
 			t.Errorf("view %s lists\n%q\nwant\n%q", view, got, want)
 		}
 		wantRows(t, conn, "SELECT DISTINCT failed_rows FROM streamdb_view_errors WHERE view = '"+view+"'", fmt.Sprint(len(want)))
 	}
-	if got := sourceErrors(t, conn, "strict"); !equalLines(got, []string{firstBad}) {
+	if got := sourceErrors(t, conn, "strict"); !slices.Equal(got, []string{firstBad}) {
 		t.Errorf("view strict lists %q, want %q", got, firstBad)
 	}
 	_, err := textRowsErr(testCtx(t, 30*time.Second), conn, "SELECT * FROM strict")

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,7 +99,7 @@ poll:
 			case <-time.After(30 * time.Second):
 				t.Fatalf("a second session read v (%q) while its CREATE had not returned", rows)
 			}
-			if want := fmt.Sprintf("%d %d", populatingBacklog, populatingBacklog); !equalLines(rows, []string{want}) {
+			if want := fmt.Sprintf("%d %d", populatingBacklog, populatingBacklog); !slices.Equal(rows, []string{want}) {
 				t.Fatalf("a second session read v as %q before CREATE returned; want the complete %q", rows, want)
 			}
 			break poll
@@ -166,7 +167,7 @@ func TestPopulatingSurvivesRestart(t *testing.T) {
 			refused++
 			return err
 		}
-		if !equalLines(rows, []string{want}) {
+		if !slices.Equal(rows, []string{want}) {
 			t.Fatalf("w read half-built after restart: %q, want %q", rows, want)
 		}
 		return nil

@@ -124,7 +124,7 @@ func TestExtendedProtocolTypes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
-	if !equalOIDs(sd.ParamOIDs, allTypesOIDs) {
+	if !slices.Equal(sd.ParamOIDs, allTypesOIDs) {
 		t.Errorf("INSERT parameter OIDs %v, want %v", sd.ParamOIDs, allTypesOIDs)
 	}
 	if len(sd.Fields) != 0 {
@@ -162,7 +162,7 @@ func TestExtendedProtocolTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalOIDs(sel.ParamOIDs, []uint32{oidInt8}) {
+	if !slices.Equal(sel.ParamOIDs, []uint32{oidInt8}) {
 		t.Errorf("SELECT parameter OIDs %v, want [%d]", sel.ParamOIDs, oidInt8)
 	}
 	var gotOIDs []uint32
@@ -171,11 +171,11 @@ func TestExtendedProtocolTypes(t *testing.T) {
 		gotOIDs = append(gotOIDs, fd.DataTypeOID)
 		names = append(names, fd.Name)
 	}
-	if !equalOIDs(gotOIDs, allTypesOIDs) {
+	if !slices.Equal(gotOIDs, allTypesOIDs) {
 		t.Errorf("result OIDs %v, want %v", gotOIDs, allTypesOIDs)
 	}
 	wantNames := []string{"b", "i", "t", "bo", "f", "n", "ts", "tz", "d", "iv", "s", "r", "v"}
-	if !equalLines(names, wantNames) {
+	if !slices.Equal(names, wantNames) {
 		t.Errorf("result names %v, want %v", names, wantNames)
 	}
 
@@ -263,7 +263,7 @@ func TestExtendedProtocolTypes(t *testing.T) {
 		aggOIDs = append(aggOIDs, fd.DataTypeOID)
 	}
 	rows.Close()
-	if !equalOIDs(aggOIDs, wantAggOIDs) {
+	if !slices.Equal(aggOIDs, wantAggOIDs) {
 		t.Errorf("aggregate OIDs %v, want %v", aggOIDs, wantAggOIDs)
 	}
 	var cnt int64
@@ -330,18 +330,6 @@ func compareRow(t *testing.T, got, want row) {
 	}
 }
 
-func equalOIDs(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestTextAndBinaryAgree reads the same view with the simple protocol (text)
 // and the extended protocol (binary) and checks they agree value by value.
 func TestTextAndBinaryAgree(t *testing.T) {
@@ -395,7 +383,7 @@ func TestSimpleProtocolAndCommandTags(t *testing.T) {
 		}
 		got = append(got, r.CommandTag.String())
 	}
-	if !equalLines(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("tags:\n got %q\nwant %q", got, want)
 	}
 	if len(results) == len(want) {

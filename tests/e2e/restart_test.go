@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -67,14 +68,14 @@ func namedColumns(t *testing.T, conn *pgx.Conn, sql string, cols ...string) []st
 
 func compareSnapshots(t *testing.T, when string, got, want snapshot) {
 	t.Helper()
-	if !equalLines(got.streams, want.streams) {
+	if !slices.Equal(got.streams, want.streams) {
 		t.Errorf("%s: SHOW STREAMS\n got %q\nwant %q", when, got.streams, want.streams)
 	}
-	if !equalLines(got.views, want.views) {
+	if !slices.Equal(got.views, want.views) {
 		t.Errorf("%s: SHOW MATERIALIZED VIEWS\n got %q\nwant %q", when, got.views, want.views)
 	}
 	for v, rows := range want.rows {
-		if !equalLines(got.rows[v], rows) {
+		if !slices.Equal(got.rows[v], rows) {
 			t.Errorf("%s: view %s\n got %q\nwant %q", when, v, got.rows[v], rows)
 		}
 	}
@@ -162,7 +163,7 @@ func TestRestart(t *testing.T) {
 	_, err := conn.Exec(testCtx(t, 30*time.Second), "SELECT * FROM big_orders")
 	wantCode(t, err, "42P01")
 	got := namedColumns(t, conn, "SHOW STREAMS", "name")
-	if !equalLines(got, []string{"clicks", "orders"}) {
+	if !slices.Equal(got, []string{"clicks", "orders"}) {
 		t.Errorf("streams after drop and restart: %q", got)
 	}
 	wantRows(t, conn, "SELECT n, ids FROM order_stats", fmt.Sprintf("%d %d", len(m.cents), len(m.cents)))

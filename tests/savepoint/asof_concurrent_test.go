@@ -3,6 +3,7 @@ package savepoint
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,7 +79,7 @@ func asOfStress(t *testing.T, points int, churn bool) {
 						if code == "conn" {
 							return
 						}
-					} else if err == nil && !equalRows(want[points-1]["per_g"], got) {
+					} else if err == nil && !slices.Equal(want[points-1]["per_g"], got) {
 						report("AS OF churn: %s", diffRows(want[points-1]["per_g"], got))
 					}
 					continue
@@ -92,7 +93,7 @@ func asOfStress(t *testing.T, points int, churn bool) {
 					}
 					continue
 				}
-				if !equalRows(want[k][view], got) {
+				if !slices.Equal(want[k][view], got) {
 					report("%s AS OF p%d: %s", view, k, diffRows(want[k][view], got))
 				}
 			}
@@ -149,7 +150,7 @@ func asOfStress(t *testing.T, points int, churn bool) {
 	if !srv.Running() {
 		t.Fatalf("the server died")
 	}
-	if got := mustRows(t, conn, "SELECT n FROM totals"); !equalRows([]string{fmt.Sprint(len(all))}, got) {
+	if got := mustRows(t, conn, "SELECT n FROM totals"); !slices.Equal([]string{fmt.Sprint(len(all))}, got) {
 		t.Errorf("live totals at the end: %q", got)
 	}
 }
@@ -220,7 +221,7 @@ func TestRollbackWhileAsOfEvicts(t *testing.T) {
 	if err := execErr(check, 15*time.Second, "FLUSH"); err != nil {
 		t.Errorf("FLUSH after the rollbacks: [%s] %v", pgCode(err), err)
 	}
-	if got, err := rowsTimeout(check, "SELECT n FROM totals"); err != nil || !equalRows([]string{fmt.Sprint(len(all))}, got) {
+	if got, err := rowsTimeout(check, "SELECT n FROM totals"); err != nil || !slices.Equal([]string{fmt.Sprint(len(all))}, got) {
 		t.Errorf("SELECT after the rollbacks: %q, [%s] %v; want %d", got, pgCode(err), err, len(all))
 	}
 	if got, err := rowsTimeout(check, "SHOW MATERIALIZED VIEWS"); err != nil || len(got) != 1 || !strings.HasSuffix(got[0], "running") {

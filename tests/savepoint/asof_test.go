@@ -3,6 +3,7 @@ package savepoint
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -150,7 +151,7 @@ func checkPreparedAsOf(t testing.TB, conn *pgx.Conn, perG []string) {
 		if v, ok := want[g]; ok {
 			w = []string{v}
 		}
-		if !equalRows(w, got) {
+		if !slices.Equal(w, got) {
 			t.Errorf("prepared AS OF SAVEPOINT with g = %s: %s", g, diffRows(w, got))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,7 @@ func TestCLI(t *testing.T) {
 			t.Errorf("list lacks %q:\n%s", n, out)
 		}
 	}
-	if got := savepointNames(t, conn); !equalRows([]string{odd, "sp2"}, got) {
+	if got := savepointNames(t, conn); !slices.Equal([]string{odd, "sp2"}, got) {
 		t.Errorf("SHOW SAVEPOINTS after the CLI created two: %q", got)
 	}
 

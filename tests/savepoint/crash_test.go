@@ -2,6 +2,7 @@ package savepoint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func TestRollbackThenKill(t *testing.T) {
 	preCatalog := []string{"low_sum", "per_g", "totals"}
 	postState := ref.answer("ev", all, subset(queries, postCatalog...))
 	for _, v := range postCatalog { // the Go model of the views agrees with PostgreSQL
-		if g := goAnswer(v, all); !equalRows(postState[v], g) {
+		if g := goAnswer(v, all); !slices.Equal(postState[v], g) {
 			t.Fatalf("goAnswer(%s) disagrees with PostgreSQL: %s", v, diffRows(postState[v], g))
 		}
 	}
@@ -89,10 +90,10 @@ func TestRollbackThenKill(t *testing.T) {
 		conn = srv.Conn(t)
 		got := viewNames(t, conn)
 		switch {
-		case equalRows(postCatalog, got) && paused:
+		case slices.Equal(postCatalog, got) && paused:
 			compareViews(t, fmt.Sprintf("round %d: restarted after the paused rollback", round), postState, viewRows(t, conn, postCatalog, ""))
 			t.Logf("round %d: restarted in the state after the rollback", round)
-		case equalRows(postCatalog, got):
+		case slices.Equal(postCatalog, got):
 			msgs := streamMessages(t, js, "ev.crash")
 			for v, rows := range viewRows(t, conn, postCatalog, "") {
 				if p := prefixLen(v, rows, msgs, spLen); p < 0 {
@@ -101,10 +102,10 @@ func TestRollbackThenKill(t *testing.T) {
 					t.Logf("round %d: restarted after the rollback; %s had replayed %d messages", round, v, p-spLen)
 				}
 			}
-		case equalRows(preCatalog, got) && !returned:
+		case slices.Equal(preCatalog, got) && !returned:
 			compareViews(t, fmt.Sprintf("round %d: restarted before the rollback", round), preState, viewRows(t, conn, preCatalog, ""))
 			t.Logf("round %d: restarted in the state before the rollback", round)
-		case equalRows(preCatalog, got):
+		case slices.Equal(preCatalog, got):
 			t.Errorf("round %d: ROLLBACK returned, but the restarted server has the catalog from before it: %q", round, got)
 		default:
 			t.Fatalf("round %d: restarted with views %q: neither %q (before) nor %q (after)", round, got, preCatalog, postCatalog)
@@ -112,7 +113,7 @@ func TestRollbackThenKill(t *testing.T) {
 		mustExec(t, conn, "SET execution.barrier.interval = '20ms'", "FLUSH")
 		compareViews(t, fmt.Sprintf("round %d: after FLUSH vs PostgreSQL over all input", round),
 			ref.answer("ev", all, subset(queries, got...)), viewRows(t, conn, got, ""))
-		if sp := savepointNames(t, conn); !equalRows([]string{"sp"}, sp) {
+		if sp := savepointNames(t, conn); !slices.Equal([]string{"sp"}, sp) {
 			t.Fatalf("round %d: SHOW SAVEPOINTS: %q", round, sp)
 		}
 		if strings.Join(got, ",") == strings.Join(preCatalog, ",") {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -98,18 +99,6 @@ func scalar(t testing.TB, conn *pgx.Conn, sql string) string {
 		t.Fatalf("%s: want one value, got %q", sql, rows)
 	}
 	return rows[0][0]
-}
-
-func equalRows(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func diffRows(want, got []string) string {
@@ -250,7 +239,7 @@ func compareViews(t testing.TB, what string, want, got map[string][]string) bool
 			ok = false
 			continue
 		}
-		if !equalRows(w, g) {
+		if !slices.Equal(w, g) {
 			t.Errorf("%s: view %s differs:\n%s", what, name, diffRows(w, g))
 			ok = false
 		}
@@ -475,7 +464,7 @@ func goAnswer(view string, rows []row) []string {
 // msgs[:P], or -1.
 func prefixLen(view string, got []string, msgs []row, minP int) int {
 	for p := minP; p <= len(msgs); p++ {
-		if equalRows(goAnswer(view, msgs[:p]), got) {
+		if slices.Equal(goAnswer(view, msgs[:p]), got) {
 			return p
 		}
 	}

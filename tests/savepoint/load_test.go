@@ -3,6 +3,7 @@ package savepoint
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,7 +113,7 @@ func TestRollbackUnderLoad(t *testing.T) {
 					continue
 				}
 				if strings.Contains(sql, "AS OF") {
-					if !equalRows(spState[view], rows) {
+					if !slices.Equal(spState[view], rows) {
 						fail(fmt.Sprintf("reader %d %s", r, sql), fmt.Errorf("not the savepoint's state: %s", diffRows(spState[view], rows)))
 					}
 					continue
@@ -179,7 +180,7 @@ func TestRollbackUnderLoad(t *testing.T) {
 		t.Errorf("JetStream holds %d messages, want %d (acknowledged INSERTs)", len(msgs), want)
 	}
 	compareViews(t, "after RESUME and FLUSH vs PostgreSQL over all input", ref.answer("ev", msgs, queries), viewRows(t, conn, keys(queries), ""))
-	if got := savepointNames(t, conn); !equalRows([]string{"sp"}, got) {
+	if got := savepointNames(t, conn); !slices.Equal([]string{"sp"}, got) {
 		t.Errorf("SHOW SAVEPOINTS at the end: %q", got)
 	}
 
@@ -272,7 +273,7 @@ func (p *prefixes) check(o observation) error {
 			}
 		}
 		sort.Strings(want)
-		if !equalRows(want, o.rows) {
+		if !slices.Equal(want, o.rows) {
 			return fmt.Errorf("want %q for the first %d messages", want, P)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,13 +57,13 @@ func TestTransactionSavepointsViaDriver(t *testing.T) {
 	}
 	// Nothing durable was made or released, and no state was rolled back:
 	// the rolled-back INSERT is gone, the released one committed.
-	if got := savepointNames(t, conn); !equalRows([]string{"sp_1"}, got) {
+	if got := savepointNames(t, conn); !slices.Equal([]string{"sp_1"}, got) {
 		t.Errorf("SHOW SAVEPOINTS after transaction savepoints: %q", got)
 	}
-	if got := mustRows(t, conn, "SELECT n FROM totals"); !equalRows([]string{"2"}, got) {
+	if got := mustRows(t, conn, "SELECT n FROM totals"); !slices.Equal([]string{"2"}, got) {
 		t.Errorf("totals after the transaction: %q", got)
 	}
-	if got := mustRows(t, conn, "SELECT n FROM totals AS OF SAVEPOINT sp_1"); !equalRows([]string{"1"}, got) {
+	if got := mustRows(t, conn, "SELECT n FROM totals AS OF SAVEPOINT sp_1"); !slices.Equal([]string{"1"}, got) {
 		t.Errorf("durable sp_1 after the transaction: %q", got)
 	}
 	// An unknown transaction savepoint is an error that aborts the block,
@@ -117,10 +118,10 @@ func TestCreateViewWhilePaused(t *testing.T) {
 	mustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
 	// totals: the savepoint's 2 rows (sum 12), then all 3 again from the
 	// earliest (sum 21).
-	if got := mustRows(t, conn, "SELECT n, s FROM totals"); !equalRows([]string{"5|33"}, got) {
+	if got := mustRows(t, conn, "SELECT n, s FROM totals"); !slices.Equal([]string{"5|33"}, got) {
 		t.Errorf("totals after PAUSE, rollback, SET POSITION earliest, RESUME: %q, want 5|33", got)
 	}
-	if got := mustRows(t, conn, "SELECT * FROM g_max"); !equalRows([]string{"a|9|2", "b|7|1"}, got) {
+	if got := mustRows(t, conn, "SELECT * FROM g_max"); !slices.Equal([]string{"a|9|2", "b|7|1"}, got) {
 		t.Errorf("g_max: %q", got)
 	}
 }
@@ -143,21 +144,21 @@ func TestTimestampOfShownPoint(t *testing.T) {
 		}
 	}
 	want := mustRows(t, conn, "SELECT n FROM totals AS OF SAVEPOINT second")
-	if !equalRows([]string{"2"}, want) {
+	if !slices.Equal([]string{"2"}, want) {
 		t.Fatalf("AS OF SAVEPOINT second: %q", want)
 	}
 	got, err := rowsErr(conn, fmt.Sprintf("SELECT n FROM totals AS OF TIMESTAMP '%s'", shown))
-	if err != nil || !equalRows(want, got) {
+	if err != nil || !slices.Equal(want, got) {
 		t.Errorf("AS OF TIMESTAMP '%s' (created_at of savepoint second as SHOW SAVEPOINTS shows it): got %q, %v; want %q (the state of second)", shown, got, err, want)
 	}
 	mustExec(t, conn, "ALTER SYSTEM PAUSE")
 	if err := execErr(conn, time.Minute, fmt.Sprintf("ROLLBACK TO TIMESTAMP '%s'", shown)); err != nil {
 		t.Errorf("ROLLBACK TO TIMESTAMP '%s': %v", shown, err)
-	} else if got := mustRows(t, conn, "SELECT n FROM totals"); !equalRows(want, got) {
+	} else if got := mustRows(t, conn, "SELECT n FROM totals"); !slices.Equal(want, got) {
 		t.Errorf("ROLLBACK TO TIMESTAMP '%s' (created_at of second): totals n = %q, want %q", shown, got, want)
 	}
 	mustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
-	if got := mustRows(t, conn, "SELECT n FROM totals"); !equalRows([]string{"3"}, got) {
+	if got := mustRows(t, conn, "SELECT n FROM totals"); !slices.Equal([]string{"3"}, got) {
 		t.Errorf("after RESUME and FLUSH: %q", got)
 	}
 }
@@ -200,7 +201,7 @@ func TestSavepointRightAfterRestart(t *testing.T) {
 	before := mustRows(t, conn, "SELECT * FROM totals")
 	err := execErr(conn, time.Minute, "ROLLBACK TO SAVEPOINT sp")
 	wantCode(t, err, "55000", "ROLLBACK TO SAVEPOINT sp (recorded right after a restart; its input is gone)")
-	if got, err := rowsErr(conn, "SELECT * FROM totals"); err != nil || !equalRows(before, got) {
+	if got, err := rowsErr(conn, "SELECT * FROM totals"); err != nil || !slices.Equal(before, got) {
 		t.Errorf("totals after the rollback that should have failed: %q, %v; want %q", got, err, before)
 	}
 	for _, r := range mustQuery(t, conn, "SHOW MATERIALIZED VIEWS") {

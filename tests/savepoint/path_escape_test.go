@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,7 +135,7 @@ func TestSavepointPathEscape(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(outside, "new")); err == nil {
 		t.Errorf("SAVEPOINT with a ../ name wrote %s", filepath.Join(outside, "new"))
 	}
-	if got := savepointNames(t, conn); !equalRows([]string{"sp"}, got) {
+	if got := savepointNames(t, conn); !slices.Equal([]string{"sp"}, got) {
 		t.Errorf("SHOW SAVEPOINTS: %q, want only sp", got)
 	}
 	if entries, _ := os.ReadDir(spRoot); len(entries) != 1 {

@@ -3,6 +3,7 @@ package savepoint
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestPauseHoldsUnderLoad(t *testing.T) {
 		srv.WaitEpochs(t, 10)
 		b := viewRows(t, conn, names, "")
 		for _, n := range names {
-			if !equalRows(a[n], b[n]) {
+			if !slices.Equal(a[n], b[n]) {
 				moved++
 				t.Errorf("round %d: view %s changed while paused:\n%s", i, n, diffRows(a[n], b[n]))
 			}
@@ -78,7 +79,7 @@ func TestPauseHoldsUnderLoad(t *testing.T) {
 	mustExec(t, conn, "FLUSH")
 	msgs := streamMessages(t, js, "ev.pause")
 	for _, n := range names {
-		if got, want := mustRows(t, conn, "SELECT * FROM "+n), goAnswer(n, msgs); !equalRows(want, got) {
+		if got, want := mustRows(t, conn, "SELECT * FROM "+n), goAnswer(n, msgs); !slices.Equal(want, got) {
 			t.Errorf("view %s after RESUME and FLUSH:\n%s", n, diffRows(want, got))
 		}
 	}

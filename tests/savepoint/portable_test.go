@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,7 +61,7 @@ func TestSavepointPortable(t *testing.T) {
 		Env:     []string{"STREAMDB_EXECUTION_BARRIER_INTERVAL=1h"},
 	})
 	c2 := srv2.Conn(t)
-	if got := viewNames(t, c2); !equalRows(names, got) {
+	if got := viewNames(t, c2); !slices.Equal(names, got) {
 		t.Errorf("server 2 views: want %q, got %q", names, got)
 	}
 	compareViews(t, "server 2 right after --restore-from vs server 1 at the savepoint", atSP, viewRows(t, c2, names, ""))

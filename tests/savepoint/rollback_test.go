@@ -2,6 +2,7 @@ package savepoint
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"streamdb/tests/testutil"
@@ -51,7 +52,7 @@ func TestPausedRollback(t *testing.T) {
 	insert(t, conn, "ev", b3) // published while paused: replayed after RESUME
 
 	mustExec(t, conn, "ROLLBACK TO SAVEPOINT sp")
-	if got, want := viewNames(t, conn), sortedCopy(atSP); !equalRows(want, got) {
+	if got, want := viewNames(t, conn), sortedCopy(atSP); !slices.Equal(want, got) {
 		t.Errorf("views after the rollback: want %q, got %q", want, got)
 	}
 	_, err = rowsErr(conn, "SELECT * FROM low_sum")
@@ -66,7 +67,7 @@ func TestPausedRollback(t *testing.T) {
 		}
 		srv.WaitEpochs(t, 5)
 	}
-	if got := savepointNames(t, conn); !equalRows([]string{"sp"}, got) {
+	if got := savepointNames(t, conn); !slices.Equal([]string{"sp"}, got) {
 		t.Errorf("SHOW SAVEPOINTS after the rollback: %q", got)
 	}
 
@@ -88,7 +89,7 @@ func TestPausedRollback(t *testing.T) {
 	mustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
 	delete(want, "low_sum") // created after the savepoint: gone again
 	compareViews(t, "second rollback, after RESUME and FLUSH", want, viewRows(t, conn, atSP, ""))
-	if got := viewNames(t, conn); !equalRows(sortedCopy(atSP), got) {
+	if got := viewNames(t, conn); !slices.Equal(sortedCopy(atSP), got) {
 		t.Errorf("views after the second rollback: %q", got)
 	}
 }

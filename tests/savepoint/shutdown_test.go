@@ -2,6 +2,7 @@ package savepoint
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func TestShutdownDuringSavepoint(t *testing.T) {
 			}
 		}
 		mustExec(t, conn, "FLUSH")
-		if got, want := mustRows(t, conn, "SELECT * FROM totals"), goAnswer("totals", all); !equalRows(want, got) {
+		if got, want := mustRows(t, conn, "SELECT * FROM totals"), goAnswer("totals", all); !slices.Equal(want, got) {
 			t.Errorf("round %d: totals after the restart: %s", round, diffRows(want, got))
 		}
 	}
