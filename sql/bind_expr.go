@@ -224,11 +224,10 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		case opcode.Not, opcode.Not2:
 			return expr.Not(v)
 		case opcode.Minus:
-			if c, ok := v.(*expr.Const); ok && c.T == types.Numeric {
-				neg := c.D.Decimal()
-				var out = *neg
-				out.Negative = !out.Negative
-				return &expr.Const{D: types.NewDecimal(&out), T: types.Numeric}, nil
+			if c, ok := v.(*expr.Const); ok && isNumberLiteral(n.V) {
+				if f, ok := expr.NegateLiteral(c); ok {
+					return f, nil
+				}
 			}
 			return expr.Negate(v)
 		case opcode.Plus:
