@@ -25,6 +25,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.asOfPass,
 		r.windowPass,
 		r.literalPass,
+		r.longNumberPass,
 		r.castPass,
 		r.arrayPass,
 		r.funcPass,
