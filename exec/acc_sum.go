@@ -293,6 +293,15 @@ func (a *avgAcc) Result() types.Datum {
 	if a.sum.n == 0 {
 		return types.Null
 	}
+	if a.resType == types.Interval {
+		// interval_avg: the sum divided by the count as interval_div
+		// divides, which cannot overflow for a count of at least 1.
+		v, err := expr.MulInterval(a.sum.iv, 0, float64(a.sum.n))
+		if err != nil {
+			return types.Null
+		}
+		return v
+	}
 	if a.resType == types.Float8 {
 		if f, ok := a.sum.specialFloat(); ok {
 			return f

@@ -52,6 +52,8 @@ func AggResultType(fn string, arg types.Type) (types.Type, error) {
 			return types.Numeric, nil
 		case arg == types.Float4 || arg == types.Float8:
 			return types.Float8, nil
+		case arg == types.Interval:
+			return types.Interval, nil
 		}
 	case "bool_and", "bool_or":
 		if arg == types.Bool {
@@ -101,8 +103,11 @@ func newAccumulator(call plan.AggCall, appendOnly bool, dataflow int) Accumulato
 }
 
 func sumTypeForAvg(arg types.Type) types.Type {
-	if arg == types.Float4 || arg == types.Float8 {
+	switch arg {
+	case types.Float4, types.Float8:
 		return types.Float8
+	case types.Interval:
+		return types.Interval
 	}
 	return types.Numeric
 }

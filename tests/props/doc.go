@@ -5,9 +5,11 @@
 // first, through INSERT into a table and into a stream (as literals, as
 // text parameters and as binary parameters), the table's changelog, a
 // materialized view over each, and SELECT in the text and the binary
-// format. TestOperators evaluates operators, casts, functions and
-// aggregates on random edge inputs. Each result must equal PostgreSQL's,
-// or fail with PostgreSQL's SQLSTATE when PostgreSQL refuses.
+// format. TestOperators evaluates operators, casts and functions on random
+// edge inputs. TestAggregates groups edge and random values of the numeric
+// types and intervals, ad hoc and in a materialized view, through inserts
+// and then deletes. Each result must equal PostgreSQL's, or fail with
+// PostgreSQL's SQLSTATE when PostgreSQL refuses.
 //
 // Types PostgreSQL has and streamdb does not (time, bytea, json, jsonb)
 // are not generated: streamdb refuses them at CREATE.
