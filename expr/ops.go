@@ -468,9 +468,14 @@ func decimalOp(op string, a, b *apd.Decimal) (types.Datum, error) {
 		if b.IsZero() {
 			return types.Null, divByZero()
 		}
-		// The integer quotient must fit the context's precision.
+		// The integer quotient and the remainder (which keeps every
+		// digit of the finer scale) must both fit the context's precision.
 		c := exactCtx
-		c.Precision = uint32(max(40, int64(a.NumDigits())+int64(a.Exponent)-int64(b.Exponent)+2))
+		spread := int64(a.Exponent) - int64(b.Exponent)
+		if spread < 0 {
+			spread = -spread
+		}
+		c.Precision = uint32(max(40, int64(a.NumDigits())+int64(b.NumDigits())+spread+2))
 		_, err = c.Rem(&out, a, b)
 	}
 	if err != nil {
