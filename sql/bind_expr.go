@@ -340,6 +340,7 @@ func (b *binder) bindBinary(n *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 	if err != nil {
 		return nil, err
 	}
+	l, r = bpcharOperands(op, l, r, s)
 	return expr.Binary(op, l, r)
 }
 

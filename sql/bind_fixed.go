@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"strings"
+
 	"streamdb/expr"
 	"streamdb/types"
 )
@@ -39,4 +41,31 @@ func (b *binder) fixedMod(e expr.Expr, s *scope) types.Modifier {
 		return types.Modifier{}
 	}
 	return m
+}
+
+// bpcharOperands drops the trailing spaces of a string literal compared
+// with a character(n) column: PostgreSQL reads the literal as bpchar, whose
+// trailing spaces do not count, and the column's values are stored
+// without theirs.
+func bpcharOperands(op string, l, r expr.Expr, s *scope) (expr.Expr, expr.Expr) {
+	switch op {
+	case "=", "<>", "<", "<=", ">", ">=":
+	default:
+		return l, r
+	}
+	return trimBpcharLiteral(l, r, s), trimBpcharLiteral(r, l, s)
+}
+
+// trimBpcharLiteral returns lit without trailing spaces when it is a
+// string literal and other a character(n) column of scope s.
+func trimBpcharLiteral(lit, other expr.Expr, s *scope) expr.Expr {
+	c, ok := lit.(*expr.Const)
+	if !ok || c.D.K != types.KindString || s == nil {
+		return lit
+	}
+	ref, ok := other.(*expr.ColRef)
+	if !ok || ref.Idx >= len(s.cols) || s.cols[ref.Idx].name != ref.Name || !s.cols[ref.Idx].mod.Fixed {
+		return lit
+	}
+	return &expr.Const{D: types.NewString(strings.TrimRight(c.D.S, " ")), T: c.T}
 }

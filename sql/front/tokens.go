@@ -145,7 +145,7 @@ var notFunctionNames = setOf("and", "or", "not", "in", "select", "where", "on",
 	"as", "from", "join", "by", "having", "when", "then", "else", "case",
 	"values", "any", "all", "some", "is", "like", "ilike", "between", "union",
 	"intersect", "except", "returning", "set", "into", "using", "with",
-	"limit", "offset", "distinct", "lateral", "over", "filter", "escape")
+	"limit", "offset", "distinct", "lateral", "over", "filter", "escape", "for", "placing")
 
 // primaryStart returns the index where the primary expression that ends at
 // toks[e] begins: a literal, a parameter, a (qualified) name, a parenthesised

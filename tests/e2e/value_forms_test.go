@@ -263,6 +263,7 @@ func TestCharLikePostgres(t *testing.T) {
 			`SELECT id, length(c), c || 'x', c = 'a', length(c::text), CAST(c AS char(5)) FROM ch ORDER BY id`,
 			`SELECT min(c), max(c), count(c) FROM ch`,
 			`SELECT c, count(*) FROM ch GROUP BY c ORDER BY c`,
+			`SELECT id FROM ch WHERE c = 'abc  ' OR 'a ' = c OR c > 'ab   ' ORDER BY id`,
 			`SELECT 'ab'::char(3), 'abcd'::char(2), 'x'::character, 'ab '::bpchar(4), $1::char(4)`,
 		} {
 			q := query{sql: sql, arg: "é"}

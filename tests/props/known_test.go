@@ -20,9 +20,6 @@ func knownDifference(kind, stmt string, got, want outcome) string {
 	if got.code == "22003" && hugeNumeric(want) {
 		return "a numeric result of 100001..131072 integer digits is 22003 (types.NumericMaxIntegerDigits: apd's exponent limit)"
 	}
-	if strings.Contains(stmt, "substring(") && strings.Contains(stmt, " for (") && strings.Contains(stmt, ")::") {
-		return "substring(x FROM a FOR (b)::t), a cast of a parenthesised FOR argument, is a syntax error: the TiDB parser's SUBSTRING grammar (sql/front rewrites)"
-	}
 	for _, k := range knownInputs {
 		if strings.Contains(stmt, k.expr) {
 			return k.reason
