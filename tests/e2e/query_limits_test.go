@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -71,8 +72,21 @@ func TestLongExpressions(t *testing.T) {
 // working meanwhile.
 func TestDisconnectStopsQuery(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_MAX_CONNECTIONS=2"}})
-	other := srv.Conn(t)
-	victim := srv.Conn(t)
+	ctx := testCtx(t, time.Minute)
+	// The slot of StartServer's readiness check frees once the server has
+	// seen it close: retry the two connections until they fit.
+	connect := func() *pgx.Conn {
+		var c *pgx.Conn
+		poll(t, 30*time.Second, func() error {
+			var err error
+			c, err = pgx.Connect(ctx, srv.DSN())
+			return err
+		})
+		t.Cleanup(func() { c.Close(context.Background()) })
+		return c
+	}
+	other := connect()
+	victim := connect()
 	exec(t, other, "CREATE TABLE d3 (id BIGINT PRIMARY KEY)")
 	var rows []string
 	for i := 0; i < 2000; i++ {
@@ -82,7 +96,6 @@ func TestDisconnectStopsQuery(t *testing.T) {
 	exec(t, victim, "SET query_max_memory = 0")
 
 	// The server is full: a third session is refused.
-	ctx := testCtx(t, time.Minute)
 	_, err := pgx.Connect(ctx, srv.DSN())
 	wantCode(t, err, "53300")
 
