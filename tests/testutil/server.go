@@ -187,10 +187,33 @@ func (s *Server) Logs() string {
 	return string(data)
 }
 
-// Conn opens a pgx connection to the server, closed by t.Cleanup.
+// Conn opens a pgx connection to the server, closed by t.Cleanup. A
+// refusal for too many clients (53300) is retried for a few seconds: the
+// server frees the slot of a connection that closed (StartServer's own
+// readiness check, a test's earlier session) only once it has seen the
+// close. Tests of the limit itself connect with pgx directly.
 func (s *Server) Conn(t testing.TB) *pgx.Conn {
 	t.Helper()
-	return connect(t, s.DSN())
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		conn, err := pgx.Connect(ctx, s.DSN())
+		cancel()
+		var pe *pgconn.PgError
+		if err != nil && errors.As(err, &pe) && pe.Code == "53300" && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond) // poll interval while the slot frees
+			continue
+		}
+		if err != nil {
+			t.Fatalf("testutil: connecting to %s: %v", s.DSN(), err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			conn.Close(ctx)
+		})
+		return conn
+	}
 }
 
 func connect(t testing.TB, dsn string) *pgx.Conn {
