@@ -57,32 +57,24 @@ func (v *columnNames) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // bindScalarOrExists binds (SELECT ...) and EXISTS (SELECT ...).
 func (b *binder) bindScalarOrExists(n ast.ExprNode, s *scope) (expr.Expr, error) {
-	if ex, ok := n.(*ast.ExistsSubqueryExpr); ok {
-		sub, ok := ex.Sel.(*ast.SubqueryExpr)
-		if !ok {
+	sub, ok := n.(*ast.SubqueryExpr)
+	exists, not := ok && sub.Exists, false
+	if ex, isExists := n.(*ast.ExistsSubqueryExpr); isExists {
+		if sub, ok = ex.Sel.(*ast.SubqueryExpr); !ok {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "EXISTS needs a subquery")
 		}
-		root, err := b.bindSubqueryPlan(sub.Query, s)
-		if err != nil {
-			return nil, err
-		}
-		e := expr.Expr(&expr.Subquery{Kind: expr.SubqueryExists, Plan: root, T: types.Bool})
-		if ex.Not {
-			return expr.Not(e)
-		}
-		return e, nil
-	}
-	sub := n.(*ast.SubqueryExpr)
-	if sub.Exists {
-		root, err := b.bindSubqueryPlan(sub.Query, s)
-		if err != nil {
-			return nil, err
-		}
-		return &expr.Subquery{Kind: expr.SubqueryExists, Plan: root, T: types.Bool}, nil
+		exists, not = true, ex.Not
 	}
 	root, err := b.bindSubqueryPlan(sub.Query, s)
 	if err != nil {
 		return nil, err
+	}
+	if exists {
+		e := expr.Expr(&expr.Subquery{Kind: expr.SubqueryExists, Plan: root, T: types.Bool})
+		if not {
+			return expr.Not(e)
+		}
+		return e, nil
 	}
 	cols := root.Schema()
 	if len(cols) != 1 {

@@ -109,6 +109,13 @@ func (e *Engine) checkpointNow(ctx context.Context) (string, error) {
 // client: directories (a client that could point them elsewhere could make
 // the server write, read or delete outside its own directories) and the
 // TLS files and policy (a client could turn the TLS requirement off).
+// restartSetting reports whether a server setting takes effect only at the
+// next start (SET refuses it, ALTER SYSTEM
+// SET saves it for then; pg_settings.context "postmaster").
+func restartSetting(key string) bool {
+	return key == "state.backend" || key == "max_connections" || key == "max_query_length" || serverOnlySettings[key]
+}
+
 var serverOnlySettings = map[string]bool{
 	"state.checkpoints.dir": true, "state.savepoints.dir": true,
 	"ssl_cert_file": true, "ssl_key_file": true, "ssl_require_remote": true,
@@ -137,7 +144,7 @@ func (e *Engine) setServerSetting(n *front.Set) error {
 		return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q %s", n.Name, what).
 			WithHint("This is set only where the server is started: put %s in the --config file or set %s (or the flag), then restart the server.", n.Name, config.EnvName(n.Name))
 	}
-	restartOnly := n.Name == "state.backend" || n.Name == "max_connections" || n.Name == "max_query_length" || serverOnlySettings[n.Name]
+	restartOnly := restartSetting(n.Name)
 	if restartOnly && !n.System && next.Values[n.Name] != e.cfg.Values[n.Name] {
 		return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q cannot be changed without restarting the server", n.Name).
 			WithHint("Use ALTER SYSTEM SET and restart, or set it in the --config file.")

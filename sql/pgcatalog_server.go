@@ -13,12 +13,6 @@ import (
 // databaseOID is the OID of the one database, streamdb.
 const databaseOID = 16383
 
-// restartSetting reports whether a server setting takes effect only at the
-// next start (pg_settings.context "postmaster").
-func restartSetting(key string) bool {
-	return key == "state.backend" || key == "max_connections" || key == "max_query_length" || serverOnlySettings[key]
-}
-
 func init() {
 	boolD := types.NewBool
 	pgSystemTables["pg_catalog.pg_database"] = pgSystemTableDef{
