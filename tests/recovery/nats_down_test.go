@@ -40,6 +40,17 @@ func TestNATSDown(t *testing.T) {
 
 	ns.Shutdown()
 	ns.WaitForShutdown()
+	// Until the server's NATS client has seen the connection close, a
+	// publish goes into the dead socket and times out (08007: not known
+	// whether stored). Wait for that state first: a write refused at once
+	// as unreachable.
+	poll(t, time.Minute, "the server notices that NATS is down", func() error {
+		var pe *pgconn.PgError
+		if err := execErr(writer, time.Minute, "INSERT INTO t VALUES (3, 'refused')"); !errors.As(err, &pe) || pe.Code != "08006" {
+			return fmt.Errorf("INSERT with NATS down: %v", err)
+		}
+		return nil
+	})
 
 	for _, sql := range []string{"INSERT INTO t VALUES (2, 'refused')", "INSERT INTO s VALUES (2, 'refused')", "UPDATE t SET v = 'refused' WHERE id = 1"} {
 		var pe *pgconn.PgError
