@@ -71,7 +71,7 @@ func NewAccumulator(call plan.AggCall, appendOnly bool) Accumulator {
 
 // newAccumulator creates the state for call in a view of layout dataflow
 // (storage.Dataflow*), which fixes how sums encode their state.
-func newAccumulator(call plan.AggCall, appendOnly bool, dataflow int) Accumulator {
+func newAccumulator(call plan.AggCall, appendOnly bool, dataflow storage.FormatVersion) Accumulator {
 	specials := dataflow >= storage.DataflowSumSpecials
 	var acc Accumulator
 	argType := types.Unknown

@@ -10,7 +10,7 @@ import (
 // which accumulators its aggregates use, both part of the state's format,
 // so it is fixed per layout: from DataflowAppendOnlyJoins on, an inner
 // join of append-only inputs counts as append-only.
-func appendOnly(dataflow int, n plan.Node) bool {
+func appendOnly(dataflow storage.FormatVersion, n plan.Node) bool {
 	if dataflow >= storage.DataflowAppendOnlyJoins {
 		return plan.AppendOnlyJoins(n)
 	}

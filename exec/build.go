@@ -64,7 +64,7 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 // from: root itself, or from DataflowNarrowRows on, root without the
 // columns nothing reads. The output columns stay the same; operator state
 // is numbered alike either way (the projections pruning adds keep none).
-func streamingPlan(dataflow int, root plan.Node) plan.Node {
+func streamingPlan(dataflow storage.FormatVersion, root plan.Node) plan.Node {
 	if dataflow < storage.DataflowNarrowRows {
 		return root
 	}
@@ -82,7 +82,7 @@ type builder struct {
 	need neededColumns
 	// dataflow is the view's layout (storage.Dataflow*); shared holds the
 	// readers its scans share under DataflowSharedScans.
-	dataflow int
+	dataflow storage.FormatVersion
 	shared   map[string]*sharedSource
 	subplans map[string]*sharedSubplan
 }
@@ -200,7 +200,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 }
 
 // joinStateFormatOf is the join state format of views of layout dataflow.
-func joinStateFormatOf(dataflow int) joinStateFormat {
+func joinStateFormatOf(dataflow storage.FormatVersion) joinStateFormat {
 	switch {
 	case dataflow >= storage.DataflowJoinStatePaged:
 		return joinStateByPage

@@ -31,8 +31,8 @@ type aggOp struct {
 	groupBy    []expr.Expr
 	calls      []plan.AggCall
 	appendOnly bool
-	dataflow   int    // the view's layout (storage.Dataflow*)
-	prefix     []byte // state table: group key -> row count + accumulator states
+	dataflow   storage.FormatVersion // the view's format (storage.Dataflow*)
+	prefix     []byte                // state table: group key -> row count + accumulator states
 	groups     map[string]*aggGroup
 	dirty      []*aggGroup // groups changed in this epoch, each once
 	next       Operator
@@ -108,7 +108,7 @@ type aggGroup struct {
 
 // newAggOp builds the aggregate of a view of layout dataflow, which fixes
 // its accumulators' state encoding (see newAccumulator).
-func newAggOp(a *plan.Aggregate, appendOnly bool, dataflow int, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
+func newAggOp(a *plan.Aggregate, appendOnly bool, dataflow storage.FormatVersion, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
 	op := &aggOp{
 		groupBy: a.GroupBy, calls: a.Aggs, appendOnly: appendOnly, dataflow: dataflow, prefix: prefix,
 		groups: map[string]*aggGroup{}, next: next,

@@ -58,7 +58,7 @@ func (sh *sharedSource) addNeed(need []bool) {
 // dataflow: scans of the same stream with the same columns. It is "" for
 // a scan that gets its own reader: under the old layout, for tables, and
 // for streams with a WATERMARK (each scan's watermark state is its own).
-func sharedScanKey(dataflow int, s *plan.Scan) string {
+func sharedScanKey(dataflow storage.FormatVersion, s *plan.Scan) string {
 	if dataflow < storage.DataflowSharedScans || s.Object.Kind != storage.KindStream || s.Watermark != nil {
 		return ""
 	}

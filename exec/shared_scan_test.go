@@ -25,7 +25,7 @@ func TestSharedScanSources(t *testing.T) {
 
 	rt := &Runtime{}
 	for _, tc := range []struct {
-		dataflow int
+		dataflow storage.FormatVersion
 		want     string
 	}{
 		{storage.DataflowOneReaderPerScan, "[bids asks bids bids asks]"},

@@ -137,7 +137,7 @@ func dedupe(names []string) []string {
 // subplanKey identifies what n computes, or is "" when n cannot be shared
 // (or the layout shares no subplans): only stream scans, windows, filters, projections and aggregates are,
 // and only expressions made of column references, constants and functions.
-func subplanKey(dataflow int, n plan.Node) string {
+func subplanKey(dataflow storage.FormatVersion, n plan.Node) string {
 	if dataflow < storage.DataflowSharedSubplans {
 		return ""
 	}
@@ -151,7 +151,7 @@ func subplanKey(dataflow int, n plan.Node) string {
 // writeSubplanKey writes n's key. Only the top node's key may ignore the
 // order of its output columns (an aggregate's): a node above an aggregate
 // refers to its columns by position, so below the top the order counts.
-func writeSubplanKey(sb *strings.Builder, dataflow int, n plan.Node, top bool) bool {
+func writeSubplanKey(sb *strings.Builder, dataflow storage.FormatVersion, n plan.Node, top bool) bool {
 	switch n := n.(type) {
 	case *plan.Scan:
 		k := sharedScanKey(dataflow, n)

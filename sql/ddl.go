@@ -235,6 +235,11 @@ func (e *Engine) persist(d *storage.Descriptor) error {
 	if err := storage.PutDescriptor(b, d); err != nil {
 		return err
 	}
+	if d.Kind == storage.KindView {
+		if err := e.store.RatchetFormat(b, d.Dataflow); err != nil {
+			return err
+		}
+	}
 	if err := e.store.Commit(b, true); err != nil {
 		return err
 	}

@@ -272,8 +272,14 @@ func (e *Engine) Close() error {
 // loadCatalog reads every object and restarts the views, in creation order
 // so that a view starts after what it reads.
 func (e *Engine) loadCatalog() error {
+	if err := e.store.CheckDirFormat(); err != nil {
+		return err
+	}
 	descs, err := storage.Descriptors(e.store.DB())
 	if err != nil {
+		return err
+	}
+	if err := checkViewFormats(descs); err != nil {
 		return err
 	}
 	sort.Slice(descs, func(i, j int) bool { return descs[i].ID < descs[j].ID })

@@ -56,56 +56,63 @@ type Descriptor struct {
 	// Views: the defining query text and the objects it reads.
 	Query     string   `json:"query,omitempty"`
 	DependsOn []string `json:"depends_on,omitempty"`
-	// Dataflow is the layout of a view's dataflow, fixed when the view is
-	// created: its source positions and operator state are numbered by
-	// it, so a view keeps the layout it was created with.
-	Dataflow int `json:"dataflow,omitempty"`
+	// Dataflow is the format of a view's dataflow, fixed when the view is
+	// created: its source positions and operator state are numbered and
+	// encoded by it, so a view keeps the format it was created with.
+	Dataflow FormatVersion `json:"dataflow,omitempty"`
 }
 
-// Dataflow layouts (Descriptor.Dataflow). A layout fixes how a view's
-// dataflow is built from its plan and so how its state is numbered and
-// encoded. Each layout keeps every rule of the layouts numbered below it
-// and adds one (hence "also" below); exec tests a rule with
-// layout >= the layout that introduced it. A view never changes layout.
+// The formats of a view's dataflow (Descriptor.Dataflow), oldest first.
+// Each keeps every rule of the formats before it and adds one (hence
+// "also" below); exec tests a rule with dataflow >= the format that
+// introduced it. A view never changes format. The numbers are stored, so
+// a new format goes at the end (TestFormatNumbers pins them).
 const (
 	// DataflowOneReaderPerScan gives every stream scan of a view its own
 	// JetStream reader.
-	DataflowOneReaderPerScan = 0
+	DataflowOneReaderPerScan FormatVersion = iota
 	// DataflowSharedScans gives a view one reader per stream it scans
 	// (scans with a WATERMARK keep their own); the rows fan out to every
 	// scan of the stream.
-	DataflowSharedScans = 1
+	DataflowSharedScans
 	// DataflowSharedSubplans also computes each distinct subplan of
 	// windows, filters, projections and aggregates over shared scans once
 	// (two aggregates with the same groups and aggregates, in any order,
 	// are one).
-	DataflowSharedSubplans = 2
+	DataflowSharedSubplans
 	// DataflowAppendOnlyJoins also treats an inner join of append-only
 	// inputs as append-only (its view keeps rows by row id, aggregates over
 	// it use insert-only accumulators), and a join keeps each row once in
 	// its state (in the key; the value holds only counts).
-	DataflowAppendOnlyJoins = 3
+	DataflowAppendOnlyJoins
 	// DataflowNarrowRows also drops the columns nothing reads
 	// (plan.PruneColumns): projections compute only what is read above
 	// them, and a join's inputs are narrowed to the columns read above it
 	// or by its keys and condition, so its state and output rows are
 	// narrower.
-	DataflowNarrowRows = 4
+	DataflowNarrowRows
 	// DataflowJoinStateByID also keys each join state entry by an id that
 	// grows, not by its join key and row, so that the entries an epoch
 	// adds sort after the older ones in Pebble.
-	DataflowJoinStateByID = 5
+	DataflowJoinStateByID
 	// DataflowJoinStatePaged also stores the rows a join's append-only
 	// input adds in an epoch together, in pages of a few KiB under one
 	// key each (Pebble's cost is per key).
-	DataflowJoinStatePaged = 6
+	DataflowJoinStatePaged
 	// DataflowSumSpecials also keeps, in the state of sum() and avg() over
 	// numeric and floating-point values, the counts of NaN, Infinity and
 	// -Infinity inputs apart from the sum of the finite ones, so that the
 	// result stays right when those inputs are retracted.
-	DataflowSumSpecials = 7
-	// DataflowLatest is the layout of views created now.
-	DataflowLatest = DataflowSumSpecials
+	DataflowSumSpecials
+
+	// -- add new formats above this line --
+
+	dataflowEnd
+	// DataflowLatest is the format of views created now: the newest.
+	DataflowLatest = dataflowEnd - 1
+	// DataflowMinSupported is the oldest format this binary reads; a view
+	// or data directory of an older one is refused (CheckFormat).
+	DataflowMinSupported = DataflowOneReaderPerScan
 )
 
 // Schema returns the columns as types.Columns.

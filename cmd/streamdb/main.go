@@ -34,7 +34,7 @@ func main() {
 		return
 	}
 	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "streamdb:", err)
+		fmt.Fprintln(os.Stderr, "streamdb:", fatalText(err))
 		os.Exit(1)
 	}
 }

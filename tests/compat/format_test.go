@@ -1,0 +1,110 @@
+package compat
+
+import (
+	"bytes"
+	"context"
+	osexec "os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"streamdb/storage"
+	"streamdb/tests/testutil"
+)
+
+// TestRefuseUnreadableFormat: a data directory whose view, or the
+// directory itself, holds state in a format newer than this binary reads
+// is refused at start with 0A000 and a hint, instead of being misread.
+func TestRefuseUnreadableFormat(t *testing.T) {
+	bin := testutil.BuildServer(t)
+	srv := testutil.StartServer(t, testutil.ServerOptions{Binary: bin})
+	conn := srv.Conn(t)
+	exec(t, conn, schema[0], "CREATE MATERIALIZED VIEW per_k AS "+views["per_k"])
+	srv.Stop(t)
+	stateDir := filepath.Join(srv.DataDir, "state")
+	newer := storage.DataflowLatest + 1
+
+	setViewFormat(t, stateDir, "per_k", newer)
+	out := startRefused(t, bin, srv.DataDir)
+	for _, want := range []string{
+		"materialized view per_k holds state in format " + strconv.Itoa(int(newer)) + ", newer than this streamdb reads",
+		"(SQLSTATE 0A000)", "HINT: Start it with the streamdb release that wrote it",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("a view of format %d: output lacks %q:\n%s", newer, want, out)
+		}
+	}
+
+	// The view readable again, the directory's own record newer.
+	setViewFormat(t, stateDir, "per_k", storage.DataflowLatest)
+	st, err := storage.Open(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := st.NewBatch()
+	if err := st.RatchetFormat(b, newer); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(b, true); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	st.Close()
+	if out := startRefused(t, bin, srv.DataDir); !strings.Contains(out, "the data directory holds state in format "+strconv.Itoa(int(newer))) {
+		t.Errorf("a directory of format %d: output lacks the refusal:\n%s", newer, out)
+	}
+}
+
+// setViewFormat rewrites the format of view name in the catalog of a
+// stopped server.
+func setViewFormat(t *testing.T, stateDir, name string, v storage.FormatVersion) {
+	t.Helper()
+	st, err := storage.Open(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	descs, err := storage.Descriptors(st.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range descs {
+		if d.Name != name {
+			continue
+		}
+		d.Dataflow = v
+		b := st.NewBatch()
+		defer b.Close()
+		if err := storage.PutDescriptor(b, d); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Commit(b, true); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("no view %s in the catalog", name)
+}
+
+// startRefused starts the server on dataDir and returns its output once
+// it exits; a server that starts instead fails the test.
+func startRefused(t *testing.T, bin, dataDir string) string {
+	t.Helper()
+	ports := testutil.FreePorts(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, bin, "--data-dir", dataDir, "--http-listen", "",
+		"--listen", "127.0.0.1:"+strconv.Itoa(ports[0]), "--nats-listen", "127.0.0.1:"+strconv.Itoa(ports[1]))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("the server did not exit on a data directory it cannot read:\n%s", out.String())
+	}
+	if err == nil {
+		t.Fatalf("the server exited with status 0 on a data directory it cannot read:\n%s", out.String())
+	}
+	return out.String()
+}
