@@ -1,6 +1,6 @@
 // Package admin serves the server's HTTP endpoints (--http-listen):
-// Prometheus metrics, liveness and readiness probes, and, when enabled,
-// Go's pprof profiles.
+// Prometheus metrics, liveness and readiness probes, the web console at
+// /, and, when enabled, Go's pprof profiles.
 package admin
 
 import (
@@ -33,9 +33,10 @@ type Options struct {
 
 // Server is the HTTP endpoint.
 type Server struct {
-	http *http.Server
-	ln   net.Listener
-	log  *slog.Logger
+	http    *http.Server
+	ln      net.Listener
+	log     *slog.Logger
+	console *console
 }
 
 // Listen starts serving on addr ("host:port").
@@ -68,10 +69,12 @@ func Listen(addr string, opts Options) (*Server, error) {
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	s := &Server{
-		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
-		ln:   ln,
-		log:  opts.Log,
+		http:    &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
+		ln:      ln,
+		log:     opts.Log,
+		console: newConsole(),
 	}
+	s.console.routes(mux)
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("HTTP endpoint stopped", "err", err)

@@ -82,6 +82,9 @@ func (e *Engine) systemTable(name string) (*storage.Descriptor, func() []types.R
 	case "streamdb_progress":
 		d, rows := e.progressTable()
 		return d, rows, true
+	case "streamdb_state":
+		d, rows := e.stateTable()
+		return d, rows, true
 	}
 	return e.pgSystemTable(name)
 }

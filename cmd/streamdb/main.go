@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"streamdb/admin"
 	"streamdb/config"
 	"streamdb/pgwire"
 	"streamdb/sql"
@@ -136,7 +137,11 @@ func run(args []string) error {
 		return fmt.Errorf("listen on %s: %w (choose another address with --listen)", cfg.Listen, err)
 	}
 	srv := pgwire.NewServer(engine, log)
-	srv.SetSecurity(withUsers(sec, engine))
+	sec = withUsers(sec, engine)
+	srv.SetSecurity(sec)
+	if httpSrv != nil {
+		httpSrv.SetConsole(engine, admin.ConsoleAccess{Auth: sec.Auth, TrustedUser: sql.BootstrapUser})
+	}
 	srv.SetMaxConnections(int(cfg.Int("max_connections")))
 	srv.SetMaxQueryLength(int(cfg.Int("max_query_length")))
 	log.Info("streamdb ready", "listen", ln.Addr().String(), "nats", engine.NATSURL(), "data_dir", cfg.DataDir)

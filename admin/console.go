@@ -1,0 +1,178 @@
+package admin
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"html/template"
+	"net"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	"streamdb/pgwire"
+)
+
+// The web console is server-rendered HTML (html/template, no script
+// needed): every page is built from SQL the console runs as the logged-in
+// user, so it shows and may change exactly what that user could through
+// psql. Charts are inline SVG drawn here.
+
+// Result is one statement's result as text, NULL as "".
+type Result struct {
+	Columns []string
+	Rows    [][]string
+	Tag     string
+}
+
+// Backend is what the console needs from the engine.
+type Backend interface {
+	// ConsoleQuery runs one SQL statement as user.
+	ConsoleQuery(ctx context.Context, user, sql string) (*Result, error)
+	// ConsoleDataflow renders the streaming dataflow of a view.
+	ConsoleDataflow(ctx context.Context, user, view string) (string, error)
+}
+
+// ConsoleAccess says who may use the console.
+type ConsoleAccess struct {
+	// Auth, when set, makes every request log in with HTTP Basic
+	// authentication as a user of the PostgreSQL port (same passwords).
+	// When nil, loopback clients are trusted as TrustedUser and others
+	// refused, as on the PostgreSQL port.
+	Auth        pgwire.Authenticator
+	TrustedUser string
+}
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"pathEscape": url.PathEscape,
+}).ParseFS(templateFiles, "templates/*.html"))
+
+// console serves the pages; backend and access are set once the engine
+// is open (until then every page says the server is recovering).
+type console struct {
+	backend atomic.Pointer[Backend]
+	access  atomic.Pointer[ConsoleAccess]
+	// csrfKey signs the per-user token that every form posts back, so a
+	// page of another site cannot make a logged-in browser act.
+	csrfKey []byte
+}
+
+func newConsole() *console {
+	c := &console{csrfKey: make([]byte, 32)}
+	if _, err := rand.Read(c.csrfKey); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// SetConsole makes the console serve backend's data to the users access
+// admits.
+func (s *Server) SetConsole(b Backend, access ConsoleAccess) {
+	s.console.backend.Store(&b)
+	s.console.access.Store(&access)
+}
+
+func (c *console) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /{$}", c.page(c.overview))
+	mux.HandleFunc("GET /views/{name}", c.page(c.view))
+	mux.HandleFunc("GET /checkpoints", c.page(c.checkpoints))
+	mux.HandleFunc("GET /savepoints", c.page(c.savepoints))
+	mux.HandleFunc("POST /savepoints", c.page(c.savepointAction))
+}
+
+// request is one authenticated page request.
+type request struct {
+	ctx     context.Context
+	user    string
+	backend Backend
+	r       *http.Request
+	csrf    string
+}
+
+// pageData is what every template receives.
+type pageData struct {
+	Title string
+	User  string
+	CSRF  string
+	Tab   string
+	Error string
+	Flash string
+	Body  any
+}
+
+// page wraps a handler with login and rendering: fn returns the template
+// name and its body data.
+func (c *console) page(fn func(*request) (string, pageData)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		bp, ap := c.backend.Load(), c.access.Load()
+		if bp == nil || ap == nil {
+			http.Error(w, "streamdb is recovering; the console opens once it is done", http.StatusServiceUnavailable)
+			return
+		}
+		user, ok := c.login(w, r, ap)
+		if !ok {
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+		defer cancel()
+		req := &request{ctx: ctx, user: user, backend: *bp, r: r, csrf: c.token(user)}
+		if r.Method == http.MethodPost && !c.validPost(r, req) {
+			http.Error(w, "this form was not sent by the console's own page; reload the page and try again", http.StatusForbidden)
+			return
+		}
+		name, data := fn(req)
+		data.User, data.CSRF = user, req.csrf
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("X-Frame-Options", "DENY")
+		if err := pages.ExecuteTemplate(w, name, data); err != nil {
+			http.Error(w, "rendering the page: "+err.Error(), http.StatusInternalServerError)
+		}
+	}
+}
+
+// login returns the request's user, or answers 401/403 and reports false.
+func (c *console) login(w http.ResponseWriter, r *http.Request, a *ConsoleAccess) (string, bool) {
+	if a.Auth == nil {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			http.Error(w, "the console trusts only loopback clients while the server has no password; set one (STREAMDB_PASSWORD or --password-file) to log in from elsewhere", http.StatusForbidden)
+			return "", false
+		}
+		return a.TrustedUser, true
+	}
+	user, password, ok := r.BasicAuth()
+	if ok {
+		v, err := a.Auth.SCRAMVerifier(r.Context(), user)
+		if err == nil && v != nil && v.Verify(password) {
+			return user, true
+		}
+	}
+	w.Header().Set("WWW-Authenticate", `Basic realm="streamdb", charset="UTF-8"`)
+	http.Error(w, "log in with a user and password of the PostgreSQL port", http.StatusUnauthorized)
+	return "", false
+}
+
+func (c *console) token(user string) string {
+	m := hmac.New(sha256.New, c.csrfKey)
+	m.Write([]byte(user))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// validPost checks a form's token and, when the browser sends one, that
+// its Origin is this host.
+func (c *console) validPost(r *http.Request, req *request) bool {
+	if o := r.Header.Get("Origin"); o != "" && o != "null" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host != r.Host {
+			return false
+		}
+	}
+	return hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(req.csrf))
+}

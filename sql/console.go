@@ -1,0 +1,72 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	"streamdb/admin"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// The web console (admin package) reads the server through SQL run as
+// the logged-in user, so privileges and errors are exactly those of the
+// PostgreSQL port. What SQL does not show yet (a view's dataflow) has a
+// method of its own here.
+
+// ConsoleQuery implements admin.Backend: it runs one statement as user in
+// a session of its own and returns the rows as PostgreSQL's text output.
+func (e *Engine) ConsoleQuery(ctx context.Context, user, query string) (*admin.Result, error) {
+	sess, err := e.NewSession(ctx, map[string]string{"user": user, "application_name": "streamdb console"})
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	p, err := sess.Prepare(ctx, query, nil)
+	if err != nil {
+		return nil, err
+	}
+	cols := p.Columns()
+	res := &admin.Result{}
+	for _, c := range cols {
+		res.Columns = append(res.Columns, c.Name)
+	}
+	w := &consoleRows{cols: cols, res: res}
+	res.Tag, err = p.Execute(ctx, nil, w)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// consoleRows collects result rows as text; NULL becomes "".
+type consoleRows struct {
+	cols []types.Column
+	res  *admin.Result
+}
+
+func (w *consoleRows) WriteRow(row types.Row) error {
+	out := make([]string, len(row))
+	for i, d := range row {
+		if !d.IsNull() {
+			out[i] = types.FormatText(d, w.cols[i].Type)
+		}
+	}
+	w.res.Rows = append(w.res.Rows, out)
+	return nil
+}
+
+// ConsoleDataflow implements admin.Backend: the streaming dataflow of
+// view name, as EXPLAIN CREATE MATERIALIZED VIEW shows it for its query.
+func (e *Engine) ConsoleDataflow(ctx context.Context, user, name string) (string, error) {
+	d, ok := e.lookup(name)
+	if !ok || d.Kind != storage.KindView {
+		return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", name)
+	}
+	root, err := e.planView(d.Query)
+	if err != nil {
+		return "", fmt.Errorf("planning view %q: %w", name, err)
+	}
+	return e.explainStreaming(root), nil
+}
