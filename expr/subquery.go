@@ -26,9 +26,10 @@ const (
 	NotInSubquery = "NOT IN"
 )
 
-// Subquery is an uncorrelated subquery inside an expression. It is not
-// evaluated row by row: before a query runs, the engine runs Plan once and
-// replaces the node by its result (Resolve). A Subquery left in place
+// Subquery is a subquery inside an expression (one that refers to the
+// outer query stands wrapped by Correlate). Before a query runs, the
+// engine runs an uncorrelated Plan once and replaces the node by its
+// result (Resolve*); a correlated one runs per distinct outer values. A Subquery left in place
 // where nothing resolves it (a view's dataflow, a DML statement) refuses
 // to evaluate with 0A000.
 type Subquery struct {
@@ -36,6 +37,9 @@ type Subquery struct {
 	// Plan is the subquery's plan (a plan.Node; plan imports expr).
 	Plan any
 	T    types.Type
+	// Text is the subquery's SQL, for EXPLAIN and to tell subqueries
+	// apart by String.
+	Text string
 }
 
 func (s *Subquery) Type() types.Type { return s.T }
@@ -45,13 +49,14 @@ func (s *Subquery) Eval(types.Row) (types.Datum, error) {
 }
 
 func (s *Subquery) String() string {
-	switch s.Kind {
-	case SubqueryExists:
-		return "EXISTS (subquery)"
-	case SubqueryIn:
-		return "(subquery)"
+	text := "subquery"
+	if s.Text != "" {
+		text = s.Text
 	}
-	return "(scalar subquery)"
+	if s.Kind == SubqueryExists {
+		return "EXISTS (" + text + ")"
+	}
+	return "(" + text + ")"
 }
 
 // ResolveScalar is the value of a scalar subquery that returned rows (of

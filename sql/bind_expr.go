@@ -84,6 +84,8 @@ type binder struct {
 	windows map[*ast.WindowFuncExpr]int
 	// depth is how deeply bindExpr calls are nested now.
 	depth int
+	// corr is the query around the subquery being bound, nil at the top.
+	corr *correlation
 }
 
 // maxExprDepth bounds how deeply expressions nest (parentheses, operator
@@ -101,7 +103,8 @@ type boundParams struct {
 	stmt *front.Statement
 	// subquery binds a subquery of the statement (bind_subquery.go); nil
 	// where subqueries cannot appear.
-	subquery func(ast.ResultSetNode) (plan.Node, error)
+	// corr is the query around it.
+	subquery func(q ast.ResultSetNode, corr *correlation) (plan.Node, error)
 }
 
 // at gives err the position of node in the statement text, if err is a
@@ -180,8 +183,8 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		if a, ok := n.(*ast.AggregateFuncExpr); ok {
 			return b.bindAggCall(a)
 		}
-		if !containsAgg(n) {
-			inner := &binder{stmt: b.stmt, depth: b.depth}
+		if !containsAgg(n) && !isSubqueryNode(n) {
+			inner := &binder{stmt: b.stmt, depth: b.depth, corr: b.corr}
 			e, err := inner.bindExpr(n, b.agg.input)
 			if err != nil {
 				return nil, err
@@ -192,11 +195,13 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 					return &expr.ColRef{Idx: i, Name: key, T: b.agg.groupKeys[i].Type()}, nil
 				}
 			}
-			if col, ok := n.(*ast.ColumnNameExpr); ok {
-				return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", col.Name.Name.O)
-			}
+			// A constant (an outer query's column included) needs no
+			// grouping.
 			if expr.IsConstant(e) {
 				return e, nil
+			}
+			if col, ok := n.(*ast.ColumnNameExpr); ok {
+				return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", col.Name.Name.O)
 			}
 		}
 	}
@@ -205,6 +210,11 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		return b.bindExpr(n.Expr, s)
 	case *ast.ColumnNameExpr:
 		i, err := s.resolve(n.Name.Table.O, n.Name.Name.O)
+		if err != nil && sqlerr.Code(err) == sqlerr.UndefinedColumn && b.corr != nil {
+			if e, ok, err := b.corr.resolve(n); ok {
+				return e, err
+			}
+		}
 		if err != nil {
 			return nil, b.stmt.at(n, err)
 		}
@@ -317,6 +327,8 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		return b.bindWindowRef(n, s)
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
 		return b.bindScalarOrExists(n, s)
+	case *ast.CompareSubqueryExpr:
+		return b.bindCompareSubquery(n, s)
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "expression %T is not supported", n)
 }
@@ -441,9 +453,12 @@ func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
 		if len(a.Args) != 1 {
 			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s takes exactly one argument", fn)
 		}
-		inner := &binder{stmt: b.stmt, inAgg: true}
+		inner := &binder{stmt: b.stmt, inAgg: true, corr: b.corr}
 		arg, err := inner.bindExpr(a.Args[0], b.agg.input)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkAggLevel(fn, arg); err != nil {
 			return nil, err
 		}
 		if arg.Type() == types.Unknown {

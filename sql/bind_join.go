@@ -52,7 +52,7 @@ func conjuncts(n ast.ExprNode) []ast.ExprNode {
 // over the other) and a residual condition over the joined row.
 func (sb *selectBinder) bindJoin(kind plan.JoinKind, left plan.Node, ls *scope, right plan.Node, rs *scope, on ast.ExprNode) (plan.Node, *scope, error) {
 	joined := &scope{cols: append(append([]scopeColumn{}, ls.cols...), rs.cols...)}
-	b := &binder{stmt: sb.params}
+	b := &binder{stmt: sb.params, corr: sb.corr}
 	j := &plan.Join{Kind: kind, Left: left, Right: right}
 	j.Cols = append(append([]types.Column{}, left.Schema()...), right.Schema()...)
 	var residual expr.Expr

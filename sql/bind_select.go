@@ -26,6 +26,9 @@ type selectBinder struct {
 	cat    catalogReader
 	params *boundParams
 	ctes   map[string]*ast.CommonTableExpression // WITH queries in scope
+	// corr is the query around this one when it is a subquery in an
+	// expression: columns not found here are looked up there.
+	corr *correlation
 }
 
 // bindSelect returns the plan of a SELECT. Its schema is the visible
@@ -48,7 +51,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	} else {
 		input = &plan.Values{Rows: [][]expr.Expr{{}}, Cols: nil}
 	}
-	b := &binder{stmt: sb.params}
+	b := &binder{stmt: sb.params, corr: sb.corr}
 
 	if sel.Where != nil {
 		if containsAgg(sel.Where) {

@@ -344,11 +344,11 @@ func (e *Engine) bindQuery(st *front.Statement, params *boundParams) (plan.Node,
 func (e *Engine) bindQueryIn(cat catalogReader, st *front.Statement, params *boundParams) (plan.Node, error) {
 	sb := &selectBinder{cat: cat, params: params}
 	if params.subquery == nil {
-		params.subquery = func(q ast.ResultSetNode) (plan.Node, error) {
+		params.subquery = func(q ast.ResultSetNode, corr *correlation) (plan.Node, error) {
 			// A subquery binds against the same catalog, sees the WITH
 			// queries in scope where it appears, and shares the
 			// statement's parameters.
-			inner := &selectBinder{cat: cat, params: params, ctes: sb.ctes}
+			inner := &selectBinder{cat: cat, params: params, ctes: sb.ctes, corr: corr}
 			switch q := q.(type) {
 			case *ast.SelectStmt:
 				return inner.bindSelect(q)

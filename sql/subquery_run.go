@@ -3,6 +3,7 @@ package sql
 import (
 	"streamdb/expr"
 	"streamdb/plan"
+	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -46,7 +47,10 @@ func withSubqueries(root plan.Node) []plan.Node {
 
 // resolveSubqueries returns a copy of n in which each subquery is replaced
 // by its result: run executes a subquery's plan (with the query's
-// parameters and reader) and returns its rows. Each subquery runs once.
+// parameters and reader) and returns its rows. An uncorrelated subquery
+// runs once; a correlated one becomes a call that runs it once per
+// distinct set of outer values (memoized for this execution) and
+// evaluates the result over the row.
 func resolveSubqueries(n plan.Node, run func(plan.Node) ([]types.Row, error)) (plan.Node, error) {
 	return mapPlan(n, func(e expr.Expr) (expr.Expr, error) {
 		if e == nil || !hasSubquery(e) {
@@ -58,30 +62,41 @@ func resolveSubqueries(n plan.Node, run func(plan.Node) ([]types.Row, error)) (p
 				return x
 			}
 			var res expr.Expr
-			switch x := x.(type) {
-			case *expr.Subquery:
-				var rows []types.Row
-				if rows, err = run(x.Plan.(plan.Node)); err != nil {
-					return x
-				}
-				if x.Kind == expr.SubqueryExists {
-					return x.ResolveExists(rows)
-				}
-				res, err = x.ResolveScalar(rows)
-			case *expr.Func:
-				sq, ok := inSubquery(x)
-				if !ok {
-					return x
+			if sq, outer, ok := expr.SubqueryOf(x); ok {
+				if len(outer) > 0 {
+					return correlatedCall(sq, outer, nil, "", run)
 				}
 				var rows []types.Row
 				if rows, err = run(sq.Plan.(plan.Node)); err != nil {
 					return x
 				}
-				res, err = expr.ResolveIn(x.Args[0], sq.T, rows, x.Name == expr.NotInSubquery)
-			default:
+				if sq.Kind == expr.SubqueryExists {
+					return sq.ResolveExists(rows)
+				}
+				if res, err = sq.ResolveScalar(rows); err != nil {
+					return x
+				}
+				return res
+			}
+			f, ok := x.(*expr.Func)
+			if !ok {
 				return x
 			}
-			if err != nil {
+			if _, _, quantified := expr.QuantifiedOp(f.Name); !quantified || len(f.Args) != 2 {
+				return x
+			}
+			sq, outer, ok := expr.SubqueryOf(f.Args[1])
+			if !ok {
+				return x
+			}
+			if len(outer) > 0 {
+				return correlatedCall(sq, outer, f.Args[0], f.Name, run)
+			}
+			var rows []types.Row
+			if rows, err = run(sq.Plan.(plan.Node)); err != nil {
+				return x
+			}
+			if res, err = expr.ResolveQuantified(f.Name, f.Args[0], sq.T, rows); err != nil {
 				return x
 			}
 			return res
@@ -90,11 +105,69 @@ func resolveSubqueries(n plan.Node, run func(plan.Node) ([]types.Row, error)) (p
 	}, nil)
 }
 
-// inSubquery returns the subquery of an x [NOT] IN (subquery) call.
-func inSubquery(f *expr.Func) (*expr.Subquery, bool) {
-	if (f.Name != expr.InSubquery && f.Name != expr.NotInSubquery) || len(f.Args) != 2 {
-		return nil, false
+// correlatedCall is the per-row form of correlated subquery sq: a call
+// whose arguments are the outer values (and, for a quantified comparison
+// named quant, its left operand first). For each row it binds the outer
+// values into the subquery's plan, runs it (once per distinct values) and
+// evaluates what the rows resolve to.
+func correlatedCall(sq *expr.Subquery, outer []expr.Expr, left expr.Expr, quant string, run func(plan.Node) ([]types.Row, error)) expr.Expr {
+	args := append([]expr.Expr(nil), outer...)
+	first := 0
+	if left != nil {
+		args = append([]expr.Expr{left}, args...)
+		first = 1
 	}
-	sq, ok := f.Args[1].(*expr.Subquery)
-	return sq, ok
+	memo := map[string]expr.Expr{}
+	var key []byte
+	name := "subquery"
+	if quant != "" {
+		name = quant
+	}
+	return &expr.Func{Name: name, T: sq.T, Args: args, Lazy: func(args []expr.Expr, row types.Row) (types.Datum, error) {
+		vals := make([]types.Datum, len(args)-first)
+		key = key[:0]
+		for i, a := range args[first:] {
+			v, err := a.Eval(row)
+			if err != nil {
+				return types.Null, err
+			}
+			vals[i] = v
+			key = keyenc.Append(key, v)
+		}
+		res, ok := memo[string(key)]
+		if !ok {
+			p, _ := mapPlan(sq.Plan.(plan.Node), func(e expr.Expr) (expr.Expr, error) {
+				if e == nil {
+					return nil, nil
+				}
+				return expr.BindOuter(e, vals), nil
+			}, nil)
+			rows, err := run(p)
+			if err != nil {
+				return types.Null, err
+			}
+			switch {
+			case quant != "":
+				// The left operand is evaluated over the row each time;
+				// the resolved comparison reads it as column 0.
+				res, err = expr.ResolveQuantified(quant, &expr.ColRef{Idx: 0, T: args[0].Type(), Name: "x"}, sq.T, rows)
+			case sq.Kind == expr.SubqueryExists:
+				res = sq.ResolveExists(rows)
+			default:
+				res, err = sq.ResolveScalar(rows)
+			}
+			if err != nil {
+				return types.Null, err
+			}
+			memo[string(key)] = res
+		}
+		if quant == "" {
+			return res.Eval(nil)
+		}
+		x, err := args[0].Eval(row)
+		if err != nil {
+			return types.Null, err
+		}
+		return res.Eval(types.Row{x})
+	}}
 }
