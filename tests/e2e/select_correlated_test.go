@@ -87,8 +87,8 @@ func TestCorrelatedSubqueriesLikePostgres(t *testing.T) {
 	}
 	// PostgreSQL's SQLSTATEs where it refuses.
 	for q, code := range map[string]string{
-		"SELECT a, (SELECT y FROM t2 WHERE x <= t1.b) FROM t1": "21000",
-		"SELECT b, (SELECT y FROM t2 WHERE x = t1.c) FROM t1 GROUP BY b": "42803",
+		"SELECT a, (SELECT y FROM t2 WHERE x <= t1.b) FROM t1":                  "21000",
+		"SELECT b, (SELECT y FROM t2 WHERE x = t1.c) FROM t1 GROUP BY b":        "42803",
 		"SELECT a FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.nope = t1.b)": "42703",
 	} {
 		_, err := sdb.Exec(ctx, q)
