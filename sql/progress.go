@@ -15,7 +15,8 @@ import (
 )
 
 // A progressJob is a long wait whose progress the server reports: a
-// CREATE MATERIALIZED VIEW's backfill. Every execution.progress.interval
+// CREATE MATERIALIZED VIEW's backfill, or the replay after a start or a
+// rollback (replay_progress.go). Every execution.progress.interval
 // it is logged and sent to the client as a NOTICE, and streamdb_progress
 // lists it while it runs.
 type progressJob struct {
@@ -49,19 +50,31 @@ func (e *Engine) startJob(what string, ids []uint32, targets map[string]uint64) 
 	if !strings.HasPrefix(what, backfillPrefix) {
 		return nil
 	}
+	j := e.newJob(what, ids, targets)
+	e.registerJob(j)
+	return j
+}
+
+// newJob starts measuring the progress of ids toward targets from their
+// positions now.
+func (e *Engine) newJob(what string, ids []uint32, targets map[string]uint64) *progressJob {
 	j := &progressJob{what: what, ids: ids, targets: targets, started: time.Now(), start: map[positionKey]uint64{}}
 	for _, p := range e.rt.Positions() {
 		if slices.Contains(ids, p.ViewID) {
 			j.start[positionKey{p.ViewID, p.Source}] = p.Seq
 		}
 	}
+	return j
+}
+
+// registerJob lists j in streamdb_progress until endJob.
+func (e *Engine) registerJob(j *progressJob) {
 	e.jobs.mu.Lock()
 	if e.jobs.jobs == nil {
 		e.jobs.jobs = map[*progressJob]struct{}{}
 	}
 	e.jobs.jobs[j] = struct{}{}
 	e.jobs.mu.Unlock()
-	return j
 }
 
 func (e *Engine) endJob(j *progressJob) {

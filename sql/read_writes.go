@@ -98,7 +98,8 @@ func (e *Engine) waitAcknowledged(ctx context.Context, enabled bool, objs []*sto
 
 // noteReplay records, at start and after a rollback, the end of every
 // table's changelog: the restored tables replay up to there, and reads
-// wait for that as for acknowledged writes.
+// wait for that as for acknowledged writes. It also starts reporting the
+// replay's progress (trackReplay).
 func (e *Engine) noteReplay(ctx context.Context) {
 	replay := map[string]uint64{}
 	e.catMu.RLock()
@@ -122,6 +123,7 @@ func (e *Engine) noteReplay(ctx context.Context) {
 	e.ackMu.Lock()
 	e.replay = replay
 	e.ackMu.Unlock()
+	e.trackReplay("replay of the input after the restored positions")
 }
 
 // txRead returns what a query inside a transaction block reads. Tables
