@@ -174,6 +174,7 @@ func (c *conn) execute(m *pgproto3.Execute) {
 			c.extError(runError(ctx, err))
 			return
 		}
+		sink.endCopyOut()
 		p.tag, p.held = tag, sink.held
 	}
 	if p.held.remaining() > 0 {

@@ -19,6 +19,8 @@ type rowSink struct {
 	limit   int64
 	sent    int64
 	held    rowBuffer
+	// copyingOut: the statement started COPY TO (CopyOut).
+	copyingOut bool
 }
 
 func (s *rowSink) WriteRow(row types.Row) error {

@@ -66,10 +66,12 @@ func (c *conn) runSimple(stmt string) error {
 	if cols != nil {
 		c.w.send(rowDescription(cols, nil))
 	}
-	tag, err := p.Execute(ctx, nil, &rowSink{c: c, ctx: ctx, cols: cols})
+	sink := &rowSink{c: c, ctx: ctx, cols: cols}
+	tag, err := p.Execute(ctx, nil, sink)
 	if err != nil {
 		return runError(ctx, err)
 	}
+	sink.endCopyOut()
 	metrics.Queries.WithLabelValues("ok").Inc()
 	c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 	return nil

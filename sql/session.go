@@ -217,6 +217,8 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 		}), nil
 	case *front.Explain:
 		return s.prepareExplain(n)
+	case *front.Copy:
+		return s.prepareCopy(ctx, n)
 	case *front.Checkpoint:
 		return command(func(ctx context.Context) (string, error) {
 			if err := s.waitAllAcknowledged(ctx); err != nil {

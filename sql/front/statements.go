@@ -106,7 +106,7 @@ func Parse(sql string) (*Statement, error) {
 var queryStarts = setOf("select", "with", "values", "table", "insert", "update", "delete")
 
 // unsupportedStatements are PostgreSQL statements streamdb does not offer.
-var unsupportedStatements = setOf("copy", "vacuum", "analyze",
+var unsupportedStatements = setOf("vacuum", "analyze",
 	"truncate", "comment", "lock", "listen", "notify", "unlisten", "prepare",
 	"execute", "deallocate", "declare", "fetch", "close", "move", "discard", "do",
 	"call", "cluster", "reindex", "refresh", "import", "load", "reassign",
@@ -147,6 +147,8 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 		node, err = parseAlter(c)
 	case first.isWord("explain"):
 		node, err = parseExplain(c)
+	case first.isWord("copy"):
+		node, err = parseCopy(c)
 	case first.isWord("flush"):
 		c.next()
 		node, err = &Flush{}, c.end()

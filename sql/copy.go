@@ -1,0 +1,160 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	"streamdb/exec"
+	"streamdb/pgwire"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// COPY ... FROM STDIN and COPY ... TO STDOUT (the only ends streamdb
+// offers: the client reads and writes files, as psql's \copy does).
+//
+// COPY FROM reads and converts every row before it writes any: a bad row
+// stops it with its line number and nothing of that COPY is written. Into
+// a table the rows are one statement (one transaction outside a block,
+// all or nothing, bounded like any commit by the NATS max_payload); into a
+// stream each row is published as an event, as INSERT does. The session
+// needs INSERT on the target, as for INSERT; COPY TO needs what its SELECT
+// needs.
+
+const (
+	codeBadCopyData            = "22P04"
+	codeCharacterNotInEncoding = "22021"
+	codeWrongObjectType        = "42809"
+	codeInvalidColumnReference = "42P10"
+)
+
+// prepareCopy prepares a COPY statement.
+func (s *session) prepareCopy(ctx context.Context, n *front.Copy) (*prepared, error) {
+	f, err := newCopyFormat(n)
+	if err != nil {
+		return nil, err
+	}
+	if n.Schema != "" && n.Schema != "public" {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", n.Schema, n.Table)
+	}
+	if n.From {
+		return s.prepareCopyFrom(n, f)
+	}
+	return s.prepareCopyTo(ctx, n, f)
+}
+
+// copyConn is the client's end of a COPY.
+func copyConn(w pgwire.RowWriter) (pgwire.CopyConn, error) {
+	cc, ok := w.(pgwire.CopyConn)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "COPY with STDIN or STDOUT needs a client connection")
+	}
+	return cc, nil
+}
+
+// copyTargets returns the columns of d that a COPY's column list names
+// (all of them when it names none), as indexes into cols.
+func copyTargets(d *storage.Descriptor, cols []types.Column, names []string) ([]int, error) {
+	if len(names) == 0 {
+		t := make([]int, len(cols))
+		for i := range t {
+			t[i] = i
+		}
+		return t, nil
+	}
+	var t []int
+	for _, name := range names {
+		i := columnIndex(cols, name)
+		if i < 0 {
+			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, d.Name)
+		}
+		for _, j := range t {
+			if j == i {
+				return nil, sqlerr.New(sqlerr.DuplicateColumn, "column \"%s\" specified more than once", name)
+			}
+		}
+		t = append(t, i)
+	}
+	return t, nil
+}
+
+func (s *session) prepareCopyFrom(n *front.Copy, f *copyFormat) (*prepared, error) {
+	d, ok := s.e.lookup(n.Table)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", n.Table)
+	}
+	if d.Kind != storage.KindStream && d.Kind != storage.KindTable {
+		return nil, sqlerr.New(codeWrongObjectType, "cannot copy to %s \"%s\"", relKindWord(d), d.Name).
+			WithHint("COPY FROM writes to streams and tables; a materialized view is computed from its query.")
+	}
+	cols, err := d.Schema()
+	if err != nil {
+		return nil, err
+	}
+	target, err := copyTargets(d, cols, n.Columns)
+	if err != nil {
+		return nil, err
+	}
+	for _, list := range [][]string{n.ForceNotNull, n.ForceNull} {
+		for _, c := range list {
+			if i := columnIndex(cols, c); i < 0 || !containsInt(target, i) {
+				return nil, sqlerr.New(codeInvalidColumnReference, "FORCE_NOT_NULL or FORCE_NULL column \"%s\" not referenced by COPY", c)
+			}
+		}
+	}
+	return (&prepared{}).withRun(func(ctx context.Context, w pgwire.RowWriter) (string, error) {
+		if !s.roleSuperuser() && !s.has(d, "INSERT") {
+			return "", sqlerr.New(codeInsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
+		}
+		cc, err := copyConn(w)
+		if err != nil {
+			return "", err
+		}
+		in := &copyIn{f: f, d: d, cols: cols, target: target}
+		rows, err := in.read(cc.CopyIn(f.kind == "binary", len(target)))
+		if err != nil {
+			return "", err
+		}
+		tag := fmt.Sprintf("COPY %d", len(rows))
+		if d.Kind == storage.KindTable {
+			return tag, s.insertIntoTable(ctx, d, rows)
+		}
+		return tag, s.publishRows(ctx, d, cols, rows)
+	}), nil
+}
+
+// withRun replaces p's run by one that gets the statement's RowWriter.
+func (p *prepared) withRun(run func(ctx context.Context, w pgwire.RowWriter) (string, error)) *prepared {
+	p.run = func(ctx context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) { return run(ctx, w) }
+	return p
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// publishRows publishes rows to stream d as INSERT does: at COMMIT inside
+// a transaction block, else now, acknowledged before it returns.
+func (s *session) publishRows(ctx context.Context, d *storage.Descriptor, cols []types.Column, rows []types.Row) error {
+	msgs := make([][]byte, len(rows))
+	for i, row := range rows {
+		data, err := exec.EncodeJSON(cols, row)
+		if err != nil {
+			return err
+		}
+		msgs[i] = data
+	}
+	if s.tx != nil {
+		w := s.tx.stream(d)
+		w.msgs = append(w.msgs, msgs...)
+		return nil
+	}
+	return s.commitWrites(ctx, nil, []*streamWrite{{d: d, msgs: msgs}})
+}

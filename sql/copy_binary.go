@@ -1,0 +1,129 @@
+package sql
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"streamdb/sqlerr"
+)
+
+// COPY's binary format: a signature, flags and a header extension, then
+// one tuple per row (a field count, then each field as a length, -1 for
+// NULL, and its value in the type's binary format), then a field count of
+// -1. This is what pgx's CopyFrom sends.
+
+var copyBinarySignature = []byte("PGCOPY\n\xff\r\n\x00")
+
+// copyBinaryReader reads the tuples of binary COPY FROM data.
+type copyBinaryReader struct {
+	br *bufio.Reader
+	// line counts tuples (1-based), for error messages.
+	line    int
+	started bool
+	fields  [][]byte
+}
+
+func newCopyBinaryReader(r io.Reader) *copyBinaryReader {
+	return &copyBinaryReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+func badBinaryCopy(format string, args ...any) error {
+	return sqlerr.New(codeBadCopyData, format, args...)
+}
+
+// readFull reads exactly len(p) bytes; the data ending first is bad COPY
+// data.
+func (r *copyBinaryReader) readFull(p []byte) error {
+	if _, err := io.ReadFull(r.br, p); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return badBinaryCopy("unexpected EOF in COPY data")
+		}
+		return err
+	}
+	return nil
+}
+
+func (r *copyBinaryReader) header() error {
+	sig := make([]byte, len(copyBinarySignature)+8)
+	if err := r.readFull(sig); err != nil {
+		return badBinaryCopy("COPY file signature not recognized")
+	}
+	if !bytes.Equal(sig[:len(copyBinarySignature)], copyBinarySignature) {
+		return badBinaryCopy("COPY file signature not recognized")
+	}
+	flags := binary.BigEndian.Uint32(sig[len(copyBinarySignature):])
+	if flags&(1<<16) != 0 {
+		return badBinaryCopy("invalid COPY file header (WITH OIDS)")
+	}
+	if flags&0xfffe0000 != 0 {
+		return badBinaryCopy("unrecognized critical flags in COPY file header")
+	}
+	ext := binary.BigEndian.Uint32(sig[len(copyBinarySignature)+4:])
+	if _, err := r.br.Discard(int(ext)); err != nil {
+		return badBinaryCopy("invalid COPY file header (wrong length)")
+	}
+	return nil
+}
+
+// next reads the next tuple's fields (nil for NULL); ok is false after the
+// trailer. The fields are valid until the next call.
+func (r *copyBinaryReader) next(ncols int) (fields [][]byte, ok bool, err error) {
+	if !r.started {
+		r.started = true
+		if err := r.header(); err != nil {
+			return nil, false, err
+		}
+	}
+	r.line++
+	var n [2]byte
+	if _, err := io.ReadFull(r.br, n[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			// PostgreSQL accepts data that ends without the trailer.
+			return nil, false, nil
+		}
+		return nil, false, badBinaryCopy("unexpected EOF in COPY data")
+	}
+	count := int16(binary.BigEndian.Uint16(n[:]))
+	if count == -1 {
+		return nil, false, nil
+	}
+	if int(count) != ncols {
+		return nil, false, badBinaryCopy("row field count is %d, expected %d", count, ncols)
+	}
+	r.fields = r.fields[:0]
+	for i := 0; i < ncols; i++ {
+		var l [4]byte
+		if err := r.readFull(l[:]); err != nil {
+			return nil, false, err
+		}
+		size := int32(binary.BigEndian.Uint32(l[:]))
+		switch {
+		case size == -1:
+			r.fields = append(r.fields, nil)
+			continue
+		case size < -1:
+			return nil, false, badBinaryCopy("invalid field size")
+		}
+		// Read as the bytes arrive rather than allocating what the
+		// length claims.
+		var v bytes.Buffer
+		if _, err := io.CopyN(&v, r.br, int64(size)); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, false, badBinaryCopy("unexpected EOF in COPY data")
+			}
+			return nil, false, err
+		}
+		r.fields = append(r.fields, v.Bytes())
+	}
+	return r.fields, true, nil
+}
+
+// appendCopyBinaryHeader appends the signature, no flags and an empty
+// header extension.
+func appendCopyBinaryHeader(dst []byte) []byte {
+	dst = append(dst, copyBinarySignature...)
+	return append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+}

@@ -1,0 +1,163 @@
+package sql
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"streamdb/expr"
+	"streamdb/pgwire"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// copyIn reads the rows of one COPY FROM.
+type copyIn struct {
+	f      *copyFormat
+	d      *storage.Descriptor
+	cols   []types.Column
+	target []int
+}
+
+// read reads and converts every row of src. Each error names the line and,
+// for a value, the column, as PostgreSQL's COPY context does.
+func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
+	var rows []types.Row
+	if c.f.kind == "binary" {
+		r := newCopyBinaryReader(src)
+		for {
+			fields, ok, err := r.next(len(c.target))
+			if err != nil {
+				return nil, c.at(err, r.line, "", nil)
+			}
+			if !ok {
+				return rows, drain(src)
+			}
+			row := c.emptyRow()
+			for i, b := range fields {
+				if b == nil {
+					continue
+				}
+				col := c.cols[c.target[i]]
+				v, err := pgwire.DecodeBinary(b, col.Type)
+				if err == nil {
+					v, err = expr.ApplyModifier(v, col.Mod, false)
+				}
+				if err != nil {
+					return nil, c.at(err, r.line, col.Name, nil)
+				}
+				row[c.target[i]] = v
+			}
+			rows = append(rows, row)
+		}
+	}
+	r := newCopyTextReader(c.f, src)
+	header := c.f.header
+	for {
+		fields, ok, err := r.next()
+		if err != nil {
+			return nil, c.at(err, r.line, "", nil)
+		}
+		if !ok {
+			return rows, drain(src)
+		}
+		if header {
+			header = false
+			if err := c.matchHeader(fields); err != nil {
+				return nil, c.at(err, r.line, "", nil)
+			}
+			continue
+		}
+		if len(fields) < len(c.target) {
+			name := c.cols[c.target[len(fields)]].Name
+			return nil, c.at(sqlerr.New(codeBadCopyData, "missing data for column \"%s\"", name), r.line, "", nil)
+		}
+		if len(fields) > len(c.target) {
+			return nil, c.at(sqlerr.New(codeBadCopyData, "extra data after last expected column"), r.line, "", nil)
+		}
+		row := c.emptyRow()
+		for i, fv := range fields {
+			col := c.cols[c.target[i]]
+			quoted := c.f.kind == "csv" && r.quotedFields[i]
+			null := fv.null
+			switch {
+			case null && c.f.forceNotNull[col.Name]:
+				null = false
+			case !null && quoted && c.f.forceNull[col.Name] && fv.s == c.f.null:
+				null = true
+			}
+			if null {
+				continue
+			}
+			v, err := expr.CastDatum(types.NewString(fv.s), col.Type)
+			if err == nil {
+				v, err = expr.ApplyModifier(v, col.Mod, false)
+			}
+			if err != nil {
+				return nil, c.at(err, r.line, col.Name, &fv.s)
+			}
+			row[c.target[i]] = v
+		}
+		rows = append(rows, row)
+	}
+}
+
+// drain reads what follows the end marker (\. or the binary trailer), as
+// PostgreSQL does, up to CopyDone.
+func drain(src io.Reader) error {
+	_, err := io.Copy(io.Discard, src)
+	return err
+}
+
+func (c *copyIn) emptyRow() types.Row {
+	row := make(types.Row, len(c.cols))
+	for i := range row {
+		row[i] = types.Null
+	}
+	return row
+}
+
+// matchHeader checks the header line of HEADER MATCH against the columns.
+func (c *copyIn) matchHeader(fields []copyField) error {
+	if !c.f.headerMatch {
+		return nil
+	}
+	if len(fields) != len(c.target) {
+		return sqlerr.New(codeBadCopyData, "wrong number of fields in header line: got %d, expected %d", len(fields), len(c.target))
+	}
+	for i, fv := range fields {
+		want := c.cols[c.target[i]].Name
+		if fv.null || fv.s != want {
+			got := fv.s
+			if fv.null {
+				got = "NULL"
+			}
+			return sqlerr.New(codeBadCopyData, "column name mismatch in header line field %d: got \"%s\", expected \"%s\"", i+1, got, want)
+		}
+	}
+	return nil
+}
+
+// at adds COPY's context to err: the relation, the line and, for a value,
+// the column and the value.
+func (c *copyIn) at(err error, line int, column string, value *string) error {
+	e := sqlerr.From(err)
+	if e.Code == sqlerr.InternalError || e.Code == "" || e.Code == sqlerr.QueryCanceled || strings.HasPrefix(e.Code, "08") {
+		return err
+	}
+	where := fmt.Sprintf("COPY %s, line %d", c.d.Name, line)
+	if column != "" {
+		where += ", column " + column
+		if value != nil {
+			v := *value
+			if len(v) > 60 {
+				v = v[:60] + "..."
+			}
+			where += fmt.Sprintf(": \"%s\"", v)
+		}
+	}
+	out := *e
+	out.Message = e.Message + " (" + where + ")"
+	return &out
+}

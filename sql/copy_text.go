@@ -1,0 +1,276 @@
+package sql
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"streamdb/sqlerr"
+)
+
+// The text and CSV formats of COPY, as PostgreSQL 15 reads and writes
+// them. A record is one line in text format; in CSV a quoted field may
+// span lines, and the record counts as the line it starts on. A line
+// holding only \. ends the data in both formats.
+
+// copyField is one field of a record: its text, or NULL.
+type copyField struct {
+	s    string
+	null bool
+}
+
+// copyTextReader splits COPY FROM data in text or CSV format into records.
+type copyTextReader struct {
+	f  *copyFormat
+	br *bufio.Reader
+	// line is the number of the line the last record started on (1-based).
+	line, nextLine int
+	fields         []copyField
+	// quotedFields says, for each CSV field of the record, whether it was
+	// quoted.
+	quotedFields []bool
+}
+
+func newCopyTextReader(f *copyFormat, r io.Reader) *copyTextReader {
+	return &copyTextReader{f: f, br: bufio.NewReaderSize(r, 64<<10), nextLine: 1}
+}
+
+// readLine reads one line without its line ending; ok is false at the end
+// of the data.
+func (r *copyTextReader) readLine() (line string, ok bool, err error) {
+	s, err := r.br.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", false, err
+	}
+	if s == "" && err == io.EOF {
+		return "", false, nil
+	}
+	r.nextLine++
+	if !utf8.ValidString(s) {
+		return "", false, sqlerr.New(codeCharacterNotInEncoding, "invalid byte sequence for encoding \"UTF8\"")
+	}
+	s = strings.TrimSuffix(s, "\n")
+	s = strings.TrimSuffix(s, "\r")
+	return s, true, nil
+}
+
+// next reads the next record. ok is false at the end of the data.
+func (r *copyTextReader) next() (fields []copyField, ok bool, err error) {
+	r.line = r.nextLine
+	line, ok, err := r.readLine()
+	if !ok || err != nil || line == `\.` {
+		return nil, false, err
+	}
+	r.fields = r.fields[:0]
+	if r.f.kind == "csv" {
+		err = r.splitCSV(line)
+	} else {
+		err = r.splitText(line)
+	}
+	return r.fields, err == nil, err
+}
+
+// splitText splits a text-format line at unescaped delimiters and undoes
+// the backslash escapes; a field written exactly as the null string is
+// NULL.
+func (r *copyTextReader) splitText(line string) error {
+	delim := r.f.delimiter
+	start := 0
+	for i := 0; i <= len(line); i++ {
+		if i < len(line) && line[i] == '\\' {
+			i++
+			continue
+		}
+		if i < len(line) && line[i] != delim {
+			continue
+		}
+		raw := line[start:min(i, len(line))]
+		start = i + 1
+		if raw == r.f.null {
+			r.fields = append(r.fields, copyField{null: true})
+			continue
+		}
+		s, err := unescapeCopyText(raw)
+		if err != nil {
+			return err
+		}
+		r.fields = append(r.fields, copyField{s: s})
+	}
+	return nil
+}
+
+// unescapeCopyText undoes the text format's backslash escapes: \b \f \n
+// \r \t \v, \ooo in octal, \xhh in hex, and a backslash before any other
+// character stands for that character.
+func unescapeCopyText(s string) (string, error) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch c = s[i]; c {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			v := int(c - '0')
+			for k := 0; k < 2 && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '7'; k++ {
+				i++
+				v = v*8 + int(s[i]-'0')
+			}
+			b.WriteByte(byte(v))
+		case 'x':
+			v, n := 0, 0
+			for n < 2 && i+1 < len(s) && hexDigit(s[i+1]) >= 0 {
+				i++
+				v = v*16 + hexDigit(s[i])
+				n++
+			}
+			if n == 0 {
+				b.WriteByte('x')
+			} else {
+				b.WriteByte(byte(v))
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	out := b.String()
+	if !utf8.ValidString(out) {
+		return "", sqlerr.New(codeCharacterNotInEncoding, "invalid byte sequence for encoding \"UTF8\"")
+	}
+	return out, nil
+}
+
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// splitCSV splits a CSV record that starts with line, reading more lines
+// while a quoted field is open. An unquoted field equal to the null string
+// is NULL (unless FORCE_NOT_NULL names its column, which the caller
+// handles through quoted); a quoted one is a string.
+func (r *copyTextReader) splitCSV(line string) error {
+	f := r.f
+	var b strings.Builder
+	quoted, inQuotes := false, false
+	flush := func() {
+		s := b.String()
+		r.fields = append(r.fields, copyField{s: s, null: !quoted && s == f.null})
+		r.quotedFields = append(r.quotedFields, quoted)
+		b.Reset()
+		quoted = false
+	}
+	r.quotedFields = r.quotedFields[:0]
+	for i := 0; ; i++ {
+		if i >= len(line) {
+			if !inQuotes {
+				break
+			}
+			more, ok, err := r.readLine()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return sqlerr.New(codeBadCopyData, "unterminated CSV quoted field")
+			}
+			b.WriteByte('\n')
+			line, i = more, -1
+			continue
+		}
+		c := line[i]
+		switch {
+		case inQuotes && c == f.escape && i+1 < len(line) && line[i+1] == f.quote:
+			b.WriteByte(f.quote)
+			i++
+		case inQuotes && c == f.escape && f.escape != f.quote && i+1 < len(line) && line[i+1] == f.escape:
+			b.WriteByte(f.escape)
+			i++
+		case inQuotes && c == f.quote:
+			inQuotes = false
+		case inQuotes:
+			b.WriteByte(c)
+		case c == f.quote:
+			inQuotes, quoted = true, true
+		case c == f.delimiter:
+			flush()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	flush()
+	return nil
+}
+
+// appendCopyText appends one value in text format: backslash, the
+// delimiter and control characters escaped.
+func appendCopyText(dst []byte, s string, delim byte) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\v':
+			dst = append(dst, '\\', 'v')
+		default:
+			if c == delim {
+				dst = append(dst, '\\')
+			}
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// appendCopyCSV appends one value in CSV format, quoted when it must be
+// (it holds the delimiter, the quote, a line break, is the null string or
+// \.) or when force says so.
+func appendCopyCSV(dst []byte, s string, f *copyFormat, force bool) []byte {
+	need := force || s == f.null || s == `\.` || strings.ContainsAny(s, "\r\n") ||
+		strings.IndexByte(s, f.delimiter) >= 0 || strings.IndexByte(s, f.quote) >= 0
+	if !need {
+		return append(dst, s...)
+	}
+	dst = append(dst, f.quote)
+	for i := 0; i < len(s); i++ {
+		if s[i] == f.quote || s[i] == f.escape {
+			dst = append(dst, f.escape)
+		}
+		dst = append(dst, s[i])
+	}
+	return append(dst, f.quote)
+}
