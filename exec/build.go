@@ -169,8 +169,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		}
 		return u, nil
 	case *plan.Join:
-		packed := [2]bool{appendOnly(b.dataflow, n.Left), appendOnly(b.dataflow, n.Right)}
-		op, err := newJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateFormatOf(b.dataflow), packed, next)
+		op, err := b.newJoin(n, next)
 		if err != nil {
 			return nil, err
 		}

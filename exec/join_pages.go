@@ -31,6 +31,9 @@ type joinPage struct {
 	entries []*joinEntry
 	bytes   int
 	dirty   bool // in op.dirtyPages for the current epoch
+	// Under joinStateByKey: the side and join key its key starts with.
+	side byte
+	key  string
 }
 
 // entryBytes is about what e takes in a page.
@@ -59,12 +62,17 @@ func (op *joinOp) writePages() {
 		if e.count <= 0 {
 			continue // came and went within the epoch: never stored
 		}
-		p := fresh[e.side]
-		if p == nil || !op.packed[e.side] || p.bytes >= joinPageBytes {
-			p = &joinPage{id: op.nextID}
-			op.nextID++
-			fresh[e.side] = p
-			op.markPageDirty(p)
+		var p *joinPage
+		if op.format == joinStateByKey {
+			p = op.keyedPageFor(e)
+		} else {
+			p = fresh[e.side]
+			if p == nil || !op.packed[e.side] || p.bytes >= joinPageBytes {
+				p = &joinPage{id: op.nextID}
+				op.nextID++
+				fresh[e.side] = p
+				op.markPageDirty(p)
+			}
 		}
 		p.entries = append(p.entries, e)
 		p.bytes += entryBytes(e)
@@ -82,14 +90,22 @@ func (op *joinOp) writePages() {
 		}
 		clear(p.entries[len(live):]) // let removed entries go
 		p.entries = live
-		op.keyOut = binary.BigEndian.AppendUint64(op.keyOut[:0], p.id)
+		if op.format == joinStateByKey {
+			op.keyOut = appendKeyedPageKey(op.keyOut[:0], p)
+		} else {
+			op.keyOut = binary.BigEndian.AppendUint64(op.keyOut[:0], p.id)
+		}
 		if len(live) == 0 {
 			op.pending.write(op.keyOut, nil, true, true)
 			continue
 		}
 		op.valOut = op.valOut[:0]
 		for _, e := range live {
-			op.valOut = appendPageEntry(op.valOut, e)
+			if op.format == joinStateByKey {
+				op.valOut = appendKeyedEntry(op.valOut, e)
+			} else {
+				op.valOut = appendPageEntry(op.valOut, e)
+			}
 		}
 		op.pending.write(op.keyOut, op.valOut, false, true)
 	}

@@ -39,6 +39,9 @@ type joinOp struct {
 	// (append-only inputs); dirtyPages: the pages to write at the barrier.
 	packed     [2]bool
 	dirtyPages []*joinPage
+	// cache: under joinStateByKey, how each side's keys are read on a
+	// miss and evicted (joinstate_cache.go).
+	cache joinCache
 
 	// Scratch reused across rows: the join key, a row's encoding.
 	keyBuf, rowBuf []byte
@@ -89,11 +92,24 @@ const (
 	// joinStateByPage: key = a page id (8 bytes, big-endian, growing), value
 	// = the page's entries, each side|counts|join key|row (join_pages.go).
 	joinStateByPage
+	// joinStateByKey: key = side|len(join key)|join key|page id, value =
+	// the page's entries, each counts|len(row)|row: a join key's rows on a
+	// side are one key range, read when the key misses the cache
+	// (joinstate_keyed.go).
+	joinStateByKey
 )
 
-// newJoinOp restores the join's state from store, laid out as format.
-// packed says which sides' rows share pages under joinStateByPage.
+// newJoinOp restores the join's state from store, laid out as format,
+// into memory whole. packed says which sides' rows share pages under
+// joinStateByPage and joinStateByKey.
 func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinStateFormat, packed [2]bool, next Operator) (*joinOp, error) {
+	return newCachedJoinOp(j, prefix, store, format, packed, groupLimit{}, nil, next)
+}
+
+// newCachedJoinOp is newJoinOp with, under joinStateByKey, at most
+// limit.max() keys per side in memory (0 or no limit: all), and rows
+// freed as expire says (nil: never; all are kept in memory then).
+func newCachedJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinStateFormat, packed [2]bool, limit groupLimit, expire *joinExpiry, next Operator) (*joinOp, error) {
 	op := &joinOp{
 		format: format, packed: packed,
 		kind: j.Kind, keys: [2][]expr.Expr{j.LeftKeys, j.RightKeys}, cond: j.Cond,
@@ -101,6 +117,13 @@ func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinSta
 		outer:  [2]bool{j.Kind == plan.LeftJoin || j.Kind == plan.FullJoin, j.Kind == plan.RightJoin || j.Kind == plan.FullJoin},
 		state:  [2]map[string]*joinBucket{{}, {}},
 		prefix: prefix, next: next,
+	}
+	if format == joinStateByKey {
+		op.cache.expire = expire
+		if expire != nil {
+			limit = groupLimit{}
+		}
+		return op, op.cache.start(op, store, limit)
 	}
 	err := storage.ScanPrefix(store, prefix, func(k, v []byte) error {
 		if format == joinStateByPage {
@@ -174,6 +197,11 @@ type joinBucket struct {
 	one  *joinEntry            // nil when empty or removed
 	more map[string]*joinEntry // the others, by row
 	list []*joinEntry          // the others, on a listed side
+	// Under joinStateByKey: the epoch of the bucket's last write (it may
+	// leave the cache once Pebble committed it), and on a packed side the
+	// page its new rows go to.
+	written uint64
+	tail    *joinPage
 }
 
 // get returns an entry of the row encoded as rowKey, or nil.
@@ -307,8 +335,12 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 		return nil
 	}
 	other := 1 - side
+	ob, err := op.probe(other, kb)
+	if err != nil {
+		return err
+	}
 	var matches int64
-	for e := range op.state[other][string(kb)].all {
+	for e := range ob.all {
 		erow, err := op.rowOf(e)
 		if err != nil {
 			return err
@@ -357,7 +389,10 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 		out.Append(op.padded(side, row), int8(sign))
 	}
 	op.rowBuf = keyenc.AppendRowValue(op.rowBuf[:0], row)
-	b := op.bucket(side, kb)
+	b, err := op.lookup(side, kb)
+	if err != nil {
+		return err
+	}
 	var e *joinEntry
 	if sign < 0 || !op.listed(side) {
 		e = b.get(op.rowBuf)
@@ -367,15 +402,13 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 		e = &joinEntry{side: side, key: b.key, rowKey: string(op.rowBuf), id: op.nextID}
 		op.nextID++
 		b.put(e, op.listed(side))
+		op.cache.added(op, side, e, row)
 	}
 	e.count += sign
 	e.matches = matches
 	op.markDirty(e)
 	if e.count <= 0 {
-		b.remove(e)
-		if b.empty() {
-			delete(op.state[side], b.key)
-		}
+		op.dropEntry(b, e)
 	}
 	return nil
 }
@@ -385,7 +418,18 @@ func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error 
 // and whose equal rows can be separate entries (each has its page, not a
 // state key made of the row).
 func (op *joinOp) listed(side byte) bool {
-	return op.format == joinStateByPage && op.packed[side]
+	return (op.format == joinStateByPage || op.format == joinStateByKey) && op.packed[side]
+}
+
+// dropEntry removes e, whose count fell to zero, from its bucket b. An
+// emptied bucket leaves the map, except in a cache that reads misses from
+// Pebble: there it stays until its deletion commits (joinCache.evict).
+func (op *joinOp) dropEntry(b *joinBucket, e *joinEntry) {
+	b.remove(e)
+	op.cache.removed(e)
+	if b.empty() && !op.cache.lazy {
+		delete(op.state[e.side], b.key)
+	}
 }
 
 // rowOf returns e's row, decoded from its encoding on first use and kept.
@@ -486,9 +530,14 @@ func (op *joinOp) barrier(ep Epoch) error {
 		return nil
 	}
 	op.barriers = 0
-	if op.format == joinStateByPage {
+	op.cache.freeClosed(op)
+	switch op.format {
+	case joinStateByKey:
+		op.cache.markWritten(op, ep.ID)
 		op.writePages()
-	} else {
+	case joinStateByPage:
+		op.writePages()
+	default:
 		op.writeEntries()
 	}
 	clear(op.dirty) // drop the pointers: deleted entries may go
@@ -496,6 +545,7 @@ func (op *joinOp) barrier(ep Epoch) error {
 	if err := op.pending.writeTo(ep.Batch, op.prefix); err != nil {
 		return err
 	}
+	op.cache.evict(op)
 	return op.next.Barrier(ep)
 }
 

@@ -59,6 +59,9 @@ type Runtime struct {
 	// groupCache bounds the aggregate groups each operator keeps in memory
 	// (0: unbounded); see aggOp.
 	groupCache atomic.Int64
+	// joinCache bounds the join keys each join keeps in memory per side
+	// (0: unbounded); see joinCache.
+	joinCache atomic.Int64
 	// late holds each pipeline's watermark states ([]*watermarkState by
 	// pipeline id), for Watermarks.
 	late sync.Map

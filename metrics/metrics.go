@@ -71,6 +71,12 @@ var (
 		Name: "streamdb_view_rows_out_total",
 		Help: "Changes (inserts and deletes) a view's (or table's) dataflow wrote to its state since the server started.",
 	}, []string{"view"})
+	// JoinStateRows is the number of rows each join operator of a view
+	// holds in memory (its cache over Pebble, see exec's joinCache).
+	JoinStateRows = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "streamdb_join_state_rows",
+		Help: "Rows (each distinct row once) a join operator of a view keeps in memory; the rest of its state is in Pebble.",
+	}, []string{"view", "operator"})
 	// Connections is the number of open client connections.
 	Connections = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "streamdb_connections",
@@ -90,7 +96,7 @@ func init() {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		EpochsCommitted, EpochCommitSeconds,
 		CheckpointsCompleted, CheckpointsFailed, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
-		Connections, Queries, ViewRowsIn, ViewRowsOut,
+		Connections, Queries, ViewRowsIn, ViewRowsOut, JoinStateRows,
 	)
 }
 
@@ -98,6 +104,7 @@ func init() {
 func ForgetView(name string) {
 	ViewRowsIn.DeleteLabelValues(name)
 	ViewRowsOut.DeleteLabelValues(name)
+	JoinStateRows.DeletePartialMatch(prometheus.Labels{"view": name})
 }
 
 // QueryOutcome is the outcome label of a statement that ended with the

@@ -169,6 +169,8 @@ func (e *Engine) setServerSetting(n *front.Set) error {
 		e.rt.SetAligned(e.cfg.Values[n.Name] != "at_least_once")
 	case "state.cache.groups-per-operator":
 		e.rt.SetGroupCache(e.cfg.Int(n.Name))
+	case "state.cache.join-keys-per-side":
+		e.rt.SetJoinCache(e.cfg.Int(n.Name))
 	case "synchronous_commit":
 		if warning := e.broker.SetSynchronousCommit(e.cfg.SynchronousCommit()); warning != "" {
 			e.log.Warn(warning)

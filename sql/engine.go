@@ -121,6 +121,7 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 	e.rt = exec.NewRuntime(store, b, log, cfg.Duration("execution.barrier.interval"))
 	e.rt.SetAligned(cfg.Values["execution.checkpointing.mode"] != "at_least_once")
 	e.rt.SetGroupCache(cfg.Int("state.cache.groups-per-operator"))
+	e.rt.SetJoinCache(cfg.Int("state.cache.join-keys-per-side"))
 	e.rt.SetExpander(func(d *storage.Descriptor) (plan.Node, error) { return e.planView(d.Query) })
 	if e.coord, err = checkpoint.NewCoordinator(e.checkpointSettings, store, e.rt, log); err != nil {
 		store.Close()

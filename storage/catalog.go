@@ -104,6 +104,10 @@ const (
 	// -Infinity inputs apart from the sum of the finite ones, so that the
 	// result stays right when those inputs are retracted.
 	DataflowSumSpecials
+	// DataflowJoinStateByKey also keys a join's state pages by side and
+	// join key, so that a key's rows are read back on a cache miss and a
+	// join keeps only a bounded cache of its keys in memory.
+	DataflowJoinStateByKey
 
 	// -- add new formats above this line --
 

@@ -24,6 +24,7 @@ func TestFormatNumbers(t *testing.T) {
 		{"DataflowJoinStateByID", DataflowJoinStateByID, 5},
 		{"DataflowJoinStatePaged", DataflowJoinStatePaged, 6},
 		{"DataflowSumSpecials", DataflowSumSpecials, 7},
+		{"DataflowJoinStateByKey", DataflowJoinStateByKey, 8},
 	}
 	for _, p := range pinned {
 		if int(p.v) != p.want {

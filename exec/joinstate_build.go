@@ -1,0 +1,35 @@
+package exec
+
+import (
+	"strconv"
+
+	"streamdb/metrics"
+	"streamdb/plan"
+	"streamdb/storage"
+)
+
+// newJoin builds the join of n in front of next, in the state format of
+// the view's layout: from DataflowJoinStateByKey on, with its keys cached
+// up to state.cache.join-keys-per-side, or, when the join's condition
+// bounds time on both sides over watermarked streams, all in memory with
+// rows freed as the watermarks pass them (joinExpiry).
+func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
+	packed := [2]bool{appendOnly(b.dataflow, n.Left), appendOnly(b.dataflow, n.Right)}
+	format := joinStateFormatOf(b.dataflow)
+	if b.dataflow < storage.DataflowJoinStateByKey {
+		return newJoinOp(n, b.opPrefix(), b.rt.store.DB(), format, packed, next)
+	}
+	idx := b.nextOp
+	limit := groupLimit{max: b.rt.joinCache.Load, committed: b.rt.CommittedEpoch}
+	op, err := newCachedJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateByKey, packed, limit, findJoinExpiry(n, b.watermarkFor), next)
+	if err != nil {
+		return nil, err
+	}
+	op.cache.gauge = metrics.JoinStateRows.WithLabelValues(b.p.name, strconv.Itoa(int(idx)))
+	return op, nil
+}
+
+// SetJoinCache sets state.cache.join-keys-per-side: the join keys each
+// side of a join keeps in memory (0: all). A join started with 0 keeps
+// everything until the view restarts.
+func (rt *Runtime) SetJoinCache(n int64) { rt.joinCache.Store(n) }
