@@ -46,6 +46,9 @@ type conn struct {
 	sess   Session
 	pid    uint32 // BackendKeyData, set by Server.register
 	secret []byte
+	// backend is what pg_stat_activity shows of the connection, set with
+	// pid.
+	backend *Backend
 
 	// Extended-protocol state.
 	stmts   map[string]*statement
@@ -138,6 +141,7 @@ func (c *conn) serve() {
 
 // finish releases the session and closes the socket.
 func (c *conn) finish() {
+	c.backend.close()
 	if c.admitted {
 		c.srv.sessions.Add(-1)
 	}
@@ -249,6 +253,7 @@ func (c *conn) readyForQuery() {
 		return
 	}
 	status := c.sess.TxStatus()
+	c.backend.idle(status)
 	c.w.send(&pgproto3.ReadyForQuery{TxStatus: status})
 	if t, ok := c.sess.(IdleInTransactionTimeouter); ok && status != 'I' {
 		c.idleTimeout = t.IdleInTransactionTimeout()

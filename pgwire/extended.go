@@ -11,6 +11,7 @@ import (
 // statement is a prepared statement of the extended protocol.
 type statement struct {
 	prep   Prepared // nil for an empty query string
+	sql    string   // the statement's text, for pg_stat_activity
 	params []types.Type
 	cols   []types.Column
 }
@@ -73,7 +74,7 @@ func (c *conn) parse(m *pgproto3.Parse) {
 			c.extError(shiftPosition(runError(ctx, err), offset))
 			return
 		}
-		st = &statement{prep: p, params: p.ParamTypes(), cols: p.Columns()}
+		st = &statement{prep: p, sql: stmts[0], params: p.ParamTypes(), cols: p.Columns()}
 	default:
 		c.extError(sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement"))
 		return
@@ -164,6 +165,7 @@ func (c *conn) execute(m *pgproto3.Execute) {
 		p.held.send(c.w, int64(m.MaxRows))
 	} else {
 		p.started = true
+		c.backend.active(p.stmt.sql)
 		ctx, done := c.beginRun()
 		sink := &rowSink{c: c, ctx: ctx, cols: p.stmt.cols, formats: p.formats, limit: int64(m.MaxRows)}
 		tag, err := p.stmt.prep.Execute(ctx, p.params, sink)

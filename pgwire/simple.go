@@ -53,6 +53,7 @@ func (c *conn) runQuery(sql string) {
 // runSimple prepares and executes one statement of a simple query, with
 // text results.
 func (c *conn) runSimple(stmt string) error {
+	c.backend.active(stmt)
 	ctx, done := c.beginRun()
 	defer done()
 	p, err := c.sess.Prepare(ctx, stmt, nil)

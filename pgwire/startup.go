@@ -152,6 +152,7 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	}
 	c.sess = sess
 	c.srv.register(c)
+	c.startBackend()
 	c.log = c.log.With("pid", c.pid, "user", params["user"])
 
 	c.w.send(&pgproto3.AuthenticationOk{})

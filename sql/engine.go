@@ -55,6 +55,9 @@ type Engine struct {
 
 	// jobs are the long waits whose progress is reported (progress.go).
 	jobs progressJobs
+	// backends are the client sessions, for pg_stat_activity
+	// (pgcatalog_activity.go).
+	backends backendRegistry
 
 	// roles are the users, owners and grants (roles.go), kept outside
 	// the Pebble state so that ROLLBACK TO leaves them alone.

@@ -152,6 +152,9 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 	if p, ok, err := s.prepareRoles(st); ok {
 		return p, err
 	}
+	if p, ok, err := s.prepareBackendSignal(st); ok {
+		return p, err
+	}
 	switch n := st.Node.(type) {
 	case *front.Empty:
 		return command(func(context.Context) (string, error) { return "", nil }), nil
