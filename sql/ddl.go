@@ -281,6 +281,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		e.ddlMu.Unlock()
 		return "", err
 	}
+	e.recordPlan(d, root)
 	// Other sessions must not read the view until its backfill is done.
 	bf, err := e.planBackfill(ctx, d, root)
 	if err != nil {
