@@ -19,19 +19,10 @@ import (
 	"streamdb/tests/testutil"
 )
 
-func exec(t *testing.T, conn *pgx.Conn, sqls ...string) {
-	t.Helper()
-	for _, q := range sqls {
-		if _, err := conn.Exec(context.Background(), q, pgx.QueryExecModeSimpleProtocol); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-}
-
 func TestConsoleInChromium(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
-	exec(t, conn,
+	testutil.MustExec(t, conn,
 		"CREATE STREAM clicks (page text, ms int) WITH (subject = 'clicks')",
 		"CREATE MATERIALIZED VIEW page_clicks AS SELECT page, count(*) AS n FROM clicks GROUP BY page",
 		"INSERT INTO clicks VALUES ('home', 5), ('home', 7), ('about', 3)",
@@ -119,7 +110,7 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 	// Input stays in JetStream and replays after a rollback: pausing the
 	// sources lets the test see the view as the savepoint holds it.
-	exec(t, conn, "INSERT INTO clicks VALUES ('home', 1)", "FLUSH", "ALTER SYSTEM PAUSE")
+	testutil.MustExec(t, conn, "INSERT INTO clicks VALUES ('home', 1)", "FLUSH", "ALTER SYSTEM PAUSE")
 	if got := homeClicks(t, conn); got != 3 {
 		t.Fatalf("home clicks %d before rollback, want 3", got)
 	}
@@ -141,7 +132,7 @@ func TestConsoleInChromium(t *testing.T) {
 	if got := homeClicks(t, conn); got != 2 {
 		t.Errorf("home clicks %d after rolling back to before_more, want 2", got)
 	}
-	exec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
+	testutil.MustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
 	if got := homeClicks(t, conn); got != 3 {
 		t.Errorf("home clicks %d once the replay after the rollback is done, want 3", got)
 	}

@@ -343,6 +343,4 @@ func (d *diffTest) checkSkipped() {
 	}
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
+func oneLine(s string) string { return testutil.OneLine(s) }

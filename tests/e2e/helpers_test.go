@@ -107,19 +107,7 @@ func pgError(t *testing.T, err error) *pgconn.PgError {
 // wantCode checks that err is a server error with the given SQLSTATE.
 func wantCode(t *testing.T, err error, code string) *pgconn.PgError {
 	t.Helper()
-	if err == nil {
-		t.Errorf("want error %s, got success", code)
-		return nil
-	}
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		t.Errorf("want error %s, got %T: %v", code, err, err)
-		return nil
-	}
-	if pe.Code != code {
-		t.Errorf("want SQLSTATE %s, got %s: %s", code, pe.Code, pe.Message)
-	}
-	return pe
+	return testutil.WantCode(t, err, code, "")
 }
 
 // wantExecCode runs one statement with the simple protocol and checks that
@@ -176,7 +164,7 @@ func publishMany(t *testing.T, js jetstream.JetStream, subject string, n int, ms
 	}
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string { return testutil.OneLine(s) }
 
 // showStream returns the SHOW STREAMS row of one stream as column -> value.
 func showStream(t *testing.T, conn *pgx.Conn, name string) map[string]string {

@@ -2,7 +2,6 @@ package recovery
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,25 +29,16 @@ func testCtx(t testing.TB, d time.Duration) context.Context {
 	return ctx
 }
 
-// execErr runs one statement with the simple protocol.
 func execErr(conn *pgx.Conn, timeout time.Duration, sql string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	_, err := conn.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol)
-	return err
+	return testutil.ExecSimple(conn, timeout, sql)
 }
 
-// mustExec runs statements and fails the test on the first error.
 func mustExec(t testing.TB, conn *pgx.Conn, sqls ...string) {
 	t.Helper()
-	for _, sql := range sqls {
-		if err := execErr(conn, 2*time.Minute, sql); err != nil {
-			t.Fatalf("%s: %v", oneLine(sql), err)
-		}
-	}
+	testutil.MustExec(t, conn, sqls...)
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string { return testutil.OneLine(s) }
 
 // nullText stands for SQL NULL in text rows.
 const nullText = "\x00NULL"
@@ -103,22 +93,9 @@ func atoi(t testing.TB, s string) int64 {
 	return n
 }
 
-// wantCode checks that err is a server error with SQLSTATE code.
 func wantCode(t testing.TB, err error, code, what string) *pgconn.PgError {
 	t.Helper()
-	if err == nil {
-		t.Errorf("%s: want SQLSTATE %s, got success", what, code)
-		return nil
-	}
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		t.Errorf("%s: want SQLSTATE %s, got %T: %v", what, code, err, err)
-		return nil
-	}
-	if pe.Code != code {
-		t.Errorf("%s: want SQLSTATE %s, got %s: %s", what, code, pe.Code, pe.Message)
-	}
-	return pe
+	return testutil.WantCode(t, err, code, what)
 }
 
 // poll calls check until it returns nil; if timeout passes first, the last

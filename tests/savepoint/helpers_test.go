@@ -32,28 +32,15 @@ func seedFor(t *testing.T) *rand.Rand {
 // ---- statements ----
 
 func execErr(conn *pgx.Conn, timeout time.Duration, sql string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	_, err := conn.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol)
-	return err
+	return testutil.ExecSimple(conn, timeout, sql)
 }
 
 func mustExec(t testing.TB, conn *pgx.Conn, sqls ...string) {
 	t.Helper()
-	for _, sql := range sqls {
-		if err := execErr(conn, 2*time.Minute, sql); err != nil {
-			t.Fatalf("%s: %v", oneLine(sql), err)
-		}
-	}
+	testutil.MustExec(t, conn, sqls...)
 }
 
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
-}
+func oneLine(s string) string { return testutil.OneLine(s) }
 
 const nullText = "NULL"
 
