@@ -101,7 +101,7 @@ var catalogFuncNames = map[string]bool{
 	"pg_get_viewdef": true, "pg_get_indexdef": true, "pg_get_constraintdef": true, "pg_get_userbyid": true,
 	"pg_get_expr": true, "pg_encoding_to_char": true, "has_table_privilege": true,
 	"has_schema_privilege": true, "has_database_privilege": true, "has_column_privilege": true,
-	"has_any_column_privilege": true, "has_function_privilege": true, "pg_function_is_visible": true,
+	"has_any_column_privilege": true, "has_function_privilege": true, "pg_function_is_visible": true, "pg_type_is_visible": true,
 	"pg_get_function_result": true, "pg_get_function_arguments": true,
 	"pg_get_function_identity_arguments": true, "pg_backend_pid": true,
 }
@@ -235,7 +235,7 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		// Only pg_catalog's own functions exist; their signatures are
 		// not described.
 		return value(nil), nil
-	case "pg_function_is_visible", "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
+	case "pg_function_is_visible", "pg_type_is_visible", "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
 		"has_any_column_privilege", "has_function_privilege":
 		// Privileges are checked when a statement runs; the catalog
 		// answers yes, as for a superuser.

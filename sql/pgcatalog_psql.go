@@ -25,7 +25,7 @@ func (s *session) prepareCatalogQuery(q *front.CatalogQuery) (*prepared, error) 
 	}
 	cols := make([]types.Column, len(q.Items))
 	for i, it := range q.Items {
-		cols[i] = types.Column{Name: it, Type: types.Text}
+		cols[i] = types.Column{Name: it, Type: catalogItemType(it)}
 		if it == "" {
 			cols[i].Name = "?column?"
 		}
@@ -126,10 +126,18 @@ func (a *catalogAnswer) rows() []fieldRow {
 		var out []fieldRow
 		for _, c := range r.cols {
 			out = append(out, fieldRow{
-				"attname": str(c.name), "format_type": str(c.formatType()), "attnotnull": boolText(c.notNull),
+				"attname": str(c.name), "format_type": str(c.formatType()), "attnotnull": types.NewBool(c.notNull),
+				"table_oid": intD(int64(r.oid)),
 				"attidentity": str(""), "attgenerated": str(""), "attstorage": str(attstorageCode(c.typ)),
 				"attcompression": str(""),
 			})
+		}
+		return out
+	case front.CatalogPrimaryKey:
+		r, _ := e.pgRelationByOID(a.q.OID)
+		var out []fieldRow
+		for _, k := range r.pkColumns() {
+			out = append(out, fieldRow{"attname": str(k)})
 		}
 		return out
 	case front.CatalogIndexes:
@@ -195,4 +203,27 @@ func (a *catalogAnswer) relations() []fieldRow {
 		out = append(out, row)
 	}
 	return out
+}
+
+// catalogItemType is the type of a recognised catalog query's column:
+// text, as psql reads every value, except for the items that drivers
+// (SQLAlchemy's reflection) read as booleans or numbers. psql sees the
+// same text either way.
+func catalogItemType(item string) types.Type {
+	switch item {
+	case "attnotnull":
+		return types.Bool
+	case "table_oid":
+		return types.Int8
+	}
+	return types.Text
+}
+
+// pkColumns are the primary key's columns in key order (none for a
+// relation without one).
+func (r pgRelation) pkColumns() []string {
+	if r.d == nil {
+		return nil
+	}
+	return r.d.PrimaryKey
 }

@@ -156,3 +156,12 @@ func init() {
 		},
 	}
 }
+
+// streamdb has no enum types: pg_enum is empty (SQLAlchemy reads it when
+// it reflects columns).
+func init() {
+	pgSystemTables["pg_catalog.pg_enum"] = pgSystemTableDef{
+		cols: cols("oid", types.Int8, "enumtypid", types.Int8, "enumsortorder", types.Float4, "enumlabel", types.Text),
+		rows: func(*Engine) []types.Row { return nil },
+	}
+}

@@ -42,6 +42,10 @@ const (
 	CatalogSchemas CatalogShape = "schemas"
 	// CatalogRoles lists roles (\du).
 	CatalogRoles CatalogShape = "roles"
+	// CatalogPrimaryKey lists the primary key columns of one relation in
+	// key order (SQLAlchemy's get_pk_constraint, which unnests
+	// pg_index.indkey): attname.
+	CatalogPrimaryKey CatalogShape = "primary key"
 	// CatalogNothing asks about something streamdb does not have (row
 	// security policies, extended statistics, publications, inheritance,
 	// rules, triggers): no rows.
@@ -112,6 +116,8 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 		q.Shape = CatalogSchemas
 	case strings.HasPrefix(head, "r . rolname , r . rolsuper , r . rolinherit") && strings.HasPrefix(body, "from pg_catalog . pg_roles r"):
 		q.Shape = CatalogRoles
+	case head == "a . attname" && strings.Contains(body, "unnest ( ix . indkey )") && strings.Contains(body, "pg_index ix"):
+		q.Shape = CatalogPrimaryKey
 	case readsNothingTable(body):
 		q.Shape = CatalogNothing
 		return q
@@ -124,7 +130,7 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 	// (the relation's OID, a pattern, a relkind list) are someone's own
 	// queries on the catalog tables: leave them to the query engine.
 	switch q.Shape {
-	case CatalogRelation, CatalogAttributes, CatalogIndexes:
+	case CatalogRelation, CatalogAttributes, CatalogIndexes, CatalogPrimaryKey:
 		if q.OID == 0 {
 			return nil
 		}
@@ -209,11 +215,11 @@ func itemName(it []token) string {
 }
 
 // relationOID finds "c.oid = 'N'", "a.attrelid = 'N'" and the like: the
-// first string constant compared with = to a column whose name ends in
-// oid, relid or ev_class.
+// first string constant (psql) or number (SQLAlchemy) compared with = to a
+// column whose name ends in oid, relid or ev_class.
 func relationOID(toks []token) uint32 {
 	for i := 2; i < len(toks); i++ {
-		if !toks[i].isOp("=") || toks[i-1].kind != tkWord || i+1 >= len(toks) || toks[i+1].kind != tkString {
+		if !toks[i].isOp("=") || toks[i-1].kind != tkWord || i+1 >= len(toks) || toks[i+1].kind != tkString && toks[i+1].kind != tkNumber {
 			continue
 		}
 		col := toks[i-1].val

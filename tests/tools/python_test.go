@@ -93,3 +93,49 @@ func TestPythonDrivers(t *testing.T) {
 		t.Logf("all checks:\n%v", got)
 	}
 }
+
+// TestSQLAlchemyInspector: SQLAlchemy's inspector lists tables and views
+// and reads a table's columns with their nullability, its primary key, and
+// a view's columns and definition; psycopg2's copy_expert and psycopg 3's
+// copy write and read rows through COPY.
+func TestSQLAlchemyInspector(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	conn := srv.Conn(t)
+	for _, sql := range []string{
+		"CREATE TABLE accounts (id BIGINT PRIMARY KEY, name VARCHAR(20) NOT NULL, balance NUMERIC(10,2))",
+		"INSERT INTO accounts VALUES (1, 'ann', 12.50)",
+		"CREATE MATERIALIZED VIEW totals AS SELECT count(*) AS n, sum(balance) AS total FROM accounts",
+	} {
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	got := runScript(t, "inspector.py", srv.DSN())
+	want := map[string]string{
+		"get_table_names":           "['accounts']",
+		"get_view_names":            "['totals']",
+		"get_columns":               "[('id', 'BIGINT', False), ('name', 'VARCHAR(20)', False), ('balance', 'NUMERIC(10, 2)', True)]",
+		"get_pk_constraint":         "['id']",
+		"get_pk_name":               "accounts_pkey",
+		"get_view_columns":          "[('n', 'BIGINT'), ('total', 'NUMERIC')]",
+		"get_view_definition":       "SELECT count(*) AS n, sum(balance) AS total FROM accounts;",
+		"get_indexes":               "[]",
+		"get_foreign_keys":          "[]",
+		"get_unique_constraints":    "[]",
+		"get_schema_names":          "['information_schema', 'public']",
+		"reflect":                   "['accounts']",
+		"reflected pk":              "['id']",
+		"psycopg2 copy_expert from": "2",
+		"psycopg2 copy_expert to":   "['id,name', '7,gus', '8,hal']",
+		"psycopg3 copy write_row":   "[('ivy',), ('jo\\tn',)]",
+		"psycopg3 copy rows":        "[('9', 'ivy'), ('10', 'jo\\tn')]",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: got %q, want %q", k, got[k], w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all checks:\n%v", got)
+	}
+}
