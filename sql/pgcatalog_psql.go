@@ -127,7 +127,7 @@ func (a *catalogAnswer) rows() []fieldRow {
 		for _, c := range r.cols {
 			out = append(out, fieldRow{
 				"attname": str(c.name), "format_type": str(c.formatType()), "attnotnull": types.NewBool(c.notNull),
-				"table_oid": intD(int64(r.oid)),
+				"table_oid":   intD(int64(r.oid)),
 				"attidentity": str(""), "attgenerated": str(""), "attstorage": str(attstorageCode(c.typ)),
 				"attcompression": str(""),
 			})
