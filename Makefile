@@ -4,7 +4,7 @@ BIN       := bin/streamdb
 # The tests build the server binary once and share it.
 export STREAMDB_BIN := $(abspath $(BIN))
 
-.PHONY: build run test test-unit test-e2e vet fmt bench fuzz props clean
+.PHONY: build run test test-unit test-e2e vet fmt bench fuzz props queries clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamdb
@@ -52,6 +52,13 @@ fuzz:
 PROP_CASES ?= 20000
 props: build
 	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_PROP_CASES=$(PROP_CASES) $(GO) test -count=1 -timeout 120m -v -run 'TestValues|TestOperators|TestAggregates' ./tests/props/
+
+# The query generator (tests/props TestQueries) at full size: QUERY_CASES
+# generated SELECTs compared with PostgreSQL 15 (make test runs 300);
+# STREAMDB_PROP_SEED=N replays a seed.
+QUERY_CASES ?= 2000
+queries: build
+	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_PROP_CASES=$(QUERY_CASES) $(GO) test -count=1 -timeout 60m -v -run 'TestQueries' ./tests/props/
 
 clean:
 	rm -rf bin streamdb-data

@@ -226,7 +226,7 @@ func IsTruth(e Expr, want, not bool) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Func{Name: isTruthName(want, not), Args: []Expr{e}, T: types.Bool, Fn: func(a []types.Datum) (types.Datum, error) {
+	return &Func{Name: "IS TRUTH", Args: []Expr{e}, T: types.Bool, Fn: func(a []types.Datum) (types.Datum, error) {
 		is := !a[0].IsNull() && a[0].Bool() == want
 		return types.NewBool(is != not), nil
 	}}, nil
@@ -305,6 +305,10 @@ func arith(op string, l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
 	if lt.IsNumeric() && rt.IsNumeric() {
 		t := promote(lt, rt)
+		if op == "%" && (t == types.Float4 || t == types.Float8) {
+			// PostgreSQL has no % (nor mod) for real and double precision.
+			return nil, opTypeError(op, lt, rt)
+		}
 		var err error
 		if l, err = Cast(l, t); err != nil {
 			return nil, err

@@ -183,25 +183,31 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		if a, ok := n.(*ast.AggregateFuncExpr); ok {
 			return b.bindAggCall(a)
 		}
-		if !containsAgg(n) && !isSubqueryNode(n) {
+		// A subquery binds in its own scope, over the groups; it is bound
+		// over the input rows too only to match a GROUP BY key that is
+		// the same subquery.
+		sub := isSubqueryNode(n)
+		if !containsAgg(n) && (!sub || b.agg.groupedBySubquery()) {
 			inner := &binder{stmt: b.stmt, depth: b.depth, corr: b.corr}
 			e, err := inner.bindExpr(n, b.agg.input)
-			if err != nil {
+			if err != nil && !sub {
 				return nil, err
 			}
-			key := e.String()
-			for i, g := range b.agg.groupStrs {
-				if g == key {
-					return &expr.ColRef{Idx: i, Name: key, T: b.agg.groupKeys[i].Type()}, nil
+			if err == nil {
+				key := e.String()
+				for i, g := range b.agg.groupStrs {
+					if g == key {
+						return &expr.ColRef{Idx: i, Name: key, T: b.agg.groupKeys[i].Type()}, nil
+					}
 				}
-			}
-			// A constant (an outer query's column included) needs no
-			// grouping.
-			if expr.IsConstant(e) {
-				return e, nil
-			}
-			if col, ok := n.(*ast.ColumnNameExpr); ok {
-				return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", col.Name.Name.O)
+				// A constant (an outer query's column included) needs no
+				// grouping.
+				if expr.IsConstant(e) {
+					return e, nil
+				}
+				if col, ok := n.(*ast.ColumnNameExpr); ok {
+					return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", col.Name.Name.O)
+				}
 			}
 		}
 	}

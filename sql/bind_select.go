@@ -115,17 +115,13 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 
 	// resolveAlias lets GROUP BY and ORDER BY name an output column by its
 	// alias or 1-based position, as PostgreSQL allows.
-	resolveAlias := func(n ast.ExprNode) (int, bool, error) {
-		if p, ok := n.(*ast.PositionExpr); ok && p.P == nil {
-			if p.N < 1 || p.N > len(fields) {
-				return 0, false, sqlerr.New(sqlerr.InvalidParameterValue, "position %d is not in select list", p.N)
-			}
-			return p.N - 1, true, nil
+	resolveAlias := func(n ast.ExprNode, clause string) (int, bool, error) {
+		if err := nonIntegerConstant(n, clause); err != nil {
+			return 0, false, err
 		}
-		if v, ok := n.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindInt64 {
-			i := int(v.GetInt64())
+		if i, ok := positionOf(n); ok {
 			if i < 1 || i > len(fields) {
-				return 0, false, sqlerr.New(sqlerr.InvalidParameterValue, "position %d is not in select list", i)
+				return 0, false, sqlerr.New(sqlerr.InvalidColumnReference, "%s position %d is not in select list", clause, i)
 			}
 			return i - 1, true, nil
 		}
@@ -163,7 +159,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		if sel.GroupBy != nil {
 			for _, item := range sel.GroupBy.Items {
 				node := item.Expr
-				if i, ok, err := resolveAlias(node); err != nil {
+				if i, ok, err := resolveAlias(node, "GROUP BY"); err != nil {
 					return nil, err
 				} else if ok {
 					node = fields[i].node
@@ -215,7 +211,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	hidden := 0
 	if sel.OrderBy != nil {
 		for _, item := range sel.OrderBy.Items {
-			idx, ok, err := resolveAlias(item.Expr)
+			idx, ok, err := resolveAlias(item.Expr, "ORDER BY")
 			if err != nil {
 				return nil, err
 			}

@@ -229,3 +229,13 @@ func checkAggLevel(fn string, arg expr.Expr) error {
 	}
 	return nil
 }
+
+// groupedBySubquery reports whether a GROUP BY key holds a subquery.
+func (a *aggContext) groupedBySubquery() bool {
+	for _, g := range a.groupKeys {
+		if hasSubquery(g) {
+			return true
+		}
+	}
+	return false
+}

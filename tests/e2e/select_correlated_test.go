@@ -90,6 +90,12 @@ func TestCorrelatedSubqueriesLikePostgres(t *testing.T) {
 		"SELECT a, (SELECT y FROM t2 WHERE x <= t1.b) FROM t1":                  "21000",
 		"SELECT b, (SELECT y FROM t2 WHERE x = t1.c) FROM t1 GROUP BY b":        "42803",
 		"SELECT a FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.nope = t1.b)": "42703",
+		// Found by the query generator (tests/props TestQueries).
+		"SELECT b, count(*) FROM t1 GROUP BY NULL":                    "42601",
+		"SELECT b FROM t1 GROUP BY -1":                                "42P10",
+		"SELECT a FROM t1 ORDER BY 3":                                 "42P10",
+		"SELECT a FROM t1 WHERE EXISTS (SELECT 1 FROM t2 GROUP BY 2)": "42P10",
+		"SELECT a % 2.5::float8 FROM t1":                              "42883",
 	} {
 		_, err := sdb.Exec(ctx, q)
 		wantCode(t, err, code)

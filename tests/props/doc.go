@@ -8,8 +8,11 @@
 // format. TestOperators evaluates operators, casts and functions on random
 // edge inputs. TestAggregates groups edge and random values of the numeric
 // types and intervals, ad hoc and in a materialized view, through inserts
-// and then deletes. Each result must equal PostgreSQL's, or fail with
-// PostgreSQL's SQLSTATE when PostgreSQL refuses.
+// and then deletes. TestQueries runs generated SELECTs (subqueries,
+// correlated or not, aggregates, CASE, ORDER BY/LIMIT) over two tables of
+// five integer columns (make queries: 2,000 of them). Each result must
+// equal PostgreSQL's, or fail with PostgreSQL's SQLSTATE when PostgreSQL
+// refuses (TestQueries: its SQLSTATE class).
 //
 // Types PostgreSQL has and streamdb does not (time, bytea, json, jsonb)
 // are not generated: streamdb refuses them at CREATE.
