@@ -19,7 +19,6 @@ import (
 	"streamdb/config"
 	"streamdb/exec"
 	"streamdb/pgwire"
-	"streamdb/plan"
 	"streamdb/storage"
 )
 
@@ -125,7 +124,7 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 	e.rt.SetAligned(cfg.Values["execution.checkpointing.mode"] != "at_least_once")
 	e.rt.SetGroupCache(cfg.Int("state.cache.groups-per-operator"))
 	e.rt.SetJoinCache(cfg.Int("state.cache.join-keys-per-side"))
-	e.rt.SetExpander(func(d *storage.Descriptor) (plan.Node, error) { return e.planView(d.Query) })
+	e.rt.SetExpander(e.viewPlan)
 	if e.coord, err = checkpoint.NewCoordinator(e.checkpointSettings, store, e.rt, log); err != nil {
 		store.Close()
 		b.Close()
@@ -321,7 +320,7 @@ func (e *Engine) loadCatalog() error {
 			continue
 		}
 		start := time.Now()
-		root, err := e.planView(d.Query)
+		root, err := e.viewPlan(d)
 		if err != nil {
 			return fmt.Errorf("restore materialized view %s: %w", d.Name, err)
 		}

@@ -116,7 +116,7 @@ func (e *Engine) viewKey(d *storage.Descriptor) []int {
 	if k, ok := e.viewKeys.Load(d); ok {
 		return k.([]int)
 	}
-	root, err := e.planView(d.Query)
+	root, err := e.viewPlan(d)
 	if err != nil {
 		return nil
 	}

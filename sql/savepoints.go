@@ -250,7 +250,7 @@ func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPo
 	defer e.ddlMu.Unlock()
 	moved := 0
 	for _, v := range e.dependents(d.Name) {
-		root, err := e.planView(v.Query)
+		root, err := e.viewPlan(v)
 		if err != nil {
 			return "", err
 		}

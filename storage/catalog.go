@@ -60,6 +60,10 @@ type Descriptor struct {
 	// created: its source positions and operator state are numbered and
 	// encoded by it, so a view keeps the format it was created with.
 	Dataflow FormatVersion `json:"dataflow,omitempty"`
+	// Plan is the record of the plan a view was created with (package
+	// plan's Encode), which its dataflow is built from; empty for views
+	// created before plans were recorded, which bind Query again.
+	Plan json.RawMessage `json:"plan,omitempty"`
 }
 
 // The formats of a view's dataflow (Descriptor.Dataflow), oldest first.

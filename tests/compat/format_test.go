@@ -23,10 +23,9 @@ func TestRefuseUnreadableFormat(t *testing.T) {
 	conn := srv.Conn(t)
 	exec(t, conn, schema[0], "CREATE MATERIALIZED VIEW per_k AS "+views["per_k"])
 	srv.Stop(t)
-	stateDir := filepath.Join(srv.DataDir, "state")
 	newer := storage.DataflowLatest + 1
 
-	setViewFormat(t, stateDir, "per_k", newer)
+	editDescriptor(t, srv.DataDir, "per_k", func(d *storage.Descriptor) { d.Dataflow = newer })
 	out := startRefused(t, bin, srv.DataDir)
 	for _, want := range []string{
 		"materialized view per_k holds state in format " + strconv.Itoa(int(newer)) + ", newer than this streamdb reads",
@@ -38,8 +37,8 @@ func TestRefuseUnreadableFormat(t *testing.T) {
 	}
 
 	// The view readable again, the directory's own record newer.
-	setViewFormat(t, stateDir, "per_k", storage.DataflowLatest)
-	st, err := storage.Open(stateDir)
+	editDescriptor(t, srv.DataDir, "per_k", func(d *storage.Descriptor) { d.Dataflow = storage.DataflowLatest })
+	st, err := storage.Open(filepath.Join(srv.DataDir, "state"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +56,11 @@ func TestRefuseUnreadableFormat(t *testing.T) {
 	}
 }
 
-// setViewFormat rewrites the format of view name in the catalog of a
-// stopped server.
-func setViewFormat(t *testing.T, stateDir, name string, v storage.FormatVersion) {
+// editDescriptor changes the catalog entry of object name in the data
+// directory of a stopped server.
+func editDescriptor(t *testing.T, dataDir, name string, edit func(*storage.Descriptor)) {
 	t.Helper()
-	st, err := storage.Open(stateDir)
+	st, err := storage.Open(filepath.Join(dataDir, "state"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +73,7 @@ func setViewFormat(t *testing.T, stateDir, name string, v storage.FormatVersion)
 		if d.Name != name {
 			continue
 		}
-		d.Dataflow = v
+		edit(d)
 		b := st.NewBatch()
 		defer b.Close()
 		if err := storage.PutDescriptor(b, d); err != nil {
@@ -85,7 +84,7 @@ func setViewFormat(t *testing.T, stateDir, name string, v storage.FormatVersion)
 		}
 		return
 	}
-	t.Fatalf("no view %s in the catalog", name)
+	t.Fatalf("no object %s in the catalog", name)
 }
 
 // startRefused starts the server on dataDir and returns its output once
