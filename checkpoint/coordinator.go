@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -82,6 +83,9 @@ type Coordinator struct {
 	// periodic sums the periodic checkpoints completed since the last
 	// summary line; guarded by mu.
 	periodic periodicSummary
+
+	// afterCheckpoint runs after each completed checkpoint (purge.go).
+	afterCheckpoint atomic.Pointer[func(*Meta)]
 }
 
 // NewCoordinator reads the server's checkpoint record (RecordFile in
@@ -425,6 +429,7 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 			return m, err
 		}
 	}
+	c.notifyCompleted(m)
 	return m, nil
 }
 

@@ -16,7 +16,7 @@ import (
 )
 
 // streamOptions are the WITH options CREATE STREAM accepts.
-var streamOptions = map[string]bool{"subject": true, "format": true, "connector": true}
+var streamOptions = map[string]bool{"subject": true, "format": true, "connector": true, optHistory: true, optRetention: true}
 
 func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (string, error) {
 	tag := "CREATE STREAM"
@@ -111,8 +111,11 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*storage.Descriptor,
 	for k := range n.Options {
 		if !streamOptions[k] {
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized stream option %q", k).
-				WithHint("Valid options are subject and format.")
+				WithHint("Valid options are subject, format, retention (streams) and history (tables).")
 		}
+	}
+	if err := checkRetentionOptions(n.Options, isTable); err != nil {
+		return nil, err
 	}
 	subject := n.Options["subject"]
 	if subject == "" {

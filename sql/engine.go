@@ -51,6 +51,8 @@ type Engine struct {
 	objs  map[string]*storage.Descriptor
 
 	tables tableLogs
+	// purge purges changelogs after checkpoints (truncate.go).
+	purge purger
 
 	// jobs are the long waits whose progress is reported (progress.go).
 	jobs progressJobs
@@ -146,6 +148,7 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 	// wait for that replay, as after a rollback.
 	e.noteReplay(context.Background())
 	e.rt.Start()
+	e.startPurging()
 	e.coord.Start()
 	return e, nil
 }
@@ -248,6 +251,7 @@ func (e *Engine) NATSURL() string { return e.broker.URL }
 // deleted as externalized-checkpoint-retention says.
 func (e *Engine) Close() error {
 	e.coord.StopPeriodic()
+	e.stopPurging()
 	e.rt.Close()
 	e.asOfMu.Lock()
 	for dir, st := range e.asOf {

@@ -108,6 +108,10 @@ func (s *session) permitted(st *front.Statement) error {
 		return mustBeSuperuser("execute ALTER SYSTEM command")
 	case *front.AlterStreamPosition:
 		return mustBeSuperuser("move the position of stream " + n.Stream)
+	case *front.AlterTableOptions:
+		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.owner(d) != s.user {
+			return sqlerr.New(codeInsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
+		}
 	case *front.Set:
 		if n.System {
 			return mustBeSuperuser("execute ALTER SYSTEM command")

@@ -263,6 +263,8 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 		}), nil
 	case *front.AlterStreamPosition:
 		return command(func(ctx context.Context) (string, error) { return s.e.alterStreamPosition(ctx, n) }), nil
+	case *front.AlterTableOptions:
+		return command(func(ctx context.Context) (string, error) { return s.e.alterTableOptions(ctx, n) }), nil
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", statementName(st.Text))
 }

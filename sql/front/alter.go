@@ -15,6 +15,8 @@ func parseAlter(c *cursor) (any, error) {
 		return parseAlterSystem(c)
 	case c.word("stream", "source"):
 		return parseAlterStream(c)
+	case c.word("table"):
+		return parseAlterTable(c)
 	case t.kind == tkWord:
 		return nil, unsupported(c.src, t, "ALTER %s", upper(t.val))
 	}

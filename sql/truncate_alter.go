@@ -1,0 +1,74 @@
+package sql
+
+import (
+	"context"
+	"maps"
+
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+)
+
+// alterTableOptions is ALTER TABLE name SET (...) / RESET (...): it
+// changes what JetStream keeps of a table's changelog (history) or of a
+// stream (retention); the next purge after a checkpoint applies it.
+func (e *Engine) alterTableOptions(ctx context.Context, n *front.AlterTableOptions) (string, error) {
+	const tag = "ALTER TABLE"
+	if n.Schema != "" && n.Schema != "public" {
+		return "", sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", n.Schema, n.Table)
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	d, ok := e.lookup(n.Table)
+	if !ok || d.Kind != storage.KindTable && d.Kind != storage.KindStream {
+		if n.IfExists && !ok {
+			return tag, nil
+		}
+		if ok {
+			return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a table", n.Table)
+		}
+		return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Table)
+	}
+	isTable := d.Kind == storage.KindTable
+	opts := maps.Clone(d.Options)
+	if opts == nil {
+		opts = map[string]string{}
+	}
+	for k, v := range n.Set {
+		if k != optHistory && k != optRetention {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "option %q cannot be changed by ALTER TABLE", k).
+				WithHint("ALTER TABLE ... SET changes history (tables) and retention (streams).")
+		}
+		opts[k] = v
+	}
+	for _, k := range n.Reset {
+		if k != optHistory && k != optRetention {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "option %q cannot be changed by ALTER TABLE", k).
+				WithHint("ALTER TABLE ... RESET changes history (tables) and retention (streams).")
+		}
+		delete(opts, k)
+	}
+	if err := checkRetentionOptions(opts, isTable); err != nil {
+		return "", err
+	}
+	if len(opts) == 0 {
+		opts = nil
+	}
+	next := *d
+	next.Options = opts
+	b := e.store.NewBatch()
+	defer b.Close()
+	if err := storage.PutDescriptor(b, &next); err != nil {
+		return "", err
+	}
+	if err := e.store.Commit(b, true); err != nil {
+		return "", err
+	}
+	e.catMu.Lock()
+	if e.objs[d.Name] == d {
+		e.objs[d.Name] = &next
+	}
+	e.catMu.Unlock()
+	e.log.Info("altered storage options", "object", d.Name, "options", opts)
+	return tag, e.ddlCheckpoint(ctx)
+}
