@@ -226,7 +226,7 @@ func IsTruth(e Expr, want, not bool) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Func{Name: "IS TRUTH", Args: []Expr{e}, T: types.Bool, Fn: func(a []types.Datum) (types.Datum, error) {
+	return &Func{Name: isTruthName(want, not), Args: []Expr{e}, T: types.Bool, Fn: func(a []types.Datum) (types.Datum, error) {
 		is := !a[0].IsNull() && a[0].Bool() == want
 		return types.NewBool(is != not), nil
 	}}, nil
