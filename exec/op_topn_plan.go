@@ -118,8 +118,8 @@ func batchTopN(ctx context.Context, t *plan.TopN, r storage.Reader) ([]types.Row
 }
 
 // explainStreamingTree is plan.Explain of the dataflow StartView builds:
-// ORDER BY ... LIMIT shows as the TopN that runs it and a Sort without
-// LIMIT is left out.
+// ORDER BY ... LIMIT shows as the TopN that runs it, a Sort without
+// LIMIT is left out, and a join shows the state its watermarks free.
 func explainStreamingTree(root plan.Node) string {
 	return plan.ExplainAs(root, func(n plan.Node) plan.Node {
 		switch n := n.(type) {
@@ -127,6 +127,8 @@ func explainStreamingTree(root plan.Node) string {
 			return n.Input
 		case *plan.Limit:
 			return plan.LimitAsTopN(n)
+		case *plan.Join:
+			return explainJoin(n)
 		}
 		return n
 	})
