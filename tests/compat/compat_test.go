@@ -74,6 +74,9 @@ type Generation struct {
 	Commit string              `json:"commit"`
 	Events int                 `json:"events"`
 	Rows   map[string][]string `json:"rows"`
+	// PlanRecords: every view stored the plan it was created with, and
+	// starts from it (generations from gen2 on).
+	PlanRecords bool `json:"plan_records,omitempty"`
 }
 
 // TestCompatWrite writes a generation; it runs only when asked to.
@@ -101,6 +104,7 @@ func TestCompatWrite(t *testing.T) {
 		gen.Rows[n] = rows(t, conn, "SELECT * FROM "+n)
 	}
 	srv.Stop(t)
+	gen.PlanRecords = len(viewsWithoutPlan(t, srv.DataDir)) == 0
 	writeTarball(t, srv.DataDir, filepath.Join("testdata", name+".tar.gz"))
 	data, err := json.MarshalIndent(gen, "", "  ")
 	if err != nil {
@@ -137,6 +141,9 @@ func readGeneration(t *testing.T, name string) {
 	}
 	dataDir := t.TempDir()
 	extractTarball(t, filepath.Join("testdata", name+".tar.gz"), dataDir)
+	if missing := viewsWithoutPlan(t, dataDir); gen.PlanRecords && len(missing) > 0 {
+		t.Fatalf("views %v of %s have no plan record", missing, name)
+	}
 	srv := testutil.StartServer(t, testutil.ServerOptions{DataDir: dataDir})
 	conn := srv.Conn(t)
 

@@ -2,6 +2,7 @@ package compat
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
@@ -60,5 +61,27 @@ func perK(n int) []string {
 		out = append(out, fmt.Sprintf("%d|%d|%d", k, count[k], sum[k]))
 	}
 	sort.Strings(out)
+	return out
+}
+
+// viewsWithoutPlan lists the views of a stopped server's data directory
+// that have no plan record.
+func viewsWithoutPlan(t *testing.T, dataDir string) []string {
+	t.Helper()
+	st, err := storage.Open(filepath.Join(dataDir, "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	descs, err := storage.Descriptors(st.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range descs {
+		if d.Kind == storage.KindView && len(d.Plan) == 0 {
+			out = append(out, d.Name)
+		}
+	}
 	return out
 }
