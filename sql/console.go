@@ -64,7 +64,7 @@ func (e *Engine) ConsoleDataflow(ctx context.Context, user, name string) (string
 	if !ok || d.Kind != storage.KindView {
 		return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", name)
 	}
-	root, err := e.planView(d.Query)
+	root, err := e.viewPlan(d)
 	if err != nil {
 		return "", fmt.Errorf("planning view %q: %w", name, err)
 	}

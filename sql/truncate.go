@@ -241,7 +241,7 @@ func (e *Engine) stoppedPositions(live []exec.ViewPosition) []storedPosition {
 			}
 			streams := []string{d.Name}
 			if kind == storage.KindView {
-				root, err := e.planView(d.Query)
+				root, err := e.viewPlan(d)
 				if err == nil {
 					streams, err = e.rt.SourceStreams(d, root)
 				}
