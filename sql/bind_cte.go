@@ -10,15 +10,13 @@ import (
 
 // withCTEs makes the common table expressions of a WITH clause visible to
 // the rest of the query. Each reference binds the CTE's query afresh
-// (inlining), which is exact for the non-recursive CTEs streamdb supports.
+// (inlining); a recursive CTE of WITH RECURSIVE binds as a recursiveCTE
+// (bind_recursive.go), which ad-hoc queries evaluate by iteration.
 func (sb *selectBinder) withCTEs(w *ast.WithClause) (restore func(), err error) {
 	saved := sb.ctes
 	restore = func() { sb.ctes = saved }
 	if w == nil {
 		return restore, nil
-	}
-	if w.IsRecursive {
-		return restore, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
 	}
 	next := make(map[string]*ast.CommonTableExpression, len(saved)+len(w.CTEs))
 	for k, v := range saved {
@@ -52,13 +50,19 @@ func (sb *selectBinder) bindCTE(name, alias string) (plan.Node, *scope, bool, er
 		}
 	}
 	sb.ctes = inner
-	switch q := cte.Query.Query.(type) {
-	case *ast.SelectStmt:
-		node, err = sb.bindSelect(q)
-	case *ast.SetOprStmt:
-		node, err = sb.bindSetOpr(q)
-	default:
-		err = sqlerr.New(sqlerr.FeatureNotSupported, "this WITH query is not supported")
+	recursive := false
+	if cte.IsRecursive {
+		node, recursive, err = sb.bindRecursiveCTE(cte)
+	}
+	if !recursive {
+		switch q := cte.Query.Query.(type) {
+		case *ast.SelectStmt:
+			node, err = sb.bindSelect(q)
+		case *ast.SetOprStmt:
+			node, err = sb.bindSetOpr(q)
+		default:
+			err = sqlerr.New(sqlerr.FeatureNotSupported, "this WITH query is not supported")
+		}
 	}
 	sb.ctes = saved
 	if err != nil {

@@ -26,6 +26,8 @@ type selectBinder struct {
 	cat    catalogReader
 	params *boundParams
 	ctes   map[string]*ast.CommonTableExpression // WITH queries in scope
+	// work are the working tables of the recursive CTEs being bound.
+	work map[string]*workTable
 	// corr is the query around this one when it is a subquery in an
 	// expression: columns not found here are looked up there.
 	corr *correlation
@@ -368,6 +370,12 @@ func (sb *selectBinder) bindTableSource(ts *ast.TableSource) (plan.Node, *scope,
 	case *ast.TableName:
 		if w, ok := sb.window(src.Name.O); ok {
 			return sb.bindWindow(w, alias)
+		}
+		if w, ok := sb.work[src.Name.O]; ok && src.Schema.O == "" {
+			if alias == "" {
+				alias = w.Name
+			}
+			return w, scopeOf(alias, w.Cols), nil
 		}
 		if src.Schema.O == "" {
 			if node, sc, ok, err := sb.bindCTE(src.Name.O, alias); ok {

@@ -445,7 +445,7 @@ func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[st
 func checkStreamable(n plan.Node) error {
 	if len(subqueryPlans(n)) > 0 {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported in a materialized view yet").
-			WithHint("Write the subquery as a join, or query it ad hoc (SELECT supports scalar, EXISTS and IN subqueries).")
+			WithHint("Write the subquery as a join, or query it ad hoc (SELECT supports subqueries of every kind, correlated or not).")
 	}
 	switch n := n.(type) {
 	case *plan.Sort, *plan.Limit, *plan.TopN:
@@ -453,6 +453,9 @@ func checkStreamable(n plan.Node) error {
 		if err := exec.CheckStreamableTopN(n); err != nil {
 			return err
 		}
+	case *recursiveCTE:
+		return sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported in a materialized view: it is evaluated by iterating to a fixed point, which a view would redo on every change").
+			WithHint("Query it ad hoc, or write a bounded recursion as joins.")
 	case *plan.Values:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view must read from a stream")
 	case *plan.Scan:

@@ -11,7 +11,27 @@ import (
 // changed; fn must not change the expressions it is given either (clone
 // first). The first error is returned, with the rest of the copy.
 func mapPlan(n plan.Node, fn func(expr.Expr) (expr.Expr, error), scan func(*plan.Scan) (plan.Node, error)) (plan.Node, error) {
+	var node func(plan.Node) (plan.Node, bool, error)
+	if scan != nil {
+		node = func(n plan.Node) (plan.Node, bool, error) {
+			if s, ok := n.(*plan.Scan); ok {
+				out, err := scan(s)
+				return out, true, err
+			}
+			return n, false, nil
+		}
+	}
+	return mapPlanNodes(n, fn, node)
+}
+
+// mapPlanNodes is mapPlan where node, if not nil, sees each node first:
+// when it answers done, its node stands in place of the subtree (which
+// is not walked). fn may be nil (expressions stay).
+func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(plan.Node) (plan.Node, bool, error)) (plan.Node, error) {
 	var firstErr error
+	if fn == nil {
+		fn = func(e expr.Expr) (expr.Expr, error) { return e, nil }
+	}
 	one := func(e expr.Expr) expr.Expr {
 		out, err := fn(e)
 		if err != nil && firstErr == nil {
@@ -28,6 +48,15 @@ func mapPlan(n plan.Node, fn func(expr.Expr) (expr.Expr, error), scan func(*plan
 	}
 	var walk func(plan.Node) plan.Node
 	walk = func(n plan.Node) plan.Node {
+		if node != nil {
+			out, done, err := node(n)
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			if done {
+				return out
+			}
+		}
 		switch n := n.(type) {
 		case *plan.Filter:
 			return &plan.Filter{Input: walk(n.Input), Cond: one(n.Cond)}
@@ -75,15 +104,10 @@ func mapPlan(n plan.Node, fn func(expr.Expr) (expr.Expr, error), scan func(*plan
 				rows[i] = all(r)
 			}
 			return &plan.Values{Rows: rows, Cols: n.Cols}
-		case *plan.Scan:
-			if scan == nil {
-				return n
-			}
-			out, err := scan(n)
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			return out
+		case *recursiveCTE:
+			r := *n
+			r.Anchor, r.Step = walk(n.Anchor), walk(n.Step)
+			return &r
 		}
 		return n
 	}

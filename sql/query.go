@@ -68,7 +68,10 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			if err := s.e.checkSources(bound); err != nil {
 				return nil, err
 			}
-			return resolveSubqueries(bound, runSub)
+			if bound, err = resolveSubqueries(bound, runSub); err != nil {
+				return nil, err
+			}
+			return materializeRecursive(bound, runSub)
 		}
 		bound, err := bind(root)
 		if err != nil {
