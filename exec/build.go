@@ -43,6 +43,9 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 		return err
 	}
 	mat.rowsOut = metrics.ViewRowsOut.WithLabelValues(desc.Name)
+	mat.hub = &edgeHub{}
+	p.hub = mat.hub
+	bound := root
 	root = streamingPlan(desc.Dataflow, root)
 	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow}
 	b.need.mark(root, plan.AllColumns(len(root.Schema())))
@@ -56,8 +59,10 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 		}
 		rt.late.Store(p.id, sts)
 	}
-	rt.add(p)
-	return nil
+	if len(b.edges) > 0 {
+		mat.marker = attachedMarker(desc.ID)
+	}
+	return rt.addPipeline(p, desc, bound, b.edges)
 }
 
 // streamingPlan is the plan a view of layout dataflow builds its dataflow
@@ -85,6 +90,9 @@ type builder struct {
 	dataflow storage.FormatVersion
 	shared   map[string]*sharedSource
 	subplans map[string]*sharedSubplan
+	// edges are the view's inputs from the pipelines of the views and
+	// tables it reads, from DataflowViewEdges on (attach.go).
+	edges []*edge
 }
 
 func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
@@ -129,6 +137,13 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 				next = wm
 			}
 			return next, b.addStreamScan(n, next)
+		case storage.KindTable, storage.KindView:
+			if b.dataflow >= storage.DataflowViewEdges && n.Object.ID != b.p.id {
+				// The changes the object's own pipeline applies.
+				return next, b.addEdge(n, next)
+			}
+		}
+		switch n.Object.Kind {
 		case storage.KindTable:
 			// A table's changelog carries its inserts, updates and
 			// deletes as signed rows; the reader replays it from the
@@ -318,6 +333,10 @@ func (rt *Runtime) SourceStreams(desc *storage.Descriptor, root plan.Node) ([]st
 	var walk func(plan.Node) error
 	walk = func(n plan.Node) error {
 		for _, s := range plan.Scans(n) {
+			if desc.Dataflow >= storage.DataflowViewEdges && s.Object.ID != desc.ID &&
+				(s.Object.Kind == storage.KindView || s.Object.Kind == storage.KindTable) {
+				continue // read through an edge, with no position
+			}
 			switch {
 			case s.Object.Kind == storage.KindStream || s.Object.Kind == storage.KindTable:
 				if key := sharedScanKey(desc.Dataflow, s); key != "" {

@@ -52,6 +52,11 @@ type materializeOp struct {
 	keyBufGet []byte
 	// rowsOut counts the changes the view receives (nil in tests).
 	rowsOut prometheus.Counter
+	// hub passes the changes applied, and the barriers, to the pipelines
+	// that read this one (nil in tests); marker, if set, is written at
+	// the first barrier (attachedMarker).
+	hub    *edgeHub
+	marker []byte
 }
 
 type countEntry struct {
@@ -111,6 +116,13 @@ func (op *materializeOp) Push(c *Chunk) error {
 	if op.rowsOut != nil {
 		op.rowsOut.Add(float64(c.Len()))
 	}
+	// fwd collects the changes applied, for the readers of this view:
+	// every row, except deletes of rows a multiset does not hold.
+	var fwd *Chunk
+	if op.hub != nil && op.hub.readers() {
+		fwd = &Chunk{Rows: make([]types.Row, 0, c.Len()), Signs: make([]int8, 0, c.Len())}
+		defer op.hub.forward(fwd)
+	}
 	for i, row := range c.Rows {
 		sign := c.Signs[i]
 		kb := op.keyBuf[:0]
@@ -124,6 +136,9 @@ func (op *materializeOp) Push(c *Chunk) error {
 			} else {
 				op.pending.del(kb)
 			}
+			if fwd != nil {
+				fwd.Append(row, sign)
+			}
 		case AppendOnly:
 			if sign < 0 {
 				return fmt.Errorf("internal error: retraction reached an append-only view")
@@ -131,6 +146,9 @@ func (op *materializeOp) Push(c *Chunk) error {
 			kb = binary.BigEndian.AppendUint64(kb, op.nextRowID)
 			op.nextRowID++
 			op.pending.setNew(kb, row, 1)
+			if fwd != nil {
+				fwd.Append(row, sign)
+			}
 		case Counted:
 			kb = keyenc.AppendRowValue(kb, row)
 			ent, err := op.count(kb)
@@ -141,6 +159,9 @@ func (op *materializeOp) Push(c *Chunk) error {
 				op.touched = append(op.touched, string(kb))
 			}
 			n := ent.n + int64(sign)
+			if fwd != nil && (sign > 0 || ent.n > 0) {
+				fwd.Append(row, sign)
+			}
 			if n <= 0 {
 				n = 0
 				op.pending.del(kb)
@@ -181,6 +202,15 @@ func (op *materializeOp) count(kb []byte) (countEntry, error) {
 func (op *materializeOp) Barrier(e Epoch) error {
 	if err := op.pending.writeTo(e.Batch, op.prefix); err != nil {
 		return err
+	}
+	if op.marker != nil {
+		if err := e.Batch.Set(op.marker, nil, nil); err != nil {
+			return err
+		}
+		op.marker = nil
+	}
+	if op.hub != nil {
+		defer op.hub.barrier(e.ID)
 	}
 	if op.mode == Counted {
 		op.settleCounts(e.ID)

@@ -56,6 +56,12 @@ type pipeline struct {
 
 	// rowsIn counts the rows the sources hand to the operators.
 	rowsIn prometheus.Counter
+
+	// edgeIn are the pipeline's inputs fed by other pipelines (inputs
+	// len(sources) on); hub feeds the pipelines that read this one
+	// (edge.go).
+	edgeIn []*edge
+	hub    *edgeHub
 }
 
 type epochAck struct {
@@ -69,7 +75,7 @@ func (p *pipeline) start(parent context.Context) {
 	p.cancel = cancel
 	p.done = make(chan struct{})
 	var wg sync.WaitGroup
-	errs := make(chan error, len(p.sources)+1)
+	errs := make(chan error, p.inputs()+1)
 	for _, s := range p.sources {
 		wg.Add(1)
 		go func() {
@@ -80,6 +86,8 @@ func (p *pipeline) start(parent context.Context) {
 			}
 		}()
 	}
+	wg.Add(len(p.edgeIn))
+	p.startEdges(ctx, cancel, wg.Done, errs)
 	p.acks = make(chan epochAck, 4)
 	acked := make(chan struct{})
 	go func() {
@@ -110,8 +118,11 @@ func (p *pipeline) start(parent context.Context) {
 	}()
 }
 
-// stop cancels the pipeline and waits for its goroutines.
+// stop cancels the pipeline and waits for its goroutines (if it started).
 func (p *pipeline) stop() {
+	if p.cancel == nil {
+		return
+	}
 	p.cancel()
 	<-p.done
 }
@@ -120,7 +131,7 @@ func (p *pipeline) stop() {
 // a source has delivered barrier e, its later messages wait until every
 // source has delivered e (exactly-once alignment).
 func (p *pipeline) loop(ctx context.Context) error {
-	n := len(p.sources)
+	n := p.inputs()
 	held := make([][]pipelineMsg, n) // messages of sources past the barrier
 	arrived := make([]bool, n)
 	positions := make([]storage.SourcePosition, n)
@@ -162,8 +173,8 @@ func (p *pipeline) loop(ctx context.Context) error {
 			if p.rowsIn != nil {
 				p.rowsIn.Add(float64(m.chunk.Len()))
 			}
-			p.errs.from(p.sources[m.src].name, seqOf(m, seen))
-			err := p.heads[m.src].Push(m.chunk)
+			p.errs.from(p.inputName(m.src), seqOf(m, seen))
+			err := p.headOf(m.src).Push(m.chunk)
 			p.errs.from("", 0)
 			if err != nil {
 				return err
@@ -183,7 +194,7 @@ func (p *pipeline) loop(ctx context.Context) error {
 		if waiting > 0 {
 			return nil
 		}
-		if err := p.commitEpoch(epoch, positions); err != nil {
+		if err := p.commitEpoch(epoch, positions[:len(p.sources)]); err != nil {
 			return err
 		}
 		clear(arrived)
@@ -219,7 +230,7 @@ func (p *pipeline) commitEpoch(e uint64, positions []storage.SourcePosition) err
 	b := p.rt.store.NewBatch()
 	// Every branch carries the barrier; operators that join branches
 	// (union) pass it on once all their inputs have.
-	for _, h := range p.heads {
+	for _, h := range p.allHeads() {
 		if err := h.Barrier(Epoch{ID: e, Batch: b}); err != nil {
 			b.Close()
 			return err

@@ -75,6 +75,8 @@ type Runtime struct {
 	fences map[string]*fence
 	// stall holds epochs while the disk is full (disk_stall.go).
 	stall diskStall
+	// edges records pipelines that read others' changes (attach.go).
+	edges edgeRegistry
 }
 
 // fence is the end of a multi-subject commit on one subject: a barrier
@@ -122,6 +124,7 @@ func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrie
 // Start begins the barrier loop.
 func (rt *Runtime) Start() {
 	rt.wg.Add(1)
+	rt.StartDeferred()
 	go func() {
 		defer rt.wg.Done()
 		t := time.NewTicker(rt.interval)
@@ -185,6 +188,9 @@ func (rt *Runtime) injectBarrier() {
 		}
 	}
 	for id, p := range rt.pipelines {
+		if rt.joiningLocked(id) {
+			continue // attachLocked below: from epoch e+1 on
+		}
 		es.waiting[id] = true
 		for _, s := range p.sources {
 			var need uint64
@@ -194,6 +200,7 @@ func (rt *Runtime) injectBarrier() {
 			s.barriers <- barrierRequest{epoch: e, need: need} // buffered beyond maxInflight barriers: never blocks
 		}
 	}
+	rt.attachLocked(e)
 	rt.tryCommitLocked()
 }
 
@@ -249,6 +256,7 @@ func (rt *Runtime) tryCommitLocked() {
 			rt.log.Error("epoch commit failed", "epoch", next, "err", err)
 			return
 		}
+		rt.snapshotLocked(next)
 		for id, pos := range es.positions {
 			if p := rt.pipelines[id]; p != nil {
 				p.mu.Lock()
@@ -304,11 +312,18 @@ func (rt *Runtime) add(p *pipeline) {
 	if p.errs == nil {
 		p.errs = newViewErrors(rt.store, p.id, p.name, p.log)
 	}
-	attachViewErrors(p.heads, p.errs)
+	attachViewErrors(p.allHeads(), p.errs)
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	p.rt = rt
 	rt.pipelines[p.id] = p
+	if !rt.deferLocked(p) {
+		rt.launchLocked(p)
+	}
+}
+
+// launchLocked starts p and takes it out of the epochs if it fails.
+func (rt *Runtime) launchLocked(p *pipeline) {
 	p.start(rt.ctx)
 	go func() {
 		<-p.done
@@ -334,9 +349,26 @@ func (rt *Runtime) add(p *pipeline) {
 }
 
 // Remove stops the pipeline of view id and forgets its pending batches.
+// Pipelines that read it stop too, until it starts again (attach.go).
 func (rt *Runtime) Remove(id uint32) {
 	rt.mu.Lock()
 	p := rt.pipelines[id]
+	readers := rt.orphanLocked(id)
+	rt.forgetEdgesLocked(id)
+	rt.forgetLocked(id)
+	rt.tryCommitLocked()
+	rt.mu.Unlock()
+	for _, r := range readers {
+		r.stop()
+	}
+	if p != nil {
+		p.stop()
+		metrics.ForgetView(p.name)
+	}
+}
+
+// forgetLocked takes pipeline id out of the runtime and its pending epochs.
+func (rt *Runtime) forgetLocked(id uint32) {
 	delete(rt.pipelines, id)
 	delete(rt.failed, id)
 	rt.late.Delete(id)
@@ -347,12 +379,6 @@ func (rt *Runtime) Remove(id uint32) {
 			delete(es.batches, id)
 		}
 		delete(es.positions, id)
-	}
-	rt.tryCommitLocked()
-	rt.mu.Unlock()
-	if p != nil {
-		p.stop()
-		metrics.ForgetView(p.name)
 	}
 }
 
@@ -369,6 +395,7 @@ type Target struct {
 func (rt *Runtime) Targets(ctx context.Context, ids []uint32) (map[string]uint64, error) {
 	rt.mu.Lock()
 	subjects := map[string]string{} // subject -> js stream
+	ids = rt.withUpstreamsLocked(ids)
 	for id, p := range rt.pipelines {
 		if ids != nil && !contains(ids, id) {
 			continue
@@ -419,9 +446,13 @@ func (rt *Runtime) waitFor(ctx context.Context, ids []uint32, targets map[string
 		rt.mu.Lock()
 		done := true
 		var failed error
+		want := rt.withUpstreamsLocked(ids)
 		for id, p := range rt.pipelines {
-			if ids != nil && !contains(ids, id) {
+			if want != nil && !contains(want, id) {
 				continue
+			}
+			if !rt.edgesReadyLocked(id) {
+				done = false
 			}
 			select {
 			case <-p.done:
@@ -579,6 +610,7 @@ func (rt *Runtime) StopAll() {
 	}
 	rt.pipelines = map[uint32]*pipeline{}
 	rt.failed = map[uint32]*pipeline{}
+	rt.resetEdgesLocked()
 	for e, es := range rt.pending {
 		for _, b := range es.batches {
 			b.Close()

@@ -191,6 +191,9 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 		if err := e.store.ReplaceAll(src, e.rt.CommittedEpoch()); err != nil {
 			return err
 		}
+		// Views start together once all are rebuilt: a view that reads
+		// another's changes must be wired before that one takes input.
+		defer e.rt.StartDeferred()
 		return e.loadCatalog()
 	})
 	if err == nil {

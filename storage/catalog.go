@@ -112,6 +112,13 @@ const (
 	// join key, so that a key's rows are read back on a cache miss and a
 	// join keeps only a bounded cache of its keys in memory.
 	DataflowJoinStateByKey
+	// DataflowViewEdges also reads the views and tables a view scans
+	// through an edge from their pipelines (the changes their
+	// materialize operators apply), not by running a view's dataflow
+	// again or replaying a table's changelog; such scans have no source
+	// position. A new view starts from a snapshot of their state at an
+	// epoch, then their changes from the next one.
+	DataflowViewEdges
 
 	// -- add new formats above this line --
 

@@ -25,6 +25,7 @@ func TestFormatNumbers(t *testing.T) {
 		{"DataflowJoinStatePaged", DataflowJoinStatePaged, 6},
 		{"DataflowSumSpecials", DataflowSumSpecials, 7},
 		{"DataflowJoinStateByKey", DataflowJoinStateByKey, 8},
+		{"DataflowViewEdges", DataflowViewEdges, 9},
 	}
 	for _, p := range pinned {
 		if int(p.v) != p.want {

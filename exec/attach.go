@@ -1,0 +1,343 @@
+package exec
+
+import (
+	"sort"
+
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+)
+
+// How pipelines connected by edges start, so that a reader sees exactly
+// its upstream's changes once each:
+//
+//   - Resume. When the server starts, after a rollback, and when a
+//     pipeline others read is restarted, every pipeline involved holds
+//     state of the same committed epoch E. Pipelines added then are
+//     registered (they take part in epochs from E+1) but started only
+//     together, once all are built (startDeferred): each edge is attached
+//     to its upstream before the upstream takes any input, so it carries
+//     every change from E+1 on.
+//   - Attach. A view created while the server runs waits, registered but
+//     out of the epochs, for the next barrier the runtime injects, e. Its
+//     edges join their upstreams' hubs to receive what follows barrier e,
+//     and the view takes part in epochs from e+1 on. When epoch e commits
+//     the runtime takes a Pebble snapshot for each edge: the upstream's
+//     state at e, which the edge emits as inserts before the changes of
+//     e+1. Barrier e is the same for every upstream, so a view over
+//     several views (or a view and streams) sees one consistent cut.
+//
+// A view over others is ready for reads once it has committed epoch e+1
+// (Targets and WaitFor wait for that, and for the sources of the views it
+// reads, since its epochs are theirs).
+
+// edgeRegistry is the runtime's record of pipelines with edges; guarded
+// by Runtime.mu.
+type edgeRegistry struct {
+	// running is set once the runtime starts pipelines as they are added
+	// (Start, StartDeferred); holds counts groups being restarted.
+	running  bool
+	holds    int
+	deferred []*pipeline
+	// joining holds pipelines waiting for a barrier to attach at.
+	joining map[uint32]*pipeline
+	// snapshots holds, by epoch, the edges that get the committed state
+	// of that epoch.
+	snapshots map[uint64][]*edge
+	// firstEpoch is, per attached pipeline, the first epoch holding its
+	// upstreams' state; it is readable once that epoch committed.
+	firstEpoch map[uint32]uint64
+	// specs rebuilds pipelines with edges when an upstream restarts;
+	// orphans holds, by upstream, those stopped with it.
+	specs   map[uint32]viewSpec
+	orphans map[uint32][]viewSpec
+}
+
+type viewSpec struct {
+	desc *storage.Descriptor
+	root plan.Node
+}
+
+func (r *edgeRegistry) init() {
+	if r.joining == nil {
+		r.joining = map[uint32]*pipeline{}
+		r.snapshots = map[uint64][]*edge{}
+		r.firstEpoch = map[uint32]uint64{}
+		r.specs = map[uint32]viewSpec{}
+		r.orphans = map[uint32][]viewSpec{}
+	}
+}
+
+// attachedMarker is written in the state of a view whose edges have
+// attached, so that it is never attached again with a snapshot on top of
+// its own state.
+func attachedMarker(id uint32) []byte {
+	return append(storage.StatePrefix(id, viewMetaIndex), "edges"...)
+}
+
+// addEdge wires scan s of a view or table, whose rows go to next, to the
+// running pipeline of that object.
+func (b *builder) addEdge(s *plan.Scan, next Operator) error {
+	rt := b.rt
+	rt.mu.Lock()
+	up := rt.pipelines[s.Object.ID]
+	failed := rt.failed[s.Object.ID]
+	rt.mu.Unlock()
+	if up == nil {
+		if failed != nil && failed.err != nil {
+			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s %s stopped and cannot be read: %v", s.Object.Kind, s.Object.Name, failed.err).
+				WithHint("Drop and re-create %s, or fix its input.", s.Object.Name)
+		}
+		return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s %s is not running", s.Object.Kind, s.Object.Name)
+	}
+	idx := uint16(len(b.edges))
+	b.edges = append(b.edges, newEdge(up, idx, next, len(s.Cols)))
+	return nil
+}
+
+// addPipeline adds p, the pipeline of desc built from root, with its
+// edges: resumed with their upstreams, or attached to running ones (see
+// above); a pipeline others read that restarts brings them back too.
+func (rt *Runtime) addPipeline(p *pipeline, desc *storage.Descriptor, root plan.Node, edges []*edge) error {
+	for _, e := range edges {
+		e.idx += uint16(len(p.sources))
+	}
+	p.edgeIn = edges
+	rt.mu.Lock()
+	rt.edges.init()
+	orphans := rt.edges.orphans[p.id]
+	delete(rt.edges.orphans, p.id)
+	if len(orphans) > 0 {
+		rt.edges.holds++
+	}
+	resume := !rt.edges.running || rt.edges.holds > 0
+	if len(edges) > 0 {
+		if !resume {
+			if _, found, err := rt.store.Get(attachedMarker(p.id)); err != nil || found {
+				rt.mu.Unlock()
+				if err != nil {
+					return err
+				}
+				return sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s reads other views or tables through their changes and cannot be restarted alone", desc.Name).
+					WithHint("Restart the server, or drop and re-create %s.", desc.Name)
+			}
+			for _, e := range edges {
+				e.snapReady = make(chan struct{})
+			}
+			rt.edges.joining[p.id] = p
+		} else {
+			for _, e := range edges {
+				if e.up.cancel != nil {
+					// The upstream runs on: the changes since this view's
+					// state are gone.
+					rt.mu.Unlock()
+					return sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s reads %s through its changes and cannot be restarted while %s runs", desc.Name, e.up.name, e.up.name).
+						WithHint("Restart the server, or drop and re-create %s.", desc.Name)
+				}
+			}
+			for _, e := range edges {
+				e.up.hub.attach(e)
+			}
+		}
+		rt.edges.specs[p.id] = viewSpec{desc: desc, root: root}
+	}
+	rt.mu.Unlock()
+	rt.add(p)
+	if len(orphans) == 0 {
+		return nil
+	}
+	var err error
+	for _, o := range orphans {
+		if err == nil {
+			err = rt.StartView(o.desc, o.root)
+		}
+	}
+	rt.mu.Lock()
+	rt.edges.holds--
+	rt.startDeferredLocked()
+	rt.mu.Unlock()
+	return err
+}
+
+// deferLocked reports whether p's start waits for startDeferredLocked.
+func (rt *Runtime) deferLocked(p *pipeline) bool {
+	if rt.edges.running && rt.edges.holds == 0 {
+		return false
+	}
+	rt.edges.deferred = append(rt.edges.deferred, p)
+	return true
+}
+
+// StartDeferred starts the pipelines added since StopAll, together (a
+// rollback calls it once every view is rebuilt).
+func (rt *Runtime) StartDeferred() {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.edges.running = true
+	rt.startDeferredLocked()
+}
+
+func (rt *Runtime) startDeferredLocked() {
+	if !rt.edges.running || rt.edges.holds > 0 {
+		return
+	}
+	ps := rt.edges.deferred
+	rt.edges.deferred = nil
+	for _, p := range ps {
+		if rt.pipelines[p.id] == p {
+			rt.launchLocked(p)
+		}
+	}
+}
+
+// joiningLocked reports whether pipeline id waits to attach (it takes no
+// part in epochs yet).
+func (rt *Runtime) joiningLocked(id uint32) bool {
+	_, ok := rt.edges.joining[id]
+	return ok
+}
+
+// attachLocked attaches the waiting pipelines whose upstreams all take
+// part in epoch e, just injected: they read what follows barrier e.
+func (rt *Runtime) attachLocked(e uint64) {
+	es := rt.pending[e]
+	if es == nil {
+		return
+	}
+	for id, p := range rt.edges.joining {
+		ready := true
+		for _, ed := range p.edgeIn {
+			if !es.waiting[ed.up.id] {
+				ready = false
+			}
+		}
+		if !ready {
+			continue
+		}
+		for _, ed := range p.edgeIn {
+			ed.after = e
+			ed.up.hub.join(ed)
+			rt.edges.snapshots[e] = append(rt.edges.snapshots[e], ed)
+		}
+		rt.edges.firstEpoch[id] = e + 1
+		delete(rt.edges.joining, id)
+	}
+}
+
+// snapshotLocked gives the edges attached at epoch e, which just
+// committed, the store's state at e.
+func (rt *Runtime) snapshotLocked(e uint64) {
+	eds := rt.edges.snapshots[e]
+	if eds == nil {
+		return
+	}
+	delete(rt.edges.snapshots, e)
+	for _, ed := range eds {
+		ed.deliver(rt.store.DB().NewSnapshot())
+	}
+}
+
+// edgesReadyLocked reports whether pipeline id holds its upstreams'
+// state: it has no edges, or committed the epoch it attached at.
+func (rt *Runtime) edgesReadyLocked(id uint32) bool {
+	if rt.joiningLocked(id) {
+		return false
+	}
+	first, ok := rt.edges.firstEpoch[id]
+	if !ok {
+		return true
+	}
+	if rt.committed.Load() < first {
+		return false
+	}
+	delete(rt.edges.firstEpoch, id)
+	return true
+}
+
+// withUpstreamsLocked adds to ids every pipeline they read through edges,
+// transitively: a view's epochs hold its upstreams' input, so waiting
+// for its input means waiting for theirs. nil (all) stays nil.
+func (rt *Runtime) withUpstreamsLocked(ids []uint32) []uint32 {
+	if ids == nil {
+		return nil
+	}
+	seen := map[uint32]bool{}
+	out := append([]uint32(nil), ids...)
+	for _, id := range ids {
+		seen[id] = true
+	}
+	for i := 0; i < len(out); i++ {
+		p := rt.pipelines[out[i]]
+		if p == nil {
+			continue
+		}
+		for _, e := range p.edgeIn {
+			if !seen[e.up.id] {
+				seen[e.up.id] = true
+				out = append(out, e.up.id)
+			}
+		}
+	}
+	return out
+}
+
+// orphanLocked takes every running pipeline that reads pipeline id,
+// directly or not, out of the runtime, and records how to rebuild it
+// when id starts again (its state stays at the same epoch as id's). It
+// returns them to stop, readers last-created first.
+func (rt *Runtime) orphanLocked(id uint32) []*pipeline {
+	rt.edges.init()
+	var out []*pipeline
+	seen := map[uint32]bool{id: true}
+	var specs []viewSpec
+	for changed := true; changed; {
+		changed = false
+		for did, p := range rt.pipelines {
+			if seen[did] {
+				continue
+			}
+			for _, e := range p.edgeIn {
+				if seen[e.up.id] {
+					seen[did] = true
+					changed = true
+					out = append(out, p)
+					if s, ok := rt.edges.specs[did]; ok {
+						specs = append(specs, s)
+					}
+					rt.forgetLocked(did)
+					break
+				}
+			}
+		}
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].desc.ID < specs[j].desc.ID })
+	if len(specs) > 0 {
+		rt.edges.orphans[id] = append(rt.edges.orphans[id], specs...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id > out[j].id })
+	return out
+}
+
+// forgetEdgesLocked drops what the registry holds for pipeline id.
+func (rt *Runtime) forgetEdgesLocked(id uint32) {
+	rt.edges.init()
+	delete(rt.edges.joining, id)
+	delete(rt.edges.firstEpoch, id)
+	delete(rt.edges.specs, id)
+	for up, specs := range rt.edges.orphans {
+		kept := specs[:0]
+		for _, s := range specs {
+			if s.desc.ID != id {
+				kept = append(kept, s)
+			}
+		}
+		rt.edges.orphans[up] = kept
+	}
+}
+
+// resetEdgesLocked forgets every pipeline (StopAll): pipelines added
+// from now on start with StartDeferred.
+func (rt *Runtime) resetEdgesLocked() {
+	rt.edges = edgeRegistry{}
+	rt.edges.init()
+}
