@@ -41,8 +41,11 @@ type record struct {
 // nodeRec is one plan node; which fields are set depends on Op.
 type nodeRec struct {
 	Op string `json:"op,omitempty"`
-	// ID is the node's stable operator id (see operatorID).
-	ID string `json:"id,omitempty"`
+	// ID is the node's stable operator id (see operatorID); base is the
+	// id before a suffix made it unique, which the ids above it derive
+	// from.
+	ID   string `json:"id,omitempty"`
+	base string
 	// Ref, when set, says this is the node recorded at that position in
 	// the record's depth-first order (inputs after their node).
 	Ref  *int       `json:"ref,omitempty"`
@@ -105,7 +108,7 @@ type sortKeyRec struct {
 // Encode returns the plan record of root, checked to read back (Decode)
 // as the same plan; lookup finds the catalog objects root scans.
 func Encode(root Node, lookup func(string) (*storage.Descriptor, bool)) ([]byte, error) {
-	e := &encoder{seen: map[Node]int{}, ids: map[string]int{}}
+	e := newEncoder()
 	rec, err := e.node(root)
 	if err != nil {
 		return nil, err
@@ -126,7 +129,7 @@ func Encode(root Node, lookup func(string) (*storage.Descriptor, bool)) ([]byte,
 }
 
 func encodeUnchecked(root Node) ([]byte, error) {
-	e := &encoder{seen: map[Node]int{}, ids: map[string]int{}}
+	e := newEncoder()
 	rec, err := e.node(root)
 	if err != nil {
 		return nil, err
@@ -135,14 +138,19 @@ func encodeUnchecked(root Node) ([]byte, error) {
 }
 
 type encoder struct {
-	seen map[Node]int   // node -> its position in depth-first order
-	next int            // the next position
-	ids  map[string]int // operator id -> times given
+	seen  map[Node]int    // node -> its position in depth-first order
+	bases map[Node]string // node -> its id before a suffix
+	next  int             // the next position
+	ids   map[string]int  // operator id -> times given
+}
+
+func newEncoder() *encoder {
+	return &encoder{seen: map[Node]int{}, bases: map[Node]string{}, ids: map[string]int{}}
 }
 
 func (e *encoder) node(n Node) (*nodeRec, error) {
 	if at, ok := e.seen[n]; ok {
-		return &nodeRec{Ref: &at}, nil
+		return &nodeRec{Ref: &at, base: e.bases[n]}, nil
 	}
 	e.seen[n] = e.next
 	e.next++
@@ -222,14 +230,16 @@ func (e *encoder) node(n Node) (*nodeRec, error) {
 		r.In = append(r.In, in)
 	}
 	r.ID = e.operatorID(r)
+	e.bases[n] = r.base
 	return r, nil
 }
 
 // operatorID derives a node's id from its kind, its own fields and its
 // inputs' ids, so that it stays the same under changes elsewhere in the
 // plan (a column added to a projection above an aggregate keeps the
-// aggregate's id). Equal subtrees get equal ids; the second and later
-// ones in the record get a suffix (#2, #3, ...) to stay unique.
+// aggregate's id). Equal subtrees derive equal ids; the second and later
+// of an id in the record get a suffix (#2, #3, ...) to stay unique, which
+// the ids above them do not derive from.
 func (e *encoder) operatorID(r *nodeRec) string {
 	own := *r
 	own.In, own.ID = nil, ""
@@ -238,14 +248,14 @@ func (e *encoder) operatorID(r *nodeRec) string {
 	h.Write(data)
 	for _, in := range r.In {
 		h.Write([]byte{0})
-		h.Write([]byte(in.ID))
+		h.Write([]byte(in.base))
 	}
-	id := fmt.Sprintf("%s-%08x", r.Op, uint32(h.Sum64()))
-	e.ids[id]++
-	if k := e.ids[id]; k > 1 {
-		id = fmt.Sprintf("%s#%d", id, k)
+	r.base = fmt.Sprintf("%s-%08x", r.Op, uint32(h.Sum64()))
+	e.ids[r.base]++
+	if k := e.ids[r.base]; k > 1 {
+		return fmt.Sprintf("%s#%d", r.base, k)
 	}
-	return id
+	return r.base
 }
 
 func colRecs(cols []types.Column) []colRec {
