@@ -133,6 +133,16 @@ func (a *catalogAnswer) rows() []fieldRow {
 			})
 		}
 		return out
+	case front.CatalogJDBCPrimaryKeys, front.CatalogJDBCIndexInfo:
+		return a.jdbcKeys()
+	case front.CatalogJDBCTypeCache:
+		return jdbcTypeCache(e)
+	case front.CatalogJDBCTypes:
+		var out []fieldRow
+		for _, t := range pgTypeTable {
+			out = append(out, fieldRow{"typname": str(t.name), "oid": intD(t.oid)})
+		}
+		return out
 	case front.CatalogPrimaryKey:
 		r, _ := e.pgRelationByOID(a.q.OID)
 		var out []fieldRow
@@ -211,10 +221,14 @@ func (a *catalogAnswer) relations() []fieldRow {
 // same text either way.
 func catalogItemType(item string) types.Type {
 	switch item {
-	case "attnotnull":
+	case "attnotnull", "non_unique", "is_array":
 		return types.Bool
-	case "table_oid":
+	case "table_oid", "oid":
 		return types.Int8
+	case "key_seq", "type", "ordinal_position", "pages":
+		return types.Int4
+	case "cardinality":
+		return types.Float4
 	}
 	return types.Text
 }

@@ -89,6 +89,9 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 	}
 	head := canonical(toks[1:min(from, 30)])
 	body := canonical(toks[from:])
+	if jq := matchJDBCQuery(q, toks, head, body); jq != nil {
+		return jq
+	}
 	switch {
 	case strings.HasPrefix(head, `n . nspname as "Schema" , c . relname as "Name"`) && strings.HasPrefix(body, "from pg_catalog . pg_class c"):
 		q.Shape = CatalogRelations
