@@ -36,6 +36,10 @@ type topNOp struct {
 	changed    map[string]*rankEntry // row encoding -> entry whose count changed this epoch
 	next       Operator
 	errs       *viewErrors
+	// closer, when set, frees partitions of closed windows; byEnd
+	// indexes open partitions by their window's end (op_topn_window.go).
+	closer *windowCloser
+	byEnd  map[int64][]string
 }
 
 type topNPartition struct {
@@ -85,6 +89,7 @@ func (op *topNOp) apply(row types.Row, n int64) (string, *topNPartition, *rankEn
 	if !ok {
 		p = &topNPartition{}
 		op.parts[pk] = p
+		op.trackEnd(pk, row)
 	}
 	e = p.rows.add(op.t.Order, e, n)
 	return pk, p, e, nil
@@ -148,6 +153,9 @@ func (op *topNOp) Barrier(e Epoch) error {
 		}
 	}
 	clear(op.changed)
+	if err := op.freeClosed(e); err != nil {
+		return err
+	}
 	for i, row := range ins.Rows {
 		dels.Append(row, ins.Signs[i])
 	}

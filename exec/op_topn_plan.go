@@ -55,6 +55,9 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c := findTopNCloser(t, b.watermarkFor); c != nil {
+		op.closeWindowsBy(c)
+	}
 	return b.build(t.Input, op)
 }
 
@@ -119,7 +122,8 @@ func batchTopN(ctx context.Context, t *plan.TopN, r storage.Reader) ([]types.Row
 
 // explainStreamingTree is plan.Explain of the dataflow StartView builds:
 // ORDER BY ... LIMIT shows as the TopN that runs it, a Sort without
-// LIMIT is left out, and a join shows the state its watermarks free.
+// LIMIT is left out, and joins and top-Ns show the state their
+// watermarks free.
 func explainStreamingTree(root plan.Node) string {
 	return plan.ExplainAs(root, func(n plan.Node) plan.Node {
 		switch n := n.(type) {
@@ -127,6 +131,8 @@ func explainStreamingTree(root plan.Node) string {
 			return n.Input
 		case *plan.Limit:
 			return plan.LimitAsTopN(n)
+		case *plan.TopN:
+			return explainTopN(n)
 		case *plan.Join:
 			return explainJoin(n)
 		}

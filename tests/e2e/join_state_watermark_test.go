@@ -32,15 +32,29 @@ func TestJoinStateFreedByWatermark(t *testing.T) {
 		ON a.k = b.k AND a.window_start = b.window_start`
 	const interval = `SELECT a.k, a.x, b.y FROM sa a JOIN sb b
 		ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '10' SECOND AND b.ts`
+	const top = `SELECT window_start, k, x, rn FROM (
+		SELECT window_start, k, x, row_number() OVER (PARTITION BY window_start ORDER BY x DESC) AS rn
+		FROM TUMBLE(sa, ts, INTERVAL '10' SECOND)) t WHERE rn <= 2`
 	views := []struct{ name, query, pgQuery string }{
 		{"wj", window, `SELECT a.k, date_bin('10 seconds', a.ts, '2000-01-01') AS window_start, a.x, b.y FROM sa a JOIN sb b
 			ON a.k = b.k AND date_bin('10 seconds', a.ts, '2000-01-01') = date_bin('10 seconds', b.ts, '2000-01-01')`},
 		{"ij", interval, interval},
+		// A top-N per window frees the windows the watermark closed.
+		{"tn", top, `SELECT window_start, k, x, rn FROM (
+			SELECT date_bin('10 seconds', ts, '2000-01-01') AS window_start, k, x,
+			row_number() OVER (PARTITION BY date_bin('10 seconds', ts, '2000-01-01') ORDER BY x DESC) AS rn FROM sa) t WHERE rn <= 2`},
 	}
+	joins := views[:2]
 	for _, v := range views {
 		plan := strings.Join(textRows(t, conn, "EXPLAIN CREATE MATERIALIZED VIEW "+v.name+" AS "+v.query), "\n")
-		if !strings.Contains(plan, "state cleaning: left rows when watermark(sb)") || !strings.Contains(plan, "right rows when watermark(sa)") {
-			t.Errorf("EXPLAIN of %s shows no state cleaning of both sides:\n%s", v.name, plan)
+		want := []string{"state cleaning: left rows when watermark(sb)", "right rows when watermark(sa)"}
+		if v.name == "tn" {
+			want = []string{"state cleaning: partitions when watermark(sa) >= window_start + 10s"}
+		}
+		for _, w := range want {
+			if !strings.Contains(plan, w) {
+				t.Errorf("EXPLAIN of %s does not show %q:\n%s", v.name, w, plan)
+			}
 		}
 		exec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", v.name, v.query))
 	}
@@ -77,12 +91,12 @@ func TestJoinStateFreedByWatermark(t *testing.T) {
 	for r := range 8 {
 		round(r, 30)
 		compare(fmt.Sprintf("round %d", r))
-		for i, v := range views {
+		for i, v := range joins {
 			peak[i] = max(peak[i], joinRowsHeld(t, srv, v.name))
 		}
 	}
 	// 8 rounds of 30 rows: a join that frees nothing holds all 240.
-	for i, v := range views {
+	for i, v := range joins {
 		if peak[i] >= 200 {
 			t.Errorf("%s held up to %v rows of 240: the watermarks freed few or none", v.name, peak[i])
 		}
@@ -99,7 +113,7 @@ func TestJoinStateFreedByWatermark(t *testing.T) {
 	exec(t, conn, stmts...)
 	exec(t, pg, stmts...)
 	compare("after the watermarks passed everything")
-	for _, v := range views {
+	for _, v := range joins {
 		if held := joinRowsHeld(t, srv, v.name); held > 2 {
 			t.Errorf("%s holds %v rows after both watermarks passed all but the newest 2", v.name, held)
 		}
@@ -107,7 +121,7 @@ func TestJoinStateFreedByWatermark(t *testing.T) {
 	srv.Restart(t)
 	conn = srv.Conn(t)
 	flush(t, conn)
-	for _, v := range views {
+	for _, v := range joins {
 		if held := joinRowsHeld(t, srv, v.name); held > 2 {
 			t.Errorf("%s holds %v rows after a restart: freed rows came back from Pebble", v.name, held)
 		}
