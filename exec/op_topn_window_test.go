@@ -57,7 +57,9 @@ func TestTopNFreesClosedWindows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	row := func(start, k int64) types.Row { return types.Row{types.NewInt(start), types.NewInt(k), types.NewInt(0)} }
+	row := func(start, k int64) types.Row {
+		return types.Row{types.NewInt(start), types.NewInt(k), types.NewInt(0)}
+	}
 	step(0, row(0, 1), row(0, 2), row(10, 3), row(20, 4))
 	if n := keys(); n != 4 || len(op.parts) != 3 {
 		t.Fatalf("before any window closed: %d keys, %d partitions; want 4, 3", n, len(op.parts))
