@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"reflect"
 
 	"streamdb/expr"
 	"streamdb/sqlerr"
@@ -124,6 +125,9 @@ func Encode(root Node, lookup func(string) (*storage.Descriptor, bool)) ([]byte,
 	again, err := encodeUnchecked(back)
 	if err != nil || !bytes.Equal(again, data) {
 		return nil, fmt.Errorf("the plan reads back as another plan (%v)", err)
+	}
+	if err := sameAs(reflect.ValueOf(root), reflect.ValueOf(back), "plan"); err != nil {
+		return nil, fmt.Errorf("the plan reads back as another plan: %w", err)
 	}
 	return data, nil
 }

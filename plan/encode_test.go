@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -137,5 +138,20 @@ func TestDecodeRefuses(t *testing.T) {
 	f := &Filter{Input: s, Cond: &expr.Func{Name: "no_such_function", Args: []expr.Expr{col(s, 0)}, T: types.Bool}}
 	if _, err := Encode(f, recordCatalog(s)); err == nil {
 		t.Error("a call that cannot be rebuilt was recorded")
+	}
+}
+
+// sameAs compares every field, so a field the record would not carry
+// shows as a difference, with its path.
+func TestSameAsComparesEveryField(t *testing.T) {
+	s := testScan("ev", "k", "v")
+	a, b := aggOver(t, s).(*Project), aggOver(t, s).(*Project)
+	if err := sameAs(reflect.ValueOf(Node(a)), reflect.ValueOf(Node(b)), "plan"); err != nil {
+		t.Fatalf("equal plans: %v", err)
+	}
+	b.Input.(*Aggregate).Aggs[0].Distinct = true
+	err := sameAs(reflect.ValueOf(Node(a)), reflect.ValueOf(Node(b)), "plan")
+	if err == nil || !strings.Contains(err.Error(), "Aggs[0].Distinct") {
+		t.Errorf("a changed flag: %v, want its path", err)
 	}
 }
