@@ -26,6 +26,10 @@ type selectBinder struct {
 	cat    catalogReader
 	params *boundParams
 	ctes   map[string]*ast.CommonTableExpression // WITH queries in scope
+	// unionBranch is set while a branch of UNION is bound: its untyped
+	// literals (NULL, 'text') stay of unknown type so that the UNION
+	// resolves them with the other branches' types, as PostgreSQL does.
+	unionBranch bool
 	// work are the working tables of the recursive CTEs being bound.
 	work map[string]*workTable
 	// corr is the query around this one when it is a subquery in an
@@ -41,6 +45,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	unionBranch := sb.unionBranch
+	sb.unionBranch = false // subqueries of this branch are not branches
+	defer func() { sb.unionBranch = unionBranch }()
 	if sel.LockInfo != nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SELECT ... FOR UPDATE is not supported")
 	}
@@ -190,7 +197,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e.Type() == types.Unknown {
+		if _, literal := e.(*expr.Const); e.Type() == types.Unknown && !(unionBranch && literal && !hasAgg && !sel.Distinct) {
 			if e, err = expr.Cast(e, types.Text); err != nil {
 				return nil, err
 			}

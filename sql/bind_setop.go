@@ -34,7 +34,9 @@ func (sb *selectBinder) bindSetOprList(list *ast.SetOprSelectList) (plan.Node, e
 		var err error
 		switch s := item.(type) {
 		case *ast.SelectStmt:
+			sb.unionBranch = len(list.Selects) > 1
 			node, err = sb.bindSelect(s)
+			sb.unionBranch = false
 			op = s.AfterSetOperator
 		case *ast.SetOprSelectList:
 			node, err = sb.bindSetOprList(s)
