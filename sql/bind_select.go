@@ -335,6 +335,9 @@ func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 	if j.Right == nil {
 		return left, ls, nil
 	}
+	if ts, ok := j.Right.(*ast.TableSource); ok && ts.Lateral {
+		return sb.bindLateral(j, left, ls, ts)
+	}
 	right, rs, err := sb.bindFromItem(j.Right)
 	if err != nil {
 		return nil, nil, err
@@ -400,7 +403,11 @@ func (sb *selectBinder) bindTableSource(ts *ast.TableSource) (plan.Node, *scope,
 	if err != nil {
 		return nil, nil, err
 	}
-	return node, scopeOf(alias, node.Schema()), nil
+	cols, err := renameColumns(node.Schema(), ts.ColumnNames, alias)
+	if err != nil {
+		return nil, nil, err
+	}
+	return node, scopeOf(alias, cols), nil
 }
 
 func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *scope, error) {

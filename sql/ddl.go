@@ -453,6 +453,9 @@ func checkStreamable(n plan.Node) error {
 		if err := exec.CheckStreamableTopN(n); err != nil {
 			return err
 		}
+	case *lateralJoin:
+		return sqlerr.New(sqlerr.FeatureNotSupported, "LATERAL subqueries that refer to the FROM items before them are not supported in a materialized view yet").
+			WithHint("Query it ad hoc, or write the subquery as a join with GROUP BY.")
 	case *recursiveCTE:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported in a materialized view: it is evaluated by iterating to a fixed point, which a view would redo on every change").
 			WithHint("Query it ad hoc, or write a bounded recursion as joins.")

@@ -104,6 +104,11 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 				rows[i] = all(r)
 			}
 			return &plan.Values{Rows: rows, Cols: n.Cols}
+		case *lateralJoin:
+			l := *n
+			l.Left, l.Right = walk(n.Left), walk(n.Right)
+			l.Outer, l.Cond = all(n.Outer), one(n.Cond)
+			return &l
 		case *recursiveCTE:
 			r := *n
 			r.Anchor, r.Step = walk(n.Anchor), walk(n.Step)

@@ -71,7 +71,10 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			if bound, err = resolveSubqueries(bound, runSub); err != nil {
 				return nil, err
 			}
-			return materializeRecursive(bound, runSub)
+			if bound, err = materializeRecursive(bound, runSub); err != nil {
+				return nil, err
+			}
+			return materializeLateral(bound, runSub)
 		}
 		bound, err := bind(root)
 		if err != nil {
