@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"streamdb/checkpoint"
@@ -55,7 +56,15 @@ type purger struct {
 	pending bool
 	closed  bool
 	done    chan struct{} // closed when the running purge loop ends
+
+	// toldKept is set once the log has said that tables' changelogs are
+	// kept whole (newViewsReplayTable).
+	toldKept atomic.Bool
 }
+
+// tablesKeptMessage is logged once when new views over tables would replay
+// their changelogs, so that none is purged.
+const tablesKeptMessage = "tables' changelogs are kept whole: a new view over a table replays its changelog from the start"
 
 // startPurging has a purge follow every completed checkpoint.
 func (e *Engine) startPurging() {
@@ -183,8 +192,13 @@ func (e *Engine) purgeTargets(ctx context.Context) []purgeTarget {
 		if d.Kind != storage.KindTable && d.Kind != storage.KindStream {
 			continue
 		}
-		eligible := d.Kind == storage.KindStream && d.Options[optRetention] == retentionConsumed ||
-			d.Kind == storage.KindTable && !e.newViewsReplayTable(d)
+		eligible := d.Kind == storage.KindStream && d.Options[optRetention] == retentionConsumed
+		if d.Kind == storage.KindTable {
+			eligible = !e.newViewsReplayTable(d)
+			if !eligible && !e.purge.toldKept.Swap(true) {
+				e.log.Info(tablesKeptMessage)
+			}
+		}
 		if !eligible {
 			excluded[d.Subject] = true
 			continue

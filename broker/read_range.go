@@ -1,0 +1,64 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ReadRange calls fn, in order, for every message on subject in stream
+// whose sequence is in [from, to]. It fails if the stream no longer holds
+// from (it was purged or dropped by the stream's limits).
+func (b *Broker) ReadRange(ctx context.Context, stream, subject string, from, to uint64, fn func(seq uint64, data []byte) error) error {
+	if from > to {
+		return nil
+	}
+	first, err := b.FirstSeq(ctx, stream)
+	if err != nil {
+		return err
+	}
+	if first > from {
+		return fmt.Errorf("JetStream stream %s holds sequences from %d on, not %d", stream, first, from)
+	}
+	cons, err := b.JS.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{subject},
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    from,
+	})
+	if err != nil {
+		return err
+	}
+	for {
+		batch, err := cons.FetchNoWait(256)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			meta, err := m.Metadata()
+			if err != nil {
+				return err
+			}
+			seq := meta.Sequence.Stream
+			if seq > to {
+				return nil
+			}
+			if err := fn(seq, m.Data()); err != nil {
+				return err
+			}
+			if seq == to {
+				return nil
+			}
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+			return err
+		}
+		if n == 0 {
+			// Nothing more on the subject: to was past its last message.
+			return nil
+		}
+	}
+}
