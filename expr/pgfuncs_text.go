@@ -83,19 +83,7 @@ func toolFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 }
 
 // quoteIdentText is quote_ident: the name as is when it needs no quotes.
-func quoteIdentText(s string) string {
-	plain := s != ""
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
-			plain = false
-		}
-	}
-	if plain {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
+func quoteIdentText(s string) string { return QuoteIdent(s) }
 
 func quoteLiteralText(s string) string {
 	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"

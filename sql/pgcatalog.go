@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"streamdb/expr"
 	"streamdb/storage"
 	"streamdb/types"
 )
@@ -217,16 +218,4 @@ func quoteIdents(names []string) string {
 }
 
 // quoteIdent quotes a name the way PostgreSQL's quote_ident does.
-func quoteIdent(name string) string {
-	plain := name != ""
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
-			plain = false
-		}
-	}
-	if plain {
-		return name
-	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
+func quoteIdent(name string) string { return expr.QuoteIdent(name) }

@@ -103,7 +103,7 @@ var catalogFuncNames = map[string]bool{
 	"has_schema_privilege": true, "has_database_privilege": true, "has_column_privilege": true,
 	"has_any_column_privilege": true, "has_function_privilege": true, "pg_function_is_visible": true, "pg_type_is_visible": true,
 	"pg_get_function_result": true, "pg_get_function_arguments": true,
-	"pg_get_function_identity_arguments": true, "pg_backend_pid": true,
+	"pg_get_function_identity_arguments": true, "pg_backend_pid": true, "parse_ident": true,
 }
 
 func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
@@ -229,6 +229,8 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		return value("UTF8"), nil
 	case "pg_backend_pid":
 		return value(s.backendPID()), nil
+	case "parse_ident":
+		return parseIdentCall(args)
 	case "col_description", "shobj_description":
 		return value(nil), nil
 	case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments":

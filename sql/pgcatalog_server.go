@@ -67,3 +67,16 @@ func init() {
 		},
 	}
 }
+
+// pg_extension: the one extension every PostgreSQL database has, plpgsql
+// (Grafana looks for timescaledb here).
+func init() {
+	pgSystemTables["pg_catalog.pg_extension"] = pgSystemTableDef{
+		cols: cols("oid", types.Int8, "extname", types.Text, "extowner", types.Int8, "extnamespace", types.Int8,
+			"extrelocatable", types.Bool, "extversion", types.Text, "extconfig", types.Text, "extcondition", types.Text),
+		rows: func(*Engine) []types.Row {
+			return []types.Row{{intD(13540), str("plpgsql"), intD(10), intD(oidPgCatalog), types.NewBool(false),
+				str("1.0"), types.Null, types.Null}}
+		},
+	}
+}

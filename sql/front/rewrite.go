@@ -22,6 +22,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 	}
 	passes := []func() error{
 		r.checkTokens,
+		r.searchPathPass,
 		r.valuesPass,
 		r.asOfPass,
 		r.windowPass,
