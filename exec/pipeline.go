@@ -23,6 +23,12 @@ type pipelineMsg struct {
 	barrier uint64
 	pos     storage.SourcePosition
 	skipped error
+	// from is the subject reader that sent m, ref counts the pipelines
+	// its chunk went to, and handoff, if set, says from hands the input
+	// over to that reader (see feedOrder).
+	from    *subjectReader
+	ref     *chunkRef
+	handoff *subjectReader
 }
 
 // pipeline is the running dataflow of one materialized view: its source
@@ -153,6 +159,7 @@ func (p *pipeline) loop(ctx context.Context) error {
 		}
 	}
 
+	var order feedOrder
 	var handle func(m pipelineMsg) error
 	aligned := p.rt.aligned.Load()
 	handle = func(m pipelineMsg) error {
@@ -180,7 +187,7 @@ func (p *pipeline) loop(ctx context.Context) error {
 				return err
 			}
 			if reuse[m.src] {
-				p.sources[m.src].recycle(m.chunk)
+				m.release()
 			}
 			return nil
 		}
@@ -215,8 +222,10 @@ func (p *pipeline) loop(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case m := <-p.in:
-			if err := handle(m); err != nil {
-				return err
+			for _, m := range order.admit(m, p.firstReader) {
+				if err := handle(m); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -75,6 +75,9 @@ type Runtime struct {
 	fences map[string]*fence
 	// stall holds epochs while the disk is full (disk_stall.go).
 	stall diskStall
+	// readers are the JetStream readers pipelines share (shared_source*.go).
+	readers     *readerGroups
+	readersOnce sync.Once
 	// edges records pipelines that read others' changes (attach.go).
 	edges edgeRegistry
 }

@@ -3,19 +3,16 @@ package exec
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/broker"
 	"streamdb/storage"
-	"streamdb/types"
 )
 
 // ErrInputLost means JetStream no longer holds input a view needs.
@@ -25,24 +22,18 @@ var ErrInputLost = errors.New("input no longer retained")
 // without waiting for the next barrier.
 const chunkRows = 1024
 
-// sourceReader owns one JetStream ordered consumer for one input of one
-// pipeline. The consumer's callback (one goroutine, the subscription's)
-// decodes each message straight into the chunk being built and hands the
-// chunk to the pipeline when it holds chunkRows rows: one channel send per
-// chunk, not per message. run's goroutine turns barrier requests into
-// in-band barriers.
+// sourceReader is one input of one pipeline that reads a JetStream
+// subject (a stream, or a table's changelog). It does not read JetStream
+// itself: a subjectReader does (shared_source.go), one per subject and
+// decoder for every pipeline that reads the subject from the same
+// position, and sends its chunks, skipped messages and barriers to this
+// input's pipeline channel as input idx.
 //
-// Invariants, all kept under mu:
-//   - a barrier is sent after every row of every message before it: the
-//     barrier path flushes the partial chunk first, and chunks and barriers
-//     are only ever sent while holding mu;
-//   - pos.Seq is the stream sequence of the last message taken (decoded or
-//     skipped as malformed), so the position a barrier carries covers
-//     exactly the rows sent before it;
-//   - messages at or below pos.Seq (redelivered after a consumer reset) are
-//     dropped;
-//   - while the runtime is paused the callback waits before taking a
-//     message (without mu), so barriers still pass and input waits.
+// run's goroutine forwards the runtime's barrier requests to the reader
+// the input is attached to; the reader sends barrier e once every input
+// attached to it has forwarded its requests up to e, to each input that
+// asked for e, at the same point of the subject. So every view reading a
+// subject through one reader records the same position at an epoch.
 type sourceReader struct {
 	idx      uint16
 	name     string // SQL stream name, for logs
@@ -53,91 +44,110 @@ type sourceReader struct {
 	rt       *Runtime
 	log      *slog.Logger
 
-	mu    sync.Mutex
-	pos   storage.SourcePosition // position of the last message taken
-	chunk *Chunk                 // rows not yet sent
+	// pos is the position the input starts at (the view's committed one).
+	pos storage.SourcePosition
 
 	barriers chan barrierRequest
-	// waiting is set while a barrier waits for the reader to take a
-	// message (barrierRequest.need); take then signals progress.
-	waiting  atomic.Bool
-	progress chan struct{}
+	progress chan struct{} // unused: the subjectReader waits for fences
 	out      chan<- pipelineMsg
-	// free holds chunks the pipeline is done with (see pipeline.recycle),
-	// to decode into again instead of allocating.
-	free chan *Chunk
-	// skippedTotal mirrors pos.Skipped for readers outside the goroutine.
+	free     chan *Chunk // unused: the subjectReader keeps recycled chunks
+	// quit is closed when the pipeline stops: sends to it are dropped.
+	quit <-chan struct{}
+	// failed receives the error of the reader the input is attached to.
+	failed chan error
+	// skippedTotal counts the malformed messages this view skipped (its
+	// position's Skipped); the attached reader adds to it.
 	skippedTotal atomic.Uint64
+
+	smu sync.Mutex
+	// reqs are barrier requests forwarded and not yet sent; high is the
+	// newest epoch forwarded; reader is the subjectReader the input is
+	// attached to; gone is set once the input's pipeline stopped.
+	reqs   []barrierRequest
+	high   uint64
+	reader *subjectReader
+	gone   bool
+	// first is the reader the input was attached to first: the pipeline
+	// takes its messages before any other's (feedOrder).
+	first *subjectReader
 }
 
+// firstReader returns the reader the input was attached to first.
+func (s *sourceReader) firstReader() *subjectReader {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	return s.first
+}
+
+// run attaches the input to a reader of its subject and forwards barrier
+// requests to it until ctx ends or the reader fails.
 func (s *sourceReader) run(ctx context.Context) error {
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{s.subject}}
-	// The input after the recorded position must still be there, or the
-	// view would silently miss it. (New views start at the oldest retained
-	// message, recorded as the position before it.)
-	first, err := s.broker.FirstSeq(ctx, s.jsStream)
-	if err != nil {
-		return err
-	}
-	if first > s.pos.Seq+1 {
-		return fmt.Errorf("%w: resuming needs JetStream stream %s from sequence %d, but it retains only sequences from %d on; messages %d..%d are gone (raise the stream's retention, or move the source with ALTER STREAM %s SET POSITION)",
-			ErrInputLost, s.jsStream, s.pos.Seq+1, first, s.pos.Seq+1, first-1, s.name)
-	}
-	if s.pos.Seq > 0 {
-		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
-		cfg.OptStartSeq = s.pos.Seq + 1
-	}
-	cons, err := s.broker.JS.OrderedConsumer(ctx, s.jsStream, cfg)
-	if err != nil {
-		return err
-	}
-	s.chunk = s.newChunk()
-	cc, err := cons.Consume(func(m jetstream.Msg) { s.take(ctx, m) }, ConsumeOptions()...)
-	if err != nil {
-		return err
-	}
-	defer cc.Stop()
+	s.quit = ctx.Done()
+	s.failed = make(chan error, 1)
+	s.skippedTotal.Store(s.pos.Skipped)
+	s.rt.subjectReaders().join(s)
+	defer s.leave()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case err := <-s.failed:
+			return err
 		case b := <-s.barriers:
-			if !s.reach(ctx, b.need) {
-				return nil
-			}
-			s.mu.Lock()
-			ok := s.flushLocked(ctx) && s.send(ctx, pipelineMsg{src: s.idx, barrier: b.epoch, pos: s.pos})
-			s.mu.Unlock()
-			if !ok {
-				return nil
+			s.smu.Lock()
+			s.reqs = append(s.reqs, b)
+			s.high = max(s.high, b.epoch)
+			r := s.reader
+			s.smu.Unlock()
+			if r != nil {
+				r.wake()
 			}
 		}
 	}
 }
 
-// reach waits until the reader has taken the message at sequence need, so
-// that a barrier falls after it (see Runtime.PublishFenced). A paused
-// reader takes nothing, so it does not wait then. It reports false if ctx
-// ended.
-func (s *sourceReader) reach(ctx context.Context, need uint64) bool {
-	if need == 0 {
-		return true
+// leave detaches the input: its reader stops sending to it, and stops
+// reading once no input is left.
+func (s *sourceReader) leave() {
+	s.smu.Lock()
+	s.gone = true
+	r := s.reader
+	s.smu.Unlock()
+	if r != nil {
+		r.wake()
 	}
-	s.waiting.Store(true)
-	defer s.waiting.Store(false)
-	for {
-		s.mu.Lock()
-		done := s.pos.Seq >= need
-		s.mu.Unlock()
-		if done || s.rt.Paused() {
-			return true
+}
+
+func (s *sourceReader) isGone() bool {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	return s.gone
+}
+
+// takeRequest removes the request for epoch e, reporting whether there
+// was one. Caller holds smu.
+func (s *sourceReader) takeRequest(e uint64) (barrierRequest, bool) {
+	for i, q := range s.reqs {
+		if q.epoch == e {
+			s.reqs = append(s.reqs[:i], s.reqs[i+1:]...)
+			return q, true
 		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-s.progress:
-		case <-s.rt.pauseSignal():
-		}
+	}
+	return barrierRequest{}, false
+}
+
+// send hands m to the pipeline; a stopped pipeline drops it. It reports
+// false only when ctx ended.
+func (s *sourceReader) send(ctx context.Context, m pipelineMsg) bool {
+	select {
+	case s.out <- m:
+		return true
+	case <-s.quit:
+		m.release()
+		return true
+	case <-ctx.Done():
+		m.release()
+		return false
 	}
 }
 
@@ -149,112 +159,6 @@ func (s *sourceReader) reach(ctx context.Context, need uint64) bool {
 // large (a table's changelog messages reach ~900 KiB).
 func ConsumeOptions() []jetstream.PullConsumeOpt {
 	return []jetstream.PullConsumeOpt{jetstream.PullMaxBytes(4 << 20)}
-}
-
-// newChunk returns an empty chunk: a recycled one if the pipeline gave
-// one back, else a new one whose first slab holds all chunkRows rows.
-func (s *sourceReader) newChunk() *Chunk {
-	select {
-	case c := <-s.free:
-		c.recycle()
-		return c
-	default:
-	}
-	return &Chunk{Rows: make([]types.Row, 0, chunkRows), Signs: make([]int8, 0, chunkRows), slabRows: chunkRows}
-}
-
-// Recycled chunks a reader keeps: up to freeChunks, holding at most
-// freeBytes of datums. A reader runs ahead of its pipeline in bursts (the
-// pipeline stalls at barriers while the reader fills the 64-chunk queue),
-// so a few kept chunks would not cover the next burst.
-const (
-	freeChunks = 16
-	freeBytes  = 8 << 20
-)
-
-// recycle takes back a chunk this reader sent, once the pipeline is done
-// with its rows; beyond the bounds above, the chunk is dropped.
-func (s *sourceReader) recycle(c *Chunk) {
-	if (len(s.free)+1)*cap(c.base)*int(unsafe.Sizeof(types.Datum{})) > freeBytes {
-		return
-	}
-	select {
-	case s.free <- c:
-	default:
-	}
-}
-
-// take is the consumer callback: it decodes one message into the chunk.
-func (s *sourceReader) take(ctx context.Context, m jetstream.Msg) {
-	if !s.waitUnpaused(ctx) {
-		return
-	}
-	seq, ok := streamSeq(m.Reply())
-	if !ok {
-		meta, err := m.Metadata()
-		if err != nil {
-			s.log.Warn("message without JetStream metadata", "stream", s.name, "err", err)
-			return
-		}
-		seq = meta.Sequence.Stream
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if seq <= s.pos.Seq {
-		return // redelivery after a consumer reset
-	}
-	prev := s.pos.Seq
-	s.pos.Seq = seq
-	if s.waiting.Load() {
-		select {
-		case s.progress <- struct{}{}:
-		default:
-		}
-	}
-	if err := s.decoder.decodeInto(m.Data(), s.chunk); err != nil {
-		s.skipMessage(ctx, prev, err)
-		return
-	}
-	if s.chunk.Len() >= chunkRows {
-		s.flushLocked(ctx)
-	}
-}
-
-// waitUnpaused blocks while the runtime is paused (ALTER SYSTEM PAUSE). It
-// reports false if ctx ended.
-func (s *sourceReader) waitUnpaused(ctx context.Context) bool {
-	for {
-		changed := s.rt.pauseSignal()
-		if !s.rt.Paused() {
-			return true
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return false
-		}
-	}
-}
-
-// flushLocked sends the rows gathered so far as one chunk. Caller holds mu.
-func (s *sourceReader) flushLocked(ctx context.Context) bool {
-	if s.chunk.Len() == 0 {
-		return true
-	}
-	c := s.chunk
-	s.chunk = s.newChunk()
-	// pos tells the pipeline the sequence of the chunk's last message,
-	// which names the message of a row that fails (streamdb_view_errors).
-	return s.send(ctx, pipelineMsg{src: s.idx, chunk: c, pos: s.pos})
-}
-
-func (s *sourceReader) send(ctx context.Context, m pipelineMsg) bool {
-	select {
-	case s.out <- m:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // streamSeq reads the stream sequence from a JetStream message's reply

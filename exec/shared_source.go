@@ -1,0 +1,451 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// subjectReader owns one JetStream ordered consumer on one subject and one
+// decoder, and sends what it reads to every pipeline input (sourceReader)
+// attached to it: each chunk once to each (operators never modify the
+// chunks they receive, so they share them), each malformed message, and
+// each barrier. Views that read a subject from the same position share
+// one reader (readerGroup); a view that starts elsewhere (a new view's
+// backfill, a moved position) reads with a private one until it joins.
+//
+// The consumer's callback (one goroutine, the subscription's) decodes each
+// message straight into the chunk being built and sends the chunk when it
+// holds chunkRows rows. run's goroutine sends barriers. Invariants:
+//   - chunks, skipped messages and barriers are only sent holding mu, and
+//     a barrier flushes the partial chunk first: a barrier follows every
+//     row of every message before it, for every attached input;
+//   - pos is the stream sequence of the last message taken (decoded or
+//     skipped), so a barrier's position covers exactly the rows before
+//     it; messages at or below pos (redelivered) are dropped;
+//   - while the runtime is paused the callback waits before taking a
+//     message (without mu), so barriers still pass and input waits;
+//   - while limit is set the callback takes no message past it (see
+//     merge.go): held then says it holds one, and pos counts as limit;
+//   - cmu guards pos, subs, limit, held, emitted and plan, and is never
+//     held while blocking, so the group can read a reader's state and set
+//     its limit at any time. pos and subs change under mu and cmu both.
+type subjectReader struct {
+	grp      *readerGroup
+	name     string
+	jsStream string
+	subject  string
+	decoder  messageDecoder
+	rt       *Runtime
+	log      *slog.Logger
+	start    uint64 // sequence of the last message before the first read
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu    sync.Mutex
+	chunk *Chunk // rows not yet sent (under mu)
+
+	cmu      sync.Mutex
+	pos      uint64
+	subs     []*sourceReader
+	emitted  uint64 // newest barrier epoch sent
+	limit    uint64 // 0: none
+	held     bool
+	limitCh  chan struct{} // closed when limit is lifted
+	plan     *mergePlan
+	incoming int // inputs a plan moves here, not attached yet
+
+	kick     chan struct{}
+	waiting  atomic.Bool
+	progress chan struct{}
+	// free holds chunks every pipeline is done with (see chunkRef).
+	free chan *Chunk
+}
+
+func newSubjectReader(g *readerGroup, first *sourceReader) *subjectReader {
+	ctx, cancel := context.WithCancel(first.rt.ctx)
+	return &subjectReader{
+		grp: g, name: first.name, jsStream: first.jsStream, subject: first.subject,
+		decoder: first.decoder, rt: first.rt, log: first.log.With(slog.String("stream", first.name)),
+		start: first.pos.Seq, pos: first.pos.Seq,
+		ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		subs: []*sourceReader{first}, limitCh: make(chan struct{}),
+		kick: make(chan struct{}, 1), progress: make(chan struct{}, 1), free: make(chan *Chunk, freeChunks),
+	}
+}
+
+// wake makes run look at its inputs' barrier requests again.
+func (r *subjectReader) wake() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// run reads until ctx ends, the reader fails (its inputs fail with it),
+// or no input is left.
+func (r *subjectReader) run() {
+	err := r.consume()
+	r.grp.finish(r, err)
+	close(r.done)
+}
+
+func (r *subjectReader) consume() error {
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{r.subject}}
+	// The input after the recorded position must still be there, or the
+	// view would silently miss it. (New views start at the oldest retained
+	// message, recorded as the position before it.)
+	first, err := r.rt.broker.FirstSeq(r.ctx, r.jsStream)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	if first > r.start+1 {
+		return fmt.Errorf("%w: resuming needs JetStream stream %s from sequence %d, but it retains only sequences from %d on; messages %d..%d are gone (raise the stream's retention, or move the source with ALTER STREAM %s SET POSITION)",
+			ErrInputLost, r.jsStream, r.start+1, first, r.start+1, first-1, r.name)
+	}
+	if r.start > 0 {
+		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
+		cfg.OptStartSeq = r.start + 1
+	}
+	cons, err := r.rt.broker.JS.OrderedConsumer(r.ctx, r.jsStream, cfg)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	r.chunk = r.newChunk()
+	cc, err := cons.Consume(func(m jetstream.Msg) { r.take(m) }, ConsumeOptions()...)
+	if err != nil {
+		return err
+	}
+	defer r.deleteConsumer(cons)
+	defer cc.Stop()
+	defer r.cancel() // first: a callback held by a limit returns
+	for {
+		select {
+		case <-r.ctx.Done():
+			return nil
+		case <-r.kick:
+		}
+		for {
+			e, need, ok := r.nextBarrier()
+			if !ok {
+				break
+			}
+			if !r.reach(need) {
+				return nil
+			}
+			if !r.emit(e) {
+				return nil
+			}
+		}
+		if !r.settle() {
+			return nil
+		}
+		r.grp.coordinate(r)
+		if r.grp.retire(r) {
+			return nil
+		}
+	}
+}
+
+// deleteConsumer removes a stopped reader's consumer from JetStream at
+// once, so that the stream lists only the consumers of running readers
+// (JetStream would drop it only after 5 minutes without pulls). At
+// shutdown that is left to JetStream.
+func (r *subjectReader) deleteConsumer(cons jetstream.Consumer) {
+	if r.rt.ctx.Err() != nil {
+		return
+	}
+	info := cons.CachedInfo()
+	if info == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := r.rt.broker.JS.DeleteConsumer(ctx, r.jsStream, info.Name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		r.log.Debug("delete stopped consumer", "err", err)
+	}
+}
+
+// settle carries out a merge into r at once when r feeds no running
+// pipeline of its own, so sends no barrier that would carry it out: the
+// moving inputs get their barriers up to the plan's epoch from the reader
+// they leave. It reports false if ctx ended.
+func (r *subjectReader) settle() bool {
+	r.cmu.Lock()
+	p := r.plan
+	idle := p != nil && p.into == r
+	for _, s := range r.subs {
+		idle = idle && s.isGone()
+	}
+	r.cmu.Unlock()
+	if !idle {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.carryOut(p)
+}
+
+// nextBarrier returns the next epoch to send and the sequence it must
+// follow (a fence), once every live input has forwarded its requests up
+// to that epoch, so that each input that asked for it gets it here.
+func (r *subjectReader) nextBarrier() (e, need uint64, ok bool) {
+	r.cmu.Lock()
+	defer r.cmu.Unlock()
+	for _, s := range r.subs {
+		s.smu.Lock()
+		for _, q := range s.reqs {
+			if !s.gone && q.epoch > r.emitted && (e == 0 || q.epoch < e) {
+				e = q.epoch
+			}
+		}
+		s.smu.Unlock()
+	}
+	if e == 0 {
+		return 0, 0, false
+	}
+	for _, s := range r.subs {
+		s.smu.Lock()
+		behind := !s.gone && s.high < e
+		for _, q := range s.reqs {
+			if q.epoch == e {
+				need = max(need, q.need)
+			}
+		}
+		s.smu.Unlock()
+		if behind {
+			return 0, 0, false
+		}
+	}
+	return e, need, true
+}
+
+// emit sends barrier e to the inputs that asked for it, after the rows
+// taken so far, and carries out a merge plan that falls at e. It reports
+// false if ctx ended.
+func (r *subjectReader) emit(e uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cmu.Lock()
+	plan := r.plan
+	r.cmu.Unlock()
+	if plan != nil && e > plan.epoch && !r.carryOut(plan) {
+		return false // the plan's epoch came to none of our inputs
+	}
+	if !r.flushLocked() {
+		return false
+	}
+	r.cmu.Lock()
+	r.emitted = e
+	pos := r.pos
+	var to []*sourceReader
+	for _, s := range r.subs {
+		s.smu.Lock()
+		if _, asked := s.takeRequest(e); asked && !s.gone {
+			to = append(to, s)
+		}
+		s.smu.Unlock()
+	}
+	r.cmu.Unlock()
+	for _, s := range to {
+		if !s.send(r.ctx, pipelineMsg{src: s.idx, from: r, barrier: e, pos: storage.SourcePosition{Seq: pos, Skipped: s.skippedTotal.Load()}}) {
+			return false
+		}
+	}
+	if plan != nil && e == plan.epoch {
+		return r.carryOut(plan)
+	}
+	return true
+}
+
+// reach waits until the reader has taken the message at sequence need, so
+// that a barrier falls after it (see Runtime.PublishFenced). A paused
+// reader takes nothing, so it does not wait then; nor does one held by a
+// merge limit below need, which gives the merge up (merge.go). It reports
+// false if ctx ended.
+func (r *subjectReader) reach(need uint64) bool {
+	if need == 0 {
+		return true
+	}
+	r.waiting.Store(true)
+	defer r.waiting.Store(false)
+	for {
+		r.cmu.Lock()
+		done := r.pos >= need
+		limited := r.limit != 0 && r.limit < need
+		r.cmu.Unlock()
+		if done || r.rt.Paused() {
+			return true
+		}
+		if limited {
+			r.grp.abandon(r)
+		}
+		select {
+		case <-r.ctx.Done():
+			return false
+		case <-r.progress:
+		case <-r.rt.pauseSignal():
+		}
+	}
+}
+
+// take is the consumer callback: it decodes one message into the chunk.
+func (r *subjectReader) take(m jetstream.Msg) {
+	seq, ok := streamSeq(m.Reply())
+	if !ok {
+		meta, err := m.Metadata()
+		if err != nil {
+			r.log.Warn("message without JetStream metadata", "err", err)
+			return
+		}
+		seq = meta.Sequence.Stream
+	}
+	for {
+		if !r.waitUnpaused() {
+			return
+		}
+		r.mu.Lock()
+		r.cmu.Lock()
+		if r.limit == 0 || seq <= r.limit {
+			break
+		}
+		// Past the merge limit: hold the message until it is lifted.
+		r.held = true
+		r.pos = max(r.pos, r.limit)
+		lifted := r.limitCh
+		r.cmu.Unlock()
+		r.mu.Unlock()
+		select {
+		case <-lifted:
+		case <-r.ctx.Done():
+			return
+		}
+	}
+	defer r.mu.Unlock()
+	if seq <= r.pos {
+		r.cmu.Unlock()
+		return // redelivery after a consumer reset
+	}
+	prev := r.pos
+	r.pos = seq
+	r.cmu.Unlock()
+	if r.waiting.Load() {
+		select {
+		case r.progress <- struct{}{}:
+		default:
+		}
+	}
+	if err := r.decoder.decodeInto(m.Data(), r.chunk); err != nil {
+		r.skipMessage(prev, seq, err)
+		return
+	}
+	if r.chunk.Len() >= chunkRows {
+		r.flushLocked()
+	}
+}
+
+// waitUnpaused blocks while the runtime is paused (ALTER SYSTEM PAUSE). It
+// reports false if ctx ended.
+func (r *subjectReader) waitUnpaused() bool {
+	for {
+		changed := r.rt.pauseSignal()
+		if !r.rt.Paused() {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-r.ctx.Done():
+			return false
+		}
+	}
+}
+
+// skipMessage skips the message seq, which failed to decode with err: each
+// input counts it (SHOW STREAMS, its position's Skipped) and is told,
+// after the rows of the messages before it, so that its view lists it in
+// streamdb_view_errors or stops there if it is on_error = 'fail'. prev is
+// the sequence of the message taken before it. Caller holds mu.
+func (r *subjectReader) skipMessage(prev, seq uint64, err error) {
+	ok := r.flushAt(prev)
+	var skipped uint64
+	for _, s := range r.liveSubs() {
+		n := s.skippedTotal.Add(1)
+		skipped = max(skipped, n)
+		if ok {
+			ok = s.send(r.ctx, pipelineMsg{src: s.idx, from: r, skipped: err, pos: storage.SourcePosition{Seq: seq, Skipped: n}})
+		}
+	}
+	if skipped <= 10 || skipped%1000 == 0 {
+		r.log.Warn("skipping malformed message", "seq", seq, "skipped", skipped, "err", err)
+	}
+}
+
+// liveSubs returns the inputs whose pipelines still run. Caller holds mu.
+func (r *subjectReader) liveSubs() []*sourceReader {
+	r.cmu.Lock()
+	defer r.cmu.Unlock()
+	out := make([]*sourceReader, 0, len(r.subs))
+	for _, s := range r.subs {
+		if !s.isGone() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// flushLocked sends the rows gathered so far as one chunk to every input.
+// Caller holds mu.
+func (r *subjectReader) flushLocked() bool {
+	r.cmu.Lock()
+	pos := r.pos
+	r.cmu.Unlock()
+	return r.flushAt(pos)
+}
+
+// flushAt flushes with pos as the sequence of the chunk's last message,
+// which names the message of a row that fails (streamdb_view_errors).
+func (r *subjectReader) flushAt(pos uint64) bool {
+	if r.chunk.Len() == 0 {
+		return true
+	}
+	c := r.chunk
+	r.chunk = r.newChunk()
+	subs := r.liveSubs()
+	ref := &chunkRef{r: r}
+	ref.refs.Store(int32(len(subs)))
+	for _, s := range subs {
+		if !s.send(r.ctx, pipelineMsg{src: s.idx, from: r, chunk: c, ref: ref, pos: storage.SourcePosition{Seq: pos, Skipped: s.skippedTotal.Load()}}) {
+			return false
+		}
+	}
+	return true
+}
+
+// newChunk returns an empty chunk: a recycled one if every pipeline gave
+// it back, else a new one whose first slab holds all chunkRows rows.
+func (r *subjectReader) newChunk() *Chunk {
+	select {
+	case c := <-r.free:
+		c.recycle()
+		return c
+	default:
+	}
+	return &Chunk{Rows: make([]types.Row, 0, chunkRows), Signs: make([]int8, 0, chunkRows), slabRows: chunkRows}
+}
