@@ -290,3 +290,43 @@ func TestCopyPrivileges(t *testing.T) {
 		t.Errorf("COPY t TO STDOUT: %q", got)
 	}
 }
+
+// failingReader yields data, then fails: pgx turns the failure into a
+// CopyFail message.
+type failingReader struct{ data *strings.Reader }
+
+func (r failingReader) Read(p []byte) (int, error) {
+	if r.data.Len() == 0 {
+		return 0, fmt.Errorf("the client gave up")
+	}
+	return r.data.Read(p)
+}
+
+// TestCopyAborted: a COPY the client abandons (CopyFail) and one too large
+// for one commit write nothing, say why, and leave the session usable.
+func TestCopyAborted(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	exec(t, conn, "CREATE TABLE t (id INT PRIMARY KEY, s TEXT)")
+
+	_, err := conn.PgConn().CopyFrom(testCtx(t, 30*time.Second), failingReader{strings.NewReader("1\ta\n2\tb\n")}, "COPY t FROM STDIN")
+	if pe := wantCode(t, err, "57014"); pe != nil && !strings.Contains(pe.Message, "the client gave up") {
+		t.Errorf("CopyFail message %q", pe.Message)
+	}
+	wantRows(t, conn, "SELECT count(*) FROM t", "0")
+
+	var big strings.Builder
+	pad := strings.Repeat("x", 200)
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&big, "%d\t%s\n", i, pad)
+	}
+	_, err = copyIn(t, conn, "COPY t FROM STDIN", big.String())
+	if pe := wantCode(t, err, "54000"); pe != nil && !strings.Contains(pe.Message, "over the limit") {
+		t.Errorf("too large COPY: %q", pe.Message)
+	}
+	wantRows(t, conn, "SELECT count(*) FROM t", "0")
+	if _, err := copyIn(t, conn, "COPY t FROM STDIN", "1\ta\n"); err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, conn, "SELECT count(*) FROM t", "1")
+}
