@@ -27,6 +27,9 @@ type Accumulator interface {
 
 // AggResultType is the PostgreSQL result type of fn over an argument type.
 func AggResultType(fn string, arg types.Type) (types.Type, error) {
+	if t, ok := orderedSetResultType(fn, arg); ok {
+		return t, nil
+	}
 	switch fn {
 	case "count":
 		return types.Int8, nil
@@ -94,7 +97,9 @@ func newAccumulator(call plan.AggCall, appendOnly bool, dataflow storage.FormatV
 	case "bool_and", "bool_or":
 		acc = &boolAcc{and: call.Func == "bool_and"}
 	default:
-		panic("exec: unknown aggregate " + call.Func)
+		if acc = newOrderedSetAcc(call.Func); acc == nil {
+			panic("exec: unknown aggregate " + call.Func)
+		}
 	}
 	if call.Distinct {
 		return &distinctAcc{inner: acc, counts: map[string]int64{}}

@@ -448,14 +448,19 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 
 func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
 	fn := strings.ToLower(a.F)
+	call := plan.AggCall{Func: fn, Distinct: a.Distinct}
 	switch fn {
 	case "count", "sum", "min", "max", "avg", "bool_and", "bool_or":
+	case "percentile_cont", "percentile_disc", "mode", "string_agg":
+		var err error
+		if call, err = b.orderedAggCall(fn, a); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "aggregate function %s is not supported", fn)
 	}
-	call := plan.AggCall{Func: fn, Distinct: a.Distinct}
 	star := fn == "count" && len(a.Args) == 1 && isCountStar(a.Args[0])
-	if !star {
+	if !star && call.Arg == nil {
 		if len(a.Args) != 1 {
 			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s takes exactly one argument", fn)
 		}
@@ -478,7 +483,7 @@ func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
 	if call.Arg != nil {
 		argType = call.Arg.Type()
 	}
-	t, err := exec.AggResultType(fn, argType)
+	t, err := exec.AggResultType(call.Func, argType)
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "%s", err.Error())
 	}
@@ -568,7 +573,8 @@ func (v *markerCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // aggregateFuncs are aggregates the TiDB parser reads as plain function
 // calls (MySQL has no such aggregates).
-var aggregateFuncs = map[string]string{"bool_and": "bool_and", "bool_or": "bool_or", "every": "bool_and"}
+var aggregateFuncs = map[string]string{"bool_and": "bool_and", "bool_or": "bool_or", "every": "bool_and",
+	"percentile_cont": "percentile_cont", "percentile_disc": "percentile_disc", front.ModeFunc: "mode", "string_agg": "string_agg"}
 
 // normalizeAggregates rewrites calls of aggregateFuncs into aggregate nodes.
 func normalizeAggregates(n ast.Node) {

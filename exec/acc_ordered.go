@@ -1,0 +1,205 @@
+package exec
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// Aggregates over the sorted multiset of their input: percentile_cont,
+// percentile_disc and mode (PostgreSQL's ordered-set aggregates, WITHIN
+// GROUP (ORDER BY x)) and string_agg ordered by its value. Each keeps
+// every non-NULL value with its multiplicity, so it is exact under
+// retraction. The binder names a call "name:asc|desc:param", param being
+// the fraction or the delimiter (sql/bind_ordered_agg.go).
+
+// OrderedSetName is the AggCall.Func of an ordered aggregate.
+func OrderedSetName(name string, desc bool, param string) string {
+	dir := "asc"
+	if desc {
+		dir = "desc"
+	}
+	return name + ":" + dir + ":" + param
+}
+
+// parseOrderedSet splits a name made by OrderedSetName.
+func parseOrderedSet(fn string) (name string, desc bool, param string, ok bool) {
+	parts := strings.SplitN(fn, ":", 3)
+	if len(parts) != 3 {
+		return "", false, "", false
+	}
+	switch parts[0] {
+	case "percentile_cont", "percentile_disc", "mode", "string_agg":
+		return parts[0], parts[1] == "desc", parts[2], true
+	}
+	return "", false, "", false
+}
+
+// orderedSetResultType is the result type of an ordered aggregate.
+func orderedSetResultType(fn string, arg types.Type) (types.Type, bool) {
+	name, _, _, ok := parseOrderedSet(fn)
+	if !ok {
+		return types.Unknown, false
+	}
+	switch name {
+	case "percentile_cont":
+		if arg.IsNumeric() {
+			return types.Float8, true
+		}
+		return types.Unknown, false
+	case "string_agg":
+		if arg.IsString() {
+			return types.Text, true
+		}
+		return types.Unknown, false
+	}
+	return arg, true
+}
+
+type orderedSetAcc struct {
+	name   string
+	desc   bool
+	frac   float64
+	delim  string
+	counts map[string]int64
+}
+
+func newOrderedSetAcc(fn string) Accumulator {
+	name, desc, param, ok := parseOrderedSet(fn)
+	if !ok {
+		return nil
+	}
+	a := &orderedSetAcc{name: name, desc: desc, counts: map[string]int64{}}
+	if name == "string_agg" {
+		a.delim = param
+	} else if param != "" {
+		a.frac, _ = strconv.ParseFloat(param, 64)
+	}
+	return a
+}
+
+func (a *orderedSetAcc) Add(v types.Datum, sign int64) error {
+	if v.IsNull() {
+		return nil
+	}
+	k := string(keyenc.AppendValue(nil, v))
+	if n := a.counts[k] + sign; n == 0 {
+		delete(a.counts, k)
+	} else {
+		a.counts[k] = n
+	}
+	return nil
+}
+
+// sorted is the values in the aggregate's order, each with its count.
+func (a *orderedSetAcc) sorted() ([]types.Datum, []int64, int64) {
+	var vals []types.Datum
+	var ns []int64
+	var total int64
+	for k, n := range a.counts {
+		if n <= 0 {
+			continue
+		}
+		v, _, _ := keyenc.Decode([]byte(k))
+		vals = append(vals, v)
+		ns = append(ns, n)
+		total += n
+	}
+	idx := make([]int, len(vals))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(i, j int) bool {
+		c := types.Compare(vals[idx[i]], vals[idx[j]])
+		if a.desc {
+			return c > 0
+		}
+		return c < 0
+	})
+	sv, sn := make([]types.Datum, len(idx)), make([]int64, len(idx))
+	for i, j := range idx {
+		sv[i], sn[i] = vals[j], ns[j]
+	}
+	return sv, sn, total
+}
+
+// at is the value at 0-based position p of the expanded sorted values.
+func at(vals []types.Datum, ns []int64, p int64) types.Datum {
+	for i, n := range ns {
+		if p < n {
+			return vals[i]
+		}
+		p -= n
+	}
+	return vals[len(vals)-1]
+}
+
+func (a *orderedSetAcc) Result() types.Datum {
+	vals, ns, total := a.sorted()
+	if total == 0 {
+		return types.Null
+	}
+	switch a.name {
+	case "percentile_disc":
+		// PostgreSQL: the first value whose position is at least
+		// fraction * count.
+		row := int64(math.Ceil(a.frac * float64(total)))
+		if row < 1 {
+			row = 1
+		}
+		return at(vals, ns, row-1)
+	case "percentile_cont":
+		pos := a.frac * float64(total-1)
+		lo, hi := int64(math.Floor(pos)), int64(math.Ceil(pos))
+		l, h := toFloat(at(vals, ns, lo)), toFloat(at(vals, ns, hi))
+		if lo == hi {
+			return types.NewFloat(l)
+		}
+		return types.NewFloat(l + (pos-float64(lo))*(h-l))
+	case "mode":
+		// The most frequent value; among equals, the first in order.
+		best, bestN := vals[0], ns[0]
+		for i := range vals {
+			if ns[i] > bestN {
+				best, bestN = vals[i], ns[i]
+			}
+		}
+		return best
+	case "string_agg":
+		var b strings.Builder
+		first := true
+		for i, v := range vals {
+			for range ns[i] {
+				if !first {
+					b.WriteString(a.delim)
+				}
+				first = false
+				b.WriteString(v.S)
+			}
+		}
+		return types.NewString(b.String())
+	}
+	return types.Null
+}
+
+func toFloat(d types.Datum) float64 {
+	switch d.K {
+	case types.KindInt:
+		return float64(d.I)
+	case types.KindFloat:
+		return d.F
+	case types.KindDecimal:
+		f, _ := d.D.Float64()
+		return f
+	}
+	return math.NaN()
+}
+
+func (a *orderedSetAcc) Marshal(buf []byte) []byte { return marshalCounts(buf, a.counts) }
+func (a *orderedSetAcc) Unmarshal(b []byte) ([]byte, error) {
+	return unmarshalCounts(b, a.counts)
+}

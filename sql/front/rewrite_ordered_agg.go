@@ -1,0 +1,97 @@
+package front
+
+// ModeFunc stands for mode(), whose name the TiDB parser reads as a
+// keyword.
+const ModeFunc = "streamdb_mode"
+
+// orderedAggPass rewrites the ordered forms of aggregates, which the TiDB
+// parser does not read, into plain calls whose extra arguments the binder
+// reads (sql/bind_ordered_agg.go):
+//
+//	percentile_cont(0.5) WITHIN GROUP (ORDER BY x DESC)
+//	  ->  percentile_cont(x, 0.5, 'desc')
+//	mode() WITHIN GROUP (ORDER BY x)       ->  streamdb_mode(x, 'asc')
+//	string_agg(a, ',' ORDER BY k DESC)     ->  string_agg(a, ',', 'desc', k)
+func (r *rewriter) orderedAggPass() error {
+	if !hasWord(r.toks, "within") && !hasWord(r.toks, "string_agg") {
+		return nil
+	}
+	out := make([]token, 0, len(r.toks)+8)
+	for i := 0; i < len(r.toks); i++ {
+		t := r.toks[i]
+		// name(args) WITHIN GROUP (ORDER BY x [ASC|DESC])
+		if t.isWord("within") && i+2 < len(r.toks) && r.toks[i+1].isWord("group") && r.toks[i+2].isOp("(") && len(out) > 0 && out[len(out)-1].isOp(")") {
+			open := matchParenBack(out, len(out)-1)
+			end := matchParen(r.toks, i+2)
+			if open < 1 || end < 0 || i+4 >= end || !r.toks[i+3].isWord("order") || !r.toks[i+4].isWord("by") {
+				return syntaxError(r.src, t)
+			}
+			key, dir := orderKey(r.toks[i+5 : end])
+			if len(key) == 0 {
+				return syntaxError(r.src, r.toks[end])
+			}
+			args := out[open+1 : len(out)-1]
+			closing := out[len(out)-1]
+			call := append([]token(nil), out[:open+1]...)
+			if n := open - 1; call[n].isWord("mode") {
+				// MODE is a keyword to the TiDB parser.
+				call[n] = synth(tkWord, ModeFunc, call[n], call[n].space)
+			}
+			call = append(call, withSpace(key, false)...)
+			if len(args) > 0 {
+				call = append(call, synth(tkOp, ",", t, false))
+				call = append(call, withSpace(args, true)...)
+			}
+			call = append(call, synth(tkOp, ",", t, false), synth(tkString, dir, t, true), closing)
+			out = call
+			i = end
+			continue
+		}
+		// string_agg(a, d ORDER BY k [ASC|DESC])
+		if t.isWord("string_agg") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") {
+			end := matchParen(r.toks, i+1)
+			if end < 0 {
+				return syntaxError(r.src, t)
+			}
+			inner := r.toks[i+2 : end]
+			for j := 0; j+1 < len(inner); j++ {
+				if inner[j].isOp("(") {
+					if m := matchParen(inner, j); m > 0 {
+						j = m
+					}
+					continue
+				}
+				if inner[j].isWord("order") && inner[j+1].isWord("by") {
+					key, dir := orderKey(inner[j+2:])
+					if len(key) == 0 {
+						return syntaxError(r.src, r.toks[end])
+					}
+					out = append(out, t, r.toks[i+1])
+					out = append(out, inner[:j]...)
+					out = append(out, synth(tkOp, ",", inner[j], false), synth(tkString, dir, inner[j], true),
+						synth(tkOp, ",", inner[j], false))
+					out = append(out, withSpace(key, true)...)
+					out = append(out, r.toks[end])
+					i = end
+					break
+				}
+			}
+			if i == end {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	r.toks = out
+	return nil
+}
+
+// orderKey splits "x [ASC|DESC]" into x and the direction.
+func orderKey(toks []token) ([]token, string) {
+	dir := "asc"
+	if n := len(toks); n > 0 && toks[n-1].isWord("asc", "desc") {
+		dir = toks[n-1].val
+		toks = toks[:n-1]
+	}
+	return toks, dir
+}
