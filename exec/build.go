@@ -65,15 +65,12 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	return rt.addPipeline(p, desc, bound, b.edges)
 }
 
-// streamingPlan is the plan a view of layout dataflow builds its dataflow
-// from: root itself, or from DataflowNarrowRows on, root without the
-// columns nothing reads. The output columns stay the same; operator state
-// is numbered alike either way (the projections pruning adds keep none).
+// streamingPlan is the plan a view of format dataflow builds its dataflow
+// from: root rewritten by the streaming rules of that format
+// (plan.StreamingRules; from DataflowNarrowRows on, the columns nothing
+// reads are dropped). The output columns stay the same.
 func streamingPlan(dataflow storage.FormatVersion, root plan.Node) plan.Node {
-	if dataflow < storage.DataflowNarrowRows {
-		return root
-	}
-	return plan.PruneColumns(root)
+	return plan.RewriteStreaming(root, dataflow, nil)
 }
 
 type builder struct {

@@ -1,0 +1,68 @@
+package plan_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"streamdb/plan"
+	"streamdb/sql"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+)
+
+// TestRulesDataDriven binds views against a catalog held in memory and
+// prints their plans through the streaming rules, with no server. Commands:
+//
+//	exec                 CREATE STREAM / TABLE / MATERIALIZED VIEW: add to the catalog
+//	rules [format=N]     CREATE MATERIALIZED VIEW: the bound plan, then the plan
+//	                     after each rule of format N (default the latest) that ran
+//
+// Regenerate the expected output with `go test ./plan -run RulesDataDriven -rewrite`.
+func TestRulesDataDriven(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		cat := sql.NewOfflineCatalog()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "exec":
+				if err := cat.Exec(d.Input); err != nil {
+					return errorLine(err)
+				}
+				return "ok\n"
+			case "rules":
+				format := storage.DataflowLatest
+				if d.HasArg("format") {
+					var n int
+					d.ScanArgs(t, "format", &n)
+					format = storage.FormatVersion(n)
+				}
+				root, err := cat.BindView(d.Input)
+				if err != nil {
+					return errorLine(err)
+				}
+				var sb strings.Builder
+				sb.WriteString("bound:\n" + indent(plan.Explain(root)))
+				plan.RewriteStreaming(root, format, func(rule string, after plan.Node) {
+					sb.WriteString(rule + ":\n" + indent(plan.Explain(after)))
+				})
+				return sb.String()
+			}
+			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
+			return ""
+		})
+	})
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ") + "\n"
+}
+
+func errorLine(err error) string {
+	if sqlerr.Code(err) == "" {
+		return fmt.Sprintf("error (no SQLSTATE): %v\n", err)
+	}
+	e := sqlerr.From(err)
+	return fmt.Sprintf("error %s: %s\n", e.Code, e.Message)
+}

@@ -1,0 +1,99 @@
+package sql
+
+import (
+	"fmt"
+
+	"streamdb/plan"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// OfflineCatalog binds statements against a catalog held in memory, with
+// no server, NATS or Pebble: for tests of plans and their rewrites
+// outside this package (plan/testdata). Objects are checked as CREATE
+// checks them (sourceDescriptor, viewDescriptor).
+type OfflineCatalog struct {
+	objs   map[string]*storage.Descriptor
+	nextID uint32
+}
+
+// NewOfflineCatalog returns an empty catalog.
+func NewOfflineCatalog() *OfflineCatalog {
+	return &OfflineCatalog{objs: map[string]*storage.Descriptor{}, nextID: 1}
+}
+
+func (c *OfflineCatalog) lookup(name string) (*storage.Descriptor, bool) {
+	d, ok := c.objs[name]
+	return d, ok
+}
+
+func (c *OfflineCatalog) systemTable(string) (*storage.Descriptor, func() []types.Row, bool) {
+	return nil, nil, false
+}
+
+// Exec runs CREATE STREAM, CREATE TABLE or CREATE MATERIALIZED VIEW
+// against the catalog.
+func (c *OfflineCatalog) Exec(sql string) error {
+	st, err := front.Parse(sql)
+	if err != nil {
+		return err
+	}
+	var d *storage.Descriptor
+	switch n := st.Node.(type) {
+	case *front.CreateSource:
+		isTable := n.Kind == front.KindTable && !n.AppendOnly
+		if d, err = sourceDescriptor(n, isTable); err != nil {
+			return err
+		}
+		if isTable {
+			d.Kind = storage.KindTable
+		}
+	case *front.CreateMaterializedView:
+		root, err := c.bindView(st, n)
+		if err != nil {
+			return err
+		}
+		opts, err := checkViewOptions(n.Options)
+		if err != nil {
+			return err
+		}
+		if d, err = viewDescriptor(n, root, opts); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("takes CREATE STREAM, TABLE or MATERIALIZED VIEW, not %T", st.Node)
+	}
+	if _, ok := c.objs[d.Name]; ok {
+		return sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", d.Name)
+	}
+	d.ID = c.nextID
+	c.nextID++
+	c.objs[d.Name] = d
+	return nil
+}
+
+// BindView binds a CREATE MATERIALIZED VIEW statement's query as CREATE
+// does (refusing what a view cannot compute) and returns its plan.
+func (c *OfflineCatalog) BindView(sql string) (plan.Node, error) {
+	st, err := front.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	n, ok := st.Node.(*front.CreateMaterializedView)
+	if !ok {
+		return nil, fmt.Errorf("takes CREATE MATERIALIZED VIEW, not %T", st.Node)
+	}
+	return c.bindView(st, n)
+}
+
+func (c *OfflineCatalog) bindView(st *front.Statement, n *front.CreateMaterializedView) (plan.Node, error) {
+	var e Engine
+	q := viewQuery(st, n)
+	root, err := e.bindQueryIn(c, q, &boundParams{stmt: q})
+	if err != nil {
+		return nil, err
+	}
+	return root, checkStreamable(root)
+}
