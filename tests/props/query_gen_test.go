@@ -9,8 +9,8 @@ import (
 // The query generator of TestQueries: random SELECTs over tables of five
 // integer columns (c0..c4), with arithmetic, CASE, BETWEEN, IN lists,
 // scalar subqueries (with aggregates, correlated or not), EXISTS, IN and
-// op ANY/ALL subqueries, aggregates with GROUP BY and HAVING, and ORDER
-// BY with LIMIT. Every expression is an integer (or boolean) so that the
+// op ANY/ALL subqueries, aggregates with GROUP BY and HAVING (ordered-set
+// ones too), ORDER BY with LIMIT, joins, UNION [ALL] and LATERAL. Every expression is an integer (or boolean) so that the
 // comparison checks the query language, not number formatting.
 
 // queryTables are the tables a query reads, all with columns c0..c4.
@@ -203,6 +203,14 @@ func (g *qgen) query() genQuery {
 }
 
 func (genQuery) from(g *qgen) genQuery {
+	switch g.r.IntN(12) {
+	case 0:
+		return g.joined()
+	case 1:
+		return g.union()
+	case 2:
+		return g.lateral()
+	}
 	var q genQuery
 	g.within(func(a string) string {
 		t := queryTables[g.r.IntN(len(queryTables))]
@@ -240,11 +248,17 @@ func (genQuery) from(g *qgen) genQuery {
 // HAVING.
 func (g *qgen) grouped(t, a, where string) genQuery {
 	aggs := func() string {
-		switch g.r.IntN(6) {
+		switch g.r.IntN(8) {
 		case 0:
 			return "count(*)"
 		case 1:
 			return fmt.Sprintf("count(DISTINCT %s)", g.column())
+		case 2:
+			f := []string{"0", "0.25", "0.5", "0.9", "1"}[g.r.IntN(5)]
+			fn := []string{"percentile_disc", "percentile_cont"}[g.r.IntN(2)]
+			return fmt.Sprintf("%s(%s) WITHIN GROUP (ORDER BY %s%s)", fn, f, g.column(), g.maybe(" DESC"))
+		case 3:
+			return fmt.Sprintf("mode() WITHIN GROUP (ORDER BY %s%s)", g.column(), g.maybe(" DESC"))
 		}
 		return fmt.Sprintf("%s(%s)", []string{"sum", "min", "max", "count"}[g.r.IntN(4)], g.intExpr(1))
 	}
@@ -283,4 +297,56 @@ func positions(n int) string {
 		p[i] = fmt.Sprint(i + 1)
 	}
 	return strings.Join(p, ", ")
+}
+
+// joined is an inner or left join of two tables, ON a condition over
+// both, with WHERE and an ORDER BY over every output column.
+func (g *qgen) joined() genQuery {
+	var q genQuery
+	g.within(func(a string) string {
+		return g.within(func(b string) string {
+			kind := []string{"JOIN", "LEFT JOIN", "JOIN"}[g.r.IntN(3)]
+			on := fmt.Sprintf("%s.c%d = %s.c%d", a, g.r.IntN(5), b, g.r.IntN(5))
+			if g.pct(40) {
+				on += " AND " + g.cond(1)
+			}
+			items := []string{fmt.Sprintf("%s.c0", a), fmt.Sprintf("%s.c%d", b, g.r.IntN(5)), g.intExpr(1)}
+			q.sql = fmt.Sprintf("SELECT %s FROM %s AS %s %s %s AS %s ON %s", strings.Join(items, ", "),
+				queryTables[g.r.IntN(2)], a, kind, queryTables[g.r.IntN(2)], b, on)
+			if g.pct(50) {
+				q.sql += " WHERE " + g.cond(1)
+			}
+			q.sql += " ORDER BY 1, 2, 3"
+			q.ordered = true
+			return ""
+		})
+	})
+	return q
+}
+
+// union is UNION or UNION ALL of two single-table queries.
+func (g *qgen) union() genQuery {
+	part := func() string {
+		return g.within(func(a string) string {
+			return fmt.Sprintf("SELECT %s, %s FROM %s AS %s WHERE %s", g.intExpr(1), g.intExpr(1), queryTables[g.r.IntN(2)], a, g.cond(1))
+		})
+	}
+	op := []string{"UNION", "UNION ALL"}[g.r.IntN(2)]
+	return genQuery{sql: part() + " " + op + " " + part()}
+}
+
+// lateral joins a table with a LATERAL aggregate subquery correlated with
+// it.
+func (g *qgen) lateral() genQuery {
+	var q genQuery
+	g.within(func(a string) string {
+		sub := g.within(func(b string) string {
+			agg := []string{"max", "min", "sum", "count"}[g.r.IntN(4)]
+			return fmt.Sprintf("SELECT %s(%s.c%d) AS x FROM %s AS %s WHERE %s", agg, b, g.r.IntN(5), queryTables[g.r.IntN(2)], b, g.cond(1))
+		})
+		q.sql = fmt.Sprintf("SELECT %s.c0, l.x, %s FROM %s AS %s, LATERAL (%s) AS l ORDER BY 1, 2, 3", a, g.intExpr(1), queryTables[g.r.IntN(2)], a, sub)
+		q.ordered = true
+		return ""
+	})
+	return q
 }
