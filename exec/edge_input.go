@@ -161,8 +161,13 @@ func (p *pipeline) allHeads() []Operator {
 }
 
 // startEdges runs the readers of the pipeline's edges; a reader's error
-// goes to errs and cancels the pipeline.
+// goes to errs and cancels the pipeline. Its hub stops waiting for slow
+// readers when ctx ends, so that stopping pipelines in any order never
+// leaves one blocked on a reader that is not stopped yet.
 func (p *pipeline) startEdges(ctx context.Context, cancel context.CancelFunc, done func(), errs chan<- error) {
+	if p.hub != nil {
+		p.hub.stop = ctx.Done()
+	}
 	for _, e := range p.edgeIn {
 		go func() {
 			defer done()

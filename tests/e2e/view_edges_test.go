@@ -274,3 +274,41 @@ func TestViewEdgesRollbackAndDrop(t *testing.T) {
 	wantExecCode(t, conn, "SELECT * FROM c4", "42P01")
 	sameAsPostgres(t, conn, pg, chainViews[:1], "after DROP CASCADE")
 }
+
+// TestViewOverJoinOfTableAndStream: a view created over a view that joins
+// a stream with a table (an edge and a stream reader aligned in one
+// pipeline) attaches and stays exact.
+func TestViewOverJoinOfTableAndStream(t *testing.T) {
+	seed := testutil.Seed(t, "STREAMDB_SEED")
+	evs := edgeEvents(seed, 4000)
+	pg := testutil.StartPostgres(t).Conn(t)
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	views := [][2]string{
+		{"j", "SELECT a.region, s.k % 5 AS b, count(*) AS n, sum(s.v) AS total FROM s JOIN a ON s.k = a.k GROUP BY a.region, s.k % 5"},
+		{"on_j", "SELECT region, sum(n) AS n, sum(total) AS total FROM j GROUP BY region"},
+	}
+	var values []string
+	for k := 0; k < 41; k++ {
+		values = append(values, fmt.Sprintf("(%d, 'r%d')", k, k%4))
+	}
+	exec(t, pg, "CREATE TABLE s (k int, v int)")
+	for _, c := range []*pgx.Conn{pg, conn} {
+		exec(t, c, "CREATE TABLE a (k int PRIMARY KEY, region text)", "INSERT INTO a VALUES "+strings.Join(values, ", "))
+	}
+	createViews(t, pg, true, views)
+	exec(t, conn, "CREATE STREAM s (k int, v int) WITH (subject = 'edges.s')")
+	createViews(t, conn, false, views[:1])
+	_, js := jetStream(t, srv.NATSURL())
+	publishEvents(t, js, "edges.s", evs[:2000])
+	toPostgres(t, pg, evs[:2000])
+	flush(t, conn)
+	createViews(t, conn, false, views[1:])
+	publishEvents(t, js, "edges.s", evs[2000:])
+	toPostgres(t, pg, evs[2000:])
+	for _, c := range []*pgx.Conn{pg, conn} {
+		exec(t, c, "UPDATE a SET region = 'moved' WHERE k % 7 = 0")
+	}
+	flush(t, conn)
+	sameAsPostgres(t, conn, pg, views, "view over a join of a stream and a table")
+}
