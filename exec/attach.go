@@ -227,6 +227,7 @@ func (rt *Runtime) attachLocked(e uint64) {
 // snapshotLocked gives the edges attached at epoch e, which just
 // committed, the store's state at e.
 func (rt *Runtime) snapshotLocked(e uint64) {
+	rt.commitSubscribersLocked(e)
 	eds := rt.edges.snapshots[e]
 	if eds == nil {
 		return

@@ -63,9 +63,8 @@ func newEdge(up *pipeline, idx uint16, head Operator, ncols int) *edge {
 }
 
 // put queues m for the downstream. A chunk waits while the queue is full;
-// put reports false once the downstream is gone, and gives up when stop
-// (the upstream's end) is closed.
-func (e *edge) put(m edgeMsg, stop <-chan struct{}) bool {
+// put reports false once the downstream is gone.
+func (e *edge) put(m edgeMsg) bool {
 	for {
 		e.mu.Lock()
 		if m.barrier != 0 || len(e.q) < edgeQueueChunks {
@@ -82,8 +81,6 @@ func (e *edge) put(m edgeMsg, stop <-chan struct{}) bool {
 		case <-e.room:
 		case <-e.gone:
 			return false
-		case <-stop:
-			return true
 		}
 	}
 }
@@ -110,13 +107,13 @@ type edgeHub struct {
 	// active mirrors len(outs)+len(joining) so that a view nobody reads
 	// pays one atomic load per chunk.
 	active atomic.Int32
-	// stop is closed when the upstream pipeline stops (set at its start).
-	stop <-chan struct{}
 
 	mu   sync.Mutex
 	outs []*edge
 	// joining holds edges that start receiving after barrier e.after.
 	joining []*edge
+	// subs are the view's subscribers (subscribe.go).
+	subs subHub
 }
 
 // attach adds an edge that receives every change from now on; the
@@ -141,11 +138,13 @@ func (h *edgeHub) forward(c *Chunk) {
 	if c.Len() == 0 {
 		return
 	}
+	h.subs.forward(c)
 	h.send(edgeMsg{chunk: c})
 }
 
 // barrier passes barrier id on, then starts the edges that join after it.
 func (h *edgeHub) barrier(id uint64) {
+	h.subs.barrier(id)
 	h.send(edgeMsg{barrier: id})
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -166,7 +165,7 @@ func (h *edgeHub) send(m edgeMsg) {
 	outs := append([]*edge(nil), h.outs...)
 	h.mu.Unlock()
 	for _, e := range outs {
-		if !e.put(m, h.stop) {
+		if !e.put(m) {
 			h.drop(e)
 		}
 	}
@@ -186,4 +185,4 @@ func (h *edgeHub) drop(gone *edge) {
 }
 
 // readers reports whether any edge reads the hub (or is about to).
-func (h *edgeHub) readers() bool { return h.active.Load() > 0 }
+func (h *edgeHub) readers() bool { return h.active.Load() > 0 || h.subs.active.Load() > 0 }

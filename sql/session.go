@@ -155,13 +155,13 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 	if p, ok, err := s.prepareBackendSignal(st); ok {
 		return p, err
 	}
+	if p, ok, err := s.prepareFeed(st); ok {
+		return p, err
+	}
 	switch n := st.Node.(type) {
 	case *front.Empty:
 		return command(func(context.Context) (string, error) { return "", nil }), nil
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		if p, ok, err := s.prepareHistoryAsOf(st, params); ok {
-			return p, err
-		}
 		if st.AsOf != nil {
 			aos, err := s.e.asOfReader(st.AsOf)
 			if err != nil {

@@ -108,7 +108,7 @@ func copyQuery(c *cursor) (*Statement, error) {
 		return nil, err
 	}
 	switch st.Node.(type) {
-	case *ast.SelectStmt, *ast.SetOprStmt:
+	case *ast.SelectStmt, *ast.SetOprStmt, *Subscribe, *ChangesBetween:
 	default:
 		return nil, unsupported(c.src, open, "COPY (%s ...) TO", upper(inner[0].val)).
 			WithHint("COPY (query) TO STDOUT takes a SELECT.")

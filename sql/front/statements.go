@@ -126,6 +126,10 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 	var err error
 	switch {
 	case first.isOp("(") || first.kind == tkWord && queryStarts[first.val]:
+		if n, ok, err := parseChangesBetween(src, toks); ok {
+			st.Node = n
+			return st, err
+		}
 		if q := matchCatalogQuery(toks); q != nil {
 			st.Node = q
 			return st, nil
@@ -149,6 +153,8 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 		node, err = parseExplain(c)
 	case first.isWord("copy"):
 		node, err = parseCopy(c)
+	case first.isWord("subscribe"):
+		node, err = parseSubscribe(c)
 	case first.isWord("flush"):
 		c.next()
 		node, err = &Flush{}, c.end()

@@ -1,0 +1,283 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"streamdb/checkpoint"
+	"streamdb/exec"
+	"streamdb/pgwire"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// defaultSubscribeBuffer bounds, by default, the changes a subscriber may
+// have committed but not yet read before it is cut off (54000): the views
+// never wait for a subscriber.
+const defaultSubscribeBuffer = 100000
+
+// subscribeOptions are SUBSCRIBE's WITH options.
+type subscribeOptions struct {
+	snapshot, progress bool
+	maxBuffered        int
+}
+
+func parseSubscribeOptions(opts map[string]string) (subscribeOptions, error) {
+	o := subscribeOptions{snapshot: true, maxBuffered: defaultSubscribeBuffer}
+	for k, v := range opts {
+		switch k {
+		case "snapshot", "progress":
+			b, ok := parseBool(v)
+			if !ok {
+				return o, sqlerr.New(sqlerr.InvalidParameterValue, "SUBSCRIBE option %q requires a Boolean value, not %q", k, v)
+			}
+			if k == "snapshot" {
+				o.snapshot = b == "on"
+			} else {
+				o.progress = b == "on"
+			}
+		case "max_buffered_rows":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return o, sqlerr.New(sqlerr.InvalidParameterValue, "SUBSCRIBE option \"max_buffered_rows\" must be a positive integer, not %q", v)
+			}
+			o.maxBuffered = n
+		default:
+			return o, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized SUBSCRIBE option %q", k).
+				WithHint("The options are snapshot, progress and max_buffered_rows.")
+		}
+	}
+	return o, nil
+}
+
+// prepareFeed prepares SUBSCRIBE and SELECT ... CHANGES BETWEEN; ok is
+// false for other statements.
+func (s *session) prepareFeed(st *front.Statement) (p *prepared, ok bool, err error) {
+	switch n := st.Node.(type) {
+	case *front.Subscribe:
+		p, err = s.prepareSubscribe(n)
+		return p, true, err
+	case *front.ChangesBetween:
+		p, err = s.prepareChangesBetween(n)
+		return p, true, err
+	}
+	return nil, false, nil
+}
+
+// feedView finds the materialized view a feed reads and checks that the
+// session may read it.
+func (s *session) feedView(what, name string) (*storage.Descriptor, []types.Column, error) {
+	d, ok := s.e.lookup(name)
+	if !ok {
+		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	if d.Kind != storage.KindView {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s reads materialized views; %s is a %s", what, d.Name, d.Kind).
+			WithHint("CREATE MATERIALIZED VIEW over %s and use the view.", d.Name)
+	}
+	if !s.has(d, "SELECT") {
+		return nil, nil, sqlerr.New(codeInsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
+	}
+	cols, err := d.Schema()
+	return d, cols, err
+}
+
+// changeColumns are a feed's columns: epoch (SUBSCRIBE only), diff, then
+// the view's.
+func changeColumns(withEpoch bool, cols []types.Column) []types.Column {
+	var out []types.Column
+	if withEpoch {
+		out = append(out, types.Column{Name: "epoch", Type: types.Int8})
+	}
+	out = append(out, types.Column{Name: "diff", Type: types.Int8})
+	return append(out, cols...)
+}
+
+func (s *session) prepareSubscribe(n *front.Subscribe) (*prepared, error) {
+	opts, err := parseSubscribeOptions(n.Options)
+	if err != nil {
+		return nil, err
+	}
+	d, cols, err := s.feedView("SUBSCRIBE", n.View)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{cols: changeColumns(true, cols), run: func(ctx context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
+		if cur, ok := s.e.lookup(d.Name); !ok || cur.ID != d.ID {
+			return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", d.Name)
+		}
+		f := &feed{w: w, ncols: len(cols), progress: opts.progress}
+		return "", s.e.subscribe(ctx, d, len(cols), n.AsOf, opts, f)
+	}}, nil
+}
+
+// subscribe streams view d's feed to f until ctx ends or the feed fails.
+func (e *Engine) subscribe(ctx context.Context, d *storage.Descriptor, ncols int, at *front.AsOf, opts subscribeOptions, f *feed) error {
+	var point *asOfState
+	if at != nil {
+		m, err := e.resolveFeedPoint(at)
+		if err != nil {
+			return err
+		}
+		if point, err = e.openPoint(m); err != nil {
+			return err
+		}
+		defer point.release()
+		if pd, ok := point.lookup(d.Name); !ok || pd.ID != d.ID {
+			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %s did not exist at %s (epoch %d)", d.Name, pointLabel(m), m.Epoch).
+				WithHint("SUBSCRIBE without AS OF, or AS OF a point after the view was created.")
+		}
+	}
+	sub, err := e.rt.Subscribe(d.ID, opts.maxBuffered)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	start, snap, err := sub.Start(ctx)
+	if err != nil {
+		return err
+	}
+	now, err := exec.ViewCounts(snap, d.ID, ncols)
+	snap.Close()
+	if err != nil {
+		return err
+	}
+	if point == nil {
+		if opts.snapshot {
+			if err := f.write(ctx, start, exec.DiffCounts(nil, now)); err != nil {
+				return err
+			}
+		}
+	} else {
+		then, err := exec.ViewCounts(point.store.DB(), d.ID, ncols)
+		if err != nil {
+			return err
+		}
+		if point.meta.Epoch > start {
+			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s (epoch %d) is newer than the view's committed state (epoch %d)", pointLabel(point.meta), point.meta.Epoch, start)
+		}
+		if opts.snapshot {
+			if err := f.write(ctx, point.meta.Epoch, exec.DiffCounts(nil, then)); err != nil {
+				return err
+			}
+		}
+		// The epochs between the point and the start come as one net
+		// change at the start epoch.
+		if start > point.meta.Epoch {
+			if err := f.write(ctx, start, exec.DiffCounts(then, now)); err != nil {
+				return err
+			}
+		}
+	}
+	for {
+		if err := pgwire.Flush(ctx); err != nil {
+			return err
+		}
+		eps, err := sub.Next(ctx)
+		if err != nil {
+			return err
+		}
+		for _, ep := range eps {
+			if err := f.write(ctx, ep.Epoch, ep.Consolidate()); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// resolveFeedPoint finds the point a SUBSCRIBE ... AS OF names. AS OF
+// EPOCH e needs a retained checkpoint or savepoint taken at exactly e:
+// only then are the changes after e known exactly.
+func (e *Engine) resolveFeedPoint(at *front.AsOf) (*checkpoint.Meta, error) {
+	if at.Kind != front.PointEpoch {
+		return e.resolvePoint(at.Kind, at.Name, at.ID, at.Time)
+	}
+	epoch, err := strconv.ParseUint(at.ID, 10, 64)
+	if err != nil {
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "epoch %q is not a number", at.ID)
+	}
+	s := e.checkpointSettings()
+	cps, err := checkpoint.List(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	sps, err := checkpoint.Savepoints(s.SavepointsDir)
+	if err != nil {
+		return nil, err
+	}
+	var have []string
+	for _, m := range append(sps, cps...) {
+		if m.Status != checkpoint.StatusCompleted {
+			continue
+		}
+		if m.Epoch == epoch {
+			if m.Kind == checkpoint.KindSavepoint {
+				return e.resolvePoint(front.PointSavepoint, m.Name, "", "")
+			}
+			return e.resolvePoint(front.PointCheckpoint, "", strconv.FormatUint(m.ID, 10), "")
+		}
+		have = append(have, strconv.FormatUint(m.Epoch, 10))
+	}
+	hint := "No checkpoint or savepoint is retained."
+	if len(have) > 0 {
+		hint = fmt.Sprintf("Retained points are at epochs %s; SUBSCRIBE AS OF one of them, or without AS OF for a new snapshot.", joinComma(have))
+	}
+	return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "no retained checkpoint or savepoint is at epoch %d, so the changes after it cannot be given exactly", epoch).WithHint("%s", hint)
+}
+
+func joinComma(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+// pointLabel names a checkpoint or savepoint for messages.
+func pointLabel(m *checkpoint.Meta) string {
+	if m.Kind == checkpoint.KindSavepoint {
+		return fmt.Sprintf("savepoint %q", m.Name)
+	}
+	return fmt.Sprintf("checkpoint %d", m.ID)
+}
+
+// feed writes change rows: [epoch,] diff, columns.
+type feed struct {
+	w        pgwire.RowWriter
+	ncols    int
+	progress bool
+	noEpoch  bool
+	row      types.Row
+}
+
+// write sends the changes of one epoch; with progress, an epoch without
+// changes is one row with a NULL diff.
+func (f *feed) write(ctx context.Context, epoch uint64, cs []exec.RowDiff) error {
+	if len(cs) == 0 && f.progress {
+		f.row = append(f.row[:0], types.NewInt(int64(epoch)), types.Null)
+		for range f.ncols {
+			f.row = append(f.row, types.Null)
+		}
+		return f.w.WriteRow(f.row)
+	}
+	for i, c := range cs {
+		if i%1024 == 1023 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		f.row = f.row[:0]
+		if !f.noEpoch {
+			f.row = append(f.row, types.NewInt(int64(epoch)))
+		}
+		f.row = append(append(f.row, types.NewInt(c.Diff)), c.Row...)
+		if err := f.w.WriteRow(f.row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
