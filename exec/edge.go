@@ -63,8 +63,9 @@ func newEdge(up *pipeline, idx uint16, head Operator, ncols int) *edge {
 }
 
 // put queues m for the downstream. A chunk waits while the queue is full;
-// put reports false once the downstream is gone.
-func (e *edge) put(m edgeMsg) bool {
+// put reports false once the downstream is gone, and gives up when stop
+// (the upstream's end) is closed.
+func (e *edge) put(m edgeMsg, stop <-chan struct{}) bool {
 	for {
 		e.mu.Lock()
 		if m.barrier != 0 || len(e.q) < edgeQueueChunks {
@@ -81,6 +82,8 @@ func (e *edge) put(m edgeMsg) bool {
 		case <-e.room:
 		case <-e.gone:
 			return false
+		case <-stop:
+			return true
 		}
 	}
 }
@@ -107,6 +110,8 @@ type edgeHub struct {
 	// active mirrors len(outs)+len(joining) so that a view nobody reads
 	// pays one atomic load per chunk.
 	active atomic.Int32
+	// stop is closed when the upstream pipeline stops (set at its start).
+	stop <-chan struct{}
 
 	mu   sync.Mutex
 	outs []*edge
@@ -165,7 +170,7 @@ func (h *edgeHub) send(m edgeMsg) {
 	outs := append([]*edge(nil), h.outs...)
 	h.mu.Unlock()
 	for _, e := range outs {
-		if !e.put(m) {
+		if !e.put(m, h.stop) {
 			h.drop(e)
 		}
 	}

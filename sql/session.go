@@ -162,6 +162,9 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 	case *front.Empty:
 		return command(func(context.Context) (string, error) { return "", nil }), nil
 	case *ast.SelectStmt, *ast.SetOprStmt:
+		if p, ok, err := s.prepareHistoryAsOf(st, params); ok {
+			return p, err
+		}
 		if st.AsOf != nil {
 			aos, err := s.e.asOfReader(st.AsOf)
 			if err != nil {
