@@ -18,6 +18,9 @@ func pgCatalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 	case "regexp_like":
 		e, err := regexpLike(name, args)
 		return e, true, err
+	case "to_char":
+		e, err := toChar(name, args)
+		return e, true, err
 	case "format_type":
 		if len(args) != 2 {
 			return nil, true, wrongArgs(name, args)

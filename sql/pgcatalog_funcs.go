@@ -103,7 +103,7 @@ var catalogFuncNames = map[string]bool{
 	"has_schema_privilege": true, "has_database_privilege": true, "has_column_privilege": true,
 	"has_any_column_privilege": true, "has_function_privilege": true, "pg_function_is_visible": true, "pg_type_is_visible": true,
 	"pg_get_function_result": true, "pg_get_function_arguments": true,
-	"pg_get_function_identity_arguments": true, "pg_backend_pid": true, "parse_ident": true,
+	"pg_get_function_identity_arguments": true, "pg_backend_pid": true, "parse_ident": true, "pg_blocking_pids": true,
 }
 
 func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
@@ -231,6 +231,10 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		return value(s.backendPID()), nil
 	case "parse_ident":
 		return parseIdentCall(args)
+	case "pg_blocking_pids":
+		// Sessions take no locks that block others: always the empty
+		// array (as string_to_array('', ',') makes it).
+		return &ast.FuncCallExpr{FnName: ast.NewCIStr("string_to_array"), Args: []ast.ExprNode{value(""), value(",")}}, nil
 	case "col_description", "shobj_description":
 		return value(nil), nil
 	case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments":
