@@ -85,6 +85,36 @@ func TestCorrelatedSubqueriesLikePostgres(t *testing.T) {
 	if got, want := textRows(t, sdb, ordered), textRows(t, ref, ordered); strings.Join(got, ";") != strings.Join(want, ";") {
 		t.Errorf("%s\n got %v\nwant %v (PostgreSQL)", ordered, got, want)
 	}
+	// Parameters inside and around a correlated subquery (extended
+	// protocol), and the same query inside a transaction block.
+	param := "SELECT count(*) FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.x = t1.b AND t2.y > $1) AND a > $2"
+	var got, want int64
+	if err := sdb.QueryRow(ctx, param, 2, 3).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.QueryRow(ctx, param, 2, 3).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("%s with 2, 3: %d, PostgreSQL %d", param, got, want)
+	}
+	tx, err := sdb.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO t2 VALUES (0, 50)"); err != nil {
+		t.Fatal(err)
+	}
+	var inBlock int64
+	if err := tx.QueryRow(ctx, "SELECT count(*) FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.x = t1.b AND t2.y = 50)").Scan(&inBlock); err != nil {
+		t.Fatal(err)
+	}
+	if inBlock != 3 { // the rows with b = 0: a = 4, 8, 12
+		t.Errorf("in a block after inserting x = 0: %d rows of t1 see it, want 3", inBlock)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
 	// PostgreSQL's SQLSTATEs where it refuses.
 	for q, code := range map[string]string{
 		"SELECT a, (SELECT y FROM t2 WHERE x <= t1.b) FROM t1":                  "21000",
