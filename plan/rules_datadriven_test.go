@@ -19,6 +19,7 @@ import (
 //	exec                 CREATE STREAM / TABLE / MATERIALIZED VIEW: add to the catalog
 //	rules [format=N]     CREATE MATERIALIZED VIEW: the bound plan, then the plan
 //	                     after each rule of format N (default the latest) that ran
+//	record               CREATE MATERIALIZED VIEW: the operator ids of its plan record
 //
 // Regenerate the expected output with `go test ./plan -run RulesDataDriven -rewrite`.
 func TestRulesDataDriven(t *testing.T) {
@@ -48,6 +49,20 @@ func TestRulesDataDriven(t *testing.T) {
 					sb.WriteString(rule + ":\n" + indent(plan.Explain(after)))
 				})
 				return sb.String()
+			case "record":
+				root, err := cat.BindView(d.Input)
+				if err != nil {
+					return errorLine(err)
+				}
+				data, err := plan.Encode(root, cat.Lookup)
+				if err != nil {
+					return errorLine(err)
+				}
+				ids, err := plan.OperatorIDs(data)
+				if err != nil {
+					return errorLine(err)
+				}
+				return ids
 			}
 			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
 			return ""

@@ -97,3 +97,6 @@ func (c *OfflineCatalog) bindView(st *front.Statement, n *front.CreateMaterializ
 	}
 	return root, checkStreamable(root)
 }
+
+// Lookup returns the catalog object named name.
+func (c *OfflineCatalog) Lookup(name string) (*storage.Descriptor, bool) { return c.lookup(name) }
