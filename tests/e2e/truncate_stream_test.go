@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/tests/testutil"
@@ -45,6 +46,21 @@ func pollDrained(t *testing.T, js jetstream.JetStream, subject string, max uint6
 		}
 		return nil
 	})
+}
+
+// purgePassed waits until a purge has run with every view past what was
+// published so far: a message published now to a new stream named after
+// tag, which nothing else holds back (no savepoint has a position on it),
+// is purged from it.
+func purgePassed(t *testing.T, conn *pgx.Conn, js jetstream.JetStream, tag string) {
+	t.Helper()
+	m := "purge_marker_" + tag
+	exec(t, conn,
+		"CREATE STREAM "+m+" (k int) WITH (retention = 'consumed')",
+		"CREATE MATERIALIZED VIEW "+m+"_n AS SELECT count(*) AS n FROM "+m)
+	publish(t, js, m, `{"k":1}`)
+	flush(t, conn)
+	pollDrained(t, js, m, 0)
 }
 
 // copyDir copies a directory tree (a savepoint) file by file.
@@ -133,15 +149,9 @@ func TestTruncateConsumedStream(t *testing.T) {
 		round(2000)
 		check(fmt.Sprintf("round %d", i+2))
 	}
-	// A stream created after the savepoint is not held back by it: once a
-	// message published after the rounds is purged from it, a purge has
-	// run with every view past the rounds.
-	exec(t, conn,
-		"CREATE STREAM marker (k int) WITH (retention = 'consumed')",
-		"CREATE MATERIALIZED VIEW marker_n AS SELECT count(*) AS n FROM marker")
-	publish(t, js, "marker", `{"k":1}`)
-	flush(t, conn)
-	pollDrained(t, js, "marker", 0)
+	// Once a purge has run with every view past the rounds, ev is purged
+	// up to the savepoint and no further.
+	purgePassed(t, conn, js, "after_rounds")
 	// ev's messages are sequences 1..total of its own JetStream stream.
 	if n, first := jsState(t, js, "ev"); first != held+1 || n != uint64(total)-held {
 		t.Fatalf("ev after purges with a savepoint: first sequence %d with %d messages, want %d with %d", first, n, held+1, uint64(total)-held)
