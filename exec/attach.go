@@ -211,17 +211,30 @@ func (rt *Runtime) attachLocked(e uint64) {
 				ready = false
 			}
 		}
-		if !ready {
-			continue
+		if !ready || !joinAll(p.edgeIn, e) {
+			continue // at a later barrier
 		}
-		for _, ed := range p.edgeIn {
-			ed.after = e
-			ed.up.hub.join(ed)
-			rt.edges.snapshots[e] = append(rt.edges.snapshots[e], ed)
-		}
+		rt.edges.snapshots[e] = append(rt.edges.snapshots[e], p.edgeIn...)
 		rt.edges.firstEpoch[id] = e + 1
 		delete(rt.edges.joining, id)
 	}
+}
+
+// joinAll joins every edge to its upstream after barrier e, or none if an
+// upstream has passed e already.
+func joinAll(edges []*edge, e uint64) bool {
+	for i, ed := range edges {
+		ed.up.hub.mu.Lock()
+		ed.after = e
+		ed.up.hub.mu.Unlock()
+		if !ed.up.hub.join(ed) {
+			for _, back := range edges[:i] {
+				back.up.hub.unjoin(back)
+			}
+			return false
+		}
+	}
+	return true
 }
 
 // snapshotLocked gives the edges attached at epoch e, which just

@@ -115,8 +115,10 @@ type edgeHub struct {
 
 	mu   sync.Mutex
 	outs []*edge
-	// joining holds edges that start receiving after barrier e.after.
+	// joining holds edges that start receiving after barrier e.after;
+	// last is the newest barrier passed on.
 	joining []*edge
+	last    uint64
 	// subs are the view's subscribers (subscribe.go).
 	subs subHub
 }
@@ -130,12 +132,32 @@ func (h *edgeHub) attach(e *edge) {
 	h.mu.Unlock()
 }
 
-// join adds an edge that starts receiving after barrier e.after.
-func (h *edgeHub) join(e *edge) {
+// join adds an edge that starts receiving after barrier e.after. It
+// refuses (false) when the upstream has processed that barrier already:
+// the barrier reaches the upstream's readers before the runtime joins
+// the edge, and changes after it may be gone by.
+func (h *edgeHub) join(e *edge) bool {
 	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.last >= e.after {
+		return false
+	}
 	h.joining = append(h.joining, e)
 	h.active.Add(1)
-	h.mu.Unlock()
+	return true
+}
+
+// unjoin takes back an edge join accepted, before its barrier.
+func (h *edgeHub) unjoin(gone *edge) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, e := range h.joining {
+		if e == gone {
+			h.joining = append(h.joining[:i], h.joining[i+1:]...)
+			h.active.Add(-1)
+			return
+		}
+	}
 }
 
 // forward passes c, the changes materialize applied, to every edge.
@@ -153,6 +175,7 @@ func (h *edgeHub) barrier(id uint64) {
 	h.send(edgeMsg{barrier: id})
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.last = id
 	kept := h.joining[:0]
 	for _, e := range h.joining {
 		if e.after == id {
