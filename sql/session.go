@@ -56,7 +56,10 @@ func (s *session) TxStatus() byte {
 	return 'T'
 }
 
-func (s *session) Close() { s.endTx() }
+func (s *session) Close() {
+	s.endTx()
+	s.closeCursors()
+}
 
 func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Type) (pgwire.Prepared, error) {
 	st, err := front.Parse(sql)
@@ -156,6 +159,9 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 		return p, err
 	}
 	if p, ok, err := s.prepareFeed(st); ok {
+		return p, err
+	}
+	if p, ok, err := s.prepareCursor(st); ok {
 		return p, err
 	}
 	switch n := st.Node.(type) {

@@ -116,76 +116,101 @@ func (s *session) prepareSubscribe(n *front.Subscribe) (*prepared, error) {
 
 // subscribe streams view d's feed to f until ctx ends or the feed fails.
 func (e *Engine) subscribe(ctx context.Context, d *storage.Descriptor, ncols int, at *front.AsOf, opts subscribeOptions, f *feed) error {
+	sub, err := e.openFeed(ctx, d, ncols, at, opts, f)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	for {
+		if err := pgwire.Flush(ctx); err != nil {
+			return err
+		}
+		if err := pumpFeed(ctx, ctx, sub, f); err != nil {
+			return err
+		}
+	}
+}
+
+// pumpFeed waits, under wait, for committed epochs and writes their
+// changes to f under ctx: epochs taken are written whole.
+func pumpFeed(wait, ctx context.Context, sub *exec.Subscription, f *feed) error {
+	eps, err := sub.Next(wait)
+	if err != nil {
+		return err
+	}
+	for _, ep := range eps {
+		if err := f.write(ctx, ep.Epoch, ep.Consolidate()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openFeed subscribes to view d and writes the feed's first rows to f:
+// the rows at the start epoch (unless snapshot = false), or, AS OF a
+// point, the point's rows and then the net change from the point to the
+// start epoch. The caller closes the subscription.
+func (e *Engine) openFeed(ctx context.Context, d *storage.Descriptor, ncols int, at *front.AsOf, opts subscribeOptions, f *feed) (*exec.Subscription, error) {
 	var point *asOfState
 	if at != nil {
 		m, err := e.resolveFeedPoint(at)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if point, err = e.openPoint(m); err != nil {
-			return err
+			return nil, err
 		}
 		defer point.release()
 		if pd, ok := point.lookup(d.Name); !ok || pd.ID != d.ID {
-			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %s did not exist at %s (epoch %d)", d.Name, pointLabel(m), m.Epoch).
+			return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %s did not exist at %s (epoch %d)", d.Name, pointLabel(m), m.Epoch).
 				WithHint("SUBSCRIBE without AS OF, or AS OF a point after the view was created.")
 		}
 	}
 	sub, err := e.rt.Subscribe(d.ID, opts.maxBuffered)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer sub.Close()
+	if err := writeFirst(ctx, sub, d.ID, ncols, point, opts, f); err != nil {
+		sub.Close()
+		return nil, err
+	}
+	return sub, nil
+}
+
+func writeFirst(ctx context.Context, sub *exec.Subscription, id uint32, ncols int, point *asOfState, opts subscribeOptions, f *feed) error {
 	start, snap, err := sub.Start(ctx)
 	if err != nil {
 		return err
 	}
-	now, err := exec.ViewCounts(snap, d.ID, ncols)
+	now, err := exec.ViewCounts(snap, id, ncols)
 	snap.Close()
 	if err != nil {
 		return err
 	}
 	if point == nil {
 		if opts.snapshot {
-			if err := f.write(ctx, start, exec.DiffCounts(nil, now)); err != nil {
-				return err
-			}
+			return f.write(ctx, start, exec.DiffCounts(nil, now))
 		}
-	} else {
-		then, err := exec.ViewCounts(point.store.DB(), d.ID, ncols)
-		if err != nil {
+		return nil
+	}
+	then, err := exec.ViewCounts(point.store.DB(), id, ncols)
+	if err != nil {
+		return err
+	}
+	if point.meta.Epoch > start {
+		return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s (epoch %d) is newer than the view's committed state (epoch %d)", pointLabel(point.meta), point.meta.Epoch, start)
+	}
+	if opts.snapshot {
+		if err := f.write(ctx, point.meta.Epoch, exec.DiffCounts(nil, then)); err != nil {
 			return err
-		}
-		if point.meta.Epoch > start {
-			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s (epoch %d) is newer than the view's committed state (epoch %d)", pointLabel(point.meta), point.meta.Epoch, start)
-		}
-		if opts.snapshot {
-			if err := f.write(ctx, point.meta.Epoch, exec.DiffCounts(nil, then)); err != nil {
-				return err
-			}
-		}
-		// The epochs between the point and the start come as one net
-		// change at the start epoch.
-		if start > point.meta.Epoch {
-			if err := f.write(ctx, start, exec.DiffCounts(then, now)); err != nil {
-				return err
-			}
 		}
 	}
-	for {
-		if err := pgwire.Flush(ctx); err != nil {
-			return err
-		}
-		eps, err := sub.Next(ctx)
-		if err != nil {
-			return err
-		}
-		for _, ep := range eps {
-			if err := f.write(ctx, ep.Epoch, ep.Consolidate()); err != nil {
-				return err
-			}
-		}
+	// The epochs between the point and the start come as one net change
+	// at the start epoch.
+	if start > point.meta.Epoch {
+		return f.write(ctx, start, exec.DiffCounts(then, now))
 	}
+	return nil
 }
 
 // resolveFeedPoint finds the point a SUBSCRIBE ... AS OF names. AS OF

@@ -155,6 +155,12 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 		node, err = parseCopy(c)
 	case first.isWord("subscribe"):
 		node, err = parseSubscribe(c)
+	case first.isWord("declare"):
+		node, err = parseDeclare(c)
+	case first.isWord("fetch"):
+		node, err = parseFetch(c)
+	case first.isWord("close"):
+		node, err = parseClose(c)
 	case first.isWord("flush"):
 		c.next()
 		node, err = &Flush{}, c.end()

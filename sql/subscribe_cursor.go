@@ -1,0 +1,174 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"streamdb/exec"
+	"streamdb/pgwire"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// SQLSTATEs of cursors.
+const (
+	codeInvalidCursorName = "34000"
+	codeDuplicateCursor   = "42P03"
+)
+
+// A feed cursor (DECLARE c CURSOR FOR SUBSCRIBE ...) holds a subscription
+// and the rows it produced that no FETCH took yet. It lives until CLOSE
+// or the end of the session, across transaction blocks (as WITH HOLD).
+type feedCursor struct {
+	cols []types.Column
+	sub  *exec.Subscription
+	buf  rowBuffer
+	f    *feed
+}
+
+// rowBuffer is a RowWriter that keeps copies of the rows.
+type rowBuffer struct{ rows []types.Row }
+
+func (b *rowBuffer) WriteRow(r types.Row) error {
+	b.rows = append(b.rows, append(types.Row(nil), r...))
+	return nil
+}
+
+// feedCursors holds each session's cursors.
+var feedCursors sync.Map // *session -> map[string]*feedCursor
+
+func (s *session) cursors() map[string]*feedCursor {
+	m, _ := feedCursors.LoadOrStore(s, map[string]*feedCursor{})
+	return m.(map[string]*feedCursor)
+}
+
+// closeCursors ends the session's cursors (the session ends).
+func (s *session) closeCursors() {
+	m, ok := feedCursors.LoadAndDelete(s)
+	if !ok {
+		return
+	}
+	for _, c := range m.(map[string]*feedCursor) {
+		c.sub.Close()
+	}
+}
+
+// prepareCursor prepares DECLARE, FETCH and CLOSE; ok is false for other
+// statements.
+func (s *session) prepareCursor(st *front.Statement) (p *prepared, ok bool, err error) {
+	switch n := st.Node.(type) {
+	case *front.DeclareCursor:
+		p, err = s.prepareDeclare(n)
+	case *front.Fetch:
+		p, err = s.prepareFetch(n)
+	case *front.CloseCursor:
+		p = command(func(context.Context) (string, error) {
+			cs := s.cursors()
+			if n.All {
+				for name, c := range cs {
+					c.sub.Close()
+					delete(cs, name)
+				}
+				return "CLOSE CURSOR ALL", nil
+			}
+			c, ok := cs[n.Name]
+			if !ok {
+				return "", sqlerr.New(codeInvalidCursorName, "cursor %q does not exist", n.Name)
+			}
+			c.sub.Close()
+			delete(cs, n.Name)
+			return "CLOSE CURSOR", nil
+		})
+	default:
+		return nil, false, nil
+	}
+	return p, true, err
+}
+
+func (s *session) prepareDeclare(n *front.DeclareCursor) (*prepared, error) {
+	sn := n.Subscribe
+	opts, err := parseSubscribeOptions(sn.Options)
+	if err != nil {
+		return nil, err
+	}
+	d, cols, err := s.feedView("SUBSCRIBE", sn.View)
+	if err != nil {
+		return nil, err
+	}
+	return command(func(ctx context.Context) (string, error) {
+		cs := s.cursors()
+		if _, dup := cs[n.Name]; dup {
+			return "", sqlerr.New(codeDuplicateCursor, "cursor %q already exists", n.Name)
+		}
+		c := &feedCursor{cols: changeColumns(true, cols)}
+		c.f = &feed{w: &c.buf, ncols: len(cols), progress: opts.progress}
+		sub, err := s.e.openFeed(ctx, d, len(cols), sn.AsOf, opts, c.f)
+		if err != nil {
+			return "", err
+		}
+		c.sub = sub
+		cs[n.Name] = c
+		return "DECLARE CURSOR", nil
+	}), nil
+}
+
+func (s *session) prepareFetch(n *front.Fetch) (*prepared, error) {
+	c, ok := s.cursors()[n.Name]
+	if !ok {
+		return nil, sqlerr.New(codeInvalidCursorName, "cursor %q does not exist", n.Name)
+	}
+	if n.Timeout != "" {
+		d, err := parseTimeout("timeout", n.Timeout)
+		if err != nil {
+			return nil, err
+		}
+		return s.fetchPrepared(n, c, &d), nil
+	}
+	return s.fetchPrepared(n, c, nil), nil
+}
+
+// fetchPrepared returns up to n.Count rows of cursor c: those buffered,
+// or else the first committed epochs to come. Without a timeout it waits
+// for at least one row; with one, it returns what arrived within it
+// (perhaps nothing).
+func (s *session) fetchPrepared(n *front.Fetch, c *feedCursor, timeout *time.Duration) *prepared {
+	return &prepared{cols: c.cols, run: func(ctx context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
+		if cur, ok := s.cursors()[n.Name]; !ok || cur != c {
+			return "", sqlerr.New(codeInvalidCursorName, "cursor %q does not exist", n.Name)
+		}
+		if n.Count != 0 && len(c.buf.rows) == 0 {
+			wctx := ctx
+			if timeout != nil {
+				var cancel context.CancelFunc
+				wctx, cancel = context.WithTimeoutCause(ctx, *timeout, errFetchTimeout)
+				defer cancel()
+			}
+			for len(c.buf.rows) == 0 {
+				err := pumpFeed(wctx, ctx, c.sub, c.f)
+				if errors.Is(err, errFetchTimeout) && ctx.Err() == nil {
+					break
+				}
+				if err != nil {
+					return "", err
+				}
+			}
+		}
+		k := len(c.buf.rows)
+		if n.Count >= 0 && int64(k) > n.Count {
+			k = int(n.Count)
+		}
+		for _, row := range c.buf.rows[:k] {
+			if err := w.WriteRow(row); err != nil {
+				return "", err
+			}
+		}
+		c.buf.rows = append(c.buf.rows[:0], c.buf.rows[k:]...)
+		return fmt.Sprintf("FETCH %d", k), nil
+	}}
+}
+
+var errFetchTimeout = errors.New("fetch timeout")
