@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -78,4 +79,37 @@ func TestSubscribeCursor(t *testing.T) {
 	_, err = c.Exec(testCtx(t, time.Minute), "DECLARE q CURSOR FOR SELECT * FROM agg", pgx.QueryExecModeSimpleProtocol)
 	wantCode(t, err, "0A000")
 	wantRows(t, c, "SELECT count(*) FROM agg", strconv.Itoa(20))
+}
+
+// TestSubscribeExtended: SUBSCRIBE over the extended protocol (pgx's
+// default: Parse, Describe, Execute) describes its columns and streams the
+// snapshot and then changes until the context is cancelled.
+func TestSubscribeExtended(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	exec(t, conn, "CREATE TABLE kv (k int PRIMARY KEY, v int)",
+		"INSERT INTO kv VALUES (1, 10), (2, 20)",
+		"CREATE MATERIALIZED VIEW m AS SELECT k, v FROM kv")
+	sconn := srv.Conn(t)
+	ctx, cancel := context.WithCancel(testCtx(t, time.Minute))
+	defer cancel()
+	rows, err := sconn.Query(ctx, "SUBSCRIBE TO m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, done := make(chan feedRow, 64), make(chan error, 1)
+	go readFeed(rows, ch, done)
+	m := &feedModel{t: t, counts: map[string]int64{}}
+	waitModel(t, m, ch, done, []string{"1 10", "2 20"})
+	exec(t, conn, "UPDATE kv SET v = 21 WHERE k = 2", "DELETE FROM kv WHERE k = 1")
+	waitModel(t, m, ch, done, []string{"2 21"})
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the feed ended without an error")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the feed did not end after its context was cancelled")
+	}
 }

@@ -30,6 +30,9 @@ type feedRow struct {
 func readFeed(rows pgx.Rows, ch chan<- feedRow, done chan<- error) {
 	for rows.Next() {
 		raw := rows.RawValues()
+		if rows.FieldDescriptions()[0].Format == pgx.BinaryFormatCode {
+			raw = textValues(rows)
+		}
 		e, _ := strconv.ParseUint(string(raw[0]), 10, 64)
 		cols := make([]string, len(raw)-2)
 		for i, v := range raw[2:] {
@@ -47,6 +50,21 @@ func readFeed(rows pgx.Rows, ch chan<- feedRow, done chan<- error) {
 	}
 	rows.Close()
 	done <- rows.Err()
+}
+
+// textValues returns a binary-format row's values as text.
+func textValues(rows pgx.Rows) [][]byte {
+	vals, err := rows.Values()
+	if err != nil {
+		panic(err)
+	}
+	out := make([][]byte, len(vals))
+	for i, v := range vals {
+		if v != nil {
+			out[i] = fmt.Append(nil, v)
+		}
+	}
+	return out
 }
 
 // feedModel rebuilds a view from its feed and checks the feed's order.
