@@ -1,15 +1,9 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"streamdb/tests/testutil"
 )
 
 // TestCorrelatedSubqueriesLikePostgres: correlated scalar, EXISTS, IN and
@@ -18,15 +12,7 @@ import (
 // belongs to the subquery it is written in (issue 25's reproductions).
 func TestCorrelatedSubqueriesLikePostgres(t *testing.T) {
 	t.Parallel()
-	srv := testutil.StartServer(t, testutil.ServerOptions{})
-	pg := testutil.StartPostgres(t)
-	ctx := testCtx(t, 2*time.Minute)
-	sdb := srv.Conn(t)
-	ref, err := pgx.Connect(ctx, pg.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close(context.Background())
+	sdb, ref, ctx := startWithPostgres(t)
 	setup := []string{
 		"CREATE TABLE t1 (a int PRIMARY KEY, b int, c int, d int, e int)",
 		"CREATE TABLE t2 (x int PRIMARY KEY, y int)",
@@ -39,12 +25,7 @@ func TestCorrelatedSubqueriesLikePostgres(t *testing.T) {
 		setup = append(setup, fmt.Sprintf("INSERT INTO t1 VALUES (%d, %d, %s, %d, %d)", i, i%4, c, i*3, 20-i))
 	}
 	setup = append(setup, "INSERT INTO t2 VALUES (1, 3), (2, NULL), (3, 9), (4, 2), (5, 1)")
-	for _, q := range setup {
-		exec(t, sdb, q)
-		if _, err := ref.Exec(ctx, q); err != nil {
-			t.Fatalf("PostgreSQL: %s: %v", q, err)
-		}
-	}
+	execBoth(t, sdb, ref, setup...)
 	queries := []string{
 		// The reproductions of issue 25.
 		"SELECT CASE WHEN c > (SELECT avg(c) FROM t1) THEN a*2 ELSE b*10 END FROM t1",
@@ -73,13 +54,7 @@ func TestCorrelatedSubqueriesLikePostgres(t *testing.T) {
 		"SELECT a FROM t1 WHERE d > (SELECT avg(d) FROM t1 AS z WHERE z.b = t1.b)",
 		"SELECT (SELECT 1), (SELECT 2) ORDER BY (SELECT 2)",
 	}
-	for _, q := range queries {
-		want := testutil.SortedRows(t, ref, q)
-		got := testutil.SortedRows(t, sdb, q)
-		if strings.Join(got, ";") != strings.Join(want, ";") {
-			t.Errorf("%s\n got %v\nwant %v (PostgreSQL)", q, got, want)
-		}
-	}
+	sameRowsAsPostgres(t, sdb, ref, queries...)
 	// In order where ORDER BY fixes it.
 	ordered := "SELECT a FROM t1 ORDER BY (SELECT y FROM t2 WHERE x = t1.b) DESC NULLS LAST, a"
 	if got, want := textRows(t, sdb, ordered), textRows(t, ref, ordered); strings.Join(got, ";") != strings.Join(want, ";") {

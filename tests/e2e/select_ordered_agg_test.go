@@ -1,14 +1,7 @@
 package e2e
 
 import (
-	"context"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"streamdb/tests/testutil"
 )
 
 // TestOrderedAggregatesLikePostgres: percentile_cont, percentile_disc and
@@ -18,24 +11,10 @@ import (
 // is 22003 and string_agg ordered by another expression is refused.
 func TestOrderedAggregatesLikePostgres(t *testing.T) {
 	t.Parallel()
-	srv := testutil.StartServer(t, testutil.ServerOptions{})
-	pg := testutil.StartPostgres(t)
-	ctx := testCtx(t, 2*time.Minute)
-	sdb := srv.Conn(t)
-	ref, err := pgx.Connect(ctx, pg.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close(context.Background())
-	both := func(q string) {
-		t.Helper()
-		exec(t, sdb, q)
-		if _, err := ref.Exec(ctx, q); err != nil {
-			t.Fatalf("PostgreSQL: %s: %v", q, err)
-		}
-	}
-	both("CREATE TABLE oa (id int PRIMARY KEY, g int, v int, n numeric, s text)")
-	both("INSERT INTO oa VALUES (1, 1, 10, 1.5, 'b'), (2, 1, 20, 2.25, 'a'), (3, 1, 20, NULL, 'c'), (4, 2, 5, 7, NULL), (5, 2, NULL, 8, 'd'), (6, 2, 9, 9.5, 'd'), (7, 3, 4, 0, 'z')")
+	sdb, ref, ctx := startWithPostgres(t)
+	var err error
+	execBoth(t, sdb, ref, "CREATE TABLE oa (id int PRIMARY KEY, g int, v int, n numeric, s text)")
+	execBoth(t, sdb, ref, "INSERT INTO oa VALUES (1, 1, 10, 1.5, 'b'), (2, 1, 20, 2.25, 'a'), (3, 1, 20, NULL, 'c'), (4, 2, 5, 7, NULL), (5, 2, NULL, 8, 'd'), (6, 2, 9, 9.5, 'd'), (7, 3, 4, 0, 'z')")
 	queries := []string{
 		"SELECT g, percentile_cont(0.5) WITHIN GROUP (ORDER BY v), percentile_disc(0.5) WITHIN GROUP (ORDER BY v), mode() WITHIN GROUP (ORDER BY v) FROM oa GROUP BY g",
 		"SELECT percentile_cont(0.3) WITHIN GROUP (ORDER BY n), percentile_cont(0.3) WITHIN GROUP (ORDER BY n DESC), percentile_disc(0) WITHIN GROUP (ORDER BY v), percentile_disc(1) WITHIN GROUP (ORDER BY v) FROM oa",
@@ -43,26 +22,16 @@ func TestOrderedAggregatesLikePostgres(t *testing.T) {
 		"SELECT g, string_agg(s, ',' ORDER BY s), string_agg(s, '' ORDER BY s DESC) FROM oa GROUP BY g",
 		"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM oa WHERE v > 100",
 	}
-	compare := func(qs []string) {
-		t.Helper()
-		for _, q := range qs {
-			want := testutil.SortedRows(t, ref, q)
-			got := testutil.SortedRows(t, sdb, q)
-			if strings.Join(got, ";") != strings.Join(want, ";") {
-				t.Errorf("%s\n got %v\nwant %v (PostgreSQL)", q, got, want)
-			}
-		}
-	}
-	compare(queries)
+	sameRowsAsPostgres(t, sdb, ref, queries...)
 	view := "SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) AS p, mode() WITHIN GROUP (ORDER BY v) AS m, string_agg(s, ',' ORDER BY s) AS l FROM oa GROUP BY g"
 	exec(t, sdb, "CREATE MATERIALIZED VIEW oa_v AS "+view)
 	if _, err := ref.Exec(ctx, "CREATE VIEW oa_v AS "+view); err != nil {
 		t.Fatal(err)
 	}
-	both("INSERT INTO oa VALUES (8, 1, 10, 3, 'e'), (9, 3, 4, 1, 'y')")
-	both("DELETE FROM oa WHERE id IN (2, 3, 6)")
+	execBoth(t, sdb, ref, "INSERT INTO oa VALUES (8, 1, 10, 3, 'e'), (9, 3, 4, 1, 'y')")
+	execBoth(t, sdb, ref, "DELETE FROM oa WHERE id IN (2, 3, 6)")
 	flush(t, sdb)
-	compare(append(queries, "SELECT * FROM oa_v"))
+	sameRowsAsPostgres(t, sdb, ref, append(queries, "SELECT * FROM oa_v")...)
 	for q, code := range map[string]string{
 		"SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY v) FROM oa": "22003",
 		"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FROM oa": "42883",

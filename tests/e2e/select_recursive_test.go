@@ -1,14 +1,7 @@
 package e2e
 
 import (
-	"context"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"streamdb/tests/testutil"
 )
 
 // TestWithRecursiveLikePostgres: WITH RECURSIVE in ad-hoc queries gives
@@ -18,26 +11,14 @@ import (
 // a view refuses WITH RECURSIVE with 0A000.
 func TestWithRecursiveLikePostgres(t *testing.T) {
 	t.Parallel()
-	srv := testutil.StartServer(t, testutil.ServerOptions{})
-	pg := testutil.StartPostgres(t)
-	ctx := testCtx(t, 2*time.Minute)
-	sdb := srv.Conn(t)
-	ref, err := pgx.Connect(ctx, pg.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close(context.Background())
-	for _, q := range []string{
+	sdb, ref, ctx := startWithPostgres(t)
+	var err error
+	execBoth(t, sdb, ref,
 		"CREATE TABLE edges (id int PRIMARY KEY, parent int, child int)",
 		// A tree 1 -> 2, 3; 2 -> 4; 4 -> 5, and a cycle 6 -> 7 -> 6.
 		"INSERT INTO edges VALUES (1, 1, 2), (2, 1, 3), (3, 2, 4), (4, 4, 5), (5, 6, 7), (6, 7, 6)",
-	} {
-		exec(t, sdb, q)
-		if _, err := ref.Exec(ctx, q); err != nil {
-			t.Fatalf("PostgreSQL: %s: %v", q, err)
-		}
-	}
-	for _, q := range []string{
+	)
+	sameRowsAsPostgres(t, sdb, ref,
 		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10) SELECT n, n * n FROM r",
 		"WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n % 3 + 1 FROM r) SELECT * FROM r",
 		"WITH RECURSIVE fib(a, b) AS (SELECT 0::bigint, 1::bigint UNION ALL SELECT b, a + b FROM fib WHERE b < 1000) SELECT a FROM fib",
@@ -50,13 +31,7 @@ func TestWithRecursiveLikePostgres(t *testing.T) {
 		"SELECT id FROM edges WHERE child IN (WITH RECURSIVE d(node) AS (SELECT 2 UNION ALL SELECT e.child FROM d JOIN edges e ON e.parent = d.node) SELECT node FROM d)",
 		// A non-recursive term of two queries.
 		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT n + 2 FROM r WHERE n < 9) SELECT * FROM r",
-	} {
-		want := testutil.SortedRows(t, ref, q)
-		got := testutil.SortedRows(t, sdb, q)
-		if strings.Join(got, ";") != strings.Join(want, ";") {
-			t.Errorf("%s\n got %v\nwant %v (PostgreSQL)", q, got, want)
-		}
-	}
+	)
 	for q, code := range map[string]string{
 		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1.5 FROM r WHERE n < 5) SELECT * FROM r": "42804",
 		"WITH RECURSIVE r(n) AS (SELECT n FROM r) SELECT * FROM r":                                      "42P19",

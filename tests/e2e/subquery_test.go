@@ -1,15 +1,8 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"streamdb/tests/testutil"
 )
 
 // TestSubqueriesLikePostgres: scalar, EXISTS and IN subqueries in ad-hoc
@@ -19,15 +12,8 @@ import (
 // refused with 0A000 (correlated ones: select_correlated_test.go).
 func TestSubqueriesLikePostgres(t *testing.T) {
 	t.Parallel()
-	srv := testutil.StartServer(t, testutil.ServerOptions{})
-	pg := testutil.StartPostgres(t)
-	ctx := testCtx(t, 2*time.Minute)
-	sdb := srv.Conn(t)
-	ref, err := pgx.Connect(ctx, pg.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close(context.Background())
+	sdb, ref, ctx := startWithPostgres(t)
+	var err error
 	setup := []string{
 		"CREATE TABLE t1 (a int PRIMARY KEY, b int, c int, d int, e int)",
 		"CREATE TABLE t2 (x int PRIMARY KEY, y int)",
@@ -40,12 +26,7 @@ func TestSubqueriesLikePostgres(t *testing.T) {
 		setup = append(setup, fmt.Sprintf("INSERT INTO t1 VALUES (%d, %d, %s, %d, %d)", i, i%4, c, i*3, 20-i))
 	}
 	setup = append(setup, "INSERT INTO t2 VALUES (1, 3), (2, NULL), (3, 9), (4, 2)")
-	for _, q := range setup {
-		exec(t, sdb, q)
-		if _, err := ref.Exec(ctx, q); err != nil {
-			t.Fatalf("PostgreSQL: %s: %v", q, err)
-		}
-	}
+	execBoth(t, sdb, ref, setup...)
 	queries := []string{
 		"SELECT CASE WHEN c > (SELECT avg(c) FROM t1) THEN a*2 ELSE b*10 END FROM t1",
 		"SELECT a, (SELECT count(*) FROM t2) FROM t1",
@@ -64,13 +45,7 @@ func TestSubqueriesLikePostgres(t *testing.T) {
 		"SELECT a FROM t1 WHERE a IN (SELECT x FROM t2 UNION SELECT y FROM t2)",
 		"WITH big AS (SELECT a FROM t1 WHERE d > 20) SELECT x FROM t2 WHERE x IN (SELECT a - 10 FROM big)",
 	}
-	for _, q := range queries {
-		want := testutil.SortedRows(t, ref, q)
-		got := testutil.SortedRows(t, sdb, q)
-		if strings.Join(got, ";") != strings.Join(want, ";") {
-			t.Errorf("%s\n got %v\nwant %v (PostgreSQL)", q, got, want)
-		}
-	}
+	sameRowsAsPostgres(t, sdb, ref, queries...)
 	// PostgreSQL's SQLSTATE where it refuses.
 	_, err = sdb.Exec(ctx, "SELECT a, (SELECT y FROM t2) FROM t1")
 	wantCode(t, err, "21000")
