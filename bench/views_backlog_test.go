@@ -1,0 +1,98 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// viewsBacklog is a figure of issue 17: how fast views count a backlog,
+// one view against several, side by side in one run in the order one,
+// several, several, one, so that drift on a busy machine falls on both
+// alike. Each run is a fresh server: views are created on the empty
+// stream, ALTER SYSTEM PAUSE, the backlog is published, ALTER SYSTEM
+// RESUME, and the rate is events / (time from RESUME until the views
+// count every event).
+type viewsBacklog struct {
+	bench   string
+	subject string
+	// views are the CREATE statements of the several views over stream
+	// ev; the first alone is the one view.
+	views []string
+	// counted names the views whose sum(n) must reach the event count
+	// when the first n views exist.
+	counted func(n int) []string
+	// several names the several views in the report; target is the
+	// ratio issue 17 asks for.
+	several, target string
+}
+
+func (f viewsBacklog) run(b *testing.B, sz sizes) {
+	rates := map[int][]float64{}
+	n := len(f.views)
+	for i, views := range []int{1, n, n, 1} {
+		b.Run(fmt.Sprintf("run=%d/views=%d", i+1, views), func(b *testing.B) {
+			rates[views] = append(rates[views], f.rate(b, i+1, views, sz))
+		})
+	}
+	one, several := Summarize(rates[1]), Summarize(rates[n])
+	if one.N > 0 {
+		report.Add(f.bench, "one view", fmt.Sprintf("rate, mean of %d runs", one.N), one.Mean, "events/s")
+	}
+	if several.N > 0 {
+		report.Add(f.bench, f.several, fmt.Sprintf("rate, mean of %d runs", several.N), several.Mean, "events/s")
+	}
+	if one.N > 0 && several.N > 0 {
+		report.Add(f.bench, f.several+" vs one", fmt.Sprintf("mean rate of the %s / of one view (target >= %s)", f.several, f.target), several.Mean/one.Mean, "ratio")
+	}
+}
+
+func (f viewsBacklog) rate(b *testing.B, run, views int, sz sizes) float64 {
+	cas := fmt.Sprintf("run %d: %d view(s)", run, views)
+	s := startServer(b, "", map[string]string{"execution.checkpointing.interval": "0"})
+	defer s.Kill(b)
+	conn := s.Conn(b)
+	execTimed(b, conn, "CREATE STREAM ev (k BIGINT, v BIGINT) WITH (subject = '"+f.subject+"')")
+	for _, q := range f.views[:views] {
+		execTimed(b, conn, q)
+	}
+	execTimed(b, conn, "ALTER SYSTEM PAUSE")
+	m, keys := sz.backlog, sz.backlogKeys
+	publishAll(b, s.NATSURL(), f.subject, m, sz.publishers, func(i int) []byte {
+		return event(int64(i%keys)*permPrime%int64(keys), int64(i%100))
+	})
+	execTimed(b, conn, "ALTER SYSTEM RESUME")
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	for _, view := range f.counted(views) {
+		q := "SELECT sum(n) FROM " + view
+		for {
+			var n *int64
+			if err := conn.QueryRow(ctx, q).Scan(&n); err != nil {
+				b.Fatalf("%s: %v", q, err)
+			}
+			if n != nil && *n == int64(m) {
+				break
+			}
+			if n != nil && *n > int64(m) {
+				b.Fatalf("%s = %d, only %d events were published", q, *n, m)
+			}
+			select {
+			case <-ctx.Done():
+				b.Fatalf("%s did not count the %d events in time", view, m)
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+	d := time.Since(start)
+	rate := float64(m) / d.Seconds()
+	report.Add(f.bench, cas, "time until the views count every event", d.Seconds(), "s")
+	report.Add(f.bench, cas, "rate", rate, "events/s")
+	_, peak := rssMB(s.PID())
+	report.Add(f.bench, cas, "server peak RSS", peak, "MiB")
+	report.Add(f.bench, cas, "machine load average (1 min) at the end", LoadAvg1(), "runnable tasks")
+	b.ReportMetric(rate, "events/s")
+	return rate
+}
