@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math/rand"
 	"testing"
 
 	"streamdb/storage"
@@ -42,3 +43,27 @@ func (c *textRows) Push(ch *Chunk) error {
 }
 
 func (*textRows) Barrier(Epoch) error { return nil }
+
+// randomJoinChange makes one random change to one side of a join whose
+// rows are (key in 0..keys-1 or NULL, text): the deletion of a live row
+// (one time in three, when the side has any) or the insertion of a new
+// one. live holds each side's rows and is updated.
+func randomJoinChange(rng *rand.Rand, live *[2][]types.Row, keys int) (side byte, c *Chunk) {
+	side = byte(rng.Intn(2))
+	var row types.Row
+	sign := int8(Insert)
+	if n := len(live[side]); n > 0 && rng.Intn(3) == 0 {
+		i := rng.Intn(n)
+		row, sign = live[side][i], Delete
+		live[side] = append(live[side][:i], live[side][i+1:]...)
+	} else {
+		row = types.Row{types.NewInt(int64(rng.Intn(keys))), types.NewString(fmt.Sprintf("%c%d", 'a'+side, rng.Intn(3)))}
+		if rng.Intn(8) == 0 {
+			row[0] = types.Null
+		}
+		live[side] = append(live[side], row)
+	}
+	c = &Chunk{}
+	c.Append(row, sign)
+	return side, c
+}

@@ -38,22 +38,7 @@ func TestJoinKeyedCache(t *testing.T) {
 			reads := uint64(0)
 			for epoch := uint64(1); epoch <= 80; epoch++ {
 				for range rng.Intn(8) {
-					side := byte(rng.Intn(2))
-					var row types.Row
-					sign := int8(Insert)
-					if n := len(live[side]); n > 0 && rng.Intn(3) == 0 {
-						i := rng.Intn(n)
-						row, sign = live[side][i], Delete
-						live[side] = append(live[side][:i], live[side][i+1:]...)
-					} else {
-						row = types.Row{types.NewInt(int64(rng.Intn(6))), types.NewString(fmt.Sprintf("%c%d", 'a'+side, rng.Intn(3)))}
-						if rng.Intn(8) == 0 {
-							row[0] = types.Null
-						}
-						live[side] = append(live[side], row)
-					}
-					c := &Chunk{}
-					c.Append(row, sign)
+					side, c := randomJoinChange(rng, &live, 6)
 					if err := op.port(side).Push(c); err != nil {
 						t.Fatalf("seed %d limit %d packed %v epoch %d: %v", seed, limit, packed, epoch, err)
 					}

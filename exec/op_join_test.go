@@ -41,22 +41,7 @@ func TestJoinStateRestore(t *testing.T) {
 		var live [2][]types.Row
 		for epoch := uint64(1); epoch <= 120; epoch++ {
 			for range rng.Intn(6) {
-				side := byte(rng.Intn(2))
-				var row types.Row
-				sign := int8(Insert)
-				if n := len(live[side]); n > 0 && rng.Intn(3) == 0 {
-					i := rng.Intn(n)
-					row, sign = live[side][i], Delete
-					live[side] = append(live[side][:i], live[side][i+1:]...)
-				} else {
-					row = types.Row{types.NewInt(int64(rng.Intn(4))), types.NewString(fmt.Sprintf("%c%d", 'a'+side, rng.Intn(3)))}
-					if rng.Intn(8) == 0 {
-						row[0] = types.Null
-					}
-					live[side] = append(live[side], row)
-				}
-				c := &Chunk{}
-				c.Append(row, sign)
+				side, c := randomJoinChange(rng, &live, 4)
 				if err := op.port(side).Push(c); err != nil {
 					t.Fatal(err)
 				}
