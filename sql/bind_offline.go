@@ -11,8 +11,8 @@ import (
 )
 
 // OfflineCatalog binds statements against a catalog held in memory, with
-// no server, NATS or Pebble: for tests of plans and their rewrites
-// outside this package (plan/testdata). Objects are checked as CREATE
+// no server, NATS or Pebble: for tests of plans and their rewrites, in
+// this package (testdata/plan) and outside it (plan/testdata). Objects are checked as CREATE
 // checks them (sourceDescriptor, viewDescriptor).
 type OfflineCatalog struct {
 	objs   map[string]*storage.Descriptor
@@ -89,13 +89,17 @@ func (c *OfflineCatalog) BindView(sql string) (plan.Node, error) {
 }
 
 func (c *OfflineCatalog) bindView(st *front.Statement, n *front.CreateMaterializedView) (plan.Node, error) {
-	var e Engine
-	q := viewQuery(st, n)
-	root, err := e.bindQueryIn(c, q, &boundParams{stmt: q})
+	root, err := c.bind(viewQuery(st, n))
 	if err != nil {
 		return nil, err
 	}
 	return root, checkStreamable(root)
+}
+
+// bind binds a statement's query as a session does.
+func (c *OfflineCatalog) bind(st *front.Statement) (plan.Node, error) {
+	var e Engine
+	return e.bindQueryIn(c, st, &boundParams{order: st.Params, stmt: st})
 }
 
 // Lookup returns the catalog object named name.

@@ -40,14 +40,14 @@ var recordViews = []string{
 // both render alike and that every expression computes the same values
 // (or fails alike) on sample rows.
 func TestPlanRecords(t *testing.T) {
-	cat := newMemCatalog()
+	cat := NewOfflineCatalog()
 	for _, q := range []string{
 		`CREATE STREAM ev (k int, v bigint, f double precision, n numeric, s text, vc varchar(10), b boolean, ts timestamp, d date, iv interval) WITH (subject = 'ev')`,
 		`CREATE STREAM wm (k int, ts timestamp, WATERMARK FOR ts AS ts - interval '5 seconds') WITH (subject = 'wm')`,
 		`CREATE TABLE items (id int PRIMARY KEY, name text, price numeric)`,
 		`CREATE MATERIALIZED VIEW per_k AS SELECT k, count(*) AS n FROM ev GROUP BY k`,
 	} {
-		if err := cat.exec(q); err != nil {
+		if err := cat.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
