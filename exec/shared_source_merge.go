@@ -36,6 +36,15 @@ const (
 	mergeRounds = 50
 )
 
+// SharedReaderMerging turns the merge of private readers into the shared
+// one on. It is off: with it on, the recovery tests (TestMemoryBackend,
+// TestCorruptCheckpointSkipped) found views missing or double-counting
+// rows after a restart in which readers merged during the replay, and the
+// cause is not found yet. Off, every input after a group's first keeps
+// its own reader, as before readers were shared: exact, without the
+// sharing.
+const SharedReaderMerging = false
+
 // readerGroups holds the runtime's reader groups by key (readerKey).
 type readerGroups struct {
 	mu    sync.Mutex
@@ -231,7 +240,7 @@ func (g *readerGroup) coordinate(r *subjectReader) {
 	if r.plan != nil {
 		return
 	}
-	if g.try == nil {
+	if g.try == nil && SharedReaderMerging {
 		g.startTryLocked(r)
 	}
 	if g.try == nil {
