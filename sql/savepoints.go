@@ -184,6 +184,10 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 	start := time.Now()
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
+	// Under ddlMu no purge runs until the state is swapped.
+	if err := e.checkRestoredInput(ctx, point); err != nil {
+		return "", err
+	}
 	e.stateMu.Lock()
 	err = e.coord.Exclusive(func() error {
 		e.rt.StopAll()
