@@ -101,7 +101,7 @@ func (e *Engine) checkRestoredInput(ctx context.Context, point *asOfState) error
 			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState,
 				"cannot roll back: %s would read %s on from sequence %d, but JetStream holds it only from sequence %d on (messages %d..%d were purged or dropped)",
 				s.object, s.stream, s.seq+1, first, s.seq+1, first-1).
-				WithHint("Nothing was changed. Choose a newer savepoint or checkpoint; SELECT * FROM streamdb_retention shows what is kept and why.")
+				WithHint("Nothing was changed. Choose a newer savepoint or checkpoint.")
 		}
 	}
 	return nil
