@@ -48,10 +48,14 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	bound := root
 	root = streamingPlan(desc.Dataflow, root)
 	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow}
+	if err := b.alterState(desc, root, mat); err != nil {
+		return err
+	}
 	b.need.mark(root, plan.AllColumns(len(root.Schema())))
 	if _, err := b.build(root, mat); err != nil {
 		return err
 	}
+	p.layout = b.layout(root)
 	if len(b.watermarks) > 0 {
 		var sts []*watermarkState
 		for _, st := range b.watermarks {
@@ -90,6 +94,17 @@ type builder struct {
 	// edges are the view's inputs from the pipelines of the views and
 	// tables it reads, from DataflowViewEdges on (attach.go).
 	edges []*edge
+
+	// cur is the node whose operator is being built; slots records the
+	// state tables each stateful node takes (opPrefix), lastOp the last.
+	// pins, for an altered view, gives each node its state tables by
+	// operator id (storage.Descriptor.OpState); reemit are the tables
+	// whose aggregates re-send their output once (exec/alter.go).
+	cur    plan.Node
+	slots  []OpSlot
+	lastOp uint16
+	pins   map[plan.Node][]uint16
+	reemit map[uint16]bool
 }
 
 func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
@@ -106,7 +121,17 @@ func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
 
 func (b *builder) opPrefix() []byte {
 	idx := b.nextOp
-	b.nextOp++
+	if list := b.pins[b.cur]; len(list) > 0 {
+		idx, b.pins[b.cur] = list[0], list[1:]
+	} else {
+		b.nextOp++
+	}
+	b.lastOp = idx
+	if n := len(b.slots); n > 0 && b.slots[n-1].Node == b.cur {
+		b.slots[n-1].Indexes = append(b.slots[n-1].Indexes, idx)
+	} else {
+		b.slots = append(b.slots, OpSlot{Node: b.cur, Indexes: []uint16{idx}})
+	}
 	return storage.StatePrefix(b.p.id, idx)
 }
 
@@ -122,6 +147,9 @@ func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
 
 // buildOperator builds n's own operator in front of next, and its inputs.
 func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
+	prev := b.cur
+	b.cur = n
+	defer func() { b.cur = prev }()
 	switch n := n.(type) {
 	case *plan.Scan:
 		switch n.Object.Kind {
@@ -200,6 +228,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
+		op.reemit = b.reemit[b.lastOp]
 		if c := findWindowCloser(n, b.watermarkFor); c != nil {
 			if err := op.closeWindowsBy(c); err != nil {
 				return nil, err

@@ -28,6 +28,9 @@ import (
 // its deletion commits. With the limit at 0, or when a watermark closes
 // windows, every group is loaded at start and kept.
 type aggOp struct {
+	// reemit: send every group's committed output once, at the first
+	// barrier (an altered view's kept aggregate, alter.go).
+	reemit     bool
 	groupBy    []expr.Expr
 	calls      []plan.AggCall
 	appendOnly bool
@@ -306,6 +309,12 @@ func (op *aggOp) output(g *aggGroup) types.Row {
 
 func (op *aggOp) Barrier(e Epoch) error {
 	out := &Chunk{}
+	if op.reemit {
+		op.reemit = false
+		if err := op.reemitAll(out); err != nil {
+			return err
+		}
+	}
 	// In key order: Pebble's memtable takes sorted inserts faster.
 	slices.SortFunc(op.dirty, func(a, b *aggGroup) int { return strings.Compare(a.ks, b.ks) })
 	for _, g := range op.dirty {

@@ -57,6 +57,10 @@ type materializeOp struct {
 	// the first barrier (attachedMarker).
 	hub    *edgeHub
 	marker []byte
+	// altered is set in the first epoch after an ALTER; retract holds the
+	// old rows it sends downstream first (alter.go).
+	altered bool
+	retract []types.Row
 }
 
 type countEntry struct {
@@ -113,6 +117,9 @@ func DecodeViewValue(v []byte, ncols int) (types.Row, uint64, error) {
 }
 
 func (op *materializeOp) Push(c *Chunk) error {
+	if op.retract != nil {
+		op.flushRetract()
+	}
 	if op.rowsOut != nil {
 		op.rowsOut.Add(float64(c.Len()))
 	}
@@ -200,6 +207,15 @@ func (op *materializeOp) count(kb []byte) (countEntry, error) {
 }
 
 func (op *materializeOp) Barrier(e Epoch) error {
+	if op.retract != nil {
+		op.flushRetract()
+	}
+	if op.altered {
+		if err := clearAlterMarker(e.Batch, viewIDOf(op.metaKey)); err != nil {
+			return err
+		}
+		op.altered = false
+	}
 	if err := op.pending.writeTo(e.Batch, op.prefix); err != nil {
 		return err
 	}

@@ -68,6 +68,9 @@ type pipeline struct {
 	// (edge.go).
 	edgeIn []*edge
 	hub    *edgeHub
+
+	// layout is how the dataflow is laid out, for ALTER (alter.go).
+	layout *ViewLayout
 }
 
 type epochAck struct {

@@ -64,6 +64,7 @@ type nodeRec struct {
 
 	GroupBy []*exprRec `json:"group_by,omitempty"` // aggregate
 	Aggs    []aggRec   `json:"aggs,omitempty"`
+	UID     string     `json:"uid,omitempty"`
 
 	Keys        []sortKeyRec `json:"keys,omitempty"` // sort; topn's order
 	PartitionBy []*exprRec   `json:"partition_by,omitempty"`
@@ -146,10 +147,12 @@ type encoder struct {
 	bases map[Node]string // node -> its id before a suffix
 	next  int             // the next position
 	ids   map[string]int  // operator id -> times given
+	// byNode is each node's operator id (NodeIDs).
+	byNode map[Node]string
 }
 
 func newEncoder() *encoder {
-	return &encoder{seen: map[Node]int{}, bases: map[Node]string{}, ids: map[string]int{}}
+	return &encoder{seen: map[Node]int{}, bases: map[Node]string{}, ids: map[string]int{}, byNode: map[Node]string{}}
 }
 
 func (e *encoder) node(n Node) (*nodeRec, error) {
@@ -203,7 +206,7 @@ func (e *encoder) node(n Node) (*nodeRec, error) {
 	case *Project:
 		r.Op, r.Exprs = "project", exprs(n.Exprs)
 	case *Aggregate:
-		r.Op, r.GroupBy = "aggregate", exprs(n.GroupBy)
+		r.Op, r.GroupBy, r.UID = "aggregate", exprs(n.GroupBy), n.UID
 		for _, a := range n.Aggs {
 			r.Aggs = append(r.Aggs, aggRec{Func: a.Func, Arg: one(a.Arg), Distinct: a.Distinct, Type: a.T.String()})
 		}
@@ -235,6 +238,7 @@ func (e *encoder) node(n Node) (*nodeRec, error) {
 	}
 	r.ID = e.operatorID(r)
 	e.bases[n] = r.base
+	e.byNode[n] = r.ID
 	return r, nil
 }
 
@@ -243,7 +247,8 @@ func (e *encoder) node(n Node) (*nodeRec, error) {
 // plan (a column added to a projection above an aggregate keeps the
 // aggregate's id). Equal subtrees derive equal ids; the second and later
 // of an id in the record get a suffix (#2, #3, ...) to stay unique, which
-// the ids above them do not derive from.
+// the ids above them do not derive from. A node the user named (UID) has
+// the id kind:name.
 func (e *encoder) operatorID(r *nodeRec) string {
 	own := *r
 	own.In, own.ID = nil, ""
@@ -255,6 +260,9 @@ func (e *encoder) operatorID(r *nodeRec) string {
 		h.Write([]byte(in.base))
 	}
 	r.base = fmt.Sprintf("%s-%08x", r.Op, uint32(h.Sum64()))
+	if r.UID != "" {
+		r.base = r.Op + ":" + r.UID // named by the user: nothing else counts
+	}
 	e.ids[r.base]++
 	if k := e.ids[r.base]; k > 1 {
 		return fmt.Sprintf("%s#%d", r.base, k)
@@ -385,7 +393,7 @@ func (d *decoder) node(r *nodeRec) (Node, error) {
 		}
 	case "aggregate":
 		if input(1) {
-			a := &Aggregate{Input: in[0], GroupBy: exprs(r.GroupBy), Cols: cols}
+			a := &Aggregate{Input: in[0], GroupBy: exprs(r.GroupBy), Cols: cols, UID: r.UID}
 			for _, c := range r.Aggs {
 				t, terr := typeByName(c.Type)
 				if terr != nil && err == nil {

@@ -41,3 +41,14 @@ func OperatorIDs(data []byte) (string, error) {
 	}
 	return sb.String(), nil
 }
+
+// NodeIDs returns the operator id of every node of root, as its plan
+// record would give them (see operatorID). An error says the plan cannot
+// be recorded, and so has no ids.
+func NodeIDs(root Node) (map[Node]string, error) {
+	e := newEncoder()
+	if _, err := e.node(root); err != nil {
+		return nil, err
+	}
+	return e.byNode, nil
+}

@@ -126,6 +126,11 @@ type Aggregate struct {
 	GroupBy []expr.Expr
 	Aggs    []AggCall
 	Cols    []types.Column
+	// UID, when set, is the operator id the user gave the aggregate
+	// (WITH (uids = '...') on its view names a WITH query): the
+	// aggregate's id is derived from it alone, so its state follows it
+	// through rewrites of the query around it.
+	UID string
 }
 
 func (a *Aggregate) Schema() []types.Column { return a.Cols }
@@ -139,7 +144,11 @@ func (a *Aggregate) Describe() string {
 	for i, c := range a.Aggs {
 		aggs[i] = c.String()
 	}
-	return fmt.Sprintf("Aggregate group=[%s] aggs=[%s]", strings.Join(keys, ", "), strings.Join(aggs, ", "))
+	uid := ""
+	if a.UID != "" {
+		uid = fmt.Sprintf(" uid=%q", a.UID)
+	}
+	return fmt.Sprintf("Aggregate group=[%s] aggs=[%s]%s", strings.Join(keys, ", "), strings.Join(aggs, ", "), uid)
 }
 
 // SortKey is one ORDER BY item. NULLs sort as larger than any value, so

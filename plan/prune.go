@@ -51,7 +51,7 @@ func prune(n Node, need []bool) (Node, []int) {
 		return &Window{Input: child, TimeCol: m[n.TimeCol], Size: n.Size, Slide: n.Slide, Cols: cols}, pos
 	case *Aggregate:
 		child, m := prune(n.Input, InputsRead(n, need)[0])
-		out := &Aggregate{Input: child, Cols: n.Cols, Aggs: make([]AggCall, len(n.Aggs))}
+		out := &Aggregate{Input: child, Cols: n.Cols, Aggs: make([]AggCall, len(n.Aggs)), UID: n.UID}
 		for _, g := range n.GroupBy {
 			out.GroupBy = append(out.GroupBy, remapCols(g, m))
 		}

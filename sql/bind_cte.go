@@ -65,6 +65,9 @@ func (sb *selectBinder) bindCTE(name, alias string) (plan.Node, *scope, bool, er
 		}
 	}
 	sb.ctes = saved
+	if err == nil && !recursive {
+		err = sb.params.nameOperator(name, node)
+	}
 	if err != nil {
 		return nil, nil, true, err
 	}

@@ -105,6 +105,10 @@ type boundParams struct {
 	// where subqueries cannot appear.
 	// corr is the query around it.
 	subquery func(q ast.ResultSetNode, corr *correlation) (plan.Node, error)
+	// uids are the WITH queries whose aggregate the user named (a view's
+	// WITH (uids = '...'), alter_view_uids.go); named records those met.
+	uids  map[string]bool
+	named map[string]bool
 }
 
 // at gives err the position of node in the statement text, if err is a

@@ -270,7 +270,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		e.ddlMu.Unlock()
 		return "", err
 	}
-	root, err := e.bindQuery(viewQuery(st, n), &boundParams{stmt: st})
+	root, err := e.bindView(st, n)
 	if err != nil {
 		e.ddlMu.Unlock()
 		return "", err

@@ -68,7 +68,7 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 				a.Arg = one(a.Arg)
 				aggs[i] = a
 			}
-			return &plan.Aggregate{Input: walk(n.Input), GroupBy: all(n.GroupBy), Aggs: aggs, Cols: n.Cols}
+			return &plan.Aggregate{Input: walk(n.Input), GroupBy: all(n.GroupBy), Aggs: aggs, Cols: n.Cols, UID: n.UID}
 		case *plan.Sort:
 			keys := make([]plan.SortKey, len(n.Keys))
 			for i, k := range n.Keys {

@@ -200,13 +200,18 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 	case *front.CreateMaterializedView:
 		// Bind now so that errors surface at Parse time, and again at run
 		// time against the catalog of that moment.
-		if _, err := s.e.bindQuery(viewQuery(st, n), params); err != nil {
+		if _, err := s.e.bindView(st, n); err != nil {
 			return nil, err
 		}
 		if st.NumParams > 0 {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view cannot have parameters")
 		}
-		return command(func(ctx context.Context) (string, error) { return s.e.createView(ctx, n, st) }), nil
+		return command(func(ctx context.Context) (string, error) {
+			if _, exists := s.e.lookup(n.Name); n.Alter || (n.Replace && exists) {
+				return s.e.alterView(ctx, n, st)
+			}
+			return s.e.createView(ctx, n, st)
+		}), nil
 	case *front.CreateView:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE VIEW is not supported").
 			WithHint("Use CREATE MATERIALIZED VIEW: streamdb keeps views materialized and current.")
@@ -403,10 +408,13 @@ func (s *session) prepareExplain(n *front.Explain) (*prepared, error) {
 	var err error
 	switch inner := n.Stmt.Node.(type) {
 	case *front.CreateMaterializedView:
+		if _, exists := s.e.lookup(inner.Name); inner.Alter || (inner.Replace && exists) {
+			return s.explainAlter(n, inner)
+		}
 		if _, exists := s.e.lookup(inner.Name); exists && !inner.IfNotExists {
 			return nil, sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", inner.Name)
 		}
-		root, err = s.e.bindQuery(viewQuery(n.Stmt, inner), &boundParams{stmt: n.Stmt})
+		root, err = s.e.bindView(n.Stmt, inner)
 		if err == nil {
 			err = checkStreamable(root)
 		}

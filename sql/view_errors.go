@@ -58,9 +58,16 @@ func checkViewOptions(opts map[string]string) (map[string]string, error) {
 					WithHint("Use 'skip' (the default: a row that fails inside the view is skipped and listed in streamdb_view_errors) or 'fail' (the view stops at such a row).")
 			}
 			out[k] = v
+		case uidsOption:
+			if _, err := parseUIDs(v); err != nil {
+				return nil, err
+			}
+			out[k] = v
+		case allowNonRestoredOption:
+			// An instruction to ALTER, not a property of the view.
 		default:
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized parameter %q", k).
-				WithHint("A materialized view takes WITH (on_error = 'skip' | 'fail').")
+				WithHint("A materialized view takes WITH (on_error = 'skip' | 'fail', uids = 'with_query, ...'); ALTER also takes allow_non_restored_state = true.")
 		}
 	}
 	return out, nil

@@ -64,6 +64,14 @@ type Descriptor struct {
 	// plan's Encode), which its dataflow is built from; empty for views
 	// created before plans were recorded, which bind Query again.
 	Plan json.RawMessage `json:"plan,omitempty"`
+	// OpState, set once a view was altered (ALTER MATERIALIZED VIEW),
+	// numbers its operators' state tables by operator id (the ids of
+	// package plan's NodeIDs over its streaming plan) instead of by the
+	// walk of the plan: the operators that kept their state through the
+	// change keep their tables. NextOp is the first table index no
+	// operator of the view used yet.
+	OpState map[string][]uint16 `json:"op_state,omitempty"`
+	NextOp  uint16              `json:"next_op,omitempty"`
 }
 
 // The formats of a view's dataflow (Descriptor.Dataflow), oldest first.

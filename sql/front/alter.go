@@ -6,8 +6,9 @@ import (
 	"streamdb/sqlerr"
 )
 
-// parseAlter reads ALTER SYSTEM ... and ALTER STREAM ... SET POSITION.
-func parseAlter(c *cursor) (any, error) {
+// parseAlter reads ALTER SYSTEM ..., ALTER STREAM ... SET POSITION,
+// ALTER TABLE ... and ALTER MATERIALIZED VIEW ... AS query.
+func parseAlter(st *Statement, c *cursor) (any, error) {
 	c.next() // ALTER
 	t := c.peek()
 	switch {
@@ -17,6 +18,8 @@ func parseAlter(c *cursor) (any, error) {
 		return parseAlterStream(c)
 	case c.word("table"):
 		return parseAlterTable(c)
+	case c.words("materialized", "view"):
+		return parseAlterView(st, c)
 	case t.kind == tkWord:
 		return nil, unsupported(c.src, t, "ALTER %s", upper(t.val))
 	}

@@ -8,6 +8,9 @@ import (
 func parseCreate(st *Statement, c *cursor) (any, error) {
 	c.next() // CREATE
 	if c.words("or", "replace") {
+		if c.words("materialized", "view") {
+			return parseCreateView(st, c, KindMaterializedView, true)
+		}
 		if !c.peek().isWord("view") {
 			return nil, c.fail()
 		}

@@ -70,10 +70,16 @@ type CreateMaterializedView struct {
 	Schema      string
 	Name        string
 	IfNotExists bool
-	Columns     []string          // optional column names
-	Options     map[string]string // WITH (k = 'v', ...): keys lower-cased, values unquoted; nil without WITH
-	Query       ast.ResultSetNode // *ast.SelectStmt or *ast.SetOprStmt
-	QueryText   string            // the query as written (for the catalog)
+	// Replace is CREATE OR REPLACE: an existing view of that name is
+	// altered (Alter), a missing one created.
+	Replace bool
+	// Alter is ALTER MATERIALIZED VIEW name [WITH (...)] AS query: the
+	// view must exist; its query is replaced, keeping operator state.
+	Alter     bool
+	Columns   []string          // optional column names
+	Options   map[string]string // WITH (k = 'v', ...): keys lower-cased, values unquoted; nil without WITH
+	Query     ast.ResultSetNode // *ast.SelectStmt or *ast.SetOprStmt
+	QueryText string            // the query as written (for the catalog)
 }
 
 // CreateView is a plain CREATE [OR REPLACE] VIEW. It has the same shape as a

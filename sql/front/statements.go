@@ -148,7 +148,7 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 	case first.isWord("reset"):
 		node, err = parseReset(c)
 	case first.isWord("alter"):
-		node, err = parseAlter(c)
+		node, err = parseAlter(st, c)
 	case first.isWord("explain"):
 		node, err = parseExplain(c)
 	case first.isWord("copy"):

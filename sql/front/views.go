@@ -1,5 +1,7 @@
 package front
 
+import "streamdb/sqlerr"
+
 // parseCreateView reads CREATE MATERIALIZED VIEW / CREATE VIEW after the
 // keywords: [IF NOT EXISTS] name [(columns)] AS query.
 func parseCreateView(st *Statement, c *cursor, kind ObjectKind, orReplace bool) (any, error) {
@@ -30,7 +32,10 @@ func parseCreateView(st *Statement, c *cursor, kind ObjectKind, orReplace bool) 
 	}
 	text := c.textOf(c.i, len(c.toks))
 	if kind == KindMaterializedView {
-		return &CreateMaterializedView{Schema: schema, Name: name, IfNotExists: ifNotExists,
+		if orReplace && ifNotExists {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "CREATE OR REPLACE MATERIALIZED VIEW cannot take IF NOT EXISTS")
+		}
+		return &CreateMaterializedView{Schema: schema, Name: name, IfNotExists: ifNotExists, Replace: orReplace,
 			Columns: cols, Options: opts, Query: query, QueryText: text}, nil
 	}
 	return &CreateView{Schema: schema, Name: name, IfNotExists: ifNotExists, OrReplace: orReplace,
