@@ -89,3 +89,36 @@ func TestAlterViewFilterOnTop(t *testing.T) {
 	wantRows(t, conn, `SELECT count(*), sum(c) FROM totals`, "5 5")
 	_ = context.Background
 }
+
+// TestAlterViewNamedOperator: an aggregate named WITH (uids = ...) keeps
+// its state through a rewrite of the query below and around it, after the
+// history is purged; the same rewrite of an unnamed aggregate is refused.
+func TestAlterViewNamedOperator(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	ctx := testCtx(t, 2*time.Minute)
+	exec(t, conn,
+		`CREATE STREAM ev (k text, n bigint) WITH (subject = 'named.ev')`,
+		`CREATE MATERIALIZED VIEW named WITH (uids = 'daily') AS WITH daily AS (SELECT k, count(*) AS c FROM ev GROUP BY k) SELECT k, c FROM daily`,
+		`CREATE MATERIALIZED VIEW unnamed AS WITH daily AS (SELECT k, count(*) AS c FROM ev GROUP BY k) SELECT k, c FROM daily`)
+	_, js := jetStream(t, srv.NATSURL())
+	publishMany(t, js, "named.ev", 300, func(i int) string { return fmt.Sprintf(`{"k": "k%d", "n": %d}`, i%3, i) })
+	flush(t, conn)
+	stream, err := js.StreamNameBySubject(ctx, "named.ev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rewrite := ` AS WITH daily AS (SELECT k, count(*) AS c FROM (SELECT k, n FROM ev WHERE true) e GROUP BY k) SELECT k, c FROM daily WHERE c >= 0`
+	wantExecCode(t, conn, `ALTER MATERIALIZED VIEW unnamed`+rewrite, "55000")
+	exec(t, conn, `ALTER MATERIALIZED VIEW named WITH (uids = 'daily')`+rewrite)
+	publishMany(t, js, "named.ev", 3, func(i int) string { return fmt.Sprintf(`{"k": "k%d", "n": 0}`, i) })
+	flush(t, conn)
+	wantRows(t, conn, `SELECT k, c FROM named ORDER BY k`, "k0 101", "k1 101", "k2 101")
+}
