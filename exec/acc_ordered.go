@@ -1,20 +1,24 @@
 package exec
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
+	"streamdb/expr"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
 // Aggregates over the sorted multiset of their input: percentile_cont,
 // percentile_disc and mode (PostgreSQL's ordered-set aggregates, WITHIN
-// GROUP (ORDER BY x)) and string_agg ordered by its value. Each keeps
-// every non-NULL value with its multiplicity, so it is exact under
-// retraction. The binder names a call "name:asc|desc:param", param being
+// GROUP (ORDER BY x)), and string_agg and array_agg ordered by their
+// value. Each keeps every non-NULL value with its multiplicity, so it is
+// exact under retraction; array_agg also counts its NULLs, which it lists
+// last (first when descending), as PostgreSQL orders NULLs. An array is
+// carried as its text form (see expr/array_text.go). The binder names a call "name:asc|desc:param", param being
 // the fraction or the delimiter (sql/bind_ordered_agg.go).
 
 // OrderedSetName is the AggCall.Func of an ordered aggregate.
@@ -33,7 +37,7 @@ func parseOrderedSet(fn string) (name string, desc bool, param string, ok bool) 
 		return "", false, "", false
 	}
 	switch parts[0] {
-	case "percentile_cont", "percentile_disc", "mode", "string_agg":
+	case "percentile_cont", "percentile_disc", "mode", "string_agg", "array_agg":
 		return parts[0], parts[1] == "desc", parts[2], true
 	}
 	return "", false, "", false
@@ -56,6 +60,8 @@ func orderedSetResultType(fn string, arg types.Type) (types.Type, bool) {
 			return types.Text, true
 		}
 		return types.Unknown, false
+	case "array_agg":
+		return types.Text, true
 	}
 	return arg, true
 }
@@ -66,14 +72,16 @@ type orderedSetAcc struct {
 	frac   float64
 	delim  string
 	counts map[string]int64
+	nulls  int64      // array_agg only
+	arg    types.Type // array_agg only: the element type
 }
 
-func newOrderedSetAcc(fn string) Accumulator {
+func newOrderedSetAcc(fn string, arg types.Type) Accumulator {
 	name, desc, param, ok := parseOrderedSet(fn)
 	if !ok {
 		return nil
 	}
-	a := &orderedSetAcc{name: name, desc: desc, counts: map[string]int64{}}
+	a := &orderedSetAcc{name: name, desc: desc, counts: map[string]int64{}, arg: arg}
 	if name == "string_agg" {
 		a.delim = param
 	} else if param != "" {
@@ -84,6 +92,9 @@ func newOrderedSetAcc(fn string) Accumulator {
 
 func (a *orderedSetAcc) Add(v types.Datum, sign int64) error {
 	if v.IsNull() {
+		if a.name == "array_agg" {
+			a.nulls += sign
+		}
 		return nil
 	}
 	k := string(keyenc.AppendValue(nil, v))
@@ -140,6 +151,9 @@ func at(vals []types.Datum, ns []int64, p int64) types.Datum {
 
 func (a *orderedSetAcc) Result() types.Datum {
 	vals, ns, total := a.sorted()
+	if a.name == "array_agg" {
+		return a.array(vals, ns, total)
+	}
 	if total == 0 {
 		return types.Null
 	}
@@ -186,6 +200,33 @@ func (a *orderedSetAcc) Result() types.Datum {
 	return types.Null
 }
 
+// array is array_agg's result: NULL over no rows.
+func (a *orderedSetAcc) array(vals []types.Datum, ns []int64, total int64) types.Datum {
+	nulls := max(a.nulls, 0)
+	if total+nulls == 0 {
+		return types.Null
+	}
+	elems := make([]types.Datum, 0, total+nulls)
+	addNulls := func() {
+		for range nulls {
+			elems = append(elems, types.Null)
+		}
+	}
+	if a.desc {
+		addNulls()
+	}
+	for i, v := range vals {
+		s := types.NewString(types.FormatText(v, a.arg))
+		for range ns[i] {
+			elems = append(elems, s)
+		}
+	}
+	if !a.desc {
+		addNulls()
+	}
+	return types.NewString(expr.FormatTextArray(elems))
+}
+
 func toFloat(d types.Datum) float64 {
 	switch d.K {
 	case types.KindInt:
@@ -199,7 +240,18 @@ func toFloat(d types.Datum) float64 {
 	return math.NaN()
 }
 
-func (a *orderedSetAcc) Marshal(buf []byte) []byte { return marshalCounts(buf, a.counts) }
+func (a *orderedSetAcc) Marshal(buf []byte) []byte {
+	buf = marshalCounts(buf, a.counts)
+	if a.name == "array_agg" {
+		buf = binary.AppendVarint(buf, a.nulls)
+	}
+	return buf
+}
+
 func (a *orderedSetAcc) Unmarshal(b []byte) ([]byte, error) {
-	return unmarshalCounts(b, a.counts)
+	b, err := unmarshalCounts(b, a.counts)
+	if err != nil || a.name != "array_agg" {
+		return b, err
+	}
+	return readVarint(b, &a.nulls)
 }

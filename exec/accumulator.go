@@ -30,6 +30,12 @@ func AggResultType(fn string, arg types.Type) (types.Type, error) {
 	if t, ok := orderedSetResultType(fn, arg); ok {
 		return t, nil
 	}
+	if isStatsAgg(fn) {
+		if t, ok := statsResultType(arg); ok {
+			return t, nil
+		}
+		return types.Unknown, fmt.Errorf("function %s(%s) does not exist", fn, arg)
+	}
 	switch fn {
 	case "count":
 		return types.Int8, nil
@@ -96,8 +102,10 @@ func newAccumulator(call plan.AggCall, appendOnly bool, dataflow storage.FormatV
 		}
 	case "bool_and", "bool_or":
 		acc = &boolAcc{and: call.Func == "bool_and"}
+	case "var_pop", "var_samp", "stddev_pop", "stddev_samp":
+		acc = newStatsAcc(call.Func, call.T)
 	default:
-		if acc = newOrderedSetAcc(call.Func); acc == nil {
+		if acc = newOrderedSetAcc(call.Func, argType); acc == nil {
 			panic("exec: unknown aggregate " + call.Func)
 		}
 	}

@@ -33,7 +33,7 @@ func arrayFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		}
 		// Not strict: NULL elements are kept.
 		return &Func{Name: "array", Args: a, T: types.Text, Fn: func(v []types.Datum) (types.Datum, error) {
-			return types.NewString(formatTextArray(v)), nil
+			return types.NewString(FormatTextArray(v)), nil
 		}}, true, nil
 	case "streamdb_subscript":
 		if n != 2 {
@@ -147,7 +147,7 @@ func arrayFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			for i, p := range parts {
 				elems[i] = types.NewString(p)
 			}
-			return types.NewString(formatTextArray(elems)), nil
+			return types.NewString(FormatTextArray(elems)), nil
 		})
 	}
 	return nil, false, nil
@@ -216,7 +216,9 @@ func anyOverArray(args []Expr) (Expr, bool, error) {
 }
 
 // formatTextArray is array_out of one-dimensional text elements.
-func formatTextArray(elems []types.Datum) string {
+// FormatTextArray is the text form of an array of text elements (NULLs
+// kept), quoted as PostgreSQL's array_out quotes them.
+func FormatTextArray(elems []types.Datum) string {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, e := range elems {

@@ -450,12 +450,20 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	return expr.Call(name, args)
 }
 
+// aggregateSynonyms are aggregates PostgreSQL defines as others: the
+// AST keeps the name the user wrote, which names the output column.
+var aggregateSynonyms = map[string]string{"every": "bool_and", "stddev": "stddev_samp", "variance": "var_samp"}
+
 func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
 	fn := strings.ToLower(a.F)
+	if s, ok := aggregateSynonyms[fn]; ok {
+		fn = s
+	}
 	call := plan.AggCall{Func: fn, Distinct: a.Distinct}
 	switch fn {
-	case "count", "sum", "min", "max", "avg", "bool_and", "bool_or":
-	case "percentile_cont", "percentile_disc", "mode", "string_agg":
+	case "count", "sum", "min", "max", "avg", "bool_and", "bool_or",
+		"var_pop", "var_samp", "stddev_pop", "stddev_samp":
+	case "percentile_cont", "percentile_disc", "mode", "string_agg", "array_agg":
 		var err error
 		if call, err = b.orderedAggCall(fn, a); err != nil {
 			return nil, err
@@ -489,6 +497,9 @@ func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
 	}
 	t, err := exec.AggResultType(call.Func, argType)
 	if err != nil {
+		if _, ok := aggregateSynonyms[strings.ToLower(a.F)]; ok {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", strings.ToLower(a.F), argType)
+		}
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "%s", err.Error())
 	}
 	call.T = t
@@ -577,8 +588,10 @@ func (v *markerCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // aggregateFuncs are aggregates the TiDB parser reads as plain function
 // calls (MySQL has no such aggregates).
-var aggregateFuncs = map[string]string{"bool_and": "bool_and", "bool_or": "bool_or", "every": "bool_and",
-	"percentile_cont": "percentile_cont", "percentile_disc": "percentile_disc", front.ModeFunc: "mode", "string_agg": "string_agg"}
+var aggregateFuncs = map[string]string{"bool_and": "bool_and", "bool_or": "bool_or", "every": "every",
+	"streamdb_stddev": "stddev", "streamdb_variance": "variance",
+	"percentile_cont": "percentile_cont", "percentile_disc": "percentile_disc", front.ModeFunc: "mode", "string_agg": "string_agg",
+	"array_agg": "array_agg"}
 
 // normalizeAggregates rewrites calls of aggregateFuncs into aggregate nodes.
 func normalizeAggregates(n ast.Node) {

@@ -20,10 +20,12 @@ import (
 //	percentile_disc(x, fraction, 'asc'|'desc')
 //	mode(x, 'asc'|'desc')
 //	string_agg(a, delimiter [, 'asc'|'desc', k])  (string_agg(a, d ORDER BY k))
+//	array_agg(a [, 'asc'|'desc', k])              (array_agg(a ORDER BY k))
 //
 // The fraction and the delimiter must be constants; string_agg orders by
 // its value (PostgreSQL, without ORDER BY, concatenates in an unspecified
-// order), so an ORDER BY of another expression is refused.
+// order), so an ORDER BY of another expression is refused; array_agg
+// likewise, its NULLs last (first when descending).
 func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCall, error) {
 	call := plan.AggCall{Func: fn}
 	if a.Distinct {
@@ -36,8 +38,10 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 		min, max = 2, 2
 	case "string_agg":
 		min, max = 2, 4
+	case "array_agg":
+		min, max = 1, 3
 	}
-	if len(args) < min || len(args) > max || len(args) == 3 && fn == "string_agg" {
+	if len(args) < min || len(args) > max || len(args) == 3 && fn == "string_agg" || len(args) == 2 && fn == "array_agg" {
 		return call, sqlerr.New(sqlerr.UndefinedFunction, "function %s with %d arguments does not exist", fn, len(args)).
 			WithHint("Write %s", orderedAggUsage[fn])
 	}
@@ -69,6 +73,13 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 			return call, sqlerr.New(sqlerr.NumericValueOutOfRange, "percentile value %s is not between 0 and 1", strconv.FormatFloat(f, 'g', -1, 64))
 		}
 		param = strconv.FormatFloat(f, 'g', -1, 64)
+	case "array_agg":
+		if len(args) == 3 {
+			desc = constText(args[1]) == "desc"
+			if err := sameOrderKey(inner, b, fn, arg, args[2]); err != nil {
+				return call, err
+			}
+		}
 	case "string_agg":
 		d, ok := args[1].(*test_driver.ValueExpr)
 		if !ok || (d.Kind() != test_driver.KindString && d.Kind() != test_driver.KindNull) {
@@ -77,13 +88,8 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 		param = d.GetString()
 		if len(args) == 4 {
 			desc = constText(args[2]) == "desc"
-			key, err := inner.bindExpr(args[3], b.agg.input)
-			if err != nil {
+			if err := sameOrderKey(inner, b, fn, arg, args[3]); err != nil {
 				return call, err
-			}
-			if key.String() != arg.String() {
-				return call, sqlerr.New(sqlerr.FeatureNotSupported, "string_agg can order only by the value it aggregates (%s)", arg.String()).
-					WithHint("Order by the aggregated expression, or aggregate in a subquery ordered as you need.")
 			}
 		}
 	}
@@ -96,7 +102,21 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 	return call, nil
 }
 
+// sameOrderKey refuses an ORDER BY inside fn that is not fn's argument.
+func sameOrderKey(inner, b *binder, fn string, arg expr.Expr, k ast.ExprNode) error {
+	key, err := inner.bindExpr(k, b.agg.input)
+	if err != nil {
+		return err
+	}
+	if key.String() != arg.String() {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "%s can order only by the value it aggregates (%s)", fn, arg.String()).
+			WithHint("Order by the aggregated expression, or aggregate in a subquery ordered as you need.")
+	}
+	return nil
+}
+
 var orderedAggUsage = map[string]string{
+	"array_agg":       "array_agg(expression [ORDER BY the same expression]).",
 	"percentile_cont": "percentile_cont(fraction) WITHIN GROUP (ORDER BY numeric expression).",
 	"percentile_disc": "percentile_disc(fraction) WITHIN GROUP (ORDER BY expression).",
 	"mode":            "mode() WITHIN GROUP (ORDER BY expression).",

@@ -5,6 +5,11 @@ package front
 //	EXTRACT(field FROM x)              ->  streamdb_extract('field', x)
 //	agg(args) FILTER (WHERE cond)      ->  agg(CASE WHEN cond THEN arg1 END, ...)
 //	concat(args)                       ->  streamdb_concat(args)
+//	stddev(x), variance(x)             ->  streamdb_stddev(x), streamdb_variance(x)
+//
+// The TiDB parser reads stddev and variance as MySQL's population
+// aggregates; PostgreSQL's are the sample ones, which the binder gives
+// these names.
 //
 // The TiDB parser turns a || b into concat(a, b), so a call the user wrote
 // as concat( must keep another name: PostgreSQL's concat() skips NULLs
@@ -21,7 +26,8 @@ const ConcatFunc = "streamdb_concat"
 const ExtractFunc = "streamdb_extract"
 
 func (r *rewriter) funcPass() error {
-	if !hasWord(r.toks, "extract") && !hasWord(r.toks, "concat") && !hasWord(r.toks, "filter") {
+	if !hasWord(r.toks, "extract") && !hasWord(r.toks, "concat") && !hasWord(r.toks, "filter") &&
+		!hasWord(r.toks, "stddev") && !hasWord(r.toks, "variance") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks))
@@ -33,6 +39,9 @@ func (r *rewriter) funcPass() error {
 			out, i, err = r.extract(out, i)
 		case t.isWord("concat") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
 			t.val = ConcatFunc
+			out = append(out, t)
+		case t.isWord("stddev", "variance") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
+			t.val = "streamdb_" + t.val
 			out = append(out, t)
 		case t.isWord("filter") && i+2 < len(r.toks) && r.toks[i+1].isOp("(") && r.toks[i+2].isWord("where"):
 			out, i, err = r.filter(out, i)

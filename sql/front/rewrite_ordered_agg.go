@@ -12,8 +12,9 @@ const ModeFunc = "streamdb_mode"
 //	  ->  percentile_cont(x, 0.5, 'desc')
 //	mode() WITHIN GROUP (ORDER BY x)       ->  streamdb_mode(x, 'asc')
 //	string_agg(a, ',' ORDER BY k DESC)     ->  string_agg(a, ',', 'desc', k)
+//	array_agg(a ORDER BY k DESC)           ->  array_agg(a, 'desc', k)
 func (r *rewriter) orderedAggPass() error {
-	if !hasWord(r.toks, "within") && !hasWord(r.toks, "string_agg") {
+	if !hasWord(r.toks, "within") && !hasWord(r.toks, "string_agg") && !hasWord(r.toks, "array_agg") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks)+8)
@@ -47,8 +48,8 @@ func (r *rewriter) orderedAggPass() error {
 			i = end
 			continue
 		}
-		// string_agg(a, d ORDER BY k [ASC|DESC])
-		if t.isWord("string_agg") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") {
+		// string_agg(a, d ORDER BY k [ASC|DESC]), array_agg(a ORDER BY k)
+		if t.isWord("string_agg", "array_agg") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") {
 			end := matchParen(r.toks, i+1)
 			if end < 0 {
 				return syntaxError(r.src, t)
