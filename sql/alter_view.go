@@ -446,13 +446,16 @@ func (e *Engine) explainAlter(ctx context.Context, n *front.CreateMaterializedVi
 
 var notIdent = regexp.MustCompile(`[^a-z0-9_]+`)
 
-// alterSavepointName names the savepoint an ALTER of view takes.
+// alterSavepointName names the savepoint an ALTER of view takes: a plain
+// lower-case identifier, so that the ROLLBACK TO SAVEPOINT the NOTICE
+// suggests parses as written, without quotes.
 func alterSavepointName(view string) string {
 	name := notIdent.ReplaceAllString(strings.ToLower(view), "_")
-	if len(name) > 40 {
-		name = name[:40]
+	// 13 + 27 + 1 + 22 bytes: within checkpoint.MaxSavepointNameLen.
+	if len(name) > 27 {
+		name = name[:27]
 	}
-	return fmt.Sprintf("before_alter_%s_%s", name, time.Now().UTC().Format("20060102T150405.000000"))
+	return fmt.Sprintf("before_alter_%s_%s", name, time.Now().UTC().Format("20060102_150405_000000"))
 }
 
 // mergeViewOptions keeps the old view's options that the ALTER does not

@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/tests/testutil"
@@ -22,14 +24,28 @@ type alterPair struct {
 	js       jetstream.JetStream
 	subject  string
 	sent     int
+	notices  chan string // NOTICE messages sdb received
 	// event is event i's key and value; by default k<i%5> and i.
 	event func(i int) (string, int64)
 }
 
 func startAlterPair(t *testing.T, subject string) *alterPair {
 	t.Helper()
-	p := &alterPair{srv: startServer(t), subject: subject}
-	p.sdb = p.srv.Conn(t)
+	p := &alterPair{srv: startServer(t), subject: subject, notices: make(chan string, 100)}
+	cfg, err := pgx.ParseConfig(p.srv.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		select {
+		case p.notices <- n.Message:
+		default:
+		}
+	}
+	if p.sdb, err = pgx.ConnectConfig(testCtx(t, time.Minute), cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.sdb.Close(context.Background()) })
 	p.ref = testutil.StartPostgres(t).Conn(t)
 	_, p.js = jetStream(t, p.srv.NATSURL())
 	p.event = func(i int) (string, int64) { return fmt.Sprintf("k%d", i%5), int64(i) }
