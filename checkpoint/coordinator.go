@@ -50,6 +50,8 @@ type Coordinator struct {
 	store    *storage.Store
 	rt       *exec.Runtime
 	log      *slog.Logger
+	// durable is DurableEpoch's value.
+	durable atomic.Uint64
 
 	mu        sync.Mutex
 	nextID    uint64
@@ -262,6 +264,11 @@ func (c *Coordinator) Healthy() (bool, int) {
 	defer c.mu.Unlock()
 	return c.failures <= c.settings().TolerableFailures, c.failures
 }
+
+// DurableEpoch is the newest epoch a checkpoint or savepoint completed
+// by this process holds (0 before the first): recovery from a crash never
+// goes back past it. Sinks publish only epochs up to it.
+func (c *Coordinator) DurableEpoch() uint64 { return c.durable.Load() }
 
 // History returns every checkpoint this server knows, oldest first.
 func (c *Coordinator) History() []Meta {
@@ -691,6 +698,9 @@ func (c *Coordinator) finish(m *Meta, s Settings, err error) {
 		return
 	}
 	c.failures = 0
+	if m.Epoch > c.durable.Load() {
+		c.durable.Store(m.Epoch)
+	}
 	metrics.CheckpointsCompleted.Inc()
 	metrics.CheckpointDuration.Observe(time.Duration(m.Duration).Seconds())
 	metrics.CheckpointSize.Set(float64(m.SizeBytes))

@@ -45,6 +45,11 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	mat.rowsOut = metrics.ViewRowsOut.WithLabelValues(desc.Name)
 	mat.hub = &edgeHub{}
 	p.hub = mat.hub
+	taps, err := loadSinkTaps(rt.store, desc.ID)
+	if err != nil {
+		return err
+	}
+	mat.hub.sinks.update(func([]*sinkTap) []*sinkTap { return taps })
 	bound := root
 	root = streamingPlan(desc.Dataflow, root)
 	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow}

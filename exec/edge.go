@@ -121,6 +121,8 @@ type edgeHub struct {
 	last    uint64
 	// subs are the view's subscribers (subscribe.go).
 	subs subHub
+	// sinks are the view's sinks (sink_outbox.go).
+	sinks sinkTaps
 }
 
 // attach adds an edge that receives every change from now on; the
@@ -166,6 +168,9 @@ func (h *edgeHub) forward(c *Chunk) {
 		return
 	}
 	h.subs.forward(c)
+	if h.sinks.active() {
+		h.sinks.cur = append(h.sinks.cur, c)
+	}
 	h.send(edgeMsg{chunk: c})
 }
 
@@ -213,4 +218,6 @@ func (h *edgeHub) drop(gone *edge) {
 }
 
 // readers reports whether any edge reads the hub (or is about to).
-func (h *edgeHub) readers() bool { return h.active.Load() > 0 || h.subs.active.Load() > 0 }
+func (h *edgeHub) readers() bool {
+	return h.active.Load() > 0 || h.subs.active.Load() > 0 || h.sinks.active()
+}

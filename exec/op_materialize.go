@@ -226,6 +226,9 @@ func (op *materializeOp) Barrier(e Epoch) error {
 		op.marker = nil
 	}
 	if op.hub != nil {
+		if err := op.hub.sinks.write(e.Batch, e.ID); err != nil {
+			return err
+		}
 		defer op.hub.barrier(e.ID)
 	}
 	if op.mode == Counted {

@@ -504,6 +504,23 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 			return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop %s %s because other objects depend on it", d.Kind, name).
 				WithHint("materialized view %s depends on it; use DROP ... CASCADE to drop them too.", strings.Join(names, ", "))
 		}
+		sinks, err := e.sinksOn(append(deps, d))
+		if err != nil {
+			return "", err
+		}
+		if len(sinks) > 0 && !n.Cascade {
+			names := make([]string, len(sinks))
+			for i, s := range sinks {
+				names[i] = s.Name
+			}
+			return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop %s %s because other objects depend on it", d.Kind, name).
+				WithHint("sink %s depends on it; DROP SINK first, or use DROP ... CASCADE to drop them too.", strings.Join(names, ", "))
+		}
+		for _, s := range sinks {
+			if err := e.deleteSink(s); err != nil {
+				return "", err
+			}
+		}
 		for _, dep := range deps {
 			if err := e.dropObject(dep); err != nil {
 				return "", err

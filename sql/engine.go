@@ -19,6 +19,7 @@ import (
 	"streamdb/config"
 	"streamdb/exec"
 	"streamdb/pgwire"
+	"streamdb/sink"
 	"streamdb/storage"
 )
 
@@ -30,6 +31,8 @@ type Engine struct {
 	broker *broker.Broker
 	rt     *exec.Runtime
 	coord  *checkpoint.Coordinator
+	// publisher publishes the sinks' outboxes (package sink).
+	publisher *sink.Publisher
 
 	// cfgMu guards cfg.Values, which SET and ALTER SYSTEM SET change.
 	cfgMu sync.RWMutex
@@ -150,6 +153,8 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 	e.rt.Start()
 	e.startPurging()
 	e.coord.Start()
+	e.publisher = sink.NewPublisher(store, b.JS, e.coord.DurableEpoch, log)
+	e.publisher.Start()
 	return e, nil
 }
 
@@ -250,6 +255,7 @@ func (e *Engine) NATSURL() string { return e.broker.URL }
 // memory backend writes a final snapshot, and checkpoints are kept or
 // deleted as externalized-checkpoint-retention says.
 func (e *Engine) Close() error {
+	e.publisher.Stop()
 	e.coord.StopPeriodic()
 	e.stopPurging()
 	e.rt.Close()

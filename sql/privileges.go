@@ -78,6 +78,20 @@ func (s *session) permitted(st *front.Statement) error {
 			return err
 		}
 		return s.needRead(st, n.Query)
+	case *front.CreateSink:
+		if err := s.needCreate(); err != nil {
+			return err
+		}
+		if d, ok := s.e.lookup(n.View); ok && !s.has(d, "SELECT") {
+			return sqlerr.New(codeInsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name).
+				WithHint("A sink publishes the rows of %s: its owner must GRANT SELECT ON %s first.", d.Name, d.Name)
+		}
+	case *front.DropSink:
+		for _, name := range n.Names {
+			if d, _ := s.e.sinkNamed(name); d != nil && d.Owner != s.user {
+				return sqlerr.New(codeInsufficientPrivilege, "must be owner of sink %s", d.Name)
+			}
+		}
 	case *front.Drop:
 		for _, name := range n.Names {
 			d, ok := s.e.lookup(name)

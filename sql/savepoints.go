@@ -192,7 +192,15 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 	err = e.coord.Exclusive(func() error {
 		e.rt.StopAll()
 		e.tables.reset()
-		if err := e.store.ReplaceAll(src, e.rt.CommittedEpoch()); err != nil {
+		carry, err := captureSinks(e.store)
+		if err != nil {
+			return err
+		}
+		epoch := e.rt.CommittedEpoch()
+		if err := e.store.ReplaceAll(src, epoch); err != nil {
+			return err
+		}
+		if err := restoreSinks(e.store, carry, epoch); err != nil {
 			return err
 		}
 		// Views start together once all are rebuilt: a view that reads

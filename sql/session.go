@@ -217,6 +217,11 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 			WithHint("Use CREATE MATERIALIZED VIEW: streamdb keeps views materialized and current.")
 	case *front.Drop:
 		return command(func(ctx context.Context) (string, error) { return s.e.drop(ctx, n) }), nil
+	case *front.CreateSink:
+		owner := s.sinkOwner()
+		return command(func(ctx context.Context) (string, error) { return s.e.createSink(ctx, n, owner) }), nil
+	case *front.DropSink:
+		return command(func(ctx context.Context) (string, error) { return s.e.dropSink(ctx, n) }), nil
 	case *front.Show:
 		return s.prepareShow(n)
 	case *front.CatalogQuery:

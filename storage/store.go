@@ -22,6 +22,8 @@ const (
 	prefixMeta    = 'm' // 'm' + name -> value
 	prefixOffsets = 'o' // 'o' + object id + source index -> SourcePosition
 	prefixState   = 's' // 's' + object id + operator index + key -> value
+	prefixSink    = 'k' // 'k' + sink name -> JSON SinkDescriptor
+	prefixOutbox  = 'x' // 'x' + sink id + ... -> a sink's outbox (sinks.go)
 )
 
 // Store is the Pebble database of one server.

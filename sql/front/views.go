@@ -57,6 +57,8 @@ func parseDrop(c *cursor) (any, error) {
 		d.Kind = KindMaterializedView
 	case c.word("view"):
 		d.Kind = KindView
+	case c.word("sink"):
+		return parseDropSink(c)
 	case t.kind == tkWord:
 		return nil, unsupported(c.src, t, "DROP %s", upper(t.val))
 	default:

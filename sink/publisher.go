@@ -1,0 +1,321 @@
+package sink
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// roundInterval is how often the Publisher looks for entries to publish
+// when nothing wakes it.
+const roundInterval = 50 * time.Millisecond
+
+// ackTimeout bounds the wait for JetStream's acknowledgements of one
+// entry's messages; on timeout the sink resumes from what JetStream holds.
+const ackTimeout = 10 * time.Second
+
+// Publisher publishes every sink's outbox. One goroutine does all the
+// work, sinks one after another.
+type Publisher struct {
+	store   *storage.Store
+	js      jetstream.JetStream
+	durable func() uint64
+	log     *slog.Logger
+
+	kick   chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu     sync.Mutex
+	states map[string]*state // by SinkDescriptor.UID
+}
+
+// state is what the Publisher knows of one sink.
+type state struct {
+	resumed bool     // last holds what JetStream holds
+	last    position // the newest message published (valid if has)
+	has     bool
+	sent    uint64 // messages published by this process
+	err     string // the last failure, until a publish succeeds
+}
+
+// Status is a sink's publishing progress, for SHOW SINKS.
+type Status struct {
+	// Epoch is the epoch of the newest message published (0 if none is
+	// known yet).
+	Epoch uint64
+	// Sent counts the messages this server process published.
+	Sent uint64
+	// Error is the last failure to publish, "" once publishing works.
+	Error string
+}
+
+// NewPublisher returns a publisher of store's sinks to js that publishes
+// epochs up to durable().
+func NewPublisher(store *storage.Store, js jetstream.JetStream, durable func() uint64, log *slog.Logger) *Publisher {
+	return &Publisher{store: store, js: js, durable: durable, log: log,
+		kick: make(chan struct{}, 1), states: map[string]*state{}}
+}
+
+// Start begins publishing.
+func (p *Publisher) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel, p.done = cancel, make(chan struct{})
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(roundInterval)
+		defer t.Stop()
+		for {
+			p.round(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			case <-p.kick:
+			}
+		}
+	}()
+}
+
+// Stop ends publishing and waits for the goroutine; entries not yet
+// published stay in the outbox for the next start.
+func (p *Publisher) Stop() {
+	if p.cancel == nil {
+		return
+	}
+	p.cancel()
+	<-p.done
+}
+
+// Kick asks for a round now (a checkpoint completed).
+func (p *Publisher) Kick() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Status reports sink d's progress.
+func (p *Publisher) Status(d *storage.SinkDescriptor) Status {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := p.states[d.UID()]
+	if st == nil {
+		return Status{}
+	}
+	out := Status{Sent: st.sent, Error: st.err}
+	if st.has {
+		out.Epoch = st.last.epoch
+	}
+	return out
+}
+
+func (p *Publisher) stateOf(d *storage.SinkDescriptor) *state {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := p.states[d.UID()]
+	if st == nil {
+		st = &state{}
+		p.states[d.UID()] = st
+	}
+	return st
+}
+
+// round publishes what every sink may publish now, as of one snapshot
+// of the store, and deletes the entries done and those of dropped sinks.
+func (p *Publisher) round(ctx context.Context) {
+	snap := p.store.DB().NewSnapshot()
+	defer snap.Close()
+	sinks, err := storage.Sinks(snap)
+	if err != nil {
+		p.log.Error("sinks: read catalog", "err", err)
+		return
+	}
+	gate := p.durable()
+	del := p.store.NewBatch()
+	defer del.Close()
+	known := map[uint32]bool{}
+	var views map[string]*storage.Descriptor
+	for _, d := range sinks {
+		known[d.ID] = true
+		if views == nil {
+			descs, err := storage.Descriptors(snap)
+			if err != nil {
+				p.log.Error("sinks: read catalog", "err", err)
+				return
+			}
+			views = map[string]*storage.Descriptor{}
+			for _, v := range descs {
+				views[v.Name] = v
+			}
+		}
+		v := views[d.View]
+		if v == nil || v.ID != d.ViewID {
+			continue
+		}
+		cols, err := v.Schema()
+		if err != nil {
+			continue
+		}
+		p.publishSink(ctx, snap, d, cols, gate, del)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	// Entries of dropped sinks (an epoch in flight at DROP SINK wrote one).
+	var orphans []uint32
+	err = storage.ScanPrefix(snap, storage.AllOutboxes(), func(k, _ []byte) error {
+		id, _, _, _ := storage.ParseOutboxKey(k)
+		if !known[id] && (len(orphans) == 0 || orphans[len(orphans)-1] != id) {
+			orphans = append(orphans, id)
+		}
+		return nil
+	})
+	if err == nil {
+		for _, id := range orphans {
+			pre := storage.SinkPrefix(id)
+			del.DeleteRange(pre, storage.PrefixEnd(pre), nil)
+		}
+	}
+	if !del.Empty() {
+		if err := p.store.Commit(del, false); err != nil {
+			p.log.Error("sinks: delete published outbox entries", "err", err)
+		}
+	}
+}
+
+// publishSink publishes sink d's entries up to epoch gate.
+func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *storage.SinkDescriptor, cols []types.Column, gate uint64, del *pebble.Batch) {
+	st := p.stateOf(d)
+	fail := func(what string, err error) {
+		p.mu.Lock()
+		msg := fmt.Sprintf("%s: %v", what, err)
+		if st.err != msg {
+			p.log.Warn("sink: publishing stopped, retrying", "sink", d.Name, "subject", d.Subject, "err", msg)
+		}
+		st.err, st.resumed = msg, false
+		p.mu.Unlock()
+	}
+	var entries []entry
+	err := storage.ScanPrefix(snap, storage.OutboxPrefix(d.ID), func(k, v []byte) error {
+		_, epoch, part, ok := storage.ParseOutboxKey(k)
+		if ok {
+			entries = append(entries, entry{key: bytes.Clone(k), epoch: epoch, part: part, value: bytes.Clone(v)})
+		}
+		return nil
+	})
+	if err != nil {
+		fail("read outbox", err)
+		return
+	}
+	if len(entries) == 0 || entries[0].epoch > gate {
+		return
+	}
+	if !st.resumed {
+		last, has, err := p.lastPublished(ctx, d)
+		if err != nil {
+			fail("read the last message on the subject", err)
+			return
+		}
+		p.mu.Lock()
+		st.last, st.has, st.resumed = last, has, true
+		p.mu.Unlock()
+	}
+	for i, e := range entries {
+		if e.epoch > gate {
+			break
+		}
+		if st.has && st.last.after(e.epoch, e.part) {
+			del.Delete(e.key, nil) // published before a restart or restore
+			continue
+		}
+		msgs, err := messages(snap, d, cols, entries, i)
+		if err != nil {
+			fail("encode", err)
+			return
+		}
+		start := 0
+		if st.has && st.last.epoch == e.epoch && st.last.part == e.part {
+			start = st.last.index + 1
+		}
+		if err := p.publish(ctx, d, e, msgs, start); err != nil {
+			fail("publish", err)
+			return
+		}
+		p.mu.Lock()
+		if len(msgs) > 0 {
+			st.last, st.has = position{epoch: e.epoch, part: e.part, index: len(msgs) - 1}, true
+		}
+		st.sent += uint64(max(len(msgs)-start, 0))
+		st.err = ""
+		p.mu.Unlock()
+		del.Delete(e.key, nil)
+	}
+}
+
+// publish sends msgs[start:] of entry e and waits for JetStream's
+// acknowledgements of all of them.
+func (p *Publisher) publish(ctx context.Context, d *storage.SinkDescriptor, e entry, msgs [][]byte, start int) error {
+	if start >= len(msgs) {
+		return nil
+	}
+	futs := make([]jetstream.PubAckFuture, 0, len(msgs)-start)
+	epoch := strconv.FormatUint(e.epoch, 10)
+	for i := start; i < len(msgs); i++ {
+		m := nats.NewMsg(d.Subject)
+		m.Data = msgs[i]
+		m.Header.Set(jetstream.MsgIDHeader, msgID(d.UID(), e.epoch, e.part, i))
+		m.Header.Set(EpochHeader, epoch)
+		f, err := p.js.PublishMsgAsync(m, jetstream.WithExpectStream(d.JSStream))
+		if err != nil {
+			return err
+		}
+		futs = append(futs, f)
+	}
+	timeout := time.NewTimer(ackTimeout)
+	defer timeout.Stop()
+	for _, f := range futs {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return err
+		case <-timeout.C:
+			return errors.New("no acknowledgement from JetStream within " + ackTimeout.String())
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// lastPublished reads the newest message on d's subject; has is false
+// when the subject holds none of d's messages.
+func (p *Publisher) lastPublished(ctx context.Context, d *storage.SinkDescriptor) (last position, has bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, ackTimeout)
+	defer cancel()
+	s, err := p.js.Stream(ctx, d.JSStream)
+	if err != nil {
+		return position{}, false, err
+	}
+	m, err := s.GetLastMsgForSubject(ctx, d.Subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return position{}, false, nil
+	}
+	if err != nil {
+		return position{}, false, err
+	}
+	last, has = parseMsgID(d.UID(), m.Header.Get(jetstream.MsgIDHeader))
+	return last, has, nil
+}

@@ -1,0 +1,280 @@
+package sql
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+
+	"streamdb/exec"
+	"streamdb/plan"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// sinkOptions are the WITH options of CREATE SINK and their values.
+var sinkOptions = map[string][]string{
+	"format":   {"json"},
+	"envelope": {string(exec.EnvelopeChangelog), string(exec.EnvelopeUpsert), string(exec.EnvelopeDebezium)},
+}
+
+// checkSinkOptions returns the format and envelope of opts (json and
+// changelog by default).
+func checkSinkOptions(opts map[string]string) (format, envelope string, err error) {
+	format, envelope = "json", string(exec.EnvelopeChangelog)
+	for k, v := range opts {
+		allowed, ok := sinkOptions[k]
+		if !ok {
+			return "", "", sqlerr.New(sqlerr.InvalidParameterValue, "unknown sink option %q", k).
+				WithHint("CREATE SINK takes WITH (format = 'json', envelope = 'changelog' | 'upsert' | 'debezium').")
+		}
+		v = strings.ToLower(v)
+		found := false
+		for _, a := range allowed {
+			found = found || a == v
+		}
+		if !found {
+			return "", "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for sink option %s: %q", k, v).
+				WithHint("Use one of: %s.", strings.Join(allowed, ", "))
+		}
+		if k == "format" {
+			format = v
+		} else {
+			envelope = v
+		}
+	}
+	return format, envelope, nil
+}
+
+// sinks returns every sink.
+func (e *Engine) sinks() ([]*storage.SinkDescriptor, error) {
+	return storage.Sinks(e.store.DB())
+}
+
+func (e *Engine) sinkNamed(name string) (*storage.SinkDescriptor, error) {
+	all, err := e.sinks()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range all {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	return nil, nil
+}
+
+// sinkOwner is the role that owns a sink created by this session.
+func (s *session) sinkOwner() string {
+	if s.e.roles.role(s.user) != nil {
+		return s.user
+	}
+	return BootstrapUser
+}
+
+func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner string) (string, error) {
+	const tag = "CREATE SINK"
+	for _, sc := range []string{n.Schema, n.ViewSchema} {
+		if sc != "" && sc != "public" {
+			return "", sqlerr.New(sqlerr.FeatureNotSupported, "schema %q does not exist; streamdb has only the public schema", sc)
+		}
+	}
+	format, envelope, err := checkSinkOptions(n.Options)
+	if err != nil {
+		return "", err
+	}
+	if err := checkSubject(n.Subject, map[string]string{"subject": n.Subject}); err != nil {
+		return "", err
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	all, err := e.sinks()
+	if err != nil {
+		return "", err
+	}
+	for _, d := range all {
+		if d.Name == n.Name {
+			if n.IfNotExists {
+				return tag, nil
+			}
+			return "", sqlerr.New(sqlerr.DuplicateObject, "sink %q already exists", n.Name)
+		}
+		if d.Subject == n.Subject {
+			return "", sqlerr.New(sqlerr.DuplicateObject, "subject %q is already the subject of sink %s", n.Subject, d.Name).
+				WithHint("Each sink publishes to a subject of its own; choose another subject.")
+		}
+	}
+	v, ok := e.lookup(n.View)
+	if !ok {
+		return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", n.View)
+	}
+	if v.Kind != storage.KindView && v.Kind != storage.KindTable {
+		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s: a sink publishes the rows of a materialized view or table", n.View, v.Kind).
+			WithHint("CREATE MATERIALIZED VIEW over the stream and CREATE SINK FROM that view.")
+	}
+	if err := e.checkSinkSubject(n.Subject); err != nil {
+		return "", err
+	}
+	var root plan.Node
+	if v.Kind == storage.KindTable {
+		root, err = tableScan(v)
+	} else {
+		root, err = e.viewPlan(v)
+	}
+	if err != nil {
+		return "", err
+	}
+	keyCols := exec.UniqueKey(root)
+	if envelope == string(exec.EnvelopeUpsert) && keyCols == nil {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "the upsert envelope needs a view with a unique key, and %s has none", v.Name).
+			WithHint("Use envelope = 'changelog' or 'debezium', or sink a view that groups by its key (or a table with a primary key).")
+	}
+	js, err := e.broker.EnsureStream(ctx, "sink_"+n.Name, n.Subject)
+	if err != nil {
+		return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "cannot find or create a JetStream stream for subject %q: %v", n.Subject, err).
+			WithHint("Check that NATS is reachable, or create a JetStream stream that holds the subject.")
+	}
+	b := e.store.NewBatch()
+	defer b.Close()
+	id, err := e.store.NextObjectID(b)
+	if err != nil {
+		return "", err
+	}
+	d := &storage.SinkDescriptor{ID: id, Name: n.Name, CreatedAt: time.Now().UTC(), Owner: owner,
+		View: v.Name, ViewID: v.ID, KeyCols: keyCols, Subject: n.Subject, JSStream: js, Format: format, Envelope: envelope}
+	if err := storage.PutSink(b, d); err != nil {
+		return "", err
+	}
+	if err := e.store.Commit(b, true); err != nil {
+		return "", err
+	}
+	e.rt.AddSink(v.ID, id)
+	e.log.Info("created sink", "sink", d.Name, "view", d.View, "subject", d.Subject, "jetstream_stream", js, "envelope", envelope)
+	return tag, e.ddlCheckpoint(ctx)
+}
+
+// checkSinkSubject refuses a subject streamdb reads or writes itself: a
+// stream's or table's subject, or the changelog subjects of tables.
+// The caller holds ddlMu.
+func (e *Engine) checkSinkSubject(subject string) error {
+	if strings.HasPrefix(subject, "streamdb.") {
+		return sqlerr.New(sqlerr.InvalidName, "subject %q is reserved for streamdb's own use (subjects starting with \"streamdb.\")", subject).
+			WithHint("Choose a subject outside streamdb.>, e.g. INTO 'sinks.%s'.", subject[len("streamdb."):])
+	}
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	for _, o := range e.objs {
+		if o.Subject == subject && (o.Kind == storage.KindStream || o.Kind == storage.KindTable) {
+			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is the subject of %s %s", subject, o.Kind, o.Name).
+				WithHint("A sink publishes to a subject of its own; streamdb reads this one. Choose another subject.")
+		}
+	}
+	return nil
+}
+
+func (e *Engine) dropSink(ctx context.Context, n *front.DropSink) (string, error) {
+	const tag = "DROP SINK"
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	for _, name := range n.Names {
+		d, err := e.sinkNamed(name)
+		if err != nil {
+			return "", err
+		}
+		if d == nil {
+			if n.IfExists {
+				continue
+			}
+			return "", sqlerr.New(sqlerr.UndefinedObject, "sink %q does not exist", name)
+		}
+		if err := e.deleteSink(d); err != nil {
+			return "", err
+		}
+	}
+	return tag, e.ddlCheckpoint(ctx)
+}
+
+// deleteSink removes sink d and its outbox; its subject and what it
+// published stay in JetStream. The caller holds ddlMu.
+func (e *Engine) deleteSink(d *storage.SinkDescriptor) error {
+	e.rt.RemoveSink(d.ViewID, d.ID)
+	b := e.store.NewBatch()
+	defer b.Close()
+	if err := storage.DeleteSink(b, d); err != nil {
+		return err
+	}
+	if err := e.store.Commit(b, true); err != nil {
+		return err
+	}
+	e.log.Info("dropped sink", "sink", d.Name)
+	return nil
+}
+
+// sinksOn returns the sinks that read any of the views named.
+func (e *Engine) sinksOn(views []*storage.Descriptor) ([]*storage.SinkDescriptor, error) {
+	all, err := e.sinks()
+	if err != nil {
+		return nil, err
+	}
+	var out []*storage.SinkDescriptor
+	for _, s := range all {
+		for _, v := range views {
+			if s.ViewID == v.ID && s.View == v.Name {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// sinkCols are the columns of SHOW SINKS.
+var sinkCols = []types.Column{
+	{Name: "name", Type: types.Text}, {Name: "view", Type: types.Text}, {Name: "subject", Type: types.Text},
+	{Name: "jetstream_stream", Type: types.Text}, {Name: "format", Type: types.Text}, {Name: "envelope", Type: types.Text},
+	{Name: "published_epoch", Type: types.Int8}, {Name: "pending_epochs", Type: types.Int8},
+	{Name: "pending_changes", Type: types.Int8}, {Name: "status", Type: types.Text},
+}
+
+// showSinks lists the sinks with their lag: the outbox entries (epochs,
+// and the row changes in them) committed but not yet acknowledged by
+// JetStream. A snapshot not yet published counts as one epoch.
+func (e *Engine) showSinks(context.Context) ([]types.Row, error) {
+	snap := e.store.Snapshot()
+	defer snap.Close()
+	all, err := storage.Sinks(snap)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	var rows []types.Row
+	for _, d := range all {
+		var epochs, changes int64
+		err := storage.ScanPrefix(snap, storage.OutboxPrefix(d.ID), func(_, v []byte) error {
+			_, n := exec.OutboxEntryInfo(v)
+			epochs++
+			changes += int64(n)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		st := e.publisher.Status(d)
+		published := types.Null
+		if st.Epoch > 0 {
+			published = types.NewInt(int64(st.Epoch))
+		}
+		status := "publishing"
+		if st.Error != "" {
+			status = "retrying: " + st.Error
+		}
+		rows = append(rows, types.Row{
+			types.NewString(d.Name), types.NewString(d.View), types.NewString(d.Subject), types.NewString(d.JSStream),
+			types.NewString(d.Format), types.NewString(d.Envelope), published,
+			types.NewInt(epochs), types.NewInt(changes), types.NewString(status),
+		})
+	}
+	return rows, nil
+}
