@@ -1,9 +1,6 @@
 package exec
 
 import (
-	"encoding/binary"
-	"fmt"
-
 	"streamdb/plan"
 	"streamdb/storage"
 	"streamdb/storage/keyenc"
@@ -23,44 +20,75 @@ import (
 // ranks past the bound can never come back: such rows are dropped from
 // memory and state (prune), and a partition holds about Offset+Count rows.
 //
-// State: prefix + keyenc.AppendRowValue(row) -> varint multiplicity, one
-// key per distinct input row kept. What was emitted is not stored: it is a
-// function of the rows, recomputed when the state is loaded.
+// State: one key per distinct input row kept, its value the row's
+// multiplicity; the key layout depends on the view's format (see
+// op_topn_state.go). What was emitted is not stored: it is a function of
+// the rows, recomputed when the state is loaded.
 type topNOp struct {
 	t          *plan.TopN
 	appendOnly bool // the input never retracts: prune rows past the bound
 	inWidth    int
 	prefix     []byte
+	byKey      bool // state keyed by partition and rank (DataflowTopNStateByKey)
 	parts      map[string]*topNPartition
 	dirty      map[string]*topNPartition
-	changed    map[string]*rankEntry // row encoding -> entry whose count changed this epoch
+	changed    map[string]changedEntry // entry key -> entry whose count changed this epoch
 	next       Operator
 	errs       *viewErrors
+	// cache, when set, bounds the rows in memory; nil: every row is
+	// loaded at start and kept.
+	cache *topNCache
 	// closer, when set, frees partitions of closed windows; byEnd
 	// indexes open partitions by their window's end (op_topn_window.go).
 	closer *windowCloser
 	byEnd  map[int64][]string
 }
 
+// changedEntry is an entry to write at the barrier. Under
+// DataflowTopNStateByKey its key's first pkLen bytes are its partition
+// key, and its first head bytes the partition and sort keys.
+type changedEntry struct {
+	ent         *rankEntry
+	pkLen, head int
+}
+
 type topNPartition struct {
 	rows rankList
 	prev []types.Row // rows emitted so far
+	// Under a cache (topNCache): complete is false when rows whose key
+	// suffix sorts at or after bound are only in Pebble.
+	complete bool
+	bound    []byte
 }
 
-func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store storage.Reader, next Operator) (*topNOp, error) {
+// topNConfig is how a top-N keeps its state: the view's format and the
+// cache bound that applies to it.
+type topNConfig struct {
+	dataflow storage.FormatVersion
+	limit    groupLimit
+}
+
+func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store *storage.Store, cfg topNConfig, next Operator) (*topNOp, error) {
 	op := &topNOp{
 		t: t, appendOnly: appendOnly && t.Count >= 0, inWidth: len(t.Input.Schema()), prefix: prefix,
+		byKey: cfg.dataflow >= storage.DataflowTopNStateByKey,
 		parts: map[string]*topNPartition{}, dirty: map[string]*topNPartition{},
-		changed: map[string]*rankEntry{}, next: next,
+		changed: map[string]changedEntry{}, next: next,
 	}
-	err := storage.ScanPrefix(store, prefix, func(k, v []byte) error {
-		row, _, err := keyenc.DecodeRow(k[len(prefix):], op.inWidth)
-		if err != nil {
-			return fmt.Errorf("top-n state: %w", err)
+	// The cache serves a top-N whose partitions must keep every row (a
+	// retracting input) and whose ranked rows are bounded (LIMIT or a
+	// rank filter); an append-only one prunes its partitions instead.
+	if op.byKey && !op.appendOnly && t.Count >= 0 && cfg.limit.max != nil && cfg.limit.max() > 0 {
+		var err error
+		if op.cache, err = newTopNCache(store, prefix, cfg.limit); err != nil {
+			return nil, err
 		}
-		var n int64
-		if _, err := readVarint(v, &n); err != nil {
-			return fmt.Errorf("top-n state: %w", err)
+		return op, nil
+	}
+	err := storage.ScanPrefix(store.DB(), prefix, func(k, v []byte) error {
+		row, n, err := op.decodeState(k[len(prefix):], v)
+		if err != nil {
+			return err
 		}
 		_, _, _, err = op.apply(row, n)
 		return err
@@ -79,50 +107,71 @@ func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store storage.Reade
 func (op *topNOp) apply(row types.Row, n int64) (string, *topNPartition, *rankEntry, error) {
 	pk, err := partitionKey(op.t, row)
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, nil, rowError{err}
 	}
 	e, err := newRankEntry(op.t.Order, row)
 	if err != nil {
+		return "", nil, nil, rowError{err}
+	}
+	_, known := op.parts[pk]
+	p, err := op.partition(pk)
+	if err != nil {
 		return "", nil, nil, err
 	}
-	p, ok := op.parts[pk]
-	if !ok {
-		p = &topNPartition{}
-		op.parts[pk] = p
+	if !known {
 		op.trackEnd(pk, row)
 	}
-	e = p.rows.add(op.t.Order, e, n)
-	return pk, p, e, nil
+	key, head := op.entryKey(pk, e)
+	ce := changedEntry{ent: e, pkLen: len(pk), head: head}
+	if op.cache != nil && p.pastBound(key[len(pk):]) {
+		return pk, p, e, op.beyond(key, ce, n)
+	}
+	before := p.rows.Len()
+	ce.ent = p.rows.add(op.t.Order, e, n)
+	if op.cache != nil {
+		op.cache.rows += int64(p.rows.Len() - before)
+	}
+	op.changed[key] = ce
+	return pk, p, ce.ent, nil
 }
 
 func (op *topNOp) Push(c *Chunk) error {
 	for i, row := range c.Rows {
-		pk, p, ent, err := op.apply(row, int64(c.Signs[i]))
-		if err != nil {
+		pk, p, _, err := op.apply(row, int64(c.Signs[i]))
+		if re, ok := err.(rowError); ok {
 			// apply evaluates the row's partition and sort keys before
 			// it changes anything, so a row that fails leaves no trace.
-			if err := op.errs.skip("top-n", err); err != nil {
+			if err := op.errs.skip("top-n", re.err); err != nil {
 				return err
 			}
 			continue
 		}
+		if err != nil {
+			return err
+		}
 		op.dirty[pk] = p
-		op.changed[ent.enc] = ent
 		// Prune in bulk, not per row: a backfill epoch can bring many
 		// rows to one partition.
 		if op.appendOnly && int64(p.rows.Len()) > 2*(op.t.Offset+op.t.Count)+64 {
-			op.prune(p)
+			op.prune(pk, p)
 		}
 	}
 	return nil
 }
 
+// rowError is an error evaluating a row's partition or sort keys, which
+// skips the row (viewErrors), unlike an error reading state.
+type rowError struct{ err error }
+
+func (e rowError) Error() string { return e.err.Error() }
+
 // prune drops the rows of p that rank past the bound (append-only input
 // only), recording their state keys for deletion.
-func (op *topNOp) prune(p *topNPartition) {
+func (op *topNOp) prune(pk string, p *topNPartition) {
 	for _, e := range p.rows.truncate(keptEntries(op.t, &p.rows)) {
 		e.count = 0
-		op.changed[e.enc] = e
+		key, head := op.entryKey(pk, e)
+		op.changed[key] = changedEntry{ent: e, pkLen: len(pk), head: head}
 	}
 }
 
@@ -130,31 +179,43 @@ func (op *topNOp) Barrier(e Epoch) error {
 	dels, ins := &Chunk{}, &Chunk{}
 	for pk, p := range op.dirty {
 		if op.appendOnly {
-			op.prune(p)
+			op.prune(pk, p)
+		}
+		if op.cache != nil {
+			if err := op.ensure(pk, p); err != nil {
+				return err
+			}
 		}
 		cur := rankedRows(op.t, &p.rows)
 		diffRows(p.prev, cur, dels, ins)
 		p.prev = cur
-		if p.rows.Len() == 0 {
+		if p.rows.Len() == 0 && p.complete {
 			delete(op.parts, pk)
 		}
 	}
 	clear(op.dirty)
-	for enc, ent := range op.changed {
-		key := append(append([]byte(nil), op.prefix...), enc...)
+	for k, ce := range op.changed {
+		key := append(append([]byte(nil), op.prefix...), k...)
 		var err error
-		if ent.count == 0 {
+		if ce.ent.count == 0 {
 			err = e.Batch.Delete(key, nil)
 		} else {
-			err = e.Batch.Set(key, binary.AppendVarint(nil, ent.count), nil)
+			err = e.Batch.Set(key, op.stateValue(ce.ent.count, ce.head), nil)
 		}
 		if err != nil {
 			return err
+		}
+		if op.cache != nil {
+			op.cache.written(k[:ce.pkLen], k[ce.pkLen:], ce.ent.count, e.ID)
 		}
 	}
 	clear(op.changed)
 	if err := op.freeClosed(e); err != nil {
 		return err
+	}
+	if op.cache != nil {
+		op.cache.forgetCommitted()
+		op.evict()
 	}
 	for i, row := range ins.Rows {
 		dels.Append(row, ins.Signs[i])

@@ -3,8 +3,10 @@ package exec
 import (
 	"context"
 	"sort"
+	"strconv"
 	"strings"
 
+	"streamdb/metrics"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -51,11 +53,21 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 	if err := CheckStreamableTopN(t); err != nil {
 		return nil, err
 	}
-	op, err := newTopNOp(t, appendOnly(b.dataflow, t.Input), b.opPrefix(), b.rt.store.DB(), next)
+	c := findTopNCloser(t, b.watermarkFor)
+	cfg := topNConfig{dataflow: b.dataflow}
+	if c == nil {
+		// Partitions of windows are freed by the watermark instead.
+		cfg.limit = groupLimit{max: b.rt.topNCache.Load, committed: b.rt.CommittedEpoch}
+	}
+	idx := b.nextOp
+	op, err := newTopNOp(t, appendOnly(b.dataflow, t.Input), b.opPrefix(), b.rt.store, cfg, next)
 	if err != nil {
 		return nil, err
 	}
-	if c := findTopNCloser(t, b.watermarkFor); c != nil {
+	if op.cache != nil {
+		op.cache.gauge = metrics.TopNStateRows.WithLabelValues(b.p.name, strconv.Itoa(int(idx)))
+	}
+	if c != nil {
 		op.closeWindowsBy(c)
 	}
 	return b.build(t.Input, op)

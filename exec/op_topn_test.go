@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/storage"
@@ -168,70 +170,115 @@ func TestTopNOperatorMatchesReference(t *testing.T) {
 		{testTopN(plan.DenseRank, true, true, 2, 0), true},
 		{testTopN("", false, true, 3, 2), true},
 	}
+	// Each case runs under the older format (every row in memory), the
+	// keyed format with no bound, and the keyed format with a cache of 2
+	// rows whose epochs commit one barrier late, so that rows leave memory
+	// before their writes commit and are read back past the bound.
+	modes := []struct {
+		name     string
+		dataflow storage.FormatVersion
+		limit    int64
+	}{
+		{"unkeyed", storage.DataflowViewEdges, 0},
+		{"keyed", storage.DataflowTopNStateByKey, 0},
+		{"cached", storage.DataflowTopNStateByKey, 2},
+	}
 	for ci, c := range cases {
-		tn := c.tn
-		t.Run(fmt.Sprintf("%d_%s_limit%d_offset%d_appendonly%v", ci, tn.Func, tn.Count, tn.Offset, c.appendOnly), func(t *testing.T) {
-			rng := rand.New(rand.NewSource(int64(ci) + 1))
-			store := memoryStore(t)
-			prefix := storage.StatePrefix(42, 7)
-			out := newCollector(t)
-			op, err := newTopNOp(tn, c.appendOnly, prefix, store.DB(), out)
-			if err != nil {
+		for _, m := range modes {
+			tn := c.tn
+			if m.limit > 0 && (c.appendOnly || tn.Count < 0) {
+				continue // such a top-N keeps its rows in memory
+			}
+			t.Run(fmt.Sprintf("%d_%s_limit%d_offset%d_appendonly%v_%s", ci, tn.Func, tn.Count, tn.Offset, c.appendOnly, m.name), func(t *testing.T) {
+				testTopNReference(t, tn, c.appendOnly, int64(ci)+1, m.dataflow, m.limit)
+			})
+		}
+	}
+}
+
+func testTopNReference(t *testing.T, tn *plan.TopN, appendOnly bool, seed int64, dataflow storage.FormatVersion, limit int64) {
+	rng := rand.New(rand.NewSource(seed))
+	store := memoryStore(t)
+	prefix := storage.StatePrefix(42, 7)
+	out := newCollector(t)
+	var committed uint64
+	var pending *pebble.Batch // the last barrier's batch, committed at the next
+	commit := func() {
+		if pending != nil {
+			if err := store.Commit(pending, false); err != nil {
 				t.Fatal(err)
 			}
-			datum := func(n int) types.Datum {
-				if rng.Intn(8) == 0 {
-					return types.Null
-				}
-				return types.NewInt(int64(rng.Intn(n)))
+			pending = nil
+		}
+	}
+	cfg := topNConfig{dataflow: dataflow, limit: groupLimit{max: func() int64 { return limit }, committed: func() uint64 { return committed }}}
+	op, err := newTopNOp(tn, appendOnly, prefix, store, cfg, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	datum := func(n int) types.Datum {
+		if rng.Intn(8) == 0 {
+			return types.Null
+		}
+		return types.NewInt(int64(rng.Intn(n)))
+	}
+	var live []types.Row
+	for epoch := uint64(1); epoch <= 300; epoch++ {
+		ch := &Chunk{}
+		for range rng.Intn(6) {
+			if !appendOnly && len(live) > 0 && rng.Intn(3) == 0 {
+				i := rng.Intn(len(live))
+				ch.Append(live[i], Delete)
+				live = append(live[:i], live[i+1:]...)
+				continue
 			}
-			var live []types.Row
-			for epoch := uint64(1); epoch <= 300; epoch++ {
-				ch := &Chunk{}
-				for range rng.Intn(6) {
-					if !c.appendOnly && len(live) > 0 && rng.Intn(3) == 0 {
-						i := rng.Intn(len(live))
-						ch.Append(live[i], Delete)
-						live = append(live[:i], live[i+1:]...)
-						continue
-					}
-					row := types.Row{datum(3), datum(5), types.NewInt(int64(rng.Intn(3)))}
-					ch.Append(row, Insert)
-					live = append(live, row)
-				}
-				if err := op.Push(ch); err != nil {
-					t.Fatal(err)
-				}
-				b := store.NewBatch()
-				if err := op.Barrier(Epoch{ID: epoch, Batch: b}); err != nil {
-					t.Fatal(err)
-				}
-				if err := store.Commit(b, false); err != nil {
-					t.Fatal(err)
-				}
-				got, want := out.sorted(), referenceTopN(tn, live)
-				if strings.Join(got, "\n") != strings.Join(want, "\n") {
-					t.Fatalf("epoch %d: top-N differs\ngot:\n%s\nwant:\n%s", epoch, strings.Join(got, "\n"), strings.Join(want, "\n"))
-				}
-				if rng.Intn(20) == 0 {
-					// Restart: a new operator over the committed state.
-					if op, err = newTopNOp(tn, c.appendOnly, prefix, store.DB(), out); err != nil {
-						t.Fatal(err)
-					}
-				}
+			row := types.Row{datum(3), datum(5), types.NewInt(int64(rng.Intn(3)))}
+			ch.Append(row, Insert)
+			live = append(live, row)
+		}
+		if err := op.Push(ch); err != nil {
+			t.Fatal(err)
+		}
+		b := store.NewBatch()
+		if err := op.Barrier(Epoch{ID: epoch, Batch: b}); err != nil {
+			t.Fatal(err)
+		}
+		commit()
+		committed = epoch - 1
+		pending = b
+		got, want := out.sorted(), referenceTopN(tn, live)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("epoch %d: top-N differs\ngot:\n%s\nwant:\n%s", epoch, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if op.cache != nil && op.cache.rows > max(limit, int64(len(op.parts))*int64(2*(tn.Offset+tn.Count)+refillRows+8)) {
+			t.Fatalf("epoch %d: %d rows in memory, limit %d", epoch, op.cache.rows, limit)
+		}
+		if rng.Intn(20) == 0 {
+			// Restart: a new operator over the committed state.
+			commit()
+			committed = epoch
+			if op, err = newTopNOp(tn, appendOnly, prefix, store, cfg, out); err != nil {
+				t.Fatal(err)
 			}
-			if c.appendOnly {
-				// Pruned: each of the 4 partitions (3 values and NULL)
-				// keeps few rows beyond its bound (ties of rank()).
-				keys := 0
-				if err := storage.ScanPrefix(store.DB(), prefix, func(_, _ []byte) error { keys++; return nil }); err != nil {
-					t.Fatal(err)
-				}
-				if keys > 40 {
-					t.Errorf("append-only top-N keeps %d rows in its state after %d inserts", keys, len(live))
-				}
-			}
-		})
+		}
+	}
+	commit()
+	if op.cache != nil {
+		t.Logf("cache: %d rows in memory, %d Pebble reads", op.cache.rows, op.cache.reads)
+		if op.cache.reads == 0 {
+			t.Errorf("a cache of %d rows read nothing from Pebble", limit)
+		}
+	}
+	if appendOnly {
+		// Pruned: each of the 4 partitions (3 values and NULL)
+		// keeps few rows beyond its bound (ties of rank()).
+		keys := 0
+		if err := storage.ScanPrefix(store.DB(), prefix, func(_, _ []byte) error { keys++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if keys > 40 {
+			t.Errorf("append-only top-N keeps %d rows in its state after %d inserts", keys, len(live))
+		}
 	}
 }
 
@@ -245,7 +292,7 @@ func TestTopNRowNumberKeyUnique(t *testing.T) {
 	}
 	store := memoryStore(t)
 	out := newCollector(t)
-	op, err := newTopNOp(tn, false, storage.StatePrefix(1, 2), store.DB(), out)
+	op, err := newTopNOp(tn, false, storage.StatePrefix(1, 2), store, topNConfig{}, out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,8 @@ func (op *topNOp) freeClosed(e Epoch) error {
 			}
 			var err error
 			p.rows.each(func(ent *rankEntry) bool {
-				err = e.Batch.Delete(append(append([]byte(nil), op.prefix...), ent.enc...), nil)
+				k, _ := op.entryKey(pk, ent)
+				err = e.Batch.Delete(append(append([]byte(nil), op.prefix...), k...), nil)
 				return err == nil
 			})
 			if err != nil {

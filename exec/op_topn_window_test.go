@@ -20,7 +20,7 @@ func TestTopNFreesClosedWindows(t *testing.T) {
 	out := newCollector(t)
 	wm := &watermarkState{}
 	open := func() *topNOp {
-		op, err := newTopNOp(tn, true, prefix, store.DB(), out)
+		op, err := newTopNOp(tn, true, prefix, store, topNConfig{}, out)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -62,6 +62,9 @@ type Runtime struct {
 	// joinCache bounds the join keys each join keeps in memory per side
 	// (0: unbounded); see joinCache.
 	joinCache atomic.Int64
+	// topNCache bounds the rows each top-N over a retracting input keeps
+	// in memory (0: unbounded); see topNCache.
+	topNCache atomic.Int64
 	// late holds each pipeline's watermark states ([]*watermarkState by
 	// pipeline id), for Watermarks.
 	late sync.Map
@@ -565,6 +568,11 @@ func (rt *Runtime) SetAligned(aligned bool) { rt.aligned.Store(aligned) }
 // SetGroupCache sets how many aggregate groups each operator keeps in
 // memory (0: all of them); operators apply it at their next barrier.
 func (rt *Runtime) SetGroupCache(n int64) { rt.groupCache.Store(n) }
+
+// SetTopNCache sets state.cache.topn-rows-per-operator: the rows each
+// top-N over a retracting input keeps in memory (0: all). A top-N started
+// with 0 keeps everything until the view restarts.
+func (rt *Runtime) SetTopNCache(n int64) { rt.topNCache.Store(n) }
 
 // SetInterval changes the barrier interval.
 func (rt *Runtime) SetInterval(d time.Duration) {

@@ -77,6 +77,13 @@ var (
 		Name: "streamdb_join_state_rows",
 		Help: "Rows (each distinct row once) a join operator of a view keeps in memory; the rest of its state is in Pebble.",
 	}, []string{"view", "operator"})
+	// TopNStateRows is the number of rows each top-N operator over a
+	// retracting input keeps in memory (its cache over Pebble, see exec's
+	// topNCache).
+	TopNStateRows = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "streamdb_topn_state_rows",
+		Help: "Rows (each distinct row once) a top-N operator of a view keeps in memory; the rest of its state is in Pebble.",
+	}, []string{"view", "operator"})
 	// Connections is the number of open client connections.
 	Connections = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "streamdb_connections",
@@ -96,7 +103,7 @@ func init() {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		EpochsCommitted, EpochCommitSeconds,
 		CheckpointsCompleted, CheckpointsFailed, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
-		Connections, Queries, ViewRowsIn, ViewRowsOut, JoinStateRows,
+		Connections, Queries, ViewRowsIn, ViewRowsOut, JoinStateRows, TopNStateRows,
 	)
 }
 
@@ -105,6 +112,7 @@ func ForgetView(name string) {
 	ViewRowsIn.DeleteLabelValues(name)
 	ViewRowsOut.DeleteLabelValues(name)
 	JoinStateRows.DeletePartialMatch(prometheus.Labels{"view": name})
+	TopNStateRows.DeletePartialMatch(prometheus.Labels{"view": name})
 }
 
 // QueryOutcome is the outcome label of a statement that ended with the

@@ -127,6 +127,12 @@ const (
 	// position. A new view starts from a snapshot of their state at an
 	// epoch, then their changes from the next one.
 	DataflowViewEdges
+	// DataflowTopNStateByKey also keys a top-N's state by partition and
+	// rank order (the sort key values, descending ones complemented, then
+	// the row), so that a partition's leading rows are a range scan and a
+	// top-N over a retracting input keeps only a bounded cache of its rows
+	// in memory.
+	DataflowTopNStateByKey
 
 	// -- add new formats above this line --
 

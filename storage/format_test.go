@@ -26,6 +26,7 @@ func TestFormatNumbers(t *testing.T) {
 		{"DataflowSumSpecials", DataflowSumSpecials, 7},
 		{"DataflowJoinStateByKey", DataflowJoinStateByKey, 8},
 		{"DataflowViewEdges", DataflowViewEdges, 9},
+		{"DataflowTopNStateByKey", DataflowTopNStateByKey, 10},
 	}
 	for _, p := range pinned {
 		if int(p.v) != p.want {
