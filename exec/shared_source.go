@@ -36,7 +36,7 @@ import (
 //     message (without mu), so barriers still pass and input waits;
 //   - while limit is set the callback takes no message past it (see
 //     merge.go): held then says it holds one, and pos counts as limit;
-//   - cmu guards pos, subs, limit, held, emitted and plan, and is never
+//   - cmu guards pos, subs, limit, limited, held, emitted and plan, and is never
 //     held while blocking, so the group can read a reader's state and set
 //     its limit at any time. pos and subs change under mu and cmu both.
 type subjectReader struct {
@@ -60,7 +60,8 @@ type subjectReader struct {
 	pos      uint64
 	subs     []*sourceReader
 	emitted  uint64 // newest barrier epoch sent
-	limit    uint64 // 0: none
+	limit    uint64 // valid while limited
+	limited  bool   // a merge limit is set; limit may be 0 (a reader at the start)
 	held     bool
 	limitCh  chan struct{} // closed when limit is lifted
 	plan     *mergePlan
@@ -289,7 +290,7 @@ func (r *subjectReader) reach(need uint64) bool {
 	for {
 		r.cmu.Lock()
 		done := r.pos >= need
-		limited := r.limit != 0 && r.limit < need
+		limited := r.limited && r.limit < need
 		r.cmu.Unlock()
 		if done || r.rt.Paused() {
 			return true
@@ -323,7 +324,7 @@ func (r *subjectReader) take(m jetstream.Msg) {
 		}
 		r.mu.Lock()
 		r.cmu.Lock()
-		if r.limit == 0 || seq <= r.limit {
+		if !r.limited || seq <= r.limit {
 			break
 		}
 		// Past the merge limit: hold the message until it is lifted.

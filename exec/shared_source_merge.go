@@ -37,13 +37,12 @@ const (
 )
 
 // SharedReaderMerging turns the merge of private readers into the shared
-// one on. It is off: with it on, the recovery tests (TestMemoryBackend,
-// TestCorruptCheckpointSkipped) found views missing or double-counting
-// rows after a restart in which readers merged during the replay, and the
-// cause is not found yet. Off, every input after a group's first keeps
-// its own reader, as before readers were shared: exact, without the
-// sharing.
-const SharedReaderMerging = false
+// one on. Off, every input after a group's first keeps its own JetStream
+// reader: exact, without the sharing. A limit is marked by limited, never
+// by a zero limit: readers restarted before any message (position 0) merge
+// with limit 0, and a limit read as "none" there let each reader take a
+// different number of messages before the handoff.
+const SharedReaderMerging = true
 
 // readerGroups holds the runtime's reader groups by key (readerKey).
 type readerGroups struct {
@@ -417,16 +416,16 @@ func (r *subjectReader) carryOut(p *mergePlan) bool {
 
 // setLimitLocked makes r take no message past limit. Caller holds cmu.
 func (r *subjectReader) setLimitLocked(limit uint64) {
-	r.limit = limit
+	r.limit, r.limited = limit, true
 	r.held = false
 }
 
 // liftLimitLocked lets r take messages again. Caller holds cmu.
 func (r *subjectReader) liftLimitLocked() {
-	if r.limit == 0 {
+	if !r.limited {
 		return
 	}
-	r.limit = 0
+	r.limit, r.limited = 0, false
 	r.held = false
 	close(r.limitCh)
 	r.limitCh = make(chan struct{})

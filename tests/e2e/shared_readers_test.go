@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	streamexec "streamdb/exec"
+	"streamdb/tests/testutil"
 )
 
 // Views over one stream share one JetStream reader (issue 17 item 1): the
@@ -77,6 +78,29 @@ func consumers(t *testing.T, js jetstream.JetStream, subject string) (int, error
 	return info.State.Consumers, nil
 }
 
+// deleteConsumers deletes every JetStream consumer of subject's stream.
+func deleteConsumers(t *testing.T, js jetstream.JetStream, subject string) {
+	t.Helper()
+	ctx := testCtx(t, 10*time.Second)
+	name, err := js.StreamNameBySubject(ctx, subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := s.ConsumerNames(ctx)
+	for c := range names.Name() {
+		if err := s.DeleteConsumer(ctx, c); err != nil {
+			t.Fatalf("deleting consumer %s: %v", c, err)
+		}
+	}
+	if err := names.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // readersFor is how many JetStream consumers n view inputs on one subject
 // use: one while readers merge (streamexec.SharedReaderMerging), else one each.
 func readersFor(n int) int {
@@ -111,10 +135,10 @@ func publishRange(t *testing.T, js jetstream.JetStream, from, to int) {
 // arrive, and checks that each holds exactly what was published, that one
 // JetStream consumer serves them all once they caught up, that dropping
 // one leaves the others updating, and that the last DROP stops the reader.
+// The seed (E2E_SEED) decides how many messages are published before each
+// of the later CREATEs.
 func TestSharedReaderViews(t *testing.T) {
-	seed := time.Now().UnixNano()
-	rng := rand.New(rand.NewSource(seed))
-	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(int64(testutil.Seed(t, "E2E_SEED"))))
 	srv := startServer(t)
 	conn := srv.Conn(t)
 	_, js := jetStream(t, srv.NATSURL())
@@ -124,18 +148,23 @@ func TestSharedReaderViews(t *testing.T) {
 	}
 	waitConsumers(t, js, "e2e.sh", readersFor(4))
 
-	// Publish while four more views are created, at random moments.
+	// Publish while four more views are created: each CREATE runs while
+	// the batches published before it are still being read.
 	const first = 40000
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for from := 0; from < first; from += 2000 {
-			publishRange(t, js, from, from+2000)
-		}
-	}()
+	published := 0
 	for m := 6; m <= 9; m++ {
-		time.Sleep(time.Duration(rng.Intn(40)) * time.Millisecond) // spreads the CREATEs over the load; not a wait for anything
+		batch := 2000 * (1 + rng.Intn(4))
+		if m == 9 {
+			batch = first - published
+		}
+		from := published
+		published += batch
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			publishRange(t, js, from, from+batch)
+		}()
 		exec(t, conn, sharedView(m))
 	}
 	wg.Wait()
@@ -159,9 +188,6 @@ func TestSharedReaderViews(t *testing.T) {
 		}
 	}
 	waitConsumers(t, js, "e2e.sh", readersFor(7))
-	if t.Failed() {
-		t.Logf("seed %d", seed)
-	}
 
 	for m := 2; m <= 9; m++ {
 		if m != 4 {
@@ -212,4 +238,35 @@ func TestSharedReaderCrash(t *testing.T) {
 	for m := 2; m <= 9; m++ {
 		wantSharedView(t, conn, m, second+1000)
 	}
+}
+
+// TestSharedReaderMergeAtStart creates eight views on an empty stream,
+// kills the server before any message, publishes a backlog and restarts
+// it: every view restarts from the checkpoint at position 0 with a reader
+// of its own, the readers merge before taking a message (limit 0), and
+// each view must still see every message exactly once.
+func TestSharedReaderMergeAtStart(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: testutil.StartNATS(t)})
+	conn := srv.Conn(t)
+	_, js := jetStream(t, srv.NATSURL())
+	exec(t, conn, "CREATE STREAM sh (k BIGINT, v BIGINT) WITH (subject = 'e2e.sh')")
+	for m := 2; m <= 9; m++ {
+		exec(t, conn, sharedView(m))
+	}
+	exec(t, conn, "CHECKPOINT")
+	srv.Kill(t)
+	// The killed server's consumer would linger until JetStream's
+	// inactivity threshold; delete it so the count below sees only the
+	// restarted server's readers.
+	deleteConsumers(t, js, "e2e.sh")
+	const n = 60000
+	publishRange(t, js, 0, n)
+	srv.Restart(t)
+	conn = srv.Conn(t)
+	flush(t, conn)
+	for m := 2; m <= 9; m++ {
+		wantSharedView(t, conn, m, n)
+	}
+	_, js = jetStream(t, srv.NATSURL())
+	waitConsumers(t, js, "e2e.sh", readersFor(8))
 }
