@@ -280,7 +280,7 @@ func (e *Engine) alterView(ctx context.Context, n *front.CreateMaterializedView,
 		return "", err
 	}
 	// The savepoint comes first, while nothing has changed.
-	point := alterSavepointName(old.Name)
+	point := alterSavepointName(old.Name, time.Now())
 	if _, err := e.coord.TakeSavepoint(ctx, point); err != nil {
 		return "", sqlerr.New(sqlerr.InternalError, "the savepoint before ALTER failed, nothing was changed: %v", err)
 	}
@@ -449,13 +449,14 @@ var notIdent = regexp.MustCompile(`[^a-z0-9_]+`)
 // alterSavepointName names the savepoint an ALTER of view takes: a plain
 // lower-case identifier, so that the ROLLBACK TO SAVEPOINT the NOTICE
 // suggests parses as written, without quotes.
-func alterSavepointName(view string) string {
+func alterSavepointName(view string, at time.Time) string {
 	name := notIdent.ReplaceAllString(strings.ToLower(view), "_")
 	// 13 + 27 + 1 + 22 bytes: within checkpoint.MaxSavepointNameLen.
 	if len(name) > 27 {
 		name = name[:27]
 	}
-	return fmt.Sprintf("before_alter_%s_%s", name, time.Now().UTC().Format("20060102_150405_000000"))
+	at = at.UTC()
+	return fmt.Sprintf("before_alter_%s_%s_%06d", name, at.Format("20060102_150405"), at.Nanosecond()/1000)
 }
 
 // mergeViewOptions keeps the old view's options that the ALTER does not

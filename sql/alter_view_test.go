@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"streamdb/checkpoint"
 )
@@ -15,12 +16,16 @@ import (
 func TestAlterSavepointName(t *testing.T) {
 	ident := regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 	for _, view := range []string{"totals", "Daily Totals", strings.Repeat("v", 63), "über.view"} {
-		name := alterSavepointName(view)
+		at := time.Date(2026, 12, 2, 3, 4, 5, 6000, time.UTC)
+		name := alterSavepointName(view, at)
 		if err := checkpoint.CheckSavepointName(name); err != nil {
 			t.Errorf("view %q: %v", view, err)
 		}
 		if !ident.MatchString(name) {
 			t.Errorf("view %q: savepoint %q is not a plain identifier", view, name)
+		}
+		if next := alterSavepointName(view, at.Add(time.Microsecond)); next == name {
+			t.Errorf("view %q: ALTERs a microsecond apart both take savepoint %q", view, name)
 		}
 	}
 }
