@@ -88,6 +88,10 @@ type Coordinator struct {
 
 	// afterCheckpoint runs after each completed checkpoint (purge.go).
 	afterCheckpoint atomic.Pointer[func(*Meta)]
+
+	// remote: the object store buckets checkpoints and savepoints are
+	// uploaded to (remote_coord.go).
+	remote remoteCopies
 }
 
 // NewCoordinator reads the server's checkpoint record (RecordFile in
@@ -413,6 +417,10 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 		// Remove what the writer leaves once it returns.
 		go func() { <-done; os.RemoveAll(m.Dir) }()
 	}
+	if err == nil {
+		// Complete only once in the bucket, when one is configured.
+		err = c.upload(tctx, m)
+	}
 	if kind == KindSavepoint {
 		if err != nil {
 			os.RemoveAll(m.Dir)
@@ -436,6 +444,7 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 			return m, err
 		}
 	}
+	c.retainRemote(s.NumRetained)
 	c.notifyCompleted(m)
 	return m, nil
 }

@@ -100,6 +100,10 @@ type Meta struct {
 	// Instance is the id of the server that made it (see RecordFile).
 	Instance string `json:"instance,omitempty"`
 	Dir      string `json:"-"`
+	// Location is where the checkpoint is kept for restores elsewhere:
+	// its metadata object in a bucket (nats-object://...), or "" when it
+	// is in Dir only.
+	Location string `json:"-"`
 }
 
 // Duration marshals as milliseconds.

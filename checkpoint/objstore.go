@@ -20,8 +20,9 @@ import (
 //	                               content (Pebble's sstables are immutable,
 //	                               so a file shared with an earlier
 //	                               checkpoint is uploaded once)
-//	meta/chk-<id>.json             the metadata, put after every file it
-//	                               lists: it is the commit marker
+//	meta/chk-<id>.json             a checkpoint's metadata, put after
+//	                               every file it lists: the commit marker
+//	savepoints/<name>.json         a savepoint's metadata, likewise
 //
 // An upload cut short (a crash, a lost connection) leaves file objects
 // without metadata; they are never read, and Retain deletes them.
@@ -52,8 +53,22 @@ func fileObject(f File) string {
 
 func metaObject(id uint64) string { return fmt.Sprintf("meta/chk-%010d.json", id) }
 
+func savepointObject(name string) string { return "savepoints/" + name + ".json" }
+
+// metaName is the object that commits m: a checkpoint's by id, a
+// savepoint's by name.
+func metaName(m *Meta) string {
+	if m.Kind == KindSavepoint {
+		return savepointObject(m.Name)
+	}
+	return metaObject(m.ID)
+}
+
 // Location is where a checkpoint with this id lives in the bucket.
 func (r *Remote) Location(id uint64) string { return RemoteScheme + r.Bucket + "/" + metaObject(id) }
+
+// LocationOf is where m (a checkpoint or savepoint) lives in the bucket.
+func (r *Remote) LocationOf(m *Meta) string { return RemoteScheme + r.Bucket + "/" + metaName(m) }
 
 // Upload copies the completed local checkpoint m (files as listed in
 // m.Files, under m.Dir) into the bucket, skipping files already there,
@@ -89,8 +104,8 @@ func (r *Remote) Upload(ctx context.Context, m *Meta, fence func() error) (int64
 	if err != nil {
 		return sent, err
 	}
-	if _, err := r.store.PutBytes(ctx, metaObject(m.ID), data); err != nil {
-		return sent, fmt.Errorf("upload metadata of checkpoint %d to bucket %s: %w", m.ID, r.Bucket, err)
+	if _, err := r.store.PutBytes(ctx, metaName(m), data); err != nil {
+		return sent, fmt.Errorf("upload metadata of %s %d to bucket %s: %w", m.Kind, m.ID, r.Bucket, err)
 	}
 	return sent, nil
 }
@@ -98,6 +113,52 @@ func (r *Remote) Upload(ctx context.Context, m *Meta, fence func() error) (int64
 // List returns the committed checkpoints in the bucket (those whose
 // metadata was put), oldest first. Their Dir is empty.
 func (r *Remote) List(ctx context.Context) ([]*Meta, error) {
+	return r.listMetas(ctx, "meta/")
+}
+
+// Savepoints returns the savepoints in the bucket, oldest id first.
+func (r *Remote) Savepoints(ctx context.Context) ([]*Meta, error) {
+	return r.listMetas(ctx, "savepoints/")
+}
+
+// FindSavepoint returns the metadata of the savepoint called name;
+// ErrNoSuchPoint when the bucket has none.
+func (r *Remote) FindSavepoint(ctx context.Context, name string) (*Meta, error) {
+	return r.getMeta(ctx, savepointObject(name))
+}
+
+// FindCheckpoint returns the metadata of the committed checkpoint id;
+// ErrNoSuchPoint when the bucket has none.
+func (r *Remote) FindCheckpoint(ctx context.Context, id uint64) (*Meta, error) {
+	return r.getMeta(ctx, metaObject(id))
+}
+
+func (r *Remote) getMeta(ctx context.Context, name string) (*Meta, error) {
+	data, err := r.store.GetBytes(ctx, name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, ErrNoSuchPoint
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s in bucket %s: %w", name, r.Bucket, err)
+	}
+	m := new(Meta)
+	if err := json.Unmarshal(data, m); err != nil {
+		return nil, fmt.Errorf("%s in bucket %s: damaged metadata: %w", name, r.Bucket, err)
+	}
+	return m, nil
+}
+
+// DeleteSavepoint deletes the savepoint called name (its metadata; its
+// files go with the next Collect or Retain).
+func (r *Remote) DeleteSavepoint(ctx context.Context, name string) error {
+	err := r.store.Delete(ctx, savepointObject(name))
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return ErrNoSuchPoint
+	}
+	return err
+}
+
+func (r *Remote) listMetas(ctx context.Context, prefix string) ([]*Meta, error) {
 	infos, err := r.store.List(ctx)
 	if errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return nil, nil
@@ -107,12 +168,17 @@ func (r *Remote) List(ctx context.Context) ([]*Meta, error) {
 	}
 	var out []*Meta
 	for _, in := range infos {
-		if !strings.HasPrefix(in.Name, "meta/") || in.Deleted {
+		if !strings.HasPrefix(in.Name, prefix) || in.Deleted {
 			continue
 		}
 		data, err := r.store.GetBytes(ctx, in.Name)
-		if err != nil {
+		if errors.Is(err, jetstream.ErrObjectNotFound) {
 			continue // deleted meanwhile by retention
+		}
+		if err != nil {
+			// Never guess: Collect would take the files of a checkpoint
+			// it could not read for leftovers.
+			return nil, fmt.Errorf("read %s in bucket %s: %w", in.Name, r.Bucket, err)
 		}
 		m := new(Meta)
 		if err := json.Unmarshal(data, m); err != nil {
@@ -182,24 +248,47 @@ func (r *Remote) DownloadNewest(ctx context.Context, parent string) (*Meta, erro
 }
 
 // Retain deletes all but the newest keep committed checkpoints, then
-// every file object that no remaining checkpoint lists (including those
-// of uploads cut short). It must not run while an upload is under way.
+// every file object that no remaining checkpoint or savepoint lists
+// (including those of uploads cut short). It must not run while an
+// upload to the bucket is under way.
 func (r *Remote) Retain(ctx context.Context, keep int) error {
+	_, err := r.retain(ctx, keep)
+	return err
+}
+
+// retain is Retain, returning the checkpoints it kept.
+func (r *Remote) retain(ctx context.Context, keep int) ([]*Meta, error) {
 	metas, err := r.List(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	keep = max(1, keep)
 	if len(metas) > keep {
 		for _, m := range metas[:len(metas)-keep] {
 			if err := r.store.Delete(ctx, metaObject(m.ID)); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-				return err
+				return nil, err
 			}
 		}
 		metas = metas[len(metas)-keep:]
 	}
+	return metas, r.Collect(ctx)
+}
+
+// Collect deletes every file object that no committed checkpoint or
+// savepoint in the bucket lists. Like Retain, it must not run while an
+// upload to the bucket is under way (it would take that upload's files
+// for leftovers).
+func (r *Remote) Collect(ctx context.Context) error {
+	metas, err := r.List(ctx)
+	if err != nil {
+		return err
+	}
+	sps, err := r.Savepoints(ctx)
+	if err != nil {
+		return err
+	}
 	used := map[string]bool{}
-	for _, m := range metas {
+	for _, m := range append(metas, sps...) {
 		for _, f := range m.Files {
 			used[fileObject(f)] = true
 		}

@@ -40,9 +40,9 @@ var Settings = []Setting{
 	{"state.cache.join-keys-per-side", "16384", "join keys each side of a join keeps in memory with their rows (0: all), for views created with this release or later; the rest are read from Pebble when a row with that key arrives"},
 	{"state.cache.topn-rows-per-operator", "16384", "rows a top-N over a retracting input keeps in memory (0: all), for views created with this release or later; the rest are read from Pebble when its ranked rows need them"},
 	{"state.backend.async", "true", "processing goes on while a checkpoint is written"},
-	{"state.checkpoints.dir", "", "where checkpoints go (default <data dir>/checkpoints)"},
+	{"state.checkpoints.dir", "", "where checkpoints go (default <data dir>/checkpoints); nats-object://BUCKET[?replicas=N] uploads each one to a JetStream object store bucket on the server's NATS connection"},
 	{"state.checkpoints.num-retained", "3", "completed periodic checkpoints kept"},
-	{"state.savepoints.dir", "", "where savepoints go (default <data dir>/savepoints)"},
+	{"state.savepoints.dir", "", "where savepoints go (default <data dir>/savepoints); nats-object://BUCKET[?replicas=N] uploads each one to a bucket"},
 	{"ssl_cert_file", "", "PEM certificate (chain) for TLS; with ssl_key_file the server accepts sslmode=require (flag --tls-cert); read at start"},
 	{"ssl_key_file", "", "PEM private key of ssl_cert_file (flag --tls-key); read at start"},
 	{"ssl_require_remote", "false", "refuse connections that did not negotiate TLS unless they come from loopback (28000); needs ssl_cert_file (flag --tls-require-remote); read at start"},
@@ -242,20 +242,42 @@ func ParseDuration(s string) (time.Duration, error) {
 	return time.ParseDuration(s)
 }
 
-// CheckpointsDir is state.checkpoints.dir or <data dir>/checkpoints.
+// RemoteScheme starts a state.checkpoints.dir or state.savepoints.dir
+// that names a JetStream object store bucket (package checkpoint parses
+// it) instead of a directory.
+const RemoteScheme = "nats-object://"
+
+// CheckpointsDir is the local directory checkpoints are written to:
+// state.checkpoints.dir, or <data dir>/checkpoints when that is unset or
+// names a bucket (checkpoints are then written here first and uploaded).
 func (c *Config) CheckpointsDir() string {
-	if d := c.Values["state.checkpoints.dir"]; d != "" {
+	if d := c.Values["state.checkpoints.dir"]; d != "" && !strings.HasPrefix(d, RemoteScheme) {
 		return d
 	}
 	return filepath.Join(c.DataDir, "checkpoints")
 }
 
-// SavepointsDir is state.savepoints.dir or <data dir>/savepoints.
+// SavepointsDir is the local directory savepoints are written to, as
+// CheckpointsDir.
 func (c *Config) SavepointsDir() string {
-	if d := c.Values["state.savepoints.dir"]; d != "" {
+	if d := c.Values["state.savepoints.dir"]; d != "" && !strings.HasPrefix(d, RemoteScheme) {
 		return d
 	}
 	return filepath.Join(c.DataDir, "savepoints")
+}
+
+// RemoteCheckpoints is state.checkpoints.dir when it names a bucket
+// (nats-object://...), else "".
+func (c *Config) RemoteCheckpoints() string { return c.remote("state.checkpoints.dir") }
+
+// RemoteSavepoints is state.savepoints.dir when it names a bucket, else "".
+func (c *Config) RemoteSavepoints() string { return c.remote("state.savepoints.dir") }
+
+func (c *Config) remote(key string) string {
+	if d := c.Values[key]; strings.HasPrefix(d, RemoteScheme) {
+		return d
+	}
+	return ""
 }
 
 // AutoFile is where ALTER SYSTEM SET persists settings.

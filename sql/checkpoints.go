@@ -33,6 +33,10 @@ var checkpointColumns = []types.Column{
 	{Name: "new_bytes", Type: types.Int8},
 	{Name: "positions", Type: types.Text},
 	{Name: "directory", Type: types.Text},
+	// location is where the checkpoint is kept for restores on another
+	// machine: its bucket object (nats-object://BUCKET/meta/...) when
+	// state.checkpoints.dir names a bucket, else the local directory.
+	{Name: "location", Type: types.Text},
 	{Name: "error", Type: types.Text},
 }
 
@@ -47,6 +51,10 @@ func (e *Engine) checkpointRows() []types.Row {
 		if !m.CompletedAt.IsZero() {
 			completed = types.NewTime(m.CompletedAt)
 		}
+		location := m.Location
+		if location == "" {
+			location = m.Dir
+		}
 		errText := types.Null
 		if m.Error != "" {
 			errText = types.NewString(m.Error)
@@ -57,7 +65,7 @@ func (e *Engine) checkpointRows() []types.Row {
 			types.NewFloat(float64(time.Duration(m.Duration).Microseconds()) / 1000),
 			types.NewFloat(float64(time.Duration(m.Pause).Microseconds()) / 1000),
 			types.NewInt(m.SizeBytes), types.NewInt(m.NewBytes),
-			types.NewString(formatPositions(m.Positions)), types.NewString(m.Dir), errText,
+			types.NewString(formatPositions(m.Positions)), types.NewString(m.Dir), types.NewString(location), errText,
 		})
 	}
 	return rows

@@ -136,6 +136,11 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 		b.Close()
 		return nil, err
 	}
+	if err := e.openRemotes(); err != nil {
+		store.Close()
+		b.Close()
+		return nil, err
+	}
 	if err := e.loadCatalog(); err != nil {
 		e.rt.Close()
 		store.Close()

@@ -27,6 +27,9 @@ var savepointColumns = []types.Column{
 	{Name: "created_at", Type: types.Timestamptz},
 	{Name: "size_bytes", Type: types.Int8},
 	{Name: "directory", Type: types.Text},
+	// location: the savepoint's object in the savepoints bucket when it
+	// is there, else its local directory.
+	{Name: "location", Type: types.Text},
 	{Name: "positions", Type: types.Text},
 }
 
@@ -35,12 +38,28 @@ func (e *Engine) savepointRows() ([]types.Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	inBucket := map[string]string{}
+	if _, r := e.coord.Remotes(); r != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		remote, err := r.Savepoints(ctx)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range remote {
+			inBucket[m.Name] = r.LocationOf(m)
+		}
+	}
 	var rows []types.Row
 	for _, m := range metas {
+		location := m.Dir
+		if l, ok := inBucket[m.Name]; ok {
+			location = l
+		}
 		rows = append(rows, types.Row{
 			types.NewString(m.Name), types.NewInt(int64(m.ID)), types.NewInt(int64(m.Epoch)),
 			types.NewTime(m.CompletedAt), types.NewInt(m.SizeBytes), types.NewString(m.Dir),
-			types.NewString(formatPositions(m.Positions)),
+			types.NewString(location), types.NewString(formatPositions(m.Positions)),
 		})
 	}
 	return rows, nil
@@ -88,6 +107,18 @@ func (e *Engine) releaseSavepoint(name string) (string, error) {
 	if err == nil {
 		e.retirePoint(path)
 		err = checkpoint.ReleaseSavepoint(root, name)
+		// The copy in the savepoints bucket goes too (a savepoint may be
+		// there only, taken by another server of the bucket).
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		rerr := e.coord.ReleaseRemoteSavepoint(ctx, name)
+		cancel()
+		switch {
+		case rerr == nil && errors.Is(err, checkpoint.ErrNoSuchPoint):
+			err = nil
+		case rerr != nil && !errors.Is(rerr, checkpoint.ErrNoSuchPoint) && err == nil:
+			return "", sqlerr.New(sqlerr.InternalError, "savepoint %q was deleted here but not from its bucket: %v", name, rerr).
+				WithHint("Run RELEASE SAVEPOINT %s again once NATS is reachable.", name)
+		}
 	}
 	if errors.Is(err, checkpoint.ErrNoSuchPoint) {
 		return "", sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)

@@ -1,0 +1,151 @@
+package recovery
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/tests/testutil"
+)
+
+// remoteMeta is the part of a checkpoint's metadata object the tests read.
+type remoteMeta struct {
+	ID    int64 `json:"id"`
+	Files []struct {
+		Name   string `json:"name"`
+		Size   int64  `json:"size"`
+		CRC32C uint32 `json:"crc32c"`
+	} `json:"files"`
+}
+
+// fileObjects are the object names of m's files in the bucket.
+func (m remoteMeta) fileObjects() []string {
+	var out []string
+	for _, f := range m.Files {
+		out = append(out, fmt.Sprintf("files/%s.%d.%08x", f.Name, f.Size, f.CRC32C))
+	}
+	return out
+}
+
+// bucketObjects lists the live objects of a bucket by name.
+func bucketObjects(t testing.TB, st jetstream.ObjectStore) map[string]*jetstream.ObjectInfo {
+	t.Helper()
+	infos, err := st.List(testCtx(t, 30*time.Second))
+	if err != nil && err != jetstream.ErrNoObjectsFound {
+		t.Fatal(err)
+	}
+	out := map[string]*jetstream.ObjectInfo{}
+	for _, in := range infos {
+		if !in.Deleted {
+			out[in.Name] = in
+		}
+	}
+	return out
+}
+
+// bucketCheckpoints reads the committed checkpoints of a bucket, by id.
+func bucketCheckpoints(t testing.TB, st jetstream.ObjectStore) map[int64]remoteMeta {
+	t.Helper()
+	out := map[int64]remoteMeta{}
+	for name := range bucketObjects(t, st) {
+		if !strings.HasPrefix(name, "meta/") {
+			continue
+		}
+		data, err := st.GetBytes(testCtx(t, 30*time.Second), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m remoteMeta
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		out[m.ID] = m
+	}
+	return out
+}
+
+// TestRemoteCheckpointUpload: with state.checkpoints.dir a bucket, each
+// checkpoint is in the bucket when CHECKPOINT returns, SHOW CHECKPOINTS
+// says so, a file the previous checkpoint shares is not put again (its
+// object keeps its identity), and retention leaves exactly the files of
+// the kept checkpoints.
+func TestRemoteCheckpointUpload(t *testing.T) {
+	seed := seedFor(t)
+	natsURL := testutil.StartNATS(t)
+	cfg := writeConfig(t, "execution.checkpointing.interval=0", "state.checkpoints.num-retained=2",
+		"state.checkpoints.dir=nats-object://CKPT?replicas=1")
+	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg})
+	conn := srv.Conn(t)
+	createWorkload(t, conn)
+	js := jetStream(t, natsURL)
+	st, err := js.ObjectStore(testCtx(t, 10*time.Second), "CKPT")
+	if err != nil {
+		t.Fatalf("the checkpoint bucket was not created: %v", err)
+	}
+	gen := newGenerator(seed)
+	var taken []ckpt
+	for round := 0; round < 4; round++ {
+		publishEvents(t, js, gen.generate(2000))
+		mustExec(t, conn, "FLUSH")
+		before := bucketObjects(t, st)
+		c := takeCheckpoint(t, conn)
+		taken = append(taken, c)
+		loc := scalar(t, conn, fmt.Sprintf("SELECT location FROM streamdb_checkpoints WHERE id = %d", c.ID))
+		if want := fmt.Sprintf("nats-object://CKPT/meta/chk-%010d.json", c.ID); loc != want {
+			t.Fatalf("checkpoint %d: location %q, want %q", c.ID, loc, want)
+		}
+		metas := bucketCheckpoints(t, st)
+		m, ok := metas[c.ID]
+		if !ok {
+			t.Fatalf("checkpoint %d is not in the bucket when CHECKPOINT returns", c.ID)
+		}
+		after := bucketObjects(t, st)
+		var shared int
+		for _, name := range m.fileObjects() {
+			in, ok := after[name]
+			if !ok {
+				t.Fatalf("checkpoint %d's file %s is not in the bucket", c.ID, name)
+			}
+			if old, ok := before[name]; ok {
+				shared++
+				if old.NUID != in.NUID {
+					t.Errorf("checkpoint %d: %s was uploaded again though the bucket held it", c.ID, name)
+				}
+			}
+		}
+		if round > 0 && shared == 0 {
+			t.Errorf("checkpoint %d shares no file with the bucket's earlier checkpoints", c.ID)
+		}
+		// Retention (the CREATEs took checkpoints too): the two newest
+		// checkpoints, and their files only.
+		if ids := keys(metas); len(ids) != 2 || ids[1] != c.ID {
+			t.Errorf("after checkpoint %d the bucket holds checkpoints %v, want the newest 2", c.ID, ids)
+		}
+		used := map[string]bool{}
+		for _, km := range metas {
+			for _, f := range km.fileObjects() {
+				used[f] = true
+			}
+		}
+		for name := range after {
+			if strings.HasPrefix(name, "files/") && !used[name] {
+				t.Errorf("after checkpoint %d the bucket still holds %s, which no kept checkpoint lists", c.ID, name)
+			}
+		}
+		t.Logf("checkpoint %d: %d files, %d already in the bucket", c.ID, len(m.Files), shared)
+	}
+}
+
+func keys[V any](m map[int64]V) []int64 {
+	var out []int64
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
