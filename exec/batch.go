@@ -103,6 +103,12 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		return batchAggregate(n, in)
 	case *plan.TopN:
 		return batchTopN(ctx, n, r)
+	case *plan.WindowFunc:
+		in, err := RunBatch(ctx, n.Input, r)
+		if err != nil {
+			return nil, err
+		}
+		return runWindowFunc(n, in)
 	case *plan.Sort:
 		in, err := RunBatch(ctx, n.Input, r)
 		if err != nil {

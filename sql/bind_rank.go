@@ -41,12 +41,15 @@ type rankingItem struct {
 	name string
 }
 
-// bindRankings binds the ranking window functions (row_number, rank,
-// dense_rank) of the items: each call becomes a TopN over input that adds
-// its rank as a hidden column, and b resolves the call to that column. It
-// returns the new input and its scope. Partition and order expressions
-// are bound over in, whose columns the TopNs keep at the same positions.
-func (sb *selectBinder) bindRankings(b *binder, items []rankingItem, input plan.Node, in *scope, hasAgg bool) (plan.Node, *scope, error) {
+// bindRankings binds the window functions of the items. The ranking
+// functions (row_number, rank, dense_rank) without a frame become a TopN
+// over input that adds the rank as a hidden column, which views run too;
+// the others become a plan.WindowFunc adding its value as a hidden column
+// (ad-hoc queries only). b resolves each call to its column. It returns
+// the new input and its scope. Partition and order expressions are bound
+// over in, whose columns the nodes keep at the same positions. specs are
+// the query's named windows (WINDOW w AS (...)).
+func (sb *selectBinder) bindRankings(b *binder, items []rankingItem, specs []ast.WindowSpec, input plan.Node, in *scope, hasAgg bool) (plan.Node, *scope, error) {
 	for _, item := range items {
 		v := &windowFinder{}
 		item.node.Accept(v)
@@ -58,72 +61,151 @@ func (sb *selectBinder) bindRankings(b *binder, items []rankingItem, input plan.
 				return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "window functions together with GROUP BY or aggregates are not supported yet").
 					WithHint("Aggregate in a subquery and rank its rows in the outer query.")
 			}
-			t, err := sb.bindRanking(b, w, input, in)
+			spec, err := resolveWindowSpec(&w.Spec, specs)
 			if err != nil {
 				return nil, nil, err
 			}
-			t.RankName = t.Func
-			if item.node == w && item.name != "" {
-				t.RankName = item.name
+			fn := strings.ToLower(w.Name)
+			var node plan.Node
+			var col int
+			var typ types.Type
+			if (fn == plan.RowNumber || fn == plan.Rank || fn == plan.DenseRank) && spec.Frame == nil {
+				t, err := sb.bindRanking(b, w, spec, input, in)
+				if err != nil {
+					return nil, nil, err
+				}
+				t.RankName = t.Func
+				if item.node == w && item.name != "" {
+					t.RankName = item.name
+				}
+				node, col, typ = t, t.RankCol(), types.Int8
+			} else {
+				wf, err := sb.bindWindowFunc(b, w, spec, input, in)
+				if err != nil {
+					return nil, nil, err
+				}
+				node, col, typ = wf, len(wf.Cols)-1, wf.Cols[len(wf.Cols)-1].Type
 			}
-			col := t.RankCol()
-			name := t.Cols[col].Name
+			name := node.Schema()[col].Name
 			if b.windows == nil {
 				b.windows = map[*ast.WindowFuncExpr]int{}
 			}
 			b.windows[w] = col
-			input = t
-			cols := append(append([]scopeColumn{}, in.cols...), scopeColumn{name: name, typ: types.Int8})
+			input = node
+			cols := append(append([]scopeColumn{}, in.cols...), scopeColumn{name: name, typ: typ})
 			in = &scope{cols: cols}
 		}
 	}
 	return input, in, nil
 }
 
-func (sb *selectBinder) bindRanking(b *binder, w *ast.WindowFuncExpr, input plan.Node, in *scope) (*plan.TopN, error) {
-	fn := strings.ToLower(w.Name)
-	switch fn {
-	case plan.RowNumber, plan.Rank, plan.DenseRank:
-	default:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "window function %s() is not supported; only row_number(), rank() and dense_rank() are", fn)
+// resolveWindowSpec returns the window a call's OVER names: its own
+// (...), or a named window of the query (OVER w), which OVER (w ORDER BY
+// ...) extends.
+func resolveWindowSpec(spec *ast.WindowSpec, specs []ast.WindowSpec) (*ast.WindowSpec, error) {
+	name := spec.Ref.L
+	if spec.OnlyAlias || (name == "" && spec.Name.L != "") {
+		name = spec.Name.L
 	}
+	return extendWindow(spec, name, specs, len(specs))
+}
+
+// extendWindow resolves spec over the named window name ("" for none);
+// depth bounds the chain of references, so a cycle is an error.
+func extendWindow(spec *ast.WindowSpec, name string, specs []ast.WindowSpec, depth int) (*ast.WindowSpec, error) {
+	if name == "" {
+		return spec, nil
+	}
+	if depth < 0 {
+		return nil, sqlerr.New(sqlerr.WindowingError, "window \"%s\" refers to itself", name)
+	}
+	for i := range specs {
+		if specs[i].Name.L != name {
+			continue
+		}
+		// A definition WINDOW w AS (v ...) extends v.
+		base, err := extendWindow(&specs[i], specs[i].Ref.L, specs, depth-1)
+		if err != nil {
+			return nil, err
+		}
+		if spec.OnlyAlias || spec.Ref.L == "" {
+			return base, nil
+		}
+		out := *base
+		if spec.PartitionBy != nil {
+			return nil, sqlerr.New(sqlerr.WindowingError, "cannot override PARTITION BY clause of window \"%s\"", name)
+		}
+		if spec.OrderBy != nil {
+			if base.OrderBy != nil {
+				return nil, sqlerr.New(sqlerr.WindowingError, "cannot override ORDER BY clause of window \"%s\"", name)
+			}
+			out.OrderBy = spec.OrderBy
+		}
+		if base.Frame != nil {
+			return nil, sqlerr.New(sqlerr.WindowingError, "cannot copy window \"%s\" because it has a frame clause", name)
+		}
+		out.Frame = spec.Frame
+		return &out, nil
+	}
+	return nil, sqlerr.New(sqlerr.UndefinedObject, "window \"%s\" does not exist", name)
+}
+
+func (sb *selectBinder) bindRanking(b *binder, w *ast.WindowFuncExpr, spec *ast.WindowSpec, input plan.Node, in *scope) (*plan.TopN, error) {
+	fn := strings.ToLower(w.Name)
 	if len(w.Args) > 0 {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s() takes no arguments", fn)
 	}
-	if w.Spec.Name.L != "" || w.Spec.Ref.L != "" {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "named windows (OVER w) are not supported; write the window in OVER (...)")
-	}
 	t := &plan.TopN{Input: input, Func: fn, Count: -1}
-	if p := w.Spec.PartitionBy; p != nil {
+	var err error
+	if t.PartitionBy, err = bindWindowPartition(b, spec, in); err != nil {
+		return nil, err
+	}
+	if t.Order, err = bindWindowOrder(b, spec, in); err != nil {
+		return nil, err
+	}
+	t.Cols = append(append([]types.Column{}, input.Schema()...), types.Column{Name: hiddenWindowColumn(fn, input), Type: types.Int8})
+	return t, nil
+}
+
+// hiddenWindowColumn names the column a window call adds: it shows in
+// EXPLAIN as the call; a user cannot name it without quotes.
+func hiddenWindowColumn(fn string, input plan.Node) string {
+	cols := input.Schema()
+	name := fn + "()"
+	for _, c := range cols {
+		if c.Name == name {
+			return fmt.Sprintf("%s()#%d", fn, len(cols))
+		}
+	}
+	return name
+}
+
+func bindWindowPartition(b *binder, spec *ast.WindowSpec, in *scope) ([]expr.Expr, error) {
+	var out []expr.Expr
+	if p := spec.PartitionBy; p != nil {
 		for _, item := range p.Items {
 			e, err := b.bindExpr(item.Expr, in)
 			if err != nil {
 				return nil, err
 			}
-			t.PartitionBy = append(t.PartitionBy, e)
+			out = append(out, e)
 		}
 	}
-	if o := w.Spec.OrderBy; o != nil {
+	return out, nil
+}
+
+func bindWindowOrder(b *binder, spec *ast.WindowSpec, in *scope) ([]plan.SortKey, error) {
+	var order []plan.SortKey
+	if o := spec.OrderBy; o != nil {
 		for _, item := range o.Items {
 			e, err := b.bindExpr(item.Expr, in)
 			if err != nil {
 				return nil, err
 			}
-			t.Order = append(t.Order, plan.SortKey{Expr: e, Desc: item.Desc})
+			order = append(order, plan.SortKey{Expr: e, Desc: item.Desc})
 		}
 	}
-	cols := input.Schema()
-	// The hidden column shows in EXPLAIN as the call; a user cannot name
-	// it without quotes.
-	name := fn + "()"
-	for _, c := range cols {
-		if c.Name == name {
-			name = fmt.Sprintf("%s()#%d", fn, len(cols))
-			break
-		}
-	}
-	t.Cols = append(append([]types.Column{}, cols...), types.Column{Name: name, Type: types.Int8})
-	return t, nil
+	return order, nil
 }
 
 // bindWindowRef resolves a window call bound by bindRankings to its
@@ -133,5 +215,5 @@ func (b *binder) bindWindowRef(w *ast.WindowFuncExpr, s *scope) (expr.Expr, erro
 	if !ok || i >= len(s.cols) {
 		return nil, sqlerr.New(sqlerr.WindowingError, "window functions are not allowed here")
 	}
-	return &expr.ColRef{Idx: i, Name: s.cols[i].name, T: types.Int8}, nil
+	return &expr.ColRef{Idx: i, Name: s.cols[i].name, T: s.cols[i].typ}, nil
 }

@@ -158,7 +158,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			ranked = append(ranked, rankingItem{node: item.Expr})
 		}
 	}
-	if input, in, err = sb.bindRankings(b, ranked, input, in, hasAgg); err != nil {
+	if input, in, err = sb.bindRankings(b, ranked, sel.WindowSpecs, input, in, hasAgg); err != nil {
 		return nil, err
 	}
 

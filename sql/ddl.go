@@ -453,6 +453,9 @@ func checkStreamable(n plan.Node) error {
 		if err := exec.CheckStreamableTopN(n); err != nil {
 			return err
 		}
+	case *plan.WindowFunc:
+		return sqlerr.New(sqlerr.FeatureNotSupported, "window function %s() is not supported in a materialized view yet; only row_number(), rank() and dense_rank() without a frame are", n.Func).
+			WithHint("Query it ad hoc, or rank in the view and compute the rest when you read it.")
 	case *lateralJoin:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "LATERAL subqueries that refer to the FROM items before them are not supported in a materialized view yet").
 			WithHint("Query it ad hoc, or write the subquery as a join with GROUP BY.")

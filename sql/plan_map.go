@@ -104,6 +104,26 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 				rows[i] = all(r)
 			}
 			return &plan.Values{Rows: rows, Cols: n.Cols}
+		case *plan.WindowFunc:
+			w := *n
+			w.Input, w.Args, w.PartitionBy = walk(n.Input), all(n.Args), all(n.PartitionBy)
+			w.Order = make([]plan.SortKey, len(n.Order))
+			for i, k := range n.Order {
+				k.Expr = one(k.Expr)
+				w.Order[i] = k
+			}
+			if n.Agg != nil {
+				a := *n.Agg
+				a.Arg = one(a.Arg)
+				w.Agg = &a
+			}
+			if n.Frame.RangeStart != nil {
+				w.Frame.RangeStart = one(n.Frame.RangeStart)
+			}
+			if n.Frame.RangeEnd != nil {
+				w.Frame.RangeEnd = one(n.Frame.RangeEnd)
+			}
+			return &w
 		case *lateralJoin:
 			l := *n
 			l.Left, l.Right = walk(n.Left), walk(n.Right)
