@@ -271,6 +271,16 @@ func (e *Engine) alterView(ctx context.Context, n *front.CreateMaterializedView,
 		e.ddlMu.Unlock()
 		return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", n.Name)
 	}
+	if sinks, err := e.sinksOn([]*storage.Descriptor{old}); err != nil || len(sinks) > 0 {
+		e.ddlMu.Unlock()
+		if err != nil {
+			return "", err
+		}
+		// A sink's pending outbox entries and its consumers hold rows of
+		// the view's current columns.
+		return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot change materialized view %s because sink %s reads it", n.Name, sinks[0].Name).
+			WithHint("DROP SINK %s first, change the view, then CREATE SINK again (its consumers then get the new view's rows as a new snapshot).", sinks[0].Name)
+	}
 	a, err := e.planAlter(ctx, old, n, st)
 	if err == nil {
 		err = a.refusal()

@@ -131,6 +131,7 @@ func TestSinkEnvelopes(t *testing.T) {
 		{"CREATE SINK x FROM multi INTO 'out.x' WITH (envelope = 'upsert')", "0A000"},
 		{"DROP SINK nope", "42704"},
 		{"DROP MATERIALIZED VIEW agg", "2BP01"},
+		{"ALTER MATERIALIZED VIEW agg AS SELECT k, sum(v) AS total, count(*) AS n FROM t GROUP BY k", "2BP01"},
 	}
 	for _, b := range bad {
 		_, err := conn.Exec(testCtx(t, 30*time.Second), b.sql, pgx.QueryExecModeSimpleProtocol)
