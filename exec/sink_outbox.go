@@ -127,6 +127,7 @@ func (s *sinkTaps) write(b *pebble.Batch, epoch uint64) error {
 	s.cur = nil
 	taps := s.load()
 	var val []byte
+	consolidated := false
 	for _, t := range taps {
 		if !t.started {
 			if err := b.Set(storage.SinkStartedKey(t.id), binary.BigEndian.AppendUint64(nil, epoch), nil); err != nil {
@@ -138,15 +139,14 @@ func (s *sinkTaps) write(b *pebble.Batch, epoch uint64) error {
 			t.started = true
 			continue
 		}
-		if len(cur) == 0 {
-			continue
+		if !consolidated && len(cur) > 0 {
+			if diffs := (EpochChanges{chunks: cur}).Consolidate(); len(diffs) > 0 {
+				val = EncodeOutboxChanges(diffs)
+			}
+			consolidated = true
 		}
 		if val == nil {
-			diffs := EpochChanges{chunks: cur}.Consolidate()
-			if len(diffs) == 0 {
-				return nil
-			}
-			val = EncodeOutboxChanges(diffs)
+			continue // the epoch changed nothing
 		}
 		if err := b.Set(storage.OutboxKey(t.id, epoch, storage.OutboxEpoch), val, nil); err != nil {
 			return err

@@ -31,7 +31,7 @@ type position struct {
 	index int
 }
 
-// before reports whether entry (epoch, part) comes before p's entry.
+// after reports whether p is in an entry after (epoch, part).
 func (p position) after(epoch uint64, part byte) bool {
 	return p.epoch > epoch || p.epoch == epoch && p.part > part
 }
