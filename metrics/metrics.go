@@ -84,6 +84,22 @@ var (
 		Name: "streamdb_topn_state_rows",
 		Help: "Rows (each distinct row once) a top-N operator of a view keeps in memory; the rest of its state is in Pebble.",
 	}, []string{"view", "operator"})
+	// SinkMessages, SinkPublishedEpoch and SinkPendingEpochs follow each
+	// sink (CREATE SINK): messages JetStream acknowledged, the epoch of the
+	// newest, and the outbox entries (epochs) committed but not yet
+	// acknowledged, its lag. A sink's series go when it is dropped.
+	SinkMessages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "streamdb_sink_messages_total",
+		Help: "Messages a sink published and JetStream acknowledged since the server started.",
+	}, []string{"sink"})
+	SinkPublishedEpoch = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "streamdb_sink_published_epoch",
+		Help: "Epoch of the newest message a sink published.",
+	}, []string{"sink"})
+	SinkPendingEpochs = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "streamdb_sink_pending_epochs",
+		Help: "Epochs of changes a sink holds that JetStream has not acknowledged yet (its lag).",
+	}, []string{"sink"})
 	// Connections is the number of open client connections.
 	Connections = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "streamdb_connections",
@@ -104,6 +120,7 @@ func init() {
 		EpochsCommitted, EpochCommitSeconds,
 		CheckpointsCompleted, CheckpointsFailed, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
 		Connections, Queries, ViewRowsIn, ViewRowsOut, JoinStateRows, TopNStateRows,
+		SinkMessages, SinkPublishedEpoch, SinkPendingEpochs,
 	)
 }
 
@@ -113,6 +130,13 @@ func ForgetView(name string) {
 	ViewRowsOut.DeleteLabelValues(name)
 	JoinStateRows.DeletePartialMatch(prometheus.Labels{"view": name})
 	TopNStateRows.DeletePartialMatch(prometheus.Labels{"view": name})
+}
+
+// ForgetSink drops a sink's series.
+func ForgetSink(name string) {
+	SinkMessages.DeleteLabelValues(name)
+	SinkPublishedEpoch.DeleteLabelValues(name)
+	SinkPendingEpochs.DeleteLabelValues(name)
 }
 
 // QueryOutcome is the outcome label of a statement that ended with the

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"streamdb/metrics"
 	"streamdb/storage"
 	"streamdb/types"
 )
@@ -49,6 +50,7 @@ type state struct {
 	has     bool
 	sent    uint64 // messages published by this process
 	err     string // the last failure, until a publish succeeds
+	name    string // the sink's name, for its metrics
 }
 
 // Status is a sink's publishing progress, for SHOW SINKS.
@@ -127,7 +129,7 @@ func (p *Publisher) stateOf(d *storage.SinkDescriptor) *state {
 	defer p.mu.Unlock()
 	st := p.states[d.UID()]
 	if st == nil {
-		st = &state{}
+		st = &state{name: d.Name}
 		p.states[d.UID()] = st
 	}
 	return st
@@ -174,6 +176,7 @@ func (p *Publisher) round(ctx context.Context) {
 			return
 		}
 	}
+	p.forgetDropped(sinks)
 	// Entries of dropped sinks (an epoch in flight at DROP SINK wrote one).
 	var orphans []uint32
 	err = storage.ScanPrefix(snap, storage.AllOutboxes(), func(k, _ []byte) error {
@@ -192,6 +195,23 @@ func (p *Publisher) round(ctx context.Context) {
 	if !del.Empty() {
 		if err := p.store.Commit(del, false); err != nil {
 			p.log.Error("sinks: delete published outbox entries", "err", err)
+		}
+	}
+}
+
+// forgetDropped drops what the Publisher holds of sinks no longer in
+// the catalog, and their metrics.
+func (p *Publisher) forgetDropped(sinks []*storage.SinkDescriptor) {
+	live := map[string]bool{}
+	for _, d := range sinks {
+		live[d.UID()] = true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for uid, st := range p.states {
+		if !live[uid] {
+			delete(p.states, uid)
+			metrics.ForgetSink(st.name)
 		}
 	}
 }
@@ -220,6 +240,8 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 		fail("read outbox", err)
 		return
 	}
+	pending := len(entries)
+	defer func() { metrics.SinkPendingEpochs.WithLabelValues(d.Name).Set(float64(pending)) }()
 	if len(entries) == 0 || entries[0].epoch > gate {
 		return
 	}
@@ -239,6 +261,7 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 		}
 		if st.has && st.last.after(e.epoch, e.part) {
 			del.Delete(e.key, nil) // published before a restart or restore
+			pending--
 			continue
 		}
 		msgs, err := messages(snap, d, cols, entries, i)
@@ -258,10 +281,16 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 		if len(msgs) > 0 {
 			st.last, st.has = position{epoch: e.epoch, part: e.part, index: len(msgs) - 1}, true
 		}
-		st.sent += uint64(max(len(msgs)-start, 0))
+		sent := max(len(msgs)-start, 0)
+		st.sent += uint64(sent)
 		st.err = ""
 		p.mu.Unlock()
+		metrics.SinkMessages.WithLabelValues(d.Name).Add(float64(sent))
+		if st.has {
+			metrics.SinkPublishedEpoch.WithLabelValues(d.Name).Set(float64(st.last.epoch))
+		}
 		del.Delete(e.key, nil)
+		pending--
 	}
 }
 

@@ -118,6 +118,14 @@ func TestSinkEnvelopes(t *testing.T) {
 		t.Fatalf("SHOW SINKS: %q", show)
 	}
 
+	fams := srv.Metrics(t)
+	if n := metricValue(t, fams, "streamdb_sink_messages_total", "sink", "s_dz"); n != float64(len(dz.Msgs)) {
+		t.Errorf("streamdb_sink_messages_total{sink=\"s_dz\"} = %v, the subject holds %d messages", n, len(dz.Msgs))
+	}
+	if n := metricValue(t, fams, "streamdb_sink_pending_epochs", "sink", "s_cl"); n != 0 {
+		t.Errorf("streamdb_sink_pending_epochs{sink=\"s_cl\"} = %v once SHOW SINKS shows none pending", n)
+	}
+
 	bad := []struct{ sql, code string }{
 		{"CREATE SINK s_cl FROM agg INTO 'out.x'", "42710"},
 		{"CREATE SINK x FROM agg INTO 'out.cl'", "42710"},
