@@ -13,9 +13,10 @@ import (
 // outbox as it was and adds one entry, published right after it, with the
 // changes that turn the view's current rows into the point's rows
 // (compensating changes): a consumer that applies every message stays
-// equal to the view. A sink the point does not hold (created after it) is
-// gone with its outbox; one the point holds but that was dropped since
-// comes back as the point left it, without compensation.
+// equal to the view. Sinks are effects outside the database: one created
+// after the point is gone with it (as its view may be), and one dropped
+// since stays dropped (its consumers stopped getting changes at the DROP;
+// resuming them from the point's outbox would skip or repeat changes).
 
 // sinkCarry is one sink's outbox and view rows before a rollback.
 type sinkCarry struct {
@@ -24,11 +25,11 @@ type sinkCarry struct {
 	rows    map[string]exec.RowDiff
 }
 
-// captureSinks reads every started sink's outbox and view rows from
-// store, by sink UID.
+// captureSinks reads every sink, with the outbox and view rows of those
+// that started, from store, by sink UID.
 func captureSinks(store *storage.Store) (map[string]*sinkCarry, error) {
 	sinks, err := storage.Sinks(store.DB())
-	if err != nil || len(sinks) == 0 {
+	if err != nil {
 		return nil, err
 	}
 	ncols, err := viewWidths(store)
@@ -43,6 +44,7 @@ func captureSinks(store *storage.Store) (map[string]*sinkCarry, error) {
 		}
 		n, ok := ncols[d.ViewID]
 		if !started || !ok {
+			out[d.UID()] = &sinkCarry{}
 			continue
 		}
 		c := &sinkCarry{started: true}
@@ -63,11 +65,9 @@ func captureSinks(store *storage.Store) (map[string]*sinkCarry, error) {
 
 // restoreSinks puts the captured outboxes back into store, which now
 // holds the point's state, with each sink's compensating changes as the
-// entry before epoch+1.
+// entry before epoch+1, and deletes the sinks the point holds that were
+// dropped since.
 func restoreSinks(store *storage.Store, carry map[string]*sinkCarry, epoch uint64) error {
-	if len(carry) == 0 {
-		return nil
-	}
 	sinks, err := storage.Sinks(store.DB())
 	if err != nil {
 		return err
@@ -80,8 +80,14 @@ func restoreSinks(store *storage.Store, carry map[string]*sinkCarry, epoch uint6
 	defer b.Close()
 	for _, d := range sinks {
 		c := carry[d.UID()]
+		if c == nil {
+			if err := storage.DeleteSink(b, d); err != nil {
+				return err
+			}
+			continue
+		}
 		n, ok := ncols[d.ViewID]
-		if c == nil || !ok {
+		if !c.started || !ok {
 			continue
 		}
 		pre := storage.OutboxPrefix(d.ID)

@@ -10,7 +10,7 @@ import (
 // compensating changes, so that one applying every message holds the
 // view's rows as the rollback left them (sources paused, so nothing
 // replays yet), and then the replayed input's changes. A sink created
-// after the savepoint is gone with it.
+// after the savepoint is gone with it; one dropped after it stays dropped.
 func TestSinkRollback(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
@@ -22,12 +22,12 @@ func TestSinkRollback(t *testing.T) {
 	ev := func(i int) string { return fmt.Sprintf(`{"k": %d, "v": %d}`, i%5, i) }
 	publishMany(t, js, "sr.s", 50, ev)
 	flush(t, conn)
-	exec(t, conn, "CREATE SINK sk FROM agg INTO 'sr.out'")
+	exec(t, conn, "CREATE SINK sk FROM agg INTO 'sr.out'", "CREATE SINK gone FROM agg INTO 'sr.gone'")
 	waitSink(t, conn, js, "sr.out", "changelog", "agg", cols)
 	exec(t, conn, "SAVEPOINT sp")
 	atSavepoint := sortedText(t, conn, "SELECT * FROM agg")
 
-	exec(t, conn, "CREATE SINK late FROM agg INTO 'sr.late' WITH (envelope = 'debezium')")
+	exec(t, conn, "CREATE SINK late FROM agg INTO 'sr.late' WITH (envelope = 'debezium')", "DROP SINK gone")
 	publishMany(t, js, "sr.s", 50, func(i int) string { return ev(i + 50) })
 	flush(t, conn)
 	before := waitSink(t, conn, js, "sr.out", "changelog", "agg", cols)
@@ -41,7 +41,7 @@ func TestSinkRollback(t *testing.T) {
 		t.Fatalf("no compensating message after ROLLBACK TO: %d messages before, %d after", len(before.Msgs), len(after.Msgs))
 	}
 	if got := textRows(t, conn, "SHOW SINKS"); len(got) != 1 {
-		t.Fatalf("SHOW SINKS after ROLLBACK TO a savepoint taken before sink late: %q", got)
+		t.Fatalf("SHOW SINKS after ROLLBACK TO a savepoint taken before sink late and before DROP SINK gone: %q", got)
 	}
 
 	exec(t, conn, "ALTER SYSTEM RESUME")
