@@ -34,6 +34,9 @@ type Publisher struct {
 	js      jetstream.JetStream
 	durable func() uint64
 	log     *slog.Logger
+	// startEpoch is the store's epoch when the Publisher was made: the
+	// state this process started from.
+	startEpoch uint64
 
 	kick   chan struct{}
 	cancel context.CancelFunc
@@ -51,6 +54,10 @@ type state struct {
 	sent    uint64 // messages published by this process
 	err     string // the last failure, until a publish succeeds
 	name    string // the sink's name, for its metrics
+	// checked: the subject was compared with the state this process
+	// started from; stuck says why the sink must not publish, if so.
+	checked bool
+	stuck   string
 }
 
 // Status is a sink's publishing progress, for SHOW SINKS.
@@ -62,12 +69,15 @@ type Status struct {
 	Sent uint64
 	// Error is the last failure to publish, "" once publishing works.
 	Error string
+	// Stopped: the sink will not publish again (Error says why).
+	Stopped bool
 }
 
 // NewPublisher returns a publisher of store's sinks to js that publishes
 // epochs up to durable().
 func NewPublisher(store *storage.Store, js jetstream.JetStream, durable func() uint64, log *slog.Logger) *Publisher {
-	return &Publisher{store: store, js: js, durable: durable, log: log,
+	start, _ := store.Epoch()
+	return &Publisher{store: store, js: js, durable: durable, log: log, startEpoch: start,
 		kick: make(chan struct{}, 1), states: map[string]*state{}}
 }
 
@@ -117,7 +127,7 @@ func (p *Publisher) Status(d *storage.SinkDescriptor) Status {
 	if st == nil {
 		return Status{}
 	}
-	out := Status{Sent: st.sent, Error: st.err}
+	out := Status{Sent: st.sent, Error: st.err, Stopped: st.stuck != ""}
 	if st.has {
 		out.Epoch = st.last.epoch
 	}
@@ -253,7 +263,23 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 		}
 		p.mu.Lock()
 		st.last, st.has, st.resumed = last, has, true
+		if !st.checked && has && last.epoch > p.startEpoch {
+			// The state was restored to a point before changes the
+			// consumers have seen (--restore-from an older checkpoint, or
+			// a recovery that skipped a damaged newer one): the epochs
+			// after the point are cut anew, and publishing them would
+			// skip or repeat changes.
+			st.stuck = fmt.Sprintf("the subject holds epoch %d, but the state was restored to epoch %d; DROP SINK %s and CREATE it again (its consumers start over from a new snapshot)", last.epoch, p.startEpoch, d.Name)
+			p.log.Error("sink: stopped", "sink", d.Name, "reason", st.stuck)
+		}
+		st.checked = true
 		p.mu.Unlock()
+	}
+	if st.stuck != "" {
+		p.mu.Lock()
+		st.err = st.stuck
+		p.mu.Unlock()
+		return
 	}
 	for i, e := range entries {
 		if e.epoch > gate {

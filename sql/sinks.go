@@ -267,7 +267,10 @@ func (e *Engine) showSinks(context.Context) ([]types.Row, error) {
 			published = types.NewInt(int64(st.Epoch))
 		}
 		status := "publishing"
-		if st.Error != "" {
+		switch {
+		case st.Stopped:
+			status = "stopped: " + st.Error
+		case st.Error != "":
 			status = "retrying: " + st.Error
 		}
 		rows = append(rows, types.Row{
