@@ -7,10 +7,13 @@ import (
 	"streamdb/types"
 )
 
-// changelogRows bounds the changes in one changelog message, so that a
-// large epoch or snapshot stays under NATS's payload limit (1 MiB by
-// default) for rows of a few hundred bytes.
-const changelogRows = 1000
+// changelogRows and changelogBytes bound one changelog message, so that a
+// large epoch or snapshot stays well under NATS's payload limit (1 MiB by
+// default). A message ends at whichever bound it reaches first.
+const (
+	changelogRows  = 1000
+	changelogBytes = 512 << 10
+)
 
 // entry is one outbox entry as read from a snapshot.
 type entry struct {
@@ -63,15 +66,36 @@ func messages(r storage.Reader, d *storage.SinkDescriptor, cols []types.Column, 
 	if env != exec.EnvelopeChangelog {
 		return exec.EncodeSinkEpoch(env, cols, d.KeyCols, changes)
 	}
+	return changelogMessages(cols, changes)
+}
+
+// changelogMessages renders changes, in order, as changelog messages of
+// at most changelogRows changes and (unless one change alone is larger)
+// changelogBytes bytes.
+func changelogMessages(cols []types.Column, changes []exec.Change) ([][]byte, error) {
 	var out [][]byte
-	for len(changes) > 0 {
-		n := min(len(changes), changelogRows)
-		msgs, err := exec.EncodeSinkEpoch(env, cols, d.KeyCols, changes[:n])
+	var cur []byte
+	n := 0
+	for _, ch := range changes {
+		one, err := exec.EncodeSinkEpoch(exec.EnvelopeChangelog, cols, nil, []exec.Change{ch})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, msgs...)
-		changes = changes[n:]
+		item := one[0][1 : len(one[0])-1] // without the brackets
+		if n > 0 && (n == changelogRows || len(cur)+1+len(item)+1 > changelogBytes) {
+			out = append(out, append(cur, ']'))
+			cur, n = nil, 0
+		}
+		if n == 0 {
+			cur = append(make([]byte, 0, 4096), '[')
+		} else {
+			cur = append(cur, ',')
+		}
+		cur = append(cur, item...)
+		n++
+	}
+	if n > 0 {
+		out = append(out, append(cur, ']'))
 	}
 	return out, nil
 }
