@@ -51,6 +51,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	if sel.LockInfo != nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SELECT ... FOR UPDATE is not supported")
 	}
+	if call, name, ok := seriesCall(sel); ok {
+		return sb.bindSeries(call, name)
+	}
 	var input plan.Node
 	in := &scope{}
 	if sel.From != nil {

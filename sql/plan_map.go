@@ -124,6 +124,8 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 				w.Frame.RangeEnd = one(n.Frame.RangeEnd)
 			}
 			return &w
+		case *seriesNode:
+			return &seriesNode{Args: all(n.Args), Cols: n.Cols}
 		case *lateralJoin:
 			l := *n
 			l.Left, l.Right = walk(n.Left), walk(n.Right)

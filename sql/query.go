@@ -74,6 +74,9 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			if bound, err = materializeRecursive(bound, runSub); err != nil {
 				return nil, err
 			}
+			if bound, err = materializeSeries(bound); err != nil {
+				return nil, err
+			}
 			return materializeLateral(bound, runSub)
 		}
 		bound, err := bind(root)

@@ -62,6 +62,7 @@ const (
 	InvalidArgumentForPowerFunction   = "2201F"
 	InvalidAuthorizationSpecification = "28000"
 	InvalidSchemaName                 = "3F000"
+	AmbiguousFunction                 = "42725"
 	DuplicateColumn                   = "42701"
 	DuplicateAlias                    = "42712"
 	CannotCoerce                      = "42846"

@@ -24,6 +24,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.checkTokens,
 		r.searchPathPass,
 		r.valuesPass,
+		r.seriesPass,
 		r.orderedAggPass,
 		r.asOfPass,
 		r.windowPass,
