@@ -2,6 +2,7 @@ package sink
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,53 @@ type state struct {
 	// started from; stuck says why the sink must not publish, if so.
 	checked bool
 	stuck   string
+	// partial, when set, holds the indexes of the messages of entry
+	// partialAt that JetStream acknowledged before a failure.
+	partial   map[int]bool
+	partialAt position
+}
+
+// toPublish returns the indexes of entry e's n messages still to send:
+// those not acknowledged in an attempt that failed part way, or else
+// those after the newest message known published.
+func (st *state) toPublish(e entry, n int) []int {
+	var todo []int
+	if st.partial != nil && st.partialAt.epoch == e.epoch && st.partialAt.part == e.part {
+		for i := range n {
+			if !st.partial[i] {
+				todo = append(todo, i)
+			}
+		}
+		return todo
+	}
+	start := 0
+	if st.has && st.last.epoch == e.epoch && st.last.part == e.part {
+		start = st.last.index + 1
+	}
+	for i := start; i < n; i++ {
+		todo = append(todo, i)
+	}
+	return todo
+}
+
+// noteAcked records the messages of entry e acknowledged before a
+// failure.
+func (st *state) noteAcked(e entry, acked []int) {
+	if st.partial == nil || st.partialAt.epoch != e.epoch || st.partialAt.part != e.part {
+		if st.has && st.last.epoch == e.epoch && st.last.part == e.part {
+			// Resumed part way: the messages up to last are stored.
+			st.partial = map[int]bool{}
+			for i := 0; i <= st.last.index; i++ {
+				st.partial[i] = true
+			}
+		} else {
+			st.partial = map[int]bool{}
+		}
+		st.partialAt = position{epoch: e.epoch, part: e.part}
+	}
+	for _, i := range acked {
+		st.partial[i] = true
+	}
 }
 
 // Status is a sink's publishing progress, for SHOW SINKS.
@@ -295,11 +343,18 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 			fail("encode", err)
 			return
 		}
-		start := 0
-		if st.has && st.last.epoch == e.epoch && st.last.part == e.part {
-			start = st.last.index + 1
-		}
-		if err := p.publish(ctx, d, e, msgs, start); err != nil {
+		todo := st.toPublish(e, len(msgs))
+		acked, err := p.publish(ctx, d, e, msgs, todo)
+		sent := len(acked)
+		if err != nil {
+			// Messages after a failed one may be stored: remember
+			// which, so that the retry fills the holes rather than
+			// resuming after the newest message on the subject.
+			p.mu.Lock()
+			st.noteAcked(e, acked)
+			st.sent += uint64(sent)
+			p.mu.Unlock()
+			metrics.SinkMessages.WithLabelValues(d.Name).Add(float64(sent))
 			fail("publish", err)
 			return
 		}
@@ -307,7 +362,7 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 		if len(msgs) > 0 {
 			st.last, st.has = position{epoch: e.epoch, part: e.part, index: len(msgs) - 1}, true
 		}
-		sent := max(len(msgs)-start, 0)
+		st.partial = nil
 		st.sent += uint64(sent)
 		st.err = ""
 		p.mu.Unlock()
@@ -320,39 +375,41 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 	}
 }
 
-// publish sends msgs[start:] of entry e and waits for JetStream's
-// acknowledgements of all of them.
-func (p *Publisher) publish(ctx context.Context, d *storage.SinkDescriptor, e entry, msgs [][]byte, start int) error {
-	if start >= len(msgs) {
-		return nil
-	}
-	futs := make([]jetstream.PubAckFuture, 0, len(msgs)-start)
+// publish sends msgs[i] for each i in todo, all at once, and waits for
+// JetStream's answer to each; it returns the indexes acknowledged, and
+// the first failure.
+func (p *Publisher) publish(ctx context.Context, d *storage.SinkDescriptor, e entry, msgs [][]byte, todo []int) ([]int, error) {
+	futs := make([]jetstream.PubAckFuture, 0, len(todo))
 	epoch := strconv.FormatUint(e.epoch, 10)
-	for i := start; i < len(msgs); i++ {
+	var first error
+	for _, i := range todo {
 		m := nats.NewMsg(d.Subject)
 		m.Data = msgs[i]
 		m.Header.Set(jetstream.MsgIDHeader, msgID(d.UID(), e.epoch, e.part, i))
 		m.Header.Set(EpochHeader, epoch)
 		f, err := p.js.PublishMsgAsync(m, jetstream.WithExpectStream(d.JSStream))
 		if err != nil {
-			return err
+			first = err
+			break
 		}
 		futs = append(futs, f)
 	}
+	var acked []int
 	timeout := time.NewTimer(ackTimeout)
 	defer timeout.Stop()
-	for _, f := range futs {
+	for k, f := range futs {
 		select {
 		case <-f.Ok():
+			acked = append(acked, todo[k])
 		case err := <-f.Err():
-			return err
+			first = cmp.Or(first, err)
 		case <-timeout.C:
-			return errors.New("no acknowledgement from JetStream within " + ackTimeout.String())
+			return acked, errors.New("no acknowledgement from JetStream within " + ackTimeout.String())
 		case <-ctx.Done():
-			return ctx.Err()
+			return acked, ctx.Err()
 		}
 	}
-	return nil
+	return acked, first
 }
 
 // lastPublished reads the newest message on d's subject; has is false
