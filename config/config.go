@@ -39,6 +39,7 @@ var Settings = []Setting{
 	{"state.cache.groups-per-operator", "16384", "aggregate groups (and rows of views without a key) an operator keeps in memory (0: all); the rest are read from Pebble when touched"},
 	{"state.cache.join-keys-per-side", "16384", "join keys each side of a join keeps in memory with their rows (0: all), for views created with this release or later; the rest are read from Pebble when a row with that key arrives"},
 	{"state.cache.topn-rows-per-operator", "16384", "rows a top-N over a retracting input keeps in memory (0: all), for views created with this release or later; the rest are read from Pebble when its ranked rows need them"},
+	{"state.memory.budget", "536870912", "bytes of memory the state caches of all running views share (0: no budget); each cache gets an equal share, at an estimated size per entry, and keeps the lower of it and its own setting"},
 	{"state.backend.async", "true", "processing goes on while a checkpoint is written"},
 	{"state.checkpoints.dir", "", "where checkpoints go (default <data dir>/checkpoints); nats-object://BUCKET[?replicas=N] uploads each one to a JetStream object store bucket on the server's NATS connection"},
 	{"state.checkpoints.num-retained", "3", "completed periodic checkpoints kept"},
@@ -191,7 +192,7 @@ func validate(key, value string) error {
 	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async", "ssl_require_remote":
 		return oneOf("true", "false")
 	case "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
-		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "state.cache.join-keys-per-side", "state.cache.topn-rows-per-operator", "max_connections", "max_query_length":
+		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "state.cache.join-keys-per-side", "state.cache.topn-rows-per-operator", "state.memory.budget", "max_connections", "max_query_length":
 		var n int64
 		if _, err := fmt.Sscanf(value, "%d", &n); err != nil || fmt.Sprint(n) != value || n < 0 {
 			return fmt.Errorf("%q is not a non-negative integer", value)

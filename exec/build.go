@@ -37,8 +37,9 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	case appendOnly(desc.Dataflow, root):
 		mode = AppendOnly
 	}
+	p.caches++
 	mat, err := newMaterializeOp(mode, keyCols, ViewTablePrefix(desc.ID), storage.StatePrefix(desc.ID, viewMetaIndex), rt.store,
-		groupLimit{max: rt.groupCache.Load, committed: rt.CommittedEpoch})
+		groupLimit{max: rt.budget.limitFor(groupCacheKind, &rt.groupCache), committed: rt.CommittedEpoch})
 	if err != nil {
 		return err
 	}
@@ -228,7 +229,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 	case *plan.Sort, *plan.Limit, *plan.TopN:
 		return b.buildTopN(n, next)
 	case *plan.Aggregate:
-		limit := groupLimit{max: b.rt.groupCache.Load, committed: b.rt.CommittedEpoch}
+		limit := b.cacheLimit(groupCacheKind, &b.rt.groupCache)
 		op, err := newAggOp(n, appendOnly(b.dataflow, n.Input), b.dataflow, b.opPrefix(), b.rt.store, limit, next)
 		if err != nil {
 			return nil, err

@@ -20,7 +20,8 @@ func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
 		return newJoinOp(n, b.opPrefix(), b.rt.store.DB(), format, packed, next)
 	}
 	idx := b.nextOp
-	limit := groupLimit{max: b.rt.joinCache.Load, committed: b.rt.CommittedEpoch}
+	limit := b.cacheLimit(joinCacheKind, &b.rt.joinCache)
+	b.p.caches++ // a cache per side
 	op, err := newCachedJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateByKey, packed, limit, findJoinExpiry(n, b.watermarkFor), next)
 	if err != nil {
 		return nil, err

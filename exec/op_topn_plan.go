@@ -57,7 +57,7 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 	cfg := topNConfig{dataflow: b.dataflow}
 	if c == nil {
 		// Partitions of windows are freed by the watermark instead.
-		cfg.limit = groupLimit{max: b.rt.topNCache.Load, committed: b.rt.CommittedEpoch}
+		cfg.limit = b.cacheLimit(topNCacheKind, &b.rt.topNCache)
 	}
 	idx := b.nextOp
 	op, err := newTopNOp(t, appendOnly(b.dataflow, t.Input), b.opPrefix(), b.rt.store, cfg, next)

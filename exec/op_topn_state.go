@@ -104,7 +104,11 @@ func (op *topNOp) decodeState(key, v []byte) (types.Row, int64, error) {
 type topNCache struct {
 	limit groupLimit
 	store *storage.Store
-	miss  missRule
+	miss  missRule // partitions that may be in Pebble
+	// rowMiss: rows past a bound that may be in Pebble (those that left
+	// memory or were written past a bound since the start), so that a new
+	// row past a bound costs no Pebble read.
+	rowMiss missRule
 	// over holds, by partition key and then key suffix (sort key and
 	// row), the counts written but not committed (epoch) or changed in
 	// this epoch past the bound (epoch 0).
@@ -126,6 +130,7 @@ func newTopNCache(store *storage.Store, prefix []byte, limit groupLimit) (*topNC
 	c := &topNCache{limit: limit, store: store, over: map[string]map[string]*overWrite{}}
 	var err error
 	c.miss, err = newMissRule(store.DB(), prefix)
+	c.rowMiss = c.miss
 	return c, err
 }
 
@@ -271,6 +276,9 @@ func (op *topNOp) storedCount(pk, suffix string) (int64, error) {
 	if w, ok := c.over[pk][suffix]; ok {
 		return w.count, nil
 	}
+	if !c.rowMiss.mustRead(pk + suffix) {
+		return 0, nil
+	}
 	c.reads++
 	v, found, err := c.store.Get([]byte(string(op.prefix) + pk + suffix))
 	if err != nil || !found {
@@ -338,8 +346,13 @@ func (op *topNOp) evict() {
 		}
 		dropped := p.rows.truncate(keep)
 		c.rows -= int64(len(dropped))
-		k, _ := op.entryKey(pk, dropped[0])
-		p.bound, p.complete = []byte(k[len(pk):]), false
+		for i, e := range dropped {
+			k, _ := op.entryKey(pk, e)
+			c.rowMiss.evictedKey(k)
+			if i == 0 {
+				p.bound, p.complete = []byte(k[len(pk):]), false
+			}
+		}
 	}
 	for pk, p := range op.parts {
 		if c.rows <= target {
@@ -347,6 +360,11 @@ func (op *topNOp) evict() {
 		}
 		c.rows -= int64(p.rows.Len())
 		c.miss.evictedKey(pk)
+		p.rows.each(func(e *rankEntry) bool {
+			k, _ := op.entryKey(pk, e)
+			c.rowMiss.evictedKey(k)
+			return true
+		})
 		delete(op.parts, pk)
 	}
 }
@@ -361,6 +379,7 @@ func (op *topNOp) beyond(key string, ce changedEntry, n int64) error {
 	}
 	ce.ent.count = cur + n
 	op.cache.overwrite(pk, suffix, ce.ent.count)
+	op.cache.rowMiss.evictedKey(key)
 	op.changed[key] = ce
 	return nil
 }

@@ -65,6 +65,8 @@ type Runtime struct {
 	// topNCache bounds the rows each top-N over a retracting input keeps
 	// in memory (0: unbounded); see topNCache.
 	topNCache atomic.Int64
+	// budget is state.memory.budget, shared by the caches above.
+	budget memoryBudget
 	// late holds each pipeline's watermark states ([]*watermarkState by
 	// pipeline id), for Watermarks.
 	late sync.Map
@@ -323,6 +325,7 @@ func (rt *Runtime) add(p *pipeline) {
 	defer rt.mu.Unlock()
 	p.rt = rt
 	rt.pipelines[p.id] = p
+	rt.recountCachesLocked()
 	if !rt.deferLocked(p) {
 		rt.launchLocked(p)
 	}
@@ -338,6 +341,7 @@ func (rt *Runtime) launchLocked(p *pipeline) {
 			// Take the failed view out of every epoch so that the other
 			// views keep committing.
 			delete(rt.pipelines, p.id)
+			rt.recountCachesLocked()
 			rt.failed[p.id] = p
 			for _, es := range rt.pending {
 				delete(es.waiting, p.id)
@@ -376,6 +380,7 @@ func (rt *Runtime) Remove(id uint32) {
 // forgetLocked takes pipeline id out of the runtime and its pending epochs.
 func (rt *Runtime) forgetLocked(id uint32) {
 	delete(rt.pipelines, id)
+	rt.recountCachesLocked()
 	delete(rt.failed, id)
 	rt.late.Delete(id)
 	for _, es := range rt.pending {
@@ -620,6 +625,7 @@ func (rt *Runtime) StopAll() {
 		ps = append(ps, p)
 	}
 	rt.pipelines = map[uint32]*pipeline{}
+	rt.recountCachesLocked()
 	rt.failed = map[uint32]*pipeline{}
 	rt.resetEdgesLocked()
 	for e, es := range rt.pending {

@@ -100,6 +100,21 @@ var (
 		Name: "streamdb_sink_pending_epochs",
 		Help: "Epochs of changes a sink holds that JetStream has not acknowledged yet (its lag).",
 	}, []string{"sink"})
+	// StateMemoryBudget is state.memory.budget; StateCaches the caches
+	// that share it; StateCacheLimit the entries each cache of a kind
+	// may keep under it and its kind's setting (exec's memoryBudget).
+	StateMemoryBudget = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "streamdb_state_memory_budget_bytes",
+		Help: "state.memory.budget: the bytes the state caches of all running views share (0: no budget).",
+	})
+	StateCaches = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "streamdb_state_caches",
+		Help: "State caches (aggregate groups and view rows, join sides, top-N rows) of running views, which share state.memory.budget equally.",
+	})
+	StateCacheLimit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "streamdb_state_cache_limit_entries",
+		Help: "Entries each state cache of a kind keeps in memory at most: its share of state.memory.budget or its setting, whichever is lower.",
+	}, []string{"kind"})
 	// Connections is the number of open client connections.
 	Connections = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "streamdb_connections",
@@ -121,6 +136,7 @@ func init() {
 		CheckpointsCompleted, CheckpointsFailed, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
 		Connections, Queries, ViewRowsIn, ViewRowsOut, JoinStateRows, TopNStateRows,
 		SinkMessages, SinkPublishedEpoch, SinkPendingEpochs,
+		StateMemoryBudget, StateCaches, StateCacheLimit,
 	)
 }
 

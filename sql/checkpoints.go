@@ -181,6 +181,8 @@ func (e *Engine) setServerSetting(n *front.Set) error {
 		e.rt.SetJoinCache(e.cfg.Int(n.Name))
 	case "state.cache.topn-rows-per-operator":
 		e.rt.SetTopNCache(e.cfg.Int(n.Name))
+	case "state.memory.budget":
+		e.rt.SetMemoryBudget(e.cfg.Int(n.Name))
 	case "synchronous_commit":
 		if warning := e.broker.SetSynchronousCommit(e.cfg.SynchronousCommit()); warning != "" {
 			e.log.Warn(warning)

@@ -130,6 +130,7 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 	e.rt.SetGroupCache(cfg.Int("state.cache.groups-per-operator"))
 	e.rt.SetJoinCache(cfg.Int("state.cache.join-keys-per-side"))
 	e.rt.SetTopNCache(cfg.Int("state.cache.topn-rows-per-operator"))
+	e.rt.SetMemoryBudget(cfg.Int("state.memory.budget"))
 	e.rt.SetExpander(e.viewPlan)
 	if e.coord, err = checkpoint.NewCoordinator(e.checkpointSettings, store, e.rt, log); err != nil {
 		store.Close()
