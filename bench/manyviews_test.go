@@ -22,7 +22,9 @@ var manyViewsSQL = []string{
 
 // BenchmarkManyViews measures issue 17's fan-out figure (see
 // viewsBacklog): one GROUP BY view over a stream against eight different
-// GROUP BY views over it, which share one JetStream reader and decoder.
+// GROUP BY views over it, which share one JetStream reader and decoder,
+// and the eight against PostgreSQL maintaining the same aggregates with
+// triggers (pgTriggersRate).
 func BenchmarkManyViews(b *testing.B) {
 	sz := currentSizes(b)
 	report.Configf("many views: %d events over %d keys published while paused; one view (%s) vs eight different GROUP BY views over the same stream; runs in the order one, eight, eight, one, each a fresh server",
@@ -37,5 +39,6 @@ func BenchmarkManyViews(b *testing.B) {
 			return names
 		},
 		several: "eight views", target: "0.5",
+		postgres: pgTriggersRate,
 	}.run(b, sz)
 }
