@@ -92,6 +92,7 @@ type viewBody struct {
 	Definition string
 	Status     string
 	Dataflow   string
+	Operators  table
 	State      table
 	Errors     table
 }
@@ -112,6 +113,9 @@ func (c *console) view(q *request) (string, pageData) {
 		data.Error = firstError(data.Error, ferr.Error())
 	}
 	body.Dataflow = flow
+	body.Operators, err = q.query("SELECT * FROM streamdb_operators")
+	data.Error = firstError(data.Error, err)
+	body.Operators = body.Operators.where("view", name)
 	body.State, err = q.query("SELECT * FROM streamdb_state")
 	data.Error = firstError(data.Error, err)
 	body.State = body.State.where("object", name)

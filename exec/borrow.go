@@ -15,6 +15,8 @@ func borrowsRows(op Operator) bool {
 		return true
 	case *filterOp:
 		return borrowsRows(op.next)
+	case *countingOp:
+		return borrowsRows(op.next)
 	case *projectOp:
 		if op.cols == nil {
 			op.init()

@@ -54,6 +54,7 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 	bound := root
 	root = streamingPlan(desc.Dataflow, root)
 	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow}
+	b.opIDs, _ = plan.NodeIDs(root) // a plan without ids names operators by kind (counted)
 	if err := b.alterState(desc, root, mat); err != nil {
 		return err
 	}
@@ -111,6 +112,9 @@ type builder struct {
 	lastOp uint16
 	pins   map[plan.Node][]uint16
 	reemit map[uint16]bool
+	// opIDs are the operator ids of the streaming plan's nodes, which
+	// name each operator's figures (countingOp).
+	opIDs map[plan.Node]string
 }
 
 func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
@@ -145,6 +149,7 @@ func (b *builder) opPrefix() []byte {
 // chained in front of next; a subplan the view computes already is shared
 // (see buildShared).
 func (b *builder) build(n plan.Node, next Operator) (Operator, error) {
+	next = b.counted(n, next)
 	if op, shared, err := b.buildShared(n, next); shared {
 		return op, err
 	}

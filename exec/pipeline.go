@@ -61,8 +61,10 @@ type pipeline struct {
 	// viewErrors); the runtime sets it before start.
 	errs *viewErrors
 
-	// rowsIn counts the rows the sources hand to the operators.
+	// rowsIn counts the rows the sources hand to the operators; ops are
+	// the figures of each operator (op_count.go).
 	rowsIn prometheus.Counter
+	ops    []*opStats
 
 	// edgeIn are the pipeline's inputs fed by other pipelines (inputs
 	// len(sources) on); hub feeds the pipelines that read this one

@@ -286,6 +286,8 @@ func attachViewErrors(heads []Operator, ve *viewErrors) {
 			walk(o.op.next)
 		case *unionOp:
 			walk(o.next)
+		case *countingOp:
+			walk(o.next)
 		case *windowOp:
 			o.errs = ve
 			walk(o.next)

@@ -71,6 +71,13 @@ var (
 		Name: "streamdb_view_rows_out_total",
 		Help: "Changes (inserts and deletes) a view's (or table's) dataflow wrote to its state since the server started.",
 	}, []string{"view"})
+	// OperatorRowsOut counts, per operator of a view's dataflow (labelled
+	// by its operator id, as EXPLAIN ALTER and streamdb_operators show
+	// it), the changes it sent downstream.
+	OperatorRowsOut = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "streamdb_operator_rows_out_total",
+		Help: "Changes (inserts and deletes) an operator of a view's dataflow sent downstream since the server started.",
+	}, []string{"view", "operator"})
 	// JoinStateRows is the number of rows each join operator of a view
 	// holds in memory (its cache over Pebble, see exec's joinCache).
 	JoinStateRows = prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -134,7 +141,7 @@ func init() {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		EpochsCommitted, EpochCommitSeconds,
 		CheckpointsCompleted, CheckpointsFailed, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
-		Connections, Queries, ViewRowsIn, ViewRowsOut, JoinStateRows, TopNStateRows,
+		Connections, Queries, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
 		SinkMessages, SinkPublishedEpoch, SinkPendingEpochs,
 		StateMemoryBudget, StateCaches, StateCacheLimit,
 	)
@@ -144,6 +151,7 @@ func init() {
 func ForgetView(name string) {
 	ViewRowsIn.DeleteLabelValues(name)
 	ViewRowsOut.DeleteLabelValues(name)
+	OperatorRowsOut.DeletePartialMatch(prometheus.Labels{"view": name})
 	JoinStateRows.DeletePartialMatch(prometheus.Labels{"view": name})
 	TopNStateRows.DeletePartialMatch(prometheus.Labels{"view": name})
 }

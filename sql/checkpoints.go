@@ -93,6 +93,9 @@ func (e *Engine) systemTable(name string) (*storage.Descriptor, func() []types.R
 	case "streamdb_state":
 		d, rows := e.stateTable()
 		return d, rows, true
+	case "streamdb_operators":
+		d, rows := e.operatorsTable()
+		return d, rows, true
 	}
 	return e.pgSystemTable(name)
 }

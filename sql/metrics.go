@@ -29,6 +29,9 @@ var (
 	viewRowErrorsDesc = prometheus.NewDesc("streamdb_view_row_errors_total",
 		"Rows a view skipped because an expression failed on them (streamdb_view_errors lists the latest).",
 		[]string{"view"}, nil)
+	operatorStateDesc = prometheus.NewDesc("streamdb_operator_state_bytes",
+		"Pebble's estimate of the disk size of a view operator's state tables (as streamdb_operators shows them).",
+		[]string{"view", "operator"}, nil)
 )
 
 // viewCollector reads lag and freshness from the runtime's committed
@@ -40,6 +43,7 @@ func (c *viewCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- viewFreshnessDesc
 	ch <- sourceMalformedDesc
 	ch <- viewRowErrorsDesc
+	ch <- operatorStateDesc
 }
 
 func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
@@ -95,5 +99,18 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for view, n := range rowErrors {
 		ch <- prometheus.MustNewConstMetric(viewRowErrorsDesc, prometheus.CounterValue, float64(n), view)
+	}
+	seen := map[[2]string]bool{} // a shared subplan lists its operator once per use
+	for _, st := range e.rt.OperatorStats() {
+		key := [2]string{st.View, st.Operator}
+		if len(st.StateTables) == 0 || seen[key] {
+			continue
+		}
+		seen[key] = true
+		var n int64
+		for _, t := range st.StateTables {
+			n += e.stateTableBytes(st.ViewID, t)
+		}
+		ch <- prometheus.MustNewConstMetric(operatorStateDesc, prometheus.GaugeValue, float64(n), st.View, st.Operator)
 	}
 }

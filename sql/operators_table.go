@@ -1,0 +1,63 @@
+package sql
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// streamdb_operators lists the operators of every running view's dataflow
+// with what they sent downstream and their state: the figures behind the
+// console's per-operator view and streamdb_operator_rows_out_total.
+// rows_per_second is measured over the last second or more of epochs;
+// state_tables are the operator's tables in streamdb_state, and
+// state_bytes Pebble's estimate of their size on disk (cheap to read over
+// any state size, unlike streamdb_state's exact count).
+
+var operatorColumns = []types.Column{
+	{Name: "view", Type: types.Text},
+	{Name: "operator", Type: types.Text},
+	{Name: "kind", Type: types.Text},
+	{Name: "rows_out", Type: types.Int8},
+	{Name: "rows_per_second", Type: types.Float8},
+	{Name: "state_tables", Type: types.Text},
+	{Name: "state_bytes", Type: types.Int8},
+}
+
+func (e *Engine) operatorsTable() (*storage.Descriptor, func() []types.Row) {
+	d := &storage.Descriptor{Name: "streamdb_operators", Kind: storage.KindSystem, Columns: storage.ColumnsFrom(operatorColumns)}
+	return d, func() []types.Row {
+		var rows []types.Row
+		for _, st := range e.rt.OperatorStats() {
+			tables, bytes := types.Null, types.Null
+			if len(st.StateTables) > 0 {
+				idx := slices.Clone(st.StateTables)
+				slices.Sort(idx)
+				parts := make([]string, len(idx))
+				var n int64
+				for i, t := range idx {
+					parts[i] = strconv.Itoa(int(t))
+					n += e.stateTableBytes(st.ViewID, t)
+				}
+				tables, bytes = types.NewString(strings.Join(parts, ",")), types.NewInt(n)
+			}
+			rows = append(rows, types.Row{types.NewString(st.View), types.NewString(st.Operator), types.NewString(st.Kind),
+				types.NewInt(st.RowsOut), types.NewFloat(st.RowsPerSec), tables, bytes})
+		}
+		return rows
+	}
+}
+
+// stateTableBytes is Pebble's estimate of the disk size of state table t
+// of object obj (0 if it cannot tell).
+func (e *Engine) stateTableBytes(obj uint32, t uint16) int64 {
+	prefix := storage.StatePrefix(obj, t)
+	n, err := e.store.DB().EstimateDiskUsage(prefix, storage.PrefixEnd(prefix))
+	if err != nil {
+		return 0
+	}
+	return int64(n)
+}
