@@ -77,7 +77,18 @@ type Generation struct {
 	// PlanRecords: every view stored the plan it was created with, and
 	// starts from it (generations from gen2 on).
 	PlanRecords bool `json:"plan_records,omitempty"`
+	// Savepoint names a savepoint the generation took once its input was
+	// read (so its views held Rows), before it altered the views in
+	// Altered (generations from gen3 on).
+	Savepoint string `json:"savepoint,omitempty"`
+	// Altered lists the views altered (ALTER MATERIALIZED VIEW, keeping
+	// their state) to the same query with HAVING count(*) > 0, which
+	// keeps their rows.
+	Altered []string `json:"altered,omitempty"`
 }
+
+// alteredSuffix is what a generation's ALTER adds to a view's query.
+const alteredSuffix = " HAVING count(*) > 0"
 
 // TestCompatWrite writes a generation; it runs only when asked to.
 func TestCompatWrite(t *testing.T) {
@@ -98,8 +109,14 @@ func TestCompatWrite(t *testing.T) {
 	for i := 0; i < 13; i++ {
 		exec(t, conn, fmt.Sprintf("INSERT INTO items VALUES (%d, 'item%d', %d.25)", i, i%5, i+1))
 	}
-	exec(t, conn, "UPDATE items SET price = price * 2 WHERE id < 4", "DELETE FROM items WHERE id = 12", "FLUSH", "CHECKPOINT")
-	gen := Generation{Commit: os.Getenv("STREAMDB_COMPAT_COMMIT"), Events: events, Rows: map[string][]string{}}
+	gen := Generation{Commit: os.Getenv("STREAMDB_COMPAT_COMMIT"), Events: events, Rows: map[string][]string{},
+		Savepoint: "gen_point", Altered: []string{"per_k"}}
+	exec(t, conn, "UPDATE items SET price = price * 2 WHERE id < 4", "DELETE FROM items WHERE id = 12", "FLUSH",
+		"SAVEPOINT "+gen.Savepoint)
+	for _, n := range gen.Altered {
+		exec(t, conn, fmt.Sprintf("ALTER MATERIALIZED VIEW %s AS %s%s", n, views[n], alteredSuffix))
+	}
+	exec(t, conn, "FLUSH", "CHECKPOINT")
 	for n := range views {
 		gen.Rows[n] = rows(t, conn, "SELECT * FROM "+n)
 	}

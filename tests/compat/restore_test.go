@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"streamdb/tests/testutil"
 )
 
@@ -17,15 +19,19 @@ import (
 // points today's server restores and rolls back to, and the views it loads
 // from them can be altered keeping their state. For each generation:
 //
-//   - --restore-from a copy of the generation's last DDL checkpoint (taken
-//     before its events were read) replays the rest from JetStream and
-//     ends at the rows the generation recorded;
+//   - --restore-from a copy of the generation's last DDL checkpoint (in
+//     gen1 and gen2 taken before its events were read) replays the rest
+//     from JetStream and ends at the rows the generation recorded;
 //   - ALTER MATERIALIZED VIEW per_k adds a HAVING that keeps every group:
 //     EXPLAIN ALTER keeps its aggregate, and with new input it and the
 //     view over it stay equal to fresh views of the same queries;
 //   - ROLLBACK TO CHECKPOINT of that old checkpoint, in the data
 //     directory, brings per_k's old query back and, once replayed, the
-//     same rows.
+//     same rows;
+//   - a generation's savepoint (gen3 on) reads the rows the generation
+//     recorded (AS OF SAVEPOINT), and ROLLBACK TO SAVEPOINT of it brings
+//     back the views as they were before the generation's ALTER and
+//     replays to the same rows.
 func TestCompatRestoreAlter(t *testing.T) {
 	tarballs, err := filepath.Glob(filepath.Join("testdata", "*.tar.gz"))
 	if err != nil || len(tarballs) == 0 {
@@ -87,7 +93,8 @@ func restoreAlterGeneration(t *testing.T, name string) {
 		}
 	}
 
-	altered := views["per_k"] + " HAVING count(*) > 0"
+	restored := definition(t, conn, "per_k")
+	altered := views["per_k"] + alteredSuffix
 	explain := strings.Join(rows(t, conn, "EXPLAIN ALTER MATERIALIZED VIEW per_k AS "+altered), "\n")
 	if !strings.Contains(explain, "kept") || strings.Contains(explain, "backfilled") || strings.Contains(explain, "refused") {
 		t.Fatalf("EXPLAIN ALTER of %s's per_k does not keep its aggregate:\n%s", name, explain)
@@ -115,6 +122,51 @@ func restoreAlterGeneration(t *testing.T, name string) {
 			t.Errorf("%s of %s after ROLLBACK TO CHECKPOINT %d and replay:\n got %v\nwant %v", n, name, record.LastDDL.ID, got, want)
 		}
 	}
+	if got := definition(t, conn, "per_k"); got != restored {
+		t.Errorf("per_k of %s after ROLLBACK TO CHECKPOINT %d: %q, want %q", name, record.LastDDL.ID, got, restored)
+	}
 	_, err = conn.Exec(context.Background(), "SELECT * FROM per_k_fresh")
 	testutil.WantCode(t, err, "42P01", "")
+	if gen.Savepoint == "" {
+		return
+	}
+
+	// The generation's savepoint: read as it was, then rolled back to.
+	for n, want := range gen.Rows {
+		if got := rows(t, conn, fmt.Sprintf("SELECT * FROM %s AS OF SAVEPOINT %s", n, gen.Savepoint)); !slices.Equal(got, want) {
+			t.Errorf("%s AS OF SAVEPOINT %s of %s:\n got %v\nwant %v", n, gen.Savepoint, name, got, want)
+		}
+	}
+	exec(t, conn, "ROLLBACK TO SAVEPOINT "+gen.Savepoint, "FLUSH")
+	for n, want := range kept {
+		if got := rows(t, conn, "SELECT * FROM "+n); !slices.Equal(got, want) {
+			t.Errorf("%s of %s after ROLLBACK TO SAVEPOINT %s and replay:\n got %v\nwant %v", n, name, gen.Savepoint, got, want)
+		}
+	}
+	for _, n := range gen.Altered {
+		if got := definition(t, conn, n); got != views[n] {
+			t.Errorf("%s of %s after ROLLBACK TO SAVEPOINT %s: %q, want the query before the generation's ALTER, %q", n, name, gen.Savepoint, got, views[n])
+		}
+	}
+}
+
+// definition is a view's query as SHOW MATERIALIZED VIEWS shows it.
+func definition(t *testing.T, conn *pgx.Conn, name string) string {
+	t.Helper()
+	out, err := conn.Query(context.Background(), "SHOW MATERIALIZED VIEWS", pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	for out.Next() {
+		var n, def, status string
+		if err := out.Scan(&n, &def, &status); err != nil {
+			t.Fatal(err)
+		}
+		if n == name {
+			return def
+		}
+	}
+	t.Fatalf("SHOW MATERIALIZED VIEWS has no %s (%v)", name, out.Err())
+	return ""
 }
