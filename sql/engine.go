@@ -114,7 +114,7 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 		log.Warn(warning)
 	}
 	log.Info("durability of acknowledged writes", "synchronous_commit", cfg.Values["synchronous_commit"], "survives", b.SyncMode())
-	store, err := openState(cfg, log)
+	store, err := openState(cfg, b, log)
 	if err != nil {
 		b.Close()
 		return nil, err
@@ -169,12 +169,37 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 // when --restore-from names one, or after an unclean shutdown (the newest
 // usable checkpoint; damaged or half-written ones are skipped). The memory
 // backend starts from the newest checkpoint every time.
-func openState(cfg *config.Config, log *slog.Logger) (*storage.Store, error) {
+func openState(cfg *config.Config, b *broker.Broker, log *slog.Logger) (*storage.Store, error) {
 	memory := cfg.Values["state.backend"] == "memory"
 	_, markerErr := os.Stat(filepath.Join(cfg.DataDir, runningMarker))
 	unclean := markerErr == nil
 	var from *checkpoint.Meta
+	// Points downloaded from a bucket go to a scratch directory, removed
+	// once the state is restored (RestoreState hard-links what it keeps).
+	scratch := filepath.Join(cfg.DataDir, remoteScratch)
+	os.RemoveAll(scratch)
+	defer os.RemoveAll(scratch)
 	switch {
+	case checkpoint.IsRemote(cfg.RestoreFrom):
+		m, err := fetchRemotePoint(cfg.RestoreFrom, b, scratch)
+		if err == nil && m == nil {
+			err = fmt.Errorf("%s holds no whole checkpoint", cfg.RestoreFrom)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--restore-from: %w", err)
+		}
+		from = m
+	case cfg.RemoteCheckpoints() != "" && freshDataDir(cfg, memory):
+		// A new machine (or a lost data directory): start from the
+		// newest whole checkpoint in the bucket, if it holds one.
+		m, err := fetchRemotePoint(cfg.RemoteCheckpoints(), b, scratch)
+		if err != nil {
+			return nil, fmt.Errorf("state.checkpoints.dir: %w", err)
+		}
+		if m == nil {
+			log.Info("checkpoint bucket holds no checkpoint: starting empty", "bucket", cfg.RemoteCheckpoints())
+		}
+		from = m
 	case cfg.RestoreFrom != "":
 		m, err := checkpoint.Verify(cfg.RestoreFrom)
 		if err != nil {

@@ -2,9 +2,15 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/broker"
 	"streamdb/checkpoint"
 	"streamdb/config"
 )
@@ -61,4 +67,66 @@ func parseRemoteSetting(key, loc string) (checkpoint.RemoteURL, error) {
 		return u, fmt.Errorf("%s: %q names a path inside the bucket; write %s%s (a bucket only)", key, loc, config.RemoteScheme, u.Bucket)
 	}
 	return u, nil
+}
+
+// remoteScratch, in the data directory, receives checkpoints downloaded
+// from a bucket at start; it is removed once the state is restored.
+const remoteScratch = "remote-restore"
+
+// freshDataDir reports whether the data directory holds no state of a
+// previous run: no checkpoint record, and (pebble) no state files. Only
+// then does a server with a checkpoint bucket restore from it at start;
+// otherwise its own state and checkpoints are newer or as new.
+func freshDataDir(cfg *config.Config, memory bool) bool {
+	if _, err := os.Stat(filepath.Join(cfg.DataDir, checkpoint.RecordFile)); err == nil {
+		return false
+	}
+	if memory {
+		return true
+	}
+	entries, err := os.ReadDir(cfg.StateDir())
+	return err != nil && os.IsNotExist(err) || err == nil && len(entries) == 0
+}
+
+// fetchRemotePoint downloads the point loc names
+// (nats-object://BUCKET[/NAME], see checkpoint.RemoteURL; the newest
+// whole checkpoint without NAME) into scratch. Without NAME, a bucket
+// that does not exist or holds no checkpoint gives nil; a NAME that is
+// not there is an error.
+func fetchRemotePoint(loc string, b *broker.Broker, scratch string) (*checkpoint.Meta, error) {
+	u, err := checkpoint.ParseRemoteURL(loc)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	r, err := checkpoint.BindRemote(ctx, b.JS, u.Bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) && u.Name == "" {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return checkpoint.FetchRemote(ctx, r, u.Name, scratch)
+}
+
+// RestoreNewestRemote restores the newest whole checkpoint of the bucket
+// state.checkpoints.dir names into cfg's state directory (replacing it),
+// for a server that is not running on that data directory; nil when the
+// bucket holds none. A standby that takes over calls it before Open.
+func RestoreNewestRemote(cfg *config.Config, js jetstream.JetStream) (*checkpoint.Meta, error) {
+	u, err := parseRemoteSetting("state.checkpoints.dir", cfg.RemoteCheckpoints())
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	r, err := checkpoint.BindRemote(ctx, js, u.Bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return checkpoint.RestoreNewestRemote(ctx, r, filepath.Join(cfg.DataDir, remoteScratch), cfg.StateDir())
 }

@@ -54,7 +54,7 @@ func parseConfig(args []string) (*config.Config, error) {
 	logLevel := fs.String("log-level", cfg.LogLevel, "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", cfg.LogFormat, "log format: text or json")
 	configFile := fs.String("config", "", "YAML file of settings (flat keys, as in flink-conf.yaml)")
-	restoreFrom := fs.String("restore-from", "", "start from this checkpoint or savepoint directory")
+	restoreFrom := fs.String("restore-from", "", "start from this checkpoint or savepoint directory, or from a point in a checkpoint bucket: nats-object://BUCKET (its newest whole checkpoint), nats-object://BUCKET/42 or nats-object://BUCKET/savepoints/NAME")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate for TLS (setting ssl_cert_file)")
 	tlsKey := fs.String("tls-key", "", "PEM private key for TLS (setting ssl_key_file)")
 	tlsRequireRemote := fs.Bool("tls-require-remote", false, "refuse non-TLS connections except from loopback (setting ssl_require_remote)")

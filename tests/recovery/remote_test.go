@@ -149,3 +149,90 @@ func keys[V any](m map[int64]V) []int64 {
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
+
+// TestRemoteCheckpointRestore: the machine is lost (kill -9, and a new
+// data directory); a server started there with the same NATS and bucket
+// restores the newest whole checkpoint from the bucket and replays the
+// input after it: every view equals PostgreSQL. A newer checkpoint whose
+// metadata lists a file the bucket lacks (an upload that went wrong) and
+// files without metadata (an upload cut short) are never used.
+// --restore-from nats-object://CKPT/<id> starts from an older one.
+func TestRemoteCheckpointRestore(t *testing.T) {
+	seed := seedFor(t)
+	natsURL := testutil.StartNATS(t)
+	cfg := writeConfig(t, "execution.checkpointing.interval=0", "state.checkpoints.num-retained=5",
+		"state.checkpoints.dir=nats-object://CKPT")
+	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg})
+	conn := srv.Conn(t)
+	createWorkload(t, conn)
+	js := jetStream(t, natsURL)
+	gen := newGenerator(seed)
+	var events []event
+	round := func(n int) {
+		more := gen.generate(n)
+		publishEvents(t, js, more)
+		events = append(events, more...)
+		mustExec(t, conn, "FLUSH")
+	}
+	round(3000)
+	a := takeCheckpoint(t, conn)
+	round(3000)
+	b := takeCheckpoint(t, conn)
+	round(2000) // after the last checkpoint: replayed from JetStream
+	srv.Kill(t)
+
+	// What a cut or botched upload leaves in the bucket.
+	st, err := js.ObjectStore(testCtx(t, 10*time.Second), "CKPT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t, 30*time.Second)
+	if _, err := st.PutBytes(ctx, "files/state/999999.sst.5.0000abcd", []byte("half!")); err != nil {
+		t.Fatal(err)
+	}
+	data, err := st.GetBytes(ctx, fmt.Sprintf("meta/chk-%010d.json", b.ID))
+	if err != nil {
+		t.Fatalf("checkpoint %d is not in the bucket: %v", b.ID, err)
+	}
+	var bad map[string]any
+	if err := json.Unmarshal(data, &bad); err != nil {
+		t.Fatal(err)
+	}
+	badID := b.ID + 100
+	bad["id"] = badID
+	bad["files"] = append(bad["files"].([]any), map[string]any{"name": "state/999998.sst", "size": 7, "crc32c": 1})
+	if data, err = json.Marshal(bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PutBytes(ctx, fmt.Sprintf("meta/chk-%010d.json", badID), data); err != nil {
+		t.Fatal(err)
+	}
+
+	pg := testutil.StartPostgres(t)
+	pgConn := pg.Conn(t)
+	loadPostgres(t, pgConn, events)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int64
+	}{
+		{"fresh data dir, newest whole checkpoint", nil, b.ID},
+		{"--restore-from an older checkpoint", []string{"--restore-from", fmt.Sprintf("nats-object://CKPT/%d", a.ID)}, a.ID},
+	} {
+		s := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg, Args: tc.args})
+		rec := logLines(runLog(s), "recovering from checkpoint")
+		if len(rec) != 1 || logField(rec[0], "id") != fmt.Sprint(tc.want) {
+			t.Errorf("%s: want recovery from checkpoint %d, log says %q", tc.name, tc.want, rec)
+		}
+		c := s.Conn(t)
+		mustExec(t, c, "FLUSH")
+		if !compareViews(t, c, pgConn, workloadViews) {
+			t.Errorf("%s: views differ from PostgreSQL", tc.name)
+		}
+		// The restored server's checkpoints go on after the bucket's ids.
+		if next := takeCheckpoint(t, c); next.ID <= badID {
+			t.Errorf("%s: new checkpoint id %d, want more than the bucket's largest (%d)", tc.name, next.ID, badID)
+		}
+		s.Stop(t)
+	}
+}
