@@ -31,7 +31,8 @@ func pgCatalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		}
 		return &Func{Name: name, Args: a, T: types.Text, Fn: formatType}, true, nil
 	case "pg_table_is_visible":
-		// Every relation is in schema public, which is on the search path.
+		// User relations are in schema public and the system tables in
+		// pg_catalog, both on the search path; information_schema is not.
 		if len(args) != 1 {
 			return nil, true, wrongArgs(name, args)
 		}
@@ -39,12 +40,16 @@ func pgCatalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		if err != nil {
 			return nil, true, err
 		}
-		return &Func{Name: name, Args: a, T: types.Bool, Fn: strict(func([]types.Datum) (types.Datum, error) {
-			return types.NewBool(true), nil
+		return &Func{Name: name, Args: a, T: types.Bool, Fn: strict(func(v []types.Datum) (types.Datum, error) {
+			return types.NewBool(v[0].I < InfoSchemaRelOIDs || v[0].I >= InfoSchemaRelOIDs+1000), nil
 		})}, true, nil
 	}
 	return nil, false, nil
 }
+
+// InfoSchemaRelOIDs is the first of the 1000 OIDs of the
+// information_schema relations in pg_class.
+const InfoSchemaRelOIDs = 13000
 
 // formatType is PostgreSQL's format_type: the SQL name of a type OID with
 // the size a typmod encodes ("character varying(20)", "numeric(10,2)"); a

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"streamdb/expr"
 	"streamdb/types"
 )
 
@@ -52,7 +53,10 @@ var pgSystemRels = sync.OnceValue(func() []pgRel {
 			ns = oidInfoSchema
 		}
 		oid, ok := pgSystemRelOIDs[name]
-		if !ok || ns != oidPgCatalog {
+		switch {
+		case ns == oidInfoSchema:
+			oid = expr.InfoSchemaRelOIDs + int64(i)
+		case !ok:
 			oid = int64(14000 + i)
 		}
 		r := pgRel{oid: oid, name: name, ns: ns, kind: "v"}
@@ -118,9 +122,10 @@ func (e *Engine) pgRelByName(name string) (pgRel, bool) {
 	return *found, true
 }
 
-// descriptionRows are pg_description's rows: streams say what they are.
+// descriptionRows are pg_description's rows: schema public's comment, as
+// initdb writes it, and streams saying what they are.
 func (e *Engine) descriptionRows() []types.Row {
-	var rows []types.Row
+	rows := []types.Row{{intD(oidPublic), intD(pgSystemRelOIDs["pg_namespace"]), intD(0), str("standard public schema")}}
 	for _, r := range e.pgRelations() {
 		if d := r.description(); d != "" {
 			rows = append(rows, types.Row{intD(int64(r.oid)), intD(pgSystemRelOIDs["pg_class"]), intD(0), str(d)})
@@ -253,7 +258,9 @@ func init() {
 		rows: func(*Engine) []types.Row {
 			return []types.Row{
 				{intD(oidPgCatalog), str("pg_catalog"), intD(10), types.Null},
-				{intD(oidPublic), str("public"), intD(6171), types.Null},
+				// public as initdb makes it: owned by pg_database_owner,
+				// usable and creatable by all.
+				{intD(oidPublic), str("public"), intD(6171), str("{pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}")},
 				{intD(oidInfoSchema), str("information_schema"), intD(10), types.Null},
 			}
 		},

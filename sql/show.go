@@ -140,10 +140,18 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", name)
 		}
 	}
-	return showResult(textCols(name), func(context.Context) ([]types.Row, error) {
+	label := name
+	if l, ok := settingLabels[name]; ok {
+		label = l
+	}
+	return showResult(textCols(label), func(context.Context) ([]types.Row, error) {
 		return []types.Row{textRow(s.settings[name])}, nil
 	}), nil
 }
+
+// settingLabels are the session parameters whose SHOW column PostgreSQL
+// names with capitals (its GUC names).
+var settingLabels = map[string]string{"timezone": "TimeZone", "datestyle": "DateStyle", "intervalstyle": "IntervalStyle"}
 
 func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 	if n.System || config.Known(n.Name) {

@@ -59,5 +59,31 @@ func (r *rewriter) quotePass() error {
 		}
 		r.toks[i].kind = tkIdent
 	}
+	r.quoteKeywordLabels()
 	return nil
 }
+
+// quoteKeywordLabels turns a keyword written as a column label after AS
+// (SELECT ... AS schema, ... AS select FROM ...) into a quoted
+// identifier, as PostgreSQL takes any keyword there. It is a label only
+// where a select item ends: before ',', FROM, ';' or the end (not before
+// ')', where CAST(x AS type) ends).
+func (r *rewriter) quoteKeywordLabels() {
+	for i := 1; i < len(r.toks); i++ {
+		t := r.toks[i]
+		if t.kind != tkWord || !r.toks[i-1].isWord("as") {
+			continue
+		}
+		next := tokenOrEOF(r.src, r.toks, i+1)
+		if next.isOp(",") || next.isOp(";") || next.isWord("from") || next.kind == tkEOF {
+			if reserved[t.val] || tidbReserved[t.val] || labelKeywords[t.val] {
+				r.toks[i].kind = tkIdent
+			}
+		}
+	}
+}
+
+// labelKeywords are words the TiDB parser refuses as a label that are
+// neither in reserved nor in tidbReserved.
+var labelKeywords = setOf("schema", "table", "column", "default", "select", "insert", "update", "delete",
+	"user", "key", "index", "check", "references", "primary", "foreign", "order", "group", "from", "to", "on", "limit", "option")

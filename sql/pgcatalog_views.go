@@ -1,0 +1,50 @@
+package sql
+
+import (
+	"strings"
+
+	"streamdb/types"
+)
+
+// pg_tables, pg_views and pg_matviews, the pg_catalog views that tools
+// (Metabase's privilege check, DBeaver, pgAdmin) list relations from:
+// tables and streams are pg_tables rows (relkind r), materialized views
+// pg_matviews rows; pg_views is empty (streamdb has no plain views). The
+// owner is the bootstrap superuser, as in pg_class.
+func init() {
+	b := types.NewBool
+	pgSystemTables["pg_catalog.pg_tables"] = pgSystemTableDef{
+		cols: cols("schemaname", types.Text, "tablename", types.Text, "tableowner", types.Text,
+			"tablespace", types.Text, "hasindexes", types.Bool, "hasrules", types.Bool,
+			"hastriggers", types.Bool, "rowsecurity", types.Bool),
+		rows: func(e *Engine) []types.Row {
+			var out []types.Row
+			for _, r := range e.pgRelations() {
+				if r.relkind == "r" {
+					out = append(out, types.Row{str("public"), str(r.d.Name), str(BootstrapUser), types.Null,
+						b(len(r.d.PrimaryKey) > 0), b(false), b(false), b(false)})
+				}
+			}
+			return out
+		},
+	}
+	pgSystemTables["pg_catalog.pg_views"] = pgSystemTableDef{
+		cols: cols("schemaname", types.Text, "viewname", types.Text, "viewowner", types.Text, "definition", types.Text),
+		rows: func(e *Engine) []types.Row { return nil },
+	}
+	pgSystemTables["pg_catalog.pg_matviews"] = pgSystemTableDef{
+		cols: cols("schemaname", types.Text, "matviewname", types.Text, "matviewowner", types.Text,
+			"tablespace", types.Text, "hasindexes", types.Bool, "ispopulated", types.Bool, "definition", types.Text),
+		rows: func(e *Engine) []types.Row {
+			var out []types.Row
+			for _, r := range e.pgRelations() {
+				if r.relkind == "m" {
+					def := " " + strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"
+					out = append(out, types.Row{str("public"), str(r.d.Name), str(BootstrapUser), types.Null,
+						b(len(r.d.PrimaryKey) > 0), b(true), str(def)})
+				}
+			}
+			return out
+		},
+	}
+}
