@@ -207,21 +207,13 @@ func (p *Publisher) round(ctx context.Context) {
 	del := p.store.NewBatch()
 	defer del.Close()
 	known := map[uint32]bool{}
-	var views map[string]*storage.Descriptor
 	for _, d := range sinks {
 		known[d.ID] = true
-		if views == nil {
-			descs, err := storage.Descriptors(snap)
-			if err != nil {
-				p.log.Error("sinks: read catalog", "err", err)
-				return
-			}
-			views = map[string]*storage.Descriptor{}
-			for _, v := range descs {
-				views[v.Name] = v
-			}
+		v, err := storage.DescriptorNamed(snap, d.View)
+		if err != nil {
+			p.log.Error("sinks: read catalog", "err", err)
+			return
 		}
-		v := views[d.View]
 		if v == nil || v.ID != d.ViewID {
 			continue
 		}

@@ -208,3 +208,17 @@ func (s *Store) NextObjectID(b *pebble.Batch) (uint32, error) {
 	}
 	return id, b.Set(metaKey("next_id"), binary.BigEndian.AppendUint32(nil, id+1), nil)
 }
+
+// DescriptorNamed returns the catalog object named name in r, or nil.
+func DescriptorNamed(r Reader, name string) (*Descriptor, error) {
+	key := catalogKey(name)
+	var out *Descriptor
+	err := ScanPrefix(r, key, func(k, v []byte) error {
+		if len(k) != len(key) {
+			return nil // a longer name with this one as its prefix
+		}
+		out = new(Descriptor)
+		return json.Unmarshal(v, out)
+	})
+	return out, err
+}
