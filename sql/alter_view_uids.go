@@ -112,5 +112,5 @@ func (e *Engine) bindView(st *front.Statement, n *front.CreateMaterializedView) 
 	if err := params.checkAllNamed(); err != nil {
 		return nil, err
 	}
-	return root, nil
+	return decorrelateViewSubqueries(root)
 }

@@ -93,6 +93,9 @@ func (c *OfflineCatalog) bindView(st *front.Statement, n *front.CreateMaterializ
 	if err != nil {
 		return nil, err
 	}
+	if root, err = decorrelateViewSubqueries(root); err != nil {
+		return nil, err
+	}
 	return root, checkStreamable(root)
 }
 
