@@ -63,7 +63,14 @@ type state struct {
 	// partialAt that JetStream acknowledged before a failure.
 	partial   map[int]bool
 	partialAt position
+	// retryAt, after a failure, is when to try again; backoff doubles
+	// with each failure in a row, up to maxBackoff.
+	retryAt time.Time
+	backoff time.Duration
 }
+
+// maxBackoff bounds the wait between attempts of a failing sink.
+const maxBackoff = 5 * time.Second
 
 // toPublish returns the indexes of entry e's n messages still to send:
 // those not acknowledged in an attempt that failed part way, or else
@@ -276,7 +283,12 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 			p.log.Warn("sink: publishing stopped, retrying", "sink", d.Name, "subject", d.Subject, "err", msg)
 		}
 		st.err, st.resumed = msg, false
+		st.backoff = min(max(2*st.backoff, roundInterval), maxBackoff)
+		st.retryAt = time.Now().Add(st.backoff)
 		p.mu.Unlock()
+	}
+	if time.Now().Before(st.retryAt) {
+		return
 	}
 	var entries []entry
 	err := storage.ScanPrefix(snap, storage.OutboxPrefix(d.ID), func(k, v []byte) error {
@@ -354,7 +366,7 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 		if len(msgs) > 0 {
 			st.last, st.has = position{epoch: e.epoch, part: e.part, index: len(msgs) - 1}, true
 		}
-		st.partial = nil
+		st.partial, st.backoff = nil, 0
 		st.sent += uint64(sent)
 		st.err = ""
 		p.mu.Unlock()
