@@ -78,7 +78,7 @@ func TestRemoteCheckpointUpload(t *testing.T) {
 	seed := seedFor(t)
 	natsURL := testutil.StartNATS(t)
 	cfg := writeConfig(t, "execution.checkpointing.interval=0", "state.checkpoints.num-retained=2",
-		"state.checkpoints.dir=nats-object://CKPT?replicas=1")
+		"state.checkpoints.dir=nats-object://CKPT?replicas=1", "state.savepoints.dir=nats-object://CKPT")
 	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg})
 	conn := srv.Conn(t)
 	createWorkload(t, conn)
@@ -89,7 +89,27 @@ func TestRemoteCheckpointUpload(t *testing.T) {
 	}
 	gen := newGenerator(seed)
 	var taken []ckpt
+	spFiles := map[string]bool{}
 	for round := 0; round < 4; round++ {
+		if round == 1 {
+			mustExec(t, conn, "SAVEPOINT sp1")
+			data, err := st.GetBytes(testCtx(t, 10*time.Second), "savepoints/sp1.json")
+			if err != nil {
+				t.Fatalf("savepoint sp1 is not in the bucket: %v", err)
+			}
+			var m remoteMeta
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range m.fileObjects() {
+				spFiles[f] = true
+			}
+			for _, row := range queryMaps(t, conn, "SHOW SAVEPOINTS") {
+				if row["name"] == "sp1" && row["location"] != "nats-object://CKPT/savepoints/sp1.json" {
+					t.Errorf("SHOW SAVEPOINTS: sp1's location %q", row["location"])
+				}
+			}
+		}
 		publishEvents(t, js, gen.generate(2000))
 		mustExec(t, conn, "FLUSH")
 		before := bucketObjects(t, st)
@@ -127,6 +147,12 @@ func TestRemoteCheckpointUpload(t *testing.T) {
 			t.Errorf("after checkpoint %d the bucket holds checkpoints %v, want the newest 2", c.ID, ids)
 		}
 		used := map[string]bool{}
+		for f := range spFiles {
+			if _, ok := after[f]; !ok {
+				t.Errorf("after checkpoint %d the bucket lacks savepoint sp1's file %s", c.ID, f)
+			}
+			used[f] = true
+		}
 		for _, km := range metas {
 			for _, f := range km.fileObjects() {
 				used[f] = true
@@ -138,6 +164,24 @@ func TestRemoteCheckpointUpload(t *testing.T) {
 			}
 		}
 		t.Logf("checkpoint %d: %d files, %d already in the bucket", c.ID, len(m.Files), shared)
+	}
+	// RELEASE deletes the savepoint from the bucket, and the files only
+	// it held.
+	mustExec(t, conn, "RELEASE SAVEPOINT sp1")
+	objs := bucketObjects(t, st)
+	if _, ok := objs["savepoints/sp1.json"]; ok {
+		t.Errorf("RELEASE SAVEPOINT left savepoints/sp1.json in the bucket")
+	}
+	used := map[string]bool{}
+	for _, km := range bucketCheckpoints(t, st) {
+		for _, f := range km.fileObjects() {
+			used[f] = true
+		}
+	}
+	for name := range objs {
+		if strings.HasPrefix(name, "files/") && !used[name] {
+			t.Errorf("after RELEASE the bucket still holds %s, which no checkpoint lists", name)
+		}
 	}
 }
 
@@ -156,12 +200,13 @@ func keys[V any](m map[int64]V) []int64 {
 // input after it: every view equals PostgreSQL. A newer checkpoint whose
 // metadata lists a file the bucket lacks (an upload that went wrong) and
 // files without metadata (an upload cut short) are never used.
-// --restore-from nats-object://CKPT/<id> starts from an older one.
+// --restore-from nats-object://CKPT/<id> starts from an older one, and
+// nats-object://CKPT/savepoints/NAME from a savepoint in the bucket.
 func TestRemoteCheckpointRestore(t *testing.T) {
 	seed := seedFor(t)
 	natsURL := testutil.StartNATS(t)
 	cfg := writeConfig(t, "execution.checkpointing.interval=0", "state.checkpoints.num-retained=5",
-		"state.checkpoints.dir=nats-object://CKPT")
+		"state.checkpoints.dir=nats-object://CKPT", "state.savepoints.dir=nats-object://CKPT")
 	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg})
 	conn := srv.Conn(t)
 	createWorkload(t, conn)
@@ -176,6 +221,7 @@ func TestRemoteCheckpointRestore(t *testing.T) {
 	}
 	round(3000)
 	a := takeCheckpoint(t, conn)
+	mustExec(t, conn, "SAVEPOINT sp_a")
 	round(3000)
 	b := takeCheckpoint(t, conn)
 	round(2000) // after the last checkpoint: replayed from JetStream
@@ -218,10 +264,11 @@ func TestRemoteCheckpointRestore(t *testing.T) {
 	}{
 		{"fresh data dir, newest whole checkpoint", nil, b.ID},
 		{"--restore-from an older checkpoint", []string{"--restore-from", fmt.Sprintf("nats-object://CKPT/%d", a.ID)}, a.ID},
+		{"--restore-from a savepoint", []string{"--restore-from", "nats-object://CKPT/savepoints/sp_a"}, 0},
 	} {
 		s := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg, Args: tc.args})
 		rec := logLines(runLog(s), "recovering from checkpoint")
-		if len(rec) != 1 || logField(rec[0], "id") != fmt.Sprint(tc.want) {
+		if len(rec) != 1 || tc.want != 0 && logField(rec[0], "id") != fmt.Sprint(tc.want) {
 			t.Errorf("%s: want recovery from checkpoint %d, log says %q", tc.name, tc.want, rec)
 		}
 		c := s.Conn(t)
