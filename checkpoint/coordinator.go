@@ -42,6 +42,11 @@ type Settings struct {
 	SavepointsDir        string
 	// DataDir holds the checkpoint record (RecordFile).
 	DataDir string
+	// Fence, when set, runs just before a checkpoint or savepoint is
+	// committed (its metadata written): an error leaves it uncommitted. A
+	// server of an --ha-group proves there that it still holds the lease,
+	// so a server that lost it never commits a checkpoint.
+	Fence func() error
 }
 
 // Coordinator schedules, takes and retires checkpoints.
@@ -600,6 +605,11 @@ func (c *Coordinator) commit(m *Meta, abort <-chan struct{}) error {
 	case <-abort:
 		return context.DeadlineExceeded // timed out: never write the marker
 	default:
+	}
+	if fence := c.settings().Fence; fence != nil {
+		if err := fence(); err != nil {
+			return err
+		}
 	}
 	m.Status = StatusCompleted
 	m.CompletedAt = time.Now().UTC()

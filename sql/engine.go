@@ -33,6 +33,9 @@ type Engine struct {
 	coord  *checkpoint.Coordinator
 	// publisher publishes the sinks' outboxes (package sink).
 	publisher *sink.Publisher
+	// fence, when not nil, says whether this server may still commit
+	// (sql/fence.go).
+	fence Fence
 
 	// cfgMu guards cfg.Values, which SET and ALTER SYSTEM SET change.
 	cfgMu sync.RWMutex
@@ -87,6 +90,12 @@ const runningMarker = "RUNNING"
 // an unclean shutdown), the runtime, every view in the catalog, and
 // periodic checkpoints.
 func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
+	return OpenFenced(cfg, log, nil)
+}
+
+// OpenFenced opens the engine of a server that may commit only while
+// fence allows it (a member of an --ha-group); nil: always.
+func OpenFenced(cfg *config.Config, log *slog.Logger, fence Fence) (*Engine, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
@@ -119,7 +128,7 @@ func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
 		b.Close()
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, log: log, store: store, broker: b, objs: map[string]*storage.Descriptor{}, asOf: map[string]*asOfState{}}
+	e := &Engine{cfg: cfg, log: log, store: store, broker: b, fence: fence, objs: map[string]*storage.Descriptor{}, asOf: map[string]*asOfState{}}
 	if e.roles, err = openRoles(cfg.DataDir); err != nil {
 		store.Close()
 		b.Close()
@@ -255,7 +264,7 @@ func (e *Engine) checkpointSettings() checkpoint.Settings {
 	e.cfgMu.RLock()
 	defer e.cfgMu.RUnlock()
 	c := e.cfg
-	return checkpoint.Settings{
+	s := checkpoint.Settings{
 		Interval:             c.Duration("execution.checkpointing.interval"),
 		MinPause:             c.Duration("execution.checkpointing.min-pause"),
 		Timeout:              c.Duration("execution.checkpointing.timeout"),
@@ -271,6 +280,10 @@ func (e *Engine) checkpointSettings() checkpoint.Settings {
 		SavepointsDir:        c.SavepointsDir(),
 		DataDir:              c.DataDir,
 	}
+	if e.fence != nil {
+		s.Fence = e.confirmFence
+	}
+	return s
 }
 
 // setting reads one setting.

@@ -97,7 +97,11 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		return nil
 	}
 	seqs := make([]uint64, len(msgs))
+	var fenced error
 	publish := func() (map[string]uint64, error) {
+		if fenced = e.checkFence(); fenced != nil {
+			return nil, fenced
+		}
 		futures := make([]jetstream.PubAckFuture, len(msgs))
 		var err error
 		for i, m := range msgs {
@@ -132,6 +136,9 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 			published, err = publish()
 			return published, err
 		})
+	}
+	if fenced != nil {
+		return fenced // nothing was published
 	}
 	for i, m := range msgs {
 		if seqs[i] == 0 {

@@ -257,9 +257,14 @@ func (l *tableLog) lead(e *Engine, d *storage.Descriptor) {
 			msg = append(msg, inner...)
 		}
 		msg = append(msg, ']')
-		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
-		ack, err := e.broker.JS.Publish(ctx, d.Subject, msg, jetstream.WithExpectStream(d.JSStream))
-		cancel()
+		var ack *jetstream.PubAck
+		fenceErr := e.checkFence()
+		err := fenceErr
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+			ack, err = e.broker.JS.Publish(ctx, d.Subject, msg, jetstream.WithExpectStream(d.JSStream))
+			cancel()
+		}
 
 		if err == nil {
 			// Recorded before any writer hears back: a read that starts
@@ -276,7 +281,10 @@ func (l *tableLog) lead(e *Engine, d *storage.Descriptor) {
 		l.imu.Lock()
 		// The batch failed, and every commit queued after it was computed
 		// on top of it: fail them all, keep none.
-		failed := e.publishFailure(err, fmt.Sprintf("could not write to table %q", d.Name))
+		failed := fenceErr
+		if failed == nil {
+			failed = e.publishFailure(err, fmt.Sprintf("could not write to table %q", d.Name))
+		}
 		// Without an acknowledgement the message may still have been
 		// stored: the next writer rereads the whole changelog first.
 		l.unsure.Store(true)

@@ -23,6 +23,9 @@ import (
 // client library would hold the message until it reconnects or the
 // publish times out).
 func (e *Engine) checkWritable() error {
+	if err := e.checkFence(); err != nil {
+		return err
+	}
 	if err := e.broker.SpaceError(); err != nil {
 		return err
 	}

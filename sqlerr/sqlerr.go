@@ -29,6 +29,7 @@ const (
 	ProtocolViolation                 = "08P01"
 	QueryCanceled                     = "57014"
 	AdminShutdown                     = "57P01"
+	CannotConnectNow                  = "57P03"
 	InternalError                     = "XX000"
 	ObjectNotInPrerequisiteState      = "55000"
 	WrongObjectType                   = "42809"

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 
 	"streamdb/admin"
 	"streamdb/config"
+	"streamdb/ha"
 	"streamdb/pgwire"
 	"streamdb/sql"
 )
@@ -43,6 +45,18 @@ func main() {
 // parseConfig applies, from weakest to strongest: defaults, environment
 // variables, the YAML file, settings persisted by ALTER SYSTEM SET, flags.
 func parseConfig(args []string) (*config.Config, error) {
+	cfg, _, err := parseFlags(args)
+	return cfg, err
+}
+
+// parseFlags is parseConfig that also returns the --ha-* flags.
+func parseFlags(args []string) (*config.Config, haFlags, error) {
+	var hf haFlags
+	cfg, err := parseConfigInto(args, &hf)
+	return cfg, hf, err
+}
+
+func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	cfg := config.Defaults()
 	fs := flag.NewFlagSet("streamdb", flag.ContinueOnError)
 	listen := fs.String("listen", cfg.Listen, "PostgreSQL protocol address")
@@ -60,6 +74,11 @@ func parseConfig(args []string) (*config.Config, error) {
 	tlsRequireRemote := fs.Bool("tls-require-remote", false, "refuse non-TLS connections except from loopback (setting ssl_require_remote)")
 	passwordFile := fs.String("password-file", "", "file holding the password of user streamdb (or set STREAMDB_PASSWORD)")
 	natsProducerPasswordFile := fs.String("nats-producer-password-file", "", "file holding the password of the embedded NATS server's user producer (or set STREAMDB_NATS_PRODUCER_PASSWORD); without one a password is made and kept in <data dir>/nats-producer.password")
+	fs.StringVar(&hf.group, "ha-group", "", "join this high-availability group (needs --nats-url): one server of the group is active, the others are standbys that take over when its lease expires")
+	fs.StringVar(&hf.advertise, "ha-advertise", "", "host:port clients reach this server at, which standbys name (default: --listen)")
+	fs.DurationVar(&hf.ttl, "ha-lease-ttl", 5*time.Second, "how long the group's lease lasts without renewal: a standby takes over this long after the active server stops")
+	fs.DurationVar(&hf.renew, "ha-renew-interval", time.Second, "time between renewals of the lease by the active server")
+	fs.IntVar(&hf.replicas, "ha-replicas", 1, "replicas of the group's lease and checkpoint buckets on a NATS cluster")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -100,7 +119,7 @@ func parseConfig(args []string) (*config.Config, error) {
 }
 
 func run(args []string) error {
-	cfg, err := parseConfig(args)
+	cfg, hf, err := parseFlags(args)
 	if err != nil {
 		return err
 	}
@@ -126,7 +145,22 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	engine, err := sql.Open(cfg, log)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	var lease *ha.Lease
+	var fence sql.Fence
+	var lost <-chan struct{}
+	if hf.group != "" {
+		if lease, err = haJoin(cfg, hf, log, sigs); err != nil {
+			if errors.Is(err, errStoppedAsStandby) {
+				log.Info("stopped")
+				return nil
+			}
+			return err
+		}
+		fence, lost = lease, lease.Lost()
+	}
+	engine, err := sql.OpenFenced(cfg, log, fence)
 	if err != nil {
 		return err
 	}
@@ -148,9 +182,11 @@ func run(args []string) error {
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	select {
+	case <-lost:
+		// Nothing more commits (every commit checks the lease); the
+		// process restarts itself as a standby.
+		return stepDown(log)
 	case sig := <-sigs:
 		log.Info("shutting down", "signal", sig.String())
 	case err := <-served:
@@ -170,6 +206,12 @@ func run(args []string) error {
 	}
 	if err := engine.Close(); err != nil {
 		return err
+	}
+	if lease != nil {
+		// A standby takes over at once instead of after the lease's TTL.
+		if err := lease.Release(ctx); err != nil {
+			log.Warn("releasing the lease of the group", "err", err)
+		}
 	}
 	log.Info("stopped")
 	return nil

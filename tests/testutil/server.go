@@ -46,6 +46,9 @@ type ServerOptions struct {
 	ReadyTimeout time.Duration
 	// StopTimeout bounds the wait for exit after SIGTERM; default 30s.
 	StopTimeout time.Duration
+	// Standby: the server may start as a standby of an --ha-group, which
+	// refuses sessions with 57P03; that refusal counts as ready too.
+	Standby bool
 }
 
 // Server is a running (or stopped) streamdb process started by StartServer.
@@ -276,6 +279,18 @@ func (s *Server) Kill(t testing.TB) {
 	}
 }
 
+// Signal sends sig to the running server: SIGSTOP and SIGCONT pause and
+// resume it (a process stalled past its lease).
+func (s *Server) Signal(t testing.TB, sig syscall.Signal) {
+	t.Helper()
+	if s.proc == nil {
+		t.Fatalf("testutil: Signal(%v): streamdb is not running", sig)
+	}
+	if err := s.proc.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("testutil: Signal(%v): %v", sig, err)
+	}
+}
+
 // Restart stops the server if it is running (as Stop does) and starts it
 // again with the same data directory, ports and options, waiting until it
 // answers `SELECT 1`. It also starts a server that was killed.
@@ -368,7 +383,7 @@ func (s *Server) waitReady(p *process, deadline time.Time) error {
 		if p.exited() {
 			return fmt.Errorf("streamdb exited before it was ready: %v", exitDesc(p.err))
 		}
-		if lastErr = ping(s.DSN(), deadline); lastErr == nil {
+		if lastErr = ping(s.DSN(), deadline); lastErr == nil || (s.opts.Standby && SQLState(lastErr) == "57P03") {
 			return nil
 		}
 		if time.Now().After(deadline) {

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/checkpoint"
+	"streamdb/config"
+	"streamdb/ha"
+)
+
+// haFlags are the --ha-* flags.
+type haFlags struct {
+	group     string
+	advertise string
+	ttl       time.Duration
+	renew     time.Duration
+	replicas  int
+}
+
+// errStoppedAsStandby: a signal stopped the server while it was a standby.
+var errStoppedAsStandby = errors.New("stopped while standby")
+
+// haRestoreDir holds the checkpoint a takeover downloaded.
+func haRestoreDir(cfg *config.Config) string { return filepath.Join(cfg.DataDir, "ha-restore") }
+
+// haCheckpointBucket is the bucket a group's checkpoints go to:
+// state.checkpoints.dir when it names one, else the group's own.
+func haCheckpointBucket(cfg *config.Config, group string) string {
+	if dir := cfg.Values["state.checkpoints.dir"]; strings.HasPrefix(dir, checkpoint.RemoteScheme) {
+		bucket, _, _ := strings.Cut(strings.TrimPrefix(dir, checkpoint.RemoteScheme), "?")
+		return strings.TrimSuffix(bucket, "/")
+	}
+	return ha.CheckpointBucket(group)
+}
+
+// haJoin makes this server a member of its group: it answers PostgreSQL
+// connections as a standby (57P03, naming the active server) until it
+// holds the group's lease, then downloads the newest complete checkpoint
+// of the group's bucket and points cfg.RestoreFrom at it, so that the
+// engine continues from that checkpoint's state and JetStream positions.
+// With no checkpoint in the bucket (a new group), the server starts from
+// its own data directory. stop ends the wait (a signal).
+func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Signal) (*ha.Lease, error) {
+	if cfg.NATSURL == "" {
+		return nil, fmt.Errorf("--ha-group needs --nats-url: the servers of a group share a NATS server or cluster")
+	}
+	if cfg.RestoreFrom != "" {
+		return nil, fmt.Errorf("--restore-from cannot be used with --ha-group: a server of a group starts from the group's newest checkpoint")
+	}
+	nc, err := nats.Connect(cfg.NATSURL, nats.Name("streamdb ha "+hf.group), nats.MaxReconnects(-1))
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s: %w", cfg.NATSURL, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	addr := hf.advertise
+	if addr == "" {
+		addr = cfg.Listen
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	lease, err := ha.Open(ctx, js, ha.Options{Group: hf.group, Holder: holderID(), Addr: addr,
+		TTL: hf.ttl, Renew: hf.renew, Replicas: hf.replicas, Log: log})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("listen on %s: %w (choose another address with --listen)", cfg.Listen, err)
+	}
+	var active atomic.Value
+	active.Store("")
+	standby := ha.ServeStandby(ln, func() string { return active.Load().(string) })
+	log.Info("standby: waiting for the lease of the group", "group", hf.group, "listen", ln.Addr().String())
+	err = lease.Acquire(ctx, func(h *ha.Holding) {
+		if active.Swap(h.Addr) != h.Addr {
+			log.Info("standby: the active server of the group", "group", hf.group, "active", h.Addr, "holder", h.Holder)
+		}
+	})
+	standby.Close()
+	if err != nil {
+		nc.Close()
+		if ctx.Err() != nil {
+			return nil, errStoppedAsStandby
+		}
+		return nil, err
+	}
+	log.Info("took the lease of the group: becoming active", "group", hf.group, "token", lease.Token())
+	start := time.Now()
+	remote, err := checkpoint.OpenRemote(ctx, js, haCheckpointBucket(cfg, hf.group), hf.replicas)
+	if err != nil {
+		return nil, err
+	}
+	dir := haRestoreDir(cfg)
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	m, err := remote.DownloadNewest(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		log.Warn("the group's checkpoint bucket holds no checkpoint: starting from this server's data directory", "bucket", remote.Bucket)
+		return lease, nil
+	}
+	log.Info("downloaded the group's newest checkpoint", "id", m.ID, "epoch", m.Epoch, "bucket", remote.Bucket, "took", time.Since(start))
+	cfg.RestoreFrom = m.Dir
+	return lease, nil
+}
+
+// holderID names this process in the lease: host, pid and a random part.
+func holderID() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	rand.Read(b)
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
+}
+
+// stepDown replaces this process by a fresh copy of itself (same
+// arguments, same pid), which starts as a standby: nothing of the old
+// active state survives to commit. Go opens every file close-on-exec, so
+// the listener, Pebble's files and the NATS connections close with it.
+func stepDown(log *slog.Logger) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	log.Warn("stepping down to standby: restarting this process")
+	return syscall.Exec(exe, os.Args, os.Environ())
+}

@@ -1,0 +1,95 @@
+package ha
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// CannotConnectNow is SQLSTATE 57P03, PostgreSQL's answer from a server
+// that is up but not accepting sessions. libpq and pgx given several
+// hosts (host=a,b) try the next one on it, so clients find the active
+// server of a group by listing all of its servers.
+const CannotConnectNow = "57P03"
+
+// A Standby answers PostgreSQL protocol connections while this server
+// waits for the lease: every session is refused at startup with 57P03,
+// naming the active server, before any query can run.
+type Standby struct {
+	ln     net.Listener
+	active func() string
+	wg     sync.WaitGroup
+}
+
+// ServeStandby answers connections on ln until Close. active returns the
+// host:port of the active server, or "" when none is known.
+func ServeStandby(ln net.Listener, active func() string) *Standby {
+	s := &Standby{ln: ln, active: active}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				continue
+			}
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.refuse(c)
+			}()
+		}
+	}()
+	return s
+}
+
+// Close stops accepting and waits for the refusals under way.
+func (s *Standby) Close() error {
+	err := s.ln.Close()
+	s.wg.Wait()
+	return err
+}
+
+// Refusal is the error a standby sends.
+func Refusal(active string) *pgproto3.ErrorResponse {
+	msg := "the database system is a standby; no server of its group is active yet"
+	hint := "Retry shortly: a standby takes over once the active server's lease expires."
+	if active != "" {
+		msg = "the database system is a standby; the active server is " + active
+		hint = fmt.Sprintf("Connect to %s, or list every server of the group in the connection string (host=a,b port=p,q) so the client finds the active one.", active)
+	}
+	return &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: CannotConnectNow, Message: msg, Hint: hint}
+}
+
+func (s *Standby) refuse(c net.Conn) {
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	be := pgproto3.NewBackend(c, c)
+	for {
+		m, err := be.ReceiveStartupMessage()
+		if err != nil {
+			return
+		}
+		switch m.(type) {
+		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
+			// No encryption here: the client goes on in the clear (or,
+			// with sslmode=require, gives up on this host and tries the
+			// next).
+			if _, err := c.Write([]byte{'N'}); err != nil {
+				return
+			}
+			continue
+		case *pgproto3.StartupMessage:
+			be.Send(Refusal(s.active()))
+			be.Flush()
+		}
+		return
+	}
+}

@@ -1,0 +1,50 @@
+package sql
+
+import (
+	"context"
+	"time"
+
+	"streamdb/sqlerr"
+)
+
+// A Fence says whether this server may still commit: a server of an
+// --ha-group may only while it holds its group's lease (package ha). The
+// engine checks it before every table or stream write is published and
+// before every checkpoint is committed, so a server that lost the lease
+// (paused past it, or cut off from NATS) commits nothing more and steps
+// down.
+type Fence interface {
+	// Check answers from this server's own clock, without a round trip.
+	Check() error
+	// Confirm proves the lease at the NATS server (a compare-and-set).
+	Confirm(ctx context.Context) error
+}
+
+// fenceConfirmTimeout bounds Confirm before a checkpoint commit.
+const fenceConfirmTimeout = 2 * time.Second
+
+// checkFence refuses a write once the lease is lost.
+func (e *Engine) checkFence() error {
+	if e.fence == nil {
+		return nil
+	}
+	if err := e.fence.Check(); err != nil {
+		return fencedError()
+	}
+	return nil
+}
+
+// confirmFence runs before each checkpoint commit (checkpoint.Settings).
+func (e *Engine) confirmFence() error {
+	if e.fence == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fenceConfirmTimeout)
+	defer cancel()
+	return e.fence.Confirm(ctx)
+}
+
+func fencedError() error {
+	return sqlerr.New(sqlerr.CannotConnectNow, "could not write: this server no longer holds its group's lease and is stepping down to standby; nothing was written").
+		WithHint("Reconnect with every server of the group in the connection string (host=a,b): the client finds the active one.")
+}
