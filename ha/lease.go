@@ -105,8 +105,8 @@ type Lease struct {
 
 	renewMu  sync.Mutex // one renewal at a time; held across the round trip
 	mu       sync.Mutex // guards the fields below; never held across I/O
-	rev      uint64    // revision last written by this server (the token)
-	validTo  time.Time // when Check starts failing (monotonic)
+	rev      uint64     // revision last written by this server (the token)
+	validTo  time.Time  // when Check starts failing (monotonic)
 	held     bool
 	lost     chan struct{}
 	lostOnce sync.Once

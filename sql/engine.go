@@ -169,7 +169,7 @@ func OpenFenced(cfg *config.Config, log *slog.Logger, fence Fence) (*Engine, err
 	e.rt.Start()
 	e.startPurging()
 	e.coord.Start()
-	e.publisher = sink.NewPublisher(store, b.JS, e.coord.DurableEpoch, log)
+	e.publisher = sink.NewPublisher(store, b.JS, e.sinkGate, log)
 	e.publisher.Start()
 	return e, nil
 }

@@ -48,3 +48,13 @@ func fencedError() error {
 	return sqlerr.New(sqlerr.CannotConnectNow, "could not write: this server no longer holds its group's lease and is stepping down to standby; nothing was written").
 		WithHint("Reconnect with every server of the group in the connection string (host=a,b): the client finds the active one.")
 }
+
+// sinkGate is the newest epoch sinks may publish: that of the newest
+// checkpoint, or none once the lease is lost (sinks are fenced before
+// every round of publishing).
+func (e *Engine) sinkGate() uint64 {
+	if e.checkFence() != nil {
+		return 0
+	}
+	return e.coord.DurableEpoch()
+}
