@@ -151,6 +151,9 @@ func OpenFenced(cfg *config.Config, log *slog.Logger, fence Fence) (*Engine, err
 		b.Close()
 		return nil, err
 	}
+	if fence != nil {
+		e.coord.SetUploadFence(e.confirmFence)
+	}
 	if err := e.loadCatalog(); err != nil {
 		e.rt.Close()
 		store.Close()

@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -38,14 +37,21 @@ var errStoppedAsStandby = errors.New("stopped while standby")
 // haRestoreDir holds the checkpoint a takeover downloaded.
 func haRestoreDir(cfg *config.Config) string { return filepath.Join(cfg.DataDir, "ha-restore") }
 
-// haCheckpointBucket is the bucket a group's checkpoints go to:
-// state.checkpoints.dir when it names one, else the group's own.
-func haCheckpointBucket(cfg *config.Config, group string) string {
-	if dir := cfg.Values["state.checkpoints.dir"]; strings.HasPrefix(dir, checkpoint.RemoteScheme) {
-		bucket, _, _ := strings.Cut(strings.TrimPrefix(dir, checkpoint.RemoteScheme), "?")
-		return strings.TrimSuffix(bucket, "/")
+// haCheckpoints makes state.checkpoints.dir a bucket: the one it names,
+// else the group's own. It returns the bucket.
+func haCheckpoints(cfg *config.Config, hf haFlags) (checkpoint.RemoteURL, error) {
+	if dir := cfg.RemoteCheckpoints(); dir != "" {
+		u, err := checkpoint.ParseRemoteURL(dir)
+		if err != nil {
+			return u, fmt.Errorf("state.checkpoints.dir: %w", err)
+		}
+		return u, nil
 	}
-	return ha.CheckpointBucket(group)
+	u := checkpoint.RemoteURL{Bucket: ha.CheckpointBucket(hf.group), Replicas: max(1, hf.replicas)}
+	if err := cfg.Set("state.checkpoints.dir", u.String()); err != nil {
+		return u, err
+	}
+	return u, nil
 }
 
 // haJoin makes this server a member of its group: it answers PostgreSQL
@@ -61,6 +67,10 @@ func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Sig
 	}
 	if cfg.RestoreFrom != "" {
 		return nil, fmt.Errorf("--restore-from cannot be used with --ha-group: a server of a group starts from the group's newest checkpoint")
+	}
+	bucket, err := haCheckpoints(cfg, hf)
+	if err != nil {
+		return nil, err
 	}
 	nc, err := nats.Connect(cfg.NATSURL, nats.Name("streamdb ha "+hf.group), nats.MaxReconnects(-1))
 	if err != nil {
@@ -114,7 +124,7 @@ func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Sig
 	}
 	log.Info("took the lease of the group: becoming active", "group", hf.group, "token", lease.Token())
 	start := time.Now()
-	remote, err := checkpoint.OpenRemote(ctx, js, haCheckpointBucket(cfg, hf.group), hf.replicas)
+	remote, err := checkpoint.OpenRemote(ctx, js, bucket.Bucket, bucket.Replicas)
 	if err != nil {
 		return nil, err
 	}
