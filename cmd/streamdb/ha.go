@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -34,9 +33,6 @@ type haFlags struct {
 // errStoppedAsStandby: a signal stopped the server while it was a standby.
 var errStoppedAsStandby = errors.New("stopped while standby")
 
-// haRestoreDir holds the checkpoint a takeover downloaded.
-func haRestoreDir(cfg *config.Config) string { return filepath.Join(cfg.DataDir, "ha-restore") }
-
 // haCheckpoints makes state.checkpoints.dir a bucket: the one it names,
 // else the group's own. It returns the bucket.
 func haCheckpoints(cfg *config.Config, hf haFlags) (checkpoint.RemoteURL, error) {
@@ -56,9 +52,9 @@ func haCheckpoints(cfg *config.Config, hf haFlags) (checkpoint.RemoteURL, error)
 
 // haJoin makes this server a member of its group: it answers PostgreSQL
 // connections as a standby (57P03, naming the active server) until it
-// holds the group's lease, then downloads the newest complete checkpoint
-// of the group's bucket and points cfg.RestoreFrom at it, so that the
-// engine continues from that checkpoint's state and JetStream positions.
+// holds the group's lease, then points cfg.RestoreFrom at the group's
+// bucket, so that the engine continues from the newest whole checkpoint's
+// state and JetStream positions.
 // With no checkpoint in the bucket (a new group), the server starts from
 // its own data directory. stop ends the wait (a signal).
 func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Signal) (*ha.Lease, error) {
@@ -123,28 +119,22 @@ func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Sig
 		return nil, err
 	}
 	log.Info("took the lease of the group: becoming active", "group", hf.group, "token", lease.Token())
-	start := time.Now()
 	remote, err := checkpoint.OpenRemote(ctx, js, bucket.Bucket, bucket.Replicas)
 	if err != nil {
 		return nil, err
 	}
-	dir := haRestoreDir(cfg)
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	m, err := remote.DownloadNewest(ctx, dir)
+	metas, err := remote.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if m == nil {
+	if len(metas) == 0 {
 		log.Warn("the group's checkpoint bucket holds no checkpoint: starting from this server's data directory", "bucket", remote.Bucket)
 		return lease, nil
 	}
-	log.Info("downloaded the group's newest checkpoint", "id", m.ID, "epoch", m.Epoch, "bucket", remote.Bucket, "took", time.Since(start))
-	cfg.RestoreFrom = m.Dir
+	// The engine downloads the newest whole checkpoint of the bucket
+	// (skipping any with a file missing or damaged) and restores it,
+	// whatever this data directory holds from an earlier term.
+	cfg.RestoreFrom = checkpoint.RemoteScheme + remote.Bucket
 	return lease, nil
 }
 
