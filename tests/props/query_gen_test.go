@@ -10,7 +10,8 @@ import (
 // integer columns (c0..c4), with arithmetic, CASE, BETWEEN, IN lists,
 // scalar subqueries (with aggregates, correlated or not), EXISTS, IN and
 // op ANY/ALL subqueries, aggregates with GROUP BY and HAVING (ordered-set
-// ones too), ORDER BY with LIMIT, joins, UNION [ALL] and LATERAL. Every expression is an integer (or boolean) so that the
+// and statistical ones, array_agg), window functions with ROWS frames,
+// ORDER BY with LIMIT, joins, UNION [ALL] and LATERAL. Every expression is an integer (or boolean) so that the
 // comparison checks the query language, not number formatting.
 
 // queryTables are the tables a query reads, all with columns c0..c4.
@@ -210,6 +211,8 @@ func (genQuery) from(g *qgen) genQuery {
 		return g.union()
 	case 2:
 		return g.lateral()
+	case 3:
+		return g.windowed()
 	}
 	var q genQuery
 	g.within(func(a string) string {
@@ -259,6 +262,13 @@ func (g *qgen) grouped(t, a, where string) genQuery {
 			return fmt.Sprintf("%s(%s) WITHIN GROUP (ORDER BY %s%s)", fn, f, g.column(), g.maybe(" DESC"))
 		case 3:
 			return fmt.Sprintf("mode() WITHIN GROUP (ORDER BY %s%s)", g.column(), g.maybe(" DESC"))
+		case 4:
+			fn := []string{"stddev", "stddev_pop", "stddev_samp", "variance", "var_pop", "var_samp"}[g.r.IntN(6)]
+			return fmt.Sprintf("%s(%s)", fn, g.intExpr(1))
+		case 5:
+			c := g.column()
+			// As text: streamdb carries arrays as their text form.
+			return fmt.Sprintf("array_to_string(array_agg(%s ORDER BY %s%s), ',', '*')", c, c, g.maybe(" DESC"))
 		}
 		return fmt.Sprintf("%s(%s)", []string{"sum", "min", "max", "count"}[g.r.IntN(4)], g.intExpr(1))
 	}
@@ -287,6 +297,52 @@ func (g *qgen) grouped(t, a, where string) genQuery {
 		q.sql += " ORDER BY " + positions(len(items))
 		q.ordered = true
 	}
+	return q
+}
+
+// windowed is a query with a window function over a window ordered by
+// the primary key c0 (so that its value does not depend on the order of
+// peers), with or without a partition and a ROWS frame.
+func (g *qgen) windowed() genQuery {
+	var q genQuery
+	g.within(func(a string) string {
+		t := queryTables[g.r.IntN(len(queryTables))]
+		over := ""
+		if g.pct(60) {
+			over = "PARTITION BY " + g.column() + " "
+		}
+		over += fmt.Sprintf("ORDER BY %s.c0%s", a, g.maybe(" DESC"))
+		var fn string
+		switch g.r.IntN(9) {
+		case 0:
+			fn = fmt.Sprintf("%s(%s, %d, %s)", []string{"lag", "lead"}[g.r.IntN(2)], g.intExpr(1), 1+g.r.IntN(3), g.literal())
+		case 1:
+			fn = fmt.Sprintf("%s(%s)", []string{"lag", "lead", "first_value", "last_value"}[g.r.IntN(4)], g.intExpr(1))
+		case 2:
+			fn = fmt.Sprintf("nth_value(%s, %d)", g.intExpr(1), 1+g.r.IntN(3))
+		case 3:
+			fn = fmt.Sprintf("ntile(%d)", 1+g.r.IntN(4))
+		case 4:
+			fn = []string{"row_number()", "rank()", "dense_rank()"}[g.r.IntN(3)]
+		default:
+			fn = fmt.Sprintf("%s(%s)", []string{"sum", "count", "min", "max"}[g.r.IntN(4)], g.intExpr(1))
+			if g.pct(60) {
+				lo := []string{"UNBOUNDED PRECEDING", "1 PRECEDING", "2 PRECEDING", "CURRENT ROW"}[g.r.IntN(4)]
+				hi := []string{"CURRENT ROW", "1 FOLLOWING", "UNBOUNDED FOLLOWING"}[g.r.IntN(3)]
+				over += " ROWS BETWEEN " + lo + " AND " + hi
+			}
+		}
+		where := ""
+		if g.pct(40) {
+			where = " WHERE " + g.cond(1)
+		}
+		q.sql = fmt.Sprintf("SELECT %s.c0, %s OVER (%s) FROM %s AS %s%s", a, fn, over, t, a, where)
+		if g.pct(40) {
+			q.sql += " ORDER BY 1, 2"
+			q.ordered = true
+		}
+		return ""
+	})
 	return q
 }
 
