@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,7 +138,9 @@ func diff(got, want map[string]string) error {
 // JetStream: the active one is killed (kill -9) again and again, so the
 // role alternates; each time the standby takes the lease, restores the
 // group's newest checkpoint from the bucket and replays from its
-// positions. At the end the view equals the count and sum of every
+// positions. Every fourth round the active server is paused (SIGSTOP)
+// past its lease instead, then resumed: it steps down to standby. At the
+// end the view equals the count and sum of every
 // acknowledged event: nothing lost, nothing counted twice.
 // $HA_KILLS sets the number of kills (default 10).
 func TestTakeoverUnderLoadExactlyOnce(t *testing.T) {
@@ -178,16 +182,33 @@ func TestTakeoverUnderLoadExactlyOnce(t *testing.T) {
 			}
 			return nil
 		})
-		killed := servers[act]
-		killed.Kill(t)
+		killed, other := servers[act], servers[1-act]
+		pause := i%4 == 3
+		if pause {
+			// Stalled past its lease instead: it must commit nothing
+			// more and step down once resumed.
+			killed.Signal(t, syscall.SIGSTOP)
+		} else {
+			killed.Kill(t)
+		}
 		start := time.Now()
 		// The other one takes over; only then does the killed one come
 		// back (as a standby), so the role alternates.
-		other := servers[1-act]
 		c = connectGroup(t, 60*time.Second, other)
 		takeovers = append(takeovers, time.Since(start))
 		c.Close(context.Background())
-		killed.Restart(t)
+		if pause {
+			killed.Signal(t, syscall.SIGCONT)
+			testutil.Poll(t, 30*time.Second, "the resumed server to step down", func() error {
+				msg, err := refusal(killed)
+				if err == nil && !strings.Contains(msg, other.Addr) {
+					err = errors.New(msg)
+				}
+				return err
+			})
+		} else {
+			killed.Restart(t)
+		}
 		if l.err != nil {
 			t.Fatalf("load: %v", l.err)
 		}
@@ -196,7 +217,7 @@ func TestTakeoverUnderLoadExactlyOnce(t *testing.T) {
 	if l.err != nil {
 		t.Fatalf("load: %v", l.err)
 	}
-	t.Logf("%d kills, %d events acknowledged, takeovers (kill to a session on the other server): %v", kills, l.published(), takeovers)
+	t.Logf("%d rounds (kill -9, every 4th SIGSTOP), %d events acknowledged, takeovers (kill or stop to a session on the other server): %v", kills, l.published(), takeovers)
 	want := l.expected()
 	conn = connectGroup(t, 60*time.Second, a, b)
 	testutil.Poll(t, 60*time.Second, "the view to hold every acknowledged event once", func() error {
