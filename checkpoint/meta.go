@@ -205,8 +205,8 @@ func Verify(dir string) (*Meta, error) {
 		}
 		return nil, err
 	}
-	if m.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%s: format version %d, this server reads %d", dir, m.FormatVersion, FormatVersion)
+	if err := checkMetaFormat(m.FormatVersion); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	for _, f := range m.Files {
 		crc, size, err := fileCRC(filepath.Join(dir, f.Name))
@@ -218,4 +218,17 @@ func Verify(dir string) (*Meta, error) {
 		}
 	}
 	return m, nil
+}
+
+// checkMetaFormat refuses a checkpoint whose metadata format this binary
+// does not read, saying which release can: one written by a newer
+// streamdb is never misread as damaged or as an older point.
+func checkMetaFormat(v int) error {
+	switch {
+	case v > FormatVersion:
+		return fmt.Errorf("checkpoint format %d is newer than this streamdb reads (format %d); restore it with the streamdb release that wrote it, or a newer one", v, FormatVersion)
+	case v < FormatVersion:
+		return fmt.Errorf("checkpoint format %d is older than this streamdb reads (format %d); restore it with a streamdb release that reads format %d and take a new savepoint there", v, FormatVersion, v)
+	}
+	return nil
 }

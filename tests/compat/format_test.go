@@ -89,13 +89,14 @@ func editDescriptor(t *testing.T, dataDir, name string, edit func(*storage.Descr
 
 // startRefused starts the server on dataDir and returns its output once
 // it exits; a server that starts instead fails the test.
-func startRefused(t *testing.T, bin, dataDir string) string {
+func startRefused(t *testing.T, bin, dataDir string, args ...string) string {
 	t.Helper()
 	ports := testutil.FreePorts(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := osexec.CommandContext(ctx, bin, "--data-dir", dataDir, "--http-listen", "",
 		"--listen", "127.0.0.1:"+strconv.Itoa(ports[0]), "--nats-listen", "127.0.0.1:"+strconv.Itoa(ports[1]))
+	cmd.Args = append(cmd.Args, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
