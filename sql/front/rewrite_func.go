@@ -9,7 +9,7 @@ package front
 //
 // The TiDB parser reads stddev and variance as MySQL's population
 // aggregates; PostgreSQL's are the sample ones, which the binder gives
-// these names.
+// these names (over a window, the TiDB names of the sample aggregates).
 //
 // The TiDB parser turns a || b into concat(a, b), so a call the user wrote
 // as concat( must keep another name: PostgreSQL's concat() skips NULLs
@@ -41,7 +41,13 @@ func (r *rewriter) funcPass() error {
 			t.val = ConcatFunc
 			out = append(out, t)
 		case t.isWord("stddev", "variance") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
-			t.val = "streamdb_" + t.val
+			// OVER (...) follows a window aggregate, which the TiDB parser
+			// reads only under its own names.
+			if end := matchParen(r.toks, i+1); end > 0 && end+1 < len(r.toks) && r.toks[end+1].isWord("over") {
+				t.val = map[string]string{"stddev": "stddev_samp", "variance": "var_samp"}[t.val]
+			} else {
+				t.val = "streamdb_" + t.val
+			}
 			out = append(out, t)
 		case t.isWord("filter") && i+2 < len(r.toks) && r.toks[i+1].isOp("(") && r.toks[i+2].isWord("where"):
 			out, i, err = r.filter(out, i)
