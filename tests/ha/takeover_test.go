@@ -37,6 +37,7 @@ func startLoad(t *testing.T, js jetstream.JetStream, subject string, seed uint64
 	rng := rand.New(rand.NewPCG(seed, 22))
 	go func() {
 		defer close(l.done)
+		var seq int
 		for {
 			select {
 			case <-l.stop:
@@ -45,36 +46,63 @@ func startLoad(t *testing.T, js jetstream.JetStream, subject string, seed uint64
 			}
 			type ev struct{ k, v int64 }
 			batch := make([]ev, 100)
-			futures := make([]jetstream.PubAckFuture, len(batch))
 			for i := range batch {
 				batch[i] = ev{rng.Int64N(50), rng.Int64N(1000) - 300}
-				var err error
-				futures[i], err = js.PublishAsync(subject, fmt.Appendf(nil, `{"k":%d,"v":%d}`, batch[i].k, batch[i].v))
-				if err != nil {
+			}
+			// Each event has its own message id: a batch that failed (a
+			// NATS node went away) is sent again until every event is
+			// acknowledged, and JetStream drops the copies it already
+			// holds.
+			first := seq
+			seq += len(batch)
+			deadline := time.Now().Add(time.Minute)
+			for {
+				err := publishBatch(js, subject, first, len(batch), func(i int) []byte {
+					return fmt.Appendf(nil, `{"k":%d,"v":%d}`, batch[i].k, batch[i].v)
+				})
+				if err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
 					l.fail(err)
 					return
 				}
 			}
-			for i, f := range futures {
-				select {
-				case <-f.Ok():
-					l.mu.Lock()
-					l.count[batch[i].k]++
-					l.sum[batch[i].k] += batch[i].v
-					l.total++
-					l.mu.Unlock()
-				case err := <-f.Err():
-					l.fail(err)
-					return
-				case <-time.After(30 * time.Second):
-					l.fail(errors.New("no acknowledgement from JetStream in 30s"))
-					return
-				}
+			l.mu.Lock()
+			for _, e := range batch {
+				l.count[e.k]++
+				l.sum[e.k] += e.v
+				l.total++
 			}
+			l.mu.Unlock()
 		}
 	}()
 	t.Cleanup(l.halt)
 	return l
+}
+
+// publishBatch publishes n messages with ids first..first+n-1 and waits
+// for every acknowledgement.
+func publishBatch(js jetstream.JetStream, subject string, first, n int, msg func(i int) []byte) error {
+	futures := make([]jetstream.PubAckFuture, n)
+	for i := range futures {
+		var err error
+		futures[i], err = js.PublishAsync(subject, msg(i), jetstream.WithMsgID(strconv.Itoa(first+i)))
+		if err != nil {
+			return err
+		}
+	}
+	timeout := time.After(10 * time.Second)
+	for _, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return err
+		case <-timeout:
+			return errors.New("no acknowledgement from JetStream in 10s")
+		}
+	}
+	return nil
 }
 
 func (l *load) fail(err error) {
@@ -149,11 +177,49 @@ func TestTakeoverUnderLoadExactlyOnce(t *testing.T) {
 	if v := os.Getenv("HA_KILLS"); v != "" {
 		kills, _ = strconv.Atoi(v)
 	}
-	rng := rand.New(rand.NewPCG(seed, 7))
 	url := testutil.StartNATS(t)
-	a := startMember(t, url, "load")
-	b := startMember(t, url, "load")
-	servers := []*testutil.Server{a, b}
+	g := startGroup(t, url, seed)
+	g.rounds(t, kills, nil)
+	g.checkExact(t)
+}
+
+// On a three-node NATS cluster, with the input stream, the lease and the
+// checkpoint bucket at three replicas: the active server is killed or
+// paused round after round as above, and one NATS node is shut down half
+// way (the servers and the load reconnect to the others). At the end the
+// view equals every acknowledged event once.
+func TestTakeoverOnNATSCluster(t *testing.T) {
+	seed := testutil.Seed(t, "HA_SEED")
+	cluster := testutil.StartNATSCluster(t, 3)
+	url := cluster.URL()
+	_, js := testutil.JetStream(t, url)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "HAEV", Subjects: []string{"ha.ev"}, Replicas: 3}); err != nil {
+		t.Fatal(err)
+	}
+	g := startGroup(t, url, seed, "--ha-replicas", "3")
+	g.rounds(t, 6, func(i int) {
+		if i == 2 {
+			n := cluster.Servers[2]
+			t.Logf("shutting down NATS node %s", n.Name())
+			n.Shutdown()
+			n.WaitForShutdown()
+		}
+	})
+	g.checkExact(t)
+}
+
+// group is two servers of one group under load.
+type group struct {
+	servers []*testutil.Server
+	load    *load
+	rng     *rand.Rand
+}
+
+func startGroup(t *testing.T, url string, seed uint64, extra ...string) *group {
+	a := startMember(t, url, "load", extra...)
+	b := startMember(t, url, "load", extra...)
 	conn := connectGroup(t, 30*time.Second, a, b)
 	testutil.MustExec(t, conn,
 		"CREATE STREAM ev (k BIGINT, v BIGINT) WITH (subject = 'ha.ev')",
@@ -161,28 +227,32 @@ func TestTakeoverUnderLoadExactlyOnce(t *testing.T) {
 		"CREATE MATERIALIZED VIEW total AS SELECT sum(n) AS n FROM per_key")
 	conn.Close(context.Background())
 	_, js := testutil.JetStream(t, url)
-	l := startLoad(t, js, "ha.ev", seed)
+	return &group{servers: []*testutil.Server{a, b}, load: startLoad(t, js, "ha.ev", seed), rng: rand.New(rand.NewPCG(seed, 7))}
+}
 
-	activeIdx := func(c *pgx.Conn) int {
-		if activeAddr(c) == a.Addr {
-			return 0
-		}
-		return 1
-	}
+// rounds kills the active server n times (every fourth round pauses it
+// past its lease instead) so that the role alternates; after runs after
+// each round.
+func (g *group) rounds(t *testing.T, n int, after func(i int)) {
+	a, b, l := g.servers[0], g.servers[1], g.load
 	var takeovers []time.Duration
-	for i := 0; i < kills; i++ {
+	for i := 0; i < n; i++ {
 		c := connectGroup(t, 60*time.Second, a, b)
-		act := activeIdx(c)
+		act := 1
+		if activeAddr(c) == a.Addr {
+			act = 0
+		}
 		c.Close(context.Background())
 		// Let the active server run a little: a checkpoint or two, or none.
 		before := l.published()
+		want := before + 200 + g.rng.IntN(3000)
 		testutil.Poll(t, 30*time.Second, "some load on the active server", func() error {
-			if l.published() < before+200+rng.IntN(3000) {
+			if l.published() < want {
 				return errors.New("not yet")
 			}
 			return nil
 		})
-		killed, other := servers[act], servers[1-act]
+		killed, other := g.servers[act], g.servers[1-act]
 		pause := i%4 == 3
 		if pause {
 			// Stalled past its lease instead: it must commit nothing
@@ -209,17 +279,27 @@ func TestTakeoverUnderLoadExactlyOnce(t *testing.T) {
 		} else {
 			killed.Restart(t)
 		}
+		if after != nil {
+			after(i)
+		}
 		if l.err != nil {
 			t.Fatalf("load: %v", l.err)
 		}
 	}
+	t.Logf("%d rounds (kill -9, every 4th SIGSTOP), takeovers (kill or stop to a session on the other server): %v", n, takeovers)
+}
+
+// checkExact stops the load and waits for the views to hold every
+// acknowledged event once.
+func (g *group) checkExact(t *testing.T) {
+	l := g.load
 	l.halt()
 	if l.err != nil {
 		t.Fatalf("load: %v", l.err)
 	}
-	t.Logf("%d rounds (kill -9, every 4th SIGSTOP), %d events acknowledged, takeovers (kill or stop to a session on the other server): %v", kills, l.published(), takeovers)
+	t.Logf("%d events acknowledged", l.published())
 	want := l.expected()
-	conn = connectGroup(t, 60*time.Second, a, b)
+	conn := connectGroup(t, 60*time.Second, g.servers...)
 	testutil.Poll(t, 60*time.Second, "the view to hold every acknowledged event once", func() error {
 		got, err := viewRows(conn)
 		if err != nil {
