@@ -122,6 +122,20 @@ func (e *Engine) pgRelByName(name string) (pgRel, bool) {
 	return *found, true
 }
 
+// pgSystemColumns are the system columns PostgreSQL lists in pg_attribute
+// for every table and materialized view, with negative attnum (tools that
+// read pg_attribute without "attnum > 0" see them, as on PostgreSQL;
+// streamdb does not answer them in queries).
+var pgSystemColumns = []struct {
+	name     string
+	typ, len int64
+	num      int64
+	align    string
+}{
+	{"tableoid", 26, 4, -6, "i"}, {"cmax", 29, 4, -5, "i"}, {"xmax", 28, 4, -4, "i"},
+	{"cmin", 29, 4, -3, "i"}, {"xmin", 28, 4, -2, "i"}, {"ctid", 27, 6, -1, "s"},
+}
+
 // descriptionRows are pg_description's rows: schema public's comment, as
 // initdb writes it, and streams saying what they are.
 func (e *Engine) descriptionRows() []types.Row {
@@ -189,6 +203,15 @@ func init() {
 						str("i"), str(attstorageCode(c.typ)), str(""), b(c.notNull), b(false), b(false),
 						str(""), str(""), b(false), b(true), intD(0), intD(collation), types.Null, types.Null,
 						types.Null, types.Null})
+				}
+				if r.kind == "r" || r.kind == "m" {
+					for _, sc := range pgSystemColumns {
+						rows = append(rows, types.Row{intD(r.oid), str(sc.name), intD(sc.typ), intD(0),
+							intD(sc.len), intD(sc.num), intD(0), intD(-1), intD(-1), b(sc.len != 6),
+							str(sc.align), str("p"), str(""), b(true), b(false), b(false),
+							str(""), str(""), b(false), b(true), intD(0), intD(0), types.Null, types.Null,
+							types.Null, types.Null})
+					}
 				}
 			}
 			return rows

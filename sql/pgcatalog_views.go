@@ -48,3 +48,14 @@ func init() {
 		},
 	}
 }
+
+// pg_depend is empty: streamdb has no sequences, serial columns or other
+// dependent objects that tools look up through it (DBeaver joins it to
+// find a column's sequence).
+func init() {
+	pgSystemTables["pg_catalog.pg_depend"] = pgSystemTableDef{
+		cols: cols("classid", types.Int8, "objid", types.Int8, "objsubid", types.Int4, "refclassid", types.Int8,
+			"refobjid", types.Int8, "refobjsubid", types.Int4, "deptype", types.Text),
+		rows: func(e *Engine) []types.Row { return nil },
+	}
+}

@@ -217,7 +217,7 @@ func TestCatalogTables(t *testing.T) {
 	check("SELECT relname, relkind FROM pg_catalog.pg_class WHERE relkind IN ('r', 'm') ORDER BY relname",
 		"accounts r\norders r\ntotals m")
 	check("SELECT c.relname, a.attname, t.typname, a.atttypmod FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid "+
-		"JOIN pg_type t ON t.oid = a.atttypid WHERE c.relname = 'orders' AND a.attnum <= 3 ORDER BY a.attnum",
+		"JOIN pg_type t ON t.oid = a.atttypid WHERE c.relname = 'orders' AND a.attnum BETWEEN 1 AND 3 ORDER BY a.attnum",
 		"orders id int8 -1\norders customer varchar 24\norders amount numeric 655366")
 	check("SELECT n.nspname FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid WHERE c.relname = 'totals'",
 		"public")
@@ -230,7 +230,7 @@ func TestCatalogTables(t *testing.T) {
 	check("SELECT count(*) FROM information_schema.columns WHERE table_name = 'totals'", "3")
 	check("SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a "+
 		"JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relname = 'orders' AND pg_catalog.pg_table_is_visible(c.oid) "+
-		"AND a.attnum <= 4 ORDER BY a.attnum",
+		"AND a.attnum BETWEEN 1 AND 4 ORDER BY a.attnum",
 		"id bigint\ncustomer character varying(20)\namount numeric(10,2)\nts timestamp without time zone")
 }
 
