@@ -17,18 +17,30 @@ import (
 type missRule struct {
 	storeMayHold bool // the table held rows at start: every miss reads
 	evicted      evictedSet
+	stats        *cacheStats // of the state table (cache_stats.go)
 }
 
 // newMissRule looks at the operator's state table once, at start.
 func newMissRule(r storage.Reader, prefix []byte) (missRule, error) {
 	held, err := storage.HasPrefix(r, prefix)
-	return missRule{storeMayHold: held}, err
+	return missRule{storeMayHold: held, stats: cacheStatsFor(prefix)}, err
 }
 
 // mustRead reports whether a cache miss on key has to be looked up in
-// Pebble.
+// Pebble, and counts the lookups that do.
 func (m *missRule) mustRead(key string) bool {
-	return m.storeMayHold || m.evicted.mayContain(key)
+	read := m.storeMayHold || m.evicted.mayContain(key)
+	if read && m.stats != nil {
+		m.stats.reads.Add(1)
+	}
+	return read
+}
+
+// hit counts a lookup the cache answered from memory.
+func (m *missRule) hit() {
+	if m.stats != nil {
+		m.stats.hits.Add(1)
+	}
 }
 
 // evictedKey records that the cache dropped key (now only in Pebble).

@@ -123,6 +123,9 @@ func (op *joinOp) loadBucket(side byte, jk []byte) (*joinBucket, error) {
 // have dropped it; nil when side holds no row with that key.
 func (op *joinOp) probe(side byte, jk []byte) (*joinBucket, error) {
 	b := op.state[side][string(jk)]
+	if b != nil {
+		op.cache.miss[side].hit()
+	}
 	if b != nil || !op.cache.lazy || !op.cache.miss[side].mustRead(string(jk)) {
 		return b, nil
 	}

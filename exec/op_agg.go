@@ -175,6 +175,7 @@ func (op *aggOp) decodeGroup(key types.Row, v []byte) (*aggGroup, error) {
 // from Pebble, or new.
 func (op *aggOp) group(ks string, key types.Row) (*aggGroup, error) {
 	if g, ok := op.groups[ks]; ok {
+		op.miss.hit()
 		return g, nil
 	}
 	var g *aggGroup
@@ -282,6 +283,7 @@ func (op *aggOp) groupOf(row types.Row) (*aggGroup, error) {
 		op.keyBuf = keyenc.Append(op.keyBuf, v)
 	}
 	if g, ok := op.groups[string(op.keyBuf)]; ok {
+		op.miss.hit()
 		return g, nil
 	}
 	return op.group(string(op.keyBuf), append(types.Row{}, op.keyVals...))

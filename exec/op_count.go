@@ -84,6 +84,11 @@ type OperatorStat struct {
 	// StateTables are the state table indexes the operator keeps (see
 	// streamdb_state), none for a stateless one.
 	StateTables []uint16
+	// CacheHits and CacheReads count the lookups its caches over Pebble
+	// answered from memory and those that read Pebble (cacheStats);
+	// Cached says it keeps such a cache.
+	CacheHits, CacheReads int64
+	Cached                bool
 }
 
 // OperatorStats lists the operators of every running view, in the order
@@ -100,8 +105,10 @@ func (rt *Runtime) OperatorStats() []OperatorStat {
 			}
 		}
 		for _, st := range p.ops {
-			out = append(out, OperatorStat{ViewID: p.id, View: p.name, Operator: st.id, Kind: nodeKind(st.node),
-				RowsOut: st.rows.Load(), RowsPerSec: math.Float64frombits(st.rate.Load()), StateTables: tables[st.node]})
+			o := OperatorStat{ViewID: p.id, View: p.name, Operator: st.id, Kind: nodeKind(st.node),
+				RowsOut: st.rows.Load(), RowsPerSec: math.Float64frombits(st.rate.Load()), StateTables: tables[st.node]}
+			o.CacheHits, o.CacheReads, o.Cached = cacheFigures(p.id, o.StateTables)
+			out = append(out, o)
 		}
 	}
 	return out

@@ -192,6 +192,7 @@ func (op *materializeOp) Push(c *Chunk) error {
 // it as touched.
 func (op *materializeOp) count(kb []byte) (countEntry, error) {
 	if ent, ok := op.counts[string(kb)]; ok {
+		op.miss.hit()
 		return ent, nil
 	}
 	if !op.lazy || !op.miss.mustRead(string(kb)) {

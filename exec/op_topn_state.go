@@ -139,6 +139,9 @@ func newTopNCache(store *storage.Store, prefix []byte, limit groupLimit) (*topNC
 // rows computed from them.
 func (op *topNOp) partition(pk string) (*topNPartition, error) {
 	if p, ok := op.parts[pk]; ok {
+		if op.cache != nil {
+			op.cache.miss.hit()
+		}
 		return p, nil
 	}
 	p := &topNPartition{complete: true}

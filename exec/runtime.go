@@ -374,6 +374,7 @@ func (rt *Runtime) Remove(id uint32) {
 	if p != nil {
 		p.stop()
 		metrics.ForgetView(p.name)
+		forgetCacheFigures(id)
 	}
 }
 

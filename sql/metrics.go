@@ -32,6 +32,12 @@ var (
 	operatorStateDesc = prometheus.NewDesc("streamdb_operator_state_bytes",
 		"Pebble's estimate of the disk size of a view operator's state tables (as streamdb_operators shows them).",
 		[]string{"view", "operator"}, nil)
+	operatorCacheHitsDesc = prometheus.NewDesc("streamdb_operator_cache_hits_total",
+		"Lookups of a view operator's state cache answered from memory.",
+		[]string{"view", "operator"}, nil)
+	operatorCacheReadsDesc = prometheus.NewDesc("streamdb_operator_cache_reads_total",
+		"Lookups of a view operator's state cache that read Pebble (a miss of a key Pebble may hold).",
+		[]string{"view", "operator"}, nil)
 )
 
 // viewCollector reads lag and freshness from the runtime's committed
@@ -44,6 +50,8 @@ func (c *viewCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- sourceMalformedDesc
 	ch <- viewRowErrorsDesc
 	ch <- operatorStateDesc
+	ch <- operatorCacheHitsDesc
+	ch <- operatorCacheReadsDesc
 }
 
 func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
@@ -112,5 +120,9 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 			n += e.stateTableBytes(st.ViewID, t)
 		}
 		ch <- prometheus.MustNewConstMetric(operatorStateDesc, prometheus.GaugeValue, float64(n), st.View, st.Operator)
+		if st.Cached {
+			ch <- prometheus.MustNewConstMetric(operatorCacheHitsDesc, prometheus.CounterValue, float64(st.CacheHits), st.View, st.Operator)
+			ch <- prometheus.MustNewConstMetric(operatorCacheReadsDesc, prometheus.CounterValue, float64(st.CacheReads), st.View, st.Operator)
+		}
 	}
 }

@@ -15,7 +15,9 @@ import (
 // rows_per_second is measured over the last second or more of epochs;
 // state_tables are the operator's tables in streamdb_state, and
 // state_bytes Pebble's estimate of their size on disk (cheap to read over
-// any state size, unlike streamdb_state's exact count).
+// any state size, unlike streamdb_state's exact count); cache_hits and
+// cache_reads count the lookups of the operator's cache over Pebble that
+// memory answered and that read Pebble (NULL without such a cache).
 
 var operatorColumns = []types.Column{
 	{Name: "view", Type: types.Text},
@@ -25,6 +27,8 @@ var operatorColumns = []types.Column{
 	{Name: "rows_per_second", Type: types.Float8},
 	{Name: "state_tables", Type: types.Text},
 	{Name: "state_bytes", Type: types.Int8},
+	{Name: "cache_hits", Type: types.Int8},
+	{Name: "cache_reads", Type: types.Int8},
 }
 
 func (e *Engine) operatorsTable() (*storage.Descriptor, func() []types.Row) {
@@ -44,8 +48,12 @@ func (e *Engine) operatorsTable() (*storage.Descriptor, func() []types.Row) {
 				}
 				tables, bytes = types.NewString(strings.Join(parts, ",")), types.NewInt(n)
 			}
+			hits, reads := types.Null, types.Null
+			if st.Cached {
+				hits, reads = types.NewInt(st.CacheHits), types.NewInt(st.CacheReads)
+			}
 			rows = append(rows, types.Row{types.NewString(st.View), types.NewString(st.Operator), types.NewString(st.Kind),
-				types.NewInt(st.RowsOut), types.NewFloat(st.RowsPerSec), tables, bytes})
+				types.NewInt(st.RowsOut), types.NewFloat(st.RowsPerSec), tables, bytes, hits, reads})
 		}
 		return rows
 	}

@@ -13,7 +13,9 @@ import (
 // sends every decoded row, the filter the rows it keeps, the aggregate
 // keeps state tables; rows_per_second rises while events flow and falls
 // back to 0 when they stop; and the Prometheus counter of each operator
-// equals the table's rows_out.
+// equals the table's rows_out. The aggregate's cache answers repeated
+// groups from memory (cache_hits) and, after a restart, reads the groups
+// from Pebble (cache_reads).
 func TestOperatorFigures(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
@@ -35,12 +37,13 @@ func TestOperatorFigures(t *testing.T) {
 		id, kind, tables string
 		rows             int64
 		rate             float64
+		hits, reads      int64
 	}
 	operators := func() []op {
 		var out []op
-		for _, r := range textRows(t, conn, "SELECT operator, kind, rows_out, rows_per_second, coalesce(state_tables, '-'), state_bytes IS NULL FROM streamdb_operators WHERE view = 'opv'") {
+		for _, r := range textRows(t, conn, "SELECT operator, kind, rows_out, rows_per_second, coalesce(state_tables, '-'), state_bytes IS NULL, coalesce(cache_hits, -1), coalesce(cache_reads, -1) FROM streamdb_operators WHERE view = 'opv'") {
 			f := strings.Fields(r)
-			if len(f) != 6 {
+			if len(f) != 8 {
 				t.Fatalf("streamdb_operators row %q", r)
 			}
 			rows, _ := strconv.ParseInt(f[2], 10, 64)
@@ -48,7 +51,9 @@ func TestOperatorFigures(t *testing.T) {
 			if (f[4] == "-") != (f[5] == "t") {
 				t.Errorf("operator %s: state_tables %s but state_bytes IS NULL = %s", f[0], f[4], f[5])
 			}
-			out = append(out, op{id: f[0], kind: f[1], rows: rows, rate: rate, tables: f[4]})
+			hits, _ := strconv.ParseInt(f[6], 10, 64)
+			reads, _ := strconv.ParseInt(f[7], 10, 64)
+			out = append(out, op{id: f[0], kind: f[1], rows: rows, rate: rate, tables: f[4], hits: hits, reads: reads})
 		}
 		return out
 	}
@@ -69,14 +74,18 @@ func TestOperatorFigures(t *testing.T) {
 	if f := byKind(ops, "filter"); f.rows != int64(kept) {
 		t.Errorf("filter: rows_out %d, want %d", f.rows, kept)
 	}
-	if agg := byKind(ops, "aggregate"); agg.tables == "-" || agg.rows == 0 {
-		t.Errorf("aggregate: rows_out %d, state tables %s; want some of both", agg.rows, agg.tables)
+	agg := byKind(ops, "aggregate")
+	if agg.tables == "-" || agg.rows == 0 || agg.hits <= 0 {
+		t.Errorf("aggregate: rows_out %d, state tables %s, cache hits %d; want some of each", agg.rows, agg.tables, agg.hits)
 	}
 	fams := srv.Metrics(t)
 	for _, o := range ops {
 		if got := metricValue(t, fams, "streamdb_operator_rows_out_total", "view", "opv", "operator", o.id); int64(got) != o.rows {
 			t.Errorf("streamdb_operator_rows_out_total{operator=%q} = %v, streamdb_operators says %d", o.id, got, o.rows)
 		}
+	}
+	if got := metricValue(t, fams, "streamdb_operator_cache_hits_total", "view", "opv", "operator", agg.id); int64(got) != agg.hits {
+		t.Errorf("streamdb_operator_cache_hits_total{operator=%q} = %v, streamdb_operators says %d", agg.id, got, agg.hits)
 	}
 
 	// The rate rises while events flow (each poll publishes a batch) and
@@ -96,4 +105,15 @@ func TestOperatorFigures(t *testing.T) {
 		}
 		return nil
 	})
+
+	// After a restart the groups are in Pebble only: their first lookups
+	// read it.
+	srv.Restart(t)
+	conn = srv.Conn(t)
+	_, js = jetStream(t, srv.NATSURL())
+	publishMany(t, js, "e2e.ops", 30, func(i int) string { return fmt.Sprintf(`{"k": %d, "v": 15}`, i) })
+	flush(t, conn)
+	if agg := byKind(operators(), "aggregate"); agg.reads <= 0 {
+		t.Errorf("aggregate after a restart: cache_reads %d, want the groups read from Pebble", agg.reads)
+	}
 }
