@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"streamdb/metrics"
@@ -235,11 +236,22 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		return b.buildTopN(n, next)
 	case *plan.Aggregate:
 		limit := b.cacheLimit(groupCacheKind, &b.rt.groupCache)
-		op, err := newAggOp(n, appendOnly(b.dataflow, n.Input), b.dataflow, b.opPrefix(), b.rt.store, limit, next)
+		ao := appendOnly(b.dataflow, n.Input)
+		prefix := b.opPrefix()
+		reemit := b.reemit[b.lastOp]
+		var extrema *extremaTable
+		if b.dataflow >= storage.DataflowExtremaByValue && slices.ContainsFunc(n.Aggs, func(c plan.AggCall) bool { return storedExtremeCall(c, 0, ao) }) {
+			// A second state table, for the values of min and max.
+			var err error
+			if extrema, err = newExtremaTable(b.rt.store, b.opPrefix(), b.rt.CommittedEpoch); err != nil {
+				return nil, err
+			}
+		}
+		op, err := newAggOpWith(n, ao, b.dataflow, prefix, b.rt.store, limit, extrema, next)
 		if err != nil {
 			return nil, err
 		}
-		op.reemit = b.reemit[b.lastOp]
+		op.reemit = reemit
 		if c := findWindowCloser(n, b.watermarkFor); c != nil {
 			if err := op.closeWindowsBy(c); err != nil {
 				return nil, err

@@ -63,6 +63,10 @@ type aggOp struct {
 	// row. argVals is scratch for a row's argument values.
 	errs    *viewErrors
 	argVals []types.Datum
+
+	// extrema, when set, holds the values of min and max over a
+	// retracting input (storage.DataflowExtremaByValue).
+	extrema *extremaTable
 }
 
 // groupLimit is how an aggregate learns its cache bound and what Pebble
@@ -112,11 +116,25 @@ type aggGroup struct {
 // newAggOp builds the aggregate of a view of layout dataflow, which fixes
 // its accumulators' state encoding (see newAccumulator).
 func newAggOp(a *plan.Aggregate, appendOnly bool, dataflow storage.FormatVersion, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
+	return newAggOpWith(a, appendOnly, dataflow, prefix, store, limit, nil, next)
+}
+
+// storedExtremeCall reports whether call is a min or max whose values an
+// extrema table keeps (the i-th call of an aggregate over a retracting
+// input).
+func storedExtremeCall(call plan.AggCall, i int, appendOnly bool) bool {
+	return (call.Func == "min" || call.Func == "max") && !call.Distinct && !appendOnly && i < 256
+}
+
+// newAggOpWith is newAggOp with an extrema table for its min and max
+// calls (nil: they keep their values in the group's state).
+func newAggOpWith(a *plan.Aggregate, appendOnly bool, dataflow storage.FormatVersion, prefix []byte, store *storage.Store, limit groupLimit, extrema *extremaTable, next Operator) (*aggOp, error) {
 	op := &aggOp{
 		groupBy: a.GroupBy, calls: a.Aggs, appendOnly: appendOnly, dataflow: dataflow, prefix: prefix,
 		groups: map[string]*aggGroup{}, next: next,
 		store: store, limit: limit,
-		lazy: limit.max != nil && limit.max() > 0,
+		lazy:    limit.max != nil && limit.max() > 0,
+		extrema: extrema,
 	}
 	if op.lazy {
 		var err error
@@ -201,7 +219,15 @@ func (op *aggOp) group(ks string, key types.Row) (*aggGroup, error) {
 
 func (op *aggOp) newGroup(key types.Row) *aggGroup {
 	g := &aggGroup{key: key, accs: make([]Accumulator, len(op.calls))}
+	var ks string
+	if op.extrema != nil {
+		ks = string(keyenc.AppendRow(nil, key))
+	}
 	for i, c := range op.calls {
+		if op.extrema != nil && storedExtremeCall(c, i, op.appendOnly) {
+			g.accs[i] = &storedExtremeAcc{max: c.Func == "max", t: op.extrema, part: ks + string([]byte{byte(i)})}
+			continue
+		}
 		g.accs[i] = newAccumulator(c, op.appendOnly, op.dataflow)
 	}
 	return g
@@ -343,6 +369,11 @@ func (op *aggOp) Barrier(e Epoch) error {
 	}
 	clear(op.dirty)
 	op.dirty = op.dirty[:0]
+	if op.extrema != nil {
+		if err := op.extrema.flush(e.Batch, e.ID); err != nil {
+			return err
+		}
+	}
 	if err := op.freeClosed(e); err != nil {
 		return err
 	}
@@ -444,6 +475,11 @@ func (op *aggOp) freeClosed(e Epoch) error {
 			delete(op.groups, k)
 			if err := e.Batch.Delete(append(append([]byte(nil), op.prefix...), k...), nil); err != nil {
 				return err
+			}
+			if op.extrema != nil {
+				if err := op.extrema.dropGroup(e.Batch, k, len(op.calls)); err != nil {
+					return err
+				}
 			}
 		}
 		delete(op.byEnd, end)

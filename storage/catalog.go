@@ -133,6 +133,11 @@ const (
 	// top-N over a retracting input keeps only a bounded cache of its rows
 	// in memory.
 	DataflowTopNStateByKey
+	// DataflowExtremaByValue also keeps the values of min and max over a
+	// retracting input in a second state table of their aggregate, one
+	// key per distinct value in value order, instead of in the group's
+	// state: a group holds only its current extreme in memory.
+	DataflowExtremaByValue
 
 	// -- add new formats above this line --
 

@@ -27,6 +27,7 @@ func TestFormatNumbers(t *testing.T) {
 		{"DataflowJoinStateByKey", DataflowJoinStateByKey, 8},
 		{"DataflowViewEdges", DataflowViewEdges, 9},
 		{"DataflowTopNStateByKey", DataflowTopNStateByKey, 10},
+		{"DataflowExtremaByValue", DataflowExtremaByValue, 11},
 	}
 	for _, p := range pinned {
 		if int(p.v) != p.want {

@@ -20,10 +20,12 @@ var orderedStateViews = []struct{ name, query string }{
 	{"o_rank", "SELECT g, v, r FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM ot) x WHERE r <= 2"},
 	{"o_counts", "SELECT g, c FROM (SELECT g, count(*) AS c FROM ot GROUP BY g) x ORDER BY c DESC, g LIMIT 3"},
 	{"o_minmax", "SELECT g, min(v) AS lo, max(v) AS hi, count(*) AS n FROM ot GROUP BY g"},
+	{"o_minmax_all", "SELECT min(v) AS lo, max(v * 2 + g) AS hi, min(CAST(v AS numeric) / 4) AS q FROM ot"},
 }
 
 // TestOrderedStateOutOfCache runs random inserts, updates and deletes
-// through top-Ns and min/max whose caches keep 2 rows per operator, so
+// through top-Ns whose caches keep 2 rows per operator and min/max whose
+// aggregates keep 2 groups (their values are in Pebble, one key each), so
 // that retractions from the top are answered from Pebble, and compares
 // every view with PostgreSQL's answer to its query after each round and
 // after a kill -9 and a restart.
@@ -31,7 +33,7 @@ func TestOrderedStateOutOfCache(t *testing.T) {
 	seed := testutil.Seed(t, "STREAMDB_ORDERED_SEED")
 	rng := rand.New(rand.NewPCG(seed, 3))
 	pg := testutil.StartPostgres(t).Conn(t)
-	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_STATE_CACHE_TOPN_ROWS_PER_OPERATOR=2"}})
+	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_STATE_CACHE_TOPN_ROWS_PER_OPERATOR=2", "STREAMDB_STATE_CACHE_GROUPS_PER_OPERATOR=2"}})
 	conn := srv.Conn(t)
 	wantRows(t, conn, "SHOW state.cache.topn-rows-per-operator", "2")
 	table := "CREATE TABLE ot (id INT PRIMARY KEY, g INT, v INT)"
