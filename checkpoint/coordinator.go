@@ -412,8 +412,14 @@ func (c *Coordinator) take(ctx context.Context, kind, name, trigger string) (*Me
 	case r := <-done:
 		err = r.err
 		if err == nil {
+			uploads := c.uploads(kind)
 			c.mu.Lock()
 			*m = *r.meta
+			if uploads {
+				// Not complete (for SHOW CHECKPOINTS, retention and
+				// previousFiles) until its metadata is in the bucket.
+				m.Status = StatusInProgress
+			}
 			c.mu.Unlock()
 		}
 	case <-tctx.Done():

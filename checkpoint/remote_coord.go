@@ -18,7 +18,8 @@ import (
 type remoteCopies struct {
 	// mu serialises uploads, retention and collection: Retain and Collect
 	// must never run while an upload to the same bucket is under way, or
-	// they would delete that upload's files as leftovers.
+	// they would delete that upload's files as leftovers. It is taken
+	// before Coordinator.mu, never while holding it.
 	mu          sync.Mutex
 	checkpoints *Remote
 	savepoints  *Remote
@@ -85,15 +86,28 @@ func positionsOf(ms []*Meta) []Position {
 	return out
 }
 
-// upload copies the completed local checkpoint or savepoint m into its
-// bucket, if one is configured, and records where it went.
+// uploads reports whether points of kind go to a bucket. Lock order:
+// remote.mu before c.mu, never the other way.
+func (c *Coordinator) uploads(kind string) bool {
+	c.remote.mu.Lock()
+	defer c.remote.mu.Unlock()
+	return c.remote.bucketFor(&Meta{Kind: kind}) != nil
+}
+
+func (rc *remoteCopies) bucketFor(m *Meta) *Remote {
+	if m.Kind == KindSavepoint {
+		return rc.savepoints
+	}
+	return rc.checkpoints
+}
+
+// upload copies the local checkpoint or savepoint m, written and
+// described, into its bucket, if one is configured; then m is completed,
+// with its location and a duration that includes the upload.
 func (c *Coordinator) upload(ctx context.Context, m *Meta) error {
 	c.remote.mu.Lock()
 	defer c.remote.mu.Unlock()
-	r := c.remote.checkpoints
-	if m.Kind == KindSavepoint {
-		r = c.remote.savepoints
-	}
+	r := c.remote.bucketFor(m)
 	if r == nil {
 		return nil
 	}
@@ -109,12 +123,19 @@ func (c *Coordinator) upload(ctx context.Context, m *Meta) error {
 		fence = *fn
 	}
 	start := time.Now()
-	sent, err := r.Upload(ctx, m, fence)
+	c.mu.Lock()
+	up := *m
+	c.mu.Unlock()
+	up.Status = StatusCompleted
+	sent, err := r.Upload(ctx, &up, fence)
 	if err != nil {
 		return fmt.Errorf("upload to %s%s: %w", RemoteScheme, r.Bucket, err)
 	}
 	c.mu.Lock()
+	m.Status = StatusCompleted
 	m.Location = r.LocationOf(m)
+	m.CompletedAt = time.Now().UTC()
+	m.Duration = Duration(m.CompletedAt.Sub(m.StartedAt))
 	c.mu.Unlock()
 	c.log.Debug("uploaded", "kind", m.Kind, "id", m.ID, "bucket", r.Bucket, "bytes", sent, "took", time.Since(start))
 	return nil
