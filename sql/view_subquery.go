@@ -22,8 +22,12 @@ import (
 // EXISTS, IN, a subquery that may give several rows) are still refused
 // by checkStreamable.
 
-// decorrelateViewSubqueries rewrites the eligible subqueries of root.
+// decorrelateViewSubqueries rewrites the eligible subqueries of root; a
+// plan without subqueries is returned as it is.
 func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
+	if len(subqueryPlans(root)) == 0 {
+		return root, nil
+	}
 	return mapPlanNodes(root, nil, func(n plan.Node) (plan.Node, bool, error) {
 		switch n := n.(type) {
 		case *plan.Filter:
