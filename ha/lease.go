@@ -18,6 +18,7 @@
 package ha
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,6 +94,9 @@ type Holding struct {
 	Since  time.Time `json:"since"`
 }
 
+// ErrMismatch: the group's lease bucket was made with other settings.
+var ErrMismatch = errors.New("settings differ from the group's")
+
 // ErrLost is returned by Check and Confirm once the lease is lost (or
 // was never held).
 var ErrLost = errors.New("this server no longer holds the lease of its group")
@@ -119,10 +123,20 @@ func Open(ctx context.Context, js jetstream.JetStream, o Options) (*Lease, error
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: Bucket(o.Group), History: 1, TTL: o.TTL, Replicas: max(1, o.Replicas),
-		Storage: jetstream.FileStorage, Description: "streamdb --ha-group lease",
-	})
+	// Bind to the bucket when it exists: creating or updating it is a
+	// cluster-wide operation, slow while a NATS node is away.
+	kv, err := js.KeyValue(ctx, Bucket(o.Group))
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: Bucket(o.Group), History: 1, TTL: o.TTL, Replicas: max(1, o.Replicas),
+			Storage: jetstream.FileStorage, Description: "streamdb --ha-group lease",
+		})
+	}
+	if err == nil {
+		if st, serr := kv.Status(ctx); serr == nil && st.TTL() != o.TTL {
+			return nil, fmt.Errorf("%w: the lease bucket %s of group %s expires entries after %s, not --ha-lease-ttl %s: give every server of a group the same --ha-lease-ttl", ErrMismatch, Bucket(o.Group), o.Group, st.TTL(), o.TTL)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open lease bucket %s: %w", Bucket(o.Group), err)
 	}
@@ -234,6 +248,14 @@ func (l *Lease) renew(ctx context.Context) error {
 	}
 	sent := time.Now()
 	rev, err := l.kv.Update(ctx, leaseKey, l.value, last)
+	if isWrongRevision(err) {
+		// A renewal whose answer was lost (a timeout) may have been
+		// stored: if the entry is this server's own value, it still
+		// holds the lease, at that revision.
+		if e, gerr := l.kv.Get(ctx, leaseKey); gerr == nil && bytes.Equal(e.Value(), l.value) {
+			rev, err = l.kv.Update(ctx, leaseKey, l.value, e.Revision())
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.held {

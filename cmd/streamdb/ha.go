@@ -90,9 +90,9 @@ func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Sig
 		case <-ctx.Done():
 		}
 	}()
-	lease, err := ha.Open(ctx, js, ha.Options{Group: hf.group, Holder: holderID(), Addr: addr,
-		TTL: hf.ttl, Renew: hf.renew, Replicas: hf.replicas, Log: log})
-	if err != nil {
+	opts := ha.Options{Group: hf.group, Holder: holderID(), Addr: addr,
+		TTL: hf.ttl, Renew: hf.renew, Replicas: hf.replicas, Log: log}
+	if err := opts.Validate(); err != nil {
 		nc.Close()
 		return nil, err
 	}
@@ -105,11 +105,27 @@ func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Sig
 	active.Store("")
 	standby := ha.ServeStandby(ln, func() string { return active.Load().(string) })
 	log.Info("standby: waiting for the lease of the group", "group", hf.group, "listen", ln.Addr().String())
-	err = lease.Acquire(ctx, func(h *ha.Holding) {
-		if active.Swap(h.Addr) != h.Addr {
-			log.Info("standby: the active server of the group", "group", hf.group, "active", h.Addr, "holder", h.Holder)
+	// A standby keeps trying to reach the lease (a NATS node away, a
+	// cluster without a leader yet) rather than exit.
+	var lease *ha.Lease
+	var permanent error
+	err = retry(ctx, opts.Renew, func() bool { return true }, log, "open the lease bucket", func() error {
+		lease, err = ha.Open(ctx, js, opts)
+		if errors.Is(err, ha.ErrMismatch) {
+			permanent, err = err, nil
 		}
+		return err
 	})
+	if permanent != nil {
+		err = permanent
+	}
+	if err == nil {
+		err = lease.Acquire(ctx, func(h *ha.Holding) {
+			if active.Swap(h.Addr) != h.Addr {
+				log.Info("standby: the active server of the group", "group", hf.group, "active", h.Addr, "holder", h.Holder)
+			}
+		})
+	}
 	standby.Close()
 	if err != nil {
 		nc.Close()
@@ -119,11 +135,16 @@ func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Sig
 		return nil, err
 	}
 	log.Info("took the lease of the group: becoming active", "group", hf.group, "token", lease.Token())
-	remote, err := checkpoint.OpenRemote(ctx, js, bucket.Bucket, bucket.Replicas)
-	if err != nil {
-		return nil, err
-	}
-	metas, err := remote.List(ctx)
+	var remote *checkpoint.Remote
+	var metas []*checkpoint.Meta
+	held := func() bool { return lease.Check() == nil }
+	err = retry(ctx, opts.Renew, held, log, "list the group's checkpoints", func() error {
+		if remote, err = checkpoint.OpenRemote(ctx, js, bucket.Bucket, bucket.Replicas); err != nil {
+			return err
+		}
+		metas, err = remote.List(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +157,23 @@ func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Sig
 	// whatever this data directory holds from an earlier term.
 	cfg.RestoreFrom = checkpoint.RemoteScheme + remote.Bucket
 	return lease, nil
+}
+
+// retry runs fn until it succeeds, every interval, while ok holds and
+// ctx is not done; it returns fn's last error otherwise.
+func retry(ctx context.Context, interval time.Duration, ok func() bool, log *slog.Logger, what string, fn func() error) error {
+	for {
+		err := fn()
+		if err == nil || !ok() || ctx.Err() != nil {
+			return err
+		}
+		log.Warn("could not "+what+"; retrying", "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(interval):
+		}
+	}
 }
 
 // holderID names this process in the lease: host, pid and a random part.

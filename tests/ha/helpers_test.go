@@ -14,10 +14,11 @@ import (
 	"streamdb/tests/testutil"
 )
 
-// Lease settings of the tests: a takeover within about two seconds.
+// Lease settings of the tests: a takeover within about three seconds,
+// with room for renewals slowed by a busy machine.
 const (
-	leaseTTL   = "2s"
-	leaseRenew = "400ms"
+	leaseTTL   = "3s"
+	leaseRenew = "500ms"
 )
 
 // startMember starts one server of group on the NATS at url. It may come

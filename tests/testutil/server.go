@@ -251,6 +251,7 @@ func (s *Server) Stop(t testing.TB) {
 		return
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a stopped process (Signal) must run to exit
 	select {
 	case <-p.done:
 		if p.err != nil {
@@ -289,6 +290,32 @@ func (s *Server) Signal(t testing.TB, sig syscall.Signal) {
 	if err := s.proc.cmd.Process.Signal(sig); err != nil {
 		t.Fatalf("testutil: Signal(%v): %v", sig, err)
 	}
+	if sig == syscall.SIGSTOP {
+		// The signal is delivered asynchronously: wait until the
+		// process is seen stopped, so nothing after this runs in it.
+		pid := s.proc.cmd.Process.Pid
+		Poll(t, 10*time.Second, "the process to stop", func() error {
+			if st := processState(pid); st != "T" && st != "" {
+				return fmt.Errorf("state %q", st)
+			}
+			return nil
+		})
+	}
+}
+
+// processState is the state letter of /proc/PID/stat ("" where there is
+// no /proc).
+func processState(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	// pid (comm) state ...: comm may hold spaces; the state follows ')'.
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 || i+2 >= len(data) {
+		return ""
+	}
+	return string(data[i+2])
 }
 
 // Restart stops the server if it is running (as Stop does) and starts it
