@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -95,7 +96,7 @@ func (a *storedExtremeAcc) Add(v types.Datum, sign int64) error {
 		if a.bestN <= 0 {
 			a.known = false
 		}
-	case a.beats(k, a.best):
+	case a.beats(k, a.best) || (v.K == types.KindDecimal && sameOrderPrefix(k, a.best)):
 		a.known = false
 	}
 	return nil
@@ -217,8 +218,85 @@ func (t *extremaTable) extreme(part string, max bool) (string, int64, error) {
 			return "", 0, fmt.Errorf("min/max state: %w", err)
 		}
 		if n > 0 {
-			return k, n, it.Error()
+			best, bestN = k, n
+			break
 		}
+	}
+	if err := it.Error(); err != nil {
+		return "", 0, err
+	}
+	return t.exactDecimal(part, best, bestN, max)
+}
+
+// decimalPrefixLen is the part of a numeric's key that orders it: the tag
+// and the float64 prefix (keyenc); the text after it does not order.
+const decimalPrefixLen = 9
+
+// sameOrderPrefix reports whether keys a and b of numerics share the float
+// prefix, so that their byte order says nothing about their order.
+func sameOrderPrefix(a, b string) bool {
+	return len(a) >= decimalPrefixLen && len(b) >= decimalPrefixLen && a[:decimalPrefixLen] == b[:decimalPrefixLen]
+}
+
+// exactDecimal makes extreme exact for numerics: keys order numerics by a
+// float64 prefix only, so when the best key is a numeric, every value with
+// a positive count under the same prefix is compared by value.
+func (t *extremaTable) exactDecimal(part, best string, bestN int64, max bool) (string, int64, error) {
+	if bestN <= 0 || len(best) < decimalPrefixLen {
+		return best, bestN, nil
+	}
+	if d, _, err := keyenc.Decode([]byte(best)); err != nil || d.K != types.KindDecimal {
+		return best, bestN, nil
+	}
+	better := func(k string) bool {
+		x, _, err1 := keyenc.Decode([]byte(k))
+		y, _, err2 := keyenc.Decode([]byte(best))
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		c := types.Compare(x, y)
+		return (max && c > 0) || (!max && c < 0)
+	}
+	prefix := best[:decimalPrefixLen]
+	consider := func(k string, n int64) {
+		if n > 0 && k != best && strings.HasPrefix(k, prefix) && better(k) {
+			best, bestN = k, n
+		}
+	}
+	seen := map[string]bool{} // changed keys: their counts come from base and delta
+	for k := range t.delta[part] {
+		seen[k] = true
+	}
+	for k := range t.over[part] {
+		seen[k] = true
+	}
+	for k := range seen {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		n, err := t.base(part, k)
+		if err != nil {
+			return "", 0, err
+		}
+		consider(k, n+t.delta[part][k])
+	}
+	lo := append(append(append([]byte(nil), t.prefix...), part...), prefix...)
+	it, err := t.store.DB().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: storage.PrefixEnd(lo)})
+	if err != nil {
+		return "", 0, err
+	}
+	defer it.Close()
+	base := len(t.prefix) + len(part)
+	for valid := it.First(); valid; valid = it.Next() {
+		k := string(it.Key()[base:])
+		if seen[k] {
+			continue
+		}
+		var n int64
+		if _, err := readVarint(it.Value(), &n); err != nil {
+			return "", 0, fmt.Errorf("min/max state: %w", err)
+		}
+		consider(k, n)
 	}
 	return best, bestN, it.Error()
 }

@@ -109,3 +109,53 @@ func stateRowsHeld(t *testing.T, srv *testutil.Server, metric, view string) floa
 	}
 	return sum
 }
+
+// TestExtremaOfCloseNumerics: min and max over a table's numerics that a
+// float64 cannot tell apart (keys order numerics by a float64 prefix
+// only), through deletes of the current extreme, against PostgreSQL.
+func TestExtremaOfCloseNumerics(t *testing.T) {
+	pg := testutil.StartPostgres(t).Conn(t)
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	table := "CREATE TABLE cn (id INT PRIMARY KEY, g INT, x NUMERIC)"
+	exec(t, pg, table)
+	exec(t, conn, table)
+	const query = "SELECT g, min(x) AS lo, max(x) AS hi, count(*) AS n FROM cn GROUP BY g"
+	exec(t, conn, "CREATE MATERIALIZED VIEW cn_ext AS "+query)
+	// Within each sign, the values share one float64 and their texts sort
+	// unlike their values (9.9... after 10.0..., -1.2 after -1.1...).
+	vals := []string{
+		"10.000000000000000000001", "9.9999999999999999999999", "10.0000000000000000000005", "9.99999999999999999999995",
+		"-1.10000000000000000001", "-1.1000000000000000000099", "-1.100000000000000000005", "-1.1",
+	}
+	var stmts []string
+	for i, v := range vals {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO cn VALUES (%d, %d, %s)", i, i/4, v))
+	}
+	compare := func(when string) {
+		t.Helper()
+		flush(t, conn)
+		got := testutil.SortedRows(t, conn, "SELECT * FROM cn_ext")
+		want := testutil.SortedRows(t, pg, query)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s:\ngot  %s\nwant %s", when, strings.Join(got, " "), strings.Join(want, " "))
+		}
+	}
+	exec(t, conn, stmts...)
+	exec(t, pg, stmts...)
+	compare("after the inserts")
+	// Delete the extremes one by one, so each new one comes from state.
+	for _, id := range []int{0, 1, 4, 5, 2, 6} {
+		del := fmt.Sprintf("DELETE FROM cn WHERE id = %d", id)
+		exec(t, conn, del)
+		exec(t, pg, del)
+		compare(del)
+	}
+	srv.Kill(t)
+	srv.Restart(t)
+	conn = srv.Conn(t)
+	ins := "INSERT INTO cn VALUES (10, 0, 9.99999999999999999999999), (11, 1, -1.1000000000000000000000001)"
+	exec(t, conn, ins)
+	exec(t, pg, ins)
+	compare("after kill -9 and inserts")
+}
