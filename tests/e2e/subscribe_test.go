@@ -432,7 +432,7 @@ func TestChangesBetween(t *testing.T) {
 	sconn.PgConn().CancelRequest(ctx)
 	<-done
 	e, _ := strconv.ParseUint(epoch, 10, 64)
-	_, err = sconn.Exec(ctx, fmt.Sprintf("SUBSCRIBE agg AS OF EPOCH %d", e+1), pgx.QueryExecModeSimpleProtocol)
+	_, err = sconn.Exec(ctx, fmt.Sprintf("SUBSCRIBE agg AS OF EPOCH %d", unheldEpoch(t, conn, e)), pgx.QueryExecModeSimpleProtocol)
 	if pe := wantCode(t, err, "55000"); !strings.Contains(pe.Hint, epoch) {
 		t.Fatalf("hint %q does not list epoch %s", pe.Hint, epoch)
 	}
@@ -462,4 +462,36 @@ func multisetDiff(a, b []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// unheldEpoch returns the first epoch after e that no checkpoint or
+// savepoint is at, and below the newest one's epoch, so that no later
+// checkpoint can be taken at it (periodic checkpoints run meanwhile).
+func unheldEpoch(t *testing.T, conn *pgx.Conn, e uint64) uint64 {
+	t.Helper()
+	held := map[uint64]bool{}
+	var newest uint64
+	for _, show := range []string{"SHOW CHECKPOINTS", "SHOW SAVEPOINTS"} {
+		cols, rows, err := testutil.QueryText(conn, time.Minute, show, "NULL")
+		if err != nil {
+			t.Fatalf("%s: %v", show, err)
+		}
+		at := slices.Index(cols, "epoch")
+		if at < 0 {
+			t.Fatalf("%s has no epoch column: %v", show, cols)
+		}
+		for _, r := range rows {
+			if x, err := strconv.ParseUint(r[at], 10, 64); err == nil {
+				held[x] = true
+				newest = max(newest, x)
+			}
+		}
+	}
+	for x := e + 1; x < newest; x++ {
+		if !held[x] {
+			return x
+		}
+	}
+	t.Fatalf("every epoch from %d to %d has a checkpoint or savepoint", e+1, newest)
+	return 0
 }
