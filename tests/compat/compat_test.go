@@ -134,6 +134,12 @@ func TestCompatWrite(t *testing.T) {
 
 // TestCompatRead starts today's server on each committed generation.
 func TestCompatRead(t *testing.T) {
+	forEachGeneration(t, readGeneration)
+}
+
+// forEachGeneration runs test, in parallel, on every generation committed
+// under testdata.
+func forEachGeneration(t *testing.T, test func(t *testing.T, name string)) {
 	tarballs, err := filepath.Glob(filepath.Join("testdata", "*.tar.gz"))
 	if err != nil || len(tarballs) == 0 {
 		t.Fatalf("no generations under testdata (%v)", err)
@@ -142,22 +148,29 @@ func TestCompatRead(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(tb), ".tar.gz")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			readGeneration(t, name)
+			test(t, name)
 		})
 	}
 }
 
-func readGeneration(t *testing.T, name string) {
+// loadGeneration reads generation name's record and extracts its data
+// directory into a fresh temporary directory.
+func loadGeneration(t *testing.T, name string) (gen Generation, dataDir string) {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gen Generation
 	if err := json.Unmarshal(raw, &gen); err != nil {
 		t.Fatal(err)
 	}
-	dataDir := t.TempDir()
+	dataDir = t.TempDir()
 	extractTarball(t, filepath.Join("testdata", name+".tar.gz"), dataDir)
+	return gen, dataDir
+}
+
+func readGeneration(t *testing.T, name string) {
+	gen, dataDir := loadGeneration(t, name)
 	if missing := viewsWithoutPlan(t, dataDir); gen.PlanRecords && len(missing) > 0 {
 		t.Fatalf("views %v of %s have no plan record", missing, name)
 	}

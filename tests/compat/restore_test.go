@@ -33,31 +33,12 @@ import (
 //     back the views as they were before the generation's ALTER and
 //     replays to the same rows.
 func TestCompatRestoreAlter(t *testing.T) {
-	tarballs, err := filepath.Glob(filepath.Join("testdata", "*.tar.gz"))
-	if err != nil || len(tarballs) == 0 {
-		t.Fatalf("no generations under testdata (%v)", err)
-	}
-	for _, tb := range tarballs {
-		name := strings.TrimSuffix(filepath.Base(tb), ".tar.gz")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			restoreAlterGeneration(t, name)
-		})
-	}
+	forEachGeneration(t, restoreAlterGeneration)
 }
 
 func restoreAlterGeneration(t *testing.T, name string) {
-	raw, err := os.ReadFile(filepath.Join("testdata", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gen Generation
-	if err := json.Unmarshal(raw, &gen); err != nil {
-		t.Fatal(err)
-	}
-	dataDir := t.TempDir()
-	extractTarball(t, filepath.Join("testdata", name+".tar.gz"), dataDir)
-	raw, err = os.ReadFile(filepath.Join(dataDir, "checkpoint-record.json"))
+	gen, dataDir := loadGeneration(t, name)
+	raw, err := os.ReadFile(filepath.Join(dataDir, "checkpoint-record.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
