@@ -8,10 +8,13 @@
 // entries in key order, each message with a Nats-Msg-Id that names the
 // sink, the entry and the message's index in it, and deletes an entry once
 // JetStream acknowledged all of its messages. On start it reads the last
-// message on the sink's subject back from JetStream and resumes right
-// after it, so that neither a crash between publishing and deleting nor a
-// checkpoint restored with entries already published sends a message
-// twice, whatever JetStream's deduplication window.
+// message on the sink's subject back from JetStream, and the messages of
+// that entry before it, and resumes with the entry's missing messages
+// (a failed message followed by stored ones, then a crash) and then the
+// entries after it, so that neither a crash between publishing and
+// deleting nor a checkpoint restored with entries already published sends
+// a message twice or leaves one out, whatever JetStream's deduplication
+// window.
 package sink
 
 import (

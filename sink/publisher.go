@@ -308,13 +308,18 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 		return
 	}
 	if !st.resumed {
-		last, has, err := p.lastPublished(ctx, d)
+		last, has, stored, err := p.lastPublished(ctx, d)
 		if err != nil {
 			fail("read the last message on the subject", err)
 			return
 		}
 		p.mu.Lock()
 		st.last, st.has, st.resumed = last, has, true
+		if has {
+			// The last entry may have holes (a message that failed before
+			// later ones were stored, then a crash): the retry fills them.
+			st.partial, st.partialAt = stored, position{epoch: last.epoch, part: last.part}
+		}
 		if !st.checked && has && last.epoch > p.startEpoch {
 			// The state was restored to a point before changes the
 			// consumers have seen (--restore-from an older checkpoint, or
@@ -416,22 +421,65 @@ func (p *Publisher) publish(ctx context.Context, d *storage.SinkDescriptor, e en
 	return acked, first
 }
 
-// lastPublished reads the newest message on d's subject; has is false
-// when the subject holds none of d's messages.
-func (p *Publisher) lastPublished(ctx context.Context, d *storage.SinkDescriptor) (last position, has bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, ackTimeout)
+// lastPublished reads the newest message on d's subject, and which
+// messages of its entry the subject holds (stored, by index); has is
+// false when the subject holds none of d's messages.
+func (p *Publisher) lastPublished(parent context.Context, d *storage.SinkDescriptor) (last position, has bool, stored map[int]bool, err error) {
+	ctx, cancel := context.WithTimeout(parent, ackTimeout)
 	defer cancel()
 	s, err := p.js.Stream(ctx, d.JSStream)
 	if err != nil {
-		return position{}, false, err
+		return position{}, false, nil, err
 	}
 	m, err := s.GetLastMsgForSubject(ctx, d.Subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return position{}, false, nil
+		return position{}, false, nil, nil
 	}
 	if err != nil {
-		return position{}, false, err
+		return position{}, false, nil, err
 	}
 	last, has = parseMsgID(d.UID(), m.Header.Get(jetstream.MsgIDHeader))
-	return last, has, nil
+	if !has {
+		return position{}, false, nil, nil
+	}
+	// Reading back an entry takes a request per message: a timeout of its
+	// own, longer than one answer's.
+	scan, cancelScan := context.WithTimeout(parent, entryScanTimeout)
+	defer cancelScan()
+	stored, err = storedOfEntry(scan, s, d, last, m.Sequence)
+	return last, has, stored, err
+}
+
+// entryScanTimeout bounds reading back the messages of the last entry.
+const entryScanTimeout = 2 * time.Minute
+
+// storedOfEntry lists the messages of entry (last.epoch, last.part) that
+// the stream holds, reading back from sequence seq (the entry's newest
+// message) to the first message of an earlier entry of the sink: an
+// entry's messages all follow the entries before it, which were acknowledged
+// whole before it was published.
+func storedOfEntry(ctx context.Context, s jetstream.Stream, d *storage.SinkDescriptor, last position, seq uint64) (map[int]bool, error) {
+	stored := map[int]bool{last.index: true}
+	for seq > 1 {
+		seq--
+		m, err := s.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // deleted or purged
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m.Subject != d.Subject {
+			continue
+		}
+		pos, ok := parseMsgID(d.UID(), m.Header.Get(jetstream.MsgIDHeader))
+		if !ok {
+			continue // not this sink's
+		}
+		if pos.epoch != last.epoch || pos.part != last.part {
+			break
+		}
+		stored[pos.index] = true
+	}
+	return stored, nil
 }
