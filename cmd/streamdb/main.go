@@ -119,6 +119,11 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 }
 
 func run(args []string) error {
+	// Signals are caught from the first instruction: a server that steps
+	// down re-executes itself (stepDown), and a SIGTERM during the new
+	// process's start must stop it cleanly, not kill it.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	cfg, hf, err := parseFlags(args)
 	if err != nil {
 		return err
@@ -145,8 +150,6 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	var lease *ha.Lease
 	var fence sql.Fence
 	var lost <-chan struct{}

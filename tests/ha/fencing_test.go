@@ -2,6 +2,8 @@ package ha
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -62,4 +64,14 @@ func TestPausedActiveCommitsNoWrite(t *testing.T) {
 	if qerr != nil || len(rows) != 1 || rows[0][0] != "2" || rows[0][1] != "40" {
 		t.Fatalf("view tv on the new active server: %v, %v; want 2 rows summing to 40", rows, qerr)
 	}
+	// a restarts itself as a standby; the test ends only once it serves
+	// as one (naming b), so that the cleanup's SIGTERM finds a process
+	// that handles it rather than one still starting.
+	testutil.Poll(t, 30*time.Second, "a to step down and name b", func() error {
+		msg, err := refusal(a)
+		if err == nil && !strings.Contains(msg, b.Addr) {
+			err = errors.New(msg)
+		}
+		return err
+	})
 }
