@@ -76,6 +76,7 @@ type nodeRec struct {
 	JoinKind  JoinKind   `json:"join_kind,omitempty"`
 	LeftKeys  []*exprRec `json:"left_keys,omitempty"`
 	RightKeys []*exprRec `json:"right_keys,omitempty"`
+	Note      string     `json:"note,omitempty"`
 
 	TimeCol int   `json:"time_col,omitempty"` // window
 	Size    int64 `json:"size,omitempty"`
@@ -220,7 +221,7 @@ func (e *encoder) node(n Node) (*nodeRec, error) {
 	case *Union:
 		r.Op = "union"
 	case *Join:
-		r.Op, r.JoinKind, r.LeftKeys, r.RightKeys, r.Cond = "join", n.Kind, exprs(n.LeftKeys), exprs(n.RightKeys), one(n.Cond)
+		r.Op, r.JoinKind, r.LeftKeys, r.RightKeys, r.Cond, r.Note = "join", n.Kind, exprs(n.LeftKeys), exprs(n.RightKeys), one(n.Cond), n.Note
 	case *Window:
 		r.Op, r.TimeCol, r.Size, r.Slide = "window", n.TimeCol, n.Size, n.Slide
 	default:
@@ -421,7 +422,7 @@ func (d *decoder) node(r *nodeRec) (Node, error) {
 	case "join":
 		if input(2) {
 			n = &Join{Kind: r.JoinKind, Left: in[0], Right: in[1], LeftKeys: exprs(r.LeftKeys), RightKeys: exprs(r.RightKeys),
-				Cond: one(r.Cond), Cols: cols}
+				Cond: one(r.Cond), Cols: cols, Note: r.Note}
 		}
 	case "window":
 		if input(1) {

@@ -303,6 +303,10 @@ type Join struct {
 	RightKeys []expr.Expr // over the right row
 	Cond      expr.Expr   // over the concatenated row; nil means true
 	Cols      []types.Column
+	// Note, when set, says in EXPLAIN what the join stands for: the
+	// semi or anti join, or the subquery aggregate, that a view's
+	// subquery was rewritten into. It does not change what the join does.
+	Note string
 }
 
 func (j *Join) Schema() []types.Column { return j.Cols }
@@ -315,6 +319,9 @@ func (j *Join) Describe() string {
 	s := fmt.Sprintf("Join %s on [%s]", j.Kind, strings.Join(keys, ", "))
 	if j.Cond != nil {
 		s += " filter " + j.Cond.String()
+	}
+	if j.Note != "" {
+		s = j.Note + ": " + s
 	}
 	return s
 }

@@ -93,7 +93,7 @@ func pruneJoin(j *Join, need []bool) (Node, []int) {
 	left, right := joinInputsRead(j, need)
 	l, ml := narrowed(j.Left, left)
 	r, mr := narrowed(j.Right, right)
-	out := &Join{Kind: j.Kind, Left: l, Right: r}
+	out := &Join{Kind: j.Kind, Left: l, Right: r, Note: j.Note}
 	for _, k := range j.LeftKeys {
 		out.LeftKeys = append(out.LeftKeys, remapCols(k, ml))
 	}

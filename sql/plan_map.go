@@ -80,7 +80,7 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 			return &plan.Window{Input: walk(n.Input), TimeCol: n.TimeCol, Size: n.Size, Slide: n.Slide, Cols: n.Cols}
 		case *plan.Join:
 			return &plan.Join{Kind: n.Kind, Left: walk(n.Left), Right: walk(n.Right),
-				LeftKeys: all(n.LeftKeys), RightKeys: all(n.RightKeys), Cond: one(n.Cond), Cols: n.Cols}
+				LeftKeys: all(n.LeftKeys), RightKeys: all(n.RightKeys), Cond: one(n.Cond), Cols: n.Cols, Note: n.Note}
 		case *plan.Union:
 			inputs := make([]plan.Node, len(n.Inputs))
 			for i, in := range n.Inputs {

@@ -1,29 +1,47 @@
 package sql
 
 import (
-	"fmt"
-
 	"streamdb/expr"
 	"streamdb/plan"
+	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
-// Uncorrelated scalar subqueries in a materialized view whose subquery is
-// one aggregate row (an aggregate without GROUP BY, HAVING or LIMIT,
-// which always answers exactly one row, even over no input) are joined to
-// the rows that use them:
+// Subqueries in the expressions of a materialized view are decorrelated
+// when the view is bound: each becomes a join of the rows that use it
+// with an aggregate over the subquery's rows, keyed by the correlation
+// (view_correlation.go), so the view stays incremental and exact under
+// retraction on either side. The aggregate keeps the per-key counts: a
+// key's group appears when its count goes from 0 to 1 and is retracted
+// when it goes back to 0, and the join pairs or unpairs the outer rows
+// with it.
 //
-//	SELECT a FROM t WHERE v > (SELECT avg(v) FROM t)
-//	  ->  Project a (Filter v > s (Join t, (SELECT avg(v) FROM t) AS s on 1 = 1))
+//   - EXISTS as a condition of WHERE is a semi join: an inner join with
+//     count(*) grouped by the correlation keys. NOT EXISTS there is an
+//     anti join: a left join with the same counts, keeping the rows
+//     without a partner. Elsewhere, EXISTS is a left join and reads
+//     "count IS NOT NULL".
+//   - x IN (SELECT y ...) as a condition of WHERE is a semi join on the
+//     keys and x = y. Elsewhere, and x NOT IN anywhere, it is a left join
+//     with the matches (keys and y) and another with count(*) and
+//     count(y) per key, which give SQL's NULL rules: true if some y = x;
+//     else false if the subquery is empty; else NULL if x is NULL or
+//     some y is NULL; else false. = ANY is IN and <> ALL is NOT IN.
+//   - A scalar subquery that is an aggregate without GROUP BY: the
+//     aggregate grouped by the correlation keys, left joined on them; an
+//     outer row without a group reads what the aggregate gives over no
+//     rows (0 for count, NULL for the others). An uncorrelated one is
+//     joined on a constant key (it is one row).
+//   - An uncorrelated EXISTS is count(*) over the subquery joined on a
+//     constant key, and reads "count > 0".
 //
-// so the view stays incremental: when the aggregate changes, the join
-// retracts the rows paired with its old value and pairs them with the
-// new one. Other subqueries in a view's expressions (correlated ones,
-// EXISTS, IN, a subquery that may give several rows) are still refused
-// by checkStreamable.
+// What cannot be run this way (a scalar subquery that may give several
+// rows, a correlation that is not inner = outer, other ANY/ALL
+// comparisons, subqueries in JOIN ... ON or aggregate arguments) is
+// refused with 0A000.
 
-// decorrelateViewSubqueries rewrites the eligible subqueries of root; a
-// plan without subqueries is returned as it is.
+// decorrelateViewSubqueries rewrites the subqueries of root; a plan
+// without subqueries is returned as it is.
 func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
 	if len(subqueryPlans(root)) == 0 {
 		return root, nil
@@ -35,49 +53,67 @@ func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
 			if err != nil {
 				return nil, true, err
 			}
-			width := len(in.Schema())
-			conds, joined, err := liftScalarSubqueries([]expr.Expr{n.Cond}, in)
-			if err != nil || joined == in {
-				return &plan.Filter{Input: in, Cond: n.Cond}, true, err
+			if !hasSubquery(n.Cond) {
+				return &plan.Filter{Input: in, Cond: n.Cond}, true, nil
 			}
-			f := &plan.Filter{Input: joined, Cond: conds[0]}
+			width := len(in.Schema())
+			l := &lifter{input: in}
+			var rest []expr.Expr
+			for _, c := range plan.Conjuncts(n.Cond) {
+				done, err := l.semiJoin(c)
+				if err != nil {
+					return nil, true, err
+				}
+				if !done {
+					rest = append(rest, c)
+				}
+			}
+			conds, err := l.lift(rest)
+			if err != nil {
+				return nil, true, err
+			}
+			out := l.input
+			if len(conds) > 0 {
+				cond := conds[0]
+				for _, c := range conds[1:] {
+					if cond, err = expr.Binary("AND", cond, c); err != nil {
+						return nil, true, err
+					}
+				}
+				out = &plan.Filter{Input: out, Cond: cond}
+			}
 			// Drop the subqueries' columns again.
 			keep := make([]expr.Expr, width)
 			for i, c := range in.Schema() {
 				keep[i] = &expr.ColRef{Idx: i, Name: c.Name, T: c.Type}
 			}
-			return &plan.Project{Input: f, Exprs: keep, Cols: in.Schema()}, true, nil
+			return &plan.Project{Input: out, Exprs: keep, Cols: in.Schema()}, true, nil
 		case *plan.Project:
 			in, err := decorrelateViewSubqueries(n.Input)
 			if err != nil {
 				return nil, true, err
 			}
-			exprs, joined, err := liftScalarSubqueries(n.Exprs, in)
+			l := &lifter{input: in}
+			exprs, err := l.lift(n.Exprs)
 			if err != nil {
 				return nil, true, err
 			}
-			return &plan.Project{Input: joined, Exprs: exprs, Cols: n.Cols}, true, nil
+			return &plan.Project{Input: l.input, Exprs: exprs, Cols: n.Cols}, true, nil
 		}
 		return n, false, nil
 	})
 }
 
-// liftScalarSubqueries joins input with each eligible subquery of exprs
-// and returns exprs reading the joined column instead, and the new input
-// (input itself when there was none).
-func liftScalarSubqueries(exprs []expr.Expr, input plan.Node) ([]expr.Expr, plan.Node, error) {
-	correlated := map[*expr.Subquery]bool{}
-	for _, e := range exprs {
-		expr.Visit(e, func(x expr.Expr) {
-			if s, outer, ok := expr.SubqueryOf(x); ok && len(outer) > 0 {
-				correlated[s] = true
-			} else if f, ok := x.(*expr.Func); ok && f.Name == expr.CorrelatedFunc && len(f.Args) > 0 {
-				if s, ok := f.Args[0].(*expr.Subquery); ok {
-					correlated[s] = true
-				}
-			}
-		})
-	}
+// lifter joins the subqueries of expressions over input to it: input
+// grows by the columns of each join, to the right of the columns the
+// expressions read, which keep their positions.
+type lifter struct {
+	input plan.Node
+}
+
+// lift returns exprs with each subquery replaced by what it reads from
+// the joins it added to l.input.
+func (l *lifter) lift(exprs []expr.Expr) ([]expr.Expr, error) {
 	out := make([]expr.Expr, len(exprs))
 	var firstErr error
 	for i, e := range exprs {
@@ -86,34 +122,118 @@ func liftScalarSubqueries(exprs []expr.Expr, input plan.Node) ([]expr.Expr, plan
 			continue
 		}
 		out[i] = expr.Walk(expr.Clone(e), func(x expr.Expr) expr.Expr {
-			s, ok := x.(*expr.Subquery)
-			if !ok || correlated[s] || s.Kind != expr.SubqueryScalar || !oneAggregateRow(s.Plan.(plan.Node)) {
+			if firstErr != nil {
 				return x
 			}
-			sub, err := decorrelateViewSubqueries(s.Plan.(plan.Node))
+			r, ok, err := l.replace(x)
 			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
+				firstErr = err
 				return x
 			}
-			left := input.Schema()
-			col := types.Column{Name: fmt.Sprintf("(subquery %d)", len(left)), Type: s.T}
-			one := &expr.Const{D: types.NewInt(1), T: types.Int4}
-			input = &plan.Join{Kind: plan.InnerJoin, Left: input, Right: sub,
-				LeftKeys: []expr.Expr{one}, RightKeys: []expr.Expr{one},
-				Cols: append(append([]types.Column{}, left...), renamed(sub.Schema(), col.Name)...)}
-			return &expr.ColRef{Idx: len(left), Name: col.Name, T: s.T}
+			if ok {
+				return r
+			}
+			return x
 		})
 	}
-	return out, input, firstErr
+	return out, firstErr
 }
 
-// renamed is cols with the first column named name.
-func renamed(cols []types.Column, name string) []types.Column {
-	out := append([]types.Column{}, cols...)
-	if len(out) > 0 {
-		out[0].Name = name
+// replace rewrites x if it is a subquery expression: EXISTS, a scalar
+// subquery, or a quantified comparison with one.
+func (l *lifter) replace(x expr.Expr) (expr.Expr, bool, error) {
+	if sub, refs, ok := expr.SubqueryOf(x); ok {
+		switch sub.Kind {
+		case expr.SubqueryExists:
+			e, err := l.exists(sub, refs)
+			return e, true, err
+		case expr.SubqueryScalar:
+			e, err := l.scalar(sub, refs)
+			return e, true, err
+		}
+		return nil, true, refuseSubquery(sub, "this use of a subquery")
+	}
+	f, ok := x.(*expr.Func)
+	if !ok || len(f.Args) != 2 {
+		return nil, false, nil
+	}
+	sub, refs, ok := expr.SubqueryOf(f.Args[1])
+	if !ok || sub.Kind != expr.SubqueryIn {
+		return nil, false, nil
+	}
+	op, all, _ := expr.QuantifiedOp(f.Name)
+	switch {
+	case op == "=" && !all:
+		e, err := l.in(f.Args[0], sub, refs, false)
+		return e, true, err
+	case op == "<>" && all:
+		e, err := l.in(f.Args[0], sub, refs, true)
+		return e, true, err
+	}
+	return nil, true, sqlerr.New(sqlerr.FeatureNotSupported,
+		"%s %s %s is not supported in a materialized view: of the comparisons with a subquery, only IN, NOT IN, = ANY and <> ALL are", f.Args[0], f.Name, sub).
+		WithHint("Query it ad hoc, or compare with min() or max() of the subquery.")
+}
+
+// join puts right to the right of l.input: on the keys (which must not
+// be empty, and have one type pairwise), or on a constant key when there
+// are none (right is then one row). It returns the position of right's
+// first column.
+func (l *lifter) join(kind plan.JoinKind, right plan.Node, lk, rk []expr.Expr, note string) int {
+	if len(lk) == 0 {
+		one := &expr.Const{D: types.NewInt(1), T: types.Int4}
+		lk, rk = []expr.Expr{one}, []expr.Expr{one}
+	}
+	left := l.input.Schema()
+	l.input = &plan.Join{Kind: kind, Left: l.input, Right: right, LeftKeys: lk, RightKeys: rk,
+		Cols: append(append([]types.Column{}, left...), right.Schema()...), Note: note}
+	return len(left)
+}
+
+// colRef reads column i of n.
+func colRef(n plan.Node, i int) *expr.ColRef {
+	c := n.Schema()[i]
+	return &expr.ColRef{Idx: i, Name: c.Name, T: c.Type}
+}
+
+// countBy is from grouped by keys, with aggs (count(*) when none).
+func countBy(from plan.Node, keys []expr.Expr, aggs ...plan.AggCall) *plan.Aggregate {
+	if len(aggs) == 0 {
+		aggs = []plan.AggCall{{Func: "count", T: types.Int8}}
+	}
+	a := &plan.Aggregate{Input: from, GroupBy: keys, Aggs: aggs}
+	for i, k := range keys {
+		a.Cols = append(a.Cols, types.Column{Name: keyName(k, i), Type: k.Type()})
+	}
+	for _, c := range aggs {
+		a.Cols = append(a.Cols, types.Column{Name: c.Func, Type: c.T})
+	}
+	return a
+}
+
+// keyName names a group key column after the column it is, if it is one.
+func keyName(k expr.Expr, i int) string {
+	for {
+		switch e := k.(type) {
+		case *expr.ColRef:
+			if e.Name != "" {
+				return e.Name
+			}
+		case *expr.Func:
+			if len(e.Args) == 1 && (e.Name == "CAST" || len(e.Name) > 5 && e.Name[:5] == "CAST(") {
+				k = e.Args[0]
+				continue
+			}
+		}
+		return "key" + string(rune('1'+i))
+	}
+}
+
+// keyRefs are the group key columns of an aggregate with n keys.
+func keyRefs(a *plan.Aggregate, n int) []expr.Expr {
+	out := make([]expr.Expr, n)
+	for i := range out {
+		out[i] = colRef(a, i)
 	}
 	return out
 }
@@ -131,4 +251,13 @@ func oneAggregateRow(p plan.Node) bool {
 			return false
 		}
 	}
+}
+
+// renamed is cols with the first column named name.
+func renamed(cols []types.Column, name string) []types.Column {
+	out := append([]types.Column{}, cols...)
+	if len(out) > 0 {
+		out[0].Name = name
+	}
+	return out
 }

@@ -1,0 +1,276 @@
+package sql
+
+import (
+	"streamdb/expr"
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// A subquery of a materialized view is decorrelated by taking it apart
+// into the rows it reads and the conditions that tie those rows to the
+// outer row: each condition inner = outer of its WHERE becomes a join
+// key, and the rest of the subquery no longer depends on the outer row,
+// so it runs as a dataflow of its own that the outer rows are joined
+// with (view_subquery.go).
+
+// subqueryMode is how the subquery's rows are used, which decides what
+// of its top is kept.
+type subqueryMode int
+
+const (
+	// modeExists reads only whether rows exist: the select list, ORDER
+	// BY and a LIMIT that is not 0 do not matter.
+	modeExists subqueryMode = iota
+	// modeIn reads the one column of the select list.
+	modeIn
+	// modeScalar reads the one value of an aggregate without GROUP BY.
+	modeScalar
+)
+
+// subqueryBody is a view's subquery taken apart.
+type subqueryBody struct {
+	// from is the subquery's rows before its select list (and before its
+	// aggregate, for modeScalar): its FROM filtered by the conditions of
+	// its WHERE that do not refer to the outer row. It does not refer to
+	// the outer row.
+	from plan.Node
+	// inner[i] = outer[i] is the correlation: inner over from's row,
+	// outer over the outer query's row, both of one type. Empty for an
+	// uncorrelated subquery.
+	inner, outer []expr.Expr
+	// sel is the value the subquery gives: over from's row (modeIn), or
+	// over agg's row and the outer references (modeScalar).
+	sel expr.Expr
+	// agg is the aggregate of a modeScalar subquery, over from.
+	agg *plan.Aggregate
+}
+
+// splitSubquery takes the subquery sub, whose outer references stand for
+// refs (over the outer row), apart for mode; a subquery that cannot be
+// run incrementally that way is refused with 0A000.
+func splitSubquery(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) (*subqueryBody, error) {
+	p := sub.Plan.(plan.Node)
+	body := &subqueryBody{}
+	if len(refs) == 0 && mode != modeScalar {
+		// Uncorrelated: the subquery's rows, whatever its shape.
+		body.from = p
+		if mode == modeIn {
+			c := p.Schema()[0]
+			body.sel = &expr.ColRef{Idx: 0, Name: c.Name, T: c.Type}
+		}
+		return body, body.decorrelateFrom()
+	}
+	switch mode {
+	case modeExists:
+		for peeled := true; peeled; {
+			switch n := p.(type) {
+			case *plan.Project:
+				p = n.Input
+			case *plan.Sort:
+				p = n.Input
+			case *plan.Limit:
+				if n.Offset != 0 || n.Count == 0 {
+					return nil, refuseSubquery(sub, "LIMIT 0 or OFFSET in a correlated EXISTS subquery")
+				}
+				p = n.Input
+			default:
+				peeled = false
+			}
+		}
+	case modeIn:
+		pr, ok := p.(*plan.Project)
+		if !ok {
+			return nil, refuseSubquery(sub, "a correlated IN subquery other than SELECT expression FROM ... WHERE ...")
+		}
+		body.sel, p = pr.Exprs[0], pr.Input
+		if hasOuterRef(body.sel) {
+			return nil, refuseSubquery(sub, "an IN subquery whose select list refers to the outer query")
+		}
+	case modeScalar:
+		body.sel = nil
+		if pr, ok := p.(*plan.Project); ok {
+			body.sel, p = pr.Exprs[0], pr.Input
+		}
+		a, ok := p.(*plan.Aggregate)
+		if !ok || len(a.GroupBy) > 0 {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported,
+				"a correlated scalar subquery in a materialized view must be an aggregate without GROUP BY or HAVING (one value for each outer row); %s may return several rows", sub).
+				WithHint("Query it ad hoc, or write it as a join.")
+		}
+		body.agg, p = a, a.Input
+		for _, c := range a.Aggs {
+			if c.Arg != nil && hasOuterRef(c.Arg) {
+				return nil, refuseSubquery(sub, "an aggregate over outer columns in a correlated subquery")
+			}
+		}
+		if body.sel == nil {
+			c := a.Cols[0]
+			body.sel = &expr.ColRef{Idx: 0, Name: c.Name, T: c.Type}
+		}
+	}
+	var keep []expr.Expr
+	for {
+		f, ok := p.(*plan.Filter)
+		if !ok {
+			break
+		}
+		for _, c := range plan.Conjuncts(f.Cond) {
+			if !hasOuterRef(c) {
+				keep = append(keep, c)
+				continue
+			}
+			in, out, ok, err := correlationKey(c, refs)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, sqlerr.New(sqlerr.FeatureNotSupported,
+					"a correlated subquery in a materialized view can refer to the outer query only in conditions inner = outer of its WHERE, joined by AND; %s is not one", c).
+					WithHint("Query it ad hoc, or write the condition as a join.")
+			}
+			body.inner, body.outer = append(body.inner, in), append(body.outer, out)
+		}
+		p = f.Input
+	}
+	if len(keep) > 0 {
+		cond := keep[0]
+		for _, c := range keep[1:] {
+			var err error
+			if cond, err = expr.Binary("AND", cond, c); err != nil {
+				return nil, err
+			}
+		}
+		p = &plan.Filter{Input: p, Cond: cond}
+	}
+	body.from = p
+	if planHasOuterRef(p) {
+		return nil, refuseSubquery(sub, "a subquery that refers to the outer query other than in its WHERE")
+	}
+	return body, body.decorrelateFrom()
+}
+
+// decorrelateFrom rewrites the subqueries nested in from.
+func (b *subqueryBody) decorrelateFrom() error {
+	from, err := decorrelateViewSubqueries(b.from)
+	b.from = from
+	return err
+}
+
+// refuseSubquery is the 0A000 for what of sub a view cannot run.
+func refuseSubquery(sub *expr.Subquery, what string) error {
+	return sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view: %s", what, sub).
+		WithHint("Query it ad hoc, or write the subquery as a join.")
+}
+
+// correlationKey splits c, a condition of a subquery's WHERE that refers
+// to the outer row, into inner = outer: inner over the subquery's row,
+// outer over the outer row (its references replaced by refs), cast to one
+// type. ok is false when c is not such an equality.
+func correlationKey(c expr.Expr, refs []expr.Expr) (inner, outer expr.Expr, ok bool, err error) {
+	f, isFunc := c.(*expr.Func)
+	if !isFunc || f.Name != "=" || len(f.Args) != 2 {
+		return nil, nil, false, nil
+	}
+	a, b := f.Args[0], f.Args[1]
+	if onlyOuter(a) && !hasOuterRef(b) && !expr.IsConstant(b) {
+		inner, outer = b, a
+	} else if onlyOuter(b) && !hasOuterRef(a) && !expr.IsConstant(a) {
+		inner, outer = a, b
+	} else {
+		return nil, nil, false, nil
+	}
+	outer = withOuterValues(outer, refs)
+	inner, outer, err = sameKeyType(inner, outer)
+	return inner, outer, err == nil, err
+}
+
+// sameKeyType casts two join keys to the type = compares them in; keys
+// of mixed integer widths become bigint, as they must encode alike.
+func sameKeyType(a, b expr.Expr) (expr.Expr, expr.Expr, error) {
+	t, err := expr.CommonType([]types.Type{a.Type(), b.Type()})
+	if err != nil {
+		return nil, nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s = %s", a.Type(), b.Type())
+	}
+	if t.IsInteger() {
+		t = types.Int8
+	}
+	if a, err = expr.Cast(a, t); err != nil {
+		return nil, nil, err
+	}
+	if b, err = expr.Cast(b, t); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
+// withOuterValues is e with each outer reference replaced by the outer
+// value it stands for.
+func withOuterValues(e expr.Expr, refs []expr.Expr) expr.Expr {
+	return substitute(e, func(x expr.Expr) (expr.Expr, bool) {
+		if o, ok := x.(*expr.OuterRef); ok && o.N < len(refs) {
+			return refs[o.N], true
+		}
+		return nil, false
+	})
+}
+
+// substitute is a copy of e in which each sub-expression that with
+// answers for is replaced by what it answers (which is not looked into
+// again).
+func substitute(e expr.Expr, with func(expr.Expr) (expr.Expr, bool)) expr.Expr {
+	if r, ok := with(e); ok {
+		return r
+	}
+	f, ok := e.(*expr.Func)
+	if !ok {
+		return e
+	}
+	c := *f
+	c.Args = make([]expr.Expr, len(f.Args))
+	for i, a := range f.Args {
+		c.Args[i] = substitute(a, with)
+	}
+	return &c
+}
+
+func hasOuterRef(e expr.Expr) bool {
+	found := false
+	if e != nil {
+		expr.Visit(e, func(x expr.Expr) {
+			if _, ok := x.(*expr.OuterRef); ok {
+				found = true
+			}
+		})
+	}
+	return found
+}
+
+// onlyOuter reports whether e refers to the outer row and to no column
+// of its own.
+func onlyOuter(e expr.Expr) bool {
+	outer, local := false, false
+	expr.Visit(e, func(x expr.Expr) {
+		switch x.(type) {
+		case *expr.OuterRef:
+			outer = true
+		case *expr.ColRef:
+			local = true
+		}
+	})
+	return outer && !local
+}
+
+// planHasOuterRef reports whether an expression of p (not of the
+// subqueries nested in it, whose outer references are their own) refers
+// to the outer row.
+func planHasOuterRef(p plan.Node) bool {
+	found := false
+	mapPlan(p, func(e expr.Expr) (expr.Expr, error) {
+		if hasOuterRef(e) {
+			found = true
+		}
+		return e, nil
+	}, nil)
+	return found
+}
