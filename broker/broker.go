@@ -36,7 +36,14 @@ type Broker struct {
 	// disk keeps the embedded server off a full disk (diskguard.go); nil
 	// with an external server.
 	disk *diskGuard
+	// replicas of the JetStream streams the broker creates (0: 1); set
+	// before the first EnsureStream.
+	replicas int
 }
+
+// SetStreamReplicas sets the replicas of the JetStream streams the broker
+// creates from now on (on a NATS cluster; a single server keeps one).
+func (b *Broker) SetStreamReplicas(n int) { b.replicas = n }
 
 // SpaceError returns a *storage.DiskFullError while the disk holding the
 // embedded server's store has less than its reserve free: a write now
@@ -242,6 +249,7 @@ func (b *Broker) EnsureStreamFor(ctx context.Context, sqlName, subject, owner st
 			Subjects: []string{subject},
 			Storage:  jetstream.FileStorage,
 			Metadata: meta,
+			Replicas: max(1, b.replicas),
 		})
 		if err == nil {
 			return name, true, nil

@@ -49,6 +49,7 @@ var Settings = []Setting{
 	{"ssl_require_remote", "false", "refuse connections that did not negotiate TLS unless they come from loopback (28000); needs ssl_cert_file (flag --tls-require-remote); read at start"},
 	{"max_query_length", "16777216", "longest statement text a client may send, in bytes (0: the protocol's own bound of 1 GB); a longer Query or Parse is refused with 54001 and the session goes on; read at start"},
 	{"max_connections", "100", "most client sessions at once (0: no bound); one more is refused with 53300, cancel requests always get through; read at start"},
+	{"nats.stream-replicas", "0", "replicas of the JetStream streams the server creates (for a CREATE STREAM whose subject no stream holds, and for tables' changelogs) on a NATS cluster, 1 to 5; 0: --ha-replicas for a server of an --ha-group, else 1; read at start"},
 	{"synchronous_commit", "on", "on: a write acknowledged over SQL (INSERT, UPDATE, DELETE, COMMIT) is fsynced first and survives an OS crash; off: it survives a crash of the process only, and writes are faster"},
 }
 
@@ -192,13 +193,16 @@ func validate(key, value string) error {
 	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async", "ssl_require_remote":
 		return oneOf("true", "false")
 	case "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
-		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "state.cache.join-keys-per-side", "state.cache.topn-rows-per-operator", "state.memory.budget", "max_connections", "max_query_length":
+		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "state.cache.join-keys-per-side", "state.cache.topn-rows-per-operator", "state.memory.budget", "max_connections", "max_query_length", "nats.stream-replicas":
 		var n int64
 		if _, err := fmt.Sscanf(value, "%d", &n); err != nil || fmt.Sprint(n) != value || n < 0 {
 			return fmt.Errorf("%q is not a non-negative integer", value)
 		}
 		if n == 0 && (key == "execution.checkpointing.max-concurrent-checkpoints" || key == "state.checkpoints.num-retained") {
 			return fmt.Errorf("must be at least 1")
+		}
+		if key == "nats.stream-replicas" && n > 5 {
+			return fmt.Errorf("JetStream keeps at most 5 replicas of a stream")
 		}
 	}
 	return nil

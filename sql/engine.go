@@ -90,12 +90,37 @@ const runningMarker = "RUNNING"
 // an unclean shutdown), the runtime, every view in the catalog, and
 // periodic checkpoints.
 func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
-	return OpenFenced(cfg, log, nil)
+	return OpenMember(cfg, log, nil)
 }
 
-// OpenFenced opens the engine of a server that may commit only while
-// fence allows it (a member of an --ha-group); nil: always.
-func OpenFenced(cfg *config.Config, log *slog.Logger, fence Fence) (*Engine, error) {
+// Member is what a server of an --ha-group shares with its group.
+type Member struct {
+	// Fence says whether this server may still commit.
+	Fence Fence
+	// Roles keeps the users, owners and grants where the server that
+	// takes over reads them.
+	Roles RoleReplica
+	// Ctx, when cancelled (a signal while the server takes over), stops
+	// the download of the checkpoint to restore; Open then fails.
+	Ctx context.Context
+}
+
+// OpenMember opens the engine of a member of an --ha-group: it commits
+// only while m.Fence allows it, and keeps its roles in m.Roles. A nil m
+// is a server of no group (Open).
+func OpenMember(cfg *config.Config, log *slog.Logger, m *Member) (*Engine, error) {
+	var fence Fence
+	var roles RoleReplica
+	ctx := context.Background()
+	if m != nil {
+		if m.Ctx != nil {
+			ctx = m.Ctx
+		}
+		fence = m.Fence
+		if m.Roles != nil {
+			roles = fencedRoles{fence: fence, r: m.Roles}
+		}
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
@@ -119,17 +144,18 @@ func OpenFenced(cfg *config.Config, log *slog.Logger, fence Fence) (*Engine, err
 	if err != nil {
 		return nil, err
 	}
+	b.SetStreamReplicas(int(cfg.Int("nats.stream-replicas")))
 	if warning := b.SetSynchronousCommit(cfg.SynchronousCommit()); warning != "" {
 		log.Warn(warning)
 	}
 	log.Info("durability of acknowledged writes", "synchronous_commit", cfg.Values["synchronous_commit"], "survives", b.SyncMode())
-	store, err := openState(cfg, b, log)
+	store, err := openState(ctx, cfg, b, log)
 	if err != nil {
 		b.Close()
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, log: log, store: store, broker: b, fence: fence, objs: map[string]*storage.Descriptor{}, asOf: map[string]*asOfState{}}
-	if e.roles, err = openRoles(cfg.DataDir); err != nil {
+	if e.roles, err = openRoles(cfg.DataDir, roles); err != nil {
 		store.Close()
 		b.Close()
 		return nil, err
@@ -181,7 +207,7 @@ func OpenFenced(cfg *config.Config, log *slog.Logger, fence Fence) (*Engine, err
 // when --restore-from names one, or after an unclean shutdown (the newest
 // usable checkpoint; damaged or half-written ones are skipped). The memory
 // backend starts from the newest checkpoint every time.
-func openState(cfg *config.Config, b *broker.Broker, log *slog.Logger) (*storage.Store, error) {
+func openState(ctx context.Context, cfg *config.Config, b *broker.Broker, log *slog.Logger) (*storage.Store, error) {
 	memory := cfg.Values["state.backend"] == "memory"
 	_, markerErr := os.Stat(filepath.Join(cfg.DataDir, runningMarker))
 	unclean := markerErr == nil
@@ -193,7 +219,7 @@ func openState(cfg *config.Config, b *broker.Broker, log *slog.Logger) (*storage
 	defer os.RemoveAll(scratch)
 	switch {
 	case checkpoint.IsRemote(cfg.RestoreFrom):
-		m, err := fetchRemotePoint(cfg.RestoreFrom, b, scratch)
+		m, err := fetchRemotePoint(ctx, cfg.RestoreFrom, b, scratch)
 		if err == nil && m == nil {
 			err = fmt.Errorf("%s holds no whole checkpoint", cfg.RestoreFrom)
 		}
@@ -204,7 +230,7 @@ func openState(cfg *config.Config, b *broker.Broker, log *slog.Logger) (*storage
 	case cfg.RemoteCheckpoints() != "" && freshDataDir(cfg, memory):
 		// A new machine (or a lost data directory): start from the
 		// newest whole checkpoint in the bucket, if it holds one.
-		m, err := fetchRemotePoint(cfg.RemoteCheckpoints(), b, scratch)
+		m, err := fetchRemotePoint(ctx, cfg.RemoteCheckpoints(), b, scratch)
 		if err != nil {
 			return nil, fmt.Errorf("state.checkpoints.dir: %w", err)
 		}

@@ -93,12 +93,12 @@ func freshDataDir(cfg *config.Config, memory bool) bool {
 // whole checkpoint without NAME) into scratch. Without NAME, a bucket
 // that does not exist or holds no checkpoint gives nil; a NAME that is
 // not there is an error.
-func fetchRemotePoint(loc string, b *broker.Broker, scratch string) (*checkpoint.Meta, error) {
+func fetchRemotePoint(ctx context.Context, loc string, b *broker.Broker, scratch string) (*checkpoint.Meta, error) {
 	u, err := checkpoint.ParseRemoteURL(loc)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	r, err := checkpoint.BindRemote(ctx, b.JS, u.Bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) && u.Name == "" {

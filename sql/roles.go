@@ -23,7 +23,11 @@ import (
 // Pebble state: checkpoints, savepoints and ROLLBACK TO restore Pebble, and
 // who may log in and what they may do must not go back with it (a revoked
 // privilege or a changed password would come back). The file is rewritten
-// whole, fsynced and renamed into place on every change.
+// whole, fsynced and renamed into place on every change. On a server of an
+// --ha-group the same content is also kept in the group's NATS key-value
+// bucket (RoleReplica), written before the file: the server that takes
+// over starts from it, so a role, password or grant made on the old active
+// server exists on the new one.
 
 // RolesFile is the name of the roles file in the data directory.
 const RolesFile = "roles.json"
@@ -63,11 +67,24 @@ type roleData struct {
 	DatabaseCreate []string `json:"database_create,omitempty"`
 }
 
+// A RoleReplica keeps the roles where every server of a group reads them.
+type RoleReplica interface {
+	// Load returns the roles stored last; nil when none were.
+	Load(ctx context.Context) ([]byte, error)
+	// Store replaces them; it fails, storing nothing, once this server
+	// may no longer commit (it lost its group's lease).
+	Store(ctx context.Context, data []byte) error
+}
+
+// roleReplicaTimeout bounds one Load or Store of the roles.
+const roleReplicaTimeout = 10 * time.Second
+
 // roleStore is the server's roles, kept in memory and in the roles file.
 type roleStore struct {
-	path string // "" keeps them in memory only
-	mu   sync.RWMutex
-	d    roleData
+	path    string      // "" keeps them in memory only
+	replica RoleReplica // nil outside a group
+	mu      sync.RWMutex
+	d       roleData
 	// passwords is set once the server authenticates clients (a password
 	// is set for the bootstrap superuser): then no session is trusted.
 	passwords atomic.Bool
@@ -77,8 +94,32 @@ type roleStore struct {
 // bootstrap superuser is 10).
 const firstRoleOID = 16384 + 1<<20
 
-func openRoles(dataDir string) (*roleStore, error) {
-	rs := &roleStore{}
+// openRoles reads the roles: from replica when it holds them (the group's
+// roles beat whatever this data directory kept from an earlier term), else
+// from the roles file, which then seeds the replica.
+func openRoles(dataDir string, replica RoleReplica) (*roleStore, error) {
+	rs := &roleStore{replica: replica}
+	if replica != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), roleReplicaTimeout)
+		data, err := replica.Load(ctx)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("read the group's roles: %w", err)
+		}
+		if data != nil {
+			rs.d = roleData{Version: 1, NextOID: firstRoleOID}
+			if err := json.Unmarshal(data, &rs.d); err != nil {
+				return nil, fmt.Errorf("the group's roles are damaged: %w", err)
+			}
+			if dataDir != "" {
+				rs.path = filepath.Join(dataDir, RolesFile)
+			}
+			rs.fill()
+			rs.mu.Lock()
+			defer rs.mu.Unlock()
+			return rs, rs.saveLocked()
+		}
+	}
 	if dataDir != "" {
 		rs.path = filepath.Join(dataDir, RolesFile)
 	}
@@ -95,6 +136,17 @@ func openRoles(dataDir string) (*roleStore, error) {
 			}
 		}
 	}
+	rs.fill()
+	if replica != nil {
+		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		return rs, rs.saveLocked()
+	}
+	return rs, nil
+}
+
+// fill makes the maps of a freshly read roleData.
+func (rs *roleStore) fill() {
 	if rs.d.Roles == nil {
 		rs.d.Roles = map[string]*roleDef{}
 	}
@@ -104,18 +156,28 @@ func openRoles(dataDir string) (*roleStore, error) {
 	if rs.d.Grants == nil {
 		rs.d.Grants = map[string]map[string][]string{}
 	}
-	return rs, nil
 }
 
-// saveLocked writes the roles file atomically: a temporary file, fsynced,
-// renamed over the old one, and the directory fsynced.
+// saveLocked stores the roles in the replica, if any, then writes the
+// roles file atomically: a temporary file, fsynced, renamed over the old
+// one, and the directory fsynced. The replica goes first: a change the
+// group did not store fails (and is undone) rather than live on this
+// server only.
 func (rs *roleStore) saveLocked() error {
-	if rs.path == "" {
-		return nil
-	}
 	data, err := json.MarshalIndent(&rs.d, "", "  ")
 	if err != nil {
 		return err
+	}
+	if rs.replica != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), roleReplicaTimeout)
+		err := rs.replica.Store(ctx, data)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	if rs.path == "" {
+		return nil
 	}
 	tmp := rs.path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)

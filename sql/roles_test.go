@@ -13,7 +13,7 @@ import (
 // file and read back; a grant belongs to one incarnation of an object.
 func TestRoleStorePersists(t *testing.T) {
 	dir := t.TempDir()
-	rs, err := openRoles(dir)
+	rs, err := openRoles(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestRoleStorePersists(t *testing.T) {
 		t.Errorf("temporary file left behind: %v", err)
 	}
 
-	rs, err = openRoles(dir)
+	rs, err = openRoles(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"time"
 
@@ -39,6 +40,10 @@ func (e *Engine) savepointRows() ([]types.Row, error) {
 		return nil, err
 	}
 	inBucket := map[string]string{}
+	local := map[string]bool{}
+	for _, m := range metas {
+		local[m.Name] = true
+	}
 	if _, r := e.coord.Remotes(); r != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		remote, err := r.Savepoints(ctx)
@@ -48,21 +53,63 @@ func (e *Engine) savepointRows() ([]types.Row, error) {
 		}
 		for _, m := range remote {
 			inBucket[m.Name] = r.LocationOf(m)
+			if !local[m.Name] {
+				// Only in the bucket (taken by another server of it,
+				// e.g. the active server before a takeover): no local
+				// directory until a ROLLBACK TO or AS OF downloads it.
+				m.Dir = ""
+				metas = append(metas, m)
+			}
 		}
 	}
+	sort.SliceStable(metas, func(i, j int) bool { return metas[i].ID < metas[j].ID })
 	var rows []types.Row
 	for _, m := range metas {
 		location := m.Dir
 		if l, ok := inBucket[m.Name]; ok {
 			location = l
 		}
+		dir := types.NewString(m.Dir)
+		if m.Dir == "" {
+			dir = types.Null
+		}
 		rows = append(rows, types.Row{
 			types.NewString(m.Name), types.NewInt(int64(m.ID)), types.NewInt(int64(m.Epoch)),
-			types.NewTime(m.CompletedAt), types.NewInt(m.SizeBytes), types.NewString(m.Dir),
+			types.NewTime(m.CompletedAt), types.NewInt(m.SizeBytes), dir,
 			types.NewString(location), types.NewString(formatPositions(m.Positions)),
 		})
 	}
 	return rows, nil
+}
+
+// fetchSavepoint downloads the savepoint called name from the savepoints
+// bucket into the local savepoints directory (where ROLLBACK TO and AS OF
+// read it from then on); checkpoint.ErrNoSuchPoint when the bucket has
+// none, or there is no bucket.
+func (e *Engine) fetchSavepoint(name string) (*checkpoint.Meta, error) {
+	_, r := e.coord.Remotes()
+	if r == nil {
+		return nil, checkpoint.ErrNoSuchPoint
+	}
+	root := e.checkpointSettings().SavepointsDir
+	path, err := checkpoint.SavepointPath(root, name)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	m, err := r.FindSavepoint(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	if _, err := r.Download(ctx, m, path); err != nil {
+		return nil, err
+	}
+	e.log.Info("downloaded savepoint from its bucket", "name", name, "bucket", r.Bucket, "dir", path)
+	return checkpoint.FindSavepoint(root, name)
 }
 
 func (e *Engine) createSavepoint(ctx context.Context, name string) (string, error) {
@@ -139,6 +186,10 @@ func (e *Engine) resolvePoint(kind front.PointKind, name, id, ts string) (*check
 	switch kind {
 	case front.PointSavepoint:
 		m, err = checkpoint.FindSavepoint(s.SavepointsDir, name)
+		if errors.Is(err, checkpoint.ErrNoSuchPoint) {
+			// Taken by another server of the savepoints bucket.
+			m, err = e.fetchSavepoint(name)
+		}
 		if errors.Is(err, checkpoint.ErrNoSuchPoint) || errors.Is(err, os.ErrNotExist) {
 			return nil, sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
 		}

@@ -30,24 +30,87 @@ type haFlags struct {
 	replicas  int
 }
 
-// errStoppedAsStandby: a signal stopped the server while it was a standby.
+// errStoppedAsStandby: a signal stopped the server while it was a standby
+// or taking over (any lease it took is released).
 var errStoppedAsStandby = errors.New("stopped while standby")
 
-// haCheckpoints makes state.checkpoints.dir a bucket: the one it names,
-// else the group's own. It returns the bucket.
-func haCheckpoints(cfg *config.Config, hf haFlags) (checkpoint.RemoteURL, error) {
+// Phases of a server of a group, for /readyz.
+const (
+	phaseNone     int32 = iota // no group, or active
+	phaseStandby               // waiting for the lease
+	phaseTakeover              // holds the lease, restoring
+	phaseStepDown              // lost the lease, restarting as standby
+)
+
+// haState is what /readyz says of a server of a group that is not active.
+type haState struct {
+	group  string
+	phase  atomic.Int32
+	active atomic.Value // string: host:port of the active server, "" unknown
+}
+
+func newHAState(group string) *haState {
+	s := &haState{group: group}
+	s.active.Store("")
+	return s
+}
+
+// notReady says why the server serves no queries, or nil.
+func (s *haState) notReady() error {
+	if s == nil {
+		return nil
+	}
+	switch s.phase.Load() {
+	case phaseStandby:
+		if a := s.active.Load().(string); a != "" {
+			return fmt.Errorf("standby of group %s; the active server is %s", s.group, a)
+		}
+		return fmt.Errorf("standby of group %s; no server of the group is active yet", s.group)
+	case phaseTakeover:
+		return fmt.Errorf("taking over group %s: restoring its newest checkpoint", s.group)
+	case phaseStepDown:
+		return fmt.Errorf("lost the lease of group %s: stepping down to standby", s.group)
+	}
+	return nil
+}
+
+// haSettings makes state.checkpoints.dir a bucket: the one it names,
+// else the group's own; the streams the server creates get --ha-replicas
+// unless nats.stream-replicas says otherwise; state.savepoints.dir, unless it names a
+// directory or bucket, goes to the same bucket, so that the server that
+// takes over lists and rolls back to savepoints the old active server
+// took. It returns the checkpoint bucket.
+func haSettings(cfg *config.Config, hf haFlags) (checkpoint.RemoteURL, error) {
+	var u checkpoint.RemoteURL
 	if dir := cfg.RemoteCheckpoints(); dir != "" {
-		u, err := checkpoint.ParseRemoteURL(dir)
-		if err != nil {
+		var err error
+		if u, err = checkpoint.ParseRemoteURL(dir); err != nil {
 			return u, fmt.Errorf("state.checkpoints.dir: %w", err)
 		}
-		return u, nil
+	} else {
+		u = checkpoint.RemoteURL{Bucket: ha.CheckpointBucket(hf.group), Replicas: max(1, hf.replicas)}
+		if err := cfg.Set("state.checkpoints.dir", u.String()); err != nil {
+			return u, err
+		}
 	}
-	u := checkpoint.RemoteURL{Bucket: ha.CheckpointBucket(hf.group), Replicas: max(1, hf.replicas)}
-	if err := cfg.Set("state.checkpoints.dir", u.String()); err != nil {
-		return u, err
+	if cfg.Int("nats.stream-replicas") == 0 {
+		if err := cfg.Set("nats.stream-replicas", fmt.Sprint(max(1, hf.replicas))); err != nil {
+			return u, err
+		}
+	}
+	if cfg.Values["state.savepoints.dir"] == "" {
+		if err := cfg.Set("state.savepoints.dir", u.String()); err != nil {
+			return u, err
+		}
 	}
 	return u, nil
+}
+
+// groupMember is what a server shares with its group once it holds the
+// lease.
+type groupMember struct {
+	lease *ha.Lease
+	roles *ha.Roles
 }
 
 // haJoin makes this server a member of its group: it answers PostgreSQL
@@ -56,15 +119,16 @@ func haCheckpoints(cfg *config.Config, hf haFlags) (checkpoint.RemoteURL, error)
 // bucket, so that the engine continues from the newest whole checkpoint's
 // state and JetStream positions.
 // With no checkpoint in the bucket (a new group), the server starts from
-// its own data directory. stop ends the wait (a signal).
-func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Signal) (*ha.Lease, error) {
+// its own data directory. Cancelling ctx (a signal) ends the wait and
+// releases the lease if it was taken: errStoppedAsStandby.
+func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, st *haState, log *slog.Logger) (*groupMember, error) {
 	if cfg.NATSURL == "" {
 		return nil, fmt.Errorf("--ha-group needs --nats-url: the servers of a group share a NATS server or cluster")
 	}
 	if cfg.RestoreFrom != "" {
 		return nil, fmt.Errorf("--restore-from cannot be used with --ha-group: a server of a group starts from the group's newest checkpoint")
 	}
-	bucket, err := haCheckpoints(cfg, hf)
+	bucket, err := haSettings(cfg, hf)
 	if err != nil {
 		return nil, err
 	}
@@ -81,15 +145,6 @@ func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Sig
 	if addr == "" {
 		addr = cfg.Listen
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	opts := ha.Options{Group: hf.group, Holder: holderID(), Addr: addr,
 		TTL: hf.ttl, Renew: hf.renew, Replicas: hf.replicas, Log: log}
 	if err := opts.Validate(); err != nil {
@@ -101,30 +156,44 @@ func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Sig
 		nc.Close()
 		return nil, fmt.Errorf("listen on %s: %w (choose another address with --listen)", cfg.Listen, err)
 	}
-	var active atomic.Value
-	active.Store("")
-	standby := ha.ServeStandby(ln, func() string { return active.Load().(string) })
-	log.Info("standby: waiting for the lease of the group", "group", hf.group, "listen", ln.Addr().String())
-	// A standby keeps trying to reach the lease (a NATS node away, a
-	// cluster without a leader yet) rather than exit.
+	st.phase.Store(phaseStandby)
+	noteActive := func(h *ha.Holding) {
+		if st.active.Swap(h.Addr) != h.Addr {
+			log.Info("standby: the active server of the group", "group", hf.group, "active", h.Addr, "holder", h.Holder)
+		}
+	}
+	// The lease bucket is opened, and its holder read, before the first
+	// refusal, so that refusals name the active server from the start
+	// (connections meanwhile wait in the listen queue). Only if NATS
+	// cannot be reached at once does the standby refuse without a name
+	// while it keeps trying.
 	var lease *ha.Lease
 	var permanent error
-	err = retry(ctx, opts.Renew, func() bool { return true }, log, "open the lease bucket", func() error {
+	open := func() error {
 		lease, err = ha.Open(ctx, js, opts)
 		if errors.Is(err, ha.ErrMismatch) {
 			permanent, err = err, nil
 		}
+		if err == nil && permanent == nil {
+			if h, cerr := lease.Current(ctx); cerr == nil && h != nil {
+				noteActive(h)
+			}
+		}
 		return err
-	})
+	}
+	err = open()
+	standby := ha.ServeStandby(ln, func() string { return st.active.Load().(string) })
+	log.Info("standby: waiting for the lease of the group", "group", hf.group, "listen", ln.Addr().String())
+	if err != nil && permanent == nil {
+		// A standby keeps trying to reach the lease (a NATS node away, a
+		// cluster without a leader yet) rather than exit.
+		err = retry(ctx, opts.Renew, func() bool { return true }, log, "open the lease bucket", open)
+	}
 	if permanent != nil {
 		err = permanent
 	}
 	if err == nil {
-		err = lease.Acquire(ctx, func(h *ha.Holding) {
-			if active.Swap(h.Addr) != h.Addr {
-				log.Info("standby: the active server of the group", "group", hf.group, "active", h.Addr, "holder", h.Holder)
-			}
-		})
+		err = lease.Acquire(ctx, noteActive)
 	}
 	standby.Close()
 	if err != nil {
@@ -134,29 +203,48 @@ func haJoin(cfg *config.Config, hf haFlags, log *slog.Logger, stop <-chan os.Sig
 		}
 		return nil, err
 	}
+	st.phase.Store(phaseTakeover)
 	log.Info("took the lease of the group: becoming active", "group", hf.group, "token", lease.Token())
+	m := &groupMember{lease: lease}
 	var remote *checkpoint.Remote
 	var metas []*checkpoint.Meta
 	held := func() bool { return lease.Check() == nil }
 	err = retry(ctx, opts.Renew, held, log, "list the group's checkpoints", func() error {
+		if m.roles, err = ha.OpenRoles(ctx, js, hf.group, hf.replicas); err != nil {
+			return err
+		}
 		if remote, err = checkpoint.OpenRemote(ctx, js, bucket.Bucket, bucket.Replicas); err != nil {
 			return err
 		}
 		metas, err = remote.List(ctx)
 		return err
 	})
+	if ctx.Err() != nil {
+		m.release(log)
+		return nil, errStoppedAsStandby
+	}
 	if err != nil {
 		return nil, err
 	}
 	if len(metas) == 0 {
 		log.Warn("the group's checkpoint bucket holds no checkpoint: starting from this server's data directory", "bucket", remote.Bucket)
-		return lease, nil
+		return m, nil
 	}
 	// The engine downloads the newest whole checkpoint of the bucket
 	// (skipping any with a file missing or damaged) and restores it,
 	// whatever this data directory holds from an earlier term.
 	cfg.RestoreFrom = checkpoint.RemoteScheme + remote.Bucket
-	return lease, nil
+	return m, nil
+}
+
+// release gives the lease up (a clean stop), so that a standby takes over
+// at once instead of after the lease's TTL.
+func (m *groupMember) release(log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := m.lease.Release(ctx); err != nil {
+		log.Warn("releasing the lease of the group", "err", err)
+	}
 }
 
 // retry runs fn until it succeeds, every interval, while ok holds and

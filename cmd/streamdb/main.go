@@ -11,12 +11,12 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"streamdb/admin"
 	"streamdb/config"
-	"streamdb/ha"
 	"streamdb/pgwire"
 	"streamdb/sql"
 )
@@ -78,7 +78,7 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	fs.StringVar(&hf.advertise, "ha-advertise", "", "host:port clients reach this server at, which standbys name (default: --listen)")
 	fs.DurationVar(&hf.ttl, "ha-lease-ttl", 5*time.Second, "how long the group's lease lasts without renewal: a standby takes over this long after the active server stops")
 	fs.DurationVar(&hf.renew, "ha-renew-interval", time.Second, "time between renewals of the lease by the active server")
-	fs.IntVar(&hf.replicas, "ha-replicas", 1, "replicas of the group's lease and checkpoint buckets on a NATS cluster")
+	fs.IntVar(&hf.replicas, "ha-replicas", 1, "replicas of the group's lease, roles and checkpoint buckets on a NATS cluster, and (unless nats.stream-replicas is set) of the JetStream streams the server creates")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -146,26 +146,70 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	httpSrv, engineOpened, err := startHTTP(cfg, log)
+	var hs *haState
+	if hf.group != "" {
+		hs = newHAState(hf.group)
+	}
+	httpSrv, engineOpened, err := startHTTP(cfg, hs, log)
 	if err != nil {
 		return err
 	}
-	var lease *ha.Lease
-	var fence sql.Fence
+	// Until the server serves, a signal cancels starting: the wait as a
+	// standby, the download of the checkpoint a takeover restores. The
+	// server then releases any lease it took and exits cleanly.
+	startCtx, cancelStart := context.WithCancel(context.Background())
+	defer cancelStart()
+	var stopped atomic.Bool
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case sig := <-sigs:
+			log.Info("stopping while starting", "signal", sig.String())
+			stopped.Store(true)
+			cancelStart()
+		case <-startCtx.Done():
+		}
+	}()
+	var member *groupMember
 	var lost <-chan struct{}
+	opts := &sql.Member{Ctx: startCtx}
 	if hf.group != "" {
-		if lease, err = haJoin(cfg, hf, log, sigs); err != nil {
+		if member, err = haJoin(startCtx, cfg, hf, hs, log); err != nil {
 			if errors.Is(err, errStoppedAsStandby) {
 				log.Info("stopped")
 				return nil
 			}
 			return err
 		}
-		fence, lost = lease, lease.Lost()
+		opts.Fence, opts.Roles, lost = member.lease, member.roles, member.lease.Lost()
 	}
-	engine, err := sql.OpenFenced(cfg, log, fence)
-	if err != nil {
+	engine, err := sql.OpenMember(cfg, log, opts)
+	cancelStart()
+	<-watched
+	if stopped.Load() {
+		if err == nil {
+			err = engine.Close()
+		} else {
+			log.Info("start abandoned", "err", err)
+			err = nil
+		}
+		if member != nil {
+			member.release(log)
+		}
+		if err == nil {
+			log.Info("stopped")
+		}
 		return err
+	}
+	if err != nil {
+		if member != nil {
+			member.release(log)
+		}
+		return err
+	}
+	if hs != nil {
+		hs.phase.Store(phaseNone)
 	}
 	engineOpened(engine)
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -189,6 +233,7 @@ func run(args []string) error {
 	case <-lost:
 		// Nothing more commits (every commit checks the lease); the
 		// process restarts itself as a standby.
+		hs.phase.Store(phaseStepDown)
 		return stepDown(log)
 	case sig := <-sigs:
 		log.Info("shutting down", "signal", sig.String())
@@ -210,11 +255,9 @@ func run(args []string) error {
 	if err := engine.Close(); err != nil {
 		return err
 	}
-	if lease != nil {
+	if member != nil {
 		// A standby takes over at once instead of after the lease's TTL.
-		if err := lease.Release(ctx); err != nil {
-			log.Warn("releasing the lease of the group", "err", err)
-		}
+		member.release(log)
 	}
 	log.Info("stopped")
 	return nil

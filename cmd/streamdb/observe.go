@@ -34,13 +34,17 @@ func newLogger(cfg *config.Config, w io.Writer) (*slog.Logger, error) {
 // startHTTP serves metrics and health on cfg.HTTPListen, or returns nil
 // when it is empty (turned off). It starts before the engine opens, so that
 // /healthz answers during a long recovery while /readyz says it is not
-// done: opened receives the engine once it is.
-func startHTTP(cfg *config.Config, log *slog.Logger) (srv *admin.Server, opened func(*sql.Engine), err error) {
+// done: opened receives the engine once it is. A server of a group that
+// is not active (hs) is not ready either: /readyz names the active server.
+func startHTTP(cfg *config.Config, hs *haState, log *slog.Logger) (srv *admin.Server, opened func(*sql.Engine), err error) {
 	if cfg.HTTPListen == "" {
 		return nil, func(*sql.Engine) {}, nil
 	}
 	var engine atomic.Pointer[sql.Engine]
 	ready := func(ctx context.Context) error {
+		if err := hs.notReady(); err != nil {
+			return err
+		}
 		e := engine.Load()
 		if e == nil {
 			return errors.New("recovering: the engine is not open yet")

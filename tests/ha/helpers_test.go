@@ -25,8 +25,14 @@ const (
 // up active or as a standby.
 func startMember(t *testing.T, url, group string, extra ...string) *testutil.Server {
 	t.Helper()
+	return startMemberEnv(t, url, group, nil, extra...)
+}
+
+// startMemberEnv is startMember with extra environment entries.
+func startMemberEnv(t *testing.T, url, group string, env []string, extra ...string) *testutil.Server {
+	t.Helper()
 	args := append([]string{"--ha-group", group, "--ha-lease-ttl", leaseTTL, "--ha-renew-interval", leaseRenew}, extra...)
-	return testutil.StartServer(t, testutil.ServerOptions{NATSURL: url, Standby: true, Args: args})
+	return testutil.StartServer(t, testutil.ServerOptions{NATSURL: url, Standby: true, Args: args, Env: env})
 }
 
 // groupDSN lists every server, as a client of a group does.

@@ -2,6 +2,9 @@ package ha
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,5 +51,38 @@ func TestStandbyRefusesAndPausedActiveStepsDown(t *testing.T) {
 	})
 	if !strings.Contains(a.Logs(), "stepping down to standby") {
 		t.Fatal("a's log does not say it stepped down")
+	}
+}
+
+// A standby's /readyz answers 503 naming the active server (a load
+// balancer sends no queries to it), while /healthz says it is alive; the
+// active server is ready.
+func TestStandbyNotReady(t *testing.T) {
+	url := testutil.StartNATS(t)
+	a := startMember(t, url, "ready")
+	b := startMember(t, url, "ready")
+	connectGroup(t, 30*time.Second, a, b)
+	get := func(s *testutil.Server, path string) (int, string, error) {
+		resp, err := http.Get(s.HTTPURL() + path)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body), err
+	}
+	testutil.Poll(t, 30*time.Second, "the active server to be ready", func() error {
+		code, body, err := get(a, "/readyz")
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("active /readyz: %d %s", code, body)
+		}
+		return err
+	})
+	code, body, err := get(b, "/readyz")
+	if err != nil || code != http.StatusServiceUnavailable || !strings.Contains(body, "standby") || !strings.Contains(body, a.Addr) {
+		t.Fatalf("standby /readyz: %d %q, %v; want 503 naming %s", code, body, err, a.Addr)
+	}
+	if code, body, err := get(b, "/healthz"); err != nil || code != http.StatusOK {
+		t.Fatalf("standby /healthz: %d %q, %v; want 200", code, body, err)
 	}
 }
