@@ -444,8 +444,8 @@ func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[st
 // not run yet.
 func checkStreamable(n plan.Node) error {
 	if len(subqueryPlans(n)) > 0 {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported in a materialized view yet").
-			WithHint("Write the subquery as a join, or query it ad hoc (SELECT supports subqueries of every kind, correlated or not).")
+		return sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in JOIN ... ON, in aggregate arguments, in GROUP BY or in ORDER BY are not supported in a materialized view; in WHERE, HAVING and the select list they are").
+			WithHint("Move the subquery to WHERE, write it as a join, or query it ad hoc (SELECT supports subqueries of every kind, correlated or not).")
 	}
 	switch n := n.(type) {
 	case *plan.Sort, *plan.Limit, *plan.TopN:

@@ -109,45 +109,97 @@ func splitSubquery(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) (*su
 			body.sel = &expr.ColRef{Idx: 0, Name: c.Name, T: c.Type}
 		}
 	}
-	var keep []expr.Expr
-	for {
-		f, ok := p.(*plan.Filter)
-		if !ok {
-			break
-		}
-		for _, c := range plan.Conjuncts(f.Cond) {
-			if !hasOuterRef(c) {
-				keep = append(keep, c)
-				continue
-			}
-			in, out, ok, err := correlationKey(c, refs)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				return nil, sqlerr.New(sqlerr.FeatureNotSupported,
-					"a correlated subquery in a materialized view can refer to the outer query only in conditions inner = outer of its WHERE, joined by AND; %s is not one", c).
-					WithHint("Query it ad hoc, or write the condition as a join.")
-			}
-			body.inner, body.outer = append(body.inner, in), append(body.outer, out)
-		}
-		p = f.Input
+	from, inner, outer, err := pullCorrelation(sub, p, refs)
+	if err != nil {
+		return nil, err
 	}
-	if len(keep) > 0 {
-		cond := keep[0]
-		for _, c := range keep[1:] {
-			var err error
-			if cond, err = expr.Binary("AND", cond, c); err != nil {
-				return nil, err
-			}
-		}
-		p = &plan.Filter{Input: p, Cond: cond}
-	}
+	body.inner, body.outer = inner, outer
+	p = from
 	body.from = p
 	if planHasOuterRef(p) {
 		return nil, refuseSubquery(sub, "a subquery that refers to the outer query other than in its WHERE")
 	}
 	return body, body.decorrelateFrom()
+}
+
+// pullCorrelation takes the correlation out of p, the rows of subquery
+// sub: the conditions inner = outer of the filters in p that are not
+// under anything but filters and inner joins (where the binder puts the
+// conditions of WHERE). It returns p without them and the keys, inner
+// over p's row and outer over the outer row.
+func pullCorrelation(sub *expr.Subquery, p plan.Node, refs []expr.Expr) (plan.Node, []expr.Expr, []expr.Expr, error) {
+	switch n := p.(type) {
+	case *plan.Filter:
+		in, inner, outer, err := pullCorrelation(sub, n.Input, refs)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var keep []expr.Expr
+		for _, c := range plan.Conjuncts(n.Cond) {
+			if !hasOuterRef(c) {
+				keep = append(keep, c)
+				continue
+			}
+			if hasSubquery(c) {
+				return nil, nil, nil, refuseSubquery(sub, "a subquery nested in a correlated subquery that refers to the query around both")
+			}
+			i, o, ok, err := correlationKey(c, refs)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if !ok {
+				return nil, nil, nil, sqlerr.New(sqlerr.FeatureNotSupported,
+					"a correlated subquery in a materialized view can refer to the outer query only in conditions inner = outer of its WHERE, joined by AND; %s is not one", c).
+					WithHint("Query it ad hoc, or write the condition as a join.")
+			}
+			inner, outer = append(inner, i), append(outer, o)
+		}
+		if len(keep) == 0 {
+			return in, inner, outer, nil
+		}
+		cond := keep[0]
+		for _, c := range keep[1:] {
+			if cond, err = expr.Binary("AND", cond, c); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		return &plan.Filter{Input: in, Cond: cond}, inner, outer, nil
+	case *plan.Join:
+		if n.Kind != plan.InnerJoin {
+			return p, nil, nil, nil
+		}
+		l, li, lo, err := pullCorrelation(sub, n.Left, refs)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		r, ri, ro, err := pullCorrelation(sub, n.Right, refs)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if len(li)+len(ri) == 0 {
+			return p, nil, nil, nil
+		}
+		j := *n
+		j.Left, j.Right = l, r
+		nl := len(l.Schema())
+		for _, k := range ri {
+			li = append(li, shiftColRefs(k, nl))
+		}
+		return &j, li, append(lo, ro...), nil
+	}
+	return p, nil, nil, nil
+}
+
+// shiftColRefs is e with its column references moved by n.
+func shiftColRefs(e expr.Expr, n int) expr.Expr {
+	return substitute(e, func(x expr.Expr) (expr.Expr, bool) {
+		if c, ok := x.(*expr.ColRef); ok {
+			s := *c
+			s.Idx += n
+			return &s, true
+		}
+		return nil, false
+	})
 }
 
 // decorrelateFrom rewrites the subqueries nested in from.

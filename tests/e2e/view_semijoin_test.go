@@ -35,6 +35,14 @@ var semiJoinViews = map[string]string{
 	"sj_grouped":    "SELECT k, count(*) AS n FROM o WHERE NOT EXISTS (SELECT 1 FROM i WHERE i.k = o.k AND i.y IS NULL) GROUP BY k",
 	"sj_stream_out": "SELECT k, y FROM ev WHERE EXISTS (SELECT 1 FROM i WHERE i.k = ev.k) AND y NOT IN (SELECT x FROM o WHERE o.k = ev.k)",
 	"sj_issue25":    "SELECT CASE WHEN x > (SELECT avg(x) FROM o) THEN id * 2 ELSE k * 10 END AS c FROM o",
+	"sj_having":     "SELECT k, count(*) AS n FROM o GROUP BY k HAVING count(*) > (SELECT count(*) FROM i WHERE i.k = o.k)",
+	"sj_nested":     "SELECT id FROM o WHERE EXISTS (SELECT 1 FROM i WHERE i.k = o.k AND i.y NOT IN (SELECT y FROM ev WHERE ev.k = i.id))",
+	"sj_sub_join":   "SELECT id FROM o WHERE EXISTS (SELECT 1 FROM i JOIN ev ON ev.k = i.y WHERE i.k = o.k)",
+}
+
+// semiJoinViewsOnViews read the views above (created after them).
+var semiJoinViewsOnViews = map[string]string{
+	"sj_on_view": "SELECT id FROM o WHERE k IN (SELECT k FROM sj_grouped) AND NOT EXISTS (SELECT 1 FROM sj_count WHERE sj_count.id = o.x)",
 }
 
 // TestViewSemiJoinsLikePostgres: materialized views with subqueries of
@@ -66,10 +74,21 @@ func TestViewSemiJoinsLikePostgres(t *testing.T) {
 	execBoth(t, sdb, ref,
 		"CREATE TABLE o (id int PRIMARY KEY, k int, x int)",
 		"CREATE TABLE i (id int PRIMARY KEY, k bigint, y int)")
-	for name, q := range semiJoinViews {
-		exec(t, sdb, "CREATE MATERIALIZED VIEW "+name+" AS "+q)
-		if _, err := ref.Exec(ctx, "CREATE VIEW "+name+" AS "+q); err != nil {
-			t.Fatal(err)
+	for _, views := range []map[string]string{semiJoinViews, semiJoinViewsOnViews} {
+		for name, q := range views {
+			exec(t, sdb, "CREATE MATERIALIZED VIEW "+name+" AS "+q)
+			if _, err := ref.Exec(ctx, "CREATE VIEW "+name+" AS "+q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, want := range []string{"Semi Join for EXISTS", "Anti Join for NOT EXISTS", "Anti Join (matches) for x NOT IN",
+		"Subquery aggregate joined on the correlation"} {
+		plan := strings.Join(textRows(t, sdb, "EXPLAIN CREATE MATERIALIZED VIEW sj_explain AS SELECT id FROM o WHERE "+
+			"EXISTS (SELECT 1 FROM i WHERE i.k = o.k) AND NOT EXISTS (SELECT 1 FROM ev WHERE ev.k = o.x) "+
+			"AND x NOT IN (SELECT y FROM i) AND x > (SELECT sum(y) FROM i WHERE i.k = o.id)"), "\n")
+		if !strings.Contains(plan, want) {
+			t.Errorf("EXPLAIN does not show %q:\n%s", want, plan)
 		}
 	}
 	val := func() string {
@@ -108,8 +127,10 @@ func TestViewSemiJoinsLikePostgres(t *testing.T) {
 		}
 		execBoth(t, sdb, ref, stmts...)
 		flush(t, sdb)
-		for name := range semiJoinViews {
-			sameRowsAsPostgres(t, sdb, ref, "SELECT * FROM "+name)
+		for _, views := range []map[string]string{semiJoinViews, semiJoinViewsOnViews} {
+			for name := range views {
+				sameRowsAsPostgres(t, sdb, ref, "SELECT * FROM "+name)
+			}
 		}
 		if t.Failed() {
 			t.Fatalf("round %d: views differ from PostgreSQL after:\n%s", round, strings.Join(stmts, "\n"))
