@@ -144,3 +144,35 @@ func formatFunc(v []types.Datum) (types.Datum, error) {
 	}
 	return types.NewString(b.String()), nil
 }
+
+// statementTimeFuncs are the functions PostgreSQL answers with the time
+// its transaction started: the same value for every call in a statement
+// (clock_timestamp alone reads the clock at each call).
+var statementTimeFuncs = map[string]bool{"now": true, "current_timestamp": true,
+	"transaction_timestamp": true, "statement_timestamp": true, "localtimestamp": true}
+
+// HasStatementTime reports whether e calls now() or one of its synonyms.
+func HasStatementTime(e Expr) bool {
+	found := false
+	Visit(e, func(x Expr) {
+		if f, ok := x.(*Func); ok && statementTimeFuncs[f.Name] && len(f.Args) == 0 {
+			found = true
+		}
+	})
+	return found
+}
+
+// BindStatementTime returns a copy of e in which now() and its synonyms
+// are the constant at, so that every call in a statement (and in its
+// subqueries, bound with the same at) agrees, as in PostgreSQL.
+func BindStatementTime(e Expr, at time.Time) Expr {
+	if e == nil || !HasStatementTime(e) {
+		return e
+	}
+	return Walk(Clone(e), func(x Expr) Expr {
+		if f, ok := x.(*Func); ok && statementTimeFuncs[f.Name] && len(f.Args) == 0 {
+			return &Const{D: types.NewTimestampMicros(at.UnixMicro()), T: f.T}
+		}
+		return x
+	})
+}

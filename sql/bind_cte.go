@@ -9,8 +9,8 @@ import (
 )
 
 // withCTEs makes the common table expressions of a WITH clause visible to
-// the rest of the query. Each reference binds the CTE's query afresh
-// (inlining); a recursive CTE of WITH RECURSIVE binds as a recursiveCTE
+// the rest of the query, and checks them. Each reference binds the CTE's
+// query afresh (inlining); a recursive CTE of WITH RECURSIVE binds as a recursiveCTE
 // (bind_recursive.go), which ad-hoc queries evaluate by iteration.
 func (sb *selectBinder) withCTEs(w *ast.WithClause) (restore func(), err error) {
 	saved := sb.ctes
@@ -29,6 +29,14 @@ func (sb *selectBinder) withCTEs(w *ast.WithClause) (restore func(), err error) 
 		next[cte.Name.O] = cte
 	}
 	sb.ctes = next
+	// PostgreSQL checks every WITH query, referenced or not: bind each
+	// once, so that an unreferenced one that is wrong fails the statement
+	// too.
+	for _, cte := range w.CTEs {
+		if _, _, _, err := sb.bindCTE(cte.Name.O, ""); err != nil {
+			return restore, err
+		}
+	}
 	return restore, nil
 }
 

@@ -26,6 +26,10 @@ type scopeColumn struct {
 	name  string
 	typ   types.Type
 	mod   types.Modifier // kept for character(n), which pads on output
+	// hidden is a column of a JOIN ... USING or NATURAL JOIN input that
+	// the join merged: a qualified name (and table.*) still reaches it,
+	// an unqualified one and * reach the merged column.
+	hidden bool
 }
 
 // scope is the row an expression is evaluated over.
@@ -46,7 +50,7 @@ func scopeOf(table string, cols []types.Column) *scope {
 func (s *scope) resolve(table, name string) (int, error) {
 	found := -1
 	for i, c := range s.cols {
-		if c.name != name || (table != "" && c.table != table) {
+		if c.name != name || (table != "" && c.table != table) || (table == "" && c.hidden) {
 			continue
 		}
 		if found >= 0 {

@@ -98,7 +98,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			t := f.WildCard.Table.O
 			n := 0
 			for _, c := range in.cols {
-				if t == "" || c.table == t {
+				if (t == "" && !c.hidden) || (t != "" && c.table == t) {
 					fields = append(fields, field{node: &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: ast.NewCIStr(c.table), Name: ast.NewCIStr(c.name)}}, name: c.name})
 					n++
 				}
@@ -345,9 +345,6 @@ func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if j.NaturalJoin || len(j.Using) > 0 {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "NATURAL JOIN and JOIN ... USING are not supported yet; write the condition with ON")
-	}
 	kind := plan.InnerJoin
 	switch j.Tp {
 	case ast.LeftJoin:
@@ -361,6 +358,26 @@ func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 		if rest, full := stripFullJoinMarker(on); full {
 			kind, on = plan.FullJoin, rest
 		}
+	}
+	if j.NaturalJoin || len(j.Using) > 0 {
+		var names []string
+		for _, c := range j.Using {
+			names = append(names, c.Name.L)
+		}
+		return sb.bindUsing(kind, left, ls, right, rs, names, j.NaturalJoin)
+	}
+	if call, ok := on.(*ast.FuncCallExpr); ok && kind == plan.FullJoin &&
+		(call.FnName.L == front.UsingJoinFunc || call.FnName.L == front.NaturalJoinFunc) {
+		// FULL JOIN ... USING and NATURAL FULL JOIN (sql/front).
+		var names []string
+		for _, a := range call.Args {
+			c, ok := a.(*ast.ColumnNameExpr)
+			if !ok || c.Name.Table.L != "" {
+				return nil, nil, sqlerr.New(sqlerr.SyntaxError, "syntax error in USING: write column names")
+			}
+			names = append(names, c.Name.Name.L)
+		}
+		return sb.bindUsing(kind, left, ls, right, rs, names, call.FnName.L == front.NaturalJoinFunc)
 	}
 	return sb.bindJoin(kind, left, ls, right, rs, on)
 }

@@ -26,8 +26,13 @@ func (sb *selectBinder) bindSetOpr(n *ast.SetOprStmt) (plan.Node, error) {
 	return sb.orderAndLimit(out, n.OrderBy, n.Limit)
 }
 
+// bindSetOprList binds a list of queries joined by set operators. The
+// parser lists them flat, left to right; INTERSECT binds tighter than
+// UNION and EXCEPT (as in PostgreSQL and the SQL standard), so each run of
+// INTERSECTs is combined first and the rest is applied left to right.
 func (sb *selectBinder) bindSetOprList(list *ast.SetOprSelectList) (plan.Node, error) {
-	var acc plan.Node
+	var terms []plan.Node
+	var ops []ast.SetOprType // ops[i] joins terms[i] to what is before it
 	for i, item := range list.Selects {
 		var node plan.Node
 		var op *ast.SetOprType
@@ -48,35 +53,83 @@ func (sb *selectBinder) bindSetOprList(list *ast.SetOprSelectList) (plan.Node, e
 			return nil, err
 		}
 		if i == 0 {
-			acc = node
+			terms, ops = append(terms, node), append(ops, ast.UnionAll)
 			continue
 		}
-		if op == nil || (*op != ast.Union && *op != ast.UnionAll) {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "INTERSECT and EXCEPT are not supported yet")
+		if op == nil {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this set operation is not supported")
 		}
-		if acc, err = unionAll(acc, node); err != nil {
-			return nil, err
+		if *op == ast.Intersect || *op == ast.IntersectAll {
+			last := len(terms) - 1
+			if terms[last], err = intersectOrExcept(*op, terms[last], node); err != nil {
+				return nil, err
+			}
+			continue
 		}
-		if *op == ast.Union {
-			acc = distinctOf(acc)
+		terms, ops = append(terms, node), append(ops, *op)
+	}
+	acc := terms[0]
+	for i := 1; i < len(terms); i++ {
+		var err error
+		switch ops[i] {
+		case ast.Union, ast.UnionAll:
+			if acc, err = unionAll(acc, terms[i]); err != nil {
+				return nil, err
+			}
+			if ops[i] == ast.Union {
+				acc = distinctOf(acc)
+			}
+		default:
+			if acc, err = intersectOrExcept(ops[i], acc, terms[i]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return sb.orderAndLimit(acc, list.OrderBy, list.Limit)
 }
 
-// unionAll concatenates two inputs, casting columns to their common types.
-func unionAll(a, b plan.Node) (plan.Node, error) {
-	ac, bc := a.Schema(), b.Schema()
+// intersectOrExcept is INTERSECT [ALL] or EXCEPT [ALL] of two inputs,
+// cast to their common column types.
+func intersectOrExcept(op ast.SetOprType, a, b plan.Node) (plan.Node, error) {
+	name := "INTERSECT"
+	if op == ast.Except || op == ast.ExceptAll {
+		name = "EXCEPT"
+	}
+	cols, err := commonColumns(name, a.Schema(), b.Schema())
+	if err != nil {
+		return nil, err
+	}
+	if a, err = castTo(a, cols); err != nil {
+		return nil, err
+	}
+	if b, err = castTo(b, cols); err != nil {
+		return nil, err
+	}
+	return &setOpNode{Except: name == "EXCEPT", All: op == ast.IntersectAll || op == ast.ExceptAll, Left: a, Right: b, Cols: cols}, nil
+}
+
+// commonColumns are the columns of a set operation: the left side's names
+// with the types both sides' values convert to.
+func commonColumns(op string, ac, bc []types.Column) ([]types.Column, error) {
 	if len(ac) != len(bc) {
-		return nil, sqlerr.New(sqlerr.SyntaxError, "each UNION query must have the same number of columns")
+		return nil, sqlerr.New(sqlerr.SyntaxError, "each %s query must have the same number of columns", op)
 	}
 	cols := make([]types.Column, len(ac))
 	for i := range ac {
 		t, err := expr.CommonType([]types.Type{ac[i].Type, bc[i].Type})
 		if err != nil {
-			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "UNION types %s and %s cannot be matched", ac[i].Type, bc[i].Type)
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "%s types %s and %s cannot be matched", op, ac[i].Type, bc[i].Type)
 		}
 		cols[i] = types.Column{Name: ac[i].Name, Type: t}
+	}
+	return cols, nil
+}
+
+// unionAll concatenates two inputs, casting columns to their common types.
+func unionAll(a, b plan.Node) (plan.Node, error) {
+	cols, err := commonColumns("UNION", a.Schema(), b.Schema())
+	if err != nil {
+		return nil, err
 	}
 	var inputs []plan.Node
 	for _, in := range []plan.Node{a, b} {

@@ -78,7 +78,25 @@ func (sb *selectBinder) bindWindowFunc(b *binder, w *ast.WindowFuncExpr, spec *a
 		if err := nargs(lo, hi); err != nil {
 			return nil, err
 		}
+		if len(args) > 2 {
+			// lag and lead take (anycompatible, integer, anycompatible):
+			// the value and the default share a type, as in PostgreSQL.
+			ct, err := expr.CommonType([]types.Type{args[0].Type(), args[2].Type()})
+			if err != nil {
+				return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s, integer, %s) does not exist", fn, args[0].Type(), args[2].Type())
+			}
+			if ct != types.Unknown {
+				if args[0], err = expr.Cast(args[0], ct); err != nil {
+					return nil, err
+				}
+			}
+		}
 		if args[0].Type() == types.Unknown {
+			if len(args) < 3 {
+				// An anyelement argument must have a type: PostgreSQL
+				// does not take text for an untyped literal here.
+				return nil, sqlerr.New(sqlerr.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
+			}
 			if args[0], err = expr.Cast(args[0], types.Text); err != nil {
 				return nil, err
 			}

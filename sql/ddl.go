@@ -465,6 +465,9 @@ func checkStreamable(n plan.Node) error {
 	case *recursiveCTE:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported in a materialized view: it is evaluated by iterating to a fixed point, which a view would redo on every change").
 			WithHint("Query it ad hoc, or write a bounded recursion as joins.")
+	case *setOpNode:
+		return sqlerr.New(sqlerr.FeatureNotSupported, "INTERSECT and EXCEPT are not supported in a materialized view yet").
+			WithHint("Query it ad hoc, or write INTERSECT as a join and EXCEPT as NOT EXISTS.")
 	case *plan.Values:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view must read from a stream")
 	case *plan.Scan:

@@ -135,6 +135,10 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 			r := *n
 			r.Anchor, r.Step = walk(n.Anchor), walk(n.Step)
 			return &r
+		case *setOpNode:
+			s := *n
+			s.Left, s.Right = walk(n.Left), walk(n.Right)
+			return &s
 		}
 		return n
 	}

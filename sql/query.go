@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"time"
 
 	"streamdb/exec"
 	"streamdb/expr"
@@ -51,7 +52,9 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			r = snap
 		}
 		// bind gives a plan (the query's, or a subquery's) its parameter
-		// values and the block's view of tables, and runs its subqueries.
+		// values, the statement's time (now()) and the block's view of
+		// tables, and runs its subqueries.
+		stmtTime := time.Now()
 		var bind func(n plan.Node) (plan.Node, error)
 		runSub := func(n plan.Node) ([]types.Row, error) {
 			bound, err := bind(n)
@@ -65,6 +68,11 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			if err != nil {
 				return nil, err
 			}
+			if bound, err = mapPlan(bound, func(e expr.Expr) (expr.Expr, error) {
+				return expr.BindStatementTime(e, stmtTime), nil
+			}, nil); err != nil {
+				return nil, err
+			}
 			if err := s.e.checkSources(bound); err != nil {
 				return nil, err
 			}
@@ -75,6 +83,9 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 				return nil, err
 			}
 			if bound, err = materializeSeries(bound); err != nil {
+				return nil, err
+			}
+			if bound, err = materializeSetOps(bound, runSub); err != nil {
 				return nil, err
 			}
 			return materializeLateral(bound, runSub)

@@ -12,6 +12,11 @@ const (
 	// when it is the first conjunct of the ON condition:
 	// a LEFT JOIN b ON streamdb_full_join() AND (cond).
 	FullJoinFunc = "streamdb_full_join"
+	// UsingJoinFunc and NaturalJoinFunc follow FullJoinFunc for a FULL
+	// JOIN ... USING (x, y) and a NATURAL FULL JOIN:
+	// a LEFT JOIN b ON streamdb_full_join() AND streamdb_using(x, y).
+	UsingJoinFunc   = "streamdb_using"
+	NaturalJoinFunc = "streamdb_natural"
 	// WindowTablePrefix begins the generated table names that stand for
 	// TUMBLE and HOP calls (streamdb_window_1, ...); see Statement.Windows.
 	WindowTablePrefix = "streamdb_window_"

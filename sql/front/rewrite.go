@@ -23,6 +23,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 	passes := []func() error{
 		r.checkTokens,
 		r.searchPathPass,
+		r.ctePass,
 		r.valuesPass,
 		r.seriesPass,
 		r.orderedAggPass,

@@ -36,16 +36,41 @@ func (r *rewriter) fullJoinPass() error {
 			out = append(out, full)
 			continue
 		}
-		if i > 0 && r.toks[i-1].isWord("natural") {
-			return unsupported(r.src, r.toks[i-1], "NATURAL FULL JOIN")
-		}
 		on := findOn(r.toks, join+1)
-		if on >= len(r.toks) || !r.toks[on].isWord("on") {
-			at := tokenOrEOF(r.src, r.toks, on)
-			if at.isWord("using") {
-				return unsupported(r.src, at, "FULL JOIN ... USING").WithHint("Write the join condition with ON.")
+		natural := i > 0 && r.toks[i-1].isWord("natural")
+		using := on < len(r.toks) && r.toks[on].isWord("using") && on+1 < len(r.toks) && r.toks[on+1].isOp("(")
+		if natural || using {
+			// a NATURAL FULL JOIN b and a FULL JOIN b USING (x) become
+			// a LEFT JOIN b ON streamdb_full_join() AND streamdb_natural()
+			// and ... AND streamdb_using(x).
+			at := full
+			if natural {
+				if on < len(r.toks) && r.toks[on].isWord("on", "using") {
+					return syntaxError(r.src, r.toks[on])
+				}
+				at = out[len(out)-1]
+				out = out[:len(out)-1]
 			}
-			return syntaxError(r.src, at)
+			marker := []token{
+				synth(tkWord, "on", at, true),
+				synth(tkWord, FullJoinFunc, at, true),
+				synth(tkOp, "(", at, false),
+				synth(tkOp, ")", at, false),
+				synth(tkWord, "and", at, true),
+			}
+			if natural {
+				marker = append(marker, synth(tkWord, NaturalJoinFunc, at, true), synth(tkOp, "(", at, false), synth(tkOp, ")", at, false))
+			} else {
+				r.toks[on] = synth(tkWord, UsingJoinFunc, r.toks[on], true)
+				r.toks[on+1].space = false
+			}
+			inserts.add(on, marker...)
+			out = append(out, synth(tkWord, "left", at, at.space))
+			i = join - 1
+			continue
+		}
+		if on >= len(r.toks) || !r.toks[on].isWord("on") {
+			return syntaxError(r.src, tokenOrEOF(r.src, r.toks, on))
 		}
 		end := onConditionEnd(r.toks, on+1)
 		if end == on+1 {
