@@ -3,16 +3,25 @@ package props
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
 // The query generator of TestQueries: random SELECTs over tables of five
-// integer columns (c0..c4), with arithmetic, CASE, BETWEEN, IN lists,
-// scalar subqueries (with aggregates, correlated or not), EXISTS, IN and
-// op ANY/ALL subqueries, aggregates with GROUP BY and HAVING (ordered-set
-// and statistical ones, array_agg), window functions with ROWS frames,
-// ORDER BY with LIMIT, joins, UNION [ALL] and LATERAL. Every expression is an integer (or boolean) so that the
-// comparison checks the query language, not number formatting.
+// integer columns (c0..c4, NULLs included), VALUES lists, derived tables
+// and CTEs (WITH [RECURSIVE], [NOT] MATERIALIZED), with arithmetic, CASE,
+// BETWEEN, IN lists; scalar subqueries (with aggregates, correlated or
+// not, nested), EXISTS, IN and op ANY/ALL subqueries in SELECT, WHERE,
+// HAVING, ON and ORDER BY; aggregates with GROUP BY and HAVING (DISTINCT,
+// FILTER, string_agg, bool_and/bool_or/every, avg, ordered-set and
+// statistical ones, array_agg); window functions with ROWS and RANGE
+// frames; ORDER BY with LIMIT; inner, left, right and full joins (ON,
+// USING, NATURAL); UNION, INTERSECT and EXCEPT [ALL]; and LATERAL.
+// Every expression is an integer (or boolean) so that the comparison
+// checks the query language, not number formatting. It does not generate
+// what streamdb refuses on purpose (known_test.go): GROUPS frames, and an
+// ORDER BY inside string_agg or array_agg over anything but the
+// aggregated value.
 
 // queryTables are the tables a query reads, all with columns c0..c4.
 var queryTables = []string{"q0", "q1"}
@@ -31,9 +40,13 @@ type qgen struct {
 	r      *rand.Rand
 	scopes []string
 	alias  int
+	tables []string // what a FROM item may name: queryTables and the CTEs in scope
 }
 
-func newQgen(r *rand.Rand) *qgen { return &qgen{r: r} }
+func newQgen(r *rand.Rand) *qgen { return &qgen{r: r, tables: queryTables} }
+
+// table is a relation of columns c0..c4 for a FROM item.
+func (g *qgen) table() string { return g.tables[g.r.IntN(len(g.tables))] }
 
 func (g *qgen) pct(p int) bool { return g.r.IntN(100) < p }
 
@@ -157,7 +170,7 @@ func (g *qgen) within(fn func(alias string) string) string {
 // aggregate, often correlated with the query around it.
 func (g *qgen) scalarSubquery(depth int) string {
 	return "(" + g.within(func(a string) string {
-		t := queryTables[g.r.IntN(len(queryTables))]
+		t := g.table()
 		// The argument names a column of the subquery, so that the
 		// aggregate is the subquery's (SQL makes an aggregate of outer
 		// columns only the outer query's).
@@ -181,7 +194,7 @@ func (g *qgen) scalarSubquery(depth int) string {
 // integer column).
 func (g *qgen) subSelect(depth int, oneColumn bool) string {
 	return g.within(func(a string) string {
-		t := queryTables[g.r.IntN(len(queryTables))]
+		t := g.table()
 		sel := "1"
 		if oneColumn || g.pct(50) {
 			sel = g.intExpr(min(depth, 1))
@@ -197,61 +210,160 @@ func (g *qgen) subSelect(depth int, oneColumn bool) string {
 	})
 }
 
-// query is a top-level SELECT.
+// query is a top-level SELECT, sometimes under WITH.
 func (g *qgen) query() genQuery {
 	g.alias = 0
-	return genQuery{}.from(g)
+	g.tables = queryTables
+	switch g.r.IntN(14) {
+	case 0:
+		return g.withCTE()
+	case 1:
+		return g.recursive()
+	}
+	return g.from()
 }
 
-func (genQuery) from(g *qgen) genQuery {
-	switch g.r.IntN(12) {
-	case 0:
+// from is a query of one of the generator's shapes.
+func (g *qgen) from() genQuery {
+	switch g.r.IntN(13) {
+	case 0, 1:
 		return g.joined()
-	case 1:
-		return g.union()
 	case 2:
-		return g.lateral()
+		return g.setOp()
 	case 3:
+		return g.lateral()
+	case 4:
 		return g.windowed()
 	}
 	var q genQuery
 	g.within(func(a string) string {
-		t := queryTables[g.r.IntN(len(queryTables))]
-		where := ""
-		if g.pct(60) {
-			where = " WHERE " + g.cond(2)
-		}
-		if g.pct(30) {
-			q = g.grouped(t, a, where)
-			return ""
-		}
-		n := 1 + g.r.IntN(3)
-		items := make([]string, n)
-		for i := range items {
-			if g.pct(25) {
-				items[i] = g.cond(2)
-			} else {
-				items[i] = g.intExpr(2)
-			}
-		}
-		q.sql = fmt.Sprintf("SELECT %s FROM %s AS %s%s", strings.Join(items, ", "), t, a, where)
-		if g.pct(40) {
-			q.sql += " ORDER BY " + positions(n)
-			q.ordered = true
-			if g.pct(50) {
-				q.sql += fmt.Sprintf(" LIMIT %d", 1+g.r.IntN(6))
-			}
-		}
+		q = g.single(g.fromItem(a), a)
 		return ""
 	})
 	return q
 }
 
+// fromItem is a FROM item of columns c0..c4 under alias a in which c0 is
+// unique (windows order by it): a table or CTE, a VALUES list, or a
+// derived table filtering one. Derived tables and VALUES see no outer
+// scope (they are not LATERAL).
+func (g *qgen) fromItem(a string) string {
+	switch g.r.IntN(10) {
+	case 0:
+		rows := make([]string, 1+g.r.IntN(5))
+		for i := range rows {
+			vals := []string{fmt.Sprint(i*2 - 3)}
+			for range 4 {
+				// The first row has no NULL, so that every column is an
+				// integer (a column of NULLs only would be text).
+				if i == 0 {
+					vals = append(vals, fmt.Sprint(g.r.IntN(13)-4))
+				} else {
+					vals = append(vals, g.literal())
+				}
+			}
+			rows[i] = "(" + strings.Join(vals, ", ") + ")"
+		}
+		return fmt.Sprintf("(VALUES %s) AS %s(c0, c1, c2, c3, c4)", strings.Join(rows, ", "), a)
+	case 1:
+		outer := g.scopes
+		g.scopes = nil
+		defer func() { g.scopes = outer }()
+		sub := g.within(func(b string) string {
+			return fmt.Sprintf("SELECT %s.c0, %s.c1, %s AS c2, %s.c3, %s.c4 FROM %s AS %s WHERE %s", b, b, g.intExpr(1), b, b, g.table(), b, g.cond(1))
+		})
+		return fmt.Sprintf("(%s) AS %s", sub, a)
+	}
+	return fmt.Sprintf("%s AS %s", g.table(), a)
+}
+
+// single is a query over one FROM item: a projection with WHERE and
+// ORDER BY, or a grouped query.
+func (g *qgen) single(item, a string) genQuery {
+	var q genQuery
+	where := ""
+	if g.pct(60) {
+		where = " WHERE " + g.cond(2)
+	}
+	if g.pct(30) {
+		return g.grouped(item, a, where)
+	}
+	n := 1 + g.r.IntN(3)
+	items := make([]string, n)
+	for i := range items {
+		if g.pct(25) {
+			items[i] = g.cond(2)
+		} else {
+			items[i] = g.intExpr(2)
+		}
+	}
+	q.sql = fmt.Sprintf("SELECT %s FROM %s%s", strings.Join(items, ", "), item, where)
+	if g.pct(40) {
+		// ORDER BY every output column fixes the order; a leading
+		// subquery key orders before them.
+		q.sql += " ORDER BY "
+		if g.pct(25) {
+			q.sql += g.scalarSubquery(1) + ", "
+		}
+		q.sql += positions(n)
+		q.ordered = true
+		if g.pct(50) {
+			q.sql += fmt.Sprintf(" LIMIT %d", 1+g.r.IntN(6))
+		}
+	}
+	return q
+}
+
+// withCTE is a query under WITH: one or two CTEs filtering a table
+// (MATERIALIZED or not), which the query's FROM items may name.
+func (g *qgen) withCTE() genQuery {
+	var ctes []string
+	names := slices.Clone(queryTables)
+	for i := range 1 + g.r.IntN(2) {
+		name := fmt.Sprintf("w%d", i)
+		body := g.within(func(b string) string {
+			return fmt.Sprintf("SELECT * FROM %s AS %s WHERE %s", g.table(), b, g.cond(1))
+		})
+		mat := []string{"", "", "MATERIALIZED ", "NOT MATERIALIZED "}[g.r.IntN(4)]
+		ctes = append(ctes, fmt.Sprintf("%s AS %s(%s)", name, mat, body))
+		names = append(names, name)
+		g.tables = names
+	}
+	q := g.from()
+	q.sql = "WITH " + strings.Join(ctes, ", ") + " " + q.sql
+	return q
+}
+
+// recursive is a query over a WITH RECURSIVE CTE that steps c0 of a
+// table's rows up to a bound (so it ends), changing the other columns on
+// the way; its c0 is not unique, so only single-item queries read it.
+func (g *qgen) recursive() genQuery {
+	base := g.within(func(b string) string {
+		return fmt.Sprintf("SELECT * FROM %s AS %s WHERE %s", g.table(), b, g.cond(1))
+	})
+	step := fmt.Sprintf("SELECT r.c0 + %d, r.c1 + coalesce(r.c2, 1), r.c2, %s, r.c4 FROM r WHERE r.c0 < %d",
+		1+g.r.IntN(3), []string{"r.c3", "-r.c3", "r.c3 % 3", "coalesce(r.c3, r.c0)"}[g.r.IntN(4)], g.r.IntN(12))
+	union := []string{"UNION", "UNION ALL"}[g.r.IntN(2)]
+	var q genQuery
+	g.within(func(a string) string {
+		q = g.single("r AS "+a, a)
+		return ""
+	})
+	q.sql = fmt.Sprintf("WITH RECURSIVE r(c0, c1, c2, c3, c4) AS (%s %s %s) %s", base, union, step, q.sql)
+	return q
+}
+
 // grouped is a query with GROUP BY (or a whole-table aggregate) and
 // HAVING.
-func (g *qgen) grouped(t, a, where string) genQuery {
-	aggs := func() string {
-		switch g.r.IntN(8) {
+func (g *qgen) grouped(item, a, where string) genQuery {
+	// aggs is an aggregate call; HAVING compares one of integer (or
+	// numeric) type.
+	aggs := func(number bool) string {
+		k := g.r.IntN(14)
+		for number && (k == 5 || k == 6 || k == 7) {
+			k = g.r.IntN(14)
+		}
+		switch k {
 		case 0:
 			return "count(*)"
 		case 1:
@@ -269,6 +381,23 @@ func (g *qgen) grouped(t, a, where string) genQuery {
 			c := g.column()
 			// As text: streamdb carries arrays as their text form.
 			return fmt.Sprintf("array_to_string(array_agg(%s ORDER BY %s%s), ',', '*')", c, c, g.maybe(" DESC"))
+		case 6:
+			e := g.intExpr(1)
+			// Ordered by the aggregated text: streamdb refuses another
+			// order key (known_test.go).
+			return fmt.Sprintf("string_agg(%s::text, '%s' ORDER BY %s::text%s)", e, []string{",", ";", ""}[g.r.IntN(3)], e, g.maybe(" DESC"))
+		case 7:
+			return fmt.Sprintf("%s(%s)", []string{"bool_and", "bool_or", "every"}[g.r.IntN(3)], g.cond(1))
+		case 8:
+			fn := []string{"sum", "count", "avg", "max"}[g.r.IntN(4)]
+			return fmt.Sprintf("%s(DISTINCT %s)", fn, g.intExpr(1))
+		case 9:
+			fn := []string{"sum", "count", "min", "avg"}[g.r.IntN(4)]
+			return fmt.Sprintf("%s(%s) FILTER (WHERE %s)", fn, g.intExpr(1), g.cond(1))
+		case 10:
+			return "count(*) FILTER (WHERE " + g.cond(1) + ")"
+		case 11:
+			return fmt.Sprintf("avg(%s)", g.intExpr(1))
 		}
 		return fmt.Sprintf("%s(%s)", []string{"sum", "min", "max", "count"}[g.r.IntN(4)], g.intExpr(1))
 	}
@@ -279,19 +408,19 @@ func (g *qgen) grouped(t, a, where string) genQuery {
 			key = fmt.Sprintf("(%s %s %d)", key, []string{"+", "*", "%"}[g.r.IntN(3)], 2+g.r.IntN(3))
 		}
 	}
-	items := []string{aggs()}
+	items := []string{aggs(false)}
 	if key != "" {
 		items = append([]string{key}, items...)
 	}
 	if g.pct(40) {
-		items = append(items, aggs())
+		items = append(items, aggs(false))
 	}
-	q := genQuery{sql: fmt.Sprintf("SELECT %s FROM %s AS %s%s", strings.Join(items, ", "), t, a, where)}
+	q := genQuery{sql: fmt.Sprintf("SELECT %s FROM %s%s", strings.Join(items, ", "), item, where)}
 	if key != "" {
 		q.sql += " GROUP BY " + key
 	}
 	if g.pct(40) {
-		q.sql += fmt.Sprintf(" HAVING %s %s %s", aggs(), g.cmp(), g.literal())
+		q.sql += fmt.Sprintf(" HAVING %s %s %s", aggs(true), g.cmp(), g.havingOperand(key))
 	}
 	if g.pct(40) {
 		q.sql += " ORDER BY " + positions(len(items))
@@ -300,20 +429,44 @@ func (g *qgen) grouped(t, a, where string) genQuery {
 	return q
 }
 
+// havingOperand is what HAVING compares an aggregate with: a literal, an
+// uncorrelated scalar subquery, or one correlated with the grouping key
+// (the only column of the outer query a subquery in HAVING may name).
+func (g *qgen) havingOperand(key string) string {
+	switch g.r.IntN(3) {
+	case 0:
+		outer := g.scopes
+		g.scopes = nil
+		defer func() { g.scopes = outer }()
+		return g.scalarSubquery(1)
+	case 1:
+		// A grouping expression is not matched inside a subquery, only a
+		// grouping column.
+		if key != "" && !strings.Contains(key, "(") {
+			return "(" + g.within(func(b string) string {
+				agg := []string{"count(*)", fmt.Sprintf("max(%s.c%d)", b, g.r.IntN(5)), fmt.Sprintf("sum(%s.c%d)", b, g.r.IntN(5))}[g.r.IntN(3)]
+				return fmt.Sprintf("SELECT %s FROM %s AS %s WHERE %s.c%d %s %s", agg, g.table(), b, b, g.r.IntN(5), g.cmp(), key)
+			}) + ")"
+		}
+	}
+	return g.literal()
+}
+
 // windowed is a query with a window function over a window ordered by
-// the primary key c0 (so that its value does not depend on the order of
-// peers), with or without a partition and a ROWS frame.
+// the FROM item's unique c0 (so that its value does not depend on the
+// order of peers), with or without a partition and a ROWS or RANGE frame
+// (streamdb refuses GROUPS frames: known_test.go).
 func (g *qgen) windowed() genQuery {
 	var q genQuery
 	g.within(func(a string) string {
-		t := queryTables[g.r.IntN(len(queryTables))]
+		item := g.fromItem(a)
 		over := ""
 		if g.pct(60) {
 			over = "PARTITION BY " + g.column() + " "
 		}
 		over += fmt.Sprintf("ORDER BY %s.c0%s", a, g.maybe(" DESC"))
 		var fn string
-		switch g.r.IntN(9) {
+		switch g.r.IntN(10) {
 		case 0:
 			fn = fmt.Sprintf("%s(%s, %d, %s)", []string{"lag", "lead"}[g.r.IntN(2)], g.intExpr(1), 1+g.r.IntN(3), g.literal())
 		case 1:
@@ -324,25 +477,29 @@ func (g *qgen) windowed() genQuery {
 			fn = fmt.Sprintf("ntile(%d)", 1+g.r.IntN(4))
 		case 4:
 			fn = []string{"row_number()", "rank()", "dense_rank()"}[g.r.IntN(3)]
+		case 5:
+			// As text with two digits: a float's last digit is the
+			// printing's, not the query's.
+			fn = []string{"cume_dist()", "percent_rank()"}[g.r.IntN(2)]
+			q.sql = fmt.Sprintf("SELECT %s.c0, round((%s OVER (%s))::numeric, 2) FROM %s", a, fn, over, item)
+			return ""
 		default:
-			fn = fmt.Sprintf("%s(%s)", []string{"sum", "count", "min", "max"}[g.r.IntN(4)], g.intExpr(1))
+			fn = fmt.Sprintf("%s(%s)", []string{"sum", "count", "min", "max", "first_value", "last_value"}[g.r.IntN(6)], g.intExpr(1))
 			if g.pct(60) {
 				lo := []string{"UNBOUNDED PRECEDING", "1 PRECEDING", "2 PRECEDING", "CURRENT ROW"}[g.r.IntN(4)]
-				hi := []string{"CURRENT ROW", "1 FOLLOWING", "UNBOUNDED FOLLOWING"}[g.r.IntN(3)]
-				over += " ROWS BETWEEN " + lo + " AND " + hi
+				hi := []string{"CURRENT ROW", "1 FOLLOWING", "3 FOLLOWING", "UNBOUNDED FOLLOWING"}[g.r.IntN(4)]
+				over += " " + []string{"ROWS", "ROWS", "RANGE"}[g.r.IntN(3)] + " BETWEEN " + lo + " AND " + hi
 			}
 		}
-		where := ""
-		if g.pct(40) {
-			where = " WHERE " + g.cond(1)
-		}
-		q.sql = fmt.Sprintf("SELECT %s.c0, %s OVER (%s) FROM %s AS %s%s", a, fn, over, t, a, where)
-		if g.pct(40) {
-			q.sql += " ORDER BY 1, 2"
-			q.ordered = true
-		}
+		q.sql = fmt.Sprintf("SELECT %s.c0, %s OVER (%s) FROM %s", a, fn, over, item)
 		return ""
 	})
+	if g.pct(40) {
+		q.sql += " ORDER BY 1, 2"
+		q.ordered = true
+	} else if g.pct(20) {
+		q.sql = "SELECT * FROM (" + q.sql + ") AS wq WHERE wq.c0 > " + g.literal()
+	}
 	return q
 }
 
@@ -355,20 +512,33 @@ func positions(n int) string {
 	return strings.Join(p, ", ")
 }
 
-// joined is an inner or left join of two tables, ON a condition over
-// both, with WHERE and an ORDER BY over every output column.
+// joined is a join of two FROM items (inner, left, right or full; ON a
+// condition over both, USING a column, or NATURAL), with WHERE and an
+// ORDER BY over every output column.
 func (g *qgen) joined() genQuery {
 	var q genQuery
 	g.within(func(a string) string {
+		left := g.fromItem(a)
 		return g.within(func(b string) string {
-			kind := []string{"JOIN", "LEFT JOIN", "JOIN"}[g.r.IntN(3)]
-			on := fmt.Sprintf("%s.c%d = %s.c%d", a, g.r.IntN(5), b, g.r.IntN(5))
-			if g.pct(40) {
-				on += " AND " + g.cond(1)
-			}
+			right := g.fromItem(b)
+			kind := []string{"JOIN", "LEFT JOIN", "JOIN", "RIGHT JOIN", "FULL JOIN", "LEFT JOIN"}[g.r.IntN(6)]
 			items := []string{fmt.Sprintf("%s.c0", a), fmt.Sprintf("%s.c%d", b, g.r.IntN(5)), g.intExpr(1)}
-			q.sql = fmt.Sprintf("SELECT %s FROM %s AS %s %s %s AS %s ON %s", strings.Join(items, ", "),
-				queryTables[g.r.IntN(2)], a, kind, queryTables[g.r.IntN(2)], b, on)
+			var cond string
+			switch g.r.IntN(6) {
+			case 0:
+				c := fmt.Sprintf("c%d", g.r.IntN(5))
+				cond = " USING (" + c + ")"
+				items[1] = c // the merged column
+			case 1:
+				kind = "NATURAL " + kind
+				items[1] = fmt.Sprintf("c%d", g.r.IntN(5))
+			default:
+				cond = fmt.Sprintf(" ON %s.c%d = %s.c%d", a, g.r.IntN(5), b, g.r.IntN(5))
+				if g.pct(40) {
+					cond += " AND " + g.cond(1)
+				}
+			}
+			q.sql = fmt.Sprintf("SELECT %s FROM %s %s %s%s", strings.Join(items, ", "), left, kind, right, cond)
 			if g.pct(50) {
 				q.sql += " WHERE " + g.cond(1)
 			}
@@ -380,27 +550,55 @@ func (g *qgen) joined() genQuery {
 	return q
 }
 
-// union is UNION or UNION ALL of two single-table queries.
-func (g *qgen) union() genQuery {
+// setOp is UNION, INTERSECT or EXCEPT [ALL] of two or three queries over
+// one FROM item each, sometimes with ORDER BY.
+func (g *qgen) setOp() genQuery {
 	part := func() string {
 		return g.within(func(a string) string {
-			return fmt.Sprintf("SELECT %s, %s FROM %s AS %s WHERE %s", g.intExpr(1), g.intExpr(1), queryTables[g.r.IntN(2)], a, g.cond(1))
+			return fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s", g.intExpr(1), g.intExpr(1), g.fromItem(a), g.cond(1))
 		})
 	}
-	op := []string{"UNION", "UNION ALL"}[g.r.IntN(2)]
-	return genQuery{sql: part() + " " + op + " " + part()}
+	op := func() string {
+		return []string{"UNION", "INTERSECT", "EXCEPT"}[g.r.IntN(3)] + g.maybe(" ALL")
+	}
+	q := genQuery{sql: part() + " " + op() + " " + part()}
+	if g.pct(30) {
+		q.sql = "(" + q.sql + ") " + op() + " " + part()
+	}
+	if g.pct(30) {
+		q.sql += " ORDER BY 1, 2"
+		q.ordered = true
+	}
+	return q
 }
 
-// lateral joins a table with a LATERAL aggregate subquery correlated with
-// it.
+// lateral joins a FROM item with a LATERAL aggregate subquery correlated
+// with it, or with a LATERAL row set (LEFT JOIN ... ON true keeps rows
+// it has none for).
 func (g *qgen) lateral() genQuery {
 	var q genQuery
 	g.within(func(a string) string {
-		sub := g.within(func(b string) string {
-			agg := []string{"max", "min", "sum", "count"}[g.r.IntN(4)]
-			return fmt.Sprintf("SELECT %s(%s.c%d) AS x FROM %s AS %s WHERE %s", agg, b, g.r.IntN(5), queryTables[g.r.IntN(2)], b, g.cond(1))
-		})
-		q.sql = fmt.Sprintf("SELECT %s.c0, l.x, %s FROM %s AS %s, LATERAL (%s) AS l ORDER BY 1, 2, 3", a, g.intExpr(1), queryTables[g.r.IntN(2)], a, sub)
+		left := g.fromItem(a)
+		var sub string
+		join := ", LATERAL"
+		if g.pct(50) {
+			sub = g.within(func(b string) string {
+				agg := []string{"max", "min", "sum", "count"}[g.r.IntN(4)]
+				return fmt.Sprintf("SELECT %s(%s.c%d) AS x FROM %s AS %s WHERE %s", agg, b, g.r.IntN(5), g.table(), b, g.cond(1))
+			})
+		} else {
+			sub = g.within(func(b string) string {
+				return fmt.Sprintf("SELECT %s AS x FROM %s AS %s WHERE %s", g.intExpr(1), g.table(), b, g.cond(1))
+			})
+			if g.pct(50) {
+				join = " LEFT JOIN LATERAL"
+			}
+		}
+		on := ""
+		if join != ", LATERAL" {
+			on = " ON true"
+		}
+		q.sql = fmt.Sprintf("SELECT %s.c0, l.x, %s FROM %s%s (%s) AS l%s ORDER BY 1, 2, 3", a, g.intExpr(1), left, join, sub, on)
 		q.ordered = true
 		return ""
 	})
