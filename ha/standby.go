@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -20,10 +21,16 @@ const CannotConnectNow = "57P03"
 // waits for the lease: every session is refused at startup with 57P03,
 // naming the active server, before any query can run.
 type Standby struct {
-	ln     net.Listener
-	active func() string
-	wg     sync.WaitGroup
+	ln       net.Listener
+	active   func() string
+	starting atomic.Bool
+	wg       sync.WaitGroup
 }
+
+// TakingOver has the refusals say that this server holds the lease and is
+// restoring the group's state: the client retries (or tries the next
+// host) until it serves.
+func (s *Standby) TakingOver() { s.starting.Store(true) }
 
 // ServeStandby answers connections on ln until Close. active returns the
 // host:port of the active server, or "" when none is known.
@@ -68,6 +75,13 @@ func Refusal(active string) *pgproto3.ErrorResponse {
 	return &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: CannotConnectNow, Message: msg, Hint: hint}
 }
 
+// startingUp is the refusal of a server that is taking over.
+func startingUp() *pgproto3.ErrorResponse {
+	return &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: CannotConnectNow,
+		Message: "the database system is starting up: this server took over its group and is restoring the group's newest checkpoint",
+		Hint:    "Retry shortly."}
+}
+
 func (s *Standby) refuse(c net.Conn) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
@@ -87,7 +101,11 @@ func (s *Standby) refuse(c net.Conn) {
 			}
 			continue
 		case *pgproto3.StartupMessage:
-			be.Send(Refusal(s.active()))
+			if s.starting.Load() {
+				be.Send(startingUp())
+			} else {
+				be.Send(Refusal(s.active()))
+			}
 			be.Flush()
 		}
 		return

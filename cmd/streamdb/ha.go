@@ -111,6 +111,17 @@ func haSettings(cfg *config.Config, hf haFlags) (checkpoint.RemoteURL, error) {
 type groupMember struct {
 	lease *ha.Lease
 	roles *ha.Roles
+	// standby refuses sessions (57P03, "starting up") until the engine is
+	// open; closeStandby frees its address for the server's own listener.
+	standby *ha.Standby
+}
+
+// closeStandby stops the refusals (once).
+func (m *groupMember) closeStandby() {
+	if m.standby != nil {
+		m.standby.Close()
+		m.standby = nil
+	}
 }
 
 // haJoin makes this server a member of its group: it answers PostgreSQL
@@ -195,8 +206,8 @@ func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, st *haState, lo
 	if err == nil {
 		err = lease.Acquire(ctx, noteActive)
 	}
-	standby.Close()
 	if err != nil {
+		standby.Close()
 		nc.Close()
 		if ctx.Err() != nil {
 			return nil, errStoppedAsStandby
@@ -204,8 +215,9 @@ func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, st *haState, lo
 		return nil, err
 	}
 	st.phase.Store(phaseTakeover)
+	standby.TakingOver()
 	log.Info("took the lease of the group: becoming active", "group", hf.group, "token", lease.Token())
-	m := &groupMember{lease: lease}
+	m := &groupMember{lease: lease, standby: standby}
 	var remote *checkpoint.Remote
 	var metas []*checkpoint.Meta
 	held := func() bool { return lease.Check() == nil }
@@ -220,10 +232,12 @@ func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, st *haState, lo
 		return err
 	})
 	if ctx.Err() != nil {
+		m.closeStandby()
 		m.release(log)
 		return nil, errStoppedAsStandby
 	}
 	if err != nil {
+		m.closeStandby()
 		return nil, err
 	}
 	if len(metas) == 0 {

@@ -187,6 +187,9 @@ func run(args []string) error {
 	engine, err := sql.OpenMember(cfg, log, opts)
 	cancelStart()
 	<-watched
+	if member != nil {
+		member.closeStandby()
+	}
 	if stopped.Load() {
 		if err == nil {
 			err = engine.Close()
