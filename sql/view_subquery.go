@@ -3,7 +3,6 @@ package sql
 import (
 	"streamdb/expr"
 	"streamdb/plan"
-	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
@@ -26,7 +25,9 @@ import (
 //     with the matches (keys and y) and another with count(*) and
 //     count(y) per key, which give SQL's NULL rules: true if some y = x;
 //     else false if the subquery is empty; else NULL if x is NULL or
-//     some y is NULL; else false. = ANY is IN and <> ALL is NOT IN.
+//     some y is NULL; else false. = ANY is IN and <> ALL is NOT IN. The
+//     other comparisons with ANY or ALL read count(*), count(y), min(y)
+//     and max(y) per key instead (view_quantified.go).
 //   - A scalar subquery that is an aggregate without GROUP BY: the
 //     aggregate grouped by the correlation keys, left joined on them; an
 //     outer row without a group reads what the aggregate gives over no
@@ -36,9 +37,8 @@ import (
 //     constant key, and reads "count > 0".
 //
 // What cannot be run this way (a scalar subquery that may give several
-// rows, a correlation that is not inner = outer, other ANY/ALL
-// comparisons, subqueries in JOIN ... ON or aggregate arguments) is
-// refused with 0A000.
+// rows, a correlation that is not inner = outer, subqueries in JOIN ...
+// ON or aggregate arguments) is refused with 0A000.
 
 // decorrelateViewSubqueries rewrites the subqueries of root; a plan
 // without subqueries is returned as it is.
@@ -170,9 +170,8 @@ func (l *lifter) replace(x expr.Expr) (expr.Expr, bool, error) {
 		e, err := l.in(f.Args[0], sub, refs, true)
 		return e, true, err
 	}
-	return nil, true, sqlerr.New(sqlerr.FeatureNotSupported,
-		"%s %s %s is not supported in a materialized view: of the comparisons with a subquery, only IN, NOT IN, = ANY and <> ALL are", f.Args[0], f.Name, sub).
-		WithHint("Query it ad hoc, or compare with min() or max() of the subquery.")
+	e, err := l.quantified(f.Args[0], f.Name, sub, refs)
+	return e, true, err
 }
 
 // join puts right to the right of l.input: on the keys (which must not

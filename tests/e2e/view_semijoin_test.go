@@ -35,6 +35,8 @@ var semiJoinViews = map[string]string{
 	"sj_grouped":    "SELECT k, count(*) AS n FROM o WHERE NOT EXISTS (SELECT 1 FROM i WHERE i.k = o.k AND i.y IS NULL) GROUP BY k",
 	"sj_stream_out": "SELECT k, y FROM ev WHERE EXISTS (SELECT 1 FROM i WHERE i.k = ev.k) AND y NOT IN (SELECT x FROM o WHERE o.k = ev.k)",
 	"sj_issue25":    "SELECT CASE WHEN x > (SELECT avg(x) FROM o) THEN id * 2 ELSE k * 10 END AS c FROM o",
+	"sj_any_all":    "SELECT id, x < ANY (SELECT y FROM i) AS lt_any, x >= ALL (SELECT y FROM i WHERE i.k = o.k) AS ge_all, x = ALL (SELECT y FROM i WHERE i.k = o.k) AS eq_all, x <> ANY (SELECT y FROM ev) AS ne_any FROM o",
+	"sj_gt_any":     "SELECT id FROM o WHERE x > ANY (SELECT y FROM i WHERE i.k = o.k) AND x <= ALL (SELECT y FROM ev WHERE ev.k = o.k)",
 	"sj_having":     "SELECT k, count(*) AS n FROM o GROUP BY k HAVING count(*) > (SELECT count(*) FROM i WHERE i.k = o.k)",
 	"sj_nested":     "SELECT id FROM o WHERE EXISTS (SELECT 1 FROM i WHERE i.k = o.k AND i.y NOT IN (SELECT y FROM ev WHERE ev.k = i.id))",
 	"sj_sub_join":   "SELECT id FROM o WHERE EXISTS (SELECT 1 FROM i JOIN ev ON ev.k = i.y WHERE i.k = o.k)",
