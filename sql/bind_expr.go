@@ -47,6 +47,29 @@ func scopeOf(table string, cols []types.Column) *scope {
 	return sc
 }
 
+// frozenXID is what the system column xmin answers: PostgreSQL's
+// FrozenTransactionId, the inserting transaction of a row that every
+// transaction sees. streamdb keeps no transaction id per row; tools ask
+// for xmin (DBeaver, DataGrip, pgAdmin read it from tables and catalogs)
+// to show or compare it, and a constant lets those queries run.
+const frozenXID = 2
+
+// systemColumn binds the system column xmin of a FROM item in s (of the
+// one named table, or of any when unqualified) when no column of that
+// name exists: a bigint, since streamdb has no xid type. Other system
+// columns (ctid, xmax, cmin, cmax, tableoid) stay undefined.
+func (s *scope) systemColumn(table, name string) (expr.Expr, bool) {
+	if name != "xmin" {
+		return nil, false
+	}
+	for _, c := range s.cols {
+		if table == "" || c.table == table {
+			return &expr.Const{D: types.NewInt(frozenXID), T: types.Int8}, true
+		}
+	}
+	return nil, false
+}
+
 func (s *scope) resolve(table, name string) (int, error) {
 	found := -1
 	for i, c := range s.cols {
@@ -227,6 +250,11 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		if err != nil && sqlerr.Code(err) == sqlerr.UndefinedColumn && b.corr != nil {
 			if e, ok, err := b.corr.resolve(n); ok {
 				return e, err
+			}
+		}
+		if err != nil && sqlerr.Code(err) == sqlerr.UndefinedColumn {
+			if e, ok := s.systemColumn(n.Name.Table.O, n.Name.Name.O); ok {
+				return e, nil
 			}
 		}
 		if err != nil {

@@ -486,9 +486,14 @@ func (s *session) settingValue(key string) (string, bool) {
 	return "", false
 }
 
-// regexpCall is a ~ b as regexp_like(a, b), and a !~ b as its negation.
+// regexpCall is a ~ b as regexp_like(a, b), a ~* b as regexp_like(a, b,
+// 'i'), and a !~ b and a !~* b as their negations.
 func regexpCall(x *ast.PatternRegexpExpr) ast.ExprNode {
 	call := &ast.FuncCallExpr{FnName: ast.NewCIStr("regexp_like"), Args: []ast.ExprNode{x.Expr, x.Pattern}}
+	if f, ok := x.Pattern.(*ast.FuncCallExpr); ok && f.FnName.L == front.RegexpICaseFunc && len(f.Args) == 1 {
+		// a ~* b (sql/front): regexp_like(a, b, 'i').
+		call.Args = []ast.ExprNode{x.Expr, f.Args[0], ast.NewValueExpr("i", "", "")}
+	}
 	if x.Not {
 		return &ast.UnaryOperationExpr{Op: opcode.Not, V: call}
 	}

@@ -125,7 +125,7 @@ func (e *Engine) pgRelByName(name string) (pgRel, bool) {
 // pgSystemColumns are the system columns PostgreSQL lists in pg_attribute
 // for every table and materialized view, with negative attnum (tools that
 // read pg_attribute without "attnum > 0" see them, as on PostgreSQL;
-// streamdb does not answer them in queries).
+// of them queries answer only xmin: scope.systemColumn).
 var pgSystemColumns = []struct {
 	name     string
 	typ, len int64

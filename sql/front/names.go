@@ -15,7 +15,10 @@ const (
 	// UsingJoinFunc and NaturalJoinFunc follow FullJoinFunc for a FULL
 	// JOIN ... USING (x, y) and a NATURAL FULL JOIN:
 	// a LEFT JOIN b ON streamdb_full_join() AND streamdb_using(x, y).
-	UsingJoinFunc   = "streamdb_using"
+	UsingJoinFunc = "streamdb_using"
+	// RegexpICaseFunc wraps the pattern of a ~* b (a REGEXP
+	// streamdb_regexp_icase(b)): the match ignores case.
+	RegexpICaseFunc = "streamdb_regexp_icase"
 	NaturalJoinFunc = "streamdb_natural"
 	// WindowTablePrefix begins the generated table names that stand for
 	// TUMBLE and HOP calls (streamdb_window_1, ...); see Statement.Windows.

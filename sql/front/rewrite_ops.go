@@ -7,12 +7,17 @@ package front
 //	a ~ b, a !~ b           ->  a REGEXP b, a NOT REGEXP b
 //	a ~~ b, a !~~ b         ->  a LIKE b, a NOT LIKE b
 //	COLLATE name            ->  removed (streamdb has one collation)
+//	a ~* b, a !~* b         ->  a REGEXP streamdb_regexp_icase(b), negated
+//	a ~~* b, a !~~* b       ->  a ILIKE b, a NOT ILIKE b
 //	a ^ b                   ->  power(a, b)  (^ is XOR in MySQL)
 //
-// ~* and !~* (case-insensitive matches) are refused.
+// The right operand of ~* is a primary: PostgreSQL gives ~* and the
+// other operators of its class one precedence, left-associative.
 func (r *rewriter) opsPass() error {
 	out := make([]token, 0, len(r.toks))
+	var closes pending
 	for i := 0; i < len(r.toks); i++ {
+		out = closes.flush(out, i)
 		t := r.toks[i]
 		switch {
 		case t.isWord("operator") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
@@ -42,12 +47,32 @@ func (r *rewriter) opsPass() error {
 			}
 			out = append(out, synth(tkWord, word, t, true))
 			continue
+		case t.isOp("~~*", "!~~*") && len(out) > 0 && endsOperand(out[len(out)-1]):
+			if t.val[0] == '!' {
+				out = append(out, synth(tkWord, "not", t, true))
+			}
+			out = append(out, synth(tkWord, "ilike", t, true))
+			continue
+		case t.isOp("~*", "!~*") && len(out) > 0 && endsOperand(out[len(out)-1]):
+			end := primaryEnd(r.toks, i+1)
+			if end < 0 {
+				return syntaxError(r.src, tokenOrEOF(r.src, r.toks, i+1))
+			}
+			if t.val[0] == '!' {
+				out = append(out, synth(tkWord, "not", t, true))
+			}
+			out = append(out, synth(tkWord, "regexp", t, true), synth(tkWord, RegexpICaseFunc, t, true), synth(tkOp, "(", t, false))
+			closes.add(end, synth(tkOp, ")", t, false))
+			if i+1 < len(r.toks) {
+				r.toks[i+1].space = false
+			}
+			continue
 		case t.isOp("~*", "!~*", "~~*", "!~~*"):
-			return unsupported(r.src, t, "the operator %s", t.val)
+			return syntaxError(r.src, t)
 		}
 		out = append(out, t)
 	}
-	r.toks = out
+	r.toks = closes.flush(out, len(r.toks))
 	return r.powerPass()
 }
 
