@@ -1,6 +1,25 @@
 package front
 
-import "streamdb/sqlerr"
+import (
+	"strconv"
+
+	"streamdb/sqlerr"
+)
+
+// beyondBigint reports whether t is an integer literal past bigint's
+// range.
+func beyondBigint(t token) bool {
+	if t.kind != tkNumber || t.val == "" {
+		return false
+	}
+	for _, c := range t.val {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	_, err := strconv.ParseInt(t.val, 10, 64)
+	return err != nil
+}
 
 // maxLimit is the LIMIT that stands for "no limit" in the TiDB dialect.
 const maxLimit = "18446744073709551615"
@@ -20,6 +39,10 @@ func (r *rewriter) limitPass() error {
 	out := make([]token, 0, len(r.toks)+2)
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
+		if t.isWord("limit", "offset") && i+1 < len(r.toks) && beyondBigint(r.toks[i+1]) {
+			// PostgreSQL reads the count as bigint.
+			return errorAt(r.src, r.toks[i+1], sqlerr.NumericValueOutOfRange, "bigint out of range")
+		}
 		switch {
 		case t.isWord("limit") && i+1 < len(r.toks) && r.toks[i+1].isWord("all"):
 			i++
