@@ -20,20 +20,17 @@ import (
 )
 
 // load publishes events {"k": key, "v": value} to subject until stopped,
-// in acknowledged batches, and keeps the expected count and sum per key
-// of everything JetStream acknowledged.
+// in acknowledged batches, and keeps every event JetStream acknowledged.
 type load struct {
-	mu    sync.Mutex
-	count map[int64]int64
-	sum   map[int64]int64
-	total int
-	err   error
-	stop  chan struct{}
-	done  chan struct{}
+	mu     sync.Mutex
+	events [][]any // k, v
+	err    error
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 func startLoad(t *testing.T, js jetstream.JetStream, subject string, seed uint64) *load {
-	l := &load{count: map[int64]int64{}, sum: map[int64]int64{}, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &load{stop: make(chan struct{}), done: make(chan struct{})}
 	rng := rand.New(rand.NewPCG(seed, 22))
 	go func() {
 		defer close(l.done)
@@ -70,9 +67,7 @@ func startLoad(t *testing.T, js jetstream.JetStream, subject string, seed uint64
 			}
 			l.mu.Lock()
 			for _, e := range batch {
-				l.count[e.k]++
-				l.sum[e.k] += e.v
-				l.total++
+				l.events = append(l.events, []any{e.k, e.v})
 			}
 			l.mu.Unlock()
 		}
@@ -123,23 +118,45 @@ func (l *load) halt() {
 func (l *load) published() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.total
+	return len(l.events)
 }
 
-// expected renders the per-key rows the view must hold.
-func (l *load) expected() map[string]string {
+// The views of the group, and the same queries over PostgreSQL's table
+// ev of every acknowledged event.
+const (
+	perKeyView = "SELECT k, count(*) AS n, sum(v) AS s FROM ev GROUP BY k"
+	totalView  = "SELECT sum(n) AS n FROM per_key"
+)
+
+// expected loads every acknowledged event into PostgreSQL and returns what
+// the views must hold there: per_key as key -> "count sum", and total.
+func (l *load) expected(t *testing.T) (map[string]string, string) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := map[string]string{}
-	for k, n := range l.count {
-		out[strconv.FormatInt(k, 10)] = fmt.Sprintf("%d %d", n, l.sum[k])
+	events := l.events
+	l.mu.Unlock()
+	pg := testutil.StartPostgres(t).Conn(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := pg.Exec(ctx, "CREATE TABLE ev (k BIGINT, v BIGINT)"); err != nil {
+		t.Fatal(err)
 	}
-	return out
+	if _, err := pg.CopyFrom(ctx, pgx.Identifier{"ev"}, []string{"k", "v"}, pgx.CopyFromRows(events)); err != nil {
+		t.Fatal(err)
+	}
+	want, err := viewRows(pg, perKeyView)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rows, err := testutil.QueryText(pg, time.Minute, "SELECT sum(n) FROM ("+perKeyView+") per_key", "NULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want, rows[0][0]
 }
 
-// viewRows reads the per-key view as key -> "count sum".
-func viewRows(conn *pgx.Conn) (map[string]string, error) {
-	_, rows, err := testutil.QueryText(conn, 30*time.Second, "SELECT k, n, s FROM per_key", "NULL")
+// viewRows reads rows of k, n, s as key -> "count sum".
+func viewRows(conn *pgx.Conn, query string) (map[string]string, error) {
+	_, rows, err := testutil.QueryText(conn, 30*time.Second, query, "NULL")
 	if err != nil {
 		return nil, err
 	}
@@ -166,9 +183,9 @@ func diff(got, want map[string]string) error {
 // JetStream: the active one is killed (kill -9) again and again, so the
 // role alternates; each time the standby takes the lease, restores the
 // group's newest checkpoint from the bucket and replays from its
-// positions. Every fourth round the active server is paused (SIGSTOP)
-// past its lease instead, then resumed: it steps down to standby. At the
-// end the view equals the count and sum of every
+// positions. After every third kill the active server is also paused
+// (SIGSTOP) past its lease once, then resumed: it steps down to standby.
+// At the end both views equal the same queries in PostgreSQL over every
 // acknowledged event: nothing lost, nothing counted twice.
 // $HA_KILLS sets the number of kills (default 10).
 func TestTakeoverUnderLoadExactlyOnce(t *testing.T) {
@@ -183,23 +200,34 @@ func TestTakeoverUnderLoadExactlyOnce(t *testing.T) {
 	g.checkExact(t)
 }
 
-// On a three-node NATS cluster, with the input stream, the lease and the
-// checkpoint bucket at three replicas: the active server is killed or
-// paused round after round as above, and one NATS node is shut down half
-// way (the servers and the load reconnect to the others). At the end the
-// view equals every acknowledged event once.
+// On a three-node NATS cluster, with --ha-replicas 3: the JetStream
+// streams the server creates (the input stream's, a table's changelog)
+// and the lease, roles and checkpoint buckets have three replicas. The
+// active server is killed or paused round after round as above, and one
+// NATS node is shut down after the third round (the servers and the load
+// reconnect to the others). At the end the views equal PostgreSQL's over
+// every acknowledged event.
 func TestTakeoverOnNATSCluster(t *testing.T) {
 	seed := testutil.Seed(t, "HA_SEED")
 	cluster := testutil.StartNATSCluster(t, 3)
 	url := cluster.URL()
 	_, js := testutil.JetStream(t, url)
+	g := startGroup(t, url, seed, "--ha-replicas", "3")
+	conn := connectGroup(t, 30*time.Second, g.servers...)
+	testutil.MustExec(t, conn, "CREATE TABLE r3 (id BIGINT PRIMARY KEY)", "INSERT INTO r3 VALUES (1)")
+	conn.Close(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "HAEV", Subjects: []string{"ha.ev"}, Replicas: 3}); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"streamdb_ev", "streamdb_r3", "KV_streamdb_ha_load", "KV_streamdb_ha_load_roles", "OBJ_streamdb_ha_load_checkpoints"} {
+		s, err := js.Stream(ctx, name)
+		if err != nil {
+			t.Fatalf("JetStream stream %s: %v", name, err)
+		}
+		if r := s.CachedInfo().Config.Replicas; r != 3 {
+			t.Fatalf("JetStream stream %s has %d replicas, want 3", name, r)
+		}
 	}
-	g := startGroup(t, url, seed, "--ha-replicas", "3")
-	g.rounds(t, 6, func(i int) {
+	g.rounds(t, 5, func(i int) {
 		if i == 2 {
 			n := cluster.Servers[2]
 			t.Logf("shutting down NATS node %s", n.Name())
@@ -223,20 +251,21 @@ func startGroup(t *testing.T, url string, seed uint64, extra ...string) *group {
 	conn := connectGroup(t, 30*time.Second, a, b)
 	testutil.MustExec(t, conn,
 		"CREATE STREAM ev (k BIGINT, v BIGINT) WITH (subject = 'ha.ev')",
-		"CREATE MATERIALIZED VIEW per_key AS SELECT k, count(*) AS n, sum(v) AS s FROM ev GROUP BY k",
-		"CREATE MATERIALIZED VIEW total AS SELECT sum(n) AS n FROM per_key")
+		"CREATE MATERIALIZED VIEW per_key AS "+perKeyView,
+		"CREATE MATERIALIZED VIEW total AS "+totalView)
 	conn.Close(context.Background())
 	_, js := testutil.JetStream(t, url)
 	return &group{servers: []*testutil.Server{a, b}, load: startLoad(t, js, "ha.ev", seed), rng: rand.New(rand.NewPCG(seed, 7))}
 }
 
-// rounds kills the active server n times (every fourth round pauses it
-// past its lease instead) so that the role alternates; after runs after
-// each round.
+// rounds kills the active server n times, and after every third kill
+// pauses it past its lease once, so that the role alternates; after runs
+// after each round.
 func (g *group) rounds(t *testing.T, n int, after func(i int)) {
 	a, b, l := g.servers[0], g.servers[1], g.load
 	var takeovers []time.Duration
-	for i := 0; i < n; i++ {
+	kills, pauses := 0, 0
+	for i := 0; kills < n; i++ {
 		c := connectGroup(t, 60*time.Second, a, b)
 		act := 1
 		if activeAddr(c) == a.Addr {
@@ -258,8 +287,10 @@ func (g *group) rounds(t *testing.T, n int, after func(i int)) {
 			// Stalled past its lease instead: it must commit nothing
 			// more and step down once resumed.
 			killed.Signal(t, syscall.SIGSTOP)
+			pauses++
 		} else {
 			killed.Kill(t)
+			kills++
 		}
 		start := time.Now()
 		// The other one takes over; only then does the killed one come
@@ -286,7 +317,7 @@ func (g *group) rounds(t *testing.T, n int, after func(i int)) {
 			t.Fatalf("load: %v", l.err)
 		}
 	}
-	t.Logf("%d rounds (kill -9, every 4th SIGSTOP), takeovers (kill or stop to a session on the other server): %v", n, takeovers)
+	t.Logf("%d kills (kill -9) and %d pauses (SIGSTOP), alternating servers; takeovers (kill or stop to a session on the other server): %v", kills, pauses, takeovers)
 }
 
 // checkExact stops the load and waits for the views to hold every
@@ -298,17 +329,20 @@ func (g *group) checkExact(t *testing.T) {
 		t.Fatalf("load: %v", l.err)
 	}
 	t.Logf("%d events acknowledged", l.published())
-	want := l.expected()
+	want, wantTotal := l.expected(t)
+	if wantTotal != strconv.Itoa(l.published()) {
+		t.Fatalf("PostgreSQL counts %s events, want %d", wantTotal, l.published())
+	}
 	conn := connectGroup(t, 60*time.Second, g.servers...)
-	testutil.Poll(t, 60*time.Second, "the view to hold every acknowledged event once", func() error {
-		got, err := viewRows(conn)
+	testutil.Poll(t, 60*time.Second, "view per_key to equal PostgreSQL's", func() error {
+		got, err := viewRows(conn, "SELECT k, n, s FROM per_key")
 		if err != nil {
 			return err
 		}
 		return diff(got, want)
 	})
 	_, rows, err := testutil.QueryText(conn, 30*time.Second, "SELECT n FROM total", "NULL")
-	if err != nil || len(rows) != 1 || rows[0][0] != strconv.Itoa(l.published()) {
-		t.Fatalf("total view: %v, %v; want %d", rows, err, l.published())
+	if err != nil || len(rows) != 1 || rows[0][0] != wantTotal {
+		t.Fatalf("view total: %v, %v; want PostgreSQL's %s", rows, err, wantTotal)
 	}
 }
