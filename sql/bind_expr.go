@@ -486,6 +486,22 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 // AST keeps the name the user wrote, which names the output column.
 var aggregateSynonyms = map[string]string{"every": "bool_and", "stddev": "stddev_samp", "variance": "var_samp"}
 
+// unknownAggArgType is the type an untyped literal argument (NULL, 'x')
+// of aggregate fn takes, as PostgreSQL resolves it: the statistical
+// aggregates exist for numeric types only, so float8 (the preferred type
+// of that category); bool_and and bool_or for boolean only; text
+// otherwise (count takes any type; sum, avg, min and max over unknown
+// stay errors of their own).
+func unknownAggArgType(fn string) types.Type {
+	switch fn {
+	case "var_pop", "var_samp", "stddev_pop", "stddev_samp":
+		return types.Float8
+	case "bool_and", "bool_or":
+		return types.Bool
+	}
+	return types.Text
+}
+
 func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
 	fn := strings.ToLower(a.F)
 	if s, ok := aggregateSynonyms[fn]; ok {
@@ -517,7 +533,7 @@ func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
 			return nil, err
 		}
 		if arg.Type() == types.Unknown {
-			if arg, err = expr.Cast(arg, types.Text); err != nil {
+			if arg, err = expr.Cast(arg, unknownAggArgType(fn)); err != nil {
 				return nil, err
 			}
 		}

@@ -123,7 +123,7 @@ func (sb *selectBinder) bindWindowFunc(b *binder, w *ast.WindowFuncExpr, spec *a
 			}
 			call.Arg = args[0]
 			if call.Arg.Type() == types.Unknown {
-				if call.Arg, err = expr.Cast(call.Arg, types.Text); err != nil {
+				if call.Arg, err = expr.Cast(call.Arg, unknownAggArgType(fn)); err != nil {
 					return nil, err
 				}
 			}
