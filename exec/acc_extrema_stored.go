@@ -13,7 +13,7 @@ import (
 	"streamdb/types"
 )
 
-// min and max over a retracting input, from storage.DataflowExtremaByValue
+// min and max over a retracting input, from catalog.DataflowExtremaByValue
 // on: the multiset of values lives in a second state table of the
 // aggregate (extremaTable), one key per distinct value,
 //

@@ -24,7 +24,7 @@ import (
 // number of digits.
 //
 // n counts non-NULL inputs so that the sum of nothing is NULL. With
-// specials (layout storage.DataflowSumSpecials on), NaN and infinite
+// specials (layout catalog.DataflowSumSpecials on), NaN and infinite
 // inputs of a numeric or float sum are counted apart from the finite sum,
 // as PostgreSQL's moving numeric sums do, so retracting them restores the
 // finite sum; older views' state holds the sum alone, where an infinity

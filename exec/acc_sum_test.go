@@ -5,10 +5,10 @@ import (
 	"math"
 	"testing"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
@@ -143,7 +143,7 @@ func TestSumOldLayoutState(t *testing.T) {
 	call := sumCall("sum", types.Numeric)
 	old := binary.AppendVarint(nil, 2)
 	old = keyenc.AppendValue(old, decimalDatum("7.5"))
-	acc := newAccumulator(call, false, storage.DataflowJoinStatePaged)
+	acc := newAccumulator(call, false, catalog.DataflowJoinStatePaged)
 	rest, err := acc.Unmarshal(old)
 	if err != nil || len(rest) != 0 || types.FormatText(acc.Result(), types.Numeric) != "7.5" {
 		t.Fatalf("old state: %v, rest %d, %v", err, len(rest), acc.Result())
@@ -159,7 +159,7 @@ func TestSumOldLayoutState(t *testing.T) {
 	if got := types.FormatText(acc.Result(), types.Numeric); got != "NaN" {
 		t.Errorf("Infinity + -Infinity = %s, want NaN", got)
 	}
-	avg := newAccumulator(sumCall("avg", types.Int4), false, storage.DataflowJoinStatePaged)
+	avg := newAccumulator(sumCall("avg", types.Int4), false, catalog.DataflowJoinStatePaged)
 	if err := avg.Add(types.NewInt(3), 1); err != nil || types.FormatText(avg.Result(), types.Numeric) != "3.0000000000000000" {
 		t.Errorf("old-layout avg: %v %v", err, avg.Result())
 	}

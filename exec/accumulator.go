@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 
+	"streamdb/catalog"
 	"streamdb/plan"
-	"streamdb/storage"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
@@ -75,13 +75,13 @@ func AggResultType(fn string, arg types.Type) (types.Type, error) {
 // NewAccumulator creates the state for call, as views created now keep
 // it. appendOnly promises that Add will never see a retraction.
 func NewAccumulator(call plan.AggCall, appendOnly bool) Accumulator {
-	return newAccumulator(call, appendOnly, storage.DataflowLatest)
+	return newAccumulator(call, appendOnly, catalog.DataflowLatest)
 }
 
 // newAccumulator creates the state for call in a view of layout dataflow
-// (storage.Dataflow*), which fixes how sums encode their state.
-func newAccumulator(call plan.AggCall, appendOnly bool, dataflow storage.FormatVersion) Accumulator {
-	specials := dataflow >= storage.DataflowSumSpecials
+// (catalog.Dataflow*), which fixes how sums encode their state.
+func newAccumulator(call plan.AggCall, appendOnly bool, dataflow catalog.FormatVersion) Accumulator {
+	specials := dataflow >= catalog.DataflowSumSpecials
 	var acc Accumulator
 	argType := types.Unknown
 	if call.Arg != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/storage"
 	"streamdb/storage/keyenc"
@@ -46,7 +47,7 @@ type ViewLayout struct {
 	Slots    []OpSlot
 	Sources  []string
 	NextOp   uint16
-	Dataflow storage.FormatVersion
+	Dataflow catalog.FormatVersion
 }
 
 // Layout returns the layout of view id's running dataflow.
@@ -62,7 +63,7 @@ func (rt *Runtime) Layout(id uint32) (*ViewLayout, bool) {
 
 // StreamingRoot is the plan a view of format dataflow builds its dataflow
 // from (the operator ids of an altered view are this plan's).
-func StreamingRoot(dataflow storage.FormatVersion, root plan.Node) plan.Node {
+func StreamingRoot(dataflow catalog.FormatVersion, root plan.Node) plan.Node {
 	return streamingPlan(dataflow, root)
 }
 
@@ -79,7 +80,7 @@ func StatefulNodes(root plan.Node) []plan.Node {
 		seen[n] = true
 		switch x := n.(type) {
 		case *plan.Scan:
-			if x.Object.Kind == storage.KindStream && x.Watermark != nil {
+			if x.Object.Kind == catalog.KindStream && x.Watermark != nil {
 				out = append(out, n)
 			}
 		case *plan.Aggregate, *plan.Join, *plan.Limit, *plan.TopN:
@@ -130,7 +131,7 @@ func CanReemit(n plan.Node) bool {
 // alike: the kind of operator, the types of its key and of its state.
 // Operators with the same id normally have it equal; operators named by
 // the user (plan.Aggregate.UID) may not, and then do not keep state.
-func StateFormat(dataflow storage.FormatVersion, n plan.Node) string {
+func StateFormat(dataflow catalog.FormatVersion, n plan.Node) string {
 	switch x := n.(type) {
 	case *plan.Aggregate:
 		s := fmt.Sprintf("aggregate append_only=%v keys=", appendOnly(dataflow, x.Input))
@@ -267,7 +268,7 @@ func (op *aggOp) reemitAll(out *Chunk) error {
 
 // alterState sets up the builder of an altered view: its operators' state
 // tables by id, and what the first epoch after the ALTER re-sends.
-func (b *builder) alterState(desc *storage.Descriptor, root plan.Node, mat *materializeOp) error {
+func (b *builder) alterState(desc *catalog.Descriptor, root plan.Node, mat *materializeOp) error {
 	if desc.OpState != nil {
 		ids, err := plan.NodeIDs(root)
 		if err != nil {

@@ -1,8 +1,8 @@
 package exec
 
 import (
+	"streamdb/catalog"
 	"streamdb/plan"
-	"streamdb/storage"
 )
 
 // appendOnly reports whether n's output only ever grows (no retractions)
@@ -10,8 +10,8 @@ import (
 // which accumulators its aggregates use, both part of the state's format,
 // so it is fixed per layout: from DataflowAppendOnlyJoins on, an inner
 // join of append-only inputs counts as append-only.
-func appendOnly(dataflow storage.FormatVersion, n plan.Node) bool {
-	if dataflow >= storage.DataflowAppendOnlyJoins {
+func appendOnly(dataflow catalog.FormatVersion, n plan.Node) bool {
+	if dataflow >= catalog.DataflowAppendOnlyJoins {
 		return plan.AppendOnlyJoins(n)
 	}
 	return plan.AppendOnly(n)

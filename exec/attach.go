@@ -3,6 +3,7 @@ package exec
 import (
 	"sort"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -54,7 +55,7 @@ type edgeRegistry struct {
 }
 
 type viewSpec struct {
-	desc *storage.Descriptor
+	desc *catalog.Descriptor
 	root plan.Node
 }
 
@@ -98,7 +99,7 @@ func (b *builder) addEdge(s *plan.Scan, next Operator) error {
 // addPipeline adds p, the pipeline of desc built from root, with its
 // edges: resumed with their upstreams, or attached to running ones (see
 // above); a pipeline others read that restarts brings them back too.
-func (rt *Runtime) addPipeline(p *pipeline, desc *storage.Descriptor, root plan.Node, edges []*edge) error {
+func (rt *Runtime) addPipeline(p *pipeline, desc *catalog.Descriptor, root plan.Node, edges []*edge) error {
 	for _, e := range edges {
 		e.idx += uint16(len(p.sources))
 	}

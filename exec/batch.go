@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -138,7 +139,7 @@ func scanObject(ctx context.Context, s *plan.Scan, r storage.Reader) ([]types.Ro
 	if s.Rows != nil {
 		return s.Rows(), nil
 	}
-	if s.Object.Kind != storage.KindView && s.Object.Kind != storage.KindTable {
+	if s.Object.Kind != catalog.KindView && s.Object.Kind != catalog.KindTable {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot query %s %s directly", s.Object.Kind, s.Object.Name).
 			WithHint("Create a materialized view over it and query the view.")
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/metrics"
 	"streamdb/plan"
 	"streamdb/sqlerr"
@@ -27,7 +28,7 @@ func ViewTablePrefix(id uint32) []byte { return storage.StatePrefix(id, viewTabl
 // StartView builds the streaming dataflow of a materialized view from its
 // plan, restores its operators' state and source positions from the store,
 // and starts it as part of the next epoch.
-func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
+func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node) error {
 	p := &pipeline{id: desc.ID, name: desc.Name, in: make(chan pipelineMsg, 64), rt: rt, log: rt.log,
 		rowsIn: metrics.ViewRowsIn.WithLabelValues(desc.Name)}
 	keyCols := UniqueKey(root)
@@ -81,7 +82,7 @@ func (rt *Runtime) StartView(desc *storage.Descriptor, root plan.Node) error {
 // from: root rewritten by the streaming rules of that format
 // (plan.StreamingRules; from DataflowNarrowRows on, the columns nothing
 // reads are dropped). The output columns stay the same.
-func streamingPlan(dataflow storage.FormatVersion, root plan.Node) plan.Node {
+func streamingPlan(dataflow catalog.FormatVersion, root plan.Node) plan.Node {
 	return plan.RewriteStreaming(root, dataflow, nil)
 }
 
@@ -94,9 +95,9 @@ type builder struct {
 	watermarks map[*plan.Scan]*watermarkState
 	// need says which columns of each stream scan the dataflow reads.
 	need neededColumns
-	// dataflow is the view's layout (storage.Dataflow*); shared holds the
+	// dataflow is the view's layout (catalog.Dataflow*); shared holds the
 	// readers its scans share under DataflowSharedScans.
-	dataflow storage.FormatVersion
+	dataflow catalog.FormatVersion
 	shared   map[string]*sharedSource
 	subplans map[string]*sharedSubplan
 	// edges are the view's inputs from the pipelines of the views and
@@ -106,7 +107,7 @@ type builder struct {
 	// cur is the node whose operator is being built; slots records the
 	// state tables each stateful node takes (opPrefix), lastOp the last.
 	// pins, for an altered view, gives each node its state tables by
-	// operator id (storage.Descriptor.OpState); reemit are the tables
+	// operator id (catalog.Descriptor.OpState); reemit are the tables
 	// whose aggregates re-send their output once (exec/alter.go).
 	cur    plan.Node
 	slots  []OpSlot
@@ -165,7 +166,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 	switch n := n.(type) {
 	case *plan.Scan:
 		switch n.Object.Kind {
-		case storage.KindStream:
+		case catalog.KindStream:
 			if n.Watermark != nil {
 				wm, err := newWatermarkOp(n.Watermark, b.watermarkFor(n), b.opPrefix(), b.rt.store, next)
 				if err != nil {
@@ -174,19 +175,19 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 				next = wm
 			}
 			return next, b.addStreamScan(n, next)
-		case storage.KindTable, storage.KindView:
-			if b.dataflow >= storage.DataflowViewEdges && n.Object.ID != b.p.id {
+		case catalog.KindTable, catalog.KindView:
+			if b.dataflow >= catalog.DataflowViewEdges && n.Object.ID != b.p.id {
 				// The changes the object's own pipeline applies.
 				return next, b.addEdge(n, next)
 			}
 		}
 		switch n.Object.Kind {
-		case storage.KindTable:
+		case catalog.KindTable:
 			// A table's changelog carries its inserts, updates and
 			// deletes as signed rows; the reader replays it from the
 			// table's start.
 			return next, b.addSource(n, NewChangelogDecoder(n.Cols), next)
-		case storage.KindView:
+		case catalog.KindView:
 			// A view over a view computes the inner view's dataflow
 			// itself, from the same streams: results are identical, and
 			// backfill, barriers and recovery need nothing special.
@@ -240,7 +241,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		prefix := b.opPrefix()
 		reemit := b.reemit[b.lastOp]
 		var extrema *extremaTable
-		if b.dataflow >= storage.DataflowExtremaByValue && slices.ContainsFunc(n.Aggs, func(c plan.AggCall) bool { return storedExtremeCall(c, 0, ao) }) {
+		if b.dataflow >= catalog.DataflowExtremaByValue && slices.ContainsFunc(n.Aggs, func(c plan.AggCall) bool { return storedExtremeCall(c, 0, ao) }) {
 			// A second state table, for the values of min and max.
 			var err error
 			if extrema, err = newExtremaTable(b.rt.store, b.opPrefix(), b.rt.CommittedEpoch); err != nil {
@@ -263,13 +264,13 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 }
 
 // joinStateFormatOf is the join state format of views of layout dataflow.
-func joinStateFormatOf(dataflow storage.FormatVersion) joinStateFormat {
+func joinStateFormatOf(dataflow catalog.FormatVersion) joinStateFormat {
 	switch {
-	case dataflow >= storage.DataflowJoinStatePaged:
+	case dataflow >= catalog.DataflowJoinStatePaged:
 		return joinStateByPage
-	case dataflow >= storage.DataflowJoinStateByID:
+	case dataflow >= catalog.DataflowJoinStateByID:
 		return joinStateByID
-	case dataflow >= storage.DataflowAppendOnlyJoins:
+	case dataflow >= catalog.DataflowAppendOnlyJoins:
 		return joinStateRowInKey
 	}
 	return joinStateRowInValue
@@ -352,12 +353,12 @@ func ExplainStreaming(root plan.Node) string {
 			names[i] = cols[k].Name
 		}
 		mat = fmt.Sprintf("Materialize key=[%s]", strings.Join(names, ", "))
-	case appendOnly(storage.DataflowLatest, root):
+	case appendOnly(catalog.DataflowLatest, root):
 		mat = "Materialize append-only (row id)"
 	default:
 		mat = "Materialize counted rows (multiset)"
 	}
-	root = streamingPlan(storage.DataflowLatest, root)
+	root = streamingPlan(catalog.DataflowLatest, root)
 	lines := strings.Split(strings.TrimRight(explainStreamingTree(root), "\n"), "\n")
 	var sb strings.Builder
 	sb.WriteString(mat + "\n")
@@ -376,18 +377,18 @@ func ExplainStreaming(root plan.Node) string {
 // SourceStreams lists the streams the dataflow of view desc reads, in the
 // order of its source indexes (views it reads are expanded and scans
 // share readers as StartView does).
-func (rt *Runtime) SourceStreams(desc *storage.Descriptor, root plan.Node) ([]string, error) {
+func (rt *Runtime) SourceStreams(desc *catalog.Descriptor, root plan.Node) ([]string, error) {
 	var out []string
 	shared := map[string]bool{}
 	var walk func(plan.Node) error
 	walk = func(n plan.Node) error {
 		for _, s := range plan.Scans(n) {
-			if desc.Dataflow >= storage.DataflowViewEdges && s.Object.ID != desc.ID &&
-				(s.Object.Kind == storage.KindView || s.Object.Kind == storage.KindTable) {
+			if desc.Dataflow >= catalog.DataflowViewEdges && s.Object.ID != desc.ID &&
+				(s.Object.Kind == catalog.KindView || s.Object.Kind == catalog.KindTable) {
 				continue // read through an edge, with no position
 			}
 			switch {
-			case s.Object.Kind == storage.KindStream || s.Object.Kind == storage.KindTable:
+			case s.Object.Kind == catalog.KindStream || s.Object.Kind == catalog.KindTable:
 				if key := sharedScanKey(desc.Dataflow, s); key != "" {
 					if shared[key] {
 						continue
@@ -395,7 +396,7 @@ func (rt *Runtime) SourceStreams(desc *storage.Descriptor, root plan.Node) ([]st
 					shared[key] = true
 				}
 				out = append(out, s.Object.Name)
-			case s.Object.Kind == storage.KindView && rt.expand != nil:
+			case s.Object.Kind == catalog.KindView && rt.expand != nil:
 				inner, err := rt.expand(s.Object)
 				if err != nil {
 					return err
@@ -413,7 +414,7 @@ func (rt *Runtime) SourceStreams(desc *storage.Descriptor, root plan.Node) ([]st
 // TableKey returns the positions of a table's primary key columns in the
 // scan's output, or nil for anything but a table with a primary key.
 func TableKey(s *plan.Scan) []int {
-	if s.Object.Kind != storage.KindTable || len(s.Object.PrimaryKey) == 0 {
+	if s.Object.Kind != catalog.KindTable || len(s.Object.PrimaryKey) == 0 {
 		return nil
 	}
 	key := make([]int, 0, len(s.Object.PrimaryKey))

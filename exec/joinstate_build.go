@@ -3,9 +3,9 @@ package exec
 import (
 	"strconv"
 
+	"streamdb/catalog"
 	"streamdb/metrics"
 	"streamdb/plan"
-	"streamdb/storage"
 )
 
 // newJoin builds the join of n in front of next, in the state format of
@@ -16,7 +16,7 @@ import (
 func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
 	packed := [2]bool{appendOnly(b.dataflow, n.Left), appendOnly(b.dataflow, n.Right)}
 	format := joinStateFormatOf(b.dataflow)
-	if b.dataflow < storage.DataflowJoinStateByKey {
+	if b.dataflow < catalog.DataflowJoinStateByKey {
 		return newJoinOp(n, b.opPrefix(), b.rt.store.DB(), format, packed, next)
 	}
 	idx := b.nextOp

@@ -5,9 +5,9 @@ import (
 	"math/rand"
 	"testing"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -68,7 +68,7 @@ func TestSkipUnreadMatchesFullDecode(t *testing.T) {
 // with a residual condition and a union.
 func TestNeededColumns(t *testing.T) {
 	col := func(i int, name string) *expr.ColRef { return &expr.ColRef{Idx: i, Name: name, T: types.Int8} }
-	stream := &storage.Descriptor{ID: 1, Name: "s", Kind: storage.KindStream}
+	stream := &catalog.Descriptor{ID: 1, Name: "s", Kind: catalog.KindStream}
 	scanOf := func() *plan.Scan {
 		return &plan.Scan{Object: stream, Cols: []types.Column{
 			{Name: "a", Type: types.Int8}, {Name: "b", Type: types.Int8}, {Name: "c", Type: types.Text}, {Name: "ts", Type: types.Timestamp}}}
@@ -115,14 +115,14 @@ func TestNeededColumns(t *testing.T) {
 // Views keep the layout they were created with: only from
 // DataflowNarrowRows on is the plan pruned before it is built.
 func TestStreamingPlanByLayout(t *testing.T) {
-	s := &plan.Scan{Object: &storage.Descriptor{ID: 1, Name: "s", Kind: storage.KindStream}, Cols: []types.Column{{Name: "a", Type: types.Int8}}}
+	s := &plan.Scan{Object: &catalog.Descriptor{ID: 1, Name: "s", Kind: catalog.KindStream}, Cols: []types.Column{{Name: "a", Type: types.Int8}}}
 	proj := &plan.Project{Input: s, Exprs: []expr.Expr{&expr.ColRef{Idx: 0, Name: "a", T: types.Int8}}, Cols: []types.Column{{Name: "a"}}}
 	agg := &plan.Aggregate{Input: proj, Aggs: []plan.AggCall{{Func: "count", T: types.Int8}}, Cols: []types.Column{{Name: "n", Type: types.Int8}}}
-	if got := streamingPlan(storage.DataflowAppendOnlyJoins, agg); got != agg {
-		t.Errorf("layout %d: plan changed to\n%s", storage.DataflowAppendOnlyJoins, plan.Explain(got))
+	if got := streamingPlan(catalog.DataflowAppendOnlyJoins, agg); got != agg {
+		t.Errorf("layout %d: plan changed to\n%s", catalog.DataflowAppendOnlyJoins, plan.Explain(got))
 	}
-	got := streamingPlan(storage.DataflowNarrowRows, agg)
+	got := streamingPlan(catalog.DataflowNarrowRows, agg)
 	if p := got.(*plan.Aggregate).Input.(*plan.Project); len(p.Exprs) != 0 {
-		t.Errorf("layout %d: count(*) over a projection still computes %d columns", storage.DataflowNarrowRows, len(p.Exprs))
+		t.Errorf("layout %d: count(*) over a projection still computes %d columns", catalog.DataflowNarrowRows, len(p.Exprs))
 	}
 }

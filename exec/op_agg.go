@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/storage"
@@ -34,7 +35,7 @@ type aggOp struct {
 	groupBy    []expr.Expr
 	calls      []plan.AggCall
 	appendOnly bool
-	dataflow   storage.FormatVersion // the view's format (storage.Dataflow*)
+	dataflow   catalog.FormatVersion // the view's format (catalog.Dataflow*)
 	prefix     []byte                // state table: group key -> row count + accumulator states
 	groups     map[string]*aggGroup
 	dirty      []*aggGroup // groups changed in this epoch, each once
@@ -65,7 +66,7 @@ type aggOp struct {
 	argVals []types.Datum
 
 	// extrema, when set, holds the values of min and max over a
-	// retracting input (storage.DataflowExtremaByValue).
+	// retracting input (catalog.DataflowExtremaByValue).
 	extrema *extremaTable
 }
 
@@ -115,7 +116,7 @@ type aggGroup struct {
 
 // newAggOp builds the aggregate of a view of layout dataflow, which fixes
 // its accumulators' state encoding (see newAccumulator).
-func newAggOp(a *plan.Aggregate, appendOnly bool, dataflow storage.FormatVersion, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
+func newAggOp(a *plan.Aggregate, appendOnly bool, dataflow catalog.FormatVersion, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
 	return newAggOpWith(a, appendOnly, dataflow, prefix, store, limit, nil, next)
 }
 
@@ -128,7 +129,7 @@ func storedExtremeCall(call plan.AggCall, i int, appendOnly bool) bool {
 
 // newAggOpWith is newAggOp with an extrema table for its min and max
 // calls (nil: they keep their values in the group's state).
-func newAggOpWith(a *plan.Aggregate, appendOnly bool, dataflow storage.FormatVersion, prefix []byte, store *storage.Store, limit groupLimit, extrema *extremaTable, next Operator) (*aggOp, error) {
+func newAggOpWith(a *plan.Aggregate, appendOnly bool, dataflow catalog.FormatVersion, prefix []byte, store *storage.Store, limit groupLimit, extrema *extremaTable, next Operator) (*aggOp, error) {
 	op := &aggOp{
 		groupBy: a.GroupBy, calls: a.Aggs, appendOnly: appendOnly, dataflow: dataflow, prefix: prefix,
 		groups: map[string]*aggGroup{}, next: next,

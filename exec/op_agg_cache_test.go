@@ -7,6 +7,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/storage"
@@ -51,7 +52,7 @@ func TestAggGroupCache(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		op, err := newAggOpWith(agg, false, storage.DataflowLatest, storage.StatePrefix(1, 2), s.store,
+		op, err := newAggOpWith(agg, false, catalog.DataflowLatest, storage.StatePrefix(1, 2), s.store,
 			groupLimit{max: func() int64 { return s.limit }, committed: committed}, ext, s.out)
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/storage"
@@ -25,7 +26,7 @@ func TestAggOutputChanges(t *testing.T) {
 	}
 	out := &textRows{cols: agg.Cols}
 	open := func() *aggOp {
-		op, err := newAggOp(agg, false, storage.DataflowLatest, storage.StatePrefix(1, 2), st, groupLimit{max: func() int64 { return 0 }, committed: func() uint64 { return 0 }}, out)
+		op, err := newAggOp(agg, false, catalog.DataflowLatest, storage.StatePrefix(1, 2), st, groupLimit{max: func() int64 { return 0 }, committed: func() uint64 { return 0 }}, out)
 		if err != nil {
 			t.Fatal(err)
 		}

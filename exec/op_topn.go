@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/storage"
 	"streamdb/storage/keyenc"
@@ -64,14 +65,14 @@ type topNPartition struct {
 // topNConfig is how a top-N keeps its state: the view's format and the
 // cache bound that applies to it.
 type topNConfig struct {
-	dataflow storage.FormatVersion
+	dataflow catalog.FormatVersion
 	limit    groupLimit
 }
 
 func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store *storage.Store, cfg topNConfig, next Operator) (*topNOp, error) {
 	op := &topNOp{
 		t: t, appendOnly: appendOnly && t.Count >= 0, inWidth: len(t.Input.Schema()), prefix: prefix,
-		byKey: cfg.dataflow >= storage.DataflowTopNStateByKey,
+		byKey: cfg.dataflow >= catalog.DataflowTopNStateByKey,
 		parts: map[string]*topNPartition{}, dirty: map[string]*topNPartition{},
 		changed: map[string]changedEntry{}, next: next,
 	}

@@ -12,7 +12,7 @@ import (
 	"streamdb/types"
 )
 
-// A top-N's state under storage.DataflowTopNStateByKey: one key per
+// A top-N's state under catalog.DataflowTopNStateByKey: one key per
 // distinct input row kept,
 //
 //	prefix + partition key + sort key + row -> varint count, uvarint len(partition key + sort key)

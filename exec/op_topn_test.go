@@ -9,6 +9,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/storage"
@@ -176,12 +177,12 @@ func TestTopNOperatorMatchesReference(t *testing.T) {
 	// before their writes commit and are read back past the bound.
 	modes := []struct {
 		name     string
-		dataflow storage.FormatVersion
+		dataflow catalog.FormatVersion
 		limit    int64
 	}{
-		{"unkeyed", storage.DataflowViewEdges, 0},
-		{"keyed", storage.DataflowTopNStateByKey, 0},
-		{"cached", storage.DataflowTopNStateByKey, 2},
+		{"unkeyed", catalog.DataflowViewEdges, 0},
+		{"keyed", catalog.DataflowTopNStateByKey, 0},
+		{"cached", catalog.DataflowTopNStateByKey, 2},
 	}
 	for ci, c := range cases {
 		for _, m := range modes {
@@ -196,7 +197,7 @@ func TestTopNOperatorMatchesReference(t *testing.T) {
 	}
 }
 
-func testTopNReference(t *testing.T, tn *plan.TopN, appendOnly bool, seed int64, dataflow storage.FormatVersion, limit int64) {
+func testTopNReference(t *testing.T, tn *plan.TopN, appendOnly bool, seed int64, dataflow catalog.FormatVersion, limit int64) {
 	rng := rand.New(rand.NewSource(seed))
 	store := memoryStore(t)
 	prefix := storage.StatePrefix(42, 7)

@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"streamdb/broker"
+	"streamdb/catalog"
 	"streamdb/metrics"
 	"streamdb/plan"
 	"streamdb/storage"
@@ -31,7 +32,7 @@ type Runtime struct {
 	intervalCh chan time.Duration
 	aligned    atomic.Bool
 	// expand returns the plan of a view, for views over views.
-	expand func(*storage.Descriptor) (plan.Node, error)
+	expand func(*catalog.Descriptor) (plan.Node, error)
 	paused atomic.Bool
 	// pauseChanged holds a channel that is closed and replaced when
 	// paused flips (atomic: sources read it per message).
@@ -565,7 +566,7 @@ func (rt *Runtime) AtEpochBoundary(fn func(cut Cut) error) error {
 
 // SetExpander tells the runtime how to get the plan of a view that
 // another view reads.
-func (rt *Runtime) SetExpander(fn func(*storage.Descriptor) (plan.Node, error)) { rt.expand = fn }
+func (rt *Runtime) SetExpander(fn func(*catalog.Descriptor) (plan.Node, error)) { rt.expand = fn }
 
 // SetAligned chooses exactly-once (aligned barriers, true) or at-least-once
 // (no alignment) processing for pipelines started from now on.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/plan"
-	"streamdb/storage"
 )
 
 // A view that scans one stream several times (a self-join, q7's bids
@@ -58,8 +58,8 @@ func (sh *sharedSource) addNeed(need []bool) {
 // dataflow: scans of the same stream with the same columns. It is "" for
 // a scan that gets its own reader: under the old layout, for tables, and
 // for streams with a WATERMARK (each scan's watermark state is its own).
-func sharedScanKey(dataflow storage.FormatVersion, s *plan.Scan) string {
-	if dataflow < storage.DataflowSharedScans || s.Object.Kind != storage.KindStream || s.Watermark != nil {
+func sharedScanKey(dataflow catalog.FormatVersion, s *plan.Scan) string {
+	if dataflow < catalog.DataflowSharedScans || s.Object.Kind != catalog.KindStream || s.Watermark != nil {
 		return ""
 	}
 	var sb strings.Builder

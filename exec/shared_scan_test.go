@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -15,9 +15,9 @@ import (
 // scan under the old layout do not, and scans of different streams never.
 func TestSharedScanSources(t *testing.T) {
 	cols := []types.Column{{Name: "k", Type: types.Int8}, {Name: "ts", Type: types.Timestamp}}
-	bids := &storage.Descriptor{ID: 7, Name: "bids", Kind: storage.KindStream}
-	asks := &storage.Descriptor{ID: 8, Name: "asks", Kind: storage.KindStream}
-	scan := func(d *storage.Descriptor) *plan.Scan { return &plan.Scan{Object: d, Cols: cols} }
+	bids := &catalog.Descriptor{ID: 7, Name: "bids", Kind: catalog.KindStream}
+	asks := &catalog.Descriptor{ID: 8, Name: "asks", Kind: catalog.KindStream}
+	scan := func(d *catalog.Descriptor) *plan.Scan { return &plan.Scan{Object: d, Cols: cols} }
 	withWatermark := scan(bids)
 	withWatermark.Watermark = &plan.Watermark{Col: 1, Expr: &expr.ColRef{Idx: 1, T: types.Timestamp}, Text: "ts"}
 	union := func(inputs ...plan.Node) plan.Node { return &plan.Union{Inputs: inputs, Cols: cols} }
@@ -25,13 +25,13 @@ func TestSharedScanSources(t *testing.T) {
 
 	rt := &Runtime{}
 	for _, tc := range []struct {
-		dataflow storage.FormatVersion
+		dataflow catalog.FormatVersion
 		want     string
 	}{
-		{storage.DataflowOneReaderPerScan, "[bids asks bids bids asks]"},
-		{storage.DataflowSharedScans, "[bids asks bids]"},
+		{catalog.DataflowOneReaderPerScan, "[bids asks bids bids asks]"},
+		{catalog.DataflowSharedScans, "[bids asks bids]"},
 	} {
-		got, err := rt.SourceStreams(&storage.Descriptor{Dataflow: tc.dataflow}, root)
+		got, err := rt.SourceStreams(&catalog.Descriptor{Dataflow: tc.dataflow}, root)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,10 +47,10 @@ func TestSharedScanSources(t *testing.T) {
 // subplan unshareable; and the old layouts share no subplans.
 func TestSubplanKeys(t *testing.T) {
 	cols := []types.Column{{Name: "auction", Type: types.Int8}, {Name: "ts", Type: types.Timestamp}}
-	bid := &storage.Descriptor{ID: 3, Name: "bid", Kind: storage.KindStream}
-	other := &storage.Descriptor{ID: 4, Name: "other", Kind: storage.KindStream}
+	bid := &catalog.Descriptor{ID: 3, Name: "bid", Kind: catalog.KindStream}
+	other := &catalog.Descriptor{ID: 4, Name: "other", Kind: catalog.KindStream}
 	col := func(i int, typ types.Type) *expr.ColRef { return &expr.ColRef{Idx: i, T: typ} }
-	hop := func(d *storage.Descriptor, size int64) *plan.Window {
+	hop := func(d *catalog.Descriptor, size int64) *plan.Window {
 		return &plan.Window{Input: &plan.Scan{Object: d, Cols: cols}, TimeCol: 1, Size: size, Slide: 2,
 			Cols: append(append([]types.Column(nil), cols...), types.Column{Name: "window_start", Type: types.Timestamp}, types.Column{Name: "window_end", Type: types.Timestamp})}
 	}
@@ -60,11 +60,11 @@ func TestSubplanKeys(t *testing.T) {
 	}
 	byAuctionWindow := agg(hop(bid, 10), []plan.AggCall{count}, col(0, types.Int8), col(2, types.Timestamp))
 	byWindowAuction := agg(hop(bid, 10), []plan.AggCall{count}, col(2, types.Timestamp), col(0, types.Int8))
-	key := subplanKey(storage.DataflowSharedSubplans, byAuctionWindow)
+	key := subplanKey(catalog.DataflowSharedSubplans, byAuctionWindow)
 	if key == "" {
 		t.Fatal("a windowed count has no key")
 	}
-	if k := subplanKey(storage.DataflowSharedSubplans, byWindowAuction); k != key {
+	if k := subplanKey(catalog.DataflowSharedSubplans, byWindowAuction); k != key {
 		t.Errorf("the same groups in another order differ:\n%s\n%s", key, k)
 	}
 	if got := fmt.Sprint(outputKeys(byWindowAuction)); got == fmt.Sprint(outputKeys(byAuctionWindow)) {
@@ -76,16 +76,16 @@ func TestSubplanKeys(t *testing.T) {
 		"another window":    agg(hop(bid, 12), []plan.AggCall{count}, col(0, types.Int8), col(2, types.Timestamp)),
 		"another stream":    agg(hop(other, 10), []plan.AggCall{count}, col(0, types.Int8), col(2, types.Timestamp)),
 	} {
-		if k := subplanKey(storage.DataflowSharedSubplans, n); k == key || k == "" {
+		if k := subplanKey(catalog.DataflowSharedSubplans, n); k == key || k == "" {
 			t.Errorf("%s: key %q (shared %q)", name, k, key)
 		}
 	}
 	withParam := &plan.Filter{Input: hop(bid, 10), Cond: &expr.Func{Name: "=", Args: []expr.Expr{col(0, types.Int8), &expr.Param{N: 0, T: types.Int8}}, T: types.Bool}}
-	if k := subplanKey(storage.DataflowSharedSubplans, withParam); k != "" {
+	if k := subplanKey(catalog.DataflowSharedSubplans, withParam); k != "" {
 		t.Errorf("a filter with a parameter has key %q", k)
 	}
-	if k := subplanKey(storage.DataflowSharedScans, byAuctionWindow); k != "" {
-		t.Errorf("layout %d shares subplans", storage.DataflowSharedScans)
+	if k := subplanKey(catalog.DataflowSharedScans, byAuctionWindow); k != "" {
+		t.Errorf("layout %d shares subplans", catalog.DataflowSharedScans)
 	}
 }
 
@@ -94,14 +94,14 @@ func TestSubplanKeys(t *testing.T) {
 // compute different things, so their keys differ.
 func TestSubplanKeysAboveAggregates(t *testing.T) {
 	cols := []types.Column{{Name: "region", Type: types.Text}, {Name: "product", Type: types.Text}}
-	orders := &storage.Descriptor{ID: 5, Name: "orders", Kind: storage.KindStream}
+	orders := &catalog.Descriptor{ID: 5, Name: "orders", Kind: catalog.KindStream}
 	count := plan.AggCall{Func: "count", T: types.Int8}
 	byOrder := func(first, second int) plan.Node {
 		a := &plan.Aggregate{Input: &plan.Scan{Object: orders, Cols: cols}, Aggs: []plan.AggCall{count},
 			GroupBy: []expr.Expr{&expr.ColRef{Idx: first, T: types.Text}, &expr.ColRef{Idx: second, T: types.Text}}}
 		return &plan.Project{Input: a, Exprs: []expr.Expr{&expr.ColRef{Idx: 0, T: types.Text}, &expr.ColRef{Idx: 2, T: types.Int8}}}
 	}
-	a, b := subplanKey(storage.DataflowSharedSubplans, byOrder(0, 1)), subplanKey(storage.DataflowSharedSubplans, byOrder(1, 0))
+	a, b := subplanKey(catalog.DataflowSharedSubplans, byOrder(0, 1)), subplanKey(catalog.DataflowSharedSubplans, byOrder(1, 0))
 	if a == "" || a == b {
 		t.Errorf("projections over differently ordered aggregates: keys %q and %q", a, b)
 	}

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -137,8 +137,8 @@ func dedupe(names []string) []string {
 // subplanKey identifies what n computes, or is "" when n cannot be shared
 // (or the layout shares no subplans): only stream scans, windows, filters, projections and aggregates are,
 // and only expressions made of column references, constants and functions.
-func subplanKey(dataflow storage.FormatVersion, n plan.Node) string {
-	if dataflow < storage.DataflowSharedSubplans {
+func subplanKey(dataflow catalog.FormatVersion, n plan.Node) string {
+	if dataflow < catalog.DataflowSharedSubplans {
 		return ""
 	}
 	var sb strings.Builder
@@ -151,7 +151,7 @@ func subplanKey(dataflow storage.FormatVersion, n plan.Node) string {
 // writeSubplanKey writes n's key. Only the top node's key may ignore the
 // order of its output columns (an aggregate's): a node above an aggregate
 // refers to its columns by position, so below the top the order counts.
-func writeSubplanKey(sb *strings.Builder, dataflow storage.FormatVersion, n plan.Node, top bool) bool {
+func writeSubplanKey(sb *strings.Builder, dataflow catalog.FormatVersion, n plan.Node, top bool) bool {
 	switch n := n.(type) {
 	case *plan.Scan:
 		k := sharedScanKey(dataflow, n)
@@ -242,9 +242,9 @@ func sharingNotes(root plan.Node) []string {
 	uses := map[string]*use{}
 	var walk func(n plan.Node)
 	walk = func(n plan.Node) {
-		key := subplanKey(storage.DataflowLatest, n)
+		key := subplanKey(catalog.DataflowLatest, n)
 		if s, ok := n.(*plan.Scan); ok {
-			key = sharedScanKey(storage.DataflowLatest, s)
+			key = sharedScanKey(catalog.DataflowLatest, s)
 		}
 		if key != "" {
 			u, seen := uses[key]

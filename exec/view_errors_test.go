@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/storage"
@@ -141,7 +142,7 @@ func TestAggregateSkipsWholeRow(t *testing.T) {
 		Cols: []types.Column{{Name: "k", Type: types.Int8}, {Name: "n", Type: types.Int8}, {Name: "s", Type: types.Numeric}},
 	}
 	out := &textRows{cols: agg.Cols}
-	op, err := newAggOp(agg, true, storage.DataflowLatest, storage.StatePrefix(1, 2), st, groupLimit{max: func() int64 { return 0 }, committed: func() uint64 { return 0 }}, out)
+	op, err := newAggOp(agg, true, catalog.DataflowLatest, storage.StatePrefix(1, 2), st, groupLimit{max: func() int64 { return 0 }, committed: func() uint64 { return 0 }}, out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/storage"
@@ -34,7 +35,7 @@ func TestWatermarkClosesWindows(t *testing.T) {
 		}
 		return types.NewTimestampMicros(args[0].I - delay), nil
 	}}
-	scan := &plan.Scan{Object: &storage.Descriptor{Name: "s", Kind: storage.KindStream}, Cols: cols,
+	scan := &plan.Scan{Object: &catalog.Descriptor{Name: "s", Kind: catalog.KindStream}, Cols: cols,
 		Watermark: &plan.Watermark{Col: 1, Expr: wmExpr, Text: "ts AS ts - 3s"}}
 	win := &plan.Window{Input: scan, TimeCol: 1, Size: size, Slide: size, Cols: append(append([]types.Column(nil), cols...),
 		types.Column{Name: "window_start", Type: types.Timestamp}, types.Column{Name: "window_end", Type: types.Timestamp})}
@@ -45,7 +46,7 @@ func TestWatermarkClosesWindows(t *testing.T) {
 
 	out := &multiset{rows: map[string]int{}}
 	st := &watermarkState{stream: "s"}
-	aggOp, err := newAggOp(agg, true, storage.DataflowLatest, storage.StatePrefix(1, 3), store, groupLimit{}, out)
+	aggOp, err := newAggOp(agg, true, catalog.DataflowLatest, storage.StatePrefix(1, 3), store, groupLimit{}, out)
 	if err != nil {
 		t.Fatal(err)
 	}

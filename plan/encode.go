@@ -7,9 +7,9 @@ import (
 	"hash/fnv"
 	"reflect"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -110,7 +110,7 @@ type sortKeyRec struct {
 
 // Encode returns the plan record of root, checked to read back (Decode)
 // as the same plan; lookup finds the catalog objects root scans.
-func Encode(root Node, lookup func(string) (*storage.Descriptor, bool)) ([]byte, error) {
+func Encode(root Node, lookup func(string) (*catalog.Descriptor, bool)) ([]byte, error) {
 	e := newEncoder()
 	rec, err := e.node(root)
 	if err != nil {
@@ -190,7 +190,7 @@ func (e *encoder) node(n Node) (*nodeRec, error) {
 	}
 	switch n := n.(type) {
 	case *Scan:
-		if n.Rows != nil || n.Object.Kind == storage.KindSystem {
+		if n.Rows != nil || n.Object.Kind == catalog.KindSystem {
 			return nil, fmt.Errorf("%s %s is not stored", n.Object.Kind, n.Object.Name)
 		}
 		r.Op, r.Object, r.ObjectKind, r.StoredKey = "scan", n.Object.Name, string(n.Object.Kind), n.StoredKey
@@ -289,7 +289,7 @@ func modRec(m types.Modifier) *types.Modifier {
 // Decode reads a plan record back into a plan; lookup finds the catalog
 // objects it scans by name. A record of a version this binary does not
 // read is refused with 0A000.
-func Decode(data []byte, lookup func(string) (*storage.Descriptor, bool)) (Node, error) {
+func Decode(data []byte, lookup func(string) (*catalog.Descriptor, bool)) (Node, error) {
 	var rec record
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return nil, fmt.Errorf("plan record: %w", err)
@@ -307,7 +307,7 @@ func Decode(data []byte, lookup func(string) (*storage.Descriptor, bool)) (Node,
 }
 
 type decoder struct {
-	lookup func(string) (*storage.Descriptor, bool)
+	lookup func(string) (*catalog.Descriptor, bool)
 	nodes  []Node // by depth-first position
 }
 

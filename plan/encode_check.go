@@ -7,11 +7,11 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
-	"streamdb/storage"
+	"streamdb/catalog"
 )
 
 var (
-	descriptorType = reflect.TypeOf((*storage.Descriptor)(nil))
+	descriptorType = reflect.TypeOf((*catalog.Descriptor)(nil))
 	decimalType    = reflect.TypeOf((*apd.Decimal)(nil))
 )
 

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
 // recordCatalog is a lookup over the objects of the given scans.
-func recordCatalog(scans ...*Scan) func(string) (*storage.Descriptor, bool) {
-	return func(name string) (*storage.Descriptor, bool) {
+func recordCatalog(scans ...*Scan) func(string) (*catalog.Descriptor, bool) {
+	return func(name string) (*catalog.Descriptor, bool) {
 		for _, s := range scans {
 			if s.Object.Name == name {
 				return s.Object, true

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/expr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -25,10 +25,10 @@ type Node interface {
 // Scan reads a catalog object: a stream (its messages, as a streaming
 // source) or a materialized view (its stored rows).
 type Scan struct {
-	Object *storage.Descriptor
+	Object *catalog.Descriptor
 	Cols   []types.Column
 	// Rows computes the rows of a system table (Object.Kind is
-	// storage.KindSystem); nil for stored objects.
+	// catalog.KindSystem); nil for stored objects.
 	Rows func() []types.Row
 	// Watermark is a stream's WATERMARK clause, bound; nil if none.
 	Watermark *Watermark
@@ -230,7 +230,7 @@ func AppendOnlyJoins(n Node) bool { return appendOnly(n, true) }
 func appendOnly(n Node, innerJoins bool) bool {
 	switch n := n.(type) {
 	case *Scan:
-		return n.Object.Kind == storage.KindStream
+		return n.Object.Kind == catalog.KindStream
 	case *Filter, *Project, *Window:
 		return appendOnly(n.Children()[0], innerJoins)
 	case *Join:
@@ -247,8 +247,8 @@ func appendOnly(n Node, innerJoins bool) bool {
 }
 
 // Sources returns the catalog objects that n scans.
-func Sources(n Node) []*storage.Descriptor {
-	var out []*storage.Descriptor
+func Sources(n Node) []*catalog.Descriptor {
+	var out []*catalog.Descriptor
 	for _, s := range Scans(n) {
 		out = append(out, s.Object)
 	}

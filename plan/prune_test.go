@@ -4,13 +4,13 @@ import (
 	"slices"
 	"testing"
 
+	"streamdb/catalog"
 	"streamdb/expr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
 func testScan(name string, cols ...string) *Scan {
-	s := &Scan{Object: &storage.Descriptor{Name: name, Kind: storage.KindStream}}
+	s := &Scan{Object: &catalog.Descriptor{Name: name, Kind: catalog.KindStream}}
 	for _, c := range cols {
 		t := types.Int8
 		if c == "ts" {

@@ -1,6 +1,8 @@
 package plan
 
-import "streamdb/storage"
+import (
+	"streamdb/catalog"
+)
 
 // Rule is one rewrite of a view's bound plan into the plan its dataflow is
 // built from. A rule keeps the plan's output columns and its results; each
@@ -10,12 +12,12 @@ import "streamdb/storage"
 // them.
 type Rule struct {
 	Name  string
-	Since storage.FormatVersion
+	Since catalog.FormatVersion
 	Apply func(Node) Node
 }
 
 // StreamingRules are the rewrites of a view's plan, in the order they run.
-// A new rule goes with a new dataflow format (storage.Dataflow*) unless it
+// A new rule goes with a new dataflow format (catalog.Dataflow*) unless it
 // leaves every operator's state as it was.
 var StreamingRules = []Rule{
 	pruneColumnsRule,
@@ -24,7 +26,7 @@ var StreamingRules = []Rule{
 // RewriteStreaming applies the rules of views of format to root, in
 // order. trace, if not nil, is called after each rule that ran, with the
 // plan it made.
-func RewriteStreaming(root Node, format storage.FormatVersion, trace func(rule string, after Node)) Node {
+func RewriteStreaming(root Node, format catalog.FormatVersion, trace func(rule string, after Node)) Node {
 	for _, r := range StreamingRules {
 		if format < r.Since {
 			continue

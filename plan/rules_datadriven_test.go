@@ -7,10 +7,10 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/sql"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // TestRulesDataDriven binds views against a catalog held in memory and
@@ -33,11 +33,11 @@ func TestRulesDataDriven(t *testing.T) {
 				}
 				return "ok\n"
 			case "rules":
-				format := storage.DataflowLatest
+				format := catalog.DataflowLatest
 				if d.HasArg("format") {
 					var n int
 					d.ScanArgs(t, "format", &n)
-					format = storage.FormatVersion(n)
+					format = catalog.FormatVersion(n)
 				}
 				root, err := cat.BindView(d.Input)
 				if err != nil {

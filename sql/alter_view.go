@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/pgwire"
 	"streamdb/plan"
@@ -59,7 +60,7 @@ type alterOp struct {
 
 // alterPlan is what an ALTER of view old to root would do.
 type alterPlan struct {
-	old, d  *storage.Descriptor
+	old, d  *catalog.Descriptor
 	root    plan.Node
 	ops     []alterOp
 	rebuild bool   // backfill the whole view from JetStream
@@ -79,8 +80,8 @@ func (a *alterPlan) refused() []alterOp {
 
 // planAlter works out an ALTER of existing view old to query n. The
 // caller holds ddlMu.
-func (e *Engine) planAlter(ctx context.Context, old *storage.Descriptor, n *front.CreateMaterializedView, st *front.Statement) (*alterPlan, error) {
-	if old.Kind != storage.KindView {
+func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *front.CreateMaterializedView, st *front.Statement) (*alterPlan, error) {
+	if old.Kind != catalog.KindView {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "%q is not a materialized view", n.Name)
 	}
 	if len(n.Columns) > 0 {
@@ -198,9 +199,9 @@ func (e *Engine) planAlter(ctx context.Context, old *storage.Descriptor, n *fron
 // historyGone says why the view's input cannot be read again from its
 // start ("" when it can): a stream whose JetStream stream discarded
 // messages, or a view or table the view reads through its changes.
-func (e *Engine) historyGone(ctx context.Context, d *storage.Descriptor, root plan.Node, sources []string) (string, error) {
+func (e *Engine) historyGone(ctx context.Context, d *catalog.Descriptor, root plan.Node, sources []string) (string, error) {
 	for _, src := range plan.Sources(root) {
-		if src.Kind == storage.KindView || (src.Kind == storage.KindTable && d.Dataflow >= storage.DataflowViewEdges) {
+		if src.Kind == catalog.KindView || (src.Kind == catalog.KindTable && d.Dataflow >= catalog.DataflowViewEdges) {
 			return fmt.Sprintf("it reads %s %s through its changes, which cannot be read again", src.Kind, src.Name), nil
 		}
 	}
@@ -271,7 +272,7 @@ func (e *Engine) alterView(ctx context.Context, n *front.CreateMaterializedView,
 		e.ddlMu.Unlock()
 		return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", n.Name)
 	}
-	if sinks, err := e.sinksOn([]*storage.Descriptor{old}); err != nil || len(sinks) > 0 {
+	if sinks, err := e.sinksOn([]*catalog.Descriptor{old}); err != nil || len(sinks) > 0 {
 		e.ddlMu.Unlock()
 		if err != nil {
 			return "", err
@@ -416,7 +417,7 @@ func (e *Engine) swapView(ctx context.Context, a *alterPlan) error {
 
 // sourceStarts are the positions a backfilled view starts its sources at
 // (see initPositions).
-func (e *Engine) sourceStarts(ctx context.Context, d *storage.Descriptor, root plan.Node) (map[uint16]uint64, error) {
+func (e *Engine) sourceStarts(ctx context.Context, d *catalog.Descriptor, root plan.Node) (map[uint16]uint64, error) {
 	streams, err := e.rt.SourceStreams(d, root)
 	if err != nil {
 		return nil, err
@@ -485,7 +486,7 @@ func mergeViewOptions(old, set map[string]string) map[string]string {
 	return out
 }
 
-func sameViewColumns(a, b []storage.Column) bool {
+func sameViewColumns(a, b []catalog.Column) bool {
 	if len(a) != len(b) {
 		return false
 	}

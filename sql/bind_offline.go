@@ -3,10 +3,10 @@ package sql
 import (
 	"fmt"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -15,21 +15,21 @@ import (
 // this package (testdata/plan) and outside it (plan/testdata). Objects are checked as CREATE
 // checks them (sourceDescriptor, viewDescriptor).
 type OfflineCatalog struct {
-	objs   map[string]*storage.Descriptor
+	objs   map[string]*catalog.Descriptor
 	nextID uint32
 }
 
 // NewOfflineCatalog returns an empty catalog.
 func NewOfflineCatalog() *OfflineCatalog {
-	return &OfflineCatalog{objs: map[string]*storage.Descriptor{}, nextID: 1}
+	return &OfflineCatalog{objs: map[string]*catalog.Descriptor{}, nextID: 1}
 }
 
-func (c *OfflineCatalog) lookup(name string) (*storage.Descriptor, bool) {
+func (c *OfflineCatalog) lookup(name string) (*catalog.Descriptor, bool) {
 	d, ok := c.objs[name]
 	return d, ok
 }
 
-func (c *OfflineCatalog) systemTable(string) (*storage.Descriptor, func() []types.Row, bool) {
+func (c *OfflineCatalog) systemTable(string) (*catalog.Descriptor, func() []types.Row, bool) {
 	return nil, nil, false
 }
 
@@ -40,7 +40,7 @@ func (c *OfflineCatalog) Exec(sql string) error {
 	if err != nil {
 		return err
 	}
-	var d *storage.Descriptor
+	var d *catalog.Descriptor
 	switch n := st.Node.(type) {
 	case *front.CreateSource:
 		isTable := n.Kind == front.KindTable && !n.AppendOnly
@@ -48,7 +48,7 @@ func (c *OfflineCatalog) Exec(sql string) error {
 			return err
 		}
 		if isTable {
-			d.Kind = storage.KindTable
+			d.Kind = catalog.KindTable
 		}
 	case *front.CreateMaterializedView:
 		root, err := c.bindView(st, n)
@@ -106,4 +106,4 @@ func (c *OfflineCatalog) bind(st *front.Statement) (plan.Node, error) {
 }
 
 // Lookup returns the catalog object named name.
-func (c *OfflineCatalog) Lookup(name string) (*storage.Descriptor, bool) { return c.lookup(name) }
+func (c *OfflineCatalog) Lookup(name string) (*catalog.Descriptor, bool) { return c.lookup(name) }

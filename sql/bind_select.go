@@ -7,18 +7,18 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
 // catalogReader is what binding needs from the catalog.
 type catalogReader interface {
-	lookup(name string) (*storage.Descriptor, bool)
-	systemTable(name string) (*storage.Descriptor, func() []types.Row, bool)
+	lookup(name string) (*catalog.Descriptor, bool)
+	systemTable(name string) (*catalog.Descriptor, func() []types.Row, bool)
 }
 
 // selectBinder binds one SELECT into a logical plan.

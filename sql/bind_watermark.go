@@ -5,18 +5,18 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
 // bindWatermark binds a stream's WATERMARK clause, stored in the catalog as
 // "<column> AS <expression>", over the stream's columns. It returns nil for
 // objects without one.
-func bindWatermark(d *storage.Descriptor, cols []types.Column) (*plan.Watermark, error) {
-	if d.Watermark == "" || d.Kind != storage.KindStream {
+func bindWatermark(d *catalog.Descriptor, cols []types.Column) (*plan.Watermark, error) {
+	if d.Watermark == "" || d.Kind != catalog.KindStream {
 		return nil, nil
 	}
 	colName, exprText, ok := strings.Cut(d.Watermark, " AS ")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/checkpoint"
 	"streamdb/config"
 	"streamdb/sql/front"
@@ -80,10 +81,10 @@ func formatPositions(ps []checkpoint.Position) string {
 }
 
 // systemTables are read-only tables computed from server state.
-func (e *Engine) systemTable(name string) (*storage.Descriptor, func() []types.Row, bool) {
+func (e *Engine) systemTable(name string) (*catalog.Descriptor, func() []types.Row, bool) {
 	switch name {
 	case "streamdb_checkpoints":
-		return &storage.Descriptor{Name: name, Kind: storage.KindSystem, Columns: storage.ColumnsFrom(checkpointColumns)}, e.checkpointRows, true
+		return &catalog.Descriptor{Name: name, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(checkpointColumns)}, e.checkpointRows, true
 	case "streamdb_watermarks":
 		d, rows := e.watermarkTable()
 		return d, rows, true

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"streamdb/admin"
+	"streamdb/catalog"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -61,7 +61,7 @@ func (w *consoleRows) WriteRow(row types.Row) error {
 // view name, as EXPLAIN CREATE MATERIALIZED VIEW shows it for its query.
 func (e *Engine) ConsoleDataflow(ctx context.Context, user, name string) (string, error) {
 	d, ok := e.lookup(name)
-	if !ok || d.Kind != storage.KindView {
+	if !ok || d.Kind != catalog.KindView {
 		return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", name)
 	}
 	root, err := e.viewPlan(d)

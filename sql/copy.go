@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/pgwire"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -56,7 +56,7 @@ func copyConn(w pgwire.RowWriter) (pgwire.CopyConn, error) {
 
 // copyTargets returns the columns of d that a COPY's column list names
 // (all of them when it names none), as indexes into cols.
-func copyTargets(d *storage.Descriptor, cols []types.Column, names []string) ([]int, error) {
+func copyTargets(d *catalog.Descriptor, cols []types.Column, names []string) ([]int, error) {
 	if len(names) == 0 {
 		t := make([]int, len(cols))
 		for i := range t {
@@ -85,7 +85,7 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *copyFormat) (*prepared, erro
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", n.Table)
 	}
-	if d.Kind != storage.KindStream && d.Kind != storage.KindTable {
+	if d.Kind != catalog.KindStream && d.Kind != catalog.KindTable {
 		return nil, sqlerr.New(codeWrongObjectType, "cannot copy to %s \"%s\"", relKindWord(d), d.Name).
 			WithHint("COPY FROM writes to streams and tables; a materialized view is computed from its query.")
 	}
@@ -118,7 +118,7 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *copyFormat) (*prepared, erro
 			return "", err
 		}
 		tag := fmt.Sprintf("COPY %d", len(rows))
-		if d.Kind == storage.KindTable {
+		if d.Kind == catalog.KindTable {
 			return tag, s.insertIntoTable(ctx, d, rows)
 		}
 		return tag, s.publishRows(ctx, d, cols, rows)
@@ -142,7 +142,7 @@ func containsInt(xs []int, x int) bool {
 
 // publishRows publishes rows to stream d as INSERT does: at COMMIT inside
 // a transaction block, else now, acknowledged before it returns.
-func (s *session) publishRows(ctx context.Context, d *storage.Descriptor, cols []types.Column, rows []types.Row) error {
+func (s *session) publishRows(ctx context.Context, d *catalog.Descriptor, cols []types.Column, rows []types.Row) error {
 	msgs := make([][]byte, len(rows))
 	for i, row := range rows {
 		data, err := exec.EncodeJSON(cols, row)

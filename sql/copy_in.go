@@ -5,17 +5,17 @@ import (
 	"io"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/pgwire"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
 // copyIn reads the rows of one COPY FROM.
 type copyIn struct {
 	f      *copyFormat
-	d      *storage.Descriptor
+	d      *catalog.Descriptor
 	cols   []types.Column
 	target []int
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/checkpoint"
 	"streamdb/exec"
 	"streamdb/plan"
@@ -107,7 +108,7 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 // sourceDescriptor checks a CREATE STREAM or CREATE TABLE statement and
 // builds its catalog entry, without touching NATS or the catalog: the
 // JetStream stream, the table's kind and start, and the id come later.
-func sourceDescriptor(n *front.CreateSource, isTable bool) (*storage.Descriptor, error) {
+func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor, error) {
 	for k := range n.Options {
 		if !streamOptions[k] {
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized stream option %q", k).
@@ -150,8 +151,8 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*storage.Descriptor,
 		}
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, Mod: mod}
 	}
-	d := &storage.Descriptor{
-		Name: n.Name, Kind: storage.KindStream, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
+	d := &catalog.Descriptor{
+		Name: n.Name, Kind: catalog.KindStream, Columns: catalog.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
 		Subject: subject, Format: format, Options: n.Options, PrimaryKey: n.PrimaryKey,
 	}
 	if n.Watermark != nil {
@@ -186,10 +187,10 @@ func (e *Engine) checkSubjectFree(name, subject string, isTable bool) error {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
 	for _, o := range e.objs {
-		if o.Subject != subject || (o.Kind != storage.KindTable && o.Kind != storage.KindStream) {
+		if o.Subject != subject || (o.Kind != catalog.KindTable && o.Kind != catalog.KindStream) {
 			continue
 		}
-		if o.Kind == storage.KindTable {
+		if o.Kind == catalog.KindTable {
 			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is the changelog of table %s", subject, o.Name).
 				WithHint("A table's subject belongs to that table alone. Choose another subject with WITH (subject = '...') for %s.", name)
 		}
@@ -203,8 +204,8 @@ func (e *Engine) checkSubjectFree(name, subject string, isTable bool) error {
 
 // prepareTable turns a stream descriptor into a table's: its changelog
 // starts after whatever the subject already holds.
-func (e *Engine) prepareTable(ctx context.Context, d *storage.Descriptor) error {
-	d.Kind = storage.KindTable
+func (e *Engine) prepareTable(ctx context.Context, d *catalog.Descriptor) error {
+	d.Kind = catalog.KindTable
 	last, err := e.broker.LastSeq(ctx, d.JSStream)
 	if err != nil {
 		return sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", d.JSStream, err)
@@ -214,7 +215,7 @@ func (e *Engine) prepareTable(ctx context.Context, d *storage.Descriptor) error 
 }
 
 // startNewTable records where a new table's pipeline starts and starts it.
-func (e *Engine) startNewTable(ctx context.Context, d *storage.Descriptor) error {
+func (e *Engine) startNewTable(ctx context.Context, d *catalog.Descriptor) error {
 	root, err := tableScan(d)
 	if err != nil {
 		return err
@@ -227,7 +228,7 @@ func (e *Engine) startNewTable(ctx context.Context, d *storage.Descriptor) error
 
 // persist allocates an id for d, writes it durably and adds it to the
 // in-memory catalog.
-func (e *Engine) persist(d *storage.Descriptor) error {
+func (e *Engine) persist(d *catalog.Descriptor) error {
 	b := e.store.NewBatch()
 	defer b.Close()
 	id, err := e.store.NextObjectID(b)
@@ -238,7 +239,7 @@ func (e *Engine) persist(d *storage.Descriptor) error {
 	if err := storage.PutDescriptor(b, d); err != nil {
 		return err
 	}
-	if d.Kind == storage.KindView {
+	if d.Kind == catalog.KindView {
 		if err := e.store.RatchetFormat(b, d.Dataflow); err != nil {
 			return err
 		}
@@ -353,7 +354,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 
 // abandonView drops a view whose CREATE did not complete, unless it was
 // already dropped or replaced.
-func (e *Engine) abandonView(ctx context.Context, d *storage.Descriptor) {
+func (e *Engine) abandonView(ctx context.Context, d *catalog.Descriptor) {
 	e.ddlMu.Lock()
 	cur, ok := e.lookup(d.Name)
 	if ok && cur.ID == d.ID {
@@ -407,7 +408,7 @@ func (e *Engine) waitWithProgress(ctx context.Context, targets map[string]uint64
 // its columns (renamed by the statement's column list, if any), the
 // relations it reads and its options. It touches neither state nor the
 // catalog; the id comes with persist.
-func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[string]string) (*storage.Descriptor, error) {
+func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[string]string) (*catalog.Descriptor, error) {
 	cols := root.Schema()
 	if len(n.Columns) > 0 {
 		if len(n.Columns) > len(cols) {
@@ -430,9 +431,9 @@ func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[st
 	for _, src := range plan.Sources(root) {
 		deps = append(deps, src.Name)
 	}
-	d := &storage.Descriptor{
-		Name: n.Name, Kind: storage.KindView, Columns: storage.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
-		Query: n.QueryText, DependsOn: deps, Dataflow: storage.DataflowLatest,
+	d := &catalog.Descriptor{
+		Name: n.Name, Kind: catalog.KindView, Columns: catalog.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
+		Query: n.QueryText, DependsOn: deps, Dataflow: catalog.DataflowLatest,
 	}
 	if len(opts) > 0 {
 		d.Options = opts
@@ -471,7 +472,7 @@ func checkStreamable(n plan.Node) error {
 	case *plan.Values:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view must read from a stream")
 	case *plan.Scan:
-		if n.Object.Kind != storage.KindStream && n.Object.Kind != storage.KindView && n.Object.Kind != storage.KindTable {
+		if n.Object.Kind != catalog.KindStream && n.Object.Kind != catalog.KindView && n.Object.Kind != catalog.KindTable {
 			return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %q is not supported", n.Object.Kind, n.Object.Name)
 		}
 	}
@@ -488,9 +489,9 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	defer e.startDroppedStreamGC()
-	want := map[front.ObjectKind]storage.ObjectKind{
-		front.KindStream: storage.KindStream, front.KindTable: storage.KindTable,
-		front.KindMaterializedView: storage.KindView, front.KindView: storage.KindView,
+	want := map[front.ObjectKind]catalog.ObjectKind{
+		front.KindStream: catalog.KindStream, front.KindTable: catalog.KindTable,
+		front.KindMaterializedView: catalog.KindView, front.KindView: catalog.KindView,
 	}[n.Kind]
 	for _, name := range n.Names {
 		d, ok := e.lookup(name)
@@ -500,7 +501,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 			}
 			return "", sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", n.Kind, name)
 		}
-		if d.Kind != want && !(want == storage.KindTable && d.Kind == storage.KindStream) {
+		if d.Kind != want && !(want == catalog.KindTable && d.Kind == catalog.KindStream) {
 			return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s, not a %s", name, d.Kind, n.Kind).
 				WithHint("Use DROP %s.", strings.ToUpper(string(d.Kind)))
 		}
@@ -538,7 +539,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 		if err := e.dropObject(d); err != nil {
 			return "", err
 		}
-		if d.Kind == storage.KindTable {
+		if d.Kind == catalog.KindTable {
 			// The table's changelog goes once no retained checkpoint or
 			// savepoint can bring the table back (dropped_streams.go).
 			e.noteDroppedStream(d.JSStream, d.Subject)
@@ -567,10 +568,10 @@ func (e *Engine) ddlCheckpoint(ctx context.Context) error {
 
 // dependents returns every object that reads name, directly or through
 // other views, dependents first.
-func (e *Engine) dependents(name string) []*storage.Descriptor {
+func (e *Engine) dependents(name string) []*catalog.Descriptor {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
-	var out []*storage.Descriptor
+	var out []*catalog.Descriptor
 	seen := map[string]bool{}
 	var visit func(string)
 	visit = func(n string) {
@@ -595,8 +596,8 @@ func (e *Engine) dependents(name string) []*storage.Descriptor {
 // dropObject stops a view's pipeline and deletes the object and its state.
 // The JetStream stream of a dropped stream is left alone: the input belongs
 // to its producers.
-func (e *Engine) dropObject(d *storage.Descriptor) error {
-	if d.Kind == storage.KindView || d.Kind == storage.KindTable {
+func (e *Engine) dropObject(d *catalog.Descriptor) error {
+	if d.Kind == catalog.KindView || d.Kind == catalog.KindTable {
 		e.rt.Remove(d.ID)
 	}
 	b := e.store.NewBatch()
@@ -647,7 +648,7 @@ func (e *Engine) explainStreaming(root plan.Node) string {
 // JetStream stream still retains, recording the position before it. So a
 // position is never 0 while earlier input is gone, and a later restart or
 // rollback can tell input that vanished after the view started reading.
-func (e *Engine) initPositions(ctx context.Context, d *storage.Descriptor, root plan.Node) error {
+func (e *Engine) initPositions(ctx context.Context, d *catalog.Descriptor, root plan.Node) error {
 	streams, err := e.rt.SourceStreams(d, root)
 	if err != nil {
 		return err
@@ -675,7 +676,7 @@ func (e *Engine) initPositions(ctx context.Context, d *storage.Descriptor, root 
 // sourceStart is the position a new view starts a source at: the
 // sequence before the oldest message JetStream still retains, or, for a
 // table's changelog, before its first message (after StartSeq).
-func (e *Engine) sourceStart(ctx context.Context, src *storage.Descriptor) (uint64, error) {
+func (e *Engine) sourceStart(ctx context.Context, src *catalog.Descriptor) (uint64, error) {
 	first, err := e.broker.FirstSeq(ctx, src.JSStream)
 	if err != nil {
 		return 0, sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", src.JSStream, err)

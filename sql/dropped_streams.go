@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/checkpoint"
 	"streamdb/storage"
 )
@@ -144,7 +145,7 @@ func (e *Engine) collectDroppedStreamsLocked() {
 	e.catMu.RLock()
 	for _, d := range e.objs {
 		for js, subj := range cands {
-			if d.JSStream == js || (d.Subject == subj && (d.Kind == storage.KindStream || d.Kind == storage.KindTable)) {
+			if d.JSStream == js || (d.Subject == subj && (d.Kind == catalog.KindStream || d.Kind == catalog.KindTable)) {
 				delete(cands, js)
 				e.forgetDroppedStream(js)
 			}
@@ -278,7 +279,7 @@ func (e *Engine) pointRefs(m *checkpoint.Meta) (pointRefs, bool, error) {
 	}
 	r = pointRefs{id: m.ID, streams: map[string]bool{}, subjects: map[string]bool{}}
 	for _, d := range descs {
-		if d.Kind == storage.KindStream || d.Kind == storage.KindTable {
+		if d.Kind == catalog.KindStream || d.Kind == catalog.KindTable {
 			r.streams[d.JSStream] = true
 			r.subjects[d.Subject] = true
 		}

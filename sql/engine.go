@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"streamdb/broker"
+	"streamdb/catalog"
 	"streamdb/checkpoint"
 	"streamdb/config"
 	"streamdb/exec"
@@ -54,7 +55,7 @@ type Engine struct {
 	// ddlMu serialises catalog changes.
 	ddlMu sync.Mutex
 	catMu sync.RWMutex
-	objs  map[string]*storage.Descriptor
+	objs  map[string]*catalog.Descriptor
 
 	tables tableLogs
 	// purge purges changelogs after checkpoints (truncate.go).
@@ -154,7 +155,7 @@ func OpenMember(cfg *config.Config, log *slog.Logger, m *Member) (*Engine, error
 		b.Close()
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, log: log, store: store, broker: b, fence: fence, objs: map[string]*storage.Descriptor{}, asOf: map[string]*asOfState{}}
+	e := &Engine{cfg: cfg, log: log, store: store, broker: b, fence: fence, objs: map[string]*catalog.Descriptor{}, asOf: map[string]*asOfState{}}
 	if e.roles, err = openRoles(cfg.DataDir, roles); err != nil {
 		store.Close()
 		b.Close()
@@ -371,13 +372,13 @@ func (e *Engine) loadCatalog() error {
 	}
 	sort.Slice(descs, func(i, j int) bool { return descs[i].ID < descs[j].ID })
 	e.catMu.Lock()
-	e.objs = map[string]*storage.Descriptor{}
+	e.objs = map[string]*catalog.Descriptor{}
 	for _, d := range descs {
 		e.objs[d.Name] = d
 	}
 	e.catMu.Unlock()
 	for _, d := range descs {
-		if d.Kind != storage.KindStream && d.Kind != storage.KindTable {
+		if d.Kind != catalog.KindStream && d.Kind != catalog.KindTable {
 			continue
 		}
 		// A restored savepoint may come from another machine: bind (or
@@ -394,13 +395,13 @@ func (e *Engine) loadCatalog() error {
 		}
 	}
 	for _, d := range descs {
-		if d.Kind == storage.KindTable {
+		if d.Kind == catalog.KindTable {
 			if err := e.startTable(d); err != nil {
 				return fmt.Errorf("restore table %s: %w", d.Name, err)
 			}
 			continue
 		}
-		if d.Kind != storage.KindView {
+		if d.Kind != catalog.KindView {
 			continue
 		}
 		start := time.Now()
@@ -416,7 +417,7 @@ func (e *Engine) loadCatalog() error {
 	return nil
 }
 
-func (e *Engine) lookup(name string) (*storage.Descriptor, bool) {
+func (e *Engine) lookup(name string) (*catalog.Descriptor, bool) {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
 	d, ok := e.objs[name]
@@ -424,10 +425,10 @@ func (e *Engine) lookup(name string) (*storage.Descriptor, bool) {
 }
 
 // objects returns catalog objects of one kind, by name.
-func (e *Engine) objects(kind storage.ObjectKind) []*storage.Descriptor {
+func (e *Engine) objects(kind catalog.ObjectKind) []*catalog.Descriptor {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
-	var out []*storage.Descriptor
+	var out []*catalog.Descriptor
 	for _, d := range e.objs {
 		if d.Kind == kind {
 			out = append(out, d)

@@ -1,7 +1,7 @@
 package sql
 
 import (
-	"streamdb/storage"
+	"streamdb/catalog"
 	"streamdb/types"
 )
 
@@ -35,11 +35,11 @@ var infoSchemaTables = pgSystemTableDef{
 		var rows []types.Row
 		for _, r := range e.pgRelations() {
 			typ := "BASE TABLE"
-			if r.d.Kind == storage.KindView {
+			if r.d.Kind == catalog.KindView {
 				typ = "VIEW"
 			}
 			rows = append(rows, types.Row{str(infoSchemaCatalog), str("public"), str(r.d.Name), str(typ),
-				yesNo(r.d.Kind != storage.KindView)})
+				yesNo(r.d.Kind != catalog.KindView)})
 		}
 		return rows
 	},

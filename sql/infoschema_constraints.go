@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"streamdb/storage"
+	"streamdb/catalog"
 	"streamdb/types"
 )
 
@@ -47,7 +47,7 @@ func init() {
 					str("public"), str(r.d.Name), str(typ), str("NO"), str("NO"), str("YES"), nullsDistinct}
 			}
 			for _, r := range e.pgRelations() {
-				if r.d.Kind == storage.KindView {
+				if r.d.Kind == catalog.KindView {
 					continue
 				}
 				if len(r.d.PrimaryKey) > 0 {
@@ -85,7 +85,7 @@ func init() {
 		rows: func(e *Engine) []types.Row {
 			var out []types.Row
 			for _, r := range e.pgRelations() {
-				if r.d.Kind != storage.KindView {
+				if r.d.Kind != catalog.KindView {
 					continue
 				}
 				def := " " + strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"

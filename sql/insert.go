@@ -6,11 +6,11 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/pgwire"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -36,7 +36,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name).
 			WithPosition(params.stmt.IdentPosition(name))
 	}
-	if desc.Kind != storage.KindStream && desc.Kind != storage.KindTable {
+	if desc.Kind != catalog.KindStream && desc.Kind != catalog.KindTable {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into %s %q", desc.Kind, name).
 			WithHint("INSERT works on streams and tables; a materialized view is computed from its query.")
 	}
@@ -118,7 +118,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			values = append(values, row)
 		}
 		tag := fmt.Sprintf("INSERT 0 %d", len(values))
-		if desc.Kind == storage.KindTable {
+		if desc.Kind == catalog.KindTable {
 			return tag, s.insertIntoTable(ctx, desc, values)
 		}
 		msgs := make([][]byte, len(values))

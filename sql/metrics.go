@@ -6,8 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"streamdb/catalog"
 	"streamdb/metrics"
-	"streamdb/storage"
 )
 
 // RegisterMetrics adds the engine's per-view and per-stream figures to
@@ -63,7 +63,7 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 	oldest := map[string]time.Time{}
 	for _, p := range e.rt.Positions() {
 		src, ok := e.lookup(p.Stream)
-		if !ok || src.JSStream == "" || (src.Kind != storage.KindStream && src.Kind != storage.KindTable) {
+		if !ok || src.JSStream == "" || (src.Kind != catalog.KindStream && src.Kind != catalog.KindTable) {
 			continue
 		}
 		last, seen := lastSeq[src.JSStream]

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/storage"
 	"streamdb/types"
 )
@@ -31,8 +32,8 @@ var operatorColumns = []types.Column{
 	{Name: "cache_reads", Type: types.Int8},
 }
 
-func (e *Engine) operatorsTable() (*storage.Descriptor, func() []types.Row) {
-	d := &storage.Descriptor{Name: "streamdb_operators", Kind: storage.KindSystem, Columns: storage.ColumnsFrom(operatorColumns)}
+func (e *Engine) operatorsTable() (*catalog.Descriptor, func() []types.Row) {
+	d := &catalog.Descriptor{Name: "streamdb_operators", Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(operatorColumns)}
 	return d, func() []types.Row {
 		var rows []types.Row
 		for _, st := range e.rt.OperatorStats() {

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/expr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -33,7 +33,7 @@ const (
 
 // pgRelation is one user relation as PostgreSQL's catalogs describe it.
 type pgRelation struct {
-	d       *storage.Descriptor
+	d       *catalog.Descriptor
 	oid     uint32
 	relkind string
 	cols    []pgColumn
@@ -51,7 +51,7 @@ type pgColumn struct {
 // views) by name.
 func (e *Engine) pgRelations() []pgRelation {
 	var out []pgRelation
-	for _, kind := range []storage.ObjectKind{storage.KindStream, storage.KindTable, storage.KindView} {
+	for _, kind := range []catalog.ObjectKind{catalog.KindStream, catalog.KindTable, catalog.KindView} {
 		for _, d := range e.objects(kind) {
 			out = append(out, newPGRelation(d))
 		}
@@ -70,9 +70,9 @@ func (e *Engine) pgRelationByOID(oid uint32) (pgRelation, bool) {
 	return pgRelation{}, false
 }
 
-func newPGRelation(d *storage.Descriptor) pgRelation {
+func newPGRelation(d *catalog.Descriptor) pgRelation {
 	r := pgRelation{d: d, oid: firstUserOID + d.ID, relkind: "r"}
-	if d.Kind == storage.KindView {
+	if d.Kind == catalog.KindView {
 		r.relkind = "m"
 	}
 	key := map[string]bool{}
@@ -92,7 +92,7 @@ func newPGRelation(d *storage.Descriptor) pgRelation {
 // description is obj_description of the relation: what kind of streamdb
 // object it is, for the relkinds that do not say it.
 func (r pgRelation) description() string {
-	if r.d.Kind == storage.KindStream {
+	if r.d.Kind == catalog.KindStream {
 		return fmt.Sprintf("stream on subject %s", r.d.Subject)
 	}
 	return ""

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"streamdb/storage"
+	"streamdb/catalog"
 	"streamdb/types"
 )
 
@@ -86,7 +86,7 @@ func (a *catalogAnswer) roles() []fieldRow {
 // relationOwner is the owner \d shows: the created role that owns d, or,
 // for objects of the bootstrap superuser and of trusted sessions, the
 // connected user (as before roles existed).
-func (a *catalogAnswer) relationOwner(d *storage.Descriptor) string {
+func (a *catalogAnswer) relationOwner(d *catalog.Descriptor) string {
 	if o := a.s.e.roles.owner(d); o != BootstrapUser {
 		return o
 	}

@@ -3,7 +3,7 @@ package sql
 import (
 	"strings"
 
-	"streamdb/storage"
+	"streamdb/catalog"
 	"streamdb/types"
 )
 
@@ -21,7 +21,7 @@ import (
 
 // pgSystemTable returns the pg_catalog or information_schema table name
 // ("pg_catalog.pg_class", "pg_class", "information_schema.tables").
-func (e *Engine) pgSystemTable(name string) (*storage.Descriptor, func() []types.Row, bool) {
+func (e *Engine) pgSystemTable(name string) (*catalog.Descriptor, func() []types.Row, bool) {
 	if !strings.Contains(name, ".") {
 		name = "pg_catalog." + name
 	}
@@ -29,7 +29,7 @@ func (e *Engine) pgSystemTable(name string) (*storage.Descriptor, func() []types
 	if !ok {
 		return nil, nil, false
 	}
-	d := &storage.Descriptor{Name: name, Kind: storage.KindSystem, Columns: storage.ColumnsFrom(t.cols)}
+	d := &catalog.Descriptor{Name: name, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(t.cols)}
 	return d, func() []types.Row { return t.rows(e) }, true
 }
 

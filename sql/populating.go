@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -48,7 +49,7 @@ var populated sync.Map
 // planBackfill computes the backfill of view d (not yet persisted: the
 // targets are the ends of its sources' subjects before it exists). It
 // returns nil when there is nothing to read.
-func (e *Engine) planBackfill(ctx context.Context, d *storage.Descriptor, root plan.Node) (*backfill, error) {
+func (e *Engine) planBackfill(ctx context.Context, d *catalog.Descriptor, root plan.Node) (*backfill, error) {
 	streams, err := e.rt.SourceStreams(d, root)
 	if err != nil {
 		return nil, err
@@ -79,7 +80,7 @@ func (e *Engine) planBackfill(ctx context.Context, d *storage.Descriptor, root p
 }
 
 // markPopulating sets d's populating flag (before d is persisted).
-func markPopulating(d *storage.Descriptor, bf *backfill) {
+func markPopulating(d *catalog.Descriptor, bf *backfill) {
 	if bf == nil {
 		return
 	}
@@ -93,9 +94,9 @@ func markPopulating(d *storage.Descriptor, bf *backfill) {
 // populatingProgress returns, for a view still populating, how many of
 // its backfill's events it has committed and how many there are; ok is
 // false once it is populated (or was never populating).
-func (e *Engine) populatingProgress(d *storage.Descriptor) (done, total uint64, ok bool) {
+func (e *Engine) populatingProgress(d *catalog.Descriptor) (done, total uint64, ok bool) {
 	raw := d.Options[populatingOption]
-	if raw == "" || d.Kind != storage.KindView {
+	if raw == "" || d.Kind != catalog.KindView {
 		return 0, 0, false
 	}
 	if _, yes := populated.Load(d); yes {
@@ -138,7 +139,7 @@ func (e *Engine) populatingProgress(d *storage.Descriptor) (done, total uint64, 
 
 // finishPopulating clears d's populating flag in the catalog (CREATE
 // calls it once the backfill is done).
-func (e *Engine) finishPopulating(d *storage.Descriptor) {
+func (e *Engine) finishPopulating(d *catalog.Descriptor) {
 	if d.Options[populatingOption] == "" {
 		return
 	}
@@ -151,7 +152,7 @@ func (e *Engine) finishPopulating(d *storage.Descriptor) {
 // finishPopulatingLocked replaces d, if it is still the catalog's, by a
 // copy without the flag. The write need not be synced: if it is lost, the
 // flag is found satisfied again.
-func (e *Engine) finishPopulatingLocked(d *storage.Descriptor) {
+func (e *Engine) finishPopulatingLocked(d *catalog.Descriptor) {
 	if cur, ok := e.lookup(d.Name); !ok || cur != d {
 		return
 	}
@@ -183,7 +184,7 @@ func (e *Engine) finishPopulatingLocked(d *storage.Descriptor) {
 // being populated (55000).
 func (e *Engine) checkPopulated(root plan.Node) error {
 	for _, src := range plan.Sources(root) {
-		if src.Kind != storage.KindView {
+		if src.Kind != catalog.KindView {
 			continue
 		}
 		d, ok := e.lookup(src.Name)
@@ -210,7 +211,7 @@ func (e *Engine) checkPopulated(root plan.Node) error {
 
 // viewStatus is SHOW MATERIALIZED VIEWS' status: the runtime's, or
 // "populating: N of M events (P%)" while the view is being populated.
-func (e *Engine) viewStatus(d *storage.Descriptor) string {
+func (e *Engine) viewStatus(d *catalog.Descriptor) string {
 	status := e.rt.ViewStatus(d.ID)
 	done, total, populating := e.populatingProgress(d)
 	if !populating || status != "running" {

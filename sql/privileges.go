@@ -5,10 +5,10 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/catalog"
 	"streamdb/config"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -169,13 +169,13 @@ func (s *session) needOn(tn *ast.TableName, priv string) error {
 }
 
 // has reports whether the session's user holds priv on d.
-func (s *session) has(d *storage.Descriptor, priv string) bool {
+func (s *session) has(d *catalog.Descriptor, priv string) bool {
 	return s.e.roles.owner(d) == s.user || s.e.roles.granted(d, s.user, priv)
 }
 
 // relation returns the catalog object tn names, or nil (a system table, a
 // CTE, a window, a missing name).
-func (s *session) relation(tn *ast.TableName) *storage.Descriptor {
+func (s *session) relation(tn *ast.TableName) *catalog.Descriptor {
 	if sc := tn.Schema.O; sc != "" && sc != "public" {
 		return nil
 	}

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/config"
 	"streamdb/pgwire"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -161,8 +161,8 @@ var progressColumns = []types.Column{
 }
 
 // progressTable is streamdb_progress: the backfills running now.
-func (e *Engine) progressTable() (*storage.Descriptor, func() []types.Row) {
-	d := &storage.Descriptor{Name: "streamdb_progress", Kind: storage.KindSystem, Columns: storage.ColumnsFrom(progressColumns)}
+func (e *Engine) progressTable() (*catalog.Descriptor, func() []types.Row) {
+	d := &catalog.Descriptor{Name: "streamdb_progress", Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(progressColumns)}
 	return d, func() []types.Row {
 		e.jobs.mu.Lock()
 		jobs := make([]*progressJob, 0, len(e.jobs.jobs))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/pgwire"
@@ -102,7 +103,7 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 // was bound.
 func (e *Engine) checkSources(root plan.Node) error {
 	for _, src := range plan.Sources(root) {
-		if src.Kind == storage.KindSystem {
+		if src.Kind == catalog.KindSystem {
 			continue
 		}
 		if d, ok := e.lookup(src.Name); !ok || d.ID != src.ID {
@@ -122,9 +123,9 @@ func (e *Engine) markStoredKeys(root plan.Node) {
 			continue
 		}
 		switch s.Object.Kind {
-		case storage.KindTable:
+		case catalog.KindTable:
 			s.StoredKey = exec.TableKey(s)
-		case storage.KindView:
+		case catalog.KindView:
 			s.StoredKey = e.viewKey(s.Object)
 		}
 	}
@@ -132,7 +133,7 @@ func (e *Engine) markStoredKeys(root plan.Node) {
 
 // viewKey returns the columns view d's rows are stored by, nil if it
 // keeps them unkeyed (or its plan cannot be made).
-func (e *Engine) viewKey(d *storage.Descriptor) []int {
+func (e *Engine) viewKey(d *catalog.Descriptor) []int {
 	if k, ok := e.viewKeys.Load(d); ok {
 		return k.([]int)
 	}

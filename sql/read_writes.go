@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/storage"
 	"streamdb/types"
@@ -39,7 +40,7 @@ func (s *session) waitAcknowledged(ctx context.Context, root plan.Node) error {
 		// acknowledged commit already; only views need their epoch.
 		views := objs[:0:0]
 		for _, d := range objs {
-			if d.Kind == storage.KindView {
+			if d.Kind == catalog.KindView {
 				views = append(views, d)
 			}
 		}
@@ -53,8 +54,8 @@ func (s *session) waitAcknowledged(ctx context.Context, root plan.Node) error {
 // after a write holds it. (A view still populating may be far behind; it
 // is not read until it catches up anyway.)
 func (s *session) waitAllAcknowledged(ctx context.Context) error {
-	objs := s.e.objects(storage.KindTable)
-	for _, v := range s.e.objects(storage.KindView) {
+	objs := s.e.objects(catalog.KindTable)
+	for _, v := range s.e.objects(catalog.KindView) {
 		if _, _, populating := s.e.populatingProgress(v); !populating {
 			objs = append(objs, v)
 		}
@@ -67,14 +68,14 @@ func (s *session) waitAllAcknowledged(ctx context.Context) error {
 // inputs, unless !enabled, the server is paused, or epochs are held for
 // a full disk (reads then see the newest committed state; the writes
 // appear once space is freed).
-func (e *Engine) waitAcknowledged(ctx context.Context, enabled bool, objs []*storage.Descriptor) error {
+func (e *Engine) waitAcknowledged(ctx context.Context, enabled bool, objs []*catalog.Descriptor) error {
 	if !enabled || e.rt.Paused() || e.rt.Stalled() != nil {
 		return nil
 	}
 	var ids []uint32
 	for _, d := range objs {
 		// A failed view's state stays as it was; reading it does not wait.
-		if (d.Kind == storage.KindTable || d.Kind == storage.KindView) && e.rt.ViewStatus(d.ID) == "running" {
+		if (d.Kind == catalog.KindTable || d.Kind == catalog.KindView) && e.rt.ViewStatus(d.ID) == "running" {
 			ids = append(ids, d.ID)
 		}
 	}
@@ -103,9 +104,9 @@ func (e *Engine) waitAcknowledged(ctx context.Context, enabled bool, objs []*sto
 func (e *Engine) noteReplay(ctx context.Context) {
 	replay := map[string]uint64{}
 	e.catMu.RLock()
-	var tables []*storage.Descriptor
+	var tables []*catalog.Descriptor
 	for _, d := range e.objs {
-		if d.Kind == storage.KindTable {
+		if d.Kind == catalog.KindTable {
 			tables = append(tables, d)
 		}
 	}
@@ -140,7 +141,7 @@ func (s *session) txRead(ctx context.Context, root plan.Node) (r storage.Reader,
 	}
 	readsViews := false
 	for _, src := range plan.Sources(root) {
-		readsViews = readsViews || src.Kind == storage.KindView
+		readsViews = readsViews || src.Kind == catalog.KindView
 	}
 	r, done = snap.snap, func() {}
 	if readsViews {
@@ -148,7 +149,7 @@ func (s *session) txRead(ctx context.Context, root plan.Node) (r storage.Reader,
 		r, done = fresh, func() { fresh.Close() }
 	}
 	return r, func(sc *plan.Scan) (plan.Node, error) {
-		if sc.Object.Kind != storage.KindTable {
+		if sc.Object.Kind != catalog.KindTable {
 			return sc, nil
 		}
 		pending := s.tx.pendingFor(sc.Object.ID)

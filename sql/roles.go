@@ -13,10 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/pgwire"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // Users, roles and grants live in <data dir>/roles.json, outside the
@@ -253,14 +253,14 @@ func (rs *roleStore) exists(name string) bool {
 // so that a dropped object's grants do not pass to a new object of the
 // same name, while an object that ROLLBACK TO brings back (the same
 // descriptor) finds its owner and grants again.
-func objectKey(d *storage.Descriptor) string {
+func objectKey(d *catalog.Descriptor) string {
 	return d.Name + "@" + d.CreatedAt.UTC().Format(time.RFC3339Nano)
 }
 
 // owner returns the role that owns d: its creator, or the bootstrap
 // superuser for objects created before roles existed or whose creator was
 // dropped.
-func (rs *roleStore) owner(d *storage.Descriptor) string {
+func (rs *roleStore) owner(d *catalog.Descriptor) string {
 	rs.mu.RLock()
 	defer rs.mu.RUnlock()
 	if o, ok := rs.d.Owners[objectKey(d)]; ok {
@@ -272,7 +272,7 @@ func (rs *roleStore) owner(d *storage.Descriptor) string {
 }
 
 // setOwner records d's owner unless it has one.
-func (rs *roleStore) setOwner(d *storage.Descriptor, role string) error {
+func (rs *roleStore) setOwner(d *catalog.Descriptor, role string) error {
 	key := objectKey(d)
 	rs.mu.RLock()
 	_, has := rs.d.Owners[key]
@@ -289,7 +289,7 @@ func (rs *roleStore) setOwner(d *storage.Descriptor, role string) error {
 }
 
 // granted reports whether role (or PUBLIC) holds priv on d.
-func (rs *roleStore) granted(d *storage.Descriptor, role, priv string) bool {
+func (rs *roleStore) granted(d *catalog.Descriptor, role, priv string) bool {
 	rs.mu.RLock()
 	defer rs.mu.RUnlock()
 	g := rs.d.Grants[objectKey(d)]
@@ -482,7 +482,7 @@ func (s *session) execRoleStmt(n *front.RoleStmt) (string, error) {
 	if !super {
 		return "", withDetail(sqlerr.New(codeInsufficientPrivilege, "permission denied to drop role"), "Only roles with the SUPERUSER attribute may drop roles.")
 	}
-	live := map[string]*storage.Descriptor{}
+	live := map[string]*catalog.Descriptor{}
 	for _, d := range s.e.allObjects() {
 		live[objectKey(d)] = d
 	}
@@ -564,10 +564,10 @@ func without(list []string, s string) []string {
 }
 
 // allObjects returns every object of the live catalog.
-func (e *Engine) allObjects() []*storage.Descriptor {
+func (e *Engine) allObjects() []*catalog.Descriptor {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
-	out := make([]*storage.Descriptor, 0, len(e.objs))
+	out := make([]*catalog.Descriptor, 0, len(e.objs))
 	for _, d := range e.objs {
 		out = append(out, d)
 	}
@@ -576,11 +576,11 @@ func (e *Engine) allObjects() []*storage.Descriptor {
 }
 
 // relKindWord is how PostgreSQL names a relation's kind in messages.
-func relKindWord(d *storage.Descriptor) string {
+func relKindWord(d *catalog.Descriptor) string {
 	switch d.Kind {
-	case storage.KindView:
+	case catalog.KindView:
 		return "materialized view"
-	case storage.KindStream:
+	case catalog.KindStream:
 		return "stream"
 	}
 	return "table"
@@ -617,7 +617,7 @@ func (s *session) execGrant(n *front.Grant) (string, error) {
 			return nil
 		})
 	}
-	var objs []*storage.Descriptor
+	var objs []*catalog.Descriptor
 	if n.AllInSchema != "" {
 		if n.AllInSchema != "public" {
 			return "", sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", n.AllInSchema)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"streamdb/storage"
+	"streamdb/catalog"
 )
 
 // TestRoleStorePersists: roles, owners and grants are written to the roles
@@ -17,7 +17,7 @@ func TestRoleStorePersists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t1 := &storage.Descriptor{Name: "t", CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 1, time.UTC)}
+	t1 := &catalog.Descriptor{Name: "t", CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 1, time.UTC)}
 	if err := rs.update(func(d *roleData) error {
 		d.Roles["alice"] = &roleDef{Login: true, OID: d.NextOID}
 		d.NextOID++
@@ -50,7 +50,7 @@ func TestRoleStorePersists(t *testing.T) {
 		t.Error("grants of t1 wrong")
 	}
 	// A new table of the same name is another object.
-	t2 := &storage.Descriptor{Name: "t", CreatedAt: t1.CreatedAt.Add(time.Second)}
+	t2 := &catalog.Descriptor{Name: "t", CreatedAt: t1.CreatedAt.Add(time.Second)}
 	if rs.granted(t2, "alice", "SELECT") || rs.owner(t2) != BootstrapUser {
 		t.Error("a re-created table inherited the old one's grants or owner")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"streamdb/catalog"
 	"streamdb/checkpoint"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -309,7 +310,7 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPosition) (string, error) {
 	const tag = "ALTER STREAM"
 	d, ok := e.lookup(n.Stream)
-	if !ok || d.Kind != storage.KindStream {
+	if !ok || d.Kind != catalog.KindStream {
 		return "", sqlerr.New(sqlerr.UndefinedTable, "stream %q does not exist", n.Stream)
 	}
 	var last uint64 // the position to store: the sequence before the next one to read
@@ -426,7 +427,7 @@ func (e *Engine) openPoint(m *checkpoint.Meta) (*asOfState, error) {
 		store.Close()
 		return nil, err
 	}
-	st := &asOfState{meta: m, store: store, objs: map[string]*storage.Descriptor{}, refs: 1, e: e}
+	st := &asOfState{meta: m, store: store, objs: map[string]*catalog.Descriptor{}, refs: 1, e: e}
 	for _, d := range descs {
 		st.objs[d.Name] = d
 	}
@@ -462,7 +463,7 @@ func (e *Engine) retirePoint(dir string) {
 type asOfState struct {
 	meta    *checkpoint.Meta
 	store   *storage.Store
-	objs    map[string]*storage.Descriptor
+	objs    map[string]*catalog.Descriptor
 	e       *Engine
 	refs    int  // guarded by e.asOfMu
 	retired bool // out of the cache: close when refs drops to 0
@@ -478,11 +479,11 @@ func (a *asOfState) release() {
 	}
 }
 
-func (a *asOfState) lookup(name string) (*storage.Descriptor, bool) {
+func (a *asOfState) lookup(name string) (*catalog.Descriptor, bool) {
 	d, ok := a.objs[name]
 	return d, ok
 }
 
-func (a *asOfState) systemTable(string) (*storage.Descriptor, func() []types.Row, bool) {
+func (a *asOfState) systemTable(string) (*catalog.Descriptor, func() []types.Row, bool) {
 	return nil, nil, false
 }

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/config"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -67,7 +67,7 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 		return showResult(cols, func(context.Context) ([]types.Row, error) {
 			skipped := s.e.rt.SkippedMessages()
 			var rows []types.Row
-			for _, d := range s.e.objects(storage.KindStream) {
+			for _, d := range s.e.objects(catalog.KindStream) {
 				colText := make([]string, len(d.Columns))
 				for i, c := range d.Columns {
 					colText[i] = c.Name + " " + c.Type
@@ -85,7 +85,7 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 	case "materialized views", "views":
 		return showResult(textCols("name", "definition", "status"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row
-			for _, d := range s.e.objects(storage.KindView) {
+			for _, d := range s.e.objects(catalog.KindView) {
 				rows = append(rows, textRow(d.Name, d.Query, s.e.viewStatus(d)))
 			}
 			return rows, nil
@@ -93,7 +93,7 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 	case "tables":
 		return showResult(textCols("name"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row
-			for _, d := range s.e.objects(storage.KindTable) {
+			for _, d := range s.e.objects(catalog.KindTable) {
 				rows = append(rows, textRow(d.Name))
 			}
 			return rows, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/plan"
 	"streamdb/sql/front"
@@ -110,7 +111,7 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 	if !ok {
 		return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", n.View)
 	}
-	if v.Kind != storage.KindView && v.Kind != storage.KindTable {
+	if v.Kind != catalog.KindView && v.Kind != catalog.KindTable {
 		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s: a sink publishes the rows of a materialized view or table", n.View, v.Kind).
 			WithHint("CREATE MATERIALIZED VIEW over the stream and CREATE SINK FROM that view.")
 	}
@@ -118,7 +119,7 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 		return "", err
 	}
 	var root plan.Node
-	if v.Kind == storage.KindTable {
+	if v.Kind == catalog.KindTable {
 		root, err = tableScan(v)
 	} else {
 		root, err = e.viewPlan(v)
@@ -166,7 +167,7 @@ func (e *Engine) checkSinkSubject(subject string) error {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
 	for _, o := range e.objs {
-		if o.Subject == subject && (o.Kind == storage.KindStream || o.Kind == storage.KindTable) {
+		if o.Subject == subject && (o.Kind == catalog.KindStream || o.Kind == catalog.KindTable) {
 			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is the subject of %s %s", subject, o.Kind, o.Name).
 				WithHint("A sink publishes to a subject of its own; streamdb reads this one. Choose another subject.")
 		}
@@ -213,7 +214,7 @@ func (e *Engine) deleteSink(d *storage.SinkDescriptor) error {
 }
 
 // sinksOn returns the sinks that read any of the views named.
-func (e *Engine) sinksOn(views []*storage.Descriptor) ([]*storage.SinkDescriptor, error) {
+func (e *Engine) sinksOn(views []*catalog.Descriptor) ([]*storage.SinkDescriptor, error) {
 	all, err := e.sinks()
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package sql
 import (
 	"encoding/binary"
 
+	"streamdb/catalog"
 	"streamdb/storage"
 	"streamdb/types"
 )
@@ -25,11 +26,11 @@ var stateColumns = []types.Column{
 // is Pebble's estimate of the table's size on disk.
 const stateScanLimit = 1_000_000
 
-func (e *Engine) stateTable() (*storage.Descriptor, func() []types.Row) {
-	d := &storage.Descriptor{Name: "streamdb_state", Kind: storage.KindSystem, Columns: storage.ColumnsFrom(stateColumns)}
+func (e *Engine) stateTable() (*catalog.Descriptor, func() []types.Row) {
+	d := &catalog.Descriptor{Name: "streamdb_state", Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(stateColumns)}
 	return d, func() []types.Row {
 		var rows []types.Row
-		for _, kind := range []storage.ObjectKind{storage.KindView, storage.KindTable} {
+		for _, kind := range []catalog.ObjectKind{catalog.KindView, catalog.KindTable} {
 			for _, obj := range e.objects(kind) {
 				for _, s := range e.stateSizes(obj.ID) {
 					keys := types.Null
@@ -45,8 +46,8 @@ func (e *Engine) stateTable() (*storage.Descriptor, func() []types.Row) {
 	}
 }
 
-func kindName(k storage.ObjectKind) string {
-	if k == storage.KindTable {
+func kindName(k catalog.ObjectKind) string {
+	if k == catalog.KindTable {
 		return "table"
 	}
 	return "materialized view"

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"strconv"
 
+	"streamdb/catalog"
 	"streamdb/checkpoint"
 	"streamdb/exec"
 	"streamdb/pgwire"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -69,12 +69,12 @@ func (s *session) prepareFeed(st *front.Statement) (p *prepared, ok bool, err er
 
 // feedView finds the materialized view a feed reads and checks that the
 // session may read it.
-func (s *session) feedView(what, name string) (*storage.Descriptor, []types.Column, error) {
+func (s *session) feedView(what, name string) (*catalog.Descriptor, []types.Column, error) {
 	d, ok := s.e.lookup(name)
 	if !ok {
 		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
 	}
-	if d.Kind != storage.KindView {
+	if d.Kind != catalog.KindView {
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s reads materialized views; %s is a %s", what, d.Name, d.Kind).
 			WithHint("CREATE MATERIALIZED VIEW over %s and use the view.", d.Name)
 	}
@@ -115,7 +115,7 @@ func (s *session) prepareSubscribe(n *front.Subscribe) (*prepared, error) {
 }
 
 // subscribe streams view d's feed to f until ctx ends or the feed fails.
-func (e *Engine) subscribe(ctx context.Context, d *storage.Descriptor, ncols int, at *front.AsOf, opts subscribeOptions, f *feed) error {
+func (e *Engine) subscribe(ctx context.Context, d *catalog.Descriptor, ncols int, at *front.AsOf, opts subscribeOptions, f *feed) error {
 	sub, err := e.openFeed(ctx, d, ncols, at, opts, f)
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func pumpFeed(wait, ctx context.Context, sub *exec.Subscription, f *feed) error 
 // the rows at the start epoch (unless snapshot = false), or, AS OF a
 // point, the point's rows and then the net change from the point to the
 // start epoch. The caller closes the subscription.
-func (e *Engine) openFeed(ctx context.Context, d *storage.Descriptor, ncols int, at *front.AsOf, opts subscribeOptions, f *feed) (*exec.Subscription, error) {
+func (e *Engine) openFeed(ctx context.Context, d *catalog.Descriptor, ncols int, at *front.AsOf, opts subscribeOptions, f *feed) (*exec.Subscription, error) {
 	var point *asOfState
 	if at != nil {
 		m, err := e.resolveFeedPoint(at)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // A table (CREATE TABLE without APPEND ONLY) keeps its changes in its own
@@ -25,7 +25,7 @@ import (
 const tableSubjectPrefix = "streamdb.table."
 
 // startTable starts the pipeline that keeps a table's state table current.
-func (e *Engine) startTable(d *storage.Descriptor) error {
+func (e *Engine) startTable(d *catalog.Descriptor) error {
 	root, err := tableScan(d)
 	if err != nil {
 		return err
@@ -33,7 +33,7 @@ func (e *Engine) startTable(d *storage.Descriptor) error {
 	return e.rt.StartView(d, root)
 }
 
-func tableScan(d *storage.Descriptor) (*plan.Scan, error) {
+func tableScan(d *catalog.Descriptor) (*plan.Scan, error) {
 	cols, err := d.Schema()
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func tableScan(d *storage.Descriptor) (*plan.Scan, error) {
 // published to its changelog (read from JetStream, so it holds after a
 // restart too). Paused sources never catch up, so a paused server refuses
 // instead of blocking.
-func (e *Engine) waitTableCurrent(ctx context.Context, d *storage.Descriptor, what string) error {
+func (e *Engine) waitTableCurrent(ctx context.Context, d *catalog.Descriptor, what string) error {
 	last, err := e.broker.LastSeqForSubject(ctx, d.JSStream, d.Subject)
 	if err != nil {
 		return sqlerr.New(sqlerr.InternalError, "read the changelog of table %s: %v", d.Name, err)
@@ -53,7 +53,7 @@ func (e *Engine) waitTableCurrent(ctx context.Context, d *storage.Descriptor, wh
 	return e.waitTableAt(ctx, d, last, what)
 }
 
-func (e *Engine) waitTableAt(ctx context.Context, d *storage.Descriptor, seq uint64, what string) error {
+func (e *Engine) waitTableAt(ctx context.Context, d *catalog.Descriptor, seq uint64, what string) error {
 	if seq == 0 || seq <= d.StartSeq {
 		return nil
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -26,7 +26,7 @@ import (
 
 // tableWrite is what one commit writes to one table.
 type tableWrite struct {
-	d *storage.Descriptor
+	d *catalog.Descriptor
 	// stmts holds each statement's changes, in order (a transaction's).
 	stmts [][]exec.Change
 	// compute, when set, computes a single statement's changes under the
@@ -38,7 +38,7 @@ type tableWrite struct {
 // streamWrite is what one commit inserts into one stream: one JSON
 // message per row.
 type streamWrite struct {
-	d    *storage.Descriptor
+	d    *catalog.Descriptor
 	msgs [][]byte
 }
 
@@ -69,7 +69,7 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		logs[i].waitIdle()
 	}
 	type outgoing struct {
-		d       *storage.Descriptor
+		d       *catalog.Descriptor
 		data    []byte
 		log     *tableLog
 		changes []exec.Change
@@ -189,7 +189,7 @@ func (e *Engine) commitTable(ctx context.Context, w *tableWrite) error {
 
 // checkExists fails if table d was dropped (or replaced) since the
 // statement was bound.
-func (e *Engine) checkExists(d *storage.Descriptor) error {
+func (e *Engine) checkExists(d *catalog.Descriptor) error {
 	if cur, ok := e.lookup(d.Name); !ok || cur.ID != d.ID {
 		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", d.Name)
 	}
@@ -247,7 +247,7 @@ func (e *Engine) changelogLimit() int {
 
 // ensureCurrent makes sure the table's log covers everything published to
 // its subject (see tableLog.current). Holding log.mu.
-func (e *Engine) ensureCurrent(ctx context.Context, d *storage.Descriptor, log *tableLog) error {
+func (e *Engine) ensureCurrent(ctx context.Context, d *catalog.Descriptor, log *tableLog) error {
 	if log.unsure.Swap(false) {
 		log.current = false
 	}
@@ -318,7 +318,7 @@ func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *tableLo
 }
 
 // duplicateKey is PostgreSQL's unique violation for row's primary key.
-func duplicateKey(d *storage.Descriptor, cols []types.Column, key []int, row types.Row) error {
+func duplicateKey(d *catalog.Descriptor, cols []types.Column, key []int, row types.Row) error {
 	names := make([]string, len(key))
 	vals := make([]string, len(key))
 	for i, j := range key {

@@ -7,11 +7,11 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/pgwire"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -20,7 +20,7 @@ import (
 // changes.
 
 // tableTarget resolves the single table an UPDATE or DELETE names.
-func (s *session) tableTarget(refs *ast.TableRefsClause, what string, params *boundParams) (*storage.Descriptor, string, error) {
+func (s *session) tableTarget(refs *ast.TableRefsClause, what string, params *boundParams) (*catalog.Descriptor, string, error) {
 	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
 		return nil, "", sqlerr.New(sqlerr.FeatureNotSupported, "%s of more than one table is not supported", what)
 	}
@@ -41,11 +41,11 @@ func (s *session) tableTarget(refs *ast.TableRefsClause, what string, params *bo
 		return nil, "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name).
 			WithPosition(params.stmt.IdentPosition(name))
 	}
-	if desc.Kind != storage.KindTable {
+	if desc.Kind != catalog.KindTable {
 		hint := "UPDATE and DELETE work on tables (CREATE TABLE without APPEND ONLY)."
-		if desc.Kind == storage.KindView {
+		if desc.Kind == catalog.KindView {
 			hint = "A materialized view is computed from its query; change its inputs instead."
-		} else if desc.Kind == storage.KindStream {
+		} else if desc.Kind == catalog.KindStream {
 			hint = "A stream is append-only; use a table (CREATE TABLE without APPEND ONLY) for rows that change."
 		}
 		return nil, "", sqlerr.New(sqlerr.WrongObjectType, "cannot %s %s %q", strings.ToLower(what), desc.Kind, name).WithHint("%s", hint)
@@ -216,7 +216,7 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 // transaction they are computed, checked and published under the table's
 // lock; inside one, computed against the table plus the transaction's
 // earlier changes, checked, and kept for COMMIT.
-func (s *session) changeTable(ctx context.Context, d *storage.Descriptor, readRows bool, compute func([]types.Row) ([]exec.Change, error)) error {
+func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, readRows bool, compute func([]types.Row) ([]exec.Change, error)) error {
 	run := func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
 		var rows []types.Row
 		if readRows {
@@ -259,7 +259,7 @@ func (s *session) changeTable(ctx context.Context, d *storage.Descriptor, readRo
 
 // insertIntoTable inserts an INSERT's rows into a table. Rows of a table
 // with a primary key are checked against its current contents.
-func (s *session) insertIntoTable(ctx context.Context, d *storage.Descriptor, rows []types.Row) error {
+func (s *session) insertIntoTable(ctx context.Context, d *catalog.Descriptor, rows []types.Row) error {
 	return s.changeTable(ctx, d, false, func([]types.Row) ([]exec.Change, error) {
 		changes := make([]exec.Change, len(rows))
 		for i, r := range rows {
@@ -272,7 +272,7 @@ func (s *session) insertIntoTable(ctx context.Context, d *storage.Descriptor, ro
 // checkTableChanges enforces NOT NULL and primary key uniqueness on the
 // rows a statement inserts; exists reports whether the table holds a key
 // (encoded as its state key) before the statement.
-func checkTableChanges(d *storage.Descriptor, cols []types.Column, changes []exec.Change, exists func(key []byte) (bool, error)) error {
+func checkTableChanges(d *catalog.Descriptor, cols []types.Column, changes []exec.Change, exists func(key []byte) (bool, error)) error {
 	for _, ch := range changes {
 		if ch.Sign < 0 {
 			continue
@@ -317,7 +317,7 @@ func checkTableChanges(d *storage.Descriptor, cols []types.Column, changes []exe
 	return nil
 }
 
-func pkIndexes(d *storage.Descriptor, cols []types.Column) []int {
+func pkIndexes(d *catalog.Descriptor, cols []types.Column) []int {
 	key := make([]int, len(d.PrimaryKey))
 	for i, name := range d.PrimaryKey {
 		key[i] = columnIndex(cols, name)
@@ -337,7 +337,7 @@ func formatRow(cols []types.Column, r types.Row) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func tableScope(d *storage.Descriptor, alias string) ([]types.Column, *scope, error) {
+func tableScope(d *catalog.Descriptor, alias string) ([]types.Column, *scope, error) {
 	cols, err := d.Schema()
 	if err != nil {
 		return nil, nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -206,7 +207,7 @@ const publishTimeout = 30 * time.Second
 
 // await has en published (starting a leader if none runs) and returns
 // its outcome.
-func (l *tableLog) await(e *Engine, d *storage.Descriptor, en *logEntry) error {
+func (l *tableLog) await(e *Engine, d *catalog.Descriptor, en *logEntry) error {
 	l.imu.Lock()
 	lead := !l.publishing
 	l.publishing = true
@@ -219,7 +220,7 @@ func (l *tableLog) await(e *Engine, d *storage.Descriptor, en *logEntry) error {
 
 // lead publishes queued entries, as many as fit in one message at a
 // time, until none is left.
-func (l *tableLog) lead(e *Engine, d *storage.Descriptor) {
+func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
 	limit := e.changelogLimit()
 	for {
 		l.imu.Lock()

@@ -6,8 +6,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"streamdb/catalog"
 	"streamdb/exec"
-	"streamdb/storage"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
@@ -17,7 +17,7 @@ import (
 // (acknowledged commits the pipeline has not applied yet, then the
 // statement's own transaction's earlier changes), in order.
 type tableState struct {
-	d       *storage.Descriptor
+	d       *catalog.Descriptor
 	cols    []types.Column
 	key     []int // primary key columns; nil for a table without one
 	snap    *pebble.Snapshot
@@ -25,7 +25,7 @@ type tableState struct {
 }
 
 // openTableState reads table d as of now. Close it when done.
-func (e *Engine) openTableState(d *storage.Descriptor, log *tableLog) (*tableState, error) {
+func (e *Engine) openTableState(d *catalog.Descriptor, log *tableLog) (*tableState, error) {
 	snap, pending, err := log.snapshot(e.store, d.ID)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func (e *Engine) openTableState(d *storage.Descriptor, log *tableLog) (*tableSta
 }
 
 // newTableState reads table d in snap with pending applied on top.
-func newTableState(d *storage.Descriptor, snap *pebble.Snapshot, pending []exec.Change) (*tableState, error) {
+func newTableState(d *catalog.Descriptor, snap *pebble.Snapshot, pending []exec.Change) (*tableState, error) {
 	cols, err := d.Schema()
 	if err != nil {
 		return nil, err

@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/checkpoint"
 	"streamdb/exec"
-	"streamdb/storage"
 )
 
 // After each checkpoint the server purges, from each table's changelog
@@ -39,12 +39,12 @@ import (
 // new view would miss the purged changes. A view that starts from the
 // table's state (issue 24 item 1) reads no changelog of its own, and the
 // runtime then lists no source on the table for it.
-func (e *Engine) newViewsReplayTable(d *storage.Descriptor) bool {
+func (e *Engine) newViewsReplayTable(d *catalog.Descriptor) bool {
 	root, err := tableScan(d)
 	if err != nil {
 		return true
 	}
-	probe := &storage.Descriptor{Name: d.Name + "_probe", Kind: storage.KindView, Dataflow: storage.DataflowLatest}
+	probe := &catalog.Descriptor{Name: d.Name + "_probe", Kind: catalog.KindView, Dataflow: catalog.DataflowLatest}
 	streams, err := e.rt.SourceStreams(probe, root)
 	return err != nil || slices.Contains(streams, d.Name)
 }
@@ -183,17 +183,17 @@ func (e *Engine) purgeTargets(ctx context.Context) []purgeTarget {
 	bySubject := map[string]*purgeTarget{}
 	excluded := map[string]bool{}
 	e.catMu.RLock()
-	objs := make([]*storage.Descriptor, 0, len(e.objs))
+	objs := make([]*catalog.Descriptor, 0, len(e.objs))
 	for _, d := range e.objs {
 		objs = append(objs, d)
 	}
 	e.catMu.RUnlock()
 	for _, d := range objs {
-		if d.Kind != storage.KindTable && d.Kind != storage.KindStream {
+		if d.Kind != catalog.KindTable && d.Kind != catalog.KindStream {
 			continue
 		}
-		eligible := d.Kind == storage.KindStream && d.Options[optRetention] == retentionConsumed
-		if d.Kind == storage.KindTable {
+		eligible := d.Kind == catalog.KindStream && d.Options[optRetention] == retentionConsumed
+		if d.Kind == catalog.KindTable {
 			eligible = !e.newViewsReplayTable(d)
 			if !eligible && !e.purge.toldKept.Swap(true) {
 				e.log.Info(tablesKeptMessage)
@@ -248,13 +248,13 @@ func (e *Engine) stoppedPositions(live []exec.ViewPosition) []storedPosition {
 		running[p.ViewID] = true
 	}
 	var out []storedPosition
-	for _, kind := range []storage.ObjectKind{storage.KindView, storage.KindTable} {
+	for _, kind := range []catalog.ObjectKind{catalog.KindView, catalog.KindTable} {
 		for _, d := range e.objects(kind) {
 			if running[d.ID] {
 				continue
 			}
 			streams := []string{d.Name}
-			if kind == storage.KindView {
+			if kind == catalog.KindView {
 				root, err := e.viewPlan(d)
 				if err == nil {
 					streams, err = e.rt.SourceStreams(d, root)

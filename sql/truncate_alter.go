@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 
+	"streamdb/catalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -20,7 +21,7 @@ func (e *Engine) alterTableOptions(ctx context.Context, n *front.AlterTableOptio
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	d, ok := e.lookup(n.Table)
-	if !ok || d.Kind != storage.KindTable && d.Kind != storage.KindStream {
+	if !ok || d.Kind != catalog.KindTable && d.Kind != catalog.KindStream {
 		if n.IfExists && !ok {
 			return tag, nil
 		}
@@ -29,7 +30,7 @@ func (e *Engine) alterTableOptions(ctx context.Context, n *front.AlterTableOptio
 		}
 		return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Table)
 	}
-	isTable := d.Kind == storage.KindTable
+	isTable := d.Kind == catalog.KindTable
 	opts := maps.Clone(d.Options)
 	if opts == nil {
 		opts = map[string]string{}

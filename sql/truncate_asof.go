@@ -7,6 +7,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/pgwire"
 	"streamdb/plan"
@@ -90,8 +91,8 @@ func (s *session) prepareHistoryAsOf(st *front.Statement, params *boundParams) (
 
 // keepsHistoryAt reports whether d is a table that keeps its changelog
 // back to at (its history window covers it, and it existed then).
-func (e *Engine) keepsHistoryAt(d *storage.Descriptor, at time.Time) bool {
-	if d.Kind != storage.KindTable {
+func (e *Engine) keepsHistoryAt(d *catalog.Descriptor, at time.Time) bool {
+	if d.Kind != catalog.KindTable {
 		return false
 	}
 	h, ok := d.Options[optHistory]
@@ -108,7 +109,7 @@ func (e *Engine) keepsHistoryAt(d *storage.Descriptor, at time.Time) bool {
 // tableRowsBefore returns table d's rows as committed before at: its state
 // in snap moved back (or forward) along its changelog to the last message
 // stored before at.
-func (e *Engine) tableRowsBefore(ctx context.Context, d *storage.Descriptor, snap *pebble.Snapshot, at time.Time) ([]types.Row, error) {
+func (e *Engine) tableRowsBefore(ctx context.Context, d *catalog.Descriptor, snap *pebble.Snapshot, at time.Time) ([]types.Row, error) {
 	pos, err := storage.PositionAt(snap, d.ID, 0)
 	if err != nil {
 		return nil, err

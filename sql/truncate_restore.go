@@ -8,9 +8,9 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // A rollback replaces the whole state, and each view and table pipeline of
@@ -33,7 +33,7 @@ type restoredSource struct {
 // A view whose plan does not decode against the point's catalog is left
 // out: it fails on its own once restored, naming why.
 func (e *Engine) restoredSources(point *asOfState) []restoredSource {
-	lookup := func(name string) (*storage.Descriptor, bool) {
+	lookup := func(name string) (*catalog.Descriptor, bool) {
 		d, ok := point.objs[name]
 		return d, ok
 	}
@@ -42,9 +42,9 @@ func (e *Engine) restoredSources(point *asOfState) []restoredSource {
 		d := point.objs[name]
 		var streams []string
 		switch d.Kind {
-		case storage.KindTable:
+		case catalog.KindTable:
 			streams = []string{d.Name} // the table's own changelog
-		case storage.KindView:
+		case catalog.KindView:
 			if len(d.Plan) == 0 {
 				continue
 			}

@@ -3,9 +3,9 @@ package sql
 import (
 	"context"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // A transaction block (BEGIN ... COMMIT) keeps its writes in the session
@@ -53,7 +53,7 @@ type txSavepoint struct {
 }
 
 // table returns the transaction's writes to table d, adding an empty entry.
-func (t *txn) table(d *storage.Descriptor) *tableWrite {
+func (t *txn) table(d *catalog.Descriptor) *tableWrite {
 	for _, w := range t.tables {
 		if w.d.ID == d.ID {
 			return w
@@ -65,7 +65,7 @@ func (t *txn) table(d *storage.Descriptor) *tableWrite {
 }
 
 // stream returns the transaction's rows for stream d, adding an empty entry.
-func (t *txn) stream(d *storage.Descriptor) *streamWrite {
+func (t *txn) stream(d *catalog.Descriptor) *streamWrite {
 	for _, w := range t.streams {
 		if w.d.ID == d.ID {
 			return w

@@ -3,10 +3,10 @@ package sql
 import (
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/plan"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -78,7 +78,7 @@ func checkViewOptions(opts map[string]string) (map[string]string, error) {
 // before the failure, and serving them as current would hide it.
 func (e *Engine) checkViewsRunning(root plan.Node) error {
 	for _, src := range plan.Sources(root) {
-		if src.Kind != storage.KindView {
+		if src.Kind != catalog.KindView {
 			continue
 		}
 		if err := e.rt.ViewFailure(src.ID); err != nil {

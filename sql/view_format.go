@@ -1,16 +1,18 @@
 package sql
 
-import "streamdb/storage"
+import (
+	"streamdb/catalog"
+)
 
 // checkViewFormats refuses a catalog with a view whose state format this
 // binary cannot read (a directory written by a newer streamdb, or one too
 // old), before any view starts: a view misread would serve wrong rows.
-func checkViewFormats(descs []*storage.Descriptor) error {
+func checkViewFormats(descs []*catalog.Descriptor) error {
 	for _, d := range descs {
-		if d.Kind != storage.KindView {
+		if d.Kind != catalog.KindView {
 			continue
 		}
-		if err := storage.CheckFormat("materialized view "+d.Name, d.Dataflow); err != nil {
+		if err := catalog.CheckFormat("materialized view "+d.Name, d.Dataflow); err != nil {
 			return err
 		}
 	}

@@ -3,9 +3,9 @@ package sql
 import (
 	"errors"
 
+	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // recordPlan stores in d the plan record of root, the plan view d is
@@ -16,7 +16,7 @@ import (
 // expression the record cannot rebuild) leaves d without one, logged: the
 // view is then bound from its SQL at each start, as views created before
 // plan records are.
-func (e *Engine) recordPlan(d *storage.Descriptor, root plan.Node) {
+func (e *Engine) recordPlan(d *catalog.Descriptor, root plan.Node) {
 	data, err := plan.Encode(root, e.lookup)
 	if err != nil {
 		e.log.Warn("the plan of the materialized view is not recorded; it is bound from its SQL at each start", "view", d.Name, "err", err)
@@ -27,7 +27,7 @@ func (e *Engine) recordPlan(d *storage.Descriptor, root plan.Node) {
 
 // viewPlan is the plan view d's dataflow is built from: its plan record,
 // or, for a view created without one, its SQL bound again.
-func (e *Engine) viewPlan(d *storage.Descriptor) (plan.Node, error) {
+func (e *Engine) viewPlan(d *catalog.Descriptor) (plan.Node, error) {
 	if len(d.Plan) == 0 {
 		return e.planView(d.Query)
 	}

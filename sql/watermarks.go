@@ -1,7 +1,7 @@
 package sql
 
 import (
-	"streamdb/storage"
+	"streamdb/catalog"
 	"streamdb/types"
 )
 
@@ -13,8 +13,8 @@ var watermarkColumns = []types.Column{
 	{Name: "watermark", Type: types.Timestamp}, {Name: "late_rows", Type: types.Int8},
 }
 
-func (e *Engine) watermarkTable() (*storage.Descriptor, func() []types.Row) {
-	d := &storage.Descriptor{Name: "streamdb_watermarks", Kind: storage.KindSystem, Columns: storage.ColumnsFrom(watermarkColumns)}
+func (e *Engine) watermarkTable() (*catalog.Descriptor, func() []types.Row) {
+	d := &catalog.Descriptor{Name: "streamdb_watermarks", Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(watermarkColumns)}
 	return d, func() []types.Row {
 		var rows []types.Row
 		for _, w := range e.rt.Watermarks() {

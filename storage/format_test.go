@@ -1,64 +1,10 @@
 package storage
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
-	"streamdb/sqlerr"
+	"streamdb/catalog"
 )
-
-// TestFormatNumbers pins the stored number of every format: a format
-// inserted before another would renumber the views that use it.
-func TestFormatNumbers(t *testing.T) {
-	pinned := []struct {
-		name string
-		v    FormatVersion
-		want int
-	}{
-		{"DataflowOneReaderPerScan", DataflowOneReaderPerScan, 0},
-		{"DataflowSharedScans", DataflowSharedScans, 1},
-		{"DataflowSharedSubplans", DataflowSharedSubplans, 2},
-		{"DataflowAppendOnlyJoins", DataflowAppendOnlyJoins, 3},
-		{"DataflowNarrowRows", DataflowNarrowRows, 4},
-		{"DataflowJoinStateByID", DataflowJoinStateByID, 5},
-		{"DataflowJoinStatePaged", DataflowJoinStatePaged, 6},
-		{"DataflowSumSpecials", DataflowSumSpecials, 7},
-		{"DataflowJoinStateByKey", DataflowJoinStateByKey, 8},
-		{"DataflowViewEdges", DataflowViewEdges, 9},
-		{"DataflowTopNStateByKey", DataflowTopNStateByKey, 10},
-		{"DataflowExtremaByValue", DataflowExtremaByValue, 11},
-	}
-	for _, p := range pinned {
-		if int(p.v) != p.want {
-			t.Errorf("%s = %d, stored as %d: add new formats at the end", p.name, p.v, p.want)
-		}
-	}
-	if DataflowLatest < pinned[len(pinned)-1].v {
-		t.Errorf("DataflowLatest = %d, older than the formats above", DataflowLatest)
-	}
-}
-
-func TestCheckFormat(t *testing.T) {
-	for v := DataflowMinSupported; v <= DataflowLatest; v++ {
-		if err := CheckFormat("view v", v); err != nil {
-			t.Errorf("format %d: %v", v, err)
-		}
-	}
-	for _, c := range []struct {
-		v, minV, maxV FormatVersion
-		want          string
-	}{
-		{DataflowLatest + 1, DataflowMinSupported, DataflowLatest, "newer than this streamdb reads"},
-		{2, 3, 7, "older than this streamdb reads"},
-	} {
-		err := checkFormatIn("view v", c.v, c.minV, c.maxV)
-		var se *sqlerr.Error
-		if !errors.As(err, &se) || se.Code != sqlerr.FeatureNotSupported || !strings.Contains(se.Message, c.want) || se.Hint == "" {
-			t.Errorf("format %d in [%d, %d]: got %v, want 0A000 %q with a hint", c.v, c.minV, c.maxV, err, c.want)
-		}
-	}
-}
 
 func TestRatchetFormat(t *testing.T) {
 	s, err := OpenMemory()
@@ -69,7 +15,7 @@ func TestRatchetFormat(t *testing.T) {
 	if _, ok, err := s.Format(); ok || err != nil {
 		t.Fatalf("new store: format recorded (%v)", err)
 	}
-	for _, v := range []FormatVersion{3, 5, 4} {
+	for _, v := range []catalog.FormatVersion{3, 5, 4} {
 		b := s.NewBatch()
 		if err := s.RatchetFormat(b, v); err != nil {
 			t.Fatal(err)
@@ -83,7 +29,7 @@ func TestRatchetFormat(t *testing.T) {
 		t.Fatalf("format %d, %v, %v; want 5 (the newest ratcheted)", v, ok, err)
 	}
 	b := s.NewBatch()
-	if err := s.RatchetFormat(b, DataflowLatest+1); err != nil {
+	if err := s.RatchetFormat(b, catalog.DataflowLatest+1); err != nil {
 		t.Fatal(err)
 	}
 	s.Commit(b, false)

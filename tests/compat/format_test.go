@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"streamdb/catalog"
 	"streamdb/storage"
 	"streamdb/tests/testutil"
 )
@@ -23,9 +24,9 @@ func TestRefuseUnreadableFormat(t *testing.T) {
 	conn := srv.Conn(t)
 	exec(t, conn, schema[0], "CREATE MATERIALIZED VIEW per_k AS "+views["per_k"])
 	srv.Stop(t)
-	newer := storage.DataflowLatest + 1
+	newer := catalog.DataflowLatest + 1
 
-	editDescriptor(t, srv.DataDir, "per_k", func(d *storage.Descriptor) { d.Dataflow = newer })
+	editDescriptor(t, srv.DataDir, "per_k", func(d *catalog.Descriptor) { d.Dataflow = newer })
 	out := startRefused(t, bin, srv.DataDir)
 	for _, want := range []string{
 		"materialized view per_k holds state in format " + strconv.Itoa(int(newer)) + ", newer than this streamdb reads",
@@ -37,7 +38,7 @@ func TestRefuseUnreadableFormat(t *testing.T) {
 	}
 
 	// The view readable again, the directory's own record newer.
-	editDescriptor(t, srv.DataDir, "per_k", func(d *storage.Descriptor) { d.Dataflow = storage.DataflowLatest })
+	editDescriptor(t, srv.DataDir, "per_k", func(d *catalog.Descriptor) { d.Dataflow = catalog.DataflowLatest })
 	st, err := storage.Open(filepath.Join(srv.DataDir, "state"))
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func TestRefuseUnreadableFormat(t *testing.T) {
 
 // editDescriptor changes the catalog entry of object name in the data
 // directory of a stopped server.
-func editDescriptor(t *testing.T, dataDir, name string, edit func(*storage.Descriptor)) {
+func editDescriptor(t *testing.T, dataDir, name string, edit func(*catalog.Descriptor)) {
 	t.Helper()
 	st, err := storage.Open(filepath.Join(dataDir, "state"))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"streamdb/catalog"
 	"streamdb/storage"
 	"streamdb/tests/testutil"
 )
@@ -30,7 +31,7 @@ func TestPlanRecordKeepsState(t *testing.T) {
 	srv.Stop(t)
 
 	recorded := false
-	editDescriptor(t, srv.DataDir, "per_k", func(d *storage.Descriptor) {
+	editDescriptor(t, srv.DataDir, "per_k", func(d *catalog.Descriptor) {
 		recorded = len(d.Plan) > 0
 		d.Query = `SELECT k, sum(v) AS n, count(*) AS total FROM ev GROUP BY k`
 	})
@@ -79,7 +80,7 @@ func viewsWithoutPlan(t *testing.T, dataDir string) []string {
 	}
 	var out []string
 	for _, d := range descs {
-		if d.Kind == storage.KindView && len(d.Plan) == 0 {
+		if d.Kind == catalog.KindView && len(d.Plan) == 0 {
 			out = append(out, d.Name)
 		}
 	}

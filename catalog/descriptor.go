@@ -1,0 +1,99 @@
+// Package catalog holds the descriptors of the catalog's objects
+// (streams, tables, materialized views) and the formats of a view's
+// dataflow: the types the binder, the planner, the runtime and the store
+// all share. Storing descriptors is package storage's job; this package
+// has no dependency on Pebble.
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"streamdb/types"
+)
+
+// ObjectKind names the kinds of catalog objects.
+type ObjectKind string
+
+const (
+	KindStream ObjectKind = "stream"
+	KindTable  ObjectKind = "table"
+	KindView   ObjectKind = "materialized view"
+	// KindSystem is a read-only table computed from server state
+	// (streamdb_checkpoints); it is never stored.
+	KindSystem ObjectKind = "system table"
+)
+
+// Column is a persisted column: the type is stored by name so that the
+// encoding survives reordering of types.Type constants.
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	// NotNull: a table's INSERT and UPDATE refuse NULL here (primary key
+	// columns and NOT NULL columns).
+	NotNull bool `json:"not_null,omitempty"`
+}
+
+// Descriptor is one catalog object as stored in Pebble.
+type Descriptor struct {
+	ID        uint32     `json:"id"`
+	Name      string     `json:"name"`
+	Kind      ObjectKind `json:"kind"`
+	Columns   []Column   `json:"columns"`
+	CreatedAt time.Time  `json:"created_at"`
+
+	// Streams and tables.
+	Subject    string            `json:"subject,omitempty"`
+	JSStream   string            `json:"js_stream,omitempty"`
+	Format     string            `json:"format,omitempty"`
+	Options    map[string]string `json:"options,omitempty"`
+	PrimaryKey []string          `json:"primary_key,omitempty"`
+	Watermark  string            `json:"watermark,omitempty"`
+	// StartSeq is, for a table, the JetStream sequence its changelog
+	// starts after: messages up to it belong to an earlier table of the
+	// same name and subject.
+	StartSeq uint64 `json:"start_seq,omitempty"`
+
+	// Views: the defining query text and the objects it reads.
+	Query     string   `json:"query,omitempty"`
+	DependsOn []string `json:"depends_on,omitempty"`
+	// Dataflow is the format of a view's dataflow, fixed when the view is
+	// created: its source positions and operator state are numbered and
+	// encoded by it, so a view keeps the format it was created with.
+	Dataflow FormatVersion `json:"dataflow,omitempty"`
+	// Plan is the record of the plan a view was created with (package
+	// plan's Encode), which its dataflow is built from; empty for views
+	// created before plans were recorded, which bind Query again.
+	Plan json.RawMessage `json:"plan,omitempty"`
+	// OpState, set once a view was altered (ALTER MATERIALIZED VIEW),
+	// numbers its operators' state tables by operator id (the ids of
+	// package plan's NodeIDs over its streaming plan) instead of by the
+	// walk of the plan: the operators that kept their state through the
+	// change keep their tables. NextOp is the first table index no
+	// operator of the view used yet.
+	OpState map[string][]uint16 `json:"op_state,omitempty"`
+	NextOp  uint16              `json:"next_op,omitempty"`
+}
+
+// Schema returns the columns as types.Columns.
+func (d *Descriptor) Schema() ([]types.Column, error) {
+	out := make([]types.Column, len(d.Columns))
+	for i, c := range d.Columns {
+		t, mod, err := types.ParseWithModifier(c.Type)
+		if err != nil {
+			return nil, fmt.Errorf("catalog object %s column %s: %w", d.Name, c.Name, err)
+		}
+		out[i] = types.Column{Name: c.Name, Type: t, Mod: mod}
+	}
+	return out, nil
+}
+
+// ColumnsFrom converts types.Columns to persisted columns.
+func ColumnsFrom(cols []types.Column) []Column {
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		out[i] = Column{Name: c.Name, Type: types.TypeName(c.Type, c.Mod)}
+	}
+	return out
+}

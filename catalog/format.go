@@ -1,0 +1,111 @@
+package catalog
+
+import "streamdb/sqlerr"
+
+// FormatVersion names a format of the state a view keeps: how its
+// dataflow is built from its plan, and so how its operators' state and
+// source positions are numbered and encoded. The formats are the
+// Dataflow* constants, in the way Pebble's FormatMajorVersion
+// names its formats: each has a number that is stored, this binary reads
+// the formats from DataflowMinSupported to DataflowLatest, and refuses
+// any other (CheckFormat) instead of misreading it.
+//
+// A view records its format in its descriptor; the data directory records
+// the newest format any view in it was created with (RatchetFormat), so
+// that a binary too old for a directory refuses it as a whole.
+type FormatVersion int
+
+// The formats of a view's dataflow (Descriptor.Dataflow), oldest first.
+// Each keeps every rule of the formats before it and adds one (hence
+// "also" below); exec tests a rule with dataflow >= the format that
+// introduced it. A view never changes format. The numbers are stored, so
+// a new format goes at the end (TestFormatNumbers pins them).
+const (
+	// DataflowOneReaderPerScan gives every stream scan of a view its own
+	// JetStream reader.
+	DataflowOneReaderPerScan FormatVersion = iota
+	// DataflowSharedScans gives a view one reader per stream it scans
+	// (scans with a WATERMARK keep their own); the rows fan out to every
+	// scan of the stream.
+	DataflowSharedScans
+	// DataflowSharedSubplans also computes each distinct subplan of
+	// windows, filters, projections and aggregates over shared scans once
+	// (two aggregates with the same groups and aggregates, in any order,
+	// are one).
+	DataflowSharedSubplans
+	// DataflowAppendOnlyJoins also treats an inner join of append-only
+	// inputs as append-only (its view keeps rows by row id, aggregates over
+	// it use insert-only accumulators), and a join keeps each row once in
+	// its state (in the key; the value holds only counts).
+	DataflowAppendOnlyJoins
+	// DataflowNarrowRows also drops the columns nothing reads
+	// (plan.PruneColumns): projections compute only what is read above
+	// them, and a join's inputs are narrowed to the columns read above it
+	// or by its keys and condition, so its state and output rows are
+	// narrower.
+	DataflowNarrowRows
+	// DataflowJoinStateByID also keys each join state entry by an id that
+	// grows, not by its join key and row, so that the entries an epoch
+	// adds sort after the older ones in Pebble.
+	DataflowJoinStateByID
+	// DataflowJoinStatePaged also stores the rows a join's append-only
+	// input adds in an epoch together, in pages of a few KiB under one
+	// key each (Pebble's cost is per key).
+	DataflowJoinStatePaged
+	// DataflowSumSpecials also keeps, in the state of sum() and avg() over
+	// numeric and floating-point values, the counts of NaN, Infinity and
+	// -Infinity inputs apart from the sum of the finite ones, so that the
+	// result stays right when those inputs are retracted.
+	DataflowSumSpecials
+	// DataflowJoinStateByKey also keys a join's state pages by side and
+	// join key, so that a key's rows are read back on a cache miss and a
+	// join keeps only a bounded cache of its keys in memory.
+	DataflowJoinStateByKey
+	// DataflowViewEdges also reads the views and tables a view scans
+	// through an edge from their pipelines (the changes their
+	// materialize operators apply), not by running a view's dataflow
+	// again or replaying a table's changelog; such scans have no source
+	// position. A new view starts from a snapshot of their state at an
+	// epoch, then their changes from the next one.
+	DataflowViewEdges
+	// DataflowTopNStateByKey also keys a top-N's state by partition and
+	// rank order (the sort key values, descending ones complemented, then
+	// the row), so that a partition's leading rows are a range scan and a
+	// top-N over a retracting input keeps only a bounded cache of its rows
+	// in memory.
+	DataflowTopNStateByKey
+	// DataflowExtremaByValue also keeps the values of min and max over a
+	// retracting input in a second state table of their aggregate, one
+	// key per distinct value in value order, instead of in the group's
+	// state: a group holds only its current extreme in memory.
+	DataflowExtremaByValue
+
+	// -- add new formats above this line --
+
+	dataflowEnd
+	// DataflowLatest is the format of views created now: the newest.
+	DataflowLatest = dataflowEnd - 1
+	// DataflowMinSupported is the oldest format this binary reads; a view
+	// or data directory of an older one is refused (CheckFormat).
+	DataflowMinSupported = DataflowOneReaderPerScan
+)
+
+// CheckFormat refuses a format this binary cannot read; what names the
+// holder of the state (a view, a data directory) for the message.
+func CheckFormat(what string, v FormatVersion) error {
+	return checkFormatIn(what, v, DataflowMinSupported, DataflowLatest)
+}
+
+func checkFormatIn(what string, v, minV, maxV FormatVersion) error {
+	switch {
+	case v > maxV:
+		return sqlerr.New(sqlerr.FeatureNotSupported,
+			"%s holds state in format %d, newer than this streamdb reads (formats %d to %d)", what, v, minV, maxV).
+			WithHint("Start it with the streamdb release that wrote it, or a newer one.")
+	case v < minV:
+		return sqlerr.New(sqlerr.FeatureNotSupported,
+			"%s holds state in format %d, older than this streamdb reads (formats %d to %d)", what, v, minV, maxV).
+			WithHint("Open it with a streamdb release that reads format %d, and recreate the view there (DROP and CREATE MATERIALIZED VIEW): views created by it use a format this release reads.", v)
+	}
+	return nil
+}
