@@ -25,6 +25,26 @@ import (
 )
 
 // Engine is one server's SQL engine; it implements pgwire.Engine.
+//
+// Lock order: a goroutine holding one of the engine's locks takes only
+// locks further down this list.
+//
+//  1. ddlMu, held for a whole catalog change: DDL, ROLLBACK TO, ALTER
+//     STREAM ... POSITION, a purge of changelogs, the collection of
+//     dropped streams. Code that may run under stateMu only TryLocks it
+//     (finishing a view's populating flag on a read).
+//  2. stateMu, exclusive while ROLLBACK TO or ALTER MATERIALIZED VIEW
+//     replaces state (always under ddlMu); shared by reads and by table
+//     commits.
+//  3. The checkpoint coordinator's Exclusive, taken under stateMu.
+//  4. The tables' changelog locks: tableLog.mu of several tables in table
+//     id order, then tableLog.imu.
+//  5. catMu, the live catalog (objs).
+//  6. Leaves, held without taking any lock above: asOfMu, ackMu, cfgMu,
+//     and the registries' own mutexes (dropped streams, roles, progress
+//     jobs, backends, purge). cfgMu is held while a setting is applied to
+//     the runtime and the broker (their internal locks come after it),
+//     and the coordinator takes it through checkpointSettings.
 type Engine struct {
 	cfg    *config.Config
 	log    *slog.Logger
