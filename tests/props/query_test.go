@@ -9,8 +9,9 @@ import (
 )
 
 // TestQueries is differential testing of the query language in the spirit
-// of SQLancer: it fills two tables of five integer columns with the same
-// random rows (NULLs included) in streamdb and PostgreSQL 15, then runs
+// of SQLancer: it fills two tables of five integer columns (of random
+// widths) with the same random rows (NULLs included) in streamdb and
+// PostgreSQL 15, then runs
 // generated SELECTs (query_gen_test.go) on both. Each must return the same
 // rows (in order where ORDER BY fixes it, as multisets otherwise) or fail
 // with the same SQLSTATE class. The default size is a short pass for make
@@ -21,7 +22,15 @@ func TestQueries(t *testing.T) {
 	n := propCases(t, 1000)
 	p := startPair(t, 20*time.Minute)
 	for _, tbl := range queryTables {
-		p.both(fmt.Sprintf("CREATE TABLE %s (c0 int PRIMARY KEY, c1 int, c2 int, c3 int, c4 int)", tbl))
+		// A random schema: each of c1..c4 an integer of a random width,
+		// so that operators and aggregates meet mixed integer types.
+		cols := []string{"c0 int PRIMARY KEY"}
+		for i := 1; i <= 4; i++ {
+			cols = append(cols, fmt.Sprintf("c%d %s", i, []string{"int", "int", "bigint", "smallint"}[r.IntN(4)]))
+		}
+		schema := fmt.Sprintf("CREATE TABLE %s (%s)", tbl, strings.Join(cols, ", "))
+		t.Log(schema)
+		p.both(schema)
 		var rows []string
 		for i := range 8 + r.IntN(8) {
 			vals := []string{fmt.Sprint(i*3 - 7)}
