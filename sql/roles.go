@@ -115,9 +115,14 @@ func openRoles(dataDir string, replica RoleReplica) (*roleStore, error) {
 				rs.path = filepath.Join(dataDir, RolesFile)
 			}
 			rs.fill()
+			// Only the local file needs the group's roles: the bucket
+			// has them.
 			rs.mu.Lock()
 			defer rs.mu.Unlock()
-			return rs, rs.saveLocked()
+			rs.replica = nil
+			err := rs.saveLocked()
+			rs.replica = replica
+			return rs, err
 		}
 	}
 	if dataDir != "" {

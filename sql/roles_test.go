@@ -1,8 +1,11 @@
 package sql
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,5 +86,80 @@ func TestScramOf(t *testing.T) {
 	}
 	if v, err := scramOf(""); err != nil || v != "" {
 		t.Errorf("empty password: %q, %v", v, err)
+	}
+}
+
+// memReplica is a RoleReplica in memory; fail makes Store fail.
+type memReplica struct {
+	data   []byte
+	stores int
+	fail   error
+}
+
+func (m *memReplica) Load(context.Context) ([]byte, error) { return m.data, nil }
+
+func (m *memReplica) Store(_ context.Context, data []byte) error {
+	if m.fail != nil {
+		return m.fail
+	}
+	m.data = append([]byte(nil), data...)
+	m.stores++
+	return nil
+}
+
+// TestRoleStoreReplica: in a group, the roles in the replica beat the
+// local file (written from an earlier term), a change goes to the
+// replica and the file, and a change the replica refuses is undone; an
+// empty replica is seeded from the local file.
+func TestRoleStoreReplica(t *testing.T) {
+	dir := t.TempDir()
+	old, err := openRoles(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.update(func(d *roleData) error {
+		d.Roles["stale"] = &roleDef{Login: true}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rep := &memReplica{}
+	rs, err := openRoles(dir, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rs.exists("stale") || rep.stores != 1 {
+		t.Fatalf("an empty replica is seeded from the file: exists %v, stores %d", rs.exists("stale"), rep.stores)
+	}
+	// Another server of the group replaced the roles since.
+	rep.data = []byte(`{"version":1,"next_oid":5,"roles":{"alice":{"login":true,"oid":4}}}`)
+	rs, err = openRoles(dir, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.exists("stale") || !rs.exists("alice") || rep.stores != 1 {
+		t.Fatalf("the replica's roles win: stale %v, alice %v, stores %d", rs.exists("stale"), rs.exists("alice"), rep.stores)
+	}
+	if err := rs.update(func(d *roleData) error {
+		d.Roles["bob"] = &roleDef{Login: true}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rep.data), `"bob"`) {
+		t.Fatalf("the change is not in the replica: %s", rep.data)
+	}
+	if file, err := openRoles(dir, nil); err != nil || !file.exists("bob") || file.exists("stale") {
+		t.Fatalf("the local file does not hold the group's roles: %v", err)
+	}
+	rep.fail = errors.New("lease lost")
+	if err := rs.update(func(d *roleData) error {
+		d.Roles["carol"] = &roleDef{Login: true}
+		return nil
+	}); err == nil || rs.exists("carol") {
+		t.Fatalf("a change the replica refused: %v, carol exists %v", err, rs.exists("carol"))
+	}
+	if file, _ := openRoles(dir, nil); file.exists("carol") {
+		t.Fatal("a change the replica refused reached the local file")
 	}
 }
