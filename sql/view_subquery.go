@@ -57,9 +57,28 @@ func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
 				return &plan.Filter{Input: in, Cond: n.Cond}, true, nil
 			}
 			width := len(in.Schema())
-			l := &lifter{input: in}
-			var rest []expr.Expr
+			// The conditions without subqueries filter the rows before
+			// the joins, which then hold fewer.
+			var plain, withSub []expr.Expr
 			for _, c := range plan.Conjuncts(n.Cond) {
+				if hasSubquery(c) {
+					withSub = append(withSub, c)
+				} else {
+					plain = append(plain, c)
+				}
+			}
+			l := &lifter{input: in}
+			if len(plain) > 0 {
+				cond := plain[0]
+				for _, c := range plain[1:] {
+					if cond, err = expr.Binary("AND", cond, c); err != nil {
+						return nil, true, err
+					}
+				}
+				l.input = &plan.Filter{Input: in, Cond: cond}
+			}
+			var rest []expr.Expr
+			for _, c := range withSub {
 				done, err := l.semiJoin(c)
 				if err != nil {
 					return nil, true, err
