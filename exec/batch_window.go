@@ -84,6 +84,36 @@ type partition struct {
 	keys      [][]types.Datum
 	peerStart []int // first row of each row's peer group
 	peerEnd   []int // one past its last row
+	// groupOf is each row's peer group's number and groupStart each
+	// group's first row, for GROUPS frames (made on first use).
+	groupOf, groupStart []int
+}
+
+// groupBound is the first row of the peer group off groups after row i's
+// (before it when off < 0), or one past that group's last row (end),
+// clamped to the partition.
+func (p *partition) groupBound(i int, off int64, end bool) int {
+	if p.groupOf == nil {
+		p.groupOf = make([]int, len(p.rows))
+		for j := range p.rows {
+			if p.peerStart[j] == j {
+				p.groupStart = append(p.groupStart, j)
+			}
+			p.groupOf[j] = len(p.groupStart) - 1
+		}
+	}
+	n := int64(len(p.groupStart))
+	g := int64(p.groupOf[i]) + min(max(off, -n), n) // no overflow
+	if end {
+		g++
+	}
+	switch {
+	case g < 0:
+		return 0
+	case g >= n:
+		return len(p.rows)
+	}
+	return p.groupStart[g]
 }
 
 func (p *partition) peers() {
@@ -246,6 +276,13 @@ func (p *partition) frame(i int) (int, int, error) {
 				return p.peerEnd[i], nil
 			}
 			return p.peerStart[i], nil
+		}
+		if f.Groups {
+			off := b.Offset.I
+			if b.Kind == plan.OffsetPreceding {
+				off = -off
+			}
+			return p.groupBound(i, off, end), nil
 		}
 		if f.Rows {
 			off := b.Offset.I

@@ -42,11 +42,13 @@ func (b FrameBound) String() string {
 	return "UNBOUNDED FOLLOWING"
 }
 
-// Frame is a window frame: ROWS (Rows) or RANGE between Start and End.
-// PostgreSQL's default is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT
-// ROW, which with no ORDER BY is the whole partition.
+// Frame is a window frame: ROWS (Rows), GROUPS (Groups: offsets count
+// peer groups) or RANGE between Start and End. PostgreSQL's default is
+// RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, which with no ORDER
+// BY is the whole partition.
 type Frame struct {
 	Rows       bool
+	Groups     bool
 	Start, End FrameBound
 	// RangeStart and RangeEnd compute, for RANGE with offsets, the key
 	// values a row's frame starts and ends at (the ORDER BY key minus
@@ -56,8 +58,11 @@ type Frame struct {
 
 func (f Frame) String() string {
 	mode := "RANGE"
-	if f.Rows {
+	switch {
+	case f.Rows:
 		mode = "ROWS"
+	case f.Groups:
+		mode = "GROUPS"
 	}
 	return fmt.Sprintf("%s BETWEEN %s AND %s", mode, f.Start, f.End)
 }

@@ -173,7 +173,10 @@ func bindFrame(b *binder, spec *ast.WindowSpec, order []plan.SortKey, in *scope)
 		f.Rows = true
 	case ast.Ranges:
 	default:
-		return f, sqlerr.New(sqlerr.FeatureNotSupported, "GROUPS frames are not supported; use ROWS or RANGE")
+		if len(order) == 0 {
+			return f, sqlerr.New(sqlerr.WindowingError, "GROUPS mode requires an ORDER BY clause")
+		}
+		f.Groups = true
 	}
 	var err error
 	if f.Start, err = bindFrameBound(b, &fc.Extent.Start, "starting"); err != nil {
@@ -192,7 +195,12 @@ func bindFrame(b *binder, spec *ast.WindowSpec, order []plan.SortKey, in *scope)
 	case f.Start.Kind == plan.OffsetFollowing && (f.End.Kind == plan.OffsetPreceding || f.End.Kind == plan.CurrentRow):
 		return f, sqlerr.New(sqlerr.WindowingError, "frame starting from following row cannot have preceding rows")
 	}
-	if f.Rows {
+	if f.Rows || f.Groups {
+		for _, b := range []plan.FrameBound{f.Start, f.End} {
+			if (b.Kind == plan.OffsetPreceding || b.Kind == plan.OffsetFollowing) && b.Offset.K != types.KindInt {
+				return f, sqlerr.New(sqlerr.FeatureNotSupported, "a ROWS or GROUPS frame offset must be an integer")
+			}
+		}
 		return f, nil
 	}
 	offset := func(k plan.FrameBoundKind) bool { return k == plan.OffsetPreceding || k == plan.OffsetFollowing }

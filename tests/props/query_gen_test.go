@@ -14,14 +14,13 @@ import (
 // not, nested), EXISTS, IN and op ANY/ALL subqueries in SELECT, WHERE,
 // HAVING, ON and ORDER BY; aggregates with GROUP BY and HAVING (DISTINCT,
 // FILTER, string_agg, bool_and/bool_or/every, avg, ordered-set and
-// statistical ones, array_agg); window functions with ROWS and RANGE
-// frames; ORDER BY with LIMIT; inner, left, right and full joins (ON,
+// statistical ones, array_agg); window functions with ROWS, RANGE and
+// GROUPS frames; ORDER BY with LIMIT; inner, left, right and full joins (ON,
 // USING, NATURAL); UNION, INTERSECT and EXCEPT [ALL]; and LATERAL.
 // Every expression is an integer (or boolean) so that the comparison
 // checks the query language, not number formatting. It does not generate
-// what streamdb refuses on purpose (known_test.go): GROUPS frames, and an
-// ORDER BY inside string_agg or array_agg over anything but the
-// aggregated value.
+// what streamdb refuses on purpose (known_test.go): an ORDER BY inside
+// string_agg or array_agg over anything but the aggregated value.
 
 // queryTables are the tables a query reads, all with columns c0..c4.
 var queryTables = []string{"q0", "q1"}
@@ -454,8 +453,8 @@ func (g *qgen) havingOperand(key string) string {
 
 // windowed is a query with a window function over a window ordered by
 // the FROM item's unique c0 (so that its value does not depend on the
-// order of peers), with or without a partition and a ROWS or RANGE frame
-// (streamdb refuses GROUPS frames: known_test.go).
+// order of peers), with or without a partition and a ROWS, RANGE or
+// GROUPS frame.
 func (g *qgen) windowed() genQuery {
 	var q genQuery
 	g.within(func(a string) string {
@@ -488,7 +487,7 @@ func (g *qgen) windowed() genQuery {
 			if g.pct(60) {
 				lo := []string{"UNBOUNDED PRECEDING", "1 PRECEDING", "2 PRECEDING", "CURRENT ROW"}[g.r.IntN(4)]
 				hi := []string{"CURRENT ROW", "1 FOLLOWING", "3 FOLLOWING", "UNBOUNDED FOLLOWING"}[g.r.IntN(4)]
-				over += " " + []string{"ROWS", "ROWS", "RANGE"}[g.r.IntN(3)] + " BETWEEN " + lo + " AND " + hi
+				over += " " + []string{"ROWS", "ROWS", "RANGE", "GROUPS"}[g.r.IntN(4)] + " BETWEEN " + lo + " AND " + hi
 			}
 		}
 		q.sql = fmt.Sprintf("SELECT %s.c0, %s OVER (%s) FROM %s", a, fn, over, item)
