@@ -75,11 +75,11 @@ func (s *haState) notReady() error {
 }
 
 // haSettings makes state.checkpoints.dir a bucket: the one it names,
-// else the group's own; the streams the server creates get --ha-replicas
-// unless nats.stream-replicas says otherwise; state.savepoints.dir, unless it names a
-// directory or bucket, goes to the same bucket, so that the server that
-// takes over lists and rolls back to savepoints the old active server
-// took. It returns the checkpoint bucket.
+// else the group's own. state.savepoints.dir, unless it names a directory
+// or bucket, goes to the same bucket, so that the server that takes over
+// lists and rolls back to savepoints the old active server took. The
+// streams the server creates get --ha-replicas unless
+// nats.stream-replicas says otherwise. It returns the checkpoint bucket.
 func haSettings(cfg *config.Config, hf haFlags) (checkpoint.RemoteURL, error) {
 	var u checkpoint.RemoteURL
 	if dir := cfg.RemoteCheckpoints(); dir != "" {
@@ -238,6 +238,7 @@ func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, st *haState, lo
 	}
 	if err != nil {
 		m.closeStandby()
+		m.release(log)
 		return nil, err
 	}
 	if len(metas) == 0 {
