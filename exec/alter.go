@@ -61,65 +61,6 @@ func (rt *Runtime) Layout(id uint32) (*ViewLayout, bool) {
 	return p.layout, true
 }
 
-// StreamingRoot is the plan a view of format dataflow builds its dataflow
-// from (the operator ids of an altered view are this plan's).
-func StreamingRoot(dataflow catalog.FormatVersion, root plan.Node) plan.Node {
-	return streamingPlan(dataflow, root)
-}
-
-// StatefulNodes lists the nodes of a streaming plan whose operators keep
-// state, in the order the dataflow numbers them.
-func StatefulNodes(root plan.Node) []plan.Node {
-	var out []plan.Node
-	seen := map[plan.Node]bool{}
-	var walk func(n plan.Node)
-	walk = func(n plan.Node) {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-		switch x := n.(type) {
-		case *plan.Scan:
-			if x.Object.Kind == catalog.KindStream && x.Watermark != nil {
-				out = append(out, n)
-			}
-		case *plan.Aggregate, *plan.Join, *plan.Limit, *plan.TopN:
-			out = append(out, n)
-		}
-		for _, c := range n.Children() {
-			walk(c)
-		}
-	}
-	walk(root)
-	return out
-}
-
-// ReemitNeeded reports whether n, a kept operator of a new plan, must send
-// its state downstream: no stateful operator sits above it, so the view's
-// rows (emptied by the swap) are rebuilt from its output.
-func ReemitNeeded(root, n plan.Node) bool {
-	var found, under bool
-	var walk func(x plan.Node, stateful bool)
-	walk = func(x plan.Node, stateful bool) {
-		if found {
-			return
-		}
-		if x == n {
-			found, under = true, stateful
-			return
-		}
-		switch x.(type) {
-		case *plan.Aggregate, *plan.Join, *plan.Limit, *plan.TopN:
-			stateful = true
-		}
-		for _, c := range x.Children() {
-			walk(c, stateful)
-		}
-	}
-	walk(root, false)
-	return found && !under
-}
-
 // CanReemit reports whether a kept operator can send its state downstream
 // (aggregates can; joins and top-N cannot yet).
 func CanReemit(n plan.Node) bool {

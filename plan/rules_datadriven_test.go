@@ -20,6 +20,9 @@ import (
 //	rules [format=N]     CREATE MATERIALIZED VIEW: the bound plan, then the plan
 //	                     after each rule of format N (default the latest) that ran
 //	record               CREATE MATERIALIZED VIEW: the operator ids of its plan record
+//	stateful             CREATE MATERIALIZED VIEW: the operators of its streaming plan
+//	                     that keep state, in the order their state is numbered, and
+//	                     which of them re-send their output after an ALTER
 //
 // Regenerate the expected output with `go test ./plan -run RulesDataDriven -rewrite`.
 func TestRulesDataDriven(t *testing.T) {
@@ -48,6 +51,17 @@ func TestRulesDataDriven(t *testing.T) {
 				plan.RewriteStreaming(root, format, func(rule string, after plan.Node) {
 					sb.WriteString(rule + ":\n" + indent(plan.Explain(after)))
 				})
+				return sb.String()
+			case "stateful":
+				root, err := cat.BindView(d.Input)
+				if err != nil {
+					return errorLine(err)
+				}
+				stream := plan.RewriteStreaming(root, catalog.DataflowLatest, nil)
+				var sb strings.Builder
+				for _, n := range plan.StatefulNodes(stream) {
+					fmt.Fprintf(&sb, "%s reemit=%v\n", n.Describe(), plan.ReemitNeeded(stream, n))
+				}
 				return sb.String()
 			case "record":
 				root, err := cat.BindView(d.Input)

@@ -140,17 +140,17 @@ func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *fron
 	for _, s := range layout.Slots {
 		byID[oldIDs[s.Node]] = oldSlot{format: exec.StateFormat(layout.Dataflow, s.Node), indexes: s.Indexes}
 	}
-	stream := exec.StreamingRoot(d.Dataflow, root)
+	stream := plan.RewriteStreaming(root, d.Dataflow, nil)
 	newIDs, err := plan.NodeIDs(stream)
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "the new query's operators have no ids (%v)", err)
 	}
 	a := &alterPlan{old: old, d: d, root: root, layout: layout}
 	missing := false
-	for _, node := range exec.StatefulNodes(stream) {
+	for _, node := range plan.StatefulNodes(stream) {
 		op := alterOp{id: newIDs[node], describe: node.Describe(), node: node}
 		slot, found := byID[op.id]
-		op.reemit = exec.ReemitNeeded(stream, node)
+		op.reemit = plan.ReemitNeeded(stream, node)
 		switch {
 		case found && slot.format == exec.StateFormat(d.Dataflow, node) && (!op.reemit || exec.CanReemit(node)):
 			op.fate, op.indexes = fateKept, slot.indexes
