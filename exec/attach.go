@@ -96,6 +96,41 @@ func (b *builder) addEdge(s *plan.Scan, next Operator) error {
 	return nil
 }
 
+// inputKey is uniqueKey of n where a view read through an edge is keyed as
+// its running pipeline materializes it. Unlike UniqueKey it depends on
+// what runs, so it may only choose how an operator keeps its state in
+// memory, never a stored layout.
+func (b *builder) inputKey(n plan.Node) []int {
+	return uniqueKey(n, func(s *plan.Scan) []int {
+		if key := TableKey(s); key != nil {
+			return key
+		}
+		if s.Object.Kind != catalog.KindView || b.dataflow < catalog.DataflowViewEdges || s.Object.ID == b.p.id {
+			return nil
+		}
+		b.rt.mu.Lock()
+		up := b.rt.pipelines[s.Object.ID]
+		b.rt.mu.Unlock()
+		if up == nil || up.keyNames == nil {
+			return nil
+		}
+		key := make([]int, 0, len(up.keyNames))
+		for _, name := range up.keyNames {
+			found := -1
+			for i, c := range s.Cols {
+				if c.Name == name {
+					found = i
+				}
+			}
+			if found < 0 {
+				return nil
+			}
+			key = append(key, found)
+		}
+		return key
+	})
+}
+
 // addPipeline adds p, the pipeline of desc built from root, with its
 // edges: resumed with their upstreams, or attached to running ones (see
 // above); a pipeline others read that restarts brings them back too.

@@ -36,6 +36,10 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node) error {
 	switch {
 	case keyCols != nil:
 		mode = Keyed
+		cols := root.Schema()
+		for _, k := range keyCols {
+			p.keyNames = append(p.keyNames, cols[k].Name)
+		}
 	case appendOnly(desc.Dataflow, root):
 		mode = AppendOnly
 	}
@@ -300,11 +304,17 @@ func (b *builder) addSource(s *plan.Scan, dec messageDecoder, head Operator) err
 }
 
 // UniqueKey returns the output columns of n that form a unique key of its
-// result, or nil when it has none that is known.
-func UniqueKey(n plan.Node) []int {
+// result, or nil when it has none that is known. It decides how a view is
+// materialized, so it depends on the plan alone (a scanned table's
+// primary key), never on what runs.
+func UniqueKey(n plan.Node) []int { return uniqueKey(n, TableKey) }
+
+// uniqueKey is UniqueKey with the key of each scanned object given by
+// scanKey.
+func uniqueKey(n plan.Node, scanKey func(*plan.Scan) []int) []int {
 	switch n := n.(type) {
 	case *plan.Scan:
-		return TableKey(n)
+		return scanKey(n)
 	case *plan.Aggregate:
 		key := make([]int, len(n.GroupBy))
 		for i := range key {
@@ -312,11 +322,11 @@ func UniqueKey(n plan.Node) []int {
 		}
 		return key
 	case *plan.Filter:
-		return UniqueKey(n.Input)
+		return uniqueKey(n.Input, scanKey)
 	case *plan.Sort, *plan.Limit, *plan.TopN:
-		return topNUniqueKey(n)
+		return topNUniqueKey(n, scanKey)
 	case *plan.Project:
-		in := UniqueKey(n.Input)
+		in := uniqueKey(n.Input, scanKey)
 		if in == nil {
 			return nil
 		}

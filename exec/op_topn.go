@@ -28,14 +28,17 @@ import (
 type topNOp struct {
 	t          *plan.TopN
 	appendOnly bool // the input never retracts: prune rows past the bound
-	inWidth    int
-	prefix     []byte
-	byKey      bool // state keyed by partition and rank (DataflowTopNStateByKey)
-	parts      map[string]*topNPartition
-	dirty      map[string]*topNPartition
-	changed    map[string]changedEntry // entry key -> entry whose count changed this epoch
-	next       Operator
-	errs       *viewErrors
+	// setInput: no input row is ever present twice (the input has a
+	// unique key), so every stored count is 1.
+	setInput bool
+	inWidth  int
+	prefix   []byte
+	byKey    bool // state keyed by partition and rank (DataflowTopNStateByKey)
+	parts    map[string]*topNPartition
+	dirty    map[string]*topNPartition
+	changed  map[string]changedEntry // entry key -> entry whose count changed this epoch
+	next     Operator
+	errs     *viewErrors
 	// cache, when set, bounds the rows in memory; nil: every row is
 	// loaded at start and kept.
 	cache *topNCache
@@ -67,12 +70,13 @@ type topNPartition struct {
 type topNConfig struct {
 	dataflow catalog.FormatVersion
 	limit    groupLimit
+	setInput bool // see topNOp.setInput
 }
 
 func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store *storage.Store, cfg topNConfig, next Operator) (*topNOp, error) {
 	op := &topNOp{
 		t: t, appendOnly: appendOnly && t.Count >= 0, inWidth: len(t.Input.Schema()), prefix: prefix,
-		byKey: cfg.dataflow >= catalog.DataflowTopNStateByKey,
+		byKey: cfg.dataflow >= catalog.DataflowTopNStateByKey, setInput: cfg.setInput,
 		parts: map[string]*topNPartition{}, dirty: map[string]*topNPartition{},
 		changed: map[string]changedEntry{}, next: next,
 	}

@@ -54,7 +54,7 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 		return nil, err
 	}
 	c := findTopNCloser(t, b.watermarkFor)
-	cfg := topNConfig{dataflow: b.dataflow}
+	cfg := topNConfig{dataflow: b.dataflow, setInput: b.inputKey(t.Input) != nil}
 	if c == nil {
 		// Partitions of windows are freed by the watermark instead.
 		cfg.limit = b.cacheLimit(topNCacheKind, &b.rt.topNCache)
@@ -76,10 +76,10 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 // topNUniqueKey is UniqueKey of a Sort, Limit or TopN: a row_number()
 // result is keyed by its partition columns and the row number; otherwise
 // the rows kept are a subset of the input's, keyed as the input is.
-func topNUniqueKey(n plan.Node) []int {
+func topNUniqueKey(n plan.Node, scanKey func(*plan.Scan) []int) []int {
 	t := streamingTopN(n)
 	if t == nil {
-		return UniqueKey(n.Children()[0])
+		return uniqueKey(n.Children()[0], scanKey)
 	}
 	if t.Func == plan.RowNumber {
 		key := make([]int, 0, len(t.PartitionBy)+1)
@@ -95,7 +95,7 @@ func topNUniqueKey(n plan.Node) []int {
 			return append(key, t.RankCol())
 		}
 	}
-	return UniqueKey(t.Input)
+	return uniqueKey(t.Input, scanKey)
 }
 
 // batchTopN evaluates a TopN over all its input: partitions in the order

@@ -272,12 +272,20 @@ func (p *topNPartition) pastBound(suffix string) bool {
 	return !p.complete && suffix >= string(p.bound)
 }
 
-// storedCount is the count of a row past the bound: its newest write, or
-// what Pebble holds.
-func (op *topNOp) storedCount(pk, suffix string) (int64, error) {
+// storedCount is the count of a row past the bound, before n is added to
+// it: its newest write, or what Pebble holds. Over an input whose rows
+// are a set, a row is stored (count 1) exactly when it is retracted, so
+// Pebble is not read.
+func (op *topNOp) storedCount(pk, suffix string, n int64) (int64, error) {
 	c := op.cache
 	if w, ok := c.over[pk][suffix]; ok {
 		return w.count, nil
+	}
+	if op.setInput {
+		if n < 0 {
+			return 1, nil
+		}
+		return 0, nil
 	}
 	if !c.rowMiss.mustRead(pk + suffix) {
 		return 0, nil
@@ -287,9 +295,9 @@ func (op *topNOp) storedCount(pk, suffix string) (int64, error) {
 	if err != nil || !found {
 		return 0, err
 	}
-	var n int64
-	_, err = readVarint(v, &n)
-	return n, err
+	var stored int64
+	_, err = readVarint(v, &stored)
+	return stored, err
 }
 
 // overwrite records a count changed in this epoch past the bound.
@@ -376,7 +384,7 @@ func (op *topNOp) evict() {
 // count is read, changed and kept in over until written.
 func (op *topNOp) beyond(key string, ce changedEntry, n int64) error {
 	pk, suffix := key[:ce.pkLen], key[ce.pkLen:]
-	cur, err := op.storedCount(pk, suffix)
+	cur, err := op.storedCount(pk, suffix, n)
 	if err != nil {
 		return err
 	}

@@ -71,6 +71,10 @@ type pipeline struct {
 	// (edge.go).
 	edgeIn []*edge
 	hub    *edgeHub
+	// keyNames are the columns the view is keyed by (nil unless its
+	// rows are materialized by a unique key): what its readers receive
+	// is a set.
+	keyNames []string
 
 	// layout is how the dataflow is laid out, for ALTER (alter.go).
 	layout *ViewLayout

@@ -21,7 +21,13 @@ var orderedStateViews = []struct{ name, query string }{
 	{"o_counts", "SELECT g, c FROM (SELECT g, count(*) AS c FROM ot GROUP BY g) x ORDER BY c DESC, g LIMIT 3"},
 	{"o_minmax", "SELECT g, min(v) AS lo, max(v) AS hi, count(*) AS n FROM ot GROUP BY g"},
 	{"o_minmax_all", "SELECT min(v) AS lo, max(v * 2 + g) AS hi, min(CAST(v AS numeric) / 4) AS q FROM ot"},
+	// A top-N over a keyed view reads that view's changes, a set.
+	{"o_top_of_view", "SELECT id, g, s FROM o_sums ORDER BY s DESC, id LIMIT 4"},
 }
+
+// orderedStateBase is a view that orderedStateViews read: a materialized
+// view in streamdb, a plain one in PostgreSQL.
+const orderedStateBase = "o_sums AS SELECT id, g, sum(v) AS s FROM ot GROUP BY id, g"
 
 // TestOrderedStateOutOfCache runs random inserts, updates and deletes
 // through top-Ns whose caches keep 2 rows per operator and min/max whose
@@ -39,6 +45,8 @@ func TestOrderedStateOutOfCache(t *testing.T) {
 	table := "CREATE TABLE ot (id INT PRIMARY KEY, g INT, v INT)"
 	exec(t, pg, table)
 	exec(t, conn, table)
+	exec(t, pg, "CREATE VIEW "+orderedStateBase)
+	exec(t, conn, "CREATE MATERIALIZED VIEW "+orderedStateBase)
 	for _, v := range orderedStateViews {
 		exec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", v.name, v.query))
 	}
