@@ -6,6 +6,19 @@ import (
 	"streamdb/sqlerr"
 )
 
+// fetchWithTies returns the index of WITH when toks[i] starts FETCH
+// {FIRST|NEXT} [n] {ROW|ROWS} WITH TIES, else -1.
+func fetchWithTies(toks []token, i int) int {
+	if i+1 >= len(toks) || !toks[i].isWord("fetch") || !toks[i+1].isWord("first", "next") {
+		return -1
+	}
+	j := limitValueEnd(toks, i+2)
+	if j+2 < len(toks) && toks[j].isWord("row", "rows") && toks[j+1].isWord("with") && toks[j+2].isWord("ties") {
+		return j + 1
+	}
+	return -1
+}
+
 // beyondBigint reports whether t is an integer literal past bigint's
 // range.
 func beyondBigint(t token) bool {
@@ -30,15 +43,20 @@ const maxLimit = "18446744073709551615"
 //	LIMIT ALL                ->  removed
 //	OFFSET n [ROW|ROWS]      ->  LIMIT 18446744073709551615 OFFSET n
 //	OFFSET n LIMIT m         ->  LIMIT m OFFSET n
+//	OFFSET n ROWS FETCH FIRST m ROWS ONLY  ->  LIMIT m OFFSET n
 //
 // It makes one pass; each rewrite copies only the clauses it moves.
 func (r *rewriter) limitPass() error {
-	if !hasWord(r.toks, "limit") && !hasWord(r.toks, "offset") {
+	if !hasWord(r.toks, "limit") && !hasWord(r.toks, "offset") && !hasWord(r.toks, "ties") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks)+2)
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
+		if ties := fetchWithTies(r.toks, i); ties >= 0 {
+			return unsupported(r.src, r.toks[ties], "FETCH ... WITH TIES").
+				WithHint("Use FETCH ... ONLY or LIMIT, or rank() in a subquery and keep the rows ranked up to n.")
+		}
 		if t.isWord("limit", "offset") && i+1 < len(r.toks) && beyondBigint(r.toks[i+1]) {
 			// PostgreSQL reads the count as bigint.
 			return errorAt(r.src, r.toks[i+1], sqlerr.NumericValueOutOfRange, "bigint out of range")
@@ -80,6 +98,21 @@ func (r *rewriter) limitPass() error {
 					limit = withSpace(r.toks[rest:lend], true)
 				}
 				rest = lend
+			} else if ties := fetchWithTies(r.toks, rest); ties >= 0 {
+				return unsupported(r.src, r.toks[ties], "FETCH ... WITH TIES").
+					WithHint("Use FETCH ... ONLY or LIMIT, or rank() in a subquery and keep the rows ranked up to n.")
+			} else if rest+1 < len(r.toks) && r.toks[rest].isWord("fetch") && r.toks[rest+1].isWord("first", "next") {
+				// OFFSET n ROWS FETCH {FIRST|NEXT} [m] {ROW|ROWS} ONLY.
+				cend := limitValueEnd(r.toks, rest+2)
+				count := r.toks[rest+2 : cend]
+				if len(count) == 0 {
+					count = []token{synth(tkNumber, "1", r.toks[rest], true)}
+				}
+				if cend+1 >= len(r.toks) || !r.toks[cend].isWord("row", "rows") || !r.toks[cend+1].isWord("only") {
+					return syntaxError(r.src, tokenOrEOF(r.src, r.toks, cend))
+				}
+				limit = append([]token{synth(tkWord, "limit", r.toks[rest], true)}, withSpace(count, true)...)
+				rest = cend + 2
 			}
 			if limit == nil {
 				limit = []token{synth(tkWord, "limit", t, true), synth(tkNumber, maxLimit, t, true)}
