@@ -9,9 +9,9 @@ import (
 )
 
 // quantified is x op ANY (sub) or x op ALL (sub) for an op other than
-// the = ANY and <> ALL of IN and NOT IN, read from a join with count(*),
-// count(y), min(y) and max(y) of the subquery per correlation key: one
-// comparison with an extreme decides the comparisons with every y.
+// the = ANY and <> ALL of IN and NOT IN, read from a join with min(y),
+// max(y) and whether a y is NULL, per correlation key: one comparison
+// with an extreme decides the comparisons with every y.
 //
 //	ANY: no rows -> false; x op e -> true; x or some y NULL -> NULL; else false
 //	ALL: no rows -> true; NOT (x op e) -> false; x or some y NULL -> NULL; else true
@@ -32,18 +32,12 @@ func (l *lifter) quantified(x expr.Expr, name string, sub *expr.Subquery, refs [
 	if err != nil {
 		return nil, err
 	}
-	nk := len(b.inner)
-	stats := countBy(b.from, b.inner, plan.AggCall{Func: "count", T: types.Int8},
-		plan.AggCall{Func: "count", Arg: y, T: types.Int8},
+	empty, hasNull, at, err := l.nullCheck(b, y, "Subquery min, max and NULL check for "+text,
 		plan.AggCall{Func: "min", Arg: y, T: y.Type()}, plan.AggCall{Func: "max", Arg: y, T: y.Type()})
-	stats.Cols[nk].Name, stats.Cols[nk+1].Name = "rows", "non_null"
-	kind := plan.LeftJoin
-	if nk == 0 {
-		kind = plan.InnerJoin
+	if err != nil {
+		return nil, err
 	}
-	at := l.join(kind, stats, b.outer, keyRefs(stats, nk), "Subquery counts, min and max for "+text) + nk
-	rows, nonNull := colRef(l.input, at), colRef(l.input, at+1)
-	lo, hi := colRef(l.input, at+2), colRef(l.input, at+3)
+	lo, hi := colRef(l.input, at), colRef(l.input, at+1)
 	// decisive is the comparison that settles the answer: true for ANY,
 	// false for ALL.
 	var decisive expr.Expr
@@ -67,20 +61,7 @@ func (l *lifter) quantified(x expr.Expr, name string, sub *expr.Subquery, refs [
 			}
 		}
 	}
-	zero := &expr.Const{D: types.NewInt(0), T: types.Int8}
-	n, err := expr.Coalesce([]expr.Expr{rows, zero})
-	if err != nil {
-		return nil, err
-	}
-	empty, err := expr.Binary("=", n, zero)
-	if err != nil {
-		return nil, err
-	}
-	someNull, err := expr.Binary(">", rows, nonNull)
-	if err != nil {
-		return nil, err
-	}
-	unknown, err := expr.Binary("OR", expr.IsNull(x, false), someNull)
+	unknown, err := expr.Binary("OR", expr.IsNull(x, false), hasNull)
 	if err != nil {
 		return nil, err
 	}

@@ -9,27 +9,33 @@ import (
 )
 
 // The joins each kind of view subquery becomes (see view_subquery.go).
+// The subquery side is grouped so that its rows change only when the
+// answer can: a group per key without aggregates appears with the key's
+// first row and goes with its last, so inner rows coming and going under
+// a key that stays matched do not retract and re-add the outer rows
+// joined with it.
 
 // semiJoin joins l.input with the subquery of c, a condition of WHERE,
-// when c is [NOT] EXISTS or IN with a correlated subquery: rows pass the
-// join only when c holds, so c is done (and dropped from the filter).
+// when c is [NOT] EXISTS, or IN / = ANY: rows pass the join only when c
+// holds, so c is done (and dropped from the filter).
 func (l *lifter) semiJoin(c expr.Expr) (bool, error) {
 	not := false
 	if f, ok := c.(*expr.Func); ok && f.Name == "NOT" && len(f.Args) == 1 {
 		not, c = true, f.Args[0]
 	}
-	if sub, refs, ok := expr.SubqueryOf(c); ok && sub.Kind == expr.SubqueryExists && len(refs) > 0 {
+	if sub, refs, ok := expr.SubqueryOf(c); ok && sub.Kind == expr.SubqueryExists {
 		b, err := splitSubquery(sub, refs, modeExists)
-		if err != nil || len(b.inner) == 0 {
+		if err != nil {
 			return false, err
 		}
-		counts := countBy(b.from, b.inner)
+		inner, outer := presenceKeys(b)
+		keys := groupBy(b.from, inner)
 		if !not {
-			l.join(plan.InnerJoin, counts, b.outer, keyRefs(counts, len(b.inner)), "Semi Join for "+sub.String())
+			l.join(plan.InnerJoin, keys, outer, keyRefs(keys, len(inner)), "Semi Join for "+sub.String())
 			return true, nil
 		}
-		at := l.join(plan.LeftJoin, counts, b.outer, keyRefs(counts, len(b.inner)), "Anti Join for NOT "+sub.String())
-		l.input = &plan.Filter{Input: l.input, Cond: expr.IsNull(colRef(l.input, at+len(b.inner)), false)}
+		at := l.join(plan.LeftJoin, keys, outer, keyRefs(keys, len(inner)), "Anti Join for NOT "+sub.String())
+		l.input = &plan.Filter{Input: l.input, Cond: expr.IsNull(colRef(l.input, at), false)}
 		return true, nil
 	}
 	f, ok := c.(*expr.Func)
@@ -48,25 +54,23 @@ func (l *lifter) semiJoin(c expr.Expr) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	matches := countBy(b.from, append(append([]expr.Expr{}, b.inner...), y))
+	matches := groupBy(b.from, append(append([]expr.Expr{}, b.inner...), y))
 	l.join(plan.InnerJoin, matches, append(append([]expr.Expr{}, b.outer...), x), keyRefs(matches, len(b.inner)+1),
 		fmt.Sprintf("Semi Join for %s %s %s", f.Args[0], f.Name, sub))
 	return true, nil
 }
 
-// exists is EXISTS (sub) read from a join with the subquery's count.
+// exists is EXISTS (sub) read from a left join with the subquery's keys:
+// true where the outer row found its key.
 func (l *lifter) exists(sub *expr.Subquery, refs []expr.Expr) (expr.Expr, error) {
 	b, err := splitSubquery(sub, refs, modeExists)
 	if err != nil {
 		return nil, err
 	}
-	counts := countBy(b.from, b.inner)
-	if len(b.inner) == 0 {
-		at := l.join(plan.InnerJoin, counts, nil, nil, "Subquery count joined on a constant key for "+sub.String())
-		return expr.Binary(">", colRef(l.input, at), &expr.Const{D: types.NewInt(0), T: types.Int8})
-	}
-	at := l.join(plan.LeftJoin, counts, b.outer, keyRefs(counts, len(b.inner)), "Subquery count joined for "+sub.String())
-	return expr.IsNull(colRef(l.input, at+len(b.inner)), true), nil
+	inner, outer := presenceKeys(b)
+	keys := groupBy(b.from, inner)
+	at := l.join(plan.LeftJoin, keys, outer, keyRefs(keys, len(inner)), "Subquery keys joined for "+sub.String())
+	return expr.IsNull(colRef(l.input, at), true), nil
 }
 
 // scalar is the value of a scalar subquery that is an aggregate without
@@ -91,12 +95,9 @@ func (l *lifter) scalar(sub *expr.Subquery, refs []expr.Expr) (expr.Expr, error)
 	if err != nil {
 		return nil, err
 	}
-	g := countBy(b.from, b.inner, b.agg.Aggs...)
-	kind, note := plan.LeftJoin, "Subquery aggregate joined on the correlation for "+sub.String()
-	if len(b.inner) == 0 {
-		kind, note = plan.InnerJoin, "Subquery aggregate joined on a constant key for "+sub.String()
-	}
-	at := l.join(kind, g, b.outer, keyRefs(g, len(b.inner)), note) + len(b.inner)
+	inner, outer := presenceKeys(b)
+	g := groupBy(b.from, inner, b.agg.Aggs...)
+	at := l.join(plan.LeftJoin, g, outer, keyRefs(g, len(inner)), "Subquery aggregate joined on the correlation for "+sub.String()) + len(inner)
 	// The select list reads the aggregates: from the join, with what an
 	// aggregate gives over no rows where an outer row has no group.
 	var werr error
@@ -123,7 +124,8 @@ func (l *lifter) scalar(sub *expr.Subquery, refs []expr.Expr) (expr.Expr, error)
 }
 
 // in is x IN (sub), or x NOT IN (sub) when not is set, with SQL's NULL
-// rules, read from a join with the matches and one with the counts.
+// rules, read from a left join with the matches (keys and y) and one
+// with whether each key's values hold a NULL.
 func (l *lifter) in(x expr.Expr, sub *expr.Subquery, refs []expr.Expr, not bool) (expr.Expr, error) {
 	name, join := "IN", "Semi Join"
 	if not {
@@ -139,42 +141,43 @@ func (l *lifter) in(x expr.Expr, sub *expr.Subquery, refs []expr.Expr, not bool)
 		return nil, err
 	}
 	nk := len(b.inner)
-	matches := countBy(b.from, append(append([]expr.Expr{}, b.inner...), y))
-	matches.Cols[nk+1].Name = "matches"
+	matches := groupBy(b.from, append(append([]expr.Expr{}, b.inner...), y))
 	m := l.join(plan.LeftJoin, matches, append(append([]expr.Expr{}, b.outer...), x), keyRefs(matches, nk+1),
-		join+" (matches) for "+text) + nk + 1
-	totals := countBy(b.from, b.inner, plan.AggCall{Func: "count", T: types.Int8},
-		plan.AggCall{Func: "count", Arg: y, T: types.Int8})
-	totals.Cols[nk].Name, totals.Cols[nk+1].Name = "rows", "non_null"
-	kind := plan.LeftJoin
-	if nk == 0 {
-		kind = plan.InnerJoin
-	}
-	t := l.join(kind, totals, b.outer, keyRefs(totals, nk), "Subquery counts (rows, non-NULL values) for "+text) + nk
-	zero := &expr.Const{D: types.NewInt(0), T: types.Int8}
-	rows, nonNull := colRef(l.input, t), colRef(l.input, t+1)
-	matched := expr.IsNull(colRef(l.input, m), true)
-	n, err := expr.Coalesce([]expr.Expr{rows, zero})
-	if err != nil {
-		return nil, err
-	}
-	empty, err := expr.Binary("=", n, zero)
-	if err != nil {
-		return nil, err
-	}
-	someNull, err := expr.Binary(">", rows, nonNull)
-	if err != nil {
-		return nil, err
-	}
-	unknown, err := expr.Binary("OR", expr.IsNull(x, false), someNull)
+		join+" (matches) for "+text)
+	empty, hasNull, _, err := l.nullCheck(b, y, "Subquery NULL check for "+text)
 	if err != nil {
 		return nil, err
 	}
 	yes, no := &expr.Const{D: types.NewBool(true), T: types.Bool}, &expr.Const{D: types.NewBool(false), T: types.Bool}
+	unknown, err := expr.Binary("OR", expr.IsNull(x, false), hasNull)
+	if err != nil {
+		return nil, err
+	}
 	null := &expr.Const{D: types.Null, T: types.Bool}
-	e, err := expr.Case([]expr.Expr{matched, empty, unknown}, []expr.Expr{yes, no, null}, no)
+	e, err := expr.Case([]expr.Expr{expr.IsNull(colRef(l.input, m), true), empty, unknown}, []expr.Expr{yes, no, null}, no)
 	if err != nil || !not {
 		return e, err
 	}
 	return expr.Not(e)
+}
+
+// nullCheck left joins l.input with, per key of b, whether one of the
+// values y is NULL, and extra aggregates of y. It returns "the subquery
+// has no rows for the outer row" and "one of its values is NULL", and
+// the position of the extra aggregates' first column.
+func (l *lifter) nullCheck(b *subqueryBody, y expr.Expr, note string, extra ...plan.AggCall) (empty, hasNull expr.Expr, at int, err error) {
+	one := &expr.Const{D: types.NewInt(1), T: types.Int4}
+	isNull, err := expr.Case([]expr.Expr{expr.IsNull(y, false)}, []expr.Expr{one}, &expr.Const{D: types.NewInt(0), T: types.Int4})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	inner, outer := presenceKeys(b)
+	aggs := append([]plan.AggCall{{Func: "max", Arg: isNull, T: types.Int4}}, extra...)
+	g := groupBy(b.from, inner, aggs...)
+	g.Cols[len(inner)].Name = "has_null"
+	k := l.join(plan.LeftJoin, g, outer, keyRefs(g, len(inner)), note)
+	if hasNull, err = expr.Binary("=", colRef(l.input, k+len(inner)), one); err != nil {
+		return nil, nil, 0, err
+	}
+	return expr.IsNull(colRef(l.input, k), false), hasNull, k + len(inner) + 1, nil
 }

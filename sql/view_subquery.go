@@ -10,31 +10,28 @@ import (
 // when the view is bound: each becomes a join of the rows that use it
 // with an aggregate over the subquery's rows, keyed by the correlation
 // (view_correlation.go), so the view stays incremental and exact under
-// retraction on either side. The aggregate keeps the per-key counts: a
-// key's group appears when its count goes from 0 to 1 and is retracted
+// retraction on either side. The aggregate keeps the per-key row counts:
+// a key's group appears when its count goes from 0 to 1 and is retracted
 // when it goes back to 0, and the join pairs or unpairs the outer rows
-// with it.
+// with it. An uncorrelated subquery is grouped by the constant 1 instead:
+// one group while it has rows, none when it is empty. With K the keys:
 //
 //   - EXISTS as a condition of WHERE is a semi join: an inner join with
-//     count(*) grouped by the correlation keys. NOT EXISTS there is an
-//     anti join: a left join with the same counts, keeping the rows
-//     without a partner. Elsewhere, EXISTS is a left join and reads
-//     "count IS NOT NULL".
-//   - x IN (SELECT y ...) as a condition of WHERE is a semi join on the
-//     keys and x = y. Elsewhere, and x NOT IN anywhere, it is a left join
-//     with the matches (keys and y) and another with count(*) and
-//     count(y) per key, which give SQL's NULL rules: true if some y = x;
-//     else false if the subquery is empty; else NULL if x is NULL or
-//     some y is NULL; else false. = ANY is IN and <> ALL is NOT IN. The
-//     other comparisons with ANY or ALL read count(*), count(y), min(y)
-//     and max(y) per key instead (view_quantified.go).
+//     the groups of K. NOT EXISTS there is an anti join: a left join with
+//     them, keeping the rows without a partner. Elsewhere, EXISTS is a
+//     left join and reads "key IS NOT NULL".
+//   - x IN (SELECT y ...) and = ANY as a condition of WHERE is a semi join
+//     with the groups of K, y on K, x. Elsewhere, and x NOT IN (<> ALL)
+//     anywhere, it is a left join with those matches and another with
+//     max(y IS NULL) per K, which give SQL's NULL rules: true if some
+//     y = x; else false if the subquery is empty; else NULL if x is NULL
+//     or some y is NULL; else false. The other comparisons with ANY or
+//     ALL read min(y) and max(y) per K too (view_quantified.go).
 //   - A scalar subquery that is an aggregate without GROUP BY: the
-//     aggregate grouped by the correlation keys, left joined on them; an
-//     outer row without a group reads what the aggregate gives over no
-//     rows (0 for count, NULL for the others). An uncorrelated one is
-//     joined on a constant key (it is one row).
-//   - An uncorrelated EXISTS is count(*) over the subquery joined on a
-//     constant key, and reads "count > 0".
+//     aggregate grouped by K, left joined on them; an outer row without a
+//     group reads what the aggregate gives over no rows (0 for count,
+//     NULL for the others). An uncorrelated one is joined on a constant
+//     key (it is one row).
 //
 // What cannot be run this way (a scalar subquery that may give several
 // rows, a correlation that is not inner = outer, subqueries in JOIN ...
@@ -214,11 +211,10 @@ func colRef(n plan.Node, i int) *expr.ColRef {
 	return &expr.ColRef{Idx: i, Name: c.Name, T: c.Type}
 }
 
-// countBy is from grouped by keys, with aggs (count(*) when none).
-func countBy(from plan.Node, keys []expr.Expr, aggs ...plan.AggCall) *plan.Aggregate {
-	if len(aggs) == 0 {
-		aggs = []plan.AggCall{{Func: "count", T: types.Int8}}
-	}
+// groupBy is from grouped by keys, with aggs (none: the groups alone,
+// one per distinct key, which change only when a key's first row comes
+// or its last goes).
+func groupBy(from plan.Node, keys []expr.Expr, aggs ...plan.AggCall) *plan.Aggregate {
 	a := &plan.Aggregate{Input: from, GroupBy: keys, Aggs: aggs}
 	for i, k := range keys {
 		a.Cols = append(a.Cols, types.Column{Name: keyName(k, i), Type: k.Type()})
@@ -227,6 +223,18 @@ func countBy(from plan.Node, keys []expr.Expr, aggs ...plan.AggCall) *plan.Aggre
 		a.Cols = append(a.Cols, types.Column{Name: c.Func, Type: c.T})
 	}
 	return a
+}
+
+// presenceKeys are b's correlation keys, or for an uncorrelated
+// subquery the constant key 1 on both sides: grouped by it, the
+// subquery's rows are one group while there are any, and none when it
+// is empty.
+func presenceKeys(b *subqueryBody) (inner, outer []expr.Expr) {
+	if len(b.inner) > 0 {
+		return b.inner, b.outer
+	}
+	one := &expr.Const{D: types.NewInt(1), T: types.Int4}
+	return []expr.Expr{one}, []expr.Expr{one}
 }
 
 // keyName names a group key column after the column it is, if it is one.
