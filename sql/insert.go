@@ -20,9 +20,6 @@ import (
 // acknowledged every one; rows for a table go to its changelog as one
 // message (changeTable).
 func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepared, error) {
-	if n.Select != nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT ... SELECT is not supported yet")
-	}
 	if n.IsReplace || n.Setlist || len(n.OnDuplicate) > 0 {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this form of INSERT is not supported")
 	}
@@ -71,6 +68,9 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			target = append(target, idx)
 		}
 	}
+	if n.Select != nil {
+		return s.prepareInsertSelect(n.Select, desc, cols, target, params)
+	}
 	b := &binder{stmt: params}
 	rows := make([][]expr.Expr, len(n.Lists))
 	for i, list := range n.Lists {
@@ -117,25 +117,33 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			}
 			values = append(values, row)
 		}
-		tag := fmt.Sprintf("INSERT 0 %d", len(values))
-		if desc.Kind == catalog.KindTable {
-			return tag, s.insertIntoTable(ctx, desc, values)
-		}
-		msgs := make([][]byte, len(values))
-		for i, row := range values {
-			data, err := exec.EncodeJSON(cols, row)
-			if err != nil {
-				return "", err
-			}
-			msgs[i] = data
-		}
-		if s.tx != nil {
-			w := s.tx.stream(desc)
-			w.msgs = append(w.msgs, msgs...)
-			return tag, nil
-		}
-		return tag, s.commitWrites(ctx, nil, []*streamWrite{{d: desc, msgs: msgs}})
+		return s.writeInsert(ctx, desc, cols, values)
 	}}, nil
+}
+
+// writeInsert stores rows, already of the relation's column types, in a
+// table (through its changelog, with its constraints checked) or publishes
+// them to a stream (at COMMIT inside a transaction block), and returns the
+// command tag.
+func (s *session) writeInsert(ctx context.Context, desc *catalog.Descriptor, cols []types.Column, values []types.Row) (string, error) {
+	tag := fmt.Sprintf("INSERT 0 %d", len(values))
+	if desc.Kind == catalog.KindTable {
+		return tag, s.insertIntoTable(ctx, desc, values)
+	}
+	msgs := make([][]byte, len(values))
+	for i, row := range values {
+		data, err := exec.EncodeJSON(cols, row)
+		if err != nil {
+			return "", err
+		}
+		msgs[i] = data
+	}
+	if s.tx != nil {
+		w := s.tx.stream(desc)
+		w.msgs = append(w.msgs, msgs...)
+		return tag, nil
+	}
+	return tag, s.commitWrites(ctx, nil, []*streamWrite{{d: desc, msgs: msgs}})
 }
 
 // assignable reports whether a value of type from may be stored in a
