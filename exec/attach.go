@@ -114,20 +114,7 @@ func (b *builder) inputKey(n plan.Node) []int {
 		if up == nil || up.keyNames == nil {
 			return nil
 		}
-		key := make([]int, 0, len(up.keyNames))
-		for _, name := range up.keyNames {
-			found := -1
-			for i, c := range s.Cols {
-				if c.Name == name {
-					found = i
-				}
-			}
-			if found < 0 {
-				return nil
-			}
-			key = append(key, found)
-		}
-		return key
+		return scanColumns(s, up.keyNames)
 	})
 }
 

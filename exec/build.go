@@ -427,8 +427,14 @@ func TableKey(s *plan.Scan) []int {
 	if s.Object.Kind != catalog.KindTable || len(s.Object.PrimaryKey) == 0 {
 		return nil
 	}
-	key := make([]int, 0, len(s.Object.PrimaryKey))
-	for _, name := range s.Object.PrimaryKey {
+	return scanColumns(s, s.Object.PrimaryKey)
+}
+
+// scanColumns returns the positions in s's output of the named columns,
+// or nil if one is not read.
+func scanColumns(s *plan.Scan, names []string) []int {
+	key := make([]int, 0, len(names))
+	for _, name := range names {
 		found := -1
 		for i, c := range s.Cols {
 			if c.Name == name {
