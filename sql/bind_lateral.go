@@ -47,7 +47,7 @@ func (l *lateralJoin) Describe() string {
 // LATERAL (subquery).
 func (sb *selectBinder) bindLateral(j *ast.Join, left plan.Node, ls *scope, ts *ast.TableSource) (plan.Node, *scope, error) {
 	if j.NaturalJoin || len(j.Using) > 0 {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "NATURAL JOIN and JOIN ... USING are not supported yet; write the condition with ON")
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "NATURAL JOIN LATERAL and JOIN LATERAL ... USING are not supported; write the condition with ON")
 	}
 	kind := plan.InnerJoin
 	switch j.Tp {
