@@ -68,8 +68,16 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			target = append(target, idx)
 		}
 	}
+	alias := name
+	if tn.AsName.O != "" {
+		alias = tn.AsName.O
+	}
+	ret, err := bindReturning(params.stmt.Returning, alias, cols, params)
+	if err != nil {
+		return nil, err
+	}
 	if n.Select != nil {
-		return s.prepareInsertSelect(n.Select, desc, cols, target, params)
+		return s.prepareInsertSelect(n.Select, desc, cols, target, ret, params)
 	}
 	b := &binder{stmt: params}
 	rows := make([][]expr.Expr, len(n.Lists))
@@ -97,7 +105,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		}
 		rows[i] = row
 	}
-	return &prepared{params: params, run: func(ctx context.Context, vals []types.Datum, _ pgwire.RowWriter) (string, error) {
+	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		values := make([]types.Row, 0, len(rows))
 		for _, exprs := range rows {
 			row := make(types.Row, len(exprs))
@@ -117,15 +125,24 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			}
 			values = append(values, row)
 		}
-		return s.writeInsert(ctx, desc, cols, values)
+		return s.writeInsert(ctx, desc, cols, values, ret, w)
 	}}, nil
 }
 
 // writeInsert stores rows, already of the relation's column types, in a
 // table (through its changelog, with its constraints checked) or publishes
-// them to a stream (at COMMIT inside a transaction block), and returns the
-// command tag.
-func (s *session) writeInsert(ctx context.Context, desc *catalog.Descriptor, cols []types.Column, values []types.Row) (string, error) {
+// them to a stream (at COMMIT inside a transaction block), answers the
+// RETURNING rows of ret (if any) once the write succeeded, and returns the
+// command tag. A stream's RETURNING rows are the values published.
+func (s *session) writeInsert(ctx context.Context, desc *catalog.Descriptor, cols []types.Column, values []types.Row, ret *returning, w pgwire.RowWriter) (string, error) {
+	tag, err := s.writeInsertRows(ctx, desc, cols, values)
+	if err != nil {
+		return "", err
+	}
+	return tag, ret.write(w, values)
+}
+
+func (s *session) writeInsertRows(ctx context.Context, desc *catalog.Descriptor, cols []types.Column, values []types.Row) (string, error) {
 	tag := fmt.Sprintf("INSERT 0 %d", len(values))
 	if desc.Kind == catalog.KindTable {
 		return tag, s.insertIntoTable(ctx, desc, values)

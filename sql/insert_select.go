@@ -19,7 +19,7 @@ import (
 // table's constraints checked on the whole batch, a stream's rows published
 // as one batch. The query is read completely before anything is written, so
 // INSERT INTO t SELECT ... FROM t sees t as it was before the statement.
-func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, params *boundParams) (*prepared, error) {
+func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, ret *returning, params *boundParams) (*prepared, error) {
 	st := *params.stmt
 	st.Node = q
 	root, err := s.e.bindQuery(&st, params)
@@ -45,7 +45,7 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		casts[j] = cast
 	}
 	query := s.prepareQuery(root, params)
-	return &prepared{params: params, run: func(ctx context.Context, vals []types.Datum, _ pgwire.RowWriter) (string, error) {
+	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		var got rowCollector
 		if _, err := query.run(ctx, vals, &got); err != nil {
 			return "", err
@@ -68,7 +68,7 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 			}
 			values[i] = row
 		}
-		return s.writeInsert(ctx, desc, cols, values)
+		return s.writeInsert(ctx, desc, cols, values, ret, w)
 	}}, nil
 }
 

@@ -118,7 +118,11 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			return nil, err
 		}
 	}
-	return &prepared{params: params, run: func(ctx context.Context, vals []types.Datum, _ pgwire.RowWriter) (string, error) {
+	ret, err := bindReturning(params.stmt.Returning, alias, cols, params)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		cond, err := bindOptional(cond, vals)
 		if err != nil {
 			return "", err
@@ -130,8 +134,10 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			}
 		}
 		n := 0
+		var written []types.Row
 		err = s.changeTable(ctx, desc, true, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
+			n, written = 0, written[:0]
 			for _, row := range rows {
 				ok, err := expr.Holds(cond, row)
 				if err != nil || !ok {
@@ -154,6 +160,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 					}
 				}
 				changes = append(changes, exec.Change{Row: row, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert})
+				written = append(written, next)
 				n++
 			}
 			return changes, nil
@@ -161,7 +168,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("UPDATE %d", n), nil
+		return fmt.Sprintf("UPDATE %d", n), ret.write(w, written)
 	}}, nil
 }
 
@@ -176,7 +183,7 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 	if err != nil {
 		return nil, err
 	}
-	_, sc, err := tableScope(desc, alias)
+	cols, sc, err := tableScope(desc, alias)
 	if err != nil {
 		return nil, err
 	}
@@ -184,14 +191,20 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{params: params, run: func(ctx context.Context, vals []types.Datum, _ pgwire.RowWriter) (string, error) {
+	ret, err := bindReturning(params.stmt.Returning, alias, cols, params)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		cond, err := bindOptional(cond, vals)
 		if err != nil {
 			return "", err
 		}
 		n := 0
+		var removed []types.Row
 		err = s.changeTable(ctx, desc, true, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
+			n, removed = 0, removed[:0]
 			for _, row := range rows {
 				ok, err := expr.Holds(cond, row)
 				if err != nil {
@@ -199,6 +212,7 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 				}
 				if ok {
 					changes = append(changes, exec.Change{Row: row, Sign: exec.Delete})
+					removed = append(removed, row)
 					n++
 				}
 			}
@@ -207,7 +221,7 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("DELETE %d", n), nil
+		return fmt.Sprintf("DELETE %d", n), ret.write(w, removed)
 	}}, nil
 }
 

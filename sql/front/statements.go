@@ -30,10 +30,15 @@ type Statement struct {
 	// Rewritten is the text handed to the TiDB parser: the query for query
 	// and DML statements and for CREATE [MATERIALIZED] VIEW; "" otherwise.
 	Rewritten string
+	// Returning is the RETURNING list of an INSERT, UPDATE or DELETE
+	// (a * is a field with a WildCard); nil when there is none.
+	Returning []*ast.SelectField
 
 	// src and rendered map offsets in Rewritten back to the original text.
 	src      string
 	rendered *rendered
+	// returning maps offsets in the TiDB text of the RETURNING list.
+	returning *rendered
 }
 
 // IdentPosition returns the 1-based character position of the first
@@ -192,6 +197,14 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 
 // parseQuery rewrites a query or DML statement and parses it with TiDB.
 func parseQuery(st *Statement, src string, toks []token) (*Statement, error) {
+	toks, list, kw, hasReturning := splitReturning(toks)
+	if hasReturning {
+		fields, r, err := parseReturning(src, kw, list)
+		if err != nil {
+			return nil, err
+		}
+		st.Returning, st.returning = fields, r
+	}
 	rw, err := rewrite(src, toks)
 	if err != nil {
 		return nil, err
