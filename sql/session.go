@@ -161,7 +161,10 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 	if p, ok, err := s.prepareFeed(st); ok {
 		return p, err
 	}
-	if p, ok, err := s.prepareCursor(st); ok {
+	if p, ok, err := s.prepareCursor(st, params); ok {
+		return p, err
+	}
+	if p, ok, err := s.prepareSessionReset(st); ok {
 		return p, err
 	}
 	switch n := st.Node.(type) {

@@ -23,11 +23,27 @@ const (
 // A feed cursor (DECLARE c CURSOR FOR SUBSCRIBE ...) holds a subscription
 // and the rows it produced that no FETCH took yet. It lives until CLOSE
 // or the end of the session, across transaction blocks (as WITH HOLD).
+// A query cursor (DECLARE c CURSOR FOR SELECT ...) has no subscription:
+// buf holds the rows of its query not fetched yet (query_cursor.go).
 type feedCursor struct {
 	cols []types.Column
-	sub  *exec.Subscription
+	sub  *exec.Subscription // nil for a query cursor
 	buf  rowBuffer
 	f    *feed
+	// hold: the cursor survives the end of its transaction block (WITH
+	// HOLD, and every feed cursor); tx is the block that declared it, nil
+	// outside one. A rolled-back block drops even its held cursors.
+	hold bool
+	tx   *txn
+	// bytes estimates the memory of a query cursor's rows.
+	bytes int64
+}
+
+// close ends the cursor's subscription, if any.
+func (c *feedCursor) close() {
+	if c.sub != nil {
+		c.sub.Close()
+	}
 }
 
 // rowBuffer is a RowWriter that keeps copies of the rows.
@@ -53,33 +69,40 @@ func (s *session) closeCursors() {
 		return
 	}
 	for _, c := range m.(map[string]*feedCursor) {
-		c.sub.Close()
+		c.close()
+	}
+}
+
+// closeAllCursors closes every cursor of the session (CLOSE ALL, DISCARD
+// ALL).
+func (s *session) closeAllCursors() {
+	cs := s.cursors()
+	for name, c := range cs {
+		c.close()
+		delete(cs, name)
 	}
 }
 
 // prepareCursor prepares DECLARE, FETCH and CLOSE; ok is false for other
 // statements.
-func (s *session) prepareCursor(st *front.Statement) (p *prepared, ok bool, err error) {
+func (s *session) prepareCursor(st *front.Statement, params *boundParams) (p *prepared, ok bool, err error) {
 	switch n := st.Node.(type) {
 	case *front.DeclareCursor:
-		p, err = s.prepareDeclare(n)
+		p, err = s.prepareDeclare(n, params)
 	case *front.Fetch:
 		p, err = s.prepareFetch(n)
 	case *front.CloseCursor:
 		p = command(func(context.Context) (string, error) {
 			cs := s.cursors()
 			if n.All {
-				for name, c := range cs {
-					c.sub.Close()
-					delete(cs, name)
-				}
+				s.closeAllCursors()
 				return "CLOSE CURSOR ALL", nil
 			}
 			c, ok := cs[n.Name]
 			if !ok {
 				return "", sqlerr.New(codeInvalidCursorName, "cursor %q does not exist", n.Name)
 			}
-			c.sub.Close()
+			c.close()
 			delete(cs, n.Name)
 			return "CLOSE CURSOR", nil
 		})
@@ -89,7 +112,10 @@ func (s *session) prepareCursor(st *front.Statement) (p *prepared, ok bool, err 
 	return p, true, err
 }
 
-func (s *session) prepareDeclare(n *front.DeclareCursor) (*prepared, error) {
+func (s *session) prepareDeclare(n *front.DeclareCursor, params *boundParams) (*prepared, error) {
+	if n.Query != nil {
+		return s.prepareQueryCursor(n, params)
+	}
 	sn := n.Subscribe
 	opts, err := parseSubscribeOptions(sn.Options)
 	if err != nil {
@@ -104,7 +130,7 @@ func (s *session) prepareDeclare(n *front.DeclareCursor) (*prepared, error) {
 		if _, dup := cs[n.Name]; dup {
 			return "", sqlerr.New(codeDuplicateCursor, "cursor %q already exists", n.Name)
 		}
-		c := &feedCursor{cols: changeColumns(true, cols)}
+		c := &feedCursor{cols: changeColumns(true, cols), hold: true}
 		c.f = &feed{w: &c.buf, ncols: len(cols), progress: opts.progress}
 		sub, err := s.e.openFeed(ctx, d, len(cols), sn.AsOf, opts, c.f)
 		if err != nil {
@@ -136,11 +162,15 @@ func (s *session) prepareFetch(n *front.Fetch) (*prepared, error) {
 // for at least one row; with one, it returns what arrived within it
 // (perhaps nothing).
 func (s *session) fetchPrepared(n *front.Fetch, c *feedCursor, timeout *time.Duration) *prepared {
-	return &prepared{cols: c.cols, run: func(ctx context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
+	cols := c.cols
+	if n.Move {
+		cols = nil
+	}
+	return &prepared{cols: cols, run: func(ctx context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
 		if cur, ok := s.cursors()[n.Name]; !ok || cur != c {
 			return "", sqlerr.New(codeInvalidCursorName, "cursor %q does not exist", n.Name)
 		}
-		if n.Count != 0 && len(c.buf.rows) == 0 {
+		if n.Count != 0 && len(c.buf.rows) == 0 && c.sub != nil {
 			wctx := ctx
 			if timeout != nil {
 				var cancel context.CancelFunc
@@ -161,12 +191,16 @@ func (s *session) fetchPrepared(n *front.Fetch, c *feedCursor, timeout *time.Dur
 		if n.Count >= 0 && int64(k) > n.Count {
 			k = int(n.Count)
 		}
+		if n.Move {
+			c.take(k)
+			return fmt.Sprintf("MOVE %d", k), nil
+		}
 		for _, row := range c.buf.rows[:k] {
 			if err := w.WriteRow(row); err != nil {
 				return "", err
 			}
 		}
-		c.buf.rows = append(c.buf.rows[:0], c.buf.rows[k:]...)
+		c.take(k)
 		return fmt.Sprintf("FETCH %d", k), nil
 	}}
 }

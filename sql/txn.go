@@ -35,6 +35,9 @@ import (
 type txn struct {
 	// failed: an error aborted the block (PostgreSQL's 'E' state).
 	failed bool
+	// committed: COMMIT published the block's writes (its WITH HOLD
+	// cursors then outlive it).
+	committed bool
 	// snap is the block's snapshot, nil until its first read or write.
 	snap   *txSnapshot
 	tables []*tableWrite
@@ -105,6 +108,9 @@ func (s *session) txSnapshot() (*txSnapshot, error) {
 
 // endTx ends the open block, releasing its snapshot.
 func (s *session) endTx() {
+	if s.tx != nil {
+		s.endTxCursors(s.tx, s.tx.committed)
+	}
 	if s.tx != nil && s.tx.snap != nil {
 		s.tx.snap.snap.Close()
 	}
@@ -179,6 +185,7 @@ func (s *session) commit(ctx context.Context) (string, error) {
 	if err := s.commitWrites(ctx, tx.tables, tx.streams); err != nil {
 		return "", err
 	}
+	tx.committed = true
 	return "COMMIT", nil
 }
 

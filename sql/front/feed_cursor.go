@@ -7,19 +7,24 @@ import (
 )
 
 // DeclareCursor is DECLARE name [NO SCROLL] CURSOR [WITH[OUT] HOLD] FOR
-// SUBSCRIBE ...: a cursor over a view's feed, read with FETCH. Cursors
-// over other queries are not supported.
+// SUBSCRIBE ... (a cursor over a view's feed) or FOR a query (SELECT,
+// VALUES, TABLE, WITH ...); exactly one of Subscribe and Query is set.
+// Both are read with FETCH.
 type DeclareCursor struct {
 	Name      string
 	Subscribe *Subscribe
+	Query     *Statement
+	Hold      bool
 }
 
 // Fetch is FETCH [FORWARD] [n | ALL | NEXT] [FROM | IN] name
-// [WITH (timeout = '...')]. Count is -1 for ALL.
+// [WITH (timeout = '...')], or MOVE with the same forms (Move set): it
+// skips the rows instead of returning them. Count is -1 for ALL.
 type Fetch struct {
 	Name    string
 	Count   int64
 	Timeout string // "" when not given
+	Move    bool
 }
 
 // CloseCursor is CLOSE name | ALL.
@@ -38,15 +43,23 @@ func parseDeclare(c *cursor) (any, error) {
 	if err := c.expectWords("cursor"); err != nil {
 		return nil, err
 	}
-	if !c.words("with", "hold") {
+	hold := c.words("with", "hold")
+	if !hold {
 		c.words("without", "hold")
 	}
 	if err := c.expectWords("for"); err != nil {
 		return nil, err
 	}
+	if t := c.peek(); t.isOp("(") || t.kind == tkWord && queryStarts[t.val] && !t.isWord("insert", "update", "delete") {
+		q, err := parseTokens(c.src, c.toks[c.i:])
+		if err != nil {
+			return nil, err
+		}
+		return &DeclareCursor{Name: name, Query: q, Hold: hold}, nil
+	}
 	if !c.peek().isWord("subscribe") {
-		return nil, errorAt(c.src, c.peek(), sqlerr.FeatureNotSupported, "DECLARE CURSOR is only supported for SUBSCRIBE").
-			WithHint("Run the query itself: its rows come at once.")
+		return nil, errorAt(c.src, c.peek(), sqlerr.FeatureNotSupported, "DECLARE CURSOR is supported for queries and SUBSCRIBE").
+			WithHint("Declare the cursor FOR SELECT ... or FOR SUBSCRIBE ....")
 	}
 	sub, err := parseSubscribe(c)
 	if err != nil {
@@ -55,8 +68,21 @@ func parseDeclare(c *cursor) (any, error) {
 	return &DeclareCursor{Name: name, Subscribe: sub.(*Subscribe)}, nil
 }
 
+func parseMove(c *cursor) (any, error) {
+	n, err := parseFetch(c)
+	if err != nil {
+		return nil, err
+	}
+	f := n.(*Fetch)
+	if f.Timeout != "" {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "MOVE takes no WITH options")
+	}
+	f.Move = true
+	return f, nil
+}
+
 func parseFetch(c *cursor) (any, error) {
-	c.next() // FETCH
+	c.next() // FETCH or MOVE
 	n := &Fetch{Count: 1}
 	c.word("forward")
 	switch t := c.peek(); {

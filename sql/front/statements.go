@@ -113,7 +113,7 @@ var queryStarts = setOf("select", "with", "values", "table", "insert", "update",
 // unsupportedStatements are PostgreSQL statements streamdb does not offer.
 var unsupportedStatements = setOf("vacuum", "analyze",
 	"truncate", "comment", "lock", "listen", "notify", "unlisten", "prepare",
-	"execute", "deallocate", "declare", "fetch", "close", "move", "discard", "do",
+	"execute", "do",
 	"call", "cluster", "reindex", "refresh", "import", "load", "reassign",
 	"security", "merge")
 
@@ -166,6 +166,12 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 		node, err = parseFetch(c)
 	case first.isWord("close"):
 		node, err = parseClose(c)
+	case first.isWord("move"):
+		node, err = parseMove(c)
+	case first.isWord("discard"):
+		node, err = parseDiscard(c)
+	case first.isWord("deallocate"):
+		node, err = parseDeallocate(c)
 	case first.isWord("flush"):
 		c.next()
 		node, err = &Flush{}, c.end()

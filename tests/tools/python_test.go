@@ -139,3 +139,35 @@ func TestSQLAlchemyInspector(t *testing.T) {
 		t.Logf("all checks:\n%v", got)
 	}
 }
+
+// TestPythonCursors: psycopg2's named (server-side) cursors read a query's
+// rows in parts inside a transaction block, skip rows (MOVE) and, WITH
+// HOLD, after COMMIT; a pooler's reset (DEALLOCATE ALL, DISCARD ALL)
+// answers with PostgreSQL's command tags.
+func TestPythonCursors(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	conn := srv.Conn(t)
+	for _, sql := range []string{
+		"CREATE TABLE items (k int PRIMARY KEY, v text)",
+		"INSERT INTO items VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e'), (6, 'f'), (7, 'g')",
+	} {
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	got := runScript(t, "cursors.py", srv.DSN())
+	want := map[string]string{
+		"named cursor": "[(1, 'a'), (2, 'b'), (4, 'd'), (5, 'e')]",
+		"iterate":      "[1, 2, 3, 4, 5, 6, 7]",
+		"withhold":     "7",
+		"reset":        "['DEALLOCATE ALL', 'DISCARD ALL']",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: got %q, want %q", k, got[k], w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all checks:\n%v", got)
+	}
+}

@@ -1,0 +1,66 @@
+package sql
+
+import (
+	"context"
+
+	"streamdb/pgwire"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// SQLSTATEs of DISCARD and DEALLOCATE.
+const (
+	codeActiveTransaction    = "25001"
+	codeInvalidStatementName = "26000"
+)
+
+// prepareSessionReset prepares DISCARD and DEALLOCATE, which connection
+// poolers (a pgbouncer reset) and drivers (psycopg 3) send; ok is false
+// for other statements. Prepared statements live in the connection
+// (pgwire), reached through the RowWriter's PreparedStatements.
+func (s *session) prepareSessionReset(st *front.Statement) (p *prepared, ok bool, err error) {
+	switch n := st.Node.(type) {
+	case *front.Discard:
+		return s.prepareDiscard(n), true, nil
+	case *front.Deallocate:
+		return &prepared{run: func(_ context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
+			ps, _ := w.(pgwire.PreparedStatements)
+			if n.All {
+				if ps != nil {
+					ps.DeallocateAll()
+				}
+				return "DEALLOCATE ALL", nil
+			}
+			if ps == nil || !ps.Deallocate(n.Name) {
+				return "", sqlerr.New(codeInvalidStatementName, "prepared statement %q does not exist", n.Name)
+			}
+			return "DEALLOCATE", nil
+		}}, true, nil
+	}
+	return nil, false, nil
+}
+
+// prepareDiscard: DISCARD ALL resets the session as a new one starts (it
+// refuses to run in a transaction block, as PostgreSQL): settings to
+// their defaults, cursors closed, prepared statements removed. streamdb
+// caches no plans across statements and has no temporary tables or
+// sequences, so DISCARD PLANS, TEMP and SEQUENCES have nothing to do.
+func (s *session) prepareDiscard(n *front.Discard) *prepared {
+	return &prepared{run: func(_ context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
+		if n.What != "ALL" {
+			return "DISCARD " + n.What, nil
+		}
+		if s.tx != nil {
+			return "", sqlerr.New(codeActiveTransaction, "DISCARD ALL cannot run inside a transaction block")
+		}
+		for k, v := range defaultSessionSettings {
+			s.settings[k] = v
+		}
+		s.closeAllCursors()
+		if ps, ok := w.(pgwire.PreparedStatements); ok {
+			ps.DeallocateAll()
+		}
+		return "DISCARD ALL", nil
+	}}
+}
