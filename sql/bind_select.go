@@ -401,7 +401,7 @@ func (sb *selectBinder) bindTableSource(ts *ast.TableSource) (plan.Node, *scope,
 		if src.TableSample != nil {
 			// Reading every row instead would answer a different query.
 			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "TABLESAMPLE is not supported").
-				WithHint("Filter the rows yourself, e.g. WHERE id % 10 = 0.")
+				WithHint("Filter the rows yourself, e.g. WHERE id %% 10 = 0.")
 		}
 		if w, ok := sb.window(src.Name.O); ok {
 			return sb.bindWindow(w, alias)
