@@ -4,53 +4,21 @@ import (
 	"context"
 	"sort"
 	"strconv"
-	"strings"
 
 	"streamdb/metrics"
 	"streamdb/plan"
-	"streamdb/sqlerr"
 	"streamdb/storage"
 	"streamdb/types"
 )
 
-// streamingTopN returns the TopN a streaming dataflow runs for n (a Sort,
-// Limit or TopN), or nil for a Sort without LIMIT, whose order a
-// materialized view does not keep (its rows are a set, as in PostgreSQL).
-func streamingTopN(n plan.Node) *plan.TopN {
-	switch n := n.(type) {
-	case *plan.Limit:
-		return plan.LimitAsTopN(n)
-	case *plan.TopN:
-		return n
-	}
-	return nil
-}
-
-// CheckStreamableTopN refuses, at CREATE time, a ranking window function
-// that a view cannot keep: without an upper bound on the rank, an insert
-// could change the rank of every row of its partition.
-func CheckStreamableTopN(n plan.Node) error {
-	t := streamingTopN(n)
-	if t == nil || !t.HasRank() || t.Count >= 0 {
-		return nil
-	}
-	name := t.RankName
-	if name == "" {
-		name = "rn"
-	}
-	return sqlerr.New(sqlerr.FeatureNotSupported,
-		"%s() in a materialized view needs an outer filter %s <= N (top-N)", strings.ToUpper(t.Func), name).
-		WithHint("Rank in a subquery and filter it: SELECT ... FROM (SELECT ..., %s() OVER (...) AS %s FROM ...) t WHERE %s <= 10.", t.Func, name, name)
-}
-
 // buildTopN chains the streaming operator of a Sort, Limit or TopN in
 // front of next.
 func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
-	t := streamingTopN(n)
+	t := plan.StreamingTopN(n)
 	if t == nil {
 		return b.build(n.Children()[0], next)
 	}
-	if err := CheckStreamableTopN(t); err != nil {
+	if err := plan.CheckStreamableTopN(t); err != nil {
 		return nil, err
 	}
 	c := findTopNCloser(t, b.watermarkFor)
@@ -77,7 +45,7 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 // result is keyed by its partition columns and the row number; otherwise
 // the rows kept are a subset of the input's, keyed as the input is.
 func topNUniqueKey(n plan.Node, scanKey func(*plan.Scan) []int) []int {
-	t := streamingTopN(n)
+	t := plan.StreamingTopN(n)
 	if t == nil {
 		return uniqueKey(n.Children()[0], scanKey)
 	}

@@ -451,7 +451,7 @@ func checkStreamable(n plan.Node) error {
 	switch n := n.(type) {
 	case *plan.Sort, *plan.Limit, *plan.TopN:
 		// ORDER BY ... LIMIT and ranking with a bound run as a TopN.
-		if err := exec.CheckStreamableTopN(n); err != nil {
+		if err := plan.CheckStreamableTopN(n); err != nil {
 			return err
 		}
 	case *plan.WindowFunc:
