@@ -99,7 +99,7 @@ func (a *sumAcc) addInterval(v types.Datum, sign int64) error {
 	days := int64(a.iv.Days) + sign*int64(v.Days)
 	us, ok := addInt64(a.iv.I, v.I, sign)
 	if !ok || months != int64(int32(months)) || days != int64(int32(days)) {
-		return sqlerr.New(types.DatetimeFieldOverflow, "interval out of range")
+		return sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
 	}
 	a.iv = types.NewInterval(int32(months), int32(days), us)
 	return nil

@@ -289,7 +289,7 @@ func numberToDatum(num []byte, integer bool, t types.Type) (types.Datum, error) 
 			return types.Null, fmt.Errorf("%s is not epoch milliseconds", num)
 		}
 		if ms < types.MinTimestampMicros/1000 || ms >= types.EndTimestampMicros/1000 {
-			return types.Null, sqlerr.New(types.DatetimeFieldOverflow, "timestamp out of range: %s epoch milliseconds", num)
+			return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: %s epoch milliseconds", num)
 		}
 		return types.NewTimestampMicros(ms * 1000), nil
 	case t.IsString():
@@ -401,7 +401,7 @@ func appendRowJSON(buf []byte, cols []types.Column, row types.Row, allowNUL bool
 		}
 		var err error
 		if buf, err = appendJSONString(buf, c.Name, false); err != nil {
-			return nil, sqlerr.New(types.CharacterNotInRepertoire, "column name %q: %v", c.Name, err)
+			return nil, sqlerr.New(sqlerr.CharacterNotInRepertoire, "column name %q: %v", c.Name, err)
 		}
 		buf = append(buf, ':')
 		d := row[i]
@@ -427,7 +427,7 @@ func appendRowJSON(buf []byte, cols []types.Column, row types.Row, allowNUL bool
 			}
 		default:
 			if buf, err = appendJSONString(buf, types.FormatText(d, c.Type), allowNUL); err != nil {
-				return nil, sqlerr.New(types.CharacterNotInRepertoire, "column %q: %v", c.Name, err)
+				return nil, sqlerr.New(sqlerr.CharacterNotInRepertoire, "column %q: %v", c.Name, err)
 			}
 		}
 	}

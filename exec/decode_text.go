@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"streamdb/sqlerr"
-	"streamdb/types"
 )
 
 // Text PostgreSQL cannot hold. A text value is valid UTF-8 without NUL:
@@ -32,7 +31,7 @@ func errInvalidUTF8(b []byte) error {
 		sb.WriteByte(hex[c>>4])
 		sb.WriteByte(hex[c&0xF])
 	}
-	return sqlerr.New(types.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", sb.String())
+	return sqlerr.New(sqlerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", sb.String())
 }
 
 // utf8SeqLen is the length of the UTF-8 sequence that a first byte
@@ -51,7 +50,7 @@ func utf8SeqLen(c byte) int {
 
 // errNULEscape is PostgreSQL's error for a JSON \u0000 read as text.
 func errNULEscape() error {
-	return sqlerr.New(codeUntranslatableCharacter, `unsupported Unicode escape sequence: \u0000 cannot be converted to text`)
+	return sqlerr.New(sqlerr.UntranslatableCharacter, `unsupported Unicode escape sequence: \u0000 cannot be converted to text`)
 }
 
 // errSurrogate is PostgreSQL's error for a JSON \u escape of half a
@@ -63,8 +62,5 @@ func errSurrogate(detail string) error {
 // errNULText is the error for text holding a NUL byte (22021, as
 // PostgreSQL's input of such text from a client).
 func errNULText() error {
-	return sqlerr.New(types.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": 0x00")
+	return sqlerr.New(sqlerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": 0x00")
 }
-
-// codeUntranslatableCharacter is SQLSTATE 22P05.
-const codeUntranslatableCharacter = "22P05"

@@ -252,7 +252,7 @@ func TestRoundTripEveryType(t *testing.T) {
 func TestEncodeRefusesWhatCannotBeRead(t *testing.T) {
 	cols := []types.Column{{Name: "s", Type: types.Text}}
 	_, err := EncodeJSON(cols, types.Row{types.NewString("a\xffb")})
-	if sqlerr.Code(err) != types.CharacterNotInRepertoire {
+	if sqlerr.Code(err) != sqlerr.CharacterNotInRepertoire {
 		t.Fatalf("invalid UTF-8: %v (%s)", err, sqlerr.Code(err))
 	}
 	bad := []types.Column{{Name: "bad\xff", Type: types.Int4}}

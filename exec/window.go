@@ -30,7 +30,7 @@ func eachWindow(w *plan.Window, row types.Row, fn func(start int64)) error {
 	}
 	ts := t.I
 	if !types.TimestampFinite(ts) {
-		return sqlerr.New(types.DatetimeFieldOverflow, "timestamp out of range: an infinite event time is in no window")
+		return sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: an infinite event time is in no window")
 	}
 	// The last window start at or before ts, on the slide grid, and the
 	// oldest start whose window still covers ts. Finite timestamps are
@@ -45,7 +45,7 @@ func eachWindow(w *plan.Window, row types.Row, fn func(start int64)) error {
 		first -= w.Slide
 	}
 	if first < types.MinTimestampMicros || last >= types.EndTimestampMicros-w.Size {
-		return sqlerr.New(types.DatetimeFieldOverflow, "timestamp out of range: a window of %s starts or ends outside the timestamp range",
+		return sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: a window of %s starts or ends outside the timestamp range",
 			types.FormatText(t, types.Timestamp))
 	}
 	for start := first; start <= last; start += w.Slide {

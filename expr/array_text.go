@@ -24,7 +24,7 @@ func arrayFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 	}
 	n := len(args)
 	switch name {
-	case "streamdb_array":
+	case ArrayFunc:
 		a := make([]Expr, n)
 		for i, x := range args {
 			if a[i], err = Cast(x, types.Text); err != nil {
@@ -35,7 +35,7 @@ func arrayFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		return &Func{Name: "array", Args: a, T: types.Text, Fn: func(v []types.Datum) (types.Datum, error) {
 			return types.NewString(FormatTextArray(v)), nil
 		}}, true, nil
-	case "streamdb_subscript":
+	case SubscriptFunc:
 		if n != 2 {
 			return nil, true, wrongArgs(name, args)
 		}
@@ -53,7 +53,7 @@ func arrayFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			}
 			return types.Null, nil
 		})
-	case "streamdb_any":
+	case AnyFunc:
 		return anyOverArray(args)
 	case "current_schemas":
 		if n != 1 {

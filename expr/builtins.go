@@ -173,7 +173,7 @@ func Call(name string, args []Expr) (Expr, error) {
 		return mk(target, a, func(v []types.Datum) (types.Datum, error) {
 			return truncTimestamp(strings.ToLower(v[0].S), v[1].I)
 		})
-	case "date_part", "extract", "streamdb_extract": // the last is EXTRACT(field FROM x)
+	case "date_part", "extract", ExtractFunc:
 		if n != 2 {
 			return nil, wrongArgs(name, args)
 		}

@@ -82,7 +82,7 @@ func rebuild(name string, infix bool, args []Expr, t types.Type, mod types.Modif
 	case name == "NULLIF" && n == 2:
 		return NullIf(args[0], args[1])
 	case name == "array":
-		return Call("streamdb_array", args)
+		return Call(ArrayFunc, args)
 	}
 	if op, kind, ok := strings.Cut(name, " "); ok && n == 2 && (kind == "ANY" || kind == "ALL") {
 		e, _, err := anyOverArray([]Expr{args[0], &Const{D: types.NewString(op), T: types.Text},

@@ -35,7 +35,7 @@ func timeArith(op string, l, r Expr) (Expr, error) {
 	case lt.IsTime() && rt.IsTime() && op == "-":
 		return mk(types.Interval, func(a, b types.Datum) (types.Datum, error) {
 			if !types.TimestampFinite(a.I) || !types.TimestampFinite(b.I) {
-				return types.Null, sqlerr.New(types.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
+				return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
 			}
 			us, ok := sub64(a.I, b.I)
 			if !ok {
@@ -62,7 +62,7 @@ func timeArith(op string, l, r Expr) (Expr, error) {
 	case lt == types.Date && rt == types.Date && op == "-":
 		return mk(types.Int4, func(a, b types.Datum) (types.Datum, error) {
 			if !types.DateFinite(a.I) || !types.DateFinite(b.I) {
-				return types.Null, sqlerr.New(types.DatetimeFieldOverflow, "cannot subtract infinite dates")
+				return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
 			}
 			return types.NewInt(a.I - b.I), nil
 		}), nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"streamdb/sqlerr"
 	"streamdb/tests/testutil"
 )
 
@@ -109,7 +110,7 @@ func TestStandbyRefuses(t *testing.T) {
 	for _, mode := range []string{"disable", "prefer"} {
 		_, err = pgconn.Connect(context.Background(), "postgres://streamdb@"+ln.Addr().String()+"/streamdb?sslmode="+mode)
 		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) || pgErr.Code != CannotConnectNow || pgErr.Message != "the database system is a standby; the active server is 10.0.0.7:5433" {
+		if !errors.As(err, &pgErr) || pgErr.Code != sqlerr.CannotConnectNow || pgErr.Message != "the database system is a standby; the active server is 10.0.0.7:5433" {
 			t.Fatalf("sslmode=%s: connect to a standby: %v; want 57P03 naming the active server", mode, err)
 		}
 	}

@@ -9,17 +9,16 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-)
 
-// CannotConnectNow is SQLSTATE 57P03, PostgreSQL's answer from a server
-// that is up but not accepting sessions. libpq and pgx given several
-// hosts (host=a,b) try the next one on it, so clients find the active
-// server of a group by listing all of its servers.
-const CannotConnectNow = "57P03"
+	"streamdb/sqlerr"
+)
 
 // A Standby answers PostgreSQL protocol connections while this server
 // waits for the lease: every session is refused at startup with 57P03,
-// naming the active server, before any query can run.
+// naming the active server, before any query can run. 57P03 is
+// PostgreSQL's answer from a server that is up but not accepting sessions;
+// libpq and pgx given several hosts (host=a,b) try the next one on it, so
+// clients find the active server of a group by listing all of its servers.
 type Standby struct {
 	ln       net.Listener
 	active   func() string
@@ -72,12 +71,12 @@ func Refusal(active string) *pgproto3.ErrorResponse {
 		msg = "the database system is a standby; the active server is " + active
 		hint = fmt.Sprintf("Connect to %s, or list every server of the group in the connection string (host=a,b port=p,q) so the client finds the active one.", active)
 	}
-	return &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: CannotConnectNow, Message: msg, Hint: hint}
+	return &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: sqlerr.CannotConnectNow, Message: msg, Hint: hint}
 }
 
 // startingUp is the refusal of a server that is taking over.
 func startingUp() *pgproto3.ErrorResponse {
-	return &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: CannotConnectNow,
+	return &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: sqlerr.CannotConnectNow,
 		Message: "the database system is starting up: this server took over its group and is restoring the group's newest checkpoint",
 		Hint:    "Retry shortly."}
 }

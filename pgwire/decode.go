@@ -60,7 +60,7 @@ func decodeParams(paramTypes []types.Type, codes []int16, values [][]byte) ([]ty
 			continue
 		}
 		if !utf8.Valid(v) {
-			return nil, sqlerr.New(codeCharacterNotInEncoding, "invalid byte sequence for encoding \"UTF8\" in parameter $%d", i+1)
+			return nil, sqlerr.New(sqlerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\" in parameter $%d", i+1)
 		}
 		if out[i], err = types.ParseText(string(v), paramTypes[i]); err != nil {
 			return nil, inputError(err)
@@ -73,7 +73,7 @@ func decodeParams(paramTypes []types.Type, codes []int16, values [][]byte) ([]ty
 // type t.
 func decodeBinary(b []byte, t types.Type) (types.Datum, error) {
 	bad := func() (types.Datum, error) {
-		return types.Null, sqlerr.New(codeInvalidBinary, "incorrect binary data format for type %s (%d bytes)", t, len(b))
+		return types.Null, sqlerr.New(sqlerr.InvalidBinaryRepresentation, "incorrect binary data format for type %s (%d bytes)", t, len(b))
 	}
 	switch t {
 	case types.Bool:
@@ -126,7 +126,7 @@ func decodeBinary(b []byte, t types.Type) (types.Datum, error) {
 
 	case types.Unknown, types.Text, types.Varchar:
 		if !utf8.Valid(b) {
-			return types.Null, sqlerr.New(codeCharacterNotInEncoding, "invalid byte sequence for encoding \"UTF8\"")
+			return types.Null, sqlerr.New(sqlerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 		}
 		return types.NewString(string(b)), nil
 
@@ -142,7 +142,7 @@ func decodeBinary(b []byte, t types.Type) (types.Datum, error) {
 		}
 		d, ok := timestampFromWire(int64(binary.BigEndian.Uint64(b)))
 		if !ok {
-			return types.Null, sqlerr.New(codeDatetimeOutOfRange, "timestamp out of range")
+			return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range")
 		}
 		return d, nil
 

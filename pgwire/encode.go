@@ -142,7 +142,7 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 		}
 		v, ok := dateToWire(days)
 		if !ok {
-			return dst, sqlerr.New(codeDatetimeOutOfRange, "date out of range")
+			return dst, sqlerr.New(sqlerr.DatetimeFieldOverflow, "date out of range")
 		}
 		return binary.BigEndian.AppendUint32(dst, uint32(v)), nil
 
@@ -158,7 +158,7 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 		}
 		v, ok := timestampToWire(us)
 		if !ok {
-			return dst, sqlerr.New(codeDatetimeOutOfRange, "timestamp out of range")
+			return dst, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range")
 		}
 		return binary.BigEndian.AppendUint64(dst, uint64(v)), nil
 

@@ -9,19 +9,6 @@ import (
 	"streamdb/sqlerr"
 )
 
-// SQLSTATE codes that only the wire protocol raises.
-const (
-	codeInvalidAuthorization   = "28000"
-	codeInvalidStatementName   = "26000"
-	codeInvalidCursorName      = "34000"
-	codeDuplicatePrepared      = "42P05"
-	codeDuplicateCursor        = "42P03"
-	codeUndefinedParameter     = "42P02"
-	codeInvalidBinary          = "22P03"
-	codeCharacterNotInEncoding = "22021"
-	codeDatetimeOutOfRange     = "22008"
-)
-
 var (
 	// errCanceled is the cause of a query context cancelled by a
 	// CancelRequest.

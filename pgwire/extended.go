@@ -40,7 +40,7 @@ func (c *conn) extError(err error) {
 func (c *conn) parse(m *pgproto3.Parse) {
 	if m.Name != "" {
 		if _, ok := c.stmts[m.Name]; ok {
-			c.extError(sqlerr.New(codeDuplicatePrepared, "prepared statement \"%s\" already exists", m.Name))
+			c.extError(sqlerr.New(sqlerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name))
 			return
 		}
 	}
@@ -86,12 +86,12 @@ func (c *conn) parse(m *pgproto3.Parse) {
 func (c *conn) bind(m *pgproto3.Bind) {
 	st, ok := c.stmts[m.PreparedStatement]
 	if !ok {
-		c.extError(sqlerr.New(codeInvalidStatementName, "prepared statement \"%s\" does not exist", m.PreparedStatement))
+		c.extError(sqlerr.New(sqlerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", m.PreparedStatement))
 		return
 	}
 	if m.DestinationPortal != "" {
 		if _, ok := c.portals[m.DestinationPortal]; ok {
-			c.extError(sqlerr.New(codeDuplicateCursor, "portal \"%s\" already exists", m.DestinationPortal))
+			c.extError(sqlerr.New(sqlerr.DuplicateCursor, "portal \"%s\" already exists", m.DestinationPortal))
 			return
 		}
 	}
@@ -119,7 +119,7 @@ func (c *conn) describe(m *pgproto3.Describe) {
 	case 'S':
 		st, ok := c.stmts[m.Name]
 		if !ok {
-			c.extError(sqlerr.New(codeInvalidStatementName, "prepared statement \"%s\" does not exist", m.Name))
+			c.extError(sqlerr.New(sqlerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", m.Name))
 			return
 		}
 		oids := make([]uint32, len(st.params))
@@ -131,7 +131,7 @@ func (c *conn) describe(m *pgproto3.Describe) {
 	case 'P':
 		p, ok := c.portals[m.Name]
 		if !ok {
-			c.extError(sqlerr.New(codeInvalidCursorName, "portal \"%s\" does not exist", m.Name))
+			c.extError(sqlerr.New(sqlerr.InvalidCursorName, "portal \"%s\" does not exist", m.Name))
 			return
 		}
 		c.describeRows(p.stmt.cols, p.formats)
@@ -154,7 +154,7 @@ func (c *conn) describeRows(cols []types.Column, formats []int16) {
 func (c *conn) execute(m *pgproto3.Execute) {
 	p, ok := c.portals[m.Portal]
 	if !ok {
-		c.extError(sqlerr.New(codeInvalidCursorName, "portal \"%s\" does not exist", m.Portal))
+		c.extError(sqlerr.New(sqlerr.InvalidCursorName, "portal \"%s\" does not exist", m.Portal))
 		return
 	}
 	if p.stmt.prep == nil {

@@ -264,7 +264,7 @@ func (x *scramExchange) clientFirst(mechanism string, data []byte) ([]byte, *sql
 		if in[0] == 'y' && x.cbData != nil {
 			// The client can bind but believes the server cannot: a
 			// man in the middle removed SCRAM-SHA-256-PLUS from the offer.
-			return nil, &sqlerr.Error{Code: codeInvalidAuthorization, Message: "SCRAM channel binding negotiation error",
+			return nil, &sqlerr.Error{Code: sqlerr.InvalidAuthorizationSpecification, Message: "SCRAM channel binding negotiation error",
 				Detail: "The client supports SCRAM channel binding but thinks the server does not.  However, this server does support channel binding."}
 		}
 		if len(in) < 2 || in[1] != ',' {

@@ -61,7 +61,7 @@ func (c *conn) runSimple(stmt string) error {
 		return runError(ctx, err)
 	}
 	if n := len(p.ParamTypes()); n > 0 {
-		return sqlerr.New(codeUndefinedParameter, "there is no parameter $1")
+		return sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $1")
 	}
 	cols := p.Columns()
 	if cols != nil {

@@ -26,8 +26,6 @@ const (
 	maxNegotiations = 2
 	// maxAuthMessageSize bounds SASL messages (PG_MAX_AUTH_TOKEN_LENGTH).
 	maxAuthMessageSize = 65535
-	// codeInvalidPassword is SQLSTATE 28P01.
-	codeInvalidPassword = "28P01"
 )
 
 // startup runs the handshake: an SSLRequest starts TLS when the server has
@@ -116,7 +114,7 @@ func (c *conn) startTLS() bool {
 func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	params := maps.Clone(m.Parameters)
 	if params["user"] == "" {
-		c.sendFatal(sqlerr.New(codeInvalidAuthorization, "no PostgreSQL user name specified in startup packet"))
+		c.sendFatal(sqlerr.New(sqlerr.InvalidAuthorizationSpecification, "no PostgreSQL user name specified in startup packet"))
 		return false
 	}
 	// Only protocol 3.0 is spoken, and no protocol extension ("_pq_."
@@ -176,7 +174,7 @@ func (s *Server) admission(addr net.Addr, overTLS bool) (scram bool, refusal *sq
 		host = h
 	}
 	if s.sec.RequireTLSRemote && !local && !overTLS {
-		return false, &sqlerr.Error{Code: codeInvalidAuthorization,
+		return false, &sqlerr.Error{Code: sqlerr.InvalidAuthorizationSpecification,
 			Message: fmt.Sprintf("connection from host %q must use TLS: ssl_require_remote is on and only loopback connections may be unencrypted", host),
 			Hint:    "Connect with sslmode=require or sslmode=verify-full."}
 	}
@@ -184,7 +182,7 @@ func (s *Server) admission(addr net.Addr, overTLS bool) (scram bool, refusal *sq
 		return true, nil
 	}
 	if !local {
-		return false, &sqlerr.Error{Code: codeInvalidAuthorization,
+		return false, &sqlerr.Error{Code: sqlerr.InvalidAuthorizationSpecification,
 			Message: fmt.Sprintf("connection from host %q refused: no password is set, so only loopback connections are accepted", host),
 			Hint:    "Start the server with STREAMDB_PASSWORD or --password-file to accept remote connections (user \"streamdb\"), or connect from the server's host."}
 	}
@@ -251,7 +249,7 @@ func (c *conn) authenticate(user string) bool {
 	c.be.SetAuthType(pgproto3.AuthTypeOk)
 	if errors.Is(err, errPasswordFailed) {
 		c.log.Warn("pgwire: password authentication failed", "user", user, "unknown_user", x.mock)
-		c.sendFatal(&sqlerr.Error{Code: codeInvalidPassword, Message: fmt.Sprintf("password authentication failed for user %q", user)})
+		c.sendFatal(&sqlerr.Error{Code: sqlerr.InvalidPassword, Message: fmt.Sprintf("password authentication failed for user %q", user)})
 		return false
 	}
 	if err != nil {

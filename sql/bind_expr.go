@@ -455,7 +455,7 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 			return nil, sqlerr.New(sqlerr.UndefinedObject, "%s", err.Error())
 		}
 		return expr.CastWithModifier(args[0], t, mod, true)
-	case "streamdb_interval":
+	case front.IntervalFunc:
 		if len(args) != 1 {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "malformed interval literal")
 		}
@@ -637,7 +637,7 @@ func (v *markerCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // aggregateFuncs are aggregates the TiDB parser reads as plain function
 // calls (MySQL has no such aggregates).
 var aggregateFuncs = map[string]string{"bool_and": "bool_and", "bool_or": "bool_or", "every": "every",
-	"streamdb_stddev": "stddev", "streamdb_variance": "variance",
+	front.StddevFunc: "stddev", front.VarianceFunc: "variance",
 	"percentile_cont": "percentile_cont", "percentile_disc": "percentile_disc", front.ModeFunc: "mode", "string_agg": "string_agg",
 	"array_agg": "array_agg"}
 

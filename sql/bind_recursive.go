@@ -57,7 +57,7 @@ func (sb *selectBinder) bindRecursiveCTE(cte *ast.CommonTableExpression) (plan.N
 		return nil, false, nil
 	}
 	if !isSet || set.SelectList == nil || len(set.SelectList.Selects) < 2 {
-		return nil, true, sqlerr.New(invalidRecursion, "recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", name)
+		return nil, true, sqlerr.New(sqlerr.InvalidRecursion, "recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", name)
 	}
 	if set.OrderBy != nil || set.Limit != nil {
 		return nil, true, sqlerr.New(sqlerr.FeatureNotSupported, "ORDER BY or LIMIT in a recursive query is not implemented")
@@ -72,7 +72,7 @@ func (sb *selectBinder) bindRecursiveCTE(cte *ast.CommonTableExpression) (plan.N
 	}
 	first := &ast.SetOprSelectList{Selects: selects[:len(selects)-1]}
 	if refersToTable(first, name) {
-		return nil, true, sqlerr.New(invalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", name)
+		return nil, true, sqlerr.New(sqlerr.InvalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", name)
 	}
 	var anchor plan.Node
 	var err error
@@ -141,6 +141,5 @@ func (v *tableNames) Enter(n ast.Node) (ast.Node, bool) {
 }
 func (v *tableNames) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// invalidRecursion is PostgreSQL's SQLSTATE for a malformed recursive
+// sqlerr.InvalidRecursion is PostgreSQL's SQLSTATE for a malformed recursive
 // query.
-const invalidRecursion = "42P19"

@@ -496,7 +496,7 @@ func figureName(n ast.ExprNode) (string, int) {
 		return strings.ToLower(n.Name), 2
 	case *ast.FuncCallExpr:
 		switch n.FnName.L {
-		case "streamdb_cast":
+		case front.CastFunc:
 			if len(n.Args) == 2 {
 				if name, strength := figureName(n.Args[0]); strength > 1 {
 					return name, strength
@@ -506,7 +506,7 @@ func figureName(n ast.ExprNode) (string, int) {
 				}
 			}
 			return "", 0
-		case "streamdb_interval":
+		case front.IntervalFunc:
 			return "interval", 1
 		case "concat": // a || b
 			return "", 0

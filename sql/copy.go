@@ -23,13 +23,6 @@ import (
 // needs INSERT on the target, as for INSERT; COPY TO needs what its SELECT
 // needs.
 
-const (
-	codeBadCopyData            = "22P04"
-	codeCharacterNotInEncoding = "22021"
-	codeWrongObjectType        = "42809"
-	codeInvalidColumnReference = "42P10"
-)
-
 // prepareCopy prepares a COPY statement.
 func (s *session) prepareCopy(ctx context.Context, n *front.Copy) (*prepared, error) {
 	f, err := newCopyFormat(n)
@@ -86,7 +79,7 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *copyFormat) (*prepared, erro
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", n.Table)
 	}
 	if d.Kind != catalog.KindStream && d.Kind != catalog.KindTable {
-		return nil, sqlerr.New(codeWrongObjectType, "cannot copy to %s \"%s\"", relKindWord(d), d.Name).
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot copy to %s \"%s\"", relKindWord(d), d.Name).
 			WithHint("COPY FROM writes to streams and tables; a materialized view is computed from its query.")
 	}
 	cols, err := d.Schema()
@@ -100,13 +93,13 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *copyFormat) (*prepared, erro
 	for _, list := range [][]string{n.ForceNotNull, n.ForceNull} {
 		for _, c := range list {
 			if i := columnIndex(cols, c); i < 0 || !containsInt(target, i) {
-				return nil, sqlerr.New(codeInvalidColumnReference, "FORCE_NOT_NULL or FORCE_NULL column \"%s\" not referenced by COPY", c)
+				return nil, sqlerr.New(sqlerr.InvalidColumnReference, "FORCE_NOT_NULL or FORCE_NULL column \"%s\" not referenced by COPY", c)
 			}
 		}
 	}
 	return (&prepared{}).withRun(func(ctx context.Context, w pgwire.RowWriter) (string, error) {
 		if !s.roleSuperuser() && !s.has(d, "INSERT") {
-			return "", sqlerr.New(codeInsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
+			return "", sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
 		}
 		cc, err := copyConn(w)
 		if err != nil {

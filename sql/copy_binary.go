@@ -31,7 +31,7 @@ func newCopyBinaryReader(r io.Reader) *copyBinaryReader {
 }
 
 func badBinaryCopy(format string, args ...any) error {
-	return sqlerr.New(codeBadCopyData, format, args...)
+	return sqlerr.New(sqlerr.BadCopyFileFormat, format, args...)
 }
 
 // readFull reads exactly len(p) bytes; the data ending first is bad COPY

@@ -71,10 +71,10 @@ func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 		}
 		if len(fields) < len(c.target) {
 			name := c.cols[c.target[len(fields)]].Name
-			return nil, c.at(sqlerr.New(codeBadCopyData, "missing data for column \"%s\"", name), r.line, "", nil)
+			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "missing data for column \"%s\"", name), r.line, "", nil)
 		}
 		if len(fields) > len(c.target) {
-			return nil, c.at(sqlerr.New(codeBadCopyData, "extra data after last expected column"), r.line, "", nil)
+			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "extra data after last expected column"), r.line, "", nil)
 		}
 		row := c.emptyRow()
 		for i, fv := range fields {
@@ -124,7 +124,7 @@ func (c *copyIn) matchHeader(fields []copyField) error {
 		return nil
 	}
 	if len(fields) != len(c.target) {
-		return sqlerr.New(codeBadCopyData, "wrong number of fields in header line: got %d, expected %d", len(fields), len(c.target))
+		return sqlerr.New(sqlerr.BadCopyFileFormat, "wrong number of fields in header line: got %d, expected %d", len(fields), len(c.target))
 	}
 	for i, fv := range fields {
 		want := c.cols[c.target[i]].Name
@@ -133,7 +133,7 @@ func (c *copyIn) matchHeader(fields []copyField) error {
 			if fv.null {
 				got = "NULL"
 			}
-			return sqlerr.New(codeBadCopyData, "column name mismatch in header line field %d: got \"%s\", expected \"%s\"", i+1, got, want)
+			return sqlerr.New(sqlerr.BadCopyFileFormat, "column name mismatch in header line field %d: got \"%s\", expected \"%s\"", i+1, got, want)
 		}
 	}
 	return nil

@@ -52,7 +52,7 @@ func (s *session) prepareCopyTo(ctx context.Context, n *front.Copy, f *copyForma
 	cols := inner.cols
 	for _, c := range n.ForceQuote {
 		if c != "*" && columnIndex(cols, c) < 0 {
-			return nil, sqlerr.New(codeInvalidColumnReference, "FORCE_QUOTE column \"%s\" not referenced by COPY", c)
+			return nil, sqlerr.New(sqlerr.InvalidColumnReference, "FORCE_QUOTE column \"%s\" not referenced by COPY", c)
 		}
 	}
 	return (&prepared{}).withRun(func(ctx context.Context, w pgwire.RowWriter) (string, error) {

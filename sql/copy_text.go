@@ -48,7 +48,7 @@ func (r *copyTextReader) readLine() (line string, ok bool, err error) {
 	}
 	r.nextLine++
 	if !utf8.ValidString(s) {
-		return "", false, sqlerr.New(codeCharacterNotInEncoding, "invalid byte sequence for encoding \"UTF8\"")
+		return "", false, sqlerr.New(sqlerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 	}
 	s = strings.TrimSuffix(s, "\n")
 	s = strings.TrimSuffix(s, "\r")
@@ -153,7 +153,7 @@ func unescapeCopyText(s string) (string, error) {
 	}
 	out := b.String()
 	if !utf8.ValidString(out) {
-		return "", sqlerr.New(codeCharacterNotInEncoding, "invalid byte sequence for encoding \"UTF8\"")
+		return "", sqlerr.New(sqlerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 	}
 	return out, nil
 }
@@ -196,7 +196,7 @@ func (r *copyTextReader) splitCSV(line string) error {
 				return err
 			}
 			if !ok {
-				return sqlerr.New(codeBadCopyData, "unterminated CSV quoted field")
+				return sqlerr.New(sqlerr.BadCopyFileFormat, "unterminated CSV quoted field")
 			}
 			b.WriteByte('\n')
 			line, i = more, -1

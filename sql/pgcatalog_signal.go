@@ -88,7 +88,7 @@ func (s *session) signalBackend(ctx context.Context, pid int64, terminate bool) 
 		if terminate {
 			verb = "terminate"
 		}
-		return false, sqlerr.New(codeInsufficientPrivilege, "permission denied to %s this backend", verb).
+		return false, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to %s this backend", verb).
 			WithHint("Only a superuser or a session of the same role may do it.")
 	}
 	if terminate {

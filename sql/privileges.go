@@ -83,20 +83,20 @@ func (s *session) permitted(st *front.Statement) error {
 			return err
 		}
 		if d, ok := s.e.lookup(n.View); ok && !s.has(d, "SELECT") {
-			return sqlerr.New(codeInsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name).
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name).
 				WithHint("A sink publishes the rows of %s: its owner must GRANT SELECT ON %s first.", d.Name, d.Name)
 		}
 	case *front.DropSink:
 		for _, name := range n.Names {
 			if d, _ := s.e.sinkNamed(name); d != nil && d.Owner != s.user {
-				return sqlerr.New(codeInsufficientPrivilege, "must be owner of sink %s", d.Name)
+				return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of sink %s", d.Name)
 			}
 		}
 	case *front.Drop:
 		for _, name := range n.Names {
 			d, ok := s.e.lookup(name)
 			if ok && s.e.roles.owner(d) != s.user {
-				return sqlerr.New(codeInsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
+				return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 			}
 		}
 	case *front.Explain:
@@ -124,14 +124,14 @@ func (s *session) permitted(st *front.Statement) error {
 		return mustBeSuperuser("move the position of stream " + n.Stream)
 	case *front.AlterTableOptions:
 		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.owner(d) != s.user {
-			return sqlerr.New(codeInsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
 	case *front.Set:
 		if n.System {
 			return mustBeSuperuser("execute ALTER SYSTEM command")
 		}
 		if config.Known(n.Name) {
-			return sqlerr.New(codeInsufficientPrivilege, "permission denied to set parameter %q", n.Name).
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to set parameter %q", n.Name).
 				WithHint("Server settings apply to the whole server: a superuser sets them.")
 		}
 	}
@@ -139,7 +139,7 @@ func (s *session) permitted(st *front.Statement) error {
 }
 
 func mustBeSuperuser(what string) error {
-	return sqlerr.New(codeInsufficientPrivilege, "must be superuser to %s", what)
+	return sqlerr.New(sqlerr.InsufficientPrivilege, "must be superuser to %s", what)
 }
 
 // needCreate requires CREATE on the database.
@@ -151,7 +151,7 @@ func (s *session) needCreate() error {
 	if db == "" {
 		db = "streamdb"
 	}
-	return sqlerr.New(codeInsufficientPrivilege, "permission denied for database %s", db).
+	return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for database %s", db).
 		WithHint("A superuser can run GRANT CREATE ON DATABASE %s TO %s.", db, s.user)
 }
 
@@ -165,7 +165,7 @@ func (s *session) needOn(tn *ast.TableName, priv string) error {
 	if d == nil || s.has(d, priv) {
 		return nil
 	}
-	return sqlerr.New(codeInsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
+	return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
 }
 
 // has reports whether the session's user holds priv on d.
@@ -208,7 +208,7 @@ func (s *session) needReadExcept(st *front.Statement, node ast.Node, skip *ast.T
 			if _, _, system := s.e.pgSystemTable(tn.Name.O); !system {
 				// It may exist only in the savepoint: nothing says who
 				// may read it.
-				return sqlerr.New(codeInsufficientPrivilege, "permission denied for relation %s", tn.Name.O).
+				return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for relation %s", tn.Name.O).
 					WithHint("Only superusers read relations that exist only in an older checkpoint or savepoint.")
 			}
 		}

@@ -51,7 +51,7 @@ func (s *session) prepareQueryCursor(n *front.DeclareCursor, outer *boundParams)
 		}
 		cs := s.cursors()
 		if _, dup := cs[n.Name]; dup {
-			return "", sqlerr.New(codeDuplicateCursor, "cursor %q already exists", n.Name)
+			return "", sqlerr.New(sqlerr.DuplicateCursor, "cursor %q already exists", n.Name)
 		}
 		after, err := s.authorize(q)
 		if err != nil {

@@ -39,8 +39,7 @@ const BootstrapUser = "streamdb"
 // publicRole is the pseudo-role PUBLIC: every role has what it is granted.
 const publicRole = "public"
 
-// codeInsufficientPrivilege is SQLSTATE 42501.
-const codeInsufficientPrivilege = "42501"
+// sqlerr.InsufficientPrivilege is SQLSTATE 42501.
 
 // roleDef is one created role.
 type roleDef struct {
@@ -420,7 +419,7 @@ func (s *session) execRoleStmt(n *front.RoleStmt) (string, error) {
 	case front.RoleCreate:
 		name := n.Names[0]
 		if !super {
-			return "", withDetail(sqlerr.New(codeInsufficientPrivilege, "permission denied to create role"), "Only roles with the SUPERUSER attribute may create roles.")
+			return "", withDetail(sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to create role"), "Only roles with the SUPERUSER attribute may create roles.")
 		}
 		if err := checkRoleName(name); err != nil {
 			return "", err
@@ -449,10 +448,10 @@ func (s *session) execRoleStmt(n *front.RoleStmt) (string, error) {
 					WithHint("Set STREAMDB_PASSWORD or --password-file and restart the server.")
 			}
 			if n.Superuser != nil && !*n.Superuser || n.Login != nil && !*n.Login {
-				return "", withDetail(sqlerr.New(codeInsufficientPrivilege, "permission denied to alter role"), "The bootstrap user must have the SUPERUSER and LOGIN attributes.")
+				return "", withDetail(sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to alter role"), "The bootstrap user must have the SUPERUSER and LOGIN attributes.")
 			}
 			if !super {
-				return "", sqlerr.New(codeInsufficientPrivilege, "permission denied to alter role")
+				return "", sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to alter role")
 			}
 			return tag, nil
 		}
@@ -460,7 +459,7 @@ func (s *session) execRoleStmt(n *front.RoleStmt) (string, error) {
 		// superusers.
 		self := name == s.user && n.Superuser == nil && n.Login == nil
 		if !super && !self {
-			return "", withDetail(sqlerr.New(codeInsufficientPrivilege, "permission denied to alter role"), "Only roles with the SUPERUSER attribute may alter other roles or change role attributes.")
+			return "", withDetail(sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to alter role"), "Only roles with the SUPERUSER attribute may alter other roles or change role attributes.")
 		}
 		var upd roleDef
 		if err := applyRoleOptions(&upd, n); err != nil {
@@ -485,7 +484,7 @@ func (s *session) execRoleStmt(n *front.RoleStmt) (string, error) {
 	}
 	// DROP
 	if !super {
-		return "", withDetail(sqlerr.New(codeInsufficientPrivilege, "permission denied to drop role"), "Only roles with the SUPERUSER attribute may drop roles.")
+		return "", withDetail(sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to drop role"), "Only roles with the SUPERUSER attribute may drop roles.")
 	}
 	live := map[string]*catalog.Descriptor{}
 	for _, d := range s.e.allObjects() {
@@ -610,7 +609,7 @@ func (s *session) execGrant(n *front.Grant) (string, error) {
 	}
 	if n.Database != "" {
 		if !super {
-			return "", sqlerr.New(codeInsufficientPrivilege, "permission denied for database %s", n.Database)
+			return "", sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for database %s", n.Database)
 		}
 		return tag, s.e.roles.update(func(d *roleData) error {
 			for _, r := range roles {
@@ -638,7 +637,7 @@ func (s *session) execGrant(n *front.Grant) (string, error) {
 	}
 	for _, d := range objs {
 		if !super && s.e.roles.owner(d) != s.user {
-			return "", sqlerr.New(codeInsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
+			return "", sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
 		}
 	}
 	privs := n.Privileges

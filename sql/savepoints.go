@@ -20,7 +20,6 @@ import (
 )
 
 // SQLSTATE 3B001: invalid_savepoint_specification.
-const invalidSavepoint = "3B001"
 
 var savepointColumns = []types.Column{
 	{Name: "name", Type: types.Text},
@@ -169,7 +168,7 @@ func (e *Engine) releaseSavepoint(name string) (string, error) {
 		}
 	}
 	if errors.Is(err, checkpoint.ErrNoSuchPoint) {
-		return "", sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
+		return "", sqlerr.New(sqlerr.InvalidSavepointSpecification, "savepoint %q does not exist", name)
 	}
 	if err != nil {
 		return "", pointNameError(err)
@@ -192,7 +191,7 @@ func (e *Engine) resolvePoint(kind front.PointKind, name, id, ts string) (*check
 			m, err = e.fetchSavepoint(name)
 		}
 		if errors.Is(err, checkpoint.ErrNoSuchPoint) || errors.Is(err, os.ErrNotExist) {
-			return nil, sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
+			return nil, sqlerr.New(sqlerr.InvalidSavepointSpecification, "savepoint %q does not exist", name)
 		}
 		var ne *checkpoint.NameError
 		if errors.As(err, &ne) {
@@ -416,7 +415,7 @@ func (e *Engine) openPoint(m *checkpoint.Meta) (*asOfState, error) {
 		if again, verr := checkpoint.ReadMeta(m.Dir); verr != nil || again.ID != m.ID {
 			// Released (or replaced) while we opened it.
 			if m.Kind == checkpoint.KindSavepoint {
-				return nil, sqlerr.New(invalidSavepoint, "savepoint %q does not exist", m.Name)
+				return nil, sqlerr.New(sqlerr.InvalidSavepointSpecification, "savepoint %q does not exist", m.Name)
 			}
 			return nil, sqlerr.New(sqlerr.UndefinedObject, "checkpoint %d is no longer retained", m.ID)
 		}

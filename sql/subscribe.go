@@ -79,7 +79,7 @@ func (s *session) feedView(what, name string) (*catalog.Descriptor, []types.Colu
 			WithHint("CREATE MATERIALIZED VIEW over %s and use the view.", d.Name)
 	}
 	if !s.has(d, "SELECT") {
-		return nil, nil, sqlerr.New(codeInsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
+		return nil, nil, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
 	}
 	cols, err := d.Schema()
 	return d, cols, err

@@ -14,12 +14,6 @@ import (
 	"streamdb/types"
 )
 
-// SQLSTATEs of cursors.
-const (
-	codeInvalidCursorName = "34000"
-	codeDuplicateCursor   = "42P03"
-)
-
 // A feed cursor (DECLARE c CURSOR FOR SUBSCRIBE ...) holds a subscription
 // and the rows it produced that no FETCH took yet. It lives until CLOSE
 // or the end of the session, across transaction blocks (as WITH HOLD).
@@ -100,7 +94,7 @@ func (s *session) prepareCursor(st *front.Statement, params *boundParams) (p *pr
 			}
 			c, ok := cs[n.Name]
 			if !ok {
-				return "", sqlerr.New(codeInvalidCursorName, "cursor %q does not exist", n.Name)
+				return "", sqlerr.New(sqlerr.InvalidCursorName, "cursor %q does not exist", n.Name)
 			}
 			c.close()
 			delete(cs, n.Name)
@@ -128,7 +122,7 @@ func (s *session) prepareDeclare(n *front.DeclareCursor, params *boundParams) (*
 	return command(func(ctx context.Context) (string, error) {
 		cs := s.cursors()
 		if _, dup := cs[n.Name]; dup {
-			return "", sqlerr.New(codeDuplicateCursor, "cursor %q already exists", n.Name)
+			return "", sqlerr.New(sqlerr.DuplicateCursor, "cursor %q already exists", n.Name)
 		}
 		c := &feedCursor{cols: changeColumns(true, cols), hold: true}
 		c.f = &feed{w: &c.buf, ncols: len(cols), progress: opts.progress}
@@ -145,7 +139,7 @@ func (s *session) prepareDeclare(n *front.DeclareCursor, params *boundParams) (*
 func (s *session) prepareFetch(n *front.Fetch) (*prepared, error) {
 	c, ok := s.cursors()[n.Name]
 	if !ok {
-		return nil, sqlerr.New(codeInvalidCursorName, "cursor %q does not exist", n.Name)
+		return nil, sqlerr.New(sqlerr.InvalidCursorName, "cursor %q does not exist", n.Name)
 	}
 	if n.Timeout != "" {
 		d, err := parseTimeout("timeout", n.Timeout)
@@ -168,7 +162,7 @@ func (s *session) fetchPrepared(n *front.Fetch, c *feedCursor, timeout *time.Dur
 	}
 	return &prepared{cols: cols, run: func(ctx context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
 		if cur, ok := s.cursors()[n.Name]; !ok || cur != c {
-			return "", sqlerr.New(codeInvalidCursorName, "cursor %q does not exist", n.Name)
+			return "", sqlerr.New(sqlerr.InvalidCursorName, "cursor %q does not exist", n.Name)
 		}
 		if n.Count != 0 && len(c.buf.rows) == 0 && c.sub != nil {
 			wctx := ctx

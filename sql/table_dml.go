@@ -293,7 +293,7 @@ func checkTableChanges(d *catalog.Descriptor, cols []types.Column, changes []exe
 		}
 		for i, c := range d.Columns {
 			if c.NotNull && ch.Row[i].IsNull() {
-				return &sqlerr.Error{Code: "23502", Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", c.Name, d.Name),
+				return &sqlerr.Error{Code: sqlerr.NotNullViolation, Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", c.Name, d.Name),
 					Detail: "Failing row contains " + formatRow(cols, ch.Row) + "."}
 			}
 		}

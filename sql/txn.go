@@ -207,7 +207,7 @@ func (s *session) txRelease(name string) *prepared {
 	return command(func(context.Context) (string, error) {
 		i := s.tx.find(name)
 		if i < 0 {
-			return "", sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
+			return "", sqlerr.New(sqlerr.InvalidSavepointSpecification, "savepoint %q does not exist", name)
 		}
 		s.tx.savepoints = s.tx.savepoints[:i]
 		return "RELEASE", nil
@@ -218,7 +218,7 @@ func (s *session) txRollbackTo(name string) *prepared {
 	return command(func(context.Context) (string, error) {
 		i := s.tx.find(name)
 		if i < 0 {
-			return "", sqlerr.New(invalidSavepoint, "savepoint %q does not exist", name)
+			return "", sqlerr.New(sqlerr.InvalidSavepointSpecification, "savepoint %q does not exist", name)
 		}
 		s.tx.undoTo(i)
 		return "ROLLBACK", nil

@@ -38,7 +38,7 @@ func (e *Engine) viewPlan(d *catalog.Descriptor) (plan.Node, error) {
 			return nil, &sqlerr.Error{Code: se.Code, Message: "materialized view " + d.Name + ": " + se.Message, Hint: se.Hint}
 		}
 		// XX001, data_corrupted: the record is there but does not read.
-		return nil, sqlerr.New("XX001", "the stored plan of materialized view %s cannot be read: %v", d.Name, err)
+		return nil, sqlerr.New(sqlerr.DataCorrupted, "the stored plan of materialized view %s cannot be read: %v", d.Name, err)
 	}
 	return root, nil
 }

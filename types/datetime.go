@@ -55,19 +55,11 @@ func ValidDate(days int64) bool {
 
 // ErrTimestampRange is PostgreSQL's error for a timestamp out of range.
 func ErrTimestampRange() error {
-	return sqlerr.New(DatetimeFieldOverflow, "timestamp out of range")
+	return sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range")
 }
 
 // ErrDateRange is PostgreSQL's error for a date out of range.
-func ErrDateRange() error { return sqlerr.New(DatetimeFieldOverflow, "date out of range") }
-
-// SQLSTATEs of the types' input and range errors that sqlerr does not name.
-const (
-	DatetimeFieldOverflow    = "22008"
-	InvalidDatetimeFormat    = "22007"
-	IntervalFieldOverflow    = "22015"
-	CharacterNotInRepertoire = "22021"
-)
+func ErrDateRange() error { return sqlerr.New(sqlerr.DatetimeFieldOverflow, "date out of range") }
 
 // CheckTimestamp returns us as a timestamp datum, or 22008 if it is out of
 // range.

@@ -9,9 +9,6 @@ import (
 // Julian day of PostgreSQL's epoch, 2000-01-01.
 const postgresEpochJulian = 2451545
 
-// ErrTZDisplacement is PostgreSQL's SQLSTATE for an offset past ±15:59:59.
-const InvalidTimeZoneDisplacement = "22009"
-
 // nowFunc is the clock that 'now', 'today', 'tomorrow' and 'yesterday' read
 // (a variable so that tests can fix it).
 var nowFunc = time.Now
@@ -21,17 +18,17 @@ var nowFunc = time.Now
 func dateTimeError(e dtErr, s, typeName, badZone string) error {
 	switch e {
 	case dtFieldOverflow:
-		return sqlerr.New(DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
+		return sqlerr.New(sqlerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
 	case dtMDFieldOverflow:
-		return sqlerr.New(DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s).
+		return sqlerr.New(sqlerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s).
 			WithHint("Dates are read as year-month-day or month/day/year (DateStyle ISO, MDY).")
 	case dtTZDispOverflow:
-		return sqlerr.New(InvalidTimeZoneDisplacement, "time zone displacement out of range: \"%s\"", s)
+		return sqlerr.New(sqlerr.InvalidTimeZoneDisplacement, "time zone displacement out of range: \"%s\"", s)
 	case dtBadZone:
 		return sqlerr.New(sqlerr.InvalidParameterValue, "time zone \"%s\" not recognized", badZone).
 			WithHint("Time zone names are those of the IANA database, such as Europe/Berlin or America/New_York.")
 	}
-	return sqlerr.New(InvalidDatetimeFormat, "invalid input syntax for type %s: \"%s\"", typeName, s)
+	return sqlerr.New(sqlerr.InvalidDatetimeFormat, "invalid input syntax for type %s: \"%s\"", typeName, s)
 }
 
 // decodeDateTimeText splits and decodes date or timestamp text.
@@ -91,7 +88,7 @@ func parseTimestampDatum(s string, t Type) (Datum, error) {
 	}
 	us, ok := timestampFromTm(r, t == Timestamptz)
 	if !ok {
-		return Null, sqlerr.New(DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
+		return Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
 	return NewTimestampMicros(us), nil
 }
@@ -121,11 +118,11 @@ func parseDateDatum(s string) (Datum, error) {
 	}
 	tm := r.tm
 	if !validJulian(tm.year, tm.mon, tm.mday) {
-		return Null, sqlerr.New(DatetimeFieldOverflow, "date out of range: \"%s\"", s)
+		return Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "date out of range: \"%s\"", s)
 	}
 	days := int64(date2j(tm.year, tm.mon, tm.mday) - unixEpochJulian)
 	if days < MinDateDays || days >= EndDateDays {
-		return Null, sqlerr.New(DatetimeFieldOverflow, "date out of range: \"%s\"", s)
+		return Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "date out of range: \"%s\"", s)
 	}
 	return NewDate(days), nil
 }

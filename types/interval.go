@@ -13,7 +13,9 @@ import (
 // ErrIntervalRange is PostgreSQL's error for interval arithmetic that
 // leaves the type's range (months and days are int32, the time part int64
 // microseconds).
-func ErrIntervalRange() error { return sqlerr.New(DatetimeFieldOverflow, "interval out of range") }
+func ErrIntervalRange() error {
+	return sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
+}
 
 // IntervalFromParts returns an interval datum, or 22008 if a part does not
 // fit its field.
@@ -104,7 +106,7 @@ func parseIntervalOutput(s string) (Datum, error) {
 		return Null, sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type interval: %q", s)
 	}
 	overflow := func() (Datum, error) {
-		return Null, sqlerr.New(IntervalFieldOverflow, "interval field value out of range: %q", s)
+		return Null, sqlerr.New(sqlerr.IntervalFieldOverflow, "interval field value out of range: %q", s)
 	}
 	if len(fields) > 0 && fields[0] == "@" {
 		fields = fields[1:]

@@ -63,13 +63,13 @@ func ParseInterval(s string) (Datum, error) {
 			return d, nil
 		}
 		if e == dtFieldOverflow {
-			return Null, sqlerr.New(IntervalFieldOverflow, "interval field value out of range: \"%s\"", s)
+			return Null, sqlerr.New(sqlerr.IntervalFieldOverflow, "interval field value out of range: \"%s\"", s)
 		}
 		return Null, dateTimeError(e, s, "interval", "")
 	}
 	months := int64(itm.years)*12 + int64(itm.mon)
 	if months < math.MinInt32 || months > math.MaxInt32 {
-		return Null, sqlerr.New(DatetimeFieldOverflow, "interval out of range")
+		return Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
 	}
 	return NewInterval(int32(months), itm.mday, itm.usec), nil
 }

@@ -118,7 +118,7 @@ func ParseTimestamp(s string) (time.Time, error) {
 		return time.Time{}, err
 	}
 	if !TimestampFinite(d.I) {
-		return time.Time{}, sqlerr.New(DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
+		return time.Time{}, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
 	return time.UnixMicro(d.I).UTC(), nil
 }

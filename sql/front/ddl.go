@@ -94,7 +94,7 @@ func parseSourceElements(c *cursor, cs *CreateSource) error {
 	colIndex := map[string]int{}
 	setPK := func(at token, toks []token) error {
 		if cs.PrimaryKey != nil {
-			return errorAt(c.src, at, "42P16", "multiple primary keys for %s \"%s\" are not allowed", cs.Kind, cs.Name)
+			return errorAt(c.src, at, sqlerr.InvalidTableDefinition, "multiple primary keys for %s \"%s\" are not allowed", cs.Kind, cs.Name)
 		}
 		cs.PrimaryKey = []string{}
 		for _, t := range toks {
@@ -124,7 +124,7 @@ func parseSourceElements(c *cursor, cs *CreateSource) error {
 			}
 		case c.word("watermark"):
 			if cs.Watermark != nil {
-				return errorAt(c.src, t, "42P16", "multiple WATERMARK clauses are not allowed")
+				return errorAt(c.src, t, sqlerr.InvalidTableDefinition, "multiple WATERMARK clauses are not allowed")
 			}
 			wmTok = c.peekAt(1)
 			wm, err := parseWatermark(c)
@@ -140,7 +140,7 @@ func parseSourceElements(c *cursor, cs *CreateSource) error {
 				return err
 			}
 			if _, dup := colIndex[col.Name]; dup {
-				return errorAt(c.src, t, "42701", "column \"%s\" specified more than once", col.Name)
+				return errorAt(c.src, t, sqlerr.DuplicateColumn, "column \"%s\" specified more than once", col.Name)
 			}
 			colIndex[col.Name] = len(cs.Columns)
 			cs.Columns = append(cs.Columns, col)

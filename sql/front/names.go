@@ -1,5 +1,7 @@
 package front
 
+import "streamdb/expr"
+
 // Names the rewrites put into queries, for the binder to recognise.
 const (
 	// CastFunc is the call that stands for expr::type and CAST(expr AS
@@ -23,4 +25,23 @@ const (
 	// WindowTablePrefix begins the generated table names that stand for
 	// TUMBLE and HOP calls (streamdb_window_1, ...); see Statement.Windows.
 	WindowTablePrefix = "streamdb_window_"
+
+	// ArrayFunc, SubscriptFunc, AnyFunc and ExtractFunc are evaluated by
+	// package expr, which owns their names.
+	ArrayFunc     = expr.ArrayFunc
+	SubscriptFunc = expr.SubscriptFunc
+	AnyFunc       = expr.AnyFunc
+	ExtractFunc   = expr.ExtractFunc
+	// ModeFunc stands for mode(), whose name the TiDB parser reads as a
+	// keyword.
+	ModeFunc = "streamdb_mode"
+	// SeriesFunc stands for generate_series in FROM.
+	SeriesFunc = "streamdb_generate_series"
+	// ConcatFunc stands for PostgreSQL's concat().
+	ConcatFunc = "streamdb_concat"
+	// StddevFunc and VarianceFunc stand for the aggregates stddev(x) and
+	// variance(x), which the TiDB parser reads with MySQL's (population)
+	// meaning; PostgreSQL's are the sample forms.
+	StddevFunc   = "streamdb_stddev"
+	VarianceFunc = "streamdb_variance"
 )

@@ -1,5 +1,7 @@
 package front
 
+import "streamdb/sqlerr"
+
 // rewriter carries a statement body through the token rewrites that turn
 // PostgreSQL spellings into text the TiDB parser reads.
 type rewriter struct {
@@ -58,9 +60,9 @@ func (r *rewriter) checkTokens() error {
 		case t.isOp("?", "#", "`"):
 			return syntaxError(r.src, t)
 		case t.kind == tkParam && t.n == 0:
-			return errorAt(r.src, t, "42P02", "there is no parameter $0")
+			return errorAt(r.src, t, sqlerr.UndefinedParameter, "there is no parameter $0")
 		case t.kind == tkParam && t.n > 65535:
-			return errorAt(r.src, t, "42P02", "there is no parameter %s", t.val)
+			return errorAt(r.src, t, sqlerr.UndefinedParameter, "there is no parameter %s", t.val)
 		}
 	}
 	return nil

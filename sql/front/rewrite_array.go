@@ -1,16 +1,5 @@
 package front
 
-// The calls the array pass writes, bound by the expression layer.
-const (
-	// ArrayFunc(a, b, ...) stands for ARRAY[a, b, ...].
-	ArrayFunc = "streamdb_array"
-	// SubscriptFunc(x, i) stands for x[i].
-	SubscriptFunc = "streamdb_subscript"
-	// AnyFunc(x, 'op', 'any'|'all', array) stands for x op ANY (array) and
-	// x op ALL (array).
-	AnyFunc = "streamdb_any"
-)
-
 // arrayPass rewrites the array forms of PostgreSQL that the catalog
 // queries of drivers use:
 //

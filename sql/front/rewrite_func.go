@@ -19,12 +19,6 @@ package front
 // date_part's fields with a numeric result. A FILTER keeps the aggregate's first argument only
 // where cond holds (count(*) counts 1s), which is what FILTER means for
 // aggregates that skip NULLs.
-// ConcatFunc is the name the front layer gives PostgreSQL's concat().
-const ConcatFunc = "streamdb_concat"
-
-// ExtractFunc is the name the front layer gives EXTRACT(field FROM x).
-const ExtractFunc = "streamdb_extract"
-
 func (r *rewriter) funcPass() error {
 	if !hasWord(r.toks, "extract") && !hasWord(r.toks, "concat") && !hasWord(r.toks, "filter") &&
 		!hasWord(r.toks, "stddev") && !hasWord(r.toks, "variance") {
@@ -46,7 +40,7 @@ func (r *rewriter) funcPass() error {
 			if end := matchParen(r.toks, i+1); end > 0 && end+1 < len(r.toks) && r.toks[end+1].isWord("over") {
 				t.val = map[string]string{"stddev": "stddev_samp", "variance": "var_samp"}[t.val]
 			} else {
-				t.val = "streamdb_" + t.val
+				t.val = map[string]string{"stddev": StddevFunc, "variance": VarianceFunc}[t.val]
 			}
 			out = append(out, t)
 		case t.isWord("filter") && i+2 < len(r.toks) && r.toks[i+1].isOp("(") && r.toks[i+2].isWord("where"):

@@ -1,9 +1,5 @@
 package front
 
-// ModeFunc stands for mode(), whose name the TiDB parser reads as a
-// keyword.
-const ModeFunc = "streamdb_mode"
-
 // orderedAggPass rewrites the ordered forms of aggregates, which the TiDB
 // parser does not read, into plain calls whose extra arguments the binder
 // reads (sql/bind_ordered_agg.go):

@@ -1,7 +1,6 @@
 package front
 
-// SeriesFunc is the name the front layer gives generate_series in FROM.
-const SeriesFunc = "streamdb_generate_series"
+import "streamdb/sqlerr"
 
 // seriesPass turns generate_series in a FROM clause, which the TiDB
 // parser does not read there, into a one-column derived table whose
@@ -40,7 +39,7 @@ func (r *rewriter) seriesPass() error {
 				ce := matchParen(r.toks, c)
 				names := splitTopLevel(r.toks[c+1 : max(ce, c+1)])
 				if ce < 0 || len(names) != 1 || len(names[0]) != 1 || !names[0][0].isName() {
-					return errorAt(r.src, r.toks[c], "42601", "generate_series returns one column: write AS alias(column)")
+					return errorAt(r.src, r.toks[c], sqlerr.SyntaxError, "generate_series returns one column: write AS alias(column)")
 				}
 				col = names[0][0].val
 				next = ce + 1

@@ -60,7 +60,7 @@ func (r *rewriter) valuesPass() error {
 				names = append(names, n[0].val)
 			}
 			if len(names) > len(cells[0]) {
-				return errorAt(r.src, r.toks[c], "42P10", "VALUES has %d columns available but %d columns specified", len(cells[0]), len(names))
+				return errorAt(r.src, r.toks[c], sqlerr.InvalidColumnReference, "VALUES has %d columns available but %d columns specified", len(cells[0]), len(names))
 			}
 			out = append(out, r.valuesSelect(t, r.toks[end], cells, names)...)
 			out = append(out, r.toks[end+1:a+1]...)

@@ -197,7 +197,7 @@ func parseGrant(c *cursor, revoke bool) (any, error) {
 		g.Database = name
 		for _, p := range g.Privileges {
 			if p != "CREATE" {
-				return nil, errorAt(c.src, c.peek(), "0LP01", "invalid privilege type %s for database", p)
+				return nil, errorAt(c.src, c.peek(), sqlerr.InvalidGrantOperation, "invalid privilege type %s for database", p)
 			}
 		}
 	case c.words("all", "tables", "in", "schema"):
@@ -225,7 +225,7 @@ func parseGrant(c *cursor, revoke bool) (any, error) {
 	if g.Database == "" {
 		for _, p := range g.Privileges {
 			if p == "CREATE" {
-				return nil, errorAt(c.src, c.peek(), "0LP01", "invalid privilege type CREATE for table")
+				return nil, errorAt(c.src, c.peek(), sqlerr.InvalidGrantOperation, "invalid privilege type CREATE for table")
 			}
 		}
 	}

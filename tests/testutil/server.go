@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"streamdb/broker"
+	"streamdb/sqlerr"
 )
 
 // Default timeouts of StartServer and Stop.
@@ -203,7 +204,7 @@ func (s *Server) Conn(t testing.TB) *pgx.Conn {
 		conn, err := pgx.Connect(ctx, s.DSN())
 		cancel()
 		var pe *pgconn.PgError
-		if err != nil && errors.As(err, &pe) && pe.Code == "53300" && time.Now().Before(deadline) {
+		if err != nil && errors.As(err, &pe) && pe.Code == sqlerr.TooManyConnections && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond) // poll interval while the slot frees
 			continue
 		}
@@ -410,7 +411,7 @@ func (s *Server) waitReady(p *process, deadline time.Time) error {
 		if p.exited() {
 			return fmt.Errorf("streamdb exited before it was ready: %v", exitDesc(p.err))
 		}
-		if lastErr = ping(s.DSN(), deadline); lastErr == nil || (s.opts.Standby && SQLState(lastErr) == "57P03") {
+		if lastErr = ping(s.DSN(), deadline); lastErr == nil || (s.opts.Standby && SQLState(lastErr) == sqlerr.CannotConnectNow) {
 			return nil
 		}
 		if time.Now().After(deadline) {
