@@ -62,7 +62,7 @@ func benchCheckpoint(b *testing.B, n int, sz sizes) {
 	prod := startProducer(b, s.NATSURL(), subject, sz.updateRate, n)
 	probe := startProber(b, s, subject, "SELECT m FROM probe")
 	probeStart := time.Now()
-	time.Sleep(sz.baselineTime)
+	time.Sleep(sz.baselineTime) // the measured baseline period: the producer and prober run meanwhile
 	baseEnd := time.Now()
 	var rows []checkpointRow
 	var stmts []float64
@@ -77,7 +77,7 @@ func benchCheckpoint(b *testing.B, n int, sz sizes) {
 			report.Notef("checkpoint %s: newest checkpoint after CHECKPOINT is id %d trigger %s status %s", cas, r.id, r.trigger, r.status)
 		}
 		rows = append(rows, r)
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // CHECKPOINTs 1 s apart, as the README describes
 	}
 	phaseEnd := time.Now()
 	samples := probe.stop(b)

@@ -222,7 +222,7 @@ func (p *asyncPublisher) publish(subject string, data []byte) error {
 		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) || tries > 1000 {
 			return err
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // backs off while too many publishes await acknowledgement
 	}
 }
 
@@ -394,7 +394,7 @@ func (pr *prober) run(ctx context.Context, js jetstream.JetStream, conn *pgx.Con
 			if m != nil && *m >= i {
 				break
 			}
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // poll interval; ctx ends the probe
 		}
 		pr.mu.Lock()
 		pr.samples = append(pr.samples, probeSample{at: start, lat: time.Since(start)})

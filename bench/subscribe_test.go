@@ -97,7 +97,7 @@ func BenchmarkSubscribeLatency(b *testing.B) {
 		if n >= int(i) || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // poll interval, under the deadline above
 	}
 	cancel()
 	<-readDone

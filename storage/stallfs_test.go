@@ -74,7 +74,7 @@ func TestStallFSWaitsOutFullDisk(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the write did not wait for space")
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // poll interval, under the deadline above
 	}
 	select {
 	case err := <-done:

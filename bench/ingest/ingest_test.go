@@ -115,7 +115,7 @@ func publish(b *testing.B, url string, n, keys int) {
 						errs <- err
 						return
 					}
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // backs off while too many publishes await acknowledgement
 				}
 			}
 			select {

@@ -61,15 +61,8 @@ func TestRefuseUnreadableFormat(t *testing.T) {
 // directory of a stopped server.
 func editDescriptor(t *testing.T, dataDir, name string, edit func(*catalog.Descriptor)) {
 	t.Helper()
-	st, err := storage.Open(filepath.Join(dataDir, "state"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, descs := openCatalog(t, dataDir)
 	defer st.Close()
-	descs, err := storage.Descriptors(st.DB())
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, d := range descs {
 		if d.Name != name {
 			continue
@@ -86,6 +79,22 @@ func editDescriptor(t *testing.T, dataDir, name string, edit func(*catalog.Descr
 		return
 	}
 	t.Fatalf("no object %s in the catalog", name)
+}
+
+// openCatalog opens the state of a stopped server's data directory and
+// reads its catalog; the caller closes the store.
+func openCatalog(t *testing.T, dataDir string) (*storage.Store, []*catalog.Descriptor) {
+	t.Helper()
+	st, err := storage.Open(filepath.Join(dataDir, "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	descs, err := storage.Descriptors(st.DB())
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	return st, descs
 }
 
 // startRefused starts the server on dataDir and returns its output once

@@ -2,13 +2,11 @@ package compat
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
 
 	"streamdb/catalog"
-	"streamdb/storage"
 	"streamdb/tests/testutil"
 )
 
@@ -69,15 +67,8 @@ func perK(n int) []string {
 // that have no plan record.
 func viewsWithoutPlan(t *testing.T, dataDir string) []string {
 	t.Helper()
-	st, err := storage.Open(filepath.Join(dataDir, "state"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, descs := openCatalog(t, dataDir)
 	defer st.Close()
-	descs, err := storage.Descriptors(st.DB())
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
 	for _, d := range descs {
 		if d.Kind == catalog.KindView && len(d.Plan) == 0 {

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"streamdb/tests/testutil"
 )
 
@@ -74,7 +72,7 @@ func restoreAlterGeneration(t *testing.T, name string) {
 		}
 	}
 
-	restored := definition(t, conn, "per_k")
+	restored := testutil.ViewDefinition(t, conn, "per_k")
 	altered := views["per_k"] + alteredSuffix
 	explain := strings.Join(rows(t, conn, "EXPLAIN ALTER MATERIALIZED VIEW per_k AS "+altered), "\n")
 	if !strings.Contains(explain, "kept") || strings.Contains(explain, "backfilled") || strings.Contains(explain, "refused") {
@@ -103,7 +101,7 @@ func restoreAlterGeneration(t *testing.T, name string) {
 			t.Errorf("%s of %s after ROLLBACK TO CHECKPOINT %d and replay:\n got %v\nwant %v", n, name, record.LastDDL.ID, got, want)
 		}
 	}
-	if got := definition(t, conn, "per_k"); got != restored {
+	if got := testutil.ViewDefinition(t, conn, "per_k"); got != restored {
 		t.Errorf("per_k of %s after ROLLBACK TO CHECKPOINT %d: %q, want %q", name, record.LastDDL.ID, got, restored)
 	}
 	_, err = conn.Exec(context.Background(), "SELECT * FROM per_k_fresh")
@@ -125,29 +123,8 @@ func restoreAlterGeneration(t *testing.T, name string) {
 		}
 	}
 	for _, n := range gen.Altered {
-		if got := definition(t, conn, n); got != views[n] {
+		if got := testutil.ViewDefinition(t, conn, n); got != views[n] {
 			t.Errorf("%s of %s after ROLLBACK TO SAVEPOINT %s: %q, want the query before the generation's ALTER, %q", n, name, gen.Savepoint, got, views[n])
 		}
 	}
-}
-
-// definition is a view's query as SHOW MATERIALIZED VIEWS shows it.
-func definition(t *testing.T, conn *pgx.Conn, name string) string {
-	t.Helper()
-	out, err := conn.Query(context.Background(), "SHOW MATERIALIZED VIEWS", pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	for out.Next() {
-		var n, def, status string
-		if err := out.Scan(&n, &def, &status); err != nil {
-			t.Fatal(err)
-		}
-		if n == name {
-			return def
-		}
-	}
-	t.Fatalf("SHOW MATERIALIZED VIEWS has no %s (%v)", name, out.Err())
-	return ""
 }

@@ -194,7 +194,7 @@ func (d *diffTest) createViews(phase int) {
 		}
 		sql := fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", v.name, v.query)
 		if _, err := d.sdb.Exec(d.ctx, sql); err != nil {
-			d.errorf("view %s: streamdb rejected the view: %v\n  %s", v.name, err, oneLine(sql))
+			d.errorf("view %s: streamdb rejected the view: %v\n  %s", v.name, err, testutil.OneLine(sql))
 			continue
 		}
 		d.created[v.name] = true
@@ -300,7 +300,7 @@ func (d *diffTest) compare(what, sdbSQL, pgSQL string, ordered bool, floatCols [
 	d.t.Helper()
 	want, err := query(d.ctx, d.pg, pgSQL)
 	if err != nil {
-		d.fatalf("%s: postgres: %v\n  %s", what, err, oneLine(pgSQL))
+		d.fatalf("%s: postgres: %v\n  %s", what, err, testutil.OneLine(pgSQL))
 	}
 	got, err := query(d.ctx, d.sdb, sdbSQL)
 	if err != nil {
@@ -318,7 +318,7 @@ func (d *diffTest) compare(what, sdbSQL, pgSQL string, ordered bool, floatCols [
 	}
 	if len(issues) > 0 {
 		d.errorf("%s differs from PostgreSQL\n  streamdb: %s\n  postgres: %s\n  %s",
-			what, oneLine(sdbSQL), oneLine(pgSQL), strings.Join(issues, "\n  "))
+			what, testutil.OneLine(sdbSQL), testutil.OneLine(pgSQL), strings.Join(issues, "\n  "))
 	}
 }
 
@@ -342,5 +342,3 @@ func (d *diffTest) checkSkipped() {
 		}
 	}
 }
-
-func oneLine(s string) string { return testutil.OneLine(s) }

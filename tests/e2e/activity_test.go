@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
 )
 
 // TestStatActivity: pg_stat_activity has one row per session with the pid
@@ -16,7 +18,7 @@ import (
 // session's statement and pg_terminate_backend ends the session.
 func TestStatActivity(t *testing.T) {
 	srv := startServer(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 	cfg, err := pgx.ParseConfig(srv.DSN())
 	if err != nil {
 		t.Fatal(err)

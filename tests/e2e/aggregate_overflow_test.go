@@ -13,7 +13,7 @@ import (
 // resultTypes returns the type OIDs of a query's columns.
 func resultTypes(t *testing.T, conn *pgx.Conn, sql string) []uint32 {
 	t.Helper()
-	rows, err := conn.Query(testCtx(t, 30*time.Second), sql, pgx.QueryExecModeSimpleProtocol)
+	rows, err := conn.Query(testutil.Context(t, 30*time.Second), sql, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
@@ -104,6 +104,6 @@ func TestAggregateOverflowInView(t *testing.T) {
 	wantRows(t, conn, "SELECT f8, f4, iv, n FROM sums", "1e+308 3e+38 178956970 years 1")
 	wantRows(t, conn, "SELECT view, sqlstate || ' ' || error FROM streamdb_view_errors WHERE view IN ('doubled', 'sums') ORDER BY view, at",
 		"doubled "+intErr, "sums "+f8Err, "sums "+f4Err, "sums "+ivErr)
-	_, err := textRowsErr(testCtx(t, 30*time.Second), conn, "SELECT * FROM strict")
+	_, err := textRowsErr(testutil.Context(t, 30*time.Second), conn, "SELECT * FROM strict")
 	wantCode(t, err, "22003")
 }

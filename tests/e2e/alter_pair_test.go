@@ -42,12 +42,12 @@ func startAlterPair(t *testing.T, subject string) *alterPair {
 		default:
 		}
 	}
-	if p.sdb, err = pgx.ConnectConfig(testCtx(t, time.Minute), cfg); err != nil {
+	if p.sdb, err = pgx.ConnectConfig(testutil.Context(t, time.Minute), cfg); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.sdb.Close(context.Background()) })
 	p.ref = testutil.StartPostgres(t).Conn(t)
-	_, p.js = jetStream(t, p.srv.NATSURL())
+	_, p.js = testutil.JetStream(t, p.srv.NATSURL())
 	p.event = func(i int) (string, int64) { return fmt.Sprintf("k%d", i%5), int64(i) }
 	exec(t, p.sdb, fmt.Sprintf(`CREATE STREAM ev (k text, n bigint) WITH (subject = '%s')`, subject))
 	exec(t, p.ref, `CREATE TABLE ev (k text, n bigint)`)
@@ -74,7 +74,7 @@ func (p *alterPair) store(t *testing.T, from, n int) {
 		k, v := p.event(from + i)
 		rows[i] = []any{k, v}
 	}
-	if _, err := p.ref.CopyFrom(testCtx(t, time.Minute), pgx.Identifier{"ev"}, []string{"k", "n"}, pgx.CopyFromRows(rows)); err != nil {
+	if _, err := p.ref.CopyFrom(testutil.Context(t, time.Minute), pgx.Identifier{"ev"}, []string{"k", "n"}, pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -104,7 +104,7 @@ func (p *alterPair) same(t *testing.T, queries ...string) {
 // purge has JetStream discard every message of the pair's stream.
 func (p *alterPair) purge(t *testing.T) {
 	t.Helper()
-	ctx := testCtx(t, time.Minute)
+	ctx := testutil.Context(t, time.Minute)
 	name, err := p.js.StreamNameBySubject(ctx, p.subject)
 	if err != nil {
 		t.Fatal(err)

@@ -3,9 +3,8 @@ package e2e
 import (
 	"regexp"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
+	"streamdb/tests/testutil"
 )
 
 // TestAlterViewRollback: ROLLBACK TO the savepoint an ALTER names in its
@@ -23,7 +22,7 @@ func TestAlterViewRollback(t *testing.T) {
 	}
 	p.send(t, 300)
 	check()
-	before := viewDefinition(t, p.sdb, "totals")
+	before := testutil.ViewDefinition(t, p.sdb, "totals")
 
 	for len(p.notices) > 0 {
 		<-p.notices
@@ -43,34 +42,10 @@ func TestAlterViewRollback(t *testing.T) {
 
 	exec(t, p.sdb, "ROLLBACK TO SAVEPOINT "+point)
 	exec(t, p.ref, "CREATE OR REPLACE VIEW totals AS "+old)
-	if after := viewDefinition(t, p.sdb, "totals"); after != before {
+	if after := testutil.ViewDefinition(t, p.sdb, "totals"); after != before {
 		t.Errorf("definition after ROLLBACK TO: %q, before the ALTER: %q", after, before)
 	}
 	check()
 	p.send(t, 20)
 	check()
-}
-
-// viewDefinition is a view's query as SHOW MATERIALIZED VIEWS shows it.
-func viewDefinition(t *testing.T, conn *pgx.Conn, name string) string {
-	t.Helper()
-	rows, err := conn.Query(testCtx(t, 30*time.Second), "SHOW MATERIALIZED VIEWS", pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var n, def, status string
-		if err := rows.Scan(&n, &def, &status); err != nil {
-			t.Fatal(err)
-		}
-		if n == name {
-			return def
-		}
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	t.Fatalf("SHOW MATERIALIZED VIEWS has no %s", name)
-	return ""
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"streamdb/tests/testutil"
 )
 
 // TestAlterViewFilterOnTop: a GROUP BY view over a stream whose JetStream
@@ -62,12 +64,12 @@ func TestAlterViewFilterOnTop(t *testing.T) {
 func TestAlterViewNamedOperator(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 	exec(t, conn,
 		`CREATE STREAM ev (k text, n bigint) WITH (subject = 'named.ev')`,
 		`CREATE MATERIALIZED VIEW named WITH (uids = 'daily') AS WITH daily AS (SELECT k, count(*) AS c FROM ev GROUP BY k) SELECT k, c FROM daily`,
 		`CREATE MATERIALIZED VIEW unnamed AS WITH daily AS (SELECT k, count(*) AS c FROM ev GROUP BY k) SELECT k, c FROM daily`)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	publishMany(t, js, "named.ev", 300, func(i int) string { return fmt.Sprintf(`{"k": "k%d", "n": %d}`, i%3, i) })
 	flush(t, conn)
 	stream, err := js.StreamNameBySubject(ctx, "named.ev")

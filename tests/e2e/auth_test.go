@@ -19,7 +19,7 @@ import (
 // dialAuth connects with dsn and returns the connection or the error.
 func dialAuth(t *testing.T, dsn string) (*pgx.Conn, error) {
 	t.Helper()
-	conn, err := pgx.Connect(testCtx(t, 30*time.Second), dsn)
+	conn, err := pgx.Connect(testutil.Context(t, 30*time.Second), dsn)
 	if err == nil {
 		t.Cleanup(func() { conn.Close(context.Background()) })
 	}

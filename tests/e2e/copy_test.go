@@ -18,14 +18,14 @@ import (
 // copyIn runs a COPY ... FROM STDIN with data and returns its error.
 func copyIn(t *testing.T, conn *pgx.Conn, sql, data string) (pgconn.CommandTag, error) {
 	t.Helper()
-	return conn.PgConn().CopyFrom(testCtx(t, 30*time.Second), strings.NewReader(data), sql)
+	return conn.PgConn().CopyFrom(testutil.Context(t, 30*time.Second), strings.NewReader(data), sql)
 }
 
 // copyOut runs a COPY ... TO STDOUT and returns what it wrote.
 func copyOut(t *testing.T, conn *pgx.Conn, sql string) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := conn.PgConn().CopyTo(testCtx(t, 30*time.Second), &buf, sql); err != nil {
+	if _, err := conn.PgConn().CopyTo(testutil.Context(t, 30*time.Second), &buf, sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
 	return buf.String()
@@ -48,7 +48,7 @@ func TestCopyFromBinary(t *testing.T) {
 		}
 		rows = append(rows, []any{int64(i), fmt.Sprintf("item %d", i), price, int32(i % 7), i%2 == 0, float64(i) / 4, at, at})
 	}
-	n, err := conn.CopyFrom(testCtx(t, 60*time.Second), pgx.Identifier{"items"},
+	n, err := conn.CopyFrom(testutil.Context(t, 60*time.Second), pgx.Identifier{"items"},
 		[]string{"id", "name", "price", "qty", "ok", "w", "at", "d"}, pgx.CopyFromRows(rows))
 	if err != nil || n != 1000 {
 		t.Fatalf("CopyFrom: %d rows, %v", n, err)
@@ -59,16 +59,16 @@ func TestCopyFromBinary(t *testing.T) {
 		"10 item 10 NULL 3 t 2.5 2024-05-06 07:08:09 2024-05-06")
 
 	// Key 5 again, among new keys: the whole COPY is refused.
-	_, err = conn.CopyFrom(testCtx(t, 30*time.Second), pgx.Identifier{"items"}, []string{"id", "name"},
+	_, err = conn.CopyFrom(testutil.Context(t, 30*time.Second), pgx.Identifier{"items"}, []string{"id", "name"},
 		pgx.CopyFromRows([][]any{{int64(2001), "new"}, {int64(5), "dup"}}))
 	wantCode(t, err, "23505")
 	// A NULL in a NOT NULL column.
-	_, err = conn.CopyFrom(testCtx(t, 30*time.Second), pgx.Identifier{"items"}, []string{"id", "name"},
+	_, err = conn.CopyFrom(testutil.Context(t, 30*time.Second), pgx.Identifier{"items"}, []string{"id", "name"},
 		pgx.CopyFromRows([][]any{{int64(2002), "new"}, {int64(2003), nil}}))
 	wantCode(t, err, "23502")
 	wantRows(t, conn, "SELECT count(*) FROM items", "1000")
 	// A value too long for VARCHAR(20).
-	_, err = conn.CopyFrom(testCtx(t, 30*time.Second), pgx.Identifier{"items"}, []string{"id", "name"},
+	_, err = conn.CopyFrom(testutil.Context(t, 30*time.Second), pgx.Identifier{"items"}, []string{"id", "name"},
 		pgx.CopyFromRows([][]any{{int64(2004), strings.Repeat("x", 21)}}))
 	if pe := wantCode(t, err, "22001"); pe != nil && !strings.Contains(pe.Message, "line 1, column name") {
 		t.Errorf("message %q does not name the line and column", pe.Message)
@@ -188,17 +188,17 @@ func TestCopyTo(t *testing.T) {
 	for i, format := range []string{"text", "csv", "binary"} {
 		exec(t, conn, fmt.Sprintf("CREATE TABLE back%d (id INT PRIMARY KEY, s TEXT, n NUMERIC)", i))
 		var buf bytes.Buffer
-		if _, err := conn.PgConn().CopyTo(testCtx(t, 30*time.Second), &buf, "COPY t TO STDOUT (FORMAT "+format+")"); err != nil {
+		if _, err := conn.PgConn().CopyTo(testutil.Context(t, 30*time.Second), &buf, "COPY t TO STDOUT (FORMAT "+format+")"); err != nil {
 			t.Fatalf("%s out: %v", format, err)
 		}
-		if _, err := conn.PgConn().CopyFrom(testCtx(t, 30*time.Second), &buf, fmt.Sprintf("COPY back%d FROM STDIN (FORMAT %s)", i, format)); err != nil {
+		if _, err := conn.PgConn().CopyFrom(testutil.Context(t, 30*time.Second), &buf, fmt.Sprintf("COPY back%d FROM STDIN (FORMAT %s)", i, format)); err != nil {
 			t.Fatalf("%s in: %v", format, err)
 		}
 		if got := copyOut(t, conn, fmt.Sprintf("COPY (SELECT * FROM back%d ORDER BY id) TO STDOUT", i)); got != orig {
 			t.Errorf("%s round trip:\n got %q\nwant %q", format, got, orig)
 		}
 	}
-	_, err := conn.PgConn().CopyTo(testCtx(t, 30*time.Second), &bytes.Buffer{}, "COPY (SELECT 1/0) TO STDOUT")
+	_, err := conn.PgConn().CopyTo(testutil.Context(t, 30*time.Second), &bytes.Buffer{}, "COPY (SELECT 1/0) TO STDOUT")
 	wantCode(t, err, "22012")
 	wantRows(t, conn, "SELECT 1", "1")
 }
@@ -278,9 +278,9 @@ func TestCopyPrivileges(t *testing.T) {
 	if pe := wantCode(t, err, "42501"); pe != nil && pe.Message != "permission denied for table t" {
 		t.Errorf("message %q", pe.Message)
 	}
-	_, err = alice.PgConn().CopyTo(testCtx(t, 30*time.Second), &bytes.Buffer{}, "COPY t TO STDOUT")
+	_, err = alice.PgConn().CopyTo(testutil.Context(t, 30*time.Second), &bytes.Buffer{}, "COPY t TO STDOUT")
 	wantCode(t, err, "42501")
-	_, err = alice.PgConn().CopyTo(testCtx(t, 30*time.Second), &bytes.Buffer{}, "COPY (SELECT * FROM t) TO STDOUT")
+	_, err = alice.PgConn().CopyTo(testutil.Context(t, 30*time.Second), &bytes.Buffer{}, "COPY (SELECT * FROM t) TO STDOUT")
 	wantCode(t, err, "42501")
 	exec(t, admin, "GRANT SELECT, INSERT ON t TO alice")
 	if _, err := copyIn(t, alice, "COPY t FROM STDIN", "2\n"); err != nil {
@@ -309,7 +309,7 @@ func TestCopyAborted(t *testing.T) {
 	conn := srv.Conn(t)
 	exec(t, conn, "CREATE TABLE t (id INT PRIMARY KEY, s TEXT)")
 
-	_, err := conn.PgConn().CopyFrom(testCtx(t, 30*time.Second), failingReader{strings.NewReader("1\ta\n2\tb\n")}, "COPY t FROM STDIN")
+	_, err := conn.PgConn().CopyFrom(testutil.Context(t, 30*time.Second), failingReader{strings.NewReader("1\ta\n2\tb\n")}, "COPY t FROM STDIN")
 	if pe := wantCode(t, err, "57014"); pe != nil && !strings.Contains(pe.Message, "the client gave up") {
 		t.Errorf("CopyFail message %q", pe.Message)
 	}

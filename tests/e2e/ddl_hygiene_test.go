@@ -19,7 +19,7 @@ import (
 // none does.
 func jsStreamFor(t *testing.T, js jetstream.JetStream, subject string) string {
 	t.Helper()
-	name, err := js.StreamNameBySubject(testCtx(t, 10*time.Second), subject)
+	name, err := js.StreamNameBySubject(testutil.Context(t, 10*time.Second), subject)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		return ""
 	}
@@ -40,7 +40,7 @@ func wantNoJSStream(t *testing.T, js jetstream.JetStream, subject, after string)
 // execErr runs one statement and returns its error.
 func execErr(t *testing.T, conn *pgx.Conn, sql string) error {
 	t.Helper()
-	_, err := conn.Exec(testCtx(t, 60*time.Second), sql, pgx.QueryExecModeSimpleProtocol)
+	_, err := conn.Exec(testutil.Context(t, 60*time.Second), sql, pgx.QueryExecModeSimpleProtocol)
 	return err
 }
 
@@ -71,7 +71,7 @@ func TestTableSubjectNotShared(t *testing.T) {
 	} {
 		pe := wantCode(t, execErr(t, conn, sql), "42710")
 		if pe != nil && (!strings.Contains(pe.Message, "t1") || !strings.Contains(pe.Message+pe.Hint, "subject")) {
-			t.Errorf("%s: the error should name table t1 and say to choose another subject: %q (hint %q)", oneLine(sql), pe.Message, pe.Hint)
+			t.Errorf("%s: the error should name table t1 and say to choose another subject: %q (hint %q)", testutil.OneLine(sql), pe.Message, pe.Hint)
 		}
 	}
 
@@ -99,7 +99,7 @@ func TestTableSubjectNotShared(t *testing.T) {
 func TestFailedCreateLeavesNoJetStream(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE TABLE taken (id BIGINT PRIMARY KEY)")
 	for _, c := range []struct{ sql, code, subject string }{
 		{"CREATE TABLE hd (id BIGINT PRIMARY KEY, v INT DEFAULT 1)", "0A000", "streamdb.table.hd"},
@@ -113,13 +113,13 @@ func TestFailedCreateLeavesNoJetStream(t *testing.T) {
 			// The subject exists (it is taken's): no other JetStream
 			// stream may have been made for it.
 			if name := jsStreamFor(t, js, c.subject); name != "streamdb_taken" {
-				t.Errorf("after %s: subject %s is held by %q, want streamdb_taken", oneLine(c.sql), c.subject, name)
+				t.Errorf("after %s: subject %s is held by %q, want streamdb_taken", testutil.OneLine(c.sql), c.subject, name)
 			}
 			continue
 		}
-		wantNoJSStream(t, js, c.subject, oneLine(c.sql))
+		wantNoJSStream(t, js, c.subject, testutil.OneLine(c.sql))
 	}
-	names := js.StreamNames(testCtx(t, 10*time.Second))
+	names := js.StreamNames(testutil.Context(t, 10*time.Second))
 	var all []string
 	for n := range names.Name() {
 		all = append(all, n)
@@ -134,28 +134,14 @@ func TestFailedCreateLeavesNoJetStream(t *testing.T) {
 // subjects in deny. It returns streamdb's URL and admin's.
 func startNATSDenying(t *testing.T, deny ...string) (streamdbURL, adminURL string) {
 	t.Helper()
-	opts := &natsserver.Options{
-		Host: "127.0.0.1", Port: natsserver.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(),
-		NoLog: true, NoSigs: true,
-		Users: []*natsserver.User{
+	s := testutil.StartNATSServerWith(t, func(opts *natsserver.Options) {
+		opts.Users = []*natsserver.User{
 			{Username: "admin", Password: "admin"},
 			{Username: "streamdb", Password: "streamdb", Permissions: &natsserver.Permissions{
 				Publish: &natsserver.SubjectPermission{Allow: []string{">"}, Deny: deny},
 			}},
-		},
-	}
-	s, err := natsserver.NewServer(opts)
-	if err != nil {
-		t.Fatalf("NATS server: %v", err)
-	}
-	s.Start()
-	t.Cleanup(func() {
-		s.Shutdown()
-		s.WaitForShutdown()
+		}
 	})
-	if !s.ReadyForConnections(30 * time.Second) {
-		t.Fatal("NATS server not ready within 30s")
-	}
 	addr := s.Addr().String()
 	return "nats://streamdb:streamdb@" + addr, "nats://admin:admin@" + addr
 }
@@ -168,7 +154,7 @@ func TestCreateTableUndoesItsJetStream(t *testing.T) {
 	streamdbURL, adminURL := startNATSDenying(t, "$JS.API.STREAM.INFO.streamdb_undone")
 	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: streamdbURL})
 	conn := srv.Conn(t)
-	_, js := jetStream(t, adminURL)
+	_, js := testutil.JetStream(t, adminURL)
 
 	err := execErr(t, conn, "CREATE TABLE undone (id BIGINT PRIMARY KEY, v VARCHAR)")
 	if err == nil {
@@ -176,7 +162,7 @@ func TestCreateTableUndoesItsJetStream(t *testing.T) {
 	}
 	pgError(t, err)
 	wantNoJSStream(t, js, "streamdb.table.undone", "the failed CREATE TABLE")
-	if _, err := js.Stream(testCtx(t, 10*time.Second), "streamdb_undone"); !errors.Is(err, jetstream.ErrStreamNotFound) {
+	if _, err := js.Stream(testutil.Context(t, 10*time.Second), "streamdb_undone"); !errors.Is(err, jetstream.ErrStreamNotFound) {
 		t.Errorf("JetStream stream streamdb_undone after the failed CREATE TABLE: %v, want not found", err)
 	}
 	wantCode(t, execErr(t, conn, "SELECT * FROM undone"), "42P01")
@@ -192,7 +178,7 @@ func TestCreateTableUndoesItsJetStream(t *testing.T) {
 func TestDropTableDeletesJetStream(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn,
 		"CREATE TABLE dt (id BIGINT PRIMARY KEY, v VARCHAR)",
 		"CREATE TABLE dc (id BIGINT PRIMARY KEY, n INT)",
@@ -243,7 +229,7 @@ func TestRollbackBringsBackDroppedTable(t *testing.T) {
 func rollbackBringsBackDroppedTable(t *testing.T, srv *testutil.Server, backend string) {
 	conn := srv.Conn(t)
 	wantRows(t, conn, "SHOW state.backend", backend)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn,
 		"CREATE TABLE rt (id BIGINT PRIMARY KEY, v VARCHAR)",
 		"INSERT INTO rt VALUES (1, 'a'), (2, 'b')",
@@ -292,7 +278,7 @@ func TestDroppedTableStreamCollectedAfterRestart(t *testing.T) {
 	conn.Close(context.Background())
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	if jsStreamFor(t, js, "streamdb.table.rr") == "" {
 		t.Fatal("the JetStream stream of rr went while savepoint keep_rr holds the table")
 	}

@@ -136,7 +136,7 @@ func TestSynchronousCommit(t *testing.T) {
 	if !sawDirty {
 		t.Fatal("after ALTER SYSTEM SET synchronous_commit = off and a restart, writes are still synced")
 	}
-	if _, err := conn.Exec(testCtx(t, 10*time.Second), "SET synchronous_commit = sometimes"); err == nil {
+	if _, err := conn.Exec(testutil.Context(t, 10*time.Second), "SET synchronous_commit = sometimes"); err == nil {
 		t.Fatal("SET synchronous_commit = sometimes was accepted")
 	}
 }

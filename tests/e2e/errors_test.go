@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
 )
 
 // TestErrorCodesAndPositions checks the SQLSTATE, message and cursor
@@ -58,7 +60,7 @@ func TestErrorCodesAndPositions(t *testing.T) {
 	}
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement} {
 		for _, c := range cases {
-			ctx := testCtx(t, 30*time.Second)
+			ctx := testutil.Context(t, 30*time.Second)
 			_, err := conn.Exec(ctx, c.sql, mode)
 			pe := wantCode(t, err, c.code)
 			if pe == nil {

@@ -11,19 +11,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/tests/testutil"
 )
-
-// testCtx returns a context that ends with the test or after d.
-func testCtx(t *testing.T, d time.Duration) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // startServer starts a fresh streamdb with an embedded NATS server.
 func startServer(t *testing.T) *testutil.Server {
@@ -34,10 +25,10 @@ func startServer(t *testing.T) *testutil.Server {
 // exec runs statements with the simple protocol and fails the test on error.
 func exec(t *testing.T, conn *pgx.Conn, sqls ...string) {
 	t.Helper()
-	ctx := testCtx(t, 60*time.Second)
+	ctx := testutil.Context(t, 60*time.Second)
 	for _, sql := range sqls {
 		if _, err := conn.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol); err != nil {
-			t.Fatalf("%s: %v", oneLine(sql), err)
+			t.Fatalf("%s: %v", testutil.OneLine(sql), err)
 		}
 	}
 }
@@ -53,9 +44,9 @@ func flush(t *testing.T, conn *pgx.Conn) {
 // a single space.
 func textRows(t *testing.T, conn *pgx.Conn, sql string, args ...any) []string {
 	t.Helper()
-	rows, err := textRowsErr(testCtx(t, 60*time.Second), conn, sql, args...)
+	rows, err := textRowsErr(testutil.Context(t, 60*time.Second), conn, sql, args...)
 	if err != nil {
-		t.Fatalf("%s: %v", oneLine(sql), err)
+		t.Fatalf("%s: %v", testutil.OneLine(sql), err)
 	}
 	return rows
 }
@@ -90,7 +81,7 @@ func wantRows(t *testing.T, conn *pgx.Conn, sql string, want ...string) {
 	t.Helper()
 	got := textRows(t, conn, sql)
 	if !slices.Equal(got, want) {
-		t.Errorf("%s:\n got: %q\nwant: %q", oneLine(sql), got, want)
+		t.Errorf("%s:\n got: %q\nwant: %q", testutil.OneLine(sql), got, want)
 	}
 }
 
@@ -114,7 +105,7 @@ func wantCode(t *testing.T, err error, code string) *pgconn.PgError {
 // it fails with the given SQLSTATE.
 func wantExecCode(t *testing.T, conn *pgx.Conn, sql, code string) *pgconn.PgError {
 	t.Helper()
-	_, err := conn.Exec(testCtx(t, 30*time.Second), sql, pgx.QueryExecModeSimpleProtocol)
+	_, err := conn.Exec(testutil.Context(t, 30*time.Second), sql, pgx.QueryExecModeSimpleProtocol)
 	return wantCode(t, err, code)
 }
 
@@ -125,31 +116,12 @@ func poll(t *testing.T, timeout time.Duration, check func() error) {
 	testutil.Poll(t, timeout, "", check)
 }
 
-// jetStream connects to a NATS URL and returns a JetStream context; the
-// connection is closed by t.Cleanup.
-func jetStream(t *testing.T, url string) (*nats.Conn, jetstream.JetStream) {
-	t.Helper()
-	return testutil.JetStream(t, url)
-}
-
-// publish publishes each message to subject through JetStream and waits for
-// its acknowledgement, so that it is stored before the next step.
-func publish(t *testing.T, js jetstream.JetStream, subject string, msgs ...string) {
-	t.Helper()
-	ctx := testCtx(t, 30*time.Second)
-	for _, m := range msgs {
-		if _, err := js.Publish(ctx, subject, []byte(m)); err != nil {
-			t.Fatalf("publishing %q to %s: %v", m, subject, err)
-		}
-	}
-}
-
 // publishMany publishes n messages, msg(i) for i in [0, n), with
 // asynchronous acknowledgements in rounds of a few thousand, and returns
 // once JetStream has acknowledged all.
 func publishMany(t *testing.T, js jetstream.JetStream, subject string, n int, msg func(i int) string) {
 	t.Helper()
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 	for i := 0; i < n; i++ {
 		if _, err := js.PublishAsync(subject, []byte(msg(i))); err != nil {
 			t.Fatalf("publishing to %s: %v", subject, err)
@@ -164,12 +136,10 @@ func publishMany(t *testing.T, js jetstream.JetStream, subject string, n int, ms
 	}
 }
 
-func oneLine(s string) string { return testutil.OneLine(s) }
-
 // showStream returns the SHOW STREAMS row of one stream as column -> value.
 func showStream(t *testing.T, conn *pgx.Conn, name string) map[string]string {
 	t.Helper()
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testutil.Context(t, 30*time.Second)
 	rows, err := conn.Query(ctx, "SHOW STREAMS", pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatalf("SHOW STREAMS: %v", err)

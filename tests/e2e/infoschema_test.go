@@ -47,7 +47,7 @@ func TestInfoSchemaConstraints(t *testing.T) {
 	} {
 		got, want := testutil.SortedRows(t, sdb, q), testutil.SortedRows(t, pgc, q)
 		if !slices.Equal(got, want) {
-			t.Errorf("%s\n streamdb: %q\npostgres: %q", oneLine(q), got, want)
+			t.Errorf("%s\n streamdb: %q\npostgres: %q", testutil.OneLine(q), got, want)
 		}
 	}
 	def := textRows(t, sdb, "SELECT view_definition FROM information_schema.views WHERE table_name = 'totals'")

@@ -37,7 +37,7 @@ var textInsertCases = []textInsertCase{
 // returns its SQLSTATE, "" when it succeeds.
 func execCode(t *testing.T, conn *pgx.Conn, sql string, args ...any) string {
 	t.Helper()
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testutil.Context(t, 30*time.Second)
 	var err error
 	if len(args) == 0 {
 		_, err = conn.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol)
@@ -129,8 +129,8 @@ func TestStreamInvalidText(t *testing.T) {
 			firstBad = row
 		}
 	}
-	_, js := jetStream(t, srv.NATSURL())
-	publish(t, js, "s", msgs...)
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	testutil.Publish(t, js, "s", msgs...)
 	exec(t, conn, "FLUSH")
 	wantRows(t, conn, "SELECT id FROM ids ORDER BY id", kept...)
 	wantRows(t, conn, "SELECT id, name, tag FROM names ORDER BY id", "1 ok NULL", "5 café 😀 é")
@@ -147,7 +147,7 @@ func TestStreamInvalidText(t *testing.T) {
 	if got := sourceErrors(t, conn, "strict"); !slices.Equal(got, []string{firstBad}) {
 		t.Errorf("view strict lists %q, want %q", got, firstBad)
 	}
-	_, err := textRowsErr(testCtx(t, 30*time.Second), conn, "SELECT * FROM strict")
+	_, err := textRowsErr(testutil.Context(t, 30*time.Second), conn, "SELECT * FROM strict")
 	if pe := wantCode(t, err, "22021"); pe != nil && !strings.Contains(pe.Hint, "ALTER STREAM s SET POSITION = 3") {
 		t.Errorf("hint %q does not name the position after the message", pe.Hint)
 	}
@@ -171,7 +171,7 @@ func TestStreamInvalidText(t *testing.T) {
 	srv.Kill(t)
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	publish(t, js, "s", `{"id": 11, "name": "x\u0000"}`)
+	testutil.Publish(t, js, "s", `{"id": 11, "name": "x\u0000"}`)
 	exec(t, conn, "FLUSH")
 	for _, view := range []string{"names", "ids"} {
 		wantRows(t, conn, "SELECT DISTINCT failed_rows FROM streamdb_view_errors WHERE view = '"+view+"'", fmt.Sprint(len(want)+1))
@@ -182,7 +182,7 @@ func TestStreamInvalidText(t *testing.T) {
 // queryErr runs a query with parameters (extended protocol), reads its
 // rows and returns its error.
 func queryErr(t *testing.T, conn *pgx.Conn, sql string, args ...any) error {
-	rows, err := conn.Query(testCtx(t, 30*time.Second), sql, args...)
+	rows, err := conn.Query(testutil.Context(t, 30*time.Second), sql, args...)
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func TestMaxConnections(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		conns = append(conns, srv.Conn(t))
 	}
-	ctx := testCtx(t, time.Minute)
+	ctx := testutil.Context(t, time.Minute)
 	_, err := pgx.Connect(ctx, srv.DSN())
 	if pe := wantCode(t, err, "53300"); pe != nil && pe.Message != "sorry, too many clients already" {
 		t.Errorf("message %q", pe.Message)
@@ -155,7 +155,7 @@ func TestIdleInTransactionTimeout(t *testing.T) {
 	conn := srv.Conn(t)
 	exec(t, conn, "SET idle_in_transaction_session_timeout = '200ms'", "BEGIN", "SELECT 1")
 	// Wait for what the server sends next: the FATAL, once it gives up.
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testutil.Context(t, 30*time.Second)
 	err := conn.PgConn().WaitForNotification(ctx)
 	if pe := wantCode(t, err, "25P03"); pe != nil && !strings.Contains(pe.Message, "idle-in-transaction") {
 		t.Errorf("message %q", pe.Message)

@@ -104,7 +104,7 @@ func TestMetricsAgreeWithSQL(t *testing.T) {
 	exec(t, conn,
 		"CREATE STREAM ev (k int, v bigint) WITH (subject = 'metrics.ev')",
 		"CREATE MATERIALIZED VIEW per_k AS SELECT k, sum(v) AS total FROM ev GROUP BY k")
-	nc, js := jetStream(t, srv.NATSURL())
+	nc, js := testutil.JetStream(t, srv.NATSURL())
 	defer nc.Close()
 	publishMany(t, js, "metrics.ev", 500, func(i int) string { return fmt.Sprintf(`{"k": %d, "v": %d}`, i%7, i) })
 	poll(t, 60*time.Second, func() error {
@@ -211,7 +211,7 @@ func TestMetricsLagAndFreshness(t *testing.T) {
 		"CREATE STREAM lag_ev (k int) WITH (subject = 'metrics.lag')",
 		"CREATE MATERIALIZED VIEW lag_n AS SELECT count(*) AS n FROM lag_ev",
 		"ALTER SYSTEM PAUSE")
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	publishMany(t, js, "metrics.lag", 120, func(i int) string { return fmt.Sprintf(`{"k": %d}`, i) })
 	fams := scrape(t, srv)
 	if got := metricValue(t, fams, "streamdb_source_lag_messages", "view", "lag_n", "stream", "lag_ev"); got != 120 {

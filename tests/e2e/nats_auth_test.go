@@ -97,8 +97,8 @@ func TestNATSForgedTableWritesRefused(t *testing.T) {
 		"CREATE MATERIALIZED VIEW deposited AS SELECT count(*) AS n, sum(amount) AS total FROM deposits",
 		"INSERT INTO acct VALUES (1, 'ann'), (2, 'bob')",
 		"INSERT INTO acct2 VALUES (1, 'ann')")
-	_, admin := jetStream(t, srv.NATSURL())
-	ctx := testCtx(t, 2*time.Minute)
+	_, admin := testutil.JetStream(t, srv.NATSURL())
+	ctx := testutil.Context(t, 2*time.Minute)
 	streamOf := func(subject string) (string, uint64) {
 		name, err := admin.StreamNameBySubject(ctx, subject)
 		if err != nil {
@@ -133,7 +133,7 @@ func TestNATSForgedTableWritesRefused(t *testing.T) {
 		if s, err := p.js.Stream(ctx, acctJS); err != nil {
 			t.Errorf("a producer cannot read the info of a table's stream: %v", err)
 		} else {
-			pctx := testCtx(t, 2*time.Second)
+			pctx := testutil.Context(t, 2*time.Second)
 			if err := s.Purge(pctx); err == nil {
 				t.Error("a producer purged a table's JetStream stream")
 			}
@@ -181,7 +181,7 @@ func TestNATSForgedTableWritesRefused(t *testing.T) {
 	conn.Close(ctx)
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	_, admin = jetStream(t, srv.NATSURL())
+	_, admin = testutil.JetStream(t, srv.NATSURL())
 	anon, err = dialNATS(t, plainNATSURL(srv.NATSPort))
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func credentialsRequired(t *testing.T, srv *testutil.Server, port int, password 
 	if err != nil {
 		t.Fatalf("producer with its password: %v", err)
 	}
-	ctx := testCtx(t, time.Minute)
+	ctx := testutil.Context(t, time.Minute)
 	if _, err := prod.js.Publish(ctx, "auth.deposits", []byte(`{"id":1,"amount":7}`)); err != nil {
 		t.Fatal(err)
 	}

@@ -53,14 +53,14 @@ func TestExternalProducer(t *testing.T) {
 		"CREATE MATERIALIZED VIEW ev_all AS SELECT * FROM ev",
 		"CREATE MATERIALIZED VIEW ev_totals AS SELECT count(*) AS n, sum(qty) AS qty, count(ts) AS with_ts, count(name) AS named FROM ev")
 
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	// Interleave: good, bad, good, bad, ...
 	for i := 0; i < len(goodEvents) || i < len(badEvents); i++ {
 		if i < len(goodEvents) {
-			publish(t, js, "e2e.ev", goodEvents[i])
+			testutil.Publish(t, js, "e2e.ev", goodEvents[i])
 		}
 		if i < len(badEvents) {
-			publish(t, js, "e2e.ev", badEvents[i])
+			testutil.Publish(t, js, "e2e.ev", badEvents[i])
 		}
 	}
 	// Good rows inserted with SQL mix with the published ones.
@@ -102,8 +102,8 @@ func TestExternalProducer(t *testing.T) {
 	for i := 10; i < 60; i++ {
 		more = append(more, fmt.Sprintf(`{"id": %d, "qty": 1}`, i))
 	}
-	publish(t, js, "e2e.ev", more...)
-	publish(t, js, "e2e.ev", `{"id": "eleven"}`)
+	testutil.Publish(t, js, "e2e.ev", more...)
+	testutil.Publish(t, js, "e2e.ev", `{"id": "eleven"}`)
 	flush(t, conn)
 	wantRows(t, conn, "SELECT n, qty FROM ev_totals", "57 58")
 	wantRows(t, conn, "SELECT * FROM ev_ids", "57 59")
@@ -112,7 +112,7 @@ func TestExternalProducer(t *testing.T) {
 	}
 	// Skipped messages are counted by the views' readers: a stream without
 	// a view shows 0 whatever arrives, and its first view counts them.
-	publish(t, js, "e2e.idle", `{"x": 1}`, `{"x": "one"}`, `garbage`, `{"x": 2}`)
+	testutil.Publish(t, js, "e2e.idle", `{"x": 1}`, `{"x": "one"}`, `garbage`, `{"x": 2}`)
 	flush(t, conn)
 	if got := showStream(t, conn, "idle")["skipped_messages"]; got != "0" {
 		t.Errorf("stream without a view: skipped_messages = %s, want 0", got)
@@ -135,14 +135,14 @@ func TestPublishedBeforeView(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
 	exec(t, conn, "CREATE STREAM pre (k VARCHAR, v BIGINT) WITH (subject = 'e2e.pre')")
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	var msgs []string
 	var total int64
 	for i := range 500 {
 		msgs = append(msgs, fmt.Sprintf(`{"k": "k%d", "v": %d}`, i%7, i))
 		total += int64(i)
 	}
-	publish(t, js, "e2e.pre", msgs...)
+	testutil.Publish(t, js, "e2e.pre", msgs...)
 	exec(t, conn, "CREATE MATERIALIZED VIEW pre_sum AS SELECT count(*) AS n, sum(v) AS total, count(DISTINCT k) AS keys FROM pre")
 	wantRows(t, conn, "SELECT * FROM pre_sum", fmt.Sprintf("500 %d 7", total))
 }
@@ -162,8 +162,8 @@ func TestExternalNATS(t *testing.T) {
 		"CREATE MATERIALIZED VIEW per_customer AS SELECT customer, count(*) AS n, sum(cents) AS cents FROM orders GROUP BY customer",
 		"INSERT INTO orders VALUES (1, 'ann', 100), (2, 'bob', 250)")
 
-	_, js := jetStream(t, url)
-	ctx := testCtx(t, 30*time.Second)
+	_, js := testutil.JetStream(t, url)
+	ctx := testutil.Context(t, 30*time.Second)
 	st, err := js.Stream(ctx, "streamdb_orders")
 	if err != nil {
 		t.Fatalf("the JetStream stream streamdb_orders is not on the external NATS server: %v", err)
@@ -171,7 +171,7 @@ func TestExternalNATS(t *testing.T) {
 	if subs := st.CachedInfo().Config.Subjects; len(subs) != 1 || subs[0] != "ext.orders" {
 		t.Errorf("JetStream stream subjects %v, want [ext.orders]", subs)
 	}
-	publish(t, js, "ext.orders", `{"id": 3, "customer": "ann", "cents": 5}`, `{"id": 4, "customer": "cid", "cents": 7}`, `oops`)
+	testutil.Publish(t, js, "ext.orders", `{"id": 3, "customer": "ann", "cents": 5}`, `{"id": 4, "customer": "cid", "cents": 7}`, `oops`)
 	flush(t, conn)
 	wantRows(t, conn, "SELECT * FROM per_customer ORDER BY customer", "ann 2 105", "bob 1 250", "cid 1 7")
 	if got := showStream(t, conn, "orders")["skipped_messages"]; got != "1" {
@@ -182,7 +182,7 @@ func TestExternalNATS(t *testing.T) {
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "preexisting", Subjects: []string{"ext.pre"}}); err != nil {
 		t.Fatal(err)
 	}
-	publish(t, js, "ext.pre", `{"x": 1}`, `{"x": 2}`)
+	testutil.Publish(t, js, "ext.pre", `{"x": 1}`, `{"x": 2}`)
 	exec(t, conn,
 		"CREATE STREAM pre (x INT) WITH (subject = 'ext.pre')",
 		"CREATE MATERIALIZED VIEW pre_sum AS SELECT sum(x) AS s FROM pre")
@@ -193,7 +193,7 @@ func TestExternalNATS(t *testing.T) {
 
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	publish(t, js, "ext.orders", `{"id": 5, "customer": "bob", "cents": 1}`)
+	testutil.Publish(t, js, "ext.orders", `{"id": 5, "customer": "bob", "cents": 1}`)
 	flush(t, conn)
 	wantRows(t, conn, "SELECT * FROM per_customer ORDER BY customer", "ann 2 105", "bob 2 251", "cid 1 7")
 	wantRows(t, conn, "SELECT * FROM pre_sum", "3")

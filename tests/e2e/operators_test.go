@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"streamdb/tests/testutil"
 )
 
 // TestOperatorFigures checks streamdb_operators and
@@ -19,7 +21,7 @@ import (
 func TestOperatorFigures(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn,
 		"CREATE STREAM ops (k BIGINT, v BIGINT) WITH (subject = 'e2e.ops')",
 		"CREATE MATERIALIZED VIEW opv AS SELECT k % 3 AS g, count(*) AS n FROM ops WHERE v > 10 GROUP BY k % 3")
@@ -110,7 +112,7 @@ func TestOperatorFigures(t *testing.T) {
 	// read it.
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	_, js = jetStream(t, srv.NATSURL())
+	_, js = testutil.JetStream(t, srv.NATSURL())
 	publishMany(t, js, "e2e.ops", 30, func(i int) string { return fmt.Sprintf(`{"k": %d, "v": 15}`, i) })
 	flush(t, conn)
 	if agg := byKind(operators(), "aggregate"); agg.reads <= 0 {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
 )
 
 // populatingBacklog is the number of events a view must backfill in the
@@ -19,7 +21,7 @@ const populatingBacklog = 300_000
 // (the rows' definitions contain spaces, so read the column by name).
 func showStatus(t *testing.T, conn *pgx.Conn, view string) string {
 	t.Helper()
-	rows, err := conn.Query(testCtx(t, 30*time.Second), "SHOW MATERIALIZED VIEWS", pgx.QueryExecModeSimpleProtocol)
+	rows, err := conn.Query(testutil.Context(t, 30*time.Second), "SHOW MATERIALIZED VIEWS", pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatalf("SHOW MATERIALIZED VIEWS: %v", err)
 	}
@@ -64,7 +66,7 @@ func TestViewInvisibleWhilePopulating(t *testing.T) {
 	conn := srv.Conn(t)
 	other := srv.Conn(t)
 	exec(t, conn, "CREATE STREAM ev (k BIGINT) WITH (subject = 'pop.ev', format = 'json')")
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	publishBacklog(t, js, "pop.ev", 0, populatingBacklog)
 
 	created := make(chan error, 1)
@@ -80,7 +82,7 @@ func TestViewInvisibleWhilePopulating(t *testing.T) {
 	// exists it must be refused, never read half-built.
 	var refused, shown int
 	var lastStatus string
-	ctx := testCtx(t, 5*time.Minute)
+	ctx := testutil.Context(t, 5*time.Minute)
 	var createErr error
 poll:
 	for {
@@ -116,7 +118,7 @@ poll:
 				}
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // paces the probes; the loop ends when CREATE returns
 	}
 	if createErr != nil {
 		t.Fatalf("CREATE MATERIALIZED VIEW: %v", createErr)
@@ -144,12 +146,12 @@ func TestPopulatingSurvivesRestart(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
 	exec(t, conn, "CREATE STREAM ev (k BIGINT) WITH (subject = 'pop.ev', format = 'json')")
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	publishBacklog(t, js, "pop.ev", 0, populatingBacklog)
 	exec(t, conn, "ALTER SYSTEM PAUSE",
 		"CREATE MATERIALIZED VIEW w AS SELECT k, count(*) AS n FROM ev GROUP BY k")
 	other := srv.Conn(t)
-	_, err := textRowsErr(testCtx(t, 30*time.Second), other, "SELECT count(*) FROM w")
+	_, err := textRowsErr(testutil.Context(t, 30*time.Second), other, "SELECT count(*) FROM w")
 	wantPopulating(t, err, "w", populatingBacklog)
 	if st, want := showStatus(t, other, "w"), fmt.Sprintf("populating: 0 of %d events (0%%)", populatingBacklog); st != want {
 		t.Errorf("status of w while paused: %q, want %q", st, want)
@@ -161,7 +163,7 @@ func TestPopulatingSurvivesRestart(t *testing.T) {
 	want := fmt.Sprintf("%d %d", populatingBacklog, populatingBacklog)
 	var refused int
 	poll(t, 3*time.Minute, func() error {
-		rows, err := textRowsErr(testCtx(t, 30*time.Second), conn, "SELECT count(*), sum(n) FROM w")
+		rows, err := textRowsErr(testutil.Context(t, 30*time.Second), conn, "SELECT count(*), sum(n) FROM w")
 		if err != nil {
 			wantPopulating(t, err, "w", populatingBacklog)
 			refused++

@@ -20,7 +20,7 @@ func startWithPostgres(t *testing.T) (sdb, ref *pgx.Conn, ctx context.Context) {
 	t.Helper()
 	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	pg := testutil.StartPostgres(t)
-	ctx = testCtx(t, 2*time.Minute)
+	ctx = testutil.Context(t, 2*time.Minute)
 	sdb = srv.Conn(t)
 	ref, err := pgx.Connect(ctx, pg.DSN())
 	if err != nil {

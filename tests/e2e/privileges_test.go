@@ -108,7 +108,7 @@ func TestPrivileges(t *testing.T) {
 	// Grants take effect at once, also for statements prepared before.
 	exec(t, admin, "GRANT SELECT, INSERT, UPDATE ON TABLE t, mv TO alice")
 	var n int64
-	if err := alice.QueryRow(testCtx(t, 30*time.Second), "SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
+	if err := alice.QueryRow(testutil.Context(t, 30*time.Second), "SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("granted SELECT: %d, %v", n, err)
 	}
 	exec(t, alice, "INSERT INTO t VALUES (3, 'three')", "UPDATE t SET v = 'uno' WHERE id = 1")
@@ -116,7 +116,7 @@ func TestPrivileges(t *testing.T) {
 	wantDenied(t, alice, "DELETE FROM t WHERE id = 3", "permission denied for table t")
 	wantDenied(t, bob, "SELECT * FROM t", "permission denied for table t")
 	exec(t, admin, "REVOKE SELECT ON t FROM alice")
-	err = alice.QueryRow(testCtx(t, 30*time.Second), "SELECT count(*) FROM t").Scan(&n)
+	err = alice.QueryRow(testutil.Context(t, 30*time.Second), "SELECT count(*) FROM t").Scan(&n)
 	wantCode(t, err, "42501")
 	// UPDATE with a WHERE reads the table: it needs SELECT too.
 	wantDenied(t, alice, "UPDATE t SET v = 'x' WHERE id = 1", "permission denied for table t")
@@ -242,7 +242,9 @@ func TestPsqlPasswordAndDu(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Type each line once its prompt shows: psql reads the terminal
-	// afresh for each prompt.
+	// afresh for each prompt, and it turns echo off (flushing pending
+	// input) before it writes the prompt, so a line typed after the
+	// prompt shows is the one it reads.
 	for _, prompt := range []string{"Enter new password", "Enter it again"} {
 		poll(t, 20*time.Second, func() error {
 			if !strings.Contains(term.String(), prompt) {
@@ -250,7 +252,6 @@ func TestPsqlPasswordAndDu(t *testing.T) {
 			}
 			return nil
 		})
-		time.Sleep(100 * time.Millisecond)
 		io.WriteString(stdin, "erin new\n")
 	}
 	waitErr := cmd.Wait()

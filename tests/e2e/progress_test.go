@@ -25,7 +25,7 @@ func TestBackfillProgress(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_EXECUTION_PROGRESS_INTERVAL=10ms"}})
 	admin := srv.Conn(t)
 	exec(t, admin, "CREATE STREAM prog_ev (k int) WITH (subject = 'progress.ev')")
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	publishMany(t, js, "progress.ev", 2000, func(i int) string { return fmt.Sprintf(`{"k": %d}`, i) })
 
 	var mu sync.Mutex
@@ -39,7 +39,7 @@ func TestBackfillProgress(t *testing.T) {
 		notices = append(notices, n.Severity+" "+n.Code+" "+n.Message)
 		mu.Unlock()
 	}
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 	creator, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"streamdb/tests/testutil"
 )
 
 // PostgreSQL type OIDs.
@@ -101,7 +103,7 @@ var testRows = []row{
 func TestExtendedProtocolTypes(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 
 	tag, err := conn.Exec(ctx, allTypesDDL)
 	if err != nil {
@@ -335,7 +337,7 @@ func compareRow(t *testing.T, got, want row) {
 func TestTextAndBinaryAgree(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	ctx := testCtx(t, time.Minute)
+	ctx := testutil.Context(t, time.Minute)
 	exec(t, conn, allTypesDDL, "CREATE MATERIALIZED VIEW allv AS SELECT * FROM allt")
 	for _, r := range testRows {
 		if _, err := conn.Exec(ctx, "INSERT INTO allt VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)", r.args()...); err != nil {
@@ -354,7 +356,7 @@ func TestTextAndBinaryAgree(t *testing.T) {
 func TestSimpleProtocolAndCommandTags(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	ctx := testCtx(t, time.Minute)
+	ctx := testutil.Context(t, time.Minute)
 
 	results, err := conn.PgConn().Exec(ctx, `
 		CREATE STREAM s (k TEXT, v INT) WITH (subject = 'e2e.tags', format = 'json');
@@ -433,7 +435,7 @@ func TestSimpleProtocolAndCommandTags(t *testing.T) {
 func TestPreparedStatementLifecycle(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	ctx := testCtx(t, time.Minute)
+	ctx := testutil.Context(t, time.Minute)
 	exec(t, conn,
 		"CREATE STREAM p (id BIGINT, name TEXT) WITH (subject = 'e2e.prep')",
 		"CREATE MATERIALIZED VIEW pv AS SELECT id, name FROM p",
@@ -515,7 +517,7 @@ func TestPreparedStatementLifecycle(t *testing.T) {
 func TestColumnNames(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testutil.Context(t, 30*time.Second)
 	rows, err := conn.Query(ctx, `SELECT 1, 'a' || 'b', '2026-01-02 03:04:05'::timestamp::date, CAST(1 AS bigint), 1::text,
 		lower('A'), CASE WHEN true THEN 1 END, COALESCE(NULL, 1), NULLIF(1, 2), 1 + 1,
 		date_trunc('day', TIMESTAMP '2026-01-01'), abs(-1), 2.5::float8::int, 1 AS alias, true::text, count(*)`)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
 )
 
 // TestQueryCursor: DECLARE ... CURSOR FOR SELECT needs a transaction block
@@ -23,14 +25,14 @@ func TestQueryCursor(t *testing.T) {
 	wantExecCode(t, conn, "DECLARE c2 CURSOR FOR SELECT 1", "42P03")
 	exec(t, conn, "ROLLBACK", "BEGIN", "DECLARE c2 CURSOR FOR SELECT k, v FROM t1 ORDER BY k")
 	wantRows(t, conn, "FETCH 2 FROM c2", "1 a", "2 b")
-	tag, err := conn.Exec(testCtx(t, 30*time.Second), "MOVE 1 IN c2", pgx.QueryExecModeSimpleProtocol)
+	tag, err := conn.Exec(testutil.Context(t, 30*time.Second), "MOVE 1 IN c2", pgx.QueryExecModeSimpleProtocol)
 	if err != nil || tag.String() != "MOVE 1" {
 		t.Fatalf("MOVE 1: tag %q, err %v", tag, err)
 	}
 	wantRows(t, conn, "FETCH NEXT c2", "4 d")
 	wantRows(t, conn, "FETCH FORWARD ALL FROM c2", "5 e")
 	wantRows(t, conn, "FETCH c2")
-	tag, err = conn.Exec(testCtx(t, 30*time.Second), "MOVE ALL IN c2", pgx.QueryExecModeSimpleProtocol)
+	tag, err = conn.Exec(testutil.Context(t, 30*time.Second), "MOVE ALL IN c2", pgx.QueryExecModeSimpleProtocol)
 	if err != nil || tag.String() != "MOVE 0" {
 		t.Fatalf("MOVE ALL at the end: tag %q, err %v", tag, err)
 	}
@@ -79,7 +81,7 @@ func TestQueryCursorMemory(t *testing.T) {
 func TestDiscardDeallocate(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	ctx := testCtx(t, time.Minute)
+	ctx := testutil.Context(t, time.Minute)
 	if _, err := conn.Prepare(ctx, "s1", "SELECT 1"); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestMaxQueryLength(t *testing.T) {
 		t.Errorf("message %q does not name the setting", pe.Message)
 	}
 	wantRows(t, conn, "SELECT 1", "1")
-	_, err := conn.Exec(testCtx(t, 30*time.Second), long, pgx.QueryExecModeDescribeExec)
+	_, err := conn.Exec(testutil.Context(t, 30*time.Second), long, pgx.QueryExecModeDescribeExec)
 	wantCode(t, err, "54001")
 	wantRows(t, conn, "SELECT 2", "2")
 	wantRows(t, other, "SELECT length('"+strings.Repeat("x", 90_000)+"')", "90000")
@@ -72,7 +72,7 @@ func TestLongExpressions(t *testing.T) {
 // working meanwhile.
 func TestDisconnectStopsQuery(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_MAX_CONNECTIONS=2"}})
-	ctx := testCtx(t, time.Minute)
+	ctx := testutil.Context(t, time.Minute)
 	// The slot of StartServer's readiness check frees once the server has
 	// seen it close: retry the two connections until they fit.
 	connect := func() *pgx.Conn {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
 )
 
 // snapshot is everything a user can see of the catalog and the views.
@@ -33,7 +35,7 @@ func takeSnapshot(t *testing.T, conn *pgx.Conn, views ...string) snapshot {
 // that columns added later do not matter.
 func namedColumns(t *testing.T, conn *pgx.Conn, sql string, cols ...string) []string {
 	t.Helper()
-	rows, err := conn.Query(testCtx(t, 30*time.Second), sql, pgx.QueryExecModeSimpleProtocol)
+	rows, err := conn.Query(testutil.Context(t, 30*time.Second), sql, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
@@ -99,7 +101,7 @@ func TestRestart(t *testing.T) {
 		"CREATE MATERIALIZED VIEW per_page AS SELECT page, count(*) AS n FROM clicks GROUP BY page")
 	views := []string{"per_customer", "order_stats", "big_orders", "per_page"}
 
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	m := &orderModel{}
 	publishOrders := func(n int) {
 		t.Helper()
@@ -109,7 +111,7 @@ func TestRestart(t *testing.T) {
 			msgs = append(msgs, fmt.Sprintf(`{"id": %d, "customer": "%s", "cents": %d, "at": "2026-11-29 10:%02d:%02d"}`,
 				id, m.customers[id], m.cents[id], (id/60)%60, id%60))
 		}
-		publish(t, js, "rs.orders", msgs...)
+		testutil.Publish(t, js, "rs.orders", msgs...)
 	}
 	insertOrder := func() {
 		t.Helper()
@@ -160,7 +162,7 @@ func TestRestart(t *testing.T) {
 	exec(t, conn, "DROP MATERIALIZED VIEW big_orders", "DROP STREAM unused")
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	_, err := conn.Exec(testCtx(t, 30*time.Second), "SELECT * FROM big_orders")
+	_, err := conn.Exec(testutil.Context(t, 30*time.Second), "SELECT * FROM big_orders")
 	wantCode(t, err, "42P01")
 	got := namedColumns(t, conn, "SHOW STREAMS", "name")
 	if !slices.Equal(got, []string{"clicks", "orders"}) {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
 )
 
 // TestReturningExtendedProtocol: INSERT, UPDATE and DELETE ... RETURNING
@@ -17,7 +19,7 @@ func TestReturningExtendedProtocol(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
 	exec(t, conn, `CREATE TABLE acct (id BIGINT PRIMARY KEY, owner TEXT NOT NULL, balance INT)`)
-	ctx := testCtx(t, 60*time.Second)
+	ctx := testutil.Context(t, 60*time.Second)
 
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
 		exec(t, conn, `DELETE FROM acct`)

@@ -21,14 +21,14 @@ import (
 // prepared statement) and returns a function that checks it is intact.
 func sessionCheck(t *testing.T, conn *pgx.Conn) func() {
 	t.Helper()
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testutil.Context(t, 30*time.Second)
 	exec(t, conn, "SET application_name = 'bystander'")
 	if _, err := conn.Prepare(ctx, "bystander_q", "SELECT n FROM counts WHERE k = $1"); err != nil {
 		t.Fatal(err)
 	}
 	return func() {
 		t.Helper()
-		ctx := testCtx(t, 30*time.Second)
+		ctx := testutil.Context(t, 30*time.Second)
 		wantRows(t, conn, "SHOW application_name", "bystander")
 		var n int64
 		if err := conn.QueryRow(ctx, "bystander_q", "a").Scan(&n); err != nil {
@@ -207,11 +207,11 @@ func TestDisconnectMidQuery(t *testing.T) {
 	exec(t, conn,
 		"CREATE STREAM big (k BIGINT) WITH (subject = 'rb.big')",
 		"CREATE MATERIALIZED VIEW big_groups AS SELECT k % 10 AS g, count(*) AS n FROM big GROUP BY k % 10")
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	total := publishBacklog(t, js, "rb.big", 0, 20000)
 
 	for _, sql := range []string{"FLUSH", "SELECT * FROM big_groups", "INSERT INTO kv VALUES ('c', 1)"} {
-		victim, err := pgconn.Connect(testCtx(t, 10*time.Second), srv.DSN())
+		victim, err := pgconn.Connect(testutil.Context(t, 10*time.Second), srv.DSN())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +258,7 @@ func TestCancelFlush(t *testing.T) {
 	exec(t, conn,
 		"CREATE STREAM big (k BIGINT) WITH (subject = 'rb.big')",
 		"CREATE MATERIALIZED VIEW big_groups AS SELECT k % 10 AS g, count(*) AS n, sum(k) AS s FROM big GROUP BY k % 10")
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, watcher, "ALTER SYSTEM PAUSE")
 	total := publishBacklog(t, js, "rb.big", 0, 20000)
 
@@ -274,7 +274,7 @@ wait:
 		if time.Now().After(deadline) {
 			t.Fatal("FLUSH was not canceled within 30s of cancel requests")
 		}
-		if cerr := conn.PgConn().CancelRequest(testCtx(t, 10*time.Second)); cerr != nil {
+		if cerr := conn.PgConn().CancelRequest(testutil.Context(t, 10*time.Second)); cerr != nil {
 			t.Fatalf("cancel request: %v", cerr)
 		}
 		select {
@@ -289,7 +289,7 @@ wait:
 	}
 	exec(t, watcher, "ALTER SYSTEM RESUME")
 	// The same connection works, and a new FLUSH completes with everything.
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 	if _, err := conn.Exec(ctx, "FLUSH"); err != nil {
 		t.Fatalf("FLUSH after the canceled one: %v", err)
 	}

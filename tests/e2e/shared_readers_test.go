@@ -62,7 +62,7 @@ func wantSharedView(t *testing.T, conn *pgx.Conn, m, n int) {
 // consumers returns how many JetStream consumers read the stream of subject.
 func consumers(t *testing.T, js jetstream.JetStream, subject string) (int, error) {
 	t.Helper()
-	ctx := testCtx(t, 10*time.Second)
+	ctx := testutil.Context(t, 10*time.Second)
 	name, err := js.StreamNameBySubject(ctx, subject)
 	if err != nil {
 		return 0, err
@@ -81,7 +81,7 @@ func consumers(t *testing.T, js jetstream.JetStream, subject string) (int, error
 // deleteConsumers deletes every JetStream consumer of subject's stream.
 func deleteConsumers(t *testing.T, js jetstream.JetStream, subject string) {
 	t.Helper()
-	ctx := testCtx(t, 10*time.Second)
+	ctx := testutil.Context(t, 10*time.Second)
 	name, err := js.StreamNameBySubject(ctx, subject)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestSharedReaderViews(t *testing.T) {
 	rng := rand.New(rand.NewSource(int64(testutil.Seed(t, "E2E_SEED"))))
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE STREAM sh (k BIGINT, v BIGINT) WITH (subject = 'e2e.sh')")
 	for m := 2; m <= 5; m++ {
 		exec(t, conn, sharedView(m))
@@ -203,7 +203,7 @@ func TestSharedReaderViews(t *testing.T) {
 func TestSharedReaderCrash(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE STREAM sh (k BIGINT, v BIGINT) WITH (subject = 'e2e.sh')")
 	for m := 2; m <= 8; m++ {
 		exec(t, conn, sharedView(m))
@@ -224,7 +224,7 @@ func TestSharedReaderCrash(t *testing.T) {
 	srv.Kill(t)
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	_, js = jetStream(t, srv.NATSURL())
+	_, js = testutil.JetStream(t, srv.NATSURL())
 	const second = 70000
 	publishRange(t, js, first, second)
 	flush(t, conn)
@@ -248,7 +248,7 @@ func TestSharedReaderCrash(t *testing.T) {
 func TestSharedReaderMergeAtStart(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: testutil.StartNATS(t)})
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE STREAM sh (k BIGINT, v BIGINT) WITH (subject = 'e2e.sh')")
 	for m := 2; m <= 9; m++ {
 		exec(t, conn, sharedView(m))
@@ -267,6 +267,6 @@ func TestSharedReaderMergeAtStart(t *testing.T) {
 	for m := 2; m <= 9; m++ {
 		wantSharedView(t, conn, m, n)
 	}
-	_, js = jetStream(t, srv.NATSURL())
+	_, js = testutil.JetStream(t, srv.NATSURL())
 	waitConsumers(t, js, "e2e.sh", readersFor(8))
 }

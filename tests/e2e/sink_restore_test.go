@@ -17,7 +17,7 @@ import (
 func TestSinkRestoreOlder(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "ALTER SYSTEM SET execution.checkpointing.interval = '100ms'",
 		"CREATE TABLE t (k int PRIMARY KEY, v int)",
 		"INSERT INTO t VALUES (1, 1)",
@@ -31,7 +31,7 @@ func TestSinkRestoreOlder(t *testing.T) {
 	again := testutil.StartServer(t, testutil.ServerOptions{DataDir: srv.DataDir,
 		Args: []string{"--restore-from", filepath.Join(srv.DataDir, "savepoints", "old")}})
 	conn = again.Conn(t)
-	_, js = jetStream(t, again.NATSURL())
+	_, js = testutil.JetStream(t, again.NATSURL())
 	exec(t, conn, "INSERT INTO t VALUES (3, 3)", "FLUSH")
 	poll(t, 30*time.Second, func() error {
 		rows := textRows(t, conn, "SHOW SINKS")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"streamdb/tests/testutil"
 )
 
 // TestSinkRollback: after ROLLBACK TO SAVEPOINT a sink's consumer gets
@@ -14,7 +16,7 @@ import (
 func TestSinkRollback(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "ALTER SYSTEM SET execution.checkpointing.interval = '100ms'",
 		"CREATE STREAM s (k int, v int) WITH (subject = 'sr.s')",
 		"CREATE MATERIALIZED VIEW agg AS SELECT k, count(*) AS n, sum(v) AS total FROM s GROUP BY k")

@@ -44,7 +44,7 @@ func waitSink(t *testing.T, conn *pgx.Conn, js jetstream.JetStream, subject, env
 func TestSinkEnvelopes(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "ALTER SYSTEM SET execution.checkpointing.interval = '100ms'",
 		"CREATE TABLE t (k int PRIMARY KEY, v int)",
 		"INSERT INTO t VALUES (1, 10), (2, 20)",
@@ -142,7 +142,7 @@ func TestSinkEnvelopes(t *testing.T) {
 		{"ALTER MATERIALIZED VIEW agg AS SELECT k, sum(v) AS total, count(*) AS n FROM t GROUP BY k", "2BP01"},
 	}
 	for _, b := range bad {
-		_, err := conn.Exec(testCtx(t, 30*time.Second), b.sql, pgx.QueryExecModeSimpleProtocol)
+		_, err := conn.Exec(testutil.Context(t, 30*time.Second), b.sql, pgx.QueryExecModeSimpleProtocol)
 		testutil.WantCode(t, err, b.code, b.sql)
 	}
 

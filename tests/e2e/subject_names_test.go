@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
 )
 
 // TestSubjectNames: subjects that NATS reserves and malformed subjects are
@@ -17,7 +19,7 @@ func TestSubjectNames(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
 	run := func(sql string) error {
-		_, err := conn.Exec(testCtx(t, time.Minute), sql, pgx.QueryExecModeSimpleProtocol)
+		_, err := conn.Exec(testutil.Context(t, time.Minute), sql, pgx.QueryExecModeSimpleProtocol)
 		return err
 	}
 	reserved := []string{"$JS.API.STREAM.LIST", "$JS.>", "$SYS.REQ.SERVER.PING", "$KV.bucket.key", "$O.store.x",

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
 )
 
 // fetchFeed runs a FETCH and returns its rows as feed rows.
 func fetchFeed(t *testing.T, conn *pgx.Conn, sql string) []feedRow {
 	t.Helper()
-	rows, err := conn.Query(testCtx(t, time.Minute), sql, pgx.QueryExecModeSimpleProtocol)
+	rows, err := conn.Query(testutil.Context(t, time.Minute), sql, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func fetchFeed(t *testing.T, conn *pgx.Conn, sql string) []feedRow {
 func TestSubscribeCursor(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE STREAM s (k int, v int) WITH (subject = 'cur.s')",
 		"CREATE MATERIALIZED VIEW agg AS SELECT k, sum(v) AS total FROM s GROUP BY k")
 	publishMany(t, js, "cur.s", 100, func(i int) string { return fmt.Sprintf(`{"k": %d, "v": %d}`, i%10, i) })
@@ -74,9 +76,9 @@ func TestSubscribeCursor(t *testing.T) {
 		return nil
 	})
 	exec(t, c, "CLOSE feed", "COMMIT")
-	_, err := c.Exec(testCtx(t, time.Minute), "FETCH 1 feed", pgx.QueryExecModeSimpleProtocol)
+	_, err := c.Exec(testutil.Context(t, time.Minute), "FETCH 1 feed", pgx.QueryExecModeSimpleProtocol)
 	wantCode(t, err, "34000")
-	_, err = c.Exec(testCtx(t, time.Minute), "DECLARE q CURSOR FOR SELECT * FROM agg", pgx.QueryExecModeSimpleProtocol)
+	_, err = c.Exec(testutil.Context(t, time.Minute), "DECLARE q CURSOR FOR SELECT * FROM agg", pgx.QueryExecModeSimpleProtocol)
 	wantCode(t, err, "25P01") // a query cursor outside a transaction block
 	wantRows(t, c, "SELECT count(*) FROM agg", strconv.Itoa(20))
 }
@@ -91,7 +93,7 @@ func TestSubscribeExtended(t *testing.T) {
 		"INSERT INTO kv VALUES (1, 10), (2, 20)",
 		"CREATE MATERIALIZED VIEW m AS SELECT k, v FROM kv")
 	sconn := srv.Conn(t)
-	ctx, cancel := context.WithCancel(testCtx(t, time.Minute))
+	ctx, cancel := context.WithCancel(testutil.Context(t, time.Minute))
 	defer cancel()
 	rows, err := sconn.Query(ctx, "SUBSCRIBE TO m")
 	if err != nil {

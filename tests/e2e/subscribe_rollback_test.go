@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
 )
 
 // TestSubscribeRollback: ROLLBACK TO SAVEPOINT ends a running SUBSCRIBE
@@ -15,7 +17,7 @@ import (
 func TestSubscribeRollback(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE STREAM s (k int, v int) WITH (subject = 'rb.s')",
 		"CREATE MATERIALIZED VIEW agg AS SELECT k, sum(v) AS total FROM s GROUP BY k")
 	ev := func(i int) string { return fmt.Sprintf(`{"k": %d, "v": %d}`, i%7, i) }
@@ -24,7 +26,7 @@ func TestSubscribeRollback(t *testing.T) {
 	exec(t, conn, "SAVEPOINT before")
 
 	sconn := srv.Conn(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 	rows, err := sconn.Query(ctx, "SUBSCRIBE agg", pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatal(err)

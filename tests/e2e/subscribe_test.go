@@ -143,7 +143,7 @@ func TestSubscribe(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 3))
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE STREAM s (k int, v int) WITH (subject = 'sub.s')",
 		"CREATE MATERIALIZED VIEW agg AS SELECT k, sum(v) AS total, count(*) AS n FROM s GROUP BY k")
 	event := func(int) string { return fmt.Sprintf(`{"k": %d, "v": %d}`, r.IntN(20), r.IntN(100)-30) }
@@ -151,7 +151,7 @@ func TestSubscribe(t *testing.T) {
 	flush(t, conn)
 
 	sconn := srv.Conn(t)
-	ctx := testCtx(t, 3*time.Minute)
+	ctx := testutil.Context(t, 3*time.Minute)
 	rows, err := sconn.Query(ctx, "SUBSCRIBE agg WITH (progress = true)", pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatal(err)
@@ -222,11 +222,11 @@ func fieldNames(fds []pgconn.FieldDescription) string {
 func TestSubscribeSlowSubscriber(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE STREAM s (k int, pad text) WITH (subject = 'slow.s')",
 		"CREATE MATERIALIZED VIEW wide AS SELECT k, pad FROM s")
 	sconn := srv.Conn(t)
-	ctx := testCtx(t, 3*time.Minute)
+	ctx := testutil.Context(t, 3*time.Minute)
 	rows, err := sconn.Query(ctx, "SUBSCRIBE wide WITH (max_buffered_rows = 100)", pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatal(err)
@@ -259,13 +259,13 @@ func TestSubscribeSlowSubscriber(t *testing.T) {
 func TestSubscribeCopy(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE STREAM s (k int, v int) WITH (subject = 'copy.s')",
 		"CREATE MATERIALIZED VIEW agg AS SELECT k, sum(v) AS total FROM s GROUP BY k")
-	publish(t, js, "copy.s", `{"k": 1, "v": 10}`, `{"k": 2, "v": 5}`)
+	testutil.Publish(t, js, "copy.s", `{"k": 1, "v": 10}`, `{"k": 2, "v": 5}`)
 	flush(t, conn)
 	sconn := srv.Conn(t)
-	ctx, cancel := context.WithCancel(testCtx(t, time.Minute))
+	ctx, cancel := context.WithCancel(testutil.Context(t, time.Minute))
 	w := &lineWriter{lines: make(chan string, 100)}
 	copyDone := make(chan error, 1)
 	go func() {
@@ -293,7 +293,7 @@ func TestSubscribeCopy(t *testing.T) {
 	if want := []string{epoch + "\t1\t1\t10", epoch + "\t1\t2\t5"}; !slices.Equal(got, want) {
 		t.Fatalf("snapshot %q, want %q", got, want)
 	}
-	publish(t, js, "copy.s", `{"k": 1, "v": 7}`)
+	testutil.Publish(t, js, "copy.s", `{"k": 1, "v": 7}`)
 	var change []string
 	for len(change) < 2 {
 		f := fields(next())
@@ -348,7 +348,7 @@ func TestChangesBetween(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 5))
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE STREAM s (k int, v int) WITH (subject = 'cb.s')",
 		"CREATE MATERIALIZED VIEW agg AS SELECT k, sum(v) AS total FROM s GROUP BY k",
 		"CREATE MATERIALIZED VIEW pos AS SELECT k % 4 AS b, v FROM s WHERE v > 50")
@@ -383,20 +383,20 @@ func TestChangesBetween(t *testing.T) {
 		}
 	}
 	wantRows(t, conn, "SELECT * FROM agg CHANGES BETWEEN SAVEPOINT p1 AND SAVEPOINT p1")
-	_, err := conn.Exec(testCtx(t, time.Minute), "SELECT * FROM agg CHANGES BETWEEN SAVEPOINT p0 AND SAVEPOINT nope", pgx.QueryExecModeSimpleProtocol)
+	_, err := conn.Exec(testutil.Context(t, time.Minute), "SELECT * FROM agg CHANGES BETWEEN SAVEPOINT p0 AND SAVEPOINT nope", pgx.QueryExecModeSimpleProtocol)
 	wantCode(t, err, "3B001")
 	exec(t, conn, "CREATE MATERIALIZED VIEW late AS SELECT k FROM s")
 	flush(t, conn)
 	exec(t, conn, "SAVEPOINT p9")
-	_, err = conn.Exec(testCtx(t, time.Minute), "SELECT * FROM late CHANGES BETWEEN SAVEPOINT p0 AND SAVEPOINT p9", pgx.QueryExecModeSimpleProtocol)
+	_, err = conn.Exec(testutil.Context(t, time.Minute), "SELECT * FROM late CHANGES BETWEEN SAVEPOINT p0 AND SAVEPOINT p9", pgx.QueryExecModeSimpleProtocol)
 	wantCode(t, err, "55000")
-	_, err = conn.Exec(testCtx(t, time.Minute), "SELECT k FROM agg CHANGES BETWEEN SAVEPOINT p0 AND SAVEPOINT p1", pgx.QueryExecModeSimpleProtocol)
+	_, err = conn.Exec(testutil.Context(t, time.Minute), "SELECT k FROM agg CHANGES BETWEEN SAVEPOINT p0 AND SAVEPOINT p1", pgx.QueryExecModeSimpleProtocol)
 	wantCode(t, err, "0A000")
 
 	// SUBSCRIBE AS OF a savepoint: that point's rows, then the net change
 	// to the start epoch, then live changes: the model ends as the view.
 	sconn := srv.Conn(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 	rows, err := sconn.Query(ctx, "SUBSCRIBE agg AS OF SAVEPOINT p0", pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatal(err)

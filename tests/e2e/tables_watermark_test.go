@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
 )
 
 // TestTableAndWatermarkSurviveCrash checks what a table and a watermark
@@ -60,7 +62,7 @@ func TestTableAndWatermarkSurviveCrash(t *testing.T) {
 	checkRows(t, conn, "after the restart", "SELECT id, owner, balance FROM accounts ORDER BY id", []string{"1 ann 20", "3 bob 60"})
 
 	// The extended protocol: parameters in INSERT, UPDATE and DELETE.
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testutil.Context(t, 30*time.Second)
 	for _, st := range []struct {
 		sql  string
 		args []any

@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/tests/testutil"
 )
 
 // Tables keep PostgreSQL's transaction contract: a block's writes are
@@ -38,7 +40,7 @@ func TestTransactionBlocks(t *testing.T) {
 	})
 
 	t.Run("driver rollback", func(t *testing.T) {
-		ctx := testCtx(t, 30*time.Second)
+		ctx := testutil.Context(t, 30*time.Second)
 		tx, err := conn.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +62,7 @@ func TestTransactionBlocks(t *testing.T) {
 		wantExecCode(t, conn, "SELECT 1/0", "22012")
 		wantExecCode(t, conn, "INSERT INTO t1 VALUES (3, 3, 3)", "25P02")
 		wantExecCode(t, conn, "SELECT 1", "25P02")
-		tag, err := conn.Exec(testCtx(t, 10*time.Second), "COMMIT", pgx.QueryExecModeSimpleProtocol)
+		tag, err := conn.Exec(testutil.Context(t, 10*time.Second), "COMMIT", pgx.QueryExecModeSimpleProtocol)
 		if err != nil || tag.String() != "ROLLBACK" {
 			t.Fatalf("COMMIT of an aborted block: tag %q, err %v; want tag ROLLBACK", tag, err)
 		}
@@ -316,8 +318,8 @@ func TestStatementTimeout(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
 	exec(t, conn, "CREATE STREAM big (id BIGINT, pad TEXT)")
-	_, js := jetStream(t, srv.NATSURL())
-	ctx := testCtx(t, 2*time.Minute)
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	ctx := testutil.Context(t, 2*time.Minute)
 	pad := strings.Repeat("p", 100)
 	publishMany(t, js, "big", 200_000, func(i int) string { return fmt.Sprintf(`{"id":%d,"pad":"%s"}`, i, pad) })
 
@@ -347,8 +349,8 @@ func TestStatementAtomicityJetStreamFull(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
 	exec(t, conn, "CREATE TABLE full_t (id BIGINT PRIMARY KEY, pad TEXT)")
-	_, js := jetStream(t, srv.NATSURL())
-	ctx := testCtx(t, time.Minute)
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	ctx := testutil.Context(t, time.Minute)
 	name, err := js.StreamNameBySubject(ctx, "streamdb.table.full_t")
 	if err != nil {
 		t.Fatal(err)

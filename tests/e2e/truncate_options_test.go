@@ -1,6 +1,10 @@
 package e2e
 
-import "testing"
+import (
+	"testing"
+
+	"streamdb/tests/testutil"
+)
 
 // TestTruncateOptions: ALTER TABLE ... SET / RESET changes a table's
 // history and a stream's retention, refuses anything else with the right
@@ -9,7 +13,7 @@ import "testing"
 func TestTruncateOptions(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn,
 		"CREATE TABLE t (id int PRIMARY KEY, v int)",
 		"CREATE STREAM s (k int)",
@@ -30,7 +34,7 @@ func TestTruncateOptions(t *testing.T) {
 
 	// Without the option the stream keeps everything; with it, what its
 	// view and the retained checkpoints have read goes.
-	publish(t, js, "s", `{"k":1}`, `{"k":2}`)
+	testutil.Publish(t, js, "s", `{"k":1}`, `{"k":2}`)
 	flush(t, conn)
 	purgePassed(t, conn, js, "options")
 	if n, _ := jsState(t, js, "s"); n != 2 {
@@ -41,7 +45,7 @@ func TestTruncateOptions(t *testing.T) {
 
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	publish(t, js, "s", `{"k":3}`)
+	testutil.Publish(t, js, "s", `{"k":3}`)
 	flush(t, conn)
 	pollDrained(t, js, "s", 0)
 	wantRows(t, conn, "SELECT n FROM sv", "3")

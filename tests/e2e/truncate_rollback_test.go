@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"streamdb/tests/testutil"
 )
 
 // TestRollbackRefusesPurgedInput: ROLLBACK TO SAVEPOINT checks the input of
@@ -18,7 +20,7 @@ import (
 func TestRollbackRefusesPurgedInput(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn,
 		"CREATE STREAM ev (k int, v bigint) WITH (retention = 'consumed')",
 		"CREATE MATERIALIZED VIEW agg AS SELECT count(*) AS n, sum(v) AS s FROM ev",

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,7 +18,7 @@ import (
 // JetStream stream that holds subject.
 func jsState(t *testing.T, js jetstream.JetStream, subject string) (msgs, first uint64) {
 	t.Helper()
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testutil.Context(t, 30*time.Second)
 	name, err := js.StreamNameBySubject(ctx, subject)
 	if err != nil {
 		t.Fatalf("JetStream stream of %s: %v", subject, err)
@@ -58,32 +56,9 @@ func purgePassed(t *testing.T, conn *pgx.Conn, js jetstream.JetStream, tag strin
 	exec(t, conn,
 		"CREATE STREAM "+m+" (k int) WITH (retention = 'consumed')",
 		"CREATE MATERIALIZED VIEW "+m+"_n AS SELECT count(*) AS n FROM "+m)
-	publish(t, js, m, `{"k":1}`)
+	testutil.Publish(t, js, m, `{"k":1}`)
 	flush(t, conn)
 	pollDrained(t, js, m, 0)
-}
-
-// copyDir copies a directory tree (a savepoint) file by file.
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		target := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copy %s: %v", from, err)
-	}
 }
 
 // TestTruncateConsumedStream: a stream WITH (retention = 'consumed') is
@@ -94,7 +69,7 @@ func copyDir(t *testing.T, from, to string) {
 func TestTruncateConsumedStream(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn,
 		"CREATE STREAM ev (k int, v bigint) WITH (retention = 'consumed')",
 		"CREATE STREAM kept (k int, v bigint)",
@@ -159,7 +134,7 @@ func TestTruncateConsumedStream(t *testing.T) {
 	// A copy of the savepoint outside the server's directories is not
 	// retained by it.
 	outside := filepath.Join(t.TempDir(), "before_more")
-	copyDir(t, filepath.Join(srv.DataDir, "savepoints", "before_more"), outside)
+	testutil.CopyDir(t, filepath.Join(srv.DataDir, "savepoints", "before_more"), outside)
 
 	exec(t, conn, "ROLLBACK TO SAVEPOINT before_more")
 	flush(t, conn)
@@ -191,13 +166,13 @@ func TestTruncateConsumedStream(t *testing.T) {
 	restored := testutil.StartServer(t, testutil.ServerOptions{DataDir: srv.DataDir, Args: []string{"--restore-from", outside}})
 	rc := restored.Conn(t)
 	testutil.Poll(t, 30*time.Second, "the restored view stops", func() error {
-		_, err := textRowsErr(testCtx(t, 10*time.Second), rc, "SELECT k, n, s FROM agg ORDER BY k")
+		_, err := textRowsErr(testutil.Context(t, 10*time.Second), rc, "SELECT k, n, s FROM agg ORDER BY k")
 		if err == nil {
 			return fmt.Errorf("the view still answers")
 		}
 		return nil
 	})
-	_, err := textRowsErr(testCtx(t, 10*time.Second), rc, "SELECT k, n, s FROM agg ORDER BY k")
+	_, err := textRowsErr(testutil.Context(t, 10*time.Second), rc, "SELECT k, n, s FROM agg ORDER BY k")
 	if pe := wantCode(t, err, "55000"); pe != nil && !strings.Contains(pe.Message, "are gone") {
 		t.Errorf("error does not name the missing input: %s", pe.Message)
 	}

@@ -22,7 +22,7 @@ func TestTruncateTableChangelog(t *testing.T) {
 	conn := srv.Conn(t)
 	pg := testutil.StartPostgres(t)
 	pc := pg.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 
 	const rows = 300
 	both := func(sqls ...string) {

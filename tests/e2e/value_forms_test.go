@@ -128,7 +128,7 @@ var valueExprs = []string{
 func TestValueFormsLikePostgres(t *testing.T) {
 	pg := testutil.StartPostgres(t)
 	srv := startServer(t)
-	ctx := testCtx(t, 3*time.Minute)
+	ctx := testutil.Context(t, 3*time.Minute)
 	sd, want := srv.Conn(t).PgConn(), pg.Conn(t).PgConn()
 	var queries []query
 	for _, c := range valueForms {
@@ -154,7 +154,7 @@ func TestValueFormsLikePostgres(t *testing.T) {
 func TestValueFormsRoundTrip(t *testing.T) {
 	pg := testutil.StartPostgres(t)
 	srv := startServer(t)
-	ctx := testCtx(t, 3*time.Minute)
+	ctx := testutil.Context(t, 3*time.Minute)
 	conn, pgConn := srv.Conn(t), pg.Conn(t)
 	const cols = `id int PRIMARY KEY, d date, ts timestamp, tz timestamptz, iv interval, n numeric, b boolean, s text`
 	rows := []string{
@@ -239,7 +239,7 @@ func (q query) run(ctx context.Context, c *pgconn.PgConn, binary bool) string {
 func TestCharLikePostgres(t *testing.T) {
 	pg := testutil.StartPostgres(t)
 	srv := startServer(t)
-	ctx := testCtx(t, 3*time.Minute)
+	ctx := testutil.Context(t, 3*time.Minute)
 	conn, pgConn := srv.Conn(t), pg.Conn(t)
 	values := `(1, 'a'), (2, ''), (3, 'abc'), (4, 'abc   '), (5, ' a'), (6, '日本'), (7, NULL)`
 	for _, c := range []*pgx.Conn{conn, pgConn} {

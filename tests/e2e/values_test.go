@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"streamdb/tests/testutil"
 )
 
 // valueCase is one value written by INSERT into a table and into a stream:
@@ -74,7 +76,7 @@ func TestValuesRoundTrip(t *testing.T) {
 		`CREATE MATERIALIZED VIEW scount AS SELECT count(*) AS n FROM s`,
 		`CREATE MATERIALIZED VIEW sall AS SELECT * FROM s`,
 	)
-	ctx := testCtx(t, 3*time.Minute)
+	ctx := testutil.Context(t, 3*time.Minute)
 	written := map[int]valueCase{}
 	for i, c := range valueCases {
 		id := i + 1
@@ -188,8 +190,8 @@ func TestValuesEpochMillisOverflow(t *testing.T) {
 		`CREATE STREAM ev (id int, ts timestamp)`,
 		`CREATE MATERIALIZED VIEW evv AS SELECT id, ts FROM ev`,
 	)
-	_, js := jetStream(t, srv.NATSURL())
-	publish(t, js, "ev", `{"id": 1, "ts": 9223372036854775807}`, `{"id": 2, "ts": 1767225600000}`, `{"id": 3, "ts": -9223372036854775808}`)
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	testutil.Publish(t, js, "ev", `{"id": 1, "ts": 9223372036854775807}`, `{"id": 2, "ts": 1767225600000}`, `{"id": 3, "ts": -9223372036854775808}`)
 	flush(t, conn)
 	wantRows(t, conn, `SELECT id, ts FROM evv ORDER BY id`, "2 2026-01-01 00:00:00")
 	if got := showStream(t, conn, "ev")["skipped_messages"]; got != "2" {

@@ -47,7 +47,7 @@ func toPostgres(t *testing.T, pg *pgx.Conn, evs [][2]int) {
 	for i, e := range evs {
 		rows[i] = []any{int32(e[0]), int32(e[1])}
 	}
-	if _, err := pg.CopyFrom(testCtx(t, time.Minute), pgx.Identifier{"s"}, []string{"k", "v"}, pgx.CopyFromRows(rows)); err != nil {
+	if _, err := pg.CopyFrom(testutil.Context(t, time.Minute), pgx.Identifier{"s"}, []string{"k", "v"}, pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -129,7 +129,7 @@ func TestViewChainExact(t *testing.T) {
 	conn := srv.Conn(t)
 	exec(t, conn, "CREATE STREAM s (k int, v int) WITH (subject = 'edges.s')")
 	createViews(t, conn, false, chainViews[:2])
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	publishEvents(t, js, "edges.s", evs[:8000])
 	wait := publishInBackground(t, js, "edges.s", evs[8000:16000])
 	createViews(t, conn, false, chainViews[2:])
@@ -142,7 +142,7 @@ func TestViewChainExact(t *testing.T) {
 	srv.Kill(t)
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	_, js = jetStream(t, srv.NATSURL())
+	_, js = testutil.JetStream(t, srv.NATSURL())
 	publishEvents(t, js, "edges.s", evs[20000:])
 	toPostgres(t, pg, evs[16000:])
 	flush(t, conn)
@@ -243,7 +243,7 @@ func TestViewEdgesRollbackAndDrop(t *testing.T) {
 	conn := srv.Conn(t)
 	exec(t, conn, "CREATE STREAM s (k int, v int) WITH (subject = 'edges.s')")
 	createViews(t, conn, false, chainViews)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	publishEvents(t, js, "edges.s", evs[:3000])
 	toPostgres(t, pg, evs[:3000])
 	flush(t, conn)
@@ -299,7 +299,7 @@ func TestViewOverJoinOfTableAndStream(t *testing.T) {
 	createViews(t, pg, true, views)
 	exec(t, conn, "CREATE STREAM s (k int, v int) WITH (subject = 'edges.s')")
 	createViews(t, conn, false, views[:1])
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	publishEvents(t, js, "edges.s", evs[:2000])
 	toPostgres(t, pg, evs[:2000])
 	flush(t, conn)

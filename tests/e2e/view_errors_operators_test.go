@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"streamdb/tests/testutil"
 )
 
 // TestViewSkipsFailedRowEveryOperator: a row whose evaluation fails in a
@@ -32,19 +34,19 @@ func TestViewSkipsFailedRowEveryOperator(t *testing.T) {
 		// Joins: the key fails for n = 0, the condition for m = 0.
 		"CREATE MATERIALIZED VIEW joined AS SELECT p.id, o.m FROM plain p JOIN other o ON p.id / p.n = o.id AND p.id / o.m >= 0",
 	)
-	_, js := jetStream(t, srv.NATSURL())
-	publish(t, js, "ev",
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	testutil.Publish(t, js, "ev",
 		`{"id": 1, "n": 5, "ts": "2026-01-01 00:00:00"}`,
 		`{"id": 2, "n": 0, "ts": "2026-01-01 00:00:01"}`,
 		`{"id": 3, "n": 2, "ts": "2026-01-01 00:00:02"}`)
-	publish(t, js, "plain",
+	testutil.Publish(t, js, "plain",
 		`{"id": 1, "n": 2, "ts": "2026-01-01 10:00:00"}`,
 		`{"id": 2, "n": 0, "ts": "2026-01-01 11:00:00"}`,
 		`{"id": 3, "n": 1, "ts": "2026-01-02 10:00:00"}`,
 		`{"id": 4, "n": 2, "ts": "infinity"}`,
 		`{"id": 5, "n": 2, "ts": "294246-12-31 12:00:00"}`,
 		`{"id": 6, "n": 2, "ts": "2026-01-01 12:00:00"}`)
-	publish(t, js, "other",
+	testutil.Publish(t, js, "other",
 		`{"id": 0, "m": 1}`, `{"id": 1, "m": 0}`, `{"id": 2, "m": 3}`, `{"id": 3, "m": 1}`)
 	exec(t, conn, "FLUSH")
 
@@ -72,13 +74,13 @@ func TestViewSkipsFailedRowEveryOperator(t *testing.T) {
 
 	// A pair whose condition fails does not match; the other side's row
 	// still joins with the rest.
-	publish(t, js, "other", `{"id": 0, "m": 0}`)
+	testutil.Publish(t, js, "other", `{"id": 0, "m": 0}`)
 	exec(t, conn, "FLUSH")
 	wantRows(t, conn, "SELECT id, m FROM joined ORDER BY id", "1 1", "3 1", "4 3", "5 3", "6 1")
 	wantRows(t, conn, "SELECT operator, sqlstate FROM streamdb_view_errors WHERE view = 'joined' ORDER BY at",
 		"join 22012", "join condition 22012")
 
-	_, err := textRowsErr(testCtx(t, 30*time.Second), conn, "SELECT * FROM wm_fail")
+	_, err := textRowsErr(testutil.Context(t, 30*time.Second), conn, "SELECT * FROM wm_fail")
 	if pe := wantCode(t, err, "22012"); pe != nil && !strings.Contains(pe.Detail, "watermark") {
 		t.Errorf("detail %q does not name the watermark", pe.Detail)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"streamdb/tests/testutil"
 )
 
 // viewErrorsQuery lists what streamdb_view_errors says about each view.
@@ -82,7 +84,7 @@ func TestViewOnErrorFail(t *testing.T) {
 		t.Helper()
 		exec(t, other, "FLUSH") // not blocked, not failed by q
 		checkRows(t, other, when, "SELECT n FROM n", []string{rows})
-		_, err := textRowsErr(testCtx(t, 30*time.Second), other, "SELECT id, r FROM q ORDER BY id")
+		_, err := textRowsErr(testutil.Context(t, 30*time.Second), other, "SELECT id, r FROM q ORDER BY id")
 		pe := wantCode(t, err, "22012")
 		if pe == nil {
 			t.Fatalf("%s: reading the stopped view did not fail", when)
@@ -104,7 +106,7 @@ func TestViewOnErrorFail(t *testing.T) {
 	conn, other = srv.Conn(t), srv.Conn(t)
 	// After a restart the view replays to the bad row and stops again.
 	poll(t, 30*time.Second, func() error {
-		_, err := textRowsErr(testCtx(t, 30*time.Second), conn, "SELECT id, r FROM q")
+		_, err := textRowsErr(testutil.Context(t, 30*time.Second), conn, "SELECT id, r FROM q")
 		if err == nil || !strings.Contains(err.Error(), "22012") {
 			return fmt.Errorf("SELECT of q after the restart: %v", err)
 		}

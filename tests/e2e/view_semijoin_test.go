@@ -151,7 +151,7 @@ func TestViewAntiJoinSurvivesCrash(t *testing.T) {
 	t.Parallel()
 	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	pg := testutil.StartPostgres(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 	ref, err := pgx.Connect(ctx, pg.DSN())
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestSemiJoinViewQuietWhileMatched(t *testing.T) {
 		 WHERE NOT EXISTS (SELECT 1 FROM si WHERE si.k = so.k + 10)`)
 	flush(t, conn)
 	sconn := srv.Conn(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 	rows, err := sconn.Query(ctx, "SUBSCRIBE sq WITH (progress = true)", pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatal(err)

@@ -54,7 +54,7 @@ func TestCorruptCheckpointSkipped(t *testing.T) {
 			createWorkload(t, conn)
 			ddl := checkpoints(t, conn)
 			lastDDL := ddl[len(ddl)-1]
-			js := jetStream(t, natsURL)
+			_, js := testutil.JetStream(t, natsURL)
 			gen := newGenerator(seed + uint64(i))
 			var events []event
 			step := func(n int, flush bool) {
@@ -62,7 +62,7 @@ func TestCorruptCheckpointSkipped(t *testing.T) {
 				publishEvents(t, js, batch)
 				events = append(events, batch...)
 				if flush {
-					mustExec(t, conn, "FLUSH")
+					testutil.MustExec(t, conn, "FLUSH")
 				}
 			}
 			step(3000, true)
@@ -92,7 +92,7 @@ func TestCorruptCheckpointSkipped(t *testing.T) {
 			t.Logf("skipped %v, recovered from %s", tc.skipped, filepath.Base(dirOf[tc.restored]))
 
 			conn = srv.Conn(t)
-			mustExec(t, conn, "FLUSH")
+			testutil.MustExec(t, conn, "FLUSH")
 			resetPostgres(t, pgConn)
 			loadPostgres(t, pgConn, events)
 			compareViews(t, conn, pgConn, workloadViews)
@@ -110,7 +110,7 @@ func TestCorruptCheckpointSkipped(t *testing.T) {
 // resetPostgres drops the workload tables.
 func resetPostgres(t testing.TB, pg *pgx.Conn) {
 	t.Helper()
-	if _, err := pg.Exec(testCtx(t, time.Minute), "DROP TABLE IF EXISTS orders, refunds"); err != nil {
+	if _, err := pg.Exec(testutil.Context(t, time.Minute), "DROP TABLE IF EXISTS orders, refunds"); err != nil {
 		t.Fatal(err)
 	}
 }

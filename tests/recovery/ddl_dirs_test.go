@@ -25,7 +25,7 @@ func TestDDLSurvivesCheckpointDirChange(t *testing.T) {
 		ConfigFile: writeConfig(t, "execution.checkpointing.interval=0")})
 	conn := srv.Conn(t)
 	// Checkpoints in the default directory that know only table a.
-	mustExec(t, conn, "CREATE TABLE a (id BIGINT PRIMARY KEY, v VARCHAR)",
+	testutil.MustExec(t, conn, "CREATE TABLE a (id BIGINT PRIMARY KEY, v VARCHAR)",
 		"INSERT INTO a VALUES (1, 'one')", "CHECKPOINT")
 	setAutoFile(t, srv.DataDir, "state.checkpoints.dir", other)
 	srv.Restart(t)
@@ -33,7 +33,7 @@ func TestDDLSurvivesCheckpointDirChange(t *testing.T) {
 	if got := setting(t, conn, "state.checkpoints.dir"); got != other {
 		t.Fatalf("state.checkpoints.dir after restart is %q, want %q", got, other)
 	}
-	mustExec(t, conn, "CREATE TABLE b (id BIGINT PRIMARY KEY, v VARCHAR)",
+	testutil.MustExec(t, conn, "CREATE TABLE b (id BIGINT PRIMARY KEY, v VARCHAR)",
 		"INSERT INTO b VALUES (1, 'x'), (2, 'y')",
 		"INSERT INTO a VALUES (2, 'two')",
 		"ALTER SYSTEM RESET state.checkpoints.dir")
@@ -47,17 +47,17 @@ func TestDDLSurvivesCheckpointDirChange(t *testing.T) {
 	if len(rec) != 1 || !strings.HasPrefix(logField(rec[0], "dir"), other) {
 		t.Errorf("want recovery from the checkpoint in %s written by CREATE TABLE b, log says %q", other, rec)
 	}
-	mustExec(t, conn, "FLUSH") // the tables replay their changelogs
+	testutil.MustExec(t, conn, "FLUSH") // the tables replay their changelogs
 	wantRow(t, conn, "SELECT count(*), min(v), max(v) FROM b", "2 x y")
 	wantRow(t, conn, "SELECT count(*) FROM a", "2")
 
 	// Back in the default directory: new checkpoints continue the ids, so
 	// a later DDL there is again the newest and survives another crash.
-	mustExec(t, conn, "CREATE TABLE c (id BIGINT PRIMARY KEY)", "INSERT INTO c VALUES (7)")
+	testutil.MustExec(t, conn, "CREATE TABLE c (id BIGINT PRIMARY KEY)", "INSERT INTO c VALUES (7)")
 	srv.Kill(t)
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	wantRow(t, conn, "SELECT count(*) FROM b", "2")
 	wantRow(t, conn, "SELECT id FROM c", "7")
 	rec = logLines(runLog(srv), "recovering from checkpoint")
@@ -91,11 +91,11 @@ func TestRecoveryRefusesToLoseDDL(t *testing.T) {
 	cfg := writeConfig(t, "execution.checkpointing.interval=0")
 	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg})
 	conn := srv.Conn(t)
-	mustExec(t, conn, "CREATE TABLE a (id BIGINT PRIMARY KEY)", "CHECKPOINT")
+	testutil.MustExec(t, conn, "CREATE TABLE a (id BIGINT PRIMARY KEY)", "CHECKPOINT")
 	setAutoFile(t, srv.DataDir, "state.checkpoints.dir", other)
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	mustExec(t, conn, "CREATE TABLE b (id BIGINT PRIMARY KEY)", "ALTER SYSTEM RESET state.checkpoints.dir")
+	testutil.MustExec(t, conn, "CREATE TABLE b (id BIGINT PRIMARY KEY)", "ALTER SYSTEM RESET state.checkpoints.dir")
 	srv.Kill(t)
 	if err := os.RemoveAll(other); err != nil {
 		t.Fatal(err)
@@ -174,9 +174,9 @@ func TestForeignCheckpointDirsSurvive(t *testing.T) {
 		"execution.checkpointing.interval=100ms", "state.checkpoints.num-retained=1",
 		"state.checkpoints.dir="+foreign)})
 	conn := srv.Conn(t)
-	mustExec(t, conn, "CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT)", "INSERT INTO t VALUES (1, 10), (2, 20)")
+	testutil.MustExec(t, conn, "CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT)", "INSERT INTO t VALUES (1, 10), (2, 20)")
 	start := maxID(checkpoints(t, conn))
-	poll(t, 30*time.Second, "5 more checkpoints", func() error {
+	testutil.Poll(t, 30*time.Second, "5 more checkpoints", func() error {
 		if id := maxID(checkpoints(t, conn)); id < start+5 {
 			return fmt.Errorf("newest id %d", id)
 		}
@@ -197,7 +197,7 @@ func TestForeignCheckpointDirsSurvive(t *testing.T) {
 		}
 		return out
 	}
-	poll(t, 30*time.Second, "retention keeps one own checkpoint", func() error {
+	testutil.Poll(t, 30*time.Second, "retention keeps one own checkpoint", func() error {
 		if o := own(); len(o) != 1 {
 			return fmt.Errorf("own completed checkpoints %v", o)
 		}
@@ -214,7 +214,7 @@ func TestForeignCheckpointDirsSurvive(t *testing.T) {
 		t.Errorf("recovery must use the server's own newest checkpoint, log says %q", rec)
 	}
 	conn = srv.Conn(t)
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	wantRow(t, conn, "SELECT count(*), sum(v) FROM t", "2 30")
 	quiesce(t, srv)
 	checkForeign("at the end")

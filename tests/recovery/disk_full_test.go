@@ -86,7 +86,7 @@ func TestDiskFull(t *testing.T) {
 	srv := startServer(t, testutil.ServerOptions{DataDir: filepath.Join(disk, "data")})
 	writer := srv.Conn(t)
 	reader := srv.Conn(t)
-	mustExec(t, writer,
+	testutil.MustExec(t, writer,
 		"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
 		"CREATE STREAM s (id BIGINT, v VARCHAR)",
 		"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n, sum(id) AS total FROM t",
@@ -94,10 +94,10 @@ func TestDiskFull(t *testing.T) {
 	)
 	var acked []int64 // ids acknowledged to the writer, in t and in s
 	write := func(id int64) error {
-		if err := execErr(writer, time.Minute, fmt.Sprintf("INSERT INTO t VALUES (%d, 'row %d')", id, id)); err != nil {
+		if err := testutil.ExecSimple(writer, time.Minute, fmt.Sprintf("INSERT INTO t VALUES (%d, 'row %d')", id, id)); err != nil {
 			return err
 		}
-		return execErr(writer, time.Minute, fmt.Sprintf("INSERT INTO s VALUES (%d, 'row %d')", id, id))
+		return testutil.ExecSimple(writer, time.Minute, fmt.Sprintf("INSERT INTO s VALUES (%d, 'row %d')", id, id))
 	}
 	for id := int64(1); id <= 20; id++ {
 		if err := write(id); err != nil {
@@ -105,37 +105,37 @@ func TestDiskFull(t *testing.T) {
 		}
 		acked = append(acked, id)
 	}
-	mustExec(t, writer, "FLUSH")
+	testutil.MustExec(t, writer, "FLUSH")
 
 	ballast := fillDisk(t, disk)
 
 	// Writes to a table and to a stream are refused with 53100 and a
 	// message that says what to do.
 	for _, sql := range []string{"INSERT INTO t VALUES (1000, 'refused')", "INSERT INTO s VALUES (1000, 'refused')"} {
-		pe := wantCode(t, execErr(writer, time.Minute, sql), "53100", sql)
+		pe := testutil.WantCode(t, testutil.ExecSimple(writer, time.Minute, sql), "53100", sql)
 		if pe != nil && (!strings.Contains(pe.Message, "disk") || pe.Hint == "" || goTypeName.MatchString(pe.Message)) {
 			t.Errorf("%s: message %q (hint %q) should say the disk is full and what to do, without Go names", sql, pe.Message, pe.Hint)
 		}
 	}
 	// A transaction's COMMIT is refused the same way, and nothing of it
 	// is written.
-	mustExec(t, writer, "BEGIN", "INSERT INTO t VALUES (1001, 'refused')")
-	wantCode(t, execErr(writer, time.Minute, "COMMIT"), "53100", "COMMIT")
+	testutil.MustExec(t, writer, "BEGIN", "INSERT INTO t VALUES (1001, 'refused')")
+	testutil.WantCode(t, testutil.ExecSimple(writer, time.Minute, "COMMIT"), "53100", "COMMIT")
 	// So are a checkpoint and a new table (JetStream has no room for its
 	// stream).
 	for _, sql := range []string{"CHECKPOINT", "CREATE TABLE t2 (id BIGINT PRIMARY KEY)"} {
-		wantCode(t, execErr(writer, time.Minute, sql), "53100", sql)
+		testutil.WantCode(t, testutil.ExecSimple(writer, time.Minute, sql), "53100", sql)
 	}
 
 	// The views pause instead of taking the server down, and periodic
 	// checkpoints fail without stopping it.
-	poll(t, 30*time.Second, "views paused for the full disk", func() error {
+	testutil.Poll(t, 30*time.Second, "views paused for the full disk", func() error {
 		if !strings.Contains(runLog(srv), "views pause") {
 			return errors.New("no \"views pause\" in the log yet")
 		}
 		return nil
 	})
-	poll(t, 30*time.Second, "a checkpoint failed for the full disk", func() error {
+	testutil.Poll(t, 30*time.Second, "a checkpoint failed for the full disk", func() error {
 		if !strings.Contains(runLog(srv), "checkpoint failed") {
 			return errors.New("no failed checkpoint in the log yet")
 		}
@@ -152,7 +152,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := int64(21)
-	poll(t, 30*time.Second, "writes resume after space is freed", func() error {
+	testutil.Poll(t, 30*time.Second, "writes resume after space is freed", func() error {
 		if err := write(next); err != nil {
 			return err
 		}
@@ -166,7 +166,7 @@ func TestDiskFull(t *testing.T) {
 		}
 		acked = append(acked, next)
 	}
-	mustExec(t, writer, "FLUSH", "CHECKPOINT", "CREATE TABLE t2 (id BIGINT PRIMARY KEY)")
+	testutil.MustExec(t, writer, "FLUSH", "CHECKPOINT", "CREATE TABLE t2 (id BIGINT PRIMARY KEY)")
 	checkRows(t, reader, acked, "after space was freed")
 
 	srv.Restart(t)
@@ -209,7 +209,7 @@ func TestDiskFullAtStart(t *testing.T) {
 	disk := smallDisk(t, "64m")
 	srv := startServer(t, testutil.ServerOptions{DataDir: filepath.Join(disk, "data")})
 	conn := srv.Conn(t)
-	mustExec(t, conn,
+	testutil.MustExec(t, conn,
 		"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
 		"CREATE STREAM s (id BIGINT, v VARCHAR)",
 		"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n, sum(id) AS total FROM t",
@@ -232,7 +232,7 @@ func TestDiskFullAtStart(t *testing.T) {
 				os.Remove(ballast)
 				return
 			}
-			time.Sleep(25 * time.Millisecond)
+			time.Sleep(25 * time.Millisecond) // poll interval, under the deadline above
 		}
 		freed <- os.Remove(ballast)
 	}()
@@ -241,6 +241,6 @@ func TestDiskFullAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn = srv.Conn(t)
-	mustExec(t, conn, "INSERT INTO t VALUES (3, 'c')", "INSERT INTO s VALUES (3, 'c')", "FLUSH")
+	testutil.MustExec(t, conn, "INSERT INTO t VALUES (3, 'c')", "INSERT INTO s VALUES (3, 'c')", "FLUSH")
 	checkRows(t, conn, []int64{1, 2, 3}, "after a start on a full disk")
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/tests/testutil"
@@ -21,24 +20,6 @@ import (
 // seedFor returns the seed of a test's random choices ($RECOVERY_SEED
 // replays one), logged as testutil.Seed does.
 func seedFor(t *testing.T) uint64 { return testutil.Seed(t, "RECOVERY_SEED") }
-
-// testCtx returns a context that ends after d or with the test.
-func testCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func execErr(conn *pgx.Conn, timeout time.Duration, sql string) error {
-	return testutil.ExecSimple(conn, timeout, sql)
-}
-
-func mustExec(t testing.TB, conn *pgx.Conn, sqls ...string) {
-	t.Helper()
-	testutil.MustExec(t, conn, sqls...)
-}
-
-func oneLine(s string) string { return testutil.OneLine(s) }
 
 // nullText stands for SQL NULL in text rows.
 const nullText = "\x00NULL"
@@ -54,7 +35,7 @@ func mustQuery(t testing.TB, conn *pgx.Conn, sql string) ([]string, [][]string) 
 	t.Helper()
 	cols, rows, err := queryText(conn, time.Minute, sql)
 	if err != nil {
-		t.Fatalf("%s: %v", oneLine(sql), err)
+		t.Fatalf("%s: %v", testutil.OneLine(sql), err)
 	}
 	return cols, rows
 }
@@ -74,16 +55,6 @@ func queryMaps(t testing.TB, conn *pgx.Conn, sql string) []map[string]string {
 	return out
 }
 
-// scalar returns the single value of a one-row, one-column query.
-func scalar(t testing.TB, conn *pgx.Conn, sql string) string {
-	t.Helper()
-	_, rows := mustQuery(t, conn, sql)
-	if len(rows) != 1 || len(rows[0]) != 1 {
-		t.Fatalf("%s: want one value, got %q", sql, rows)
-	}
-	return rows[0][0]
-}
-
 func atoi(t testing.TB, s string) int64 {
 	t.Helper()
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -91,18 +62,6 @@ func atoi(t testing.TB, s string) int64 {
 		t.Fatalf("not an integer: %q", s)
 	}
 	return n
-}
-
-func wantCode(t testing.TB, err error, code, what string) *pgconn.PgError {
-	t.Helper()
-	return testutil.WantCode(t, err, code, what)
-}
-
-// poll calls check until it returns nil; if timeout passes first, the last
-// error fails the test.
-func poll(t testing.TB, timeout time.Duration, what string, check func() error) {
-	t.Helper()
-	testutil.Poll(t, timeout, what, check)
 }
 
 // writeConfig writes a YAML config file of flat "key: value" settings.
@@ -121,24 +80,6 @@ func writeConfig(t testing.TB, settings ...string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// jetStream connects to NATS; the connection closes with the test.
-func jetStream(t testing.TB, url string) jetstream.JetStream {
-	t.Helper()
-	_, js := testutil.JetStream(t, url)
-	return js
-}
-
-// publish publishes messages and waits for each acknowledgement.
-func publish(t testing.TB, js jetstream.JetStream, subject string, msgs ...string) {
-	t.Helper()
-	ctx := testCtx(t, time.Minute)
-	for _, m := range msgs {
-		if _, err := js.Publish(ctx, subject, []byte(m)); err != nil {
-			t.Fatalf("publishing %q to %s: %v", m, subject, err)
-		}
-	}
 }
 
 // runLog returns the log of the server's current (newest) run.
@@ -242,7 +183,7 @@ func checkpointByID(t testing.TB, conn *pgx.Conn, id int64) (ckpt, bool) {
 func takeCheckpoint(t testing.TB, conn *pgx.Conn) ckpt {
 	t.Helper()
 	before := maxID(checkpoints(t, conn))
-	mustExec(t, conn, "CHECKPOINT")
+	testutil.MustExec(t, conn, "CHECKPOINT")
 	for _, c := range checkpoints(t, conn) {
 		if c.ID > before && c.Trigger == "manual" && c.Status == "completed" {
 			return c
@@ -302,7 +243,7 @@ func viewStatus(t testing.TB, conn *pgx.Conn, view string) string {
 // setting returns SHOW key.
 func setting(t testing.TB, conn *pgx.Conn, key string) string {
 	t.Helper()
-	return scalar(t, conn, "SHOW "+key)
+	return testutil.Scalar(t, conn, "SHOW "+key)
 }
 
 // startServer is testutil.StartServer that, when $RECOVERY_LOG_DIR is set,
@@ -345,7 +286,7 @@ func quiesce(t testing.TB, srv *testutil.Server) {
 		return
 	}
 	defer conn.Close(context.Background())
-	if err := execErr(conn, 30*time.Second, "SET execution.checkpointing.interval = 0"); err != nil {
+	if err := testutil.ExecSimple(conn, 30*time.Second, "SET execution.checkpointing.interval = 0"); err != nil {
 		t.Logf("quiesce: %v", err)
 		return
 	}
@@ -363,7 +304,7 @@ func quiesce(t testing.TB, srv *testutil.Server) {
 		if !busy {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // poll interval, under the deadline above
 	}
 }
 

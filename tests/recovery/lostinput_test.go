@@ -19,8 +19,8 @@ import (
 // it, and the server must go on serving the other views.
 func TestLostInput(t *testing.T) {
 	natsURL := testutil.StartNATS(t)
-	js := jetStream(t, natsURL)
-	ctx := testCtx(t, time.Minute)
+	_, js := testutil.JetStream(t, natsURL)
+	ctx := testutil.Context(t, time.Minute)
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{
 		Name: "limited", Subjects: []string{"lim.events"}, MaxMsgs: 10, Discard: jetstream.DiscardOld,
 		Storage: jetstream.FileStorage,
@@ -29,7 +29,7 @@ func TestLostInput(t *testing.T) {
 	}
 	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL})
 	conn := srv.Conn(t)
-	mustExec(t, conn,
+	testutil.MustExec(t, conn,
 		`CREATE STREAM lim (id BIGINT) WITH (subject = 'lim.events', format = 'json')`,
 		`CREATE STREAM fine (id BIGINT) WITH (subject = 'fine.events', format = 'json')`,
 		`CREATE MATERIALIZED VIEW lim_count AS SELECT count(*) AS n, max(id) AS last FROM lim`,
@@ -46,20 +46,20 @@ func TestLostInput(t *testing.T) {
 		}
 		return out
 	}
-	publish(t, js, "lim.events", msgs(1, 5)...)
-	publish(t, js, "fine.events", msgs(1, 5)...)
-	mustExec(t, conn, "FLUSH")
+	testutil.Publish(t, js, "lim.events", msgs(1, 5)...)
+	testutil.Publish(t, js, "fine.events", msgs(1, 5)...)
+	testutil.MustExec(t, conn, "FLUSH")
 	wantRow(t, conn, "SELECT n, last FROM lim_count", "5 5")
 
 	srv.Stop(t)
 	// Sequences 6..35; the stream keeps only 26..35, so 6..25 are gone.
-	publish(t, js, "lim.events", msgs(6, 35)...)
-	publish(t, js, "fine.events", msgs(6, 8)...)
+	testutil.Publish(t, js, "lim.events", msgs(6, 35)...)
+	testutil.Publish(t, js, "fine.events", msgs(6, 8)...)
 	srv.Restart(t)
 	conn = srv.Conn(t)
 
 	var status string
-	poll(t, 30*time.Second, "lim_count fails", func() error {
+	testutil.Poll(t, 30*time.Second, "lim_count fails", func() error {
 		status = viewStatus(t, conn, "lim_count")
 		if !strings.HasPrefix(status, "failed: ") {
 			return fmt.Errorf("status %q", status)
@@ -71,11 +71,11 @@ func TestLostInput(t *testing.T) {
 		t.Errorf("status %q does not name the missing sequences 6..25", status)
 	}
 	// FLUSH waits for the running views and leaves the stopped one out.
-	if err := execErr(conn, time.Minute, "FLUSH"); err != nil {
+	if err := testutil.ExecSimple(conn, time.Minute, "FLUSH"); err != nil {
 		t.Errorf("FLUSH failed because of the stopped view lim_count: %v", err)
 	}
 	// Reading the stopped view fails with the cause; the others go on.
-	if err := execErr(conn, time.Minute, "SELECT n, last FROM lim_count"); err == nil {
+	if err := testutil.ExecSimple(conn, time.Minute, "SELECT n, last FROM lim_count"); err == nil {
 		t.Errorf("reading lim_count succeeded although it stopped")
 	} else if !strings.Contains(err.Error(), "lim_count") || !strings.Contains(err.Error(), "6..25") {
 		t.Errorf("reading lim_count: error %q does not name the view and the missing sequences", err)
@@ -83,14 +83,14 @@ func TestLostInput(t *testing.T) {
 	if s := viewStatus(t, conn, "fine_count"); s != "running" {
 		t.Errorf("fine_count status %q, want running", s)
 	}
-	publish(t, js, "fine.events", msgs(9, 12)...)
-	poll(t, 15*time.Second, "fine_count catches up", func() error {
+	testutil.Publish(t, js, "fine.events", msgs(9, 12)...)
+	testutil.Poll(t, 15*time.Second, "fine_count catches up", func() error {
 		_, rows := mustQuery(t, conn, "SELECT n, last FROM fine_count")
 		if got := strings.Join(rows[0], " "); got != "12 12" {
 			return fmt.Errorf("fine_count = %s", got)
 		}
 		return nil
 	})
-	mustExec(t, conn, `CREATE MATERIALIZED VIEW fine_sum AS SELECT sum(id) AS s FROM fine`)
+	testutil.MustExec(t, conn, `CREATE MATERIALIZED VIEW fine_sum AS SELECT sum(id) AS s FROM fine`)
 	wantRow(t, conn, "SELECT s FROM fine_sum", "78")
 }

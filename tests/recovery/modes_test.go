@@ -51,12 +51,12 @@ func runUnionChaos(t *testing.T, mode string, seed uint64, kills int) (n, total,
 	if got := setting(t, conn, "execution.checkpointing.mode"); got != mode {
 		t.Fatalf("SHOW execution.checkpointing.mode = %q, want %q", got, mode)
 	}
-	mustExec(t, conn,
+	testutil.MustExec(t, conn,
 		`CREATE STREAM left_events (id BIGINT, x BIGINT) WITH (subject = 'mode.left', format = 'json')`,
 		`CREATE STREAM right_events (id BIGINT, x BIGINT) WITH (subject = 'mode.right', format = 'json')`,
 		`CREATE MATERIALIZED VIEW both_sides AS SELECT count(*) AS n, sum(x) AS total FROM
 		   (SELECT id, x FROM left_events UNION ALL SELECT id, x FROM right_events) AS u`)
-	js := jetStream(t, natsURL)
+	_, js := testutil.JetStream(t, natsURL)
 
 	// Two publishers, one per subject, at different rates so that the
 	// sources' barriers rarely arrive together.
@@ -120,7 +120,7 @@ func runUnionChaos(t *testing.T, mode string, seed uint64, kills int) (n, total,
 		}()
 	}
 	for i := 1; i <= kills; i++ {
-		time.Sleep(time.Duration(100+rng.IntN(700)) * time.Millisecond)
+		time.Sleep(time.Duration(100+rng.IntN(700)) * time.Millisecond) // the kill moment, chosen by the seed
 		if !srv.Running() {
 			t.Fatalf("kill %d: streamdb died on its own", i)
 		}
@@ -128,7 +128,7 @@ func runUnionChaos(t *testing.T, mode string, seed uint64, kills int) (n, total,
 		// Down for a moment while the publishers go on, so that the
 		// restarted server replays a backlog on both sources at once,
 		// when their barriers are the least aligned.
-		time.Sleep(time.Duration(rng.IntN(800)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.IntN(800)) * time.Millisecond) // how long it stays down, chosen by the seed
 		srv.Restart(t)
 		if len(logLines(runLog(srv), "recovering from checkpoint")) == 0 {
 			t.Fatalf("restart %d did not recover from a checkpoint:\n%s", i, runLog(srv))
@@ -140,7 +140,7 @@ func runUnionChaos(t *testing.T, mode string, seed uint64, kills int) (n, total,
 		t.Fatal(pubErr)
 	}
 	conn = srv.Conn(t)
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	_, rows := mustQuery(t, conn, "SELECT n, total FROM both_sides")
 	nText, totalText := rows[0][0], rows[0][1]
 	return atoi(t, nText), atoi(t, totalText), trueN, trueTotal

@@ -29,7 +29,7 @@ func TestNATSDown(t *testing.T) {
 	srv := startServer(t, testutil.ServerOptions{NATSURL: ns.ClientURL()})
 	writer := srv.Conn(t)
 	reader := srv.Conn(t)
-	mustExec(t, writer,
+	testutil.MustExec(t, writer,
 		"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
 		"CREATE STREAM s (id BIGINT, v VARCHAR)",
 		"CREATE MATERIALIZED VIEW s_count AS SELECT count(*) AS n FROM s",
@@ -44,9 +44,9 @@ func TestNATSDown(t *testing.T) {
 	// publish goes into the dead socket and times out (08007: not known
 	// whether stored). Wait for that state first: a write refused at once
 	// as unreachable.
-	poll(t, time.Minute, "the server notices that NATS is down", func() error {
+	testutil.Poll(t, time.Minute, "the server notices that NATS is down", func() error {
 		var pe *pgconn.PgError
-		if err := execErr(writer, time.Minute, "INSERT INTO t VALUES (3, 'refused')"); !errors.As(err, &pe) || pe.Code != "08006" {
+		if err := testutil.ExecSimple(writer, time.Minute, "INSERT INTO t VALUES (3, 'refused')"); !errors.As(err, &pe) || pe.Code != "08006" {
 			return fmt.Errorf("INSERT with NATS down: %v", err)
 		}
 		return nil
@@ -54,7 +54,7 @@ func TestNATSDown(t *testing.T) {
 
 	for _, sql := range []string{"INSERT INTO t VALUES (2, 'refused')", "INSERT INTO s VALUES (2, 'refused')", "UPDATE t SET v = 'refused' WHERE id = 1"} {
 		var pe *pgconn.PgError
-		err := execErr(writer, time.Minute, sql)
+		err := testutil.ExecSimple(writer, time.Minute, sql)
 		if !errors.As(err, &pe) {
 			t.Errorf("%s with NATS down: want an error with SQLSTATE 08006, got %v", sql, err)
 			continue
@@ -67,7 +67,7 @@ func TestNATSDown(t *testing.T) {
 	if fmt.Sprint(rows) != "[[1 a]]" {
 		t.Errorf("SELECT from t with NATS down: %v, want [[1 a]]", rows)
 	}
-	if got := scalar(t, reader, "SELECT n FROM s_count"); got != "1" {
+	if got := testutil.Scalar(t, reader, "SELECT n FROM s_count"); got != "1" {
 		t.Errorf("s_count with NATS down: %s, want 1", got)
 	}
 
@@ -82,15 +82,15 @@ func TestNATSDown(t *testing.T) {
 	if !back.ReadyForConnections(30 * time.Second) {
 		t.Fatal("NATS did not come back")
 	}
-	poll(t, time.Minute, "writes after NATS is back", func() error {
-		return execErr(writer, time.Minute, "INSERT INTO t VALUES (3, 'c')")
+	testutil.Poll(t, time.Minute, "writes after NATS is back", func() error {
+		return testutil.ExecSimple(writer, time.Minute, "INSERT INTO t VALUES (3, 'c')")
 	})
-	mustExec(t, writer, "INSERT INTO s VALUES (3, 'c')", "FLUSH")
+	testutil.MustExec(t, writer, "INSERT INTO s VALUES (3, 'c')", "FLUSH")
 	_, rows = mustQuery(t, reader, "SELECT id, v FROM t ORDER BY id")
 	if fmt.Sprint(rows) != "[[1 a] [3 c]]" {
 		t.Errorf("SELECT from t after NATS is back: %v, want [[1 a] [3 c]]", rows)
 	}
-	if got := scalar(t, reader, "SELECT n FROM s_count"); got != "2" {
+	if got := testutil.Scalar(t, reader, "SELECT n FROM s_count"); got != "2" {
 		t.Errorf("s_count after NATS is back: %s, want 2", got)
 	}
 }

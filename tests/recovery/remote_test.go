@@ -35,7 +35,7 @@ func (m remoteMeta) fileObjects() []string {
 // bucketObjects lists the live objects of a bucket by name.
 func bucketObjects(t testing.TB, st jetstream.ObjectStore) map[string]*jetstream.ObjectInfo {
 	t.Helper()
-	infos, err := st.List(testCtx(t, 30*time.Second))
+	infos, err := st.List(testutil.Context(t, 30*time.Second))
 	if err != nil && err != jetstream.ErrNoObjectsFound {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func bucketCheckpoints(t testing.TB, st jetstream.ObjectStore) map[int64]remoteM
 		if !strings.HasPrefix(name, "meta/") {
 			continue
 		}
-		data, err := st.GetBytes(testCtx(t, 30*time.Second), name)
+		data, err := st.GetBytes(testutil.Context(t, 30*time.Second), name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,8 +82,8 @@ func TestRemoteCheckpointUpload(t *testing.T) {
 	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg})
 	conn := srv.Conn(t)
 	createWorkload(t, conn)
-	js := jetStream(t, natsURL)
-	st, err := js.ObjectStore(testCtx(t, 10*time.Second), "CKPT")
+	_, js := testutil.JetStream(t, natsURL)
+	st, err := js.ObjectStore(testutil.Context(t, 10*time.Second), "CKPT")
 	if err != nil {
 		t.Fatalf("the checkpoint bucket was not created: %v", err)
 	}
@@ -92,8 +92,8 @@ func TestRemoteCheckpointUpload(t *testing.T) {
 	spFiles := map[string]bool{}
 	for round := 0; round < 4; round++ {
 		if round == 1 {
-			mustExec(t, conn, "SAVEPOINT sp1")
-			data, err := st.GetBytes(testCtx(t, 10*time.Second), "savepoints/sp1.json")
+			testutil.MustExec(t, conn, "SAVEPOINT sp1")
+			data, err := st.GetBytes(testutil.Context(t, 10*time.Second), "savepoints/sp1.json")
 			if err != nil {
 				t.Fatalf("savepoint sp1 is not in the bucket: %v", err)
 			}
@@ -111,11 +111,11 @@ func TestRemoteCheckpointUpload(t *testing.T) {
 			}
 		}
 		publishEvents(t, js, gen.generate(2000))
-		mustExec(t, conn, "FLUSH")
+		testutil.MustExec(t, conn, "FLUSH")
 		before := bucketObjects(t, st)
 		c := takeCheckpoint(t, conn)
 		taken = append(taken, c)
-		loc := scalar(t, conn, fmt.Sprintf("SELECT location FROM streamdb_checkpoints WHERE id = %d", c.ID))
+		loc := testutil.Scalar(t, conn, fmt.Sprintf("SELECT location FROM streamdb_checkpoints WHERE id = %d", c.ID))
 		if want := fmt.Sprintf("nats-object://CKPT/meta/chk-%010d.json", c.ID); loc != want {
 			t.Fatalf("checkpoint %d: location %q, want %q", c.ID, loc, want)
 		}
@@ -167,7 +167,7 @@ func TestRemoteCheckpointUpload(t *testing.T) {
 	}
 	// RELEASE deletes the savepoint from the bucket, and the files only
 	// it held.
-	mustExec(t, conn, "RELEASE SAVEPOINT sp1")
+	testutil.MustExec(t, conn, "RELEASE SAVEPOINT sp1")
 	objs := bucketObjects(t, st)
 	if _, ok := objs["savepoints/sp1.json"]; ok {
 		t.Errorf("RELEASE SAVEPOINT left savepoints/sp1.json in the bucket")
@@ -210,29 +210,29 @@ func TestRemoteCheckpointRestore(t *testing.T) {
 	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg})
 	conn := srv.Conn(t)
 	createWorkload(t, conn)
-	js := jetStream(t, natsURL)
+	_, js := testutil.JetStream(t, natsURL)
 	gen := newGenerator(seed)
 	var events []event
 	round := func(n int) {
 		more := gen.generate(n)
 		publishEvents(t, js, more)
 		events = append(events, more...)
-		mustExec(t, conn, "FLUSH")
+		testutil.MustExec(t, conn, "FLUSH")
 	}
 	round(3000)
 	a := takeCheckpoint(t, conn)
-	mustExec(t, conn, "SAVEPOINT sp_a")
+	testutil.MustExec(t, conn, "SAVEPOINT sp_a")
 	round(3000)
 	b := takeCheckpoint(t, conn)
 	round(2000) // after the last checkpoint: replayed from JetStream
 	srv.Kill(t)
 
 	// What a cut or botched upload leaves in the bucket.
-	st, err := js.ObjectStore(testCtx(t, 10*time.Second), "CKPT")
+	st, err := js.ObjectStore(testutil.Context(t, 10*time.Second), "CKPT")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testutil.Context(t, 30*time.Second)
 	if _, err := st.PutBytes(ctx, "files/state/999999.sst.5.0000abcd", []byte("half!")); err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestRemoteCheckpointRestore(t *testing.T) {
 			t.Errorf("%s: want recovery from checkpoint %d, log says %q", tc.name, tc.want, rec)
 		}
 		c := s.Conn(t)
-		mustExec(t, c, "FLUSH")
+		testutil.MustExec(t, c, "FLUSH")
 		if !compareViews(t, c, pgConn, workloadViews) {
 			t.Errorf("%s: views differ from PostgreSQL", tc.name)
 		}

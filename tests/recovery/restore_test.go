@@ -24,21 +24,21 @@ func TestRestoreFrom(t *testing.T) {
 		ConfigFile: writeConfig(t, "execution.checkpointing.interval=0")})
 	conn := srv.Conn(t)
 	createWorkload(t, conn)
-	js := jetStream(t, natsURL)
+	_, js := testutil.JetStream(t, natsURL)
 	gen := newGenerator(seed)
 	events := gen.generate(3000)
 	publishEvents(t, js, events)
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	a := takeCheckpoint(t, conn)
 	more := gen.generate(3000)
 	publishEvents(t, js, more)
 	events = append(events, more...)
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	takeCheckpoint(t, conn)
 	srv.Stop(t)
 
 	moved := filepath.Join(t.TempDir(), "portable", filepath.Base(a.Dir))
-	copyTree(t, a.Dir, moved)
+	testutil.CopyDir(t, a.Dir, moved)
 
 	pg := testutil.StartPostgres(t)
 	pgConn := pg.Conn(t)
@@ -54,7 +54,7 @@ func TestRestoreFrom(t *testing.T) {
 			t.Errorf("%s: want recovery from %s, log says %q", tc.name, tc.from, rec)
 		}
 		c := s.Conn(t)
-		mustExec(t, c, "FLUSH")
+		testutil.MustExec(t, c, "FLUSH")
 		if !compareViews(t, c, pgConn, workloadViews) {
 			t.Errorf("%s: views differ after --restore-from %s", tc.name, tc.from)
 		}
@@ -83,29 +83,6 @@ func TestRestoreFrom(t *testing.T) {
 	}
 }
 
-// copyTree copies a directory tree (regular files only).
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		target := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestDDLSurvivesCrash kills the server right after CREATE and DROP
 // statements return: recovery must never lose an acknowledged change of the
 // catalog (each DDL takes a checkpoint before it returns).
@@ -114,17 +91,17 @@ func TestDDLSurvivesCrash(t *testing.T) {
 	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL,
 		ConfigFile: writeConfig(t, "execution.checkpointing.interval=1h")})
 	conn := srv.Conn(t)
-	js := jetStream(t, natsURL)
-	mustExec(t, conn, `CREATE STREAM ev (k BIGINT, v BIGINT) WITH (subject = 'ddl.ev', format = 'json')`)
+	_, js := testutil.JetStream(t, natsURL)
+	testutil.MustExec(t, conn, `CREATE STREAM ev (k BIGINT, v BIGINT) WITH (subject = 'ddl.ev', format = 'json')`)
 	publishRaw(t, js, "ddl.ev", 500, func(i int) string { return fmt.Sprintf(`{"k":%d,"v":%d}`, i%10, i) })
-	mustExec(t, conn, `CREATE MATERIALIZED VIEW per_k AS SELECT k, count(*) AS n, sum(v) AS s FROM ev GROUP BY k`)
+	testutil.MustExec(t, conn, `CREATE MATERIALIZED VIEW per_k AS SELECT k, count(*) AS n, sum(v) AS s FROM ev GROUP BY k`)
 	srv.Kill(t)
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	wantRow(t, conn, "SELECT count(*), sum(n), sum(s) FROM per_k", "10 500 124750")
 
-	mustExec(t, conn, `CREATE MATERIALIZED VIEW big_v AS SELECT k, v FROM ev WHERE v >= 250`,
+	testutil.MustExec(t, conn, `CREATE MATERIALIZED VIEW big_v AS SELECT k, v FROM ev WHERE v >= 250`,
 		`DROP MATERIALIZED VIEW per_k`)
 	srv.Kill(t)
 	srv.Restart(t)
@@ -137,7 +114,7 @@ func TestDDLSurvivesCrash(t *testing.T) {
 		t.Errorf("views after CREATE big_v, DROP per_k and kill -9: %v, want [big_v]", names)
 	}
 	publishRaw(t, js, "ddl.ev", 100, func(i int) string { return fmt.Sprintf(`{"k":%d,"v":%d}`, i%10, 500+i) })
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	wantRow(t, conn, "SELECT count(*), sum(v) FROM big_v", fmt.Sprint(350, " ", sumRange(250, 599)))
 }
 

@@ -16,9 +16,10 @@ func TestShutdownDuringCheckpoint(t *testing.T) {
 	srv := startServer(t, testutil.ServerOptions{ConfigFile: writeConfig(t,
 		"execution.checkpointing.interval=1ms", "execution.checkpointing.max-concurrent-checkpoints=4")})
 	conn := srv.Conn(t)
-	buildState(t, conn, jetStream(t, srv.NATSURL()), 40000)
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	buildState(t, conn, js, 40000)
 	for i := 0; i < 8; i++ {
-		poll(t, 30*time.Second, "a checkpoint in progress", func() error {
+		testutil.Poll(t, 30*time.Second, "a checkpoint in progress", func() error {
 			for _, c := range checkpoints(t, conn) {
 				if c.Status == "in progress" {
 					return nil

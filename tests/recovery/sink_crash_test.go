@@ -27,14 +27,14 @@ func TestSinkCrashLoop(t *testing.T) {
 	cfg := writeConfig(t, "execution.checkpointing.interval=100ms")
 	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, ConfigFile: cfg})
 	conn := srv.Conn(t)
-	mustExec(t, conn,
+	testutil.MustExec(t, conn,
 		"CREATE STREAM ev (k bigint, v bigint) WITH (subject = 'sinkcrash.ev')",
 		"CREATE MATERIALIZED VIEW agg AS SELECT k, count(*) AS n, sum(v) AS total FROM ev GROUP BY k",
 		"CREATE MATERIALIZED VIEW spread AS SELECT n % 7 AS bucket FROM agg",
 		"CREATE SINK agg_out FROM agg INTO 'sinkcrash.agg'",
 		"CREATE SINK spread_out FROM spread INTO 'sinkcrash.spread' WITH (envelope = 'debezium')")
 
-	js := jetStream(t, natsURL)
+	_, js := testutil.JetStream(t, natsURL)
 	var sent atomic.Int64
 	stop, done := make(chan struct{}), make(chan error, 1)
 	go func() {
@@ -67,7 +67,7 @@ func TestSinkCrashLoop(t *testing.T) {
 	const kills = 20
 	start := time.Now()
 	for i := 1; i <= kills; i++ {
-		time.Sleep(time.Duration(200+rng.IntN(900)) * time.Millisecond) // a random moment, from the seed
+		time.Sleep(time.Duration(200+rng.IntN(900)) * time.Millisecond) // the kill moment, chosen by the seed
 		if !srv.Running() {
 			t.Fatalf("kill %d: streamdb died on its own before it was killed", i)
 		}
@@ -81,8 +81,8 @@ func TestSinkCrashLoop(t *testing.T) {
 	}
 
 	conn = srv.Conn(t)
-	mustExec(t, conn, "FLUSH")
-	if got, want := scalar(t, conn, "SELECT sum(n) FROM agg"), fmt.Sprint(sent.Load()); got != want {
+	testutil.MustExec(t, conn, "FLUSH")
+	if got, want := testutil.Scalar(t, conn, "SELECT sum(n) FROM agg"), fmt.Sprint(sent.Load()); got != want {
 		t.Fatalf("agg counts %s events, %s were published", got, want)
 	}
 	for _, s := range []struct {

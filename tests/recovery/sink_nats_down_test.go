@@ -24,19 +24,19 @@ func TestSinkNATSDown(t *testing.T) {
 	cfg := writeConfig(t, "execution.checkpointing.interval=0")
 	srv := startServer(t, testutil.ServerOptions{NATSURL: ns.ClientURL(), ConfigFile: cfg})
 	conn := srv.Conn(t)
-	mustExec(t, conn,
+	testutil.MustExec(t, conn,
 		"CREATE TABLE t (k bigint PRIMARY KEY, v bigint)",
 		"CREATE MATERIALIZED VIEW agg AS SELECT k % 3 AS b, count(*) AS n, sum(v) AS total FROM t GROUP BY k % 3",
 		"CREATE SINK out FROM agg INTO 'down.out' WITH (envelope = 'upsert')")
 	for i := range 30 {
-		mustExec(t, conn, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i*i))
+		testutil.MustExec(t, conn, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i*i))
 	}
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 
 	ns.Shutdown()
 	ns.WaitForShutdown()
-	mustExec(t, conn, "CHECKPOINT")
-	poll(t, time.Minute, "SHOW SINKS reports the sink retrying with changes pending", func() error {
+	testutil.MustExec(t, conn, "CHECKPOINT")
+	testutil.Poll(t, time.Minute, "SHOW SINKS reports the sink retrying with changes pending", func() error {
 		rows := queryMaps(t, conn, "SHOW SINKS")
 		if len(rows) != 1 || rows[0]["pending_epochs"] == "0" || !strings.HasPrefix(rows[0]["status"], "retrying: ") {
 			return fmt.Errorf("SHOW SINKS: %v", rows)
@@ -54,9 +54,9 @@ func TestSinkNATSDown(t *testing.T) {
 	if !back.ReadyForConnections(30 * time.Second) {
 		t.Fatal("NATS did not come back")
 	}
-	js := jetStream(t, back.ClientURL())
+	_, js := testutil.JetStream(t, back.ClientURL())
 	want := testutil.SortedRows(t, conn, "SELECT * FROM agg")
-	poll(t, time.Minute, "the consumer equals the view", func() error {
+	testutil.Poll(t, time.Minute, "the consumer equals the view", func() error {
 		f, err := testutil.ReadSink(js, "down.out", "upsert", []string{"b", "n", "total"})
 		if err != nil {
 			return err
@@ -69,7 +69,7 @@ func TestSinkNATSDown(t *testing.T) {
 		}
 		return nil
 	})
-	poll(t, time.Minute, "SHOW SINKS reports it publishing", func() error {
+	testutil.Poll(t, time.Minute, "SHOW SINKS reports it publishing", func() error {
 		rows := queryMaps(t, conn, "SHOW SINKS")
 		if len(rows) != 1 || rows[0]["pending_epochs"] != "0" || rows[0]["status"] != "publishing" {
 			return fmt.Errorf("SHOW SINKS: %v", rows)

@@ -31,7 +31,7 @@ func TestCrashDuringCommits(t *testing.T) {
 		ConfigFile: writeConfig(t, "execution.checkpointing.interval=200ms")})
 	setup := srv.Conn(t)
 	const accounts = 4
-	mustExec(t, setup,
+	testutil.MustExec(t, setup,
 		"CREATE TABLE orders (id BIGINT PRIMARY KEY, session BIGINT)",
 		"CREATE TABLE receipts (id BIGINT PRIMARY KEY, session BIGINT)",
 		"CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT)",
@@ -39,7 +39,7 @@ func TestCrashDuringCommits(t *testing.T) {
 		"CREATE MATERIALIZED VIEW receipt_count AS SELECT count(*) AS n FROM receipts",
 		"CREATE MATERIALIZED VIEW total_balance AS SELECT sum(balance) AS total FROM accounts")
 	for a := 0; a < accounts; a++ {
-		mustExec(t, setup, fmt.Sprintf("INSERT INTO accounts VALUES (%d, 0)", a))
+		testutil.MustExec(t, setup, fmt.Sprintf("INSERT INTO accounts VALUES (%d, 0)", a))
 	}
 
 	const sessions = 8
@@ -78,7 +78,7 @@ func TestCrashDuringCommits(t *testing.T) {
 			}
 		}(s)
 	}
-	time.Sleep(time.Duration(500+rng.IntN(1500)) * time.Millisecond) // let commits run before the kill
+	time.Sleep(time.Duration(500+rng.IntN(1500)) * time.Millisecond) // the kill moment, chosen by the seed, with commits running
 	srv.Kill(t)
 	close(stop)
 	wg.Wait()
@@ -124,7 +124,7 @@ func TestCrashDuringCommits(t *testing.T) {
 			len(missing), head(missing), len(extra), head(extra), len(halves), head(halves))
 	}
 	wantRow(t, conn, "SELECT sum(balance) FROM accounts", "0")
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	wantRow(t, conn, "SELECT n FROM order_count", fmt.Sprint(len(orders)))
 	wantRow(t, conn, "SELECT n FROM receipt_count", fmt.Sprint(len(receipts)))
 	wantRow(t, conn, "SELECT total FROM total_balance", "0")

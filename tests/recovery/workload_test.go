@@ -80,9 +80,9 @@ var workloadViews = []viewDef{
 // createWorkload creates the streams and views in streamdb.
 func createWorkload(t testing.TB, conn *pgx.Conn) {
 	t.Helper()
-	mustExec(t, conn, workloadDDL...)
+	testutil.MustExec(t, conn, workloadDDL...)
 	for _, v := range workloadViews {
-		mustExec(t, conn, "CREATE MATERIALIZED VIEW "+v.name+" AS "+v.query)
+		testutil.MustExec(t, conn, "CREATE MATERIALIZED VIEW "+v.name+" AS "+v.query)
 	}
 }
 
@@ -237,7 +237,7 @@ func (p *producer) await(f jetstream.PubAckFuture, e event) error {
 			return nil
 		}
 		last = err
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // pause between publish retries
 	}
 	return fmt.Errorf("publishing %s %s: %w", e.subject(), msgID(e), last)
 }
@@ -271,7 +271,7 @@ func checkStored(t testing.TB, js jetstream.JetStream, events []event) {
 	for _, e := range events {
 		want[e.subject()]++
 	}
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testutil.Context(t, 30*time.Second)
 	for subj, n := range want {
 		name, err := js.StreamNameBySubject(ctx, subj)
 		if err != nil {
@@ -294,7 +294,7 @@ func checkStored(t testing.TB, js jetstream.JetStream, events []event) {
 // loadPostgres creates the tables in PostgreSQL and copies events in.
 func loadPostgres(t testing.TB, pg *pgx.Conn, events []event) {
 	t.Helper()
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testutil.Context(t, 2*time.Minute)
 	for _, sql := range pgDDL {
 		if _, err := pg.Exec(ctx, sql); err != nil {
 			t.Fatalf("postgres: %s: %v", sql, err)
@@ -427,7 +427,7 @@ func runChaos(t *testing.T, opts chaosOpts) *testutil.Server {
 	conn := srv.Conn(t)
 	createWorkload(t, conn)
 
-	js := jetStream(t, natsURL)
+	_, js := testutil.JetStream(t, natsURL)
 	prod := startProducer(js, newGenerator(seed), opts.rate)
 	defer func() {
 		select {
@@ -441,7 +441,7 @@ func runChaos(t *testing.T, opts chaosOpts) *testutil.Server {
 	var recovered []string
 	for i := 1; i <= opts.kills; i++ {
 		delay := opts.minDelay + time.Duration(rng.Int64N(int64(opts.maxDelay-opts.minDelay)+1))
-		time.Sleep(delay) // a random moment, from the seed
+		time.Sleep(delay) // the kill moment, chosen by the seed
 		if !srv.Running() {
 			t.Fatalf("kill %d: streamdb died on its own before it was killed", i)
 		}
@@ -464,7 +464,7 @@ func runChaos(t *testing.T, opts chaosOpts) *testutil.Server {
 	checkStored(t, js, events)
 	conn = srv.Conn(t)
 	flushStart := time.Now()
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	t.Logf("%d events published at ~%d/s; FLUSH took %v", len(events), opts.rate, time.Since(flushStart).Round(time.Millisecond))
 	for _, m := range queryMaps(t, conn, "SHOW MATERIALIZED VIEWS") {
 		if m["status"] != "running" {
@@ -523,7 +523,7 @@ func killDuringStart(t *testing.T, srv *testutil.Server, natsURL, cfg string, de
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(delay)
+	time.Sleep(delay) // the kill moment during start, chosen by the caller's seed
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 }

@@ -29,9 +29,9 @@ func TestReleaseWhileReadingAsOf(t *testing.T) { asOfStress(t, 2, true) }
 
 func asOfStress(t *testing.T, points int, churn bool) {
 	rng := seedFor(t)
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
-	mustExec(t, conn, streamDDL("ev", "ev.many"),
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.many"),
 		"CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"],
 		"CREATE MATERIALIZED VIEW per_g AS "+viewQueries()["per_g"])
 	var all []row
@@ -40,7 +40,7 @@ func asOfStress(t *testing.T, points int, churn bool) {
 		rows := genRows(rng, int64(len(all)+1), 20+rng.IntN(50))
 		insert(t, conn, "ev", rows)
 		all = append(all, rows...)
-		mustExec(t, conn, "FLUSH", fmt.Sprintf("SAVEPOINT p%d", k))
+		testutil.MustExec(t, conn, "FLUSH", fmt.Sprintf("SAVEPOINT p%d", k))
 		want[k] = map[string][]string{"totals": goAnswer("totals", all), "per_g": goAnswer("per_g", all)}
 	}
 
@@ -104,7 +104,7 @@ func asOfStress(t *testing.T, points int, churn bool) {
 	go func() {
 		defer wg.Done()
 		for i := 0; churn && !stop.Load(); i++ {
-			if err := execErr(churner, time.Minute, "SAVEPOINT churn"); err != nil {
+			if err := testutil.ExecSimple(churner, time.Minute, "SAVEPOINT churn"); err != nil {
 				report("SAVEPOINT churn: [%s] %v", pgCode(err), err)
 				return
 			}
@@ -113,7 +113,7 @@ func asOfStress(t *testing.T, points int, churn bool) {
 					report("AS OF SAVEPOINT churn: [%s] %v", pgCode(err), err)
 				}
 			}
-			if err := execErr(churner, time.Minute, "RELEASE SAVEPOINT churn"); err != nil {
+			if err := testutil.ExecSimple(churner, time.Minute, "RELEASE SAVEPOINT churn"); err != nil {
 				report("RELEASE SAVEPOINT churn: [%s] %v", pgCode(err), err)
 				return
 			}
@@ -126,7 +126,7 @@ func asOfStress(t *testing.T, points int, churn bool) {
 	// The clients race until they have done enough: a number of reads
 	// (and, with churn, of savepoints taken and released under them),
 	// not a length of time, so a slow machine tests as much as a fast one.
-	poll(t, 5*time.Minute, "the concurrent AS OF workload", func() error {
+	testutil.Poll(t, 5*time.Minute, "the concurrent AS OF workload", func() error {
 		mu.Lock()
 		failed := len(order) > 0
 		mu.Unlock()
@@ -169,16 +169,16 @@ func rowsTimeout(conn *pgx.Conn, sql string) ([]string, error) {
 // must answer.
 func TestRollbackWhileAsOfEvicts(t *testing.T) {
 	rng := seedFor(t)
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
-	mustExec(t, conn, streamDDL("ev", "ev.evict"),
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.evict"),
 		"CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"])
 	var all []row
 	for k := 0; k < 6; k++ {
 		rows := genRows(rng, int64(len(all)+1), 50)
 		insert(t, conn, "ev", rows)
 		all = append(all, rows...)
-		mustExec(t, conn, "FLUSH", fmt.Sprintf("SAVEPOINT p%d", k))
+		testutil.MustExec(t, conn, "FLUSH", fmt.Sprintf("SAVEPOINT p%d", k))
 	}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -198,9 +198,9 @@ func TestRollbackWhileAsOfEvicts(t *testing.T) {
 	deadline := time.Now().Add(4 * time.Second)
 	n, failed := 0, 0
 	for time.Now().Before(deadline) && failed < 3 {
-		err := execErr(conn, 10*time.Second, "ALTER SYSTEM PAUSE")
+		err := testutil.ExecSimple(conn, 10*time.Second, "ALTER SYSTEM PAUSE")
 		if err == nil {
-			err = execErr(conn, 10*time.Second, "ROLLBACK TO SAVEPOINT p0")
+			err = testutil.ExecSimple(conn, 10*time.Second, "ROLLBACK TO SAVEPOINT p0")
 		}
 		if err != nil {
 			failed++
@@ -209,7 +209,7 @@ func TestRollbackWhileAsOfEvicts(t *testing.T) {
 				conn = srv.Conn(t)
 			}
 		}
-		if err := execErr(conn, 10*time.Second, "ALTER SYSTEM RESUME"); err != nil {
+		if err := testutil.ExecSimple(conn, 10*time.Second, "ALTER SYSTEM RESUME"); err != nil {
 			t.Errorf("RESUME: %v", err)
 		}
 		n++
@@ -218,7 +218,7 @@ func TestRollbackWhileAsOfEvicts(t *testing.T) {
 	wg.Wait()
 	t.Logf("%d rollbacks", n)
 	check := srv.Conn(t)
-	if err := execErr(check, 15*time.Second, "FLUSH"); err != nil {
+	if err := testutil.ExecSimple(check, 15*time.Second, "FLUSH"); err != nil {
 		t.Errorf("FLUSH after the rollbacks: [%s] %v", pgCode(err), err)
 	}
 	if got, err := rowsTimeout(check, "SELECT n FROM totals"); err != nil || !slices.Equal([]string{fmt.Sprint(len(all))}, got) {

@@ -23,27 +23,27 @@ import (
 func TestAsOfWhileInputFlows(t *testing.T) {
 	rng := seedFor(t)
 	ref := newReference(t)
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
 	// Keep every checkpoint so that AS OF CHECKPOINT keeps finding ours.
-	mustExec(t, conn, "ALTER SYSTEM SET state.checkpoints.num-retained = 1000")
+	testutil.MustExec(t, conn, "ALTER SYSTEM SET state.checkpoints.num-retained = 1000")
 
 	queries := viewQueries()
 	names := keys(queries)
-	mustExec(t, conn, streamDDL("ev", "ev.asof"))
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.asof"))
 	for _, n := range names {
-		mustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
+		testutil.MustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
 	}
 	b1 := genRows(rng, 1, 200+rng.IntN(300))
 	insert(t, conn, "ev", b1)
-	mustExec(t, conn, "FLUSH", "SAVEPOINT sp", "CHECKPOINT")
+	testutil.MustExec(t, conn, "FLUSH", "SAVEPOINT sp", "CHECKPOINT")
 	chk := newestCheckpoint(t, conn, "manual")
 	created := savepointTime(t, conn, "sp")
 	// A time just after the savepoint, before any further input: the
 	// newest point at or before it holds the savepoint's state.
 	ts := created.Add(time.Millisecond)
 	for time.Now().Before(ts.Add(5 * time.Millisecond)) {
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // waits until the clock has passed ts
 	}
 	wantSP := ref.answer("ev", b1, queries)
 
@@ -77,7 +77,7 @@ func TestAsOfWhileInputFlows(t *testing.T) {
 			rows := genRows(rng, next, 1+rng.IntN(8))
 			mu.Unlock()
 			next += int64(len(rows))
-			if err := execErr(prod, 30*time.Second, insertSQL("ev", rows)); err != nil {
+			if err := testutil.ExecSimple(prod, 30*time.Second, insertSQL("ev", rows)); err != nil {
 				done <- fmt.Errorf("producer: %v", err)
 				return
 			}
@@ -94,11 +94,11 @@ func TestAsOfWhileInputFlows(t *testing.T) {
 			compareViews(t, fmt.Sprintf("round %d, input flowing:%s", rounds, p), wantSP, viewRows(t, conn, names, p))
 		}
 		// Ad-hoc queries over the point: aggregates, filters, parameters.
-		if got, want := scalar(t, conn, "SELECT sum(n) FROM per_g AS OF SAVEPOINT sp"), strconv.Itoa(len(b1)); got != want {
+		if got, want := testutil.Scalar(t, conn, "SELECT sum(n) FROM per_g AS OF SAVEPOINT sp"), strconv.Itoa(len(b1)); got != want {
 			t.Errorf("sum(n) over per_g AS OF SAVEPOINT sp: got %s, want %s", got, want)
 		}
 		checkPreparedAsOf(t, conn, wantSP["per_g"])
-		if n, _ := strconv.Atoi(scalar(t, conn, "SELECT n FROM totals")); n > len(b1) {
+		if n, _ := strconv.Atoi(testutil.Scalar(t, conn, "SELECT n FROM totals")); n > len(b1) {
 			moved = true
 		}
 		rounds++
@@ -112,7 +112,7 @@ func TestAsOfWhileInputFlows(t *testing.T) {
 	}
 	t.Logf("%d rounds of AS OF reads while %d rows were produced", rounds, len(produced)-len(b1))
 
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	compareViews(t, "live views after FLUSH vs PostgreSQL over all input", ref.answer("ev", produced, queries), viewRows(t, conn, names, ""))
 	for _, p := range points {
 		compareViews(t, "after the producer stopped:"+p, wantSP, viewRows(t, conn, names, p))

@@ -18,7 +18,7 @@ import (
 func TestCLI(t *testing.T) {
 	rng := seedFor(t)
 	bin := testutil.BuildServer(t)
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
 	cli := func(args ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -45,12 +45,12 @@ func TestCLI(t *testing.T) {
 		}
 	}
 
-	mustExec(t, conn, streamDDL("ev", "ev.cli"),
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.cli"),
 		"CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"],
 		"CREATE MATERIALIZED VIEW per_g AS "+viewQueries()["per_g"])
 	b1 := genRows(rng, 1, 100)
 	insert(t, conn, "ev", b1)
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 
 	// A name that needs quoting: upper case and a space.
 	const odd = "Before Deploy"
@@ -77,12 +77,12 @@ func TestCLI(t *testing.T) {
 	atSP := viewRows(t, conn, []string{"totals", "per_g"}, fmt.Sprintf(` AS OF SAVEPOINT "%s"`, odd))
 	b2 := genRows(rng, 1000, 50)
 	insert(t, conn, "ev", b2)
-	mustExec(t, conn, "FLUSH", "ALTER SYSTEM PAUSE")
+	testutil.MustExec(t, conn, "FLUSH", "ALTER SYSTEM PAUSE")
 	if out := mustCLI("rollback", odd); !strings.Contains(out, "ROLLBACK") {
 		t.Errorf("rollback: output %q lacks the command tag", out)
 	}
 	compareViews(t, "paused, after the CLI rollback", atSP, viewRows(t, conn, []string{"totals", "per_g"}, ""))
-	mustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
+	testutil.MustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
 	want := map[string][]string{
 		"totals": goAnswer("totals", append(append([]row(nil), b1...), b2...)),
 		"per_g":  goAnswer("per_g", append(append([]row(nil), b1...), b2...)),

@@ -30,17 +30,17 @@ func TestRollbackThenKill(t *testing.T) {
 	ref := newReference(t)
 	natsURL := testutil.StartNATS(t)
 	dataDir := t.TempDir()
-	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, DataDir: dataDir})
+	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: natsURL, DataDir: dataDir})
 	conn := srv.Conn(t)
 
 	queries := viewQueries()
-	mustExec(t, conn, streamDDL("ev", "ev.crash"))
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.crash"))
 	for _, n := range []string{"totals", "per_g", "g_max"} {
-		mustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
+		testutil.MustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
 	}
 	all := genRows(rng, 1, 200+rng.IntN(200))
 	insert(t, conn, "ev", all)
-	mustExec(t, conn, "FLUSH", "SAVEPOINT sp")
+	testutil.MustExec(t, conn, "FLUSH", "SAVEPOINT sp")
 	postCatalog := []string{"g_max", "per_g", "totals"}
 	preCatalog := []string{"low_sum", "per_g", "totals"}
 	postState := ref.answer("ev", all, subset(queries, postCatalog...))
@@ -50,7 +50,7 @@ func TestRollbackThenKill(t *testing.T) {
 		}
 	}
 	spLen := len(all)
-	js := jetStream(t, natsURL)
+	_, js := testutil.JetStream(t, natsURL)
 
 	nextID := int64(10_000)
 	for round := 0; round < 4; round++ {
@@ -59,7 +59,7 @@ func TestRollbackThenKill(t *testing.T) {
 		nextID += 1000
 		insert(t, conn, "ev", more)
 		all = append(all, more...)
-		mustExec(t, conn, "FLUSH",
+		testutil.MustExec(t, conn, "FLUSH",
 			"CREATE MATERIALIZED VIEW low_sum AS "+queries["low_sum"],
 			"DROP MATERIALIZED VIEW g_max", "FLUSH")
 		preState := ref.answer("ev", all, subset(queries, preCatalog...))
@@ -68,24 +68,24 @@ func TestRollbackThenKill(t *testing.T) {
 		returned := false
 		paused := round == 0 || (round > 1 && rng.IntN(2) == 0)
 		if paused {
-			mustExec(t, conn, "ALTER SYSTEM PAUSE")
+			testutil.MustExec(t, conn, "ALTER SYSTEM PAUSE")
 		}
 		if round < 2 {
-			mustExec(t, conn, "ROLLBACK TO SAVEPOINT sp")
+			testutil.MustExec(t, conn, "ROLLBACK TO SAVEPOINT sp")
 			returned = true
 			srv.Kill(t)
 		} else {
 			delay := time.Duration(rng.IntN(150)) * time.Millisecond
 			res := make(chan error, 1)
-			go func() { res <- execErr(conn, time.Minute, "ROLLBACK TO SAVEPOINT sp") }()
-			time.Sleep(delay)
+			go func() { res <- testutil.ExecSimple(conn, time.Minute, "ROLLBACK TO SAVEPOINT sp") }()
+			time.Sleep(delay) // the kill moment, chosen by the seed; any moment must be safe
 			srv.Kill(t)
 			err := <-res
 			returned = err == nil
 			t.Logf("round %d: killed %v after ROLLBACK started (paused %v; it returned: %v, err %v)", round, delay, paused, returned, err)
 		}
 
-		srv = startServer(t, testutil.ServerOptions{NATSURL: natsURL, DataDir: dataDir,
+		srv = testutil.StartServer(t, testutil.ServerOptions{NATSURL: natsURL, DataDir: dataDir,
 			Env: []string{"STREAMDB_EXECUTION_BARRIER_INTERVAL=1h"}})
 		conn = srv.Conn(t)
 		got := viewNames(t, conn)
@@ -110,7 +110,7 @@ func TestRollbackThenKill(t *testing.T) {
 		default:
 			t.Fatalf("round %d: restarted with views %q: neither %q (before) nor %q (after)", round, got, preCatalog, postCatalog)
 		}
-		mustExec(t, conn, "SET execution.barrier.interval = '20ms'", "FLUSH")
+		testutil.MustExec(t, conn, "SET execution.barrier.interval = '20ms'", "FLUSH")
 		compareViews(t, fmt.Sprintf("round %d: after FLUSH vs PostgreSQL over all input", round),
 			ref.answer("ev", all, subset(queries, got...)), viewRows(t, conn, got, ""))
 		if sp := savepointNames(t, conn); !slices.Equal([]string{"sp"}, sp) {
@@ -118,7 +118,7 @@ func TestRollbackThenKill(t *testing.T) {
 		}
 		if strings.Join(got, ",") == strings.Join(preCatalog, ",") {
 			// Get back to the savepoint's catalog for the next round.
-			mustExec(t, conn, "ROLLBACK TO SAVEPOINT sp", "FLUSH")
+			testutil.MustExec(t, conn, "ROLLBACK TO SAVEPOINT sp", "FLUSH")
 		}
 	}
 }

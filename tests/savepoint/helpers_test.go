@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -31,17 +28,6 @@ func seedFor(t *testing.T) *rand.Rand {
 
 // ---- statements ----
 
-func execErr(conn *pgx.Conn, timeout time.Duration, sql string) error {
-	return testutil.ExecSimple(conn, timeout, sql)
-}
-
-func mustExec(t testing.TB, conn *pgx.Conn, sqls ...string) {
-	t.Helper()
-	testutil.MustExec(t, conn, sqls...)
-}
-
-func oneLine(s string) string { return testutil.OneLine(s) }
-
 const nullText = "NULL"
 
 // queryText runs sql with the simple protocol and returns every value as
@@ -54,7 +40,7 @@ func mustQuery(t testing.TB, conn *pgx.Conn, sql string) [][]string {
 	t.Helper()
 	_, rows, err := queryText(conn, time.Minute, sql)
 	if err != nil {
-		t.Fatalf("%s: %v", oneLine(sql), err)
+		t.Fatalf("%s: %v", testutil.OneLine(sql), err)
 	}
 	return rows
 }
@@ -77,15 +63,6 @@ func mustRows(t testing.TB, conn *pgx.Conn, sql string) []string {
 func rowsErr(conn *pgx.Conn, sql string) ([]string, error) {
 	_, rows, err := queryText(conn, time.Minute, sql)
 	return sorted(rows), err
-}
-
-func scalar(t testing.TB, conn *pgx.Conn, sql string) string {
-	t.Helper()
-	rows := mustQuery(t, conn, sql)
-	if len(rows) != 1 || len(rows[0]) != 1 {
-		t.Fatalf("%s: want one value, got %q", sql, rows)
-	}
-	return rows[0][0]
 }
 
 func diffRows(want, got []string) string {
@@ -116,11 +93,6 @@ func wantCode(t testing.TB, err error, code, what string) {
 	if got := pgCode(err); got != code {
 		t.Errorf("%s: want SQLSTATE %s, got %q (%v)", what, code, got, err)
 	}
-}
-
-func poll(t testing.TB, timeout time.Duration, what string, check func() error) {
-	t.Helper()
-	testutil.Poll(t, timeout, what, check)
 }
 
 // ---- the workload: one stream ev(id, g, x) and views over it ----
@@ -172,7 +144,7 @@ func insert(t testing.TB, conn *pgx.Conn, stream string, rows []row) {
 	t.Helper()
 	for len(rows) > 0 {
 		n := min(200, len(rows))
-		mustExec(t, conn, insertSQL(stream, rows[:n]))
+		testutil.MustExec(t, conn, insertSQL(stream, rows[:n]))
 		rows = rows[n:]
 	}
 }
@@ -194,7 +166,7 @@ func newReference(t testing.TB) *reference {
 // the table holds exactly rows.
 func (r *reference) answer(table string, rows []row, queries map[string]string) map[string][]string {
 	r.t.Helper()
-	mustExec(r.t, r.conn, "DROP TABLE IF EXISTS "+table, fmt.Sprintf("CREATE TABLE %s (id BIGINT, g TEXT, x BIGINT)", table))
+	testutil.MustExec(r.t, r.conn, "DROP TABLE IF EXISTS "+table, fmt.Sprintf("CREATE TABLE %s (id BIGINT, g TEXT, x BIGINT)", table))
 	if len(rows) > 0 {
 		insert(r.t, r.conn, table, rows)
 	}
@@ -275,12 +247,6 @@ func savepointNames(t testing.TB, conn *pgx.Conn) []string {
 
 // ---- NATS ----
 
-func jetStream(t testing.TB, url string) jetstream.JetStream {
-	t.Helper()
-	_, js := testutil.JetStream(t, url)
-	return js
-}
-
 // streamMessages reads every message retained on subject, in sequence
 // order, with an ordered consumer.
 func streamMessages(t testing.TB, js jetstream.JetStream, subject string) []row {
@@ -335,48 +301,12 @@ func streamMessages(t testing.TB, js jetstream.JetStream, subject string) []row 
 			if ctx.Err() != nil {
 				t.Fatalf("reading %s: %v after %d messages", subject, ctx.Err(), len(out))
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // poll interval; ctx is the deadline
 		}
 	}
 }
 
 // ---- files ----
-
-func copyDir(t testing.TB, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		in, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(dst)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-	if err != nil {
-		t.Fatalf("copy %s to %s: %v", from, to, err)
-	}
-}
-
-func startServer(t *testing.T, opts testutil.ServerOptions) *testutil.Server {
-	t.Helper()
-	return testutil.StartServer(t, opts)
-}
 
 // goAnswer computes a view of viewQueries over rows in Go, in PostgreSQL's
 // text format, sorted.

@@ -31,17 +31,17 @@ import (
 func TestRollbackUnderLoad(t *testing.T) {
 	rng := seedFor(t)
 	ref := newReference(t)
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
 
 	queries := subset(viewQueries(), "totals", "per_g")
-	mustExec(t, conn, streamDDL("ev", "ev.load"))
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.load"))
 	for _, n := range keys(queries) {
-		mustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
+		testutil.MustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
 	}
 	b1 := genRows(rng, 1, 100+rng.IntN(100))
 	insert(t, conn, "ev", b1)
-	mustExec(t, conn, "FLUSH", "SAVEPOINT sp")
+	testutil.MustExec(t, conn, "FLUSH", "SAVEPOINT sp")
 	spState := viewRows(t, conn, keys(queries), " AS OF SAVEPOINT sp")
 	compareViews(t, "AS OF SAVEPOINT sp vs PostgreSQL", ref.answer("ev", b1, queries), spState)
 
@@ -76,7 +76,7 @@ func TestRollbackUnderLoad(t *testing.T) {
 			for !stop.Load() {
 				rows := genRows(wr, next, 1+wr.IntN(4))
 				next += int64(len(rows))
-				if err := execErr(c, 30*time.Second, insertSQL("ev", rows)); err != nil {
+				if err := testutil.ExecSimple(c, 30*time.Second, insertSQL("ev", rows)); err != nil {
 					fail(fmt.Sprintf("writer %d INSERT", w), err)
 					if pgCode(err) == "conn" {
 						return
@@ -131,13 +131,13 @@ func TestRollbackUnderLoad(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for !stop.Load() {
-			if err := execErr(flusher, time.Minute, "FLUSH"); err != nil {
+			if err := testutil.ExecSimple(flusher, time.Minute, "FLUSH"); err != nil {
 				fail("FLUSH", err)
 				if pgCode(err) == "conn" {
 					return
 				}
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // paces the FLUSH load
 		}
 	}()
 
@@ -147,16 +147,16 @@ func TestRollbackUnderLoad(t *testing.T) {
 	var slowest time.Duration
 	rollback := func() {
 		t0 := time.Now()
-		mustExec(t, conn, "ROLLBACK TO SAVEPOINT sp")
+		testutil.MustExec(t, conn, "ROLLBACK TO SAVEPOINT sp")
 		slowest = max(slowest, time.Since(t0))
 	}
 	for time.Since(start) < 6*time.Second && !t.Failed() {
-		time.Sleep(time.Duration(20+rng.IntN(150)) * time.Millisecond)
+		time.Sleep(time.Duration(20+rng.IntN(150)) * time.Millisecond) // lets the load run a moment the seed chooses
 		if rng.IntN(2) == 0 {
-			mustExec(t, conn, "ALTER SYSTEM PAUSE")
+			testutil.MustExec(t, conn, "ALTER SYSTEM PAUSE")
 			rollback()
 			compareViews(t, fmt.Sprintf("paused, right after rollback %d", rollbacks), spState, viewRows(t, conn, keys(queries), ""))
-			mustExec(t, conn, "ALTER SYSTEM RESUME")
+			testutil.MustExec(t, conn, "ALTER SYSTEM RESUME")
 			paused++
 		} else {
 			rollback()
@@ -164,7 +164,7 @@ func TestRollbackUnderLoad(t *testing.T) {
 		rollbacks++
 		if rollbacks%3 == 0 {
 			name := fmt.Sprintf("tmp_%d", rollbacks)
-			mustExec(t, conn, "SAVEPOINT "+name, "RELEASE SAVEPOINT "+name)
+			testutil.MustExec(t, conn, "SAVEPOINT "+name, "RELEASE SAVEPOINT "+name)
 		}
 	}
 	stop.Store(true)
@@ -174,8 +174,9 @@ func TestRollbackUnderLoad(t *testing.T) {
 		t.Errorf("client error: %s", e)
 	}
 
-	mustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
-	msgs := streamMessages(t, jetStream(t, srv.NATSURL()), "ev.load")
+	testutil.MustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	msgs := streamMessages(t, js, "ev.load")
 	if want := int64(len(b1)) + inserted.Load(); int64(len(msgs)) != want {
 		t.Errorf("JetStream holds %d messages, want %d (acknowledged INSERTs)", len(msgs), want)
 	}

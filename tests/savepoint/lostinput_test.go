@@ -21,7 +21,7 @@ func TestRollbackInputGone(t *testing.T) {
 	rng := seedFor(t)
 	ref := newReference(t)
 	natsURL := testutil.StartNATS(t)
-	js := jetStream(t, natsURL)
+	_, js := testutil.JetStream(t, natsURL)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const subject = "ev.small"
@@ -31,14 +31,14 @@ func TestRollbackInputGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL})
+	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: natsURL})
 	conn := srv.Conn(t)
 	queries := viewQueries()
-	mustExec(t, conn, streamDDL("ev", subject))
+	testutil.MustExec(t, conn, streamDDL("ev", subject))
 	for _, n := range []string{"totals", "per_g", "g_max"} {
-		mustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
+		testutil.MustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
 	}
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 
 	var all []row
 	add := func(n int) { // small batches, so that the views keep up with the trimming
@@ -46,13 +46,13 @@ func TestRollbackInputGone(t *testing.T) {
 			k := min(n, 3)
 			rows := genRows(rng, int64(len(all)+1), k)
 			insert(t, conn, "ev", rows)
-			mustExec(t, conn, "FLUSH")
+			testutil.MustExec(t, conn, "FLUSH")
 			all = append(all, rows...)
 			n -= k
 		}
 	}
 	add(3)
-	mustExec(t, conn, "SAVEPOINT sp")
+	testutil.MustExec(t, conn, "SAVEPOINT sp")
 	spWant := ref.answer("ev", all, subset(queries, "totals", "per_g", "g_max"))
 	add(12)
 	info, err := jsStream.Info(ctx)
@@ -62,7 +62,7 @@ func TestRollbackInputGone(t *testing.T) {
 	if info.State.FirstSeq <= 4 {
 		t.Fatalf("JetStream stream first sequence %d: the test needs message 4 discarded", info.State.FirstSeq)
 	}
-	mustExec(t, conn, "DROP MATERIALIZED VIEW g_max",
+	testutil.MustExec(t, conn, "DROP MATERIALIZED VIEW g_max",
 		"CREATE MATERIALIZED VIEW low_sum AS "+queries["low_sum"])
 
 	snapshot := func() map[string][]string {
@@ -77,7 +77,7 @@ func TestRollbackInputGone(t *testing.T) {
 		t.Helper()
 		var err error
 		for _, s := range sqls {
-			if err = execErr(conn, time.Minute, s); err != nil {
+			if err = testutil.ExecSimple(conn, time.Minute, s); err != nil {
 				break
 			}
 		}
@@ -86,9 +86,9 @@ func TestRollbackInputGone(t *testing.T) {
 	}
 	tryRollback("ROLLBACK TO SAVEPOINT sp", "ROLLBACK TO SAVEPOINT sp")
 	tryRollback("ROLLBACK TO TIMESTAMP just after sp", fmt.Sprintf("ROLLBACK TO TIMESTAMP '%s'", ts))
-	mustExec(t, conn, "ALTER SYSTEM PAUSE")
+	testutil.MustExec(t, conn, "ALTER SYSTEM PAUSE")
 	tryRollback("paused ROLLBACK TO SAVEPOINT sp", "ROLLBACK TO SAVEPOINT sp")
-	mustExec(t, conn, "ALTER SYSTEM RESUME")
+	testutil.MustExec(t, conn, "ALTER SYSTEM RESUME")
 
 	// Reading the savepoint needs no input.
 	compareViews(t, "AS OF SAVEPOINT sp", spWant, viewRows(t, conn, []string{"totals", "per_g", "g_max"}, " AS OF SAVEPOINT sp"))
@@ -104,7 +104,7 @@ func TestRollbackInputGone(t *testing.T) {
 // input after FLUSH (a rollback that replayed from a trimmed stream).
 func checkNoSilentLoss(t *testing.T, conn *pgx.Conn, ref *reference, all []row, queries map[string]string) {
 	t.Helper()
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	names := []string{"totals", "per_g"}
 	compareViews(t, "after FLUSH vs PostgreSQL over all input (views must not silently lose input)",
 		ref.answer("ev", all, subset(queries, names...)), viewRows(t, conn, names, ""))
@@ -118,7 +118,7 @@ func TestRollbackInputGoneFromStart(t *testing.T) {
 	rng := seedFor(t)
 	ref := newReference(t)
 	natsURL := testutil.StartNATS(t)
-	js := jetStream(t, natsURL)
+	_, js := testutil.JetStream(t, natsURL)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const subject = "ev.small0"
@@ -127,24 +127,24 @@ func TestRollbackInputGoneFromStart(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL})
+	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: natsURL})
 	conn := srv.Conn(t)
 	queries := viewQueries()
-	mustExec(t, conn, streamDDL("ev", subject))
+	testutil.MustExec(t, conn, streamDDL("ev", subject))
 	for _, n := range []string{"totals", "per_g"} {
-		mustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
+		testutil.MustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
 	}
-	mustExec(t, conn, "FLUSH", "SAVEPOINT sp_empty")
+	testutil.MustExec(t, conn, "FLUSH", "SAVEPOINT sp_empty")
 	var all []row
 	for len(all) < 15 {
 		rows := genRows(rng, int64(len(all)+1), 3)
 		insert(t, conn, "ev", rows)
-		mustExec(t, conn, "FLUSH")
+		testutil.MustExec(t, conn, "FLUSH")
 		all = append(all, rows...)
 	}
 	names := []string{"totals", "per_g"}
 	before := viewRows(t, conn, names, "")
-	err := execErr(conn, time.Minute, "ROLLBACK TO SAVEPOINT sp_empty")
+	err := testutil.ExecSimple(conn, time.Minute, "ROLLBACK TO SAVEPOINT sp_empty")
 	wantCode(t, err, "55000", "ROLLBACK TO SAVEPOINT sp_empty (positions 0; messages 1..7 discarded)")
 	compareViews(t, "after the rollback that should have failed", before, viewRows(t, conn, names, ""))
 	checkNoSilentLoss(t, conn, ref, all, queries)

@@ -21,10 +21,10 @@ import (
 // undo or keep the block's writes, are never durable, and do not touch a
 // durable savepoint of the same name.
 func TestTransactionSavepointsViaDriver(t *testing.T) {
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
-	mustExec(t, conn, streamDDL("ev", "ev.tx"), "CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"])
-	mustExec(t, conn, "INSERT INTO ev VALUES (1, 'a', 5)", "FLUSH", "SAVEPOINT sp_1") // durable; pgx names its first nested one sp_1
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.tx"), "CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"])
+	testutil.MustExec(t, conn, "INSERT INTO ev VALUES (1, 'a', 5)", "FLUSH", "SAVEPOINT sp_1") // durable; pgx names its first nested one sp_1
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -79,7 +79,7 @@ func TestTransactionSavepointsViaDriver(t *testing.T) {
 		t.Errorf("COMMIT of an aborted block: want %v, got %v", pgx.ErrTxCommitRollback, err)
 	}
 	// Outside the block the same statements are durable again.
-	wantCode(t, execErr(conn, time.Minute, "SAVEPOINT sp_1"), "42710", "durable SAVEPOINT sp_1 after COMMIT")
+	wantCode(t, testutil.ExecSimple(conn, time.Minute, "SAVEPOINT sp_1"), "42710", "durable SAVEPOINT sp_1 after COMMIT")
 }
 
 // TestCreateViewWhilePaused: DESIGN.md says to run a rollback between PAUSE
@@ -88,10 +88,10 @@ func TestTransactionSavepointsViaDriver(t *testing.T) {
 // must return too (it may backfill later), not block until some other
 // session resumes the sources.
 func TestCreateViewWhilePaused(t *testing.T) {
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
 	q := viewQueries()
-	mustExec(t, conn, streamDDL("ev", "ev.pausedddl"),
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.pausedddl"),
 		"CREATE MATERIALIZED VIEW totals AS "+q["totals"],
 		"CREATE MATERIALIZED VIEW per_g AS "+q["per_g"],
 		"INSERT INTO ev VALUES (1, 'a', 5), (2, 'b', 7)", "FLUSH", "SAVEPOINT sp",
@@ -102,7 +102,7 @@ func TestCreateViewWhilePaused(t *testing.T) {
 
 	ddl := srv.Conn(t)
 	res := make(chan error, 1)
-	go func() { res <- execErr(ddl, time.Minute, "CREATE MATERIALIZED VIEW g_max AS "+q["g_max"]) }()
+	go func() { res <- testutil.ExecSimple(ddl, time.Minute, "CREATE MATERIALIZED VIEW g_max AS "+q["g_max"]) }()
 	select {
 	case err := <-res:
 		if err != nil {
@@ -110,12 +110,12 @@ func TestCreateViewWhilePaused(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Errorf("CREATE MATERIALIZED VIEW while paused did not return within 5s (it waits for a backfill that cannot start until RESUME)")
-		mustExec(t, conn, "ALTER SYSTEM RESUME")
+		testutil.MustExec(t, conn, "ALTER SYSTEM RESUME")
 		if err := <-res; err != nil {
 			t.Errorf("CREATE MATERIALIZED VIEW after RESUME: %v", err)
 		}
 	}
-	mustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
+	testutil.MustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
 	// totals: the savepoint's 2 rows (sum 12), then all 3 again from the
 	// earliest (sum 21).
 	if got := mustRows(t, conn, "SELECT n, s FROM totals"); !slices.Equal([]string{"5|33"}, got) {
@@ -131,9 +131,9 @@ func TestCreateViewWhilePaused(t *testing.T) {
 // very value pick "the newest point completed at or before" it, which must
 // be that savepoint, not the one before.
 func TestTimestampOfShownPoint(t *testing.T) {
-	srv := startServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_EXECUTION_CHECKPOINTING_INTERVAL=0"}})
+	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_EXECUTION_CHECKPOINTING_INTERVAL=0"}})
 	conn := srv.Conn(t)
-	mustExec(t, conn, streamDDL("ev", "ev.ts"), "CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"],
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.ts"), "CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"],
 		"INSERT INTO ev VALUES (1, 'a', 5)", "FLUSH", "SAVEPOINT first",
 		"INSERT INTO ev VALUES (2, 'a', 7)", "FLUSH", "SAVEPOINT second",
 		"INSERT INTO ev VALUES (3, 'a', 9)", "FLUSH")
@@ -151,13 +151,13 @@ func TestTimestampOfShownPoint(t *testing.T) {
 	if err != nil || !slices.Equal(want, got) {
 		t.Errorf("AS OF TIMESTAMP '%s' (created_at of savepoint second as SHOW SAVEPOINTS shows it): got %q, %v; want %q (the state of second)", shown, got, err, want)
 	}
-	mustExec(t, conn, "ALTER SYSTEM PAUSE")
-	if err := execErr(conn, time.Minute, fmt.Sprintf("ROLLBACK TO TIMESTAMP '%s'", shown)); err != nil {
+	testutil.MustExec(t, conn, "ALTER SYSTEM PAUSE")
+	if err := testutil.ExecSimple(conn, time.Minute, fmt.Sprintf("ROLLBACK TO TIMESTAMP '%s'", shown)); err != nil {
 		t.Errorf("ROLLBACK TO TIMESTAMP '%s': %v", shown, err)
 	} else if got := mustRows(t, conn, "SELECT n FROM totals"); !slices.Equal(want, got) {
 		t.Errorf("ROLLBACK TO TIMESTAMP '%s' (created_at of second): totals n = %q, want %q", shown, got, want)
 	}
-	mustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
+	testutil.MustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
 	if got := mustRows(t, conn, "SELECT n FROM totals"); !slices.Equal([]string{"3"}, got) {
 		t.Errorf("after RESUME and FLUSH: %q", got)
 	}
@@ -169,7 +169,7 @@ func TestTimestampOfShownPoint(t *testing.T) {
 // relies on them). With a 3s barrier interval that window is wide.
 func TestSavepointRightAfterRestart(t *testing.T) {
 	natsURL := testutil.StartNATS(t)
-	js := jetStream(t, natsURL)
+	_, js := testutil.JetStream(t, natsURL)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const subject = "ev.restart"
@@ -178,13 +178,13 @@ func TestSavepointRightAfterRestart(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	srv := startServer(t, testutil.ServerOptions{NATSURL: natsURL, Env: []string{"STREAMDB_EXECUTION_BARRIER_INTERVAL=3s"}})
+	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: natsURL, Env: []string{"STREAMDB_EXECUTION_BARRIER_INTERVAL=3s"}})
 	conn := srv.Conn(t)
-	mustExec(t, conn, streamDDL("ev", subject), "CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"],
+	testutil.MustExec(t, conn, streamDDL("ev", subject), "CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"],
 		"INSERT INTO ev VALUES (1, 'a', 1), (2, 'a', 2), (3, 'a', 3), (4, 'a', 4), (5, 'a', 5)", "FLUSH")
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	mustExec(t, conn, "SAVEPOINT sp")
+	testutil.MustExec(t, conn, "SAVEPOINT sp")
 	var pos string
 	cols, rows, err := queryText(conn, time.Minute, "SHOW SAVEPOINTS")
 	if err != nil {
@@ -202,12 +202,12 @@ func TestSavepointRightAfterRestart(t *testing.T) {
 	}
 	// Consequence: JetStream discards messages 1..9; rolling back to sp
 	// needs message 6 on, so it must fail with 55000 and change nothing.
-	mustExec(t, conn, "SET execution.barrier.interval = '20ms'")
+	testutil.MustExec(t, conn, "SET execution.barrier.interval = '20ms'")
 	for i := 6; i <= 17; i++ {
-		mustExec(t, conn, fmt.Sprintf("INSERT INTO ev VALUES (%d, 'a', %d)", i, i), "FLUSH")
+		testutil.MustExec(t, conn, fmt.Sprintf("INSERT INTO ev VALUES (%d, 'a', %d)", i, i), "FLUSH")
 	}
 	before := mustRows(t, conn, "SELECT * FROM totals")
-	err = execErr(conn, time.Minute, "ROLLBACK TO SAVEPOINT sp")
+	err = testutil.ExecSimple(conn, time.Minute, "ROLLBACK TO SAVEPOINT sp")
 	wantCode(t, err, "55000", "ROLLBACK TO SAVEPOINT sp (recorded right after a restart; its input is gone)")
 	if got, err := rowsErr(conn, "SELECT * FROM totals"); err != nil || !slices.Equal(before, got) {
 		t.Errorf("totals after the rollback that should have failed: %q, %v; want %q", got, err, before)

@@ -51,12 +51,12 @@ func pgMessage(err error) string {
 // savepoints touches only what the server renamed itself.
 func TestSavepointPathEscape(t *testing.T) {
 	rng := seedFor(t)
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
-	mustExec(t, conn, streamDDL("ev", "ev.escape"),
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.escape"),
 		"CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"])
 	insert(t, conn, "ev", genRows(rng, 1, 50))
-	mustExec(t, conn, "FLUSH", "SAVEPOINT sp")
+	testutil.MustExec(t, conn, "FLUSH", "SAVEPOINT sp")
 	spRoot := filepath.Join(srv.DataDir, "savepoints")
 
 	// Outside every directory of the server: a directory to protect and a
@@ -71,7 +71,7 @@ func TestSavepointPathEscape(t *testing.T) {
 		t.Fatal(err)
 	}
 	foreign := filepath.Join(outside, "foreign")
-	copyDir(t, filepath.Join(spRoot, "sp"), foreign)
+	testutil.CopyDir(t, filepath.Join(spRoot, "sp"), foreign)
 
 	// AS OF SAVEPOINT read any checkpoint on the disk on main.
 	_, err := rowsErr(conn, "SELECT * FROM totals AS OF SAVEPOINT "+quoteName(escape(foreign)))
@@ -90,16 +90,16 @@ func TestSavepointPathEscape(t *testing.T) {
 	}
 
 	// ROLLBACK TO SAVEPOINT rolled back to any checkpoint on the disk.
-	mustExec(t, conn, "ALTER SYSTEM PAUSE")
-	wantCode(t, execErr(conn, time.Minute, "ROLLBACK TO SAVEPOINT "+quoteName(escape(foreign))), "42602",
+	testutil.MustExec(t, conn, "ALTER SYSTEM PAUSE")
+	wantCode(t, testutil.ExecSimple(conn, time.Minute, "ROLLBACK TO SAVEPOINT "+quoteName(escape(foreign))), "42602",
 		"ROLLBACK TO SAVEPOINT <path outside>")
-	wantCode(t, execErr(conn, time.Minute, "ROLLBACK TO SAVEPOINT "+quoteName(escape(filepath.Join(outside, "nothing")))), "42602",
+	wantCode(t, testutil.ExecSimple(conn, time.Minute, "ROLLBACK TO SAVEPOINT "+quoteName(escape(filepath.Join(outside, "nothing")))), "42602",
 		"ROLLBACK TO SAVEPOINT <missing path outside>")
-	mustExec(t, conn, "ALTER SYSTEM RESUME")
+	testutil.MustExec(t, conn, "ALTER SYSTEM RESUME")
 
 	// RELEASE SAVEPOINT "../../.../victim" deleted any directory on main.
 	for _, name := range []string{escape(victim), escape(foreign), "../victim", "sp/../../savepoints/sp", "./sp"} {
-		err := execErr(conn, time.Minute, "RELEASE SAVEPOINT "+quoteName(name))
+		err := testutil.ExecSimple(conn, time.Minute, "RELEASE SAVEPOINT "+quoteName(name))
 		wantCode(t, err, "42602", "RELEASE SAVEPOINT "+name)
 	}
 	mustExist(t, marker, "after RELEASE SAVEPOINT with ../ names")
@@ -112,7 +112,7 @@ func TestSavepointPathEscape(t *testing.T) {
 		"ROLLBACK TO CHECKPOINT '1/../2'",
 		"SELECT * FROM totals AS OF CHECKPOINT '" + escape(foreign) + "'",
 	} {
-		err := execErr(conn, time.Minute, q)
+		err := testutil.ExecSimple(conn, time.Minute, q)
 		if code := pgCode(err); code != "22023" && code != "42601" {
 			t.Errorf("%s: want 22023 (or a syntax error), got %q (%v)", q, code, err)
 		}
@@ -123,7 +123,7 @@ func TestSavepointPathEscape(t *testing.T) {
 		escape(filepath.Join(outside, "new"))}
 	for _, name := range bad {
 		for _, q := range []string{"SAVEPOINT ", "RELEASE SAVEPOINT ", "ROLLBACK TO SAVEPOINT "} {
-			err := execErr(conn, time.Minute, q+quoteName(name))
+			err := testutil.ExecSimple(conn, time.Minute, q+quoteName(name))
 			wantCode(t, err, "42602", fmt.Sprintf("%s%q", q, name))
 			if err != nil && pgCode(err) == "42602" && !strings.Contains(pgMessage(err), "savepoint name") {
 				t.Errorf("%s%q: message does not say what is wrong: %q", q, name, pgMessage(err))
@@ -155,7 +155,7 @@ func TestSavepointPathEscape(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(notes, "todo"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, execErr(conn, time.Minute, "RELEASE SAVEPOINT notes"), "3B001", "RELEASE SAVEPOINT of a directory that is no savepoint")
+	wantCode(t, testutil.ExecSimple(conn, time.Minute, "RELEASE SAVEPOINT notes"), "3B001", "RELEASE SAVEPOINT of a directory that is no savepoint")
 	mustExist(t, filepath.Join(notes, "todo"), "RELEASE SAVEPOINT notes")
 
 	// The startup cleanup of released savepoints deletes only what the
@@ -181,7 +181,7 @@ func TestSavepointPathEscape(t *testing.T) {
 	mustExist(t, marker, "after streamdb savepoint release <../ name>")
 
 	// A real RELEASE still works and leaves nothing behind.
-	if err := execErr(conn, time.Minute, "RELEASE SAVEPOINT sp"); err != nil {
+	if err := testutil.ExecSimple(conn, time.Minute, "RELEASE SAVEPOINT sp"); err != nil {
 		t.Errorf("RELEASE SAVEPOINT sp: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(spRoot, "sp")); !os.IsNotExist(err) {
@@ -204,14 +204,14 @@ func TestSavepointPathEscape(t *testing.T) {
 // SYSTEM SET state.checkpoints.dir = '/some/other/dir'"); only the config
 // file, the environment or flags choose directories.
 func TestPathSettingsNotFromSQL(t *testing.T) {
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
 	other := t.TempDir()
 	before := map[string]string{}
 	for _, key := range []string{"state.checkpoints.dir", "state.savepoints.dir", "ssl_cert_file", "ssl_key_file"} {
-		before[key] = scalar(t, conn, "SHOW "+key)
+		before[key] = testutil.Scalar(t, conn, "SHOW "+key)
 		for _, q := range []string{"ALTER SYSTEM SET " + key + " = '" + other + "'", "SET " + key + " = '" + other + "'"} {
-			err := execErr(conn, time.Minute, q)
+			err := testutil.ExecSimple(conn, time.Minute, q)
 			wantCode(t, err, "55P02", q)
 			var pe *pgconn.PgError
 			if errors.As(err, &pe) && !strings.Contains(pe.Hint, "--config") {
@@ -219,11 +219,11 @@ func TestPathSettingsNotFromSQL(t *testing.T) {
 			}
 		}
 		// Back to the default stays possible.
-		mustExec(t, conn, "ALTER SYSTEM RESET "+key)
+		testutil.MustExec(t, conn, "ALTER SYSTEM RESET "+key)
 	}
 	// Nor can a client turn the TLS requirement off.
 	for _, q := range []string{"ALTER SYSTEM SET ssl_require_remote = false", "SET ssl_require_remote = true"} {
-		wantCode(t, execErr(conn, time.Minute, q), "55P02", q)
+		wantCode(t, testutil.ExecSimple(conn, time.Minute, q), "55P02", q)
 	}
 	if data, err := os.ReadFile(filepath.Join(srv.DataDir, "streamdb.auto.yaml")); err == nil && strings.Contains(string(data), other) {
 		t.Errorf("streamdb.auto.yaml holds the refused directory:\n%s", data)
@@ -231,11 +231,11 @@ func TestPathSettingsNotFromSQL(t *testing.T) {
 	srv.Restart(t)
 	conn = srv.Conn(t)
 	for key, was := range before {
-		if got := scalar(t, conn, "SHOW "+key); got != was {
+		if got := testutil.Scalar(t, conn, "SHOW "+key); got != was {
 			t.Errorf("%s after restart is %q, want %q", key, got, was)
 		}
 	}
-	mustExec(t, conn, "CHECKPOINT", "SAVEPOINT p")
+	testutil.MustExec(t, conn, "CHECKPOINT", "SAVEPOINT p")
 	if entries, _ := os.ReadDir(other); len(entries) != 0 {
 		t.Errorf("the server wrote to %s", other)
 	}

@@ -18,15 +18,15 @@ import (
 // times, since a pause that races with a source's read loop could be missed.
 func TestPauseHoldsUnderLoad(t *testing.T) {
 	rng := seedFor(t)
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
 	q := viewQueries()
 	names := keys(q)
-	mustExec(t, conn, streamDDL("ev", "ev.pause"))
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.pause"))
 	for _, n := range names {
-		mustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, q[n]))
+		testutil.MustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, q[n]))
 	}
-	js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	var stop atomic.Bool
 	done := make(chan error, 1)
 	var published atomic.Int64
@@ -39,7 +39,7 @@ func TestPauseHoldsUnderLoad(t *testing.T) {
 			}
 			published.Add(1)
 			if i%50 == 0 {
-				time.Sleep(10 * time.Millisecond) // about 5000 messages a second
+				time.Sleep(10 * time.Millisecond) // paces the producer: about 5000 messages a second
 			}
 			if i%500 == 0 {
 				select {
@@ -58,8 +58,8 @@ func TestPauseHoldsUnderLoad(t *testing.T) {
 	const rounds = 15
 	moved := 0
 	for i := 0; i < rounds && !t.Failed(); i++ {
-		time.Sleep(time.Duration(10+rng.IntN(60)) * time.Millisecond)
-		mustExec(t, conn, "ALTER SYSTEM PAUSE")
+		time.Sleep(time.Duration(10+rng.IntN(60)) * time.Millisecond) // the PAUSE moment, chosen by the seed
+		testutil.MustExec(t, conn, "ALTER SYSTEM PAUSE")
 		srv.WaitEpochs(t, 3) // what readers took before PAUSE lands
 		a := viewRows(t, conn, names, "")
 		srv.WaitEpochs(t, 10)
@@ -70,13 +70,13 @@ func TestPauseHoldsUnderLoad(t *testing.T) {
 				t.Errorf("round %d: view %s changed while paused:\n%s", i, n, diffRows(a[n], b[n]))
 			}
 		}
-		mustExec(t, conn, "ALTER SYSTEM RESUME")
+		testutil.MustExec(t, conn, "ALTER SYSTEM RESUME")
 	}
 	stop.Store(true)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	msgs := streamMessages(t, js, "ev.pause")
 	for _, n := range names {
 		if got, want := mustRows(t, conn, "SELECT * FROM "+n), goAnswer(n, msgs); !slices.Equal(want, got) {

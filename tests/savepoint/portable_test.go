@@ -21,21 +21,21 @@ func TestSavepointPortable(t *testing.T) {
 	rng := seedFor(t)
 	ref := newReference(t)
 	natsURL := testutil.StartNATS(t)
-	srv1 := startServer(t, testutil.ServerOptions{NATSURL: natsURL})
+	srv1 := testutil.StartServer(t, testutil.ServerOptions{NATSURL: natsURL})
 	c1 := srv1.Conn(t)
 
 	queries := viewQueries()
 	names := keys(queries)
-	mustExec(t, c1, streamDDL("ev", "ev.portable"))
+	testutil.MustExec(t, c1, streamDDL("ev", "ev.portable"))
 	for _, n := range names {
-		mustExec(t, c1, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
+		testutil.MustExec(t, c1, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
 	}
 	b1 := genRows(rng, 1, 300+rng.IntN(200))
 	insert(t, c1, "ev", b1)
-	mustExec(t, c1, "FLUSH", "SAVEPOINT sp")
+	testutil.MustExec(t, c1, "FLUSH", "SAVEPOINT sp")
 	b2 := genRows(rng, 10_000, 200+rng.IntN(200))
 	insert(t, c1, "ev", b2)
-	mustExec(t, c1, "FLUSH")
+	testutil.MustExec(t, c1, "FLUSH")
 	atSP := viewRows(t, c1, names, " AS OF SAVEPOINT sp")
 	wantSP := ref.answer("ev", b1, queries)
 	compareViews(t, "server 1 AS OF SAVEPOINT sp vs PostgreSQL", wantSP, atSP)
@@ -46,15 +46,15 @@ func TestSavepointPortable(t *testing.T) {
 	}
 	data2 := t.TempDir()
 	copied := filepath.Join(data2, "savepoints", "sp")
-	copyDir(t, spDir, copied)
-	mustExec(t, c1, "RELEASE SAVEPOINT sp")
+	testutil.CopyDir(t, spDir, copied)
+	testutil.MustExec(t, c1, "RELEASE SAVEPOINT sp")
 	if _, err := os.Stat(spDir); !os.IsNotExist(err) {
 		t.Errorf("RELEASE SAVEPOINT left %s: %v", spDir, err)
 	}
 
 	// A barrier interval of an hour keeps server 2 from committing any
 	// epoch until the test shortens it: its views show the restored state.
-	srv2 := startServer(t, testutil.ServerOptions{
+	srv2 := testutil.StartServer(t, testutil.ServerOptions{
 		NATSURL: natsURL,
 		DataDir: data2,
 		Args:    []string{"--restore-from", copied},
@@ -74,7 +74,7 @@ func TestSavepointPortable(t *testing.T) {
 	}
 	compareViews(t, "server 2 AS OF SAVEPOINT sp", atSP, viewRows(t, c2, names, " AS OF SAVEPOINT sp"))
 
-	mustExec(t, c2, "SET execution.barrier.interval = '20ms'", "FLUSH")
+	testutil.MustExec(t, c2, "SET execution.barrier.interval = '20ms'", "FLUSH")
 	both := append(append([]row(nil), b1...), b2...)
 	compareViews(t, "server 2 caught up vs PostgreSQL over all input", ref.answer("ev", both, queries), viewRows(t, c2, names, ""))
 
@@ -82,8 +82,8 @@ func TestSavepointPortable(t *testing.T) {
 	b3 := genRows(rng, 20_000, 100)
 	insert(t, c2, "ev", b3[:50])
 	insert(t, c1, "ev", b3[50:])
-	mustExec(t, c1, "FLUSH")
-	mustExec(t, c2, "FLUSH")
+	testutil.MustExec(t, c1, "FLUSH")
+	testutil.MustExec(t, c2, "FLUSH")
 	want := ref.answer("ev", append(both, b3...), queries)
 	compareViews(t, "server 1 after more input", want, viewRows(t, c1, names, ""))
 	compareViews(t, "server 2 after more input", want, viewRows(t, c2, names, ""))
@@ -92,6 +92,6 @@ func TestSavepointPortable(t *testing.T) {
 	// same answer.
 	srv2.Restart(t)
 	c2 = srv2.Conn(t)
-	mustExec(t, c2, "SET execution.barrier.interval = '20ms'", "FLUSH")
+	testutil.MustExec(t, c2, "SET execution.barrier.interval = '20ms'", "FLUSH")
 	compareViews(t, "server 2 after a restart", want, viewRows(t, c2, names, ""))
 }

@@ -17,24 +17,24 @@ import (
 func TestPausedRollback(t *testing.T) {
 	rng := seedFor(t)
 	ref := newReference(t)
-	srv := startServer(t, testutil.ServerOptions{})
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
 
 	queries := viewQueries()
 	kept := []string{"totals", "per_g", "big", "parity"}
-	mustExec(t, conn, streamDDL("ev", "ev.paused"))
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.paused"))
 	for _, n := range append(kept, "g_max") {
-		mustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
+		testutil.MustExec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, queries[n]))
 	}
 	atSP := append(kept, "g_max") // views of the savepoint's catalog
 
 	b1 := genRows(rng, 1, 300+rng.IntN(200))
 	insert(t, conn, "ev", b1)
-	mustExec(t, conn, "FLUSH", "SAVEPOINT sp")
+	testutil.MustExec(t, conn, "FLUSH", "SAVEPOINT sp")
 
 	b2 := genRows(rng, 10_000, 200+rng.IntN(200))
 	insert(t, conn, "ev", b2)
-	mustExec(t, conn, "FLUSH",
+	testutil.MustExec(t, conn, "FLUSH",
 		"CREATE MATERIALIZED VIEW low_sum AS "+queries["low_sum"],
 		"DROP MATERIALIZED VIEW g_max")
 
@@ -47,11 +47,11 @@ func TestPausedRollback(t *testing.T) {
 	_, err = rowsErr(conn, "SELECT * FROM g_max")
 	wantCode(t, err, "42P01", "dropped view before the rollback")
 
-	mustExec(t, conn, "ALTER SYSTEM PAUSE")
+	testutil.MustExec(t, conn, "ALTER SYSTEM PAUSE")
 	b3 := genRows(rng, 20_000, 100+rng.IntN(100))
 	insert(t, conn, "ev", b3) // published while paused: replayed after RESUME
 
-	mustExec(t, conn, "ROLLBACK TO SAVEPOINT sp")
+	testutil.MustExec(t, conn, "ROLLBACK TO SAVEPOINT sp")
 	if got, want := viewNames(t, conn), sortedCopy(atSP); !slices.Equal(want, got) {
 		t.Errorf("views after the rollback: want %q, got %q", want, got)
 	}
@@ -71,10 +71,10 @@ func TestPausedRollback(t *testing.T) {
 		t.Errorf("SHOW SAVEPOINTS after the rollback: %q", got)
 	}
 
-	mustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
+	testutil.MustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
 	// The name of the view that is gone is free again. (Not while paused:
 	// see TestCreateViewWhilePaused.)
-	mustExec(t, conn, "CREATE MATERIALIZED VIEW low_sum AS "+queries["low_sum"])
+	testutil.MustExec(t, conn, "CREATE MATERIALIZED VIEW low_sum AS "+queries["low_sum"])
 	all := append(append(append([]row(nil), b1...), b2...), b3...)
 	names := append(atSP, "low_sum")
 	want := ref.answer("ev", all, subset(queries, names...))
@@ -84,9 +84,9 @@ func TestPausedRollback(t *testing.T) {
 	compareViews(t, "AS OF SAVEPOINT sp after the rollback", asOf, viewRows(t, conn, atSP, " AS OF SAVEPOINT sp"))
 
 	// Rolling back twice to the same savepoint works the same way.
-	mustExec(t, conn, "ALTER SYSTEM PAUSE", "ROLLBACK TO SAVEPOINT sp")
+	testutil.MustExec(t, conn, "ALTER SYSTEM PAUSE", "ROLLBACK TO SAVEPOINT sp")
 	compareViews(t, "second rollback, paused", asOf, viewRows(t, conn, atSP, ""))
-	mustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
+	testutil.MustExec(t, conn, "ALTER SYSTEM RESUME", "FLUSH")
 	delete(want, "low_sum") // created after the savepoint: gone again
 	compareViews(t, "second rollback, after RESUME and FLUSH", want, viewRows(t, conn, atSP, ""))
 	if got := viewNames(t, conn); !slices.Equal(sortedCopy(atSP), got) {

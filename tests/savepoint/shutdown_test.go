@@ -17,20 +17,21 @@ import (
 // flight.
 func TestShutdownDuringSavepoint(t *testing.T) {
 	rng := seedFor(t)
-	srv := startServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_EXECUTION_CHECKPOINTING_INTERVAL=10ms"}})
+	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_EXECUTION_CHECKPOINTING_INTERVAL=10ms"}})
 	conn := srv.Conn(t)
-	mustExec(t, conn, streamDDL("ev", "ev.shutdown"),
+	testutil.MustExec(t, conn, streamDDL("ev", "ev.shutdown"),
 		"CREATE MATERIALIZED VIEW totals AS "+viewQueries()["totals"],
 		"CREATE MATERIALIZED VIEW per_g AS "+viewQueries()["per_g"])
 	all := genRows(rng, 1, 2000)
 	insert(t, conn, "ev", all)
-	mustExec(t, conn, "FLUSH")
+	testutil.MustExec(t, conn, "FLUSH")
 	var taken []string
 	for round := 0; round < 4; round++ {
 		name := fmt.Sprintf("sp%d", round)
 		res := make(chan error, 1)
 		sc := srv.Conn(t)
-		go func() { res <- execErr(sc, time.Minute, "SAVEPOINT "+name) }()
+		go func() { res <- testutil.ExecSimple(sc, time.Minute, "SAVEPOINT "+name) }()
+		// The SIGTERM moment, chosen by the seed; any moment must be safe.
 		time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
 		srv.Restart(t) // SIGTERM, wait for a clean exit, start again
 		if err := <-res; err == nil {
@@ -47,7 +48,7 @@ func TestShutdownDuringSavepoint(t *testing.T) {
 				t.Errorf("round %d: savepoint %s was reported taken but is not listed after the restart: %q", round, n, got)
 			}
 		}
-		mustExec(t, conn, "FLUSH")
+		testutil.MustExec(t, conn, "FLUSH")
 		if got, want := mustRows(t, conn, "SELECT * FROM totals"), goAnswer("totals", all); !slices.Equal(want, got) {
 			t.Errorf("round %d: totals after the restart: %s", round, diffRows(want, got))
 		}

@@ -21,7 +21,7 @@ func TestSLTPoints(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".slt"), func(t *testing.T) {
-			srv := startServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_EXECUTION_CHECKPOINTING_INTERVAL=0"}})
+			srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_EXECUTION_CHECKPOINTING_INTERVAL=0"}})
 			sqllogic.Run(t, srv.DSN(), f)
 		})
 	}

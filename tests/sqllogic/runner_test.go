@@ -127,15 +127,13 @@ SELECT currval('r')
 		}
 	})
 
+	// Without the timeout pg_sleep(30) would succeed and the record would
+	// not fail; the next record passing shows the runner reconnected.
 	t.Run("timeout and reconnect", func(t *testing.T) {
-		start := time.Now()
 		rep := runScript(t, dsn, "statement ok\nSELECT pg_sleep(30)\n\nquery I\nSELECT 1\n----\n1\n",
 			Options{Labels: []string{"postgres"}, Timeout: 300 * time.Millisecond})
 		if len(rep.Failures) != 1 || rep.Failures[0].Line != 1 {
 			t.Fatalf("failures = %v", rep.Failures)
-		}
-		if d := time.Since(start); d > 20*time.Second {
-			t.Fatalf("timeout not applied: took %v", d)
 		}
 	})
 

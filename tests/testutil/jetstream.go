@@ -25,3 +25,15 @@ func JetStream(t testing.TB, url string) (*nats.Conn, jetstream.JetStream) {
 	}
 	return nc, js
 }
+
+// Publish publishes each message to subject and waits for its
+// acknowledgement, so that it is stored before the test's next step.
+func Publish(t testing.TB, js jetstream.JetStream, subject string, msgs ...string) {
+	t.Helper()
+	ctx := Context(t, time.Minute)
+	for _, m := range msgs {
+		if _, err := js.Publish(ctx, subject, []byte(m)); err != nil {
+			t.Fatalf("publishing %q to %s: %v", m, subject, err)
+		}
+	}
+}

@@ -19,7 +19,32 @@ func StartNATS(t testing.TB) string {
 // need to inspect or restart it.
 func StartNATSServer(t testing.TB) *natsserver.Server {
 	t.Helper()
-	opts := &natsserver.Options{
+	return StartNATSServerWith(t, nil)
+}
+
+// StartNATSServerWith is StartNATSServer with configure given the options
+// first (users, permissions, limits); nil changes nothing.
+func StartNATSServerWith(t testing.TB, configure func(*natsserver.Options)) *natsserver.Server {
+	t.Helper()
+	opts := natsOptions(t)
+	if configure != nil {
+		configure(opts)
+	}
+	s := runNATS(t, opts)
+	if !s.ReadyForConnections(30 * time.Second) {
+		t.Fatalf("testutil: NATS server not ready within 30s")
+	}
+	if !s.JetStreamEnabled() {
+		t.Fatalf("testutil: NATS server started without JetStream")
+	}
+	return s
+}
+
+// natsOptions are the options of a test's NATS server: JetStream on, a
+// random client port on loopback, its store in the test's temporary
+// directory.
+func natsOptions(t testing.TB) *natsserver.Options {
+	return &natsserver.Options{
 		Host:      "127.0.0.1",
 		Port:      natsserver.RANDOM_PORT,
 		JetStream: true,
@@ -27,20 +52,19 @@ func StartNATSServer(t testing.TB) *natsserver.Server {
 		NoLog:     true,
 		NoSigs:    true,
 	}
+}
+
+// runNATS starts a NATS server with opts, shut down with the test.
+func runNATS(t testing.TB, opts *natsserver.Options) *natsserver.Server {
+	t.Helper()
 	s, err := natsserver.NewServer(opts)
 	if err != nil {
-		t.Fatalf("testutil: NATS server: %v", err)
+		t.Fatalf("testutil: NATS server %s: %v", opts.ServerName, err)
 	}
 	s.Start()
 	t.Cleanup(func() {
 		s.Shutdown()
 		s.WaitForShutdown()
 	})
-	if !s.ReadyForConnections(30 * time.Second) {
-		t.Fatalf("testutil: NATS server not ready within 30s")
-	}
-	if !s.JetStreamEnabled() {
-		t.Fatalf("testutil: NATS server started without JetStream")
-	}
 	return s
 }

@@ -27,27 +27,11 @@ func StartNATSCluster(t testing.TB, n int) *NATSCluster {
 	}
 	c := &NATSCluster{}
 	for i := 0; i < n; i++ {
-		opts := &natsserver.Options{
-			ServerName: fmt.Sprintf("n%d", i+1),
-			Host:       "127.0.0.1",
-			Port:       natsserver.RANDOM_PORT,
-			JetStream:  true,
-			StoreDir:   t.TempDir(),
-			NoLog:      true,
-			NoSigs:     true,
-			Cluster:    natsserver.ClusterOpts{Name: "testcluster", Host: "127.0.0.1", Port: ports[i]},
-			Routes:     routes,
-		}
-		s, err := natsserver.NewServer(opts)
-		if err != nil {
-			t.Fatalf("testutil: NATS server %d: %v", i+1, err)
-		}
-		s.Start()
-		c.Servers = append(c.Servers, s)
-		t.Cleanup(func() {
-			s.Shutdown()
-			s.WaitForShutdown()
-		})
+		opts := natsOptions(t)
+		opts.ServerName = fmt.Sprintf("n%d", i+1)
+		opts.Cluster = natsserver.ClusterOpts{Name: "testcluster", Host: "127.0.0.1", Port: ports[i]}
+		opts.Routes = routes
+		c.Servers = append(c.Servers, runNATS(t, opts))
 	}
 	for _, s := range c.Servers {
 		if !s.ReadyForConnections(30 * time.Second) {

@@ -3,6 +3,7 @@ package testutil
 import (
 	"context"
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,4 +43,21 @@ func QueryText(conn *pgx.Conn, timeout time.Duration, sql, null string) ([]strin
 		rows = append(rows, row)
 	}
 	return cols, rows, nil
+}
+
+// ViewDefinition returns the definition SHOW MATERIALIZED VIEWS gives for
+// the view name, failing the test if there is none.
+func ViewDefinition(t testing.TB, conn *pgx.Conn, name string) string {
+	t.Helper()
+	_, rows, err := QueryText(conn, time.Minute, "SHOW MATERIALIZED VIEWS", "NULL")
+	if err != nil {
+		t.Fatalf("SHOW MATERIALIZED VIEWS: %v", err)
+	}
+	for _, r := range rows {
+		if len(r) >= 2 && r[0] == name {
+			return r[1]
+		}
+	}
+	t.Fatalf("SHOW MATERIALIZED VIEWS has no %s", name)
+	return ""
 }

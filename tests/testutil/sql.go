@@ -11,6 +11,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
+// Context returns a context that ends after d or when the test ends.
+func Context(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // ExecTimeout bounds each statement MustExec runs.
 const ExecTimeout = 2 * time.Minute
 
