@@ -25,11 +25,11 @@ import (
 // writes every message to its file before acknowledging it (so it survives
 // kill -9 of the process) but fsyncs only every two minutes (so an OS crash
 // or power cut can lose what it acknowledged). Its server-wide alternative,
-// sync_interval "always", fsyncs every message one by one; measured on the
-// 2-core machine (bench/natssync_test.go) it cut async publishing by
-// producers from ~160-175K to ~2-3K msg/s, which would end streamdb as a
-// stream ingester, and JetStream's per-stream opt-out of it (PersistMode
-// async) acknowledges before the write reaches the OS, weaker than today.
+// sync_interval "always", fsyncs every message one by one, which cuts
+// producers' async publishing by orders of magnitude (bench/natssync_test.go
+// measures it) and would end streamdb as a stream ingester; JetStream's
+// per-stream opt-out of it (PersistMode async) acknowledges before the
+// write reaches the OS, weaker than the default.
 //
 // So the server keeps its setting, and streamdb makes its own writes
 // durable: with synchronous commit on (the default), a publish made

@@ -153,10 +153,10 @@ func (s *sourceReader) send(ctx context.Context, m pipelineMsg) bool {
 
 // ConsumeOptions are the pull settings of every source reader: requests
 // for up to 4 MiB of messages at a time rather than nats.go's default of
-// 500 messages, which made a single reader wait on round trips between
-// its pulls (the benchmark's ceiling reads with the same settings). A byte
-// bound, unlike a message count, also bounds the buffer when messages are
-// large (a table's changelog messages reach ~900 KiB).
+// 500 messages, with which a single reader waits on round trips between
+// its pulls. A byte bound, unlike a message count, also bounds the buffer
+// when messages are large (a table's changelog message may approach the
+// NATS max_payload).
 func ConsumeOptions() []jetstream.PullConsumeOpt {
 	return []jetstream.PullConsumeOpt{jetstream.PullMaxBytes(4 << 20)}
 }

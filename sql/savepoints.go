@@ -270,30 +270,35 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 	if err := e.checkRestoredInput(ctx, point); err != nil {
 		return "", err
 	}
-	e.stateMu.Lock()
-	err = e.coord.Exclusive(func() error {
-		e.rt.StopAll()
-		e.tables.reset()
-		carry, err := captureSinks(e.store)
-		if err != nil {
-			return err
+	// stateMu is released by defer: no way out of the swap, an early
+	// return or a panic, may leave every query waiting on it.
+	err = func() error {
+		e.stateMu.Lock()
+		defer e.stateMu.Unlock()
+		err := e.coord.Exclusive(func() error {
+			e.rt.StopAll()
+			e.tables.reset()
+			carry, err := captureSinks(e.store)
+			if err != nil {
+				return err
+			}
+			epoch := e.rt.CommittedEpoch()
+			if err := e.store.ReplaceAll(src, epoch); err != nil {
+				return err
+			}
+			if err := restoreSinks(e.store, carry, epoch); err != nil {
+				return err
+			}
+			// Views start together once all are rebuilt: a view that reads
+			// another's changes must be wired before that one takes input.
+			defer e.rt.StartDeferred()
+			return e.loadCatalog()
+		})
+		if err == nil {
+			e.noteReplay(ctx)
 		}
-		epoch := e.rt.CommittedEpoch()
-		if err := e.store.ReplaceAll(src, epoch); err != nil {
-			return err
-		}
-		if err := restoreSinks(e.store, carry, epoch); err != nil {
-			return err
-		}
-		// Views start together once all are rebuilt: a view that reads
-		// another's changes must be wired before that one takes input.
-		defer e.rt.StartDeferred()
-		return e.loadCatalog()
-	})
-	if err == nil {
-		e.noteReplay(ctx)
-	}
-	e.stateMu.Unlock()
+		return err
+	}()
 	if err != nil {
 		return "", sqlerr.New(sqlerr.InternalError, "rollback failed: %v", err)
 	}

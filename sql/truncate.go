@@ -37,8 +37,8 @@ import (
 // would read d's changelog through a JetStream reader of its own, from
 // the table's first message: then d's changelog may not be purged, as the
 // new view would miss the purged changes. A view that starts from the
-// table's state (issue 24 item 1) reads no changelog of its own, and the
-// runtime then lists no source on the table for it.
+// table's state reads no changelog of its own, and the runtime then lists
+// no source on the table for it.
 func (e *Engine) newViewsReplayTable(d *catalog.Descriptor) bool {
 	root, err := tableScan(d)
 	if err != nil {

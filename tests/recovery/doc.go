@@ -1,8 +1,8 @@
 // Package recovery tests streamdb's checkpoints and recovery against real
 // server processes (tests/testutil): repeated kill -9 under a steady
 // producer with every view checked against PostgreSQL's batch answer over
-// exactly the published events; each checkpoint setting of DESIGN.md
-// section 3; damaged checkpoints skipped on recovery; exactly-once versus
+// exactly the published events; each checkpoint setting
+// (execution.checkpointing.*, state.checkpoints.*, in config.Settings); damaged checkpoints skipped on recovery; exactly-once versus
 // at-least-once processing of a multi-source view; and input that
 // JetStream no longer holds when a view resumes.
 //

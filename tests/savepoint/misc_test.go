@@ -82,8 +82,8 @@ func TestTransactionSavepointsViaDriver(t *testing.T) {
 	wantCode(t, testutil.ExecSimple(conn, time.Minute, "SAVEPOINT sp_1"), "42710", "durable SAVEPOINT sp_1 after COMMIT")
 }
 
-// TestCreateViewWhilePaused: DESIGN.md says to run a rollback between PAUSE
-// and RESUME "to change views or move sources before the replay". Moving a
+// TestCreateViewWhilePaused: a rollback between PAUSE and RESUME is how an
+// operator changes views or moves sources before the replay. Moving a
 // source and dropping a view work while paused; CREATE MATERIALIZED VIEW
 // must return too (it may backfill later), not block until some other
 // session resumes the sources.
