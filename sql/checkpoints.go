@@ -80,21 +80,31 @@ func formatPositions(ps []checkpoint.Position) string {
 	return strings.Join(parts, ", ")
 }
 
-// systemTables are read-only tables computed from server state.
+// The names of streamdb's system tables: read-only tables computed from
+// server state, each built by the function its case below calls.
+const (
+	sysTableCheckpoints = "streamdb_checkpoints"
+	sysTableWatermarks  = "streamdb_watermarks"
+	sysTableProgress    = "streamdb_progress"
+	sysTableState       = "streamdb_state"
+	sysTableOperators   = "streamdb_operators"
+)
+
+// systemTable returns the system table name, if it is one.
 func (e *Engine) systemTable(name string) (*catalog.Descriptor, func() []types.Row, bool) {
 	switch name {
-	case "streamdb_checkpoints":
+	case sysTableCheckpoints:
 		return &catalog.Descriptor{Name: name, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(checkpointColumns)}, e.checkpointRows, true
-	case "streamdb_watermarks":
+	case sysTableWatermarks:
 		d, rows := e.watermarkTable()
 		return d, rows, true
-	case "streamdb_progress":
+	case sysTableProgress:
 		d, rows := e.progressTable()
 		return d, rows, true
-	case "streamdb_state":
+	case sysTableState:
 		d, rows := e.stateTable()
 		return d, rows, true
-	case "streamdb_operators":
+	case sysTableOperators:
 		d, rows := e.operatorsTable()
 		return d, rows, true
 	}
@@ -128,12 +138,12 @@ func (e *Engine) checkpointNow(ctx context.Context) (string, error) {
 // next start (SET refuses it, ALTER SYSTEM
 // SET saves it for then; pg_settings.context "postmaster").
 func restartSetting(key string) bool {
-	return key == "state.backend" || key == "max_connections" || key == "max_query_length" || serverOnlySettings[key]
+	return key == config.StateBackend || key == config.MaxConnections || key == config.MaxQueryLength || serverOnlySettings[key]
 }
 
 var serverOnlySettings = map[string]bool{
-	"state.checkpoints.dir": true, "state.savepoints.dir": true,
-	"ssl_cert_file": true, "ssl_key_file": true, "ssl_require_remote": true,
+	config.StateCheckpointsDir: true, config.StateSavepointsDir: true,
+	config.SSLCertFile: true, config.SSLKeyFile: true, config.SSLRequireRemote: true,
 }
 
 // setServerSetting applies SET / ALTER SYSTEM SET of a server setting; ALTER
@@ -175,19 +185,19 @@ func (e *Engine) setServerSetting(n *front.Set) error {
 	}
 	e.cfg.Values[n.Name] = next.Values[n.Name]
 	switch n.Name {
-	case "execution.barrier.interval":
+	case config.ExecutionBarrierInterval:
 		e.rt.SetInterval(e.cfg.Duration(n.Name))
-	case "execution.checkpointing.mode":
+	case config.ExecutionCheckpointingMode:
 		e.rt.SetAligned(e.cfg.Values[n.Name] != "at_least_once")
-	case "state.cache.groups-per-operator":
+	case config.StateCacheGroupsPerOperator:
 		e.rt.SetGroupCache(e.cfg.Int(n.Name))
-	case "state.cache.join-keys-per-side":
+	case config.StateCacheJoinKeysPerSide:
 		e.rt.SetJoinCache(e.cfg.Int(n.Name))
-	case "state.cache.topn-rows-per-operator":
+	case config.StateCacheTopNRowsPerOperator:
 		e.rt.SetTopNCache(e.cfg.Int(n.Name))
-	case "state.memory.budget":
+	case config.StateMemoryBudget:
 		e.rt.SetMemoryBudget(e.cfg.Int(n.Name))
-	case "synchronous_commit":
+	case config.SynchronousCommit:
 		if warning := e.broker.SetSynchronousCommit(e.cfg.SynchronousCommit()); warning != "" {
 			e.log.Warn(warning)
 		}

@@ -33,7 +33,7 @@ var operatorColumns = []types.Column{
 }
 
 func (e *Engine) operatorsTable() (*catalog.Descriptor, func() []types.Row) {
-	d := &catalog.Descriptor{Name: "streamdb_operators", Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(operatorColumns)}
+	d := &catalog.Descriptor{Name: sysTableOperators, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(operatorColumns)}
 	return d, func() []types.Row {
 		var rows []types.Row
 		for _, st := range e.rt.OperatorStats() {

@@ -120,7 +120,7 @@ func (e *Engine) progressOf(j *progressJob) jobProgress {
 
 // progressInterval is how often long waits report.
 func (e *Engine) progressInterval() time.Duration {
-	d, err := config.ParseDuration(e.setting("execution.progress.interval"))
+	d, err := config.ParseDuration(e.setting(config.ExecutionProgressInterval))
 	if err != nil || d <= 0 {
 		return 5 * time.Second
 	}
@@ -162,7 +162,7 @@ var progressColumns = []types.Column{
 
 // progressTable is streamdb_progress: the backfills running now.
 func (e *Engine) progressTable() (*catalog.Descriptor, func() []types.Row) {
-	d := &catalog.Descriptor{Name: "streamdb_progress", Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(progressColumns)}
+	d := &catalog.Descriptor{Name: sysTableProgress, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(progressColumns)}
 	return d, func() []types.Row {
 		e.jobs.mu.Lock()
 		jobs := make([]*progressJob, 0, len(e.jobs.jobs))

@@ -214,7 +214,7 @@ var sessionParams = map[string]bool{
 	"intervalstyle": true, "extra_float_digits": true, "search_path": true, "statement_timeout": true,
 	"lock_timeout": true, "idle_in_transaction_session_timeout": true, "client_min_messages": true,
 	"standard_conforming_strings": true, "default_transaction_isolation": true, "transaction_isolation": true,
-	"bytea_output": true, "synchronous_commit": true, "work_mem": true, "jit": true, "row_security": true,
+	"bytea_output": true, config.SynchronousCommit: true, "work_mem": true, "jit": true, "row_security": true,
 	"default_transaction_read_only": true, "transaction_read_only": true, "escape_string_warning": true,
 	"server_version": true, "server_encoding": true, "integer_datetimes": true, "max_identifier_length": true,
 	"names": true, "session_authorization": true, "role": true, "lc_messages": true, "lc_monetary": true,

@@ -27,7 +27,7 @@ var stateColumns = []types.Column{
 const stateScanLimit = 1_000_000
 
 func (e *Engine) stateTable() (*catalog.Descriptor, func() []types.Row) {
-	d := &catalog.Descriptor{Name: "streamdb_state", Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(stateColumns)}
+	d := &catalog.Descriptor{Name: sysTableState, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(stateColumns)}
 	return d, func() []types.Row {
 		var rows []types.Row
 		for _, kind := range []catalog.ObjectKind{catalog.KindView, catalog.KindTable} {

@@ -14,7 +14,7 @@ var watermarkColumns = []types.Column{
 }
 
 func (e *Engine) watermarkTable() (*catalog.Descriptor, func() []types.Row) {
-	d := &catalog.Descriptor{Name: "streamdb_watermarks", Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(watermarkColumns)}
+	d := &catalog.Descriptor{Name: sysTableWatermarks, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(watermarkColumns)}
 	return d, func() []types.Row {
 		var rows []types.Row
 		for _, w := range e.rt.Watermarks() {

@@ -26,7 +26,7 @@ const passwordEnv = "STREAMDB_PASSWORD"
 // kept.
 func serverSecurity(cfg *config.Config, log *slog.Logger) (pgwire.Security, error) {
 	var sec pgwire.Security
-	certFile, keyFile := cfg.Values["ssl_cert_file"], cfg.Values["ssl_key_file"]
+	certFile, keyFile := cfg.Values[config.SSLCertFile], cfg.Values[config.SSLKeyFile]
 	switch {
 	case certFile != "" && keyFile != "":
 		tlsCfg, warning, err := pgwire.LoadTLSConfig(certFile, keyFile)
@@ -40,7 +40,7 @@ func serverSecurity(cfg *config.Config, log *slog.Logger) (pgwire.Security, erro
 	case certFile != "" || keyFile != "":
 		return sec, errors.New("TLS needs both a certificate and a key: set --tls-cert and --tls-key (ssl_cert_file and ssl_key_file)")
 	}
-	sec.RequireTLSRemote = cfg.Bool("ssl_require_remote")
+	sec.RequireTLSRemote = cfg.Bool(config.SSLRequireRemote)
 	if sec.RequireTLSRemote && sec.TLS == nil {
 		return sec, errors.New("ssl_require_remote (--tls-require-remote) needs TLS: set --tls-cert and --tls-key")
 	}
