@@ -61,3 +61,17 @@ func ViewDefinition(t testing.TB, conn *pgx.Conn, name string) string {
 	t.Fatalf("SHOW MATERIALIZED VIEWS has no %s", name)
 	return ""
 }
+
+// Scalar returns the one value of a one-row, one-column query in the
+// server's text format ("NULL" for NULL), failing the test otherwise.
+func Scalar(t testing.TB, conn *pgx.Conn, sql string) string {
+	t.Helper()
+	_, rows, err := QueryText(conn, time.Minute, sql, "NULL")
+	if err != nil {
+		t.Fatalf("%s: %v", OneLine(sql), err)
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		t.Fatalf("%s: want one value, got %q", OneLine(sql), rows)
+	}
+	return rows[0][0]
+}
