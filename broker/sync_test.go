@@ -4,15 +4,13 @@ package broker
 
 import (
 	"context"
-	"errors"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"golang.org/x/sys/unix"
+
+	"streamdb/tests/testutil/cachestat"
 )
 
 // dirtyPages returns the page-cache pages of the stream's message blocks
@@ -20,28 +18,7 @@ import (
 // an fsync, more than 0 after a write that was not fsynced.
 func dirtyPages(t *testing.T, b *Broker, stream string) uint64 {
 	t.Helper()
-	blks, err := filepath.Glob(filepath.Join(b.syncer.root, stream, "msgs", "*.blk"))
-	if err != nil || len(blks) == 0 {
-		t.Fatalf("no message blocks for stream %s under %s (%v)", stream, b.syncer.root, err)
-	}
-	var dirty uint64
-	for _, p := range blks {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var st unix.Cachestat_t
-		err = unix.Cachestat(uint(f.Fd()), &unix.CachestatRange{}, &st, 0)
-		f.Close()
-		if errors.Is(err, unix.ENOSYS) {
-			t.Skip("cachestat(2) needs Linux 6.5 or later")
-		}
-		if err != nil {
-			t.Fatalf("cachestat %s: %v", p, err)
-		}
-		dirty += st.Dirty
-	}
-	return dirty
+	return cachestat.DirtyPages(t, b.syncer.root, stream)
 }
 
 func startTestBroker(t *testing.T) *Broker {

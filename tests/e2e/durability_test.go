@@ -3,18 +3,16 @@
 package e2e
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/sys/unix"
 
 	"streamdb/tests/testutil"
+	"streamdb/tests/testutil/cachestat"
 )
 
 // streamDirty returns the dirty page-cache pages (written, not yet on
@@ -22,28 +20,7 @@ import (
 // store under dataDir, by cachestat(2) (Linux 6.5+).
 func streamDirty(t *testing.T, dataDir, stream string) uint64 {
 	t.Helper()
-	blks, err := filepath.Glob(filepath.Join(dataDir, "nats", "jetstream", "$G", "streams", stream, "msgs", "*.blk"))
-	if err != nil || len(blks) == 0 {
-		t.Fatalf("no message blocks of JetStream stream %s under %s (%v)", stream, dataDir, err)
-	}
-	var dirty uint64
-	for _, p := range blks {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var st unix.Cachestat_t
-		err = unix.Cachestat(uint(f.Fd()), &unix.CachestatRange{}, &st, 0)
-		f.Close()
-		if errors.Is(err, unix.ENOSYS) {
-			t.Skip("cachestat(2) needs Linux 6.5 or later")
-		}
-		if err != nil {
-			t.Fatalf("cachestat %s: %v", p, err)
-		}
-		dirty += st.Dirty
-	}
-	return dirty
+	return cachestat.DirtyPages(t, filepath.Join(dataDir, "nats", "jetstream", "$G", "streams"), stream)
 }
 
 func showSetting(t *testing.T, conn *pgx.Conn, name string) string {
