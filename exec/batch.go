@@ -128,7 +128,13 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 			in = in[n.Offset:]
 		}
 		if n.Count >= 0 && n.Count < int64(len(in)) {
-			in = in[:n.Count]
+			end := n.Count
+			if n.WithTies {
+				if end, err = tiesEnd(n, in); err != nil {
+					return nil, err
+				}
+			}
+			in = in[:end]
 		}
 		return in, nil
 	}

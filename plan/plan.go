@@ -178,16 +178,25 @@ func (s *Sort) Describe() string {
 	return "Sort " + strings.Join(parts, ", ")
 }
 
-// Limit skips Offset rows and returns at most Count (-1: all).
+// Limit skips Offset rows and returns at most Count (-1: all). With
+// WithTies (FETCH ... WITH TIES, ad-hoc queries only) its Input is a Sort
+// and it also returns the rows after the Count-th that are equal to it in
+// the Sort's keys.
 type Limit struct {
-	Input  Node
-	Count  int64
-	Offset int64
+	Input    Node
+	Count    int64
+	Offset   int64
+	WithTies bool
 }
 
 func (l *Limit) Schema() []types.Column { return l.Input.Schema() }
 func (l *Limit) Children() []Node       { return []Node{l.Input} }
-func (l *Limit) Describe() string       { return fmt.Sprintf("Limit %d offset %d", l.Count, l.Offset) }
+func (l *Limit) Describe() string {
+	if l.WithTies {
+		return fmt.Sprintf("Limit %d offset %d with ties", l.Count, l.Offset)
+	}
+	return fmt.Sprintf("Limit %d offset %d", l.Count, l.Offset)
+}
 
 // Explain renders the tree, one node per line, children indented.
 func Explain(n Node) string { return ExplainAs(n, func(n Node) Node { return n }) }

@@ -88,7 +88,7 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 			}
 			return &plan.Union{Inputs: inputs, Cols: n.Cols}
 		case *plan.Limit:
-			return &plan.Limit{Input: walk(n.Input), Count: n.Count, Offset: n.Offset}
+			return &plan.Limit{Input: walk(n.Input), Count: n.Count, Offset: n.Offset, WithTies: n.WithTies}
 		case *plan.TopN:
 			t := *n
 			t.Input, t.PartitionBy = walk(n.Input), all(n.PartitionBy)

@@ -393,13 +393,20 @@ func (e *Engine) bindQueryIn(cat catalogReader, st *front.Statement, params *bou
 	if n, ok := st.Node.(ast.Node); ok {
 		normalizeAggregates(n)
 	}
+	var root plan.Node
+	var err error
 	switch n := st.Node.(type) {
 	case *ast.SelectStmt:
-		return sb.bindSelect(n)
+		root, err = sb.bindSelect(n)
 	case *ast.SetOprStmt:
-		return sb.bindSetOpr(n)
+		root, err = sb.bindSetOpr(n)
+	default:
+		return nil, sqlerr.New(sqlerr.SyntaxError, "expected a query")
 	}
-	return nil, sqlerr.New(sqlerr.SyntaxError, "expected a query")
+	if err == nil && st.WithTies {
+		err = markWithTies(root)
+	}
+	return root, err
 }
 
 // planView parses and binds a view's stored query.

@@ -224,6 +224,9 @@ func printStmtTo(b *strings.Builder, st *Statement, indent string) {
 	if len(st.Params) > 0 || st.NumParams > 0 {
 		fmt.Fprintf(b, "%sparams: %v of %d\n", indent, st.Params, st.NumParams)
 	}
+	if st.WithTies {
+		fmt.Fprintf(b, "%swith ties\n", indent)
+	}
 	var names []string
 	for name := range st.Windows {
 		names = append(names, name)

@@ -9,6 +9,8 @@ type rewriter struct {
 	toks    []token
 	windows map[string]*WindowTVF
 	asOf    *AsOf
+	// withTies: the outermost query's FETCH ... WITH TIES became ONLY.
+	withTies bool
 	// budget is what is left of the statement's rewrite work (spend).
 	budget int
 }

@@ -50,13 +50,12 @@ func (r *rewriter) limitPass() error {
 	if !hasWord(r.toks, "limit") && !hasWord(r.toks, "offset") && !hasWord(r.toks, "ties") {
 		return nil
 	}
+	if err := r.withTiesPass(); err != nil {
+		return err
+	}
 	out := make([]token, 0, len(r.toks)+2)
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
-		if ties := fetchWithTies(r.toks, i); ties >= 0 {
-			return unsupported(r.src, r.toks[ties], "FETCH ... WITH TIES").
-				WithHint("Use FETCH ... ONLY or LIMIT, or rank() in a subquery and keep the rows ranked up to n.")
-		}
 		if t.isWord("limit", "offset") && i+1 < len(r.toks) && beyondBigint(r.toks[i+1]) {
 			// PostgreSQL reads the count as bigint.
 			return errorAt(r.src, r.toks[i+1], sqlerr.NumericValueOutOfRange, "bigint out of range")
@@ -98,9 +97,6 @@ func (r *rewriter) limitPass() error {
 					limit = withSpace(r.toks[rest:lend], true)
 				}
 				rest = lend
-			} else if ties := fetchWithTies(r.toks, rest); ties >= 0 {
-				return unsupported(r.src, r.toks[ties], "FETCH ... WITH TIES").
-					WithHint("Use FETCH ... ONLY or LIMIT, or rank() in a subquery and keep the rows ranked up to n.")
 			} else if rest+1 < len(r.toks) && r.toks[rest].isWord("fetch") && r.toks[rest+1].isWord("first", "next") {
 				// OFFSET n ROWS FETCH {FIRST|NEXT} [m] {ROW|ROWS} ONLY.
 				cend := limitValueEnd(r.toks, rest+2)

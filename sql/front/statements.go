@@ -30,6 +30,9 @@ type Statement struct {
 	// Rewritten is the text handed to the TiDB parser: the query for query
 	// and DML statements and for CREATE [MATERIALIZED] VIEW; "" otherwise.
 	Rewritten string
+	// WithTies: the outermost query block ends in FETCH ... WITH TIES
+	// (the AST has its LIMIT).
+	WithTies bool
 	// Returning is the RETURNING list of an INSERT, UPDATE or DELETE
 	// (a * is a field with a WildCard); nil when there is none.
 	Returning []*ast.SelectField
@@ -220,7 +223,12 @@ func parseQuery(st *Statement, src string, toks []token) (*Statement, error) {
 		return nil, err
 	}
 	switch node.(type) {
-	case *ast.SelectStmt, *ast.SetOprStmt, *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		st.WithTies = rw.withTies
+	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
+		if rw.withTies {
+			return nil, unsupported(src, toks[0], "FETCH ... WITH TIES in %s", upper(toks[0].val))
+		}
 	default:
 		return nil, unsupported(src, toks[0], "this form of %s", upper(toks[0].val))
 	}
@@ -241,6 +249,9 @@ func parseResultSet(st *Statement, src string, toks []token) (ast.ResultSetNode,
 	rw, err := rewrite(src, toks)
 	if err != nil {
 		return nil, err
+	}
+	if rw.withTies {
+		return nil, unsupported(src, toks[0], "FETCH ... WITH TIES in a view")
 	}
 	node, r, err := parseTiDB(src, rw.toks, eofToken(src))
 	if err != nil {

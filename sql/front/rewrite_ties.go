@@ -1,0 +1,39 @@
+package front
+
+// withTiesPass turns FETCH {FIRST|NEXT} [n] {ROW|ROWS} WITH TIES of the
+// statement's outermost query block into ... ONLY and records it in
+// withTies: the binder marks that query's Limit, and the batch executor
+// extends it over the rows that tie with the last one in the ORDER BY. In
+// a subquery (inside parentheses) it is refused, as are the statements
+// that do not take it (parseQuery's caller checks withTies). It also
+// spells FETCH FIRST n ROW as ... ROWS for the TiDB parser.
+func (r *rewriter) withTiesPass() error {
+	depth := 0
+	for i := 0; i < len(r.toks); i++ {
+		t := r.toks[i]
+		switch {
+		case t.isOp("("):
+			depth++
+		case t.isOp(")"):
+			depth--
+		}
+		if i+1 < len(r.toks) && t.isWord("fetch") && r.toks[i+1].isWord("first", "next") {
+			// The TiDB parser reads FETCH FIRST ROW but not FETCH FIRST 1 ROW.
+			if j := limitValueEnd(r.toks, i+2); j > i+2 && j < len(r.toks) && r.toks[j].isWord("row") {
+				r.toks = concat(r.toks[:j], []token{synth(tkWord, "rows", r.toks[j], true)}, r.toks[j+1:])
+			}
+		}
+		ties := fetchWithTies(r.toks, i)
+		if ties < 0 {
+			continue
+		}
+		if depth > 0 || r.withTies {
+			return unsupported(r.src, r.toks[ties], "FETCH ... WITH TIES in a subquery").
+				WithHint("Use FETCH ... ONLY or LIMIT, or rank() in a subquery and keep the rows ranked up to n.")
+		}
+		r.withTies = true
+		only := synth(tkWord, "only", r.toks[ties], true)
+		r.toks = concat(r.toks[:ties], []token{only}, r.toks[ties+2:])
+	}
+	return nil
+}
