@@ -112,7 +112,7 @@ func Call(name string, args []Expr) (Expr, error) {
 			return types.NewString(strings.Trim(v[0].S, " ")), nil
 		})
 	case "concat":
-		a, err := castArgs(args, types.Text)
+		a, err := castArgs(outputText(args), types.Text)
 		if err != nil {
 			return nil, err
 		}

@@ -63,7 +63,11 @@ func (c *regexpCache) compile(pattern, flags string) (*regexp.Regexp, error) {
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid regular expression option: %q", string(f))
 		}
 	}
-	re, err := regexp.Compile(prefix + pattern)
+	translated, err := translateARE(pattern)
+	if err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(prefix + translated)
 	if err != nil {
 		msg := err.Error()
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
@@ -73,4 +77,43 @@ func (c *regexpCache) compile(pattern, flags string) (*regexp.Regexp, error) {
 	}
 	c.pattern, c.fl, c.re = pattern, flags, re
 	return re, nil
+}
+
+// translateARE rewrites the escapes whose meaning differs between
+// PostgreSQL's advanced regular expressions and RE2: \y and \Y are the
+// word-boundary assertions (RE2's \b and \B), \b is a backspace, \B a
+// backslash and \Z the end of the string. Back-references and \m, \M
+// have no RE2 form and are refused rather than read differently.
+func translateARE(p string) (string, error) {
+	if !strings.Contains(p, `\`) {
+		return p, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] != '\\' || i+1 == len(p) {
+			b.WriteByte(p[i])
+			continue
+		}
+		i++
+		switch c := p[i]; {
+		case c == 'y':
+			b.WriteString(`\b`)
+		case c == 'Y':
+			b.WriteString(`\B`)
+		case c == 'b':
+			b.WriteString(`\x08`)
+		case c == 'B':
+			b.WriteString(`\\`)
+		case c == 'Z':
+			b.WriteString(`\z`)
+		case c >= '1' && c <= '9':
+			return "", sqlerr.New(sqlerr.InvalidRegularExpression, "invalid regular expression: back-references such as \\%c are not supported", c)
+		case c == 'm' || c == 'M':
+			return "", sqlerr.New(sqlerr.InvalidRegularExpression, "invalid regular expression: the word-start and word-end assertions \\m and \\M are not supported; use \\y")
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
 }

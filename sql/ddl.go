@@ -444,6 +444,9 @@ func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[st
 // checkStreamable refuses, at CREATE time, plans the streaming engine does
 // not run yet.
 func checkStreamable(n plan.Node) error {
+	if err := checkDeterministic(n); err != nil {
+		return err
+	}
 	if len(subqueryPlans(n)) > 0 {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in JOIN ... ON, in aggregate arguments, in GROUP BY or in ORDER BY are not supported in a materialized view; in WHERE, HAVING and the select list they are").
 			WithHint("Move the subquery to WHERE, write it as a join, or query it ad hoc (SELECT supports subqueries of every kind, correlated or not).")

@@ -56,6 +56,7 @@ const (
 	DatetimeFieldOverflow             = "22008"
 	InvalidRegularExpression          = "2201B"
 	InvalidArgumentForLogarithm       = "2201E"
+	InvalidArgumentForWidthBucket     = "2201G"
 	NullValueNotAllowed               = "22004"
 	InvalidPrecedingOrFollowingSize   = "22013"
 	InvalidArgumentForNtile           = "22014"

@@ -47,6 +47,9 @@ func (r *rewriter) quotePass() error {
 			prev = r.toks[i-1]
 		}
 		switch {
+		case t.isWord("div") && next.isOp("("):
+			// div(a, b) is PostgreSQL's function; TiDB reads DIV as an
+			// operator, so the name is quoted to make it a call.
 		case next.isOp("("):
 			continue
 		case t.isWord("partition") && next.isWord("by"):
