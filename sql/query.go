@@ -69,6 +69,9 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			if err != nil {
 				return nil, err
 			}
+			if bound, err = s.readStreams(ctx, bound); err != nil {
+				return nil, err
+			}
 			if bound, err = mapPlan(bound, func(e expr.Expr) (expr.Expr, error) {
 				return expr.BindStatementTime(e, stmtTime), nil
 			}, nil); err != nil {

@@ -74,11 +74,13 @@ func (s *session) prepareQueryCursor(n *front.DeclareCursor, outer *boundParams)
 }
 
 // boundedRows keeps copies of rows up to limit estimated bytes (0 or less:
-// unbounded).
+// unbounded). what names the rows' holder in the error past the limit
+// ("" for the session's cursors).
 type boundedRows struct {
 	rows  []types.Row
 	bytes int64
 	limit int64
+	what  string
 }
 
 func (b *boundedRows) WriteRow(r types.Row) error {
@@ -87,6 +89,10 @@ func (b *boundedRows) WriteRow(r types.Row) error {
 		n += int64(len(d.S))
 	}
 	b.bytes += n
+	if b.limit > 0 && b.bytes > b.limit && b.what != "" {
+		return sqlerr.New(sqlerr.OutOfMemory, "out of memory: reading %s needs more than query_max_memory for its rows", b.what).
+			WithHint("Add a LIMIT, or raise query_max_memory for this session.")
+	}
 	if b.limit > 0 && b.bytes > b.limit {
 		return sqlerr.New(sqlerr.OutOfMemory, "out of memory: the session's cursors need more than query_max_memory for their rows").
 			WithHint("Fetch the rows in parts with LIMIT and OFFSET, close other cursors, or raise query_max_memory for this session.")
