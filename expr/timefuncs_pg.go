@@ -113,6 +113,20 @@ func moreTimeFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			}
 			return age(v[0].I, v[1].I)
 		})}, true, nil
+	case "current_date":
+		// The date of now(), so that it is one value per statement too.
+		if n != 0 {
+			return nil, true, wrongArgs(name, args)
+		}
+		now, err := Call("now", nil)
+		if err != nil {
+			return nil, true, err
+		}
+		e, err := Cast(now, types.Date)
+		return e, true, err
+	case "current_time", "localtime":
+		return nil, true, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported: streamdb has no time-of-day type", name).
+			WithHint("Use current_timestamp, or to_char(current_timestamp, 'HH24:MI:SS') for the time of day as text.")
 	case "to_timestamp":
 		if n != 1 {
 			return nil, true, sqlerr.New(sqlerr.FeatureNotSupported, "to_timestamp(text, text) is not supported; cast the text to timestamp instead")
