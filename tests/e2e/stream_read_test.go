@@ -3,6 +3,8 @@ package e2e
 import (
 	"fmt"
 	"testing"
+
+	"streamdb/tests/testutil"
 )
 
 // TestSelectFromStream: an ad-hoc SELECT over a stream reads what
@@ -13,13 +15,13 @@ import (
 func TestSelectFromStream(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	_, js := jetStream(t, srv.NATSURL())
+	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn, "CREATE STREAM s1 (k int, v text) WITH (subject = 'preview.s1')",
 		"CREATE TABLE names (k int PRIMARY KEY, name text)",
 		"INSERT INTO names VALUES (1, 'one'), (2, 'two')")
 	wantRows(t, conn, "SELECT * FROM s1")
 	wantRows(t, conn, "SELECT count(*) FROM s1", "0")
-	publish(t, js, "preview.s1", `{"k": 1, "v": "a"}`, `not json`, `{"k": 2, "v": "b"}`)
+	testutil.Publish(t, js, "preview.s1", `{"k": 1, "v": "a"}`, `not json`, `{"k": 2, "v": "b"}`)
 	publishMany(t, js, "preview.s1", 200, func(i int) string { return fmt.Sprintf(`{"k": %d, "v": "x%d"}`, 10+i, i) })
 
 	wantRows(t, conn, "SELECT * FROM s1 LIMIT 2", "1 a", "2 b")
