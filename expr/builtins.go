@@ -84,7 +84,7 @@ func Call(name string, args []Expr) (Expr, error) {
 			end := int64(len(r))
 			if len(v) == 3 {
 				if v[2].I < 0 {
-					return types.Null, sqlerr.New("22011", "negative substring length not allowed")
+					return types.Null, sqlerr.New(sqlerr.SubstringError, "negative substring length not allowed")
 				}
 				end = min(end, start+v[2].I)
 			}

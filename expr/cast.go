@@ -28,10 +28,10 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 			case strings.Contains(err.Error(), "out of range"):
 				code = sqlerr.NumericValueOutOfRange
 				if t == types.Date || t.IsTime() {
-					code = "22008" // datetime_field_overflow
+					code = sqlerr.DatetimeFieldOverflow
 				}
 			case t == types.Date || t.IsTime():
-				code = "22007" // invalid_datetime_format
+				code = sqlerr.InvalidDatetimeFormat
 			}
 			return types.Null, sqlerr.New(code, "%s", err.Error())
 		}
@@ -164,7 +164,7 @@ func DateToTimestamp(days int64) (types.Datum, error) {
 		return types.NewTimestampMicros(types.TimestampNegInfinity), nil
 	}
 	if days < types.MinTimestampMicros/86400e6 || days >= types.EndTimestampMicros/86400e6 {
-		return types.Null, sqlerr.New("22008", "date out of range for timestamp")
+		return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "date out of range for timestamp")
 	}
 	return types.NewTimestampMicros(days * 86400e6), nil
 }
@@ -260,7 +260,7 @@ func castFrom(d types.Datum, src, t types.Type) (types.Datum, error) {
 
 // cannotCast is PostgreSQL's error for a cast it does not have.
 func cannotCast(from, to types.Type) error {
-	return sqlerr.New("42846", "cannot cast type %s to %s", from, to)
+	return sqlerr.New(sqlerr.CannotCoerce, "cannot cast type %s to %s", from, to)
 }
 
 // castable follows PostgreSQL's cast catalog for streamdb's types: every

@@ -29,7 +29,7 @@ func ApplyModifier(d types.Datum, m types.Modifier, explicit bool) (types.Datum,
 			// PostgreSQL forgives trailing spaces beyond the length.
 			r := []rune(d.S)
 			if strings.TrimRight(string(r[m.Length:]), " ") != "" {
-				return types.Null, sqlerr.New("22001", "value too long for type character varying(%d)", m.Length)
+				return types.Null, sqlerr.New(sqlerr.StringDataRightTruncation, "value too long for type character varying(%d)", m.Length)
 			}
 		}
 		return types.NewString(string([]rune(d.S)[:m.Length])), nil
@@ -91,7 +91,7 @@ func fitFixed(s string, m types.Modifier, explicit bool) (types.Datum, error) {
 	s = strings.TrimRight(s, " ")
 	if utf8.RuneCountInString(s) > m.Length {
 		if !explicit {
-			return types.Null, sqlerr.New("22001", "value too long for type character(%d)", m.Length)
+			return types.Null, sqlerr.New(sqlerr.StringDataRightTruncation, "value too long for type character(%d)", m.Length)
 		}
 		s = strings.TrimRight(string([]rune(s)[:m.Length]), " ")
 	}

@@ -131,7 +131,7 @@ func formatFunc(v []types.Datum) (types.Datum, error) {
 			}
 		case spec == 'I':
 			if arg.IsNull() {
-				return types.Null, sqlerr.New("22004", "null values cannot be formatted as an SQL identifier")
+				return types.Null, sqlerr.New(sqlerr.NullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
 			}
 			b.WriteString(quoteIdentText(arg.S))
 		default:

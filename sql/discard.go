@@ -9,12 +9,6 @@ import (
 	"streamdb/types"
 )
 
-// SQLSTATEs of DISCARD and DEALLOCATE.
-const (
-	codeActiveTransaction    = "25001"
-	codeInvalidStatementName = "26000"
-)
-
 // prepareSessionReset prepares DISCARD and DEALLOCATE, which connection
 // poolers (a pgbouncer reset) and drivers (psycopg 3) send; ok is false
 // for other statements. Prepared statements live in the connection
@@ -33,7 +27,7 @@ func (s *session) prepareSessionReset(st *front.Statement) (p *prepared, ok bool
 				return "DEALLOCATE ALL", nil
 			}
 			if ps == nil || !ps.Deallocate(n.Name) {
-				return "", sqlerr.New(codeInvalidStatementName, "prepared statement %q does not exist", n.Name)
+				return "", sqlerr.New(sqlerr.InvalidSQLStatementName, "prepared statement %q does not exist", n.Name)
 			}
 			return "DEALLOCATE", nil
 		}}, true, nil
@@ -52,7 +46,7 @@ func (s *session) prepareDiscard(n *front.Discard) *prepared {
 			return "DISCARD " + n.What, nil
 		}
 		if s.tx != nil {
-			return "", sqlerr.New(codeActiveTransaction, "DISCARD ALL cannot run inside a transaction block")
+			return "", sqlerr.New(sqlerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
 		for k, v := range defaultSessionSettings {
 			s.settings[k] = v

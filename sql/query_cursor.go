@@ -12,11 +12,6 @@ import (
 	"streamdb/types"
 )
 
-// SQLSTATEs of query cursors.
-const (
-	codeNoActiveTransaction = "25P01"
-)
-
 // A query cursor (DECLARE c CURSOR FOR SELECT ...) runs its query at
 // DECLARE, in the declaring transaction block's view, and keeps the rows
 // in the session; FETCH and MOVE take them from the front. The rows all
@@ -47,7 +42,7 @@ func (s *session) prepareQueryCursor(n *front.DeclareCursor, outer *boundParams)
 	s.applyFloatDigits(inner)
 	return &prepared{params: inner.params, run: func(ctx context.Context, vals []types.Datum, _ pgwire.RowWriter) (string, error) {
 		if s.tx == nil && !n.Hold {
-			return "", sqlerr.New(codeNoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
+			return "", sqlerr.New(sqlerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 		}
 		cs := s.cursors()
 		if _, dup := cs[n.Name]; dup {
