@@ -165,11 +165,11 @@ func OpenMember(cfg *config.Config, log *slog.Logger, m *Member) (*Engine, error
 	if err != nil {
 		return nil, err
 	}
-	b.SetStreamReplicas(int(cfg.Int("nats.stream-replicas")))
+	b.SetStreamReplicas(int(cfg.Int(config.NatsStreamReplicas)))
 	if warning := b.SetSynchronousCommit(cfg.SynchronousCommit()); warning != "" {
 		log.Warn(warning)
 	}
-	log.Info("durability of acknowledged writes", "synchronous_commit", cfg.Values["synchronous_commit"], "survives", b.SyncMode())
+	log.Info("durability of acknowledged writes", config.SynchronousCommit, cfg.Values[config.SynchronousCommit], "survives", b.SyncMode())
 	store, err := openState(ctx, cfg, b, log)
 	if err != nil {
 		b.Close()
@@ -181,12 +181,12 @@ func OpenMember(cfg *config.Config, log *slog.Logger, m *Member) (*Engine, error
 		b.Close()
 		return nil, err
 	}
-	e.rt = exec.NewRuntime(store, b, log, cfg.Duration("execution.barrier.interval"))
-	e.rt.SetAligned(cfg.Values["execution.checkpointing.mode"] != "at_least_once")
-	e.rt.SetGroupCache(cfg.Int("state.cache.groups-per-operator"))
-	e.rt.SetJoinCache(cfg.Int("state.cache.join-keys-per-side"))
-	e.rt.SetTopNCache(cfg.Int("state.cache.topn-rows-per-operator"))
-	e.rt.SetMemoryBudget(cfg.Int("state.memory.budget"))
+	e.rt = exec.NewRuntime(store, b, log, cfg.Duration(config.ExecutionBarrierInterval))
+	e.rt.SetAligned(cfg.Values[config.ExecutionCheckpointingMode] != "at_least_once")
+	e.rt.SetGroupCache(cfg.Int(config.StateCacheGroupsPerOperator))
+	e.rt.SetJoinCache(cfg.Int(config.StateCacheJoinKeysPerSide))
+	e.rt.SetTopNCache(cfg.Int(config.StateCacheTopNRowsPerOperator))
+	e.rt.SetMemoryBudget(cfg.Int(config.StateMemoryBudget))
 	e.rt.SetExpander(e.viewPlan)
 	if e.coord, err = checkpoint.NewCoordinator(e.checkpointSettings, store, e.rt, log); err != nil {
 		store.Close()
@@ -229,7 +229,7 @@ func OpenMember(cfg *config.Config, log *slog.Logger, m *Member) (*Engine, error
 // usable checkpoint; damaged or half-written ones are skipped). The memory
 // backend starts from the newest checkpoint every time.
 func openState(ctx context.Context, cfg *config.Config, b *broker.Broker, log *slog.Logger) (*storage.Store, error) {
-	memory := cfg.Values["state.backend"] == "memory"
+	memory := cfg.Values[config.StateBackend] == "memory"
 	_, markerErr := os.Stat(filepath.Join(cfg.DataDir, runningMarker))
 	unclean := markerErr == nil
 	var from *checkpoint.Meta
@@ -270,7 +270,7 @@ func openState(ctx context.Context, cfg *config.Config, b *broker.Broker, log *s
 		// used (or a newer savepoint), never older than the last DDL.
 		m, err := checkpoint.ChooseRecovery(checkpoint.RecoveryOptions{
 			DataDir: cfg.DataDir, CheckpointsDir: cfg.CheckpointsDir(), SavepointsDir: cfg.SavepointsDir(),
-			PreferCheckpoint: cfg.Bool("execution.checkpointing.prefer-checkpoint-for-recovery"),
+			PreferCheckpoint: cfg.Bool(config.ExecutionCheckpointingPreferCheckpointForRecovery),
 		}, log)
 		if err != nil {
 			return nil, err
@@ -315,17 +315,17 @@ func (e *Engine) checkpointSettings() checkpoint.Settings {
 	defer e.cfgMu.RUnlock()
 	c := e.cfg
 	s := checkpoint.Settings{
-		Interval:             c.Duration("execution.checkpointing.interval"),
-		MinPause:             c.Duration("execution.checkpointing.min-pause"),
-		Timeout:              c.Duration("execution.checkpointing.timeout"),
-		MaxConcurrent:        int(c.Int("execution.checkpointing.max-concurrent-checkpoints")),
-		TolerableFailures:    int(c.Int("execution.checkpointing.tolerable-failed-checkpoints")),
-		NumRetained:          int(c.Int("state.checkpoints.num-retained")),
-		RetainOnCancellation: c.Values["execution.checkpointing.externalized-checkpoint-retention"] != "delete_on_cancellation",
-		Async:                c.Bool("state.backend.async"),
-		Incremental:          c.Bool("state.backend.incremental"),
-		Backend:              c.Values["state.backend"],
-		MemoryLimit:          c.Int("state.backend.memory.max-size"),
+		Interval:             c.Duration(config.ExecutionCheckpointingInterval),
+		MinPause:             c.Duration(config.ExecutionCheckpointingMinPause),
+		Timeout:              c.Duration(config.ExecutionCheckpointingTimeout),
+		MaxConcurrent:        int(c.Int(config.ExecutionCheckpointingMaxConcurrentCheckpoints)),
+		TolerableFailures:    int(c.Int(config.ExecutionCheckpointingTolerableFailedCheckpoints)),
+		NumRetained:          int(c.Int(config.StateCheckpointsNumRetained)),
+		RetainOnCancellation: c.Values[config.ExecutionCheckpointingExternalizedCheckpointRetention] != "delete_on_cancellation",
+		Async:                c.Bool(config.StateBackendAsync),
+		Incremental:          c.Bool(config.StateBackendIncremental),
+		Backend:              c.Values[config.StateBackend],
+		MemoryLimit:          c.Int(config.StateBackendMemoryMaxSize),
 		Dir:                  c.CheckpointsDir(),
 		SavepointsDir:        c.SavepointsDir(),
 		DataDir:              c.DataDir,

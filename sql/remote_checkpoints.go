@@ -42,11 +42,11 @@ func (e *Engine) openRemotes() error {
 		e.log.Info("checkpoint bucket", "setting", key, "bucket", u.Bucket, "replicas", u.Replicas)
 		return r, nil
 	}
-	cks, err := open("state.checkpoints.dir", e.cfg.RemoteCheckpoints())
+	cks, err := open(config.StateCheckpointsDir, e.cfg.RemoteCheckpoints())
 	if err != nil {
 		return err
 	}
-	sps, err := open("state.savepoints.dir", e.cfg.RemoteSavepoints())
+	sps, err := open(config.StateSavepointsDir, e.cfg.RemoteSavepoints())
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func fetchRemotePoint(ctx context.Context, loc string, b *broker.Broker, scratch
 // for a server that is not running on that data directory; nil when the
 // bucket holds none. A standby that takes over calls it before Open.
 func RestoreNewestRemote(cfg *config.Config, js jetstream.JetStream) (*checkpoint.Meta, error) {
-	u, err := parseRemoteSetting("state.checkpoints.dir", cfg.RemoteCheckpoints())
+	u, err := parseRemoteSetting(config.StateCheckpointsDir, cfg.RemoteCheckpoints())
 	if err != nil {
 		return nil, err
 	}

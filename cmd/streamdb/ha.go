@@ -89,17 +89,17 @@ func haSettings(cfg *config.Config, hf haFlags) (checkpoint.RemoteURL, error) {
 		}
 	} else {
 		u = checkpoint.RemoteURL{Bucket: ha.CheckpointBucket(hf.group), Replicas: max(1, hf.replicas)}
-		if err := cfg.Set("state.checkpoints.dir", u.String()); err != nil {
+		if err := cfg.Set(config.StateCheckpointsDir, u.String()); err != nil {
 			return u, err
 		}
 	}
-	if cfg.Int("nats.stream-replicas") == 0 {
-		if err := cfg.Set("nats.stream-replicas", fmt.Sprint(max(1, hf.replicas))); err != nil {
+	if cfg.Int(config.NatsStreamReplicas) == 0 {
+		if err := cfg.Set(config.NatsStreamReplicas, fmt.Sprint(max(1, hf.replicas))); err != nil {
 			return u, err
 		}
 	}
-	if cfg.Values["state.savepoints.dir"] == "" {
-		if err := cfg.Set("state.savepoints.dir", u.String()); err != nil {
+	if cfg.Values[config.StateSavepointsDir] == "" {
+		if err := cfg.Set(config.StateSavepointsDir, u.String()); err != nil {
 			return u, err
 		}
 	}

@@ -102,9 +102,9 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	}
 	// The TLS flags beat every other source of their settings.
 	flagSettings := map[string]struct{ key, value string }{
-		"tls-cert":           {"ssl_cert_file", *tlsCert},
-		"tls-key":            {"ssl_key_file", *tlsKey},
-		"tls-require-remote": {"ssl_require_remote", fmt.Sprint(*tlsRequireRemote)},
+		"tls-cert":           {config.SSLCertFile, *tlsCert},
+		"tls-key":            {config.SSLKeyFile, *tlsKey},
+		"tls-require-remote": {config.SSLRequireRemote, fmt.Sprint(*tlsRequireRemote)},
 	}
 	var flagErr error
 	fs.Visit(func(f *flag.Flag) {
@@ -226,8 +226,8 @@ func run(args []string) error {
 	if httpSrv != nil {
 		httpSrv.SetConsole(engine, admin.ConsoleAccess{Auth: sec.Auth, TrustedUser: sql.BootstrapUser})
 	}
-	srv.SetMaxConnections(int(cfg.Int("max_connections")))
-	srv.SetMaxQueryLength(int(cfg.Int("max_query_length")))
+	srv.SetMaxConnections(int(cfg.Int(config.MaxConnections)))
+	srv.SetMaxQueryLength(int(cfg.Int(config.MaxQueryLength)))
 	log.Info("streamdb ready", "listen", ln.Addr().String(), "nats", engine.NATSURL(), "data_dir", cfg.DataDir)
 
 	served := make(chan error, 1)
