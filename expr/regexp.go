@@ -13,8 +13,11 @@ import (
 // what a ~ b and a !~ b are bound as. Patterns are read by Go's RE2, which
 // agrees with PostgreSQL's advanced regular expressions on the usual forms
 // (anchors, classes, alternation, repetition); back-references and
-// look-around are refused with 2201B. Flags: i (case-insensitive) and c
-// (case-sensitive, the default).
+// look-around are refused with 2201B. Flags: i (case-insensitive), c
+// (case-sensitive, the default), s, n or m, p, w (newline sensitivity, see
+// regexpCache.compile), q (literal) and t; x, b and e are refused with
+// 0A000. In n and p modes a negated bracket ([^x]) still matches a
+// newline, unlike in PostgreSQL.
 func regexpLike(name string, args []Expr) (Expr, error) {
 	if len(args) != 2 && len(args) != 3 {
 		return nil, wrongArgs(name, args)
@@ -52,20 +55,53 @@ func (c *regexpCache) compile(pattern, flags string) (*regexp.Regexp, error) {
 	if c.re != nil && c.pattern == pattern && c.fl == flags {
 		return c.re, nil
 	}
-	prefix := ""
+	// PostgreSQL's default: '.' matches a newline and ^, $ match at the
+	// ends of the string only; n (or m) makes both newline-sensitive, p
+	// only '.', w only ^ and $.
+	fold, dotNL, multiLine, literal := false, true, false, false
 	for _, f := range flags {
 		switch f {
 		case 'i':
-			prefix = "(?i)"
+			fold = true
 		case 'c':
-			prefix = ""
+			fold = false
+		case 's':
+			dotNL, multiLine = true, false
+		case 'n', 'm':
+			dotNL, multiLine = false, true
+		case 'p':
+			dotNL, multiLine = false, false
+		case 'w':
+			dotNL, multiLine = true, true
+		case 'q':
+			literal = true
+		case 't':
+		case 'x', 'e', 'b':
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "regular expression option %q is not supported", string(f))
 		default:
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid regular expression option: %q", string(f))
 		}
 	}
-	translated, err := translateARE(pattern)
-	if err != nil {
-		return nil, err
+	prefix := "(?"
+	if fold {
+		prefix += "i"
+	}
+	if dotNL {
+		prefix += "s"
+	}
+	if multiLine {
+		prefix += "m"
+	}
+	prefix += ")"
+	if prefix == "(?)" {
+		prefix = ""
+	}
+	translated := regexp.QuoteMeta(pattern)
+	if !literal {
+		var err error
+		if translated, err = translateARE(pattern); err != nil {
+			return nil, err
+		}
 	}
 	re, err := regexp.Compile(prefix + translated)
 	if err != nil {
