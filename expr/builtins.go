@@ -55,6 +55,9 @@ func Call(name string, args []Expr) (Expr, error) {
 		return &Func{Name: name, Args: args, T: t, Fn: strict(fn)}, nil
 	}
 	n := len(args)
+	if f, ok, err := byteaFunc(name, args); ok {
+		return f, err
+	}
 	if f, ok, err := stringFunc(name, args); ok {
 		return f, err
 	}

@@ -141,6 +141,10 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 		if d.K == types.KindInterval {
 			return d, nil
 		}
+	case types.Bytea:
+		if d.K == types.KindBytes {
+			return d, nil
+		}
 	}
 	return types.Null, cannotCast(kindType(d), t)
 }
@@ -204,6 +208,8 @@ func kindType(d types.Datum) types.Type {
 		return types.Timestamp
 	case types.KindInterval:
 		return types.Interval
+	case types.KindBytes:
+		return types.Bytea
 	}
 	return types.Unknown
 }

@@ -233,6 +233,10 @@ func IsTruth(e Expr, want, not bool) (Expr, error) {
 }
 
 func concat(l, r Expr) (Expr, error) {
+	if lt, rt := l.Type(), r.Type(); lt == types.Bytea && (rt == types.Bytea || rt == types.Unknown) ||
+		rt == types.Bytea && lt == types.Unknown {
+		return byteaConcat(l, r)
+	}
 	var err error
 	if l, err = Cast(l, types.Text); err != nil {
 		return nil, err

@@ -124,6 +124,9 @@ func decodeBinary(b []byte, t types.Type) (types.Datum, error) {
 		}
 		return types.NewDecimal(d), nil
 
+	case types.Bytea:
+		return types.NewBytes(string(b)), nil
+
 	case types.Unknown, types.Text, types.Varchar:
 		if !utf8.Valid(b) {
 			return types.Null, sqlerr.New(sqlerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")

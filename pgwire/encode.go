@@ -124,6 +124,11 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 		}
 		return appendNumeric(dst, d.Decimal())
 
+	case types.Bytea:
+		if d.K == types.KindBytes {
+			return append(dst, d.S...), nil
+		}
+
 	case types.Unknown, types.Text, types.Varchar:
 		if d.K == types.KindString {
 			return append(dst, d.S...), nil

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math"
 
@@ -39,7 +40,7 @@ type datumRec struct {
 // part of the format).
 var kindNames = map[types.Kind]string{
 	types.KindNull: "null", types.KindBool: "bool", types.KindInt: "int", types.KindFloat: "float",
-	types.KindDecimal: "decimal", types.KindString: "string", types.KindDate: "date",
+	types.KindDecimal: "decimal", types.KindString: "string", types.KindBytes: "bytes", types.KindDate: "date",
 	types.KindTimestamp: "timestamp", types.KindInterval: "interval",
 }
 
@@ -73,6 +74,9 @@ func encodeDatum(d types.Datum) (*datumRec, error) {
 		return nil, fmt.Errorf("a value of kind %d cannot be recorded", d.K)
 	}
 	r := &datumRec{Kind: k, I: d.I, S: d.S, Months: d.Months, Days: d.Days}
+	if d.K == types.KindBytes {
+		r.S = hex.EncodeToString([]byte(d.S)) // raw bytes are not JSON text
+	}
 	if d.F != 0 || math.Signbit(d.F) {
 		r.F = math.Float64bits(d.F)
 	}
@@ -128,6 +132,13 @@ func decodeDatum(r *datumRec) (types.Datum, error) {
 		return types.Null, fmt.Errorf("plan record: unknown value kind %q", r.Kind)
 	}
 	d := types.Datum{K: k, I: r.I, S: r.S, Months: r.Months, Days: r.Days, F: math.Float64frombits(r.F)}
+	if k == types.KindBytes {
+		b, err := hex.DecodeString(r.S)
+		if err != nil {
+			return types.Null, fmt.Errorf("plan record: bytes %q: %w", r.S, err)
+		}
+		d.S = string(b)
+	}
 	if r.D != "" {
 		dec, _, err := apd.NewFromString(r.D)
 		if err != nil {

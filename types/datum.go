@@ -23,6 +23,7 @@ const (
 	KindDate      // I: days since 1970-01-01
 	KindTimestamp // I: microseconds since 1970-01-01 00:00:00 UTC
 	KindInterval  // Months, Days, I (microseconds)
+	KindBytes     // S: the raw bytes of a bytea
 )
 
 // Datum is one SQL value. It is a small value type: copy it freely, never
@@ -131,7 +132,7 @@ func Compare(a, b Datum) int {
 		return compareFloat(a.F, b.F)
 	case KindDecimal:
 		return compareDecimal(a.D, b.D)
-	case KindString:
+	case KindString, KindBytes:
 		return strings.Compare(a.S, b.S)
 	case KindInterval:
 		return cmp.Compare(a.intervalMicros(), b.intervalMicros())

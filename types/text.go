@@ -49,6 +49,8 @@ func FormatText(d Datum, t Type) string {
 		return d.D.Text('f')
 	case KindString:
 		return d.S
+	case KindBytes:
+		return FormatBytea(d.S)
 	case KindDate:
 		return formatDate(d.I)
 	case KindTimestamp:
@@ -143,6 +145,8 @@ func ParseText(s string, t Type) (Datum, error) {
 		return parseTimestampDatum(s, t)
 	case Interval:
 		return ParseInterval(s)
+	case Bytea:
+		return ParseBytea(s)
 	}
 	return Null, fmt.Errorf("cannot convert text to %s", t)
 }

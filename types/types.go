@@ -26,11 +26,13 @@ const (
 	Timestamp
 	Timestamptz
 	Interval
+	Bytea
 )
 
 // PostgreSQL type OIDs, so that drivers decode values natively.
 const (
 	OIDBool        uint32 = 16
+	OIDBytea       uint32 = 17
 	OIDInt8        uint32 = 20
 	OIDInt2        uint32 = 21
 	OIDInt4        uint32 = 23
@@ -65,6 +67,7 @@ var typeInfo = [...]struct {
 	Timestamp:   {"timestamp without time zone", OIDTimestamp, 8},
 	Timestamptz: {"timestamp with time zone", OIDTimestamptz, 8},
 	Interval:    {"interval", OIDInterval, 16},
+	Bytea:       {"bytea", OIDBytea, -1},
 }
 
 // String returns the PostgreSQL name of the type (as format_type prints it).
@@ -139,6 +142,8 @@ func Parse(name string) (Type, error) {
 		return Timestamptz, nil
 	case "interval":
 		return Interval, nil
+	case "bytea":
+		return Bytea, nil
 	}
 	return Unknown, fmt.Errorf("type %q does not exist", name)
 }

@@ -23,6 +23,7 @@ const (
 	tagDecimal   = 0x22
 	tagNegZero   = 0x23 // value encoding only: the float -0
 	tagString    = 0x30
+	tagBytes     = 0x31
 	tagDate      = 0x40
 	tagTimestamp = 0x41
 	tagInterval  = 0x50
@@ -52,6 +53,8 @@ func Append(buf []byte, d types.Datum) []byte {
 		return appendString(buf, reduced.Text('f'))
 	case types.KindString:
 		return appendString(append(buf, tagString), d.S)
+	case types.KindBytes:
+		return appendString(append(buf, tagBytes), d.S)
 	case types.KindDate:
 		return appendUint64(append(buf, tagDate), uint64(d.I)^(1<<63))
 	case types.KindTimestamp:
@@ -161,6 +164,12 @@ func Decode(b []byte) (types.Datum, []byte, error) {
 			return types.Null, nil, err
 		}
 		return types.NewString(s), rest, nil
+	case tagBytes:
+		s, rest, err := decodeString(b)
+		if err != nil {
+			return types.Null, nil, err
+		}
+		return types.NewBytes(s), rest, nil
 	case tagInterval:
 		if err := need(24); err != nil {
 			return types.Null, nil, err
