@@ -74,6 +74,15 @@ func TestReturningExtendedProtocol(t *testing.T) {
 	}
 	wantRows(t, conn, "SELECT * FROM acct", "1 ann 15")
 
+	// INSERT ... SELECT with parameters in the query, RETURNING the rows.
+	var newID int64
+	var owner string
+	if err := conn.QueryRow(ctx, `INSERT INTO acct SELECT id + $1, owner || $2, balance FROM acct WHERE id = $3 RETURNING id, owner`,
+		int64(100), "2", int64(1)).Scan(&newID, &owner); err != nil || newID != 101 || owner != "ann2" {
+		t.Errorf("INSERT ... SELECT RETURNING: %d %q, %v", newID, owner, err)
+	}
+	exec(t, conn, `DELETE FROM acct WHERE id = 101`)
+
 	// A parameter inside the RETURNING list is refused clearly.
 	_, err := conn.Exec(ctx, `INSERT INTO acct VALUES (9, 'x', 1) RETURNING id + $1`, int64(1))
 	wantCode(t, err, "0A000")
