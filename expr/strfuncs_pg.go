@@ -137,14 +137,22 @@ func pad(s string, n int64, fill string, left bool) (types.Datum, error) {
 		return types.Null, sqlerr.New(sqlerr.ProgramLimitExceeded, "requested length too large")
 	}
 	f := []rune(fill)
-	extra := make([]rune, 0, n-int64(len(r)))
-	for i := 0; int64(len(extra)) < n-int64(len(r)); i++ {
-		extra = append(extra, f[i%len(f)])
+	width := 1
+	for _, c := range f {
+		width = max(width, utf8.RuneLen(c))
+	}
+	var b strings.Builder
+	b.Grow(len(s) + int(n-int64(len(r)))*width)
+	if !left {
+		b.WriteString(s)
+	}
+	for i := int64(0); i < n-int64(len(r)); i++ {
+		b.WriteRune(f[i%int64(len(f))])
 	}
 	if left {
-		return types.NewString(string(extra) + s), nil
+		b.WriteString(s)
 	}
-	return types.NewString(s + string(extra)), nil
+	return types.NewString(b.String()), nil
 }
 
 // translate replaces each character of s found in from by the character
