@@ -54,6 +54,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	if call, name, ok := seriesCall(sel); ok {
 		return sb.bindSeries(call, name)
 	}
+	if call, name, ok := unnestCall(sel); ok {
+		return sb.bindUnnest(call, name)
+	}
 	var input plan.Node
 	in := &scope{}
 	if sel.From != nil {

@@ -22,16 +22,21 @@ import (
 // instead of filling memory.
 const maxSeriesRows = 10_000_000
 
-// seriesNode is a generate_series call; Args are constant expressions.
+// seriesNode is a generate_series call, or with Unnest an unnest call
+// (bind_unnest.go); Args are constant expressions.
 type seriesNode struct {
-	Args []expr.Expr
-	Cols []types.Column
+	Args   []expr.Expr
+	Cols   []types.Column
+	Unnest bool
 }
 
 func (s *seriesNode) Schema() []types.Column { return s.Cols }
 func (s *seriesNode) Children() []plan.Node  { return nil }
 func (s *seriesNode) Describe() string {
 	d := "GenerateSeries("
+	if s.Unnest {
+		d = "Unnest("
+	}
 	for i, a := range s.Args {
 		if i > 0 {
 			d += ", "
@@ -145,6 +150,9 @@ func seriesSignatureError(args []expr.Expr) error {
 
 // runSeries generates the series' rows.
 func runSeries(s *seriesNode) ([]types.Row, error) {
+	if s.Unnest {
+		return runUnnest(s)
+	}
 	vals := make([]types.Datum, len(s.Args))
 	for i, a := range s.Args {
 		v, err := a.Eval(nil)

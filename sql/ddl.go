@@ -461,7 +461,11 @@ func checkStreamable(n plan.Node) error {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "window function %s() is not supported in a materialized view yet; only row_number(), rank() and dense_rank() without a frame are", n.Func).
 			WithHint("Query it ad hoc, or rank in the view and compute the rest when you read it.")
 	case *seriesNode:
-		return sqlerr.New(sqlerr.FeatureNotSupported, "generate_series is not supported in a materialized view").
+		fn := "generate_series"
+		if n.Unnest {
+			fn = "unnest"
+		}
+		return sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view", fn).
 			WithHint("Query it ad hoc, or keep the series in a table and join it.")
 	case *lateralJoin:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "LATERAL subqueries that refer to the FROM items before them are not supported in a materialized view yet").

@@ -125,7 +125,9 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 			}
 			return &w
 		case *seriesNode:
-			return &seriesNode{Args: all(n.Args), Cols: n.Cols}
+			c := *n
+			c.Args = all(n.Args)
+			return &c
 		case *lateralJoin:
 			l := *n
 			l.Left, l.Right = walk(n.Left), walk(n.Right)

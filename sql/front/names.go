@@ -37,6 +37,8 @@ const (
 	ModeFunc = "streamdb_mode"
 	// SeriesFunc stands for generate_series in FROM.
 	SeriesFunc = "streamdb_generate_series"
+	// UnnestFunc stands for unnest in FROM.
+	UnnestFunc = "streamdb_unnest"
 	// ConcatFunc stands for PostgreSQL's concat().
 	ConcatFunc = "streamdb_concat"
 	// StddevFunc and VarianceFunc stand for the aggregates stddev(x) and

@@ -10,14 +10,17 @@ import "streamdb/sqlerr"
 //
 //	generate_series(1, 10, 2) AS t(x)  ->  (SELECT streamdb_generate_series(1, 10, 2) AS x) AS t
 //	generate_series(1, 3) g            ->  (SELECT streamdb_generate_series(1, 3) AS g) AS g
+//
+// unnest(array) in FROM is rewritten the same way, to streamdb_unnest.
 func (r *rewriter) seriesPass() error {
-	if !hasWord(r.toks, "generate_series") {
+	if !hasWord(r.toks, "generate_series") && !hasWord(r.toks, "unnest") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks)+8)
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
-		if !t.isWord("generate_series") || i+1 >= len(r.toks) || !r.toks[i+1].isOp("(") || !inFromClause(r.toks, i) {
+		fn, ok := fromFunctions[t.val]
+		if !ok || t.kind != tkWord || i+1 >= len(r.toks) || !r.toks[i+1].isOp("(") || !inFromClause(r.toks, i) {
 			out = append(out, t)
 			continue
 		}
@@ -25,8 +28,8 @@ func (r *rewriter) seriesPass() error {
 		if end < 0 {
 			return syntaxError(r.src, t)
 		}
-		call := append([]token{synth(tkWord, SeriesFunc, t, true)}, r.toks[i+1:end+1]...)
-		col, alias := "generate_series", ""
+		call := append([]token{synth(tkWord, fn, t, true)}, r.toks[i+1:end+1]...)
+		col, alias := t.val, ""
 		next := end + 1
 		a := next
 		if a < len(r.toks) && r.toks[a].isWord("as") {
@@ -39,14 +42,14 @@ func (r *rewriter) seriesPass() error {
 				ce := matchParen(r.toks, c)
 				names := splitTopLevel(r.toks[c+1 : max(ce, c+1)])
 				if ce < 0 || len(names) != 1 || len(names[0]) != 1 || !names[0][0].isName() {
-					return errorAt(r.src, r.toks[c], sqlerr.SyntaxError, "generate_series returns one column: write AS alias(column)")
+					return errorAt(r.src, r.toks[c], sqlerr.SyntaxError, "%s returns one column: write AS alias(column)", t.val)
 				}
 				col = names[0][0].val
 				next = ce + 1
 			}
 		}
 		if alias == "" {
-			alias = "generate_series"
+			alias = t.val
 		}
 		out = append(out, synth(tkOp, "(", t, t.space), synth(tkWord, "select", t, false))
 		out = append(out, call...)
@@ -86,3 +89,7 @@ func inFromClause(toks []token, i int) bool {
 	}
 	return false
 }
+
+// fromFunctions are the set-returning functions seriesPass rewrites in
+// FROM, and the names the binder knows them by.
+var fromFunctions = map[string]string{"generate_series": SeriesFunc, "unnest": UnnestFunc}
