@@ -127,9 +127,23 @@ func moreTimeFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 	case "current_time", "localtime":
 		return nil, true, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported: streamdb has no time-of-day type", name).
 			WithHint("Use current_timestamp, or to_char(current_timestamp, 'HH24:MI:SS') for the time of day as text.")
+	case "to_date":
+		return typed(types.Date, []types.Type{types.Text, types.Text}, func(v []types.Datum) (types.Datum, error) {
+			us, err := parseDateTime(v[0].S, v[1].S)
+			if err != nil {
+				return types.Null, err
+			}
+			return types.CheckDate(floorDiv(us, usPerDay))
+		})
 	case "to_timestamp":
-		if n != 1 {
-			return nil, true, sqlerr.New(sqlerr.FeatureNotSupported, "to_timestamp(text, text) is not supported; cast the text to timestamp instead")
+		if n == 2 {
+			return typed(types.Timestamptz, []types.Type{types.Text, types.Text}, func(v []types.Datum) (types.Datum, error) {
+				us, err := parseDateTime(v[0].S, v[1].S)
+				if err != nil {
+					return types.Null, err
+				}
+				return types.CheckTimestamp(us)
+			})
 		}
 		return typed(types.Timestamptz, []types.Type{f8}, func(v []types.Datum) (types.Datum, error) {
 			x := v[0].F
