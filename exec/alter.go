@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -232,6 +233,7 @@ func (b *builder) alterState(desc *catalog.Descriptor, root plan.Node, mat *mate
 		b.reemit[idx] = true
 	}
 	mat.altered, mat.retract = true, rows
+	mat.alterEpoch.Store(math.MaxUint64)
 	return nil
 }
 

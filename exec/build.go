@@ -51,6 +51,7 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node) error {
 	}
 	mat.rowsOut = metrics.ViewRowsOut.WithLabelValues(desc.Name)
 	mat.hub = &edgeHub{}
+	p.mat = mat
 	p.hub = mat.hub
 	taps, err := loadSinkTaps(rt.store, desc.ID)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -61,6 +62,17 @@ type materializeOp struct {
 	// old rows it sends downstream first (alter.go).
 	altered bool
 	retract []types.Row
+	// alterEpoch is, after an ALTER, the epoch whose commit makes the
+	// altered view's first output (retractions and re-sent rows) visible:
+	// MaxUint64 until its first barrier, 0 when not altered. Waits for a
+	// view (ALTER, FLUSH) read it from other goroutines.
+	alterEpoch atomic.Uint64
+}
+
+// alterVisible reports whether the view's output since its ALTER is
+// committed, given the committed epoch.
+func (op *materializeOp) alterVisible(committed uint64) bool {
+	return op.alterEpoch.Load() <= committed
 }
 
 type countEntry struct {
@@ -216,6 +228,7 @@ func (op *materializeOp) Barrier(e Epoch) error {
 			return err
 		}
 		op.altered = false
+		op.alterEpoch.Store(e.ID)
 	}
 	if err := op.pending.writeTo(e.Batch, op.prefix); err != nil {
 		return err

@@ -71,6 +71,8 @@ type pipeline struct {
 	// (edge.go).
 	edgeIn []*edge
 	hub    *edgeHub
+	// mat is the view's materialization (the end of its dataflow).
+	mat *materializeOp
 	// keyNames are the columns the view is keyed by (nil unless its
 	// rows are materialized by a unique key): what its readers receive
 	// is a set.

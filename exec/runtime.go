@@ -479,6 +479,9 @@ func (rt *Runtime) waitFor(ctx context.Context, ids []uint32, targets map[string
 				}
 			default:
 			}
+			if p.mat != nil && !p.mat.alterVisible(rt.committed.Load()) {
+				done = false // an altered view's first epoch is not committed yet
+			}
 			p.mu.Lock()
 			for i, s := range p.sources {
 				want := targets[s.subject]
