@@ -256,4 +256,14 @@ func TestSemiJoinViewQuietWhileMatched(t *testing.T) {
 	if err := sconn.PgConn().CancelRequest(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The feed's reader must end before the cleanup closes its connection.
+	for {
+		select {
+		case <-ch:
+		case <-done:
+			return
+		case <-ctx.Done():
+			t.Fatal("the feed did not end after a CancelRequest")
+		}
+	}
 }
