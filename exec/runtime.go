@@ -643,6 +643,13 @@ func (rt *Runtime) StopAll() {
 	rt.committed.Store(rt.injected)
 	rt.notifyLocked()
 	rt.mu.Unlock()
+	// Cancel every pipeline before waiting for any: one still running
+	// when a pipeline it reads has stopped fails with that as its error.
+	for _, p := range ps {
+		if p.cancel != nil {
+			p.cancel()
+		}
+	}
 	for _, p := range ps {
 		p.stop()
 	}
