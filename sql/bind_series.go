@@ -49,16 +49,22 @@ func (s *seriesNode) Describe() string {
 // seriesCall returns the generate_series call of a SELECT that is one,
 // and the name of its column.
 func seriesCall(sel *ast.SelectStmt) (*ast.FuncCallExpr, string, bool) {
+	return soleFunctionCall(sel, front.SeriesFunc, "generate_series")
+}
+
+// soleFunctionCall returns the call of a SELECT whose only item is a call
+// of the function named internal (the front layer's name for it in FROM)
+// or name, with no FROM or other clause, and the name of its column.
+func soleFunctionCall(sel *ast.SelectStmt, internal, name string) (*ast.FuncCallExpr, string, bool) {
 	if sel.From != nil || sel.Where != nil || sel.GroupBy != nil || sel.Having != nil || sel.OrderBy != nil ||
 		sel.Limit != nil || sel.Distinct || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
 		return nil, "", false
 	}
 	f := sel.Fields.Fields[0]
 	call, ok := f.Expr.(*ast.FuncCallExpr)
-	if !ok || (call.FnName.L != front.SeriesFunc && call.FnName.L != "generate_series") {
+	if !ok || (call.FnName.L != internal && call.FnName.L != name) {
 		return nil, "", false
 	}
-	name := "generate_series"
 	if f.AsName.O != "" {
 		name = f.AsName.O
 	}

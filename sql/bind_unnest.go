@@ -21,20 +21,7 @@ import (
 // unnestCall returns the unnest call of a SELECT that is one, and the name
 // of its column.
 func unnestCall(sel *ast.SelectStmt) (*ast.FuncCallExpr, string, bool) {
-	if sel.From != nil || sel.Where != nil || sel.GroupBy != nil || sel.Having != nil || sel.OrderBy != nil ||
-		sel.Limit != nil || sel.Distinct || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
-		return nil, "", false
-	}
-	f := sel.Fields.Fields[0]
-	call, ok := f.Expr.(*ast.FuncCallExpr)
-	if !ok || (call.FnName.L != front.UnnestFunc && call.FnName.L != "unnest") {
-		return nil, "", false
-	}
-	name := "unnest"
-	if f.AsName.O != "" {
-		name = f.AsName.O
-	}
-	return call, name, true
+	return soleFunctionCall(sel, front.UnnestFunc, "unnest")
 }
 
 // bindUnnest binds the array argument and types the column.
