@@ -99,9 +99,7 @@ func TestSubscribeExtended(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, done := make(chan feedRow, 64), make(chan error, 1)
-	go readFeed(rows, ch, done)
-	m := &feedModel{t: t, counts: map[string]int64{}}
+	ch, done, m := startFeed(t, rows)
 	waitModel(t, m, ch, done, []string{"1 10", "2 20"})
 	exec(t, conn, "UPDATE kv SET v = 21 WHERE k = 2", "DELETE FROM kv WHERE k = 1")
 	waitModel(t, m, ch, done, []string{"2 21"})

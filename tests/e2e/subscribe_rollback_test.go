@@ -31,9 +31,7 @@ func TestSubscribeRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, done := make(chan feedRow, 1024), make(chan error, 1)
-	go readFeed(rows, ch, done)
-	m := &feedModel{t: t, counts: map[string]int64{}}
+	ch, done, m := startFeed(t, rows)
 	publishMany(t, js, "rb.s", 70, ev)
 	flush(t, conn)
 	waitModel(t, m, ch, done, sortedText(t, conn, "SELECT * FROM agg"))
@@ -50,9 +48,7 @@ func TestSubscribeRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, done = make(chan feedRow, 1024), make(chan error, 1)
-	go readFeed(rows, ch, done)
-	m = &feedModel{t: t, counts: map[string]int64{}}
+	ch, done, m = startFeed(t, rows)
 	flush(t, conn)
 	waitModel(t, m, ch, done, sortedText(t, conn, "SELECT * FROM agg"))
 	publishMany(t, js, "rb.s", 35, ev)

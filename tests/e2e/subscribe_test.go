@@ -25,6 +25,15 @@ type feedRow struct {
 	row   string
 }
 
+// startFeed reads a SUBSCRIBE's rows in the background: they arrive on
+// the first channel, the reader's end (rows.Err) on the second, and the
+// returned model starts empty.
+func startFeed(t *testing.T, rows pgx.Rows) (chan feedRow, chan error, *feedModel) {
+	ch, done := make(chan feedRow, 1024), make(chan error, 1)
+	go readFeed(rows, ch, done)
+	return ch, done, &feedModel{t: t, counts: map[string]int64{}}
+}
+
 // readFeed reads rows of a running SUBSCRIBE into ch until it ends; the
 // error that ended it is sent on done.
 func readFeed(rows pgx.Rows, ch chan<- feedRow, done chan<- error) {
@@ -159,9 +168,7 @@ func TestSubscribe(t *testing.T) {
 	if got := fieldNames(rows.FieldDescriptions()); got != "epoch diff k total n" {
 		t.Fatalf("columns %q", got)
 	}
-	ch, done := make(chan feedRow, 1024), make(chan error, 1)
-	go readFeed(rows, ch, done)
-	m := &feedModel{t: t, counts: map[string]int64{}}
+	ch, done, m := startFeed(t, rows)
 	waitModel(t, m, ch, done, sortedText(t, conn, "SELECT * FROM agg"))
 	snapshotEpoch := m.lastEpoch
 	if m.changes != 20 {
@@ -401,9 +408,7 @@ func TestChangesBetween(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, done := make(chan feedRow, 1024), make(chan error, 1)
-	go readFeed(rows, ch, done)
-	m := &feedModel{t: t, counts: map[string]int64{}}
+	ch, done, m := startFeed(t, rows)
 	waitModel(t, m, ch, done, sortedText(t, conn, "SELECT * FROM agg AS OF SAVEPOINT p0"))
 	publishMany(t, js, "cb.s", 100, event)
 	flush(t, conn)
@@ -422,9 +427,7 @@ func TestChangesBetween(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, done = make(chan feedRow, 1024), make(chan error, 1)
-	go readFeed(rows, ch, done)
-	m = &feedModel{t: t, counts: map[string]int64{}}
+	ch, done, m = startFeed(t, rows)
 	for _, row := range sortedText(t, conn, "SELECT * FROM agg AS OF SAVEPOINT p1") {
 		m.counts[row]++
 	}
