@@ -448,7 +448,7 @@ func checkStreamable(n plan.Node) error {
 		return err
 	}
 	if len(subqueryPlans(n)) > 0 {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in JOIN ... ON, in aggregate arguments, in GROUP BY or in ORDER BY are not supported in a materialized view; in WHERE, HAVING and the select list they are").
+		return sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in aggregate arguments, in GROUP BY or in ORDER BY are not supported in a materialized view; in WHERE, HAVING, JOIN ... ON and the select list they are").
 			WithHint("Move the subquery to WHERE, write it as a join, or query it ad hoc (SELECT supports subqueries of every kind, correlated or not).")
 	}
 	switch n := n.(type) {

@@ -12,7 +12,9 @@ import (
 // outer row: each condition inner = outer of its WHERE becomes a join
 // key, and the rest of the subquery no longer depends on the outer row,
 // so it runs as a dataflow of its own that the outer rows are joined
-// with (view_subquery.go).
+// with (view_subquery.go). The other conditions that refer to the outer
+// row (x.b < t.b) are kept aside: the subquery's rows are then joined
+// with the distinct outer values first (view_domain.go).
 
 // subqueryMode is how the subquery's rows are used, which decides what
 // of its top is kept.
@@ -39,6 +41,12 @@ type subqueryBody struct {
 	// outer over the outer query's row, both of one type. Empty for an
 	// uncorrelated subquery.
 	inner, outer []expr.Expr
+	// residual are the conditions of the subquery's WHERE that refer to
+	// the outer row other than as inner = outer, over from's row and the
+	// outer references; outerKeys are outer before its references were
+	// replaced by the outer values. Set by splitSubquery only while
+	// residual is not empty, and then used up by lifter.split.
+	residual, outerKeys []expr.Expr
 	// sel is the value the subquery gives: over from's row (modeIn), or
 	// over agg's row and the outer references (modeScalar).
 	sel expr.Expr
@@ -109,11 +117,18 @@ func splitSubquery(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) (*su
 			body.sel = &expr.ColRef{Idx: 0, Name: c.Name, T: c.Type}
 		}
 	}
-	from, inner, outer, err := pullCorrelation(sub, p, refs)
+	from, inner, outer, residual, err := pullCorrelation(sub, p)
 	if err != nil {
 		return nil, err
 	}
-	body.inner, body.outer = inner, outer
+	body.inner = inner
+	if len(residual) > 0 {
+		body.residual, body.outerKeys = residual, outer
+	} else {
+		for _, o := range outer {
+			body.outer = append(body.outer, withOuterValues(o, refs))
+		}
+	}
 	p = from
 	body.from = p
 	if planHasOuterRef(p) {
@@ -123,16 +138,18 @@ func splitSubquery(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) (*su
 }
 
 // pullCorrelation takes the correlation out of p, the rows of subquery
-// sub: the conditions inner = outer of the filters in p that are not
-// under anything but filters and inner joins (where the binder puts the
-// conditions of WHERE). It returns p without them and the keys, inner
-// over p's row and outer over the outer row.
-func pullCorrelation(sub *expr.Subquery, p plan.Node, refs []expr.Expr) (plan.Node, []expr.Expr, []expr.Expr, error) {
+// sub: the conditions of the filters in p that refer to the outer row
+// and are not under anything but filters and inner joins (where the
+// binder puts the conditions of WHERE). It returns p without them, the
+// keys of the conditions inner = outer (inner over p's row, outer over
+// the outer references, of one type), and the other conditions (over p's
+// row and the outer references).
+func pullCorrelation(sub *expr.Subquery, p plan.Node) (from plan.Node, inner, outer, residual []expr.Expr, err error) {
 	switch n := p.(type) {
 	case *plan.Filter:
-		in, inner, outer, err := pullCorrelation(sub, n.Input, refs)
+		in, inner, outer, residual, err := pullCorrelation(sub, n.Input)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		var keep []expr.Expr
 		for _, c := range plan.Conjuncts(n.Cond) {
@@ -141,43 +158,40 @@ func pullCorrelation(sub *expr.Subquery, p plan.Node, refs []expr.Expr) (plan.No
 				continue
 			}
 			if hasSubquery(c) {
-				return nil, nil, nil, refuseSubquery(sub, "a subquery nested in a correlated subquery that refers to the query around both")
+				return nil, nil, nil, nil, refuseSubquery(sub, "a subquery nested in a correlated subquery that refers to the query around both")
 			}
-			i, o, ok, err := correlationKey(c, refs)
+			i, o, ok, err := correlationKey(c)
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, nil, nil, nil, err
 			}
 			if !ok {
-				return nil, nil, nil, sqlerr.New(sqlerr.FeatureNotSupported,
-					"a correlated subquery in a materialized view can refer to the outer query only in conditions inner = outer of its WHERE, joined by AND; %s is not one", c).
-					WithHint("Query it ad hoc, or write the condition as a join.")
+				residual = append(residual, c)
+				continue
 			}
 			inner, outer = append(inner, i), append(outer, o)
 		}
 		if len(keep) == 0 {
-			return in, inner, outer, nil
+			return in, inner, outer, residual, nil
 		}
-		cond := keep[0]
-		for _, c := range keep[1:] {
-			if cond, err = expr.Binary("AND", cond, c); err != nil {
-				return nil, nil, nil, err
-			}
+		cond, err := conjoin(keep)
+		if err != nil {
+			return nil, nil, nil, nil, err
 		}
-		return &plan.Filter{Input: in, Cond: cond}, inner, outer, nil
+		return &plan.Filter{Input: in, Cond: cond}, inner, outer, residual, nil
 	case *plan.Join:
 		if n.Kind != plan.InnerJoin {
-			return p, nil, nil, nil
+			return p, nil, nil, nil, nil
 		}
-		l, li, lo, err := pullCorrelation(sub, n.Left, refs)
+		l, li, lo, lr, err := pullCorrelation(sub, n.Left)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
-		r, ri, ro, err := pullCorrelation(sub, n.Right, refs)
+		r, ri, ro, rr, err := pullCorrelation(sub, n.Right)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
-		if len(li)+len(ri) == 0 {
-			return p, nil, nil, nil
+		if len(li)+len(ri)+len(lr)+len(rr) == 0 {
+			return p, nil, nil, nil, nil
 		}
 		j := *n
 		j.Left, j.Right = l, r
@@ -185,9 +199,12 @@ func pullCorrelation(sub *expr.Subquery, p plan.Node, refs []expr.Expr) (plan.No
 		for _, k := range ri {
 			li = append(li, shiftColRefs(k, nl))
 		}
-		return &j, li, append(lo, ro...), nil
+		for _, c := range rr {
+			lr = append(lr, shiftColRefs(c, nl))
+		}
+		return &j, li, append(lo, ro...), lr, nil
 	}
-	return p, nil, nil, nil
+	return p, nil, nil, nil, nil
 }
 
 // shiftColRefs is e with its column references moved by n.
@@ -217,9 +234,9 @@ func refuseSubquery(sub *expr.Subquery, what string) error {
 
 // correlationKey splits c, a condition of a subquery's WHERE that refers
 // to the outer row, into inner = outer: inner over the subquery's row,
-// outer over the outer row (its references replaced by refs), cast to one
-// type. ok is false when c is not such an equality.
-func correlationKey(c expr.Expr, refs []expr.Expr) (inner, outer expr.Expr, ok bool, err error) {
+// outer over the outer references, cast to one type. ok is false when c
+// is not such an equality.
+func correlationKey(c expr.Expr) (inner, outer expr.Expr, ok bool, err error) {
 	f, isFunc := c.(*expr.Func)
 	if !isFunc || f.Name != "=" || len(f.Args) != 2 {
 		return nil, nil, false, nil
@@ -232,7 +249,6 @@ func correlationKey(c expr.Expr, refs []expr.Expr) (inner, outer expr.Expr, ok b
 	} else {
 		return nil, nil, false, nil
 	}
-	outer = withOuterValues(outer, refs)
 	inner, outer, err = sameKeyType(inner, outer)
 	return inner, outer, err == nil, err
 }

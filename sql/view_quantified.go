@@ -24,7 +24,7 @@ import (
 func (l *lifter) quantified(x expr.Expr, name string, sub *expr.Subquery, refs []expr.Expr) (expr.Expr, error) {
 	op, all, _ := expr.QuantifiedOp(name)
 	text := fmt.Sprintf("%s %s %s", x, name, sub)
-	b, err := splitSubquery(sub, refs, modeIn)
+	b, err := l.split(sub, refs, modeIn)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func (l *lifter) semiJoin(c expr.Expr) (bool, error) {
 		not, c = true, f.Args[0]
 	}
 	if sub, refs, ok := expr.SubqueryOf(c); ok && sub.Kind == expr.SubqueryExists {
-		b, err := splitSubquery(sub, refs, modeExists)
+		b, err := l.split(sub, refs, modeExists)
 		if err != nil {
 			return false, err
 		}
@@ -46,7 +46,7 @@ func (l *lifter) semiJoin(c expr.Expr) (bool, error) {
 	if op, all, _ := expr.QuantifiedOp(f.Name); !ok || sub.Kind != expr.SubqueryIn || op != "=" || all {
 		return false, nil
 	}
-	b, err := splitSubquery(sub, refs, modeIn)
+	b, err := l.split(sub, refs, modeIn)
 	if err != nil {
 		return false, err
 	}
@@ -63,7 +63,7 @@ func (l *lifter) semiJoin(c expr.Expr) (bool, error) {
 // exists is EXISTS (sub) read from a left join with the subquery's keys:
 // true where the outer row found its key.
 func (l *lifter) exists(sub *expr.Subquery, refs []expr.Expr) (expr.Expr, error) {
-	b, err := splitSubquery(sub, refs, modeExists)
+	b, err := l.split(sub, refs, modeExists)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (l *lifter) scalar(sub *expr.Subquery, refs []expr.Expr) (expr.Expr, error)
 		j.Cols = append(j.Cols[:at], renamed(j.Cols[at:], fmt.Sprintf("(subquery %d)", at))...)
 		return colRef(l.input, at), nil
 	}
-	b, err := splitSubquery(sub, refs, modeScalar)
+	b, err := l.split(sub, refs, modeScalar)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (l *lifter) in(x expr.Expr, sub *expr.Subquery, refs []expr.Expr, not bool)
 		name, join = "NOT IN", "Anti Join"
 	}
 	text := fmt.Sprintf("%s %s %s", x, name, sub)
-	b, err := splitSubquery(sub, refs, modeIn)
+	b, err := l.split(sub, refs, modeIn)
 	if err != nil {
 		return nil, err
 	}

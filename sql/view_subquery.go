@@ -64,15 +64,14 @@ func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
 					plain = append(plain, c)
 				}
 			}
-			l := &lifter{input: in}
+			l := &lifter{input: in, base: in}
 			if len(plain) > 0 {
-				cond := plain[0]
-				for _, c := range plain[1:] {
-					if cond, err = expr.Binary("AND", cond, c); err != nil {
-						return nil, true, err
-					}
+				cond, err := conjoin(plain)
+				if err != nil {
+					return nil, true, err
 				}
 				l.input = &plan.Filter{Input: in, Cond: cond}
+				l.base = l.input
 			}
 			var rest []expr.Expr
 			for _, c := range withSub {
@@ -90,11 +89,9 @@ func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
 			}
 			out := l.input
 			if len(conds) > 0 {
-				cond := conds[0]
-				for _, c := range conds[1:] {
-					if cond, err = expr.Binary("AND", cond, c); err != nil {
-						return nil, true, err
-					}
+				cond, err := conjoin(conds)
+				if err != nil {
+					return nil, true, err
 				}
 				out = &plan.Filter{Input: out, Cond: cond}
 			}
@@ -104,12 +101,22 @@ func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
 				keep[i] = &expr.ColRef{Idx: i, Name: c.Name, T: c.Type}
 			}
 			return &plan.Project{Input: out, Exprs: keep, Cols: in.Schema()}, true, nil
+		case *plan.Join:
+			if !hasSubquery(n.Cond) {
+				return n, false, nil
+			}
+			out, err := onSubqueriesToFilters(n)
+			if err != nil {
+				return nil, true, err
+			}
+			out, err = decorrelateViewSubqueries(out)
+			return out, true, err
 		case *plan.Project:
 			in, err := decorrelateViewSubqueries(n.Input)
 			if err != nil {
 				return nil, true, err
 			}
-			l := &lifter{input: in}
+			l := &lifter{input: in, base: in}
 			exprs, err := l.lift(n.Exprs)
 			if err != nil {
 				return nil, true, err
@@ -125,6 +132,10 @@ func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
 // expressions read, which keep their positions.
 type lifter struct {
 	input plan.Node
+	// base is input before the joins: the outer rows, whose distinct
+	// values a correlation other than equalities is joined with
+	// (view_domain.go).
+	base plan.Node
 }
 
 // lift returns exprs with each subquery replaced by what it reads from

@@ -1,0 +1,166 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"streamdb/expr"
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// A correlated subquery whose WHERE ties its rows to the outer row by
+// more than equalities (x.b < t.b, or s.k = t.k AND s.ts > t.ts) is
+// decorrelated over the domain of its outer values, as in Neumann and
+// Kemper's unnesting of arbitrary queries:
+//
+//  1. D is the distinct outer values the correlation reads: the outer
+//     side of each equality, then each outer column the other conditions
+//     read (a GROUP BY of the outer rows, without aggregates).
+//  2. D is joined with the subquery's rows on the whole correlation: the
+//     equalities are the join's keys, the other conditions its filter,
+//     evaluated per pair. Without an equality the join has no key and
+//     pairs every row of D with every subquery row: its work and state
+//     grow with the product of the two (EXPLAIN says "Nested Loop").
+//  3. The joined rows are the subquery's rows for each row of D, which
+//     the subquery's shapes (view_subquery.go) then group by D's columns
+//     and join back to the outer rows on them, as they do with the keys
+//     of an equality-only correlation.
+//
+// A NULL outer value never joins back, so its outer rows read the
+// subquery over no rows. That is PostgreSQL's answer only when a NULL
+// there makes the WHERE fail for every subquery row: every outer column
+// in D must be read by a condition that is NULL when it is (strict), and
+// a correlation where one is not (t.b IS NULL OR x.b < t.b) is refused.
+
+// split is splitSubquery, with a correlation that has conditions other
+// than equalities rewritten over the domain of l's outer values.
+func (l *lifter) split(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) (*subqueryBody, error) {
+	b, err := splitSubquery(sub, refs, mode)
+	if err != nil || len(b.residual) == 0 {
+		return b, err
+	}
+	return b, l.overDomain(b, sub, refs)
+}
+
+// overDomain replaces b's rows by their join with the domain of the
+// outer values (see above): b.from becomes the subquery's rows followed
+// by the domain's columns, b.inner those columns and b.outer the outer
+// values they are of.
+func (l *lifter) overDomain(b *subqueryBody, sub *expr.Subquery, refs []expr.Expr) error {
+	var cols []expr.Expr // the domain's columns, over the outer row
+	for _, o := range b.outerKeys {
+		cols = append(cols, withOuterValues(o, refs))
+	}
+	at := map[int]int{} // outer reference -> its column of the domain
+	var texts []string
+	for _, c := range b.residual {
+		texts = append(texts, c.String())
+		expr.Visit(c, func(x expr.Expr) {
+			if o, ok := x.(*expr.OuterRef); ok {
+				if _, seen := at[o.N]; !seen && o.N < len(refs) {
+					at[o.N] = len(cols)
+					cols = append(cols, refs[o.N])
+				}
+			}
+		})
+	}
+	for n := range at {
+		if !rejectsNull(b, n) {
+			return sqlerr.New(sqlerr.FeatureNotSupported,
+				"a correlated subquery in a materialized view must compare each outer column it reads with an operator that is NULL for a NULL operand (=, <, <=, >, >=, <> and arithmetic); in %s, %s may match subquery rows while it is NULL", sub, refs[n]).
+				WithHint("Query it ad hoc, or test the outer column for NULL outside the subquery.")
+		}
+	}
+	domain := groupBy(l.base, cols)
+	nd, from := len(cols), b.from
+	nf := len(from.Schema())
+	conds := make([]expr.Expr, len(b.residual))
+	for i, c := range b.residual {
+		// Over the joined row: the domain's columns, then from's.
+		conds[i] = substitute(c, func(x expr.Expr) (expr.Expr, bool) {
+			switch x := x.(type) {
+			case *expr.ColRef:
+				s := *x
+				s.Idx += nd
+				return &s, true
+			case *expr.OuterRef:
+				return colRef(domain, at[x.N]), true
+			}
+			return nil, false
+		})
+	}
+	cond, err := conjoin(conds)
+	if err != nil {
+		return err
+	}
+	note := "Nested Loop Join (no key: every distinct outer value is paired with every subquery row) for correlated subquery " + strings.Join(texts, " AND ")
+	if len(b.inner) > 0 {
+		note = fmt.Sprintf("Join of the distinct outer values on the equalities, filtered by %s, for correlated subquery", strings.Join(texts, " AND "))
+	}
+	j := &plan.Join{Kind: plan.InnerJoin, Left: domain, Right: from, LeftKeys: keyRefs(domain, len(b.inner)), RightKeys: b.inner,
+		Cond: cond, Cols: append(append([]types.Column{}, domain.Cols...), from.Schema()...), Note: note}
+	// from's columns first, where the subquery's select list and
+	// aggregates read them.
+	p := &plan.Project{Input: j}
+	for i := range nf {
+		p.Exprs = append(p.Exprs, colRef(j, nd+i))
+	}
+	for i := range nd {
+		p.Exprs = append(p.Exprs, colRef(j, i))
+	}
+	for _, e := range p.Exprs {
+		c := e.(*expr.ColRef)
+		p.Cols = append(p.Cols, types.Column{Name: c.Name, Type: c.T})
+	}
+	b.from, b.inner, b.outer = p, nil, cols
+	for i := range nd {
+		b.inner = append(b.inner, colRef(p, nf+i))
+	}
+	b.residual, b.outerKeys = nil, nil
+	return nil
+}
+
+// rejectsNull reports whether a NULL in outer reference n makes b's
+// correlation fail for every subquery row: one of its conditions is
+// strict in n.
+func rejectsNull(b *subqueryBody, n int) bool {
+	for _, o := range b.outerKeys {
+		if strictIn(o, n) {
+			return true
+		}
+	}
+	for _, c := range b.residual {
+		if strictIn(c, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// strictIn reports whether e is NULL whenever outer reference n is: n
+// itself, or an operator that is NULL for a NULL operand over such an
+// expression.
+func strictIn(e expr.Expr, n int) bool {
+	switch e := e.(type) {
+	case *expr.OuterRef:
+		return e.N == n
+	case *expr.Func:
+		if !strictOps[e.Name] && !strings.HasPrefix(e.Name, "CAST") {
+			return false
+		}
+		for _, a := range e.Args {
+			if strictIn(a, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// strictOps are the operators that are NULL when an operand is.
+var strictOps = map[string]bool{
+	"=": true, "<>": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true,
+	"+": true, "-": true, "*": true, "/": true, "%": true, "NOT": true, "LIKE": true, "ILIKE": true,
+}
