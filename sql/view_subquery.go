@@ -33,9 +33,12 @@ import (
 //     NULL for the others). An uncorrelated one is joined on a constant
 //     key (it is one row).
 //
-// What cannot be run this way (a scalar subquery that may give several
-// rows, a correlation that is not inner = outer, subqueries in JOIN ...
-// ON or aggregate arguments) is refused with 0A000.
+// A correlation by other conditions than inner = outer is joined with
+// the distinct outer values first (view_domain.go), whose columns are
+// then K; subqueries in JOIN ... ON move to a filter first
+// (view_join_on.go). What cannot be run this way (a scalar subquery that
+// may give several rows, a correlation a NULL outer value could satisfy,
+// subqueries in aggregate arguments) is refused with 0A000.
 
 // decorrelateViewSubqueries rewrites the subqueries of root; a plan
 // without subqueries is returned as it is.
