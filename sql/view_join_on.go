@@ -22,14 +22,7 @@ import (
 // the row it keeps) is refused with 0A000.
 func onSubqueriesToFilters(j *plan.Join) (plan.Node, error) {
 	nl := len(j.Left.Schema())
-	var plain, withSub []expr.Expr
-	for _, c := range plan.Conjuncts(j.Cond) {
-		if hasSubquery(c) {
-			withSub = append(withSub, c)
-		} else {
-			plain = append(plain, c)
-		}
-	}
+	plain, withSub := splitBySubquery(j.Cond)
 	rest, err := conjoin(plain)
 	if err != nil {
 		return nil, err
@@ -86,4 +79,17 @@ func conjoin(conds []expr.Expr) (expr.Expr, error) {
 		}
 	}
 	return out, nil
+}
+
+// splitBySubquery splits the conjuncts of cond into those without
+// subqueries and those with.
+func splitBySubquery(cond expr.Expr) (plain, withSub []expr.Expr) {
+	for _, c := range plan.Conjuncts(cond) {
+		if hasSubquery(c) {
+			withSub = append(withSub, c)
+		} else {
+			plain = append(plain, c)
+		}
+	}
+	return plain, withSub
 }

@@ -59,14 +59,7 @@ func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
 			width := len(in.Schema())
 			// The conditions without subqueries filter the rows before
 			// the joins, which then hold fewer.
-			var plain, withSub []expr.Expr
-			for _, c := range plan.Conjuncts(n.Cond) {
-				if hasSubquery(c) {
-					withSub = append(withSub, c)
-				} else {
-					plain = append(plain, c)
-				}
-			}
+			plain, withSub := splitBySubquery(n.Cond)
 			l := &lifter{input: in, base: in}
 			if len(plain) > 0 {
 				cond, err := conjoin(plain)

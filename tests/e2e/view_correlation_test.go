@@ -4,11 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"streamdb/tests/testutil"
 )
 
 // nonEqualityViews are views whose subqueries correlate with the outer
@@ -67,33 +64,11 @@ func TestViewNonEqualityCorrelationLikePostgres(t *testing.T) {
 // between it and the crash, and after the restart.
 func TestViewNonEqualityCorrelationSurvivesCrash(t *testing.T) {
 	t.Parallel()
-	srv := testutil.StartServer(t, testutil.ServerOptions{})
-	pg := testutil.StartPostgres(t)
-	ctx := testutil.Context(t, 2*time.Minute)
-	ref, err := pgx.Connect(ctx, pg.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ref.Close(context.Background()) })
-	sdb := srv.Conn(t)
-	const q = `SELECT id, (SELECT count(*) FROM i WHERE i.y < o.x) AS n FROM o WHERE NOT EXISTS (SELECT 1 FROM i WHERE i.k = o.k AND i.y >= o.x)`
-	execBoth(t, sdb, ref,
-		"CREATE TABLE o (id int PRIMARY KEY, k int, x int)",
-		"CREATE TABLE i (id int PRIMARY KEY, k int, y int)",
+	var sdb *pgx.Conn
+	srv, ref, check := startCrashCheckedView(t, &sdb, "nq",
+		`SELECT id, (SELECT count(*) FROM i WHERE i.y < o.x) AS n FROM o WHERE NOT EXISTS (SELECT 1 FROM i WHERE i.k = o.k AND i.y >= o.x)`,
 		"INSERT INTO o VALUES (1, 1, 10), (2, 2, 20), (3, 3, NULL), (4, NULL, 40), (5, 5, 50)",
 		"INSERT INTO i VALUES (1, 1, 99), (2, 2, NULL), (3, 5, 5)")
-	exec(t, sdb, "CREATE MATERIALIZED VIEW nq AS "+q)
-	if _, err := ref.Exec(ctx, "CREATE VIEW nq AS "+q); err != nil {
-		t.Fatal(err)
-	}
-	check := func(when string) {
-		t.Helper()
-		flush(t, sdb)
-		sameRowsAsPostgres(t, sdb, ref, "SELECT * FROM nq")
-		if t.Failed() {
-			t.Fatalf("nq differs from PostgreSQL %s", when)
-		}
-	}
 	check("after CREATE")
 	execBoth(t, sdb, ref, "UPDATE i SET y = 15 WHERE id = 2", "DELETE FROM i WHERE id = 1", "INSERT INTO o VALUES (6, 1, 60)")
 	exec(t, sdb, "CHECKPOINT")

@@ -172,33 +172,11 @@ func semiJoinRounds(t *testing.T, sdb, ref *pgx.Conn, r *rand.Rand, sets ...map[
 // between it and the crash, and after the restart, on both sides.
 func TestViewAntiJoinSurvivesCrash(t *testing.T) {
 	t.Parallel()
-	srv := testutil.StartServer(t, testutil.ServerOptions{})
-	pg := testutil.StartPostgres(t)
-	ctx := testutil.Context(t, 2*time.Minute)
-	ref, err := pgx.Connect(ctx, pg.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ref.Close(context.Background()) })
-	sdb := srv.Conn(t)
-	const q = `SELECT id, x FROM o WHERE NOT EXISTS (SELECT 1 FROM i WHERE i.k = o.k) AND x NOT IN (SELECT y FROM i WHERE i.k IS NOT NULL)`
-	execBoth(t, sdb, ref,
-		"CREATE TABLE o (id int PRIMARY KEY, k int, x int)",
-		"CREATE TABLE i (id int PRIMARY KEY, k int, y int)",
+	var sdb *pgx.Conn
+	srv, ref, check := startCrashCheckedView(t, &sdb, "anti",
+		`SELECT id, x FROM o WHERE NOT EXISTS (SELECT 1 FROM i WHERE i.k = o.k) AND x NOT IN (SELECT y FROM i WHERE i.k IS NOT NULL)`,
 		"INSERT INTO o VALUES (1, 1, 10), (2, 2, 20), (3, 3, NULL), (4, NULL, 40), (5, 5, 50)",
 		"INSERT INTO i VALUES (1, 1, 99), (2, 2, NULL)")
-	exec(t, sdb, "CREATE MATERIALIZED VIEW anti AS "+q)
-	if _, err := ref.Exec(ctx, "CREATE VIEW anti AS "+q); err != nil {
-		t.Fatal(err)
-	}
-	check := func(when string) {
-		t.Helper()
-		flush(t, sdb)
-		sameRowsAsPostgres(t, sdb, ref, "SELECT * FROM anti")
-		if t.Failed() {
-			t.Fatalf("anti differs from PostgreSQL %s", when)
-		}
-	}
 	check("after CREATE")
 	execBoth(t, sdb, ref, "UPDATE i SET y = 7 WHERE id = 2", "DELETE FROM i WHERE id = 1", "INSERT INTO o VALUES (6, 1, 60)")
 	exec(t, sdb, "CHECKPOINT")
@@ -215,6 +193,35 @@ func TestViewAntiJoinSurvivesCrash(t *testing.T) {
 	check("after changes following the restart")
 	execBoth(t, sdb, ref, "DELETE FROM i")
 	check("with the inner table emptied")
+}
+
+// startCrashCheckedView starts streamdb and PostgreSQL with the tables
+// o (id, k, x) and i (id, k, y), runs setup on both, and creates view
+// name as q (materialized in streamdb). check flushes and compares the
+// view with PostgreSQL's through *sdb (the caller points it at a new
+// connection after a restart), failing the test with when.
+func startCrashCheckedView(t *testing.T, sdb **pgx.Conn, name, q string, setup ...string) (srv *testutil.Server, ref *pgx.Conn, check func(when string)) {
+	srv = testutil.StartServer(t, testutil.ServerOptions{})
+	pg := testutil.StartPostgres(t)
+	ctx := testutil.Context(t, 2*time.Minute)
+	ref, err := pgx.Connect(ctx, pg.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ref.Close(context.Background()) })
+	*sdb = srv.Conn(t)
+	execBoth(t, *sdb, ref, append([]string{
+		"CREATE TABLE o (id int PRIMARY KEY, k int, x int)",
+		"CREATE TABLE i (id int PRIMARY KEY, k int, y int)"}, setup...)...)
+	createViewsBoth(t, *sdb, ref, map[string]string{name: q})
+	return srv, ref, func(when string) {
+		t.Helper()
+		flush(t, *sdb)
+		sameRowsAsPostgres(t, *sdb, ref, "SELECT * FROM "+name)
+		if t.Failed() {
+			t.Fatalf("%s differs from PostgreSQL %s", name, when)
+		}
+	}
 }
 
 // TestSemiJoinViewQuietWhileMatched: rows of the inner table that come
