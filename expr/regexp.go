@@ -16,8 +16,8 @@ import (
 // look-around are refused with 2201B. Flags: i (case-insensitive), c
 // (case-sensitive, the default), s, n or m, p, w (newline sensitivity, see
 // regexpCache.compile), q (literal) and t; x, b and e are refused with
-// 0A000. In n and p modes a negated bracket ([^x]) still matches a
-// newline, unlike in PostgreSQL.
+// 0A000. In n and p modes a negated bracket ([^x]) does not match a
+// newline, as PostgreSQL's newline-sensitive rules say.
 func regexpLike(name string, args []Expr) (Expr, error) {
 	if len(args) != 2 && len(args) != 3 {
 		return nil, wrongArgs(name, args)
@@ -99,7 +99,9 @@ func (c *regexpCache) compile(pattern, flags string) (*regexp.Regexp, error) {
 	translated := regexp.QuoteMeta(pattern)
 	if !literal {
 		var err error
-		if translated, err = translateARE(pattern); err != nil {
+		// In n and p modes PostgreSQL's '.' and negated brackets both
+		// stop at a newline (dotNL is false exactly then).
+		if translated, err = translateARE(pattern, !dotNL); err != nil {
 			return nil, err
 		}
 	}
@@ -119,13 +121,26 @@ func (c *regexpCache) compile(pattern, flags string) (*regexp.Regexp, error) {
 // PostgreSQL's advanced regular expressions and RE2: \y and \Y are the
 // word-boundary assertions (RE2's \b and \B), \b is a backspace, \B a
 // backslash and \Z the end of the string. Back-references and \m, \M
-// have no RE2 form and are refused rather than read differently.
-func translateARE(p string) (string, error) {
-	if !strings.Contains(p, `\`) {
+// have no RE2 form and are refused rather than read differently. With
+// nlStop (newline-sensitive modes) a negated bracket expression also
+// excludes the newline, as '.' does there.
+func translateARE(p string, nlStop bool) (string, error) {
+	if !strings.Contains(p, `\`) && !(nlStop && strings.Contains(p, "[^")) {
 		return p, nil
 	}
 	var b strings.Builder
+	// closeAt is the index of the ']' that ends the negated bracket
+	// expression being copied, or -1.
+	closeAt := -1
 	for i := 0; i < len(p); i++ {
+		if i == closeAt {
+			b.WriteString(`\n]`)
+			closeAt = -1
+			continue
+		}
+		if nlStop && closeAt < 0 && p[i] == '[' && i+1 < len(p) && p[i+1] == '^' {
+			closeAt = bracketEnd(p, i)
+		}
 		if p[i] != '\\' || i+1 == len(p) {
 			b.WriteByte(p[i])
 			continue
@@ -152,4 +167,33 @@ func translateARE(p string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// bracketEnd returns the index of the ']' closing the bracket expression
+// that opens at p[start] ('['), or -1 if it is not closed. A ']' first in
+// the list (after an optional '^') is a member, [:class:], [.coll.] and
+// [=equiv=] are skipped whole, and a backslash escapes the next byte.
+func bracketEnd(p string, start int) int {
+	i := start + 1
+	if i < len(p) && p[i] == '^' {
+		i++
+	}
+	if i < len(p) && p[i] == ']' {
+		i++
+	}
+	for ; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '[':
+			if i+1 < len(p) && (p[i+1] == ':' || p[i+1] == '.' || p[i+1] == '=') {
+				if j := strings.Index(p[i+2:], string(p[i+1])+"]"); j >= 0 {
+					i += 2 + j + 1
+				}
+			}
+		case ']':
+			return i
+		}
+	}
+	return -1
 }

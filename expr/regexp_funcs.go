@@ -33,8 +33,10 @@ func regexpFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		}
 		want = []types.Type{types.Text, types.Text, types.Int4, types.Text}[:n]
 	case "regexp_matches", "regexp_split_to_table":
-		return nil, true, sqlerr.New(sqlerr.FeatureNotSupported, "%s() returns a set, which is not supported; use %s() instead", name,
-			map[string]string{"regexp_matches": "regexp_match", "regexp_split_to_table": "regexp_split_to_array"}[name])
+		// Set-returning: bound by the query binder (SetFunction), which
+		// allows them in FROM and in the select list only.
+		return nil, true, sqlerr.New(sqlerr.FeatureNotSupported, "set-returning function %s() is only allowed in FROM and in the select list", name).
+			WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
 	default:
 		return nil, false, nil
 	}
@@ -53,19 +55,7 @@ func regexpFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 	}
 	var cache regexpCache
 	compile := func(pattern, flags string, global bool) (*regexp.Regexp, bool, error) {
-		g := false
-		if global {
-			g = strings.Contains(flags, "g")
-			flags = strings.ReplaceAll(flags, "g", "")
-		} else if strings.Contains(flags, "g") {
-			err := sqlerr.New(sqlerr.InvalidParameterValue, "%s() does not support the \"global\" option", name)
-			if name == "regexp_match" {
-				err = err.WithHint("Use the regexp_matches function instead.")
-			}
-			return nil, false, err
-		}
-		re, err := cache.compile(pattern, flags)
-		return re, g, err
+		return cache.compileFor(name, pattern, flags, global)
 	}
 	flagAt := func(v []types.Datum, i int) string {
 		if len(v) > i {
@@ -92,18 +82,7 @@ func regexpFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			if m == nil {
 				return types.Null, nil
 			}
-			if len(m) == 2 {
-				return types.NewString(FormatTextArray([]types.Datum{types.NewString(v[0].S[m[0]:m[1]])})), nil
-			}
-			elems := make([]types.Datum, 0, len(m)/2-1)
-			for i := 2; i < len(m); i += 2 {
-				if m[i] < 0 {
-					elems = append(elems, types.Null)
-				} else {
-					elems = append(elems, types.NewString(v[0].S[m[i]:m[i+1]]))
-				}
-			}
-			return types.NewString(FormatTextArray(elems)), nil
+			return types.NewString(matchArray(v[0].S, m)), nil
 		})}, true, nil
 	case "regexp_count":
 		return &Func{Name: name, Args: a, T: types.Int4, Fn: strict(func(v []types.Datum) (types.Datum, error) {
@@ -128,22 +107,65 @@ func regexpFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		if err != nil {
 			return types.Null, err
 		}
-		s := v[0].S
 		var elems []types.Datum
-		start := 0
-		for _, m := range allMatches(re, s, -1) {
-			// As in PostgreSQL, a match splits only if it starts before the
-			// end and ends after the last split: empty matches at either end
-			// or right after a split do not.
-			if m[0] >= len(s) || m[1] <= start {
-				continue
-			}
-			elems = append(elems, types.NewString(s[start:m[0]]))
-			start = m[1]
+		for _, e := range regexpSplit(re, v[0].S) {
+			elems = append(elems, types.NewString(e))
 		}
-		elems = append(elems, types.NewString(s[start:]))
 		return types.NewString(FormatTextArray(elems)), nil
 	})}, true, nil
+}
+
+// compileFor compiles pattern for function name. With global the g flag
+// is taken out of flags and reported; without it g is refused, as
+// PostgreSQL refuses it for the functions that find one match.
+func (c *regexpCache) compileFor(name, pattern, flags string, global bool) (*regexp.Regexp, bool, error) {
+	g := false
+	if global {
+		g = strings.Contains(flags, "g")
+		flags = strings.ReplaceAll(flags, "g", "")
+	} else if strings.Contains(flags, "g") {
+		err := sqlerr.New(sqlerr.InvalidParameterValue, "%s() does not support the \"global\" option", name)
+		if name == "regexp_match" {
+			err = err.WithHint("Use the regexp_matches function instead.")
+		}
+		return nil, false, err
+	}
+	re, err := c.compile(pattern, flags)
+	return re, g, err
+}
+
+// matchArray is the text[] (in text form) of one match m of a pattern in
+// s: its groups, NULL for a group that took no part, or the whole match
+// when the pattern has no groups.
+func matchArray(s string, m []int) string {
+	if len(m) == 2 {
+		return FormatTextArray([]types.Datum{types.NewString(s[m[0]:m[1]])})
+	}
+	elems := make([]types.Datum, 0, len(m)/2-1)
+	for i := 2; i < len(m); i += 2 {
+		if m[i] < 0 {
+			elems = append(elems, types.Null)
+		} else {
+			elems = append(elems, types.NewString(s[m[i]:m[i+1]]))
+		}
+	}
+	return FormatTextArray(elems)
+}
+
+// regexpSplit is s split at the matches of re. As in PostgreSQL, a match
+// splits only if it starts before the end and ends after the last split:
+// empty matches at either end or right after a split do not.
+func regexpSplit(re *regexp.Regexp, s string) []string {
+	var out []string
+	start := 0
+	for _, m := range allMatches(re, s, -1) {
+		if m[0] >= len(s) || m[1] <= start {
+			continue
+		}
+		out = append(out, s[start:m[0]])
+		start = m[1]
+	}
+	return append(out, s[start:])
 }
 
 // regexpReplace replaces the first match of re in s (every match when

@@ -246,6 +246,11 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	case *ast.ParenthesesExpr:
 		return b.bindExpr(n.Expr, s)
 	case *ast.ColumnNameExpr:
+		if n.Name.Schema.O == positionSchema {
+			if i, err := strconv.Atoi(n.Name.Name.O); err == nil && i < len(s.cols) {
+				return &expr.ColRef{Idx: i, Name: s.cols[i].name, T: s.cols[i].typ}, nil
+			}
+		}
 		i, err := s.resolve(n.Name.Table.O, n.Name.Name.O)
 		if err != nil && sqlerr.Code(err) == sqlerr.UndefinedColumn && b.corr != nil {
 			if e, ok, err := b.corr.resolve(n); ok {
@@ -434,6 +439,13 @@ func (b *binder) bindCase(n *ast.CaseExpr, s *scope) (expr.Expr, error) {
 
 func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
 	name := n.FnName.L
+	if isSRFCall(n) {
+		// The select list and FROM take them out before binding
+		// (bind_srf_select.go, bind_srf_from.go); anywhere else PostgreSQL
+		// refuses them too.
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "set-returning function %s() is allowed only in FROM and at the top of a select-list item", name).
+			WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
+	}
 	args := make([]expr.Expr, len(n.Args))
 	for i, a := range n.Args {
 		var err error

@@ -46,9 +46,6 @@ func (l *lateralJoin) Describe() string {
 // bindLateral binds left JOIN LATERAL (subquery) [ON ...] and left,
 // LATERAL (subquery).
 func (sb *selectBinder) bindLateral(j *ast.Join, left plan.Node, ls *scope, ts *ast.TableSource) (plan.Node, *scope, error) {
-	if j.NaturalJoin || len(j.Using) > 0 {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "NATURAL JOIN LATERAL and JOIN LATERAL ... USING are not supported; write the condition with ON")
-	}
 	kind := plan.InnerJoin
 	switch j.Tp {
 	case ast.LeftJoin:
@@ -85,7 +82,17 @@ func (sb *selectBinder) bindLateral(j *ast.Join, left plan.Node, ls *scope, ts *
 	rs := scopeOf(ts.AsName.O, cols)
 	if len(c.refs) == 0 {
 		// Not correlated after all: an ordinary join.
+		if j.NaturalJoin || len(j.Using) > 0 {
+			var names []string
+			for _, c := range j.Using {
+				names = append(names, c.Name.L)
+			}
+			return sb.bindUsing(kind, left, ls, right, rs, names, j.NaturalJoin)
+		}
 		return sb.bindJoin(kind, left, ls, right, rs, on)
+	}
+	if j.NaturalJoin || len(j.Using) > 0 {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "NATURAL JOIN LATERAL and JOIN LATERAL ... USING are not supported; write the condition with ON")
 	}
 	joined := &scope{cols: append(append([]scopeColumn{}, ls.cols...), rs.cols...)}
 	lj := &lateralJoin{Kind: kind, Left: left, Right: right, Outer: c.refs,

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -51,11 +52,8 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	if sel.LockInfo != nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SELECT ... FOR UPDATE is not supported")
 	}
-	if call, name, ok := seriesCall(sel); ok {
-		return sb.bindSeries(call, name)
-	}
-	if call, name, ok := unnestCall(sel); ok {
-		return sb.bindUnnest(call, name)
+	if call, ok := rowsFromCall(sel); ok {
+		return sb.bindRowsFrom(call)
 	}
 	var input plan.Node
 	in := &scope{}
@@ -89,6 +87,11 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		// FROM a, b WHERE a.k = b.k joins on keys, not as a cross join.
 		input = plan.PushFilterIntoJoins(f)
 	}
+	input, in, restoreSRFs, err := sb.bindSelectSRFs(sel, input, in)
+	defer restoreSRFs()
+	if err != nil {
+		return nil, err
+	}
 
 	// Expand the select list (wildcards) into fields.
 	type field struct {
@@ -96,13 +99,23 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		name string
 	}
 	var fields []field
+	plainSelect := sel.GroupBy == nil && sel.Having == nil
+	for _, f := range sel.Fields.Fields {
+		plainSelect = plainSelect && (f.Expr == nil || !containsAgg(f.Expr) && !containsWindow(f.Expr))
+	}
 	for _, f := range sel.Fields.Fields {
 		if f.WildCard != nil {
 			t := f.WildCard.Table.O
 			n := 0
-			for _, c := range in.cols {
+			for i, c := range in.cols {
 				if (t == "" && !c.hidden) || (t != "" && c.table == t) {
-					fields = append(fields, field{node: &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: ast.NewCIStr(c.table), Name: ast.NewCIStr(c.name)}}, name: c.name})
+					ref := &ast.ColumnName{Table: ast.NewCIStr(c.table), Name: ast.NewCIStr(c.name)}
+					if plainSelect && ambiguousIn(in, c) {
+						// Two columns of one name (unnest(a, b), a
+						// derived table's a, a): * reads each by position.
+						ref = &ast.ColumnName{Schema: ast.NewCIStr(positionSchema), Name: ast.NewCIStr(strconv.Itoa(i))}
+					}
+					fields = append(fields, field{node: &ast.ColumnNameExpr{Name: ref}, name: c.name})
 					n++
 				}
 			}
@@ -553,4 +566,21 @@ func (v *aliasSubstituter) Leave(n ast.Node) (ast.Node, bool) {
 		}
 	}
 	return n, true
+}
+
+// positionSchema marks a column reference that * made by position (its
+// name is the index in the FROM clause's scope), for a name that two
+// columns share.
+const positionSchema = "streamdb_position"
+
+// ambiguousIn reports whether another visible column of in has c's table
+// and name.
+func ambiguousIn(in *scope, c scopeColumn) bool {
+	n := 0
+	for _, o := range in.cols {
+		if o.name == c.name && o.table == c.table && !o.hidden {
+			n++
+		}
+	}
+	return n > 1
 }

@@ -4,53 +4,37 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/expr"
-	"streamdb/plan"
 	"streamdb/sql/front"
-	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
-// unnest(array) in FROM of ad-hoc queries (the front layer turns it into
-// SELECT streamdb_unnest(...) AS col, as generate_series) and as the only
-// item of a SELECT without FROM gives one row per element, NULLs kept.
-// Arrays travel as their text form (expr/array_text.go), so the column's
-// type is the elements' common type when the argument is ARRAY[...]
-// (integers, numerics, booleans, times; text when they differ), and text
-// for any other array expression.
+// unnest(array), a set-returning function (bind_srf.go), gives one row
+// per element, NULLs kept. Arrays travel as their text form
+// (expr/array_text.go), so the column's type is the elements' common type
+// when the argument is ARRAY[...] (integers, numerics, booleans, times;
+// text when they differ), and text for any other array expression.
 
-// unnestCall returns the unnest call of a SELECT that is one, and the name
-// of its column.
-func unnestCall(sel *ast.SelectStmt) (*ast.FuncCallExpr, string, bool) {
-	return soleFunctionCall(sel, front.UnnestFunc, "unnest")
-}
-
-// bindUnnest binds the array argument and types the column.
-func (sb *selectBinder) bindUnnest(call *ast.FuncCallExpr, name string) (plan.Node, error) {
-	b := &binder{stmt: sb.params, corr: sb.corr}
-	if len(call.Args) != 1 {
-		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function unnest with %d arguments does not exist", len(call.Args)).
-			WithHint("Write unnest(array): one array, one column.")
-	}
+// bindUnnest types the column of unnest(node), whose argument bound is arg.
+func bindUnnest(b *binder, node ast.ExprNode, arg expr.Expr) (srfCall, error) {
 	elem := types.Text
-	if lit, ok := call.Args[0].(*ast.FuncCallExpr); ok && lit.FnName.L == front.ArrayFunc {
+	if lit, ok := node.(*ast.FuncCallExpr); ok && lit.FnName.L == front.ArrayFunc {
 		var ts []types.Type
 		for _, a := range lit.Args {
 			e, err := b.bindExpr(a, &scope{})
 			if err != nil {
-				return nil, err
+				return srfCall{}, err
 			}
 			ts = append(ts, e.Type())
 		}
 		elem = commonElementType(ts)
 	}
-	arg, err := b.bindExpr(call.Args[0], &scope{})
+	arg, err := expr.Cast(arg, types.Text)
 	if err != nil {
-		return nil, err
+		return srfCall{}, err
 	}
-	if arg, err = expr.Cast(arg, types.Text); err != nil {
-		return nil, err
-	}
-	return &seriesNode{Args: []expr.Expr{arg}, Cols: []types.Column{{Name: name, Type: elem}}, Unnest: true}, nil
+	return srfCall{Name: "unnest", Args: []expr.Expr{arg}, T: elem, rows: func(v []types.Datum) ([]types.Datum, error) {
+		return unnestRows(v[0], elem)
+	}}, nil
 }
 
 // commonElementType is the type of ARRAY[...] elements of types ts: their
@@ -81,30 +65,25 @@ func commonElementType(ts []types.Type) types.Type {
 	return out
 }
 
-// runUnnest gives one row per element of the array, cast to the column's
-// type.
-func runUnnest(s *seriesNode) ([]types.Row, error) {
-	v, err := s.Args[0].Eval(nil)
-	if err != nil || v.IsNull() {
-		return nil, err
+// unnestRows gives the elements of array v, cast to t.
+func unnestRows(v types.Datum, t types.Type) ([]types.Datum, error) {
+	if v.IsNull() {
+		return nil, nil
 	}
 	elems, err := expr.ArrayElements(v.S)
 	if err != nil {
 		return nil, err
 	}
-	t := s.Cols[0].Type
-	rows := make([]types.Row, len(elems))
 	for i, e := range elems {
 		if t != types.Text && !e.IsNull() {
 			c, err := expr.Cast(&expr.Const{D: e, T: types.Text}, t)
 			if err != nil {
 				return nil, err
 			}
-			if e, err = c.Eval(nil); err != nil {
+			if elems[i], err = c.Eval(nil); err != nil {
 				return nil, err
 			}
 		}
-		rows[i] = types.Row{e}
 	}
-	return rows, nil
+	return elems, nil
 }

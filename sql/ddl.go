@@ -460,14 +460,12 @@ func checkStreamable(n plan.Node) error {
 	case *plan.WindowFunc:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "window function %s() is not supported in a materialized view yet; only row_number(), rank() and dense_rank() without a frame are", n.Func).
 			WithHint("Query it ad hoc, or rank in the view and compute the rest when you read it.")
-	case *seriesNode:
-		fn := "generate_series"
-		if n.Unnest {
-			fn = "unnest"
-		}
-		return sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view", fn).
-			WithHint("Query it ad hoc, or keep the series in a table and join it.")
+	case *srfNode:
+		return viewSRFError(n)
 	case *lateralJoin:
+		if s, ok := n.Right.(*srfNode); ok {
+			return viewSRFError(s)
+		}
 		return sqlerr.New(sqlerr.FeatureNotSupported, "LATERAL subqueries that refer to the FROM items before them are not supported in a materialized view yet").
 			WithHint("Query it ad hoc, or write the subquery as a join with GROUP BY.")
 	case *recursiveCTE:

@@ -124,9 +124,13 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 				w.Frame.RangeEnd = one(n.Frame.RangeEnd)
 			}
 			return &w
-		case *seriesNode:
+		case *srfNode:
 			c := *n
-			c.Args = all(n.Args)
+			c.Calls = make([]srfCall, len(n.Calls))
+			for i, call := range n.Calls {
+				call.Args = all(call.Args)
+				c.Calls[i] = call
+			}
 			return &c
 		case *lateralJoin:
 			l := *n

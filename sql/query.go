@@ -86,7 +86,7 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			if bound, err = materializeRecursive(bound, runSub); err != nil {
 				return nil, err
 			}
-			if bound, err = materializeSeries(bound); err != nil {
+			if bound, err = materializeSRF(bound); err != nil {
 				return nil, err
 			}
 			if bound, err = materializeSetOps(bound, runSub); err != nil {

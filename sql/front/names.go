@@ -35,10 +35,9 @@ const (
 	// ModeFunc stands for mode(), whose name the TiDB parser reads as a
 	// keyword.
 	ModeFunc = "streamdb_mode"
-	// SeriesFunc stands for generate_series in FROM.
-	SeriesFunc = "streamdb_generate_series"
-	// UnnestFunc stands for unnest in FROM.
-	UnnestFunc = "streamdb_unnest"
+	// RowsFromFunc stands for a set-returning function call, or ROWS
+	// FROM (...), in FROM: see rewrite_series.go for its arguments.
+	RowsFromFunc = "streamdb_rows_from"
 	// ConcatFunc stands for PostgreSQL's concat().
 	ConcatFunc = "streamdb_concat"
 	// StddevFunc and VarianceFunc stand for the aggregates stddev(x) and

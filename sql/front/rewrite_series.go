@@ -2,59 +2,118 @@ package front
 
 import "streamdb/sqlerr"
 
-// seriesPass turns generate_series in a FROM clause, which the TiDB
-// parser does not read there, into a one-column derived table whose
-// select list is a call the binder knows (sql/bind_series.go), naming
-// the column as PostgreSQL does (the column alias, else the table alias,
-// else generate_series):
+// seriesPass turns a set-returning function call in a FROM clause, and
+// ROWS FROM (...), which the TiDB parser does not read there, into a
+// derived table whose select list is one call of RowsFromFunc, which the
+// binder knows (sql/bind_srf_from.go):
 //
-//	generate_series(1, 10, 2) AS t(x)  ->  (SELECT streamdb_generate_series(1, 10, 2) AS x) AS t
-//	generate_series(1, 3) g            ->  (SELECT streamdb_generate_series(1, 3) AS g) AS g
+//	f(args) [WITH ORDINALITY] [[AS] t[(c1, ...)]]
+//	ROWS FROM (f(args), g(args)) [WITH ORDINALITY] [[AS] t[(c1, ...)]]
+//	  ->  LATERAL (SELECT streamdb_rows_from(flags, 't', 'c1', ..., f(args), g(args)) AS f) AS t
 //
-// unnest(array) in FROM is rewritten the same way, to streamdb_unnest.
+// flags is 1 with ORDINALITY, plus 2 for ROWS FROM; the table alias (” if
+// none) and the column aliases are string literals before the calls. The
+// binder names the columns from them as PostgreSQL does. The derived table
+// is LATERAL when it follows a comma or JOIN, as a function in FROM may
+// name the columns of the items before it; the binder joins it as an
+// ordinary derived table when it does not. Without an alias the table is
+// named after the (first) function.
 func (r *rewriter) seriesPass() error {
-	if !hasWord(r.toks, "generate_series") && !hasWord(r.toks, "unnest") {
+	found := false
+	for _, w := range fromFunctions {
+		found = found || hasWord(r.toks, w)
+	}
+	if !found && !hasWord(r.toks, "rows") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks)+8)
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
-		fn, ok := fromFunctions[t.val]
-		if !ok || t.kind != tkWord || i+1 >= len(r.toks) || !r.toks[i+1].isOp("(") || !inFromClause(r.toks, i) {
+		if t.kind != tkWord || !inFromClause(r.toks, i) {
 			out = append(out, t)
 			continue
 		}
-		end := matchParen(r.toks, i+1)
-		if end < 0 {
-			return syntaxError(r.src, t)
+		var calls [][]token
+		var end int
+		switch {
+		case t.isWord(fromFunctions...) && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
+			if end = matchParen(r.toks, i+1); end < 0 {
+				return syntaxError(r.src, t)
+			}
+			calls = [][]token{r.toks[i : end+1]}
+		case t.isWord("rows") && i+2 < len(r.toks) && r.toks[i+1].isWord("from") && r.toks[i+2].isOp("("):
+			if end = matchParen(r.toks, i+2); end < 0 {
+				return syntaxError(r.src, t)
+			}
+			for _, c := range splitTopLevel(r.toks[i+3 : end]) {
+				if len(c) < 3 || !c[0].isWord(fromFunctions...) || !c[1].isOp("(") || matchParen(c, 1) != len(c)-1 {
+					at := r.toks[end]
+					if len(c) > 0 {
+						at = c[0]
+					}
+					return errorAt(r.src, at, sqlerr.FeatureNotSupported, "ROWS FROM takes calls of generate_series, unnest, regexp_matches or regexp_split_to_table")
+				}
+				calls = append(calls, c)
+			}
+		default:
+			out = append(out, t)
+			continue
 		}
-		call := append([]token{synth(tkWord, fn, t, true)}, r.toks[i+1:end+1]...)
-		col, alias := t.val, ""
+		if n := len(out); n >= 2 && out[n-1].isOp(".") && out[n-2].isWord("pg_catalog") {
+			out = out[:n-2] // pg_catalog.unnest(...)
+		}
+		flags := 0
+		if t.isWord("rows") {
+			flags |= 2
+		}
 		next := end + 1
+		if next+1 < len(r.toks) && r.toks[next].isWord("with") && r.toks[next+1].isWord("ordinality") {
+			flags |= 1
+			next += 2
+		}
+		alias := ""
+		var cols []token
 		a := next
 		if a < len(r.toks) && r.toks[a].isWord("as") {
 			a++
 		}
 		if a < len(r.toks) && r.toks[a].isName() && !r.toks[a].isWord(fromFollowers...) {
-			alias, col = r.toks[a].val, r.toks[a].val
+			alias = r.toks[a].val
 			next = a + 1
 			if c := a + 1; c < len(r.toks) && r.toks[c].isOp("(") {
 				ce := matchParen(r.toks, c)
-				names := splitTopLevel(r.toks[c+1 : max(ce, c+1)])
-				if ce < 0 || len(names) != 1 || len(names[0]) != 1 || !names[0][0].isName() {
-					return errorAt(r.src, r.toks[c], sqlerr.SyntaxError, "%s returns one column: write AS alias(column)", t.val)
+				if ce < 0 {
+					return syntaxError(r.src, r.toks[c])
 				}
-				col = names[0][0].val
+				for _, n := range splitTopLevel(r.toks[c+1 : ce]) {
+					if len(n) != 1 || !n[0].isName() {
+						return errorAt(r.src, r.toks[c], sqlerr.SyntaxError, "write the column aliases of %s as AS alias(name, ...)", t.val)
+					}
+					cols = append(cols, n[0])
+				}
 				next = ce + 1
 			}
 		}
-		if alias == "" {
-			alias = t.val
+		tableName := alias
+		if tableName == "" {
+			tableName = calls[0][0].val
 		}
-		out = append(out, synth(tkOp, "(", t, t.space), synth(tkWord, "select", t, false))
-		out = append(out, call...)
-		out = append(out, synth(tkWord, "as", t, true), nameToken(col, t, true), synth(tkOp, ")", t, false),
-			synth(tkWord, "as", t, true), nameToken(alias, t, true))
+		if len(out) > 0 && out[len(out)-1].isOp(",") || len(out) > 0 && out[len(out)-1].isWord("join") {
+			out = append(out, synth(tkWord, "lateral", t, true))
+		}
+		out = append(out, synth(tkOp, "(", t, t.space), synth(tkWord, "select", t, false),
+			synth(tkWord, RowsFromFunc, t, true), synth(tkOp, "(", t, false),
+			synth(tkNumber, string(rune('0'+flags)), t, false),
+			synth(tkOp, ",", t, false), synth(tkString, alias, t, true))
+		for _, c := range cols {
+			out = append(out, synth(tkOp, ",", t, false), synth(tkString, c.val, c, true))
+		}
+		for _, c := range calls {
+			out = append(out, synth(tkOp, ",", t, false))
+			out = append(out, withSpace(c, true)...)
+		}
+		out = append(out, synth(tkOp, ")", t, false), synth(tkOp, ")", t, false),
+			synth(tkWord, "as", t, true), nameToken(tableName, t, true))
 		i = next - 1
 	}
 	r.toks = out
@@ -91,5 +150,5 @@ func inFromClause(toks []token, i int) bool {
 }
 
 // fromFunctions are the set-returning functions seriesPass rewrites in
-// FROM, and the names the binder knows them by.
-var fromFunctions = map[string]string{"generate_series": SeriesFunc, "unnest": UnnestFunc}
+// FROM.
+var fromFunctions = []string{"generate_series", "unnest", "regexp_matches", "regexp_split_to_table"}
