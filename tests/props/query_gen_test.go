@@ -16,7 +16,8 @@ import (
 // FILTER, string_agg, bool_and/bool_or/every, avg, ordered-set and
 // statistical ones, array_agg); window functions with ROWS, RANGE and
 // GROUPS frames; ORDER BY with LIMIT; inner, left, right and full joins (ON,
-// USING, NATURAL); UNION, INTERSECT and EXCEPT [ALL]; and LATERAL.
+// USING, NATURAL); UNION, INTERSECT and EXCEPT [ALL]; LATERAL; and
+// set-returning functions in FROM and in select lists.
 // Every expression is an integer (or boolean) so that the comparison
 // checks the query language, not number formatting. It does not generate
 // what streamdb refuses on purpose (known_test.go): an ORDER BY inside
@@ -224,9 +225,11 @@ func (g *qgen) query() genQuery {
 
 // from is a query of one of the generator's shapes.
 func (g *qgen) from() genQuery {
-	switch g.r.IntN(13) {
+	switch g.r.IntN(14) {
 	case 0, 1:
 		return g.joined()
+	case 5:
+		return g.srf()
 	case 2:
 		return g.setOp()
 	case 3:
