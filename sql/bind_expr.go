@@ -174,24 +174,35 @@ func (p *boundParams) note(e expr.Expr) {
 }
 
 func containsAgg(n ast.Node) bool {
-	v := &aggFinder{}
+	return containsNode(n, func(n ast.Node) bool {
+		_, ok := n.(*ast.AggregateFuncExpr)
+		return ok
+	})
+}
+
+// containsNode reports whether n has a node that match accepts, outside
+// its subqueries (their aggregates and set-returning calls are their
+// own).
+func containsNode(n ast.Node, match func(ast.Node) bool) bool {
+	v := &nodeFinder{match: match}
 	n.Accept(v)
 	return v.found
 }
 
-type aggFinder struct{ found bool }
+type nodeFinder struct {
+	match func(ast.Node) bool
+	found bool
+}
 
-func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
+func (v *nodeFinder) Enter(n ast.Node) (ast.Node, bool) {
 	switch n.(type) {
-	case *ast.AggregateFuncExpr:
-		v.found = true
-		return n, true
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
-		return n, true // a subquery's aggregates are its own
+		return n, true
 	}
+	v.found = v.found || v.match(n)
 	return n, v.found
 }
-func (v *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+func (v *nodeFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 func (b *binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	if b.depth >= maxExprDepth {

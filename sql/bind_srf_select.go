@@ -97,26 +97,11 @@ func isSRFCall(call *ast.FuncCallExpr) bool {
 // containsSRF reports whether n calls a set-returning function outside
 // its subqueries.
 func containsSRF(n ast.Node) bool {
-	probe := &srfProbe{}
-	n.Accept(probe)
-	return probe.found
+	return containsNode(n, func(n ast.Node) bool {
+		call, ok := n.(*ast.FuncCallExpr)
+		return ok && isSRFCall(call)
+	})
 }
-
-// srfProbe finds a set-returning call outside subqueries.
-type srfProbe struct{ found bool }
-
-func (p *srfProbe) Enter(n ast.Node) (ast.Node, bool) {
-	switch n := n.(type) {
-	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
-		return n, true
-	case *ast.FuncCallExpr:
-		if isSRFCall(n) {
-			p.found = true
-		}
-	}
-	return n, p.found
-}
-func (p *srfProbe) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // bindSelectSRFs joins input with the set-returning calls of the select
 // list, if it has any, and returns the join and its scope. The list's
