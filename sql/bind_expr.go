@@ -70,6 +70,18 @@ func (s *scope) systemColumn(table, name string) (expr.Expr, bool) {
 	return nil, false
 }
 
+// hasTable reports whether a FROM item of s or of an enclosing query is
+// named table. A column qualified by a name no FROM item has is 42P01
+// (missing FROM-clause entry), as in PostgreSQL, rather than 42703.
+func (b *binder) hasTable(s *scope, table string) bool {
+	for _, c := range s.cols {
+		if c.table == table {
+			return true
+		}
+	}
+	return b.corr != nil && b.corr.b.hasTable(b.corr.outer, table)
+}
+
 func (s *scope) resolve(table, name string) (int, error) {
 	found := -1
 	for i, c := range s.cols {
@@ -271,6 +283,9 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		if err != nil && sqlerr.Code(err) == sqlerr.UndefinedColumn {
 			if e, ok := s.systemColumn(n.Name.Table.O, n.Name.Name.O); ok {
 				return e, nil
+			}
+			if t := n.Name.Table.O; t != "" && !b.hasTable(s, t) {
+				err = sqlerr.New(sqlerr.UndefinedTable, "missing FROM-clause entry for table %q", t)
 			}
 		}
 		if err != nil {

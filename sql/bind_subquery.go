@@ -41,7 +41,7 @@ type correlation struct {
 func (c *correlation) resolve(n *ast.ColumnNameExpr) (expr.Expr, bool, error) {
 	e, err := c.b.bindExpr(n, c.outer)
 	if err != nil {
-		if sqlerr.Code(err) == sqlerr.UndefinedColumn {
+		if c := sqlerr.Code(err); c == sqlerr.UndefinedColumn || c == sqlerr.UndefinedTable {
 			return nil, false, nil
 		}
 		if sqlerr.Code(err) == sqlerr.GroupingError {

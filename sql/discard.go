@@ -48,9 +48,7 @@ func (s *session) prepareDiscard(n *front.Discard) *prepared {
 		if s.tx != nil {
 			return "", sqlerr.New(sqlerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
-		for k, v := range defaultSessionSettings {
-			s.settings[k] = v
-		}
+		s.resetAllSettings()
 		s.closeAllCursors()
 		if ps, ok := w.(pgwire.PreparedStatements); ok {
 			ps.DeallocateAll()

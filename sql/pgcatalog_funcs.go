@@ -39,23 +39,26 @@ import (
 const serverVersionString = "PostgreSQL 15.0 on x86_64-pc-linux-gnu, compiled by streamdb (a streaming database speaking PostgreSQL's protocol), 64-bit"
 
 // substituteCatalogFunctions rewrites the queries and DML statements in
-// place; other statements are left as they are.
-func (s *session) substituteCatalogFunctions(node any) error {
+// place; other statements are left as they are. effects are the changes
+// the statement makes to the session (set_config), to run when it runs.
+func (s *session) substituteCatalogFunctions(node any) (effects []func() error, err error) {
 	var n ast.Node
 	switch x := node.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt, *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
 		n = x.(ast.Node)
 	default:
-		return nil
+		return nil, nil
 	}
 	v := &catalogFuncs{s: s}
 	n.Accept(v)
-	return v.err
+	return v.effects, v.err
 }
 
 type catalogFuncs struct {
 	s   *session
 	err error
+	// effects run when the statement runs, before it (set_config).
+	effects []func() error
 }
 
 func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
@@ -104,6 +107,7 @@ var catalogFuncNames = map[string]bool{
 	"has_any_column_privilege": true, "has_function_privilege": true, "pg_function_is_visible": true, "pg_type_is_visible": true,
 	"pg_get_function_result": true, "pg_get_function_arguments": true,
 	"pg_get_function_identity_arguments": true, "pg_backend_pid": true, "parse_ident": true, "pg_blocking_pids": true,
+	"set_config": true,
 }
 
 func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
@@ -199,6 +203,8 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 	switch name {
 	case "version":
 		return value(serverVersionString), nil
+	case "set_config":
+		return v.setConfigCall(args)
 	case "current_database", "current_catalog":
 		return value(s.databaseName()), nil
 	case "current_schema":

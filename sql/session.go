@@ -22,6 +22,9 @@ type session struct {
 	// settings holds SET values of this session (client_encoding,
 	// application_name, ...), lower-case keys.
 	settings map[string]string
+	// resetValues are what RESET returns parameters to: the defaults
+	// and the startup packet's values (session_settings.go).
+	resetValues map[string]string
 	// tx is the open transaction block, nil outside one.
 	tx *txn
 	// user and database are the startup parameters, for the catalog's
@@ -35,11 +38,9 @@ type session struct {
 func newSession(e *Engine, startup map[string]string) *session {
 	s := &session{e: e, settings: map[string]string{}, user: startup["user"], database: startup["database"]}
 	s.trustedAnyUser = e.roles.trusts(s.user)
-	for k, v := range defaultSessionSettings {
+	s.resetValues = newResetValues(startup)
+	for k, v := range s.resetValues {
 		s.settings[k] = v
-	}
-	if v := startup["application_name"]; v != "" {
-		s.settings["application_name"] = v
 	}
 	return s
 }
@@ -149,9 +150,28 @@ func (s *session) applyFloatDigits(p *prepared) {
 }
 
 func (s *session) prepare(ctx context.Context, st *front.Statement, params *boundParams) (*prepared, error) {
-	if err := s.substituteCatalogFunctions(st.Node); err != nil {
+	effects, err := s.substituteCatalogFunctions(st.Node)
+	if err != nil {
 		return nil, err
 	}
+	p, err := s.prepareStatement(ctx, st, params)
+	if err != nil || len(effects) == 0 {
+		return p, err
+	}
+	run := p.run
+	p.run = func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
+		for _, f := range effects {
+			if err := f(); err != nil {
+				return "", err
+			}
+		}
+		return run(ctx, vals, w)
+	}
+	return p, nil
+}
+
+// prepareStatement prepares st, whose catalog functions are substituted.
+func (s *session) prepareStatement(ctx context.Context, st *front.Statement, params *boundParams) (*prepared, error) {
 	if p, ok, err := s.prepareRoles(st); ok {
 		return p, err
 	}

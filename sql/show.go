@@ -176,34 +176,41 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 	return command(func(context.Context) (string, error) {
 		switch {
 		case n.Reset && n.Name == "all":
-			for k, v := range defaultSessionSettings {
-				s.settings[k] = v
-			}
+			s.resetAllSettings()
 		case n.Reset:
-			s.settings[n.Name] = defaultSessionSettings[n.Name]
-		case n.Name == "timezone" && !strings.EqualFold(n.Value, "utc") && n.Value != "UTC" && n.Value != "Etc/UTC" && n.Value != "GMT":
-			return "", sqlerr.New(sqlerr.InvalidParameterValue, "time zone %q is not supported; streamdb runs in UTC", n.Value)
-		case n.Name == "statement_timeout" || n.Name == "idle_in_transaction_session_timeout":
-			if _, err := parseTimeout(n.Name, n.Value); err != nil {
-				return "", err
-			}
-			s.settings[n.Name] = n.Value
-		case n.Name == "query_max_memory":
-			if _, err := parseMemory(n.Value); err != nil {
-				return "", err
-			}
-			s.settings[n.Name] = n.Value
-		case n.Name == "read_your_writes":
-			v, ok := parseBool(n.Value)
-			if !ok {
-				return "", sqlerr.New(sqlerr.InvalidParameterValue, "parameter \"read_your_writes\" requires a Boolean value")
-			}
-			s.settings[n.Name] = v
+			s.setSetting(n.Name, s.resetValue(n.Name), n.Local)
 		default:
-			s.settings[n.Name] = n.Value
+			if err := s.applySetting(n.Name, n.Value, n.Local); err != nil {
+				return "", err
+			}
 		}
 		return tag, nil
 	}), nil
+}
+
+// applySetting is SET [LOCAL] name = value for a session parameter (and
+// set_config): it checks the value the parameters streamdb acts on need.
+func (s *session) applySetting(name, value string, local bool) error {
+	switch {
+	case name == "timezone" && !strings.EqualFold(value, "utc") && value != "UTC" && value != "Etc/UTC" && value != "GMT":
+		return sqlerr.New(sqlerr.InvalidParameterValue, "time zone %q is not supported; streamdb runs in UTC", value)
+	case name == "statement_timeout" || name == "idle_in_transaction_session_timeout":
+		if _, err := parseTimeout(name, value); err != nil {
+			return err
+		}
+	case name == "query_max_memory":
+		if _, err := parseMemory(value); err != nil {
+			return err
+		}
+	case name == "read_your_writes":
+		v, ok := parseBool(value)
+		if !ok {
+			return sqlerr.New(sqlerr.InvalidParameterValue, "parameter \"read_your_writes\" requires a Boolean value")
+		}
+		value = v
+	}
+	s.setSetting(name, value, local)
+	return nil
 }
 
 // sessionParams are PostgreSQL parameters that drivers and tools set; SET

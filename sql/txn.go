@@ -44,6 +44,9 @@ type txn struct {
 	// streams holds the rows inserted into streams, by stream.
 	streams    []*streamWrite
 	savepoints []txSavepoint
+	// settings undoes the block's SET and SET LOCAL at its end
+	// (session_settings.go).
+	settings map[string]*settingUndo
 }
 
 // txSavepoint marks how much a transaction had written when SAVEPOINT
@@ -110,6 +113,7 @@ func (s *session) txSnapshot() (*txSnapshot, error) {
 func (s *session) endTx() {
 	if s.tx != nil {
 		s.endTxCursors(s.tx, s.tx.committed)
+		s.endTxSettings(s.tx, s.tx.committed)
 	}
 	if s.tx != nil && s.tx.snap != nil {
 		s.tx.snap.snap.Close()

@@ -114,4 +114,20 @@ func TestDiscardDeallocate(t *testing.T) {
 	}
 	wantRows(t, conn, "SHOW application_name", "")
 	wantExecCode(t, conn, "FETCH h", "34000")
+
+	// The session's reset values are what its startup packet said: pgx
+	// sends application_name there, and RESET, RESET ALL and DISCARD ALL
+	// go back to it, as in PostgreSQL.
+	app := testutil.ConnDSN(t, srv.DSN()+"&application_name=startup-app")
+	wantRows(t, app, "SHOW application_name", "startup-app")
+	for _, reset := range []string{"RESET application_name", "RESET ALL", "DISCARD ALL"} {
+		exec(t, app, "SET application_name = 'changed'", "SET extra_float_digits = 3")
+		wantRows(t, app, "SHOW application_name", "changed")
+		exec(t, app, reset)
+		wantRows(t, app, "SHOW application_name", "startup-app")
+		if reset != "RESET application_name" {
+			wantRows(t, app, "SHOW extra_float_digits", "1")
+		}
+	}
+	wantRows(t, app, "SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()", "startup-app")
 }

@@ -220,6 +220,13 @@ func (s *Server) Conn(t testing.TB) *pgx.Conn {
 	}
 }
 
+// ConnDSN opens a pgx connection to dsn (a server's DSN with parameters
+// added, say), closed when the test ends.
+func ConnDSN(t testing.TB, dsn string) *pgx.Conn {
+	t.Helper()
+	return connect(t, dsn)
+}
+
 func connect(t testing.TB, dsn string) *pgx.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -1,0 +1,83 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamdb/config"
+	"streamdb/sqlerr"
+)
+
+// setConfigCall substitutes set_config(name, value, is_local) by the new
+// value, as PostgreSQL returns it, and queues the change itself for when
+// the statement runs (a statement prepared and never executed changes
+// nothing). is_local true is SET LOCAL; a NULL value is RESET. The
+// arguments must be constants: the change is known when the statement is
+// prepared.
+func (v *catalogFuncs) setConfigCall(args []ast.ExprNode) (ast.ExprNode, error) {
+	if len(args) != 3 {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function set_config takes a setting name, a value and is_local")
+	}
+	name, ok := constString(args[0])
+	val, valueOK := constString(args[1])
+	isNull := isNullConst(args[1])
+	local, localOK := constBool(args[2])
+	if !ok || !(valueOK || isNull) || !localOK {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "set_config needs constant arguments").
+			WithHint("Write the setting's name, value and is_local as literals, or use SET.")
+	}
+	name = strings.ToLower(strings.TrimSpace(name))
+	s := v.s
+	if config.Known(name) {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "set_config cannot change the server setting %q", name).
+			WithHint("Use SET %s = ... or ALTER SYSTEM SET.", name)
+	}
+	if !knownSessionParam(name) {
+		return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", name).
+			WithHint("SHOW ALL lists the parameters.")
+	}
+	if isNull {
+		val = s.resetValue(name)
+	}
+	if name == "read_your_writes" {
+		if b, ok := parseBool(val); ok {
+			val = b
+		}
+	}
+	v.effects = append(v.effects, func() error { return s.applySetting(name, val, local) })
+	return value(val), nil
+}
+
+// isNullConst reports whether x is the literal NULL.
+func isNullConst(x ast.ExprNode) bool {
+	if p, ok := x.(*ast.ParenthesesExpr); ok {
+		return isNullConst(p.Expr)
+	}
+	c, ok := x.(ast.ValueExpr)
+	return ok && c.GetValue() == nil
+}
+
+// constBool reads a Boolean literal (true, false, or a string such as
+// 'on' or 't').
+func constBool(x ast.ExprNode) (bool, bool) {
+	if p, ok := x.(*ast.ParenthesesExpr); ok {
+		return constBool(p.Expr)
+	}
+	c, ok := x.(ast.ValueExpr)
+	if !ok {
+		return false, false
+	}
+	switch b := c.GetValue().(type) {
+	case int64:
+		return b != 0, true
+	case uint64:
+		return b != 0, true
+	case bool:
+		return b, true
+	case string:
+		v, ok := parseBool(b)
+		return v == "on", ok
+	}
+	return false, false
+}
