@@ -19,7 +19,8 @@ import (
 // DECLARE past it is refused with 53200 and holds nothing. Without WITH
 // HOLD a cursor needs a transaction block (25P01) and ends with it; a WITH
 // HOLD cursor survives COMMIT but not ROLLBACK of its block, as in
-// PostgreSQL. Cursors are forward only (NO SCROLL).
+// PostgreSQL. FETCH and MOVE scroll as in PostgreSQL
+// (query_cursor_scroll.go).
 func (s *session) prepareQueryCursor(n *front.DeclareCursor, outer *boundParams) (*prepared, error) {
 	q := n.Query
 	if an, ok := q.Node.(ast.Node); ok {
@@ -63,7 +64,8 @@ func (s *session) prepareQueryCursor(n *front.DeclareCursor, outer *boundParams)
 		if after != nil {
 			after()
 		}
-		cs[n.Name] = &feedCursor{cols: inner.cols, buf: rowBuffer{rows: w.rows}, hold: n.Hold, tx: s.tx, bytes: w.bytes}
+		cs[n.Name] = &feedCursor{cols: inner.cols, buf: rowBuffer{rows: w.rows}, hold: n.Hold, tx: s.tx, bytes: w.bytes,
+			scroll: n.Scroll, spSeq: s.cursorSeq()}
 		return "DECLARE CURSOR", nil
 	}}, nil
 }

@@ -31,6 +31,12 @@ type feedCursor struct {
 	tx   *txn
 	// bytes estimates the memory of a query cursor's rows.
 	bytes int64
+	// A query cursor's scroll option (front.Scroll*), position and the
+	// number of rows it gave up from the front of buf (query_cursor_scroll.go).
+	scroll    int
+	pos, base int64
+	// spSeq is the block's savepoint counter at DECLARE.
+	spSeq int
 }
 
 // close ends the cursor's subscription, if any.
@@ -163,6 +169,12 @@ func (s *session) fetchPrepared(n *front.Fetch, c *feedCursor, timeout *time.Dur
 	return &prepared{cols: cols, run: func(ctx context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
 		if cur, ok := s.cursors()[n.Name]; !ok || cur != c {
 			return "", sqlerr.New(sqlerr.InvalidCursorName, "cursor %q does not exist", n.Name)
+		}
+		if c.sub == nil {
+			return c.scrollFetch(n, w)
+		}
+		if n.Dir != front.FetchForward {
+			return "", errForwardOnly("A SUBSCRIBE cursor reads the view's changes forward only.")
 		}
 		if n.Count != 0 && len(c.buf.rows) == 0 && c.sub != nil {
 			wctx := ctx

@@ -44,6 +44,8 @@ type txn struct {
 	// streams holds the rows inserted into streams, by stream.
 	streams    []*streamWrite
 	savepoints []txSavepoint
+	// spSeq numbers the block's savepoints (txSavepoint.seq).
+	spSeq int
 	// settings undoes the block's SET and SET LOCAL at its end
 	// (session_settings.go).
 	settings map[string]*settingUndo
@@ -54,6 +56,7 @@ type txn struct {
 // order of txn.tables and txn.streams (which only grow).
 type txSavepoint struct {
 	name    string
+	seq     int
 	tables  []int
 	streams []int
 }
@@ -122,7 +125,8 @@ func (s *session) endTx() {
 }
 
 func (t *txn) mark(name string) {
-	sp := txSavepoint{name: name, tables: make([]int, len(t.tables)), streams: make([]int, len(t.streams))}
+	t.spSeq++
+	sp := txSavepoint{name: name, seq: t.spSeq, tables: make([]int, len(t.tables)), streams: make([]int, len(t.streams))}
 	for i, w := range t.tables {
 		sp.tables[i] = len(w.stmts)
 	}
@@ -224,6 +228,7 @@ func (s *session) txRollbackTo(name string) *prepared {
 		if i < 0 {
 			return "", sqlerr.New(sqlerr.InvalidSavepointSpecification, "savepoint %q does not exist", name)
 		}
+		s.rollbackToCursors(s.tx, s.tx.savepoints[i].seq)
 		s.tx.undoTo(i)
 		return "ROLLBACK", nil
 	})
