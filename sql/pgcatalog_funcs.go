@@ -70,6 +70,14 @@ func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
 				f.AsName = ast.NewCIStr(name)
 			} else if catalogFuncNames[x.FnName.L] {
 				f.AsName = ast.NewCIStr(x.FnName.L)
+				if typ, ok := strings.CutPrefix(x.FnName.L, "to_"); ok && len(x.Args) == 1 {
+					// A selected to_regproc of a constant shows the name.
+					if name, ok := constString(x.Args[0]); ok {
+						if shown, err := v.s.e.oidDisplay(typ, name); err == nil {
+							f.Expr = value(shown)
+						}
+					}
+				}
 			} else if typ, ok := constString(lastArg(x)); ok && x.FnName.L == front.CastFunc && oidTypes[strings.ToLower(typ)] {
 				typ = strings.ToLower(typ)
 				f.AsName = ast.NewCIStr(typ)
@@ -107,7 +115,7 @@ var catalogFuncNames = map[string]bool{
 	"has_any_column_privilege": true, "has_function_privilege": true, "pg_function_is_visible": true, "pg_type_is_visible": true,
 	"pg_get_function_result": true, "pg_get_function_arguments": true,
 	"pg_get_function_identity_arguments": true, "pg_backend_pid": true, "parse_ident": true, "pg_blocking_pids": true,
-	"set_config": true,
+	"set_config": true, "pg_get_function_sqlbody": true, "to_regproc": true, "to_regprocedure": true,
 }
 
 func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
@@ -243,9 +251,7 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		return &ast.FuncCallExpr{FnName: ast.NewCIStr("string_to_array"), Args: []ast.ExprNode{value(""), value(",")}}, nil
 	case "col_description", "shobj_description":
 		return value(nil), nil
-	case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments":
-		// Only pg_catalog's own functions exist; their signatures are
-		// not described.
+	case "pg_get_function_sqlbody":
 		return value(nil), nil
 	case "pg_function_is_visible", "pg_type_is_visible", "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
 		"has_any_column_privilege", "has_function_privilege":
@@ -259,6 +265,14 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 	var pairs [][2]any
 	switch name {
 	case "obj_description":
+		if catalog, _ := constString(lastArg(&ast.FuncCallExpr{Args: args})); len(args) == 2 && catalog == "pg_proc" {
+			for _, p := range builtinProcs() {
+				if p.description != "" {
+					pairs = append(pairs, [2]any{p.oid, p.description})
+				}
+			}
+			break
+		}
 		for _, row := range s.e.descriptionRows() {
 			pairs = append(pairs, [2]any{row[0].I, row[3].S})
 		}
@@ -282,6 +296,24 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 				pairs = append(pairs, [2]any{int64(r.oid) + pkOIDBase, r.indexDef()})
 			}
 		}
+	case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments":
+		for _, p := range builtinProcs() {
+			if name == "pg_get_function_result" {
+				pairs = append(pairs, [2]any{p.oid, p.result()})
+			} else {
+				pairs = append(pairs, [2]any{p.oid, p.arguments()})
+			}
+		}
+	case "to_regproc", "to_regprocedure":
+		lit, ok := constString(args[0])
+		if !ok {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s needs a string literal", name)
+		}
+		oid, err := s.e.resolveOID(strings.TrimPrefix(name, "to_"), lit)
+		if err != nil {
+			return value(nil), nil
+		}
+		return value(oid), nil
 	case "pg_get_userbyid":
 		for _, r := range s.e.roleRows() {
 			pairs = append(pairs, [2]any{r.oid, r.name})
@@ -375,10 +407,7 @@ func (e *Engine) resolveOID(typ, name string) (int64, error) {
 		}
 		return 0, sqlerr.New(sqlerr.UndefinedObject, "type %q does not exist", name)
 	case "regproc", "regprocedure":
-		if oid, ok := pgProcOIDs[strings.TrimPrefix(unquoted, "pg_catalog.")]; ok {
-			return oid, nil
-		}
-		return 0, sqlerr.New(sqlerr.UndefinedFunction, "function %q does not exist", name)
+		return e.resolveProc(typ, name)
 	case "regnamespace":
 		switch unquoted {
 		case "pg_catalog":
@@ -535,10 +564,8 @@ func (e *Engine) oidDisplay(typ, name string) (string, error) {
 			return t.name, nil
 		}
 	case "regproc", "regprocedure":
-		for n, o := range pgProcOIDs {
-			if o == oid {
-				return n, nil
-			}
+		if shown, ok := procDisplay(typ, oid); ok {
+			return shown, nil
 		}
 	case "regnamespace":
 		return unquoteQualified(name), nil

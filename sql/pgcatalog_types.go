@@ -134,29 +134,6 @@ func init() {
 	}
 }
 
-// pg_proc lists the type input functions named above, in pg_catalog;
-// streamdb has no user-defined functions, so psql's \df (which leaves
-// pg_catalog out) finds none.
-func init() {
-	pgSystemTables["pg_catalog.pg_proc"] = pgSystemTableDef{
-		cols: cols("oid", types.Int8, "proname", types.Text, "pronamespace", types.Int8, "proowner", types.Int8,
-			"prolang", types.Int8, "prokind", types.Text, "proretset", types.Bool, "pronargs", types.Int2,
-			"prorettype", types.Int8, "proargtypes", types.Text, "prosrc", types.Text),
-		rows: func(*Engine) []types.Row {
-			var rows []types.Row
-			for _, t := range pgTypeTable {
-				oid, ok := pgProcOIDs[t.input]
-				if !ok || t.input == "array_in" && t.elem != 16 {
-					continue // array_in once
-				}
-				rows = append(rows, types.Row{intD(oid), str(t.input), intD(oidPgCatalog), intD(10), intD(12),
-					str("f"), types.NewBool(false), intD(3), intD(t.oid), str("2275 26 23"), str(t.input)})
-			}
-			return rows
-		},
-	}
-}
-
 // streamdb has no enum types: pg_enum is empty (SQLAlchemy reads it when
 // it reflects columns).
 func init() {
