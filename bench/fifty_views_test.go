@@ -49,7 +49,7 @@ func BenchmarkFiftyViews(b *testing.B) {
 func fiftyViewsRun(b *testing.B, views, rate int, d time.Duration) {
 	cas := fmt.Sprintf("%d view(s) at %d events/s", views, rate)
 	s := startServer(b, "", nil)
-	defer s.Kill(b)
+	defer stopServer(b, s)
 	conn := s.Conn(b)
 	const subject = "bench.fifty"
 	execTimed(b, conn, "CREATE STREAM ev (k BIGINT, v BIGINT) WITH (subject = '"+subject+"')")

@@ -140,12 +140,36 @@ func startServer(b *testing.B, dataDir string, settings map[string]string) *test
 	return testutil.StartServer(b, testutil.ServerOptions{
 		ConfigFile: path,
 		DataDir:    dataDir,
+		Env:        profileEnv(b),
 		// The benchmarks read each checkpoint's log line, which periodic
 		// checkpoints write at debug.
 		Args:         []string{"--log-level", "debug"},
 		ReadyTimeout: 15 * time.Minute, // a restart restores and reloads the whole state
 		StopTimeout:  2 * time.Minute,
 	})
+}
+
+// profileEnv returns, when BENCH_CPUPROFILE_DIR is set, the environment
+// that makes the server write a CPU profile named after the benchmark
+// into that directory (written only on a clean stop: see stopServer).
+func profileEnv(b *testing.B) []string {
+	dir := os.Getenv("BENCH_CPUPROFILE_DIR")
+	if dir == "" {
+		return nil
+	}
+	name := strings.NewReplacer("/", "-", " ", "_").Replace(b.Name())
+	return []string{"STREAMDB_CPUPROFILE=" + filepath.Join(dir, name+".prof")}
+}
+
+// stopServer ends a benchmark's server: SIGKILL, the fastest, unless
+// BENCH_CPUPROFILE_DIR asks for profiles, which the server writes only
+// when it stops on SIGTERM.
+func stopServer(b *testing.B, s *testutil.Server) {
+	if os.Getenv("BENCH_CPUPROFILE_DIR") != "" {
+		s.Stop(b)
+		return
+	}
+	s.Kill(b)
 }
 
 // execTimed runs one statement and returns how long it took.
