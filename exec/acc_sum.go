@@ -36,8 +36,14 @@ type sumAcc struct {
 	i                int64
 	f                float64
 	d                apd.Decimal
-	iv               types.Datum
-	nan, pinf, ninf  int64 // with specials: counts of NaN, +Inf, -Inf inputs
+	// pend holds integer inputs of a numeric sum not yet added to d: the
+	// sum is d + pend. An int64 addition allocates nothing and is far
+	// cheaper than an exact decimal one; pend is folded into d when it
+	// would overflow and before any decimal input is added (so d's range
+	// check sees every decimal sum it did before).
+	pend            int64
+	iv              types.Datum
+	nan, pinf, ninf int64 // with specials: counts of NaN, +Inf, -Inf inputs
 }
 
 // exactCtx adds numerics without rounding (precision 0); numeric's own
@@ -83,8 +89,20 @@ func (a *sumAcc) Add(v types.Datum, sign int64) error {
 			return errBigintRange()
 		}
 		a.i = r
+	case a.resType == types.Numeric && v.K == types.KindInt:
+		if r, ok := addInt64(a.pend, v.I, sign); ok {
+			a.pend = r
+			break
+		}
+		if err = a.fold(); err == nil {
+			var x apd.Decimal
+			x.SetInt64(v.I)
+			err = a.addDecimal(&x, sign)
+		}
 	case a.resType == types.Numeric:
-		err = a.addDecimal(v.Decimal(), sign)
+		if err = a.fold(); err == nil {
+			err = a.addDecimal(v.Decimal(), sign)
+		}
 	default:
 		err = a.addFloat(v.Float(), sign)
 	}
@@ -103,6 +121,33 @@ func (a *sumAcc) addInterval(v types.Datum, sign int64) error {
 	}
 	a.iv = types.NewInterval(int32(months), int32(days), us)
 	return nil
+}
+
+// fold adds pend into d.
+func (a *sumAcc) fold() error {
+	if a.pend == 0 {
+		return nil
+	}
+	var x apd.Decimal
+	x.SetInt64(a.pend)
+	if err := a.addDecimal(&x, 1); err != nil {
+		return err
+	}
+	a.pend = 0
+	return nil
+}
+
+// total returns the numeric sum d + pend, in dst unless pend is 0.
+func (a *sumAcc) total(dst *apd.Decimal) *apd.Decimal {
+	if a.pend == 0 {
+		return &a.d
+	}
+	var x apd.Decimal
+	x.SetInt64(a.pend)
+	if _, err := exactCtx.Add(dst, &a.d, &x); err != nil {
+		return &a.d // unreachable: an exact sum of finite numbers (or with d's NaN or infinity, that)
+	}
+	return dst
 }
 
 func (a *sumAcc) addDecimal(x *apd.Decimal, sign int64) error {
@@ -192,7 +237,7 @@ func (a *sumAcc) Result() types.Datum {
 			return d
 		}
 		var d apd.Decimal
-		d.Set(&a.d)
+		d.Set(a.total(&d))
 		return types.NewDecimal(&d)
 	}
 	if f, ok := a.specialFloat(); ok {
@@ -238,7 +283,11 @@ func (a *sumAcc) Marshal(buf []byte) []byte {
 	case a.resType == types.Int8:
 		return binary.AppendVarint(buf, a.i)
 	case a.resType == types.Numeric:
-		buf = keyenc.AppendValue(buf, types.NewDecimal(&a.d))
+		sum := &a.d
+		if a.pend != 0 {
+			sum = a.total(new(apd.Decimal))
+		}
+		buf = keyenc.AppendValue(buf, types.NewDecimal(sum))
 	default:
 		buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(a.f))
 	}
@@ -265,6 +314,7 @@ func (a *sumAcc) Unmarshal(b []byte) ([]byte, error) {
 			return nil, err
 		}
 		a.d.Set(d.D)
+		a.pend = 0
 	default:
 		if len(b) < 8 {
 			return nil, fmt.Errorf("sum state truncated")
@@ -314,7 +364,8 @@ func (a *avgAcc) Result() types.Datum {
 	if a.sum.d.Form != apd.Finite {
 		return types.NewDecimal(new(apd.Decimal).Set(&a.sum.d)) // older views' NaN or infinity
 	}
-	return expr.DivDecimal(&a.sum.d, apd.New(a.sum.n, 0))
+	var d apd.Decimal
+	return expr.DivDecimal(a.sum.total(&d), apd.New(a.sum.n, 0))
 }
 func (a *avgAcc) Marshal(buf []byte) []byte          { return a.sum.Marshal(buf) }
 func (a *avgAcc) Unmarshal(b []byte) ([]byte, error) { return a.sum.Unmarshal(b) }
