@@ -80,15 +80,28 @@ func (f viewsBacklog) rate(b *testing.B, run, views int, sz sizes) float64 {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	names := f.counted(views)
-	caughtUp(ctx, b, s, names)
-	d := time.Since(start)
-	// Every view must have counted every event, exactly.
-	for _, view := range names {
-		if n := queryInt(b, conn, "SELECT sum(n) FROM "+view); n != int64(m) {
-			b.Fatalf("%s counts %d events once caught up, %d were published", view, n, m)
+	caughtUp(ctx, b, s)
+	// Every counted view must count every event, exactly. Views over
+	// views report no lag of their own; they hold the rows of an epoch
+	// once it commits, so the first query normally finds them all.
+	for _, view := range f.counted(views) {
+		q := "SELECT sum(n) FROM " + view
+		for {
+			n := queryInt(b, conn, q)
+			if n == int64(m) {
+				break
+			}
+			if n > int64(m) {
+				b.Fatalf("%s = %d, only %d events were published", q, n, m)
+			}
+			select {
+			case <-ctx.Done():
+				b.Fatalf("%s did not count the %d events in time (%d)", view, m, n)
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 	}
+	d := time.Since(start)
 	rate := float64(m) / d.Seconds()
 	report.Add(f.bench, cas, "time until the views count every event", d.Seconds(), "s")
 	report.Add(f.bench, cas, "rate", rate, "events/s")
@@ -99,35 +112,33 @@ func (f viewsBacklog) rate(b *testing.B, run, views int, sz sizes) float64 {
 	return rate
 }
 
-// caughtUp waits until each view's newest committed epoch has read its
-// stream to the end (streamdb_source_lag_messages is 0 for each). It
-// polls the metrics endpoint rather than the views themselves: a query
-// of a 100,000-row view every few milliseconds would take most of a
-// core from the server being measured.
-func caughtUp(ctx context.Context, b *testing.B, s *testutil.Server, views []string) {
+// caughtUp waits until every view that reads the stream has committed
+// an epoch that read it to the end (streamdb_source_lag_messages is 0 for
+// each). It polls the metrics endpoint rather than the views themselves:
+// a query of a 100,000-row view every few milliseconds would take most of
+// a core from the server being measured.
+func caughtUp(ctx context.Context, b *testing.B, s *testutil.Server) {
 	b.Helper()
 	for {
-		lag := map[string]float64{}
-		for _, m := range s.Metrics(b)["streamdb_source_lag_messages"].GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "view" {
-					lag[l.GetValue()] += m.GetGauge().GetValue()
+		lags := s.Metrics(b)["streamdb_source_lag_messages"].GetMetric()
+		behind := ""
+		var lag float64
+		for _, m := range lags {
+			if v := m.GetGauge().GetValue(); v > 0 {
+				lag = v
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "view" {
+						behind = l.GetValue()
+					}
 				}
 			}
 		}
-		behind := ""
-		for _, v := range views {
-			if n, ok := lag[v]; !ok || n > 0 {
-				behind = v
-				break
-			}
-		}
-		if behind == "" {
+		if len(lags) > 0 && lag == 0 {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			b.Fatalf("%s did not catch up in time (lag %v)", behind, lag[behind])
+			b.Fatalf("view %q did not catch up in time (lag %v)", behind, lag)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
