@@ -100,18 +100,18 @@ func (f *Func) Eval(row types.Row) (types.Datum, error) {
 		return f.Lazy(f.Args, row)
 	}
 	if f.Fn2 != nil && len(f.Args) == 2 {
-		a, err := f.Args[0].Eval(row)
+		a, err := evalArg(f.Args[0], row)
 		if err != nil {
 			return types.Null, err
 		}
-		b, err := f.Args[1].Eval(row)
+		b, err := evalArg(f.Args[1], row)
 		if err != nil {
 			return types.Null, err
 		}
 		return f.Fn2(a, b)
 	}
 	if f.Fn1 != nil && len(f.Args) == 1 {
-		a, err := f.Args[0].Eval(row)
+		a, err := evalArg(f.Args[0], row)
 		if err != nil {
 			return types.Null, err
 		}
@@ -127,6 +127,18 @@ func (f *Func) Eval(row types.Row) (types.Datum, error) {
 		args = append(args, v)
 	}
 	return f.Fn(args)
+}
+
+// evalArg is a.Eval(row), reading column references and constants (most
+// arguments) without a call through the interface.
+func evalArg(a Expr, row types.Row) (types.Datum, error) {
+	switch x := a.(type) {
+	case *ColRef:
+		return row[x.Idx], nil
+	case *Const:
+		return x.D, nil
+	}
+	return a.Eval(row)
 }
 
 func (f *Func) String() string {

@@ -326,21 +326,54 @@ func arith(op string, l, r Expr) (Expr, error) {
 }
 
 func numericOp(op string, l, r Expr, t types.Type) Expr {
+	f := &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: t}
+	if t.IsInteger() {
+		return binary(f, intArith(op, t))
+	}
 	var fn func(a, b types.Datum) (types.Datum, error)
-	switch {
-	case t.IsInteger():
-		fn = func(a, b types.Datum) (types.Datum, error) { return intOp(op, a.I, b.I, t) }
-	case t == types.Numeric:
+	if t == types.Numeric {
 		fn = func(a, b types.Datum) (types.Datum, error) { return decimalOp(op, a.D, b.D) }
-	default:
+	} else {
 		fn = func(a, b types.Datum) (types.Datum, error) { return floatOp(op, a.F, b.F, t) }
 	}
-	return binary(&Func{Name: op, Infix: true, Args: []Expr{l, r}, T: t}, func(a, b types.Datum) (types.Datum, error) {
+	return binary(f, func(a, b types.Datum) (types.Datum, error) {
 		if a.IsNull() || b.IsNull() {
 			return types.Null, nil
 		}
 		return fn(a, b)
 	})
+}
+
+// intArith returns the integer operator op over values of type t, NULL
+// if either is NULL. Each operator is its own function, with no switch
+// per row: integer arithmetic is the group key of many views (k % 10).
+func intArith(op string, t types.Type) func(a, b types.Datum) (types.Datum, error) {
+	var fn func(a, b int64, t types.Type) (types.Datum, error)
+	switch op {
+	case "+":
+		fn = intAdd
+	case "-":
+		fn = intSub
+	case "*":
+		fn = intMul
+	case "/":
+		fn = intDiv
+	case "%":
+		return func(a, b types.Datum) (types.Datum, error) {
+			if a.IsNull() || b.IsNull() {
+				return types.Null, nil
+			}
+			return intMod(a.I, b.I)
+		}
+	default:
+		panic("intArith: operator " + op)
+	}
+	return func(a, b types.Datum) (types.Datum, error) {
+		if a.IsNull() || b.IsNull() {
+			return types.Null, nil
+		}
+		return fn(a.I, b.I, t)
+	}
 }
 
 func outOfRange(t types.Type) error {
@@ -349,43 +382,55 @@ func outOfRange(t types.Type) error {
 
 func divByZero() error { return sqlerr.New(sqlerr.DivisionByZero, "division by zero") }
 
-func intOp(op string, a, b int64, t types.Type) (types.Datum, error) {
-	var v int64
-	switch op {
-	case "+":
-		v = a + b
-		if (v > a) != (b > 0) {
-			return types.Null, outOfRange(t)
-		}
-	case "-":
-		v = a - b
-		if (v < a) != (b > 0) {
-			return types.Null, outOfRange(t)
-		}
-	case "*":
-		hi, lo := bits.Mul64(absU64(a), absU64(b))
-		// The magnitude 2^63 fits only as a negative product.
-		if hi != 0 || lo > math.MaxInt64+uint64(boolInt((a < 0) != (b < 0))) {
-			return types.Null, outOfRange(t)
-		}
-		v = a * b
-	case "/":
-		if b == 0 {
-			return types.Null, divByZero()
-		}
-		if a == math.MinInt64 && b == -1 {
-			return types.Null, outOfRange(t)
-		}
-		v = a / b
-	case "%":
-		if b == 0 {
-			return types.Null, divByZero()
-		}
-		if b == -1 {
-			return types.NewInt(0), nil
-		}
-		v = a % b
+func intAdd(a, b int64, t types.Type) (types.Datum, error) {
+	v := a + b
+	if (v > a) != (b > 0) {
+		return types.Null, outOfRange(t)
 	}
+	return intResult(v, t)
+}
+
+func intSub(a, b int64, t types.Type) (types.Datum, error) {
+	v := a - b
+	if (v < a) != (b > 0) {
+		return types.Null, outOfRange(t)
+	}
+	return intResult(v, t)
+}
+
+func intMul(a, b int64, t types.Type) (types.Datum, error) {
+	hi, lo := bits.Mul64(absU64(a), absU64(b))
+	// The magnitude 2^63 fits only as a negative product.
+	if hi != 0 || lo > math.MaxInt64+uint64(boolInt((a < 0) != (b < 0))) {
+		return types.Null, outOfRange(t)
+	}
+	return intResult(a*b, t)
+}
+
+func intDiv(a, b int64, t types.Type) (types.Datum, error) {
+	if b == 0 {
+		return types.Null, divByZero()
+	}
+	if a == math.MinInt64 && b == -1 {
+		return types.Null, outOfRange(t)
+	}
+	return intResult(a/b, t)
+}
+
+// intMod is a % b, which is in the range of any type holding a and b:
+// its magnitude is below |b|.
+func intMod(a, b int64) (types.Datum, error) {
+	if b == 0 {
+		return types.Null, divByZero()
+	}
+	if b == -1 {
+		return types.NewInt(0), nil
+	}
+	return types.NewInt(a % b), nil
+}
+
+// intResult is v as a value of integer type t, or 22003 if it does not fit.
+func intResult(v int64, t types.Type) (types.Datum, error) {
 	d, err := types.CheckIntRange(v, t)
 	if err != nil {
 		return types.Null, outOfRange(t)
@@ -566,7 +611,7 @@ func Negate(e Expr) (Expr, error) {
 		case types.KindNull:
 			return d, nil
 		case types.KindInt:
-			return intOp("-", 0, d.I, t)
+			return intSub(0, d.I, t)
 		case types.KindFloat:
 			return types.NewFloat(-d.F), nil
 		case types.KindDecimal:
