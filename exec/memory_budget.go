@@ -4,9 +4,11 @@ import (
 	"sync/atomic"
 
 	"streamdb/metrics"
+	"streamdb/storage"
 )
 
-// memoryBudget is state.memory.budget: the bytes that the state caches
+// memoryBudget is the part of state.memory.budget that Pebble's block
+// cache does not take (SetMemoryBudget): the bytes that the state caches
 // of every running view share (aggregate groups and view rows, join keys,
 // top-N rows). Each cache of a running view gets an equal share, turned
 // into entries at an estimated size per entry of its kind, and keeps at
@@ -68,11 +70,26 @@ func (m *memoryBudget) share(kind cacheKind) int64 {
 	return max(b/max(m.caches.Load(), 1)/kind.bytes, minBudgetEntries)
 }
 
-// SetMemoryBudget sets state.memory.budget in bytes (0: none).
+// SetMemoryBudget sets state.memory.budget in bytes (0: none). Pebble's
+// block cache takes blockCacheShare of it and the operators' caches share
+// the rest; without a budget the block cache keeps its default size.
 func (rt *Runtime) SetMemoryBudget(n int64) {
-	rt.budget.bytes.Store(n)
+	block, caches := int64(storage.DefaultBlockCacheLimit), n
+	if n > 0 {
+		block = n / blockCacheShare
+		caches = n - block
+	}
+	storage.SetBlockCacheLimit(block)
+	rt.budget.bytes.Store(caches)
 	metrics.StateMemoryBudget.Set(float64(n))
+	metrics.BlockCacheLimit.Set(float64(storage.BlockCacheLimit()))
 }
+
+// blockCacheShare is the part of the budget (one in blockCacheShare) that
+// goes to Pebble's block cache: enough that groups and rows evicted from
+// the operators' caches are mostly read back from memory, while those
+// caches, which spare the read altogether, keep most of it.
+const blockCacheShare = 4
 
 // recountCachesLocked recomputes the caches of running views, which
 // share the budget.

@@ -118,6 +118,12 @@ var (
 		Name: "streamdb_state_caches",
 		Help: "State caches (aggregate groups and view rows, join sides, top-N rows) of running views, which share state.memory.budget equally.",
 	})
+	// BlockCacheLimit is the bytes Pebble's block cache may hold: its
+	// share of state.memory.budget.
+	BlockCacheLimit = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "streamdb_pebble_block_cache_limit_bytes",
+		Help: "Bytes Pebble's block cache may hold: a quarter of state.memory.budget, or 64 MiB without a budget.",
+	})
 	StateCacheLimit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "streamdb_state_cache_limit_entries",
 		Help: "Entries each state cache of a kind keeps in memory at most: its share of state.memory.budget or its setting, whichever is lower.",
@@ -143,7 +149,7 @@ func init() {
 		CheckpointsCompleted, CheckpointsFailed, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
 		Connections, Queries, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
 		SinkMessages, SinkPublishedEpoch, SinkPendingEpochs,
-		StateMemoryBudget, StateCaches, StateCacheLimit,
+		StateMemoryBudget, StateCaches, StateCacheLimit, BlockCacheLimit,
 	)
 }
 

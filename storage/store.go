@@ -37,17 +37,9 @@ type Store struct {
 	fs  *stallFS
 }
 
-// blockCacheSize is Pebble's block cache, for state that the operators'
-// own caches do not hold. Pebble manages that memory itself (C memory when
-// built with cgo, pointer-free byte slices without), so unlike those
-// caches' groups and rows, which the garbage collector walks on every
-// cycle, its size costs the collector no marking work.
-const blockCacheSize = 64 << 20
-
 // Open opens (or creates) the Pebble database in dir.
 func Open(dir string) (*Store, error) {
 	opts := options()
-	opts.CacheSize = blockCacheSize
 	fs := newStallFS(vfs.Default, dir)
 	opts.FS = fs
 	db, err := pebble.Open(dir, opts)
@@ -98,7 +90,7 @@ func (pebbleLogger) Fatalf(format string, args ...any) {
 }
 
 func options() *pebble.Options {
-	opts := &pebble.Options{MemTableSize: 64 << 20, Logger: pebbleLogger{}}
+	opts := &pebble.Options{MemTableSize: 64 << 20, Logger: pebbleLogger{}, Cache: sharedBlockCache()}
 	for i := range opts.Levels {
 		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}

@@ -14,7 +14,8 @@ import (
 // share of rows in memory (streamdb_topn_state_rows, against
 // streamdb_state_cache_limit_entries), the share shrinks as views are
 // created and grows back when they are dropped, and SHOW reports the
-// setting. The top-Ns rank 500 partitions of a table of 3,000 rows, which
+// setting; a quarter of the budget goes to Pebble's block cache, whose
+// limit follows ALTER SYSTEM. The top-Ns rank 500 partitions of a table of 3,000 rows, which
 // no cut to the ranked rows alone brings under the share: only evicting
 // partitions does.
 func TestMemoryBudgetSharedByViews(t *testing.T) {
@@ -62,7 +63,8 @@ func TestMemoryBudgetSharedByViews(t *testing.T) {
 		testutil.Poll(t, 30*time.Second, "top-N caches within their share of the budget", func() error {
 			caches := gauge("streamdb_state_caches")
 			limit = gauge("streamdb_state_cache_limit_entries", "kind", "topn_rows")
-			if want := max(float64(budget)/caches/256, 64); int64(limit) != int64(want) {
+			// A quarter of the budget is Pebble's block cache.
+			if want := max(float64(budget-budget/4)/caches/256, 64); int64(limit) != int64(want) {
 				return fmt.Errorf("top-N cache limit %v with %v caches, want %v", limit, caches, int64(want))
 			}
 			for _, i := range views {
@@ -96,4 +98,20 @@ func TestMemoryBudgetSharedByViews(t *testing.T) {
 		t.Errorf("after the drops the top-N may keep %v rows, %v before the creates", again, one)
 	}
 	wantRows(t, conn, "SELECT count(*) FROM bt_top0", "1000")
+
+	// The block cache follows the budget as it changes.
+	blockLimit := func(want float64) {
+		t.Helper()
+		testutil.Poll(t, 10*time.Second, "the block cache's limit follows the budget", func() error {
+			if got := gauge("streamdb_pebble_block_cache_limit_bytes"); got != want {
+				return fmt.Errorf("streamdb_pebble_block_cache_limit_bytes = %v, want %v", got, want)
+			}
+			return nil
+		})
+	}
+	blockLimit(budget / 4)
+	exec(t, conn, "ALTER SYSTEM SET state.memory.budget = 40000000")
+	blockLimit(10_000_000)
+	exec(t, conn, "ALTER SYSTEM SET state.memory.budget = 0")
+	blockLimit(64 << 20)
 }
