@@ -165,6 +165,16 @@ func Call(name string, args []Expr) (Expr, error) {
 		if n != 2 {
 			return nil, wrongArgs(name, args)
 		}
+		if args[1].Type() == types.Time {
+			// date_trunc(text, interval), through time's implicit cast.
+			a, err := castArgs(args, types.Text, types.Interval)
+			if err != nil {
+				return nil, err
+			}
+			return mk(types.Interval, a, func(v []types.Datum) (types.Datum, error) {
+				return truncTimeOfDay(strings.ToLower(v[0].S), v[1])
+			})
+		}
 		target := types.Timestamp
 		if t := args[1].Type(); t == types.Timestamptz || t == types.Date {
 			target = types.Timestamptz // date_trunc(text, date) resolves to the timestamptz variant
@@ -186,6 +196,14 @@ func Call(name string, args []Expr) (Expr, error) {
 			resType = types.Numeric
 		}
 		switch src := args[1].Type(); {
+		case src.IsTimeOfDay():
+			a, err := castArgs(args, types.Text, src)
+			if err != nil {
+				return nil, err
+			}
+			return mk(resType, a, func(v []types.Datum) (types.Datum, error) {
+				return extractTimeOfDay(strings.ToLower(v[0].S), v[1], src, numeric)
+			})
 		case src == types.Interval:
 			a, err := castArgs(args, types.Text, types.Interval)
 			if err != nil {

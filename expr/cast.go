@@ -138,8 +138,15 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 			return DateToTimestamp(d.I)
 		}
 	case types.Interval:
-		if d.K == types.KindInterval {
+		switch d.K {
+		case types.KindInterval:
 			return d, nil
+		case types.KindTime:
+			return types.NewInterval(0, 0, d.I), nil // time_interval
+		}
+	case types.Time, types.TimeTZ:
+		if v, ok := castTimeOfDay(d, t); ok {
+			return v, nil
 		}
 	case types.Bytea:
 		if d.K == types.KindBytes {
@@ -210,6 +217,10 @@ func kindType(d types.Datum) types.Type {
 		return types.Interval
 	case types.KindBytes:
 		return types.Bytea
+	case types.KindTime:
+		return types.Time
+	case types.KindTimeTZ:
+		return types.TimeTZ
 	}
 	return types.Unknown
 }
@@ -271,7 +282,8 @@ func cannotCast(from, to types.Type) error {
 
 // castable follows PostgreSQL's cast catalog for streamdb's types: every
 // type converts to and from text, numbers among themselves, boolean only
-// to and from integer (int4), and dates and timestamps among themselves.
+// to and from integer (int4), dates and timestamps among themselves, and
+// the casts of time and timetz (timeOfDayCastable).
 func castable(from, to types.Type) bool {
 	switch {
 	case from == to, from == types.Unknown, to.IsString(), from.IsString():
@@ -281,6 +293,8 @@ func castable(from, to types.Type) bool {
 	case from == types.Bool && to == types.Int4, from == types.Int4 && to == types.Bool:
 		return true
 	case (from == types.Date || from.IsTime()) && (to == types.Date || to.IsTime()):
+		return true
+	case timeOfDayCastable(from, to):
 		return true
 	}
 	return false

@@ -61,6 +61,9 @@ func ApplyModifier(d types.Datum, m types.Modifier, explicit bool) (types.Datum,
 			return types.Null, overflow()
 		}
 		return types.NewDecimal(NormalizeZero(&r)), nil
+	case m.HasTimePrecision && (d.K == types.KindTime || d.K == types.KindTimeTZ):
+		d.I = types.RoundTime(d.I, m.TimePrecision)
+		return d, nil
 	}
 	return d, nil
 }

@@ -85,6 +85,8 @@ func comparable(l, r types.Type) bool {
 		return true
 	case (l.IsTime() || l == types.Date) && (r.IsTime() || r == types.Date):
 		return true
+	case l == types.Time && (r == types.TimeTZ || r == types.Interval), r == types.Time && (l == types.TimeTZ || l == types.Interval):
+		return true
 	}
 	return false
 }
@@ -94,11 +96,14 @@ func compare(op string, l, r Expr) (Expr, error) {
 	if !comparable(lt, rt) {
 		return nil, opTypeError(op, lt, rt)
 	}
-	// Dates compare with timestamps as midnight timestamps.
-	var err error
-	if lt == types.Date && rt.IsTime() {
+	// Dates compare with timestamps as midnight timestamps, times with
+	// timetz and intervals as those.
+	l, r, cast, err := timeOfDayCompareCast(l, r)
+	switch {
+	case cast:
+	case lt == types.Date && rt.IsTime():
 		l, err = Cast(l, rt)
-	} else if rt == types.Date && lt.IsTime() {
+	case rt == types.Date && lt.IsTime():
 		r, err = Cast(r, lt)
 	}
 	if err != nil {
@@ -601,6 +606,13 @@ func Negate(e Expr) (Expr, error) {
 			return nil, err
 		}
 		t = types.Numeric
+	}
+	if t == types.Time { // - time is - interval, PostgreSQL's implicit cast
+		var err error
+		if e, err = Cast(e, types.Interval); err != nil {
+			return nil, err
+		}
+		t = types.Interval
 	}
 	if !t.IsNumeric() && t != types.Interval {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: - %s", t)

@@ -68,6 +68,9 @@ func formatType(v []types.Datum) (types.Datum, error) {
 		return types.NewString("???"), nil
 	}
 	var mod types.Modifier
+	if t.IsTimeOfDay() && !v[1].IsNull() && v[1].I >= 0 {
+		mod.TimePrecision, mod.HasTimePrecision = int(min(v[1].I, types.MaxTimePrecision)), true
+	}
 	if !v[1].IsNull() && v[1].I >= 4 {
 		switch t {
 		case types.Varchar:
@@ -76,5 +79,5 @@ func formatType(v []types.Datum) (types.Datum, error) {
 			mod.Precision, mod.Scale = int((v[1].I-4)>>16), int((v[1].I-4)&0xffff)
 		}
 	}
-	return types.NewString(t.String() + mod.Suffix()), nil
+	return types.NewString(types.TypeName(t, mod)), nil
 }

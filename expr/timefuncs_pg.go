@@ -125,8 +125,12 @@ func moreTimeFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		e, err := Cast(now, types.Date)
 		return e, true, err
 	case "current_time", "localtime":
-		return nil, true, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported: streamdb has no time-of-day type", name).
-			WithHint("Use current_timestamp, or to_char(current_timestamp, 'HH24:MI:SS') for the time of day as text.")
+		e, err := currentTimeOfDay(name, args)
+		return e, true, err
+	case "make_time":
+		return typed(types.Time, []types.Type{i4, i4, f8}, func(v []types.Datum) (types.Datum, error) {
+			return makeTime(v[0].I, v[1].I, v[2].F)
+		})
 	case "to_date":
 		return typed(types.Date, []types.Type{types.Text, types.Text}, func(v []types.Datum) (types.Datum, error) {
 			us, err := parseDateTime(v[0].S, v[1].S)

@@ -13,6 +13,9 @@ import (
 // raise PostgreSQL's errors (22008) instead of wrapping; infinite
 // timestamps and dates stay infinite where PostgreSQL keeps them so.
 func timeArith(op string, l, r Expr) (Expr, error) {
+	if e, ok, err := timeOfDayArith(op, l, r); ok {
+		return e, err
+	}
 	lt, rt := l.Type(), r.Type()
 	mk := func(t types.Type, fn func(a, b types.Datum) (types.Datum, error)) Expr {
 		return &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: t, Fn: func(a []types.Datum) (types.Datum, error) {

@@ -158,6 +158,25 @@ func decodeBinary(b []byte, t types.Type) (types.Datum, error) {
 			int32(binary.BigEndian.Uint32(b[8:])),
 			int64(binary.BigEndian.Uint64(b)),
 		), nil
+
+	case types.Time, types.TimeTZ:
+		// PostgreSQL's time_recv and timetz_recv (their range errors are
+		// 22007).
+		if len(b) != int(t.Size()) {
+			return bad()
+		}
+		us := int64(binary.BigEndian.Uint64(b))
+		if !types.ValidTimeOfDay(us) {
+			return types.Null, sqlerr.New(sqlerr.InvalidDatetimeFormat, "time out of range")
+		}
+		if t == types.Time {
+			return types.NewTimeOfDay(us), nil
+		}
+		zone := int32(binary.BigEndian.Uint32(b[8:]))
+		if zone <= -types.TZDispLimit || zone >= types.TZDispLimit {
+			return types.Null, sqlerr.New(sqlerr.InvalidDatetimeFormat, "time zone displacement out of range")
+		}
+		return types.NewTimeTZ(us, zone), nil
 	}
 	return bad()
 }

@@ -174,6 +174,17 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 		dst = binary.BigEndian.AppendUint64(dst, uint64(d.I))
 		dst = binary.BigEndian.AppendUint32(dst, uint32(d.Days))
 		return binary.BigEndian.AppendUint32(dst, uint32(d.Months)), nil
+
+	case types.Time, types.TimeTZ:
+		// int64 microseconds; timetz then its zone as int32 seconds west.
+		if d.K != types.KindTime && d.K != types.KindTimeTZ {
+			break
+		}
+		dst = binary.BigEndian.AppendUint64(dst, uint64(d.I))
+		if t == types.TimeTZ {
+			dst = binary.BigEndian.AppendUint32(dst, uint32(d.Zone()))
+		}
+		return dst, nil
 	}
 	return dst, mismatch(d, t)
 }

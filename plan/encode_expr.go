@@ -41,7 +41,7 @@ type datumRec struct {
 var kindNames = map[types.Kind]string{
 	types.KindNull: "null", types.KindBool: "bool", types.KindInt: "int", types.KindFloat: "float",
 	types.KindDecimal: "decimal", types.KindString: "string", types.KindBytes: "bytes", types.KindDate: "date",
-	types.KindTimestamp: "timestamp", types.KindInterval: "interval",
+	types.KindTimestamp: "timestamp", types.KindInterval: "interval", types.KindTime: "time", types.KindTimeTZ: "timetz",
 }
 
 func encodeExpr(e expr.Expr) (*exprRec, error) {

@@ -550,7 +550,7 @@ func pgTypeColumnName(t string) string {
 		types.Float4: "float4", types.Float8: "float8", types.Numeric: "numeric",
 		types.Text: "text", types.Varchar: "varchar", types.Date: "date",
 		types.Timestamp: "timestamp", types.Timestamptz: "timestamptz", types.Interval: "interval",
-		types.Bytea: "bytea",
+		types.Bytea: "bytea", types.Time: "time", types.TimeTZ: "timetz",
 	}[typ]
 }
 

@@ -57,6 +57,9 @@ var infoSchemaColumns = pgSystemTableDef{
 			for i, c := range r.cols {
 				prec, scale, hasPrec := numericPrecision(c)
 				dtPrec, hasDT := datetimePrecision(c.typ)
+				if c.mod.HasTimePrecision {
+					dtPrec = int64(c.mod.TimePrecision)
+				}
 				rows = append(rows, types.Row{str(infoSchemaCatalog), str("public"), str(r.d.Name),
 					str(c.name), intD(int64(i + 1)), types.Null, yesNo(!c.notNull), str(c.typ.String()),
 					nullInt(int64(c.mod.Length), c.mod.Length > 0), nullInt(prec, hasPrec),
@@ -95,7 +98,7 @@ func datetimePrecision(t types.Type) (int64, bool) {
 	switch t {
 	case types.Date:
 		return 0, true
-	case types.Timestamp, types.Timestamptz, types.Interval:
+	case types.Timestamp, types.Timestamptz, types.Interval, types.Time, types.TimeTZ:
 		return 6, true
 	}
 	return 0, false

@@ -117,8 +117,13 @@ func relkindName(k string) string {
 }
 
 // formatType is pg_catalog.format_type of a column: "bigint",
-// "character varying(20)", "numeric(10,2)", "timestamp without time zone".
-func (c pgColumn) formatType() string { return c.typ.String() + c.mod.Suffix() }
+// "character varying(20)", "numeric(10,2)", "time(3) without time zone".
+func (c pgColumn) formatType() string {
+	if c.typ.IsTimeOfDay() {
+		return types.TypeName(c.typ, c.mod)
+	}
+	return c.typ.String() + c.mod.Suffix()
+}
 
 // typname is pg_type.typname of a type.
 func typname(t types.Type) string {
@@ -147,6 +152,10 @@ func typname(t types.Type) string {
 		return "timestamptz"
 	case types.Interval:
 		return "interval"
+	case types.Time:
+		return "time"
+	case types.TimeTZ:
+		return "timetz"
 	}
 	return "text"
 }
@@ -174,9 +183,11 @@ func attstorageCode(t types.Type) string {
 }
 
 // atttypmod is pg_attribute.atttypmod: -1 for none, else PostgreSQL's
-// encoding (length + 4; (precision << 16 | scale) + 4).
+// encoding (length + 4; (precision << 16 | scale) + 4; time(p)'s p).
 func (c pgColumn) atttypmod() int64 {
 	switch {
+	case c.mod.HasTimePrecision:
+		return int64(c.mod.TimePrecision)
 	case c.mod.Length > 0:
 		return int64(c.mod.Length) + 4
 	case c.mod.Precision > 0:

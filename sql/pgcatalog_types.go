@@ -41,9 +41,11 @@ var pgTypeTable = func() []pgTypeInfo {
 		{701, "float8", 8, "N", 0, 1022, "float8in", true},
 		{1043, "varchar", -1, "S", 0, 1015, "varcharin", false},
 		{1082, "date", 4, "D", 0, 1182, "date_in", true},
+		{1083, "time", 8, "D", 0, 1183, "time_in", true},
 		{1114, "timestamp", 8, "D", 0, 1115, "timestamp_in", true},
 		{1184, "timestamptz", 8, "D", 0, 1185, "timestamptz_in", true},
 		{1186, "interval", 16, "T", 0, 1187, "interval_in", false},
+		{1266, "timetz", 12, "D", 0, 1270, "timetz_in", false},
 		{1700, "numeric", -1, "N", 0, 1231, "numeric_in", false},
 		{2205, "regclass", 4, "N", 0, 2210, "regclassin", true},
 		{2206, "regtype", 4, "N", 0, 2211, "regtypein", true},
@@ -61,7 +63,7 @@ var pgProcOIDs = map[string]int64{
 	"boolin": 1242, "byteain": 1244, "charin": 1245, "namein": 34, "int8in": 460, "int2in": 38,
 	"int2vectorin": 40, "int4in": 42, "regprocin": 44, "textin": 46, "oidin": 1798, "oidvectorin": 54,
 	"float4in": 200, "float8in": 214, "varcharin": 1046, "date_in": 1084, "timestamp_in": 1312,
-	"timestamptz_in": 1150, "interval_in": 1160, "numeric_in": 1701, "regclassin": 2218,
+	"timestamptz_in": 1150, "interval_in": 1160, "time_in": 1143, "timetz_in": 1350, "numeric_in": 1701, "regclassin": 2218,
 	"regtypein": 2220, "array_in": 750,
 }
 
@@ -104,7 +106,7 @@ func init() {
 			for _, t := range pgTypeTable {
 				align, storage := "i", "p"
 				switch {
-				case t.len == 8 || t.len == 16 || t.category == "A" && t.oid != 22 && t.oid != 30:
+				case t.len == 8 || t.len == 12 || t.len == 16 || t.category == "A" && t.oid != 22 && t.oid != 30:
 					align = "d"
 				case t.len == 1 || t.len == 64:
 					align = "c"

@@ -24,6 +24,8 @@ const (
 	KindTimestamp // I: microseconds since 1970-01-01 00:00:00 UTC
 	KindInterval  // Months, Days, I (microseconds)
 	KindBytes     // S: the raw bytes of a bytea
+	KindTime      // I: microseconds since midnight (timeofday.go)
+	KindTimeTZ    // I: microseconds since midnight, Days: zone in seconds west of UTC
 )
 
 // Datum is one SQL value. It is a small value type: copy it freely, never
@@ -126,7 +128,7 @@ func Compare(a, b Datum) int {
 		return cmp.Compare(a.K, b.K)
 	}
 	switch a.K {
-	case KindBool, KindInt, KindDate, KindTimestamp:
+	case KindBool, KindInt, KindDate, KindTimestamp, KindTime:
 		return cmp.Compare(a.I, b.I)
 	case KindFloat:
 		return compareFloat(a.F, b.F)
@@ -136,6 +138,8 @@ func Compare(a, b Datum) int {
 		return strings.Compare(a.S, b.S)
 	case KindInterval:
 		return cmp.Compare(a.intervalMicros(), b.intervalMicros())
+	case KindTimeTZ:
+		return CompareTimeTZ(a, b)
 	}
 	return 0
 }

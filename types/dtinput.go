@@ -95,8 +95,11 @@ func parseTimestampDatum(s string, t Type) (Datum, error) {
 
 // inputTypeName names a type in input errors as PostgreSQL does.
 func inputTypeName(t Type) string {
-	if t == Timestamp {
+	switch t {
+	case Timestamp:
 		return "timestamp"
+	case Time:
+		return "time"
 	}
 	return t.String()
 }

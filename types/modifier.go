@@ -22,10 +22,14 @@ type Modifier struct {
 	// extra_float_digits below 1 (15 + extra_float_digits); 0 means
 	// shortest exact output.
 	FloatDigits int
+	// TimePrecision is time(p)'s p, the fractional digits of seconds
+	// kept (values are rounded to it); it counts only when HasTimePrecision.
+	TimePrecision    int
+	HasTimePrecision bool
 }
 
 // IsZero reports whether there is no size modifier.
-func (m Modifier) IsZero() bool { return m.Length == 0 && m.Precision == 0 }
+func (m Modifier) IsZero() bool { return m.Length == 0 && m.Precision == 0 && !m.HasTimePrecision }
 
 // Suffix renders the modifier as it follows a type name: "(20)", "(10,2)".
 func (m Modifier) Suffix() string {
@@ -34,6 +38,8 @@ func (m Modifier) Suffix() string {
 		return fmt.Sprintf("(%d)", m.Length)
 	case m.Precision > 0:
 		return fmt.Sprintf("(%d,%d)", m.Precision, m.Scale)
+	case m.HasTimePrecision:
+		return fmt.Sprintf("(%d)", m.TimePrecision)
 	}
 	return ""
 }
@@ -77,6 +83,9 @@ func ParseWithModifier(name string) (Type, Modifier, error) {
 			return t, Modifier{}, fmt.Errorf("NUMERIC scale %d must be between 0 and precision %d", m.Scale, m.Precision)
 		}
 		return t, m, nil
+	case t.IsTimeOfDay() && len(nums) == 1:
+		// PostgreSQL warns and reduces a precision above 6 to 6.
+		return t, Modifier{TimePrecision: min(nums[0], MaxTimePrecision), HasTimePrecision: true}, nil
 	case t.IsTime() || t == Interval || t == Float8 || t == Float4:
 		return t, Modifier{}, nil // precisions accepted and ignored
 	}
@@ -105,6 +114,10 @@ func FixedTypeName(name string) string {
 func TypeName(t Type, m Modifier) string {
 	if m.Fixed {
 		return "character" + m.Suffix()
+	}
+	if t.IsTimeOfDay() && m.HasTimePrecision {
+		// time(3) without time zone: the precision follows "time".
+		return "time" + m.Suffix() + strings.TrimPrefix(t.String(), "time")
 	}
 	return t.String() + m.Suffix()
 }

@@ -57,6 +57,8 @@ func FormatText(d Datum, t Type) string {
 		return formatTimestamp(d.I, t == Timestamptz)
 	case KindInterval:
 		return formatInterval(d)
+	case KindTime, KindTimeTZ:
+		return formatTime(d)
 	}
 	return fmt.Sprint(d)
 }
@@ -147,6 +149,8 @@ func ParseText(s string, t Type) (Datum, error) {
 		return ParseInterval(s)
 	case Bytea:
 		return ParseBytea(s)
+	case Time, TimeTZ:
+		return parseTimeDatum(s, t)
 	}
 	return Null, fmt.Errorf("cannot convert text to %s", t)
 }

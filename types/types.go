@@ -27,6 +27,8 @@ const (
 	Timestamptz
 	Interval
 	Bytea
+	Time   // time [without time zone]
+	TimeTZ // time with time zone
 )
 
 // PostgreSQL type OIDs, so that drivers decode values natively.
@@ -42,9 +44,11 @@ const (
 	OIDUnknown     uint32 = 705
 	OIDVarchar     uint32 = 1043
 	OIDDate        uint32 = 1082
+	OIDTime        uint32 = 1083
 	OIDTimestamp   uint32 = 1114
 	OIDTimestamptz uint32 = 1184
 	OIDInterval    uint32 = 1186
+	OIDTimeTZ      uint32 = 1266
 	OIDNumeric     uint32 = 1700
 )
 
@@ -68,6 +72,8 @@ var typeInfo = [...]struct {
 	Timestamptz: {"timestamp with time zone", OIDTimestamptz, 8},
 	Interval:    {"interval", OIDInterval, 16},
 	Bytea:       {"bytea", OIDBytea, -1},
+	Time:        {"time without time zone", OIDTime, 8},
+	TimeTZ:      {"time with time zone", OIDTimeTZ, 12},
 }
 
 // String returns the PostgreSQL name of the type (as format_type prints it).
@@ -90,6 +96,9 @@ func (t Type) IsString() bool { return t == Text || t == Varchar }
 
 // IsTime reports whether t is TIMESTAMP or TIMESTAMPTZ.
 func (t Type) IsTime() bool { return t == Timestamp || t == Timestamptz }
+
+// IsTimeOfDay reports whether t is TIME or TIMETZ.
+func (t Type) IsTimeOfDay() bool { return t == Time || t == TimeTZ }
 
 // FromOID maps a PostgreSQL type OID to a Type; ok is false for OIDs streamdb
 // does not support.
@@ -144,6 +153,10 @@ func Parse(name string) (Type, error) {
 		return Interval, nil
 	case "bytea":
 		return Bytea, nil
+	case "time", "time without time zone":
+		return Time, nil
+	case "timetz", "time with time zone":
+		return TimeTZ, nil
 	}
 	return Unknown, fmt.Errorf("type %q does not exist", name)
 }

@@ -45,7 +45,7 @@ func (r *rewriter) literalPass() error {
 }
 
 // typedLiteralHeads are the words that may start "type 'string'".
-var typedLiteralHeads = setOf("timestamp", "timestamptz", "date", "time",
+var typedLiteralHeads = setOf("timestamp", "timestamptz", "date", "time", "timetz",
 	"boolean", "bool", "smallint", "int2", "integer", "int", "int4", "bigint",
 	"int8", "real", "float4", "float8", "float", "double", "numeric", "decimal",
 	"text", "varchar", "character", "char")

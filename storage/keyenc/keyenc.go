@@ -27,6 +27,8 @@ const (
 	tagDate      = 0x40
 	tagTimestamp = 0x41
 	tagInterval  = 0x50
+	tagTime      = 0x42
+	tagTimeTZ    = 0x43 // the instant in UTC, then the zone: timetz's order
 	tagNull      = 0xff
 )
 
@@ -64,6 +66,11 @@ func Append(buf []byte, d types.Datum) []byte {
 		buf = appendUint64(buf, uint64(int64(d.Months))^(1<<63))
 		buf = appendUint64(buf, uint64(int64(d.Days))^(1<<63))
 		return appendUint64(buf, uint64(d.I)^(1<<63))
+	case types.KindTime:
+		return appendUint64(append(buf, tagTime), uint64(d.I)^(1<<63))
+	case types.KindTimeTZ:
+		buf = appendUint64(append(buf, tagTimeTZ), uint64(d.I+int64(d.Zone())*1e6)^(1<<63))
+		return appendUint64(buf, uint64(int64(d.Zone()))^(1<<63))
 	}
 	panic(fmt.Sprintf("keyenc: unknown kind %d", d.K))
 }
@@ -128,7 +135,7 @@ func Decode(b []byte) (types.Datum, []byte, error) {
 			return types.Null, nil, err
 		}
 		return types.NewBool(b[0] != 0), b[1:], nil
-	case tagInt, tagDate, tagTimestamp:
+	case tagInt, tagDate, tagTimestamp, tagTime:
 		if err := need(8); err != nil {
 			return types.Null, nil, err
 		}
@@ -138,6 +145,8 @@ func Decode(b []byte) (types.Datum, []byte, error) {
 			d = types.NewDate(v)
 		} else if tag == tagTimestamp {
 			d = types.NewTimestampMicros(v)
+		} else if tag == tagTime {
+			d = types.NewTimeOfDay(v)
 		}
 		return d, b[8:], nil
 	case tagFloat:
@@ -178,6 +187,13 @@ func Decode(b []byte) (types.Datum, []byte, error) {
 		dd := int64(binary.BigEndian.Uint64(b[8:]) ^ (1 << 63))
 		us := int64(binary.BigEndian.Uint64(b[16:]) ^ (1 << 63))
 		return types.NewInterval(int32(m), int32(dd), us), b[24:], nil
+	case tagTimeTZ:
+		if err := need(16); err != nil {
+			return types.Null, nil, err
+		}
+		utc := int64(binary.BigEndian.Uint64(b) ^ (1 << 63))
+		zone := int64(binary.BigEndian.Uint64(b[8:]) ^ (1 << 63))
+		return types.NewTimeTZ(utc-zone*1e6, int32(zone)), b[16:], nil
 	}
 	return types.Null, nil, fmt.Errorf("keyenc: unknown tag %#x", tag)
 }
