@@ -421,13 +421,8 @@ func decodeDateTime(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 	if e := validateDate(fmask, isJulian, is2digits, bc, tm); e != dtOK {
 		return r, e
 	}
-	if mer != merHR24 && tm.hour > 12 {
-		return r, dtFieldOverflow
-	}
-	if mer == merAM && tm.hour == 12 {
-		tm.hour = 0
-	} else if mer == merPM && tm.hour != 12 {
-		tm.hour += 12
+	if e := applyMeridian(mer, tm); e != dtOK {
+		return r, e
 	}
 	if fmask&mDate != mDate {
 		if fmask&mTime == mTime {
@@ -448,6 +443,20 @@ func decodeDateTime(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 		return r, dtBadFormat
 	}
 	return r, dtOK
+}
+
+// applyMeridian turns a 12-hour clock's hour with AM or PM into 24-hour
+// time; an hour past 12 with either is out of range.
+func applyMeridian(mer int, tm *pgTm) dtErr {
+	if mer != merHR24 && tm.hour > 12 {
+		return dtFieldOverflow
+	}
+	if mer == merAM && tm.hour == 12 {
+		tm.hour = 0
+	} else if mer == merPM && tm.hour != 12 {
+		tm.hour += 12
+	}
+	return dtOK
 }
 
 // decodeDate reads a date with separators ("2020-01-05", "jan-08-1999",

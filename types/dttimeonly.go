@@ -171,13 +171,8 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 	if e := validateDate(fmask, false, is2digits, bc, tm); e != dtOK {
 		return r, e
 	}
-	if mer != merHR24 && tm.hour > 12 {
-		return r, dtFieldOverflow
-	}
-	if mer == merAM && tm.hour == 12 {
-		tm.hour = 0
-	} else if mer == merPM && tm.hour != 12 {
-		tm.hour += 12
+	if e := applyMeridian(mer, tm); e != dtOK {
+		return r, e
 	}
 	if timeOverflows(tm.hour, tm.min, tm.sec, tm.fsec) {
 		return r, dtFieldOverflow
