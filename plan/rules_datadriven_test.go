@@ -19,6 +19,8 @@ import (
 //	exec                 CREATE STREAM / TABLE / MATERIALIZED VIEW: add to the catalog
 //	rules [format=N]     CREATE MATERIALIZED VIEW: the bound plan, then the plan
 //	                     after each rule of format N (default the latest) that ran
+//	where                CREATE MATERIALIZED VIEW: each WHERE filter as bound, then
+//	                     the plan after each WHERE rule (plan.WhereRules) that ran
 //	record               CREATE MATERIALIZED VIEW: the operator ids of its plan record
 //	stateful             CREATE MATERIALIZED VIEW: the operators of its streaming plan
 //	                     that keep state, in the order their state is numbered, and
@@ -51,6 +53,19 @@ func TestRulesDataDriven(t *testing.T) {
 				plan.RewriteStreaming(root, format, func(rule string, after plan.Node) {
 					sb.WriteString(rule + ":\n" + indent(plan.Explain(after)))
 				})
+				return sb.String()
+			case "where":
+				var sb strings.Builder
+				cat.OnWhere = func(f *plan.Filter) func(string, plan.Node) {
+					sb.WriteString("where:\n" + indent(plan.Explain(f)))
+					return func(rule string, after plan.Node) {
+						sb.WriteString(rule + ":\n" + indent(plan.Explain(after)))
+					}
+				}
+				defer func() { cat.OnWhere = nil }()
+				if _, err := cat.BindView(d.Input); err != nil {
+					return errorLine(err)
+				}
 				return sb.String()
 			case "stateful":
 				root, err := cat.BindView(d.Input)

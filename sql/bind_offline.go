@@ -17,6 +17,10 @@ import (
 type OfflineCatalog struct {
 	objs   map[string]*catalog.Descriptor
 	nextID uint32
+	// OnWhere, when set, is told of each WHERE filter before the WHERE
+	// rules (plan.WhereRules) rewrite it, and returns what is told the
+	// plan after each rule.
+	OnWhere func(f *plan.Filter) func(rule string, after plan.Node)
 }
 
 // NewOfflineCatalog returns an empty catalog.
@@ -27,6 +31,13 @@ func NewOfflineCatalog() *OfflineCatalog {
 func (c *OfflineCatalog) lookup(name string) (*catalog.Descriptor, bool) {
 	d, ok := c.objs[name]
 	return d, ok
+}
+
+func (c *OfflineCatalog) whereTrace(f *plan.Filter) func(rule string, after plan.Node) {
+	if c.OnWhere == nil {
+		return nil
+	}
+	return c.OnWhere(f)
 }
 
 func (c *OfflineCatalog) systemTable(string) (*catalog.Descriptor, func() []types.Row, bool) {

@@ -22,6 +22,12 @@ type catalogReader interface {
 	systemTable(name string) (*catalog.Descriptor, func() []types.Row, bool)
 }
 
+// whereTracer is a catalog that watches the WHERE rules rewrite each
+// filter (OfflineCatalog, for data-driven tests of the rules).
+type whereTracer interface {
+	whereTrace(f *plan.Filter) func(rule string, after plan.Node)
+}
+
 // selectBinder binds one SELECT into a logical plan.
 type selectBinder struct {
 	cat    catalogReader
@@ -81,11 +87,11 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of WHERE must be type boolean")
 		}
 		f := &plan.Filter{Input: input, Cond: cond}
-		// A bound on a rank computed in FROM (rn <= N) makes the ranking a
-		// top-N.
-		plan.BoundRanks(f)
-		// FROM a, b WHERE a.k = b.k joins on keys, not as a cross join.
-		input = plan.PushFilterIntoJoins(f)
+		var trace func(rule string, after plan.Node)
+		if t, ok := sb.cat.(whereTracer); ok {
+			trace = t.whereTrace(f)
+		}
+		input = plan.RewriteWhere(f, trace)
 	}
 	input, in, restoreSRFs, err := sb.bindSelectSRFs(sel, input, in)
 	defer restoreSRFs()

@@ -5,7 +5,11 @@ import (
 	"streamdb/types"
 )
 
-// PushFilterIntoJoins moves the conjuncts of a WHERE filter that sits on an
+// pushFilterIntoJoinsRule turns a WHERE over inner joins into join keys,
+// filters of one input and residual conditions.
+var pushFilterIntoJoinsRule = WhereRule{Name: "push_filter_into_joins", Apply: pushFilterIntoJoins}
+
+// pushFilterIntoJoins moves the conjuncts of a WHERE filter that sits on an
 // inner join into the join: an equality between an expression over the left
 // input and one over the right becomes a join key, a conjunct over one
 // input only filters that input (and is pushed further into joins below
@@ -13,7 +17,7 @@ import (
 // WHERE a.id = b.id` runs as a keyed hash join rather than a cross join
 // whose state grows with the product of its inputs. Outer joins are left as
 // they are: moving a WHERE into them would change which rows are padded.
-func PushFilterIntoJoins(f *Filter) Node {
+func pushFilterIntoJoins(f *Filter) Node {
 	j, ok := f.Input.(*Join)
 	if !ok || j.Kind != InnerJoin {
 		return f
@@ -42,10 +46,10 @@ func PushFilterIntoJoins(f *Filter) Node {
 		}
 	}
 	if len(left) > 0 {
-		out.Left = PushFilterIntoJoins(&Filter{Input: j.Left, Cond: andAll(nil, left...)})
+		out.Left = pushFilterIntoJoins(&Filter{Input: j.Left, Cond: andAll(nil, left...)})
 	}
 	if len(right) > 0 {
-		out.Right = PushFilterIntoJoins(&Filter{Input: j.Right, Cond: andAll(nil, right...)})
+		out.Right = pushFilterIntoJoins(&Filter{Input: j.Right, Cond: andAll(nil, right...)})
 	}
 	if len(above) > 0 {
 		return &Filter{Input: &out, Cond: andAll(nil, above...)}

@@ -5,14 +5,20 @@ import (
 	"streamdb/types"
 )
 
-// BoundRanks lowers the Count of the ranking TopNs under a filter whose
+// boundRanksRule lowers the Count of ranking TopNs that a WHERE bounds.
+var boundRanksRule = WhereRule{Name: "bound_ranks", Apply: func(f *Filter) Node {
+	boundRanks(f)
+	return f
+}}
+
+// boundRanks lowers the Count of the ranking TopNs under a filter whose
 // condition bounds their rank from above: rn <= N, rn < N, rn = N, N >= rn
 // and N > rn (as conjuncts of an AND). The filter itself stays in place
 // above the TopN, so the result is unchanged: the TopN only stops
 // producing rows the filter would drop. This is what lets a materialized
 // view keep just the top N rows of each partition.
-func BoundRanks(f *Filter) {
-	for _, c := range conjuncts(f.Cond) {
+func boundRanks(f *Filter) {
+	for _, c := range Conjuncts(f.Cond) {
 		col, bound, ok := rankBound(c)
 		if !ok {
 			continue
@@ -21,13 +27,6 @@ func BoundRanks(f *Filter) {
 			t.Count = bound
 		}
 	}
-}
-
-func conjuncts(e expr.Expr) []expr.Expr {
-	if f, ok := e.(*expr.Func); ok && f.Infix && f.Name == "AND" && len(f.Args) == 2 {
-		return append(conjuncts(f.Args[0]), conjuncts(f.Args[1])...)
-	}
-	return []expr.Expr{e}
 }
 
 // rankBound reads col <op> constant (or constant <op> col) as an upper
