@@ -308,8 +308,20 @@ type producer struct {
 }
 
 // startProducer publishes rate events/s of update events to random keys in
-// [0, keys) in 10 ms steps.
+// [0, keys).
 func startProducer(b *testing.B, url, subject string, rate, keys int) *producer {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	return startPacedProducer(b, url, rate, func(p *asyncPublisher, _ int64) error {
+		return p.publish(subject, event(rng.Int64N(int64(keys)), 1))
+	})
+}
+
+// startPacedProducer calls send(p, i) for i = 0, 1, ... at rate calls/s,
+// in 10 ms steps: each step sends what the schedule owes as of its start,
+// so a late step catches up rather than the rate drifting, and a step
+// never chases a schedule that moves while it sends.
+func startPacedProducer(b *testing.B, url string, rate int, send func(p *asyncPublisher, i int64) error) *producer {
 	b.Helper()
 	p, err := newPublisher(url)
 	if err != nil {
@@ -319,7 +331,6 @@ func startProducer(b *testing.B, url, subject string, rate, keys int) *producer 
 	pr := &producer{cancel: cancel, done: make(chan error, 1)}
 	go func() {
 		defer p.close()
-		rng := rand.New(rand.NewPCG(1, 2))
 		const step = 10 * time.Millisecond
 		t := time.NewTicker(step)
 		defer t.Stop()
@@ -331,10 +342,9 @@ func startProducer(b *testing.B, url, subject string, rate, keys int) *producer 
 				return
 			case <-t.C:
 			}
-			// Catch up to the schedule rather than drift when a step is late.
 			want := int64(time.Since(start).Seconds() * float64(rate))
-			for pr.sent.Load() < want {
-				if err := p.publish(subject, event(rng.Int64N(int64(keys)), 1)); err != nil {
+			for i := pr.sent.Load(); i < want; i++ {
+				if err := send(p, i); err != nil {
 					pr.done <- err
 					return
 				}
