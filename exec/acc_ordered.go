@@ -61,7 +61,10 @@ func orderedSetResultType(fn string, arg types.Type) (types.Type, bool) {
 		}
 		return types.Unknown, false
 	case "array_agg":
-		return types.Text, true
+		if arg == types.Unknown || arg.IsArray() {
+			return types.ArrayOf(types.Text), true
+		}
+		return types.ArrayOf(arg), true
 	}
 	return arg, true
 }

@@ -259,7 +259,11 @@ func (d *RowDecoder) decodeValue(data []byte, p, col int, row types.Row) (int, e
 		if b == '[' {
 			kind = "array"
 		}
-		cerr = fmt.Errorf("JSON %s does not fit type %s", kind, c.Type)
+		if b == '[' && c.Type.IsArray() {
+			v, cerr = jsonArrayToDatum(data[p:n], c.Type)
+		} else {
+			cerr = fmt.Errorf("JSON %s does not fit type %s", kind, c.Type)
+		}
 	}
 	if cerr == nil && !c.Mod.IsZero() {
 		v, cerr = expr.ApplyModifier(v, c.Mod, false)

@@ -8,14 +8,13 @@ import (
 	"streamdb/types"
 )
 
-// One-dimensional arrays, as the catalog queries of drivers and tools use
-// them: ARRAY[...], x[i], x = ANY (arr), current_schemas(bool),
-// array_upper/array_lower/array_length/cardinality, array_to_string and
-// string_to_array. An array value is carried as its PostgreSQL text form
-// ('{pg_catalog,public}', elements quoted as array_out quotes them) and
-// typed text, so it travels through every operator and the wire like a
-// string; clients read it as text, not as a decoded array. Subscripts
-// start at 1; an index outside the array gives NULL, as in PostgreSQL.
+// One-dimensional arrays: ARRAY[...], x[i], x = ANY (arr),
+// current_schemas(bool), array_upper/array_lower/array_length/cardinality,
+// array_to_string and string_to_array. An array value is carried as its
+// PostgreSQL text form ('{pg_catalog,public}', elements quoted as
+// array_out quotes them), typed as an array type (int4[]) or, for the
+// catalog's arrays, as text; both read as arrays here. Subscripts start at
+// 1; an index outside the array gives NULL, as in PostgreSQL.
 
 // arrayFunc builds the array functions; ok is false for other names.
 func arrayFunc(name string, args []Expr) (e Expr, ok bool, err error) {
@@ -23,28 +22,27 @@ func arrayFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		return &Func{Name: name, Args: args, T: t, Fn: strict(fn)}, true, nil
 	}
 	n := len(args)
+	if fn, ok := arrayOperatorFuncs[name]; ok {
+		name = fn
+	}
 	switch name {
 	case ArrayFunc:
-		a := make([]Expr, n)
-		for i, x := range args {
-			if a[i], err = Cast(x, types.Text); err != nil {
-				return nil, true, err
-			}
-		}
-		// Not strict: NULL elements are kept.
-		return &Func{Name: "array", Args: a, T: types.Text, Fn: func(v []types.Datum) (types.Datum, error) {
-			return types.NewString(FormatTextArray(v)), nil
-		}}, true, nil
+		e, err := arrayConstructor(args)
+		return e, true, err
 	case SubscriptFunc:
 		if n != 2 {
 			return nil, true, wrongArgs(name, args)
 		}
+		elem := arrayElemType(args[0].Type())
 		a, err := castArgs(args, types.Text, types.Int8)
 		if err != nil {
 			return nil, true, err
 		}
-		return mk(types.Text, a, func(v []types.Datum) (types.Datum, error) {
-			elems, err := parseTextArray(v[0].S)
+		if args[0].Type().IsArray() {
+			a[0] = args[0]
+		}
+		return mk(elem, a, func(v []types.Datum) (types.Datum, error) {
+			elems, err := arrayElems(v[0], elem)
 			if err != nil {
 				return types.Null, err
 			}
@@ -89,15 +87,15 @@ func arrayFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			}
 			return types.NewInt(int64(len(elems))), nil
 		})
-	case "cardinality":
+	case CardinalityFunc:
 		if n != 1 {
-			return nil, true, wrongArgs(name, args)
+			return nil, true, wrongArgs("cardinality", args)
 		}
-		a, err := castArgs(args, types.Text)
+		a, err := toArray("cardinality", args[0], types.Unknown)
 		if err != nil {
 			return nil, true, err
 		}
-		return mk(types.Int4, a, func(v []types.Datum) (types.Datum, error) {
+		return mk(types.Int4, []Expr{a}, func(v []types.Datum) (types.Datum, error) {
 			elems, err := parseTextArray(v[0].S)
 			return types.NewInt(int64(len(elems))), err
 		})
@@ -133,7 +131,7 @@ func arrayFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		if err != nil {
 			return nil, true, err
 		}
-		return mk(types.Text, a, func(v []types.Datum) (types.Datum, error) {
+		return mk(types.ArrayOf(types.Text), a, func(v []types.Datum) (types.Datum, error) {
 			if v[0].S == "" {
 				return types.NewString("{}"), nil
 			}
@@ -150,7 +148,7 @@ func arrayFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			return types.NewString(FormatTextArray(elems)), nil
 		})
 	}
-	return nil, false, nil
+	return typedArrayFunc(name, args)
 }
 
 // anyOverArray is x op ANY (arr) and x op ALL (arr): each element, read as
@@ -180,6 +178,9 @@ func anyOverArray(args []Expr) (Expr, bool, error) {
 	x, err := Cast(args[0], xt)
 	if err != nil {
 		return nil, true, err
+	}
+	if p, ok := args[3].(*Param); ok && p.T == types.Unknown {
+		p.T = types.ArrayOf(xt) // = ANY ($1): the parameter is an array
 	}
 	arr, err := Cast(args[3], types.Text)
 	if err != nil {
@@ -215,113 +216,22 @@ func anyOverArray(args []Expr) (Expr, bool, error) {
 		}}, true, nil
 }
 
-// formatTextArray is array_out of one-dimensional text elements.
 // FormatTextArray is the text form of an array of text elements (NULLs
 // kept), quoted as PostgreSQL's array_out quotes them.
-func FormatTextArray(elems []types.Datum) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, e := range elems {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		switch {
-		case e.IsNull():
-			b.WriteString("NULL")
-		case needsArrayQuotes(e.S):
-			b.WriteByte('"')
-			for _, c := range e.S {
-				if c == '"' || c == '\\' {
-					b.WriteByte('\\')
-				}
-				b.WriteRune(c)
-			}
-			b.WriteByte('"')
-		default:
-			b.WriteString(e.S)
-		}
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func needsArrayQuotes(s string) bool {
-	if s == "" || strings.EqualFold(s, "null") {
-		return true
-	}
-	return strings.ContainsAny(s, "{},\"\\ \t\n\r\v\f")
-}
+func FormatTextArray(elems []types.Datum) string { return types.FormatArray(elems) }
 
 // parseTextArray reads a one-dimensional array in PostgreSQL's text form;
 // an int2vector's form ("1 2") is read too.
 func parseTextArray(s string) ([]types.Datum, error) {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "{") {
+	if t := strings.TrimSpace(s); t != "" && t[0] != '{' {
 		var out []types.Datum
-		for _, f := range strings.Fields(s) {
+		for _, f := range strings.Fields(t) {
 			if _, err := strconv.ParseInt(f, 10, 64); err != nil {
-				return nil, malformedArray(s)
+				return types.SplitArray(s)
 			}
 			out = append(out, types.NewString(f))
 		}
 		return out, nil
 	}
-	if !strings.HasSuffix(s, "}") {
-		return nil, malformedArray(s)
-	}
-	body := s[1 : len(s)-1]
-	var out []types.Datum
-	if strings.TrimSpace(body) == "" {
-		return out, nil
-	}
-	for i := 0; i <= len(body); {
-		for i < len(body) && body[i] == ' ' {
-			i++
-		}
-		var b strings.Builder
-		quoted := false
-		if i < len(body) && body[i] == '"' {
-			quoted = true
-			i++
-			for ; i < len(body) && body[i] != '"'; i++ {
-				if body[i] == '\\' && i+1 < len(body) {
-					i++
-				}
-				b.WriteByte(body[i])
-			}
-			if i >= len(body) {
-				return nil, malformedArray(s)
-			}
-			i++
-		} else {
-			for ; i < len(body) && body[i] != ','; i++ {
-				if body[i] == '{' || body[i] == '}' || body[i] == '"' {
-					return nil, malformedArray(s)
-				}
-				b.WriteByte(body[i])
-			}
-		}
-		v := b.String()
-		if !quoted {
-			v = strings.TrimSpace(v)
-		}
-		if !quoted && strings.EqualFold(v, "null") {
-			out = append(out, types.Null)
-		} else {
-			out = append(out, types.NewString(v))
-		}
-		for i < len(body) && body[i] == ' ' {
-			i++
-		}
-		if i < len(body) && body[i] != ',' {
-			return nil, malformedArray(s)
-		}
-		i++
-	}
-	return out, nil
-}
-
-func malformedArray(s string) error {
-	return sqlerr.New(sqlerr.InvalidTextRepresentation, "malformed array literal: %q", s).
-		WithHint("Write a one-dimensional array as '{a,b}' or ARRAY[a, b]; streamdb has no multi-dimensional arrays.")
+	return types.SplitArray(s)
 }

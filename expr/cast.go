@@ -24,13 +24,14 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 				return types.Null, err
 			}
 			code := sqlerr.InvalidTextRepresentation
+			et := t.Elem() // an array's error is its element's
 			switch {
 			case strings.Contains(err.Error(), "out of range"):
 				code = sqlerr.NumericValueOutOfRange
-				if t == types.Date || t.IsTime() {
+				if et == types.Date || et.IsTime() {
 					code = sqlerr.DatetimeFieldOverflow
 				}
-			case t == types.Date || t.IsTime():
+			case et == types.Date || et.IsTime():
 				code = sqlerr.InvalidDatetimeFormat
 			}
 			return types.Null, sqlerr.New(code, "%s", err.Error())
@@ -269,6 +270,8 @@ func castFrom(d types.Datum, src, t types.Type) (types.Datum, error) {
 			return types.Null, err
 		}
 		return types.NewDecimal(NormalizeZero(dec)), nil
+	case src.IsArray() && t.IsArray():
+		return castArray(d, src, t)
 	case t.IsString() && d.K != types.KindBool && d.K != types.KindString:
 		return types.NewString(types.FormatText(d, src)), nil
 	}
@@ -283,11 +286,16 @@ func cannotCast(from, to types.Type) error {
 // castable follows PostgreSQL's cast catalog for streamdb's types: every
 // type converts to and from text, numbers among themselves, boolean only
 // to and from integer (int4), dates and timestamps among themselves, and
-// the casts of time and timetz (timeOfDayCastable).
+// the casts of time and timetz (timeOfDayCastable), and arrays to arrays
+// whose elements convert.
 func castable(from, to types.Type) bool {
 	switch {
 	case from == to, from == types.Unknown, to.IsString(), from.IsString():
 		return true
+	case from.IsArray() && to.IsArray():
+		return castable(from.Elem(), to.Elem())
+	case from.IsArray() || to.IsArray():
+		return false
 	case from.IsNumeric() && to.IsNumeric():
 		return true
 	case from == types.Bool && to == types.Int4, from == types.Int4 && to == types.Bool:

@@ -27,6 +27,12 @@ func commonType(es []Expr) (types.Type, error) {
 				t = et
 			}
 		case t.IsString() && et.IsString():
+		case t.IsArray() && et.IsArray():
+			elem, err := CommonType([]types.Type{t.Elem(), et.Elem()})
+			if err != nil {
+				return t, sqlerr.New(sqlerr.DatatypeMismatch, "types %s and %s cannot be matched", t, et)
+			}
+			t = types.ArrayOf(elem)
 		default:
 			return t, sqlerr.New(sqlerr.DatatypeMismatch, "types %s and %s cannot be matched", t, et)
 		}

@@ -12,6 +12,23 @@ const (
 	// AnyFunc(x, 'op', 'any'|'all', array) stands for x op ANY (array) and
 	// x op ALL (array).
 	AnyFunc = "streamdb_any"
+	// CardinalityFunc(x) stands for cardinality(x), whose name the TiDB
+	// parser reads as a keyword.
+	CardinalityFunc = "streamdb_cardinality"
 	// ExtractFunc(field, x) stands for EXTRACT(field FROM x).
 	ExtractFunc = "streamdb_extract"
+	// ContainsFunc, ContainedFunc and OverlapFunc (a, b) stand for the
+	// array operators a @> b, a <@ b and a && b.
+	ContainsFunc  = "streamdb_contains"
+	ContainedFunc = "streamdb_contained"
+	OverlapFunc   = "streamdb_overlap"
 )
+
+// arrayOperatorFuncs are PostgreSQL's functions behind the array
+// operators' calls.
+var arrayOperatorFuncs = map[string]string{
+	ContainsFunc: "arraycontains", ContainedFunc: "arraycontained", OverlapFunc: "arrayoverlap",
+}
+
+// arrayOperators are the operators of the functions in arrayOperatorFuncs.
+var arrayOperators = map[string]string{"arraycontains": "@>", "arraycontained": "<@", "arrayoverlap": "&&"}

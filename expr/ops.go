@@ -93,6 +93,13 @@ func comparable(l, r types.Type) bool {
 
 func compare(op string, l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
+	if op == "!=" {
+		op = "<>"
+	}
+	test := compareTest(op)
+	if lt.IsArray() || rt.IsArray() {
+		return arrayCompare(op, l, r, test)
+	}
 	if !comparable(lt, rt) {
 		return nil, opTypeError(op, lt, rt)
 	}
@@ -108,22 +115,6 @@ func compare(op string, l, r Expr) (Expr, error) {
 	}
 	if err != nil {
 		return nil, err
-	}
-	var test func(c int) bool
-	switch op {
-	case "=", "<=>":
-		test = func(c int) bool { return c == 0 }
-	case "<>", "!=":
-		op = "<>"
-		test = func(c int) bool { return c != 0 }
-	case "<":
-		test = func(c int) bool { return c < 0 }
-	case "<=":
-		test = func(c int) bool { return c <= 0 }
-	case ">":
-		test = func(c int) bool { return c > 0 }
-	case ">=":
-		test = func(c int) bool { return c >= 0 }
 	}
 	if op == "<=>" {
 		return &Func{Name: "IS NOT DISTINCT FROM", Infix: true, Args: []Expr{l, r}, T: types.Bool,
@@ -141,6 +132,24 @@ func compare(op string, l, r Expr) (Expr, error) {
 			}
 			return types.NewBool(test(types.Compare(a, b))), nil
 		}), nil
+}
+
+// compareTest is the test of a comparison operator on a three-way
+// comparison's result.
+func compareTest(op string) func(c int) bool {
+	switch op {
+	case "<>":
+		return func(c int) bool { return c != 0 }
+	case "<":
+		return func(c int) bool { return c < 0 }
+	case "<=":
+		return func(c int) bool { return c <= 0 }
+	case ">":
+		return func(c int) bool { return c > 0 }
+	case ">=":
+		return func(c int) bool { return c >= 0 }
+	}
+	return func(c int) bool { return c == 0 } // = and <=>
 }
 
 // unary sets f's Fn1 to fn and its Fn to the same over a slice.
@@ -238,6 +247,9 @@ func IsTruth(e Expr, want, not bool) (Expr, error) {
 }
 
 func concat(l, r Expr) (Expr, error) {
+	if l.Type().IsArray() || r.Type().IsArray() {
+		return arrayConcat(l, r)
+	}
 	if lt, rt := l.Type(), r.Type(); lt == types.Bytea && (rt == types.Bytea || rt == types.Unknown) ||
 		rt == types.Bytea && lt == types.Unknown {
 		return byteaConcat(l, r)

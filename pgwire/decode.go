@@ -75,6 +75,9 @@ func decodeBinary(b []byte, t types.Type) (types.Datum, error) {
 	bad := func() (types.Datum, error) {
 		return types.Null, sqlerr.New(sqlerr.InvalidBinaryRepresentation, "incorrect binary data format for type %s (%d bytes)", t, len(b))
 	}
+	if t.IsArray() {
+		return decodeBinaryArray(b, t)
+	}
 	switch t {
 	case types.Bool:
 		if len(b) != 1 {

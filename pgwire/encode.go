@@ -74,6 +74,9 @@ func appendDataRow(dst []byte, row types.Row, cols []types.Column, formats []int
 // produce for t (an integer for a float column, a date for a timestamp...)
 // are converted.
 func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
+	if t.IsArray() && d.K == types.KindString {
+		return appendBinaryArray(dst, d, t)
+	}
 	switch t {
 	case types.Bool:
 		if d.K != types.KindBool {

@@ -536,6 +536,12 @@ func figureName(n ast.ExprNode) (string, int) {
 			return "concat", 2
 		case front.ExtractFunc:
 			return "extract", 2
+		case front.ArrayFunc:
+			return "array", 2
+		case front.CardinalityFunc:
+			return "cardinality", 2
+		case front.ContainsFunc, front.ContainedFunc, front.OverlapFunc:
+			return "", 0
 		}
 		return n.FnName.L, 2
 	case *ast.CaseExpr:
@@ -551,13 +557,10 @@ func pgTypeColumnName(t string) string {
 	if err != nil {
 		return t
 	}
-	return map[types.Type]string{
-		types.Bool: "bool", types.Int2: "int2", types.Int4: "int4", types.Int8: "int8",
-		types.Float4: "float4", types.Float8: "float8", types.Numeric: "numeric",
-		types.Text: "text", types.Varchar: "varchar", types.Date: "date",
-		types.Timestamp: "timestamp", types.Timestamptz: "timestamptz", types.Interval: "interval",
-		types.Bytea: "bytea", types.Time: "time", types.TimeTZ: "timetz",
-	}[typ]
+	if typ.IsArray() {
+		typ = typ.Elem() // int[] names its column after the element: int4
+	}
+	return typname(typ)
 }
 
 // aliasSubstituter replaces unqualified column references that name output

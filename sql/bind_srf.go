@@ -81,7 +81,7 @@ func bindSRFCall(b *binder, call *ast.FuncCallExpr, sc *scope) (srfCall, error) 
 			return srfCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function unnest with %d arguments does not exist", len(call.Args)).
 				WithHint("Write unnest(array); unnest(a, b, ...) is allowed in FROM only.")
 		}
-		return bindUnnest(b, call.Args[0], args[0])
+		return bindUnnest(args[0])
 	}
 	rows, bound, t, ok, err := expr.RegexpRows(name, args)
 	if err != nil {

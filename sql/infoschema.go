@@ -61,7 +61,7 @@ var infoSchemaColumns = pgSystemTableDef{
 					dtPrec = int64(c.mod.TimePrecision)
 				}
 				rows = append(rows, types.Row{str(infoSchemaCatalog), str("public"), str(r.d.Name),
-					str(c.name), intD(int64(i + 1)), types.Null, yesNo(!c.notNull), str(c.typ.String()),
+					str(c.name), intD(int64(i + 1)), types.Null, yesNo(!c.notNull), str(infoSchemaDataType(c.typ)),
 					nullInt(int64(c.mod.Length), c.mod.Length > 0), nullInt(prec, hasPrec),
 					nullInt(scale, hasPrec && (c.typ == types.Numeric || scale == 0)),
 					nullInt(dtPrec, hasDT), str("pg_catalog"), str(typname(c.typ))})
@@ -69,6 +69,15 @@ var infoSchemaColumns = pgSystemTableDef{
 		}
 		return rows
 	},
+}
+
+// infoSchemaDataType is information_schema's data_type: ARRAY for the
+// array types, whose element type udt_name names (_int4).
+func infoSchemaDataType(t types.Type) string {
+	if t.IsArray() {
+		return "ARRAY"
+	}
+	return t.String()
 }
 
 // numericPrecision is information_schema's numeric_precision and

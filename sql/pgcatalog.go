@@ -127,7 +127,12 @@ func (c pgColumn) formatType() string {
 
 // typname is pg_type.typname of a type.
 func typname(t types.Type) string {
+	if t.IsArray() {
+		return "_" + typname(t.Elem())
+	}
 	switch t {
+	case types.Bytea:
+		return "bytea"
 	case types.Bool:
 		return "bool"
 	case types.Int2:

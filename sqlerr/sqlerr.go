@@ -60,6 +60,7 @@ const (
 	NullValueNotAllowed               = "22004"
 	InvalidPrecedingOrFollowingSize   = "22013"
 	InvalidArgumentForNtile           = "22014"
+	ArraySubscriptError               = "2202E"
 	InvalidArgumentForNthValue        = "22016"
 	InvalidArgumentForPowerFunction   = "2201F"
 	InvalidAuthorizationSpecification = "28000"

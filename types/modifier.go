@@ -48,8 +48,8 @@ func (m Modifier) Suffix() string {
 // "character varying(20)" or "numeric(10, 2)".
 func ParseWithModifier(name string) (Type, Modifier, error) {
 	t, err := Parse(name)
-	if err != nil {
-		return t, Modifier{}, err
+	if err != nil || t.IsArray() {
+		return t, Modifier{}, err // an array's element modifier is not kept
 	}
 	fixed := FixedTypeName(name) != ""
 	open := strings.IndexByte(name, '(')

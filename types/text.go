@@ -130,6 +130,9 @@ func ParseTimestamp(s string) (time.Time, error) {
 // ParseText converts the text form of a value to a Datum of type t, as a
 // PostgreSQL input function (or a cast from text) does.
 func ParseText(s string, t Type) (Datum, error) {
+	if t.IsArray() {
+		return ParseArray(s, t.Elem())
+	}
 	switch t {
 	case Unknown, Text, Varchar:
 		return NewString(s), nil

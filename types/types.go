@@ -77,13 +77,28 @@ var typeInfo = [...]struct {
 }
 
 // String returns the PostgreSQL name of the type (as format_type prints it).
-func (t Type) String() string { return typeInfo[t].name }
+func (t Type) String() string {
+	if t.IsArray() {
+		return typeInfo[t.Elem()].name + "[]"
+	}
+	return typeInfo[t].name
+}
 
 // OID returns the PostgreSQL type OID. Unknown maps to text.
-func (t Type) OID() uint32 { return typeInfo[t].oid }
+func (t Type) OID() uint32 {
+	if t.IsArray() {
+		return arrayOIDs[t.Elem()]
+	}
+	return typeInfo[t].oid
+}
 
 // Size returns pg_type.typlen: the fixed width in bytes, or -1.
-func (t Type) Size() int16 { return typeInfo[t].size }
+func (t Type) Size() int16 {
+	if t.IsArray() {
+		return -1
+	}
+	return typeInfo[t].size
+}
 
 // IsInteger reports whether t is SMALLINT, INT or BIGINT.
 func (t Type) IsInteger() bool { return t == Int2 || t == Int4 || t == Int8 }
@@ -114,13 +129,16 @@ func FromOID(oid uint32) (Type, bool) {
 	if oid == OIDBpchar {
 		return Varchar, true // character(n) values are strings
 	}
-	return Unknown, false
+	return arrayFromOID(oid)
 }
 
 // Parse maps a SQL type name as users write it (PostgreSQL and RisingWave
 // spellings, any case, with or without a length such as VARCHAR(20)) to a Type.
 func Parse(name string) (Type, error) {
 	n := strings.ToLower(strings.Join(strings.Fields(name), " "))
+	if t, ok := parseArrayName(n); ok {
+		return t, nil
+	}
 	if i := strings.IndexByte(n, '('); i >= 0 {
 		n = strings.TrimSpace(n[:i])
 	}

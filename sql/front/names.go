@@ -32,6 +32,14 @@ const (
 	SubscriptFunc = expr.SubscriptFunc
 	AnyFunc       = expr.AnyFunc
 	ExtractFunc   = expr.ExtractFunc
+	// CardinalityFunc stands for cardinality(), whose name the TiDB
+	// parser reads as a keyword.
+	CardinalityFunc = expr.CardinalityFunc
+	// ContainsFunc, ContainedFunc and OverlapFunc stand for the array
+	// operators @>, <@ and &&.
+	ContainsFunc  = expr.ContainsFunc
+	ContainedFunc = expr.ContainedFunc
+	OverlapFunc   = expr.OverlapFunc
 	// ModeFunc stands for mode(), whose name the TiDB parser reads as a
 	// keyword.
 	ModeFunc = "streamdb_mode"

@@ -6,6 +6,7 @@ package front
 //	agg(args) FILTER (WHERE cond)      ->  agg(CASE WHEN cond THEN arg1 END, ...)
 //	concat(args)                       ->  streamdb_concat(args)
 //	stddev(x), variance(x)             ->  streamdb_stddev(x), streamdb_variance(x)
+//	cardinality(x)                     ->  streamdb_cardinality(x)  (a TiDB keyword)
 //
 // The TiDB parser reads stddev and variance as MySQL's population
 // aggregates; PostgreSQL's are the sample ones, which the binder gives
@@ -21,7 +22,7 @@ package front
 // aggregates that skip NULLs.
 func (r *rewriter) funcPass() error {
 	if !hasWord(r.toks, "extract") && !hasWord(r.toks, "concat") && !hasWord(r.toks, "filter") &&
-		!hasWord(r.toks, "stddev") && !hasWord(r.toks, "variance") {
+		!hasWord(r.toks, "stddev") && !hasWord(r.toks, "variance") && !hasWord(r.toks, "cardinality") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks))
@@ -33,6 +34,9 @@ func (r *rewriter) funcPass() error {
 			out, i, err = r.extract(out, i)
 		case t.isWord("concat") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
 			t.val = ConcatFunc
+			out = append(out, t)
+		case t.isWord("cardinality") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
+			t.val = CardinalityFunc
 			out = append(out, t)
 		case t.isWord("stddev", "variance") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
 			// OVER (...) follows a window aggregate, which the TiDB parser

@@ -10,8 +10,11 @@ package front
 //	a ~* b, a !~* b         ->  a REGEXP streamdb_regexp_icase(b), negated
 //	a ~~* b, a !~~* b       ->  a ILIKE b, a NOT ILIKE b
 //	a ^ b                   ->  power(a, b)  (^ is XOR in MySQL)
+//	a @> b, a <@ b, a && b  ->  streamdb_contains(a, b), streamdb_contained(a, b),
+//	                            streamdb_overlap(a, b)  (&& is AND in MySQL)
 //
-// The right operand of ~* is a primary: PostgreSQL gives ~* and the
+// The right operand of ~* and of the array operators is a primary, and
+// the left operand of the array operators too: PostgreSQL gives ~* and the
 // other operators of its class one precedence, left-associative.
 func (r *rewriter) opsPass() error {
 	out := make([]token, 0, len(r.toks))
@@ -67,7 +70,25 @@ func (r *rewriter) opsPass() error {
 				r.toks[i+1].space = false
 			}
 			continue
-		case t.isOp("~*", "!~*", "~~*", "!~~*"):
+		case t.isOp("@>", "<@", "&&") && len(out) > 0 && endsOperand(out[len(out)-1]):
+			s, end := primaryStart(out, len(out)-1), primaryEnd(r.toks, i+1)
+			if s < 0 || end < 0 {
+				return syntaxError(r.src, tokenOrEOF(r.src, r.toks, i+1))
+			}
+			if err := r.spend(len(out)-s+end-i, t); err != nil {
+				return err
+			}
+			fn := map[string]string{"@>": ContainsFunc, "<@": ContainedFunc, "&&": OverlapFunc}[t.val]
+			left := withSpace(out[s:], false)
+			out = append(out[:s:s], synth(tkWord, fn, out[s], out[s].space), synth(tkOp, "(", t, false))
+			out = append(out, left...)
+			out = append(out, synth(tkOp, ",", t, false))
+			closes.add(end, synth(tkOp, ")", t, false))
+			if i+1 < len(r.toks) {
+				r.toks[i+1].space = true
+			}
+			continue
+		case t.isOp("~*", "!~*", "~~*", "!~~*", "@>", "<@", "&&"):
 			return syntaxError(r.src, t)
 		}
 		out = append(out, t)

@@ -88,11 +88,25 @@ func readTypeName(src string, toks []token, i int) (typeName, int, error) {
 			i += 3
 		}
 	}
-	if at(i).isOp("[") {
-		return typeName{}, i, unsupported(src, at(i), "array type %s[]", strings.Join(words, " "))
+	array := false
+	for at(i).isOp("[") {
+		// elem[] and elem[n]: PostgreSQL ignores declared sizes and
+		// dimensions, so int[3][] is int[].
+		k := i + 1
+		if at(k).kind == tkNumber {
+			k++
+		}
+		if !at(k).isOp("]") {
+			return typeName{}, i, syntaxError(src, at(k))
+		}
+		array, i = true, k+1
 	}
 	tn := typeName{first: first}
 	name := strings.Join(words, " ")
+	if array {
+		name += argText(args) + "[]"
+		args = nil
+	}
 	if len(schema) > 0 && !(len(schema) == 1 && schema[0] == "pg_catalog") {
 		name = strings.Join(schema, ".") + "." + name
 	}
@@ -103,7 +117,7 @@ func readTypeName(src string, toks []token, i int) (typeName, int, error) {
 	}
 	tn.Type, tn.Known = t, true
 	tn.Text = t.String()
-	if f := types.FixedTypeName(name); f != "" {
+	if f := types.FixedTypeName(name); f != "" && !t.IsArray() {
 		tn.Text = f // character(n) is not character varying(n)
 	}
 	if t == types.Varchar || t == types.Numeric || t.IsTimeOfDay() {

@@ -164,10 +164,16 @@ func TestValueFormsLikePostgres(t *testing.T) {
 	for _, e := range valueExprs {
 		queries = append(queries, query{sql: "SELECT " + e})
 	}
+	sameResultsAsPostgres(ctx, t, sd, want, queries)
+}
+
+// sameResultsAsPostgres runs each query on streamdb (sd) and PostgreSQL (pg), in
+// text and in binary, and fails the test where the answers differ.
+func sameResultsAsPostgres(ctx context.Context, t *testing.T, sd, pg *pgconn.PgConn, queries []query) {
+	t.Helper()
 	for _, q := range queries {
 		for _, binary := range []bool{false, true} {
-			got, want := q.run(ctx, sd, binary), q.run(ctx, want, binary)
-			if got != want {
+			if got, want := q.run(ctx, sd, binary), q.run(ctx, pg, binary); got != want {
 				t.Errorf("%s (binary %v):\n got  %s\n want %s", q, binary, got, want)
 			}
 		}
