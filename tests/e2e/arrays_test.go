@@ -32,6 +32,8 @@ var arrayExprs = []string{
 	`'{"2020-01-02 03:04:05"}'::timestamp[]`,
 	`'{"2020-01-02 03:04:05+02"}'::timestamptz[]`,
 	`'{1 hour,"2 days"}'::interval[]`,
+	`'{12:00:01.5,"13:00"}'::time[]`,
+	`'{"12:00+02"}'::timetz[]`,
 	`'{"\\\\x0102"}'::bytea[]`,
 	`ARRAY[1,2]::text[]`,
 	`ARRAY['1','2']::int[]`,
