@@ -42,6 +42,8 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node) error {
 		}
 	case appendOnly(desc.Dataflow, root):
 		mode = AppendOnly
+	case (&builder{rt: rt, p: p, dataflow: desc.Dataflow}).inputKey(root) != nil:
+		mode = CountedSet
 	}
 	p.caches++
 	mat, err := newMaterializeOp(mode, keyCols, ViewTablePrefix(desc.ID), storage.StatePrefix(desc.ID, viewMetaIndex), rt.store,

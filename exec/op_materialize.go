@@ -24,6 +24,13 @@ const (
 	AppendOnly
 	// Counted: any input; the table maps the whole row -> its multiplicity.
 	Counted
+	// CountedSet: Counted's table, over an input that is a changelog of a
+	// set (each row it inserts is absent, each row it deletes present), so
+	// every multiplicity is 0 or 1 and is written without being read. It
+	// is chosen at each start from what runs (builder.inputKey: a view
+	// that projects the key of the keyed view it reads), never stored: its
+	// table is Counted's, with every count 1.
+	CountedSet
 )
 
 // materializeOp writes a view's changes into its state table. Rows are
@@ -165,6 +172,16 @@ func (op *materializeOp) Push(c *Chunk) error {
 			kb = binary.BigEndian.AppendUint64(kb, op.nextRowID)
 			op.nextRowID++
 			op.pending.setNew(kb, row, 1)
+			if fwd != nil {
+				fwd.Append(row, sign)
+			}
+		case CountedSet:
+			kb = keyenc.AppendRowValue(kb, row)
+			if sign > 0 {
+				op.pending.set(kb, row, 1)
+			} else {
+				op.pending.del(kb)
+			}
 			if fwd != nil {
 				fwd.Append(row, sign)
 			}
