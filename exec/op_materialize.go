@@ -153,9 +153,13 @@ func (op *materializeOp) Push(c *Chunk) error {
 		sign := c.Signs[i]
 		kb := op.keyBuf[:0]
 		switch op.mode {
-		case Keyed:
-			for _, j := range op.keyCols {
-				kb = keyenc.Append(kb, row[j])
+		case Keyed, CountedSet:
+			if op.mode == Keyed {
+				for _, j := range op.keyCols {
+					kb = keyenc.Append(kb, row[j])
+				}
+			} else {
+				kb = keyenc.AppendRowValue(kb, row)
 			}
 			if sign > 0 {
 				op.pending.set(kb, row, 1)
@@ -172,16 +176,6 @@ func (op *materializeOp) Push(c *Chunk) error {
 			kb = binary.BigEndian.AppendUint64(kb, op.nextRowID)
 			op.nextRowID++
 			op.pending.setNew(kb, row, 1)
-			if fwd != nil {
-				fwd.Append(row, sign)
-			}
-		case CountedSet:
-			kb = keyenc.AppendRowValue(kb, row)
-			if sign > 0 {
-				op.pending.set(kb, row, 1)
-			} else {
-				op.pending.del(kb)
-			}
 			if fwd != nil {
 				fwd.Append(row, sign)
 			}

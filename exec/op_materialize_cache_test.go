@@ -38,18 +38,7 @@ func TestCountedViewCache(t *testing.T) {
 		}
 		sides = append(sides, s)
 	}
-	table := func(s *side) string {
-		var out []string
-		err := storage.ScanPrefix(s.store.DB(), prefix, func(_, v []byte) error {
-			row, n, err := DecodeViewValue(v, 1)
-			out = append(out, fmt.Sprint(row, n))
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(out)
-	}
+	table := func(s *side) string { return viewTable(t, s.store, prefix, 1) }
 	live := map[int64]int{}
 	evictions := 0
 	for epoch := uint64(1); epoch <= 300; epoch++ {
@@ -90,4 +79,20 @@ func TestCountedViewCache(t *testing.T) {
 	if evictions == 0 {
 		t.Fatalf("seed %d: the bounded view never evicted a count; the test exercised nothing", seed)
 	}
+}
+
+// viewTable renders a view's table under prefix: each row of ncols
+// columns with its multiplicity, in key order.
+func viewTable(t *testing.T, st *storage.Store, prefix []byte, ncols int) string {
+	t.Helper()
+	var out []string
+	err := storage.ScanPrefix(st.DB(), prefix, func(_, v []byte) error {
+		row, n, err := DecodeViewValue(v, ncols)
+		out = append(out, fmt.Sprint(row, n))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(out)
 }

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"math/rand"
 	"testing"
 
@@ -35,18 +34,7 @@ func TestCountedSetView(t *testing.T) {
 		}
 		sides = append(sides, s)
 	}
-	table := func(s *side) string {
-		var out []string
-		err := storage.ScanPrefix(s.store.DB(), prefix, func(_, v []byte) error {
-			row, n, err := DecodeViewValue(v, 2)
-			out = append(out, fmt.Sprint(row, n))
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(out)
-	}
+	table := func(s *side) string { return viewTable(t, s.store, prefix, 2) }
 	live := map[int64]int64{} // key -> its row's v
 	rows := 0
 	for epoch := uint64(1); epoch <= 300; epoch++ {
