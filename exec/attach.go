@@ -54,9 +54,11 @@ type edgeRegistry struct {
 	orphans map[uint32][]viewSpec
 }
 
+// viewSpec is what StartView was given for a view.
 type viewSpec struct {
 	desc *catalog.Descriptor
 	root plan.Node
+	ups  UpstreamPlans
 }
 
 func (r *edgeRegistry) init() {
@@ -118,10 +120,11 @@ func (b *builder) inputKey(n plan.Node) []int {
 	})
 }
 
-// addPipeline adds p, the pipeline of desc built from root, with its
-// edges: resumed with their upstreams, or attached to running ones (see
-// above); a pipeline others read that restarts brings them back too.
-func (rt *Runtime) addPipeline(p *pipeline, desc *catalog.Descriptor, root plan.Node, edges []*edge) error {
+// addPipeline adds p, the pipeline built from spec, with its edges:
+// resumed with their upstreams, or attached to running ones (see above); a
+// pipeline others read that restarts brings them back too.
+func (rt *Runtime) addPipeline(p *pipeline, spec viewSpec, edges []*edge) error {
+	desc := spec.desc
 	for _, e := range edges {
 		e.idx += uint16(len(p.sources))
 	}
@@ -162,7 +165,7 @@ func (rt *Runtime) addPipeline(p *pipeline, desc *catalog.Descriptor, root plan.
 				e.up.hub.attach(e)
 			}
 		}
-		rt.edges.specs[p.id] = viewSpec{desc: desc, root: root}
+		rt.edges.specs[p.id] = spec
 	}
 	rt.mu.Unlock()
 	rt.add(p)
@@ -172,7 +175,7 @@ func (rt *Runtime) addPipeline(p *pipeline, desc *catalog.Descriptor, root plan.
 	var err error
 	for _, o := range orphans {
 		if err == nil {
-			err = rt.StartView(o.desc, o.root)
+			err = rt.StartView(o.desc, o.root, o.ups)
 		}
 	}
 	rt.mu.Lock()

@@ -27,8 +27,9 @@ func ViewTablePrefix(id uint32) []byte { return storage.StatePrefix(id, viewTabl
 
 // StartView builds the streaming dataflow of a materialized view from its
 // plan, restores its operators' state and source positions from the store,
-// and starts it as part of the next epoch.
-func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node) error {
+// and starts it as part of the next epoch. ups holds the plans of the
+// views the dataflow computes itself (UpstreamPlans).
+func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups UpstreamPlans) error {
 	p := &pipeline{id: desc.ID, name: desc.Name, in: make(chan pipelineMsg, 64), rt: rt, log: rt.log,
 		rowsIn: metrics.ViewRowsIn.WithLabelValues(desc.Name)}
 	keyCols := UniqueKey(root)
@@ -62,7 +63,7 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node) error {
 	mat.hub.sinks.update(func([]*sinkTap) []*sinkTap { return taps })
 	bound := root
 	root = streamingPlan(desc.Dataflow, root)
-	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow}
+	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow, upstreams: ups}
 	b.opIDs, _ = plan.NodeIDs(root) // a plan without ids names operators by kind (counted)
 	if err := b.alterState(desc, root, mat); err != nil {
 		return err
@@ -82,7 +83,7 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node) error {
 	if len(b.edges) > 0 {
 		mat.marker = attachedMarker(desc.ID)
 	}
-	return rt.addPipeline(p, desc, bound, b.edges)
+	return rt.addPipeline(p, viewSpec{desc: desc, root: bound, ups: ups}, b.edges)
 }
 
 // streamingPlan is the plan a view of format dataflow builds its dataflow
@@ -107,6 +108,8 @@ type builder struct {
 	dataflow catalog.FormatVersion
 	shared   map[string]*sharedSource
 	subplans map[string]*sharedSubplan
+	// upstreams are the plans of the views the dataflow computes itself.
+	upstreams UpstreamPlans
 	// edges are the view's inputs from the pipelines of the views and
 	// tables it reads, from DataflowViewEdges on (attach.go).
 	edges []*edge
@@ -198,12 +201,9 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 			// A view over a view computes the inner view's dataflow
 			// itself, from the same streams: results are identical, and
 			// backfill, barriers and recovery need nothing special.
-			if b.rt.expand == nil {
-				break
-			}
-			inner, err := b.rt.expand(n.Object)
-			if err != nil {
-				return nil, err
+			inner, ok := b.upstreams[n]
+			if !ok {
+				return nil, fmt.Errorf("materialized view %s: the plan of view %s it reads was not given", b.p.name, n.Object.Name)
 			}
 			inner = streamingPlan(b.dataflow, inner)
 			need, ok := b.need[n]
@@ -388,13 +388,13 @@ func ExplainStreaming(root plan.Node) string {
 }
 
 // SourceStreams lists the streams the dataflow of view desc reads, in the
-// order of its source indexes (views it reads are expanded and scans
-// share readers as StartView does).
-func (rt *Runtime) SourceStreams(desc *catalog.Descriptor, root plan.Node) ([]string, error) {
+// order of its source indexes (views it reads are expanded from ups and
+// scans share readers as StartView does).
+func SourceStreams(desc *catalog.Descriptor, root plan.Node, ups UpstreamPlans) []string {
 	var out []string
 	shared := map[string]bool{}
-	var walk func(plan.Node) error
-	walk = func(n plan.Node) error {
+	var walk func(plan.Node)
+	walk = func(n plan.Node) {
 		for _, s := range plan.Scans(n) {
 			if desc.Dataflow >= catalog.DataflowViewEdges && s.Object.ID != desc.ID &&
 				(s.Object.Kind == catalog.KindView || s.Object.Kind == catalog.KindTable) {
@@ -409,19 +409,13 @@ func (rt *Runtime) SourceStreams(desc *catalog.Descriptor, root plan.Node) ([]st
 					shared[key] = true
 				}
 				out = append(out, s.Object.Name)
-			case s.Object.Kind == catalog.KindView && rt.expand != nil:
-				inner, err := rt.expand(s.Object)
-				if err != nil {
-					return err
-				}
-				if err := walk(inner); err != nil {
-					return err
-				}
+			case s.Object.Kind == catalog.KindView && ups[s] != nil:
+				walk(ups[s])
 			}
 		}
-		return nil
 	}
-	return out, walk(root)
+	walk(root)
+	return out
 }
 
 // TableKey returns the positions of a table's primary key columns in the

@@ -12,9 +12,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"streamdb/broker"
-	"streamdb/catalog"
 	"streamdb/metrics"
-	"streamdb/plan"
 	"streamdb/storage"
 )
 
@@ -31,9 +29,7 @@ type Runtime struct {
 	interval   time.Duration
 	intervalCh chan time.Duration
 	aligned    atomic.Bool
-	// expand returns the plan of a view, for views over views.
-	expand func(*catalog.Descriptor) (plan.Node, error)
-	paused atomic.Bool
+	paused     atomic.Bool
 	// pauseChanged holds a channel that is closed and replaced when
 	// paused flips (atomic: sources read it per message).
 	pauseChanged atomic.Pointer[chan struct{}]
@@ -566,10 +562,6 @@ func (rt *Runtime) AtEpochBoundary(fn func(cut Cut) error) error {
 	defer rt.mu.Unlock()
 	return fn(Cut{Epoch: rt.committed.Load(), Positions: rt.positionsLocked()})
 }
-
-// SetExpander tells the runtime how to get the plan of a view that
-// another view reads.
-func (rt *Runtime) SetExpander(fn func(*catalog.Descriptor) (plan.Node, error)) { rt.expand = fn }
 
 // SetAligned chooses exactly-once (aligned barriers, true) or at-least-once
 // (no alignment) processing for pipelines started from now on.

@@ -23,7 +23,6 @@ func TestSharedScanSources(t *testing.T) {
 	union := func(inputs ...plan.Node) plan.Node { return &plan.Union{Inputs: inputs, Cols: cols} }
 	root := union(scan(bids), scan(asks), scan(bids), withWatermark, scan(asks))
 
-	rt := &Runtime{}
 	for _, tc := range []struct {
 		dataflow catalog.FormatVersion
 		want     string
@@ -31,10 +30,7 @@ func TestSharedScanSources(t *testing.T) {
 		{catalog.DataflowOneReaderPerScan, "[bids asks bids bids asks]"},
 		{catalog.DataflowSharedScans, "[bids asks bids]"},
 	} {
-		got, err := rt.SourceStreams(&catalog.Descriptor{Dataflow: tc.dataflow}, root)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := SourceStreams(&catalog.Descriptor{Dataflow: tc.dataflow}, root, nil)
 		if fmt.Sprint(got) != tc.want {
 			t.Errorf("dataflow %d: sources %v, want %s", tc.dataflow, got, tc.want)
 		}

@@ -161,7 +161,7 @@ func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *fron
 		}
 		a.ops = append(a.ops, op)
 	}
-	sources, err := e.rt.SourceStreams(d, root)
+	sources, err := e.sourceStreams(d, root)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +418,7 @@ func (e *Engine) swapView(ctx context.Context, a *alterPlan) error {
 // sourceStarts are the positions a backfilled view starts its sources at
 // (see initPositions).
 func (e *Engine) sourceStarts(ctx context.Context, d *catalog.Descriptor, root plan.Node) (map[uint16]uint64, error) {
-	streams, err := e.rt.SourceStreams(d, root)
+	streams, err := e.sourceStreams(d, root)
 	if err != nil {
 		return nil, err
 	}

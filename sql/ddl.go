@@ -223,7 +223,7 @@ func (e *Engine) startNewTable(ctx context.Context, d *catalog.Descriptor) error
 	if err := e.initPositions(ctx, d, root); err != nil {
 		return err
 	}
-	return e.rt.StartView(d, root)
+	return e.startView(d, root)
 }
 
 // persist allocates an id for d, writes it durably and adds it to the
@@ -302,7 +302,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		e.ddlMu.Unlock()
 		return "", err
 	}
-	if err := e.rt.StartView(d, root); err != nil {
+	if err := e.startView(d, root); err != nil {
 		e.dropObject(d)
 		e.ddlMu.Unlock()
 		return "", err
@@ -654,7 +654,7 @@ func (e *Engine) explainStreaming(root plan.Node) string {
 // position is never 0 while earlier input is gone, and a later restart or
 // rollback can tell input that vanished after the view started reading.
 func (e *Engine) initPositions(ctx context.Context, d *catalog.Descriptor, root plan.Node) error {
-	streams, err := e.rt.SourceStreams(d, root)
+	streams, err := e.sourceStreams(d, root)
 	if err != nil {
 		return err
 	}

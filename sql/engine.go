@@ -187,7 +187,6 @@ func OpenMember(cfg *config.Config, log *slog.Logger, m *Member) (*Engine, error
 	e.rt.SetJoinCache(cfg.Int(config.StateCacheJoinKeysPerSide))
 	e.rt.SetTopNCache(cfg.Int(config.StateCacheTopNRowsPerOperator))
 	e.rt.SetMemoryBudget(cfg.Int(config.StateMemoryBudget))
-	e.rt.SetExpander(e.viewPlan)
 	if e.coord, err = checkpoint.NewCoordinator(e.checkpointSettings, store, e.rt, log); err != nil {
 		store.Close()
 		b.Close()
@@ -429,7 +428,7 @@ func (e *Engine) loadCatalog() error {
 		if err != nil {
 			return fmt.Errorf("restore materialized view %s: %w", d.Name, err)
 		}
-		if err := e.rt.StartView(d, root); err != nil {
+		if err := e.startView(d, root); err != nil {
 			return fmt.Errorf("restore materialized view %s: %w", d.Name, err)
 		}
 		e.log.Info("restored materialized view", "view", d.Name, "took", time.Since(start))

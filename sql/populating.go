@@ -50,7 +50,7 @@ var populated sync.Map
 // targets are the ends of its sources' subjects before it exists). It
 // returns nil when there is nothing to read.
 func (e *Engine) planBackfill(ctx context.Context, d *catalog.Descriptor, root plan.Node) (*backfill, error) {
-	streams, err := e.rt.SourceStreams(d, root)
+	streams, err := e.sourceStreams(d, root)
 	if err != nil {
 		return nil, err
 	}

@@ -356,7 +356,7 @@ func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPo
 		if err != nil {
 			return "", err
 		}
-		streams, err := e.rt.SourceStreams(v, root)
+		streams, err := e.sourceStreams(v, root)
 		if err != nil {
 			return "", err
 		}
@@ -382,7 +382,7 @@ func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPo
 		if err != nil {
 			return "", err
 		}
-		if err := e.rt.StartView(v, root); err != nil {
+		if err := e.startView(v, root); err != nil {
 			return "", err
 		}
 		moved++

@@ -30,7 +30,7 @@ func (e *Engine) startTable(d *catalog.Descriptor) error {
 	if err != nil {
 		return err
 	}
-	return e.rt.StartView(d, root)
+	return e.startView(d, root)
 }
 
 func tableScan(d *catalog.Descriptor) (*plan.Scan, error) {

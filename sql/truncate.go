@@ -45,7 +45,7 @@ func (e *Engine) newViewsReplayTable(d *catalog.Descriptor) bool {
 		return true
 	}
 	probe := &catalog.Descriptor{Name: d.Name + "_probe", Kind: catalog.KindView, Dataflow: catalog.DataflowLatest}
-	streams, err := e.rt.SourceStreams(probe, root)
+	streams, err := e.sourceStreams(probe, root)
 	return err != nil || slices.Contains(streams, d.Name)
 }
 
@@ -257,7 +257,7 @@ func (e *Engine) stoppedPositions(live []exec.ViewPosition) []storedPosition {
 			if kind == catalog.KindView {
 				root, err := e.viewPlan(d)
 				if err == nil {
-					streams, err = e.rt.SourceStreams(d, root)
+					streams, err = e.sourceStreams(d, root)
 				}
 				if err != nil {
 					// Unknown sources: keep everything anything might read.

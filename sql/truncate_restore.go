@@ -52,7 +52,7 @@ func (e *Engine) restoredSources(point *asOfState) []restoredSource {
 			if err != nil {
 				continue
 			}
-			streams, err = e.rt.SourceStreams(d, root)
+			streams, err = e.sourceStreams(d, root)
 			if err != nil {
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"streamdb/catalog"
+	"streamdb/exec"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 )
@@ -41,4 +42,51 @@ func (e *Engine) viewPlan(d *catalog.Descriptor) (plan.Node, error) {
 		return nil, sqlerr.New(sqlerr.DataCorrupted, "the stored plan of materialized view %s cannot be read: %v", d.Name, err)
 	}
 	return root, nil
+}
+
+// upstreamPlans binds, for the dataflow of view d built from root, the
+// plan of every view it computes itself (exec.ExpandsView): once per scan,
+// and down through those plans.
+func (e *Engine) upstreamPlans(d *catalog.Descriptor, root plan.Node) (exec.UpstreamPlans, error) {
+	var ups exec.UpstreamPlans
+	var walk func(plan.Node) error
+	walk = func(n plan.Node) error {
+		for _, s := range plan.Scans(n) {
+			if !exec.ExpandsView(d, s) {
+				continue
+			}
+			inner, err := e.viewPlan(s.Object)
+			if err != nil {
+				return err
+			}
+			if ups == nil {
+				ups = exec.UpstreamPlans{}
+			}
+			ups[s] = inner
+			if err := walk(inner); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return ups, walk(root)
+}
+
+// startView starts the dataflow of view (or table) d built from root.
+func (e *Engine) startView(d *catalog.Descriptor, root plan.Node) error {
+	ups, err := e.upstreamPlans(d, root)
+	if err != nil {
+		return err
+	}
+	return e.rt.StartView(d, root, ups)
+}
+
+// sourceStreams lists the streams the dataflow of view d built from root
+// reads, in the order of its source indexes.
+func (e *Engine) sourceStreams(d *catalog.Descriptor, root plan.Node) ([]string, error) {
+	ups, err := e.upstreamPlans(d, root)
+	if err != nil {
+		return nil, err
+	}
+	return exec.SourceStreams(d, root, ups), nil
 }
