@@ -171,3 +171,29 @@ func TestPythonCursors(t *testing.T) {
 		t.Logf("all checks:\n%v", got)
 	}
 }
+
+// TestPythonTypesLikePostgres: psycopg2 and psycopg 3 (text and binary
+// results) read every type, arrays included, into the same Python values
+// from streamdb as from PostgreSQL 15, bind lists as arrays (a cast,
+// = ANY, @>) and other values as parameters, and commit and roll back.
+func TestPythonTypesLikePostgres(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	pg := testutil.StartPostgres(t)
+	const schema = "CREATE TABLE typed (id int PRIMARY KEY, tags text[], ns int8[])"
+	const rows = "INSERT INTO typed VALUES (1, '{a,b}', '{1,2}'), (2, '{c}', NULL), (3, NULL, '{}')"
+	if _, err := srv.Conn(t).Exec(context.Background(), schema+"; "+rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pg.Conn(t).Exec(context.Background(), schema+"; "+rows); err != nil {
+		t.Fatal(err)
+	}
+	got, want := runScript(t, "typed_values.py", srv.DSN()), runScript(t, "typed_values.py", pg.DSN())
+	if len(want) < 80 {
+		t.Fatalf("PostgreSQL gave %d checks: %v", len(want), want)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s:\n got  %s\n want %s", k, got[k], w)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+"""Reads every type streamdb has, arrays included, through psycopg2 and
+psycopg 3 as Python values, binds Python lists, tuples and other values
+as parameters, and commits and rolls back transactions. Prints one line
+per check, "name: value", so that tests/tools can compare the output for
+streamdb with the output for PostgreSQL; a failed check prints
+"name: ERROR <SQLSTATE> <message>".
+
+Invoked as: python3 typed_values.py <libpq DSN>
+The DSN's database must have the table made by SCHEMA below.
+"""
+import sys
+
+import psycopg
+import psycopg2
+
+DSN = sys.argv[1]
+
+# Every type, as a literal each driver reads into its Python type.
+VALUES = [
+    ("int2", "12::int2"), ("int4", "-34"), ("int8", "9007199254740993::int8"),
+    ("float4", "1.5::float4"), ("float8", "'NaN'::float8"), ("numeric", "12.50::numeric"),
+    ("text", "'héllo'"), ("varchar", "'v'::varchar(5)"), ("bool", "true"),
+    ("date", "'2020-02-29'::date"), ("timestamp", "'2020-01-02 03:04:05.25'::timestamp"),
+    ("timestamptz", "'2020-01-02 03:04:05+02'::timestamptz"), ("interval", "'1 day 02:03:04.5'::interval"),
+    ("time", "'12:34:56.5'::time"), ("bytea", "'\\x00ff41'::bytea"),
+    ("int4[]", "'{1,NULL,3}'::int4[]"), ("int8[]", "ARRAY[1,2]::int8[]"), ("text[]", "'{a,\"b c\",NULL,\"\"}'::text[]"),
+    ("numeric[]", "'{1.50,2}'::numeric[]"), ("float8[]", "'{1.5}'::float8[]"), ("bool[]", "'{t,f}'::bool[]"),
+    ("date[]", "'{2020-01-02}'::date[]"), ("timestamptz[]", "'{\"2020-01-02 03:04:05+00\"}'::timestamptz[]"),
+    ("varchar[]", "'{x}'::varchar[]"), ("empty int4[]", "'{}'::int4[]"),
+]
+
+
+def check(name, fn):
+    try:
+        print(f"{name}: {fn()}")
+    except Exception as e:  # report and go on: the test compares lines
+        code = getattr(e, "pgcode", None) or getattr(getattr(e, "diag", None), "sqlstate", None)
+        print(f"{name}: ERROR {code} {str(e).splitlines()[0]}")
+    sys.stdout.flush()
+
+
+def plain(v):
+    """bytes for a memoryview (psycopg2's bytea), whose repr is an address."""
+    if isinstance(v, memoryview):
+        return bytes(v)
+    if isinstance(v, tuple):
+        return tuple(plain(x) for x in v)
+    return v
+
+
+def one(conn, sql, params=None):
+    with conn.cursor() as cur:
+        cur.execute(sql, params)
+        return plain(cur.fetchone())
+
+
+def checks(label, conn, binary=False):
+    kw = {"binary": True} if binary else {}
+
+    def value(sql):
+        with conn.cursor(**kw) as cur:
+            cur.execute("SELECT " + sql)
+            v = cur.fetchone()[0]
+            return f"{type(v).__name__} {plain(v)!r}"
+
+    for name, sql in VALUES:
+        check(f"{label} {name}", lambda: value(sql))
+    check(f"{label} list param int", lambda: one(conn, "SELECT %s::int8[]", ([1, 2, 3],))[0])
+    check(f"{label} list param text", lambda: one(conn, "SELECT %s::text[]", (["a b", "", None],))[0])
+    check(f"{label} = ANY list", lambda: one(conn, "SELECT count(*) FROM typed WHERE id = ANY(%s)", ([1, 3],))[0])
+    check(f"{label} array column", lambda: one(conn, "SELECT tags, ns FROM typed WHERE tags @> %s", (["b"],)))
+    check(f"{label} params", lambda: one(conn, "SELECT %s::numeric + 1, %s::date, %s::bytea", (12.5, "2020-01-02", b"\x01\x02")))
+
+
+def transactions(label, conn):
+    def commit_rollback():
+        with conn.cursor() as cur:
+            cur.execute("INSERT INTO typed (id, tags) VALUES (%s, %s)", (100, ["t"]))
+        conn.rollback()
+        with conn.cursor() as cur:
+            cur.execute("INSERT INTO typed (id, tags) VALUES (%s, %s)", (101, ["u"]))
+        conn.commit()
+        got = one(conn, "SELECT array_agg(id ORDER BY id) FROM typed WHERE id >= 100")[0]
+        with conn.cursor() as cur:
+            cur.execute("DELETE FROM typed WHERE id >= 100")
+        conn.commit()
+        return got
+    check(f"{label} commit and rollback", commit_rollback)
+
+
+conn2 = psycopg2.connect(DSN)
+conn2.autocommit = True
+checks("psycopg2", conn2)
+conn2.autocommit = False
+transactions("psycopg2", conn2)
+conn2.close()
+
+with psycopg.connect(DSN, autocommit=True) as conn3:
+    checks("psycopg3", conn3)
+    checks("psycopg3 binary", conn3, binary=True)
+with psycopg.connect(DSN) as conn3:
+    transactions("psycopg3", conn3)
