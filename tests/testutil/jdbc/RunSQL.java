@@ -6,7 +6,7 @@
 // prints "ERROR <SQLSTATE> <message>". A connection that cannot be made
 // prints "CONNECT-ERROR <SQLSTATE> <message>" and exits with status 2.
 //
-// Two commands reach the driver's other APIs:
+// These commands reach the driver's other APIs:
 //
 //	\meta <method> [arg ...]   calls DatabaseMetaData.<method> and prints a
 //	                           header line "# <label>\t..." before the rows.
@@ -19,8 +19,24 @@
 //	                           parameter per tab-separated field; <type> is
 //	                           int, long, text, bool, numeric (setBigDecimal),
 //	                           timestamp (setTimestamp, "yyyy-mm-dd hh:mm:ss"),
-//	                           date, interval (PGInterval) or null.
+//	                           date, interval (PGInterval), null, or
+//	                           intarray / textarray (Connection.createArrayOf
+//	                           and setArray; the value is a comma-separated
+//	                           list).
+//	\autocommit on|off, \commit, \rollback
+//	                           Connection.setAutoCommit, commit, rollback.
+//	\fetch <n> <sql>           runs <sql> with Statement.setFetchSize(n), which
+//	                           pgjdbc reads through a portal, n rows at a time,
+//	                           when autocommit is off.
+//	\copyout <sql>             CopyManager.copyOut; prints the data.
+//	\copyin <sql>\t<row>\t...  CopyManager.copyIn of the rows, one per field.
+//
+// A column of an array type prints as ResultSet.getArray reads it
+// ([1, 2]), after its text.
 import java.io.BufferedReader;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.util.Arrays;
 import java.io.InputStreamReader;
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -54,6 +70,27 @@ public class RunSQL {
                     meta(conn.getMetaData(), line.substring(6).trim().split(" +"));
                 } else if (line.startsWith("\\prepare ")) {
                     prepared(conn, line.substring(9).split("\t"));
+                } else if (line.startsWith("\\autocommit ")) {
+                    conn.setAutoCommit(line.substring(12).trim().equals("on"));
+                } else if (line.equals("\\commit")) {
+                    conn.commit();
+                } else if (line.equals("\\rollback")) {
+                    conn.rollback();
+                } else if (line.startsWith("\\fetch ")) {
+                    String[] f = line.substring(7).trim().split(" ", 2);
+                    try (Statement st = conn.createStatement()) {
+                        st.setFetchSize(Integer.parseInt(f[0]));
+                        printRows(st.executeQuery(f[1]), false);
+                    }
+                } else if (line.startsWith("\\copyout ")) {
+                    StringWriter w = new StringWriter();
+                    new org.postgresql.copy.CopyManager((org.postgresql.core.BaseConnection) conn).copyOut(line.substring(9), w);
+                    System.out.print(w);
+                } else if (line.startsWith("\\copyin ")) {
+                    String[] f = line.substring(8).split("\t", 2);
+                    String data = f.length > 1 ? String.join("\n", f[1].split("\t")) + "\n" : "";
+                    long n = new org.postgresql.copy.CopyManager((org.postgresql.core.BaseConnection) conn).copyIn(f[0], new StringReader(data));
+                    System.out.println("copied " + n);
                 } else {
                     try (Statement st = conn.createStatement()) {
                         if (st.execute(line)) {
@@ -104,6 +141,8 @@ public class RunSQL {
                     case "date": ps.setDate(i, java.sql.Date.valueOf(v)); break;
                     case "interval": ps.setObject(i, new org.postgresql.util.PGInterval(v)); break;
                     case "null": ps.setNull(i, Types.VARCHAR); break;
+                    case "intarray": ps.setArray(i, conn.createArrayOf("int4", Arrays.stream(v.split(",")).map(Integer::valueOf).toArray())); break;
+                    case "textarray": ps.setArray(i, conn.createArrayOf("text", v.split(","))); break;
                     default: throw new SQLException("unknown parameter type " + type, "42000");
                 }
             }
@@ -131,6 +170,9 @@ public class RunSQL {
                 }
                 String v = rs.getString(i);
                 b.append(v == null ? "NULL" : v);
+                if (v != null && md.getColumnType(i) == Types.ARRAY) {
+                    b.append(' ').append(Arrays.deepToString((Object[]) rs.getArray(i).getArray()));
+                }
             }
             System.out.println(b);
         }
