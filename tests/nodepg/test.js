@@ -73,6 +73,50 @@ async function compatibleChecks(client) {
     assert.equal(res.rows[0].n, '1.5'); // pg returns numeric as a string
   });
 
+  await check('types: bool, float8, date, timestamptz, interval, bytea', async () => {
+    const res = await client.query(
+      "SELECT true AS b, 2.5::float8 AS f, '2020-02-29'::date AS d, '2020-01-02 03:04:05+02'::timestamptz AS tz, " +
+      "'1 day 02:03:04'::interval AS iv, '\\x00ff'::bytea AS bin");
+    const r = res.rows[0];
+    assert.equal(r.b, true);
+    assert.equal(r.f, 2.5);
+    assert.ok(r.d instanceof Date);
+    assert.equal(r.tz.toISOString(), '2020-01-02T01:04:05.000Z');
+    assert.deepEqual({ days: r.iv.days, hours: r.iv.hours, minutes: r.iv.minutes, seconds: r.iv.seconds }, { days: 1, hours: 2, minutes: 3, seconds: 4 });
+    assert.deepEqual([...r.bin], [0, 255]);
+  });
+
+  await check('arrays: results as JS arrays, JS arrays as parameters', async () => {
+    const res = await client.query(`SELECT ARRAY[1,2]::int[] AS a, '{a,"b c",NULL,""}'::text[] AS t, '{1.5}'::float8[] AS f, '{t,f}'::bool[] AS b`);
+    assert.deepEqual(res.fields.map((f) => f.dataTypeID), [1007, 1009, 1022, 1000]);
+    assert.deepEqual(res.rows[0], { a: [1, 2], t: ['a', 'b c', null, ''], f: [1.5], b: [true, false] });
+    const p = await client.query('SELECT $1::int[] AS a, 3 = ANY ($2) AS hit', [[1, 2, 3], [3, 4]]);
+    assert.deepEqual(p.rows[0], { a: [1, 2, 3], hit: true });
+    const s = await client.query('SELECT $1::text[] AS t', [['x y', null, '"q"']]);
+    assert.deepEqual(s.rows[0].t, ['x y', null, '"q"']);
+  });
+
+  await check('transactions and a cursor: BEGIN, ROLLBACK, COMMIT, DECLARE, FETCH', async () => {
+    await client.query('CREATE TABLE nodepg_tx (id int PRIMARY KEY, tags text[])');
+    await client.query('BEGIN');
+    await client.query('INSERT INTO nodepg_tx VALUES (1, $1)', [['a']]);
+    await client.query('ROLLBACK');
+    await client.query('BEGIN');
+    await client.query('INSERT INTO nodepg_tx VALUES (2, $1), (3, $2), (4, NULL)', [['b', 'c'], []]);
+    await client.query('COMMIT');
+    await client.query('BEGIN');
+    await client.query('DECLARE c CURSOR FOR SELECT id, tags FROM nodepg_tx ORDER BY id');
+    const first = await client.query('FETCH 2 FROM c');
+    const rest = await client.query('FETCH ALL FROM c');
+    await client.query('COMMIT');
+    assert.deepEqual(first.rows, [{ id: 2, tags: ['b', 'c'] }, { id: 3, tags: [] }]);
+    assert.deepEqual(rest.rows, [{ id: 4, tags: null }]);
+    const tables = await client.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'nodepg_tx'");
+    assert.equal(tables.rowCount, 1);
+    await client.query('DROP TABLE nodepg_tx');
+  });
+
   await check('error carries SQLSTATE 42P01', async () => {
     await assert.rejects(client.query('SELECT * FROM no_such_table'), (err) => {
       assert.equal(err.code, '42P01', `code ${err.code}: ${err.message}`);
