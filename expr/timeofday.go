@@ -196,13 +196,11 @@ func extractTimeOfDay(unit string, d types.Datum, t types.Type, numeric bool) (t
 	case unit == "hour":
 		f.v = us / 3600e6
 	case unit == "epoch":
-		if t == types.TimeTZ {
-			us += zone * 1e6
-		}
 		if !numeric {
-			return types.NewFloat(float64(us) / 1e6), nil
+			// timetz's float: the time's seconds, then the zone added.
+			return types.NewFloat(float64(us)/1e6 + float64(zone)), nil
 		}
-		f = timeField{v: us, scale: 6}
+		f = timeField{v: us + zone*1e6, scale: 6}
 	case t == types.TimeTZ && unit == "timezone":
 		f.v = -zone
 	case t == types.TimeTZ && unit == "timezone_hour":

@@ -176,7 +176,7 @@ func decodeBinary(b []byte, t types.Type) (types.Datum, error) {
 			return types.NewTimeOfDay(us), nil
 		}
 		zone := int32(binary.BigEndian.Uint32(b[8:]))
-		if zone <= -types.TZDispLimit || zone >= types.TZDispLimit {
+		if !types.ValidZone(int64(zone)) {
 			return types.Null, sqlerr.New(sqlerr.InvalidDatetimeFormat, "time zone displacement out of range")
 		}
 		return types.NewTimeTZ(us, zone), nil

@@ -20,9 +20,9 @@ const (
 	UsecsPerDay int64 = 86400e6
 	// MaxTimePrecision is the largest time(p) PostgreSQL has.
 	MaxTimePrecision = 6
-	// TZDispLimit bounds a timetz's zone, in seconds (PostgreSQL's
-	// TZDISP_LIMIT: 15:59:59).
-	TZDispLimit = (15*60+59)*60 + 59
+	// TZDispLimit bounds a timetz's zone, in seconds: PostgreSQL's
+	// TZDISP_LIMIT, 16 hours, which a zone must stay below.
+	TZDispLimit = 16 * 3600
 )
 
 // NewTimeOfDay returns a time datum of us microseconds since midnight.
@@ -59,7 +59,7 @@ func ValidTimeOfDay(us int64) bool { return us >= 0 && us <= UsecsPerDay }
 
 // ValidZone reports whether zone (seconds west) is a displacement
 // PostgreSQL's timetz accepts.
-func ValidZone(zone int64) bool { return zone >= -TZDispLimit && zone <= TZDispLimit }
+func ValidZone(zone int64) bool { return zone > -TZDispLimit && zone < TZDispLimit }
 
 // ErrTimeRange is PostgreSQL's error for a time of day out of range.
 func ErrTimeRange() error { return sqlerr.New(sqlerr.DatetimeFieldOverflow, "time out of range") }

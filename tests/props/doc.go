@@ -14,8 +14,9 @@
 // equal PostgreSQL's, or fail with PostgreSQL's SQLSTATE when PostgreSQL
 // refuses (TestQueries: its SQLSTATE class).
 //
-// Types PostgreSQL has and streamdb does not (time, json, jsonb) are not
-// generated: streamdb refuses them at CREATE. bytea is not generated either.
+// Types PostgreSQL has and streamdb does not (json, jsonb) are not
+// generated: streamdb refuses them at CREATE. bytea is not generated either;
+// time, time(3) and timetz are.
 //
 // Each test logs its seed; replay a failure with it, and run longer with
 // more cases:

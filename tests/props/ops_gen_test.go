@@ -37,13 +37,17 @@ var argPools = map[string][]string{
 		"'178956970 years 7 mons'::interval", "'2147483647 days'::interval", "'-2147483648 days'::interval",
 		"'2562047788:00:54.775807'::interval", "'1.5 mons'::interval", "'-00:00:00.000001'::interval",
 		"'1 year 2 mons 3 days 04:05:06.789'::interval", "'30 days'::interval", "'24:00:00'::interval"},
+	"time": {"'00:00:00'::time", "'24:00:00'::time", "'23:59:59.999999'::time", "'12:34:56.789'::time",
+		"'00:00:00.000001'::time", "'12:00'::time"},
+	"timetz": {"'00:00:00+00'::timetz", "'24:00:00-15:59'::timetz", "'12:00+02'::timetz", "'11:00+01'::timetz",
+		"'23:59:59.999999+15:59:59'::timetz", "'12:34:56.789-03:30'::timetz"},
 }
 
 // casts lists the SQL names to cast to, by type key.
 var castNames = map[string]string{
 	"bool": "boolean", "int2": "smallint", "int4": "integer", "int8": "bigint", "float4": "real",
 	"float8": "double precision", "numeric": "numeric", "text": "text", "date": "date", "ts": "timestamp",
-	"tstz": "timestamptz", "interval": "interval",
+	"tstz": "timestamptz", "interval": "interval", "time": "time", "timetz": "timetz",
 }
 
 // randomArg returns an edge input of type key, NULL, or a random value.
@@ -76,6 +80,10 @@ func randomArg(r *rand.Rand, key string) string {
 		return cast(lit(pgTimestamp(randTime(r), true) + "+00"))
 	case "interval":
 		return cast(lit(randInterval(r)))
+	case "time":
+		return cast(lit(randTimeOfDay(r)))
+	case "timetz":
+		return cast(lit(randTimeOfDay(r) + randZone(r)))
 	}
 	return pick(r, argPools[key]...)
 }
@@ -122,7 +130,7 @@ func opForms() []opForm {
 	add("CAST(%[1]s AS numeric(10,3))", "numeric")
 	add("CAST(%[1]s AS numeric(5,0))", "float8")
 	add("CAST(%[1]s AS varchar(3))", "text")
-	for _, k := range []string{"bool", "text", "date", "ts", "tstz", "interval"} {
+	for _, k := range []string{"bool", "text", "date", "ts", "tstz", "interval", "time", "timetz"} {
 		for _, op := range []string{"<", "=", "<>", ">="} {
 			add("%[1]s "+op+" %[2]s", k, k)
 		}
@@ -176,6 +184,33 @@ func opForms() []opForm {
 	for _, field := range []string{"microseconds", "second", "minute", "hour", "day", "month", "year", "epoch"} {
 		add("extract("+field+" from %[1]s)", "interval")
 	}
+	// Times of day.
+	for _, k := range []string{"time", "timetz"} {
+		add("%[1]s + %[2]s", k, "interval")
+		add("%[1]s - %[2]s", k, "interval")
+		add("%[1]s + %[2]s", "interval", k)
+		add("%[1]s + %[2]s", "date", k)
+		add("%[1]s + %[2]s", k, "date")
+		add("%[1]s BETWEEN %[2]s AND %[3]s", k, k, k)
+		for _, field := range []string{"microseconds", "milliseconds", "second", "minute", "hour", "epoch", "day",
+			"timezone", "timezone_hour", "timezone_minute", "fortnight"} {
+			add("extract("+field+" from %[1]s)", k)
+			add("date_part('"+field+"', %[1]s)", k)
+		}
+	}
+	add("%[1]s - %[2]s", "time", "time")
+	add("%[1]s * %[2]s", "time", "float8")
+	add("-(%[1]s)", "time")
+	add("%[1]s + %[2]s", "ts", "time")
+	add("%[1]s < %[2]s", "time", "timetz")
+	add("%[1]s = %[2]s", "time", "interval")
+	add("CAST(%[1]s AS time(2))", "time")
+	add("CAST(%[1]s AS timetz(0))", "timetz")
+	for _, unit := range []string{"microseconds", "second", "minute", "hour", "day", "week", "month"} {
+		add("date_trunc('"+unit+"', %[1]s)", "time")
+	}
+	add("make_time(%[1]s, %[2]s, %[3]s)", "int4", "int4", "float8")
+	add("make_time(12, 34, %[1]s)", "float8")
 	add("CASE WHEN %[1]s THEN %[2]s ELSE %[3]s END", "bool", "int4", "numeric")
 	add("COALESCE(%[1]s, %[2]s)", "int8", "int2")
 	add("NULLIF(%[1]s, %[2]s)", "text", "text")

@@ -124,6 +124,20 @@ func pgTimestamp(t time.Time, frac bool) string {
 	return s + bc
 }
 
+// randTimeOfDay returns a time of day as time input, with microseconds
+// (sometimes 24:00:00).
+func randTimeOfDay(r *rand.Rand) string {
+	if r.IntN(50) == 0 {
+		return "24:00:00"
+	}
+	return fmt.Sprintf("%02d:%02d:%02d.%06d", r.IntN(24), r.IntN(60), r.IntN(60), r.IntN(1000000))
+}
+
+// randZone returns a zone offset as time with time zone input.
+func randZone(r *rand.Rand) string {
+	return pick(r, "+00", "-05", "+05:30", "+14", "-12:45", "+15:59", "-03:30:15", " UTC", " PST")
+}
+
 func randInterval(r *rand.Rand) string {
 	var parts []string
 	if r.IntN(2) == 0 {
@@ -296,6 +310,25 @@ var colTypes = []colType{
 		"'abc'", "'1 fortnight'", "interval '-178956970 years -8 mons' - interval '1 mon'",
 		"'2147483647 days' + interval '1 day'", "'106751991 days 4:00:54.775807'",
 	}, random: func(r *rand.Rand) string { return lit(randInterval(r)) }},
+
+	{key: "time", decl: "time", minmax: true, edges: []string{
+		"'00:00:00'", "'24:00:00'", "'24:00:00.000001'", "'23:59:59.999999'", "'23:59:59.9999995'",
+		"'1:2'", "'04:05 PM'", "'12:00 AM'", "'13:00 PM'", "'allballs'", "'040506'", "'040506.789'",
+		"'T040506'", "'12:34:56+02'", "'12:34:56 Europe/Berlin'", "'2003-04-12 04:05:06 Europe/Berlin'",
+		"'2003-04-12 04:05:06'", "'25:00'", "'12:60'", "'12:34:61'", "'12:34:60'", "'abc'", "'12'",
+		"time '23:00' + interval '2 hours'", "'2026-01-02 03:04:05'::timestamp::time", "'-1 hour'::interval::time",
+	}, random: func(r *rand.Rand) string { return lit(randTimeOfDay(r)) }},
+
+	{key: "time3", decl: "time(3)", minmax: true, edges: []string{
+		"'23:59:59.9995'", "'23:59:59.9994'", "'12:00:00.0005'", "'00:00:00.0004'", "'24:00:00'",
+	}, random: func(r *rand.Rand) string { return lit(randTimeOfDay(r)) }},
+
+	{key: "timetz", decl: "timetz", minmax: true, edges: []string{
+		"'00:00:00+00'", "'24:00:00-15:59'", "'23:59:59.999999+15:59:59'", "'12:00+02'", "'11:00+01'",
+		"'12:00'", "'12:00 PST'", "'12:00 PDT'", "'12:00 zulu'", "'040506-08'", "'12:00+16'", "'12:00-15:59:60'",
+		"'12:34:56 Europe/Berlin'", "'2003-04-12 04:05:06 Europe/Berlin'", "'12:00 GMT+3'", "'allballs'",
+		"'12:00 +5:30'", "timetz '23:00+02' + interval '2 hours'", "'2026-01-02 03:04:05+03'::timestamptz::timetz",
+	}, random: func(r *rand.Rand) string { return lit(randTimeOfDay(r) + randZone(r)) }},
 }
 
 // pgDate formats the date of t as PostgreSQL reads it.
