@@ -540,6 +540,16 @@ func unknownAggArgType(fn string) types.Type {
 	return types.Text
 }
 
+// timeAggArg casts a time argument of sum or avg to interval: PostgreSQL
+// has no sum(time) and resolves the call through time's implicit cast to
+// interval (sum(time '01:00') is interval '01:00:00').
+func timeAggArg(fn string, arg expr.Expr) (expr.Expr, error) {
+	if (fn == "sum" || fn == "avg") && arg.Type() == types.Time {
+		return expr.Cast(arg, types.Interval)
+	}
+	return arg, nil
+}
+
 func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
 	fn := strings.ToLower(a.F)
 	if s, ok := aggregateSynonyms[fn]; ok {
@@ -574,6 +584,9 @@ func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
 			if arg, err = expr.Cast(arg, unknownAggArgType(fn)); err != nil {
 				return nil, err
 			}
+		}
+		if arg, err = timeAggArg(fn, arg); err != nil {
+			return nil, err
 		}
 		call.Arg = arg
 	}

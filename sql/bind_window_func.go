@@ -127,6 +127,9 @@ func (sb *selectBinder) bindWindowFunc(b *binder, w *ast.WindowFuncExpr, spec *a
 					return nil, err
 				}
 			}
+			if call.Arg, err = timeAggArg(fn, call.Arg); err != nil {
+				return nil, err
+			}
 		}
 		argType := types.Unknown
 		if call.Arg != nil {

@@ -15,7 +15,7 @@ import (
 // (PostgreSQL adds in heap order, streamdb in key order): integers,
 // numerics, floats that are exact binary fractions, the float specials
 // (NaN and the infinities, whose sums do not depend on order either), and
-// intervals well inside their range.
+// intervals well inside their range, and times of day.
 type aggType struct {
 	key, decl string
 	value     func(r *rand.Rand) string
@@ -44,6 +44,8 @@ var aggTypes = []aggType{
 		return fmt.Sprintf("'%d years %d mons %d days %d:%02d:%02d.%06d'", r.IntN(200)-100, r.IntN(30)-15, r.IntN(60)-30,
 			r.IntN(48)-24, r.IntN(60), r.IntN(60), r.IntN(1000000))
 	}},
+	// sum and avg of time are those of interval, through time's implicit cast.
+	{"time", "time", func(r *rand.Rand) string { return lit(randTimeOfDay(r)) }},
 }
 
 // dyadic is a float that float4 and float8 hold exactly, and whose sums with
