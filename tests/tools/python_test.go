@@ -95,7 +95,8 @@ func TestPythonDrivers(t *testing.T) {
 }
 
 // TestSQLAlchemyInspector: SQLAlchemy's inspector lists tables and views
-// and reads a table's columns with their nullability, its primary key, and
+// and reads a table's columns with their nullability (array columns as
+// ARRAY types), its primary key, and
 // a view's columns and definition; psycopg2's copy_expert and psycopg 3's
 // copy write and read rows through COPY.
 func TestSQLAlchemyInspector(t *testing.T) {
@@ -105,6 +106,7 @@ func TestSQLAlchemyInspector(t *testing.T) {
 		"CREATE TABLE accounts (id BIGINT PRIMARY KEY, name VARCHAR(20) NOT NULL, balance NUMERIC(10,2))",
 		"INSERT INTO accounts VALUES (1, 'ann', 12.50)",
 		"CREATE MATERIALIZED VIEW totals AS SELECT count(*) AS n, sum(balance) AS total FROM accounts",
+		"CREATE TABLE tagged (id int PRIMARY KEY, tags text[], scores float8[], days date[])",
 	} {
 		if _, err := conn.Exec(context.Background(), sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
@@ -112,7 +114,8 @@ func TestSQLAlchemyInspector(t *testing.T) {
 	}
 	got := runScript(t, "inspector.py", srv.DSN())
 	want := map[string]string{
-		"get_table_names":           "['accounts']",
+		"get_table_names":           "['accounts', 'tagged']",
+		"get_columns arrays":        "[('id', 'INTEGER', ''), ('tags', 'ARRAY', 'TEXT'), ('scores', 'ARRAY', 'DOUBLE_PRECISION'), ('days', 'ARRAY', 'DATE')]",
 		"get_view_names":            "['totals']",
 		"get_columns":               "[('id', 'BIGINT', False), ('name', 'VARCHAR(20)', False), ('balance', 'NUMERIC(10, 2)', True)]",
 		"get_pk_constraint":         "['id']",
@@ -123,7 +126,7 @@ func TestSQLAlchemyInspector(t *testing.T) {
 		"get_foreign_keys":          "[]",
 		"get_unique_constraints":    "[]",
 		"get_schema_names":          "['information_schema', 'public']",
-		"reflect":                   "['accounts']",
+		"reflect":                   "['accounts', 'tagged']",
 		"reflected pk":              "['id']",
 		"psycopg2 copy_expert from": "2",
 		"psycopg2 copy_expert to":   "['id,name', '7,gus', '8,hal']",

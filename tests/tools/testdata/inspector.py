@@ -34,6 +34,8 @@ with engine.connect() as conn:
     check("get_view_names", lambda: sorted(insp.get_view_names()))
     check("get_columns", lambda: [(c["name"], str(c["type"]), c["nullable"]) for c in insp.get_columns("accounts")])
     check("get_pk_constraint", lambda: insp.get_pk_constraint("accounts")["constrained_columns"])
+    check("get_columns arrays", lambda: [(c["name"], type(c["type"]).__name__, str(getattr(c["type"], "item_type", "")))
+                                         for c in insp.get_columns("tagged")])
     check("get_pk_name", lambda: insp.get_pk_constraint("accounts")["name"])
     check("get_view_columns", lambda: [(c["name"], str(c["type"])) for c in insp.get_columns("totals")])
     check("get_view_definition", lambda: " ".join(insp.get_view_definition("totals").split()))
