@@ -91,6 +91,10 @@ func libpqSession(ctx context.Context, t *testing.T, dsn string) []string {
 		Scan(&i2, &i8, &f, &n, &b, &d, &ts, &tz, &iv, &by, pq.Array(&ar))
 	note("types", err, i2, " ", i8, " ", f, " ", n, " ", b, " ", d.UTC(), " ", ts.UTC(), " ", tz.UTC(), " ", iv, " ", by, " ", ar)
 
+	var tm, ttz, tp time.Time
+	err = db.QueryRowContext(ctx, `SELECT '12:34:56.5'::time, '12:34:56.5-03:30'::timetz, $1::time`, "01:02:03").Scan(&tm, &ttz, &tp)
+	note("times", err, tm.Format("15:04:05.999999"), " ", ttz.Format("15:04:05.999999 -07:00"), " ", tp.Format("15:04:05"))
+
 	var s string
 	err = db.QueryRowContext(ctx, `SELECT $1::text || $2::int`, "n", 5).Scan(&s)
 	note("params", err, s)
