@@ -55,6 +55,10 @@ type subjectReader struct {
 
 	mu    sync.Mutex
 	chunk *Chunk // rows not yet sent (under mu)
+	// chunkMsgs counts the messages taken into chunk and chunkSince is
+	// when the first was (under mu; see chunkAged).
+	chunkMsgs  int
+	chunkSince time.Time
 
 	cmu      sync.Mutex
 	pos      uint64
@@ -357,9 +361,21 @@ func (r *subjectReader) take(m jetstream.Msg) {
 		r.skipMessage(prev, seq, err)
 		return
 	}
-	if r.chunk.Len() >= chunkRows {
+	if r.chunk.Len() >= chunkRows || r.chunkAged() {
 		r.flushLocked()
 	}
+}
+
+// chunkAged reports whether the chunk's first message was taken
+// chunkMaxAge ago or more, looking at the clock once every 16 messages.
+// Caller holds mu, after taking a message into the chunk.
+func (r *subjectReader) chunkAged() bool {
+	r.chunkMsgs++
+	if r.chunkMsgs == 1 {
+		r.chunkSince = time.Now()
+		return false
+	}
+	return r.chunkMsgs%16 == 0 && time.Since(r.chunkSince) >= chunkMaxAge
 }
 
 // waitUnpaused blocks while the runtime is paused (ALTER SYSTEM PAUSE). It
@@ -423,6 +439,7 @@ func (r *subjectReader) flushLocked() bool {
 // flushAt flushes with pos as the sequence of the chunk's last message,
 // which names the message of a row that fails (streamdb_view_errors).
 func (r *subjectReader) flushAt(pos uint64) bool {
+	r.chunkMsgs = 0
 	if r.chunk.Len() == 0 {
 		return true
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -21,6 +22,14 @@ var ErrInputLost = errors.New("input no longer retained")
 // chunkRows is how many rows a source gathers before it sends a chunk
 // without waiting for the next barrier.
 const chunkRows = 1024
+
+// chunkMaxAge is how long a source holds rows before it sends them
+// without waiting for chunkRows or the next barrier. Pipelines then fold
+// an epoch's rows while the epoch lasts, not all of them after its
+// barrier, which every view must have done before the epoch commits and
+// its rows are visible: with many views over a steady stream most of
+// that work would otherwise start only at the barrier.
+const chunkMaxAge = 4 * time.Millisecond
 
 // sourceReader is one input of one pipeline that reads a JetStream
 // subject (a stream, or a table's changelog). It does not read JetStream
