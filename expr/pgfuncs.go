@@ -56,6 +56,13 @@ func pgCatalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 // information_schema relations in pg_class.
 const InfoSchemaRelOIDs = 13000
 
+// catalogTypeNames are format_type's names of the system catalogs' own
+// types, which system columns and catalog columns have.
+var catalogTypeNames = map[int64]string{
+	18: `"char"`, 19: "name", 22: "int2vector", 24: "regproc", 26: "oid", 27: "tid", 28: "xid",
+	29: "cid", 30: "oidvector", 194: "pg_node_tree", 705: "unknown", 1033: "aclitem", 2205: "regclass",
+}
+
 // formatType is PostgreSQL's format_type: the SQL name of a type OID with
 // the size a typmod encodes ("character varying(20)", "numeric(10,2)"); a
 // NULL typmod means none, an unknown OID gives "???".
@@ -64,6 +71,9 @@ func formatType(v []types.Datum) (types.Datum, error) {
 		return types.Null, nil
 	}
 	t, ok := types.FromOID(uint32(v[0].I))
+	if name, sys := catalogTypeNames[v[0].I]; sys {
+		return types.NewString(name), nil
+	}
 	if !ok || t == types.Unknown {
 		return types.NewString("???"), nil
 	}

@@ -20,7 +20,7 @@ import (
 // PostgreSQL, where information_schema lists only those).
 var replaySchema = []string{
 	"CREATE TABLE metrics (time TIMESTAMP, host VARCHAR(40), value DOUBLE PRECISION NOT NULL, PRIMARY KEY (time, host))",
-	"CREATE TABLE events (id BIGINT, payload TEXT)",
+	"CREATE TABLE events (id BIGINT, payload TEXT, tags TEXT[], scores INT[])",
 }
 
 // replayStatement is one statement of a replay file; columnsOnly: its

@@ -45,3 +45,13 @@ LEFT OUTER JOIN pg_catalog.pg_description dsc ON (c.oid=dsc.objoid AND a.attnum 
 LEFT OUTER JOIN pg_depend dep on dep.refobjid = a.attrelid AND dep.deptype = 'i' and dep.refobjsubid = a.attnum and dep.classid = dep.refclassid
 WHERE NOT a.attisdropped AND c.relkind not in ('i','I','c') AND c.oid='metrics'::regclass
 ORDER BY a.attnum
+
+-- The same for a table with array columns (atttypid 1009, 1007).
+SELECT c.relname,a.attname,a.attnum,a.atttypid,a.attnotnull,pg_catalog.format_type(a.atttypid, a.atttypmod),pg_catalog.pg_get_expr(ad.adbin, ad.adrelid, true) as def_value,dsc.description,dep.objid
+FROM pg_catalog.pg_attribute a
+INNER JOIN pg_catalog.pg_class c ON (a.attrelid=c.oid)
+LEFT OUTER JOIN pg_catalog.pg_attrdef ad ON (a.attrelid=ad.adrelid AND a.attnum = ad.adnum)
+LEFT OUTER JOIN pg_catalog.pg_description dsc ON (c.oid=dsc.objoid AND a.attnum = dsc.objsubid)
+LEFT OUTER JOIN pg_depend dep on dep.refobjid = a.attrelid AND dep.deptype = 'i' and dep.refobjsubid = a.attnum and dep.classid = dep.refclassid
+WHERE NOT a.attisdropped AND c.relkind not in ('i','I','c') AND c.oid='events'::regclass
+ORDER BY a.attnum
