@@ -9,14 +9,9 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/checkpoint"
-	"streamdb/config"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/storage"
 	"streamdb/types"
-
-	"gopkg.in/yaml.v3"
-	"os"
 )
 
 // checkpointColumns is the schema of SHOW CHECKPOINTS and of the system
@@ -128,104 +123,4 @@ func (e *Engine) checkpointNow(ctx context.Context) (string, error) {
 		return "", sqlerr.New(sqlerr.InternalError, "checkpoint %d failed: %v", m.ID, err)
 	}
 	return "CHECKPOINT", nil
-}
-
-// serverOnlySettings are chosen by whoever runs the server and never by a
-// client: directories (a client that could point them elsewhere could make
-// the server write, read or delete outside its own directories) and the
-// TLS files and policy (a client could turn the TLS requirement off).
-// restartSetting reports whether a server setting takes effect only at the
-// next start (SET refuses it, ALTER SYSTEM
-// SET saves it for then; pg_settings.context "postmaster").
-func restartSetting(key string) bool {
-	return key == config.StateBackend || key == config.MaxConnections || key == config.MaxQueryLength || serverOnlySettings[key]
-}
-
-var serverOnlySettings = map[string]bool{
-	config.StateCheckpointsDir: true, config.StateSavepointsDir: true,
-	config.SSLCertFile: true, config.SSLKeyFile: true, config.SSLRequireRemote: true,
-}
-
-// setServerSetting applies SET / ALTER SYSTEM SET of a server setting; ALTER
-// SYSTEM also persists it in the data directory's auto file.
-func (e *Engine) setServerSetting(n *front.Set) error {
-	e.cfgMu.Lock()
-	defer e.cfgMu.Unlock()
-	value := n.Value
-	if n.Reset {
-		value = config.Defaults().Values[n.Name]
-	}
-	next := e.cfg.Clone()
-	if err := next.Set(n.Name, value); err != nil {
-		return sqlerr.New(sqlerr.InvalidParameterValue, "%s", err.Error())
-	}
-	if serverOnlySettings[n.Name] && !n.Reset {
-		// As PostgreSQL does for data_directory: 55P02, SET and ALTER
-		// SYSTEM SET alike. RESET (back to the default) stays allowed.
-		what := "cannot be changed"
-		if !n.System {
-			what = "cannot be changed without restarting the server"
-		}
-		return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q %s", n.Name, what).
-			WithHint("This is set only where the server is started: put %s in the --config file or set %s (or the flag), then restart the server.", n.Name, config.EnvName(n.Name))
-	}
-	restartOnly := restartSetting(n.Name)
-	if restartOnly && !n.System && next.Values[n.Name] != e.cfg.Values[n.Name] {
-		return sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q cannot be changed without restarting the server", n.Name).
-			WithHint("Use ALTER SYSTEM SET and restart, or set it in the --config file.")
-	}
-	if n.System {
-		if err := persistAuto(e.cfg.AutoFile(), n.Name, value, n.Reset); err != nil {
-			return sqlerr.New(sqlerr.ConfigFileError, "could not write %s: %v", e.cfg.AutoFile(), err)
-		}
-	}
-	if restartOnly {
-		e.log.Info("setting saved; it takes effect at the next start", "key", n.Name, "value", value)
-		return nil
-	}
-	e.cfg.Values[n.Name] = next.Values[n.Name]
-	switch n.Name {
-	case config.ExecutionBarrierInterval:
-		e.rt.SetInterval(e.cfg.Duration(n.Name))
-	case config.ExecutionCheckpointingMode:
-		e.rt.SetAligned(e.cfg.Values[n.Name] != "at_least_once")
-	case config.StateCacheGroupsPerOperator:
-		e.rt.SetGroupCache(e.cfg.Int(n.Name))
-	case config.StateCacheJoinKeysPerSide:
-		e.rt.SetJoinCache(e.cfg.Int(n.Name))
-	case config.StateCacheTopNRowsPerOperator:
-		e.rt.SetTopNCache(e.cfg.Int(n.Name))
-	case config.StateMemoryBudget:
-		e.rt.SetMemoryBudget(e.cfg.Int(n.Name))
-	case config.SynchronousCommit:
-		if warning := e.broker.SetSynchronousCommit(e.cfg.SynchronousCommit()); warning != "" {
-			e.log.Warn(warning)
-		}
-	}
-	e.log.Info("setting changed", "key", n.Name, "value", e.cfg.Values[n.Name], "persistent", n.System)
-	return nil
-}
-
-// persistAuto rewrites the ALTER SYSTEM file with key set (or removed).
-func persistAuto(path, key, value string, reset bool) error {
-	values := map[string]string{}
-	if data, err := os.ReadFile(path); err == nil {
-		if err := yaml.Unmarshal(data, &values); err != nil {
-			return err
-		}
-	}
-	if reset {
-		delete(values, key)
-	} else {
-		values[key] = value
-	}
-	data, err := yaml.Marshal(values)
-	if err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append([]byte("# Written by ALTER SYSTEM SET; overrides the --config file.\n"), data...), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -328,7 +328,7 @@ func (e *Engine) streamOwner() (string, error) {
 	if g.owner != "" {
 		return g.owner, nil
 	}
-	path := filepath.Join(e.cfg.DataDir, ownerFile)
+	path := filepath.Join(e.node.DataDir(), ownerFile)
 	data, err := os.ReadFile(path)
 	if err == nil && len(strings.TrimSpace(string(data))) > 0 {
 		g.owner = strings.TrimSpace(string(data))
@@ -342,7 +342,7 @@ func (e *Engine) streamOwner() (string, error) {
 		return "", err
 	}
 	owner := hex.EncodeToString(id[:])
-	tmp, err := os.CreateTemp(e.cfg.DataDir, ownerFile+".tmp*")
+	tmp, err := os.CreateTemp(e.node.DataDir(), ownerFile+".tmp*")
 	if err != nil {
 		return "", err
 	}

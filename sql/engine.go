@@ -8,8 +8,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -17,8 +15,8 @@ import (
 	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/checkpoint"
-	"streamdb/config"
 	"streamdb/exec"
+	"streamdb/node"
 	"streamdb/pgwire"
 	"streamdb/sink"
 	"streamdb/storage"
@@ -36,17 +34,19 @@ import (
 //  2. stateMu, exclusive while ROLLBACK TO or ALTER MATERIALIZED VIEW
 //     replaces state (always under ddlMu); shared by reads and by table
 //     commits.
-//  3. The checkpoint coordinator's Exclusive, taken under stateMu.
+//  3. The checkpoint coordinator's Exclusive, taken under stateMu (also
+//     by node.Node.ReplaceState, which ROLLBACK TO calls there).
 //  4. The tables' changelog locks: tableLog.mu of several tables in table
 //     id order, then tableLog.imu.
 //  5. catMu, the live catalog (objs).
-//  6. Leaves, held without taking any lock above: asOfMu, ackMu, cfgMu,
-//     and the registries' own mutexes (dropped streams, roles, progress
-//     jobs, backends, purge). cfgMu is held while a setting is applied to
-//     the runtime and the broker (their internal locks come after it),
-//     and the coordinator takes it through checkpointSettings.
+//  6. Leaves, held without taking any lock above: asOfMu, ackMu, the
+//     node's settings lock (node.Node: Setting, CheckpointSettings,
+//     ChangeSetting), and the registries' own mutexes (dropped streams,
+//     roles, progress jobs, backends, purge).
 type Engine struct {
-	cfg    *config.Config
+	// node owns the components below (their opening, settings, state
+	// swap and shutdown); the engine keeps them at hand.
+	node   *node.Node
 	log    *slog.Logger
 	store  *storage.Store
 	broker *broker.Broker
@@ -54,12 +54,6 @@ type Engine struct {
 	coord  *checkpoint.Coordinator
 	// publisher publishes the sinks' outboxes (package sink).
 	publisher *sink.Publisher
-	// fence, when not nil, says whether this server may still commit
-	// (sql/fence.go).
-	fence Fence
-
-	// cfgMu guards cfg.Values, which SET and ALTER SYSTEM SET change.
-	cfgMu sync.RWMutex
 
 	// stateMu is held shared by queries while they read state and
 	// exclusively by a rollback while it replaces all state.
@@ -102,278 +96,58 @@ type Engine struct {
 	replay map[string]uint64
 }
 
-// runningMarker exists in the data directory while a server runs; finding
-// it at start means the last run did not shut down cleanly.
-const runningMarker = "RUNNING"
-
-// Open starts the engine: the broker (embedded NATS unless cfg.NATSURL is
-// set), the state store (recovered from a checkpoint when asked to or after
-// an unclean shutdown), the runtime, every view in the catalog, and
-// periodic checkpoints.
-func Open(cfg *config.Config, log *slog.Logger) (*Engine, error) {
-	return OpenMember(cfg, log, nil)
-}
-
-// Member is what a server of an --ha-group shares with its group.
-type Member struct {
-	// Fence says whether this server may still commit.
-	Fence Fence
-	// Roles keeps the users, owners and grants where the server that
-	// takes over reads them.
-	Roles RoleReplica
-	// Ctx, when cancelled (a signal while the server takes over), stops
-	// the download of the checkpoint to restore; Open then fails.
-	Ctx context.Context
-}
-
-// OpenMember opens the engine of a member of an --ha-group: it commits
-// only while m.Fence allows it, and keeps its roles in m.Roles. A nil m
-// is a server of no group (Open).
-func OpenMember(cfg *config.Config, log *slog.Logger, m *Member) (*Engine, error) {
-	var fence Fence
-	var roles RoleReplica
-	ctx := context.Background()
-	if m != nil {
-		if m.Ctx != nil {
-			ctx = m.Ctx
-		}
-		fence = m.Fence
-		if m.Roles != nil {
-			roles = fencedRoles{fence: fence, r: m.Roles}
-		}
+// Open starts the engine over n, opened by node.Open: it loads the
+// catalog and starts every view, then the node's runtime, checkpoints and
+// sink publisher. roles, when not nil, keeps the users, owners and grants
+// where the server of an --ha-group that takes over reads them. When Open
+// fails, it closes what node.Open opened.
+func Open(n *node.Node, log *slog.Logger, roles RoleReplica) (*Engine, error) {
+	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), rt: n.Runtime(), coord: n.Coordinator(),
+		objs: map[string]*catalog.Descriptor{}, asOf: map[string]*asOfState{}}
+	if roles != nil {
+		roles = fencedRoles{check: n.CheckFence, r: roles}
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	var b *broker.Broker
 	var err error
-	if cfg.NATSURL != "" {
-		if b, err = broker.Connect(cfg.NATSURL); err == nil {
-			log.Warn("with --nats-url, streamdb sets no NATS permissions: tables' changelogs (subjects streamdb.table.> and tables' own subjects) and their JetStream streams are only as safe as that server's permissions make them")
-		}
-	} else {
-		var pw string
-		if pw, err = cfg.NATSProducerPassword(); err == nil {
-			b, err = broker.StartEmbeddedWith(broker.EmbeddedOptions{
-				Listen: cfg.NATSListen, StoreDir: cfg.NATSDir(), CredentialsDir: cfg.DataDir, ProducerPassword: pw,
-			})
-		}
-		if err == nil {
-			log.Info("embedded NATS: tables' subjects are written by streamdb only", "producers_connect", b.ProducerAccess())
-		}
-	}
-	if err != nil {
+	if e.roles, err = openRoles(n.DataDir(), roles); err != nil {
+		n.Abandon()
 		return nil, err
-	}
-	b.SetStreamReplicas(int(cfg.Int(config.NatsStreamReplicas)))
-	if warning := b.SetSynchronousCommit(cfg.SynchronousCommit()); warning != "" {
-		log.Warn(warning)
-	}
-	log.Info("durability of acknowledged writes", config.SynchronousCommit, cfg.Values[config.SynchronousCommit], "survives", b.SyncMode())
-	store, err := openState(ctx, cfg, b, log)
-	if err != nil {
-		b.Close()
-		return nil, err
-	}
-	e := &Engine{cfg: cfg, log: log, store: store, broker: b, fence: fence, objs: map[string]*catalog.Descriptor{}, asOf: map[string]*asOfState{}}
-	if e.roles, err = openRoles(cfg.DataDir, roles); err != nil {
-		store.Close()
-		b.Close()
-		return nil, err
-	}
-	e.rt = exec.NewRuntime(store, b, log, cfg.Duration(config.ExecutionBarrierInterval))
-	e.rt.SetAligned(cfg.Values[config.ExecutionCheckpointingMode] != "at_least_once")
-	e.rt.SetGroupCache(cfg.Int(config.StateCacheGroupsPerOperator))
-	e.rt.SetJoinCache(cfg.Int(config.StateCacheJoinKeysPerSide))
-	e.rt.SetTopNCache(cfg.Int(config.StateCacheTopNRowsPerOperator))
-	e.rt.SetMemoryBudget(cfg.Int(config.StateMemoryBudget))
-	if e.coord, err = checkpoint.NewCoordinator(e.checkpointSettings, store, e.rt, log); err != nil {
-		store.Close()
-		b.Close()
-		return nil, err
-	}
-	if err := e.openRemotes(); err != nil {
-		store.Close()
-		b.Close()
-		return nil, err
-	}
-	if fence != nil {
-		e.coord.SetUploadFence(e.confirmFence)
 	}
 	if err := e.loadCatalog(); err != nil {
-		e.rt.Close()
-		store.Close()
-		b.Close()
+		n.Abandon()
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(cfg.DataDir, runningMarker), []byte(fmt.Sprint(os.Getpid())), 0o644); err != nil {
-		e.rt.Close()
-		store.Close()
-		b.Close()
+	if err := n.MarkRunning(); err != nil {
+		n.Abandon()
 		return nil, err
 	}
 	// Tables replay their changelogs from the restored positions; reads
 	// wait for that replay, as after a rollback.
 	e.noteReplay(context.Background())
-	e.rt.Start()
 	e.startPurging()
-	e.coord.Start()
-	e.publisher = sink.NewPublisher(store, b.JS, e.sinkGate, log)
-	e.publisher.Start()
+	n.Start()
+	e.publisher = n.Publisher()
 	return e, nil
 }
 
-// openState opens the state store, first restoring a checkpoint into it
-// when --restore-from names one, or after an unclean shutdown (the newest
-// usable checkpoint; damaged or half-written ones are skipped). The memory
-// backend starts from the newest checkpoint every time.
-func openState(ctx context.Context, cfg *config.Config, b *broker.Broker, log *slog.Logger) (*storage.Store, error) {
-	memory := cfg.Values[config.StateBackend] == "memory"
-	_, markerErr := os.Stat(filepath.Join(cfg.DataDir, runningMarker))
-	unclean := markerErr == nil
-	var from *checkpoint.Meta
-	// Points downloaded from a bucket go to a scratch directory, removed
-	// once the state is restored (RestoreState hard-links what it keeps).
-	scratch := filepath.Join(cfg.DataDir, remoteScratch)
-	os.RemoveAll(scratch)
-	defer os.RemoveAll(scratch)
-	switch {
-	case checkpoint.IsRemote(cfg.RestoreFrom):
-		m, err := fetchRemotePoint(ctx, cfg.RestoreFrom, b, scratch)
-		if err == nil && m == nil {
-			err = fmt.Errorf("%s holds no whole checkpoint", cfg.RestoreFrom)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--restore-from: %w", err)
-		}
-		from = m
-	case cfg.RemoteCheckpoints() != "" && freshDataDir(cfg, memory):
-		// A new machine (or a lost data directory): start from the
-		// newest whole checkpoint in the bucket, if it holds one.
-		m, err := fetchRemotePoint(ctx, cfg.RemoteCheckpoints(), b, scratch)
-		if err != nil {
-			return nil, fmt.Errorf("state.checkpoints.dir: %w", err)
-		}
-		if m == nil {
-			log.Info("checkpoint bucket holds no checkpoint: starting empty", "bucket", cfg.RemoteCheckpoints())
-		}
-		from = m
-	case cfg.RestoreFrom != "":
-		m, err := checkpoint.Verify(cfg.RestoreFrom)
-		if err != nil {
-			return nil, fmt.Errorf("--restore-from: %w", err)
-		}
-		from = m
-	case unclean || memory:
-		// The newest usable checkpoint in any directory the server has
-		// used (or a newer savepoint), never older than the last DDL.
-		m, err := checkpoint.ChooseRecovery(checkpoint.RecoveryOptions{
-			DataDir: cfg.DataDir, CheckpointsDir: cfg.CheckpointsDir(), SavepointsDir: cfg.SavepointsDir(),
-			PreferCheckpoint: cfg.Bool(config.ExecutionCheckpointingPreferCheckpointForRecovery),
-		}, log)
-		if err != nil {
-			return nil, err
-		}
-		from = m
-		if unclean && m == nil && !memory {
-			log.Warn("unclean shutdown and no usable checkpoint: recovering from the live state directory")
-		}
-	}
-	if from != nil {
-		log.Info("recovering from checkpoint", "dir", from.Dir, "id", from.ID, "epoch", from.Epoch, "taken", from.CompletedAt)
-	}
-	if memory {
-		store, err := storage.OpenMemory()
-		if err != nil || from == nil {
-			return store, err
-		}
-		start := time.Now()
-		if err := store.ImportSnapshot(filepath.Join(from.Dir, checkpoint.StateDir)); err != nil {
-			store.Close()
-			return nil, fmt.Errorf("restore %s: %w", from.Dir, err)
-		}
-		log.Info("restored state", "took", time.Since(start))
-		return store, nil
-	}
-	if from != nil {
-		start := time.Now()
-		if from.Backend == "memory" {
-			return nil, fmt.Errorf("%s is a memory-backend snapshot; start with state.backend = memory to restore it", from.Dir)
-		}
-		if err := checkpoint.RestoreState(from, cfg.StateDir()); err != nil {
-			return nil, fmt.Errorf("restore %s: %w", from.Dir, err)
-		}
-		log.Info("restored state", "took", time.Since(start))
-	}
-	return storage.Open(cfg.StateDir())
-}
-
 // checkpointSettings reads the current checkpoint settings.
-func (e *Engine) checkpointSettings() checkpoint.Settings {
-	e.cfgMu.RLock()
-	defer e.cfgMu.RUnlock()
-	c := e.cfg
-	s := checkpoint.Settings{
-		Interval:             c.Duration(config.ExecutionCheckpointingInterval),
-		MinPause:             c.Duration(config.ExecutionCheckpointingMinPause),
-		Timeout:              c.Duration(config.ExecutionCheckpointingTimeout),
-		MaxConcurrent:        int(c.Int(config.ExecutionCheckpointingMaxConcurrentCheckpoints)),
-		TolerableFailures:    int(c.Int(config.ExecutionCheckpointingTolerableFailedCheckpoints)),
-		NumRetained:          int(c.Int(config.StateCheckpointsNumRetained)),
-		RetainOnCancellation: c.Values[config.ExecutionCheckpointingExternalizedCheckpointRetention] != "delete_on_cancellation",
-		Async:                c.Bool(config.StateBackendAsync),
-		Incremental:          c.Bool(config.StateBackendIncremental),
-		Backend:              c.Values[config.StateBackend],
-		MemoryLimit:          c.Int(config.StateBackendMemoryMaxSize),
-		Dir:                  c.CheckpointsDir(),
-		SavepointsDir:        c.SavepointsDir(),
-		DataDir:              c.DataDir,
-	}
-	if e.fence != nil {
-		s.Fence = e.confirmFence
-	}
-	return s
-}
+func (e *Engine) checkpointSettings() checkpoint.Settings { return e.node.CheckpointSettings() }
 
 // setting reads one setting.
-func (e *Engine) setting(key string) string {
-	e.cfgMu.RLock()
-	defer e.cfgMu.RUnlock()
-	return e.cfg.Values[key]
-}
+func (e *Engine) setting(key string) string { return e.node.Setting(key) }
 
 // NATSURL is the URL producers can publish to.
 func (e *Engine) NATSURL() string { return e.broker.URL }
 
-// Close shuts down cleanly: periodic checkpoints stop, views stop, the
-// memory backend writes a final snapshot, and checkpoints are kept or
-// deleted as externalized-checkpoint-retention says.
+// Close shuts down cleanly: changelog purges stop, open checkpoints of
+// AS OF close once unused, then the node shuts down (node.Node.Close).
 func (e *Engine) Close() error {
-	e.publisher.Stop()
-	e.coord.StopPeriodic()
 	e.stopPurging()
-	e.rt.Close()
 	e.asOfMu.Lock()
 	for dir, st := range e.asOf {
 		e.retireLocked(dir, st)
 	}
 	e.asOfMu.Unlock()
-	s := e.checkpointSettings()
-	if s.Backend == "memory" {
-		if _, err := e.coord.Take(context.Background(), checkpoint.TriggerShutdown); err != nil {
-			e.log.Error("final snapshot of the memory backend failed", "err", err)
-		}
-	}
-	e.coord.Stop() // waits for checkpoints that sessions started
-	if s.Backend != "memory" && !s.RetainOnCancellation {
-		e.coord.DeleteAll()
-	}
-	err := e.store.Close()
-	e.broker.Close()
-	if err == nil {
-		os.Remove(filepath.Join(e.cfg.DataDir, runningMarker))
-	}
-	return err
+	return e.node.Close()
 }
 
 // loadCatalog reads every object and restarts the views, in creation order

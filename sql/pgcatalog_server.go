@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"streamdb/config"
+	"streamdb/node"
 	"streamdb/types"
 )
 
@@ -40,7 +41,7 @@ func init() {
 			for _, s := range config.Settings {
 				seen[s.Key] = true
 				context := "superuser"
-				if restartSetting(s.Key) {
+				if node.RestartSetting(s.Key) {
 					context = "postmaster"
 				}
 				value := e.setting(s.Key)

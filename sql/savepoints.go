@@ -275,25 +275,15 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 	err = func() error {
 		e.stateMu.Lock()
 		defer e.stateMu.Unlock()
-		err := e.coord.Exclusive(func() error {
-			e.rt.StopAll()
+		carry := func() (func(uint64) error, error) {
 			e.tables.reset()
-			carry, err := captureSinks(e.store)
+			sinks, err := captureSinks(e.store)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			epoch := e.rt.CommittedEpoch()
-			if err := e.store.ReplaceAll(src, epoch); err != nil {
-				return err
-			}
-			if err := restoreSinks(e.store, carry, epoch); err != nil {
-				return err
-			}
-			// Views start together once all are rebuilt: a view that reads
-			// another's changes must be wired before that one takes input.
-			defer e.rt.StartDeferred()
-			return e.loadCatalog()
-		})
+			return func(epoch uint64) error { return restoreSinks(e.store, sinks, epoch) }, nil
+		}
+		err := e.node.ReplaceState(src, carry, e.loadCatalog)
 		if err == nil {
 			e.noteReplay(ctx)
 		}

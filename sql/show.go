@@ -9,6 +9,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/config"
+	"streamdb/node"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -163,7 +164,9 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 		if n.System {
 			tag = "ALTER SYSTEM"
 		}
-		return command(func(context.Context) (string, error) { return tag, s.e.setServerSetting(n) }), nil
+		return command(func(context.Context) (string, error) {
+			return tag, s.e.node.ChangeSetting(node.SettingChange{Key: n.Name, Value: n.Value, Reset: n.Reset, System: n.System})
+		}), nil
 	}
 	tag := "SET"
 	if n.Reset {

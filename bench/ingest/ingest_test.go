@@ -31,6 +31,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/config"
+	"streamdb/node"
 	"streamdb/pgwire"
 	"streamdb/sql"
 	"streamdb/types"
@@ -174,7 +175,11 @@ func BenchmarkIngest(b *testing.B) {
 	cfg.NATSListen = freeAddr(b)
 	cfg.Values["execution.checkpointing.interval"] = "0"
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng, err := sql.Open(cfg, log)
+	nd, err := node.Open(cfg, log, node.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, err := sql.Open(nd, log, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"streamdb/admin"
 	"streamdb/config"
+	"streamdb/node"
 	"streamdb/pgwire"
 	"streamdb/sql"
 )
@@ -173,7 +174,8 @@ func run(args []string) error {
 	}()
 	var member *groupMember
 	var lost <-chan struct{}
-	opts := &sql.Member{Ctx: startCtx}
+	opts := node.Options{Ctx: startCtx}
+	var roles sql.RoleReplica
 	if hf.group != "" {
 		if member, err = haJoin(startCtx, cfg, hf, hs, log); err != nil {
 			if errors.Is(err, errStoppedAsStandby) {
@@ -182,9 +184,9 @@ func run(args []string) error {
 			}
 			return err
 		}
-		opts.Fence, opts.Roles, lost = member.lease, member.roles, member.lease.Lost()
+		opts.Fence, roles, lost = member.lease, member.roles, member.lease.Lost()
 	}
-	engine, err := sql.OpenMember(cfg, log, opts)
+	engine, err := openEngine(cfg, log, opts, roles)
 	cancelStart()
 	<-watched
 	if member != nil {
@@ -264,4 +266,14 @@ func run(args []string) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// openEngine opens the server's node (NATS, the state, the runtime and
+// checkpoints), then the SQL engine over it.
+func openEngine(cfg *config.Config, log *slog.Logger, opts node.Options, roles sql.RoleReplica) (*sql.Engine, error) {
+	n, err := node.Open(cfg, log, opts)
+	if err != nil {
+		return nil, err
+	}
+	return sql.Open(n, log, roles)
 }

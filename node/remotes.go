@@ -1,4 +1,4 @@
-package sql
+package node
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // and state.savepoints.dir name (nats-object://BUCKET[?replicas=N]), on
 // the server's own NATS connection, and has the coordinator upload to
 // them. One bucket may hold both.
-func (e *Engine) openRemotes() error {
+func (n *Node) openRemotes() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	opened := map[string]*checkpoint.Remote{}
@@ -34,26 +34,26 @@ func (e *Engine) openRemotes() error {
 		if r := opened[u.Bucket]; r != nil {
 			return r, nil
 		}
-		r, err := checkpoint.OpenRemote(ctx, e.broker.JS, u.Bucket, u.Replicas)
+		r, err := checkpoint.OpenRemote(ctx, n.broker.JS, u.Bucket, u.Replicas)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}
 		opened[u.Bucket] = r
-		e.log.Info("checkpoint bucket", "setting", key, "bucket", u.Bucket, "replicas", u.Replicas)
+		n.log.Info("checkpoint bucket", "setting", key, "bucket", u.Bucket, "replicas", u.Replicas)
 		return r, nil
 	}
-	cks, err := open(config.StateCheckpointsDir, e.cfg.RemoteCheckpoints())
+	cks, err := open(config.StateCheckpointsDir, n.cfg.RemoteCheckpoints())
 	if err != nil {
 		return err
 	}
-	sps, err := open(config.StateSavepointsDir, e.cfg.RemoteSavepoints())
+	sps, err := open(config.StateSavepointsDir, n.cfg.RemoteSavepoints())
 	if err != nil {
 		return err
 	}
 	if cks == nil && sps == nil {
 		return nil
 	}
-	return e.coord.SetRemote(ctx, cks, sps)
+	return n.coord.SetRemote(ctx, cks, sps)
 }
 
 // parseRemoteSetting reads a bucket setting; it names a bucket, never a
