@@ -62,8 +62,11 @@ func Binary(op string, l, r Expr) (Expr, error) {
 	case "LIKE", "ILIKE":
 		return like(op, l, r, false)
 	}
-	l, r, err := unify(l, r)
+	l, r, err := unifyTimeOfDay(op, l, r)
 	if err != nil {
+		return nil, err
+	}
+	if l, r, err = unify(l, r); err != nil {
 		return nil, err
 	}
 	switch op {

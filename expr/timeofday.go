@@ -139,6 +139,35 @@ func timeOfDayArith(op string, l, r Expr) (e Expr, ok bool, err error) {
 	return e, true, err
 }
 
+// unifyTimeOfDay resolves an unknown literal added to or subtracted from
+// a time of day as PostgreSQL does where the other operand's type does not
+// apply: time + '...' is time + interval (there is no time + time, and
+// interval is preferred over date), timetz - '...' is timetz - interval,
+// and timetz + '...' is ambiguous (42725).
+func unifyTimeOfDay(op string, l, r Expr) (Expr, Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	if op != "+" && op != "-" || !(lt.IsTimeOfDay() && rt == types.Unknown || rt.IsTimeOfDay() && lt == types.Unknown) {
+		return l, r, nil
+	}
+	tod := lt
+	if rt != types.Unknown {
+		tod = rt
+	}
+	var err error
+	switch {
+	case op == "+" && tod == types.TimeTZ:
+		return nil, nil, sqlerr.New(sqlerr.AmbiguousFunction, "operator is not unique: %s + %s", lt, rt).
+			WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+	case op == "-" && tod == types.Time || lt == types.Unknown && op == "-":
+		// time - '...' is time - time; '...' - time(tz) is left to unify.
+	case lt == types.Unknown:
+		l, err = Cast(l, types.Interval)
+	default:
+		r, err = Cast(r, types.Interval)
+	}
+	return l, r, err
+}
+
 // dateAddTime is date + time (a timestamp) and date + timetz (the
 // timestamptz of that local time in the value's zone), as PostgreSQL's
 // datetime_timestamp and datetimetz_timestamptz.
