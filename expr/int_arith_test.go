@@ -47,13 +47,19 @@ func TestIntArith(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.op, err)
 		}
-		got, err := e.Eval(types.Row{c.b})
-		if sqlerr.Code(err) != c.code {
-			t.Errorf("%v::%s %s %v: error %v, want SQLSTATE %q", c.a, c.t, c.op, c.b, err, c.code)
-			continue
-		}
-		if err == nil && (got.K != c.want.K || got.I != c.want.I) {
-			t.Errorf("%v::%s %s %v = %v, want %v", c.a, c.t, c.op, c.b, got, c.want)
+		// Eval reads the integers of its arguments; Fn2 takes datums.
+		for how, eval := range map[string]func() (types.Datum, error){
+			"Eval": func() (types.Datum, error) { return e.Eval(types.Row{c.b}) },
+			"Fn2":  func() (types.Datum, error) { return e.(*Func).Fn2(c.a, c.b) },
+		} {
+			got, err := eval()
+			if sqlerr.Code(err) != c.code {
+				t.Errorf("%s: %v::%s %s %v: error %v, want SQLSTATE %q", how, c.a, c.t, c.op, c.b, err, c.code)
+				continue
+			}
+			if err == nil && (got.K != c.want.K || got.I != c.want.I) {
+				t.Errorf("%s: %v::%s %s %v = %v, want %v", how, c.a, c.t, c.op, c.b, got, c.want)
+			}
 		}
 	}
 }
@@ -69,5 +75,37 @@ func TestNegateInt(t *testing.T) {
 	}
 	if d, err := e.Eval(types.Row{types.NewInt(5)}); err != nil || d.I != -5 {
 		t.Errorf("-(5::smallint) = %v, %v", d, err)
+	}
+}
+
+// TestIntArithNested checks a call whose argument is another call:
+// (c0 * 2) % c1, with NULLs and errors coming from either.
+func TestIntArithNested(t *testing.T) {
+	c0, c1 := &ColRef{Idx: 0, T: types.Int8}, &ColRef{Idx: 1, T: types.Int8}
+	mul, err := Binary("*", c0, &Const{D: types.NewInt(2), T: types.Int8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Binary("%", mul, c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := types.NewInt
+	cases := []struct {
+		row  types.Row
+		want types.Datum
+		code string
+	}{
+		{types.Row{i(7), i(4)}, i(2), ""},
+		{types.Row{types.Null, i(4)}, types.Null, ""},
+		{types.Row{i(7), types.Null}, types.Null, ""},
+		{types.Row{i(math.MaxInt64), i(4)}, types.Null, sqlerr.NumericValueOutOfRange},
+		{types.Row{i(7), i(0)}, types.Null, sqlerr.DivisionByZero},
+	}
+	for _, c := range cases {
+		got, err := e.Eval(c.row)
+		if sqlerr.Code(err) != c.code || err == nil && (got.K != c.want.K || got.I != c.want.I) {
+			t.Errorf("(%v * 2) %% %v = %v, %v; want %v, SQLSTATE %q", c.row[0], c.row[1], got, err, c.want, c.code)
+		}
 	}
 }

@@ -348,6 +348,7 @@ func arith(op string, l, r Expr) (Expr, error) {
 func numericOp(op string, l, r Expr, t types.Type) Expr {
 	f := &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: t}
 	if t.IsInteger() {
+		f.ints = intKernel(op, t)
 		return binary(f, intArith(op, t))
 	}
 	var fn func(a, b types.Datum) (types.Datum, error)
@@ -365,35 +366,34 @@ func numericOp(op string, l, r Expr, t types.Type) Expr {
 }
 
 // intArith returns the integer operator op over values of type t, NULL
-// if either is NULL. Each operator is its own function, with no switch
-// per row: integer arithmetic is the group key of many views (k % 10).
+// if either is NULL.
 func intArith(op string, t types.Type) func(a, b types.Datum) (types.Datum, error) {
-	var fn func(a, b int64, t types.Type) (types.Datum, error)
-	switch op {
-	case "+":
-		fn = intAdd
-	case "-":
-		fn = intSub
-	case "*":
-		fn = intMul
-	case "/":
-		fn = intDiv
-	case "%":
-		return func(a, b types.Datum) (types.Datum, error) {
-			if a.IsNull() || b.IsNull() {
-				return types.Null, nil
-			}
-			return intMod(a.I, b.I)
-		}
-	default:
-		panic("intArith: operator " + op)
-	}
+	fn := intKernel(op, t)
 	return func(a, b types.Datum) (types.Datum, error) {
 		if a.IsNull() || b.IsNull() {
 			return types.Null, nil
 		}
-		return fn(a.I, b.I, t)
+		return fn(a.I, b.I)
 	}
+}
+
+// intKernel returns the integer operator op over values of type t that
+// are not NULL. Each operator is its own function, with no switch per
+// row: integer arithmetic is the group key of many views (k % 10).
+func intKernel(op string, t types.Type) func(a, b int64) (types.Datum, error) {
+	switch op {
+	case "+":
+		return func(a, b int64) (types.Datum, error) { return intAdd(a, b, t) }
+	case "-":
+		return func(a, b int64) (types.Datum, error) { return intSub(a, b, t) }
+	case "*":
+		return func(a, b int64) (types.Datum, error) { return intMul(a, b, t) }
+	case "/":
+		return func(a, b int64) (types.Datum, error) { return intDiv(a, b, t) }
+	case "%":
+		return intMod
+	}
+	panic("intKernel: operator " + op)
 }
 
 func outOfRange(t types.Type) error {
