@@ -170,21 +170,10 @@ func decodeDateTime(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 						}
 						ptype = 0
 					}
-					if fmask&mTime == mTime {
-						return r, dtBadFormat
-					}
-					cp := strings.IndexByte(f.s, '-')
-					if cp < 0 {
-						return r, dtBadFormat
-					}
-					if e := decodeTimezone(f.s[cp:], &r.tz); e != dtOK {
-						return r, e
-					}
 					var e dtErr
-					if tmask, e = decodeNumberField(f.s[:cp], fmask, tm, &is2digits); e < 0 {
+					if tmask, e = decodeTimeWithOffset(f.s, fmask, tm, &is2digits, &r.tz); e != dtOK {
 						return r, e
 					}
-					tmask |= mTZ
 				} else {
 					loc, ok := loadZone(f.orig)
 					if !ok {
@@ -443,6 +432,27 @@ func decodeDateTime(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 		return r, dtBadFormat
 	}
 	return r, dtOK
+}
+
+// decodeTimeWithOffset reads a time run together with an offset
+// ("040506-08"): the offset into tz, the digits as decodeNumberField
+// reads them given fmask.
+func decodeTimeWithOffset(s string, fmask int, tm *pgTm, is2digits *bool, tz *int) (int, dtErr) {
+	if fmask&mTime == mTime {
+		return 0, dtBadFormat
+	}
+	cp := strings.IndexByte(s, '-')
+	if cp < 0 {
+		return 0, dtBadFormat
+	}
+	if e := decodeTimezone(s[cp:], tz); e != dtOK {
+		return 0, e
+	}
+	tmask, e := decodeNumberField(s[:cp], fmask, tm, is2digits)
+	if e < 0 {
+		return 0, e
+	}
+	return tmask | mTZ, dtOK
 }
 
 // applyMeridian turns a 12-hour clock's hour with AM or PM into 24-hour

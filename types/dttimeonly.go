@@ -33,21 +33,10 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 				}
 			case isDigit(f.s[0]):
 				// A time run together with an offset: 040506-08.
-				if fmask&mTime == mTime {
-					return r, dtBadFormat
-				}
-				cp := strings.IndexByte(f.s, '-')
-				if cp < 0 {
-					return r, dtBadFormat
-				}
-				if e := decodeTimezone(f.s[cp:], &r.tz); e != dtOK {
-					return r, e
-				}
 				var e dtErr
-				if tmask, e = decodeNumberField(f.s[:cp], fmask|mDate, tm, &is2digits); e < 0 {
+				if tmask, e = decodeTimeWithOffset(f.s, fmask|mDate, tm, &is2digits, &r.tz); e != dtOK {
 					return r, e
 				}
-				tmask |= mTZ
 			default:
 				loc, ok := loadZone(f.orig)
 				if !ok {
