@@ -1,6 +1,7 @@
 package types
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -47,6 +48,12 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 			}
 
 		case fieldTime:
+			if ptype != 0 { // the time after an ISO "T"
+				if ptype != unitTime {
+					return r, dtBadFormat
+				}
+				ptype = 0
+			}
 			var e dtErr
 			if tmask, e = decodeTime(f.s, tm); e != dtOK {
 				return r, e
@@ -200,8 +207,9 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 	return r, dtOK
 }
 
-// decodeLabeledTime reads a number after a unit label (h, m, s) or the
-// ISO "T" in time input.
+// decodeLabeledTime reads a number after a unit label (y, m, d, j, h, mm,
+// s) or the ISO "T" in time input, as DecodeTimeOnly: "m" is a month unless
+// a month and an hour came before it.
 func decodeLabeledTime(s string, ptype, fmask int, tm *pgTm, is2digits *bool) (int, dtErr) {
 	if ptype == unitTime {
 		tmask, e := decodeNumberField(s, fmask|mDate, tm, is2digits)
@@ -218,10 +226,33 @@ func decodeLabeledTime(s string, ptype, fmask int, tm *pgTm, is2digits *bool) (i
 		return 0, dtFieldOverflow
 	}
 	switch {
+	case ptype == unitYear && cp == "":
+		tm.year = int(v)
+		return mYear, dtOK
+	case ptype == unitMonth && cp == "" && fmask&mMonth != 0 && fmask&mHour != 0:
+		tm.min = int(v) // a second "m" after an hour: minutes
+		return mMinute, dtOK
+	case ptype == unitMonth && cp == "":
+		tm.mon = int(v)
+		return mMonth, dtOK
+	case ptype == unitDay && cp == "":
+		tm.mday = int(v)
+		return mDay, dtOK
+	case ptype == unitJulian && v >= 0 && (cp == "" || strings.HasPrefix(cp, ".")):
+		tm.year, tm.mon, tm.mday = j2date(int(v))
+		if cp == "" {
+			return mDate, dtOK
+		}
+		frac, err := strconv.ParseFloat(cp, 64)
+		if err != nil {
+			return 0, dtBadFormat
+		}
+		dt2time(frac*86400e6, tm)
+		return mDate | mTime, dtOK
 	case ptype == unitHour && cp == "":
 		tm.hour = int(v)
 		return mHour, dtOK
-	case (ptype == unitMinute || ptype == unitMonth) && cp == "":
+	case ptype == unitMinute && cp == "":
 		tm.min = int(v)
 		return mMinute, dtOK
 	case ptype == unitSecond:
