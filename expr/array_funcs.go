@@ -233,6 +233,9 @@ func arraySearch(name string, args []Expr) (Expr, error) {
 			return arrayValue(at, types.Int4), nil
 		}
 		start := 1
+		if len(elems) == 0 {
+			return types.Null, nil // before the start is checked, as in PostgreSQL
+		}
 		if len(v) == 3 {
 			if v[2].IsNull() {
 				return types.Null, sqlerr.New(sqlerr.NullValueNotAllowed, "initial position must not be null")

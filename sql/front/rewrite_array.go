@@ -56,6 +56,7 @@ func (r *rewriter) arrayPass() error {
 			if s < 0 {
 				return syntaxError(r.src, t)
 			}
+			s = operandStart(out, s)
 			if err := r.spend(len(out)-s, t); err != nil {
 				return err
 			}
@@ -75,4 +76,25 @@ func (r *rewriter) arrayPass() error {
 	}
 	r.toks = out
 	return nil
+}
+
+// operandStart extends the primary at out[s:] back over the arithmetic
+// and unary operators that bind tighter than a comparison, so that the
+// left operand of 2 - 1 = ANY (...) is 2 - 1 and that of -1 = ANY (...)
+// is -1.
+func operandStart(out []token, s int) int {
+	for s > 0 && out[s-1].isOp("+", "-", "*", "/", "%", "||", "^") {
+		if s == 1 || !endsOperand(out[s-2]) {
+			if out[s-1].isOp("-", "+") {
+				s-- // a unary sign
+			}
+			return s
+		}
+		p := primaryStart(out, s-2)
+		if p < 0 {
+			return s
+		}
+		s = p
+	}
+	return s
 }

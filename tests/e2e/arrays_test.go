@@ -142,6 +142,11 @@ var arrayExprs = []string{
 	`3 = ANY ('{1,2}'::int[])`,
 	`4 > ALL (ARRAY[1,2,3])`,
 	`'b' = ANY ('{a,b}'::text[])`,
+	`-1 = ANY (ARRAY[1,-1])`,
+	`2 - 1 = ALL ('{1}'::int[])`,
+	`'a' || 'b' = ANY ('{ab}'::text[])`,
+	`array_position('{}'::text[], 'a', NULL)`,
+	`array_position(ARRAY['a'], 'a', NULL)`,
 }
 
 // TestArraysLikePostgres runs every expression of arrayExprs through

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 )
 
 // argPools holds, per type key, edge inputs as typed SQL expressions. Every
@@ -41,6 +42,10 @@ var argPools = map[string][]string{
 		"'00:00:00.000001'::time", "'12:00'::time"},
 	"timetz": {"'00:00:00+00'::timetz", "'24:00:00-15:59'::timetz", "'12:00+02'::timetz", "'11:00+01'::timetz",
 		"'23:59:59.999999+15:59:59'::timetz", "'12:34:56.789-03:30'::timetz"},
+	"int4[]": {"'{}'::int4[]", "ARRAY[1,2,3]", "ARRAY[1,NULL]", "ARRAY[NULL::int4]", "ARRAY[2147483647,-2147483648]",
+		"ARRAY[3,1,2,1]", "'{1}'::int4[]", "ARRAY[1,2]"},
+	"text[]": {"'{}'::text[]", "ARRAY['a','b c']", "'{a,\"\",NULL,\"NULL\"}'::text[]", "ARRAY['x\\y','q\"']",
+		"ARRAY['abc','ABC','é']", "ARRAY['a']", "ARRAY[NULL::text]"},
 }
 
 // casts lists the SQL names to cast to, by type key.
@@ -48,6 +53,7 @@ var castNames = map[string]string{
 	"bool": "boolean", "int2": "smallint", "int4": "integer", "int8": "bigint", "float4": "real",
 	"float8": "double precision", "numeric": "numeric", "text": "text", "date": "date", "ts": "timestamp",
 	"tstz": "timestamptz", "interval": "interval", "time": "time", "timetz": "timetz",
+	"int4[]": "int4[]", "text[]": "text[]",
 }
 
 // randomArg returns an edge input of type key, NULL, or a random value.
@@ -84,6 +90,12 @@ func randomArg(r *rand.Rand, key string) string {
 		return cast(lit(randTimeOfDay(r)))
 	case "timetz":
 		return cast(lit(randTimeOfDay(r) + randZone(r)))
+	case "int4[]", "text[]":
+		elems := make([]string, r.IntN(5))
+		for i := range elems {
+			elems[i] = randomArg(r, key[:len(key)-2])
+		}
+		return "ARRAY[" + strings.Join(elems, ", ") + "]::" + castNames[key]
 	}
 	return pick(r, argPools[key]...)
 }
@@ -211,6 +223,34 @@ func opForms() []opForm {
 	}
 	add("make_time(%[1]s, %[2]s, %[3]s)", "int4", "int4", "float8")
 	add("make_time(12, 34, %[1]s)", "float8")
+	// Arrays.
+	for _, k := range []string{"int4[]", "text[]"} {
+		e := k[:len(k)-2]
+		for _, op := range []string{"<", "=", "<>", ">=", "@>", "<@", "&&", "||"} {
+			add("%[1]s "+op+" %[2]s", k, k)
+		}
+		add("%[1]s IS DISTINCT FROM %[2]s", k, k)
+		add("%[1]s || %[2]s", k, e)
+		add("%[1]s || %[2]s", e, k)
+		add("%[1]s = ANY (%[2]s)", e, k)
+		add("%[1]s <> ALL (%[2]s)", e, k)
+		add("(%[1]s)[%[2]s]", k, "int4")
+		for _, f := range []string{"cardinality", "array_ndims", "array_dims"} {
+			add(f+"(%[1]s)", k)
+		}
+		add("array_length(%[1]s, 1)", k)
+		add("array_upper(%[1]s, 1)", k)
+		add("array_to_string(%[1]s, ',', '*')", k)
+		for _, f := range []string{"array_position", "array_positions", "array_remove", "array_append"} {
+			add(f+"(%[1]s, %[2]s)", k, e)
+		}
+		add("array_position(%[1]s, %[2]s, %[3]s)", k, e, "int4")
+		add("array_replace(%[1]s, %[2]s, %[3]s)", k, e, e)
+		add("array_prepend(%[1]s, %[2]s)", e, k)
+		add("array_cat(%[1]s, %[2]s)", k, k)
+	}
+	add("CAST(%[1]s AS text[])", "int4[]")
+	add("CAST(%[1]s AS int4[])", "text[]")
 	add("CASE WHEN %[1]s THEN %[2]s ELSE %[3]s END", "bool", "int4", "numeric")
 	add("COALESCE(%[1]s, %[2]s)", "int8", "int2")
 	add("NULLIF(%[1]s, %[2]s)", "text", "text")
