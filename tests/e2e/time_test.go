@@ -17,8 +17,9 @@ import (
 // binary (its pgtype.Time); timetz, which pgx has no codec for, is read as
 // text and as raw binary (microseconds, then the zone in seconds west). A
 // table, a view over it and a view over a stream read back the same bytes
-// as PostgreSQL's table, in both formats, also after a restart; the
-// stream's JSON carries the times as text.
+// as PostgreSQL's table, in both formats, also after a restart, as does a
+// view with time and timetz constants; the stream's JSON carries the times
+// as text.
 func TestTimeDriver(t *testing.T) {
 	pg := testutil.StartPostgres(t)
 	srv := startServer(t)
@@ -45,6 +46,8 @@ func TestTimeDriver(t *testing.T) {
 	exec(t, conn, `CREATE STREAM tods (id int, t time, tz timetz) WITH (subject = 'time.tods')`,
 		`CREATE MATERIALIZED VIEW todv AS SELECT * FROM tod`,
 		`CREATE MATERIALIZED VIEW todsv AS SELECT * FROM tods`,
+		`CREATE MATERIALIZED VIEW todc AS SELECT id, t > time '12:00' AS pm, tz = timetz '12:34:56.789+02' AS eq, `+
+			`t - time '00:00:00.5' AS since FROM tod`,
 		`INSERT INTO tods SELECT * FROM tod`)
 	flush(t, conn)
 
@@ -113,9 +116,14 @@ func TestTimeDriver(t *testing.T) {
 		return nil
 	})
 	compare()
+	// A view with time and timetz constants reads the same after a restart.
+	const withConsts = `SELECT * FROM todc ORDER BY id`
+	consts := []string{"1 t t 12:34:56.289", "2 t f 23:59:59.5", "3 NULL f NULL"}
+	wantRows(t, conn, withConsts, consts...)
 	srv.Restart(t)
 	conn = srv.Conn(t)
 	compare()
+	wantRows(t, conn, withConsts, consts...)
 }
 
 // TestCurrentTimeShape: current_time, localtime and localtime(0) answer
