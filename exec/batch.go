@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"streamdb/catalog"
+	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -230,22 +231,40 @@ func sortRows(keys []plan.SortKey, rows []types.Row) ([]types.Row, error) {
 	type keyed struct {
 		row  types.Row
 		vals []types.Datum
+		// arrays holds the elements of the non-NULL array keys, which
+		// order element by element rather than by their text.
+		arrays [][]types.Datum
 	}
 	ks := make([]keyed, len(rows))
 	for i, row := range rows {
 		vals := make([]types.Datum, len(keys))
+		var arrays [][]types.Datum
 		for j, k := range keys {
 			v, err := k.Expr.Eval(row)
 			if err != nil {
 				return nil, err
 			}
 			vals[j] = v
+			if t := k.Expr.Type(); t.IsArray() && !v.IsNull() {
+				if arrays == nil {
+					arrays = make([][]types.Datum, len(keys))
+				}
+				elems, err := expr.ArrayValues(v, t)
+				if err != nil {
+					return nil, err
+				}
+				arrays[j] = append([]types.Datum{}, elems...) // non-nil when empty
+
+			}
 		}
-		ks[i] = keyed{row, vals}
+		ks[i] = keyed{row, vals, arrays}
 	}
 	sort.SliceStable(ks, func(a, b int) bool {
 		for j, k := range keys {
 			c := types.Compare(ks[a].vals[j], ks[b].vals[j])
+			if ks[a].arrays != nil && ks[b].arrays != nil && ks[a].arrays[j] != nil && ks[b].arrays[j] != nil {
+				c = expr.CompareArrays(ks[a].arrays[j], ks[b].arrays[j])
+			}
 			if c == 0 {
 				continue
 			}

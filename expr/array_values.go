@@ -162,6 +162,15 @@ func castArray(d types.Datum, src, t types.Type) (types.Datum, error) {
 	return arrayValue(elems, t.Elem()), nil
 }
 
+// ArrayValues reads the array value d of array type t into element datums
+// (NULL elements as NULL), for callers that order arrays (CompareArrays).
+func ArrayValues(d types.Datum, t types.Type) ([]types.Datum, error) {
+	return arrayElems(d, t.Elem())
+}
+
+// CompareArrays orders arrays read by ArrayValues as PostgreSQL does.
+func CompareArrays(a, b []types.Datum) int { return compareArrays(a, b) }
+
 // compareArrays orders arrays as PostgreSQL's btarraycmp: element by
 // element, NULL elements equal to each other and above every value, then
 // the shorter array first.

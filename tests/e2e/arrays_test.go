@@ -205,6 +205,9 @@ func TestArrayColumnsLikePostgres(t *testing.T) {
 		{`SELECT array_agg(id ORDER BY id) FROM arr`, ""},
 		{`SELECT array_agg(tags[1] ORDER BY tags[1]) FROM arr`, ""},
 		{`SELECT id FROM arr WHERE 2 = ANY (ns) ORDER BY id`, ""},
+		{`SELECT id, ns FROM arr ORDER BY ns, id`, ""},
+		{`SELECT id, tags FROM arr ORDER BY tags DESC, id`, ""},
+		{`SELECT id FROM arrsv ORDER BY ns DESC`, `SELECT id FROM arrs ORDER BY ns DESC`},
 	} {
 		want := c.pg
 		if want == "" {
