@@ -238,23 +238,29 @@ func (op *aggOp) newGroup(key types.Row) *aggGroup {
 // argument values, its group key) is evaluated before any state changes,
 // so a row that fails to evaluate is skipped whole (see viewErrors).
 func (op *aggOp) Push(c *Chunk) error {
+	if len(op.argVals) != len(op.calls) {
+		op.argVals = make([]types.Datum, len(op.calls))
+	}
+	vals := op.argVals
 rows:
 	for i, row := range c.Rows {
-		vals := op.argVals[:0]
-		for _, call := range op.calls {
-			v := types.Null
-			if call.Arg != nil {
-				var err error
-				if v, err = call.Arg.Eval(row); err != nil {
+		for j, call := range op.calls {
+			switch a := call.Arg.(type) {
+			case nil:
+				vals[j] = types.Null
+			case *expr.ColRef:
+				vals[j] = row[a.Idx]
+			default:
+				v, err := a.Eval(row)
+				if err != nil {
 					if err := op.errs.skip("aggregate", err); err != nil {
 						return err
 					}
 					continue rows
 				}
+				vals[j] = v
 			}
-			vals = append(vals, v)
 		}
-		op.argVals = vals
 		g, err := op.groupOf(row)
 		if err != nil {
 			// A group key that fails to evaluate is the row's error; a
