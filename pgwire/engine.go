@@ -35,6 +35,13 @@ type Session interface {
 	Close()
 }
 
+// CursorDescriber is implemented by sessions whose SQL cursors (DECLARE)
+// are portals too, as in PostgreSQL: Describe of a portal that the
+// protocol did not bind answers with the cursor's row shape.
+type CursorDescriber interface {
+	CursorColumns(name string) ([]types.Column, bool)
+}
+
 // IdleInTransactionTimeouter is implemented by sessions that bound how long
 // they may sit idle inside a transaction block (PostgreSQL's
 // idle_in_transaction_session_timeout): past it, the connection ends with

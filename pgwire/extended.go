@@ -131,6 +131,12 @@ func (c *conn) describe(m *pgproto3.Describe) {
 	case 'P':
 		p, ok := c.portals[m.Name]
 		if !ok {
+			if d, isD := c.sess.(CursorDescriber); isD && m.Name != "" {
+				if cols, found := d.CursorColumns(m.Name); found {
+					c.describeRows(cols, nil)
+					return
+				}
+			}
 			c.extError(sqlerr.New(sqlerr.InvalidCursorName, "portal \"%s\" does not exist", m.Name))
 			return
 		}

@@ -212,3 +212,14 @@ func (s *session) fetchPrepared(n *front.Fetch, c *feedCursor, timeout *time.Dur
 }
 
 var errFetchTimeout = errors.New("fetch timeout")
+
+// CursorColumns is the row shape of the cursor named name (pgwire's
+// CursorDescriber): a cursor DECLAREd in SQL is also a portal of the
+// protocol, which clients (psycopg 3) Describe.
+func (s *session) CursorColumns(name string) ([]types.Column, bool) {
+	c, ok := s.cursors()[name]
+	if !ok {
+		return nil, false
+	}
+	return c.cols, true
+}

@@ -3,9 +3,11 @@ package e2e
 import (
 	"database/sql"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/lib/pq"
 
 	"streamdb/tests/testutil"
@@ -13,8 +15,8 @@ import (
 
 // TestArrayParameters: Go slices bind as array parameters and read back
 // as slices, through pgx (binary parameters and results) and lib/pq
-// (pq.Array: text), in a cast ($1::int8[]), in = ANY ($1) and into an
-// array column.
+// (pq.Array: text), in a cast ($1::int8[]), in = ANY ($1), into an
+// array column, and through pgx's CopyFrom (binary COPY).
 func TestArrayParameters(t *testing.T) {
 	srv := startServer(t)
 	ctx := testutil.Context(t, 2*time.Minute)
@@ -42,6 +44,14 @@ func TestArrayParameters(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT tags, ns FROM items WHERE tags @> $1`, []string{"y"}).Scan(&tags, &ns); err != nil ||
 		!slices.Equal(tags, []string{"x", "y"}) || !slices.Equal(ns, []int64{4, 5}) {
 		t.Errorf("pgx array columns: %q %v, %v", tags, ns, err)
+	}
+	// pgx's CopyFrom sends arrays in COPY's binary format.
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"items"}, []string{"id", "tags", "ns"},
+		pgx.CopyFromRows([][]any{{10, []string{"c d", "e"}, []int64{-1}}, {11, []string{}, nil}})); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.SortedRows(t, conn, `SELECT id, tags, ns, cardinality(tags) FROM items WHERE id >= 10`); strings.Join(got, ";") != `10|{"c d",e}|{-1}|2;11|{}|NULL|0` {
+		t.Errorf("pgx CopyFrom with arrays: %q", got)
 	}
 
 	db, err := sql.Open("postgres", srv.DSN())

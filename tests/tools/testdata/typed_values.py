@@ -12,6 +12,7 @@ import sys
 
 import psycopg
 import psycopg2
+import sqlalchemy as sa
 
 DSN = sys.argv[1]
 
@@ -88,6 +89,16 @@ def transactions(label, conn):
         return got
     check(f"{label} commit and rollback", commit_rollback)
 
+    def named_cursor():
+        with conn.cursor(name="walk") as cur:
+            cur.itersize = 2
+            cur.execute("SELECT id, tags FROM typed ORDER BY id")
+            first = cur.fetchmany(2)
+            rest = cur.fetchall()
+        conn.commit()
+        return first, rest
+    check(f"{label} named cursor", named_cursor)
+
 
 conn2 = psycopg2.connect(DSN)
 conn2.autocommit = True
@@ -101,3 +112,23 @@ with psycopg.connect(DSN, autocommit=True) as conn3:
     checks("psycopg3 binary", conn3, binary=True)
 with psycopg.connect(DSN) as conn3:
     transactions("psycopg3", conn3)
+
+# SQLAlchemy (over psycopg2; the installed SQLAlchemy has no psycopg 3
+# dialect): a transaction rolled back and one committed, with arrays.
+engine = sa.create_engine("postgresql+psycopg2://" + DSN.split("://", 1)[1])
+
+
+def sqlalchemy_transactions():
+    with engine.connect() as conn:
+        tx = conn.begin()
+        conn.execute(sa.text("INSERT INTO typed (id, tags) VALUES (:id, :tags)"), {"id": 200, "tags": ["r"]})
+        tx.rollback()
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO typed (id, tags) VALUES (:id, :tags)"), {"id": 201, "tags": ["s", None]})
+    with engine.begin() as conn:
+        got = conn.execute(sa.text("SELECT id, tags FROM typed WHERE id >= 200")).all()
+        conn.execute(sa.text("DELETE FROM typed WHERE id >= 200"))
+    return got
+
+
+check("sqlalchemy transactions", sqlalchemy_transactions)
