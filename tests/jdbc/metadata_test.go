@@ -25,7 +25,7 @@ func publicLines(out string) string {
 }
 
 // TestMetadataMatchesPostgres: DatabaseMetaData.getTables and getColumns
-// answer for streamdb's tables what they answer for the same table in
+// answer for streamdb's tables and materialized views what they answer in
 // PostgreSQL 15, through the catalog queries pgjdbc 42.5 sends (pg_class,
 // pg_namespace, pg_description with a regclass cast, pg_attribute, pg_type,
 // pg_attrdef, the ~ operator, a window function over a subquery), and
@@ -34,7 +34,8 @@ func TestMetadataMatchesPostgres(t *testing.T) {
 	testutil.JDBCJar(t)
 	pg := testutil.StartPostgres(t)
 	srv := testutil.StartServer(t, testutil.ServerOptions{})
-	script := []string{metadataSchema, `\meta getTables`, `\meta getColumns accounts`, `\meta getCatalogs`}
+	script := []string{metadataSchema, "CREATE MATERIALIZED VIEW acct_names AS SELECT id, name FROM accounts",
+		`\meta getTables`, `\meta getColumns accounts`, `\meta getCatalogs`}
 	pgURL := fmt.Sprintf("jdbc:postgresql://127.0.0.1:%d/postgres?user=postgres", pg.Port)
 	sdbURL := fmt.Sprintf("jdbc:postgresql://127.0.0.1:%d/streamdb?user=streamdb", srv.Port)
 	want := testutil.RunJDBC(t, pgURL, script...)
@@ -51,7 +52,7 @@ func TestMetadataMatchesPostgres(t *testing.T) {
 	if schemas != pgSchemas || !strings.Contains(schemas, "\npublic\tNULL\n") {
 		t.Errorf("getSchemas:\n got %q\nPostgreSQL %q", schemas, pgSchemas)
 	}
-	for _, w := range []string{"\tpublic\taccounts\tTABLE\t", "\tpublic\taccounts_pkey\tINDEX\t", "\taccounts\tbalance\t2\tnumeric\t10\t"} {
+	for _, w := range []string{"\tpublic\taccounts\tTABLE\t", "\tpublic\tacct_names\tMATERIALIZED VIEW\t", "\tpublic\taccounts_pkey\tINDEX\t", "\taccounts\tbalance\t2\tnumeric\t10\t"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("streamdb's metadata lacks %q:\n%s", w, got)
 		}
