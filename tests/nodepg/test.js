@@ -117,6 +117,22 @@ async function compatibleChecks(client) {
     await client.query('DROP TABLE nodepg_tx');
   });
 
+  await check('COPY FROM STDIN and TO STDOUT (pg-copy-streams)', async () => {
+    const { from, to } = require('pg-copy-streams');
+    const { pipeline } = require('node:stream/promises');
+    const { Readable, Writable } = require('node:stream');
+    await client.query('CREATE TABLE nodepg_copy (id int PRIMARY KEY, tags text[])');
+    const data = '1\t{a,"b c"}\n2\t\\N\n';
+    await pipeline(Readable.from([data]), client.query(from('COPY nodepg_copy FROM STDIN')));
+    const chunks = [];
+    await pipeline(client.query(to('COPY (SELECT id, tags FROM nodepg_copy ORDER BY id) TO STDOUT')),
+      new Writable({ write(c, _enc, cb) { chunks.push(c); cb(); } }));
+    assert.equal(Buffer.concat(chunks).toString(), data);
+    const res = await client.query('SELECT tags FROM nodepg_copy ORDER BY id');
+    assert.deepEqual(res.rows, [{ tags: ['a', 'b c'] }, { tags: null }]);
+    await client.query('DROP TABLE nodepg_copy');
+  });
+
   await check('error carries SQLSTATE 42P01', async () => {
     await assert.rejects(client.query('SELECT * FROM no_such_table'), (err) => {
       assert.equal(err.code, '42P01', `code ${err.code}: ${err.message}`);
