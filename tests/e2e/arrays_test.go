@@ -167,7 +167,7 @@ func TestArraysLikePostgres(t *testing.T) {
 // TestArrayColumnsLikePostgres: array columns of a table, a materialized
 // view over it and a view over a stream (JSON arrays in the events) read
 // back as PostgreSQL's table does, in text and binary, through the array
-// operators, unnest and array_agg.
+// operators, unnest and array_agg, and after a restart.
 func TestArrayColumnsLikePostgres(t *testing.T) {
 	pg := testutil.StartPostgres(t)
 	srv := startServer(t)
@@ -195,7 +195,16 @@ func TestArrayColumnsLikePostgres(t *testing.T) {
 		}
 		return nil
 	})
+	// The views' plans, array operators and functions included, are
+	// read back after a restart.
+	exec(t, conn, `CREATE MATERIALIZED VIEW arrops AS SELECT id, ARRAY[id, 2] AS a, ns || 0 AS b, array_position(ns, 2) AS p,
+		ns = '{1,2}' AS e, tags <@ '{a,b,c}' AS c, array_remove(ns, 1) AS r FROM arr`)
+	flush(t, conn)
+	srv.Restart(t)
+	conn = srv.Conn(t)
 	for _, c := range []struct{ streamdb, pg string }{
+		{`SELECT * FROM arrops ORDER BY id`, `SELECT id, ARRAY[id, 2] AS a, ns || 0 AS b, array_position(ns, 2) AS p,
+		ns = '{1,2}' AS e, tags <@ '{a,b,c}' AS c, array_remove(ns, 1) AS r FROM arr ORDER BY id`},
 		{`SELECT * FROM arr ORDER BY id`, ""},
 		{`SELECT * FROM arrv ORDER BY id`, `SELECT * FROM arr ORDER BY id`},
 		{`SELECT * FROM arrx ORDER BY id`, `SELECT id, tags || 'x'::text AS t2, cardinality(ns) AS c, ns[1] AS first, ns @> '{1}' AS has1 FROM arr ORDER BY id`},
