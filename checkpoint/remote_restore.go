@@ -63,25 +63,3 @@ func FetchRemote(ctx context.Context, r *Remote, name, parent string) (*Meta, er
 	}
 	return r.Download(ctx, m, dir)
 }
-
-// RestoreNewestRemote replaces stateDir with the state of the newest
-// whole checkpoint in bucket r (a checkpoint whose metadata is not in the
-// bucket, or whose files are missing or damaged, is never used). The
-// download goes to scratch, which is removed afterwards, so the returned
-// checkpoint's Dir no longer exists. It returns nil, and leaves stateDir
-// alone, when the bucket holds no checkpoint. The server must not have
-// stateDir open.
-func RestoreNewestRemote(ctx context.Context, r *Remote, scratch, stateDir string) (*Meta, error) {
-	defer os.RemoveAll(scratch)
-	m, err := FetchRemote(ctx, r, "", scratch)
-	if err != nil || m == nil {
-		return nil, err
-	}
-	if m.Backend == "memory" {
-		return nil, fmt.Errorf("checkpoint %d in bucket %s is a memory-backend snapshot; start with state.backend = memory to restore it", m.ID, r.Bucket)
-	}
-	if err := RestoreState(m, stateDir); err != nil {
-		return nil, fmt.Errorf("restore checkpoint %d of bucket %s: %w", m.ID, r.Bucket, err)
-	}
-	return m, nil
-}

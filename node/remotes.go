@@ -109,24 +109,3 @@ func fetchRemotePoint(ctx context.Context, loc string, b *broker.Broker, scratch
 	}
 	return checkpoint.FetchRemote(ctx, r, u.Name, scratch)
 }
-
-// RestoreNewestRemote restores the newest whole checkpoint of the bucket
-// state.checkpoints.dir names into cfg's state directory (replacing it),
-// for a server that is not running on that data directory; nil when the
-// bucket holds none. A standby that takes over calls it before Open.
-func RestoreNewestRemote(cfg *config.Config, js jetstream.JetStream) (*checkpoint.Meta, error) {
-	u, err := parseRemoteSetting(config.StateCheckpointsDir, cfg.RemoteCheckpoints())
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	r, err := checkpoint.BindRemote(ctx, js, u.Bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return checkpoint.RestoreNewestRemote(ctx, r, filepath.Join(cfg.DataDir, remoteScratch), cfg.StateDir())
-}
