@@ -90,13 +90,7 @@ func benchWindowJoin(b *testing.B, m int) {
 	s := startServer(b, "", map[string]string{"execution.checkpointing.interval": "0"})
 	defer s.Kill(b)
 	conn := s.Conn(b)
-	for _, st := range []string{"wa", "wb"} {
-		execTimed(b, conn, fmt.Sprintf("CREATE STREAM %s (k BIGINT, v BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (subject = 'bench.%s')", st, st))
-	}
-	execTimed(b, conn, `CREATE MATERIALIZED VIEW wj AS
-		SELECT a.window_start, count(*) AS n
-		FROM TUMBLE(wa, ts, INTERVAL '1' SECOND) a JOIN TUMBLE(wb, ts, INTERVAL '1' SECOND) b
-		ON a.k = b.k AND a.window_start = b.window_start GROUP BY a.window_start`)
+	createWindowJoin(b, conn, "wa", "wb", "wj")
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 	// Event i of each stream: key i % 1000 at base + i ms, so each
 	// 1-second window holds each key once per side.
@@ -120,6 +114,20 @@ func benchWindowJoin(b *testing.B, m int) {
 	report.Add(joinStateBench, cas, "RSS at the end / after the first quarter", rss[1]/rss[0], "ratio")
 	_, peak := rssMB(s.PID())
 	report.Add(joinStateBench, cas, "server peak RSS", peak, "MiB")
+}
+
+// createWindowJoin creates streams left and right (k, v, ts with a
+// 1-second watermark delay, on subjects bench.<name>) and view, which
+// counts per 1-second TUMBLE window the rows of the two that share a key
+// and a window.
+func createWindowJoin(b *testing.B, conn *pgx.Conn, left, right, view string) {
+	for _, st := range []string{left, right} {
+		execTimed(b, conn, fmt.Sprintf("CREATE STREAM %s (k BIGINT, v BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (subject = 'bench.%s')", st, st))
+	}
+	execTimed(b, conn, fmt.Sprintf(`CREATE MATERIALIZED VIEW %s AS
+		SELECT a.window_start, count(*) AS n
+		FROM TUMBLE(%s, ts, INTERVAL '1' SECOND) a JOIN TUMBLE(%s, ts, INTERVAL '1' SECOND) b
+		ON a.k = b.k AND a.window_start = b.window_start GROUP BY a.window_start`, view, left, right))
 }
 
 // publishBoth publishes events from..upto-1 of gen to both streams of

@@ -49,13 +49,7 @@ func BenchmarkWindowJoinSteady(b *testing.B) {
 	s := startServer(b, "", nil)
 	defer stopServer(b, s)
 	conn := s.Conn(b)
-	for _, st := range []string{"sa", "sb"} {
-		execTimed(b, conn, fmt.Sprintf("CREATE STREAM %s (k BIGINT, v BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (subject = 'bench.%s')", st, st))
-	}
-	execTimed(b, conn, `CREATE MATERIALIZED VIEW swj AS
-		SELECT a.window_start, count(*) AS n
-		FROM TUMBLE(sa, ts, INTERVAL '1' SECOND) a JOIN TUMBLE(sb, ts, INTERVAL '1' SECOND) b
-		ON a.k = b.k AND a.window_start = b.window_start GROUP BY a.window_start`)
+	createWindowJoin(b, conn, "sa", "sb", "swj")
 	// Pair i: key i on both streams at the same instant, so it joins
 	// itself only, in one window.
 	pr := startPacedProducer(b, s.NATSURL(), pairs, func(p *asyncPublisher, i int64) error {
