@@ -21,7 +21,7 @@ func Rebuild(name string, infix bool, args []Expr, t types.Type, mod types.Modif
 		return nil, err
 	}
 	f, ok := e.(*Func)
-	if ok && t == types.Text && f.T.IsArray() && f.Name == name && f.Infix == infix && sameArgs(f.Args, args) {
+	if ok && t == types.Text && f.T.IsArray() && f.Name == name && f.Infix == infix && changedArg(f.Args, args) < 0 {
 		// A record written before arrays had types of their own (the
 		// array constructor, string_to_array, ... were text): the view
 		// keeps its text column, whose values are the array's text form
@@ -31,24 +31,27 @@ func Rebuild(name string, infix bool, args []Expr, t types.Type, mod types.Modif
 	if !ok || f.Name != name || f.Infix != infix || f.T != t || f.Mod != mod || len(f.Args) != len(args) {
 		return nil, fmt.Errorf("%s(%d arguments) of type %s rebuilds as %s", name, len(args), t, describeRebuilt(e))
 	}
-	for i := range args {
-		if f.Args[i] != args[i] {
-			return nil, fmt.Errorf("%s rebuilds with argument %d changed to %s", name, i+1, f.Args[i])
-		}
+	if i := changedArg(f.Args, args); i >= 0 {
+		return nil, fmt.Errorf("%s rebuilds with argument %d changed to %s", name, i+1, f.Args[i])
 	}
 	return f, nil
 }
 
-func sameArgs(a, b []Expr) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+// changedArg is the index of the first argument of got that is not the
+// same expression (by identity) as want's, or -1 when both lists hold the
+// same arguments. When one list is a prefix of the other, the first index
+// past the shorter one differs: a caller that indexes got with the result
+// must have checked the lengths first.
+func changedArg(got, want []Expr) int {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return i
 		}
 	}
-	return true
+	if len(got) != len(want) {
+		return min(len(got), len(want))
+	}
+	return -1
 }
 
 func describeRebuilt(e Expr) string {

@@ -41,3 +41,29 @@ func TestRebuildTextArrayRecords(t *testing.T) {
 		t.Fatal("array of int4 recorded as bigint rebuilt")
 	}
 }
+
+// TestRebuildRefusesChangedArguments checks that a record whose call
+// would be built with an argument cast again (here the int4 operand of an
+// int4 + int8 sum, or of an array of int4 and int8) is refused, naming
+// the argument, instead of being rebuilt as a different call; the text
+// fallback for old array records does not apply to such a record either.
+func TestRebuildRefusesChangedArguments(t *testing.T) {
+	args := []Expr{&ColRef{Idx: 0, T: types.Int4}, &ColRef{Idx: 1, T: types.Int8}}
+	_, err := Rebuild("+", true, args, types.Int8, types.Modifier{})
+	if err == nil || err.Error() != "+ rebuilds with argument 1 changed to "+castOf(t, args[0], types.Int8) {
+		t.Fatalf("int4 + int8 recorded without its cast: got %v", err)
+	}
+	if e, err := Rebuild("array", false, args, types.Text, types.Modifier{}); err == nil {
+		t.Fatalf("array of int4 and int8 recorded as text without its cast rebuilt as %s", e)
+	}
+}
+
+// castOf is how the cast of e to to prints.
+func castOf(t *testing.T, e Expr, to types.Type) string {
+	t.Helper()
+	c, err := Cast(e, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.String()
+}
