@@ -4,7 +4,6 @@ import (
 	"math/rand"
 	"testing"
 
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -17,24 +16,7 @@ import (
 func TestCountedSetView(t *testing.T) {
 	seed := int64(7)
 	rng := rand.New(rand.NewSource(seed))
-	prefix := ViewTablePrefix(9)
-	type side struct {
-		store     *storage.Store
-		op        *materializeOp
-		committed uint64
-	}
-	var sides []*side
-	for _, mode := range []MaterializeMode{Counted, CountedSet} {
-		s := &side{store: memoryStore(t)}
-		var err error
-		s.op, err = newMaterializeOp(mode, nil, prefix, storage.StatePrefix(9, viewMetaIndex), s.store,
-			groupLimit{max: func() int64 { return 3 }, committed: func() uint64 { return s.committed }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sides = append(sides, s)
-	}
-	table := func(s *side) string { return viewTable(t, s.store, prefix, 2) }
+	sides := []*viewSide{newViewSide(t, Counted, 3), newViewSide(t, CountedSet, 3)}
 	live := map[int64]int64{} // key -> its row's v
 	rows := 0
 	for epoch := uint64(1); epoch <= 300; epoch++ {
@@ -53,20 +35,9 @@ func TestCountedSetView(t *testing.T) {
 			live[k] = v
 		}
 		for _, s := range sides {
-			if err := s.op.Push(c); err != nil {
-				t.Fatal(err)
-			}
-			b := s.store.NewBatch()
-			if err := s.op.Barrier(Epoch{ID: epoch, Batch: b}); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.store.Commit(b, false); err != nil {
-				t.Fatal(err)
-			}
-			b.Close()
-			s.committed = epoch
+			s.epoch(t, c, epoch, false)
 		}
-		if a, b := table(sides[0]), table(sides[1]); a != b {
+		if a, b := sides[0].table(t, 2), sides[1].table(t, 2); a != b {
 			t.Fatalf("seed %d epoch %d: view tables differ\ncounts read: %s\nset:         %s", seed, epoch, a, b)
 		}
 		rows = max(rows, len(live))
