@@ -46,7 +46,9 @@ func waitCheckpoints(t *testing.T, conn *pgx.Conn, n int, timeout time.Duration,
 
 // TestSettingInterval: periodic checkpoints start execution.checkpointing.
 // interval apart; SET ... = 0 stops them; a server configured with 0 takes
-// none at all (only DDL and manual ones).
+// none at all (only DDL and manual ones). SET execution.barrier.interval
+// reaches the barrier loop: a server started with barriers an hour apart
+// commits epochs again at the new interval.
 func TestSettingInterval(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, testutil.ServerOptions{ConfigFile: writeConfig(t,
@@ -78,7 +80,8 @@ func TestSettingInterval(t *testing.T) {
 	}
 
 	// Configured off from the start: only the DDL checkpoint.
-	srv0 := startServer(t, testutil.ServerOptions{ConfigFile: writeConfig(t, "execution.checkpointing.interval=0")})
+	srv0 := startServer(t, testutil.ServerOptions{ConfigFile: writeConfig(t,
+		"execution.checkpointing.interval=0", "execution.barrier.interval=1h")})
 	conn0 := srv0.Conn(t)
 	testutil.MustExec(t, conn0, "CREATE STREAM s (x BIGINT) WITH (subject = 's', format = 'json')")
 	for _, c := range checkpoints(t, conn0) {
@@ -86,6 +89,15 @@ func TestSettingInterval(t *testing.T) {
 			t.Errorf("interval 0 from the config file, yet a %s checkpoint: %v", c.Trigger, c)
 		}
 	}
+
+	// Barriers an hour apart, and no periodic checkpoint: only the barrier
+	// loop's ticker can commit epochs now, so more epochs within the
+	// poll's deadline mean the SET reached it.
+	testutil.MustExec(t, conn0, "SET execution.barrier.interval = '20ms'")
+	if s := setting(t, conn0, "execution.barrier.interval"); s != "20ms" {
+		t.Errorf("SHOW execution.barrier.interval = %q after SET to 20ms", s)
+	}
+	srv0.WaitEpochs(t, 5)
 }
 
 func startGaps(cs []ckpt) []string {
