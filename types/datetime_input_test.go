@@ -58,6 +58,7 @@ var inputFormCases = []struct {
 	{in: "2020-01-05 13:05 AM", t: Timestamp, code: "22008"},
 	{in: "Jan 5 04:05:06 2020 PST", t: Timestamptz, out: "2020-01-05 12:05:06+00"},
 	{in: "20200105T040506.5", t: Timestamp, out: "2020-01-05 04:05:06.5"},
+	{in: "20200105 T T12:30", t: Timestamp, code: "22007"},
 	{in: "2020-01-01 allballs", t: Timestamp, out: "2020-01-01 00:00:00"},
 	{in: "2020-01-01 12:00:00.1234567", t: Timestamp, out: "2020-01-01 12:00:00.123457"},
 	{in: "2020-01-01 12:00:00.0000005", t: Timestamp, out: "2020-01-01 12:00:00"},

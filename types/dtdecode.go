@@ -164,11 +164,8 @@ func decodeDateTime(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 				// With a date already, this is a zone name with
 				// punctuation, or a run-together time with an offset.
 				if isDigit(f.s[0]) || ptype != 0 {
-					if ptype != 0 {
-						if ptype != unitTime {
-							return r, dtBadFormat
-						}
-						ptype = 0
+					if e := takeISOTime(&ptype); e != dtOK {
+						return r, e
 					}
 					var e dtErr
 					if tmask, e = decodeTimeWithOffset(f.s, fmask, tm, &is2digits, &r.tz); e != dtOK {
@@ -191,11 +188,8 @@ func decodeDateTime(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 			}
 
 		case fieldTime:
-			if ptype != 0 {
-				if ptype != unitTime {
-					return r, dtBadFormat
-				}
-				ptype = 0
+			if e := takeISOTime(&ptype); e != dtOK {
+				return r, e
 			}
 			var e dtErr
 			if tmask, e = decodeTime(f.s, tm); e != dtOK {
@@ -215,68 +209,12 @@ func decodeDateTime(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 			if ptype != 0 {
 				// A number after a label: "y2001m02d04", "j2451187",
 				// or the time after an ISO "t".
-				v, cp, of := strtol(f.s, 32)
-				if of {
-					return r, dtFieldOverflow
+				var julian bool
+				var e dtErr
+				if tmask, julian, e = decodeLabeledNumber(f.s, ptype, fmask, tm, &is2digits); e != dtOK {
+					return r, e
 				}
-				if strings.HasPrefix(cp, ".") {
-					if ptype != unitJulian && ptype != unitTime && ptype != unitSecond {
-						return r, dtBadFormat
-					}
-				} else if cp != "" {
-					return r, dtBadFormat
-				}
-				val := int(v)
-				switch ptype {
-				case unitYear:
-					tm.year, tmask = val, mYear
-				case unitMonth:
-					if fmask&mMonth != 0 && fmask&mHour != 0 {
-						tm.min, tmask = val, mMinute
-					} else {
-						tm.mon, tmask = val, mMonth
-					}
-				case unitDay:
-					tm.mday, tmask = val, mDay
-				case unitHour:
-					tm.hour, tmask = val, mHour
-				case unitMinute:
-					tm.min, tmask = val, mMinute
-				case unitSecond:
-					tm.sec, tmask = val, mSecond
-					if cp != "" {
-						fs, e := parseFractionalSecond(cp)
-						if e != dtOK {
-							return r, e
-						}
-						tm.fsec, tmask = fs, mAllSecs
-					}
-				case unitJulian:
-					if val < 0 {
-						return r, dtFieldOverflow
-					}
-					tmask = mDate
-					tm.year, tm.mon, tm.mday = j2date(val)
-					isJulian = true
-					if cp != "" {
-						frac, err := strconv.ParseFloat(cp, 64)
-						if err != nil {
-							return r, dtBadFormat
-						}
-						dt2time(frac*86400e6, tm)
-						tmask |= mTime
-					}
-				case unitTime:
-					var e dtErr
-					if tmask, e = decodeNumberField(f.s, fmask|mDate, tm, &is2digits); e < 0 {
-						return r, e
-					}
-					if tmask != mTime {
-						return r, dtBadFormat
-					}
-				default:
-					return r, dtBadFormat
-				}
+				isJulian = isJulian || julian
 				ptype = 0
 				r.special = 0
 				break
@@ -301,27 +239,22 @@ func decodeDateTime(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 			}
 
 		case fieldString, fieldSpecial:
-			typ, val, ab := kwType(0), 0, zoneAbbrev{}
-			isAbbrev := false
-			if a, ok := zoneAbbrevs[f.s]; ok {
-				ab, isAbbrev = a, true
-			} else if kw, ok := dateKeywords[keywordKey(f.s)]; ok {
-				typ, val = kw.typ, kw.val
+			ab, isAbbrev, kw := lookupWord(f.s)
+			typ, val := kw.typ, kw.val
+			if t, ok := applyModifier(kw, &r.tz, &mer, &bc); ok {
+				tmask = t
+				break
 			}
 			switch {
-			case isAbbrev && ab.zone != "":
-				loc, ok := loadZone(ab.zone)
-				if !ok {
-					return r, dtBadFormat
-				}
-				namedTz = loc
-				tmask = mDynTZ | mTZ
 			case isAbbrev:
-				tmask = mTZ
-				if ab.dst {
-					tmask |= mDTZ
+				loc, t, e := abbrevZone(ab, &r.tz)
+				if e != dtOK {
+					return r, e
 				}
-				r.tz = -ab.offset
+				if loc != nil {
+					namedTz = loc
+				}
+				tmask = t
 			case typ == kwIgnore:
 				continue
 			case typ == kwReserved:
@@ -360,27 +293,12 @@ func decodeDateTime(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 				}
 				haveTextMonth = true
 				tm.mon = val
-			case typ == kwDTZMod:
-				tmask = mDTZMod | mDTZ
-				r.tz -= val
-			case typ == kwAMPM:
-				tmask = mAMPM
-				mer = val
-			case typ == kwADBC:
-				tmask = mADBC
-				bc = val == 1
 			case typ == kwDOW:
 				tmask = mDOW
 			case typ == kwUnits:
 				ptype = val
 			case typ == kwISOTime:
-				if fmask&mDate != mDate {
-					return r, dtBadFormat
-				}
-				if i >= len(fields)-1 {
-					return r, dtBadFormat
-				}
-				if n := fields[i+1].typ; n != fieldNumber && n != fieldTime && n != fieldDate {
+				if fmask&mDate != mDate || !isoTimeFollows(fields, i) {
 					return r, dtBadFormat
 				}
 				ptype = val

@@ -1,7 +1,6 @@
 package types
 
 import (
-	"strconv"
 	"strings"
 	"time"
 )
@@ -48,11 +47,8 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 			}
 
 		case fieldTime:
-			if ptype != 0 { // the time after an ISO "T"
-				if ptype != unitTime {
-					return r, dtBadFormat
-				}
-				ptype = 0
+			if e := takeISOTime(&ptype); e != dtOK {
+				return r, e
 			}
 			var e dtErr
 			if tmask, e = decodeTime(f.s, tm); e != dtOK {
@@ -68,7 +64,7 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 		case fieldNumber:
 			if ptype != 0 {
 				var e dtErr
-				if tmask, e = decodeLabeledTime(f.s, ptype, fmask, tm, &is2digits); e != dtOK {
+				if tmask, _, e = decodeLabeledNumber(f.s, ptype, fmask, tm, &is2digits); e != dtOK {
 					return r, e
 				}
 				ptype = 0
@@ -93,26 +89,22 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 			}
 
 		case fieldString, fieldSpecial:
-			typ, val := kwType(0), 0
-			ab, isAbbrev := zoneAbbrevs[f.s]
-			if !isAbbrev {
-				if kw, ok := dateKeywords[keywordKey(f.s)]; ok {
-					typ, val = kw.typ, kw.val
-				}
+			ab, isAbbrev, kw := lookupWord(f.s)
+			typ, val := kw.typ, kw.val
+			if t, ok := applyModifier(kw, &r.tz, &mer, &bc); ok {
+				tmask = t
+				break
 			}
 			switch {
-			case isAbbrev && ab.zone != "":
-				loc, ok := loadZone(ab.zone)
-				if !ok {
-					return r, dtBadFormat
-				}
-				abbrevTz, tmask = loc, mDynTZ|mTZ
 			case isAbbrev:
-				tmask = mTZ
-				if ab.dst {
-					tmask |= mDTZ
+				loc, t, e := abbrevZone(ab, &r.tz)
+				if e != dtOK {
+					return r, e
 				}
-				r.tz = -ab.offset
+				if loc != nil {
+					abbrevTz = loc
+				}
+				tmask = t
 			case typ == kwIgnore:
 				continue
 			case typ == kwReserved && val == rsvNow:
@@ -124,13 +116,6 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 				tm.hour, tm.min, tm.sec = 0, 0, 0
 			case typ == kwReserved:
 				return r, dtBadFormat
-			case typ == kwDTZMod:
-				tmask = mDTZMod | mDTZ
-				r.tz -= val
-			case typ == kwAMPM:
-				tmask, mer = mAMPM, val
-			case typ == kwADBC:
-				tmask, bc = mADBC, val == 1
 			case typ == kwMonth || typ == kwDOW:
 				return r, dtBadFormat // DecodeTimeOnly has no month or weekday names
 			case typ == kwUnits:
@@ -139,10 +124,7 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 				}
 				ptype = val
 			case typ == kwISOTime:
-				if ptype != 0 || i >= nf-1 {
-					return r, dtBadFormat
-				}
-				if n := fields[i+1].typ; n != fieldNumber && n != fieldTime && n != fieldDate {
+				if ptype != 0 || !isoTimeFollows(fields, i) {
 					return r, dtBadFormat
 				}
 				ptype = val
@@ -205,72 +187,6 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 		return r, dtBadFormat
 	}
 	return r, dtOK
-}
-
-// decodeLabeledTime reads a number after a unit label (y, m, d, j, h, mm,
-// s) or the ISO "T" in time input, as DecodeTimeOnly: "m" is a month unless
-// a month and an hour came before it.
-func decodeLabeledTime(s string, ptype, fmask int, tm *pgTm, is2digits *bool) (int, dtErr) {
-	if ptype == unitTime {
-		tmask, e := decodeNumberField(s, fmask|mDate, tm, is2digits)
-		if e < 0 {
-			return 0, e
-		}
-		if tmask != mTime {
-			return 0, dtBadFormat
-		}
-		return tmask, dtOK
-	}
-	v, cp, of := strtol(s, 32)
-	if of {
-		return 0, dtFieldOverflow
-	}
-	switch {
-	case ptype == unitYear && cp == "":
-		tm.year = int(v)
-		return mYear, dtOK
-	case ptype == unitMonth && cp == "" && fmask&mMonth != 0 && fmask&mHour != 0:
-		tm.min = int(v) // a second "m" after an hour: minutes
-		return mMinute, dtOK
-	case ptype == unitMonth && cp == "":
-		tm.mon = int(v)
-		return mMonth, dtOK
-	case ptype == unitDay && cp == "":
-		tm.mday = int(v)
-		return mDay, dtOK
-	case ptype == unitJulian && v >= 0 && (cp == "" || strings.HasPrefix(cp, ".")):
-		tm.year, tm.mon, tm.mday = j2date(int(v))
-		if cp == "" {
-			return mDate, dtOK
-		}
-		frac, err := strconv.ParseFloat(cp, 64)
-		if err != nil {
-			return 0, dtBadFormat
-		}
-		dt2time(frac*86400e6, tm)
-		return mDate | mTime, dtOK
-	case ptype == unitHour && cp == "":
-		tm.hour = int(v)
-		return mHour, dtOK
-	case ptype == unitMinute && cp == "":
-		tm.min = int(v)
-		return mMinute, dtOK
-	case ptype == unitSecond:
-		tm.sec = int(v)
-		if cp == "" {
-			return mSecond, dtOK
-		}
-		if !strings.HasPrefix(cp, ".") {
-			return 0, dtBadFormat
-		}
-		fs, e := parseFractionalSecond(cp)
-		if e != dtOK {
-			return 0, e
-		}
-		tm.fsec = fs
-		return mAllSecs, dtOK
-	}
-	return 0, dtBadFormat
 }
 
 // fixedOffset returns a zone's offset east of UTC, in seconds, when it has
