@@ -247,14 +247,10 @@ func decodeDateTime(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 			}
 			switch {
 			case isAbbrev:
-				loc, t, e := abbrevZone(ab, &r.tz)
-				if e != dtOK {
+				var e dtErr
+				if tmask, e = abbrevZone(ab, &r.tz, &namedTz); e != dtOK {
 					return r, e
 				}
-				if loc != nil {
-					namedTz = loc
-				}
-				tmask = t
 			case typ == kwIgnore:
 				continue
 			case typ == kwReserved:

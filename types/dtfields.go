@@ -104,22 +104,23 @@ func lookupWord(s string) (ab zoneAbbrev, isAbbrev bool, kw keyword) {
 }
 
 // abbrevZone applies a zone abbreviation: one with a fixed offset sets
-// *tz; one that stands for a zone (PostgreSQL's DYNTZ) returns that zone,
-// whose offset depends on the date and time read.
-func abbrevZone(ab zoneAbbrev, tz *int) (loc *time.Location, tmask int, e dtErr) {
+// *tz; one that stands for a zone (PostgreSQL's DYNTZ) sets *zone, whose
+// offset depends on the date and time read.
+func abbrevZone(ab zoneAbbrev, tz *int, zone **time.Location) (tmask int, e dtErr) {
 	if ab.zone != "" {
 		loc, ok := loadZone(ab.zone)
 		if !ok {
-			return nil, 0, dtBadFormat
+			return 0, dtBadFormat
 		}
-		return loc, mDynTZ | mTZ, dtOK
+		*zone = loc
+		return mDynTZ | mTZ, dtOK
 	}
 	tmask = mTZ
 	if ab.dst {
 		tmask |= mDTZ
 	}
 	*tz = -ab.offset
-	return nil, tmask, dtOK
+	return tmask, dtOK
 }
 
 // isoTimeFollows reports whether the field after fields[i] (an ISO "T")

@@ -97,14 +97,10 @@ func decodeTimeOnly(fields []dtField, now func() time.Time) (dtResult, dtErr) {
 			}
 			switch {
 			case isAbbrev:
-				loc, t, e := abbrevZone(ab, &r.tz)
-				if e != dtOK {
+				var e dtErr
+				if tmask, e = abbrevZone(ab, &r.tz, &abbrevTz); e != dtOK {
 					return r, e
 				}
-				if loc != nil {
-					abbrevTz = loc
-				}
-				tmask = t
 			case typ == kwIgnore:
 				continue
 			case typ == kwReserved && val == rsvNow:
