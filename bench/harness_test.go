@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -124,6 +125,7 @@ func currentSizes(b *testing.B) sizes {
 // given settings in a YAML config file.
 func startServer(b *testing.B, dataDir string, settings map[string]string) *testutil.Server {
 	b.Helper()
+	settings = withEnvSettings(b, settings)
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
 		keys = append(keys, k)
@@ -147,6 +149,28 @@ func startServer(b *testing.B, dataDir string, settings map[string]string) *test
 		ReadyTimeout: 15 * time.Minute, // a restart restores and reloads the whole state
 		StopTimeout:  2 * time.Minute,
 	})
+}
+
+// withEnvSettings returns settings with BENCH_SETTINGS's on top: a comma
+// separated list of key=value server settings given to every server a
+// benchmark starts, to compare a setting's effect side by side.
+func withEnvSettings(b *testing.B, settings map[string]string) map[string]string {
+	env := os.Getenv("BENCH_SETTINGS")
+	if env == "" {
+		return settings
+	}
+	out := maps.Clone(settings)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, kv := range strings.Split(env, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			b.Fatalf("BENCH_SETTINGS: %q is not key=value", kv)
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return out
 }
 
 // profileEnv returns, when BENCH_CPUPROFILE_DIR is set, the environment

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"streamdb/tests/testutil"
 )
 
 const windowJoinSteadyBench = "window join, steady"
@@ -39,7 +41,8 @@ func windowJoinSteadySettings(b *testing.B) (pairs int, d time.Duration) {
 // with event time the wall clock, so windows close as the run goes on and
 // the join must free their state by watermark for memory to stay flat. It
 // samples the server's RSS every 10 seconds and reports it at minute 1
-// (or a tenth of a shorter run) and at the end, their ratio (target: the
+// (or a tenth of a shorter run) and at the end, and the means over the
+// first and the last minute, their ratios (target: the
 // end within 10% of minute 1 over 10 minutes), and whether the view kept
 // up: every pair matches exactly once, so the view's count must reach the
 // pairs sent.
@@ -63,11 +66,24 @@ func BenchmarkWindowJoinSteady(b *testing.B) {
 	start := time.Now()
 	var atFirst, atEnd float64
 	var firstAt time.Duration
+	// The samples of the first and the last span of length first: one
+	// sample depends on where the garbage collector is in its cycle, so
+	// each end is also given as the mean over its span.
+	var firstSpan, lastSpan []float64
 	tick := time.NewTicker(10 * time.Second)
 	for now := range tick.C {
 		rss, _ := rssMB(s.PID())
+		if os.Getenv("BENCH_WJ_TRACE") != "" {
+			traceMemory(b, s, now.Sub(start), rss)
+		}
 		if atFirst == 0 && now.Sub(start) >= first {
 			atFirst, firstAt = rss, now.Sub(start).Round(time.Second)
+		}
+		if now.Sub(start) <= first {
+			firstSpan = append(firstSpan, rss)
+		}
+		if now.Sub(start) > d-first {
+			lastSpan = append(lastSpan, rss)
 		}
 		if now.Sub(start) >= d {
 			atEnd = rss
@@ -103,6 +119,37 @@ func BenchmarkWindowJoinSteady(b *testing.B) {
 	report.Add(windowJoinSteadyBench, "run", fmt.Sprintf("server RSS after %s", firstAt), atFirst, "MiB")
 	report.Add(windowJoinSteadyBench, "run", fmt.Sprintf("server RSS after %s", d), atEnd, "MiB")
 	report.Add(windowJoinSteadyBench, "run", "RSS at the end / at the first sample (target <= 1.1)", atEnd/atFirst, "ratio")
+	if f, l := Summarize(firstSpan), Summarize(lastSpan); f.N > 0 && l.N > 0 {
+		report.Add(windowJoinSteadyBench, "run", fmt.Sprintf("mean server RSS over the first %s (%d samples)", first, f.N), f.Mean, "MiB")
+		report.Add(windowJoinSteadyBench, "run", fmt.Sprintf("mean server RSS over the last %s (%d samples)", first, l.N), l.Mean, "MiB")
+		report.Add(windowJoinSteadyBench, "run", "mean RSS over the last span / over the first", l.Mean/f.Mean, "ratio")
+	}
 	report.Add(windowJoinSteadyBench, "run", "server peak RSS", peak, "MiB")
 	report.Add(windowJoinSteadyBench, "run", "time after the producer stopped until the view counted every pair", lag.Seconds(), "s")
+}
+
+// traceMemory prints, when BENCH_WJ_TRACE is set, where the server's
+// memory is at one RSS sample: the Go heap, the join state rows, the Pebble
+// block cache, and what is outside Go's memory (RSS less what Go holds from
+// the system: C allocations such as Pebble's memtables and cached blocks),
+// so that a run whose RSS grows shows what grows.
+func traceMemory(b *testing.B, s *testutil.Server, at time.Duration, rss float64) {
+	m := s.Metrics(b)
+	sum := func(name string) float64 {
+		var v float64
+		for _, x := range m[name].GetMetric() {
+			if g := x.GetGauge(); g != nil {
+				v += g.GetValue()
+			} else if c := x.GetCounter(); c != nil {
+				v += c.GetValue()
+			}
+		}
+		return v
+	}
+	const mib = 1 << 20
+	fmt.Fprintf(os.Stderr, "wj %4ds RSS %4.0f MiB  heap in use %4.0f  heap idle %4.0f  heap released %4.0f  join rows %8.0f  block cache %4.0f  wal %4.0f  disk %6.0f MiB  goroutines %.0f  Go sys %4.0f  outside Go %4.0f MiB\n",
+		int(at.Seconds()), rss, sum("go_memstats_heap_inuse_bytes")/mib, sum("go_memstats_heap_idle_bytes")/mib,
+		sum("go_memstats_heap_released_bytes")/mib, sum("streamdb_join_state_rows"), sum("streamdb_pebble_block_cache_bytes")/mib,
+		sum("streamdb_pebble_wal_bytes")/mib, sum("streamdb_pebble_disk_usage_bytes")/mib, sum("go_goroutines"), sum("go_memstats_sys_bytes")/mib,
+		rss-(sum("go_memstats_sys_bytes")-sum("go_memstats_heap_released_bytes"))/mib)
 }

@@ -6,7 +6,12 @@
 //	go test -run '^$' -bench Ingest -benchtime 1x ./bench/ingest/
 //
 // INGEST_EVENTS (default 500000) and INGEST_KEYS (default 100000) size the
-// backlog; INGEST_CPUPROFILE=prefix writes prefix-<view>.pprof per view
+// backlog; INGEST_VIEWS (say "groupby") runs only the named views;
+// INGEST_RAW=0 skips the raw read before each view (which reads the whole
+// backlog again); INGEST_RSS_EVERY (a duration such as 1m) prints the
+// process's RSS and Go heap to stderr at that interval while it runs, and
+// each view reports the peak RSS (VmHWM) after it, so a view's memory can
+// be followed as its keys outgrow the caches; INGEST_CPUPROFILE=prefix writes prefix-<view>.pprof per view
 // covering only its CREATE (the backfill); INGEST_MEMPROFILE=prefix writes
 // the cumulative allocation profile after each view. Figures are reported, never
 // asserted.
@@ -18,11 +23,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -200,12 +208,23 @@ func BenchmarkIngest(b *testing.B) {
 		{"countsum", "SELECT count(*) AS n, sum(v) AS s FROM ev"},
 		{"passthrough", "SELECT k, v, ts FROM ev WHERE v >= 0"},
 	}
+	if every, err := time.ParseDuration(os.Getenv("INGEST_RSS_EVERY")); err == nil && every > 0 {
+		stop := sampleMemory(every, start)
+		defer stop()
+	}
+	only := os.Getenv("INGEST_VIEWS")
 	writeAllocs(b, "start")
 	for _, v := range views {
+		if only != "" && !slices.Contains(strings.Split(only, ","), v.name) {
+			continue
+		}
 		// The ceiling, read right before each view: the machine is shared
 		// and its speed drifts, so each view is compared with its neighbour.
-		raw := rawRead(b, eng.NATSURL(), jsStream, n)
-		b.ReportMetric(raw, v.name+"-raw-read-msgs/s")
+		raw := math.NaN()
+		if os.Getenv("INGEST_RAW") != "0" {
+			raw = rawRead(b, eng.NATSURL(), jsStream, n)
+			b.ReportMetric(raw, v.name+"-raw-read-msgs/s")
+		}
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
@@ -229,12 +248,61 @@ func BenchmarkIngest(b *testing.B) {
 		bytesPer := float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
 		b.ReportMetric(rate, v.name+"-events/s")
 		b.ReportMetric(allocs, v.name+"-allocs/event")
-		b.ReportMetric(rate/raw, v.name+"-ratio")
-		b.Logf("%-12s %7.0f events/s  raw read %7.0f msgs/s  ratio %.2f  %5.1f allocs/event  %5.0f B/event  GC cycles %d",
-			v.name, rate, raw, rate/raw, allocs, bytesPer, after.NumGC-before.NumGC)
+		if !math.IsNaN(raw) {
+			b.ReportMetric(rate/raw, v.name+"-ratio")
+		}
+		_, peak := processRSS()
+		b.ReportMetric(float64(peak)/(1<<20), v.name+"-peak-RSS-MiB")
+		b.Logf("%-12s %7.0f events/s  raw read %7.0f msgs/s  ratio %.2f  %5.1f allocs/event  %5.0f B/event  GC cycles %d  peak RSS so far %d MiB",
+			v.name, rate, raw, rate/raw, allocs, bytesPer, after.NumGC-before.NumGC, peak>>20)
 		// Drop the view so the next one runs alone.
 		execSQL(b, sess, "DROP MATERIALIZED VIEW "+v.name)
 	}
+}
+
+// processRSS returns this process's resident set and its peak (VmRSS and
+// VmHWM from /proc/self/status) in bytes, or zeros where /proc is missing.
+func processRSS() (cur, peak int64) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || (name != "VmRSS" && name != "VmHWM") {
+			continue
+		}
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if name == "VmRSS" {
+			cur = kb << 10
+		} else {
+			peak = kb << 10
+		}
+	}
+	return cur, peak
+}
+
+// sampleMemory prints the RSS, its peak and the Go heap in use to stderr
+// every interval until the returned function is called.
+func sampleMemory(every time.Duration, since time.Time) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			cur, peak := processRSS()
+			fmt.Fprintf(os.Stderr, "ingest: %v  RSS %d MiB  peak %d MiB  heap in use %d MiB\n",
+				time.Since(since).Round(time.Second), cur>>20, peak>>20, ms.HeapInuse>>20)
+		}
+	}()
+	return func() { close(done) }
 }
 
 func findStream(b *testing.B, url string) string {

@@ -20,6 +20,7 @@ import (
 	"streamdb/node"
 	"streamdb/pgwire"
 	"streamdb/sql"
+	"streamdb/storage"
 )
 
 func main() {
@@ -138,6 +139,7 @@ func run(args []string) error {
 	// format.
 	slog.SetDefault(log)
 	tuneGC()
+	storage.TuneCAllocator()
 	stopProfile, err := startProfiles()
 	if err != nil {
 		return err
