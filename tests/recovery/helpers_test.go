@@ -246,24 +246,11 @@ func setting(t testing.TB, conn *pgx.Conn, key string) string {
 	return testutil.Scalar(t, conn, "SHOW "+key)
 }
 
-// startServer is testutil.StartServer that, when $RECOVERY_LOG_DIR is set,
-// copies the server log there at the end of the test (for debugging).
+// startServer is testutil.StartServer that quiesces checkpoints before
+// the server is stopped. ($STREAMDB_TEST_LOG_DIR keeps the server's log.)
 func startServer(t *testing.T, opts testutil.ServerOptions) *testutil.Server {
 	t.Helper()
-	var srv *testutil.Server
-	if dir := os.Getenv("RECOVERY_LOG_DIR"); dir != "" {
-		// Registered first, so it runs after the server's own cleanup
-		// has stopped it.
-		t.Cleanup(func() {
-			if srv == nil {
-				return
-			}
-			name := fmt.Sprintf("%s-%d.log", strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()), srv.Port)
-			_ = os.MkdirAll(dir, 0o755)
-			_ = os.WriteFile(filepath.Join(dir, name), []byte(srv.Logs()), 0o644)
-		})
-	}
-	srv = testutil.StartServer(t, opts)
+	srv := testutil.StartServer(t, opts)
 	// Runs before testutil's cleanup stops the server: let checkpoints in
 	// flight finish and start no more, so that the final SIGTERM does not
 	// meet one (TestShutdownDuringCheckpoint covers that case).

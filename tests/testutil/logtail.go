@@ -14,14 +14,24 @@ func tailFile(path string, n int) string {
 // tailFrom returns the last n lines of the file at path from byte offset
 // start on.
 func tailFrom(path string, start int64, n int) string {
+	out, err := readFrom(path, start)
+	if err != nil {
+		return err.Error()
+	}
+	return lastLines(out, n)
+}
+
+// readFrom returns the file at path from byte offset start on (all of it
+// if the file is shorter).
+func readFrom(path string, start int64) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Sprintf("(cannot read %s: %v)", path, err)
+		return "", fmt.Errorf("(cannot read %s: %v)", path, err)
 	}
 	if start > int64(len(data)) {
 		start = 0
 	}
-	return lastLines(string(data[start:]), n)
+	return string(data[start:]), nil
 }
 
 // lastLines returns the last n lines of s.

@@ -93,7 +93,10 @@ func (p *process) exited() bool {
 
 // StartServer starts streamdb on free ports and waits until it answers
 // `SELECT 1`. The server is stopped (SIGTERM) by t.Cleanup, and if the test
-// failed the last lines of its log are printed.
+// failed the last lines of its log are printed. A server that hangs (not
+// ready by the deadline, still starting when the test failed, or not
+// gone after SIGTERM) is ended with SIGQUIT, so that the report shows
+// its goroutines. $STREAMDB_TEST_LOG_DIR keeps every server's log.
 func StartServer(t testing.TB, opts ServerOptions) *Server {
 	t.Helper()
 	if opts.Binary == "" {
@@ -115,14 +118,10 @@ func StartServer(t testing.TB, opts ServerOptions) *Server {
 		t:       t,
 		opts:    opts,
 	}
-	// Cleanups run last-in first-out: stop first, then dump the log, then
+	// Cleanups run last-in first-out: stop first, then keep the log, then
 	// remove the temporary directories created above.
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("testutil: last lines of %s:\n%s", s.LogPath, tailFile(s.LogPath, 100))
-		}
-	})
-	t.Cleanup(func() { s.Stop(t) })
+	t.Cleanup(func() { keepLog(t, s) })
+	t.Cleanup(func() { s.finish(t) })
 
 	deadline := time.Now().Add(opts.ReadyTimeout)
 	for attempt := 1; ; attempt++ {
@@ -243,10 +242,45 @@ func connect(t testing.TB, dsn string) *pgx.Conn {
 	return conn
 }
 
+// finish stops the server when its test ends. If the test failed, it
+// prints the end of the log; a server that is still starting then (it
+// never logged that it was ready: a standby, or a start that hangs) is
+// ended with SIGQUIT instead, and the report carries its goroutines.
+func (s *Server) finish(t testing.TB) {
+	t.Helper()
+	p := s.proc
+	if !t.Failed() || p == nil || p.exited() || s.ready(p) {
+		s.Stop(t)
+		if t.Failed() {
+			t.Logf("testutil: last lines of %s:\n%s", s.LogPath, tailFile(s.LogPath, 100))
+		}
+		return
+	}
+	s.proc = nil
+	quitForStacks(p)
+	t.Logf("testutil: streamdb on %s was still starting when the test failed; ended it with SIGQUIT. Last lines of this run in %s:\n%s",
+		s.Addr, s.LogPath, runReport(s.LogPath, p.logStart, 100))
+}
+
+// What the server logs once it serves queries, and when it restarts
+// itself as a standby (the same process, so the same run of the log).
+const (
+	readyLine    = "streamdb ready"
+	stepDownLine = "stepping down to standby"
+)
+
+// ready reports whether run p serves queries: it logged so, and has not
+// stepped down since.
+func (s *Server) ready(p *process) bool {
+	out, err := readFrom(s.LogPath, p.logStart)
+	return err == nil && strings.LastIndex(out, readyLine) > strings.LastIndex(out, stepDownLine)
+}
+
 // Stop sends SIGTERM and waits up to StopTimeout for the process to exit,
-// then sends SIGKILL. A clean shutdown must exit with status 0: the test
-// fails if the process needed SIGKILL, exited non-zero, or had already died
-// on its own since it was started. Stop on a stopped server does nothing.
+// then sends SIGQUIT (the report carries its goroutines' stacks). A clean
+// shutdown must exit with status 0: the test fails if the process needed
+// SIGQUIT, exited non-zero, or had already died on its own since it was
+// started. Stop on a stopped server does nothing.
 func (s *Server) Stop(t testing.TB) {
 	t.Helper()
 	p := s.proc
@@ -266,9 +300,9 @@ func (s *Server) Stop(t testing.TB) {
 			t.Errorf("testutil: streamdb did not shut down cleanly on SIGTERM: %v", exitDesc(p.err))
 		}
 	case <-time.After(s.opts.StopTimeout):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		t.Errorf("testutil: streamdb did not exit within %v of SIGTERM; killed it", s.opts.StopTimeout)
+		quitForStacks(p)
+		t.Errorf("testutil: streamdb did not exit within %v of SIGTERM; ended it with SIGQUIT. Last lines of this run:\n%s",
+			s.opts.StopTimeout, runReport(s.LogPath, p.logStart, 60))
 	}
 }
 
@@ -388,6 +422,7 @@ func (s *Server) launch(deadline time.Time) error {
 	cmd.Stdout = f
 	cmd.Stderr = f
 	cmd.SysProcAttr = sysProcAttr()
+	begin := time.Now()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -398,15 +433,19 @@ func (s *Server) launch(deadline time.Time) error {
 	}()
 
 	if err := s.waitReady(p, deadline); err != nil {
-		_ = cmd.Process.Kill()
-		<-p.done
-		out := tailFrom(s.LogPath, p.logStart, 60)
+		// A server that hangs is ended with SIGQUIT: its goroutines'
+		// stacks say where.
+		quitForStacks(p)
+		out := runReport(s.LogPath, p.logStart, 60)
 		if strings.Contains(out, "address already in use") {
 			err = fmt.Errorf("%w: %v", errAddrInUse, err)
 		}
 		return fmt.Errorf("%v\n--- streamdb output ---\n%s", err, out)
 	}
 	s.proc = p
+	if took := time.Since(begin); took > slowStart && s.t != nil {
+		s.t.Logf("testutil: streamdb on %s took %v to start; this run's log:\n%s", s.Addr, took.Round(time.Millisecond), tailFrom(s.LogPath, p.logStart, 60))
+	}
 	return nil
 }
 

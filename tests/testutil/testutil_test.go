@@ -93,10 +93,7 @@ func TestServerLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "fakeserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/fakeserver").CombinedOutput(); err != nil {
-		t.Fatalf("building fakeserver: %v\n%s", err, out)
-	}
+	bin := buildFakeServer(t)
 	s := StartServer(t, ServerOptions{
 		Binary: bin,
 		Env:    []string{"FAKE_UPSTREAM=127.0.0.1:" + strconv.Itoa(pg.Port)},
@@ -151,6 +148,25 @@ func TestLaunchFailure(t *testing.T) {
 	}
 }
 
+// TestLaunchHangs checks that a server that hangs at start is ended with
+// SIGQUIT when its deadline passes, and reported with what it logged and
+// where its goroutines were.
+func TestLaunchHangs(t *testing.T) {
+	bin := buildFakeServer(t)
+	dir := t.TempDir()
+	s := &Server{LogPath: filepath.Join(dir, "log"), opts: ServerOptions{Binary: bin, Env: []string{"FAKE_HANG=1"}}}
+	s.pickPorts(t)
+	err := s.launch(time.Now().Add(time.Second))
+	if err == nil {
+		t.Fatal("a server that never listened was ready")
+	}
+	for _, want := range []string{"not ready", "fakeserver starting", "--- goroutines (SIGQUIT) ---", "main.hangWhileStarting"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("launch error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
 func TestBuildServerFromEnv(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "streamdb")
 	writeExecutable(t, bin, "#!/bin/sh\n")
@@ -181,6 +197,17 @@ func TestRemoveStaleBinDirs(t *testing.T) {
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("live dir removed: %v", err)
 	}
+}
+
+// buildFakeServer builds testdata/fakeserver, which stands in for
+// streamdb, and returns its path.
+func buildFakeServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fakeserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/fakeserver").CombinedOutput(); err != nil {
+		t.Fatalf("building fakeserver: %v\n%s", err, out)
+	}
+	return bin
 }
 
 func writeExecutable(t *testing.T, path, text string) {

@@ -1,6 +1,8 @@
 // Command fakeserver stands in for streamdb in testutil's own tests: it
 // takes streamdb's flags, forwards every TCP connection on --listen to the
-// PostgreSQL server at $FAKE_UPSTREAM, and exits 0 on SIGTERM.
+// PostgreSQL server at $FAKE_UPSTREAM, and exits 0 on SIGTERM. With
+// $FAKE_HANG set it logs that it starts and then hangs before listening,
+// as a server stuck in its start does.
 package main
 
 import (
@@ -21,6 +23,10 @@ func main() {
 	flag.String("config", "", "")
 	flag.String("http-listen", "", "")
 	flag.Parse()
+	if os.Getenv("FAKE_HANG") != "" {
+		slog.Info("fakeserver starting")
+		hangWhileStarting()
+	}
 
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -55,4 +61,9 @@ func forward(c net.Conn) {
 	defer up.Close()
 	go io.Copy(up, c)
 	io.Copy(c, up)
+}
+
+// hangWhileStarting blocks for good; its name shows in a goroutine dump.
+func hangWhileStarting() {
+	select {}
 }
