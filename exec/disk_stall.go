@@ -39,9 +39,17 @@ func (rt *Runtime) holdForSpace() bool {
 }
 
 // Stalled returns the store's disk-full error while epochs are held for
-// space, else nil.
+// space, else nil. While they are held it asks the store again: once
+// space is freed it answers nil at once, though the held epochs commit
+// only at the next barrier tick. So a wait for them (FLUSH, a read of
+// acknowledged writes) that begins in between waits for that commit
+// instead of failing with the error of a disk that has room again.
 func (rt *Runtime) Stalled() error {
 	rt.stall.mu.Lock()
-	defer rt.stall.mu.Unlock()
-	return rt.stall.err
+	held := rt.stall.err != nil
+	rt.stall.mu.Unlock()
+	if !held {
+		return nil
+	}
+	return rt.store.SpaceError()
 }

@@ -173,6 +173,37 @@ func TestDiskFull(t *testing.T) {
 	checkRows(t, srv.Conn(t), acked, "after a restart")
 }
 
+// TestDiskFullFlushOnceFreed: once space is freed, a write is taken at
+// once (it checks the disk itself), while the views resume at the next
+// barrier tick, when their held epochs commit. A FLUSH in between waits
+// for that commit; it does not fail with the full disk's error. A long
+// barrier interval makes the window wide enough to land in every time
+// (TestDiskFull's FLUSH lands in it now and then).
+func TestDiskFullFlushOnceFreed(t *testing.T) {
+	disk := smallDisk(t, "64m")
+	srv := startServer(t, testutil.ServerOptions{DataDir: filepath.Join(disk, "data"),
+		ConfigFile: writeConfig(t, "execution.barrier.interval=1s")})
+	conn := srv.Conn(t)
+	testutil.MustExec(t, conn,
+		"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
+		"CREATE STREAM s (id BIGINT, v VARCHAR)",
+		"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n, sum(id) AS total FROM t",
+		"CREATE MATERIALIZED VIEW s_count AS SELECT count(*) AS n, sum(id) AS total FROM s",
+		"INSERT INTO t VALUES (1, 'a')", "INSERT INTO s VALUES (1, 'a')", "FLUSH")
+	ballast := fillDisk(t, disk)
+	testutil.Poll(t, 30*time.Second, "views paused for the full disk", func() error {
+		if !strings.Contains(runLog(srv), "views pause") {
+			return errors.New("no \"views pause\" in the log yet")
+		}
+		return nil
+	})
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	testutil.MustExec(t, conn, "INSERT INTO t VALUES (2, 'b')", "INSERT INTO s VALUES (2, 'b')", "FLUSH")
+	checkRows(t, conn, []int64{1, 2}, "after FLUSH once space was freed")
+}
+
 // checkRows checks that table t holds exactly the acknowledged ids, and
 // that the views over t and s count them (refused rows are in neither).
 func checkRows(t *testing.T, conn *pgx.Conn, acked []int64, when string) {
