@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -256,6 +257,27 @@ func TestEmbeddedWithoutUsers(t *testing.T) {
 	if b, err := StartEmbedded("0.0.0.0:-1", t.TempDir()); err == nil {
 		b.Close()
 		t.Fatal("a NATS server without users listened on all interfaces")
+	}
+}
+
+// TestEmbeddedPortTaken: an embedded server whose client port is taken
+// fails at once, saying so, instead of being waited for until the start
+// timeout (a test server that lost its port to another process then
+// retries on new ports at once).
+func TestEmbeddedPortTaken(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	start := time.Now()
+	b, err := StartEmbedded(l.Addr().String(), t.TempDir())
+	if err == nil {
+		b.Close()
+		t.Fatalf("the embedded server started on %s, which is taken", l.Addr())
+	}
+	if took := time.Since(start); took > embeddedStartTimeout/3 || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("after %v: %v; want an error naming the taken address at once", took, err)
 	}
 }
 

@@ -118,10 +118,8 @@ func startEmbedded(eo EmbeddedOptions, users bool) (*Broker, error) {
 	if a != nil {
 		a.ns, a.base = ns, opts
 	}
-	go ns.Start()
-	if !ns.ReadyForConnections(30 * time.Second) {
-		ns.Shutdown()
-		return nil, fmt.Errorf("embedded NATS did not start listening on %s (is the port in use? choose another with --nats-listen)", listen)
+	if err := startListening(ns, listen); err != nil {
+		return nil, err
 	}
 	// Connect over loopback TCP, not in-process: nats.go's in-process
 	// connection is a net.Pipe, whose every write waits for the reader, so

@@ -440,7 +440,7 @@ func (s *Server) launch(deadline time.Time) error {
 		if strings.Contains(out, "address already in use") {
 			err = fmt.Errorf("%w: %v", errAddrInUse, err)
 		}
-		return fmt.Errorf("%v\n--- streamdb output ---\n%s", err, out)
+		return fmt.Errorf("%w\n--- streamdb output ---\n%s", err, out)
 	}
 	s.proc = p
 	if took := time.Since(begin); took > slowStart && s.t != nil {

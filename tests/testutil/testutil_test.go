@@ -2,6 +2,8 @@ package testutil
 
 import (
 	"context"
+	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,6 +166,25 @@ func TestLaunchHangs(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("launch error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// TestLaunchNATSPortTaken: a streamdb whose embedded NATS port was taken
+// (by another process, between FreePorts and the start) exits at once
+// with an error StartServer retries on new ports; it does not hang until
+// the embedded server's start timeout.
+func TestLaunchNATSPortTaken(t *testing.T) {
+	s := &Server{LogPath: filepath.Join(t.TempDir(), "log"), DataDir: t.TempDir(), opts: ServerOptions{Binary: BuildServer(t)}}
+	s.pickPorts(t)
+	l, err := net.Listen("tcp", hostPort(s.NATSPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	start := time.Now()
+	err = s.launch(start.Add(time.Minute))
+	if took := time.Since(start); !errors.Is(err, errAddrInUse) || took > 10*time.Second {
+		t.Fatalf("launch after %v: %v; want at once an error StartServer retries (%v)", took, err, errAddrInUse)
 	}
 }
 
