@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/broker"
 )
 
 // A Remote keeps checkpoints in a JetStream object store bucket, so that
@@ -158,8 +160,16 @@ func (r *Remote) DeleteSavepoint(ctx context.Context, name string) error {
 	return err
 }
 
+// listMetas lists the metadata objects under prefix. Its requests are
+// retried (broker.Retry): a server that takes over on a NATS cluster may
+// list while a node goes, and a lost reply must not hold it for the
+// caller's whole timeout.
 func (r *Remote) listMetas(ctx context.Context, prefix string) ([]*Meta, error) {
-	infos, err := r.store.List(ctx)
+	var infos []*jetstream.ObjectInfo
+	err := broker.Retry(ctx, broker.RequestAttempt, func(ctx context.Context) (err error) {
+		infos, err = r.store.List(ctx)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return nil, nil
 	}
@@ -171,7 +181,11 @@ func (r *Remote) listMetas(ctx context.Context, prefix string) ([]*Meta, error) 
 		if !strings.HasPrefix(in.Name, prefix) || in.Deleted {
 			continue
 		}
-		data, err := r.store.GetBytes(ctx, in.Name)
+		var data []byte
+		err := broker.Retry(ctx, broker.RequestAttempt, func(ctx context.Context) (err error) {
+			data, err = r.store.GetBytes(ctx, in.Name)
+			return err
+		})
 		if errors.Is(err, jetstream.ErrObjectNotFound) {
 			continue // deleted meanwhile by retention
 		}

@@ -18,7 +18,8 @@ import (
 // openRemotes opens the object store buckets that state.checkpoints.dir
 // and state.savepoints.dir name (nats-object://BUCKET[?replicas=N]), on
 // the server's own NATS connection, and has the coordinator upload to
-// them. One bucket may hold both.
+// them. One bucket may hold both. Its requests are retried (broker.Retry):
+// a server that takes over on a NATS cluster may start while a node goes.
 func (n *Node) openRemotes() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -34,7 +35,11 @@ func (n *Node) openRemotes() error {
 		if r := opened[u.Bucket]; r != nil {
 			return r, nil
 		}
-		r, err := checkpoint.OpenRemote(ctx, n.broker.JS, u.Bucket, u.Replicas)
+		var r *checkpoint.Remote
+		err = broker.Retry(ctx, broker.RequestAttempt, func(ctx context.Context) (err error) {
+			r, err = checkpoint.OpenRemote(ctx, n.broker.JS, u.Bucket, u.Replicas)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}
@@ -100,7 +105,11 @@ func fetchRemotePoint(ctx context.Context, loc string, b *broker.Broker, scratch
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	r, err := checkpoint.BindRemote(ctx, b.JS, u.Bucket)
+	var r *checkpoint.Remote
+	err = broker.Retry(ctx, broker.RequestAttempt, func(ctx context.Context) (err error) {
+		r, err = checkpoint.BindRemote(ctx, b.JS, u.Bucket)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrBucketNotFound) && u.Name == "" {
 		return nil, nil
 	}

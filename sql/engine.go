@@ -175,9 +175,15 @@ func (e *Engine) loadCatalog() error {
 			continue
 		}
 		// A restored savepoint may come from another machine: bind (or
-		// create) the JetStream stream of every stream it declares.
+		// create) the JetStream stream of every stream it declares. The
+		// lookup is retried: a lost reply (a NATS node going) must not
+		// hold the start for the whole timeout.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		js, err := e.broker.EnsureStream(ctx, d.Name, d.Subject)
+		var js string
+		err := broker.Retry(ctx, broker.RequestAttempt, func(ctx context.Context) (err error) {
+			js, err = e.broker.EnsureStream(ctx, d.Name, d.Subject)
+			return err
+		})
 		cancel()
 		if err != nil {
 			return fmt.Errorf("stream %s: %w", d.Name, err)

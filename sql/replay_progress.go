@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 	"time"
+
+	"streamdb/broker"
 )
 
 // trackReplay reports the replay that follows a start or a ROLLBACK TO:
@@ -25,7 +27,11 @@ func (e *Engine) trackReplay(what string) {
 	if len(ids) == 0 {
 		return
 	}
-	targets, err := e.rt.Targets(ctx, ids)
+	var targets map[string]uint64
+	err := broker.Retry(ctx, broker.RequestAttempt, func(ctx context.Context) (err error) {
+		targets, err = e.rt.Targets(ctx, ids)
+		return err
+	})
 	if err != nil {
 		e.log.Warn("cannot report the replay's progress: reading the ends of the inputs failed", "replay", what, "err", err)
 		return

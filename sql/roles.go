@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/pgwire"
 	"streamdb/sql/front"
@@ -99,8 +100,14 @@ const firstRoleOID = 16384 + 1<<20
 func openRoles(dataDir string, replica RoleReplica) (*roleStore, error) {
 	rs := &roleStore{replica: replica}
 	if replica != nil {
+		// Retried: a lost reply (a NATS node going as this server takes
+		// over) must not fail the start.
 		ctx, cancel := context.WithTimeout(context.Background(), roleReplicaTimeout)
-		data, err := replica.Load(ctx)
+		var data []byte
+		err := broker.Retry(ctx, broker.RequestAttempt, func(ctx context.Context) (err error) {
+			data, err = replica.Load(ctx)
+			return err
+		})
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("read the group's roles: %w", err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/tests/testutil"
@@ -345,4 +346,52 @@ func (g *group) checkExact(t *testing.T) {
 	if err != nil || len(rows) != 1 || rows[0][0] != wantTotal {
 		t.Fatalf("view total: %v, %v; want PostgreSQL's %s", rows, err, wantTotal)
 	}
+}
+
+// On a three-node NATS cluster, the node that leads JetStream's meta
+// group is shut down while the standby takes over (a random moment from
+// the kill to about a second past the lease's expiry): replies of
+// requests in flight through it or answered by it are lost, and the
+// takeover must send them again rather than wait out a long timeout (it
+// hung until its start failed: the listing of the checkpoint bucket, the
+// opening of the bucket). At the end the views equal PostgreSQL's.
+func TestTakeoverWhileNATSNodeGoes(t *testing.T) {
+	seed := testutil.Seed(t, "HA_SEED")
+	cluster := testutil.StartNATSCluster(t, 3)
+	g := startGroup(t, cluster.URL(), seed, "--ha-replicas", "3")
+	c := connectGroup(t, 30*time.Second, g.servers...)
+	act := 1
+	if activeAddr(c) == g.servers[0].Addr {
+		act = 0
+	}
+	c.Close(context.Background())
+	// Some load, and a checkpoint or more in the bucket.
+	want := g.load.published() + 2000 + g.rng.IntN(5000)
+	testutil.Poll(t, 60*time.Second, "some load on the active server", func() error {
+		if g.load.published() < want {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	var leader *natsserver.Server
+	for _, n := range cluster.Servers {
+		if n.JetStreamIsLeader() {
+			leader = n
+		}
+	}
+	if leader == nil {
+		t.Fatal("the NATS cluster has no meta leader")
+	}
+	killed, other := g.servers[act], g.servers[1-act]
+	delay := time.Duration(g.rng.IntN(4000)) * time.Millisecond
+	t.Logf("kill -9 of the active server, then %v later shutdown of NATS node %s (the meta leader)", delay, leader.Name())
+	killed.Kill(t)
+	start := time.Now()
+	time.Sleep(delay) // the moment of the node's loss, drawn from the seed
+	leader.Shutdown()
+	c = connectGroup(t, 60*time.Second, other)
+	t.Logf("takeover (kill to a session on the other server): %v", time.Since(start))
+	c.Close(context.Background())
+	killed.Restart(t)
+	g.checkExact(t)
 }

@@ -70,6 +70,26 @@ func fillDisk(t *testing.T, dir string) string {
 	return path
 }
 
+// diskFullSchema is the table, stream and views the full-disk tests
+// write and check (checkRows).
+var diskFullSchema = []string{
+	"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
+	"CREATE STREAM s (id BIGINT, v VARCHAR)",
+	"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n, sum(id) AS total FROM t",
+	"CREATE MATERIALIZED VIEW s_count AS SELECT count(*) AS n, sum(id) AS total FROM s",
+}
+
+// waitLogged waits until the server's current run has logged msg.
+func waitLogged(t *testing.T, srv *testutil.Server, msg, what string) {
+	t.Helper()
+	testutil.Poll(t, 30*time.Second, what, func() error {
+		if !strings.Contains(runLog(srv), msg) {
+			return fmt.Errorf("no %q in the log yet", msg)
+		}
+		return nil
+	})
+}
+
 // goTypeName matches a Go type or package name leaking into a message.
 var goTypeName = regexp.MustCompile(`\*[a-z]+\.[A-Z]|[a-z]+\.[A-Z][a-zA-Z]+Error|context deadline`)
 
@@ -86,12 +106,7 @@ func TestDiskFull(t *testing.T) {
 	srv := startServer(t, testutil.ServerOptions{DataDir: filepath.Join(disk, "data")})
 	writer := srv.Conn(t)
 	reader := srv.Conn(t)
-	testutil.MustExec(t, writer,
-		"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
-		"CREATE STREAM s (id BIGINT, v VARCHAR)",
-		"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n, sum(id) AS total FROM t",
-		"CREATE MATERIALIZED VIEW s_count AS SELECT count(*) AS n, sum(id) AS total FROM s",
-	)
+	testutil.MustExec(t, writer, diskFullSchema...)
 	var acked []int64 // ids acknowledged to the writer, in t and in s
 	write := func(id int64) error {
 		if err := testutil.ExecSimple(writer, time.Minute, fmt.Sprintf("INSERT INTO t VALUES (%d, 'row %d')", id, id)); err != nil {
@@ -129,18 +144,8 @@ func TestDiskFull(t *testing.T) {
 
 	// The views pause instead of taking the server down, and periodic
 	// checkpoints fail without stopping it.
-	testutil.Poll(t, 30*time.Second, "views paused for the full disk", func() error {
-		if !strings.Contains(runLog(srv), "views pause") {
-			return errors.New("no \"views pause\" in the log yet")
-		}
-		return nil
-	})
-	testutil.Poll(t, 30*time.Second, "a checkpoint failed for the full disk", func() error {
-		if !strings.Contains(runLog(srv), "checkpoint failed") {
-			return errors.New("no failed checkpoint in the log yet")
-		}
-		return nil
-	})
+	waitLogged(t, srv, "views pause", "views paused for the full disk")
+	waitLogged(t, srv, "checkpoint failed", "a checkpoint failed for the full disk")
 	// Reads in another session go on and see every acknowledged row.
 	checkRows(t, reader, acked, "while the disk is full")
 	if !srv.Running() {
@@ -184,19 +189,10 @@ func TestDiskFullFlushOnceFreed(t *testing.T) {
 	srv := startServer(t, testutil.ServerOptions{DataDir: filepath.Join(disk, "data"),
 		ConfigFile: writeConfig(t, "execution.barrier.interval=1s")})
 	conn := srv.Conn(t)
-	testutil.MustExec(t, conn,
-		"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
-		"CREATE STREAM s (id BIGINT, v VARCHAR)",
-		"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n, sum(id) AS total FROM t",
-		"CREATE MATERIALIZED VIEW s_count AS SELECT count(*) AS n, sum(id) AS total FROM s",
-		"INSERT INTO t VALUES (1, 'a')", "INSERT INTO s VALUES (1, 'a')", "FLUSH")
+	testutil.MustExec(t, conn, diskFullSchema...)
+	testutil.MustExec(t, conn, "INSERT INTO t VALUES (1, 'a')", "INSERT INTO s VALUES (1, 'a')", "FLUSH")
 	ballast := fillDisk(t, disk)
-	testutil.Poll(t, 30*time.Second, "views paused for the full disk", func() error {
-		if !strings.Contains(runLog(srv), "views pause") {
-			return errors.New("no \"views pause\" in the log yet")
-		}
-		return nil
-	})
+	waitLogged(t, srv, "views pause", "views paused for the full disk")
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
 	}
@@ -240,11 +236,8 @@ func TestDiskFullAtStart(t *testing.T) {
 	disk := smallDisk(t, "64m")
 	srv := startServer(t, testutil.ServerOptions{DataDir: filepath.Join(disk, "data")})
 	conn := srv.Conn(t)
+	testutil.MustExec(t, conn, diskFullSchema...)
 	testutil.MustExec(t, conn,
-		"CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)",
-		"CREATE STREAM s (id BIGINT, v VARCHAR)",
-		"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n, sum(id) AS total FROM t",
-		"CREATE MATERIALIZED VIEW s_count AS SELECT count(*) AS n, sum(id) AS total FROM s",
 		"INSERT INTO t VALUES (1, 'a'), (2, 'b')",
 		"INSERT INTO s VALUES (1, 'a'), (2, 'b')",
 		"FLUSH",
