@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -204,8 +205,20 @@ func (r *Remote) listMetas(ctx context.Context, prefix string) ([]*Meta, error) 
 	return out, nil
 }
 
+// downloadFloor is the slowest download a file's attempt allows for.
+const downloadFloor = 4 << 20 // bytes per second
+
+// downloadAttempt bounds one attempt to download a file of size bytes: a
+// request's attempt plus the file at downloadFloor. A lost reply (the
+// consumer that reads the file never made) then costs one attempt, not
+// the whole download's time.
+func downloadAttempt(size int64) time.Duration {
+	return broker.RequestAttempt + time.Duration(float64(size)/downloadFloor*float64(time.Second))
+}
+
 // Download writes checkpoint m's files and metadata into dir (which must
-// not exist yet) and verifies them; it returns the local checkpoint.
+// not exist yet) and verifies them; it returns the local checkpoint. Each
+// file is downloaded again if an attempt times out (broker.Retry).
 func (r *Remote) Download(ctx context.Context, m *Meta, dir string) (*Meta, error) {
 	tmp := dir + ".downloading"
 	if err := os.RemoveAll(tmp); err != nil {
@@ -216,7 +229,10 @@ func (r *Remote) Download(ctx context.Context, m *Meta, dir string) (*Meta, erro
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
-		if err := r.store.GetFile(ctx, fileObject(f), path); err != nil {
+		err := broker.Retry(ctx, downloadAttempt(f.Size), func(ctx context.Context) error {
+			return r.store.GetFile(ctx, fileObject(f), path)
+		})
+		if err != nil {
 			os.RemoveAll(tmp)
 			return nil, fmt.Errorf("download %s of checkpoint %d from bucket %s: %w", f.Name, m.ID, r.Bucket, err)
 		}
