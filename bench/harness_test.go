@@ -146,7 +146,7 @@ func startServer(b *testing.B, dataDir string, settings map[string]string) *test
 		Env:        profileEnv(b),
 		// The benchmarks read each checkpoint's log line, which periodic
 		// checkpoints write at debug.
-		Args:         []string{"--log-level", "debug"},
+		Args:         append([]string{"--log-level", "debug"}, heapProfileArgs()...),
 		ReadyTimeout: 15 * time.Minute, // a restart restores and reloads the whole state
 		StopTimeout:  2 * time.Minute,
 	})

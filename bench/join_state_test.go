@@ -33,18 +33,20 @@ func joinStateEvents(b *testing.B) int {
 // join: a join of two streams on a key with no time bound, then GROUP BY,
 // over N and 4N events per stream (every key once on each side, in two
 // different orders, so the state holds about N rows per side before they
-// match), each on a fresh server with the default join cache; it reports
-// each run's peak RSS and the ratio 4x/1x (target < 1.6). The window
+// match), each on a fresh server under a memory budget smaller than the
+// 1x state (stateBudget); it reports each run's peak RSS and the ratio
+// 4x/1x (target < 1.6), growth past the budget. The window
 // join: a TUMBLE join of two watermarked streams over events whose time
 // advances, reporting RSS after the first quarter and after all of them.
 func BenchmarkJoinState(b *testing.B) {
 	n := joinStateEvents(b)
-	report.Configf("join state: a join of two streams on a key, then GROUP BY, over %d and %d events per stream (fresh server each, published while paused); a 1-second TUMBLE join of two watermarked streams over %d events per stream",
-		n, 4*n, 4*n)
+	budget := stateBudget(b, n)
+	report.Configf("join state: a join of two streams on a key, then GROUP BY, over %d and %d events per stream (fresh server each, published while paused; state.memory.budget %d bytes (%.1f MiB), below the 1x state); a 1-second TUMBLE join of two watermarked streams over %d events per stream",
+		n, 4*n, budget, float64(budget)/(1<<20), 4*n)
 	var peaks [2]float64
 	for i, scale := range []int{1, 4} {
 		b.Run(fmt.Sprintf("join/%dx", scale), func(b *testing.B) {
-			peaks[i] = benchKeyJoin(b, scale, n*scale)
+			peaks[i] = benchKeyJoin(b, scale, n*scale, budget)
 		})
 	}
 	if peaks[0] > 0 && peaks[1] > 0 {
@@ -54,11 +56,12 @@ func BenchmarkJoinState(b *testing.B) {
 }
 
 // benchKeyJoin runs the two-stream join over m events per stream and
-// returns the server's peak RSS.
-func benchKeyJoin(b *testing.B, scale, m int) float64 {
+// returns the server's peak RSS; budget is state.memory.budget.
+func benchKeyJoin(b *testing.B, scale, m int, budget int64) float64 {
 	cas := fmt.Sprintf("two-stream join, %dx (%d events per stream)", scale, m)
-	s := startServer(b, "", map[string]string{"execution.checkpointing.interval": "0"})
+	s := startServer(b, "", stateSettings(budget))
 	defer s.Kill(b)
+	defer watchHeap(b, s)()
 	conn := s.Conn(b)
 	execTimed(b, conn, "CREATE STREAM ja (k BIGINT, v BIGINT) WITH (subject = 'bench.ja')")
 	execTimed(b, conn, "CREATE STREAM jb (k BIGINT, v BIGINT) WITH (subject = 'bench.jb')")

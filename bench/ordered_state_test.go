@@ -32,14 +32,17 @@ func orderedStateEvents(b *testing.B) int {
 // (each key's count changes as its events arrive), so neither operator
 // may prune its state to the bound and both hold a row per key. Over N
 // and 4N distinct keys (each published twice), each on a fresh server,
-// it reports each run's peak RSS and the ratio 4x/1x.
+// it reports each run's peak RSS and the ratio 4x/1x. Both run under a
+// memory budget smaller than the 1x state (stateBudget), so the ratio
+// shows growth past the budget.
 func BenchmarkOrderedState(b *testing.B) {
 	n := orderedStateEvents(b)
-	report.Configf("ordered state: top-10 and max(count) per key group over a GROUP BY of %d and %d distinct keys (each published twice; fresh server each, published while paused)", n, 4*n)
+	budget := stateBudget(b, n)
+	report.Configf("ordered state: top-10 and max(count) per key group over a GROUP BY of %d and %d distinct keys (each published twice; fresh server each, published while paused); state.memory.budget %d bytes (%.1f MiB), below the 1x state", n, 4*n, budget, float64(budget)/(1<<20))
 	var peaks [2]float64
 	for i, scale := range []int{1, 4} {
 		b.Run(fmt.Sprintf("ordered/%dx", scale), func(b *testing.B) {
-			peaks[i] = benchOrdered(b, scale, n*scale)
+			peaks[i] = benchOrdered(b, scale, n*scale, budget)
 		})
 	}
 	if peaks[0] > 0 && peaks[1] > 0 {
@@ -48,11 +51,13 @@ func BenchmarkOrderedState(b *testing.B) {
 }
 
 // benchOrdered publishes each of m keys twice and waits until the top-N
-// view shows every key counted twice; it returns the server's peak RSS.
-func benchOrdered(b *testing.B, scale, m int) float64 {
+// view shows every key counted twice under state.memory.budget budget; it
+// returns the server's peak RSS.
+func benchOrdered(b *testing.B, scale, m int, budget int64) float64 {
 	cas := fmt.Sprintf("top-N and max, %dx (%d keys)", scale, m)
-	s := startServer(b, "", map[string]string{"execution.checkpointing.interval": "0"})
+	s := startServer(b, "", stateSettings(budget))
 	defer s.Kill(b)
+	defer watchHeap(b, s)()
 	conn := s.Conn(b)
 	execTimed(b, conn, "CREATE STREAM os (k BIGINT, v BIGINT) WITH (subject = 'bench.os')")
 	execTimed(b, conn, "CREATE MATERIALIZED VIEW oc AS SELECT k, count(*) AS c FROM os GROUP BY k")
