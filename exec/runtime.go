@@ -30,12 +30,13 @@ type Runtime struct {
 	intervalCh chan time.Duration
 	aligned    atomic.Bool
 	paused     atomic.Bool
-	// pauseChanged holds a channel that is closed and replaced when
-	// paused flips (atomic: sources read it per message).
-	pauseChanged atomic.Pointer[chan struct{}]
+	// pauseChanged is notified when paused flips.
+	pauseChanged *notifier
 	// maxInflight bounds epochs injected but not committed, so a slow view
 	// backs up barrier injection instead of queueing barriers unboundedly.
 	maxInflight int
+	// hold bounds the input of each epoch while epochs lag (input_hold.go).
+	hold inputHold
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -115,10 +116,9 @@ func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrie
 		pipelines: map[uint32]*pipeline{}, failed: map[uint32]*pipeline{}, pending: map[uint64]*epochState{},
 		fences:  map[string]*fence{},
 		changed: make(chan struct{}), intervalCh: make(chan time.Duration, 1),
+		pauseChanged: newNotifier(), hold: inputHold{changed: newNotifier()},
 	}
 	rt.aligned.Store(true)
-	ch := make(chan struct{})
-	rt.pauseChanged.Store(&ch)
 	if e, err := store.Epoch(); err == nil {
 		rt.injected = e
 		rt.committed.Store(e)
@@ -164,6 +164,7 @@ func (rt *Runtime) Close() {
 		}
 	}
 	rt.pending = map[uint64]*epochState{}
+	rt.setHoldLocked()
 	rt.mu.Unlock()
 	for _, p := range ps {
 		p.stop()
@@ -207,6 +208,7 @@ func (rt *Runtime) injectBarrier() {
 	}
 	rt.attachLocked(e)
 	rt.tryCommitLocked()
+	rt.setHoldLocked()
 }
 
 // PublishFenced runs publish, which publishes one commit's messages to
@@ -633,6 +635,7 @@ func (rt *Runtime) StopAll() {
 	}
 	// Epochs injected but not committed will never complete: skip them.
 	rt.committed.Store(rt.injected)
+	rt.setHoldLocked()
 	rt.notifyLocked()
 	rt.mu.Unlock()
 	// Cancel every pipeline before waiting for any: one still running
@@ -653,12 +656,10 @@ func (rt *Runtime) SetPaused(paused bool) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	rt.paused.Store(paused)
-	next := make(chan struct{})
-	old := rt.pauseChanged.Swap(&next)
-	close(*old)
+	rt.pauseChanged.notify()
 }
 
 // Paused reports whether sources are paused.
 func (rt *Runtime) Paused() bool { return rt.paused.Load() }
 
-func (rt *Runtime) pauseSignal() <-chan struct{} { return *rt.pauseChanged.Load() }
+func (rt *Runtime) pauseSignal() <-chan struct{} { return rt.pauseChanged.wait() }

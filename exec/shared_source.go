@@ -32,8 +32,10 @@ import (
 //   - pos is the stream sequence of the last message taken (decoded or
 //     skipped), so a barrier's position covers exactly the rows before
 //     it; messages at or below pos (redelivered) are dropped;
-//   - while the runtime is paused the callback waits before taking a
-//     message (without mu), so barriers still pass and input waits;
+//   - while the runtime is paused, or holds input back and the reader has
+//     taken its allowance since its last barrier (input_hold.go), the
+//     callback waits before taking a message (without mu), so barriers
+//     still pass and input waits;
 //   - while limit is set the callback takes no message past it (see
 //     merge.go): held then says it holds one, and pos counts as limit;
 //   - cmu guards pos, subs, limit, limited, held, emitted and plan, and is never
@@ -60,20 +62,24 @@ type subjectReader struct {
 	chunkMsgs  int
 	chunkSince time.Time
 
-	cmu      sync.Mutex
-	pos      uint64
-	subs     []*sourceReader
-	emitted  uint64 // newest barrier epoch sent
-	limit    uint64 // valid while limited
-	limited  bool   // a merge limit is set; limit may be 0 (a reader at the start)
-	held     bool
-	limitCh  chan struct{} // closed when limit is lifted
-	plan     *mergePlan
-	incoming int // inputs a plan moves here, not attached yet
+	cmu     sync.Mutex
+	pos     uint64
+	subs    []*sourceReader
+	emitted uint64 // newest barrier epoch sent
+	// sinceEmit counts the messages taken (decoded or skipped) since
+	// that barrier.
+	sinceEmit int
+	limit     uint64 // valid while limited
+	limited   bool   // a merge limit is set; limit may be 0 (a reader at the start)
+	held      bool
+	limitCh   chan struct{} // closed when limit is lifted
+	plan      *mergePlan
+	incoming  int // inputs a plan moves here, not attached yet
 
 	kick     chan struct{}
 	waiting  atomic.Bool
 	progress chan struct{}
+	unheld   chan struct{} // see heldBack
 	// free holds chunks every pipeline is done with (see chunkRef).
 	free chan *Chunk
 }
@@ -86,7 +92,7 @@ func newSubjectReader(g *readerGroup, first *sourceReader) *subjectReader {
 		start: first.pos.Seq, pos: first.pos.Seq,
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		subs: []*sourceReader{first}, limitCh: make(chan struct{}),
-		kick: make(chan struct{}, 1), progress: make(chan struct{}, 1), free: make(chan *Chunk, freeChunks),
+		kick: make(chan struct{}, 1), progress: make(chan struct{}, 1), unheld: make(chan struct{}, 1), free: make(chan *Chunk, freeChunks),
 	}
 }
 
@@ -258,7 +264,8 @@ func (r *subjectReader) emit(e uint64) bool {
 		return false
 	}
 	r.cmu.Lock()
-	r.emitted = e
+	r.emitted, r.sinceEmit = e, 0
+	r.unhold()
 	pos := r.pos
 	var to []*sourceReader
 	for _, s := range r.subs {
@@ -291,6 +298,7 @@ func (r *subjectReader) reach(need uint64) bool {
 	}
 	r.waiting.Store(true)
 	defer r.waiting.Store(false)
+	r.unhold()
 	for {
 		r.cmu.Lock()
 		done := r.pos >= need
@@ -323,7 +331,7 @@ func (r *subjectReader) take(m jetstream.Msg) {
 		seq = meta.Sequence.Stream
 	}
 	for {
-		if !r.waitUnpaused() {
+		if !r.waitToTake() {
 			return
 		}
 		r.mu.Lock()
@@ -350,6 +358,7 @@ func (r *subjectReader) take(m jetstream.Msg) {
 	}
 	prev := r.pos
 	r.pos = seq
+	r.sinceEmit++
 	r.cmu.Unlock()
 	if r.waiting.Load() {
 		select {
@@ -378,16 +387,19 @@ func (r *subjectReader) chunkAged() bool {
 	return r.chunkMsgs%16 == 0 && time.Since(r.chunkSince) >= chunkMaxAge
 }
 
-// waitUnpaused blocks while the runtime is paused (ALTER SYSTEM PAUSE). It
-// reports false if ctx ended.
-func (r *subjectReader) waitUnpaused() bool {
+// waitToTake blocks while the runtime is paused (ALTER SYSTEM PAUSE) or
+// holds this reader's input back (heldBack). It reports false if ctx
+// ended.
+func (r *subjectReader) waitToTake() bool {
 	for {
-		changed := r.rt.pauseSignal()
-		if !r.rt.Paused() {
+		paused, hold := r.rt.pauseSignal(), r.rt.hold.changed.wait()
+		if !r.rt.Paused() && !r.heldBack() {
 			return true
 		}
 		select {
-		case <-changed:
+		case <-paused:
+		case <-hold:
+		case <-r.unheld:
 		case <-r.ctx.Done():
 			return false
 		}
