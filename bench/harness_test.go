@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -498,32 +497,8 @@ func rssMB(pid int) (cur, peak float64) {
 	if pid == 0 {
 		return 0, 0
 	}
-	path := fmt.Sprintf("/proc/%d/status", pid)
-	return float64(procStatusKB(path, "VmRSS")) / 1024, float64(procStatusKB(path, "VmHWM")) / 1024
-}
-
-// cpuSeconds returns the CPU time (user and system) process pid has used,
-// from /proc/pid/stat; 0 where it cannot be read. CPU per event is a
-// figure a busy machine disturbs far less than a rate.
-func cpuSeconds(pid int) float64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command name, in parentheses, may hold spaces: fields count
-	// from after it. utime and stime are fields 14 and 15 of the line.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	const ticksPerSecond = 100 // USER_HZ, 100 on Linux
-	return (utime + stime) / ticksPerSecond
+	c, p := testutil.ProcessRSS(pid)
+	return float64(c) / (1 << 20), float64(p) / (1 << 20)
 }
 
 var restoredRE = regexp.MustCompile(`msg="restored state" took=(\S+)`)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"streamdb/tests/testutil"
 )
 
 // Figure is one reported number.
@@ -224,7 +226,7 @@ func machineInfo() Machine {
 		}
 		f.Close()
 	}
-	m.MemTotalKB = procStatusKB("/proc/meminfo", "MemTotal")
+	m.MemTotalKB = testutil.ProcKB("/proc/meminfo", "MemTotal")
 	m.LoadAvgStart = loadAvg()
 	if out, err := exec.Command("uname", "-r").Output(); err == nil {
 		m.Kernel = strings.TrimSpace(string(out))
@@ -256,22 +258,6 @@ func LoadAvg1() float64 {
 	var x float64
 	fmt.Sscanf(loadAvg(), "%g", &x)
 	return x
-}
-
-// procStatusKB reads a "Key: N kB" line of a /proc file.
-func procStatusKB(path, key string) int64 {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && k == key {
-			var n int64
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &n)
-			return n
-		}
-	}
-	return 0
 }
 
 // Stats summarises samples.

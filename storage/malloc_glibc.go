@@ -6,10 +6,11 @@ package storage
 #include <malloc.h>
 #include <stdlib.h>
 
-// streamdb_tune_malloc fixes glibc's mmap threshold and caps its arenas.
-// A value of 0 or less leaves that option alone. Fixing the threshold (any M_MMAP_THRESHOLD call) also turns off glibc's
-// dynamic threshold, which otherwise rises to the size of each large block
-// freed, so that later blocks of that size come from the arenas instead.
+// streamdb_tune_malloc fixes glibc's mmap threshold and caps its arenas;
+// a value of 0 or less leaves that option alone. Fixing the threshold
+// (any M_MMAP_THRESHOLD call) also turns off glibc's dynamic threshold,
+// which otherwise rises to the size of each large block freed, so that
+// later blocks of that size come from the arenas instead.
 static void streamdb_tune_malloc(int mmap_threshold, int arena_max) {
 #ifdef M_MMAP_THRESHOLD
 	if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, mmap_threshold);

@@ -43,6 +43,8 @@ import (
 	"streamdb/pgwire"
 	"streamdb/sql"
 	"streamdb/types"
+
+	"streamdb/tests/testutil"
 )
 
 const subject = "ingest.ev"
@@ -251,35 +253,13 @@ func BenchmarkIngest(b *testing.B) {
 		if !math.IsNaN(raw) {
 			b.ReportMetric(rate/raw, v.name+"-ratio")
 		}
-		_, peak := processRSS()
+		_, peak := testutil.ProcessRSS(os.Getpid())
 		b.ReportMetric(float64(peak)/(1<<20), v.name+"-peak-RSS-MiB")
 		b.Logf("%-12s %7.0f events/s  raw read %7.0f msgs/s  ratio %.2f  %5.1f allocs/event  %5.0f B/event  GC cycles %d  peak RSS so far %d MiB",
 			v.name, rate, raw, rate/raw, allocs, bytesPer, after.NumGC-before.NumGC, peak>>20)
 		// Drop the view so the next one runs alone.
 		execSQL(b, sess, "DROP MATERIALIZED VIEW "+v.name)
 	}
-}
-
-// processRSS returns this process's resident set and its peak (VmRSS and
-// VmHWM from /proc/self/status) in bytes, or zeros where /proc is missing.
-func processRSS() (cur, peak int64) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		name, rest, ok := strings.Cut(line, ":")
-		if !ok || (name != "VmRSS" && name != "VmHWM") {
-			continue
-		}
-		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-		if name == "VmRSS" {
-			cur = kb << 10
-		} else {
-			peak = kb << 10
-		}
-	}
-	return cur, peak
 }
 
 // sampleMemory prints the RSS, its peak and the Go heap in use to stderr
@@ -297,7 +277,7 @@ func sampleMemory(every time.Duration, since time.Time) (stop func()) {
 			}
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			cur, peak := processRSS()
+			cur, peak := testutil.ProcessRSS(os.Getpid())
 			fmt.Fprintf(os.Stderr, "ingest: %v  RSS %d MiB  peak %d MiB  heap in use %d MiB\n",
 				time.Since(since).Round(time.Second), cur>>20, peak>>20, ms.HeapInuse>>20)
 		}

@@ -345,21 +345,6 @@ func (s *Server) Signal(t testing.TB, sig syscall.Signal) {
 	}
 }
 
-// processState is the state letter of /proc/PID/stat ("" where there is
-// no /proc).
-func processState(pid int) string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	// pid (comm) state ...: comm may hold spaces; the state follows ')'.
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 || i+2 >= len(data) {
-		return ""
-	}
-	return string(data[i+2])
-}
-
 // Restart stops the server if it is running (as Stop does) and starts it
 // again with the same data directory, ports and options, waiting until it
 // answers `SELECT 1`. It also starts a server that was killed.
