@@ -20,8 +20,10 @@ static void streamdb_tune_malloc(int mmap_threshold, int arena_max) {
 #endif
 }
 
-// streamdb_mmapped_blocks counts the blocks glibc serves by mmap.
-static size_t streamdb_mmapped_blocks(void) { return mallinfo2().hblks; }
+// streamdb_is_mmapped reports whether glibc served block p by mmap: the
+// IS_MMAPPED bit (2) of the size word in front of it. Read from the block
+// itself, it does not depend on what other threads allocate meanwhile.
+static int streamdb_is_mmapped(void *p) { return (((size_t *)p)[-1] & 2) != 0; }
 */
 import "C"
 
@@ -56,8 +58,7 @@ func TuneCAllocator() {
 // smaller large block is still mmapped (see TuneCAllocator).
 func largeBlocksMmapped() bool {
 	C.free(C.malloc(4 << 20))
-	before := C.streamdb_mmapped_blocks()
 	p := C.malloc(1 << 20)
 	defer C.free(p)
-	return C.streamdb_mmapped_blocks() > before
+	return C.streamdb_is_mmapped(p) != 0
 }
