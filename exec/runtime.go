@@ -76,6 +76,12 @@ type Runtime struct {
 	// fences (under mu) holds, per subject, the sequence of the newest
 	// message of a multi-subject commit; see PublishFenced.
 	fences map[string]*fence
+	// ceilings counts the ceilings inputs hold (commit_fence.go), so that
+	// readers skip looking for them while there are none.
+	ceilings atomic.Int64
+	// ceilingPassed is notified when an input that may hold a ceiling
+	// receives a barrier or leaves.
+	ceilingPassed *notifier
 	// stall holds epochs while the disk is full (disk_stall.go).
 	stall diskStall
 	// readers are the JetStream readers pipelines share (shared_source*.go).
@@ -83,22 +89,6 @@ type Runtime struct {
 	readersOnce sync.Once
 	// edges records pipelines that read others' changes (attach.go).
 	edges edgeRegistry
-}
-
-// fence is the end of a multi-subject commit on one subject: a barrier
-// injected after the commit may pass a reader of the subject only once the
-// reader has taken seq. epoch is the first barrier that carried it (0 until
-// one has); once that epoch commits, every reader has passed the fence.
-type fence struct {
-	seq   uint64
-	epoch uint64
-}
-
-// barrierRequest asks a source reader for barrier epoch once it has taken
-// every message up to need (see fence).
-type barrierRequest struct {
-	epoch uint64
-	need  uint64
 }
 
 type epochState struct {
@@ -116,7 +106,7 @@ func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrie
 		pipelines: map[uint32]*pipeline{}, failed: map[uint32]*pipeline{}, pending: map[uint64]*epochState{},
 		fences:  map[string]*fence{},
 		changed: make(chan struct{}), intervalCh: make(chan time.Duration, 1),
-		pauseChanged: newNotifier(), hold: inputHold{changed: newNotifier()},
+		pauseChanged: newNotifier(), ceilingPassed: newNotifier(), hold: inputHold{changed: newNotifier()},
 	}
 	rt.aligned.Store(true)
 	if e, err := store.Epoch(); err == nil {
@@ -203,34 +193,13 @@ func (rt *Runtime) injectBarrier() {
 			if f := rt.fences[s.subject]; f != nil {
 				need = f.seq
 			}
+			s.asked.Store(e)
 			s.barriers <- barrierRequest{epoch: e, need: need} // buffered beyond maxInflight barriers: never blocks
 		}
 	}
 	rt.attachLocked(e)
 	rt.tryCommitLocked()
 	rt.setHoldLocked()
-}
-
-// PublishFenced runs publish, which publishes one commit's messages to
-// several subjects and returns the sequence of each, so that every view
-// sees the whole commit in one epoch: no barrier is injected while it
-// runs, and each barrier injected after it waits at every reader of those
-// subjects until the reader has taken the commit's message. Messages of
-// one subject are atomic on their own and need no fence.
-func (rt *Runtime) PublishFenced(publish func() (map[string]uint64, error)) error {
-	rt.fenceGate.RLock()
-	defer rt.fenceGate.RUnlock()
-	seqs, err := publish()
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	// Record what was published even on error: part of a commit may be
-	// in JetStream.
-	for subj, seq := range seqs {
-		if f := rt.fences[subj]; f == nil || f.seq < seq {
-			rt.fences[subj] = &fence{seq: seq}
-		}
-	}
-	return err
 }
 
 // ack receives pipeline p's batch for epoch e.

@@ -76,6 +76,9 @@ type subjectReader struct {
 	plan      *mergePlan
 	incoming  int // inputs a plan moves here, not attached yet
 
+	// heldAt is the sequence of a message the reader holds at a
+	// ceiling (0: none).
+	heldAt   atomic.Uint64
 	kick     chan struct{}
 	waiting  atomic.Bool
 	progress chan struct{}
@@ -280,6 +283,7 @@ func (r *subjectReader) emit(e uint64) bool {
 		if !s.send(r.ctx, pipelineMsg{src: s.idx, from: r, barrier: e, pos: storage.SourcePosition{Seq: pos, Skipped: s.skippedTotal.Load()}}) {
 			return false
 		}
+		s.barrierDelivered(e)
 	}
 	if plan != nil && e == plan.epoch {
 		return r.carryOut(plan)
@@ -331,7 +335,7 @@ func (r *subjectReader) take(m jetstream.Msg) {
 		seq = meta.Sequence.Stream
 	}
 	for {
-		if !r.waitToTake() {
+		if !r.waitToTake() || !r.belowCeilings(seq) {
 			return
 		}
 		r.mu.Lock()

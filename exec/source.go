@@ -67,6 +67,9 @@ type sourceReader struct {
 	// skippedTotal counts the malformed messages this view skipped (its
 	// position's Skipped); the attached reader adds to it.
 	skippedTotal atomic.Uint64
+	// asked is the newest barrier the runtime asked of the input, and
+	// delivered the newest its reader sent it (see ceiling).
+	asked, delivered atomic.Uint64
 
 	smu sync.Mutex
 	// reqs are barrier requests forwarded and not yet sent; high is the
@@ -79,6 +82,9 @@ type sourceReader struct {
 	// first is the reader the input was attached to first: the pipeline
 	// takes its messages before any other's (feedOrder).
 	first *subjectReader
+	// ceilings hold back messages of multi-subject commits until the
+	// barriers asked before them arrive (commit_fence.go).
+	ceilings []ceiling
 }
 
 // firstReader returns the reader the input was attached to first.
@@ -103,15 +109,20 @@ func (s *sourceReader) run(ctx context.Context) error {
 		case err := <-s.failed:
 			return err
 		case b := <-s.barriers:
-			s.smu.Lock()
-			s.reqs = append(s.reqs, b)
-			s.high = max(s.high, b.epoch)
-			r := s.reader
-			s.smu.Unlock()
-			if r != nil {
-				r.wake()
-			}
+			s.forward(b)
 		}
+	}
+}
+
+// forward hands barrier request b to the reader the input is attached to.
+func (s *sourceReader) forward(b barrierRequest) {
+	s.smu.Lock()
+	s.reqs = append(s.reqs, b)
+	s.high = max(s.high, b.epoch)
+	r := s.reader
+	s.smu.Unlock()
+	if r != nil {
+		r.wake()
 	}
 }
 
@@ -120,6 +131,7 @@ func (s *sourceReader) run(ctx context.Context) error {
 func (s *sourceReader) leave() {
 	s.smu.Lock()
 	s.gone = true
+	s.dropCeilings()
 	r := s.reader
 	s.smu.Unlock()
 	if r != nil {

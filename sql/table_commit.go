@@ -132,7 +132,11 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 	if len(msgs) == 1 {
 		published, err = publish()
 	} else {
-		err = e.rt.PublishFenced(func() (map[string]uint64, error) {
+		subjects := make([]string, len(msgs))
+		for i, m := range msgs {
+			subjects[i] = m.d.Subject
+		}
+		err = e.rt.PublishFenced(subjects, func() (map[string]uint64, error) {
 			published, err = publish()
 			return published, err
 		})
