@@ -46,9 +46,8 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 	case (&builder{rt: rt, p: p, dataflow: desc.Dataflow}).inputKey(root) != nil:
 		mode = CountedSet
 	}
-	p.caches++
 	mat, err := newMaterializeOp(mode, keyCols, ViewTablePrefix(desc.ID), storage.StatePrefix(desc.ID, viewMetaIndex), rt.store,
-		groupLimit{max: rt.budget.limitFor(groupCacheKind, &rt.groupCache), committed: rt.CommittedEpoch})
+		rt.cacheLimit(p, groupCacheKind, &rt.groupCache, 1))
 	if err != nil {
 		return err
 	}
@@ -243,7 +242,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 	case *plan.Sort, *plan.Limit, *plan.TopN:
 		return b.buildTopN(n, next)
 	case *plan.Aggregate:
-		limit := b.cacheLimit(groupCacheKind, &b.rt.groupCache)
+		limit := b.cacheLimit(groupCacheKind, &b.rt.groupCache, 1)
 		ao := appendOnly(b.dataflow, n.Input)
 		prefix := b.opPrefix()
 		reemit := b.reemit[b.lastOp]

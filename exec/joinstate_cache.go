@@ -129,7 +129,7 @@ func (c *joinCache) markWritten(op *joinOp, epoch uint64) {
 // the rows held.
 func (c *joinCache) evict(op *joinOp) {
 	if c.lazy {
-		limit := c.limit.max()
+		limit := c.limit.bound(int64(max(len(op.state[0]), len(op.state[1]))))
 		for side := range byte(2) {
 			m := op.state[side]
 			if limit <= 0 || int64(len(m)) <= limit {

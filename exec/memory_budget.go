@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"streamdb/metrics"
@@ -10,21 +11,32 @@ import (
 // memoryBudget is the part of state.memory.budget that Pebble's block
 // cache does not take (SetMemoryBudget): the bytes that the state caches
 // of every running view share (aggregate groups and view rows, join keys,
-// top-N rows). Each cache of a running view gets an equal share, turned
-// into entries at an estimated size per entry of its kind, and keeps at
-// most that many entries, or its own setting's count if that is lower.
-// The share is recomputed when views start and stop, and caches apply it
-// at their next barrier, so the caches together stay near the budget as
-// views come and go. A per-kind setting of 0 keeps that kind's caches
-// unbounded and out of the budget; a budget of 0 leaves only the per-kind
-// settings.
+// top-N rows), each counted at an estimated size per entry of its kind.
+//
+// The budget is shared max-min fairly ("water-filling"): every cache may
+// hold up to one level of bytes, the level at which the caches' demands
+// fill the budget. A cache that held less than three quarters of its
+// limit at its last barrier is content and demands what it holds; one
+// above that may want more (it evicts down to three quarters of its limit
+// once over it) and demands as much as its own setting allows. So small
+// caches keep what they hold and the large ones split the rest equally,
+// instead of every cache getting an equal share it may not use. The level
+// is recomputed at every barrier from what the caches reported, and when
+// views start and stop; caches apply it at their next barrier, so the
+// caches together stay near the budget as views come and go and as their
+// state grows. A per-kind setting of 0 keeps that kind's caches unbounded
+// and out of the budget; a budget of 0 leaves only the per-kind settings.
 //
 // The sizes are estimates of a cached entry's heap (the entry, its key and
 // row, and the map and list slots that index it) for narrow rows: the
 // budget bounds entries, not measured bytes, so wide rows take more.
 type memoryBudget struct {
-	bytes  atomic.Int64 // 0: no budget
-	caches atomic.Int64 // caches of running views
+	bytes atomic.Int64 // 0: no budget
+	level atomic.Int64 // bytes each cache may hold; 0: no budget
+	// slots (under Runtime.mu) are the caches of running views.
+	slots []*cacheSlot
+	// settings are each kind's own setting (entries; 0: unbounded).
+	settings map[cacheKind]*atomic.Int64
 }
 
 // cacheKind is a kind of state cache, with its estimated bytes per entry.
@@ -43,31 +55,94 @@ var (
 // budget slows a view down instead of making it reread Pebble per row.
 const minBudgetEntries = 64
 
-// limitFor returns the entry bound of a cache of kind whose own setting
-// is setting: the lower of it and the cache's share of the budget.
-func (m *memoryBudget) limitFor(kind cacheKind, setting *atomic.Int64) func() int64 {
-	gauge := metrics.StateCacheLimit.WithLabelValues(kind.name)
-	return func() int64 {
+// cacheSlot is one state cache's place in the budget.
+type cacheSlot struct {
+	budget  *memoryBudget
+	kind    cacheKind
+	setting *atomic.Int64 // the kind's own setting (entries; 0: unbounded)
+	// parts is the maps the limit bounds each (a join's two sides).
+	parts int64
+	// held is the most entries one part held at its last barrier, and
+	// limit the bound it was given then.
+	held, limit atomic.Int64
+}
+
+// groupLimit returns the bound of the cache in slot.
+func (s *cacheSlot) groupLimit(committed func() uint64) groupLimit {
+	return groupLimit{max: s.max, report: s.held.Store, committed: committed}
+}
+
+// max returns the entries each part of the cache may keep: the lower of
+// its setting and its share of the budget.
+func (s *cacheSlot) max() int64 {
+	n := s.setting.Load()
+	if n > 0 {
+		if level := s.budget.level.Load(); level > 0 {
+			n = min(n, s.entries(level))
+		}
+	}
+	s.limit.Store(n)
+	return n
+}
+
+// entries turns bytes of budget into entries per part.
+func (s *cacheSlot) entries(bytes int64) int64 {
+	return max(bytes/(s.parts*s.kind.bytes), minBudgetEntries)
+}
+
+// demand is the bytes the cache asks of the budget: what it held if it
+// held well under its limit (it is content), else what its setting
+// allows (it may want more).
+func (s *cacheSlot) demand() int64 {
+	per := s.parts * s.kind.bytes
+	held, limit := s.held.Load(), s.limit.Load()
+	if limit > 0 && held < limit-limit/4 {
+		return held * per
+	}
+	return s.setting.Load() * per
+}
+
+// rebalance recomputes the level from the slots' demands. Caller holds
+// Runtime.mu.
+func (m *memoryBudget) rebalance() {
+	var level int64
+	if budget := m.bytes.Load(); budget > 0 {
+		var demands []int64
+		for _, s := range m.slots {
+			if s.setting.Load() > 0 { // else unbounded: outside the budget
+				demands = append(demands, s.demand())
+			}
+		}
+		level = waterLevel(budget, demands)
+	}
+	m.level.Store(level)
+	for kind, setting := range m.settings {
 		n := setting.Load()
-		if n <= 0 {
-			return n
+		if level > 0 && n > 0 {
+			n = min(n, max(level/kind.bytes, minBudgetEntries))
 		}
-		if share := m.share(kind); share > 0 && share < n {
-			n = share
-		}
-		gauge.Set(float64(n))
-		return n
+		metrics.StateCacheLimit.WithLabelValues(kind.name).Set(float64(n))
 	}
 }
 
-// share is the entries a cache of kind may keep under the budget; 0 when
-// there is no budget.
-func (m *memoryBudget) share(kind cacheKind) int64 {
-	b := m.bytes.Load()
-	if b <= 0 {
-		return 0
+// waterLevel returns the most bytes one cache may hold so that caches
+// with demands share budget max-min fairly: demands below the equal share
+// of what the smaller ones leave are met in full, and the larger ones
+// split the rest equally. With every demand met, the largest may grow
+// into what is left.
+func waterLevel(budget int64, demands []int64) int64 {
+	if len(demands) == 0 {
+		return budget
 	}
-	return max(b/max(m.caches.Load(), 1)/kind.bytes, minBudgetEntries)
+	slices.Sort(demands)
+	left := budget
+	for i, d := range demands {
+		if waiting := int64(len(demands) - i); d*waiting > left {
+			return left / waiting
+		}
+		left -= d
+	}
+	return demands[len(demands)-1] + left
 }
 
 // SetMemoryBudget sets state.memory.budget in bytes (0: none). Pebble's
@@ -81,6 +156,9 @@ func (rt *Runtime) SetMemoryBudget(n int64) {
 	}
 	storage.SetBlockCacheLimit(block)
 	rt.budget.bytes.Store(caches)
+	rt.mu.Lock()
+	rt.budget.rebalance()
+	rt.mu.Unlock()
 	metrics.StateMemoryBudget.Set(float64(n))
 	metrics.BlockCacheLimit.Set(float64(storage.BlockCacheLimit()))
 }
@@ -91,20 +169,27 @@ func (rt *Runtime) SetMemoryBudget(n int64) {
 // caches, which spare the read altogether, keep most of it.
 const blockCacheShare = 4
 
-// recountCachesLocked recomputes the caches of running views, which
-// share the budget.
+// recountCachesLocked collects the caches of running views, which share
+// the budget, and rebalances it.
 func (rt *Runtime) recountCachesLocked() {
-	var n int64
+	rt.budget.slots = rt.budget.slots[:0]
 	for _, p := range rt.pipelines {
-		n += p.caches
+		rt.budget.slots = append(rt.budget.slots, p.caches...)
 	}
-	rt.budget.caches.Store(n)
-	metrics.StateCaches.Set(float64(n))
+	rt.budget.rebalance()
+	metrics.StateCaches.Set(float64(len(rt.budget.slots)))
 }
 
 // cacheLimit returns the bound of a cache of kind for the view being
-// built, counting it against the budget.
-func (b *builder) cacheLimit(kind cacheKind, setting *atomic.Int64) groupLimit {
-	b.p.caches++
-	return groupLimit{max: b.rt.budget.limitFor(kind, setting), committed: b.rt.CommittedEpoch}
+// built, counting it against the budget. parts is the maps the bound
+// applies to each (a join's two sides).
+func (b *builder) cacheLimit(kind cacheKind, setting *atomic.Int64, parts int64) groupLimit {
+	return b.rt.cacheLimit(b.p, kind, setting, parts)
+}
+
+// cacheLimit returns the bound of a cache of kind in pipeline p.
+func (rt *Runtime) cacheLimit(p *pipeline, kind cacheKind, setting *atomic.Int64, parts int64) groupLimit {
+	s := &cacheSlot{budget: &rt.budget, kind: kind, setting: setting, parts: parts}
+	p.caches = append(p.caches, s)
+	return s.groupLimit(rt.CommittedEpoch)
 }

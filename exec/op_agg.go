@@ -73,8 +73,23 @@ type aggOp struct {
 // groupLimit is how an aggregate learns its cache bound and what Pebble
 // has committed.
 type groupLimit struct {
-	max       func() int64  // groups to keep in memory; 0: all
+	max func() int64 // groups to keep in memory; 0: all
+	// report, if set, tells the budget the entries the cache holds
+	// (memoryBudget).
+	report    func(held int64)
 	committed func() uint64 // newest epoch committed to Pebble
+}
+
+// bound reports that the cache holds held entries and returns its limit
+// (0: none). Caches call it at every barrier.
+func (l groupLimit) bound(held int64) int64 {
+	if l.report != nil {
+		l.report(held)
+	}
+	if l.max == nil {
+		return 0
+	}
+	return l.max()
 }
 
 // evictCommitted drops entries of an operator's cache (in map order, which is
@@ -83,7 +98,7 @@ type groupLimit struct {
 // written(v), Pebble has not committed: reading one back from Pebble would
 // see stale state.
 func evictCommitted[V any](l groupLimit, cache map[string]V, written func(V) uint64, miss *missRule) {
-	limit := l.max()
+	limit := l.bound(int64(len(cache)))
 	if limit <= 0 || int64(len(cache)) <= limit {
 		return
 	}

@@ -342,7 +342,7 @@ func (op *topNOp) evict() {
 			c.gauge.Set(float64(c.rows))
 		}
 	}()
-	limit := c.limit.max()
+	limit := c.limit.bound(c.rows)
 	if limit <= 0 || c.rows <= limit {
 		return
 	}

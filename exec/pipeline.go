@@ -50,7 +50,7 @@ type pipeline struct {
 
 	mu        sync.Mutex
 	committed []storage.SourcePosition // per source, at the newest committed epoch
-	caches    int64                    // state caches of its operators (memoryBudget)
+	caches    []*cacheSlot             // state caches of its operators (memoryBudget)
 
 	// acks carries closed epochs, in order, to the goroutine that hands
 	// them to the runtime (which may commit them to Pebble there), so the

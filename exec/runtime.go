@@ -109,6 +109,7 @@ func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrie
 		pauseChanged: newNotifier(), ceilingPassed: newNotifier(), hold: inputHold{changed: newNotifier()},
 	}
 	rt.aligned.Store(true)
+	rt.budget.settings = map[cacheKind]*atomic.Int64{groupCacheKind: &rt.groupCache, joinCacheKind: &rt.joinCache, topNCacheKind: &rt.topNCache}
 	if e, err := store.Epoch(); err == nil {
 		rt.injected = e
 		rt.committed.Store(e)
@@ -200,6 +201,7 @@ func (rt *Runtime) injectBarrier() {
 	rt.attachLocked(e)
 	rt.tryCommitLocked()
 	rt.setHoldLocked()
+	rt.budget.rebalance()
 }
 
 // ack receives pipeline p's batch for epoch e.

@@ -108,15 +108,16 @@ var (
 		Help: "Epochs of changes a sink holds that JetStream has not acknowledged yet (its lag).",
 	}, []string{"sink"})
 	// StateMemoryBudget is state.memory.budget; StateCaches the caches
-	// that share it; StateCacheLimit the entries each cache of a kind
-	// may keep under it and its kind's setting (exec's memoryBudget).
+	// that share it; StateCacheLimit the entries a cache of a kind that
+	// wants more may keep under it and its kind's setting (exec's
+	// memoryBudget).
 	StateMemoryBudget = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "streamdb_state_memory_budget_bytes",
 		Help: "state.memory.budget: the bytes the state caches of all running views share (0: no budget).",
 	})
 	StateCaches = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "streamdb_state_caches",
-		Help: "State caches (aggregate groups and view rows, join sides, top-N rows) of running views, which share state.memory.budget equally.",
+		Help: "State caches (aggregate groups and view rows, join sides, top-N rows) of running views, which share state.memory.budget.",
 	})
 	// BlockCacheLimit is the bytes Pebble's block cache may hold: its
 	// share of state.memory.budget.
@@ -126,7 +127,7 @@ var (
 	})
 	StateCacheLimit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "streamdb_state_cache_limit_entries",
-		Help: "Entries each state cache of a kind keeps in memory at most: its share of state.memory.budget or its setting, whichever is lower.",
+		Help: "Entries a state cache of a kind that wants more keeps in memory at most: its share of state.memory.budget or its setting, whichever is lower (caches that hold little leave their share to the others).",
 	}, []string{"kind"})
 	// Connections is the number of open client connections.
 	Connections = prometheus.NewGauge(prometheus.GaugeOpts{

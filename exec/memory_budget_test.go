@@ -1,0 +1,78 @@
+package exec
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+func TestWaterLevel(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		budget  int64
+		demands []int64
+		want    int64
+	}{
+		{"no caches", 1000, nil, 1000},
+		{"equal hungry caches split evenly", 1000, []int64{5000, 5000, 5000, 5000}, 250},
+		{"small demands met, the large split the rest", 1000, []int64{10, 5000, 30, 5000}, 480},
+		{"a demand just over the share joins the large", 1000, []int64{400, 5000, 5000}, 333},
+		{"every demand met: the largest may grow into what is left", 1000, []int64{100, 200, 300}, 700},
+		{"one cache", 1000, []int64{5000}, 1000},
+	} {
+		if got := waterLevel(c.budget, c.demands); got != c.want {
+			t.Errorf("%s: waterLevel(%d, %v) = %d, want %d", c.name, c.budget, c.demands, got, c.want)
+		}
+	}
+}
+
+// TestBudgetFollowsWhatCachesHold: caches that hold little leave the
+// budget to those that want more, and a cache that fills its limit asks
+// for more again.
+func TestBudgetFollowsWhatCachesHold(t *testing.T) {
+	var setting atomic.Int64
+	setting.Store(1_000_000)
+	m := &memoryBudget{settings: map[cacheKind]*atomic.Int64{groupCacheKind: &setting}}
+	const per = 320 // groupCacheKind's bytes per entry
+	m.bytes.Store(8 * 1000 * per)
+	var slots []*cacheSlot
+	for range 8 {
+		slots = append(slots, &cacheSlot{budget: m, kind: groupCacheKind, setting: &setting, parts: 1})
+	}
+	m.slots = slots
+	limits := func() (out []int64) {
+		for _, s := range slots {
+			out = append(out, s.max())
+		}
+		return out
+	}
+	m.rebalance()
+	if got := limits(); got[0] != 1000 || got[7] != 1000 {
+		t.Fatalf("new caches get %v entries, want an equal 1000 each", got)
+	}
+	// Six caches hold 10 entries each; two are full.
+	for i, s := range slots {
+		s.held.Store(10)
+		if i < 2 {
+			s.held.Store(1000)
+		}
+	}
+	m.rebalance()
+	if got, want := limits(), int64((8*1000-60)/2); got[0] != want || got[1] != want || got[2] != want {
+		t.Fatalf("limits %v; want %d for the two full caches (the budget less the small ones' 60 entries, halved)", got, want)
+	}
+	// The full caches fill their new limits, and a small one fills up
+	// to its own: it wants more too, and the level falls to what three
+	// caches share.
+	for _, s := range slots[:3] {
+		s.held.Store(s.limit.Load())
+	}
+	m.rebalance()
+	if got, want := limits(), int64((8*1000-50)/3); got[0] != want || got[2] != want {
+		t.Fatalf("limits %v; want %d each once a third cache is full", got, want)
+	}
+	// A join's two sides count twice.
+	join := &cacheSlot{budget: m, kind: groupCacheKind, setting: &setting, parts: 2}
+	if got := join.entries(m.level.Load()); got != m.level.Load()/(2*per) {
+		t.Fatalf("a two-part cache gets %d entries per part at level %d", got, m.level.Load())
+	}
+}
