@@ -61,6 +61,9 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 	now := time.Now()
 	lastSeq := map[string]uint64{} // by JetStream stream, one lookup per scrape
 	oldest := map[string]time.Time{}
+	// A view that reads a stream twice (a self-join) has a reader, and a
+	// position, per scan: its lag is the slowest reader's.
+	lags := map[[2]string]uint64{}
 	for _, p := range e.rt.Positions() {
 		src, ok := e.lookup(p.Stream)
 		if !ok || src.JSStream == "" || (src.Kind != catalog.KindStream && src.Kind != catalog.KindTable) {
@@ -78,7 +81,8 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 		if last > p.Seq {
 			lag = last - p.Seq
 		}
-		ch <- prometheus.MustNewConstMetric(sourceLagDesc, prometheus.GaugeValue, float64(lag), p.View, p.Stream)
+		key := [2]string{p.View, p.Stream}
+		lags[key] = max(lags[key], lag)
 		if _, ok := oldest[p.View]; !ok {
 			oldest[p.View] = time.Time{}
 		}
@@ -90,6 +94,9 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 				oldest[p.View] = t
 			}
 		}
+	}
+	for key, lag := range lags {
+		ch <- prometheus.MustNewConstMetric(sourceLagDesc, prometheus.GaugeValue, float64(lag), key[0], key[1])
 	}
 	for view, t := range oldest {
 		age := 0.0
