@@ -25,12 +25,16 @@ import (
 //     v + size (window_end: v).
 //   - an interval: a.ts BETWEEN b.ts - INTERVAL '10' SECOND AND b.ts, or
 //     any conjunct A <= B + c (or <, >=, >) where A is a side's
-//     watermarked time column and B a column of the other side. A row of
-//     B's side can match rows of A's side only with A <= B + c: it is
-//     freed once A's watermark passes B + c.
+//     watermarked column (see watermarkedColumn) and B a column of the
+//     other side. A row of B's side can match rows of A's side only with
+//     A <= B + c: it is freed once A's watermark passes B + c.
 //
-// Input that retracts never has its state freed: a retraction of a row
-// that matched a freed one would have nothing to retract it from.
+// A side that retracts never has its rows freed: the retraction of a
+// freed row would find nothing to retract its joined rows with. The side
+// whose watermark frees the other's rows may retract only as an
+// aggregate grouping by a window bound does: each of its changes, a
+// retraction too, is of an open window, whose bound the watermark has not
+// passed, so none of them can match a freed row either.
 
 // joinExpiry says, per side, when a row can match no more.
 type joinExpiry struct {
@@ -109,12 +113,13 @@ func (c *joinCache) freeClosed(op *joinOp) {
 // its condition bounds no side's time or an input retracts; state gives
 // the watermark each stream scan keeps.
 func findJoinExpiry(n *plan.Join, state func(*plan.Scan) *watermarkState) *joinExpiry {
-	if !plan.AppendOnly(n.Left) || !plan.AppendOnly(n.Right) {
-		return nil
-	}
 	inputs := [2]plan.Node{n.Left, n.Right}
+	appendOnly := [2]bool{plan.AppendOnly(n.Left), plan.AppendOnly(n.Right)}
 	var x joinExpiry
 	for i := range n.LeftKeys {
+		if !appendOnly[0] || !appendOnly[1] {
+			break
+		}
 		lc, lok := colRefIndex(n.LeftKeys[i])
 		rc, rok := colRefIndex(n.RightKeys[i])
 		if !lok || !rok {
@@ -132,8 +137,8 @@ func findJoinExpiry(n *plan.Join, state func(*plan.Scan) *watermarkState) *joinE
 			if x.sides[side] == nil {
 				o := 1 - side
 				x.sides[side] = &sideExpiry{col: cols[side], offset: offs[o], wm: state(scans[o]),
-					what: fmt.Sprintf("%s rows when watermark(%s) >= %s + %s", sideName(side), scans[o].Object.Name,
-						inputs[side].Schema()[cols[side]].Name, time.Duration(offs[o])*time.Microsecond)}
+					what: fmt.Sprintf("%s rows when watermark(%s) >= %s", sideName(side), scans[o].Object.Name,
+						plusOffset(inputs[side].Schema()[cols[side]].Name, offs[o]))}
 			}
 		}
 	}
@@ -141,22 +146,42 @@ func findJoinExpiry(n *plan.Join, state func(*plan.Scan) *watermarkState) *joinE
 	for _, b := range timeBounds(n.Cond) {
 		// b: joined column hi bounds joined column lo: lo <= hi + c.
 		sideLo, sideHi := b.lo/nl, b.hi/nl
-		if sideLo > 1 || sideHi > 1 || sideLo == sideHi || x.sides[sideHi] != nil {
+		if sideLo > 1 || sideHi > 1 || sideLo == sideHi || x.sides[sideHi] != nil || !appendOnly[sideHi] {
 			continue
 		}
 		loCol, hiCol := b.lo-sideLo*nl, b.hi-sideHi*nl
-		scan, scanCol, ok := traceToScan(inputs[sideLo], loCol)
-		if !ok || scan.Watermark == nil || scan.Watermark.Col != scanCol {
+		scan, lag, ok := watermarkedColumn(inputs[sideLo], loCol)
+		if !ok {
 			continue
 		}
-		x.sides[sideHi] = &sideExpiry{col: hiCol, offset: b.c + 1, wm: state(scan),
-			what: fmt.Sprintf("%s rows when watermark(%s) > %s + %s", sideName(sideHi), scan.Object.Name,
-				inputs[sideHi].Schema()[hiCol].Name, time.Duration(b.c)*time.Microsecond)}
+		// Rows to come have lo >= watermark - lag; a row with
+		// hi + c + lag < watermark matches none of them.
+		x.sides[sideHi] = &sideExpiry{col: hiCol, offset: b.c + lag + 1, wm: state(scan),
+			what: fmt.Sprintf("%s rows when watermark(%s) > %s", sideName(sideHi), scan.Object.Name,
+				plusOffset(inputs[sideHi].Schema()[hiCol].Name, b.c+lag))}
 	}
 	if x.sides[0] == nil && x.sides[1] == nil {
 		return nil
 	}
 	return &x
+}
+
+// watermarkedColumn reports whether column col of every change still to
+// come from n is at or above the watermark of a stream scan less lag
+// (microseconds): col is the scan's watermarked time column, through
+// filters and projections, or a window bound of a TUMBLE/HOP over it,
+// also through an aggregate grouping by that bound (which renames it, as
+// q7's window_end AS date_time). A window's bounds are below its end,
+// which is past the time of each of its rows, and rows below the
+// watermark are dropped at the reader, so a window still to change ends
+// past the watermark: window_end has lag 0, window_start the window's
+// size. An aggregate changes only windows still open, retractions
+// included.
+func watermarkedColumn(n plan.Node, col int) (scan *plan.Scan, lag int64, ok bool) {
+	if scan, scanCol, ok := traceToScan(n, col); ok {
+		return scan, 0, scan.Watermark != nil && scan.Watermark.Col == scanCol
+	}
+	return traceWindowBound(n, col)
 }
 
 func sideName(side int) string { return [2]string{"left", "right"}[side] }

@@ -102,8 +102,8 @@ func batchTopN(ctx context.Context, t *plan.TopN, r storage.Reader) ([]types.Row
 
 // explainStreamingTree is plan.Explain of the dataflow StartView builds:
 // ORDER BY ... LIMIT shows as the TopN that runs it, a Sort without
-// LIMIT is left out, and joins and top-Ns show the state their
-// watermarks free.
+// LIMIT is left out, and aggregates, joins and top-Ns show the state
+// their watermarks free.
 func explainStreamingTree(root plan.Node) string {
 	return plan.ExplainAs(root, func(n plan.Node) plan.Node {
 		switch n := n.(type) {
@@ -115,6 +115,8 @@ func explainStreamingTree(root plan.Node) string {
 			return explainTopN(n)
 		case *plan.Join:
 			return explainJoin(n)
+		case *plan.Aggregate:
+			return explainAggregate(n)
 		}
 		return n
 	})

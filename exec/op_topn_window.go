@@ -2,7 +2,6 @@ package exec
 
 import (
 	"fmt"
-	"time"
 
 	"streamdb/plan"
 	"streamdb/types"
@@ -128,6 +127,6 @@ func explainTopN(t *plan.TopN) plan.Node {
 	if c == nil {
 		return t
 	}
-	return explainedTopN{TopN: t, cleaning: fmt.Sprintf("partitions when watermark(%s) >= %s + %s",
-		c.st.stream, t.Input.Schema()[c.keyCol].Name, time.Duration(c.offset)*time.Microsecond)}
+	return explainedTopN{TopN: t, cleaning: fmt.Sprintf("partitions when watermark(%s) >= %s",
+		c.st.stream, plusOffset(t.Input.Schema()[c.keyCol].Name, c.offset))}
 }

@@ -2,8 +2,10 @@ package exec
 
 import (
 	"encoding/binary"
+	"fmt"
 	"sort"
 	"sync/atomic"
+	"time"
 
 	"streamdb/plan"
 	"streamdb/storage"
@@ -213,4 +215,35 @@ func (rt *Runtime) Watermarks() []WatermarkInfo {
 		return out[i].Stream < out[j].Stream
 	})
 	return out
+}
+
+// explainedAggregate is an aggregate shown by EXPLAIN with the windows its
+// watermark closes.
+type explainedAggregate struct {
+	*plan.Aggregate
+	cleaning string
+}
+
+func (a explainedAggregate) Describe() string {
+	return a.Aggregate.Describe() + " state cleaning: " + a.cleaning
+}
+
+// explainAggregate is how EXPLAIN shows a: with the groups its watermark
+// frees, if any.
+func explainAggregate(a *plan.Aggregate) plan.Node {
+	c := findWindowCloser(a, func(s *plan.Scan) *watermarkState { return &watermarkState{stream: s.Object.Name} })
+	if c == nil {
+		return a
+	}
+	return explainedAggregate{Aggregate: a, cleaning: fmt.Sprintf("groups when watermark(%s) >= %s",
+		c.st.stream, plusOffset(a.Schema()[c.keyCol].Name, c.offset))}
+}
+
+// plusOffset shows column name plus an offset in microseconds, as EXPLAIN
+// states state cleaning rules.
+func plusOffset(name string, us int64) string {
+	if us == 0 {
+		return name
+	}
+	return name + " + " + (time.Duration(us) * time.Microsecond).String()
 }
