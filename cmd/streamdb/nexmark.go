@@ -41,7 +41,8 @@ or with --out writes lines {"event_type":"bid","bid":{...}}. Declare the
 streams with, e.g.:
 
   CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR,
-    url VARCHAR, date_time TIMESTAMP, extra VARCHAR) WITH (subject = 'nexmark.bid');`)
+    url VARCHAR, date_time TIMESTAMP, extra VARCHAR,
+    WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND) WITH (subject = 'nexmark.bid');`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
