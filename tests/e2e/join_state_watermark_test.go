@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,11 +78,8 @@ func TestJoinStateFreedByWatermark(t *testing.T) {
 		t.Helper()
 		flush(t, conn)
 		for _, v := range views {
-			got := testutil.SortedRows(t, conn, "SELECT * FROM "+v.name)
-			want := testutil.SortedRows(t, pg, v.pgQuery)
-			if !slices.Equal(got, want) {
-				t.Fatalf("seed %d, %s: view %s has %d rows, PostgreSQL %d\ngot  %s\nwant %s", seed, when, v.name,
-					len(got), len(want), strings.Join(got, " "), strings.Join(want, " "))
+			if diff := testutil.RowsDiff(t, conn, "SELECT * FROM "+v.name, pg, v.pgQuery); diff != "" {
+				t.Fatalf("seed %d, %s: view %s has %s", seed, when, v.name, diff)
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,11 +66,8 @@ func TestWindowAggregateJoinFreedByWatermark(t *testing.T) {
 	compare := func(when string) {
 		t.Helper()
 		flush(t, conn)
-		got := testutil.SortedRows(t, conn, "SELECT * FROM q7")
-		want := testutil.SortedRows(t, pg, pgQ7)
-		if !slices.Equal(got, want) {
-			t.Fatalf("seed %d, %s: q7 has %d rows, PostgreSQL %d\ngot  %s\nwant %s", seed, when,
-				len(got), len(want), strings.Join(got, " "), strings.Join(want, " "))
+		if diff := testutil.RowsDiff(t, conn, "SELECT * FROM q7", pg, pgQ7); diff != "" {
+			t.Fatalf("seed %d, %s: q7 has %s", seed, when, diff)
 		}
 	}
 	const rounds, perRound = 10, 30

@@ -3,8 +3,6 @@ package e2e
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
-	"strings"
 	"testing"
 
 	"streamdb/tests/testutil"
@@ -74,11 +72,8 @@ func TestOrderedStateOutOfCache(t *testing.T) {
 		t.Helper()
 		flush(t, conn)
 		for _, v := range orderedStateViews {
-			got := testutil.SortedRows(t, conn, "SELECT * FROM "+v.name)
-			want := testutil.SortedRows(t, pg, v.query)
-			if !slices.Equal(got, want) {
-				t.Fatalf("seed %d, %s: view %s has %d rows, PostgreSQL %d\ngot  %s\nwant %s", seed, when, v.name,
-					len(got), len(want), strings.Join(got, " "), strings.Join(want, " "))
+			if diff := testutil.RowsDiff(t, conn, "SELECT * FROM "+v.name, pg, v.query); diff != "" {
+				t.Fatalf("seed %d, %s: view %s has %s", seed, when, v.name, diff)
 			}
 		}
 	}
@@ -143,10 +138,8 @@ func TestExtremaOfCloseNumerics(t *testing.T) {
 	compare := func(when string) {
 		t.Helper()
 		flush(t, conn)
-		got := testutil.SortedRows(t, conn, "SELECT * FROM cn_ext")
-		want := testutil.SortedRows(t, pg, query)
-		if !slices.Equal(got, want) {
-			t.Fatalf("%s:\ngot  %s\nwant %s", when, strings.Join(got, " "), strings.Join(want, " "))
+		if diff := testutil.RowsDiff(t, conn, "SELECT * FROM cn_ext", pg, query); diff != "" {
+			t.Fatalf("%s: cn_ext has %s", when, diff)
 		}
 	}
 	exec(t, conn, stmts...)

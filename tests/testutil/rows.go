@@ -2,6 +2,8 @@ package testutil
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -40,4 +42,16 @@ func SortedRows(t testing.TB, conn *pgx.Conn, q string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// RowsDiff compares the rows of q on conn with those of pgQuery on pg (a
+// PostgreSQL computing the same result), as SortedRows gives them: it
+// returns "" when they are equal, else both counts and both row lists.
+func RowsDiff(t testing.TB, conn *pgx.Conn, q string, pg *pgx.Conn, pgQuery string) string {
+	t.Helper()
+	got, want := SortedRows(t, conn, q), SortedRows(t, pg, pgQuery)
+	if slices.Equal(got, want) {
+		return ""
+	}
+	return fmt.Sprintf("%d rows, PostgreSQL %d\ngot  %s\nwant %s", len(got), len(want), strings.Join(got, " "), strings.Join(want, " "))
 }
