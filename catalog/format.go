@@ -25,8 +25,9 @@ const (
 	// JetStream reader.
 	DataflowOneReaderPerScan FormatVersion = iota
 	// DataflowSharedScans gives a view one reader per stream it scans
-	// (scans with a WATERMARK keep their own); the rows fan out to every
-	// scan of the stream.
+	// (scans with a WATERMARK keep their own until
+	// DataflowSharedWatermarkScans); the rows fan out to every scan of the
+	// stream.
 	DataflowSharedScans
 	// DataflowSharedSubplans also computes each distinct subplan of
 	// windows, filters, projections and aggregates over shared scans once
@@ -79,6 +80,11 @@ const (
 	// key per distinct value in value order, instead of in the group's
 	// state: a group holds only its current extreme in memory.
 	DataflowExtremaByValue
+	// DataflowSharedWatermarkScans also shares the reader of a stream with
+	// a WATERMARK among the view's scans of it: one watermark operator,
+	// and one watermark, after the shared reader, before its rows fan
+	// out; subplans over such scans are shared too.
+	DataflowSharedWatermarkScans
 
 	// -- add new formats above this line --
 

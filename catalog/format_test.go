@@ -28,6 +28,7 @@ func TestFormatNumbers(t *testing.T) {
 		{"DataflowViewEdges", DataflowViewEdges, 9},
 		{"DataflowTopNStateByKey", DataflowTopNStateByKey, 10},
 		{"DataflowExtremaByValue", DataflowExtremaByValue, 11},
+		{"DataflowSharedWatermarkScans", DataflowSharedWatermarkScans, 12},
 	}
 	for _, p := range pinned {
 		if int(p.v) != p.want {

@@ -98,8 +98,10 @@ type builder struct {
 	p      *pipeline
 	nextOp uint16
 	// watermarks are the watermark states of the pipeline's stream scans
-	// that declare one, made on first use by a reader or an aggregate.
-	watermarks map[*plan.Scan]*watermarkState
+	// that declare one, made on first use by a reader or an operator that
+	// frees state by it: by scan, or by sharedScanKey for scans that share
+	// a reader (and so its watermark).
+	watermarks map[any]*watermarkState
 	// need says which columns of each stream scan the dataflow reads.
 	need neededColumns
 	// dataflow is the view's layout (catalog.Dataflow*); shared holds the
@@ -130,12 +132,16 @@ type builder struct {
 
 func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
 	if b.watermarks == nil {
-		b.watermarks = map[*plan.Scan]*watermarkState{}
+		b.watermarks = map[any]*watermarkState{}
 	}
-	st, ok := b.watermarks[s]
+	var k any = s
+	if key := sharedScanKey(b.dataflow, s); key != "" {
+		k = key
+	}
+	st, ok := b.watermarks[k]
 	if !ok {
 		st = &watermarkState{view: b.p.name, stream: s.Object.Name}
-		b.watermarks[s] = st
+		b.watermarks[k] = st
 	}
 	return st
 }
@@ -176,13 +182,6 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 	case *plan.Scan:
 		switch n.Object.Kind {
 		case catalog.KindStream:
-			if n.Watermark != nil {
-				wm, err := newWatermarkOp(n.Watermark, b.watermarkFor(n), b.opPrefix(), b.rt.store, next)
-				if err != nil {
-					return nil, err
-				}
-				next = wm
-			}
 			return next, b.addStreamScan(n, next)
 		case catalog.KindTable, catalog.KindView:
 			if b.dataflow >= catalog.DataflowViewEdges && n.Object.ID != b.p.id {

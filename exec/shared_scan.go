@@ -55,11 +55,14 @@ func (sh *sharedSource) addNeed(need []bool) {
 }
 
 // sharedScanKey identifies the scans that may share a reader under layout
-// dataflow: scans of the same stream with the same columns. It is "" for
-// a scan that gets its own reader: under the old layout, for tables, and
-// for streams with a WATERMARK (each scan's watermark state is its own).
+// dataflow: scans of the same stream with the same columns and watermark.
+// It is "" for a scan that gets its own reader: under the old layouts, for
+// tables, and for streams with a WATERMARK before
+// DataflowSharedWatermarkScans (each such scan filters by a watermark of
+// its own).
 func sharedScanKey(dataflow catalog.FormatVersion, s *plan.Scan) string {
-	if dataflow < catalog.DataflowSharedScans || s.Object.Kind != catalog.KindStream || s.Watermark != nil {
+	if dataflow < catalog.DataflowSharedScans || s.Object.Kind != catalog.KindStream ||
+		(s.Watermark != nil && dataflow < catalog.DataflowSharedWatermarkScans) {
 		return ""
 	}
 	var sb strings.Builder
@@ -67,11 +70,16 @@ func sharedScanKey(dataflow catalog.FormatVersion, s *plan.Scan) string {
 	for _, c := range s.Cols {
 		fmt.Fprintf(&sb, "|%s:%s:%v", c.Name, c.Type, c.Mod)
 	}
+	if w := s.Watermark; w != nil {
+		fmt.Fprintf(&sb, "|watermark %d:%s", w.Col, w.Text)
+	}
 	return sb.String()
 }
 
 // addStreamScan wires the stream scan s, whose rows go to next: to the
-// view's reader of that stream when it has one to share, else to a new one.
+// view's reader of that stream when it has one to share, else to a new
+// one. A stream's WATERMARK filters the rows right after the reader, so a
+// shared reader's scans share its watermark (watermarkFor).
 func (b *builder) addStreamScan(s *plan.Scan, next Operator) error {
 	need, ok := b.need[s]
 	if !ok {
@@ -85,13 +93,20 @@ func (b *builder) addStreamScan(s *plan.Scan, next Operator) error {
 	}
 	dec := NewRowDecoder(s.Cols)
 	dec.SkipUnread(need)
-	if key == "" {
-		return b.addSource(s, dec, next)
+	if key != "" {
+		sh := &sharedSource{tee: &teeOp{outputs: []Operator{next}}, dec: dec, need: append([]bool(nil), need...)}
+		if b.shared == nil {
+			b.shared = map[string]*sharedSource{}
+		}
+		b.shared[key] = sh
+		next = sh.tee
 	}
-	sh := &sharedSource{tee: &teeOp{outputs: []Operator{next}}, dec: dec, need: append([]bool(nil), need...)}
-	if b.shared == nil {
-		b.shared = map[string]*sharedSource{}
+	if s.Watermark != nil {
+		wm, err := newWatermarkOp(s.Watermark, b.watermarkFor(s), b.opPrefix(), b.rt.store, next)
+		if err != nil {
+			return err
+		}
+		next = wm
 	}
-	b.shared[key] = sh
-	return b.addSource(s, dec, sh.tee)
+	return b.addSource(s, dec, next)
 }

@@ -11,24 +11,29 @@ import (
 )
 
 // TestSharedScanSources checks which scans share a reader: scans of one
-// stream under the shared layout do, a scan with a WATERMARK and every
-// scan under the old layout do not, and scans of different streams never.
+// stream under the shared layout do, scans with a WATERMARK only with each
+// other and only from DataflowSharedWatermarkScans on, every scan under
+// the old layout does not, and scans of different streams never.
 func TestSharedScanSources(t *testing.T) {
 	cols := []types.Column{{Name: "k", Type: types.Int8}, {Name: "ts", Type: types.Timestamp}}
 	bids := &catalog.Descriptor{ID: 7, Name: "bids", Kind: catalog.KindStream}
 	asks := &catalog.Descriptor{ID: 8, Name: "asks", Kind: catalog.KindStream}
 	scan := func(d *catalog.Descriptor) *plan.Scan { return &plan.Scan{Object: d, Cols: cols} }
-	withWatermark := scan(bids)
-	withWatermark.Watermark = &plan.Watermark{Col: 1, Expr: &expr.ColRef{Idx: 1, T: types.Timestamp}, Text: "ts"}
+	withWatermark := func() *plan.Scan {
+		s := scan(bids)
+		s.Watermark = &plan.Watermark{Col: 1, Expr: &expr.ColRef{Idx: 1, T: types.Timestamp}, Text: "ts"}
+		return s
+	}
 	union := func(inputs ...plan.Node) plan.Node { return &plan.Union{Inputs: inputs, Cols: cols} }
-	root := union(scan(bids), scan(asks), scan(bids), withWatermark, scan(asks))
+	root := union(scan(bids), scan(asks), scan(bids), withWatermark(), scan(asks), withWatermark())
 
 	for _, tc := range []struct {
 		dataflow catalog.FormatVersion
 		want     string
 	}{
-		{catalog.DataflowOneReaderPerScan, "[bids asks bids bids asks]"},
-		{catalog.DataflowSharedScans, "[bids asks bids]"},
+		{catalog.DataflowOneReaderPerScan, "[bids asks bids bids asks bids]"},
+		{catalog.DataflowSharedScans, "[bids asks bids bids]"},
+		{catalog.DataflowSharedWatermarkScans, "[bids asks bids]"},
 	} {
 		got := SourceStreams(&catalog.Descriptor{Dataflow: tc.dataflow}, root, nil)
 		if fmt.Sprint(got) != tc.want {
