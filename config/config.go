@@ -36,7 +36,7 @@ var Settings = []Setting{
 	{StateBackend, "pebble", "pebble or memory"},
 	{StateBackendIncremental, "true", "checkpoints share files with earlier ones"},
 	{StateBackendMemoryMaxSize, "268435456", "memory backend: largest state a checkpoint may snapshot, in bytes"},
-	{StateCacheGroupsPerOperator, "16384", "aggregate groups (and rows of views without a key) an operator keeps in memory (0: all); the rest are read from Pebble when touched"},
+	{StateCacheGroupsPerOperator, "131072", "aggregate groups (and rows of views without a key) an operator keeps in memory (0: all); the rest are read from Pebble when touched"},
 	{StateCacheJoinKeysPerSide, "16384", "join keys each side of a join keeps in memory with their rows (0: all), for views created with this release or later; the rest are read from Pebble when a row with that key arrives"},
 	{StateCacheTopNRowsPerOperator, "16384", "rows a top-N over a retracting input keeps in memory (0: all), for views created with this release or later; the rest are read from Pebble when its ranked rows need them"},
 	{StateMemoryBudget, "536870912", "bytes of memory the state caches share (0: no budget): a quarter is Pebble's block cache (64 MiB without a budget); of the rest caches that hold little keep what they hold and the others split what is left equally (counted at an estimated size per entry), each keeping the lower of its share and its own setting"},

@@ -15,10 +15,12 @@ import (
 //
 // The budget is shared max-min fairly ("water-filling"): every cache may
 // hold up to one level of bytes, the level at which the caches' demands
-// fill the budget. A cache that held less than three quarters of its
-// limit at its last barrier is content and demands what it holds; one
-// above that may want more (it evicts down to three quarters of its limit
-// once over it) and demands as much as its own setting allows. So small
+// fill the budget. A cache that has not had to evict for a while is
+// content and demands what it holds; one that has (it held more than its
+// limit at one of its last barriers) may want more and demands as much as
+// its own setting allows. A cache that never reports (one that keeps
+// nothing in memory) demands nothing, and a new one nothing until it has
+// to evict; either may still grow to the level. So small
 // caches keep what they hold and the large ones split the rest equally,
 // instead of every cache getting an equal share it may not use. The level
 // is recomputed at every barrier from what the caches reported, and when
@@ -33,6 +35,8 @@ import (
 type memoryBudget struct {
 	bytes atomic.Int64 // 0: no budget
 	level atomic.Int64 // bytes each cache may hold; 0: no budget
+	// round counts rebalances, the budget's clock (see cacheSlot.over).
+	round atomic.Uint64
 	// slots (under Runtime.mu) are the caches of running views.
 	slots []*cacheSlot
 	// settings are each kind's own setting (entries; 0: unbounded).
@@ -65,11 +69,27 @@ type cacheSlot struct {
 	// held is the most entries one part held at its last barrier, and
 	// limit the bound it was given then.
 	held, limit atomic.Int64
+	// over is the round of the cache's last barrier at which it held
+	// more than its limit (0: never).
+	over atomic.Uint64
 }
+
+// wantRounds is how many rebalances a cache that had to evict keeps
+// asking for more: a cache evicts to three quarters of its limit and may
+// take a few epochs to fill it again.
+const wantRounds = 16
 
 // groupLimit returns the bound of the cache in slot.
 func (s *cacheSlot) groupLimit(committed func() uint64) groupLimit {
-	return groupLimit{max: s.max, report: s.held.Store, committed: committed}
+	return groupLimit{max: s.max, report: s.report, committed: committed}
+}
+
+// report records that each part of the cache holds at most held entries.
+func (s *cacheSlot) report(held int64) {
+	s.held.Store(held)
+	if limit := s.limit.Load(); limit > 0 && held > limit {
+		s.over.Store(s.budget.round.Load())
+	}
 }
 
 // max returns the entries each part of the cache may keep: the lower of
@@ -90,14 +110,13 @@ func (s *cacheSlot) entries(bytes int64) int64 {
 	return max(bytes/(s.parts*s.kind.bytes), minBudgetEntries)
 }
 
-// demand is the bytes the cache asks of the budget: what it held if it
-// held well under its limit (it is content), else what its setting
-// allows (it may want more).
+// demand is the bytes the cache asks of the budget: what it holds if it
+// is content, else what its setting allows.
 func (s *cacheSlot) demand() int64 {
 	per := s.parts * s.kind.bytes
-	held, limit := s.held.Load(), s.limit.Load()
-	if limit > 0 && held < limit-limit/4 {
-		return held * per
+	over := s.over.Load()
+	if over == 0 || s.budget.round.Load()-over > wantRounds {
+		return s.held.Load() * per
 	}
 	return s.setting.Load() * per
 }
@@ -105,6 +124,7 @@ func (s *cacheSlot) demand() int64 {
 // rebalance recomputes the level from the slots' demands. Caller holds
 // Runtime.mu.
 func (m *memoryBudget) rebalance() {
+	m.round.Add(1)
 	var level int64
 	if budget := m.bytes.Load(); budget > 0 {
 		var demands []int64

@@ -26,8 +26,9 @@ func TestWaterLevel(t *testing.T) {
 }
 
 // TestBudgetFollowsWhatCachesHold: caches that hold little leave the
-// budget to those that want more, and a cache that fills its limit asks
-// for more again.
+// budget to those that had to evict, and a cache that fills its limit
+// asks for more again; one that stops evicting is content again after a
+// while.
 func TestBudgetFollowsWhatCachesHold(t *testing.T) {
 	var setting atomic.Int64
 	setting.Store(1_000_000)
@@ -46,29 +47,49 @@ func TestBudgetFollowsWhatCachesHold(t *testing.T) {
 		return out
 	}
 	m.rebalance()
-	if got := limits(); got[0] != 1000 || got[7] != 1000 {
-		t.Fatalf("new caches get %v entries, want an equal 1000 each", got)
+	if got := limits(); got[0] != 8000 || got[7] != 8000 {
+		t.Fatalf("new caches get %v entries, want the whole budget (8000) until one has to evict", got)
 	}
-	// Six caches hold 10 entries each; two are full.
-	for i, s := range slots {
-		s.held.Store(10)
-		if i < 2 {
-			s.held.Store(1000)
-		}
+	for _, s := range slots {
+		s.report(1001)
 	}
 	m.rebalance()
+	if got := limits(); got[0] != 1000 || got[7] != 1000 {
+		t.Fatalf("caches that all outgrew their limit get %v entries, want an equal 1000 each", got)
+	}
+	// Six caches settle at 10 entries each; two keep outgrowing their
+	// limit.
+	for range wantRounds + 1 {
+		for i, s := range slots {
+			s.report(10)
+			if i < 2 {
+				s.report(s.max() + 1)
+			}
+		}
+		m.rebalance()
+	}
 	if got, want := limits(), int64((8*1000-60)/2); got[0] != want || got[1] != want || got[2] != want {
 		t.Fatalf("limits %v; want %d for the two full caches (the budget less the small ones' 60 entries, halved)", got, want)
 	}
-	// The full caches fill their new limits, and a small one fills up
-	// to its own: it wants more too, and the level falls to what three
-	// caches share.
-	for _, s := range slots[:3] {
-		s.held.Store(s.limit.Load())
-	}
+	// A small cache outgrows its limit too: the level falls to what
+	// three caches share.
+	slots[2].report(slots[2].limit.Load() + 1)
 	m.rebalance()
 	if got, want := limits(), int64((8*1000-50)/3); got[0] != want || got[2] != want {
 		t.Fatalf("limits %v; want %d each once a third cache is full", got, want)
+	}
+	// The third cache stops growing at 100 entries while the first two
+	// keep outgrowing theirs: after wantRounds rebalances it is content
+	// with its 100.
+	for range wantRounds + 1 {
+		for _, s := range slots[:2] {
+			s.report(s.max() + 1)
+		}
+		slots[2].report(100)
+		m.rebalance()
+	}
+	if got, want := limits(), int64((8*1000-150)/2); got[0] != want {
+		t.Fatalf("limits %v; want %d once the third cache has held 100 entries for a while", got, want)
 	}
 	// A join's two sides count twice.
 	join := &cacheSlot{budget: m, kind: groupCacheKind, setting: &setting, parts: 2}
