@@ -17,10 +17,8 @@ import (
 // emptied bucket stays cached until its deletion commits.
 //
 // Under the older formats, and with the bound at 0, every row is read at
-// start and kept (lazy is false). When a watermark frees the state
-// (joinExpiry), every open row is indexed by its deadline, in memory or
-// not: a bounded cache reads the deadlines of the rows in Pebble at start
-// (trackStored) and keeps only their join keys.
+// start and kept (lazy is false); so too when a watermark frees the state
+// (joinExpiry), which needs every open row indexed by its deadline.
 type joinCache struct {
 	lazy  bool
 	limit groupLimit
@@ -50,28 +48,7 @@ func (c *joinCache) start(op *joinOp, store storage.Reader, limit groupLimit) er
 			return err
 		}
 	}
-	if c.expire == nil {
-		return nil
-	}
-	// Track the deadline of every stored row, keeping only its join key.
-	return storage.ScanPrefix(c.store, op.prefix, func(k, v []byte) error {
-		side, jk, _, err := readKeyedPageKey(k[len(op.prefix):])
-		if err != nil {
-			return err
-		}
-		key := string(jk)
-		return readKeyedEntries(v, side, func(e *joinEntry) error {
-			if e.count <= 0 {
-				return nil
-			}
-			row, err := op.rowOf(e)
-			if err != nil {
-				return err
-			}
-			c.expire.trackStored(side, key, row)
-			return nil
-		})
-	})
+	return nil
 }
 
 // loadAll reads every stored row of the keys not in memory yet (the
@@ -109,17 +86,15 @@ func (c *joinCache) unbound(op *joinOp) error {
 	return nil
 }
 
-// restored counts e, read from Pebble, and indexes it for expiry when
-// the whole state is read at start. A bucket read on a miss needs none:
-// its rows are in the heap already, by join key.
+// restored counts e, read from Pebble, and indexes it for expiry.
 func (c *joinCache) restored(op *joinOp, e *joinEntry) error {
 	c.rows++
-	if c.expire != nil && !c.lazy {
+	if c.expire != nil {
 		row, err := op.rowOf(e)
 		if err != nil {
 			return err
 		}
-		c.expire.track(e, row)
+		c.expire.track(op, e, row)
 		e.row = nil // the deadline is read; keep the row encoded
 	}
 	return nil
@@ -130,7 +105,7 @@ func (c *joinCache) restored(op *joinOp, e *joinEntry) error {
 func (c *joinCache) added(op *joinOp, side byte, e *joinEntry, row types.Row) {
 	c.rows++
 	if c.expire != nil {
-		c.expire.track(e, row)
+		c.expire.track(op, e, row)
 	}
 }
 
@@ -172,7 +147,6 @@ func (c *joinCache) evict(op *joinOp) {
 				for range b.all {
 					c.rows--
 				}
-				forget(b)
 				c.miss[side].evictedKey(k)
 				delete(m, k)
 			}

@@ -53,9 +53,6 @@ type sideExpiry struct {
 	open expiryHeap
 }
 
-// expiring is a row's place in the heap. When a row's bucket leaves the
-// cache, its entry stays here without its row (evicted), and freeClosed
-// reads the bucket back by the entry's side and join key to free the row.
 type expiring struct {
 	deadline int64
 	e        *joinEntry
@@ -78,98 +75,38 @@ func (h *expiryHeap) Pop() any {
 
 // track indexes e, new on its side with the decoded row, by deadline. A
 // row whose time column is NULL matches nothing by time and is kept.
-func (x *joinExpiry) track(e *joinEntry, row types.Row) {
-	if d, ok := x.deadline(e.side, row); ok {
-		heap.Push(&x.sides[e.side].open, expiring{deadline: d, e: e})
-	}
-}
-
-// trackStored indexes a row of side with join key key that stays in
-// Pebble, by an evicted entry.
-func (x *joinExpiry) trackStored(side byte, key string, row types.Row) {
-	if d, ok := x.deadline(side, row); ok {
-		heap.Push(&x.sides[side].open, expiring{deadline: d, e: &joinEntry{side: side, key: key, evicted: true}})
-	}
-}
-
-// deadline returns when row, of side, can match no more, if it is freed
-// at all.
-func (x *joinExpiry) deadline(side byte, row types.Row) (int64, bool) {
-	s := x.sides[side]
+func (x *joinExpiry) track(op *joinOp, e *joinEntry, row types.Row) {
+	s := x.sides[e.side]
 	if s == nil || row[s.col].IsNull() {
-		return 0, false
+		return
 	}
-	return row[s.col].I + s.offset, true
-}
-
-// forget marks the entries of an evicted bucket evicted and drops their
-// rows, which the heap would otherwise keep in memory.
-func forget(b *joinBucket) {
-	for e := range b.all {
-		e.evicted, e.rowKey, e.row, e.page = true, "", nil, nil
-	}
+	heap.Push(&s.open, expiring{deadline: row[s.col].I + s.offset, e: e})
 }
 
 // freeClosed frees, at a barrier before the epoch's writes, the rows whose
 // deadline the other side's watermark has reached: they leave memory and,
-// by the barrier's write, Pebble. A row whose bucket left the cache is
-// found by reading the bucket back, once per bucket and barrier, and
-// freeing each of its rows past the deadline. Nothing is emitted: the rows
-// they joined stay, and an outer row's NULL-padded row is final.
-func (c *joinCache) freeClosed(op *joinOp) error {
+// by the barrier's write, Pebble. Nothing is emitted: the rows they joined
+// stay, and an outer row's NULL-padded row is final.
+func (c *joinCache) freeClosed(op *joinOp) {
 	if c.expire == nil {
-		return nil
+		return
 	}
 	for side, s := range c.expire.sides {
 		if s == nil || !s.wm.valid.Load() {
 			continue
 		}
 		wm := s.wm.value.Load()
-		var reread map[string]bool
 		for s.open.Len() > 0 && s.open[0].deadline <= wm {
 			e := heap.Pop(&s.open).(expiring).e
-			if e.evicted {
-				if reread == nil {
-					reread = map[string]bool{}
-				}
-				reread[e.key] = true
-				continue
+			if e.count <= 0 {
+				continue // retracted already
 			}
-			if e.count > 0 { // else retracted already
-				op.free(op.state[side][e.key], e)
-			}
-		}
-		for key := range reread {
-			b, err := op.probe(byte(side), []byte(key))
-			if err != nil || b == nil {
-				if err != nil {
-					return err
-				}
-				continue
-			}
-			var due []*joinEntry
-			for e := range b.all {
-				row, err := op.rowOf(e)
-				if err != nil {
-					return err
-				}
-				if d, ok := c.expire.deadline(byte(side), row); ok && d <= wm && e.count > 0 {
-					due = append(due, e)
-				}
-			}
-			for _, e := range due {
-				op.free(b, e)
-			}
+			b := op.state[side][e.key]
+			e.count = 0
+			op.markDirty(e)
+			op.dropEntry(b, e)
 		}
 	}
-	return nil
-}
-
-// free drops e from its bucket b as a deletion this barrier writes.
-func (op *joinOp) free(b *joinBucket, e *joinEntry) {
-	e.count = 0
-	op.markDirty(e)
-	op.dropEntry(b, e)
 }
 
 // findJoinExpiry returns how n's rows are freed by watermark, or nil when

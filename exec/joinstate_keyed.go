@@ -65,67 +65,44 @@ func (op *joinOp) keyedPageFor(e *joinEntry) *joinPage {
 // restoreKeyedPage puts the entries of one stored page (key after the
 // operator's prefix, value) into their bucket, and returns it.
 func (op *joinOp) restoreKeyedPage(k, v []byte) (*joinBucket, error) {
-	side, jk, id, err := readKeyedPageKey(k)
+	if len(k) < 1 || k[0] > 1 {
+		return nil, fmt.Errorf("join state: bad page key")
+	}
+	side := k[0]
+	jk, rest, err := readLenPrefixed(k[1:])
 	if err != nil {
 		return nil, err
 	}
+	if len(rest) != 8 {
+		return nil, fmt.Errorf("join state: bad page key")
+	}
 	b := op.bucket(side, jk)
-	p := &joinPage{id: id, side: side, key: b.key}
+	p := &joinPage{id: binary.BigEndian.Uint64(rest), side: side, key: b.key}
 	op.nextID = max(op.nextID, p.id+1)
-	err = readKeyedEntries(v, side, func(e *joinEntry) error {
-		e.key, e.page = b.key, p
+	for len(v) > 0 {
+		e := &joinEntry{side: side, key: b.key, page: p}
+		if v, err = readVarint(v, &e.count); err != nil {
+			return nil, err
+		}
+		if v, err = readVarint(v, &e.matches); err != nil {
+			return nil, err
+		}
+		var row []byte
+		if row, v, err = readLenPrefixed(v); err != nil {
+			return nil, err
+		}
+		e.rowKey = string(row)
 		b.put(e, op.listed(side))
 		p.entries = append(p.entries, e)
 		p.bytes += entryBytes(e)
-		return op.cache.restored(op, e)
-	})
-	if err != nil {
-		return nil, err
+		if err := op.cache.restored(op, e); err != nil {
+			return nil, err
+		}
 	}
 	if op.packed[side] {
 		b.tail = p // pages come in id order: the newest takes new rows
 	}
 	return b, nil
-}
-
-// readKeyedPageKey reads a stored page's key (after the operator's
-// prefix): its side, join key and page id.
-func readKeyedPageKey(k []byte) (side byte, jk []byte, id uint64, err error) {
-	if len(k) < 1 || k[0] > 1 {
-		return 0, nil, 0, fmt.Errorf("join state: bad page key")
-	}
-	jk, rest, err := readLenPrefixed(k[1:])
-	if err != nil {
-		return 0, nil, 0, err
-	}
-	if len(rest) != 8 {
-		return 0, nil, 0, fmt.Errorf("join state: bad page key")
-	}
-	return k[0], jk, binary.BigEndian.Uint64(rest), nil
-}
-
-// readKeyedEntries calls fn with each entry of a stored page of side
-// (its value), as appendKeyedEntry wrote them.
-func readKeyedEntries(v []byte, side byte, fn func(e *joinEntry) error) error {
-	for len(v) > 0 {
-		e := &joinEntry{side: side}
-		var err error
-		if v, err = readVarint(v, &e.count); err != nil {
-			return err
-		}
-		if v, err = readVarint(v, &e.matches); err != nil {
-			return err
-		}
-		var row []byte
-		if row, v, err = readLenPrefixed(v); err != nil {
-			return err
-		}
-		e.rowKey = string(row)
-		if err := fn(e); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // loadBucket reads side's rows with join key jk from Pebble into the

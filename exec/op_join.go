@@ -70,9 +70,6 @@ type joinEntry struct {
 	matches int64  // rows of the other side it matches (outer sides)
 	side    byte
 	dirty   bool // in op.dirty for the current epoch
-	// evicted says the entry's bucket left the cache: it stays only in
-	// its side's expiry heap, without its row (see expiring).
-	evicted bool
 }
 
 // joinStateFormat is the layout of a join's state in Pebble; a view keeps
@@ -111,7 +108,7 @@ func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinSta
 
 // newCachedJoinOp is newJoinOp with, under joinStateByKey, at most
 // limit.max() keys per side in memory (0 or no limit: all), and rows
-// freed as expire says (nil: never).
+// freed as expire says (nil: never; all are kept in memory then).
 func newCachedJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinStateFormat, packed [2]bool, limit groupLimit, expire *joinExpiry, next Operator) (*joinOp, error) {
 	op := &joinOp{
 		format: format, packed: packed,
@@ -123,6 +120,9 @@ func newCachedJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format j
 	}
 	if format == joinStateByKey {
 		op.cache.expire = expire
+		if expire != nil {
+			limit = groupLimit{}
+		}
 		return op, op.cache.start(op, store, limit)
 	}
 	err := storage.ScanPrefix(store, prefix, func(k, v []byte) error {
@@ -530,9 +530,7 @@ func (op *joinOp) barrier(ep Epoch) error {
 		return nil
 	}
 	op.barriers = 0
-	if err := op.cache.freeClosed(op); err != nil {
-		return err
-	}
+	op.cache.freeClosed(op)
 	switch op.format {
 	case joinStateByKey:
 		op.cache.markWritten(op, ep.ID)

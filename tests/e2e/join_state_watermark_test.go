@@ -16,22 +16,12 @@ import (
 // (date_bin for the windows) round by round, and checks that the rows the
 // joins hold (streamdb_join_state_rows) fall once the watermarks pass
 // them, also after a kill -9; EXPLAIN shows the state cleaning.
-func TestJoinStateFreedByWatermark(t *testing.T) { joinStateFreedByWatermark(t, false) }
-
-// TestJoinStateFreedByWatermarkEvicted is TestJoinStateFreedByWatermark
-// with one join key per side in memory, so that most rows are in Pebble
-// only when the watermarks free them.
-func TestJoinStateFreedByWatermarkEvicted(t *testing.T) { joinStateFreedByWatermark(t, true) }
-
-func joinStateFreedByWatermark(t *testing.T, evicted bool) {
+func TestJoinStateFreedByWatermark(t *testing.T) {
 	seed := testutil.Seed(t, "STREAMDB_JOIN_SEED")
 	rng := rand.New(rand.NewPCG(seed, 19))
 	pg := testutil.StartPostgres(t).Conn(t)
 	srv := startServer(t)
 	conn := srv.Conn(t)
-	if evicted {
-		exec(t, conn, "ALTER SYSTEM SET state.cache.join-keys-per-side = 1")
-	}
 	exec(t, pg, "CREATE TABLE sa (k INT, ts TIMESTAMP, x INT)", "CREATE TABLE sb (k INT, ts TIMESTAMP, y INT)")
 	exec(t, conn,
 		"CREATE STREAM sa (k INT, ts TIMESTAMP, x INT, WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)",
@@ -124,9 +114,6 @@ func joinStateFreedByWatermark(t *testing.T, evicted bool) {
 			t.Errorf("%s holds %v rows after both watermarks passed all but the newest 2", v.name, held)
 		}
 	}
-	// With the cache unbounded a restart reads every row the joins
-	// still store into memory.
-	exec(t, conn, "ALTER SYSTEM SET state.cache.join-keys-per-side = 0")
 	srv.Restart(t)
 	conn = srv.Conn(t)
 	flush(t, conn)
