@@ -47,7 +47,7 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 		mode = CountedSet
 	}
 	mat, err := newMaterializeOp(mode, keyCols, ViewTablePrefix(desc.ID), storage.StatePrefix(desc.ID, viewMetaIndex), rt.store,
-		rt.cacheLimit(p, groupCacheKind, &rt.groupCache, 1))
+		rt.cacheLimit(p, groupCacheKind, &rt.groupCache))
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 	case *plan.Sort, *plan.Limit, *plan.TopN:
 		return b.buildTopN(n, next)
 	case *plan.Aggregate:
-		limit := b.cacheLimit(groupCacheKind, &b.rt.groupCache, 1)
+		limit := b.cacheLimit(groupCacheKind, &b.rt.groupCache)
 		ao := appendOnly(b.dataflow, n.Input)
 		prefix := b.opPrefix()
 		reemit := b.reemit[b.lastOp]

@@ -20,7 +20,7 @@ func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
 		return newJoinOp(n, b.opPrefix(), b.rt.store.DB(), format, packed, next)
 	}
 	idx := b.nextOp
-	limit := b.cacheLimit(joinCacheKind, &b.rt.joinCache, 2) // a cache per side
+	limit := b.cacheLimit(joinCacheKind, &b.rt.joinCache)
 	op, err := newCachedJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateByKey, packed, limit, findJoinExpiry(n, b.watermarkFor), next)
 	if err != nil {
 		return nil, err

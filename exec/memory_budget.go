@@ -43,29 +43,38 @@ type memoryBudget struct {
 	settings map[cacheKind]*atomic.Int64
 }
 
-// cacheKind is a kind of state cache, with its estimated bytes per entry.
+// cacheKind is a kind of state cache, with its estimated bytes per entry
+// and the maps its bound applies to each (a join's two sides).
 type cacheKind struct {
 	name  string
 	bytes int64
+	parts int64
 }
 
 var (
-	groupCacheKind = cacheKind{"groups", 320}
-	joinCacheKind  = cacheKind{"join_keys", 384}
-	topNCacheKind  = cacheKind{"topn_rows", 256}
+	groupCacheKind = cacheKind{"groups", 320, 1}
+	joinCacheKind  = cacheKind{"join_keys", 384, 2}
+	topNCacheKind  = cacheKind{"topn_rows", 256, 1}
 )
 
 // minBudgetEntries is the least a budget cuts a cache to, so that a tiny
 // budget slows a view down instead of making it reread Pebble per row.
 const minBudgetEntries = 64
 
+// limit returns the entries each part of a cache of kind k may keep: the
+// lower of its setting (0: unbounded) and level bytes (0: no budget).
+func (k cacheKind) limit(setting, level int64) int64 {
+	if setting <= 0 || level <= 0 {
+		return setting
+	}
+	return min(setting, max(level/(k.parts*k.bytes), minBudgetEntries))
+}
+
 // cacheSlot is one state cache's place in the budget.
 type cacheSlot struct {
 	budget  *memoryBudget
 	kind    cacheKind
 	setting *atomic.Int64 // the kind's own setting (entries; 0: unbounded)
-	// parts is the maps the limit bounds each (a join's two sides).
-	parts int64
 	// held is the most entries one part held at its last barrier, and
 	// limit the bound it was given then.
 	held, limit atomic.Int64
@@ -95,25 +104,15 @@ func (s *cacheSlot) report(held int64) {
 // max returns the entries each part of the cache may keep: the lower of
 // its setting and its share of the budget.
 func (s *cacheSlot) max() int64 {
-	n := s.setting.Load()
-	if n > 0 {
-		if level := s.budget.level.Load(); level > 0 {
-			n = min(n, s.entries(level))
-		}
-	}
+	n := s.kind.limit(s.setting.Load(), s.budget.level.Load())
 	s.limit.Store(n)
 	return n
-}
-
-// entries turns bytes of budget into entries per part.
-func (s *cacheSlot) entries(bytes int64) int64 {
-	return max(bytes/(s.parts*s.kind.bytes), minBudgetEntries)
 }
 
 // demand is the bytes the cache asks of the budget: what it holds if it
 // is content, else what its setting allows.
 func (s *cacheSlot) demand() int64 {
-	per := s.parts * s.kind.bytes
+	per := s.kind.parts * s.kind.bytes
 	over := s.over.Load()
 	if over == 0 || s.budget.round.Load()-over > wantRounds {
 		return s.held.Load() * per
@@ -137,11 +136,7 @@ func (m *memoryBudget) rebalance() {
 	}
 	m.level.Store(level)
 	for kind, setting := range m.settings {
-		n := setting.Load()
-		if level > 0 && n > 0 {
-			n = min(n, max(level/kind.bytes, minBudgetEntries))
-		}
-		metrics.StateCacheLimit.WithLabelValues(kind.name).Set(float64(n))
+		metrics.StateCacheLimit.WithLabelValues(kind.name).Set(float64(kind.limit(setting.Load(), level)))
 	}
 }
 
@@ -201,15 +196,14 @@ func (rt *Runtime) recountCachesLocked() {
 }
 
 // cacheLimit returns the bound of a cache of kind for the view being
-// built, counting it against the budget. parts is the maps the bound
-// applies to each (a join's two sides).
-func (b *builder) cacheLimit(kind cacheKind, setting *atomic.Int64, parts int64) groupLimit {
-	return b.rt.cacheLimit(b.p, kind, setting, parts)
+// built, counting it against the budget.
+func (b *builder) cacheLimit(kind cacheKind, setting *atomic.Int64) groupLimit {
+	return b.rt.cacheLimit(b.p, kind, setting)
 }
 
 // cacheLimit returns the bound of a cache of kind in pipeline p.
-func (rt *Runtime) cacheLimit(p *pipeline, kind cacheKind, setting *atomic.Int64, parts int64) groupLimit {
-	s := &cacheSlot{budget: &rt.budget, kind: kind, setting: setting, parts: parts}
+func (rt *Runtime) cacheLimit(p *pipeline, kind cacheKind, setting *atomic.Int64) groupLimit {
+	s := &cacheSlot{budget: &rt.budget, kind: kind, setting: setting}
 	p.caches = append(p.caches, s)
 	return s.groupLimit(rt.CommittedEpoch)
 }

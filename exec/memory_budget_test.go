@@ -37,7 +37,7 @@ func TestBudgetFollowsWhatCachesHold(t *testing.T) {
 	m.bytes.Store(8 * 1000 * per)
 	var slots []*cacheSlot
 	for range 8 {
-		slots = append(slots, &cacheSlot{budget: m, kind: groupCacheKind, setting: &setting, parts: 1})
+		slots = append(slots, &cacheSlot{budget: m, kind: groupCacheKind, setting: &setting})
 	}
 	m.slots = slots
 	limits := func() (out []int64) {
@@ -92,8 +92,7 @@ func TestBudgetFollowsWhatCachesHold(t *testing.T) {
 		t.Fatalf("limits %v; want %d once the third cache has held 100 entries for a while", got, want)
 	}
 	// A join's two sides count twice.
-	join := &cacheSlot{budget: m, kind: groupCacheKind, setting: &setting, parts: 2}
-	if got := join.entries(m.level.Load()); got != m.level.Load()/(2*per) {
-		t.Fatalf("a two-part cache gets %d entries per part at level %d", got, m.level.Load())
+	if got, want := joinCacheKind.limit(setting.Load(), m.level.Load()), m.level.Load()/(2*joinCacheKind.bytes); got != want {
+		t.Fatalf("a join gets %d entries per side at level %d, want %d", got, m.level.Load(), want)
 	}
 }

@@ -25,7 +25,7 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 	cfg := topNConfig{dataflow: b.dataflow, setInput: b.inputKey(t.Input) != nil}
 	if c == nil {
 		// Partitions of windows are freed by the watermark instead.
-		cfg.limit = b.cacheLimit(topNCacheKind, &b.rt.topNCache, 1)
+		cfg.limit = b.cacheLimit(topNCacheKind, &b.rt.topNCache)
 	}
 	idx := b.nextOp
 	op, err := newTopNOp(t, appendOnly(b.dataflow, t.Input), b.opPrefix(), b.rt.store, cfg, next)

@@ -127,7 +127,7 @@ var (
 	})
 	StateCacheLimit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "streamdb_state_cache_limit_entries",
-		Help: "Entries a state cache of a kind that wants more keeps in memory at most: its share of state.memory.budget or its setting, whichever is lower (caches that hold little leave their share to the others).",
+		Help: "Entries a state cache of a kind that wants more (a join: each side) keeps in memory at most: its share of state.memory.budget or its setting, whichever is lower (caches that hold little leave their share to the others).",
 	}, []string{"kind"})
 	// Connections is the number of open client connections.
 	Connections = prometheus.NewGauge(prometheus.GaugeOpts{
