@@ -27,7 +27,10 @@ static int streamdb_is_mmapped(void *p) { return (((size_t *)p)[-1] & 2) != 0; }
 */
 import "C"
 
-import "os"
+import (
+	"os"
+	"unsafe"
+)
 
 // mmapThreshold is the size from which C allocations are mmapped, and so
 // go back to the system the moment they are freed.
@@ -55,10 +58,27 @@ func TuneCAllocator() {
 }
 
 // largeBlocksMmapped reports whether, after a large block is freed, a
-// smaller large block is still mmapped (see TuneCAllocator).
+// smaller large block is still mmapped (see TuneCAllocator). glibc serves
+// a block from free chunks its arenas already hold before it considers
+// mmap, and other threads may have left some of 1 MiB or more, so it
+// takes 1 MiB blocks until one is mmapped or more than such chunks could
+// plausibly hold (256 MiB) came from the arenas: with the threshold fixed
+// the first block past them is mmapped; with the dynamic threshold raised
+// to 4 MiB none is.
 func largeBlocksMmapped() bool {
 	C.free(C.malloc(4 << 20))
-	p := C.malloc(1 << 20)
-	defer C.free(p)
-	return C.streamdb_is_mmapped(p) != 0
+	var held []unsafe.Pointer
+	defer func() {
+		for _, p := range held {
+			C.free(p)
+		}
+	}()
+	for range 256 {
+		p := C.malloc(1 << 20)
+		held = append(held, p)
+		if C.streamdb_is_mmapped(p) != 0 {
+			return true
+		}
+	}
+	return false
 }
