@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"github.com/bits-and-blooms/bloom/v3"
-
 	"streamdb/storage"
 )
 
@@ -48,37 +46,4 @@ func (m *missRule) evictedKey(key string) {
 	if !m.storeMayHold {
 		m.evicted.add(key)
 	}
-}
-
-// evictedSet remembers keys, approximately: a chain of Bloom filters, each
-// sized for twice the keys of the one before, so that it grows with the
-// keys it holds at about 1 bit in 10,000 of false positives per filter. A
-// false positive costs only a Pebble read that finds nothing; a key added
-// is always reported. About 2.4 bytes per key.
-type evictedSet struct {
-	filters []*bloom.BloomFilter
-	room    uint // keys the newest filter takes before the next is made
-	size    uint // keys the newest filter was made for
-}
-
-// firstEvictedFilter is the key capacity of the first filter.
-const firstEvictedFilter = 1 << 16
-
-func (s *evictedSet) add(key string) {
-	if s.room == 0 {
-		s.size = max(2*s.size, firstEvictedFilter)
-		s.filters = append(s.filters, bloom.NewWithEstimates(s.size, 1e-4))
-		s.room = s.size
-	}
-	s.filters[len(s.filters)-1].AddString(key)
-	s.room--
-}
-
-func (s *evictedSet) mayContain(key string) bool {
-	for _, f := range s.filters {
-		if f.TestString(key) {
-			return true
-		}
-	}
-	return false
 }

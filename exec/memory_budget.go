@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"streamdb/gcpace"
 	"streamdb/metrics"
 	"streamdb/storage"
 )
@@ -162,7 +163,8 @@ func waterLevel(budget int64, demands []int64) int64 {
 
 // SetMemoryBudget sets state.memory.budget in bytes (0: none). Pebble's
 // block cache takes blockCacheShare of it and the operators' caches share
-// the rest; without a budget the block cache keeps its default size.
+// the rest; without a budget the block cache keeps its default size. The
+// garbage collector's headroom follows the whole budget too (gcpace).
 func (rt *Runtime) SetMemoryBudget(n int64) {
 	block, caches := int64(storage.DefaultBlockCacheLimit), n
 	if n > 0 {
@@ -170,6 +172,7 @@ func (rt *Runtime) SetMemoryBudget(n int64) {
 		caches = n - block
 	}
 	storage.SetBlockCacheLimit(block)
+	gcpace.SetBudget(n)
 	rt.budget.bytes.Store(caches)
 	rt.mu.Lock()
 	rt.budget.rebalance()

@@ -3,7 +3,20 @@ package exec
 import (
 	"sync/atomic"
 	"testing"
+
+	"streamdb/gcpace"
 )
+
+// TestMemoryBudgetPacesCollector: the garbage collector's headroom follows
+// state.memory.budget as set on the runtime.
+func TestMemoryBudgetPacesCollector(t *testing.T) {
+	rt := &Runtime{}
+	defer rt.SetMemoryBudget(0)
+	rt.SetMemoryBudget(96 << 20)
+	if got := gcpace.Budget(); got != 96<<20 {
+		t.Fatalf("gcpace.Budget() = %d after SetMemoryBudget(96 MiB)", got)
+	}
+}
 
 func TestWaterLevel(t *testing.T) {
 	for _, c := range []struct {

@@ -20,7 +20,6 @@ import (
 	"streamdb/node"
 	"streamdb/pgwire"
 	"streamdb/sql"
-	"streamdb/storage"
 )
 
 func main() {
@@ -138,8 +137,7 @@ func run(args []string) error {
 	// guards) log through slog's default: give them the same level and
 	// format.
 	slog.SetDefault(log)
-	tuneGC()
-	storage.TuneCAllocator()
+	node.TuneProcess()
 	stopProfile, err := startProfiles()
 	if err != nil {
 		return err
