@@ -39,7 +39,8 @@ var Settings = []Setting{
 	{StateCacheGroupsPerOperator, "131072", "aggregate groups (and rows of views without a key) an operator keeps in memory (0: all); the rest are read from Pebble when touched"},
 	{StateCacheJoinKeysPerSide, "16384", "join keys each side of a join keeps in memory with their rows (0: all), for views created with this release or later; the rest are read from Pebble when a row with that key arrives"},
 	{StateCacheTopNRowsPerOperator, "16384", "rows a top-N over a retracting input keeps in memory (0: all), for views created with this release or later; the rest are read from Pebble when its ranked rows need them"},
-	{StateMemoryBudget, "536870912", "bytes of memory the state caches share (0: no budget): a quarter is Pebble's block cache (64 MiB without a budget); of the rest caches that hold little keep what they hold and the others split what is left equally (counted at an estimated size per entry), each keeping the lower of its share and its own setting"},
+	{StateMemoryBudget, "536870912", "bytes of memory the state caches share (0: no budget): a quarter is Pebble's block cache (64 MiB without a budget); of the rest caches that hold little keep what they hold and the others split what is left equally (counted at an estimated size per entry), each keeping the lower of its share and its own setting; the garbage collector lets the heap grow past its live part by at most the budget (at least by the live heap)"},
+	{ScanWatermarkAlignmentMaxDrift, "10s", "how far in event time a reader of a stream with a WATERMARK may run ahead of the readers of the other watermarked streams its views read, while they still have input to read (0: no bound); a reader that far ahead waits, so that join and window state freed by the slower watermark does not pile up while views catch up"},
 	{StateBackendAsync, "true", "processing goes on while a checkpoint is written"},
 	{StateCheckpointsDir, "", "where checkpoints go (default <data dir>/checkpoints); nats-object://BUCKET[?replicas=N] uploads each one to a JetStream object store bucket on the server's NATS connection"},
 	{StateCheckpointsNumRetained, "3", "completed periodic checkpoints kept"},
@@ -173,7 +174,7 @@ func validate(key, value string) error {
 		return fmt.Errorf("%q is not one of %s", value, strings.Join(allowed, ", "))
 	}
 	switch key {
-	case "execution.barrier.interval", "execution.checkpointing.interval", "execution.checkpointing.timeout", "execution.checkpointing.min-pause", "execution.progress.interval":
+	case "execution.barrier.interval", "execution.checkpointing.interval", "execution.checkpointing.timeout", "execution.checkpointing.min-pause", "execution.progress.interval", "scan.watermark.alignment.max-drift":
 		d, err := ParseDuration(value)
 		if err != nil {
 			return err

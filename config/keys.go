@@ -22,6 +22,7 @@ const (
 	StateCacheTopNRowsPerOperator                         = "state.cache.topn-rows-per-operator"
 	StateMemoryBudget                                     = "state.memory.budget"
 	StateBackendAsync                                     = "state.backend.async"
+	ScanWatermarkAlignmentMaxDrift                        = "scan.watermark.alignment.max-drift"
 	StateCheckpointsDir                                   = "state.checkpoints.dir"
 	StateCheckpointsNumRetained                           = "state.checkpoints.num-retained"
 	StateSavepointsDir                                    = "state.savepoints.dir"
@@ -54,6 +55,7 @@ var keys = []string{
 	StateCacheTopNRowsPerOperator,
 	StateMemoryBudget,
 	StateBackendAsync,
+	ScanWatermarkAlignmentMaxDrift,
 	StateCheckpointsDir,
 	StateCheckpointsNumRetained,
 	StateSavepointsDir,

@@ -63,6 +63,13 @@ type Runtime struct {
 	// topNCache bounds the rows each top-N over a retracting input keeps
 	// in memory (0: unbounded); see topNCache.
 	topNCache atomic.Int64
+	// alignDrift is scan.watermark.alignment.max-drift in microseconds
+	// (0: off); eventTimeMoved wakes readers held by it, and alignWaiters
+	// counts them (watermark_alignment.go).
+	alignDrift     atomic.Int64
+	eventTimeMoved *notifier
+	alignWaiters   atomic.Int32
+	alignWaits     sync.Map // stream name -> *atomic.Int64, see AlignmentWaits
 	// budget is state.memory.budget, shared by the caches above.
 	budget memoryBudget
 	// late holds each pipeline's watermark states ([]*watermarkState by
@@ -107,6 +114,7 @@ func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrie
 		fences:  map[string]*fence{},
 		changed: make(chan struct{}), intervalCh: make(chan time.Duration, 1),
 		pauseChanged: newNotifier(), ceilingPassed: newNotifier(), hold: inputHold{changed: newNotifier()},
+		eventTimeMoved: newNotifier(),
 	}
 	rt.aligned.Store(true)
 	rt.budget.settings = map[cacheKind]*atomic.Int64{groupCacheKind: &rt.groupCache, joinCacheKind: &rt.joinCache, topNCacheKind: &rt.topNCache}

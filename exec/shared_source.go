@@ -36,6 +36,9 @@ import (
 //     taken its allowance since its last barrier (input_hold.go), the
 //     callback waits before taking a message (without mu), so barriers
 //     still pass and input waits;
+//   - while the reader is more than the alignment drift ahead of a peer
+//     in event time, the callback waits the same way
+//     (watermark_alignment.go);
 //   - while limit is set the callback takes no message past it (see
 //     merge.go): held then says it holds one, and pos counts as limit;
 //   - cmu guards pos, subs, limit, limited, held, emitted and plan, and is never
@@ -85,6 +88,11 @@ type subjectReader struct {
 	unheld   chan struct{} // see heldBack
 	// free holds chunks every pipeline is done with (see chunkRef).
 	free chan *Chunk
+	// clock is the reader's event time, for watermark alignment
+	// (watermark_alignment.go); alignedWait counts the nanoseconds the
+	// readers of its stream were held by it.
+	clock       *eventClock
+	alignedWait *atomic.Int64
 }
 
 func newSubjectReader(g *readerGroup, first *sourceReader) *subjectReader {
@@ -96,6 +104,7 @@ func newSubjectReader(g *readerGroup, first *sourceReader) *subjectReader {
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		subs: []*sourceReader{first}, limitCh: make(chan struct{}),
 		kick: make(chan struct{}, 1), progress: make(chan struct{}, 1), unheld: make(chan struct{}, 1), free: make(chan *Chunk, freeChunks),
+		clock: newEventClock(first.watermark), alignedWait: first.rt.alignmentWaitOf(first.name),
 	}
 }
 
@@ -130,6 +139,10 @@ func (r *subjectReader) consume() error {
 	if first > r.start+1 {
 		return fmt.Errorf("%w: resuming needs JetStream stream %s from sequence %d, but it retains only sequences from %d on; messages %d..%d are gone (raise the stream's retention, or move the source with ALTER STREAM %s SET POSITION)",
 			ErrInputLost, r.jsStream, r.start+1, first, r.start+1, first-1, r.name)
+	}
+	if r.clock.col >= 0 {
+		last, err := r.rt.broker.LastSeqForSubject(r.ctx, r.jsStream, r.subject)
+		r.setBacklog(err == nil && last > r.start)
 	}
 	if r.start > 0 {
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
@@ -325,15 +338,16 @@ func (r *subjectReader) reach(need uint64) bool {
 
 // take is the consumer callback: it decodes one message into the chunk.
 func (r *subjectReader) take(m jetstream.Msg) {
-	seq, ok := streamSeq(m.Reply())
+	seq, pending, ok := ackPosition(m.Reply())
 	if !ok {
 		meta, err := m.Metadata()
 		if err != nil {
 			r.log.Warn("message without JetStream metadata", "err", err)
 			return
 		}
-		seq = meta.Sequence.Stream
+		seq, pending = meta.Sequence.Stream, meta.NumPending
 	}
+	r.setBacklog(true) // this message, until it is taken
 	for {
 		if !r.waitToTake() || !r.belowCeilings(seq) {
 			return
@@ -344,7 +358,7 @@ func (r *subjectReader) take(m jetstream.Msg) {
 			break
 		}
 		// Past the merge limit: hold the message until it is lifted.
-		r.held = true
+		r.setHeld(true)
 		r.pos = max(r.pos, r.limit)
 		lifted := r.limitCh
 		r.cmu.Unlock()
@@ -356,6 +370,9 @@ func (r *subjectReader) take(m jetstream.Msg) {
 		}
 	}
 	defer r.mu.Unlock()
+	// The message is taken, or dropped as a redelivery: what remains is
+	// what the consumer says is pending after it.
+	defer r.setBacklog(pending > 0)
 	if seq <= r.pos {
 		r.cmu.Unlock()
 		return // redelivery after a consumer reset
@@ -370,10 +387,12 @@ func (r *subjectReader) take(m jetstream.Msg) {
 		default:
 		}
 	}
+	from := r.chunk.Len()
 	if err := r.decoder.decodeInto(m.Data(), r.chunk); err != nil {
 		r.skipMessage(prev, seq, err)
 		return
 	}
+	r.noteEventTime(from)
 	if r.chunk.Len() >= chunkRows || r.chunkAged() {
 		r.flushLocked()
 	}
@@ -391,14 +410,20 @@ func (r *subjectReader) chunkAged() bool {
 	return r.chunkMsgs%16 == 0 && time.Since(r.chunkSince) >= chunkMaxAge
 }
 
-// waitToTake blocks while the runtime is paused (ALTER SYSTEM PAUSE) or
-// holds this reader's input back (heldBack). It reports false if ctx
-// ended.
+// waitToTake blocks while the runtime is paused (ALTER SYSTEM PAUSE),
+// holds this reader's input back (heldBack), or the reader is ahead of a
+// peer in event time (aheadOfPeers). It reports false if ctx ended.
 func (r *subjectReader) waitToTake() bool {
 	for {
 		paused, hold := r.rt.pauseSignal(), r.rt.hold.changed.wait()
 		if !r.rt.Paused() && !r.heldBack() {
-			return true
+			if !r.aheadOfPeers() {
+				return true
+			}
+			if !r.waitForPeers() {
+				return false
+			}
+			continue
 		}
 		select {
 		case <-paused:
@@ -461,6 +486,7 @@ func (r *subjectReader) flushAt(pos uint64) bool {
 	}
 	c := r.chunk
 	r.chunk = r.newChunk()
+	defer r.notifyEventTime()
 	subs := r.liveSubs()
 	ref := &chunkRef{r: r}
 	ref.refs.Store(int32(len(subs)))

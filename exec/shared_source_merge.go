@@ -417,7 +417,7 @@ func (r *subjectReader) carryOut(p *mergePlan) bool {
 // setLimitLocked makes r take no message past limit. Caller holds cmu.
 func (r *subjectReader) setLimitLocked(limit uint64) {
 	r.limit, r.limited = limit, true
-	r.held = false
+	r.setHeld(false)
 }
 
 // liftLimitLocked lets r take messages again. Caller holds cmu.
@@ -426,7 +426,7 @@ func (r *subjectReader) liftLimitLocked() {
 		return
 	}
 	r.limit, r.limited = 0, false
-	r.held = false
+	r.setHeld(false)
 	close(r.limitCh)
 	r.limitCh = make(chan struct{})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/broker"
+	"streamdb/plan"
 	"streamdb/storage"
 )
 
@@ -55,6 +56,11 @@ type sourceReader struct {
 
 	// pos is the position the input starts at (the view's committed one).
 	pos storage.SourcePosition
+	// pipe is the pipeline the input feeds, and watermark its scan's
+	// watermark (nil: none); readers align by them
+	// (watermark_alignment.go).
+	pipe      *pipeline
+	watermark *plan.Watermark
 
 	barriers chan barrierRequest
 	progress chan struct{} // unused: the subjectReader waits for fences
@@ -182,34 +188,48 @@ func ConsumeOptions() []jetstream.PullConsumeOpt {
 	return []jetstream.PullConsumeOpt{jetstream.PullMaxBytes(4 << 20)}
 }
 
-// streamSeq reads the stream sequence from a JetStream message's reply
-// subject without allocating:
+// ackPosition reads the stream sequence and the consumer's pending count
+// (messages after this one) from a JetStream message's reply subject
+// without allocating:
 //
 //	$JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<tm>.<pending>
 //	$JS.ACK.<domain>.<acc hash>.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<tm>.<pending>[.<token>]
 //
 // It reports false for anything else (the caller falls back to Metadata).
-func streamSeq(reply string) (uint64, bool) {
+func ackPosition(reply string) (seq, pending uint64, ok bool) {
 	if !strings.HasPrefix(reply, "$JS.ACK.") {
-		return 0, false
+		return 0, 0, false
 	}
 	tokens := strings.Count(reply, ".") + 1
-	var pos int
+	var at int // index of <sseq>; <pending> is three tokens later
 	switch {
 	case tokens == 9:
-		pos = 5
+		at = 5
 	case tokens == 11 || tokens == 12:
-		pos = 7
+		at = 7
 	default:
-		return 0, false
+		return 0, 0, false
 	}
 	rest := reply
-	for range pos {
+	for range at {
 		rest = rest[strings.IndexByte(rest, '.')+1:]
 	}
-	if i := strings.IndexByte(rest, '.'); i >= 0 {
-		rest = rest[:i]
+	seq, ok = leadingNumber(rest)
+	if !ok {
+		return 0, 0, false
 	}
-	n, err := strconv.ParseUint(rest, 10, 64)
+	for range 3 {
+		rest = rest[strings.IndexByte(rest, '.')+1:]
+	}
+	pending, ok = leadingNumber(rest)
+	return seq, pending, ok
+}
+
+// leadingNumber parses the decimal number before the first '.' of s.
+func leadingNumber(s string) (uint64, bool) {
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		s = s[:i]
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
 	return n, err == nil
 }

@@ -89,6 +89,7 @@ func Open(cfg *config.Config, log *slog.Logger, opts Options) (*Node, error) {
 	n.rt.SetJoinCache(cfg.Int(config.StateCacheJoinKeysPerSide))
 	n.rt.SetTopNCache(cfg.Int(config.StateCacheTopNRowsPerOperator))
 	n.rt.SetMemoryBudget(cfg.Int(config.StateMemoryBudget))
+	n.rt.SetAlignmentDrift(cfg.Duration(config.ScanWatermarkAlignmentMaxDrift))
 	if n.coord, err = checkpoint.NewCoordinator(n.CheckpointSettings, store, n.rt, log); err != nil {
 		store.Close()
 		b.Close()

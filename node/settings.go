@@ -125,6 +125,8 @@ func (n *Node) ChangeSetting(c SettingChange) error {
 		n.rt.SetTopNCache(n.cfg.Int(c.Key))
 	case config.StateMemoryBudget:
 		n.rt.SetMemoryBudget(n.cfg.Int(c.Key))
+	case config.ScanWatermarkAlignmentMaxDrift:
+		n.rt.SetAlignmentDrift(n.cfg.Duration(c.Key))
 	case config.SynchronousCommit:
 		if warning := n.broker.SetSynchronousCommit(n.cfg.SynchronousCommit()); warning != "" {
 			n.log.Warn(warning)

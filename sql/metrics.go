@@ -26,6 +26,9 @@ var (
 	sourceMalformedDesc = prometheus.NewDesc("streamdb_source_malformed_total",
 		"Messages of a stream skipped because they could not be decoded (the most any reader of it skipped).",
 		[]string{"stream"}, nil)
+	sourceAlignmentWaitDesc = prometheus.NewDesc("streamdb_source_alignment_wait_seconds_total",
+		"Time the readers of a stream with a WATERMARK held their input because they were more than scan.watermark.alignment.max-drift ahead in event time of another watermarked input of their views.",
+		[]string{"stream"}, nil)
 	viewRowErrorsDesc = prometheus.NewDesc("streamdb_view_row_errors_total",
 		"Rows a view skipped because an expression failed on them (streamdb_view_errors lists the latest).",
 		[]string{"view"}, nil)
@@ -48,6 +51,7 @@ func (c *viewCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- sourceLagDesc
 	ch <- viewFreshnessDesc
 	ch <- sourceMalformedDesc
+	ch <- sourceAlignmentWaitDesc
 	ch <- viewRowErrorsDesc
 	ch <- operatorStateDesc
 	ch <- operatorCacheHitsDesc
@@ -107,6 +111,9 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for stream, n := range e.rt.SkippedMessages() {
 		ch <- prometheus.MustNewConstMetric(sourceMalformedDesc, prometheus.CounterValue, float64(n), stream)
+	}
+	for stream, d := range e.rt.AlignmentWaits() {
+		ch <- prometheus.MustNewConstMetric(sourceAlignmentWaitDesc, prometheus.CounterValue, d.Seconds(), stream)
 	}
 	rowErrors := map[string]uint64{} // ViewErrors repeats a view's count on each of its errors
 	for _, ve := range e.rt.ViewErrors() {
