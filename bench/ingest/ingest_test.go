@@ -13,7 +13,11 @@
 // each view reports the peak RSS (VmHWM) after it, so a view's memory can
 // be followed as its keys outgrow the caches; INGEST_CPUPROFILE=prefix writes prefix-<view>.pprof per view
 // covering only its CREATE (the backfill); INGEST_MEMPROFILE=prefix writes
-// the cumulative allocation profile after each view. Figures are reported, never
+// the cumulative allocation profile after each view. Periodic checkpoints
+// are off unless INGEST_CHECKPOINT_INTERVAL (a duration; the server's
+// default is 1s) turns them on; every other setting is the server's
+// default, and the process runs with the server's GC target and C
+// allocator settings (node.TuneProcess). Figures are reported, never
 // asserted.
 package ingest
 
@@ -180,10 +184,16 @@ func rawRead(b *testing.B, url, jsStream string, n int) float64 {
 
 func BenchmarkIngest(b *testing.B) {
 	n, keys := envInt("INGEST_EVENTS", 500_000), envInt("INGEST_KEYS", 100_000)
+	node.TuneProcess() // the server's GC target and C allocator, so RSS is the server's
 	cfg := config.Defaults()
 	cfg.DataDir = b.TempDir()
 	cfg.NATSListen = freeAddr(b)
 	cfg.Values["execution.checkpointing.interval"] = "0"
+	if v := os.Getenv("INGEST_CHECKPOINT_INTERVAL"); v != "" {
+		if err := cfg.Set("execution.checkpointing.interval", v); err != nil {
+			b.Fatalf("INGEST_CHECKPOINT_INTERVAL: %v", err)
+		}
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	nd, err := node.Open(cfg, log, node.Options{})
 	if err != nil {
