@@ -159,7 +159,11 @@ func TestSynchronousCommitGroups(t *testing.T) {
 	}
 	fsyncs = b.syncer.fsyncs.Load() - before
 	t.Logf("%d async publishes waited one by one: %d fsyncs", n, fsyncs)
-	if fsyncs > n/10 {
+	// How many acks one fsync covers depends on the disk's fsync latency
+	// against the rate acks arrive, so the bound only tells sharing from
+	// none: a future that began waiting only when Ok was called would sync
+	// each message alone, about n fsyncs.
+	if fsyncs > n/2 {
 		t.Fatalf("%d async publishes took %d fsyncs", n, fsyncs)
 	}
 }
