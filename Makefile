@@ -35,9 +35,8 @@ bench: build
 # Issue 18's 100M-key aggregate (bench/ingest; bench/README.md): one GROUP
 # BY over AGG_KEYS distinct keys under the server's default settings, its
 # peak RSS and catch-up rate. Takes about 18 GB of disk under TMPDIR and
-# one to several hours on 2 cores (publishing the backlog alone took 29
-# minutes on a loaded machine); not part of make bench. AGG_KEYS=1000000
-# checks it in a minute.
+# most of an hour on 2 cores (bench/README.md); not part of make bench.
+# AGG_KEYS=1000000 checks it in a minute.
 AGG_KEYS ?= 100000000
 bench-100m:
 	INGEST_VIEWS=groupby INGEST_RAW=0 INGEST_RSS_EVERY=1m INGEST_CHECKPOINT_INTERVAL=1s \
