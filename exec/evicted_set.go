@@ -13,8 +13,8 @@ import (
 // is always reported. About 2.4 bytes per key.
 //
 // The filters' bits live outside the Go heap (offHeapWords). They grow with
-// every key an operator has ever evicted (322 MB at 100M keys, the newest
-// filter part full) and hold no pointers, so the collector has nothing to
+// every key an operator has ever evicted (more than 2.4 bytes per key while
+// the newest filter fills) and hold no pointers, so the collector has nothing to
 // mark in them; on the heap they would still count as live heap, from which
 // the collector's headroom is set (gcpace: up to twice the live heap,
 // within the memory budget), and so let the process grow by up to that

@@ -44,17 +44,8 @@ func TestWatermarkAlignmentInCatchUp(t *testing.T) {
 		ON s.k = d.k AND d.ts BETWEEN s.ts AND s.ts + INTERVAL '1' SECOND`)
 	flush(t, conn)
 	wantRows(t, conn, "SELECT n FROM matched", fmt.Sprint(10*seconds))
-	waited := map[string]float64{}
-	if fam := srv.Metrics(t)["streamdb_source_alignment_wait_seconds_total"]; fam != nil {
-		for _, m := range fam.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "stream" {
-					waited[l.GetValue()] = m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	if waited["sparse"] <= 0 {
-		t.Fatalf("the sparse stream's reader never waited for the dense one: streamdb_source_alignment_wait_seconds_total %v", waited)
+	waited := metricValue(t, srv.Metrics(t), "streamdb_source_alignment_wait_seconds_total", "stream", "sparse")
+	if waited <= 0 {
+		t.Fatalf("the sparse stream's reader never waited for the dense one: streamdb_source_alignment_wait_seconds_total{stream=\"sparse\"} = %v", waited)
 	}
 }
