@@ -477,8 +477,10 @@ func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 		return err
 	}
 	// The owner file marks the directory as this server's from the start,
-	// so that startup may remove it if it never completes.
-	if err := os.WriteFile(filepath.Join(m.Dir, OwnerFile), []byte(m.Instance+"\n"), 0o644); err != nil {
+	// so that startup may remove it if it never completes. It is listed
+	// and checksummed with the rest, so it must be on disk before the
+	// checkpoint counts: an empty one after a power cut would reject it.
+	if err := storage.WriteFileSynced(filepath.Join(m.Dir, OwnerFile), []byte(m.Instance+"\n"), 0o644); err != nil {
 		return err
 	}
 	if s.Backend != "memory" {
@@ -617,6 +619,13 @@ func (c *Coordinator) commit(m *Meta, abort <-chan struct{}) error {
 			return err
 		}
 	}
+	// Every directory entry of the checkpoint (Pebble's hard links, the
+	// state directory, the checkpoint's own entry in its parent) must be
+	// durable before the metadata makes the checkpoint count; describe
+	// synced the files it listed.
+	if err := storage.SyncTree(m.Dir); err != nil {
+		return err
+	}
 	m.Status = StatusCompleted
 	m.CompletedAt = time.Now().UTC()
 	m.Duration = Duration(m.CompletedAt.Sub(m.StartedAt))
@@ -648,6 +657,12 @@ func (c *Coordinator) describe(m *Meta, cut exec.Cut, s Settings) error {
 		}
 		f, ok := c.cachedSum(rel, info.Size())
 		if !ok {
+			// A file summed before was synced then; a new one may hold
+			// data its writer did not sync (Pebble syncs its own, but
+			// the checkpoint relies on every file it lists).
+			if err := storage.SyncFile(path); err != nil {
+				return err
+			}
 			crc, size, err := fileCRC(path)
 			if err != nil {
 				return err

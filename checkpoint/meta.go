@@ -23,6 +23,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"streamdb/storage"
 )
 
 // FormatVersion is written into every checkpoint's metadata; restore
@@ -172,14 +174,7 @@ func writeJSONAtomic(dir, name string, v any) error {
 	return syncDir(dir)
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
+func syncDir(dir string) error { return storage.SyncDir(dir) }
 
 // ReadMeta reads a checkpoint's metadata without verifying its files.
 func ReadMeta(dir string) (*Meta, error) {

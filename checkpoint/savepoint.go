@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"streamdb/storage"
+
 	"fmt"
 	"io/fs"
 	"os"
@@ -177,7 +179,7 @@ func ReleaseSavepoint(dir, name string) error {
 	// The marker goes in before the rename, so a crash never leaves a
 	// renamed directory the cleanup would not recognise.
 	marker := filepath.Join(path, ReleasedMarker)
-	if err := os.WriteFile(marker, []byte(tombName), 0o644); err != nil {
+	if err := storage.WriteFileSynced(marker, []byte(tombName), 0o644); err != nil {
 		if os.IsNotExist(err) {
 			return ErrNoSuchPoint
 		}
@@ -188,6 +190,11 @@ func ReleaseSavepoint(dir, name string) error {
 		if os.IsNotExist(err) {
 			return ErrNoSuchPoint
 		}
+		return err
+	}
+	// RELEASE is acknowledged: the rename must survive a power cut, or
+	// the savepoint would come back.
+	if err := syncDir(dir); err != nil {
 		return err
 	}
 	removeTomb(tomb)

@@ -141,7 +141,7 @@ func openBroker(cfg *config.Config, log *slog.Logger) (*broker.Broker, error) {
 // engine has loaded its catalog: from then on a start that finds it
 // recovers from a checkpoint.
 func (n *Node) MarkRunning() error {
-	return os.WriteFile(filepath.Join(n.cfg.DataDir, runningMarker), []byte(fmt.Sprint(os.Getpid())), 0o644)
+	return storage.WriteFileSynced(filepath.Join(n.cfg.DataDir, runningMarker), []byte(fmt.Sprint(os.Getpid())), 0o644)
 }
 
 // Start starts the runtime's barriers, periodic checkpoints and the sink

@@ -8,6 +8,7 @@ import (
 	"streamdb/checkpoint"
 	"streamdb/config"
 	"streamdb/sqlerr"
+	"streamdb/storage"
 )
 
 // Setting reads one setting.
@@ -153,9 +154,5 @@ func persistAuto(path, key, value string, reset bool) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append([]byte("# Written by ALTER SYSTEM SET; overrides the --config file.\n"), data...), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return storage.WriteFileSynced(path, append([]byte("# Written by ALTER SYSTEM SET; overrides the --config file.\n"), data...), 0o644)
 }
