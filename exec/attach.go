@@ -19,6 +19,9 @@ import (
 //     together, once all are built (startDeferred): each edge is attached
 //     to its upstream before the upstream takes any input, so it carries
 //     every change from E+1 on.
+//     A view whose state lacks attachedMarker (a checkpoint taken after
+//     its CREATE but before its first epoch committed) attaches instead,
+//     as below, since it holds none of its upstreams' state.
 //   - Attach. A view created while the server runs waits, registered but
 //     out of the epochs, for the next barrier the runtime injects, e. Its
 //     edges join their upstreams' hubs to receive what follows barrier e,
@@ -151,6 +154,20 @@ func (rt *Runtime) addPipeline(p *pipeline, spec viewSpec, edges []*edge) error 
 				e.snapReady = make(chan struct{})
 			}
 			rt.edges.joining[p.id] = p
+		} else if _, found, err := rt.store.Get(attachedMarker(p.id)); err != nil || !found {
+			// Restarted from a state taken before the view attached (a
+			// checkpoint between its CREATE and its first epoch): it holds
+			// none of its upstreams' rows, and resuming would give it only
+			// the changes from here on. It attaches as a new view does,
+			// with a snapshot of its upstreams at the barrier it joins.
+			if err != nil {
+				rt.mu.Unlock()
+				return err
+			}
+			for _, e := range edges {
+				e.snapReady = make(chan struct{})
+			}
+			rt.edges.joining[p.id] = p
 		} else {
 			for _, e := range edges {
 				if e.up.cancel != nil {
@@ -275,6 +292,15 @@ func (rt *Runtime) snapshotLocked(e uint64) {
 	for _, ed := range eds {
 		ed.deliver(rt.store.DB().NewSnapshot())
 	}
+}
+
+// Attaching reports whether view id still waits to hold its upstreams'
+// state (it has not committed the epoch it attached at): its rows are not
+// yet a result of its query.
+func (rt *Runtime) Attaching(id uint32) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.pipelines[id] != nil && !rt.edgesReadyLocked(id)
 }
 
 // edgesReadyLocked reports whether pipeline id holds its upstreams'

@@ -193,6 +193,13 @@ func (e *Engine) checkPopulated(root plan.Node) error {
 		}
 		done, total, populating := e.populatingProgress(d)
 		if !populating {
+			if e.rt.Attaching(d.ID) {
+				// It reads tables or views through their changes and has
+				// not yet taken in their rows (after its CREATE, or after
+				// a restart from a checkpoint taken before that).
+				return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %q is still being populated from the tables and views it reads", d.Name).
+					WithHint("Retry in a moment, or run FLUSH, which waits until it is populated.")
+			}
 			continue
 		}
 		status := e.rt.ViewStatus(d.ID)
