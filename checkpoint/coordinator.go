@@ -546,7 +546,10 @@ func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 	if err != nil {
 		return err
 	}
-	if !s.Incremental && s.Backend != "memory" {
+	// A savepoint holds copies of its files, not links to the live
+	// state's: damage to a live file must not reach the point a user
+	// keeps to go back to.
+	if (!s.Incremental || m.Kind == KindSavepoint) && s.Backend != "memory" {
 		if err := unshareSSTables(stateDir); err != nil {
 			return err
 		}
@@ -618,6 +621,11 @@ func (c *Coordinator) commit(m *Meta, abort <-chan struct{}) error {
 		if err := fence(); err != nil {
 			return err
 		}
+	}
+	// A checkpoint taken once Pebble has found damaged files may hold
+	// them, checksummed as they are now: it must never be recovered from.
+	if err := c.store.Damage(); err != nil {
+		return fmt.Errorf("the state store is damaged: %w", err)
 	}
 	// Every directory entry of the checkpoint (Pebble's hard links, the
 	// state directory, the checkpoint's own entry in its parent) must be

@@ -43,6 +43,12 @@ var (
 		Name: "streamdb_checkpoints_failed_total",
 		Help: "Checkpoints that failed or timed out (savepoints not included).",
 	})
+	// StateDamageRecoveries counts starts that found the live state's
+	// files damaged and restored the newest intact checkpoint instead.
+	StateDamageRecoveries = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "streamdb_state_damage_recoveries_total",
+		Help: "Starts of this process that found the live state's files damaged (Pebble checksum errors) and recovered from the newest intact checkpoint or savepoint.",
+	})
 	// CheckpointDuration is the time from a checkpoint's start to its end.
 	CheckpointDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "streamdb_checkpoint_duration_seconds",
@@ -147,7 +153,7 @@ func init() {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		EpochsCommitted, EpochCommitSeconds,
-		CheckpointsCompleted, CheckpointsFailed, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
+		CheckpointsCompleted, CheckpointsFailed, StateDamageRecoveries, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
 		Connections, Queries, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
 		SinkMessages, SinkPublishedEpoch, SinkPendingEpochs,
 		StateMemoryBudget, StateCaches, StateCacheLimit, BlockCacheLimit,

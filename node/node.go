@@ -45,6 +45,8 @@ type Node struct {
 	publisher *sink.Publisher
 	// fence, when not nil, says whether this server may still commit.
 	fence Fence
+	// closing is closed by Close (ends watchDamage).
+	closing chan struct{}
 }
 
 // Options are what a server of an --ha-group adds to Open.
@@ -54,6 +56,12 @@ type Options struct {
 	// Ctx, when cancelled (a signal while the server takes over), stops
 	// the download of the checkpoint to restore; Open then fails.
 	Ctx context.Context
+	// Damaged, when not nil, receives the corruption Pebble finds in the
+	// live state's files. The node has stopped checkpoints and written
+	// damageMarker by then; the process must restart (without a clean
+	// shutdown, which would go on using the damaged state), and the next
+	// start recovers from the newest intact checkpoint.
+	Damaged chan<- error
 }
 
 // runningMarker exists in the data directory while a server runs; finding
@@ -82,7 +90,8 @@ func Open(cfg *config.Config, log *slog.Logger, opts Options) (*Node, error) {
 		b.Close()
 		return nil, err
 	}
-	n := &Node{cfg: cfg, log: log, broker: b, store: store, fence: opts.Fence}
+	n := &Node{cfg: cfg, log: log, broker: b, store: store, fence: opts.Fence, closing: make(chan struct{})}
+	go n.watchDamage(opts.Damaged)
 	n.rt = exec.NewRuntime(store, b, log, cfg.Duration(config.ExecutionBarrierInterval))
 	n.rt.SetAligned(cfg.Values[config.ExecutionCheckpointingMode] != "at_least_once")
 	n.rt.SetGroupCache(cfg.Int(config.StateCacheGroupsPerOperator))
@@ -166,6 +175,7 @@ func (n *Node) Abandon() {
 // kept or deleted as externalized-checkpoint-retention says, and the
 // running marker goes once the store closed cleanly.
 func (n *Node) Close() error {
+	close(n.closing)
 	n.publisher.Stop()
 	n.coord.StopPeriodic()
 	n.rt.Close()

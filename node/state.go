@@ -21,7 +21,8 @@ import (
 func openState(ctx context.Context, cfg *config.Config, b *broker.Broker, log *slog.Logger) (*storage.Store, error) {
 	memory := cfg.Values[config.StateBackend] == "memory"
 	_, markerErr := os.Stat(filepath.Join(cfg.DataDir, runningMarker))
-	unclean := markerErr == nil
+	damage := readDamage(cfg.DataDir)
+	unclean := markerErr == nil || damage != ""
 	var from *checkpoint.Meta
 	// Points downloaded from a bucket go to a scratch directory, removed
 	// once the state is restored (RestoreState hard-links what it keeps).
@@ -67,6 +68,10 @@ func openState(ctx context.Context, cfg *config.Config, b *broker.Broker, log *s
 		}
 		from = m
 		if unclean && m == nil && !memory {
+			if damage != "" {
+				return nil, fmt.Errorf("the live state is damaged (%s) and no intact checkpoint or savepoint is left to recover from: start with --restore-from <a checkpoint or savepoint directory> (one copied from another machine will do), or move %s and %s away to start with no state",
+					damage, cfg.StateDir(), filepath.Join(cfg.DataDir, damageMarker))
+			}
 			log.Warn("unclean shutdown and no usable checkpoint: recovering from the live state directory")
 		}
 	}
@@ -96,5 +101,18 @@ func openState(ctx context.Context, cfg *config.Config, b *broker.Broker, log *s
 		}
 		log.Info("restored state", "took", time.Since(start))
 	}
-	return storage.Open(cfg.StateDir())
+	store, err := storage.Open(cfg.StateDir())
+	switch {
+	case err != nil && storage.IsCorruption(err) && damage == "" && cfg.RestoreFrom == "":
+		// Damaged files found at open: recover as after damage found
+		// while running.
+		log.Error("the live state's files are damaged: recovering from the newest intact checkpoint", "err", err)
+		if merr := markDamaged(cfg.DataDir, err); merr != nil {
+			return nil, fmt.Errorf("%w (and the damage marker could not be written: %v)", err, merr)
+		}
+		return openState(ctx, cfg, b, log)
+	case err == nil && damage != "" && from != nil:
+		recoveredFromDamage(cfg.DataDir, damage, from.Dir, log)
+	}
+	return store, err
 }

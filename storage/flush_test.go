@@ -83,13 +83,14 @@ func (f *slowSyncFile) wait() {
 // syncs the old WAL under its commit lock when the flush rotates it).
 func TestFlushLetsCommitsThroughWhileTheWALSyncs(t *testing.T) {
 	fs := &slowSyncFS{FS: vfs.NewMem(), blocked: make(chan struct{}), release: make(chan struct{})}
-	opts := options()
+	s := &Store{damaged: make(chan struct{})}
+	opts := s.options()
 	opts.FS = fs
 	db, err := pebble.Open("", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Store{db: db}
+	s.db = db
 	released := false
 	defer func() {
 		if !released {

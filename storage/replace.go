@@ -51,14 +51,16 @@ func OpenReadOnly(stateDir string, memory bool) (*Store, error) {
 			}
 		}
 	}
-	opts := options()
+	s := &Store{cleanup: func() { os.RemoveAll(private) }, damaged: make(chan struct{})}
+	opts := s.options()
 	opts.ReadOnly = true
 	db, err := pebble.Open(private, opts)
 	if err != nil {
 		os.RemoveAll(private)
 		return nil, err
 	}
-	return &Store{db: db, cleanup: func() { os.RemoveAll(private) }}, nil
+	s.db = db
+	return s, nil
 }
 
 // RemovePrivateOpens deletes the private directories of read-only opens

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -35,19 +36,57 @@ type Store struct {
 	// which wait out a full disk (stallfs.go); nil for other stores.
 	dir string
 	fs  *stallFS
+	// damage is the first corruption Pebble found in the store's files
+	// (a checksum mismatch in a compaction or a read); damaged is closed
+	// then. A damaged store must not go on committing epochs: the server
+	// recovers from its newest intact checkpoint instead (node).
+	damageOnce sync.Once
+	damage     error
+	damaged    chan struct{}
+}
+
+// Damaged is closed once Pebble has found corrupt data in the store's
+// files; Damage says what.
+func (s *Store) Damaged() <-chan struct{} { return s.damaged }
+
+// Damage returns the corruption that closed Damaged, or nil.
+func (s *Store) Damage() error {
+	select {
+	case <-s.damaged:
+		return s.damage
+	default:
+		return nil
+	}
+}
+
+// reportDamage is Pebble's DataCorruption event: it records the first
+// corruption instead of Pebble's default, a fatal log line (a panic here,
+// in a compaction goroutine, at every start).
+func (s *Store) reportDamage(info pebble.DataCorruptionInfo) {
+	s.damageOnce.Do(func() {
+		s.damage = fmt.Errorf("%s is damaged: %v", info.Path, info.Details)
+		slog.Error("state store: on-disk corruption", "file", info.Path, "err", info.Details)
+		close(s.damaged)
+	})
 }
 
 // Open opens (or creates) the Pebble database in dir.
 func Open(dir string) (*Store, error) {
-	opts := options()
 	fs := newStallFS(vfs.Default, dir)
+	s := &Store{dir: dir, fs: fs, damaged: make(chan struct{})}
+	opts := s.options()
 	opts.FS = fs
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open state store %s: %w", dir, err)
 	}
-	return &Store{db: db, dir: dir, fs: fs}, nil
+	s.db = db
+	return s, nil
 }
+
+// IsCorruption reports whether err says that the store's files are
+// damaged (a checksum mismatch, a torn manifest).
+func IsCorruption(err error) bool { return pebble.IsCorruptionError(err) }
 
 // SpaceError returns a *DiskFullError while the disk holding the store
 // has less than its reserve free, or one of its writes waits for space:
@@ -67,13 +106,15 @@ func (s *Store) SpaceError() error {
 // OpenMemory opens a store that keeps everything in memory (the memory
 // state backend); checkpoints of it are full snapshots (ExportSnapshot).
 func OpenMemory() (*Store, error) {
-	opts := options()
+	s := &Store{memory: true, damaged: make(chan struct{})}
+	opts := s.options()
 	opts.FS = vfs.NewMem()
 	db, err := pebble.Open("", opts)
 	if err != nil {
 		return nil, fmt.Errorf("open in-memory state store: %w", err)
 	}
-	return &Store{db: db, memory: true}, nil
+	s.db = db
+	return s, nil
 }
 
 // pebbleLogger keeps Pebble's informational chatter (WAL replay, ...) out
@@ -89,8 +130,9 @@ func (pebbleLogger) Fatalf(format string, args ...any) {
 	panic(fmt.Sprintf("pebble: "+format, args...))
 }
 
-func options() *pebble.Options {
-	opts := &pebble.Options{MemTableSize: 64 << 20, Logger: pebbleLogger{}, Cache: sharedBlockCache()}
+func (s *Store) options() *pebble.Options {
+	opts := &pebble.Options{MemTableSize: 64 << 20, Logger: pebbleLogger{}, Cache: sharedBlockCache(),
+		EventListener: &pebble.EventListener{DataCorruption: s.reportDamage}}
 	for i := range opts.Levels {
 		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}

@@ -292,10 +292,24 @@ func holderID() string {
 // active state survives to commit. Go opens every file close-on-exec, so
 // the listener, Pebble's files and the NATS connections close with it.
 func stepDown(log *slog.Logger) error {
+	log.Warn("stepping down to standby: restarting this process")
+	return reexec()
+}
+
+// restartAfterDamage restarts the process once the live state's files
+// were found damaged; the new process recovers from a checkpoint.
+func restartAfterDamage(log *slog.Logger, damage error) error {
+	log.Error("restarting this process to recover from the newest intact checkpoint", "err", damage)
+	return reexec()
+}
+
+// reexec replaces the process with a new run of the same binary and
+// arguments (the PID stays, so supervisors and clients' retries see one
+// server).
+func reexec() error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	log.Warn("stepping down to standby: restarting this process")
 	return syscall.Exec(exe, os.Args, os.Environ())
 }

@@ -174,7 +174,8 @@ func run(args []string) error {
 	}()
 	var member *groupMember
 	var lost <-chan struct{}
-	opts := node.Options{Ctx: startCtx}
+	damaged := make(chan error, 1)
+	opts := node.Options{Ctx: startCtx, Damaged: damaged}
 	var roles sql.RoleReplica
 	if hf.group != "" {
 		if member, err = haJoin(startCtx, cfg, hf, hs, log); err != nil {
@@ -240,6 +241,14 @@ func run(args []string) error {
 		// process restarts itself as a standby.
 		hs.phase.Store(phaseStepDown)
 		return stepDown(log)
+	case err := <-damaged:
+		// A clean shutdown would go on using the damaged state (the
+		// memory backend's final snapshot, say): restart at once, as a
+		// crash would, and recover from the newest intact checkpoint.
+		if member != nil {
+			member.release(log)
+		}
+		return restartAfterDamage(log, err)
 	case sig := <-sigs:
 		log.Info("shutting down", "signal", sig.String())
 	case err := <-served:

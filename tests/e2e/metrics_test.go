@@ -43,45 +43,13 @@ func httpGet(t *testing.T, url string, wantStatus int) string {
 	return string(body)
 }
 
-// metricValue is the value of an unlabelled counter or gauge, or of the
-// series whose labels include every name=value pair given.
+// metricValue is testutil.MetricValue.
 func metricValue(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
 	t.Helper()
-	f, ok := fams[name]
-	if !ok {
-		t.Fatalf("/metrics has no %s", name)
-	}
-	for _, m := range f.GetMetric() {
-		if !hasLabels(m, labels) {
-			continue
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue()
-		case m.Gauge != nil:
-			return m.Gauge.GetValue()
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount())
-		}
-	}
-	t.Fatalf("/metrics has no %s with labels %v", name, labels)
-	return 0
+	return testutil.MetricValue(t, fams, name, labels...)
 }
 
-func hasLabels(m *dto.Metric, pairs []string) bool {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		found := false
-		for _, l := range m.GetLabel() {
-			if l.GetName() == pairs[i] && l.GetValue() == pairs[i+1] {
-				found = true
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
+func hasLabels(m *dto.Metric, pairs []string) bool { return testutil.HasLabels(m, pairs) }
 
 // TestMetricsAgreeWithSQL scrapes /metrics while the server works and
 // checks the counters against what SQL reports: completed checkpoints

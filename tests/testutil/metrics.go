@@ -65,3 +65,45 @@ func (s *Server) WaitEpochs(t testing.TB, n uint64) {
 		return nil
 	})
 }
+
+// MetricValue is the value of an unlabelled counter or gauge, or of the
+// series whose labels include every name=value pair given (a histogram's
+// sample count).
+func MetricValue(t testing.TB, fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
+	t.Helper()
+	f, ok := fams[name]
+	if !ok {
+		t.Fatalf("/metrics has no %s", name)
+	}
+	for _, m := range f.GetMetric() {
+		if !HasLabels(m, labels) {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue()
+		case m.Gauge != nil:
+			return m.Gauge.GetValue()
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount())
+		}
+	}
+	t.Fatalf("/metrics has no %s with labels %v", name, labels)
+	return 0
+}
+
+// HasLabels reports whether m carries every name=value pair given.
+func HasLabels(m *dto.Metric, pairs []string) bool {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		found := false
+		for _, l := range m.GetLabel() {
+			if l.GetName() == pairs[i] && l.GetValue() == pairs[i+1] {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
