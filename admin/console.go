@@ -45,6 +45,10 @@ type ConsoleAccess struct {
 	// refused, as on the PostgreSQL port.
 	Auth        pgwire.Authenticator
 	TrustedUser string
+	// PublicHosts are the names (or name:port) besides IP addresses and
+	// localhost that the console answers to (setting http.public-host):
+	// requests naming any other host are refused (see hostCheck).
+	PublicHosts []string
 }
 
 //go:embed templates/*.html
@@ -59,6 +63,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 type console struct {
 	backend atomic.Pointer[Backend]
 	access  atomic.Pointer[ConsoleAccess]
+	hosts   atomic.Pointer[hostCheck]
 	// csrfKey signs the per-user token that every form posts back, so a
 	// page of another site cannot make a logged-in browser act.
 	csrfKey []byte
@@ -75,6 +80,8 @@ func newConsole() *console {
 // SetConsole makes the console serve backend's data to the users access
 // admits.
 func (s *Server) SetConsole(b Backend, access ConsoleAccess) {
+	h := newHostCheck(s.Addr(), access.PublicHosts)
+	s.console.hosts.Store(&h)
 	s.console.backend.Store(&b)
 	s.console.access.Store(&access)
 }
@@ -111,9 +118,14 @@ type pageData struct {
 // name and its body data.
 func (c *console) page(fn func(*request) (string, pageData)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		bp, ap := c.backend.Load(), c.access.Load()
-		if bp == nil || ap == nil {
+		bp, ap, hp := c.backend.Load(), c.access.Load(), c.hosts.Load()
+		if bp == nil || ap == nil || hp == nil {
 			http.Error(w, "streamdb is recovering; the console opens once it is done", http.StatusServiceUnavailable)
+			return
+		}
+		// Every request, reads too: a rebound page could read the
+		// form token, or the data the pages show.
+		if hp.refuseHost(w, r) {
 			return
 		}
 		user, ok := c.login(w, r, ap)
@@ -123,6 +135,10 @@ func (c *console) page(fn func(*request) (string, pageData)) http.HandlerFunc {
 		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 		defer cancel()
 		req := &request{ctx: ctx, user: user, backend: *bp, r: r, csrf: c.token(user)}
+		if r.Method == http.MethodPost && !hp.sameOrigin(r) {
+			http.Error(w, "this form was sent by a page of "+r.Header.Get("Origin")+", not by the console's own page; open the console at its own address, or add the name you open it at to the setting http.public-host (flag --http-public-host)", http.StatusForbidden)
+			return
+		}
 		if r.Method == http.MethodPost && !c.validPost(r, req) {
 			http.Error(w, "this form was not sent by the console's own page; reload the page and try again", http.StatusForbidden)
 			return
@@ -165,14 +181,7 @@ func (c *console) token(user string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// validPost checks a form's token and, when the browser sends one, that
-// its Origin is this host.
+// validPost checks a form's token.
 func (c *console) validPost(r *http.Request, req *request) bool {
-	if o := r.Header.Get("Origin"); o != "" && o != "null" {
-		u, err := url.Parse(o)
-		if err != nil || u.Host != r.Host {
-			return false
-		}
-	}
 	return hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(req.csrf))
 }

@@ -51,6 +51,7 @@ var Settings = []Setting{
 	{MaxQueryLength, "16777216", "longest statement text a client may send, in bytes (0: the protocol's own bound of 1 GB); a longer Query or Parse is refused with 54001 and the session goes on; read at start"},
 	{MaxConnections, "100", "most client sessions at once (0: no bound); one more is refused with 53300, cancel requests always get through; read at start"},
 	{NatsStreamReplicas, "0", "replicas of the JetStream streams the server creates (for a CREATE STREAM whose subject no stream holds, and for tables' changelogs) on a NATS cluster, 1 to 5; 0: --ha-replicas for a server of an --ha-group, else 1; read at start"},
+	{HTTPPublicHost, "", "comma-separated names (name or name:port) the web console answers to besides IP addresses and localhost with the --http-listen port, e.g. the name of a proxy in front of it; a request naming any other host is refused, so that a page of another site whose name resolves to this server cannot use the console (flag --http-public-host); read at start"},
 	{SynchronousCommit, "on", "on: a write acknowledged over SQL (INSERT, UPDATE, DELETE, COMMIT) is fsynced first and survives an OS crash; off: it survives a crash of the process only, and writes are faster"},
 }
 

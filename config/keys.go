@@ -33,6 +33,7 @@ const (
 	MaxConnections                                        = "max_connections"
 	NatsStreamReplicas                                    = "nats.stream-replicas"
 	SynchronousCommit                                     = "synchronous_commit"
+	HTTPPublicHost                                        = "http.public-host"
 )
 
 // keys lists every constant above, for TestKeysAreSettings.
@@ -66,4 +67,5 @@ var keys = []string{
 	MaxConnections,
 	NatsStreamReplicas,
 	SynchronousCommit,
+	HTTPPublicHost,
 }

@@ -56,10 +56,13 @@ func RestartSetting(key string) bool {
 // serverOnlySettings are chosen by whoever runs the server and never by a
 // client: directories (a client that could point them elsewhere could make
 // the server write, read or delete outside its own directories) and the
-// TLS files and policy (a client could turn the TLS requirement off).
+// TLS files and policy (a client could turn the TLS requirement off), and
+// the names the console answers to (a client could open it to another
+// site's pages).
 var serverOnlySettings = map[string]bool{
 	config.StateCheckpointsDir: true, config.StateSavepointsDir: true,
 	config.SSLCertFile: true, config.SSLKeyFile: true, config.SSLRequireRemote: true,
+	config.HTTPPublicHost: true,
 }
 
 // SettingChange is a SET, RESET or ALTER SYSTEM SET of a server setting.

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -65,6 +66,7 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	natsListen := fs.String("nats-listen", cfg.NATSListen, "client address of the embedded NATS server")
 	natsURL := fs.String("nats-url", "", "use this NATS server or cluster instead of the embedded one")
 	httpListen := fs.String("http-listen", cfg.HTTPListen, "address of the HTTP endpoint: /metrics (Prometheus), /healthz, /readyz; empty turns it off")
+	httpPublicHost := fs.String("http-public-host", "", "comma-separated names (name or name:port) the web console answers to besides IP addresses and localhost (setting http.public-host)")
 	pprofOn := fs.Bool("pprof", false, "serve Go's profiles under /debug/pprof/ on the HTTP endpoint")
 	logLevel := fs.String("log-level", cfg.LogLevel, "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", cfg.LogFormat, "log format: text or json")
@@ -101,11 +103,12 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 			return nil, err
 		}
 	}
-	// The TLS flags beat every other source of their settings.
+	// These flags beat every other source of their settings.
 	flagSettings := map[string]struct{ key, value string }{
 		"tls-cert":           {config.SSLCertFile, *tlsCert},
 		"tls-key":            {config.SSLKeyFile, *tlsKey},
 		"tls-require-remote": {config.SSLRequireRemote, fmt.Sprint(*tlsRequireRemote)},
+		"http-public-host":   {config.HTTPPublicHost, *httpPublicHost},
 	}
 	var flagErr error
 	fs.Visit(func(f *flag.Flag) {
@@ -227,7 +230,7 @@ func run(args []string) error {
 	sec = withUsers(sec, engine)
 	srv.SetSecurity(sec)
 	if httpSrv != nil {
-		httpSrv.SetConsole(engine, admin.ConsoleAccess{Auth: sec.Auth, TrustedUser: sql.BootstrapUser})
+		httpSrv.SetConsole(engine, admin.ConsoleAccess{Auth: sec.Auth, TrustedUser: sql.BootstrapUser, PublicHosts: strings.Split(cfg.Values[config.HTTPPublicHost], ",")})
 	}
 	srv.SetMaxConnections(int(cfg.Int(config.MaxConnections)))
 	srv.SetMaxQueryLength(int(cfg.Int(config.MaxQueryLength)))
