@@ -85,8 +85,14 @@ const (
 	sysTableOperators   = "streamdb_operators"
 )
 
-// systemTable returns the system table name, if it is one.
+// systemTable returns the system table name, if it is one, as a role
+// holding no privilege reads it.
 func (e *Engine) systemTable(name string) (*catalog.Descriptor, func() []types.Row, bool) {
+	return e.systemTableFor(name, nil)
+}
+
+// systemTableFor returns the system table name as r reads it.
+func (e *Engine) systemTableFor(name string, r rowReader) (*catalog.Descriptor, func() []types.Row, bool) {
 	switch name {
 	case sysTableCheckpoints:
 		return &catalog.Descriptor{Name: name, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(checkpointColumns)}, e.checkpointRows, true
@@ -103,7 +109,7 @@ func (e *Engine) systemTable(name string) (*catalog.Descriptor, func() []types.R
 		d, rows := e.operatorsTable()
 		return d, rows, true
 	}
-	return e.pgSystemTable(name)
+	return e.pgSystemTableFor(name, r)
 }
 
 func (e *Engine) checkpointNow(ctx context.Context) (string, error) {

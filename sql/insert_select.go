@@ -22,7 +22,7 @@ import (
 func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, ret *returning, params *boundParams) (*prepared, error) {
 	st := *params.stmt
 	st.Node = q
-	root, err := s.e.bindQuery(&st, params)
+	root, err := s.bindQuery(&st, params)
 	if err != nil {
 		return nil, err
 	}

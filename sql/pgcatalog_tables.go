@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"streamdb/catalog"
+	"streamdb/plan"
+	"streamdb/sql/front"
 	"streamdb/types"
 )
 
@@ -22,6 +24,12 @@ import (
 // pgSystemTable returns the pg_catalog or information_schema table name
 // ("pg_catalog.pg_class", "pg_class", "information_schema.tables").
 func (e *Engine) pgSystemTable(name string) (*catalog.Descriptor, func() []types.Row, bool) {
+	return e.pgSystemTableFor(name, nil)
+}
+
+// pgSystemTableFor is pgSystemTable read by r (nil: a reader holding no
+// privilege).
+func (e *Engine) pgSystemTableFor(name string, r rowReader) (*catalog.Descriptor, func() []types.Row, bool) {
 	if !strings.Contains(name, ".") {
 		name = "pg_catalog." + name
 	}
@@ -30,12 +38,71 @@ func (e *Engine) pgSystemTable(name string) (*catalog.Descriptor, func() []types
 		return nil, nil, false
 	}
 	d := &catalog.Descriptor{Name: name, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(t.cols)}
+	if t.rowsFor != nil {
+		if r == nil {
+			r = noPrivileges{}
+		}
+		return d, func() []types.Row { return t.rowsFor(e, r) }, true
+	}
 	return d, func() []types.Row { return t.rows(e) }, true
 }
 
 type pgSystemTableDef struct {
 	cols []types.Column
 	rows func(e *Engine) []types.Row
+	// rowsFor, when set instead of rows, computes rows that depend on
+	// the reader's privileges (PostgreSQL hides what a role may not
+	// read: information_schema lists only columns of tables it holds a
+	// privilege on).
+	rowsFor func(e *Engine, r rowReader) []types.Row
+}
+
+// A rowReader is the role a system table's rows are computed for, asked
+// when the rows are (so a GRANT or REVOKE reaches prepared statements).
+type rowReader interface {
+	// holdsAny reports whether the role is a superuser, owns d, or holds
+	// one of privs on it (d nil: whether it is a superuser).
+	holdsAny(d *catalog.Descriptor, privs ...string) bool
+}
+
+// noPrivileges reads as a role that holds nothing: reads without a
+// session.
+type noPrivileges struct{}
+
+func (noPrivileges) holdsAny(*catalog.Descriptor, ...string) bool { return false }
+
+func (s *session) holdsAny(d *catalog.Descriptor, privs ...string) bool {
+	if s.roleSuperuser() {
+		return true
+	}
+	if d == nil {
+		return false
+	}
+	if s.e.roles.owner(d) == s.user {
+		return true
+	}
+	for _, p := range privs {
+		if s.e.roles.granted(d, s.user, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionCatalog is the catalog as a session's statements bind against
+// it: system tables computed for the session's role.
+type sessionCatalog struct {
+	*Engine
+	s *session
+}
+
+func (c sessionCatalog) systemTable(name string) (*catalog.Descriptor, func() []types.Row, bool) {
+	return c.Engine.systemTableFor(name, c.s)
+}
+
+// bindQuery binds a SELECT of the session.
+func (s *session) bindQuery(st *front.Statement, params *boundParams) (plan.Node, error) {
+	return s.e.bindQueryIn(sessionCatalog{Engine: s.e, s: s}, st, params)
 }
 
 func cols(spec ...any) []types.Column {

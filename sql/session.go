@@ -207,7 +207,7 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 			}
 			return s.prepareAsOf(st, id, root, params), nil
 		}
-		root, err := s.e.bindQuery(st, params)
+		root, err := s.bindQuery(st, params)
 		if err != nil {
 			return nil, err
 		}
@@ -454,7 +454,7 @@ func (s *session) prepareExplain(n *front.Explain) (*prepared, error) {
 			err = checkStreamable(root)
 		}
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		root, err = s.e.bindQuery(n.Stmt, &boundParams{order: n.Stmt.Params, stmt: n.Stmt})
+		root, err = s.bindQuery(n.Stmt, &boundParams{order: n.Stmt.Params, stmt: n.Stmt})
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN supports SELECT and CREATE MATERIALIZED VIEW")
 	}

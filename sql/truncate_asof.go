@@ -37,7 +37,7 @@ func (s *session) prepareHistoryAsOf(st *front.Statement, params *boundParams) (
 		return nil, false, nil
 	}
 	trial := &boundParams{order: slices.Clone(params.order), types: slices.Clone(params.types), stmt: params.stmt}
-	root, err := s.e.bindQuery(st, trial)
+	root, err := s.bindQuery(st, trial)
 	if err != nil || len(withSubqueries(root)) > 1 {
 		return nil, false, nil
 	}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 
 	"streamdb/catalog"
@@ -15,6 +16,13 @@ import (
 // the view's count of failed rows so far (failed_rows, the same on each of
 // its rows). A view skips such rows unless it was created WITH (on_error =
 // 'fail'), in which case it stopped at the last one listed.
+//
+// An error's message quotes the row's values ("invalid input syntax for
+// type integer: \"111-11-1111\""), which come from the view's inputs, not
+// from what the view shows: only superusers, the view's owner and roles
+// that may SELECT every relation the view reads see it. Others see the
+// row with error "<insufficient privilege>", as PostgreSQL's
+// pg_stat_activity shows another role's query.
 var viewErrorColumns = []types.Column{
 	{Name: "view", Type: types.Text}, {Name: "failed_rows", Type: types.Int8},
 	{Name: "stream", Type: types.Text}, {Name: "seq", Type: types.Int8},
@@ -24,12 +32,26 @@ var viewErrorColumns = []types.Column{
 
 func init() {
 	// Unqualified names of pgSystemTables are looked up under pg_catalog.
-	pgSystemTables["pg_catalog.streamdb_view_errors"] = pgSystemTableDef{cols: viewErrorColumns, rows: (*Engine).viewErrorRows}
+	pgSystemTables["pg_catalog.streamdb_view_errors"] = pgSystemTableDef{cols: viewErrorColumns, rowsFor: (*Engine).viewErrorRows}
 }
 
-func (e *Engine) viewErrorRows() []types.Row {
+// insufficientPrivilege stands for a value the reader may not see.
+const insufficientPrivilege = "<insufficient privilege>"
+
+func (e *Engine) viewErrorRows(r rowReader) []types.Row {
 	var rows []types.Row
+	mayRead := map[string]bool{}
 	for _, v := range e.rt.ViewErrors() {
+		key := v.View + "\x00" + v.Stream
+		may, ok := mayRead[key]
+		if !ok {
+			may = e.mayReadInputs(r, v.View, v.Stream)
+			mayRead[key] = may
+		}
+		message := v.Message
+		if !may {
+			message = insufficientPrivilege
+		}
 		stream, seq := types.Null, types.Null
 		if v.Stream != "" {
 			stream = types.NewString(v.Stream)
@@ -39,10 +61,35 @@ func (e *Engine) viewErrorRows() []types.Row {
 		}
 		rows = append(rows, types.Row{
 			types.NewString(v.View), types.NewInt(int64(v.Count)), stream, seq,
-			types.NewString(v.Operator), types.NewString(v.Code), types.NewString(v.Message), types.NewTime(v.At),
+			types.NewString(v.Operator), types.NewString(v.Code), types.NewString(message), types.NewTime(v.At),
 		})
 	}
 	return rows
+}
+
+// mayReadInputs reports whether r may see the values of a row of view
+// that failed (coming from source, "" when not known): r is a superuser
+// or owns the view, or may SELECT every relation the view reads and the
+// source.
+func (e *Engine) mayReadInputs(r rowReader, view, source string) bool {
+	d, ok := e.lookup(view)
+	if !ok || d.Kind != catalog.KindView {
+		return r.holdsAny(nil) // a view being dropped: superusers only
+	}
+	if r.holdsAny(d) {
+		return true
+	}
+	names := d.DependsOn
+	if source != "" {
+		names = append(slices.Clip(names), source)
+	}
+	for _, name := range names {
+		in, ok := e.lookup(name)
+		if !ok || !r.holdsAny(in, "SELECT") {
+			return false
+		}
+	}
+	return true
 }
 
 // checkViewOptions validates a CREATE MATERIALIZED VIEW's WITH options
