@@ -51,9 +51,14 @@ var infoSchemaColumns = pgSystemTableDef{
 		"is_nullable", types.Text, "data_type", types.Text, "character_maximum_length", types.Int4,
 		"numeric_precision", types.Int4, "numeric_scale", types.Int4, "datetime_precision", types.Int4,
 		"udt_schema", types.Text, "udt_name", types.Text),
-	rows: func(e *Engine) []types.Row {
+	// As in PostgreSQL, only the columns of relations the reader owns
+	// or holds SELECT, INSERT or UPDATE on.
+	rowsFor: func(e *Engine, reader rowReader) []types.Row {
 		var rows []types.Row
 		for _, r := range e.pgRelations() {
+			if !reader.holdsAny(r.d, "SELECT", "INSERT", "UPDATE") {
+				continue
+			}
 			for i, c := range r.cols {
 				prec, scale, hasPrec := numericPrecision(c)
 				dtPrec, hasDT := datetimePrecision(c.typ)

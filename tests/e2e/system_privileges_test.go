@@ -3,6 +3,7 @@ package e2e
 import (
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,4 +60,46 @@ func TestViewErrorsHideValues(t *testing.T) {
 
 	exec(t, admin, "GRANT SELECT ON people TO alice")
 	wantRows(t, alice, q, `ids 1 22P02 invalid input syntax for type integer: "111-11-1111"`)
+}
+
+// TestInfoSchemaColumnsPrivileges: information_schema.columns lists, as
+// in PostgreSQL 15, only the columns of relations the role owns or holds
+// SELECT, INSERT or UPDATE on (DELETE alone does not count).
+func TestInfoSchemaColumnsPrivileges(t *testing.T) {
+	srv := startServer(t)
+	pg := testutil.StartPostgres(t)
+	setup := []string{
+		"CREATE TABLE secret (id BIGINT PRIMARY KEY, ssn TEXT)",
+		"CREATE TABLE shared (id BIGINT PRIMARY KEY, note TEXT)",
+		"CREATE TABLE inbox (id BIGINT PRIMARY KEY, body TEXT)",
+		"CREATE TABLE trash (id BIGINT PRIMARY KEY, junk TEXT)",
+		"CREATE TABLE everyone (id BIGINT PRIMARY KEY)",
+		"CREATE USER reader",
+		"GRANT SELECT ON shared TO reader",
+		"GRANT INSERT ON inbox TO reader",
+		"GRANT DELETE ON trash TO reader",
+		"GRANT SELECT ON everyone TO PUBLIC",
+		"GRANT CREATE ON DATABASE streamdb TO reader",
+	}
+	exec(t, srv.Conn(t), setup...)
+	pgSetup := slices.Clone(setup)
+	pgSetup[len(pgSetup)-1] = "GRANT CREATE ON SCHEMA public TO reader"
+	exec(t, pg.Conn(t), pgSetup...)
+	sdbReader := connectAs(t, srv, "reader")
+	pgReader, err := dialAuth(t, strings.Replace(pg.DSN(), "postgres@", "reader@", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := "CREATE TABLE mine (k TEXT PRIMARY KEY, v INT)"
+	exec(t, sdbReader, own)
+	exec(t, pgReader, own)
+	const q = `SELECT table_name, column_name, ordinal_position FROM information_schema.columns
+		WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`
+	got, want := textRows(t, sdbReader, q), textRows(t, pgReader, q)
+	if !slices.Equal(got, want) {
+		t.Errorf("information_schema.columns as reader\n streamdb: %q\npostgres: %q", got, want)
+	}
+	if n := len(textRows(t, srv.Conn(t), q)); n != 11 {
+		t.Errorf("information_schema.columns as the superuser: %d columns, want all 11", n)
+	}
 }
