@@ -72,7 +72,10 @@ func (s *session) permitted(st *front.Statement) error {
 		}
 		return s.needReadExcept(st, n, target)
 	case *front.CreateSource:
-		return s.needCreate()
+		if err := s.needCreate(); err != nil {
+			return err
+		}
+		return s.needSubject(n)
 	case *front.CreateMaterializedView:
 		if err := s.needCreate(); err != nil {
 			return err
