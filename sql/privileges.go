@@ -200,6 +200,29 @@ func (s *session) needRead(st *front.Statement, node ast.Node) error {
 func (s *session) needReadExcept(st *front.Statement, node ast.Node, skip *ast.TableName) error {
 	c := &tableCollector{ctes: map[string]bool{}}
 	node.Accept(c)
+	// AS OF reads the objects of the point, which may be other objects
+	// than today's of the same names (dropped and created again): the
+	// privileges are those of the object the point holds, by identity
+	// (objectKey: owners and grants are recorded per object, never
+	// rolled back, and kept after a DROP).
+	need := s.needOn
+	if st.AsOf != nil {
+		point, err := s.e.asOfReader(st.AsOf)
+		if err != nil {
+			return nil // the statement fails on its own with this error
+		}
+		defer point.release()
+		need = func(tn *ast.TableName, priv string) error {
+			if sc := tn.Schema.O; sc != "" && sc != "public" {
+				return nil
+			}
+			d, ok := point.lookup(tn.Name.O)
+			if !ok || s.has(d, priv) {
+				return nil // not in the point: the read fails on its own
+			}
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
+		}
+	}
 	for _, tn := range c.names {
 		if tn == skip || tn.Schema.O == "" && c.ctes[tn.Name.O] {
 			continue
@@ -207,15 +230,7 @@ func (s *session) needReadExcept(st *front.Statement, node ast.Node, skip *ast.T
 		if _, ok := st.Windows[tn.Name.O]; ok && tn.Schema.O == "" {
 			continue
 		}
-		if st.AsOf != nil && s.relation(tn) == nil && (tn.Schema.O == "" || tn.Schema.O == "public") {
-			if _, _, system := s.e.pgSystemTable(tn.Name.O); !system {
-				// It may exist only in the savepoint: nothing says who
-				// may read it.
-				return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for relation %s", tn.Name.O).
-					WithHint("Only superusers read relations that exist only in an older checkpoint or savepoint.")
-			}
-		}
-		if err := s.needOn(tn, "SELECT"); err != nil {
+		if err := need(tn, "SELECT"); err != nil {
 			return err
 		}
 	}
@@ -223,7 +238,7 @@ func (s *session) needReadExcept(st *front.Statement, node ast.Node, skip *ast.T
 		if w.Schema != "" && w.Schema != "public" {
 			continue
 		}
-		if err := s.needOn(&ast.TableName{Name: ast.NewCIStr(w.Source)}, "SELECT"); err != nil {
+		if err := need(&ast.TableName{Name: ast.NewCIStr(w.Source)}, "SELECT"); err != nil {
 			return err
 		}
 	}
