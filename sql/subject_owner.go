@@ -12,7 +12,8 @@ import (
 // CREATE STREAM on it reads everything the first one's producers send and
 // its INSERTs land in the first one's input, so only the first stream's
 // owner (or a superuser) may declare one: for anyone else it would be
-// SELECT and INSERT on the first stream without a grant. A table's
+// SELECT and INSERT on the first stream without a grant. A sink's subject
+// is its owner's the same way: a stream there reads the sink's view. A table's
 // changelog subject is never a stream's (checkSubjectFree refuses it for
 // everyone), and neither is, for a role that is not a superuser, a
 // subject under the tables' prefix or a dropped table's changelog not yet
@@ -44,6 +45,17 @@ func (s *session) needSubject(n *front.CreateSource) error {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for subject %q: it belongs to stream %s", clipSubject(subject), o.Name).
 				WithHint("Only the owner of %s or a superuser may declare another stream on its subject. Read it as %s once its owner has run GRANT SELECT ON %s TO %s, or %s",
 					o.Name, o.Name, o.Name, s.user, hint)
+		}
+	}
+	sinks, err := s.e.sinks()
+	if err != nil {
+		return sqlerr.New(sqlerr.InternalError, "reading the sinks: %v", err)
+	}
+	for _, k := range sinks {
+		if k.Subject == subject && k.Owner != s.user {
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for subject %q: sink %s publishes the rows of %s there", clipSubject(subject), k.Name, k.View).
+				WithHint("Only the owner of sink %s or a superuser may read its subject as a stream. Read %s once its owner has run GRANT SELECT ON %s TO %s, or %s",
+					k.Name, k.View, k.View, s.user, hint)
 		}
 	}
 	return nil

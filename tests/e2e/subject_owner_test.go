@@ -8,7 +8,8 @@ import (
 // TestStreamSubjectBelongsToItsStream: a role with CREATE declaring a
 // stream on another role's stream's subject would read that stream's rows
 // and inject its own without a grant. Only the first stream's owner or a
-// superuser may declare a second stream on a subject; a subject under the
+// superuser may declare a second stream on a subject, and only a sink's
+// owner or a superuser a stream on the sink's subject; a subject under the
 // tables' changelog prefix is a superuser's only.
 func TestStreamSubjectBelongsToItsStream(t *testing.T) {
 	srv := startServer(t)
@@ -33,7 +34,15 @@ func TestStreamSubjectBelongsToItsStream(t *testing.T) {
 		t.Errorf("message %q, want it to say the subject holds a table's changelog", pe.Message)
 	}
 	wantExecCode(t, mallory, "CREATE TABLE t (id INT PRIMARY KEY) APPEND ONLY WITH (subject = 'cards')", "42501")
-	wantRows(t, admin, "SELECT count(*) FROM pg_catalog.pg_class WHERE relname IN ('mycards', 'x', 'log', 't')", "0")
+	// A sink's subject carries its view's rows.
+	exec(t, admin,
+		"CREATE MATERIALIZED VIEW card_list AS SELECT num FROM cards",
+		"CREATE SINK card_out FROM card_list INTO 'out.cards'")
+	pe = wantExecCode(t, mallory, "CREATE STREAM leak (num TEXT) WITH (subject = 'out.cards')", "42501")
+	if pe != nil && pe.Message != `permission denied for subject "out.cards": sink card_out publishes the rows of card_list there` {
+		t.Errorf("message %q", pe.Message)
+	}
+	wantRows(t, admin, "SELECT count(*) FROM pg_catalog.pg_class WHERE relname IN ('mycards', 'x', 'log', 't', 'leak')", "0")
 
 	// The owner of a stream may declare another on its subject; others
 	// may not; a superuser may.
