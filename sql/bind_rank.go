@@ -16,9 +16,15 @@ import (
 // looking inside them: window calls do not nest).
 type windowFinder struct{ calls []*ast.WindowFuncExpr }
 
+// Enter does not descend into subqueries: their window calls are theirs,
+// bound with them, and walking each nested level's whole subtree would
+// make binding quadratic in the nesting depth.
 func (v *windowFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if w, ok := n.(*ast.WindowFuncExpr); ok {
-		v.calls = append(v.calls, w)
+	switch n := n.(type) {
+	case *ast.WindowFuncExpr:
+		v.calls = append(v.calls, n)
+		return n, true
+	case *ast.SubqueryExpr:
 		return n, true
 	}
 	return n, false

@@ -19,6 +19,12 @@ const MaxExprDepth = 10000
 // check, with its precise message, is the one users meet.
 const maxTokenNesting = 10 * MaxExprDepth
 
+// MaxSubqueryDepth bounds how deeply subqueries nest. PostgreSQL accepts
+// 2000 nested scalar subqueries and stops at about 2500 ("stack depth
+// limit exceeded"); binding and planning each level costs more than an
+// expression's, so the bound is that much lower than MaxExprDepth.
+const MaxSubqueryDepth = 2000
+
 // depthError is the error for an expression nested past the limits.
 func depthError(src string, t token) *sqlerr.Error {
 	return errorAt(src, t, sqlerr.StatementTooComplex, "stack depth limit exceeded: expressions nest more than %d levels deep", MaxExprDepth).
@@ -28,20 +34,37 @@ func depthError(src string, t token) *sqlerr.Error {
 // checkNesting refuses toks when their nesting, counted as maxTokenNesting
 // describes, passes that bound. It takes one pass and constant work per
 // token.
+//
+// It also refuses subqueries (a parenthesis opening SELECT, WITH or
+// VALUES) nested past MaxSubqueryDepth.
 func checkNesting(src string, toks []token) error {
 	// ops[d] counts the operators chained at open level d; cur is the sum
-	// of ops over the open levels plus the number of open levels.
+	// of ops over the open levels plus the number of open levels. query[d]
+	// says whether level d opened a subquery; queries counts those open.
 	ops := []int{0}
-	cur := 0
-	for _, t := range toks {
+	query := []bool{false}
+	cur, queries := 0, 0
+	for i, t := range toks {
 		switch {
 		case t.isOp("(", "[") || t.isWord("case"):
+			sub := t.isOp("(") && i+1 < len(toks) && (toks[i+1].isWord("select") || toks[i+1].isWord("with") || toks[i+1].isWord("values"))
 			ops = append(ops, 0)
+			query = append(query, sub)
 			cur++
+			if sub {
+				if queries++; queries > MaxSubqueryDepth {
+					return errorAt(src, t, sqlerr.StatementTooComplex, "stack depth limit exceeded: subqueries nest more than %d levels deep", MaxSubqueryDepth).
+						WithHint("Simplify the query: fewer nested subqueries.")
+				}
+			}
 		case t.isOp(")", "]") || t.isWord("end"):
 			if d := len(ops) - 1; d > 0 {
 				cur -= ops[d] + 1
 				ops = ops[:d]
+				if query[d] {
+					queries--
+				}
+				query = query[:d]
 			}
 			continue
 		case t.isOp(",", ";"):

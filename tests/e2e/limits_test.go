@@ -45,6 +45,31 @@ func TestExpressionDepthLimit(t *testing.T) {
 	wantRows(t, conn, "SELECT count(*) FROM kv WHERE v NOT IN ("+strings.Join(items, ",")+")", "0")
 }
 
+// Subqueries nested past front.MaxSubqueryDepth are refused with 54001 at
+// once, as PostgreSQL refuses them past its stack depth (it answers 2000
+// nested scalar subqueries and refuses 2500); binding them took time
+// quadratic in the depth (8,000 levels took 50 s), holding the session.
+func TestSubqueryDepthLimit(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	nested := func(open string, n int, inner, close string) string {
+		return "SELECT " + strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+	}
+	wantRows(t, conn, nested("(SELECT ", 2000, "1", ")"), "1")
+	for _, q := range []string{
+		nested("(SELECT ", 2001, "1", ")"),
+		nested("(SELECT ", 100_000, "1", ")"),
+		nested("(SELECT 1 WHERE EXISTS ", 3000, "(SELECT 1)", ")"),
+		"SELECT 1 FROM " + strings.Repeat("(SELECT * FROM ", 3000) + "(VALUES (1)) v" + strings.Repeat(") s", 3000),
+	} {
+		pe := wantExecCode(t, conn, q, "54001")
+		if pe != nil && !strings.Contains(pe.Message, "subqueries nest more than 2000 levels") {
+			t.Errorf("message %q", pe.Message)
+		}
+	}
+	wantRows(t, conn, "SELECT 1", "1")
+}
+
 // An ad-hoc query that would build more rows than query_max_memory allows
 // is refused with 53200, a long one stops at statement_timeout (the same
 // checks see cancellation), and the server keeps serving others.
