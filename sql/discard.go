@@ -21,10 +21,14 @@ func (s *session) prepareSessionReset(st *front.Statement) (p *prepared, ok bool
 		return &prepared{run: func(_ context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
 			ps, _ := w.(pgwire.PreparedStatements)
 			if n.All {
+				s.deallocateNamed("")
 				if ps != nil {
 					ps.DeallocateAll()
 				}
 				return "DEALLOCATE ALL", nil
+			}
+			if s.deallocateNamed(n.Name) {
+				return "DEALLOCATE", nil
 			}
 			if ps == nil || !ps.Deallocate(n.Name) {
 				return "", sqlerr.New(sqlerr.InvalidSQLStatementName, "prepared statement %q does not exist", n.Name)
@@ -50,6 +54,7 @@ func (s *session) prepareDiscard(n *front.Discard) *prepared {
 		}
 		s.resetAllSettings()
 		s.closeAllCursors()
+		s.deallocateNamed("")
 		if ps, ok := w.(pgwire.PreparedStatements); ok {
 			ps.DeallocateAll()
 		}

@@ -33,6 +33,8 @@ type session struct {
 	// trustedAnyUser: the user was no created role at login, which only a
 	// trusted connection allows; such a session is a superuser.
 	trustedAnyUser bool
+	// named holds the statements made by SQL PREPARE (prepare_sql.go).
+	named map[string]*sqlPrepared
 }
 
 func newSession(e *Engine, startup map[string]string) *session {
@@ -185,6 +187,9 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		return p, err
 	}
 	if p, ok, err := s.prepareSessionReset(st); ok {
+		return p, err
+	}
+	if p, ok, err := s.preparePrepared(ctx, st); ok {
 		return p, err
 	}
 	switch n := st.Node.(type) {

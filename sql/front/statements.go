@@ -115,8 +115,7 @@ var queryStarts = setOf("select", "with", "values", "table", "insert", "update",
 
 // unsupportedStatements are PostgreSQL statements streamdb does not offer.
 var unsupportedStatements = setOf("vacuum", "analyze",
-	"truncate", "comment", "lock", "listen", "notify", "unlisten", "prepare",
-	"execute", "do",
+	"truncate", "comment", "lock", "listen", "notify", "unlisten", "do",
 	"call", "cluster", "reindex", "refresh", "import", "load", "reassign",
 	"security", "merge")
 
@@ -175,6 +174,12 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 		node, err = parseDiscard(c)
 	case first.isWord("deallocate"):
 		node, err = parseDeallocate(c)
+	case first.isWord("prepare"):
+		// Its body's $n are the prepared statement's, not PREPARE's.
+		st.NumParams = 0
+		node, err = parsePrepare(c)
+	case first.isWord("execute"):
+		node, err = parseExecute(c)
 	case first.isWord("flush"):
 		c.next()
 		node, err = &Flush{}, c.end()
