@@ -31,6 +31,7 @@ const (
 	SSLRequireRemote                                      = "ssl_require_remote"
 	MaxQueryLength                                        = "max_query_length"
 	MaxConnections                                        = "max_connections"
+	QueryMaxMemoryTotal                                   = "query.max-memory-total"
 	NatsStreamReplicas                                    = "nats.stream-replicas"
 	SynchronousCommit                                     = "synchronous_commit"
 	HTTPPublicHost                                        = "http.public-host"
@@ -65,6 +66,7 @@ var keys = []string{
 	SSLRequireRemote,
 	MaxQueryLength,
 	MaxConnections,
+	QueryMaxMemoryTotal,
 	NatsStreamReplicas,
 	SynchronousCommit,
 	HTTPPublicHost,

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 
@@ -107,5 +108,31 @@ func TestBudgetFollowsWhatCachesHold(t *testing.T) {
 	// A join's two sides count twice.
 	if got, want := joinCacheKind.limit(setting.Load(), m.level.Load()), m.level.Load()/(2*joinCacheKind.bytes); got != want {
 		t.Fatalf("a join gets %d entries per side at level %d, want %d", got, m.level.Load(), want)
+	}
+}
+
+// TestMemoryPoolSharedByQueries: two queries' rows count against one pool,
+// each against its own limit too, and a query's rows leave the pool when
+// it ends.
+func TestMemoryPoolSharedByQueries(t *testing.T) {
+	var pool MemoryPool
+	pool.SetLimit(100 * rowBytes(1))
+	ctx1, release1 := WithMemoryLimit(context.Background(), 0, &pool)
+	ctx2, release2 := WithMemoryLimit(context.Background(), 0, &pool)
+	if err := charge(ctx1, 60, 1); err != nil {
+		t.Fatalf("first query within the pool: %v", err)
+	}
+	if err := charge(ctx2, 60, 1); err == nil {
+		t.Fatal("second query passed the pool the first one half fills")
+	}
+	release2()
+	release1()
+	if used := pool.Used(); used != 0 {
+		t.Fatalf("pool holds %d bytes after both queries ended", used)
+	}
+	ctx3, release3 := WithMemoryLimit(context.Background(), 10*rowBytes(1), &pool)
+	defer release3()
+	if err := charge(ctx3, 50, 1); err == nil {
+		t.Fatal("a query passed its own limit inside the pool's")
 	}
 }

@@ -47,6 +47,9 @@ type Node struct {
 	fence Fence
 	// closing is closed by Close (ends watchDamage).
 	closing chan struct{}
+	// queryPool bounds the rows of all ad-hoc queries together
+	// (query.max-memory-total).
+	queryPool exec.MemoryPool
 }
 
 // Options are what a server of an --ha-group adds to Open.
@@ -98,6 +101,7 @@ func Open(cfg *config.Config, log *slog.Logger, opts Options) (*Node, error) {
 	n.rt.SetJoinCache(cfg.Int(config.StateCacheJoinKeysPerSide))
 	n.rt.SetTopNCache(cfg.Int(config.StateCacheTopNRowsPerOperator))
 	n.rt.SetMemoryBudget(cfg.Int(config.StateMemoryBudget))
+	n.queryPool.SetLimit(cfg.Int(config.QueryMaxMemoryTotal))
 	n.rt.SetAlignmentDrift(cfg.Duration(config.ScanWatermarkAlignmentMaxDrift))
 	if n.coord, err = checkpoint.NewCoordinator(n.CheckpointSettings, store, n.rt, log); err != nil {
 		store.Close()
@@ -206,6 +210,9 @@ func (n *Node) Store() *storage.Store { return n.store }
 
 // Runtime runs the views' dataflows.
 func (n *Node) Runtime() *exec.Runtime { return n.rt }
+
+// QueryPool is the memory pool all ad-hoc queries draw on.
+func (n *Node) QueryPool() *exec.MemoryPool { return &n.queryPool }
 
 // Coordinator takes checkpoints and savepoints.
 func (n *Node) Coordinator() *checkpoint.Coordinator { return n.coord }

@@ -129,6 +129,8 @@ func (n *Node) ChangeSetting(c SettingChange) error {
 		n.rt.SetTopNCache(n.cfg.Int(c.Key))
 	case config.StateMemoryBudget:
 		n.rt.SetMemoryBudget(n.cfg.Int(c.Key))
+	case config.QueryMaxMemoryTotal:
+		n.queryPool.SetLimit(n.cfg.Int(c.Key))
 	case config.ScanWatermarkAlignmentMaxDrift:
 		n.rt.SetAlignmentDrift(n.cfg.Duration(c.Key))
 	case config.SynchronousCommit:

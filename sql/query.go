@@ -35,7 +35,8 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			return "", err
 		}
 		limit, _ := parseMemory(s.settings["query_max_memory"])
-		ctx = exec.WithMemoryLimit(ctx, limit)
+		ctx, release := exec.WithMemoryLimit(ctx, limit, s.e.node.QueryPool())
+		defer release()
 		s.e.stateMu.RLock()
 		defer s.e.stateMu.RUnlock()
 		var r storage.Reader

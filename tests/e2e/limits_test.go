@@ -92,10 +92,35 @@ func TestQueryMemoryLimit(t *testing.T) {
 	// Within the limit the same join shape answers.
 	wantRows(t, conn, "SELECT count(*) FROM big3 a JOIN big3 b ON a.id = b.id", "3000")
 
-	exec(t, conn, "SET query_max_memory = 0", "SET statement_timeout = '300ms'")
+	exec(t, conn, "SET query_max_memory = 0", "SET query.max-memory-total = 0", "SET statement_timeout = '300ms'")
 	wantExecCode(t, conn, "SELECT count(*) FROM big3 a, big3 b, big3 c WHERE a.g + b.g + c.g = 100", "57014")
 	wantExecCode(t, conn, "SET query_max_memory = 'lots'", "22023")
 	wantRows(t, other, "SELECT count(*) FROM big3", "3000")
+}
+
+// query.max-memory-total bounds the rows of all ad-hoc queries together,
+// whatever each session's query_max_memory allows, and a query gives its
+// share back when it ends.
+func TestQueryMemoryTotal(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	other := srv.Conn(t)
+	exec(t, conn, "CREATE TABLE pool3 (id BIGINT PRIMARY KEY, g BIGINT)",
+		"INSERT INTO pool3 SELECT g, g % 3 FROM generate_series(1, 1000) g")
+	// A cross join of 1,000,000 rows builds some tens of megabytes.
+	const cross = "SELECT count(*) FROM pool3 a, pool3 b"
+	exec(t, conn, "SET query.max-memory-total = 8388608")
+	pe := wantExecCode(t, other, cross, "53200")
+	if pe != nil && !strings.Contains(pe.Message, "query.max-memory-total (8MB)") {
+		t.Errorf("message %q does not name the server-wide limit", pe.Message)
+	}
+	// Each query's share comes back when it ends: small queries go on.
+	for range 20 {
+		wantRows(t, other, "SELECT count(*) FROM pool3 a JOIN pool3 b ON a.id = b.id", "1000")
+	}
+	exec(t, conn, "SET query.max-memory-total = 1073741824")
+	wantRows(t, other, cross, "1000000")
+	wantRows(t, conn, cross, "1000000")
 }
 
 // max_connections bounds the sessions: one more is refused with 53300,
