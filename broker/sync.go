@@ -46,6 +46,11 @@ import (
 type syncer struct {
 	on   atomic.Bool
 	root string // <store>/jetstream/<account>/streams
+	// above are the directories from root's parent up to the one holding
+	// <store> (the data directory). The server creates them without
+	// fsyncing their entries, so until each is fsynced once a power cut
+	// may take the whole store, every stream in it.
+	above []string
 
 	mu      sync.Mutex
 	streams map[string]*streamSync
@@ -77,8 +82,16 @@ type streamSync struct {
 }
 
 func newSyncer(ns *server.Server) *syncer {
-	root := filepath.Join(ns.JetStreamConfig().StoreDir, ns.GlobalAccount().Name, "streams")
-	return &syncer{root: root, streams: map[string]*streamSync{}}
+	jsDir := ns.JetStreamConfig().StoreDir // <store>/jetstream
+	root := filepath.Join(jsDir, ns.GlobalAccount().Name, "streams")
+	var above []string
+	for d, top := filepath.Dir(root), filepath.Dir(filepath.Dir(jsDir)); ; d = filepath.Dir(d) {
+		above = append(above, d)
+		if d == top || d == filepath.Dir(d) {
+			break
+		}
+	}
+	return &syncer{root: root, above: above, streams: map[string]*streamSync{}}
 }
 
 func (s *syncer) stream(name string) *streamSync {
@@ -168,7 +181,8 @@ func (e *fsyncError) Error() string { return "fsync: " + e.err.Error() }
 func (e *fsyncError) Unwrap() error { return e.err }
 
 // syncStream fsyncs the stream's message blocks written since the last
-// sync (and, the first time, its directory and metadata). A stream with
+// sync (and, the first time, its metadata, its directory and every
+// directory above it up to the data directory). A stream with
 // no directory is in memory storage: there is nothing to sync.
 func (s *syncer) syncStream(ss *streamSync) error {
 	dir := filepath.Join(s.root, ss.name)
@@ -181,7 +195,8 @@ func (s *syncer) syncStream(ss *streamSync) error {
 		return fmt.Errorf("list %s: %w", msgs, err)
 	}
 	if !ss.primed {
-		for _, p := range []string{filepath.Join(dir, "meta.inf"), filepath.Join(dir, "meta.sum"), dir, s.root} {
+		paths := append([]string{filepath.Join(dir, "meta.inf"), filepath.Join(dir, "meta.sum"), dir, s.root}, s.above...)
+		for _, p := range paths {
 			if err := s.fsync(p, true); err != nil {
 				return err
 			}
