@@ -24,8 +24,10 @@ import (
 // and checkpoints complete every 100ms: SIGKILL, then only the durable
 // image is left. The server must start on that image, the table must
 // hold every row whose INSERT was acknowledged (and no row that was never
-// sent), and the views over it (one created before the first cut, one
-// between cuts) must agree with the table. The cut moments come from the
+// sent), the views over it (one created before the first cut, one
+// between cuts) must agree with the table, and a savepoint taken between
+// cuts must still read as it did (and one released must stay released),
+// and so must a setting changed by ALTER SYSTEM SET. The cut moments come from the
 // seed. On failure the test lists what the last cut lost: each directory
 // entry and file that was not fsynced.
 func TestPowerCut(t *testing.T) {
@@ -52,12 +54,24 @@ func TestPowerCut(t *testing.T) {
 	next := int64(1)
 	start := time.Now()
 	const cuts = 4
-	bigView := false // items_big exists
+	bigView := false           // items_big exists
+	var atSavepoint [][]string // items_by_grp AS OF SAVEPOINT kept, once taken
+	var altered [][]string     // SHOW execution.progress.interval once altered
 	for cut := 1; cut <= cuts; cut++ {
-		if cut == 2 {
+		switch cut {
+		case 2:
 			// An acknowledged CREATE must survive the cuts too.
 			testutil.MustExec(t, conn, "CREATE MATERIALIZED VIEW items_big AS SELECT id, v FROM items WHERE v >= 500")
 			bigView = true
+		case 3:
+			// So must a savepoint, a RELEASE and an ALTER SYSTEM SET.
+			testutil.MustExec(t, conn, "FLUSH", "SAVEPOINT kept", "SAVEPOINT released", "RELEASE SAVEPOINT released",
+				"ALTER SYSTEM SET execution.progress.interval = '250ms'")
+			_, altered = mustQuery(t, conn, "SHOW execution.progress.interval")
+			_, atSavepoint = mustQuery(t, conn, "SELECT grp, n, total FROM items_by_grp AS OF SAVEPOINT kept ORDER BY grp")
+			if g, w := fmt.Sprint(atSavepoint), fmt.Sprint(groupRows(durable)); g != w {
+				t.Fatalf("items_by_grp AS OF SAVEPOINT kept = %s right after it was taken, want %s", g, w)
+			}
 		}
 		// Insert until at least two checkpoints have completed since the
 		// cycle began, then a little longer (chosen by the seed), then
@@ -123,6 +137,24 @@ func TestPowerCut(t *testing.T) {
 		_, got := mustQuery(t, conn, "SELECT grp, n, total FROM items_by_grp ORDER BY grp")
 		if g, w := fmt.Sprint(got), fmt.Sprint(want); g != w {
 			t.Fatalf("after power cut %d: items_by_grp = %s, want (from the table's %d rows) %s", cut, g, len(rows), w)
+		}
+		if altered != nil {
+			if _, got := mustQuery(t, conn, "SHOW execution.progress.interval"); fmt.Sprint(got) != fmt.Sprint(altered) {
+				t.Fatalf("after power cut %d: SHOW execution.progress.interval = %v, want %v as ALTER SYSTEM SET it", cut, got, altered)
+			}
+		}
+		if atSavepoint != nil {
+			_, got := mustQuery(t, conn, "SELECT grp, n, total FROM items_by_grp AS OF SAVEPOINT kept ORDER BY grp")
+			if g, w := fmt.Sprint(got), fmt.Sprint(atSavepoint); g != w {
+				t.Fatalf("after power cut %d: items_by_grp AS OF SAVEPOINT kept = %s, want %s as when it was taken", cut, g, w)
+			}
+			_, _, err := queryText(conn, time.Minute, "SELECT * FROM items_by_grp AS OF SAVEPOINT released")
+			if err == nil {
+				t.Fatalf("after power cut %d: a read AS OF the released savepoint answered, want 3B001: the RELEASE was acknowledged", cut)
+			}
+			if code := testutil.SQLState(err); code != "3B001" {
+				t.Fatalf("after power cut %d: AS OF the released savepoint: %v (SQLSTATE %q), want 3B001", cut, err, code)
+			}
 		}
 		if bigView {
 			_, got := mustQuery(t, conn, "SELECT id, v FROM items_big ORDER BY id")
