@@ -98,11 +98,23 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		}
 		return out, nil
 	case *plan.Aggregate:
+		agg := newBatchAggregator(n)
+		if ok, err := streamRows(ctx, n.Input, r, agg.add); ok {
+			if err != nil {
+				return nil, err
+			}
+			return agg.result(), nil
+		}
 		in, err := RunBatch(ctx, n.Input, r)
 		if err != nil {
 			return nil, err
 		}
-		return batchAggregate(n, in)
+		for _, row := range in {
+			if err := agg.add(row); err != nil {
+				return nil, err
+			}
+		}
+		return agg.result(), nil
 	case *plan.TopN:
 		return batchTopN(ctx, n, r)
 	case *plan.WindowFunc:
@@ -168,63 +180,78 @@ func scanObject(ctx context.Context, s *plan.Scan, r storage.Reader) ([]types.Ro
 	return out, err
 }
 
-func batchAggregate(a *plan.Aggregate, in []types.Row) ([]types.Row, error) {
-	type group struct {
-		key  types.Row
-		accs []Accumulator
-	}
-	groups := map[string]*group{}
-	var order []*group
-	newGroup := func(key types.Row) *group {
-		g := &group{key: key, accs: make([]Accumulator, len(a.Aggs))}
-		for i, c := range a.Aggs {
-			g.accs[i] = NewAccumulator(c, true)
-		}
-		order = append(order, g)
-		return g
-	}
+// batchAggregator folds rows into the groups of an aggregate one at a
+// time, so that its input need not be held (streamRows).
+type batchAggregator struct {
+	a      *plan.Aggregate
+	groups map[string]*batchGroup
+	order  []*batchGroup
+	kb     []byte
+}
+
+type batchGroup struct {
+	key  types.Row
+	accs []Accumulator
+}
+
+func newBatchAggregator(a *plan.Aggregate) *batchAggregator {
+	g := &batchAggregator{a: a, groups: map[string]*batchGroup{}}
 	if len(a.GroupBy) == 0 {
-		groups[""] = newGroup(types.Row{})
+		g.groups[""] = g.newGroup(types.Row{})
 	}
-	var kb []byte
-	for _, row := range in {
-		kb = kb[:0]
-		key := make(types.Row, len(a.GroupBy))
-		for i, e := range a.GroupBy {
-			v, err := e.Eval(row)
-			if err != nil {
-				return nil, err
-			}
-			key[i] = v
-			kb = keyenc.Append(kb, v)
+	return g
+}
+
+func (g *batchAggregator) newGroup(key types.Row) *batchGroup {
+	grp := &batchGroup{key: key, accs: make([]Accumulator, len(g.a.Aggs))}
+	for i, c := range g.a.Aggs {
+		grp.accs[i] = NewAccumulator(c, true)
+	}
+	g.order = append(g.order, grp)
+	return grp
+}
+
+func (g *batchAggregator) add(row types.Row) error {
+	g.kb = g.kb[:0]
+	key := make(types.Row, len(g.a.GroupBy))
+	for i, e := range g.a.GroupBy {
+		v, err := e.Eval(row)
+		if err != nil {
+			return err
 		}
-		g, ok := groups[string(kb)]
-		if !ok {
-			g = newGroup(key)
-			groups[string(kb)] = g
+		key[i] = v
+		g.kb = keyenc.Append(g.kb, v)
+	}
+	grp, ok := g.groups[string(g.kb)]
+	if !ok {
+		grp = g.newGroup(key)
+		g.groups[string(g.kb)] = grp
+	}
+	for i, c := range g.a.Aggs {
+		v := types.Null
+		if c.Arg != nil {
+			var err error
+			if v, err = c.Arg.Eval(row); err != nil {
+				return err
+			}
 		}
-		for i, c := range a.Aggs {
-			v := types.Null
-			if c.Arg != nil {
-				var err error
-				if v, err = c.Arg.Eval(row); err != nil {
-					return nil, err
-				}
-			}
-			if err := g.accs[i].Add(v, 1); err != nil {
-				return nil, err
-			}
+		if err := grp.accs[i].Add(v, 1); err != nil {
+			return err
 		}
 	}
-	out := make([]types.Row, 0, len(order))
-	for _, g := range order {
-		row := append(types.Row{}, g.key...)
-		for _, acc := range g.accs {
+	return nil
+}
+
+func (g *batchAggregator) result() []types.Row {
+	out := make([]types.Row, 0, len(g.order))
+	for _, grp := range g.order {
+		row := append(types.Row{}, grp.key...)
+		for _, acc := range grp.accs {
 			row = append(row, acc.Result())
 		}
 		out = append(out, row)
 	}
-	return out, nil
+	return out
 }
 
 func sortRows(keys []plan.SortKey, rows []types.Row) ([]types.Row, error) {

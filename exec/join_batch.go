@@ -36,8 +36,21 @@ func nullRow(n int) types.Row { return make(types.Row, n) }
 // joinMatches reports whether the joined row passes the residual condition.
 func joinMatches(cond expr.Expr, row types.Row) (bool, error) { return expr.Holds(cond, row) }
 
-// batchJoin is a hash join of two row sets.
+// batchJoin is a hash join of two row sets; the rows it builds count
+// against the query's memory budget.
 func batchJoin(ctx context.Context, j *plan.Join, left, right []types.Row) ([]types.Row, error) {
+	var out []types.Row
+	err := eachJoinRow(ctx, j, left, right, true, func(row types.Row) error {
+		out = append(out, row)
+		return nil
+	})
+	return out, err
+}
+
+// eachJoinRow hash-joins two row sets and hands each joined row to emit.
+// When hold is set the caller keeps the rows, and they are charged to the
+// query's budget; either way the loop notices cancellation.
+func eachJoinRow(ctx context.Context, j *plan.Join, left, right []types.Row, hold bool, emit func(types.Row) error) error {
 	nl, nr := len(j.Left.Schema()), len(j.Right.Schema())
 	// visited counts candidate pairs and built rows since the last
 	// budget check (charge), so that a join that builds or tries many
@@ -45,6 +58,9 @@ func batchJoin(ctx context.Context, j *plan.Join, left, right []types.Row) ([]ty
 	visited, built := 0, 0
 	check := func() error {
 		visited = 0
+		if !hold {
+			built = 0
+		}
 		err := charge(ctx, built, nl+nr)
 		built = 0
 		return err
@@ -54,34 +70,35 @@ func batchJoin(ctx context.Context, j *plan.Join, left, right []types.Row) ([]ty
 	for i, r := range right {
 		k, ok, err := joinKey(j.RightKeys, r, buf)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ok {
 			index[string(k)] = append(index[string(k)], i)
 		}
 	}
 	rightMatched := make([]bool, len(right))
-	var out []types.Row
 	for _, l := range left {
 		k, ok, err := joinKey(j.LeftKeys, l, buf)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		matched := false
 		if ok {
 			for _, ri := range index[string(k)] {
 				if visited++; visited >= checkEvery {
 					if err := check(); err != nil {
-						return nil, err
+						return err
 					}
 				}
 				row := concatRows(l, right[ri])
 				pass, err := joinMatches(j.Cond, row)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if pass {
-					out = append(out, row)
+					if err := emit(row); err != nil {
+						return err
+					}
 					built++
 					matched = true
 					rightMatched[ri] = true
@@ -89,15 +106,19 @@ func batchJoin(ctx context.Context, j *plan.Join, left, right []types.Row) ([]ty
 			}
 		}
 		if !matched && (j.Kind == plan.LeftJoin || j.Kind == plan.FullJoin) {
-			out = append(out, concatRows(l, nullRow(nr)))
+			if err := emit(concatRows(l, nullRow(nr))); err != nil {
+				return err
+			}
 		}
 	}
 	if j.Kind == plan.RightJoin || j.Kind == plan.FullJoin {
 		for i, r := range right {
 			if !rightMatched[i] {
-				out = append(out, concatRows(nullRow(nl), r))
+				if err := emit(concatRows(nullRow(nl), r)); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
