@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"streamdb/tests/testutil"
 )
 
@@ -40,7 +42,10 @@ func TestAlterViewUnderLoad(t *testing.T) {
 		for i := 0; i < total; {
 			<-tick.C
 			for end := min(int(rate*time.Since(start).Seconds()), total); i < end; i++ {
-				if _, err := p.js.PublishAsync(p.subject, []byte(fmt.Sprintf(`{"k": %q, "n": %d}`, keys[i], vals[i]))); err != nil {
+				// A slow server holds the publisher back (the stall
+				// wait) rather than failing it: the test needs the
+				// events, not the rate.
+				if _, err := p.js.PublishAsync(p.subject, []byte(fmt.Sprintf(`{"k": %q, "n": %d}`, keys[i], vals[i])), jetstream.WithStallWait(time.Minute)); err != nil {
 					done <- err
 					return
 				}
