@@ -12,6 +12,8 @@ package front
 //	a ^ b                   ->  power(a, b)  (^ is XOR in MySQL)
 //	a @> b, a <@ b, a && b  ->  streamdb_contains(a, b), streamdb_contained(a, b),
 //	                            streamdb_overlap(a, b)  (&& is AND in MySQL)
+//	a ISNULL, a NOTNULL     ->  a IS NULL, a IS NOT NULL  (postfix operators;
+//	                            the TiDB parser would read an alias)
 //
 // The right operand of ~* and of the array operators is a primary, and
 // the left operand of the array operators too: PostgreSQL gives ~* and the
@@ -49,6 +51,15 @@ func (r *rewriter) opsPass() error {
 				word = "like"
 			}
 			out = append(out, synth(tkWord, word, t, true))
+			continue
+		case t.isWord("isnull", "notnull") && len(out) > 0 && endsOperand(out[len(out)-1]):
+			// IS binds as PostgreSQL's ISNULL does: looser than the
+			// comparison and arithmetic operators, tighter than NOT.
+			out = append(out, synth(tkWord, "is", t, true))
+			if t.val == "notnull" {
+				out = append(out, synth(tkWord, "not", t, true))
+			}
+			out = append(out, synth(tkWord, "null", t, true))
 			continue
 		case t.isOp("~~*", "!~~*") && len(out) > 0 && endsOperand(out[len(out)-1]):
 			if t.val[0] == '!' {
