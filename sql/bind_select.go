@@ -148,7 +148,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	}
 
 	// resolveAlias lets GROUP BY and ORDER BY name an output column by its
-	// alias or 1-based position, as PostgreSQL allows.
+	// alias or 1-based position, as PostgreSQL allows. A bare name in GROUP
+	// BY is an input column when there is one (orderByName takes output
+	// columns first for ORDER BY).
 	resolveAlias := func(n ast.ExprNode, clause string) (int, bool, error) {
 		if err := nonIntegerConstant(n, clause); err != nil {
 			return 0, false, err
@@ -240,30 +242,56 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of HAVING must be type boolean")
 		}
 	}
-	// ORDER BY items: an output column, or an extra hidden column.
+	// ORDER BY items: an output column, or an extra hidden column. As in
+	// PostgreSQL, a bare name is an output column when one has that name
+	// (SQL92), and any other expression reads the input columns (SQL99).
+	orderByName := func(n ast.ExprNode) (int, bool, error) {
+		c, ok := n.(*ast.ColumnNameExpr)
+		if !ok || c.Name.Table.O != "" || c.Name.Schema.O != "" {
+			return 0, false, nil
+		}
+		idx := -1
+		for i, f := range fields {
+			if f.name != c.Name.Name.O {
+				continue
+			}
+			if idx < 0 {
+				idx = i
+			} else if exprs[i].String() != exprs[idx].String() {
+				return 0, false, sqlerr.New(sqlerr.AmbiguousColumn, "ORDER BY %q is ambiguous", c.Name.Name.O).
+					WithHint("Name the column by its position in the select list, or give the output columns different names.")
+			}
+		}
+		return idx, idx >= 0, nil
+	}
 	var sortKeys []plan.SortKey
 	hidden := 0
 	if sel.OrderBy != nil {
 		for _, item := range sel.OrderBy.Items {
-			idx, ok, err := resolveAlias(item.Expr, "ORDER BY")
+			idx, ok, err := orderByName(item.Expr)
+			if err == nil && !ok {
+				idx, ok, err = resolveAlias(item.Expr, "ORDER BY")
+			}
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
-				e, err := b.bindExpr(item.Expr, exprScope)
-				if sqlerr.Code(err) == sqlerr.UndefinedColumn {
-					// PostgreSQL lets ORDER BY expressions use output
-					// aliases too (the front layer's NULLS FIRST/LAST
-					// rewrite makes such expressions).
-					aliases := map[string]ast.ExprNode{}
-					for _, f := range fields {
-						if _, err := in.resolve("", f.name); err != nil {
-							aliases[f.name] = f.node
+				node := item.Expr
+				// The front layer writes NULLS FIRST/LAST on a name as
+				// (name) IS NULL before the name itself: that name is
+				// resolved as the bare one is.
+				if isNull, ok := node.(*ast.IsNullExpr); ok && !isNull.Not {
+					if p, ok := isNull.Expr.(*ast.ParenthesesExpr); ok {
+						i, ok, err := orderByName(p.Expr)
+						if err != nil {
+							return nil, err
+						}
+						if ok {
+							node = &ast.IsNullExpr{Expr: &ast.ParenthesesExpr{Expr: fields[i].node}}
 						}
 					}
-					item.Expr.Accept(&aliasSubstituter{aliases: aliases})
-					e, err = b.bindExpr(item.Expr, exprScope)
 				}
+				e, err := b.bindExpr(node, exprScope)
 				if err != nil {
 					return nil, err
 				}
@@ -561,20 +589,6 @@ func pgTypeColumnName(t string) string {
 		typ = typ.Elem() // int[] names its column after the element: int4
 	}
 	return typname(typ)
-}
-
-// aliasSubstituter replaces unqualified column references that name output
-// aliases by the aliased expressions.
-type aliasSubstituter struct{ aliases map[string]ast.ExprNode }
-
-func (v *aliasSubstituter) Enter(n ast.Node) (ast.Node, bool) { return n, false }
-func (v *aliasSubstituter) Leave(n ast.Node) (ast.Node, bool) {
-	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
-		if e, ok := v.aliases[c.Name.Name.O]; ok {
-			return e, true
-		}
-	}
-	return n, true
 }
 
 // positionSchema marks a column reference that * made by position (its
