@@ -75,6 +75,9 @@ func Binary(op string, l, r Expr) (Expr, error) {
 	case "+", "-", "*", "/", "%":
 		return arith(op, l, r)
 	}
+	if isBitOp(op) {
+		return bitOp(op, l, r)
+	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "operator %s is not supported", op)
 }
 

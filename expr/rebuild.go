@@ -10,7 +10,7 @@ import (
 // Rebuild makes again the call that a Func named name over args, of type
 // t and modifier mod, was built as, so that a stored plan can be read
 // back (package plan's plan records): operators by their constructor
-// (Binary, Not, Negate, IsNull, IsTruth, Case, Coalesce, NullIf, Cast,
+// (Binary, Not, Negate, BitNot, IsNull, IsTruth, Case, Coalesce, NullIf, Cast,
 // x op ANY/ALL), functions through Call. The result must be that same
 // call: a constructor that would cast an argument again, or type the
 // result otherwise, means the record does not match this binary, and
@@ -72,6 +72,8 @@ func rebuild(name string, infix bool, args []Expr, t types.Type, mod types.Modif
 		return Not(args[0])
 	case infix && n == 1 && name == "-":
 		return Negate(args[0])
+	case infix && n == 1 && name == "~":
+		return BitNot(args[0])
 	case infix:
 		return nil, fmt.Errorf("unknown operator %s with %d arguments", name, n)
 	}

@@ -315,6 +315,8 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 			return expr.Negate(v)
 		case opcode.Plus:
 			return v, nil
+		case opcode.BitNeg:
+			return expr.BitNot(v)
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "unary operator %s is not supported", n.Op)
 	case *ast.IsNullExpr:
@@ -410,6 +412,8 @@ var binaryOps = map[opcode.Op]string{
 	opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*", opcode.Div: "/", opcode.Mod: "%", opcode.IntDiv: "/",
 	opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.LE: "<=", opcode.GT: ">", opcode.GE: ">=",
 	opcode.NullEQ: "<=>", opcode.LogicAnd: "AND", opcode.LogicOr: "OR",
+	// The front layer hands PostgreSQL's # (xor) on as ^.
+	opcode.And: "&", opcode.Or: "|", opcode.Xor: "#", opcode.LeftShift: "<<", opcode.RightShift: ">>",
 }
 
 func (b *binder) bindBinary(n *ast.BinaryOperationExpr, s *scope) (expr.Expr, error) {

@@ -40,6 +40,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.arrayPass,
 		r.funcPass,
 		r.opsPass,
+		r.bitOpsPass,
 		r.limitPass,
 		r.distinctPass,
 		r.nullsPass,
@@ -55,11 +56,13 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 }
 
 // checkTokens refuses tokens that mean something else to the TiDB parser
-// than to PostgreSQL: ? (a parameter marker there), # (a comment there) and
-// backquotes; and parameters numbered 0.
+// than to PostgreSQL: ? (a parameter marker there), # (a comment there)
+// but as a binary operator, and backquotes; and parameters numbered 0.
 func (r *rewriter) checkTokens() error {
-	for _, t := range r.toks {
+	for i, t := range r.toks {
 		switch {
+		case t.isOp("#") && i > 0 && endsOperand(r.toks[i-1]):
+			// PostgreSQL's xor, which bitOpsPass rewrites.
 		case t.isOp("?", "#", "`"):
 			return syntaxError(r.src, t)
 		case t.kind == tkParam && t.n == 0:
