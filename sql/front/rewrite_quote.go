@@ -30,6 +30,44 @@ var tidbReserved = setOf(
 	"replace", "repeat", "convert", "if", "row", "interval", "rows", "range",
 	"groups", "partition")
 
+// contextKeywords are words the TiDB parser reserves that PostgreSQL
+// takes as column names (dec, over, schema, values, set, ...) but which
+// are also keywords of the statements handed to it: nameInContext tells
+// the two apart.
+var contextKeywords = setOf("dec", "of", "over", "schema", "schemas", "recursive", "revoke",
+	"exists", "values", "by", "set", "insert", "update", "delete")
+
+// nameInContext reports whether the context keyword at toks[i] stands for
+// a name.
+func (r *rewriter) nameInContext(i int) bool {
+	t := r.toks[i]
+	next := tokenOrEOF(r.src, r.toks, i+1)
+	prev := token{}
+	if i > 0 {
+		prev = r.toks[i-1]
+	}
+	if next.isOp("(") && !t.isWord("dec", "of", "by", "set") {
+		return false // a call, or VALUES (...), EXISTS (...), OVER (...)
+	}
+	switch t.val {
+	case "over":
+		return !prev.isOp(")") // f(x) OVER w
+	case "recursive":
+		return !prev.isWord("with")
+	case "values":
+		return !prev.isWord("default") // INSERT ... DEFAULT VALUES
+	case "by":
+		return !prev.isWord("group", "order", "partition")
+	case "set":
+		// UPDATE t [AS a] SET: the word before is the table or its alias.
+		return !(prev.kind == tkIdent || prev.kind == tkWord && !reserved[prev.val] && !prev.isWord("by", "set"))
+	case "insert", "update", "delete":
+		// A statement's first word, or FOR UPDATE, ON DELETE, DO UPDATE.
+		return i > 0 && !prev.isOp("(", ")", ";") && !prev.isWord("for", "on", "do", "no", "key")
+	}
+	return true
+}
+
 // frameWords may follow ROWS / RANGE / GROUPS in a window frame.
 var frameWords = setOf("between", "unbounded", "current")
 
@@ -38,6 +76,10 @@ var frameWords = setOf("between", "unbounded", "current")
 // where they are keywords (PARTITION BY, ROWS BETWEEN, FETCH ... ROWS).
 func (r *rewriter) quotePass() error {
 	for i, t := range r.toks {
+		if t.kind == tkWord && contextKeywords[t.val] && r.nameInContext(i) {
+			r.toks[i].kind = tkIdent
+			continue
+		}
 		if t.kind != tkWord || !tidbReserved[t.val] {
 			continue
 		}
