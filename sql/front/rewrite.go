@@ -38,6 +38,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.longNumberPass,
 		r.castPass,
 		r.arrayPass,
+		r.trimPass,
 		r.funcPass,
 		r.opsPass,
 		r.bitOpsPass,
@@ -46,6 +47,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.nullsPass,
 		r.fullJoinPass,
 		r.quotePass,
+		r.callSpacePass,
 	}
 	for _, pass := range passes {
 		if err := pass(); err != nil {
