@@ -520,6 +520,8 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		return expr.Call("concat", args)
 	case "bool_and", "bool_or", "every":
 		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate function %s is not allowed here", name)
+	case "date":
+		return dateCall(args)
 	}
 	return expr.Call(name, args)
 }
@@ -711,4 +713,29 @@ func (v *aggNormalizer) Leave(n ast.Node) (ast.Node, bool) {
 		}
 	}
 	return n, true
+}
+
+// dateCall is PostgreSQL's date(x): the functions date(timestamp) and
+// date(timestamptz), which an untyped literal reaches as timestamptz, and
+// otherwise, as PostgreSQL reads a call named after a type with one
+// argument, the cast x::date (date(text) works, date(integer) does not).
+func dateCall(args []expr.Expr) (expr.Expr, error) {
+	if len(args) == 1 {
+		arg := args[0]
+		if arg.Type() == types.Unknown {
+			var err error
+			if arg, err = expr.Cast(arg, types.Timestamptz); err != nil {
+				return nil, err
+			}
+		}
+		if e, err := expr.Cast(arg, types.Date); sqlerr.Code(err) != sqlerr.CannotCoerce {
+			return e, err
+		}
+	}
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.Type().String()
+	}
+	return nil, sqlerr.New(sqlerr.UndefinedFunction, "function date(%s) does not exist", strings.Join(names, ", ")).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }
