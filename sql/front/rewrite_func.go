@@ -1,5 +1,7 @@
 package front
 
+import "streamdb/sqlerr"
+
 // funcPass rewrites function-call syntax the TiDB parser reads differently:
 //
 //	EXTRACT(field FROM x)              ->  streamdb_extract('field', x)
@@ -22,7 +24,8 @@ package front
 // aggregates that skip NULLs.
 func (r *rewriter) funcPass() error {
 	if !hasWord(r.toks, "extract") && !hasWord(r.toks, "concat") && !hasWord(r.toks, "filter") &&
-		!hasWord(r.toks, "stddev") && !hasWord(r.toks, "variance") && !hasWord(r.toks, "cardinality") {
+		!hasWord(r.toks, "stddev") && !hasWord(r.toks, "variance") && !hasWord(r.toks, "cardinality") &&
+		!hasWord(r.toks, "count") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks))
@@ -30,6 +33,10 @@ func (r *rewriter) funcPass() error {
 		t := r.toks[i]
 		var err error
 		switch {
+		case t.isWord("count") && i+2 < len(r.toks) && r.toks[i+1].isOp("(") && r.toks[i+2].isOp(")") &&
+			(i == 0 || !r.toks[i-1].isOp(".") || i >= 2 && r.toks[i-2].isWord("pg_catalog")):
+			return errorAt(r.src, t, sqlerr.WrongObjectType, "count(*) must be used to call a parameterless aggregate function").
+				WithHint("Write count(*) to count rows.")
 		case t.isWord("extract") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
 			out, i, err = r.extract(out, i)
 		case t.isWord("concat") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
@@ -98,6 +105,11 @@ func (r *rewriter) filter(out []token, i int) ([]token, int, error) {
 	if openArgs < 0 || end < 0 {
 		return nil, i, syntaxError(r.src, t)
 	}
+	if openArgs > 0 && (out[openArgs-1].kind == tkWord || out[openArgs-1].kind == tkIdent) && !aggregateNames[out[openArgs-1].val] {
+		name := out[openArgs-1]
+		return nil, i, errorAt(r.src, name, sqlerr.WrongObjectType, "FILTER specified, but %s is not an aggregate function", name.val).
+			WithHint("FILTER applies to aggregate functions only; use CASE WHEN inside the call instead.")
+	}
 	if err := r.spend(len(out)-openArgs+end-i, t); err != nil {
 		return nil, i, err
 	}
@@ -129,3 +141,14 @@ func (r *rewriter) filter(out []token, i int) ([]token, int, error) {
 	out = append(out, closing)
 	return out, end, nil
 }
+
+// aggregateNames are PostgreSQL 15's aggregate functions (pg_proc rows of
+// prokind 'a'), under the names funcPass may already have given them:
+// FILTER on any other call is an error, as in PostgreSQL.
+var aggregateNames = setOf("array_agg", "avg", "bit_and", "bit_or", "bit_xor", "bool_and", "bool_or",
+	"corr", "count", "covar_pop", "covar_samp", "cume_dist", "dense_rank", "every", "json_agg",
+	"json_object_agg", "jsonb_agg", "jsonb_object_agg", "max", "min", "mode", "percent_rank",
+	"percentile_cont", "percentile_disc", "range_agg", "range_intersect_agg", "rank", "regr_avgx",
+	"regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy",
+	"regr_syy", "stddev", "stddev_pop", "stddev_samp", "string_agg", "sum", "var_pop", "var_samp",
+	"variance", "xmlagg", StddevFunc, VarianceFunc, ModeFunc)
