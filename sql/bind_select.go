@@ -342,7 +342,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		out = &plan.Sort{Input: out, Keys: sortKeys}
 	}
 	if sel.Limit != nil {
-		count, offset, err := bindLimit(sel.Limit)
+		count, offset, err := sb.bindLimit(sel.Limit)
 		if err != nil {
 			return nil, err
 		}
@@ -358,24 +358,67 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	return out, nil
 }
 
-func bindLimit(l *ast.Limit) (count, offset int64, err error) {
+// bindLimit reads LIMIT and OFFSET as PostgreSQL does: each is an
+// expression without column references, cast to bigint; LIMIT NULL is no
+// limit and OFFSET NULL is 0; a negative one is an error.
+func (sb *selectBinder) bindLimit(l *ast.Limit) (count, offset int64, err error) {
 	count = -1
-	read := func(n ast.ExprNode) (int64, error) {
-		v, ok := n.(*test_driver.ValueExpr)
-		if !ok || (v.Kind() != test_driver.KindInt64 && v.Kind() != test_driver.KindUint64) {
-			return 0, sqlerr.New(sqlerr.FeatureNotSupported, "LIMIT and OFFSET must be integer constants")
+	read := func(n ast.ExprNode, clause string, code string) (int64, bool, error) {
+		if v, ok := n.(*test_driver.ValueExpr); ok && (v.Kind() == test_driver.KindInt64 || v.Kind() == test_driver.KindUint64) && !isBoolLiteral(v) {
+			return v.GetInt64(), true, nil // 18446744073709551615 (no limit, from the front layer) reads as -1
 		}
-		return v.GetInt64(), nil
+		b := &binder{stmt: sb.params}
+		e, err := b.bindExpr(n, &scope{})
+		if sqlerr.Code(err) == sqlerr.UndefinedColumn {
+			return 0, false, sqlerr.New(sqlerr.InvalidColumnReference, "argument of %s must not contain variables", clause)
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		if t := e.Type(); t != types.Unknown && !t.IsNumeric() {
+			return 0, false, sqlerr.New(sqlerr.DatatypeMismatch, "argument of %s must be type bigint, not type %s", clause, t)
+		}
+		if e, err = expr.Cast(e, types.Int8); err != nil {
+			return 0, false, err
+		}
+		constant := true
+		expr.Visit(e, func(x expr.Expr) {
+			switch x.(type) {
+			case *expr.ColRef, *expr.Param, *expr.Subquery:
+				constant = false
+			}
+		})
+		if !constant {
+			return 0, false, sqlerr.New(sqlerr.FeatureNotSupported, "%s must be a constant expression here", clause).
+				WithHint("Compute the count first and write it as a number or a parameter.")
+		}
+		d, err := e.Eval(nil)
+		if err != nil {
+			return 0, false, err
+		}
+		if d.IsNull() {
+			return 0, false, nil
+		}
+		if d.I < 0 {
+			return 0, false, sqlerr.New(code, "%s must not be negative", clause)
+		}
+		return d.I, true, nil
 	}
 	if l.Count != nil {
-		if count, err = read(l.Count); err != nil {
-			return
+		c, ok, err := read(l.Count, "LIMIT", sqlerr.InvalidRowCountInLimitClause)
+		if err != nil {
+			return 0, 0, err
+		}
+		if ok {
+			count = c
 		}
 	}
 	if l.Offset != nil {
-		offset, err = read(l.Offset)
+		if offset, _, err = read(l.Offset, "OFFSET", sqlerr.InvalidRowCountInResultOffset); err != nil {
+			return 0, 0, err
+		}
 	}
-	return
+	return count, offset, nil
 }
 
 // bindFrom binds a FROM clause: tables, views, streams and subqueries,

@@ -211,7 +211,7 @@ func (sb *selectBinder) orderAndLimit(n plan.Node, order *ast.OrderByClause, lim
 		n = &plan.Sort{Input: n, Keys: keys}
 	}
 	if limit != nil {
-		count, offset, err := bindLimit(limit)
+		count, offset, err := sb.bindLimit(limit)
 		if err != nil {
 			return nil, err
 		}

@@ -63,6 +63,8 @@ const (
 	ArraySubscriptError               = "2202E"
 	InvalidArgumentForNthValue        = "22016"
 	InvalidArgumentForPowerFunction   = "2201F"
+	InvalidRowCountInLimitClause      = "2201W"
+	InvalidRowCountInResultOffset     = "2201X"
 	InvalidAuthorizationSpecification = "28000"
 	InvalidSchemaName                 = "3F000"
 	AmbiguousFunction                 = "42725"

@@ -125,23 +125,43 @@ func (r *rewriter) limitPass() error {
 	return nil
 }
 
-// limitValueEnd returns the end of a LIMIT or OFFSET value starting at
-// toks[i]: a number, a parameter, ALL, or a parenthesised expression.
+// limitValueEnd returns the end of a LIMIT, OFFSET or FETCH count
+// starting at toks[i]: ALL, or an expression, which ends at a clause that
+// may follow it (OFFSET, LIMIT, FETCH, ROW[S], FOR, a set operator) or at
+// the end of its query block.
 func limitValueEnd(toks []token, i int) int {
-	if i >= len(toks) {
-		return i
-	}
-	t := toks[i]
-	switch {
-	case t.kind == tkNumber || t.kind == tkParam || t.isWord("all"):
+	if i < len(toks) && toks[i].isWord("all") {
 		return i + 1
-	case t.isOp("("):
-		if end := matchParen(toks, i); end > 0 {
-			return end + 1
-		}
 	}
-	return i
+	j := i
+	for j < len(toks) {
+		t := toks[j]
+		switch {
+		case t.isOp("(", "["):
+			k := matchParen(toks, j)
+			if k < 0 {
+				return len(toks)
+			}
+			j = k + 1
+			continue
+		case t.isWord("case"):
+			k := matchCase(toks, j)
+			if k < 0 {
+				return len(toks)
+			}
+			j = k + 1
+			continue
+		case t.isOp(")", "]", ",", ";"), t.kind == tkWord && limitValueStop[t.val]:
+			return j
+		}
+		j++
+	}
+	return j
 }
+
+// limitValueStop are the words that end a LIMIT or OFFSET expression.
+var limitValueStop = setOf("limit", "offset", "fetch", "row", "rows", "for", "union", "intersect",
+	"except", "only", "with", "into", "returning", "on")
 
 // hasLimitBefore reports whether a LIMIT precedes the OFFSET at toks[i] in
 // the same query block.

@@ -25,6 +25,10 @@ var parsers = sync.Pool{New: func() any {
 // statement. Errors point into src through the tokens' positions; an error
 // at the end of toks points at follow, the token after them in src.
 func parseTiDB(src string, toks []token, follow token) (ast.StmtNode, rendered, error) {
+	toks, limits, err := cutLimitExprs(src, toks)
+	if err != nil {
+		return nil, rendered{}, err
+	}
 	r := render(toks)
 	p := parsers.Get().(*parser.Parser)
 	defer parsers.Put(p) // the parser reuses its result slice: read it first
@@ -35,7 +39,11 @@ func parseTiDB(src string, toks []token, follow token) (ast.StmtNode, rendered, 
 	if len(stmts) != 1 {
 		return nil, r, sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	return stmts[0], r, nil
+	stmt := stmts[0]
+	if limits != nil {
+		fillLimitExprs(stmt, limits)
+	}
+	return stmt, r, nil
 }
 
 var (
