@@ -130,6 +130,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			}
 			continue
 		}
+		if call, ok := f.Expr.(*ast.FuncCallExpr); ok && call.FnName.L == front.NoColumnsFunc {
+			continue // an empty select list: rows of no columns
+		}
 		name := f.AsName.O
 		if name == "" {
 			name = columnName(f.Expr)

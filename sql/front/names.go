@@ -53,4 +53,7 @@ const (
 	// meaning; PostgreSQL's are the sample forms.
 	StddevFunc   = "streamdb_stddev"
 	VarianceFunc = "streamdb_variance"
+	// NoColumnsFunc stands in for an empty select list (SELECT FROM t):
+	// the binder drops the field, leaving a query of no columns.
+	NoColumnsFunc = "streamdb_no_columns"
 )
