@@ -50,13 +50,28 @@
 //     become LIKE and NOT LIKE, OPERATOR(pg_catalog.op) becomes op, COLLATE
 //     clauses are dropped (psql's \d queries use all of these), and a ^ b
 //     becomes power(a, b) (^ is XOR in MySQL).
+//   - x ISNULL and x NOTNULL become x IS NULL and x IS NOT NULL.
+//   - The bitwise operators & | # << >> and prefix ~ are parenthesised to
+//     group as in PostgreSQL (one left-associative level between + - and
+//     the comparisons), and # (xor) becomes ^.
+//   - TRIM([LEADING|TRAILING|BOTH] [chars] FROM s) becomes ltrim, rtrim or
+//     btrim(s, chars); count() is 42809; FILTER on a call that is not an
+//     aggregate is 42809.
 //   - OFFSET without LIMIT, OFFSET before LIMIT and LIMIT ALL are put into
-//     the LIMIT ... OFFSET form the TiDB parser reads.
+//     the LIMIT ... OFFSET form the TiDB parser reads. A LIMIT or OFFSET
+//     count that is an expression is parsed on its own and put back into
+//     the AST's Limit in place of a placeholder (limit_expr.go).
+//   - An empty select list (SELECT FROM t) gets the field
+//     streamdb_no_columns() (NoColumnsFunc), which the binder drops.
 //   - Words the TiDB parser reserves but PostgreSQL allows as names (key,
-//     rank, index, ...) are quoted where they are not keywords.
+//     rank, index, dec, over, values, set, ...) are quoted where they are
+//     not keywords.
+//   - The space PostgreSQL allows between a function name and its '('
+//     (COUNT (*)) is dropped for the names the TiDB parser reads as calls
+//     only without one.
 //
 // The names of the generated calls and tables are exported as CastFunc,
-// IntervalFunc, FullJoinFunc and WindowTablePrefix.
+// IntervalFunc, FullJoinFunc, NoColumnsFunc and WindowTablePrefix.
 //
 // Constructs the TiDB parser stops at and streamdb does not offer
 // (RETURNING, ON CONFLICT, DISTINCT ON, SIMILAR TO, arrays) are reported as
