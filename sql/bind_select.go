@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -260,7 +261,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			}
 			if idx < 0 {
 				idx = i
-			} else if exprs[i].String() != exprs[idx].String() {
+			} else if !sameExpr(exprs[i], exprs[idx]) {
 				return 0, false, sqlerr.New(sqlerr.AmbiguousColumn, "ORDER BY %q is ambiguous", c.Name.Name.O).
 					WithHint("Name the column by its position in the select list, or give the output columns different names.")
 			}
@@ -635,6 +636,24 @@ func pgTypeColumnName(t string) string {
 		typ = typ.Elem() // int[] names its column after the element: int4
 	}
 	return typname(typ)
+}
+
+// sameExpr reports whether a and b are the same expression: the same text
+// over the same columns (a column's text is its name only).
+func sameExpr(a, b expr.Expr) bool {
+	if a.String() != b.String() {
+		return false
+	}
+	cols := func(e expr.Expr) []int {
+		var idx []int
+		expr.Visit(e, func(x expr.Expr) {
+			if c, ok := x.(*expr.ColRef); ok {
+				idx = append(idx, c.Idx)
+			}
+		})
+		return idx
+	}
+	return slices.Equal(cols(a), cols(b))
 }
 
 // positionSchema marks a column reference that * made by position (its
