@@ -28,7 +28,12 @@ import (
 //   - each kept aggregate whose output nothing kept above it holds
 //     (Reemit) sends its groups' committed output rows as inserts, so the
 //     new plan's operators above it and the view's table are rebuilt
-//     from the kept state.
+//     from the kept state;
+//   - a view backfilled from its start (all its state deleted, its
+//     stream positions moved back) reads the views and tables it reads
+//     through edges again (Reread): each edge first sends its upstream's
+//     rows at the epoch the dataflows resume from, as an edge attached
+//     to a running upstream does.
 //
 // Together readers see the change as a changelog: the old rows retracted,
 // the new ones inserted, in one epoch.
@@ -110,13 +115,18 @@ func alterRetractPrefix(id uint32) []byte {
 type alterMarker struct {
 	Reemit []uint16 `json:"reemit,omitempty"`
 	Cols   int      `json:"cols"`
+	// Reread is set when the view was emptied to be backfilled: the
+	// views and tables it reads through edges send it their rows again.
+	Reread bool `json:"reread,omitempty"`
 }
 
 // SwapViewState rewrites, in b, the state of view id for its new plan: the
 // state tables in drop are deleted, the view's rows are moved under the
 // alter marker (to be retracted downstream), and the marker records the
-// state tables whose operators re-send their output.
-func SwapViewState(store *storage.Store, b *pebble.Batch, id uint32, oldCols int, drop, reemit []uint16) error {
+// state tables whose operators re-send their output, and, for a view
+// backfilled from its start (reread), that its edges send their
+// upstreams' rows again.
+func SwapViewState(store *storage.Store, b *pebble.Batch, id uint32, oldCols int, drop, reemit []uint16, reread bool) error {
 	for _, idx := range drop {
 		p := storage.StatePrefix(id, idx)
 		if err := b.DeleteRange(p, storage.PrefixEnd(p), nil); err != nil {
@@ -139,7 +149,7 @@ func SwapViewState(store *storage.Store, b *pebble.Batch, id uint32, oldCols int
 	if err := b.DeleteRange(table, storage.PrefixEnd(table), nil); err != nil {
 		return err
 	}
-	data, _ := json.Marshal(alterMarker{Reemit: reemit, Cols: oldCols})
+	data, _ := json.Marshal(alterMarker{Reemit: reemit, Cols: oldCols, Reread: reread})
 	return b.Set(alterMarkerKey(id), data, nil)
 }
 
@@ -233,6 +243,7 @@ func (b *builder) alterState(desc *catalog.Descriptor, root plan.Node, mat *mate
 		b.reemit[idx] = true
 	}
 	mat.altered, mat.retract = true, rows
+	b.p.reread = m.Reread
 	mat.alterEpoch.Store(math.MaxUint64)
 	return nil
 }

@@ -18,7 +18,8 @@ import (
 //     registered (they take part in epochs from E+1) but started only
 //     together, once all are built (startDeferred): each edge is attached
 //     to its upstream before the upstream takes any input, so it carries
-//     every change from E+1 on.
+//     every change from E+1 on. A view an ALTER emptied to backfill it
+//     (pipeline.reread) gets, on each edge, the upstream's rows at E first.
 //     A view whose state lacks attachedMarker (a checkpoint taken after
 //     its CREATE but before its first epoch committed) attaches instead,
 //     as below, since it holds none of its upstreams' state.
@@ -179,6 +180,12 @@ func (rt *Runtime) addPipeline(p *pipeline, spec viewSpec, edges []*edge) error 
 				}
 			}
 			for _, e := range edges {
+				if p.reread {
+					// Every upstream holds the committed epoch this
+					// pipeline resumes from, and none has taken input.
+					e.snapReady = make(chan struct{})
+					e.deliver(rt.store.DB().NewSnapshot())
+				}
 				e.up.hub.attach(e)
 			}
 		}

@@ -44,7 +44,9 @@ type edge struct {
 	// edge first emits the upstream's committed state at that epoch:
 	// snapReady is closed once snapshot holds it. snapReady is nil for an
 	// edge that resumes with its upstream from a restart (it receives
-	// everything from the upstream's start).
+	// everything from the upstream's start), unless its view was emptied
+	// to be backfilled (pipeline.reread): then it first emits the state
+	// both resume from.
 	after     uint64
 	snapReady chan struct{}
 

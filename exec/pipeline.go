@@ -70,6 +70,10 @@ type pipeline struct {
 	// len(sources) on); hub feeds the pipelines that read this one
 	// (edge.go).
 	edgeIn []*edge
+	// reread is set for a view emptied by an ALTER that backfills it: its
+	// edges, resumed with their upstreams, first send the upstreams' rows
+	// at the epoch they resume from (attach.go).
+	reread bool
 	hub    *edgeHub
 	// mat is the view's materialization (the end of its dataflow).
 	mat *materializeOp

@@ -77,6 +77,9 @@ func TestRulesDataDriven(t *testing.T) {
 				for _, n := range plan.StatefulNodes(stream) {
 					fmt.Fprintf(&sb, "%s reemit=%v\n", n.Describe(), plan.ReemitNeeded(stream, n))
 				}
+				if names := plan.UnkeptSources(stream); len(names) > 0 {
+					fmt.Fprintf(&sb, "rows kept by no operator, from: %s\n", strings.Join(names, ", "))
+				}
 				return sb.String()
 			case "record":
 				root, err := cat.BindView(d.Input)

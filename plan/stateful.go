@@ -57,3 +57,36 @@ func ReemitNeeded(root, n Node) bool {
 	walk(root, false)
 	return found && !under
 }
+
+// UnkeptSources lists, once each in walk order, the objects whose rows
+// reach the root of a streaming plan through stateless operators only
+// (filters, projections, unions, windows): no operator's state holds
+// those rows, only the view's table does. An ALTER empties that table, so
+// such rows come back only by reading those inputs again.
+func UnkeptSources(root Node) []string {
+	var out []string
+	seen := map[Node]bool{}
+	named := map[string]bool{}
+	var walk func(n Node)
+	walk = func(n Node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		switch x := n.(type) {
+		case *Aggregate, *Join, *Limit, *TopN:
+			return
+		case *Scan:
+			if !named[x.Object.Name] {
+				named[x.Object.Name] = true
+				out = append(out, x.Object.Name)
+			}
+			return
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(root)
+	return out
+}

@@ -27,10 +27,15 @@ import (
 //   - Every stateful operator of the new plan whose operator id (plan
 //     NodeIDs over the streaming plan) and state format (exec.StateFormat)
 //     match one of the old plan keeps that operator's state tables.
+//   - Rows that reach the view through stateless operators only (a
+//     projection or filter of a stream or table) are held by no operator
+//     but the view's table, which the swap empties: they need their
+//     input read again, as an operator without a match does.
 //   - If some operator has no match (or the view's sources change), the
 //     whole view is backfilled from JetStream when JetStream still holds
 //     the whole history of its streams (operators kept would compute the
-//     same state again).
+//     same state again); views and tables it reads through their changes
+//     send their rows again, as to a view created now.
 //   - Otherwise the ALTER is refused (55000) naming those operators,
 //     unless WITH (allow_non_restored_state = true) lets them start empty.
 //
@@ -56,6 +61,9 @@ type alterOp struct {
 	node               plan.Node
 	indexes            []uint16 // kept: the old state tables
 	reemit             bool
+	// rows marks the view's rows that no operator keeps (node is nil):
+	// they are restored only by reading their inputs again.
+	rows bool
 }
 
 // alterPlan is what an ALTER of view old to root would do.
@@ -161,6 +169,11 @@ func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *fron
 		}
 		a.ops = append(a.ops, op)
 	}
+	if names := plan.UnkeptSources(stream); len(names) > 0 {
+		a.ops = append(a.ops, alterOp{id: "rows", rows: true, fate: fateRefused,
+			describe: "the rows from " + strings.Join(names, ", ") + " that no operator keeps"})
+		missing = true
+	}
 	sources, err := e.sourceStreams(d, root)
 	if err != nil {
 		return nil, err
@@ -198,11 +211,15 @@ func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *fron
 
 // historyGone says why the view's input cannot be read again from its
 // start ("" when it can): a stream whose JetStream stream discarded
-// messages, or a view or table the view reads through its changes.
+// messages, or a view of a format before edges that reads another view.
+// Views and tables read through edges send their rows again (exec's
+// alter marker, Reread), as they do to a view created now.
 func (e *Engine) historyGone(ctx context.Context, d *catalog.Descriptor, root plan.Node, sources []string) (string, error) {
-	for _, src := range plan.Sources(root) {
-		if src.Kind == catalog.KindView || (src.Kind == catalog.KindTable && d.Dataflow >= catalog.DataflowViewEdges) {
-			return fmt.Sprintf("it reads %s %s through its changes, which cannot be read again", src.Kind, src.Name), nil
+	if d.Dataflow < catalog.DataflowViewEdges {
+		for _, src := range plan.Sources(root) {
+			if src.Kind == catalog.KindView {
+				return fmt.Sprintf("it reads %s %s through its changes, which cannot be read again", src.Kind, src.Name), nil
+			}
 		}
 	}
 	for _, name := range sources {
@@ -227,12 +244,20 @@ func (a *alterPlan) refusal() error {
 	if len(ops) == 0 {
 		return nil
 	}
-	names := make([]string, len(ops))
-	for i, op := range ops {
-		names[i] = fmt.Sprintf("%s (%s)", op.id, op.describe)
+	var names []string
+	var parts []string
+	for _, op := range ops {
+		if op.rows {
+			parts = append(parts, op.describe+" would have to be read again")
+			continue
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", op.id, op.describe))
 	}
-	return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "cannot alter materialized view %s: the state of operator %s cannot be restored: no operator of the old plan matches, and %s",
-		a.old.Name, strings.Join(names, ", "), a.why).
+	if len(names) > 0 {
+		parts = append([]string{"the state of operator " + strings.Join(names, ", ") + " cannot be restored: no operator of the old plan matches"}, parts...)
+	}
+	return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "cannot alter materialized view %s: %s, and %s",
+		a.old.Name, strings.Join(parts, "; "), a.why).
 		WithHint("Keep those operators unchanged (or name them WITH (uids = '...')), or let them start empty WITH (allow_non_restored_state = true).")
 }
 
@@ -352,6 +377,9 @@ func (e *Engine) swapView(ctx context.Context, a *alterPlan) error {
 		d.OpState = map[string][]uint16{}
 		next := max(a.layout.NextOp, a.old.NextOp)
 		for _, op := range a.ops {
+			if op.rows {
+				continue // no state table: the view's own
+			}
 			if op.fate == fateKept {
 				d.OpState[op.id] = op.indexes
 				for _, i := range op.indexes {
@@ -396,7 +424,7 @@ func (e *Engine) swapView(ctx context.Context, a *alterPlan) error {
 				}
 			}
 		}
-		if err := exec.SwapViewState(e.store, b, d.ID, len(a.old.Columns), drop, reemit); err != nil {
+		if err := exec.SwapViewState(e.store, b, d.ID, len(a.old.Columns), drop, reemit, a.rebuild); err != nil {
 			return err
 		}
 		if err := storage.PutDescriptor(b, d); err != nil {
