@@ -69,10 +69,27 @@ func (d Datum) Bool() bool { return d.I != 0 }
 // Time returns a KindTimestamp datum as a UTC time.
 func (d Datum) Time() time.Time { return time.UnixMicro(d.I).UTC() }
 
-// intervalMicros orders intervals the way PostgreSQL does: a month is 30 days
-// and a day is 24 hours.
-func (d Datum) intervalMicros() float64 {
-	return float64(d.Months)*30*86400e6 + float64(d.Days)*86400e6 + float64(d.I)
+// IntervalSpan is the length of an interval datum as PostgreSQL compares
+// intervals (interval_cmp_value: a month is 30 days, a day 24 hours), in
+// whole days and the microseconds left, 0 <= micros < UsecsPerDay: equal
+// spans are equal intervals ('1 day' = '24:00:00', '1 mon' = '30 days'),
+// and (days, micros) in lexicographic order is PostgreSQL's order. The
+// span needs 128 bits as microseconds; days and the rest need no more
+// than int64 each.
+func (d Datum) IntervalSpan() (days, micros int64) {
+	days = int64(d.Months)*30 + int64(d.Days)
+	q, r := d.I/UsecsPerDay, d.I%UsecsPerDay
+	if r < 0 {
+		q, r = q-1, r+UsecsPerDay
+	}
+	return days + q, r
+}
+
+// compareIntervals orders two interval datums by their spans.
+func compareIntervals(a, b Datum) int {
+	ad, au := a.IntervalSpan()
+	bd, bu := b.IntervalSpan()
+	return cmp.Or(cmp.Compare(ad, bd), cmp.Compare(au, bu))
 }
 
 // Float returns any numeric datum as float64.
@@ -137,7 +154,7 @@ func Compare(a, b Datum) int {
 	case KindString, KindBytes:
 		return strings.Compare(a.S, b.S)
 	case KindInterval:
-		return cmp.Compare(a.intervalMicros(), b.intervalMicros())
+		return compareIntervals(a, b)
 	case KindTimeTZ:
 		return CompareTimeTZ(a, b)
 	}

@@ -85,8 +85,10 @@ func sign(n int) int { return cmp.Compare(n, 0) }
 //   - the byte order of two keys is the value order (types.Compare), with
 //     the two exceptions the encoding documents: numerics are ordered by a
 //     float64 prefix only (exact order where the prefixes differ, and equal
-//     numerics are equal keys), and intervals are ordered by (months, days,
-//     microseconds) rather than by their normalised length;
+//     numerics are equal keys), and Append orders intervals by (months,
+//     days, microseconds), the identity of what prints;
+//   - comparison keys (AppendCmp) order every kind by value, intervals by
+//     their span as PostgreSQL compares them, and decode to an equal datum;
 //   - Decode and DecodeRow of arbitrary bytes fail cleanly, never panic.
 func FuzzKeyenc(f *testing.F) {
 	i64 := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
@@ -134,6 +136,10 @@ func FuzzKeyenc(f *testing.F) {
 			if got.K != d.K || types.Compare(got, d) != 0 {
 				t.Fatalf("key round trip of %+v gave %+v", d, got)
 			}
+			got, rest, err = Decode(AppendCmp(nil, d))
+			if err != nil || len(rest) != 0 || got.K != d.K || types.Compare(got, d) != 0 {
+				t.Fatalf("comparison key of %+v gave %+v (%v, %d bytes left)", d, got, err, len(rest))
+			}
 		}
 		if !okA || !okB {
 			return
@@ -152,6 +158,10 @@ func FuzzKeyenc(f *testing.F) {
 			want := cmp.Or(cmp.Compare(da.Months, db.Months), cmp.Compare(da.Days, db.Days), cmp.Compare(da.I, db.I))
 			if sign(byBytes) != want {
 				t.Fatalf("intervals %+v and %+v: component order %d but keys compare %d", da, db, want, byBytes)
+			}
+			byCmp := sign(bytes.Compare(AppendCmp(nil, da), AppendCmp(nil, db)))
+			if pg := pgIntervalCmp(da, db); byCmp != pg || byValue != pg {
+				t.Fatalf("intervals %+v and %+v: PostgreSQL compares %d, comparison keys %d, Compare %d", da, db, pg, byCmp, byValue)
 			}
 		default:
 			if sign(byBytes) != sign(byValue) {
