@@ -85,6 +85,14 @@ const (
 	// and one watermark, after the shared reader, before its rows fan
 	// out; subplans over such scans are shared too.
 	DataflowSharedWatermarkScans
+	// DataflowIntervalSpans also keys state by interval spans, as
+	// PostgreSQL compares intervals ('1 day' = '24:00:00', a month is 30
+	// days; keyenc.AppendCmp): group keys of aggregates and DISTINCT, join
+	// keys, top-N partitions and sort keys, min and max values, DISTINCT
+	// arguments of aggregates. An aggregate's group keeps the key values
+	// of the row that created it in its state, which it shows. Older
+	// views keep keying intervals by months, days and microseconds.
+	DataflowIntervalSpans
 
 	// -- add new formats above this line --
 

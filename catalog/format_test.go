@@ -29,6 +29,7 @@ func TestFormatNumbers(t *testing.T) {
 		{"DataflowTopNStateByKey", DataflowTopNStateByKey, 10},
 		{"DataflowExtremaByValue", DataflowExtremaByValue, 11},
 		{"DataflowSharedWatermarkScans", DataflowSharedWatermarkScans, 12},
+		{"DataflowIntervalSpans", DataflowIntervalSpans, 13},
 	}
 	for _, p := range pinned {
 		if int(p.v) != p.want {

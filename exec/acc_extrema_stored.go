@@ -45,6 +45,9 @@ type extremaTable struct {
 	// Accumulator.Result cannot return: the barrier's flush returns it,
 	// so the view stops instead of storing a wrong result.
 	err error
+	// appendKey encodes a value's order (keyAppender); nil:
+	// keyenc.Append.
+	appendKey func([]byte, types.Datum) []byte
 }
 
 func newExtremaTable(store *storage.Store, prefix []byte, committed func() uint64) (*extremaTable, error) {
@@ -66,9 +69,14 @@ type storedExtremeAcc struct {
 	bestN int64
 }
 
-// valueKey is the key suffix of v in a multiset.
-func valueKey(v types.Datum) string {
-	return string(keyenc.AppendValue(keyenc.Append(nil, v), v))
+// valueKey is the key suffix of v in a multiset: its order, then what
+// prints (equal values written differently are different keys, side by
+// side).
+func (t *extremaTable) valueKey(v types.Datum) string {
+	if t.appendKey == nil {
+		return string(keyenc.AppendValue(keyenc.Append(nil, v), v))
+	}
+	return string(keyenc.AppendValue(t.appendKey(nil, v), v))
 }
 
 // beats reports whether key a is a better extreme than b.
@@ -83,7 +91,7 @@ func (a *storedExtremeAcc) Add(v types.Datum, sign int64) error {
 	if v.IsNull() {
 		return nil
 	}
-	k := valueKey(v)
+	k := a.t.valueKey(v)
 	a.t.add(a.part, k, sign)
 	if !a.known {
 		return nil

@@ -110,7 +110,7 @@ func newAccumulator(call plan.AggCall, appendOnly bool, dataflow catalog.FormatV
 		}
 	}
 	if call.Distinct {
-		return &distinctAcc{inner: acc, counts: map[string]int64{}}
+		return &distinctAcc{inner: acc, counts: map[string]int64{}, appendKey: keyAppender(dataflow)}
 	}
 	return acc
 }
@@ -280,13 +280,16 @@ func (a *boolAcc) Unmarshal(b []byte) ([]byte, error) {
 type distinctAcc struct {
 	inner  Accumulator
 	counts map[string]int64
+	// appendKey tells equal values (keyAppender): '1 day' and '24:00:00'
+	// are one value from catalog.DataflowIntervalSpans on.
+	appendKey func([]byte, types.Datum) []byte
 }
 
 func (a *distinctAcc) Add(v types.Datum, sign int64) error {
 	if v.IsNull() {
 		return nil
 	}
-	k := string(keyenc.Append(nil, v))
+	k := string(a.appendKey(nil, v))
 	before := a.counts[k]
 	after := before + sign
 	if after == 0 { // negative counts are kept, as in multisetExtremeAcc

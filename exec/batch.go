@@ -220,7 +220,7 @@ func (g *batchAggregator) add(row types.Row) error {
 			return err
 		}
 		key[i] = v
-		g.kb = keyenc.Append(g.kb, v)
+		g.kb = keyenc.AppendCmp(g.kb, v)
 	}
 	grp, ok := g.groups[string(g.kb)]
 	if !ok {

@@ -35,7 +35,7 @@ func runWindowFunc(w *plan.WindowFunc, in []types.Row) ([]types.Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			part = keyenc.Append(part, v)
+			part = keyenc.AppendCmp(part, v)
 		}
 		keys := make([]types.Datum, len(w.Order))
 		for j, k := range w.Order {

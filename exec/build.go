@@ -249,7 +249,10 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		if b.dataflow >= catalog.DataflowExtremaByValue && slices.ContainsFunc(n.Aggs, func(c plan.AggCall) bool { return storedExtremeCall(c, 0, ao) }) {
 			// A second state table, for the values of min and max.
 			var err error
-			if extrema, err = newExtremaTable(b.rt.store, b.opPrefix(), b.rt.CommittedEpoch); err != nil {
+			if extrema, err = newExtremaTable(b.rt.store, b.opPrefix(), b.rt.CommittedEpoch); err == nil {
+				extrema.appendKey = keyAppender(b.dataflow)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

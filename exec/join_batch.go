@@ -9,9 +9,9 @@ import (
 	"streamdb/types"
 )
 
-// joinKey encodes the key of row, or ok=false when a key part is NULL
-// (SQL equality never matches NULL).
-func joinKey(keys []expr.Expr, row types.Row, buf []byte) ([]byte, bool, error) {
+// joinKey encodes the key of row with appendKey (keyAppender), or
+// ok=false when a key part is NULL (SQL equality never matches NULL).
+func joinKey(keys []expr.Expr, row types.Row, buf []byte, appendKey func([]byte, types.Datum) []byte) ([]byte, bool, error) {
 	buf = buf[:0]
 	for _, k := range keys {
 		v, err := k.Eval(row)
@@ -21,7 +21,7 @@ func joinKey(keys []expr.Expr, row types.Row, buf []byte) ([]byte, bool, error) 
 		if v.IsNull() {
 			return buf, false, nil
 		}
-		buf = keyenc.Append(buf, v)
+		buf = appendKey(buf, v)
 	}
 	return buf, true, nil
 }
@@ -68,7 +68,7 @@ func eachJoinRow(ctx context.Context, j *plan.Join, left, right []types.Row, hol
 	index := map[string][]int{}
 	var buf []byte
 	for i, r := range right {
-		k, ok, err := joinKey(j.RightKeys, r, buf)
+		k, ok, err := joinKey(j.RightKeys, r, buf, keyenc.AppendCmp)
 		if err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func eachJoinRow(ctx context.Context, j *plan.Join, left, right []types.Row, hol
 	}
 	rightMatched := make([]bool, len(right))
 	for _, l := range left {
-		k, ok, err := joinKey(j.LeftKeys, l, buf)
+		k, ok, err := joinKey(j.LeftKeys, l, buf, keyenc.AppendCmp)
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,7 @@ func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
 	if b.dataflow < catalog.DataflowJoinStateByKey {
 		return newJoinOp(n, b.opPrefix(), b.rt.store.DB(), format, packed, next)
 	}
+	// Formats before DataflowJoinStateByKey are older than interval spans.
 	idx := b.nextOp
 	limit := b.cacheLimit(joinCacheKind, &b.rt.joinCache)
 	op, err := newCachedJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateByKey, packed, limit, findJoinExpiry(n, b.watermarkFor), next)
@@ -26,6 +27,7 @@ func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
 		return nil, err
 	}
 	op.cache.gauge = metrics.JoinStateRows.WithLabelValues(b.p.name, strconv.Itoa(int(idx)))
+	op.appendKey = keyAppender(b.dataflow)
 	return op, nil
 }
 

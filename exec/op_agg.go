@@ -68,6 +68,14 @@ type aggOp struct {
 	// extrema, when set, holds the values of min and max over a
 	// retracting input (catalog.DataflowExtremaByValue).
 	extrema *extremaTable
+
+	// appendKey encodes a group key value (keyAppender). keyInState: the
+	// key groups equal intervals written differently ('1 day',
+	// '24:00:00'), so the group's state starts with the value encoding
+	// of the key of the row that created the group, which its output
+	// shows, rather than the key's decoding.
+	appendKey  func([]byte, types.Datum) []byte
+	keyInState bool
 }
 
 // groupLimit is how an aggregate learns its cache bound and what Pebble
@@ -149,8 +157,12 @@ func newAggOpWith(a *plan.Aggregate, appendOnly bool, dataflow catalog.FormatVer
 		groupBy: a.GroupBy, calls: a.Aggs, appendOnly: appendOnly, dataflow: dataflow, prefix: prefix,
 		groups: map[string]*aggGroup{}, next: next,
 		store: store, limit: limit,
-		lazy:    limit.max != nil && limit.max() > 0,
-		extrema: extrema,
+		lazy:      limit.max != nil && limit.max() > 0,
+		extrema:   extrema,
+		appendKey: keyAppender(dataflow),
+	}
+	if dataflow >= catalog.DataflowIntervalSpans {
+		op.keyInState = slices.ContainsFunc(a.GroupBy, func(e expr.Expr) bool { return e.Type() == types.Interval })
 	}
 	if op.lazy {
 		var err error
@@ -195,6 +207,13 @@ func (op *aggOp) loadAll() error {
 }
 
 func (op *aggOp) decodeGroup(key types.Row, v []byte) (*aggGroup, error) {
+	if op.keyInState {
+		stored, rest, err := keyenc.DecodeRow(v, len(op.groupBy))
+		if err != nil {
+			return nil, fmt.Errorf("aggregate state: group key: %w", err)
+		}
+		key, v = stored, rest
+	}
 	g := op.newGroup(key)
 	if err := g.unmarshal(v); err != nil {
 		return nil, fmt.Errorf("aggregate state: %w", err)
@@ -237,7 +256,11 @@ func (op *aggOp) newGroup(key types.Row) *aggGroup {
 	g := &aggGroup{key: key, accs: make([]Accumulator, len(op.calls))}
 	var ks string
 	if op.extrema != nil {
-		ks = string(keyenc.AppendRow(nil, key))
+		var kb []byte
+		for _, v := range key {
+			kb = op.appendKey(kb, v)
+		}
+		ks = string(kb)
 	}
 	for i, c := range op.calls {
 		if op.extrema != nil && storedExtremeCall(c, i, op.appendOnly) {
@@ -328,7 +351,7 @@ func (op *aggOp) groupOf(row types.Row) (*aggGroup, error) {
 			return nil, err
 		}
 		op.keyVals = append(op.keyVals, v)
-		op.keyBuf = keyenc.Append(op.keyBuf, v)
+		op.keyBuf = op.appendKey(op.keyBuf, v)
 	}
 	if g, ok := op.groups[string(op.keyBuf)]; ok {
 		op.miss.hit()
@@ -384,7 +407,11 @@ func (op *aggOp) Barrier(e Epoch) error {
 			}
 			continue
 		}
-		op.stateVal = g.marshal(op.stateVal[:0])
+		op.stateVal = op.stateVal[:0]
+		if op.keyInState {
+			op.stateVal = keyenc.AppendRowValue(op.stateVal, g.key)
+		}
+		op.stateVal = g.marshal(op.stateVal)
 		if err := e.Batch.Set(op.stateKey, op.stateVal, nil); err != nil {
 			return err
 		}

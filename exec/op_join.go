@@ -45,6 +45,9 @@ type joinOp struct {
 
 	// Scratch reused across rows: the join key, a row's encoding.
 	keyBuf, rowBuf []byte
+	// appendKey encodes join keys (keyAppender); the builder sets it
+	// before any row arrives.
+	appendKey func([]byte, types.Datum) []byte
 	// errs records rows whose join key fails to evaluate (skipped) and
 	// pairs whose residual condition fails (taken as not matching), see
 	// viewErrors; nil stops the view on either.
@@ -116,7 +119,7 @@ func newCachedJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format j
 		widths: [2]int{len(j.Left.Schema()), len(j.Right.Schema())},
 		outer:  [2]bool{j.Kind == plan.LeftJoin || j.Kind == plan.FullJoin, j.Kind == plan.RightJoin || j.Kind == plan.FullJoin},
 		state:  [2]map[string]*joinBucket{{}, {}},
-		prefix: prefix, next: next,
+		prefix: prefix, next: next, appendKey: keyenc.Append,
 	}
 	if format == joinStateByKey {
 		op.cache.expire = expire
@@ -320,7 +323,7 @@ func emitN(out *Chunk, row types.Row, sign int8, n int64) {
 // candidate that fails the residual condition gives its datums back), and
 // map keys are built in scratch buffers and copied only for new entries.
 func (op *joinOp) apply(side byte, row types.Row, sign int64, out *Chunk) error {
-	kb, ok, err := joinKey(op.keys[side], row, op.keyBuf)
+	kb, ok, err := joinKey(op.keys[side], row, op.keyBuf, op.appendKey)
 	op.keyBuf = kb
 	if err != nil {
 		// Nothing changed yet: the row is skipped whole, and so is its

@@ -26,7 +26,9 @@ import (
 // op_topn_state.go). What was emitted is not stored: it is a function of
 // the rows, recomputed when the state is loaded.
 type topNOp struct {
-	t          *plan.TopN
+	t *plan.TopN
+	// appendKey encodes partition and sort keys (keyAppender).
+	appendKey  func([]byte, types.Datum) []byte
 	appendOnly bool // the input never retracts: prune rows past the bound
 	// setInput: no input row is ever present twice (the input has a
 	// unique key), so every stored count is 1.
@@ -79,6 +81,7 @@ func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store *storage.Stor
 		byKey: cfg.dataflow >= catalog.DataflowTopNStateByKey, setInput: cfg.setInput,
 		parts: map[string]*topNPartition{}, dirty: map[string]*topNPartition{},
 		changed: map[string]changedEntry{}, next: next,
+		appendKey: keyAppender(cfg.dataflow),
 	}
 	// The cache serves a top-N whose partitions must keep every row (a
 	// retracting input) and whose ranked rows are bounded (LIMIT or a
@@ -110,7 +113,7 @@ func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store *storage.Stor
 // apply adds n to the multiplicity of row. It returns the row's
 // partition key, its partition and its entry (count 0 when gone).
 func (op *topNOp) apply(row types.Row, n int64) (string, *topNPartition, *rankEntry, error) {
-	pk, err := partitionKey(op.t, row)
+	pk, err := partitionKey(op.t, row, op.appendKey)
 	if err != nil {
 		return "", nil, nil, rowError{err}
 	}

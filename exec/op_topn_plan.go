@@ -8,6 +8,7 @@ import (
 	"streamdb/metrics"
 	"streamdb/plan"
 	"streamdb/storage"
+	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -75,7 +76,7 @@ func batchTopN(ctx context.Context, t *plan.TopN, r storage.Reader) ([]types.Row
 	}
 	parts := map[string][]*rankEntry{}
 	for _, row := range in {
-		pk, err := partitionKey(t, row)
+		pk, err := partitionKey(t, row, keyenc.AppendCmp)
 		if err != nil {
 			return nil, err
 		}

@@ -134,15 +134,16 @@ func keptEntries(t *plan.TopN, l *rankList) int {
 	return kept
 }
 
-// partitionKey is the encoding of a row's PARTITION BY values.
-func partitionKey(t *plan.TopN, row types.Row) (string, error) {
+// partitionKey is the encoding of a row's PARTITION BY values, each by
+// appendKey (keyAppender).
+func partitionKey(t *plan.TopN, row types.Row, appendKey func([]byte, types.Datum) []byte) (string, error) {
 	var kb []byte
 	for _, p := range t.PartitionBy {
 		v, err := p.Eval(row)
 		if err != nil {
 			return "", err
 		}
-		kb = keyenc.Append(kb, v)
+		kb = appendKey(kb, v)
 	}
 	return string(kb), nil
 }

@@ -32,7 +32,7 @@ import (
 func (op *topNOp) sortKeyBytes(buf []byte, e *rankEntry) []byte {
 	for i, k := range op.t.Order {
 		start := len(buf)
-		buf = keyenc.Append(buf, e.keys[i])
+		buf = op.appendKey(buf, e.keys[i])
 		if k.Desc {
 			for j := start; j < len(buf); j++ {
 				buf[j] = ^buf[j]

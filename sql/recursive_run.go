@@ -49,7 +49,7 @@ func iterateRecursive(r *recursiveCTE, run func(plan.Node) ([]types.Row, error))
 		for _, row := range rows {
 			var k []byte
 			for _, d := range row {
-				k = keyenc.Append(k, d)
+				k = keyenc.AppendCmp(k, d)
 			}
 			if !seen[string(k)] {
 				seen[string(k)] = true

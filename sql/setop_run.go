@@ -66,7 +66,7 @@ func runSetOp(s *setOpNode, run func(plan.Node) ([]types.Row, error)) ([]types.R
 	key := func(row types.Row) string {
 		var k []byte
 		for _, d := range row {
-			k = keyenc.Append(k, d)
+			k = keyenc.AppendCmp(k, d)
 		}
 		return string(k)
 	}
