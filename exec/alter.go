@@ -68,10 +68,14 @@ func (rt *Runtime) Layout(id uint32) (*ViewLayout, bool) {
 }
 
 // CanReemit reports whether a kept operator can send its state downstream
-// (aggregates can; joins and top-N cannot yet).
+// (aggregates can, and VALUES sends its rows again; joins and top-N
+// cannot yet).
 func CanReemit(n plan.Node) bool {
-	_, ok := n.(*plan.Aggregate)
-	return ok
+	switch n.(type) {
+	case *plan.Aggregate, *plan.Values:
+		return true
+	}
+	return false
 }
 
 // StateFormat is a string equal for two operators whose state tables read

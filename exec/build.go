@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 
@@ -72,6 +73,15 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 		return err
 	}
 	p.layout = b.layout(root)
+	if len(p.sources) == 0 && len(b.edges) == 0 {
+		// No input brings barriers (edges join p.edgeIn in addPipeline).
+		p.clock = make(chan uint64, 64)
+	}
+	if b.valuesPending {
+		// Reads wait for the epoch that holds the rows (alterVisible).
+		mat.firstOut = true
+		mat.alterEpoch.Store(math.MaxUint64)
+	}
 	if len(b.watermarks) > 0 {
 		var sts []*watermarkState
 		for _, st := range b.watermarks {
@@ -128,6 +138,8 @@ type builder struct {
 	// opIDs are the operator ids of the streaming plan's nodes, which
 	// name each operator's figures (countingOp).
 	opIDs map[plan.Node]string
+	// valuesPending: a VALUES branch sends its rows at the first barrier.
+	valuesPending bool
 }
 
 func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
@@ -212,6 +224,8 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 			return b.build(inner, next)
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %s is not supported", n.Object.Kind, n.Object.Name)
+	case *plan.Values:
+		return b.addValues(n, next)
 	case *plan.Filter:
 		return b.build(n.Input, &filterOp{cond: n.Cond, next: next})
 	case *plan.Project:

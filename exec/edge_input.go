@@ -148,16 +148,17 @@ func (p *pipeline) headOf(i uint16) Operator {
 	return p.edgeIn[int(i)-len(p.sources)].head
 }
 
-// allHeads lists the operators every input feeds, sources' then edges'.
+// allHeads lists the operators every input feeds, sources' then edges',
+// then the VALUES branches' heads, which take barriers only.
 func (p *pipeline) allHeads() []Operator {
-	if len(p.edgeIn) == 0 {
+	if len(p.edgeIn) == 0 && len(p.constHeads) == 0 {
 		return p.heads
 	}
 	out := append([]Operator(nil), p.heads...)
 	for _, e := range p.edgeIn {
 		out = append(out, e.head)
 	}
-	return out
+	return append(out, p.constHeads...)
 }
 
 // startEdges runs the readers of the pipeline's edges; a reader's error

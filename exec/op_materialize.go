@@ -74,6 +74,9 @@ type materializeOp struct {
 	// MaxUint64 until its first barrier, 0 when not altered. Waits for a
 	// view (ALTER, FLUSH) read it from other goroutines.
 	alterEpoch atomic.Uint64
+	// firstOut: alterEpoch waits for the first barrier's epoch, as after
+	// an ALTER (a VALUES branch sends its rows then).
+	firstOut bool
 }
 
 // alterVisible reports whether the view's output since its ALTER is
@@ -239,6 +242,10 @@ func (op *materializeOp) Barrier(e Epoch) error {
 			return err
 		}
 		op.altered = false
+		op.alterEpoch.Store(e.ID)
+	}
+	if op.firstOut {
+		op.firstOut = false
 		op.alterEpoch.Store(e.ID)
 	}
 	if err := op.pending.writeTo(e.Batch, op.prefix); err != nil {

@@ -84,6 +84,12 @@ type pipeline struct {
 
 	// layout is how the dataflow is laid out, for ALTER (alter.go).
 	layout *ViewLayout
+
+	// constHeads are the heads of VALUES branches (op_values.go), which
+	// no input feeds but which take every barrier. A pipeline without
+	// inputs gets its barriers on clock, from the runtime.
+	constHeads []Operator
+	clock      chan uint64
 }
 
 type epochAck struct {
@@ -110,6 +116,13 @@ func (p *pipeline) start(parent context.Context) {
 	}
 	wg.Add(len(p.edgeIn))
 	p.startEdges(ctx, cancel, wg.Done, errs)
+	if p.clock != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.runClock(ctx)
+		}()
+	}
 	p.acks = make(chan epochAck, 4)
 	acked := make(chan struct{})
 	go func() {
@@ -153,7 +166,7 @@ func (p *pipeline) stop() {
 // a source has delivered barrier e, its later messages wait until every
 // source has delivered e (exactly-once alignment).
 func (p *pipeline) loop(ctx context.Context) error {
-	n := p.inputs()
+	n := max(p.inputs(), 1)          // the clock is input 0 of a pipeline without inputs
 	held := make([][]pipelineMsg, n) // messages of sources past the barrier
 	arrived := make([]bool, n)
 	positions := make([]storage.SourcePosition, n)

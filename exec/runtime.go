@@ -197,6 +197,9 @@ func (rt *Runtime) injectBarrier() {
 			continue // attachLocked below: from epoch e+1 on
 		}
 		es.waiting[id] = true
+		if p.clock != nil {
+			p.clock <- e // buffered beyond maxInflight barriers: never blocks
+		}
 		for _, s := range p.sources {
 			var need uint64
 			if f := rt.fences[s.subject]; f != nil {

@@ -4,7 +4,8 @@ import "streamdb/catalog"
 
 // StatefulNodes lists the nodes of a streaming plan (RewriteStreaming's
 // output) whose operators keep state: aggregates, joins, limits, top-Ns,
-// and stream scans with a WATERMARK. The order is a depth-first walk from
+// stream scans with a WATERMARK, and VALUES (whether it sent its rows).
+// The order is a depth-first walk from
 // the root, each node once, which is the order exec numbers their state
 // tables in.
 func StatefulNodes(root Node) []Node {
@@ -21,7 +22,7 @@ func StatefulNodes(root Node) []Node {
 			if x.Object.Kind == catalog.KindStream && x.Watermark != nil {
 				out = append(out, n)
 			}
-		case *Aggregate, *Join, *Limit, *TopN:
+		case *Aggregate, *Join, *Limit, *TopN, *Values:
 			out = append(out, n)
 		}
 		for _, c := range n.Children() {

@@ -474,8 +474,6 @@ func checkStreamable(n plan.Node) error {
 	case *setOpNode:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "INTERSECT and EXCEPT are not supported in a materialized view yet").
 			WithHint("Query it ad hoc, or write INTERSECT as a join and EXCEPT as NOT EXISTS.")
-	case *plan.Values:
-		return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view must read from a stream")
 	case *plan.Scan:
 		if n.Object.Kind != catalog.KindStream && n.Object.Kind != catalog.KindView && n.Object.Kind != catalog.KindTable {
 			return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %q is not supported", n.Object.Kind, n.Object.Name)
