@@ -265,7 +265,7 @@ func (a *alterPlan) refusal() error {
 func (a *alterPlan) explain() []string {
 	mode := "the view keeps the state of matching operators"
 	if a.rebuild {
-		mode = "the whole view is backfilled from JetStream"
+		mode = "the whole view is backfilled (streams from JetStream, tables and views from their rows)"
 	}
 	lines := []string{"ALTER MATERIALIZED VIEW " + a.old.Name + ": " + mode}
 	for _, op := range a.ops {
