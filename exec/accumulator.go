@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"strings"
 
 	"streamdb/catalog"
 	"streamdb/plan"
@@ -201,31 +202,45 @@ func (a *multisetExtremeAcc) Add(v types.Datum, sign int64) error {
 		// than any value, so it must be replaced, not compared.
 		a.best = &v
 	case a.best != nil:
-		c := types.Compare(v, *a.best)
-		if (a.max && c > 0) || (!a.max && c < 0) {
+		if a.beats(v, k, *a.best, "") {
 			a.best = &v
 		}
 	}
 	return nil
 }
 
+// beats reports whether value v (kv its value encoding, "" to compute)
+// is a better extreme than w (kw alike). Values that compare equal but
+// are written differently ('1 day' and '24:00:00', 1.0 and 1.00) are
+// told apart by their value encodings, smallest for min and largest for
+// max, as the extrema table orders them, so the one shown does not
+// depend on the order of a map.
+func (a *multisetExtremeAcc) beats(v types.Datum, kv string, w types.Datum, kw string) bool {
+	c := types.Compare(v, w)
+	if c == 0 {
+		if kv == "" {
+			kv = string(keyenc.AppendValue(nil, v))
+		}
+		if kw == "" {
+			kw = string(keyenc.AppendValue(nil, w))
+		}
+		c = strings.Compare(kv, kw)
+	}
+	return (a.max && c > 0) || (!a.max && c < 0)
+}
+
 func (a *multisetExtremeAcc) Result() types.Datum {
 	if a.best != nil {
 		return *a.best
 	}
-	best := types.Null
+	best, bestKey := types.Null, ""
 	for k, n := range a.counts {
 		if n <= 0 {
 			continue
 		}
 		v, _, _ := keyenc.Decode([]byte(k))
-		if best.IsNull() {
-			best = v
-			continue
-		}
-		c := types.Compare(v, best)
-		if (a.max && c > 0) || (!a.max && c < 0) {
-			best = v
+		if best.IsNull() || a.beats(v, k, best, bestKey) {
+			best, bestKey = v, k
 		}
 	}
 	a.best = &best

@@ -106,3 +106,37 @@ func TestAggregateIntervalGroups(t *testing.T) {
 		})
 	}
 }
+
+// TestMultisetExtremeOfEqualIntervals: min and max kept as a multiset in
+// the group (min(DISTINCT x), views of older formats) show, of equal
+// intervals written differently, the smallest value encoding for min and
+// the largest for max, whatever the order they came in or the map's.
+func TestMultisetExtremeOfEqualIntervals(t *testing.T) {
+	const h = 3600e6
+	vals := []types.Datum{types.NewInterval(0, 1, 0), types.NewInterval(0, 0, 24*h), types.NewInterval(0, 0, 2*h)}
+	for _, order := range [][]int{{0, 1, 2}, {1, 0, 2}, {2, 1, 0}} {
+		for _, max := range []bool{false, true} {
+			for round := range 20 { // map order varies
+				a := &multisetExtremeAcc{max: max, counts: map[string]int64{}}
+				for _, i := range order {
+					if err := a.Add(vals[i], 1); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want := "02:00:00"
+				if max {
+					// Value encodings order by months, days, then
+					// microseconds: (0, 1, 0) after (0, 0, 24h).
+					want = "1 day"
+				}
+				if got := types.FormatText(a.Result(), types.Interval); got != want {
+					t.Fatalf("order %v max %v: cached result %s, want %s", order, max, got, want)
+				}
+				a.best = nil
+				if got := types.FormatText(a.Result(), types.Interval); got != want {
+					t.Fatalf("order %v max %v round %d: result %s, want %s", order, max, round, got, want)
+				}
+			}
+		}
+	}
+}
