@@ -155,12 +155,14 @@ func (rt *Runtime) addPipeline(p *pipeline, spec viewSpec, edges []*edge) error 
 				e.snapReady = make(chan struct{})
 			}
 			rt.edges.joining[p.id] = p
-		} else if _, found, err := rt.store.Get(attachedMarker(p.id)); err != nil || !found {
+		} else if _, found, err := rt.store.Get(attachedMarker(p.id)); !altered(p) && (err != nil || !found) {
 			// Restarted from a state taken before the view attached (a
 			// checkpoint between its CREATE and its first epoch): it holds
 			// none of its upstreams' rows, and resuming would give it only
 			// the changes from here on. It attaches as a new view does,
 			// with a snapshot of its upstreams at the barrier it joins.
+			// (A view an ALTER rebuilt resumes as the ALTER arranged: its
+			// kept state, or its upstreams' rows at E when reread.)
 			if err != nil {
 				rt.mu.Unlock()
 				return err
@@ -300,6 +302,9 @@ func (rt *Runtime) snapshotLocked(e uint64) {
 		ed.deliver(rt.store.DB().NewSnapshot())
 	}
 }
+
+// altered reports whether p resumes after an ALTER swapped its state.
+func altered(p *pipeline) bool { return p.mat != nil && p.mat.altered }
 
 // Attaching reports whether view id still waits to hold its upstreams'
 // state (it has not committed the epoch it attached at): its rows are not
