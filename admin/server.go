@@ -28,23 +28,51 @@ type Options struct {
 	Ready Readiness
 	// Pprof serves /debug/pprof/ (profiles expose internals: off by default).
 	Pprof bool
-	Log   *slog.Logger
+	// IdleTimeout closes a keep-alive connection that has waited this long
+	// for its next request; 0 means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxConnections bounds the connections held at once (limit.go); 0
+	// means DefaultMaxConnections.
+	MaxConnections int
+	Log            *slog.Logger
 }
+
+// The defaults of Options (the settings http.idle-timeout and
+// http.max-connections).
+const (
+	DefaultIdleTimeout    = 60 * time.Second
+	DefaultMaxConnections = 64
+)
+
+// readTimeout bounds the reading of one request, body included (the
+// console posts small forms); readHeaderTimeout bounds its headers, and
+// so also how long a new connection may stay silent.
+const (
+	readTimeout       = 30 * time.Second
+	readHeaderTimeout = 10 * time.Second
+)
 
 // Server is the HTTP endpoint.
 type Server struct {
 	http    *http.Server
-	ln      net.Listener
+	ln      *limitListener
 	log     *slog.Logger
 	console *console
 }
 
 // Listen starts serving on addr ("host:port").
 func Listen(addr string, opts Options) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
+	tcp, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s for HTTP: %w (choose another address with --http-listen, or turn it off with --http-listen '')", addr, err)
 	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.MaxConnections <= 0 {
+		opts.MaxConnections = DefaultMaxConnections
+	}
+	ln := newLimitListener(tcp, opts.MaxConnections)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slogErrorLog{opts.Log}}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -69,7 +97,10 @@ func Listen(addr string, opts Options) (*Server, error) {
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	s := &Server{
-		http:    &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
+		// No WriteTimeout: a pprof profile or trace takes as long as the
+		// client asks; the connection cap bounds what slow readers hold.
+		http: &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+			IdleTimeout: opts.IdleTimeout, ConnState: ln.connState},
 		ln:      ln,
 		log:     opts.Log,
 		console: newConsole(),

@@ -51,6 +51,8 @@ var Settings = []Setting{
 	{MaxQueryLength, "16777216", "longest statement text a client may send, in bytes (0: the protocol's own bound of 1 GB); a longer Query or Parse is refused with 54001 and the session goes on; read at start"},
 	{QueryMaxMemoryTotal, "2147483648", "bytes of rows that all ad-hoc queries running at once may build together (0: no bound), besides each session's query_max_memory; a query that would pass it is refused with 53200"},
 	{MaxConnections, "100", "most client sessions at once (0: no bound); one more is refused with 53300, cancel requests always get through; read at start"},
+	{HTTPIdleTimeout, "60s", "the HTTP endpoint (--http-listen) closes a keep-alive connection that waits this long for its next request; read at start"},
+	{HTTPMaxConnections, "64", "most connections the HTTP endpoint holds at once (at least 1); at the bound it closes an idle keep-alive connection to take a new one, or has the new one wait; read at start"},
 	{NatsStreamReplicas, "0", "replicas of the JetStream streams the server creates (for a CREATE STREAM whose subject no stream holds, and for tables' changelogs) on a NATS cluster, 1 to 5; 0: --ha-replicas for a server of an --ha-group, else 1; read at start"},
 	{HTTPPublicHost, "", "comma-separated names (name or name:port) the web console answers to besides IP addresses and localhost with the --http-listen port, e.g. the name of a proxy in front of it; a request naming any other host is refused, so that a page of another site whose name resolves to this server cannot use the console (flag --http-public-host); read at start"},
 	{SynchronousCommit, "on", "on: a write acknowledged over SQL (INSERT, UPDATE, DELETE, COMMIT) is fsynced first and survives an OS crash; off: it survives a crash of the process only, and writes are faster"},
@@ -176,6 +178,19 @@ func validate(key, value string) error {
 		return fmt.Errorf("%q is not one of %s", value, strings.Join(allowed, ", "))
 	}
 	switch key {
+	case "http.idle-timeout":
+		d, err := ParseDuration(value)
+		if err != nil {
+			return err
+		}
+		if d < time.Millisecond {
+			return fmt.Errorf("%s is out of range: use a duration of at least 1ms", value)
+		}
+	case "http.max-connections":
+		var n int64
+		if _, err := fmt.Sscanf(value, "%d", &n); err != nil || fmt.Sprint(n) != value || n < 1 {
+			return fmt.Errorf("%q is not a positive integer", value)
+		}
 	case "execution.barrier.interval", "execution.checkpointing.interval", "execution.checkpointing.timeout", "execution.checkpointing.min-pause", "execution.progress.interval", "scan.watermark.alignment.max-drift":
 		d, err := ParseDuration(value)
 		if err != nil {

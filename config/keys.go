@@ -32,6 +32,8 @@ const (
 	MaxQueryLength                                        = "max_query_length"
 	MaxConnections                                        = "max_connections"
 	QueryMaxMemoryTotal                                   = "query.max-memory-total"
+	HTTPIdleTimeout                                       = "http.idle-timeout"
+	HTTPMaxConnections                                    = "http.max-connections"
 	NatsStreamReplicas                                    = "nats.stream-replicas"
 	SynchronousCommit                                     = "synchronous_commit"
 	HTTPPublicHost                                        = "http.public-host"
@@ -67,6 +69,8 @@ var keys = []string{
 	MaxQueryLength,
 	MaxConnections,
 	QueryMaxMemoryTotal,
+	HTTPIdleTimeout,
+	HTTPMaxConnections,
 	NatsStreamReplicas,
 	SynchronousCommit,
 	HTTPPublicHost,

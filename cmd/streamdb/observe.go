@@ -51,7 +51,8 @@ func startHTTP(cfg *config.Config, hs *haState, log *slog.Logger) (srv *admin.Se
 		}
 		return e.Ready(ctx)
 	}
-	srv, err = admin.Listen(cfg.HTTPListen, admin.Options{Ready: ready, Pprof: cfg.Pprof, Log: log})
+	srv, err = admin.Listen(cfg.HTTPListen, admin.Options{Ready: ready, Pprof: cfg.Pprof, Log: log,
+		IdleTimeout: cfg.Duration(config.HTTPIdleTimeout), MaxConnections: int(cfg.Int(config.HTTPMaxConnections))})
 	if err != nil {
 		return nil, nil, err
 	}
