@@ -305,7 +305,7 @@ func (b *builder) addSource(s *plan.Scan, dec messageDecoder, head Operator) err
 		return err
 	}
 	r := &sourceReader{
-		idx: idx, name: s.Object.Name, jsStream: s.Object.JSStream, subject: s.Object.Subject,
+		idx: idx, name: s.Object.Name, table: s.Object.Kind == catalog.KindTable, jsStream: s.Object.JSStream, subject: s.Object.Subject,
 		decoder: dec, broker: b.rt.broker, rt: b.rt, pipe: b.p, watermark: s.Watermark,
 		log:      b.rt.log.With(slog.String("view", b.p.name)),
 		pos:      pos,

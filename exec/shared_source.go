@@ -47,6 +47,7 @@ import (
 type subjectReader struct {
 	grp      *readerGroup
 	name     string
+	table    bool // the subject is a table's changelog
 	jsStream string
 	subject  string
 	decoder  messageDecoder
@@ -98,7 +99,7 @@ type subjectReader struct {
 func newSubjectReader(g *readerGroup, first *sourceReader) *subjectReader {
 	ctx, cancel := context.WithCancel(first.rt.ctx)
 	return &subjectReader{
-		grp: g, name: first.name, jsStream: first.jsStream, subject: first.subject,
+		grp: g, name: first.name, table: first.table, jsStream: first.jsStream, subject: first.subject,
 		decoder: first.decoder, rt: first.rt, log: first.log.With(slog.String("stream", first.name)),
 		start: first.pos.Seq, pos: first.pos.Seq,
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
@@ -137,8 +138,14 @@ func (r *subjectReader) consume() error {
 		return err
 	}
 	if first > r.start+1 {
-		return fmt.Errorf("%w: resuming needs JetStream stream %s from sequence %d, but it retains only sequences from %d on; messages %d..%d are gone (raise the stream's retention, or move the source with ALTER STREAM %s SET POSITION)",
-			ErrInputLost, r.jsStream, r.start+1, first, r.start+1, first-1, r.name)
+		remedy := fmt.Sprintf("raise the stream's retention, or move the source with ALTER STREAM %s SET POSITION", r.name)
+		if r.table {
+			// A table's changelog is its rows' only record: there is
+			// no later position to move to.
+			remedy = fmt.Sprintf("the changelog of table %s: restore a checkpoint or savepoint it still holds, or re-create the table", r.name)
+		}
+		return fmt.Errorf("%w: resuming needs JetStream stream %s from sequence %d, but it retains only sequences from %d on; messages %d..%d are gone (%s)",
+			ErrInputLost, r.jsStream, r.start+1, first, r.start+1, first-1, remedy)
 	}
 	if r.clock.col >= 0 {
 		last, err := r.rt.broker.LastSeqForSubject(r.ctx, r.jsStream, r.subject)

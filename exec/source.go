@@ -47,6 +47,7 @@ const chunkMaxAge = 4 * time.Millisecond
 type sourceReader struct {
 	idx      uint16
 	name     string // SQL stream name, for logs
+	table    bool   // the subject is a table's changelog
 	jsStream string
 	subject  string
 	decoder  messageDecoder

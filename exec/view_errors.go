@@ -343,22 +343,37 @@ func (rt *Runtime) ViewErrors() []ViewError {
 // repair it. A stopped view's state is as of its last epoch before the
 // failure, so reading it would show stale rows as current.
 func (rt *Runtime) ViewFailure(id uint32) error {
-	rt.mu.Lock()
-	p := rt.failed[id]
-	if p == nil {
-		if q := rt.pipelines[id]; q != nil {
-			select {
-			case <-q.done:
-				p = q
-			default:
-			}
-		}
-	}
-	rt.mu.Unlock()
+	p := rt.stopped(id)
 	if p == nil || p.err == nil {
 		return nil
 	}
 	return rt.failureError(p)
+}
+
+// PipelineError is the error the dataflow of a view or table stopped
+// with, or nil while it runs (or for an unknown id).
+func (rt *Runtime) PipelineError(id uint32) error {
+	if p := rt.stopped(id); p != nil {
+		return p.err
+	}
+	return nil
+}
+
+// stopped is the pipeline of id if it has stopped, else nil.
+func (rt *Runtime) stopped(id uint32) *pipeline {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if p := rt.failed[id]; p != nil {
+		return p
+	}
+	if q := rt.pipelines[id]; q != nil {
+		select {
+		case <-q.done:
+			return q
+		default:
+		}
+	}
+	return nil
 }
 
 // failureError is the SQL error of pipeline p, which stopped with p.err.

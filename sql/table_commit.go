@@ -203,6 +203,10 @@ func (e *Engine) checkExists(d *catalog.Descriptor) error {
 // prepareTableCommit checks a table write against the table's current
 // contents and encodes it as one changelog message. Holding log.mu.
 func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tableLog) ([]exec.Change, []byte, error) {
+	// A table whose dataflow stopped would never show the write.
+	if err := e.tableFailure(w.d); err != nil {
+		return nil, nil, err
+	}
 	if err := e.ensureCurrent(ctx, w.d, log); err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -125,12 +127,35 @@ func checkViewOptions(opts map[string]string) (map[string]string, error) {
 // before the failure, and serving them as current would hide it.
 func (e *Engine) checkViewsRunning(root plan.Node) error {
 	for _, src := range plan.Sources(root) {
-		if src.Kind != catalog.KindView {
-			continue
-		}
-		if err := e.rt.ViewFailure(src.ID); err != nil {
-			return err
+		switch src.Kind {
+		case catalog.KindView:
+			if err := e.rt.ViewFailure(src.ID); err != nil {
+				return err
+			}
+		case catalog.KindTable:
+			if err := e.tableFailure(src); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// tableFailure is the error reads and writes of table d get once its
+// dataflow stopped (nil while it runs). Its state is then as of the
+// failure and no longer follows its changelog: reads would show stale
+// rows as current, and a write would be published and acknowledged but
+// never show (after --restore-from a checkpoint whose position the
+// changelog no longer holds, exec.ErrInputLost).
+func (e *Engine) tableFailure(d *catalog.Descriptor) error {
+	err := e.rt.PipelineError(d.ID)
+	if err == nil {
+		return nil
+	}
+	cause := sqlerr.From(err)
+	out := &sqlerr.Error{Code: cause.Code, Message: fmt.Sprintf("table %q cannot be read or written: %v", d.Name, err), Hint: cause.Hint}
+	if errors.Is(err, exec.ErrInputLost) {
+		out.Hint = fmt.Sprintf("The state was restored from a point older than the table's changelog in JetStream still holds. Restart with --restore-from a newer checkpoint or savepoint, or DROP TABLE %s and create and fill it again.", d.Name)
+	}
+	return out
 }
