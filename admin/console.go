@@ -163,9 +163,16 @@ func (c *console) login(w http.ResponseWriter, r *http.Request, a *ConsoleAccess
 		}
 		return a.TrustedUser, true
 	}
+	return basicLogin(w, r, a.Auth)
+}
+
+// basicLogin checks the request's HTTP Basic login against auth (the
+// PostgreSQL port's users and passwords) and returns the user, or answers
+// 401 and reports false.
+func basicLogin(w http.ResponseWriter, r *http.Request, auth pgwire.Authenticator) (string, bool) {
 	user, password, ok := r.BasicAuth()
 	if ok {
-		v, err := a.Auth.SCRAMVerifier(r.Context(), user)
+		v, err := auth.SCRAMVerifier(r.Context(), user)
 		if err == nil && v != nil && v.Verify(password) {
 			return user, true
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"streamdb/metrics"
+	"streamdb/pgwire"
 )
 
 // Readiness reports whether the server can serve queries: recovery is
@@ -28,6 +29,12 @@ type Options struct {
 	Ready Readiness
 	// Pprof serves /debug/pprof/ (profiles expose internals: off by default).
 	Pprof bool
+	// Auth, when set (the server has a password), makes /metrics and the
+	// profiles ask for an HTTP Basic login as a user of the PostgreSQL
+	// port, as the console does; once SetConsole is called its Auth,
+	// which knows every user, is used instead. Without it they are open
+	// (the endpoint listens on loopback unless told otherwise).
+	Auth pgwire.Authenticator
 	// IdleTimeout closes a keep-alive connection that has waited this long
 	// for its next request; 0 means DefaultIdleTimeout.
 	IdleTimeout time.Duration
@@ -58,6 +65,24 @@ type Server struct {
 	ln      *limitListener
 	log     *slog.Logger
 	console *console
+	auth    pgwire.Authenticator // Options.Auth
+}
+
+// loggedIn has h answer only requests that log in, when the server has a
+// password (Options.Auth).
+func (s *Server) loggedIn(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := s.auth
+		if a := s.console.access.Load(); a != nil {
+			auth = a.Auth
+		}
+		if auth != nil {
+			if _, ok := basicLogin(w, r, auth); !ok {
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Listen starts serving on addr ("host:port").
@@ -74,7 +99,8 @@ func Listen(addr string, opts Options) (*Server, error) {
 	}
 	ln := newLimitListener(tcp, opts.MaxConnections)
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slogErrorLog{opts.Log}}))
+	s := &Server{log: opts.Log, console: newConsole(), auth: opts.Auth}
+	mux.Handle("GET /metrics", s.loggedIn(promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slogErrorLog{opts.Log}})))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
@@ -90,21 +116,17 @@ func Listen(addr string, opts Options) (*Server, error) {
 		fmt.Fprintln(w, "ready")
 	})
 	if opts.Pprof {
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		mux.Handle("/debug/pprof/", s.loggedIn(http.HandlerFunc(pprof.Index)))
+		mux.Handle("/debug/pprof/cmdline", s.loggedIn(http.HandlerFunc(pprof.Cmdline)))
+		mux.Handle("/debug/pprof/profile", s.loggedIn(http.HandlerFunc(pprof.Profile)))
+		mux.Handle("/debug/pprof/symbol", s.loggedIn(http.HandlerFunc(pprof.Symbol)))
+		mux.Handle("/debug/pprof/trace", s.loggedIn(http.HandlerFunc(pprof.Trace)))
 	}
-	s := &Server{
-		// No WriteTimeout: a pprof profile or trace takes as long as the
-		// client asks; the connection cap bounds what slow readers hold.
-		http: &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
-			IdleTimeout: opts.IdleTimeout, ConnState: ln.connState},
-		ln:      ln,
-		log:     opts.Log,
-		console: newConsole(),
-	}
+	// No WriteTimeout: a pprof profile or trace takes as long as the
+	// client asks; the connection cap bounds what slow readers hold.
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+		IdleTimeout: opts.IdleTimeout, ConnState: ln.connState}
+	s.ln = ln
 	s.console.routes(mux)
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -154,7 +154,7 @@ func run(args []string) error {
 	if hf.group != "" {
 		hs = newHAState(hf.group)
 	}
-	httpSrv, engineOpened, err := startHTTP(cfg, hs, log)
+	httpSrv, engineOpened, err := startHTTP(cfg, hs, sec.Auth, log)
 	if err != nil {
 		return err
 	}

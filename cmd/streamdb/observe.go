@@ -12,6 +12,7 @@ import (
 	"streamdb/admin"
 	"streamdb/config"
 	"streamdb/metrics"
+	"streamdb/pgwire"
 	"streamdb/sql"
 )
 
@@ -36,7 +37,8 @@ func newLogger(cfg *config.Config, w io.Writer) (*slog.Logger, error) {
 // /healthz answers during a long recovery while /readyz says it is not
 // done: opened receives the engine once it is. A server of a group that
 // is not active (hs) is not ready either: /readyz names the active server.
-func startHTTP(cfg *config.Config, hs *haState, log *slog.Logger) (srv *admin.Server, opened func(*sql.Engine), err error) {
+// With a password set (auth), /metrics asks for a login.
+func startHTTP(cfg *config.Config, hs *haState, auth pgwire.Authenticator, log *slog.Logger) (srv *admin.Server, opened func(*sql.Engine), err error) {
 	if cfg.HTTPListen == "" {
 		return nil, func(*sql.Engine) {}, nil
 	}
@@ -51,7 +53,7 @@ func startHTTP(cfg *config.Config, hs *haState, log *slog.Logger) (srv *admin.Se
 		}
 		return e.Ready(ctx)
 	}
-	srv, err = admin.Listen(cfg.HTTPListen, admin.Options{Ready: ready, Pprof: cfg.Pprof, Log: log,
+	srv, err = admin.Listen(cfg.HTTPListen, admin.Options{Ready: ready, Pprof: cfg.Pprof, Log: log, Auth: auth,
 		IdleTimeout: cfg.Duration(config.HTTPIdleTimeout), MaxConnections: int(cfg.Int(config.HTTPMaxConnections))})
 	if err != nil {
 		return nil, nil, err

@@ -138,13 +138,15 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 }
 
-// TestConsolePassword: with a password set, the console asks every
-// request to log in as a user of the PostgreSQL port.
+// TestConsolePassword: with a password set, the console and /metrics ask
+// every request to log in as a user of the PostgreSQL port (a created
+// user too); the probes stay open.
 func TestConsolePassword(t *testing.T) {
 	t.Setenv("PGPASSWORD", "console-pw") // for StartServer's readiness probe
 	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_PASSWORD=console-pw"}})
-	get := func(user, password string) int {
-		req, err := http.NewRequest("GET", srv.HTTPURL()+"/checkpoints", nil)
+	testutil.MustExec(t, srv.Conn(t), "CREATE USER watcher PASSWORD 'watch-pw'")
+	getPath := func(path, user, password string) int {
+		req, err := http.NewRequest("GET", srv.HTTPURL()+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,12 +160,19 @@ func TestConsolePassword(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	for _, c := range []struct {
-		user, password string
-		want           int
-	}{{"", "", 401}, {"streamdb", "wrong", 401}, {"nobody", "console-pw", 401}, {"streamdb", "console-pw", 200}} {
-		if got := get(c.user, c.password); got != c.want {
-			t.Errorf("GET /checkpoints as %q/%q: %d, want %d", c.user, c.password, got, c.want)
+	for _, path := range []string{"/checkpoints", "/metrics"} {
+		for _, c := range []struct {
+			user, password string
+			want           int
+		}{{"", "", 401}, {"streamdb", "wrong", 401}, {"nobody", "console-pw", 401}, {"streamdb", "console-pw", 200}, {"watcher", "watch-pw", 200}} {
+			if got := getPath(path, c.user, c.password); got != c.want {
+				t.Errorf("GET %s as %q/%q: %d, want %d", path, c.user, c.password, got, c.want)
+			}
+		}
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if got := getPath(path, "", ""); got != 200 {
+			t.Errorf("GET %s without a login: %d, want 200", path, got)
 		}
 	}
 	// A form posted without the page's token is refused.
