@@ -268,10 +268,27 @@ func (d *durableJS) after(ack *jetstream.PubAck, err error) (*jetstream.PubAck, 
 		return ack, err
 	}
 	if err := d.s.durable(ack.Stream, ack.Sequence); err != nil {
-		return nil, err
+		return nil, &NotDurableError{Ack: ack, Err: err}
 	}
 	return ack, nil
 }
+
+// NotDurableError is a publish that JetStream stored and acknowledged but
+// that could not be fsynced. The message is in the stream: its readers
+// take it, and it survives a crash of the process, but an OS crash may
+// lose it until a later fsync of the stream succeeds. So a writer must
+// count it as written (a table's log keeps it), and tell its client that
+// it is there, not that nothing was written.
+type NotDurableError struct {
+	Ack *jetstream.PubAck
+	Err error
+}
+
+func (e *NotDurableError) Error() string {
+	return fmt.Sprintf("JetStream stored the message (stream %s, sequence %d) but it could not be made durable: %v", e.Ack.Stream, e.Ack.Sequence, e.Err)
+}
+
+func (e *NotDurableError) Unwrap() error { return e.Err }
 
 func (d *durableJS) PublishAsync(subject string, data []byte, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
 	return d.future(d.JetStream.PublishAsync(subject, data, opts...))
@@ -310,7 +327,7 @@ func newDurableFuture(f jetstream.PubAckFuture, s *syncer) *durableFuture {
 		select {
 		case ack := <-f.Ok():
 			if err := s.durable(ack.Stream, ack.Sequence); err != nil {
-				d.err <- err
+				d.err <- &NotDurableError{Ack: ack, Err: err}
 				return
 			}
 			d.ok <- ack

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/sqlerr"
@@ -98,6 +99,7 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 	}
 	seqs := make([]uint64, len(msgs))
 	var fenced error
+	var notDurable *broker.NotDurableError
 	publish := func() (map[string]uint64, error) {
 		if fenced = e.checkFence(); fenced != nil {
 			return nil, fenced
@@ -120,6 +122,13 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 				seqs[i] = ack.Sequence
 				published[msgs[i].d.Subject] = max(published[msgs[i].d.Subject], ack.Sequence)
 			case perr := <-f.Err():
+				// Stored but not fsynced: written all the same.
+				if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
+					seqs[i] = nd.Ack.Sequence
+					published[msgs[i].d.Subject] = max(published[msgs[i].d.Subject], nd.Ack.Sequence)
+					notDurable = nd
+					continue
+				}
 				err = errors.Join(err, perr)
 			case <-timeout:
 				err = errors.Join(err, fmt.Errorf("no acknowledgement from JetStream: %w", nats.ErrTimeout))
@@ -169,6 +178,9 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 			}
 		}
 		return e.publishFailure(err, "could not commit")
+	}
+	if notDurable != nil {
+		return storedNotDurable("the commit", notDurable)
 	}
 	return nil
 }

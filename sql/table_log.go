@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/sqlerr"
@@ -267,6 +269,15 @@ func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
 			cancel()
 		}
 
+		// Stored but not fsynced: the message is in the changelog and the
+		// table takes it, so the log keeps it as written, and its writers
+		// are told that it is there.
+		var outcome error
+		var notDurable *broker.NotDurableError
+		if errors.As(err, &notDurable) {
+			ack, err = notDurable.Ack, nil
+			outcome = storedNotDurable(fmt.Sprintf("the write to table %q", d.Name), notDurable)
+		}
 		if err == nil {
 			// Recorded before any writer hears back: a read that starts
 			// after its COMMIT returned must wait for this message.
@@ -274,7 +285,7 @@ func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
 			l.imu.Lock()
 			for _, en := range batch {
 				en.seq = ack.Sequence
-				en.done <- nil
+				en.done <- outcome
 			}
 			l.imu.Unlock()
 			continue
