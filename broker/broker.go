@@ -36,6 +36,9 @@ type Broker struct {
 	// disk keeps the embedded server off a full disk (diskguard.go); nil
 	// with an external server.
 	disk *diskGuard
+	// writeErrs are the embedded server's streams whose store failed
+	// (stream_errors.go); nil with an external server.
+	writeErrs *writeErrors
 	// replicas of the JetStream streams the broker creates (0: 1); set
 	// before the first EnsureStream.
 	replicas int
@@ -118,7 +121,8 @@ func startEmbedded(eo EmbeddedOptions, users bool) (*Broker, error) {
 	if a != nil {
 		a.ns, a.base = ns, opts
 	}
-	if err := startListening(ns, listen); err != nil {
+	writeErrs := &writeErrors{}
+	if err := startListening(ns, listen, writeErrs); err != nil {
 		return nil, err
 	}
 	// Connect over loopback TCP, not in-process: nats.go's in-process
@@ -137,6 +141,7 @@ func startEmbedded(eo EmbeddedOptions, users bool) (*Broker, error) {
 		return nil, err
 	}
 	b.embedded = ns
+	b.writeErrs = writeErrs
 	b.disk = startDiskGuard(ns, eo.StoreDir)
 	if a != nil {
 		b.auth = a

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,18 +14,23 @@ import (
 // embeddedStartTimeout bounds the wait for the embedded server to listen.
 const embeddedStartTimeout = 30 * time.Second
 
-// fatalLog is the embedded server's logger. The server logs nothing else
-// (streamdb's log is its own), but a fatal error, such as its client port
-// being taken, is logged and ends the wait for the server at once: the
-// server reports such an error only through its logger, and without one
-// it would be waited for until embeddedStartTimeout.
+// fatalLog is the embedded server's logger. The server logs only its
+// fatal errors and its store's (streamdb's log is its own). A fatal
+// error, such as its client port being taken, is logged and ends the
+// wait for the server at once: the server reports such an error only
+// through its logger, and without one it would be waited for until
+// embeddedStartTimeout.
 type fatalLog struct {
 	once  sync.Once
 	fatal chan struct{} // closed at the first fatal error
 	err   error         // the first fatal error, set before fatal is closed
+	// writeErrs records the streams whose store failed (stream_errors.go).
+	writeErrs *writeErrors
 }
 
-func newFatalLog() *fatalLog { return &fatalLog{fatal: make(chan struct{})} }
+func newFatalLog(w *writeErrors) *fatalLog {
+	return &fatalLog{fatal: make(chan struct{}), writeErrs: w}
+}
 
 func (l *fatalLog) Fatalf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
@@ -37,16 +43,27 @@ func (l *fatalLog) Fatalf(format string, v ...any) {
 
 func (l *fatalLog) Noticef(string, ...any) {}
 func (l *fatalLog) Warnf(string, ...any)   {}
-func (l *fatalLog) Errorf(string, ...any)  {}
-func (l *fatalLog) Debugf(string, ...any)  {}
-func (l *fatalLog) Tracef(string, ...any)  {}
+
+// Errorf logs the server's errors about JetStream's store, which mean
+// that something needs the operator (a stream stopped taking writes), and
+// records a stream's. Its other errors (a client's bad login, say) are
+// left out: clients could fill the log with them.
+func (l *fatalLog) Errorf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	if strings.Contains(msg, "JetStream") || strings.Contains(strings.ToLower(msg), "write error") {
+		slog.Error("embedded NATS: " + msg)
+	}
+	l.writeErrs.noteServerError(format, v)
+}
+func (l *fatalLog) Debugf(string, ...any) {}
+func (l *fatalLog) Tracef(string, ...any) {}
 
 // startListening starts ns and waits until it listens for clients. It
 // fails at once on the server's fatal error (its port taken, JetStream
 // refusing its store), and after embeddedStartTimeout otherwise; the
 // server is shut down then.
-func startListening(ns *server.Server, listen string) error {
-	log := newFatalLog()
+func startListening(ns *server.Server, listen string, w *writeErrors) error {
+	log := newFatalLog(w)
 	ns.SetLoggerV2(log, false, false, false)
 	go ns.Start()
 	deadline := time.Now().Add(embeddedStartTimeout)

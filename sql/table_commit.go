@@ -87,6 +87,9 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		}
 	}
 	for _, w := range streams {
+		if se := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to stream %q", w.d.Name)); se != nil && len(w.msgs) > 0 {
+			return se
+		}
 		for _, m := range w.msgs {
 			if len(m) > limit {
 				return sqlerr.New(sqlerr.ProgramLimitExceeded, "a row for stream %q is %d bytes, over the limit of %d bytes for one message", w.d.Name, len(m), limit)
@@ -177,6 +180,11 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 				m.log.unsure.Store(true)
 			}
 		}
+		for _, m := range msgs {
+			if se := e.broker.StreamWriteError(m.d.JSStream, "could not commit"); se != nil {
+				return se
+			}
+		}
 		return e.publishFailure(err, "could not commit")
 	}
 	if notDurable != nil {
@@ -218,6 +226,9 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	// A table whose dataflow stopped would never show the write.
 	if err := e.tableFailure(w.d); err != nil {
 		return nil, nil, err
+	}
+	if se := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to table %q", w.d.Name)); se != nil {
+		return nil, nil, se
 	}
 	if err := e.ensureCurrent(ctx, w.d, log); err != nil {
 		return nil, nil, err

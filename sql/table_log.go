@@ -265,6 +265,17 @@ func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
 		err := fenceErr
 		if err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+			// A stream whose store failed never answers: stop waiting
+			// once the broker records that failure for this stream.
+			go func(failed <-chan struct{}) {
+				select {
+				case <-failed:
+					if e.broker.StreamWriteError(d.JSStream, "") != nil {
+						cancel()
+					}
+				case <-ctx.Done():
+				}
+			}(e.broker.StreamFailed())
 			ack, err = e.broker.JS.Publish(ctx, d.Subject, msg, jetstream.WithExpectStream(d.JSStream))
 			cancel()
 		}
@@ -295,7 +306,12 @@ func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
 		// on top of it: fail them all, keep none.
 		failed := fenceErr
 		if failed == nil {
-			failed = e.publishFailure(err, fmt.Sprintf("could not write to table %q", d.Name))
+			what := fmt.Sprintf("could not write to table %q", d.Name)
+			if se := e.broker.StreamWriteError(d.JSStream, what); se != nil {
+				failed = se
+			} else {
+				failed = e.publishFailure(err, what)
+			}
 		}
 		// Without an acknowledgement the message may still have been
 		// stored: the next writer rereads the whole changelog first.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -96,4 +97,57 @@ func TestTableWriteWithoutDescriptors(t *testing.T) {
 	testutil.MustExec(t, conn, "INSERT INTO hk VALUES (1000, 1000, 'back')")
 	wantRow(t, conn, "SELECT v, pad FROM hk WHERE id = 1000", "1000 back")
 	wantRow(t, conn, "SELECT count(*) FROM hk", fmt.Sprint(rows+1))
+}
+
+// TestTableStreamStoreError makes the embedded JetStream's store of a
+// table's changelog fail (its block directory is gone, so the next block
+// file cannot be made). JetStream keeps such an error and answers no
+// later publish to the stream: the write that met it and every later one
+// fail with 58030 saying that a restart reopens the stream, without each
+// waiting for an acknowledgement that cannot come, and leave no row
+// behind; other tables go on.
+func TestTableStreamStoreError(t *testing.T) {
+	srv := startServer(t, testutil.ServerOptions{})
+	conn := srv.Conn(t)
+	testutil.MustExec(t, conn,
+		"CREATE TABLE hk (id BIGINT PRIMARY KEY, v BIGINT, pad TEXT)",
+		"CREATE TABLE other (id BIGINT PRIMARY KEY)",
+		"INSERT INTO hk VALUES (1, 1, '')")
+	msgs, err := filepath.Glob(filepath.Join(srv.DataDir, "nats", "jetstream", "*", "streams", "streamdb_hk", "msgs"))
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("the block directory of table hk's stream: %v %v", msgs, err)
+	}
+	if err := os.RemoveAll(msgs[0]); err != nil {
+		t.Fatal(err)
+	}
+	wantStoreError := func(sql string) {
+		t.Helper()
+		start := time.Now()
+		err := testutil.ExecSimple(conn, 2*time.Minute, sql)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "58030" || !strings.Contains(pe.Message, "stopped taking writes") || !strings.Contains(pe.Hint, "restart") {
+			t.Errorf("%s: got %v, want 58030 saying the stream stopped taking writes until a restart", sql, err)
+		} else if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("%s took %v to fail", sql, took.Round(time.Millisecond))
+		}
+	}
+	rows := 1
+	for i := 2; i < 100; i++ {
+		err := testutil.ExecSimple(conn, 2*time.Minute, fmt.Sprintf("INSERT INTO hk VALUES (%d, %d, repeat('x', 900000))", i, i))
+		if err == nil {
+			rows++
+			continue
+		}
+		t.Logf("INSERT of row %d: %v", i, err)
+		wantStoreError(fmt.Sprintf("INSERT INTO hk VALUES (%d, 0, '')", i+1000))
+		break
+	}
+	if rows == 99 {
+		t.Fatal("the store took 98 rows of 900 kB without a new block file")
+	}
+	wantStoreError("INSERT INTO hk VALUES (5000, 0, '')")
+	wantStoreError("UPDATE hk SET v = 0 WHERE id = 1")
+	wantRow(t, conn, "SELECT count(*), min(v) FROM hk", fmt.Sprintf("%d 1", rows))
+	testutil.MustExec(t, conn, "INSERT INTO other VALUES (1)")
+	wantRow(t, conn, "SELECT count(*) FROM other", "1")
 }
