@@ -344,6 +344,9 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		if !n.IsLike {
 			op = "ILIKE"
 		}
+		if l, err = b.padFixed(l, s); err != nil {
+			return nil, err
+		}
 		e, err := expr.Binary(op, l, r)
 		if err != nil || !n.Not {
 			return e, err
@@ -361,6 +364,11 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		for i, item := range n.List {
 			if list[i], err = b.bindExpr(item, s); err != nil {
 				return nil, err
+			}
+			if b.fixedMod(l, s).Fixed {
+				if list[i], err = b.asBpchar(list[i], s); err != nil {
+					return nil, err
+				}
 			}
 		}
 		return expr.In(l, list, n.Not)
@@ -429,7 +437,9 @@ func (b *binder) bindBinary(n *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 	if err != nil {
 		return nil, err
 	}
-	l, r = bpcharOperands(op, l, r, s)
+	if l, r, err = b.bpcharOperands(op, l, r, s); err != nil {
+		return nil, err
+	}
 	return expr.Binary(op, l, r)
 }
 
@@ -483,6 +493,9 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 			return nil, err
 		}
 	}
+	if err := b.padFixedArgs(name, args, s); err != nil {
+		return nil, err
+	}
 	switch name {
 	case front.CastFunc:
 		if len(args) != 2 {
@@ -495,6 +508,12 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		t, mod, err := types.ParseWithModifier(c.D.S)
 		if err != nil {
 			return nil, sqlerr.New(sqlerr.UndefinedObject, "%s", err.Error())
+		}
+		if t == types.Bytea {
+			// character(n) to bytea goes through its text output, padded.
+			if args[0], err = b.padFixed(args[0], s); err != nil {
+				return nil, err
+			}
 		}
 		return expr.CastWithModifier(args[0], t, mod, true)
 	case front.IntervalFunc:

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"streamdb/expr"
+	"streamdb/sql/front"
 	"streamdb/types"
 )
 
@@ -43,29 +44,81 @@ func (b *binder) fixedMod(e expr.Expr, s *scope) types.Modifier {
 	return m
 }
 
-// bpcharOperands drops the trailing spaces of a string literal compared
-// with a character(n) column: PostgreSQL reads the literal as bpchar, whose
-// trailing spaces do not count, and the column's values are stored
-// without theirs.
-func bpcharOperands(op string, l, r expr.Expr, s *scope) (expr.Expr, expr.Expr) {
+// bpcharOperands fits the operands of a comparison with a character(n)
+// value to PostgreSQL's bpchar comparison, which ignores trailing spaces:
+// the other operand, when it is an untyped literal or of character
+// varying, is compared as bpchar too, without its trailing spaces (the
+// character(n) side is kept without them). Text is compared as text:
+// PostgreSQL resolves character(n) = text to text's operator.
+func (b *binder) bpcharOperands(op string, l, r expr.Expr, s *scope) (expr.Expr, expr.Expr, error) {
 	switch op {
 	case "=", "<>", "<", "<=", ">", ">=":
 	default:
-		return l, r
+		return l, r, nil
 	}
-	return trimBpcharLiteral(l, r, s), trimBpcharLiteral(r, l, s)
+	var err error
+	if b.fixedMod(r, s).Fixed {
+		if l, err = b.asBpchar(l, s); err != nil {
+			return nil, nil, err
+		}
+	}
+	if b.fixedMod(l, s).Fixed {
+		if r, err = b.asBpchar(r, s); err != nil {
+			return nil, nil, err
+		}
+	}
+	return l, r, nil
 }
 
-// trimBpcharLiteral returns lit without trailing spaces when it is a
-// string literal and other a character(n) column of scope s.
-func trimBpcharLiteral(lit, other expr.Expr, s *scope) expr.Expr {
-	c, ok := lit.(*expr.Const)
-	if !ok || c.D.K != types.KindString || s == nil {
-		return lit
+// asBpchar is e compared with a character(n) value: an untyped or
+// character varying literal without its trailing spaces, another
+// character varying expression through rtrim, anything else as it is.
+func (b *binder) asBpchar(e expr.Expr, s *scope) (expr.Expr, error) {
+	if e.Type() != types.Unknown && e.Type() != types.Varchar || b.fixedMod(e, s).Fixed {
+		return e, nil
 	}
-	ref, ok := other.(*expr.ColRef)
-	if !ok || ref.Idx >= len(s.cols) || s.cols[ref.Idx].name != ref.Name || !s.cols[ref.Idx].mod.Fixed {
-		return lit
+	if c, ok := e.(*expr.Const); ok {
+		if c.D.K != types.KindString {
+			return e, nil
+		}
+		return &expr.Const{D: types.NewString(strings.TrimRight(c.D.S, " ")), T: c.T, Mod: c.Mod}, nil
 	}
-	return &expr.Const{D: types.NewString(strings.TrimRight(c.D.S, " ")), T: c.T}
+	if e.Type() != types.Varchar {
+		return e, nil
+	}
+	return expr.Call("rtrim", []expr.Expr{e})
+}
+
+// padFixed is e padded with spaces to its length when e is of
+// character(n): the form PostgreSQL's bpchar keeps, which its LIKE,
+// octet_length and everything reading its text output (concat, format, a
+// cast to bytea) see. streamdb keeps character(n) values without their
+// padding; other expressions are returned as they are.
+func (b *binder) padFixed(e expr.Expr, s *scope) (expr.Expr, error) {
+	m := b.fixedMod(e, s)
+	if !m.Fixed {
+		return e, nil
+	}
+	return expr.Call("rpad", []expr.Expr{e, &expr.Const{D: types.NewInt(int64(m.Length)), T: types.Int4}})
+}
+
+// paddedArgs are the functions whose character(n) arguments PostgreSQL
+// passes with their padding: octet_length has a bpchar form that counts
+// it, and concat, concat_ws and format read their arguments' text output.
+var paddedArgs = map[string]bool{"octet_length": true, front.ConcatFunc: true, "concat_ws": true, "format": true}
+
+// padFixedArgs pads the character(n) arguments of a call of fn that sees
+// their padding (paddedArgs).
+func (b *binder) padFixedArgs(fn string, args []expr.Expr, s *scope) error {
+	if !paddedArgs[fn] {
+		return nil
+	}
+	for i, a := range args {
+		p, err := b.padFixed(a, s)
+		if err != nil {
+			return err
+		}
+		args[i] = p
+	}
+	return nil
 }

@@ -109,6 +109,20 @@ func (sb *selectBinder) equiKey(b *binder, eq *ast.BinaryOperationExpr, ls, rs *
 			return nil, nil, false, nil
 		}
 	}
+	// A character(n) key compares with character varying as bpchar does.
+	kb := &binder{stmt: sb.params}
+	lf, rf := kb.fixedMod(le, ls).Fixed, kb.fixedMod(re, rs).Fixed
+	var err error
+	if rf {
+		if le, err = kb.asBpchar(le, ls); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	if lf {
+		if re, err = kb.asBpchar(re, rs); err != nil {
+			return nil, nil, false, err
+		}
+	}
 	// Compare in a common type, as = would.
 	t, err := expr.CommonType([]types.Type{le.Type(), re.Type()})
 	if err != nil {
