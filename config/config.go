@@ -53,6 +53,7 @@ var Settings = []Setting{
 	{MaxConnections, "100", "most client sessions at once (0: no bound); one more is refused with 53300, cancel requests always get through; read at start"},
 	{HTTPIdleTimeout, "60s", "the HTTP endpoint (--http-listen) closes a keep-alive connection that waits this long for its next request; read at start"},
 	{HTTPMaxConnections, "64", "most connections the HTTP endpoint holds at once (at least 1); at the bound it closes an idle keep-alive connection to take a new one, or has the new one wait; read at start"},
+	{SuperuserReservedConnections, "3", "of max_connections, the sessions kept for superusers: a role without SUPERUSER is refused with 53300 once fewer slots than this are free; must be less than max_connections; read at start"},
 	{NatsStreamReplicas, "0", "replicas of the JetStream streams the server creates (for a CREATE STREAM whose subject no stream holds, and for tables' changelogs) on a NATS cluster, 1 to 5; 0: --ha-replicas for a server of an --ha-group, else 1; read at start"},
 	{HTTPPublicHost, "", "comma-separated names (name or name:port) the web console answers to besides IP addresses and localhost with the --http-listen port, e.g. the name of a proxy in front of it; a request naming any other host is refused, so that a page of another site whose name resolves to this server cannot use the console (flag --http-public-host); read at start"},
 	{SynchronousCommit, "on", "on: a write acknowledged over SQL (INSERT, UPDATE, DELETE, COMMIT) is fsynced first and survives an OS crash; off: it survives a crash of the process only, and writes are faster"},
@@ -211,7 +212,7 @@ func validate(key, value string) error {
 	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async", "ssl_require_remote":
 		return oneOf("true", "false")
 	case "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
-		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "state.cache.join-keys-per-side", "state.cache.topn-rows-per-operator", "state.memory.budget", "query.max-memory-total", "max_connections", "max_query_length", "nats.stream-replicas":
+		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "state.cache.join-keys-per-side", "state.cache.topn-rows-per-operator", "state.memory.budget", "query.max-memory-total", "max_connections", "superuser_reserved_connections", "max_query_length", "nats.stream-replicas":
 		var n int64
 		if _, err := fmt.Sscanf(value, "%d", &n); err != nil || fmt.Sprint(n) != value || n < 0 {
 			return fmt.Errorf("%q is not a non-negative integer", value)

@@ -34,6 +34,7 @@ const (
 	QueryMaxMemoryTotal                                   = "query.max-memory-total"
 	HTTPIdleTimeout                                       = "http.idle-timeout"
 	HTTPMaxConnections                                    = "http.max-connections"
+	SuperuserReservedConnections                          = "superuser_reserved_connections"
 	NatsStreamReplicas                                    = "nats.stream-replicas"
 	SynchronousCommit                                     = "synchronous_commit"
 	HTTPPublicHost                                        = "http.public-host"
@@ -71,6 +72,7 @@ var keys = []string{
 	QueryMaxMemoryTotal,
 	HTTPIdleTimeout,
 	HTTPMaxConnections,
+	SuperuserReservedConnections,
 	NatsStreamReplicas,
 	SynchronousCommit,
 	HTTPPublicHost,

@@ -50,7 +50,7 @@ func (n *Node) CheckpointSettings() checkpoint.Settings {
 // next start (SET refuses it, ALTER SYSTEM SET saves it for then;
 // pg_settings.context "postmaster").
 func RestartSetting(key string) bool {
-	return key == config.StateBackend || key == config.MaxConnections || key == config.MaxQueryLength ||
+	return key == config.StateBackend || key == config.MaxConnections || key == config.SuperuserReservedConnections || key == config.MaxQueryLength ||
 		key == config.HTTPIdleTimeout || key == config.HTTPMaxConnections || serverOnlySettings[key]
 }
 

@@ -42,9 +42,11 @@ type Server struct {
 	done       chan struct{} // closed by the first Shutdown
 
 	// maxSessions bounds the sessions past startup (0: no bound);
-	// sessions counts them. See admit.
-	maxSessions atomic.Int64
-	sessions    atomic.Int64
+	// sessions counts them. See admit. Of maxSessions, reservedSessions
+	// are kept for superusers (see reservedFull).
+	maxSessions      atomic.Int64
+	reservedSessions atomic.Int64
+	sessions         atomic.Int64
 	// maxQueryLength bounds a statement's text (SetMaxQueryLength).
 	maxQueryLength atomic.Int64
 
@@ -192,6 +194,34 @@ func (s *Server) Serve(ln net.Listener) error {
 // refused with 53300 after its startup message. Cancel requests are not
 // sessions and always get through.
 func (s *Server) SetMaxConnections(n int) { s.maxSessions.Store(int64(n)) }
+
+// SetSuperuserReservedConnections keeps n of the max_connections slots for
+// superusers, as PostgreSQL's superuser_reserved_connections does: a
+// session of another role is refused with 53300 when fewer than n slots
+// are free. It counts only while max_connections bounds the sessions.
+func (s *Server) SetSuperuserReservedConnections(n int) { s.reservedSessions.Store(int64(n)) }
+
+// SuperuserSession is implemented by sessions that know whether their
+// role is a superuser. A session that does not implement it is not one:
+// it never takes a reserved slot.
+type SuperuserSession interface {
+	Superuser() bool
+}
+
+// reservedFull reports whether sess, just admitted, must be refused
+// because only the slots reserved for superusers were left: its role is
+// no superuser and fewer than superuser_reserved_connections slots are
+// free counting its own as taken (PostgreSQL's HaveNFreeProcs check).
+func (s *Server) reservedFull(sess Session) bool {
+	limit, reserved := s.maxSessions.Load(), s.reservedSessions.Load()
+	if limit <= 0 || reserved <= 0 {
+		return false
+	}
+	if su, ok := sess.(SuperuserSession); ok && su.Superuser() {
+		return false
+	}
+	return limit-s.sessions.Load() < reserved
+}
 
 // admit counts a new session, or reports false if the server is full.
 func (s *Server) admit() bool {

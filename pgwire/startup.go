@@ -148,6 +148,12 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 		c.sendFatal(e)
 		return false
 	}
+	if c.srv.reservedFull(sess) {
+		sess.Close()
+		c.log.Info("pgwire: session refused: the remaining slots are reserved for superusers", "user", params["user"])
+		c.sendFatal(sqlerr.New(sqlerr.TooManyConnections, "remaining connection slots are reserved for non-replication superuser connections"))
+		return false
+	}
 	c.sess = sess
 	c.srv.register(c)
 	c.startBackend()

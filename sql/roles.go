@@ -687,3 +687,7 @@ func withDetail(e *sqlerr.Error, format string, args ...any) *sqlerr.Error {
 	e.Detail = fmt.Sprintf(format, args...)
 	return e
 }
+
+// Superuser implements pgwire.SuperuserSession: whether the session may
+// take a connection slot reserved for superusers.
+func (s *session) Superuser() bool { return s.roleSuperuser() }

@@ -119,6 +119,11 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	if flagErr != nil {
 		return nil, flagErr
 	}
+	if maxConns, reserved := cfg.Int(config.MaxConnections), cfg.Int(config.SuperuserReservedConnections); maxConns > 0 && reserved >= maxConns {
+		// PostgreSQL refuses to start too: no session but a superuser's
+		// could ever be served.
+		return nil, fmt.Errorf("superuser_reserved_connections (%d) must be less than max_connections (%d): lower superuser_reserved_connections (0 reserves none) or raise max_connections", reserved, maxConns)
+	}
 	return cfg, nil
 }
 
@@ -233,6 +238,7 @@ func run(args []string) error {
 		httpSrv.SetConsole(engine, admin.ConsoleAccess{Auth: sec.Auth, TrustedUser: sql.BootstrapUser, PublicHosts: strings.Split(cfg.Values[config.HTTPPublicHost], ",")})
 	}
 	srv.SetMaxConnections(int(cfg.Int(config.MaxConnections)))
+	srv.SetSuperuserReservedConnections(int(cfg.Int(config.SuperuserReservedConnections)))
 	srv.SetMaxQueryLength(int(cfg.Int(config.MaxQueryLength)))
 	log.Info("streamdb ready", "listen", ln.Addr().String(), "nats", engine.NATSURL(), "data_dir", cfg.DataDir)
 

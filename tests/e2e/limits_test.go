@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	osexec "os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -213,6 +215,73 @@ func TestMaxConnections(t *testing.T) {
 		}
 		return c.Close(ctx)
 	})
+}
+
+// superuser_reserved_connections keeps the last slots of max_connections
+// for superusers, as in PostgreSQL: a role without SUPERUSER is refused
+// with 53300 once fewer slots than that are free, a superuser still gets
+// in up to max_connections, a refused session holds no slot, and a value
+// not below max_connections keeps the server from starting.
+func TestSuperuserReservedConnections(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{
+		"STREAMDB_MAX_CONNECTIONS=4", "STREAMDB_SUPERUSER_RESERVED_CONNECTIONS=2"}})
+	admin := srv.Conn(t)
+	exec(t, admin, "CREATE USER joe")
+	wantRows(t, admin, "SHOW superuser_reserved_connections", "2")
+	wantRows(t, admin, "SELECT setting, context, boot_val FROM pg_settings WHERE name = 'superuser_reserved_connections'", "2 postmaster 3")
+	joeDSN := fmt.Sprintf("postgres://joe@%s/streamdb?sslmode=disable", srv.Addr)
+	ctx := testutil.Context(t, time.Minute)
+
+	// admin and this one: two slots left, as many as are reserved. (The
+	// slot of StartServer's readiness check frees once the server has
+	// seen it close: retry until it has.)
+	var joe *pgx.Conn
+	poll(t, 30*time.Second, func() error {
+		c, err := pgx.Connect(ctx, joeDSN)
+		joe = c
+		return err
+	})
+	defer joe.Close(ctx)
+	wantRows(t, joe, "SELECT current_user", "joe")
+	for i := 0; i < 2; i++ {
+		_, err := pgx.Connect(ctx, joeDSN)
+		if pe := wantCode(t, err, "53300"); pe != nil && pe.Message != "remaining connection slots are reserved for non-replication superuser connections" {
+			t.Errorf("message %q", pe.Message)
+		}
+	}
+	// The reserved slots are the superuser's, up to max_connections.
+	var supers []*pgx.Conn
+	for i := 0; i < 2; i++ {
+		c, err := pgx.Connect(ctx, srv.DSN())
+		if err != nil {
+			t.Fatalf("superuser session %d in a reserved slot: %v", i+1, err)
+		}
+		supers = append(supers, c)
+	}
+	_, err := pgx.Connect(ctx, srv.DSN())
+	if pe := wantCode(t, err, "53300"); pe != nil && pe.Message != "sorry, too many clients already" {
+		t.Errorf("message %q", pe.Message)
+	}
+	// With the superusers gone (admin too), joe gets a second session: the
+	// refused ones took no slot.
+	for _, c := range append(supers, admin) {
+		c.Close(ctx)
+	}
+	poll(t, 30*time.Second, func() error {
+		c, err := pgx.Connect(ctx, joeDSN)
+		if err != nil {
+			return err
+		}
+		return c.Close(ctx)
+	})
+
+	cmd := osexec.Command(testutil.BuildServer(t), "--data-dir", t.TempDir(), "--http-listen", "",
+		"--listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t)), "--nats-listen", fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t)))
+	cmd.Env = append(os.Environ(), "STREAMDB_MAX_CONNECTIONS=3")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "superuser_reserved_connections (3) must be less than max_connections (3)") {
+		t.Fatalf("superuser_reserved_connections 3 with max_connections 3: %v\n%s", err, out)
+	}
 }
 
 // idle_in_transaction_session_timeout ends a session that sits idle inside

@@ -71,7 +71,7 @@ func TestLongExpressions(t *testing.T) {
 // connection sees at the max_connections bound. Another session keeps
 // working meanwhile.
 func TestDisconnectStopsQuery(t *testing.T) {
-	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_MAX_CONNECTIONS=2"}})
+	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_MAX_CONNECTIONS=2", "STREAMDB_SUPERUSER_RESERVED_CONNECTIONS=0"}})
 	ctx := testutil.Context(t, time.Minute)
 	// The slot of StartServer's readiness check frees once the server has
 	// seen it close: retry the two connections until they fit.
