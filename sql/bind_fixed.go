@@ -103,22 +103,26 @@ func (b *binder) padFixed(e expr.Expr, s *scope) (expr.Expr, error) {
 }
 
 // paddedArgs are the functions whose character(n) arguments PostgreSQL
-// passes with their padding: octet_length has a bpchar form that counts
-// it, and concat, concat_ws and format read their arguments' text output.
-var paddedArgs = map[string]bool{"octet_length": true, front.ConcatFunc: true, "concat_ws": true, "format": true}
+// passes with their padding, by the index of the first such argument:
+// octet_length has a bpchar form that counts it, and concat, concat_ws and
+// format read the text output of their VARIADIC "any" arguments (the
+// separator of concat_ws and the format string of format are text, cast
+// from bpchar without the padding).
+var paddedArgs = map[string]int{"octet_length": 0, front.ConcatFunc: 0, "concat_ws": 1, "format": 1}
 
 // padFixedArgs pads the character(n) arguments of a call of fn that sees
 // their padding (paddedArgs).
 func (b *binder) padFixedArgs(fn string, args []expr.Expr, s *scope) error {
-	if !paddedArgs[fn] {
+	first, ok := paddedArgs[fn]
+	if !ok || first >= len(args) {
 		return nil
 	}
-	for i, a := range args {
+	for i, a := range args[first:] {
 		p, err := b.padFixed(a, s)
 		if err != nil {
 			return err
 		}
-		args[i] = p
+		args[first+i] = p
 	}
 	return nil
 }
