@@ -385,11 +385,19 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		ge, err := expr.Binary(">=", v, lo)
+		vlo, lo, err := b.bpcharOperands(">=", v, lo, s)
 		if err != nil {
 			return nil, err
 		}
-		le, err := expr.Binary("<=", v, hi)
+		vhi, hi, err := b.bpcharOperands("<=", v, hi, s)
+		if err != nil {
+			return nil, err
+		}
+		ge, err := expr.Binary(">=", vlo, lo)
+		if err != nil {
+			return nil, err
+		}
+		le, err := expr.Binary("<=", vhi, hi)
 		if err != nil {
 			return nil, err
 		}
@@ -459,7 +467,11 @@ func (b *binder) bindCase(n *ast.CaseExpr, s *scope) (expr.Expr, error) {
 			return nil, err
 		}
 		if value != nil {
-			if c, err = expr.Binary("=", value, c); err != nil {
+			v, cv, err := b.bpcharOperands("=", value, c, s)
+			if err != nil {
+				return nil, err
+			}
+			if c, err = expr.Binary("=", v, cv); err != nil {
 				return nil, err
 			}
 		}
@@ -528,6 +540,12 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	case "nullif":
 		if len(args) != 2 {
 			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function nullif requires two arguments")
+		}
+		if b.fixedMod(args[0], s).Fixed {
+			var err error
+			if args[1], err = b.asBpchar(args[1], s); err != nil {
+				return nil, err
+			}
 		}
 		return expr.NullIf(args[0], args[1])
 	case "concat": // what the TiDB parser makes of a || b

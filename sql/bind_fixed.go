@@ -52,7 +52,7 @@ func (b *binder) fixedMod(e expr.Expr, s *scope) types.Modifier {
 // PostgreSQL resolves character(n) = text to text's operator.
 func (b *binder) bpcharOperands(op string, l, r expr.Expr, s *scope) (expr.Expr, expr.Expr, error) {
 	switch op {
-	case "=", "<>", "<", "<=", ">", ">=":
+	case "=", "<>", "<", "<=", ">", ">=", "<=>":
 	default:
 		return l, r, nil
 	}
