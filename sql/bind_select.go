@@ -301,7 +301,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 				}
 				idx = -1
 				for j, x := range exprs {
-					if x.String() == e.String() {
+					if sameExpr(x, e) {
 						idx = j
 						break
 					}
