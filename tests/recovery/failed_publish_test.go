@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/tests/testutil"
@@ -112,16 +111,7 @@ func TestFailedTablePublishLeavesNothing(t *testing.T) {
 		return nil
 	})
 	fails("INSERT INTO hk VALUES (4, 4)")
-	host, port := splitAddr(t, addr)
-	back, err := natsserver.NewServer(&natsserver.Options{Host: host, Port: port, JetStream: true, StoreDir: storeDir, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	back.Start()
-	t.Cleanup(func() { back.Shutdown(); back.WaitForShutdown() })
-	if !back.ReadyForConnections(30 * time.Second) {
-		t.Fatal("NATS did not come back")
-	}
+	testutil.RestartNATS(t, addr, storeDir)
 	// A publish sent while the connection was down may land once it is
 	// back (the client reported 08007 for it): either way the row is
 	// there exactly once and readable.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	natsserver "github.com/nats-io/nats-server/v2/server"
 
 	"streamdb/tests/testutil"
 )
@@ -72,16 +71,7 @@ func TestNATSDown(t *testing.T) {
 	}
 
 	// NATS comes back on the same address and store.
-	host, port := splitAddr(t, addr)
-	back, err := natsserver.NewServer(&natsserver.Options{Host: host, Port: port, JetStream: true, StoreDir: storeDir, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	back.Start()
-	t.Cleanup(func() { back.Shutdown(); back.WaitForShutdown() })
-	if !back.ReadyForConnections(30 * time.Second) {
-		t.Fatal("NATS did not come back")
-	}
+	testutil.RestartNATS(t, addr, storeDir)
 	testutil.Poll(t, time.Minute, "writes after NATS is back", func() error {
 		return testutil.ExecSimple(writer, time.Minute, "INSERT INTO t VALUES (3, 'c')")
 	})
@@ -93,14 +83,4 @@ func TestNATSDown(t *testing.T) {
 	if got := testutil.Scalar(t, reader, "SELECT n FROM s_count"); got != "2" {
 		t.Errorf("s_count after NATS is back: %s, want 2", got)
 	}
-}
-
-func splitAddr(t *testing.T, addr string) (string, int) {
-	t.Helper()
-	i := strings.LastIndexByte(addr, ':')
-	var port int
-	if _, err := fmt.Sscan(addr[i+1:], &port); err != nil {
-		t.Fatalf("address %q: %v", addr, err)
-	}
-	return addr[:i], port
 }

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	natsserver "github.com/nats-io/nats-server/v2/server"
-
 	"streamdb/tests/testutil"
 )
 
@@ -44,16 +42,7 @@ func TestSinkNATSDown(t *testing.T) {
 		return nil
 	})
 
-	host, port := splitAddr(t, addr)
-	back, err := natsserver.NewServer(&natsserver.Options{Host: host, Port: port, JetStream: true, StoreDir: storeDir, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	back.Start()
-	t.Cleanup(func() { back.Shutdown(); back.WaitForShutdown() })
-	if !back.ReadyForConnections(30 * time.Second) {
-		t.Fatal("NATS did not come back")
-	}
+	back := testutil.RestartNATS(t, addr, storeDir)
 	_, js := testutil.JetStream(t, back.ClientURL())
 	want := testutil.SortedRows(t, conn, "SELECT * FROM agg")
 	testutil.Poll(t, time.Minute, "the consumer equals the view", func() error {

@@ -1,6 +1,8 @@
 package testutil
 
 import (
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
@@ -36,6 +38,26 @@ func StartNATSServerWith(t testing.TB, configure func(*natsserver.Options)) *nat
 	}
 	if !s.JetStreamEnabled() {
 		t.Fatalf("testutil: NATS server started without JetStream")
+	}
+	return s
+}
+
+// RestartNATS starts a JetStream server on addr ("host:port") over
+// storeDir, the store of one the test shut down: the same server coming
+// back, for tests of an outage. It is shut down with the test.
+func RestartNATS(t testing.TB, addr, storeDir string) *natsserver.Server {
+	t.Helper()
+	host, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatalf("testutil: NATS address %q: %v", addr, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		t.Fatalf("testutil: NATS address %q: %v", addr, err)
+	}
+	s := runNATS(t, &natsserver.Options{Host: host, Port: port, JetStream: true, StoreDir: storeDir, NoLog: true, NoSigs: true})
+	if !s.ReadyForConnections(30 * time.Second) {
+		t.Fatal("testutil: NATS did not come back within 30s")
 	}
 	return s
 }
