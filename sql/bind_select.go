@@ -48,6 +48,7 @@ type selectBinder struct {
 // bindSelect returns the plan of a SELECT. Its schema is the visible
 // output columns.
 func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
+	sel, distinctOn := splitDistinctOn(sel)
 	restore, err := sb.withCTEs(sel.With)
 	defer restore()
 	if err != nil {
@@ -149,6 +150,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		for _, item := range sel.OrderBy.Items {
 			hasAgg = hasAgg || containsAgg(item.Expr)
 		}
+	}
+	for _, n := range distinctOn {
+		hasAgg = hasAgg || containsAgg(n)
 	}
 
 	// resolveAlias lets GROUP BY and ORDER BY name an output column by its
@@ -268,52 +272,76 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		}
 		return idx, idx >= 0, nil
 	}
-	var sortKeys []plan.SortKey
 	hidden := 0
+	// sortItem returns the column of an ORDER BY (or DISTINCT ON) item,
+	// adding a hidden one for an expression the select list does not have.
+	sortItem := func(n ast.ExprNode, clause string) (int, error) {
+		idx, ok, err := orderByName(n)
+		if err == nil && !ok {
+			idx, ok, err = resolveAlias(n, clause)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			node := n
+			// The front layer writes NULLS FIRST/LAST on a name as
+			// (name) IS NULL before the name itself: that name is
+			// resolved as the bare one is.
+			if isNull, ok := node.(*ast.IsNullExpr); ok && !isNull.Not {
+				if p, ok := isNull.Expr.(*ast.ParenthesesExpr); ok {
+					i, ok, err := orderByName(p.Expr)
+					if err != nil {
+						return 0, err
+					}
+					if ok {
+						node = &ast.IsNullExpr{Expr: &ast.ParenthesesExpr{Expr: fields[i].node}}
+					}
+				}
+			}
+			e, err := b.bindExpr(node, exprScope)
+			if err != nil {
+				return 0, err
+			}
+			idx = -1
+			for j, x := range exprs {
+				if sameExpr(x, e) {
+					idx = j
+					break
+				}
+			}
+			if idx < 0 {
+				idx = len(exprs)
+				exprs = append(exprs, e)
+				cols = append(cols, types.Column{Name: fmt.Sprintf("?sort%d?", hidden), Type: e.Type()})
+				hidden++
+			}
+		}
+		return idx, nil
+	}
+	var sortKeys []plan.SortKey
+	var sortCols []int
 	if sel.OrderBy != nil {
 		for _, item := range sel.OrderBy.Items {
-			idx, ok, err := orderByName(item.Expr)
-			if err == nil && !ok {
-				idx, ok, err = resolveAlias(item.Expr, "ORDER BY")
-			}
+			idx, err := sortItem(item.Expr, "ORDER BY")
 			if err != nil {
 				return nil, err
 			}
-			if !ok {
-				node := item.Expr
-				// The front layer writes NULLS FIRST/LAST on a name as
-				// (name) IS NULL before the name itself: that name is
-				// resolved as the bare one is.
-				if isNull, ok := node.(*ast.IsNullExpr); ok && !isNull.Not {
-					if p, ok := isNull.Expr.(*ast.ParenthesesExpr); ok {
-						i, ok, err := orderByName(p.Expr)
-						if err != nil {
-							return nil, err
-						}
-						if ok {
-							node = &ast.IsNullExpr{Expr: &ast.ParenthesesExpr{Expr: fields[i].node}}
-						}
-					}
-				}
-				e, err := b.bindExpr(node, exprScope)
-				if err != nil {
-					return nil, err
-				}
-				idx = -1
-				for j, x := range exprs {
-					if sameExpr(x, e) {
-						idx = j
-						break
-					}
-				}
-				if idx < 0 {
-					idx = len(exprs)
-					exprs = append(exprs, e)
-					cols = append(cols, types.Column{Name: fmt.Sprintf("?sort%d?", hidden), Type: e.Type()})
-					hidden++
-				}
-			}
+			sortCols = append(sortCols, idx)
 			sortKeys = append(sortKeys, plan.SortKey{Expr: &expr.ColRef{Idx: idx, Name: cols[idx].Name, T: cols[idx].Type}, Desc: item.Desc})
+		}
+	}
+	var distinctCols []int
+	for _, n := range distinctOn {
+		idx, err := sortItem(n, "DISTINCT ON")
+		if err != nil {
+			return nil, err
+		}
+		distinctCols = append(distinctCols, idx)
+	}
+	if distinctOn != nil {
+		if err := checkDistinctOnOrder(distinctCols, sortCols, sel.OrderBy); err != nil {
+			return nil, err
 		}
 	}
 
@@ -332,6 +360,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	}
 	var out plan.Node = &plan.Project{Input: input, Exprs: exprs, Cols: cols}
 	visible := len(cols) - hidden
+	if distinctOn != nil {
+		out = distinctOnTop1(out, distinctCols, sortKeys)
+	}
 	if sel.Distinct {
 		if hidden > 0 {
 			return nil, sqlerr.New(sqlerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")

@@ -63,6 +63,9 @@
 //     the AST's Limit in place of a placeholder (limit_expr.go).
 //   - An empty select list (SELECT FROM t) gets the field
 //     streamdb_no_columns() (NoColumnsFunc), which the binder drops.
+//   - SELECT DISTINCT ON (e, ...) list becomes SELECT
+//     streamdb_distinct_on(e, ...), list (DistinctOnFunc): the binder
+//     takes the first field back as the DISTINCT ON expressions.
 //   - Words the TiDB parser reserves but PostgreSQL allows as names (key,
 //     rank, index, dec, over, values, set, ...) are quoted where they are
 //     not keywords.
@@ -74,7 +77,7 @@
 // IntervalFunc, FullJoinFunc, NoColumnsFunc and WindowTablePrefix.
 //
 // Constructs the TiDB parser stops at and streamdb does not offer
-// (RETURNING, ON CONFLICT, DISTINCT ON, SIMILAR TO, arrays) are reported as
+// (RETURNING, ON CONFLICT, SIMILAR TO, arrays) are reported as
 // 0A000 errors naming them rather than as syntax errors.
 //
 // The TiDB parser runs with ANSI_QUOTES, PIPES_AS_CONCAT and

@@ -56,4 +56,8 @@ const (
 	// NoColumnsFunc stands in for an empty select list (SELECT FROM t):
 	// the binder drops the field, leaving a query of no columns.
 	NoColumnsFunc = "streamdb_no_columns"
+	// DistinctOnFunc is the first field of a SELECT DISTINCT ON (...):
+	// its arguments are the DISTINCT ON expressions, and the binder takes
+	// it out of the select list.
+	DistinctOnFunc = "streamdb_distinct_on"
 )

@@ -27,6 +27,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 	passes := []func() error{
 		r.checkTokens,
 		r.emptySelectPass,
+		r.distinctOnPass,
 		r.namedArgsPass,
 		r.searchPathPass,
 		r.ctePass,

@@ -105,8 +105,6 @@ func unsupportedAt(toks []token, i int) string {
 		return "RETURNING"
 	case t.isWord("conflict") && prev.isWord("on"):
 		return "ON CONFLICT"
-	case t.isWord("on") && prev.isWord("distinct"):
-		return "DISTINCT ON"
 	case t.isWord("similar"):
 		return "SIMILAR TO"
 	case t.isWord("array") || t.isOp("["):
