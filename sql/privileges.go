@@ -129,6 +129,10 @@ func (s *session) permitted(st *front.Statement) error {
 		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
+	case *front.RenameRelation:
+		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.owner(d) != s.user {
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
+		}
 	case *front.Set:
 		if n.System {
 			return mustBeSuperuser("execute ALTER SYSTEM command")

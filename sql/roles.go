@@ -691,3 +691,30 @@ func withDetail(e *sqlerr.Error, format string, args ...any) *sqlerr.Error {
 // Superuser implements pgwire.SuperuserSession: whether the session may
 // take a connection slot reserved for superusers.
 func (s *session) Superuser() bool { return s.roleSuperuser() }
+
+// moveObject gives renamed object to the owner and grants of from (its
+// old name). keep leaves from's entries in place: a rename copies them
+// before its catalog change commits and drops them after, so that a
+// failure between the two leaves the object's privileges under either name.
+func (rs *roleStore) moveObject(from, to *catalog.Descriptor, keep bool) error {
+	fk, tk := objectKey(from), objectKey(to)
+	return rs.update(func(d *roleData) error {
+		if o, ok := d.Owners[fk]; ok {
+			d.Owners[tk] = o
+			if !keep {
+				delete(d.Owners, fk)
+			}
+		}
+		if g, ok := d.Grants[fk]; ok {
+			c := map[string][]string{}
+			for r, ps := range g {
+				c[r] = append([]string(nil), ps...)
+			}
+			d.Grants[tk] = c
+			if !keep {
+				delete(d.Grants, fk)
+			}
+		}
+		return nil
+	})
+}

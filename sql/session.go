@@ -313,6 +313,8 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		}), nil
 	case *front.AlterStreamPosition:
 		return command(func(ctx context.Context) (string, error) { return s.e.alterStreamPosition(ctx, n) }), nil
+	case *front.RenameRelation:
+		return command(func(ctx context.Context) (string, error) { return s.e.renameRelation(ctx, n) }), nil
 	case *front.AlterTableOptions:
 		return command(func(ctx context.Context) (string, error) { return s.e.alterTableOptions(ctx, n) }), nil
 	}

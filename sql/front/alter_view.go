@@ -6,6 +6,9 @@ import "streamdb/sqlerr"
 // ALTER MATERIALIZED VIEW: the same shape as CREATE MATERIALIZED VIEW
 // (without column names), marked Alter.
 func parseAlterView(st *Statement, c *cursor) (any, error) {
+	if isRename(c) {
+		return parseRename(c, true)
+	}
 	if t := c.peek(); t.isWord("if") {
 		return nil, unsupported(c.src, t, "ALTER MATERIALIZED VIEW IF EXISTS")
 	}

@@ -16,6 +16,9 @@ type AlterTableOptions struct {
 // parseAlterTable reads [IF EXISTS] name SET (options) | RESET (names)
 // after ALTER TABLE; other forms of ALTER TABLE are not supported.
 func parseAlterTable(c *cursor) (any, error) {
+	if isRename(c) {
+		return parseRename(c, false)
+	}
 	a := &AlterTableOptions{IfExists: c.words("if", "exists")}
 	var err error
 	if a.Schema, a.Table, err = c.qualifiedName(); err != nil {

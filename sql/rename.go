@@ -1,0 +1,119 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	"streamdb/catalog"
+	"streamdb/pgwire"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+)
+
+// renameRelation is ALTER MATERIALIZED VIEW / ALTER TABLE ... RENAME TO.
+//
+// Only a materialized view nothing reads can be renamed. Views name their
+// inputs in their stored query and plan (DependsOn, the plan's scans),
+// and sinks name the view they read, so a renamed input would leave its
+// readers bound to a name that no longer exists; PostgreSQL rewrites
+// such readers, streamdb refuses (2BP01) and says what to drop first. A
+// stream's or table's name also names its JetStream stream and its
+// changelog's metadata, so those are not renamed at all.
+//
+// The view keeps its id, so its state, positions and pg_class oid stay;
+// its owner and grants move to the new name. The dataflows restart from
+// the committed epoch (as ALTER MATERIALIZED VIEW ... AS does), so the
+// running pipeline, its logs and metrics carry the new name.
+func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (string, error) {
+	tag := "ALTER TABLE"
+	if n.View {
+		tag = "ALTER MATERIALIZED VIEW"
+	}
+	if n.Schema != "" && n.Schema != "public" {
+		return "", sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", n.Schema, n.Name)
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	old, ok := e.lookup(n.Name)
+	if !ok {
+		if n.IfExists {
+			pgwire.Notice(ctx, fmt.Sprintf("relation %q does not exist, skipping", n.Name), "")
+			return tag, nil
+		}
+		return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Name)
+	}
+	if n.View && old.Kind != catalog.KindView {
+		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a materialized view", n.Name).
+			WithHint("Use ALTER %s.", upperKind(old))
+	}
+	if _, taken := e.lookup(n.NewName); taken {
+		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.NewName)
+	}
+	if old.Kind != catalog.KindView {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "renaming %s %s is not supported: its name also names its JetStream stream", relKindWord(old), n.Name).
+			WithHint("Only materialized views can be renamed; create a new %s instead.", relKindWord(old))
+	}
+	if deps := e.dependents(n.Name); len(deps) > 0 {
+		return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot rename materialized view %s because materialized view %s reads it", n.Name, deps[len(deps)-1].Name).
+			WithHint("Views name their inputs in their query: drop %s first, rename, then create it again over %s.", deps[len(deps)-1].Name, n.NewName)
+	}
+	sinks, err := e.sinksOn([]*catalog.Descriptor{old})
+	if err != nil {
+		return "", err
+	}
+	if len(sinks) > 0 {
+		return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot rename materialized view %s because sink %s reads it", n.Name, sinks[0].Name).
+			WithHint("DROP SINK %s first, rename, then CREATE SINK again over %s.", sinks[0].Name, n.NewName)
+	}
+	d := *old
+	d.Name = n.NewName
+	if err := e.roles.moveObject(old, &d, true); err != nil {
+		return "", err
+	}
+	if err := e.commitRename(old, &d); err != nil {
+		return "", sqlerr.New(sqlerr.InternalError, "renaming materialized view %s failed: %v", n.Name, err)
+	}
+	if err := e.roles.moveObject(old, &d, false); err != nil {
+		e.log.Error("dropping a renamed object's old privileges failed", "object", n.Name, "err", err)
+	}
+	e.log.Info("renamed", "kind", old.Kind, "from", n.Name, "to", n.NewName)
+	return tag, e.ddlCheckpoint(ctx)
+}
+
+// commitRename writes d under its new name in place of old and restarts
+// the dataflows from the committed epoch: queries wait (stateMu) and
+// checkpoints pause while it runs. The caller holds ddlMu.
+func (e *Engine) commitRename(old, d *catalog.Descriptor) error {
+	e.stateMu.Lock()
+	defer e.stateMu.Unlock()
+	return e.coord.Exclusive(func() error {
+		e.rt.StopAll()
+		e.tables.reset()
+		defer e.rt.StartDeferred()
+		b := e.store.NewBatch()
+		defer b.Close()
+		if err := storage.DeleteDescriptor(b, old.Name); err != nil {
+			return err
+		}
+		if err := storage.PutDescriptor(b, d); err != nil {
+			return err
+		}
+		committed := e.store.Commit(b, true)
+		if err := e.loadCatalog(); err != nil {
+			return err
+		}
+		return committed
+	})
+}
+
+// upperKind is the ALTER keyword of d's kind.
+func upperKind(d *catalog.Descriptor) string {
+	switch d.Kind {
+	case catalog.KindView:
+		return "MATERIALIZED VIEW"
+	case catalog.KindStream:
+		return "STREAM"
+	}
+	return "TABLE"
+}
