@@ -488,24 +488,28 @@ func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 		}
 	}
 	if j.NaturalJoin || len(j.Using) > 0 {
-		var names []string
-		for _, c := range j.Using {
-			names = append(names, c.Name.L)
+		names, alias, err := usingNames(j.Using)
+		if err != nil {
+			return nil, nil, err
 		}
-		return sb.bindUsing(kind, left, ls, right, rs, names, j.NaturalJoin)
+		return sb.bindUsingAs(kind, left, ls, right, rs, names, alias, j.NaturalJoin)
 	}
 	if call, ok := on.(*ast.FuncCallExpr); ok && kind == plan.FullJoin &&
 		(call.FnName.L == front.UsingJoinFunc || call.FnName.L == front.NaturalJoinFunc) {
 		// FULL JOIN ... USING and NATURAL FULL JOIN (sql/front).
-		var names []string
+		var cols []*ast.ColumnName
 		for _, a := range call.Args {
 			c, ok := a.(*ast.ColumnNameExpr)
-			if !ok || c.Name.Table.L != "" {
+			if !ok {
 				return nil, nil, sqlerr.New(sqlerr.SyntaxError, "syntax error in USING: write column names")
 			}
-			names = append(names, c.Name.Name.L)
+			cols = append(cols, c.Name)
 		}
-		return sb.bindUsing(kind, left, ls, right, rs, names, call.FnName.L == front.NaturalJoinFunc)
+		names, alias, err := usingNames(cols)
+		if err != nil {
+			return nil, nil, err
+		}
+		return sb.bindUsingAs(kind, left, ls, right, rs, names, alias, call.FnName.L == front.NaturalJoinFunc)
 	}
 	return sb.bindJoin(kind, left, ls, right, rs, on)
 }

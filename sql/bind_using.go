@@ -6,9 +6,41 @@ import (
 
 	"streamdb/expr"
 	"streamdb/plan"
+	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
+
+// usingNames reads a USING list: its column names, and the join's alias
+// (USING (x) AS j) that sql/front appends as a name qualified by
+// front.UsingAliasTable.
+func usingNames(cols []*ast.ColumnName) (names []string, alias string, err error) {
+	for _, c := range cols {
+		switch {
+		case c.Table.L == front.UsingAliasTable && c.Schema.L == "":
+			alias = c.Name.O
+		case c.Table.L != "" || c.Schema.L != "":
+			return nil, "", sqlerr.New(sqlerr.SyntaxError, "syntax error in USING: write column names")
+		default:
+			names = append(names, c.Name.L)
+		}
+	}
+	return names, alias, nil
+}
+
+// bindUsingAs is bindUsing whose merged columns are also reachable as
+// alias.name (and alias.*), as PostgreSQL's USING (x) AS alias makes them;
+// unqualified names still reach them.
+func (sb *selectBinder) bindUsingAs(kind plan.JoinKind, left plan.Node, ls *scope, right plan.Node, rs *scope, names []string, alias string, natural bool) (plan.Node, *scope, error) {
+	n, sc, err := sb.bindUsing(kind, left, ls, right, rs, names, natural)
+	if err != nil || alias == "" {
+		return n, sc, err
+	}
+	for i := range names {
+		sc.cols[i].table = alias
+	}
+	return n, sc, nil
+}
 
 // bindUsing binds left JOIN right USING (names) and NATURAL JOIN (names
 // are then the column names both sides have, in the left side's order).

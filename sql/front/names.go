@@ -18,6 +18,9 @@ const (
 	// JOIN ... USING (x, y) and a NATURAL FULL JOIN:
 	// a LEFT JOIN b ON streamdb_full_join() AND streamdb_using(x, y).
 	UsingJoinFunc = "streamdb_using"
+	// UsingAliasTable qualifies the last name of a USING list that stands
+	// for the join's alias: USING (x) AS j is USING (x, streamdb_using_as.j).
+	UsingAliasTable = "streamdb_using_as"
 	// RegexpICaseFunc wraps the pattern of a ~* b (a REGEXP
 	// streamdb_regexp_icase(b)): the match ignores case.
 	RegexpICaseFunc = "streamdb_regexp_icase"

@@ -47,6 +47,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.limitPass,
 		r.distinctPass,
 		r.nullsPass,
+		r.usingAliasPass,
 		r.fullJoinPass,
 		r.quotePass,
 		r.callSpacePass,
