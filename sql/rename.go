@@ -22,7 +22,7 @@ import (
 // changelog's metadata, so those are not renamed at all.
 //
 // The view keeps its id, so its state, positions and pg_class oid stay;
-// its owner and grants move to the new name. The dataflows restart from
+// its owner and grants are copied to the new name. The dataflows restart from
 // the committed epoch (as ALTER MATERIALIZED VIEW ... AS does), so the
 // running pipeline, its logs and metrics carry the new name.
 func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (string, error) {
@@ -68,14 +68,13 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 	}
 	d := *old
 	d.Name = n.NewName
-	if err := e.roles.moveObject(old, &d, true); err != nil {
+	// The privileges go first, so that a failure leaves them under both
+	// names rather than under neither.
+	if err := e.roles.copyPrivileges(old, &d); err != nil {
 		return "", err
 	}
 	if err := e.commitRename(old, &d); err != nil {
 		return "", sqlerr.New(sqlerr.InternalError, "renaming materialized view %s failed: %v", n.Name, err)
-	}
-	if err := e.roles.moveObject(old, &d, false); err != nil {
-		e.log.Error("dropping a renamed object's old privileges failed", "object", n.Name, "err", err)
 	}
 	e.log.Info("renamed", "kind", old.Kind, "from", n.Name, "to", n.NewName)
 	return tag, e.ddlCheckpoint(ctx)

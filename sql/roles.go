@@ -692,18 +692,16 @@ func withDetail(e *sqlerr.Error, format string, args ...any) *sqlerr.Error {
 // take a connection slot reserved for superusers.
 func (s *session) Superuser() bool { return s.roleSuperuser() }
 
-// moveObject gives renamed object to the owner and grants of from (its
-// old name). keep leaves from's entries in place: a rename copies them
-// before its catalog change commits and drops them after, so that a
-// failure between the two leaves the object's privileges under either name.
-func (rs *roleStore) moveObject(from, to *catalog.Descriptor, keep bool) error {
+// copyPrivileges gives renamed object to the owner and grants of from (the
+// same object under its old name). from's entries stay: they are stale
+// once the rename commits (nothing live has its key, as after a DROP), and
+// they are the object's again if ROLLBACK TO SAVEPOINT brings the old name
+// back.
+func (rs *roleStore) copyPrivileges(from, to *catalog.Descriptor) error {
 	fk, tk := objectKey(from), objectKey(to)
 	return rs.update(func(d *roleData) error {
 		if o, ok := d.Owners[fk]; ok {
 			d.Owners[tk] = o
-			if !keep {
-				delete(d.Owners, fk)
-			}
 		}
 		if g, ok := d.Grants[fk]; ok {
 			c := map[string][]string{}
@@ -711,9 +709,6 @@ func (rs *roleStore) moveObject(from, to *catalog.Descriptor, keep bool) error {
 				c[r] = append([]string(nil), ps...)
 			}
 			d.Grants[tk] = c
-			if !keep {
-				delete(d.Grants, fk)
-			}
 		}
 		return nil
 	})

@@ -60,6 +60,14 @@ func TestRenameView(t *testing.T) {
 	exec(t, admin, "INSERT INTO t VALUES (5, 3)")
 	flush(t, admin)
 	wantRows(t, alice, "SELECT n FROM w WHERE g = 3", "2")
+	exec(t, admin, "SAVEPOINT before_x")
 	exec(t, bob, "ALTER MATERIALIZED VIEW w RENAME TO x")
 	wantRows(t, alice, "SELECT n FROM x WHERE g = 3", "2")
+
+	// ROLLBACK TO a savepoint before the rename brings the old name back,
+	// with its grants.
+	exec(t, admin, "ROLLBACK TO SAVEPOINT before_x")
+	alice = loginAs(t, srv, "alice", "alice pw")
+	wantRows(t, alice, "SELECT n FROM w WHERE g = 3", "2")
+	wantExecCode(t, alice, "SELECT * FROM x", "42P01")
 }
