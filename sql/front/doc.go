@@ -37,6 +37,9 @@
 //     a LEFT JOIN b ON streamdb_full_join() AND (cond). The binder must treat
 //     a join whose ON condition's first conjunct is the call
 //     streamdb_full_join() as a FULL OUTER JOIN on the remaining condition.
+//   - a JOIN's USING (x) AS j becomes USING (x, streamdb_using_as.j)
+//     (UsingAliasTable): the binder takes the qualified name as the alias
+//     of the merged columns.
 //   - TUMBLE(src, time_col, size) and HOP(src, time_col, slide, size) in a
 //     FROM clause become a table named streamdb_window_N (aliased as src when
 //     no alias follows), described in Statement.Windows.
@@ -74,7 +77,8 @@
 //     only without one.
 //
 // The names of the generated calls and tables are exported as CastFunc,
-// IntervalFunc, FullJoinFunc, NoColumnsFunc and WindowTablePrefix.
+// IntervalFunc, FullJoinFunc, UsingAliasTable, NoColumnsFunc and
+// WindowTablePrefix.
 //
 // Constructs the TiDB parser stops at and streamdb does not offer
 // (RETURNING, ON CONFLICT, SIMILAR TO, arrays) are reported as
