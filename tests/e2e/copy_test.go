@@ -267,10 +267,7 @@ func TestCopyPsql(t *testing.T) {
 // TestCopyPrivileges: COPY FROM needs INSERT on the target and COPY TO
 // needs SELECT, as INSERT and SELECT do.
 func TestCopyPrivileges(t *testing.T) {
-	const adminPW = "admin secret"
-	t.Setenv("PGPASSWORD", adminPW)
-	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_PASSWORD=" + adminPW}})
-	admin := loginAs(t, srv, "streamdb", adminPW)
+	srv, admin := startWithAdmin(t)
 	exec(t, admin, "CREATE USER alice WITH PASSWORD 'alice pw'",
 		"CREATE TABLE t (id BIGINT PRIMARY KEY)", "INSERT INTO t VALUES (1)")
 	alice := loginAs(t, srv, "alice", "alice pw")

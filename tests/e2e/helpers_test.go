@@ -172,3 +172,16 @@ func mustInt(t *testing.T, s string) int64 {
 	}
 	return n
 }
+
+// adminPassword is the superuser's password of startWithAdmin's server.
+const adminPassword = "admin secret"
+
+// startWithAdmin starts a server whose superuser streamdb has a password
+// (so that other roles must log in with theirs) and returns it with a
+// connection as that superuser; PGPASSWORD is set for the test.
+func startWithAdmin(t *testing.T) (*testutil.Server, *pgx.Conn) {
+	t.Helper()
+	t.Setenv("PGPASSWORD", adminPassword)
+	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_PASSWORD=" + adminPassword}})
+	return srv, loginAs(t, srv, "streamdb", adminPassword)
+}

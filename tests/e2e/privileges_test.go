@@ -48,10 +48,7 @@ func wantDenied(t *testing.T, conn *pgx.Conn, sql, message string) {
 // whole-system commands are for superusers; users and grants survive
 // ROLLBACK TO SAVEPOINT and a restart.
 func TestPrivileges(t *testing.T) {
-	const adminPW = "admin secret"
-	t.Setenv("PGPASSWORD", adminPW)
-	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_PASSWORD=" + adminPW}})
-	admin := loginAs(t, srv, "streamdb", adminPW)
+	srv, admin := startWithAdmin(t)
 	exec(t, admin,
 		"CREATE USER alice WITH PASSWORD 'alice pw'",
 		"CREATE USER bob PASSWORD 'bob pw'",
@@ -188,7 +185,7 @@ func TestPrivileges(t *testing.T) {
 	wantRows(t, alice, "SELECT note FROM mine", "b")
 	wantDenied(t, alice, "DELETE FROM t WHERE id = 3", "permission denied for table t")
 	exec(t, alice, "DROP MATERIALIZED VIEW mine_count", "DROP TABLE mine")
-	admin = loginAs(t, srv, "streamdb", adminPW)
+	admin = loginAs(t, srv, "streamdb", adminPassword)
 	exec(t, admin, "DROP USER dave, quiet", "REVOKE CREATE ON DATABASE streamdb FROM alice")
 	wantDenied(t, alice, "CREATE TABLE again (id BIGINT)", "permission denied for database streamdb")
 	_, err = dialAuth(t, userDSN(srv, "dave", "dave pw"))
@@ -205,15 +202,12 @@ func TestPsqlPasswordAndDu(t *testing.T) {
 	if _, err := osexec.LookPath("psql"); err != nil {
 		t.Skip("psql is not installed")
 	}
-	const adminPW = "admin secret"
-	t.Setenv("PGPASSWORD", adminPW)
-	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_PASSWORD=" + adminPW}})
-	admin := loginAs(t, srv, "streamdb", adminPW)
+	srv, admin := startWithAdmin(t)
 	exec(t, admin, "CREATE USER erin PASSWORD 'erin pw'", "CREATE ROLE readers")
 	conninfo := func(user string) string {
 		return fmt.Sprintf("host=127.0.0.1 port=%d user=%s dbname=streamdb sslmode=disable", srv.Port, user)
 	}
-	out, err := runPsql(t, []string{"PGPASSWORD=" + adminPW}, conninfo("streamdb"), "-c", `\du`)
+	out, err := runPsql(t, []string{"PGPASSWORD=" + adminPassword}, conninfo("streamdb"), "-c", `\du`)
 	if err != nil {
 		t.Fatalf(`\du: %v\n%s`, err, out)
 	}

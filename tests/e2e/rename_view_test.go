@@ -10,10 +10,7 @@ import (
 // rows, oid, owner and grants under the new name, the view keeps
 // following its input, and all of it survives a restart.
 func TestRenameView(t *testing.T) {
-	const adminPW = "admin secret"
-	t.Setenv("PGPASSWORD", adminPW)
-	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_PASSWORD=" + adminPW}})
-	admin := loginAs(t, srv, "streamdb", adminPW)
+	srv, admin := startWithAdmin(t)
 	exec(t, admin,
 		"CREATE USER alice PASSWORD 'alice pw'",
 		"CREATE USER bob PASSWORD 'bob pw'",
@@ -53,7 +50,7 @@ func TestRenameView(t *testing.T) {
 	check("after the rename")
 
 	srv.Restart(t)
-	admin = loginAs(t, srv, "streamdb", adminPW)
+	admin = loginAs(t, srv, "streamdb", adminPassword)
 	alice = loginAs(t, srv, "alice", "alice pw")
 	bob = loginAs(t, srv, "bob", "bob pw")
 	check("after a restart")

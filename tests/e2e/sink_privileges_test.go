@@ -2,17 +2,12 @@ package e2e
 
 import (
 	"testing"
-
-	"streamdb/tests/testutil"
 )
 
 // TestSinkPrivileges: CREATE SINK needs CREATE on the database and SELECT
 // on the view; DROP SINK is for the sink's owner (and superusers).
 func TestSinkPrivileges(t *testing.T) {
-	const adminPW = "admin secret"
-	t.Setenv("PGPASSWORD", adminPW)
-	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_PASSWORD=" + adminPW}})
-	admin := loginAs(t, srv, "streamdb", adminPW)
+	srv, admin := startWithAdmin(t)
 	exec(t, admin,
 		"CREATE USER alice PASSWORD 'alice pw'",
 		"CREATE USER bob PASSWORD 'bob pw'",

@@ -16,10 +16,7 @@ import (
 // message, through SQL and through the console's view page logged in as
 // that role; SELECT on the stream shows it the message.
 func TestViewErrorsHideValues(t *testing.T) {
-	const adminPW = "admin secret"
-	t.Setenv("PGPASSWORD", adminPW)
-	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_PASSWORD=" + adminPW}})
-	admin := loginAs(t, srv, "streamdb", adminPW)
+	srv, admin := startWithAdmin(t)
 	exec(t, admin,
 		"CREATE USER alice PASSWORD 'alice pw'",
 		"CREATE STREAM people (name TEXT, ssn TEXT)",
@@ -54,7 +51,7 @@ func TestViewErrorsHideValues(t *testing.T) {
 	if p := page("alice", "alice pw"); strings.Contains(p, "111-11-1111") || !strings.Contains(p, "insufficient privilege") {
 		t.Errorf("the console's view page as alice shows the failed row's value or no redacted error:\n%s", p)
 	}
-	if p := page("streamdb", adminPW); !strings.Contains(p, "111-11-1111") {
+	if p := page("streamdb", adminPassword); !strings.Contains(p, "111-11-1111") {
 		t.Errorf("the console's view page as the superuser lacks the failed row's error:\n%s", p)
 	}
 
