@@ -66,6 +66,10 @@ func TestRollbackUnderLoad(t *testing.T) {
 	for i := range conns {
 		conns[i] = srv.Conn(t)
 	}
+	// A failure of the controller ends the test while the clients run:
+	// they stop before their connections close (cleanups run last
+	// registered first).
+	t.Cleanup(func() { stop.Store(true); wg.Wait() })
 	for w := 0; w < writers; w++ {
 		wr := rand.New(rand.NewPCG(rng.Uint64(), uint64(w)))
 		c := conns[w]
