@@ -313,9 +313,9 @@ func (r *subjectReader) emit(e uint64) bool {
 
 // reach waits until the reader has taken the message at sequence need, so
 // that a barrier falls after it (see Runtime.PublishFenced). A paused
-// reader takes nothing, so it does not wait then; nor does one held by a
-// merge limit below need, which gives the merge up (merge.go). It reports
-// false if ctx ended.
+// reader takes nothing, so it does not wait then; a reader held by a
+// merge limit below need gives the merge up first (merge.go), paused or
+// not. It reports false if ctx ended.
 func (r *subjectReader) reach(need uint64) bool {
 	if need == 0 {
 		return true
@@ -328,11 +328,15 @@ func (r *subjectReader) reach(need uint64) bool {
 		done := r.pos >= need
 		limited := r.limited && r.limit < need
 		r.cmu.Unlock()
+		if limited {
+			// Give the merge up before this barrier can be the plan's:
+			// a reader that carried the plan out below need would leave
+			// the other one limited below the fence for good. Paused
+			// readers too, since they emit below need.
+			r.grp.abandon(r)
+		}
 		if done || r.rt.Paused() {
 			return true
-		}
-		if limited {
-			r.grp.abandon(r)
 		}
 		select {
 		case <-r.ctx.Done():
