@@ -580,7 +580,7 @@ func unshareSSTables(dir string) error {
 			return err
 		}
 	}
-	return syncDir(dir)
+	return storage.SyncDir(dir)
 }
 
 // readCut reads the epoch and source positions that a checkpoint holds;

@@ -146,35 +146,14 @@ func writeMeta(dir string, m *Meta) error {
 }
 
 // writeJSONAtomic writes v as dir/name: a temporary file, fsync, rename,
-// fsync of the directory.
+// fsync of the directory (storage.WriteFileSynced).
 func writeJSONAtomic(dir, name string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, name+".tmp")
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return storage.WriteFileSynced(filepath.Join(dir, name), data, 0o644)
 }
-
-func syncDir(dir string) error { return storage.SyncDir(dir) }
 
 // ReadMeta reads a checkpoint's metadata without verifying its files.
 func ReadMeta(dir string) (*Meta, error) {

@@ -70,7 +70,7 @@ func RestoreState(m *Meta, stateDir string) error {
 			return err
 		}
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := storage.SyncDir(tmp); err != nil {
 		return err
 	}
 	// Swap in the restored state only once it is complete.
@@ -80,5 +80,5 @@ func RestoreState(m *Meta, stateDir string) error {
 	if err := os.Rename(tmp, stateDir); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(stateDir))
+	return storage.SyncDir(filepath.Dir(stateDir))
 }

@@ -1,8 +1,6 @@
 package checkpoint
 
 import (
-	"streamdb/storage"
-
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"streamdb/storage"
 )
 
 // Savepoints lists the savepoints in dir (those with metadata), oldest
@@ -194,7 +194,7 @@ func ReleaseSavepoint(dir, name string) error {
 	}
 	// RELEASE is acknowledged: the rename must survive a power cut, or
 	// the savepoint would come back.
-	if err := syncDir(dir); err != nil {
+	if err := storage.SyncDir(dir); err != nil {
 		return err
 	}
 	removeTomb(tomb)
