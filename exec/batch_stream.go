@@ -26,9 +26,8 @@ func streamRows(ctx context.Context, n plan.Node, r storage.Reader, emit func(ty
 		}
 		return true, eachJoinRow(ctx, n, left, right, false, emit)
 	case *plan.Filter:
-		if !streamable(n.Input) {
-			return false, nil
-		}
+		// An input streamRows does not handle returns ok=false before
+		// reading anything, so the caller builds this node whole.
 		return streamRows(ctx, n.Input, r, func(row types.Row) error {
 			v, err := n.Cond.Eval(row)
 			if err != nil || v.IsNull() || !v.Bool() {
@@ -37,9 +36,6 @@ func streamRows(ctx context.Context, n plan.Node, r storage.Reader, emit func(ty
 			return emit(row)
 		})
 	case *plan.Project:
-		if !streamable(n.Input) {
-			return false, nil
-		}
 		return streamRows(ctx, n.Input, r, func(row types.Row) error {
 			out, err := evalRow(n.Exprs, row)
 			if err != nil {
@@ -49,17 +45,4 @@ func streamRows(ctx context.Context, n plan.Node, r storage.Reader, emit func(ty
 		})
 	}
 	return false, nil
-}
-
-// streamable reports whether streamRows handles n.
-func streamable(n plan.Node) bool {
-	switch n := n.(type) {
-	case *plan.Join:
-		return true
-	case *plan.Filter:
-		return streamable(n.Input)
-	case *plan.Project:
-		return streamable(n.Input)
-	}
-	return false
 }

@@ -52,15 +52,12 @@ func batchJoin(ctx context.Context, j *plan.Join, left, right []types.Row) ([]ty
 // query's budget; either way the loop notices cancellation.
 func eachJoinRow(ctx context.Context, j *plan.Join, left, right []types.Row, hold bool, emit func(types.Row) error) error {
 	nl, nr := len(j.Left.Schema()), len(j.Right.Schema())
-	// visited counts candidate pairs and built rows since the last
-	// budget check (charge), so that a join that builds or tries many
-	// rows notices cancellation and its memory bound.
+	// visited counts candidate pairs, and built the rows kept for the
+	// caller, since the last budget check (charge), so that a join that
+	// builds or tries many rows notices cancellation and its memory bound.
 	visited, built := 0, 0
 	check := func() error {
 		visited = 0
-		if !hold {
-			built = 0
-		}
 		err := charge(ctx, built, nl+nr)
 		built = 0
 		return err
@@ -99,7 +96,9 @@ func eachJoinRow(ctx context.Context, j *plan.Join, left, right []types.Row, hol
 					if err := emit(row); err != nil {
 						return err
 					}
-					built++
+					if hold {
+						built++
+					}
 					matched = true
 					rightMatched[ri] = true
 				}
