@@ -142,36 +142,29 @@ func (rt *Runtime) addPipeline(p *pipeline, spec viewSpec, edges []*edge) error 
 	}
 	resume := !rt.edges.running || rt.edges.holds > 0
 	if len(edges) > 0 {
-		if !resume {
-			if _, found, err := rt.store.Get(attachedMarker(p.id)); err != nil || found {
-				rt.mu.Unlock()
-				if err != nil {
-					return err
-				}
-				return sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s reads other views or tables through their changes and cannot be restarted alone", desc.Name).
-					WithHint("Restart the server, or drop and re-create %s.", desc.Name)
-			}
-			for _, e := range edges {
-				e.snapReady = make(chan struct{})
-			}
-			rt.edges.joining[p.id] = p
-		} else if _, found, err := rt.store.Get(attachedMarker(p.id)); !altered(p) && (err != nil || !found) {
-			// Restarted from a state taken before the view attached (a
-			// checkpoint between its CREATE and its first epoch): it holds
-			// none of its upstreams' rows, and resuming would give it only
-			// the changes from here on. It attaches as a new view does,
+		_, attached, err := rt.store.Get(attachedMarker(p.id))
+		if err != nil {
+			rt.mu.Unlock()
+			return err
+		}
+		switch {
+		case !resume && attached:
+			rt.mu.Unlock()
+			return sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s reads other views or tables through their changes and cannot be restarted alone", desc.Name).
+				WithHint("Restart the server, or drop and re-create %s.", desc.Name)
+		case !resume || (!attached && !altered(p)):
+			// A new view, or one restarted from a state taken before it
+			// attached (a checkpoint between its CREATE and its first
+			// epoch): it holds none of its upstreams' rows, and resuming
+			// would give it only the changes from here on. It attaches
 			// with a snapshot of its upstreams at the barrier it joins.
 			// (A view an ALTER rebuilt resumes as the ALTER arranged: its
 			// kept state, or its upstreams' rows at E when reread.)
-			if err != nil {
-				rt.mu.Unlock()
-				return err
-			}
 			for _, e := range edges {
 				e.snapReady = make(chan struct{})
 			}
 			rt.edges.joining[p.id] = p
-		} else {
+		default:
 			for _, e := range edges {
 				if e.up.cancel != nil {
 					// The upstream runs on: the changes since this view's
