@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"streamdb/storage"
 )
 
 // Users of the embedded NATS server. streamdb's own connection logs in as
@@ -181,32 +183,13 @@ func password(dir, name string) (string, error) {
 	return pw, nil
 }
 
-// writePrivate writes a file readable by its owner only, atomically.
+// writePrivate writes a file readable by its owner only, atomically and
+// durably.
 func writePrivate(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := f.Chmod(0o600); err != nil { // an older tmp file may have had other bits
-		f.Close()
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return storage.WriteFileSynced(path, data, 0o600)
 }
 
 // apply sets the users (and who a connection without credentials is) in

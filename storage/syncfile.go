@@ -8,11 +8,18 @@ import (
 // WriteFileSynced writes data to path through a temporary file that is
 // fsynced and renamed over path, then fsyncs the directory: after it
 // returns, a power cut leaves either the old file or the new one, never an
-// empty or torn one. Files that a restart relies on (checkpoint owner
-// files, markers, persisted settings) are written with it.
+// empty or torn one. The file is created with perm (less the umask) even
+// where a temporary file of an earlier attempt was left. Files that a restart relies on
+// (checkpoint owner files, markers, persisted settings, passwords) are
+// written with it.
 func WriteFileSynced(path string, data []byte, perm os.FileMode) error {
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	// A temporary file left by a crash would keep its old mode: the file
+	// is made anew, with perm (less the umask).
+	if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}

@@ -42,3 +42,25 @@ func TestSyncTree(t *testing.T) {
 		t.Fatal("SyncTree of a missing directory succeeded")
 	}
 }
+
+// TestWriteFileSyncedModeDespiteStaleTemp: a temporary file left with
+// wider permissions by an earlier attempt does not pass them on.
+func TestWriteFileSyncedModeDespiteStaleTemp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(path+".tmp", []byte("old"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path+".tmp", 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileSynced(path, []byte("new"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("mode %v: the stale temporary file's permissions were kept", st.Mode().Perm())
+	}
+}
