@@ -111,7 +111,7 @@ func TestFailedTablePublishLeavesNothing(t *testing.T) {
 		return nil
 	})
 	fails("INSERT INTO hk VALUES (4, 4)")
-	testutil.RestartNATS(t, addr, storeDir)
+	testutil.RestartNATS(t, addr, storeDir, srv)
 	// A publish sent while the connection was down may land once it is
 	// back (the client reported 08007 for it): either way the row is
 	// there exactly once and readable.

@@ -71,7 +71,7 @@ func TestNATSDown(t *testing.T) {
 	}
 
 	// NATS comes back on the same address and store.
-	testutil.RestartNATS(t, addr, storeDir)
+	testutil.RestartNATS(t, addr, storeDir, srv)
 	testutil.Poll(t, time.Minute, "writes after NATS is back", func() error {
 		return testutil.ExecSimple(writer, time.Minute, "INSERT INTO t VALUES (3, 'c')")
 	})

@@ -42,7 +42,7 @@ func TestSinkNATSDown(t *testing.T) {
 		return nil
 	})
 
-	back := testutil.RestartNATS(t, addr, storeDir)
+	back := testutil.RestartNATS(t, addr, storeDir, srv)
 	_, js := testutil.JetStream(t, back.ClientURL())
 	want := testutil.SortedRows(t, conn, "SELECT * FROM agg")
 	testutil.Poll(t, time.Minute, "the consumer equals the view", func() error {

@@ -44,8 +44,10 @@ func StartNATSServerWith(t testing.TB, configure func(*natsserver.Options)) *nat
 
 // RestartNATS starts a JetStream server on addr ("host:port") over
 // storeDir, the store of one the test shut down: the same server coming
-// back, for tests of an outage. It is shut down with the test.
-func RestartNATS(t testing.TB, addr, storeDir string) *natsserver.Server {
+// back, for tests of an outage. It is shut down with the test, after the
+// streamdb servers given (cleanups run last registered first): a server
+// whose NATS is gone would wait out its timeouts while it shuts down.
+func RestartNATS(t testing.TB, addr, storeDir string, users ...*Server) *natsserver.Server {
 	t.Helper()
 	host, portText, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -58,6 +60,9 @@ func RestartNATS(t testing.TB, addr, storeDir string) *natsserver.Server {
 	s := runNATS(t, &natsserver.Options{Host: host, Port: port, JetStream: true, StoreDir: storeDir, NoLog: true, NoSigs: true})
 	if !s.ReadyForConnections(30 * time.Second) {
 		t.Fatal("testutil: NATS did not come back within 30s")
+	}
+	for _, u := range users {
+		t.Cleanup(func() { u.Stop(t) })
 	}
 	return s
 }
