@@ -361,6 +361,19 @@ func (b *Broker) FirstSeq(ctx context.Context, stream string) (uint64, error) {
 	return st.FirstSeq, err
 }
 
+// FirstTime returns when the oldest message the stream retains was
+// stored; for an empty stream, a time after every message's.
+func (b *Broker) FirstTime(ctx context.Context, stream string) (time.Time, error) {
+	st, err := b.state(ctx, stream)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if st.Msgs == 0 {
+		return time.Now().Add(time.Hour), nil
+	}
+	return st.FirstTime, nil
+}
+
 func (b *Broker) state(ctx context.Context, stream string) (jetstream.StreamState, error) {
 	s, err := b.JS.Stream(ctx, stream)
 	if err != nil {

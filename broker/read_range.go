@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // ReadRange calls fn, in order, for every message on subject in stream
-// whose sequence is in [from, to]. It fails if the stream no longer holds
-// from (it was purged or dropped by the stream's limits).
+// whose sequence is in [from, to], a transaction's reference message
+// standing for the data of its commit (none if it aborted). It fails if
+// the stream no longer holds from (it was purged or dropped by the
+// stream's limits).
 func (b *Broker) ReadRange(ctx context.Context, stream, subject string, from, to uint64, fn func(seq uint64, data []byte) error) error {
 	if from > to {
 		return nil
@@ -46,7 +49,7 @@ func (b *Broker) ReadRange(ctx context.Context, stream, subject string, from, to
 			if seq > to {
 				return nil
 			}
-			if err := fn(seq, m.Data()); err != nil {
+			if err := b.readLogical(ctx, seq, m.Headers(), m.Data(), fn); err != nil {
 				return err
 			}
 			if seq == to {
@@ -61,4 +64,23 @@ func (b *Broker) ReadRange(ctx context.Context, stream, subject string, from, to
 			return nil
 		}
 	}
+}
+
+// readLogical calls fn for the message at seq or, for a reference
+// message, for each message of its committed transaction's data.
+func (b *Broker) readLogical(ctx context.Context, seq uint64, h nats.Header, data []byte, fn func(seq uint64, data []byte) error) error {
+	ref, isRef, err := ParseTxnRef(h, data)
+	if !isRef {
+		return fn(seq, data)
+	}
+	if err != nil {
+		return err
+	}
+	if ref.Decide {
+		committed, err := b.WaitTxnOutcome(ctx, ref.Txn)
+		if err != nil || !committed {
+			return err
+		}
+	}
+	return b.ReadTxnData(ctx, ref, func(d []byte) error { return fn(seq, d) })
 }

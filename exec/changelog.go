@@ -168,3 +168,37 @@ func EncodeChangelog(cols []types.Column, changes []Change, limit int) ([]byte, 
 	}
 	return buf, nil
 }
+
+// EncodeChangelogChunks renders the changes of one commit to a table as
+// changelog messages of at most limit bytes each, in order: read one after
+// another they replay the commit as one message would. A change that does
+// not fit in a message of its own fails with ErrChangelogTooLarge.
+func EncodeChangelogChunks(cols []types.Column, changes []Change, limit int) ([][]byte, error) {
+	var out [][]byte
+	buf := []byte{'['}
+	enc := newRowEncoder(cols)
+	var one []byte
+	for _, ch := range changes {
+		row, err := enc.encode(ch.Row, ch.Sign < 0)
+		if err != nil {
+			return nil, err
+		}
+		op := `{"op":"+","row":`
+		if ch.Sign < 0 {
+			op = `{"op":"-","row":`
+		}
+		one = append(append(append(one[:0], op...), row...), '}')
+		if len(one)+2 > limit {
+			return nil, &ErrChangelogTooLarge{Size: len(one) + 2, Limit: limit}
+		}
+		if len(buf)+1+len(one)+1 > limit {
+			out = append(out, append(buf, ']'))
+			buf = []byte{'['}
+		}
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, one...)
+	}
+	return append(out, append(buf, ']')), nil
+}

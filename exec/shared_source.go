@@ -399,7 +399,10 @@ func (r *subjectReader) take(m jetstream.Msg) {
 		}
 	}
 	from := r.chunk.Len()
-	if err := r.decoder.decodeInto(m.Data(), r.chunk); err != nil {
+	if err := r.decode(m); err != nil {
+		if r.ctx.Err() != nil {
+			return // stopping while reading a transaction's data
+		}
 		r.skipMessage(prev, seq, err)
 		return
 	}

@@ -18,8 +18,8 @@ import (
 // COPY FROM reads and converts every row before it writes any: a bad row
 // stops it with its line number and nothing of that COPY is written. Into
 // a table the rows are one statement (one transaction outside a block,
-// all or nothing, bounded like any commit by the NATS max_payload); into a
-// stream each row is published as an event, as INSERT does. The session
+// all or nothing at any size); into a stream each row is an event, as with
+// INSERT. The session
 // needs INSERT on the target, as for INSERT; COPY TO needs what its SELECT
 // needs.
 

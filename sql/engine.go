@@ -112,6 +112,13 @@ func Open(n *node.Node, log *slog.Logger, roles RoleReplica) (*Engine, error) {
 		n.Abandon()
 		return nil, err
 	}
+	rctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	err = e.resolveTxns(rctx)
+	cancel()
+	if err != nil {
+		n.Abandon()
+		return nil, err
+	}
 	if err := e.loadCatalog(); err != nil {
 		n.Abandon()
 		return nil, err

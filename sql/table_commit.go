@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/broker"
@@ -18,12 +16,13 @@ import (
 	"streamdb/types"
 )
 
-// A commit publishes all it wrote to a table as ONE changelog message, so
-// it lands whole or not at all: a message JetStream refuses (too large,
-// stream full) leaves nothing behind. A commit that writes several
-// subjects (tables, or streams inserted into inside a transaction)
-// publishes between barriers (exec.Runtime.PublishFenced), so every view
-// sees all of it in one epoch.
+// A commit that writes one subject and fits in one message publishes it
+// as ONE message (a table's through its log's queue), so it lands whole or
+// not at all: a message JetStream refuses (stream full) leaves nothing
+// behind. Any other commit (larger than a message, or writing several
+// tables or streams) goes through the transaction stream (publishTxn,
+// broker/txn.go): whole or not at all too, and seen by every view in one
+// epoch.
 
 // tableWrite is what one commit writes to one table.
 type tableWrite struct {
@@ -69,123 +68,129 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		// first.
 		logs[i].waitIdle()
 	}
-	type outgoing struct {
-		d       *catalog.Descriptor
-		data    []byte
-		log     *tableLog
-		changes []exec.Change
-	}
-	var msgs []outgoing
+	var parts []txnPart
 	limit := e.changelogLimit()
 	for i, w := range tables {
-		changes, data, err := e.prepareTableCommit(ctx, w, logs[i])
+		changes, msgs, err := e.prepareTableCommit(ctx, w, logs[i])
 		if err != nil {
 			return err
 		}
 		if len(changes) > 0 {
-			msgs = append(msgs, outgoing{d: w.d, data: data, log: logs[i], changes: changes})
+			parts = append(parts, txnPart{d: w.d, msgs: msgs, log: logs[i], changes: changes})
 		}
 	}
 	for _, w := range streams {
-		if se := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to stream %q", w.d.Name)); se != nil && len(w.msgs) > 0 {
+		if len(w.msgs) == 0 {
+			continue
+		}
+		if se := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to stream %q", w.d.Name)); se != nil {
 			return se
 		}
 		for _, m := range w.msgs {
 			if len(m) > limit {
 				return sqlerr.New(sqlerr.ProgramLimitExceeded, "a row for stream %q is %d bytes, over the limit of %d bytes for one message", w.d.Name, len(m), limit)
 			}
-			msgs = append(msgs, outgoing{d: w.d, data: m})
 		}
+		parts = append(parts, txnPart{d: w.d, msgs: w.msgs})
 	}
-	if len(msgs) == 0 {
+	switch {
+	case len(parts) == 0:
 		return nil
+	case len(parts) == 1 && len(parts[0].msgs) == 1:
+		return e.publishOne(parts[0])
+	case len(parts) == 1 && parts[0].log == nil:
+		return e.publishRows(parts[0])
+	default:
+		return e.publishTxn(parts)
 	}
-	seqs := make([]uint64, len(msgs))
-	var fenced error
+}
+
+// publishRows publishes the rows of a write to one stream as events, one
+// message each, as producers publish them, in one epoch. They are not one
+// atomic unit: if JetStream refuses a later row (the stream's limits), the
+// rows before it stay, and the error names how many landed.
+func (e *Engine) publishRows(p txnPart) error {
+	var landed int
 	var notDurable *broker.NotDurableError
-	publish := func() (map[string]uint64, error) {
+	var fenced error
+	err := e.rt.PublishFenced([]string{p.d.Subject}, func() (map[string]uint64, error) {
 		if fenced = e.checkFence(); fenced != nil {
 			return nil, fenced
 		}
-		futures := make([]jetstream.PubAckFuture, len(msgs))
+		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+		defer cancel()
+		futures := make([]jetstream.PubAckFuture, 0, len(p.msgs))
 		var err error
-		for i, m := range msgs {
-			if futures[i], err = e.broker.JS.PublishAsync(m.d.Subject, m.data, jetstream.WithExpectStream(m.d.JSStream)); err != nil {
+		for _, m := range p.msgs {
+			f, perr := e.broker.JS.PublishAsync(p.d.Subject, m, jetstream.WithExpectStream(p.d.JSStream))
+			if perr != nil {
+				err = perr
 				break
 			}
+			futures = append(futures, f)
 		}
-		published := map[string]uint64{}
-		timeout := time.After(publishTimeout)
-		for i, f := range futures {
-			if f == nil {
+		var last uint64
+		for _, f := range futures {
+			ack, perr := awaitAck(ctx, f)
+			if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
+				ack, perr, notDurable = nd.Ack, nil, nd
+			}
+			if perr != nil {
+				err = errors.Join(err, perr)
 				continue
 			}
-			select {
-			case ack := <-f.Ok():
-				seqs[i] = ack.Sequence
-				published[msgs[i].d.Subject] = max(published[msgs[i].d.Subject], ack.Sequence)
-			case perr := <-f.Err():
-				// Stored but not fsynced: written all the same.
-				if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
-					seqs[i] = nd.Ack.Sequence
-					published[msgs[i].d.Subject] = max(published[msgs[i].d.Subject], nd.Ack.Sequence)
-					notDurable = nd
-					continue
-				}
-				err = errors.Join(err, perr)
-			case <-timeout:
-				err = errors.Join(err, fmt.Errorf("no acknowledgement from JetStream: %w", nats.ErrTimeout))
-			}
+			landed++
+			last = max(last, ack.Sequence)
 		}
-		return published, err
-	}
-	var published map[string]uint64
-	var err error
-	if len(msgs) == 1 {
-		published, err = publish()
-	} else {
-		subjects := make([]string, len(msgs))
-		for i, m := range msgs {
-			subjects[i] = m.d.Subject
+		if last == 0 {
+			return nil, err
 		}
-		err = e.rt.PublishFenced(subjects, func() (map[string]uint64, error) {
-			published, err = publish()
-			return published, err
-		})
-	}
+		e.acknowledged(p.d.Subject, last)
+		return map[string]uint64{p.d.Subject: last}, err
+	})
 	if fenced != nil {
 		return fenced // nothing was published
 	}
-	for i, m := range msgs {
-		if seqs[i] == 0 {
-			continue
-		}
-		e.acknowledged(m.d.Subject, seqs[i])
-		if m.log != nil {
-			m.log.added(seqs[i], m.changes)
-		}
-	}
 	if err != nil {
-		if len(published) > 0 {
-			var landed []string
-			for _, m := range msgs {
-				if published[m.d.Subject] > 0 {
-					landed = append(landed, m.d.Name)
-				}
-			}
-			return sqlerr.New(sqlerr.TransactionResolutionUnknown, "the commit was only partly published (it reached %s): %v", strings.Join(dedupe(landed), ", "), err)
+		if landed > 0 {
+			return sqlerr.New(sqlerr.TransactionResolutionUnknown, "only %d of the %d rows for stream %q were published: %v", landed, len(p.msgs), p.d.Name, err).
+				WithHint("A stream's rows are events published one by one; the stream's JetStream limits refused the rest.")
 		}
-		for _, m := range msgs {
-			if m.log != nil {
-				m.log.unsure.Store(true)
-			}
+		if se := e.broker.StreamWriteError(p.d.JSStream, "could not write"); se != nil {
+			return se
 		}
-		for _, m := range msgs {
-			if se := e.broker.StreamWriteError(m.d.JSStream, "could not commit"); se != nil {
-				return se
-			}
+		return e.publishFailure(err, fmt.Sprintf("could not write to stream %q", p.d.Name))
+	}
+	if notDurable != nil {
+		return storedNotDurable("the write", notDurable)
+	}
+	return nil
+}
+
+// publishOne publishes a commit of one message to one subject outside a
+// table's queue. Caller holds the table's log mu with its queue idle.
+func (e *Engine) publishOne(p txnPart) error {
+	if err := e.checkFence(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	ack, err := e.broker.JS.Publish(ctx, p.d.Subject, p.msgs[0], jetstream.WithExpectStream(p.d.JSStream))
+	var notDurable *broker.NotDurableError
+	if errors.As(err, &notDurable) {
+		ack = notDurable.Ack
+	} else if err != nil {
+		if p.log != nil {
+			p.log.unsure.Store(true)
+		}
+		if se := e.broker.StreamWriteError(p.d.JSStream, "could not commit"); se != nil {
+			return se
 		}
 		return e.publishFailure(err, "could not commit")
+	}
+	e.acknowledged(p.d.Subject, ack.Sequence)
+	if p.log != nil {
+		p.log.added(ack.Sequence, p.changes)
 	}
 	if notDurable != nil {
 		return storedNotDurable("the commit", notDurable)
@@ -201,12 +206,20 @@ func (e *Engine) commitTable(ctx context.Context, w *tableWrite) error {
 	}
 	log := e.tables.log(w.d.ID)
 	log.mu.Lock()
-	changes, data, err := e.prepareTableCommit(ctx, w, log)
+	changes, msgs, err := e.prepareTableCommit(ctx, w, log)
 	if err != nil || len(changes) == 0 {
 		log.mu.Unlock()
 		return err
 	}
-	en := log.queue(changes, data)
+	if len(msgs) > 1 {
+		// Too large for one message: published outside the queue, after
+		// what is queued, holding mu so that nothing is computed on top
+		// of it before it lands.
+		defer log.mu.Unlock()
+		log.waitIdle()
+		return e.publishTxn([]txnPart{{d: w.d, msgs: msgs, log: log, changes: changes}})
+	}
+	en := log.queue(changes, msgs[0])
 	log.mu.Unlock()
 	return log.await(e, w.d, en)
 }
@@ -221,8 +234,9 @@ func (e *Engine) checkExists(d *catalog.Descriptor) error {
 }
 
 // prepareTableCommit checks a table write against the table's current
-// contents and encodes it as one changelog message. Holding log.mu.
-func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tableLog) ([]exec.Change, []byte, error) {
+// contents and encodes it as changelog messages (one unless it is larger
+// than a message). Holding log.mu.
+func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tableLog) ([]exec.Change, [][]byte, error) {
 	// A table whose dataflow stopped would never show the write.
 	if err := e.tableFailure(w.d); err != nil {
 		return nil, nil, err
@@ -245,13 +259,13 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := exec.EncodeChangelog(cols, changes, e.changelogLimit())
+	msgs, err := exec.EncodeChangelogChunks(cols, changes, e.changelogLimit())
 	var tooLarge *exec.ErrChangelogTooLarge
 	if errors.As(err, &tooLarge) {
-		return nil, nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "the changes to table %q are %d bytes, over the limit of %d bytes for one commit", w.d.Name, tooLarge.Size, tooLarge.Limit).
-			WithHint("Write fewer or smaller rows per statement or transaction; the limit is the NATS server's max_payload.")
+		return nil, nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "a row of table %q is %d bytes, over the limit of %d bytes for one row", w.d.Name, tooLarge.Size, tooLarge.Limit).
+			WithHint("The limit is the NATS server's max_payload.")
 	}
-	return changes, data, err
+	return changes, msgs, err
 }
 
 func dedupe(names []string) []string {

@@ -129,6 +129,8 @@ func (e *Engine) purgeOnce() {
 	defer cancel()
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
+	// Transactions whose references the purge removed go with them.
+	defer e.removeTxns(ctx)
 	targets := e.purgeTargets(ctx)
 	if len(targets) == 0 {
 		return

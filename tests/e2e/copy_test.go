@@ -299,8 +299,9 @@ func (r failingReader) Read(p []byte) (int, error) {
 	return r.data.Read(p)
 }
 
-// TestCopyAborted: a COPY the client abandons (CopyFail) and one too large
-// for one commit write nothing, say why, and leave the session usable.
+// TestCopyAborted: a COPY the client abandons (CopyFail) and one with a
+// row too large for one message write nothing, say why, and leave the
+// session usable; a COPY larger than a message is written whole.
 func TestCopyAborted(t *testing.T) {
 	srv := startServer(t)
 	conn := srv.Conn(t)
@@ -312,15 +313,23 @@ func TestCopyAborted(t *testing.T) {
 	}
 	wantRows(t, conn, "SELECT count(*) FROM t", "0")
 
+	huge := fmt.Sprintf("1\tsmall\n2\t%s\n", strings.Repeat("x", 1<<20))
+	_, err = copyIn(t, conn, "COPY t FROM STDIN", huge)
+	if pe := wantCode(t, err, "54000"); pe != nil && !strings.Contains(pe.Message, "over the limit") {
+		t.Errorf("COPY of a row over the message limit: %q", pe.Message)
+	}
+	wantRows(t, conn, "SELECT count(*) FROM t", "0")
+
 	var big strings.Builder
 	pad := strings.Repeat("x", 200)
 	for i := 0; i < 10000; i++ {
-		fmt.Fprintf(&big, "%d\t%s\n", i, pad)
+		fmt.Fprintf(&big, "%d\t%s\n", 100+i, pad)
 	}
-	_, err = copyIn(t, conn, "COPY t FROM STDIN", big.String())
-	if pe := wantCode(t, err, "54000"); pe != nil && !strings.Contains(pe.Message, "over the limit") {
-		t.Errorf("too large COPY: %q", pe.Message)
+	if _, err := copyIn(t, conn, "COPY t FROM STDIN", big.String()); err != nil {
+		t.Fatalf("COPY of 10,000 rows (2 MB): %v", err)
 	}
+	wantRows(t, conn, "SELECT count(*), sum(length(s)) FROM t", "10000 2000000")
+	exec(t, conn, "DELETE FROM t")
 	wantRows(t, conn, "SELECT count(*) FROM t", "0")
 	if _, err := copyIn(t, conn, "COPY t FROM STDIN", "1\ta\n"); err != nil {
 		t.Fatal(err)

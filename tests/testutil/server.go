@@ -482,3 +482,7 @@ func exitDesc(err error) string {
 	}
 	return err.Error()
 }
+
+// SetEnv replaces the extra environment entries (ServerOptions.Env) the
+// server gets from its next start on.
+func (s *Server) SetEnv(env ...string) { s.opts.Env = env }

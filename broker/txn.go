@@ -1,0 +1,304 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A commit that does not fit in one message on one subject (a write over
+// NATS's max_payload, or one that writes several tables or streams) goes
+// through the transaction stream, so that it lands whole or not at all:
+//
+//  1. its data is published to TxnStream, on TxnDataSubject(id): table
+//     changelog messages and stream rows, exactly as they would have been
+//     published to their own subjects, as many as it takes;
+//  2. each subject it writes gets one reference message (header TxnHeader,
+//     body a TxnRef) naming the data's sequences in TxnStream; readers
+//     take the referenced messages in its place, at its position;
+//  3. a commit over several subjects is decided by one more message, on
+//     TxnDecisionSubject(id), published only if no decision is there yet
+//     (an expected last sequence of 0 on the subject): the first decision
+//     wins, so a commit and the abort of recovery (or of a failed publish)
+//     cannot both happen. A reader that reaches a reference waits for the
+//     decision and takes the data only if the commit won. A reference
+//     alone (one subject) is its own commit point.
+//
+// Every such commit first publishes an intent (TxnIntentSubject) naming
+// the subjects it writes. A crash before the decision leaves references
+// that wait for it; the server that starts next aborts every transaction
+// over several subjects it finds undecided. A transaction's records are
+// removed (RemoveTxn) once no subject it wrote still holds a message from
+// before it ended, so no reader can reach its references.
+
+// TxnStream is the JetStream stream that holds transactions' data and
+// decisions.
+const TxnStream = "streamdb_txn"
+
+// TxnHeader marks a reference message; its value is the transaction id.
+const TxnHeader = "Streamdb-Txn"
+
+const txnPrefix = "streamdb.txn."
+
+// TxnDataSubject, TxnIntentSubject and TxnDecisionSubject are the subjects
+// of a transaction's data, of the record naming the subjects it writes
+// (published first, for recovery and removal) and of its decision.
+func TxnDataSubject(id string) string     { return txnPrefix + id + ".data" }
+func TxnIntentSubject(id string) string   { return txnPrefix + id + ".intent" }
+func TxnDecisionSubject(id string) string { return txnPrefix + id + ".decision" }
+
+// TxnRef is the body of a reference message.
+type TxnRef struct {
+	Txn string `json:"txn"`
+	// Decide says that the commit is decided by the transaction's
+	// decision record rather than by this reference.
+	Decide bool `json:"decide,omitempty"`
+	// Data lists the data's sequences in TxnStream as inclusive ranges,
+	// in order.
+	Data [][2]uint64 `json:"data"`
+}
+
+// TxnIntent is the body of a transaction's intent record.
+type TxnIntent struct {
+	Subjects []TxnSubject `json:"subjects"`
+}
+
+// TxnSubject is one subject a transaction writes.
+type TxnSubject struct {
+	Stream  string `json:"stream"`
+	Subject string `json:"subject"`
+}
+
+const (
+	txnCommit = "commit"
+	txnAbort  = "abort"
+)
+
+// ParseTxnRef reports whether a message is a reference message and, if
+// so, decodes it.
+func ParseTxnRef(h nats.Header, data []byte) (TxnRef, bool, error) {
+	id := h.Get(TxnHeader)
+	if id == "" {
+		return TxnRef{}, false, nil
+	}
+	var ref TxnRef
+	if err := json.Unmarshal(data, &ref); err != nil || ref.Txn != id {
+		return TxnRef{}, true, fmt.Errorf("malformed transaction reference %q", id)
+	}
+	return ref, true, nil
+}
+
+// NewTxnRefMsg builds the reference message for subject.
+func NewTxnRefMsg(subject string, ref TxnRef) *nats.Msg {
+	body, _ := json.Marshal(ref)
+	m := nats.NewMsg(subject)
+	m.Header.Set(TxnHeader, ref.Txn)
+	m.Data = body
+	return m
+}
+
+// AddTxnRange appends seq to ranges, extending the last range when seq
+// follows it.
+func AddTxnRange(ranges [][2]uint64, seq uint64) [][2]uint64 {
+	if n := len(ranges); n > 0 && ranges[n-1][1]+1 == seq {
+		ranges[n-1][1] = seq
+		return ranges
+	}
+	return append(ranges, [2]uint64{seq, seq})
+}
+
+// EnsureTxnStream creates TxnStream if it does not exist and denies its
+// subjects to producers.
+func (b *Broker) EnsureTxnStream(ctx context.Context) error {
+	if _, err := b.protectSubject(txnPrefix + ">"); err != nil {
+		return err
+	}
+	_, err := b.JS.Stream(ctx, TxnStream)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("look up JetStream stream %s: %w", TxnStream, err)
+	}
+	_, err = b.JS.CreateStream(ctx, jetstream.StreamConfig{
+		Name:     TxnStream,
+		Subjects: []string{txnPrefix + ">"},
+		Storage:  jetstream.FileStorage,
+		Replicas: max(1, b.replicas),
+	})
+	if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return fmt.Errorf("create JetStream stream %s: %w", TxnStream, err)
+	}
+	return nil
+}
+
+// DecideTxn records the outcome of transaction id unless one is recorded
+// already, and returns the outcome that stands.
+func (b *Broker) DecideTxn(ctx context.Context, id string, commit bool) (committed bool, err error) {
+	outcome := txnAbort
+	if commit {
+		outcome = txnCommit
+	}
+	_, err = b.JS.Publish(ctx, TxnDecisionSubject(id), []byte(outcome),
+		jetstream.WithExpectStream(TxnStream), jetstream.WithExpectLastSequencePerSubject(0))
+	var nd *NotDurableError
+	if err == nil || errors.As(err, &nd) {
+		return commit, err
+	}
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant) {
+		committed, decided, gerr := b.TxnOutcome(ctx, id)
+		if gerr != nil {
+			return false, gerr
+		}
+		if decided {
+			return committed, nil
+		}
+	}
+	return false, err
+}
+
+// TxnOutcome returns the decision of transaction id, if there is one.
+func (b *Broker) TxnOutcome(ctx context.Context, id string) (committed, decided bool, err error) {
+	s, err := b.JS.Stream(ctx, TxnStream)
+	if err != nil {
+		return false, false, err
+	}
+	m, err := s.GetLastMsgForSubject(ctx, TxnDecisionSubject(id))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	return string(m.Data) == txnCommit, true, nil
+}
+
+// WaitTxnOutcome waits until transaction id is decided and returns whether
+// it committed. Its writer decides it right after publishing its
+// references, or the next server to start does.
+func (b *Broker) WaitTxnOutcome(ctx context.Context, id string) (bool, error) {
+	wait := time.Millisecond
+	for {
+		committed, decided, err := b.TxnOutcome(ctx, id)
+		if err == nil && decided {
+			return committed, nil
+		}
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// ReadTxnData calls fn with each data message ref names, in order.
+func (b *Broker) ReadTxnData(ctx context.Context, ref TxnRef, fn func(data []byte) error) error {
+	s, err := b.JS.Stream(ctx, TxnStream)
+	if err != nil {
+		return fmt.Errorf("read transaction %s: %w", ref.Txn, err)
+	}
+	for _, r := range ref.Data {
+		for seq := r[0]; seq <= r[1]; seq++ {
+			m, err := s.GetMsg(ctx, seq)
+			if err != nil {
+				return fmt.Errorf("read transaction %s at sequence %d of %s: %w", ref.Txn, seq, TxnStream, err)
+			}
+			if m.Subject != TxnDataSubject(ref.Txn) {
+				return fmt.Errorf("transaction %s: sequence %d of %s holds another transaction's data", ref.Txn, seq, TxnStream)
+			}
+			if err := fn(m.Data); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Txn is a transaction TxnStream holds something of.
+type Txn struct {
+	ID string
+	// Intent is nil for a transaction over one subject, or one whose
+	// intent record is gone.
+	Intent *TxnIntent
+	// Decided and Committed give its decision.
+	Decided, Committed bool
+	// Began is when its intent was stored, Decided when its decision was.
+	Began, DecidedAt time.Time
+}
+
+// Txns lists the transactions TxnStream holds anything of.
+func (b *Broker) Txns(ctx context.Context) ([]Txn, error) {
+	s, err := b.JS.Stream(ctx, TxnStream)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(txnPrefix+">"))
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*Txn{}
+	var out []*Txn
+	for subj := range info.State.Subjects {
+		rest, ok := strings.CutPrefix(subj, txnPrefix)
+		if !ok {
+			continue
+		}
+		id, kind, ok := strings.Cut(rest, ".")
+		if !ok {
+			continue
+		}
+		t := byID[id]
+		if t == nil {
+			t = &Txn{ID: id}
+			byID[id] = t
+			out = append(out, t)
+		}
+		switch kind {
+		case "intent":
+			m, err := s.GetLastMsgForSubject(ctx, subj)
+			if err != nil {
+				return nil, err
+			}
+			var in TxnIntent
+			if json.Unmarshal(m.Data, &in) == nil {
+				t.Intent = &in
+			}
+			t.Began = m.Time
+		case "decision":
+			m, err := s.GetLastMsgForSubject(ctx, subj)
+			if err != nil {
+				return nil, err
+			}
+			t.Decided, t.Committed = true, string(m.Data) == txnCommit
+			t.DecidedAt = m.Time
+		}
+	}
+	res := make([]Txn, len(out))
+	for i, t := range out {
+		res[i] = *t
+	}
+	return res, nil
+}
+
+// RemoveTxn removes everything TxnStream holds of transaction id.
+func (b *Broker) RemoveTxn(ctx context.Context, id string) error {
+	s, err := b.JS.Stream(ctx, TxnStream)
+	if err != nil {
+		return err
+	}
+	return s.Purge(ctx, jetstream.WithPurgeSubject(txnPrefix+id+".>"))
+}

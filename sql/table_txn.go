@@ -1,0 +1,323 @@
+package sql
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/broker"
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/faults"
+	"streamdb/sqlerr"
+)
+
+// txnPart is what a commit writes to one subject.
+type txnPart struct {
+	d *catalog.Descriptor
+	// msgs are the messages the subject would take: a table's changelog
+	// messages, or a stream's rows.
+	msgs [][]byte
+	// log and changes are the table's log and the commit's changes to it
+	// (nil for a stream).
+	log     *tableLog
+	changes []exec.Change
+}
+
+// publishTxn publishes a commit through the transaction stream (see
+// broker/txn.go): its intent, its data, a reference on each subject it
+// writes and, over several subjects, its decision. Nothing of it is
+// visible unless all of it is. Caller holds stateMu (shared) and the log
+// mu of every table it writes, with their queues idle.
+func (e *Engine) publishTxn(parts []txnPart) error {
+	if err := e.checkFence(); err != nil {
+		return err
+	}
+	// A COMMIT under way is not cancelled by its client: it ends within
+	// publishTimeout either way.
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	id := newTxnID()
+	decide := len(parts) > 1
+	failed := func(err error) error {
+		if se := e.broker.StreamWriteError(broker.TxnStream, "could not commit"); se != nil {
+			return se
+		}
+		return e.publishFailure(err, "could not commit")
+	}
+
+	var intent broker.TxnIntent
+	for _, p := range parts {
+		intent.Subjects = append(intent.Subjects, broker.TxnSubject{Stream: p.d.JSStream, Subject: p.d.Subject})
+	}
+	body, _ := json.Marshal(intent)
+	if _, err := e.broker.JS.Publish(ctx, broker.TxnIntentSubject(id), body, jetstream.WithExpectStream(broker.TxnStream)); err != nil {
+		return failed(err)
+	}
+	refs, err := e.publishTxnData(ctx, id, parts)
+	if err != nil {
+		return failed(err) // nothing refers to what landed
+	}
+	faults.Crash("txn-after-data")
+
+	subjects := make([]string, len(parts))
+	for i, p := range parts {
+		subjects[i] = p.d.Subject
+	}
+	seqs := make([]uint64, len(parts))
+	var notDurable *broker.NotDurableError
+	publishRefs := func() (map[string]uint64, error) {
+		if err := e.checkFence(); err != nil {
+			return nil, err
+		}
+		futures := make([]jetstream.PubAckFuture, len(parts))
+		var err error
+		for i, p := range parts {
+			ref := broker.TxnRef{Txn: id, Decide: decide, Data: refs[i]}
+			if futures[i], err = e.broker.JS.PublishMsgAsync(broker.NewTxnRefMsg(p.d.Subject, ref), jetstream.WithExpectStream(p.d.JSStream)); err != nil {
+				break
+			}
+		}
+		published := map[string]uint64{}
+		for i, f := range futures {
+			if f == nil {
+				continue
+			}
+			ack, perr := awaitAck(ctx, f)
+			if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
+				ack, perr, notDurable = nd.Ack, nil, nd
+			}
+			if perr != nil {
+				err = errors.Join(err, perr)
+				continue
+			}
+			seqs[i] = ack.Sequence
+			published[parts[i].d.Subject] = ack.Sequence
+		}
+		return published, err
+	}
+	if decide {
+		err = e.rt.PublishFenced(subjects, func() (map[string]uint64, error) { return publishRefs() })
+	} else {
+		_, err = publishRefs()
+	}
+	if err != nil {
+		if !decide {
+			// The reference is the commit: it may have landed unseen.
+			parts[0].markUnsure()
+			if se := e.broker.StreamWriteError(parts[0].d.JSStream, "could not commit"); se != nil {
+				return se
+			}
+			return e.publishFailure(err, "could not commit")
+		}
+		if committed, derr := e.decideTxn(id, false); derr != nil || committed {
+			return e.txnUndecided(id, parts, errors.Join(err, derr))
+		}
+		for _, p := range parts {
+			if se := e.broker.StreamWriteError(p.d.JSStream, "could not commit"); se != nil {
+				return se
+			}
+		}
+		return e.publishFailure(err, "could not commit")
+	}
+	if decide {
+		faults.Crash("txn-before-decision")
+		committed, derr := e.decideTxn(id, true)
+		if derr != nil {
+			return e.txnUndecided(id, parts, derr)
+		}
+		if !committed {
+			return sqlerr.New(sqlerr.SerializationFailure, "the commit was aborted before it was decided").
+				WithHint("Retry the transaction.")
+		}
+	}
+	faults.Crash("txn-after-decision")
+	for i, p := range parts {
+		e.acknowledged(p.d.Subject, seqs[i])
+		if p.log != nil {
+			p.log.added(seqs[i], p.changes)
+		}
+	}
+	if notDurable != nil {
+		return storedNotDurable("the commit", notDurable)
+	}
+	return nil
+}
+
+// publishTxnData publishes the parts' messages as transaction id's data
+// and returns, per part, their sequences in the transaction stream.
+func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart) ([][][2]uint64, error) {
+	subject := broker.TxnDataSubject(id)
+	refs := make([][][2]uint64, len(parts))
+	// Acknowledgements are awaited in windows, so that a commit of any
+	// size keeps a bounded number of publishes in flight.
+	const window = 256
+	type pending struct {
+		part int
+		f    jetstream.PubAckFuture
+	}
+	var inflight []pending
+	drain := func() error {
+		for _, p := range inflight {
+			ack, err := awaitAck(ctx, p.f)
+			if err != nil {
+				return err
+			}
+			refs[p.part] = broker.AddTxnRange(refs[p.part], ack.Sequence)
+		}
+		inflight = inflight[:0]
+		return nil
+	}
+	for i, p := range parts {
+		for _, m := range p.msgs {
+			f, err := e.broker.JS.PublishAsync(subject, m, jetstream.WithExpectStream(broker.TxnStream))
+			if err != nil {
+				return nil, err
+			}
+			inflight = append(inflight, pending{part: i, f: f})
+			if len(inflight) == window {
+				if err := drain(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return refs, drain()
+}
+
+// awaitAck waits for an async publish's acknowledgement.
+func awaitAck(ctx context.Context, f jetstream.PubAckFuture) (*jetstream.PubAck, error) {
+	select {
+	case ack := <-f.Ok():
+		return ack, nil
+	case err := <-f.Err():
+		return nil, err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no acknowledgement from JetStream: %w", nats.ErrTimeout)
+	}
+}
+
+// decideTxn records transaction id's outcome, trying until publishTimeout,
+// and returns the outcome that stands.
+func (e *Engine) decideTxn(id string, commit bool) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	for {
+		committed, err := e.broker.DecideTxn(ctx, id, commit)
+		var nd *broker.NotDurableError
+		if err == nil || errors.As(err, &nd) {
+			return committed, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// txnUndecided answers a commit whose decision could not be recorded: its
+// references wait for one, so the server keeps trying to abort it (which
+// yields to a commit decision that did land).
+func (e *Engine) txnUndecided(id string, parts []txnPart, err error) error {
+	for _, p := range parts {
+		p.markUnsure()
+	}
+	go func() {
+		for {
+			if _, derr := e.decideTxn(id, false); derr == nil {
+				return
+			}
+		}
+	}()
+	return sqlerr.New(sqlerr.TransactionResolutionUnknown, "the commit's outcome could not be recorded: %v", err).
+		WithHint("Read the tables to see whether it took effect; readers wait until streamdb records it.")
+}
+
+// markUnsure makes the next writer of the part's table reread its whole
+// changelog (see tableLog.unsure).
+func (p txnPart) markUnsure() {
+	if p.log != nil {
+		p.log.unsure.Store(true)
+	}
+}
+
+func newTxnID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// resolveTxns runs at start, before any write: it aborts every
+// transaction over several subjects that a crash left undecided, so that
+// readers waiting at its references go on.
+func (e *Engine) resolveTxns(ctx context.Context) error {
+	if err := e.broker.EnsureTxnStream(ctx); err != nil {
+		return err
+	}
+	txns, err := e.broker.Txns(ctx)
+	if err != nil {
+		return fmt.Errorf("list transactions: %w", err)
+	}
+	for _, t := range txns {
+		if t.Decided || t.Intent == nil || len(t.Intent.Subjects) < 2 {
+			continue
+		}
+		committed, err := e.broker.DecideTxn(ctx, t.ID, false)
+		var nd *broker.NotDurableError
+		if err != nil && !errors.As(err, &nd) {
+			return fmt.Errorf("abort transaction %s: %w", t.ID, err)
+		}
+		e.log.Info("resolved a transaction a crash left undecided", "txn", t.ID, "committed", committed)
+	}
+	return nil
+}
+
+// removeTxns removes the transactions no reader can reach any more: those
+// ended (decided, or begun publishTimeout ago) before the first message
+// each subject they wrote still holds. Runs after a purge.
+func (e *Engine) removeTxns(ctx context.Context) {
+	txns, err := e.broker.Txns(ctx)
+	if err != nil {
+		e.log.Warn("list transactions", "err", err)
+		return
+	}
+	for _, t := range txns {
+		if t.Intent == nil {
+			if err := e.broker.RemoveTxn(ctx, t.ID); err != nil {
+				e.log.Warn("remove transaction", "txn", t.ID, "err", err)
+			}
+			continue
+		}
+		ended := t.Began.Add(2 * publishTimeout)
+		if t.Decided {
+			ended = t.DecidedAt
+		} else if len(t.Intent.Subjects) > 1 || time.Now().Before(ended) {
+			continue // undecided, or its reference may still land
+		}
+		reachable := false
+		for _, s := range t.Intent.Subjects {
+			first, err := e.broker.FirstTime(ctx, s.Stream)
+			if errors.Is(err, jetstream.ErrStreamNotFound) {
+				continue
+			}
+			if err != nil || !first.After(ended) {
+				reachable = true
+				break
+			}
+		}
+		if reachable {
+			continue
+		}
+		if err := e.broker.RemoveTxn(ctx, t.ID); err != nil {
+			e.log.Warn("remove transaction", "txn", t.ID, "err", err)
+		}
+	}
+}
