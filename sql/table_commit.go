@@ -268,18 +268,6 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	return changes, msgs, err
 }
 
-func dedupe(names []string) []string {
-	seen := map[string]bool{}
-	out := names[:0]
-	for _, n := range names {
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // changelogLimit is the largest changelog message the NATS connection
 // takes, less room for the headers JetStream adds.
 func (e *Engine) changelogLimit() int {
