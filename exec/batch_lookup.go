@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -20,36 +21,109 @@ import (
 // shape; the caller then scans.
 func lookupByKey(f *plan.Filter, r storage.Reader) ([]types.Row, bool, error) {
 	s, ok := f.Input.(*plan.Scan)
-	if !ok || s.Rows != nil || len(s.StoredKey) == 0 {
+	if !ok || s.Rows != nil {
 		return nil, false, nil
 	}
-	conj := plan.Conjuncts(f.Cond)
-	key := ViewTablePrefix(s.Object.ID)
-	for _, k := range s.StoredKey {
-		if !exactKeyType(s.Cols[k].Type) {
-			return nil, false, nil
-		}
-		v, ok := keyValue(conj, k, s.Cols[k].Type)
-		if !ok {
-			return nil, false, nil
-		}
-		if v.IsNull() {
-			return nil, true, nil // = NULL is never true
-		}
-		key = keyenc.Append(key, v)
+	keys, ok := PinnedKeys(f.Cond, s)
+	if !ok {
+		return nil, false, nil
 	}
-	row, count, found, err := getViewRow(r, key, len(s.Cols))
-	if err != nil || !found {
-		return nil, true, err
-	}
-	if pass, err := expr.Holds(f.Cond, row); err != nil || !pass {
-		return nil, true, err
-	}
-	out := make([]types.Row, count)
-	for i := range out {
-		out[i] = row
+	var out []types.Row
+	for _, key := range keys {
+		row, count, found, err := getViewRow(r, key, len(s.Cols))
+		if err != nil {
+			return nil, true, err
+		}
+		if !found {
+			continue
+		}
+		if pass, err := expr.Holds(f.Cond, row); err != nil || !pass {
+			if err != nil {
+				return nil, true, err
+			}
+			continue
+		}
+		for range count {
+			out = append(out, row)
+		}
 	}
 	return out, true, nil
+}
+
+// maxPinnedKeys bounds the point reads PinnedKeys turns a filter into;
+// past it a scan is cheaper to reason about.
+const maxPinnedKeys = 1024
+
+// PinnedKeys returns the full stored keys (prefix and key columns) of the
+// rows of s that cond can hold for, in key order without repeats, when
+// cond fixes every column of s.StoredKey to constants: "col = c", or
+// "col IN (c1, c2, ...)" (an OR of such equalities), ANDed. An empty list
+// means no row can pass (a key column compared to NULL). ok is false when
+// cond does not have that shape.
+func PinnedKeys(cond expr.Expr, s *plan.Scan) (keys [][]byte, ok bool) {
+	if len(s.StoredKey) == 0 {
+		return nil, false
+	}
+	conj := plan.Conjuncts(cond)
+	keys = [][]byte{ViewTablePrefix(s.Object.ID)}
+	for _, k := range s.StoredKey {
+		t := s.Cols[k].Type
+		if !exactKeyType(t) {
+			return nil, false
+		}
+		vals, ok := keyValues(conj, k, t)
+		if !ok || len(keys)*len(vals) > maxPinnedKeys {
+			return nil, false
+		}
+		next := make([][]byte, 0, len(keys)*len(vals))
+		for _, key := range keys {
+			for _, v := range vals {
+				next = append(next, keyenc.Append(bytes.Clone(key), v))
+			}
+		}
+		keys = next
+	}
+	slices.SortFunc(keys, bytes.Compare)
+	return slices.CompactFunc(keys, bytes.Equal), true
+}
+
+// keyValues returns the values conj fixes column col to: one conjunct
+// "col = c", or one that is an OR of such equalities (col IN (...)). NULLs
+// are left out (= NULL is never true).
+func keyValues(conj []expr.Expr, col int, t types.Type) ([]types.Datum, bool) {
+	if v, ok := keyValue(conj, col, t); ok {
+		if v.IsNull() {
+			return nil, true
+		}
+		return []types.Datum{v}, true
+	}
+	for _, c := range conj {
+		var vals []types.Datum
+		if orOfEqualities(c, col, t, &vals) {
+			return vals, true
+		}
+	}
+	return nil, false
+}
+
+// orOfEqualities reports whether e is an OR tree whose every leaf is
+// "col = constant", appending the constants (NULLs left out) to vals.
+func orOfEqualities(e expr.Expr, col int, t types.Type, vals *[]types.Datum) bool {
+	f, ok := e.(*expr.Func)
+	if !ok {
+		return false
+	}
+	if f.Name == "OR" && len(f.Args) == 2 {
+		return orOfEqualities(f.Args[0], col, t, vals) && orOfEqualities(f.Args[1], col, t, vals)
+	}
+	v, ok := keyValue([]expr.Expr{e}, col, t)
+	if !ok {
+		return false
+	}
+	if !v.IsNull() {
+		*vals = append(*vals, v)
+	}
+	return true
 }
 
 // exactKeyType reports whether values of t that compare equal are stored

@@ -322,6 +322,9 @@ func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *tableLo
 		// Only insertions: a primary key taken since is the one conflict.
 		return w.stmts, checkTableChanges(w.d, ts.cols, ordered, ts.keyTaken)
 	}
+	if ts.key != nil {
+		return w.stmts, replayKeyed(w.d, ts, ordered)
+	}
 	rows, err := ts.rows(ctx)
 	if err != nil {
 		return nil, err
@@ -348,6 +351,39 @@ func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *tableLo
 		present[k] = append(have, ch.Row)
 	}
 	return w.stmts, nil
+}
+
+// replayKeyed replays a transaction's changes to a keyed table against its
+// current rows, reading only the rows they touch: a deletion must find the
+// row it deleted still there unchanged (or 40001), an insertion its key
+// free (or 23505).
+func replayKeyed(d *catalog.Descriptor, ts *tableState, changes []exec.Change) error {
+	type slot struct{ row types.Row } // row nil: no row under the key
+	current := map[string]slot{}
+	for _, ch := range changes {
+		k := string(rowKey(ts.key, ch.Row))
+		cur, seen := current[k]
+		if !seen {
+			row, err := ts.lookup([]byte(k))
+			if err != nil {
+				return err
+			}
+			cur = slot{row}
+		}
+		if ch.Sign < 0 {
+			if cur.row == nil || string(rowKey(nil, cur.row)) != string(rowKey(nil, ch.Row)) {
+				return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access due to concurrent update of table %q", d.Name).
+					WithHint("Another transaction changed a row this one changes; retry the transaction.")
+			}
+			current[k] = slot{}
+			continue
+		}
+		if cur.row != nil {
+			return duplicateKey(d, ts.cols, ts.key, ch.Row)
+		}
+		current[k] = slot{ch.Row}
+	}
+	return nil
 }
 
 // duplicateKey is PostgreSQL's unique violation for row's primary key.

@@ -135,7 +135,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 		}
 		n := 0
 		var written []types.Row
-		err = s.changeTable(ctx, desc, true, func(rows []types.Row) ([]exec.Change, error) {
+		err = s.changeTable(ctx, desc, cond, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			n, written = 0, written[:0]
 			for _, row := range rows {
@@ -202,7 +202,7 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 		}
 		n := 0
 		var removed []types.Row
-		err = s.changeTable(ctx, desc, true, func(rows []types.Row) ([]exec.Change, error) {
+		err = s.changeTable(ctx, desc, cond, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			n, removed = 0, removed[:0]
 			for _, row := range rows {
@@ -225,17 +225,22 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 	}}, nil
 }
 
-// changeTable runs one statement against a table: compute turns the
-// table's rows (when readRows) into the statement's changes. Outside a
-// transaction they are computed, checked and published under the table's
-// lock; inside one, computed against the table plus the transaction's
-// earlier changes, checked, and kept for COMMIT.
-func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, readRows bool, compute func([]types.Row) ([]exec.Change, error)) error {
+// readsNothing is changeTable's where for a statement that reads no rows
+// (INSERT).
+var readsNothing expr.Expr = &expr.Const{D: types.NewBool(false), T: types.Bool}
+
+// changeTable runs one statement against a table: compute turns the rows
+// the statement's WHERE may select (ts.rowsWhere; where nil: every row,
+// readsNothing: none) into the statement's changes. Outside a transaction
+// they are computed, checked and published under the table's lock; inside
+// one, computed against the table plus the transaction's earlier changes,
+// checked, and kept for COMMIT.
+func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, where expr.Expr, compute func([]types.Row) ([]exec.Change, error)) error {
 	run := func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
 		var rows []types.Row
-		if readRows {
+		if where != readsNothing {
 			var err error
-			if rows, err = ts.rows(ctx); err != nil {
+			if rows, err = ts.rowsWhere(ctx, where); err != nil {
 				return nil, err
 			}
 		}
@@ -274,7 +279,7 @@ func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, readRo
 // insertIntoTable inserts an INSERT's rows into a table. Rows of a table
 // with a primary key are checked against its current contents.
 func (s *session) insertIntoTable(ctx context.Context, d *catalog.Descriptor, rows []types.Row) error {
-	return s.changeTable(ctx, d, false, func([]types.Row) ([]exec.Change, error) {
+	return s.changeTable(ctx, d, readsNothing, func([]types.Row) ([]exec.Change, error) {
 		changes := make([]exec.Change, len(rows))
 		for i, r := range rows {
 			changes[i] = exec.Change{Row: r, Sign: exec.Insert}

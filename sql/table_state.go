@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"bytes"
 	"context"
 	"errors"
 
@@ -8,6 +9,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/expr"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
@@ -22,6 +24,9 @@ type tableState struct {
 	key     []int // primary key columns; nil for a table without one
 	snap    *pebble.Snapshot
 	pending []exec.Change
+	// pendingAt indexes pending by row identity (rowKey): the newest
+	// change of each. Built at the first point read of a keyed table.
+	pendingAt map[string]int
 }
 
 // openTableState reads table d as of now. Close it when done.
@@ -65,14 +70,81 @@ func (ts *tableState) rows(ctx context.Context) ([]types.Row, error) {
 	return applyChanges(ts.key, rows, ts.pending), nil
 }
 
+// rowsWhere returns the rows an UPDATE or DELETE whose WHERE is cond (nil
+// for none) must look at: when cond fixes the whole primary key to
+// constants (= or IN), the rows under those keys (point reads, as
+// exec.lookupByKey does for SELECT); otherwise every row. The caller
+// still evaluates cond on each row, once.
+func (ts *tableState) rowsWhere(ctx context.Context, cond expr.Expr) ([]types.Row, error) {
+	if ts.key != nil && cond != nil && expr.VolatileCall(cond) == "" {
+		scan, err := tableScan(ts.d)
+		if err != nil {
+			return nil, err
+		}
+		scan.StoredKey = exec.TableKey(scan)
+		if keys, ok := exec.PinnedKeys(cond, scan); ok {
+			prefix := len(exec.ViewTablePrefix(ts.d.ID))
+			var out []types.Row
+			for _, k := range keys {
+				row, err := ts.lookup(k[prefix:])
+				if err != nil {
+					return nil, err
+				}
+				if row != nil {
+					out = append(out, row)
+				}
+			}
+			return out, nil
+		}
+	}
+	return ts.rows(ctx)
+}
+
+// pendingChange returns the newest pending change of the row with
+// identity key (rowKey) of a keyed table, if there is one.
+func (ts *tableState) pendingChange(key []byte) (exec.Change, bool) {
+	if len(ts.pending) == 0 {
+		return exec.Change{}, false
+	}
+	if ts.pendingAt == nil {
+		ts.pendingAt = make(map[string]int, len(ts.pending))
+		for i, ch := range ts.pending {
+			ts.pendingAt[string(rowKey(ts.key, ch.Row))] = i
+		}
+	}
+	i, ok := ts.pendingAt[string(key)]
+	if !ok {
+		return exec.Change{}, false
+	}
+	return ts.pending[i], true
+}
+
+// lookup returns the row of a keyed table under key (its primary key in
+// state key encoding), or nil if there is none.
+func (ts *tableState) lookup(key []byte) (types.Row, error) {
+	if ch, ok := ts.pendingChange(key); ok {
+		if ch.Sign > 0 {
+			return ch.Row, nil
+		}
+		return nil, nil
+	}
+	v, closer, err := ts.snap.Get(append(exec.ViewTablePrefix(ts.d.ID), key...))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	row, _, err := exec.DecodeViewValue(bytes.Clone(v), len(ts.cols))
+	return row, err
+}
+
 // keyTaken reports whether the table holds a row under key (a primary key
 // encoded as the state table's key, exec.TableKey).
 func (ts *tableState) keyTaken(key []byte) (bool, error) {
-	for i := len(ts.pending) - 1; i >= 0; i-- {
-		ch := ts.pending[i]
-		if string(rowKey(ts.key, ch.Row)) == string(key) {
-			return ch.Sign > 0, nil
-		}
+	if ch, ok := ts.pendingChange(key); ok {
+		return ch.Sign > 0, nil
 	}
 	_, closer, err := ts.snap.Get(append(exec.ViewTablePrefix(ts.d.ID), key...))
 	if errors.Is(err, pebble.ErrNotFound) {

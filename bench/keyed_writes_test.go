@@ -1,0 +1,134 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"streamdb/tests/testutil"
+)
+
+// BenchmarkKeyedWrites measures what issue 39 asks of tables that
+// applications write by key, side by side with PostgreSQL 15 (fsync on):
+//
+//   - bulk load: one INSERT ... SELECT generate_series of N rows (one
+//     commit, far over a NATS message), its rate and the server's peak RSS;
+//   - single-row UPDATE by primary key from 8 sessions on a table of 10k
+//     rows and on one of N rows: statements/s, and the ratio large/small
+//     (the cost of a point write must not grow with the table).
+//
+// N is 1M in quick mode and 10M in full. It asserts nothing about speed.
+func BenchmarkKeyedWrites(b *testing.B) {
+	large, dur := 1_000_000, 5*time.Second
+	if report.Mode == "full" {
+		large, dur = 10_000_000, 15*time.Second
+	}
+	const small, sessions = 10_000, 8
+	report.Configf("KeyedWrites: tables (k BIGINT PRIMARY KEY, v BIGINT, s TEXT) loaded by one INSERT ... SELECT generate_series; then %d sessions run UPDATE t SET v = v + 1 WHERE k = $1 on random keys for %v; PostgreSQL with fsync = on, synchronous_commit = on", sessions, dur)
+	sdb := startServer(b, "", nil)
+	pg := testutil.StartPostgresDurable(b)
+	targets := []struct{ name, dsn string }{{"streamdb", sdb.DSN()}, {"PostgreSQL 15", pg.DSN()}}
+
+	var t strings.Builder
+	t.WriteString("| target | load rows/s | UPDATE/s, 10k rows | UPDATE/s, " + fmt.Sprint(large) + " rows | large / small |\n|---|---:|---:|---:|---:|\n")
+	updates := map[string][2]float64{}
+	for _, tg := range targets {
+		var rates [2]float64
+		var loadRate float64
+		for i, n := range []int{small, large} {
+			table := fmt.Sprintf("kw_%d", n)
+			took := loadKeyed(b, tg.dsn, table, n)
+			if n == large {
+				loadRate = float64(n) / took.Seconds()
+				report.Add("KeyedWrites", tg.name, fmt.Sprintf("load %d rows", n), loadRate, "rows/s")
+			}
+			rates[i] = keyedUpdates(b, tg.dsn, table, n, sessions, dur)
+			report.Add("KeyedWrites", tg.name, fmt.Sprintf("UPDATE by key, %d rows, %d sessions", n, sessions), rates[i], "statements/s")
+		}
+		if tg.name == "streamdb" {
+			_, peak := rssMB(sdb.PID())
+			report.Add("KeyedWrites", tg.name, "server peak RSS", peak, "MiB")
+		}
+		updates[tg.name] = rates
+		fmt.Fprintf(&t, "| %s | %.0f | %.0f | %.0f | %.2f |\n", tg.name, loadRate, rates[0], rates[1], rates[1]/rates[0])
+	}
+	ratio := updates["streamdb"][1] / updates["PostgreSQL 15"][1]
+	report.Add("KeyedWrites", "ratio", fmt.Sprintf("streamdb / PostgreSQL, UPDATE by key, %d rows", large), ratio, "x")
+	fmt.Fprintf(&t, "\nstreamdb / PostgreSQL, UPDATE by key on %d rows: %.2f\n", large, ratio)
+	report.AddSection("Keyed writes: streamdb vs PostgreSQL 15", t.String())
+	fmt.Print(t.String())
+}
+
+// loadKeyed creates table and fills it with n rows in one statement,
+// returning how long the statement took.
+func loadKeyed(b *testing.B, dsn, table string, n int) time.Duration {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE TABLE %s (k BIGINT PRIMARY KEY, v BIGINT, s TEXT)", table)); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s SELECT g, g, 'row ' || g FROM generate_series(1, %d) g", table, n)); err != nil {
+		b.Fatalf("load %s: %v", table, err)
+	}
+	return time.Since(start)
+}
+
+// keyedUpdates has sessions connections update random rows of table (keys
+// 1..n) by primary key for dur, and returns statements per second.
+func keyedUpdates(b *testing.B, dsn, table string, n, sessions int, dur time.Duration) float64 {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), dur+5*time.Minute)
+	defer cancel()
+	update := fmt.Sprintf("UPDATE %s SET v = v + 1 WHERE k = $1", table)
+	var done, failed atomic.Int64
+	var lastErr atomic.Value
+	var wg sync.WaitGroup
+	conns := make([]*pgx.Conn, sessions)
+	for i := range conns {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close(context.Background())
+		conns[i] = c
+	}
+	deadline := time.Now().Add(dur)
+	start := time.Now()
+	for w, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 39))
+			for time.Now().Before(deadline) {
+				if _, err := c.Exec(ctx, update, 1+rng.Int64N(int64(n))); err != nil {
+					failed.Add(1) // 40001 when two sessions pick one key
+					lastErr.Store(err)
+					if ctx.Err() != nil {
+						return
+					}
+					continue
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if f := failed.Load(); f > 0 {
+		report.Notef("KeyedWrites %s: %d of %d UPDATEs failed, last: %v", table, f, f+done.Load(), lastErr.Load())
+	}
+	return float64(done.Load()) / time.Since(start).Seconds()
+}
