@@ -49,6 +49,7 @@ var Settings = []Setting{
 	{SSLKeyFile, "", "PEM private key of ssl_cert_file (flag --tls-key); read at start"},
 	{SSLRequireRemote, "false", "refuse connections that did not negotiate TLS unless they come from loopback (28000); needs ssl_cert_file (flag --tls-require-remote); read at start"},
 	{MaxQueryLength, "16777216", "longest statement text a client may send, in bytes (0: the protocol's own bound of 1 GB); a longer Query or Parse is refused with 54001 and the session goes on; read at start"},
+	{StateEpochMaxMemory, "2147483648", "bytes one materialized view may hold of the changes of one epoch before they are written to Pebble (0: no bound); a view past it (a cross join, say) stops with 53200, and its CREATE fails and leaves nothing"},
 	{QueryMaxMemoryTotal, "2147483648", "bytes of rows that all ad-hoc queries running at once may build together (0: no bound), besides each session's query_max_memory; a query that would pass it is refused with 53200"},
 	{MaxConnections, "100", "most client sessions at once (0: no bound); one more is refused with 53300, cancel requests always get through; read at start"},
 	{HTTPIdleTimeout, "60s", "the HTTP endpoint (--http-listen) closes a keep-alive connection that waits this long for its next request; read at start"},
@@ -212,7 +213,7 @@ func validate(key, value string) error {
 	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async", "ssl_require_remote":
 		return oneOf("true", "false")
 	case "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
-		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "state.cache.join-keys-per-side", "state.cache.topn-rows-per-operator", "state.memory.budget", "query.max-memory-total", "max_connections", "superuser_reserved_connections", "max_query_length", "nats.stream-replicas":
+		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "state.cache.join-keys-per-side", "state.cache.topn-rows-per-operator", "state.memory.budget", "query.max-memory-total", "state.epoch.max-memory", "max_connections", "superuser_reserved_connections", "max_query_length", "nats.stream-replicas":
 		var n int64
 		if _, err := fmt.Sscanf(value, "%d", &n); err != nil || fmt.Sprint(n) != value || n < 0 {
 			return fmt.Errorf("%q is not a non-negative integer", value)

@@ -32,6 +32,7 @@ const (
 	MaxQueryLength                                        = "max_query_length"
 	MaxConnections                                        = "max_connections"
 	QueryMaxMemoryTotal                                   = "query.max-memory-total"
+	StateEpochMaxMemory                                   = "state.epoch.max-memory"
 	HTTPIdleTimeout                                       = "http.idle-timeout"
 	HTTPMaxConnections                                    = "http.max-connections"
 	SuperuserReservedConnections                          = "superuser_reserved_connections"
@@ -70,6 +71,7 @@ var keys = []string{
 	MaxQueryLength,
 	MaxConnections,
 	QueryMaxMemoryTotal,
+	StateEpochMaxMemory,
 	HTTPIdleTimeout,
 	HTTPMaxConnections,
 	SuperuserReservedConnections,

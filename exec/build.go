@@ -53,6 +53,9 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 		return err
 	}
 	mat.rowsOut = metrics.ViewRowsOut.WithLabelValues(desc.Name)
+	if desc.Kind == catalog.KindView {
+		mat.epochLimit, mat.view = &rt.epochLimit, desc.Name
+	}
 	mat.hub = &edgeHub{}
 	p.mat = mat
 	p.hub = mat.hub

@@ -283,11 +283,20 @@ type joinPort struct {
 	out  outputChunk
 }
 
+// Push sends the changes c's rows produce downstream in chunks of about
+// chunkRows (one input row may produce many: a key most rows share), so
+// that what one input chunk produces is never held at once.
 func (p *joinPort) Push(c *Chunk) error {
 	out := p.out.get(p.op.next)
 	for i, row := range c.Rows {
 		if err := p.op.apply(p.side, row, int64(c.Signs[i]), out); err != nil {
 			return err
+		}
+		if out.Len() >= chunkRows {
+			if err := p.op.next.Push(out); err != nil {
+				return err
+			}
+			out = p.out.get(p.op.next)
 		}
 	}
 	if out.Len() == 0 {

@@ -44,7 +44,11 @@ type materializeOp struct {
 
 	nextRowID uint64
 	pending   pendingWrites // the epoch's writes, newest per key
-	keyBuf    []byte        // scratch for Push
+	// epochLimit bounds pending for a view (nil for a table's own
+	// pipeline, and in tests); view names it in the error.
+	epochLimit *epochMemoryLimit
+	view       string
+	keyBuf     []byte // scratch for Push
 
 	// Counted: multiplicities of rows, a bounded cache over the view's
 	// table with the same rules as the aggregate's group cache (an entry
@@ -153,6 +157,11 @@ func (op *materializeOp) Push(c *Chunk) error {
 		defer op.hub.forward(fwd)
 	}
 	for i, row := range c.Rows {
+		if i&1023 == 1023 {
+			if err := op.checkEpochMemory(); err != nil {
+				return err
+			}
+		}
 		sign := c.Signs[i]
 		kb := op.keyBuf[:0]
 		switch op.mode {
@@ -210,7 +219,7 @@ func (op *materializeOp) Push(c *Chunk) error {
 		}
 		op.keyBuf = kb
 	}
-	return nil
+	return op.checkEpochMemory()
 }
 
 // count returns a row's multiplicity entry, reading it from Pebble when

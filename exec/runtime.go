@@ -72,6 +72,8 @@ type Runtime struct {
 	alignWaits     sync.Map // stream name -> *atomic.Int64, see AlignmentWaits
 	// budget is state.memory.budget, shared by the caches above.
 	budget memoryBudget
+	// epochLimit is state.epoch.max-memory, for every view's materialize.
+	epochLimit epochMemoryLimit
 	// late holds each pipeline's watermark states ([]*watermarkState by
 	// pipeline id), for Watermarks.
 	late sync.Map

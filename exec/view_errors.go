@@ -401,8 +401,8 @@ func (rt *Runtime) failureError(p *pipeline) *sqlerr.Error {
 		}
 	}
 	e.Hint = "Drop and re-create the view once the cause is fixed (by default a view skips rows that fail and lists them in streamdb_view_errors), or move its input past the failing message with " + pos + ", which restarts every view reading that stream from there."
-	if errors.Is(p.err, ErrInputLost) {
-		e.Hint = cause.Hint // the input is gone: no row to skip
+	if errors.Is(p.err, ErrInputLost) || cause.Code == sqlerr.OutOfMemory {
+		e.Hint = cause.Hint // the input is gone, or the view too large: no row to skip
 	}
 	return e
 }

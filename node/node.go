@@ -102,6 +102,7 @@ func Open(cfg *config.Config, log *slog.Logger, opts Options) (*Node, error) {
 	n.rt.SetTopNCache(cfg.Int(config.StateCacheTopNRowsPerOperator))
 	n.rt.SetMemoryBudget(cfg.Int(config.StateMemoryBudget))
 	n.queryPool.SetLimit(cfg.Int(config.QueryMaxMemoryTotal))
+	n.rt.SetEpochMemoryLimit(cfg.Int(config.StateEpochMaxMemory))
 	n.rt.SetAlignmentDrift(cfg.Duration(config.ScanWatermarkAlignmentMaxDrift))
 	if n.coord, err = checkpoint.NewCoordinator(n.CheckpointSettings, store, n.rt, log); err != nil {
 		store.Close()

@@ -132,6 +132,8 @@ func (n *Node) ChangeSetting(c SettingChange) error {
 		n.rt.SetMemoryBudget(n.cfg.Int(c.Key))
 	case config.QueryMaxMemoryTotal:
 		n.queryPool.SetLimit(n.cfg.Int(c.Key))
+	case config.StateEpochMaxMemory:
+		n.rt.SetEpochMemoryLimit(n.cfg.Int(c.Key))
 	case config.ScanWatermarkAlignmentMaxDrift:
 		n.rt.SetAlignmentDrift(n.cfg.Duration(c.Key))
 	case config.SynchronousCommit:

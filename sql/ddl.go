@@ -341,8 +341,11 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 			// fails, as PostgreSQL's does, and leaves no view behind.
 			e.abandonView(context.WithoutCancel(ctx), d)
 			cause := sqlerr.From(err)
-			return "", &sqlerr.Error{Code: cause.Code, Message: cause.Message, Detail: "The materialized view was not created.",
-				Hint: "Fix the input or the query, or create the view without on_error = 'fail' to skip rows that fail (listed in streamdb_view_errors)."}
+			hint := cause.Hint
+			if hint == "" {
+				hint = "Fix the input or the query, or create the view without on_error = 'fail' to skip rows that fail (listed in streamdb_view_errors)."
+			}
+			return "", &sqlerr.Error{Code: cause.Code, Message: cause.Message, Detail: "The materialized view was not created.", Hint: hint}
 		}
 		return "", err
 	}

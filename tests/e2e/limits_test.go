@@ -301,3 +301,27 @@ func TestIdleInTransactionTimeout(t *testing.T) {
 	wantRows(t, idleOutside, "SELECT 1", "1")
 	wantExecCode(t, idleOutside, "SET idle_in_transaction_session_timeout = 'soon'", "22023")
 }
+
+// state.epoch.max-memory bounds what one view holds of an epoch's
+// changes: the backfill of a cross-join view stops with 53200, its CREATE
+// fails and leaves no view, the server goes on serving, and a view that
+// fits (or the same one under a larger bound) is created as usual.
+func TestViewEpochMemoryLimit(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	exec(t, conn, "CREATE TABLE ea (a INT PRIMARY KEY)", "CREATE TABLE eb (b INT PRIMARY KEY)",
+		"INSERT INTO ea SELECT generate_series(1, 1000)", "INSERT INTO eb SELECT generate_series(1, 1000)",
+		"SET state.epoch.max-memory = 8388608")
+	pe := wantExecCode(t, conn, "CREATE MATERIALIZED VIEW ev AS SELECT a, b FROM ea CROSS JOIN eb", "53200")
+	if pe != nil && (!strings.Contains(pe.Message, "state.epoch.max-memory") || !strings.Contains(pe.Hint, "join condition")) {
+		t.Errorf("53200 message %q hint %q: want the setting named and what to change", pe.Message, pe.Hint)
+	}
+	wantRows(t, conn, "SELECT count(*) FROM pg_matviews WHERE matviewname = 'ev'", "0")
+	exec(t, conn, "CREATE MATERIALIZED VIEW en AS SELECT a, b FROM ea JOIN eb ON a = b",
+		"CREATE MATERIALIZED VIEW ec AS SELECT count(*) AS n FROM ea CROSS JOIN eb")
+	wantRows(t, conn, "SELECT count(*) FROM en", "1000")
+	wantRows(t, conn, "SELECT n FROM ec", "1000000")
+	exec(t, conn, "SET state.epoch.max-memory = 1073741824",
+		"CREATE MATERIALIZED VIEW ev AS SELECT a, b FROM ea CROSS JOIN eb")
+	wantRows(t, conn, "SELECT count(*) FROM ev", "1000000")
+}
