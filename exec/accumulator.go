@@ -44,6 +44,9 @@ func AggResultType(fn string, arg types.Type) (types.Type, error) {
 		if arg == types.Varchar {
 			return types.Text, nil // min(text) is the aggregate that applies
 		}
+		if arg == types.UUID {
+			break // PostgreSQL 15 has no min(uuid) or max(uuid)
+		}
 		return arg, nil
 	case "sum":
 		switch arg {

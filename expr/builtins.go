@@ -61,6 +61,9 @@ func Call(name string, args []Expr) (Expr, error) {
 	if f, ok, err := stringFunc(name, args); ok {
 		return f, err
 	}
+	if f, ok, err := uuidFunc(name, args); ok {
+		return f, err
+	}
 	switch name {
 	case "length", "char_length", "character_length":
 		if n != 1 {

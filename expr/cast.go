@@ -153,6 +153,10 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 		if d.K == types.KindBytes {
 			return d, nil
 		}
+	case types.UUID:
+		if d.K == types.KindUUID {
+			return d, nil
+		}
 	}
 	return types.Null, cannotCast(kindType(d), t)
 }
@@ -222,6 +226,8 @@ func kindType(d types.Datum) types.Type {
 		return types.Time
 	case types.KindTimeTZ:
 		return types.TimeTZ
+	case types.KindUUID:
+		return types.UUID
 	}
 	return types.Unknown
 }

@@ -130,6 +130,13 @@ func decodeBinary(b []byte, t types.Type) (types.Datum, error) {
 	case types.Bytea:
 		return types.NewBytes(string(b)), nil
 
+	case types.UUID:
+		// uuid_recv: the 16 bytes as they are.
+		if len(b) != types.UUIDLen {
+			return bad()
+		}
+		return types.NewUUID(string(b)), nil
+
 	case types.Unknown, types.Text, types.Varchar:
 		if !utf8.Valid(b) {
 			return types.Null, sqlerr.New(sqlerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")

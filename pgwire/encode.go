@@ -132,6 +132,11 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 			return append(dst, d.S...), nil
 		}
 
+	case types.UUID:
+		if d.K == types.KindUUID {
+			return append(dst, d.S...), nil // uuid_send
+		}
+
 	case types.Unknown, types.Text, types.Varchar:
 		if d.K == types.KindString {
 			return append(dst, d.S...), nil

@@ -42,6 +42,7 @@ var kindNames = map[types.Kind]string{
 	types.KindNull: "null", types.KindBool: "bool", types.KindInt: "int", types.KindFloat: "float",
 	types.KindDecimal: "decimal", types.KindString: "string", types.KindBytes: "bytes", types.KindDate: "date",
 	types.KindTimestamp: "timestamp", types.KindInterval: "interval", types.KindTime: "time", types.KindTimeTZ: "timetz",
+	types.KindUUID: "uuid",
 }
 
 func encodeExpr(e expr.Expr) (*exprRec, error) {
@@ -74,7 +75,7 @@ func encodeDatum(d types.Datum) (*datumRec, error) {
 		return nil, fmt.Errorf("a value of kind %d cannot be recorded", d.K)
 	}
 	r := &datumRec{Kind: k, I: d.I, S: d.S, Months: d.Months, Days: d.Days}
-	if d.K == types.KindBytes {
+	if d.K == types.KindBytes || d.K == types.KindUUID {
 		r.S = hex.EncodeToString([]byte(d.S)) // raw bytes are not JSON text
 	}
 	if d.F != 0 || math.Signbit(d.F) {
@@ -132,10 +133,13 @@ func decodeDatum(r *datumRec) (types.Datum, error) {
 		return types.Null, fmt.Errorf("plan record: unknown value kind %q", r.Kind)
 	}
 	d := types.Datum{K: k, I: r.I, S: r.S, Months: r.Months, Days: r.Days, F: math.Float64frombits(r.F)}
-	if k == types.KindBytes {
+	if k == types.KindBytes || k == types.KindUUID {
 		b, err := hex.DecodeString(r.S)
 		if err != nil {
 			return types.Null, fmt.Errorf("plan record: bytes %q: %w", r.S, err)
+		}
+		if k == types.KindUUID && len(b) != types.UUIDLen {
+			return types.Null, fmt.Errorf("plan record: uuid %q is not %d bytes", r.S, types.UUIDLen)
 		}
 		d.S = string(b)
 	}

@@ -161,6 +161,8 @@ func typname(t types.Type) string {
 		return "time"
 	case types.TimeTZ:
 		return "timetz"
+	case types.UUID:
+		return "uuid"
 	}
 	return "text"
 }

@@ -98,6 +98,7 @@ const pgBuiltinProcData = `
 5044|gcd|fisf|23|23 23|int4gcd|greatest common divisor
 5045|gcd|fisf|20|20 20|int8gcd|greatest common divisor
 5048|gcd|fisf|1700|1700 1700|numeric_gcd|greatest common divisor
+3432|gen_random_uuid|fvsf|2950||gen_random_uuid|generate random UUID
 938|generate_series|fist|1114|1114 1114 1186|generate_series_timestamp|non-persistent series generator
 939|generate_series|fsst|1184|1184 1184 1186|generate_series_timestamptz|non-persistent series generator
 1066|generate_series|fist|23|23 23 23|generate_series_step_int4|non-persistent series generator

@@ -49,6 +49,7 @@ var pgTypeTable = func() []pgTypeInfo {
 		{1700, "numeric", -1, "N", 0, 1231, "numeric_in", false},
 		{2205, "regclass", 4, "N", 0, 2210, "regclassin", true},
 		{2206, "regtype", 4, "N", 0, 2211, "regtypein", true},
+		{2950, "uuid", 16, "U", 0, 2951, "uuid_in", false},
 	}
 	out := append([]pgTypeInfo(nil), base...)
 	for _, b := range base {
@@ -64,7 +65,7 @@ var pgProcOIDs = map[string]int64{
 	"int2vectorin": 40, "int4in": 42, "regprocin": 44, "textin": 46, "oidin": 1798, "oidvectorin": 54,
 	"float4in": 200, "float8in": 214, "varcharin": 1046, "date_in": 1084, "timestamp_in": 1312,
 	"timestamptz_in": 1150, "interval_in": 1160, "time_in": 1143, "timetz_in": 1350, "numeric_in": 1701, "regclassin": 2218,
-	"regtypein": 2220, "array_in": 750,
+	"regtypein": 2220, "array_in": 750, "uuid_in": 2952,
 }
 
 // pgTypeByOID finds a pg_type row.
@@ -106,6 +107,8 @@ func init() {
 			for _, t := range pgTypeTable {
 				align, storage := "i", "p"
 				switch {
+				case t.oid == int64(types.OIDUUID):
+					align = "c" // 16 bytes, but byte-aligned
 				case t.len == 8 || t.len == 12 || t.len == 16 || t.category == "A" && t.oid != 22 && t.oid != 30:
 					align = "d"
 				case t.len == 1 || t.len == 64:

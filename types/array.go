@@ -34,7 +34,7 @@ var arrayOIDs = map[Type]uint32{
 	Unknown: 1009, Bool: 1000, Int2: 1005, Int4: 1007, Int8: 1016, Float4: 1021,
 	Float8: 1022, Numeric: 1231, Text: 1009, Varchar: 1015, Date: 1182,
 	Timestamp: 1115, Timestamptz: 1185, Interval: 1187, Bytea: 1001,
-	Time: 1183, TimeTZ: 1270,
+	Time: 1183, TimeTZ: 1270, UUID: 2951,
 }
 
 // arrayFromOID maps an array type OID to its type.

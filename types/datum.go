@@ -26,6 +26,7 @@ const (
 	KindBytes     // S: the raw bytes of a bytea
 	KindTime      // I: microseconds since midnight (timeofday.go)
 	KindTimeTZ    // I: microseconds since midnight, Days: zone in seconds west of UTC
+	KindUUID      // S: the 16 bytes of a uuid (uuid.go)
 )
 
 // Datum is one SQL value. It is a small value type: copy it freely, never
@@ -151,7 +152,7 @@ func Compare(a, b Datum) int {
 		return compareFloat(a.F, b.F)
 	case KindDecimal:
 		return compareDecimal(a.D, b.D)
-	case KindString, KindBytes:
+	case KindString, KindBytes, KindUUID:
 		return strings.Compare(a.S, b.S)
 	case KindInterval:
 		return compareIntervals(a, b)

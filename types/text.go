@@ -59,6 +59,8 @@ func FormatText(d Datum, t Type) string {
 		return formatInterval(d)
 	case KindTime, KindTimeTZ:
 		return formatTime(d)
+	case KindUUID:
+		return FormatUUID(d.S)
 	}
 	return fmt.Sprint(d)
 }
@@ -154,6 +156,8 @@ func ParseText(s string, t Type) (Datum, error) {
 		return ParseBytea(s)
 	case Time, TimeTZ:
 		return parseTimeDatum(s, t)
+	case UUID:
+		return ParseUUID(s)
 	}
 	return Null, fmt.Errorf("cannot convert text to %s", t)
 }

@@ -29,6 +29,7 @@ const (
 	Bytea
 	Time   // time [without time zone]
 	TimeTZ // time with time zone
+	UUID
 )
 
 // PostgreSQL type OIDs, so that drivers decode values natively.
@@ -50,6 +51,7 @@ const (
 	OIDInterval    uint32 = 1186
 	OIDTimeTZ      uint32 = 1266
 	OIDNumeric     uint32 = 1700
+	OIDUUID        uint32 = 2950
 )
 
 var typeInfo = [...]struct {
@@ -74,6 +76,7 @@ var typeInfo = [...]struct {
 	Bytea:       {"bytea", OIDBytea, -1},
 	Time:        {"time without time zone", OIDTime, 8},
 	TimeTZ:      {"time with time zone", OIDTimeTZ, 12},
+	UUID:        {"uuid", OIDUUID, 16},
 }
 
 // String returns the PostgreSQL name of the type (as format_type prints it).
@@ -175,6 +178,8 @@ func Parse(name string) (Type, error) {
 		return Time, nil
 	case "timetz", "time with time zone":
 		return TimeTZ, nil
+	case "uuid":
+		return UUID, nil
 	}
 	return Unknown, fmt.Errorf("type %q does not exist", name)
 }

@@ -48,7 +48,7 @@ func (r *rewriter) literalPass() error {
 var typedLiteralHeads = setOf("timestamp", "timestamptz", "date", "time", "timetz",
 	"boolean", "bool", "smallint", "int2", "integer", "int", "int4", "bigint",
 	"int8", "real", "float4", "float8", "float", "double", "numeric", "decimal",
-	"text", "varchar", "character", "char")
+	"text", "varchar", "character", "char", "uuid")
 
 // intervalText reads the string at toks[i] and any field words after it
 // (INTERVAL '10' SECOND, INTERVAL '1' DAY TO SECOND) and returns the interval

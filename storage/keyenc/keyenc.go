@@ -32,7 +32,10 @@ const (
 	tagIntervalSpan = 0x51
 	tagTime         = 0x42
 	tagTimeTZ       = 0x43 // the instant in UTC, then the zone: timetz's order
-	tagNull         = 0xff
+	// tagUUID is followed by the uuid's 16 bytes as they are: fixed
+	// length, so bytewise order is uuid_cmp's and nothing needs escaping.
+	tagUUID = 0x60
+	tagNull = 0xff
 )
 
 // Append appends the order-preserving encoding of d to buf.
@@ -74,6 +77,11 @@ func Append(buf []byte, d types.Datum) []byte {
 	case types.KindTimeTZ:
 		buf = appendUint64(append(buf, tagTimeTZ), uint64(d.I+int64(d.Zone())*1e6)^(1<<63))
 		return appendUint64(buf, uint64(int64(d.Zone()))^(1<<63))
+	case types.KindUUID:
+		if len(d.S) != types.UUIDLen {
+			panic(fmt.Sprintf("keyenc: uuid of %d bytes", len(d.S)))
+		}
+		return append(append(buf, tagUUID), d.S...)
 	}
 	panic(fmt.Sprintf("keyenc: unknown kind %d", d.K))
 }
@@ -250,6 +258,11 @@ func Decode(b []byte) (types.Datum, []byte, error) {
 		utc := int64(binary.BigEndian.Uint64(b) ^ (1 << 63))
 		zone := int64(binary.BigEndian.Uint64(b[8:]) ^ (1 << 63))
 		return types.NewTimeTZ(utc-zone*1e6, int32(zone)), b[16:], nil
+	case tagUUID:
+		if err := need(types.UUIDLen); err != nil {
+			return types.Null, nil, err
+		}
+		return types.NewUUID(string(b[:types.UUIDLen])), b[types.UUIDLen:], nil
 	}
 	return types.Null, nil, fmt.Errorf("keyenc: unknown tag %#x", tag)
 }
