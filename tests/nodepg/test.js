@@ -96,6 +96,17 @@ async function compatibleChecks(client) {
     assert.deepEqual(s.rows[0].t, ['x y', null, '"q"']);
   });
 
+  await check('uuid: results as strings, strings as parameters, uuid[]', async () => {
+    const res = await client.query(
+      "SELECT $1::uuid AS u, '{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11,NULL}'::uuid[] AS us, $1::uuid = $2 AS eq",
+      ['{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11']);
+    assert.deepEqual(res.fields.map((f) => f.dataTypeID), [2950, 2951, 16]);
+    assert.deepEqual(res.rows[0], {
+      u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', us: ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', null], eq: true,
+    });
+    await assert.rejects(client.query('SELECT $1::uuid AS u', ['nope']), (err) => err.code === '22P02');
+  });
+
   await check('transactions and a cursor: BEGIN, ROLLBACK, COMMIT, DECLARE, FETCH', async () => {
     await client.query('CREATE TABLE nodepg_tx (id int PRIMARY KEY, tags text[])');
     await client.query('BEGIN');

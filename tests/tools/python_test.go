@@ -178,11 +178,12 @@ func TestPythonCursors(t *testing.T) {
 // TestPythonTypesLikePostgres: psycopg2 and psycopg 3 (text and binary
 // results) read every type, arrays included, into the same Python values
 // from streamdb as from PostgreSQL 15, bind lists as arrays (a cast,
-// = ANY, @>) and other values as parameters, and commit and roll back.
+// = ANY, @>) and other values as parameters (uuid.UUID too, as a key),
+// and commit and roll back.
 func TestPythonTypesLikePostgres(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	pg := testutil.StartPostgres(t)
-	const schema = "CREATE TABLE typed (id int PRIMARY KEY, tags text[], ns int8[])"
+	const schema = "CREATE TABLE typed (id int PRIMARY KEY, tags text[], ns int8[]); CREATE TABLE keyed (id uuid PRIMARY KEY, n int)"
 	const rows = "INSERT INTO typed VALUES (1, '{a,b}', '{1,2}'), (2, '{c}', NULL), (3, NULL, '{}')"
 	if _, err := srv.Conn(t).Exec(context.Background(), schema+"; "+rows); err != nil {
 		t.Fatal(err)

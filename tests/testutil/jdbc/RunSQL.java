@@ -19,7 +19,8 @@
 //	                           parameter per tab-separated field; <type> is
 //	                           int, long, text, bool, numeric (setBigDecimal),
 //	                           timestamp (setTimestamp, "yyyy-mm-dd hh:mm:ss"),
-//	                           date, interval (PGInterval), null, or
+//	                           date, interval (PGInterval), uuid
+//	                           (setObject of a java.util.UUID), null, or
 //	                           intarray / textarray (Connection.createArrayOf
 //	                           and setArray; the value is a comma-separated
 //	                           list).
@@ -32,7 +33,8 @@
 //	\copyin <sql>\t<row>\t...  CopyManager.copyIn of the rows, one per field.
 //
 // A column of an array type prints as ResultSet.getArray reads it
-// ([1, 2]), after its text.
+// ([1, 2]), after its text; a uuid column prints the class getObject
+// returns (java.util.UUID) after its text.
 import java.io.BufferedReader;
 import java.io.StringReader;
 import java.io.StringWriter;
@@ -140,6 +142,7 @@ public class RunSQL {
                     case "timestamp": ps.setTimestamp(i, java.sql.Timestamp.valueOf(v)); break;
                     case "date": ps.setDate(i, java.sql.Date.valueOf(v)); break;
                     case "interval": ps.setObject(i, new org.postgresql.util.PGInterval(v)); break;
+                    case "uuid": ps.setObject(i, java.util.UUID.fromString(v)); break;
                     case "null": ps.setNull(i, Types.VARCHAR); break;
                     case "intarray": ps.setArray(i, conn.createArrayOf("int4", Arrays.stream(v.split(",")).map(Integer::valueOf).toArray())); break;
                     case "textarray": ps.setArray(i, conn.createArrayOf("text", v.split(","))); break;
@@ -172,6 +175,9 @@ public class RunSQL {
                 b.append(v == null ? "NULL" : v);
                 if (v != null && md.getColumnType(i) == Types.ARRAY) {
                     b.append(' ').append(Arrays.deepToString((Object[]) rs.getArray(i).getArray()));
+                }
+                if (v != null && md.getColumnTypeName(i).equals("uuid")) {
+                    b.append(' ').append(rs.getObject(i).getClass().getName());
                 }
             }
             System.out.println(b);

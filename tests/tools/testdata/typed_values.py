@@ -9,9 +9,11 @@ Invoked as: python3 typed_values.py <libpq DSN>
 The DSN's database must have the table made by SCHEMA below.
 """
 import sys
+import uuid
 
 import psycopg
 import psycopg2
+import psycopg2.extras
 import sqlalchemy as sa
 
 DSN = sys.argv[1]
@@ -29,7 +31,14 @@ VALUES = [
     ("numeric[]", "'{1.50,2}'::numeric[]"), ("float8[]", "'{1.5}'::float8[]"), ("bool[]", "'{t,f}'::bool[]"),
     ("date[]", "'{2020-01-02}'::date[]"), ("timestamptz[]", "'{\"2020-01-02 03:04:05+00\"}'::timestamptz[]"),
     ("varchar[]", "'{x}'::varchar[]"), ("empty int4[]", "'{}'::int4[]"),
+    ("uuid", "'{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}'::uuid"),
+    ("uuid[]", "'{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,NULL}'::uuid[]"),
 ]
+
+# psycopg2 reads uuid as str and cannot bind uuid.UUID until told to
+# (psycopg 3 does both by itself).
+psycopg2.extras.register_uuid()
+U = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
 
 
 def check(name, fn):
@@ -72,6 +81,20 @@ def checks(label, conn, binary=False):
     check(f"{label} = ANY list", lambda: one(conn, "SELECT count(*) FROM typed WHERE id = ANY(%s)", ([1, 3],))[0])
     check(f"{label} array column", lambda: one(conn, "SELECT tags, ns FROM typed WHERE tags @> %s", (["b"],)))
     check(f"{label} params", lambda: one(conn, "SELECT %s::numeric + 1, %s::date, %s::bytea", (12.5, "2020-01-02", b"\x01\x02")))
+    check(f"{label} uuid param", lambda: one(conn, "SELECT %s, %s::text, pg_typeof(%s)::text", (U, U, U)))
+
+    def uuid_key():
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO keyed VALUES (%s, %s)", [(U, 1), (uuid.UUID(int=1), 2)])
+        got = one(conn, "SELECT id, n FROM keyed WHERE id = %s", (U,)), \
+            one(conn, "SELECT array_agg(id ORDER BY id)::text FROM keyed")
+        with conn.cursor() as cur:
+            cur.execute("DELETE FROM keyed WHERE id = ANY(%s)", ([U, uuid.UUID(int=1)],))
+        return got
+    check(f"{label} uuid key", uuid_key)
+    if isinstance(conn, psycopg.Connection):
+        # %b sends the parameter in binary: 16 bytes of type uuid.
+        check(f"{label} uuid binary param", lambda: one(conn, "SELECT %b, %b::text", (U, U)))
 
 
 def transactions(label, conn):
