@@ -195,8 +195,12 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 // set_config): it checks the value the parameters streamdb acts on need.
 func (s *session) applySetting(name, value string, local bool) error {
 	switch {
-	case name == "timezone" && !strings.EqualFold(value, "utc") && value != "UTC" && value != "Etc/UTC" && value != "GMT":
-		return sqlerr.New(sqlerr.InvalidParameterValue, "time zone %q is not supported; streamdb runs in UTC", value)
+	case name == "timezone":
+		v, err := utcTimeZone(value)
+		if err != nil {
+			return err
+		}
+		value = v
 	case name == "statement_timeout" || name == "idle_in_transaction_session_timeout":
 		if _, err := parseTimeout(name, value); err != nil {
 			return err
