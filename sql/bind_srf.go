@@ -76,6 +76,8 @@ func bindSRFCall(b *binder, call *ast.FuncCallExpr, sc *scope) (srfCall, error) 
 	switch name {
 	case "generate_series":
 		return bindSeries(args)
+	case "generate_subscripts":
+		return bindSubscripts(args)
 	case "unnest":
 		if len(call.Args) != 1 {
 			return srfCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function unnest with %d arguments does not exist", len(call.Args)).

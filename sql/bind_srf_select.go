@@ -88,7 +88,7 @@ func (f *srfFinder) Leave(n ast.Node) (ast.Node, bool) {
 // isSRFCall reports whether call is one of the set-returning functions.
 func isSRFCall(call *ast.FuncCallExpr) bool {
 	switch call.FnName.L {
-	case "generate_series", "unnest", "regexp_matches", "regexp_split_to_table":
+	case "generate_series", "unnest", "regexp_matches", "regexp_split_to_table", "generate_subscripts":
 		return true
 	}
 	return false

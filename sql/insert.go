@@ -179,6 +179,10 @@ func assignable(from, to types.Type) bool {
 		return true
 	case from.IsString() && to.IsString():
 		return true
+	case from.IsArray() && to.IsArray():
+		// PostgreSQL's array coercion: an array takes the assignment
+		// cast of its elements (a client's int2[] into an int4[] column).
+		return assignable(from.Elem(), to.Elem())
 	}
 	return false
 }

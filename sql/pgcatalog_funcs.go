@@ -62,6 +62,12 @@ type catalogFuncs struct {
 }
 
 func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.FuncCallExpr:
+		v.regText(x)
+	case *ast.SelectField:
+		regTextName(x)
+	}
 	if f, ok := n.(*ast.SelectField); ok && f.Expr != nil && f.AsName.L == "" && f.WildCard == nil {
 		// The column keeps the function's name, as in PostgreSQL.
 		switch x := f.Expr.(type) {
@@ -83,7 +89,7 @@ func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
 				f.AsName = ast.NewCIStr(typ)
 				// A selected regclass, regtype or regproc of a
 				// constant shows the name, as PostgreSQL prints it.
-				if name, ok := constString(x.Args[0]); ok {
+				if name, ok := constTextOperand(x.Args[0]); ok {
 					shown, err := v.s.e.oidDisplay(typ, name)
 					if err != nil {
 						v.err = err
@@ -116,6 +122,7 @@ var catalogFuncNames = map[string]bool{
 	"pg_get_function_result": true, "pg_get_function_arguments": true,
 	"pg_get_function_identity_arguments": true, "pg_backend_pid": true, "parse_ident": true, "pg_blocking_pids": true,
 	"set_config": true, "pg_get_function_sqlbody": true, "to_regproc": true, "to_regprocedure": true,
+	"to_regtype": true, "to_regclass": true, "to_regnamespace": true, "to_regrole": true,
 }
 
 func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
@@ -208,6 +215,9 @@ func constString(x ast.ExprNode) (string, bool) {
 // call substitutes one catalog function call.
 func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, error) {
 	s := v.s
+	if out, ok, err := v.toolCall(name, args); ok {
+		return out, err
+	}
 	switch name {
 	case "version":
 		return value(serverVersionString), nil
@@ -304,10 +314,10 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 				pairs = append(pairs, [2]any{p.oid, p.arguments()})
 			}
 		}
-	case "to_regproc", "to_regprocedure":
-		lit, ok := constString(args[0])
+	case "to_regproc", "to_regprocedure", "to_regtype", "to_regclass", "to_regnamespace", "to_regrole":
+		lit, ok := constTextOperand(args[0])
 		if !ok {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s needs a string literal", name)
+			return s.e.regCastOfText(args[0], strings.TrimPrefix(name, "to_"), true), nil
 		}
 		oid, err := s.e.resolveOID(strings.TrimPrefix(name, "to_"), lit)
 		if err != nil {
@@ -376,12 +386,15 @@ func (v *catalogFuncs) cast(x *ast.FuncCallExpr) (ast.ExprNode, error) {
 	if !oidTypes[typ] {
 		return nil, nil
 	}
-	if s, ok := constString(x.Args[0]); ok {
+	if s, ok := constTextOperand(x.Args[0]); ok {
 		oid, err := v.s.e.resolveOID(typ, s)
 		if err != nil {
 			return nil, err
 		}
 		return value(oid), nil
+	}
+	if regNameTypes[typ] && textOperand(x.Args[0]) {
+		return v.s.e.regCastOfText(x.Args[0], typ, false), nil
 	}
 	x.Args[1] = value("bigint")
 	return nil, nil

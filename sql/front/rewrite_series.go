@@ -151,4 +151,4 @@ func inFromClause(toks []token, i int) bool {
 
 // fromFunctions are the set-returning functions seriesPass rewrites in
 // FROM.
-var fromFunctions = []string{"generate_series", "unnest", "regexp_matches", "regexp_split_to_table"}
+var fromFunctions = []string{"generate_series", "unnest", "regexp_matches", "regexp_split_to_table", "generate_subscripts"}

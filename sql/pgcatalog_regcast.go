@@ -1,0 +1,249 @@
+package sql
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"streamdb/sql/front"
+	"streamdb/types"
+)
+
+// Casts to the OID alias types whose operand is text known only when the
+// statement runs ($1::regtype, $1::text::regtype: pgx's LoadType and
+// psycopg's TypeInfo.fetch), and the text of such an OID (oid::regtype::text),
+// as CASE expressions over the names the catalog holds when the statement
+// is prepared:
+//
+//	x::regtype        CASE lower(btrim(x::text)) WHEN 'int4' THEN 23 ...
+//	                  ELSE regtypein(x::text) END
+//	(oid)::regtype::text  CASE oid WHEN 23 THEN 'integer' ... ELSE oid::text END
+//
+// regtypein (and regclassin, ...) in the expression layer reads an OID
+// written as digits and gives PostgreSQL's error for any other name.
+// Names are matched case-insensitively, without quoting.
+
+// regNameTypes are the OID alias types whose input reads a name.
+var regNameTypes = map[string]bool{
+	"regtype": true, "regclass": true, "regproc": true, "regprocedure": true, "regnamespace": true, "regrole": true,
+}
+
+// textOperand reports whether x is text by its form: a string literal, a
+// parameter (whose type the cast decides in PostgreSQL) or a cast to a
+// string type.
+func textOperand(x ast.ExprNode) bool {
+	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
+		x = p.Expr
+	}
+	switch x := x.(type) {
+	case *test_driver.ParamMarkerExpr:
+		return true
+	case *ast.FuncCallExpr:
+		if x.FnName.L == front.CastFunc && len(x.Args) == 2 {
+			t, _ := constString(x.Args[1])
+			switch strings.ToLower(strings.TrimSpace(t)) {
+			case "text", "varchar", "character varying", "name", "pg_catalog.text":
+				return true
+			}
+		}
+	}
+	_, ok := constString(x)
+	return ok
+}
+
+// constTextOperand is the value of a string literal, also under a cast to text
+// ('numeric'::text).
+func constTextOperand(x ast.ExprNode) (string, bool) {
+	if s, ok := constString(x); ok {
+		return s, true
+	}
+	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
+		x = p.Expr
+	}
+	if c, ok := x.(*ast.FuncCallExpr); ok && c.FnName.L == front.CastFunc && len(c.Args) == 2 && textOperand(c) {
+		return constTextOperand(c.Args[0])
+	}
+	return "", false
+}
+
+// regNames are the names the cast to typ reads, lower-cased, with their
+// OIDs.
+func (e *Engine) regNames(typ string) map[string]int64 {
+	out := map[string]int64{}
+	switch typ {
+	case "regtype":
+		for _, t := range pgTypeTable {
+			out[t.name] = t.oid
+			out["pg_catalog."+t.name] = t.oid
+			if st, ok := types.FromOID(uint32(t.oid)); ok && st != types.Unknown {
+				out[st.String()] = t.oid
+			}
+		}
+		for _, alias := range []string{"int", "integer", "smallint", "bigint", "real", "float", "double precision",
+			"boolean", "decimal", "character varying", "timestamp without time zone", "timestamp with time zone",
+			"time without time zone", "time with time zone"} {
+			if t, ok := pgTypeByName(alias); ok {
+				out[alias] = t.oid
+				out[alias+"[]"] = t.array
+			}
+		}
+	case "regclass":
+		for _, r := range e.pgClassRows() {
+			switch r.ns {
+			case oidPublic:
+				out[strings.ToLower(r.name)] = r.oid
+				out["public."+strings.ToLower(r.name)] = r.oid
+			case oidPgCatalog:
+				if _, ok := out[r.name]; !ok {
+					out[r.name] = r.oid
+				}
+				out["pg_catalog."+r.name] = r.oid
+			case oidInfoSchema:
+				out["information_schema."+r.name] = r.oid
+			}
+		}
+	case "regproc", "regprocedure":
+		for _, p := range builtinProcs() {
+			if _, ok := out[p.name]; !ok {
+				out[p.name] = p.oid
+				out["pg_catalog."+p.name] = p.oid
+			}
+		}
+	case "regnamespace":
+		out["pg_catalog"], out["public"], out["information_schema"] = oidPgCatalog, oidPublic, oidInfoSchema
+	case "regrole":
+		for _, r := range e.roleRows() {
+			out[strings.ToLower(r.name)] = r.oid
+		}
+	}
+	return out
+}
+
+// regCastOfText is x::typ for a text operand x that is not a constant.
+// orNull: an unknown name gives NULL (to_regtype) instead of an error.
+func (e *Engine) regCastOfText(x ast.ExprNode, typ string, orNull bool) ast.ExprNode {
+	asText := &ast.FuncCallExpr{FnName: ast.NewCIStr(front.CastFunc), Args: []ast.ExprNode{x, value("text")}}
+	key := &ast.FuncCallExpr{FnName: ast.NewCIStr("lower"), Args: []ast.ExprNode{
+		&ast.FuncCallExpr{FnName: ast.NewCIStr("btrim"), Args: []ast.ExprNode{asText}}}}
+	names := e.regNames(typ)
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	c := &ast.CaseExpr{Value: key}
+	for _, k := range keys {
+		c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: value(k), Result: value(names[k])})
+	}
+	in := strings.TrimSuffix(typ, "edure") + "in"
+	if orNull {
+		c.ElseClause = &ast.FuncCallExpr{FnName: ast.NewCIStr(front.CastFunc), Args: []ast.ExprNode{value(nil), value("bigint")}}
+	} else {
+		c.ElseClause = &ast.FuncCallExpr{FnName: ast.NewCIStr(in), Args: []ast.ExprNode{asText}}
+	}
+	return c
+}
+
+// regDisplayOf is the text of an OID of type typ (oid::regtype::text): the
+// name PostgreSQL prints, the number for an OID it does not know.
+func (e *Engine) regDisplayOf(oid ast.ExprNode, typ string) ast.ExprNode {
+	names := e.regNames(typ)
+	seen := map[int64]bool{}
+	var pairs [][2]any
+	for _, name := range sortedKeys(names) {
+		n := names[name]
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		shown := name
+		switch typ {
+		case "regnamespace", "regrole":
+			shown = quoteIdent(name)
+		default:
+			s, err := e.oidDisplay(typ, strconv.FormatInt(n, 10))
+			if err != nil || s == "" {
+				continue
+			}
+			shown = s
+		}
+		pairs = append(pairs, [2]any{n, shown})
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i][0].(int64) < pairs[j][0].(int64) })
+	c := &ast.CaseExpr{Value: oid}
+	for _, p := range pairs {
+		c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: value(p[0]), Result: value(p[1])})
+	}
+	c.ElseClause = &ast.FuncCallExpr{FnName: ast.NewCIStr(front.CastFunc), Args: []ast.ExprNode{oid, value("text")}}
+	return c
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// regText rewrites c, when it is a cast to text of a cast to an OID alias
+// type of something not constant (oid::regtype::text), into a cast of the
+// name the OID has.
+func (v *catalogFuncs) regText(c *ast.FuncCallExpr) {
+	if c.FnName.L != front.CastFunc || len(c.Args) != 2 || !textOperand(c) {
+		return
+	}
+	inner := c.Args[0]
+	for p, ok := inner.(*ast.ParenthesesExpr); ok; p, ok = inner.(*ast.ParenthesesExpr) {
+		inner = p.Expr
+	}
+	ic, ok := inner.(*ast.FuncCallExpr)
+	if !ok || ic.FnName.L != front.CastFunc || len(ic.Args) != 2 {
+		return
+	}
+	typ, _ := constString(ic.Args[1])
+	typ = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(typ)), "pg_catalog.")
+	if !regNameTypes[typ] {
+		return
+	}
+	if _, ok := constTextOperand(ic.Args[0]); ok {
+		return
+	}
+	c.Args[0] = v.s.e.regDisplayOf(ic, typ)
+}
+
+// regTextName keeps the column name of a selected oid::regtype::text,
+// which PostgreSQL takes from the innermost column, before regText
+// rewrites the cast.
+func regTextName(f *ast.SelectField) {
+	if f.Expr == nil || f.AsName.L != "" || f.WildCard != nil {
+		return
+	}
+	x := f.Expr
+	depth := 0
+	for {
+		for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
+			x = p.Expr
+		}
+		c, ok := x.(*ast.FuncCallExpr)
+		if !ok || c.FnName.L != front.CastFunc || len(c.Args) != 2 {
+			break
+		}
+		typ, _ := constString(c.Args[1])
+		if depth == 1 && !regNameTypes[strings.TrimPrefix(strings.ToLower(strings.TrimSpace(typ)), "pg_catalog.")] {
+			return
+		}
+		if depth == 0 && !textOperand(c) {
+			return
+		}
+		x = c.Args[0]
+		depth++
+	}
+	if col, ok := x.(*ast.ColumnNameExpr); ok && depth >= 2 {
+		f.AsName = col.Name.Name
+	}
+}

@@ -1,0 +1,91 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// Catalog pieces that client tools read when they connect or introspect
+// (Sequelize: pg_range; pg_dump: pg_is_in_recovery; Kysely:
+// pg_get_serial_sequence), answered as PostgreSQL 15 answers them for a
+// database of streamdb's objects.
+
+func init() {
+	for _, n := range []string{"pg_is_in_recovery", "pg_get_serial_sequence"} {
+		catalogFuncNames[n] = true
+	}
+	// pg_range: PostgreSQL 15's built-in range types. streamdb has no
+	// range types; drivers read this table to learn the range types'
+	// OIDs, and find none of them in pg_type.
+	pgSystemTables["pg_catalog.pg_range"] = pgSystemTableDef{
+		cols: cols("rngtypid", types.Int8, "rngsubtype", types.Int8, "rngmultitypid", types.Int8,
+			"rngcollation", types.Int8, "rngsubopc", types.Int8, "rngcanonical", types.Text, "rngsubdiff", types.Text),
+		rows: func(*Engine) []types.Row {
+			var rows []types.Row
+			for _, r := range []struct {
+				typ, sub, multi, opc int64
+				canonical, subdiff   string
+			}{
+				{3904, 23, 4451, 1978, "int4range_canonical", "int4range_subdiff"},
+				{3906, 1700, 4532, 3125, "-", "numrange_subdiff"},
+				{3908, 1114, 4533, 3128, "-", "tsrange_subdiff"},
+				{3910, 1184, 4534, 3127, "-", "tstzrange_subdiff"},
+				{3912, 1082, 4535, 3122, "daterange_canonical", "daterange_subdiff"},
+				{3926, 20, 4536, 3124, "int8range_canonical", "int8range_subdiff"},
+			} {
+				rows = append(rows, types.Row{intD(r.typ), intD(r.sub), intD(r.multi), intD(0), intD(r.opc),
+					str(r.canonical), str(r.subdiff)})
+			}
+			return rows
+		},
+	}
+}
+
+// toolCall substitutes the calls of this file's functions; ok is false
+// for any other function.
+func (v *catalogFuncs) toolCall(name string, args []ast.ExprNode) (out ast.ExprNode, ok bool, err error) {
+	switch name {
+	case "pg_is_in_recovery":
+		if len(args) != 0 {
+			return nil, true, sqlerr.New(sqlerr.UndefinedFunction, "function pg_is_in_recovery takes no arguments")
+		}
+		// A standby of an HA group refuses connections (57P03), so a
+		// session always runs on the active server.
+		return eq(value(int64(1)), value(int64(0))), true, nil
+	case "pg_get_serial_sequence":
+		out, err := v.serialSequence(args)
+		return out, true, err
+	}
+	return nil, false, nil
+}
+
+// serialSequence is pg_get_serial_sequence(table, column): the sequence a
+// serial or identity column takes its values from. streamdb has no
+// sequences yet, so it is NULL; named constants are checked as PostgreSQL
+// checks them (the relation and the column must exist).
+func (v *catalogFuncs) serialSequence(args []ast.ExprNode) (ast.ExprNode, error) {
+	if len(args) != 2 {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function pg_get_serial_sequence takes a table name and a column name")
+	}
+	null := &ast.FuncCallExpr{FnName: ast.NewCIStr(front.CastFunc), Args: []ast.ExprNode{value(nil), value("text")}}
+	table, ok1 := constTextOperand(args[0])
+	column, ok2 := constTextOperand(args[1])
+	if !ok1 || !ok2 {
+		return null, nil
+	}
+	r, ok := v.s.e.pgRelByName(unquoteQualified(strings.TrimSpace(table)))
+	if !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", table)
+	}
+	for _, c := range r.cols {
+		if c.name == column {
+			return null, nil
+		}
+	}
+	return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", column, r.name)
+}
