@@ -12,24 +12,24 @@ import (
 )
 
 // rowDescription describes cols; formats holds one format code per column
-// (nil means text for all).
-func rowDescription(cols []types.Column, formats []int16) *pgproto3.RowDescription {
+// (nil means text for all), origins one origin per column (nil: none).
+func rowDescription(cols []types.Column, formats []int16, origins []ColumnOrigin) *pgproto3.RowDescription {
 	fields := make([]pgproto3.FieldDescription, len(cols))
 	for i, col := range cols {
 		f := formatText
 		if formats != nil {
 			f = formats[i]
 		}
-		typmod := int32(-1)
-		if col.Mod.Fixed {
-			typmod = int32(col.Mod.Length) + 4 // as PostgreSQL's atttypmod
-		}
 		fields[i] = pgproto3.FieldDescription{
 			Name:         []byte(col.Name),
 			DataTypeOID:  col.OID(),
 			DataTypeSize: col.Type.Size(),
-			TypeModifier: typmod,
+			TypeModifier: typmod(col),
 			Format:       f,
+		}
+		if i < len(origins) {
+			fields[i].TableOID = origins[i].TableOID
+			fields[i].TableAttributeNumber = uint16(origins[i].Attr)
 		}
 	}
 	return &pgproto3.RowDescription{Fields: fields}

@@ -14,6 +14,8 @@ type statement struct {
 	sql    string   // the statement's text, for pg_stat_activity
 	params []types.Type
 	cols   []types.Column
+	// origins are the columns' origins (nil: unknown).
+	origins []ColumnOrigin
 }
 
 // portal is a bound statement, ready to execute.
@@ -74,7 +76,7 @@ func (c *conn) parse(m *pgproto3.Parse) {
 			c.extError(shiftPosition(runError(ctx, err), offset))
 			return
 		}
-		st = &statement{prep: p, sql: stmts[0], params: p.ParamTypes(), cols: p.Columns()}
+		st = &statement{prep: p, sql: stmts[0], params: p.ParamTypes(), cols: p.Columns(), origins: columnOrigins(p)}
 	default:
 		c.extError(sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement"))
 		return
@@ -127,31 +129,31 @@ func (c *conn) describe(m *pgproto3.Describe) {
 			oids[i] = t.OID()
 		}
 		c.w.send(&pgproto3.ParameterDescription{ParameterOIDs: oids})
-		c.describeRows(st.cols, nil)
+		c.describeRows(st.cols, nil, st.origins)
 	case 'P':
 		p, ok := c.portals[m.Name]
 		if !ok {
 			if d, isD := c.sess.(CursorDescriber); isD && m.Name != "" {
 				if cols, found := d.CursorColumns(m.Name); found {
-					c.describeRows(cols, nil)
+					c.describeRows(cols, nil, nil)
 					return
 				}
 			}
 			c.extError(sqlerr.New(sqlerr.InvalidCursorName, "portal \"%s\" does not exist", m.Name))
 			return
 		}
-		c.describeRows(p.stmt.cols, p.formats)
+		c.describeRows(p.stmt.cols, p.formats, p.stmt.origins)
 	default:
 		c.extError(sqlerr.New(sqlerr.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType))
 	}
 }
 
-func (c *conn) describeRows(cols []types.Column, formats []int16) {
+func (c *conn) describeRows(cols []types.Column, formats []int16, origins []ColumnOrigin) {
 	if cols == nil {
 		c.w.send(&pgproto3.NoData{})
 		return
 	}
-	c.w.send(rowDescription(cols, formats))
+	c.w.send(rowDescription(cols, formats, origins))
 }
 
 // execute runs a portal. The first Execute runs the statement to the end;

@@ -65,7 +65,7 @@ func (c *conn) runSimple(stmt string) error {
 	}
 	cols := p.Columns()
 	if cols != nil {
-		c.w.send(rowDescription(cols, nil))
+		c.w.send(rowDescription(cols, nil, columnOrigins(p)))
 	}
 	sink := &rowSink{c: c, ctx: ctx, cols: cols}
 	tag, err := p.Execute(ctx, nil, sink)

@@ -14,6 +14,9 @@ type prepared struct {
 	params *boundParams
 	cols   []types.Column
 	run    func(ctx context.Context, params []types.Datum, w pgwire.RowWriter) (string, error)
+	// origins are the columns' tables and attribute numbers
+	// (column_origins.go), nil when none has one.
+	origins []pgwire.ColumnOrigin
 }
 
 func (p *prepared) ParamTypes() []types.Type {

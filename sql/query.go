@@ -24,7 +24,8 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 		reads = &plan.Union{Inputs: all}
 	}
 	s.e.markStoredKeys(reads)
-	return &prepared{params: params, cols: root.Schema(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
+	cols, origins := queryColumns(root)
+	return &prepared{params: params, cols: cols, origins: origins, run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		if err := s.e.checkPopulated(reads); err != nil {
 			return "", err
 		}

@@ -12,6 +12,7 @@
 //	                           header line "# <label>\t..." before the rows.
 //	                           getTables [namePattern], getColumns <table>,
 //	                           getPrimaryKeys <table>, getIndexInfo <table>,
+//	                           getImportedKeys <table>, getExportedKeys <table>,
 //	                           getSchemas, getCatalogs, getTableTypes,
 //	                           getTypeInfo, getFunctions [namePattern].
 //	\prepare <sql>\t<type>:<value>\t...
@@ -31,6 +32,10 @@
 //	                           when autocommit is off.
 //	\copyout <sql>             CopyManager.copyOut; prints the data.
 //	\copyin <sql>\t<row>\t...  CopyManager.copyIn of the rows, one per field.
+//	\rsmeta <sql>             runs <sql> and prints, per result column, its
+//	                           ResultSetMetaData: label, column name, table
+//	                           name, schema name, type name, precision,
+//	                           scale, isNullable, isAutoIncrement.
 //
 // A column of an array type prints as ResultSet.getArray reads it
 // ([1, 2]), after its text; a uuid column prints the class getObject
@@ -88,6 +93,15 @@ public class RunSQL {
                     StringWriter w = new StringWriter();
                     new org.postgresql.copy.CopyManager((org.postgresql.core.BaseConnection) conn).copyOut(line.substring(9), w);
                     System.out.print(w);
+                } else if (line.startsWith("\\rsmeta ")) {
+                    try (Statement st = conn.createStatement(); ResultSet rs = st.executeQuery(line.substring(8))) {
+                        ResultSetMetaData md = rs.getMetaData();
+                        for (int i = 1; i <= md.getColumnCount(); i++) {
+                            System.out.println(String.join("\t", md.getColumnLabel(i), md.getColumnName(i), md.getTableName(i),
+                                md.getSchemaName(i), md.getColumnTypeName(i), String.valueOf(md.getPrecision(i)),
+                                String.valueOf(md.getScale(i)), String.valueOf(md.isNullable(i)), String.valueOf(md.isAutoIncrement(i))));
+                        }
+                    }
                 } else if (line.startsWith("\\copyin ")) {
                     String[] f = line.substring(8).split("\t", 2);
                     String data = f.length > 1 ? String.join("\n", f[1].split("\t")) + "\n" : "";
@@ -116,6 +130,8 @@ public class RunSQL {
             case "getColumns": rs = md.getColumns(null, null, arg, "%"); break;
             case "getPrimaryKeys": rs = md.getPrimaryKeys(null, null, arg); break;
             case "getIndexInfo": rs = md.getIndexInfo(null, null, arg, false, false); break;
+            case "getImportedKeys": rs = md.getImportedKeys(null, null, arg); break;
+            case "getExportedKeys": rs = md.getExportedKeys(null, null, arg); break;
             case "getSchemas": rs = md.getSchemas(); break;
             case "getCatalogs": rs = md.getCatalogs(); break;
             case "getTableTypes": rs = md.getTableTypes(); break;
