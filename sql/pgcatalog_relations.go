@@ -246,7 +246,7 @@ func init() {
 			"conrelid", types.Int8, "contypid", types.Int8, "conindid", types.Int8, "conparentid", types.Int8,
 			"confrelid", types.Int8, "confupdtype", types.Text, "confdeltype", types.Text,
 			"confmatchtype", types.Text, "conislocal", types.Bool, "coninhcount", types.Int4,
-			"connoinherit", types.Bool, "conkey", types.Text, "confkey", types.Text, "conbin", types.Text),
+			"connoinherit", types.Bool, "conkey", types.ArrayOf(types.Int2), "confkey", types.ArrayOf(types.Int2), "conbin", types.Text),
 		rows: func(e *Engine) []types.Row {
 			var rows []types.Row
 			for _, r := range e.pgRelations() {

@@ -63,6 +63,7 @@ func init() {
 					str("user"), str("string"), str("default"), types.Null, types.Null, types.Null,
 					str(value), str(value), types.Null, types.Null, boolD(false)})
 			}
+			out = append(out, presetSettingRows()...)
 			sort.Slice(out, func(i, j int) bool { return out[i][0].S < out[j][0].S })
 			return out
 		},

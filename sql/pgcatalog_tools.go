@@ -46,6 +46,25 @@ func init() {
 	}
 }
 
+// presetSettings are PostgreSQL's read-only settings that describe how
+// the server was built, with PostgreSQL 15's values; drivers read some
+// (pgjdbc's getImportedKeys reads max_index_keys).
+var presetSettings = map[string]string{
+	"block_size": "8192", "max_function_args": "100", "max_index_keys": "32", "segment_size": "131072",
+	"wal_block_size": "8192", "data_checksums": "off", "server_version_num": "150000",
+}
+
+// presetSettingRows are pg_settings' rows of presetSettings.
+func presetSettingRows() []types.Row {
+	var out []types.Row
+	for name, value := range presetSettings {
+		out = append(out, types.Row{str(name), str(value), types.Null, str("Preset Options"), types.Null, types.Null,
+			str("internal"), str("integer"), str("default"), types.Null, types.Null, types.Null,
+			str(value), str(value), types.Null, types.Null, types.NewBool(false)})
+	}
+	return out
+}
+
 // toolCall substitutes the calls of this file's functions; ok is false
 // for any other function.
 func (v *catalogFuncs) toolCall(name string, args []ast.ExprNode) (out ast.ExprNode, ok bool, err error) {

@@ -38,3 +38,25 @@ func TestResultSetMetadataMatchesPostgres(t *testing.T) {
 		t.Errorf("numeric(12,3) column not described:\n%s", got)
 	}
 }
+
+// TestKeysMetadataRuns: DatabaseMetaData.getImportedKeys and
+// getExportedKeys answer as PostgreSQL 15 does for tables without foreign
+// keys (no rows), and getIndexInfo lists the primary key's index.
+func TestKeysMetadataRuns(t *testing.T) {
+	testutil.JDBCJar(t)
+	pg := testutil.StartPostgres(t)
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	script := []string{metadataSchema,
+		`\meta getImportedKeys accounts`, `\meta getExportedKeys accounts`, `\meta getIndexInfo accounts`,
+		`\meta getPrimaryKeys accounts`}
+	pgURL := fmt.Sprintf("jdbc:postgresql://127.0.0.1:%d/postgres?user=postgres", pg.Port)
+	sdbURL := fmt.Sprintf("jdbc:postgresql://127.0.0.1:%d/streamdb?user=streamdb", srv.Port)
+	want := strings.ReplaceAll(testutil.RunJDBC(t, pgURL, script...), "postgres\t", "streamdb\t")
+	got := testutil.RunJDBC(t, sdbURL, script...)
+	if got != want {
+		t.Errorf("keys metadata differs from PostgreSQL's\nstreamdb:\n%s\npostgres:\n%s", got, want)
+	}
+	if !strings.Contains(got, "accounts_pkey") {
+		t.Errorf("getIndexInfo lacks the primary key's index:\n%s", got)
+	}
+}
