@@ -26,6 +26,9 @@ func (s *session) prepareCatalogQuery(q *front.CatalogQuery) (*prepared, error) 
 	cols := make([]types.Column, len(q.Items))
 	for i, it := range q.Items {
 		cols[i] = types.Column{Name: it, Type: catalogItemType(it)}
+		if t, ok := djangoItemType(q.Shape, it); ok {
+			cols[i].Type = t
+		}
 		if it == "" {
 			cols[i].Name = "?column?"
 		}
@@ -135,6 +138,10 @@ func (a *catalogAnswer) rows() []fieldRow {
 		return out
 	case front.CatalogJDBCPrimaryKeys, front.CatalogJDBCIndexInfo:
 		return a.jdbcKeys()
+	case front.CatalogDjangoConstraints:
+		return a.djangoConstraints()
+	case front.CatalogDjangoIndexes:
+		return a.djangoIndexes()
 	case front.CatalogJDBCTypeCache:
 		return jdbcTypeCache(e)
 	case front.CatalogJDBCTypes:

@@ -19,6 +19,21 @@ func init() {
 	for _, n := range []string{"pg_is_in_recovery", "pg_get_serial_sequence"} {
 		catalogFuncNames[n] = true
 	}
+	// pg_collation: the collations every PostgreSQL database has
+	// (Django's table description joins it); streamdb compares text
+	// bytewise, as collation C does.
+	pgSystemTables["pg_catalog.pg_collation"] = pgSystemTableDef{
+		cols: cols("oid", types.Int8, "collname", types.Text, "collnamespace", types.Int8, "collowner", types.Int8,
+			"collprovider", types.Text, "collisdeterministic", types.Bool, "collencoding", types.Int4,
+			"collcollate", types.Text, "collctype", types.Text, "colliculocale", types.Text, "collversion", types.Text),
+		rows: func(*Engine) []types.Row {
+			return []types.Row{
+				{intD(100), str("default"), intD(oidPgCatalog), intD(10), str("d"), types.NewBool(true), intD(-1), types.Null, types.Null, types.Null, types.Null},
+				{intD(950), str("C"), intD(oidPgCatalog), intD(10), str("c"), types.NewBool(true), intD(-1), str("C"), str("C"), types.Null, types.Null},
+				{intD(951), str("POSIX"), intD(oidPgCatalog), intD(10), str("c"), types.NewBool(true), intD(-1), str("POSIX"), str("POSIX"), types.Null, types.Null},
+			}
+		},
+	}
 	// pg_range: PostgreSQL 15's built-in range types. streamdb has no
 	// range types; drivers read this table to learn the range types'
 	// OIDs, and find none of them in pg_type.

@@ -92,6 +92,9 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 	if jq := matchJDBCQuery(q, toks, head, body); jq != nil {
 		return jq
 	}
+	if dq := matchDjangoQuery(q, toks, head, body); dq != nil {
+		return dq
+	}
 	switch {
 	case strings.HasPrefix(head, `n . nspname as "Schema" , c . relname as "Name"`) && strings.HasPrefix(body, "from pg_catalog . pg_class c"):
 		q.Shape = CatalogRelations
