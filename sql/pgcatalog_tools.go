@@ -19,6 +19,15 @@ func init() {
 	for _, n := range []string{"pg_is_in_recovery", "pg_get_serial_sequence"} {
 		catalogFuncNames[n] = true
 	}
+	// Parameters pg_dump sets (they change nothing in streamdb).
+	for _, n := range []string{"synchronize_seqscans", "quote_all_identifiers", "lock_timeout", "row_security",
+		"transaction_deferrable", "default_transaction_deferrable"} {
+		sessionParams[n] = true
+	}
+	// What SHOW says of SET TRANSACTION's modes outside a transaction
+	// that set them.
+	defaultSessionSettings["transaction_read_only"] = "off"
+	defaultSessionSettings["transaction_deferrable"] = "off"
 	// pg_collation: the collations every PostgreSQL database has
 	// (Django's table description joins it); streamdb compares text
 	// bytewise, as collation C does.

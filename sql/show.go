@@ -183,8 +183,10 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 		case n.Reset:
 			s.setSetting(n.Name, s.resetValue(n.Name), n.Local)
 		default:
-			if err := s.applySetting(n.Name, n.Value, n.Local); err != nil {
-				return "", err
+			for _, m := range append([]*front.Set{n}, n.Also...) {
+				if err := s.applySetting(m.Name, m.Value, n.Local); err != nil {
+					return "", err
+				}
 			}
 		}
 		return tag, nil

@@ -123,6 +123,9 @@ type Set struct {
 	Local  bool
 	System bool
 	Reset  bool
+	// Also are the further modes of SET TRANSACTION mode, mode: set
+	// with this one.
+	Also []*Set
 }
 
 // Flush is FLUSH: wait until all writes so far are visible in every view.

@@ -95,6 +95,9 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 	if dq := matchDjangoQuery(q, toks, head, body); dq != nil {
 		return dq
 	}
+	if pq := matchPgDumpQuery(q, head, body); pq != nil {
+		return pq
+	}
 	switch {
 	case strings.HasPrefix(head, `n . nspname as "Schema" , c . relname as "Name"`) && strings.HasPrefix(body, "from pg_catalog . pg_class c"):
 		q.Shape = CatalogRelations

@@ -73,8 +73,35 @@ func parseSet(c *cursor) (any, error) {
 }
 
 // setTransaction reads transaction modes: ISOLATION LEVEL x | READ ONLY |
-// READ WRITE. prefix is "default_" for SESSION CHARACTERISTICS.
+// READ WRITE | [NOT] DEFERRABLE, separated by commas or spaces (pg_dump
+// sends ISOLATION LEVEL REPEATABLE READ, READ ONLY). prefix is "default_"
+// for SESSION CHARACTERISTICS.
 func setTransaction(c *cursor, prefix string) (any, error) {
+	var first *Set
+	for {
+		s, err := transactionMode(c, prefix)
+		if err != nil {
+			return nil, err
+		}
+		if first == nil {
+			// SET TRANSACTION lasts until the transaction ends, as SET
+			// LOCAL does.
+			s.Local = prefix == ""
+			first = s
+		} else {
+			first.Also = append(first.Also, s)
+		}
+		if c.atEnd() {
+			return first, nil
+		}
+		if c.op(",") && c.atEnd() {
+			return nil, c.fail()
+		}
+	}
+}
+
+// transactionMode reads one transaction mode.
+func transactionMode(c *cursor, prefix string) (*Set, error) {
 	switch {
 	case c.words("isolation", "level"):
 		start := c.i
@@ -87,11 +114,15 @@ func setTransaction(c *cursor, prefix string) (any, error) {
 		for _, t := range c.toks[start:c.i] {
 			words = append(words, t.val)
 		}
-		return &Set{Name: prefix + "transaction_isolation", Value: strings.Join(words, " ")}, c.end()
+		return &Set{Name: prefix + "transaction_isolation", Value: strings.Join(words, " ")}, nil
 	case c.words("read", "only"):
-		return &Set{Name: prefix + "transaction_read_only", Value: "on"}, c.end()
+		return &Set{Name: prefix + "transaction_read_only", Value: "on"}, nil
 	case c.words("read", "write"):
-		return &Set{Name: prefix + "transaction_read_only", Value: "off"}, c.end()
+		return &Set{Name: prefix + "transaction_read_only", Value: "off"}, nil
+	case c.word("deferrable"):
+		return &Set{Name: prefix + "transaction_deferrable", Value: "on"}, nil
+	case c.words("not", "deferrable"):
+		return &Set{Name: prefix + "transaction_deferrable", Value: "off"}, nil
 	}
 	return nil, c.fail()
 }
