@@ -1,5 +1,5 @@
 // Package catalog holds the descriptors of the catalog's objects
-// (streams, tables, materialized views) and the formats of a view's
+// (streams, tables, materialized views, views) and the formats of a view's
 // dataflow: the types the binder, the planner, the runtime and the store
 // all share. Storing descriptors is package storage's job; this package
 // has no dependency on Pebble.
@@ -20,6 +20,10 @@ const (
 	KindStream ObjectKind = "stream"
 	KindTable  ObjectKind = "table"
 	KindView   ObjectKind = "materialized view"
+	// KindPlainView is a view of CREATE VIEW: it keeps only its query
+	// (Query, Columns, DependsOn), no state and no dataflow, and is
+	// expanded where a query reads it.
+	KindPlainView ObjectKind = "view"
 	// KindSystem is a read-only table computed from server state
 	// (streamdb_checkpoints); it is never stored.
 	KindSystem ObjectKind = "system table"
@@ -55,7 +59,8 @@ type Descriptor struct {
 	// same name and subject.
 	StartSeq uint64 `json:"start_seq,omitempty"`
 
-	// Views: the defining query text and the objects it reads.
+	// Views (materialized and plain): the defining query text and the
+	// objects it reads by name.
 	Query     string   `json:"query,omitempty"`
 	DependsOn []string `json:"depends_on,omitempty"`
 	// Dataflow is the format of a view's dataflow, fixed when the view is

@@ -117,6 +117,7 @@ func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *fron
 	if err != nil {
 		return nil, err
 	}
+	d.DependsOn = e.plainViewsNamed(d.DependsOn, st, n.Query)
 	// The view keeps its id (its state, positions and readers' edges) and
 	// its format (the state kept is encoded by it).
 	d.ID, d.Dataflow, d.CreatedAt = old.ID, old.Dataflow, old.CreatedAt

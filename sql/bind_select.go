@@ -588,6 +588,9 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 		}
 		return nil, nil, err
 	}
+	if desc.Kind == catalog.KindPlainView {
+		return sb.expandPlainView(desc, alias)
+	}
 	cols, err := desc.Schema()
 	if err != nil {
 		return nil, nil, err

@@ -285,6 +285,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		e.ddlMu.Unlock()
 		return "", err
 	}
+	d.DependsOn = e.plainViewsNamed(d.DependsOn, st, n.Query)
 	e.recordPlan(d, root)
 	// Other sessions must not read the view until its backfill is done.
 	bf, err := e.planBackfill(ctx, d, root)
@@ -497,7 +498,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 	defer e.startDroppedStreamGC()
 	want := map[front.ObjectKind]catalog.ObjectKind{
 		front.KindStream: catalog.KindStream, front.KindTable: catalog.KindTable,
-		front.KindMaterializedView: catalog.KindView, front.KindView: catalog.KindView,
+		front.KindMaterializedView: catalog.KindView, front.KindView: catalog.KindPlainView,
 	}[n.Kind]
 	for _, name := range n.Names {
 		d, ok := e.lookup(name)
@@ -515,10 +516,11 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 		if len(deps) > 0 && !n.Cascade {
 			names := make([]string, len(deps))
 			for i, dep := range deps {
-				names[i] = dep.Name
+				names[i] = relKindWord(dep) + " " + dep.Name
 			}
-			return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop %s %s because other objects depend on it", d.Kind, name).
-				WithHint("materialized view %s depends on it; use DROP ... CASCADE to drop them too.", strings.Join(names, ", "))
+			return "", withDetail(sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop %s %s because other objects depend on it", d.Kind, name).
+				WithHint("%s depends on it; use DROP ... CASCADE to drop them too.", strings.Join(names, ", ")),
+				"%s depends on %s %s", names[len(names)-1], relKindWord(d), name)
 		}
 		sinks, err := e.sinksOn(append(deps, d))
 		if err != nil {
@@ -537,6 +539,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 				return "", err
 			}
 		}
+		cascadeNotice(ctx, deps)
 		for _, dep := range deps {
 			if err := e.dropObject(dep); err != nil {
 				return "", err
@@ -606,6 +609,7 @@ func (e *Engine) dropObject(d *catalog.Descriptor) error {
 	if d.Kind == catalog.KindView || d.Kind == catalog.KindTable {
 		e.rt.Remove(d.ID)
 	}
+	// A view has no state or positions; DeleteObject finds none.
 	b := e.store.NewBatch()
 	defer b.Close()
 	if err := storage.DeleteDescriptor(b, d.Name); err != nil {

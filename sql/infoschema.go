@@ -6,9 +6,10 @@ import (
 )
 
 // information_schema.tables and information_schema.columns, for drivers and
-// GUI tools. Materialized views are listed with table_type 'VIEW'
-// (PostgreSQL leaves them out of information_schema, but in streamdb they
-// are the objects people query); streams and tables are 'BASE TABLE'.
+// GUI tools. Views and materialized views are listed with table_type
+// 'VIEW' (PostgreSQL leaves materialized views out of information_schema,
+// but in streamdb they are the objects people query); streams and tables
+// are 'BASE TABLE'.
 // table_catalog is "streamdb": the server has one database under any name.
 
 const infoSchemaCatalog = "streamdb"
@@ -35,11 +36,12 @@ var infoSchemaTables = pgSystemTableDef{
 		var rows []types.Row
 		for _, r := range e.pgRelations() {
 			typ := "BASE TABLE"
-			if r.d.Kind == catalog.KindView {
+			view := r.d.Kind == catalog.KindView || r.d.Kind == catalog.KindPlainView
+			if view {
 				typ = "VIEW"
 			}
 			rows = append(rows, types.Row{str(infoSchemaCatalog), str("public"), str(r.d.Name), str(typ),
-				yesNo(r.d.Kind != catalog.KindView)})
+				yesNo(!view)})
 		}
 		return rows
 	},

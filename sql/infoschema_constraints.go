@@ -85,7 +85,7 @@ func init() {
 		rows: func(e *Engine) []types.Row {
 			var out []types.Row
 			for _, r := range e.pgRelations() {
-				if r.d.Kind != catalog.KindView {
+				if r.d.Kind != catalog.KindView && r.d.Kind != catalog.KindPlainView {
 					continue
 				}
 				def := " " + strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"

@@ -34,8 +34,11 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			WithPosition(params.stmt.IdentPosition(name))
 	}
 	if desc.Kind != catalog.KindStream && desc.Kind != catalog.KindTable {
-		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into %s %q", desc.Kind, name).
-			WithHint("INSERT works on streams and tables; a materialized view is computed from its query.")
+		hint := "INSERT works on streams and tables; a materialized view is computed from its query."
+		if desc.Kind == catalog.KindPlainView {
+			hint = "INSERT works on streams and tables; a view is its query: insert into the tables it reads."
+		}
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into %s %q", desc.Kind, name).WithHint("%s", hint)
 	}
 	cols, err := desc.Schema()
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // queries (pgcatalog_psql.go).
 //
 // Every user object lives in schema public. Relation kinds (pg_class.relkind):
-// tables are 'r', materialized views 'm', and streams are 'r' too: psql's
+// tables are 'r', views 'v', materialized views 'm', and streams are 'r' too: psql's
 // \dt lists them and \d shows their columns as a table's, and their
 // description (obj_description, \dt+) says they are streams and on which
 // subject. A relation's OID is firstUserOID plus its catalog ID, so it is
@@ -51,7 +51,7 @@ type pgColumn struct {
 // views) by name.
 func (e *Engine) pgRelations() []pgRelation {
 	var out []pgRelation
-	for _, kind := range []catalog.ObjectKind{catalog.KindStream, catalog.KindTable, catalog.KindView} {
+	for _, kind := range []catalog.ObjectKind{catalog.KindStream, catalog.KindTable, catalog.KindView, catalog.KindPlainView} {
 		for _, d := range e.objects(kind) {
 			out = append(out, newPGRelation(d))
 		}
@@ -72,8 +72,11 @@ func (e *Engine) pgRelationByOID(oid uint32) (pgRelation, bool) {
 
 func newPGRelation(d *catalog.Descriptor) pgRelation {
 	r := pgRelation{d: d, oid: firstUserOID + d.ID, relkind: "r"}
-	if d.Kind == catalog.KindView {
+	switch d.Kind {
+	case catalog.KindView:
 		r.relkind = "m"
+	case catalog.KindPlainView:
+		r.relkind = "v"
 	}
 	key := map[string]bool{}
 	for _, k := range d.PrimaryKey {

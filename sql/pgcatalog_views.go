@@ -8,8 +8,8 @@ import (
 
 // pg_tables, pg_views and pg_matviews, the pg_catalog views that tools
 // (Metabase's privilege check, DBeaver, pgAdmin) list relations from:
-// tables and streams are pg_tables rows (relkind r), materialized views
-// pg_matviews rows; pg_views is empty (streamdb has no plain views). The
+// tables and streams are pg_tables rows (relkind r), views pg_views rows
+// (relkind v), materialized views pg_matviews rows (relkind m). The
 // owner is the bootstrap superuser, as in pg_class.
 func init() {
 	b := types.NewBool
@@ -30,7 +30,16 @@ func init() {
 	}
 	pgSystemTables["pg_catalog.pg_views"] = pgSystemTableDef{
 		cols: cols("schemaname", types.Text, "viewname", types.Text, "viewowner", types.Text, "definition", types.Text),
-		rows: func(e *Engine) []types.Row { return nil },
+		rows: func(e *Engine) []types.Row {
+			var out []types.Row
+			for _, r := range e.pgRelations() {
+				if r.relkind == "v" {
+					def := " " + strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"
+					out = append(out, types.Row{str("public"), str(r.d.Name), str(BootstrapUser), str(def)})
+				}
+			}
+			return out
+		},
 	}
 	pgSystemTables["pg_catalog.pg_matviews"] = pgSystemTableDef{
 		cols: cols("schemaname", types.Text, "matviewname", types.Text, "matviewowner", types.Text,

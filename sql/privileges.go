@@ -81,6 +81,14 @@ func (s *session) permitted(st *front.Statement) error {
 			return err
 		}
 		return s.needRead(st, n.Query)
+	case *front.CreateView:
+		if err := s.needCreate(); err != nil {
+			return err
+		}
+		if d, ok := s.e.lookup(n.Name); ok && n.OrReplace && s.e.roles.owner(d) != s.user {
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
+		}
+		return s.needRead(st, n.Query)
 	case *front.CreateSink:
 		if err := s.needCreate(); err != nil {
 			return err
@@ -237,6 +245,11 @@ func (s *session) needReadExcept(st *front.Statement, node ast.Node, skip *ast.T
 		if err := need(tn, "SELECT"); err != nil {
 			return err
 		}
+		if d := s.relation(tn); d != nil && st.AsOf == nil {
+			if err := s.needViewInputs(d, 0); err != nil {
+				return err
+			}
+		}
 	}
 	for _, w := range st.Windows {
 		if w.Schema != "" && w.Schema != "public" {
@@ -314,6 +327,8 @@ func (s *session) authorize(st *front.Statement) (after func(), err error) {
 	case *front.CreateSource:
 		name = n.Name
 	case *front.CreateMaterializedView:
+		name = n.Name
+	case *front.CreateView:
 		name = n.Name
 	default:
 		return nil, nil

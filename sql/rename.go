@@ -27,8 +27,11 @@ import (
 // running pipeline, its logs and metrics carry the new name.
 func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (string, error) {
 	tag := "ALTER TABLE"
-	if n.View {
+	switch {
+	case n.View:
 		tag = "ALTER MATERIALIZED VIEW"
+	case n.PlainView:
+		tag = "ALTER VIEW"
 	}
 	if n.Schema != "" && n.Schema != "public" {
 		return "", sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", n.Schema, n.Name)
@@ -47,15 +50,20 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a materialized view", n.Name).
 			WithHint("Use ALTER %s.", upperKind(old))
 	}
+	if n.PlainView && old.Kind != catalog.KindPlainView {
+		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a view", n.Name).
+			WithHint("Use ALTER %s.", upperKind(old))
+	}
 	if _, taken := e.lookup(n.NewName); taken {
 		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.NewName)
 	}
-	if old.Kind != catalog.KindView {
+	if old.Kind != catalog.KindView && old.Kind != catalog.KindPlainView {
 		return "", sqlerr.New(sqlerr.FeatureNotSupported, "renaming %s %s is not supported: its name also names its JetStream stream", relKindWord(old), n.Name).
-			WithHint("Only materialized views can be renamed; create a new %s instead.", relKindWord(old))
+			WithHint("Only views and materialized views can be renamed; create a new %s instead.", relKindWord(old))
 	}
 	if deps := e.dependents(n.Name); len(deps) > 0 {
-		return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot rename materialized view %s because materialized view %s reads it", n.Name, deps[len(deps)-1].Name).
+		reader := deps[len(deps)-1]
+		return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot rename %s %s because %s %s reads it", relKindWord(old), n.Name, relKindWord(reader), reader.Name).
 			WithHint("Views name their inputs in their query: drop %s first, rename, then create it again over %s.", deps[len(deps)-1].Name, n.NewName)
 	}
 	sinks, err := e.sinksOn([]*catalog.Descriptor{old})
@@ -65,6 +73,13 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 	if len(sinks) > 0 {
 		return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot rename materialized view %s because sink %s reads it", n.Name, sinks[0].Name).
 			WithHint("DROP SINK %s first, rename, then CREATE SINK again over %s.", sinks[0].Name, n.NewName)
+	}
+	if old.Kind == catalog.KindPlainView {
+		if err := e.renamePlainView(old, n.NewName); err != nil {
+			return "", sqlerr.New(sqlerr.InternalError, "renaming view %s failed: %v", n.Name, err)
+		}
+		e.log.Info("renamed", "kind", old.Kind, "from", n.Name, "to", n.NewName)
+		return tag, e.ddlCheckpoint(ctx)
 	}
 	d := *old
 	d.Name = n.NewName
@@ -111,6 +126,8 @@ func upperKind(d *catalog.Descriptor) string {
 	switch d.Kind {
 	case catalog.KindView:
 		return "MATERIALIZED VIEW"
+	case catalog.KindPlainView:
+		return "VIEW"
 	case catalog.KindStream:
 		return "STREAM"
 	}

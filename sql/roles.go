@@ -591,6 +591,8 @@ func relKindWord(d *catalog.Descriptor) string {
 	switch d.Kind {
 	case catalog.KindView:
 		return "materialized view"
+	case catalog.KindPlainView:
+		return "view"
 	case catalog.KindStream:
 		return "stream"
 	}

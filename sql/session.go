@@ -241,8 +241,7 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 			return s.e.createView(ctx, n, st)
 		}), nil
 	case *front.CreateView:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE VIEW is not supported").
-			WithHint("Use CREATE MATERIALIZED VIEW: streamdb keeps views materialized and current.")
+		return command(func(ctx context.Context) (string, error) { return s.e.createPlainView(ctx, n, st) }), nil
 	case *front.Drop:
 		return command(func(ctx context.Context) (string, error) { return s.e.drop(ctx, n) }), nil
 	case *front.CreateSink:

@@ -45,6 +45,8 @@ func (s *session) tableTarget(refs *ast.TableRefsClause, what string, params *bo
 		hint := "UPDATE and DELETE work on tables (CREATE TABLE without APPEND ONLY)."
 		if desc.Kind == catalog.KindView {
 			hint = "A materialized view is computed from its query; change its inputs instead."
+		} else if desc.Kind == catalog.KindPlainView {
+			hint = "A view is its query; change the tables it reads instead."
 		} else if desc.Kind == catalog.KindStream {
 			hint = "A stream is append-only; use a table (CREATE TABLE without APPEND ONLY) for rows that change."
 		}

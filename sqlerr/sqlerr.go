@@ -95,6 +95,7 @@ const (
 	DuplicateCursor                   = "42P03"
 	DuplicatePreparedStatement        = "42P05"
 	InvalidTableDefinition            = "42P16"
+	InvalidObjectDefinition           = "42P17"
 	InvalidRecursion                  = "42P19"
 	DataCorrupted                     = "XX001"
 )

@@ -20,6 +20,8 @@ func parseAlter(st *Statement, c *cursor) (any, error) {
 		return parseAlterTable(c)
 	case c.words("materialized", "view"):
 		return parseAlterView(st, c)
+	case c.word("view"):
+		return parseAlterPlainView(c)
 	case t.kind == tkWord:
 		return nil, unsupported(c.src, t, "ALTER %s", upper(t.val))
 	}

@@ -1,15 +1,17 @@
 package front
 
 // RenameRelation is ALTER MATERIALIZED VIEW [IF EXISTS] name RENAME TO
-// new, or ALTER TABLE [IF EXISTS] name RENAME TO new. View is true for
-// the first form, which names only a materialized view; ALTER TABLE
-// renames any relation, as in PostgreSQL.
+// new, ALTER VIEW [IF EXISTS] name RENAME TO new, or ALTER TABLE [IF
+// EXISTS] name RENAME TO new. View is true for the first form, which
+// names only a materialized view; PlainView for the second, which names
+// only a (plain) view; ALTER TABLE renames any relation, as in PostgreSQL.
 type RenameRelation struct {
-	View     bool
-	IfExists bool
-	Schema   string
-	Name     string
-	NewName  string
+	View      bool
+	PlainView bool
+	IfExists  bool
+	Schema    string
+	Name      string
+	NewName   string
 }
 
 // isRename reports whether the tokens after ALTER MATERIALIZED VIEW or

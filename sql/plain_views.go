@@ -1,0 +1,423 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamdb/catalog"
+	"streamdb/expr"
+	"streamdb/pgwire"
+	"streamdb/plan"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/types"
+)
+
+// Plain views (CREATE [OR REPLACE] VIEW). A view is a catalog entry
+// (catalog.KindPlainView) holding its query's text, its columns and the
+// relations the query names (DependsOn); it keeps no state and runs no
+// dataflow. Every query that reads it parses and binds the stored text
+// again in its place (selectBinder.expandPlainView), against the same
+// catalog as the rest of the query, so a materialized view over a view
+// is built from the view's query and its plan records the relations
+// underneath. The view's stored columns are its interface: binding the
+// text must give at least those columns with those types (extra columns
+// after them, from a * over a view that OR REPLACE extended, are cut off,
+// as PostgreSQL's stored * expansion would not see them).
+//
+// Like PostgreSQL, the relations a view reads are checked with the
+// privileges of the view's owner (views are security definer), and the
+// reader needs SELECT on the view only (needViewInputs).
+
+// createPlainView runs CREATE [OR REPLACE] VIEW.
+func (e *Engine) createPlainView(ctx context.Context, n *front.CreateView, st *front.Statement) (string, error) {
+	const tag = "CREATE VIEW"
+	if n.Schema != "" && n.Schema != "public" {
+		return "", noSuchSchema(n.Schema)
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	old, exists := e.lookup(n.Name)
+	if exists && !n.OrReplace {
+		if n.IfNotExists {
+			pgwire.Notice(ctx, fmt.Sprintf("relation %q already exists, skipping", n.Name), "")
+			return tag, nil
+		}
+		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
+	}
+	if exists && old.Kind != catalog.KindPlainView {
+		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a view", n.Name).
+			WithHint("%s is a %s; choose another name for the view.", n.Name, old.Kind)
+	}
+	d, err := e.plainViewDescriptor(n, st)
+	if err != nil {
+		return "", err
+	}
+	if !exists {
+		if err := e.persist(d); err != nil {
+			return "", err
+		}
+		e.log.Info("created view", "view", d.Name)
+		return tag, e.ddlCheckpoint(ctx)
+	}
+	if err := checkReplaceColumns(old.Columns, d.Columns); err != nil {
+		return "", err
+	}
+	if e.readsThrough(d, old.Name) {
+		return "", sqlerr.New(sqlerr.InvalidObjectDefinition, "infinite recursion detected in rules for relation %q", n.Name).
+			WithHint("A view cannot read itself, directly or through other views.")
+	}
+	for _, dep := range e.dependents(old.Name) {
+		if dep.Kind == catalog.KindView && len(dep.Plan) == 0 {
+			return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot replace view %s because materialized view %s reads it", n.Name, dep.Name).
+				WithHint("%s has no recorded plan and would read the new query on restart: drop it first, replace the view, then create it again.", dep.Name)
+		}
+	}
+	// The same object: it keeps its id (pg_class oid) and creation time
+	// (its owner and grants).
+	d.ID, d.CreatedAt = old.ID, old.CreatedAt
+	if err := e.replaceDescriptor(old, d); err != nil {
+		return "", err
+	}
+	e.log.Info("replaced view", "view", d.Name)
+	return tag, e.ddlCheckpoint(ctx)
+}
+
+// plainViewDescriptor binds a CREATE VIEW's query as it will be expanded
+// (from its text) and builds the view's catalog entry. The id comes
+// with persist.
+func (e *Engine) plainViewDescriptor(n *front.CreateView, st *front.Statement) (*catalog.Descriptor, error) {
+	if st.NumParams > 0 {
+		return nil, sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $1").
+			WithHint("A view's query cannot have parameters; write the values into the query.")
+	}
+	if st.AsOf != nil {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a view cannot read AS OF a point").
+			WithHint("Query AS OF the point ad hoc, or create the view without AS OF and read it AS OF the point.")
+	}
+	vst, root, err := bindPlainViewQuery(e, n.QueryText)
+	if err != nil {
+		return nil, atQueryText(err, st.Text, n.QueryText)
+	}
+	cols := append([]types.Column(nil), root.Schema()...)
+	if len(n.Columns) > len(cols) {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	for i, name := range n.Columns {
+		cols[i].Name = name
+	}
+	seen := map[string]bool{}
+	for i, c := range cols {
+		if seen[c.Name] {
+			return nil, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", c.Name).
+				WithHint("Give the columns distinct names with AS, or list them after the view's name.")
+		}
+		seen[c.Name] = true
+		if c.Type == types.Unknown {
+			// PostgreSQL resolves a view's untyped literals to text.
+			cols[i].Type, cols[i].Mod = types.Text, types.Modifier{}
+		}
+	}
+	return &catalog.Descriptor{
+		Name: n.Name, Kind: catalog.KindPlainView, Columns: catalog.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
+		Query: n.QueryText, DependsOn: e.relationsNamed(vst, nil),
+	}, nil
+}
+
+// bindPlainViewQuery parses a view's query text and binds it against cat,
+// as a statement of its own (its WITH queries, windows and subqueries
+// are its own; it has no parameters).
+func bindPlainViewQuery(cat catalogReader, text string) (*front.Statement, plan.Node, error) {
+	st, err := front.Parse(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch st.Node.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+	default:
+		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "a view's query must be a SELECT")
+	}
+	// bindQueryIn reads nothing of the engine but the catalog it is given.
+	var e *Engine
+	root, err := e.bindQueryIn(cat, st, &boundParams{stmt: st})
+	return st, root, err
+}
+
+// atQueryText moves an error's position in a CREATE VIEW's query text to
+// its place in the whole statement.
+func atQueryText(err error, stmt, query string) error {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Position == 0 {
+		return err
+	}
+	if i := strings.Index(stmt, query); i >= 0 {
+		se.Position += utf8.RuneCountInString(stmt[:i])
+	}
+	return err
+}
+
+// relationsNamed lists the catalog objects a statement's query names, by
+// name, sorted: tables, streams, materialized views and views, and the
+// sources of its TUMBLE / HOP windows. WITH query names and system
+// tables are left out. node is the query to look in (st.Node if nil).
+func (e *Engine) relationsNamed(st *front.Statement, node ast.Node) []string {
+	if node == nil {
+		node, _ = st.Node.(ast.Node)
+	}
+	var names []string
+	if node != nil {
+		c := &tableCollector{ctes: map[string]bool{}}
+		node.Accept(c)
+		for _, tn := range c.names {
+			if s := tn.Schema.O; s != "" && s != "public" || c.ctes[tn.Name.O] && tn.Schema.O == "" {
+				continue
+			}
+			if _, ok := st.Windows[tn.Name.O]; ok && tn.Schema.O == "" {
+				continue
+			}
+			names = append(names, tn.Name.O)
+		}
+	}
+	for _, w := range st.Windows {
+		if w.Schema == "" || w.Schema == "public" {
+			names = append(names, w.Source)
+		}
+	}
+	sort.Strings(names)
+	var out []string
+	for i, name := range names {
+		if i > 0 && names[i-1] == name {
+			continue
+		}
+		if _, ok := e.lookup(name); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// plainViewsNamed returns deps with the (plain) views that query names
+// added: a materialized view's plan records the relations under a view,
+// and DependsOn must also hold the views, so that DROP VIEW sees it.
+func (e *Engine) plainViewsNamed(deps []string, st *front.Statement, query ast.Node) []string {
+	for _, name := range e.relationsNamed(st, query) {
+		if d, ok := e.lookup(name); ok && d.Kind == catalog.KindPlainView && !containsString(deps, name) {
+			deps = append(deps, name)
+		}
+	}
+	return deps
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// readsThrough reports whether d reads the relation name, directly or
+// through the views it reads.
+func (e *Engine) readsThrough(d *catalog.Descriptor, name string) bool {
+	seen := map[string]bool{}
+	var visit func(deps []string) bool
+	visit = func(deps []string) bool {
+		for _, dep := range deps {
+			if dep == name {
+				return true
+			}
+			if seen[dep] {
+				continue
+			}
+			seen[dep] = true
+			if in, ok := e.lookup(dep); ok && in.Kind == catalog.KindPlainView && visit(in.DependsOn) {
+				return true
+			}
+		}
+		return false
+	}
+	return visit(d.DependsOn)
+}
+
+// checkReplaceColumns is PostgreSQL's rule for CREATE OR REPLACE VIEW: the
+// new query keeps every column, by name and type, in its place, and may
+// add columns at the end.
+func checkReplaceColumns(old, cols []catalog.Column) error {
+	if len(cols) < len(old) {
+		return sqlerr.New(sqlerr.InvalidTableDefinition, "cannot drop columns from view").
+			WithHint("The new query must give the view's %d columns first; DROP VIEW and CREATE VIEW to remove columns.", len(old))
+	}
+	for i, o := range old {
+		c := cols[i]
+		if c.Name != o.Name {
+			return sqlerr.New(sqlerr.InvalidTableDefinition, "cannot change name of view column %q to %q", o.Name, c.Name).
+				WithHint("Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
+		}
+		if c.Type != o.Type {
+			return sqlerr.New(sqlerr.InvalidTableDefinition, "cannot change data type of view column %q from %s to %s", o.Name, o.Type, c.Type).
+				WithHint("Cast the column to %s in the new query, or DROP VIEW and CREATE VIEW.", o.Type)
+		}
+	}
+	return nil
+}
+
+// replaceDescriptor writes d in place of old (the same object: same id,
+// possibly another name) durably and in the live catalog. It suits
+// changes that touch no running dataflow. The caller holds ddlMu.
+func (e *Engine) replaceDescriptor(old, d *catalog.Descriptor) error {
+	b := e.store.NewBatch()
+	defer b.Close()
+	if old.Name != d.Name {
+		if err := storage.DeleteDescriptor(b, old.Name); err != nil {
+			return err
+		}
+	}
+	if err := storage.PutDescriptor(b, d); err != nil {
+		return err
+	}
+	if err := e.store.Commit(b, true); err != nil {
+		return err
+	}
+	e.catMu.Lock()
+	delete(e.objs, old.Name)
+	e.objs[d.Name] = d
+	e.catMu.Unlock()
+	return nil
+}
+
+// expandPlainView binds a reference to view d: its query, bound in place,
+// with the view's columns.
+func (sb *selectBinder) expandPlainView(d *catalog.Descriptor, alias string) (plan.Node, *scope, error) {
+	_, root, err := bindPlainViewQuery(sb.cat, d.Query)
+	if err != nil {
+		se := sqlerr.From(err)
+		out := *se
+		out.Position = 0
+		if out.Detail == "" {
+			out.Detail = fmt.Sprintf("The error is in the query of view %s.", d.Name)
+		}
+		return nil, nil, &out
+	}
+	cols, err := d.Schema()
+	if err != nil {
+		return nil, nil, err
+	}
+	node, err := fitViewColumns(d.Name, root, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	if alias == "" {
+		alias = d.Name
+	}
+	return node, scopeOf(alias, cols), nil
+}
+
+// fitViewColumns gives a view's bound query exactly the view's stored
+// columns: it keeps the first len(cols) columns and types the untyped
+// ones text, as CREATE VIEW recorded them.
+func fitViewColumns(view string, root plan.Node, cols []types.Column) (plan.Node, error) {
+	got := root.Schema()
+	mismatch := len(got) < len(cols)
+	project := len(got) > len(cols)
+	for i := 0; i < len(cols) && !mismatch; i++ {
+		switch {
+		case got[i].Type == cols[i].Type:
+		case got[i].Type == types.Unknown && cols[i].Type == types.Text:
+			project = true
+		default:
+			mismatch = true
+		}
+	}
+	if mismatch {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "view %s no longer matches its definition: its query gives other columns than the view has", view).
+			WithHint("Run CREATE OR REPLACE VIEW %s again with its query, or DROP VIEW and CREATE VIEW.", view)
+	}
+	if !project {
+		return root, nil
+	}
+	p := &plan.Project{Input: root, Cols: append([]types.Column(nil), cols...)}
+	for i, c := range cols {
+		var x expr.Expr = &expr.ColRef{Idx: i, Name: got[i].Name, T: got[i].Type}
+		if got[i].Type != c.Type {
+			cast, err := expr.Cast(x, c.Type)
+			if err != nil {
+				return nil, err
+			}
+			x = cast
+		}
+		p.Exprs = append(p.Exprs, x)
+	}
+	return p, nil
+}
+
+// noSuchSchema is the error for a schema other than public.
+func noSuchSchema(name string) error {
+	return sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", name).
+		WithHint("streamdb has the schema public only: leave the schema out of the name.")
+}
+
+// renamePlainView is ALTER VIEW / ALTER TABLE ... RENAME TO of a view:
+// only its catalog entry changes. The caller holds ddlMu and has checked
+// that the new name is free and that nothing reads the view.
+func (e *Engine) renamePlainView(old *catalog.Descriptor, newName string) error {
+	d := *old
+	d.Name = newName
+	if err := e.roles.copyPrivileges(old, &d); err != nil {
+		return err
+	}
+	return e.replaceDescriptor(old, &d)
+}
+
+// needViewInputs checks, for a reader allowed to SELECT view d, that d's
+// owner may read what d reads (through views, each with its own
+// owner's privileges), as PostgreSQL checks a view's relations.
+func (s *session) needViewInputs(d *catalog.Descriptor, depth int) error {
+	if d.Kind != catalog.KindPlainView || depth > 64 {
+		return nil
+	}
+	owner := s.e.roles.owner(d)
+	if r := s.e.roles.role(owner); owner == BootstrapUser || r != nil && r.Superuser {
+		return nil
+	}
+	for _, name := range d.DependsOn {
+		in, ok := s.e.lookup(name)
+		if !ok {
+			continue
+		}
+		if s.e.roles.owner(in) != owner && !s.e.roles.granted(in, owner, "SELECT") {
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(in), in.Name).
+				WithHint("View %s reads %s with the privileges of its owner %s: GRANT SELECT ON %s TO %s.", d.Name, in.Name, owner, in.Name, owner)
+		}
+		if err := s.needViewInputs(in, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cascadeNotice sends PostgreSQL's NOTICE for the objects DROP ... CASCADE
+// drops besides the one named: "drop cascades to view v", or for several,
+// "drop cascades to N other objects" with one line each in DETAIL.
+func cascadeNotice(ctx context.Context, deps []*catalog.Descriptor) {
+	switch len(deps) {
+	case 0:
+		return
+	case 1:
+		pgwire.Notice(ctx, "drop cascades to "+relKindWord(deps[0])+" "+deps[0].Name, "")
+		return
+	}
+	lines := make([]string, len(deps))
+	for i, d := range deps {
+		lines[len(deps)-1-i] = "drop cascades to " + relKindWord(d) + " " + d.Name
+	}
+	pgwire.Notice(ctx, fmt.Sprintf("drop cascades to %d other objects", len(deps)), strings.Join(lines, "\n"))
+}

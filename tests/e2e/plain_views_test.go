@@ -1,0 +1,140 @@
+package e2e
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"streamdb/tests/testutil"
+)
+
+// TestPlainViewsDurable: a view and a materialized view over it survive
+// a restart and follow ROLLBACK TO SAVEPOINT like other catalog objects; the materialized view keeps following its table
+// through the view.
+func TestPlainViewsDurable(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	conn := srv.Conn(t)
+	exec(t, conn,
+		"CREATE TABLE pvd (k int PRIMARY KEY, g int)",
+		"INSERT INTO pvd VALUES (1, 1), (2, 1), (3, 2)",
+		"CREATE VIEW pvd_v (key, grp) AS SELECT k, g FROM pvd WHERE g = 1",
+		"CREATE MATERIALIZED VIEW pvd_m AS SELECT count(*) AS n FROM pvd_v",
+	)
+	flush(t, conn)
+	check := func(when string) {
+		t.Helper()
+		wantRows(t, conn, "SELECT key, grp FROM pvd_v ORDER BY key", "1 1", "2 1")
+		wantRows(t, conn, "SELECT relkind FROM pg_class WHERE relname = 'pvd_v'", "v")
+		wantRows(t, conn, "SELECT n FROM pvd_m", "2")
+		if t.Failed() {
+			t.Fatalf("%s: see above", when)
+		}
+	}
+	check("before the restart")
+
+	srv.Restart(t)
+	conn = srv.Conn(t)
+	check("after a restart")
+	wantExecCode(t, conn, "DROP VIEW pvd_v", "2BP01")
+
+	// ROLLBACK TO SAVEPOINT brings back the view as it was at the
+	// savepoint.
+	exec(t, conn,
+		"SAVEPOINT pvd_sp",
+		"DROP VIEW pvd_v CASCADE",
+		"CREATE VIEW pvd_w AS SELECT 1 AS one",
+	)
+	wantExecCode(t, conn, "SELECT * FROM pvd_v", "42P01")
+	exec(t, conn, "ROLLBACK TO SAVEPOINT pvd_sp")
+	check("after ROLLBACK TO SAVEPOINT")
+	wantExecCode(t, conn, "SELECT * FROM pvd_w", "42P01")
+
+	// The materialized view over the view still follows the table.
+	exec(t, conn, "INSERT INTO pvd VALUES (4, 1)")
+	flush(t, conn)
+	wantRows(t, conn, "SELECT n FROM pvd_m", "3")
+}
+
+// TestPlainViewsCascadeNotice: DROP ... CASCADE tells what it dropped
+// besides the named object, in PostgreSQL's words.
+func TestPlainViewsCascadeNotice(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	var mu sync.Mutex
+	var notices []string
+	cfg, err := pgx.ParseConfig(srv.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		mu.Lock()
+		notices = append(notices, n.Message+" | "+n.Detail)
+		mu.Unlock()
+	}
+	conn, err := pgx.ConnectConfig(testutil.Context(t, 30*time.Second), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	exec(t, conn,
+		"CREATE TABLE pvn (k int PRIMARY KEY)",
+		"CREATE VIEW pvn_a AS SELECT k FROM pvn",
+		"CREATE VIEW pvn_b AS SELECT k FROM pvn_a",
+		"CREATE MATERIALIZED VIEW pvn_m AS SELECT count(*) AS n FROM pvn_b",
+		"DROP VIEW pvn_b CASCADE",
+		"DROP TABLE pvn CASCADE",
+	)
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{
+		"drop cascades to materialized view pvn_m | ",
+		"drop cascades to view pvn_a | ",
+	}
+	if !slices.Equal(notices, want) {
+		t.Errorf("notices:\n got: %q\nwant: %q", notices, want)
+	}
+}
+
+// TestPlainViewPrivileges: reading a view needs SELECT on the view only;
+// the relations under it are read with its owner's privileges, as in
+// PostgreSQL.
+func TestPlainViewPrivileges(t *testing.T) {
+	srv, admin := startWithAdmin(t)
+	exec(t, admin,
+		"CREATE USER alice PASSWORD 'alice pw'",
+		"CREATE USER bob PASSWORD 'bob pw'",
+		"GRANT CREATE ON DATABASE streamdb TO bob",
+		"CREATE TABLE secret (id int PRIMARY KEY, v text)",
+		"INSERT INTO secret VALUES (1, 'one'), (2, 'two')",
+		"GRANT SELECT ON secret TO bob",
+	)
+	bob := loginAs(t, srv, "bob", "bob pw")
+	alice := loginAs(t, srv, "alice", "alice pw")
+	// alice may not create a view over what she cannot read.
+	exec(t, admin, "GRANT CREATE ON DATABASE streamdb TO alice")
+	wantDenied(t, alice, "CREATE VIEW peek AS SELECT * FROM secret", "permission denied for table secret")
+
+	exec(t, bob, "CREATE VIEW ids AS SELECT id FROM secret")
+	wantDenied(t, alice, "SELECT * FROM ids", "permission denied for view ids")
+	exec(t, bob, "GRANT SELECT ON ids TO alice")
+	wantRows(t, alice, "SELECT id FROM ids ORDER BY id", "1", "2")
+	wantDenied(t, alice, "SELECT * FROM secret", "permission denied for table secret")
+
+	// The owner's privileges count, checked when the view is read.
+	exec(t, admin, "REVOKE SELECT ON secret FROM bob")
+	wantDenied(t, alice, "SELECT * FROM ids", "permission denied for table secret")
+	exec(t, admin, "GRANT SELECT ON secret TO bob")
+	wantRows(t, alice, "SELECT count(*) FROM ids", "2")
+
+	// Only the owner replaces, renames or drops a view.
+	wantDenied(t, alice, "CREATE OR REPLACE VIEW ids AS SELECT id, v FROM secret", "must be owner of view ids")
+	wantDenied(t, alice, "ALTER VIEW ids RENAME TO ids2", "must be owner of view ids")
+	wantDenied(t, alice, "DROP VIEW ids", "must be owner of view ids")
+	exec(t, bob, "ALTER VIEW ids RENAME TO ids2")
+	wantRows(t, alice, "SELECT count(*) FROM ids2", "2")
+	exec(t, bob, "DROP VIEW ids2")
+}
