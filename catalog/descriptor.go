@@ -37,6 +37,8 @@ type Column struct {
 	// NotNull: a table's INSERT and UPDATE refuse NULL here (primary key
 	// columns and NOT NULL columns).
 	NotNull bool `json:"not_null,omitempty"`
+	// Comment is COMMENT ON COLUMN's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // Descriptor is one catalog object as stored in Pebble.
@@ -46,6 +48,8 @@ type Descriptor struct {
 	Kind      ObjectKind `json:"kind"`
 	Columns   []Column   `json:"columns"`
 	CreatedAt time.Time  `json:"created_at"`
+	// Comment is COMMENT ON's text for the object ("" for none).
+	Comment string `json:"comment,omitempty"`
 
 	// Streams and tables.
 	Subject    string            `json:"subject,omitempty"`

@@ -44,7 +44,8 @@ type pgColumn struct {
 	name    string
 	typ     types.Type
 	mod     types.Modifier
-	notNull bool // NOT NULL or part of the primary key
+	notNull bool   // NOT NULL or part of the primary key
+	comment string // COMMENT ON COLUMN
 }
 
 // pgRelations lists the user relations (streams, tables, materialized
@@ -87,14 +88,18 @@ func newPGRelation(d *catalog.Descriptor) pgRelation {
 		if err != nil {
 			t = types.Text
 		}
-		r.cols = append(r.cols, pgColumn{name: c.Name, typ: t, mod: mod, notNull: key[c.Name] || c.NotNull})
+		r.cols = append(r.cols, pgColumn{name: c.Name, typ: t, mod: mod, notNull: key[c.Name] || c.NotNull, comment: c.Comment})
 	}
 	return r
 }
 
-// description is obj_description of the relation: what kind of streamdb
-// object it is, for the relkinds that do not say it.
+// description is obj_description of the relation: its COMMENT ON, or
+// else what kind of streamdb object it is, for the relkinds that do not
+// say it.
 func (r pgRelation) description() string {
+	if r.d.Comment != "" {
+		return r.d.Comment
+	}
 	if r.d.Kind == catalog.KindStream {
 		return fmt.Sprintf("stream on subject %s", r.d.Subject)
 	}

@@ -259,7 +259,9 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		// Sessions take no locks that block others: always the empty
 		// array (as string_to_array('', ',') makes it).
 		return &ast.FuncCallExpr{FnName: ast.NewCIStr("string_to_array"), Args: []ast.ExprNode{value(""), value(",")}}, nil
-	case "col_description", "shobj_description":
+	case "col_description":
+		return s.e.colDescriptionCall(args)
+	case "shobj_description":
 		return value(nil), nil
 	case "pg_get_function_sqlbody":
 		return value(nil), nil
@@ -284,7 +286,9 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 			break
 		}
 		for _, row := range s.e.descriptionRows() {
-			pairs = append(pairs, [2]any{row[0].I, row[3].S})
+			if row[2].I == 0 {
+				pairs = append(pairs, [2]any{row[0].I, row[3].S})
+			}
 		}
 	case "pg_get_viewdef":
 		for _, r := range s.e.pgRelations() {

@@ -132,7 +132,7 @@ func (a *catalogAnswer) rows() []fieldRow {
 				"attname": str(c.name), "format_type": str(c.formatType()), "attnotnull": types.NewBool(c.notNull),
 				"table_oid":   intD(int64(r.oid)),
 				"attidentity": str(""), "attgenerated": str(""), "attstorage": str(attstorageCode(c.typ)),
-				"attcompression": str(""),
+				"attcompression": str(""), "col_description": commentDatum(c.comment),
 			})
 		}
 		return out

@@ -137,12 +137,18 @@ var pgSystemColumns = []struct {
 }
 
 // descriptionRows are pg_description's rows: schema public's comment, as
-// initdb writes it, and streams saying what they are.
+// initdb writes it, streams saying what they are, and the comments of
+// relations (objsubid 0) and their columns (objsubid the column number).
 func (e *Engine) descriptionRows() []types.Row {
 	rows := []types.Row{{intD(oidPublic), intD(pgSystemRelOIDs["pg_namespace"]), intD(0), str("standard public schema")}}
 	for _, r := range e.pgRelations() {
 		if d := r.description(); d != "" {
 			rows = append(rows, types.Row{intD(int64(r.oid)), intD(pgSystemRelOIDs["pg_class"]), intD(0), str(d)})
+		}
+		for i, c := range r.cols {
+			if c.comment != "" {
+				rows = append(rows, types.Row{intD(int64(r.oid)), intD(pgSystemRelOIDs["pg_class"]), intD(int64(i + 1)), str(c.comment)})
+			}
 		}
 	}
 	return rows

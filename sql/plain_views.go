@@ -81,9 +81,12 @@ func (e *Engine) createPlainView(ctx context.Context, n *front.CreateView, st *f
 				WithHint("%s has no recorded plan and would read the new query on restart: drop it first, replace the view, then create it again.", dep.Name)
 		}
 	}
-	// The same object: it keeps its id (pg_class oid) and creation time
-	// (its owner and grants).
-	d.ID, d.CreatedAt = old.ID, old.CreatedAt
+	// The same object: it keeps its id (pg_class oid), creation time (its
+	// owner and grants) and comments.
+	d.ID, d.CreatedAt, d.Comment = old.ID, old.CreatedAt, old.Comment
+	for i := range old.Columns {
+		d.Columns[i].Comment = old.Columns[i].Comment
+	}
 	if err := e.replaceDescriptor(old, d); err != nil {
 		return "", err
 	}
@@ -272,7 +275,8 @@ func checkReplaceColumns(old, cols []catalog.Column) error {
 
 // replaceDescriptor writes d in place of old (the same object: same id,
 // possibly another name) durably and in the live catalog. It suits
-// changes that touch no running dataflow. The caller holds ddlMu.
+// objects whose change touches no running dataflow: views, and
+// comments. The caller holds ddlMu.
 func (e *Engine) replaceDescriptor(old, d *catalog.Descriptor) error {
 	b := e.store.NewBatch()
 	defer b.Close()

@@ -89,6 +89,10 @@ func (s *session) permitted(st *front.Statement) error {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
 		return s.needRead(st, n.Query)
+	case *front.Comment:
+		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.owner(d) != s.user {
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
+		}
 	case *front.CreateSink:
 		if err := s.needCreate(); err != nil {
 			return err

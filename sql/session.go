@@ -242,6 +242,8 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		}), nil
 	case *front.CreateView:
 		return command(func(ctx context.Context) (string, error) { return s.e.createPlainView(ctx, n, st) }), nil
+	case *front.Comment:
+		return command(func(ctx context.Context) (string, error) { return s.e.commentOn(ctx, n) }), nil
 	case *front.Drop:
 		return command(func(ctx context.Context) (string, error) { return s.e.drop(ctx, n) }), nil
 	case *front.CreateSink:

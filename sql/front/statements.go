@@ -115,7 +115,7 @@ var queryStarts = setOf("select", "with", "values", "table", "insert", "update",
 
 // unsupportedStatements are PostgreSQL statements streamdb does not offer.
 var unsupportedStatements = setOf("vacuum", "analyze",
-	"truncate", "comment", "lock", "listen", "notify", "unlisten", "do",
+	"truncate", "lock", "listen", "notify", "unlisten", "do",
 	"call", "cluster", "reindex", "refresh", "import", "load", "reassign",
 	"security", "merge")
 
@@ -158,6 +158,8 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 		node, err = parseAlter(st, c)
 	case first.isWord("explain"):
 		node, err = parseExplain(c)
+	case first.isWord("comment"):
+		node, err = parseComment(c)
 	case first.isWord("copy"):
 		node, err = parseCopy(c)
 	case first.isWord("subscribe"):

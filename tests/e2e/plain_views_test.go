@@ -13,8 +13,9 @@ import (
 	"streamdb/tests/testutil"
 )
 
-// TestPlainViewsDurable: a view and a materialized view over it survive
-// a restart and follow ROLLBACK TO SAVEPOINT like other catalog objects; the materialized view keeps following its table
+// TestPlainViewsDurable: a view, a materialized view over it and their
+// comments survive a restart and follow ROLLBACK TO SAVEPOINT like other
+// catalog objects; the materialized view keeps following its table
 // through the view.
 func TestPlainViewsDurable(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.ServerOptions{})
@@ -24,12 +25,16 @@ func TestPlainViewsDurable(t *testing.T) {
 		"INSERT INTO pvd VALUES (1, 1), (2, 1), (3, 2)",
 		"CREATE VIEW pvd_v (key, grp) AS SELECT k, g FROM pvd WHERE g = 1",
 		"CREATE MATERIALIZED VIEW pvd_m AS SELECT count(*) AS n FROM pvd_v",
+		"COMMENT ON VIEW pvd_v IS 'group one'",
+		"COMMENT ON COLUMN pvd.g IS 'the group'",
 	)
 	flush(t, conn)
 	check := func(when string) {
 		t.Helper()
 		wantRows(t, conn, "SELECT key, grp FROM pvd_v ORDER BY key", "1 1", "2 1")
 		wantRows(t, conn, "SELECT relkind FROM pg_class WHERE relname = 'pvd_v'", "v")
+		wantRows(t, conn, "SELECT obj_description('pvd_v'::regclass, 'pg_class'), col_description('pvd'::regclass, 2)",
+			"group one the group")
 		wantRows(t, conn, "SELECT n FROM pvd_m", "2")
 		if t.Failed() {
 			t.Fatalf("%s: see above", when)
@@ -42,10 +47,11 @@ func TestPlainViewsDurable(t *testing.T) {
 	check("after a restart")
 	wantExecCode(t, conn, "DROP VIEW pvd_v", "2BP01")
 
-	// ROLLBACK TO SAVEPOINT brings back the view as it was at the
-	// savepoint.
+	// ROLLBACK TO SAVEPOINT brings back the view and the comment as they
+	// were at the savepoint.
 	exec(t, conn,
 		"SAVEPOINT pvd_sp",
+		"COMMENT ON VIEW pvd_v IS 'changed'",
 		"DROP VIEW pvd_v CASCADE",
 		"CREATE VIEW pvd_w AS SELECT 1 AS one",
 	)
@@ -130,9 +136,10 @@ func TestPlainViewPrivileges(t *testing.T) {
 	exec(t, admin, "GRANT SELECT ON secret TO bob")
 	wantRows(t, alice, "SELECT count(*) FROM ids", "2")
 
-	// Only the owner replaces, renames or drops a view.
+	// Only the owner replaces, renames, comments on or drops a view.
 	wantDenied(t, alice, "CREATE OR REPLACE VIEW ids AS SELECT id, v FROM secret", "must be owner of view ids")
 	wantDenied(t, alice, "ALTER VIEW ids RENAME TO ids2", "must be owner of view ids")
+	wantDenied(t, alice, "COMMENT ON VIEW ids IS 'x'", "must be owner of view ids")
 	wantDenied(t, alice, "DROP VIEW ids", "must be owner of view ids")
 	exec(t, bob, "ALTER VIEW ids RENAME TO ids2")
 	wantRows(t, alice, "SELECT count(*) FROM ids2", "2")

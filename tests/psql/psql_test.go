@@ -134,12 +134,21 @@ func TestDescribe(t *testing.T) {
 	mustHaveRow(t, `\dm`, out, "public", "totals", "materialized view")
 	mustContain(t, `\dm`, out, "(1 row)")
 
-	// streamdb has no plain views: \dv finds nothing (psql says so on stderr
-	// without "ERROR").
+	// \dv lists plain views only; \d+ shows a view's definition and
+	// comments.
 	out = run(`\dv`)
 	if strings.Contains(out, "totals") || strings.Contains(out, "orders") {
-		t.Errorf(`\dv lists relations:\n%s`, out)
+		t.Errorf(`\dv lists relations that are no views:\n%s`, out)
 	}
+	execAll(t, srv.Conn(t), "CREATE VIEW big AS SELECT id, name FROM accounts WHERE balance > 100",
+		"COMMENT ON VIEW big IS 'rich accounts'", "COMMENT ON COLUMN big.name IS 'who'")
+	out = run(`\dv+`)
+	mustHaveRow(t, `\dv+`, out, "public", "big", "view", "streamdb", "permanent", "", "rich accounts")
+	mustContain(t, `\dv+`, out, "(1 row)")
+	out = run(`\d+ big`)
+	mustContain(t, `\d+ big`, out, `View "public.big"`, "View definition:", "WHERE balance > 100")
+	mustHaveRow(t, `\d+ big`, out, "name", "character varying", "", "", "", "extended", "who")
+	execAll(t, srv.Conn(t), "DROP VIEW big")
 
 	out = run(`\d accounts`)
 	mustContain(t, `\d accounts`, out, `Table "public.accounts"`, "Indexes:", `"accounts_pkey" PRIMARY KEY, btree (id)`)
@@ -240,8 +249,9 @@ func TestCompareWithPostgres(t *testing.T) {
 	bin := psqlBin(t)
 	pg := testutil.StartPostgres(t)
 	srv := testutil.StartServer(t, testutil.ServerOptions{})
-	execAll(t, pg.Conn(t), tableDDL, pgStream)
-	execAll(t, srv.Conn(t), tableDDL, streamDDL)
+	comments := []string{"COMMENT ON TABLE accounts IS 'the accounts'", "COMMENT ON COLUMN accounts.name IS 'who holds it'"}
+	execAll(t, pg.Conn(t), append([]string{tableDDL, pgStream}, comments...)...)
+	execAll(t, srv.Conn(t), append([]string{tableDDL, streamDDL}, comments...)...)
 	for _, c := range []string{`\d accounts`, `\d+ accounts`, `\d orders`} {
 		want := runPsql(t, bin, pg.Port, "postgres", c)
 		got := runPsql(t, bin, srv.Port, "streamdb", c)
