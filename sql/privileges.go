@@ -93,6 +93,10 @@ func (s *session) permitted(st *front.Statement) error {
 		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
+	case *front.CreateSchema, *front.DropSchema:
+		if err := s.needCreate(); err != nil {
+			return err
+		}
 	case *front.CreateSink:
 		if err := s.needCreate(); err != nil {
 			return err

@@ -244,6 +244,10 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		return command(func(ctx context.Context) (string, error) { return s.e.createPlainView(ctx, n, st) }), nil
 	case *front.Comment:
 		return command(func(ctx context.Context) (string, error) { return s.e.commentOn(ctx, n) }), nil
+	case *front.CreateSchema:
+		return command(func(ctx context.Context) (string, error) { return createSchema(ctx, n) }), nil
+	case *front.DropSchema:
+		return command(func(ctx context.Context) (string, error) { return dropSchema(ctx, n) }), nil
 	case *front.Drop:
 		return command(func(ctx context.Context) (string, error) { return s.e.drop(ctx, n) }), nil
 	case *front.CreateSink:

@@ -96,6 +96,8 @@ const (
 	DuplicatePreparedStatement        = "42P05"
 	InvalidTableDefinition            = "42P16"
 	InvalidObjectDefinition           = "42P17"
+	DuplicateSchema                   = "42P06"
+	ReservedName                      = "42939"
 	InvalidRecursion                  = "42P19"
 	DataCorrupted                     = "XX001"
 )

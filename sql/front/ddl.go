@@ -29,6 +29,8 @@ func parseCreate(st *Statement, c *cursor) (any, error) {
 		return parseCreateView(st, c, KindView, false)
 	case c.word("sink"):
 		return parseCreateSink(c)
+	case c.word("schema"):
+		return parseCreateSchema(c)
 	case t.isWord("temp", "temporary", "unlogged", "unique") && c.peekAt(1).kind == tkWord:
 		return nil, unsupported(c.src, t, "CREATE %s %s", upper(t.val), upper(c.peekAt(1).val))
 	case t.kind == tkWord:

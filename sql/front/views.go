@@ -59,6 +59,8 @@ func parseDrop(c *cursor) (any, error) {
 		d.Kind = KindView
 	case c.word("sink"):
 		return parseDropSink(c)
+	case c.word("schema"):
+		return parseDropSchema(c)
 	case t.kind == tkWord:
 		return nil, unsupported(c.src, t, "DROP %s", upper(t.val))
 	default:
