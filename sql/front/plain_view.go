@@ -28,3 +28,20 @@ func parseAlterPlainView(c *cursor) (any, error) {
 	}
 	return nil, c.fail()
 }
+
+// checkOptionAt returns the index of the WITH of a trailing WITH
+// [CASCADED | LOCAL] CHECK OPTION in toks[from:], or -1.
+func checkOptionAt(toks []token, from int) int {
+	n := len(toks)
+	if n-from < 3 || !toks[n-2].isWord("check") || !toks[n-1].isWord("option") {
+		return -1
+	}
+	at := n - 3
+	if toks[at].isWord("cascaded", "local") {
+		at--
+	}
+	if at < from || !toks[at].isWord("with") {
+		return -1
+	}
+	return at
+}

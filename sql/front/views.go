@@ -22,8 +22,16 @@ func parseCreateView(st *Statement, c *cursor, kind ObjectKind, orReplace bool) 
 			return nil, err
 		}
 	}
+	if t := c.peek(); kind == KindView && t.isWord("with") {
+		return nil, unsupported(c.src, t, "CREATE VIEW ... WITH (options)").
+			WithHint("Leave out the options: a view is read with its owner's privileges and cannot be written through.")
+	}
 	if err := c.expectWords("as"); err != nil {
 		return nil, err
+	}
+	if at := checkOptionAt(c.toks, c.i); kind == KindView && at >= 0 {
+		return nil, unsupported(c.src, c.toks[at], "WITH CHECK OPTION").
+			WithHint("Views cannot be written through in streamdb: leave out WITH CHECK OPTION and write to the tables the view reads.")
 	}
 	queryToks := c.toks[c.i:]
 	query, err := parseResultSet(st, c.src, queryToks)
