@@ -291,6 +291,14 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 			}
 		}
 	case "pg_get_viewdef":
+		if name, ok := constString(args[0]); ok {
+			// pg_get_viewdef(text): the view of that name.
+			oid, err := s.e.resolveOID("regclass", name)
+			if err != nil {
+				return nil, err
+			}
+			args[0] = value(oid)
+		}
 		for _, r := range s.e.pgRelations() {
 			if r.d.Query != "" {
 				pairs = append(pairs, [2]any{int64(r.oid), " " + strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"})
