@@ -145,6 +145,12 @@ func (s *session) permitted(st *front.Statement) error {
 		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
+	case *front.Truncate:
+		for _, name := range n.Tables {
+			if d, ok := s.e.lookup(name); ok && !s.has(d, "DELETE") {
+				return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
+			}
+		}
 	case *front.RenameRelation:
 		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)

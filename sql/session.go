@@ -246,6 +246,8 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		return command(func(ctx context.Context) (string, error) { return s.e.commentOn(ctx, n) }), nil
 	case *front.CreateSchema:
 		return command(func(ctx context.Context) (string, error) { return createSchema(ctx, n) }), nil
+	case *front.Truncate:
+		return s.prepareTruncate(n)
 	case *front.DropSchema:
 		return command(func(ctx context.Context) (string, error) { return dropSchema(ctx, n) }), nil
 	case *front.Drop:

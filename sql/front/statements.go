@@ -115,7 +115,7 @@ var queryStarts = setOf("select", "with", "values", "table", "insert", "update",
 
 // unsupportedStatements are PostgreSQL statements streamdb does not offer.
 var unsupportedStatements = setOf("vacuum", "analyze",
-	"truncate", "lock", "listen", "notify", "unlisten", "do",
+	"lock", "listen", "notify", "unlisten", "do",
 	"call", "cluster", "reindex", "refresh", "import", "load", "reassign",
 	"security", "merge")
 
@@ -162,6 +162,8 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 		node, err = parseComment(c)
 	case first.isWord("copy"):
 		node, err = parseCopy(c)
+	case first.isWord("truncate"):
+		node, err = parseTruncate(c)
 	case first.isWord("subscribe"):
 		node, err = parseSubscribe(c)
 	case first.isWord("declare"):

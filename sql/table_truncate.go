@@ -1,0 +1,66 @@
+package sql
+
+import (
+	"context"
+	"slices"
+
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// TRUNCATE empties tables: one commit deleting every row of each (all of
+// them or none, at any size), so views over them see it in one epoch.
+// Inside a transaction block it is one more statement of the block, as in
+// PostgreSQL. It needs DELETE on each table (PostgreSQL has a TRUNCATE
+// privilege of its own). CASCADE and RESTRICT are accepted: no table
+// references another.
+func (s *session) prepareTruncate(n *front.Truncate) (*prepared, error) {
+	var descs []*catalog.Descriptor
+	for _, name := range n.Tables {
+		d, ok := s.e.lookup(name)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+		}
+		if d.Kind != catalog.KindTable {
+			hint := "TRUNCATE empties tables (CREATE TABLE without APPEND ONLY)."
+			if d.Kind == catalog.KindStream {
+				hint = "A stream is append-only: its events stay in its JetStream stream."
+			}
+			return nil, sqlerr.New(sqlerr.WrongObjectType, "%q is not a table", name).WithHint("%s", hint)
+		}
+		if !slices.ContainsFunc(descs, func(x *catalog.Descriptor) bool { return x.ID == d.ID }) {
+			descs = append(descs, d)
+		}
+	}
+	deleteAll := func(rows []types.Row) ([]exec.Change, error) {
+		changes := make([]exec.Change, len(rows))
+		for i, r := range rows {
+			changes[i] = exec.Change{Row: r, Sign: exec.Delete}
+		}
+		return changes, nil
+	}
+	return command(func(ctx context.Context) (string, error) {
+		if s.tx != nil {
+			for _, d := range descs {
+				if err := s.changeTable(ctx, d, nil, deleteAll); err != nil {
+					return "", err
+				}
+			}
+			return "TRUNCATE TABLE", nil
+		}
+		writes := make([]*tableWrite, len(descs))
+		for i, d := range descs {
+			writes[i] = &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
+				rows, err := ts.rows(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return deleteAll(rows)
+			}}
+		}
+		return "TRUNCATE TABLE", s.commitWrites(ctx, writes, nil)
+	}), nil
+}
