@@ -320,6 +320,9 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "unary operator %s is not supported", n.Op)
 	case *ast.IsNullExpr:
+		if fields, ok := rowFields(n.Expr); ok {
+			return b.bindRowIsNull(fields, n.Not, s)
+		}
 		v, err := b.bindExpr(n.Expr, s)
 		if err != nil {
 			return nil, err
@@ -355,6 +358,9 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	case *ast.PatternInExpr:
 		if n.Sel != nil {
 			return b.bindInSubquery(n, s)
+		}
+		if isRowOperand(n.Expr) || (len(n.List) > 0 && isRowOperand(n.List[0])) {
+			return b.bindRowIn(n, s)
 		}
 		l, err := b.bindExpr(n.Expr, s)
 		if err != nil {
@@ -420,6 +426,8 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		return b.bindScalarOrExists(n, s)
 	case *ast.CompareSubqueryExpr:
 		return b.bindCompareSubquery(n, s)
+	case *ast.RowExpr:
+		return nil, errRowHere()
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "expression %T is not supported", n)
 }
@@ -433,6 +441,9 @@ var binaryOps = map[opcode.Op]string{
 }
 
 func (b *binder) bindBinary(n *ast.BinaryOperationExpr, s *scope) (expr.Expr, error) {
+	if isRowOperand(n.L) || isRowOperand(n.R) {
+		return b.bindRowCompare(n.Op, n.L, n.R, s)
+	}
 	op, ok := binaryOps[n.Op]
 	if !ok {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "operator %s is not supported", n.Op)

@@ -162,6 +162,9 @@ func (b *binder) bindCompareSubquery(n *ast.CompareSubqueryExpr, s *scope) (expr
 // bindQuantified binds the quantified comparison name of left with the
 // one column of subquery q.
 func (b *binder) bindQuantified(name string, left ast.ExprNode, q ast.ResultSetNode, s *scope) (expr.Expr, error) {
+	if isRowOperand(left) {
+		return b.bindRowQuantified(name, left, q, s)
+	}
 	l, err := b.bindExpr(left, s)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,280 @@
+package sql
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"streamdb/expr"
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// Row values: ROW(a, b) and (a, b). streamdb has no record type, so a row
+// value is bound only where PostgreSQL compares it field by field, and
+// each such comparison becomes the scalar comparisons of its fields with
+// PostgreSQL's NULL rules:
+//
+//   - (a, b) = (c, d) is a = c AND b = d; <> is a <> c OR b <> d.
+//   - (a, b) < (c, d) is a < c OR (a = c AND b < d) (<= > >= alike, the
+//     last field compared with the operator itself): the fields are
+//     compared left to right up to the first pair that is unequal or
+//     NULL, and a NULL there makes the result NULL.
+//   - IS [NOT] DISTINCT FROM compares every pair with IS NOT DISTINCT
+//     FROM; (a, b) IS NULL is a IS NULL AND b IS NULL, IS NOT NULL is
+//     a IS NOT NULL AND b IS NOT NULL (so neither is the other's NOT).
+//   - (a, b) IN ((1, 2), (3, 4)) is the OR of the row equalities.
+//   - (a, b) op (SELECT x, y ...) compares with one scalar subquery per
+//     column, each bound from the same query: each gives NULL over no
+//     rows and fails over more than one, as the row subquery does.
+
+// rowFields returns the fields of n when it is a row constructor.
+func rowFields(n ast.ExprNode) ([]ast.ExprNode, bool) {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		n = p.Expr
+	}
+	r, ok := n.(*ast.RowExpr)
+	if !ok {
+		return nil, false
+	}
+	return r.Values, true
+}
+
+// isRowOperand reports whether a comparison with n is a row comparison.
+func isRowOperand(n ast.ExprNode) bool {
+	_, ok := rowFields(n)
+	return ok
+}
+
+// errRowHere refuses a row value outside a comparison.
+func errRowHere() error {
+	return sqlerr.New(sqlerr.FeatureNotSupported, "row values are supported only in comparisons (=, <>, <, <=, >, >=, IN, IS [NOT] DISTINCT FROM, IS [NOT] NULL)").
+		WithHint("Select or pass the fields as separate columns.")
+}
+
+// bindRowOperands binds the fields of both sides of a row comparison.
+func (b *binder) bindRowOperands(opName string, l, r ast.ExprNode, s *scope) ([]expr.Expr, []expr.Expr, error) {
+	lf, lok := rowFields(l)
+	rf, rok := rowFields(r)
+	switch {
+	case lok && rok:
+		if len(lf) != len(rf) {
+			return nil, nil, sqlerr.New(sqlerr.SyntaxError, "unequal number of entries in row expressions")
+		}
+	case lok:
+		if _, ok := r.(*ast.SubqueryExpr); !ok {
+			return nil, nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: record %s %s", opName, b.operandTypeName(r, s)).
+				WithHint("Compare the row with a row of as many values, (a, b) = (1, 2), or with a subquery of as many columns.")
+		}
+	case rok:
+		if _, ok := l.(*ast.SubqueryExpr); !ok {
+			return nil, nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s record", b.operandTypeName(l, s), opName).
+				WithHint("Compare the row with a row of as many values, (a, b) = (1, 2), or with a subquery of as many columns.")
+		}
+	}
+	width := len(lf)
+	if !lok {
+		width = len(rf)
+	}
+	ls, err := b.bindRowSide(l, width, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := b.bindRowSide(r, width, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ls, rs, nil
+}
+
+// operandTypeName names the type of n in an operator error, or "unknown".
+func (b *binder) operandTypeName(n ast.ExprNode, s *scope) string {
+	inner := &binder{stmt: b.stmt, depth: b.depth, corr: b.corr, agg: b.agg}
+	e, err := inner.bindExpr(n, s)
+	if err != nil || e.Type() == types.Unknown {
+		return "unknown"
+	}
+	return e.Type().String()
+}
+
+// bindRowSide binds one side of a row comparison of width fields: a row
+// constructor's fields, or the columns of a subquery.
+func (b *binder) bindRowSide(n ast.ExprNode, width int, s *scope) ([]expr.Expr, error) {
+	if fields, ok := rowFields(n); ok {
+		out := make([]expr.Expr, len(fields))
+		for i, f := range fields {
+			if isRowOperand(f) {
+				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "rows nested in rows are not supported").
+					WithHint("Compare the inner row's fields as fields of the outer row.")
+			}
+			e, err := b.bindExpr(f, s)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return out, nil
+	}
+	sub := n.(*ast.SubqueryExpr)
+	out := make([]expr.Expr, width)
+	for i := range out {
+		root, wrap, err := b.bindSubqueryPlan(sub.Query, s)
+		if err != nil {
+			return nil, err
+		}
+		cols := root.Schema()
+		if len(cols) > width {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "subquery has too many columns")
+		}
+		if len(cols) < width {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "subquery has too few columns")
+		}
+		col := cols[i]
+		one := &plan.Project{Input: root, Exprs: []expr.Expr{&expr.ColRef{Idx: i, Name: col.Name, T: col.Type}}, Cols: []types.Column{col}}
+		out[i] = wrap(&expr.Subquery{Kind: expr.SubqueryScalar, Plan: one, T: col.Type})
+	}
+	return out, nil
+}
+
+// bindRowCompare binds l op r where a side is a row.
+func (b *binder) bindRowCompare(op opcode.Op, l, r ast.ExprNode, s *scope) (expr.Expr, error) {
+	name, ok := map[opcode.Op]string{
+		opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.LE: "<=", opcode.GT: ">", opcode.GE: ">=", opcode.NullEQ: "<=>",
+	}[op]
+	if !ok {
+		return nil, errRowHere()
+	}
+	shown := name
+	if name == "<=>" {
+		shown = "IS NOT DISTINCT FROM"
+	}
+	ls, rs, err := b.bindRowOperands(shown, l, r, s)
+	if err != nil {
+		return nil, err
+	}
+	return b.rowCompare(name, ls, rs, s)
+}
+
+// rowCompare compares the bound fields ls and rs pairwise.
+func (b *binder) rowCompare(op string, ls, rs []expr.Expr, s *scope) (expr.Expr, error) {
+	pair := func(op string, i int) (expr.Expr, error) {
+		l, r, err := b.bpcharOperands(op, ls[i], rs[i], s)
+		if err != nil {
+			return nil, err
+		}
+		return expr.Binary(op, l, r)
+	}
+	switch op {
+	case "=", "<>", "<=>":
+		join := "AND"
+		if op == "<>" {
+			join = "OR"
+		}
+		var out expr.Expr
+		for i := range ls {
+			c, err := pair(op, i)
+			if err != nil {
+				return nil, err
+			}
+			if out == nil {
+				out = c
+			} else if out, err = expr.Binary(join, out, c); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	// Ordering: built from the last field outwards, so that field i is
+	// strict (or the operator itself for the last field) OR equal AND the
+	// rest.
+	strict := op[:1]
+	out, err := pair(op, len(ls)-1)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(ls) - 2; i >= 0; i-- {
+		lt, err := pair(strict, i)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := pair("=", i)
+		if err != nil {
+			return nil, err
+		}
+		rest, err := expr.Binary("AND", eq, out)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = expr.Binary("OR", lt, rest); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// bindRowIsNull binds (a, b) IS [NOT] NULL: every field is (not) NULL.
+func (b *binder) bindRowIsNull(fields []ast.ExprNode, not bool, s *scope) (expr.Expr, error) {
+	var out expr.Expr
+	for _, f := range fields {
+		if isRowOperand(f) {
+			return nil, errRowHere()
+		}
+		v, err := b.bindExpr(f, s)
+		if err != nil {
+			return nil, err
+		}
+		c := expr.IsNull(v, not)
+		if out == nil {
+			out = c
+		} else if out, err = expr.Binary("AND", out, c); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// bindRowIn binds (a, b) [NOT] IN ((1, 2), ...): the OR of the row
+// equalities, negated for NOT IN.
+func (b *binder) bindRowIn(n *ast.PatternInExpr, s *scope) (expr.Expr, error) {
+	terms := make([]expr.Expr, len(n.List))
+	for i, item := range n.List {
+		eq, err := b.bindRowCompare(opcode.EQ, n.Expr, item, s)
+		if err != nil {
+			return nil, err
+		}
+		terms[i] = eq
+	}
+	// ORed as a balanced tree, as expr.In does, so that a long list
+	// nests only log2(len) deep.
+	for len(terms) > 1 {
+		next := terms[:0:0]
+		for i := 0; i < len(terms); i += 2 {
+			if i+1 == len(terms) {
+				next = append(next, terms[i])
+				continue
+			}
+			or, err := expr.Binary("OR", terms[i], terms[i+1])
+			if err != nil {
+				return nil, err
+			}
+			next = append(next, or)
+		}
+		terms = next
+	}
+	out := terms[0]
+	if n.Not {
+		return expr.Not(out)
+	}
+	return out, nil
+}
+
+// bindRowQuantified binds (a, b) IN (SELECT x, y ...) and the row forms
+// of = ANY and the other quantified comparisons.
+func (b *binder) bindRowQuantified(name string, left ast.ExprNode, q ast.ResultSetNode, s *scope) (expr.Expr, error) {
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a row compared with a subquery's rows by IN, ANY or ALL is not supported").
+		WithHint("Write EXISTS (SELECT FROM ... WHERE x = a AND y = b) instead of (a, b) IN (SELECT x, y FROM ...).")
+}
