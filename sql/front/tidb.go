@@ -29,6 +29,10 @@ func parseTiDB(src string, toks []token, follow token) (ast.StmtNode, rendered, 
 	if err != nil {
 		return nil, rendered{}, err
 	}
+	toks, derived, err := cutDerivedColumns(src, toks)
+	if err != nil {
+		return nil, rendered{}, err
+	}
 	r := render(toks)
 	p := parsers.Get().(*parser.Parser)
 	defer parsers.Put(p) // the parser reuses its result slice: read it first
@@ -42,6 +46,9 @@ func parseTiDB(src string, toks []token, follow token) (ast.StmtNode, rendered, 
 	stmt := stmts[0]
 	if limits != nil {
 		fillLimitExprs(stmt, limits)
+	}
+	if derived != nil {
+		fillDerivedColumns(stmt, derived)
 	}
 	return stmt, r, nil
 }
