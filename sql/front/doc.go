@@ -64,6 +64,15 @@
 //     the LIMIT ... OFFSET form the TiDB parser reads. A LIMIT or OFFSET
 //     count that is an expression is parsed on its own and put back into
 //     the AST's Limit in place of a placeholder (limit_expr.go).
+//   - A subquery in FROM with a column list after its alias,
+//     (SELECT ...) AS s(p, q), which the TiDB parser takes only after
+//     LATERAL, gets a placeholder alias; the alias and the names are put
+//     back into the AST's TableSource (derived_columns.go).
+//   - VALUES lists become the UNION ALL of one-row SELECTs with columns
+//     column1, column2, ... (or the names of an alias's column list), in
+//     parentheses: as a FROM item or subquery, and as a query of its own
+//     (VALUES (1), (2) ORDER BY 1, a set operation's branch); INSERT's
+//     VALUES stays.
 //   - An empty select list (SELECT FROM t) gets the field
 //     streamdb_no_columns() (NoColumnsFunc), which the binder drops.
 //   - SELECT DISTINCT ON (e, ...) list becomes SELECT

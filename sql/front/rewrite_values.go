@@ -22,7 +22,17 @@ func (r *rewriter) valuesPass() error {
 	out := make([]token, 0, len(r.toks)+8)
 	for i := 0; i < len(r.toks); i++ {
 		t := r.toks[i]
-		if !t.isOp("(") || i+1 >= len(r.toks) || !r.toks[i+1].isWord("values") {
+		if t.isWord("values") && valuesStartsQuery(r.toks, i) && !(i > 0 && r.toks[i-1].isOp("(") && valuesFillsParens(r.toks, i)) {
+			end, cells, err := r.bareValues(i)
+			if err != nil {
+				return err
+			}
+			open := synth(tkOp, "(", t, t.space)
+			out = append(out, r.valuesSelect(open, synth(tkOp, ")", r.toks[end-1], false), cells, nil)...)
+			i = end - 1
+			continue
+		}
+		if !t.isOp("(") || i+1 >= len(r.toks) || !r.toks[i+1].isWord("values") || !valuesFillsParens(r.toks, i+1) {
 			out = append(out, t)
 			continue
 		}
@@ -96,4 +106,68 @@ func (r *rewriter) valuesSelect(at, closing token, cells [][][]token, names []st
 		}
 	}
 	return append(out, closing)
+}
+
+// valuesStartsQuery reports whether the VALUES at i starts a query (not
+// INSERT's VALUES): the statement's first word, or after "(" or a set
+// operator.
+func valuesStartsQuery(toks []token, i int) bool {
+	if i+1 >= len(toks) || !toks[i+1].isOp("(") {
+		return false
+	}
+	if i == 0 {
+		return true
+	}
+	p := toks[i-1]
+	if p.isWord("all", "distinct") && i >= 2 {
+		p = toks[i-2]
+	}
+	return p.isOp("(") || p.isWord("union", "intersect", "except")
+}
+
+// valuesFillsParens reports whether the VALUES at i, just after "(",
+// runs to that parenthesis's end: the form the loop of valuesPass
+// rewrites whole, with its alias.
+func valuesFillsParens(toks []token, i int) bool {
+	close := matchParen(toks, i-1)
+	j := i + 1
+	for j < len(toks) && toks[j].isOp("(") {
+		e := matchParen(toks, j)
+		if e < 0 {
+			return false
+		}
+		j = e + 1
+		if j < len(toks) && toks[j].isOp(",") {
+			j++
+		}
+	}
+	return j == close
+}
+
+// bareValues reads the rows of the VALUES at i that is not the whole of
+// a parenthesis (VALUES (1), (2) ORDER BY 1 LIMIT 1): they end at the
+// first token after a row that is not a comma. It returns the index
+// after the last row.
+func (r *rewriter) bareValues(i int) (int, [][][]token, error) {
+	var cells [][][]token
+	j := i + 1
+	for {
+		if j >= len(r.toks) || !r.toks[j].isOp("(") {
+			return 0, nil, syntaxError(r.src, tokenOrEOF(r.src, r.toks, j))
+		}
+		e := matchParen(r.toks, j)
+		if e < 0 {
+			return 0, nil, syntaxError(r.src, r.toks[j])
+		}
+		vals := splitTopLevel(r.toks[j+1 : e])
+		if len(cells) > 0 && len(vals) != len(cells[0]) {
+			return 0, nil, errorAt(r.src, r.toks[j], sqlerr.SyntaxError, "VALUES lists must all be the same length")
+		}
+		cells = append(cells, vals)
+		j = e + 1
+		if j >= len(r.toks) || !r.toks[j].isOp(",") {
+			return j, cells, nil
+		}
+		j++
+	}
 }
