@@ -130,6 +130,9 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		}
 		return sortRows(n.Keys, in)
 	case *plan.Limit:
+		if n.CountExpr != nil || n.OffsetExpr != nil {
+			return nil, sqlerr.New(sqlerr.InternalError, "LIMIT or OFFSET was not evaluated before the query ran")
+		}
 		in, err := RunBatch(ctx, n.Input, r)
 		if err != nil {
 			return nil, err

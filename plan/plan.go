@@ -187,11 +187,25 @@ type Limit struct {
 	Count    int64
 	Offset   int64
 	WithTies bool
+	// CountExpr and OffsetExpr, when set, are the LIMIT and OFFSET of an
+	// ad-hoc query known only when it runs (a parameter, a subquery):
+	// Count and Offset are read from them then (sql's resolveLimits),
+	// and a plan with either still set does not run.
+	CountExpr, OffsetExpr expr.Expr
 }
 
 func (l *Limit) Schema() []types.Column { return l.Input.Schema() }
 func (l *Limit) Children() []Node       { return []Node{l.Input} }
 func (l *Limit) Describe() string {
+	if l.CountExpr != nil || l.OffsetExpr != nil {
+		show := func(e expr.Expr, n int64) string {
+			if e != nil {
+				return "(" + e.String() + ")"
+			}
+			return fmt.Sprint(n)
+		}
+		return fmt.Sprintf("Limit %s offset %s", show(l.CountExpr, l.Count), show(l.OffsetExpr, l.Offset))
+	}
 	if l.WithTies {
 		return fmt.Sprintf("Limit %d offset %d with ties", l.Count, l.Offset)
 	}

@@ -377,11 +377,12 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		out = &plan.Sort{Input: out, Keys: sortKeys}
 	}
 	if sel.Limit != nil {
-		count, offset, err := sb.bindLimit(sel.Limit)
+		l, err := sb.bindLimit(sel.Limit)
 		if err != nil {
 			return nil, err
 		}
-		out = &plan.Limit{Input: out, Count: count, Offset: offset}
+		l.Input = out
+		out = l
 	}
 	if hidden > 0 {
 		keep := make([]expr.Expr, visible)
@@ -395,65 +396,120 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 
 // bindLimit reads LIMIT and OFFSET as PostgreSQL does: each is an
 // expression without column references, cast to bigint; LIMIT NULL is no
-// limit and OFFSET NULL is 0; a negative one is an error.
-func (sb *selectBinder) bindLimit(l *ast.Limit) (count, offset int64, err error) {
-	count = -1
-	read := func(n ast.ExprNode, clause string, code string) (int64, bool, error) {
+// limit and OFFSET NULL is 0; a negative one is an error. One that holds
+// a parameter or a subquery is kept as an expression, read when the
+// query runs (resolveLimits). The returned Limit has no Input.
+func (sb *selectBinder) bindLimit(l *ast.Limit) (*plan.Limit, error) {
+	out := &plan.Limit{Count: -1}
+	read := func(n ast.ExprNode, clause string) (int64, bool, expr.Expr, error) {
 		if v, ok := n.(*test_driver.ValueExpr); ok && (v.Kind() == test_driver.KindInt64 || v.Kind() == test_driver.KindUint64) && !isBoolLiteral(v) {
-			return v.GetInt64(), true, nil // 18446744073709551615 (no limit, from the front layer) reads as -1
+			return v.GetInt64(), true, nil, nil // 18446744073709551615 (no limit, from the front layer) reads as -1
 		}
 		b := &binder{stmt: sb.params}
 		e, err := b.bindExpr(n, &scope{})
 		if sqlerr.Code(err) == sqlerr.UndefinedColumn {
-			return 0, false, sqlerr.New(sqlerr.InvalidColumnReference, "argument of %s must not contain variables", clause)
+			return 0, false, nil, sqlerr.New(sqlerr.InvalidColumnReference, "argument of %s must not contain variables", clause)
 		}
 		if err != nil {
-			return 0, false, err
+			return 0, false, nil, err
 		}
 		if t := e.Type(); t != types.Unknown && !t.IsNumeric() {
-			return 0, false, sqlerr.New(sqlerr.DatatypeMismatch, "argument of %s must be type bigint, not type %s", clause, t)
+			return 0, false, nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of %s must be type bigint, not type %s", clause, t)
 		}
 		if e, err = expr.Cast(e, types.Int8); err != nil {
-			return 0, false, err
+			return 0, false, nil, err
 		}
-		constant := true
+		sb.params.note(e) // LIMIT $1 makes $1 a bigint
+		constant, rowFree := true, true
 		expr.Visit(e, func(x expr.Expr) {
 			switch x.(type) {
-			case *expr.ColRef, *expr.Param, *expr.Subquery:
+			case *expr.ColRef, *expr.OuterRef:
+				rowFree = false
+			case *expr.Param, *expr.Subquery:
 				constant = false
 			}
 		})
+		if !rowFree {
+			return 0, false, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s must not refer to the query's rows", clause).
+				WithHint("Compute the count first and write it as a number, a parameter or an uncorrelated subquery.")
+		}
 		if !constant {
-			return 0, false, sqlerr.New(sqlerr.FeatureNotSupported, "%s must be a constant expression here", clause).
-				WithHint("Compute the count first and write it as a number or a parameter.")
+			return 0, false, e, nil
 		}
-		d, err := e.Eval(nil)
-		if err != nil {
-			return 0, false, err
-		}
-		if d.IsNull() {
-			return 0, false, nil
-		}
-		if d.I < 0 {
-			return 0, false, sqlerr.New(code, "%s must not be negative", clause)
-		}
-		return d.I, true, nil
+		count, ok, err := limitValue(e, clause)
+		return count, ok, nil, err
 	}
 	if l.Count != nil {
-		c, ok, err := read(l.Count, "LIMIT", sqlerr.InvalidRowCountInLimitClause)
+		c, ok, e, err := read(l.Count, "LIMIT")
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 		if ok {
-			count = c
+			out.Count = c
 		}
+		out.CountExpr = e
 	}
 	if l.Offset != nil {
-		if offset, _, err = read(l.Offset, "OFFSET", sqlerr.InvalidRowCountInResultOffset); err != nil {
-			return 0, 0, err
+		o, _, e, err := read(l.Offset, "OFFSET")
+		if err != nil {
+			return nil, err
 		}
+		out.Offset, out.OffsetExpr = o, e
 	}
-	return count, offset, nil
+	return out, nil
+}
+
+// limitValue evaluates e, the bigint LIMIT or OFFSET (clause) of a query:
+// ok is false for NULL (no limit, no offset).
+func limitValue(e expr.Expr, clause string) (int64, bool, error) {
+	d, err := e.Eval(nil)
+	if err != nil {
+		return 0, false, err
+	}
+	if d.IsNull() {
+		return 0, false, nil
+	}
+	if d.I < 0 {
+		code := sqlerr.InvalidRowCountInLimitClause
+		if clause == "OFFSET" {
+			code = sqlerr.InvalidRowCountInResultOffset
+		}
+		return 0, false, sqlerr.New(code, "%s must not be negative", clause)
+	}
+	return d.I, true, nil
+}
+
+// resolveLimits returns a copy of n in which each LIMIT and OFFSET kept
+// as an expression is read: run after the query's parameters are bound
+// and its subqueries resolved.
+func resolveLimits(n plan.Node) (plan.Node, error) {
+	return mapPlanNodes(n, nil, func(n plan.Node) (plan.Node, bool, error) {
+		l, ok := n.(*plan.Limit)
+		if !ok || l.CountExpr == nil && l.OffsetExpr == nil {
+			return n, false, nil
+		}
+		in, err := resolveLimits(l.Input)
+		if err != nil {
+			return nil, true, err
+		}
+		out := &plan.Limit{Input: in, Count: l.Count, Offset: l.Offset, WithTies: l.WithTies}
+		if l.CountExpr != nil {
+			c, ok, err := limitValue(l.CountExpr, "LIMIT")
+			if err != nil {
+				return nil, true, err
+			}
+			out.Count = -1
+			if ok {
+				out.Count = c
+			}
+		}
+		if l.OffsetExpr != nil {
+			if out.Offset, _, err = limitValue(l.OffsetExpr, "OFFSET"); err != nil {
+				return nil, true, err
+			}
+		}
+		return out, true, nil
+	})
 }
 
 // bindFrom binds a FROM clause: tables, views, streams and subqueries,

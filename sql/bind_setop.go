@@ -211,11 +211,12 @@ func (sb *selectBinder) orderAndLimit(n plan.Node, order *ast.OrderByClause, lim
 		n = &plan.Sort{Input: n, Keys: keys}
 	}
 	if limit != nil {
-		count, offset, err := sb.bindLimit(limit)
+		l, err := sb.bindLimit(limit)
 		if err != nil {
 			return nil, err
 		}
-		n = &plan.Limit{Input: n, Count: count, Offset: offset}
+		l.Input = n
+		n = l
 	}
 	return n, nil
 }

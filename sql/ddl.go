@@ -445,10 +445,29 @@ func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[st
 	return d, nil
 }
 
+// checkConstantLimits refuses a LIMIT or OFFSET of a view that is read
+// when a query runs (a subquery): a view keeps one top-N, whose bound
+// does not change.
+func checkConstantLimits(n plan.Node) error {
+	if l, ok := n.(*plan.Limit); ok && (l.CountExpr != nil || l.OffsetExpr != nil) {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "LIMIT and OFFSET of a materialized view must be constants, not subqueries").
+			WithHint("Write the count as a number, or query the view with that LIMIT.")
+	}
+	for _, c := range n.Children() {
+		if err := checkConstantLimits(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkStreamable refuses, at CREATE time, plans the streaming engine does
 // not run yet.
 func checkStreamable(n plan.Node) error {
 	if err := checkDeterministic(n); err != nil {
+		return err
+	}
+	if err := checkConstantLimits(n); err != nil {
 		return err
 	}
 	if len(subqueryPlans(n)) > 0 {

@@ -88,7 +88,14 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 			}
 			return &plan.Union{Inputs: inputs, Cols: n.Cols}
 		case *plan.Limit:
-			return &plan.Limit{Input: walk(n.Input), Count: n.Count, Offset: n.Offset, WithTies: n.WithTies}
+			l := &plan.Limit{Input: walk(n.Input), Count: n.Count, Offset: n.Offset, WithTies: n.WithTies}
+			if n.CountExpr != nil {
+				l.CountExpr = one(n.CountExpr)
+			}
+			if n.OffsetExpr != nil {
+				l.OffsetExpr = one(n.OffsetExpr)
+			}
+			return l
 		case *plan.TopN:
 			t := *n
 			t.Input, t.PartitionBy = walk(n.Input), all(n.PartitionBy)

@@ -85,6 +85,9 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			if bound, err = resolveSubqueries(bound, runSub); err != nil {
 				return nil, err
 			}
+			if bound, err = resolveLimits(bound); err != nil {
+				return nil, err
+			}
 			if bound, err = materializeRecursive(bound, runSub); err != nil {
 				return nil, err
 			}

@@ -63,7 +63,8 @@
 //   - OFFSET without LIMIT, OFFSET before LIMIT and LIMIT ALL are put into
 //     the LIMIT ... OFFSET form the TiDB parser reads. A LIMIT or OFFSET
 //     count that is an expression is parsed on its own and put back into
-//     the AST's Limit in place of a placeholder (limit_expr.go).
+//     the AST's Limit in place of a placeholder (limit_expr.go); its
+//     parameters keep their place among the statement's.
 //   - A subquery in FROM with a column list after its alias,
 //     (SELECT ...) AS s(p, q), which the TiDB parser takes only after
 //     LATERAL, gets a placeholder alias; the alias and the names are put

@@ -2,6 +2,7 @@ package front
 
 import (
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -18,11 +19,16 @@ import (
 // binder sees them as the LIMIT's Count and Offset.
 const limitSentinel = uint64(math.MaxInt64) + 1
 
+// maxLimitParams is how many parameters one LIMIT or OFFSET expression
+// may hold: its markers take the offsets of its placeholder's digits
+// (fillLimitExprs), of which there are 19.
+const maxLimitParams = 19
+
 // cutLimitExprs returns toks with each LIMIT or OFFSET expression that is
 // not a single number or parameter replaced by a placeholder, and the
 // parsed expressions.
-func cutLimitExprs(src string, toks []token) ([]token, []ast.ExprNode, error) {
-	var exprs []ast.ExprNode
+func cutLimitExprs(src string, toks []token) ([]token, []limitExpr, error) {
+	var exprs []limitExpr
 	var out []token
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -40,16 +46,13 @@ func cutLimitExprs(src string, toks []token) ([]token, []ast.ExprNode, error) {
 			continue
 		}
 		value := toks[i+1 : end]
-		for _, v := range value {
-			if v.kind == tkParam {
-				return nil, nil, unsupported(src, v, "a parameter inside a %s expression", upper(t.val)).
-					WithHint("Pass the whole count as the parameter.")
-			}
-		}
 		sel := concat([]token{synth(tkWord, "select", value[0], false)}, withSpace(value, true))
-		node, _, err := parseTiDB(src, sel, tokenOrEOF(src, toks, end))
+		node, sub, err := parseTiDB(src, sel, tokenOrEOF(src, toks, end))
 		if err != nil {
 			return nil, nil, err
+		}
+		if len(sub.params) > maxLimitParams {
+			return nil, nil, unsupported(src, value[0], "more than %d parameters in a %s expression", maxLimitParams, upper(t.val))
 		}
 		s, ok := node.(*ast.SelectStmt)
 		if !ok || s.From != nil || s.Fields == nil || len(s.Fields.Fields) != 1 || s.Fields.Fields[0].Expr == nil ||
@@ -60,7 +63,7 @@ func cutLimitExprs(src string, toks []token) ([]token, []ast.ExprNode, error) {
 			out = append([]token(nil), toks[:i]...)
 		}
 		out = append(out, t, synth(tkNumber, strconv.FormatUint(limitSentinel+uint64(len(exprs)), 10), value[0], true))
-		exprs = append(exprs, s.Fields.Fields[0].Expr)
+		exprs = append(exprs, limitExpr{e: s.Fields.Fields[0].Expr, params: sub.params})
 		i = end - 1
 	}
 	if out == nil {
@@ -69,10 +72,70 @@ func cutLimitExprs(src string, toks []token) ([]token, []ast.ExprNode, error) {
 	return out, exprs, nil
 }
 
-// fillLimitExprs replaces the placeholders of cutLimitExprs in stmt.
-func fillLimitExprs(stmt ast.Node, exprs []ast.ExprNode) {
-	stmt.Accept(&limitFiller{exprs: exprs})
+// limitExpr is a LIMIT or OFFSET expression cut out of a statement, with
+// the $n of its ? markers in text order.
+type limitExpr struct {
+	e      ast.ExprNode
+	params []int
 }
+
+// fillLimitExprs replaces the placeholders of cutLimitExprs in stmt,
+// whose rendering is r, and returns the $n of all the statement's ?
+// markers in text order. The markers of an expression take the text
+// offsets of its placeholder's first characters, so that sorting all
+// markers by offset (as the binder numbers them) puts them in the order
+// of the $n list.
+func fillLimitExprs(stmt ast.Node, r rendered, exprs []limitExpr) []int {
+	var params []int
+	for i, t := range r.toks {
+		if t.kind == tkParam {
+			params = append(params, t.n)
+			continue
+		}
+		k, ok := limitPlaceholder(t, len(exprs))
+		if !ok {
+			continue
+		}
+		params = append(params, exprs[k].params...)
+		v := &markerCollector{}
+		exprs[k].e.Accept(v)
+		sort.Slice(v.markers, func(a, b int) bool { return v.markers[a].Offset < v.markers[b].Offset })
+		for j, m := range v.markers {
+			m.Offset = r.starts[i] + j
+		}
+	}
+	list := make([]ast.ExprNode, len(exprs))
+	for i, e := range exprs {
+		list[i] = e.e
+	}
+	stmt.Accept(&limitFiller{exprs: list})
+	return params
+}
+
+// limitPlaceholder returns the index of the expression whose placeholder
+// t is, among n.
+func limitPlaceholder(t token, n int) (int, bool) {
+	if t.kind != tkNumber {
+		return 0, false
+	}
+	u, err := strconv.ParseUint(t.val, 10, 64)
+	if err != nil || u < limitSentinel || u-limitSentinel >= uint64(n) {
+		return 0, false
+	}
+	return int(u - limitSentinel), true
+}
+
+type markerCollector struct {
+	markers []*test_driver.ParamMarkerExpr
+}
+
+func (v *markerCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if m, ok := n.(*test_driver.ParamMarkerExpr); ok {
+		v.markers = append(v.markers, m)
+	}
+	return n, false
+}
+func (v *markerCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 type limitFiller struct{ exprs []ast.ExprNode }
 

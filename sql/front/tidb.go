@@ -45,7 +45,7 @@ func parseTiDB(src string, toks []token, follow token) (ast.StmtNode, rendered, 
 	}
 	stmt := stmts[0]
 	if limits != nil {
-		fillLimitExprs(stmt, limits)
+		r.params = fillLimitExprs(stmt, r, limits)
 	}
 	if derived != nil {
 		fillDerivedColumns(stmt, derived)
