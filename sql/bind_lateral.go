@@ -43,6 +43,42 @@ func (l *lateralJoin) Describe() string {
 	return d
 }
 
+// outerLateral reports whether j is a RIGHT or FULL JOIN.
+func outerLateral(j *ast.Join) bool {
+	if j.Tp == ast.RightJoin {
+		return true
+	}
+	if j.On != nil {
+		_, full := stripFullJoinMarker(j.On.Expr)
+		return full
+	}
+	return false
+}
+
+// errOuterLateral refuses a RIGHT or FULL JOIN LATERAL whose subquery
+// refers to the FROM items before it, as PostgreSQL does.
+func errOuterLateral() error {
+	return sqlerr.New(sqlerr.InvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference").
+		WithHint("Write LEFT JOIN LATERAL with the tables swapped, or join without LATERAL.")
+}
+
+// lateralRefers binds the subquery of ts as a LATERAL one over ls and
+// reports whether it refers to ls.
+func (sb *selectBinder) lateralRefers(ls *scope, ts *ast.TableSource) (bool, error) {
+	c := &correlation{b: &binder{stmt: sb.params, corr: sb.corr}, outer: ls}
+	inner := &selectBinder{cat: sb.cat, params: sb.params, ctes: sb.ctes, work: sb.work, corr: c}
+	var err error
+	switch src := ts.Source.(type) {
+	case *ast.SelectStmt:
+		_, err = inner.bindSelect(src)
+	case *ast.SetOprStmt:
+		_, err = inner.bindSetOpr(src)
+	default:
+		return false, sqlerr.New(sqlerr.FeatureNotSupported, "LATERAL needs a subquery")
+	}
+	return len(c.refs) > 0, err
+}
+
 // bindLateral binds left JOIN LATERAL (subquery) [ON ...] and left,
 // LATERAL (subquery).
 func (sb *selectBinder) bindLateral(j *ast.Join, left plan.Node, ls *scope, ts *ast.TableSource) (plan.Node, *scope, error) {
@@ -51,13 +87,13 @@ func (sb *selectBinder) bindLateral(j *ast.Join, left plan.Node, ls *scope, ts *
 	case ast.LeftJoin:
 		kind = plan.LeftJoin
 	case ast.RightJoin:
-		return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
+		return nil, nil, errOuterLateral()
 	}
 	var on ast.ExprNode
 	if j.On != nil {
 		on = j.On.Expr
 		if _, full := stripFullJoinMarker(on); full {
-			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
+			return nil, nil, errOuterLateral()
 		}
 	}
 	c := &correlation{b: &binder{stmt: sb.params, corr: sb.corr}, outer: ls}

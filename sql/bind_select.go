@@ -523,7 +523,23 @@ func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 		return left, ls, nil
 	}
 	if ts, ok := j.Right.(*ast.TableSource); ok && ts.Lateral {
-		return sb.bindLateral(j, left, ls, ts)
+		if !outerLateral(j) {
+			return sb.bindLateral(j, left, ls, ts)
+		}
+		// RIGHT or FULL JOIN LATERAL: a subquery that refers to none of
+		// the FROM items before it is an ordinary one.
+		refers, err := sb.lateralRefers(ls, ts)
+		if err != nil {
+			return nil, nil, err
+		}
+		if refers {
+			return nil, nil, errOuterLateral()
+		}
+		plain := *ts
+		plain.Lateral = false
+		jj := *j
+		jj.Right = &plain
+		j = &jj
 	}
 	right, rs, err := sb.bindFromItem(j.Right)
 	if err != nil {
