@@ -47,7 +47,7 @@ func cutDerivedColumns(src string, toks []token) ([]token, []derivedColumns, err
 			a++
 		}
 		c := a + 1
-		if c >= len(toks) || !toks[a].isName() || !toks[c].isOp("(") {
+		if c >= len(toks) || !toks[a].isName() || operatorWords[toks[a].val] || !toks[c].isOp("(") || !inFromClause(toks, open) {
 			if out != nil {
 				out = append(out, t)
 			}
