@@ -143,7 +143,37 @@ func (g *qgen) cond(depth int) string {
 		q := []string{"ANY", "ALL", "SOME"}[g.r.IntN(3)]
 		return fmt.Sprintf("%s %s %s (%s)", g.intExpr(depth-1), g.cmp(), q, g.subSelect(depth-1, true))
 	default:
+		if g.pct(50) {
+			return g.rowCond(depth - 1)
+		}
 		return fmt.Sprintf("%s %s %s", g.intExpr(depth-1), g.cmp(), g.scalarSubquery(depth-1))
+	}
+}
+
+// rowCond compares row values field by field: with a comparison
+// operator, IS [NOT] DISTINCT FROM, IS [NOT] NULL or an IN list.
+func (g *qgen) rowCond(depth int) string {
+	row := func(n int) string {
+		fields := make([]string, n)
+		for i := range fields {
+			fields[i] = g.intExpr(depth)
+		}
+		return "(" + strings.Join(fields, ", ") + ")"
+	}
+	n := 2 + g.r.IntN(2)
+	left := row(n)
+	if g.pct(20) {
+		left = "ROW" + left
+	}
+	switch g.r.IntN(4) {
+	case 0:
+		return fmt.Sprintf("%s IS %sDISTINCT FROM %s", left, g.maybe("NOT "), row(n))
+	case 1:
+		return fmt.Sprintf("%s IS %sNULL", left, g.maybe("NOT "))
+	case 2:
+		return fmt.Sprintf("%s %sIN (%s, %s)", left, g.maybe("NOT "), row(n), row(n))
+	default:
+		return fmt.Sprintf("%s %s %s", left, g.cmp(), row(n))
 	}
 }
 
