@@ -40,6 +40,9 @@ type Subquery struct {
 	// Text is the subquery's SQL, for EXPLAIN and to tell subqueries
 	// apart by String.
 	Text string
+	// RowIn marks the aggregate a row [NOT] IN (SELECT ...) is bound to
+	// (sql/bind_row.go), which runs ad hoc only.
+	RowIn bool
 }
 
 func (s *Subquery) Type() types.Type { return s.T }

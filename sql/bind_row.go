@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"strconv"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
@@ -27,6 +29,8 @@ import (
 //   - (a, b) op (SELECT x, y ...) compares with one scalar subquery per
 //     column, each bound from the same query: each gives NULL over no
 //     rows and fails over more than one, as the row subquery does.
+//   - (a, b) [NOT] IN (SELECT x, y ...) is one correlated aggregate over
+//     the subquery's rows (bindRowQuantified), ad hoc only.
 
 // rowFields returns the fields of n when it is a row constructor.
 func rowFields(n ast.ExprNode) ([]ast.ExprNode, bool) {
@@ -272,9 +276,115 @@ func (b *binder) bindRowIn(n *ast.PatternInExpr, s *scope) (expr.Expr, error) {
 	return out, nil
 }
 
-// bindRowQuantified binds (a, b) IN (SELECT x, y ...) and the row forms
-// of = ANY and the other quantified comparisons.
+// bindRowQuantified binds (a, b) [NOT] IN (SELECT x, y ...) (and = ANY,
+// <> ALL) as one correlated aggregate subquery over the subquery's
+// rows: max of 2 for a row whose fields all equal, 1 for one whose
+// equality is NULL, 0 otherwise. 2 is true, 1 is NULL and 0 or no rows
+// false, which are SQL's rules for IN. The other quantified comparisons
+// of rows are refused, and so is this form in a materialized view
+// (refuseRowIn).
 func (b *binder) bindRowQuantified(name string, left ast.ExprNode, q ast.ResultSetNode, s *scope) (expr.Expr, error) {
-	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a row compared with a subquery's rows by IN, ANY or ALL is not supported").
-		WithHint("Write EXISTS (SELECT FROM ... WHERE x = a AND y = b) instead of (a, b) IN (SELECT x, y FROM ...).")
+	not := false
+	switch name {
+	case expr.InSubquery, expr.Quantifier("=", false):
+	case expr.NotInSubquery, expr.Quantifier("<>", true):
+		not = true
+	default:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a row compared with a subquery's rows by an ordering operator with ANY or ALL is not supported").
+			WithHint("Compare the fields one by one in an EXISTS (SELECT FROM ... WHERE ...).")
+	}
+	fields, _ := rowFields(left)
+	ls := make([]expr.Expr, len(fields))
+	for i, f := range fields {
+		if isRowOperand(f) {
+			return nil, errRowHere()
+		}
+		e, err := b.bindExpr(f, s)
+		if err != nil {
+			return nil, err
+		}
+		ls[i] = e
+	}
+	if b.stmt == nil || b.stmt.subquery == nil {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries are not supported here yet")
+	}
+	c := &correlation{b: b, outer: s}
+	root, err := b.stmt.subquery(q, c)
+	if err != nil {
+		return nil, err
+	}
+	cols := root.Schema()
+	if len(cols) > len(ls) {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "subquery has too many columns")
+	}
+	if len(cols) < len(ls) {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "subquery has too few columns")
+	}
+	var eq expr.Expr
+	for i, l := range ls {
+		if l.Type() == types.Unknown {
+			if l, err = expr.Cast(l, cols[i].Type); err != nil {
+				return nil, err
+			}
+		}
+		c.refs = append(c.refs, l)
+		c.keys = append(c.keys, "row field "+strconv.Itoa(i))
+		outer := &expr.OuterRef{N: len(c.refs) - 1, T: l.Type(), Name: l.String()}
+		inner := &expr.ColRef{Idx: i, Name: cols[i].Name, T: cols[i].Type}
+		one, err := expr.Binary("=", inner, outer)
+		if err != nil {
+			return nil, err
+		}
+		if eq == nil {
+			eq = one
+		} else if eq, err = expr.Binary("AND", eq, one); err != nil {
+			return nil, err
+		}
+	}
+	num := func(n int64) expr.Expr { return &expr.Const{D: types.NewInt(n), T: types.Int8} }
+	grade, err := expr.Case([]expr.Expr{eq, expr.IsNull(eq, false)}, []expr.Expr{num(2), num(1)}, num(0))
+	if err != nil {
+		return nil, err
+	}
+	agg := &plan.Aggregate{Input: root, Aggs: []plan.AggCall{{Func: "max", Arg: grade, T: types.Int8}},
+		Cols: []types.Column{{Name: "max", Type: types.Int8}}}
+	sub := expr.Correlate(&expr.Subquery{Kind: expr.SubqueryScalar, Plan: agg, T: types.Int8, Text: subqueryText(q), RowIn: true}, c.refs)
+	is := func(n int64) (expr.Expr, error) { return expr.Binary("=", sub, num(n)) }
+	isTrue, err := is(2)
+	if err != nil {
+		return nil, err
+	}
+	isNull, err := is(1)
+	if err != nil {
+		return nil, err
+	}
+	in, err := expr.Case([]expr.Expr{isTrue, isNull}, []expr.Expr{
+		&expr.Const{D: types.NewBool(true), T: types.Bool}, &expr.Const{D: types.Null, T: types.Bool}},
+		&expr.Const{D: types.NewBool(false), T: types.Bool})
+	if err != nil || !not {
+		return in, err
+	}
+	return expr.Not(in)
+}
+
+// refuseRowIn refuses a row [NOT] IN (SELECT ...) in the plan of a
+// materialized view: its aggregate reads the outer row's values, which a
+// view cannot decorrelate.
+func refuseRowIn(root plan.Node) error {
+	var found *expr.Subquery
+	mapPlan(root, func(e expr.Expr) (expr.Expr, error) {
+		if e != nil && found == nil {
+			expr.Visit(e, func(x expr.Expr) {
+				if s, ok := x.(*expr.Subquery); ok && s.RowIn && found == nil {
+					found = s
+				}
+			})
+		}
+		return e, nil
+	}, nil)
+	if found == nil {
+		return nil
+	}
+	return sqlerr.New(sqlerr.FeatureNotSupported, "a row compared with a subquery's rows by IN, = ANY or <> ALL is not supported in a materialized view: %s", found.Text).
+		WithHint("Write EXISTS (SELECT FROM ... WHERE x = a AND y = b), which a view runs as a semi join.")
 }

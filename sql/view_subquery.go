@@ -46,6 +46,9 @@ func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
 	if len(subqueryPlans(root)) == 0 {
 		return root, nil
 	}
+	if err := refuseRowIn(root); err != nil {
+		return nil, err
+	}
 	return mapPlanNodes(root, nil, func(n plan.Node) (plan.Node, bool, error) {
 		switch n := n.(type) {
 		case *plan.Filter:
