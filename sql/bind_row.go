@@ -388,3 +388,46 @@ func refuseRowIn(root plan.Node) error {
 	return sqlerr.New(sqlerr.FeatureNotSupported, "a row compared with a subquery's rows by IN, = ANY or <> ALL is not supported in a materialized view: %s", found.Text).
 		WithHint("Write EXISTS (SELECT FROM ... WHERE x = a AND y = b), which a view runs as a semi join.")
 }
+
+// expandRowOrderBy returns sel with each ORDER BY item that is a row
+// replaced by its fields in the item's direction: PostgreSQL sorts rows
+// field by field, a NULL field after the others ascending and before
+// them descending, as each field sorts by itself. NULLS FIRST or LAST
+// on a row (which the front layer writes as a leading (row) IS NULL
+// item) is refused: it would place rows of NULL fields as PostgreSQL
+// does not. With DISTINCT ON, a row item is not a DISTINCT ON
+// expression, which PostgreSQL refuses (42P10) as such.
+func expandRowOrderBy(sel *ast.SelectStmt, distinctOn bool) (*ast.SelectStmt, error) {
+	if sel.OrderBy == nil {
+		return sel, nil
+	}
+	var items []*ast.ByItem
+	changed := false
+	for _, item := range sel.OrderBy.Items {
+		if n, ok := item.Expr.(*ast.IsNullExpr); ok && isRowOperand(n.Expr) {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "NULLS FIRST and NULLS LAST on a row in ORDER BY are not supported").
+				WithHint("Order by the row's fields, each with its own NULLS FIRST or LAST.")
+		}
+		fields, ok := rowFields(item.Expr)
+		if !ok {
+			items = append(items, item)
+			continue
+		}
+		if distinctOn {
+			return nil, sqlerr.New(sqlerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+		}
+		changed = true
+		for _, f := range fields {
+			if isRowOperand(f) {
+				return nil, errRowHere()
+			}
+			items = append(items, &ast.ByItem{Expr: f, Desc: item.Desc, NullOrder: item.NullOrder})
+		}
+	}
+	if !changed {
+		return sel, nil
+	}
+	out := *sel
+	out.OrderBy = &ast.OrderByClause{Items: items, ForUnion: sel.OrderBy.ForUnion}
+	return &out, nil
+}

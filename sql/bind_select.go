@@ -49,6 +49,10 @@ type selectBinder struct {
 // output columns.
 func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	sel, distinctOn := splitDistinctOn(sel)
+	sel, err := expandRowOrderBy(sel, distinctOn != nil)
+	if err != nil {
+		return nil, err
+	}
 	restore, err := sb.withCTEs(sel.With)
 	defer restore()
 	if err != nil {
