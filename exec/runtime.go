@@ -524,20 +524,10 @@ func contains(ids []uint32, id uint32) bool {
 }
 
 // ViewPosition is one source position of one view at a committed epoch.
-type ViewPosition struct {
-	ViewID  uint32
-	View    string
-	Source  int
-	Stream  string
-	Subject string
-	Seq     uint64
-}
+type ViewPosition = storage.ViewPosition
 
 // Cut is what the runtime tells a checkpoint about the state it captures.
-type Cut struct {
-	Epoch     uint64
-	Positions []ViewPosition
-}
+type Cut = storage.Cut
 
 // AtEpochBoundary runs fn while no epoch commits: the store then holds
 // exactly the epochs up to cut.Epoch, so a Pebble checkpoint taken inside fn
