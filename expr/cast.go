@@ -37,6 +37,10 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 			return types.Null, sqlerr.New(code, "%s", err.Error())
 		}
 		return v, nil
+	case types.KindJSON, types.KindJSONB:
+		if v, ok, err := castJSON(d, t); ok {
+			return v, err
+		}
 	}
 	switch t {
 	case types.Text, types.Varchar:
@@ -228,6 +232,10 @@ func kindType(d types.Datum) types.Type {
 		return types.TimeTZ
 	case types.KindUUID:
 		return types.UUID
+	case types.KindJSON:
+		return types.JSON
+	case types.KindJSONB:
+		return types.JSONB
 	}
 	return types.Unknown
 }
@@ -308,7 +316,7 @@ func castable(from, to types.Type) bool {
 		return true
 	case (from == types.Date || from.IsTime()) && (to == types.Date || to.IsTime()):
 		return true
-	case timeOfDayCastable(from, to):
+	case timeOfDayCastable(from, to), jsonCastable(from, to):
 		return true
 	}
 	return false

@@ -136,6 +136,19 @@ func decodeBinary(b []byte, t types.Type) (types.Datum, error) {
 			return bad()
 		}
 		return types.NewUUID(string(b)), nil
+	case types.JSON, types.JSONB:
+		if t == types.JSONB {
+			// jsonb_recv: a version byte, then the text.
+			if len(b) == 0 || b[0] != 1 {
+				return types.Null, sqlerr.New(sqlerr.InvalidBinaryRepresentation, "unsupported jsonb version number").
+					WithHint("Send jsonb in binary as the byte 1 followed by the JSON text, or send it as text.")
+			}
+			b = b[1:]
+		}
+		if !utf8.Valid(b) {
+			return types.Null, sqlerr.New(sqlerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+		}
+		return types.ParseText(string(b), t)
 
 	case types.Unknown, types.Text, types.Varchar:
 		if !utf8.Valid(b) {

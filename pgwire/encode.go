@@ -143,6 +143,13 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 		}
 		return append(dst, types.FormatText(d, t)...), nil
 
+	case types.JSON:
+		return append(dst, d.S...), nil
+
+	case types.JSONB:
+		// jsonb_send: a version byte, then the text.
+		return append(append(dst, 1), d.S...), nil
+
 	case types.Date:
 		var days int64
 		switch d.K {

@@ -43,6 +43,7 @@ var kindNames = map[types.Kind]string{
 	types.KindDecimal: "decimal", types.KindString: "string", types.KindBytes: "bytes", types.KindDate: "date",
 	types.KindTimestamp: "timestamp", types.KindInterval: "interval", types.KindTime: "time", types.KindTimeTZ: "timetz",
 	types.KindUUID: "uuid",
+	types.KindJSON: "json", types.KindJSONB: "jsonb",
 }
 
 func encodeExpr(e expr.Expr) (*exprRec, error) {

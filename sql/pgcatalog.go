@@ -171,6 +171,8 @@ func typname(t types.Type) string {
 		return "timetz"
 	case types.UUID:
 		return "uuid"
+	case types.JSON, types.JSONB:
+		return t.String()
 	}
 	return "text"
 }

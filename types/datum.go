@@ -27,6 +27,8 @@ const (
 	KindTime      // I: microseconds since midnight (timeofday.go)
 	KindTimeTZ    // I: microseconds since midnight, Days: zone in seconds west of UTC
 	KindUUID      // S: the 16 bytes of a uuid (uuid.go)
+	KindJSON      // S: json text as given (json.go)
+	KindJSONB     // S: canonical jsonb text (json.go)
 )
 
 // Datum is one SQL value. It is a small value type: copy it freely, never
@@ -158,6 +160,10 @@ func Compare(a, b Datum) int {
 		return compareIntervals(a, b)
 	case KindTimeTZ:
 		return CompareTimeTZ(a, b)
+	case KindJSON:
+		return strings.Compare(a.S, b.S)
+	case KindJSONB:
+		return CompareJSONBText(a.S, b.S)
 	}
 	return 0
 }

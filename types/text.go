@@ -61,6 +61,8 @@ func FormatText(d Datum, t Type) string {
 		return formatTime(d)
 	case KindUUID:
 		return FormatUUID(d.S)
+	case KindJSON, KindJSONB:
+		return d.S
 	}
 	return fmt.Sprint(d)
 }
@@ -158,6 +160,10 @@ func ParseText(s string, t Type) (Datum, error) {
 		return parseTimeDatum(s, t)
 	case UUID:
 		return ParseUUID(s)
+	case JSON:
+		return ParseJSON(s)
+	case JSONB:
+		return ParseJSONB(s)
 	}
 	return Null, fmt.Errorf("cannot convert text to %s", t)
 }

@@ -30,6 +30,8 @@ const (
 	Time   // time [without time zone]
 	TimeTZ // time with time zone
 	UUID
+	JSON
+	JSONB
 )
 
 // PostgreSQL type OIDs, so that drivers decode values natively.
@@ -52,6 +54,8 @@ const (
 	OIDTimeTZ      uint32 = 1266
 	OIDNumeric     uint32 = 1700
 	OIDUUID        uint32 = 2950
+	OIDJSON        uint32 = 114
+	OIDJSONB       uint32 = 3802
 )
 
 var typeInfo = [...]struct {
@@ -77,6 +81,8 @@ var typeInfo = [...]struct {
 	Time:        {"time without time zone", OIDTime, 8},
 	TimeTZ:      {"time with time zone", OIDTimeTZ, 12},
 	UUID:        {"uuid", OIDUUID, 16},
+	JSON:        {"json", OIDJSON, -1},
+	JSONB:       {"jsonb", OIDJSONB, -1},
 }
 
 // String returns the PostgreSQL name of the type (as format_type prints it).
@@ -180,6 +186,10 @@ func Parse(name string) (Type, error) {
 		return TimeTZ, nil
 	case "uuid":
 		return UUID, nil
+	case "json":
+		return JSON, nil
+	case "jsonb":
+		return JSONB, nil
 	}
 	return Unknown, fmt.Errorf("type %q does not exist", name)
 }

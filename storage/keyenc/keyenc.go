@@ -82,6 +82,10 @@ func Append(buf []byte, d types.Datum) []byte {
 			panic(fmt.Sprintf("keyenc: uuid of %d bytes", len(d.S)))
 		}
 		return append(append(buf, tagUUID), d.S...)
+	case types.KindJSON:
+		return appendString(append(buf, tagJSON), d.S)
+	case types.KindJSONB:
+		return appendJSONB(buf, d)
 	}
 	panic(fmt.Sprintf("keyenc: unknown kind %d", d.K))
 }
@@ -143,6 +147,9 @@ func AppendValue(buf []byte, d types.Datum) []byte {
 			return appendString(buf, d.D.String())
 		}
 		return appendString(buf, d.D.Text('f'))
+	case d.K == types.KindJSONB:
+		// Keep the text: numbers keep their scale (keys reduce them).
+		return appendString(append(buf, tagJSONBText), d.S)
 	}
 	return Append(buf, d)
 }
@@ -229,6 +236,17 @@ func Decode(b []byte) (types.Datum, []byte, error) {
 			return types.Null, nil, err
 		}
 		return types.NewBytes(s), rest, nil
+	case tagJSON, tagJSONBText:
+		s, rest, err := decodeString(b)
+		if err != nil {
+			return types.Null, nil, err
+		}
+		if tag == tagJSON {
+			return types.NewJSONText(s), rest, nil
+		}
+		return types.Datum{K: types.KindJSONB, S: s}, rest, nil
+	case tagJSONB:
+		return decodeJSONB(b)
 	case tagInterval:
 		if err := need(24); err != nil {
 			return types.Null, nil, err
