@@ -58,6 +58,9 @@ func Call(name string, args []Expr) (Expr, error) {
 	if f, ok, err := byteaFunc(name, args); ok {
 		return f, err
 	}
+	if f, ok, err := jsonFunc(name, args); ok {
+		return f, err
+	}
 	if f, ok, err := stringFunc(name, args); ok {
 		return f, err
 	}

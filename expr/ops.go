@@ -54,6 +54,9 @@ func unify(l, r Expr) (Expr, Expr, error) {
 // Binary builds the expression "l op r" for a SQL operator.
 func Binary(op string, l, r Expr) (Expr, error) {
 	op = strings.ToUpper(op)
+	if f, ok, err := jsonBinary(op, l, r); ok {
+		return f, err
+	}
 	switch op {
 	case "AND", "OR":
 		return logic(op, l, r)

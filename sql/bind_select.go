@@ -732,6 +732,9 @@ func figureName(n ast.ExprNode) (string, int) {
 		case front.ContainsFunc, front.ContainedFunc, front.OverlapFunc:
 			return "", 0
 		}
+		if expr.IsJSONOperatorFunc(n.FnName.L) {
+			return "", 0
+		}
 		return n.FnName.L, 2
 	case *ast.CaseExpr:
 		return "case", 1

@@ -36,7 +36,7 @@ type token struct {
 
 // multiOps are the operators of more than one character, longest first.
 var multiOps = []string{
-	"!~~*", "!~~", "->>", "!~*", "~~*",
+	"!~~*", "!~~", "->>", "#>>", "!~*", "~~*", "#>", "#-", "?|", "?&",
 	"::", "<=", ">=", "<>", "!=", "||", "->", "!~", "~*", "~~",
 	"<<", ">>", "@>", "<@", "&&", "=>", ":=",
 }

@@ -42,6 +42,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.arrayPass,
 		r.trimPass,
 		r.funcPass,
+		r.jsonOpsPass,
 		r.opsPass,
 		r.bitOpsPass,
 		r.limitPass,
@@ -68,6 +69,8 @@ func (r *rewriter) checkTokens() error {
 		switch {
 		case t.isOp("#") && i > 0 && endsOperand(r.toks[i-1]):
 			// PostgreSQL's xor, which bitOpsPass rewrites.
+		case t.isOp("?") && i > 0 && endsOperand(r.toks[i-1]):
+			// jsonb's key test, which jsonOpsPass rewrites.
 		case t.isOp("?", "#", "`"):
 			return syntaxError(r.src, t)
 		case t.kind == tkParam && t.n == 0:
