@@ -26,7 +26,9 @@ import (
 // PostgreSQL spellings); numbers go to numeric columns through their text,
 // so NUMERIC is exact, to timestamp columns as integer epoch milliseconds,
 // and to text columns as their literal text; true/false fit boolean and
-// text columns; null is NULL; objects and arrays fit no column.
+// text columns; null is NULL; objects and arrays fit no column but json
+// and jsonb, which take any value as it is (null too: the JSON null; a
+// missing member is NULL).
 //
 // The decoder walks the message once and allocates nothing but the row
 // (which decodeInto carves from its chunk) and the strings and decimals the
@@ -204,6 +206,9 @@ func (d *RowDecoder) decodeValue(data []byte, p, col int, row types.Row) (int, e
 	var v types.Datum
 	var cerr error
 	next := 0
+	if c.Type == types.JSON || c.Type == types.JSONB {
+		return d.decodeJSONValue(data, p, col, row)
+	}
 	switch b := data[p]; {
 	case b == '"':
 		raw, n, complex, err := scanString(data, p)
@@ -267,6 +272,39 @@ func (d *RowDecoder) decodeValue(data []byte, p, col int, row types.Row) (int, e
 	}
 	if cerr == nil && !c.Mod.IsZero() {
 		v, cerr = expr.ApplyModifier(v, c.Mod, false)
+	}
+	if cerr != nil {
+		v = types.Null
+	}
+	row[col], d.fieldErr[col] = v, cerr
+	return next, nil
+}
+
+// decodeJSONValue reads the value at data[p] into the json or jsonb
+// column col as it is: an object or array with all it nests, a string,
+// number, boolean or null as that JSON scalar. (A missing member is NULL.)
+func (d *RowDecoder) decodeJSONValue(data []byte, p, col int, row types.Row) (int, error) {
+	next, err := skipValue(data, p, 0)
+	if err != nil {
+		return 0, err
+	}
+	var v types.Datum
+	var cerr error
+	raw := data[p:next]
+	if !utf8.Valid(raw) {
+		i := 0
+		for i < len(raw) {
+			r, n := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			i += n
+		}
+		cerr = errInvalidUTF8(raw[i:])
+	} else if d.cols[col].Type == types.JSONB {
+		v, cerr = types.ParseJSONB(string(raw))
+	} else {
+		v, cerr = types.ParseJSON(string(raw))
 	}
 	if cerr != nil {
 		v = types.Null
@@ -399,10 +437,17 @@ func (e *rowEncoder) encode(row types.Row, stored bool) ([]byte, error) {
 // lets NUL in text through (see rowEncoder.encode).
 func appendRowJSON(buf []byte, cols []types.Column, row types.Row, allowNUL bool) ([]byte, error) {
 	buf = append(buf, '{')
+	first := true
 	for i, c := range cols {
-		if i > 0 {
+		if (c.Type == types.JSON || c.Type == types.JSONB) && row[i].IsNull() {
+			// A missing member is NULL; the member null is the JSON
+			// value null (see decodeJSONValue).
+			continue
+		}
+		if !first {
 			buf = append(buf, ',')
 		}
+		first = false
 		var err error
 		if buf, err = appendJSONString(buf, c.Name, false); err != nil {
 			return nil, sqlerr.New(sqlerr.CharacterNotInRepertoire, "column name %q: %v", c.Name, err)
@@ -414,6 +459,8 @@ func appendRowJSON(buf []byte, cols []types.Column, row types.Row, allowNUL bool
 			buf = append(buf, "null"...)
 		case d.K == types.KindBool:
 			buf = strconv.AppendBool(buf, d.Bool())
+		case d.K == types.KindJSON || d.K == types.KindJSONB:
+			buf = append(buf, d.S...) // the value itself, nested
 		case d.K == types.KindInt:
 			buf = append(buf, types.FormatText(d, c.Type)...)
 		case d.K == types.KindDecimal:
