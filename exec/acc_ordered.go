@@ -37,7 +37,7 @@ func parseOrderedSet(fn string) (name string, desc bool, param string, ok bool) 
 		return "", false, "", false
 	}
 	switch parts[0] {
-	case "percentile_cont", "percentile_disc", "mode", "string_agg", "array_agg":
+	case "percentile_cont", "percentile_disc", "mode", "string_agg", "array_agg", "jsonb_agg", "jsonb_object_agg":
 		return parts[0], parts[1] == "desc", parts[2], true
 	}
 	return "", false, "", false
@@ -60,6 +60,8 @@ func orderedSetResultType(fn string, arg types.Type) (types.Type, bool) {
 			return types.Text, true
 		}
 		return types.Unknown, false
+	case "jsonb_agg", "jsonb_object_agg":
+		return types.JSONB, true
 	case "array_agg":
 		if arg == types.Unknown || arg.IsArray() {
 			return types.ArrayOf(types.Text), true
@@ -95,7 +97,7 @@ func newOrderedSetAcc(fn string, arg types.Type) Accumulator {
 
 func (a *orderedSetAcc) Add(v types.Datum, sign int64) error {
 	if v.IsNull() {
-		if a.name == "array_agg" {
+		if a.name == "array_agg" || a.name == "jsonb_agg" {
 			a.nulls += sign
 		}
 		return nil
@@ -154,8 +156,13 @@ func at(vals []types.Datum, ns []int64, p int64) types.Datum {
 
 func (a *orderedSetAcc) Result() types.Datum {
 	vals, ns, total := a.sorted()
-	if a.name == "array_agg" {
+	switch a.name {
+	case "array_agg":
 		return a.array(vals, ns, total)
+	case "jsonb_agg":
+		return a.jsonbArray(vals, ns, total)
+	case "jsonb_object_agg":
+		return jsonbObject(vals, total)
 	}
 	if total == 0 {
 		return types.Null
@@ -245,7 +252,7 @@ func toFloat(d types.Datum) float64 {
 
 func (a *orderedSetAcc) Marshal(buf []byte) []byte {
 	buf = marshalCounts(buf, a.counts)
-	if a.name == "array_agg" {
+	if a.name == "array_agg" || a.name == "jsonb_agg" {
 		buf = binary.AppendVarint(buf, a.nulls)
 	}
 	return buf
@@ -253,8 +260,66 @@ func (a *orderedSetAcc) Marshal(buf []byte) []byte {
 
 func (a *orderedSetAcc) Unmarshal(b []byte) ([]byte, error) {
 	b, err := unmarshalCounts(b, a.counts)
-	if err != nil || a.name != "array_agg" {
+	if err != nil || (a.name != "array_agg" && a.name != "jsonb_agg") {
 		return b, err
 	}
 	return readVarint(b, &a.nulls)
+}
+
+// jsonbArray is jsonb_agg's result: the values as jsonb (to_jsonb) in
+// their order, NULLs as JSON nulls last (first when descending); NULL
+// over no rows.
+func (a *orderedSetAcc) jsonbArray(vals []types.Datum, ns []int64, total int64) types.Datum {
+	nulls := max(a.nulls, 0)
+	if total+nulls == 0 {
+		return types.Null
+	}
+	out := &types.JSONValue{Kind: types.JSONArray}
+	addNulls := func() {
+		for range nulls {
+			out.Elems = append(out.Elems, types.JSONNullValue())
+		}
+	}
+	if a.desc {
+		addNulls()
+	}
+	for i, v := range vals {
+		j, err := expr.DatumToJSON(v, a.arg)
+		if err != nil {
+			j = types.JSONStringValue(types.FormatText(v, a.arg))
+		}
+		for range ns[i] {
+			out.Elems = append(out.Elems, j)
+		}
+	}
+	if !a.desc {
+		addNulls()
+	}
+	return types.NewJSONB(out)
+}
+
+// jsonbObject is jsonb_object_agg's result from its [key, value] pairs in
+// jsonb order: one member per key, the pair last in that order winning
+// where a key has several values (PostgreSQL keeps the last in input
+// order, which a multiset under retraction does not know); a pair whose
+// key is null is left out. NULL over no rows.
+func jsonbObject(vals []types.Datum, total int64) types.Datum {
+	if total == 0 {
+		return types.Null
+	}
+	out := &types.JSONValue{Kind: types.JSONObject}
+	for _, v := range vals {
+		pair, err := types.JSONOf(v)
+		if err != nil || pair.Kind != types.JSONArray || len(pair.Elems) != 2 || pair.Elems[0].Kind == types.JSONNull {
+			continue
+		}
+		k := pair.Elems[0]
+		key := k.Str
+		if k.Kind != types.JSONString {
+			key = types.FormatJSON(k)
+		}
+		out.Keys = append(out.Keys, key)
+		out.Vals = append(out.Vals, pair.Elems[1])
+	}
+	return types.NewJSONB(types.NormalizeJSON(out))
 }

@@ -21,6 +21,8 @@ import (
 //	mode(x, 'asc'|'desc')
 //	string_agg(a, delimiter [, 'asc'|'desc', k])  (string_agg(a, d ORDER BY k))
 //	array_agg(a [, 'asc'|'desc', k])              (array_agg(a ORDER BY k))
+//	jsonb_agg(a [, 'asc'|'desc', k])              (jsonb_agg(a ORDER BY k))
+//	jsonb_object_agg(k, v)
 //
 // The fraction and the delimiter must be constants; string_agg orders by
 // its value (PostgreSQL, without ORDER BY, concatenates in an unspecified
@@ -38,10 +40,12 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 		min, max = 2, 2
 	case "string_agg":
 		min, max = 2, 4
-	case "array_agg":
+	case "array_agg", "jsonb_agg":
 		min, max = 1, 3
+	case "jsonb_object_agg":
+		min, max = 2, 2
 	}
-	if len(args) < min || len(args) > max || len(args) == 3 && fn == "string_agg" || len(args) == 2 && fn == "array_agg" {
+	if len(args) < min || len(args) > max || len(args) == 3 && fn == "string_agg" || len(args) == 2 && (fn == "array_agg" || fn == "jsonb_agg") {
 		return call, sqlerr.New(sqlerr.UndefinedFunction, "function %s with %d arguments does not exist", fn, len(args)).
 			WithHint("Write %s", orderedAggUsage[fn])
 	}
@@ -52,6 +56,20 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 	}
 	if err := checkAggLevel(fn, arg); err != nil {
 		return call, err
+	}
+	if fn == "jsonb_object_agg" {
+		// The pairs are one value, [key, value]: the accumulator keeps
+		// their multiset like the others' values.
+		v, err := inner.bindExpr(args[1], b.agg.input)
+		if err != nil {
+			return call, err
+		}
+		if err := checkAggLevel(fn, v); err != nil {
+			return call, err
+		}
+		if arg, err = expr.Call("jsonb_build_array", []expr.Expr{arg, v}); err != nil {
+			return call, err
+		}
 	}
 	if arg.Type() == types.Unknown {
 		if arg, err = expr.Cast(arg, types.Text); err != nil {
@@ -73,7 +91,7 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 			return call, sqlerr.New(sqlerr.NumericValueOutOfRange, "percentile value %s is not between 0 and 1", strconv.FormatFloat(f, 'g', -1, 64))
 		}
 		param = strconv.FormatFloat(f, 'g', -1, 64)
-	case "array_agg":
+	case "array_agg", "jsonb_agg":
 		if len(args) == 3 {
 			desc = constText(args[1]) == "desc"
 			if err := sameOrderKey(inner, b, fn, arg, args[2]); err != nil {
@@ -116,11 +134,13 @@ func sameOrderKey(inner, b *binder, fn string, arg expr.Expr, k ast.ExprNode) er
 }
 
 var orderedAggUsage = map[string]string{
-	"array_agg":       "array_agg(expression [ORDER BY the same expression]).",
-	"percentile_cont": "percentile_cont(fraction) WITHIN GROUP (ORDER BY numeric expression).",
-	"percentile_disc": "percentile_disc(fraction) WITHIN GROUP (ORDER BY expression).",
-	"mode":            "mode() WITHIN GROUP (ORDER BY expression).",
-	"string_agg":      "string_agg(text expression, 'delimiter' [ORDER BY the same expression]).",
+	"array_agg":        "array_agg(expression [ORDER BY the same expression]).",
+	"jsonb_agg":        "jsonb_agg(expression [ORDER BY the same expression]).",
+	"jsonb_object_agg": "jsonb_object_agg(key, value).",
+	"percentile_cont":  "percentile_cont(fraction) WITHIN GROUP (ORDER BY numeric expression).",
+	"percentile_disc":  "percentile_disc(fraction) WITHIN GROUP (ORDER BY expression).",
+	"mode":             "mode() WITHIN GROUP (ORDER BY expression).",
+	"string_agg":       "string_agg(text expression, 'delimiter' [ORDER BY the same expression]).",
 }
 
 // constText is the value of a string literal, "" for anything else.

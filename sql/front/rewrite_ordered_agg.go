@@ -9,8 +9,9 @@ package front
 //	mode() WITHIN GROUP (ORDER BY x)       ->  streamdb_mode(x, 'asc')
 //	string_agg(a, ',' ORDER BY k DESC)     ->  string_agg(a, ',', 'desc', k)
 //	array_agg(a ORDER BY k DESC)           ->  array_agg(a, 'desc', k)
+//	jsonb_agg(a ORDER BY k DESC)           ->  jsonb_agg(a, 'desc', k)
 func (r *rewriter) orderedAggPass() error {
-	if !hasWord(r.toks, "within") && !hasWord(r.toks, "string_agg") && !hasWord(r.toks, "array_agg") {
+	if !hasWord(r.toks, "within") && !hasWord(r.toks, "string_agg") && !hasWord(r.toks, "array_agg") && !hasWord(r.toks, "jsonb_agg") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks)+8)
@@ -45,7 +46,7 @@ func (r *rewriter) orderedAggPass() error {
 			continue
 		}
 		// string_agg(a, d ORDER BY k [ASC|DESC]), array_agg(a ORDER BY k)
-		if t.isWord("string_agg", "array_agg") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") {
+		if t.isWord("string_agg", "array_agg", "jsonb_agg") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") {
 			end := matchParen(r.toks, i+1)
 			if end < 0 {
 				return syntaxError(r.src, t)
