@@ -90,6 +90,11 @@ func bindSRFCall(b *binder, call *ast.FuncCallExpr, sc *scope) (srfCall, error) 
 		return srfCall{}, err
 	}
 	if !ok {
+		if rows, bound, t, ok, err = expr.JSONRows(name, args); err != nil {
+			return srfCall{}, err
+		}
+	}
+	if !ok {
 		return srfCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function %s is not a set-returning function", name)
 	}
 	return srfCall{Name: name, Args: bound, T: t, rows: rows}, nil

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
@@ -77,7 +79,13 @@ func (sb *selectBinder) bindRowsFrom(call *ast.FuncCallExpr) (plan.Node, error) 
 	node := &srfNode{Calls: calls, Ordinality: flags&1 != 0}
 	for _, c := range calls {
 		name := c.Name
-		if len(calls) == 1 && alias != "" {
+		named := strings.Contains(name, "array_elements")
+		if named {
+			// The name of the function's OUT parameter, which a table
+			// alias does not change.
+			name = "value"
+		}
+		if len(calls) == 1 && alias != "" && !named {
 			name = alias
 		}
 		node.Cols = append(node.Cols, types.Column{Name: name, Type: c.T})

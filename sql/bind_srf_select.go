@@ -88,7 +88,9 @@ func (f *srfFinder) Leave(n ast.Node) (ast.Node, bool) {
 // isSRFCall reports whether call is one of the set-returning functions.
 func isSRFCall(call *ast.FuncCallExpr) bool {
 	switch call.FnName.L {
-	case "generate_series", "unnest", "regexp_matches", "regexp_split_to_table", "generate_subscripts":
+	case "generate_series", "unnest", "regexp_matches", "regexp_split_to_table", "generate_subscripts",
+		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys",
+		"json_array_elements", "json_array_elements_text", "json_object_keys":
 		return true
 	}
 	return false

@@ -151,4 +151,6 @@ func inFromClause(toks []token, i int) bool {
 
 // fromFunctions are the set-returning functions seriesPass rewrites in
 // FROM.
-var fromFunctions = []string{"generate_series", "unnest", "regexp_matches", "regexp_split_to_table", "generate_subscripts"}
+var fromFunctions = []string{"generate_series", "unnest", "regexp_matches", "regexp_split_to_table", "generate_subscripts",
+	"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys",
+	"json_array_elements", "json_array_elements_text", "json_object_keys"}

@@ -1,0 +1,71 @@
+package expr
+
+import "streamdb/types"
+
+// JSONRows binds the one-column set-returning json functions of
+// PostgreSQL 15: jsonb_array_elements and json_array_elements (each
+// element), their _text forms (each element as text: a string's value,
+// NULL for a JSON null) and jsonb_object_keys / json_object_keys (each
+// top-level key). All are strict: a NULL argument gives no rows. The
+// returned function gives the rows for the argument's value; t is the
+// column's type. ok is false for other names.
+func JSONRows(name string, args []Expr) (rows func([]types.Datum) ([]types.Datum, error), bound []Expr, t types.Type, ok bool, err error) {
+	var in types.Type
+	switch name {
+	case "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
+		in = types.JSONB
+	case "json_array_elements", "json_array_elements_text", "json_object_keys":
+		in = types.JSON
+	default:
+		return nil, nil, types.Unknown, false, nil
+	}
+	if len(args) != 1 || (args[0].Type() != in && args[0].Type() != types.Unknown) {
+		return nil, nil, types.Unknown, true, wrongArgs(name, args)
+	}
+	a, err := Cast(args[0], in)
+	if err != nil {
+		return nil, nil, types.Unknown, true, err
+	}
+	keys := name == "jsonb_object_keys" || name == "json_object_keys"
+	asText := !keys && len(name) > 5 && name[len(name)-5:] == "_text"
+	t = in
+	if keys || asText {
+		t = types.Text
+	}
+	rows = func(v []types.Datum) ([]types.Datum, error) {
+		if v[0].IsNull() {
+			return nil, nil
+		}
+		j, err := types.JSONOf(v[0])
+		if err != nil {
+			return nil, err
+		}
+		if keys {
+			switch j.Kind {
+			case types.JSONObject:
+			case types.JSONArray:
+				return nil, jsonError("cannot call %s on an array", name)
+			default:
+				return nil, jsonError("cannot call %s on a scalar", name)
+			}
+			out := make([]types.Datum, len(j.Keys))
+			for i, k := range j.Keys {
+				out[i] = types.NewString(k) // a json object's repeated keys too
+			}
+			return out, nil
+		}
+		switch j.Kind {
+		case types.JSONArray:
+		case types.JSONObject:
+			return nil, jsonError("cannot extract elements from an object")
+		default:
+			return nil, jsonError("cannot extract elements from a scalar")
+		}
+		out := make([]types.Datum, len(j.Elems))
+		for i, e := range j.Elems {
+			out[i] = jsonResult(e, v[0].K, asText)
+		}
+		return out, nil
+	}
+	return rows, []Expr{a}, t, true, nil
+}
