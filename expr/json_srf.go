@@ -69,3 +69,70 @@ func JSONRows(name string, args []Expr) (rows func([]types.Datum) ([]types.Datum
 	}
 	return rows, []Expr{a}, t, true, nil
 }
+
+// JSONEachRows binds jsonb_each, jsonb_each_text, json_each and
+// json_each_text as two one-column functions run side by side: the keys
+// of the object, then their values (as text for the _text forms, a
+// string's value and NULL for a JSON null). ok is false for other names.
+func JSONEachRows(name string, args []Expr) (keys, vals func([]types.Datum) ([]types.Datum, error), bound []Expr, vt types.Type, ok bool, err error) {
+	var in types.Type
+	switch name {
+	case "jsonb_each", "jsonb_each_text":
+		in = types.JSONB
+	case "json_each", "json_each_text":
+		in = types.JSON
+	default:
+		return nil, nil, nil, types.Unknown, false, nil
+	}
+	if len(args) != 1 || (args[0].Type() != in && args[0].Type() != types.Unknown) {
+		return nil, nil, nil, types.Unknown, true, wrongArgs(name, args)
+	}
+	a, err := Cast(args[0], in)
+	if err != nil {
+		return nil, nil, nil, types.Unknown, true, err
+	}
+	asText := name[len(name)-5:] == "_text"
+	vt = in
+	if asText {
+		vt = types.Text
+	}
+	object := func(d types.Datum) (*types.JSONValue, error) {
+		j, err := types.JSONOf(d)
+		if err != nil {
+			return nil, err
+		}
+		if j.Kind != types.JSONObject {
+			return nil, jsonError("cannot call %s on a non-object", name)
+		}
+		return j, nil
+	}
+	keys = func(v []types.Datum) ([]types.Datum, error) {
+		if v[0].IsNull() {
+			return nil, nil
+		}
+		j, err := object(v[0])
+		if err != nil {
+			return nil, err
+		}
+		out := make([]types.Datum, len(j.Keys))
+		for i, k := range j.Keys {
+			out[i] = types.NewString(k)
+		}
+		return out, nil
+	}
+	vals = func(v []types.Datum) ([]types.Datum, error) {
+		if v[0].IsNull() {
+			return nil, nil
+		}
+		j, err := object(v[0])
+		if err != nil {
+			return nil, err
+		}
+		out := make([]types.Datum, len(j.Vals))
+		for i, e := range j.Vals {
+			out[i] = jsonResult(e, v[0].K, asText)
+		}
+		return out, nil
+	}
+	return keys, vals, []Expr{a}, vt, true, nil
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
+	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -58,6 +59,16 @@ func (sb *selectBinder) bindRowsFrom(call *ast.FuncCallExpr) (plan.Node, error) 
 		}
 		if err := noNestedSRF(fc); err != nil {
 			return nil, err
+		}
+		if each, err := bindJSONEach(b, fc); each != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			calls = append(calls, each...)
+			if alias == "" {
+				alias = fc.FnName.L
+			}
+			continue
 		}
 		if fc.FnName.L == "unnest" && len(fc.Args) > 1 && flags&2 == 0 {
 			for _, arg := range fc.Args {
@@ -113,4 +124,31 @@ func noNestedSRF(call *ast.FuncCallExpr) error {
 		}
 	}
 	return nil
+}
+
+// bindJSONEach binds jsonb_each(x) and its kin in FROM as two calls run
+// side by side, whose columns are the function's key and value; nil for
+// other calls.
+func bindJSONEach(b *binder, fc *ast.FuncCallExpr) ([]srfCall, error) {
+	switch fc.FnName.L {
+	case "jsonb_each", "jsonb_each_text", "json_each", "json_each_text":
+	default:
+		return nil, nil
+	}
+	args := make([]expr.Expr, len(fc.Args))
+	for i, a := range fc.Args {
+		e, err := b.bindExpr(a, &scope{})
+		if err != nil {
+			return nil, err
+		}
+		args[i] = e
+	}
+	keys, vals, bound, vt, _, err := expr.JSONEachRows(fc.FnName.L, args)
+	if err != nil {
+		return nil, err
+	}
+	return []srfCall{
+		{Name: "key", Args: bound, T: types.Text, rows: keys},
+		{Name: "value", Args: bound, T: vt, rows: vals},
+	}, nil
 }
