@@ -139,3 +139,51 @@ func TestJSONBStreamColumn(t *testing.T) {
 	conn = srv.Conn(t)
 	compare()
 }
+
+// TestJSONBDriver: pgx sends json and jsonb parameters (binary jsonb is
+// the version byte then the text) and reads them back, in the extended
+// and the simple protocol.
+func TestJSONBDriver(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	exec(t, conn, `CREATE TABLE docs (id int PRIMARY KEY, b jsonb, j json)`)
+	ctx := testutil.Context(t, 60*time.Second)
+	doc := map[string]any{"z": []any{1.5, "é", nil}, "a": map[string]any{"n": true}}
+	for i, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
+		var arg any = doc
+		if mode == pgx.QueryExecModeSimpleProtocol {
+			// pgx needs a parameter's type to encode a map as text.
+			text, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			arg = string(text)
+		}
+		if _, err := conn.Exec(ctx, `INSERT INTO docs VALUES ($1, $2, $3)`, mode, i+1, arg, arg); err != nil {
+			t.Fatalf("mode %v: INSERT: %v", mode, err)
+		}
+		var b, j map[string]any
+		if err := conn.QueryRow(ctx, `SELECT b, j FROM docs WHERE id = $1`, mode, i+1).Scan(&b, &j); err != nil {
+			t.Fatalf("mode %v: %v", mode, err)
+		}
+		if fmt.Sprint(b) != fmt.Sprint(doc) || fmt.Sprint(j) != fmt.Sprint(doc) {
+			t.Errorf("mode %v: read back %v and %v, want %v", mode, b, j, doc)
+		}
+	}
+	// The binary format itself: jsonb is the byte 1 then the text, json
+	// the text, both ways.
+	res := conn.PgConn().ExecParams(ctx, `INSERT INTO docs VALUES (3, $1, $2) RETURNING b, j`,
+		[][]byte{[]byte("\x01{\"k\": [1, 2.0]}"), []byte(`{"k" : 1}`)}, []uint32{3802, 114},
+		[]int16{1, 1}, []int16{1, 1}).Read()
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if len(res.Rows) != 1 || string(res.Rows[0][0]) != "\x01{\"k\": [1, 2.0]}" || string(res.Rows[0][1]) != `{"k" : 1}` {
+		t.Errorf("binary jsonb and json read back as %q", res.Rows)
+	}
+	res = conn.PgConn().ExecParams(ctx, `SELECT $1::jsonb`, [][]byte{[]byte("\x02{}")}, []uint32{3802}, []int16{1}, nil).Read()
+	wantCode(t, res.Err, "22P03")
+	exec(t, conn, `DELETE FROM docs WHERE id = 3`)
+	wantRows(t, conn, `SELECT id, b, b->'z'->>1 FROM docs ORDER BY id`,
+		`1 {"a": {"n": true}, "z": [1.5, "é", null]} é`, `2 {"a": {"n": true}, "z": [1.5, "é", null]} é`)
+}
