@@ -49,7 +49,7 @@ func (b *Broker) ReadRange(ctx context.Context, stream, subject string, from, to
 			if seq > to {
 				return nil
 			}
-			if err := b.readLogical(ctx, seq, m.Headers(), m.Data(), fn); err != nil {
+			if err := b.readLogical(ctx, subject, seq, m.Headers(), m.Data(), fn); err != nil {
 				return err
 			}
 			if seq == to {
@@ -68,19 +68,21 @@ func (b *Broker) ReadRange(ctx context.Context, stream, subject string, from, to
 
 // readLogical calls fn for the message at seq or, for a reference
 // message, for each message of its committed transaction's data.
-func (b *Broker) readLogical(ctx context.Context, seq uint64, h nats.Header, data []byte, fn func(seq uint64, data []byte) error) error {
+func (b *Broker) readLogical(ctx context.Context, subject string, seq uint64, h nats.Header, data []byte, fn func(seq uint64, data []byte) error) error {
 	ref, isRef, err := ParseTxnRef(h, data)
 	if !isRef {
 		return fn(seq, data)
 	}
-	if err != nil {
-		return err
+	var bad *BadTxnRefError
+	if errors.As(err, &bad) {
+		return nil // stands for nothing: skipped, as a reader skips it
 	}
-	if ref.Decide {
-		committed, err := b.WaitTxnOutcome(ctx, ref.Txn)
-		if err != nil || !committed {
-			return err
-		}
+	committed, err := b.TxnCommitted(ctx, subject, ref)
+	if errors.As(err, &bad) {
+		return nil
+	}
+	if err != nil || !committed {
+		return err
 	}
 	return b.ReadTxnData(ctx, ref, func(d []byte) error { return fn(seq, d) })
 }

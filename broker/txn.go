@@ -57,7 +57,8 @@ func TxnDecisionSubject(id string) string { return txnPrefix + id + ".decision" 
 type TxnRef struct {
 	Txn string `json:"txn"`
 	// Decide says that the commit is decided by the transaction's
-	// decision record rather than by this reference.
+	// decision record rather than by this reference (readers go by the
+	// intent, TxnCommitted; this is for people reading the stream).
 	Decide bool `json:"decide,omitempty"`
 	// Data lists the data's sequences in TxnStream as inclusive ranges,
 	// in order.
@@ -80,6 +81,13 @@ const (
 	txnAbort  = "abort"
 )
 
+// BadTxnRefError is a reference message that stands for nothing: not
+// one streamdb wrote (a producer may publish anything on a stream's
+// subject). Readers skip it as they skip any malformed message.
+type BadTxnRefError struct{ msg string }
+
+func (e *BadTxnRefError) Error() string { return e.msg }
+
 // ParseTxnRef reports whether a message is a reference message and, if
 // so, decodes it.
 func ParseTxnRef(h nats.Header, data []byte) (TxnRef, bool, error) {
@@ -89,7 +97,7 @@ func ParseTxnRef(h nats.Header, data []byte) (TxnRef, bool, error) {
 	}
 	var ref TxnRef
 	if err := json.Unmarshal(data, &ref); err != nil || ref.Txn != id {
-		return TxnRef{}, true, fmt.Errorf("malformed transaction reference %q", id)
+		return TxnRef{}, true, &BadTxnRefError{fmt.Sprintf("malformed transaction reference %q", id)}
 	}
 	return ref, true, nil
 }
@@ -200,6 +208,41 @@ func (b *Broker) WaitTxnOutcome(ctx context.Context, id string) (bool, error) {
 		}
 		wait = min(2*wait, 100*time.Millisecond)
 	}
+}
+
+// TxnCommitted decides whether a reference message found on subject
+// stands for committed data. The reference itself is not trusted (anyone
+// allowed to publish on the subject could forge one): the transaction's
+// intent must name the subject, and a transaction whose intent names
+// several subjects must have a commit decision, whatever the reference
+// says; its decision is waited for.
+func (b *Broker) TxnCommitted(ctx context.Context, subject string, ref TxnRef) (bool, error) {
+	s, err := b.JS.Stream(ctx, TxnStream)
+	if err != nil {
+		return false, fmt.Errorf("read transaction %s: %w", ref.Txn, err)
+	}
+	m, err := s.GetLastMsgForSubject(ctx, TxnIntentSubject(ref.Txn))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, &BadTxnRefError{fmt.Sprintf("a reference on subject %s to transaction %s, which does not exist", subject, ref.Txn)}
+	}
+	if err != nil {
+		return false, fmt.Errorf("read the intent of transaction %s: %w", ref.Txn, err)
+	}
+	var in TxnIntent
+	if err := json.Unmarshal(m.Data, &in); err != nil {
+		return false, &BadTxnRefError{fmt.Sprintf("transaction %s: malformed intent", ref.Txn)}
+	}
+	named := false
+	for _, ts := range in.Subjects {
+		named = named || ts.Subject == subject
+	}
+	if !named {
+		return false, &BadTxnRefError{fmt.Sprintf("a reference on subject %s to transaction %s, which did not write it", subject, ref.Txn)}
+	}
+	if len(in.Subjects) < 2 {
+		return true, nil
+	}
+	return b.WaitTxnOutcome(ctx, ref.Txn)
 }
 
 // ReadTxnData calls fn with each data message ref names, in order.

@@ -18,11 +18,8 @@ func (r *subjectReader) decode(m jetstream.Msg) error {
 	if err != nil {
 		return err
 	}
-	if ref.Decide {
-		committed, err := r.rt.broker.WaitTxnOutcome(r.ctx, ref.Txn)
-		if err != nil || !committed {
-			return err
-		}
+	if committed, err := r.rt.broker.TxnCommitted(r.ctx, m.Subject(), ref); err != nil || !committed {
+		return err
 	}
 	return r.rt.broker.ReadTxnData(r.ctx, ref, func(data []byte) error {
 		if err := r.decoder.decodeInto(data, r.chunk); err != nil {

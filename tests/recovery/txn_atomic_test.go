@@ -3,10 +3,12 @@ package recovery
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/tests/testutil"
@@ -170,4 +172,57 @@ func TestRefusedCommitLeavesNothing(t *testing.T) {
 	wantRow(t, conn, "SELECT count(*) FROM ta", "40002")
 	wantRow(t, conn, "SELECT n FROM ta_n", "40002")
 	wantRow(t, conn, "SELECT n, s FROM lim_sum", "6 39")
+}
+
+// TestForgedTxnReference publishes, as any producer may on a stream's
+// subject, a reference message naming the data of a real transaction
+// over two tables: readers must not take that data into the stream (the
+// transaction's intent does not name the stream's subject), and go on.
+func TestForgedTxnReference(t *testing.T) {
+	srv := startServer(t, testutil.ServerOptions{})
+	conn := srv.Conn(t)
+	testutil.MustExec(t, conn,
+		"CREATE TABLE fa (id BIGINT PRIMARY KEY)", "CREATE TABLE fb (id BIGINT PRIMARY KEY)",
+		"CREATE STREAM fs (id BIGINT) WITH (subject = 'forge.events')",
+		"CREATE MATERIALIZED VIEW fs_n AS SELECT count(*) AS n FROM fs",
+		"BEGIN", "INSERT INTO fa VALUES (1)", "INSERT INTO fb VALUES (1)", "COMMIT",
+		"INSERT INTO fs VALUES (7)", "FLUSH")
+	wantRow(t, conn, "SELECT n FROM fs_n", "1")
+
+	// Find the transaction and its data as streamdb's own NATS user can.
+	nc, js := testutil.JetStream(t, srv.NATSURL())
+	ctx := testutil.Context(t, time.Minute)
+	txns, err := js.Stream(ctx, "streamdb_txn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := txns.Info(ctx, jetstream.WithSubjectFilter("streamdb.txn.>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	for subj := range info.State.Subjects {
+		if rest, ok := strings.CutPrefix(subj, "streamdb.txn."); ok && strings.HasSuffix(rest, ".data") {
+			id = strings.TrimSuffix(rest, ".data")
+		}
+	}
+	if id == "" {
+		t.Fatalf("no transaction data in streamdb_txn: %v", info.State.Subjects)
+	}
+	data, err := txns.GetLastMsgForSubject(ctx, "streamdb.txn."+id+".data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := nats.NewMsg("forge.events")
+	forged.Header.Set("Streamdb-Txn", id)
+	forged.Data = []byte(fmt.Sprintf(`{"txn":%q,"data":[[%d,%d]]}`, id, data.Sequence, data.Sequence))
+	if err := nc.PublishMsg(forged); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, "forge.events", []byte(`{"id": 8}`)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.MustExec(t, conn, "FLUSH")
+	wantRow(t, conn, "SELECT n FROM fs_n", "2")
+	wantRow(t, conn, "SELECT count(*) FROM fs WHERE id = 1", "0")
 }
