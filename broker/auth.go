@@ -22,18 +22,24 @@ import (
 )
 
 // Users of the embedded NATS server. streamdb's own connection logs in as
-// ServerUser, which may do everything; outside producers log in as
-// ProducerUser, which may publish to any subject but a table's changelog
-// or streamdb's inbox, and may not manage JetStream streams.
+// ServerUser, which may do everything. Outside producers log in as
+// ProducerUser, which may publish to any subject but a table's changelog,
+// a transaction's records or streamdb's inbox, and reads nothing: it may
+// not subscribe beyond its own replies nor read JetStream streams'
+// messages. Readers of sinks (and of streams' input) log in as ReaderUser,
+// which may subscribe to any subject but those and publishes nothing.
 const (
 	ServerUser   = "streamdb"
 	ProducerUser = "producer"
+	ReaderUser   = "reader"
 
-	// ServerPasswordFile and ProducerPasswordFile, in the data directory
-	// (mode 0600), keep the users' generated passwords across restarts.
-	// The producer's is written only when no password is configured.
+	// ServerPasswordFile, ProducerPasswordFile and ReaderPasswordFile, in
+	// the data directory (mode 0600), keep the users' generated passwords
+	// across restarts. The producer's is written only when no password is
+	// configured.
 	ServerPasswordFile   = "nats-streamdb.password"
 	ProducerPasswordFile = "nats-producer.password"
+	ReaderPasswordFile   = "nats-reader.password"
 
 	// InboxPrefix is where replies to streamdb's own connection arrive
 	// (JetStream API answers, publish acks, consumer deliveries): producers
@@ -50,31 +56,72 @@ const (
 	protectedFile = "streamdb-table-subjects.json"
 )
 
-// producerDenyPublish are the subjects a producer may never publish to:
-// tables' default subjects, streamdb's inbox, and every JetStream API that
-// creates, changes or removes a stream or a consumer (creating a stream
-// could republish into a table's subject; purging or deleting a table's
-// stream would erase its changelog). Reading (INFO, NAMES, LIST, message
-// GET, consumers that read) and publishing with acks stay allowed.
-var producerDenyPublish = []string{
+// internalSubjects hold what only streamdb may read or write: tables'
+// default subjects, transactions' records (table commit data), streamdb's
+// inbox, and the subjects under which JetStream keeps key-value buckets
+// and object stores (the HA lease, checkpoints).
+var internalSubjects = []string{
 	TableSubjectPrefix + ">",
+	txnPrefix + ">",
 	InboxPrefix + ".>",
+	"$KV.>",
+	"$O.>",
+	"$SYS.>",
+}
+
+// producerDenyPublish are the subjects a producer may never publish to:
+// the internal subjects and every JetStream API but those that describe
+// streams (INFO, NAMES, LIST: a producer may find its stream and watch it
+// grow). Denied are the APIs that create, change or remove a stream or a
+// consumer (creating a stream could republish into a table's subject;
+// purging or deleting a table's stream would erase its changelog), and
+// every API that reads messages: message GET, direct GET, snapshots and
+// consumers. Consumers are denied on every stream, not only tables': a
+// push consumer delivers to any subject its creator names, and JetStream
+// stores what it delivers to a table's subject as a change of that table.
+// Acks and flow control replies to consumers are denied too.
+var producerDenyPublish = append(slices.Clone(internalSubjects),
 	"$JS.API.STREAM.CREATE.>",
 	"$JS.API.STREAM.UPDATE.>",
 	"$JS.API.STREAM.DELETE.>",
 	"$JS.API.STREAM.PURGE.>",
-	"$JS.API.STREAM.MSG.DELETE.>",
+	"$JS.API.STREAM.MSG.>",
+	"$JS.API.STREAM.SNAPSHOT.>",
 	"$JS.API.STREAM.RESTORE.>",
 	"$JS.API.STREAM.PEER.>",
 	"$JS.API.STREAM.LEADER.>",
-	"$JS.API.CONSUMER.DELETE.>",
-	"$JS.API.CONSUMER.PAUSE.>",
-	"$JS.API.CONSUMER.UNPIN.>",
-	"$JS.API.CONSUMER.LEADER.>",
-	"$JS.API.ACCOUNT.PURGE.>",
+	"$JS.API.STREAM.CANCEL_MOVE.>",
+	"$JS.API.DIRECT.GET",
+	"$JS.API.DIRECT.>",
+	"$JS.API.CONSUMER.>",
+	"$JS.API.ACCOUNT.>",
 	"$JS.API.META.>",
 	"$JS.API.SERVER.>",
+	"$JS.*.API.>",
+	"$JS.ACK.>",
+	"$JS.FC.>",
+	"$JS.SNAPSHOT.>",
+)
+
+// producerSubscribe is all a producer may subscribe to: the replies to its
+// own requests (JetStream publish acks, stream INFO), under nats.go's
+// default inbox prefix.
+var producerSubscribe = []string{"_INBOX.>"}
+
+// readerPublish is all a reader may publish: requests that describe
+// streams. It may not create consumers (see producerDenyPublish) nor read
+// messages through the JetStream API, which could not be kept off tables'
+// streams by subject: it reads by subscribing.
+var readerPublish = []string{
+	"$JS.API.INFO",
+	"$JS.API.STREAM.NAMES",
+	"$JS.API.STREAM.LIST",
+	"$JS.API.STREAM.INFO.*",
 }
+
+// readerDenySubscribe keep a reader off what only streamdb may read, and
+// off JetStream's own traffic (API requests, acks).
+var readerDenySubscribe = append(slices.Clone(internalSubjects), "$JS.>")
 
 // EmbeddedOptions configures StartEmbeddedWith.
 type EmbeddedOptions struct {
@@ -101,10 +148,12 @@ type auth struct {
 	base             *server.Options
 	serverPassword   string
 	producerPassword string
+	readerPassword   string
 	anonymous        bool            // connections without credentials are the producer
 	subjects         map[string]bool // tables' subjects outside TableSubjectPrefix
 	file             string          // where subjects persist; "" keeps them in memory
 	producerFile     string          // the generated producer password's file, if any
+	readerFile       string          // the reader password's file, if any
 }
 
 func newAuth(o EmbeddedOptions, host string) (*auth, error) {
@@ -112,6 +161,12 @@ func newAuth(o EmbeddedOptions, host string) (*auth, error) {
 	var err error
 	if a.serverPassword, err = password(o.CredentialsDir, ServerPasswordFile); err != nil {
 		return nil, err
+	}
+	if a.readerPassword, err = password(o.CredentialsDir, ReaderPasswordFile); err != nil {
+		return nil, err
+	}
+	if o.CredentialsDir != "" {
+		a.readerFile = filepath.Join(o.CredentialsDir, ReaderPasswordFile)
 	}
 	a.producerPassword = o.ProducerPassword
 	if a.producerPassword == "" {
@@ -195,16 +250,23 @@ func writePrivate(path string, data []byte) error {
 // apply sets the users (and who a connection without credentials is) in
 // the server's options. The caller holds a.mu or owns a.
 func (a *auth) apply(o *server.Options) {
-	deny := slices.Clone(producerDenyPublish)
+	var tables []string
 	for s := range a.subjects {
-		deny = append(deny, s)
+		tables = append(tables, s)
 	}
-	slices.Sort(deny[len(producerDenyPublish):])
+	slices.Sort(tables)
 	o.Users = []*server.User{
 		{Username: ServerUser, Password: a.serverPassword},
 		{Username: ProducerUser, Password: a.producerPassword, Permissions: &server.Permissions{
-			Publish:   &server.SubjectPermission{Deny: deny},
-			Subscribe: &server.SubjectPermission{Deny: []string{InboxPrefix + ".>"}},
+			Publish: &server.SubjectPermission{Deny: slices.Concat(producerDenyPublish, tables)},
+			Subscribe: &server.SubjectPermission{
+				Allow: slices.Clone(producerSubscribe),
+				Deny:  slices.Concat(internalSubjects, tables),
+			},
+		}},
+		{Username: ReaderUser, Password: a.readerPassword, Permissions: &server.Permissions{
+			Publish:   &server.SubjectPermission{Allow: slices.Clone(readerPublish)},
+			Subscribe: &server.SubjectPermission{Deny: slices.Concat(readerDenySubscribe, tables)},
 		}},
 	}
 	o.NoAuthUser = ""
@@ -348,6 +410,9 @@ func (b *Broker) ProducerAccess() string {
 	s := "as user " + ProducerUser + " with " + where
 	if b.auth.anonymous {
 		s += ", or without credentials (loopback only)"
+	}
+	if b.auth.readerFile != "" {
+		s += "; sink readers as user " + ReaderUser + " with the password in " + b.auth.readerFile
 	}
 	return s
 }

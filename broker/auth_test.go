@@ -291,3 +291,163 @@ func TestIsLoopback(t *testing.T) {
 		}
 	}
 }
+
+// wantSubDenied subscribes to subject and expects the server to refuse it.
+func (c *client) wantSubDenied(t *testing.T, subject string) {
+	t.Helper()
+	sub, err := c.nc.SubscribeSync(subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	c.nc.Flush()
+	select {
+	case err := <-c.errs:
+		if !strings.Contains(err.Error(), "Permissions Violation for Subscription") || !strings.Contains(err.Error(), subject) {
+			t.Fatalf("subscribe to %s: error %v, want a permissions violation", subject, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("subscription to %s was not refused", subject)
+	}
+}
+
+// wantNoRead expects every way of reading stream's messages through the
+// JetStream API to be refused with a permissions violation: message GET,
+// direct GET, snapshots, and creating a consumer (ordered, durable pull,
+// and push).
+func (c *client) wantNoRead(t *testing.T, stream string) {
+	t.Helper()
+	s, err := c.js.Stream(testCtx(t), stream)
+	if err != nil {
+		t.Fatalf("stream %s's info: %v", stream, err)
+	}
+	// A refused request is never answered; the refusal arrives on its own.
+	quick := func() context.Context {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	refused := func(what string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s on %s: answered", what, stream)
+			return
+		}
+		select {
+		case err := <-c.errs:
+			if !strings.Contains(err.Error(), "Permissions Violation for Publish to \"$JS.API.") {
+				t.Errorf("%s on %s: %v, want a permissions violation", what, stream, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s on %s: not refused", what, stream)
+		}
+	}
+	_, err = s.GetMsg(quick(), 1)
+	refused("message get", err)
+	_, err = c.nc.Request("$JS.API.DIRECT.GET."+stream, []byte(`{"seq":1}`), 300*time.Millisecond)
+	refused("direct get", err)
+	_, err = s.OrderedConsumer(quick(), jetstream.OrderedConsumerConfig{})
+	refused("ordered consumer", err)
+	_, err = s.CreateOrUpdateConsumer(quick(), jetstream.ConsumerConfig{Durable: "spy"})
+	refused("durable consumer", err)
+	_, err = c.nc.Request("$JS.API.CONSUMER.DURABLE.CREATE."+stream+".spy",
+		[]byte(`{"stream_name":"`+stream+`","config":{"durable_name":"spy","deliver_subject":"spy.out","ack_policy":"none"}}`), 300*time.Millisecond)
+	refused("push consumer", err)
+	_, err = c.nc.Request("$JS.API.STREAM.SNAPSHOT."+stream, []byte(`{"deliver_subject":"spy.snap"}`), 300*time.Millisecond)
+	refused("snapshot", err)
+}
+
+// TestEmbeddedReadPermissions: a producer reads nothing: it may not
+// subscribe to a table's subject (default or custom), the transactions'
+// subjects, a stream's subject or `>`, nor read any JetStream stream's
+// messages (GET, direct GET, consumers, snapshots), a stream's either (a
+// push consumer there could deliver into a table's subject), but it may
+// still publish to a stream with acks and see streams' info. The reader
+// may subscribe to streams' and sinks' subjects, also through `>`, and
+// gets no table's or transaction's message; it may not subscribe to
+// tables' subjects, publish, or read through the JetStream API.
+func TestEmbeddedReadPermissions(t *testing.T) {
+	dataDir, storeDir := t.TempDir(), t.TempDir()
+	b, err := StartEmbeddedWith(EmbeddedOptions{Listen: "127.0.0.1:-1", StoreDir: storeDir, CredentialsDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := os.Stat(filepath.Join(dataDir, ReaderPasswordFile))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("reader password file: %v, %v; want mode 0600", st, err)
+	}
+	stream, err := b.EnsureStream(ctx, "s", "auth.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom, _, err := b.EnsureStreamFor(ctx, "c", "auth.custom", "me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, _, err := b.EnsureStreamFor(ctx, "t", TableSubjectPrefix+"t", "me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.EnsureTxnStream(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, subj := range []string{TableSubjectPrefix + "t", "auth.custom", TxnDataSubject("x1")} {
+		if _, err := b.JS.Publish(ctx, subj, []byte(`[{"op":"+","row":{"id":1}}]`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	anon := mustDial(t, b.URL)
+	if _, err := anon.js.Publish(ctx, "auth.s", []byte(`{"x":1}`)); err != nil {
+		t.Fatalf("producer publish with ack to a stream's subject: %v", err)
+	}
+	for _, subj := range []string{TableSubjectPrefix + "t", "auth.custom", "streamdb.txn.>", TxnDataSubject("x1"), "auth.s", ">", "$KV.>"} {
+		anon.wantSubDenied(t, subj)
+	}
+	for _, s := range []string{table, custom, TxnStream, stream} {
+		anon.wantNoRead(t, s)
+	}
+	anon.wantDenied(t, TxnDataSubject("x2"))
+
+	pw, err := os.ReadFile(filepath.Join(dataDir, ReaderPasswordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := mustDial(t, b.URL, nats.UserInfo(ReaderUser, strings.TrimSpace(string(pw))))
+	all, err := reader.nc.SubscribeSync(">")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := reader.nc.SubscribeSync("auth.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader.nc.Flush()
+	for _, subj := range []string{TableSubjectPrefix + "t", "auth.custom", "auth.s", TxnDataSubject("x2")} {
+		if _, err := b.JS.Publish(ctx, subj, []byte(`{"x":2}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, err := sub.NextMsg(5 * time.Second); err != nil || string(m.Data) != `{"x":2}` {
+		t.Fatalf("reader on a stream's subject: %v %v", m, err)
+	}
+	for {
+		m, err := all.NextMsg(time.Second)
+		if err != nil {
+			break
+		}
+		if m.Subject != "auth.s" && !strings.HasPrefix(m.Subject, "_INBOX.") {
+			t.Errorf("reader subscribed to > got a message on %s", m.Subject)
+		}
+	}
+	for _, subj := range []string{TableSubjectPrefix + "t", "auth.custom", TxnDataSubject("x1"), InboxPrefix + ".>", "$JS.API.>"} {
+		reader.wantSubDenied(t, subj)
+	}
+	reader.wantDenied(t, "auth.s")
+	for _, s := range []string{table, TxnStream, stream} {
+		reader.wantNoRead(t, s)
+	}
+}

@@ -30,8 +30,8 @@ type Broker struct {
 	syncer *syncer
 	// remoteSyncAlways: the external server said it fsyncs every write.
 	remoteSyncAlways bool
-	// auth keeps tables' subjects from producers; nil with an external
-	// server, whose permissions streamdb does not set.
+	// auth keeps tables' subjects from producers and readers; nil with an
+	// external server, whose permissions streamdb does not set.
 	auth *auth
 	// disk keeps the embedded server off a full disk (diskguard.go); nil
 	// with an external server.
@@ -68,11 +68,13 @@ func StartEmbedded(listen, storeDir string) (*Broker, error) {
 }
 
 // StartEmbeddedWith runs a NATS server with JetStream in this process. It
-// has two users (auth.go): streamdb's own connection logs in as
+// has three users (auth.go): streamdb's own connection logs in as
 // ServerUser and may do everything; producers log in as ProducerUser
 // (or, on a loopback address with no producer password configured,
-// connect without credentials) and may not write tables' subjects or
-// manage JetStream streams.
+// connect without credentials) and may publish to streams' subjects but
+// not write tables' subjects, manage JetStream streams or read anything;
+// readers of sinks log in as ReaderUser and may subscribe to anything but
+// tables' subjects and streamdb's internal ones.
 func StartEmbeddedWith(eo EmbeddedOptions) (*Broker, error) {
 	return startEmbedded(eo, true)
 }

@@ -1,0 +1,165 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/broker"
+	"streamdb/tests/testutil"
+)
+
+// wantSubRefused subscribes to subject and expects NATS to refuse it.
+func (c *natsClient) wantSubRefused(t *testing.T, subject string) {
+	t.Helper()
+	sub, err := c.nc.SubscribeSync(subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	c.nc.Flush()
+	select {
+	case err := <-c.errs:
+		if !strings.Contains(err.Error(), "Permissions Violation for Subscription to \""+subject+"\"") {
+			t.Fatalf("subscribe to %s: %v, want a permissions violation", subject, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("NATS let a client subscribe to %s", subject)
+	}
+}
+
+// wantReadRefused expects reading a JetStream stream's messages (GET,
+// consumers) to be refused with a permissions violation.
+func (c *natsClient) wantReadRefused(t *testing.T, stream string) {
+	t.Helper()
+	s, err := c.js.Stream(testutil.Context(t, 30*time.Second), stream)
+	if err != nil {
+		t.Fatalf("stream %s's info: %v", stream, err)
+	}
+	refused := func(what string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s on %s: answered", what, stream)
+			return
+		}
+		select {
+		case err := <-c.errs:
+			if !strings.Contains(err.Error(), "Permissions Violation for Publish to \"$JS.API.") {
+				t.Errorf("%s on %s: %v, want a permissions violation", what, stream, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s on %s: not refused", what, stream)
+		}
+	}
+	// A refused request is never answered; the refusal arrives on its own.
+	quick := func() context.Context { return testutil.Context(t, 300*time.Millisecond) }
+	_, err = s.GetMsg(quick(), 1)
+	refused("message get", err)
+	_, err = s.OrderedConsumer(quick(), jetstream.OrderedConsumerConfig{})
+	refused("ordered consumer", err)
+	_, err = s.CreateOrUpdateConsumer(quick(), jetstream.ConsumerConfig{Durable: "spy"})
+	refused("durable consumer", err)
+}
+
+// TestNATSReadsRefused: a NATS client without credentials (a producer)
+// still publishes events to a stream's subject and a view counts them,
+// but cannot subscribe to a table's subject (default or custom), to the
+// transactions' subjects or to `>`, and cannot read a table's JetStream
+// stream or streamdb_txn (message GET, consumers); neither can the
+// producer user with its password. The reader user, with the password in
+// the data directory, reads a sink's subject, and is refused tables'
+// subjects and publishing.
+func TestNATSReadsRefused(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	exec(t, conn,
+		"CREATE TABLE secret (id BIGINT PRIMARY KEY, ssn VARCHAR)",
+		"CREATE TABLE secret2 (id BIGINT PRIMARY KEY, ssn VARCHAR) WITH (subject = 'auth.secret2')",
+		"CREATE STREAM deposits (id BIGINT, amount BIGINT) WITH (subject = 'auth.deposits')",
+		"CREATE MATERIALIZED VIEW deposited AS SELECT count(*) AS n, sum(amount) AS total FROM deposits",
+		"CREATE SINK deposited_out FROM deposited INTO 'auth.deposited'",
+		"INSERT INTO secret VALUES (1, '111-11-1111')",
+		"BEGIN",
+		"INSERT INTO secret VALUES (2, '222-22-2222')",
+		"INSERT INTO secret2 VALUES (2, '222-22-2222')",
+		"COMMIT")
+	wantRows(t, conn, "SELECT id, ssn FROM secret2", "2 222-22-2222")
+	_, admin := testutil.JetStream(t, srv.NATSURL())
+	ctx := testutil.Context(t, 2*time.Minute)
+	streamOf := func(subject string) string {
+		name, err := admin.StreamNameBySubject(ctx, subject)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	secretJS, secret2JS := streamOf("streamdb.table.secret"), streamOf("auth.secret2")
+	if s, err := admin.Stream(ctx, broker.TxnStream); err != nil {
+		t.Fatal(err)
+	} else if info, err := s.Info(ctx); err != nil || info.State.Msgs == 0 {
+		t.Fatalf("%s holds no transaction (%v): the test needs one", broker.TxnStream, err)
+	}
+
+	anon, err := dialNATS(t, plainNATSURL(srv.NATSPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod, err := dialNATS(t, plainNATSURL(srv.NATSPort), nats.UserInfo(broker.ProducerUser, producerPassword(t, srv)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []*natsClient{anon, prod} {
+		if _, err := p.js.Publish(ctx, "auth.deposits", []byte(`{"id":1,"amount":10}`)); err != nil {
+			t.Fatalf("producer %d publish with ack to a stream's subject: %v", i, err)
+		}
+		for _, subj := range []string{">", "streamdb.table.secret", "auth.secret2", "streamdb.txn.>", "auth.deposited"} {
+			p.wantSubRefused(t, subj)
+		}
+		for _, s := range []string{secretJS, secret2JS, broker.TxnStream} {
+			p.wantReadRefused(t, s)
+		}
+	}
+	flush(t, conn)
+	wantRows(t, conn, "SELECT n, total FROM deposited", "2 20")
+
+	pw, err := os.ReadFile(filepath.Join(srv.DataDir, broker.ReaderPasswordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader, err := dialNATS(t, plainNATSURL(srv.NATSPort), nats.UserInfo(broker.ReaderUser, strings.TrimSpace(string(pw))))
+	if err != nil {
+		t.Fatalf("reader with its password: %v", err)
+	}
+	sub, err := reader.nc.SubscribeSync("auth.deposited")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader.nc.Flush()
+	if _, err := prod.js.Publish(ctx, "auth.deposits", []byte(`{"id":3,"amount":5}`)); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, conn)
+	exec(t, conn, "CHECKPOINT")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		m, err := sub.NextMsg(time.Until(deadline))
+		if err != nil {
+			t.Fatalf("the reader got no sink message with the new total: %v", err)
+		}
+		if strings.Contains(string(m.Data), `"total":25`) {
+			break
+		}
+	}
+	reader.wantSubRefused(t, "streamdb.table.secret")
+	reader.wantSubRefused(t, "auth.secret2")
+	reader.wantSubRefused(t, "streamdb.txn.>")
+	reader.wantRefused(t, "auth.deposits", `{"id":4,"amount":1}`)
+	reader.wantReadRefused(t, secretJS)
+	reader.wantReadRefused(t, broker.TxnStream)
+}
