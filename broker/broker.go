@@ -164,7 +164,10 @@ func Connect(url string) (*Broker, error) {
 	// Publishes are not buffered while reconnecting: a write then fails at
 	// once (08006) instead of being sent, unknown to its client, after the
 	// error was reported.
-	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.RetryOnFailedConnect(false), nats.ReconnectBufSize(-1))
+	// Replies arrive under InboxPrefix as on the embedded server, so that
+	// the external server's permissions can keep them from other users
+	// (README: producers may subscribe to _INBOX.> for their acks).
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.RetryOnFailedConnect(false), nats.ReconnectBufSize(-1), nats.CustomInboxPrefix(InboxPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
 	}

@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -162,4 +164,78 @@ func TestNATSReadsRefused(t *testing.T) {
 	reader.wantRefused(t, "auth.deposits", `{"id":4,"amount":1}`)
 	reader.wantReadRefused(t, secretJS)
 	reader.wantReadRefused(t, broker.TxnStream)
+}
+
+// externalNATSConf is README's sample configuration of an external NATS
+// server for streamdb (passwords filled in).
+const externalNATSConf = `
+authorization { users = [
+  { user: streamdb, password: "s-pw" }
+  { user: producer, password: "p-pw", permissions: {
+      publish:   { deny: ["streamdb.table.>", "streamdb.txn.>", "streamdb.inbox.>", "$JS.>", "$KV.>", "$O.>", "$SYS.>"] }
+      subscribe: { allow: ["_INBOX.>"] } } }
+  { user: reader, password: "r-pw", permissions: {
+      publish:   { allow: ["$JS.API.INFO", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.INFO.*"] }
+      subscribe: { deny: ["streamdb.table.>", "streamdb.txn.>", "streamdb.inbox.>", "$JS.>", "$KV.>", "$O.>", "$SYS.>"] } } }
+] }
+`
+
+// TestExternalNATSPermissions: on an external NATS server configured as
+// README says, streamdb works as user streamdb, a producer's events reach
+// a view, and the producer, which may subscribe to _INBOX.> for its acks,
+// sees none of streamdb's replies there (consumer deliveries of a table's
+// changelog): streamdb's replies arrive under its own inbox prefix.
+func TestExternalNATSPermissions(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "nats.conf")
+	if err := os.WriteFile(conf, []byte(externalNATSConf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := natsserver.ProcessConfigFile(conf)
+	if err != nil {
+		t.Fatalf("README's NATS configuration: %v", err)
+	}
+	ns := testutil.StartNATSServerWith(t, func(o *natsserver.Options) { o.Users = parsed.Users })
+	u, err := url.Parse(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := u.String()
+	u.User = url.UserPassword("streamdb", "s-pw")
+	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: u.String()})
+	conn := srv.Conn(t)
+
+	prod, err := dialNATS(t, plain, nats.UserInfo("producer", "p-pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spy, err := prod.nc.SubscribeSync("_INBOX.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod.nc.Flush()
+	exec(t, conn,
+		"CREATE TABLE secret (id BIGINT PRIMARY KEY, ssn VARCHAR)",
+		"INSERT INTO secret VALUES (1, '111-11-1111')",
+		"CREATE MATERIALIZED VIEW ssns AS SELECT id, ssn FROM secret",
+		"CREATE STREAM deposits (id BIGINT, amount BIGINT) WITH (subject = 'auth.deposits')",
+		"CREATE MATERIALIZED VIEW deposited AS SELECT count(*) AS n FROM deposits",
+		"INSERT INTO secret VALUES (2, '222-22-2222')")
+	ctx := testutil.Context(t, time.Minute)
+	if _, err := prod.js.Publish(ctx, "auth.deposits", []byte(`{"id":1,"amount":10}`)); err != nil {
+		t.Fatalf("producer publish with ack: %v", err)
+	}
+	flush(t, conn)
+	wantRows(t, conn, "SELECT n FROM deposited", "1")
+	wantRows(t, conn, "SELECT id, ssn FROM ssns ORDER BY id", "1 111-11-1111", "2 222-22-2222")
+	prod.wantSubRefused(t, "streamdb.table.secret")
+	prod.wantSubRefused(t, "streamdb.inbox.>")
+	for {
+		m, err := spy.NextMsg(500 * time.Millisecond)
+		if err != nil {
+			break
+		}
+		if strings.Contains(string(m.Data), "-11-1111") || strings.Contains(string(m.Data), "-22-2222") {
+			t.Fatalf("a producer read a table's row on %s: %s", m.Subject, m.Data)
+		}
+	}
 }
