@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"streamdb/broker"
 	"streamdb/checkpoint"
 	"streamdb/config"
 	"streamdb/ha"
@@ -143,7 +144,9 @@ func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, st *haState, lo
 	if err != nil {
 		return nil, err
 	}
-	nc, err := nats.Connect(cfg.NATSURL, nats.Name("streamdb ha "+hf.group), nats.MaxReconnects(-1))
+	// Replies under streamdb's inbox prefix, which the NATS server's
+	// permissions keep from producers (README).
+	nc, err := nats.Connect(cfg.NATSURL, nats.Name("streamdb ha "+hf.group), nats.MaxReconnects(-1), nats.CustomInboxPrefix(broker.InboxPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", cfg.NATSURL, err)
 	}

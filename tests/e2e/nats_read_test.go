@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -180,12 +181,11 @@ authorization { users = [
 ] }
 `
 
-// TestExternalNATSPermissions: on an external NATS server configured as
-// README says, streamdb works as user streamdb, a producer's events reach
-// a view, and the producer, which may subscribe to _INBOX.> for its acks,
-// sees none of streamdb's replies there (consumer deliveries of a table's
-// changelog): streamdb's replies arrive under its own inbox prefix.
-func TestExternalNATSPermissions(t *testing.T) {
+// startConfiguredNATS runs a NATS server configured with
+// externalNATSConf and returns its URL without credentials and with
+// streamdb's.
+func startConfiguredNATS(t *testing.T) (plain, streamdb string) {
+	t.Helper()
 	conf := filepath.Join(t.TempDir(), "nats.conf")
 	if err := os.WriteFile(conf, []byte(externalNATSConf), 0o600); err != nil {
 		t.Fatal(err)
@@ -199,9 +199,19 @@ func TestExternalNATSPermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := u.String()
+	plain = u.String()
 	u.User = url.UserPassword("streamdb", "s-pw")
-	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: u.String()})
+	return plain, u.String()
+}
+
+// TestExternalNATSPermissions: on an external NATS server configured as
+// README says, streamdb works as user streamdb, a producer's events reach
+// a view, and the producer, which may subscribe to _INBOX.> for its acks,
+// sees none of streamdb's replies there (consumer deliveries of a table's
+// changelog): streamdb's replies arrive under its own inbox prefix.
+func TestExternalNATSPermissions(t *testing.T) {
+	plain, streamdbURL := startConfiguredNATS(t)
+	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: streamdbURL})
 	conn := srv.Conn(t)
 
 	prod, err := dialNATS(t, plain, nats.UserInfo("producer", "p-pw"))
@@ -236,6 +246,55 @@ func TestExternalNATSPermissions(t *testing.T) {
 		}
 		if strings.Contains(string(m.Data), "-11-1111") || strings.Contains(string(m.Data), "-22-2222") {
 			t.Fatalf("a producer read a table's row on %s: %s", m.Subject, m.Data)
+		}
+	}
+}
+
+// TestExternalNATSPermissionsHA: a server of an HA group keeps its lease
+// and the group's users (with their SCRAM verifiers) in key-value buckets
+// on the external NATS; a producer subscribed to _INBOX.> sees none of
+// their reads.
+func TestExternalNATSPermissionsHA(t *testing.T) {
+	plain, streamdbURL := startConfiguredNATS(t)
+	prod, err := dialNATS(t, plain, nats.UserInfo("producer", "p-pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spy, err := prod.nc.SubscribeSync("_INBOX.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod.nc.Flush()
+	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: streamdbURL, Standby: true,
+		Args: []string{"--ha-group", "g", "--ha-lease-ttl", "3s", "--ha-renew-interval", "500ms"}})
+	active := func() {
+		testutil.Poll(t, time.Minute, "the group's only server to be active", func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			c, err := pgx.Connect(ctx, srv.DSN())
+			if err != nil {
+				return err
+			}
+			defer c.Close(ctx)
+			_, err = c.Exec(ctx, "SELECT 1")
+			return err
+		})
+	}
+	active()
+	conn := srv.Conn(t)
+	exec(t, conn, "CREATE USER alice PASSWORD 'alice-pw'")
+	conn.Close(testutil.Context(t, 10*time.Second))
+	srv.Restart(t)
+	active()
+	conn = srv.Conn(t)
+	wantRows(t, conn, "SELECT rolname FROM pg_roles WHERE rolname = 'alice'", "alice")
+	for {
+		m, err := spy.NextMsg(500 * time.Millisecond)
+		if err != nil {
+			break
+		}
+		if strings.Contains(string(m.Data), "alice") || strings.Contains(string(m.Data), srv.Addr) {
+			t.Fatalf("a producer read the HA group's records on %s: %.300q", m.Subject, m.Data)
 		}
 	}
 }
