@@ -450,4 +450,31 @@ func TestEmbeddedReadPermissions(t *testing.T) {
 	for _, s := range []string{table, TxnStream, stream} {
 		reader.wantNoRead(t, s)
 	}
+
+	// A table created while the reader listens on its subject (directly
+	// and through >) takes it away at once.
+	early, err := reader.nc.SubscribeSync("auth.late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader.nc.Flush()
+	if _, _, err := b.EnsureStreamFor(ctx, "late", "auth.late", "me"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.JS.Publish(ctx, "auth.late", []byte(`[{"op":"+","row":{"id":3}}]`)); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := early.NextMsg(time.Second); err == nil {
+		t.Errorf("the reader got a new table's change: %s", m.Data)
+	}
+	for {
+		m, err := all.NextMsg(500 * time.Millisecond)
+		if err != nil {
+			break
+		}
+		if m.Subject == "auth.late" {
+			t.Errorf("the reader subscribed to > got a new table's change")
+		}
+	}
+	reader.wantSubDenied(t, "auth.late")
 }
