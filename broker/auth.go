@@ -27,7 +27,8 @@ import (
 // a transaction's records or streamdb's inbox, and reads nothing: it may
 // not subscribe beyond its own replies nor read JetStream streams'
 // messages. Readers of sinks (and of streams' input) log in as ReaderUser,
-// which may subscribe to any subject but those and publishes nothing.
+// which may subscribe to any subject but those and publishes only requests
+// that describe streams.
 const (
 	ServerUser   = "streamdb"
 	ProducerUser = "producer"
@@ -110,8 +111,9 @@ var producerSubscribe = []string{"_INBOX.>"}
 
 // readerPublish is all a reader may publish: requests that describe
 // streams. It may not create consumers (see producerDenyPublish) nor read
-// messages through the JetStream API, which could not be kept off tables'
-// streams by subject: it reads by subscribing.
+// messages through the JetStream API, whose requests name streams, not
+// subjects, and so could not be kept off tables' streams (whose names are
+// known only once they exist): it reads by subscribing.
 var readerPublish = []string{
 	"$JS.API.INFO",
 	"$JS.API.STREAM.NAMES",
@@ -119,7 +121,7 @@ var readerPublish = []string{
 	"$JS.API.STREAM.INFO.*",
 }
 
-// readerDenySubscribe keep a reader off what only streamdb may read, and
+// readerDenySubscribe keeps a reader off what only streamdb may read, and
 // off JetStream's own traffic (API requests, acks).
 var readerDenySubscribe = append(slices.Clone(internalSubjects), "$JS.>")
 

@@ -176,7 +176,7 @@ authorization { users = [
       publish:   { deny: ["streamdb.table.>", "streamdb.txn.>", "streamdb.inbox.>", "$JS.>", "$KV.>", "$O.>", "$SYS.>"] }
       subscribe: { allow: ["_INBOX.>"] } } }
   { user: reader, password: "r-pw", permissions: {
-      publish:   { allow: ["$JS.API.INFO", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.INFO.*"] }
+      publish:   { allow: ["$JS.API.INFO", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.LIST", "$JS.API.STREAM.INFO.*"] }
       subscribe: { deny: ["streamdb.table.>", "streamdb.txn.>", "streamdb.inbox.>", "$JS.>", "$KV.>", "$O.>", "$SYS.>"] } } }
 ] }
 `
