@@ -24,6 +24,7 @@ const (
 	// (Query, Columns, DependsOn), no state and no dataflow, and is
 	// expanded where a query reads it.
 	KindPlainView ObjectKind = "view"
+	KindSequence  ObjectKind = "sequence"
 	// KindSystem is a read-only table computed from server state
 	// (streamdb_checkpoints); it is never stored.
 	KindSystem ObjectKind = "system table"
@@ -39,6 +40,15 @@ type Column struct {
 	NotNull bool `json:"not_null,omitempty"`
 	// Comment is COMMENT ON COLUMN's text ("" for none).
 	Comment string `json:"comment,omitempty"`
+	// Default is a table column's DEFAULT expression as SQL text (a
+	// serial column's is nextval('<its sequence>'::regclass)); "" for
+	// none.
+	Default string `json:"default,omitempty"`
+	// Identity is "a" (GENERATED ALWAYS AS IDENTITY) or "d" (BY DEFAULT)
+	// for an identity column, whose values come from the sequence
+	// IdentitySequence; "" otherwise.
+	Identity         string `json:"identity,omitempty"`
+	IdentitySequence string `json:"identity_sequence,omitempty"`
 }
 
 // Descriptor is one catalog object as stored in Pebble.
@@ -83,6 +93,31 @@ type Descriptor struct {
 	// operator of the view used yet.
 	OpState map[string][]uint16 `json:"op_state,omitempty"`
 	NextOp  uint16              `json:"next_op,omitempty"`
+
+	// Sequence holds a sequence's definition.
+	Sequence *Sequence `json:"sequence,omitempty"`
+}
+
+// Sequence is the definition of a sequence. Its values are kept outside
+// the catalog (package sql reserves them durably by Key), so that rolling
+// the catalog back never hands a value out twice.
+type Sequence struct {
+	Type      string `json:"type"` // "smallint", "integer" or "bigint"
+	Start     int64  `json:"start"`
+	Increment int64  `json:"increment"`
+	Min       int64  `json:"min"`
+	Max       int64  `json:"max"`
+	Cache     int64  `json:"cache"`
+	Cycle     bool   `json:"cycle,omitempty"`
+	// Key names the sequence's durable state; it is random, made once at
+	// CREATE, so that a sequence created again under the same name (or
+	// the same catalog id) starts afresh.
+	Key string `json:"key"`
+	// OwnedBy is the id and column of the table that owns the sequence
+	// (a serial or identity column, or OWNED BY); a dropped table takes
+	// its sequences with it. OwnedByTable 0 is none.
+	OwnedByTable  uint32 `json:"owned_by_table,omitempty"`
+	OwnedByColumn string `json:"owned_by_column,omitempty"`
 }
 
 // Schema returns the columns as types.Columns.

@@ -140,6 +140,9 @@ type boundParams struct {
 	types []types.Type
 	// stmt maps AST offsets to positions in the user's text, for errors.
 	stmt *front.Statement
+	// sess is the session that runs the statement, for the functions of
+	// sequences; nil where they cannot be called (views).
+	sess *session
 	// subquery binds a subquery of the statement (bind_subquery.go); nil
 	// where subqueries cannot appear.
 	// corr is the query around it.
@@ -518,6 +521,9 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	}
 	if err := b.padFixedArgs(name, args, s); err != nil {
 		return nil, err
+	}
+	if seq, ok := strings.CutPrefix(name, front.SequenceFuncPrefix); ok && sequenceFuncNames[seq] {
+		return b.sequenceCall(seq, args)
 	}
 	switch name {
 	case front.CastFunc:

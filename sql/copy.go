@@ -110,6 +110,9 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *copyFormat) (*prepared, erro
 		if err != nil {
 			return "", err
 		}
+		if err := s.fillDefaults(d, cols, target, rows); err != nil {
+			return "", err
+		}
 		tag := fmt.Sprintf("COPY %d", len(rows))
 		if d.Kind == catalog.KindTable {
 			return tag, s.insertIntoTable(ctx, d, rows)

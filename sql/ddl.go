@@ -42,6 +42,12 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 	if err != nil {
 		return "", err
 	}
+	var seqs []*catalog.Descriptor
+	if isTable {
+		if seqs, err = e.columnSequences(n, d); err != nil {
+			return "", err
+		}
+	}
 	subject := d.Subject
 	if err := e.checkSubjectFree(n.Name, subject, isTable); err != nil {
 		return "", err
@@ -97,6 +103,12 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 				e.startDroppedStreamGC()
 			}
 			return "", err
+		}
+		for _, q := range seqs {
+			q.Sequence.OwnedByTable = d.ID
+			if err := e.persist(q); err != nil {
+				return "", err
+			}
 		}
 	}
 	e.log.Info("created stream", "stream", n.Name, "subject", subject, "jetstream", jsName)
@@ -167,11 +179,10 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 	}
 	if isTable {
 		for i, c := range n.Columns {
-			if c.Default != nil {
-				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DEFAULT on column %q of a table is not supported", c.Name).
-					WithHint("Give the value in INSERT.")
-			}
 			d.Columns[i].NotNull = c.NotNull
+			if c.Default != nil {
+				d.Columns[i].Default = c.DefaultText
+			}
 		}
 	}
 	return d, nil
@@ -518,6 +529,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 	want := map[front.ObjectKind]catalog.ObjectKind{
 		front.KindStream: catalog.KindStream, front.KindTable: catalog.KindTable,
 		front.KindMaterializedView: catalog.KindView, front.KindView: catalog.KindPlainView,
+		front.KindSequence: catalog.KindSequence,
 	}[n.Kind]
 	for _, name := range n.Names {
 		d, ok := e.lookup(name)
@@ -530,6 +542,11 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 		if d.Kind != want && !(want == catalog.KindTable && d.Kind == catalog.KindStream) {
 			return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s, not a %s", name, d.Kind, n.Kind).
 				WithHint("Use DROP %s.", strings.ToUpper(string(d.Kind)))
+		}
+		if d.Kind == catalog.KindSequence {
+			if err := e.checkDropSequence(d); err != nil {
+				return "", err
+			}
 		}
 		deps := e.dependents(name)
 		if len(deps) > 0 && !n.Cascade {
@@ -564,8 +581,16 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 				return "", err
 			}
 		}
+		owned := e.ownedSequences(d)
 		if err := e.dropObject(d); err != nil {
 			return "", err
+		}
+		// A table's serial and identity sequences (and those OWNED BY
+		// it) go with it.
+		for _, q := range owned {
+			if err := e.dropObject(q); err != nil {
+				return "", err
+			}
 		}
 		if d.Kind == catalog.KindTable {
 			// The table's changelog goes once no retained checkpoint or

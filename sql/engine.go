@@ -85,6 +85,10 @@ type Engine struct {
 	// the Pebble state so that ROLLBACK TO leaves them alone.
 	roles *roleStore
 
+	// seqs are the sequences' values (sequences.go), kept outside the
+	// Pebble state so that ROLLBACK TO leaves them alone.
+	seqs sequences
+
 	// ackMu guards acked and replay, the positions reads wait for
 	// (waitAcknowledged). acked holds, per subject, the sequence of the
 	// newest message this server published and acknowledged to a client.

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -79,8 +80,17 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 	if err != nil {
 		return nil, err
 	}
+	defaults, err := s.columnDefaults(desc, cols)
+	if err != nil {
+		return nil, err
+	}
 	if n.Select != nil {
-		return s.prepareInsertSelect(n.Select, desc, cols, target, ret, params)
+		for _, t := range target {
+			if _, err := identityOverride(desc, t, params.stmt.Overriding); err != nil {
+				return nil, err
+			}
+		}
+		return s.prepareInsertSelect(n.Select, desc, cols, target, defaults, ret, params)
 	}
 	b := &binder{stmt: params}
 	rows := make([][]expr.Expr, len(n.Lists))
@@ -90,10 +100,20 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		}
 		row := make([]expr.Expr, len(cols))
 		for j := range row {
-			row[j] = &expr.Const{D: types.Null, T: cols[j].Type}
+			row[j] = defaults[j]
+			if row[j] == nil {
+				row[j] = &expr.Const{D: types.Null, T: cols[j].Type}
+			}
 		}
 		for j, node := range list {
 			if _, isDefault := node.(*ast.DefaultExpr); isDefault {
+				continue
+			}
+			useDefault, err := identityOverride(desc, target[j], params.stmt.Overriding)
+			if err != nil {
+				return nil, err
+			}
+			if useDefault {
 				continue
 			}
 			e, err := b.bindExpr(node, &scope{})
@@ -110,6 +130,8 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 	}
 	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		values := make([]types.Row, 0, len(rows))
+		// now() is the statement's time in every row, a default's too.
+		stmtTime := time.Now()
 		for _, exprs := range rows {
 			row := make(types.Row, len(exprs))
 			for j, e := range exprs {
@@ -117,6 +139,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 				if err != nil {
 					return "", err
 				}
+				bound = expr.BindStatementTime(bound, stmtTime)
 				v, err := bound.Eval(nil)
 				if err != nil {
 					return "", err

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -15,11 +16,11 @@ import (
 // prepareInsertSelect binds INSERT INTO rel [(cols)] SELECT ...: the query
 // runs as an ad-hoc SELECT over committed state (or the transaction block's
 // view of it), and its rows are written exactly as INSERT ... VALUES writes
-// them: assignment casts to the column types, omitted columns NULL, the
+// them: assignment casts to the column types, omitted columns their defaults, the
 // table's constraints checked on the whole batch, a stream's rows published
 // as one batch. The query is read completely before anything is written, so
 // INSERT INTO t SELECT ... FROM t sees t as it was before the statement.
-func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, ret *returning, params *boundParams) (*prepared, error) {
+func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, defaults []expr.Expr, ret *returning, params *boundParams) (*prepared, error) {
 	st := *params.stmt
 	st.Node = q
 	root, err := s.bindQuery(&st, params)
@@ -51,10 +52,20 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 			return "", err
 		}
 		values := make([]types.Row, len(got))
+		stmtTime := time.Now()
 		for i, in := range got {
 			row := make(types.Row, len(cols))
+			given := make([]bool, len(cols))
+			for _, t := range target[:len(casts)] {
+				given[t] = true
+			}
 			for j := range row {
 				row[j] = types.Null
+				if defaults[j] != nil && !given[j] {
+					if row[j], err = expr.BindStatementTime(defaults[j], stmtTime).Eval(nil); err != nil {
+						return "", err
+					}
+				}
 			}
 			for j, c := range casts {
 				v, err := c.Eval(in)

@@ -74,6 +74,8 @@ func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
 		case *ast.FuncCallExpr:
 			if name := arrayColumnName(x); name != "" {
 				f.AsName = ast.NewCIStr(name)
+			} else if seq, ok := strings.CutPrefix(x.FnName.L, front.SequenceFuncPrefix); ok {
+				f.AsName = ast.NewCIStr(seq)
 			} else if catalogFuncNames[x.FnName.L] {
 				f.AsName = ast.NewCIStr(x.FnName.L)
 				if typ, ok := strings.CutPrefix(x.FnName.L, "to_"); ok && len(x.Args) == 1 {

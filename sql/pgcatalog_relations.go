@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/types"
 )
@@ -91,8 +92,15 @@ func (e *Engine) pgClassRows() []pgRel {
 				cols: keyCols, index: &r})
 		}
 	}
+	for _, d := range e.objects(catalog.KindSequence) {
+		out = append(out, pgRel{oid: int64(firstUserOID + d.ID), name: d.Name, ns: oidPublic, kind: "S", cols: sequenceColumns})
+	}
 	return append(out, pgSystemRels()...)
 }
+
+// sequenceColumns are the columns PostgreSQL lists for a sequence.
+var sequenceColumns = []pgColumn{{name: "last_value", typ: types.Int8, notNull: true},
+	{name: "log_cnt", typ: types.Int8, notNull: true}, {name: "is_called", typ: types.Bool, notNull: true}}
 
 // pgRelByName finds a pg_class row by name, optionally schema-qualified;
 // an unqualified name is looked up in public, then pg_catalog (the search

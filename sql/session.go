@@ -35,6 +35,8 @@ type session struct {
 	trustedAnyUser bool
 	// named holds the statements made by SQL PREPARE (prepare_sql.go).
 	named map[string]*sqlPrepared
+	// seqs is what currval and lastval answer (sequences.go).
+	seqs seqSession
 }
 
 func newSession(e *Engine, startup map[string]string) *session {
@@ -77,7 +79,7 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 	if n, ok := st.Node.(ast.Node); ok {
 		numberParamMarkers(n)
 	}
-	params := &boundParams{order: st.Params, types: append([]types.Type(nil), paramTypes...), stmt: st}
+	params := &boundParams{order: st.Params, types: append([]types.Type(nil), paramTypes...), stmt: st, sess: s}
 	for len(params.types) < st.NumParams {
 		params.types = append(params.types, types.Unknown)
 	}
@@ -224,7 +226,12 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 	case *ast.DeleteStmt:
 		return s.prepareDelete(n, params)
 	case *front.CreateSource:
-		return command(func(ctx context.Context) (string, error) { return s.e.createSource(ctx, n) }), nil
+		return command(func(ctx context.Context) (string, error) {
+			if err := s.checkDefaults(n); err != nil {
+				return "", err
+			}
+			return s.e.createSource(ctx, n)
+		}), nil
 	case *front.CreateMaterializedView:
 		// Bind now so that errors surface at Parse time, and again at run
 		// time against the catalog of that moment.
@@ -240,6 +247,10 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 			}
 			return s.e.createView(ctx, n, st)
 		}), nil
+	case *front.CreateSequence:
+		return command(func(ctx context.Context) (string, error) { return s.e.createSequence(ctx, n) }), nil
+	case *front.AlterSequence:
+		return command(func(ctx context.Context) (string, error) { return s.e.alterSequence(ctx, n) }), nil
 	case *front.CreateView:
 		return command(func(ctx context.Context) (string, error) { return s.e.createPlainView(ctx, n, st) }), nil
 	case *front.Comment:

@@ -22,6 +22,8 @@ func parseAlter(st *Statement, c *cursor) (any, error) {
 		return parseAlterView(st, c)
 	case c.word("view"):
 		return parseAlterPlainView(c)
+	case c.word("sequence"):
+		return parseAlterSequence(c)
 	case t.kind == tkWord:
 		return nil, unsupported(c.src, t, "ALTER %s", upper(t.val))
 	}

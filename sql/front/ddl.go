@@ -2,6 +2,7 @@ package front
 
 import (
 	"streamdb/sqlerr"
+	"streamdb/types"
 )
 
 // parseCreate dispatches CREATE statements.
@@ -31,6 +32,8 @@ func parseCreate(st *Statement, c *cursor) (any, error) {
 		return parseCreateSink(c)
 	case c.word("schema"):
 		return parseCreateSchema(c)
+	case c.word("sequence"):
+		return parseCreateSequence(c)
 	case t.isWord("temp", "temporary", "unlogged", "unique") && c.peekAt(1).kind == tkWord:
 		return nil, unsupported(c.src, t, "CREATE %s %s", upper(t.val), upper(c.peekAt(1).val))
 	case t.kind == tkWord:
@@ -184,15 +187,23 @@ func parseColumn(c *cursor) (ColumnDef, bool, error) {
 		return col, false, err
 	}
 	col.Name = name
-	tn, next, err := readTypeName(c.src, c.toks, c.i)
-	if err != nil {
-		return col, false, err
+	if t := c.peek(); serialTypes[t.val] != "" && t.kind == tkWord && !c.peekAt(1).isOp("[") {
+		c.i++
+		col.Serial = true
+		col.TypeName = serialTypes[t.val]
+		col.Type, _ = types.Parse(col.TypeName)
+		col.NotNull = true
+	} else {
+		tn, next, err := readTypeName(c.src, c.toks, c.i)
+		if err != nil {
+			return col, false, err
+		}
+		if !tn.Known {
+			return col, false, unknownType(c.src, tn)
+		}
+		c.i = next
+		col.TypeName, col.Type = tn.Text, tn.Type
 	}
-	if !tn.Known {
-		return col, false, unknownType(c.src, tn)
-	}
-	c.i = next
-	col.TypeName, col.Type = tn.Text, tn.Type
 	pk := false
 	for {
 		t := c.peek()
@@ -210,7 +221,11 @@ func parseColumn(c *cursor) (ColumnDef, bool, error) {
 			}
 			col.DefaultText = c.textOf(start, end)
 			c.i = end
-		case t.isWord("unique", "check", "references", "collate", "generated", "constraint"):
+		case c.word("generated"):
+			if err := parseIdentity(c, &col); err != nil {
+				return col, false, err
+			}
+		case t.isWord("unique", "check", "references", "collate", "constraint"):
 			return col, false, unsupported(c.src, t, "column constraint %s", upper(t.val))
 		default:
 			return col, pk, nil
@@ -269,4 +284,43 @@ func parseWatermark(c *cursor) (*Watermark, error) {
 	}
 	c.i = end
 	return &Watermark{Column: col, Expr: expr, ExprText: c.textOf(start, end)}, nil
+}
+
+// serialTypes maps PostgreSQL's serial pseudo-types to the integer type of
+// their column.
+var serialTypes = map[string]string{
+	"smallserial": "smallint", "serial2": "smallint",
+	"serial": "integer", "serial4": "integer",
+	"bigserial": "bigint", "serial8": "bigint",
+}
+
+// parseIdentity reads {ALWAYS | BY DEFAULT} AS IDENTITY [(seq options)]
+// after GENERATED.
+func parseIdentity(c *cursor, col *ColumnDef) error {
+	t := c.peek()
+	switch {
+	case c.word("always"):
+		col.Identity = IdentityAlways
+	case c.words("by", "default"):
+		col.Identity = IdentityByDefault
+	default:
+		return c.fail()
+	}
+	if c.peek().isWord("as") && c.peekAt(1).isOp("(") {
+		return unsupported(c.src, t, "generated columns (GENERATED ALWAYS AS (expr) STORED)")
+	}
+	if err := c.expectWords("as", "identity"); err != nil {
+		return err
+	}
+	col.IdentityOptions = &SequenceOptions{}
+	if c.op("(") {
+		if err := parseSequenceOptions(c, col.IdentityOptions, false); err != nil {
+			return err
+		}
+		if err := c.expectOp(")"); err != nil {
+			return err
+		}
+	}
+	col.NotNull = true
+	return nil
 }

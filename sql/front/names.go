@@ -43,6 +43,9 @@ const (
 	ContainsFunc  = expr.ContainsFunc
 	ContainedFunc = expr.ContainedFunc
 	OverlapFunc   = expr.OverlapFunc
+	// SequenceFuncPrefix is put before nextval, currval, setval and
+	// lastval, which the TiDB parser reads with its own sequence syntax.
+	SequenceFuncPrefix = "streamdb_seq_"
 	// ModeFunc stands for mode(), whose name the TiDB parser reads as a
 	// keyword.
 	ModeFunc = "streamdb_mode"

@@ -53,7 +53,22 @@ type ColumnDef struct {
 	// written.
 	Default     ast.ExprNode
 	DefaultText string
+	// Serial: the type was serial, bigserial or smallserial (TypeName is
+	// the integer type); the column takes its values from a sequence of
+	// its own.
+	Serial bool
+	// Identity is GENERATED ALWAYS or BY DEFAULT AS IDENTITY ("" when the
+	// column is not an identity column), with the options of its sequence.
+	Identity        string
+	IdentityOptions *SequenceOptions
 }
+
+// The kinds of identity columns (ColumnDef.Identity), as pg_attribute's
+// attidentity says them.
+const (
+	IdentityAlways    = "a"
+	IdentityByDefault = "d"
+)
 
 // Watermark is WATERMARK FOR column AS expr: the event-time column of a
 // stream and the expression that gives its watermark from each row.

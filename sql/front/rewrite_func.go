@@ -9,6 +9,8 @@ import "streamdb/sqlerr"
 //	concat(args)                       ->  streamdb_concat(args)
 //	stddev(x), variance(x)             ->  streamdb_stddev(x), streamdb_variance(x)
 //	cardinality(x)                     ->  streamdb_cardinality(x)  (a TiDB keyword)
+//	nextval(s), currval, setval, lastval  ->  streamdb_seq_nextval(s), ...  (TiDB
+//	                                       reads its own sequence syntax there)
 //
 // The TiDB parser reads stddev and variance as MySQL's population
 // aggregates; PostgreSQL's are the sample ones, which the binder gives
@@ -25,7 +27,8 @@ import "streamdb/sqlerr"
 func (r *rewriter) funcPass() error {
 	if !hasWord(r.toks, "extract") && !hasWord(r.toks, "concat") && !hasWord(r.toks, "filter") &&
 		!hasWord(r.toks, "stddev") && !hasWord(r.toks, "variance") && !hasWord(r.toks, "cardinality") &&
-		!hasWord(r.toks, "count") {
+		!hasWord(r.toks, "count") && !hasWord(r.toks, "nextval") && !hasWord(r.toks, "currval") &&
+		!hasWord(r.toks, "setval") && !hasWord(r.toks, "lastval") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks))
@@ -41,6 +44,9 @@ func (r *rewriter) funcPass() error {
 			out, i, err = r.extract(out, i)
 		case t.isWord("concat") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
 			t.val = ConcatFunc
+			out = append(out, t)
+		case t.isWord("nextval", "currval", "setval", "lastval") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
+			t.val = SequenceFuncPrefix + t.val
 			out = append(out, t)
 		case t.isWord("cardinality") && i+1 < len(r.toks) && r.toks[i+1].isOp("("):
 			t.val = CardinalityFunc

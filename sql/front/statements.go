@@ -36,6 +36,9 @@ type Statement struct {
 	// Returning is the RETURNING list of an INSERT, UPDATE or DELETE
 	// (a * is a field with a WildCard); nil when there is none.
 	Returning []*ast.SelectField
+	// Overriding is an INSERT's OVERRIDING SYSTEM VALUE ("system") or
+	// OVERRIDING USER VALUE ("user"), removed from the query; "" if none.
+	Overriding string
 
 	// src and rendered map offsets in Rewritten back to the original text.
 	src      string
@@ -216,6 +219,9 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 // parseQuery rewrites a query or DML statement and parses it with TiDB.
 func parseQuery(st *Statement, src string, toks []token) (*Statement, error) {
 	toks, list, kw, hasReturning := splitReturning(toks)
+	if len(toks) > 0 && toks[0].isWord("insert") {
+		toks, st.Overriding = insertClauses(toks)
+	}
 	if hasReturning {
 		fields, r, err := parseReturning(src, kw, list)
 		if err != nil {

@@ -69,6 +69,8 @@ func parseDrop(c *cursor) (any, error) {
 		return parseDropSink(c)
 	case c.word("schema"):
 		return parseDropSchema(c)
+	case c.word("sequence"):
+		d.Kind = KindSequence
 	case t.kind == tkWord:
 		return nil, unsupported(c.src, t, "DROP %s", upper(t.val))
 	default:

@@ -1,0 +1,159 @@
+package sql
+
+import (
+	"time"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamdb/catalog"
+	"streamdb/expr"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// Column defaults: what INSERT (VALUES, DEFAULT VALUES, the DEFAULT
+// keyword, INSERT ... SELECT) and COPY put in a table column they are not
+// given. A column's DEFAULT is kept as SQL text and bound again for each
+// statement, so that it names objects (sequences) as they are when the
+// statement runs; an identity column's default is nextval of its
+// sequence. Defaults are evaluated once per row, in row order.
+
+// columnDefaults binds the defaults of the relation's columns: out[i] is
+// column i's, nil for none (NULL).
+func (s *session) columnDefaults(desc *catalog.Descriptor, cols []types.Column) ([]expr.Expr, error) {
+	out := make([]expr.Expr, len(cols))
+	if desc.Kind != catalog.KindTable {
+		return out, nil
+	}
+	for i, c := range desc.Columns {
+		var err error
+		switch {
+		case c.Identity != "":
+			b := &binder{stmt: &boundParams{sess: s}}
+			out[i], err = b.sequenceCall("nextval", []expr.Expr{&expr.Const{D: types.NewString(quoteIdent(c.IdentitySequence)), T: types.Text}})
+		case c.Default != "":
+			out[i], err = s.bindDefault(c.Default, cols[i])
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// bindDefault binds a column's DEFAULT expression, cast to the column's
+// type.
+func (s *session) bindDefault(text string, col types.Column) (expr.Expr, error) {
+	st, err := front.Parse("SELECT " + text)
+	if err != nil {
+		return nil, defaultError(col, err)
+	}
+	sel, ok := st.Node.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.From != nil {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "the default of column \"%s\" is not one expression: %s", col.Name, text)
+	}
+	if _, err := s.substituteCatalogFunctions(sel); err != nil {
+		return nil, defaultError(col, err)
+	}
+	node := sel.Fields.Fields[0].Expr
+	params := &boundParams{order: st.Params, stmt: st, sess: s}
+	b := &binder{stmt: params}
+	e, err := b.bindExpr(node, &scope{})
+	if err != nil {
+		return nil, defaultError(col, err)
+	}
+	if expr.HasParams(e) {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "the default of column \"%s\" cannot use parameters", col.Name)
+	}
+	return assignTo(e, col, node, params)
+}
+
+// defaultError says which column's default failed.
+func defaultError(col types.Column, err error) error {
+	if e, ok := err.(*sqlerr.Error); ok {
+		out := *e
+		out.Position = 0
+		if out.Detail == "" {
+			out.Detail = "In the default of column \"" + col.Name + "\"."
+		}
+		return &out
+	}
+	return err
+}
+
+// identityOverride refuses an explicit value for a GENERATED ALWAYS
+// identity column unless the INSERT says OVERRIDING SYSTEM VALUE, and
+// reports whether OVERRIDING USER VALUE makes an explicit value give way
+// to the column's default.
+func identityOverride(desc *catalog.Descriptor, col int, overriding string) (useDefault bool, err error) {
+	c := desc.Columns[col]
+	if c.Identity == "" {
+		return false, nil
+	}
+	switch {
+	case overriding == "user":
+		return true, nil
+	case c.Identity == front.IdentityAlways && overriding != "system":
+		return false, &sqlerr.Error{Code: sqlerr.GeneratedAlways,
+			Message: "cannot insert a non-DEFAULT value into column \"" + c.Name + "\"",
+			Detail:  "Column \"" + c.Name + "\" is an identity column defined as GENERATED ALWAYS.",
+			Hint:    "Use OVERRIDING SYSTEM VALUE to override."}
+	}
+	return false, nil
+}
+
+// fillDefaults puts the defaults of the columns not in target into rows
+// (COPY with a column list), row by row.
+func (s *session) fillDefaults(d *catalog.Descriptor, cols []types.Column, target []int, rows []types.Row) error {
+	defaults, err := s.columnDefaults(d, cols)
+	if err != nil {
+		return err
+	}
+	for _, t := range target {
+		defaults[t] = nil
+	}
+	stmtTime := time.Now()
+	for j, e := range defaults {
+		if e != nil {
+			defaults[j] = expr.BindStatementTime(e, stmtTime)
+		}
+	}
+	for _, row := range rows {
+		for j, e := range defaults {
+			if e == nil {
+				continue
+			}
+			v, err := e.Eval(nil)
+			if err != nil {
+				return err
+			}
+			if row[j], err = expr.CastDatum(v, cols[j].Type); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkDefaults binds the DEFAULT expressions of a new table's columns, so
+// that CREATE TABLE refuses one that cannot work (a value of the wrong
+// type, a relation that does not exist).
+func (s *session) checkDefaults(n *front.CreateSource) error {
+	if n.Kind != front.KindTable || n.AppendOnly {
+		return nil
+	}
+	for _, c := range n.Columns {
+		if c.Default == nil {
+			continue
+		}
+		_, mod, err := types.ParseWithModifier(c.TypeName)
+		if err != nil {
+			return err
+		}
+		if _, err := s.bindDefault(c.DefaultText, types.Column{Name: c.Name, Type: c.Type, Mod: mod}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
