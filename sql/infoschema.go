@@ -52,7 +52,7 @@ var infoSchemaColumns = pgSystemTableDef{
 		"column_name", types.Text, "ordinal_position", types.Int4, "column_default", types.Text,
 		"is_nullable", types.Text, "data_type", types.Text, "character_maximum_length", types.Int4,
 		"numeric_precision", types.Int4, "numeric_scale", types.Int4, "datetime_precision", types.Int4,
-		"udt_schema", types.Text, "udt_name", types.Text),
+		"udt_schema", types.Text, "udt_name", types.Text, "is_identity", types.Text, "identity_generation", types.Text),
 	// As in PostgreSQL, only the columns of relations the reader owns
 	// or holds SELECT, INSERT or UPDATE on.
 	rowsFor: func(e *Engine, reader rowReader) []types.Row {
@@ -68,10 +68,11 @@ var infoSchemaColumns = pgSystemTableDef{
 					dtPrec = int64(c.mod.TimePrecision)
 				}
 				rows = append(rows, types.Row{str(infoSchemaCatalog), str("public"), str(r.d.Name),
-					str(c.name), intD(int64(i + 1)), types.Null, yesNo(!c.notNull), str(infoSchemaDataType(c.typ)),
+					str(c.name), intD(int64(i + 1)), columnDefault(c), yesNo(!c.notNull), str(infoSchemaDataType(c.typ)),
 					nullInt(int64(c.mod.Length), c.mod.Length > 0), nullInt(prec, hasPrec),
 					nullInt(scale, hasPrec && (c.typ == types.Numeric || scale == 0)),
-					nullInt(dtPrec, hasDT), str("pg_catalog"), str(typname(c.typ))})
+					nullInt(dtPrec, hasDT), str("pg_catalog"), str(typname(c.typ)), yesNo(c.identity != ""),
+					identityGeneration(c.identity)})
 			}
 		}
 		return rows

@@ -46,6 +46,9 @@ type pgColumn struct {
 	mod     types.Modifier
 	notNull bool   // NOT NULL or part of the primary key
 	comment string // COMMENT ON COLUMN
+	// def is the column's DEFAULT as SQL text ("" for none); identity is
+	// pg_attribute.attidentity ("a", "d" or "").
+	def, identity string
 }
 
 // pgRelations lists the user relations (streams, tables, materialized
@@ -88,7 +91,8 @@ func newPGRelation(d *catalog.Descriptor) pgRelation {
 		if err != nil {
 			t = types.Text
 		}
-		r.cols = append(r.cols, pgColumn{name: c.Name, typ: t, mod: mod, notNull: key[c.Name] || c.NotNull, comment: c.Comment})
+		r.cols = append(r.cols, pgColumn{name: c.Name, typ: t, mod: mod, notNull: key[c.Name] || c.NotNull, comment: c.Comment,
+			def: c.Default, identity: c.Identity})
 	}
 	return r
 }

@@ -125,6 +125,7 @@ var catalogFuncNames = map[string]bool{
 	"pg_get_function_identity_arguments": true, "pg_backend_pid": true, "parse_ident": true, "pg_blocking_pids": true,
 	"set_config": true, "pg_get_function_sqlbody": true, "to_regproc": true, "to_regprocedure": true,
 	"to_regtype": true, "to_regclass": true, "to_regnamespace": true, "to_regrole": true,
+	"pg_get_serial_sequence": true,
 }
 
 func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
@@ -225,6 +226,8 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		return value(serverVersionString), nil
 	case "set_config":
 		return v.setConfigCall(args)
+	case "pg_get_serial_sequence":
+		return v.pgGetSerialSequence(args)
 	case "current_database", "current_catalog":
 		return value(s.databaseName()), nil
 	case "current_schema":

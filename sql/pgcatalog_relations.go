@@ -98,6 +98,10 @@ func (e *Engine) pgClassRows() []pgRel {
 	return append(out, pgSystemRels()...)
 }
 
+// attrdefOIDBase offsets the OIDs of pg_attrdef's rows (relation OID
+// times 1024 plus the column's index) past those of relations and keys.
+const attrdefOIDBase = 3 * pkOIDBase
+
 // sequenceColumns are the columns PostgreSQL lists for a sequence.
 var sequenceColumns = []pgColumn{{name: "last_value", typ: types.Int8, notNull: true},
 	{name: "log_cnt", typ: types.Int8, notNull: true}, {name: "is_called", typ: types.Bool, notNull: true}}
@@ -214,8 +218,8 @@ func init() {
 					}
 					rows = append(rows, types.Row{intD(r.oid), str(c.name), intD(int64(c.typ.OID())), intD(-1),
 						intD(t.len), intD(int64(i + 1)), intD(0), intD(-1), intD(c.atttypmod()), b(t.byval),
-						str("i"), str(attstorageCode(c.typ)), str(""), b(c.notNull), b(false), b(false),
-						str(""), str(""), b(false), b(true), intD(0), intD(collation), types.Null, types.Null,
+						str("i"), str(attstorageCode(c.typ)), str(""), b(c.notNull), b(c.def != ""), b(false),
+						str(c.identity), str(""), b(false), b(true), intD(0), intD(collation), types.Null, types.Null,
 						types.Null, types.Null})
 				}
 				if r.kind == "r" || r.kind == "m" {
@@ -279,10 +283,22 @@ func init() {
 		cols: cols("objoid", types.Int8, "classoid", types.Int8, "objsubid", types.Int4, "description", types.Text),
 		rows: func(e *Engine) []types.Row { return e.descriptionRows() },
 	}
-	// streamdb has no column defaults: pg_attrdef is empty.
+	// pg_attrdef holds the columns' defaults as their SQL text, which
+	// pg_get_expr answers as it is.
 	pgSystemTables["pg_catalog.pg_attrdef"] = pgSystemTableDef{
 		cols: cols("oid", types.Int8, "adrelid", types.Int8, "adnum", types.Int2, "adbin", types.Text),
-		rows: func(*Engine) []types.Row { return nil },
+		rows: func(e *Engine) []types.Row {
+			var rows []types.Row
+			for _, r := range e.pgRelations() {
+				for i, c := range r.cols {
+					if c.def != "" {
+						rows = append(rows, types.Row{intD(attrdefOIDBase + int64(r.oid)<<10 + int64(i)), intD(int64(r.oid)),
+							intD(int64(i + 1)), str(c.def)})
+					}
+				}
+			}
+			return rows
+		},
 	}
 	pgSystemTables["pg_catalog.pg_am"] = pgSystemTableDef{
 		cols: cols("oid", types.Int8, "amname", types.Text, "amhandler", types.Int8, "amtype", types.Text),
