@@ -201,3 +201,30 @@ func TestPythonTypesLikePostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLAlchemySerialKeys: SQLAlchemy's create_all makes a table whose
+// Integer primary key is SERIAL and one with an identity key, and the ORM
+// inserts rows and reads their generated keys back (RETURNING); the
+// bigserial table Django's migrate creates first takes rows the way
+// Django inserts them.
+func TestSQLAlchemySerialKeys(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	got := runScript(t, "orm_serial.py", srv.DSN())
+	want := map[string]string{
+		"create_all":             "['orm_items', 'orm_users']",
+		"orm ids":                "[1, 2, 3]",
+		"orm flush id":           "4",
+		"orm query":              "[(1, 'ann'), (2, 'bob'), (3, 'cy'), (4, 'dee')]",
+		"identity ids":           "[1, 2]",
+		"pg_get_serial_sequence": "public.orm_users_id_seq",
+		"django_migrations ids":  "[1, 2]",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: got %q, want %q", k, got[k], w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all checks:\n%v", got)
+	}
+}
