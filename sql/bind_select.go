@@ -656,6 +656,8 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 	var rows func() []types.Row
 	if !ok {
 		desc, rows, ok = sb.cat.systemTable(name)
+	} else if sr, isSeq := sb.cat.(sequenceReader); isSeq && desc.Kind == catalog.KindSequence {
+		desc, rows = sr.sequenceTable(desc)
 	}
 	if !ok {
 		err := sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)

@@ -3,9 +3,11 @@ package sql
 import (
 	"context"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -219,6 +221,15 @@ func (a *catalogAnswer) relations() []fieldRow {
 			row["Description"] = str(d)
 		}
 		out = append(out, row)
+	}
+	if len(kinds) == 0 || kinds["S"] {
+		for _, d := range a.s.e.objects(catalog.KindSequence) {
+			if matches(a.name, d.Name) {
+				out = append(out, fieldRow{"Schema": str("public"), "Name": str(d.Name), "Type": str("sequence"),
+					"Owner": str(a.relationOwner(d)), "Persistence": str("permanent"), "Access method": types.Null})
+			}
+		}
+		sort.SliceStable(out, func(i, j int) bool { return out[i]["Name"].S < out[j]["Name"].S })
 	}
 	return out
 }
