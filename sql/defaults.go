@@ -157,3 +157,28 @@ func (s *session) checkDefaults(n *front.CreateSource) error {
 	}
 	return nil
 }
+
+// columnDefault is column i's default (UPDATE ... SET col = DEFAULT): a
+// typed NULL when it has none.
+func (s *session) columnDefault(desc *catalog.Descriptor, cols []types.Column, i int) (expr.Expr, error) {
+	defaults, err := s.columnDefaults(desc, cols)
+	if err != nil {
+		return nil, err
+	}
+	if defaults[i] == nil {
+		return &expr.Const{D: types.Null, T: cols[i].Type}, nil
+	}
+	return defaults[i], nil
+}
+
+// updateIdentity refuses an UPDATE that sets a GENERATED ALWAYS identity
+// column to anything but DEFAULT.
+func updateIdentity(desc *catalog.Descriptor, i int) error {
+	c := desc.Columns[i]
+	if c.Identity != front.IdentityAlways {
+		return nil
+	}
+	return &sqlerr.Error{Code: sqlerr.GeneratedAlways,
+		Message: "column \"" + c.Name + "\" can only be updated to DEFAULT",
+		Detail:  "Column \"" + c.Name + "\" is an identity column defined as GENERATED ALWAYS."}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -112,6 +113,15 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 		if sets[idx] != nil {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", a.Column.Name.O)
 		}
+		if _, isDefault := a.Expr.(*ast.DefaultExpr); isDefault {
+			if sets[idx], err = s.columnDefault(desc, cols, idx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := updateIdentity(desc, idx); err != nil {
+			return nil, err
+		}
 		e, err := b.bindExpr(a.Expr, sc)
 		if err != nil {
 			return nil, err
@@ -130,10 +140,12 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			return "", err
 		}
 		bound := make([]expr.Expr, len(sets))
+		stmtTime := time.Now()
 		for i, e := range sets {
 			if bound[i], err = bindOptional(e, vals); err != nil {
 				return "", err
 			}
+			bound[i] = expr.BindStatementTime(bound[i], stmtTime)
 		}
 		n := 0
 		var written []types.Row
