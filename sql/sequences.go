@@ -15,6 +15,7 @@ import (
 	"streamdb/catalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
+	"streamdb/storage"
 )
 
 // Sequences (CREATE SEQUENCE, serial and identity columns).
@@ -155,6 +156,16 @@ func (e *Engine) nextval(ctx context.Context, d *catalog.Descriptor) (int64, err
 	if err := e.loadSeq(ctx, d, st); err != nil {
 		return 0, err
 	}
+	if !st.exhausted && (st.next < q.Min || st.next > q.Max) {
+		// ALTER SEQUENCE moved a bound past where the sequence is.
+		st.exhausted = q.Increment > 0 && st.next > q.Max || q.Increment < 0 && st.next < q.Min
+		if !st.exhausted {
+			st.next, st.avail = q.Min, 0
+			if q.Increment < 0 {
+				st.next = q.Max
+			}
+		}
+	}
 	if st.exhausted {
 		if !q.Cycle {
 			if q.Increment > 0 {
@@ -246,59 +257,17 @@ func sequenceDef(o *front.SequenceOptions, typ string) (*catalog.Sequence, error
 	if o.As != "" {
 		q.Type = o.As
 	}
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	switch q.Type {
-	case "smallint":
-		lo, hi = math.MinInt16, math.MaxInt16
-	case "integer":
-		lo, hi = math.MinInt32, math.MaxInt32
-	}
 	if o.Increment != nil {
 		q.Increment = *o.Increment
 	}
-	if q.Increment == 0 {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "INCREMENT must not be zero")
-	}
+	_, hi := typeBounds(q.Type)
 	q.Min, q.Max = 1, hi
 	if q.Increment < 0 {
-		q.Min, q.Max = lo, -1
+		q.Min, q.Max = -hi-1, -1
 	}
-	if o.MinValue != nil {
-		q.Min = *o.MinValue
-	}
-	if o.MaxValue != nil {
-		q.Max = *o.MaxValue
-	}
-	if q.Max < lo || q.Max > hi {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "MAXVALUE (%d) is out of range for sequence data type %s", q.Max, q.Type)
-	}
-	if q.Min < lo || q.Min > hi {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "MINVALUE (%d) is out of range for sequence data type %s", q.Min, q.Type)
-	}
-	if q.Min >= q.Max {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "MINVALUE (%d) must be less than MAXVALUE (%d)", q.Min, q.Max)
-	}
-	q.Start = q.Min
-	if q.Increment < 0 {
-		q.Start = q.Max
-	}
-	if o.Start != nil {
-		q.Start = *o.Start
-	}
-	if q.Start < q.Min {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (%d)", q.Start, q.Min)
-	}
-	if q.Start > q.Max {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", q.Start, q.Max)
-	}
-	if o.Cache != nil {
-		q.Cache = *o.Cache
-	}
-	if q.Cache <= 0 {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "CACHE (%d) must be greater than zero", q.Cache)
-	}
-	if o.Cycle != nil {
-		q.Cycle = *o.Cycle
+	q.Start = math.MinInt64 // the bound nextval starts from, once the bounds are known
+	if err := applySequenceOptions(q, o); err != nil {
+		return nil, err
 	}
 	var key [12]byte
 	if _, err := rand.Read(key[:]); err != nil {
@@ -306,6 +275,92 @@ func sequenceDef(o *front.SequenceOptions, typ string) (*catalog.Sequence, error
 	}
 	q.Key = hex.EncodeToString(key[:])
 	return q, nil
+}
+
+// typeBounds are the smallest and largest values of a sequence type.
+func typeBounds(typ string) (lo, hi int64) {
+	switch typ {
+	case "smallint":
+		return math.MinInt16, math.MaxInt16
+	case "integer":
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// applySequenceOptions applies the options of CREATE or ALTER SEQUENCE
+// to q (a new sequence's defaults, or an existing definition) and checks
+// the result. A Start of math.MinInt64 is "not set": the sequence starts
+// at its lower bound, or its upper one when it counts down.
+func applySequenceOptions(q *catalog.Sequence, o *front.SequenceOptions) error {
+	oldLo, oldHi := typeBounds(q.Type)
+	if o.As != "" && o.As != q.Type {
+		// Bounds that were the old type's defaults follow the type.
+		lo, hi := typeBounds(o.As)
+		if q.Max == oldHi {
+			q.Max = hi
+		}
+		if q.Min == oldLo {
+			q.Min = lo
+		}
+		q.Type = o.As
+	}
+	lo, hi := typeBounds(q.Type)
+	if o.Increment != nil {
+		q.Increment = *o.Increment
+	}
+	if q.Increment == 0 {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "INCREMENT must not be zero")
+	}
+	switch {
+	case o.MinValue != nil:
+		q.Min = *o.MinValue
+	case o.NoMinValue && q.Increment > 0:
+		q.Min = 1
+	case o.NoMinValue:
+		q.Min = lo
+	}
+	switch {
+	case o.MaxValue != nil:
+		q.Max = *o.MaxValue
+	case o.NoMaxValue && q.Increment > 0:
+		q.Max = hi
+	case o.NoMaxValue:
+		q.Max = -1
+	}
+	if q.Max < lo || q.Max > hi {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "MAXVALUE (%d) is out of range for sequence data type %s", q.Max, q.Type)
+	}
+	if q.Min < lo || q.Min > hi {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "MINVALUE (%d) is out of range for sequence data type %s", q.Min, q.Type)
+	}
+	if q.Min >= q.Max {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "MINVALUE (%d) must be less than MAXVALUE (%d)", q.Min, q.Max)
+	}
+	if o.Start != nil {
+		q.Start = *o.Start
+	} else if q.Start == math.MinInt64 {
+		q.Start = q.Min
+		if q.Increment < 0 {
+			q.Start = q.Max
+		}
+	}
+	if q.Start < q.Min {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (%d)", q.Start, q.Min)
+	}
+	if q.Start > q.Max {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", q.Start, q.Max)
+	}
+	if o.Cache != nil {
+		q.Cache = *o.Cache
+	}
+	if q.Cache <= 0 {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "CACHE (%d) must be greater than zero", q.Cache)
+	}
+	if o.Cycle != nil {
+		q.Cycle = *o.Cycle
+	}
+	return nil
 }
 
 // createSequence runs CREATE SEQUENCE.
@@ -329,20 +384,8 @@ func (e *Engine) createSequence(ctx context.Context, n *front.CreateSequence) (s
 		}
 		return "", sqlerr.New(sqlerr.DuplicateTable, "relation \"%s\" already exists", n.Name)
 	}
-	if o := n.Options.OwnedBy; o != "" && o != "none" {
-		table, col, _ := strings.Cut(o, ".")
-		t, ok := e.lookup(table)
-		if !ok {
-			return "", sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", table)
-		}
-		if t.Kind != catalog.KindTable {
-			return "", sqlerr.New(sqlerr.WrongObjectType, "sequence cannot be owned by relation \"%s\"", table).
-				WithHint("A sequence can be owned by a table's column.")
-		}
-		if !hasColumn(t, col) {
-			return "", sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, table)
-		}
-		q.OwnedByTable, q.OwnedByColumn = t.ID, col
+	if err := e.setOwnedBy(q, n.Options.OwnedBy); err != nil {
+		return "", err
 	}
 	d := &catalog.Descriptor{Name: n.Name, Kind: catalog.KindSequence, CreatedAt: time.Now().UTC(), Sequence: q}
 	if err := e.persist(d); err != nil {
@@ -360,10 +403,39 @@ func hasColumn(d *catalog.Descriptor, col string) bool {
 	return false
 }
 
-// alterSequence runs ALTER SEQUENCE ... RESTART [WITH n], the one change
-// of a sequence streamdb makes.
+// setOwnedBy applies OWNED BY table.column | NONE ("" changes nothing).
+func (e *Engine) setOwnedBy(q *catalog.Sequence, owned string) error {
+	switch owned {
+	case "":
+		return nil
+	case "none":
+		q.OwnedByTable, q.OwnedByColumn = 0, ""
+		return nil
+	}
+	table, col, _ := strings.Cut(owned, ".")
+	t, ok := e.lookup(table)
+	if !ok {
+		return sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", table)
+	}
+	if t.Kind != catalog.KindTable {
+		return sqlerr.New(sqlerr.WrongObjectType, "sequence cannot be owned by relation \"%s\"", table).
+			WithHint("A sequence can be owned by a table's column.")
+	}
+	if !hasColumn(t, col) {
+		return sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, table)
+	}
+	q.OwnedByTable, q.OwnedByColumn = t.ID, col
+	return nil
+}
+
+// alterSequence runs ALTER SEQUENCE: new options (kept in the catalog),
+// OWNED BY, and RESTART [WITH n] (a setval). The values a sequence
+// reserved ahead are given up when its options change, so that the next
+// reservation follows the new ones.
 func (e *Engine) alterSequence(ctx context.Context, n *front.AlterSequence) (string, error) {
 	const tag = "ALTER SEQUENCE"
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
 	d, ok := e.lookup(n.Name)
 	if !ok {
 		if n.IfExists {
@@ -376,22 +448,65 @@ func (e *Engine) alterSequence(ctx context.Context, n *front.AlterSequence) (str
 	}
 	o := n.Options
 	o.Restart, o.RestartWith = false, nil
-	if o != (front.SequenceOptions{}) || !n.Options.Restart {
-		return "", sqlerr.New(sqlerr.FeatureNotSupported, "ALTER SEQUENCE supports only RESTART [WITH n]").
-			WithHint("Drop and create the sequence again to change its other options.")
+	if o != (front.SequenceOptions{}) {
+		q := *d.Sequence
+		if err := applySequenceOptions(&q, &o); err != nil {
+			return "", err
+		}
+		if err := e.setOwnedBy(&q, o.OwnedBy); err != nil {
+			return "", err
+		}
+		next := *d
+		next.Sequence = &q
+		b := e.store.NewBatch()
+		defer b.Close()
+		if err := storage.PutDescriptor(b, &next); err != nil {
+			return "", err
+		}
+		if err := e.store.Commit(b, true); err != nil {
+			return "", err
+		}
+		e.catMu.Lock()
+		if e.objs[d.Name] == d {
+			e.objs[d.Name] = &next
+		}
+		e.catMu.Unlock()
+		st, err := e.seqState(ctx, &next)
+		if err != nil {
+			return "", err
+		}
+		st.mu.Lock()
+		err = e.loadSeq(ctx, &next, st)
+		if err == nil && st.called {
+			// The next value is the last one plus the new increment.
+			v := st.last + q.Increment
+			overflow := q.Increment > 0 && v < st.last || q.Increment < 0 && v > st.last
+			st.next, st.exhausted = v, overflow || v < q.Min || v > q.Max
+		}
+		st.avail = 0
+		st.mu.Unlock()
+		if err != nil {
+			return "", err
+		}
+		d = &next
 	}
-	q := d.Sequence
-	v := q.Start
-	if n.Options.RestartWith != nil {
-		v = *n.Options.RestartWith
+	if n.Options.Restart {
+		q := d.Sequence
+		v := q.Start
+		if n.Options.RestartWith != nil {
+			v = *n.Options.RestartWith
+		}
+		if v < q.Min {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (%d)", v, q.Min)
+		}
+		if v > q.Max {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, q.Max)
+		}
+		if err := e.setval(ctx, d, v, false); err != nil {
+			return "", err
+		}
 	}
-	if v < q.Min {
-		return "", sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (%d)", v, q.Min)
-	}
-	if v > q.Max {
-		return "", sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, q.Max)
-	}
-	return tag, e.setval(ctx, d, v, false)
+	return tag, e.ddlCheckpoint(ctx)
 }
 
 // sequenceByArg finds the sequence a nextval, currval or setval argument
