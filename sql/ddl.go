@@ -181,7 +181,7 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 		for i, c := range n.Columns {
 			d.Columns[i].NotNull = c.NotNull
 			if c.Default != nil {
-				d.Columns[i].Default = c.DefaultText
+				d.Columns[i].Default = storedDefault(c.DefaultText, c.TypeName)
 			}
 		}
 	}

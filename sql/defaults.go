@@ -1,6 +1,9 @@
 package sql
 
 import (
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -181,4 +184,75 @@ func updateIdentity(desc *catalog.Descriptor, i int) error {
 	return &sqlerr.Error{Code: sqlerr.GeneratedAlways,
 		Message: "column \"" + c.Name + "\" can only be updated to DEFAULT",
 		Detail:  "Column \"" + c.Name + "\" is an identity column defined as GENERATED ALWAYS."}
+}
+
+// storedDefault is the text a column's DEFAULT is kept (and shown, in
+// \d, pg_attrdef and information_schema.columns) as: PostgreSQL's form
+// of the common literals, so that tools read what they read from
+// PostgreSQL: a string literal cast to the column's type ('x'::text), a
+// negative number cast to its type ('-1'::integer), CURRENT_TIMESTAMP
+// and the other SQL-standard time words upper-cased, true and false
+// lower-cased. DEFAULT NULL is no default, as in PostgreSQL. Other
+// expressions keep the text as written.
+func storedDefault(text, typeName string) string {
+	t := strings.TrimSpace(text)
+	lower := strings.ToLower(t)
+	switch lower {
+	case "null":
+		return ""
+	case "true", "false":
+		return lower
+	case "current_timestamp", "current_date", "current_time", "localtimestamp", "localtime", "current_user", "session_user":
+		return strings.ToUpper(lower)
+	}
+	if isStringLiteral(t) {
+		typ, mod, err := types.ParseWithModifier(typeName)
+		if err != nil {
+			return t
+		}
+		name := typ.String()
+		if mod.Fixed {
+			name = "bpchar"
+		}
+		return t + "::" + name
+	}
+	if num, ok := strings.CutPrefix(t, "-"); ok && isUnsignedNumber(strings.TrimSpace(num)) {
+		num = strings.TrimSpace(num)
+		name := "numeric"
+		if v, err := strconv.ParseInt("-"+num, 10, 64); err == nil {
+			name = "bigint"
+			if v >= math.MinInt32 {
+				name = "integer"
+			}
+		}
+		return "'-" + num + "'::" + name
+	}
+	return t
+}
+
+// isStringLiteral reports whether s is one plain '...' literal.
+func isStringLiteral(s string) bool {
+	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' {
+		return false
+	}
+	body := s[1 : len(s)-1]
+	return !strings.Contains(strings.ReplaceAll(body, "''", ""), "'")
+}
+
+// isUnsignedNumber reports whether s is an unsigned decimal number.
+func isUnsignedNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	dot := false
+	for i, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+		case c == '.' && !dot && i > 0:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return true
 }

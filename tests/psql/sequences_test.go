@@ -14,7 +14,7 @@ func TestDescribeDefaultsAndSequences(t *testing.T) {
 	pg := testutil.StartPostgres(t)
 	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	ddl := []string{
-		"CREATE TABLE widgets (id serial PRIMARY KEY, code bigint GENERATED ALWAYS AS IDENTITY, qty int DEFAULT 1, note text)",
+		"CREATE TABLE widgets (id serial PRIMARY KEY, code bigint GENERATED ALWAYS AS IDENTITY, qty int DEFAULT 1, note text DEFAULT 'n/a', since timestamptz DEFAULT now())",
 		"CREATE SEQUENCE tickets",
 	}
 	execAll(t, pg.Conn(t), ddl...)
