@@ -41,14 +41,19 @@ func (s *session) prepareSessionReset(st *front.Statement) (p *prepared, ok bool
 
 // prepareDiscard: DISCARD ALL resets the session as a new one starts (it
 // refuses to run in a transaction block, as PostgreSQL): settings to
-// their defaults, cursors closed, prepared statements removed. streamdb
-// caches no plans across statements and has no temporary tables or
-// sequences, so DISCARD PLANS, TEMP and SEQUENCES have nothing to do.
+// their defaults, cursors closed, prepared statements removed, and what
+// currval and lastval answer forgotten. DISCARD SEQUENCES forgets only
+// the latter. streamdb caches no plans across statements and has no
+// temporary tables, so DISCARD PLANS and TEMP have nothing to do.
 func (s *session) prepareDiscard(n *front.Discard) *prepared {
 	return &prepared{run: func(_ context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
+		if n.What == "SEQUENCES" {
+			s.seqs = seqSession{}
+		}
 		if n.What != "ALL" {
 			return "DISCARD " + n.What, nil
 		}
+		s.seqs = seqSession{}
 		if s.tx != nil {
 			return "", sqlerr.New(sqlerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
