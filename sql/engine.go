@@ -149,10 +149,14 @@ func (e *Engine) setting(key string) string { return e.node.Setting(key) }
 // NATSURL is the URL producers can publish to.
 func (e *Engine) NATSURL() string { return e.broker.URL }
 
-// Close shuts down cleanly: changelog purges stop, open checkpoints of
-// AS OF close once unused, then the node shuts down (node.Node.Close).
+// Close shuts down cleanly: changelog purges stop, sequences record
+// where they are (so a restart leaves no gap), open checkpoints of AS OF
+// close once unused, then the node shuts down (node.Node.Close).
 func (e *Engine) Close() error {
 	e.stopPurging()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	e.flushSequences(ctx)
+	cancel()
 	e.asOfMu.Lock()
 	for dir, st := range e.asOf {
 		e.retireLocked(dir, st)

@@ -102,3 +102,29 @@ func nextval(t testing.TB, conn *pgx.Conn, seq string) int64 {
 	}
 	return v
 }
+
+// TestSequenceCleanRestartNoGap: after a clean shutdown a sequence goes on
+// from where it was, with no gap for the values it had reserved ahead,
+// also after a bulk insert into a serial column (which reserves larger
+// blocks); a kill -9 may leave a gap, never a repeat.
+func TestSequenceCleanRestartNoGap(t *testing.T) {
+	srv := startServer(t, testutil.ServerOptions{})
+	conn := srv.Conn(t)
+	testutil.MustExec(t, conn, "CREATE SEQUENCE clean_seq", "CREATE TABLE clean_serial (id bigserial PRIMARY KEY, v int)",
+		"INSERT INTO clean_serial (v) SELECT g FROM generate_series(1, 5000) AS g")
+	for want := int64(1); want <= 3; want++ {
+		if v := nextval(t, conn, "clean_seq"); v != want {
+			t.Fatalf("nextval = %d, want %d", v, want)
+		}
+	}
+	srv.Restart(t)
+	conn = srv.Conn(t)
+	if v := nextval(t, conn, "clean_seq"); v != 4 {
+		t.Fatalf("nextval after a clean restart = %d, want 4", v)
+	}
+	testutil.MustExec(t, conn, "INSERT INTO clean_serial (v) VALUES (0)")
+	_, rows := mustQuery(t, conn, "SELECT max(id), count(*) FROM clean_serial")
+	if rows[0][0] != "5001" || rows[0][1] != "5001" {
+		t.Fatalf("clean_serial after a clean restart: max(id), count(*) = %v, want 5001 5001", rows[0])
+	}
+}
