@@ -97,6 +97,12 @@ func (s *session) permitted(st *front.Statement) error {
 		if err := s.needCreate(); err != nil {
 			return err
 		}
+	case *front.CreateSequence:
+		return s.needCreate()
+	case *front.AlterSequence:
+		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.owner(d) != s.user {
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
+		}
 	case *front.CreateSink:
 		if err := s.needCreate(); err != nil {
 			return err
@@ -343,6 +349,8 @@ func (s *session) authorize(st *front.Statement) (after func(), err error) {
 	case *front.CreateMaterializedView:
 		name = n.Name
 	case *front.CreateView:
+		name = n.Name
+	case *front.CreateSequence:
 		name = n.Name
 	default:
 		return nil, nil

@@ -595,6 +595,8 @@ func relKindWord(d *catalog.Descriptor) string {
 		return "view"
 	case catalog.KindStream:
 		return "stream"
+	case catalog.KindSequence:
+		return "sequence"
 	}
 	return "table"
 }
