@@ -44,7 +44,7 @@ func (s *session) prepareCopyTo(ctx context.Context, n *front.Copy, f *copyForma
 	if node, ok := q.Node.(ast.Node); ok {
 		numberParamMarkers(node)
 	}
-	inner, err := s.prepare(ctx, q, &boundParams{order: q.Params, stmt: q})
+	inner, err := s.prepare(ctx, q, &boundParams{order: q.Params, stmt: q, sess: s})
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func (s *session) prepareQueryCursor(n *front.DeclareCursor, outer *boundParams)
 	if an, ok := q.Node.(ast.Node); ok {
 		numberParamMarkers(an)
 	}
-	params := &boundParams{order: q.Params, stmt: q}
+	params := &boundParams{order: q.Params, stmt: q, sess: s}
 	if outer != nil {
 		params.types = append([]types.Type(nil), outer.types...)
 	}

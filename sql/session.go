@@ -479,7 +479,7 @@ func (s *session) prepareExplain(n *front.Explain) (*prepared, error) {
 			err = checkStreamable(root)
 		}
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		root, err = s.bindQuery(n.Stmt, &boundParams{order: n.Stmt.Params, stmt: n.Stmt})
+		root, err = s.bindQuery(n.Stmt, &boundParams{order: n.Stmt.Params, stmt: n.Stmt, sess: s})
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN supports SELECT and CREATE MATERIALIZED VIEW")
 	}

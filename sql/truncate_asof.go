@@ -36,7 +36,7 @@ func (s *session) prepareHistoryAsOf(st *front.Statement, params *boundParams) (
 	if err != nil {
 		return nil, false, nil
 	}
-	trial := &boundParams{order: slices.Clone(params.order), types: slices.Clone(params.types), stmt: params.stmt}
+	trial := &boundParams{order: slices.Clone(params.order), types: slices.Clone(params.types), stmt: params.stmt, sess: params.sess}
 	root, err := s.bindQuery(st, trial)
 	if err != nil || len(withSubqueries(root)) > 1 {
 		return nil, false, nil
