@@ -1,5 +1,6 @@
 // Package catalog holds the descriptors of the catalog's objects
-// (streams, tables, materialized views, views) and the formats of a view's
+// (streams, tables, materialized views, views,
+// sequences) and the formats of a view's
 // dataflow: the types the binder, the planner, the runtime and the store
 // all share. Storing descriptors is package storage's job; this package
 // has no dependency on Pebble.
