@@ -85,11 +85,6 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		return nil, err
 	}
 	if n.Select != nil {
-		for _, t := range target {
-			if _, err := identityOverride(desc, t, params.stmt.Overriding); err != nil {
-				return nil, err
-			}
-		}
 		return s.prepareInsertSelect(n.Select, desc, cols, target, defaults, ret, params)
 	}
 	b := &binder{stmt: params}

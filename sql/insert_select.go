@@ -31,7 +31,8 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 	if len(out) > len(target) {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
 	}
-	// casts[j] turns the query's column j into the value of column target[j].
+	// casts[j] turns the query's column j into the value of column target[j]
+	// (nil: an identity column's default stands, OVERRIDING USER VALUE).
 	casts := make([]expr.Expr, len(out))
 	for j, c := range out {
 		col := cols[target[j]]
@@ -43,7 +44,13 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		if err != nil {
 			return nil, err
 		}
-		casts[j] = cast
+		useDefault, err := identityOverride(desc, target[j], params.stmt.Overriding)
+		if err != nil {
+			return nil, err
+		}
+		if !useDefault {
+			casts[j] = cast
+		}
 	}
 	query := s.prepareQuery(root, params)
 	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
@@ -56,8 +63,8 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		for i, in := range got {
 			row := make(types.Row, len(cols))
 			given := make([]bool, len(cols))
-			for _, t := range target[:len(casts)] {
-				given[t] = true
+			for j, c := range casts {
+				given[target[j]] = c != nil
 			}
 			for j := range row {
 				row[j] = types.Null
@@ -68,6 +75,9 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 				}
 			}
 			for j, c := range casts {
+				if c == nil {
+					continue // OVERRIDING USER VALUE: the default stands
+				}
 				v, err := c.Eval(in)
 				if err != nil {
 					return "", err
