@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"streamdb/catalog"
 	"streamdb/sql/front"
@@ -91,7 +92,7 @@ func (v *catalogFuncs) pgGetSerialSequence(args []ast.ExprNode) (ast.ExprNode, e
 	table, ok1 := constString(args[0])
 	col, ok2 := constString(args[1])
 	if !ok1 || !ok2 {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "pg_get_serial_sequence needs the table and column names as string literals")
+		return v.serialSequenceCase(args), nil
 	}
 	e := v.s.e
 	name := strings.TrimPrefix(unquoteQualified(table), "public.")
@@ -108,6 +109,36 @@ func (v *catalogFuncs) pgGetSerialSequence(args []ast.ExprNode) (ast.ExprNode, e
 		}
 	}
 	return value(nil), nil
+}
+
+// serialSequenceCase is pg_get_serial_sequence over names known only per
+// row (Kysely passes quote_ident(nspname) || '.' || quote_ident(relname)
+// and attname): a CASE over every column a sequence is owned by, matching
+// the table's name bare or qualified with public, quoted or not.
+func (v *catalogFuncs) serialSequenceCase(args []ast.ExprNode) ast.ExprNode {
+	c := &ast.CaseExpr{ElseClause: &ast.FuncCallExpr{FnName: ast.NewCIStr(front.CastFunc), Args: []ast.ExprNode{value(nil), value("text")}}}
+	e := v.s.e
+	for _, t := range e.objects(catalog.KindTable) {
+		for _, q := range e.ownedSequences(t) {
+			if q.Sequence.OwnedByColumn == "" {
+				continue
+			}
+			var names []ast.ExprNode
+			for _, schema := range []string{"", "public.", `"public".`} {
+				for _, rel := range []string{t.Name, quoteIdent(t.Name), `"` + t.Name + `"`} {
+					names = append(names, value(schema+rel))
+				}
+			}
+			cond := &ast.BinaryOperationExpr{Op: opcode.LogicAnd,
+				L: &ast.BinaryOperationExpr{Op: opcode.EQ, L: args[1], R: value(q.Sequence.OwnedByColumn)},
+				R: &ast.PatternInExpr{Expr: args[0], List: names}}
+			c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: cond, Result: value("public." + quoteIdent(q.Name))})
+		}
+	}
+	if len(c.WhenClauses) == 0 {
+		return c.ElseClause
+	}
+	return c
 }
 
 // sequenceReader is a catalog that reads a sequence as a relation

@@ -1,22 +1,18 @@
 package sql
 
 import (
-	"strings"
-
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
 // Catalog pieces that client tools read when they connect or introspect
-// (Sequelize: pg_range; pg_dump: pg_is_in_recovery; Kysely:
-// pg_get_serial_sequence), answered as PostgreSQL 15 answers them for a
+// (Sequelize: pg_range; pg_dump: pg_is_in_recovery), answered as PostgreSQL 15 answers them for a
 // database of streamdb's objects.
 
 func init() {
-	for _, n := range []string{"pg_is_in_recovery", "pg_get_serial_sequence"} {
+	for _, n := range []string{"pg_is_in_recovery"} {
 		catalogFuncNames[n] = true
 	}
 	// Parameters pg_dump sets (they change nothing in streamdb).
@@ -100,35 +96,6 @@ func (v *catalogFuncs) toolCall(name string, args []ast.ExprNode) (out ast.ExprN
 		// A standby of an HA group refuses connections (57P03), so a
 		// session always runs on the active server.
 		return eq(value(int64(1)), value(int64(0))), true, nil
-	case "pg_get_serial_sequence":
-		out, err := v.serialSequence(args)
-		return out, true, err
 	}
 	return nil, false, nil
-}
-
-// serialSequence is pg_get_serial_sequence(table, column): the sequence a
-// serial or identity column takes its values from. streamdb has no
-// sequences yet, so it is NULL; named constants are checked as PostgreSQL
-// checks them (the relation and the column must exist).
-func (v *catalogFuncs) serialSequence(args []ast.ExprNode) (ast.ExprNode, error) {
-	if len(args) != 2 {
-		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function pg_get_serial_sequence takes a table name and a column name")
-	}
-	null := &ast.FuncCallExpr{FnName: ast.NewCIStr(front.CastFunc), Args: []ast.ExprNode{value(nil), value("text")}}
-	table, ok1 := constTextOperand(args[0])
-	column, ok2 := constTextOperand(args[1])
-	if !ok1 || !ok2 {
-		return null, nil
-	}
-	r, ok := v.s.e.pgRelByName(unquoteQualified(strings.TrimSpace(table)))
-	if !ok {
-		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", table)
-	}
-	for _, c := range r.cols {
-		if c.name == column {
-			return null, nil
-		}
-	}
-	return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", column, r.name)
 }
