@@ -16,7 +16,9 @@ import (
 // Inside a transaction block it is one more statement of the block, as in
 // PostgreSQL. It needs DELETE on each table (PostgreSQL has a TRUNCATE
 // privilege of its own). CASCADE and RESTRICT are accepted: no table
-// references another.
+// references another. RESTART IDENTITY restarts the sequences the tables'
+// columns own once the rows are gone; like nextval, that is not undone by
+// a ROLLBACK of the block (PostgreSQL undoes it).
 func (s *session) prepareTruncate(n *front.Truncate) (*prepared, error) {
 	var descs []*catalog.Descriptor
 	for _, name := range n.Tables {
@@ -42,6 +44,18 @@ func (s *session) prepareTruncate(n *front.Truncate) (*prepared, error) {
 		}
 		return changes, nil
 	}
+	restart := func(ctx context.Context) (string, error) {
+		if n.RestartIdentity {
+			for _, d := range descs {
+				for _, q := range s.e.ownedSequences(d) {
+					if err := s.e.setval(ctx, q, q.Sequence.Start, false); err != nil {
+						return "", err
+					}
+				}
+			}
+		}
+		return "TRUNCATE TABLE", nil
+	}
 	return command(func(ctx context.Context) (string, error) {
 		if s.tx != nil {
 			for _, d := range descs {
@@ -49,7 +63,7 @@ func (s *session) prepareTruncate(n *front.Truncate) (*prepared, error) {
 					return "", err
 				}
 			}
-			return "TRUNCATE TABLE", nil
+			return restart(ctx)
 		}
 		writes := make([]*tableWrite, len(descs))
 		for i, d := range descs {
@@ -61,6 +75,9 @@ func (s *session) prepareTruncate(n *front.Truncate) (*prepared, error) {
 				return deleteAll(rows)
 			}}
 		}
-		return "TRUNCATE TABLE", s.commitWrites(ctx, writes, nil)
+		if err := s.commitWrites(ctx, writes, nil); err != nil {
+			return "", err
+		}
+		return restart(ctx)
 	}), nil
 }
