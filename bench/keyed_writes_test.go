@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -97,44 +95,16 @@ func loadKeyed(b *testing.B, dsn, table string, n int) time.Duration {
 // 1..n) by primary key for dur, and returns statements per second.
 func keyedUpdates(b *testing.B, dsn, table string, n, sessions int, dur time.Duration) float64 {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), dur+5*time.Minute)
-	defer cancel()
 	update := fmt.Sprintf("UPDATE %s SET v = v + 1 WHERE k = $1", table)
-	var done, failed atomic.Int64
-	var lastErr atomic.Value
-	var wg sync.WaitGroup
-	conns := make([]*pgx.Conn, sessions)
-	for i := range conns {
-		c, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close(context.Background())
-		conns[i] = c
+	rngs := make([]*rand.Rand, sessions)
+	for w := range rngs {
+		rngs[w] = rand.New(rand.NewPCG(uint64(w), 39))
 	}
-	deadline := time.Now().Add(dur)
-	start := time.Now()
-	for w, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 39))
-			for time.Now().Before(deadline) {
-				if _, err := c.Exec(ctx, update, 1+rng.Int64N(int64(n))); err != nil {
-					failed.Add(1) // 40001 when two sessions pick one key
-					lastErr.Store(err)
-					if ctx.Err() != nil {
-						return
-					}
-					continue
-				}
-				done.Add(1)
-			}
-		}()
+	rate, failed, lastErr := sessionLoad(b, dsn, "", sessions, dur, update, func(w int, _ int64) []any {
+		return []any{1 + rngs[w].Int64N(int64(n))}
+	})
+	if failed > 0 { // 40001 when two sessions pick one key
+		report.Notef("KeyedWrites %s: %d UPDATEs failed, last: %v", table, failed, lastErr)
 	}
-	wg.Wait()
-	if f := failed.Load(); f > 0 {
-		report.Notef("KeyedWrites %s: %d of %d UPDATEs failed, last: %v", table, f, f+done.Load(), lastErr.Load())
-	}
-	return float64(done.Load()) / time.Since(start).Seconds()
+	return rate
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,45 +98,13 @@ func tableWrites(b *testing.B, dsn, setup, table string, sessions int, dur time.
 	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE TABLE %s (id BIGINT PRIMARY KEY, v BIGINT)", table)); err != nil {
 		b.Fatalf("create %s: %v", table, err)
 	}
-	conns := make([]*pgx.Conn, sessions)
-	for i := range conns {
-		if conns[i], err = pgx.Connect(ctx, dsn); err != nil {
-			b.Fatal(err)
-		}
-		defer conns[i].Close(context.Background())
-		if _, err := conns[i].Exec(ctx, setup); err != nil {
-			b.Fatalf("%s: %v", setup, err)
-		}
-	}
 	insert := fmt.Sprintf("INSERT INTO %s VALUES ($1, $2)", table)
-	var (
-		done, failed atomic.Int64
-		lastErr      atomic.Value
-		wg           sync.WaitGroup
-	)
-	deadline := time.Now().Add(dur)
-	start := time.Now()
-	for w, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for id := int64(w); time.Now().Before(deadline); id += int64(sessions) {
-				if _, err := c.Exec(ctx, insert, id, id); err != nil {
-					failed.Add(1)
-					lastErr.Store(err)
-					if ctx.Err() != nil {
-						return
-					}
-					continue
-				}
-				done.Add(1)
-			}
-		}()
+	rate, failed, lastErr := sessionLoad(b, dsn, setup, sessions, dur, insert, func(w int, i int64) []any {
+		id := int64(w) + i*int64(sessions)
+		return []any{id, id}
+	})
+	if failed > 0 {
+		report.Notef("TableWrites %s, %d sessions: %d statements failed, last: %v", table, sessions, failed, lastErr)
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if n := failed.Load(); n > 0 {
-		report.Notef("TableWrites %s, %d sessions: %d statements failed, last: %v", table, sessions, n, lastErr.Load())
-	}
-	return float64(done.Load()) / elapsed.Seconds(), failed.Load()
+	return rate, failed
 }
