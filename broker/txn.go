@@ -268,73 +268,70 @@ func (b *Broker) ReadTxnData(ctx context.Context, ref TxnRef, fn func(data []byt
 	return nil
 }
 
-// Txn is a transaction TxnStream holds something of.
+// Txn is a transaction, as its intent and decision describe it.
 type Txn struct {
-	ID string
-	// Intent is nil for a transaction over one subject, or one whose
-	// intent record is gone.
-	Intent *TxnIntent
+	ID     string
+	Intent TxnIntent
 	// Decided and Committed give its decision.
 	Decided, Committed bool
-	// Began is when its intent was stored, Decided when its decision was.
+	// Began is when its intent was stored, DecidedAt when its decision was.
 	Began, DecidedAt time.Time
 }
 
-// Txns lists the transactions TxnStream holds anything of.
-func (b *Broker) Txns(ctx context.Context) ([]Txn, error) {
+// TxnIntents calls fn, in the order they were stored, for each
+// transaction whose intent is at or after sequence from of TxnStream,
+// with that sequence, until fn returns false.
+func (b *Broker) TxnIntents(ctx context.Context, from uint64, fn func(t Txn, seq uint64) bool) error {
 	s, err := b.JS.Stream(ctx, TxnStream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil
+	}
 	if err != nil {
-		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			return nil, nil
-		}
-		return nil, err
+		return err
 	}
-	info, err := s.Info(ctx, jetstream.WithSubjectFilter(txnPrefix+">"))
+	cons, err := b.JS.OrderedConsumer(ctx, TxnStream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{txnPrefix + "*.intent"},
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    max(from, 1),
+	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	byID := map[string]*Txn{}
-	var out []*Txn
-	for subj := range info.State.Subjects {
-		rest, ok := strings.CutPrefix(subj, txnPrefix)
-		if !ok {
-			continue
+	for {
+		batch, err := cons.FetchNoWait(256)
+		if err != nil {
+			return err
 		}
-		id, kind, ok := strings.Cut(rest, ".")
-		if !ok {
-			continue
-		}
-		t := byID[id]
-		if t == nil {
-			t = &Txn{ID: id}
-			byID[id] = t
-			out = append(out, t)
-		}
-		switch kind {
-		case "intent":
-			m, err := s.GetLastMsgForSubject(ctx, subj)
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			meta, err := m.Metadata()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			var in TxnIntent
-			if json.Unmarshal(m.Data, &in) == nil {
-				t.Intent = &in
+			id := strings.TrimSuffix(strings.TrimPrefix(m.Subject(), txnPrefix), ".intent")
+			t := Txn{ID: id, Began: meta.Timestamp}
+			if json.Unmarshal(m.Data(), &t.Intent) != nil {
+				t.Intent = TxnIntent{}
 			}
-			t.Began = m.Time
-		case "decision":
-			m, err := s.GetLastMsgForSubject(ctx, subj)
-			if err != nil {
-				return nil, err
+			d, err := s.GetLastMsgForSubject(ctx, TxnDecisionSubject(id))
+			switch {
+			case err == nil:
+				t.Decided, t.Committed, t.DecidedAt = true, string(d.Data) == txnCommit, d.Time
+			case !errors.Is(err, jetstream.ErrMsgNotFound):
+				return err
 			}
-			t.Decided, t.Committed = true, string(m.Data) == txnCommit
-			t.DecidedAt = m.Time
+			if !fn(t, meta.Sequence.Stream) {
+				return nil
+			}
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+			return err
+		}
+		if n == 0 {
+			return nil
 		}
 	}
-	res := make([]Txn, len(out))
-	for i, t := range out {
-		res[i] = *t
-	}
-	return res, nil
 }
 
 // RemoveTxn removes everything TxnStream holds of transaction id.

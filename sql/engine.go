@@ -98,6 +98,9 @@ type Engine struct {
 	ackMu  sync.Mutex
 	acked  map[string]uint64
 	replay map[string]uint64
+	// txnsRemovedTo is the transaction stream sequence up to which
+	// removeTxns has removed every transaction (under ddlMu).
+	txnsRemovedTo uint64
 }
 
 // Open starts the engine over n, opened by node.Open: it loads the

@@ -262,62 +262,70 @@ func (e *Engine) resolveTxns(ctx context.Context) error {
 	if err := e.broker.EnsureTxnStream(ctx); err != nil {
 		return err
 	}
-	txns, err := e.broker.Txns(ctx)
-	if err != nil {
-		return fmt.Errorf("list transactions: %w", err)
-	}
-	for _, t := range txns {
-		if t.Decided || t.Intent == nil || len(t.Intent.Subjects) < 2 {
-			continue
+	var failed error
+	err := e.broker.TxnIntents(ctx, 1, func(t broker.Txn, _ uint64) bool {
+		if t.Decided || len(t.Intent.Subjects) < 2 {
+			return true
 		}
 		committed, err := e.broker.DecideTxn(ctx, t.ID, false)
 		var nd *broker.NotDurableError
 		if err != nil && !errors.As(err, &nd) {
-			return fmt.Errorf("abort transaction %s: %w", t.ID, err)
+			failed = fmt.Errorf("abort transaction %s: %w", t.ID, err)
+			return false
 		}
 		e.log.Info("resolved a transaction a crash left undecided", "txn", t.ID, "committed", committed)
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("list transactions: %w", err)
 	}
-	return nil
+	return failed
 }
 
-// removeTxns removes the transactions no reader can reach any more: those
-// ended (decided, or begun publishTimeout ago) before the first message
-// each subject they wrote still holds. Runs after a purge.
+// removeTxns removes, oldest first, the transactions no reader can reach
+// any more: those ended (decided, or begun 2*publishTimeout ago) before
+// the first message each subject they wrote still holds. It stops at the
+// first one that is still reachable and resumes there after the next
+// purge (txnsRemovedTo), so a purge costs what it removes, not what the
+// stream holds. Runs under ddlMu, after a purge.
 func (e *Engine) removeTxns(ctx context.Context) {
-	txns, err := e.broker.Txns(ctx)
-	if err != nil {
-		e.log.Warn("list transactions", "err", err)
-		return
+	first := map[string]time.Time{} // per JetStream stream, this round
+	retainedSince := func(stream string) (time.Time, bool, error) {
+		if t, ok := first[stream]; ok {
+			return t, true, nil
+		}
+		t, err := e.broker.FirstTime(ctx, stream)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return time.Time{}, false, nil
+		}
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		first[stream] = t
+		return t, true, nil
 	}
-	for _, t := range txns {
-		if t.Intent == nil {
-			if err := e.broker.RemoveTxn(ctx, t.ID); err != nil {
-				e.log.Warn("remove transaction", "txn", t.ID, "err", err)
-			}
-			continue
-		}
+	err := e.broker.TxnIntents(ctx, e.txnsRemovedTo, func(t broker.Txn, seq uint64) bool {
 		ended := t.Began.Add(2 * publishTimeout)
-		if t.Decided {
+		switch {
+		case t.Decided:
 			ended = t.DecidedAt
-		} else if len(t.Intent.Subjects) > 1 || time.Now().Before(ended) {
-			continue // undecided, or its reference may still land
+		case len(t.Intent.Subjects) > 1 || time.Now().Before(ended):
+			return false // undecided, or its reference may still land
 		}
-		reachable := false
 		for _, s := range t.Intent.Subjects {
-			first, err := e.broker.FirstTime(ctx, s.Stream)
-			if errors.Is(err, jetstream.ErrStreamNotFound) {
-				continue
+			since, exists, err := retainedSince(s.Stream)
+			if err != nil || exists && !since.After(ended) {
+				return false
 			}
-			if err != nil || !first.After(ended) {
-				reachable = true
-				break
-			}
-		}
-		if reachable {
-			continue
 		}
 		if err := e.broker.RemoveTxn(ctx, t.ID); err != nil {
 			e.log.Warn("remove transaction", "txn", t.ID, "err", err)
+			return false
 		}
+		e.txnsRemovedTo = seq + 1
+		return true
+	})
+	if err != nil {
+		e.log.Warn("list transactions", "err", err)
 	}
 }

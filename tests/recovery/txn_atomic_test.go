@@ -226,3 +226,47 @@ func TestForgedTxnReference(t *testing.T) {
 	wantRow(t, conn, "SELECT n FROM fs_n", "2")
 	wantRow(t, conn, "SELECT count(*) FROM fs WHERE id = 1", "0")
 }
+
+// TestTxnRecordsRemoved checks that the transaction stream does not grow
+// for good: once the purges after checkpoints have removed the references
+// of transactions over several tables, their records go too, and the
+// tables still hold every row.
+func TestTxnRecordsRemoved(t *testing.T) {
+	srv := startServer(t, testutil.ServerOptions{ConfigFile: writeConfig(t, "execution.checkpointing.interval=100ms")})
+	conn := srv.Conn(t)
+	testutil.MustExec(t, conn,
+		"CREATE TABLE ra (id BIGINT PRIMARY KEY)", "CREATE TABLE rb (id BIGINT PRIMARY KEY)",
+		"CREATE MATERIALIZED VIEW rj AS SELECT count(*) AS n FROM ra JOIN rb USING (id)")
+	for i := range 20 {
+		testutil.MustExec(t, conn, "BEGIN", fmt.Sprintf("INSERT INTO ra VALUES (%d)", i), fmt.Sprintf("INSERT INTO rb VALUES (%d)", i), "COMMIT")
+	}
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	ctx := testutil.Context(t, 2*time.Minute)
+	intents := func() int {
+		s, err := js.Stream(ctx, "streamdb_txn")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx, jetstream.WithSubjectFilter("streamdb.txn.*.intent"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(info.State.Subjects)
+	}
+	if n := intents(); n != 20 {
+		t.Fatalf("%d transactions in streamdb_txn after 20 commits over two tables, want 20", n)
+	}
+	testutil.Poll(t, time.Minute, "the purges to remove the transactions", func() error {
+		testutil.MustExec(t, conn, "INSERT INTO ra VALUES (1000 + (random() * 1000000)::bigint)", "CHECKPOINT")
+		if n := intents(); n > 0 {
+			return fmt.Errorf("%d transactions left", n)
+		}
+		return nil
+	})
+	testutil.MustExec(t, conn, "FLUSH")
+	wantRow(t, conn, "SELECT n FROM rj", "20")
+	srv.Restart(t)
+	conn = srv.Conn(t)
+	wantRow(t, conn, "SELECT count(*) FROM rb", "20")
+	wantRow(t, conn, "SELECT n FROM rj", "20")
+}
