@@ -122,6 +122,13 @@ var unsupportedStatements = setOf("vacuum", "analyze",
 	"call", "cluster", "reindex", "refresh", "import", "load", "reassign",
 	"security", "merge")
 
+// unsupportedHints say what to use instead of some unsupportedStatements.
+var unsupportedHints = map[string]string{
+	"listen":   "To follow changes, use SUBSCRIBE to a materialized view (in psql: COPY (SUBSCRIBE v) TO STDOUT), or CREATE SINK to publish them to NATS.",
+	"unlisten": "streamdb has no LISTEN channels; a SUBSCRIBE ends when its client cancels it.",
+	"notify":   "To publish an event, INSERT INTO a stream, or publish to its NATS subject.",
+}
+
 // parseTokens parses the statement made of toks (no semicolons).
 func parseTokens(src string, toks []token) (*Statement, error) {
 	st := &Statement{NumParams: numParams(toks)}
@@ -202,7 +209,11 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 	case first.isWord("begin", "start", "commit", "end"):
 		node, err = parseTransaction(c)
 	case first.kind == tkWord && unsupportedStatements[first.val]:
-		return nil, unsupported(src, first, "%s", upper(first.val))
+		err := unsupported(src, first, "%s", upper(first.val))
+		if hint := unsupportedHints[first.val]; hint != "" {
+			err = err.WithHint("%s", hint)
+		}
+		return nil, err
 	default:
 		return nil, syntaxError(src, first)
 	}
