@@ -88,6 +88,10 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 			return "", sqlerr.New(sqlerr.InternalError, "bind JetStream stream %s: %v", jsName, err)
 		}
 	}
+	var sharing []string
+	if !isTable {
+		sharing = e.streamsOnSubject(subject)
+	}
 	if err := e.persist(d); err != nil {
 		return "", undo(err)
 	}
@@ -112,6 +116,7 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 		}
 	}
 	e.log.Info("created stream", "stream", n.Name, "subject", subject, "jetstream", jsName)
+	sharedSubjectNotice(ctx, n.Name, subject, sharing)
 	err = e.ddlCheckpoint(ctx)
 	e.startDroppedStreamGC() // leftovers of an earlier run, once
 	return tag, err
@@ -363,6 +368,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	}
 	e.finishPopulating(d)
 	created = true
+	e.backfillErrorsNotice(ctx, d)
 	e.log.Info("created materialized view", "view", d.Name, "backfill", time.Since(start))
 	return tag, nil
 }
@@ -531,6 +537,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 		front.KindMaterializedView: catalog.KindView, front.KindView: catalog.KindPlainView,
 		front.KindSequence: catalog.KindSequence,
 	}[n.Kind]
+	var cascaded []string
 	for _, name := range n.Names {
 		d, ok := e.lookup(name)
 		if !ok {
@@ -570,12 +577,12 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 			return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop %s %s because other objects depend on it", d.Kind, name).
 				WithHint("sink %s depends on it; DROP SINK first, or use DROP ... CASCADE to drop them too.", strings.Join(names, ", "))
 		}
+		cascaded = append(cascaded, cascadeLines(name, deps, sinks)...)
 		for _, s := range sinks {
 			if err := e.deleteSink(s); err != nil {
 				return "", err
 			}
 		}
-		cascadeNotice(ctx, deps)
 		for _, dep := range deps {
 			if err := e.dropObject(dep); err != nil {
 				return "", err
@@ -603,6 +610,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 			e.coord.DeleteAll()
 		}
 	}
+	cascadeNotice(ctx, cascaded)
 	err := e.ddlCheckpoint(ctx)
 	e.collectDroppedStreamsLocked()
 	return tag, err

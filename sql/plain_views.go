@@ -407,21 +407,3 @@ func (s *session) needViewInputs(d *catalog.Descriptor, depth int) error {
 	}
 	return nil
 }
-
-// cascadeNotice sends PostgreSQL's NOTICE for the objects DROP ... CASCADE
-// drops besides the one named: "drop cascades to view v", or for several,
-// "drop cascades to N other objects" with one line each in DETAIL.
-func cascadeNotice(ctx context.Context, deps []*catalog.Descriptor) {
-	switch len(deps) {
-	case 0:
-		return
-	case 1:
-		pgwire.Notice(ctx, "drop cascades to "+relKindWord(deps[0])+" "+deps[0].Name, "")
-		return
-	}
-	lines := make([]string, len(deps))
-	for i, d := range deps {
-		lines[len(deps)-1-i] = "drop cascades to " + relKindWord(d) + " " + d.Name
-	}
-	pgwire.Notice(ctx, fmt.Sprintf("drop cascades to %d other objects", len(deps)), strings.Join(lines, "\n"))
-}

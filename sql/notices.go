@@ -1,0 +1,115 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/pgwire"
+	"streamdb/storage"
+)
+
+// cascadeOrder returns deps (the objects that read name, directly or
+// through others) in the order PostgreSQL's DROP ... CASCADE reports
+// them: depth first from name, each object's readers in the order they
+// were created, each object once.
+func cascadeOrder(name string, deps []*catalog.Descriptor) []*catalog.Descriptor {
+	readers := map[string][]*catalog.Descriptor{}
+	for _, d := range deps {
+		for _, on := range d.DependsOn {
+			readers[on] = append(readers[on], d)
+		}
+	}
+	for _, r := range readers {
+		slices.SortFunc(r, func(a, b *catalog.Descriptor) int { return int(int64(a.ID) - int64(b.ID)) })
+	}
+	var out []*catalog.Descriptor
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(n string) {
+		for _, d := range readers[n] {
+			if !seen[d.Name] {
+				seen[d.Name] = true
+				out = append(out, d)
+				visit(d.Name)
+			}
+		}
+	}
+	visit(name)
+	return out
+}
+
+// cascadeLines are the "drop cascades to ..." lines of the objects a
+// DROP ... CASCADE of name removes besides it.
+func cascadeLines(name string, deps []*catalog.Descriptor, sinks []*storage.SinkDescriptor) []string {
+	var lines []string
+	for _, d := range cascadeOrder(name, deps) {
+		lines = append(lines, "drop cascades to "+relKindWord(d)+" "+d.Name)
+	}
+	for _, s := range sinks {
+		lines = append(lines, "drop cascades to sink "+s.Name)
+	}
+	return lines
+}
+
+// cascadeNotice sends PostgreSQL's NOTICE for the objects a DROP ...
+// CASCADE removed besides those it named: the one object in the message,
+// or a count with each object on a line of the detail.
+func cascadeNotice(ctx context.Context, lines []string) {
+	switch len(lines) {
+	case 0:
+	case 1:
+		pgwire.Notice(ctx, lines[0], "")
+	default:
+		pgwire.Notice(ctx, fmt.Sprintf("drop cascades to %d other objects", len(lines)), strings.Join(lines, "\n"))
+	}
+}
+
+// streamsOnSubject names, sorted, the streams that read subject.
+func (e *Engine) streamsOnSubject(subject string) []string {
+	var out []string
+	for _, o := range e.objects(catalog.KindStream) {
+		if o.Subject == subject {
+			out = append(out, o.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sharedSubjectNotice tells the creator of stream name that the streams
+// in sharing read its subject too. A second stream on a subject is
+// allowed (it may read the messages with other columns), but one made on
+// a mistyped or copied subject would otherwise mix two inputs unseen.
+func sharedSubjectNotice(ctx context.Context, name, subject string, sharing []string) {
+	if len(sharing) == 0 {
+		return
+	}
+	pgwire.Notice(ctx, fmt.Sprintf("subject %q is also read by stream %s", clipSubject(subject), strings.Join(sharing, ", ")),
+		fmt.Sprintf("Both read every message published to it, and an INSERT into either is read by both. To read other messages, DROP STREAM %s and create it again WITH (subject = '...').", name))
+}
+
+// backfillErrorsNotice tells the creator of view d how many rows failed
+// during its backfill and were left out: without it a view whose every
+// row fails (1/0 on each) is created in silence and reads empty.
+func (e *Engine) backfillErrorsNotice(ctx context.Context, d *catalog.Descriptor) {
+	var latest exec.ViewError
+	for _, v := range e.rt.ViewErrors() {
+		if v.View == d.Name && (latest.Count == 0 || v.At.After(latest.At)) {
+			latest = v
+		}
+	}
+	if latest.Count == 0 {
+		return
+	}
+	rows, are := "rows", "are"
+	if latest.Count == 1 {
+		rows, are = "row", "is"
+	}
+	pgwire.Notice(ctx, fmt.Sprintf("%d %s failed during the backfill of materialized view %s and %s not in it", latest.Count, rows, d.Name, are),
+		fmt.Sprintf("The latest failed in %s with SQLSTATE %s: %s. SELECT * FROM streamdb_view_errors WHERE view = %s lists them.",
+			latest.Operator, latest.Code, latest.Message, "'"+strings.ReplaceAll(d.Name, "'", "''")+"'"))
+}
