@@ -6,8 +6,13 @@ export STREAMDB_BIN := $(abspath $(BIN))
 
 .PHONY: build run test test-unit test-e2e vet fmt bench bench-100m fuzz props queries clean
 
+# The version and commit that `streamdb --version` prints.
+VERSION   ?= $(shell git describe --tags --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git describe --always --dirty --abbrev=12 --match=no-tag-matches 2>/dev/null)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/streamdb
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/streamdb
 
 run: build
 	./$(BIN)

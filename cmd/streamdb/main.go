@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -24,25 +25,53 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "savepoint" {
-		if err := savepointCommand(os.Args[2:], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "streamdb savepoint:", err)
-			os.Exit(1)
-		}
-		return
+	var cmd string
+	if len(os.Args) > 1 {
+		cmd = os.Args[1]
 	}
-	if len(os.Args) > 1 && os.Args[1] == "nexmark" {
-		if err := nexmarkCommand(os.Args[2:], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "streamdb nexmark:", err)
-			os.Exit(1)
-		}
+	switch cmd {
+	case "savepoint":
+		exitOn("streamdb savepoint", savepointCommand(os.Args[2:], os.Stdout))
+		return
+	case "nexmark":
+		exitOn("streamdb nexmark", nexmarkCommand(os.Args[2:], os.Stdout))
+		return
+	case "version", "--version", "-version":
+		fmt.Println(versionText())
+		return
+	case "help":
+		var hf haFlags
+		_, err := parseConfigInto([]string{"-help"}, &hf) // prints the usage
+		exitOn("streamdb", err)
 		return
 	}
 	if err := run(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return // --help printed the usage
+		}
 		fmt.Fprintln(os.Stderr, "streamdb:", fatalText(err))
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
+
+// exitOn ends a subcommand: 0 when it succeeded or printed its help on
+// request, else 1 after printing err.
+func exitOn(name string, err error) {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	fmt.Fprintln(os.Stderr, name+":", err)
+	os.Exit(1)
+}
+
+// usageError is a command line that names no command streamdb has.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
 
 // parseConfig applies, from weakest to strongest: defaults, environment
 // variables, the YAML file, settings persisted by ALTER SYSTEM SET, flags.
@@ -82,8 +111,22 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	fs.DurationVar(&hf.ttl, "ha-lease-ttl", 5*time.Second, "how long the group's lease lasts without renewal: a standby takes over this long after the active server stops")
 	fs.DurationVar(&hf.renew, "ha-renew-interval", time.Second, "time between renewals of the lease by the active server")
 	fs.IntVar(&hf.replicas, "ha-replicas", 1, "replicas of the group's lease, roles and checkpoint buckets on a NATS cluster, and (unless nats.stream-replicas is set) of the JetStream streams the server creates")
-	if err := fs.Parse(args); err != nil {
+	// The flag package's own messages are replaced: --help prints the
+	// usage to stdout, and a bad flag is one error line pointing to it.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		printUsage(os.Stdout, fs)
 		return nil, err
+	} else if err != nil {
+		return nil, usageError{err.Error() + "; streamdb --help lists the flags"}
+	}
+	if fs.NArg() > 0 {
+		names := make([]string, len(subcommands))
+		for i, c := range subcommands {
+			names[i] = c.name
+		}
+		return nil, usageError{fmt.Sprintf("unknown command %q: the commands are %s; streamdb --help lists them and the server's flags", fs.Arg(0), strings.Join(names, ", "))}
 	}
 	cfg.Listen, cfg.DataDir, cfg.NATSListen, cfg.NATSURL = *listen, *dataDir, *natsListen, *natsURL
 	cfg.HTTPListen, cfg.Pprof, cfg.LogLevel, cfg.LogFormat = *httpListen, *pprofOn, *logLevel, *logFormat
