@@ -54,7 +54,16 @@ type RowDecoder struct {
 	// allowNUL accepts \u0000 in strings (see NewChangelogDecoder); a
 	// stream's decoder refuses it, as PostgreSQL refuses NUL in text.
 	allowNUL bool
+	// named: a member of the object being decoded names a column;
+	// noColumn counts the decoded objects none of whose members did (rows
+	// of NULLs, most often columns declared under other names).
+	named    bool
+	noColumn uint64
 }
+
+// NoColumn returns how many of the messages decoded so far were objects
+// none of whose members names a column: they decode to rows of NULLs.
+func (d *RowDecoder) NoColumn() uint64 { return d.noColumn }
 
 type fieldGuess struct {
 	name string
@@ -118,6 +127,7 @@ func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 	if p >= len(data) || data[p] != '{' {
 		return fmt.Errorf("not a JSON object: %w", jsonSyntax(data, p, "looking for beginning of object"))
 	}
+	d.named = false
 	end, err := d.decodeFields(data, p+1, row)
 	if err == nil {
 		if end = skipWS(data, end); end < len(data) {
@@ -136,6 +146,9 @@ func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 			clear(d.fieldErr)
 			return fmt.Errorf("field %q: %w", d.cols[i].Name, ferr)
 		}
+	}
+	if !d.named {
+		d.noColumn++
 	}
 	return nil
 }
@@ -161,6 +174,7 @@ func (d *RowDecoder) decodeFields(data []byte, p int, row types.Row) (int, error
 		col, known := d.lookup(field, raw)
 		field++
 		if known {
+			d.named = true
 			p, err = d.decodeValue(data, next, col, row)
 		} else if p, err = skipValue(data, next, 0); err != nil && sqlerr.Code(err) != "" {
 			err = fmt.Errorf("field %q: %w", raw, err) // invalid text in it

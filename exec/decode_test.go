@@ -405,3 +405,28 @@ func benchDecodeInto(b *testing.B, d *RowDecoder, msg []byte) {
 		}
 	}
 }
+
+// TestRowDecoderNoColumn checks the count of decoded objects none of
+// whose members names a column: they decode to rows of NULLs, the sign of
+// columns declared under other names than the producer's fields.
+func TestRowDecoderNoColumn(t *testing.T) {
+	d := NewRowDecoder(decodeCols)
+	for _, c := range []struct {
+		msg  string
+		want uint64
+	}{
+		{`{"i": 1, "other": 2}`, 0},
+		{`{"I": 1, "S": "x"}`, 1}, // names are matched exactly
+		{`{}`, 2},
+		{`{"s": null}`, 2},        // a null value still names a column
+		{`not json`, 2},           // an error is not counted here
+		{`{"x": 1, "i": "a"}`, 2}, // nor a value that fails its column
+		{`{"i": 1}`, 2},
+		{`{"customerId": 7}`, 3},
+	} {
+		d.Decode([]byte(c.msg))
+		if got := d.NoColumn(); got != c.want {
+			t.Fatalf("after %s: NoColumn() = %d, want %d", c.msg, got, c.want)
+		}
+	}
+}

@@ -117,6 +117,9 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 	}
 	e.log.Info("created stream", "stream", n.Name, "subject", subject, "jetstream", jsName)
 	sharedSubjectNotice(ctx, n.Name, subject, sharing)
+	if !isTable {
+		e.checkStreamFields(ctx, d)
+	}
 	err = e.ddlCheckpoint(ctx)
 	e.startDroppedStreamGC() // leftovers of an earlier run, once
 	return tag, err
@@ -369,6 +372,11 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	e.finishPopulating(d)
 	created = true
 	e.backfillErrorsNotice(ctx, d)
+	for _, name := range d.DependsOn {
+		if src, ok := e.lookup(name); ok {
+			e.checkStreamFields(ctx, src)
+		}
+	}
 	e.log.Info("created materialized view", "view", d.Name, "backfill", time.Since(start))
 	return tag, nil
 }

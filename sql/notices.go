@@ -2,7 +2,10 @@ package sql
 
 import (
 	"context"
+	stdjson "encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -10,6 +13,7 @@ import (
 	"streamdb/exec"
 	"streamdb/pgwire"
 	"streamdb/storage"
+	"streamdb/types"
 )
 
 // cascadeOrder returns deps (the objects that read name, directly or
@@ -112,4 +116,92 @@ func (e *Engine) backfillErrorsNotice(ctx context.Context, d *catalog.Descriptor
 	pgwire.Notice(ctx, fmt.Sprintf("%d %s failed during the backfill of materialized view %s and %s not in it", latest.Count, rows, d.Name, are),
 		fmt.Sprintf("The latest failed in %s with SQLSTATE %s: %s. SELECT * FROM streamdb_view_errors WHERE view = %s lists them.",
 			latest.Operator, latest.Code, latest.Message, "'"+strings.ReplaceAll(d.Name, "'", "''")+"'"))
+}
+
+// noColumnSample is how many of a stream's first messages CREATE looks
+// at for fields that name its columns.
+const noColumnSample = 10
+
+// noColumnNotice tells the reader of stream name that n of the messages
+// it decoded (of them; first: they were its first messages) name none of
+// its columns, so their rows are all NULL; sample is the first such
+// message. Columns declared under other
+// names than the producer's fields (customer_id for "customerId") look
+// just like that, and would otherwise pass unseen.
+func noColumnNotice(ctx context.Context, name string, cols []types.Column, n, of uint64, first bool, sample []byte) {
+	if n == 0 {
+		return
+	}
+	var fields map[string]stdjson.RawMessage
+	_ = stdjson.Unmarshal(sample, &fields) // it decoded as an object: this works
+	keys := slices.Sorted(maps.Keys(fields))
+	if len(keys) > 10 {
+		keys = append(keys[:10], "...")
+	}
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = fmt.Sprintf("%q", k)
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	has := "has no fields"
+	if len(keys) > 0 {
+		has = "has the fields " + strings.Join(quoted, ", ")
+	}
+	var msg string
+	switch {
+	case first && of == 1:
+		msg = fmt.Sprintf("the first message of stream %s names none of its columns, so its row is all NULL", name)
+	case first:
+		msg = fmt.Sprintf("the first %d messages of stream %s name none of its columns, so their rows are all NULL", of, name)
+	case of == 1:
+		msg = fmt.Sprintf("the message read from stream %s names none of its columns, so its row is all NULL", name)
+	default:
+		msg = fmt.Sprintf("%d of the %d messages read from stream %s name none of its columns, so their rows are all NULL", n, of, name)
+	}
+	pgwire.Notice(ctx, msg,
+		fmt.Sprintf("The first %s; the columns are %s. Fields map to columns by exact name: declare the columns as the producer names the fields (a quoted identifier keeps its case).",
+			has, strings.Join(names, ", ")))
+}
+
+// checkStreamFields looks at the first messages stream d holds and sends
+// noColumnNotice when those that decode name none of its columns. Errors
+// reading them are left to the readers that follow.
+func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) {
+	if d.Kind != catalog.KindStream {
+		return
+	}
+	cols, err := d.Schema()
+	if err != nil {
+		return
+	}
+	first, err := e.broker.FirstSeq(ctx, d.JSStream)
+	if err != nil || first == 0 {
+		return
+	}
+	last, err := e.broker.LastSeq(ctx, d.JSStream)
+	if err != nil || last < first {
+		return
+	}
+	dec := exec.NewRowDecoder(cols)
+	var decoded uint64
+	var sample []byte
+	err = e.broker.ReadRange(ctx, d.JSStream, d.Subject, first, last, func(_ uint64, data []byte) error {
+		before := dec.NoColumn()
+		if _, err := dec.Decode(data); err == nil {
+			decoded++
+			if dec.NoColumn() > before && sample == nil {
+				sample = slices.Clone(data)
+			}
+		}
+		if decoded >= noColumnSample {
+			return errStreamReadDone
+		}
+		return nil
+	})
+	if (err == nil || errors.Is(err, errStreamReadDone)) && decoded > 0 && dec.NoColumn() == decoded {
+		noColumnNotice(ctx, d.Name, cols, dec.NoColumn(), decoded, true, sample)
+	}
 }

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"streamdb/catalog"
 	"streamdb/exec"
@@ -101,10 +102,17 @@ func (e *Engine) readStream(ctx context.Context, sc *plan.Scan, max int64, memLi
 	}
 	dec := exec.NewRowDecoder(sc.Cols)
 	w := &boundedRows{limit: memLimit, what: "stream " + d.Name}
+	var decoded uint64
+	var noColumn []byte // the first message that names no column
 	err = e.broker.ReadRange(ctx, d.JSStream, d.Subject, first, last, func(_ uint64, data []byte) error {
+		before := dec.NoColumn()
 		row, err := dec.Decode(data)
 		if err != nil {
 			return nil // as a view's reader, skip what does not decode
+		}
+		decoded++
+		if noColumn == nil && dec.NoColumn() > before {
+			noColumn = slices.Clone(data)
 		}
 		if err := w.WriteRow(row); err != nil {
 			return err
@@ -125,6 +133,7 @@ func (e *Engine) readStream(ctx context.Context, sc *plan.Scan, max int64, memLi
 		}
 		return nil, streamReadError(d.Name, err)
 	}
+	noColumnNotice(ctx, d.Name, sc.Cols, dec.NoColumn(), decoded, false, noColumn)
 	return w.rows, nil
 }
 

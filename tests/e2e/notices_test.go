@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -140,5 +141,53 @@ func TestSharedSubjectNotice(t *testing.T) {
 	want := `subject "notices.shared" is also read by stream first_s | Both read every message published to it, and an INSERT into either is read by both. To read other messages, DROP STREAM second_s and create it again WITH (subject = '...').`
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("second CREATE STREAM on a subject: notices %q, want %q", got, want)
+	}
+}
+
+// TestStreamNoColumnNotice checks the NOTICEs for messages none of whose
+// fields names a column of the stream (camelCase fields, snake_case
+// columns), which read as rows of NULLs: at an ad-hoc SELECT of the
+// stream, and at CREATE of a stream or view over such first messages.
+func TestStreamNoColumnNotice(t *testing.T) {
+	srv := startServer(t)
+	conn, notices := noticeConn(t, srv.DSN())
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	exec(t, conn, "CREATE STREAM orders (customer_id bigint, amount int) WITH (subject = 'notices.camel')")
+	if got := notices(); len(got) != 0 {
+		t.Fatalf("CREATE STREAM on an empty subject sent %q", got)
+	}
+	for i := 1; i <= 3; i++ {
+		testutil.Publish(t, js, "notices.camel", fmt.Sprintf(`{"customerId": %d, "amountCents": 5}`, i))
+	}
+	detail := ` | The first has the fields "amountCents", "customerId"; the columns are customer_id, amount. ` +
+		"Fields map to columns by exact name: declare the columns as the producer names the fields (a quoted identifier keeps its case)."
+
+	wantRows(t, conn, "SELECT count(*), count(customer_id) FROM orders", "3 0")
+	want := "3 of the 3 messages read from stream orders name none of its columns, so their rows are all NULL" + detail
+	if got := notices(); len(got) != 1 || got[0] != want {
+		t.Fatalf("SELECT of a stream whose messages name no column: notices %q, want %q", got, want)
+	}
+
+	exec(t, conn, "CREATE MATERIALIZED VIEW per_customer AS SELECT customer_id, count(*) AS n FROM orders GROUP BY customer_id")
+	want = "the first 3 messages of stream orders name none of its columns, so their rows are all NULL" + detail
+	if got := notices(); len(got) != 1 || got[0] != want {
+		t.Fatalf("CREATE MATERIALIZED VIEW over such a stream: notices %q, want %q", got, want)
+	}
+
+	exec(t, conn, `CREATE STREAM camel ("customerId" bigint, "amountCents" int) WITH (subject = 'notices.camel')`)
+	got := notices()
+	if len(got) != 1 || !strings.HasPrefix(got[0], `subject "notices.camel" is also read by stream orders`) {
+		t.Fatalf("CREATE STREAM with the producer's field names: notices %q, want only the shared subject's", got)
+	}
+	wantRows(t, conn, `SELECT count("customerId") FROM camel`, "3")
+	if got := notices(); len(got) != 0 {
+		t.Fatalf("SELECT of a stream whose columns the messages name: notices %q", got)
+	}
+
+	testutil.Publish(t, js, "notices.camel", `{"customer_id": 4, "amount": 1}`)
+	wantRows(t, conn, "SELECT count(*), count(customer_id) FROM orders", "4 1")
+	want = "3 of the 4 messages read from stream orders name none of its columns, so their rows are all NULL" + detail
+	if got := notices(); len(got) != 1 || got[0] != want {
+		t.Fatalf("SELECT of a stream some of whose messages name no column: notices %q, want %q", got, want)
 	}
 }
