@@ -112,6 +112,22 @@ type pageData struct {
 	Error string
 	Flash string
 	Body  any
+	// Refresh is how often, in seconds, the page reloads itself (0:
+	// never); Refreshable pages that a reader stopped offer to start again.
+	Refresh     int
+	Refreshable bool
+}
+
+// refreshSeconds is how often pages that show live numbers reload.
+const refreshSeconds = 5
+
+// autoRefresh makes data's page reload every refreshSeconds, unless the
+// reader stopped it with ?refresh=0.
+func autoRefresh(q *request, data *pageData) {
+	data.Refreshable = true
+	if q.r.URL.Query().Get("refresh") != "0" {
+		data.Refresh = refreshSeconds
+	}
 }
 
 // page wraps a handler with login and rendering: fn returns the template

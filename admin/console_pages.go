@@ -54,6 +54,7 @@ type overviewBody struct {
 
 func (c *console) overview(q *request) (string, pageData) {
 	data := pageData{Title: "Overview", Tab: "overview"}
+	autoRefresh(q, &data)
 	m := gatherViewMetrics()
 	body := overviewBody{}
 	views, err := q.query("SHOW MATERIALIZED VIEWS")
@@ -100,6 +101,7 @@ type viewBody struct {
 func (c *console) view(q *request) (string, pageData) {
 	name := q.r.PathValue("name")
 	data := pageData{Title: "View " + name, Tab: "overview"}
+	autoRefresh(q, &data)
 	body := viewBody{Name: name}
 	views, err := q.query("SHOW MATERIALIZED VIEWS")
 	data.Error = firstError(data.Error, err)
@@ -135,6 +137,7 @@ type checkpointsBody struct {
 
 func (c *console) checkpoints(q *request) (string, pageData) {
 	data := pageData{Title: "Checkpoints", Tab: "checkpoints"}
+	autoRefresh(q, &data)
 	cps, err := q.query("SHOW CHECKPOINTS")
 	data.Error = firstError(data.Error, err)
 	body := checkpointsBody{History: cps}
