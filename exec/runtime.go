@@ -514,6 +514,26 @@ func (rt *Runtime) SkippedMessages() map[string]uint64 {
 	return out
 }
 
+// NoColumnMessages returns, per SQL stream name, how many of the messages
+// its readers decoded since they started name none of its columns (read
+// as rows of NULLs): the most any of its readers counted.
+func (rt *Runtime) NoColumnMessages() map[string]uint64 {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := map[string]uint64{}
+	for _, p := range rt.pipelines {
+		for _, s := range p.sources {
+			s.smu.Lock()
+			r := s.reader
+			s.smu.Unlock()
+			if r != nil && !r.table {
+				out[s.name] = max(out[s.name], r.noColumn.Load())
+			}
+		}
+	}
+	return out
+}
+
 func contains(ids []uint32, id uint32) bool {
 	for _, x := range ids {
 		if x == id {

@@ -51,6 +51,9 @@ type subjectReader struct {
 	jsStream string
 	subject  string
 	decoder  messageDecoder
+	// noColumn counts the messages of a stream none of whose fields
+	// names a column (RowDecoder.NoColumn): rows of NULLs.
+	noColumn atomic.Uint64
 	rt       *Runtime
 	log      *slog.Logger
 	start    uint64 // sequence of the last message before the first read

@@ -13,7 +13,16 @@ import (
 func (r *subjectReader) decode(m jetstream.Msg) error {
 	ref, isRef, err := broker.ParseTxnRef(m.Headers(), m.Data())
 	if !isRef {
-		return r.decoder.decodeInto(m.Data(), r.chunk)
+		rows, ok := r.decoder.(*RowDecoder)
+		if !ok {
+			return r.decoder.decodeInto(m.Data(), r.chunk)
+		}
+		before := rows.noColumn
+		err := rows.decodeInto(m.Data(), r.chunk)
+		if rows.noColumn > before {
+			r.noColumn.Add(1)
+		}
+		return err
 	}
 	if err != nil {
 		return err

@@ -26,6 +26,9 @@ var (
 	sourceMalformedDesc = prometheus.NewDesc("streamdb_source_malformed_total",
 		"Messages of a stream skipped because they could not be decoded (the most any reader of it skipped).",
 		[]string{"stream"}, nil)
+	sourceNoColumnDesc = prometheus.NewDesc("streamdb_source_no_column_messages_total",
+		"Messages of a stream none of whose fields names one of its columns, so that they read as rows of NULLs (the most any reader of it counted since the server started).",
+		[]string{"stream"}, nil)
 	sourceAlignmentWaitDesc = prometheus.NewDesc("streamdb_source_alignment_wait_seconds_total",
 		"Time the readers of a stream with a WATERMARK held their input because they were more than scan.watermark.alignment.max-drift ahead in event time of another watermarked input of their views.",
 		[]string{"stream"}, nil)
@@ -51,6 +54,7 @@ func (c *viewCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- sourceLagDesc
 	ch <- viewFreshnessDesc
 	ch <- sourceMalformedDesc
+	ch <- sourceNoColumnDesc
 	ch <- sourceAlignmentWaitDesc
 	ch <- viewRowErrorsDesc
 	ch <- operatorStateDesc
@@ -111,6 +115,9 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for stream, n := range e.rt.SkippedMessages() {
 		ch <- prometheus.MustNewConstMetric(sourceMalformedDesc, prometheus.CounterValue, float64(n), stream)
+	}
+	for stream, n := range e.rt.NoColumnMessages() {
+		ch <- prometheus.MustNewConstMetric(sourceNoColumnDesc, prometheus.CounterValue, float64(n), stream)
 	}
 	for stream, d := range e.rt.AlignmentWaits() {
 		ch <- prometheus.MustNewConstMetric(sourceAlignmentWaitDesc, prometheus.CounterValue, d.Seconds(), stream)

@@ -174,6 +174,11 @@ func TestStreamNoColumnNotice(t *testing.T) {
 		t.Fatalf("CREATE MATERIALIZED VIEW over such a stream: notices %q, want %q", got, want)
 	}
 
+	// The view's reader counts them too, for monitoring.
+	if got := metricValue(t, scrape(t, srv), "streamdb_source_no_column_messages_total", "stream", "orders"); got != 3 {
+		t.Errorf("streamdb_source_no_column_messages_total{stream=orders} = %v after the view read 3 such messages, want 3", got)
+	}
+
 	exec(t, conn, `CREATE STREAM camel ("customerId" bigint, "amountCents" int) WITH (subject = 'notices.camel')`)
 	got := notices()
 	if len(got) != 1 || !strings.HasPrefix(got[0], `subject "notices.camel" is also read by stream orders`) {
@@ -189,5 +194,9 @@ func TestStreamNoColumnNotice(t *testing.T) {
 	want = "3 of the 4 messages read from stream orders name none of its columns, so their rows are all NULL" + detail
 	if got := notices(); len(got) != 1 || got[0] != want {
 		t.Fatalf("SELECT of a stream some of whose messages name no column: notices %q, want %q", got, want)
+	}
+	flush(t, conn)
+	if got := metricValue(t, scrape(t, srv), "streamdb_source_no_column_messages_total", "stream", "orders"); got != 3 {
+		t.Errorf("streamdb_source_no_column_messages_total{stream=orders} = %v after a message naming its columns, want still 3", got)
 	}
 }
