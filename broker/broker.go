@@ -431,6 +431,7 @@ func (b *Broker) SeqAtTime(ctx context.Context, stream, subject string, t time.T
 	if err != nil {
 		return 0, err
 	}
+	defer b.dropConsumer(stream, cons)
 	batch, err := cons.FetchNoWait(1)
 	if err != nil {
 		return 0, err

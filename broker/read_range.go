@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -33,6 +34,7 @@ func (b *Broker) ReadRange(ctx context.Context, stream, subject string, from, to
 	if err != nil {
 		return err
 	}
+	defer b.dropConsumer(stream, cons)
 	for {
 		batch, err := cons.FetchNoWait(256)
 		if err != nil {
@@ -85,4 +87,18 @@ func (b *Broker) readLogical(ctx context.Context, subject string, seq uint64, h 
 		return err
 	}
 	return b.ReadTxnData(ctx, ref, func(d []byte) error { return fn(seq, d) })
+}
+
+// dropConsumer deletes an ordered consumer made for one read when the read
+// ends, rather than at its inactive threshold: until then it is one more
+// consumer on the stream (each a Raft group on a cluster), and a test of
+// consumer sharing would count it.
+func (b *Broker) dropConsumer(stream string, cons jetstream.Consumer) {
+	info := cons.CachedInfo()
+	if info == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = b.JS.DeleteConsumer(ctx, stream, info.Name)
 }

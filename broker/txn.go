@@ -297,6 +297,7 @@ func (b *Broker) TxnIntents(ctx context.Context, from uint64, fn func(t Txn, seq
 	if err != nil {
 		return err
 	}
+	defer b.dropConsumer(TxnStream, cons)
 	for {
 		batch, err := cons.FetchNoWait(256)
 		if err != nil {

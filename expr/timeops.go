@@ -130,7 +130,9 @@ func MulInterval(iv types.Datum, factor, div float64) (types.Datum, error) {
 		}
 		return x * factor
 	}
-	if math.IsNaN(factor) || math.IsInf(factor, 0) {
+	// A division scales by div itself: its reciprocal (factor) may be
+	// infinite where the quotient is not ('0'::interval / 5e-324 is 0).
+	if div != 0 && math.IsNaN(div) || div == 0 && (math.IsNaN(factor) || math.IsInf(factor, 0)) {
 		return types.Null, types.ErrIntervalRange()
 	}
 	monthsF := scale(float64(iv.Months))
