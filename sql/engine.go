@@ -119,8 +119,10 @@ func Open(n *node.Node, log *slog.Logger, roles RoleReplica) (*Engine, error) {
 		n.Abandon()
 		return nil, err
 	}
-	rctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
-	err = e.resolveTxns(rctx)
+	// On a NATS cluster a leader may still be taking over (a takeover
+	// after a node went away): requests that find no one are sent again.
+	rctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	err = broker.Retry(rctx, broker.RequestAttempt, e.resolveTxns)
 	cancel()
 	if err != nil {
 		n.Abandon()
