@@ -26,46 +26,15 @@ func (b *Broker) ReadRange(ctx context.Context, stream, subject string, from, to
 	if first > from {
 		return fmt.Errorf("JetStream stream %s holds sequences from %d on, not %d", stream, first, from)
 	}
-	cons, err := b.JS.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{subject},
-		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:    from,
+	return b.scanFrom(ctx, stream, subject, from, func(m jetstream.Msg, seq uint64) (bool, error) {
+		if seq > to {
+			return false, nil
+		}
+		if err := b.readLogical(ctx, subject, seq, m.Headers(), m.Data(), fn); err != nil {
+			return false, err
+		}
+		return seq < to, nil
 	})
-	if err != nil {
-		return err
-	}
-	defer b.dropConsumer(stream, cons)
-	for {
-		batch, err := cons.FetchNoWait(256)
-		if err != nil {
-			return err
-		}
-		n := 0
-		for m := range batch.Messages() {
-			n++
-			meta, err := m.Metadata()
-			if err != nil {
-				return err
-			}
-			seq := meta.Sequence.Stream
-			if seq > to {
-				return nil
-			}
-			if err := b.readLogical(ctx, subject, seq, m.Headers(), m.Data(), fn); err != nil {
-				return err
-			}
-			if seq == to {
-				return nil
-			}
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-			return err
-		}
-		if n == 0 {
-			// Nothing more on the subject: to was past its last message.
-			return nil
-		}
-	}
 }
 
 // readLogical calls fn for the message at seq or, for a reference
@@ -87,6 +56,44 @@ func (b *Broker) readLogical(ctx context.Context, subject string, seq uint64, h 
 		return err
 	}
 	return b.ReadTxnData(ctx, ref, func(d []byte) error { return fn(seq, d) })
+}
+
+// scanFrom calls fn, in order, for every message on filter in stream from
+// sequence from on, with its stream sequence, until fn returns false or
+// the messages run out.
+func (b *Broker) scanFrom(ctx context.Context, stream, filter string, from uint64, fn func(m jetstream.Msg, seq uint64) (bool, error)) error {
+	cons, err := b.JS.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{filter},
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    max(from, 1),
+	})
+	if err != nil {
+		return err
+	}
+	defer b.dropConsumer(stream, cons)
+	for {
+		batch, err := cons.FetchNoWait(256)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			meta, err := m.Metadata()
+			if err != nil {
+				return err
+			}
+			if more, err := fn(m, meta.Sequence.Stream); err != nil || !more {
+				return err
+			}
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+			return err
+		}
+		if n == 0 {
+			return nil // past the subject's last message
+		}
+	}
 }
 
 // dropConsumer deletes an ordered consumer made for one read when the read

@@ -289,50 +289,25 @@ func (b *Broker) TxnIntents(ctx context.Context, from uint64, fn func(t Txn, seq
 	if err != nil {
 		return err
 	}
-	cons, err := b.JS.OrderedConsumer(ctx, TxnStream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{txnPrefix + "*.intent"},
-		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:    max(from, 1),
-	})
-	if err != nil {
-		return err
-	}
-	defer b.dropConsumer(TxnStream, cons)
-	for {
-		batch, err := cons.FetchNoWait(256)
+	return b.scanFrom(ctx, TxnStream, txnPrefix+"*.intent", from, func(m jetstream.Msg, seq uint64) (bool, error) {
+		meta, err := m.Metadata()
 		if err != nil {
-			return err
+			return false, err
 		}
-		n := 0
-		for m := range batch.Messages() {
-			n++
-			meta, err := m.Metadata()
-			if err != nil {
-				return err
-			}
-			id := strings.TrimSuffix(strings.TrimPrefix(m.Subject(), txnPrefix), ".intent")
-			t := Txn{ID: id, Began: meta.Timestamp}
-			if json.Unmarshal(m.Data(), &t.Intent) != nil {
-				t.Intent = TxnIntent{}
-			}
-			d, err := s.GetLastMsgForSubject(ctx, TxnDecisionSubject(id))
-			switch {
-			case err == nil:
-				t.Decided, t.Committed, t.DecidedAt = true, string(d.Data) == txnCommit, d.Time
-			case !errors.Is(err, jetstream.ErrMsgNotFound):
-				return err
-			}
-			if !fn(t, meta.Sequence.Stream) {
-				return nil
-			}
+		id := strings.TrimSuffix(strings.TrimPrefix(m.Subject(), txnPrefix), ".intent")
+		t := Txn{ID: id, Began: meta.Timestamp}
+		if json.Unmarshal(m.Data(), &t.Intent) != nil {
+			t.Intent = TxnIntent{}
 		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-			return err
+		d, err := s.GetLastMsgForSubject(ctx, TxnDecisionSubject(id))
+		switch {
+		case err == nil:
+			t.Decided, t.Committed, t.DecidedAt = true, string(d.Data) == txnCommit, d.Time
+		case !errors.Is(err, jetstream.ErrMsgNotFound):
+			return false, err
 		}
-		if n == 0 {
-			return nil
-		}
-	}
+		return fn(t, seq), nil
+	})
 }
 
 // RemoveTxn removes everything TxnStream holds of transaction id.
