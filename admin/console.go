@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,12 +28,17 @@ type Result struct {
 	Columns []string
 	Rows    [][]string
 	Tag     string
+	// Truncated: the query had more rows than were asked for.
+	Truncated bool
 }
 
 // Backend is what the console needs from the engine.
 type Backend interface {
 	// ConsoleQuery runs one SQL statement as user.
 	ConsoleQuery(ctx context.Context, user, sql string) (*Result, error)
+	// ConsoleSelect runs one query (SELECT, VALUES, TABLE) as user and
+	// keeps its first maxRows rows; any other statement is refused.
+	ConsoleSelect(ctx context.Context, user, sql string, maxRows int) (*Result, error)
 	// ConsoleDataflow renders the streaming dataflow of a view.
 	ConsoleDataflow(ctx context.Context, user, view string) (string, error)
 }
@@ -67,15 +73,22 @@ type console struct {
 	// csrfKey signs the per-user token that every form posts back, so a
 	// page of another site cannot make a logged-in browser act.
 	csrfKey []byte
+	// history samples the views' figures for rates and charts.
+	history  *history
+	stopOnce sync.Once
+	stop     chan struct{}
 }
 
 func newConsole() *console {
-	c := &console{csrfKey: make([]byte, 32)}
+	c := &console{csrfKey: make([]byte, 32), history: &history{}, stop: make(chan struct{})}
 	if _, err := rand.Read(c.csrfKey); err != nil {
 		panic(err)
 	}
 	return c
 }
+
+// close stops the console's sampling.
+func (c *console) close() { c.stopOnce.Do(func() { close(c.stop) }) }
 
 // SetConsole makes the console serve backend's data to the users access
 // admits.
@@ -88,7 +101,10 @@ func (s *Server) SetConsole(b Backend, access ConsoleAccess) {
 
 func (c *console) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /{$}", c.page(c.overview))
+	mux.HandleFunc("GET /graph", c.page(c.graph))
 	mux.HandleFunc("GET /views/{name}", c.page(c.view))
+	mux.HandleFunc("GET /query", c.page(c.queryPage))
+	mux.HandleFunc("POST /query", c.page(c.queryPage))
 	mux.HandleFunc("GET /checkpoints", c.page(c.checkpoints))
 	mux.HandleFunc("GET /savepoints", c.page(c.savepoints))
 	mux.HandleFunc("POST /savepoints", c.page(c.savepointAction))

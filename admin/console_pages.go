@@ -92,6 +92,9 @@ type viewBody struct {
 	Name       string
 	Definition string
 	Status     string
+	Freshness  string
+	Rows       viewRows
+	Chart      template.HTML
 	Dataflow   string
 	Operators  table
 	State      table
@@ -110,6 +113,13 @@ func (c *console) view(q *request) (string, pageData) {
 			body.Definition, body.Status = r[views.col("definition")], r[views.col("status")]
 		}
 	}
+	if f, ok := gatherViewMetrics().freshness[name]; ok {
+		body.Freshness = strconv.FormatFloat(f, 'f', 3, 64) + " s"
+	}
+	body.Chart = viewChartSVG(c.history.series(name))
+	var rerr string
+	body.Rows, rerr = readViewRows(q, name)
+	data.Error = firstError(data.Error, rerr)
 	flow, ferr := q.backend.ConsoleDataflow(q.ctx, q.user, name)
 	if ferr != nil {
 		data.Error = firstError(data.Error, ferr.Error())

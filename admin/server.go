@@ -128,6 +128,7 @@ func Listen(addr string, opts Options) (*Server, error) {
 		IdleTimeout: opts.IdleTimeout, ConnState: ln.connState}
 	s.ln = ln
 	s.console.routes(mux)
+	go s.console.history.run(s.console.stop)
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("HTTP endpoint stopped", "err", err)
@@ -140,7 +141,10 @@ func Listen(addr string, opts Options) (*Server, error) {
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Shutdown stops accepting requests and waits for those running.
-func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.console.close()
+	return s.http.Shutdown(ctx)
+}
 
 // slogErrorLog passes promhttp's errors to the server's log.
 type slogErrorLog struct{ log *slog.Logger }

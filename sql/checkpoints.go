@@ -108,6 +108,9 @@ func (e *Engine) systemTableFor(name string, r rowReader) (*catalog.Descriptor, 
 	case sysTableOperators:
 		d, rows := e.operatorsTable()
 		return d, rows, true
+	case sysTableDependencies:
+		d, rows := e.dependenciesTable()
+		return d, rows, true
 	}
 	return e.pgSystemTableFor(name, r)
 }

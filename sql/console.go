@@ -2,10 +2,14 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/admin"
 	"streamdb/catalog"
+	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -18,6 +22,30 @@ import (
 // ConsoleQuery implements admin.Backend: it runs one statement as user in
 // a session of its own and returns the rows as PostgreSQL's text output.
 func (e *Engine) ConsoleQuery(ctx context.Context, user, query string) (*admin.Result, error) {
+	return e.consoleRun(ctx, user, query, 0)
+}
+
+// ConsoleSelect implements admin.Backend: the console's query page. It
+// runs only a query (its rows are all it can give), as user, and keeps
+// the first maxRows rows.
+func (e *Engine) ConsoleSelect(ctx context.Context, user, query string, maxRows int) (*admin.Result, error) {
+	st, err := front.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	switch st.Node.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+	default:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "the console's query page runs only queries (SELECT, VALUES, TABLE); run other statements in psql")
+	}
+	return e.consoleRun(ctx, user, query, maxRows)
+}
+
+// errEnoughRows stops a console query once it has the rows it shows.
+var errEnoughRows = errors.New("enough rows")
+
+// consoleRun runs query as user; maxRows > 0 keeps only the first ones.
+func (e *Engine) consoleRun(ctx context.Context, user, query string, maxRows int) (*admin.Result, error) {
 	sess, err := e.NewSession(ctx, map[string]string{"user": user, "application_name": "streamdb console"})
 	if err != nil {
 		return nil, err
@@ -32,8 +60,11 @@ func (e *Engine) ConsoleQuery(ctx context.Context, user, query string) (*admin.R
 	for _, c := range cols {
 		res.Columns = append(res.Columns, c.Name)
 	}
-	w := &consoleRows{cols: cols, res: res}
+	w := &consoleRows{cols: cols, res: res, max: maxRows}
 	res.Tag, err = p.Execute(ctx, nil, w)
+	if errors.Is(err, errEnoughRows) {
+		res.Truncated, res.Tag, err = true, "", nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -44,9 +75,13 @@ func (e *Engine) ConsoleQuery(ctx context.Context, user, query string) (*admin.R
 type consoleRows struct {
 	cols []types.Column
 	res  *admin.Result
+	max  int // 0: every row
 }
 
 func (w *consoleRows) WriteRow(row types.Row) error {
+	if w.max > 0 && len(w.res.Rows) == w.max {
+		return errEnoughRows
+	}
 	out := make([]string, len(row))
 	for i, d := range row {
 		if !d.IsNull() {

@@ -1,0 +1,57 @@
+package admin
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGraphLayoutColumnsByDepth(t *testing.T) {
+	g := &pipelineGraph{nodes: map[string]*graphNode{}}
+	for _, n := range [][2]string{{"s", "stream"}, {"t", "table"}, {"v1", "materialized view"}, {"v2", "materialized view"}, {"k", "sink"}, {"lone", "stream"}} {
+		g.add(n[0], n[1])
+	}
+	g.edges = []graphEdge{{from: "s", to: "v1"}, {from: "v1", to: "v2"}, {from: "t", to: "v2"}, {from: "v2", to: "k"}}
+	var got []string
+	for _, col := range g.layout() {
+		var names []string
+		for _, n := range col {
+			names = append(names, n.name)
+		}
+		got = append(got, strings.Join(names, ","))
+	}
+	if want := "lone,s,t|v1|v2|k"; strings.Join(got, "|") != want {
+		t.Errorf("columns %q, want %q", strings.Join(got, "|"), want)
+	}
+	if svg := string(g.svg()); strings.Count(svg, `class="node"`) != 6 || strings.Count(svg, `class="edge"`) != 4 {
+		t.Errorf("svg draws %d nodes and %d edges, want 6 and 4", strings.Count(svg, `class="node"`), strings.Count(svg, `class="edge"`))
+	}
+}
+
+func TestHistoryRates(t *testing.T) {
+	h := &history{}
+	at := time.Unix(1000, 0)
+	for i, in := range []float64{10, 60, 60, 5} { // the last one: the view was replaced
+		h.record(at.Add(time.Duration(i)*historyPeriod), viewMetrics{rowsIn: map[string]float64{"v": in}, rowsOut: map[string]float64{"v": in}})
+	}
+	var rates []string
+	for _, p := range h.series("v") {
+		if p.hasRate {
+			rates = append(rates, formatRate(p.inRate))
+		} else {
+			rates = append(rates, "-")
+		}
+	}
+	if got, want := strings.Join(rates, " "), "- 10 rows/s 0 rows/s -"; got != want {
+		t.Errorf("rates %q, want %q", got, want)
+	}
+	if in, _, ok := h.latestRate("v"); !ok || in != 0 {
+		t.Errorf("latest rate %v %v, want 0 (the newest period with a rate)", in, ok)
+	}
+	for i := 0; i < historySamples+10; i++ {
+		h.record(at, viewMetrics{})
+	}
+	if len(h.samples) != historySamples {
+		t.Errorf("history holds %d samples, want at most %d", len(h.samples), historySamples)
+	}
+}
