@@ -102,7 +102,7 @@ func nodeX(n *graphNode) int { return graphPad + n.column*(nodeWidth+colGap) }
 func nodeY(n *graphNode) int { return graphPad + n.row*(nodeHeight+rowGap) }
 
 var kindColors = map[string]string{
-	"stream": "#e8f1fb", "table": "#eef7ea", "materialized view": "#fff", "view": "#f7f7f7", "sink": "#f4ecfa",
+	"source": "#fdf3e1", "stream": "#e8f1fb", "table": "#eef7ea", "materialized view": "#fff", "view": "#f7f7f7", "sink": "#f4ecfa",
 }
 
 // svg draws the graph.
@@ -196,6 +196,15 @@ func (c *console) graph(q *request) (string, pageData) {
 	for _, r := range streams.Rows {
 		g.add(r[streams.col("name")], "stream").detail = "subject " + r[streams.col("subject")]
 	}
+	sources, err := q.query("SHOW SOURCES")
+	data.Error = firstError(data.Error, err)
+	for _, r := range sources.Rows {
+		n := g.add(r[sources.col("name")], "source")
+		n.detail = "PostgreSQL · " + r[sources.col("status")]
+		if lag := r[sources.col("lag_bytes")]; lag != "" && lag != "0" {
+			n.detail, n.behind = "PostgreSQL · "+lag+" bytes behind", true
+		}
+	}
 	tables, err := q.query("SHOW TABLES")
 	data.Error = firstError(data.Error, err)
 	for _, r := range tables.Rows {
@@ -243,6 +252,8 @@ func (c *console) graph(q *request) (string, pageData) {
 		g.add(input, inKind)
 		e := graphEdge{from: input, to: object}
 		switch inKind {
+		case "source":
+			e.label = "replication"
 		case "stream", "table":
 			if behind, ok := lag[[2]string{input, object}]; ok {
 				e.label = formatCount(behind) + " behind"

@@ -26,6 +26,10 @@ const (
 	// expanded where a query reads it.
 	KindPlainView ObjectKind = "view"
 	KindSequence  ObjectKind = "sequence"
+	// KindSource is a PostgreSQL database whose tables streamdb mirrors
+	// through logical replication (Source); each mirrored table is a
+	// table whose Mirror names the source.
+	KindSource ObjectKind = "source"
 	// KindSystem is a read-only table computed from server state
 	// (streamdb_checkpoints); it is never stored.
 	KindSystem ObjectKind = "system table"
@@ -97,6 +101,33 @@ type Descriptor struct {
 
 	// Sequence holds a sequence's definition.
 	Sequence *Sequence `json:"sequence,omitempty"`
+
+	// Source holds a source's definition. Mirror is, for a table, the
+	// source it mirrors: only that source's changes write it.
+	Source *PGSource `json:"source,omitempty"`
+	Mirror string    `json:"mirror,omitempty"`
+}
+
+// PGSource is the definition of a PostgreSQL source.
+type PGSource struct {
+	// Connection is the libpq connection string (it may hold a
+	// password: shown only redacted).
+	Connection  string `json:"connection"`
+	Publication string `json:"publication"`
+	// Slot is the replication slot on the source; Progress the table
+	// that records, in the same commits as the changes, the source
+	// position applied.
+	Slot     string `json:"slot"`
+	Progress string `json:"progress"`
+	// Tables maps each mirrored source table to its streamdb table.
+	Tables []PGSourceTable `json:"tables"`
+}
+
+// PGSourceTable is one mirrored table.
+type PGSourceTable struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	Table  string `json:"table"`
 }
 
 // Sequence is the definition of a sequence. Its values are kept outside

@@ -111,6 +111,9 @@ func (e *Engine) systemTableFor(name string, r rowReader) (*catalog.Descriptor, 
 	case sysTableDependencies:
 		d, rows := e.dependenciesTable()
 		return d, rows, true
+	case sysTableSources:
+		d, rows := e.sourcesTable()
+		return d, rows, true
 	}
 	return e.pgSystemTableFor(name, r)
 }

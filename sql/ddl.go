@@ -20,6 +20,12 @@ import (
 var streamOptions = map[string]bool{"subject": true, "format": true, "connector": true, optHistory: true, optRetention: true}
 
 func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (string, error) {
+	return e.createSourceFor(ctx, n, "")
+}
+
+// createSourceFor creates a stream or table; mirror names the PostgreSQL
+// source whose mirrored table it is ("" for none).
+func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mirror string) (string, error) {
 	tag := "CREATE STREAM"
 	isTable := n.Kind == front.KindTable && !n.AppendOnly
 	if n.Kind == front.KindTable {
@@ -42,6 +48,7 @@ func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (strin
 	if err != nil {
 		return "", err
 	}
+	d.Mirror = mirror
 	var seqs []*catalog.Descriptor
 	if isTable {
 		if seqs, err = e.columnSequences(n, d); err != nil {
@@ -562,6 +569,10 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 			if err := e.checkDropSequence(d); err != nil {
 				return "", err
 			}
+		}
+		if d.Mirror != "" && !n.Source {
+			return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop table %s because source %s mirrors it", name, d.Mirror).
+				WithHint("DROP SOURCE %s drops it with the source's other tables.", d.Mirror)
 		}
 		deps := e.dependents(name)
 		if len(deps) > 0 && !n.Cascade {

@@ -8,9 +8,10 @@ import (
 	"streamdb/types"
 )
 
-// streamdb_dependencies lists what each view and sink reads: one row per
-// (object, input) pair, the edges of the graph of streams and tables into
-// views into sinks that the console draws. Names are those a reader sees
+// streamdb_dependencies lists what each view, sink and mirrored table
+// reads: one row per (object, input) pair, the edges of the graph of
+// sources, streams and tables into views into sinks that the console
+// draws. Names are those a reader sees
 // in SHOW commands; an input no longer in the catalog (a view being
 // replaced) keeps its name with the kind NULL.
 
@@ -42,6 +43,13 @@ func (e *Engine) dependenciesTable() (*catalog.Descriptor, func() []types.Row) {
 					edge(obj.Name, kind, in)
 				}
 			}
+		}
+		// A mirrored table reads its PostgreSQL source.
+		for _, src := range e.objects(catalog.KindSource) {
+			for _, t := range src.Source.Tables {
+				edge(t.Table, catalog.KindTable, src.Name)
+			}
+			edge(src.Source.Progress, catalog.KindTable, src.Name)
 		}
 		snap := e.store.Snapshot()
 		defer snap.Close()

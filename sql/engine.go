@@ -98,6 +98,9 @@ type Engine struct {
 	ackMu  sync.Mutex
 	acked  map[string]uint64
 	replay map[string]uint64
+	// pgSources are the appliers of the PostgreSQL sources
+	// (pg_source_apply.go).
+	pgSources pgSourceSet
 	// txnsRemovedTo is the transaction stream sequence up to which
 	// removeTxns has removed every transaction (under ddlMu).
 	txnsRemovedTo uint64
@@ -142,6 +145,7 @@ func Open(n *node.Node, log *slog.Logger, roles RoleReplica) (*Engine, error) {
 	e.startPurging()
 	n.Start()
 	e.publisher = n.Publisher()
+	e.pgSources.startAll(e)
 	return e, nil
 }
 
@@ -158,6 +162,7 @@ func (e *Engine) NATSURL() string { return e.broker.URL }
 // where they are (so a restart leaves no gap), open checkpoints of AS OF
 // close once unused, then the node shuts down (node.Node.Close).
 func (e *Engine) Close() error {
+	e.pgSources.stopAll()
 	e.stopPurging()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	e.flushSequences(ctx)

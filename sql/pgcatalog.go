@@ -251,3 +251,6 @@ func quoteIdents(names []string) string {
 
 // quoteIdent quotes a name the way PostgreSQL's quote_ident does.
 func quoteIdent(name string) string { return expr.QuoteIdent(name) }
+
+// quoteLiteral quotes s as a standard SQL string literal.
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

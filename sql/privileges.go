@@ -117,6 +117,8 @@ func (s *session) permitted(st *front.Statement) error {
 				return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of sink %s", d.Name)
 			}
 		}
+	case *front.CreatePGSource:
+		return mustBeSuperuser("create a PostgreSQL source")
 	case *front.Drop:
 		for _, name := range n.Names {
 			d, ok := s.e.lookup(name)

@@ -46,6 +46,10 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 		}
 		return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Name)
 	}
+	if old.Mirror != "" || old.Kind == catalog.KindSource {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "cannot rename %s %q: PostgreSQL sources and the tables they mirror keep their names", relKindWord(old), n.Name).
+			WithHint("Name the mirrored tables at CREATE SOURCE with FOR TABLES (schema.table AS name, ...).")
+	}
 	if n.View && old.Kind != catalog.KindView {
 		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a materialized view", n.Name).
 			WithHint("Use ALTER %s.", upperKind(old))

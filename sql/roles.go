@@ -597,6 +597,8 @@ func relKindWord(d *catalog.Descriptor) string {
 		return "stream"
 	case catalog.KindSequence:
 		return "sequence"
+	case catalog.KindSource:
+		return "source"
 	}
 	return "table"
 }

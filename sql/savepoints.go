@@ -272,6 +272,9 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 	}
 	// stateMu is released by defer: no way out of the swap, an early
 	// return or a panic, may leave every query waiting on it.
+	// Sources follow from the positions the restored tables hold.
+	e.pgSources.stopAll()
+	defer e.pgSources.startAll(e)
 	err = func() error {
 		e.stateMu.Lock()
 		defer e.stateMu.Unlock()

@@ -37,6 +37,9 @@ type session struct {
 	named map[string]*sqlPrepared
 	// seqs is what currval and lastval answer (sequences.go).
 	seqs seqSession
+	// mirrorWriter: the session of a PostgreSQL source's applier, the
+	// one writer of the tables it mirrors.
+	mirrorWriter bool
 }
 
 func newSession(e *Engine, startup map[string]string) *session {
@@ -262,7 +265,14 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 	case *front.DropSchema:
 		return command(func(ctx context.Context) (string, error) { return dropSchema(ctx, n) }), nil
 	case *front.Drop:
+		if src := s.e.pgSourceOf(n); src != nil {
+			return command(func(ctx context.Context) (string, error) {
+				return "DROP SOURCE", s.e.dropPGSource(ctx, src, n.Cascade)
+			}), nil
+		}
 		return command(func(ctx context.Context) (string, error) { return s.e.drop(ctx, n) }), nil
+	case *front.CreatePGSource:
+		return command(func(ctx context.Context) (string, error) { return s.e.createPGSource(ctx, n) }), nil
 	case *front.CreateSink:
 		owner := s.sinkOwner()
 		return command(func(ctx context.Context) (string, error) { return s.e.createSink(ctx, n, owner) }), nil

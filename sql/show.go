@@ -59,7 +59,9 @@ func textRow(vals ...string) types.Row {
 
 func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 	switch n.Target {
-	case "streams", "sources":
+	case "sources":
+		return showResult(sourceColumns, func(context.Context) ([]types.Row, error) { return s.e.sourceRows(), nil }), nil
+	case "streams":
 		cols := []types.Column{
 			{Name: "name", Type: types.Text}, {Name: "subject", Type: types.Text},
 			{Name: "jetstream_stream", Type: types.Text}, {Name: "format", Type: types.Text},

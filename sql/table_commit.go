@@ -50,6 +50,11 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 	if err := e.checkWritable(); err != nil {
 		return err
 	}
+	for _, w := range tables {
+		if w.d.Mirror != "" && !s.mirrorWriter {
+			return mirrorWriteError(w.d)
+		}
+	}
 	e.stateMu.RLock()
 	defer e.stateMu.RUnlock()
 	if len(tables) == 1 && len(streams) == 0 {

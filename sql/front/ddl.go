@@ -20,6 +20,9 @@ func parseCreate(st *Statement, c *cursor) (any, error) {
 	}
 	t := c.peek()
 	switch {
+	case t.isWord("source") && isPGSource(c):
+		c.next()
+		return parseCreatePGSource(c)
 	case c.word("stream", "source"):
 		return parseCreateSource(c, KindStream)
 	case c.word("table"):

@@ -118,6 +118,9 @@ type Drop struct {
 	Schemas  []string // their schemas ("" when not dotted), parallel to Names
 	IfExists bool
 	Cascade  bool
+	// Source: written DROP SOURCE, which drops a PostgreSQL source of the
+	// name if there is one, and a stream otherwise.
+	Source bool
 }
 
 // Show is SHOW x. Target is "streams", "tables", "materialized views",

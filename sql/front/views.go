@@ -57,7 +57,9 @@ func parseDrop(c *cursor) (any, error) {
 	d := &Drop{}
 	t := c.peek()
 	switch {
-	case c.word("stream", "source"):
+	case c.word("source"):
+		d.Kind, d.Source = KindStream, true
+	case c.word("stream"):
 		d.Kind = KindStream
 	case c.word("table"):
 		d.Kind = KindTable

@@ -27,6 +27,8 @@ type Postgres struct {
 	bin     string // directory of initdb, pg_ctl and postgres
 	runAs   string // "postgres" when the test runs as root, else ""
 	stopped bool
+	// opts are the server options a Restart starts it with again.
+	opts string
 }
 
 // StartPostgres initialises a fresh cluster in a temporary directory
@@ -103,6 +105,7 @@ func StartPostgres(t testing.TB) *Postgres {
 		out, err := pg.command("pg_ctl", "-D", pg.DataDir, "-l", pg.LogPath, "-o", opts,
 			"-w", "-t", "60", "start").CombinedOutput()
 		if err == nil {
+			pg.opts = opts
 			break
 		}
 		log := tailFile(pg.LogPath, 30)

@@ -1,0 +1,589 @@
+package sql
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/pgcdc"
+	"streamdb/sqlerr"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// maxBatchChanges bounds the source changes one commit applies: the
+// applier takes every whole transaction that has arrived, up to it.
+// idleConfirmInterval is how often an idle applier moves its position
+// to the source's.
+const (
+	maxBatchChanges     = 10_000
+	idleConfirmInterval = time.Second
+)
+
+// pgSourceSet holds the running appliers, by source name.
+type pgSourceSet struct {
+	mu      sync.Mutex
+	running map[string]*pgApplier
+}
+
+// pgApplier follows one source.
+type pgApplier struct {
+	e    *Engine
+	name string
+	src  *catalog.PGSource
+
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu         sync.Mutex
+	status     string
+	applied    pgcdc.LSN // the position the tables hold
+	lastCommit time.Time // the source commit time of the newest transaction applied
+	stream     *pgcdc.Stream
+	pending    int // transactions received, not yet applied
+}
+
+// start starts the applier of source d (replacing one that runs).
+func (s *pgSourceSet) start(e *Engine, d *catalog.Descriptor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running == nil {
+		s.running = map[string]*pgApplier{}
+	}
+	if old := s.running[d.Name]; old != nil {
+		old.cancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &pgApplier{e: e, name: d.Name, src: d.Source, cancel: cancel, done: make(chan struct{}), status: "starting"}
+	s.running[d.Name] = a
+	go a.run(ctx)
+}
+
+// stop stops the applier of source name and waits for it.
+func (s *pgSourceSet) stop(name string) {
+	s.mu.Lock()
+	a := s.running[name]
+	delete(s.running, name)
+	s.mu.Unlock()
+	if a != nil {
+		a.cancel()
+		<-a.done
+	}
+}
+
+// stopAll stops every applier and waits for them.
+func (s *pgSourceSet) stopAll() {
+	s.mu.Lock()
+	all := s.running
+	s.running = nil
+	s.mu.Unlock()
+	for _, a := range all {
+		a.cancel()
+	}
+	for _, a := range all {
+		<-a.done
+	}
+}
+
+// startAll starts an applier for every source of the catalog.
+func (s *pgSourceSet) startAll(e *Engine) {
+	for _, d := range e.objects(catalog.KindSource) {
+		s.start(e, d)
+	}
+}
+
+// get returns the applier of source name, or nil.
+func (s *pgSourceSet) get(name string) *pgApplier {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running[name]
+}
+
+func (a *pgApplier) setStatus(st string) {
+	a.mu.Lock()
+	a.status = st
+	a.mu.Unlock()
+}
+
+// run follows the source until ctx ends, starting again after a failure
+// (the source restarting, the network) with a growing pause.
+func (a *pgApplier) run(ctx context.Context) {
+	defer close(a.done)
+	backoff := time.Second
+	for ctx.Err() == nil {
+		started := time.Now()
+		err := a.follow(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if time.Since(started) > time.Minute {
+			backoff = time.Second
+		}
+		a.setStatus("retrying: " + err.Error())
+		a.e.log.Warn("PostgreSQL source stopped; retrying", "source", a.name, "err", err, "in", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}
+
+// follow applies the source's transactions from the position the tables
+// hold, copying the tables afresh when the slot cannot serve it.
+func (a *pgApplier) follow(ctx context.Context) error {
+	a.setStatus("starting")
+	pos, ok, err := a.position(ctx)
+	if err != nil {
+		return err
+	}
+	info, err := pgcdc.DescribeSlot(ctx, a.src.Connection, a.src.Slot)
+	if err != nil {
+		return err
+	}
+	// The slot has let go of what the tables lack (a ROLLBACK TO SAVEPOINT
+	// took them back), or is gone: copy the tables again from a new slot.
+	var why string
+	switch {
+	case !ok:
+		why = "the tables hold no source position"
+	case !info.Exists:
+		why = "its replication slot " + a.src.Slot + " is gone"
+	case pos < info.Confirmed:
+		why = fmt.Sprintf("the tables are at %s, before the slot's %s (restored to a savepoint)", pos, info.Confirmed)
+	}
+	if why != "" {
+		a.e.log.Warn("PostgreSQL source copies its tables again", "source", a.name, "why", why)
+		a.setStatus("copying: " + why)
+		if pos, err = a.resync(ctx); err != nil {
+			return err
+		}
+	}
+	stream, err := pgcdc.StartStream(ctx, a.src.Connection, a.src.Slot, a.src.Publication, pos)
+	if err != nil {
+		return err
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+		stream.Close(context.Background())
+		a.mu.Lock()
+		a.stream, a.pending = nil, 0
+		a.mu.Unlock()
+	}()
+	a.mu.Lock()
+	a.stream, a.applied, a.status = stream, pos, "running"
+	a.mu.Unlock()
+
+	txns := make(chan *pgcdc.Txn, 1024)
+	errc := make(chan error, 1)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			t, err := stream.Next(rctx)
+			if err != nil {
+				errc <- err
+				return
+			}
+			a.mu.Lock()
+			a.pending++
+			a.mu.Unlock()
+			select {
+			case txns <- t:
+			case <-rctx.Done():
+				return
+			}
+		}
+	}()
+	idleTick := time.NewTicker(idleConfirmInterval)
+	defer idleTick.Stop()
+	for {
+		var batch []*pgcdc.Txn
+		select {
+		case t := <-txns:
+			batch = append(batch, t)
+		case err := <-errc:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-idleTick.C:
+			// With everything sent applied, the position moves to where
+			// the source is: its WAL is let go, and a fast shutdown of
+			// the source (which waits for its senders' clients to
+			// confirm all) is not held up.
+			a.mu.Lock()
+			idle := a.pending == 0 && stream.Idle()
+			a.mu.Unlock()
+			if end := stream.ServerEnd(); idle && end > pos {
+				if err := a.apply(ctx, nil, end); err != nil {
+					return err
+				}
+				pos = end
+				stream.Confirm(pos)
+				a.mu.Lock()
+				a.applied = pos
+				a.mu.Unlock()
+			}
+			continue
+		}
+		n := len(batch[0].Changes)
+	drain:
+		for n < maxBatchChanges {
+			select {
+			case t := <-txns:
+				batch = append(batch, t)
+				n += len(t.Changes)
+			default:
+				break drain
+			}
+		}
+		// A restart may be sent transactions the tables already hold.
+		fresh := batch[:0]
+		for _, t := range batch {
+			if t.End > pos {
+				fresh = append(fresh, t)
+			}
+		}
+		if len(fresh) > 0 {
+			if err := a.apply(ctx, fresh, fresh[len(fresh)-1].End); err != nil {
+				return err
+			}
+			pos = fresh[len(fresh)-1].End
+			stream.Confirm(pos)
+		}
+		a.mu.Lock()
+		a.pending -= len(batch)
+		a.applied = pos
+		if len(fresh) > 0 {
+			a.lastCommit = fresh[len(fresh)-1].CommitTime
+		}
+		a.mu.Unlock()
+	}
+}
+
+// position reads the source position the progress table holds.
+func (a *pgApplier) position(ctx context.Context) (pgcdc.LSN, bool, error) {
+	res, err := a.e.consoleRun(ctx, BootstrapUser, fmt.Sprintf("SELECT lsn FROM %s WHERE source = %s", quoteIdent(a.src.Progress), quoteLiteral(a.name)), 0)
+	if err != nil {
+		return 0, false, err
+	}
+	if len(res.Rows) == 0 {
+		return 0, false, nil
+	}
+	lsn, err := pgcdc.ParseLSN(res.Rows[0][0])
+	return lsn, err == nil, err
+}
+
+// resync copies the tables again through a new slot of the same name and
+// returns the position the copy is at.
+func (a *pgApplier) resync(ctx context.Context) (pgcdc.LSN, error) {
+	if err := pgcdc.DropSlot(ctx, a.src.Connection, a.src.Slot); err != nil {
+		return 0, err
+	}
+	names := make([][2]string, len(a.src.Tables))
+	for i, t := range a.src.Tables {
+		names[i] = [2]string{t.Schema, t.Name}
+	}
+	tables, err := pgcdc.DescribeTables(ctx, a.src.Connection, a.src.Publication, names)
+	if err != nil {
+		return 0, err
+	}
+	slot, err := pgcdc.CreateSlot(ctx, a.src.Connection, a.src.Slot)
+	if err != nil {
+		return 0, err
+	}
+	defer slot.Close(context.Background())
+	if err := a.copySnapshot(ctx, slot, tables, true); err != nil {
+		return 0, err
+	}
+	return slot.Point, nil
+}
+
+// mirrorSession is the session the applier commits through: the only
+// one that may write mirrored tables.
+func (a *pgApplier) mirrorSession() *session { return &session{e: a.e, mirrorWriter: true} }
+
+// table returns the mirror of source table schema.name, or nil when the
+// source does not mirror it.
+func (a *pgApplier) table(schema, name string) (*catalog.Descriptor, error) {
+	for _, t := range a.src.Tables {
+		if t.Schema == schema && t.Name == name {
+			d, ok := a.e.lookup(t.Table)
+			if !ok || d.Kind != catalog.KindTable || d.Mirror != a.name {
+				return nil, sqlerr.New(sqlerr.UndefinedTable, "table %q of source %q does not exist", t.Table, a.name)
+			}
+			return d, nil
+		}
+	}
+	return nil, nil
+}
+
+// copySnapshot writes the tables as the slot's snapshot holds them, and
+// the slot's position, in one commit: into new, empty tables, or, with
+// replace, over what the tables hold.
+func (a *pgApplier) copySnapshot(ctx context.Context, slot *pgcdc.Slot, tables []*pgcdc.Table, replace bool) error {
+	rows := map[*pgcdc.Table][][]pgcdc.Value{}
+	err := slot.Copy(ctx, tables, func(t *pgcdc.Table, vals [][]byte) error {
+		row := make([]pgcdc.Value, len(vals))
+		for i, v := range vals {
+			row[i] = pgcdc.Value{Text: v, Null: v == nil}
+		}
+		rows[t] = append(rows[t], row)
+		return nil
+	})
+	if err != nil {
+		return sourceError(err)
+	}
+	var writes []*tableWrite
+	for _, t := range tables {
+		d, err := a.table(t.Schema, t.Name)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			continue
+		}
+		names := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			names[i] = c.Name
+		}
+		ops := make([]rowOp, len(rows[t]))
+		for i, r := range rows[t] {
+			ops[i] = rowOp{op: pgcdc.OpInsert, cols: names, new: r}
+		}
+		writes = append(writes, &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
+			return mirrorChanges(ctx, ts, ops, replace)
+		}})
+	}
+	progress, err := a.progressWrite(slot.Point)
+	if err != nil {
+		return err
+	}
+	return a.mirrorSession().commitWrites(ctx, append(writes, progress), nil)
+}
+
+// apply applies whole source transactions in one commit, with the
+// position end.
+func (a *pgApplier) apply(ctx context.Context, txns []*pgcdc.Txn, end pgcdc.LSN) error {
+	ops := map[*catalog.Descriptor][]rowOp{}
+	var order []*catalog.Descriptor
+	add := func(rel *pgcdc.Relation, op rowOp) error {
+		d, err := a.table(rel.Schema, rel.Name)
+		if err != nil || d == nil {
+			// A table the publication gained later is not mirrored.
+			return err
+		}
+		if _, ok := ops[d]; !ok {
+			order = append(order, d)
+		}
+		op.cols = rel.Columns
+		ops[d] = append(ops[d], op)
+		return nil
+	}
+	for _, t := range txns {
+		for _, ch := range t.Changes {
+			if ch.Op == pgcdc.OpTruncate {
+				for _, rel := range ch.Truncated {
+					if err := add(rel, rowOp{op: pgcdc.OpTruncate}); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if err := add(ch.Rel, rowOp{op: ch.Op, new: ch.New, old: ch.Old}); err != nil {
+				return err
+			}
+		}
+	}
+	var writes []*tableWrite
+	for _, d := range order {
+		tableOps := ops[d]
+		writes = append(writes, &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
+			return mirrorChanges(ctx, ts, tableOps, false)
+		}})
+	}
+	progress, err := a.progressWrite(end)
+	if err != nil {
+		return err
+	}
+	return a.mirrorSession().commitWrites(ctx, append(writes, progress), nil)
+}
+
+// progressWrite sets the source's row of its progress table to lsn.
+func (a *pgApplier) progressWrite(lsn pgcdc.LSN) (*tableWrite, error) {
+	d, ok := a.e.lookup(a.src.Progress)
+	if !ok || d.Kind != catalog.KindTable {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "progress table %q of source %q does not exist", a.src.Progress, a.name)
+	}
+	row := types.Row{types.NewString(a.name), types.NewString(lsn.String()), types.NewTime(time.Now())}
+	return &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
+		key := rowKey(ts.key, row)
+		old, err := ts.lookup(key)
+		if err != nil {
+			return nil, err
+		}
+		var out []exec.Change
+		if old != nil {
+			out = append(out, exec.Change{Row: old, Sign: exec.Delete})
+		}
+		return append(out, exec.Change{Row: row, Sign: exec.Insert}), nil
+	}}, nil
+}
+
+// rowOp is one source change to one table: values come in the order of
+// cols (the source's column names).
+type rowOp struct {
+	op       pgcdc.Op
+	cols     []string
+	new, old []pgcdc.Value
+}
+
+// mirrorChanges computes the changes that bring a mirrored table from
+// what it holds (ts) to what ops leave: each touched row once, as a
+// deletion of what it held and an insertion of what it becomes. Applying
+// ops again gives no change, so a transaction sent twice is harmless.
+// With replace, ops are the whole table: rows they do not name go.
+func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace bool) ([]exec.Change, error) {
+	type touched struct{ orig, final types.Row }
+	state := map[string]*touched{}
+	var order []string
+	get := func(key []byte) (*touched, error) {
+		if t, ok := state[string(key)]; ok {
+			return t, nil
+		}
+		orig, err := ts.lookup(key)
+		if err != nil {
+			return nil, err
+		}
+		t := &touched{orig: orig, final: orig}
+		state[string(key)] = t
+		order = append(order, string(key))
+		return t, nil
+	}
+	clearAll := func() error {
+		rows, err := ts.rows(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			t, err := get(rowKey(ts.key, r))
+			if err != nil {
+				return err
+			}
+			t.final = nil
+		}
+		for _, t := range state {
+			t.final = nil
+		}
+		return nil
+	}
+	if replace {
+		if err := clearAll(); err != nil {
+			return nil, err
+		}
+	}
+	index := map[string]int{}
+	for i, c := range ts.cols {
+		index[c.Name] = i
+	}
+	build := func(vals []pgcdc.Value, names []string, prev types.Row) (types.Row, error) {
+		row := make(types.Row, len(ts.cols))
+		for i := range row {
+			row[i] = types.Null
+			if prev != nil {
+				row[i] = prev[i]
+			}
+		}
+		for j, v := range vals {
+			i, ok := index[names[j]]
+			if !ok || v.Unchanged {
+				continue
+			}
+			d, err := sourceDatum(v.Text, v.Null, ts.cols[i])
+			if err != nil {
+				return nil, fmt.Errorf("table %s: %w", ts.d.Name, err)
+			}
+			row[i] = d
+		}
+		return row, nil
+	}
+	for _, op := range ops {
+		switch op.op {
+		case pgcdc.OpTruncate:
+			if err := clearAll(); err != nil {
+				return nil, err
+			}
+		case pgcdc.OpInsert, pgcdc.OpUpdate:
+			var prev types.Row
+			if op.old != nil {
+				// The update changed the row's key: the old key goes.
+				oldRow, err := build(op.old, op.cols, nil)
+				if err != nil {
+					return nil, err
+				}
+				t, err := get(rowKey(ts.key, oldRow))
+				if err != nil {
+					return nil, err
+				}
+				prev, t.final = t.final, nil
+			}
+			row, err := build(op.new, op.cols, nil)
+			if err != nil {
+				return nil, err
+			}
+			t, err := get(rowKey(ts.key, row))
+			if err != nil {
+				return nil, err
+			}
+			if prev == nil {
+				prev = t.final
+			}
+			if prev != nil {
+				// Values the source left out (unchanged TOAST) keep theirs.
+				if row, err = build(op.new, op.cols, prev); err != nil {
+					return nil, err
+				}
+			}
+			t.final = row
+		case pgcdc.OpDelete:
+			keyRow, err := build(op.old, op.cols, nil)
+			if err != nil {
+				return nil, err
+			}
+			t, err := get(rowKey(ts.key, keyRow))
+			if err != nil {
+				return nil, err
+			}
+			t.final = nil
+		}
+	}
+	var out []exec.Change
+	for _, k := range order {
+		t := state[k]
+		if sameRow(t.orig, t.final) {
+			continue
+		}
+		if t.orig != nil {
+			out = append(out, exec.Change{Row: t.orig, Sign: exec.Delete})
+		}
+		if t.final != nil {
+			out = append(out, exec.Change{Row: t.final, Sign: exec.Insert})
+		}
+	}
+	return out, nil
+}
+
+func sameRow(a, b types.Row) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return bytes.Equal(keyenc.AppendRowValue(nil, a), keyenc.AppendRowValue(nil, b))
+}

@@ -1,0 +1,65 @@
+package sql
+
+import (
+	"strings"
+	"time"
+
+	"streamdb/catalog"
+	"streamdb/pgcdc"
+	"streamdb/types"
+)
+
+// SHOW SOURCES and streamdb_sources list the PostgreSQL sources with
+// where their appliers are: the source position the mirrored tables
+// hold, and how far the source's WAL is ahead of it (0 when the source
+// has sent everything and all of it is applied).
+
+const sysTableSources = "streamdb_sources"
+
+var sourceColumns = []types.Column{
+	{Name: "name", Type: types.Text}, {Name: "connection", Type: types.Text},
+	{Name: "publication", Type: types.Text}, {Name: "slot", Type: types.Text},
+	{Name: "tables", Type: types.Text}, {Name: "status", Type: types.Text},
+	{Name: "applied_lsn", Type: types.Text}, {Name: "lag_bytes", Type: types.Int8},
+	{Name: "lag_seconds", Type: types.Float8},
+}
+
+func (e *Engine) sourcesTable() (*catalog.Descriptor, func() []types.Row) {
+	d := &catalog.Descriptor{Name: sysTableSources, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(sourceColumns)}
+	return d, e.sourceRows
+}
+
+func (e *Engine) sourceRows() []types.Row {
+	var rows []types.Row
+	for _, d := range e.objects(catalog.KindSource) {
+		src := d.Source
+		var tables []string
+		for _, t := range src.Tables {
+			tables = append(tables, t.Schema+"."+t.Name+" AS "+t.Table)
+		}
+		row := types.Row{types.NewString(d.Name), types.NewString(pgcdc.Redact(src.Connection)),
+			types.NewString(src.Publication), types.NewString(src.Slot), types.NewString(strings.Join(tables, ", ")),
+			types.NewString("stopped"), types.Null, types.Null, types.Null}
+		if a := e.pgSources.get(d.Name); a != nil {
+			a.mu.Lock()
+			row[5] = types.NewString(a.status)
+			if a.applied != 0 {
+				row[6] = types.NewString(a.applied.String())
+			}
+			if a.stream != nil {
+				var lagBytes int64
+				if end := a.stream.ServerEnd(); !(a.pending == 0 && a.stream.Idle()) && end > a.applied {
+					lagBytes = int64(end - a.applied)
+				}
+				lagSeconds := 0.0
+				if lagBytes > 0 && !a.lastCommit.IsZero() {
+					lagSeconds = time.Since(a.lastCommit).Seconds()
+				}
+				row[7], row[8] = types.NewInt(lagBytes), types.NewFloat(lagSeconds)
+			}
+			a.mu.Unlock()
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
