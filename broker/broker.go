@@ -42,6 +42,8 @@ type Broker struct {
 	// replicas of the JetStream streams the broker creates (0: 1); set
 	// before the first EnsureStream.
 	replicas int
+	// atomicOff: streams that refused an atomic batch (atomic.go).
+	atomicOff atomicOff
 }
 
 // SetStreamReplicas sets the replicas of the JetStream streams the broker
@@ -258,6 +260,9 @@ func (b *Broker) EnsureStreamFor(ctx context.Context, sqlName, subject, owner st
 			Storage:  jetstream.FileStorage,
 			Metadata: meta,
 			Replicas: max(1, b.replicas),
+			// A write of several rows lands as one atomic batch
+			// (PublishAtomic).
+			AllowAtomicPublish: true,
 		})
 		if err == nil {
 			return name, true, nil

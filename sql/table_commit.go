@@ -19,7 +19,8 @@ import (
 // A commit that writes one subject and fits in one message publishes it
 // as ONE message (a table's through its log's queue), so it lands whole or
 // not at all: a message JetStream refuses (stream full) leaves nothing
-// behind. Any other commit (larger than a message, or writing several
+// behind. Several rows for one stream are one atomic batch (publishRows).
+// Any other commit (larger than a message, or writing several
 // tables or streams) goes through the transaction stream (publishTxn,
 // broker/txn.go): whole or not at all too, and seen by every view in one
 // epoch.
@@ -111,11 +112,28 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 }
 
 // publishRows publishes the rows of a write to one stream as events, one
-// message each, as producers publish them, in one epoch. They are not one
-// atomic unit: if JetStream refuses a later row (the stream's limits), the
-// rows before it stay, and the error names how many landed.
+// message each, as producers publish them, in one epoch, and whole or not
+// at all: as one JetStream atomic batch (broker.PublishAtomic), so a row
+// the stream's limits refuse leaves none of them stored. A write the batch
+// cannot carry (more rows than broker.MaxAtomicBatch, or a JetStream
+// stream that does not allow atomic publish: one streamdb bound to rather
+// than created) goes through the transaction stream, whole too; its
+// subject then holds one reference message, whose rows streamdb's readers
+// take in its place.
 func (e *Engine) publishRows(p txnPart) error {
-	var landed int
+	err := e.publishBatch(p)
+	if errors.Is(err, broker.ErrAtomicUnavailable) {
+		return e.publishTxn([]txnPart{p})
+	}
+	return err
+}
+
+// publishBatch publishes a stream's rows as one atomic batch, or answers
+// broker.ErrAtomicUnavailable having published nothing.
+func (e *Engine) publishBatch(p txnPart) error {
+	if len(p.msgs) > broker.MaxAtomicBatch {
+		return broker.ErrAtomicUnavailable
+	}
 	var notDurable *broker.NotDurableError
 	var fenced error
 	err := e.rt.PublishFenced([]string{p.d.Subject}, func() (map[string]uint64, error) {
@@ -124,49 +142,27 @@ func (e *Engine) publishRows(p txnPart) error {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 		defer cancel()
-		futures := make([]jetstream.PubAckFuture, 0, len(p.msgs))
-		var err error
-		for _, m := range p.msgs {
-			f, perr := e.broker.JS.PublishAsync(p.d.Subject, m, jetstream.WithExpectStream(p.d.JSStream))
-			if perr != nil {
-				err = perr
-				break
-			}
-			futures = append(futures, f)
+		ack, err := e.broker.PublishAtomic(ctx, p.d.JSStream, p.d.Subject, p.msgs)
+		if nd := (*broker.NotDurableError)(nil); errors.As(err, &nd) {
+			ack, err, notDurable = nd.Ack, nil, nd
 		}
-		var last uint64
-		for _, f := range futures {
-			ack, perr := awaitAck(ctx, f)
-			if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
-				ack, perr, notDurable = nd.Ack, nil, nd
-			}
-			if perr != nil {
-				err = errors.Join(err, perr)
-				continue
-			}
-			landed++
-			last = max(last, ack.Sequence)
-		}
-		if last == 0 {
+		if err != nil {
 			return nil, err
 		}
-		e.acknowledged(p.d.Subject, last)
-		return map[string]uint64{p.d.Subject: last}, err
+		e.acknowledged(p.d.Subject, ack.Sequence)
+		return map[string]uint64{p.d.Subject: ack.Sequence}, nil
 	})
-	if fenced != nil {
+	switch {
+	case fenced != nil:
 		return fenced // nothing was published
-	}
-	if err != nil {
-		if landed > 0 {
-			return sqlerr.New(sqlerr.TransactionResolutionUnknown, "only %d of the %d rows for stream %q were published: %v", landed, len(p.msgs), p.d.Name, err).
-				WithHint("A stream's rows are events published one by one; the stream's JetStream limits refused the rest.")
-		}
+	case errors.Is(err, broker.ErrAtomicUnavailable):
+		return err
+	case err != nil:
 		if se := e.broker.StreamWriteError(p.d.JSStream, "could not write"); se != nil {
 			return se
 		}
-		return e.publishFailure(err, fmt.Sprintf("could not write to stream %q", p.d.Name))
-	}
-	if notDurable != nil {
+		return e.publishFailure(err, fmt.Sprintf("could not write %d rows to stream %q", len(p.msgs), p.d.Name))
+	case notDurable != nil:
 		return storedNotDurable("the write", notDurable)
 	}
 	return nil
