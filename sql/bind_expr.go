@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"errors"
 	"sort"
 	"strconv"
@@ -151,6 +152,10 @@ type boundParams struct {
 	// WITH (uids = '...'), alter_view_uids.go); named records those met.
 	uids  map[string]bool
 	named map[string]bool
+	// ctx, while set, is the context of the statement being bound, and
+	// ticks counts bindExpr calls (bind_cancel.go).
+	ctx   context.Context
+	ticks int
 }
 
 // at gives err the position of node in the statement text, if err is a
@@ -223,6 +228,9 @@ func (b *binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	if b.depth >= maxExprDepth {
 		return nil, sqlerr.New(sqlerr.StatementTooComplex, "stack depth limit exceeded: expressions nest more than %d levels deep", maxExprDepth).
 			WithHint("Simplify the expression: fewer nested parentheses or chained operators (a long IN list is fine).")
+	}
+	if err := b.stmt.tick(); err != nil {
+		return nil, err
 	}
 	b.depth++
 	defer func() { b.depth-- }()

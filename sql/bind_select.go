@@ -48,6 +48,9 @@ type selectBinder struct {
 // bindSelect returns the plan of a SELECT. Its schema is the visible
 // output columns.
 func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
+	if err := sb.params.interrupted(); err != nil {
+		return nil, err
+	}
 	sel, distinctOn := splitDistinctOn(sel)
 	sel, err := expandRowOrderBy(sel, distinctOn != nil)
 	if err != nil {

@@ -34,6 +34,9 @@ func (sb *selectBinder) bindSetOprList(list *ast.SetOprSelectList) (plan.Node, e
 	var terms []plan.Node
 	var ops []ast.SetOprType // ops[i] joins terms[i] to what is before it
 	for i, item := range list.Selects {
+		if err := sb.params.interrupted(); err != nil {
+			return nil, err
+		}
 		var node plan.Node
 		var op *ast.SetOprType
 		var err error

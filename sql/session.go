@@ -70,7 +70,13 @@ func (s *session) Close() {
 }
 
 func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Type) (pgwire.Prepared, error) {
+	// statement_timeout bounds parsing and binding too (bind_cancel.go).
+	ctx, cancel, timeout := s.statementContext(ctx)
+	defer cancel()
 	st, err := front.Parse(sql)
+	if err == nil {
+		err = interruptedBy(ctx, timeout)
+	}
 	if err != nil {
 		s.abort()
 		return nil, err
@@ -86,7 +92,7 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 	for len(params.types) < st.NumParams {
 		params.types = append(params.types, types.Unknown)
 	}
-	p, err := s.prepare(ctx, st, params)
+	p, err := s.prepareBounded(ctx, timeout, st, params)
 	if err != nil {
 		s.abort()
 		return nil, err
@@ -110,13 +116,25 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 		}
 		if err != nil {
 			if timeout() {
-				err = sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to statement timeout")
+				err = errStatementTimeout()
 			}
 			s.abort()
 		}
 		return tag, err
 	}
 	return p, nil
+}
+
+// prepareBounded prepares st with ctx, the statement's context bounded by
+// statement_timeout (timeout reports that bound ending it): a bind that
+// outlasts it, or whose statement is cancelled, stops (bind_cancel.go).
+func (s *session) prepareBounded(ctx context.Context, timeout func() bool, st *front.Statement, params *boundParams) (*prepared, error) {
+	defer params.bindContext(ctx)()
+	p, err := s.prepare(ctx, st, params)
+	if err != nil && timeout() {
+		err = errStatementTimeout()
+	}
+	return p, err
 }
 
 // abort marks the open transaction block, if any, as failed.
