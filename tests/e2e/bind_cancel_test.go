@@ -12,8 +12,9 @@ import (
 // TestBindCancellation: a statement that takes seconds to bind (a UNION
 // ALL chain of 40,000 arms) stops at statement_timeout and at
 // pg_cancel_backend with 57014, and pg_terminate_backend ends its session,
-// as PostgreSQL's do; the binder looks at the statement's context as it
-// goes. The cancelled session stays usable.
+// as PostgreSQL's do, and so does the client's CancelRequest; the binder
+// looks at the statement's context as it goes. The cancelled session stays
+// usable.
 func TestBindCancellation(t *testing.T) {
 	srv := startServer(t)
 	ctx := testutil.Context(t, 5*time.Minute)
@@ -57,6 +58,23 @@ func TestBindCancellation(t *testing.T) {
 		if pe := wantCode(t, err, "57014"); pe != nil && pe.Message != "canceling statement due to user request" {
 			t.Errorf("message %q", pe.Message)
 		}
+	case <-ctx.Done():
+		t.Fatal("the cancelled statement did not end")
+	}
+	wantRows(t, conn, "SELECT 1", "1")
+
+	// The client's own CancelRequest.
+	go func() {
+		_, err := conn.Exec(ctx, wide)
+		done <- err
+	}()
+	binding(pid)
+	if err := conn.PgConn().CancelRequest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		wantCode(t, err, "57014")
 	case <-ctx.Done():
 		t.Fatal("the cancelled statement did not end")
 	}
