@@ -43,6 +43,10 @@ func connectSQL(ctx context.Context, dsn string) (*pgx.Conn, error) {
 
 // Redact returns dsn with its password replaced, for display.
 func Redact(dsn string) string {
+	// The parsed password, wherever and however quoted it appears.
+	if cfg, err := pgconn.ParseConfig(dsn); err == nil && cfg.Password != "" {
+		dsn = strings.ReplaceAll(dsn, cfg.Password, "xxxxx")
+	}
 	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		if _, ok := u.User.Password(); ok {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
