@@ -1,0 +1,82 @@
+// Package arch checks the package layering that docs/design.md states:
+// imports point down its list of packages, and a few pairs the design
+// keeps apart stay apart. It reads the import graph with go list, so it
+// needs no server.
+package arch
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layers is docs/design.md's package list, top first: a package may
+// import packages of its own layer or of layers below it.
+var layers = [][]string{
+	{"cmd/streamdb"},
+	{"sql", "sql/front"},
+	{"node"},
+	{"admin", "pgwire"},
+	{"checkpoint", "sink"},
+	{"exec"},
+	{"broker", "pgcdc"},
+	{"plan"},
+	{"storage", "storage/keyenc"},
+	{"catalog"},
+	{"expr", "types", "sqlerr", "ha"},
+	{"config", "metrics", "faults", "gcpace", "nexmark"},
+}
+
+// forbidden are imports the design rules out although the list allows
+// them: checkpoint reaches the runtime only through its Runtime
+// interface.
+var forbidden = map[[2]string]string{
+	{"checkpoint", "exec"}: "checkpoint sees epochs through its Runtime interface, not exec's types",
+}
+
+func TestImportsPointDown(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "streamdb/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	layerOf := map[string]int{}
+	for i, l := range layers {
+		for _, p := range l {
+			layerOf[p] = i
+		}
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	seen := 0
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		pkg := strings.TrimPrefix(fields[0], "streamdb/")
+		if strings.HasPrefix(pkg, "tests/") || strings.HasPrefix(pkg, "bench") {
+			continue
+		}
+		from, ok := layerOf[pkg]
+		if !ok {
+			t.Errorf("package %s is not in docs/design.md's package list (and this test's layers): add it there", pkg)
+			continue
+		}
+		seen++
+		for _, imp := range fields[1:] {
+			dep, ours := strings.CutPrefix(imp, "streamdb/")
+			if !ours {
+				continue
+			}
+			if why, bad := forbidden[[2]string{pkg, dep}]; bad {
+				t.Errorf("%s imports %s: %s", pkg, dep, why)
+			}
+			to, ok := layerOf[dep]
+			if ok && to < from {
+				t.Errorf("%s imports %s, a package above it in docs/design.md's list", pkg, dep)
+			}
+		}
+	}
+	if seen < len(layerOf)-2 {
+		t.Errorf("go list showed %d of the %d packages", seen, len(layerOf))
+	}
+}
