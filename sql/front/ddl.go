@@ -37,6 +37,10 @@ func parseCreate(st *Statement, c *cursor) (any, error) {
 		return parseCreateSchema(c)
 	case c.word("sequence"):
 		return parseCreateSequence(c)
+	case c.word("index"):
+		return parseCreateIndex(c, false)
+	case c.words("unique", "index"):
+		return parseCreateIndex(c, true)
 	case t.isWord("temp", "temporary", "unlogged", "unique") && c.peekAt(1).kind == tkWord:
 		return nil, unsupported(c.src, t, "CREATE %s %s", upper(t.val), upper(c.peekAt(1).val))
 	case t.kind == tkWord:

@@ -38,6 +38,7 @@ func matchJDBCQuery(q *CatalogQuery, toks []token, head, body string) *CatalogQu
 	case strings.HasPrefix(head, "tmp . table_cat , tmp . table_schem , tmp . table_name , tmp . non_unique") &&
 		strings.Contains(body, "_pg_expandarray ( i . indkey )"):
 		q.Shape = CatalogJDBCIndexInfo
+		q.UniqueOnly = strings.Contains(body, "and i . indisunique")
 	case head == "t . typname , t . oid" && strings.Contains(body, "( t . typrelid = 0 or ( select c . relkind = 'c'"):
 		q.Shape = CatalogJDBCTypes
 		return q

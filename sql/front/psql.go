@@ -70,6 +70,9 @@ type CatalogQuery struct {
 	// datname / nspname for \l and \dn); "" matches everything.
 	NamePattern   string
 	SchemaPattern string
+	// UniqueOnly is set for getIndexInfo's unique = true: unique indexes
+	// only.
+	UniqueOnly bool
 }
 
 // matchCatalogQuery returns the CatalogQuery toks (a statement beginning

@@ -73,6 +73,8 @@ func parseDrop(c *cursor) (any, error) {
 		return parseDropSchema(c)
 	case c.word("sequence"):
 		d.Kind = KindSequence
+	case c.word("index"):
+		return parseDropIndex(c)
 	case t.kind == tkWord:
 		return nil, unsupported(c.src, t, "DROP %s", upper(t.val))
 	default:
