@@ -106,6 +106,10 @@ type Descriptor struct {
 	// source it mirrors: only that source's changes write it.
 	Source *PGSource `json:"source,omitempty"`
 	Mirror string    `json:"mirror,omitempty"`
+
+	// Indexes are the secondary indexes (CREATE INDEX) of a table or
+	// materialized view, kept by the object's dataflow in its own state.
+	Indexes []Index `json:"indexes,omitempty"`
 }
 
 // PGSource is the definition of a PostgreSQL source.
@@ -128,6 +132,29 @@ type PGSourceTable struct {
 	Schema string `json:"schema"`
 	Name   string `json:"name"`
 	Table  string `json:"table"`
+}
+
+// Index is a secondary index of a table or materialized view. Its entries
+// live in state table Table of the object (package exec): one key per
+// stored row, the indexed columns' values then the row's key in the
+// object's own state table.
+type Index struct {
+	Name    string        `json:"name"`
+	Columns []IndexColumn `json:"columns"`
+	Unique  bool          `json:"unique,omitempty"`
+	// Table is the index's state table number within the object; distinct
+	// among the object's indexes and never an operator's.
+	Table uint16 `json:"table"`
+	// Seq numbers the object's indexes from 1, distinct among them: the
+	// catalogs derive the index's OID from it.
+	Seq uint16 `json:"seq"`
+}
+
+// IndexColumn is one key column of an index with its declared order.
+type IndexColumn struct {
+	Name       string `json:"name"`
+	Desc       bool   `json:"desc,omitempty"`
+	NullsFirst bool   `json:"nulls_first,omitempty"`
 }
 
 // Sequence is the definition of a sequence. Its values are kept outside

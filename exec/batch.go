@@ -70,6 +70,9 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		if rows, ok, err := lookupByKey(n, r); ok {
 			return rows, err
 		}
+		if rows, ok, err := lookupByIndex(n, r); ok {
+			return rows, err
+		}
 		in, err := RunBatch(ctx, n.Input, r)
 		if err != nil {
 			return nil, err

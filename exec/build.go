@@ -53,6 +53,13 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 		return err
 	}
 	mat.rowsOut = metrics.ViewRowsOut.WithLabelValues(desc.Name)
+	if len(desc.Indexes) > 0 {
+		cols, err := desc.Schema()
+		if err != nil {
+			return err
+		}
+		mat.indexes = newIndexWriters(desc, cols)
+	}
 	if desc.Kind == catalog.KindView {
 		mat.epochLimit, mat.view = &rt.epochLimit, desc.Name
 	}

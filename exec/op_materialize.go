@@ -81,6 +81,9 @@ type materializeOp struct {
 	// firstOut: alterEpoch waits for the first barrier's epoch, as after
 	// an ALTER (a VALUES branch sends its rows then).
 	firstOut bool
+	// indexes keep the object's secondary indexes (index.go), written in
+	// the same epoch batch as the rows.
+	indexes []*indexWriter
 }
 
 // alterVisible reports whether the view's output since its ALTER is
@@ -178,6 +181,9 @@ func (op *materializeOp) Push(c *Chunk) error {
 			} else {
 				op.pending.del(kb)
 			}
+			for _, ix := range op.indexes {
+				ix.note(row, kb, sign > 0)
+			}
 			if fwd != nil {
 				fwd.Append(row, sign)
 			}
@@ -188,6 +194,9 @@ func (op *materializeOp) Push(c *Chunk) error {
 			kb = binary.BigEndian.AppendUint64(kb, op.nextRowID)
 			op.nextRowID++
 			op.pending.setNew(kb, row, 1)
+			for _, ix := range op.indexes {
+				ix.note(row, kb, true)
+			}
 			if fwd != nil {
 				fwd.Append(row, sign)
 			}
@@ -209,6 +218,9 @@ func (op *materializeOp) Push(c *Chunk) error {
 				op.pending.del(kb)
 			} else {
 				op.pending.set(kb, row, uint64(n))
+			}
+			for _, ix := range op.indexes {
+				ix.note(row, kb, n > 0)
 			}
 			switch {
 			case n == 0 && !op.lazy:
@@ -259,6 +271,11 @@ func (op *materializeOp) Barrier(e Epoch) error {
 	}
 	if err := op.pending.writeTo(e.Batch, op.prefix); err != nil {
 		return err
+	}
+	for _, ix := range op.indexes {
+		if err := ix.pending.writeTo(e.Batch, ix.prefix); err != nil {
+			return err
+		}
 	}
 	if op.marker != nil {
 		if err := e.Batch.Set(op.marker, nil, nil); err != nil {

@@ -36,7 +36,7 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 	}
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	if _, exists := e.lookup(n.Name); exists {
+	if e.relationExists(n.Name) {
 		if n.IfNotExists {
 			return tag, nil
 		}
@@ -285,7 +285,7 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		return "", sqlerr.New(sqlerr.FeatureNotSupported, "schema %q does not exist; streamdb has only the public schema", n.Schema)
 	}
 	e.ddlMu.Lock()
-	if _, exists := e.lookup(n.Name); exists {
+	if e.relationExists(n.Name) {
 		e.ddlMu.Unlock()
 		if n.IfNotExists {
 			return tag, nil

@@ -24,6 +24,9 @@ func (a *catalogAnswer) djangoConstraints() []fieldRow {
 func (a *catalogAnswer) djangoIndexes() []fieldRow {
 	var out []fieldRow
 	for _, r := range a.s.e.pgRelations() {
+		if matches(a.name, r.d.Name) {
+			out = append(out, r.djangoSecondaryIndexes()...)
+		}
 		if !matches(a.name, r.d.Name) || len(r.d.PrimaryKey) == 0 {
 			continue
 		}

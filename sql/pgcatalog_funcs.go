@@ -314,6 +314,11 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 			return v.indexColumn(args), nil
 		}
 		for _, r := range s.e.pgRelations() {
+			if name == "pg_get_indexdef" {
+				for _, x := range r.secondaryIndexes() {
+					pairs = append(pairs, [2]any{x.oid(), x.def()})
+				}
+			}
 			if len(r.d.PrimaryKey) == 0 {
 				continue
 			}
@@ -362,6 +367,15 @@ func (v *catalogFuncs) indexColumn(args []ast.ExprNode) ast.ExprNode {
 		c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{
 			Expr:   &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(int64(r.oid)+pkOIDBase)), R: eq(args[1], value(int64(0)))},
 			Result: value(r.indexDef())})
+		for _, x := range r.secondaryIndexes() {
+			for i, k := range x.ix.Columns {
+				cond := &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(x.oid())), R: eq(args[1], value(int64(i+1)))}
+				c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: cond, Result: value(quoteIdent(k.Name))})
+			}
+			c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{
+				Expr:   &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(x.oid())), R: eq(args[1], value(int64(0)))},
+				Result: value(x.def())})
+		}
 	}
 	if len(c.WhenClauses) == 0 {
 		return value(nil)

@@ -117,7 +117,7 @@ func (a *catalogAnswer) rows() []fieldRow {
 			return nil
 		}
 		return []fieldRow{{
-			"relchecks": str("0"), "relkind": str(r.relkind), "relhasindex": boolText(len(r.d.PrimaryKey) > 0),
+			"relchecks": str("0"), "relkind": str(r.relkind), "relhasindex": boolText(len(r.d.PrimaryKey) > 0 || len(r.d.Indexes) > 0),
 			"relhasrules": boolText(false), "relhastriggers": boolText(false), "relrowsecurity": boolText(false),
 			"relforcerowsecurity": boolText(false), "relhasoids": boolText(false), "relispartition": boolText(false),
 			"": str(""), "array_to_string": str(""), "reltablespace": str("0"), "reloftype": str(""),
@@ -139,8 +139,10 @@ func (a *catalogAnswer) rows() []fieldRow {
 			})
 		}
 		return out
-	case front.CatalogJDBCPrimaryKeys, front.CatalogJDBCIndexInfo:
+	case front.CatalogJDBCPrimaryKeys:
 		return a.jdbcKeys()
+	case front.CatalogJDBCIndexInfo:
+		return a.jdbcIndexInfo()
 	case front.CatalogDjangoConstraints:
 		return a.djangoConstraints()
 	case front.CatalogDjangoIndexes:
@@ -162,15 +164,18 @@ func (a *catalogAnswer) rows() []fieldRow {
 		return out
 	case front.CatalogIndexes:
 		r, ok := e.pgRelationByOID(a.q.OID)
-		if !ok || len(r.d.PrimaryKey) == 0 {
+		if !ok {
 			return nil
 		}
-		return []fieldRow{{
+		if len(r.d.PrimaryKey) == 0 {
+			return r.secondaryIndexFields()
+		}
+		return append([]fieldRow{{
 			"relname": str(r.pkName()), "indisprimary": boolText(true), "indisunique": boolText(true),
 			"indisclustered": boolText(false), "indisvalid": boolText(true), "pg_get_indexdef": str(r.indexDef()),
 			"pg_get_constraintdef": str(r.constraintDef()), "contype": str("p"), "condeferrable": boolText(false),
 			"condeferred": boolText(false), "indisreplident": boolText(false), "reltablespace": str("0"),
-		}}
+		}}, r.secondaryIndexFields()...)
 	case front.CatalogViewDef:
 		r, ok := e.pgRelationByOID(a.q.OID)
 		if !ok || r.d.Query == "" {
@@ -221,6 +226,10 @@ func (a *catalogAnswer) relations() []fieldRow {
 			row["Description"] = str(d)
 		}
 		out = append(out, row)
+	}
+	if kinds["i"] {
+		out = append(out, a.indexRelations()...)
+		sort.SliceStable(out, func(i, j int) bool { return out[i]["Name"].S < out[j]["Name"].S })
 	}
 	if len(kinds) == 0 || kinds["S"] {
 		for _, d := range a.s.e.objects(catalog.KindSequence) {

@@ -77,7 +77,8 @@ func (e *Engine) pgClassRows() []pgRel {
 		r := r
 		hasPK := len(r.d.PrimaryKey) > 0
 		out = append(out, pgRel{oid: int64(r.oid), name: r.d.Name, ns: oidPublic, kind: r.relkind,
-			cols: r.cols, user: &r, hasIndex: hasPK})
+			cols: r.cols, user: &r, hasIndex: hasPK || len(r.d.Indexes) > 0})
+		out = append(out, r.secondaryIndexClassRows()...)
 		if hasPK {
 			var keyCols []pgColumn
 			for _, k := range r.d.PrimaryKey {
@@ -255,7 +256,7 @@ func init() {
 					b(true), b(true), b(false), str(r.indkey()), str(zeros), str(zeros), str(zeros),
 					types.Null, types.Null})
 			}
-			return rows
+			return append(rows, e.secondaryPgIndexRows()...)
 		},
 	}
 	pgSystemTables["pg_catalog.pg_constraint"] = pgSystemTableDef{

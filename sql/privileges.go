@@ -93,6 +93,16 @@ func (s *session) permitted(st *front.Statement) error {
 		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
+	case *front.CreateIndex:
+		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.owner(d) != s.user {
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
+		}
+	case *front.DropIndex:
+		for _, name := range n.Names {
+			if d, _, ok := s.e.indexOwner(name); ok && s.e.roles.owner(d) != s.user {
+				return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of index %s", name)
+			}
+		}
 	case *front.CreateSchema, *front.DropSchema:
 		if err := s.needCreate(); err != nil {
 			return err

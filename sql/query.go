@@ -82,6 +82,9 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			if err := s.e.checkSources(bound); err != nil {
 				return nil, err
 			}
+			if bound, err = s.e.withCurrentIndexes(bound); err != nil {
+				return nil, err
+			}
 			if bound, err = resolveSubqueries(bound, runSub); err != nil {
 				return nil, err
 			}

@@ -393,7 +393,7 @@ func (e *Engine) createSequence(ctx context.Context, n *front.CreateSequence) (s
 	}
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	if _, exists := e.lookup(n.Name); exists {
+	if e.relationExists(n.Name) {
 		if n.IfNotExists {
 			return tag, nil
 		}

@@ -270,6 +270,10 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		}), nil
 	case *front.CreateSequence:
 		return command(func(ctx context.Context) (string, error) { return s.e.createSequence(ctx, n) }), nil
+	case *front.CreateIndex:
+		return command(func(ctx context.Context) (string, error) { return s.e.createIndex(ctx, n) }), nil
+	case *front.DropIndex:
+		return command(func(ctx context.Context) (string, error) { return s.e.dropIndex(ctx, n) }), nil
 	case *front.AlterSequence:
 		return command(func(ctx context.Context) (string, error) { return s.e.alterSequence(ctx, n) }), nil
 	case *front.CreateView:
@@ -514,9 +518,11 @@ func (s *session) prepareExplain(n *front.Explain) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := plan.Explain(root)
+	var text string
 	if _, ok := n.Stmt.Node.(*front.CreateMaterializedView); ok {
 		text = s.e.explainStreaming(root)
+	} else {
+		text = s.e.explainQuery(root)
 	}
 	cols := []types.Column{{Name: "QUERY PLAN", Type: types.Text}}
 	return rowsResult(cols, func(context.Context) ([]types.Row, error) {

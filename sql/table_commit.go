@@ -315,6 +315,9 @@ func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *tableLo
 		return [][]exec.Change{changes}, nil
 	}
 	ordered := exec.ChangelogOrder(w.stmts)
+	if err := checkUniqueIndexes(e.withCurrentIndexesOf(w.d), ts, ordered); err != nil {
+		return nil, err
+	}
 	deletes := false
 	for _, ch := range ordered {
 		deletes = deletes || ch.Sign < 0

@@ -250,6 +250,7 @@ var readsNothing expr.Expr = &expr.Const{D: types.NewBool(false), T: types.Bool}
 // one, computed against the table plus the transaction's earlier changes,
 // checked, and kept for COMMIT.
 func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, where expr.Expr, compute func([]types.Row) ([]exec.Change, error)) error {
+	d = s.e.withCurrentIndexesOf(d)
 	run := func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
 		var rows []types.Row
 		if where != readsNothing {
@@ -262,7 +263,10 @@ func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, where 
 		if err != nil {
 			return nil, err
 		}
-		return changes, checkTableChanges(d, ts.cols, changes, ts.keyTaken)
+		if err := checkTableChanges(d, ts.cols, changes, ts.keyTaken); err != nil {
+			return nil, err
+		}
+		return changes, checkUniqueIndexes(d, ts, exec.ChangelogOrder([][]exec.Change{changes}))
 	}
 	if s.tx == nil {
 		return s.commitWrites(ctx, []*tableWrite{{d: d, compute: run}}, nil)

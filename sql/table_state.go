@@ -10,6 +10,7 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
+	"streamdb/plan"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
@@ -73,8 +74,10 @@ func (ts *tableState) rows(ctx context.Context) ([]types.Row, error) {
 // rowsWhere returns the rows an UPDATE or DELETE whose WHERE is cond (nil
 // for none) must look at: when cond fixes the whole primary key to
 // constants (= or IN), the rows under those keys (point reads, as
-// exec.lookupByKey does for SELECT); otherwise every row. The caller
-// still evaluates cond on each row, once.
+// exec.lookupByKey does for SELECT); when it restricts the leading
+// columns of an index (exec.ChooseIndex), the rows the index points to
+// and the pending rows; otherwise every row. The caller still evaluates
+// cond on each row, once.
 func (ts *tableState) rowsWhere(ctx context.Context, cond expr.Expr) ([]types.Row, error) {
 	if ts.key != nil && cond != nil && expr.VolatileCall(cond) == "" {
 		scan, err := tableScan(ts.d)
@@ -95,6 +98,9 @@ func (ts *tableState) rowsWhere(ctx context.Context, cond expr.Expr) ([]types.Ro
 				}
 			}
 			return out, nil
+		}
+		if rows, ok, err := ts.rowsByIndex(cond, scan); ok {
+			return rows, err
 		}
 	}
 	return ts.rows(ctx)
@@ -207,4 +213,47 @@ func applyChanges(key []int, rows []types.Row, changes []exec.Change) []types.Ro
 		}
 	}
 	return out
+}
+
+// rowsByIndex returns the rows of a keyed table that cond can hold for,
+// read through the index exec.ChooseIndex picks for it: the current row
+// (pending changes applied) under each key the snapshot's index entries
+// name, then the pending rows not among them. Each row comes once; some
+// may fail cond. ok is false when no index fits.
+func (ts *tableState) rowsByIndex(cond expr.Expr, scan *plan.Scan) (rows []types.Row, ok bool, err error) {
+	ir, ok := exec.ChooseIndex(cond, scan)
+	if !ok {
+		return nil, false, nil
+	}
+	keys, err := ir.RowKeys(ts.snap)
+	if err != nil {
+		return nil, true, err
+	}
+	seen := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		seen[string(k)] = true
+		row, err := ts.lookup(k)
+		if err != nil {
+			return nil, true, err
+		}
+		if row != nil {
+			rows = append(rows, row)
+		}
+	}
+	for _, ch := range ts.pending {
+		k := string(rowKey(ts.key, ch.Row))
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if row, err := ts.lookup([]byte(k)); err != nil || row == nil {
+			if err != nil {
+				return nil, true, err
+			}
+			continue
+		} else {
+			rows = append(rows, row)
+		}
+	}
+	return rows, true, nil
 }
