@@ -60,13 +60,14 @@ func compareEntries(order []plan.SortKey, a, b *rankEntry) int {
 }
 
 // rankedRows returns the output rows of one partition: the rows ranked
-// Offset+1 .. Offset+Count (row numbers; Func "") or whose rank is at most
-// Count (ranking functions, which append the rank to each row). It walks
-// only as far as the bound.
+// Offset+1 .. Offset+Count (row numbers; Func ""), and under WithTies the
+// rows after those that tie with the last of them, or whose rank is at
+// most Count (ranking functions, which append the rank to each row). It
+// walks only as far as the bound.
 func rankedRows(t *plan.TopN, l *rankList) []types.Row {
 	var out []types.Row
 	var pos, rank, dense int64
-	var prev []types.Datum
+	var prev, last []types.Datum // last: the keys of row Offset+Count
 	l.each(func(e *rankEntry) bool {
 		for c := int64(0); c < e.count; c++ {
 			pos++
@@ -79,8 +80,12 @@ func rankedRows(t *plan.TopN, l *rankList) []types.Row {
 				if pos <= t.Offset {
 					continue
 				}
-				if t.Count >= 0 && pos > t.Offset+t.Count {
+				if t.Count >= 0 && pos > t.Offset+t.Count &&
+					(last == nil || compareKeys(t.Order, last, e.keys) != 0) {
 					return false
+				}
+				if t.WithTies && pos == t.Offset+t.Count {
+					last = e.keys
 				}
 				out = append(out, e.row)
 				continue
@@ -102,7 +107,9 @@ func rankedRows(t *plan.TopN, l *rankList) []types.Row {
 }
 
 // keptEntries returns how many leading entries of l hold rows within the
-// bound of t (t.Count >= 0): the entries after them rank past it.
+// bound of t (t.Count >= 0): the entries after them rank past it. Under
+// WithTies an entry past the bound is kept while it ties with the one
+// before it, which is kept and so ties with row Offset+Count (Count > 0).
 func keptEntries(t *plan.TopN, l *rankList) int {
 	var pos, rank, dense int64
 	var prev []types.Datum
@@ -114,7 +121,8 @@ func keptEntries(t *plan.TopN, l *rankList) int {
 		}
 		first := pos + 1 // the entry's first copy
 		pos += e.count
-		if prev == nil || compareKeys(t.Order, prev, e.keys) != 0 {
+		tied := prev != nil && compareKeys(t.Order, prev, e.keys) == 0
+		if !tied {
 			rank, dense = first, dense+1
 		}
 		prev = e.keys
@@ -125,7 +133,7 @@ func keptEntries(t *plan.TopN, l *rankList) int {
 		case plan.DenseRank:
 			r = dense
 		}
-		if r > t.Count {
+		if r > t.Count && !(t.WithTies && t.Count > 0 && tied) {
 			return false
 		}
 		kept++

@@ -69,7 +69,8 @@ func (c *collector) sorted() []string {
 
 // referenceTopN computes a TopN by the definitions of the ranking
 // functions over the live rows (p, k, v): partitions by column 0, orders
-// by column 1 (desc if asked), ties in the order of the full row encoding.
+// by column 1 (desc if asked), ties in the order of the full row encoding;
+// WithTies adds the rows whose key equals that of row Offset+Count.
 func referenceTopN(tn *plan.TopN, live []types.Row) []string {
 	parts := map[string][]types.Row{}
 	for _, r := range live {
@@ -116,7 +117,9 @@ func referenceTopN(tn *plan.TopN, live []types.Row) []string {
 				rank = int64(len(smaller) + 1)
 			}
 			if tn.Func == "" {
-				if rank > tn.Offset && (tn.Count < 0 || rank <= tn.Offset+tn.Count) {
+				last := tn.Offset + tn.Count - 1 // index of the bound's row
+				tied := tn.WithTies && tn.Count > 0 && last < int64(len(rows)) && cmpKey(r, rows[last]) == 0
+				if rank > tn.Offset && (tn.Count < 0 || rank <= tn.Offset+tn.Count || tied) {
 					out = append(out, fmt.Sprint(r))
 				}
 				continue
@@ -128,6 +131,12 @@ func referenceTopN(tn *plan.TopN, live []types.Row) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// withTies makes t a FETCH ... WITH TIES top-N.
+func withTies(t *plan.TopN) *plan.TopN {
+	t.WithTies = true
+	return t
 }
 
 func testTopN(fn string, partitioned, desc bool, count, offset int64) *plan.TopN {
@@ -171,6 +180,9 @@ func TestTopNOperatorMatchesReference(t *testing.T) {
 		{testTopN(plan.Rank, false, false, 3, 0), true},
 		{testTopN(plan.DenseRank, true, true, 2, 0), true},
 		{testTopN("", false, true, 3, 2), true},
+		{withTies(testTopN("", false, true, 3, 2)), false},
+		{withTies(testTopN("", true, false, 1, 0)), false},
+		{withTies(testTopN("", false, false, 2, 1)), true},
 	}
 	// Each case runs under the older format (every row in memory), the
 	// keyed format with no bound, and the keyed format with a cache of 2
@@ -196,7 +208,7 @@ func TestTopNOperatorMatchesReference(t *testing.T) {
 			if m.limit > 0 && (c.appendOnly || tn.Count < 0) {
 				continue // such a top-N keeps its rows in memory
 			}
-			t.Run(fmt.Sprintf("%d_%s_limit%d_offset%d_appendonly%v_%s", ci, tn.Func, tn.Count, tn.Offset, c.appendOnly, m.name), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%d_%s_limit%d_offset%d_ties%v_appendonly%v_%s", ci, tn.Func, tn.Count, tn.Offset, tn.WithTies, c.appendOnly, m.name), func(t *testing.T) {
 				testTopNReference(t, tn, c.appendOnly, int64(ci)+1, m.dataflow, m.limit, m.set)
 			})
 		}

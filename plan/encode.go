@@ -72,6 +72,7 @@ type nodeRec struct {
 	RankName    string       `json:"rank_name,omitempty"`
 	Count       int64        `json:"count,omitempty"` // limit, topn
 	Offset      int64        `json:"offset,omitempty"`
+	WithTies    bool         `json:"with_ties,omitempty"` // limit, topn
 
 	JoinKind  JoinKind   `json:"join_kind,omitempty"`
 	LeftKeys  []*exprRec `json:"left_keys,omitempty"`
@@ -214,10 +215,10 @@ func (e *encoder) node(n Node) (*nodeRec, error) {
 	case *Sort:
 		r.Op, r.Keys = "sort", keys(n.Keys)
 	case *Limit:
-		r.Op, r.Count, r.Offset = "limit", n.Count, n.Offset
+		r.Op, r.Count, r.Offset, r.WithTies = "limit", n.Count, n.Offset, n.WithTies
 	case *TopN:
 		r.Op, r.PartitionBy, r.Keys = "topn", exprs(n.PartitionBy), keys(n.Order)
-		r.Func, r.RankName, r.Count, r.Offset = n.Func, n.RankName, n.Count, n.Offset
+		r.Func, r.RankName, r.Count, r.Offset, r.WithTies = n.Func, n.RankName, n.Count, n.Offset, n.WithTies
 	case *Union:
 		r.Op = "union"
 	case *Join:
@@ -410,12 +411,12 @@ func (d *decoder) node(r *nodeRec) (Node, error) {
 		}
 	case "limit":
 		if input(1) {
-			n = &Limit{Input: in[0], Count: r.Count, Offset: r.Offset}
+			n = &Limit{Input: in[0], Count: r.Count, Offset: r.Offset, WithTies: r.WithTies}
 		}
 	case "topn":
 		if input(1) {
 			n = &TopN{Input: in[0], PartitionBy: exprs(r.PartitionBy), Order: keys(r.Keys), Func: r.Func,
-				RankName: r.RankName, Count: r.Count, Offset: r.Offset, Cols: cols}
+				RankName: r.RankName, Count: r.Count, Offset: r.Offset, WithTies: r.WithTies, Cols: cols}
 		}
 	case "union":
 		n = &Union{Inputs: in, Cols: cols}

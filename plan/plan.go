@@ -179,9 +179,8 @@ func (s *Sort) Describe() string {
 }
 
 // Limit skips Offset rows and returns at most Count (-1: all). With
-// WithTies (FETCH ... WITH TIES, ad-hoc queries only) its Input is a Sort
-// and it also returns the rows after the Count-th that are equal to it in
-// the Sort's keys.
+// WithTies (FETCH ... WITH TIES) its Input is a Sort and it also returns
+// the rows after the Count-th that are equal to it in the Sort's keys.
 type Limit struct {
 	Input    Node
 	Count    int64

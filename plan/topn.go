@@ -24,7 +24,9 @@ const (
 //     whole partition; Count bounds the rank (rank <= Count) when an outer
 //     filter on the rank allows it, and is -1 otherwise (every row kept);
 //   - ORDER BY ... LIMIT in a materialized view (Func is ""): one
-//     partition, no extra column, row numbers Offset+1 .. Offset+Count.
+//     partition, no extra column, row numbers Offset+1 .. Offset+Count;
+//     with WithTies (FETCH ... WITH TIES) also the rows after the
+//     Offset+Count-th that are equal to it in Order.
 //
 // Rows that tie on Order are ranked by their full value encoding, so the
 // result is deterministic (PostgreSQL's choice among ties is arbitrary).
@@ -38,6 +40,7 @@ type TopN struct {
 	RankName string
 	Count    int64 // -1: no bound
 	Offset   int64 // only without Func
+	WithTies bool  // only without Func
 	Cols     []types.Column
 }
 
@@ -61,6 +64,9 @@ func (t *TopN) Describe() string {
 	}
 	if t.Offset > 0 {
 		fmt.Fprintf(&sb, " offset=%d", t.Offset)
+	}
+	if t.WithTies {
+		sb.WriteString(" with ties")
 	}
 	return sb.String()
 }
@@ -86,7 +92,7 @@ func describeOrder(keys []SortKey) string {
 // anything, ordering by nothing) as a set of rows: what ORDER BY ... LIMIT
 // means in a materialized view, whose rows have no order.
 func LimitAsTopN(l *Limit) *TopN {
-	t := &TopN{Input: l.Input, Count: l.Count, Offset: l.Offset, Cols: l.Schema()}
+	t := &TopN{Input: l.Input, Count: l.Count, Offset: l.Offset, WithTies: l.WithTies, Cols: l.Schema()}
 	if s, ok := l.Input.(*Sort); ok {
 		t.Input, t.Order = s.Input, s.Keys
 	}

@@ -30,8 +30,8 @@ type Statement struct {
 	// Rewritten is the text handed to the TiDB parser: the query for query
 	// and DML statements and for CREATE [MATERIALIZED] VIEW; "" otherwise.
 	Rewritten string
-	// WithTies: the outermost query block ends in FETCH ... WITH TIES
-	// (the AST has its LIMIT).
+	// WithTies: the outermost query block (of a query, or of a view's
+	// query) ends in FETCH ... WITH TIES (the AST has its LIMIT).
 	WithTies bool
 	// Returning is the RETURNING list of an INSERT, UPDATE or DELETE
 	// (a * is a field with a WildCard); nil when there is none.
@@ -276,9 +276,6 @@ func parseResultSet(st *Statement, src string, toks []token) (ast.ResultSetNode,
 	if err != nil {
 		return nil, err
 	}
-	if rw.withTies {
-		return nil, unsupported(src, toks[0], "FETCH ... WITH TIES in a view")
-	}
 	node, r, err := parseTiDB(src, rw.toks, eofToken(src))
 	if err != nil {
 		return nil, err
@@ -297,6 +294,7 @@ func parseResultSet(st *Statement, src string, toks []token) (ast.ResultSetNode,
 	st.Params = r.params
 	st.Windows = rw.windows
 	st.AsOf = rw.asOf
+	st.WithTies = rw.withTies
 	return q, nil
 }
 
