@@ -44,10 +44,12 @@ const maxLimit = "18446744073709551615"
 //	OFFSET n [ROW|ROWS]      ->  LIMIT 18446744073709551615 OFFSET n
 //	OFFSET n LIMIT m         ->  LIMIT m OFFSET n
 //	OFFSET n ROWS FETCH FIRST m ROWS ONLY  ->  LIMIT m OFFSET n
+//	FETCH FIRST [m] ROWS ONLY  ->  LIMIT m (1 without m): the TiDB
+//	                              parser takes no expression after FIRST
 //
 // It makes one pass; each rewrite copies only the clauses it moves.
 func (r *rewriter) limitPass() error {
-	if !hasWord(r.toks, "limit") && !hasWord(r.toks, "offset") && !hasWord(r.toks, "ties") {
+	if !hasWord(r.toks, "limit") && !hasWord(r.toks, "offset") && !hasWord(r.toks, "fetch") {
 		return nil
 	}
 	if err := r.withTiesPass(); err != nil {
@@ -61,6 +63,15 @@ func (r *rewriter) limitPass() error {
 			return errorAt(r.src, r.toks[i+1], sqlerr.NumericValueOutOfRange, "bigint out of range")
 		}
 		switch {
+		case t.isWord("fetch") && i+1 < len(r.toks) && r.toks[i+1].isWord("first", "next"):
+			limit, rest, err := r.fetchAsLimit(i)
+			if err != nil {
+				return err
+			}
+			limit[0].space = t.space
+			out = append(out, limit...)
+			i = rest - 1
+			continue
 		case t.isWord("limit") && i+1 < len(r.toks) && r.toks[i+1].isWord("all"):
 			i++
 			continue
@@ -98,17 +109,10 @@ func (r *rewriter) limitPass() error {
 				}
 				rest = lend
 			} else if rest+1 < len(r.toks) && r.toks[rest].isWord("fetch") && r.toks[rest+1].isWord("first", "next") {
-				// OFFSET n ROWS FETCH {FIRST|NEXT} [m] {ROW|ROWS} ONLY.
-				cend := limitValueEnd(r.toks, rest+2)
-				count := r.toks[rest+2 : cend]
-				if len(count) == 0 {
-					count = []token{synth(tkNumber, "1", r.toks[rest], true)}
+				var err error
+				if limit, rest, err = r.fetchAsLimit(rest); err != nil {
+					return err
 				}
-				if cend+1 >= len(r.toks) || !r.toks[cend].isWord("row", "rows") || !r.toks[cend+1].isWord("only") {
-					return syntaxError(r.src, tokenOrEOF(r.src, r.toks, cend))
-				}
-				limit = append([]token{synth(tkWord, "limit", r.toks[rest], true)}, withSpace(count, true)...)
-				rest = cend + 2
 			}
 			if limit == nil {
 				limit = []token{synth(tkWord, "limit", t, true), synth(tkNumber, maxLimit, t, true)}
@@ -123,6 +127,22 @@ func (r *rewriter) limitPass() error {
 	}
 	r.toks = out
 	return nil
+}
+
+// fetchAsLimit reads FETCH {FIRST|NEXT} [m] {ROW|ROWS} ONLY at toks[i]
+// (withTiesPass made WITH TIES ONLY) as LIMIT m, and returns where the
+// clause ends.
+func (r *rewriter) fetchAsLimit(i int) ([]token, int, error) {
+	cend := limitValueEnd(r.toks, i+2)
+	count := r.toks[i+2 : cend]
+	if len(count) == 0 {
+		count = []token{synth(tkNumber, "1", r.toks[i], true)}
+	}
+	if cend+1 >= len(r.toks) || !r.toks[cend].isWord("row", "rows") || !r.toks[cend+1].isWord("only") {
+		return nil, 0, syntaxError(r.src, tokenOrEOF(r.src, r.toks, cend))
+	}
+	limit := append([]token{synth(tkWord, "limit", r.toks[i], true)}, withSpace(count, true)...)
+	return limit, cend + 2, nil
 }
 
 // limitValueEnd returns the end of a LIMIT, OFFSET or FETCH count

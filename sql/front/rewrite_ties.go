@@ -1,5 +1,7 @@
 package front
 
+import "streamdb/sqlerr"
+
 // withTiesPass turns FETCH {FIRST|NEXT} [n] {ROW|ROWS} WITH TIES of the
 // statement's outermost query block into ... ONLY and records it in
 // withTies: the binder marks that query's Limit, and the batch executor
@@ -31,9 +33,24 @@ func (r *rewriter) withTiesPass() error {
 			return unsupported(r.src, r.toks[ties], "FETCH ... WITH TIES in a subquery").
 				WithHint("Use FETCH ... ONLY or LIMIT, or rank() in a subquery and keep the rows ranked up to n.")
 		}
+		if nullLiteral(r.toks[i+2 : ties-1]) {
+			// As PostgreSQL: only the literal; a NULL computed when the
+			// query runs is no limit.
+			return errorAt(r.src, r.toks[i+2], sqlerr.InvalidRowCountInLimitClause, "row count cannot be null in FETCH FIRST ... WITH TIES clause").
+				WithHint("Give FETCH FIRST a number of rows, or use FETCH ... ONLY, where NULL is no limit.")
+		}
 		r.withTies = true
 		only := synth(tkWord, "only", r.toks[ties], true)
 		r.toks = concat(r.toks[:ties], []token{only}, r.toks[ties+2:])
 	}
 	return nil
+}
+
+// nullLiteral reports whether toks are NULL, in any number of
+// parentheses.
+func nullLiteral(toks []token) bool {
+	for len(toks) >= 2 && toks[0].isOp("(") && toks[len(toks)-1].isOp(")") {
+		toks = toks[1 : len(toks)-1]
+	}
+	return len(toks) == 1 && toks[0].isWord("null")
 }
