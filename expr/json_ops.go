@@ -93,10 +93,16 @@ func jsonBinary(op string, l, r Expr) (Expr, bool, error) {
 			t = types.Text
 		}
 		if rt.IsInteger() {
+			jsonb := lt == types.JSONB
 			return mk(t, r, func(a, b types.Datum) (types.Datum, error) {
 				v, err := types.JSONOf(a)
 				if err != nil {
 					return types.Null, err
+				}
+				if jsonb && v.Kind != types.JSONArray && v.Kind != types.JSONObject && (b.I == 0 || b.I == -1) {
+					// PostgreSQL stores a jsonb scalar as an array of one
+					// element, which jsonb -> int indexes.
+					return jsonResult(v, a.K, asText), nil
 				}
 				return jsonResult(jsonIndex(v, b.I), a.K, asText), nil
 			})
