@@ -32,15 +32,20 @@ func splitDistinctOn(sel *ast.SelectStmt) (*ast.SelectStmt, []ast.ExprNode) {
 // (ORDER BY may also stop before naming them all). distinct and sorted are
 // the output columns of the DISTINCT ON and ORDER BY items. The front
 // layer writes x NULLS FIRST/LAST as the two items (x) IS NULL, x: the
-// first goes with the second.
+// first goes with the second. An item that repeats an earlier one orders
+// nothing, and PostgreSQL drops it before the check.
 func checkDistinctOnOrder(distinct, sorted []int, orderBy *ast.OrderByClause) error {
 	inKey := map[int]bool{}
 	for _, c := range distinct {
 		inKey[c] = true
 	}
-	covered := map[int]bool{}
+	covered, seen := map[int]bool{}, map[int]bool{}
 	skipped := false
 	for i, c := range sorted {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
 		member := inKey[c]
 		if !member && i+1 < len(sorted) && nullsKey(orderBy.Items[i].Expr) {
 			member = inKey[sorted[i+1]]
