@@ -46,11 +46,16 @@ func (l *lifter) semiJoin(c expr.Expr) (bool, error) {
 	if op, all, _ := expr.QuantifiedOp(f.Name); !ok || sub.Kind != expr.SubqueryIn || op != "=" || all {
 		return false, nil
 	}
+	// A subquery in the left operand is lifted first: the join keys on it.
+	lhs, err := l.liftOne(f.Args[0])
+	if err != nil {
+		return false, err
+	}
 	b, err := l.split(sub, refs, modeIn)
 	if err != nil {
 		return false, err
 	}
-	x, y, err := sameKeyType(f.Args[0], b.sel)
+	x, y, err := sameKeyType(lhs, b.sel)
 	if err != nil {
 		return false, err
 	}

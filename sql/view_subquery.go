@@ -187,17 +187,32 @@ func (l *lifter) replace(x expr.Expr) (expr.Expr, bool, error) {
 	if !ok || sub.Kind != expr.SubqueryIn {
 		return nil, false, nil
 	}
+	// Walk visits the comparison before its operands: a subquery in the
+	// left operand is lifted first, as the joins below key on it.
+	x, err := l.liftOne(f.Args[0])
+	if err != nil {
+		return nil, true, err
+	}
 	op, all, _ := expr.QuantifiedOp(f.Name)
 	switch {
 	case op == "=" && !all:
-		e, err := l.in(f.Args[0], sub, refs, false)
+		e, err := l.in(x, sub, refs, false)
 		return e, true, err
 	case op == "<>" && all:
-		e, err := l.in(f.Args[0], sub, refs, true)
+		e, err := l.in(x, sub, refs, true)
 		return e, true, err
 	}
-	e, err := l.quantified(f.Args[0], f.Name, sub, refs)
+	e, err := l.quantified(x, f.Name, sub, refs)
 	return e, true, err
+}
+
+// liftOne is lift of one expression.
+func (l *lifter) liftOne(e expr.Expr) (expr.Expr, error) {
+	out, err := l.lift([]expr.Expr{e})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
 }
 
 // join puts right to the right of l.input: on the keys (which must not
