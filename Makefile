@@ -69,9 +69,10 @@ PROP_CASES ?= 20000
 props: build
 	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_PROP_CASES=$(PROP_CASES) $(GO) test -count=1 -timeout 120m -v -run 'TestValues|TestOperators|TestAggregates' ./tests/props/
 
-# The query generator (tests/props TestQueries) at full size: QUERY_CASES
-# generated SELECTs compared with PostgreSQL 15 (make test runs 1,000);
-# STREAMDB_PROP_SEED=N replays a seed.
+# The query generator (tests/props TestQueries and TestQueriesAsViews) at
+# full size: QUERY_CASES generated SELECTs compared with PostgreSQL 15, and
+# a quarter as many as materialized views through DML rounds (make test
+# runs 1,000 and 100); STREAMDB_PROP_SEED=N replays a seed.
 QUERY_CASES ?= 2000
 queries: build
 	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_PROP_CASES=$(QUERY_CASES) $(GO) test -count=1 -timeout 60m -v -run 'TestQueries' ./tests/props/

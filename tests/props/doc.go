@@ -9,14 +9,17 @@
 // edge inputs. TestAggregates groups edge and random values of the numeric
 // types and intervals, ad hoc and in a materialized view, through inserts
 // and then deletes. TestQueries runs generated SELECTs (subqueries,
-// correlated or not, aggregates, CASE, ORDER BY/LIMIT) over two tables of
-// five integer columns (make queries: 2,000 of them). Each result must
-// equal PostgreSQL's, or fail with PostgreSQL's SQLSTATE when PostgreSQL
-// refuses (TestQueries: its SQLSTATE class).
+// correlated or not, aggregates, CASE, ORDER BY/LIMIT, DISTINCT ON, WITH
+// TIES, bitwise operators, jsonb) over two tables of five integer columns
+// and one with a jsonb column too (make queries: 2,000 of them);
+// TestQueriesAsViews makes a quarter as many of them materialized views
+// and compares them with PostgreSQL's after rounds of inserts, updates
+// and deletes. Each result must equal PostgreSQL's, or fail with
+// PostgreSQL's SQLSTATE when PostgreSQL refuses (TestQueries: its
+// SQLSTATE class).
 //
-// Types PostgreSQL has and streamdb does not (json, jsonb) are not
-// generated: streamdb refuses them at CREATE. bytea is not generated either;
-// time, time(3) and timetz are.
+// TestValues does not generate json, jsonb or bytea values; time, time(3)
+// and timetz it does.
 //
 // Each test logs its seed; replay a failure with it, and run longer with
 // more cases:

@@ -16,10 +16,16 @@ import (
 // FILTER, string_agg, bool_and/bool_or/every, avg, ordered-set and
 // statistical ones, array_agg); window functions with ROWS, RANGE and
 // GROUPS frames; ORDER BY with LIMIT; inner, left, right and full joins (ON,
-// USING, NATURAL); UNION, INTERSECT and EXCEPT [ALL]; LATERAL; and
-// set-returning functions in FROM and in select lists.
-// Every expression is an integer (or boolean) so that the comparison
-// checks the query language, not number formatting. It does not generate
+// USING, NATURAL); UNION, INTERSECT and EXCEPT [ALL]; LATERAL;
+// set-returning functions in FROM and in select lists; bitwise operators
+// (& | # ~ << >>); row comparisons; DISTINCT ON; LIMIT and OFFSET given
+// as expressions (NULL, ALL, arithmetic, an uncorrelated subquery) and
+// FETCH FIRST ... WITH TIES; and jsonb built from the columns
+// (jsonb_build_object, jsonb_build_array, to_jsonb) or read from the
+// table qj's jsonb column, taken apart with -> ->> #> #>> @> <@ ? ?| ?&.
+// Every expression is an integer, a boolean or a jsonb value, so that
+// the comparison checks the query language, not number formatting. It
+// does not generate
 // what streamdb refuses on purpose (known_test.go): an ORDER BY inside
 // string_agg or array_agg over anything but the aggregated value.
 
@@ -41,6 +47,9 @@ type qgen struct {
 	scopes []string
 	alias  int
 	tables []string // what a FROM item may name: queryTables and the CTEs in scope
+	// jsonCol, when set, is the jsonb column of the FROM item in scope
+	// (qj's j) that jsonb expressions may read.
+	jsonCol string
 }
 
 func newQgen(r *rand.Rand) *qgen { return &qgen{r: r, tables: queryTables} }
@@ -79,11 +88,24 @@ func (g *qgen) intExpr(depth int) string {
 		}
 		return g.literal()
 	}
-	switch g.r.IntN(12) {
+	switch g.r.IntN(15) {
 	case 0, 1, 2:
 		return g.column()
 	case 3:
 		return g.literal()
+	case 12:
+		op := []string{"&", "|", "#"}[g.r.IntN(3)]
+		return fmt.Sprintf("(%s %s %s)", g.intExpr(depth-1), op, g.intExpr(depth-1))
+	case 13:
+		if g.pct(30) {
+			return fmt.Sprintf("(~ %s)", g.intExpr(depth-1))
+		}
+		// A literal shift of 0..4: PostgreSQL shifts as C does, so a
+		// count past the width or negative is the hardware's answer.
+		op := []string{"<<", ">>"}[g.r.IntN(2)]
+		return fmt.Sprintf("(%s %s %d)", g.intExpr(depth-1), op, g.r.IntN(5))
+	case 14:
+		return g.jsonbInt(depth - 1)
 	case 4, 5:
 		op := []string{"+", "-", "*", "+", "-"}[g.r.IntN(5)]
 		return fmt.Sprintf("(%s %s %s)", g.intExpr(depth-1), op, g.intExpr(depth-1))
@@ -116,9 +138,11 @@ func (g *qgen) cond(depth int) string {
 	if depth <= 0 {
 		return fmt.Sprintf("%s %s %s", g.intExpr(0), g.cmp(), g.intExpr(0))
 	}
-	switch g.r.IntN(13) {
+	switch g.r.IntN(14) {
 	case 0, 1, 2:
 		return fmt.Sprintf("%s %s %s", g.intExpr(depth-1), g.cmp(), g.intExpr(depth-1))
+	case 13:
+		return g.jsonbCond(depth - 1)
 	case 3:
 		not := ""
 		if g.pct(30) {
@@ -244,6 +268,7 @@ func (g *qgen) subSelect(depth int, oneColumn bool) string {
 func (g *qgen) query() genQuery {
 	g.alias = 0
 	g.tables = queryTables
+	g.jsonCol = ""
 	switch g.r.IntN(14) {
 	case 0:
 		return g.withCTE()
@@ -266,6 +291,8 @@ func (g *qgen) from() genQuery {
 		return g.lateral()
 	case 4:
 		return g.windowed()
+	case 6:
+		return g.overJSON()
 	}
 	var q genQuery
 	g.within(func(a string) string {
@@ -298,9 +325,9 @@ func (g *qgen) fromItem(a string) string {
 		}
 		return fmt.Sprintf("(VALUES %s) AS %s(c0, c1, c2, c3, c4)", strings.Join(rows, ", "), a)
 	case 1:
-		outer := g.scopes
-		g.scopes = nil
-		defer func() { g.scopes = outer }()
+		outer, json := g.scopes, g.jsonCol
+		g.scopes, g.jsonCol = nil, ""
+		defer func() { g.scopes, g.jsonCol = outer, json }()
 		sub := g.within(func(b string) string {
 			return fmt.Sprintf("SELECT %s.c0, %s.c1, %s AS c2, %s.c3, %s.c4 FROM %s AS %s WHERE %s", b, b, g.intExpr(1), b, b, g.table(), b, g.cond(1))
 		})
@@ -323,27 +350,95 @@ func (g *qgen) single(item, a string) genQuery {
 	n := 1 + g.r.IntN(3)
 	items := make([]string, n)
 	for i := range items {
-		if g.pct(25) {
+		switch {
+		case g.pct(10):
+			items[i] = g.jsonbValue(1)
+		case g.pct(25):
 			items[i] = g.cond(2)
-		} else {
+		default:
 			items[i] = g.intExpr(2)
 		}
 	}
-	q.sql = fmt.Sprintf("SELECT %s FROM %s%s", strings.Join(items, ", "), item, where)
-	if g.pct(40) {
+	distinct := ""
+	var on string // the DISTINCT ON expression, which the ORDER BY leads with
+	if g.pct(12) {
+		on = []string{"1", fmt.Sprintf("%s.c%d", a, g.r.IntN(5)), fmt.Sprintf("(%s.c%d %s %d)", a, g.r.IntN(5), []string{"%", "&", ">>"}[g.r.IntN(3)], 1+g.r.IntN(3))}[g.r.IntN(3)]
+		distinct = "DISTINCT ON (" + on + ") "
+	}
+	q.sql = fmt.Sprintf("SELECT %s%s FROM %s%s", distinct, strings.Join(items, ", "), item, where)
+	if on != "" || g.pct(40) {
 		// ORDER BY every output column fixes the order; a leading
 		// subquery key orders before them.
 		q.sql += " ORDER BY "
-		if g.pct(25) {
+		if on != "" {
+			q.sql += on + ", "
+		} else if g.pct(25) {
 			q.sql += g.scalarSubquery(1) + ", "
+		}
+		if on == "" && g.pct(20) {
+			// WITH TIES over a prefix of the columns: which rows tie
+			// does not depend on the order among peers, so the rows are
+			// one multiset (without an OFFSET, which would pick peers).
+			q.sql += positions(1+g.r.IntN(n)) + " FETCH FIRST " + g.limitValue(true, true) + " ROWS WITH TIES"
+			return q
 		}
 		q.sql += positions(n)
 		q.ordered = true
 		if g.pct(50) {
-			q.sql += fmt.Sprintf(" LIMIT %d", 1+g.r.IntN(6))
+			q.sql += g.limitClause()
 		}
 	}
 	return q
+}
+
+// limitValue is a LIMIT, OFFSET or FETCH count: mostly a small number,
+// else arithmetic, NULL or an uncorrelated scalar subquery (negative
+// ones included: both refuse them). fetch: FETCH FIRST, which takes an
+// expression only in parentheses. ties: a WITH TIES count, never NULL
+// (streamdb refuses the literal before errors PostgreSQL finds first).
+func (g *qgen) limitValue(fetch, ties bool) string {
+	switch g.r.IntN(8) {
+	case 0:
+		e := fmt.Sprintf("%d %s %d", g.r.IntN(5), []string{"+", "-", "*"}[g.r.IntN(3)], g.r.IntN(4))
+		if fetch || g.pct(50) {
+			e = "(" + e + ")"
+		}
+		return e
+	case 1:
+		if ties {
+			return "(1 - 1)"
+		}
+		if fetch {
+			return "(NULL)"
+		}
+		return "NULL"
+	case 2:
+		outer, json := g.scopes, g.jsonCol
+		g.scopes, g.jsonCol = nil, ""
+		defer func() { g.scopes, g.jsonCol = outer, json }()
+		return g.within(func(b string) string {
+			return fmt.Sprintf("(SELECT count(*) %% 5 FROM %s AS %s WHERE %s)", g.table(), b, g.cond(0))
+		})
+	}
+	return fmt.Sprint(g.r.IntN(6))
+}
+
+// limitClause is LIMIT and OFFSET (in either form) after an ORDER BY that
+// fixes the order.
+func (g *qgen) limitClause() string {
+	switch g.r.IntN(6) {
+	case 0:
+		return " OFFSET " + g.limitValue(false, false)
+	case 1:
+		return fmt.Sprintf(" LIMIT %s OFFSET %s", g.limitValue(false, false), g.limitValue(false, false))
+	case 2:
+		return " LIMIT ALL OFFSET " + g.limitValue(false, false)
+	case 3:
+		return fmt.Sprintf(" OFFSET %s ROWS FETCH NEXT %s ROWS ONLY", g.limitValue(true, false), g.limitValue(true, false))
+	case 4:
+		return fmt.Sprintf(" OFFSET %s ROWS FETCH FIRST %s ROWS WITH TIES", g.limitValue(true, false), g.limitValue(true, true))
+	}
+	return " LIMIT " + g.limitValue(false, false)
 }
 
 // withCTE is a query under WITH: one or two CTEs filtering a table
@@ -455,8 +550,15 @@ func (g *qgen) grouped(item, a, where string) genQuery {
 		q.sql += fmt.Sprintf(" HAVING %s %s %s", aggs(true), g.cmp(), g.havingOperand(key))
 	}
 	if g.pct(40) {
+		if g.pct(25) {
+			q.sql += " ORDER BY " + positions(1+g.r.IntN(len(items))) + " FETCH FIRST " + g.limitValue(true, true) + " ROWS WITH TIES"
+			return q
+		}
 		q.sql += " ORDER BY " + positions(len(items))
 		q.ordered = true
+		if g.pct(30) {
+			q.sql += g.limitClause()
+		}
 	}
 	return q
 }
@@ -467,9 +569,9 @@ func (g *qgen) grouped(item, a, where string) genQuery {
 func (g *qgen) havingOperand(key string) string {
 	switch g.r.IntN(3) {
 	case 0:
-		outer := g.scopes
-		g.scopes = nil
-		defer func() { g.scopes = outer }()
+		outer, json := g.scopes, g.jsonCol
+		g.scopes, g.jsonCol = nil, ""
+		defer func() { g.scopes, g.jsonCol = outer, json }()
 		return g.scalarSubquery(1)
 	case 1:
 		// A grouping expression is not matched inside a subquery, only a
@@ -632,6 +734,95 @@ func (g *qgen) lateral() genQuery {
 		}
 		q.sql = fmt.Sprintf("SELECT %s.c0, l.x, %s FROM %s%s (%s) AS l%s ORDER BY 1, 2, 3", a, g.intExpr(1), left, join, sub, on)
 		q.ordered = true
+		return ""
+	})
+	return q
+}
+
+// jsonbValue is a jsonb value built from integer expressions (or, in a
+// query over qj, its column j): an object, an array, a scalar.
+func (g *qgen) jsonbValue(depth int) string {
+	if g.jsonCol != "" && g.pct(50) {
+		return g.jsonCol
+	}
+	switch g.r.IntN(4) {
+	case 0:
+		return fmt.Sprintf("jsonb_build_object('a', %s, 'b', %s)", g.intExpr(depth), g.intExpr(depth))
+	case 1:
+		return fmt.Sprintf("jsonb_build_array(%s, %s, %s)", g.intExpr(depth), g.intExpr(depth), g.intExpr(depth))
+	case 2:
+		return fmt.Sprintf("jsonb_build_object('a', jsonb_build_array(%s, %s), 'c', jsonb_build_object('d', %s))", g.intExpr(depth), g.intExpr(depth), g.intExpr(depth))
+	}
+	e := g.intExpr(depth)
+	if e == "NULL" {
+		e = "NULL::int" // to_jsonb needs a type
+	}
+	return fmt.Sprintf("to_jsonb(%s)", e)
+}
+
+// jsonbInt is an integer read out of a jsonb value: the length of an
+// element's text, an array's length, a number guarded by its type. None
+// can fail, so that which rows a planner evaluates it on does not matter.
+func (g *qgen) jsonbInt(depth int) string {
+	v := g.jsonbValue(depth)
+	switch g.r.IntN(6) {
+	case 0:
+		return fmt.Sprintf("length(%s ->> '%s')", v, []string{"a", "b", "c", "0", "1"}[g.r.IntN(5)])
+	case 1:
+		return fmt.Sprintf("length(%s ->> %d)", v, g.r.IntN(4)-1)
+	case 2:
+		return fmt.Sprintf("length(%s #>> '{%s}')", v, []string{"a,0", "a,1", "c,d", "b", "1"}[g.r.IntN(5)])
+	case 3:
+		return fmt.Sprintf("jsonb_array_length(CASE jsonb_typeof(%s -> 'a') WHEN 'array' THEN %s -> 'a' ELSE '[]' END)", v, v)
+	case 4:
+		k := []string{"'a'", "'b'", "0", "-1"}[g.r.IntN(4)]
+		return fmt.Sprintf("CASE jsonb_typeof(%s -> %s) WHEN 'number' THEN (%s ->> %s)::int END", v, k, v, k)
+	}
+	return fmt.Sprintf("length(%s::text)", v)
+}
+
+// jsonbCond is a boolean over jsonb values.
+func (g *qgen) jsonbCond(depth int) string {
+	v := g.jsonbValue(depth)
+	switch g.r.IntN(6) {
+	case 0:
+		return fmt.Sprintf("%s @> %s", v, g.jsonbValue(depth))
+	case 1:
+		return fmt.Sprintf("%s <@ %s", v, g.jsonbValue(depth))
+	case 2:
+		return fmt.Sprintf("%s ? '%s'", v, []string{"a", "b", "c", "x"}[g.r.IntN(4)])
+	case 3:
+		return fmt.Sprintf("%s %s array['a', '%s']", v, []string{"?|", "?&"}[g.r.IntN(2)], []string{"b", "c", "x"}[g.r.IntN(3)])
+	case 4:
+		return fmt.Sprintf("jsonb_typeof(%s -> 'a') = '%s'", v, []string{"number", "array", "null"}[g.r.IntN(3)])
+	}
+	return fmt.Sprintf("%s %s %s", v, []string{"=", "<>", "<", ">="}[g.r.IntN(4)], g.jsonbValue(depth))
+}
+
+// jsonTable is the table of integer columns c0..c4 and a jsonb column j
+// that overJSON reads; it is not in queryTables (its * has six columns).
+const jsonTable = "qj"
+
+// jsonValues are the values of qj.j: objects, arrays, scalars, JSON null
+// and SQL NULL.
+var jsonValues = []string{
+	`'{"a": 3, "b": [1, 2]}'`, `'{"a": [1, -2], "c": {"d": 4}}'`, `'{"b": 1}'`, `'{"a": null}'`,
+	`'[1, 2, 3]'`, `'[]'`, `'{}'`, `'5'`, `'"a"'`, `'null'`, `'true'`, "NULL",
+}
+
+// overJSON is a query over qj, whose jsonb column the jsonb expressions
+// read; sometimes a join with an integer table.
+func (g *qgen) overJSON() genQuery {
+	var q genQuery
+	g.within(func(a string) string {
+		g.jsonCol = a + ".j"
+		defer func() { g.jsonCol = "" }()
+		item := jsonTable + " AS " + a
+		if g.pct(30) {
+			b := g.newAlias()
+			item += fmt.Sprintf(" JOIN %s AS %s ON %s.c0 = %s.c%d", g.table(), b, b, a, g.r.IntN(5))
+		}
+		q = g.single(item, a)
 		return ""
 	})
 	return q

@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -10,8 +11,8 @@ import (
 
 // TestQueries is differential testing of the query language in the spirit
 // of SQLancer: it fills two tables of five integer columns (of random
-// widths) with the same random rows (NULLs included) in streamdb and
-// PostgreSQL 15, then runs
+// widths), and one with a jsonb column besides, with the same random rows
+// (NULLs included) in streamdb and PostgreSQL 15, then runs
 // generated SELECTs (query_gen_test.go) on both. Each must return the same
 // rows (in order where ORDER BY fixes it, as multisets otherwise) or fail
 // with the same SQLSTATE class. The default size is a short pass for make
@@ -21,30 +22,7 @@ func TestQueries(t *testing.T) {
 	r := propRand(t)
 	n := propCases(t, 1000)
 	p := startPair(t, 20*time.Minute)
-	for _, tbl := range queryTables {
-		// A random schema: each of c1..c4 an integer of a random width,
-		// so that operators and aggregates meet mixed integer types.
-		cols := []string{"c0 int PRIMARY KEY"}
-		for i := 1; i <= 4; i++ {
-			cols = append(cols, fmt.Sprintf("c%d %s", i, []string{"int", "int", "bigint", "smallint"}[r.IntN(4)]))
-		}
-		schema := fmt.Sprintf("CREATE TABLE %s (%s)", tbl, strings.Join(cols, ", "))
-		t.Log(schema)
-		p.both(schema)
-		var rows []string
-		for i := range 8 + r.IntN(8) {
-			vals := []string{fmt.Sprint(i*3 - 7)}
-			for range 4 {
-				if r.IntN(6) == 0 {
-					vals = append(vals, "NULL")
-				} else {
-					vals = append(vals, fmt.Sprint(r.IntN(13)-4))
-				}
-			}
-			rows = append(rows, "("+strings.Join(vals, ", ")+")")
-		}
-		p.both(fmt.Sprintf("INSERT INTO %s VALUES %s", tbl, strings.Join(rows, ", ")))
-	}
+	createQueryTables(t, r, p)
 	g := newQgen(r)
 	f := &failures{t: t}
 	same, order := 0, 0
@@ -66,6 +44,50 @@ func TestQueries(t *testing.T) {
 	t.Logf("%d of %d queries agree with PostgreSQL (%.1f%%); %d differ only in whether a division by zero is reached (evaluation order, which SQL leaves to the planner); %d differ otherwise",
 		same, n, 100*float64(same)/float64(n), order, n-same-order)
 	f.done()
+}
+
+// createQueryTables creates and fills the tables the generator reads
+// (queryTables and jsonTable) on both servers.
+func createQueryTables(t *testing.T, r *rand.Rand, p *pair) {
+	for _, tbl := range append(slices.Clone(queryTables), jsonTable) {
+		// A random schema: each of c1..c4 an integer of a random width,
+		// so that operators and aggregates meet mixed integer types.
+		cols := []string{"c0 int PRIMARY KEY"}
+		for i := 1; i <= 4; i++ {
+			cols = append(cols, fmt.Sprintf("c%d %s", i, []string{"int", "int", "bigint", "smallint"}[r.IntN(4)]))
+		}
+		if tbl == jsonTable {
+			cols = append(cols, "j jsonb")
+		}
+		schema := fmt.Sprintf("CREATE TABLE %s (%s)", tbl, strings.Join(cols, ", "))
+		t.Log(schema)
+		p.both(schema)
+		var rows []string
+		for i := range 8 + r.IntN(8) {
+			rows = append(rows, "("+strings.Join(queryRow(r, tbl, i*3-7), ", ")+")")
+		}
+		p.both(fmt.Sprintf("INSERT INTO %s VALUES %s", tbl, strings.Join(rows, ", ")))
+	}
+}
+
+// queryRow is a random row of tbl with key c0: small integers, NULLs
+// included, and a jsonb value for jsonTable.
+func queryRow(r *rand.Rand, tbl string, c0 int) []string {
+	vals := []string{fmt.Sprint(c0)}
+	for range 4 {
+		vals = append(vals, queryValue(r))
+	}
+	if tbl == jsonTable {
+		vals = append(vals, jsonValues[r.IntN(len(jsonValues))])
+	}
+	return vals
+}
+
+func queryValue(r *rand.Rand) string {
+	if r.IntN(6) == 0 {
+		return "NULL"
+	}
+	return fmt.Sprint(r.IntN(13) - 4)
 }
 
 // sameQueryOutcome compares a query's outcomes: the same SQLSTATE class
