@@ -3,12 +3,12 @@ package front
 import "streamdb/sqlerr"
 
 // withTiesPass turns FETCH {FIRST|NEXT} [n] {ROW|ROWS} WITH TIES of the
-// statement's outermost query block into ... ONLY and records it in
-// withTies: the binder marks that query's Limit, and the batch executor
-// extends it over the rows that tie with the last one in the ORDER BY. In
-// a subquery (inside parentheses) it is refused, as are the statements
-// that do not take it (parseQuery's caller checks withTies). It also
-// spells FETCH FIRST n ROW as ... ROWS for the TiDB parser.
+// statement's outermost query block into ... ONLY (which limitPass then
+// writes as LIMIT) and records it in withTies: the binder marks that
+// query's Limit, which the batch executor and a view's top-N extend over
+// the rows that tie with the last one in the ORDER BY. In a subquery
+// (inside parentheses) it is refused, as are the statements that do not
+// take it (parseQuery's caller checks withTies).
 func (r *rewriter) withTiesPass() error {
 	depth := 0
 	for i := 0; i < len(r.toks); i++ {
@@ -18,12 +18,6 @@ func (r *rewriter) withTiesPass() error {
 			depth++
 		case t.isOp(")"):
 			depth--
-		}
-		if i+1 < len(r.toks) && t.isWord("fetch") && r.toks[i+1].isWord("first", "next") {
-			// The TiDB parser reads FETCH FIRST ROW but not FETCH FIRST 1 ROW.
-			if j := limitValueEnd(r.toks, i+2); j > i+2 && j < len(r.toks) && r.toks[j].isWord("row") {
-				r.toks = concat(r.toks[:j], []token{synth(tkWord, "rows", r.toks[j], true)}, r.toks[j+1:])
-			}
 		}
 		ties := fetchWithTies(r.toks, i)
 		if ties < 0 {
