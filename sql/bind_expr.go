@@ -271,7 +271,12 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 					return e, nil
 				}
 				if col, ok := n.(*ast.ColumnNameExpr); ok {
-					return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", col.Name.Name.O)
+					// PostgreSQL names the column with its table.
+					name := col.Name.Name.O
+					if c, ok := e.(*expr.ColRef); ok && c.Idx < len(b.agg.input.cols) && b.agg.input.cols[c.Idx].table != "" {
+						name = b.agg.input.cols[c.Idx].table + "." + b.agg.input.cols[c.Idx].name
+					}
+					return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
 				}
 			}
 		}
