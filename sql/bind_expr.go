@@ -122,6 +122,10 @@ type binder struct {
 	params []types.Type
 	// windows maps the window calls of the query to their rank columns.
 	windows map[*ast.WindowFuncExpr]int
+	// groupedWindowCols are the columns of a grouped query's windows,
+	// whose references are placeholders until the Aggregate is built
+	// (bind_window_grouped.go).
+	groupedWindowCols []types.Column
 	// depth is how deeply bindExpr calls are nested now.
 	depth int
 	// corr is the query around the subquery being bound, nil at the top.
@@ -252,7 +256,7 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		// over the input rows too only to match a GROUP BY key that is
 		// the same subquery.
 		sub := isSubqueryNode(n)
-		if !containsAgg(n) && (!sub || b.agg.groupedBySubquery()) {
+		if !containsAgg(n) && !containsWindow(n) && (!sub || b.agg.groupedBySubquery()) {
 			inner := &binder{stmt: b.stmt, depth: b.depth, corr: b.corr}
 			e, err := inner.bindExpr(n, b.agg.input)
 			if err != nil && !sub {

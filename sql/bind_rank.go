@@ -55,7 +55,7 @@ type rankingItem struct {
 // the new input and its scope. Partition and order expressions are bound
 // over in, whose columns the nodes keep at the same positions. specs are
 // the query's named windows (WINDOW w AS (...)).
-func (sb *selectBinder) bindRankings(b *binder, items []rankingItem, specs []ast.WindowSpec, input plan.Node, in *scope, hasAgg bool) (plan.Node, *scope, error) {
+func (sb *selectBinder) bindRankings(b *binder, items []rankingItem, specs []ast.WindowSpec, input plan.Node, in *scope) (plan.Node, *scope, error) {
 	for _, item := range items {
 		v := &windowFinder{}
 		item.node.Accept(v)
@@ -63,34 +63,13 @@ func (sb *selectBinder) bindRankings(b *binder, items []rankingItem, specs []ast
 			if _, done := b.windows[w]; done {
 				continue
 			}
-			if hasAgg {
-				return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "window functions together with GROUP BY or aggregates are not supported yet").
-					WithHint("Aggregate in a subquery and rank its rows in the outer query.")
-			}
 			spec, err := resolveWindowSpec(&w.Spec, specs)
 			if err != nil {
 				return nil, nil, err
 			}
-			fn := strings.ToLower(w.Name)
-			var node plan.Node
-			var col int
-			var typ types.Type
-			if (fn == plan.RowNumber || fn == plan.Rank || fn == plan.DenseRank) && spec.Frame == nil {
-				t, err := sb.bindRanking(b, w, spec, input, in)
-				if err != nil {
-					return nil, nil, err
-				}
-				t.RankName = t.Func
-				if item.node == w && item.name != "" {
-					t.RankName = item.name
-				}
-				node, col, typ = t, t.RankCol(), types.Int8
-			} else {
-				wf, err := sb.bindWindowFunc(b, w, spec, input, in)
-				if err != nil {
-					return nil, nil, err
-				}
-				node, col, typ = wf, len(wf.Cols)-1, wf.Cols[len(wf.Cols)-1].Type
+			node, col, typ, err := sb.bindWindowCall(b, w, spec, item, input, in)
+			if err != nil {
+				return nil, nil, err
 			}
 			name := node.Schema()[col].Name
 			if b.windows == nil {
@@ -103,6 +82,29 @@ func (sb *selectBinder) bindRankings(b *binder, items []rankingItem, specs []ast
 		}
 	}
 	return input, in, nil
+}
+
+// bindWindowCall binds the window call w of item over input: a TopN
+// for a frameless ranking function, else a WindowFunc. Its value is the
+// node's column col, of type typ.
+func (sb *selectBinder) bindWindowCall(b *binder, w *ast.WindowFuncExpr, spec *ast.WindowSpec, item rankingItem, input plan.Node, in *scope) (plan.Node, int, types.Type, error) {
+	fn := strings.ToLower(w.Name)
+	if (fn == plan.RowNumber || fn == plan.Rank || fn == plan.DenseRank) && spec.Frame == nil {
+		t, err := sb.bindRanking(b, w, spec, input, in)
+		if err != nil {
+			return nil, 0, types.Unknown, err
+		}
+		t.RankName = t.Func
+		if item.node == w && item.name != "" {
+			t.RankName = item.name
+		}
+		return t, t.RankCol(), types.Int8, nil
+	}
+	wf, err := sb.bindWindowFunc(b, w, spec, input, in)
+	if err != nil {
+		return nil, 0, types.Unknown, err
+	}
+	return wf, len(wf.Cols) - 1, wf.Cols[len(wf.Cols)-1].Type, nil
 }
 
 // resolveWindowSpec returns the window a call's OVER names: its own
@@ -218,6 +220,10 @@ func bindWindowOrder(b *binder, spec *ast.WindowSpec, in *scope) ([]plan.SortKey
 // column of s.
 func (b *binder) bindWindowRef(w *ast.WindowFuncExpr, s *scope) (expr.Expr, error) {
 	i, ok := b.windows[w]
+	if ok && i >= groupedWindowBase && i-groupedWindowBase < len(b.groupedWindowCols) {
+		c := b.groupedWindowCols[i-groupedWindowBase]
+		return &expr.ColRef{Idx: i, Name: c.Name, T: c.Type}, nil
+	}
 	if !ok || i >= len(s.cols) {
 		return nil, sqlerr.New(sqlerr.WindowingError, "window functions are not allowed here")
 	}

@@ -158,6 +158,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			hasAgg = hasAgg || containsAgg(item.Expr)
 		}
 	}
+	for i := range sel.WindowSpecs {
+		hasAgg = hasAgg || containsAgg(&sel.WindowSpecs[i])
+	}
 	for _, n := range distinctOn {
 		hasAgg = hasAgg || containsAgg(n)
 	}
@@ -200,11 +203,14 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 			ranked = append(ranked, rankingItem{node: item.Expr})
 		}
 	}
-	if input, in, err = sb.bindRankings(b, ranked, sel.WindowSpecs, input, in, hasAgg); err != nil {
-		return nil, err
+	if !hasAgg {
+		if input, in, err = sb.bindRankings(b, ranked, sel.WindowSpecs, input, in); err != nil {
+			return nil, err
+		}
 	}
 
 	exprScope := in
+	var windows *groupedWindows
 	if hasAgg {
 		ac := &aggContext{input: in}
 		if sel.GroupBy != nil {
@@ -230,6 +236,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		// Bind everything above the aggregate first so that all calls are
 		// collected; the Aggregate node is built after.
 		defer func() { b.agg = nil }()
+		if windows, err = sb.bindGroupedWindows(b, ranked, sel.WindowSpecs); err != nil {
+			return nil, err
+		}
 	}
 
 	exprs := make([]expr.Expr, len(fields))
@@ -249,6 +258,9 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	}
 	var having expr.Expr
 	if sel.Having != nil {
+		if containsWindow(sel.Having.Expr) {
+			return nil, sqlerr.New(sqlerr.WindowingError, "window functions are not allowed in HAVING")
+		}
 		h, err := b.bindExpr(sel.Having.Expr, exprScope)
 		if err != nil {
 			return nil, err
@@ -363,6 +375,13 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		input = &plan.Aggregate{Input: input, GroupBy: b.agg.groupKeys, Aggs: b.agg.calls, Cols: aggCols}
 		if having != nil {
 			input = &plan.Filter{Input: input, Cond: having}
+		}
+		if len(windows.nodes) > 0 {
+			width := len(input.Schema())
+			input = windows.stack(input)
+			for i, e := range exprs {
+				exprs[i] = placeWindows(e, width)
+			}
 		}
 	}
 	var out plan.Node = &plan.Project{Input: input, Exprs: exprs, Cols: cols}
