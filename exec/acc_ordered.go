@@ -33,7 +33,7 @@ func OrderedSetName(name string, desc bool, param string) string {
 // parseOrderedSet splits a name made by OrderedSetName.
 func parseOrderedSet(fn string) (name string, desc bool, param string, ok bool) {
 	parts := strings.SplitN(fn, ":", 3)
-	if len(parts) != 3 {
+	if len(parts) != 3 || strings.HasPrefix(parts[1], "by ") {
 		return "", false, "", false
 	}
 	switch parts[0] {

@@ -28,6 +28,9 @@ type Accumulator interface {
 
 // AggResultType is the PostgreSQL result type of fn over an argument type.
 func AggResultType(fn string, arg types.Type) (types.Type, error) {
+	if t, ok := keyedOrderResultType(fn); ok {
+		return t, nil
+	}
 	if t, ok := orderedSetResultType(fn, arg); ok {
 		return t, nil
 	}
@@ -109,6 +112,9 @@ func newAccumulator(call plan.AggCall, appendOnly bool, dataflow catalog.FormatV
 	case "var_pop", "var_samp", "stddev_pop", "stddev_samp":
 		acc = newStatsAcc(call.Func, call.T)
 	default:
+		if acc = newKeyedOrderAcc(call.Func); acc != nil {
+			break
+		}
 		if acc = newOrderedSetAcc(call.Func, argType); acc == nil {
 			panic("exec: unknown aggregate " + call.Func)
 		}

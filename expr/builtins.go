@@ -67,6 +67,9 @@ func Call(name string, args []Expr) (Expr, error) {
 	if f, ok, err := uuidFunc(name, args); ok {
 		return f, err
 	}
+	if name == OrderedArgFunc {
+		return orderedArg(args)
+	}
 	switch name {
 	case "length", "char_length", "character_length":
 		if n != 1 {

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
@@ -9,6 +10,7 @@ import (
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/plan"
+	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -19,15 +21,20 @@ import (
 //	percentile_cont(x, fraction, 'asc'|'desc')   (WITHIN GROUP (ORDER BY x))
 //	percentile_disc(x, fraction, 'asc'|'desc')
 //	mode(x, 'asc'|'desc')
-//	string_agg(a, delimiter [, 'asc'|'desc', k])  (string_agg(a, d ORDER BY k))
-//	array_agg(a [, 'asc'|'desc', k])              (array_agg(a ORDER BY k))
-//	jsonb_agg(a [, 'asc'|'desc', k])              (jsonb_agg(a ORDER BY k))
+//	string_agg(a, delimiter [, directions, k1, k2, ...])  (string_agg(a, d ORDER BY k1, k2, ...))
+//	array_agg(a [, directions, k1, k2, ...])              (array_agg(a ORDER BY k1, k2, ...))
+//	jsonb_agg(a [, directions, k1, k2, ...])              (jsonb_agg(a ORDER BY k1, k2, ...))
+//
+// directions is one 'asc'|'desc' [' nulls first'|' nulls last'] per key,
+// comma separated. Under FILTER, array_agg's and jsonb_agg's a is
+// streamdb_agg_filter(cond, a) (front.AggFilterFunc).
+//
 //	jsonb_object_agg(k, v)
 //
-// The fraction and the delimiter must be constants; string_agg orders by
-// its value (PostgreSQL, without ORDER BY, concatenates in an unspecified
-// order), so an ORDER BY of another expression is refused; array_agg
-// likewise, its NULLs last (first when descending).
+// The fraction and the delimiter must be constants. Without ORDER BY,
+// string_agg and array_agg order by their value (PostgreSQL concatenates
+// in an unspecified order), array_agg's NULLs last (first when
+// descending); with one they order by its keys (orderedByKeys).
 func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCall, error) {
 	call := plan.AggCall{Func: fn}
 	if a.Distinct {
@@ -39,9 +46,9 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 	case "mode":
 		min, max = 2, 2
 	case "string_agg":
-		min, max = 2, 4
+		min, max = 2, len(args)
 	case "array_agg", "jsonb_agg":
-		min, max = 1, 3
+		min, max = 1, len(args)
 	case "jsonb_object_agg":
 		min, max = 2, 2
 	}
@@ -50,7 +57,25 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 			WithHint("Write %s", orderedAggUsage[fn])
 	}
 	inner := &binder{stmt: b.stmt, inAgg: true, corr: b.corr}
-	arg, err := inner.bindExpr(args[0], b.agg.input)
+	first := args[0]
+	var filter expr.Expr // array_agg and jsonb_agg under FILTER
+	if f, ok := first.(*ast.FuncCallExpr); ok && f.FnName.L == front.AggFilterFunc && len(f.Args) == 2 {
+		c, err := inner.bindExpr(f.Args[0], b.agg.input)
+		if err != nil {
+			return call, err
+		}
+		if err := checkAggLevel(fn, c); err != nil {
+			return call, err
+		}
+		if t := c.Type(); t != types.Bool && t != types.Unknown {
+			return call, sqlerr.New(sqlerr.DatatypeMismatch, "argument of FILTER must be type boolean, not type %s", t)
+		}
+		if filter, err = expr.Cast(c, types.Bool); err != nil {
+			return call, err
+		}
+		first = f.Args[1]
+	}
+	arg, err := inner.bindExpr(first, b.agg.input)
 	if err != nil {
 		return call, err
 	}
@@ -92,11 +117,16 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 		}
 		param = strconv.FormatFloat(f, 'g', -1, 64)
 	case "array_agg", "jsonb_agg":
-		if len(args) == 3 {
-			desc = constText(args[1]) == "desc"
-			if err := sameOrderKey(inner, b, fn, arg, args[2]); err != nil {
-				return call, err
+		if len(args) >= 3 || filter != nil {
+			dirs, keys := "asc", []ast.ExprNode{first}
+			if len(args) >= 3 {
+				dirs, keys = constText(args[1]), args[2:]
 			}
+			keyed, err := b.orderedByKeys(inner, fn, arg, dirs, keys, "", filter)
+			if err != nil || keyed.Func != "" {
+				return keyed, err
+			}
+			desc = dirs == "desc"
 		}
 	case "string_agg":
 		d, ok := args[1].(*test_driver.ValueExpr)
@@ -104,11 +134,12 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 			return call, sqlerr.New(sqlerr.FeatureNotSupported, "the delimiter of string_agg must be a string constant")
 		}
 		param = d.GetString()
-		if len(args) == 4 {
-			desc = constText(args[2]) == "desc"
-			if err := sameOrderKey(inner, b, fn, arg, args[3]); err != nil {
-				return call, err
+		if len(args) >= 4 {
+			keyed, err := b.orderedByKeys(inner, fn, arg, constText(args[2]), args[3:], param, nil)
+			if err != nil || keyed.Func != "" {
+				return keyed, err
 			}
+			desc = constText(args[2]) == "desc"
 		}
 	}
 	call.Func = exec.OrderedSetName(fn, desc, param)
@@ -120,27 +151,76 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 	return call, nil
 }
 
-// sameOrderKey refuses an ORDER BY inside fn that is not fn's argument.
-func sameOrderKey(inner, b *binder, fn string, arg expr.Expr, k ast.ExprNode) error {
-	key, err := inner.bindExpr(k, b.agg.input)
+// orderedByKeys binds the ORDER BY of string_agg, array_agg or jsonb_agg
+// over arg, the value: spec is the keys' directions as the front layer
+// spells them, keys the key expressions, param string_agg's delimiter,
+// filter the condition of a FILTER (nil for none). An ORDER BY of the
+// value alone with its default NULLS order, unfiltered, is the aggregate
+// over its sorted values, which the caller binds (the returned call has
+// no Func); any other is ordered by keys (exec.KeyedOrderName), its
+// argument the keys and the value packed by expr.OrderedArgFunc, NULL
+// for a row the filter leaves out.
+func (b *binder) orderedByKeys(inner *binder, fn string, arg expr.Expr, spec string, keys []ast.ExprNode, param string, filter expr.Expr) (plan.AggCall, error) {
+	var call plan.AggCall
+	dirs := strings.Split(spec, ",")
+	if len(dirs) != len(keys) {
+		return call, sqlerr.New(sqlerr.SyntaxError, "syntax error in the ORDER BY of %s", fn)
+	}
+	orders := make([]exec.KeyOrder, len(dirs))
+	packed := make([]expr.Expr, 0, len(keys)+1)
+	plain := len(keys) == 1 && filter == nil
+	for i, d := range dirs {
+		dir, nulls, _ := strings.Cut(d, " nulls ")
+		orders[i].Desc = dir == "desc"
+		orders[i].NullsFirst = orders[i].Desc
+		if nulls != "" {
+			orders[i].NullsFirst = nulls == "first"
+		}
+		plain = plain && orders[i].NullsFirst == orders[i].Desc
+		key, err := inner.bindExpr(keys[i], b.agg.input)
+		if err != nil {
+			return call, err
+		}
+		if err := checkAggLevel(fn, key); err != nil {
+			return call, err
+		}
+		if key.Type() == types.Unknown {
+			if key, err = expr.Cast(key, types.Text); err != nil {
+				return call, err
+			}
+		}
+		plain = plain && key.String() == arg.String()
+		packed = append(packed, key)
+	}
+	if plain {
+		return call, nil
+	}
+	packedArg, err := expr.Call(expr.OrderedArgFunc, append(packed, arg))
 	if err != nil {
-		return err
+		return call, err
 	}
-	if key.String() != arg.String() {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "%s can order only by the value it aggregates (%s)", fn, arg.String()).
-			WithHint("Order by the aggregated expression, or aggregate in a subquery ordered as you need.")
+	if filter != nil {
+		if packedArg, err = expr.Case([]expr.Expr{filter}, []expr.Expr{packedArg}, nil); err != nil {
+			return call, err
+		}
 	}
-	return nil
+	call.Func = exec.KeyedOrderName(fn, orders, arg.Type(), param)
+	call.Arg = packedArg
+	if _, err := exec.AggResultType(call.Func, packedArg.Type()); err != nil {
+		return call, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", fn, arg.Type()).
+			WithHint("Write %s", orderedAggUsage[fn])
+	}
+	return call, nil
 }
 
 var orderedAggUsage = map[string]string{
-	"array_agg":        "array_agg(expression [ORDER BY the same expression]).",
-	"jsonb_agg":        "jsonb_agg(expression [ORDER BY the same expression]).",
+	"array_agg":        "array_agg(expression [ORDER BY expression, ...]).",
+	"jsonb_agg":        "jsonb_agg(expression [ORDER BY expression, ...]).",
 	"jsonb_object_agg": "jsonb_object_agg(key, value).",
 	"percentile_cont":  "percentile_cont(fraction) WITHIN GROUP (ORDER BY numeric expression).",
 	"percentile_disc":  "percentile_disc(fraction) WITHIN GROUP (ORDER BY expression).",
 	"mode":             "mode() WITHIN GROUP (ORDER BY expression).",
-	"string_agg":       "string_agg(text expression, 'delimiter' [ORDER BY the same expression]).",
+	"string_agg":       "string_agg(text expression, 'delimiter' [ORDER BY expression, ...]).",
 }
 
 // constText is the value of a string literal, "" for anything else.

@@ -62,6 +62,11 @@ const (
 	// NoColumnsFunc stands in for an empty select list (SELECT FROM t):
 	// the binder drops the field, leaving a query of no columns.
 	NoColumnsFunc = "streamdb_no_columns"
+	// AggFilterFunc is the first argument of array_agg and jsonb_agg
+	// under FILTER (WHERE cond), as AggFilterFunc(cond, argument): those
+	// keep NULLs, so the CASE WHEN cond THEN argument END that FILTER is
+	// for the others would add a NULL for each row filtered out.
+	AggFilterFunc = "streamdb_agg_filter"
 	// DistinctOnFunc is the first field of a SELECT DISTINCT ON (...):
 	// its arguments are the DISTINCT ON expressions, and the binder takes
 	// it out of the select list.

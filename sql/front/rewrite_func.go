@@ -23,7 +23,8 @@ import "streamdb/sqlerr"
 // EXTRACT becomes a call that the binder knows as PostgreSQL's extract:
 // date_part's fields with a numeric result. A FILTER keeps the aggregate's first argument only
 // where cond holds (count(*) counts 1s), which is what FILTER means for
-// aggregates that skip NULLs.
+// aggregates that skip NULLs; array_agg and jsonb_agg, which keep them,
+// take the condition and the argument together (AggFilterFunc).
 func (r *rewriter) funcPass() error {
 	if !hasWord(r.toks, "extract") && !hasWord(r.toks, "concat") && !hasWord(r.toks, "filter") &&
 		!hasWord(r.toks, "stddev") && !hasWord(r.toks, "variance") && !hasWord(r.toks, "cardinality") &&
@@ -138,6 +139,16 @@ func (r *rewriter) filter(out []token, i int) ([]token, int, error) {
 		first = []token{synth(tkNumber, "1", first[0], true)}
 	}
 	out = append(out[:openArgs+1], prefix...)
+	if openArgs > 0 && out[openArgs-1].isWord("array_agg", "jsonb_agg") {
+		out = append(out, synth(tkWord, AggFilterFunc, t, len(prefix) > 0), synth(tkOp, "(", t, false))
+		out = append(out, withSpace(cond, false)...)
+		out = append(out, synth(tkOp, ",", t, false))
+		out = append(out, withSpace(first, true)...)
+		out = append(out, synth(tkOp, ")", t, false))
+		out = append(out, args[len(parts[0]):]...)
+		out = append(out, closing)
+		return out, end, nil
+	}
 	out = append(out, synth(tkWord, "case", t, len(prefix) > 0), synth(tkWord, "when", t, true))
 	out = append(out, cond...)
 	out = append(out, synth(tkWord, "then", t, true))

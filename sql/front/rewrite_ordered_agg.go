@@ -1,5 +1,7 @@
 package front
 
+import "strings"
+
 // orderedAggPass rewrites the ordered forms of aggregates, which the TiDB
 // parser does not read, into plain calls whose extra arguments the binder
 // reads (sql/bind_ordered_agg.go):
@@ -10,6 +12,8 @@ package front
 //	string_agg(a, ',' ORDER BY k DESC)     ->  string_agg(a, ',', 'desc', k)
 //	array_agg(a ORDER BY k DESC)           ->  array_agg(a, 'desc', k)
 //	jsonb_agg(a ORDER BY k DESC)           ->  jsonb_agg(a, 'desc', k)
+//	array_agg(a ORDER BY k NULLS FIRST, j DESC)
+//	  ->  array_agg(a, 'asc nulls first,desc', k, j)
 func (r *rewriter) orderedAggPass() error {
 	if !hasWord(r.toks, "within") && !hasWord(r.toks, "string_agg") && !hasWord(r.toks, "array_agg") && !hasWord(r.toks, "jsonb_agg") {
 		return nil
@@ -60,15 +64,17 @@ func (r *rewriter) orderedAggPass() error {
 					continue
 				}
 				if inner[j].isWord("order") && inner[j+1].isWord("by") {
-					key, dir := orderKey(inner[j+2:])
-					if len(key) == 0 {
+					keys, spec := orderKeys(inner[j+2:])
+					if keys == nil {
 						return syntaxError(r.src, r.toks[end])
 					}
 					out = append(out, t, r.toks[i+1])
 					out = append(out, inner[:j]...)
-					out = append(out, synth(tkOp, ",", inner[j], false), synth(tkString, dir, inner[j], true),
-						synth(tkOp, ",", inner[j], false))
-					out = append(out, withSpace(key, true)...)
+					out = append(out, synth(tkOp, ",", inner[j], false), synth(tkString, spec, inner[j], true))
+					for _, key := range keys {
+						out = append(out, synth(tkOp, ",", inner[j], false))
+						out = append(out, withSpace(key, true)...)
+					}
 					out = append(out, r.toks[end])
 					i = end
 					break
@@ -82,6 +88,28 @@ func (r *rewriter) orderedAggPass() error {
 	}
 	r.toks = out
 	return nil
+}
+
+// orderKeys splits the ORDER BY list of an aggregate, "k1 [ASC|DESC]
+// [NULLS FIRST|LAST], ...", into its keys and their directions, spelled
+// "asc" or "desc" and " nulls first" or " nulls last" when given, comma
+// separated. keys is nil for an empty key.
+func orderKeys(toks []token) (keys [][]token, spec string) {
+	var dirs []string
+	for _, item := range splitTopLevel(toks) {
+		nulls := ""
+		if n := len(item); n > 2 && item[n-2].isWord("nulls") && item[n-1].isWord("first", "last") {
+			nulls = " nulls " + item[n-1].val
+			item = item[:n-2]
+		}
+		key, dir := orderKey(item)
+		if len(key) == 0 {
+			return nil, ""
+		}
+		keys = append(keys, key)
+		dirs = append(dirs, dir+nulls)
+	}
+	return keys, strings.Join(dirs, ",")
 }
 
 // orderKey splits "x [ASC|DESC]" into x and the direction.

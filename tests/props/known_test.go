@@ -95,9 +95,3 @@ var knownInputs = []struct{ expr, reason string }{
 	// The TiDB parser reads a number literal as a double first.
 	{"1e400", "a number literal past double's range is a syntax error in the TiDB parser (sql/front)"},
 }
-
-// A refusal (0A000) that the query generator (query_gen_test.go) steers
-// clear of, tested in tests/sqllogic/testdata/streamdb/
-// select_generated_regressions.slt: string_agg and array_agg order only
-// by the value they aggregate (sql/bind_ordered_agg.go: the accumulator
-// keeps values, not sort keys).
