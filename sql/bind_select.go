@@ -170,6 +170,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	// BY is an input column when there is one (orderByName takes output
 	// columns first for ORDER BY).
 	resolveAlias := func(n ast.ExprNode, clause string) (int, bool, error) {
+		n = stripParens(n)
 		if err := nonIntegerConstant(n, clause); err != nil {
 			return 0, false, err
 		}
@@ -273,7 +274,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 	// PostgreSQL, a bare name is an output column when one has that name
 	// (SQL92), and any other expression reads the input columns (SQL99).
 	orderByName := func(n ast.ExprNode) (int, bool, error) {
-		c, ok := n.(*ast.ColumnNameExpr)
+		c, ok := stripParens(n).(*ast.ColumnNameExpr)
 		if !ok || c.Name.Table.O != "" || c.Name.Schema.O != "" {
 			return 0, false, nil
 		}
@@ -812,4 +813,17 @@ func ambiguousIn(in *scope, c scopeColumn) bool {
 		}
 	}
 	return n > 1
+}
+
+// stripParens is n without the parentheses around it: PostgreSQL's
+// grammar drops them, so ORDER BY (2) is a position and GROUP BY (name)
+// may name an output column.
+func stripParens(n ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			return n
+		}
+		n = p.Expr
+	}
 }
