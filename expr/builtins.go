@@ -271,6 +271,11 @@ func rounding(name string, args []Expr) (Expr, error) {
 	if !t.IsNumeric() || (len(args) == 2 && t != types.Numeric) {
 		return nil, wrongArgs(name, args)
 	}
+	// The scale is an integer: PostgreSQL casts no other type to one
+	// implicitly (round(1.5, 1::float8) does not exist).
+	if len(args) == 2 && !args[1].Type().IsInteger() && args[1].Type() != types.Unknown {
+		return nil, wrongArgs(name, args)
+	}
 	a, err := castArgs(args, t, types.Int8)
 	if err != nil {
 		return nil, err
