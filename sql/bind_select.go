@@ -763,8 +763,51 @@ func figureName(n ast.ExprNode) (string, int) {
 		return n.FnName.L, 2
 	case *ast.CaseExpr:
 		return "case", 1
+	case *ast.ExistsSubqueryExpr:
+		if n.Not {
+			return "", 0
+		}
+		return "exists", 2
+	case *ast.SubqueryExpr:
+		// A scalar subquery is named as its (only) output column.
+		if name := subqueryColumnName(n.Query); name != "" && !n.Exists {
+			return name, 2
+		}
 	}
 	return "", 0
+}
+
+// subqueryColumnName is the name of the first output column of q, a
+// SELECT or a set operation (its first SELECT's), or "" when it is not
+// known before binding (SELECT *).
+func subqueryColumnName(q ast.Node) string {
+	switch q := q.(type) {
+	case *ast.SelectStmt:
+		if q.Fields == nil {
+			return ""
+		}
+		for _, f := range q.Fields.Fields {
+			if call, ok := f.Expr.(*ast.FuncCallExpr); ok && (call.FnName.L == front.DistinctOnFunc || call.FnName.L == front.NoColumnsFunc) {
+				continue
+			}
+			if f.WildCard != nil {
+				return ""
+			}
+			if f.AsName.O != "" {
+				return f.AsName.O
+			}
+			return columnName(f.Expr)
+		}
+	case *ast.SetOprStmt:
+		if q.SelectList != nil && len(q.SelectList.Selects) > 0 {
+			return subqueryColumnName(q.SelectList.Selects[0])
+		}
+	case *ast.SetOprSelectList:
+		if len(q.Selects) > 0 {
+			return subqueryColumnName(q.Selects[0])
+		}
+	}
+	return ""
 }
 
 // pgTypeColumnName is the column name PostgreSQL gives a cast to t: the
