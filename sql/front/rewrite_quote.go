@@ -35,7 +35,12 @@ var tidbReserved = setOf(
 // are also keywords of the statements handed to it: nameInContext tells
 // the two apart.
 var contextKeywords = setOf("dec", "of", "over", "schema", "schemas", "recursive", "revoke",
-	"exists", "values", "by", "set", "insert", "update", "delete")
+	"exists", "values", "by", "set", "insert", "update", "delete", "between")
+
+// betweenNameAfter are the words after which BETWEEN starts an operand,
+// so is a name: the operator BETWEEN follows an operand.
+var betweenNameAfter = setOf("select", "distinct", "all", "where", "by", "set", "on", "having", "and", "or", "as",
+	"when", "then", "else", "returning", "from", "join")
 
 // nameInContext reports whether the context keyword at toks[i] stands for
 // a name.
@@ -61,6 +66,11 @@ func (r *rewriter) nameInContext(i int) bool {
 	case "set":
 		// UPDATE t [AS a] SET: the word before is the table or its alias.
 		return !(prev.kind == tkIdent || prev.kind == tkWord && !reserved[prev.val] && !prev.isWord("by", "set"))
+	case "between":
+		// x BETWEEN a AND b, ROWS BETWEEN ...: the operator follows an
+		// operand; a name starts one.
+		return i == 0 || prev.isOp(",", "(", ".", "=", "<>", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "||") ||
+			prev.kind == tkWord && betweenNameAfter[prev.val]
 	case "insert", "update", "delete":
 		// A statement's first word, or FOR UPDATE, ON DELETE, DO UPDATE.
 		return i > 0 && !prev.isOp("(", ")", ";") && !prev.isWord("for", "on", "do", "no", "key")
