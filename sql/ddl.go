@@ -162,7 +162,7 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 	if format != "json" {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "format %q is not supported; use format = 'json'", format)
 	}
-	if len(n.Columns) == 0 {
+	if len(n.Columns) == 0 && !isTable {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "a stream needs at least one column")
 	}
 	cols := make([]types.Column, len(n.Columns))
