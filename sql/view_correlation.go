@@ -151,25 +151,11 @@ func pullCorrelation(sub *expr.Subquery, p plan.Node) (from plan.Node, inner, ou
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		var keep []expr.Expr
-		for _, c := range plan.Conjuncts(n.Cond) {
-			if !hasOuterRef(c) {
-				keep = append(keep, c)
-				continue
-			}
-			if hasSubquery(c) {
-				return nil, nil, nil, nil, refuseSubquery(sub, "a subquery nested in a correlated subquery that refers to the query around both")
-			}
-			i, o, ok, err := correlationKey(c)
-			if err != nil {
-				return nil, nil, nil, nil, err
-			}
-			if !ok {
-				residual = append(residual, c)
-				continue
-			}
-			inner, outer = append(inner, i), append(outer, o)
+		keep, ci, co, cr, err := splitCorrelated(sub, plan.Conjuncts(n.Cond))
+		if err != nil {
+			return nil, nil, nil, nil, err
 		}
+		inner, outer, residual = append(inner, ci...), append(outer, co...), append(residual, cr...)
 		if len(keep) == 0 {
 			return in, inner, outer, residual, nil
 		}
@@ -190,11 +176,28 @@ func pullCorrelation(sub *expr.Subquery, p plan.Node) (from plan.Node, inner, ou
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		if len(li)+len(ri)+len(lr)+len(rr) == 0 {
+		// The conditions of an inner join's ON that refer to the outer row
+		// are the subquery's WHERE conditions as well (both are over the
+		// joined row, which Filters and inner joins keep).
+		var keep, ci, co, cr []expr.Expr
+		if n.Cond != nil && hasOuterRef(n.Cond) {
+			if keep, ci, co, cr, err = splitCorrelated(sub, plan.Conjuncts(n.Cond)); err != nil {
+				return nil, nil, nil, nil, err
+			}
+		}
+		if len(li)+len(ri)+len(lr)+len(rr)+len(ci)+len(cr) == 0 {
 			return p, nil, nil, nil, nil
 		}
 		j := *n
 		j.Left, j.Right = l, r
+		if len(ci)+len(cr) > 0 {
+			j.Cond = nil
+			if len(keep) > 0 {
+				if j.Cond, err = conjoin(keep); err != nil {
+					return nil, nil, nil, nil, err
+				}
+			}
+		}
 		nl := len(l.Schema())
 		for _, k := range ri {
 			li = append(li, shiftColRefs(k, nl))
@@ -202,9 +205,34 @@ func pullCorrelation(sub *expr.Subquery, p plan.Node) (from plan.Node, inner, ou
 		for _, c := range rr {
 			lr = append(lr, shiftColRefs(c, nl))
 		}
-		return &j, li, append(lo, ro...), lr, nil
+		return &j, append(li, ci...), append(append(lo, ro...), co...), append(lr, cr...), nil
 	}
 	return p, nil, nil, nil, nil
+}
+
+// splitCorrelated splits conds, conjuncts over a subquery's row, into
+// those that do not refer to the outer row (keep), the correlation keys
+// inner = outer, and the other conditions that refer to it (residual).
+func splitCorrelated(sub *expr.Subquery, conds []expr.Expr) (keep, inner, outer, residual []expr.Expr, err error) {
+	for _, c := range conds {
+		if !hasOuterRef(c) {
+			keep = append(keep, c)
+			continue
+		}
+		if hasSubquery(c) {
+			return nil, nil, nil, nil, refuseSubquery(sub, "a subquery nested in a correlated subquery that refers to the query around both")
+		}
+		i, o, ok, err := correlationKey(c)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		if !ok {
+			residual = append(residual, c)
+			continue
+		}
+		inner, outer = append(inner, i), append(outer, o)
+	}
+	return keep, inner, outer, residual, nil
 }
 
 // shiftColRefs is e with its column references moved by n.
