@@ -31,6 +31,19 @@ type scopeColumn struct {
 	// the join merged: a qualified name (and table.*) still reaches it,
 	// an unqualified one and * reach the merged column.
 	hidden bool
+	// source is the table a merged JOIN ... USING column takes its value
+	// from (the left one's, the right one's for RIGHT JOIN), which
+	// PostgreSQL names it by in errors; "" for other columns.
+	source string
+}
+
+// qualifier is the table PostgreSQL's errors name c by: a merged
+// column's source even where USING (...) AS alias names it too.
+func (c scopeColumn) qualifier() string {
+	if c.source != "" {
+		return c.source
+	}
+	return c.table
 }
 
 // scope is the row an expression is evaluated over.
@@ -277,8 +290,8 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 				if col, ok := n.(*ast.ColumnNameExpr); ok {
 					// PostgreSQL names the column with its table.
 					name := col.Name.Name.O
-					if c, ok := e.(*expr.ColRef); ok && c.Idx < len(b.agg.input.cols) && b.agg.input.cols[c.Idx].table != "" {
-						name = b.agg.input.cols[c.Idx].table + "." + b.agg.input.cols[c.Idx].name
+					if c, ok := e.(*expr.ColRef); ok && c.Idx < len(b.agg.input.cols) && b.agg.input.cols[c.Idx].qualifier() != "" {
+						name = b.agg.input.cols[c.Idx].qualifier() + "." + b.agg.input.cols[c.Idx].name
 					}
 					return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
 				}

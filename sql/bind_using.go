@@ -151,7 +151,11 @@ func (sb *selectBinder) bindUsing(kind plan.JoinKind, left plan.Node, ls *scope,
 		}
 		exprs = append(exprs, e)
 		cols = append(cols, types.Column{Name: names[i], Type: t})
-		sc = append(sc, scopeColumn{name: names[i], typ: t})
+		source := joined.cols[p.l].qualifier()
+		if kind == plan.RightJoin {
+			source = joined.cols[width+p.r].qualifier()
+		}
+		sc = append(sc, scopeColumn{name: names[i], typ: t, source: source})
 		merged[p.l], merged[width+p.r] = true, true
 	}
 	for i, c := range joined.cols {
