@@ -54,6 +54,23 @@ type Column struct {
 	// IdentitySequence; "" otherwise.
 	Identity         string `json:"identity,omitempty"`
 	IdentitySequence string `json:"identity_sequence,omitempty"`
+	// Key is the member name the column's values have in the JSON
+	// messages of its stream or table changelog; "" means Name. RENAME
+	// COLUMN keeps it, so that messages written before the rename (and a
+	// stream's producers) are read under the new name.
+	Key string `json:"key,omitempty"`
+	// Missing, when set, is the column's value, as text, in a message
+	// without its member: the default of ALTER ... ADD COLUMN, which rows
+	// written before the column existed read (PostgreSQL's attmissingval).
+	Missing *string `json:"missing,omitempty"`
+}
+
+// MemberKey is the member name of the column's values in messages.
+func (c Column) MemberKey() string {
+	if c.Key != "" {
+		return c.Key
+	}
+	return c.Name
 }
 
 // Descriptor is one catalog object as stored in Pebble.
@@ -77,6 +94,9 @@ type Descriptor struct {
 	// starts after: messages up to it belong to an earlier table of the
 	// same name and subject.
 	StartSeq uint64 `json:"start_seq,omitempty"`
+	// RetiredKeys are the member keys of a table's dropped columns: old
+	// changelog messages still hold them, so no new column takes them.
+	RetiredKeys []string `json:"retired_keys,omitempty"`
 
 	// Views (materialized and plain): the defining query text and the
 	// objects it reads by name.
@@ -190,6 +210,23 @@ func (d *Descriptor) Schema() ([]types.Column, error) {
 		out[i] = types.Column{Name: c.Name, Type: t, Mod: mod}
 	}
 	return out, nil
+}
+
+// MemberKeys returns the member keys of the columns (Column.MemberKey),
+// or nil when every column's is its name.
+func (d *Descriptor) MemberKeys() []string {
+	renamed := false
+	for _, c := range d.Columns {
+		renamed = renamed || (c.Key != "" && c.Key != c.Name)
+	}
+	if !renamed {
+		return nil
+	}
+	out := make([]string, len(d.Columns))
+	for i, c := range d.Columns {
+		out[i] = c.MemberKey()
+	}
+	return out
 }
 
 // ColumnsFrom converts types.Columns to persisted columns.

@@ -4,9 +4,11 @@ import (
 	"sort"
 
 	"streamdb/catalog"
+	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/storage"
+	"streamdb/types"
 )
 
 // How pipelines connected by edges start, so that a reader sees exactly
@@ -97,9 +99,47 @@ func (b *builder) addEdge(s *plan.Scan, next Operator) error {
 		}
 		return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s %s is not running", s.Object.Kind, s.Object.Name)
 	}
+	ncols := len(s.Cols)
+	if s.Object.Kind == catalog.KindTable {
+		ncols = len(s.Object.Columns)
+		next = tableEdgeColumns(s, next)
+	}
 	idx := uint16(len(b.edges))
-	b.edges = append(b.edges, newEdge(up, idx, next, len(s.Cols)))
+	b.edges = append(b.edges, newEdge(up, idx, next, ncols))
 	return nil
+}
+
+// tableEdgeColumns puts in front of next what turns a table's rows, as
+// its pipeline has them (every column it has now), into the rows of scan
+// s, which has the columns the table had when the view was created: each
+// column of s is the table's column of the same member key, or NULL for
+// one dropped since (no view reads a column that is dropped).
+func tableEdgeColumns(s *plan.Scan, next Operator) Operator {
+	keys := s.Keys
+	if keys == nil {
+		keys = make([]string, len(s.Cols))
+		for i, c := range s.Cols {
+			keys[i] = c.Name
+		}
+	}
+	same := len(keys) == len(s.Object.Columns)
+	exprs := make([]expr.Expr, len(keys))
+	for i, k := range keys {
+		exprs[i] = &expr.Const{D: types.Null, T: s.Cols[i].Type}
+		for j, c := range s.Object.Columns {
+			if c.MemberKey() == k {
+				exprs[i] = &expr.ColRef{Idx: j, Name: s.Cols[i].Name, T: s.Cols[i].Type}
+				same = same && i == j
+			}
+		}
+		if _, ok := exprs[i].(*expr.Const); ok {
+			same = false
+		}
+	}
+	if same {
+		return next
+	}
+	return &projectOp{exprs: exprs, next: next}
 }
 
 // inputKey is uniqueKey of n where a view read through an edge is keyed as

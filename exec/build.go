@@ -216,7 +216,11 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 			// A table's changelog carries its inserts, updates and
 			// deletes as signed rows; the reader replays it from the
 			// table's start.
-			return next, b.addSource(n, NewChangelogDecoder(n.Cols), next)
+			cols, missing, err := MessageColumns(n)
+			if err != nil {
+				return nil, err
+			}
+			return next, b.addSource(n, NewChangelogMessageDecoder(cols, missing), next)
 		case catalog.KindView:
 			// A view over a view computes the inner view's dataflow
 			// itself, from the same streams: results are identical, and

@@ -59,6 +59,23 @@ type RowDecoder struct {
 	// of NULLs, most often columns declared under other names).
 	named    bool
 	noColumn uint64
+	// missing[i], when not nil, is column i's value in an object without
+	// its member (SetMissing); seen[i] records whether the object being
+	// decoded has it.
+	missing []*types.Datum
+	seen    []bool
+}
+
+// SetMissing gives the values of columns in objects that lack their
+// members: missing[i] for column i, NULL where it is nil.
+func (d *RowDecoder) SetMissing(missing []*types.Datum) {
+	for _, m := range missing {
+		if m != nil {
+			d.missing = missing
+			d.seen = make([]bool, len(d.cols))
+			return
+		}
+	}
 }
 
 // NoColumn returns how many of the messages decoded so far were objects
@@ -128,6 +145,9 @@ func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 		return fmt.Errorf("not a JSON object: %w", jsonSyntax(data, p, "looking for beginning of object"))
 	}
 	d.named = false
+	if d.seen != nil {
+		clear(d.seen)
+	}
 	end, err := d.decodeFields(data, p+1, row)
 	if err == nil {
 		if end = skipWS(data, end); end < len(data) {
@@ -149,6 +169,11 @@ func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 	}
 	if !d.named {
 		d.noColumn++
+	}
+	for i, seen := range d.seen {
+		if !seen && i < len(d.missing) && d.missing[i] != nil {
+			row[i] = *d.missing[i]
+		}
 	}
 	return nil
 }
@@ -175,6 +200,9 @@ func (d *RowDecoder) decodeFields(data []byte, p int, row types.Row) (int, error
 		field++
 		if known {
 			d.named = true
+			if d.seen != nil {
+				d.seen[col] = true
+			}
 			p, err = d.decodeValue(data, next, col, row)
 		} else if p, err = skipValue(data, next, 0); err != nil && sqlerr.Code(err) != "" {
 			err = fmt.Errorf("field %q: %w", raw, err) // invalid text in it

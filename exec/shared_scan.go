@@ -91,7 +91,11 @@ func (b *builder) addStreamScan(s *plan.Scan, next Operator) error {
 		sh.addNeed(need)
 		return nil
 	}
-	dec := NewRowDecoder(s.Cols)
+	cols, missing, err := MessageColumns(s)
+	if err != nil {
+		return err
+	}
+	dec := NewMessageDecoder(cols, missing)
 	dec.SkipUnread(need)
 	if key != "" {
 		sh := &sharedSource{tee: &teeOp{outputs: []Operator{next}}, dec: dec, need: append([]bool(nil), need...)}

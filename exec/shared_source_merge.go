@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"streamdb/types"
 )
 
 // Views that read one subject with the same decoder form a readerGroup:
@@ -94,8 +96,11 @@ func readerKey(s *sourceReader) string {
 		return sb.String()
 	}
 	fmt.Fprintf(&sb, ":%t", d.allowNUL)
-	for _, c := range d.cols {
+	for i, c := range d.cols {
 		fmt.Fprintf(&sb, "|%s:%s:%v", c.Name, c.Type, c.Mod)
+		if i < len(d.missing) && d.missing[i] != nil {
+			fmt.Fprintf(&sb, "=%q", types.FormatText(*d.missing[i], c.Type))
+		}
 	}
 	return sb.String()
 }

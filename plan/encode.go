@@ -57,6 +57,7 @@ type nodeRec struct {
 	ObjectKind string       `json:"object_kind,omitempty"`
 	Watermark  *watermarkRc `json:"watermark,omitempty"`
 	StoredKey  []int        `json:"stored_key,omitempty"`
+	MemberKeys []string     `json:"member_keys,omitempty"`
 
 	Rows  [][]*exprRec `json:"rows,omitempty"`  // values
 	Cond  *exprRec     `json:"cond,omitempty"`  // filter, join
@@ -195,6 +196,7 @@ func (e *encoder) node(n Node) (*nodeRec, error) {
 			return nil, fmt.Errorf("%s %s is not stored", n.Object.Kind, n.Object.Name)
 		}
 		r.Op, r.Object, r.ObjectKind, r.StoredKey = "scan", n.Object.Name, string(n.Object.Kind), n.StoredKey
+		r.MemberKeys = n.Keys
 		if w := n.Watermark; w != nil {
 			r.Watermark = &watermarkRc{Col: w.Col, Expr: one(w.Expr), Text: w.Text}
 		}
@@ -374,7 +376,7 @@ func (d *decoder) node(r *nodeRec) (Node, error) {
 		if string(obj.Kind) != r.ObjectKind {
 			return nil, fmt.Errorf("plan record: %s is a %s, recorded as a %s", r.Object, obj.Kind, r.ObjectKind)
 		}
-		s := &Scan{Object: obj, Cols: cols, StoredKey: r.StoredKey}
+		s := &Scan{Object: obj, Cols: cols, StoredKey: r.StoredKey, Keys: r.MemberKeys}
 		if w := r.Watermark; w != nil {
 			s.Watermark = &Watermark{Col: w.Col, Expr: one(w.Expr), Text: w.Text}
 		}

@@ -27,6 +27,10 @@ type Node interface {
 type Scan struct {
 	Object *catalog.Descriptor
 	Cols   []types.Column
+	// Keys are the member names of Cols in the object's messages
+	// (catalog.Column.MemberKey when the scan was bound); nil when each
+	// is its column's name.
+	Keys []string
 	// Rows computes the rows of a system table (Object.Kind is
 	// catalog.KindSystem); nil for stored objects.
 	Rows func() []types.Row

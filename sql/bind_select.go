@@ -704,7 +704,11 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 	if err != nil {
 		return nil, nil, err
 	}
-	return &plan.Scan{Object: desc, Cols: cols, Rows: rows, Watermark: wm}, sc, nil
+	var keys []string
+	if rows == nil {
+		keys = desc.MemberKeys()
+	}
+	return &plan.Scan{Object: desc, Cols: cols, Keys: keys, Rows: rows, Watermark: wm}, sc, nil
 }
 
 // columnName is PostgreSQL's default name of an output column

@@ -141,7 +141,7 @@ func containsInt(xs []int, x int) bool {
 func (s *session) publishRows(ctx context.Context, d *catalog.Descriptor, cols []types.Column, rows []types.Row) error {
 	msgs := make([][]byte, len(rows))
 	for i, row := range rows {
-		data, err := exec.EncodeJSON(cols, row)
+		data, err := exec.EncodeJSON(memberColumns(d, cols), row)
 		if err != nil {
 			return err
 		}

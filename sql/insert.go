@@ -170,7 +170,7 @@ func (s *session) writeInsertRows(ctx context.Context, desc *catalog.Descriptor,
 	}
 	msgs := make([][]byte, len(values))
 	for i, row := range values {
-		data, err := exec.EncodeJSON(cols, row)
+		data, err := exec.EncodeJSON(memberColumns(desc, cols), row)
 		if err != nil {
 			return "", err
 		}

@@ -173,7 +173,7 @@ func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) {
 	if d.Kind != catalog.KindStream {
 		return
 	}
-	cols, err := d.Schema()
+	cols, missing, err := exec.DescriptorMessageColumns(d)
 	if err != nil {
 		return
 	}
@@ -185,7 +185,7 @@ func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) {
 	if err != nil || last < first {
 		return
 	}
-	dec := exec.NewRowDecoder(cols)
+	dec := exec.NewMessageDecoder(cols, missing)
 	var decoded uint64
 	var sample []byte
 	err = e.broker.ReadRange(ctx, d.JSStream, d.Subject, first, last, func(_ uint64, data []byte) error {

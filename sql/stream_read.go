@@ -100,7 +100,11 @@ func (e *Engine) readStream(ctx context.Context, sc *plan.Scan, max int64, memLi
 	if first == 0 || last < first {
 		return nil, nil
 	}
-	dec := exec.NewRowDecoder(sc.Cols)
+	mcols, missing, err := exec.MessageColumns(sc)
+	if err != nil {
+		return nil, err
+	}
+	dec := exec.NewMessageDecoder(mcols, missing)
 	w := &boundedRows{limit: memLimit, what: "stream " + d.Name}
 	var decoded uint64
 	var noColumn []byte // the first message that names no column

@@ -38,7 +38,7 @@ func tableScan(d *catalog.Descriptor) (*plan.Scan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &plan.Scan{Object: d, Cols: cols}, nil
+	return &plan.Scan{Object: d, Cols: cols, Keys: d.MemberKeys()}, nil
 }
 
 // waitTableCurrent waits until the table's state holds every change

@@ -228,8 +228,13 @@ func (e *Engine) commitTable(ctx context.Context, w *tableWrite) error {
 // checkExists fails if table d was dropped (or replaced) since the
 // statement was bound.
 func (e *Engine) checkExists(d *catalog.Descriptor) error {
-	if cur, ok := e.lookup(d.Name); !ok || cur.ID != d.ID {
+	cur, ok := e.lookup(d.Name)
+	if !ok || cur.ID != d.ID {
 		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", d.Name)
+	}
+	if !sameTableColumns(cur, d) {
+		return sqlerr.New(sqlerr.SerializationFailure, "table %q was altered after this transaction read it", d.Name).
+			WithHint("Retry the transaction.")
 	}
 	return nil
 }
@@ -260,7 +265,7 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if err != nil {
 		return nil, nil, err
 	}
-	msgs, err := exec.EncodeChangelogChunks(cols, changes, e.changelogLimit())
+	msgs, err := exec.EncodeChangelogChunks(memberColumns(w.d, cols), changes, e.changelogLimit())
 	var tooLarge *exec.ErrChangelogTooLarge
 	if errors.As(err, &tooLarge) {
 		return nil, nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "a row of table %q is %d bytes, over the limit of %d bytes for one row", w.d.Name, tooLarge.Size, tooLarge.Limit).

@@ -127,11 +127,11 @@ func (e *Engine) tableRowsBefore(ctx context.Context, d *catalog.Descriptor, sna
 		return nil, sqlerr.New(sqlerr.InternalError, "read the changelog of table %s: %v", d.Name, err)
 	}
 	target := max(next-1, d.StartSeq) // the last message the answer holds
-	cols, err := d.Schema()
+	cols, missing, err := exec.DescriptorMessageColumns(d)
 	if err != nil {
 		return nil, err
 	}
-	dec := exec.NewChangelogDecoder(cols)
+	dec := exec.NewChangelogMessageDecoder(cols, missing)
 	var msgs [][]exec.Change
 	from, to := pos.Seq+1, target
 	if target < pos.Seq {
