@@ -54,9 +54,12 @@ func parseAlterSystem(c *cursor) (any, error) {
 	return nil, c.fail()
 }
 
-// parseAlterStream reads name SET POSITION {= | TO} position after
-// ALTER STREAM.
+// parseAlterStream reads name SET POSITION {= | TO} position, or column
+// actions (parseAlterColumns), after ALTER STREAM.
 func parseAlterStream(c *cursor) (any, error) {
+	if isAlterColumns(c) {
+		return parseAlterColumns(c, true)
+	}
 	schema, name, err := c.qualifiedName()
 	if err != nil {
 		return nil, err

@@ -19,6 +19,9 @@ func parseAlterTable(c *cursor) (any, error) {
 	if isRename(c) {
 		return parseRename(c, false)
 	}
+	if isAlterColumns(c) {
+		return parseAlterColumns(c, false)
+	}
 	a := &AlterTableOptions{IfExists: c.words("if", "exists")}
 	var err error
 	if a.Schema, a.Table, err = c.qualifiedName(); err != nil {
