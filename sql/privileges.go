@@ -169,6 +169,10 @@ func (s *session) permitted(st *front.Statement) error {
 				return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
 			}
 		}
+	case *front.AlterTable:
+		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.owner(d) != s.user {
+			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
+		}
 	case *front.RenameRelation:
 		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)

@@ -1,0 +1,637 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/expr"
+	"streamdb/pgwire"
+	"streamdb/plan"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// ALTER TABLE and ALTER STREAM change an object's columns (schema
+// evolution). Messages are JSON objects whose members map to columns by
+// member key (catalog.Column.MemberKey), so history stays readable:
+//
+//   - ADD COLUMN gives the column a member key no message of a table
+//     used yet (a dropped column's stays retired, RetiredKeys), and
+//     records its default as Missing: rows written before it read that
+//     value, as PostgreSQL's stored missing value. A default PostgreSQL
+//     evaluates per existing row (random(), clock_timestamp(),
+//     gen_random_uuid(), nextval) is refused; one it evaluates once
+//     (constants, now()) is evaluated once, at the ALTER. A stream's new
+//     column reads its producers' member of that name, and the default
+//     where a message lacks it.
+//   - DROP COLUMN is refused while a view reads the column (2BP01), and
+//     a table's rows lose it; old messages keep the member, unread.
+//   - RENAME COLUMN changes the name, not the member key: a table keeps
+//     its history, and a stream keeps reading the member its producers
+//     write under the old name.
+//   - SET/DROP DEFAULT and SET/DROP NOT NULL change the catalog only.
+//
+// A table's committed state is rewritten to the new columns in the same
+// Pebble batch as its descriptor, with every dataflow stopped, and the
+// dataflows restart from the committed epoch: the table's changelog past
+// its state decodes with the new columns, and views over it get its rows
+// with the columns they were created with (exec.tableEdgeColumns). The
+// catalog and the state are in Pebble, so a savepoint taken before the
+// change restores the old columns with the old rows.
+
+// alterTable runs ALTER TABLE / ALTER STREAM ... column actions.
+func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, error) {
+	e := s.e
+	tag := "ALTER TABLE"
+	if n.Stream {
+		tag = "ALTER STREAM"
+	}
+	if n.Schema != "" && n.Schema != "public" {
+		return "", sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", n.Schema, n.Table)
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	old, ok := e.lookup(n.Table)
+	if !ok {
+		if n.IfExists {
+			pgwire.Notice(ctx, fmt.Sprintf("relation %q does not exist, skipping", n.Table), "")
+			return tag, nil
+		}
+		return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Table)
+	}
+	switch {
+	case n.Stream && old.Kind != catalog.KindStream:
+		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a stream", n.Table).
+			WithHint("Use ALTER %s.", upperKind(old))
+	case old.Kind != catalog.KindStream && old.Kind != catalog.KindTable:
+		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a table", n.Table).
+			WithHint("Use ALTER %s.", upperKind(old))
+	}
+	a := &columnChange{s: s, old: old, d: cloneDescriptor(old)}
+	for i := range old.Columns {
+		a.from = append(a.from, i)
+	}
+	a.fill = make([]types.Datum, len(old.Columns))
+	for _, act := range n.Actions {
+		if err := a.apply(ctx, act); err != nil {
+			return "", err
+		}
+	}
+	if !a.changed {
+		return tag, nil
+	}
+	if err := a.checkNotNull(ctx); err != nil {
+		return "", err
+	}
+	if err := e.commitColumnChange(a); err != nil {
+		return "", sqlerr.New(sqlerr.InternalError, "altering %s %s failed: %v", relKindWord(old), old.Name, err)
+	}
+	e.log.Info("altered columns", "kind", old.Kind, "name", old.Name)
+	return tag, e.ddlCheckpoint(ctx)
+}
+
+// columnChange is an ALTER being applied to a copy of the descriptor.
+type columnChange struct {
+	s   *session
+	old *catalog.Descriptor
+	d   *catalog.Descriptor
+	// from[i] is the old position of d's column i, or -1 for a column
+	// added, whose value in existing rows is fill[i].
+	from []int
+	fill []types.Datum
+	// rewrite: a table's rows change shape (a column added or dropped).
+	rewrite bool
+	// notNull: columns (by name) whose rows must hold no NULL.
+	notNull []string
+	changed bool
+}
+
+func cloneDescriptor(d *catalog.Descriptor) *catalog.Descriptor {
+	out := *d
+	out.Columns = slices.Clone(d.Columns)
+	out.RetiredKeys = slices.Clone(d.RetiredKeys)
+	out.PrimaryKey = slices.Clone(d.PrimaryKey)
+	return &out
+}
+
+func (a *columnChange) column(name string) int {
+	return slices.IndexFunc(a.d.Columns, func(c catalog.Column) bool { return c.Name == name })
+}
+
+func (a *columnChange) isTable() bool { return a.d.Kind == catalog.KindTable }
+
+func (a *columnChange) noColumn(name string) error {
+	return sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", name, a.d.Name)
+}
+
+func (a *columnChange) onlyTables(what string) error {
+	return sqlerr.New(sqlerr.FeatureNotSupported, "%s on a stream is not supported", what).
+		WithHint("A stream's columns read its producers' messages; defaults and NOT NULL belong to tables (ADD COLUMN ... DEFAULT gives a stream column the value of messages without it).")
+}
+
+func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
+	switch act.Kind {
+	case front.AlterAddColumn:
+		return a.addColumn(ctx, act)
+	case front.AlterDropColumn:
+		return a.dropColumn(ctx, act)
+	case front.AlterRenameColumn:
+		return a.renameColumn(act)
+	case front.AlterColumnType:
+		if a.column(act.Column) < 0 {
+			return a.noColumn(act.Column)
+		}
+		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE is not supported").
+			WithHint("Add a column of the new type, UPDATE it from the old one, drop the old column and rename the new one.")
+	}
+	i := a.column(act.Column)
+	if i < 0 {
+		return a.noColumn(act.Column)
+	}
+	c := &a.d.Columns[i]
+	switch act.Kind {
+	case front.AlterSetDefault:
+		if !a.isTable() {
+			return a.onlyTables("SET DEFAULT")
+		}
+		if c.Identity != "" {
+			return identityColumnError(a.d, c.Name)
+		}
+		typ, err := a.columnType(i)
+		if err != nil {
+			return err
+		}
+		stored := storedDefault(act.Default, c.Type)
+		if stored != "" {
+			if _, err := a.s.bindDefault(stored, typ); err != nil {
+				return err
+			}
+		}
+		c.Default = stored
+	case front.AlterDropDefault:
+		if !a.isTable() {
+			return a.onlyTables("DROP DEFAULT")
+		}
+		if c.Identity != "" {
+			return identityColumnError(a.d, c.Name)
+		}
+		c.Default = ""
+	case front.AlterSetNotNull:
+		if !a.isTable() {
+			return a.onlyTables("SET NOT NULL")
+		}
+		if !c.NotNull {
+			c.NotNull = true
+			a.notNull = append(a.notNull, c.Name)
+		}
+	case front.AlterDropNotNull:
+		if !a.isTable() {
+			return a.onlyTables("DROP NOT NULL")
+		}
+		if slices.Contains(a.d.PrimaryKey, c.Name) {
+			return sqlerr.New(sqlerr.InvalidTableDefinition, "column %q is in a primary key", c.Name)
+		}
+		if c.Identity != "" {
+			return sqlerr.New(sqlerr.InvalidTableDefinition, "column %q of relation %q is an identity column", c.Name, a.d.Name)
+		}
+		c.NotNull = false
+	}
+	a.changed = true
+	return nil
+}
+
+func identityColumnError(d *catalog.Descriptor, col string) error {
+	return sqlerr.New(sqlerr.SyntaxError, "column %q of relation %q is an identity column", col, d.Name).
+		WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
+}
+
+func (a *columnChange) columnType(i int) (types.Column, error) {
+	c := a.d.Columns[i]
+	t, mod, err := types.ParseWithModifier(c.Type)
+	if err != nil {
+		return types.Column{}, err
+	}
+	return types.Column{Name: c.Name, Type: t, Mod: mod}, nil
+}
+
+// perRowFuncs are the functions PostgreSQL evaluates once per existing row
+// in ADD COLUMN's default (volatile ones); now() and its synonyms are
+// stable there, evaluated once.
+var perRowFuncs = map[string]bool{"random": true, "clock_timestamp": true, "gen_random_uuid": true,
+	"timeofday": true, "nextval": true, "setval": true}
+
+func (a *columnChange) addColumn(ctx context.Context, act front.AlterAction) error {
+	def := act.Def
+	if a.column(def.Name) >= 0 {
+		if act.IfNotExists {
+			pgwire.Notice(ctx, fmt.Sprintf("column %q of relation %q already exists, skipping", def.Name, a.d.Name), "")
+			return nil
+		}
+		return sqlerr.New(sqlerr.DuplicateColumn, "column %q of relation %q already exists", def.Name, a.d.Name)
+	}
+	switch {
+	case def.PrimaryKey:
+		return sqlerr.New(sqlerr.FeatureNotSupported, "ADD COLUMN ... PRIMARY KEY is not supported").
+			WithHint("A table's primary key is fixed when it is created.")
+	case def.Serial || def.Identity != "":
+		return sqlerr.New(sqlerr.FeatureNotSupported, "ADD COLUMN of a serial or identity column is not supported").
+			WithHint("Add an integer column, fill it with UPDATE, then SET DEFAULT nextval('a sequence').")
+	case !a.isTable() && def.NotNull:
+		return a.onlyTables("NOT NULL")
+	}
+	_, mod, err := types.ParseWithModifier(def.TypeName)
+	if err != nil {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "column %q: %v", def.Name, err)
+	}
+	typ := types.Column{Name: def.Name, Type: def.Type, Mod: mod}
+	col := catalog.Column{Name: def.Name, Type: types.TypeName(def.Type, mod), NotNull: def.NotNull}
+	fill := types.Null
+	if def.Default != nil {
+		stored := storedDefault(def.DefaultText, def.TypeName)
+		if stored != "" {
+			bound, err := a.s.bindDefault(stored, typ)
+			if err != nil {
+				return err
+			}
+			var perRow string
+			expr.Visit(bound, func(x expr.Expr) {
+				if f, ok := x.(*expr.Func); ok && perRow == "" && perRowFuncs[f.Name] {
+					perRow = f.Name
+				}
+			})
+			if perRow != "" {
+				return sqlerr.New(sqlerr.FeatureNotSupported, "ADD COLUMN with a default that calls %s() is not supported: it would differ for each existing row", perRow).
+					WithHint("Add the column without a default, UPDATE the existing rows, then ALTER COLUMN ... SET DEFAULT.")
+			}
+			v, err := expr.BindStatementTime(bound, time.Now()).Eval(nil)
+			if err != nil {
+				return defaultError(typ, err)
+			}
+			if a.isTable() {
+				col.Default = stored
+			}
+			fill = v
+		}
+	}
+	if !fill.IsNull() {
+		if a.isTable() && (def.Type == types.JSON || def.Type == types.JSONB) {
+			// A table's changelog leaves a NULL json member out, which
+			// would read as the default.
+			return sqlerr.New(sqlerr.FeatureNotSupported, "ADD COLUMN of type %s with a DEFAULT is not supported on a table", def.TypeName).
+				WithHint("Add the column without a default, then UPDATE the existing rows and ALTER COLUMN ... SET DEFAULT.")
+		}
+		text := types.FormatText(fill, def.Type)
+		col.Missing = &text
+	}
+	key, err := a.memberKey(def.Name)
+	if err != nil {
+		return err
+	}
+	if key != def.Name {
+		col.Key = key
+	}
+	a.d.Columns = append(a.d.Columns, col)
+	a.from = append(a.from, -1)
+	a.fill = append(a.fill, fill)
+	if def.NotNull {
+		a.notNull = append(a.notNull, def.Name)
+	}
+	a.rewrite = a.rewrite || a.isTable()
+	a.changed = true
+	return nil
+}
+
+// memberKey chooses the member key of a new column: its name, unless a
+// column of a table reads or read that member (then name#n); a stream's
+// column reads its producers' member of its name.
+func (a *columnChange) memberKey(name string) (string, error) {
+	taken := func(k string) (string, bool) {
+		for _, c := range a.d.Columns {
+			if c.MemberKey() == k {
+				return c.Name, true
+			}
+		}
+		return "", slices.Contains(a.d.RetiredKeys, k)
+	}
+	if !a.isTable() {
+		if other, ok := taken(name); ok && other != "" {
+			return "", sqlerr.New(sqlerr.DuplicateColumn, "column %q of stream %q already reads the member %q of its messages (it was renamed)", other, a.d.Name, name).
+				WithHint("Rename %s back, or add the column under another name.", other)
+		}
+		return name, nil
+	}
+	key := name
+	for n := 2; ; n++ {
+		if _, ok := taken(key); !ok {
+			return key, nil
+		}
+		key = fmt.Sprintf("%s#%d", name, n)
+	}
+}
+
+func (a *columnChange) dropColumn(ctx context.Context, act front.AlterAction) error {
+	i := a.column(act.Column)
+	if i < 0 {
+		if act.IfExists {
+			pgwire.Notice(ctx, fmt.Sprintf("column %q of relation %q does not exist, skipping", act.Column, a.d.Name), "")
+			return nil
+		}
+		return a.noColumn(act.Column)
+	}
+	c := a.d.Columns[i]
+	if slices.Contains(a.d.PrimaryKey, c.Name) {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "dropping column %q of the primary key of %q is not supported", c.Name, a.d.Name).
+			WithHint("A table's primary key is fixed when it is created.")
+	}
+	if a.d.Watermark != "" && strings.HasPrefix(a.d.Watermark, c.Name+" AS ") {
+		return sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop column %q of stream %q: its WATERMARK is on it", c.Name, a.d.Name)
+	}
+	if len(a.d.Columns) == 1 {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "dropping the only column of %q is not supported", a.d.Name)
+	}
+	if c.Identity != "" || slices.ContainsFunc(a.s.e.ownedSequences(a.old), func(q *catalog.Descriptor) bool { return q.Sequence.OwnedByColumn == c.Name }) {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "dropping column %q, which owns a sequence, is not supported", c.Name)
+	}
+	readers, err := a.s.e.columnReaders(a.old, c.MemberKey())
+	if err != nil {
+		return err
+	}
+	if len(readers) > 0 {
+		var detail []string
+		for _, r := range readers {
+			detail = append(detail, fmt.Sprintf("%s %s depends on column %s of %s %s", relKindWord(r), r.Name, c.Name, relKindWord(a.d), a.d.Name))
+		}
+		if act.Cascade {
+			err := sqlerr.New(sqlerr.FeatureNotSupported, "DROP COLUMN ... CASCADE would drop %s %s, which is not supported", relKindWord(readers[0]), readers[0].Name).
+				WithHint("Drop the dependent objects first.")
+			err.Detail = strings.Join(detail, "\n")
+			return err
+		}
+		err := sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop column %s of %s %s because other objects depend on it", c.Name, relKindWord(a.d), a.d.Name).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		err.Detail = strings.Join(detail, "\n")
+		return err
+	}
+	if a.isTable() && !slices.Contains(a.d.RetiredKeys, c.MemberKey()) {
+		a.d.RetiredKeys = append(a.d.RetiredKeys, c.MemberKey())
+	}
+	a.d.Columns = slices.Delete(a.d.Columns, i, i+1)
+	a.from = slices.Delete(a.from, i, i+1)
+	a.fill = slices.Delete(a.fill, i, i+1)
+	a.notNull = slices.DeleteFunc(a.notNull, func(n string) bool { return n == c.Name })
+	a.rewrite = a.rewrite || a.isTable()
+	a.changed = true
+	return nil
+}
+
+func (a *columnChange) renameColumn(act front.AlterAction) error {
+	i := a.column(act.Column)
+	if i < 0 {
+		return a.noColumn(act.Column)
+	}
+	if act.NewName == act.Column {
+		return nil
+	}
+	if a.column(act.NewName) >= 0 {
+		return sqlerr.New(sqlerr.DuplicateColumn, "column %q of relation %q already exists", act.NewName, a.d.Name)
+	}
+	c := &a.d.Columns[i]
+	if a.d.Watermark != "" && strings.HasPrefix(a.d.Watermark, c.Name+" AS ") {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "renaming column %q of stream %q is not supported: its WATERMARK is on it", c.Name, a.d.Name)
+	}
+	if c.Identity != "" || slices.ContainsFunc(a.s.e.ownedSequences(a.old), func(q *catalog.Descriptor) bool { return q.Sequence.OwnedByColumn == c.Name }) {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "renaming column %q, which owns a sequence, is not supported", c.Name)
+	}
+	for _, dep := range a.s.e.dependents(a.d.Name) {
+		if dep.Kind == catalog.KindPlainView {
+			// A plain view is its query's text, bound where it is used.
+			return sqlerr.New(sqlerr.FeatureNotSupported, "renaming a column of %q is not supported while view %s reads it", a.d.Name, dep.Name).
+				WithHint("Drop view %s, rename the column, then create the view again.", dep.Name)
+		}
+	}
+	c.Key = c.MemberKey()
+	c.Name = act.NewName
+	if c.Key == c.Name {
+		c.Key = ""
+	}
+	for j, k := range a.d.PrimaryKey {
+		if k == act.Column {
+			a.d.PrimaryKey[j] = act.NewName
+		}
+	}
+	for j, k := range a.notNull {
+		if k == act.Column {
+			a.notNull[j] = act.NewName
+		}
+	}
+	a.changed = true
+	return nil
+}
+
+// columnReaders returns the views that read the column of table or
+// stream t with member key key: materialized views whose plan reads it,
+// and any plain view over t (its query is bound where it is used).
+func (e *Engine) columnReaders(t *catalog.Descriptor, key string) ([]*catalog.Descriptor, error) {
+	var out []*catalog.Descriptor
+	for _, v := range e.dependents(t.Name) {
+		if !slices.Contains(v.DependsOn, t.Name) {
+			continue
+		}
+		if v.Kind != catalog.KindView {
+			out = append(out, v)
+			continue
+		}
+		root, err := e.viewPlan(v)
+		if err != nil {
+			return nil, err
+		}
+		reads := false
+		var mark func(n plan.Node, need []bool)
+		mark = func(n plan.Node, need []bool) {
+			s, ok := n.(*plan.Scan)
+			if !ok {
+				for i, in := range plan.InputsRead(n, need) {
+					mark(n.Children()[i], in)
+				}
+				return
+			}
+			if s.Object.ID != t.ID {
+				return
+			}
+			for i, c := range s.Cols {
+				k := c.Name
+				if s.Keys != nil {
+					k = s.Keys[i]
+				}
+				used := i < len(need) && need[i]
+				if w := s.Watermark; w != nil && w.Col == i {
+					used = true
+				}
+				if used && k == key {
+					reads = true
+				}
+			}
+		}
+		mark(root, plan.AllColumns(len(root.Schema())))
+		if reads {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// checkNotNull fails with 23502 if a column that must not hold NULL does
+// in a row of the table (after the change).
+func (a *columnChange) checkNotNull(ctx context.Context) error {
+	if len(a.notNull) == 0 || !a.isTable() {
+		return nil
+	}
+	rows, err := a.s.e.currentTableRows(ctx, a.old)
+	if err != nil {
+		return err
+	}
+	for _, name := range a.notNull {
+		i := a.column(name)
+		if i < 0 {
+			continue
+		}
+		for _, r := range rows {
+			v := a.fill[i]
+			if a.from[i] >= 0 {
+				v = r[a.from[i]]
+			}
+			if v.IsNull() {
+				return sqlerr.New(sqlerr.NotNullViolation, "column %q of relation %q contains null values", name, a.d.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// currentTableRows reads every row of table d with every commit
+// acknowledged so far.
+func (e *Engine) currentTableRows(ctx context.Context, d *catalog.Descriptor) ([]types.Row, error) {
+	e.stateMu.RLock()
+	defer e.stateMu.RUnlock()
+	log := e.tables.log(d.ID)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if err := e.ensureCurrent(ctx, d, log); err != nil {
+		return nil, err
+	}
+	ts, err := e.openTableState(d, log)
+	if err != nil {
+		return nil, err
+	}
+	defer ts.close()
+	return ts.rows(ctx)
+}
+
+// commitColumnChange stores the changed descriptor. A table whose rows
+// change shape has its state rewritten in the same batch, with every
+// dataflow stopped and restarted from the committed epoch, as
+// commitRename does; other changes only replace the descriptor. The
+// caller holds ddlMu.
+func (e *Engine) commitColumnChange(a *columnChange) error {
+	if !a.rewrite {
+		b := e.store.NewBatch()
+		defer b.Close()
+		if err := storage.PutDescriptor(b, a.d); err != nil {
+			return err
+		}
+		if err := e.store.Commit(b, true); err != nil {
+			return err
+		}
+		e.catMu.Lock()
+		e.objs[a.d.Name] = a.d
+		e.catMu.Unlock()
+		return nil
+	}
+	e.stateMu.Lock()
+	defer e.stateMu.Unlock()
+	return e.coord.Exclusive(func() error {
+		e.rt.StopAll()
+		e.tables.reset()
+		defer e.rt.StartDeferred()
+		b := e.store.NewBatch()
+		defer b.Close()
+		if err := rewriteTableRows(e.store, b, a); err != nil {
+			return err
+		}
+		if err := storage.PutDescriptor(b, a.d); err != nil {
+			return err
+		}
+		committed := e.store.Commit(b, true)
+		if err := e.loadCatalog(); err != nil {
+			return err
+		}
+		return committed
+	})
+}
+
+// rewriteTableRows writes the rows of the table's state table in the
+// change's new shape into b: under their primary key, which no change
+// touches, or, without one, re-keyed by the whole new row, with the
+// multiplicities of rows that became equal (a column dropped) added up.
+func rewriteTableRows(store *storage.Store, b *pebble.Batch, a *columnChange) error {
+	prefix := exec.ViewTablePrefix(a.old.ID)
+	keyed := len(a.old.PrimaryKey) > 0
+	n := len(a.old.Columns)
+	type counted struct {
+		row   types.Row
+		count uint64
+	}
+	var rekeyed map[string]*counted
+	var order []string
+	err := storage.ScanPrefix(store.DB(), prefix, func(k, v []byte) error {
+		row, count, err := exec.DecodeViewValue(v, n)
+		if err != nil {
+			return fmt.Errorf("read a row of table %s: %w", a.old.Name, err)
+		}
+		out := make(types.Row, len(a.from))
+		for i, j := range a.from {
+			if j >= 0 {
+				out[i] = row[j]
+			} else {
+				out[i] = a.fill[i]
+			}
+		}
+		if keyed {
+			return b.Set(slices.Clone(k), exec.EncodeViewValue(out, count), nil)
+		}
+		if err := b.Delete(slices.Clone(k), nil); err != nil {
+			return err
+		}
+		if rekeyed == nil {
+			rekeyed = map[string]*counted{}
+		}
+		nk := string(keyenc.AppendRowValue(slices.Clone(prefix), out))
+		if c, ok := rekeyed[nk]; ok {
+			c.count += count
+			return nil
+		}
+		rekeyed[nk] = &counted{row: out, count: count}
+		order = append(order, nk)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range order {
+		c := rekeyed[k]
+		if err := b.Set([]byte(k), exec.EncodeViewValue(c.row, c.count), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
