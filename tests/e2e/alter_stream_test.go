@@ -74,3 +74,19 @@ func TestAlterStreamColumns(t *testing.T) {
 	wantRows(t, conn, `SELECT count(*), sum(amount) FROM ev_big`, "8 440")
 	wantRows(t, conn, `SELECT id, price, region, qty FROM ev WHERE id IN (1, 9) ORDER BY id`, "1 10 eu NULL", "9 90 eu NULL")
 }
+
+// TestAlterTableDuringTransaction: a transaction block that wrote a table
+// whose columns another session changes before its COMMIT fails with
+// 40001 and writes nothing; retried, it succeeds.
+func TestAlterTableDuringTransaction(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	other := srv.Conn(t)
+	exec(t, conn, `CREATE TABLE t (k int PRIMARY KEY, v text)`, `INSERT INTO t VALUES (1, 'a')`)
+	exec(t, conn, `BEGIN`, `INSERT INTO t VALUES (2, 'b')`, `UPDATE t SET v = 'x' WHERE k = 1`)
+	exec(t, other, `ALTER TABLE t ADD COLUMN c int DEFAULT 7`)
+	wantExecCode(t, conn, `COMMIT`, "40001")
+	wantRows(t, conn, `SELECT * FROM t ORDER BY k`, "1 a 7")
+	exec(t, conn, `BEGIN`, `INSERT INTO t VALUES (2, 'b')`, `COMMIT`)
+	wantRows(t, conn, `SELECT * FROM t ORDER BY k`, "1 a 7", "2 b 7")
+}
