@@ -76,6 +76,8 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	case old.Kind != catalog.KindStream && old.Kind != catalog.KindTable:
 		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a table", n.Table).
 			WithHint("Use ALTER %s.", upperKind(old))
+	case old.Mirror != "":
+		return "", mirrorWriteError(old)
 	}
 	a := &columnChange{s: s, old: old, d: cloneDescriptor(old)}
 	for i := range old.Columns {

@@ -153,7 +153,7 @@ func TestPGSourceMirrors(t *testing.T) {
 	}
 
 	// Mirrored tables are the source's to change.
-	for _, sql := range []string{"INSERT INTO customers VALUES (999, 'x', 'eu')", "DELETE FROM shop_orders", "TRUNCATE customers", "DROP TABLE customers", "ALTER TABLE customers RENAME TO c2"} {
+	for _, sql := range []string{"INSERT INTO customers VALUES (999, 'x', 'eu')", "DELETE FROM shop_orders", "TRUNCATE customers", "DROP TABLE customers", "ALTER TABLE customers RENAME TO c2", "ALTER TABLE customers ADD COLUMN x int"} {
 		if err := testutil.ExecSimple(conn, time.Minute, sql); err == nil {
 			t.Errorf("%s on a mirrored table succeeded; want it refused", sql)
 		}
