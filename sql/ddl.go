@@ -72,6 +72,9 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 		return "", sqlerr.New(sqlerr.InternalError, "%v", err)
 	}
 	d.JSStream = jsName
+	if created {
+		e.forgetAcked(subject)
+	}
 	// undo deletes the JetStream stream this statement created when a
 	// later step fails before the catalog holds the new object.
 	undo := func(err error) error {

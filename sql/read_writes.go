@@ -28,6 +28,17 @@ func (e *Engine) acknowledged(subject string, seq uint64) {
 	e.acked[subject] = max(e.acked[subject], seq)
 }
 
+// forgetAcked drops what was acknowledged on subject: its JetStream
+// stream was made anew (a table created again after the old table's
+// stream was deleted), so sequences start again from 1, and a read
+// waiting for the old stream's sequences would wait for ever.
+func (e *Engine) forgetAcked(subject string) {
+	e.ackMu.Lock()
+	defer e.ackMu.Unlock()
+	delete(e.acked, subject)
+	delete(e.replay, subject)
+}
+
 // waitAcknowledged makes a read see every acknowledged write (and, after
 // a start or a rollback, the replay of each table's changelog) in the
 // tables and views root reads. It does not wait while the server is
