@@ -97,6 +97,9 @@ type Descriptor struct {
 	// RetiredKeys are the member keys of a table's dropped columns: old
 	// changelog messages still hold them, so no new column takes them.
 	RetiredKeys []string `json:"retired_keys,omitempty"`
+	// Constraints are a table's UNIQUE, CHECK and FOREIGN KEY
+	// constraints (constraint.go).
+	Constraints []Constraint `json:"constraints,omitempty"`
 
 	// Views (materialized and plain): the defining query text and the
 	// objects it reads by name.

@@ -49,6 +49,9 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 		return "", err
 	}
 	d.Mirror = mirror
+	if d.Constraints, err = e.constraintDefs(n, d); err != nil {
+		return "", err
+	}
 	var seqs []*catalog.Descriptor
 	if isTable {
 		if seqs, err = e.columnSequences(n, d); err != nil {

@@ -53,6 +53,7 @@ func init() {
 				if len(r.d.PrimaryKey) > 0 {
 					out = append(out, row(r, r.pkName(), "PRIMARY KEY", str("YES")))
 				}
+				out = append(out, infoSchemaConstraintRows(r)...)
 				for i, c := range r.cols {
 					if c.notNull {
 						out = append(out, row(r, r.notNullName(i+1), "CHECK", types.Null))
@@ -73,6 +74,7 @@ func init() {
 					out = append(out, types.Row{str(infoSchemaCatalog), str("public"), str(r.pkName()),
 						str(infoSchemaCatalog), str("public"), str(r.d.Name), str(k), intD(int64(i + 1)), types.Null})
 				}
+				out = append(out, e.infoSchemaKeyColumnRows(r)...)
 			}
 			return out
 		},

@@ -319,6 +319,9 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 					pairs = append(pairs, [2]any{x.oid(), x.def()})
 				}
 			}
+			if name == "pg_get_constraintdef" {
+				pairs = append(pairs, r.constraintDefPairs()...)
+			}
 			if len(r.d.PrimaryKey) == 0 {
 				continue
 			}

@@ -269,6 +269,7 @@ func init() {
 		rows: func(e *Engine) []types.Row {
 			var rows []types.Row
 			for _, r := range e.pgRelations() {
+				rows = append(rows, e.constraintRows(r)...)
 				if len(r.d.PrimaryKey) == 0 {
 					continue
 				}

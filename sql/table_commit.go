@@ -46,7 +46,7 @@ type streamWrite struct {
 // commitWrites publishes one commit: its tables' changes, checked under
 // the tables' locks against their current contents, and its stream rows.
 // It returns once JetStream has acknowledged everything.
-func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, streams []*streamWrite) error {
+func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, streams []*streamWrite) (err error) {
 	e := s.e
 	if err := e.checkWritable(); err != nil {
 		return err
@@ -74,6 +74,7 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		// first.
 		logs[i].waitIdle()
 	}
+	defer func() { staleOnError(err, logs...) }()
 	var parts []txnPart
 	limit := e.changelogLimit()
 	for i, w := range tables {
@@ -218,11 +219,24 @@ func (e *Engine) commitTable(ctx context.Context, w *tableWrite) error {
 		// of it before it lands.
 		defer log.mu.Unlock()
 		log.waitIdle()
-		return e.publishTxn([]txnPart{{d: w.d, msgs: msgs, log: log, changes: changes}})
+		return staleOnError(e.publishTxn([]txnPart{{d: w.d, msgs: msgs, log: log, changes: changes}}), log)
 	}
 	en := log.queue(changes, msgs[0])
 	log.mu.Unlock()
-	return log.await(e, w.d, en)
+	return staleOnError(log.await(e, w.d, en), log)
+}
+
+// staleOnError marks the unique indexes of logs stale when a commit
+// prepared on them failed (see table_unique.go).
+func staleOnError(err error, logs ...*tableLog) error {
+	if err != nil {
+		for _, l := range logs {
+			if l != nil {
+				l.uniqStale.Store(true)
+			}
+		}
+	}
+	return err
 }
 
 // checkExists fails if table d was dropped (or replaced) since the
@@ -265,13 +279,29 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if err != nil {
 		return nil, nil, err
 	}
+	u, err := e.uniqueIndexFor(ctx, w.d, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w.compute == nil {
+		// A transaction's statements were checked against its snapshot;
+		// a commit since may hold the same values.
+		if err := u.check(w.d, cols, nil, changes); err != nil {
+			return nil, nil, err
+		}
+	}
 	msgs, err := exec.EncodeChangelogChunks(memberColumns(w.d, cols), changes, e.changelogLimit())
 	var tooLarge *exec.ErrChangelogTooLarge
 	if errors.As(err, &tooLarge) {
 		return nil, nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "a row of table %q is %d bytes, over the limit of %d bytes for one row", w.d.Name, tooLarge.Size, tooLarge.Limit).
 			WithHint("The limit is the NATS server's max_payload.")
 	}
-	return changes, msgs, err
+	if err != nil {
+		return nil, nil, err
+	}
+	// Last: a prepared commit that then fails marks the index stale.
+	u.apply(changes)
+	return changes, msgs, nil
 }
 
 // changelogLimit is the largest changelog message the NATS connection

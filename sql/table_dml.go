@@ -266,7 +266,10 @@ func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, where 
 		if err := checkTableChanges(d, ts.cols, changes, ts.keyTaken); err != nil {
 			return nil, err
 		}
-		return changes, checkUniqueIndexes(d, ts, exec.ChangelogOrder([][]exec.Change{changes}))
+		if err := checkUniqueIndexes(d, ts, exec.ChangelogOrder([][]exec.Change{changes})); err != nil {
+			return nil, err
+		}
+		return changes, s.e.checkConstraints(ctx, ts, s.txChanges(d), changes)
 	}
 	if s.tx == nil {
 		return s.commitWrites(ctx, []*tableWrite{{d: d, compute: run}}, nil)

@@ -56,6 +56,10 @@ type tableLog struct {
 	// unsure is set when a publish failed: it may have been stored all
 	// the same, so current no longer holds (see ensureCurrent).
 	unsure atomic.Bool
+	// uniq (under mu) is the table's unique index (table_unique.go), nil
+	// until a write needs it; uniqStale drops it at the next write.
+	uniq      *uniqueIndex
+	uniqStale atomic.Bool
 
 	// imu guards the fields below; readers outside mu consult entries.
 	imu sync.Mutex

@@ -25,6 +25,9 @@ type tableState struct {
 	key     []int // primary key columns; nil for a table without one
 	snap    *pebble.Snapshot
 	pending []exec.Change
+	// log is the table's log when its lock is held for this read (a
+	// commit), nil for a transaction's read of its snapshot.
+	log *tableLog
 	// pendingAt indexes pending by row identity (rowKey): the newest
 	// change of each. Built at the first point read of a keyed table.
 	pendingAt map[string]int
@@ -39,8 +42,10 @@ func (e *Engine) openTableState(d *catalog.Descriptor, log *tableLog) (*tableSta
 	ts, err := newTableState(d, snap, pending)
 	if err != nil {
 		snap.Close()
+		return nil, err
 	}
-	return ts, err
+	ts.log = log
+	return ts, nil
 }
 
 // newTableState reads table d in snap with pending applied on top.

@@ -119,11 +119,17 @@ func parseSourceElements(c *cursor, cs *CreateSource) error {
 		t := c.peek()
 		switch {
 		case c.word("constraint"):
-			if _, err := c.name(); err != nil {
+			name, err := c.name()
+			if err != nil {
 				return err
 			}
 			if !c.peek().isWord("primary") {
-				return unsupported(c.src, c.peek(), "constraint %s", upper(c.peek().val))
+				def, err := parseTableConstraint(c, name)
+				if err != nil {
+					return err
+				}
+				cs.Constraints = append(cs.Constraints, *def)
+				break
 			}
 			continue
 		case c.words("primary", "key"):
@@ -144,7 +150,13 @@ func parseSourceElements(c *cursor, cs *CreateSource) error {
 				return err
 			}
 			cs.Watermark = wm
-		case t.isWord("unique", "check", "foreign", "exclude", "like"):
+		case t.isWord("unique", "check", "foreign"):
+			def, err := parseTableConstraint(c, "")
+			if err != nil {
+				return err
+			}
+			cs.Constraints = append(cs.Constraints, *def)
+		case t.isWord("exclude", "like"):
 			return unsupported(c.src, t, "table constraint %s", upper(t.val))
 		default:
 			col, pk, err := parseColumn(c)
@@ -156,6 +168,7 @@ func parseSourceElements(c *cursor, cs *CreateSource) error {
 			}
 			colIndex[col.Name] = len(cs.Columns)
 			cs.Columns = append(cs.Columns, col)
+			cs.Constraints = append(cs.Constraints, col.Constraints...)
 			if pk {
 				if err := setPK(t, []token{t}); err != nil {
 					return err
@@ -212,9 +225,22 @@ func parseColumn(c *cursor) (ColumnDef, bool, error) {
 		col.TypeName, col.Type = tn.Text, tn.Type
 	}
 	pk := false
+	conName := "" // CONSTRAINT name before the next constraint
 	for {
 		t := c.peek()
+		if def, ok, err := parseColumnConstraint(c, col.Name, conName); ok {
+			if err != nil {
+				return col, false, err
+			}
+			col.Constraints = append(col.Constraints, *def)
+			conName = ""
+			continue
+		}
 		switch {
+		case c.word("constraint"):
+			if conName, err = c.name(); err != nil {
+				return col, false, err
+			}
 		case c.words("not", "null"):
 			col.NotNull = true
 		case c.word("null"):
@@ -232,7 +258,7 @@ func parseColumn(c *cursor) (ColumnDef, bool, error) {
 			if err := parseIdentity(c, &col); err != nil {
 				return col, false, err
 			}
-		case t.isWord("unique", "check", "references", "collate", "constraint"):
+		case t.isWord("collate"):
 			return col, false, unsupported(c.src, t, "column constraint %s", upper(t.val))
 		default:
 			return col, pk, nil

@@ -33,7 +33,10 @@ type CreateSource struct {
 	// PrimaryKey lists the key columns, from a column's PRIMARY KEY or a
 	// PRIMARY KEY (a, b) clause; nil if there is none.
 	PrimaryKey []string
-	Watermark  *Watermark
+	// Constraints are the UNIQUE, CHECK and FOREIGN KEY constraints, on
+	// columns and after them, in the order written.
+	Constraints []ConstraintDef
+	Watermark   *Watermark
 	// Options holds WITH (k = 'v', ...): keys lower-cased, values unquoted.
 	// Nil when there is no WITH clause.
 	Options    map[string]string
@@ -61,6 +64,9 @@ type ColumnDef struct {
 	// column is not an identity column), with the options of its sequence.
 	Identity        string
 	IdentityOptions *SequenceOptions
+	// Constraints are the column's UNIQUE, CHECK and REFERENCES
+	// constraints.
+	Constraints []ConstraintDef
 }
 
 // The kinds of identity columns (ColumnDef.Identity), as pg_attribute's

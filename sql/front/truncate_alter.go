@@ -29,6 +29,8 @@ func parseAlterTable(c *cursor) (any, error) {
 	}
 	t := c.peek()
 	switch {
+	case isAlterConstraint(c):
+		return parseAlterConstraint(c, a.Schema, a.Table, a.IfExists)
 	case c.word("set") && c.peek().isOp("("):
 		if a.Set, err = parseOptions(c); err != nil {
 			return nil, err
