@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,10 +146,15 @@ type txSnapshot struct {
 func (w *tableLogs) snapshotAll(store *storage.Store) (*txSnapshot, error) {
 	w.mu.Lock()
 	ids := make([]uint32, 0, len(w.logs))
-	logs := make([]*tableLog, 0, len(w.logs))
-	for id, l := range w.logs {
+	for id := range w.logs {
 		ids = append(ids, id)
-		logs = append(logs, l)
+	}
+	// In id order: two snapshots taking the locks in different orders
+	// would each wait for the other.
+	slices.Sort(ids)
+	logs := make([]*tableLog, len(ids))
+	for i, id := range ids {
+		logs[i] = w.logs[id]
 	}
 	w.mu.Unlock()
 	for _, l := range logs {
