@@ -590,6 +590,11 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 				WithHint("%s depends on it; use DROP ... CASCADE to drop them too.", strings.Join(names, ", ")),
 				"%s depends on %s %s", names[len(names)-1], relKindWord(d), name)
 		}
+		fkLines, err := e.dropForeignKeysTo(d, n.Names, n.Cascade)
+		if err != nil {
+			return "", err
+		}
+		cascaded = append(cascaded, fkLines...)
 		sinks, err := e.sinksOn(append(deps, d))
 		if err != nil {
 			return "", err

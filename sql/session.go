@@ -246,6 +246,8 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		return s.prepareUpdate(n, params)
 	case *ast.DeleteStmt:
 		return s.prepareDelete(n, params)
+	case *front.AlterTableConstraint:
+		return command(func(ctx context.Context) (string, error) { return s.alterConstraint(ctx, n) }), nil
 	case *front.CreateSource:
 		return command(func(ctx context.Context) (string, error) {
 			if err := s.checkDefaults(n); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,8 +59,19 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 	}
 	e.stateMu.RLock()
 	defer e.stateMu.RUnlock()
-	if len(tables) == 1 && len(streams) == 0 {
+	written := make([]*catalog.Descriptor, len(tables))
+	for i, w := range tables {
+		written[i] = w.d
+	}
+	links, linked := e.fkLinked(written)
+	if len(tables) == 1 && len(streams) == 0 && linked == nil {
 		return e.commitTable(ctx, tables[0])
+	}
+	// Every table linked by a foreign key is locked too (table_fk.go).
+	for _, d := range linked {
+		if !slices.ContainsFunc(tables, func(w *tableWrite) bool { return w.d.ID == d.ID }) {
+			tables = append(tables, &tableWrite{d: d})
+		}
 	}
 	sort.Slice(tables, func(i, j int) bool { return tables[i].d.ID < tables[j].d.ID })
 	logs := make([]*tableLog, len(tables))
@@ -75,6 +87,11 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		logs[i].waitIdle()
 	}
 	defer func() { staleOnError(err, logs...) }()
+	if linked != nil {
+		if err := s.enforceForeignKeys(ctx, tables, logs, links); err != nil {
+			return err
+		}
+	}
 	var parts []txnPart
 	limit := e.changelogLimit()
 	for i, w := range tables {
@@ -279,14 +296,15 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if err != nil {
 		return nil, nil, err
 	}
-	u, err := e.uniqueIndexFor(ctx, w.d, log)
+	cur := e.current(w.d)
+	u, err := e.uniqueIndexFor(ctx, cur, log)
 	if err != nil {
 		return nil, nil, err
 	}
 	if w.compute == nil {
 		// A transaction's statements were checked against its snapshot;
 		// a commit since may hold the same values.
-		if err := u.check(w.d, cols, nil, changes); err != nil {
+		if err := u.check(cur, cols, nil, changes); err != nil {
 			return nil, nil, err
 		}
 	}

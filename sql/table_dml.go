@@ -293,7 +293,15 @@ func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, where 
 	if err != nil {
 		return err
 	}
+	derived, err := s.txForeignKeys(ctx, snap, d, changes)
+	if err != nil {
+		return err
+	}
 	w.stmts = append(w.stmts, changes)
+	for _, dw := range derived {
+		t := s.tx.table(dw.d)
+		t.stmts = append(t.stmts, dw.stmts...)
+	}
 	return nil
 }
 

@@ -175,7 +175,7 @@ func uniqueViolation(name string, cols []types.Column, key []int, row types.Row)
 // UNIQUE values are checked against the table as it is now, as
 // PostgreSQL checks them against committed and in-progress rows.
 func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, changes []exec.Change) error {
-	d := ts.d
+	d := e.current(ts.d)
 	if len(d.Constraints) == 0 {
 		return nil
 	}
@@ -222,4 +222,14 @@ func (s *session) txChanges(d *catalog.Descriptor) []exec.Change {
 		}
 	}
 	return nil
+}
+
+// current returns the catalog's descriptor of table d now: a statement
+// bound before ALTER TABLE ... ADD CONSTRAINT is checked against the new
+// constraint when it commits.
+func (e *Engine) current(d *catalog.Descriptor) *catalog.Descriptor {
+	if cur, ok := e.lookup(d.Name); ok && cur.ID == d.ID {
+		return cur
+	}
+	return d
 }

@@ -42,6 +42,7 @@ type AlterTableConstraint struct {
 	// Drop names the constraint to drop; DropIfExists is its IF EXISTS.
 	Drop         string
 	DropIfExists bool
+	DropCascade  bool
 }
 
 // isAlterConstraint reports whether ALTER TABLE's action at c is ADD
@@ -68,7 +69,8 @@ func parseAlterConstraint(c *cursor, schema, table string, ifExists bool) (any, 
 		if a.Drop, err = c.name(); err != nil {
 			return nil, err
 		}
-		c.word("restrict", "cascade")
+		a.DropCascade = c.word("cascade")
+		c.word("restrict")
 		return a, c.end()
 	}
 	c.next() // ADD
@@ -254,11 +256,11 @@ func refuseNullsDistinct(c *cursor) error {
 
 func refuseDeferrable(c *cursor) error {
 	if t := c.peek(); t.isWord("deferrable", "initially") {
-		return unsupported(c.src, t, "DEFERRABLE constraints")
+		return unsupported(c.src, t, "DEFERRABLE")
 	}
 	c.words("not", "deferrable")
 	if t := c.peek(); t.isWord("not") && c.peekAt(1).isWord("valid") {
-		return unsupported(c.src, t, "NOT VALID constraints")
+		return unsupported(c.src, t, "NOT VALID")
 	}
 	return nil
 }

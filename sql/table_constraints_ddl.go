@@ -1,0 +1,310 @@
+package sql
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/pgwire"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// DDL around constraints: DROP TABLE of a referenced table, ALTER TABLE
+// ... ADD CONSTRAINT (checked against the rows the table holds) and DROP
+// CONSTRAINT.
+
+// dropForeignKeysTo handles the foreign keys of other tables that
+// reference table d, which DROP TABLE drops (dropping is every table the
+// statement drops): refused without CASCADE (2BP01), dropped with it.
+// It returns the NOTICE lines of what it dropped. The caller holds ddlMu.
+func (e *Engine) dropForeignKeysTo(d *catalog.Descriptor, dropping []string, cascade bool) ([]string, error) {
+	if d.Kind != catalog.KindTable {
+		return nil, nil
+	}
+	type ref struct {
+		child *catalog.Descriptor
+		name  string
+	}
+	var refs []ref
+	for _, c := range e.objects(catalog.KindTable) {
+		if c.ID == d.ID || slices.Contains(dropping, c.Name) {
+			continue
+		}
+		for _, con := range c.Constraints {
+			if con.Type == "f" && con.RefTable == d.Name {
+				refs = append(refs, ref{c, con.Name})
+			}
+		}
+	}
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	var lines []string
+	for _, r := range refs {
+		lines = append(lines, "drop cascades to constraint "+r.name+" on table "+r.child.Name)
+	}
+	if !cascade {
+		details := make([]string, len(refs))
+		for i, r := range refs {
+			details[i] = "constraint " + r.name + " on table " + r.child.Name + " depends on table " + d.Name
+		}
+		return nil, withDetail(sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop table %s because other objects depend on it", d.Name).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too."), "%s", strings.Join(details, "\n"))
+	}
+	for _, r := range refs {
+		cur, ok := e.lookup(r.child.Name)
+		if !ok {
+			continue
+		}
+		if err := e.setConstraints(cur, slices.DeleteFunc(slices.Clone(cur.Constraints), func(c catalog.Constraint) bool { return c.Name == r.name })); err != nil {
+			return nil, err
+		}
+	}
+	return lines, nil
+}
+
+// setConstraints replaces table d's constraints in the catalog. The
+// caller holds ddlMu.
+func (e *Engine) setConstraints(d *catalog.Descriptor, cons []catalog.Constraint) error {
+	next := *d
+	if len(cons) == 0 {
+		cons = nil
+	}
+	next.Constraints = cons
+	return e.replaceDescriptor(d, &next)
+}
+
+// alterConstraint runs ALTER TABLE ... ADD table_constraint and DROP
+// CONSTRAINT.
+func (s *session) alterConstraint(ctx context.Context, n *front.AlterTableConstraint) (string, error) {
+	e := s.e
+	if n.Schema != "" && n.Schema != "public" {
+		return "", sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", n.Schema, n.Table)
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	d, ok := e.lookup(n.Table)
+	if !ok {
+		if n.IfExists {
+			return "ALTER TABLE", nil
+		}
+		return "", sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", n.Table)
+	}
+	if d.Kind != catalog.KindTable {
+		return "", sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a table", n.Table).
+			WithHint("Constraints are kept on tables (CREATE TABLE without APPEND ONLY).")
+	}
+	if n.Add == nil {
+		return s.dropConstraint(ctx, d, n)
+	}
+	cols, err := d.Schema()
+	if err != nil {
+		return "", err
+	}
+	c, err := e.constraintDef(d, cols, n.Add, d)
+	if err != nil {
+		return "", err
+	}
+	taken := map[string]bool{d.Name + "_pkey": len(d.PrimaryKey) > 0}
+	for _, x := range d.Constraints {
+		taken[x.Name] = true
+	}
+	if c.Name == "" {
+		c.Name = chooseConstraintName(d.Name, c, taken)
+	} else if taken[c.Name] {
+		if x := d.Constraint(c.Name); c.Type == "u" && (x == nil || x.Type == "u") {
+			// The UNIQUE's index takes the name first.
+			return "", sqlerr.New(sqlerr.DuplicateTable, "relation \"%s\" already exists", c.Name)
+		}
+		return "", sqlerr.New(sqlerr.DuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", c.Name, d.Name)
+	}
+	next := *d
+	next.Constraints = append(slices.Clone(d.Constraints), c)
+	// Validate against the rows the tables hold now, holding the locks
+	// of the tables involved so that no commit lands in between; commits
+	// check the constraints of the catalog as it is when they commit.
+	e.stateMu.RLock()
+	defer e.stateMu.RUnlock()
+	involved := []*catalog.Descriptor{d}
+	if c.Type == "f" && c.RefTable != d.Name {
+		p, _ := e.lookup(c.RefTable)
+		involved = append(involved, p)
+		slices.SortFunc(involved, func(a, b *catalog.Descriptor) int { return int(a.ID) - int(b.ID) })
+	}
+	logs := make([]*tableLog, len(involved))
+	for i, x := range involved {
+		logs[i] = e.tables.log(x.ID)
+		logs[i].mu.Lock()
+		defer logs[i].mu.Unlock()
+		logs[i].waitIdle()
+		if err := e.ensureCurrent(ctx, x, logs[i]); err != nil {
+			return "", err
+		}
+	}
+	if err := e.validateConstraint(ctx, &next, c, involved, logs); err != nil {
+		return "", err
+	}
+	if err := e.replaceDescriptor(d, &next); err != nil {
+		return "", err
+	}
+	return "ALTER TABLE", e.ddlCheckpoint(ctx)
+}
+
+// validateConstraint checks table d's existing rows against its new
+// constraint c, as ALTER TABLE ... ADD does. Holding the logs of involved.
+func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, c catalog.Constraint, involved []*catalog.Descriptor, logs []*tableLog) error {
+	idx := slices.IndexFunc(involved, func(x *catalog.Descriptor) bool { return x.ID == d.ID })
+	ts, err := e.openTableState(d, logs[idx])
+	if err != nil {
+		return err
+	}
+	defer ts.close()
+	rows, err := ts.rows(ctx)
+	if err != nil {
+		return err
+	}
+	switch c.Type {
+	case "c":
+		only := *d
+		only.Constraints = []catalog.Constraint{c}
+		for _, r := range rows {
+			if err := checkRows(&only, ts.cols, []exec.Change{{Row: r, Sign: exec.Insert}}); err != nil {
+				if se, ok := err.(*sqlerr.Error); ok {
+					out := *se
+					out.Message = "check constraint \"" + c.Name + "\" of relation \"" + d.Name + "\" is violated by some row"
+					out.Detail = ""
+					return &out
+				}
+				return err
+			}
+		}
+	case "u":
+		only := *d
+		only.Constraints = []catalog.Constraint{c}
+		cons, cidx := uniqueCols(&only, ts.cols)
+		u := &uniqueIndex{d: &only, cons: cons, cols: cidx, counts: []map[string]int{{}}}
+		for _, r := range rows {
+			u.add(r, 1)
+			if k, ok := uniqueKey(cidx[0], r); ok && u.counts[0][k] > 1 {
+				err := uniqueViolation(c.Name, ts.cols, cidx[0], r).(*sqlerr.Error)
+				err.Message = "could not create unique index \"" + c.Name + "\""
+				err.Detail = strings.Replace(err.Detail, "already exists", "is duplicated", 1)
+				return err
+			}
+		}
+		logs[idx].uniqStale.Store(true)
+	case "f":
+		p := d
+		if c.RefTable != d.Name {
+			p = involved[1-idx]
+		}
+		l, err := newFKLink(d, p, c)
+		if err != nil {
+			return err
+		}
+		f := &fkRun{links: []fkLink{l}, check: true, descs: map[uint32]*catalog.Descriptor{},
+			changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}, before: map[uint32][]types.Row{}}
+		states := map[uint32]*tableState{d.ID: ts}
+		f.state = func(x *catalog.Descriptor) (*tableState, error) {
+			if st, ok := states[x.ID]; ok {
+				return st, nil
+			}
+			st, err := e.openTableState(x, logs[slices.IndexFunc(involved, func(y *catalog.Descriptor) bool { return y.ID == x.ID })])
+			if err == nil {
+				states[x.ID] = st
+			}
+			return st, err
+		}
+		defer func() {
+			for id, st := range states {
+				if id != d.ID {
+					st.close()
+				}
+			}
+		}()
+		// Every row checked as if inserted; the table itself is empty
+		// before, so a table referencing itself finds its own rows.
+		cache := map[string]map[string]bool{}
+		for _, r := range rows {
+			k, ok, err := fkKey(pick(r, l.ccols), l.ptypes)
+			if err != nil || !ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			has, err := f.parentHas(ctx, l, k, cache)
+			if err != nil {
+				return err
+			}
+			if !has {
+				err := fkMissing(l, r).(*sqlerr.Error)
+				err.Message = "insert or update on table \"" + d.Name + "\" violates foreign key constraint \"" + c.Name + "\""
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dropConstraint runs ALTER TABLE ... DROP CONSTRAINT. The caller holds
+// ddlMu.
+func (s *session) dropConstraint(ctx context.Context, d *catalog.Descriptor, n *front.AlterTableConstraint) (string, error) {
+	e := s.e
+	c := d.Constraint(n.Drop)
+	if c == nil {
+		if n.Drop == d.Name+"_pkey" && len(d.PrimaryKey) > 0 {
+			return "", sqlerr.New(sqlerr.FeatureNotSupported, "dropping a table's primary key is not supported").
+				WithHint("A table's rows are kept by their primary key.")
+		}
+		if n.DropIfExists {
+			pgwire.Notice(ctx, "constraint \""+n.Drop+"\" of relation \""+d.Name+"\" does not exist, skipping", "")
+			return "ALTER TABLE", nil
+		}
+		return "", sqlerr.New(sqlerr.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", n.Drop, d.Name)
+	}
+	name := c.Name
+	if c.Type == "u" {
+		// Foreign keys referencing the UNIQUE's columns depend on it.
+		var lines []string
+		for _, x := range e.objects(catalog.KindTable) {
+			var keep []catalog.Constraint
+			for _, fk := range x.Constraints {
+				if fk.Type == "f" && fk.RefTable == d.Name && referencesKey(&catalog.Descriptor{PrimaryKey: c.Columns}, fk.RefColumns) {
+					if !n.DropCascade {
+						return "", withDetail(sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop constraint %s on table %s because other objects depend on it", c.Name, d.Name).
+							WithHint("Use DROP ... CASCADE to drop the dependent objects too."),
+							"constraint %s on table %s depends on index %s", fk.Name, x.Name, c.Name)
+					}
+					lines = append(lines, "drop cascades to constraint "+fk.Name+" on table "+x.Name)
+					continue
+				}
+				keep = append(keep, fk)
+			}
+			if len(keep) != len(x.Constraints) && x.ID != d.ID {
+				if err := e.setConstraints(x, keep); err != nil {
+					return "", err
+				}
+			}
+			if x.ID == d.ID {
+				d = &catalog.Descriptor{}
+				*d = *x
+				d.Constraints = keep
+			}
+		}
+		cascadeNotice(ctx, lines)
+		cur, _ := e.lookup(n.Table)
+		if err := e.setConstraints(cur, slices.DeleteFunc(slices.Clone(d.Constraints), func(x catalog.Constraint) bool { return x.Name == name })); err != nil {
+			return "", err
+		}
+		return "ALTER TABLE", e.ddlCheckpoint(ctx)
+	}
+	if err := e.setConstraints(d, slices.DeleteFunc(slices.Clone(d.Constraints), func(x catalog.Constraint) bool { return x.Name == name })); err != nil {
+		return "", err
+	}
+	return "ALTER TABLE", e.ddlCheckpoint(ctx)
+}

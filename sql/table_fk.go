@@ -1,0 +1,711 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/expr"
+	"streamdb/sqlerr"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// Foreign keys are enforced per statement, as PostgreSQL enforces
+// non-deferrable ones: after the statement's changes and the referential
+// actions they set off (CASCADE, SET NULL, SET DEFAULT, which change the
+// referencing tables in the same statement), every row the statement
+// inserted must find its referenced key, and no row may still reference a
+// key the statement removed (NO ACTION, RESTRICT). A transaction's
+// statements are checked against its snapshot; its COMMIT checks all its
+// changes again, without actions, against the tables as they are then,
+// holding the locks of every table linked to the ones it writes by a
+// foreign key. So a child inserted by one transaction and its parent
+// deleted by another cannot both commit: the later commit sees the
+// earlier one and fails with 23503. An autocommit statement on a linked
+// table runs the same way under those locks. Rows whose referencing
+// columns hold a NULL reference nothing (MATCH SIMPLE).
+
+// fkLink is one foreign key: constraint con of table child referencing
+// table parent.
+type fkLink struct {
+	child, parent *catalog.Descriptor
+	con           catalog.Constraint
+	ccols, pcols  []int // column indexes in child and parent
+	ctypes        []types.Type
+	ptypes        []types.Type
+	// pkOrder, when the referenced columns are the parent's primary key,
+	// gives for each key column its place among them; nil otherwise.
+	pkOrder []int
+}
+
+// fkLinks returns the foreign keys of the catalog, as of now.
+func (e *Engine) fkLinks() []fkLink {
+	type pair struct {
+		child, parent *catalog.Descriptor
+		con           catalog.Constraint
+	}
+	var pairs []pair
+	e.catMu.RLock()
+	for _, d := range e.objs {
+		if d.Kind != catalog.KindTable {
+			continue
+		}
+		for _, c := range d.Constraints {
+			if p, ok := e.objs[c.RefTable]; ok && c.Type == "f" && p.Kind == catalog.KindTable {
+				pairs = append(pairs, pair{d, p, c})
+			}
+		}
+	}
+	e.catMu.RUnlock()
+	var out []fkLink
+	for _, x := range pairs {
+		if l, err := newFKLink(x.child, x.parent, x.con); err == nil {
+			out = append(out, l)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].child.ID != out[j].child.ID {
+			return out[i].child.ID < out[j].child.ID
+		}
+		return out[i].con.Name < out[j].con.Name
+	})
+	return out
+}
+
+func newFKLink(child, parent *catalog.Descriptor, c catalog.Constraint) (fkLink, error) {
+	l := fkLink{child: child, parent: parent, con: c}
+	ccols, err := child.Schema()
+	if err != nil {
+		return l, err
+	}
+	pcols, err := parent.Schema()
+	if err != nil {
+		return l, err
+	}
+	for i := range c.Columns {
+		ci, pi := columnIndex(ccols, c.Columns[i]), columnIndex(pcols, c.RefColumns[i])
+		if ci < 0 || pi < 0 {
+			return l, fmt.Errorf("foreign key %s names a missing column", c.Name)
+		}
+		l.ccols, l.pcols = append(l.ccols, ci), append(l.pcols, pi)
+		l.ctypes, l.ptypes = append(l.ctypes, ccols[ci].Type), append(l.ptypes, pcols[pi].Type)
+	}
+	if len(parent.PrimaryKey) == len(c.RefColumns) {
+		order := make([]int, len(parent.PrimaryKey))
+		for j, k := range parent.PrimaryKey {
+			if order[j] = slices.Index(c.RefColumns, k); order[j] < 0 {
+				order = nil
+				break
+			}
+		}
+		l.pkOrder = order
+	}
+	return l, nil
+}
+
+// fkRelated returns the tables linked to the tables ids by foreign keys,
+// directly or through others (ids included), sorted by id; nil when none
+// of them has a foreign key or is referenced by one.
+func fkRelated(links []fkLink, ids []uint32) []*catalog.Descriptor {
+	byID := map[uint32]*catalog.Descriptor{}
+	seen := map[uint32]bool{}
+	queue := append([]uint32(nil), ids...)
+	for _, id := range ids {
+		seen[id] = true
+	}
+	found := false
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		for _, l := range links {
+			var other *catalog.Descriptor
+			switch {
+			case l.child.ID == id:
+				other = l.parent
+			case l.parent.ID == id:
+				other = l.child
+			default:
+				continue
+			}
+			found = true
+			byID[l.child.ID], byID[l.parent.ID] = l.child, l.parent
+			if !seen[other.ID] {
+				seen[other.ID] = true
+				queue = append(queue, other.ID)
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	out := make([]*catalog.Descriptor, 0, len(byID))
+	for _, d := range byID {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// fkKey encodes vals cast to types ts; ok is false when one is NULL.
+func fkKey(vals []types.Datum, ts []types.Type) (string, bool, error) {
+	var b []byte
+	for i, v := range vals {
+		if v.IsNull() {
+			return "", false, nil
+		}
+		c, err := expr.CastDatum(v, ts[i])
+		if err != nil {
+			return "", false, err
+		}
+		b = keyenc.Append(b, c)
+	}
+	return string(b), true, nil
+}
+
+func pick(row types.Row, cols []int) []types.Datum {
+	out := make([]types.Datum, len(cols))
+	for i, c := range cols {
+		out[i] = row[c]
+	}
+	return out
+}
+
+// fkRun enforces the foreign keys of one statement or one commit.
+type fkRun struct {
+	s     *session
+	links []fkLink
+	// state returns a table as the statement or commit found it, before
+	// its changes.
+	state func(d *catalog.Descriptor) (*tableState, error)
+	// check: a COMMIT's check, with no actions (they ran at each
+	// statement); every action is then NO ACTION.
+	check bool
+
+	descs   map[uint32]*catalog.Descriptor
+	changes map[uint32][]exec.Change // the statement's or commit's, in order
+	derived map[uint32][]exec.Change // what the actions added
+	before  map[uint32][]types.Row   // rows of a table before its changes, once read
+}
+
+func (f *fkRun) add(d *catalog.Descriptor, chs []exec.Change) {
+	f.descs[d.ID] = d
+	f.changes[d.ID] = append(f.changes[d.ID], chs...)
+}
+
+// rowsBefore returns table d's rows before the changes.
+func (f *fkRun) rowsBefore(ctx context.Context, d *catalog.Descriptor) ([]types.Row, error) {
+	if rows, ok := f.before[d.ID]; ok {
+		return rows, nil
+	}
+	ts, err := f.state(d)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := ts.rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f.before[d.ID] = rows
+	return rows, nil
+}
+
+// rowsAfter returns table d's rows with all changes so far applied.
+func (f *fkRun) rowsAfter(ctx context.Context, d *catalog.Descriptor) ([]types.Row, error) {
+	rows, err := f.rowsBefore(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := d.Schema()
+	if err != nil {
+		return nil, err
+	}
+	var key []int
+	if len(d.PrimaryKey) > 0 {
+		key = pkIndexes(d, cols)
+	}
+	return applyChanges(key, slices.Clone(rows), f.changes[d.ID]), nil
+}
+
+// parentHas reports whether l's parent holds a row with key (the
+// referenced columns' values encoded as fkKey) after the changes.
+func (f *fkRun) parentHas(ctx context.Context, l fkLink, key string, cache map[string]map[string]bool) (bool, error) {
+	if l.pkOrder != nil {
+		return f.parentHasByKey(l, key)
+	}
+	keys, ok := cache[l.con.Name+"\x00"+l.child.Name]
+	if !ok {
+		rows, err := f.rowsAfter(ctx, l.parent)
+		if err != nil {
+			return false, err
+		}
+		keys = map[string]bool{}
+		for _, r := range rows {
+			if k, ok, err := fkKey(pick(r, l.pcols), l.ptypes); err != nil {
+				return false, err
+			} else if ok {
+				keys[k] = true
+			}
+		}
+		cache[l.con.Name+"\x00"+l.child.Name] = keys
+	}
+	return keys[key], nil
+}
+
+// parentHasByKey is parentHas for a foreign key referencing its parent's
+// primary key: a point read of the parent's state, then its changes.
+func (f *fkRun) parentHasByKey(l fkLink, key string) (bool, error) {
+	n := 0
+	for _, ch := range f.changes[l.parent.ID] {
+		k, ok, err := fkKey(pick(ch.Row, l.pcols), l.ptypes)
+		if err != nil {
+			return false, err
+		}
+		if ok && k == key {
+			n += int(ch.Sign)
+		}
+	}
+	ts, err := f.state(l.parent)
+	if err != nil {
+		return false, err
+	}
+	// The state's key is the primary key columns in key order.
+	pk := []byte(key)
+	if !sort.IntsAreSorted(l.pkOrder) {
+		vals := make([]types.Datum, len(l.pkOrder))
+		rest := pk
+		for i := range vals {
+			if vals[i], rest, err = keyenc.Decode(rest); err != nil {
+				return false, err
+			}
+		}
+		pk = nil
+		for _, i := range l.pkOrder {
+			pk = keyenc.Append(pk, vals[i])
+		}
+	}
+	row, err := ts.lookup(pk)
+	if err != nil {
+		return false, err
+	}
+	if row != nil {
+		n++
+	}
+	return n > 0, nil
+}
+
+// removedKeys returns the referenced keys of l that the changes to l's
+// parent removed (held before, not after), each with the row that
+// replaced it when an UPDATE changed the key (nil for a DELETE).
+func (f *fkRun) removedKeys(ctx context.Context, l fkLink, chs []exec.Change) (map[string]types.Row, error) {
+	delta := map[string]int{}
+	var order []string
+	replaced := map[string]types.Row{}
+	for i, ch := range chs {
+		k, ok, err := fkKey(pick(ch.Row, l.pcols), l.ptypes)
+		if err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if _, seen := delta[k]; !seen {
+			order = append(order, k)
+		}
+		delta[k] += int(ch.Sign)
+		// An UPDATE's changes come as deletion, insertion pairs.
+		if ch.Sign < 0 && i+1 < len(chs) && chs[i+1].Sign > 0 {
+			replaced[k] = chs[i+1].Row
+		}
+	}
+	out := map[string]types.Row{}
+	cache := map[string]map[string]bool{}
+	for _, k := range order {
+		if delta[k] >= 0 {
+			continue
+		}
+		// Gone unless another row still holds it afterwards.
+		has, err := f.parentHas(ctx, l, k, cache)
+		if err != nil {
+			return nil, err
+		}
+		if !has {
+			out[k] = replaced[k]
+		}
+	}
+	return out, nil
+}
+
+// run enforces the foreign keys over the changes added, returning the
+// changes the referential actions make, by table.
+func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
+	if !f.check {
+		if err := f.actions(ctx); err != nil {
+			return nil, err
+		}
+	}
+	cache := map[string]map[string]bool{}
+	// Every row inserted (and not deleted again by an action) must find
+	// its key.
+	for _, l := range f.links {
+		net := netChanges(f.changes[l.child.ID])
+		for _, ch := range net {
+			if ch.Sign < 0 {
+				continue
+			}
+			k, ok, err := fkKey(pick(ch.Row, l.ccols), l.ptypes)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			has, err := f.parentHas(ctx, l, k, cache)
+			if err != nil {
+				return nil, err
+			}
+			if !has {
+				return nil, fkMissing(l, ch.Row)
+			}
+		}
+	}
+	// No row may reference a key removed.
+	for _, l := range f.links {
+		chs := f.changes[l.parent.ID]
+		if len(chs) == 0 {
+			continue
+		}
+		removed, err := f.removedKeys(ctx, l, chs)
+		if err != nil || len(removed) == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		rows, err := f.rowsAfter(ctx, l.child)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			k, ok, err := fkKey(pick(r, l.ccols), l.ptypes)
+			if err != nil {
+				return nil, err
+			}
+			if _, gone := removed[k]; ok && gone {
+				return nil, fkReferenced(l, r)
+			}
+		}
+	}
+	out := map[uint32][]exec.Change{}
+	for id, chs := range f.derived {
+		out[id] = netChanges(chs)
+	}
+	return out, nil
+}
+
+// netChanges returns what changes do in all, as deletions then insertions
+// of whole rows: a row an action inserted and a later action changed
+// again is left out.
+func netChanges(chs []exec.Change) []exec.Change {
+	count := map[string]int{}
+	var order []string
+	row := map[string]types.Row{}
+	for _, ch := range chs {
+		k := string(keyenc.AppendRowValue(nil, ch.Row))
+		if _, ok := row[k]; !ok {
+			order = append(order, k)
+			row[k] = ch.Row
+		}
+		count[k] += int(ch.Sign)
+	}
+	var out []exec.Change
+	for _, sign := range []int8{exec.Delete, exec.Insert} {
+		for _, k := range order {
+			n := count[k]
+			for ; n < 0 && sign == exec.Delete; n++ {
+				out = append(out, exec.Change{Row: row[k], Sign: exec.Delete})
+			}
+			for ; n > 0 && sign == exec.Insert; n-- {
+				out = append(out, exec.Change{Row: row[k], Sign: exec.Insert})
+			}
+		}
+	}
+	return out
+}
+
+// actions runs the CASCADE, SET NULL and SET DEFAULT actions of the keys
+// the changes remove, then of the keys those actions remove, until they
+// change nothing more.
+func (f *fkRun) actions(ctx context.Context) error {
+	done := map[uint32]int{} // changes of each table already acted on
+	for round := 0; ; round++ {
+		if round > 1000 {
+			return sqlerr.New(sqlerr.ProgramLimitExceeded, "referential actions did not come to an end after 1000 rounds")
+		}
+		upto := map[uint32]int{}
+		for id, chs := range f.changes {
+			upto[id] = len(chs)
+		}
+		more := false
+		for _, l := range f.links {
+			id := l.parent.ID
+			if upto[id] <= done[id] {
+				continue
+			}
+			removed, err := f.removedKeys(ctx, l, f.changes[id][done[id]:upto[id]])
+			if err != nil || len(removed) == 0 {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			derived, err := f.act(ctx, l, removed)
+			if err != nil {
+				return err
+			}
+			if len(derived) > 0 {
+				more = true
+				f.add(l.child, derived)
+				f.derived[l.child.ID] = append(f.derived[l.child.ID], derived...)
+			}
+		}
+		done = upto
+		if !more {
+			return nil
+		}
+	}
+}
+
+// act returns the changes l's actions make to the child rows that
+// reference the keys removed.
+func (f *fkRun) act(ctx context.Context, l fkLink, removed map[string]types.Row) ([]exec.Change, error) {
+	rows, err := f.rowsAfter(ctx, l.child)
+	if err != nil {
+		return nil, err
+	}
+	var out []exec.Change
+	var defaults []types.Datum
+	for _, r := range rows {
+		k, ok, err := fkKey(pick(r, l.ccols), l.ptypes)
+		if err != nil {
+			return nil, err
+		}
+		newParent, gone := removed[k]
+		if !ok || !gone {
+			continue
+		}
+		action := l.con.OnDelete
+		if newParent != nil {
+			action = l.con.OnUpdate
+		}
+		next := slices.Clone(r)
+		switch action {
+		case "c":
+			if newParent == nil {
+				out = append(out, exec.Change{Row: r, Sign: exec.Delete})
+				continue
+			}
+			for i, c := range l.ccols {
+				if next[c], err = expr.CastDatum(newParent[l.pcols[i]], l.ctypes[i]); err != nil {
+					return nil, err
+				}
+			}
+		case "n":
+			for _, c := range l.ccols {
+				next[c] = types.Null
+			}
+		case "d":
+			if defaults == nil {
+				if defaults, err = f.s.defaultValues(l.child); err != nil {
+					return nil, err
+				}
+			}
+			for _, c := range l.ccols {
+				next[c] = defaults[c]
+			}
+		default:
+			continue // NO ACTION, RESTRICT: checked once the actions are done
+		}
+		out = append(out, exec.Change{Row: r, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert})
+	}
+	if len(out) > 0 {
+		cols, err := l.child.Schema()
+		if err != nil {
+			return nil, err
+		}
+		if err := checkTableChanges(l.child, cols, out, func([]byte) (bool, error) { return false, nil }); err != nil {
+			return nil, err
+		}
+		if err := checkRows(l.child, cols, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// defaultValues evaluates table d's column defaults once (NULL for a
+// column without one).
+func (s *session) defaultValues(d *catalog.Descriptor) ([]types.Datum, error) {
+	cols, err := d.Schema()
+	if err != nil {
+		return nil, err
+	}
+	defs, err := s.columnDefaults(d, cols)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]types.Datum, len(cols))
+	for i, e := range defs {
+		out[i] = types.Null
+		if e == nil {
+			continue
+		}
+		if out[i], err = e.Eval(nil); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func fkColumnsText(names []string, row types.Row, cols []int, ts []types.Type) (string, string) {
+	vals := make([]string, len(cols))
+	for i, c := range cols {
+		vals[i] = types.FormatText(row[c], ts[i])
+	}
+	return strings.Join(names, ", "), strings.Join(vals, ", ")
+}
+
+// fkMissing is PostgreSQL's 23503 for a row whose referenced key is not
+// there.
+func fkMissing(l fkLink, row types.Row) error {
+	names, vals := fkColumnsText(l.con.Columns, row, l.ccols, l.ctypes)
+	return &sqlerr.Error{Code: sqlerr.ForeignKeyViolation,
+		Message: fmt.Sprintf("insert or update on table \"%s\" violates foreign key constraint \"%s\"", l.child.Name, l.con.Name),
+		Detail:  fmt.Sprintf("Key (%s)=(%s) is not present in table \"%s\".", names, vals, l.parent.Name)}
+}
+
+// fkReferenced is PostgreSQL's 23503 for a removed key a row still
+// references.
+func fkReferenced(l fkLink, child types.Row) error {
+	vals := make([]string, len(l.ccols))
+	for i, c := range l.ccols {
+		vals[i] = types.FormatText(child[c], l.ptypes[i])
+	}
+	return &sqlerr.Error{Code: sqlerr.ForeignKeyViolation,
+		Message: fmt.Sprintf("update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", l.parent.Name, l.con.Name, l.child.Name),
+		Detail:  fmt.Sprintf("Key (%s)=(%s) is still referenced from table \"%s\".", strings.Join(l.con.RefColumns, ", "), strings.Join(vals, ", "), l.child.Name)}
+}
+
+// fkLinked returns the foreign keys of the catalog and the tables linked
+// by them to the tables ds (nil when none is linked).
+func (e *Engine) fkLinked(ds []*catalog.Descriptor) ([]fkLink, []*catalog.Descriptor) {
+	links := e.fkLinks()
+	if len(links) == 0 {
+		return nil, nil
+	}
+	ids := make([]uint32, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	return links, fkRelated(links, ids)
+}
+
+// enforceForeignKeys runs the foreign keys of a commit over linked tables,
+// holding the logs of tables (every table linked to those it writes).
+// An autocommit statement (a write with compute) is computed here and
+// its referential actions added to the tables they change; a
+// transaction's changes are checked again without actions.
+func (s *session) enforceForeignKeys(ctx context.Context, tables []*tableWrite, logs []*tableLog, links []fkLink) error {
+	e := s.e
+	states := map[uint32]*tableState{}
+	defer func() {
+		for _, ts := range states {
+			ts.close()
+		}
+	}()
+	logOf := map[uint32]*tableLog{}
+	for i, w := range tables {
+		logOf[w.d.ID] = logs[i]
+		if err := e.ensureCurrent(ctx, w.d, logs[i]); err != nil {
+			return err
+		}
+	}
+	f := &fkRun{s: s, links: links, check: true, descs: map[uint32]*catalog.Descriptor{},
+		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}, before: map[uint32][]types.Row{}}
+	f.state = func(d *catalog.Descriptor) (*tableState, error) {
+		if ts, ok := states[d.ID]; ok {
+			return ts, nil
+		}
+		log, ok := logOf[d.ID]
+		if !ok {
+			return nil, sqlerr.New(sqlerr.SerializationFailure, "table %q was linked by a foreign key while this commit ran", d.Name).
+				WithHint("Retry the transaction.")
+		}
+		ts, err := e.openTableState(d, log)
+		if err != nil {
+			return nil, err
+		}
+		states[d.ID] = ts
+		return ts, nil
+	}
+	for _, w := range tables {
+		switch {
+		case w.compute != nil:
+			f.check = false
+			ts, err := f.state(w.d)
+			if err != nil {
+				return err
+			}
+			changes, err := w.compute(ctx, ts)
+			if err != nil {
+				return err
+			}
+			w.stmts, w.compute = [][]exec.Change{changes}, nil
+			f.add(w.d, changes)
+		case len(w.stmts) > 0:
+			f.add(w.d, exec.ChangelogOrder(w.stmts))
+		}
+	}
+	derived, err := f.run(ctx)
+	if err != nil {
+		return err
+	}
+	for _, w := range tables {
+		if chs := derived[w.d.ID]; len(chs) > 0 {
+			w.stmts = append(w.stmts, chs)
+		}
+	}
+	return nil
+}
+
+// txForeignKeys runs the foreign keys of a transaction's statement
+// (changes to d) against the transaction's view of the tables before it,
+// and returns the changes its referential actions make, by table, for the
+// transaction to add after the statement's own.
+func (s *session) txForeignKeys(ctx context.Context, snap *txSnapshot, d *catalog.Descriptor, changes []exec.Change) ([]*tableWrite, error) {
+	links, related := s.e.fkLinked([]*catalog.Descriptor{d})
+	if related == nil {
+		return nil, nil
+	}
+	f := &fkRun{s: s, links: links, descs: map[uint32]*catalog.Descriptor{},
+		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}, before: map[uint32][]types.Row{}}
+	f.state = func(x *catalog.Descriptor) (*tableState, error) {
+		return newTableState(x, snap.snap, s.tx.pendingFor(x.ID))
+	}
+	f.add(d, changes)
+	derived, err := f.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*tableWrite
+	for _, x := range related {
+		if chs := derived[x.ID]; len(chs) > 0 {
+			out = append(out, &tableWrite{d: f.descs[x.ID], stmts: [][]exec.Change{chs}})
+		}
+	}
+	return out, nil
+}
