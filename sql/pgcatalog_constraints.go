@@ -3,6 +3,7 @@ package sql
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"streamdb/catalog"
@@ -40,11 +41,15 @@ func attnums(cols []pgColumn, names []string) string {
 func (e *Engine) constraintRows(r pgRelation) []types.Row {
 	var rows []types.Row
 	for i, c := range r.d.Constraints {
-		confrelid, confkey := int64(0), types.Null
+		confrelid, confkey, conindid := int64(0), types.Null, int64(0)
 		upd, del, match := " ", " ", " "
 		if c.Type == "f" {
 			if p, ok := e.lookup(c.RefTable); ok {
 				confrelid = int64(firstUserOID + p.ID)
+				if referencesKey(&catalog.Descriptor{PrimaryKey: p.PrimaryKey}, c.RefColumns) {
+					// The primary key's index, as pg_class lists it.
+					conindid = confrelid + pkOIDBase
+				}
 				pr := pgRelation{d: p, oid: firstUserOID + p.ID}
 				pr.cols = pgColumnsOf(p)
 				confkey = str(attnums(pr.cols, c.RefColumns))
@@ -52,7 +57,7 @@ func (e *Engine) constraintRows(r pgRelation) []types.Row {
 			upd, del, match = c.OnUpdate, c.OnDelete, "s"
 		}
 		rows = append(rows, types.Row{intD(r.constraintOID(i)), str(c.Name), intD(oidPublic),
-			str(c.Type), types.NewBool(false), types.NewBool(false), types.NewBool(true), intD(int64(r.oid)), intD(0), intD(0),
+			str(c.Type), types.NewBool(false), types.NewBool(false), types.NewBool(true), intD(int64(r.oid)), intD(0), intD(conindid),
 			intD(0), intD(confrelid), str(upd), str(del), str(match), types.NewBool(true), intD(0), types.NewBool(false),
 			str(attnums(r.cols, c.Columns)), confkey, types.Null})
 	}
@@ -103,10 +108,16 @@ func actionText(code string) string {
 
 // constraintDefPairs are pg_get_constraintdef's answers for the
 // constraints of r, by oid.
-func (r pgRelation) constraintDefPairs() [][2]any {
+// pretty (its second argument) leaves a CHECK's outer parentheses out,
+// as psql's \d shows it.
+func (r pgRelation) constraintDefPairs(pretty bool) [][2]any {
 	var out [][2]any
 	for i, c := range r.d.Constraints {
-		out = append(out, [2]any{r.constraintOID(i), constraintDefText(c)})
+		def := constraintDefText(c)
+		if pretty && c.Type == "c" {
+			def = fmt.Sprintf("CHECK (%s)", strings.TrimSpace(c.Check))
+		}
+		out = append(out, [2]any{r.constraintOID(i), def})
 	}
 	return out
 }
@@ -243,4 +254,68 @@ func init() {
 			return out
 		},
 	}
+}
+
+// checkCount is pg_class.relchecks: the table's CHECK constraints.
+func (r pgRelation) checkCount() int {
+	n := 0
+	for _, c := range r.d.Constraints {
+		if c.Type == "c" {
+			n++
+		}
+	}
+	return n
+}
+
+func (r pgRelation) hasUnique() bool { return hasConstraint(r.d, "u") }
+
+// hasForeignKeys is pg_class.relhastriggers, which psql's \d reads to
+// list foreign keys: PostgreSQL keeps them as triggers on both tables.
+func (e *Engine) hasForeignKeys(d *catalog.Descriptor) bool {
+	if hasConstraint(d, "f") {
+		return true
+	}
+	for _, l := range e.fkLinks() {
+		if l.parent.ID == d.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// uniqueIndexRows are the rows of psql's \d index query for the table's
+// UNIQUE constraints, each kept as PostgreSQL keeps it: by an index of
+// the constraint's name.
+func (r pgRelation) uniqueIndexRows() []fieldRow {
+	var out []fieldRow
+	for _, c := range r.d.Constraints {
+		if c.Type != "u" {
+			continue
+		}
+		def := fmt.Sprintf("CREATE UNIQUE INDEX %s ON public.%s USING btree (%s)", quoteIdent(c.Name), quoteIdent(r.d.Name), quoteIdents(c.Columns))
+		out = append(out, fieldRow{
+			"relname": str(c.Name), "indisprimary": boolText(false), "indisunique": boolText(true),
+			"indisclustered": boolText(false), "indisvalid": boolText(true), "pg_get_indexdef": str(def),
+			"pg_get_constraintdef": str(constraintDefText(c)), "contype": str("u"), "condeferrable": boolText(false),
+			"condeferred": boolText(false), "indisreplident": boolText(false), "reltablespace": str("0"),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i]["relname"].S < out[j]["relname"].S })
+	return out
+}
+
+// referencedByRows answers psql's "Referenced by" query for the table
+// with oid: the foreign keys of other tables (and its own) that reference
+// it, by name.
+func (e *Engine) referencedByRows(oid uint32) []fieldRow {
+	var out []fieldRow
+	for _, l := range e.fkLinks() {
+		if firstUserOID+l.parent.ID != oid {
+			continue
+		}
+		out = append(out, fieldRow{"conname": str(l.con.Name), "ontable": str(quoteIdent(l.child.Name)),
+			"condef": str(constraintDefText(l.con))})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i]["conname"].S < out[j]["conname"].S })
+	return out
 }

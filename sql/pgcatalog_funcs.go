@@ -320,7 +320,11 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 				}
 			}
 			if name == "pg_get_constraintdef" {
-				pairs = append(pairs, r.constraintDefPairs()...)
+				pretty := false
+				if len(args) >= 2 {
+					pretty, _ = constBool(args[1])
+				}
+				pairs = append(pairs, r.constraintDefPairs(pretty)...)
 			}
 			if len(r.d.PrimaryKey) == 0 {
 				continue

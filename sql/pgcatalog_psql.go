@@ -117,8 +117,8 @@ func (a *catalogAnswer) rows() []fieldRow {
 			return nil
 		}
 		return []fieldRow{{
-			"relchecks": str("0"), "relkind": str(r.relkind), "relhasindex": boolText(len(r.d.PrimaryKey) > 0 || len(r.d.Indexes) > 0),
-			"relhasrules": boolText(false), "relhastriggers": boolText(false), "relrowsecurity": boolText(false),
+			"relchecks": str(strconv.Itoa(r.checkCount())), "relkind": str(r.relkind), "relhasindex": boolText(len(r.d.PrimaryKey) > 0 || len(r.d.Indexes) > 0 || r.hasUnique()),
+			"relhasrules": boolText(false), "relhastriggers": boolText(e.hasForeignKeys(r.d)), "relrowsecurity": boolText(false),
 			"relforcerowsecurity": boolText(false), "relhasoids": boolText(false), "relispartition": boolText(false),
 			"": str(""), "array_to_string": str(""), "reltablespace": str("0"), "reloftype": str(""),
 			"relpersistence": str("p"), "relreplident": str("d"), "amname": str("heap"),
@@ -143,6 +143,8 @@ func (a *catalogAnswer) rows() []fieldRow {
 		return a.jdbcKeys()
 	case front.CatalogJDBCIndexInfo:
 		return a.jdbcIndexInfo()
+	case front.CatalogReferencedBy:
+		return e.referencedByRows(a.q.OID)
 	case front.CatalogDjangoConstraints:
 		return a.djangoConstraints()
 	case front.CatalogDjangoIndexes:
@@ -167,15 +169,17 @@ func (a *catalogAnswer) rows() []fieldRow {
 		if !ok {
 			return nil
 		}
-		if len(r.d.PrimaryKey) == 0 {
-			return r.secondaryIndexFields()
+		var out []fieldRow
+		if len(r.d.PrimaryKey) > 0 {
+			out = append(out, fieldRow{
+				"relname": str(r.pkName()), "indisprimary": boolText(true), "indisunique": boolText(true),
+				"indisclustered": boolText(false), "indisvalid": boolText(true), "pg_get_indexdef": str(r.indexDef()),
+				"pg_get_constraintdef": str(r.constraintDef()), "contype": str("p"), "condeferrable": boolText(false),
+				"condeferred": boolText(false), "indisreplident": boolText(false), "reltablespace": str("0"),
+			})
 		}
-		return append([]fieldRow{{
-			"relname": str(r.pkName()), "indisprimary": boolText(true), "indisunique": boolText(true),
-			"indisclustered": boolText(false), "indisvalid": boolText(true), "pg_get_indexdef": str(r.indexDef()),
-			"pg_get_constraintdef": str(r.constraintDef()), "contype": str("p"), "condeferrable": boolText(false),
-			"condeferred": boolText(false), "indisreplident": boolText(false), "reltablespace": str("0"),
-		}}, r.secondaryIndexFields()...)
+		out = append(out, r.secondaryIndexFields()...)
+		return append(out, r.uniqueIndexRows()...)
 	case front.CatalogViewDef:
 		r, ok := e.pgRelationByOID(a.q.OID)
 		if !ok || r.d.Query == "" {

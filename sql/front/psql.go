@@ -46,6 +46,9 @@ const (
 	// key order (SQLAlchemy's get_pk_constraint, which unnests
 	// pg_index.indkey): attname.
 	CatalogPrimaryKey CatalogShape = "primary key"
+	// CatalogReferencedBy lists the foreign keys referencing one table
+	// (\d name's "Referenced by"): conname, ontable, condef.
+	CatalogReferencedBy CatalogShape = "referenced by"
 	// CatalogNothing asks about something streamdb does not have (row
 	// security policies, extended statistics, publications, inheritance,
 	// rules, triggers): no rows.
@@ -130,6 +133,19 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 		q.Shape = CatalogRoles
 	case head == "a . attname" && strings.Contains(body, "unnest ( ix . indkey )") && strings.Contains(body, "pg_index ix"):
 		q.Shape = CatalogPrimaryKey
+	case head == "conname , conrelid :: pg_catalog . regclass as ontable , pg_catalog . pg_get_constraintdef ( oid , true ) as condef" &&
+		strings.Contains(body, "pg_catalog . pg_partition_ancestors ("):
+		q.Shape = CatalogReferencedBy
+		for i := 0; i+3 < len(toks); i++ {
+			if toks[i].isWord("pg_partition_ancestors") && toks[i+1].isOp("(") && toks[i+2].kind == tkString {
+				q.OID = parseOID(toks[i+2].val)
+				break
+			}
+		}
+		if q.OID == 0 {
+			return nil
+		}
+		return q
 	case readsNothingTable(body):
 		q.Shape = CatalogNothing
 		return q
