@@ -308,3 +308,65 @@ func (s *session) dropConstraint(ctx context.Context, d *catalog.Descriptor, n *
 	}
 	return "ALTER TABLE", e.ddlCheckpoint(ctx)
 }
+
+// truncateForeignKeys checks TRUNCATE's tables against the foreign keys
+// referencing them, as PostgreSQL does: a referenced table is truncated
+// only together with the tables referencing it (0A000 otherwise), which
+// CASCADE adds. It returns the tables to truncate, referencing tables
+// before the tables they reference (a transaction truncates them one
+// statement each, and each statement's foreign keys must hold).
+func (e *Engine) truncateForeignKeys(descs []*catalog.Descriptor, cascade bool) ([]*catalog.Descriptor, error) {
+	links := e.fkLinks()
+	if len(links) == 0 {
+		return descs, nil
+	}
+	in := func(id uint32) bool {
+		return slices.ContainsFunc(descs, func(x *catalog.Descriptor) bool { return x.ID == id })
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, l := range links {
+			if !in(l.parent.ID) || in(l.child.ID) {
+				continue
+			}
+			if !cascade {
+				return nil, withDetail(sqlerr.New(sqlerr.FeatureNotSupported, "cannot truncate a table referenced in a foreign key constraint").
+					WithHint("Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.", l.child.Name),
+					"Table \"%s\" references \"%s\".", l.child.Name, l.parent.Name)
+			}
+			descs = append(descs, l.child)
+			changed = true
+		}
+	}
+	// Referencing tables first.
+	var out []*catalog.Descriptor
+	placed := map[uint32]bool{}
+	for len(out) < len(descs) {
+		progress := false
+		for _, d := range descs {
+			if placed[d.ID] {
+				continue
+			}
+			ready := true
+			for _, l := range links {
+				if l.parent.ID == d.ID && l.child.ID != d.ID && in(l.child.ID) && !placed[l.child.ID] {
+					ready = false
+				}
+			}
+			if ready {
+				out = append(out, d)
+				placed[d.ID] = true
+				progress = true
+			}
+		}
+		if !progress { // a cycle: any order
+			for _, d := range descs {
+				if !placed[d.ID] {
+					out = append(out, d)
+					placed[d.ID] = true
+				}
+			}
+		}
+	}
+	return out, nil
+}

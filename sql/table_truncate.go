@@ -15,8 +15,9 @@ import (
 // them or none, at any size), so views over them see it in one epoch.
 // Inside a transaction block it is one more statement of the block, as in
 // PostgreSQL. It needs DELETE on each table (PostgreSQL has a TRUNCATE
-// privilege of its own). CASCADE and RESTRICT are accepted: no table
-// references another. RESTART IDENTITY restarts the sequences the tables'
+// privilege of its own). A table a foreign key references is truncated
+// only with the referencing tables, which CASCADE adds
+// (truncateForeignKeys). RESTART IDENTITY restarts the sequences the tables'
 // columns own once the rows are gone; like nextval, that is not undone by
 // a ROLLBACK of the block (PostgreSQL undoes it).
 func (s *session) prepareTruncate(n *front.Truncate) (*prepared, error) {
@@ -36,6 +37,10 @@ func (s *session) prepareTruncate(n *front.Truncate) (*prepared, error) {
 		if !slices.ContainsFunc(descs, func(x *catalog.Descriptor) bool { return x.ID == d.ID }) {
 			descs = append(descs, d)
 		}
+	}
+	descs, err := s.e.truncateForeignKeys(descs, n.Cascade)
+	if err != nil {
+		return nil, err
 	}
 	deleteAll := func(rows []types.Row) ([]exec.Change, error) {
 		changes := make([]exec.Change, len(rows))
