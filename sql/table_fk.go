@@ -190,6 +190,14 @@ type fkRun struct {
 	changes map[uint32][]exec.Change // the statement's or commit's, in order
 	derived map[uint32][]exec.Change // what the actions added
 	before  map[uint32][]types.Row   // rows of a table before its changes, once read
+	deltas  map[string]fkDelta       // parentHasByKey's, by foreign key
+}
+
+// fkDelta sums the first upto changes to a foreign key's parent by
+// referenced key.
+type fkDelta struct {
+	upto int
+	n    map[string]int
 }
 
 func (f *fkRun) add(d *catalog.Descriptor, chs []exec.Change) {
@@ -259,16 +267,28 @@ func (f *fkRun) parentHas(ctx context.Context, l fkLink, key string, cache map[s
 // parentHasByKey is parentHas for a foreign key referencing its parent's
 // primary key: a point read of the parent's state, then its changes.
 func (f *fkRun) parentHasByKey(l fkLink, key string) (bool, error) {
-	n := 0
-	for _, ch := range f.changes[l.parent.ID] {
-		k, ok, err := fkKey(pick(ch.Row, l.pcols), l.ptypes)
-		if err != nil {
-			return false, err
+	chs := f.changes[l.parent.ID]
+	ck := l.child.Name + "\x00" + l.con.Name
+	d, ok := f.deltas[ck]
+	if !ok || d.upto != len(chs) {
+		// The parent's changes so far, by key: built once per state of
+		// the changes, not per row looked up.
+		d = fkDelta{upto: len(chs), n: map[string]int{}}
+		for _, ch := range chs {
+			k, ok, err := fkKey(pick(ch.Row, l.pcols), l.ptypes)
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				d.n[k] += int(ch.Sign)
+			}
 		}
-		if ok && k == key {
-			n += int(ch.Sign)
+		if f.deltas == nil {
+			f.deltas = map[string]fkDelta{}
 		}
+		f.deltas[ck] = d
 	}
+	n := d.n[key]
 	ts, err := f.state(l.parent)
 	if err != nil {
 		return false, err
@@ -693,8 +713,17 @@ func (s *session) txForeignKeys(ctx context.Context, snap *txSnapshot, d *catalo
 	}
 	f := &fkRun{s: s, links: links, descs: map[uint32]*catalog.Descriptor{},
 		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}, before: map[uint32][]types.Row{}}
+	states := map[uint32]*tableState{}
 	f.state = func(x *catalog.Descriptor) (*tableState, error) {
-		return newTableState(x, snap.snap, s.tx.pendingFor(x.ID))
+		if ts, ok := states[x.ID]; ok {
+			return ts, nil
+		}
+		// Not closed: the snapshot is the transaction's.
+		ts, err := newTableState(x, snap.snap, s.tx.pendingFor(x.ID))
+		if err == nil {
+			states[x.ID] = ts
+		}
+		return ts, err
 	}
 	f.add(d, changes)
 	derived, err := f.run(ctx)
