@@ -21,6 +21,10 @@ type Constraint struct {
 	// "r" RESTRICT, "c" CASCADE, "n" SET NULL, "d" SET DEFAULT.
 	OnDelete string `json:"on_delete,omitempty"`
 	OnUpdate string `json:"on_update,omitempty"`
+	// Deferrable and Deferred: DEFERRABLE [INITIALLY DEFERRED]. A
+	// deferred constraint is checked at COMMIT only.
+	Deferrable bool `json:"deferrable,omitempty"`
+	Deferred   bool `json:"deferred,omitempty"`
 }
 
 // Constraint returns the table's constraint named name, or nil.

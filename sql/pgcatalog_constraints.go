@@ -57,7 +57,7 @@ func (e *Engine) constraintRows(r pgRelation) []types.Row {
 			upd, del, match = c.OnUpdate, c.OnDelete, "s"
 		}
 		rows = append(rows, types.Row{intD(r.constraintOID(i)), str(c.Name), intD(oidPublic),
-			str(c.Type), types.NewBool(false), types.NewBool(false), types.NewBool(true), intD(int64(r.oid)), intD(0), intD(conindid),
+			str(c.Type), types.NewBool(c.Deferrable), types.NewBool(c.Deferred), types.NewBool(true), intD(int64(r.oid)), intD(0), intD(conindid),
 			intD(0), intD(confrelid), str(upd), str(del), str(match), types.NewBool(true), intD(0), types.NewBool(false),
 			str(attnums(r.cols, c.Columns)), confkey, types.Null})
 	}
@@ -77,7 +77,7 @@ func pgColumnsOf(d *catalog.Descriptor) []pgColumn {
 func constraintDefText(c catalog.Constraint) string {
 	switch c.Type {
 	case "u":
-		return fmt.Sprintf("UNIQUE (%s)", quoteIdents(c.Columns))
+		return fmt.Sprintf("UNIQUE (%s)", quoteIdents(c.Columns)) + deferrableText(c)
 	case "c":
 		return fmt.Sprintf("CHECK ((%s))", strings.TrimSpace(c.Check))
 	}
@@ -88,7 +88,17 @@ func constraintDefText(c catalog.Constraint) string {
 	if a := actionText(c.OnDelete); a != "" {
 		s += " ON DELETE " + a
 	}
-	return s
+	return s + deferrableText(c)
+}
+
+func deferrableText(c catalog.Constraint) string {
+	switch {
+	case c.Deferred:
+		return " DEFERRABLE INITIALLY DEFERRED"
+	case c.Deferrable:
+		return " DEFERRABLE"
+	}
+	return ""
 }
 
 // actionText is a referential action's SQL; "" for NO ACTION.
@@ -165,7 +175,7 @@ func infoSchemaConstraintRows(r pgRelation) []types.Row {
 			nd = str("YES")
 		}
 		out = append(out, types.Row{str(infoSchemaCatalog), str("public"), str(c.Name), str(infoSchemaCatalog),
-			str("public"), str(r.d.Name), str(constraintTypeName(c.Type)), str("NO"), str("NO"), str("YES"), nd})
+			str("public"), str(r.d.Name), str(constraintTypeName(c.Type)), yesNo(c.Deferrable), yesNo(c.Deferred), str("YES"), nd})
 	}
 	return out
 }
@@ -296,8 +306,8 @@ func (r pgRelation) uniqueIndexRows() []fieldRow {
 		out = append(out, fieldRow{
 			"relname": str(c.Name), "indisprimary": boolText(false), "indisunique": boolText(true),
 			"indisclustered": boolText(false), "indisvalid": boolText(true), "pg_get_indexdef": str(def),
-			"pg_get_constraintdef": str(constraintDefText(c)), "contype": str("u"), "condeferrable": boolText(false),
-			"condeferred": boolText(false), "indisreplident": boolText(false), "reltablespace": str("0"),
+			"pg_get_constraintdef": str(constraintDefText(c)), "contype": str("u"), "condeferrable": boolText(c.Deferrable),
+			"condeferred": boolText(c.Deferred), "indisreplident": boolText(false), "reltablespace": str("0"),
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i]["relname"].S < out[j]["relname"].S })

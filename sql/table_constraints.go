@@ -94,7 +94,7 @@ func dedupUnique(d *catalog.Descriptor, built []catalog.Constraint, c catalog.Co
 // its catalog entry (without a generated name). self is d as a foreign key
 // of d on itself references it.
 func (e *Engine) constraintDef(d *catalog.Descriptor, cols []types.Column, def *front.ConstraintDef, self *catalog.Descriptor) (catalog.Constraint, error) {
-	c := catalog.Constraint{Name: def.Name, Type: def.Type, Columns: def.Columns}
+	c := catalog.Constraint{Name: def.Name, Type: def.Type, Columns: def.Columns, Deferrable: def.Deferrable, Deferred: def.Deferred}
 	for _, name := range def.Columns {
 		if columnIndex(cols, name) < 0 {
 			return c, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" named in key does not exist", name)

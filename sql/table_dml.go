@@ -269,7 +269,7 @@ func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, where 
 		if err := checkUniqueIndexes(d, ts, exec.ChangelogOrder([][]exec.Change{changes})); err != nil {
 			return nil, err
 		}
-		return changes, s.e.checkConstraints(ctx, ts, s.txChanges(d), changes)
+		return changes, s.e.checkConstraints(ctx, ts, s.txChanges(d), changes, s.tx != nil)
 	}
 	if s.tx == nil {
 		return s.commitWrites(ctx, []*tableWrite{{d: d, compute: run}}, nil)

@@ -185,6 +185,9 @@ type fkRun struct {
 	// check: a COMMIT's check, with no actions (they ran at each
 	// statement); every action is then NO ACTION.
 	check bool
+	// deferring: a transaction's statement, whose deferred foreign keys
+	// are checked at its COMMIT only (their actions still run).
+	deferring bool
 
 	descs   map[uint32]*catalog.Descriptor
 	changes map[uint32][]exec.Change // the statement's or commit's, in order
@@ -372,6 +375,9 @@ func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
 	// Every row inserted (and not deleted again by an action) must find
 	// its key.
 	for _, l := range f.links {
+		if f.deferring && l.con.Deferred {
+			continue
+		}
 		net := netChanges(f.changes[l.child.ID])
 		for _, ch := range net {
 			if ch.Sign < 0 {
@@ -395,6 +401,9 @@ func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
 	}
 	// No row may reference a key removed.
 	for _, l := range f.links {
+		if f.deferring && l.con.Deferred {
+			continue
+		}
 		chs := f.changes[l.parent.ID]
 		if len(chs) == 0 {
 			continue
@@ -711,7 +720,7 @@ func (s *session) txForeignKeys(ctx context.Context, snap *txSnapshot, d *catalo
 	if related == nil {
 		return nil, nil
 	}
-	f := &fkRun{s: s, links: links, descs: map[uint32]*catalog.Descriptor{},
+	f := &fkRun{s: s, links: links, deferring: true, descs: map[uint32]*catalog.Descriptor{},
 		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}, before: map[uint32][]types.Row{}}
 	states := map[uint32]*tableState{}
 	f.state = func(x *catalog.Descriptor) (*tableState, error) {

@@ -129,11 +129,14 @@ func (u *uniqueIndex) apply(changes []exec.Change) {
 // changes applied to the indexed rows, a value changes inserts is held by
 // more than one row. base are changes already made on top of the index
 // that it does not hold (a transaction's earlier statements).
-func (u *uniqueIndex) check(d *catalog.Descriptor, cols []types.Column, base, changes []exec.Change) error {
+func (u *uniqueIndex) check(d *catalog.Descriptor, cols []types.Column, base, changes []exec.Change, deferring bool) error {
 	if u == nil {
 		return nil
 	}
 	for i, c := range u.cols {
+		if deferring && u.cons[i].Deferred {
+			continue // checked at COMMIT
+		}
 		delta := map[string]int{}
 		for _, chs := range [][]exec.Change{base, changes} {
 			for _, ch := range chs {
@@ -174,7 +177,10 @@ func uniqueViolation(name string, cols []types.Column, key []int, row types.Row)
 // statement of a transaction reads its snapshot (ts.log nil), but its
 // UNIQUE values are checked against the table as it is now, as
 // PostgreSQL checks them against committed and in-progress rows.
-func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, changes []exec.Change) error {
+//
+// inTx: the statement is one of a transaction's, whose deferred
+// constraints wait for its COMMIT.
+func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, changes []exec.Change, inTx bool) error {
 	d := e.current(ts.d)
 	if len(d.Constraints) == 0 {
 		return nil
@@ -198,7 +204,7 @@ func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, cha
 	if err != nil {
 		return err
 	}
-	return u.check(d, ts.cols, base, changes)
+	return u.check(d, ts.cols, base, changes, inTx)
 }
 
 func hasConstraint(d *catalog.Descriptor, typ string) bool {

@@ -29,6 +29,10 @@ type ConstraintDef struct {
 	// "n" SET NULL, "d" SET DEFAULT.
 	OnDelete string
 	OnUpdate string
+	// Deferrable and Deferred are DEFERRABLE [INITIALLY DEFERRED] (UNIQUE
+	// and FOREIGN KEY only).
+	Deferrable bool
+	Deferred   bool
 }
 
 // AlterTableConstraint is ALTER TABLE name ADD table_constraint or DROP
@@ -129,7 +133,7 @@ func parseTableConstraint(c *cursor, name string) (*ConstraintDef, error) {
 	default:
 		return nil, c.fail()
 	}
-	return def, refuseDeferrable(c)
+	return def, parseDeferrable(c, def, false)
 }
 
 // parseColumnConstraint reads UNIQUE | CHECK (expr) | REFERENCES ... on
@@ -158,7 +162,7 @@ func parseColumnConstraint(c *cursor, col, name string) (def *ConstraintDef, ok 
 	default:
 		return nil, false, nil
 	}
-	return def, true, refuseDeferrable(c)
+	return def, true, parseDeferrable(c, def, true)
 }
 
 // parseCheck reads "(expr) [NO INHERIT]" after CHECK.
@@ -254,13 +258,34 @@ func refuseNullsDistinct(c *cursor) error {
 	return nil
 }
 
-func refuseDeferrable(c *cursor) error {
-	if t := c.peek(); t.isWord("deferrable", "initially") {
-		return unsupported(c.src, t, "DEFERRABLE")
+// parseDeferrable reads [NOT] DEFERRABLE and INITIALLY {DEFERRED |
+// IMMEDIATE} after a constraint (on a column when onColumn), in either
+// order.
+func parseDeferrable(c *cursor, def *ConstraintDef, onColumn bool) error {
+	for {
+		t := c.peek()
+		switch {
+		case c.words("not", "deferrable"):
+			def.Deferrable = false
+		case c.word("deferrable"):
+			def.Deferrable = true
+		case c.words("initially", "deferred"):
+			def.Deferred = true
+		case c.words("initially", "immediate"):
+			def.Deferred = false
+		case t.isWord("not") && c.peekAt(1).isWord("valid"):
+			return unsupported(c.src, t, "NOT VALID")
+		default:
+			if def.Deferred && !def.Deferrable {
+				def.Deferrable = true
+			}
+			if def.Deferrable && def.Type == "c" {
+				if onColumn {
+					return errorAt(c.src, t, sqlerr.SyntaxError, "misplaced DEFERRABLE clause")
+				}
+				return errorAt(c.src, t, sqlerr.FeatureNotSupported, "CHECK constraints cannot be marked DEFERRABLE")
+			}
+			return nil
+		}
 	}
-	c.words("not", "deferrable")
-	if t := c.peek(); t.isWord("not") && c.peekAt(1).isWord("valid") {
-		return unsupported(c.src, t, "NOT VALID")
-	}
-	return nil
 }
