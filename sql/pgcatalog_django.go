@@ -7,14 +7,24 @@ import (
 
 // djangoConstraints answers Django's get_constraints query on
 // pg_constraint: the primary key of the table the query names, its
-// columns in key order.
+// columns in key order, and its UNIQUE, CHECK and FOREIGN KEY
+// constraints (a foreign key's target as "table.column").
 func (a *catalogAnswer) djangoConstraints() []fieldRow {
 	var out []fieldRow
 	for _, r := range a.s.e.pgRelations() {
-		if !matches(a.name, r.d.Name) || len(r.d.PrimaryKey) == 0 {
+		if !matches(a.name, r.d.Name) {
 			continue
 		}
-		out = append(out, fieldRow{"conname": str(r.pkName()), "columns": textArray(r.pkColumns()), "contype": str("p")})
+		if len(r.d.PrimaryKey) > 0 {
+			out = append(out, fieldRow{"conname": str(r.pkName()), "columns": textArray(r.pkColumns()), "contype": str("p")})
+		}
+		for _, c := range r.d.Constraints {
+			row := fieldRow{"conname": str(c.Name), "columns": textArray(c.Columns), "contype": str(c.Type)}
+			if c.Type == "f" {
+				row["fk_target"] = str(c.RefTable + "." + c.RefColumns[0])
+			}
+			out = append(out, row)
+		}
 	}
 	return out
 }
