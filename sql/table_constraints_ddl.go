@@ -124,9 +124,20 @@ func (s *session) alterConstraint(ctx context.Context, n *front.AlterTableConstr
 	}
 	next := *d
 	next.Constraints = append(slices.Clone(d.Constraints), c)
-	// Validate against the rows the tables hold now, holding the locks
-	// of the tables involved so that no commit lands in between; commits
-	// check the constraints of the catalog as it is when they commit.
+	if err := e.addConstraint(ctx, d, &next, c); err != nil {
+		return "", err
+	}
+	// The checkpoint comes after the tables' locks are let go (the
+	// coordinator comes before them in the lock order).
+	return "ALTER TABLE", e.ddlCheckpoint(ctx)
+}
+
+// addConstraint validates table d's new constraint c against the rows the
+// tables hold now and puts next (d with c) in the catalog, holding the
+// locks of the tables involved so that no commit lands in between;
+// commits check the constraints of the catalog as it is when they
+// commit. The caller holds ddlMu.
+func (e *Engine) addConstraint(ctx context.Context, d, next *catalog.Descriptor, c catalog.Constraint) error {
 	e.stateMu.RLock()
 	defer e.stateMu.RUnlock()
 	involved := []*catalog.Descriptor{d}
@@ -142,16 +153,13 @@ func (s *session) alterConstraint(ctx context.Context, n *front.AlterTableConstr
 		defer logs[i].mu.Unlock()
 		logs[i].waitIdle()
 		if err := e.ensureCurrent(ctx, x, logs[i]); err != nil {
-			return "", err
+			return err
 		}
 	}
-	if err := e.validateConstraint(ctx, &next, c, involved, logs); err != nil {
-		return "", err
+	if err := e.validateConstraint(ctx, next, c, involved, logs); err != nil {
+		return err
 	}
-	if err := e.replaceDescriptor(d, &next); err != nil {
-		return "", err
-	}
-	return "ALTER TABLE", e.ddlCheckpoint(ctx)
+	return e.replaceDescriptor(d, next)
 }
 
 // validateConstraint checks table d's existing rows against its new
