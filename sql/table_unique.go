@@ -75,6 +75,9 @@ func (e *Engine) uniqueIndexFor(ctx context.Context, d *catalog.Descriptor, log 
 		return u, nil
 	}
 	log.uniq = nil
+	if !hasConstraint(d, "u") {
+		return nil, nil
+	}
 	cols, err := d.Schema()
 	if err != nil {
 		return nil, err
