@@ -68,7 +68,12 @@ func isAlterColumns(c *cursor) bool {
 	if c.peekAt(i).isOp(".") && c.peekAt(i+1).isName() {
 		i += 2
 	}
-	t := c.peekAt(i)
+	t, n := c.peekAt(i), c.peekAt(i+1)
+	// ADD [CONSTRAINT] UNIQUE/CHECK/FOREIGN KEY and DROP CONSTRAINT are
+	// constraint actions (parseAlterConstraint).
+	if (t.isWord("add") && n.isWord("constraint", "unique", "check", "foreign")) || (t.isWord("drop") && n.isWord("constraint")) {
+		return false
+	}
 	return t.isWord("add", "drop", "alter", "rename")
 }
 
