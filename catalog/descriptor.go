@@ -63,6 +63,11 @@ type Column struct {
 	// without its member: the default of ALTER ... ADD COLUMN, which rows
 	// written before the column existed read (PostgreSQL's attmissingval).
 	Missing *string `json:"missing,omitempty"`
+	// Generated is the expression of a generated column (GENERATED
+	// ALWAYS AS (expr) STORED) as SQL text over the relation's other
+	// columns; "" for a column that is not generated. A stream computes
+	// it as each message is decoded; a table as each row is written.
+	Generated string `json:"generated,omitempty"`
 }
 
 // MemberKey is the member name of the column's values in messages.

@@ -9,6 +9,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 
 	"streamdb/expr"
+	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -64,6 +65,9 @@ type RowDecoder struct {
 	// decoded has it.
 	missing []*types.Datum
 	seen    []bool
+	// gen are the stream's generated columns, computed from each decoded
+	// row (SetGenerated); no message member is read into them.
+	gen []plan.GeneratedColumn
 }
 
 // SetMissing gives the values of columns in objects that lack their
@@ -76,6 +80,19 @@ func (d *RowDecoder) SetMissing(missing []*types.Datum) {
 			return
 		}
 	}
+}
+
+// SetGenerated makes the decoder compute the generated columns gen from
+// each row it decodes, after its other columns; a message whose
+// expression fails is an error (skipped and counted like a field that
+// does not fit its column). Members named like a generated column are
+// not read.
+func (d *RowDecoder) SetGenerated(gen []plan.GeneratedColumn) {
+	d.gen = gen
+	for _, g := range gen {
+		delete(d.index, d.cols[g.Col].Name)
+	}
+	d.guess = nil
 }
 
 // NoColumn returns how many of the messages decoded so far were objects
@@ -174,6 +191,13 @@ func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 		if !seen && i < len(d.missing) && d.missing[i] != nil {
 			row[i] = *d.missing[i]
 		}
+	}
+	for _, g := range d.gen {
+		v, err := g.Expr.Eval(row)
+		if err != nil {
+			return fmt.Errorf("generated column %q: %w", d.cols[g.Col].Name, err)
+		}
+		row[g.Col] = v
 	}
 	return nil
 }

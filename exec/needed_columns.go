@@ -31,6 +31,12 @@ func (nc neededColumns) mark(n plan.Node, need []bool) {
 			own[w.Col] = true
 			plan.MarkRefs(own, w.Expr)
 		}
+		// A generated column's inputs are decoded whether or not a view
+		// reads it: a message its expression fails on is skipped by every
+		// view of the stream alike.
+		for _, g := range n.Generated {
+			plan.MarkRefs(own, g.Expr)
+		}
 	default:
 		for i, in := range plan.InputsRead(n, need) {
 			nc.mark(n.Children()[i], in)

@@ -96,6 +96,7 @@ func (b *builder) addStreamScan(s *plan.Scan, next Operator) error {
 		return err
 	}
 	dec := NewMessageDecoder(cols, missing)
+	dec.SetGenerated(s.Generated)
 	dec.SkipUnread(need)
 	if key != "" {
 		sh := &sharedSource{tee: &teeOp{outputs: []Operator{next}}, dec: dec, need: append([]bool(nil), need...)}

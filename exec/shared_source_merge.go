@@ -102,6 +102,9 @@ func readerKey(s *sourceReader) string {
 			fmt.Fprintf(&sb, "=%q", types.FormatText(*d.missing[i], c.Type))
 		}
 	}
+	for _, g := range d.gen {
+		fmt.Fprintf(&sb, "|generated %d:%s", g.Col, g.Expr)
+	}
 	return sb.String()
 }
 

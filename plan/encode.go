@@ -53,11 +53,12 @@ type nodeRec struct {
 	In   []*nodeRec `json:"in,omitempty"`
 	Cols []colRec   `json:"cols,omitempty"`
 
-	Object     string       `json:"object,omitempty"` // scan
-	ObjectKind string       `json:"object_kind,omitempty"`
-	Watermark  *watermarkRc `json:"watermark,omitempty"`
-	StoredKey  []int        `json:"stored_key,omitempty"`
-	MemberKeys []string     `json:"member_keys,omitempty"`
+	Object     string        `json:"object,omitempty"` // scan
+	ObjectKind string        `json:"object_kind,omitempty"`
+	Watermark  *watermarkRc  `json:"watermark,omitempty"`
+	StoredKey  []int         `json:"stored_key,omitempty"`
+	MemberKeys []string      `json:"member_keys,omitempty"`
+	Generated  []generatedRc `json:"generated,omitempty"`
 
 	Rows  [][]*exprRec `json:"rows,omitempty"`  // values
 	Cond  *exprRec     `json:"cond,omitempty"`  // filter, join
@@ -89,6 +90,11 @@ type colRec struct {
 	Name string          `json:"name"`
 	Type string          `json:"type"`
 	Mod  *types.Modifier `json:"mod,omitempty"`
+}
+
+type generatedRc struct {
+	Col  int      `json:"col"`
+	Expr *exprRec `json:"expr"`
 }
 
 type watermarkRc struct {
@@ -199,6 +205,9 @@ func (e *encoder) node(n Node) (*nodeRec, error) {
 		r.MemberKeys = n.Keys
 		if w := n.Watermark; w != nil {
 			r.Watermark = &watermarkRc{Col: w.Col, Expr: one(w.Expr), Text: w.Text}
+		}
+		for _, g := range n.Generated {
+			r.Generated = append(r.Generated, generatedRc{Col: g.Col, Expr: one(g.Expr)})
 		}
 	case *Values:
 		r.Op = "values"
@@ -379,6 +388,9 @@ func (d *decoder) node(r *nodeRec) (Node, error) {
 		s := &Scan{Object: obj, Cols: cols, StoredKey: r.StoredKey, Keys: r.MemberKeys}
 		if w := r.Watermark; w != nil {
 			s.Watermark = &Watermark{Col: w.Col, Expr: one(w.Expr), Text: w.Text}
+		}
+		for _, g := range r.Generated {
+			s.Generated = append(s.Generated, GeneratedColumn{Col: g.Col, Expr: one(g.Expr)})
 		}
 		n = s
 	case "values":

@@ -41,6 +41,18 @@ type Scan struct {
 	// primary key): a query that fixes all of them reads one row instead
 	// of scanning.
 	StoredKey []int
+	// Generated are a stream's generated columns, bound over its columns:
+	// the reader computes each as it decodes a message, so every view
+	// reads them as stored values. Empty for other objects (a table
+	// stores its generated values when they are written).
+	Generated []GeneratedColumn
+}
+
+// GeneratedColumn is the column at Col, computed by Expr (cast to the
+// column's type) from the other columns of the row.
+type GeneratedColumn struct {
+	Col  int
+	Expr expr.Expr
 }
 
 // Watermark is WATERMARK FOR <column> AS <expr>: Col is the event-time

@@ -708,7 +708,13 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 	if rows == nil {
 		keys = desc.MemberKeys()
 	}
-	return &plan.Scan{Object: desc, Cols: cols, Keys: keys, Rows: rows, Watermark: wm}, sc, nil
+	var gen []plan.GeneratedColumn
+	if desc.Kind == catalog.KindStream {
+		if gen, err = bindGenerated(desc, cols); err != nil {
+			return nil, nil, err
+		}
+	}
+	return &plan.Scan{Object: desc, Cols: cols, Keys: keys, Rows: rows, Watermark: wm, Generated: gen}, sc, nil
 }
 
 // columnName is PostgreSQL's default name of an output column

@@ -51,9 +51,13 @@ func copyConn(w pgwire.RowWriter) (pgwire.CopyConn, error) {
 // (all of them when it names none), as indexes into cols.
 func copyTargets(d *catalog.Descriptor, cols []types.Column, names []string) ([]int, error) {
 	if len(names) == 0 {
-		t := make([]int, len(cols))
-		for i := range t {
-			t[i] = i
+		// As in PostgreSQL, COPY without a column list leaves out
+		// generated columns.
+		t := make([]int, 0, len(cols))
+		for i := range cols {
+			if i >= len(d.Columns) || d.Columns[i].Generated == "" {
+				t = append(t, i)
+			}
 		}
 		return t, nil
 	}
@@ -62,6 +66,10 @@ func copyTargets(d *catalog.Descriptor, cols []types.Column, names []string) ([]
 		i := columnIndex(cols, name)
 		if i < 0 {
 			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, d.Name)
+		}
+		if i < len(d.Columns) && d.Columns[i].Generated != "" {
+			return nil, &sqlerr.Error{Code: sqlerr.InvalidColumnReference, Message: "column \"" + name + "\" is a generated column",
+				Detail: "Generated columns cannot be used in COPY."}
 		}
 		for _, j := range t {
 			if j == i {

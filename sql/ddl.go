@@ -198,6 +198,9 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 			return nil, err
 		}
 	}
+	if err := checkGeneratedColumns(n, d, cols); err != nil {
+		return nil, err
+	}
 	if isTable {
 		for i, c := range n.Columns {
 			d.Columns[i].NotNull = c.NotNull

@@ -52,7 +52,8 @@ var infoSchemaColumns = pgSystemTableDef{
 		"column_name", types.Text, "ordinal_position", types.Int4, "column_default", types.Text,
 		"is_nullable", types.Text, "data_type", types.Text, "character_maximum_length", types.Int4,
 		"numeric_precision", types.Int4, "numeric_scale", types.Int4, "datetime_precision", types.Int4,
-		"udt_schema", types.Text, "udt_name", types.Text, "is_identity", types.Text, "identity_generation", types.Text),
+		"udt_schema", types.Text, "udt_name", types.Text, "is_identity", types.Text, "identity_generation", types.Text,
+		"is_generated", types.Text, "generation_expression", types.Text),
 	// As in PostgreSQL, only the columns of relations the reader owns
 	// or holds SELECT, INSERT or UPDATE on.
 	rowsFor: func(e *Engine, reader rowReader) []types.Row {
@@ -72,7 +73,7 @@ var infoSchemaColumns = pgSystemTableDef{
 					nullInt(int64(c.mod.Length), c.mod.Length > 0), nullInt(prec, hasPrec),
 					nullInt(scale, hasPrec && (c.typ == types.Numeric || scale == 0)),
 					nullInt(dtPrec, hasDT), str("pg_catalog"), str(typname(c.typ)), yesNo(c.identity != ""),
-					identityGeneration(c.identity)})
+					identityGeneration(c.identity), str(isGenerated(c)), nullText(c.generated)})
 			}
 		}
 		return rows
@@ -119,4 +120,20 @@ func datetimePrecision(t types.Type) (int64, bool) {
 		return 6, true
 	}
 	return 0, false
+}
+
+// isGenerated is information_schema.columns.is_generated.
+func isGenerated(c pgColumn) string {
+	if c.generated != "" {
+		return "ALWAYS"
+	}
+	return "NEVER"
+}
+
+// nullText is s, NULL for "".
+func nullText(s string) types.Datum {
+	if s == "" {
+		return types.Null
+	}
+	return str(s)
 }

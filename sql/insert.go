@@ -104,6 +104,9 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			if _, isDefault := node.(*ast.DefaultExpr); isDefault {
 				continue
 			}
+			if err := refuseGeneratedValue(desc, target[j]); err != nil {
+				return nil, err
+			}
 			useDefault, err := identityOverride(desc, target[j], params.stmt.Overriding)
 			if err != nil {
 				return nil, err

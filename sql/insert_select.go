@@ -44,6 +44,9 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		if err != nil {
 			return nil, err
 		}
+		if err := refuseGeneratedValue(desc, target[j]); err != nil {
+			return nil, err
+		}
 		useDefault, err := identityOverride(desc, target[j], params.stmt.Overriding)
 		if err != nil {
 			return nil, err

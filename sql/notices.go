@@ -185,7 +185,16 @@ func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) {
 	if err != nil || last < first {
 		return
 	}
+	schema, err := d.Schema()
+	if err != nil {
+		return
+	}
+	gen, err := bindGenerated(d, schema)
+	if err != nil {
+		return
+	}
 	dec := exec.NewMessageDecoder(cols, missing)
+	dec.SetGenerated(gen)
 	var decoded uint64
 	var sample []byte
 	err = e.broker.ReadRange(ctx, d.JSStream, d.Subject, first, last, func(_ uint64, data []byte) error {

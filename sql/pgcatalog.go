@@ -49,6 +49,10 @@ type pgColumn struct {
 	// def is the column's DEFAULT as SQL text ("" for none); identity is
 	// pg_attribute.attidentity ("a", "d" or "").
 	def, identity string
+	// generated is a generated column's expression as SQL text ("" for
+	// other columns): pg_attrdef holds it, pg_attribute.attgenerated is
+	// "s".
+	generated string
 }
 
 // pgRelations lists the user relations (streams, tables, materialized
@@ -92,7 +96,7 @@ func newPGRelation(d *catalog.Descriptor) pgRelation {
 			t = types.Text
 		}
 		r.cols = append(r.cols, pgColumn{name: c.Name, typ: t, mod: mod, notNull: key[c.Name] || c.NotNull, comment: c.Comment,
-			def: c.Default, identity: c.Identity})
+			def: c.Default, identity: c.Identity, generated: c.Generated})
 	}
 	return r
 }
@@ -254,3 +258,21 @@ func quoteIdent(name string) string { return expr.QuoteIdent(name) }
 
 // quoteLiteral quotes s as a standard SQL string literal.
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// attrDef is the column's pg_attrdef expression: its generation
+// expression or its DEFAULT ("" for neither).
+func (c pgColumn) attrDef() string {
+	if c.generated != "" {
+		return c.generated
+	}
+	return c.def
+}
+
+// attGenerated is pg_attribute.attgenerated: "s" for a stored generated
+// column.
+func (c pgColumn) attGenerated() string {
+	if c.generated != "" {
+		return "s"
+	}
+	return ""
+}

@@ -133,8 +133,8 @@ func (a *catalogAnswer) rows() []fieldRow {
 			out = append(out, fieldRow{
 				"attname": str(c.name), "format_type": str(c.formatType()), "attnotnull": types.NewBool(c.notNull),
 				"table_oid":   intD(int64(r.oid)),
-				"attidentity": str(c.identity), "attgenerated": str(""), "attstorage": str(attstorageCode(c.typ)),
-				"pg_get_expr":    columnDefault(c),
+				"attidentity": str(c.identity), "attgenerated": str(c.attGenerated()), "attstorage": str(attstorageCode(c.typ)),
+				"pg_get_expr":    attrDefDatum(c),
 				"attcompression": str(""), "col_description": commentDatum(c.comment),
 			})
 		}

@@ -219,8 +219,8 @@ func init() {
 					}
 					rows = append(rows, types.Row{intD(r.oid), str(c.name), intD(int64(c.typ.OID())), intD(-1),
 						intD(t.len), intD(int64(i + 1)), intD(0), intD(-1), intD(c.atttypmod()), b(t.byval),
-						str("i"), str(attstorageCode(c.typ)), str(""), b(c.notNull), b(c.def != ""), b(false),
-						str(c.identity), str(""), b(false), b(true), intD(0), intD(collation), types.Null, types.Null,
+						str("i"), str(attstorageCode(c.typ)), str(""), b(c.notNull), b(c.attrDef() != ""), b(false),
+						str(c.identity), str(c.attGenerated()), b(false), b(true), intD(0), intD(collation), types.Null, types.Null,
 						types.Null, types.Null})
 				}
 				if r.kind == "r" || r.kind == "m" {
@@ -293,9 +293,9 @@ func init() {
 			var rows []types.Row
 			for _, r := range e.pgRelations() {
 				for i, c := range r.cols {
-					if c.def != "" {
+					if c.attrDef() != "" {
 						rows = append(rows, types.Row{intD(attrdefOIDBase + int64(r.oid)<<10 + int64(i)), intD(int64(r.oid)),
-							intD(int64(i + 1)), str(c.def)})
+							intD(int64(i + 1)), str(c.attrDef())})
 					}
 				}
 			}

@@ -27,6 +27,15 @@ func columnDefault(c pgColumn) types.Datum {
 	return str(c.def)
 }
 
+// attrDefDatum is what pg_get_expr answers for the column's pg_attrdef
+// row, NULL for none.
+func attrDefDatum(c pgColumn) types.Datum {
+	if c.attrDef() == "" {
+		return types.Null
+	}
+	return str(c.attrDef())
+}
+
 // identityGeneration is information_schema.columns.identity_generation.
 func identityGeneration(identity string) types.Datum {
 	switch identity {

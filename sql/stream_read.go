@@ -105,6 +105,7 @@ func (e *Engine) readStream(ctx context.Context, sc *plan.Scan, max int64, memLi
 		return nil, err
 	}
 	dec := exec.NewMessageDecoder(mcols, missing)
+	dec.SetGenerated(sc.Generated)
 	w := &boundedRows{limit: memLimit, what: "stream " + d.Name}
 	var decoded uint64
 	var noColumn []byte // the first message that names no column

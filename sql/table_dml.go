@@ -122,6 +122,9 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 		if err := updateIdentity(desc, idx); err != nil {
 			return nil, err
 		}
+		if err := refuseGeneratedUpdate(desc, idx); err != nil {
+			return nil, err
+		}
 		e, err := b.bindExpr(a.Expr, sc)
 		if err != nil {
 			return nil, err
@@ -252,6 +255,10 @@ var readsNothing expr.Expr = &expr.Const{D: types.NewBool(false), T: types.Bool}
 func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, where expr.Expr, compute func([]types.Row) ([]exec.Change, error)) error {
 	d = s.e.withCurrentIndexesOf(d)
 	run := func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
+		gen, err := bindGenerated(d, ts.cols)
+		if err != nil {
+			return nil, err
+		}
 		var rows []types.Row
 		if where != readsNothing {
 			var err error
@@ -261,6 +268,9 @@ func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, where 
 		}
 		changes, err := compute(rows)
 		if err != nil {
+			return nil, err
+		}
+		if err := computeGenerated(gen, changes); err != nil {
 			return nil, err
 		}
 		if err := checkTableChanges(d, ts.cols, changes, ts.keyTaken); err != nil {

@@ -67,6 +67,11 @@ type ColumnDef struct {
 	// Constraints are the column's UNIQUE, CHECK and REFERENCES
 	// constraints.
 	Constraints []ConstraintDef
+	// Generated is the expression of GENERATED ALWAYS AS (expr) STORED,
+	// or nil; GeneratedText is its text as written, without the
+	// parentheses.
+	Generated     ast.ExprNode
+	GeneratedText string
 }
 
 // The kinds of identity columns (ColumnDef.Identity), as pg_attribute's
