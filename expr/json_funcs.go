@@ -42,6 +42,9 @@ func jsonFunc(name string, args []Expr) (Expr, bool, error) {
 		a[i] = c
 		return err
 	}
+	if e, ok, err := jsonPathFunc(name, args); ok {
+		return e, true, err
+	}
 	parsed := types.JSONOf
 	switch name {
 	case "to_jsonb", "to_json":

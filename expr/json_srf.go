@@ -12,6 +12,9 @@ import "streamdb/types"
 func JSONRows(name string, args []Expr) (rows func([]types.Datum) ([]types.Datum, error), bound []Expr, t types.Type, ok bool, err error) {
 	var in types.Type
 	switch name {
+	case "jsonb_path_query":
+		rows, bound, err = jsonPathRows(name, args)
+		return rows, bound, types.JSONB, true, err
 	case "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
 		in = types.JSONB
 	case "json_array_elements", "json_array_elements_text", "json_object_keys":

@@ -89,7 +89,7 @@ func (f *srfFinder) Leave(n ast.Node) (ast.Node, bool) {
 func isSRFCall(call *ast.FuncCallExpr) bool {
 	switch call.FnName.L {
 	case "generate_series", "unnest", "regexp_matches", "regexp_split_to_table", "generate_subscripts",
-		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys",
+		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys", "jsonb_path_query",
 		"json_array_elements", "json_array_elements_text", "json_object_keys":
 		return true
 	}

@@ -10,6 +10,7 @@ import "streamdb/expr"
 //	a #> b, a #>> b     ->  streamdb_json_path(a, b), streamdb_json_path_text(a, b)
 //	a ? b, a ?| b, a ?& b  ->  streamdb_json_exists(a, b), ..._any, ..._all
 //	a #- b              ->  streamdb_json_delete_path(a, b)
+//	a @? b, a @@ b      ->  jsonb_path_exists_opr(a, b), jsonb_path_match_opr(a, b)
 //
 // Both operands are primaries, and the operators associate to the left,
 // as PostgreSQL's operators of this class (tighter than comparison,
@@ -17,7 +18,7 @@ import "streamdb/expr"
 func (r *rewriter) jsonOpsPass() error {
 	found := false
 	for _, t := range r.toks {
-		found = found || t.isOp("->", "->>", "#>", "#>>", "?", "?|", "?&", "#-")
+		found = found || t.isOp("->", "->>", "#>", "#>>", "?", "?|", "?&", "#-", "@?", "@@")
 	}
 	if !found {
 		return nil
@@ -27,7 +28,7 @@ func (r *rewriter) jsonOpsPass() error {
 	for i := 0; i < len(r.toks); i++ {
 		out = closes.flush(out, i)
 		t := r.toks[i]
-		if !t.isOp("->", "->>", "#>", "#>>", "?", "?|", "?&", "#-") {
+		if !t.isOp("->", "->>", "#>", "#>>", "?", "?|", "?&", "#-", "@?", "@@") {
 			out = append(out, t)
 			continue
 		}
@@ -42,6 +43,9 @@ func (r *rewriter) jsonOpsPass() error {
 			return err
 		}
 		fn := expr.JSONOperatorFunc(t.val)
+		if p, ok := jsonPathOperators[t.val]; ok {
+			fn = p
+		}
 		left := withSpace(out[s:], false)
 		out = append(out[:s:s], synth(tkWord, fn, out[s], out[s].space), synth(tkOp, "(", t, false))
 		out = append(out, left...)
@@ -54,3 +58,7 @@ func (r *rewriter) jsonOpsPass() error {
 	r.toks = closes.flush(out, len(r.toks))
 	return nil
 }
+
+// jsonPathOperators are the jsonpath operators, written as the calls
+// PostgreSQL defines them by.
+var jsonPathOperators = map[string]string{"@?": "jsonb_path_exists_opr", "@@": "jsonb_path_match_opr"}

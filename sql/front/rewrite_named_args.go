@@ -6,8 +6,28 @@ import "streamdb/sqlerr"
 // arguments may be given by name (name => value); an omitted one is 0,
 // its default.
 var namedParams = map[string][]string{
-	"make_interval": {"years", "months", "weeks", "days", "hours", "mins", "secs"},
+	"make_interval":          {"years", "months", "weeks", "days", "hours", "mins", "secs"},
+	"jsonb_path_exists":      jsonPathParams,
+	"jsonb_path_match":       jsonPathParams,
+	"jsonb_path_query":       jsonPathParams,
+	"jsonb_path_query_array": jsonPathParams,
+	"jsonb_path_query_first": jsonPathParams,
 }
+
+// jsonPathParams are the parameters of the jsonb_path_* functions.
+var jsonPathParams = []string{"target", "path", "vars", "silent"}
+
+// namedDefaults are the defaults of the parameters that are not 0, by
+// function: a string constant, or a word for a keyword default.
+var namedDefaults = map[string][]token{
+	"jsonb_path_exists":      jsonPathDefaults,
+	"jsonb_path_match":       jsonPathDefaults,
+	"jsonb_path_query":       jsonPathDefaults,
+	"jsonb_path_query_array": jsonPathDefaults,
+	"jsonb_path_query_first": jsonPathDefaults,
+}
+
+var jsonPathDefaults = []token{{}, {}, {kind: tkString, val: "{}"}, {kind: tkWord, val: "false"}}
 
 // namedArgsPass rewrites a call with named arguments into a positional one,
 // which is all the TiDB parser reads:
@@ -47,7 +67,7 @@ func (r *rewriter) namedArgsPass() error {
 			params, ok := namedParams[fn.val]
 			if fn.kind != tkWord || !ok {
 				return errorAt(r.src, fn, sqlerr.UndefinedFunction, "function %s does not exist", fn.val).
-					WithHint("Named arguments (name => value) are supported for make_interval only.")
+					WithHint("Named arguments (name => value) are supported for make_interval and the jsonb_path_ functions only.")
 			}
 			call, err := r.positional(fn, params, args)
 			if err != nil {
@@ -98,6 +118,10 @@ func (r *rewriter) positional(fn token, params []string, args [][]token) ([]toke
 			out = append(out, synth(tkOp, ",", fn, false))
 		}
 		if vals[j] == nil {
+			if d := namedDefaults[fn.val]; j < len(d) && d[j].kind != tkEOF {
+				out = append(out, synth(d[j].kind, d[j].val, fn, j > 0))
+				continue
+			}
 			out = append(out, synth(tkNumber, "0", fn, j > 0))
 			continue
 		}
