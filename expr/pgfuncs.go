@@ -61,6 +61,7 @@ const InfoSchemaRelOIDs = 13000
 var catalogTypeNames = map[int64]string{
 	18: `"char"`, 19: "name", 22: "int2vector", 24: "regproc", 26: "oid", 27: "tid", 28: "xid",
 	29: "cid", 30: "oidvector", 194: "pg_node_tree", 705: "unknown", 1033: "aclitem", 2205: "regclass",
+	4072: "jsonpath", 4073: "jsonpath[]",
 }
 
 // formatType is PostgreSQL's format_type: the SQL name of a type OID with

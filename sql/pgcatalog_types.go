@@ -50,6 +50,11 @@ var pgTypeTable = func() []pgTypeInfo {
 		{2205, "regclass", 4, "N", 0, 2210, "regclassin", true},
 		{2206, "regtype", 4, "N", 0, 2211, "regtypein", true},
 		{2950, "uuid", 16, "U", 0, 2951, "uuid_in", false},
+		{114, "json", -1, "U", 0, 199, "json_in", false},
+		{3802, "jsonb", -1, "U", 0, 3807, "jsonb_in", false},
+		// jsonpath is no column type here; the jsonb_path_ functions
+		// take their paths as text.
+		{4072, "jsonpath", -1, "U", 0, 4073, "jsonpath_in", false},
 	}
 	out := append([]pgTypeInfo(nil), base...)
 	for _, b := range base {
@@ -65,7 +70,7 @@ var pgProcOIDs = map[string]int64{
 	"int2vectorin": 40, "int4in": 42, "regprocin": 44, "textin": 46, "oidin": 1798, "oidvectorin": 54,
 	"float4in": 200, "float8in": 214, "varcharin": 1046, "date_in": 1084, "timestamp_in": 1312,
 	"timestamptz_in": 1150, "interval_in": 1160, "time_in": 1143, "timetz_in": 1350, "numeric_in": 1701, "regclassin": 2218,
-	"regtypein": 2220, "array_in": 750, "uuid_in": 2952,
+	"regtypein": 2220, "array_in": 750, "uuid_in": 2952, "json_in": 321, "jsonb_in": 3806, "jsonpath_in": 4001,
 }
 
 // pgTypeByOID finds a pg_type row.
