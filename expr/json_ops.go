@@ -512,6 +512,9 @@ func jsonDeletePath(v *types.JSONValue, path []types.Datum) (*types.JSONValue, e
 	if v.Kind < types.JSONArray {
 		return nil, jsonError("cannot delete path in scalar")
 	}
+	if len(v.Elems) == 0 && len(v.Keys) == 0 {
+		return v, nil // as PostgreSQL, before looking at the path
+	}
 	for i, p := range path {
 		if p.IsNull() {
 			return nil, jsonError("path element at position %d is null", i+1)

@@ -82,8 +82,14 @@ func jsonPathFunc(name string, args []Expr) (Expr, bool, error) {
 	silentOp := maxArgs == 2
 	fn := func(v []types.Datum) (types.Datum, error) {
 		items, ok, err := runPath(v, silentOp)
-		if err != nil || !ok {
+		if err != nil {
 			return types.Null, err
+		}
+		if !ok {
+			if name == "jsonb_path_query_array" {
+				return types.NewJSONB(&types.JSONValue{Kind: types.JSONArray}), nil
+			}
+			return types.Null, nil
 		}
 		switch name {
 		case "jsonb_path_exists", "jsonb_path_exists_opr":
