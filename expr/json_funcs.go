@@ -253,6 +253,9 @@ func jsonFunc(name string, args []Expr) (Expr, bool, error) {
 			if len(v) == 4 {
 				flag = v[3].Bool()
 			}
+			if !insert && !flag && (target.Kind == types.JSONArray || target.Kind == types.JSONObject) && len(target.Elems) == 0 && len(target.Keys) == 0 {
+				return v[0], nil // as PostgreSQL, before looking at the path
+			}
 			out, err := jsonSetPath(target, path, nv, insert, flag)
 			if err != nil {
 				return types.Null, err
