@@ -67,7 +67,7 @@ fuzz:
 # PROP_CASES random cases per test; STREAMDB_PROP_SEED=N replays a seed.
 PROP_CASES ?= 20000
 props: build
-	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_PROP_CASES=$(PROP_CASES) $(GO) test -count=1 -timeout 120m -v -run 'TestValues|TestOperators|TestAggregates' ./tests/props/
+	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_PROP_CASES=$(PROP_CASES) $(GO) test -count=1 -timeout 120m -v -run 'TestValues|TestOperators|TestAggregates|TestJSON' ./tests/props/
 
 # The query generator (tests/props TestQueries and TestQueriesAsViews) at
 # full size: QUERY_CASES generated SELECTs compared with PostgreSQL 15, and

@@ -14,12 +14,14 @@
 // and one with a jsonb column too (make queries: 2,000 of them);
 // TestQueriesAsViews makes a quarter as many of them materialized views
 // and compares them with PostgreSQL's after rounds of inserts, updates
-// and deletes. Each result must equal PostgreSQL's, or fail with
-// PostgreSQL's SQLSTATE when PostgreSQL refuses (TestQueries: its
-// SQLSTATE class).
+// and deletes. TestJSON draws random JSON documents and checks the json
+// and jsonb operators and functions (jsonb_path_ included) on each, ad
+// hoc and in views through inserts, updates and deletes. Each result must
+// equal PostgreSQL's, or fail with PostgreSQL's SQLSTATE when PostgreSQL
+// refuses (TestQueries: its SQLSTATE class).
 //
-// TestValues does not generate json, jsonb or bytea values; time, time(3)
-// and timetz it does.
+// TestValues does not generate json and jsonb (TestJSON covers them) nor
+// bytea; time, time(3) and timetz it does.
 //
 // Each test logs its seed; replay a failure with it, and run longer with
 // more cases:
