@@ -1,6 +1,10 @@
 package expr
 
-import "streamdb/types"
+import (
+	"strings"
+
+	"streamdb/types"
+)
 
 // JSONRows binds the one-column set-returning json functions of
 // PostgreSQL 15: jsonb_array_elements and json_array_elements (each
@@ -138,4 +142,66 @@ func JSONEachRows(name string, args []Expr) (keys, vals func([]types.Datum) ([]t
 		return out, nil
 	}
 	return keys, vals, []Expr{a}, vt, true, nil
+}
+
+// JSONEachRecords binds jsonb_each, jsonb_each_text, json_each and
+// json_each_text called in a select list, where PostgreSQL gives each
+// member as one record (key, value): its rows are the records' text as
+// record_out writes it, "(key,value)". ok is false for other names.
+func JSONEachRecords(name string, args []Expr) (rows func([]types.Datum) ([]types.Datum, error), bound []Expr, t types.Type, ok bool, err error) {
+	keys, vals, bound, _, ok, err := JSONEachRows(name, args)
+	if !ok || err != nil {
+		return nil, nil, types.Unknown, ok, err
+	}
+	rows = func(v []types.Datum) ([]types.Datum, error) {
+		ks, err := keys(v)
+		if err != nil {
+			return nil, err
+		}
+		vs, err := vals(v)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]types.Datum, len(ks))
+		for i := range ks {
+			var sb strings.Builder
+			sb.WriteByte('(')
+			writeRecordField(&sb, ks[i])
+			sb.WriteByte(',')
+			writeRecordField(&sb, vs[i])
+			sb.WriteByte(')')
+			out[i] = types.NewString(sb.String())
+		}
+		return out, nil
+	}
+	return rows, bound, types.Text, true, nil
+}
+
+// writeRecordField writes one field of a record's text as PostgreSQL's
+// record_out does: nothing for NULL; quoted (with " and \ doubled) when
+// empty or holding a quote, backslash, parenthesis, comma or space.
+func writeRecordField(sb *strings.Builder, d types.Datum) {
+	if d.IsNull() {
+		return
+	}
+	s := d.S
+	quote := s == ""
+	for i := 0; i < len(s) && !quote; i++ {
+		switch s[i] {
+		case '"', '\\', '(', ')', ',', ' ', '\t', '\n', '\r', '\v', '\f':
+			quote = true
+		}
+	}
+	if !quote {
+		sb.WriteString(s)
+		return
+	}
+	sb.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			sb.WriteByte(s[i])
+		}
+		sb.WriteByte(s[i])
+	}
+	sb.WriteByte('"')
 }

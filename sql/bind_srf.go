@@ -95,6 +95,12 @@ func bindSRFCall(b *binder, call *ast.FuncCallExpr, sc *scope) (srfCall, error) 
 		}
 	}
 	if !ok {
+		// In a select list; FROM binds these as two columns.
+		if rows, bound, t, ok, err = expr.JSONEachRecords(name, args); err != nil {
+			return srfCall{}, err
+		}
+	}
+	if !ok {
 		return srfCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function %s is not a set-returning function", name)
 	}
 	return srfCall{Name: name, Args: bound, T: t, rows: rows}, nil
