@@ -26,12 +26,19 @@ func (s *session) prepareCopyTo(ctx context.Context, n *front.Copy, f *copyForma
 		if err != nil {
 			return nil, err
 		}
-		if _, err := copyTargets(d, cols, n.Columns); err != nil {
+		target, err := copyTargets(d, cols, n.Columns)
+		if err != nil {
 			return nil, err
 		}
 		list := "*"
-		if len(n.Columns) > 0 {
-			list = quoteIdents(n.Columns)
+		if len(n.Columns) > 0 || len(target) < len(cols) {
+			// A list, or no list on a relation with generated columns,
+			// which COPY leaves out.
+			names := make([]string, len(target))
+			for i, t := range target {
+				names[i] = cols[t].Name
+			}
+			list = quoteIdents(names)
 		}
 		if q, err = front.Parse("SELECT " + list + " FROM " + quoteIdent(d.Name)); err != nil {
 			return nil, err
