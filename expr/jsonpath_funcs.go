@@ -141,3 +141,25 @@ func jsonPathRows(name string, args []Expr) (rows func([]types.Datum) ([]types.D
 		return out, nil
 	}, a, nil
 }
+
+// JSONPathCast is x::jsonpath: streamdb has no jsonpath type, so the
+// cast checks that the text is a path (the syntax error PostgreSQL's
+// input function gives) and leaves it text, which the jsonb_path_
+// functions take. The text is kept as written, not in PostgreSQL's
+// printed form.
+func JSONPathCast(x Expr) (Expr, error) {
+	if t := x.Type(); t != types.Unknown && !t.IsString() {
+		return nil, sqlerr.New(sqlerr.CannotCoerce, "cannot cast type %s to jsonpath", t).
+			WithHint("Cast it to text first, or write the path as a string.")
+	}
+	a, err := Cast(x, types.Text)
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Name: "jsonpath", Args: []Expr{a}, T: types.Text, Fn: strict(func(v []types.Datum) (types.Datum, error) {
+		if _, err := parseJSONPath(v[0].S); err != nil {
+			return types.Null, err
+		}
+		return v[0], nil
+	})}, nil
+}

@@ -564,6 +564,9 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		if !ok {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "malformed cast")
 		}
+		if strings.EqualFold(strings.TrimSpace(c.D.S), "jsonpath") {
+			return expr.JSONPathCast(args[0])
+		}
 		t, mod, err := types.ParseWithModifier(c.D.S)
 		if err != nil {
 			return nil, sqlerr.New(sqlerr.UndefinedObject, "%s", err.Error())
