@@ -66,6 +66,12 @@ func jsonPathFunc(name string, args []Expr) (Expr, bool, error) {
 	var t types.Type
 	maxArgs := 4
 	switch name {
+	case "jsonpath": // a cast, as recorded in a view's plan
+		if len(args) != 1 {
+			return nil, true, wrongArgs(name, args)
+		}
+		e, err := JSONPathCast(args[0])
+		return e, true, err
 	case "jsonb_path_exists", "jsonb_path_match":
 		t = types.Bool
 	case "jsonb_path_exists_opr", "jsonb_path_match_opr":
