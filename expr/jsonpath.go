@@ -1237,26 +1237,25 @@ func (c *jpCtx) pred(n *jpNode, cur *types.JSONValue, last int64) jpBool {
 				for _, rv := range rs {
 					r := jpCompareItems(n.op, l, rv)
 					found, errored = found || r == jpTrue, errored || r == jpUnknown
-					if found && !c.strict {
-						return jpTrue
-					}
-					if errored && !c.strict {
-						return jpUnknown
+					if found && !c.strict || errored && c.strict {
+						break
 					}
 				}
 			}
+			// As PostgreSQL: lax mode is true at the first true pair,
+			// strict mode unknown at the first unknown one.
 			if found && !c.strict {
 				return jpTrue
 			}
-			if errored && !c.strict {
+			if errored && c.strict {
 				return jpUnknown
 			}
 		}
 		switch {
-		case errored:
-			return jpUnknown
 		case found:
 			return jpTrue
+		case errored:
+			return jpUnknown
 		}
 		return jpFalse
 	}

@@ -39,6 +39,12 @@ func TestJSONPathEval(t *testing.T) {
 		{`{"a": {"b": [{"c": 1}, {"c": 2}]}}`, `$.a.b.c`, `[1, 2]`},
 		{`[1, "a", null]`, `$[*] ? (@ != 1)`, `[null]`}, // "a" != 1 is unknown
 		{`{"x": 2}`, `$.x * $.x - 1`, `[3]`},
+		// lax: true at the first true pair though another is unknown;
+		// strict: unknown at the first unknown pair.
+		{`{"a": ["x", 1]}`, `$.a == 1`, `[true]`},
+		{`{"a": ["x", 1]}`, `strict $.a[*] == 1`, `[null]`},
+		{`{"a": [1, "x"]}`, `strict $.a[*] == 1`, `[null]`},
+		{`{"a": ["x", 2]}`, `$.a == 1`, `[null]`},
 	} {
 		d, err := types.ParseJSONB(c.doc)
 		if err != nil {
