@@ -240,6 +240,9 @@ func (b *Broker) EnsureStreamFor(ctx context.Context, sqlName, subject, owner st
 			}
 		}()
 	}
+	if IsPattern(subject) {
+		return b.ensurePatternStream(ctx, sqlName, subject)
+	}
 	name, err = b.JS.StreamNameBySubject(ctx, subject)
 	if err == nil {
 		return name, false, nil
@@ -251,6 +254,12 @@ func (b *Broker) EnsureStreamFor(ctx context.Context, sqlName, subject, owner st
 	if owner != "" {
 		meta = map[string]string{TableMetadataKey: sqlName, OwnerMetadataKey: owner}
 	}
+	return b.createStream(ctx, sqlName, subject, meta)
+}
+
+// createStream creates a JetStream stream holding subject, named after
+// the SQL object sqlName.
+func (b *Broker) createStream(ctx context.Context, sqlName, subject string, meta map[string]string) (name string, created bool, err error) {
 	base := "streamdb_" + sanitize(sqlName)
 	name = base
 	for i := 2; ; i++ {

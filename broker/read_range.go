@@ -16,6 +16,23 @@ import (
 // the stream no longer holds from (it was purged or dropped by the
 // stream's limits).
 func (b *Broker) ReadRange(ctx context.Context, stream, subject string, from, to uint64, fn func(seq uint64, data []byte) error) error {
+	return b.ReadRangeInfo(ctx, stream, subject, from, to, func(m *MsgInfo, data []byte) error { return fn(m.Seq, data) })
+}
+
+// MsgInfo is what a message carries besides its data. The data of a
+// committed transaction is read in place of its reference message
+// (ParseTxnRef) and carries that message's: the subject written, its
+// headers, and the time and sequence it was stored at.
+type MsgInfo struct {
+	Subject string
+	Header  nats.Header
+	Time    time.Time
+	Seq     uint64
+}
+
+// ReadRangeInfo is ReadRange, giving fn each message's MsgInfo (valid
+// during the call only).
+func (b *Broker) ReadRangeInfo(ctx context.Context, stream, subject string, from, to uint64, fn func(m *MsgInfo, data []byte) error) error {
 	if from > to {
 		return nil
 	}
@@ -26,23 +43,31 @@ func (b *Broker) ReadRange(ctx context.Context, stream, subject string, from, to
 	if first > from {
 		return fmt.Errorf("JetStream stream %s holds sequences from %d on, not %d", stream, first, from)
 	}
+	var info MsgInfo
 	return b.scanFrom(ctx, stream, subject, from, func(m jetstream.Msg, seq uint64) (bool, error) {
 		if seq > to {
 			return false, nil
 		}
-		if err := b.readLogical(ctx, subject, seq, m.Headers(), m.Data(), fn); err != nil {
+		info = MsgInfo{Subject: m.Subject(), Header: m.Headers(), Seq: seq}
+		if meta, err := m.Metadata(); err == nil {
+			info.Time = meta.Timestamp
+		}
+		// The subject the message came on, not the filter: a pattern's
+		// reference messages name the subject they were written to.
+		if err := b.readLogical(ctx, m.Subject(), m.Headers(), m.Data(), func(data []byte) error { return fn(&info, data) }); err != nil {
 			return false, err
 		}
 		return seq < to, nil
 	})
 }
 
-// readLogical calls fn for the message at seq or, for a reference
-// message, for each message of its committed transaction's data.
-func (b *Broker) readLogical(ctx context.Context, subject string, seq uint64, h nats.Header, data []byte, fn func(seq uint64, data []byte) error) error {
+// readLogical calls fn with the data of a message on subject or, for a
+// reference message, with each message of its committed transaction's
+// data.
+func (b *Broker) readLogical(ctx context.Context, subject string, h nats.Header, data []byte, fn func(data []byte) error) error {
 	ref, isRef, err := ParseTxnRef(h, data)
 	if !isRef {
-		return fn(seq, data)
+		return fn(data)
 	}
 	var bad *BadTxnRefError
 	if errors.As(err, &bad) {
@@ -55,7 +80,7 @@ func (b *Broker) readLogical(ctx context.Context, subject string, seq uint64, h 
 	if err != nil || !committed {
 		return err
 	}
-	return b.ReadTxnData(ctx, ref, func(d []byte) error { return fn(seq, d) })
+	return b.ReadTxnData(ctx, ref, fn)
 }
 
 // scanFrom calls fn, in order, for every message on filter in stream from

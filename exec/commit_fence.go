@@ -1,5 +1,7 @@
 package exec
 
+import "streamdb/broker"
+
 // A commit that writes several tables publishes one message to each
 // table's subject, and every view must see all of them in one epoch or
 // none. Readers of different subjects place a barrier independently, so
@@ -77,14 +79,10 @@ func (rt *Runtime) setCeilingsLocked(subjects []string) {
 	for _, p := range rt.pipelines {
 		for _, s := range p.sources {
 			for _, subj := range subjects {
-				if s.subject != subj {
+				if s.subject != subj && !broker.SubjectCovers(s.subject, subj) {
 					continue
 				}
-				var floor uint64
-				if f := rt.fences[subj]; f != nil {
-					floor = f.seq
-				}
-				s.addCeiling(ceiling{floor: floor, epoch: s.asked.Load()})
+				s.addCeiling(ceiling{floor: rt.fenceLocked(s.subject), epoch: s.asked.Load()})
 				break
 			}
 		}
@@ -164,4 +162,23 @@ func (r *subjectReader) belowCeilings(seq uint64) bool {
 		}
 	}
 	return true
+}
+
+// fenceLocked returns the newest fence a reader of subject must pass (0:
+// none); a subject pattern's is the newest on the subjects it matches, all
+// in its JetStream stream. Caller holds mu.
+func (rt *Runtime) fenceLocked(subject string) uint64 {
+	if f := rt.fences[subject]; f != nil || !broker.IsPattern(subject) {
+		if f == nil {
+			return 0
+		}
+		return f.seq
+	}
+	var seq uint64
+	for subj, f := range rt.fences {
+		if f.seq > seq && broker.SubjectCovers(subject, subj) {
+			seq = f.seq
+		}
+	}
+	return seq
 }

@@ -203,10 +203,7 @@ func (rt *Runtime) injectBarrier() {
 			p.clock <- e // buffered beyond maxInflight barriers: never blocks
 		}
 		for _, s := range p.sources {
-			var need uint64
-			if f := rt.fences[s.subject]; f != nil {
-				need = f.seq
-			}
+			need := rt.fenceLocked(s.subject)
 			s.asked.Store(e)
 			s.barriers <- barrierRequest{epoch: e, need: need} // buffered beyond maxInflight barriers: never blocks
 		}
@@ -466,7 +463,7 @@ func (rt *Runtime) waitFor(ctx context.Context, ids []uint32, targets map[string
 			}
 			p.mu.Lock()
 			for i, s := range p.sources {
-				want := targets[s.subject]
+				want := SubjectTarget(targets, s.subject)
 				if want > 0 && (i >= len(p.committed) || p.committed[i].Seq < want) {
 					done = false
 				}

@@ -234,3 +234,19 @@ func leadingNumber(s string) (uint64, bool) {
 	n, err := strconv.ParseUint(s, 10, 64)
 	return n, err == nil
 }
+
+// SubjectTarget returns the sequence a reader of subject must reach for
+// targets (sequences by subject): a subject pattern's is the newest of
+// the subjects it matches, all held by its JetStream stream.
+func SubjectTarget(targets map[string]uint64, subject string) uint64 {
+	if !broker.IsPattern(subject) {
+		return targets[subject]
+	}
+	var want uint64
+	for subj, seq := range targets {
+		if seq > want && broker.SubjectCovers(subject, subj) {
+			want = seq
+		}
+	}
+	return want
+}

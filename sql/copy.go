@@ -90,6 +90,9 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *copyFormat) (*prepared, erro
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot copy to %s \"%s\"", relKindWord(d), d.Name).
 			WithHint("COPY FROM writes to streams and tables; a materialized view is computed from its query.")
 	}
+	if err := checkStreamWrite(d, "copy to"); err != nil {
+		return nil, err
+	}
 	cols, err := d.Schema()
 	if err != nil {
 		return nil, err

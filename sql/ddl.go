@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/checkpoint"
 	"streamdb/exec"
@@ -72,6 +73,11 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 	}
 	jsName, created, err := e.broker.EnsureStreamFor(ctx, n.Name, subject, owner)
 	if err != nil {
+		var conflict *broker.SubjectConflictError
+		if errors.As(err, &conflict) {
+			return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%v", err).
+				WithHint("A stream reads one JetStream stream, and JetStream stores each subject in one stream only: choose a pattern whose subjects are all held by one JetStream stream (JetStream stream %s holds some), or give that stream the whole pattern as its subject (nats stream edit).", strings.Join(conflict.Streams, ", "))
+		}
 		return "", sqlerr.New(sqlerr.InternalError, "%v", err)
 	}
 	d.JSStream = jsName
@@ -158,7 +164,7 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 			subject = tableSubjectPrefix + n.Name
 		}
 	}
-	if err := checkSubject(subject, n.Options); err != nil {
+	if err := checkSubject(subject, n.Options, !isTable); err != nil {
 		return nil, err
 	}
 	format := strings.ToLower(n.Options["format"])
@@ -217,17 +223,26 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 // pipeline reads every message on the subject as a change). A table may
 // not take a subject any stream or table uses, and a stream may not take a
 // table's. Streams may share one subject (their input is their producers').
+// A stream's subject pattern counts as every subject it matches.
 // The caller holds ddlMu.
 func (e *Engine) checkSubjectFree(name, subject string, isTable bool) error {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
 	for _, o := range e.objs {
-		if o.Subject != subject || (o.Kind != catalog.KindTable && o.Kind != catalog.KindStream) {
+		if (o.Kind != catalog.KindTable && o.Kind != catalog.KindStream) || !broker.SubjectsCollide(o.Subject, subject) {
 			continue
 		}
 		if o.Kind == catalog.KindTable {
+			if o.Subject != subject {
+				return sqlerr.New(sqlerr.DuplicateObject, "subject pattern %q matches subject %q, the changelog of table %s", subject, o.Subject, o.Name).
+					WithHint("A table's subject belongs to that table alone. Choose a pattern that does not match it for %s.", name)
+			}
 			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is the changelog of table %s", subject, o.Name).
 				WithHint("A table's subject belongs to that table alone. Choose another subject with WITH (subject = '...') for %s.", name)
+		}
+		if isTable && o.Subject != subject {
+			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is matched by the subject pattern %q of stream %s", subject, o.Subject, o.Name).
+				WithHint("A table's subject holds its changelog and cannot be read by a stream. Choose another subject with WITH (subject = '...') for %s.", name)
 		}
 		if isTable {
 			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is already used by stream %s", subject, o.Name).

@@ -41,6 +41,9 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		}
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot insert into %s %q", desc.Kind, name).WithHint("%s", hint)
 	}
+	if err := checkStreamWrite(desc, "insert into"); err != nil {
+		return nil, err
+	}
 	cols, err := desc.Schema()
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/pgwire"
@@ -76,8 +77,12 @@ func cascadeNotice(ctx context.Context, lines []string) {
 func (e *Engine) streamsOnSubject(subject string) []string {
 	var out []string
 	for _, o := range e.objects(catalog.KindStream) {
-		if o.Subject == subject {
+		switch {
+		case o.Subject == subject:
 			out = append(out, o.Name)
+		case broker.SubjectsCollide(o.Subject, subject):
+			// Patterns: some of the messages are read by both.
+			out = append(out, fmt.Sprintf("%s (subject %q)", o.Name, o.Subject))
 		}
 	}
 	slices.Sort(out)
@@ -92,8 +97,12 @@ func sharedSubjectNotice(ctx context.Context, name, subject string, sharing []st
 	if len(sharing) == 0 {
 		return
 	}
-	pgwire.Notice(ctx, fmt.Sprintf("subject %q is also read by stream %s", clipSubject(subject), strings.Join(sharing, ", ")),
-		fmt.Sprintf("Both read every message published to it, and an INSERT into either is read by both. To read other messages, DROP STREAM %s and create it again WITH (subject = '...').", name))
+	what, both := "subject %q is also read by stream %s", "Both read every message published to it"
+	if broker.IsPattern(subject) || strings.Contains(strings.Join(sharing, ""), "(subject ") {
+		what, both = "messages on subject %q are also read by stream %s", "Both read every message on a subject both match"
+	}
+	pgwire.Notice(ctx, fmt.Sprintf(what, clipSubject(subject), strings.Join(sharing, ", ")),
+		fmt.Sprintf("%s, and an INSERT into either is read by both. To read other messages, DROP STREAM %s and create it again WITH (subject = '...').", both, name))
 }
 
 // backfillErrorsNotice tells the creator of view d how many rows failed

@@ -10,6 +10,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/config"
+	"streamdb/exec"
 	"streamdb/pgwire"
 	"streamdb/types"
 )
@@ -100,7 +101,7 @@ func (e *Engine) progressOf(j *progressJob) jobProgress {
 		if !ok {
 			continue
 		}
-		to := j.targets[pos.Subject]
+		to := exec.SubjectTarget(j.targets, pos.Subject)
 		if to <= from {
 			continue
 		}

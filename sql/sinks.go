@@ -86,7 +86,7 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 	if err != nil {
 		return "", err
 	}
-	if err := checkSubject(n.Subject, map[string]string{"subject": n.Subject}); err != nil {
+	if err := checkSubject(n.Subject, map[string]string{"subject": n.Subject}, false); err != nil {
 		return "", err
 	}
 	e.ddlMu.Lock()

@@ -3,6 +3,7 @@ package sql
 import (
 	"strings"
 
+	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -17,7 +18,10 @@ import (
 // changelog subject is never a stream's (checkSubjectFree refuses it for
 // everyone), and neither is, for a role that is not a superuser, a
 // subject under the tables' prefix or a dropped table's changelog not yet
-// deleted: the stream would read the table's old rows.
+// deleted: the stream would read the table's old rows. A subject pattern
+// (orders.>) stands for every subject it matches: it is refused where any
+// of them would be, and a subject or pattern some other role's pattern
+// matches is that role's.
 
 // needSubject refuses (42501) n, a CREATE STREAM by a role that is no
 // superuser, on a subject that holds another role's rows.
@@ -33,12 +37,12 @@ func (s *session) needSubject(n *front.CreateSource) error {
 		subject = v
 	}
 	hint := "Choose another subject with WITH (subject = '...')."
-	if strings.HasPrefix(subject, tableSubjectPrefix) || s.e.droppedTableSubject(subject) {
+	if strings.HasPrefix(subject, tableSubjectPrefix) || broker.SubjectsCollide(subject, tableSubjectPrefix+">") || s.e.droppedTableSubject(subject) {
 		return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for subject %q: it holds a table's changelog", clipSubject(subject)).
 			WithHint("Subjects under %q are the changelogs of tables; only a superuser may read them as a stream. %s", tableSubjectPrefix, hint)
 	}
 	for _, o := range s.e.objects(catalog.KindStream) {
-		if o.Subject != subject {
+		if !broker.SubjectsCollide(o.Subject, subject) {
 			continue
 		}
 		if owner := s.e.roles.owner(o); owner != s.user {
@@ -52,7 +56,7 @@ func (s *session) needSubject(n *front.CreateSource) error {
 		return sqlerr.New(sqlerr.InternalError, "reading the sinks: %v", err)
 	}
 	for _, k := range sinks {
-		if k.Subject == subject && k.Owner != s.user {
+		if broker.SubjectsCollide(k.Subject, subject) && k.Owner != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for subject %q: sink %s publishes the rows of %s there", clipSubject(subject), k.Name, k.View).
 				WithHint("Only the owner of sink %s or a superuser may read its subject as a stream. Read %s once its owner has run GRANT SELECT ON %s TO %s, or %s",
 					k.Name, k.View, k.View, s.user, hint)
@@ -68,7 +72,7 @@ func (e *Engine) droppedTableSubject(subject string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, subj := range g.pending {
-		if subj == subject {
+		if broker.SubjectsCollide(subj, subject) {
 			return true
 		}
 	}

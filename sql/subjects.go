@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,8 +20,9 @@ var reservedSubjectPrefixes = []string{"$", "_INBOX."}
 // checkSubject refuses a subject CREATE STREAM or CREATE TABLE may not use:
 // one NATS reserves (42602) or one that is not a literal subject (22023),
 // with what to change. options are the statement's WITH options: without
-// a subject option the subject came from the name.
-func checkSubject(subject string, options map[string]string) error {
+// a subject option the subject came from the name. pattern allows the
+// wildcards of a stream's subject pattern (checkPattern).
+func checkSubject(subject string, options map[string]string, pattern bool) error {
 	given, hasOption := options["subject"]
 	fromName := !hasOption
 	if hasOption && given == "" {
@@ -47,8 +49,8 @@ func checkSubject(subject string, options map[string]string) error {
 		return bad("it is longer than 255 bytes")
 	case !utf8.ValidString(subject):
 		return bad("it is not valid UTF-8")
-	case strings.ContainsAny(subject, "*>"):
-		return bad("a stream reads one literal subject, without the wildcards * and >")
+	case strings.ContainsAny(subject, "*>") && !pattern:
+		return bad("a table or sink has one literal subject, without the wildcards * and >")
 	case strings.IndexFunc(subject, unicode.IsSpace) >= 0:
 		return bad("it contains whitespace")
 	case strings.IndexFunc(subject, unicode.IsControl) >= 0:
@@ -57,6 +59,30 @@ func checkSubject(subject string, options map[string]string) error {
 		return bad("it starts or ends with a dot")
 	case strings.Contains(subject, ".."):
 		return bad("it has an empty token (two dots in a row)")
+	case pattern:
+		return checkPattern(subject, bad)
+	}
+	return nil
+}
+
+// checkPattern checks the wildcards of a stream's subject: * stands for
+// one whole token and > for all the tokens after it, so > comes last. The
+// first token is literal: a pattern starting with a wildcard would match
+// the subjects NATS and streamdb keep for themselves.
+func checkPattern(subject string, bad func(string) error) error {
+	toks := strings.Split(subject, ".")
+	for i, t := range toks {
+		switch {
+		case t == "*" || t == ">":
+			if i == 0 {
+				return bad("its first token is a wildcard; start the pattern with a literal token, e.g. 'orders.>'")
+			}
+			if t == ">" && i != len(toks)-1 {
+				return bad("> stands for the rest of the subject, so it must be the last token")
+			}
+		case strings.ContainsAny(t, "*>"):
+			return bad(fmt.Sprintf("token %q mixes a wildcard with other characters; * and > must be whole tokens", t))
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/checkpoint"
 	"streamdb/exec"
@@ -217,6 +218,16 @@ func (e *Engine) purgeTargets(ctx context.Context) []purgeTarget {
 		if h, ok := d.Options[optHistory]; ok {
 			if w, err := parseHistory(h); err == nil {
 				t.history = max(t.history, w)
+			}
+		}
+	}
+	// A subject pattern and a subject it matches (or two overlapping
+	// patterns) share messages that each one's readers need: neither is
+	// purged.
+	for subject := range bySubject {
+		for _, d := range objs {
+			if (d.Kind == catalog.KindTable || d.Kind == catalog.KindStream) && d.Subject != subject && broker.SubjectsCollide(d.Subject, subject) {
+				excluded[subject] = true
 			}
 		}
 	}
