@@ -68,6 +68,10 @@ type Column struct {
 	// columns; "" for a column that is not generated. A stream computes
 	// it as each message is decoded; a table as each row is written.
 	Generated string `json:"generated,omitempty"`
+	// Metadata, for a stream column of an INCLUDE clause, says what of
+	// the message fills it (the MetaSubject... forms); "" for a column
+	// read from the message's data.
+	Metadata string `json:"metadata,omitempty"`
 }
 
 // MemberKey is the member name of the column's values in messages.
@@ -77,6 +81,17 @@ func (c Column) MemberKey() string {
 	}
 	return c.Name
 }
+
+// The forms of Column.Metadata: the subject, its token at a position (1
+// the first, -1 the last), a header by name, the time JetStream stored
+// the message and its stream sequence.
+const (
+	MetaSubject      = "subject"
+	MetaTokenPrefix  = "subject_token:" // + position
+	MetaHeaderPrefix = "header:"        // + name
+	MetaTimestamp    = "timestamp"
+	MetaSequence     = "sequence"
+)
 
 // Descriptor is one catalog object as stored in Pebble.
 type Descriptor struct {

@@ -68,6 +68,9 @@ type RowDecoder struct {
 	// gen are the stream's generated columns, computed from each decoded
 	// row (SetGenerated); no message member is read into them.
 	gen []plan.GeneratedColumn
+	// meta are the stream's INCLUDE columns (decode_meta.go), which no
+	// member fills.
+	meta []metaCol
 }
 
 // SetMissing gives the values of columns in objects that lack their

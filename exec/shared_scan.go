@@ -95,7 +95,7 @@ func (b *builder) addStreamScan(s *plan.Scan, next Operator) error {
 	if err != nil {
 		return err
 	}
-	dec := NewMessageDecoder(cols, missing)
+	dec := NewMessageDecoder(cols, missing).WithMetadata(s.Object)
 	dec.SetGenerated(s.Generated)
 	dec.SkipUnread(need)
 	if key != "" {

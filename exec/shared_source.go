@@ -402,7 +402,7 @@ func (r *subjectReader) take(m jetstream.Msg) {
 		}
 	}
 	from := r.chunk.Len()
-	if err := r.decode(m); err != nil {
+	if err := r.decode(m, seq); err != nil {
 		if r.ctx.Err() != nil {
 			return // stopping while reading a transaction's data
 		}

@@ -105,6 +105,7 @@ func readerKey(s *sourceReader) string {
 	for _, g := range d.gen {
 		fmt.Fprintf(&sb, "|generated %d:%s", g.Col, g.Expr)
 	}
+	sb.WriteString(d.metaKey())
 	return sb.String()
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"streamdb/catalog"
-	"streamdb/exec"
 	"streamdb/pgwire"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -101,6 +100,9 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *copyFormat) (*prepared, erro
 	if err != nil {
 		return nil, err
 	}
+	if target, err = writeTargets(d, cols, target, len(n.Columns) > 0); err != nil {
+		return nil, err
+	}
 	for _, list := range [][]string{n.ForceNotNull, n.ForceNull} {
 		for _, c := range list {
 			if i := columnIndex(cols, c); i < 0 || !containsInt(target, i) {
@@ -152,7 +154,7 @@ func containsInt(xs []int, x int) bool {
 func (s *session) publishRows(ctx context.Context, d *catalog.Descriptor, cols []types.Column, rows []types.Row) error {
 	msgs := make([][]byte, len(rows))
 	for i, row := range rows {
-		data, err := exec.EncodeJSON(memberColumns(d, cols), row)
+		data, err := encodeStreamRow(d, memberColumns(d, cols), row)
 		if err != nil {
 			return err
 		}

@@ -190,9 +190,17 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 		}
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, Mod: mod}
 	}
+	incCols, incMeta, err := includeColumns(n, isTable)
+	if err != nil {
+		return nil, err
+	}
+	cols = append(cols, incCols...)
 	d := &catalog.Descriptor{
 		Name: n.Name, Kind: catalog.KindStream, Columns: catalog.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
 		Subject: subject, Format: format, Options: n.Options, PrimaryKey: n.PrimaryKey,
+	}
+	for i, m := range incMeta {
+		d.Columns[len(n.Columns)+i].Metadata = m
 	}
 	if n.Watermark != nil {
 		if isTable {

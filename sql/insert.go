@@ -8,7 +8,6 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/catalog"
-	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/pgwire"
 	"streamdb/sqlerr"
@@ -74,6 +73,9 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			}
 			target = append(target, idx)
 		}
+	}
+	if target, err = writeTargets(desc, cols, target, len(n.Columns) > 0); err != nil {
+		return nil, err
 	}
 	alias := name
 	if tn.AsName.O != "" {
@@ -176,7 +178,7 @@ func (s *session) writeInsertRows(ctx context.Context, desc *catalog.Descriptor,
 	}
 	msgs := make([][]byte, len(values))
 	for i, row := range values {
-		data, err := exec.EncodeJSON(memberColumns(desc, cols), row)
+		data, err := encodeStreamRow(desc, memberColumns(desc, cols), row)
 		if err != nil {
 			return "", err
 		}

@@ -202,7 +202,7 @@ func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) {
 	if err != nil {
 		return
 	}
-	dec := exec.NewMessageDecoder(cols, missing)
+	dec := exec.NewMessageDecoder(cols, missing).WithMetadata(d)
 	dec.SetGenerated(gen)
 	var decoded uint64
 	var sample []byte

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/plan"
@@ -104,17 +105,18 @@ func (e *Engine) readStream(ctx context.Context, sc *plan.Scan, max int64, memLi
 	if err != nil {
 		return nil, err
 	}
-	dec := exec.NewMessageDecoder(mcols, missing)
+	dec := exec.NewMessageDecoder(mcols, missing).WithMetadata(d)
 	dec.SetGenerated(sc.Generated)
 	w := &boundedRows{limit: memLimit, what: "stream " + d.Name}
 	var decoded uint64
 	var noColumn []byte // the first message that names no column
-	err = e.broker.ReadRange(ctx, d.JSStream, d.Subject, first, last, func(_ uint64, data []byte) error {
+	err = e.broker.ReadRangeInfo(ctx, d.JSStream, d.Subject, first, last, func(m *broker.MsgInfo, data []byte) error {
 		before := dec.NoColumn()
 		row, err := dec.Decode(data)
 		if err != nil {
 			return nil // as a view's reader, skip what does not decode
 		}
+		dec.FillMetadata(row, m)
 		decoded++
 		if noColumn == nil && dec.NoColumn() > before {
 			noColumn = slices.Clone(data)

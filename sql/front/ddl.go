@@ -81,7 +81,13 @@ func parseCreateSource(c *cursor, kind ObjectKind) (any, error) {
 			if cs.Options, err = parseOptions(c); err != nil {
 				return nil, err
 			}
-		case t.isWord("on", "include", "format", "partition", "inherits", "tablespace"):
+		case c.word("include"):
+			inc, err := parseInclude(c)
+			if err != nil {
+				return nil, err
+			}
+			cs.Includes = append(cs.Includes, inc)
+		case t.isWord("on", "format", "partition", "inherits", "tablespace"):
 			clause := upper(t.val)
 			if n := c.peekAt(1); n.kind == tkWord {
 				clause += " " + upper(n.val)
@@ -94,15 +100,45 @@ func parseCreateSource(c *cursor, kind ObjectKind) (any, error) {
 	if cs.AppendOnly {
 		cs.Kind = KindStream
 	}
+	if err := checkIncludes(c, cs); err != nil {
+		return nil, err
+	}
 	return cs, nil
+}
+
+// checkIncludes checks the INCLUDE columns against the declared ones and
+// the WATERMARK, which may name an included column (its timestamp).
+func checkIncludes(c *cursor, cs *CreateSource) error {
+	names := map[string]bool{}
+	for _, col := range cs.Columns {
+		names[col.Name] = true
+	}
+	for _, inc := range cs.Includes {
+		if names[inc.Column] {
+			return sqlerr.New(sqlerr.DuplicateColumn, "column \"%s\" specified more than once", inc.Column).
+				WithHint("An INCLUDE column needs a name no other column has.")
+		}
+		names[inc.Column] = true
+	}
+	if cs.Watermark != nil && !names[cs.Watermark.Column] {
+		at := c.peek()
+		for i, t := range c.toks {
+			if t.isWord("watermark") && i+2 < len(c.toks) && c.toks[i+1].isWord("for") {
+				at = c.toks[i+2]
+				break
+			}
+		}
+		return errorAt(c.src, at, sqlerr.UndefinedColumn, "column \"%s\" named in WATERMARK does not exist", cs.Watermark.Column)
+	}
+	return nil
 }
 
 // parseSourceElements reads the column and constraint list up to and
 // including its closing parenthesis, and checks it: unique column names,
-// key and watermark columns that exist. Key columns are NOT NULL.
+// key columns that exist (the watermark's may be an INCLUDE column:
+// checkIncludes). Key columns are NOT NULL.
 func parseSourceElements(c *cursor, cs *CreateSource) error {
 	var pkToks []token
-	var wmTok token
 	colIndex := map[string]int{}
 	setPK := func(at token, toks []token) error {
 		if cs.PrimaryKey != nil {
@@ -144,7 +180,6 @@ func parseSourceElements(c *cursor, cs *CreateSource) error {
 			if cs.Watermark != nil {
 				return errorAt(c.src, t, sqlerr.InvalidTableDefinition, "multiple WATERMARK clauses are not allowed")
 			}
-			wmTok = c.peekAt(1)
 			wm, err := parseWatermark(c)
 			if err != nil {
 				return err
@@ -189,11 +224,6 @@ func parseSourceElements(c *cursor, cs *CreateSource) error {
 		}
 		cs.Columns[i].PrimaryKey = true
 		cs.Columns[i].NotNull = true
-	}
-	if cs.Watermark != nil {
-		if _, ok := colIndex[cs.Watermark.Column]; !ok {
-			return errorAt(c.src, wmTok, sqlerr.UndefinedColumn, "column \"%s\" named in WATERMARK does not exist", cs.Watermark.Column)
-		}
 	}
 	return nil
 }

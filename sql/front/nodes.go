@@ -41,6 +41,9 @@ type CreateSource struct {
 	// Nil when there is no WITH clause.
 	Options    map[string]string
 	AppendOnly bool
+	// Includes are the INCLUDE clauses: columns after Columns, filled
+	// from each message's metadata.
+	Includes []Include
 }
 
 // ColumnDef is one column of CREATE STREAM / CREATE TABLE.
