@@ -93,6 +93,11 @@ const (
 	MetaSequence     = "sequence"
 )
 
+// OptWholeMessage is the stream option (WITH (whole_message = true))
+// under which its one declared column, json or jsonb, takes each whole
+// message; its value is "true" when set.
+const OptWholeMessage = "whole_message"
+
 // Descriptor is one catalog object as stored in Pebble.
 type Descriptor struct {
 	ID        uint32     `json:"id"`

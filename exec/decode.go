@@ -71,6 +71,9 @@ type RowDecoder struct {
 	// meta are the stream's INCLUDE columns (decode_meta.go), which no
 	// member fills.
 	meta []metaCol
+	// whole is 1 + the column that takes the whole message as jsonb
+	// (whole_message = true), 0 for none.
+	whole int
 }
 
 // SetMissing gives the values of columns in objects that lack their
@@ -160,6 +163,9 @@ func (d *RowDecoder) Decode(data []byte) (types.Row, error) {
 // decodeRow parses data into row, which must have one NULL datum per column.
 // On error row holds garbage.
 func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
+	if d.whole > 0 {
+		return d.decodeWhole(data, row)
+	}
 	p := skipWS(data, 0)
 	if p >= len(data) || data[p] != '{' {
 		return fmt.Errorf("not a JSON object: %w", jsonSyntax(data, p, "looking for beginning of object"))

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,33 @@ func (d *RowDecoder) WithMetadata(desc *catalog.Descriptor) *RowDecoder {
 		d.meta = append(d.meta, mc)
 		delete(d.index, c.Name)
 	}
+	if desc.Options[catalog.OptWholeMessage] == "true" {
+		for i, c := range d.cols {
+			if _, isMeta := byName[c.Name]; !isMeta {
+				d.whole = i + 1
+				break
+			}
+		}
+	}
 	return d
+}
+
+// decodeWhole reads the whole message, any JSON value, into the
+// whole-message column, as jsonb or json.
+func (d *RowDecoder) decodeWhole(data []byte, row types.Row) error {
+	col := d.whole - 1
+	var v types.Datum
+	var err error
+	if d.cols[col].Type == types.JSON {
+		v, err = types.ParseJSON(string(data))
+	} else {
+		v, err = types.ParseJSONB(string(data))
+	}
+	if err != nil {
+		return fmt.Errorf("not a JSON value: %w", err)
+	}
+	row[col] = v
+	return nil
 }
 
 // HasMetadata reports whether the decoder has metadata columns.
@@ -95,6 +122,9 @@ func subjectToken(subject string, pos int) (string, bool) {
 // metaKey describes the metadata columns, for readerKey.
 func (d *RowDecoder) metaKey() string {
 	var sb strings.Builder
+	if d.whole > 0 {
+		fmt.Fprintf(&sb, "|whole %d", d.whole-1)
+	}
 	for _, mc := range d.meta {
 		sb.WriteString("|meta ")
 		sb.WriteString(strconv.Itoa(mc.col))

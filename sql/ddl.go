@@ -18,7 +18,7 @@ import (
 )
 
 // streamOptions are the WITH options CREATE STREAM accepts.
-var streamOptions = map[string]bool{"subject": true, "format": true, "connector": true, optHistory: true, optRetention: true}
+var streamOptions = map[string]bool{"subject": true, "format": true, "connector": true, optHistory: true, optRetention: true, catalog.OptWholeMessage: true}
 
 func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (string, error) {
 	return e.createSourceFor(ctx, n, "")
@@ -201,6 +201,9 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 	}
 	for i, m := range incMeta {
 		d.Columns[len(n.Columns)+i].Metadata = m
+	}
+	if err := checkWholeMessage(n, isTable, d); err != nil {
+		return nil, err
 	}
 	if n.Watermark != nil {
 		if isTable {

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"maps"
 	"strconv"
 
 	"streamdb/catalog"
@@ -41,4 +42,34 @@ func includeColumns(n *front.CreateSource, isTable bool) ([]types.Column, []stri
 		cols[i] = types.Column{Name: inc.Column, Type: t}
 	}
 	return cols, meta, nil
+}
+
+// checkWholeMessage checks WITH (whole_message = ...) and records it as
+// "true" or leaves it out: the stream's one declared column, json or
+// jsonb, then takes each whole message (any JSON value), and its INCLUDE
+// columns its metadata.
+func checkWholeMessage(n *front.CreateSource, isTable bool, d *catalog.Descriptor) error {
+	v, ok := n.Options[catalog.OptWholeMessage]
+	if !ok {
+		return nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "whole_message must be true or false, not %q", v)
+	}
+	d.Options = maps.Clone(d.Options)
+	delete(d.Options, catalog.OptWholeMessage)
+	if !on {
+		return nil
+	}
+	if isTable {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "whole_message on a table is not supported").
+			WithHint("Use a stream (CREATE STREAM, or CREATE TABLE ... APPEND ONLY) with one jsonb column.")
+	}
+	if len(n.Columns) != 1 || (n.Columns[0].Type != types.JSONB && n.Columns[0].Type != types.JSON) {
+		return sqlerr.New(sqlerr.InvalidTableDefinition, "a stream with whole_message = true declares exactly one column, of type jsonb or json").
+			WithHint("Declare CREATE STREAM s (doc jsonb) WITH (whole_message = true), with INCLUDE clauses for metadata, and read fields with doc->'key'.")
+	}
+	d.Options[catalog.OptWholeMessage] = "true"
+	return nil
 }
