@@ -27,36 +27,12 @@ func TestConsoleInChromium(t *testing.T) {
 		"CREATE MATERIALIZED VIEW page_clicks AS SELECT page, count(*) AS n FROM clicks GROUP BY page",
 		"INSERT INTO clicks VALUES ('home', 5), ('home', 7), ('about', 3)",
 		"FLUSH", "CHECKPOINT", "CHECKPOINT")
-	tab := testutil.Browser(t)
+	pg := newPage(t)
+	tab := pg.tab
 	base := srv.HTTPURL()
-	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tab, 30*time.Second)
-		defer cancel()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tab, 30*time.Second)
-		defer cancel()
-		v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("reading %s: %v", sel, err)
-		}
-		return v
-	}
-	screenshot := func(name string) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tab, 30*time.Second)
-		defer cancel()
-		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		testutil.SaveArtifact(t, name, shot)
-	}
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) { t.Helper(); pg.do(t, what, steps...) }
+	text := func(sel string) string { t.Helper(); return pg.mustText(t, sel) }
+	screenshot := func(name string) { t.Helper(); pg.screenshot(t, name) }
 
 	do("opening the overview", chromedp.Navigate(base+"/"))
 	views, streams := text("#views"), text("#streams")

@@ -33,41 +33,10 @@ func TestConsolePipeline(t *testing.T) {
 		"INSERT INTO pages VALUES ('home', 'ann'), ('about', 'bob'), ('it''s', 'cy')",
 		"INSERT INTO clicks VALUES ('home', 5), ('home', 7), ('about', 3), ('it''s', 1)",
 		"FLUSH")
-	tab := testutil.Browser(t)
+	pg := newPage(t)
+	tab := pg.tab
 	base := srv.HTTPURL()
-	do := func(t *testing.T, what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tab, 30*time.Second)
-		defer cancel()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	// text is an element's text content (SVG elements have no innerText).
-	text := func(sel string) (string, error) {
-		ctx, cancel := context.WithTimeout(tab, 10*time.Second)
-		defer cancel()
-		return chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(
-			`(e => e ? (e.innerText ?? e.textContent) : "(no element)")(document.querySelector(%q))`, sel)))
-	}
-	mustText := func(t *testing.T, sel string) string {
-		t.Helper()
-		v, err := text(sel)
-		if err != nil {
-			t.Fatalf("reading %s: %v", sel, err)
-		}
-		return v
-	}
-	screenshot := func(t *testing.T, name string) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tab, 30*time.Second)
-		defer cancel()
-		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		testutil.SaveArtifact(t, name, shot)
-	}
+	do, text, mustText, screenshot := pg.do, pg.text, pg.mustText, pg.screenshot
 	attrs := func(t *testing.T, sel, attr string) []string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(tab, 10*time.Second)

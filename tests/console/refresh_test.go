@@ -20,21 +20,11 @@ func TestConsoleAutoRefresh(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.ServerOptions{})
 	conn := srv.Conn(t)
 	testutil.MustExec(t, conn, "CREATE STREAM ticks (n int) WITH (subject = 'ticks')")
-	tab := testutil.Browser(t)
+	pg := newPage(t)
+	tab := pg.tab
 	base := srv.HTTPURL()
-	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tab, 30*time.Second)
-		defer cancel()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) (string, error) {
-		ctx, cancel := context.WithTimeout(tab, 10*time.Second)
-		defer cancel()
-		return chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-	}
+	run := func(what string, steps ...chromedp.Action[chromedp.Void]) { t.Helper(); pg.do(t, what, steps...) }
+	text := pg.text
 
 	run("opening the overview", chromedp.Navigate(base+"/"))
 	if got, err := text("#refresh"); err != nil || !strings.Contains(got, "Updates every 5 s") {
