@@ -36,10 +36,11 @@ func TestStatisticalAggregatesLikePostgres(t *testing.T) {
 	execBoth(t, sdb, ref, "UPDATE sa SET n = 2.5, v = 6 WHERE id = 5")
 	flush(t, sdb)
 	sameRowsAsPostgres(t, sdb, ref, append(queries, "SELECT * FROM sa_v")...)
+	// Ordered by another column, as PostgreSQL orders it.
+	sameRowsAsPostgres(t, sdb, ref, "SELECT array_agg(s ORDER BY id) FROM sa")
 	for q, code := range map[string]string{
 		"SELECT stddev(s) FROM sa":                    "42883",
 		"SELECT var_pop(b) FROM sa":                   "42883",
-		"SELECT array_agg(s ORDER BY id) FROM sa":     "0A000",
 		"SELECT stddev(v) FROM sa GROUP BY stddev(v)": "42803",
 	} {
 		_, err := sdb.Exec(ctx, q)

@@ -33,6 +33,9 @@ func TestSubjectNames(t *testing.T) {
 			code     string
 		}{{reserved, "42602"}, {malformed, "22023"}} {
 			for _, subject := range c.subjects {
+				if kind == "STREAM" && (subject == "a.*" || subject == "a.>") {
+					continue // a stream reads a pattern (stream_patterns tests)
+				}
 				i++
 				name := fmt.Sprintf("bad%d", i)
 				cols := "(a INT, b TEXT)"
