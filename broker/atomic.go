@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -57,6 +58,11 @@ const (
 // way.
 var ErrAtomicUnavailable = errors.New("JetStream cannot take this write as one atomic batch")
 
+// ErrAtomicDisabled is the ErrAtomicUnavailable of a stream that does not
+// allow atomic publish (allow_atomic off: a JetStream stream someone else
+// made, or one made by an older streamdb).
+var ErrAtomicDisabled = fmt.Errorf("%w: the stream does not allow atomic publish", ErrAtomicUnavailable)
+
 // atomicOffFor is how long PublishAtomic remembers that a stream does not
 // allow atomic publish before it tries again (someone may enable it).
 const atomicOffFor = time.Minute
@@ -91,7 +97,10 @@ func (a *atomicOff) set(stream string) {
 // say), and nothing was stored either, except for a timeout: then the
 // batch may have landed.
 func (b *Broker) PublishAtomic(ctx context.Context, stream, subject string, msgs [][]byte) (*jetstream.PubAck, error) {
-	if len(msgs) == 0 || len(msgs) > MaxAtomicBatch || b.atomicOff.off(stream) {
+	if b.atomicOff.off(stream) {
+		return nil, ErrAtomicDisabled
+	}
+	if len(msgs) == 0 || len(msgs) > MaxAtomicBatch {
 		return nil, ErrAtomicUnavailable
 	}
 	var raw [12]byte
@@ -118,7 +127,7 @@ func (b *Broker) PublishAtomic(ctx context.Context, stream, subject string, msgs
 		switch api.ErrorCode {
 		case errCodeAtomicDisabled:
 			b.atomicOff.set(stream)
-			return nil, ErrAtomicUnavailable
+			return nil, ErrAtomicDisabled
 		case errCodeAtomicMissingSeq, errCodeAtomicIncomplete, errCodeAtomicHeader, errCodeAtomicBatchID,
 			errCodeAtomicTooLarge, errCodeAtomicCommit, errCodeAtomicInflight:
 			return nil, ErrAtomicUnavailable

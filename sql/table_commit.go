@@ -140,10 +140,78 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 // take in its place.
 func (e *Engine) publishRows(p txnPart) error {
 	err := e.publishBatch(p)
-	if errors.Is(err, broker.ErrAtomicUnavailable) {
+	switch {
+	case errors.Is(err, broker.ErrAtomicDisabled):
+		// A JetStream stream that does not allow atomic publish belongs
+		// to others who read rows from it: its rows go as they always
+		// did, one message each, not as a transaction reference.
+		return e.publishEach(p)
+	case errors.Is(err, broker.ErrAtomicUnavailable):
 		return e.publishTxn([]txnPart{p})
 	}
 	return err
+}
+
+// publishEach publishes a stream's rows one message each, as producers
+// publish them. They are not one atomic unit: if JetStream refuses a
+// later row (the stream's limits), the rows before it stay, and the
+// error names how many landed.
+func (e *Engine) publishEach(p txnPart) error {
+	var landed int
+	var notDurable *broker.NotDurableError
+	var fenced error
+	err := e.rt.PublishFenced([]string{p.d.Subject}, func() (map[string]uint64, error) {
+		if fenced = e.checkFence(); fenced != nil {
+			return nil, fenced
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+		defer cancel()
+		futures := make([]jetstream.PubAckFuture, 0, len(p.msgs))
+		var err error
+		for _, m := range p.msgs {
+			f, perr := e.broker.JS.PublishAsync(p.d.Subject, m, jetstream.WithExpectStream(p.d.JSStream))
+			if perr != nil {
+				err = perr
+				break
+			}
+			futures = append(futures, f)
+		}
+		var last uint64
+		for _, f := range futures {
+			ack, perr := awaitAck(ctx, f)
+			if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
+				ack, perr, notDurable = nd.Ack, nil, nd
+			}
+			if perr != nil {
+				err = errors.Join(err, perr)
+				continue
+			}
+			landed++
+			last = max(last, ack.Sequence)
+		}
+		if last == 0 {
+			return nil, err
+		}
+		e.acknowledged(p.d.Subject, last)
+		return map[string]uint64{p.d.Subject: last}, err
+	})
+	if fenced != nil {
+		return fenced // nothing was published
+	}
+	if err != nil {
+		if landed > 0 {
+			return sqlerr.New(sqlerr.TransactionResolutionUnknown, "only %d of the %d rows for stream %q were published: %v", landed, len(p.msgs), p.d.Name, err).
+				WithHint("The stream's JetStream stream does not allow atomic publish, so its rows are published one by one; its limits refused the rest.")
+		}
+		if se := e.broker.StreamWriteError(p.d.JSStream, "could not write"); se != nil {
+			return se
+		}
+		return e.publishFailure(err, fmt.Sprintf("could not write to stream %q", p.d.Name))
+	}
+	if notDurable != nil {
+		return storedNotDurable("the write", notDurable)
+	}
+	return nil
 }
 
 // publishBatch publishes a stream's rows as one atomic batch, or answers

@@ -18,8 +18,9 @@ import (
 // row at all (in JetStream, in the stream's reads and in its views) and
 // answer 53400 saying nothing was written. A write that fits lands as one
 // message per row, as producers publish them, so positions count rows.
-// Writes larger than one atomic batch, and streams whose JetStream stream
-// does not allow atomic publish, are whole too.
+// Writes larger than one atomic batch are whole too. A stream whose
+// JetStream stream does not allow atomic publish (made by others) takes
+// its rows one message each, as before.
 func TestStreamWriteWholeOrNothing(t *testing.T) {
 	ns := testutil.StartNATSServer(t)
 	srv := startServer(t, testutil.ServerOptions{NATSURL: ns.ClientURL()})
@@ -123,12 +124,25 @@ func TestStreamWriteWholeOrNothing(t *testing.T) {
 	wantRow(t, conn, "SELECT n, s FROM lim_sum", "1504 1125813")
 
 	// A stream bound to a JetStream stream that does not allow atomic
-	// publish: still whole or nothing (one reference message).
-	limit("ext.events", 1)
-	refused("INSERT INTO ext VALUES (10), (11), (12)")
-	holds("ext", "ext.events", 1, "1", "1 1")
+	// publish, made by others who read rows from it: its rows go one
+	// message each, as before, so a limit can leave part of a write.
+	limit("ext.events", 3)
+	err := execAll(conn, "INSERT INTO ext VALUES (10), (11), (12)")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "08007" || !strings.Contains(pe.Message, "only 2 of the 3 rows") {
+		t.Errorf("INSERT of 3 rows into ext with room for 2: %v, want 08007 naming the 2 rows that landed", err)
+	}
+	holds("ext", "ext.events", 3, "22", "3 22")
 	limit("ext.events", -1)
-	testutil.MustExec(t, conn, "INSERT INTO ext VALUES (10), (11), (12)", "FLUSH")
-	wantRow(t, conn, "SELECT count(*), sum(v) FROM ext", "4 34")
-	wantRow(t, conn, "SELECT n, s FROM ext_sum", "4 34")
+	testutil.MustExec(t, conn, "INSERT INTO ext VALUES (20), (21)", "FLUSH")
+	holds("ext", "ext.events", 5, "63", "5 63")
+	for seq := uint64(1); seq <= 5; seq++ {
+		m, err := stream("ext.events").GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Header.Get("Streamdb-Txn") != "" || !strings.HasPrefix(string(m.Data), "{") {
+			t.Errorf("message %d of ext.events is %q (headers %v), want one row", seq, m.Data, m.Header)
+		}
+	}
 }
