@@ -4,6 +4,7 @@ package broker
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -184,7 +185,20 @@ func TestSynchronousCommitRecreatedStream(t *testing.T) {
 	if err := b.JS.DeleteStream(ctx, "R"); err != nil {
 		t.Fatal(err)
 	}
-	createStream(t, b, "R", "r")
+	// The server may still be removing the deleted stream's files; until
+	// it is done, making a stream of the same name fails (10049).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := b.JS.CreateStream(ctx, jetstream.StreamConfig{Name: "R", Subjects: []string{"r"}, Storage: jetstream.FileStorage})
+		if err == nil {
+			break
+		}
+		var api *jetstream.APIError
+		if !errors.As(err, &api) || api.ErrorCode != 10049 || time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // poll interval, under the deadline above
+	}
 	for i := 0; i < 5; i++ {
 		ack, err := b.JS.Publish(ctx, "r", payload)
 		if err != nil {
