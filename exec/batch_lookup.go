@@ -28,18 +28,26 @@ func lookupByKey(f *plan.Filter, r storage.Reader) ([]types.Row, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
+	out, err := readKeyedRows(r, keys, len(s.Cols), f.Cond)
+	return out, true, err
+}
+
+// readKeyedRows reads the stored rows under full state keys (a key
+// missing is skipped), keeps those cond holds on, each as many times as
+// it is stored.
+func readKeyedRows(r storage.Reader, keys [][]byte, ncols int, cond expr.Expr) ([]types.Row, error) {
 	var out []types.Row
 	for _, key := range keys {
-		row, count, found, err := getViewRow(r, key, len(s.Cols))
+		row, count, found, err := getViewRow(r, key, ncols)
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		if !found {
 			continue
 		}
-		if pass, err := expr.Holds(f.Cond, row); err != nil || !pass {
+		if pass, err := expr.Holds(cond, row); err != nil || !pass {
 			if err != nil {
-				return nil, true, err
+				return nil, err
 			}
 			continue
 		}
@@ -47,7 +55,7 @@ func lookupByKey(f *plan.Filter, r storage.Reader) ([]types.Row, bool, error) {
 			out = append(out, row)
 		}
 	}
-	return out, true, nil
+	return out, nil
 }
 
 // maxPinnedKeys bounds the point reads PinnedKeys turns a filter into;

@@ -387,26 +387,10 @@ func lookupByIndex(f *plan.Filter, r storage.Reader) ([]types.Row, bool, error) 
 		return nil, true, err
 	}
 	table := ViewTablePrefix(s.Object.ID)
-	var out []types.Row
-	var full []byte
-	for _, k := range keys {
-		full = append(append(full[:0], table...), k...)
-		row, count, found, err := getViewRow(r, full, len(s.Cols))
-		if err != nil {
-			return nil, true, err
-		}
-		if !found {
-			continue
-		}
-		if pass, err := expr.Holds(f.Cond, row); err != nil || !pass {
-			if err != nil {
-				return nil, true, err
-			}
-			continue
-		}
-		for range count {
-			out = append(out, row)
-		}
+	full := make([][]byte, len(keys))
+	for i, k := range keys {
+		full[i] = append(append([]byte(nil), table...), k...)
 	}
-	return out, true, nil
+	out, err := readKeyedRows(r, full, len(s.Cols), f.Cond)
+	return out, true, err
 }
