@@ -262,6 +262,7 @@ func (b *Broker) EnsureStreamFor(ctx context.Context, sqlName, subject, owner st
 func (b *Broker) createStream(ctx context.Context, sqlName, subject string, meta map[string]string) (name string, created bool, err error) {
 	base := "streamdb_" + sanitize(sqlName)
 	name = base
+	var busySince time.Time
 	for i := 2; ; i++ {
 		_, err = b.JS.CreateStream(ctx, jetstream.StreamConfig{
 			Name:     name,
@@ -276,12 +277,49 @@ func (b *Broker) createStream(ctx context.Context, sqlName, subject string, meta
 		if err == nil {
 			return name, true, nil
 		}
+		if storeBusy(err) && retryUntil(ctx, &busySince) {
+			i--
+			continue
+		}
 		// The name may be held by the stream of a dropped SQL stream of the
 		// same name on another subject (its input is kept): take the next.
 		if !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || i > 100 {
 			return "", false, fmt.Errorf("create JetStream stream %s for subject %q: %w", name, subject, err)
 		}
 		name = fmt.Sprintf("%s_%d", base, i)
+	}
+}
+
+// storeBusy reports whether JetStream refused to make a stream because
+// it is still removing the files of a deleted stream of the same name
+// (error 10049): a table created again right after its old stream was
+// collected meets it, and it clears within moments.
+func storeBusy(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == errCodeStreamStoreFailed
+}
+
+// errCodeStreamStoreFailed is JetStream's "error creating store for
+// stream" (nats.go names no constant for it).
+const errCodeStreamStoreFailed = 10049
+
+// storeBusyRetry bounds how long createStream waits out storeBusy.
+const storeBusyRetry = 10 * time.Second
+
+// retryUntil sleeps a poll interval and reports true while storeBusyRetry
+// has not passed since *since (set on the first call) and ctx is live.
+func retryUntil(ctx context.Context, since *time.Time) bool {
+	if since.IsZero() {
+		*since = time.Now()
+	}
+	if time.Since(*since) > storeBusyRetry {
+		return false
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(50 * time.Millisecond):
+		return true
 	}
 }
 

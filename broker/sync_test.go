@@ -194,7 +194,7 @@ func TestSynchronousCommitRecreatedStream(t *testing.T) {
 			break
 		}
 		var api *jetstream.APIError
-		if !errors.As(err, &api) || api.ErrorCode != 10049 || time.Now().After(deadline) {
+		if !errors.As(err, &api) || api.ErrorCode != errCodeStreamStoreFailed || time.Now().After(deadline) {
 			t.Fatal(err)
 		}
 		time.Sleep(50 * time.Millisecond) // poll interval, under the deadline above
