@@ -180,6 +180,9 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 		return nil, err
 	}
 	p, err := s.prepareStatement(ctx, st, params)
+	if err == nil {
+		p = s.refuseInReadOnly(st, p)
+	}
 	if err != nil || len(effects) == 0 {
 		return p, err
 	}
@@ -314,7 +317,7 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		return command(func(ctx context.Context) (string, error) {
 			switch n.Action {
 			case front.TxnBegin:
-				return s.begin()
+				return s.begin(n.Modes)
 			case front.TxnCommit:
 				return s.commit(ctx)
 			}

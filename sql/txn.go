@@ -5,6 +5,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 
@@ -174,9 +175,10 @@ func errAborted() error {
 }
 
 // begin, commit and rollback run BEGIN, COMMIT/END and ROLLBACK/ABORT.
-func (s *session) begin() (string, error) {
+func (s *session) begin(modes []*front.Set) (string, error) {
 	if s.tx == nil {
 		s.tx = &txn{}
+		s.beginSettings(modes)
 	}
 	return "BEGIN", nil
 }

@@ -39,6 +39,7 @@ const (
 	ConfigFileError                   = "F0000"
 	InsufficientResources             = "53000"
 	InvalidTransactionState           = "25000"
+	ReadOnlySQLTransaction            = "25006"
 	InFailedSQLTransaction            = "25P02"
 	SerializationFailure              = "40001"
 	ProgramLimitExceeded              = "54000"

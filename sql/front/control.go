@@ -56,16 +56,34 @@ func parseTransaction(c *cursor) (any, error) {
 	switch {
 	case first.isWord("begin"):
 		c.word("work", "transaction")
-		c.i = len(c.toks) // transaction modes are ignored
-		return &Transaction{Action: TxnBegin}, nil
+		return beginModes(c)
 	case first.isWord("start"):
 		if err := c.expectWords("transaction"); err != nil {
 			return nil, err
 		}
-		c.i = len(c.toks)
-		return &Transaction{Action: TxnBegin}, nil
+		return beginModes(c)
 	}
 	c.word("work", "transaction")
 	c.words("and", "no", "chain")
 	return &Transaction{Action: TxnCommit}, c.end()
+}
+
+// beginModes reads the transaction modes after BEGIN / START TRANSACTION
+// (the same as SET TRANSACTION's), each a SET LOCAL of the block.
+func beginModes(c *cursor) (any, error) {
+	t := &Transaction{Action: TxnBegin}
+	if c.atEnd() {
+		return t, nil
+	}
+	m, err := setTransaction(c, "")
+	if err != nil {
+		return nil, err
+	}
+	first := m.(*Set)
+	t.Modes = append([]*Set{first}, first.Also...)
+	first.Also = nil
+	for _, m := range t.Modes {
+		m.Local = true
+	}
+	return t, nil
 }

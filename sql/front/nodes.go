@@ -237,10 +237,11 @@ const (
 )
 
 // Transaction is BEGIN / START TRANSACTION, COMMIT / END, ROLLBACK / ABORT.
-// Transaction modes (ISOLATION LEVEL ..., READ ONLY) are accepted and
-// ignored.
+// Modes are BEGIN's transaction modes (ISOLATION LEVEL ..., READ ONLY),
+// as the local settings they make.
 type Transaction struct {
 	Action TxnAction
+	Modes  []*Set
 }
 
 // Empty is a statement with no tokens (only whitespace or comments).
