@@ -407,10 +407,14 @@ func (e *Engine) swapView(ctx context.Context, a *alterPlan) error {
 		}
 	}
 	sort.Slice(drop, func(i, j int) bool { return drop[i] < drop[j] })
+	droppedIndexes, err := carriedIndexes(a.old, d)
+	if err != nil {
+		return err
+	}
 
 	e.stateMu.Lock()
 	defer e.stateMu.Unlock()
-	err := e.coord.Exclusive(func() error {
+	err = e.coord.Exclusive(func() error {
 		e.rt.StopAll()
 		e.tables.reset()
 		b := e.store.NewBatch()
@@ -428,6 +432,9 @@ func (e *Engine) swapView(ctx context.Context, a *alterPlan) error {
 		if err := exec.SwapViewState(e.store, b, d.ID, len(a.old.Columns), drop, reemit, a.rebuild); err != nil {
 			return err
 		}
+		if err := clearIndexEntries(b, a.old); err != nil {
+			return err
+		}
 		if err := storage.PutDescriptor(b, d); err != nil {
 			return err
 		}
@@ -441,6 +448,7 @@ func (e *Engine) swapView(ctx context.Context, a *alterPlan) error {
 		return sqlerr.New(sqlerr.InternalError, "ALTER MATERIALIZED VIEW %s failed: %v", d.Name, err).
 			WithHint("ROLLBACK TO SAVEPOINT restores the view as it was.")
 	}
+	noticeDroppedIndexes(ctx, d.Name, droppedIndexes)
 	return nil
 }
 
