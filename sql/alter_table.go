@@ -95,6 +95,9 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	if err := a.checkNotNull(ctx); err != nil {
 		return "", err
 	}
+	if err := e.dropChildKeys(ctx, a.foreignKeys); err != nil {
+		return "", err
+	}
 	if err := e.commitColumnChange(a); err != nil {
 		return "", sqlerr.New(sqlerr.InternalError, "altering %s %s failed: %v", relKindWord(old), old.Name, err)
 	}
@@ -116,6 +119,10 @@ type columnChange struct {
 	// notNull: columns (by name) whose rows must hold no NULL.
 	notNull []string
 	changed bool
+	// droppedIndexes are the indexes a DROP COLUMN took with it, and
+	// foreignKeys the other tables' foreign keys it drops (CASCADE).
+	droppedIndexes []catalog.Index
+	foreignKeys    []childKey
 }
 
 func cloneDescriptor(d *catalog.Descriptor) *catalog.Descriptor {
@@ -384,6 +391,9 @@ func (a *columnChange) dropColumn(ctx context.Context, act front.AlterAction) er
 		err.Detail = strings.Join(detail, "\n")
 		return err
 	}
+	if err := a.dropColumnDependents(ctx, c.Name, act.Cascade); err != nil {
+		return err
+	}
 	if a.isTable() && !slices.Contains(a.d.RetiredKeys, c.MemberKey()) {
 		a.d.RetiredKeys = append(a.d.RetiredKeys, c.MemberKey())
 	}
@@ -548,6 +558,9 @@ func (e *Engine) commitColumnChange(a *columnChange) error {
 	if !a.rewrite {
 		b := e.store.NewBatch()
 		defer b.Close()
+		if err := clearIndexes(b, a.old.ID, a.droppedIndexes); err != nil {
+			return err
+		}
 		if err := storage.PutDescriptor(b, a.d); err != nil {
 			return err
 		}
@@ -565,9 +578,13 @@ func (e *Engine) commitColumnChange(a *columnChange) error {
 		e.rt.StopAll()
 		e.tables.reset()
 		defer e.rt.StartDeferred()
-		b := e.store.NewBatch()
+		// Indexed: rebuildIndexes reads the rewritten rows from it.
+		b := e.store.DB().NewIndexedBatch()
 		defer b.Close()
 		if err := rewriteTableRows(e.store, b, a); err != nil {
+			return err
+		}
+		if err := rebuildIndexes(b, a); err != nil {
 			return err
 		}
 		if err := storage.PutDescriptor(b, a.d); err != nil {

@@ -432,7 +432,7 @@ func (e *Engine) swapView(ctx context.Context, a *alterPlan) error {
 		if err := exec.SwapViewState(e.store, b, d.ID, len(a.old.Columns), drop, reemit, a.rebuild); err != nil {
 			return err
 		}
-		if err := clearIndexEntries(b, a.old); err != nil {
+		if err := clearIndexes(b, a.old.ID, a.old.Indexes); err != nil {
 			return err
 		}
 		if err := storage.PutDescriptor(b, d); err != nil {

@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/pgwire"
-	"streamdb/storage"
 )
 
 // An ALTER of a materialized view keeps the view's indexes whose columns
@@ -35,17 +32,6 @@ func carriedIndexes(old, d *catalog.Descriptor) (dropped []catalog.Index, err er
 		}
 	}
 	return dropped, nil
-}
-
-// clearIndexEntries removes the entries of every index of old in b.
-func clearIndexEntries(b *pebble.Batch, old *catalog.Descriptor) error {
-	for i := range old.Indexes {
-		p := exec.IndexPrefix(old.ID, &old.Indexes[i])
-		if err := b.DeleteRange(p, storage.PrefixEnd(p), nil); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // noticeDroppedIndexes tells the client which indexes the ALTER dropped
