@@ -122,16 +122,28 @@ func poll(t *testing.T, timeout time.Duration, check func() error) {
 func publishMany(t *testing.T, js jetstream.JetStream, subject string, n int, msg func(i int) string) {
 	t.Helper()
 	ctx := testutil.Context(t, 2*time.Minute)
+	settle := func() {
+		select {
+		case <-js.PublishAsyncComplete():
+		case <-ctx.Done():
+			t.Fatalf("publishing to %s: not acknowledged in time", subject)
+		}
+	}
 	for i := 0; i < n; i++ {
-		if _, err := js.PublishAsync(subject, []byte(msg(i))); err != nil {
+		_, err := js.PublishAsync(subject, []byte(msg(i)))
+		// Publishers sharing js may fill its window of unacknowledged
+		// messages when acks are slow (a loaded machine): wait for them
+		// and send the message again, as a producer applying
+		// backpressure does.
+		for errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+			settle()
+			_, err = js.PublishAsync(subject, []byte(msg(i)))
+		}
+		if err != nil {
 			t.Fatalf("publishing to %s: %v", subject, err)
 		}
 		if (i+1)%4000 == 0 || i == n-1 {
-			select {
-			case <-js.PublishAsyncComplete():
-			case <-ctx.Done():
-				t.Fatalf("publishing to %s: not acknowledged in time", subject)
-			}
+			settle()
 		}
 	}
 }
