@@ -123,6 +123,9 @@ type columnChange struct {
 	// foreignKeys the other tables' foreign keys it drops (CASCADE).
 	droppedIndexes []catalog.Index
 	foreignKeys    []childKey
+	// others are other tables' descriptors the change rewrites too (their
+	// foreign keys name a renamed column), committed with d.
+	others []*catalog.Descriptor
 }
 
 func cloneDescriptor(d *catalog.Descriptor) *catalog.Descriptor {
@@ -421,9 +424,6 @@ func (a *columnChange) renameColumn(act front.AlterAction) error {
 	if a.d.Watermark != "" && strings.HasPrefix(a.d.Watermark, c.Name+" AS ") {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "renaming column %q of stream %q is not supported: its WATERMARK is on it", c.Name, a.d.Name)
 	}
-	if c.Identity != "" || slices.ContainsFunc(a.s.e.ownedSequences(a.old), func(q *catalog.Descriptor) bool { return q.Sequence.OwnedByColumn == c.Name }) {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "renaming column %q, which owns a sequence, is not supported", c.Name)
-	}
 	for _, dep := range a.s.e.dependents(a.d.Name) {
 		if dep.Kind == catalog.KindPlainView {
 			// A plain view is its query's text, bound where it is used.
@@ -446,7 +446,97 @@ func (a *columnChange) renameColumn(act front.AlterAction) error {
 			a.notNull[j] = act.NewName
 		}
 	}
+	if err := a.renameColumnUses(act.Column, act.NewName); err != nil {
+		return err
+	}
 	a.changed = true
+	return nil
+}
+
+// renameColumnUses renames column from to to wherever the catalog names
+// it besides the column itself, as PostgreSQL's references by attribute
+// number follow a rename: the table's indexes, its constraints (CHECK
+// text included), generated columns' expressions, and, written with the
+// change (a.others), the sequences it owns and the foreign keys of other
+// tables that reference it.
+func (a *columnChange) renameColumnUses(from, to string) error {
+	ren := func(names []string) []string {
+		out := slices.Clone(names)
+		for j, n := range out {
+			if n == from {
+				out[j] = to
+			}
+		}
+		return out
+	}
+	renText := func(text string) (string, error) {
+		out, _, err := front.RenameColumnRefs(text, from, to)
+		return out, err
+	}
+	a.d.Indexes = slices.Clone(a.d.Indexes)
+	for j := range a.d.Indexes {
+		x := &a.d.Indexes[j]
+		x.Columns = slices.Clone(x.Columns)
+		for k := range x.Columns {
+			if x.Columns[k].Name == from {
+				x.Columns[k].Name = to
+			}
+		}
+	}
+	a.d.Constraints = slices.Clone(a.d.Constraints)
+	for j := range a.d.Constraints {
+		c := &a.d.Constraints[j]
+		c.Columns = ren(c.Columns)
+		if c.Type == "c" {
+			text, err := renText(c.Check)
+			if err != nil {
+				return err
+			}
+			c.Check = text
+		}
+		if c.Type == "f" && c.RefTable == a.d.Name {
+			c.RefColumns = ren(c.RefColumns)
+		}
+	}
+	for j := range a.d.Columns {
+		if g := a.d.Columns[j].Generated; g != "" {
+			text, err := renText(g)
+			if err != nil {
+				return err
+			}
+			a.d.Columns[j].Generated = text
+		}
+	}
+	if !a.isTable() {
+		return nil
+	}
+	for _, q := range a.s.e.ownedSequences(a.old) {
+		if q.Sequence.OwnedByColumn == from {
+			x := cloneDescriptor(q)
+			seq := *q.Sequence
+			seq.OwnedByColumn = to
+			x.Sequence = &seq
+			a.others = append(a.others, x)
+		}
+	}
+	for _, x := range a.s.e.referencingTables(a.d.Name) {
+		if x.ID == a.d.ID {
+			continue
+		}
+		if i := slices.IndexFunc(a.others, func(o *catalog.Descriptor) bool { return o.ID == x.ID }); i >= 0 {
+			x = a.others[i]
+		} else {
+			x = cloneDescriptor(x)
+			x.Constraints = slices.Clone(x.Constraints)
+			a.others = append(a.others, x)
+		}
+		for j := range x.Constraints {
+			c := &x.Constraints[j]
+			if c.Type == "f" && c.RefTable == a.d.Name {
+				c.RefColumns = ren(c.RefColumns)
+			}
+		}
+	}
 	return nil
 }
 
@@ -561,14 +651,19 @@ func (e *Engine) commitColumnChange(a *columnChange) error {
 		if err := clearIndexes(b, a.old.ID, a.droppedIndexes); err != nil {
 			return err
 		}
-		if err := storage.PutDescriptor(b, a.d); err != nil {
-			return err
+		for _, d := range append([]*catalog.Descriptor{a.d}, a.others...) {
+			if err := storage.PutDescriptor(b, d); err != nil {
+				return err
+			}
 		}
 		if err := e.store.Commit(b, true); err != nil {
 			return err
 		}
 		e.catMu.Lock()
 		e.objs[a.d.Name] = a.d
+		for _, d := range a.others {
+			e.objs[d.Name] = d
+		}
 		e.catMu.Unlock()
 		return nil
 	}
@@ -587,8 +682,10 @@ func (e *Engine) commitColumnChange(a *columnChange) error {
 		if err := rebuildIndexes(b, a); err != nil {
 			return err
 		}
-		if err := storage.PutDescriptor(b, a.d); err != nil {
-			return err
+		for _, d := range append([]*catalog.Descriptor{a.d}, a.others...) {
+			if err := storage.PutDescriptor(b, d); err != nil {
+				return err
+			}
 		}
 		committed := e.store.Commit(b, true)
 		if err := e.loadCatalog(); err != nil {

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -58,6 +59,9 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 		if seqs, err = e.columnSequences(n, d); err != nil {
 			return "", err
 		}
+	}
+	if isTable && n.Options["subject"] == "" {
+		d.Subject = e.freeTableSubject(n.Name)
 	}
 	subject := d.Subject
 	if err := e.checkSubjectFree(n.Name, subject, isTable); err != nil {
@@ -261,6 +265,22 @@ func (e *Engine) checkSubjectFree(name, subject string, isTable bool) error {
 		}
 	}
 	return nil
+}
+
+// freeTableSubject is the default subject of a new table named name:
+// streamdb.table.<name>, or with a suffix while a table renamed from
+// that name still keeps its changelog there.
+func (e *Engine) freeTableSubject(name string) string {
+	base := tableSubjectPrefix + name
+	taken := map[string]bool{}
+	for _, t := range e.objects(catalog.KindTable) {
+		taken[t.Subject] = true
+	}
+	subject := base
+	for i := 2; taken[subject]; i++ {
+		subject = fmt.Sprintf("%s_%d", base, i)
+	}
+	return subject
 }
 
 // prepareTable turns a stream descriptor into a table's: its changelog

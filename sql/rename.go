@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"streamdb/catalog"
 	"streamdb/pgwire"
@@ -11,23 +12,26 @@ import (
 	"streamdb/storage"
 )
 
-// renameRelation is ALTER MATERIALIZED VIEW / ALTER TABLE ... RENAME TO.
+// renameRelation is ALTER TABLE / ALTER STREAM / ALTER VIEW / ALTER
+// MATERIALIZED VIEW ... RENAME TO.
 //
-// Only a materialized view nothing reads can be renamed. Views name their
-// inputs in their stored query and plan (DependsOn, the plan's scans),
-// and sinks name the view they read, so a renamed input would leave its
+// Only an object no view reads can be renamed. Views name their inputs
+// in their stored query and plan (DependsOn, the plan's scans), and
+// sinks name the view they read, so a renamed input would leave its
 // readers bound to a name that no longer exists; PostgreSQL rewrites
-// such readers, streamdb refuses (2BP01) and says what to drop first. A
-// stream's or table's name also names its JetStream stream and its
-// changelog's metadata, so those are not renamed at all.
+// such readers, streamdb refuses (2BP01) and says what to drop first.
+// A table or stream is renamed in the catalog only (renameSource): its
+// JetStream stream and subject stay.
 //
-// The view keeps its id, so its state, positions and pg_class oid stay;
+// The object keeps its id, so its state, positions and pg_class oid stay;
 // its owner and grants are copied to the new name. The dataflows restart from
 // the committed epoch (as ALTER MATERIALIZED VIEW ... AS does), so the
 // running pipeline, its logs and metrics carry the new name.
 func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (string, error) {
 	tag := "ALTER TABLE"
 	switch {
+	case n.Stream:
+		tag = "ALTER STREAM"
 	case n.View:
 		tag = "ALTER MATERIALIZED VIEW"
 	case n.PlainView:
@@ -61,14 +65,25 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 	if _, taken := e.lookup(n.NewName); taken {
 		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.NewName)
 	}
-	if old.Kind != catalog.KindView && old.Kind != catalog.KindPlainView {
-		return "", sqlerr.New(sqlerr.FeatureNotSupported, "renaming %s %s is not supported: its name also names its JetStream stream", relKindWord(old), n.Name).
-			WithHint("Only views and materialized views can be renamed; create a new %s instead.", relKindWord(old))
+	if n.Stream && old.Kind != catalog.KindStream {
+		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a stream", n.Name).
+			WithHint("Use ALTER %s.", upperKind(old))
+	}
+	if old.Kind != catalog.KindView && old.Kind != catalog.KindPlainView && old.Kind != catalog.KindTable && old.Kind != catalog.KindStream {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "renaming %s %s is not supported", relKindWord(old), n.Name).
+			WithHint("Tables, streams, views and materialized views can be renamed.")
 	}
 	if deps := e.dependents(n.Name); len(deps) > 0 {
 		reader := deps[len(deps)-1]
 		return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot rename %s %s because %s %s reads it", relKindWord(old), n.Name, relKindWord(reader), reader.Name).
 			WithHint("Views name their inputs in their query: drop %s first, rename, then create it again over %s.", deps[len(deps)-1].Name, n.NewName)
+	}
+	if old.Kind == catalog.KindTable || old.Kind == catalog.KindStream {
+		if err := e.renameSource(old, n.NewName); err != nil {
+			return "", err
+		}
+		e.log.Info("renamed", "kind", old.Kind, "from", n.Name, "to", n.NewName)
+		return tag, e.ddlCheckpoint(ctx)
 	}
 	sinks, err := e.sinksOn([]*catalog.Descriptor{old})
 	if err != nil {
@@ -99,10 +114,44 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 	return tag, e.ddlCheckpoint(ctx)
 }
 
+// renameSource renames table or stream old to newName in the catalog
+// only: the JetStream stream, the subject and the table's changelog stay
+// as they are (the descriptor names them), and the id keeps the state,
+// positions and pg_class oid. Foreign keys that reference the table
+// (its own included) are rewritten to the new name in the same batch;
+// indexes, constraints and owned sequences keep their names, as in
+// PostgreSQL. The caller holds ddlMu and has checked that no view reads
+// old.
+func (e *Engine) renameSource(old *catalog.Descriptor, newName string) error {
+	d := cloneDescriptor(old)
+	d.Name = newName
+	var others []*catalog.Descriptor
+	for _, t := range e.referencingTables(old.Name) {
+		x := d
+		if t.ID != old.ID {
+			x = cloneDescriptor(t)
+			others = append(others, x)
+		}
+		x.Constraints = slices.Clone(t.Constraints)
+		for j := range x.Constraints {
+			if c := &x.Constraints[j]; c.Type == "f" && c.RefTable == old.Name {
+				c.RefTable = newName
+			}
+		}
+	}
+	if err := e.roles.copyPrivileges(old, d); err != nil {
+		return err
+	}
+	if err := e.commitRename(old, d, others...); err != nil {
+		return sqlerr.New(sqlerr.InternalError, "renaming %s %s failed: %v", relKindWord(old), old.Name, err)
+	}
+	return nil
+}
+
 // commitRename writes d under its new name in place of old and restarts
 // the dataflows from the committed epoch: queries wait (stateMu) and
 // checkpoints pause while it runs. The caller holds ddlMu.
-func (e *Engine) commitRename(old, d *catalog.Descriptor) error {
+func (e *Engine) commitRename(old, d *catalog.Descriptor, others ...*catalog.Descriptor) error {
 	e.stateMu.Lock()
 	defer e.stateMu.Unlock()
 	return e.coord.Exclusive(func() error {
@@ -114,8 +163,10 @@ func (e *Engine) commitRename(old, d *catalog.Descriptor) error {
 		if err := storage.DeleteDescriptor(b, old.Name); err != nil {
 			return err
 		}
-		if err := storage.PutDescriptor(b, d); err != nil {
-			return err
+		for _, x := range append([]*catalog.Descriptor{d}, others...) {
+			if err := storage.PutDescriptor(b, x); err != nil {
+				return err
+			}
 		}
 		committed := e.store.Commit(b, true)
 		if err := e.loadCatalog(); err != nil {
@@ -136,4 +187,16 @@ func upperKind(d *catalog.Descriptor) string {
 		return "STREAM"
 	}
 	return "TABLE"
+}
+
+// referencingTables returns the tables with a foreign key that references
+// the table named name (the table itself too, for a self-reference).
+func (e *Engine) referencingTables(name string) []*catalog.Descriptor {
+	var out []*catalog.Descriptor
+	for _, t := range e.objects(catalog.KindTable) {
+		if slices.ContainsFunc(t.Constraints, func(c catalog.Constraint) bool { return c.Type == "f" && c.RefTable == name }) {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -54,9 +54,17 @@ func parseAlterSystem(c *cursor) (any, error) {
 	return nil, c.fail()
 }
 
-// parseAlterStream reads name SET POSITION {= | TO} position, or column
-// actions (parseAlterColumns), after ALTER STREAM.
+// parseAlterStream reads name SET POSITION {= | TO} position, [IF
+// EXISTS] name RENAME TO new, or column actions (parseAlterColumns),
+// after ALTER STREAM.
 func parseAlterStream(c *cursor) (any, error) {
+	if isRename(c) {
+		n, err := parseRename(c, false)
+		if r, ok := n.(*RenameRelation); ok {
+			r.Stream = true
+		}
+		return n, err
+	}
 	if isAlterColumns(c) {
 		return parseAlterColumns(c, true)
 	}

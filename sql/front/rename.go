@@ -1,13 +1,16 @@
 package front
 
 // RenameRelation is ALTER MATERIALIZED VIEW [IF EXISTS] name RENAME TO
-// new, ALTER VIEW [IF EXISTS] name RENAME TO new, or ALTER TABLE [IF
-// EXISTS] name RENAME TO new. View is true for the first form, which
-// names only a materialized view; PlainView for the second, which names
-// only a (plain) view; ALTER TABLE renames any relation, as in PostgreSQL.
+// new, ALTER VIEW [IF EXISTS] name RENAME TO new, ALTER STREAM [IF
+// EXISTS] name RENAME TO new, or ALTER TABLE [IF EXISTS] name RENAME TO
+// new. View is true for the first form, which names only a materialized
+// view; PlainView for the second, which names only a (plain) view; Stream
+// for the third, which names only a stream; ALTER TABLE renames any
+// relation, as in PostgreSQL.
 type RenameRelation struct {
 	View      bool
 	PlainView bool
+	Stream    bool
 	IfExists  bool
 	Schema    string
 	Name      string
