@@ -95,10 +95,17 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	if err := a.checkNotNull(ctx); err != nil {
 		return "", err
 	}
+	if err := a.bindTypeChecks(); err != nil {
+		return "", err
+	}
 	if err := e.dropChildKeys(ctx, a.foreignKeys); err != nil {
 		return "", err
 	}
 	if err := e.commitColumnChange(a); err != nil {
+		if se, ok := err.(*sqlerr.Error); ok {
+			// A value that does not convert (ALTER COLUMN ... TYPE).
+			return "", se
+		}
 		return "", sqlerr.New(sqlerr.InternalError, "altering %s %s failed: %v", relKindWord(old), old.Name, err)
 	}
 	e.log.Info("altered columns", "kind", old.Kind, "name", old.Name)
@@ -123,6 +130,12 @@ type columnChange struct {
 	// foreignKeys the other tables' foreign keys it drops (CASCADE).
 	droppedIndexes []catalog.Index
 	foreignKeys    []childKey
+	// convert maps a column of d whose type changes to the conversion of
+	// its value, over the old row; checks (named checkNames) are the
+	// CHECK constraints on such columns, over the new row.
+	convert    map[int]expr.Expr
+	checks     []expr.Expr
+	checkNames []string
 	// others are other tables' descriptors the change rewrites too (their
 	// foreign keys name a renamed column), committed with d.
 	others []*catalog.Descriptor
@@ -160,11 +173,7 @@ func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
 	case front.AlterRenameColumn:
 		return a.renameColumn(act)
 	case front.AlterColumnType:
-		if a.column(act.Column) < 0 {
-			return a.noColumn(act.Column)
-		}
-		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE is not supported").
-			WithHint("Add a column of the new type, UPDATE it from the old one, drop the old column and rename the new one.")
+		return a.alterColumnType(act)
 	}
 	i := a.column(act.Column)
 	if i < 0 {
@@ -721,6 +730,9 @@ func rewriteTableRows(store *storage.Store, b *pebble.Batch, a *columnChange) er
 			} else {
 				out[i] = a.fill[i]
 			}
+		}
+		if err := a.convertRow(row, out); err != nil {
+			return err
 		}
 		if keyed {
 			return b.Set(slices.Clone(k), exec.EncodeViewValue(out, count), nil)

@@ -1,0 +1,263 @@
+package sql
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamdb/catalog"
+	"streamdb/expr"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// ALTER TABLE ... ALTER COLUMN c [SET DATA] TYPE t [USING expr] rewrites
+// the table's stored rows, each value converted as an assignment cast to
+// t (PostgreSQL's error if one does not convert, and nothing changes),
+// rebuilds the indexes on the column and checks the CHECK constraints on
+// the converted rows, in the same Pebble batch as the new descriptor.
+//
+// The column keeps its member key: the table's changelog (read from the
+// start by every view created later, and replayed after the state's
+// position) keeps the values written under the old type, and they are
+// decoded under the new one. So only a change under which every old
+// value's JSON reads as its cast is taken (typeChangeKeepsMessages): a
+// wider integer, numeric or text type, a longer varchar, any of the
+// scalar types PostgreSQL prints as text to text. Others (text to
+// integer, a narrower type, a USING that computes something else) are
+// refused with 0A000 and the add/UPDATE/drop/rename recipe. As in
+// PostgreSQL, a column a view reads keeps its type (0A000), and so does a
+// column a generated column reads.
+
+// alterColumnType applies ALTER COLUMN ... TYPE to the change.
+func (a *columnChange) alterColumnType(act front.AlterAction) error {
+	i := a.column(act.Column)
+	if i < 0 {
+		return a.noColumn(act.Column)
+	}
+	c := &a.d.Columns[i]
+	if !a.isTable() {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE on a stream is not supported").
+			WithHint("A stream's columns read its producers' messages: create a new stream with the type you need over the same subject.")
+	}
+	nt, nm, err := types.ParseWithModifier(act.TypeName)
+	if err != nil {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "column %q: %v", c.Name, err)
+	}
+	old, err := a.columnType(i)
+	if err != nil {
+		return err
+	}
+	if a.from[i] < 0 {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of column %q added in the same statement is not supported", c.Name).
+			WithHint("Give the column its type in ADD COLUMN.")
+	}
+	if c.Generated != "" {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of generated column %q is not supported", c.Name).
+			WithHint("Drop the column and add it again with the new type.")
+	}
+	for _, g := range a.d.Columns {
+		if g.Generated == "" {
+			continue
+		}
+		if _, renamed, _ := front.RenameColumnRefs(g.Generated, c.Name, c.Name+"_"); renamed {
+			return &sqlerr.Error{Code: sqlerr.FeatureNotSupported, Message: "cannot alter type of a column used by a generated column",
+				Detail: fmt.Sprintf("Column %q is used by generated column %q.", c.Name, g.Name)}
+		}
+	}
+	readers, err := a.s.e.columnReaders(a.old, c.MemberKey())
+	if err != nil {
+		return err
+	}
+	if len(readers) > 0 {
+		r := readers[0]
+		return &sqlerr.Error{Code: sqlerr.FeatureNotSupported, Message: "cannot alter type of a column used by a view or rule",
+			Detail: fmt.Sprintf("rule _RETURN on %s %s depends on column %q", relKindWord(r), r.Name, c.Name),
+			Hint:   fmt.Sprintf("Drop %s %s, alter the column, then create it again.", relKindWord(r), r.Name)}
+	}
+	oldCols, err := a.old.Schema()
+	if err != nil {
+		return err
+	}
+	src := a.from[i]
+	var conv expr.Expr = &expr.ColRef{Idx: src, Name: c.Name, T: old.Type}
+	if act.Using != "" {
+		if conv, err = bindUsing(a.old, oldCols, act.Using); err != nil {
+			return err
+		}
+		if !isColumnCast(conv, src, nt) {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE ... USING %s is not supported: only the column itself or a cast of it to %s", act.Using, act.TypeName).
+				WithHint("%s", typeChangeRecipe(c.Name, act.TypeName, act.Using))
+		}
+	} else if old.Type.IsString() && !nt.IsString() {
+		return &sqlerr.Error{Code: sqlerr.DatatypeMismatch, Message: fmt.Sprintf("column %q cannot be cast automatically to type %s", c.Name, types.TypeName(nt, nm)),
+			Hint: fmt.Sprintf("You might need to specify \"USING %s::%s\".", c.Name, types.TypeName(nt, nm))}
+	}
+	if old.Type == nt && old.Mod == nm {
+		return nil
+	}
+	if !typeChangeKeepsMessages(old.Type, old.Mod, nt, nm) {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "changing column %q from %s to %s is not supported", c.Name, types.TypeName(old.Type, old.Mod), types.TypeName(nt, nm)).
+			WithHint("The table's changelog keeps the values written as %s, and views read them under the column's type. %s", types.TypeName(old.Type, old.Mod),
+				typeChangeRecipe(c.Name, act.TypeName, act.Using))
+	}
+	cast, err := expr.CastWithModifier(&expr.ColRef{Idx: src, Name: c.Name, T: old.Type}, nt, nm, false)
+	if err != nil {
+		return err
+	}
+	if c.Default != "" {
+		if _, err := a.s.bindDefault(c.Default, types.Column{Name: c.Name, Type: nt, Mod: nm}); err != nil {
+			return err
+		}
+	}
+	c.Type = types.TypeName(nt, nm)
+	if a.convert == nil {
+		a.convert = map[int]expr.Expr{}
+	}
+	a.convert[i] = cast
+	a.rewrite = true
+	a.changed = true
+	return nil
+}
+
+// typeChangeRecipe is the hint for a type change streamdb does not make.
+func typeChangeRecipe(col, typ, using string) string {
+	if using == "" {
+		using = col + "::" + typ
+	}
+	return fmt.Sprintf("Add a column of the new type, fill it (UPDATE ... SET new = %s), drop %s and rename the new column to %s.", using, col, col)
+}
+
+// typeChangeKeepsMessages reports whether every value of type from, as a
+// table's changelog holds it (JSON, exec.EncodeJSON), decodes under type
+// to as its assignment cast from from to to: the values never fail and
+// never change.
+func typeChangeKeepsMessages(from types.Type, fm types.Modifier, to types.Type, tm types.Modifier) bool {
+	if fm.Fixed || tm.Fixed {
+		return false
+	}
+	widerInt := func(a, b types.Type) bool {
+		rank := map[types.Type]int{types.Int2: 1, types.Int4: 2, types.Int8: 3}
+		return rank[a] > 0 && rank[b] >= rank[a]
+	}
+	switch {
+	case to.IsString() && tm.IsZero():
+		return from.IsString() || from.IsInteger() || from == types.Numeric || from == types.Bool || from == types.UUID
+	case to == types.Varchar && from.IsString():
+		return !fm.IsZero() && tm.Length >= fm.Length
+	case to.IsInteger():
+		return widerInt(from, to)
+	case to == types.Numeric:
+		if tm.IsZero() {
+			return from.IsInteger() || from == types.Numeric
+		}
+		return from == types.Numeric && !fm.IsZero() && tm.Scale >= fm.Scale && tm.Precision-tm.Scale >= fm.Precision-fm.Scale
+	case to == types.Float8:
+		return from == types.Int2 || from == types.Int4
+	}
+	return false
+}
+
+// isColumnCast reports whether e is column src itself or a cast of it to
+// t (USING c or USING c::t, as migration tools write).
+func isColumnCast(e expr.Expr, src int, t types.Type) bool {
+	if c, ok := e.(*expr.ColRef); ok {
+		return c.Idx == src
+	}
+	f, ok := e.(*expr.Func)
+	if !ok || !strings.HasPrefix(f.Name, "CAST") || f.T != t || len(f.Args) != 1 {
+		return false
+	}
+	if inner, ok := f.Args[0].(*expr.Func); ok && strings.HasPrefix(inner.Name, "CAST") && inner.T == t {
+		return isColumnCast(inner, src, t)
+	}
+	c, ok := f.Args[0].(*expr.ColRef)
+	return ok && c.Idx == src
+}
+
+// bindUsing binds a USING expression over a row of table d.
+func bindUsing(d *catalog.Descriptor, cols []types.Column, text string) (expr.Expr, error) {
+	st, err := front.Parse("SELECT " + text)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := st.Node.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.From != nil {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "USING must be one expression: %s", text)
+	}
+	b := &binder{stmt: &boundParams{order: st.Params, stmt: st}}
+	e, err := b.bindExpr(sel.Fields.Fields[0].Expr, scopeOf(d.Name, cols))
+	if err != nil {
+		return nil, err
+	}
+	if expr.HasParams(e) {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "USING cannot use parameters")
+	}
+	return e, nil
+}
+
+// convertRow applies the change's type conversions to out, a row in the
+// new shape holding the old values, reading the old row. A keyed table's
+// primary key must encode as before: its rows stay under their keys.
+func (a *columnChange) convertRow(old, out types.Row) error {
+	for i, e := range a.convert {
+		v, err := e.Eval(old)
+		if err != nil {
+			return err
+		}
+		if isKey := slices.Contains(a.d.PrimaryKey, a.d.Columns[i].Name); isKey && !bytes.Equal(keyenc.Append(nil, out[i]), keyenc.Append(nil, v)) {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "changing the type of primary key column %q to %s is not supported: its rows are stored under their keys", a.d.Columns[i].Name, a.d.Columns[i].Type)
+		}
+		out[i] = v
+	}
+	for j, ck := range a.checks {
+		v, err := ck.Eval(out)
+		if err != nil {
+			return err
+		}
+		if !v.IsNull() && !v.Bool() {
+			return sqlerr.New(sqlerr.CheckViolation, "check constraint %q of relation %q is violated by some row", a.checkNames[j], a.d.Name)
+		}
+	}
+	return nil
+}
+
+// bindTypeChecks binds, over the new columns, the CHECK constraints that
+// read a column whose type changes (an error if one no longer binds, as
+// PostgreSQL parses them again), for convertRow to check every row.
+func (a *columnChange) bindTypeChecks() error {
+	if len(a.convert) == 0 {
+		return nil
+	}
+	cols, err := a.d.Schema()
+	if err != nil {
+		return err
+	}
+	for _, c := range a.d.Constraints {
+		if c.Type != "c" || !slices.ContainsFunc(c.Columns, a.converted) {
+			continue
+		}
+		ck, err := bindCheck(a.d, cols, c.Check)
+		if err != nil {
+			return err
+		}
+		a.checks = append(a.checks, ck)
+		a.checkNames = append(a.checkNames, c.Name)
+	}
+	return nil
+}
+
+// converted reports whether the change converts column name's values.
+func (a *columnChange) converted(name string) bool {
+	for i := range a.convert {
+		if a.d.Columns[i].Name == name {
+			return true
+		}
+	}
+	return false
+}
