@@ -84,6 +84,8 @@ type Engine struct {
 	// roles are the users, owners and grants (roles.go), kept outside
 	// the Pebble state so that ROLLBACK TO leaves them alone.
 	roles *roleStore
+	// advisory holds pg_advisory_xact_lock's locks.
+	advisory advisoryLocks
 
 	// seqs are the sequences' values (sequences.go), kept outside the
 	// Pebble state so that ROLLBACK TO leaves them alone.

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"context"
+
 	"fmt"
 	"strings"
 
@@ -41,7 +43,7 @@ const serverVersionString = "PostgreSQL 15.0 on x86_64-pc-linux-gnu, compiled by
 // substituteCatalogFunctions rewrites the queries and DML statements in
 // place; other statements are left as they are. effects are the changes
 // the statement makes to the session (set_config), to run when it runs.
-func (s *session) substituteCatalogFunctions(node any) (effects []func() error, err error) {
+func (s *session) substituteCatalogFunctions(node any) (effects []func(context.Context) error, err error) {
 	var n ast.Node
 	switch x := node.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt, *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
@@ -58,7 +60,7 @@ type catalogFuncs struct {
 	s   *session
 	err error
 	// effects run when the statement runs, before it (set_config).
-	effects []func() error
+	effects []func(context.Context) error
 }
 
 func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
@@ -222,6 +224,8 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		return out, err
 	}
 	switch name {
+	case "pg_advisory_xact_lock":
+		return v.advisoryXactLock(args)
 	case "version":
 		return value(serverVersionString), nil
 	case "set_config":

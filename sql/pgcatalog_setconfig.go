@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"context"
+
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -45,7 +47,7 @@ func (v *catalogFuncs) setConfigCall(args []ast.ExprNode) (ast.ExprNode, error) 
 			val = b
 		}
 	}
-	v.effects = append(v.effects, func() error { return s.applySetting(name, val, local) })
+	v.effects = append(v.effects, func(context.Context) error { return s.applySetting(name, val, local) })
 	return value(val), nil
 }
 

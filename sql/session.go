@@ -66,6 +66,7 @@ func (s *session) TxStatus() byte {
 
 func (s *session) Close() {
 	s.endTx()
+	s.e.advisory.releaseAll(s)
 	s.closeCursors()
 }
 
@@ -189,7 +190,7 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 	run := p.run
 	p.run = func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		for _, f := range effects {
-			if err := f(); err != nil {
+			if err := f(ctx); err != nil {
 				return "", err
 			}
 		}

@@ -123,6 +123,7 @@ func (s *session) endTx() {
 		s.tx.snap.snap.Close()
 	}
 	s.tx = nil
+	s.e.advisory.releaseAll(s)
 }
 
 func (t *txn) mark(name string) {
