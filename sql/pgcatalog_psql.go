@@ -31,6 +31,9 @@ func (s *session) prepareCatalogQuery(q *front.CatalogQuery) (*prepared, error) 
 		if t, ok := djangoItemType(q.Shape, it); ok {
 			cols[i].Type = t
 		}
+		if t, ok := sequelizeItemType(q.Shape, it); ok {
+			cols[i].Type = t
+		}
 		if it == "" {
 			cols[i].Name = "?column?"
 		}
@@ -149,6 +152,8 @@ func (a *catalogAnswer) rows() []fieldRow {
 		return a.djangoConstraints()
 	case front.CatalogDjangoIndexes:
 		return a.djangoIndexes()
+	case front.CatalogSequelizeIndexes:
+		return a.sequelizeIndexes()
 	case front.CatalogJDBCTypeCache:
 		return jdbcTypeCache(e)
 	case front.CatalogJDBCTypes:

@@ -104,6 +104,9 @@ func matchCatalogQuery(toks []token) *CatalogQuery {
 	if pq := matchPgDumpQuery(q, head, body); pq != nil {
 		return pq
 	}
+	if nq := matchNodeORMQuery(q, toks, head, body); nq != nil {
+		return nq
+	}
 	switch {
 	case strings.HasPrefix(head, `n . nspname as "Schema" , c . relname as "Name"`) && strings.HasPrefix(body, "from pg_catalog . pg_class c"):
 		q.Shape = CatalogRelations
