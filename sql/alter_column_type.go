@@ -57,6 +57,9 @@ func (a *columnChange) alterColumnType(act front.AlterAction) error {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of column %q added in the same statement is not supported", c.Name).
 			WithHint("Give the column its type in ADD COLUMN.")
 	}
+	if _, twice := a.convert[a.from[i]]; twice {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "cannot alter type of column %q twice", c.Name)
+	}
 	if c.Generated != "" {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of generated column %q is not supported", c.Name).
 			WithHint("Drop the column and add it again with the new type.")
@@ -119,7 +122,7 @@ func (a *columnChange) alterColumnType(act front.AlterAction) error {
 	if a.convert == nil {
 		a.convert = map[int]expr.Expr{}
 	}
-	a.convert[i] = cast
+	a.convert[src] = cast
 	a.rewrite = true
 	a.changed = true
 	return nil
@@ -205,7 +208,11 @@ func bindUsing(d *catalog.Descriptor, cols []types.Column, text string) (expr.Ex
 // new shape holding the old values, reading the old row. A keyed table's
 // primary key must encode as before: its rows stay under their keys.
 func (a *columnChange) convertRow(old, out types.Row) error {
-	for i, e := range a.convert {
+	for i, src := range a.from {
+		e, ok := a.convert[src]
+		if src < 0 || !ok {
+			continue
+		}
 		v, err := e.Eval(old)
 		if err != nil {
 			return err
@@ -254,8 +261,8 @@ func (a *columnChange) bindTypeChecks() error {
 
 // converted reports whether the change converts column name's values.
 func (a *columnChange) converted(name string) bool {
-	for i := range a.convert {
-		if a.d.Columns[i].Name == name {
+	for i, src := range a.from {
+		if _, ok := a.convert[src]; ok && src >= 0 && a.d.Columns[i].Name == name {
 			return true
 		}
 	}

@@ -130,9 +130,10 @@ type columnChange struct {
 	// foreignKeys the other tables' foreign keys it drops (CASCADE).
 	droppedIndexes []catalog.Index
 	foreignKeys    []childKey
-	// convert maps a column of d whose type changes to the conversion of
-	// its value, over the old row; checks (named checkNames) are the
-	// CHECK constraints on such columns, over the new row.
+	// convert maps the old position of a column whose type changes to
+	// the conversion of its value, over the old row; checks (named
+	// checkNames) are the CHECK constraints on such columns, over the
+	// new row.
 	convert    map[int]expr.Expr
 	checks     []expr.Expr
 	checkNames []string
