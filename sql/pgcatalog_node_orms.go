@@ -10,8 +10,10 @@ import (
 )
 
 // Catalog pieces the Node.js ORMs read: Sequelize's showIndex query
-// (front/node_orms.go) and pg_statio_all_tables, which its describeTable
-// joins to read column comments.
+// (front/node_orms.go), pg_statio_all_tables, which its describeTable
+// joins to read column comments, and
+// information_schema.constraint_column_usage, where it finds foreign
+// keys' targets.
 
 func init() {
 	// pg_statio_all_tables: one row per table and materialized view with
@@ -32,6 +34,43 @@ func init() {
 			return rows
 		},
 	}
+	// information_schema.constraint_column_usage: Sequelize reads a
+	// table's foreign keys' targets from it (sync, dropping tables).
+	pgSystemTables["information_schema.constraint_column_usage"] = pgSystemTableDef{
+		cols: cols("table_catalog", types.Text, "table_schema", types.Text, "table_name", types.Text,
+			"column_name", types.Text, "constraint_catalog", types.Text, "constraint_schema", types.Text,
+			"constraint_name", types.Text),
+		rows: func(e *Engine) []types.Row { return e.constraintColumnUsage() },
+	}
+}
+
+// constraintColumnUsage are information_schema.constraint_column_usage's
+// rows: the columns each constraint uses (the primary key's, a UNIQUE's
+// or CHECK's columns), a foreign key's being the columns it references.
+func (e *Engine) constraintColumnUsage() []types.Row {
+	var out []types.Row
+	row := func(table, col, con string) types.Row {
+		return types.Row{str(infoSchemaCatalog), str("public"), str(table), str(col),
+			str(infoSchemaCatalog), str("public"), str(con)}
+	}
+	for _, r := range e.pgRelations() {
+		if r.relkind != "r" {
+			continue
+		}
+		for _, k := range r.d.PrimaryKey {
+			out = append(out, row(r.d.Name, k, r.pkName()))
+		}
+		for _, c := range r.d.Constraints {
+			table, cols := r.d.Name, c.Columns
+			if c.Type == "f" {
+				table, cols = c.RefTable, c.RefColumns
+			}
+			for _, col := range cols {
+				out = append(out, row(table, col, c.Name))
+			}
+		}
+	}
+	return out
 }
 
 // sequelizeItemType is the type of a column of Sequelize's index query.

@@ -186,6 +186,7 @@ async function runSequelize(pg) {
 
     await step('sequelize: authenticate', () => sequelize.authenticate());
     await step('sequelize: sync()', () => sequelize.sync());
+    await step('sequelize: sync({ force: true }) drops and creates the tables again', () => sequelize.sync({ force: true }));
     await step('sequelize: sync() again changes nothing', () => sequelize.sync());
     const qi = sequelize.getQueryInterface();
     await step('sequelize: queryInterface migration (addColumn, addIndex, changeColumn)', async () => {
