@@ -1,10 +1,17 @@
 package front
 
+import (
+	"strings"
+
+	"streamdb/sqlerr"
+)
+
 // IndexColumn is one key column of CREATE INDEX with its declared order.
 type IndexColumn struct {
 	Name       string
 	Desc       bool
-	NullsFirst bool // NULLS FIRST, given or implied (DESC without NULLS LAST)
+	NullsFirst bool   // NULLS FIRST, given or implied (DESC without NULLS LAST)
+	Opclass    string // the operator class named, "" for the default
 }
 
 // CreateIndex is
@@ -79,6 +86,20 @@ func parseCreateIndex(c *cursor, unique bool) (any, error) {
 		col := IndexColumn{Name: name}
 		if t := c.peek(); t.isWord("collate") {
 			return nil, unsupported(c.src, t, "COLLATE in an index")
+		}
+		if t := c.peek(); t.kind == tkWord && !t.isWord("asc", "desc", "nulls") {
+			// An operator class (Django's varchar_pattern_ops index for
+			// LIKE 'x%'). A streamdb index orders values as their type's
+			// default btree class does; the pattern classes order text
+			// by bytes, which is the same order for the C collation
+			// streamdb compares text in.
+			if !strings.HasSuffix(t.val, "_ops") {
+				return nil, errorAt(c.src, t, sqlerr.UndefinedObject,
+					"operator class %q does not exist for access method \"btree\"", t.val).
+					WithHint("Leave the operator class out: streamdb indexes use each type's default order.")
+			}
+			col.Opclass = t.val
+			c.next()
 		}
 		switch {
 		case c.word("asc"):
