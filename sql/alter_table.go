@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -98,6 +99,9 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	if err := a.bindTypeChecks(); err != nil {
 		return "", err
 	}
+	if err := a.checkLengths(ctx); err != nil {
+		return "", err
+	}
 	if err := e.dropChildKeys(ctx, a.foreignKeys); err != nil {
 		return "", err
 	}
@@ -125,6 +129,9 @@ type columnChange struct {
 	rewrite bool
 	// notNull: columns (by name) whose rows must hold no NULL.
 	notNull []string
+	// limits: string columns (by name) given a lower length limit, which
+	// every row must fit.
+	limits  []string
 	changed bool
 	// droppedIndexes are the indexes a DROP COLUMN took with it, and
 	// foreignKeys the other tables' foreign keys it drops (CASCADE).
@@ -174,6 +181,12 @@ func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
 	case front.AlterRenameColumn:
 		return a.renameColumn(act)
 	case front.AlterColumnType:
+		if a.column(act.Column) < 0 {
+			return a.noColumn(act.Column)
+		}
+		if ok, err := a.changeStringType(act); ok || err != nil {
+			return err
+		}
 		return a.alterColumnType(act)
 	}
 	i := a.column(act.Column)
@@ -229,6 +242,80 @@ func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
 		c.NotNull = false
 	}
 	a.changed = true
+	return nil
+}
+
+// changeStringType applies ALTER COLUMN ... TYPE between character
+// varying (with or without a length) and text, as Django's migrations do
+// when a max_length changes, on a table. Stored values are the same for
+// either type; a lower or new length limit is checked against every row
+// first (checkLengths). A value with more characters than the new limit fails
+// with 22001 even where only spaces are over it, which PostgreSQL's
+// assignment cast would cut off. It reports false for any other change of
+// type.
+func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
+	if act.Using != "" || !a.isTable() {
+		return false, nil
+	}
+	i := a.column(act.Column)
+	c := &a.d.Columns[i]
+	ot, om, err := types.ParseWithModifier(c.Type)
+	if err != nil || !ot.IsString() || om.Fixed {
+		return false, nil
+	}
+	nt, nm, err := types.ParseWithModifier(act.TypeName)
+	if err != nil || !nt.IsString() || nm.Fixed {
+		return false, nil
+	}
+	name := types.TypeName(nt, nm)
+	if name == c.Type {
+		return true, nil
+	}
+	readers, err := a.s.e.columnReaders(a.old, c.MemberKey())
+	if err != nil {
+		return true, err
+	}
+	if len(readers) > 0 {
+		err := sqlerr.New(sqlerr.FeatureNotSupported, "cannot alter type of a column used by a view or rule")
+		err.Detail = fmt.Sprintf("%s %s depends on column %q", relKindWord(readers[0]), readers[0].Name, c.Name)
+		return true, err.WithHint("Drop the view, alter the column, then create the view again.")
+	}
+	if nm.Length > 0 && (om.Length == 0 || nm.Length < om.Length) {
+		a.limits = append(a.limits, c.Name)
+	}
+	c.Type = name
+	// The table's dataflow decodes its changelog with the column's type
+	// (its length limit included): it restarts with the new one.
+	a.rewrite = true
+	a.changed = true
+	return true, nil
+}
+
+// checkLengths fails with 22001 when a row holds a value longer than the
+// new length limit of a column in a.limits.
+func (a *columnChange) checkLengths(ctx context.Context) error {
+	if len(a.limits) == 0 {
+		return nil
+	}
+	rows, err := a.rowsToCheck(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range a.limits {
+		i := a.column(name)
+		if i < 0 || a.from[i] < 0 {
+			continue
+		}
+		_, m, err := types.ParseWithModifier(a.d.Columns[i].Type)
+		if err != nil || m.Length == 0 {
+			continue
+		}
+		for _, r := range rows {
+			if v := r[a.from[i]]; v.K == types.KindString && utf8.RuneCountInString(v.S) > m.Length {
+				return sqlerr.New(sqlerr.StringDataRightTruncation, "value too long for type character varying(%d)", m.Length)
+			}
+		}
+	}
 	return nil
 }
 
@@ -608,7 +695,7 @@ func (a *columnChange) checkNotNull(ctx context.Context) error {
 	if len(a.notNull) == 0 || !a.isTable() {
 		return nil
 	}
-	rows, err := a.s.e.currentTableRows(ctx, a.old)
+	rows, err := a.rowsToCheck(ctx)
 	if err != nil {
 		return err
 	}
@@ -628,6 +715,49 @@ func (a *columnChange) checkNotNull(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// rowsToCheck returns the table's rows as the ALTER's session sees them:
+// every commit acknowledged so far and, inside a transaction block, the
+// block's own changes (Django's migrations UPDATE the NULLs away before
+// SET NOT NULL in one block).
+func (a *columnChange) rowsToCheck(ctx context.Context) ([]types.Row, error) {
+	rows, err := a.s.e.currentTableRows(ctx, a.old)
+	if err != nil {
+		return nil, err
+	}
+	changes := a.s.txChanges(a.old)
+	if len(changes) == 0 {
+		return rows, nil
+	}
+	held := map[string][]int{} // a row's value → its positions in rows
+	for i, r := range rows {
+		k := string(keyenc.AppendRowValue(nil, r))
+		held[k] = append(held[k], i)
+	}
+	gone := map[int]bool{}
+	for _, ch := range changes {
+		if len(ch.Row) != len(a.old.Columns) {
+			continue // written before an earlier change of the columns
+		}
+		k := string(keyenc.AppendRowValue(nil, ch.Row))
+		if ch.Sign > 0 {
+			held[k] = append(held[k], len(rows))
+			rows = append(rows, ch.Row)
+			continue
+		}
+		if at := held[k]; len(at) > 0 {
+			gone[at[len(at)-1]] = true
+			held[k] = at[:len(at)-1]
+		}
+	}
+	out := rows[:0:0]
+	for i, r := range rows {
+		if !gone[i] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // currentTableRows reads every row of table d with every commit
