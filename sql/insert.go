@@ -43,6 +43,10 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 	if err := checkStreamWrite(desc, "insert into"); err != nil {
 		return nil, err
 	}
+	arb, err := conflictArbiters(desc, params.stmt.OnConflict)
+	if err != nil {
+		return nil, err
+	}
 	cols, err := desc.Schema()
 	if err != nil {
 		return nil, err
@@ -154,7 +158,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			}
 			values = append(values, row)
 		}
-		return s.writeInsert(ctx, desc, cols, values, ret, w)
+		return s.writeInsert(ctx, desc, cols, values, ret, w, arb)
 	}}, nil
 }
 
@@ -163,7 +167,17 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 // them to a stream (at COMMIT inside a transaction block), answers the
 // RETURNING rows of ret (if any) once the write succeeded, and returns the
 // command tag. A stream's RETURNING rows are the values published.
-func (s *session) writeInsert(ctx context.Context, desc *catalog.Descriptor, cols []types.Column, values []types.Row, ret *returning, w pgwire.RowWriter) (string, error) {
+//
+// arb, when not nil, are the unique keys whose conflicts ON CONFLICT DO
+// NOTHING skips: the tag counts and RETURNING answers the rows inserted.
+func (s *session) writeInsert(ctx context.Context, desc *catalog.Descriptor, cols []types.Column, values []types.Row, ret *returning, w pgwire.RowWriter, arb map[string]bool) (string, error) {
+	if arb != nil {
+		kept, err := s.insertIntoTableSkipping(ctx, desc, values, arb)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("INSERT 0 %d", len(kept)), ret.write(w, kept)
+	}
 	tag, err := s.writeInsertRows(ctx, desc, cols, values)
 	if err != nil {
 		return "", err

@@ -21,6 +21,10 @@ import (
 // as one batch. The query is read completely before anything is written, so
 // INSERT INTO t SELECT ... FROM t sees t as it was before the statement.
 func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, defaults []expr.Expr, ret *returning, params *boundParams) (*prepared, error) {
+	arb, err := conflictArbiters(desc, params.stmt.OnConflict)
+	if err != nil {
+		return nil, err
+	}
 	st := *params.stmt
 	st.Node = q
 	root, err := s.bindQuery(&st, params)
@@ -92,7 +96,7 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 			}
 			values[i] = row
 		}
-		return s.writeInsert(ctx, desc, cols, values, ret, w)
+		return s.writeInsert(ctx, desc, cols, values, ret, w, arb)
 	}}, nil
 }
 

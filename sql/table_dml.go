@@ -253,6 +253,14 @@ var readsNothing expr.Expr = &expr.Const{D: types.NewBool(false), T: types.Bool}
 // one, computed against the table plus the transaction's earlier changes,
 // checked, and kept for COMMIT.
 func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, where expr.Expr, compute func([]types.Row) ([]exec.Change, error)) error {
+	return s.changeTableFiltered(ctx, d, where, compute, nil)
+}
+
+// changeTableFiltered is changeTable with filter (when not nil) choosing,
+// from the changes computed (generated columns filled in), the ones the
+// statement makes, before they are checked.
+func (s *session) changeTableFiltered(ctx context.Context, d *catalog.Descriptor, where expr.Expr, compute func([]types.Row) ([]exec.Change, error),
+	filter func(context.Context, *tableState, []exec.Change) ([]exec.Change, error)) error {
 	d = s.e.withCurrentIndexesOf(d)
 	run := func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
 		gen, err := bindGenerated(d, ts.cols)
@@ -272,6 +280,11 @@ func (s *session) changeTable(ctx context.Context, d *catalog.Descriptor, where 
 		}
 		if err := computeGenerated(gen, changes); err != nil {
 			return nil, err
+		}
+		if filter != nil {
+			if changes, err = filter(ctx, ts, changes); err != nil {
+				return nil, err
+			}
 		}
 		if err := checkTableChanges(d, ts.cols, changes, ts.keyTaken); err != nil {
 			return nil, err

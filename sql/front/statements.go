@@ -39,6 +39,9 @@ type Statement struct {
 	// Overriding is an INSERT's OVERRIDING SYSTEM VALUE ("system") or
 	// OVERRIDING USER VALUE ("user"), removed from the query; "" if none.
 	Overriding string
+	// OnConflict is an INSERT's ON CONFLICT ... DO NOTHING, removed from
+	// the query; nil if none.
+	OnConflict *OnConflict
 
 	// src and rendered map offsets in Rewritten back to the original text.
 	src      string
@@ -232,6 +235,10 @@ func parseQuery(st *Statement, src string, toks []token) (*Statement, error) {
 	toks, list, kw, hasReturning := splitReturning(toks)
 	if len(toks) > 0 && toks[0].isWord("insert") {
 		toks, st.Overriding = insertClauses(toks)
+		var err error
+		if toks, st.OnConflict, err = onConflictClause(src, toks); err != nil {
+			return nil, err
+		}
 	}
 	if hasReturning {
 		fields, r, err := parseReturning(src, kw, list)
