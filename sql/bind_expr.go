@@ -31,6 +31,10 @@ type scopeColumn struct {
 	// the join merged: a qualified name (and table.*) still reaches it,
 	// an unqualified one and * reach the merged column.
 	hidden bool
+	// pk: a column of a table's primary key, read from the table (a
+	// grouped query may read the table's other columns when it groups by
+	// all of them, bind_group_dependent.go).
+	pk bool
 	// source is the table a merged JOIN ... USING column takes its value
 	// from (the left one's, the right one's for RIGHT JOIN), which
 	// PostgreSQL names it by in errors; "" for other columns.

@@ -233,6 +233,21 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 				ac.groupStrs = append(ac.groupStrs, g.String())
 			}
 		}
+		if len(ac.groupKeys) > 0 {
+			nodes := make([]ast.Node, 0, len(fields)+1)
+			for _, f := range fields {
+				nodes = append(nodes, f.node)
+			}
+			if sel.Having != nil {
+				nodes = append(nodes, sel.Having.Expr)
+			}
+			if sel.OrderBy != nil {
+				for _, item := range sel.OrderBy.Items {
+					nodes = append(nodes, item.Expr)
+				}
+			}
+			b.addDependentGroupKeys(ac, nodes)
+		}
 		b.agg = ac
 		// Bind everything above the aggregate first so that all calls are
 		// collected; the Aggregate node is built after.
@@ -700,6 +715,11 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 		alias = name
 	}
 	sc := scopeOf(alias, cols)
+	if desc.Kind == catalog.KindTable && rows == nil {
+		for i := range sc.cols {
+			sc.cols[i].pk = slices.Contains(desc.PrimaryKey, sc.cols[i].name)
+		}
+	}
 	wm, err := bindWatermark(desc, cols)
 	if err != nil {
 		return nil, nil, err
