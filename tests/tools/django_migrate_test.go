@@ -1,0 +1,52 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"streamdb/tests/testutil"
+)
+
+// TestDjangoMigrateLikePostgres runs the Django project in
+// testdata/djangoproj against streamdb and against PostgreSQL 15 and
+// compares what it prints: migrate (Django's admin, auth, contenttypes
+// and sessions apps, and the shop app's two migrations: AutoField and
+// BigAutoField keys, ForeignKey, ManyToMany, unique_together,
+// UniqueConstraint, CheckConstraint, indexes with varchar_pattern_ops,
+// JSONField, defaults, widened varchar columns; then a field added, one
+// renamed, one removed, an index added and one dropped), the catalog as
+// Django's introspection reads it, ORM writes and reads (select_related,
+// prefetch_related, aggregate, annotate grouped by the primary key,
+// ManyToMany add through INSERT ... ON CONFLICT DO NOTHING), constraint
+// violations, transaction.atomic with a rollback and a savepoint, a
+// cascading delete, and migrate back to zero.
+func TestDjangoMigrateLikePostgres(t *testing.T) {
+	py := python(t)
+	if exec.Command(py, "-c", "import django").Run() != nil {
+		t.Fatal("no Django for " + py + ": apt-get install -y python3-django")
+	}
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	pg := testutil.StartPostgres(t)
+	run := func(port int, user, db string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, py, filepath.Join("testdata", "djangoproj", "run.py"))
+		cmd.Env = append(os.Environ(), "PGTZ=UTC", "PYTHONDONTWRITEBYTECODE=1",
+			"PGHOST=127.0.0.1", "PGPORT="+strconv.Itoa(port), "PGUSER="+user, "PGDATABASE="+db)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("django on port %d: %v\n%s", port, err, out)
+		}
+		return string(out)
+	}
+	got, want := run(srv.Port, "streamdb", "streamdb"), run(pg.Port, "postgres", "postgres")
+	if got != want {
+		t.Errorf("the Django run differs\nstreamdb:\n%s\npostgres:\n%s", got, want)
+	}
+	t.Logf("django:\n%s", got)
+}
