@@ -56,6 +56,9 @@ func (e *Engine) constraintRows(r pgRelation) []types.Row {
 			}
 			upd, del, match = c.OnUpdate, c.OnDelete, "s"
 		}
+		if c.Type == "u" {
+			conindid = r.constraintIndexOID(c.Name)
+		}
 		rows = append(rows, types.Row{intD(r.constraintOID(i)), str(c.Name), intD(oidPublic),
 			str(c.Type), types.NewBool(c.Deferrable), types.NewBool(c.Deferred), types.NewBool(true), intD(int64(r.oid)), intD(0), intD(conindid),
 			intD(0), intD(confrelid), str(upd), str(del), str(match), types.NewBool(true), intD(0), types.NewBool(false),

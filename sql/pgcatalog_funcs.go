@@ -319,7 +319,7 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		}
 		for _, r := range s.e.pgRelations() {
 			if name == "pg_get_indexdef" {
-				for _, x := range r.secondaryIndexes() {
+				for _, x := range r.catalogIndexes() {
 					pairs = append(pairs, [2]any{x.oid(), x.def()})
 				}
 			}
@@ -378,7 +378,7 @@ func (v *catalogFuncs) indexColumn(args []ast.ExprNode) ast.ExprNode {
 		c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{
 			Expr:   &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(int64(r.oid)+pkOIDBase)), R: eq(args[1], value(int64(0)))},
 			Result: value(r.indexDef())})
-		for _, x := range r.secondaryIndexes() {
+		for _, x := range r.catalogIndexes() {
 			for i, k := range x.ix.Columns {
 				cond := &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(x.oid())), R: eq(args[1], value(int64(i+1)))}
 				c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: cond, Result: value(quoteIdent(k.Name))})

@@ -31,6 +31,49 @@ func (r pgRelation) secondaryIndexes() []pgIndex {
 	return out
 }
 
+// constraintIndexes returns the indexes of r's UNIQUE constraints, as
+// PostgreSQL lists the index each one owns under the constraint's name
+// (SQLAlchemy's get_indexes and Alembic's autogenerate read them from
+// pg_index). They are numbered down from maxIndexSeq, clear of the
+// CREATE INDEX indexes' numbers, which count up from 1.
+func (r pgRelation) constraintIndexes() []pgIndex {
+	var out []pgIndex
+	n := 0
+	for _, c := range r.d.Constraints {
+		if c.Type != "u" {
+			continue
+		}
+		ix := catalog.Index{Name: c.Name, Unique: true, Seq: uint16(maxIndexSeq - n)}
+		for _, col := range c.Columns {
+			ix.Columns = append(ix.Columns, catalog.IndexColumn{Name: col})
+		}
+		out = append(out, pgIndex{r: r, ix: ix})
+		n++
+	}
+	return out
+}
+
+// maxIndexSeq is the highest index number below the constraint OIDs.
+const maxIndexSeq = pkOIDBase/indexSeqOIDStep - 1
+
+// catalogIndexes returns r's CREATE INDEX indexes and its UNIQUE
+// constraints' indexes: the pg_class and pg_index rows besides the
+// primary key's.
+func (r pgRelation) catalogIndexes() []pgIndex {
+	return append(r.secondaryIndexes(), r.constraintIndexes()...)
+}
+
+// constraintIndexOID is the OID of the index of r's UNIQUE constraint
+// name, or 0.
+func (r pgRelation) constraintIndexOID(name string) int64 {
+	for _, x := range r.constraintIndexes() {
+		if x.ix.Name == name {
+			return x.oid()
+		}
+	}
+	return 0
+}
+
 func (x pgIndex) oid() int64 {
 	return int64(x.r.oid) + pkOIDBase + int64(x.ix.Seq)*indexSeqOIDStep
 }
@@ -120,7 +163,7 @@ func (x pgIndex) indoption() string {
 // secondaryIndexClassRows are the pg_class rows of r's indexes.
 func (r pgRelation) secondaryIndexClassRows() []pgRel {
 	var out []pgRel
-	for _, x := range r.secondaryIndexes() {
+	for _, x := range r.catalogIndexes() {
 		rel := r
 		out = append(out, pgRel{oid: x.oid(), name: x.ix.Name, ns: oidPublic, kind: "i", cols: x.cols(), index: &rel})
 	}
@@ -132,7 +175,7 @@ func (e *Engine) secondaryPgIndexRows() []types.Row {
 	b := types.NewBool
 	var rows []types.Row
 	for _, r := range e.pgRelations() {
-		for _, x := range r.secondaryIndexes() {
+		for _, x := range r.catalogIndexes() {
 			n := int64(len(x.ix.Columns))
 			zeros := strings.TrimSpace(strings.Repeat("0 ", int(n)))
 			rows = append(rows, types.Row{intD(x.oid()), intD(int64(r.oid)), intD(n), intD(n), b(x.ix.Unique),
@@ -153,7 +196,7 @@ func init() {
 				if len(r.d.PrimaryKey) > 0 {
 					rows = append(rows, types.Row{str("public"), str(r.d.Name), str(r.pkName()), types.Null, str(r.indexDef())})
 				}
-				for _, x := range r.secondaryIndexes() {
+				for _, x := range r.catalogIndexes() {
 					rows = append(rows, types.Row{str("public"), str(r.d.Name), str(x.ix.Name), types.Null, str(x.def())})
 				}
 			}

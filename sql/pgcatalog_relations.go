@@ -77,7 +77,7 @@ func (e *Engine) pgClassRows() []pgRel {
 		r := r
 		hasPK := len(r.d.PrimaryKey) > 0
 		out = append(out, pgRel{oid: int64(r.oid), name: r.d.Name, ns: oidPublic, kind: r.relkind,
-			cols: r.cols, user: &r, hasIndex: hasPK || len(r.d.Indexes) > 0})
+			cols: r.cols, user: &r, hasIndex: hasPK || len(r.catalogIndexes()) > 0})
 		out = append(out, r.secondaryIndexClassRows()...)
 		if hasPK {
 			var keyCols []pgColumn
