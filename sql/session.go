@@ -374,7 +374,7 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 	case *front.AlterTableOptions:
 		return command(func(ctx context.Context) (string, error) { return s.e.alterTableOptions(ctx, n) }), nil
 	case *front.AlterTable:
-		return command(func(ctx context.Context) (string, error) { return s.alterTable(ctx, n) }), nil
+		return command(func(ctx context.Context) (string, error) { return s.alterTableAndConstraints(ctx, n) }), nil
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", statementName(st.Text))
 }
