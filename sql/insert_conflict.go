@@ -170,7 +170,7 @@ func (s *session) conflictsWithTable(ctx context.Context, d *catalog.Descriptor,
 	for _, check := range []func() error{
 		func() error { return checkTableChanges(d, ts.cols, one, ts.keyTaken) },
 		func() error { return checkUniqueIndexes(d, ts, one) },
-		func() error { return s.e.checkConstraints(ctx, ts, base, one, s.tx != nil) },
+		func() error { return s.e.checkConstraints(ctx, ts, base, one, s.deferredCheck()) },
 	} {
 		err := check()
 		if err == nil {

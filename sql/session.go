@@ -375,6 +375,8 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		return command(func(ctx context.Context) (string, error) { return s.e.alterTableOptions(ctx, n) }), nil
 	case *front.AlterTable:
 		return command(func(ctx context.Context) (string, error) { return s.alterTableAndConstraints(ctx, n) }), nil
+	case *front.SetConstraints:
+		return command(func(ctx context.Context) (string, error) { return s.setConstraints(ctx, n) }), nil
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", statementName(st.Text))
 }

@@ -372,7 +372,7 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if w.compute == nil {
 		// A transaction's statements were checked against its snapshot;
 		// a commit since may hold the same values.
-		if err := u.check(cur, cols, nil, changes, false); err != nil {
+		if err := u.check(cur, cols, nil, changes, nil); err != nil {
 			return nil, nil, err
 		}
 	}

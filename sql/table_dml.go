@@ -292,7 +292,7 @@ func (s *session) changeTableFiltered(ctx context.Context, d *catalog.Descriptor
 		if err := checkUniqueIndexes(d, ts, exec.ChangelogOrder([][]exec.Change{changes})); err != nil {
 			return nil, err
 		}
-		return changes, s.e.checkConstraints(ctx, ts, s.txChanges(d), changes, s.tx != nil)
+		return changes, s.e.checkConstraints(ctx, ts, s.txChanges(d), changes, s.deferredCheck())
 	}
 	if s.tx == nil {
 		return s.commitWrites(ctx, []*tableWrite{{d: d, compute: run}}, nil)

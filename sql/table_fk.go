@@ -375,7 +375,7 @@ func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
 	// Every row inserted (and not deleted again by an action) must find
 	// its key.
 	for _, l := range f.links {
-		if f.deferring && l.con.Deferred {
+		if f.deferring && f.s.deferred(l.con) {
 			continue
 		}
 		net := netChanges(f.changes[l.child.ID])
@@ -401,7 +401,7 @@ func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
 	}
 	// No row may reference a key removed.
 	for _, l := range f.links {
-		if f.deferring && l.con.Deferred {
+		if f.deferring && f.s.deferred(l.con) {
 			continue
 		}
 		chs := f.changes[l.parent.ID]

@@ -132,12 +132,15 @@ func (u *uniqueIndex) apply(changes []exec.Change) {
 // changes applied to the indexed rows, a value changes inserts is held by
 // more than one row. base are changes already made on top of the index
 // that it does not hold (a transaction's earlier statements).
-func (u *uniqueIndex) check(d *catalog.Descriptor, cols []types.Column, base, changes []exec.Change, deferring bool) error {
+//
+// deferred, when not nil, tells the constraints a transaction's
+// statement leaves to its COMMIT.
+func (u *uniqueIndex) check(d *catalog.Descriptor, cols []types.Column, base, changes []exec.Change, deferred func(catalog.Constraint) bool) error {
 	if u == nil {
 		return nil
 	}
 	for i, c := range u.cols {
-		if deferring && u.cons[i].Deferred {
+		if deferred != nil && deferred(u.cons[i]) {
 			continue // checked at COMMIT
 		}
 		delta := map[string]int{}
@@ -181,9 +184,9 @@ func uniqueViolation(name string, cols []types.Column, key []int, row types.Row)
 // UNIQUE values are checked against the table as it is now, as
 // PostgreSQL checks them against committed and in-progress rows.
 //
-// inTx: the statement is one of a transaction's, whose deferred
-// constraints wait for its COMMIT.
-func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, changes []exec.Change, inTx bool) error {
+// deferred, when not nil (a transaction's statement), tells the
+// constraints that wait for its COMMIT.
+func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, changes []exec.Change, deferred func(catalog.Constraint) bool) error {
 	d := e.current(ts.d)
 	if len(d.Constraints) == 0 {
 		return nil
@@ -207,7 +210,7 @@ func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, cha
 	if err != nil {
 		return err
 	}
-	return u.check(d, ts.cols, base, changes, inTx)
+	return u.check(d, ts.cols, base, changes, deferred)
 }
 
 func hasConstraint(d *catalog.Descriptor, typ string) bool {

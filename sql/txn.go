@@ -50,6 +50,11 @@ type txn struct {
 	// settings undoes the block's SET and SET LOCAL at its end
 	// (session_settings.go).
 	settings map[string]*settingUndo
+	// constraintModes and allConstraints are SET CONSTRAINTS' choices
+	// (true: IMMEDIATE) by constraint name and for ALL
+	// (set_constraints.go).
+	constraintModes map[string]bool
+	allConstraints  *bool
 }
 
 // txSavepoint marks how much a transaction had written when SAVEPOINT

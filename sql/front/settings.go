@@ -58,6 +58,9 @@ func parseSet(c *cursor) (any, error) {
 	case c.word("names"):
 		s.Name = "client_encoding"
 		return s, setValues(c, s)
+	case !s.Local && c.peek().isWord("constraints") && !c.peekAt(1).isOp("=") && !c.peekAt(1).isWord("to"):
+		c.next()
+		return parseSetConstraints(c)
 	case c.word("transaction"):
 		return setTransaction(c, "")
 	}
