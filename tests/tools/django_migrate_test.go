@@ -18,13 +18,16 @@ import (
 // and sessions apps, and the shop app's two migrations: AutoField and
 // BigAutoField keys, ForeignKey, ManyToMany, unique_together,
 // UniqueConstraint, CheckConstraint, indexes with varchar_pattern_ops,
-// JSONField, defaults, widened varchar columns; then a field added, one
-// renamed, one removed, an index added and one dropped), the catalog as
-// Django's introspection reads it, ORM writes and reads (select_related,
+// JSONField, defaults, widened varchar columns; then a field added, a
+// ForeignKey field added (ADD COLUMN ... REFERENCES ... DEFERRABLE, then
+// SET CONSTRAINTS name IMMEDIATE), one renamed, one removed, an index
+// added and one dropped), the catalog as Django's introspection reads
+// it, ORM writes and reads (select_related,
 // prefetch_related, aggregate, annotate grouped by the primary key,
 // ManyToMany add through INSERT ... ON CONFLICT DO NOTHING), constraint
-// violations, transaction.atomic with a rollback and a savepoint, a
-// cascading delete, and migrate back to zero.
+// violations, check_constraints (SET CONSTRAINTS ALL IMMEDIATE),
+// transaction.atomic with a rollback and a savepoint, a cascading delete,
+// a SET_NULL one, and migrate back to zero.
 func TestDjangoMigrateLikePostgres(t *testing.T) {
 	py := python(t)
 	if exec.Command(py, "-c", "import django").Run() != nil {

@@ -61,6 +61,8 @@ blue = Tag.objects.create(label="blue")
 p1 = Product.objects.create(category=books, sku="b-1", name="Dune", price=Decimal("9.99"), stock=3, attrs={"pages": 412})
 p2 = Product.objects.create(category=books, sku="b-2", price=Decimal("12.50"), attrs={"tags": ["new"]})
 p3 = Product.objects.create(category=games, sku="g-1", name="Go", price=Decimal("30.00"), stock=1)
+blue.parent = red
+blue.save()
 p1.tags.add(red, blue)
 p3.tags.add(red)
 Review.objects.create(product=p1, author="ann", stars=5, text="great")
@@ -74,6 +76,10 @@ check("json key", list(Product.objects.filter(attrs__pages=412).values_list("sku
 check("select_related", [(r.author, r.product.name, r.product.category.name) for r in Review.objects.select_related("product__category").order_by("author")])
 check("m2m", sorted(Product.objects.filter(tags__label="red").values_list("sku", flat=True)))
 check("prefetch", [(p.sku, sorted(t.label for t in p.tags.all())) for p in Product.objects.prefetch_related("tags").order_by("sku")])
+check("tag tree", list(Tag.objects.filter(parent__label="red").values_list("label", "parent__label")))
+with transaction.atomic():
+    connection.check_constraints()  # SET CONSTRAINTS ALL IMMEDIATE, then DEFERRED
+    check("check_constraints", "ok")
 check("aggregate", Product.objects.aggregate(n=Count("id"), total=Sum("price"), top=Max("stock")))
 check("annotate", list(Category.objects.annotate(n=Count("products")).order_by("name").values_list("name", "n")))
 
@@ -118,6 +124,7 @@ check("savepoint", list(Product.objects.order_by("sku").values_list("sku", flat=
 check("delete cascade", Category.objects.filter(name="books").delete())
 check("left", (Product.objects.count(), Review.objects.count(), Product.tags.through.objects.count()))
 check("delete", Product.objects.filter(sku="g-3").delete())
+check("set null", (Tag.objects.filter(label="red").delete(), list(Tag.objects.values_list("label", "parent"))))
 
 migrate("shop", "zero")
 with connection.cursor() as cur:

@@ -8,6 +8,7 @@ class Category(models.Model):
 class Tag(models.Model):
     id = models.BigAutoField(primary_key=True)
     label = models.CharField(max_length=30)
+    parent = models.ForeignKey("self", null=True, on_delete=models.SET_NULL, related_name="children")
 
 
 class Product(models.Model):
