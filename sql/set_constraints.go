@@ -19,8 +19,8 @@ import (
 // ADD COLUMN ... DEFERRABLE INITIALLY DEFERRED then SET CONSTRAINTS name
 // IMMEDIATE, and checks fixtures with SET CONSTRAINTS ALL IMMEDIATE).
 // Naming a constraint that is not deferrable is 42809; outside a block
-// the statement only warns. A ROLLBACK TO SAVEPOINT keeps the modes set
-// after the savepoint (PostgreSQL restores them).
+// the statement only warns. ROLLBACK TO SAVEPOINT restores the modes the
+// savepoint saw, as in PostgreSQL.
 
 // deferred reports whether constraint c waits for the COMMIT of the
 // session's transaction block.

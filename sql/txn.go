@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"maps"
 
 	"streamdb/catalog"
 	"streamdb/exec"
@@ -65,6 +66,10 @@ type txSavepoint struct {
 	seq     int
 	tables  []int
 	streams []int
+	// constraintModes and allConstraints are SET CONSTRAINTS' modes when
+	// the savepoint was taken, which ROLLBACK TO restores.
+	constraintModes map[string]bool
+	allConstraints  *bool
 }
 
 // table returns the transaction's writes to table d, adding an empty entry.
@@ -140,6 +145,7 @@ func (t *txn) mark(name string) {
 	for i, w := range t.streams {
 		sp.streams[i] = len(w.msgs)
 	}
+	sp.constraintModes, sp.allConstraints = maps.Clone(t.constraintModes), t.allConstraints
 	t.savepoints = append(t.savepoints, sp)
 }
 
@@ -170,6 +176,7 @@ func (t *txn) undoTo(i int) {
 		}
 		w.msgs = w.msgs[:keep]
 	}
+	t.constraintModes, t.allConstraints = maps.Clone(sp.constraintModes), sp.allConstraints
 	t.savepoints = t.savepoints[:i+1]
 	t.failed = false
 }
