@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -99,9 +98,6 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	if err := a.bindTypeChecks(); err != nil {
 		return "", err
 	}
-	if err := a.checkLengths(ctx); err != nil {
-		return "", err
-	}
 	if err := e.dropChildKeys(ctx, a.foreignKeys); err != nil {
 		return "", err
 	}
@@ -129,9 +125,6 @@ type columnChange struct {
 	rewrite bool
 	// notNull: columns (by name) whose rows must hold no NULL.
 	notNull []string
-	// limits: string columns (by name) given a lower length limit, which
-	// every row must fit.
-	limits  []string
 	changed bool
 	// droppedIndexes are the indexes a DROP COLUMN took with it, and
 	// foreignKeys the other tables' foreign keys it drops (CASCADE).
@@ -245,14 +238,15 @@ func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
 	return nil
 }
 
-// changeStringType applies ALTER COLUMN ... TYPE between character
-// varying (with or without a length) and text, as Django's migrations do
-// when a max_length changes, on a table. Stored values are the same for
-// either type; a lower or new length limit is checked against every row
-// first (checkLengths). A value with more characters than the new limit fails
-// with 22001 even where only spaces are over it, which PostgreSQL's
-// assignment cast would cut off. It reports false for any other change of
-// type.
+// changeStringType applies ALTER COLUMN ... TYPE from character varying
+// (with or without a length) to a longer varchar, to varchar or to text,
+// as Django's migrations do when a max_length grows, on a table. Stored
+// values fit the new type unchanged. The table's dataflows restart as for
+// a rewrite: they decode its changelog with the column's type. A lower or
+// new length limit is refused: the changelog past the table's state may
+// hold longer values (rows since updated or deleted), which a dataflow
+// restarting with the new type could not decode. It reports false for
+// any other change of type.
 func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
 	if act.Using != "" || !a.isTable() {
 		return false, nil
@@ -271,6 +265,10 @@ func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
 	if name == c.Type {
 		return true, nil
 	}
+	if nm.Length > 0 && (om.Length == 0 || nm.Length < om.Length) {
+		return true, sqlerr.New(sqlerr.FeatureNotSupported, "lowering the length limit of column %q to %s is not supported", c.Name, name).
+			WithHint("A varchar column's limit can only grow; add a column of the new type, UPDATE it from the old one, drop the old column and rename the new one.")
+	}
 	readers, err := a.s.e.columnReaders(a.old, c.MemberKey())
 	if err != nil {
 		return true, err
@@ -280,43 +278,12 @@ func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
 		err.Detail = fmt.Sprintf("%s %s depends on column %q", relKindWord(readers[0]), readers[0].Name, c.Name)
 		return true, err.WithHint("Drop the view, alter the column, then create the view again.")
 	}
-	if nm.Length > 0 && (om.Length == 0 || nm.Length < om.Length) {
-		a.limits = append(a.limits, c.Name)
-	}
 	c.Type = name
 	// The table's dataflow decodes its changelog with the column's type
 	// (its length limit included): it restarts with the new one.
 	a.rewrite = true
 	a.changed = true
 	return true, nil
-}
-
-// checkLengths fails with 22001 when a row holds a value longer than the
-// new length limit of a column in a.limits.
-func (a *columnChange) checkLengths(ctx context.Context) error {
-	if len(a.limits) == 0 {
-		return nil
-	}
-	rows, err := a.rowsToCheck(ctx)
-	if err != nil {
-		return err
-	}
-	for _, name := range a.limits {
-		i := a.column(name)
-		if i < 0 || a.from[i] < 0 {
-			continue
-		}
-		_, m, err := types.ParseWithModifier(a.d.Columns[i].Type)
-		if err != nil || m.Length == 0 {
-			continue
-		}
-		for _, r := range rows {
-			if v := r[a.from[i]]; v.K == types.KindString && utf8.RuneCountInString(v.S) > m.Length {
-				return sqlerr.New(sqlerr.StringDataRightTruncation, "value too long for type character varying(%d)", m.Length)
-			}
-		}
-	}
-	return nil
 }
 
 func identityColumnError(d *catalog.Descriptor, col string) error {

@@ -27,7 +27,9 @@ import (
 // ManyToMany add through INSERT ... ON CONFLICT DO NOTHING), constraint
 // violations, check_constraints (SET CONSTRAINTS ALL IMMEDIATE),
 // transaction.atomic with a rollback and a savepoint, a cascading delete,
-// a SET_NULL one, and migrate back to zero.
+// a SET_NULL one, and migrate back to zero (the shop, admin and sessions
+// apps: auth's reverse migrations lower varchar limits, which streamdb
+// refuses).
 func TestDjangoMigrateLikePostgres(t *testing.T) {
 	py := python(t)
 	if exec.Command(py, "-c", "import django").Run() != nil {
