@@ -60,6 +60,8 @@ type RowDecoder struct {
 	// of NULLs, most often columns declared under other names).
 	named    bool
 	noColumn uint64
+	// stats are the member statistics (decode_stats.go).
+	stats keyStats
 	// missing[i], when not nil, is column i's value in an object without
 	// its member (SetMissing); seen[i] records whether the object being
 	// decoded has it.
@@ -108,27 +110,38 @@ func (d *RowDecoder) NoColumn() uint64 { return d.noColumn }
 type fieldGuess struct {
 	name string
 	col  int
+	key  int // for no column: the index of name in stats.keys, or -1
 }
 
-// lookup returns the column of the member named raw at position field.
+// lookup returns the column of the member named raw at position field;
+// for no column it sets stats.key.
 func (d *RowDecoder) lookup(field int, raw []byte) (int, bool) {
 	if field < len(d.guess) && d.guess[field].name == string(raw) {
 		col := d.guess[field].col
+		d.stats.key = d.guess[field].key
 		return col, col >= 0
 	}
 	col, known := d.index[string(raw)]
+	key := -1
 	if !known {
 		col = -1
+		key = d.stats.keyIndex(raw)
+		d.stats.key = key
 	}
 	if field < 64 { // bound the guesses for objects with many members
 		for len(d.guess) <= field {
 			d.guess = append(d.guess, fieldGuess{col: -1})
 		}
-		name := string(raw) // a copy only for a member that is no column
-		if known {
+		var name string
+		switch {
+		case known:
 			name = d.cols[col].Name
+		case key >= 0:
+			name = d.stats.keys[key].Key
+		default:
+			name = string(raw) // a copy only for an untracked member that is no column
 		}
-		d.guess[field] = fieldGuess{name: name, col: col}
+		d.guess[field] = fieldGuess{name: name, col: col, key: key}
 	}
 	return col, known
 }
@@ -171,6 +184,7 @@ func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 		return fmt.Errorf("not a JSON object: %w", jsonSyntax(data, p, "looking for beginning of object"))
 	}
 	d.named = false
+	d.stats.begin()
 	if d.seen != nil {
 		clear(d.seen)
 	}
@@ -196,6 +210,7 @@ func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 	if !d.named {
 		d.noColumn++
 	}
+	d.stats.done()
 	for i, seen := range d.seen {
 		if !seen && i < len(d.missing) && d.missing[i] != nil {
 			row[i] = *d.missing[i]
@@ -236,9 +251,13 @@ func (d *RowDecoder) decodeFields(data []byte, p int, row types.Row) (int, error
 			if d.seen != nil {
 				d.seen[col] = true
 			}
+			d.stats.noteColumn(col)
 			p, err = d.decodeValue(data, next, col, row)
-		} else if p, err = skipValue(data, next, 0); err != nil && sqlerr.Code(err) != "" {
-			err = fmt.Errorf("field %q: %w", raw, err) // invalid text in it
+		} else {
+			d.stats.noteKey()
+			if p, err = skipValue(data, next, 0); err != nil && sqlerr.Code(err) != "" {
+				err = fmt.Errorf("field %q: %w", raw, err) // invalid text in it
+			}
 		}
 		if err != nil {
 			return 0, err

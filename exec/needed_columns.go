@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"streamdb/catalog"
 	"streamdb/plan"
 )
 
@@ -40,6 +41,45 @@ func (nc neededColumns) mark(n plan.Node, need []bool) {
 	default:
 		for i, in := range plan.InputsRead(n, need) {
 			nc.mark(n.Children()[i], in)
+		}
+	}
+}
+
+// ColumnsRead returns, for each stream scan of the bound plan root (a
+// view's), which of its columns the view reads: those an operator above
+// reads, a watermark's, and the inputs of the generated columns among
+// them.
+func ColumnsRead(root plan.Node) map[*plan.Scan][]bool {
+	nc := neededColumns{}
+	nc.markRead(root, plan.AllColumns(len(root.Schema())))
+	return nc
+}
+
+// markRead is mark without the inputs of generated columns no one reads.
+func (nc neededColumns) markRead(n plan.Node, need []bool) {
+	s, ok := n.(*plan.Scan)
+	if !ok {
+		for i, in := range plan.InputsRead(n, need) {
+			nc.markRead(n.Children()[i], in)
+		}
+		return
+	}
+	if s.Object.Kind != catalog.KindStream {
+		return
+	}
+	own := nc[s]
+	if own == nil {
+		own = make([]bool, len(s.Cols))
+		nc[s] = own
+	}
+	plan.OrColumns(own, need)
+	if w := s.Watermark; w != nil {
+		own[w.Col] = true
+		plan.MarkRefs(own, w.Expr)
+	}
+	for _, g := range s.Generated {
+		if own[g.Col] {
+			plan.MarkRefs(own, g.Expr)
 		}
 	}
 }

@@ -54,6 +54,10 @@ type subjectReader struct {
 	// noColumn counts the messages of a stream none of whose fields
 	// names a column (RowDecoder.NoColumn): rows of NULLs.
 	noColumn atomic.Uint64
+	// keyStats is the decoder's KeyStats as of the last chunk sent
+	// (under statsMu; see publishKeyStats).
+	statsMu  sync.Mutex
+	keyStats KeyStats
 	rt       *Runtime
 	log      *slog.Logger
 	start    uint64 // sequence of the last message before the first read
@@ -503,6 +507,7 @@ func (r *subjectReader) flushAt(pos uint64) bool {
 	}
 	c := r.chunk
 	r.chunk = r.newChunk()
+	r.publishKeyStats()
 	defer r.notifyEventTime()
 	subs := r.liveSubs()
 	ref := &chunkRef{r: r}

@@ -434,11 +434,13 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	e.finishPopulating(d)
 	created = true
 	e.backfillErrorsNotice(ctx, d)
+	noticed := map[string]bool{}
 	for _, name := range d.DependsOn {
 		if src, ok := e.lookup(name); ok {
-			e.checkStreamFields(ctx, src)
+			noticed[name] = e.checkStreamFields(ctx, src)
 		}
 	}
+	e.checkViewColumns(ctx, d, root, noticed)
 	e.log.Info("created materialized view", "view", d.Name, "backfill", time.Since(start))
 	return tag, nil
 }

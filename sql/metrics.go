@@ -29,6 +29,12 @@ var (
 	sourceNoColumnDesc = prometheus.NewDesc("streamdb_source_no_column_messages_total",
 		"Messages of a stream none of whose fields names one of its columns, so that they read as rows of NULLs (the most any reader of it counted since the server started).",
 		[]string{"stream"}, nil)
+	sourceUnmatchedKeyDesc = prometheus.NewDesc("streamdb_source_unmatched_key_messages_total",
+		"Messages of a stream with a member key that none of its columns matches, so that the member is dropped, by key (the most any reader of it counted since it started; streamdb_streams lists them).",
+		[]string{"stream", "key"}, nil)
+	sourceNeverSeenDesc = prometheus.NewDesc("streamdb_source_never_seen_columns",
+		"Columns of a stream read from message members that no message its readers decoded since they started had (streamdb_streams names them).",
+		[]string{"stream"}, nil)
 	sourceAlignmentWaitDesc = prometheus.NewDesc("streamdb_source_alignment_wait_seconds_total",
 		"Time the readers of a stream with a WATERMARK held their input because they were more than scan.watermark.alignment.max-drift ahead in event time of another watermarked input of their views.",
 		[]string{"stream"}, nil)
@@ -55,6 +61,8 @@ func (c *viewCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- viewFreshnessDesc
 	ch <- sourceMalformedDesc
 	ch <- sourceNoColumnDesc
+	ch <- sourceUnmatchedKeyDesc
+	ch <- sourceNeverSeenDesc
 	ch <- sourceAlignmentWaitDesc
 	ch <- viewRowErrorsDesc
 	ch <- operatorStateDesc
@@ -118,6 +126,18 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for stream, n := range e.rt.NoColumnMessages() {
 		ch <- prometheus.MustNewConstMetric(sourceNoColumnDesc, prometheus.CounterValue, float64(n), stream)
+	}
+	keyStats := e.rt.StreamKeyStats()
+	for _, d := range e.objects(catalog.KindStream) {
+		st, ok := keyStats[d.Name]
+		if !ok {
+			continue
+		}
+		rep := memberReport(d, st)
+		for _, k := range rep.unmatched {
+			ch <- prometheus.MustNewConstMetric(sourceUnmatchedKeyDesc, prometheus.CounterValue, float64(k.Messages), d.Name, k.Key)
+		}
+		ch <- prometheus.MustNewConstMetric(sourceNeverSeenDesc, prometheus.GaugeValue, float64(len(rep.neverSeen)), d.Name)
 	}
 	for stream, d := range e.rt.AlignmentWaits() {
 		ch <- prometheus.MustNewConstMetric(sourceAlignmentWaitDesc, prometheus.CounterValue, d.Seconds(), stream)

@@ -176,31 +176,32 @@ func noColumnNotice(ctx context.Context, name string, cols []types.Column, n, of
 }
 
 // checkStreamFields looks at the first messages stream d holds and sends
-// noColumnNotice when those that decode name none of its columns. Errors
-// reading them are left to the readers that follow.
-func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) {
+// noColumnNotice when those that decode name none of its columns,
+// reporting whether it did. Errors reading them are left to the readers
+// that follow.
+func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) bool {
 	if d.Kind != catalog.KindStream {
-		return
+		return false
 	}
 	cols, missing, err := exec.DescriptorMessageColumns(d)
 	if err != nil {
-		return
+		return false
 	}
 	first, err := e.broker.FirstSeq(ctx, d.JSStream)
 	if err != nil || first == 0 {
-		return
+		return false
 	}
 	last, err := e.broker.LastSeq(ctx, d.JSStream)
 	if err != nil || last < first {
-		return
+		return false
 	}
 	schema, err := d.Schema()
 	if err != nil {
-		return
+		return false
 	}
 	gen, err := bindGenerated(d, schema)
 	if err != nil {
-		return
+		return false
 	}
 	dec := exec.NewMessageDecoder(cols, missing).WithMetadata(d)
 	dec.SetGenerated(gen)
@@ -221,5 +222,7 @@ func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) {
 	})
 	if (err == nil || errors.Is(err, errStreamReadDone)) && decoded > 0 && dec.NoColumn() == decoded {
 		noColumnNotice(ctx, d.Name, cols, dec.NoColumn(), decoded, true, sample)
+		return true
 	}
+	return false
 }

@@ -62,24 +62,10 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 	case "sources":
 		return showResult(sourceColumns, func(context.Context) ([]types.Row, error) { return s.e.sourceRows(), nil }), nil
 	case "streams":
-		cols := []types.Column{
-			{Name: "name", Type: types.Text}, {Name: "subject", Type: types.Text},
-			{Name: "jetstream_stream", Type: types.Text}, {Name: "format", Type: types.Text},
-			{Name: "columns", Type: types.Text}, {Name: "skipped_messages", Type: types.Int8},
-		}
-		return showResult(cols, func(context.Context) ([]types.Row, error) {
-			skipped := s.e.rt.SkippedMessages()
-			var rows []types.Row
-			for _, d := range s.e.objects(catalog.KindStream) {
-				colText := make([]string, len(d.Columns))
-				for i, c := range d.Columns {
-					colText[i] = c.Name + " " + c.Type
-				}
-				rows = append(rows, types.Row{
-					types.NewString(d.Name), types.NewString(d.Subject), types.NewString(d.JSStream),
-					types.NewString(d.Format), types.NewString(strings.Join(colText, ", ")),
-					types.NewInt(int64(skipped[d.Name])),
-				})
+		return showResult(streamColumns[:showStreamsColumns], func(context.Context) ([]types.Row, error) {
+			rows := s.e.streamRows()
+			for i := range rows {
+				rows[i] = rows[i][:showStreamsColumns]
 			}
 			return rows, nil
 		}), nil
