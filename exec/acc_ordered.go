@@ -37,7 +37,7 @@ func parseOrderedSet(fn string) (name string, desc bool, param string, ok bool) 
 		return "", false, "", false
 	}
 	switch parts[0] {
-	case "percentile_cont", "percentile_disc", "mode", "string_agg", "array_agg", "jsonb_agg", "jsonb_object_agg":
+	case "percentile_cont", "percentile_disc", "mode", "string_agg", "array_agg", "jsonb_agg", "jsonb_object_agg", "json_agg", "json_object_agg":
 		return parts[0], parts[1] == "desc", parts[2], true
 	}
 	return "", false, "", false
@@ -62,6 +62,8 @@ func orderedSetResultType(fn string, arg types.Type) (types.Type, bool) {
 		return types.Unknown, false
 	case "jsonb_agg", "jsonb_object_agg":
 		return types.JSONB, true
+	case "json_agg", "json_object_agg":
+		return types.JSON, true
 	case "array_agg":
 		if arg == types.Unknown || arg.IsArray() {
 			return types.ArrayOf(types.Text), true
@@ -97,7 +99,7 @@ func newOrderedSetAcc(fn string, arg types.Type) Accumulator {
 
 func (a *orderedSetAcc) Add(v types.Datum, sign int64) error {
 	if v.IsNull() {
-		if a.name == "array_agg" || a.name == "jsonb_agg" {
+		if keepsNulls(a.name) {
 			a.nulls += sign
 		}
 		return nil
@@ -163,6 +165,10 @@ func (a *orderedSetAcc) Result() types.Datum {
 		return a.jsonbArray(vals, ns, total)
 	case "jsonb_object_agg":
 		return jsonbObject(vals, total)
+	case "json_agg":
+		return a.jsonArray(vals, ns, total)
+	case "json_object_agg":
+		return jsonObject(vals, ns, total)
 	}
 	if total == 0 {
 		return types.Null
@@ -252,7 +258,7 @@ func toFloat(d types.Datum) float64 {
 
 func (a *orderedSetAcc) Marshal(buf []byte) []byte {
 	buf = marshalCounts(buf, a.counts)
-	if a.name == "array_agg" || a.name == "jsonb_agg" {
+	if keepsNulls(a.name) {
 		buf = binary.AppendVarint(buf, a.nulls)
 	}
 	return buf
@@ -260,7 +266,7 @@ func (a *orderedSetAcc) Marshal(buf []byte) []byte {
 
 func (a *orderedSetAcc) Unmarshal(b []byte) ([]byte, error) {
 	b, err := unmarshalCounts(b, a.counts)
-	if err != nil || (a.name != "array_agg" && a.name != "jsonb_agg") {
+	if err != nil || !keepsNulls(a.name) {
 		return b, err
 	}
 	return readVarint(b, &a.nulls)

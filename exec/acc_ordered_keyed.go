@@ -55,7 +55,7 @@ func parseKeyedOrder(fn string) (name string, keys []KeyOrder, elem types.Type, 
 		return "", nil, types.Unknown, "", false
 	}
 	switch parts[0] {
-	case "string_agg", "array_agg", "jsonb_agg":
+	case "string_agg", "array_agg", "jsonb_agg", "json_agg":
 	default:
 		return "", nil, types.Unknown, "", false
 	}
@@ -95,6 +95,8 @@ func keyedOrderResultType(fn string) (types.Type, bool) {
 		return types.Unknown, false
 	case "jsonb_agg":
 		return types.JSONB, true
+	case "json_agg":
+		return types.JSON, true
 	}
 	if elem == types.Unknown || elem.IsArray() {
 		return types.ArrayOf(types.Text), true
@@ -219,6 +221,23 @@ func (a *keyedOrderAcc) Result() types.Datum {
 			}
 		}
 		return types.NewJSONB(out)
+	case "json_agg":
+		if len(rows) == 0 {
+			return types.Null
+		}
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, r := range rows {
+			v := r.row[len(r.row)-1]
+			for k := range r.n {
+				if i > 0 || k > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(jsonElemText(v, a.elem))
+			}
+		}
+		b.WriteByte(']')
+		return types.NewJSONText(b.String())
 	}
 	if len(rows) == 0 {
 		return types.Null

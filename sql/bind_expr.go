@@ -656,7 +656,7 @@ func (b *binder) bindAggCall(a *ast.AggregateFuncExpr) (expr.Expr, error) {
 	switch fn {
 	case "count", "sum", "min", "max", "avg", "bool_and", "bool_or",
 		"var_pop", "var_samp", "stddev_pop", "stddev_samp":
-	case "percentile_cont", "percentile_disc", "mode", "string_agg", "array_agg", "jsonb_agg", "jsonb_object_agg":
+	case "percentile_cont", "percentile_disc", "mode", "string_agg", "array_agg", "jsonb_agg", "jsonb_object_agg", "json_agg", "json_object_agg":
 		var err error
 		if call, err = b.orderedAggCall(fn, a); err != nil {
 			return nil, err
@@ -787,7 +787,8 @@ func (v *markerCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 var aggregateFuncs = map[string]string{"bool_and": "bool_and", "bool_or": "bool_or", "every": "every",
 	front.StddevFunc: "stddev", front.VarianceFunc: "variance",
 	"percentile_cont": "percentile_cont", "percentile_disc": "percentile_disc", front.ModeFunc: "mode", "string_agg": "string_agg",
-	"array_agg": "array_agg", "jsonb_agg": "jsonb_agg", "jsonb_object_agg": "jsonb_object_agg"}
+	"array_agg": "array_agg", "jsonb_agg": "jsonb_agg", "jsonb_object_agg": "jsonb_object_agg",
+	"json_agg": "json_agg", "json_object_agg": "json_object_agg"}
 
 // normalizeAggregates rewrites calls of aggregateFuncs into aggregate nodes.
 func normalizeAggregates(n ast.Node) {

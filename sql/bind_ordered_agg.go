@@ -24,12 +24,13 @@ import (
 //	string_agg(a, delimiter [, directions, k1, k2, ...])  (string_agg(a, d ORDER BY k1, k2, ...))
 //	array_agg(a [, directions, k1, k2, ...])              (array_agg(a ORDER BY k1, k2, ...))
 //	jsonb_agg(a [, directions, k1, k2, ...])              (jsonb_agg(a ORDER BY k1, k2, ...))
+//	json_agg(a [, directions, k1, k2, ...])               (json_agg(a ORDER BY k1, k2, ...))
 //
 // directions is one 'asc'|'desc' [' nulls first'|' nulls last'] per key,
 // comma separated. Under FILTER, array_agg's and jsonb_agg's a is
 // streamdb_agg_filter(cond, a) (front.AggFilterFunc).
 //
-//	jsonb_object_agg(k, v)
+//	jsonb_object_agg(k, v), json_object_agg(k, v)
 //
 // The fraction and the delimiter must be constants. Without ORDER BY,
 // string_agg and array_agg order by their value (PostgreSQL concatenates
@@ -47,12 +48,12 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 		min, max = 2, 2
 	case "string_agg":
 		min, max = 2, len(args)
-	case "array_agg", "jsonb_agg":
+	case "array_agg", "jsonb_agg", "json_agg":
 		min, max = 1, len(args)
-	case "jsonb_object_agg":
+	case "jsonb_object_agg", "json_object_agg":
 		min, max = 2, 2
 	}
-	if len(args) < min || len(args) > max || len(args) == 3 && fn == "string_agg" || len(args) == 2 && (fn == "array_agg" || fn == "jsonb_agg") {
+	if len(args) < min || len(args) > max || len(args) == 3 && fn == "string_agg" || len(args) == 2 && (fn == "array_agg" || fn == "jsonb_agg" || fn == "json_agg") {
 		return call, sqlerr.New(sqlerr.UndefinedFunction, "function %s with %d arguments does not exist", fn, len(args)).
 			WithHint("Write %s", orderedAggUsage[fn])
 	}
@@ -82,9 +83,11 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 	if err := checkAggLevel(fn, arg); err != nil {
 		return call, err
 	}
-	if fn == "jsonb_object_agg" {
+	if fn == "jsonb_object_agg" || fn == "json_object_agg" {
 		// The pairs are one value, [key, value]: the accumulator keeps
-		// their multiset like the others' values.
+		// their multiset like the others' values. json_object_agg's pair
+		// is json text, which keeps a json value as written, and its key
+		// is the key's text, as PostgreSQL names the member.
 		v, err := inner.bindExpr(args[1], b.agg.input)
 		if err != nil {
 			return call, err
@@ -92,7 +95,14 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 		if err := checkAggLevel(fn, v); err != nil {
 			return call, err
 		}
-		if arg, err = expr.Call("jsonb_build_array", []expr.Expr{arg, v}); err != nil {
+		build := "jsonb_build_array"
+		if fn == "json_object_agg" {
+			build = "json_build_array"
+			if arg, err = expr.Cast(arg, types.Text); err != nil {
+				return call, err
+			}
+		}
+		if arg, err = expr.Call(build, []expr.Expr{arg, v}); err != nil {
 			return call, err
 		}
 	}
@@ -116,7 +126,7 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 			return call, sqlerr.New(sqlerr.NumericValueOutOfRange, "percentile value %s is not between 0 and 1", strconv.FormatFloat(f, 'g', -1, 64))
 		}
 		param = strconv.FormatFloat(f, 'g', -1, 64)
-	case "array_agg", "jsonb_agg":
+	case "array_agg", "jsonb_agg", "json_agg":
 		if len(args) >= 3 || filter != nil {
 			dirs, keys := "asc", []ast.ExprNode{first}
 			if len(args) >= 3 {
@@ -217,6 +227,8 @@ var orderedAggUsage = map[string]string{
 	"array_agg":        "array_agg(expression [ORDER BY expression, ...]).",
 	"jsonb_agg":        "jsonb_agg(expression [ORDER BY expression, ...]).",
 	"jsonb_object_agg": "jsonb_object_agg(key, value).",
+	"json_agg":         "json_agg(expression [ORDER BY expression, ...]).",
+	"json_object_agg":  "json_object_agg(key, value).",
 	"percentile_cont":  "percentile_cont(fraction) WITHIN GROUP (ORDER BY numeric expression).",
 	"percentile_disc":  "percentile_disc(fraction) WITHIN GROUP (ORDER BY expression).",
 	"mode":             "mode() WITHIN GROUP (ORDER BY expression).",

@@ -139,7 +139,7 @@ func (r *rewriter) filter(out []token, i int) ([]token, int, error) {
 		first = []token{synth(tkNumber, "1", first[0], true)}
 	}
 	out = append(out[:openArgs+1], prefix...)
-	if openArgs > 0 && out[openArgs-1].isWord("array_agg", "jsonb_agg") {
+	if openArgs > 0 && out[openArgs-1].isWord("array_agg", "jsonb_agg", "json_agg") {
 		out = append(out, synth(tkWord, AggFilterFunc, t, len(prefix) > 0), synth(tkOp, "(", t, false))
 		out = append(out, withSpace(cond, false)...)
 		out = append(out, synth(tkOp, ",", t, false))

@@ -15,7 +15,7 @@ import "strings"
 //	array_agg(a ORDER BY k NULLS FIRST, j DESC)
 //	  ->  array_agg(a, 'asc nulls first,desc', k, j)
 func (r *rewriter) orderedAggPass() error {
-	if !hasWord(r.toks, "within") && !hasWord(r.toks, "string_agg") && !hasWord(r.toks, "array_agg") && !hasWord(r.toks, "jsonb_agg") {
+	if !hasWord(r.toks, "within") && !hasWord(r.toks, "string_agg") && !hasWord(r.toks, "array_agg") && !hasWord(r.toks, "jsonb_agg") && !hasWord(r.toks, "json_agg") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks)+8)
@@ -50,7 +50,7 @@ func (r *rewriter) orderedAggPass() error {
 			continue
 		}
 		// string_agg(a, d ORDER BY k [ASC|DESC]), array_agg(a ORDER BY k)
-		if t.isWord("string_agg", "array_agg", "jsonb_agg") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") {
+		if t.isWord("string_agg", "array_agg", "jsonb_agg", "json_agg") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") {
 			end := matchParen(r.toks, i+1)
 			if end < 0 {
 				return syntaxError(r.src, t)
