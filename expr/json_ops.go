@@ -112,6 +112,11 @@ func jsonBinary(op string, l, r Expr) (Expr, bool, error) {
 			return nil, true, err
 		}
 		return mk(t, rr, func(a, b types.Datum) (types.Datum, error) {
+			if a.K == types.KindJSONB {
+				if d, ok := jsonbMember(a.S, b.S, asText); ok {
+					return d, nil
+				}
+			}
 			v, err := types.JSONOf(a)
 			if err != nil {
 				return types.Null, err
@@ -574,4 +579,27 @@ func jsonDeletePathAt(v *types.JSONValue, path []types.Datum, level int) (*types
 		return out, nil
 	}
 	return v, nil
+}
+
+// jsonbMember is jsonb -> key (->> key if asText) read from the canonical
+// text s without parsing it (types.JSONBMemberRaw); ok is false where
+// that does not apply, and the caller parses.
+func jsonbMember(s, key string, asText bool) (types.Datum, bool) {
+	raw, found, ok := types.JSONBMemberRaw(s, key)
+	switch {
+	case !ok:
+		return types.Null, false
+	case !found:
+		return types.Null, true
+	case !asText:
+		return types.Datum{K: types.KindJSONB, S: raw}, true
+	case raw == "null":
+		return types.Null, true
+	case raw[0] == '"':
+		if strings.IndexByte(raw, '\\') >= 0 {
+			return types.Null, false
+		}
+		return types.NewString(raw[1 : len(raw)-1]), true
+	}
+	return types.NewString(raw), true
 }
