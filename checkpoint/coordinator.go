@@ -52,7 +52,7 @@ type Settings struct {
 type Coordinator struct {
 	settings func() Settings
 	store    *storage.Store
-	rt       Runtime
+	epochs   EpochSource
 	log      *slog.Logger
 	// durable is DurableEpoch's value.
 	durable atomic.Uint64
@@ -98,17 +98,11 @@ type Coordinator struct {
 	remote remoteCopies
 }
 
-// Runtime is what the coordinator needs of the dataflow runtime
-// (exec.Runtime): a moment at which no epoch commits.
-type Runtime interface {
-	AtEpochBoundary(fn func(cut storage.Cut) error) error
-}
-
 // NewCoordinator reads the server's checkpoint record (RecordFile in
 // s.DataDir, created on first start) and scans every directory it lists
 // for the server's own checkpoints.
-func NewCoordinator(settings func() Settings, store *storage.Store, rt Runtime, log *slog.Logger) (*Coordinator, error) {
-	c := &Coordinator{settings: settings, store: store, rt: rt, log: log,
+func NewCoordinator(settings func() Settings, store *storage.Store, epochs EpochSource, log *slog.Logger) (*Coordinator, error) {
+	c := &Coordinator{settings: settings, store: store, epochs: epochs, log: log,
 		pinned: map[string]int{}, sums: map[string]File{}, slotFreed: make(chan struct{}, 1)}
 	s := settings()
 	c.dataDir = s.DataDir
@@ -501,9 +495,9 @@ func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 			return err
 		}
 	}
-	var cut storage.Cut
+	var cut Cut
 	snapshot := func(fn func() error) error {
-		return c.rt.AtEpochBoundary(func(k storage.Cut) error {
+		return c.epochs.AtEpochBoundary(func(k Cut) error {
 			cut = k
 			start := time.Now()
 			defer func() { m.Pause = Duration(time.Since(start)) }()
@@ -527,7 +521,7 @@ func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 		// Pebble picks its consistent point inside Checkpoint, and every
 		// commit is a whole epoch, so no lock is needed: the cut is read
 		// back from the checkpoint itself.
-		var before storage.Cut
+		var before Cut
 		err = snapshot(func() error { before = cut; return nil })
 		if err == nil {
 			err = c.store.Checkpoint(stateDir)
@@ -591,21 +585,21 @@ func unshareSSTables(dir string) error {
 // readCut reads the epoch and source positions that a checkpoint holds;
 // names of views and sources come from a cut taken just before (sources of
 // views created in between keep their stored positions without names).
-func readCut(stateDir string, names storage.Cut) (storage.Cut, error) {
+func readCut(stateDir string, names Cut) (Cut, error) {
 	st, err := storage.OpenReadOnly(stateDir, false)
 	if err != nil {
-		return storage.Cut{}, fmt.Errorf("read back checkpoint: %w", err)
+		return Cut{}, fmt.Errorf("read back checkpoint: %w", err)
 	}
 	defer st.Close()
 	epoch, err := st.Epoch()
 	if err != nil {
-		return storage.Cut{}, err
+		return Cut{}, err
 	}
-	out := storage.Cut{Epoch: epoch}
+	out := Cut{Epoch: epoch}
 	for _, p := range names.Positions {
 		pos, err := st.Position(p.ViewID, uint16(p.Source))
 		if err != nil {
-			return storage.Cut{}, err
+			return Cut{}, err
 		}
 		p.Seq = pos.Seq
 		out.Positions = append(out.Positions, p)
@@ -650,7 +644,7 @@ func (c *Coordinator) commit(m *Meta, abort <-chan struct{}) error {
 }
 
 // describe fills in the cut, the file list with checksums, and sizes.
-func (c *Coordinator) describe(m *Meta, cut storage.Cut, s Settings) error {
+func (c *Coordinator) describe(m *Meta, cut Cut, s Settings) error {
 	m.Epoch = cut.Epoch
 	for _, p := range cut.Positions {
 		m.Positions = append(m.Positions, Position{View: p.View, Source: p.Source, Stream: p.Stream, Subject: p.Subject, Seq: p.Seq})

@@ -15,12 +15,11 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"streamdb/exec"
 	"streamdb/storage"
 )
 
 // TestCoordinatorDataDriven runs scripted scenarios against a coordinator
-// in this process, over a real Pebble store and a runtime with no views,
+// in this process, over a real Pebble store and an epoch source with no views,
 // the way Pebble tests its own checkpoints. Commands (testdata/coordinator):
 //
 //	set key=value ...     change a setting (interval, min-pause, timeout,
@@ -45,10 +44,10 @@ func TestCoordinatorDataDriven(t *testing.T) {
 }
 
 type coordHarness struct {
-	dir   string
-	store *storage.Store
-	rt    *exec.Runtime
-	c     *Coordinator
+	dir    string
+	store  *storage.Store
+	epochs *fakeEpochs
+	c      *Coordinator
 
 	mu       sync.Mutex
 	settings Settings
@@ -62,10 +61,7 @@ func newCoordHarness(t *testing.T) *coordHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rt := exec.NewRuntime(store, nil, log, 2*time.Millisecond)
-	rt.Start()
-	h := &coordHarness{dir: dir, store: store, rt: rt, release: make(chan struct{})}
+	h := &coordHarness{dir: dir, store: store, epochs: &fakeEpochs{}, release: make(chan struct{})}
 	h.settings = Settings{
 		Timeout: 10 * time.Second, MaxConcurrent: 1, NumRetained: 1, Incremental: true, Async: true,
 		Backend: "pebble", Dir: filepath.Join(dir, "checkpoints"), SavepointsDir: filepath.Join(dir, "savepoints"),
@@ -75,10 +71,61 @@ func newCoordHarness(t *testing.T) *coordHarness {
 	t.Cleanup(func() {
 		close(h.release)
 		h.c.Stop()
-		rt.Close()
 		store.Close()
 	})
 	return h
+}
+
+// fakeEpochs is an EpochSource whose boundary is a lock that a
+// checkpoint holds while the cut is taken; cut is what it reports (no
+// views unless a test sets one).
+type fakeEpochs struct {
+	mu  sync.Mutex
+	cut Cut
+}
+
+func (f *fakeEpochs) AtEpochBoundary(fn func(cut Cut) error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return fn(f.cut)
+}
+
+// TestCutReachesMeta: a synchronous checkpoint records the cut its
+// EpochSource reports; an asynchronous one keeps the cut's names but reads
+// the epoch and the sequences back from the checkpointed state, which here
+// holds no positions.
+func TestCutReachesMeta(t *testing.T) {
+	cut := Cut{Epoch: 7, Positions: []ViewPosition{
+		{ViewID: 3, View: "v", Source: 0, Stream: "s", Subject: "s.x", Seq: 42},
+		{ViewID: 3, View: "v", Source: 1, Stream: "t", Subject: "t.x", Seq: 9},
+	}}
+	want := []Position{{View: "v", Source: 0, Stream: "s", Subject: "s.x", Seq: 42}, {View: "v", Source: 1, Stream: "t", Subject: "t.x", Seq: 9}}
+	for _, async := range []bool{false, true} {
+		h := newCoordHarness(t)
+		h.epochs.cut = cut
+		h.settings.Async = async
+		h.settings.NumRetained = 5
+		m, err := h.c.Take(context.Background(), TriggerManual)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEpoch, wantPos := uint64(7), want
+		if async {
+			wantEpoch = 0
+			wantPos = []Position{want[0], want[1]}
+			wantPos[0].Seq, wantPos[1].Seq = 0, 0
+		}
+		if m.Epoch != wantEpoch || fmt.Sprint(m.Positions) != fmt.Sprint(wantPos) {
+			t.Errorf("async=%t: checkpoint epoch %d positions %v, want epoch %d positions %v", async, m.Epoch, m.Positions, wantEpoch, wantPos)
+		}
+		kept, err := h.c.RetainedPositions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(kept) != fmt.Sprint(wantPos) {
+			t.Errorf("async=%t: retained positions %v, want %v", async, kept, wantPos)
+		}
+	}
 }
 
 func (h *coordHarness) open(t *testing.T) {
@@ -86,7 +133,7 @@ func (h *coordHarness) open(t *testing.T) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		return h.settings
-	}, h.store, h.rt, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}, h.store, h.epochs, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

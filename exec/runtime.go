@@ -540,11 +540,24 @@ func contains(ids []uint32, id uint32) bool {
 	return false
 }
 
-// ViewPosition is one source position of one view at a committed epoch.
-type ViewPosition = storage.ViewPosition
+// ViewPosition is where one source of a view's (or table's) pipeline
+// stands in a committed epoch: the last JetStream sequence of its subject
+// that the state holds.
+type ViewPosition struct {
+	ViewID  uint32
+	View    string
+	Source  int
+	Stream  string
+	Subject string
+	Seq     uint64
+}
 
-// Cut is what the runtime tells a checkpoint about the state it captures.
-type Cut = storage.Cut
+// Cut is the newest committed epoch and every source's position in it:
+// what a checkpoint taken at an epoch boundary captures.
+type Cut struct {
+	Epoch     uint64
+	Positions []ViewPosition
+}
 
 // AtEpochBoundary runs fn while no epoch commits: the store then holds
 // exactly the epochs up to cut.Epoch, so a Pebble checkpoint taken inside fn

@@ -104,7 +104,7 @@ func Open(cfg *config.Config, log *slog.Logger, opts Options) (*Node, error) {
 	n.queryPool.SetLimit(cfg.Int(config.QueryMaxMemoryTotal))
 	n.rt.SetEpochMemoryLimit(cfg.Int(config.StateEpochMaxMemory))
 	n.rt.SetAlignmentDrift(cfg.Duration(config.ScanWatermarkAlignmentMaxDrift))
-	if n.coord, err = checkpoint.NewCoordinator(n.CheckpointSettings, store, n.rt, log); err != nil {
+	if n.coord, err = checkpoint.NewCoordinator(n.CheckpointSettings, store, runtimeEpochs{n.rt}, log); err != nil {
 		store.Close()
 		b.Close()
 		return nil, err

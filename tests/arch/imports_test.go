@@ -30,10 +30,10 @@ var layers = [][]string{
 }
 
 // forbidden are imports the design rules out although the list allows
-// them: checkpoint reaches the runtime only through its Runtime
-// interface.
+// them: checkpoint reaches the runtime only through its EpochSource
+// interface (TestCheckpointSeesEpochs also rules out indirect imports).
 var forbidden = map[[2]string]string{
-	{"checkpoint", "exec"}: "checkpoint sees epochs through its Runtime interface, not exec's types",
+	{"checkpoint", "exec"}: "checkpoint sees epochs through its EpochSource interface, not exec's types",
 }
 
 func TestImportsPointDown(t *testing.T) {
@@ -78,5 +78,29 @@ func TestImportsPointDown(t *testing.T) {
 	}
 	if seen < len(layerOf)-2 {
 		t.Errorf("go list showed %d of the %d packages", seen, len(layerOf))
+	}
+}
+
+// TestCheckpointSeesEpochs: checkpoint reaches the runtime only through
+// its EpochSource, which node adapts the runtime to. Neither checkpoint,
+// nor a package it imports, nor its tests may import exec.
+func TestCheckpointSeesEpochs(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-test", "streamdb/checkpoint").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := false
+	for _, line := range strings.Split(string(out), "\n") {
+		// Test builds list a package as "path [streamdb/checkpoint.test]".
+		pkg, _, _ := strings.Cut(line, " ")
+		switch pkg {
+		case "streamdb/checkpoint":
+			seen = true
+		case "streamdb/exec":
+			t.Errorf("checkpoint (with its tests) depends on exec (%s): it must see epochs through checkpoint.EpochSource; fake one in tests", line)
+		}
+	}
+	if !seen {
+		t.Errorf("go list -deps -test showed no streamdb/checkpoint:\n%s", out)
 	}
 }
