@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"streamdb/catalog"
+	"streamdb/pgcopy"
 	"streamdb/pgwire"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -24,7 +25,8 @@ import (
 
 // prepareCopy prepares a COPY statement.
 func (s *session) prepareCopy(ctx context.Context, n *front.Copy) (*prepared, error) {
-	f, err := newCopyFormat(n)
+	f, err := pgcopy.NewFormat(&pgcopy.Options{From: n.From, Options: n.Options,
+		ForceQuote: n.ForceQuote, ForceNotNull: n.ForceNotNull, ForceNull: n.ForceNull})
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +82,7 @@ func copyTargets(d *catalog.Descriptor, cols []types.Column, names []string) ([]
 	return t, nil
 }
 
-func (s *session) prepareCopyFrom(n *front.Copy, f *copyFormat) (*prepared, error) {
+func (s *session) prepareCopyFrom(n *front.Copy, f *pgcopy.Format) (*prepared, error) {
 	d, ok := s.e.lookup(n.Table)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", n.Table)
@@ -119,7 +121,7 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *copyFormat) (*prepared, erro
 			return "", err
 		}
 		in := &copyIn{f: f, d: d, cols: cols, target: target}
-		rows, err := in.read(cc.CopyIn(f.kind == "binary", len(target)))
+		rows, err := in.read(cc.CopyIn(f.Kind == "binary", len(target)))
 		if err != nil {
 			return "", err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/expr"
+	"streamdb/pgcopy"
 	"streamdb/pgwire"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -14,7 +15,7 @@ import (
 
 // copyIn reads the rows of one COPY FROM.
 type copyIn struct {
-	f      *copyFormat
+	f      *pgcopy.Format
 	d      *catalog.Descriptor
 	cols   []types.Column
 	target []int
@@ -24,12 +25,12 @@ type copyIn struct {
 // for a value, the column, as PostgreSQL's COPY context does.
 func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 	var rows []types.Row
-	if c.f.kind == "binary" {
-		r := newCopyBinaryReader(src)
+	if c.f.Kind == "binary" {
+		r := pgcopy.NewBinaryReader(src)
 		for {
-			fields, ok, err := r.next(len(c.target))
+			fields, ok, err := r.Next(len(c.target))
 			if err != nil {
-				return nil, c.at(err, r.line, "", nil)
+				return nil, c.at(err, r.Line, "", nil)
 			}
 			if !ok {
 				return rows, drain(src)
@@ -45,19 +46,19 @@ func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 					v, err = expr.ApplyModifier(v, col.Mod, false)
 				}
 				if err != nil {
-					return nil, c.at(err, r.line, col.Name, nil)
+					return nil, c.at(err, r.Line, col.Name, nil)
 				}
 				row[c.target[i]] = v
 			}
 			rows = append(rows, row)
 		}
 	}
-	r := newCopyTextReader(c.f, src)
-	header := c.f.header
+	r := pgcopy.NewTextReader(c.f, src)
+	header := c.f.Header
 	for {
-		fields, ok, err := r.next()
+		fields, ok, err := r.Next()
 		if err != nil {
-			return nil, c.at(err, r.line, "", nil)
+			return nil, c.at(err, r.Line, "", nil)
 		}
 		if !ok {
 			return rows, drain(src)
@@ -65,37 +66,37 @@ func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 		if header {
 			header = false
 			if err := c.matchHeader(fields); err != nil {
-				return nil, c.at(err, r.line, "", nil)
+				return nil, c.at(err, r.Line, "", nil)
 			}
 			continue
 		}
 		if len(fields) < len(c.target) {
 			name := c.cols[c.target[len(fields)]].Name
-			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "missing data for column \"%s\"", name), r.line, "", nil)
+			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "missing data for column \"%s\"", name), r.Line, "", nil)
 		}
 		if len(fields) > len(c.target) {
-			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "extra data after last expected column"), r.line, "", nil)
+			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "extra data after last expected column"), r.Line, "", nil)
 		}
 		row := c.emptyRow()
 		for i, fv := range fields {
 			col := c.cols[c.target[i]]
-			quoted := c.f.kind == "csv" && r.quotedFields[i]
-			null := fv.null
+			quoted := c.f.Kind == "csv" && r.QuotedFields[i]
+			null := fv.Null
 			switch {
-			case null && c.f.forceNotNull[col.Name]:
+			case null && c.f.ForceNotNull[col.Name]:
 				null = false
-			case !null && quoted && c.f.forceNull[col.Name] && fv.s == c.f.null:
+			case !null && quoted && c.f.ForceNull[col.Name] && fv.S == c.f.Null:
 				null = true
 			}
 			if null {
 				continue
 			}
-			v, err := expr.CastDatum(types.NewString(fv.s), col.Type)
+			v, err := expr.CastDatum(types.NewString(fv.S), col.Type)
 			if err == nil {
 				v, err = expr.ApplyModifier(v, col.Mod, false)
 			}
 			if err != nil {
-				return nil, c.at(err, r.line, col.Name, &fv.s)
+				return nil, c.at(err, r.Line, col.Name, &fv.S)
 			}
 			row[c.target[i]] = v
 		}
@@ -119,8 +120,8 @@ func (c *copyIn) emptyRow() types.Row {
 }
 
 // matchHeader checks the header line of HEADER MATCH against the columns.
-func (c *copyIn) matchHeader(fields []copyField) error {
-	if !c.f.headerMatch {
+func (c *copyIn) matchHeader(fields []pgcopy.Field) error {
+	if !c.f.HeaderMatch {
 		return nil
 	}
 	if len(fields) != len(c.target) {
@@ -128,9 +129,9 @@ func (c *copyIn) matchHeader(fields []copyField) error {
 	}
 	for i, fv := range fields {
 		want := c.cols[c.target[i]].Name
-		if fv.null || fv.s != want {
-			got := fv.s
-			if fv.null {
+		if fv.Null || fv.S != want {
+			got := fv.S
+			if fv.Null {
 				got = "NULL"
 			}
 			return sqlerr.New(sqlerr.BadCopyFileFormat, "column name mismatch in header line field %d: got \"%s\", expected \"%s\"", i+1, got, want)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/pgcopy"
 	"streamdb/pgwire"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -15,7 +16,7 @@ import (
 
 // prepareCopyTo prepares COPY relation TO STDOUT (a SELECT of the relation)
 // and COPY (query) TO STDOUT.
-func (s *session) prepareCopyTo(ctx context.Context, n *front.Copy, f *copyFormat) (*prepared, error) {
+func (s *session) prepareCopyTo(ctx context.Context, n *front.Copy, f *pgcopy.Format) (*prepared, error) {
 	q := n.Query
 	if q == nil {
 		d, ok := s.e.lookup(n.Table)
@@ -70,7 +71,7 @@ func (s *session) prepareCopyTo(ctx context.Context, n *front.Copy, f *copyForma
 		if err != nil {
 			return "", err
 		}
-		out := &copyOut{f: f, cols: cols, w: cc.CopyOut(f.kind == "binary", len(cols))}
+		out := &copyOut{f: f, cols: cols, w: cc.CopyOut(f.Kind == "binary", len(cols))}
 		if err := out.start(); err != nil {
 			return "", err
 		}
@@ -86,7 +87,7 @@ func (s *session) prepareCopyTo(ctx context.Context, n *front.Copy, f *copyForma
 
 // copyOut encodes the rows of a COPY TO, one CopyData message each.
 type copyOut struct {
-	f    *copyFormat
+	f    *pgcopy.Format
 	cols []types.Column
 	w    io.Writer
 	buf  []byte
@@ -95,19 +96,19 @@ type copyOut struct {
 
 func (c *copyOut) start() error {
 	switch {
-	case c.f.kind == "binary":
-		_, err := c.w.Write(appendCopyBinaryHeader(nil))
+	case c.f.Kind == "binary":
+		_, err := c.w.Write(pgcopy.AppendBinaryHeader(nil))
 		return err
-	case c.f.header:
+	case c.f.Header:
 		b := c.buf[:0]
 		for i, col := range c.cols {
 			if i > 0 {
-				b = append(b, c.f.delimiter)
+				b = append(b, c.f.Delimiter)
 			}
-			if c.f.kind == "csv" {
-				b = appendCopyCSV(b, col.Name, c.f, false)
+			if c.f.Kind == "csv" {
+				b = pgcopy.AppendCSV(b, col.Name, c.f, false)
 			} else {
-				b = appendCopyText(b, col.Name, c.f.delimiter)
+				b = pgcopy.AppendText(b, col.Name, c.f.Delimiter)
 			}
 		}
 		c.buf = append(b, '\n')
@@ -119,12 +120,12 @@ func (c *copyOut) start() error {
 
 func (c *copyOut) WriteRow(row types.Row) error {
 	b := c.buf[:0]
-	if c.f.kind == "binary" {
+	if c.f.Kind == "binary" {
 		b = append(b, byte(len(row)>>8), byte(len(row)))
 	}
 	for i, d := range row {
 		col := c.cols[i]
-		if c.f.kind == "binary" {
+		if c.f.Kind == "binary" {
 			if d.IsNull() {
 				b = append(b, 0xff, 0xff, 0xff, 0xff)
 				continue
@@ -143,18 +144,18 @@ func (c *copyOut) WriteRow(row types.Row) error {
 			continue
 		}
 		if i > 0 {
-			b = append(b, c.f.delimiter)
+			b = append(b, c.f.Delimiter)
 		}
 		switch {
 		case d.IsNull():
-			b = append(b, c.f.null...)
-		case c.f.kind == "csv":
-			b = appendCopyCSV(b, types.FormatColumn(d, col), c.f, c.f.forceQuoteAll || c.f.forceQuote[col.Name])
+			b = append(b, c.f.Null...)
+		case c.f.Kind == "csv":
+			b = pgcopy.AppendCSV(b, types.FormatColumn(d, col), c.f, c.f.ForceQuoteAll || c.f.ForceQuote[col.Name])
 		default:
-			b = appendCopyText(b, types.FormatColumn(d, col), c.f.delimiter)
+			b = pgcopy.AppendText(b, types.FormatColumn(d, col), c.f.Delimiter)
 		}
 	}
-	if c.f.kind != "binary" {
+	if c.f.Kind != "binary" {
 		b = append(b, '\n')
 	}
 	c.buf = b
@@ -164,7 +165,7 @@ func (c *copyOut) WriteRow(row types.Row) error {
 }
 
 func (c *copyOut) finish() error {
-	if c.f.kind == "binary" {
+	if c.f.Kind == "binary" {
 		_, err := c.w.Write([]byte{0xff, 0xff})
 		return err
 	}

@@ -25,6 +25,7 @@ var layers = [][]string{
 	{"plan"},
 	{"storage", "storage/keyenc"},
 	{"catalog"},
+	{"pgcopy"},
 	{"expr", "types", "sqlerr", "ha"},
 	{"config", "metrics", "faults", "gcpace", "nexmark"},
 }

@@ -1,48 +1,55 @@
-package sql
+package pgcopy
 
 import (
 	"strings"
 
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 
-// copyFormat is a COPY's data format with its options, checked as
+// Format is a COPY's data format with its options, checked as
 // PostgreSQL 15 checks them.
-type copyFormat struct {
-	kind      string // "text", "csv" or "binary"
-	delimiter byte
-	null      string
-	header    bool
-	// headerMatch: HEADER MATCH, the header line must name the columns.
-	headerMatch bool
-	quote       byte
-	escape      byte
-	// forceQuoteAll and forceQuote (column names): CSV output quotes these
+type Format struct {
+	Kind      string // "text", "csv" or "binary"
+	Delimiter byte
+	Null      string
+	Header    bool
+	// HeaderMatch: HEADER MATCH, the header line must name the columns.
+	HeaderMatch bool
+	Quote       byte
+	Escape      byte
+	// ForceQuoteAll and ForceQuote (column names): CSV output quotes these
 	// non-NULL values even when it need not.
-	forceQuoteAll bool
-	forceQuote    map[string]bool
-	// forceNotNull: CSV input reads an unquoted null string in these
-	// columns as itself, not NULL. forceNull: a quoted one as NULL too.
-	forceNotNull, forceNull map[string]bool
+	ForceQuoteAll bool
+	ForceQuote    map[string]bool
+	// ForceNotNull: CSV input reads an unquoted null string in these
+	// columns as itself, not NULL. ForceNull: a quoted one as NULL too.
+	ForceNotNull, ForceNull map[string]bool
 }
 
-// newCopyFormat reads and checks the options of n.
-func newCopyFormat(n *front.Copy) (*copyFormat, error) {
-	f := &copyFormat{kind: "text", delimiter: '\t', null: `\N`}
+// Options are a COPY statement's options as written: the direction, the
+// WITH options by lower-case name, and the FORCE_* column lists.
+type Options struct {
+	From                                bool
+	Options                             map[string]string
+	ForceQuote, ForceNotNull, ForceNull []string
+}
+
+// NewFormat reads and checks the options of n.
+func NewFormat(n *Options) (*Format, error) {
+	f := &Format{Kind: "text", Delimiter: '\t', Null: `\N`}
 	opts := n.Options
 	if v, ok := opts["format"]; ok {
 		switch v = strings.ToLower(v); v {
 		case "text", "csv", "binary":
-			f.kind = v
+			f.Kind = v
 		default:
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "COPY format \"%s\" not recognized", v).
 				WithHint("The formats are text, csv and binary.")
 		}
 	}
-	csv := f.kind == "csv"
+	csv := f.Kind == "csv"
 	if csv {
-		f.delimiter, f.null, f.quote, f.escape = ',', "", '"', '"'
+		f.Delimiter, f.Null, f.Quote, f.Escape = ',', "", '"', '"'
 	}
 	for key, v := range opts {
 		switch key {
@@ -54,7 +61,7 @@ func newCopyFormat(n *front.Copy) (*copyFormat, error) {
 					WithHint("streamdb reads and writes UTF8.")
 			}
 		case "delimiter", "quote", "escape":
-			if f.kind == "binary" {
+			if f.Kind == "binary" {
 				return nil, sqlerr.New(sqlerr.SyntaxError, "cannot specify %s in BINARY mode", strings.ToUpper(key))
 			}
 			if key != "delimiter" && !csv {
@@ -68,33 +75,33 @@ func newCopyFormat(n *front.Copy) (*copyFormat, error) {
 				if v == "\r" || v == "\n" || !csv && strings.ContainsAny(v, `\.abcdefghijklmnopqrstuvwxyz0123456789`) {
 					return nil, sqlerr.New(sqlerr.InvalidParameterValue, "COPY delimiter cannot be %q", v)
 				}
-				f.delimiter = v[0]
+				f.Delimiter = v[0]
 			case "quote":
-				f.quote = v[0]
+				f.Quote = v[0]
 			case "escape":
-				f.escape = v[0]
+				f.Escape = v[0]
 			}
 		case "null":
-			if f.kind == "binary" {
+			if f.Kind == "binary" {
 				return nil, sqlerr.New(sqlerr.SyntaxError, "cannot specify NULL in BINARY mode")
 			}
 			if strings.ContainsAny(v, "\r\n") {
 				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "COPY null representation cannot use newline or carriage return")
 			}
-			f.null = v
+			f.Null = v
 		case "header":
-			if f.kind == "binary" {
+			if f.Kind == "binary" {
 				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot specify HEADER in BINARY mode")
 			}
 			switch strings.ToLower(v) {
 			case "true", "on", "1", "yes":
-				f.header = true
+				f.Header = true
 			case "false", "off", "0", "no":
 			case "match":
 				if !n.From {
 					return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot use \"match\" with HEADER in COPY TO")
 				}
-				f.header, f.headerMatch = true, true
+				f.Header, f.HeaderMatch = true, true
 			default:
 				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "header requires a Boolean value or \"match\"")
 			}
@@ -102,13 +109,13 @@ func newCopyFormat(n *front.Copy) (*copyFormat, error) {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "option \"%s\" not recognized", key)
 		}
 	}
-	if csv && f.quote == f.delimiter {
+	if csv && f.Quote == f.Delimiter {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "COPY delimiter and quote must be different")
 	}
-	if strings.IndexByte(f.null, f.delimiter) >= 0 {
+	if strings.IndexByte(f.Null, f.Delimiter) >= 0 {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "COPY delimiter must not appear in the NULL specification")
 	}
-	if csv && strings.IndexByte(f.null, f.quote) >= 0 {
+	if csv && strings.IndexByte(f.Null, f.Quote) >= 0 {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "CSV quote character must not appear in the NULL specification")
 	}
 	force := func(names []string, what string, from bool) (map[string]bool, error) {
@@ -136,14 +143,14 @@ func newCopyFormat(n *front.Copy) (*copyFormat, error) {
 		if _, err = force(n.ForceQuote, "force quote", false); err != nil {
 			return nil, err
 		}
-		f.forceQuoteAll = true
-	} else if f.forceQuote, err = force(n.ForceQuote, "force quote", false); err != nil {
+		f.ForceQuoteAll = true
+	} else if f.ForceQuote, err = force(n.ForceQuote, "force quote", false); err != nil {
 		return nil, err
 	}
-	if f.forceNotNull, err = force(n.ForceNotNull, "force not null", true); err != nil {
+	if f.ForceNotNull, err = force(n.ForceNotNull, "force not null", true); err != nil {
 		return nil, err
 	}
-	if f.forceNull, err = force(n.ForceNull, "force null", true); err != nil {
+	if f.ForceNull, err = force(n.ForceNull, "force null", true); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -1,4 +1,4 @@
-package sql
+package pgcopy
 
 import (
 	"bufio"
@@ -17,17 +17,17 @@ import (
 
 var copyBinarySignature = []byte("PGCOPY\n\xff\r\n\x00")
 
-// copyBinaryReader reads the tuples of binary COPY FROM data.
-type copyBinaryReader struct {
+// BinaryReader reads the tuples of binary COPY FROM data.
+type BinaryReader struct {
 	br *bufio.Reader
-	// line counts tuples (1-based), for error messages.
-	line    int
+	// Line counts tuples (1-based), for error messages.
+	Line    int
 	started bool
 	fields  [][]byte
 }
 
-func newCopyBinaryReader(r io.Reader) *copyBinaryReader {
-	return &copyBinaryReader{br: bufio.NewReaderSize(r, 64<<10)}
+func NewBinaryReader(r io.Reader) *BinaryReader {
+	return &BinaryReader{br: bufio.NewReaderSize(r, 64<<10)}
 }
 
 func badBinaryCopy(format string, args ...any) error {
@@ -36,7 +36,7 @@ func badBinaryCopy(format string, args ...any) error {
 
 // readFull reads exactly len(p) bytes; the data ending first is bad COPY
 // data.
-func (r *copyBinaryReader) readFull(p []byte) error {
+func (r *BinaryReader) readFull(p []byte) error {
 	if _, err := io.ReadFull(r.br, p); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return badBinaryCopy("unexpected EOF in COPY data")
@@ -46,7 +46,7 @@ func (r *copyBinaryReader) readFull(p []byte) error {
 	return nil
 }
 
-func (r *copyBinaryReader) header() error {
+func (r *BinaryReader) header() error {
 	sig := make([]byte, len(copyBinarySignature)+8)
 	if err := r.readFull(sig); err != nil {
 		return badBinaryCopy("COPY file signature not recognized")
@@ -68,16 +68,16 @@ func (r *copyBinaryReader) header() error {
 	return nil
 }
 
-// next reads the next tuple's fields (nil for NULL); ok is false after the
+// Next reads the next tuple's fields (nil for NULL); ok is false after the
 // trailer. The fields are valid until the next call.
-func (r *copyBinaryReader) next(ncols int) (fields [][]byte, ok bool, err error) {
+func (r *BinaryReader) Next(ncols int) (fields [][]byte, ok bool, err error) {
 	if !r.started {
 		r.started = true
 		if err := r.header(); err != nil {
 			return nil, false, err
 		}
 	}
-	r.line++
+	r.Line++
 	var n [2]byte
 	if _, err := io.ReadFull(r.br, n[:]); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -121,9 +121,9 @@ func (r *copyBinaryReader) next(ncols int) (fields [][]byte, ok bool, err error)
 	return r.fields, true, nil
 }
 
-// appendCopyBinaryHeader appends the signature, no flags and an empty
+// AppendBinaryHeader appends the signature, no flags and an empty
 // header extension.
-func appendCopyBinaryHeader(dst []byte) []byte {
+func AppendBinaryHeader(dst []byte) []byte {
 	dst = append(dst, copyBinarySignature...)
 	return append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
 }

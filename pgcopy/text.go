@@ -1,4 +1,4 @@
-package sql
+package pgcopy
 
 import (
 	"bufio"
@@ -14,31 +14,31 @@ import (
 // span lines, and the record counts as the line it starts on. A line
 // holding only \. ends the data in both formats.
 
-// copyField is one field of a record: its text, or NULL.
-type copyField struct {
-	s    string
-	null bool
+// Field is one field of a record: its text, or NULL.
+type Field struct {
+	S    string
+	Null bool
 }
 
-// copyTextReader splits COPY FROM data in text or CSV format into records.
-type copyTextReader struct {
-	f  *copyFormat
+// TextReader splits COPY FROM data in text or CSV format into records.
+type TextReader struct {
+	f  *Format
 	br *bufio.Reader
-	// line is the number of the line the last record started on (1-based).
-	line, nextLine int
-	fields         []copyField
-	// quotedFields says, for each CSV field of the record, whether it was
+	// Line is the number of the line the last record started on (1-based).
+	Line, nextLine int
+	fields         []Field
+	// QuotedFields says, for each CSV field of the record, whether it was
 	// quoted.
-	quotedFields []bool
+	QuotedFields []bool
 }
 
-func newCopyTextReader(f *copyFormat, r io.Reader) *copyTextReader {
-	return &copyTextReader{f: f, br: bufio.NewReaderSize(r, 64<<10), nextLine: 1}
+func NewTextReader(f *Format, r io.Reader) *TextReader {
+	return &TextReader{f: f, br: bufio.NewReaderSize(r, 64<<10), nextLine: 1}
 }
 
 // readLine reads one line without its line ending; ok is false at the end
 // of the data.
-func (r *copyTextReader) readLine() (line string, ok bool, err error) {
+func (r *TextReader) readLine() (line string, ok bool, err error) {
 	s, err := r.br.ReadString('\n')
 	if err != nil && err != io.EOF {
 		return "", false, err
@@ -55,15 +55,15 @@ func (r *copyTextReader) readLine() (line string, ok bool, err error) {
 	return s, true, nil
 }
 
-// next reads the next record. ok is false at the end of the data.
-func (r *copyTextReader) next() (fields []copyField, ok bool, err error) {
-	r.line = r.nextLine
+// Next reads the next record. ok is false at the end of the data.
+func (r *TextReader) Next() (fields []Field, ok bool, err error) {
+	r.Line = r.nextLine
 	line, ok, err := r.readLine()
 	if !ok || err != nil || line == `\.` {
 		return nil, false, err
 	}
 	r.fields = r.fields[:0]
-	if r.f.kind == "csv" {
+	if r.f.Kind == "csv" {
 		err = r.splitCSV(line)
 	} else {
 		err = r.splitText(line)
@@ -74,8 +74,8 @@ func (r *copyTextReader) next() (fields []copyField, ok bool, err error) {
 // splitText splits a text-format line at unescaped delimiters and undoes
 // the backslash escapes; a field written exactly as the null string is
 // NULL.
-func (r *copyTextReader) splitText(line string) error {
-	delim := r.f.delimiter
+func (r *TextReader) splitText(line string) error {
+	delim := r.f.Delimiter
 	start := 0
 	for i := 0; i <= len(line); i++ {
 		if i < len(line) && line[i] == '\\' {
@@ -87,23 +87,23 @@ func (r *copyTextReader) splitText(line string) error {
 		}
 		raw := line[start:min(i, len(line))]
 		start = i + 1
-		if raw == r.f.null {
-			r.fields = append(r.fields, copyField{null: true})
+		if raw == r.f.Null {
+			r.fields = append(r.fields, Field{Null: true})
 			continue
 		}
-		s, err := unescapeCopyText(raw)
+		s, err := unescapeText(raw)
 		if err != nil {
 			return err
 		}
-		r.fields = append(r.fields, copyField{s: s})
+		r.fields = append(r.fields, Field{S: s})
 	}
 	return nil
 }
 
-// unescapeCopyText undoes the text format's backslash escapes: \b \f \n
+// unescapeText undoes the text format's backslash escapes: \b \f \n
 // \r \t \v, \ooo in octal, \xhh in hex, and a backslash before any other
 // character stands for that character.
-func unescapeCopyText(s string) (string, error) {
+func unescapeText(s string) (string, error) {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s, nil
 	}
@@ -174,18 +174,18 @@ func hexDigit(c byte) int {
 // while a quoted field is open. An unquoted field equal to the null string
 // is NULL (unless FORCE_NOT_NULL names its column, which the caller
 // handles through quoted); a quoted one is a string.
-func (r *copyTextReader) splitCSV(line string) error {
+func (r *TextReader) splitCSV(line string) error {
 	f := r.f
 	var b strings.Builder
 	quoted, inQuotes := false, false
 	flush := func() {
 		s := b.String()
-		r.fields = append(r.fields, copyField{s: s, null: !quoted && s == f.null})
-		r.quotedFields = append(r.quotedFields, quoted)
+		r.fields = append(r.fields, Field{S: s, Null: !quoted && s == f.Null})
+		r.QuotedFields = append(r.QuotedFields, quoted)
 		b.Reset()
 		quoted = false
 	}
-	r.quotedFields = r.quotedFields[:0]
+	r.QuotedFields = r.QuotedFields[:0]
 	for i := 0; ; i++ {
 		if i >= len(line) {
 			if !inQuotes {
@@ -204,19 +204,19 @@ func (r *copyTextReader) splitCSV(line string) error {
 		}
 		c := line[i]
 		switch {
-		case inQuotes && c == f.escape && i+1 < len(line) && line[i+1] == f.quote:
-			b.WriteByte(f.quote)
+		case inQuotes && c == f.Escape && i+1 < len(line) && line[i+1] == f.Quote:
+			b.WriteByte(f.Quote)
 			i++
-		case inQuotes && c == f.escape && f.escape != f.quote && i+1 < len(line) && line[i+1] == f.escape:
-			b.WriteByte(f.escape)
+		case inQuotes && c == f.Escape && f.Escape != f.Quote && i+1 < len(line) && line[i+1] == f.Escape:
+			b.WriteByte(f.Escape)
 			i++
-		case inQuotes && c == f.quote:
+		case inQuotes && c == f.Quote:
 			inQuotes = false
 		case inQuotes:
 			b.WriteByte(c)
-		case c == f.quote:
+		case c == f.Quote:
 			inQuotes, quoted = true, true
-		case c == f.delimiter:
+		case c == f.Delimiter:
 			flush()
 		default:
 			b.WriteByte(c)
@@ -226,9 +226,9 @@ func (r *copyTextReader) splitCSV(line string) error {
 	return nil
 }
 
-// appendCopyText appends one value in text format: backslash, the
+// AppendText appends one value in text format: backslash, the
 // delimiter and control characters escaped.
-func appendCopyText(dst []byte, s string, delim byte) []byte {
+func AppendText(dst []byte, s string, delim byte) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch c {
@@ -256,21 +256,21 @@ func appendCopyText(dst []byte, s string, delim byte) []byte {
 	return dst
 }
 
-// appendCopyCSV appends one value in CSV format, quoted when it must be
+// AppendCSV appends one value in CSV format, quoted when it must be
 // (it holds the delimiter, the quote, a line break, is the null string or
 // \.) or when force says so.
-func appendCopyCSV(dst []byte, s string, f *copyFormat, force bool) []byte {
-	need := force || s == f.null || s == `\.` || strings.ContainsAny(s, "\r\n") ||
-		strings.IndexByte(s, f.delimiter) >= 0 || strings.IndexByte(s, f.quote) >= 0
+func AppendCSV(dst []byte, s string, f *Format, force bool) []byte {
+	need := force || s == f.Null || s == `\.` || strings.ContainsAny(s, "\r\n") ||
+		strings.IndexByte(s, f.Delimiter) >= 0 || strings.IndexByte(s, f.Quote) >= 0
 	if !need {
 		return append(dst, s...)
 	}
-	dst = append(dst, f.quote)
+	dst = append(dst, f.Quote)
 	for i := 0; i < len(s); i++ {
-		if s[i] == f.quote || s[i] == f.escape {
-			dst = append(dst, f.escape)
+		if s[i] == f.Quote || s[i] == f.Escape {
+			dst = append(dst, f.Escape)
 		}
 		dst = append(dst, s[i])
 	}
-	return append(dst, f.quote)
+	return append(dst, f.Quote)
 }
