@@ -20,15 +20,20 @@ var copyBinarySignature = []byte("PGCOPY\n\xff\r\n\x00")
 // BinaryReader reads the tuples of binary COPY FROM data.
 type BinaryReader struct {
 	br *bufio.Reader
-	// Line counts tuples (1-based), for error messages.
-	Line    int
+	// line counts tuples (1-based), for error messages.
+	line    int
 	started bool
 	fields  [][]byte
 }
 
+// NewBinaryReader reads binary COPY data from r.
 func NewBinaryReader(r io.Reader) *BinaryReader {
 	return &BinaryReader{br: bufio.NewReaderSize(r, 64<<10)}
 }
+
+// Line is the number of the last tuple read (1-based), for error
+// messages.
+func (r *BinaryReader) Line() int { return r.line }
 
 func badBinaryCopy(format string, args ...any) error {
 	return sqlerr.New(sqlerr.BadCopyFileFormat, format, args...)
@@ -77,7 +82,7 @@ func (r *BinaryReader) Next(ncols int) (fields [][]byte, ok bool, err error) {
 			return nil, false, err
 		}
 	}
-	r.Line++
+	r.line++
 	var n [2]byte
 	if _, err := io.ReadFull(r.br, n[:]); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -126,4 +131,35 @@ func (r *BinaryReader) Next(ncols int) (fields [][]byte, ok bool, err error) {
 func AppendBinaryHeader(dst []byte) []byte {
 	dst = append(dst, copyBinarySignature...)
 	return append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+}
+
+// AppendBinaryTuple appends the start of a tuple of n fields (its field
+// count); each field follows, as AppendBinaryNull or as StartBinaryField,
+// the value's bytes and FinishBinaryField.
+func AppendBinaryTuple(dst []byte, n int) []byte {
+	return binary.BigEndian.AppendUint16(dst, uint16(n))
+}
+
+// AppendBinaryNull appends a NULL field.
+func AppendBinaryNull(dst []byte) []byte {
+	return append(dst, 0xff, 0xff, 0xff, 0xff)
+}
+
+// StartBinaryField appends the length of a field still to be written and
+// returns where it stands; the caller appends the value's bytes, then
+// FinishBinaryField fills in the length.
+func StartBinaryField(dst []byte) ([]byte, int) {
+	return append(dst, 0, 0, 0, 0), len(dst)
+}
+
+// FinishBinaryField sets the length of the field started at at to the
+// bytes appended since.
+func FinishBinaryField(dst []byte, at int) []byte {
+	binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+	return dst
+}
+
+// AppendBinaryTrailer appends the field count of -1 that ends the data.
+func AppendBinaryTrailer(dst []byte) []byte {
+	return append(dst, 0xff, 0xff)
 }

@@ -6,10 +6,30 @@ import (
 	"streamdb/sqlerr"
 )
 
+// Kind is a COPY data format.
+type Kind uint8
+
+const (
+	Text Kind = iota
+	CSV
+	Binary
+)
+
+// String returns the format's name as COPY's FORMAT option spells it.
+func (k Kind) String() string {
+	switch k {
+	case CSV:
+		return "csv"
+	case Binary:
+		return "binary"
+	}
+	return "text"
+}
+
 // Format is a COPY's data format with its options, checked as
 // PostgreSQL 15 checks them.
 type Format struct {
-	Kind      string // "text", "csv" or "binary"
+	Kind      Kind
 	Delimiter byte
 	Null      string
 	Header    bool
@@ -36,18 +56,21 @@ type Options struct {
 
 // NewFormat reads and checks the options of n.
 func NewFormat(n *Options) (*Format, error) {
-	f := &Format{Kind: "text", Delimiter: '\t', Null: `\N`}
+	f := &Format{Kind: Text, Delimiter: '\t', Null: `\N`}
 	opts := n.Options
 	if v, ok := opts["format"]; ok {
 		switch v = strings.ToLower(v); v {
-		case "text", "csv", "binary":
-			f.Kind = v
+		case "text":
+		case "csv":
+			f.Kind = CSV
+		case "binary":
+			f.Kind = Binary
 		default:
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "COPY format \"%s\" not recognized", v).
 				WithHint("The formats are text, csv and binary.")
 		}
 	}
-	csv := f.Kind == "csv"
+	csv := f.Kind == CSV
 	if csv {
 		f.Delimiter, f.Null, f.Quote, f.Escape = ',', "", '"', '"'
 	}
@@ -61,7 +84,7 @@ func NewFormat(n *Options) (*Format, error) {
 					WithHint("streamdb reads and writes UTF8.")
 			}
 		case "delimiter", "quote", "escape":
-			if f.Kind == "binary" {
+			if f.Kind == Binary {
 				return nil, sqlerr.New(sqlerr.SyntaxError, "cannot specify %s in BINARY mode", strings.ToUpper(key))
 			}
 			if key != "delimiter" && !csv {
@@ -82,7 +105,7 @@ func NewFormat(n *Options) (*Format, error) {
 				f.Escape = v[0]
 			}
 		case "null":
-			if f.Kind == "binary" {
+			if f.Kind == Binary {
 				return nil, sqlerr.New(sqlerr.SyntaxError, "cannot specify NULL in BINARY mode")
 			}
 			if strings.ContainsAny(v, "\r\n") {
@@ -90,7 +113,7 @@ func NewFormat(n *Options) (*Format, error) {
 			}
 			f.Null = v
 		case "header":
-			if f.Kind == "binary" {
+			if f.Kind == Binary {
 				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot specify HEADER in BINARY mode")
 			}
 			switch strings.ToLower(v) {

@@ -14,7 +14,9 @@ import (
 // span lines, and the record counts as the line it starts on. A line
 // holding only \. ends the data in both formats.
 
-// Field is one field of a record: its text, or NULL.
+// Field is one field of a record: its text, or NULL. A NULL read from CSV
+// keeps its text (the null string as written), which FORCE_NOT_NULL reads
+// as a value.
 type Field struct {
 	S    string
 	Null bool
@@ -24,17 +26,26 @@ type Field struct {
 type TextReader struct {
 	f  *Format
 	br *bufio.Reader
-	// Line is the number of the line the last record started on (1-based).
-	Line, nextLine int
+	// line is the number of the line the last record started on (1-based).
+	line, nextLine int
 	fields         []Field
-	// QuotedFields says, for each CSV field of the record, whether it was
+	// quoted says, for each CSV field of the record, whether it was
 	// quoted.
-	QuotedFields []bool
+	quoted []bool
 }
 
+// NewTextReader reads records of format f (text or CSV) from r.
 func NewTextReader(f *Format, r io.Reader) *TextReader {
 	return &TextReader{f: f, br: bufio.NewReaderSize(r, 64<<10), nextLine: 1}
 }
+
+// Line is the number of the line the last record read started on
+// (1-based), for error messages.
+func (r *TextReader) Line() int { return r.line }
+
+// Quoted says whether field i of the last CSV record read was quoted
+// (FORCE_NULL and FORCE_NOT_NULL depend on it); text fields never are.
+func (r *TextReader) Quoted(i int) bool { return i < len(r.quoted) && r.quoted[i] }
 
 // readLine reads one line without its line ending; ok is false at the end
 // of the data.
@@ -55,15 +66,16 @@ func (r *TextReader) readLine() (line string, ok bool, err error) {
 	return s, true, nil
 }
 
-// Next reads the next record. ok is false at the end of the data.
+// Next reads the next record. ok is false at the end of the data. The
+// fields are valid until the next call.
 func (r *TextReader) Next() (fields []Field, ok bool, err error) {
-	r.Line = r.nextLine
+	r.line = r.nextLine
 	line, ok, err := r.readLine()
 	if !ok || err != nil || line == `\.` {
 		return nil, false, err
 	}
-	r.fields = r.fields[:0]
-	if r.f.Kind == "csv" {
+	r.fields, r.quoted = r.fields[:0], r.quoted[:0]
+	if r.f.Kind == CSV {
 		err = r.splitCSV(line)
 	} else {
 		err = r.splitText(line)
@@ -181,11 +193,10 @@ func (r *TextReader) splitCSV(line string) error {
 	flush := func() {
 		s := b.String()
 		r.fields = append(r.fields, Field{S: s, Null: !quoted && s == f.Null})
-		r.QuotedFields = append(r.QuotedFields, quoted)
+		r.quoted = append(r.quoted, quoted)
 		b.Reset()
 		quoted = false
 	}
-	r.QuotedFields = r.QuotedFields[:0]
 	for i := 0; ; i++ {
 		if i >= len(line) {
 			if !inQuotes {
@@ -224,6 +235,31 @@ func (r *TextReader) splitCSV(line string) error {
 	}
 	flush()
 	return nil
+}
+
+// AppendValue appends one non-NULL value as f writes it: escaped in text
+// format, quoted when it must be (or forceQuote says so) in CSV.
+func (f *Format) AppendValue(dst []byte, s string, forceQuote bool) []byte {
+	if f.Kind == CSV {
+		return AppendCSV(dst, s, f, forceQuote)
+	}
+	return AppendText(dst, s, f.Delimiter)
+}
+
+// AppendRecord appends one text or CSV record: the fields separated by the
+// delimiter, NULL as the null string, and a newline.
+func (f *Format) AppendRecord(dst []byte, fields []Field) []byte {
+	for i, v := range fields {
+		if i > 0 {
+			dst = append(dst, f.Delimiter)
+		}
+		if v.Null {
+			dst = append(dst, f.Null...)
+		} else {
+			dst = f.AppendValue(dst, v.S, false)
+		}
+	}
+	return append(dst, '\n')
 }
 
 // AppendText appends one value in text format: backslash, the

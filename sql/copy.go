@@ -121,7 +121,7 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *pgcopy.Format) (*prepared, e
 			return "", err
 		}
 		in := &copyIn{f: f, d: d, cols: cols, target: target}
-		rows, err := in.read(cc.CopyIn(f.Kind == "binary", len(target)))
+		rows, err := in.read(cc.CopyIn(f.Kind == pgcopy.Binary, len(target)))
 		if err != nil {
 			return "", err
 		}

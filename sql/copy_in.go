@@ -25,12 +25,12 @@ type copyIn struct {
 // for a value, the column, as PostgreSQL's COPY context does.
 func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 	var rows []types.Row
-	if c.f.Kind == "binary" {
+	if c.f.Kind == pgcopy.Binary {
 		r := pgcopy.NewBinaryReader(src)
 		for {
 			fields, ok, err := r.Next(len(c.target))
 			if err != nil {
-				return nil, c.at(err, r.Line, "", nil)
+				return nil, c.at(err, r.Line(), "", nil)
 			}
 			if !ok {
 				return rows, drain(src)
@@ -46,7 +46,7 @@ func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 					v, err = expr.ApplyModifier(v, col.Mod, false)
 				}
 				if err != nil {
-					return nil, c.at(err, r.Line, col.Name, nil)
+					return nil, c.at(err, r.Line(), col.Name, nil)
 				}
 				row[c.target[i]] = v
 			}
@@ -58,7 +58,7 @@ func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 	for {
 		fields, ok, err := r.Next()
 		if err != nil {
-			return nil, c.at(err, r.Line, "", nil)
+			return nil, c.at(err, r.Line(), "", nil)
 		}
 		if !ok {
 			return rows, drain(src)
@@ -66,21 +66,21 @@ func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 		if header {
 			header = false
 			if err := c.matchHeader(fields); err != nil {
-				return nil, c.at(err, r.Line, "", nil)
+				return nil, c.at(err, r.Line(), "", nil)
 			}
 			continue
 		}
 		if len(fields) < len(c.target) {
 			name := c.cols[c.target[len(fields)]].Name
-			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "missing data for column \"%s\"", name), r.Line, "", nil)
+			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "missing data for column \"%s\"", name), r.Line(), "", nil)
 		}
 		if len(fields) > len(c.target) {
-			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "extra data after last expected column"), r.Line, "", nil)
+			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "extra data after last expected column"), r.Line(), "", nil)
 		}
 		row := c.emptyRow()
 		for i, fv := range fields {
 			col := c.cols[c.target[i]]
-			quoted := c.f.Kind == "csv" && r.QuotedFields[i]
+			quoted := r.Quoted(i)
 			null := fv.Null
 			switch {
 			case null && c.f.ForceNotNull[col.Name]:
@@ -96,7 +96,7 @@ func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 				v, err = expr.ApplyModifier(v, col.Mod, false)
 			}
 			if err != nil {
-				return nil, c.at(err, r.Line, col.Name, &fv.S)
+				return nil, c.at(err, r.Line(), col.Name, &fv.S)
 			}
 			row[c.target[i]] = v
 		}

@@ -71,7 +71,7 @@ func (s *session) prepareCopyTo(ctx context.Context, n *front.Copy, f *pgcopy.Fo
 		if err != nil {
 			return "", err
 		}
-		out := &copyOut{f: f, cols: cols, w: cc.CopyOut(f.Kind == "binary", len(cols))}
+		out := &copyOut{f: f, cols: cols, w: cc.CopyOut(f.Kind == pgcopy.Binary, len(cols))}
 		if err := out.start(); err != nil {
 			return "", err
 		}
@@ -96,22 +96,15 @@ type copyOut struct {
 
 func (c *copyOut) start() error {
 	switch {
-	case c.f.Kind == "binary":
+	case c.f.Kind == pgcopy.Binary:
 		_, err := c.w.Write(pgcopy.AppendBinaryHeader(nil))
 		return err
 	case c.f.Header:
-		b := c.buf[:0]
+		names := make([]pgcopy.Field, len(c.cols))
 		for i, col := range c.cols {
-			if i > 0 {
-				b = append(b, c.f.Delimiter)
-			}
-			if c.f.Kind == "csv" {
-				b = pgcopy.AppendCSV(b, col.Name, c.f, false)
-			} else {
-				b = pgcopy.AppendText(b, col.Name, c.f.Delimiter)
-			}
+			names[i] = pgcopy.Field{S: col.Name}
 		}
-		c.buf = append(b, '\n')
+		c.buf = c.f.AppendRecord(c.buf[:0], names)
 		_, err := c.w.Write(c.buf)
 		return err
 	}
@@ -120,42 +113,38 @@ func (c *copyOut) start() error {
 
 func (c *copyOut) WriteRow(row types.Row) error {
 	b := c.buf[:0]
-	if c.f.Kind == "binary" {
-		b = append(b, byte(len(row)>>8), byte(len(row)))
+	if c.f.Kind == pgcopy.Binary {
+		b = pgcopy.AppendBinaryTuple(b, len(row))
 	}
 	for i, d := range row {
 		col := c.cols[i]
-		if c.f.Kind == "binary" {
+		if c.f.Kind == pgcopy.Binary {
 			if d.IsNull() {
-				b = append(b, 0xff, 0xff, 0xff, 0xff)
+				b = pgcopy.AppendBinaryNull(b)
 				continue
 			}
 			if col.Mod.Fixed && d.K == types.KindString {
 				d = types.NewString(types.PadFixed(d.S, col.Mod))
 			}
-			at := len(b)
-			b = append(b, 0, 0, 0, 0)
+			var at int
+			b, at = pgcopy.StartBinaryField(b)
 			var err error
 			if b, err = pgwire.AppendBinary(b, d, col.Type); err != nil {
 				return err
 			}
-			size := len(b) - at - 4
-			b[at], b[at+1], b[at+2], b[at+3] = byte(size>>24), byte(size>>16), byte(size>>8), byte(size)
+			b = pgcopy.FinishBinaryField(b, at)
 			continue
 		}
 		if i > 0 {
 			b = append(b, c.f.Delimiter)
 		}
-		switch {
-		case d.IsNull():
+		if d.IsNull() {
 			b = append(b, c.f.Null...)
-		case c.f.Kind == "csv":
-			b = pgcopy.AppendCSV(b, types.FormatColumn(d, col), c.f, c.f.ForceQuoteAll || c.f.ForceQuote[col.Name])
-		default:
-			b = pgcopy.AppendText(b, types.FormatColumn(d, col), c.f.Delimiter)
+		} else {
+			b = c.f.AppendValue(b, types.FormatColumn(d, col), c.f.ForceQuoteAll || c.f.ForceQuote[col.Name])
 		}
 	}
-	if c.f.Kind != "binary" {
+	if c.f.Kind != pgcopy.Binary {
 		b = append(b, '\n')
 	}
 	c.buf = b
@@ -165,8 +154,8 @@ func (c *copyOut) WriteRow(row types.Row) error {
 }
 
 func (c *copyOut) finish() error {
-	if c.f.Kind == "binary" {
-		_, err := c.w.Write([]byte{0xff, 0xff})
+	if c.f.Kind == pgcopy.Binary {
+		_, err := c.w.Write(pgcopy.AppendBinaryTrailer(nil))
 		return err
 	}
 	return nil
