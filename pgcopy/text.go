@@ -32,6 +32,9 @@ type TextReader struct {
 	// quoted says, for each CSV field of the record, whether it was
 	// quoted.
 	quoted []bool
+	// eol is the line ending readLine took off the last line: "\n",
+	// "\r\n" or "" at the end of the data.
+	eol string
 }
 
 // NewTextReader reads records of format f (text or CSV) from r.
@@ -61,9 +64,9 @@ func (r *TextReader) readLine() (line string, ok bool, err error) {
 	if !utf8.ValidString(s) {
 		return "", false, sqlerr.New(sqlerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 	}
-	s = strings.TrimSuffix(s, "\n")
-	s = strings.TrimSuffix(s, "\r")
-	return s, true, nil
+	body := strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r")
+	r.eol = s[len(body):]
+	return body, true, nil
 }
 
 // Next reads the next record. ok is false at the end of the data. The
@@ -202,6 +205,8 @@ func (r *TextReader) splitCSV(line string) error {
 			if !inQuotes {
 				break
 			}
+			// The line break is the field's: as written, CR LF included.
+			eol := r.eol
 			more, ok, err := r.readLine()
 			if err != nil {
 				return err
@@ -209,7 +214,7 @@ func (r *TextReader) splitCSV(line string) error {
 			if !ok {
 				return sqlerr.New(sqlerr.BadCopyFileFormat, "unterminated CSV quoted field")
 			}
-			b.WriteByte('\n')
+			b.WriteString(eol)
 			line, i = more, -1
 			continue
 		}

@@ -66,6 +66,9 @@ func TestTextReader(t *testing.T) {
 		{"csv fields", csv, "1,,\"\",\"a,b\"\n", "1: \"1\" NULL \"\"* \"a,b\"*\n"},
 		{"csv doubled quote", csv, "\"a\"\"b\",c\n", "1: \"a\\\"b\"* \"c\"\n"},
 		{"csv multi-line", csv, "\"a\nb\",c\nd,e\n", "1: \"a\\nb\"* \"c\"\n3: \"d\" \"e\"\n"},
+		// PostgreSQL 15 keeps a CR LF inside a quoted field as it is; the
+		// record's own line ending goes.
+		{"csv quoted crlf", csv, "\"a\r\nb\",c\r\n\"d\ne\"\n", "1: \"a\\r\\nb\"* \"c\"\n3: \"d\\ne\"*\n"},
 		{"csv end marker and quoted marker", csv, "\"\\.\"\n\\.\nx\n", "1: \"\\\\.\"*\n"},
 		{"csv escape", csvEsc, `'a\'b\\c\d',\N,'\N'` + "\n", "1: \"a'b\\\\c\\\\d\"* NULL \"\\\\N\"*\n"},
 	} {

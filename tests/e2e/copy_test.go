@@ -117,6 +117,11 @@ func TestCopyText(t *testing.T) {
 		}
 	}
 	wantRows(t, conn, "SELECT count(*) FROM t", "9")
+	// A CR LF inside a quoted CSV field is the value's, as in PostgreSQL.
+	if _, err := copyIn(t, conn, "COPY t (id, s) FROM STDIN CSV", "12,\"cr\r\nlf\"\n"); err != nil {
+		t.Fatalf("csv COPY with a quoted CR LF: %v", err)
+	}
+	wantRows(t, conn, "SELECT length(s), strpos(s, chr(13)), strpos(s, chr(10)) FROM t WHERE id = 12", "6 3 4")
 
 	// Statement errors come before any data is asked for.
 	for _, c := range []struct{ sql, code string }{
