@@ -339,57 +339,13 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	if n.Schema != "" && n.Schema != "public" {
 		return "", sqlerr.New(sqlerr.FeatureNotSupported, "schema %q does not exist; streamdb has only the public schema", n.Schema)
 	}
-	e.ddlMu.Lock()
-	if e.relationExists(n.Name) {
-		e.ddlMu.Unlock()
-		if n.IfNotExists {
-			return tag, nil
-		}
-		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
-	}
-	opts, err := checkViewOptions(n.Options)
+	d, root, err := e.installView(ctx, n, st)
 	if err != nil {
-		e.ddlMu.Unlock()
 		return "", err
 	}
-	root, err := e.bindView(st, n)
-	if err != nil {
-		e.ddlMu.Unlock()
-		return "", err
+	if d == nil {
+		return tag, nil // IF NOT EXISTS, and it does
 	}
-	if err := checkStreamable(root); err != nil {
-		e.ddlMu.Unlock()
-		return "", err
-	}
-	d, err := viewDescriptor(n, root, opts)
-	if err != nil {
-		e.ddlMu.Unlock()
-		return "", err
-	}
-	d.DependsOn = e.plainViewsNamed(d.DependsOn, st, n.Query)
-	e.recordPlan(d, root)
-	// Other sessions must not read the view until its backfill is done.
-	bf, err := e.planBackfill(ctx, d, root)
-	if err != nil {
-		e.ddlMu.Unlock()
-		return "", err
-	}
-	markPopulating(d, bf)
-	if err := e.persist(d); err != nil {
-		e.ddlMu.Unlock()
-		return "", err
-	}
-	if err := e.initPositions(ctx, d, root); err != nil {
-		e.dropObject(d)
-		e.ddlMu.Unlock()
-		return "", err
-	}
-	if err := e.startView(d, root); err != nil {
-		e.dropObject(d)
-		e.ddlMu.Unlock()
-		return "", err
-	}
-	e.ddlMu.Unlock()
 	created := false
 	defer func() {
 		if !created && ctx.Err() != nil {
@@ -443,6 +399,56 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	e.checkViewColumns(ctx, d, root, noticed)
 	e.log.Info("created materialized view", "view", d.Name, "backfill", time.Since(start))
 	return tag, nil
+}
+
+// installView binds the query of CREATE MATERIALIZED VIEW n, stores the
+// view (marked populating) and starts its dataflow, all under ddlMu, and
+// returns the view with its bound plan. It returns nil and no error when
+// the name is taken and IF NOT EXISTS says to do nothing.
+func (e *Engine) installView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement) (*catalog.Descriptor, plan.Node, error) {
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	if e.relationExists(n.Name) {
+		if n.IfNotExists {
+			return nil, nil, nil
+		}
+		return nil, nil, sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
+	}
+	opts, err := checkViewOptions(n.Options)
+	if err != nil {
+		return nil, nil, err
+	}
+	root, err := e.bindView(st, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkStreamable(root); err != nil {
+		return nil, nil, err
+	}
+	d, err := viewDescriptor(n, root, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	d.DependsOn = e.plainViewsNamed(d.DependsOn, st, n.Query)
+	e.recordPlan(d, root)
+	// Other sessions must not read the view until its backfill is done.
+	bf, err := e.planBackfill(ctx, d, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	markPopulating(d, bf)
+	if err := e.persist(d); err != nil {
+		return nil, nil, err
+	}
+	if err := e.initPositions(ctx, d, root); err != nil {
+		e.dropObject(d)
+		return nil, nil, err
+	}
+	if err := e.startView(d, root); err != nil {
+		e.dropObject(d)
+		return nil, nil, err
+	}
+	return d, root, nil
 }
 
 // abandonView drops a view whose CREATE did not complete, unless it was
