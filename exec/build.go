@@ -213,6 +213,9 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		}
 		switch n.Object.Kind {
 		case catalog.KindTable:
+			if n.Object.Envelope() != "" {
+				return next, b.addEnvelopeSource(n, next)
+			}
 			// A table's changelog carries its inserts, updates and
 			// deletes as signed rows; the reader replays it from the
 			// table's start.

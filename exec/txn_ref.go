@@ -23,6 +23,16 @@ func (r *subjectReader) decode(m jetstream.Msg, seq uint64) error {
 			info.Time = meta.Timestamp
 		}
 	}
+	if ed, ok := r.decoder.(infoDecoder); ok && !isRef {
+		var info *broker.MsgInfo
+		if ed.hasMetadata() {
+			info = &broker.MsgInfo{Subject: m.Subject(), Header: m.Headers(), Seq: seq}
+			if meta, err := m.Metadata(); err == nil {
+				info.Time = meta.Timestamp
+			}
+		}
+		return ed.decodeWithInfo(m.Data(), info, r.chunk)
+	}
 	if !isRef {
 		if rows == nil {
 			return r.decoder.decodeInto(m.Data(), r.chunk)

@@ -70,6 +70,8 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 		return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Table)
 	}
 	switch {
+	case old.Envelope() != "":
+		return "", envelopeWriteError(old)
 	case n.Stream && old.Kind != catalog.KindStream:
 		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a stream", n.Table).
 			WithHint("Use ALTER %s.", upperKind(old))

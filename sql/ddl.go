@@ -51,6 +51,9 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 		return "", err
 	}
 	d.Mirror = mirror
+	// A stream with an envelope is made as a stream (its subject is its
+	// producers') and stored and run as a table (stream_envelope.go).
+	envelope := d.Envelope() != ""
 	if d.Constraints, err = e.constraintDefs(n, d); err != nil {
 		return "", err
 	}
@@ -115,14 +118,17 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 	if !isTable {
 		sharing = e.streamsOnSubject(subject)
 	}
+	if envelope {
+		d.Kind = catalog.KindTable
+	}
 	if err := e.persist(d); err != nil {
 		return "", undo(err)
 	}
 	e.forgetDroppedStream(jsName)
-	if isTable {
+	if isTable || envelope {
 		if err := e.startNewTable(ctx, d); err != nil {
 			e.dropObject(d)
-			if created {
+			if created && isTable {
 				// A checkpoint may have caught the table in the catalog
 				// meanwhile: collect the stream as a dropped table's.
 				e.noteDroppedStream(jsName, subject)
@@ -140,7 +146,7 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 	}
 	e.log.Info("created stream", "stream", n.Name, "subject", subject, "jetstream", jsName)
 	sharedSubjectNotice(ctx, n.Name, subject, sharing)
-	if !isTable {
+	if !isTable && !envelope {
 		e.checkStreamFields(ctx, d)
 	}
 	err = e.ddlCheckpoint(ctx)
@@ -209,6 +215,9 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 	if err := checkWholeMessage(n, isTable, d); err != nil {
 		return nil, err
 	}
+	if err := checkEnvelope(n, isTable, d); err != nil {
+		return nil, err
+	}
 	if n.Watermark != nil {
 		if isTable {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WATERMARK on a table is not supported").
@@ -247,7 +256,7 @@ func (e *Engine) checkSubjectFree(name, subject string, isTable bool) error {
 		if (o.Kind != catalog.KindTable && o.Kind != catalog.KindStream) || !broker.SubjectsCollide(o.Subject, subject) {
 			continue
 		}
-		if o.Kind == catalog.KindTable {
+		if o.Kind == catalog.KindTable && o.Envelope() == "" {
 			if o.Subject != subject {
 				return sqlerr.New(sqlerr.DuplicateObject, "subject pattern %q matches subject %q, the changelog of table %s", subject, o.Subject, o.Name).
 					WithHint("A table's subject belongs to that table alone. Choose a pattern that does not match it for %s.", name)
@@ -624,7 +633,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 			}
 			return "", sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", n.Kind, name)
 		}
-		if d.Kind != want && !(want == catalog.KindTable && d.Kind == catalog.KindStream) {
+		if d.Kind != want && !(want == catalog.KindTable && d.Kind == catalog.KindStream) && !(want == catalog.KindStream && d.Envelope() != "") {
 			return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s, not a %s", name, d.Kind, n.Kind).
 				WithHint("Use DROP %s.", strings.ToUpper(string(d.Kind)))
 		}
@@ -686,7 +695,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 				return "", err
 			}
 		}
-		if d.Kind == catalog.KindTable {
+		if d.Kind == catalog.KindTable && d.Envelope() == "" {
 			// The table's changelog goes once no retained checkpoint or
 			// savepoint can bring the table back (dropped_streams.go).
 			e.noteDroppedStream(d.JSStream, d.Subject)

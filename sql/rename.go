@@ -50,6 +50,10 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 		}
 		return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Name)
 	}
+	if old.Envelope() != "" && old.Kind == catalog.KindTable {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "cannot rename stream %q: a stream with an envelope keeps its name", n.Name).
+			WithHint("Create it again under the new name; it reads its subject from the start.")
+	}
 	if old.Mirror != "" || old.Kind == catalog.KindSource {
 		return "", sqlerr.New(sqlerr.FeatureNotSupported, "cannot rename %s %q: PostgreSQL sources and the tables they mirror keep their names", relKindWord(old), n.Name).
 			WithHint("Name the mirrored tables at CREATE SOURCE with FOR TABLES (schema.table AS name, ...).")

@@ -56,6 +56,9 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		if w.d.Mirror != "" && !s.mirrorWriter {
 			return mirrorWriteError(w.d)
 		}
+		if w.d.Envelope() != "" {
+			return envelopeWriteError(w.d)
+		}
 	}
 	e.stateMu.RLock()
 	defer e.stateMu.RUnlock()
