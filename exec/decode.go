@@ -76,6 +76,8 @@ type RowDecoder struct {
 	// whole is 1 + the column that takes the whole message as jsonb
 	// (whole_message = true), 0 for none.
 	whole int
+	// csv, when set, reads messages as CSV records (decode_csv.go).
+	csv *csvFormat
 }
 
 // SetMissing gives the values of columns in objects that lack their
@@ -178,6 +180,9 @@ func (d *RowDecoder) Decode(data []byte) (types.Row, error) {
 func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 	if d.whole > 0 {
 		return d.decodeWhole(data, row)
+	}
+	if d.csv != nil {
+		return d.decodeCSV(data, row)
 	}
 	p := skipWS(data, 0)
 	if p >= len(data) || data[p] != '{' {

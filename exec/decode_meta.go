@@ -22,7 +22,7 @@ type metaCol struct {
 
 // WithMetadata makes the columns of stream desc's INCLUDE clauses (by
 // name among the decoder's columns) metadata columns, which
-// FillMetadata fills, and returns d.
+// FillMetadata fills, makes d read desc's format (CSV), and returns d.
 func (d *RowDecoder) WithMetadata(desc *catalog.Descriptor) *RowDecoder {
 	byName := map[string]string{}
 	for _, c := range desc.Columns {
@@ -46,6 +46,7 @@ func (d *RowDecoder) WithMetadata(desc *catalog.Descriptor) *RowDecoder {
 		d.meta = append(d.meta, mc)
 		delete(d.index, c.Name)
 	}
+	d.withCSV(desc)
 	if desc.Options[catalog.OptWholeMessage] == "true" {
 		for i, c := range d.cols {
 			if _, isMeta := byName[c.Name]; !isMeta {
@@ -122,6 +123,7 @@ func subjectToken(subject string, pos int) (string, bool) {
 // metaKey describes the metadata columns, for readerKey.
 func (d *RowDecoder) metaKey() string {
 	var sb strings.Builder
+	sb.WriteString(d.csv.key())
 	if d.whole > 0 {
 		fmt.Fprintf(&sb, "|whole %d", d.whole-1)
 	}

@@ -181,8 +181,8 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 	if format == "" {
 		format = "json"
 	}
-	if format != "json" {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "format %q is not supported; use format = 'json'", format)
+	if format != "json" && format != catalog.FormatCSV {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "format %q is not supported; use format = 'json' or 'csv'", format)
 	}
 	if len(n.Columns) == 0 && !isTable {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "a stream needs at least one column")
@@ -216,6 +216,9 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 		return nil, err
 	}
 	if err := checkEnvelope(n, isTable, d); err != nil {
+		return nil, err
+	}
+	if err := checkCSV(n, isTable, d); err != nil {
 		return nil, err
 	}
 	if n.Watermark != nil {
