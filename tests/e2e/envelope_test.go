@@ -105,6 +105,18 @@ func TestUpsertEnvelopeMatchesPostgres(t *testing.T) {
 	compare("after kill -9")
 	round(200)
 	compare("after kill -9 and a round")
+	// ROLLBACK TO SAVEPOINT restores the keyed state with the views; the
+	// messages published since are read again from there.
+	exec(t, conn, "SAVEPOINT before_last_round")
+	round(200)
+	compare("before ROLLBACK TO SAVEPOINT")
+	exec(t, conn, "ROLLBACK TO SAVEPOINT before_last_round")
+	compare("after ROLLBACK TO SAVEPOINT")
+	exec(t, conn, "DROP STREAM acct CASCADE")
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	if _, err := js.Stream(testutil.Context(t, time.Minute), "streamdb_acct"); err != nil {
+		t.Errorf("DROP STREAM of a stream with an envelope took its JetStream stream: %v", err)
+	}
 }
 
 // debeziumSource is the source block of the events a Debezium PostgreSQL
@@ -296,4 +308,9 @@ func TestDebeziumEnvelopeMatchesPostgres(t *testing.T) {
 	event("t", nil, nil, "false")
 	round(100)
 	compare("after a truncate and a round")
+	exec(t, conn, "SAVEPOINT before_last_round")
+	round(100)
+	compare("before ROLLBACK TO SAVEPOINT")
+	exec(t, conn, "ROLLBACK TO SAVEPOINT before_last_round")
+	compare("after ROLLBACK TO SAVEPOINT")
 }
