@@ -195,8 +195,11 @@ func (e *Engine) purgeTargets(ctx context.Context) []purgeTarget {
 		if d.Kind != catalog.KindTable && d.Kind != catalog.KindStream {
 			continue
 		}
-		eligible := d.Kind == catalog.KindStream && d.Options[optRetention] == retentionConsumed
-		if d.Kind == catalog.KindTable {
+		// A stream with an envelope is stored as a table, but its
+		// subject is its producers': purged only as a stream's is.
+		stream := d.Kind == catalog.KindStream || d.Envelope() != ""
+		eligible := stream && d.Options[optRetention] == retentionConsumed
+		if !stream {
 			eligible = !e.newViewsReplayTable(d)
 			if !eligible && !e.purge.toldKept.Swap(true) {
 				e.log.Info(tablesKeptMessage)

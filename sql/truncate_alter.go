@@ -30,7 +30,8 @@ func (e *Engine) alterTableOptions(ctx context.Context, n *front.AlterTableOptio
 		}
 		return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Table)
 	}
-	isTable := d.Kind == catalog.KindTable
+	// A stream with an envelope keeps the options of a stream.
+	isTable := d.Kind == catalog.KindTable && d.Envelope() == ""
 	opts := maps.Clone(d.Options)
 	if opts == nil {
 		opts = map[string]string{}

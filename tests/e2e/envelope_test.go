@@ -314,3 +314,38 @@ func TestDebeziumEnvelopeMatchesPostgres(t *testing.T) {
 	exec(t, conn, "ROLLBACK TO SAVEPOINT before_last_round")
 	compare("after ROLLBACK TO SAVEPOINT")
 }
+
+// TestEnvelopeStreamKeepsItsInput: a stream with an envelope is stored as
+// a table, but its subject is its producers' input: purges after
+// checkpoints leave it whole, as a stream's, unless it is created with
+// retention = 'consumed' (or altered to it); then what its rows hold is
+// purged, and its rows stay, across a restart.
+func TestEnvelopeStreamKeepsItsInput(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	exec(t, conn,
+		`CREATE STREAM kept (v int) INCLUDE subject_token 2 AS k WITH (subject = 'kept.*', envelope = 'upsert', key = 'k')`,
+		`CREATE STREAM dbz_kept (id int PRIMARY KEY, v int) WITH (subject = 'dbz.kept', envelope = 'debezium')`,
+		`CREATE STREAM drained (v int) INCLUDE subject_token 2 AS k WITH (subject = 'drained.*', envelope = 'upsert', key = 'k', retention = 'consumed')`,
+		`CREATE MATERIALIZED VIEW kept_sum AS SELECT sum(v) AS v FROM kept`)
+	for i := range 10 {
+		testutil.Publish(t, js, fmt.Sprintf("kept.k%d", i%3), fmt.Sprintf(`{"v": %d}`, i))
+		testutil.Publish(t, js, fmt.Sprintf("drained.k%d", i%3), fmt.Sprintf(`{"v": %d}`, i))
+		testutil.Publish(t, js, "dbz.kept", fmt.Sprintf(`{"before": null, "after": {"id": %d, "v": %d}, "op": "c"}`, i, i))
+	}
+	flush(t, conn)
+	purgePassed(t, conn, js, "envelope")
+	for _, subject := range []string{"kept.k0", "dbz.kept"} {
+		if n, _ := jsState(t, js, subject); n != 10 {
+			t.Errorf("the JetStream stream of %s holds %d messages after a purge, want all 10", subject, n)
+		}
+	}
+	pollDrained(t, js, "drained.k0", 0)
+	srv.Restart(t)
+	conn = srv.Conn(t)
+	wantRows(t, conn, "SELECT k, v FROM drained ORDER BY k", "k0 9", "k1 7", "k2 8")
+	wantRows(t, conn, "SELECT k, v FROM kept ORDER BY k", "k0 9", "k1 7", "k2 8")
+	wantRows(t, conn, "SELECT v FROM kept_sum", "24")
+	wantRows(t, conn, "SELECT count(*) FROM dbz_kept", "10")
+}
