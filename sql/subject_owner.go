@@ -41,7 +41,13 @@ func (s *session) needSubject(n *front.CreateSource) error {
 		return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for subject %q: it holds a table's changelog", clipSubject(subject)).
 			WithHint("Subjects under %q are the changelogs of tables; only a superuser may read them as a stream. %s", tableSubjectPrefix, hint)
 	}
-	for _, o := range s.e.objects(catalog.KindStream) {
+	streams := s.e.objects(catalog.KindStream)
+	for _, o := range s.e.objects(catalog.KindTable) {
+		if o.Envelope() != "" { // a stream stored as a table
+			streams = append(streams, o)
+		}
+	}
+	for _, o := range streams {
 		if !broker.SubjectsCollide(o.Subject, subject) {
 			continue
 		}

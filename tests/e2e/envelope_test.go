@@ -349,3 +349,20 @@ func TestEnvelopeStreamKeepsItsInput(t *testing.T) {
 	wantRows(t, conn, "SELECT v FROM kept_sum", "24")
 	wantRows(t, conn, "SELECT count(*) FROM dbz_kept", "10")
 }
+
+// TestEnvelopeStreamSubjectBelongsToIt: a stream with an envelope owns
+// its subject as any stream does: another role may not declare a stream
+// (with or without an envelope) on it and so read its messages.
+func TestEnvelopeStreamSubjectBelongsToIt(t *testing.T) {
+	srv := startServer(t)
+	admin := srv.Conn(t)
+	exec(t, admin,
+		`CREATE STREAM salaries (amount int) INCLUDE subject_token 2 AS who WITH (subject = 'pay.*', envelope = 'upsert', key = 'who')`,
+		"CREATE USER mallory",
+		"GRANT CREATE ON DATABASE streamdb TO mallory")
+	mallory := connectAs(t, srv, "mallory")
+	wantExecCode(t, mallory, "CREATE STREAM peek (amount int) WITH (subject = 'pay.*')", "42501")
+	wantExecCode(t, mallory, "CREATE STREAM peek (amount int) WITH (subject = 'pay.alice')", "42501")
+	wantExecCode(t, mallory, `CREATE STREAM peek (amount int, who text) WITH (subject = 'pay.*', envelope = 'upsert', key = 'who')`, "42501")
+	exec(t, admin, "CREATE STREAM pay_log (amount int) WITH (subject = 'pay.*')")
+}
