@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"streamdb/catalog"
@@ -235,4 +236,73 @@ func (d *RowDecoder) decodeCSV(data []byte, row types.Row) error {
 		row[g.Col] = v
 	}
 	return nil
+}
+
+// EncodeCSV renders row (of columns cols, stream d's) as the CSV message
+// d's decoder reads back: its INCLUDE and generated columns left out, a
+// header line first when d has header = true, a field quoted when it
+// holds the delimiter, the quote or a line break, is empty, or equals the
+// null string, and NULL as the null string.
+func EncodeCSV(d *catalog.Descriptor, cols []types.Column, row types.Row) ([]byte, error) {
+	header, delim, quote, null, err := CSVOptions(d.Options)
+	if err != nil {
+		return nil, err
+	}
+	skip := map[string]bool{}
+	member := map[string]string{}
+	for _, c := range d.Columns {
+		skip[c.Name] = c.Metadata != "" || c.Generated != ""
+		member[c.Name] = c.MemberKey()
+	}
+	field := func(buf []byte, s string, isNull bool) []byte {
+		if isNull {
+			return append(buf, null...)
+		}
+		if s != "" && s != null && !strings.ContainsAny(s, string([]byte{delim, quote, '\n', '\r'})) {
+			return append(buf, s...)
+		}
+		buf = append(buf, quote)
+		for i := 0; i < len(s); i++ {
+			if s[i] == quote {
+				buf = append(buf, quote)
+			}
+			buf = append(buf, s[i])
+		}
+		return append(buf, quote)
+	}
+	var buf []byte
+	if header {
+		n := 0
+		for _, c := range cols {
+			if skip[c.Name] {
+				continue
+			}
+			if n > 0 {
+				buf = append(buf, delim)
+			}
+			buf = field(buf, member[c.Name], false)
+			n++
+		}
+		buf = append(buf, '\n')
+	}
+	n := 0
+	for i, c := range cols {
+		if skip[c.Name] {
+			continue
+		}
+		if n > 0 {
+			buf = append(buf, delim)
+		}
+		n++
+		if row[i].IsNull() {
+			buf = field(buf, "", true)
+			continue
+		}
+		s := types.FormatText(row[i], c.Type)
+		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+			return nil, sqlerr.New(sqlerr.CharacterNotInRepertoire, "column %q: invalid byte sequence for encoding \"UTF8\"", c.Name)
+		}
+		buf = field(buf, s, false)
+	}
+	return buf, nil
 }

@@ -57,6 +57,9 @@ func writeTargets(d *catalog.Descriptor, cols []types.Column, target []int, name
 // encodeStreamRow renders row of stream d as the message a write
 // publishes: its INCLUDE columns are not part of it.
 func encodeStreamRow(d *catalog.Descriptor, cols []types.Column, row types.Row) ([]byte, error) {
+	if d.Format == catalog.FormatCSV {
+		return exec.EncodeCSV(d, cols, row)
+	}
 	if d.Options[catalog.OptWholeMessage] == "true" {
 		// The message is the document itself; NULL is JSON null.
 		for i, c := range cols {

@@ -18,8 +18,8 @@ import (
 // 'csv' equal the same lines read by PostgreSQL 15's COPY ... (FORMAT
 // csv) with the same options; malformed records are skipped and counted.
 // A second stream with header = true takes a header line in each message
-// naming its columns in any order. A view over each agrees with the same
-// query in PostgreSQL.
+// naming its columns in any order. INSERT into either publishes CSV that
+// reads back. A view over each agrees with the same query in PostgreSQL.
 func TestCSVStreamMatchesPostgresCopy(t *testing.T) {
 	const seed = 4104
 	t.Logf("seed %d", seed)
@@ -82,6 +82,12 @@ func TestCSVStreamMatchesPostgresCopy(t *testing.T) {
 	}
 	if err := pg.SendBatch(testutil.Context(t, time.Minute), batch).Close(); err != nil {
 		t.Fatal(err)
+	}
+	// INSERT publishes CSV in the stream's own options.
+	for _, c := range []*pgx.Conn{conn, pg} {
+		exec(t, c, `INSERT INTO sales VALUES (1000, 'semi;colon "q"', NULL, '2026-02-01 00:00:00+00', '{a}'), (1001, 'NULL', 1.5, NULL, NULL), (1002, '', 2, NULL, '{}')`,
+			`INSERT INTO returns (qty, id, reason) VALUES (2, 1000, 'torn,
+open')`)
 	}
 	flush(t, conn)
 	for _, q := range []string{"SELECT * FROM sales", "SELECT * FROM returns"} {
