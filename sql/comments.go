@@ -60,7 +60,7 @@ func checkCommentKind(n *front.Comment, d *catalog.Descriptor) error {
 	case front.KindTable:
 		ok = d.Kind == catalog.KindTable || d.Kind == catalog.KindStream
 	case front.KindStream:
-		ok = d.Kind == catalog.KindStream
+		ok = d.Kind == catalog.KindStream || d.Envelope() != ""
 	case front.KindMaterializedView:
 		ok = d.Kind == catalog.KindView
 	case front.KindView:

@@ -47,6 +47,8 @@ func TestUpsertEnvelopeMatchesPostgres(t *testing.T) {
 	}
 	wantExecCode(t, conn, "INSERT INTO acct VALUES ('x', 1, 'gold', 'k1')", "42809")
 	wantExecCode(t, conn, "DELETE FROM acct", "42809")
+	wantExecCode(t, conn, "ALTER STREAM acct ADD COLUMN note text", "42809")
+	exec(t, conn, "COMMENT ON STREAM acct IS 'accounts by subject'")
 	tiers := []string{"gold", "silver", "bronze"}
 	round := func(n int) {
 		t.Helper()
