@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,26 +184,31 @@ func (r *subjectReader) consume() error {
 			return nil
 		case <-r.kick:
 		}
-		for {
-			e, need, ok := r.nextBarrier()
-			if !ok {
-				break
-			}
-			if !r.reach(need) {
-				return nil
-			}
-			if !r.emit(e) {
-				return nil
-			}
-		}
-		if !r.settle() {
-			return nil
-		}
-		r.grp.coordinate(r)
-		if r.grp.retire(r) {
+		if !r.round() {
 			return nil
 		}
 	}
+}
+
+// round does what the reader's inputs and its group ask of it now: it
+// sends every barrier its inputs asked for, takes its part in a merge
+// (handOver, settle, coordinate), and reports false once the reader is to
+// stop: ctx ended, or it feeds no pipeline and is to feed none (retire).
+func (r *subjectReader) round() bool {
+	for {
+		e, need, ok := r.nextBarrier()
+		if !ok {
+			break
+		}
+		if !r.reach(need) || !r.emit(e) {
+			return false
+		}
+	}
+	if !r.handOver() || !r.settle() {
+		return false
+	}
+	r.grp.coordinate(r)
+	return !r.grp.retire(r)
 }
 
 // deleteConsumer removes a stopped reader's consumer from JetStream at
@@ -246,14 +252,20 @@ func (r *subjectReader) settle() bool {
 
 // nextBarrier returns the next epoch to send and the sequence it must
 // follow (a fence), once every live input has forwarded its requests up
-// to that epoch, so that each input that asked for it gets it here.
+// to that epoch, so that each input that asked for it gets it here. A
+// private reader whose inputs move to the shared one sends them no
+// barrier past the plan's epoch: those are the shared reader's to send.
 func (r *subjectReader) nextBarrier() (e, need uint64, ok bool) {
 	r.cmu.Lock()
 	defer r.cmu.Unlock()
+	upTo := uint64(math.MaxUint64)
+	if p := r.plan; p != nil && p.into != r {
+		upTo = p.epoch
+	}
 	for _, s := range r.subs {
 		s.smu.Lock()
 		for _, q := range s.reqs {
-			if !s.gone && q.epoch > r.emitted && (e == 0 || q.epoch < e) {
+			if !s.gone && q.epoch > r.emitted && q.epoch <= upTo && (e == 0 || q.epoch < e) {
 				e = q.epoch
 			}
 		}
@@ -279,14 +291,20 @@ func (r *subjectReader) nextBarrier() (e, need uint64, ok bool) {
 }
 
 // emit sends barrier e to the inputs that asked for it, after the rows
-// taken so far, and carries out a merge plan that falls at e. It reports
-// false if ctx ended.
+// taken so far; the shared reader carries out a merge plan that falls at
+// e. It reports false if ctx ended.
 func (r *subjectReader) emit(e uint64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.cmu.Lock()
 	plan := r.plan
 	r.cmu.Unlock()
+	if plan != nil && plan.into != r {
+		if e > plan.epoch {
+			return true // planned since nextBarrier: the shared reader's to send
+		}
+		plan = nil // handOver carries it out
+	}
 	if plan != nil && e > plan.epoch && !r.carryOut(plan) {
 		return false // the plan's epoch came to none of our inputs
 	}

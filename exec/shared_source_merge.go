@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"streamdb/types"
 )
@@ -22,13 +23,21 @@ import (
 //  2. once the shared reader and some private ones are at L (pos = L, or
 //     holding a message past it, which shows none lies between), the
 //     group picks E, an epoch neither has sent: each sends its barriers up
-//     to E at position L; then the private reader hands its inputs over
-//     and stops, the shared one attaches them and lifts its limit. The
-//     pipeline takes the shared reader's messages only after the private
-//     one's handoff (feedOrder), so nothing is lost or seen twice;
+//     to E at position L. The shared reader then attaches the moving
+//     inputs and lifts its limit; after that, each private reader, once it
+//     has sent its inputs every barrier they asked for up to E, hands them
+//     over and stops (handOver). Barriers past E are the shared reader's
+//     alone to send: a private reader that sent one would race the shared
+//     reader for its inputs' requests and, losing them all, never hand
+//     over. The pipeline takes the shared reader's messages only after the
+//     private one's handoff (feedOrder), so nothing is lost or seen twice;
 //  3. a merge that does not come together within mergeRounds barriers, or
 //     that a fence past L would block (reach), is given up: limits are
-//     lifted and it is tried again later.
+//     lifted and it is tried again later. Only a plan the shared reader
+//     has not carried out can be given up, so it goes first: having sent
+//     every epoch up to E at L, it shows that no fence of those epochs
+//     lies past L, and the private readers, which send only those, never
+//     wait at their limit for a fence.
 //
 // Locks: a reader's mu, then its group's mu, then readers' cmu (the
 // shared reader's first), then inputs' smu.
@@ -69,13 +78,15 @@ type mergeTry struct {
 }
 
 // mergePlan is step 2: at barrier epoch, the readers in from hand moving
-// over to into. carried counts the readers that carried it out.
+// over to into. carried counts the readers that carried it out (into
+// first: intoDone).
 type mergePlan struct {
-	epoch   uint64
-	into    *subjectReader
-	from    []*subjectReader
-	moving  []*sourceReader
-	carried int
+	epoch    uint64
+	into     *subjectReader
+	from     []*subjectReader
+	moving   []*sourceReader
+	carried  int
+	intoDone atomic.Bool
 }
 
 // readerKey tells which inputs may share a reader: the same subject read
@@ -296,6 +307,10 @@ func (g *readerGroup) coordinate(r *subjectReader) {
 		p.liftLimitLocked()
 	}
 	g.try = nil
+	// A shared reader that feeds no pipeline carries the plan out in its
+	// next round (settle); nothing else may wake it, since the private
+	// readers hand over only after it.
+	r.wake()
 }
 
 // startTryLocked sets a limit on the shared reader r and the private
@@ -371,13 +386,46 @@ func (g *readerGroup) cancelPlanLocked(p *mergePlan, locked *subjectReader) {
 		if x != locked {
 			x.cmu.Unlock()
 		}
+		x.wake() // a private reader held back barriers past the plan's epoch
 	}
+}
+
+// handOver carries out the plan of private reader r once the shared
+// reader has carried it out and r has sent every barrier its inputs asked
+// for up to the plan's epoch (with none still to be forwarded). It reports
+// false if ctx ended.
+func (r *subjectReader) handOver() bool {
+	r.cmu.Lock()
+	p := r.plan
+	ready := p != nil && p.into != r && p.intoDone.Load()
+	for _, s := range r.subs {
+		if !ready {
+			break
+		}
+		s.smu.Lock()
+		if !s.gone {
+			ready = s.high >= p.epoch
+			for _, q := range s.reqs {
+				if q.epoch > r.emitted && q.epoch <= p.epoch {
+					ready = false
+				}
+			}
+		}
+		s.smu.Unlock()
+	}
+	r.cmu.Unlock()
+	if !ready {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.carryOut(p)
 }
 
 // carryOut does r's part of plan p: the shared reader attaches the moving
 // inputs after the rows it took so far and lifts its limit; a private one
-// sends them the rows it took and then hands them over. Caller holds mu.
-// It reports false if ctx ended.
+// (afterwards, see handOver) sends them the rows it took and then hands
+// them over. Caller holds mu. It reports false if ctx ended.
 func (r *subjectReader) carryOut(p *mergePlan) bool {
 	if !r.flushLocked() {
 		return false
@@ -402,9 +450,13 @@ func (r *subjectReader) carryOut(p *mergePlan) bool {
 		r.incoming -= len(p.moving)
 		r.emitted = max(r.emitted, p.epoch)
 		r.liftLimitLocked()
+		p.intoDone.Store(true)
 		r.cmu.Unlock()
 		g.mu.Unlock()
 		r.wake()
+		for _, x := range p.from {
+			x.wake() // its handOver
+		}
 		return true
 	}
 	moving := r.subs
