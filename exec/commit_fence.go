@@ -36,9 +36,13 @@ type barrierRequest struct {
 
 // ceiling holds an input's messages after sequence floor until the input
 // has received barrier epoch. floor is the subject's newest fence when the
-// ceiling was set (0 if none), which is below the commit's messages; every
-// message a pending barrier must follow (its need) is at or below it, so
-// holding the messages above it never stops that barrier.
+// ceiling was set (0 if none), or the highest need of a barrier asked of
+// the input if that is higher: both are messages published before the
+// commit, so below its messages. Every message a pending barrier must
+// follow (its need) is at or below floor, so holding the messages above it
+// never stops that barrier. (A fence is forgotten once its epoch commits,
+// but a view that started after that epoch may have been asked for
+// barriers behind it and still read below it, backfilling.)
 type ceiling struct {
 	floor uint64
 	epoch uint64
@@ -82,7 +86,7 @@ func (rt *Runtime) setCeilingsLocked(subjects []string) {
 				if s.subject != subj && !broker.SubjectCovers(s.subject, subj) {
 					continue
 				}
-				s.addCeiling(ceiling{floor: rt.fenceLocked(s.subject), epoch: s.asked.Load()})
+				s.addCeiling(ceiling{floor: max(rt.fenceLocked(s.subject), s.askedNeed), epoch: s.asked.Load()})
 				break
 			}
 		}

@@ -205,6 +205,7 @@ func (rt *Runtime) injectBarrier() {
 		for _, s := range p.sources {
 			need := rt.fenceLocked(s.subject)
 			s.asked.Store(e)
+			s.askedNeed = max(s.askedNeed, need)
 			s.barriers <- barrierRequest{epoch: e, need: need} // buffered beyond maxInflight barriers: never blocks
 		}
 	}

@@ -77,6 +77,9 @@ type sourceReader struct {
 	// asked is the newest barrier the runtime asked of the input, and
 	// delivered the newest its reader sent it (see ceiling).
 	asked, delivered atomic.Uint64
+	// askedNeed is the highest need (fence) of a barrier asked of the
+	// input (under the runtime's mu; see ceiling).
+	askedNeed uint64
 
 	smu sync.Mutex
 	// reqs are barrier requests forwarded and not yet sent; high is the
