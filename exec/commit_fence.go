@@ -134,9 +134,19 @@ func (s *sourceReader) dropCeilings() {
 }
 
 // barrierDelivered records that barrier e reached the input, waking readers
-// that wait for it at a ceiling.
+// that wait for it at a ceiling. Barriers reach an input in order but for
+// a merge (shared_source_merge.go): the shared reader may send the moving
+// input barriers past the plan's epoch before the private reader sends
+// the last ones up to it; the pipeline takes those first (feedOrder), and
+// delivered stays the newest, so that a ceiling on the input lifted by the
+// shared reader's barrier does not come back and hold that reader.
 func (s *sourceReader) barrierDelivered(e uint64) {
-	s.delivered.Store(e)
+	for {
+		d := s.delivered.Load()
+		if e <= d || s.delivered.CompareAndSwap(d, e) {
+			break
+		}
+	}
 	if s.rt.ceilings.Load() > 0 {
 		s.rt.ceilingPassed.notify()
 	}

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -188,5 +189,40 @@ func TestMergeIntoSharedReaderFeedingNoPipeline(t *testing.T) {
 	x.round(t, x.shared, "shared reader sends the moving input's barrier")
 	if got := x.movingBarriers(); len(got) != 1 || got[0] != p.epoch+1 {
 		t.Fatalf("the moving input's pipeline took barriers %v, want [%d]", got, p.epoch+1)
+	}
+}
+
+// TestMergeDeliveredStaysNewest: after the shared reader carried a merge
+// out, it sends the moving input barrier 6 before the private reader sends
+// it barrier 5, the plan's epoch. The input's delivered barrier must stay
+// 6: a commit's ceiling set for barrier 6 would otherwise hold every
+// message the shared reader takes, and the shared reader, whose next
+// barrier waits for that commit's messages, would never send another.
+func TestMergeDeliveredStaysNewest(t *testing.T) {
+	x := newMergeRig(t)
+	for e := uint64(1); e <= 4; e++ {
+		x.old.forward(barrierRequest{epoch: e})
+	}
+	x.round(t, x.shared, "shared reader sends barriers 1..4 and plans the merge")
+	p := x.priv.plan
+	if p == nil || p.epoch != 5 {
+		t.Fatalf("merge plan: %+v, want one at epoch 5", p)
+	}
+	x.old.forward(barrierRequest{epoch: 5})
+	x.round(t, x.shared, "shared reader sends barrier 5 and takes the moving input")
+	x.moving.forward(barrierRequest{epoch: 5})
+	x.moving.forward(barrierRequest{epoch: 6})
+	x.old.forward(barrierRequest{epoch: 6})
+	x.round(t, x.shared, "shared reader sends barrier 6")
+	x.round(t, x.priv, "private reader sends barrier 5 and hands over")
+	if got := x.movingBarriers(); fmt.Sprint(got) != "[5 6]" {
+		t.Fatalf("the moving input's pipeline took barriers %v, want [5 6]", got)
+	}
+	if d := x.moving.delivered.Load(); d != 6 {
+		t.Fatalf("the moving input's delivered barrier is %d after barriers 5 and 6 reached it, want 6", d)
+	}
+	x.moving.addCeiling(ceiling{floor: 0, epoch: 6})
+	if !x.moving.mayTake(1) {
+		t.Fatal("a ceiling for barrier 6, which reached the input, holds the shared reader's next message")
 	}
 }
