@@ -90,9 +90,12 @@ type subjectReader struct {
 
 	// heldAt is the sequence of a message the reader holds at a
 	// ceiling (0: none).
-	heldAt   atomic.Uint64
-	kick     chan struct{}
-	waiting  atomic.Bool
+	heldAt  atomic.Uint64
+	kick    chan struct{}
+	waiting atomic.Bool
+	// reaching is the message a barrier waits for (reach; 0: none), for
+	// WaitReport.
+	reaching atomic.Uint64
 	progress chan struct{}
 	unheld   chan struct{} // see heldBack
 	// free holds chunks every pipeline is done with (see chunkRef).
@@ -346,7 +349,9 @@ func (r *subjectReader) reach(need uint64) bool {
 		return true
 	}
 	r.waiting.Store(true)
+	r.reaching.Store(need)
 	defer r.waiting.Store(false)
+	defer r.reaching.Store(0)
 	r.unhold()
 	for {
 		r.cmu.Lock()

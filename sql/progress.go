@@ -128,11 +128,14 @@ func (e *Engine) progressInterval() time.Duration {
 	return d
 }
 
-// reportProgress logs a long wait's progress and, for a job, tells the
-// client with a NOTICE.
+// reportProgress logs a long wait's progress and tells the client with a
+// NOTICE: a job's progress, or for other waits (FLUSH) which views are
+// behind and where their readers and barriers are (exec.WaitReport).
 func (e *Engine) reportProgress(ctx context.Context, what string, j *progressJob, targets map[string]uint64) {
 	if j == nil {
-		e.log.Info("waiting", "for", what, "targets", fmt.Sprint(targets), "committed_epoch", e.rt.CommittedEpoch())
+		w := e.rt.WaitReport(nil, targets)
+		e.log.Info("waiting", "for", what, "targets", fmt.Sprint(targets), "committed_epoch", e.rt.CommittedEpoch(), "behind", w.String())
+		pgwire.Notice(ctx, fmt.Sprintf("%s is still waiting: %s", what, w.String()), "")
 		return
 	}
 	p := e.progressOf(j)
@@ -140,7 +143,8 @@ func (e *Engine) reportProgress(ctx context.Context, what string, j *progressJob
 	if p.left > 0 {
 		msg += fmt.Sprintf(", about %s left", p.left.Round(time.Second))
 	}
-	e.log.Info("progress", "for", what, "read", p.read, "total", p.total, "rate", int64(p.rate), "left", p.left.Round(time.Second))
+	e.log.Info("progress", "for", what, "read", p.read, "total", p.total, "rate", int64(p.rate), "left", p.left.Round(time.Second),
+		"behind", e.rt.WaitReport(j.ids, j.targets).String())
 	pgwire.Notice(ctx, msg, "")
 }
 
