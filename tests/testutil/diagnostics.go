@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,4 +75,83 @@ func runReport(path string, start int64, n int) string {
 		report += "\n--- goroutines (SIGQUIT) ---\n" + goroutineDumpMarker + dump
 	}
 	return report
+}
+
+// waitingLine is what the server logs every execution.progress.interval
+// while a FLUSH or another wait for views has not ended (sql/progress.go).
+const waitingLine = "msg=waiting "
+
+// backfillLine is what it logs as often while a CREATE MATERIALIZED
+// VIEW's backfill goes on.
+const backfillLine = `msg=progress for="backfill of `
+
+// streamdbGoroutines condenses a Go goroutine dump to the goroutines that
+// run streamdb code: one entry per distinct stack (function and file:line
+// of each frame, arguments and offsets left out), with how many goroutines
+// share it and their states, the most frequent first.
+func streamdbGoroutines(dump string) string {
+	type stack struct {
+		frames string
+		states map[string]int
+		n      int
+	}
+	var order []*stack
+	byFrames := map[string]*stack{}
+	for _, g := range strings.Split(dump, "\n\n") {
+		g = strings.TrimSpace(g)
+		header, body, ok := strings.Cut(g, "\n")
+		if !ok || !strings.HasPrefix(header, "goroutine ") || !strings.HasPrefix(body, "streamdb/") && !strings.Contains(body, "\nstreamdb/") {
+			continue // no frame is a function of a streamdb package
+		}
+		state := header
+		if i, j := strings.Index(header, "["), strings.LastIndex(header, "]"); i >= 0 && j > i {
+			state = header[i+1 : j]
+			if k := strings.Index(state, ","); k >= 0 {
+				state = state[:k] // "chan receive, 2 minutes"
+			}
+		}
+		var frames []string
+		lines := strings.Split(body, "\n")
+		for i := 0; i+1 < len(lines); i += 2 {
+			fn, file := lines[i], strings.TrimSpace(lines[i+1])
+			if strings.HasPrefix(fn, "runtime.") {
+				continue // gopark, selectgo, chanrecv, goexit: the state says as much
+			}
+			if created, ok := strings.CutPrefix(fn, "created by "); ok {
+				fn, _, _ = strings.Cut(created, " in goroutine ")
+				fn = "created by " + fn
+			} else if strings.HasSuffix(fn, ")") {
+				if k := strings.LastIndex(fn, "("); k > 0 {
+					fn = fn[:k] // the arguments
+				}
+			}
+			if k := strings.LastIndex(file, " +0x"); k > 0 {
+				file = file[:k]
+			}
+			if k := strings.LastIndex(file, "/"); k >= 0 {
+				file = file[k+1:]
+			}
+			frames = append(frames, "    "+fn+" "+file)
+		}
+		key := strings.Join(frames, "\n")
+		st := byFrames[key]
+		if st == nil {
+			st = &stack{frames: key, states: map[string]int{}}
+			byFrames[key] = st
+			order = append(order, st)
+		}
+		st.n++
+		st.states[state]++
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].n > order[j].n })
+	var b strings.Builder
+	for _, st := range order {
+		var states []string
+		for s, n := range st.states {
+			states = append(states, fmt.Sprintf("%s: %d", s, n))
+		}
+		sort.Strings(states)
+		fmt.Fprintf(&b, "%d goroutine(s) [%s]:\n%s\n", st.n, strings.Join(states, ", "), st.frames)
+	}
+	return b.String()
 }

@@ -245,10 +245,23 @@ func connect(t testing.TB, dsn string) *pgx.Conn {
 // finish stops the server when its test ends. If the test failed, it
 // prints the end of the log; a server that is still starting then (it
 // never logged that it was ready: a standby, or a start that hangs) is
-// ended with SIGQUIT instead, and the report carries its goroutines.
+// ended with SIGQUIT instead, and the report carries its goroutines. So
+// is a server that logged a wait that had not ended (a FLUSH or a backfill
+// that hangs):
+// the report then lists its goroutines in streamdb code, one per stack.
 func (s *Server) finish(t testing.TB) {
 	t.Helper()
 	p := s.proc
+	if t.Failed() && p != nil && !p.exited() && s.waited(p) {
+		s.proc = nil
+		quitForStacks(p)
+		out, _ := readFrom(s.LogPath, p.logStart)
+		_, dump, _ := strings.Cut(out, goroutineDumpMarker)
+		logged, _, _ := strings.Cut(out, goroutineDumpMarker)
+		t.Logf("testutil: streamdb on %s logged a wait that had not ended when the test failed; ended it with SIGQUIT (every stack is in %s; $STREAMDB_TEST_LOG_DIR keeps it). Last lines of this run:\n%s\n--- goroutines in streamdb code, by stack ---\n%s",
+			s.Addr, s.LogPath, lastLines(logged, 60), streamdbGoroutines(dump))
+		return
+	}
 	if !t.Failed() || p == nil || p.exited() || s.ready(p) {
 		s.Stop(t)
 		if t.Failed() {
@@ -274,6 +287,13 @@ const (
 func (s *Server) ready(p *process) bool {
 	out, err := readFrom(s.LogPath, p.logStart)
 	return err == nil && strings.LastIndex(out, readyLine) > strings.LastIndex(out, stepDownLine)
+}
+
+// waited reports whether run p logged a wait for views (FLUSH, a read of
+// a write, a backfill) still waiting (sql/progress.go).
+func (s *Server) waited(p *process) bool {
+	out, err := readFrom(s.LogPath, p.logStart)
+	return err == nil && (strings.Contains(out, waitingLine) || strings.Contains(out, backfillLine))
 }
 
 // Stop sends SIGTERM and waits up to StopTimeout for the process to exit,

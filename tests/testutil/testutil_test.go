@@ -237,3 +237,42 @@ func writeExecutable(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestStreamdbGoroutines: a SIGQUIT dump condenses to the goroutines in
+// streamdb code, one entry per stack, arguments and offsets left out.
+func TestStreamdbGoroutines(t *testing.T) {
+	dump := `goroutine 1 [running]:
+main.main()
+	/src/cmd/streamdb/main.go:10 +0x1d
+
+goroutine 7 [chan receive, 2 minutes]:
+runtime.gopark(0x0?, 0x0?, 0x0?, 0x0?, 0x0?)
+	/usr/local/go/src/runtime/proc.go:462 +0xce
+streamdb/exec.(*subjectReader).reach(0xc000123, 0x1b8)
+	/src/exec/shared_source.go:340 +0x1a5
+streamdb/exec.(*subjectReader).round(0xc000123)
+	/src/exec/shared_source.go:180 +0x4f
+created by streamdb/exec.(*readerGroups).join in goroutine 51
+	/src/exec/shared_source_merge.go:150 +0x2c5
+
+goroutine 9 [chan receive]:
+streamdb/exec.(*subjectReader).reach(0xc000456, 0x1b9)
+	/src/exec/shared_source.go:340 +0x1a5
+streamdb/exec.(*subjectReader).round(0xc000456)
+	/src/exec/shared_source.go:180 +0x4f
+created by streamdb/exec.(*readerGroups).join in goroutine 60
+	/src/exec/shared_source_merge.go:150 +0x2c5
+
+goroutine 12 [select]:
+net/http.(*persistConn).readLoop(0xc0)
+	/usr/lib/go/src/net/http/transport.go:2395 +0xc8
+`
+	want := `2 goroutine(s) [chan receive: 2]:
+    streamdb/exec.(*subjectReader).reach shared_source.go:340
+    streamdb/exec.(*subjectReader).round shared_source.go:180
+    created by streamdb/exec.(*readerGroups).join shared_source_merge.go:150
+`
+	if got := streamdbGoroutines(dump); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
