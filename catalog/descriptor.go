@@ -109,12 +109,17 @@ type Descriptor struct {
 	Comment string `json:"comment,omitempty"`
 
 	// Streams and tables.
-	Subject    string            `json:"subject,omitempty"`
-	JSStream   string            `json:"js_stream,omitempty"`
-	Format     string            `json:"format,omitempty"`
-	Options    map[string]string `json:"options,omitempty"`
-	PrimaryKey []string          `json:"primary_key,omitempty"`
-	Watermark  string            `json:"watermark,omitempty"`
+	Subject  string            `json:"subject,omitempty"`
+	JSStream string            `json:"js_stream,omitempty"`
+	Format   string            `json:"format,omitempty"`
+	Options  map[string]string `json:"options,omitempty"`
+	// FormatSchema is, for a stream of format protobuf, the serialized
+	// FileDescriptorSet its message type is in (Options["message"]); for
+	// format avro, the Avro schema's JSON. It is read once, at CREATE,
+	// so that the stream does not depend on the file it came from.
+	FormatSchema []byte   `json:"format_schema,omitempty"`
+	PrimaryKey   []string `json:"primary_key,omitempty"`
+	Watermark    string   `json:"watermark,omitempty"`
 	// StartSeq is, for a table, the JetStream sequence its changelog
 	// starts after: messages up to it belong to an earlier table of the
 	// same name and subject.

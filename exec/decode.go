@@ -8,6 +8,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/sqlerr"
@@ -78,6 +79,10 @@ type RowDecoder struct {
 	whole int
 	// csv, when set, reads messages as CSV records (decode_csv.go).
 	csv *csvFormat
+	// fmtDesc, when not nil, is the stream whose messages are Protobuf
+	// or Avro (decode_format.go); fmtDec decodes them.
+	fmtDesc *catalog.Descriptor
+	fmtDec  formatDecoder
 }
 
 // SetMissing gives the values of columns in objects that lack their
@@ -183,6 +188,9 @@ func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 	}
 	if d.csv != nil {
 		return d.decodeCSV(data, row)
+	}
+	if d.fmtDesc != nil {
+		return d.decodeFormat(data, row)
 	}
 	p := skipWS(data, 0)
 	if p >= len(data) || data[p] != '{' {

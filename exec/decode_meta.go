@@ -55,6 +55,7 @@ func (d *RowDecoder) WithMetadata(desc *catalog.Descriptor) *RowDecoder {
 			}
 		}
 	}
+	d.setFormat(desc)
 	return d
 }
 
@@ -126,6 +127,10 @@ func (d *RowDecoder) metaKey() string {
 	sb.WriteString(d.csv.key())
 	if d.whole > 0 {
 		fmt.Fprintf(&sb, "|whole %d", d.whole-1)
+	}
+	if d.fmtDesc != nil {
+		// A schema is its stream's: only its own scans share a reader.
+		fmt.Fprintf(&sb, "|format %s %d", d.fmtDesc.Format, d.fmtDesc.ID)
 	}
 	for _, mc := range d.meta {
 		sb.WriteString("|meta ")
