@@ -57,6 +57,7 @@ var Settings = []Setting{
 	{SuperuserReservedConnections, "3", "of max_connections, the sessions kept for superusers: a role without SUPERUSER is refused with 53300 once fewer slots than this are free; must be less than max_connections; read at start"},
 	{NatsStreamReplicas, "0", "replicas of the JetStream streams the server creates (for a CREATE STREAM whose subject no stream holds, and for tables' changelogs) on a NATS cluster, 1 to 5; 0: --ha-replicas for a server of an --ha-group, else 1; read at start"},
 	{HTTPPublicHost, "", "comma-separated names (name or name:port) the web console answers to besides IP addresses and localhost with the --http-listen port, e.g. the name of a proxy in front of it; a request naming any other host is refused, so that a page of another site whose name resolves to this server cannot use the console (flag --http-public-host); read at start"},
+	{FormatSchemaDir, "", "the directory CREATE STREAM ... WITH (schema_file = '...') reads Protobuf descriptor sets and Avro schemas from (default <data dir>/schemas); a schema_file names a file under it, never outside (flag --schema-dir); read at start"},
 	{SynchronousCommit, "on", "on: a write acknowledged over SQL (INSERT, UPDATE, DELETE, COMMIT) is fsynced first and survives an OS crash; off: it survives a crash of the process only, and writes are faster"},
 }
 
@@ -316,6 +317,15 @@ func (c *Config) Clone() *Config {
 		out.Values[k] = v
 	}
 	return &out
+}
+
+// SchemaDir is the directory stream schema files are read from:
+// format.schema-dir, or <data dir>/schemas when that is unset.
+func (c *Config) SchemaDir() string {
+	if d := c.Values[FormatSchemaDir]; d != "" {
+		return d
+	}
+	return filepath.Join(c.DataDir, "schemas")
 }
 
 // StateDir is the Pebble directory.

@@ -39,6 +39,7 @@ const (
 	NatsStreamReplicas                                    = "nats.stream-replicas"
 	SynchronousCommit                                     = "synchronous_commit"
 	HTTPPublicHost                                        = "http.public-host"
+	FormatSchemaDir                                       = "format.schema-dir"
 )
 
 // keys lists every constant above, for TestKeysAreSettings.
@@ -78,4 +79,5 @@ var keys = []string{
 	NatsStreamReplicas,
 	SynchronousCommit,
 	HTTPPublicHost,
+	FormatSchemaDir,
 }

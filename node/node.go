@@ -223,3 +223,11 @@ func (n *Node) Publisher() *sink.Publisher { return n.publisher }
 
 // DataDir is the data directory (a setting no client changes).
 func (n *Node) DataDir() string { return n.cfg.DataDir }
+
+// SchemaDir is the directory stream schema files are read from
+// (format.schema-dir, a setting no client changes).
+func (n *Node) SchemaDir() string {
+	n.cfgMu.RLock()
+	defer n.cfgMu.RUnlock()
+	return n.cfg.SchemaDir()
+}

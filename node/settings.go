@@ -59,11 +59,12 @@ func RestartSetting(key string) bool {
 // the server write, read or delete outside its own directories) and the
 // TLS files and policy (a client could turn the TLS requirement off), and
 // the names the console answers to (a client could open it to another
-// site's pages).
+// site's pages), and the directory schema files are read from (a client
+// could read any file the server can).
 var serverOnlySettings = map[string]bool{
 	config.StateCheckpointsDir: true, config.StateSavepointsDir: true,
 	config.SSLCertFile: true, config.SSLKeyFile: true, config.SSLRequireRemote: true,
-	config.HTTPPublicHost: true,
+	config.HTTPPublicHost: true, config.FormatSchemaDir: true,
 }
 
 // SettingChange is a SET, RESET or ALTER SYSTEM SET of a server setting.

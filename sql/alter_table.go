@@ -100,6 +100,9 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	if err := a.bindTypeChecks(); err != nil {
 		return "", err
 	}
+	if err := exec.CheckStreamFormat(a.d); err != nil {
+		return "", err
+	}
 	if err := e.dropChildKeys(ctx, a.foreignKeys); err != nil {
 		return "", err
 	}

@@ -19,7 +19,8 @@ import (
 )
 
 // streamOptions are the WITH options CREATE STREAM accepts.
-var streamOptions = map[string]bool{"subject": true, "format": true, "connector": true, optHistory: true, optRetention: true, catalog.OptWholeMessage: true}
+var streamOptions = map[string]bool{"subject": true, "format": true, "connector": true, optHistory: true, optRetention: true, catalog.OptWholeMessage: true,
+	optSchemaFile: true, optSchema: true, optMessage: true}
 
 func (e *Engine) createSource(ctx context.Context, n *front.CreateSource) (string, error) {
 	return e.createSourceFor(ctx, n, "")
@@ -51,6 +52,9 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 		return "", err
 	}
 	d.Mirror = mirror
+	if err := e.loadFormatSchema(d); err != nil {
+		return "", err
+	}
 	// A stream with an envelope is made as a stream (its subject is its
 	// producers') and stored and run as a table (stream_envelope.go).
 	envelope := d.Envelope() != ""
@@ -161,7 +165,7 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 	for k := range n.Options {
 		if !streamOptions[k] {
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized stream option %q", k).
-				WithHint("Valid options are subject, format, retention (streams) and history (tables).")
+				WithHint("Valid options are subject, format, retention (streams), history (tables), and schema_file, schema and message (formats protobuf and avro).")
 		}
 	}
 	if err := checkRetentionOptions(n.Options, isTable); err != nil {
@@ -180,9 +184,6 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 	format := strings.ToLower(n.Options["format"])
 	if format == "" {
 		format = "json"
-	}
-	if format != "json" && format != catalog.FormatCSV {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "format %q is not supported; use format = 'json' or 'csv'", format)
 	}
 	if len(n.Columns) == 0 && !isTable {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "a stream needs at least one column")
@@ -219,6 +220,9 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 		return nil, err
 	}
 	if err := checkCSV(n, isTable, d); err != nil {
+		return nil, err
+	}
+	if err := checkFormatOptions(n, isTable, d); err != nil {
 		return nil, err
 	}
 	if n.Watermark != nil {

@@ -52,6 +52,7 @@ const (
 	DiskFull                          = "53100"
 	ConfigurationLimitExceeded        = "53400"
 	IOError                           = "58030"
+	UndefinedFile                     = "58P01"
 	CardinalityViolation              = "21000"
 	StringDataRightTruncation         = "22001"
 	DatetimeFieldOverflow             = "22008"

@@ -96,6 +96,7 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	natsURL := fs.String("nats-url", "", "use this NATS server or cluster instead of the embedded one")
 	httpListen := fs.String("http-listen", cfg.HTTPListen, "address of the HTTP endpoint: /metrics (Prometheus), /healthz, /readyz; empty turns it off")
 	httpPublicHost := fs.String("http-public-host", "", "comma-separated names (name or name:port) the web console answers to besides IP addresses and localhost (setting http.public-host)")
+	schemaDir := fs.String("schema-dir", "", "directory of the Protobuf descriptor sets and Avro schemas CREATE STREAM ... WITH (schema_file = '...') reads (default <data dir>/schemas; setting format.schema-dir)")
 	pprofOn := fs.Bool("pprof", false, "serve Go's profiles under /debug/pprof/ on the HTTP endpoint")
 	logLevel := fs.String("log-level", cfg.LogLevel, "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", cfg.LogFormat, "log format: text or json")
@@ -152,6 +153,7 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 		"tls-key":            {config.SSLKeyFile, *tlsKey},
 		"tls-require-remote": {config.SSLRequireRemote, fmt.Sprint(*tlsRequireRemote)},
 		"http-public-host":   {config.HTTPPublicHost, *httpPublicHost},
+		"schema-dir":         {config.FormatSchemaDir, *schemaDir},
 	}
 	var flagErr error
 	fs.Visit(func(f *flag.Flag) {
