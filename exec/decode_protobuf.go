@@ -11,7 +11,6 @@ import (
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -21,11 +20,14 @@ import (
 // descriptor of a FileDescriptorSet stored with the stream.
 //
 // The top-level fields columns read are found in one pass over the wire
-// format (package protowire): scalars, enums, repeated scalars (packed or
-// not), google.protobuf.Timestamp and the wrapper types are converted
-// from their bytes. Columns that read into other nested messages (a
-// message, map or repeated message field as json/jsonb, or a dotted
-// column name) decode the message with dynamicpb as well, and read it.
+// format (package protowire), guided by the descriptor, and converted
+// from their bytes: scalars, enums, repeated scalars (packed or not),
+// google.protobuf.Timestamp and the wrapper types straight to the
+// column's type; nested messages, maps and repeated messages (for a json
+// or jsonb column, or a dotted column name) to objects first. A message
+// field sent more than once merges, as Protobuf parsers merge it.
+// (dynamicpb's generic unmarshalling does the same at a few times the
+// cost of decoding the same event as JSON; the wire is read directly.)
 //
 // A field the message does not hold reads as proto3 gives it to every
 // reader: a field without presence (a plain proto3 scalar or enum) as its
@@ -77,7 +79,7 @@ const (
 	accTimestamp                    // a singular google.protobuf.Timestamp
 	accWrapper                      // a singular google.protobuf.*Value
 	accRepeated                     // a repeated scalar or enum
-	accMessage                      // anything else: read from the dynamicpb message
+	accMessage                      // anything else: read as a generic value (protoFieldValue)
 )
 
 // protoField is a top-level field that some column reads from the wire.
@@ -97,8 +99,8 @@ type protoSeg struct {
 type protoCol struct {
 	formatColumn
 	acc     protoAccess
-	field   int                            // index in protoDecoder.fields (not accMessage)
-	fdPath  []protoreflect.FieldDescriptor // accMessage: the fields of the path
+	field   int                            // index in protoDecoder.fields of the top-level field
+	fdPath  []protoreflect.FieldDescriptor // the fields of the path
 	missing *types.Datum                   // the value of a column added with a default, which no field fills
 	deflt   types.Datum                    // proto3 default of a field without presence
 }
@@ -108,7 +110,6 @@ type protoDecoder struct {
 	fields  []protoField
 	byNum   []int16 // field number → index in fields, -1 for none
 	cols    []protoCol
-	msg     *dynamicpb.Message // for accMessage columns; nil if none
 	scratch []byte
 }
 
@@ -177,14 +178,8 @@ func newProtoDecoder(set []byte, name string, cols []formatColumn, missing []*ty
 				pc.deflt = v
 			}
 		}
-		if pc.acc == accMessage {
-			if d.msg == nil {
-				d.msg = dynamicpb.NewMessage(md)
-			}
-		} else {
-			pc.field = d.addField(fd)
-			maxNum = max(maxNum, int(fd.Number()))
-		}
+		pc.field = d.addField(pc.fdPath[0])
+		maxNum = max(maxNum, int(pc.fdPath[0].Number()))
 		d.cols = append(d.cols, pc)
 	}
 	d.byNum = make([]int16, maxNum+1)
@@ -218,6 +213,10 @@ func isProtoWrapper(md protoreflect.MessageDescriptor) bool {
 // checkProtoFits refuses, at CREATE, a column whose type cannot hold
 // its field's kind.
 func checkProtoFits(c formatColumn, fd protoreflect.FieldDescriptor) error {
+	if fd.Kind() == protoreflect.GroupKind || (fd.IsMap() && fd.MapValue().Kind() == protoreflect.GroupKind) {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "column %q reads field %q, a proto2 group, which streamdb does not read", c.name, fd.Name()).
+			WithHint("Declare the field as a message field instead of a group, or leave the column out.")
+	}
 	t := c.typ
 	if t == types.JSON || t == types.JSONB {
 		return nil
@@ -328,13 +327,6 @@ func (d *protoDecoder) decode(data []byte, row types.Row) error {
 		}
 		b = b[m:]
 	}
-	var msg protoreflect.Message
-	if d.msg != nil {
-		if err := (proto.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(data, d.msg); err != nil {
-			return fmt.Errorf("not a Protobuf message %s: %w", d.md.FullName(), err)
-		}
-		msg = d.msg
-	}
 	for i := range d.cols {
 		c := &d.cols[i]
 		if len(c.fdPath) < len(c.path) {
@@ -343,7 +335,7 @@ func (d *protoDecoder) decode(data []byte, row types.Row) error {
 			}
 			continue
 		}
-		v, err := d.column(c, msg)
+		v, err := d.column(c)
 		if err != nil {
 			return fmt.Errorf("field %q: %w", strings.Join(c.path, "."), err)
 		}
@@ -357,11 +349,15 @@ func errProtoWire(data, at []byte, err error) error {
 }
 
 // column reads column c's value.
-func (d *protoDecoder) column(c *protoCol, msg protoreflect.Message) (types.Datum, error) {
-	if c.acc == accMessage {
-		return valueDatum(protoPathValue(msg, c.fdPath), &c.formatColumn, d.scratch)
-	}
+func (d *protoDecoder) column(c *protoCol) (types.Datum, error) {
 	f := &d.fields[c.field]
+	if c.acc == accMessage {
+		v, err := protoFieldValue(f.fd, f.seen, f.wt, f.last, f.segs, 0)
+		if err != nil {
+			return types.Null, err
+		}
+		return valueDatum(lookupPath(v, c.path[1:]), &c.formatColumn, d.scratch)
+	}
 	if !f.seen {
 		switch {
 		case c.acc == accRepeated:
@@ -611,46 +607,229 @@ func protoScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 	return nil
 }
 
-// protoPathValue reads the field at the end of path from msg: NULL when
-// a message on the way, or a field with presence, is not set.
-func protoPathValue(msg protoreflect.Message, path []protoreflect.FieldDescriptor) any {
-	for _, fd := range path[:len(path)-1] {
-		if !msg.Has(fd) {
+// protoFieldValue is the generic value of field fd from its wire
+// occurrences (last: the last one's bytes; segs: all of them, for
+// repeated and message fields): NULL for a field with presence that is
+// not there, the default for one without.
+func protoFieldValue(fd protoreflect.FieldDescriptor, seen bool, wt protowire.Type, last []byte, segs []protoSeg, depth int) (any, error) {
+	if depth > 100 {
+		return nil, fmt.Errorf("messages nested more than 100 deep")
+	}
+	switch {
+	case fd.IsMap():
+		o := &fvObject{}
+		kfd, vfd := fd.MapKey(), fd.MapValue()
+		for _, seg := range segs {
+			entry, err := protoSegBytes(seg)
+			if err != nil {
+				return nil, err
+			}
+			var k, v any
+			var kseen, vseen bool
+			var vwt protowire.Type
+			var vlast []byte
+			var vsegs []protoSeg
+			err = protoEachField(entry, func(num protowire.Number, wt protowire.Type, raw []byte) error {
+				var err error
+				switch num {
+				case 1:
+					k, err = protoWireScalar(kfd, wt, raw)
+					kseen = true
+				case 2:
+					vseen, vwt, vlast = true, wt, raw
+					vsegs = append(vsegs, protoSeg{wt, raw})
+				}
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			if !kseen {
+				k = protoScalar(kfd, kfd.Default())
+			}
+			if vfd.Message() != nil && !vseen {
+				v = protoEmptyMessage(vfd.Message())
+			} else if v, err = protoFieldValue(vfd, vseen, vwt, vlast, vsegs, depth+1); err != nil {
+				return nil, err
+			}
+			var key string
+			switch k := k.(type) {
+			case string:
+				key = k
+			default:
+				key = fmt.Sprint(k)
+			}
+			found := false
+			for i, ok := range o.keys {
+				if ok == key { // a later entry replaces an earlier one
+					o.vals[i], found = v, true
+				}
+			}
+			if !found {
+				o.keys = append(o.keys, key)
+				o.vals = append(o.vals, v)
+			}
+		}
+		sortObject(o)
+		return o, nil
+	case fd.IsList():
+		out := []any{}
+		for _, seg := range segs {
+			if fd.Message() == nil {
+				var err error
+				if out, err = appendProtoRepeated(out, fd, seg.wt, seg.raw); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			b, err := protoSegBytes(seg)
+			if err != nil {
+				return nil, err
+			}
+			v, err := protoMessageValue(fd.Message(), b, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case !seen:
+		if fd.HasPresence() {
+			return nil, nil
+		}
+		return protoScalar(fd, fd.Default()), nil
+	case fd.Message() != nil:
+		// Occurrences of a message field merge: their bytes concatenated
+		// are the merged message's.
+		var b []byte
+		for i, seg := range segs {
+			sb, err := protoSegBytes(seg)
+			if err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				b = sb
+			} else {
+				b = append(b[:len(b):len(b)], sb...)
+			}
+		}
+		return protoMessageValue(fd.Message(), b, depth+1)
+	}
+	return protoWireScalar(fd, wt, last)
+}
+
+// protoSegBytes returns the contents of a length-delimited occurrence.
+func protoSegBytes(seg protoSeg) ([]byte, error) {
+	if seg.wt != protowire.BytesType {
+		return nil, fmt.Errorf("wire type %d where a message belongs", seg.wt)
+	}
+	b, n := protowire.ConsumeBytes(seg.raw)
+	if n < 0 {
+		return nil, protowire.ParseError(n)
+	}
+	return b, nil
+}
+
+// protoEachField calls fn for each field of the message bytes b.
+func protoEachField(b []byte, fn func(protowire.Number, protowire.Type, []byte) error) error {
+	for len(b) > 0 {
+		num, wt, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		m := protowire.ConsumeFieldValue(num, wt, b)
+		if m < 0 {
+			return protowire.ParseError(m)
+		}
+		if err := fn(num, wt, b[:m]); err != nil {
+			return err
+		}
+		b = b[m:]
+	}
+	return nil
+}
+
+// protoEmptyMessage is the value of a message with no fields set.
+func protoEmptyMessage(md protoreflect.MessageDescriptor) any {
+	v, _ := protoMessageValue(md, nil, 0)
+	return v
+}
+
+// protoMessageValue converts the message bytes b of type md: Timestamp
+// to a timestamp, a wrapper to its value, others to an object of their
+// fields in declaration order (a field with presence only when set).
+func protoMessageValue(md protoreflect.MessageDescriptor, b []byte, depth int) (any, error) {
+	fields := md.Fields()
+	type acc struct {
+		seen bool
+		wt   protowire.Type
+		last []byte
+		segs []protoSeg
+	}
+	accs := make([]acc, fields.Len())
+	err := protoEachField(b, func(num protowire.Number, wt protowire.Type, raw []byte) error {
+		fd := fields.ByNumber(num)
+		if fd == nil {
 			return nil
 		}
-		msg = msg.Get(fd).Message()
-	}
-	fd := path[len(path)-1]
-	if fd.HasPresence() && !msg.Has(fd) {
-		return nil
-	}
-	return protoValue(fd, msg.Get(fd))
-}
-
-// protoValue converts a field's value, lists, maps and messages whole.
-func protoValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
-	switch {
-	case fd.IsList():
-		l := v.List()
-		out := make([]any, l.Len())
-		for i := range out {
-			out[i] = protoSingle(fd, l.Get(i))
+		a := &accs[fd.Index()]
+		a.seen, a.wt, a.last = true, wt, raw
+		if fd.IsList() || fd.Message() != nil {
+			a.segs = append(a.segs, protoSeg{wt, raw})
 		}
-		return out
-	case fd.IsMap():
-		m := v.Map()
-		o := &fvObject{}
-		m.Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-			o.keys = append(o.keys, k.String())
-			o.vals = append(o.vals, protoSingle(fd.MapValue(), mv))
-			return true
-		})
-		sortObject(o)
-		return o
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return protoSingle(fd, v)
+	if md.FullName() == "google.protobuf.Timestamp" {
+		var secs, nanos int64
+		if a := accs[fields.ByNumber(1).Index()]; a.seen {
+			v, err := protoWireScalar(fields.ByNumber(1), a.wt, a.last)
+			if err != nil {
+				return nil, err
+			}
+			secs = v.(int64)
+		}
+		if a := accs[fields.ByNumber(2).Index()]; a.seen {
+			v, err := protoWireScalar(fields.ByNumber(2), a.wt, a.last)
+			if err != nil {
+				return nil, err
+			}
+			nanos = v.(int64)
+		}
+		if nanos < 0 || nanos > 999999999 || secs > math.MaxInt64/1_000_000-1 || secs < math.MinInt64/1_000_000+1 {
+			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: %d seconds and %d nanoseconds", secs, nanos)
+		}
+		return fvTime(secs*1e6 + nanos/1000), nil
+	}
+	if isProtoWrapper(md) {
+		fd := fields.Get(0)
+		a := accs[0]
+		if !a.seen {
+			return protoScalar(fd, fd.Default()), nil
+		}
+		return protoWireScalar(fd, a.wt, a.last)
+	}
+	o := &fvObject{}
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		a := accs[i]
+		if !a.seen && fd.HasPresence() {
+			continue
+		}
+		v, err := protoFieldValue(fd, a.seen, a.wt, a.last, a.segs, depth)
+		if err != nil {
+			return nil, fmt.Errorf("field %q: %w", fd.Name(), err)
+		}
+		o.keys = append(o.keys, string(fd.Name()))
+		o.vals = append(o.vals, v)
+	}
+	return o, nil
 }
 
+// sortObject orders a map's entries by key.
 func sortObject(o *fvObject) {
 	idx := make([]int, len(o.keys))
 	for i := range idx {
@@ -662,39 +841,4 @@ func sortObject(o *fvObject) {
 		keys[i], vals[i] = o.keys[j], o.vals[j]
 	}
 	o.keys, o.vals = keys, vals
-}
-
-// protoSingle converts one value (not a list or map) of field fd.
-func protoSingle(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
-	if fd.Message() == nil {
-		return protoScalar(fd, v)
-	}
-	return protoMessage(v.Message())
-}
-
-// protoMessage converts a message: Timestamp to a timestamp, a wrapper
-// to its value, others to an object of their fields (a field with
-// presence only when set).
-func protoMessage(m protoreflect.Message) any {
-	md := m.Descriptor()
-	if md.FullName() == "google.protobuf.Timestamp" {
-		secs := m.Get(md.Fields().ByNumber(1)).Int()
-		nanos := m.Get(md.Fields().ByNumber(2)).Int()
-		return fvTime(secs*1e6 + nanos/1000)
-	}
-	if isProtoWrapper(md) {
-		fd := md.Fields().Get(0)
-		return protoScalar(fd, m.Get(fd))
-	}
-	o := &fvObject{}
-	fields := md.Fields()
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		if fd.HasPresence() && !m.Has(fd) {
-			continue
-		}
-		o.keys = append(o.keys, string(fd.Name()))
-		o.vals = append(o.vals, protoValue(fd, m.Get(fd)))
-	}
-	return o
 }
