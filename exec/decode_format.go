@@ -187,14 +187,18 @@ func valueDatumOf(v any, t types.Type, scratch []byte) (types.Datum, error) {
 		if v == nil {
 			return types.Null, nil
 		}
+		if t == types.JSONB {
+			jv, err := valueJSON(v)
+			if err != nil {
+				return types.Null, err
+			}
+			return types.NewJSONB(types.NormalizeJSON(jv)), nil
+		}
 		buf, err := appendValueJSON(scratch[:0], v)
 		if err != nil {
 			return types.Null, err
 		}
-		if t == types.JSON {
-			return types.ParseJSON(string(buf))
-		}
-		return types.ParseJSONB(string(buf))
+		return types.ParseJSON(string(buf))
 	}
 	switch v := v.(type) {
 	case nil:
@@ -421,6 +425,83 @@ func appendValueJSON(buf []byte, v any) ([]byte, error) {
 		return nil, fmt.Errorf("a %T value has no JSON form", v)
 	}
 	return buf, err
+}
+
+// valueJSON is v as the JSON value appendValueJSON writes, built without
+// writing and parsing its text (for jsonb).
+func valueJSON(v any) (*types.JSONValue, error) {
+	number := func(text []byte) (*types.JSONValue, error) {
+		if text[0] == '"' { // NaN and the infinities
+			return types.JSONStringValue(string(text[1 : len(text)-1])), nil
+		}
+		d, err := types.ParseNumeric(string(text))
+		if err != nil {
+			return nil, err
+		}
+		return &types.JSONValue{Kind: types.JSONNumber, Num: d.D, Str: types.FormatText(d, types.Numeric)}, nil
+	}
+	switch v := v.(type) {
+	case nil:
+		return types.JSONNullValue(), nil
+	case bool:
+		return types.JSONBoolValue(v), nil
+	case int64:
+		return types.JSONNumberValue(apd.New(v, 0)), nil
+	case uint64:
+		return number(strconv.AppendUint(nil, v, 10))
+	case float64:
+		return number(appendJSONFloat(nil, v, 64))
+	case fvFloat32:
+		return number(appendJSONFloat(nil, float64(v), 32))
+	case string:
+		if err := checkText(v); err != nil {
+			return nil, err
+		}
+		return types.JSONStringValue(v), nil
+	case fvEnum:
+		if v.name == "" {
+			return types.JSONNumberValue(apd.New(v.num, 0)), nil
+		}
+		return types.JSONStringValue(v.name), nil
+	case *apd.Decimal:
+		if v.Form != apd.Finite {
+			return types.JSONStringValue(v.String()), nil
+		}
+		return types.JSONNumberValue(v), nil
+	case []any:
+		out := &types.JSONValue{Kind: types.JSONArray, Elems: make([]*types.JSONValue, len(v))}
+		for i, e := range v {
+			ev, err := valueJSON(e)
+			if err != nil {
+				return nil, err
+			}
+			out.Elems[i] = ev
+		}
+		return out, nil
+	case *fvObject:
+		out := &types.JSONValue{Kind: types.JSONObject, Keys: make([]string, len(v.keys)), Vals: make([]*types.JSONValue, len(v.keys))}
+		for i, k := range v.keys {
+			if err := checkText(k); err != nil {
+				return nil, err
+			}
+			ev, err := valueJSON(v.vals[i])
+			if err != nil {
+				return nil, err
+			}
+			out.Keys[i], out.Vals[i] = k, ev
+		}
+		return out, nil
+	}
+	// bytes, timestamps, dates and times: JSON strings
+	buf, err := appendValueJSON(nil, v)
+	if err != nil {
+		return nil, err
+	}
+	s, err := strconv.Unquote(string(buf))
+	if err != nil {
+		return nil, err
+	}
+	return types.JSONStringValue(s), nil
 }
 
 func appendJSONFloat(buf []byte, f float64, bits int) []byte {
