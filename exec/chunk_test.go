@@ -126,7 +126,7 @@ func TestHopWindowPushesInPieces(t *testing.T) {
 	w := newWindowOp(&plan.Window{TimeCol: 0, Size: 10_000_000, Slide: 2_000_000}, next)
 	c := &Chunk{}
 	for i := range chunkRows {
-		c.Append(types.Row{types.NewTimestampMicros(int64(i) * 1000)}, Insert)
+		c.Append(types.Row{types.NewTimestamp2000(int64(i) * 1000)}, Insert)
 	}
 	if err := w.Push(c); err != nil {
 		t.Fatal(err)

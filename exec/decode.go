@@ -420,6 +420,16 @@ func (d *RowDecoder) decodeJSONValue(data []byte, p, col int, row types.Row) (in
 	return next, nil
 }
 
+// timestampOfEpochMillis returns milliseconds since 1970 as a timestamp
+// datum's microseconds; ok is false outside the timestamp range.
+func timestampOfEpochMillis(ms int64) (int64, bool) {
+	const epoch = types.UnixEpochMicros / 1000
+	if ms < types.MinTimestampMicros/1000-epoch || ms >= types.EndTimestampMicros/1000-epoch {
+		return 0, false
+	}
+	return (ms + epoch) * 1000, true
+}
+
 // textToDatum converts a JSON string's content to a datum of type t.
 func textToDatum(s []byte, t types.Type) (types.Datum, error) {
 	if t == types.Unknown || t.IsString() {
@@ -437,10 +447,11 @@ func numberToDatum(num []byte, integer bool, t types.Type) (types.Datum, error) 
 		if !ok {
 			return types.Null, fmt.Errorf("%s is not epoch milliseconds", num)
 		}
-		if ms < types.MinTimestampMicros/1000 || ms >= types.EndTimestampMicros/1000 {
+		us, ok := timestampOfEpochMillis(ms)
+		if !ok {
 			return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: %s epoch milliseconds", num)
 		}
-		return types.NewTimestampMicros(ms * 1000), nil
+		return types.NewTimestamp2000(us), nil
 	case t.IsString():
 		return types.NewString(string(num)), nil
 	case t.IsInteger():

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -165,9 +166,10 @@ func oldDecode(cols []types.Column, data []byte) (types.Row, error) {
 			switch {
 			case t.IsTime():
 				ms, perr := x.Int64()
-				val, err = types.NewTimestampMicros(ms*1000), perr
-				if perr == nil && (ms < types.MinTimestampMicros/1000 || ms >= types.EndTimestampMicros/1000) {
-					err = fmt.Errorf("timestamp out of range") // epoch ms past the range never wrap
+				err = perr
+				if perr == nil {
+					// Epoch milliseconds past the range never wrap.
+					val, err = types.FromTime(time.UnixMilli(ms))
 				}
 			case t.IsString():
 				val = types.NewString(x.String())

@@ -60,10 +60,10 @@ func edgeValues(t types.Type) []types.Datum {
 			types.NewDate(types.DateInfinity), types.NewDate(types.DateNegInfinity), types.NewDate(0), types.NewDate(-719163), // 0001-01-01
 			types.NewDate(-719164), types.NewDate(2932897)} // 1 BC, 10000-01-01
 	case types.Timestamp, types.Timestamptz:
-		return []types.Datum{types.NewTimestampMicros(types.MinTimestampMicros), types.NewTimestampMicros(types.EndTimestampMicros - 1),
-			types.NewTimestampMicros(types.TimestampInfinity), types.NewTimestampMicros(types.TimestampNegInfinity),
-			types.NewTimestampMicros(0), types.NewTimestampMicros(-1), types.NewTimestampMicros(253402300800000000), // 10000-01-01
-			types.NewTimestampMicros(-62135596800000001)} // just before 0001-01-01
+		return []types.Datum{types.NewTimestamp2000(types.MinTimestampMicros), types.NewTimestamp2000(types.EndTimestampMicros - 1),
+			types.NewTimestamp2000(types.TimestampInfinity), types.NewTimestamp2000(types.TimestampNegInfinity),
+			types.NewTimestamp2000(0), types.NewTimestamp2000(-1), types.NewTimestamp2000(253402300800000000 + types.UnixEpochMicros), // 10000-01-01
+			types.NewTimestamp2000(-62135596800000001 + types.UnixEpochMicros)} // just before 0001-01-01
 	case types.Interval:
 		return []types.Datum{types.NewInterval(math.MinInt32, math.MinInt32, math.MinInt64), types.NewInterval(math.MaxInt32, math.MaxInt32, math.MaxInt64),
 			types.NewInterval(0, 0, 0), types.NewInterval(-1, 3, -1), types.NewInterval(13, -40, 86400e6+1)}
@@ -135,7 +135,7 @@ func randomValue(rng *rand.Rand, t types.Type) types.Datum {
 	case types.Date:
 		return types.NewDate(types.MinDateDays + rng.Int63n(types.EndDateDays-types.MinDateDays))
 	case types.Timestamp, types.Timestamptz:
-		return types.NewTimestampMicros(types.MinTimestampMicros + int64(rng.Uint64()%(uint64(types.EndTimestampMicros)+uint64(-types.MinTimestampMicros))))
+		return types.NewTimestamp2000(types.MinTimestampMicros + int64(rng.Uint64()%(uint64(types.EndTimestampMicros)+uint64(-types.MinTimestampMicros))))
 	case types.Interval:
 		return types.NewInterval(int32(rng.Uint32()), int32(rng.Uint32()), int64(rng.Uint64()))
 	}
@@ -261,7 +261,7 @@ func TestEncodeRefusesWhatCannotBeRead(t *testing.T) {
 	}
 	// A timestamp past the range (a bug upstream) fails the read-back check.
 	ts := []types.Column{{Name: "t", Type: types.Timestamp}}
-	if _, err := EncodeJSON(ts, types.Row{types.NewTimestampMicros(types.EndTimestampMicros + 5)}); sqlerr.Code(err) == "" {
+	if _, err := EncodeJSON(ts, types.Row{types.NewTimestamp2000(types.EndTimestampMicros + 5)}); sqlerr.Code(err) == "" {
 		t.Fatalf("timestamp past the range encoded: %v", err)
 	}
 }
@@ -270,13 +270,20 @@ func TestEncodeRefusesWhatCannotBeRead(t *testing.T) {
 // timestamp range are a malformed field, never a wrapped time.
 func TestEpochMillisOutOfRange(t *testing.T) {
 	d := NewRowDecoder([]types.Column{{Name: "ts", Type: types.Timestamp}})
-	for _, msg := range []string{`{"ts": 9223372036854775807}`, `{"ts": -9223372036854775808}`, `{"ts": 9223372036854775}`} {
+	for _, msg := range []string{`{"ts": 9223372036854775807}`, `{"ts": -9223372036854775808}`, `{"ts": 9224318016000000}`} {
 		if row, err := d.Decode([]byte(msg)); err == nil {
 			t.Errorf("%s decoded as %s", msg, types.FormatText(row[0], types.Timestamp))
 		}
 	}
-	row, err := d.Decode([]byte(`{"ts": 1767225600000}`))
-	if err != nil || types.FormatText(row[0], types.Timestamp) != "2026-01-01 00:00:00" {
-		t.Fatalf("%v %v", row, err)
+	for msg, want := range map[string]string{
+		`{"ts": 1767225600000}`:    "2026-01-01 00:00:00",
+		`{"ts": 9223372036854775}`: "294247-01-10 04:00:54.775",
+		`{"ts": 9224318015999999}`: "294276-12-31 23:59:59.999",
+		`{"ts": -210866803200000}`: "4714-11-24 00:00:00 BC",
+	} {
+		row, err := d.Decode([]byte(msg))
+		if err != nil || types.FormatText(row[0], types.Timestamp) != want {
+			t.Errorf("%s: %v %v, want %s", msg, row, err, want)
+		}
 	}
 }

@@ -50,11 +50,52 @@ func newWatermarkOp(spec *plan.Watermark, st *watermarkState, key []byte, store 
 		return nil, err
 	}
 	if ok && len(v) == 17 {
-		st.valid.Store(v[0] == 1)
-		st.value.Store(int64(binary.BigEndian.Uint64(v[1:9])))
-		st.late.Store(binary.BigEndian.Uint64(v[9:17]))
+		valid, wm, late, err := decodeWatermark(v)
+		if err != nil {
+			return nil, fmt.Errorf("watermark of %s: %w", st.stream, err)
+		}
+		st.valid.Store(valid)
+		st.value.Store(wm)
+		st.late.Store(late)
 	}
 	return op, nil
+}
+
+// A watermark's state is 17 bytes: flags, the watermark, the count of
+// late rows. The watermark is in microseconds since 1970
+// (types.UnixMicros), as it was stored before timestamp datums counted
+// from 2000, unless flag watermarkLong says it is a datum's own
+// microseconds: only for watermarks that form cannot hold.
+const (
+	watermarkValid = 1 << 0
+	watermarkLong  = 1 << 1
+)
+
+func encodeWatermark(valid bool, wm int64, late uint64) []byte {
+	v := make([]byte, 17)
+	if valid {
+		v[0] = watermarkValid
+	}
+	if unix, ok := types.UnixMicros(wm); ok {
+		wm = unix
+	} else {
+		v[0] |= watermarkLong
+	}
+	binary.BigEndian.PutUint64(v[1:9], uint64(wm))
+	binary.BigEndian.PutUint64(v[9:17], late)
+	return v
+}
+
+// decodeWatermark reads the 17 bytes encodeWatermark writes.
+func decodeWatermark(v []byte) (valid bool, wm int64, late uint64, err error) {
+	valid, wm, late = v[0]&watermarkValid != 0, int64(binary.BigEndian.Uint64(v[1:9])), binary.BigEndian.Uint64(v[9:17])
+	if v[0]&watermarkLong == 0 {
+		var ok bool
+		if wm, ok = types.FromUnixMicros(wm); !ok && valid {
+			return false, 0, 0, fmt.Errorf("timestamp out of range")
+		}
+	}
+	return valid, wm, late, nil
 }
 
 func (op *watermarkOp) Push(c *Chunk) error {
@@ -91,12 +132,7 @@ func (op *watermarkOp) Push(c *Chunk) error {
 
 func (op *watermarkOp) Barrier(e Epoch) error {
 	if op.dirty {
-		v := make([]byte, 17)
-		if op.st.valid.Load() {
-			v[0] = 1
-		}
-		binary.BigEndian.PutUint64(v[1:9], uint64(op.st.value.Load()))
-		binary.BigEndian.PutUint64(v[9:17], op.st.late.Load())
+		v := encodeWatermark(op.st.valid.Load(), op.st.value.Load(), op.st.late.Load())
 		if err := e.Batch.Set(op.key, v, nil); err != nil {
 			return err
 		}

@@ -33,7 +33,7 @@ func TestWatermarkClosesWindows(t *testing.T) {
 		if args[0].IsNull() {
 			return types.Null, nil
 		}
-		return types.NewTimestampMicros(args[0].I - delay), nil
+		return types.NewTimestamp2000(args[0].I - delay), nil
 	}}
 	scan := &plan.Scan{Object: &catalog.Descriptor{Name: "s", Kind: catalog.KindStream}, Cols: cols,
 		Watermark: &plan.Watermark{Col: 1, Expr: wmExpr, Text: "ts AS ts - 3s"}}
@@ -71,7 +71,7 @@ func TestWatermarkClosesWindows(t *testing.T) {
 		for range rng.Intn(20) {
 			now += int64(rng.Intn(1500)) * 1000
 			ev := now - int64(rng.Intn(6000))*1000 // up to 6s out of order
-			row := types.Row{types.NewInt(int64(rng.Intn(3))), types.NewTimestampMicros(ev)}
+			row := types.Row{types.NewInt(int64(rng.Intn(3))), types.NewTimestamp2000(ev)}
 			c.Append(row, Insert)
 			if valid && ev < wm {
 				late++
@@ -106,7 +106,7 @@ func TestWatermarkClosesWindows(t *testing.T) {
 		}
 		var wantRows []string
 		for g, n := range want {
-			wantRows = append(wantRows, fmt.Sprint(types.Row{types.NewInt(g.k), types.NewTimestampMicros(g.end), types.NewInt(n)}))
+			wantRows = append(wantRows, fmt.Sprint(types.Row{types.NewInt(g.k), types.NewTimestamp2000(g.end), types.NewInt(n)}))
 		}
 		sort.Strings(wantRows)
 		got := out.sorted()

@@ -13,7 +13,7 @@ func windowRows(w *plan.Window, row types.Row) ([]types.Row, error) {
 	err := eachWindow(w, row, func(start int64) {
 		r := make(types.Row, 0, len(row)+2)
 		r = append(r, row...)
-		out = append(out, append(r, types.NewTimestampMicros(start), types.NewTimestampMicros(start+w.Size)))
+		out = append(out, append(r, types.NewTimestamp2000(start), types.NewTimestamp2000(start+w.Size)))
 	})
 	return out, err
 }
@@ -32,11 +32,12 @@ func eachWindow(w *plan.Window, row types.Row, fn func(start int64)) error {
 	if !types.TimestampFinite(ts) {
 		return sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: an infinite event time is in no window")
 	}
-	// The last window start at or before ts, on the slide grid, and the
-	// oldest start whose window still covers ts. Finite timestamps are
-	// far enough from int64's ends, and sizes and slides at most
-	// plan.MaxWindowMicros, for these sums not to overflow.
-	last := floorDiv(ts, w.Slide) * w.Slide
+	// The last window start at or before ts, on the slide grid (from
+	// 1970-01-01, whatever epoch datums count from), and the oldest start
+	// whose window still covers ts. Finite timestamps are far enough from
+	// int64's ends, and sizes and slides at most plan.MaxWindowMicros, for
+	// these sums not to overflow.
+	last := ts - floorMod(floorMod(ts, w.Slide)-floorMod(types.UnixEpochMicros, w.Slide), w.Slide)
 	if last <= ts-w.Size {
 		return nil // a gap between windows (slide > size)
 	}
@@ -53,6 +54,9 @@ func eachWindow(w *plan.Window, row types.Row, fn func(start int64)) error {
 	}
 	return nil
 }
+
+// floorMod is a mod b with b's sign (b > 0: from 0 to b-1).
+func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
 func floorDiv(a, b int64) int64 {
 	q := a / b
@@ -82,8 +86,8 @@ func (op *windowOp) Push(c *Chunk) error {
 		err := eachWindow(op.w, row, func(start int64) {
 			r := out.newRow(len(row) + 2)
 			copy(r, row)
-			r[len(row)] = types.NewTimestampMicros(start)
-			r[len(row)+1] = types.NewTimestampMicros(start + op.w.Size)
+			r[len(row)] = types.NewTimestamp2000(start)
+			r[len(row)+1] = types.NewTimestamp2000(start + op.w.Size)
 			out.keepRow(r, c.Signs[i])
 		})
 		if err != nil {

@@ -229,10 +229,11 @@ func Call(name string, args []Expr) (Expr, error) {
 			return mk(resType, a, func(v []types.Datum) (types.Datum, error) {
 				days := v[1].I
 				finite := types.DateFinite(days)
-				if !finite {
-					days = map[bool]int64{true: 1, false: -1}[days > 0]
+				us := map[bool]int64{true: 1, false: -1}[days > 0] // an infinity's sign
+				if finite {
+					us = types.TimestampOfDays(days)
 				}
-				return extractTime(strings.ToLower(v[0].S), days*86400e6, finite, true, true, "date")
+				return extractTime(strings.ToLower(v[0].S), us, finite, true, true, "date")
 			})
 		}
 		target := types.Timestamp

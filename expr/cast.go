@@ -133,7 +133,7 @@ func CastDatum(d types.Datum, t types.Type) (types.Datum, error) {
 			case types.TimestampNegInfinity:
 				return types.NewDate(types.DateNegInfinity), nil
 			}
-			return types.CheckDate(floorDiv(d.I, 86400e6))
+			return types.CheckDate(types.DaysOfTimestamp(d.I))
 		}
 	case types.Timestamp, types.Timestamptz:
 		switch d.K {
@@ -179,14 +179,14 @@ func floatRangeErr(f float64) error {
 func DateToTimestamp(days int64) (types.Datum, error) {
 	switch days {
 	case types.DateInfinity:
-		return types.NewTimestampMicros(types.TimestampInfinity), nil
+		return types.NewTimestamp2000(types.TimestampInfinity), nil
 	case types.DateNegInfinity:
-		return types.NewTimestampMicros(types.TimestampNegInfinity), nil
+		return types.NewTimestamp2000(types.TimestampNegInfinity), nil
 	}
-	if days < types.MinTimestampMicros/86400e6 || days >= types.EndTimestampMicros/86400e6 {
+	if days < types.DaysOfTimestamp(types.MinTimestampMicros) || days >= types.DaysOfTimestamp(types.EndTimestampMicros) {
 		return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "date out of range for timestamp")
 	}
-	return types.NewTimestampMicros(days * 86400e6), nil
+	return types.NewTimestamp2000(types.TimestampOfDays(days)), nil
 }
 
 func rangeErr(d types.Datum, err error) (types.Datum, error) {

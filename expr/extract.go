@@ -66,7 +66,7 @@ func signedYear(y int) int64 {
 	return int64(y) - 1
 }
 
-// extractTime extracts a field of a timestamp (us since 1970) or, with
+// extractTime extracts a field of a timestamp (a datum's microseconds) or, with
 // isDate, of a date given as its midnight; typeName names the type in
 // errors.
 func extractTime(unit string, us int64, finite bool, isDate, numeric bool, typeName string) (types.Datum, error) {
@@ -92,7 +92,7 @@ func extractTime(unit string, us int64, finite bool, isDate, numeric bool, typeN
 		}
 		return types.NewFloat(math.Inf(int(max(-1, min(1, us))))), nil
 	}
-	t := time.UnixMicro(us).UTC()
+	t := types.TimeOfMicros(us)
 	y := t.Year()
 	secUs := int64(t.Second())*1e6 + int64(t.Nanosecond()/1000)
 	var f timeField
@@ -149,10 +149,27 @@ func extractTime(unit string, us int64, finite bool, isDate, numeric bool, typeN
 			f.v--
 		}
 	case "epoch":
-		if isDate && numeric {
-			f.v = floorDiv(us, 1e6) // a date's epoch is whole seconds
-		} else {
-			f = timeField{v: us, scale: 6}
+		switch {
+		case isDate && numeric:
+			f.v = floorDiv(us, 1e6) - types.UnixEpochMicros/1e6 // a date's epoch is whole seconds
+		case us < math.MaxInt64+types.UnixEpochMicros:
+			f = timeField{v: us - types.UnixEpochMicros, scale: 6}
+		case numeric:
+			// Past int64's microseconds since 1970 (294247-01-10 on)
+			// PostgreSQL divides numerics, whose quotient
+			// keeps 16 significant digits, four decimals at these
+			// magnitudes (select_div_scale), then shows six.
+			var d, e apd.Decimal
+			d.SetFinite(us, -6)
+			e.SetFinite(-types.UnixEpochMicros, -6)
+			exactCtx.Add(&d, &d, &e)
+			half := apd.BaseContext.WithPrecision(40)
+			half.Rounding = apd.RoundHalfUp
+			half.Quantize(&d, &d, -4)
+			half.Quantize(&d, &d, -6)
+			return types.NewDecimal(&d), nil
+		default:
+			return types.NewFloat((float64(us) - float64(types.UnixEpochMicros)) / 1e6), nil
 		}
 	}
 	return f.datum(numeric), nil
@@ -217,11 +234,11 @@ func truncTimestamp(unit string, us int64) (types.Datum, error) {
 		if _, err := truncTime(unit, time.Time{}); err != nil {
 			return types.Null, err
 		}
-		return types.NewTimestampMicros(us), nil
+		return types.NewTimestamp2000(us), nil
 	}
-	t, err := truncTime(unit, time.UnixMicro(us).UTC())
+	t, err := truncTime(unit, types.TimeOfMicros(us))
 	if err != nil {
 		return types.Null, err
 	}
-	return types.NewTimestampMicros(t.UnixMicro()), nil
+	return types.NewTimestamp2000(types.MicrosOfTime(t)), nil
 }

@@ -76,7 +76,7 @@ func toolFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			t = types.Timestamp
 		}
 		return &Func{Name: name, T: t, Fn: func([]types.Datum) (types.Datum, error) {
-			return types.NewTimestampMicros(time.Now().UnixMicro()), nil
+			return types.NewTime(time.Now()), nil
 		}}, true, nil
 	}
 	return nil, false, nil
@@ -171,7 +171,7 @@ func BindStatementTime(e Expr, at time.Time) Expr {
 	}
 	return Walk(Clone(e), func(x Expr) Expr {
 		if f, ok := x.(*Func); ok && statementTimeFuncs[f.Name] && len(f.Args) == 0 {
-			return &Const{D: types.NewTimestampMicros(at.UnixMicro()), T: f.T}
+			return &Const{D: types.NewTime(at), T: f.T}
 		}
 		return x
 	})

@@ -57,7 +57,10 @@ func moreTimeFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			if h < 0 || h > 24 || m < 0 || m > 59 || !(s >= 0 && s <= 60) || h == 24 && (m > 0 || s > 0) {
 				return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "time field value out of range: %d:%02d:%02s", h, m, fmtSeconds(s))
 			}
-			us := days*usPerDay + (h*60+m)*60e6 + int64(math.Round(s*1e6))
+			if days < types.DaysOfTimestamp(types.MinTimestampMicros)-1 || days > types.DaysOfTimestamp(types.EndTimestampMicros) {
+				return types.Null, types.ErrTimestampRange()
+			}
+			us := types.TimestampOfDays(days) + (h*60+m)*60e6 + int64(math.Round(s*1e6))
 			return types.CheckTimestamp(us)
 		})
 	case "make_interval":
@@ -108,7 +111,7 @@ func moreTimeFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		return &Func{Name: name, Args: a, T: types.Interval, Fn: strict(func(v []types.Datum) (types.Datum, error) {
 			if len(v) == 1 {
 				// age(x) is age of x at midnight of today.
-				today := time.Now().UTC().Truncate(24 * time.Hour).UnixMicro()
+				today := types.MicrosOfTime(time.Now().UTC().Truncate(24 * time.Hour))
 				return age(today, v[0].I)
 			}
 			return age(v[0].I, v[1].I)
@@ -137,7 +140,7 @@ func moreTimeFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			if err != nil {
 				return types.Null, err
 			}
-			return types.CheckDate(floorDiv(us, usPerDay))
+			return types.CheckDate(types.DaysOfTimestamp(us))
 		})
 	case "to_timestamp":
 		if n == 2 {
@@ -155,22 +158,32 @@ func moreTimeFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			case math.IsNaN(x):
 				return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp cannot be NaN")
 			case math.IsInf(x, 1):
-				return types.NewTimestampMicros(types.TimestampInfinity), nil
+				return types.NewTimestamp2000(types.TimestampInfinity), nil
 			case math.IsInf(x, -1):
-				return types.NewTimestampMicros(types.TimestampNegInfinity), nil
+				return types.NewTimestamp2000(types.TimestampNegInfinity), nil
 			}
-			us := math.Round(x * 1e6)
-			if us < float64(types.MinTimestampMicros) || us >= float64(types.EndTimestampMicros) {
+			// Seconds since 1970, checked and moved to 2000 before they
+			// are rounded to microseconds, as float8_timestamptz does.
+			const epochSecs = float64(types.UnixEpochMicros / 1e6)
+			bad := func() (types.Datum, error) {
 				return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", fmtSeconds(x))
 			}
-			return types.NewTimestampMicros(int64(us)), nil
+			if x < float64(types.MinTimestampMicros/1e6)-epochSecs || x >= float64(types.EndTimestampMicros/1e6)-epochSecs {
+				return bad()
+			}
+			us := math.RoundToEven((x + epochSecs) * 1e6)
+			if us < float64(types.MinTimestampMicros) || us >= float64(types.EndTimestampMicros) {
+				return bad()
+			}
+			return types.NewTimestamp2000(int64(us)), nil
 		})
 	}
 	return nil, false, nil
 }
 
-// fmtSeconds prints seconds as PostgreSQL's %g does.
-func fmtSeconds(s float64) string { return fmt.Sprintf("%g", s) }
+// fmtSeconds prints seconds as PostgreSQL's %g does (C's: six
+// significant digits).
+func fmtSeconds(s float64) string { return fmt.Sprintf("%.6g", s) }
 
 // makeDate returns the days since 1970-01-01 of a date given as year
 // (negative for BC, no year 0), month and day, or 22008 if it is no date.
@@ -232,7 +245,7 @@ func age(a, b int64) (types.Datum, error) {
 	if !types.TimestampFinite(a) || !types.TimestampFinite(b) {
 		return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
 	}
-	t1, t2 := time.UnixMicro(a).UTC(), time.UnixMicro(b).UTC()
+	t1, t2 := types.TimeOfMicros(a), types.TimeOfMicros(b)
 	f := func(t time.Time) [6]int64 {
 		return [6]int64{int64(t.Year()), int64(t.Month()), int64(t.Day()), int64(t.Hour()), int64(t.Minute()),
 			int64(t.Second())*1e6 + int64(t.Nanosecond()/1000)}

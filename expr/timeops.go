@@ -190,7 +190,7 @@ func AddInterval(ts, iv types.Datum, sign int64) (types.Datum, error) {
 			return types.Null, err
 		}
 	}
-	us := t.UnixMicro()
+	us := types.MicrosOfTime(t)
 	var ok bool
 	if sign > 0 {
 		us, ok = add64(us, iv.I)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"streamdb/sqlerr"
+	"streamdb/types"
 )
 
 // toDateFields are the template patterns to_date and to_timestamp read,
@@ -20,8 +21,8 @@ var toDateFields = []struct {
 // numeric fields YYYY MM DD HH24 HH12 HH MI SS MS US, the ISO week date
 // IYYY IW ID, the offset TZH TZM, the names MONTH and MON in any case,
 // AM/PM, AD/BC (with or without periods), FM, FX, "quoted text"; other
-// characters skip one character of s) into microseconds since 1970-01-01
-// UTC. Without FX blanks before a field are skipped; with it they must
+// characters skip one character of s) into a timestamp datum's
+// microseconds (since 2000-01-01 UTC). Without FX blanks before a field are skipped; with it they must
 // be matched by the template. TZ and OF are refused as PostgreSQL refuses
 // them in input (0A000), and so is a template mixing the ISO week date
 // with months and days of the month (22007).
@@ -214,7 +215,7 @@ template:
 	if tzNeg {
 		offset = -offset
 	}
-	return days*usPerDay + ((hour*60+mi)*60+sec)*1e6 + us - offset, nil
+	return types.TimestampOfDays(days) + ((hour*60+mi)*60+sec)*1e6 + us - offset, nil
 }
 
 // isoWeekDate is the day (since 1970-01-01) of day d (1 = Monday, 0 read

@@ -6,13 +6,10 @@ import (
 	"streamdb/types"
 )
 
-// PostgreSQL's binary date and timestamp values count from 2000-01-01;
-// types.Datum counts from 1970-01-01.
-const (
-	pgEpochDays   = 10957
-	pgEpochMicros = pgEpochDays * 86400 * 1_000_000
-	microsPerDay  = 86400 * 1_000_000
-)
+// PostgreSQL's binary dates count days from 2000-01-01, types.Datum's
+// from 1970-01-01; its binary timestamps are types.Datum's microseconds
+// (both count from 2000-01-01).
+const pgEpochDays = types.PostgresEpochDays
 
 // Infinite dates and timestamps are kept as the same sentinel values in
 // types.Datum as on the wire, so that they round-trip.
@@ -35,22 +32,11 @@ func dateToWire(days int64) (int32, bool) {
 	return int32(v), true
 }
 
+// timestampFromWire reads a binary timestamp; ok is false outside
+// PostgreSQL's range (timestamp_recv refuses those too).
 func timestampFromWire(v int64) (types.Datum, bool) {
-	switch {
-	case v == math.MaxInt64 || v == math.MinInt64:
-		return types.NewTimestampMicros(v), true
-	case v > math.MaxInt64-pgEpochMicros:
+	if !types.ValidTimestamp(v) {
 		return types.Null, false
 	}
-	return types.NewTimestampMicros(v + pgEpochMicros), true
-}
-
-func timestampToWire(us int64) (int64, bool) {
-	switch {
-	case us == math.MaxInt64 || us == math.MinInt64:
-		return us, true
-	case us < math.MinInt64+pgEpochMicros+1:
-		return 0, false
-	}
-	return us - pgEpochMicros, true
+	return types.NewTimestamp2000(v), true
 }

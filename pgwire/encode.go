@@ -156,7 +156,14 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 		case types.KindDate:
 			days = d.I
 		case types.KindTimestamp:
-			days = floorDiv(d.I, microsPerDay)
+			days = d.I
+			if types.TimestampFinite(d.I) {
+				days = types.DaysOfTimestamp(d.I)
+			} else if d.I > 0 {
+				days = types.DateInfinity
+			} else {
+				days = types.DateNegInfinity
+			}
 		default:
 			return dst, mismatch(d, t)
 		}
@@ -172,15 +179,20 @@ func appendBinary(dst []byte, d types.Datum, t types.Type) ([]byte, error) {
 		case types.KindTimestamp:
 			us = d.I
 		case types.KindDate:
-			us = d.I * microsPerDay
+			switch {
+			case d.I == types.DateInfinity:
+				us = types.TimestampInfinity
+			case d.I == types.DateNegInfinity:
+				us = types.TimestampNegInfinity
+			case d.I < types.MinDateDays || d.I >= types.DaysOfTimestamp(types.EndTimestampMicros):
+				return dst, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range")
+			default:
+				us = types.TimestampOfDays(d.I)
+			}
 		default:
 			return dst, mismatch(d, t)
 		}
-		v, ok := timestampToWire(us)
-		if !ok {
-			return dst, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range")
-		}
-		return binary.BigEndian.AppendUint64(dst, uint64(v)), nil
+		return binary.BigEndian.AppendUint64(dst, uint64(us)), nil
 
 	case types.Interval:
 		if d.K != types.KindInterval {
@@ -233,14 +245,6 @@ func datumInt(d types.Datum) (int64, bool) {
 		return int64(f), true
 	}
 	return 0, false
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }
 
 func mismatch(d types.Datum, t types.Type) error {

@@ -76,6 +76,15 @@ func encodeDatum(d types.Datum) (*datumRec, error) {
 		return nil, fmt.Errorf("a value of kind %d cannot be recorded", d.K)
 	}
 	r := &datumRec{Kind: k, I: d.I, S: d.S, Months: d.Months, Days: d.Days}
+	if d.K == types.KindTimestamp {
+		// Microseconds since 1970, as timestamps were recorded before
+		// datums counted from 2000; the datum's own where that form ends.
+		if unix, ok := types.UnixMicros(d.I); ok {
+			r.I = unix
+		} else {
+			r.Kind = kindTimestamp2000
+		}
+	}
 	if d.K == types.KindBytes || d.K == types.KindUUID {
 		r.S = hex.EncodeToString([]byte(d.S)) // raw bytes are not JSON text
 	}
@@ -122,7 +131,25 @@ func decodeExpr(r *exprRec) (expr.Expr, error) {
 	return nil, fmt.Errorf("plan record: an expression that is neither a column, a constant nor a call")
 }
 
+// kindTimestamp2000 is a timestamp recorded as a datum's microseconds
+// (since 2000-01-01): one past the years that "timestamp", microseconds
+// since 1970, holds.
+const kindTimestamp2000 = "timestamp2000"
+
 func decodeDatum(r *datumRec) (types.Datum, error) {
+	switch r.Kind {
+	case kindTimestamp2000:
+		if !types.ValidTimestamp(r.I) {
+			return types.Null, fmt.Errorf("plan record: timestamp %d out of range", r.I)
+		}
+		return types.NewTimestamp2000(r.I), nil
+	case kindNames[types.KindTimestamp]:
+		us, ok := types.FromUnixMicros(r.I)
+		if !ok {
+			return types.Null, fmt.Errorf("plan record: timestamp %d out of range", r.I)
+		}
+		return types.NewTimestamp2000(us), nil
+	}
 	var k types.Kind
 	found := false
 	for kind, name := range kindNames {

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -161,7 +162,7 @@ func TestSameAsComparesEveryField(t *testing.T) {
 func TestDatumRecordRoundTrip(t *testing.T) {
 	for _, d := range []types.Datum{
 		types.NewTimeOfDay(types.UsecsPerDay), types.NewTimeTZ(45296789000, -7200),
-		types.NewInterval(1, 2, 3), types.NewBytes("\x00\xff"), types.NewTimestampMicros(-1), types.NewDate(7),
+		types.NewInterval(1, 2, 3), types.NewBytes("\x00\xff"), types.NewTimestamp2000(-1), types.NewDate(7),
 	} {
 		r, err := encodeDatum(d)
 		if err != nil {
@@ -170,6 +171,38 @@ func TestDatumRecordRoundTrip(t *testing.T) {
 		got, err := decodeDatum(r)
 		if err != nil || got.K != d.K || types.Compare(got, d) != 0 || got.Zone() != d.Zone() {
 			t.Errorf("%+v read back as %+v (%v)", d, got, err)
+		}
+	}
+}
+
+// A timestamp constant is recorded as microseconds since 1970 (kind
+// "timestamp"), as records were written before datums counted from
+// 2000, and as the datum's own (kind "timestamp2000") where that form
+// ends; both read back exactly.
+func TestTimestampRecordForms(t *testing.T) {
+	for _, c := range []struct {
+		text, kind string
+		i          int64
+	}{
+		{"1970-01-01 00:00:00", "timestamp", 0},
+		{"2000-01-01 00:00:00", "timestamp", 946684800000000},
+		{"294246-12-31 23:59:59.999999", "timestamp", 9223371244799999999},
+		{"infinity", "timestamp", math.MaxInt64},
+		{"294247-01-01 00:00:00", "timestamp2000", 9222424560000000000},
+		{"294276-12-31 23:59:59.999999", "timestamp2000", 9223371331199999999},
+	} {
+		d, err := types.ParseText(c.text, types.Timestamp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := encodeDatum(d)
+		if err != nil || r.Kind != c.kind || r.I != c.i {
+			t.Errorf("%s recorded as %+v (%v), want kind %s, i %d", c.text, r, err, c.kind, c.i)
+			continue
+		}
+		got, err := decodeDatum(r)
+		if err != nil || got.K != types.KindTimestamp || got.I != d.I {
+			t.Errorf("%s read back as %+v (%v)", c.text, got, err)
 		}
 	}
 }

@@ -170,7 +170,7 @@ func sampleValue(t types.Type, r int) types.Datum {
 	case types.Date:
 		return types.NewDate(int64(19000 + r))
 	case types.Timestamp, types.Timestamptz:
-		return types.NewTimestampMicros(int64(r) * 1_700_000_000_123_456)
+		return types.NewTimestamp2000(int64(r) * 1_700_000_000_123_456)
 	case types.Interval:
 		return types.NewInterval(int32(r), 2, 3_000_000)
 	}

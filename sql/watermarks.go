@@ -20,7 +20,7 @@ func (e *Engine) watermarkTable() (*catalog.Descriptor, func() []types.Row) {
 		for _, w := range e.rt.Watermarks() {
 			wm := types.Null
 			if w.Valid {
-				wm = types.NewTimestampMicros(w.Watermark)
+				wm = types.NewTimestamp2000(w.Watermark)
 			}
 			rows = append(rows, types.Row{types.NewString(w.View), types.NewString(w.Stream), wm, types.NewInt(int64(w.LateRows))})
 		}

@@ -149,7 +149,7 @@ func TestInputFormsLikePostgres(t *testing.T) {
 func TestReadsBackItsOutput(t *testing.T) {
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewSource(seed))
-	edgeTS := []int64{MinTimestampMicros, EndTimestampMicros - 1, 0, -1, 1, TimestampInfinity, TimestampNegInfinity, -62135596800000000, -62135596800000001}
+	edgeTS := []int64{MinTimestampMicros, EndTimestampMicros - 1, 0, -1, 1, TimestampInfinity, TimestampNegInfinity, -62135596800000000 + UnixEpochMicros, -62135596800000001 + UnixEpochMicros, EndUnixMicros - 1, EndUnixMicros}
 	edgeDates := []int64{MinDateDays, EndDateDays - 1, 0, -719163, -719162, DateInfinity, DateNegInfinity}
 	edgeIv := []Datum{NewInterval(-2147483648, -2147483648, -9223372036854775808), NewInterval(2147483647, 2147483647, 9223372036854775807), NewInterval(0, 0, 0), NewInterval(-1, 1, -1)}
 	for i := 0; i < 20000; i++ {
@@ -158,7 +158,7 @@ func TestReadsBackItsOutput(t *testing.T) {
 			us = edgeTS[i]
 		}
 		for _, typ := range []Type{Timestamp, Timestamptz} {
-			s := FormatText(NewTimestampMicros(us), typ)
+			s := FormatText(NewTimestamp2000(us), typ)
 			d, err := ParseText(s, typ)
 			if err != nil || d.I != us {
 				t.Fatalf("seed %d: %s %d printed %q read back as %d, %v", seed, typ, us, s, d.I, err)

@@ -21,7 +21,7 @@ const (
 	KindDecimal
 	KindString
 	KindDate      // I: days since 1970-01-01
-	KindTimestamp // I: microseconds since 1970-01-01 00:00:00 UTC
+	KindTimestamp // I: microseconds since 2000-01-01 00:00:00 UTC (datetime.go)
 	KindInterval  // Months, Days, I (microseconds)
 	KindBytes     // S: the raw bytes of a bytea
 	KindTime      // I: microseconds since midnight (timeofday.go)
@@ -52,16 +52,19 @@ func NewBool(b bool) Datum {
 	}
 	return Datum{K: KindBool}
 }
-func NewInt(i int64) Datum              { return Datum{K: KindInt, I: i} }
-func NewFloat(f float64) Datum          { return Datum{K: KindFloat, F: f} }
-func NewString(s string) Datum          { return Datum{K: KindString, S: s} }
-func NewDecimal(d *apd.Decimal) Datum   { return Datum{K: KindDecimal, D: d} }
-func NewDate(days int64) Datum          { return Datum{K: KindDate, I: days} }
-func NewTimestampMicros(us int64) Datum { return Datum{K: KindTimestamp, I: us} }
-func NewTime(t time.Time) Datum         { return Datum{K: KindTimestamp, I: t.UnixMicro()} }
+func NewInt(i int64) Datum            { return Datum{K: KindInt, I: i} }
+func NewFloat(f float64) Datum        { return Datum{K: KindFloat, F: f} }
+func NewString(s string) Datum        { return Datum{K: KindString, S: s} }
+func NewDecimal(d *apd.Decimal) Datum { return Datum{K: KindDecimal, D: d} }
+func NewDate(days int64) Datum        { return Datum{K: KindDate, I: days} }
+func NewTime(t time.Time) Datum       { return Datum{K: KindTimestamp, I: MicrosOfTime(t)} }
 func NewInterval(months, days int32, micros int64) Datum {
 	return Datum{K: KindInterval, Months: months, Days: days, I: micros}
 }
+
+// NewTimestamp2000 is a timestamp of us microseconds since 2000-01-01
+// 00:00:00 UTC (PostgreSQL's epoch; FromUnixMicros converts from 1970's).
+func NewTimestamp2000(us int64) Datum { return Datum{K: KindTimestamp, I: us} }
 
 // IsNull reports whether d is NULL.
 func (d Datum) IsNull() bool { return d.K == KindNull }
@@ -70,7 +73,7 @@ func (d Datum) IsNull() bool { return d.K == KindNull }
 func (d Datum) Bool() bool { return d.I != 0 }
 
 // Time returns a KindTimestamp datum as a UTC time.
-func (d Datum) Time() time.Time { return time.UnixMicro(d.I).UTC() }
+func (d Datum) Time() time.Time { return TimeOfMicros(d.I) }
 
 // IntervalSpan is the length of an interval datum as PostgreSQL compares
 // intervals (interval_cmp_value: a month is 30 days, a day 24 hours), in

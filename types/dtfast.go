@@ -80,7 +80,7 @@ func fastTimestamp(s string, withZone bool) (us int64, ok bool) {
 	default:
 		return 0, false
 	}
-	days := int64(date2j(y, mo, d) - unixEpochJulian)
+	days := int64(date2j(y, mo, d) - postgresEpochJulian)
 	us = days*86400e6 + (int64(h*3600+mi*60+sec))*1e6 + fsec
 	if withZone {
 		us -= int64(offset) * 1e6

@@ -45,15 +45,15 @@ func decodeDateTimeText(s, typeName string, bufSize int) (dtResult, error) {
 }
 
 // timestampFromTm converts a decoded date and time to microseconds since
-// 1970 (PostgreSQL's tm2timestamp); withZone applies the offset read.
+// 2000 (PostgreSQL's tm2timestamp); withZone applies the offset read.
 // ok is false outside the timestamp range.
 func timestampFromTm(r dtResult, withZone bool) (int64, bool) {
 	tm := r.tm
 	if !validJulian(tm.year, tm.mon, tm.mday) {
 		return 0, false
 	}
-	days := int64(date2j(tm.year, tm.mon, tm.mday) - unixEpochJulian)
-	if days < MinDateDays-2 || days > EndTimestampMicros/86400e6+2 {
+	days := int64(date2j(tm.year, tm.mon, tm.mday) - postgresEpochJulian)
+	if days < MinTimestampMicros/86400e6-2 || days > EndTimestampMicros/86400e6+2 {
 		return 0, false
 	}
 	us := days*86400e6 + ((int64(tm.hour)*60+int64(tm.min))*60+int64(tm.sec))*1e6 + tm.fsec
@@ -72,7 +72,7 @@ func timestampFromTm(r dtResult, withZone bool) (int64, bool) {
 // and reads a value without one as UTC, the session time zone.
 func parseTimestampDatum(s string, t Type) (Datum, error) {
 	if us, ok := fastTimestamp(s, t == Timestamptz); ok {
-		return NewTimestampMicros(us), nil
+		return NewTimestamp2000(us), nil
 	}
 	r, err := decodeDateTimeText(s, inputTypeName(t), dateTimeBufSize)
 	if err != nil {
@@ -80,17 +80,17 @@ func parseTimestampDatum(s string, t Type) (Datum, error) {
 	}
 	switch r.special {
 	case rsvEpoch:
-		return NewTimestampMicros(0), nil
+		return NewTimestamp2000(UnixEpochMicros), nil
 	case rsvLate:
-		return NewTimestampMicros(TimestampInfinity), nil
+		return NewTimestamp2000(TimestampInfinity), nil
 	case rsvEarly:
-		return NewTimestampMicros(TimestampNegInfinity), nil
+		return NewTimestamp2000(TimestampNegInfinity), nil
 	}
 	us, ok := timestampFromTm(r, t == Timestamptz)
 	if !ok {
 		return Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
-	return NewTimestampMicros(us), nil
+	return NewTimestamp2000(us), nil
 }
 
 // inputTypeName names a type in input errors as PostgreSQL does.

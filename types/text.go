@@ -128,7 +128,7 @@ func ParseTimestamp(s string) (time.Time, error) {
 	if !TimestampFinite(d.I) {
 		return time.Time{}, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
-	return time.UnixMicro(d.I).UTC(), nil
+	return TimeOfMicros(d.I), nil
 }
 
 // ParseText converts the text form of a value to a Datum of type t, as a

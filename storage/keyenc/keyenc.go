@@ -66,7 +66,7 @@ func Append(buf []byte, d types.Datum) []byte {
 	case types.KindDate:
 		return appendUint64(append(buf, tagDate), uint64(d.I)^(1<<63))
 	case types.KindTimestamp:
-		return appendUint64(append(buf, tagTimestamp), uint64(d.I)^(1<<63))
+		return appendTimestamp(buf, d.I)
 	case types.KindInterval:
 		buf = append(buf, tagInterval)
 		buf = appendUint64(buf, uint64(int64(d.Months))^(1<<63))
@@ -192,7 +192,9 @@ func Decode(b []byte) (types.Datum, []byte, error) {
 			return types.Null, nil, err
 		}
 		return types.NewBool(b[0] != 0), b[1:], nil
-	case tagInt, tagDate, tagTimestamp, tagTime:
+	case tagTimestamp:
+		return decodeTimestamp(b)
+	case tagInt, tagDate, tagTime:
 		if err := need(8); err != nil {
 			return types.Null, nil, err
 		}
@@ -200,8 +202,6 @@ func Decode(b []byte) (types.Datum, []byte, error) {
 		d := types.NewInt(v)
 		if tag == tagDate {
 			d = types.NewDate(v)
-		} else if tag == tagTimestamp {
-			d = types.NewTimestampMicros(v)
 		} else if tag == tagTime {
 			d = types.NewTimeOfDay(v)
 		}
@@ -283,6 +283,47 @@ func Decode(b []byte) (types.Datum, []byte, error) {
 		return types.NewUUID(string(b[:types.UUIDLen])), b[types.UUIDLen:], nil
 	}
 	return types.Null, nil, fmt.Errorf("keyenc: unknown tag %#x", tag)
+}
+
+// A timestamp is tagTimestamp, then its microseconds since 1970
+// (types.UnixMicros, sign bit flipped), which is what every timestamp was
+// stored as before datums counted from 2000, so that keys written then
+// and now are the same bytes. The values that form cannot hold
+// (types.EndUnixMicros on, the years 294247 to 294276) are the 8 bytes of
+// timestampLong, which no value of the short form uses, then the datum's
+// own microseconds (sign bit flipped): after every short form, before
+// infinity (the greatest short form), in value order among themselves.
+// Every int64 has one encoding, in int64 order.
+const timestampLong = uint64(math.MaxInt64-1) ^ (1 << 63)
+
+func appendTimestamp(buf []byte, us int64) []byte {
+	buf = append(buf, tagTimestamp)
+	if unix, ok := types.UnixMicros(us); ok {
+		return appendUint64(buf, uint64(unix)^(1<<63))
+	}
+	return appendUint64(appendUint64(buf, timestampLong), uint64(us)^(1<<63))
+}
+
+func decodeTimestamp(b []byte) (types.Datum, []byte, error) {
+	if len(b) < 8 {
+		return types.Null, nil, fmt.Errorf("keyenc: truncated key (tag %#x)", tagTimestamp)
+	}
+	u := binary.BigEndian.Uint64(b)
+	if u == timestampLong {
+		if len(b) < 16 {
+			return types.Null, nil, fmt.Errorf("keyenc: truncated key (tag %#x)", tagTimestamp)
+		}
+		us := int64(binary.BigEndian.Uint64(b[8:]) ^ (1 << 63))
+		if _, short := types.UnixMicros(us); short {
+			return types.Null, nil, fmt.Errorf("keyenc: timestamp in the long form that has a short one")
+		}
+		return types.NewTimestamp2000(us), b[16:], nil
+	}
+	us, ok := types.FromUnixMicros(int64(u ^ (1 << 63)))
+	if !ok || (types.TimestampFinite(us) && us >= types.EndUnixMicros) {
+		return types.Null, nil, fmt.Errorf("keyenc: timestamp out of range")
+	}
+	return types.NewTimestamp2000(us), b[8:], nil
 }
 
 // DecodeRow decodes n datums from b.

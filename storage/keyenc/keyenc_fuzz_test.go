@@ -52,7 +52,7 @@ func fuzzDatum(kind uint8, b []byte) (types.Datum, bool) {
 	case 6:
 		return types.NewDate(int64(u64(0))), true
 	case 7:
-		return types.NewTimestampMicros(int64(u64(0))), true
+		return types.NewTimestamp2000(int64(u64(0))), true
 	default:
 		return types.NewInterval(int32(u64(0)>>32), int32(u64(0)), int64(u64(8))), true
 	}

@@ -46,7 +46,8 @@ var valueCases = []valueCase{
 	{col: "ts", sql: `'infinity'::timestamp`, want: "infinity"},
 	{col: "ts", sql: `'-infinity'`, want: "-infinity"},
 	{col: "ts", sql: `'0001-01-01 00:00'::timestamp - interval '1 day'`, want: "0001-12-31 00:00:00 BC"},
-	{col: "ts", sql: `'294246-12-31 23:00'::timestamp + interval '1 year'`, code: "22008"},
+	{col: "ts", sql: `'294246-12-31 23:00'::timestamp + interval '1 year'`, want: "294247-12-31 23:00:00"},
+	{col: "ts", sql: `'294276-12-31 23:00'::timestamp + interval '1 hour'`, code: "22008"},
 	{col: "ts", sql: `'2026-01-31'::timestamp + interval '1 mon'`, want: "2026-02-28 00:00:00"},
 	{col: "tz", sql: `'10000-01-01 00:00:00+00'::timestamptz`, want: "10000-01-01 00:00:00+00"},
 	{col: "d", sql: `'0001-01-01'::date - 1`, want: "0001-12-31 BC"},
@@ -105,7 +106,7 @@ func TestValuesRoundTrip(t *testing.T) {
 		{"ts", pgtype.Timestamp{InfinityModifier: pgtype.NegativeInfinity, Valid: true}, "-infinity", ""},
 		{"ts", time.Date(10000, 1, 2, 3, 4, 5, 6000, time.UTC), "10000-01-02 03:04:05.000006", ""},
 		{"ts", time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC), "0006-01-01 00:00:00 BC", ""},
-		{"ts", time.Date(294250, 1, 1, 0, 0, 0, 0, time.UTC), "", "22008"},
+		{"ts", time.Date(294250, 1, 1, 0, 0, 0, 0, time.UTC), "294250-01-01 00:00:00", ""},
 		{"tz", pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}, "infinity", ""},
 		{"d", pgtype.Date{InfinityModifier: pgtype.NegativeInfinity, Valid: true}, "-infinity", ""},
 		{"d", pgtype.Date{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), Valid: true}, "10000-01-01", ""},
@@ -114,6 +115,7 @@ func TestValuesRoundTrip(t *testing.T) {
 		{"n", pgtype.Numeric{Int: big.NewInt(-15), Exp: -1, Valid: true}, "-1.5", ""},
 		{"iv", pgtype.Interval{Months: -2147483648, Days: -2147483648, Microseconds: -9223372036854775808, Valid: true},
 			"-178956970 years -8 mons -2147483648 days -2562047788:00:54.775808", ""},
+		{"ts", time.Date(294277, 1, 1, 0, 0, 0, 0, time.UTC), "", "22008"},
 	}
 	for i, c := range binary {
 		id := 1000 + i

@@ -25,7 +25,7 @@ func TestViewSkipsFailedRowEveryOperator(t *testing.T) {
 		// The watermark expression fails for n = 0.
 		"CREATE MATERIALIZED VIEW wm AS SELECT id FROM ev",
 		"CREATE MATERIALIZED VIEW wm_fail WITH (on_error = 'fail') AS SELECT id FROM ev",
-		// Windows: an infinite time, or a window ending past 294246 AD.
+		// Windows: an infinite time, or a window ending past 294276 AD.
 		"CREATE MATERIALIZED VIEW tumbled AS SELECT window_start, count(*) AS c FROM TUMBLE(plain, ts, INTERVAL '1' DAY) GROUP BY window_start",
 		"CREATE MATERIALIZED VIEW hopped AS SELECT id, window_start FROM HOP(plain, ts, INTERVAL '1' DAY, INTERVAL '2' DAY)",
 		// Top-N: the partition fails for n = 0, the ordering for n = 1.
@@ -44,7 +44,7 @@ func TestViewSkipsFailedRowEveryOperator(t *testing.T) {
 		`{"id": 2, "n": 0, "ts": "2026-01-01 11:00:00"}`,
 		`{"id": 3, "n": 1, "ts": "2026-01-02 10:00:00"}`,
 		`{"id": 4, "n": 2, "ts": "infinity"}`,
-		`{"id": 5, "n": 2, "ts": "294246-12-31 12:00:00"}`,
+		`{"id": 5, "n": 2, "ts": "294276-12-31 12:00:00"}`,
 		`{"id": 6, "n": 2, "ts": "2026-01-01 12:00:00"}`)
 	testutil.Publish(t, js, "other",
 		`{"id": 0, "m": 1}`, `{"id": 1, "m": 0}`, `{"id": 2, "m": 3}`, `{"id": 3, "m": 1}`)
@@ -63,12 +63,12 @@ func TestViewSkipsFailedRowEveryOperator(t *testing.T) {
 	wantRows(t, conn, `SELECT view, operator, sqlstate, error FROM streamdb_view_errors
 	                   WHERE view IN ('wm', 'tumbled', 'hopped', 'top', 'joined') ORDER BY view, at`,
 		"hopped window 22008 timestamp out of range: an infinite event time is in no window",
-		"hopped window 22008 timestamp out of range: a window of 294246-12-31 12:00:00 starts or ends outside the timestamp range",
+		"hopped window 22008 timestamp out of range: a window of 294276-12-31 12:00:00 starts or ends outside the timestamp range",
 		"joined join 22012 division by zero",
 		"top top-n 22012 division by zero",
 		"top top-n 22012 division by zero",
 		"tumbled window 22008 timestamp out of range: an infinite event time is in no window",
-		"tumbled window 22008 timestamp out of range: a window of 294246-12-31 12:00:00 starts or ends outside the timestamp range",
+		"tumbled window 22008 timestamp out of range: a window of 294276-12-31 12:00:00 starts or ends outside the timestamp range",
 		"wm watermark 22012 division by zero",
 	)
 
