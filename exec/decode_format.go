@@ -252,17 +252,18 @@ func valueDatumOf(v any, t types.Type, scratch []byte) (types.Datum, error) {
 		}
 		return textToDatum([]byte(v.Text('f')), t)
 	case fvTime:
-		us := int64(v)
-		if us < types.MinTimestampMicros || us >= types.EndTimestampMicros {
+		// v counts microseconds since 1970, as Protobuf and Avro do.
+		us, ok := types.FromUnixMicros(int64(v))
+		if !ok || !types.TimestampFinite(us) || !types.ValidTimestamp(us) {
 			return types.Null, types.ErrTimestampRange()
 		}
 		switch {
 		case t == types.Timestamp || t == types.Timestamptz:
-			return types.NewTimestampMicros(us), nil
+			return types.NewTimestamp2000(us), nil
 		case t == types.Date:
-			return types.NewDate(floorDiv(us, 86400e6)), nil
+			return types.NewDate(types.DaysOfTimestamp(us)), nil
 		case t.IsString() || t == types.Unknown:
-			return types.NewString(types.FormatText(types.NewTimestampMicros(us), types.Timestamptz)), nil
+			return types.NewString(types.FormatText(types.NewTimestamp2000(us), types.Timestamptz)), nil
 		}
 		return types.Null, fmt.Errorf("a timestamp does not fit type %s", typeName(t))
 	case fvDate:
@@ -270,7 +271,11 @@ func valueDatumOf(v any, t types.Type, scratch []byte) (types.Datum, error) {
 		case t == types.Date:
 			return types.NewDate(int64(v)), nil
 		case t == types.Timestamp || t == types.Timestamptz:
-			return types.NewTimestampMicros(int64(v) * 86400e6), nil
+			days := int64(v)
+			if days < types.DaysOfTimestamp(types.MinTimestampMicros) || days > types.DaysOfTimestamp(types.EndTimestampMicros-1) {
+				return types.Null, types.ErrTimestampRange()
+			}
+			return types.NewTimestamp2000(types.TimestampOfDays(days)), nil
 		case t.IsString() || t == types.Unknown:
 			return types.NewString(types.FormatText(types.NewDate(int64(v)), types.Date)), nil
 		}
