@@ -1,15 +1,8 @@
 package tools
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
-
-	"streamdb/tests/testutil"
 )
 
 // TestDjangoMigrateLikePostgres runs the Django project in
@@ -31,27 +24,5 @@ import (
 // apps: auth's reverse migrations lower varchar limits, which streamdb
 // refuses).
 func TestDjangoMigrateLikePostgres(t *testing.T) {
-	py := python(t)
-	if exec.Command(py, "-c", "import django").Run() != nil {
-		t.Fatal("no Django for " + py + ": apt-get install -y python3-django")
-	}
-	srv := testutil.StartServer(t, testutil.ServerOptions{})
-	pg := testutil.StartPostgres(t)
-	run := func(port int, user, db string) string {
-		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, py, filepath.Join("testdata", "djangoproj", "run.py"))
-		cmd.Env = append(os.Environ(), "PGTZ=UTC", "PYTHONDONTWRITEBYTECODE=1",
-			"PGHOST=127.0.0.1", "PGPORT="+strconv.Itoa(port), "PGUSER="+user, "PGDATABASE="+db)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("django on port %d: %v\n%s", port, err, out)
-		}
-		return string(out)
-	}
-	got, want := run(srv.Port, "streamdb", "streamdb"), run(pg.Port, "postgres", "postgres")
-	if got != want {
-		t.Errorf("the Django run differs\nstreamdb:\n%s\npostgres:\n%s", got, want)
-	}
-	t.Logf("django:\n%s", got)
+	runLikePostgres(t, "django", "djangoproj", 4*time.Minute)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -227,4 +228,35 @@ func TestSQLAlchemySerialKeys(t *testing.T) {
 	if t.Failed() {
 		t.Logf("all checks:\n%v", got)
 	}
+}
+
+// runLikePostgres runs testdata/<project>/run.py (which needs the Python
+// module module) once against a fresh streamdb and once against
+// PostgreSQL 15, reaching each through the PG* environment variables, and
+// fails the test if the two print different output.
+func runLikePostgres(t *testing.T, module, project string, timeout time.Duration) {
+	t.Helper()
+	py := python(t)
+	if exec.Command(py, "-c", "import "+module).Run() != nil {
+		t.Fatalf("no %s for %s: apt-get install -y python3-%s", module, py, module)
+	}
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	pg := testutil.StartPostgres(t)
+	run := func(port int, user, db string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, py, filepath.Join("testdata", project, "run.py"))
+		cmd.Env = append(os.Environ(), "PGTZ=UTC", "PYTHONDONTWRITEBYTECODE=1",
+			"PGHOST=127.0.0.1", "PGPORT="+strconv.Itoa(port), "PGUSER="+user, "PGDATABASE="+db)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s on port %d: %v\n%s", project, port, err, out)
+		}
+		return string(out)
+	}
+	got, want := run(srv.Port, "streamdb", "streamdb"), run(pg.Port, "postgres", "postgres")
+	if got != want {
+		t.Errorf("the %s run differs\nstreamdb:\n%s\npostgres:\n%s", project, got, want)
+	}
+	t.Logf("%s:\n%s", project, got)
 }
