@@ -441,20 +441,8 @@ func protoSubFields(f *protoField, fn func(protowire.Number, protowire.Type, []b
 		if n < 0 {
 			return protowire.ParseError(n)
 		}
-		for len(b) > 0 {
-			num, wt, n := protowire.ConsumeTag(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			b = b[n:]
-			m := protowire.ConsumeFieldValue(num, wt, b)
-			if m < 0 {
-				return protowire.ParseError(m)
-			}
-			if err := fn(num, wt, b[:m]); err != nil {
-				return err
-			}
-			b = b[m:]
+		if err := protoEachField(b, fn); err != nil {
+			return err
 		}
 	}
 	return nil
