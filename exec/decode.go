@@ -224,19 +224,8 @@ func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
 		d.noColumn++
 	}
 	d.stats.done()
-	for i, seen := range d.seen {
-		if !seen && i < len(d.missing) && d.missing[i] != nil {
-			row[i] = *d.missing[i]
-		}
-	}
-	for _, g := range d.gen {
-		v, err := g.Expr.Eval(row)
-		if err != nil {
-			return fmt.Errorf("generated column %q: %w", d.cols[g.Col].Name, err)
-		}
-		row[g.Col] = v
-	}
-	return nil
+	d.fillMissing(row)
+	return d.generate(row)
 }
 
 // decodeFields reads the members of the object whose '{' precedes data[p]
@@ -649,4 +638,27 @@ func appendJSONString(buf []byte, s string, allowNUL bool) ([]byte, error) {
 		i += n
 	}
 	return append(buf, '"'), nil
+}
+
+// fillMissing gives the columns no member of the message named their
+// missing values (a column added after the message was written).
+func (d *RowDecoder) fillMissing(row types.Row) {
+	for i, seen := range d.seen {
+		if !seen && i < len(d.missing) && d.missing[i] != nil {
+			row[i] = *d.missing[i]
+		}
+	}
+}
+
+// generate computes the stream's generated columns from the row's
+// other columns.
+func (d *RowDecoder) generate(row types.Row) error {
+	for _, g := range d.gen {
+		v, err := g.Expr.Eval(row)
+		if err != nil {
+			return fmt.Errorf("generated column %q: %w", d.cols[g.Col].Name, err)
+		}
+		row[g.Col] = v
+	}
+	return nil
 }

@@ -223,19 +223,8 @@ func (d *RowDecoder) decodeCSV(data []byte, row types.Row) error {
 		}
 		row[col] = v
 	}
-	for i, seen := range d.seen {
-		if !seen && i < len(d.missing) && d.missing[i] != nil {
-			row[i] = *d.missing[i]
-		}
-	}
-	for _, g := range d.gen {
-		v, err := g.Expr.Eval(row)
-		if err != nil {
-			return fmt.Errorf("generated column %q: %w", d.cols[g.Col].Name, err)
-		}
-		row[g.Col] = v
-	}
-	return nil
+	d.fillMissing(row)
+	return d.generate(row)
 }
 
 // EncodeCSV renders row (of columns cols, stream d's) as the CSV message

@@ -106,14 +106,7 @@ func (d *RowDecoder) decodeFormat(data []byte, row types.Row) error {
 	if err := d.fmtDec.decode(data, row); err != nil {
 		return err
 	}
-	for _, g := range d.gen {
-		v, err := g.Expr.Eval(row)
-		if err != nil {
-			return fmt.Errorf("generated column %q: %w", d.cols[g.Col].Name, err)
-		}
-		row[g.Col] = v
-	}
-	return nil
+	return d.generate(row)
 }
 
 // failingDecoder refuses every message: the stored schema did not build
