@@ -3,6 +3,7 @@ package types
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -100,6 +101,23 @@ func ParseJSON(s string) (Datum, error) {
 
 // ParseJSONB reads jsonb input: the canonical form of the JSON text s.
 func ParseJSONB(s string) (Datum, error) {
+	c := canonPool.Get().(*JSONBCanon)
+	text, ok := c.Canonical(s)
+	if cap(c.buf) <= 1<<20 { // a huge document's buffer is not kept
+		canonPool.Put(c)
+	}
+	if ok {
+		return Datum{K: KindJSONB, S: text}, nil
+	}
+	return ParseJSONBSlow(s)
+}
+
+// canonPool keeps ParseJSONB's scanners.
+var canonPool = sync.Pool{New: func() any { return new(JSONBCanon) }}
+
+// ParseJSONBSlow is ParseJSONB through the parser alone (what JSONBCanon
+// must agree with).
+func ParseJSONBSlow(s string) (Datum, error) {
 	v, err := parseJSON(s, false)
 	if err != nil {
 		return Null, err
