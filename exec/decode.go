@@ -83,6 +83,8 @@ type RowDecoder struct {
 	// or Avro (decode_format.go); fmtDec decodes them.
 	fmtDesc *catalog.Descriptor
 	fmtDec  formatDecoder
+	// canon writes jsonb members' canonical text.
+	canon types.JSONBCanon
 }
 
 // SetMissing gives the values of columns in objects that lack their
@@ -398,7 +400,11 @@ func (d *RowDecoder) decodeJSONValue(data []byte, p, col int, row types.Row) (in
 		}
 		cerr = errInvalidUTF8(raw[i:])
 	} else if d.cols[col].Type == types.JSONB {
-		v, cerr = types.ParseJSONB(string(raw))
+		if text, ok := d.canon.CanonicalBytes(raw); ok {
+			v = types.Datum{K: types.KindJSONB, S: text}
+		} else {
+			v, cerr = types.ParseJSONB(string(raw))
+		}
 	} else {
 		v, cerr = types.ParseJSON(string(raw))
 	}

@@ -1,5 +1,7 @@
 package types
 
+import "unsafe"
+
 // JSONBCanon writes the canonical jsonb text of JSON input (what
 // ParseJSONB's datum holds) in one pass over the input's bytes, without
 // building a JSONValue: object members are written into a scratch buffer
@@ -42,6 +44,17 @@ func (c *JSONBCanon) Canonical(s string) (text string, ok bool) {
 		return "", false
 	}
 	return string(c.buf), true
+}
+
+// CanonicalBytes is Canonical of the text b, without copying b first.
+func (c *JSONBCanon) CanonicalBytes(b []byte) (text string, ok bool) {
+	if len(b) == 0 {
+		return c.Canonical("")
+	}
+	// c.s aliases b only during the call: the result is a copy of c.buf.
+	text, ok = c.Canonical(unsafe.String(&b[0], len(b)))
+	c.s = ""
+	return text, ok
 }
 
 func (c *JSONBCanon) ws() {

@@ -28,6 +28,9 @@ func TestJSONBCanonMatchesParser(t *testing.T) {
 		t.Helper()
 		want, werr := ParseJSONBSlow(s)
 		got, ok := c.Canonical(s)
+		if gotB, okB := c.CanonicalBytes([]byte(s)); gotB != got || okB != ok {
+			t.Fatalf("seed %d: %q: CanonicalBytes %q, %v; Canonical %q, %v", seed, s, gotB, okB, got, ok)
+		}
 		if !ok {
 			return
 		}

@@ -95,11 +95,13 @@ func skipJSONRaw(s string, i int) int {
 		}
 		return -1
 	}
-	j := i
-	for j < len(s) && !strings.ContainsRune(",}] \t\n\r", rune(s[j])) {
-		j++
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
 	}
-	return j
+	return len(s)
 }
 
 // skipJSONString returns the offset after the string whose '"' is at
