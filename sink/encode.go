@@ -24,10 +24,49 @@ type entry struct {
 }
 
 // messages renders entry i of entries (sink d's outbox in key order, as
-// of snapshot r) as the messages of d's envelope. A snapshot mark becomes
-// the view's rows as of the mark: the rows in r minus the changes of the
-// entries after it.
-func messages(r storage.Reader, d *storage.SinkDescriptor, cols []types.Column, entries []entry, i int) ([][]byte, error) {
+// of snapshot r) as the messages of d's envelope and format, with the op
+// of each message for the formats that carry it in OpHeader (nil for
+// JSON).
+func messages(r storage.Reader, d *storage.SinkDescriptor, cols []types.Column, entries []entry, i int) ([][]byte, []string, error) {
+	diffs, err := entryDiffs(r, d, cols, entries, i)
+	if err != nil {
+		return nil, nil, err
+	}
+	changes := exec.SinkChanges(diffs)
+	if d.Format == FormatProtobuf || d.Format == FormatAvro {
+		enc, err := NewRowEncoder(d.Format, d.Schema, d.Message, cols)
+		if err != nil {
+			return nil, nil, err
+		}
+		var msgs [][]byte
+		var ops []string
+		for _, ch := range exec.ChangelogOrder([][]exec.Change{changes}) {
+			m, err := enc.Encode(ch.Row)
+			if err != nil {
+				return nil, nil, err
+			}
+			op := "+"
+			if ch.Sign < 0 {
+				op = "-"
+			}
+			msgs, ops = append(msgs, m), append(ops, op)
+		}
+		return msgs, ops, nil
+	}
+	env := exec.SinkEnvelope(d.Envelope)
+	var msgs [][]byte
+	if env != exec.EnvelopeChangelog {
+		msgs, err = exec.EncodeSinkEpoch(env, cols, d.KeyCols, changes)
+	} else {
+		msgs, err = changelogMessages(cols, changes)
+	}
+	return msgs, nil, err
+}
+
+// entryDiffs returns the changes of entry i of entries; a snapshot mark
+// becomes the view's rows as of the mark: the rows in r minus the changes
+// of the entries after it.
+func entryDiffs(r storage.Reader, d *storage.SinkDescriptor, cols []types.Column, entries []entry, i int) ([]exec.RowDiff, error) {
 	var diffs []exec.RowDiff
 	if snap, _ := exec.OutboxEntryInfo(entries[i].value); snap {
 		counts, err := exec.ViewCounts(r, d.ViewID, len(cols))
@@ -61,12 +100,7 @@ func messages(r storage.Reader, d *storage.SinkDescriptor, cols []types.Column, 
 			return nil, err
 		}
 	}
-	changes := exec.SinkChanges(diffs)
-	env := exec.SinkEnvelope(d.Envelope)
-	if env != exec.EnvelopeChangelog {
-		return exec.EncodeSinkEpoch(env, cols, d.KeyCols, changes)
-	}
-	return changelogMessages(cols, changes)
+	return diffs, nil
 }
 
 // changelogMessages renders changes, in order, as changelog messages of

@@ -347,13 +347,13 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 			pending--
 			continue
 		}
-		msgs, err := messages(snap, d, cols, entries, i)
+		msgs, ops, err := messages(snap, d, cols, entries, i)
 		if err != nil {
 			fail("encode", err)
 			return
 		}
 		todo := st.toPublish(e, len(msgs))
-		acked, err := p.publish(ctx, d, e, msgs, todo)
+		acked, err := p.publish(ctx, d, e, msgs, ops, todo)
 		sent := len(acked)
 		if err != nil {
 			// Messages after a failed one may be stored: remember
@@ -384,10 +384,10 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 	}
 }
 
-// publish sends msgs[i] for each i in todo, all at once, and waits for
-// JetStream's answer to each; it returns the indexes acknowledged, and
-// the first failure.
-func (p *Publisher) publish(ctx context.Context, d *storage.SinkDescriptor, e entry, msgs [][]byte, todo []int) ([]int, error) {
+// publish sends msgs[i] (with OpHeader ops[i] when ops is not nil) for
+// each i in todo, all at once, and waits for JetStream's answer to each;
+// it returns the indexes acknowledged, and the first failure.
+func (p *Publisher) publish(ctx context.Context, d *storage.SinkDescriptor, e entry, msgs [][]byte, ops []string, todo []int) ([]int, error) {
 	futs := make([]jetstream.PubAckFuture, 0, len(todo))
 	epoch := strconv.FormatUint(e.epoch, 10)
 	var first error
@@ -396,6 +396,9 @@ func (p *Publisher) publish(ctx context.Context, d *storage.SinkDescriptor, e en
 		m.Data = msgs[i]
 		m.Header.Set(jetstream.MsgIDHeader, msgID(d.UID(), e.epoch, e.part, i))
 		m.Header.Set(EpochHeader, epoch)
+		if ops != nil {
+			m.Header.Set(OpHeader, ops[i])
+		}
 		f, err := p.js.PublishMsgAsync(m, jetstream.WithExpectStream(d.JSStream))
 		if err != nil {
 			first = err

@@ -9,6 +9,7 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/plan"
+	"streamdb/sink"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -17,8 +18,11 @@ import (
 
 // sinkOptions are the WITH options of CREATE SINK and their values.
 var sinkOptions = map[string][]string{
-	"format":   {"json"},
-	"envelope": {string(exec.EnvelopeChangelog), string(exec.EnvelopeUpsert), string(exec.EnvelopeDebezium)},
+	"format":      {"json", sink.FormatProtobuf, sink.FormatAvro},
+	"envelope":    {string(exec.EnvelopeChangelog), string(exec.EnvelopeUpsert), string(exec.EnvelopeDebezium)},
+	optSchema:     nil,
+	optSchemaFile: nil,
+	optMessage:    nil,
 }
 
 // checkSinkOptions returns the format and envelope of opts (json and
@@ -29,7 +33,10 @@ func checkSinkOptions(opts map[string]string) (format, envelope string, err erro
 		allowed, ok := sinkOptions[k]
 		if !ok {
 			return "", "", sqlerr.New(sqlerr.InvalidParameterValue, "unknown sink option %q", k).
-				WithHint("CREATE SINK takes WITH (format = 'json', envelope = 'changelog' | 'upsert' | 'debezium').")
+				WithHint("CREATE SINK takes WITH (format = 'json' | 'protobuf' | 'avro', envelope = 'changelog' | 'upsert' | 'debezium', schema_file, schema, message).")
+		}
+		if allowed == nil {
+			continue // a schema option, checked by checkSinkSchemaOptions
 		}
 		v = strings.ToLower(v)
 		found := false
@@ -46,7 +53,38 @@ func checkSinkOptions(opts map[string]string) (format, envelope string, err erro
 			envelope = v
 		}
 	}
-	return format, envelope, nil
+	return format, envelope, checkSinkSchemaOptions(opts, format, envelope)
+}
+
+// checkSinkSchemaOptions checks the schema options of a sink in format
+// (json, protobuf or avro) and envelope.
+func checkSinkSchemaOptions(opts map[string]string, format, envelope string) error {
+	_, hasFile := opts[optSchemaFile]
+	_, hasInline := opts[optSchema]
+	_, hasMessage := opts[optMessage]
+	switch {
+	case format == "json" && (hasFile || hasInline || hasMessage):
+		return sqlerr.New(sqlerr.InvalidParameterValue, "the options schema_file, schema and message are for format 'protobuf' or 'avro', not 'json'").
+			WithHint("Give format = 'protobuf' (with schema_file and message) or format = 'avro' (with schema or schema_file).")
+	case format == "json":
+		return nil
+	case envelope != string(exec.EnvelopeChangelog):
+		return sqlerr.New(sqlerr.FeatureNotSupported, "envelope %q with format %q is not supported", envelope, format).
+			WithHint("A %s sink publishes one message per change, the row, with its op (+ or -) in the header %s: use envelope = 'changelog', or format = 'json' for %s.", format, sink.OpHeader, envelope)
+	case format == sink.FormatProtobuf && hasInline:
+		return sqlerr.New(sqlerr.InvalidParameterValue, "format 'protobuf' takes its schema from schema_file, not schema").
+			WithHint("Compile the .proto files with protoc --include_imports --descriptor_set_out=FILE, put FILE in the server's schema directory (--schema-dir) and give schema_file = 'FILE'.")
+	case format == sink.FormatProtobuf && (!hasFile || !hasMessage):
+		return sqlerr.New(sqlerr.InvalidParameterValue, "format 'protobuf' needs the options schema_file and message").
+			WithHint("Give WITH (format = 'protobuf', schema_file = 'orders.pb', message = 'shop.Order'): a compiled FileDescriptorSet in the server's schema directory (--schema-dir) and the full name of the message type.")
+	case format == sink.FormatAvro && hasMessage:
+		return sqlerr.New(sqlerr.InvalidParameterValue, "option message is for format 'protobuf'").
+			WithHint("An Avro sink's record is the schema itself: give schema or schema_file only.")
+	case format == sink.FormatAvro && hasFile == hasInline:
+		return sqlerr.New(sqlerr.InvalidParameterValue, "format 'avro' needs one of the options schema (the schema's JSON) and schema_file").
+			WithHint("Give WITH (format = 'avro', schema = '{\"type\": \"record\", ...}') or schema_file = 'order.avsc' (a file in the server's schema directory, --schema-dir).")
+	}
+	return nil
 }
 
 // sinks returns every sink.
@@ -132,6 +170,21 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 		return "", sqlerr.New(sqlerr.FeatureNotSupported, "the upsert envelope needs a view with a unique key, and %s has none", v.Name).
 			WithHint("Use envelope = 'changelog' or 'debezium', or sink a view that groups by its key (or a table with a primary key).")
 	}
+	var schema []byte
+	if format != "json" {
+		if text, ok := n.Options[optSchema]; ok {
+			schema = []byte(text)
+		} else if schema, err = readSchemaFile(e.node.SchemaDir(), n.Options[optSchemaFile]); err != nil {
+			return "", err
+		}
+		cols, err := v.Schema()
+		if err != nil {
+			return "", err
+		}
+		if _, err := sink.NewRowEncoder(format, schema, n.Options[optMessage], cols); err != nil {
+			return "", err
+		}
+	}
 	js, err := e.broker.EnsureStream(ctx, "sink_"+n.Name, n.Subject)
 	if err != nil {
 		return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "cannot find or create a JetStream stream for subject %q: %v", n.Subject, err).
@@ -144,7 +197,8 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 		return "", err
 	}
 	d := &storage.SinkDescriptor{ID: id, Name: n.Name, CreatedAt: time.Now().UTC(), Owner: owner,
-		View: v.Name, ViewID: v.ID, KeyCols: keyCols, Subject: n.Subject, JSStream: js, Format: format, Envelope: envelope}
+		View: v.Name, ViewID: v.ID, KeyCols: keyCols, Subject: n.Subject, JSStream: js, Format: format, Envelope: envelope,
+		Schema: schema, Message: n.Options[optMessage]}
 	if err := storage.PutSink(b, d); err != nil {
 		return "", err
 	}

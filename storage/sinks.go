@@ -28,6 +28,11 @@ type SinkDescriptor struct {
 	JSStream string `json:"js_stream"`
 	Format   string `json:"format"`
 	Envelope string `json:"envelope"`
+	// Schema is the schema of format 'protobuf' (a FileDescriptorSet,
+	// with Message the message's full name) or 'avro' (the record's
+	// JSON), read once at CREATE SINK.
+	Schema  []byte `json:"schema,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // UID names this sink apart from any other sink that had or will have
