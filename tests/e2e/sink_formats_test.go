@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"os"
@@ -11,14 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamba/avro/v2"
 	"github.com/jackc/pgx/v5"
-	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"streamdb/tests/testutil"
 )
@@ -33,6 +27,8 @@ const totalsAvroSchema = `{"type": "record", "name": "Total", "namespace": "shop
 	{"name": "mean", "type": ["null", "double"]}
 ]}`
 
+var totalsCols = []string{"k", "total", "label", "last_at", "mean"}
+
 func totalsProtoFile() *descriptorpb.FileDescriptorProto {
 	f := func(name string, num int32, typ descriptorpb.FieldDescriptorProto_Type, typeName string) *descriptorpb.FieldDescriptorProto {
 		fd := &descriptorpb.FieldDescriptorProto{Name: proto.String(name), Number: proto.Int32(num), Type: typ.Enum(),
@@ -42,158 +38,20 @@ func totalsProtoFile() *descriptorpb.FileDescriptorProto {
 		}
 		return fd
 	}
+	label, mean := f("label", 3, descriptorpb.FieldDescriptorProto_TYPE_STRING, ""), f("mean", 5, descriptorpb.FieldDescriptorProto_TYPE_DOUBLE, "")
+	label.Proto3Optional, label.OneofIndex = proto.Bool(true), proto.Int32(0)
+	mean.Proto3Optional, mean.OneofIndex = proto.Bool(true), proto.Int32(1)
 	return &descriptorpb.FileDescriptorProto{
 		Name: proto.String("shop/total.proto"), Package: proto.String("shop"), Syntax: proto.String("proto3"),
 		Dependency: []string{"google/protobuf/timestamp.proto"},
 		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Total"), Field: []*descriptorpb.FieldDescriptorProto{
 			f("k", 1, descriptorpb.FieldDescriptorProto_TYPE_INT64, ""),
 			f("total", 2, descriptorpb.FieldDescriptorProto_TYPE_SINT64, ""),
-			f("label", 3, descriptorpb.FieldDescriptorProto_TYPE_STRING, ""),
+			label,
 			f("last_at", 4, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, ".google.protobuf.Timestamp"),
-			f("mean", 5, descriptorpb.FieldDescriptorProto_TYPE_DOUBLE, ""),
+			mean,
 			f("unused", 6, descriptorpb.FieldDescriptorProto_TYPE_STRING, ""),
-		}}},
-	}
-}
-
-// formatFeed is what a consumer of a Protobuf or Avro sink rebuilt: each
-// message decoded with the schema, counted +1 or -1 by its Streamdb-Op
-// header; rows as "k|total|label|last_at|mean" in PostgreSQL's text.
-type formatFeed struct {
-	rows map[string]int64
-	ids  []string
-}
-
-func (f *formatFeed) sorted() []string {
-	var out []string
-	for r, n := range f.rows {
-		if n < 0 {
-			out = append(out, fmt.Sprintf("%d x %s", n, r))
-		}
-		for range n {
-			out = append(out, r)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func totalsText(k, total any, label any, at any, mean any) string {
-	s := func(v any) string {
-		if v == nil {
-			return "NULL"
-		}
-		if tm, ok := v.(time.Time); ok {
-			return tm.UTC().Format("2006-01-02 15:04:05")
-		}
-		return fmt.Sprint(v)
-	}
-	return strings.Join([]string{s(k), s(total), s(label), s(at), s(mean)}, "|")
-}
-
-// readFormatSink reads every message on subject and decodes it with
-// decode.
-func readFormatSink(t *testing.T, js jetstream.JetStream, subject string, decode func([]byte) (string, error)) (*formatFeed, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	name, err := js.StreamNameBySubject(ctx, subject)
-	if err != nil {
-		return nil, err
-	}
-	s, err := js.Stream(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return nil, err
-	}
-	f := &formatFeed{rows: map[string]int64{}}
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
-		m, err := s.GetMsg(ctx, seq)
-		if err != nil {
-			return nil, err
-		}
-		row, err := decode(m.Data)
-		if err != nil {
-			t.Fatalf("%s message %d: %v", subject, seq, err)
-		}
-		d := int64(1)
-		switch op := m.Header.Get("Streamdb-Op"); op {
-		case "-":
-			d = -1
-		case "+":
-		default:
-			t.Fatalf("%s message %d: Streamdb-Op %q", subject, seq, op)
-		}
-		if f.rows[row] += d; f.rows[row] == 0 {
-			delete(f.rows, row)
-		}
-		f.ids = append(f.ids, m.Header.Get("Nats-Msg-Id"))
-	}
-	return f, nil
-}
-
-func protoTotalsDecoder(t *testing.T, set []byte) func([]byte) (string, error) {
-	var fds descriptorpb.FileDescriptorSet
-	if err := proto.Unmarshal(set, &fds); err != nil {
-		t.Fatal(err)
-	}
-	files, err := protodesc.NewFiles(&fds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := files.FindDescriptorByName("shop.Total")
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := d.(protoreflect.MessageDescriptor)
-	return func(b []byte) (string, error) {
-		m := dynamicpb.NewMessage(md)
-		if err := proto.Unmarshal(b, m); err != nil {
-			return "", err
-		}
-		fs := md.Fields()
-		if m.Has(fs.ByName("unused")) {
-			return "", fmt.Errorf("field unused is set")
-		}
-		var at any
-		if m.Has(fs.ByName("last_at")) {
-			ts := m.Get(fs.ByName("last_at")).Message()
-			at = time.Unix(ts.Get(ts.Descriptor().Fields().ByName("seconds")).Int(), ts.Get(ts.Descriptor().Fields().ByName("nanos")).Int())
-		}
-		var label, mean any
-		// proto3 fields without presence: an unset label or mean is the
-		// default, which the view's rows below never hold.
-		if m.Has(fs.ByName("label")) {
-			label = m.Get(fs.ByName("label")).String()
-		}
-		if m.Has(fs.ByName("mean")) {
-			mean = m.Get(fs.ByName("mean")).Float()
-		}
-		return totalsText(m.Get(fs.ByName("k")).Int(), m.Get(fs.ByName("total")).Int(), label, at, mean), nil
-	}
-}
-
-func avroTotalsDecoder(t *testing.T) func([]byte) (string, error) {
-	schema, err := avro.Parse(totalsAvroSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(b []byte) (string, error) {
-		var m map[string]any
-		if err := avro.Unmarshal(schema, b, &m); err != nil {
-			return "", err
-		}
-		un := func(v any) any {
-			if u, ok := v.(map[string]any); ok {
-				for _, x := range u {
-					return x
-				}
-			}
-			return v
-		}
-		return totalsText(un(m["k"]), un(m["total"]), un(m["label"]), un(m["last_at"]), un(m["mean"])), nil
+		}, OneofDecl: []*descriptorpb.OneofDescriptorProto{{Name: proto.String("_label")}, {Name: proto.String("_mean")}}}},
 	}
 }
 
@@ -259,20 +117,16 @@ func TestSinkFormats(t *testing.T) {
 		for _, s := range []struct {
 			subject string
 			decode  func([]byte) (string, error)
-		}{{"out.pb", protoTotalsDecoder(t, set)}, {"out.avro", avroTotalsDecoder(t)}} {
+		}{{"out.pb", testutil.ProtoSinkDecoder(t, set, "shop.Total", totalsCols)}, {"out.avro", testutil.AvroSinkDecoder(t, totalsAvroSchema, totalsCols)}} {
 			testutil.Poll(t, 30*time.Second, s.subject+" equals PostgreSQL", func() error {
-				f, err := readFormatSink(t, js, s.subject, s.decode)
+				f, err := testutil.ReadFormatSink(js, s.subject, s.decode)
 				if err != nil {
 					return err
 				}
-				seen := map[string]bool{}
-				for _, id := range f.ids {
-					if seen[id] {
-						t.Fatalf("seed %d: %s published Nats-Msg-Id %s twice", seed, s.subject, id)
-					}
-					seen[id] = true
+				if id := f.DuplicateID(); id != "" {
+					t.Fatalf("seed %d: %s published Nats-Msg-Id %s twice", seed, s.subject, id)
 				}
-				if got := f.sorted(); !slices.Equal(got, want) {
+				if got := f.Sorted(); !slices.Equal(got, want) {
 					return fmt.Errorf("seed %d round %d: consumer has %v, PostgreSQL %v", seed, round, got, want)
 				}
 				return nil
