@@ -27,7 +27,8 @@ import (
 // an Avro field must be a union with "null" (a view's columns may be
 // NULL), and every Avro field must be a column (the encoder writes the
 // record whole). A Protobuf field without a column, and a column that is
-// NULL, is left unset.
+// NULL, is left unset. Timestamps 'infinity' and '-infinity' are written
+// as int64's greatest and least seconds (Protobuf) or microseconds (Avro).
 
 // OpHeader carries the op ("+" or "-") of a Protobuf or Avro sink message.
 const OpHeader = "Streamdb-Op"
@@ -176,13 +177,22 @@ func (e *protoEncoder) Encode(row types.Row) ([]byte, error) {
 		case types.Bytea:
 			v = protoreflect.ValueOfBytes([]byte(d.S))
 		case types.Timestamp, types.Timestamptz:
-			if !types.TimestampFinite(d.I) {
-				return nil, fmt.Errorf("column %q: %s has no google.protobuf.Timestamp", c.Name, types.FormatText(d, c.Type))
+			// The infinities are the extreme seconds, as Avro's are the
+			// extreme microseconds: a value no finite timestamp has.
+			var sec int64
+			var nanos int32
+			switch d.I {
+			case types.TimestampInfinity:
+				sec = math.MaxInt64
+			case types.TimestampNegInfinity:
+				sec = math.MinInt64
+			default:
+				t := d.Time()
+				sec, nanos = t.Unix(), int32(t.Nanosecond())
 			}
-			t := d.Time()
 			ts := dynamicpb.NewMessage(fd.Message())
-			ts.Set(fd.Message().Fields().ByName("seconds"), protoreflect.ValueOfInt64(t.Unix()))
-			ts.Set(fd.Message().Fields().ByName("nanos"), protoreflect.ValueOfInt32(int32(t.Nanosecond())))
+			ts.Set(fd.Message().Fields().ByName("seconds"), protoreflect.ValueOfInt64(sec))
+			ts.Set(fd.Message().Fields().ByName("nanos"), protoreflect.ValueOfInt32(nanos))
 			v = protoreflect.ValueOfMessage(ts)
 		default:
 			v = protoreflect.ValueOfString(types.FormatText(d, c.Type))
@@ -301,8 +311,8 @@ func (e *avroEncoder) Encode(row types.Row) ([]byte, error) {
 			buf = binary.AppendVarint(buf, int64(len(d.S)))
 			buf = append(buf, d.S...)
 		case types.Timestamp, types.Timestamptz:
-			us, ok := types.UnixMicros(d.I)
-			if !ok || !types.TimestampFinite(d.I) {
+			us, ok := types.UnixMicros(d.I) // the infinities as int64's extremes
+			if !ok {
 				return nil, fmt.Errorf("column %q: %s has no Avro timestamp-micros", c.Name, types.FormatText(d, c.Type))
 			}
 			buf = binary.AppendVarint(buf, us)

@@ -1,7 +1,9 @@
 package sink
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +96,18 @@ func TestProtoEncoder(t *testing.T) {
 	if string(b2) != string(b) {
 		t.Errorf("two encodings of one row differ")
 	}
+	inf := formatRow()
+	inf[7] = types.NewTimestamp2000(types.TimestampNegInfinity)
+	if b, err = enc.Encode(inf); err != nil {
+		t.Fatal(err)
+	}
+	m = dynamicpb.NewMessage(md)
+	if err := proto.Unmarshal(b, m); err != nil {
+		t.Fatal(err)
+	}
+	if ts := get("at").Message(); ts.Get(ts.Descriptor().Fields().ByName("seconds")).Int() != math.MinInt64 {
+		t.Errorf("-infinity: seconds %d", ts.Get(ts.Descriptor().Fields().ByName("seconds")).Int())
+	}
 }
 
 const formatAvro = `{"type": "record", "name": "R", "fields": [
@@ -141,6 +155,16 @@ func TestAvroEncoder(t *testing.T) {
 	}
 	if g := val("at").(time.Time); !g.Equal(at) {
 		t.Errorf("at: got %v, want %v", g, at)
+	}
+	inf := formatRow()
+	inf[7] = types.NewTimestamp2000(types.TimestampInfinity)
+	if b, err = enc.Encode(inf); err != nil {
+		t.Fatal(err)
+	}
+	// The field is the union's branch index (2: "long" is branch 1) and
+	// the zigzag varint of math.MaxInt64.
+	if want := binary.AppendVarint([]byte{2}, math.MaxInt64); !strings.Contains(string(b), string(want)) {
+		t.Errorf("infinity: %x does not hold %x", b, want)
 	}
 }
 
