@@ -26,18 +26,14 @@ type entry struct {
 // messages renders entry i of entries (sink d's outbox in key order, as
 // of snapshot r) as the messages of d's envelope and format, with the op
 // of each message for the formats that carry it in OpHeader (nil for
-// JSON).
-func messages(r storage.Reader, d *storage.SinkDescriptor, cols []types.Column, entries []entry, i int) ([][]byte, []string, error) {
+// JSON); enc is the row encoder of those formats.
+func messages(r storage.Reader, d *storage.SinkDescriptor, cols []types.Column, enc RowEncoder, entries []entry, i int) ([][]byte, []string, error) {
 	diffs, err := entryDiffs(r, d, cols, entries, i)
 	if err != nil {
 		return nil, nil, err
 	}
 	changes := exec.SinkChanges(diffs)
-	if d.Format == FormatProtobuf || d.Format == FormatAvro {
-		enc, err := NewRowEncoder(d.Format, d.Schema, d.Message, cols)
-		if err != nil {
-			return nil, nil, err
-		}
+	if enc != nil {
 		var msgs [][]byte
 		var ops []string
 		for _, ch := range exec.ChangelogOrder([][]exec.Change{changes}) {

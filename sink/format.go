@@ -48,11 +48,20 @@ type RowEncoder interface {
 // protobuf, Avro's JSON schema for avro) against cols and returns the
 // encoder; its errors name the column and field and say what to change.
 func NewRowEncoder(format string, schema []byte, message string, cols []types.Column) (RowEncoder, error) {
+	// On error the encoder is a nil interface, not a nil pointer in one.
 	switch format {
 	case FormatProtobuf:
-		return newProtoEncoder(schema, message, cols)
+		e, err := newProtoEncoder(schema, message, cols)
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
 	case FormatAvro:
-		return newAvroEncoder(schema, cols)
+		e, err := newAvroEncoder(schema, cols)
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "sink format %q has no row encoder", format)
 }

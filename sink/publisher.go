@@ -67,6 +67,10 @@ type state struct {
 	// with each failure in a row, up to maxBackoff.
 	retryAt time.Time
 	backoff time.Duration
+	// enc encodes the rows of a protobuf or avro sink (nil until its
+	// first entry); only the publishing goroutine uses it. The view's
+	// columns do not change while it has sinks.
+	enc RowEncoder
 }
 
 // maxBackoff bounds the wait between attempts of a failing sink.
@@ -347,7 +351,13 @@ func (p *Publisher) publishSink(ctx context.Context, snap *pebble.Snapshot, d *s
 			pending--
 			continue
 		}
-		msgs, ops, err := messages(snap, d, cols, entries, i)
+		if st.enc == nil && (d.Format == FormatProtobuf || d.Format == FormatAvro) {
+			if st.enc, err = NewRowEncoder(d.Format, d.Schema, d.Message, cols); err != nil {
+				fail("encode", err)
+				return
+			}
+		}
+		msgs, ops, err := messages(snap, d, cols, st.enc, entries, i)
 		if err != nil {
 			fail("encode", err)
 			return
