@@ -31,39 +31,19 @@ type SinkFeed struct {
 // ("changelog", "upsert" or "debezium"); cols are the view's columns in
 // order. Upsert messages replace the row of their key.
 func ReadSink(js jetstream.JetStream, subject, envelope string, cols []string) (*SinkFeed, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	name, err := js.StreamNameBySubject(ctx, subject)
-	if err != nil {
-		return nil, err
-	}
-	s, err := js.Stream(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return nil, err
-	}
 	f := &SinkFeed{Rows: map[string]int64{}}
 	byKey := map[string]string{} // upsert: key -> row
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
-		m, err := s.GetMsg(ctx, seq)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if m.Subject != subject {
-			continue
-		}
+	err := eachSinkMessage(js, subject, func(m *jetstream.RawStreamMsg) error {
 		f.Msgs = append(f.Msgs, string(m.Data))
 		f.IDs = append(f.IDs, m.Header.Get("Nats-Msg-Id"))
 		f.Epochs = append(f.Epochs, m.Header.Get("Streamdb-Epoch"))
 		if err := f.apply(envelope, cols, m.Data, byKey); err != nil {
-			return nil, fmt.Errorf("message %d (%s): %w", seq, m.Data, err)
+			return fmt.Errorf("message %d (%s): %w", m.Sequence, m.Data, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if envelope == "upsert" {
 		for _, row := range byKey {
@@ -180,4 +160,39 @@ func (f *SinkFeed) DuplicateID() string {
 		seen[id] = true
 	}
 	return ""
+}
+
+// eachSinkMessage calls fn, in stream order, for every message stored on
+// subject (a sink's subject) in its JetStream stream.
+func eachSinkMessage(js jetstream.JetStream, subject string, fn func(m *jetstream.RawStreamMsg) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	name, err := js.StreamNameBySubject(ctx, subject)
+	if err != nil {
+		return err
+	}
+	s, err := js.Stream(ctx, name)
+	if err != nil {
+		return err
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return err
+	}
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if m.Subject != subject {
+			continue
+		}
+		if err := fn(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }

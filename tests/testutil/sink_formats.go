@@ -1,8 +1,6 @@
 package testutil
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -22,35 +20,11 @@ import (
 // rowText renders it), and its Streamdb-Op header ("+" or "-") counts it
 // in or out.
 func ReadFormatSink(js jetstream.JetStream, subject string, decode func([]byte) (string, error)) (*SinkFeed, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	name, err := js.StreamNameBySubject(ctx, subject)
-	if err != nil {
-		return nil, err
-	}
-	s, err := js.Stream(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return nil, err
-	}
 	f := &SinkFeed{Rows: map[string]int64{}}
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
-		m, err := s.GetMsg(ctx, seq)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if m.Subject != subject {
-			continue
-		}
+	err := eachSinkMessage(js, subject, func(m *jetstream.RawStreamMsg) error {
 		row, err := decode(m.Data)
 		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", seq, err)
+			return fmt.Errorf("message %d: %w", m.Sequence, err)
 		}
 		d := int64(1)
 		switch op := m.Header.Get("Streamdb-Op"); op {
@@ -58,12 +32,16 @@ func ReadFormatSink(js jetstream.JetStream, subject string, decode func([]byte) 
 			d = -1
 		case "+":
 		default:
-			return nil, fmt.Errorf("message %d: Streamdb-Op %q", seq, op)
+			return fmt.Errorf("message %d: Streamdb-Op %q", m.Sequence, op)
 		}
 		f.Msgs = append(f.Msgs, fmt.Sprintf("%s %s", m.Header.Get("Streamdb-Op"), row))
 		f.IDs = append(f.IDs, m.Header.Get("Nats-Msg-Id"))
 		f.Epochs = append(f.Epochs, m.Header.Get("Streamdb-Epoch"))
 		f.add(row, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return f, nil
 }
