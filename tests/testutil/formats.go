@@ -150,9 +150,9 @@ func ProtoDescriptorSet(t testing.TB, files ...*descriptorpb.FileDescriptorProto
 	return b
 }
 
-// ProtoFromJSON encodes the Protobuf JSON mapping's text js as a binary
-// message of type name from the serialized descriptor set.
-func ProtoFromJSON(t testing.TB, set []byte, name, js string) []byte {
+// protoMessage returns the descriptor of message type name from the
+// serialized descriptor set.
+func protoMessage(t testing.TB, set []byte, name string) protoreflect.MessageDescriptor {
 	t.Helper()
 	var fds descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(set, &fds); err != nil {
@@ -166,7 +166,14 @@ func ProtoFromJSON(t testing.TB, set []byte, name, js string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := dynamicpb.NewMessage(d.(protoreflect.MessageDescriptor))
+	return d.(protoreflect.MessageDescriptor)
+}
+
+// ProtoFromJSON encodes the Protobuf JSON mapping's text js as a binary
+// message of type name from the serialized descriptor set.
+func ProtoFromJSON(t testing.TB, set []byte, name, js string) []byte {
+	t.Helper()
+	m := dynamicpb.NewMessage(protoMessage(t, set, name))
 	if err := protojson.Unmarshal([]byte(js), m); err != nil {
 		t.Fatalf("protojson %s: %v", js, err)
 	}

@@ -9,9 +9,7 @@ import (
 	"github.com/hamba/avro/v2"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
@@ -63,19 +61,7 @@ func formatValueText(v any) string {
 // a google.protobuf.Timestamp a timestamp.
 func ProtoSinkDecoder(t testing.TB, set []byte, message string, cols []string) func([]byte) (string, error) {
 	t.Helper()
-	var fds descriptorpb.FileDescriptorSet
-	if err := proto.Unmarshal(set, &fds); err != nil {
-		t.Fatal(err)
-	}
-	files, err := protodesc.NewFiles(&fds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := files.FindDescriptorByName(protoreflect.FullName(message))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := d.(protoreflect.MessageDescriptor)
+	md := protoMessage(t, set, message)
 	return func(b []byte) (string, error) {
 		m := dynamicpb.NewMessage(md)
 		if err := proto.Unmarshal(b, m); err != nil {
