@@ -28,3 +28,15 @@ func Notice(ctx context.Context, message, detail string) {
 	c.w.send(&pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: "00000", Message: message, Detail: detail})
 	c.w.flush()
 }
+
+// Warning sends a WARNING (SQLSTATE 01000) the way Notice sends a NOTICE:
+// for what the client should not miss, which psql prints even under
+// client_min_messages = warning.
+func Warning(ctx context.Context, message, detail, hint string) {
+	c, ok := ctx.Value(noticeKey{}).(*conn)
+	if !ok {
+		return
+	}
+	c.w.send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "01000", Message: message, Detail: detail, Hint: hint})
+	c.w.flush()
+}

@@ -182,7 +182,7 @@ func (s *session) prepare(ctx context.Context, st *front.Statement, params *boun
 	}
 	p, err := s.prepareStatement(ctx, st, params)
 	if err == nil {
-		p = s.refuseInReadOnly(st, p)
+		p = s.noteBlockDDL(st, s.refuseInReadOnly(st, p))
 	}
 	if err != nil || len(effects) == 0 {
 		return p, err
@@ -322,7 +322,7 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 			case front.TxnCommit:
 				return s.commit(ctx)
 			}
-			return s.rollbackTx()
+			return s.rollbackTx(ctx)
 		}), nil
 	case *front.Explain:
 		return s.prepareExplain(n)

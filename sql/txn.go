@@ -56,6 +56,9 @@ type txn struct {
 	// (set_constraints.go).
 	constraintModes map[string]bool
 	allConstraints  *bool
+	// ddl is the catalog-changing statements the block ran, which its
+	// ROLLBACK does not undo (txn_ddl.go).
+	ddl []blockDDL
 }
 
 // txSavepoint marks how much a transaction had written when SAVEPOINT
@@ -203,6 +206,7 @@ func (s *session) commit(ctx context.Context) (string, error) {
 		return "COMMIT", nil
 	}
 	if tx.failed {
+		s.warnDDLKept(ctx, "ROLLBACK", 0)
 		return "ROLLBACK", nil
 	}
 	if err := s.commitWrites(ctx, tx.tables, tx.streams); err != nil {
@@ -212,7 +216,8 @@ func (s *session) commit(ctx context.Context) (string, error) {
 	return "COMMIT", nil
 }
 
-func (s *session) rollbackTx() (string, error) {
+func (s *session) rollbackTx(ctx context.Context) (string, error) {
+	s.warnDDLKept(ctx, "ROLLBACK", 0)
 	s.endTx()
 	return "ROLLBACK", nil
 }
@@ -238,11 +243,12 @@ func (s *session) txRelease(name string) *prepared {
 }
 
 func (s *session) txRollbackTo(name string) *prepared {
-	return command(func(context.Context) (string, error) {
+	return command(func(ctx context.Context) (string, error) {
 		i := s.tx.find(name)
 		if i < 0 {
 			return "", sqlerr.New(sqlerr.InvalidSavepointSpecification, "savepoint %q does not exist", name)
 		}
+		s.warnDDLKept(ctx, "ROLLBACK TO SAVEPOINT", s.tx.savepoints[i].seq)
 		s.rollbackToCursors(s.tx, s.tx.savepoints[i].seq)
 		s.tx.undoTo(i)
 		return "ROLLBACK", nil
