@@ -72,7 +72,7 @@ type Engine struct {
 	objs  map[string]*catalog.Descriptor
 
 	tables tableLogs
-	// purge purges changelogs after checkpoints (truncate.go).
+	// purge purges changelogs after checkpoints (retention.go).
 	purge purger
 
 	// jobs are the long waits whose progress is reported (progress.go).

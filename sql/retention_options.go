@@ -9,7 +9,7 @@ import (
 )
 
 // The WITH options that choose what JetStream keeps of a source
-// (truncate.go):
+// (retention.go):
 //
 //   - history (tables): how far back the table's changelog is kept,
 //     whatever else has read it, as an interval ('7 days'); unset keeps
