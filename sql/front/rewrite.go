@@ -42,6 +42,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.castPass,
 		r.arrayPass,
 		r.trimPass,
+		r.atTimeZonePass,
 		r.funcPass,
 		r.jsonOpsPass,
 		r.opsPass,
