@@ -64,6 +64,14 @@ func ApplyModifier(d types.Datum, m types.Modifier, explicit bool) (types.Datum,
 	case m.HasTimePrecision && (d.K == types.KindTime || d.K == types.KindTimeTZ):
 		d.I = types.RoundTime(d.I, m.TimePrecision)
 		return d, nil
+	case m.HasTimePrecision && d.K == types.KindTimestamp:
+		if !types.TimestampFinite(d.I) {
+			return d, nil
+		}
+		// As PostgreSQL, rounding up the last microseconds of the range
+		// may reach the year 294277 without an error.
+		d.I = types.RoundTime(d.I, m.TimePrecision)
+		return d, nil
 	}
 	return d, nil
 }

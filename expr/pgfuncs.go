@@ -79,7 +79,7 @@ func formatType(v []types.Datum) (types.Datum, error) {
 		return types.NewString("???"), nil
 	}
 	var mod types.Modifier
-	if t.IsTimeOfDay() && !v[1].IsNull() && v[1].I >= 0 {
+	if (t.IsTimeOfDay() || t.IsTime()) && !v[1].IsNull() && v[1].I >= 0 {
 		mod.TimePrecision, mod.HasTimePrecision = int(min(v[1].I, types.MaxTimePrecision)), true
 	}
 	if !v[1].IsNull() && v[1].I >= 4 {

@@ -83,10 +83,10 @@ func ParseWithModifier(name string) (Type, Modifier, error) {
 			return t, Modifier{}, fmt.Errorf("NUMERIC scale %d must be between 0 and precision %d", m.Scale, m.Precision)
 		}
 		return t, m, nil
-	case t.IsTimeOfDay() && len(nums) == 1:
+	case (t.IsTimeOfDay() || t.IsTime()) && len(nums) == 1:
 		// PostgreSQL warns and reduces a precision above 6 to 6.
 		return t, Modifier{TimePrecision: min(nums[0], MaxTimePrecision), HasTimePrecision: true}, nil
-	case t.IsTime() || t == Interval || t == Float8 || t == Float4:
+	case t == Interval || t == Float8 || t == Float4:
 		return t, Modifier{}, nil // precisions accepted and ignored
 	}
 	return t, Modifier{}, fmt.Errorf("type modifier is not allowed for type %s", t)
@@ -115,9 +115,12 @@ func TypeName(t Type, m Modifier) string {
 	if m.Fixed {
 		return "character" + m.Suffix()
 	}
-	if t.IsTimeOfDay() && m.HasTimePrecision {
-		// time(3) without time zone: the precision follows "time".
-		return "time" + m.Suffix() + strings.TrimPrefix(t.String(), "time")
+	if (t.IsTimeOfDay() || t.IsTime()) && m.HasTimePrecision {
+		// time(3) without time zone, timestamp(3) with time zone: the
+		// precision follows the first word.
+		name := t.String()
+		word, rest, _ := strings.Cut(name, " ")
+		return word + m.Suffix() + " " + rest
 	}
 	return t.String() + m.Suffix()
 }

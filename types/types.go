@@ -149,7 +149,12 @@ func Parse(name string) (Type, error) {
 		return t, nil
 	}
 	if i := strings.IndexByte(n, '('); i >= 0 {
-		n = strings.TrimSpace(n[:i])
+		// The modifier may stand inside the name: "time(3) with time zone".
+		rest := ""
+		if j := strings.IndexByte(n[i:], ')'); j >= 0 {
+			rest = n[i+j+1:]
+		}
+		n = strings.TrimSpace(strings.TrimSpace(n[:i]) + " " + strings.TrimSpace(rest))
 	}
 	switch n {
 	case "bool", "boolean":

@@ -120,8 +120,8 @@ func readTypeName(src string, toks []token, i int) (typeName, int, error) {
 	if f := types.FixedTypeName(name); f != "" && !t.IsArray() {
 		tn.Text = f // character(n) is not character varying(n)
 	}
-	if t == types.Varchar || t == types.Numeric || t.IsTimeOfDay() {
-		tn.Text += argText(args) // time's precision too: "time with time zone(3)"
+	if t == types.Varchar || t == types.Numeric || t.IsTimeOfDay() || t.IsTime() {
+		tn.Text += argText(args) // time's precision too: "timestamp with time zone(3)"
 	}
 	return tn, i, nil
 }
