@@ -54,7 +54,8 @@ func (s *Slot) Close(ctx context.Context) { s.conn.Close(ctx) }
 
 // Copy reads every row of each table as of the slot's snapshot and
 // hands it to row, as text values (nil for NULL) in the table's column
-// order.
+// order, one row at a time as the source sends them: it holds no more
+// than a row.
 func (s *Slot) Copy(ctx context.Context, tables []*Table, row func(t *Table, values [][]byte) error) error {
 	conn, err := connectSQL(ctx, s.dsn)
 	if err != nil {
@@ -79,11 +80,19 @@ func (s *Slot) Copy(ctx context.Context, tables []*Table, row func(t *Table, val
 		}
 		rr := conn.PgConn().ExecParams(ctx, "SELECT "+cols+" FROM "+t.QualifiedName(), nil, nil, nil, []int16{0})
 		for rr.NextRow() {
+			// The values point into the connection's buffer: one copy
+			// per row, which row may keep.
 			vals := rr.Values()
+			size := 0
+			for _, v := range vals {
+				size += len(v)
+			}
+			buf := make([]byte, 0, size)
 			out := make([][]byte, len(vals))
 			for i, v := range vals {
 				if v != nil {
-					out[i] = append([]byte{}, v...)
+					buf = append(buf, v...)
+					out[i] = buf[len(buf)-len(v) : len(buf) : len(buf)]
 				}
 			}
 			if err := row(t, out); err != nil {

@@ -20,8 +20,8 @@ import (
 // A PostgreSQL source mirrors tables of a PostgreSQL database into
 // streamdb tables through logical replication (package pgcdc). At
 // CREATE SOURCE a replication slot is created and the tables are copied
-// as of its snapshot, in one commit; from then on an applier (one
-// goroutine per source, pg_source_apply.go) applies each source
+// as of its snapshot, in chunks (pg_source_copy.go); from then on an
+// applier (one goroutine per source, pg_source_apply.go) applies each source
 // transaction whole. Every commit of the applier also writes the source
 // position it reaches into the source's progress table, so the position
 // and the changes land together: after a crash the applier starts from

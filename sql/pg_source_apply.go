@@ -326,50 +326,6 @@ func (a *pgApplier) table(schema, name string) (*catalog.Descriptor, error) {
 	return nil, nil
 }
 
-// copySnapshot writes the tables as the slot's snapshot holds them, and
-// the slot's position, in one commit: into new, empty tables, or, with
-// replace, over what the tables hold.
-func (a *pgApplier) copySnapshot(ctx context.Context, slot *pgcdc.Slot, tables []*pgcdc.Table, replace bool) error {
-	rows := map[*pgcdc.Table][][]pgcdc.Value{}
-	err := slot.Copy(ctx, tables, func(t *pgcdc.Table, vals [][]byte) error {
-		row := make([]pgcdc.Value, len(vals))
-		for i, v := range vals {
-			row[i] = pgcdc.Value{Text: v, Null: v == nil}
-		}
-		rows[t] = append(rows[t], row)
-		return nil
-	})
-	if err != nil {
-		return sourceError(err)
-	}
-	var writes []*tableWrite
-	for _, t := range tables {
-		d, err := a.table(t.Schema, t.Name)
-		if err != nil {
-			return err
-		}
-		if d == nil {
-			continue
-		}
-		names := make([]string, len(t.Columns))
-		for i, c := range t.Columns {
-			names[i] = c.Name
-		}
-		ops := make([]rowOp, len(rows[t]))
-		for i, r := range rows[t] {
-			ops[i] = rowOp{op: pgcdc.OpInsert, cols: names, new: r}
-		}
-		writes = append(writes, &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
-			return mirrorChanges(ctx, ts, ops, replace)
-		}})
-	}
-	progress, err := a.progressWrite(slot.Point)
-	if err != nil {
-		return err
-	}
-	return a.mirrorSession().commitWrites(ctx, append(writes, progress), nil)
-}
-
 // apply applies whole source transactions in one commit, with the
 // position end.
 func (a *pgApplier) apply(ctx context.Context, txns []*pgcdc.Txn, end pgcdc.LSN) error {
