@@ -170,7 +170,7 @@ func (a *pgApplier) commitCopy(ctx context.Context, chunks <-chan *copyChunk, ta
 		unapplied = 0
 		for _, w := range writes {
 			if w.d.Mirror == a.name {
-				if err := a.e.waitTableCurrent(ctx, w.d, "copying a source table"); err != nil {
+				if err := a.e.waitTableCurrent(ctx, w.d, "the copy of source "+a.name); err != nil {
 					return err
 				}
 			}
