@@ -45,6 +45,12 @@ func (b *binder) sequenceCall(name string, args []expr.Expr) (expr.Expr, error) 
 				seq = a[0].I
 			}
 		}
+		// A sequence's value is data: a read-only transaction may read
+		// the session's last value, not draw or set one (25006, as
+		// PostgreSQL).
+		if (name == "nextval" || name == "setval") && s.readOnly() {
+			return types.Null, sqlerr.New(sqlerr.ReadOnlySQLTransaction, "cannot execute %s() in a read-only transaction", name)
+		}
 		var v int64
 		var err error
 		switch name {
