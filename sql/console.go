@@ -26,8 +26,9 @@ func (e *Engine) ConsoleQuery(ctx context.Context, user, query string) (*admin.R
 }
 
 // ConsoleSelect implements admin.Backend: the console's query page. It
-// runs only a query (its rows are all it can give), as user, and keeps
-// the first maxRows rows.
+// runs only a query (its rows are all it can give), as user, in a
+// read-only session (a query may still call a function that writes, such
+// as nextval), and keeps the first maxRows rows.
 func (e *Engine) ConsoleSelect(ctx context.Context, user, query string, maxRows int) (*admin.Result, error) {
 	st, err := front.Parse(query)
 	if err != nil {
@@ -38,7 +39,7 @@ func (e *Engine) ConsoleSelect(ctx context.Context, user, query string, maxRows 
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "the console's query page runs only queries (SELECT, VALUES, TABLE); run other statements in psql")
 	}
-	return e.consoleRun(ctx, user, query, maxRows)
+	return e.consoleExec(ctx, user, query, maxRows, true)
 }
 
 // errEnoughRows stops a console query once it has the rows it shows.
@@ -46,10 +47,17 @@ var errEnoughRows = errors.New("enough rows")
 
 // consoleRun runs query as user; maxRows > 0 keeps only the first ones.
 func (e *Engine) consoleRun(ctx context.Context, user, query string, maxRows int) (*admin.Result, error) {
-	sess, err := e.NewSession(ctx, map[string]string{"user": user, "application_name": "streamdb console"})
-	if err != nil {
+	return e.consoleExec(ctx, user, query, maxRows, false)
+}
+
+// consoleExec is consoleRun, and with readOnly it refuses whatever would
+// change data.
+func (e *Engine) consoleExec(ctx context.Context, user, query string, maxRows int, readOnly bool) (*admin.Result, error) {
+	if err := e.checkLogin(user); err != nil {
 		return nil, err
 	}
+	sess := newSession(e, map[string]string{"user": user, "application_name": "streamdb console"})
+	sess.alwaysReadOnly = readOnly
 	defer sess.Close()
 	p, err := sess.Prepare(ctx, query, nil)
 	if err != nil {

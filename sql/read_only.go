@@ -21,6 +21,9 @@ import (
 // readOnly reports whether the statement about to run is in a read-only
 // transaction.
 func (s *session) readOnly() bool {
+	if s.alwaysReadOnly {
+		return true
+	}
 	if s.tx != nil {
 		return s.settings["transaction_read_only"] == "on"
 	}

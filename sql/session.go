@@ -40,6 +40,9 @@ type session struct {
 	// mirrorWriter: the session of a PostgreSQL source's applier, the
 	// one writer of the tables it mirrors.
 	mirrorWriter bool
+	// alwaysReadOnly: every transaction of the session is read only,
+	// whatever its settings say (the console's query page).
+	alwaysReadOnly bool
 }
 
 func newSession(e *Engine, startup map[string]string) *session {

@@ -7,7 +7,11 @@ package console
 import (
 	"context"
 	"fmt"
+	"html"
+	"io"
 	"net/http"
+	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -163,6 +167,64 @@ func TestConsolePassword(t *testing.T) {
 	if resp.StatusCode != 403 {
 		t.Errorf("POST without the form token: %d, want 403", resp.StatusCode)
 	}
+
+	// The query page runs as the logged-in user, with that user's
+	// privileges, and changes nothing: not even a sequence.
+	testutil.MustExec(t, srv.Conn(t), "CREATE TABLE secret (k int PRIMARY KEY)", "INSERT INTO secret VALUES (7)",
+		"CREATE SEQUENCE ids")
+	for _, c := range []struct{ user, password, sql, want string }{
+		{"watcher", "watch-pw", "SELECT current_user", "<td>watcher</td>"},
+		{"watcher", "watch-pw", "SELECT k FROM secret", "permission denied for table secret"},
+		{"streamdb", "console-pw", "SELECT k FROM secret", "<td>7</td>"},
+		{"streamdb", "console-pw", "SELECT nextval('ids')", "cannot execute nextval() in a read-only transaction"},
+		{"streamdb", "console-pw", "SELECT set_config('default_transaction_read_only', 'off', false), setval('ids', 9)",
+			"cannot execute setval() in a read-only transaction"},
+	} {
+		if body := postQuery(t, srv.HTTPURL(), c.user, c.password, c.sql); !strings.Contains(body, c.want) {
+			t.Errorf("query page as %s, %s: the page does not say %q; it says %q", c.user, c.sql, c.want, answer(body))
+		}
+	}
+	if got := testutil.Scalar(t, srv.Conn(t), "SELECT nextval('ids')"); got != "1" {
+		t.Errorf("the first nextval after the query page's is %s, want 1: the page drew from the sequence", got)
+	}
+}
+
+// answer is the query page's error box or result table.
+func answer(page string) string {
+	if m := regexp.MustCompile(`(?s)<div class="error" id="error">(.*?)</div>|<div id="result">(.*?)</div>`).FindStringSubmatch(page); m != nil {
+		return m[1] + m[2]
+	}
+	return "(neither an error nor a result)"
+}
+
+// postQuery runs sql on the query page as user and returns the page: it
+// takes the form's token from the page as a browser would.
+func postQuery(t *testing.T, base, user, password, sql string) string {
+	t.Helper()
+	get := func(req *http.Request) string {
+		t.Helper()
+		req.SetBasicAuth(user, password)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s %s as %s: %d %s (%v)", req.Method, req.URL, user, resp.StatusCode, body, err)
+		}
+		return string(body)
+	}
+	req, _ := http.NewRequest("GET", base+"/query", nil)
+	m := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(get(req))
+	if m == nil {
+		t.Fatalf("the query page as %s has no form token", user)
+	}
+	form := url.Values{"csrf": {m[1]}, "sql": {sql}}
+	req, _ = http.NewRequest("POST", base+"/query", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	return html.UnescapeString(get(req))
 }
 
 func countCheckpoints(t *testing.T, conn *pgx.Conn) int {
