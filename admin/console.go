@@ -62,6 +62,8 @@ var templateFiles embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"pathEscape": url.PathEscape,
+	"count":      formatCount,
+	"failedRows": failedRows,
 }).ParseFS(templateFiles, "templates/*.html"))
 
 // console serves the pages; backend and access are set once the engine

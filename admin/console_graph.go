@@ -24,6 +24,7 @@ type graphNode struct {
 	column     int
 	row        int
 	behind     bool // a view with unread input
+	failing    bool // a view with rows that failed
 }
 
 type graphEdge struct {
@@ -150,7 +151,7 @@ func (g *pipelineGraph) drawNode(b *strings.Builder, n *graphNode) {
 	x, y := nodeX(n), nodeY(n)
 	stroke := "#9ab"
 	switch {
-	case n.status != "" && n.status != "running":
+	case n.status != "" && n.status != "running", n.failing:
 		stroke = "#c33"
 	case n.behind:
 		stroke = "#e07b00"
@@ -162,10 +163,18 @@ func (g *pipelineGraph) drawNode(b *strings.Builder, n *graphNode) {
 	if n.kind == "materialized view" {
 		fmt.Fprintf(b, `<a href="/views/%s">`, attr(url.PathEscape(n.name)))
 	}
-	fmt.Fprintf(b, `<g class="node" data-name="%s" data-kind="%s"><rect x="%d" y="%d" width="%d" height="%d" rx="6" fill="%s" stroke="%s" stroke-width="2"/>`,
-		attr(n.name), attr(n.kind), x, y, nodeWidth, nodeHeight, fill, stroke)
+	class := "node"
+	if n.failing {
+		class += " failing"
+	}
+	fmt.Fprintf(b, `<g class="%s" data-name="%s" data-kind="%s"><rect x="%d" y="%d" width="%d" height="%d" rx="6" fill="%s" stroke="%s" stroke-width="2"/>`,
+		class, attr(n.name), attr(n.kind), x, y, nodeWidth, nodeHeight, fill, stroke)
 	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="13" font-weight="bold">%s</text>`, x+8, y+18, html.EscapeString(clip(n.name, 24)))
-	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="11" fill="#556">%s</text></g>`, x+8, y+36, html.EscapeString(clip(n.detail, 32)))
+	detailColor := "#556"
+	if n.failing {
+		detailColor = "#c33"
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="11" fill="%s">%s</text></g>`, x+8, y+36, detailColor, html.EscapeString(clip(n.detail, 32)))
 	if n.kind == "materialized view" {
 		b.WriteString(`</a>`)
 	}
@@ -221,6 +230,15 @@ func (c *console) graph(q *request) (string, pageData) {
 			n.detail = formatRate(in) + " in"
 			if f, ok := m.freshness[name]; ok {
 				n.detail += fmt.Sprintf(" · %.1f s old", f)
+			}
+		}
+		// Rows that failed are left out of the view: that is what the
+		// box must say first, or a view that is empty for it looks fine.
+		if failed := m.rowErrors[name]; failed > 0 {
+			n.failing = true
+			n.detail = failedRows(failed)
+			if in, _, ok := c.history.latestRate(name); ok && n.status == "running" {
+				n.detail = formatRate(in) + " in · " + n.detail
 			}
 		}
 	}

@@ -13,6 +13,7 @@ type viewMetrics struct {
 	lag           map[string]float64 // summed over a view's inputs
 	rowsIn        map[string]float64
 	rowsOut       map[string]float64
+	rowErrors     map[string]float64   // rows left out because computing them failed
 	streamReaders map[string][]viewLag // by stream
 	sinkPending   map[string]float64   // epochs committed, not yet published, by sink
 }
@@ -24,7 +25,7 @@ type viewLag struct {
 
 func gatherViewMetrics() viewMetrics {
 	m := viewMetrics{freshness: map[string]float64{}, lag: map[string]float64{}, rowsIn: map[string]float64{},
-		rowsOut: map[string]float64{}, streamReaders: map[string][]viewLag{}, sinkPending: map[string]float64{}}
+		rowsOut: map[string]float64{}, rowErrors: map[string]float64{}, streamReaders: map[string][]viewLag{}, sinkPending: map[string]float64{}}
 	families, _ := metrics.Registry.Gather() // a partial result is still worth showing
 	for _, f := range families {
 		for _, s := range f.GetMetric() {
@@ -41,6 +42,8 @@ func gatherViewMetrics() viewMetrics {
 				m.rowsIn[view] = s.GetCounter().GetValue()
 			case "streamdb_view_rows_out_total":
 				m.rowsOut[view] = s.GetCounter().GetValue()
+			case "streamdb_view_row_errors_total":
+				m.rowErrors[view] = s.GetCounter().GetValue()
 			case "streamdb_sink_pending_epochs":
 				m.sinkPending[labels["sink"]] = s.GetGauge().GetValue()
 			}

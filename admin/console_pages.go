@@ -38,6 +38,7 @@ type viewRow struct {
 	Name, Status         string
 	Freshness            string
 	Lag, RowsIn, RowsOut string
+	FailedRows           float64
 }
 
 // streamRow is one stream on the overview, with the views reading it.
@@ -67,6 +68,7 @@ func (c *console) overview(q *request) (string, pageData) {
 		}
 		v.Lag = formatCount(m.lag[name])
 		v.RowsIn, v.RowsOut = formatCount(m.rowsIn[name]), formatCount(m.rowsOut[name])
+		v.FailedRows = m.rowErrors[name]
 		body.Views = append(body.Views, v)
 	}
 	tables, err := q.query("SHOW TABLES")
@@ -93,6 +95,7 @@ type viewBody struct {
 	Definition string
 	Status     string
 	Freshness  string
+	FailedRows float64
 	Rows       viewRows
 	Chart      template.HTML
 	Dataflow   string
@@ -113,9 +116,11 @@ func (c *console) view(q *request) (string, pageData) {
 			body.Definition, body.Status = r[views.col("definition")], r[views.col("status")]
 		}
 	}
-	if f, ok := gatherViewMetrics().freshness[name]; ok {
+	m := gatherViewMetrics()
+	if f, ok := m.freshness[name]; ok {
 		body.Freshness = strconv.FormatFloat(f, 'f', 3, 64) + " s"
 	}
+	body.FailedRows = m.rowErrors[name]
 	body.Chart = viewChartSVG(c.history.series(name))
 	var rerr string
 	body.Rows, rerr = readViewRows(q, name)
@@ -244,6 +249,14 @@ func rowMap(t table, r []string) map[string]string {
 }
 
 func formatCount(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+
+// failedRows says how many rows failed, "1 row failed" or "3 rows failed".
+func failedRows(n float64) string {
+	if n == 1 {
+		return "1 row failed"
+	}
+	return formatCount(n) + " rows failed"
+}
 
 // quoteIdent quotes as PostgreSQL does, so any name a user typed reaches
 // SQL as that name.
