@@ -15,6 +15,8 @@ import (
 // last. Each edge carries its live figure (messages behind for an edge
 // from a stream or table, rows per second out of an upstream view), and a
 // view whose inputs are behind is drawn in the colour of backpressure.
+// An edge from a stream or table also gives the messages per second the
+// view reads of it.
 
 // graphNode is one box of the graph.
 type graphNode struct {
@@ -94,7 +96,7 @@ func (g *pipelineGraph) layout() [][]*graphNode {
 const (
 	nodeWidth  = 190
 	nodeHeight = 46
-	colGap     = 110
+	colGap     = 150
 	rowGap     = 28
 	graphPad   = 16
 )
@@ -280,6 +282,9 @@ func (c *console) graph(q *request) (string, pageData) {
 					g.nodes[object].behind = true
 				}
 			}
+			if rate, ok := c.history.edgeRate(input, object); ok {
+				e.label = strings.TrimSuffix(formatMsgRate(rate)+" · "+e.label, " · ")
+			}
 		case "materialized view":
 			if _, out, ok := c.history.latestRate(input); ok {
 				e.label = formatRate(out)
@@ -289,6 +294,14 @@ func (c *console) graph(q *request) (string, pageData) {
 	}
 	data.Body = graphBody{SVG: g.svg()}
 	return "graph.html", data
+}
+
+// formatMsgRate writes a rate of messages per second.
+func formatMsgRate(perSecond float64) string {
+	if perSecond >= 10 || perSecond == 0 {
+		return fmt.Sprintf("%.0f msg/s", perSecond)
+	}
+	return fmt.Sprintf("%.1f msg/s", perSecond)
 }
 
 // formatRate writes a rate of rows per second.

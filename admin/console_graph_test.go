@@ -55,3 +55,25 @@ func TestHistoryRates(t *testing.T) {
 		t.Errorf("history holds %d samples, want at most %d", len(h.samples), historySamples)
 	}
 }
+
+func TestHistoryEdgeRate(t *testing.T) {
+	h := &history{}
+	at := time.Unix(1000, 0)
+	key := [2]string{"s", "v"}
+	if _, ok := h.edgeRate("s", "v"); ok {
+		t.Errorf("a rate before any sample")
+	}
+	h.record(at, viewMetrics{positions: map[[2]string]float64{key: 100}})
+	if _, ok := h.edgeRate("s", "v"); ok {
+		t.Errorf("a rate from one sample")
+	}
+	h.record(at.Add(historyPeriod), viewMetrics{positions: map[[2]string]float64{key: 150}})
+	h.record(at.Add(2*historyPeriod), viewMetrics{}) // the view was dropped for a while
+	if r, ok := h.edgeRate("s", "v"); !ok || formatMsgRate(r) != "10 msg/s" {
+		t.Errorf("rate %v %v, want 10 msg/s: 50 messages in %s", r, ok, historyPeriod)
+	}
+	h.record(at.Add(3*historyPeriod), viewMetrics{positions: map[[2]string]float64{key: 20}})
+	if r, ok := h.edgeRate("s", "v"); ok {
+		t.Errorf("rate %v after the position went back (a rollback), want none", r)
+	}
+}

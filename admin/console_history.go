@@ -26,6 +26,9 @@ type sample struct {
 	at    time.Time
 	views map[string]viewSample
 	sinks map[string]float64 // pending epochs by sink
+	// positions are what each view has read of each input, by {input,
+	// view}.
+	positions map[[2]string]float64
 }
 
 // history is a ring of the newest samples, oldest first.
@@ -35,7 +38,7 @@ type history struct {
 }
 
 func (h *history) record(at time.Time, m viewMetrics) {
-	s := sample{at: at, views: map[string]viewSample{}, sinks: m.sinkPending}
+	s := sample{at: at, views: map[string]viewSample{}, sinks: m.sinkPending, positions: m.positions}
 	names := map[string]bool{}
 	for _, set := range []map[string]float64{m.rowsIn, m.rowsOut, m.freshness, m.lag} {
 		for name := range set {
@@ -104,6 +107,33 @@ func (h *history) latestRate(view string) (in, out float64, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// edgeRate returns the messages per second view read of input between
+// the two newest samples that have its position, and false before there
+// are two, or when the position went back (a rollback to a savepoint).
+func (h *history) edgeRate(input, view string) (float64, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	key := [2]string{input, view}
+	var newer *sample
+	for i := len(h.samples) - 1; i >= 0; i-- {
+		s := &h.samples[i]
+		if _, ok := s.positions[key]; !ok {
+			continue
+		}
+		if newer == nil {
+			newer = s
+			continue
+		}
+		dt := newer.at.Sub(s.at).Seconds()
+		d := newer.positions[key] - s.positions[key]
+		if dt <= 0 || d < 0 {
+			return 0, false
+		}
+		return d / dt, true
+	}
+	return 0, false
 }
 
 // run samples the registry every historyPeriod until stop is closed.

@@ -15,7 +15,10 @@ type viewMetrics struct {
 	rowsOut       map[string]float64
 	rowErrors     map[string]float64   // rows left out because computing them failed
 	streamReaders map[string][]viewLag // by stream
-	sinkPending   map[string]float64   // epochs committed, not yet published, by sink
+	// positions are the JetStream sequences each view has read of each
+	// of its inputs, by {input, view}.
+	positions   map[[2]string]float64
+	sinkPending map[string]float64 // epochs committed, not yet published, by sink
 }
 
 type viewLag struct {
@@ -25,7 +28,8 @@ type viewLag struct {
 
 func gatherViewMetrics() viewMetrics {
 	m := viewMetrics{freshness: map[string]float64{}, lag: map[string]float64{}, rowsIn: map[string]float64{},
-		rowsOut: map[string]float64{}, rowErrors: map[string]float64{}, streamReaders: map[string][]viewLag{}, sinkPending: map[string]float64{}}
+		rowsOut: map[string]float64{}, rowErrors: map[string]float64{}, streamReaders: map[string][]viewLag{}, sinkPending: map[string]float64{},
+		positions: map[[2]string]float64{}}
 	families, _ := metrics.Registry.Gather() // a partial result is still worth showing
 	for _, f := range families {
 		for _, s := range f.GetMetric() {
@@ -38,6 +42,8 @@ func gatherViewMetrics() viewMetrics {
 				v := s.GetGauge().GetValue()
 				m.lag[view] += v
 				m.streamReaders[labels["stream"]] = append(m.streamReaders[labels["stream"]], viewLag{view, v})
+			case "streamdb_source_position":
+				m.positions[[2]string{labels["stream"], view}] = s.GetGauge().GetValue()
 			case "streamdb_view_rows_in_total":
 				m.rowsIn[view] = s.GetCounter().GetValue()
 			case "streamdb_view_rows_out_total":

@@ -20,6 +20,9 @@ var (
 	sourceLagDesc = prometheus.NewDesc("streamdb_source_lag_messages",
 		"JetStream messages of a view's input stream past what the view's newest committed epoch has read.",
 		[]string{"view", "stream"}, nil)
+	sourcePositionDesc = prometheus.NewDesc("streamdb_source_position",
+		"JetStream stream sequence of the last message of a view's input stream that the view's newest committed epoch has read (its rate is the messages the view reads per second).",
+		[]string{"view", "stream"}, nil)
 	viewFreshnessDesc = prometheus.NewDesc("streamdb_view_freshness_seconds",
 		"Age of the oldest input message a view has not yet committed (0 when it has read everything).",
 		[]string{"view"}, nil)
@@ -58,6 +61,7 @@ type viewCollector struct{ e *Engine }
 
 func (c *viewCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- sourceLagDesc
+	ch <- sourcePositionDesc
 	ch <- viewFreshnessDesc
 	ch <- sourceMalformedDesc
 	ch <- sourceNoColumnDesc
@@ -80,6 +84,7 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 	// A view that reads a stream twice (a self-join) has a reader, and a
 	// position, per scan: its lag is the slowest reader's.
 	lags := map[[2]string]uint64{}
+	positions := map[[2]string]uint64{} // the slowest reader's, as lags
 	for _, p := range e.rt.Positions() {
 		src, ok := e.lookup(p.Stream)
 		if !ok || src.JSStream == "" || (src.Kind != catalog.KindStream && src.Kind != catalog.KindTable) {
@@ -99,6 +104,9 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		key := [2]string{p.View, p.Stream}
 		lags[key] = max(lags[key], lag)
+		if pos, ok := positions[key]; !ok || p.Seq < pos {
+			positions[key] = p.Seq
+		}
 		if _, ok := oldest[p.View]; !ok {
 			oldest[p.View] = time.Time{}
 		}
@@ -113,6 +121,9 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for key, lag := range lags {
 		ch <- prometheus.MustNewConstMetric(sourceLagDesc, prometheus.GaugeValue, float64(lag), key[0], key[1])
+	}
+	for key, pos := range positions {
+		ch <- prometheus.MustNewConstMetric(sourcePositionDesc, prometheus.GaugeValue, float64(pos), key[0], key[1])
 	}
 	for view, t := range oldest {
 		age := 0.0

@@ -64,12 +64,13 @@ func TestConsolePipeline(t *testing.T) {
 		if got := strings.Join(edges, " "); got != want {
 			t.Errorf("graph edges %q, want %q", got, want)
 		}
-		if edge := mustText(t, `#pipeline g.edge[data-from="clicks"]`); edge != "0 behind" {
+		// Once the console has two samples the edge gives a rate too.
+		if edge := mustText(t, `#pipeline g.edge[data-from="clicks"]`); !regexp.MustCompile(`^([0-9.]+ msg/s · )?0 behind$`).MatchString(edge) {
 			t.Errorf("edge clicks -> page_clicks says %q, want 0 behind", edge)
 		}
 
 		// Events keep arriving: within a few samples, the view's box and
-		// its outgoing edge show a rate above zero.
+		// the edge from the stream show a rate above zero.
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -90,6 +91,7 @@ func TestConsolePipeline(t *testing.T) {
 		}()
 		defer func() { close(stop); wg.Wait() }()
 		rate := regexp.MustCompile(`([0-9.]+) rows/s in`)
+		msgRate := regexp.MustCompile(`^([0-9.]+) msg/s · [0-9]+ behind$`)
 		testutil.Poll(t, 90*time.Second, "page_clicks to show a rate above zero", func() error {
 			box, err := text(`#pipeline g.node[data-name="page_clicks"]`)
 			if err != nil {
@@ -101,6 +103,17 @@ func TestConsolePipeline(t *testing.T) {
 			}
 			if v, _ := strconv.ParseFloat(m[1], 64); v <= 0 {
 				return fmt.Errorf("page_clicks's box says %q", box)
+			}
+			edge, err := text(`#pipeline g.edge[data-from="clicks"]`)
+			if err != nil {
+				return err
+			}
+			m = msgRate.FindStringSubmatch(edge)
+			if m == nil {
+				return fmt.Errorf("the edge clicks -> page_clicks says %q, no rate yet", edge)
+			}
+			if v, _ := strconv.ParseFloat(m[1], 64); v <= 0 {
+				return fmt.Errorf("the edge clicks -> page_clicks says %q", edge)
 			}
 			return nil
 		})
