@@ -128,13 +128,13 @@ func (g *pipelineGraph) svg() template.HTML {
 		from, to := g.nodes[e.from], g.nodes[e.to]
 		x1, y1 := nodeX(from)+nodeWidth, nodeY(from)+nodeHeight/2
 		x2, y2 := nodeX(to), nodeY(to)+nodeHeight/2
-		color := "#789"
+		color, class := "#789", "edge"
 		if e.behind {
-			color = "#e07b00"
+			color, class = "#e07b00", "edge behind"
 		}
 		mx := (x1 + x2) / 2
-		fmt.Fprintf(&b, `<g class="edge" data-from="%s" data-to="%s"><path d="M%d,%d C%d,%d %d,%d %d,%d" fill="none" stroke="%s" stroke-width="2" marker-end="url(#arrow)"/>`,
-			attr(e.from), attr(e.to), x1, y1, mx, y1, mx, y2, x2, y2, color)
+		fmt.Fprintf(&b, `<g class="%s" data-from="%s" data-to="%s"><path d="M%d,%d C%d,%d %d,%d %d,%d" fill="none" stroke="%s" stroke-width="2" marker-end="url(#arrow)"/>`,
+			class, attr(e.from), attr(e.to), x1, y1, mx, y1, mx, y2, x2, y2, color)
 		if e.label != "" {
 			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="middle" fill="%s">%s</text>`, mx, (y1+y2)/2-4, color, html.EscapeString(e.label))
 		}
@@ -168,6 +168,9 @@ func (g *pipelineGraph) drawNode(b *strings.Builder, n *graphNode) {
 	class := "node"
 	if n.failing {
 		class += " failing"
+	}
+	if n.behind {
+		class += " behind"
 	}
 	fmt.Fprintf(b, `<g class="%s" data-name="%s" data-kind="%s"><rect x="%d" y="%d" width="%d" height="%d" rx="6" fill="%s" stroke="%s" stroke-width="2"/>`,
 		class, attr(n.name), attr(n.kind), x, y, nodeWidth, nodeHeight, fill, stroke)

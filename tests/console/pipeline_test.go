@@ -137,6 +137,11 @@ func TestConsolePipeline(t *testing.T) {
 		if rows, errText := mustText(t, "#rows"), errorText(tab); errText != "" || !strings.Contains(rows, "it's") || strings.Contains(rows, "home") {
 			t.Errorf("page_clicks filtered on \"it's\": rows %q, error %q; want only it's", rows, errText)
 		}
+		// Its operators, with their rows and state sizes.
+		ops := mustText(t, "#operators")
+		if !strings.Contains(ops, "rows_per_second") || !strings.Contains(ops, "state_bytes") || !strings.Contains(ops, "aggregate") {
+			t.Errorf("page_clicks's operators %q, want its aggregate with rows/s and state bytes", ops)
+		}
 		if chart := attrs(t, "#view-chart", "aria-label"); len(chart) != 1 {
 			t.Errorf("the view page has %d charts, want 1", len(chart))
 		}
@@ -169,6 +174,44 @@ func TestConsolePipeline(t *testing.T) {
 		if tag := mustText(t, "#tag"); !strings.Contains(tag, "first 1,000 rows") {
 			t.Errorf("a 5,000-row query's tag line %q (error %q), want it to say it shows the first 1,000", tag, errorText(tab))
 		}
+	})
+
+	t.Run("backpressure", func(t *testing.T) {
+		// Paused sources read nothing: what is published meanwhile is
+		// behind, and the open graph shows it, then shows it read once
+		// the sources resume.
+		testutil.MustExec(t, conn, "FLUSH", "ALTER SYSTEM PAUSE")
+		resumed := false
+		defer func() {
+			if !resumed {
+				testutil.MustExec(t, srv.Conn(t), "ALTER SYSTEM RESUME")
+			}
+		}()
+		testutil.MustExec(t, conn, "INSERT INTO clicks VALUES ('home', 1), ('home', 2), ('about', 3), ('home', 4), ('home', 5)")
+		do(t, "opening the pipeline", chromedp.Navigate(base+"/graph"))
+		edge := `#pipeline g.edge[data-from="clicks"]`
+		waitEdge := func(what, label string, behind bool) {
+			t.Helper()
+			testutil.Poll(t, 90*time.Second, what, func() error {
+				got, err := text(edge)
+				if err != nil {
+					return err
+				}
+				if !strings.HasSuffix(got, label) {
+					return fmt.Errorf("the edge says %q", got)
+				}
+				cls := strings.Join(attrs(t, edge, "class"), " ") + " / " + strings.Join(attrs(t, `#pipeline g.node[data-name="page_clicks"]`, "class"), " ")
+				if want := map[bool]string{true: "edge behind / node behind", false: "edge / node"}[behind]; cls != want {
+					return fmt.Errorf("the edge and page_clicks's box have classes %q, want %q", cls, want)
+				}
+				return nil
+			})
+		}
+		waitEdge("the edge clicks -> page_clicks to show 5 messages behind", " 5 behind", true)
+		screenshot(t, "console-pipeline-behind.png")
+		testutil.MustExec(t, conn, "ALTER SYSTEM RESUME")
+		resumed = true
+		waitEdge("the open page to show page_clicks caught up", " 0 behind", false)
 	})
 }
 
