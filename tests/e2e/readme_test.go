@@ -140,3 +140,32 @@ func readmeExec(conn *pgx.Conn, sql string) error {
 	}
 	return nil
 }
+
+// TestReadmeGoVersion: the Go release README.md's Install asks for is the
+// one go.mod names.
+func TestReadmeGoVersion(t *testing.T) {
+	root, err := testutil.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goLine string
+	for _, l := range strings.Split(string(mod), "\n") {
+		if v, ok := strings.CutPrefix(l, "go "); ok {
+			goLine = strings.TrimSpace(v)
+		}
+	}
+	if goLine == "" {
+		t.Fatal("go.mod has no go line")
+	}
+	if want := "Needs Go " + goLine + " or newer"; !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not say %q (go.mod has go %s)", want, goLine)
+	}
+}
