@@ -101,8 +101,14 @@ func sharedSubjectNotice(ctx context.Context, name, subject string, sharing []st
 	if broker.IsPattern(subject) || strings.Contains(strings.Join(sharing, ""), "(subject ") {
 		what, both = "messages on subject %q are also read by stream %s", "Both read every message on a subject both match"
 	}
+	either := ", and an INSERT into either is read by both"
+	if len(sharing) > 1 {
+		what = strings.Replace(what, "by stream", "by streams", 1)
+		both = strings.Replace(strings.Replace(both, "Both", "All", 1), "both match", "all match", 1)
+		either = ", and an INSERT into any of them is read by all"
+	}
 	pgwire.Notice(ctx, fmt.Sprintf(what, clipSubject(subject), strings.Join(sharing, ", ")),
-		fmt.Sprintf("%s, and an INSERT into either is read by both. To read other messages, DROP STREAM %s and create it again WITH (subject = '...').", both, name))
+		fmt.Sprintf("%s%s. To read other messages, DROP STREAM %s and create it again WITH (subject = '...').", both, either, name))
 }
 
 // backfillErrorsNotice tells the creator of view d how many rows failed

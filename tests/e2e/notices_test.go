@@ -142,6 +142,12 @@ func TestSharedSubjectNotice(t *testing.T) {
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("second CREATE STREAM on a subject: notices %q, want %q", got, want)
 	}
+	exec(t, conn, "CREATE STREAM third_s (w text) WITH (subject = 'notices.shared')")
+	got = notices()
+	want = `subject "notices.shared" is also read by streams first_s, second_s | All read every message published to it, and an INSERT into any of them is read by all. To read other messages, DROP STREAM third_s and create it again WITH (subject = '...').`
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("third CREATE STREAM on a subject: notices %q, want %q", got, want)
+	}
 }
 
 // TestStreamNoColumnNotice checks the NOTICEs for messages none of whose
