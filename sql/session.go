@@ -102,6 +102,7 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 		return nil, err
 	}
 	s.applyFloatDigits(p)
+	p = s.psqlSubscribeNotice(st, p)
 	run := p.run
 	p.run = func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		if s.tx != nil && s.tx.failed && !endsBlock {

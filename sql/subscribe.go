@@ -114,6 +114,25 @@ func (s *session) prepareSubscribe(n *front.Subscribe) (*prepared, error) {
 	}}, nil
 }
 
+// psqlSubscribeNotice makes a plain SUBSCRIBE typed in psql say at once
+// what psql will do with it: psql prints a result only when it is
+// complete, so the feed's rows would show only once it ended, and Ctrl-C
+// (a cancel, an error) discards them. COPY (SUBSCRIBE ...) TO STDOUT and
+// a cursor, which psql prints as they come, say nothing.
+func (s *session) psqlSubscribeNotice(st *front.Statement, p *prepared) *prepared {
+	n, ok := st.Node.(*front.Subscribe)
+	if !ok || p == nil || p.run == nil || s.settings["application_name"] != "psql" {
+		return p
+	}
+	run := p.run
+	p.run = func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
+		pgwire.Notice(ctx, "psql prints no row of SUBSCRIBE until it ends, and Ctrl-C discards the rows it has",
+			fmt.Sprintf("To see each change as it comes, press Ctrl-C and run COPY (SUBSCRIBE %s) TO STDOUT instead; Ctrl-C ends that.", quoteIdent(n.View)))
+		return run(ctx, vals, w)
+	}
+	return p
+}
+
 // subscribe streams view d's feed to f until ctx ends or the feed fails.
 func (e *Engine) subscribe(ctx context.Context, d *catalog.Descriptor, ncols int, at *front.AsOf, opts subscribeOptions, f *feed) error {
 	sub, err := e.openFeed(ctx, d, ncols, at, opts, f)

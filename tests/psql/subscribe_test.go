@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -102,4 +103,66 @@ func TestCopySubscribe(t *testing.T) {
 	if err == nil || !strings.Contains(stderr.String(), "canceling statement due to user request") {
 		t.Fatalf("psql after SIGINT: %v, stderr %q", err, stderr.String())
 	}
+	if strings.Contains(stderr.String(), "NOTICE") {
+		t.Errorf("COPY (SUBSCRIBE m) TO STDOUT sent a notice: %q", stderr.String())
+	}
+}
+
+// TestPlainSubscribeNotice: a plain SUBSCRIBE typed in psql would show
+// nothing until cancelled, and the cancel discards its rows; psql prints
+// a NOTICE as soon as it arrives, so the server says so at once and
+// names the COPY form that prints rows as they come.
+func TestPlainSubscribeNotice(t *testing.T) {
+	bin := psqlBin(t)
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	execAll(t, srv.Conn(t), "CREATE TABLE kv (k int PRIMARY KEY, v text)",
+		"INSERT INTO kv VALUES (1, 'one')",
+		"CREATE MATERIALIZED VIEW \"My View\" AS SELECT k, v FROM kv")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-X", "-h", "127.0.0.1", "-p", fmt.Sprint(srv.Port),
+		"-U", "streamdb", "-d", "streamdb", "-c", `SUBSCRIBE "My View"`)
+	// psql names itself in application_name unless PGAPPNAME is set.
+	cmd.Env = slices.DeleteFunc(cmd.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "PGAPPNAME=") })
+	cmd.Env = append(cmd.Env, "PGCONNECT_TIMEOUT=10", "PAGER=")
+	var mu sync.Mutex
+	var stderr bytes.Buffer
+	errOut, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := errOut.Read(buf)
+			mu.Lock()
+			stderr.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"NOTICE:  psql prints no row of SUBSCRIBE until it ends, and Ctrl-C discards the rows it has",
+		`COPY (SUBSCRIBE "My View") TO STDOUT`}
+	testutil.Poll(t, 30*time.Second, "psql to print the NOTICE while SUBSCRIBE runs", func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, w := range want {
+			if !strings.Contains(stderr.String(), w) {
+				return fmt.Errorf("psql's stderr %q lacks %q", stderr.String(), w)
+			}
+		}
+		return nil
+	})
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	cmd.Wait()
 }
