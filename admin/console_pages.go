@@ -45,6 +45,10 @@ type viewRow struct {
 type streamRow struct {
 	Name, Subject, JetStream, Malformed string
 	Readers                             []string
+	// UnmatchedKeys are message fields no column matches, with their
+	// counts; NeverSeen the columns no message had: together, a stream
+	// declared with other names than its producer's.
+	UnmatchedKeys, NeverSeen string
 }
 
 type overviewBody struct {
@@ -78,9 +82,20 @@ func (c *console) overview(q *request) (string, pageData) {
 	}
 	streams, err := q.query("SHOW STREAMS")
 	data.Error = firstError(data.Error, err)
+	// What the readers found in the messages; a page without it still
+	// shows the rest.
+	members, _ := q.query("SELECT * FROM streamdb_streams")
 	for _, r := range streams.Rows {
 		s := streamRow{Name: r[streams.col("name")], Subject: r[streams.col("subject")],
 			JetStream: r[streams.col("jetstream_stream")], Malformed: r[streams.col("skipped_messages")]}
+		if m := members.where("name", s.Name); len(m.Rows) == 1 {
+			if i := m.col("unmatched_keys"); i >= 0 {
+				s.UnmatchedKeys = m.Rows[0][i]
+			}
+			if i := m.col("never_seen_columns"); i >= 0 {
+				s.NeverSeen = m.Rows[0][i]
+			}
+		}
 		for _, vl := range m.streamReaders[s.Name] {
 			s.Readers = append(s.Readers, fmt.Sprintf("%s (%s behind)", vl.view, formatCount(vl.lag)))
 		}

@@ -75,3 +75,29 @@ func TestConsoleFailedRows(t *testing.T) {
 	})
 	pg.screenshot(t, "console-failed-rows.png")
 }
+
+// TestConsoleStreamFieldMismatch checks that the overview shows a stream
+// declared with other names than its producer uses (snake_case columns,
+// camelCase fields), whose rows read as NULLs: the fields no column
+// matches, with their counts, and the columns no message had.
+func TestConsoleStreamFieldMismatch(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.ServerOptions{})
+	conn := srv.Conn(t)
+	testutil.MustExec(t, conn,
+		"CREATE STREAM signups (user_id bigint, plan text) WITH (subject = 'signups')",
+		"CREATE MATERIALIZED VIEW plans AS SELECT plan, count(*) AS n FROM signups GROUP BY plan")
+	_, js := testutil.JetStream(t, srv.NATSURL())
+	testutil.Publish(t, js, "signups", `{"userId": 1, "plan": "pro"}`)
+	testutil.Publish(t, js, "signups", `{"userId": 2, "plan": "free"}`)
+	testutil.MustExec(t, conn, "FLUSH")
+	pg := newPage(t)
+	pg.do(t, "opening the overview", chromedp.Navigate(srv.HTTPURL()+"/?refresh=0"))
+	row := `#streams tr[data-stream="signups"] `
+	if got := pg.mustText(t, row+"td.unmatched-keys"); got != "userId (2)" {
+		t.Errorf("the overview's fields of signups no column matches: %q, want userId (2)", got)
+	}
+	if got := pg.mustText(t, row+"td.never-seen"); got != "user_id" {
+		t.Errorf("the overview's columns of signups no message had: %q, want user_id", got)
+	}
+	pg.screenshot(t, "console-stream-fields.png")
+}
