@@ -51,11 +51,15 @@ func (g *pipelineGraph) add(name, kind string) *graphNode {
 }
 
 // layout places every node in a column by its depth (inputs first) and
-// orders each column by name.
+// orders each column by name. A node without inputs (a stream, table or
+// source) stands in the column just before its first reader, so that an
+// edge from it into a view over views does not cross the boxes between.
 func (g *pipelineGraph) layout() [][]*graphNode {
 	inputs := map[string][]string{}
+	readers := map[string][]string{}
 	for _, e := range g.edges {
 		inputs[e.to] = append(inputs[e.to], e.from)
+		readers[e.from] = append(readers[e.from], e.to)
 	}
 	depth := map[string]int{}
 	var visit func(name string, seen map[string]bool) int
@@ -83,6 +87,15 @@ func (g *pipelineGraph) layout() [][]*graphNode {
 	for _, name := range names {
 		n := g.nodes[name]
 		n.column = visit(name, map[string]bool{})
+		if len(inputs[name]) == 0 && len(readers[name]) > 0 {
+			first := -1
+			for _, r := range readers[name] {
+				if d := visit(r, map[string]bool{}); first < 0 || d < first {
+					first = d
+				}
+			}
+			n.column = max(0, first-1)
+		}
 		for len(cols) <= n.column {
 			cols = append(cols, nil)
 		}
