@@ -14,7 +14,8 @@ import (
 // them to their right (a view over views one column further), sinks
 // last. Each edge carries its live figure (messages behind for an edge
 // from a stream or table, rows per second out of an upstream view), and a
-// view whose inputs are behind is drawn in the colour of backpressure.
+// view whose inputs are behind (its oldest unread message a second old
+// or more) is drawn in the colour of backpressure.
 // An edge from a stream or table also gives the messages per second the
 // view reads of it.
 
@@ -293,7 +294,7 @@ func (c *console) graph(q *request) (string, pageData) {
 		case "stream", "table":
 			if behind, ok := lag[[2]string{input, object}]; ok {
 				e.label = formatCount(behind) + " behind"
-				e.behind = behind > 0
+				e.behind = isBehind(behind, m.freshness[object])
 				if e.behind {
 					g.nodes[object].behind = true
 				}
@@ -311,6 +312,16 @@ func (c *console) graph(q *request) (string, pageData) {
 	data.Body = graphBody{SVG: g.svg()}
 	return "graph.html", data
 }
+
+// behindAge is how old a view's oldest unread message must be for the
+// graph to mark its input edges as behind.
+const behindAge = 1.0 // seconds
+
+// isBehind says whether a view with unread messages and the given
+// freshness (the age of its oldest unread message) is behind: a message
+// or two in flight at the moment of reading is the normal state of a busy
+// stream; behind is unread input that has waited a while.
+func isBehind(unread, freshness float64) bool { return unread > 0 && freshness >= behindAge }
 
 // formatMsgRate writes a rate of messages per second.
 func formatMsgRate(perSecond float64) string {

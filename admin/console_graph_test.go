@@ -78,3 +78,14 @@ func TestHistoryEdgeRate(t *testing.T) {
 		t.Errorf("rate %v after the position went back (a rollback), want none", r)
 	}
 }
+
+func TestIsBehind(t *testing.T) {
+	for _, c := range []struct {
+		unread, freshness float64
+		want              bool
+	}{{0, 0, false}, {1, 0.02, false}, {3, 0.9, false}, {1, 1, true}, {500, 12, true}} {
+		if got := isBehind(c.unread, c.freshness); got != c.want {
+			t.Errorf("isBehind(%v unread, %v s old) = %v, want %v", c.unread, c.freshness, got, c.want)
+		}
+	}
+}
