@@ -301,6 +301,11 @@ func (c *console) graph(q *request) (string, pageData) {
 			}
 			if rate, ok := c.history.edgeRate(input, object); ok {
 				e.label = strings.TrimSuffix(formatMsgRate(rate)+" · "+e.label, " · ")
+			} else if rate, ok := c.history.edgeRate(input, input); ok && inKind == "table" && e.label == "" {
+				// A view reads a table's changes as the table applies
+				// them, within the same epoch: the table's own rate is
+				// the edge's.
+				e.label = formatChangeRate(rate)
 			}
 		case "materialized view":
 			if _, out, ok := c.history.latestRate(input); ok {
@@ -322,6 +327,11 @@ const behindAge = 1.0 // seconds
 // or two in flight at the moment of reading is the normal state of a busy
 // stream; behind is unread input that has waited a while.
 func isBehind(unread, freshness float64) bool { return unread > 0 && freshness >= behindAge }
+
+// formatChangeRate writes a rate of a table's changes per second.
+func formatChangeRate(perSecond float64) string {
+	return strings.Replace(formatMsgRate(perSecond), "msg/s", "changes/s", 1)
+}
 
 // formatMsgRate writes a rate of messages per second.
 func formatMsgRate(perSecond float64) string {

@@ -88,6 +88,10 @@ func TestConsolePipeline(t *testing.T) {
 					t.Errorf("inserting while the graph is open: %v", err)
 					return
 				}
+				if err := testutil.ExecSimple(writer, 10*time.Second, "UPDATE pages SET owner = owner WHERE page = 'home'"); err != nil {
+					t.Errorf("updating while the graph is open: %v", err)
+					return
+				}
 			}
 		}()
 		defer func() { close(stop); wg.Wait() }()
@@ -115,6 +119,18 @@ func TestConsolePipeline(t *testing.T) {
 			}
 			if v, _ := strconv.ParseFloat(m[1], 64); v <= 0 {
 				return fmt.Errorf("the edge clicks -> page_clicks says %q", edge)
+			}
+			// The table's edge gives its changes per second.
+			edge, err = text(`#pipeline g.edge[data-from="pages"]`)
+			if err != nil {
+				return err
+			}
+			m = regexp.MustCompile(`^([0-9.]+) changes/s$`).FindStringSubmatch(edge)
+			if m == nil {
+				return fmt.Errorf("the edge pages -> owner_clicks says %q, no rate yet", edge)
+			}
+			if v, _ := strconv.ParseFloat(m[1], 64); v <= 0 {
+				return fmt.Errorf("the edge pages -> owner_clicks says %q", edge)
 			}
 			return nil
 		})
