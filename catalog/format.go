@@ -18,8 +18,9 @@ type FormatVersion int
 // The formats of a view's dataflow (Descriptor.Dataflow), oldest first.
 // Each keeps every rule of the formats before it and adds one (hence
 // "also" below); exec tests a rule with dataflow >= the format that
-// introduced it. A view never changes format. The numbers are stored, so
-// a new format goes at the end (TestFormatNumbers pins them).
+// introduced it. A view moves to a newer format only through the steps
+// that leave its state as it is (exec.MigratedFormat). The numbers are
+// stored, so a new format goes at the end (TestFormatNumbers pins them).
 const (
 	// DataflowOneReaderPerScan gives every stream scan of a view its own
 	// JetStream reader.

@@ -197,6 +197,9 @@ func (e *Engine) loadCatalog() error {
 		e.objs[d.Name] = d
 	}
 	e.catMu.Unlock()
+	if err := e.migrateViewFormats(descs); err != nil {
+		return err
+	}
 	for _, d := range descs {
 		if d.Kind != catalog.KindStream && d.Kind != catalog.KindTable {
 			continue

@@ -1,7 +1,12 @@
 package sql
 
 import (
+	"fmt"
+
 	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/faults"
+	"streamdb/storage"
 )
 
 // checkViewFormats refuses a catalog with a view whose state format this
@@ -15,6 +20,52 @@ func checkViewFormats(descs []*catalog.Descriptor) error {
 		if err := catalog.CheckFormat("materialized view "+d.Name, d.Dataflow); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// migrateViewFormats moves every view of descs, before any starts, to the
+// newest format its state is already in (exec.MigratedFormat), and
+// records it in its descriptor and the directory's format; descs and the
+// in-memory catalog get the new descriptors. Each view is
+// one synced batch, so a crash leaves every view at its old format or its
+// new one, and the next start goes on from there; a view already moved
+// is left alone. It runs whenever the catalog is loaded: at start, after
+// --restore-from and after ROLLBACK TO, so state restored from an older
+// savepoint or checkpoint (whose files are never rewritten) moves too.
+func (e *Engine) migrateViewFormats(descs []*catalog.Descriptor) error {
+	for i, d := range descs {
+		if d.Kind != catalog.KindView || d.Dataflow >= catalog.DataflowLatest {
+			continue
+		}
+		root, err := e.viewPlan(d)
+		if err != nil {
+			return fmt.Errorf("materialized view %s: %w", d.Name, err)
+		}
+		to := exec.MigratedFormat(d.Dataflow, root)
+		if to == d.Dataflow {
+			continue
+		}
+		nd := *d
+		nd.Dataflow = to
+		b := e.store.NewBatch()
+		err = storage.PutDescriptor(b, &nd)
+		if err == nil {
+			err = e.store.RatchetFormat(b, to)
+		}
+		if err == nil {
+			err = e.store.Commit(b, true)
+		}
+		b.Close()
+		if err != nil {
+			return fmt.Errorf("materialized view %s: moving it to format %d: %w", d.Name, to, err)
+		}
+		faults.Crash("view-format-moved")
+		e.log.Info("moved materialized view to a newer format", "view", d.Name, "from", d.Dataflow, "to", to)
+		descs[i] = &nd
+		e.catMu.Lock()
+		e.objs[nd.Name] = &nd
+		e.catMu.Unlock()
 	}
 	return nil
 }

@@ -174,6 +174,14 @@ func readGeneration(t *testing.T, name string) {
 	if missing := viewsWithoutPlan(t, dataDir); gen.PlanRecords && len(missing) > 0 {
 		t.Fatalf("views %v of %s have no plan record", missing, name)
 	}
+	readGenerationIn(t, gen, dataDir)
+}
+
+// readGenerationIn starts today's server on dataDir, which holds
+// generation gen, and checks its views: their rows, then in step with
+// fresh twins after new input and after a restart. It returns the server,
+// running.
+func readGenerationIn(t *testing.T, gen Generation, dataDir string) *testutil.Server {
 	srv := testutil.StartServer(t, testutil.ServerOptions{DataDir: dataDir})
 	conn := srv.Conn(t)
 
@@ -215,6 +223,7 @@ func readGeneration(t *testing.T, name string) {
 			t.Errorf("view %s and its fresh twin differ after a restart:\n old   %v\n fresh %v", n, got, fresh)
 		}
 	}
+	return srv
 }
 
 func exec(t *testing.T, conn *pgx.Conn, sqls ...string) {

@@ -3,6 +3,7 @@ package compat
 import (
 	"bytes"
 	"context"
+	"os"
 	osexec "os/exec"
 	"path/filepath"
 	"strconv"
@@ -101,12 +102,21 @@ func openCatalog(t *testing.T, dataDir string) (*storage.Store, []*catalog.Descr
 // it exits; a server that starts instead fails the test.
 func startRefused(t *testing.T, bin, dataDir string, args ...string) string {
 	t.Helper()
+	return startExits(t, bin, dataDir, nil, args...)
+}
+
+// startExits is startRefused with env added to the server's environment.
+func startExits(t *testing.T, bin, dataDir string, env []string, args ...string) string {
+	t.Helper()
 	ports := testutil.FreePorts(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := osexec.CommandContext(ctx, bin, "--data-dir", dataDir, "--http-listen", "",
 		"--listen", "127.0.0.1:"+strconv.Itoa(ports[0]), "--nats-listen", "127.0.0.1:"+strconv.Itoa(ports[1]))
 	cmd.Args = append(cmd.Args, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

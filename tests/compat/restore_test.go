@@ -29,7 +29,9 @@ import (
 //   - a generation's savepoint (gen3 on) reads the rows the generation
 //     recorded (AS OF SAVEPOINT), and ROLLBACK TO SAVEPOINT of it brings
 //     back the views as they were before the generation's ALTER and
-//     replays to the same rows.
+//     replays to the same rows;
+//   - the views of the state each ROLLBACK TO restores move to newer
+//     formats as they load (sql.migrateViewFormats).
 func TestCompatRestoreAlter(t *testing.T) {
 	forEachGeneration(t, restoreAlterGeneration)
 }
@@ -95,7 +97,11 @@ func restoreAlterGeneration(t *testing.T, name string) {
 		kept[n] = got
 	}
 
+	moves := strings.Count(srv.Logs(), movedLog)
 	exec(t, conn, fmt.Sprintf("ROLLBACK TO CHECKPOINT %d", record.LastDDL.ID), "FLUSH")
+	if strings.Count(srv.Logs(), movedLog) == moves {
+		t.Errorf("%s: no view of the state restored by ROLLBACK TO CHECKPOINT %d moved to a newer format", name, record.LastDDL.ID)
+	}
 	for n, want := range kept {
 		if got := rows(t, conn, "SELECT * FROM "+n); !slices.Equal(got, want) {
 			t.Errorf("%s of %s after ROLLBACK TO CHECKPOINT %d and replay:\n got %v\nwant %v", n, name, record.LastDDL.ID, got, want)
@@ -116,7 +122,11 @@ func restoreAlterGeneration(t *testing.T, name string) {
 			t.Errorf("%s AS OF SAVEPOINT %s of %s:\n got %v\nwant %v", n, gen.Savepoint, name, got, want)
 		}
 	}
+	moves = strings.Count(srv.Logs(), movedLog)
 	exec(t, conn, "ROLLBACK TO SAVEPOINT "+gen.Savepoint, "FLUSH")
+	if strings.Count(srv.Logs(), movedLog) == moves {
+		t.Errorf("%s: no view of the state restored by ROLLBACK TO SAVEPOINT %s moved to a newer format", name, gen.Savepoint)
+	}
 	for n, want := range kept {
 		if got := rows(t, conn, "SELECT * FROM "+n); !slices.Equal(got, want) {
 			t.Errorf("%s of %s after ROLLBACK TO SAVEPOINT %s and replay:\n got %v\nwant %v", n, name, gen.Savepoint, got, want)

@@ -1,0 +1,121 @@
+package compat
+
+import (
+	"maps"
+	"strings"
+	"testing"
+
+	"streamdb/catalog"
+	"streamdb/tests/testutil"
+)
+
+// migratedFormats is the format each view of a generation is at once
+// today's server has started on it (exec.MigratedFormat): a view moves
+// through the format steps that leave its state as it is, and stops before
+// the first one that changes it.
+var migratedFormats = map[string]map[string]catalog.FormatVersion{
+	// Format 6: sums over numeric (per_k, by_name, items_cnt, over_view)
+	// stop before DataflowSumSpecials, top5 before DataflowTopNStateByKey.
+	"gen1-2026-12-01": {
+		"per_k": 6, "by_name": 6, "items_cnt": 6, "over_view": 6,
+		"top5": catalog.DataflowViewEdges, "per_min": catalog.DataflowLatest,
+	},
+	// Format 8: scans of tables and views (by_name, items_cnt, over_view)
+	// stop before DataflowViewEdges.
+	"gen2-2026-12-01": {
+		"by_name": 8, "items_cnt": 8, "over_view": 8,
+		"top5": catalog.DataflowViewEdges, "per_k": catalog.DataflowLatest, "per_min": catalog.DataflowLatest,
+	},
+	"gen3-2026-12-02": allViews(catalog.DataflowLatest),
+	"gen4-2026-12-03": allViews(catalog.DataflowLatest),
+	"gen5-2026-12-06": allViews(catalog.DataflowLatest),
+}
+
+func allViews(f catalog.FormatVersion) map[string]catalog.FormatVersion {
+	out := map[string]catalog.FormatVersion{}
+	for n := range views {
+		out[n] = f
+	}
+	return out
+}
+
+// movedLog is what the server logs for each view it moves to a newer
+// format.
+const movedLog = "moved materialized view to a newer format"
+
+// TestCompatMigrate: at start, a generation's views move to the formats
+// of migratedFormats, recorded in their descriptors and the directory's
+// format, and read and update as before (readGenerationIn). A crash right
+// after the first view moved leaves that view moved and the others as
+// they were; the next start moves the rest, and a restart after that
+// moves nothing.
+func TestCompatMigrate(t *testing.T) {
+	forEachGeneration(t, func(t *testing.T, name string) {
+		want, ok := migratedFormats[name]
+		if !ok {
+			t.Fatalf("no migratedFormats entry for %s", name)
+		}
+		gen, dataDir := loadGeneration(t, name)
+		before := viewFormats(t, dataDir)
+		moving := 0
+		for n, f := range before {
+			if want[n] != f {
+				moving++
+			}
+		}
+
+		out := startExits(t, testutil.BuildServer(t), dataDir, []string{"STREAMDB_FAULTS=view-format-moved"})
+		crashed := viewFormats(t, dataDir)
+		moved := 0
+		for n, f := range crashed {
+			switch f {
+			case before[n]:
+			case want[n]:
+				moved++
+			default:
+				t.Errorf("%s: view %s at format %d after the crash, want %d or %d", name, n, f, before[n], want[n])
+			}
+		}
+		if moving > 0 && moved != 1 {
+			t.Errorf("%s: %d views moved before the crash, want 1 (of %d):\n%s", name, moved, moving, out)
+		}
+
+		srv := readGenerationIn(t, gen, dataDir)
+		logs := srv.Logs()
+		srv.Stop(t)
+		if got := viewFormats(t, dataDir); !maps.Equal(got, want) {
+			t.Errorf("%s: view formats after the start %v, want %v", name, got, want)
+		}
+		if n := strings.Count(logs, movedLog); n != moving-moved {
+			t.Errorf("%s: %d views moved after the crash, want %d:\n%s", name, n, moving-moved, logs)
+		}
+		st, _ := openCatalog(t, dataDir)
+		dir, _, err := st.Format()
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		newest := catalog.FormatVersion(0)
+		for _, f := range want {
+			newest = max(newest, f)
+		}
+		if dir < newest {
+			t.Errorf("%s: the directory records format %d, older than its newest view's, %d", name, dir, newest)
+		}
+	})
+}
+
+// viewFormats reads the format of every view of a generation (not the
+// fresh twins) in a stopped server's data directory.
+func viewFormats(t *testing.T, dataDir string) map[string]catalog.FormatVersion {
+	t.Helper()
+	st, descs := openCatalog(t, dataDir)
+	defer st.Close()
+	out := map[string]catalog.FormatVersion{}
+	for _, d := range descs {
+		if _, ok := views[d.Name]; ok && d.Kind == catalog.KindView {
+			out[d.Name] = d.Dataflow
+		}
+	}
+	return out
+}
