@@ -160,6 +160,9 @@ type Descriptor struct {
 	Source *PGSource `json:"source,omitempty"`
 	Mirror string    `json:"mirror,omitempty"`
 
+	// Secret holds a secret's value (KindSecret).
+	Secret *Secret `json:"secret,omitempty"`
+
 	// Indexes are the secondary indexes (CREATE INDEX) of a table or
 	// materialized view, kept by the object's dataflow in its own state.
 	Indexes []Index `json:"indexes,omitempty"`
@@ -168,9 +171,14 @@ type Descriptor struct {
 // PGSource is the definition of a PostgreSQL source.
 type PGSource struct {
 	// Connection is the libpq connection string (it may hold a
-	// password: shown only redacted).
-	Connection  string `json:"connection"`
-	Publication string `json:"publication"`
+	// password: shown only redacted). ConnectionSecret, when set, names
+	// the secret that holds the whole connection string instead, and
+	// PasswordSecret the secret whose value is the password; both are
+	// read each time the source connects.
+	Connection       string `json:"connection"`
+	ConnectionSecret string `json:"connection_secret,omitempty"`
+	PasswordSecret   string `json:"password_secret,omitempty"`
+	Publication      string `json:"publication"`
 	// Slot is the replication slot on the source; Progress the table
 	// that records, in the same commits as the changes, the source
 	// position applied.

@@ -67,3 +67,20 @@ func Redact(dsn string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// WithPassword returns dsn with password as its password, in place of
+// one it holds.
+func WithPassword(dsn, password string) string {
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		if q.Has("password") {
+			q.Del("password")
+			u.RawQuery = q.Encode()
+		}
+		u.User = url.UserPassword(u.User.Username(), password)
+		return u.String()
+	}
+	// A later keyword=value pair wins over an earlier one.
+	quoted := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(password)
+	return strings.TrimSpace(dsn) + " password='" + quoted + "'"
+}

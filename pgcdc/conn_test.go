@@ -24,3 +24,22 @@ func TestQuoteIdent(t *testing.T) {
 		}
 	}
 }
+
+func TestWithPassword(t *testing.T) {
+	for _, dsn := range []string{
+		"host=db user=repl dbname=shop",
+		"host=db user=repl password=old dbname=shop",
+		"postgres://repl@db/shop?sslmode=disable",
+		"postgres://repl:old@db/shop?password=older",
+	} {
+		for _, pw := range []string{"s3cret", `it's a \ secret`, "p@ss:w/rd?"} {
+			cfg, err := ParseConfig(WithPassword(dsn, pw))
+			if err != nil {
+				t.Fatalf("WithPassword(%q, %q): %v", dsn, pw, err)
+			}
+			if cfg.Password != pw || cfg.User != "repl" || cfg.Host != "db" {
+				t.Errorf("WithPassword(%q, %q) gives user %q password %q host %q", dsn, pw, cfg.User, cfg.Password, cfg.Host)
+			}
+		}
+	}
+}

@@ -79,7 +79,7 @@ func (b *Backend) active(query string) {
 	}
 	now := time.Now()
 	b.mu.Lock()
-	b.state, b.query, b.queryStart, b.stateChange = "active", query, now, now
+	b.state, b.query, b.queryStart, b.stateChange = "active", redactSecrets(query), now, now
 	b.mu.Unlock()
 }
 

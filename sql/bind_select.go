@@ -707,6 +707,14 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 	if desc.Kind == catalog.KindPlainView {
 		return sb.expandPlainView(desc, alias)
 	}
+	switch desc.Kind {
+	case catalog.KindSecret:
+		return nil, nil, sqlerr.New(sqlerr.WrongObjectType, "%q is a secret, not a relation", name).
+			WithHint("A secret's value is used by the statements that name it (CREATE SOURCE ... PASSWORD SECRET %s) and never shown.", name)
+	case catalog.KindSource:
+		return nil, nil, sqlerr.New(sqlerr.WrongObjectType, "%q is a source, not a relation", name).
+			WithHint("Read its mirrored tables; SHOW SOURCES lists them.")
+	}
 	cols, err := desc.Schema()
 	if err != nil {
 		return nil, nil, err

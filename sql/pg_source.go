@@ -37,12 +37,15 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 		}
 		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
 	}
-	if _, err := pgcdc.ParseConfig(n.Connection); err != nil {
-		return "", sqlerr.New(sqlerr.InvalidParameterValue, "%v", err).WithHint("Give CONNECTION a libpq connection string, such as 'host=db.example.com dbname=shop user=repl'.")
+	src := &catalog.PGSource{Connection: n.Connection, ConnectionSecret: n.ConnectionSecret, PasswordSecret: n.PasswordSecret,
+		Publication: n.Publication, Progress: n.Name + "_progress"}
+	dsn, err := e.sourceDSN(src)
+	if err != nil {
+		return "", err
 	}
 	names := make([][2]string, 0, len(n.Tables))
 	if n.AllTables {
-		all, err := pgcdc.PublicationTables(ctx, n.Connection, n.Publication)
+		all, err := pgcdc.PublicationTables(ctx, dsn, n.Publication)
 		if err != nil {
 			return "", sourceError(err)
 		}
@@ -60,11 +63,10 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 		names = append(names, [2]string{schema, t.Name})
 		as[[2]string{schema, t.Name}] = t.As
 	}
-	tables, err := pgcdc.DescribeTables(ctx, n.Connection, n.Publication, names)
+	tables, err := pgcdc.DescribeTables(ctx, dsn, n.Publication, names)
 	if err != nil {
 		return "", sourceError(err)
 	}
-	src := &catalog.PGSource{Connection: n.Connection, Publication: n.Publication, Progress: n.Name + "_progress"}
 	taken := map[string]bool{n.Name: true, src.Progress: true}
 	var ddl []string
 	var asText []string
@@ -114,7 +116,7 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 		}
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if derr := pgcdc.DropSlot(dctx, n.Connection, src.Slot); derr != nil {
+		if derr := pgcdc.DropSlot(dctx, dsn, src.Slot); derr != nil {
 			e.log.Warn("CREATE SOURCE failed; dropping its replication slot failed too", "slot", src.Slot, "err", derr)
 		}
 		return "", err
@@ -130,7 +132,7 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 		}
 		created = append(created, cs.Name)
 	}
-	slot, err := pgcdc.CreateSlot(ctx, n.Connection, src.Slot)
+	slot, err := pgcdc.CreateSlot(ctx, dsn, src.Slot)
 	if err != nil {
 		return undo(sourceError(err))
 	}
@@ -248,7 +250,11 @@ func (e *Engine) dropPGSource(ctx context.Context, d *catalog.Descriptor, cascad
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if err := pgcdc.DropSlot(dctx, d.Source.Connection, d.Source.Slot); err != nil {
+	dsn, err := e.sourceDSN(d.Source)
+	if err == nil {
+		err = pgcdc.DropSlot(dctx, dsn, d.Source.Slot)
+	}
+	if err != nil {
 		pgwire.Notice(ctx, fmt.Sprintf("could not drop replication slot %q on the source: %v", d.Source.Slot, err),
 			fmt.Sprintf("Drop it there with SELECT pg_drop_replication_slot('%s'); until then the source keeps its WAL.", d.Source.Slot))
 	}

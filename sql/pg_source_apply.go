@@ -142,7 +142,11 @@ func (a *pgApplier) follow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	info, err := pgcdc.DescribeSlot(ctx, a.src.Connection, a.src.Slot)
+	dsn, err := a.e.sourceDSN(a.src)
+	if err != nil {
+		return err
+	}
+	info, err := pgcdc.DescribeSlot(ctx, dsn, a.src.Slot)
 	if err != nil {
 		return err
 	}
@@ -160,11 +164,11 @@ func (a *pgApplier) follow(ctx context.Context) error {
 	if why != "" {
 		a.e.log.Warn("PostgreSQL source copies its tables again", "source", a.name, "why", why)
 		a.setStatus("copying: " + why)
-		if pos, err = a.resync(ctx); err != nil {
+		if pos, err = a.resync(ctx, dsn); err != nil {
 			return err
 		}
 	}
-	stream, err := pgcdc.StartStream(ctx, a.src.Connection, a.src.Slot, a.src.Publication, pos)
+	stream, err := pgcdc.StartStream(ctx, dsn, a.src.Slot, a.src.Publication, pos)
 	if err != nil {
 		return err
 	}
@@ -284,19 +288,19 @@ func (a *pgApplier) position(ctx context.Context) (pgcdc.LSN, bool, error) {
 
 // resync copies the tables again through a new slot of the same name and
 // returns the position the copy is at.
-func (a *pgApplier) resync(ctx context.Context) (pgcdc.LSN, error) {
-	if err := pgcdc.DropSlot(ctx, a.src.Connection, a.src.Slot); err != nil {
+func (a *pgApplier) resync(ctx context.Context, dsn string) (pgcdc.LSN, error) {
+	if err := pgcdc.DropSlot(ctx, dsn, a.src.Slot); err != nil {
 		return 0, err
 	}
 	names := make([][2]string, len(a.src.Tables))
 	for i, t := range a.src.Tables {
 		names[i] = [2]string{t.Schema, t.Name}
 	}
-	tables, err := pgcdc.DescribeTables(ctx, a.src.Connection, a.src.Publication, names)
+	tables, err := pgcdc.DescribeTables(ctx, dsn, a.src.Publication, names)
 	if err != nil {
 		return 0, err
 	}
-	slot, err := pgcdc.CreateSlot(ctx, a.src.Connection, a.src.Slot)
+	slot, err := pgcdc.CreateSlot(ctx, dsn, a.src.Slot)
 	if err != nil {
 		return 0, err
 	}

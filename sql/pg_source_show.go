@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"streamdb/catalog"
-	"streamdb/pgcdc"
 	"streamdb/types"
 )
 
@@ -37,7 +36,7 @@ func (e *Engine) sourceRows() []types.Row {
 		for _, t := range src.Tables {
 			tables = append(tables, t.Schema+"."+t.Name+" AS "+t.Table)
 		}
-		row := types.Row{types.NewString(d.Name), types.NewString(pgcdc.Redact(src.Connection)),
+		row := types.Row{types.NewString(d.Name), types.NewString(sourceConnectionText(src)),
 			types.NewString(src.Publication), types.NewString(src.Slot), types.NewString(strings.Join(tables, ", ")),
 			types.NewString("stopped"), types.Null, types.Null, types.Null}
 		if a := e.pgSources.get(d.Name); a != nil {

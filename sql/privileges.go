@@ -129,6 +129,16 @@ func (s *session) permitted(st *front.Statement) error {
 		}
 	case *front.CreatePGSource:
 		return mustBeSuperuser("create a PostgreSQL source")
+	case *front.CreateSecret:
+		return s.needCreate()
+	case *front.AlterSecret:
+		return s.ownSecret(n.Name, "alter")
+	case *front.DropSecret:
+		for _, name := range n.Names {
+			if err := s.ownSecret(name, "drop"); err != nil {
+				return err
+			}
+		}
 	case *front.Drop:
 		for _, name := range n.Names {
 			d, ok := s.e.lookup(name)
@@ -367,6 +377,8 @@ func (s *session) authorize(st *front.Statement) (after func(), err error) {
 	case *front.CreateView:
 		name = n.Name
 	case *front.CreateSequence:
+		name = n.Name
+	case *front.CreateSecret:
 		name = n.Name
 	default:
 		return nil, nil

@@ -305,6 +305,12 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		return command(func(ctx context.Context) (string, error) { return s.e.drop(ctx, n) }), nil
 	case *front.CreatePGSource:
 		return command(func(ctx context.Context) (string, error) { return s.e.createPGSource(ctx, n) }), nil
+	case *front.CreateSecret:
+		return command(func(ctx context.Context) (string, error) { return s.e.createSecret(ctx, n) }), nil
+	case *front.AlterSecret:
+		return command(func(ctx context.Context) (string, error) { return s.e.alterSecret(ctx, n) }), nil
+	case *front.DropSecret:
+		return command(func(ctx context.Context) (string, error) { return s.e.dropSecret(ctx, n) }), nil
 	case *front.CreateSink:
 		owner := s.sinkOwner()
 		return command(func(ctx context.Context) (string, error) { return s.e.createSink(ctx, n, owner) }), nil

@@ -24,6 +24,8 @@ func parseAlter(st *Statement, c *cursor) (any, error) {
 		return parseAlterPlainView(c)
 	case c.word("sequence"):
 		return parseAlterSequence(c)
+	case c.word("secret"):
+		return parseAlterSecret(c)
 	case t.kind == tkWord:
 		return nil, unsupported(c.src, t, "ALTER %s", upper(t.val))
 	}

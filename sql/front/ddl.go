@@ -33,6 +33,8 @@ func parseCreate(st *Statement, c *cursor) (any, error) {
 		return parseCreateView(st, c, KindView, false)
 	case c.word("sink"):
 		return parseCreateSink(c)
+	case c.word("secret"):
+		return parseCreateSecret(c)
 	case c.word("schema"):
 		return parseCreateSchema(c)
 	case c.word("sequence"):

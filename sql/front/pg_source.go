@@ -9,12 +9,16 @@ import (
 // CreatePGSource is CREATE SOURCE name FROM POSTGRES (CONNECTION 'dsn',
 // PUBLICATION 'pub') FOR TABLES (schema.table [AS name], ...) | FOR ALL
 // TABLES: tables of a PostgreSQL database mirrored through logical
-// replication.
+// replication. CONNECTION SECRET name takes the connection string from a
+// secret, and PASSWORD SECRET name the password of CONNECTION's.
 type CreatePGSource struct {
 	Name        string
 	IfNotExists bool
 	Connection  string
 	Publication string
+	// ConnectionSecret and PasswordSecret name secrets (CREATE SECRET).
+	ConnectionSecret string
+	PasswordSecret   string
 	// Tables are the tables to mirror; empty with AllTables.
 	Tables    []PGSourceTable
 	AllTables bool
@@ -67,17 +71,33 @@ func parseCreatePGSource(c *cursor) (any, error) {
 			return nil, err
 		}
 		c.op("=")
-		val, err := optionValue(c)
-		if err != nil {
-			return nil, err
-		}
-		switch strings.ToLower(key) {
-		case "connection":
-			n.Connection = val
-		case "publication":
-			n.Publication = val
-		default:
-			return nil, errorAt(c.src, at, sqlerr.InvalidParameterValue, "unrecognized source option %q; a PostgreSQL source takes CONNECTION and PUBLICATION", key)
+		key = strings.ToLower(key)
+		if (key == "connection" || key == "password") && c.word("secret") {
+			name, err := secretName(c)
+			if err != nil {
+				return nil, err
+			}
+			if key == "connection" {
+				n.ConnectionSecret = name
+			} else {
+				n.PasswordSecret = name
+			}
+		} else {
+			val, err := optionValue(c)
+			if err != nil {
+				return nil, err
+			}
+			switch key {
+			case "connection":
+				n.Connection = val
+			case "publication":
+				n.Publication = val
+			case "password":
+				return nil, errorAt(c.src, at, sqlerr.InvalidParameterValue, "a source's PASSWORD must name a secret").
+					WithHint("Keep the password in a secret (CREATE SECRET name AS '...') and write PASSWORD SECRET name.")
+			default:
+				return nil, errorAt(c.src, at, sqlerr.InvalidParameterValue, "unrecognized source option %q; a PostgreSQL source takes CONNECTION, PASSWORD SECRET and PUBLICATION", key)
+			}
 		}
 		if c.op(")") {
 			break
@@ -86,8 +106,14 @@ func parseCreatePGSource(c *cursor) (any, error) {
 			return nil, err
 		}
 	}
-	if n.Connection == "" || n.Publication == "" {
-		return nil, sqlerr.New(sqlerr.SyntaxError, "a PostgreSQL source needs CONNECTION 'connection string' and PUBLICATION 'name'")
+	switch {
+	case n.Connection == "" && n.ConnectionSecret == "" || n.Publication == "":
+		return nil, sqlerr.New(sqlerr.SyntaxError, "a PostgreSQL source needs CONNECTION 'connection string' (or CONNECTION SECRET name) and PUBLICATION 'name'")
+	case n.Connection != "" && n.ConnectionSecret != "":
+		return nil, sqlerr.New(sqlerr.SyntaxError, "a PostgreSQL source takes CONNECTION 'connection string' or CONNECTION SECRET name, not both")
+	case n.PasswordSecret != "" && n.Connection == "":
+		return nil, sqlerr.New(sqlerr.SyntaxError, "PASSWORD SECRET goes with CONNECTION 'connection string'").
+			WithHint("Put the password in the connection string CONNECTION SECRET names, or give CONNECTION 'host=... user=...' with PASSWORD SECRET name.")
 	}
 	if err := c.expectWords("for"); err != nil {
 		return nil, err

@@ -69,6 +69,8 @@ func parseDrop(c *cursor) (any, error) {
 		d.Kind = KindView
 	case c.word("sink"):
 		return parseDropSink(c)
+	case c.word("secret"):
+		return parseDropSecret(c)
 	case c.word("schema"):
 		return parseDropSchema(c)
 	case c.word("sequence"):
