@@ -32,11 +32,16 @@ type Value struct {
 	Unchanged bool
 }
 
-// Relation is a table as the replication stream describes it.
+// Relation is a table as the replication stream describes it. The
+// source sends it again after a change of the table's columns, and the
+// changes that follow point to the new one.
 type Relation struct {
 	ID           uint32
 	Schema, Name string
 	Columns      []string
+	// Types and Mods are each column's type oid and type modifier.
+	Types []uint32
+	Mods  []int32
 }
 
 // Change is one row change (or a TRUNCATE) of a transaction.
@@ -224,6 +229,8 @@ func (s *Stream) decode(wal []byte) (*Txn, error) {
 		r := &Relation{ID: m.RelationID, Schema: m.Namespace, Name: m.RelationName}
 		for _, c := range m.Columns {
 			r.Columns = append(r.Columns, c.Name)
+			r.Types = append(r.Types, c.DataType)
+			r.Mods = append(r.Mods, c.TypeModifier)
 		}
 		s.relations[m.RelationID] = r
 	case *pglogrepl.BeginMessage:

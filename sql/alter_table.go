@@ -78,7 +78,7 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	case old.Kind != catalog.KindStream && old.Kind != catalog.KindTable:
 		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a table", n.Table).
 			WithHint("Use ALTER %s.", upperKind(old))
-	case old.Mirror != "":
+	case old.Mirror != "" && !s.mirrorWriter:
 		return "", mirrorWriteError(old)
 	}
 	a := &columnChange{s: s, old: old, d: cloneDescriptor(old)}

@@ -164,10 +164,9 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 func mirrorTableDDL(name string, t *pgcdc.Table) (string, []string) {
 	var cols, asText []string
 	for _, c := range t.Columns {
-		typ := c.Type
-		if _, _, err := types.ParseWithModifier(typ); err != nil {
-			asText = append(asText, fmt.Sprintf("%s.%s (%s)", t.QualifiedName(), quoteIdent(c.Name), typ))
-			typ = "text"
+		typ := mirrorColumnType(c.Type)
+		if typ != c.Type {
+			asText = append(asText, fmt.Sprintf("%s.%s (%s)", t.QualifiedName(), quoteIdent(c.Name), c.Type))
 		}
 		col := quoteIdent(c.Name) + " " + typ
 		if c.NotNull {

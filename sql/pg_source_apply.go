@@ -45,6 +45,13 @@ type pgApplier struct {
 	lastCommit time.Time // the source commit time of the newest transaction applied
 	stream     *pgcdc.Stream
 	pending    int // transactions received, not yet applied
+	// schemaErr is why the source stopped at a column change it cannot
+	// follow (pg_source_schema.go), until it applies past it.
+	schemaErr string
+
+	// aligned holds the relations whose tables the applier brought to
+	// their columns (used by the applying goroutine only).
+	aligned map[*pgcdc.Relation]bool
 }
 
 // start starts the applier of source d (replacing one that runs).
@@ -124,6 +131,11 @@ func (a *pgApplier) run(ctx context.Context) {
 			backoff = time.Second
 		}
 		a.setStatus("retrying: " + err.Error())
+		if se, ok := err.(*sourceSchemaError); ok {
+			a.mu.Lock()
+			a.schemaErr = se.Error()
+			a.mu.Unlock()
+		}
 		a.e.log.Warn("PostgreSQL source stopped; retrying", "source", a.name, "err", err, "in", backoff)
 		select {
 		case <-ctx.Done():
@@ -185,6 +197,7 @@ func (a *pgApplier) follow(ctx context.Context) error {
 	a.mu.Lock()
 	a.stream, a.applied, a.status = stream, pos, "running"
 	a.mu.Unlock()
+	a.aligned = map[*pgcdc.Relation]bool{}
 
 	txns := make(chan *pgcdc.Txn, 1024)
 	errc := make(chan error, 1)
@@ -257,7 +270,7 @@ func (a *pgApplier) follow(ctx context.Context) error {
 			}
 		}
 		if len(fresh) > 0 {
-			if err := a.apply(ctx, fresh, fresh[len(fresh)-1].End); err != nil {
+			if err := a.applyTxns(ctx, dsn, fresh); err != nil {
 				return err
 			}
 			pos = fresh[len(fresh)-1].End

@@ -42,6 +42,9 @@ func (e *Engine) sourceRows() []types.Row {
 		if a := e.pgSources.get(d.Name); a != nil {
 			a.mu.Lock()
 			row[5] = types.NewString(a.status)
+			if a.schemaErr != "" {
+				row[5] = types.NewString("error: " + a.schemaErr)
+			}
 			if a.applied != 0 {
 				row[6] = types.NewString(a.applied.String())
 			}

@@ -1,0 +1,61 @@
+package pgcdc
+
+import (
+	"context"
+	"fmt"
+)
+
+// FormatTypes returns format_type's spelling of each type oid with its
+// modifier, as the source names them.
+func FormatTypes(ctx context.Context, dsn string, oids []uint32, mods []int32) ([]string, error) {
+	conn, err := connectSQL(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	out := make([]string, len(oids))
+	for i := range oids {
+		if err := conn.QueryRow(ctx, "SELECT format_type($1::oid, $2::int4)", oids[i], mods[i]).Scan(&out[i]); err != nil {
+			return nil, fmt.Errorf("naming type %d: %w", oids[i], err)
+		}
+	}
+	return out, nil
+}
+
+// LiveColumn is what the source's catalog says now of one column.
+type LiveColumn struct {
+	// Generated: a generated column (logical replication leaves it out).
+	Generated bool
+	// Missing is the value rows written before the column was added
+	// hold (a constant DEFAULT of ADD COLUMN), when it has one.
+	Missing *string
+	// Default: the column has a default expression.
+	Default bool
+}
+
+// LiveColumns returns, by name, the columns table schema.name has now.
+func LiveColumns(ctx context.Context, dsn, schema, name string) (map[string]LiveColumn, error) {
+	conn, err := connectSQL(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, err := conn.Query(ctx, `SELECT a.attname::text, a.attgenerated <> '',
+			CASE WHEN a.atthasmissing THEN (a.attmissingval::text::text[])[1] END, a.atthasdef
+		FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace s ON s.oid = c.relnamespace
+		WHERE s.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped`, schema, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]LiveColumn{}
+	for rows.Next() {
+		var n string
+		var c LiveColumn
+		if err := rows.Scan(&n, &c.Generated, &c.Missing, &c.Default); err != nil {
+			return nil, err
+		}
+		out[n] = c
+	}
+	return out, rows.Err()
+}
