@@ -53,6 +53,11 @@ type envelopeDecoder struct {
 	// without payload still names its key.
 	keyMeta bool
 	names   []string // column names, for errors
+
+	// schemaRaw is the schema part of the newest Debezium event that had
+	// one, and schemaConv its fields' conversions (envelope_debezium.go).
+	schemaRaw  []byte
+	schemaConv map[string]dbzConv
 }
 
 // newEnvelopeDecoder builds the decoder of stream d (stored as a table)
@@ -149,6 +154,7 @@ func (d *envelopeDecoder) debeziumEvent(data []byte, info *broker.MsgInfo, c *Ch
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return sqlerr.New(sqlerr.InvalidTextRepresentation, "not a Debezium change event (a JSON object with before, after and op): %v", err)
 	}
+	schema := ev.Schema
 	if ev.Op == nil && len(ev.Payload) > 0 {
 		if isTombstone(ev.Payload) {
 			return nil
@@ -165,6 +171,18 @@ func (d *envelopeDecoder) debeziumEvent(data []byte, info *broker.MsgInfo, c *Ch
 			return sqlerr.New(sqlerr.InvalidParameterValue, "%v: a schema change event (ddl %q), skipped: the stream keeps the columns it was created with", errDebeziumNotChange, clip(*ev.DDL, 80))
 		}
 		return sqlerr.New(sqlerr.InvalidParameterValue, "%v: it has no op (a schema change or heartbeat event), skipped", errDebeziumNotChange)
+	}
+	if len(schema) > 0 && !isTombstone(schema) {
+		conv, err := d.debeziumConversions(schema)
+		if err != nil {
+			return err
+		}
+		if ev.Before, err = debeziumRow(ev.Before, conv); err != nil {
+			return err
+		}
+		if ev.After, err = debeziumRow(ev.After, conv); err != nil {
+			return err
+		}
 	}
 	has := func(raw json.RawMessage) bool { return len(raw) > 0 && !isTombstone(raw) }
 	switch *ev.Op {
