@@ -39,6 +39,10 @@ type scopeColumn struct {
 	// from (the left one's, the right one's for RIGHT JOIN), which
 	// PostgreSQL names it by in errors; "" for other columns.
 	source string
+	// relOID is the pg_class OID of the table or system table the
+	// column is read from (the system column tableoid), 0 for columns of
+	// derived tables and expressions.
+	relOID int64
 }
 
 // qualifier is the table PostgreSQL's errors name c by: a merged
@@ -72,11 +76,28 @@ func scopeOf(table string, cols []types.Column) *scope {
 // to show or compare it, and a constant lets those queries run.
 const frozenXID = 2
 
-// systemColumn binds the system column xmin of a FROM item in s (of the
-// one named table, or of any when unqualified) when no column of that
-// name exists: a bigint, since streamdb has no xid type. Other system
-// columns (ctid, xmax, cmin, cmax, tableoid) stay undefined.
+// systemColumn binds the system columns xmin and tableoid of a FROM item
+// in s (of the one named table, or of any when unqualified) when no column
+// of that name exists. xmin is a bigint, since streamdb has no xid type;
+// tableoid is the pg_class OID of the relation (pg_dump reads it from
+// every catalog), and unqualified it needs one relation to read it of.
+// Other system columns (ctid, xmax, cmin, cmax) stay undefined.
 func (s *scope) systemColumn(table, name string) (expr.Expr, bool) {
+	if name == "tableoid" {
+		var oid int64
+		for _, c := range s.cols {
+			if (table == "" || c.table == table) && c.relOID != 0 {
+				if oid != 0 && oid != c.relOID {
+					return nil, false
+				}
+				oid = c.relOID
+			}
+		}
+		if oid == 0 {
+			return nil, false
+		}
+		return &expr.Const{D: types.NewInt(oid), T: types.Int8}, true
+	}
 	if name != "xmin" {
 		return nil, false
 	}

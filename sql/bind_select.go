@@ -723,6 +723,11 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 		alias = name
 	}
 	sc := scopeOf(alias, cols)
+	if oid := relationOID(desc); oid != 0 {
+		for i := range sc.cols {
+			sc.cols[i].relOID = oid
+		}
+	}
 	if desc.Kind == catalog.KindTable && rows == nil {
 		for i := range sc.cols {
 			sc.cols[i].pk = slices.Contains(desc.PrimaryKey, sc.cols[i].name)

@@ -60,7 +60,11 @@ func (sb *selectBinder) bindRowsFrom(call *ast.FuncCallExpr) (plan.Node, error) 
 		if err := noNestedSRF(fc); err != nil {
 			return nil, err
 		}
-		if each, err := bindJSONEach(b, fc); each != nil || err != nil {
+		each, err := bindJSONEach(b, fc)
+		if each == nil && err == nil {
+			each, err = bindOptionsToTable(b, fc)
+		}
+		if each != nil || err != nil {
 			if err != nil {
 				return nil, err
 			}

@@ -149,6 +149,8 @@ func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
 	case *ast.FuncCallExpr:
 		if x.FnName.L == front.CastFunc && len(x.Args) == 2 {
 			out, v.err = v.cast(x)
+		} else if x.FnName.L == front.SubscriptFunc {
+			out = nameSubscript(x)
 		} else if catalogFuncNames[x.FnName.L] {
 			out, v.err = v.call(x.FnName.L, x.Args)
 		}
@@ -424,6 +426,15 @@ func (v *catalogFuncs) cast(x *ast.FuncCallExpr) (ast.ExprNode, error) {
 	case "name", `"char"`, "int2vector", "oidvector":
 		x.Args[1] = value("text")
 		return nil, nil
+	case "name[]", `"char"[]`:
+		x.Args[1] = value("text[]")
+		return nil, nil
+	}
+	if elem, ok := strings.CutSuffix(typ, "[]"); ok && oidTypes[elem] {
+		// An array of OIDs is an array of bigint ('{16386,16399}'::oid[]
+		// in pg_dump's queries).
+		x.Args[1] = value("bigint[]")
+		return nil, nil
 	}
 	if !oidTypes[typ] {
 		return nil, nil
@@ -630,4 +641,27 @@ func (e *Engine) oidDisplay(typ, name string) (string, error) {
 		return "", nil
 	}
 	return fmt.Sprint(oid), nil
+}
+
+// catalogNameColumns are the catalog columns of PostgreSQL's type name,
+// which streamdb's catalogs hold as text.
+var catalogNameColumns = map[string]bool{
+	"typname": true, "relname": true, "attname": true, "proname": true, "nspname": true, "conname": true,
+	"rolname": true, "datname": true, "collname": true, "lanname": true, "amname": true, "extname": true,
+}
+
+// nameSubscript rewrites a subscript of a catalog name column
+// (typname[0] = '_', pg_dump's test for an array type's name): a name
+// is a fixed array of characters from 0, so x[i] is its character i+1,
+// as substr(x, i + 1, 1). Other subscripts stay (nil).
+func nameSubscript(x *ast.FuncCallExpr) ast.ExprNode {
+	if len(x.Args) != 2 {
+		return nil
+	}
+	col, ok := x.Args[0].(*ast.ColumnNameExpr)
+	if !ok || !catalogNameColumns[col.Name.Name.L] {
+		return nil
+	}
+	pos := &ast.BinaryOperationExpr{Op: opcode.Plus, L: x.Args[1], R: value(int64(1))}
+	return &ast.FuncCallExpr{FnName: ast.NewCIStr("substr"), Args: []ast.ExprNode{col, pos, value(int64(1))}}
 }

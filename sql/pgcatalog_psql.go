@@ -191,7 +191,9 @@ func (a *catalogAnswer) rows() []fieldRow {
 			return nil
 		}
 		def := strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"
-		return []fieldRow{{"pg_get_viewdef": str(" " + def)}}
+		// The column goes by its alias when it has one (pg_dump's
+		// AS viewdef).
+		return []fieldRow{{a.q.Items[0]: str(" " + def)}}
 	case front.CatalogDatabases:
 		db := a.s.database
 		if db == "" {

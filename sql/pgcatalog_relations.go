@@ -182,6 +182,14 @@ func init() {
 			"relminmxid", types.Int8, "relacl", types.Text, "reloptions", types.Text, "relpartbound", types.Text),
 		rows: func(e *Engine) []types.Row {
 			var rows []types.Row
+			fkTables := map[string]bool{}
+			for _, t := range e.objects(catalog.KindTable) {
+				for _, c := range t.Constraints {
+					if c.Type == "f" {
+						fkTables[t.Name], fkTables[c.RefTable] = true, true
+					}
+				}
+			}
 			for _, r := range e.pgClassRows() {
 				am := int64(0)
 				switch r.kind {
@@ -190,10 +198,23 @@ func init() {
 				case "i":
 					am = 403 // btree
 				}
+				checks := 0
+				if r.user != nil {
+					for _, c := range r.user.d.Constraints {
+						if c.Type == "c" {
+							checks++
+						}
+					}
+				}
+				// A foreign key is kept by triggers on both its tables in
+				// PostgreSQL (pg_dump looks for foreign keys only where
+				// relhastriggers is set); a view has its _RETURN rule.
+				triggers := r.user != nil && fkTables[r.user.d.Name]
+				rules := r.kind == "v" || r.kind == "m"
 				rows = append(rows, types.Row{intD(r.oid), str(r.name), intD(r.ns), intD(0), intD(0), intD(10),
 					intD(am), intD(0), intD(0), intD(0), types.NewFloat(-1), intD(0), intD(0), b(r.hasIndex),
-					b(false), str("p"), str(r.kind), intD(int64(len(r.cols))), intD(0), b(false),
-					b(false), b(false), b(false), b(false), b(true), str("d"), b(false), intD(0), intD(0),
+					b(false), str("p"), str(r.kind), intD(int64(len(r.cols))), intD(int64(checks)), b(rules),
+					b(triggers), b(false), b(false), b(false), b(true), str("d"), b(false), intD(0), intD(0),
 					intD(0), types.Null, types.Null, types.Null})
 			}
 			return rows
@@ -315,9 +336,35 @@ func init() {
 				{intD(oidPgCatalog), str("pg_catalog"), intD(10), types.Null},
 				// public as initdb makes it: owned by pg_database_owner,
 				// usable and creatable by all.
-				{intD(oidPublic), str("public"), intD(6171), str("{pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}")},
+				{intD(oidPublic), str("public"), intD(pgDatabaseOwnerOID), str("{pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}")},
 				{intD(oidInfoSchema), str("information_schema"), intD(10), types.Null},
 			}
 		},
 	}
+}
+
+// relationOID is the pg_class OID of the relation d names, the value of
+// its system column tableoid: a user relation's or a system table's, 0
+// for others (streamdb's own tables outside pg_catalog).
+func relationOID(d *catalog.Descriptor) int64 {
+	switch d.Kind {
+	case catalog.KindStream, catalog.KindTable, catalog.KindView, catalog.KindPlainView, catalog.KindSequence:
+		return int64(firstUserOID + d.ID)
+	case catalog.KindSystem:
+		name := d.Name
+		if !strings.Contains(name, ".") {
+			name = "pg_catalog." + name
+		}
+		schema, rel, _ := strings.Cut(name, ".")
+		ns := int64(oidPgCatalog)
+		if schema == "information_schema" {
+			ns = oidInfoSchema
+		}
+		for _, r := range pgSystemRels() {
+			if r.name == rel && r.ns == ns {
+				return r.oid
+			}
+		}
+	}
+	return 0
 }

@@ -11,6 +11,9 @@ import (
 // Role rows of pg_catalog: pg_roles and pg_user as system tables, and the
 // answer to psql's \du. The bootstrap superuser has PostgreSQL's oid 10.
 
+// pgDatabaseOwnerOID is the OID of PostgreSQL's role pg_database_owner.
+const pgDatabaseOwnerOID = 6171
+
 // roleRow is one role as the catalogs show it.
 type roleRow struct {
 	oid                  int64
@@ -44,6 +47,11 @@ func init() {
 					boolD(r.super), boolD(r.super), boolD(r.login), boolD(false), types.NewInt(-1),
 					str("********"), types.Null, boolD(r.super), types.Null})
 			}
+			// PostgreSQL's predefined role that owns schema public
+			// (pg_namespace.nspowner), which tools resolve by OID.
+			out = append(out, types.Row{intD(pgDatabaseOwnerOID), str("pg_database_owner"), boolD(false), boolD(true),
+				boolD(false), boolD(false), boolD(false), boolD(false), types.NewInt(-1),
+				str("********"), types.Null, boolD(false), types.Null})
 			return out
 		},
 	}

@@ -3,6 +3,7 @@ package sql
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -12,13 +13,23 @@ import (
 // database of streamdb's objects.
 
 func init() {
-	for _, n := range []string{"pg_is_in_recovery"} {
+	for _, n := range []string{"pg_is_in_recovery", "acldefault", "pg_get_triggerdef", "pg_get_statisticsobjdef",
+		"pg_get_ruledef", "pg_get_policydef"} {
 		catalogFuncNames[n] = true
 	}
 	// Parameters pg_dump sets (they change nothing in streamdb).
 	for _, n := range []string{"synchronize_seqscans", "quote_all_identifiers", "lock_timeout", "row_security",
 		"transaction_deferrable", "default_transaction_deferrable"} {
 		sessionParams[n] = true
+	}
+	// Parameters a pg_dump script sets before its statements, with
+	// PostgreSQL's defaults: streamdb has no function bodies to check,
+	// no xml type, tablespaces or table access methods, so they change
+	// nothing either.
+	for name, def := range map[string]string{"check_function_bodies": "on", "xmloption": "content",
+		"default_tablespace": "", "default_table_access_method": "heap"} {
+		sessionParams[name] = true
+		defaultSessionSettings[name] = def
 	}
 	// What SHOW says of SET TRANSACTION's modes outside a transaction
 	// that set them.
@@ -96,6 +107,23 @@ func (v *catalogFuncs) toolCall(name string, args []ast.ExprNode) (out ast.ExprN
 		// A standby of an HA group refuses connections (57P03), so a
 		// session always runs on the active server.
 		return eq(value(int64(1)), value(int64(0))), true, nil
+	case "acldefault":
+		// The catalogs' ACL columns are NULL (the owner's default
+		// privileges, as in PostgreSQL for an object never granted
+		// on), and so is their default: pg_dump then dumps no GRANT.
+		if len(args) != 2 {
+			return nil, true, sqlerr.New(sqlerr.UndefinedFunction, "function acldefault takes an object kind and an owner OID")
+		}
+		return nullTextExpr(), true, nil
+	case "pg_get_triggerdef", "pg_get_statisticsobjdef", "pg_get_ruledef", "pg_get_policydef":
+		// streamdb has no triggers, statistics objects, rules or
+		// policies: no OID names one.
+		return nullTextExpr(), true, nil
 	}
 	return nil, false, nil
+}
+
+// nullTextExpr is NULL::text.
+func nullTextExpr() ast.ExprNode {
+	return &ast.FuncCallExpr{FnName: ast.NewCIStr(front.CastFunc), Args: []ast.ExprNode{value(nil), value("text")}}
 }

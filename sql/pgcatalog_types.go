@@ -106,7 +106,7 @@ func init() {
 			"typinput", types.Int8, "typoutput", types.Int8, "typreceive", types.Int8, "typsend", types.Int8,
 			"typalign", types.Text, "typstorage", types.Text, "typnotnull", types.Bool,
 			"typbasetype", types.Int8, "typtypmod", types.Int4, "typndims", types.Int4,
-			"typcollation", types.Int8, "typdefault", types.Text),
+			"typcollation", types.Int8, "typdefault", types.Text, "typdefaultbin", types.Text, "typacl", types.Text),
 		rows: func(*Engine) []types.Row {
 			var rows []types.Row
 			for _, t := range pgTypeTable {
@@ -121,7 +121,10 @@ func init() {
 				case t.len == 2:
 					align = "s"
 				}
-				if t.len == -1 {
+				switch {
+				case t.oid == 1700:
+					storage = "m" // numeric
+				case t.len == -1:
 					storage = "x"
 				}
 				collation := int64(0)
@@ -137,7 +140,7 @@ func init() {
 					types.NewBool(t.oid == 25 || t.oid == 701 || t.oid == 1184 || t.oid == 1186 || t.oid == 26),
 					types.NewBool(true), str(","), intD(0), str(sub), intD(t.elem), intD(t.array),
 					intD(pgProcOIDs[t.input]), intD(0), intD(0), intD(0), str(align), str(storage),
-					types.NewBool(false), intD(0), intD(-1), intD(0), intD(collation), types.Null})
+					types.NewBool(false), intD(0), intD(-1), intD(0), intD(collation), types.Null, types.Null, types.Null})
 			}
 			return rows
 		},

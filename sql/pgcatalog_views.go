@@ -58,13 +58,17 @@ func init() {
 	}
 }
 
-// pg_depend is empty: streamdb has no sequences, serial columns or other
-// dependent objects that tools look up through it (DBeaver joins it to
-// find a column's sequence).
+// pg_depend holds the dependencies tools look up through it: a
+// sequence's on the table column that owns it (DBeaver joins it to find a
+// column's sequence, pg_dump to dump identity and serial columns), a
+// view's rule's on what the view reads, and a column default's on the
+// sequence it calls.
 func init() {
 	pgSystemTables["pg_catalog.pg_depend"] = pgSystemTableDef{
 		cols: cols("classid", types.Int8, "objid", types.Int8, "objsubid", types.Int4, "refclassid", types.Int8,
 			"refobjid", types.Int8, "refobjsubid", types.Int4, "deptype", types.Text),
-		rows: func(e *Engine) []types.Row { return nil },
+		rows: func(e *Engine) []types.Row {
+			return append(append(e.sequenceDepends(), e.viewDepends()...), e.defaultDepends()...)
+		},
 	}
 }

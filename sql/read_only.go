@@ -71,7 +71,7 @@ func writeCommand(st *front.Statement) string {
 		*front.CreateIndex, *front.DropIndex, *front.CreateSource, *front.CreateMaterializedView,
 		*front.CreateView, *front.CreatePGSource, *front.CreateSchema, *front.DropSchema,
 		*front.CreateSequence, *front.CreateSink, *front.DropSink, *front.Drop,
-		*front.RenameRelation, *front.RoleStmt, *front.Grant,
+		*front.RenameRelation, *front.RoleStmt, *front.Grant, *front.AlterOwner,
 		*front.CreateSecret, *front.AlterSecret, *front.DropSecret:
 		return statementName(st.Text)
 	}

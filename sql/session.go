@@ -294,6 +294,10 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		return command(func(ctx context.Context) (string, error) { return createSchema(ctx, n) }), nil
 	case *front.Truncate:
 		return s.prepareTruncate(n)
+	case *front.Lock:
+		return s.prepareLock(n), nil
+	case *front.AlterOwner:
+		return command(func(ctx context.Context) (string, error) { return s.alterOwner(ctx, n) }), nil
 	case *front.DropSchema:
 		return command(func(ctx context.Context) (string, error) { return dropSchema(ctx, n) }), nil
 	case *front.Drop:

@@ -11,6 +11,20 @@ import (
 func parseAlter(st *Statement, c *cursor) (any, error) {
 	c.next() // ALTER
 	t := c.peek()
+	for _, kind := range [][]string{{"table"}, {"view"}, {"materialized", "view"}, {"sequence"}, {"stream"}} {
+		if c.peek().isWord(kind[0]) && (len(kind) == 1 || c.peekAt(1).isWord(kind[1])) {
+			save := c.i
+			c.i += len(kind)
+			if isAlterOwner(c) {
+				name := upper(kind[0])
+				if len(kind) == 2 {
+					name += " " + upper(kind[1])
+				}
+				return parseAlterOwner(c, name)
+			}
+			c.i = save
+		}
+	}
 	switch {
 	case c.word("system"):
 		return parseAlterSystem(c)

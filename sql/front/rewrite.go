@@ -33,6 +33,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.searchPathPass,
 		r.ctePass,
 		r.valuesPass,
+		r.arraySubqueryPass,
 		r.seriesPass,
 		r.orderedAggPass,
 		r.asOfPass,

@@ -154,4 +154,4 @@ func inFromClause(toks []token, i int) bool {
 var fromFunctions = []string{"generate_series", "unnest", "regexp_matches", "regexp_split_to_table", "generate_subscripts",
 	"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys", "jsonb_path_query",
 	"json_array_elements", "json_array_elements_text", "json_object_keys",
-	"jsonb_each", "jsonb_each_text", "json_each", "json_each_text"}
+	"jsonb_each", "jsonb_each_text", "json_each", "json_each_text", "pg_options_to_table"}

@@ -121,7 +121,7 @@ var queryStarts = setOf("select", "with", "values", "table", "insert", "update",
 
 // unsupportedStatements are PostgreSQL statements streamdb does not offer.
 var unsupportedStatements = setOf("vacuum", "analyze",
-	"lock", "listen", "notify", "unlisten", "do",
+	"listen", "notify", "unlisten", "do",
 	"call", "cluster", "reindex", "refresh", "import", "load", "reassign",
 	"security", "merge")
 
@@ -189,6 +189,8 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 		node, err = parseMove(c)
 	case first.isWord("discard"):
 		node, err = parseDiscard(c)
+	case first.isWord("lock"):
+		node, err = parseLock(c)
 	case first.isWord("deallocate"):
 		node, err = parseDeallocate(c)
 	case first.isWord("prepare"):

@@ -146,7 +146,7 @@ func TestPrivileges(t *testing.T) {
 
 	// Catalog rows.
 	wantRows(t, admin, "SELECT rolname, rolsuper, rolcanlogin FROM pg_roles ORDER BY rolname",
-		"alice f t", "bob f t", "quiet f f", "streamdb t t")
+		"alice f t", "bob f t", "pg_database_owner f f", "quiet f f", "streamdb t t")
 	wantRows(t, admin, "SELECT usename FROM pg_user ORDER BY usename", "alice", "bob", "streamdb")
 	wantRows(t, admin, "SHOW password_encryption", "scram-sha-256")
 
