@@ -81,6 +81,12 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	case old.Mirror != "" && !s.mirrorWriter:
 		return "", mirrorWriteError(old)
 	}
+	if len(n.Actions) == 1 && n.Actions[0].Kind == front.AlterAddIdentity {
+		if err := e.addIdentity(ctx, old, n.Actions[0]); err != nil {
+			return "", err
+		}
+		return tag, nil
+	}
 	a := &columnChange{s: s, old: old, d: cloneDescriptor(old)}
 	for i := range old.Columns {
 		a.from = append(a.from, i)
@@ -174,6 +180,11 @@ func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
 	switch act.Kind {
 	case front.AlterAddColumn:
 		return a.addColumn(ctx, act)
+	case front.AlterAddPrimaryKey:
+		return a.addPrimaryKey(ctx, act)
+	case front.AlterAddIdentity:
+		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... ADD GENERATED ... AS IDENTITY must be the only action of its ALTER TABLE").
+			WithHint("Run it as an ALTER TABLE statement of its own.")
 	case front.AlterDropColumn:
 		return a.dropColumn(ctx, act)
 	case front.AlterRenameColumn:
@@ -810,7 +821,8 @@ func (e *Engine) commitColumnChange(a *columnChange) error {
 // rewriteTableRows writes the rows of the table's state table in the
 // change's new shape into b: under their primary key, which no change
 // touches, or, without one, re-keyed by the whole new row, with the
-// multiplicities of rows that became equal (a column dropped) added up.
+// multiplicities of rows that became equal (a column dropped) added up,
+// or by the key ADD PRIMARY KEY gives the table.
 func rewriteTableRows(store *storage.Store, b *pebble.Batch, a *columnChange) error {
 	prefix := exec.ViewTablePrefix(a.old.ID)
 	keyed := len(a.old.PrimaryKey) > 0
@@ -821,6 +833,14 @@ func rewriteTableRows(store *storage.Store, b *pebble.Batch, a *columnChange) er
 	}
 	var rekeyed map[string]*counted
 	var order []string
+	var newKey []int
+	if !keyed && len(a.d.PrimaryKey) > 0 {
+		cols, err := a.d.Schema()
+		if err != nil {
+			return err
+		}
+		newKey = pkIndexes(a.d, cols)
+	}
 	err := storage.ScanPrefix(store.DB(), prefix, func(k, v []byte) error {
 		row, count, err := exec.DecodeViewValue(v, n)
 		if err != nil {
@@ -847,6 +867,11 @@ func rewriteTableRows(store *storage.Store, b *pebble.Batch, a *columnChange) er
 			rekeyed = map[string]*counted{}
 		}
 		nk := string(keyenc.AppendRowValue(slices.Clone(prefix), out))
+		if newKey != nil {
+			// ADD PRIMARY KEY: the rows go under their key, which
+			// addPrimaryKey found unique and not NULL.
+			nk = string(append(slices.Clone(prefix), rowKey(newKey, out)...))
+		}
 		if c, ok := rekeyed[nk]; ok {
 			c.count += count
 			return nil

@@ -28,6 +28,13 @@ const (
 	AlterSetNotNull
 	AlterDropNotNull
 	AlterColumnType
+	// AlterAddIdentity is ALTER COLUMN ... ADD GENERATED {ALWAYS | BY
+	// DEFAULT} AS IDENTITY [(options)]: Def.Identity and
+	// Def.IdentityOptions.
+	AlterAddIdentity
+	// AlterAddPrimaryKey is ADD [CONSTRAINT name] PRIMARY KEY (Keys),
+	// the constraint's name in Def.Name.
+	AlterAddPrimaryKey
 )
 
 // AlterAction is one action of an AlterTable.
@@ -46,6 +53,8 @@ type AlterAction struct {
 	NewName string
 	// Default is SET DEFAULT's expression as written.
 	Default string
+	// Keys are ADD PRIMARY KEY's columns.
+	Keys []string
 	// TypeName is ALTER COLUMN ... TYPE's type; Using its USING text.
 	TypeName string
 	Using    string
@@ -69,9 +78,9 @@ func isAlterColumns(c *cursor) bool {
 		i += 2
 	}
 	t, n := c.peekAt(i), c.peekAt(i+1)
-	// ADD [CONSTRAINT] UNIQUE/CHECK/FOREIGN KEY and DROP CONSTRAINT are
+	// ADD [CONSTRAINT] UNIQUE/CHECK/FOREIGN KEY/PRIMARY KEY and DROP CONSTRAINT are
 	// constraint actions (parseAlterConstraint).
-	if (t.isWord("add") && n.isWord("constraint", "unique", "check", "foreign")) || (t.isWord("drop") && n.isWord("constraint")) {
+	if (t.isWord("add") && n.isWord("constraint", "unique", "check", "foreign", "primary")) || (t.isWord("drop") && n.isWord("constraint")) {
 		return false
 	}
 	return t.isWord("add", "drop", "alter", "rename")
@@ -186,6 +195,9 @@ func parseAlterColumnAction(c *cursor, act *AlterAction) error {
 	case c.words("drop", "default"):
 		act.Kind = AlterDropDefault
 		return nil
+	case c.words("add", "generated"):
+		act.Kind = AlterAddIdentity
+		return parseIdentity(c, &act.Def)
 	case c.words("set", "not", "null"):
 		act.Kind = AlterSetNotNull
 		return nil

@@ -55,7 +55,7 @@ func isAlterConstraint(c *cursor) bool {
 	t, n := c.peek(), c.peekAt(1)
 	switch {
 	case t.isWord("add"):
-		return n.isWord("constraint", "unique", "check", "foreign")
+		return n.isWord("constraint", "unique", "check", "foreign", "primary")
 	case t.isWord("drop"):
 		return n.isWord("constraint")
 	}
@@ -86,6 +86,9 @@ func parseAlterConstraint(c *cursor, schema, table string, ifExists bool) (any, 
 		}
 	}
 	t := c.peek()
+	if c.words("primary", "key") {
+		return parseAddPrimaryKey(c, schema, table, ifExists, name)
+	}
 	if t.isWord("primary", "exclude") {
 		return nil, unsupported(c.src, t, "ALTER TABLE ... ADD %s", upper(t.val))
 	}
@@ -288,4 +291,29 @@ func parseDeferrable(c *cursor, def *ConstraintDef, onColumn bool) error {
 			return nil
 		}
 	}
+}
+
+// parseAddPrimaryKey reads (column, ...) after ALTER TABLE name ADD
+// [CONSTRAINT name] PRIMARY KEY: an AlterTable of one AlterAddPrimaryKey
+// action, whose Def.Name is the constraint's name ("" when not written)
+// and Keys the columns.
+func parseAddPrimaryKey(c *cursor, schema, table string, ifExists bool, name string) (any, error) {
+	act := AlterAction{Kind: AlterAddPrimaryKey, Def: ColumnDef{Name: name}}
+	if err := c.expectOp("("); err != nil {
+		return nil, err
+	}
+	for {
+		col, err := c.name()
+		if err != nil {
+			return nil, err
+		}
+		act.Keys = append(act.Keys, col)
+		if c.op(")") {
+			break
+		}
+		if err := c.expectOp(","); err != nil {
+			return nil, err
+		}
+	}
+	return &AlterTable{Schema: schema, Table: table, IfExists: ifExists, Actions: []AlterAction{act}}, c.end()
 }

@@ -25,6 +25,8 @@ type SequenceOptions struct {
 	Restart     bool   // ALTER SEQUENCE ... RESTART
 	RestartWith *int64 // RESTART WITH n; nil restarts at the start value
 	OwnedBy     string // OWNED BY table.column; "none" for OWNED BY NONE
+	// SequenceName is an identity column's SEQUENCE NAME name, or "".
+	SequenceName string
 }
 
 // CreateSequence is CREATE SEQUENCE [IF NOT EXISTS] name [options].
@@ -52,6 +54,9 @@ func parseCreateSequence(c *cursor) (any, error) {
 	}
 	if err := parseSequenceOptions(c, &n.Options, false); err != nil {
 		return nil, err
+	}
+	if n.Options.SequenceName != "" {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "SEQUENCE NAME is an option of an identity column's sequence only")
 	}
 	return n, c.end()
 }
@@ -173,9 +178,31 @@ func parseSequenceOptions(c *cursor, o *SequenceOptions, alter bool) error {
 			if err != nil {
 				return err
 			}
+			if c.op(".") {
+				// schema.table.column (pg_dump writes public.t.c).
+				schema := table
+				table = col
+				if col, err = c.name(); err != nil {
+					return err
+				}
+				if schema != "public" {
+					return errorAt(c.src, t, sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, table)
+				}
+			}
 			o.OwnedBy = table + "." + col
-		case t.isWord("sequence") && c.peekAt(1).isWord("name"):
-			return unsupported(c.src, t, "SEQUENCE NAME")
+		case c.words("sequence", "name"):
+			// An identity column's sequence's name (pg_dump writes it).
+			if err = once(t, "sequence name"); err != nil {
+				return err
+			}
+			schema, name, err := c.qualifiedName()
+			if err != nil {
+				return err
+			}
+			if schema != "" && schema != "public" {
+				return errorAt(c.src, t, sqlerr.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+			}
+			o.SequenceName = name
 		default:
 			return c.fail()
 		}

@@ -23,6 +23,10 @@ func parseAlterTable(c *cursor) (any, error) {
 		return parseAlterColumns(c, false)
 	}
 	a := &AlterTableOptions{IfExists: c.words("if", "exists")}
+	// ONLY (no descendant tables): streamdb has no table inheritance.
+	if c.peek().isWord("only") && c.peekAt(1).isName() {
+		c.next()
+	}
 	var err error
 	if a.Schema, a.Table, err = c.qualifiedName(); err != nil {
 		return nil, err

@@ -205,3 +205,27 @@ func hasAll(dir string, progs ...string) bool {
 	}
 	return true
 }
+
+// PostgresClient returns the path of a PostgreSQL client program (psql,
+// pg_dump): the one on $PATH, else the one beside the server binaries
+// StartPostgres uses. The test fails with a hint when there is none.
+func PostgresClient(t testing.TB, prog string) string {
+	t.Helper()
+	if p, err := exec.LookPath(prog); err == nil {
+		return p
+	}
+	if dir, err := findPostgresBin(); err == nil {
+		if p := filepath.Join(dir, prog); hasAll(dir, prog) {
+			return p
+		}
+	}
+	t.Fatalf("testutil: %s not found on $PATH or under /usr/lib/postgresql/*/bin; install it: apt-get install -y postgresql-client", prog)
+	return ""
+}
+
+// ConnectDSN opens a pgx connection to dsn (another database of a
+// Postgres, say), closed by t.Cleanup.
+func ConnectDSN(t testing.TB, dsn string) *pgx.Conn {
+	t.Helper()
+	return connect(t, dsn)
+}
