@@ -8,11 +8,10 @@ import (
 )
 
 // LOCK TABLE, which pg_dump sends for every table it dumps (IN ACCESS
-// SHARE MODE) so that no DDL changes them while it reads. A transaction
-// of streamdb reads one snapshot of the catalog and of the tables, so
-// what it reads cannot change under it and LOCK takes no lock: it checks
-// what PostgreSQL checks (a transaction block, tables that exist) and
-// does nothing else.
+// SHARE MODE) so that no DDL changes them while it reads. streamdb has no
+// table locks: LOCK checks what PostgreSQL checks (a transaction block,
+// tables that exist) and takes none, so DDL of other sessions is not
+// held back while a dump runs.
 func (s *session) prepareLock(n *front.Lock) *prepared {
 	return command(func(context.Context) (string, error) {
 		if s.tx == nil {
