@@ -7,12 +7,13 @@ import (
 	"sync"
 
 	"streamdb/expr"
+	"streamdb/pgcatalog"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
 // pg_proc lists the built-in functions as PostgreSQL 15 does, for the ones
-// streamdb has: the rows of PostgreSQL's pg_proc (pgcatalog_proc_data.go)
+// streamdb has: the rows of PostgreSQL's pg_proc (pgcatalog.BuiltinProcData)
 // for the names streamdb implements, kept when streamdb has every argument
 // type and, for a scalar function, when the function registry
 // (expr.Call) accepts a call with those argument types. So a signature
@@ -60,7 +61,7 @@ func pgProcNotInRegistry(name string) bool {
 
 var builtinProcs = sync.OnceValue(func() []pgProc {
 	var out []pgProc
-	for _, line := range strings.Split(strings.TrimSpace(pgBuiltinProcData), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(pgcatalog.BuiltinProcData), "\n") {
 		f := strings.Split(line, "|")
 		p := pgProc{name: f[1], kind: f[2][:1], volatile: f[2][1:2], par: f[2][2:3], retset: f[2][3] == 't',
 			src: f[5], description: f[6]}

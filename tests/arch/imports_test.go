@@ -25,7 +25,7 @@ var layers = [][]string{
 	{"plan"},
 	{"storage", "storage/keyenc"},
 	{"catalog"},
-	{"pgcopy"},
+	{"pgcatalog", "pgcopy"},
 	{"expr", "types", "sqlerr", "ha"},
 	{"config", "metrics", "faults", "gcpace", "nexmark"},
 }
@@ -34,7 +34,11 @@ var layers = [][]string{
 // them: checkpoint reaches the runtime only through its EpochSource
 // interface (TestCheckpointSeesEpochs also rules out indirect imports).
 var forbidden = map[[2]string]string{
-	{"checkpoint", "exec"}: "checkpoint sees epochs through its EpochSource interface, not exec's types",
+	{"checkpoint", "exec"}:   "checkpoint sees epochs through its EpochSource interface, not exec's types",
+	{"pgcatalog", "sql"}:     "pgcatalog reaches the engine through an interface it defines, which sql implements",
+	{"pgcatalog", "storage"}: "pgcatalog reads the catalog through its interface, not from Pebble",
+	{"pgcatalog", "broker"}:  "pgcatalog reads the catalog through its interface, not from NATS",
+	{"pgcatalog", "node"}:    "pgcatalog reaches the engine through an interface it defines, not the node",
 }
 
 func TestImportsPointDown(t *testing.T) {

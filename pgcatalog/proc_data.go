@@ -1,12 +1,12 @@
-package sql
+package pgcatalog
 
-// pgBuiltinProcData is pg_proc of PostgreSQL 15 (pg_catalog) for the names
+// BuiltinProcData is pg_proc of PostgreSQL 15 (pg_catalog) for the names
 // of the functions, aggregates and window functions streamdb implements:
 // oid|name|kind volatility parallel retset|return type|argument types|prosrc|description.
-// pgcatalog_proc.go keeps the rows whose argument types streamdb has and
+// sql/pgcatalog_proc.go keeps the rows whose argument types streamdb has and
 // whose call its function registry accepts. Taken from PostgreSQL 15.18 with
 // a query on pg_proc joined to pg_description.
-const pgBuiltinProcData = `
+const BuiltinProcData = `
 1394|abs|fisf|700|700|float4abs|absolute value
 1395|abs|fisf|701|701|float8abs|absolute value
 1396|abs|fisf|20|20|int8abs|absolute value
