@@ -10,6 +10,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"streamdb/config"
+	"streamdb/pgcatalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -468,8 +469,8 @@ func (e *Engine) resolveOID(typ, name string) (int64, error) {
 		}
 		return 0, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
 	case "regtype":
-		if t, ok := pgTypeByName(strings.TrimPrefix(unquoted, "pg_catalog.")); ok {
-			return t.oid, nil
+		if t, ok := pgcatalog.TypeByName(strings.TrimPrefix(unquoted, "pg_catalog.")); ok {
+			return t.OID, nil
 		}
 		return 0, sqlerr.New(sqlerr.UndefinedObject, "type %q does not exist", name)
 	case "regproc", "regprocedure":
@@ -626,8 +627,8 @@ func (e *Engine) oidDisplay(typ, name string) (string, error) {
 		if t, ok := types.FromOID(uint32(oid)); ok && t != types.Unknown {
 			return t.String(), nil
 		}
-		if t, ok := pgTypeByOID(oid); ok {
-			return t.name, nil
+		if t, ok := pgcatalog.TypeByOID(oid); ok {
+			return t.Name, nil
 		}
 	case "regproc", "regprocedure":
 		if shown, ok := procDisplay(typ, oid); ok {

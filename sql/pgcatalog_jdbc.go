@@ -3,6 +3,7 @@ package sql
 import (
 	"sort"
 
+	"streamdb/pgcatalog"
 	"streamdb/types"
 )
 
@@ -40,8 +41,8 @@ func jdbcTypeCache(e *Engine) []fieldRow {
 		out = append(out, fieldRow{"oid": r[0], "typname": r[1], "typtype": r[6]})
 	}
 	arrays := map[int64]bool{}
-	for _, t := range pgTypeTable {
-		arrays[t.oid] = t.input == "array_in"
+	for _, t := range pgcatalog.Types {
+		arrays[t.OID] = t.Input == "array_in"
 	}
 	for _, f := range out {
 		f["is_array"] = types.NewBool(arrays[f["oid"].I])

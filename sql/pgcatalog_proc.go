@@ -87,13 +87,13 @@ var builtinProcs = sync.OnceValue(func() []pgProc {
 			out = append(out, p)
 		}
 	}
-	for _, t := range pgTypeTable {
-		oid, ok := pgProcOIDs[t.input]
-		if !ok || t.input == "array_in" && t.elem != 16 {
+	for _, t := range pgcatalog.Types {
+		oid, ok := pgcatalog.ProcOIDs[t.Input]
+		if !ok || t.Input == "array_in" && t.Elem != 16 {
 			continue // array_in once
 		}
-		out = append(out, pgProc{oid: oid, name: t.input, kind: "f", volatile: "i", par: "s", ret: t.oid,
-			args: []int64{2275, 26, 23}, src: t.input})
+		out = append(out, pgProc{oid: oid, name: t.Input, kind: "f", volatile: "i", par: "s", ret: t.OID,
+			args: []int64{2275, 26, 23}, src: t.Input})
 	}
 	return out
 })
@@ -133,11 +133,11 @@ func procTypeName(oid int64) string {
 	if t, ok := types.FromOID(uint32(oid)); ok && t != types.Unknown {
 		return t.String()
 	}
-	if t, ok := pgTypeByOID(oid); ok {
-		if t.elem != 0 {
-			return procTypeName(t.elem) + "[]"
+	if t, ok := pgcatalog.TypeByOID(oid); ok {
+		if t.Elem != 0 {
+			return procTypeName(t.Elem) + "[]"
 		}
-		return t.name
+		return t.Name
 	}
 	return fmt.Sprint(oid)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"streamdb/catalog"
+	"streamdb/pgcatalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -158,8 +159,8 @@ func (a *catalogAnswer) rows() []fieldRow {
 		return jdbcTypeCache(e)
 	case front.CatalogJDBCTypes:
 		var out []fieldRow
-		for _, t := range pgTypeTable {
-			out = append(out, fieldRow{"typname": str(t.name), "oid": intD(t.oid)})
+		for _, t := range pgcatalog.Types {
+			out = append(out, fieldRow{"typname": str(t.Name), "oid": intD(t.OID)})
 		}
 		return out
 	case front.CatalogPrimaryKey:

@@ -8,6 +8,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
+	"streamdb/pgcatalog"
 	"streamdb/sql/front"
 	"streamdb/types"
 )
@@ -75,19 +76,19 @@ func (e *Engine) regNames(typ string) map[string]int64 {
 	out := map[string]int64{}
 	switch typ {
 	case "regtype":
-		for _, t := range pgTypeTable {
-			out[t.name] = t.oid
-			out["pg_catalog."+t.name] = t.oid
-			if st, ok := types.FromOID(uint32(t.oid)); ok && st != types.Unknown {
-				out[st.String()] = t.oid
+		for _, t := range pgcatalog.Types {
+			out[t.Name] = t.OID
+			out["pg_catalog."+t.Name] = t.OID
+			if st, ok := types.FromOID(uint32(t.OID)); ok && st != types.Unknown {
+				out[st.String()] = t.OID
 			}
 		}
 		for _, alias := range []string{"int", "integer", "smallint", "bigint", "real", "float", "double precision",
 			"boolean", "decimal", "character varying", "timestamp without time zone", "timestamp with time zone",
 			"time without time zone", "time with time zone"} {
-			if t, ok := pgTypeByName(alias); ok {
-				out[alias] = t.oid
-				out[alias+"[]"] = t.array
+			if t, ok := pgcatalog.TypeByName(alias); ok {
+				out[alias] = t.OID
+				out[alias+"[]"] = t.Array
 			}
 		}
 	case "regclass":

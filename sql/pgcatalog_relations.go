@@ -7,6 +7,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/expr"
+	"streamdb/pgcatalog"
 	"streamdb/types"
 )
 
@@ -233,13 +234,13 @@ func init() {
 			var rows []types.Row
 			for _, r := range e.pgClassRows() {
 				for i, c := range r.cols {
-					t, _ := pgTypeByOID(int64(c.typ.OID()))
+					t, _ := pgcatalog.TypeByOID(int64(c.typ.OID()))
 					collation := int64(0)
 					if c.typ.IsString() {
 						collation = 100
 					}
 					rows = append(rows, types.Row{intD(r.oid), str(c.name), intD(int64(c.typ.OID())), intD(-1),
-						intD(t.len), intD(int64(i + 1)), intD(0), intD(-1), intD(c.atttypmod()), b(t.byval),
+						intD(t.Len), intD(int64(i + 1)), intD(0), intD(-1), intD(c.atttypmod()), b(t.ByVal),
 						str("i"), str(attstorageCode(c.typ)), str(""), b(c.notNull), b(c.attrDef() != ""), b(false),
 						str(c.identity), str(c.attGenerated()), b(false), b(true), intD(0), intD(collation), types.Null, types.Null,
 						types.Null, types.Null})
