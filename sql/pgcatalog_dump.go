@@ -14,8 +14,8 @@ import (
 )
 
 // The catalogs pg_dump reads besides the relation catalogs. Most hold
-// objects streamdb does not have (pgcatalog.EmptyCatalogs). pg_tablespace
-// has PostgreSQL's two tablespaces and pg_sequence one row per sequence.
+// objects streamdb does not have (pgcatalog.EmptyCatalogs); pg_sequence
+// has one row per sequence.
 
 // textArrayType is text[].
 var textArrayType = types.ArrayOf(types.Text)
@@ -23,15 +23,6 @@ var textArrayType = types.ArrayOf(types.Text)
 func init() {
 	for name, c := range pgcatalog.EmptyCatalogs {
 		pgSystemTables["pg_catalog."+name] = pgSystemTableDef{cols: c, rows: func(*Engine) []types.Row { return nil }}
-	}
-	pgSystemTables["pg_catalog.pg_tablespace"] = pgSystemTableDef{
-		cols: cols("oid", types.Int8, "spcname", types.Text, "spcowner", types.Int8, "spcacl", types.Text, "spcoptions", textArrayType),
-		rows: func(*Engine) []types.Row {
-			return []types.Row{
-				{intD(1663), str("pg_default"), intD(10), types.Null, types.Null},
-				{intD(1664), str("pg_global"), intD(10), types.Null, types.Null},
-			}
-		},
 	}
 	pgSystemTables["pg_catalog.pg_rewrite"] = pgSystemTableDef{
 		cols: cols("oid", types.Int8, "rulename", types.Text, "ev_class", types.Int8, "ev_type", types.Text,

@@ -3,6 +3,7 @@ package sql
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/pgcatalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -35,45 +36,16 @@ func init() {
 	// that set them.
 	defaultSessionSettings["transaction_read_only"] = "off"
 	defaultSessionSettings["transaction_deferrable"] = "off"
-	// pg_collation: the collations every PostgreSQL database has
-	// (Django's table description joins it); streamdb compares text
-	// bytewise, as collation C does.
-	pgSystemTables["pg_catalog.pg_collation"] = pgSystemTableDef{
-		cols: cols("oid", types.Int8, "collname", types.Text, "collnamespace", types.Int8, "collowner", types.Int8,
-			"collprovider", types.Text, "collisdeterministic", types.Bool, "collencoding", types.Int4,
-			"collcollate", types.Text, "collctype", types.Text, "colliculocale", types.Text, "collversion", types.Text),
-		rows: func(*Engine) []types.Row {
-			return []types.Row{
-				{intD(100), str("default"), intD(oidPgCatalog), intD(10), str("d"), types.NewBool(true), intD(-1), types.Null, types.Null, types.Null, types.Null},
-				{intD(950), str("C"), intD(oidPgCatalog), intD(10), str("c"), types.NewBool(true), intD(-1), str("C"), str("C"), types.Null, types.Null},
-				{intD(951), str("POSIX"), intD(oidPgCatalog), intD(10), str("c"), types.NewBool(true), intD(-1), str("POSIX"), str("POSIX"), types.Null, types.Null},
-			}
-		},
-	}
-	// pg_range: PostgreSQL 15's built-in range types. streamdb has no
-	// range types; drivers read this table to learn the range types'
-	// OIDs, and find none of them in pg_type.
-	pgSystemTables["pg_catalog.pg_range"] = pgSystemTableDef{
-		cols: cols("rngtypid", types.Int8, "rngsubtype", types.Int8, "rngmultitypid", types.Int8,
-			"rngcollation", types.Int8, "rngsubopc", types.Int8, "rngcanonical", types.Text, "rngsubdiff", types.Text),
-		rows: func(*Engine) []types.Row {
-			var rows []types.Row
-			for _, r := range []struct {
-				typ, sub, multi, opc int64
-				canonical, subdiff   string
-			}{
-				{3904, 23, 4451, 1978, "int4range_canonical", "int4range_subdiff"},
-				{3906, 1700, 4532, 3125, "-", "numrange_subdiff"},
-				{3908, 1114, 4533, 3128, "-", "tsrange_subdiff"},
-				{3910, 1184, 4534, 3127, "-", "tstzrange_subdiff"},
-				{3912, 1082, 4535, 3122, "daterange_canonical", "daterange_subdiff"},
-				{3926, 20, 4536, 3124, "int8range_canonical", "int8range_subdiff"},
-			} {
-				rows = append(rows, types.Row{intD(r.typ), intD(r.sub), intD(r.multi), intD(0), intD(r.opc),
-					str(r.canonical), str(r.subdiff)})
+	// Catalogs whose rows are PostgreSQL's own (pg_collation, pg_range,
+	// pg_tablespace).
+	for name, t := range pgcatalog.FixedTables {
+		pgSystemTables["pg_catalog."+name] = pgSystemTableDef{cols: t.Columns, rows: func(*Engine) []types.Row {
+			rows := make([]types.Row, len(t.Rows))
+			for i, r := range t.Rows {
+				rows[i] = append(types.Row(nil), r...)
 			}
 			return rows
-		},
+		}}
 	}
 }
 
