@@ -40,21 +40,8 @@ func init() {
 		},
 	}
 	pgSystemTables["pg_catalog.pg_sequence"] = pgSystemTableDef{
-		cols: cols("seqrelid", types.Int8, "seqtypid", types.Int8, "seqstart", types.Int8, "seqincrement", types.Int8,
-			"seqmax", types.Int8, "seqmin", types.Int8, "seqcache", types.Int8, "seqcycle", types.Bool),
-		rows: func(e *Engine) []types.Row {
-			var rows []types.Row
-			for _, d := range e.objects(catalog.KindSequence) {
-				q := d.Sequence
-				typ := map[string]int64{"smallint": 21, "integer": 23}[q.Type]
-				if typ == 0 {
-					typ = 20
-				}
-				rows = append(rows, types.Row{intD(int64(firstUserOID + d.ID)), intD(typ), intD(q.Start), intD(q.Increment),
-					intD(q.Max), intD(q.Min), intD(q.Cache), types.NewBool(q.Cycle)})
-			}
-			return rows
-		},
+		cols: pgcatalog.SequenceColumns,
+		rows: func(e *Engine) []types.Row { return pgcatalog.SequenceRows(catalogEngine{e}) },
 	}
 	for name, oid := range map[string]int64{
 		"pg_tablespace": 1213, "pg_sequence": 2224, "pg_cast": 2605, "pg_depend": 2608, "pg_inherits": 2611,
@@ -207,4 +194,17 @@ func bindOptionsToTable(b *binder, fc *ast.FuncCallExpr) ([]srfCall, error) {
 		{Name: "option_name", Args: args, T: types.Text, rows: part(false)},
 		{Name: "option_value", Args: args, T: types.Text, rows: part(true)},
 	}, nil
+}
+
+// catalogEngine is the engine as package pgcatalog reads it.
+type catalogEngine struct{ e *Engine }
+
+func (c catalogEngine) Sequences() []pgcatalog.Sequence {
+	var out []pgcatalog.Sequence
+	for _, d := range c.e.objects(catalog.KindSequence) {
+		q := d.Sequence
+		out = append(out, pgcatalog.Sequence{OID: int64(firstUserOID + d.ID), Type: q.Type, Start: q.Start,
+			Increment: q.Increment, Max: q.Max, Min: q.Min, Cache: q.Cache, Cycle: q.Cycle})
+	}
+	return out
 }
