@@ -7,6 +7,30 @@ package pgcatalog
 type Engine interface {
 	// Sequences lists the sequences.
 	Sequences() []Sequence
+	// OwnedSequences lists the sequences owned by a table column.
+	OwnedSequences() []OwnedSequence
+	// Views lists the views, plain and materialized.
+	Views() []View
+	// DefaultSequences lists the column defaults that call nextval.
+	DefaultSequences() []DefaultSequence
+}
+
+// OwnedSequence is a sequence owned by a table column.
+type OwnedSequence struct {
+	OID, TableOID int64
+	Column        int64 // the column's number (attnum)
+	Identity      bool  // the sequence of an identity column
+}
+
+// View is a plain or materialized view.
+type View struct {
+	OID   int64
+	Reads []int64 // the OIDs of the relations its query reads
+}
+
+// DefaultSequence is a column default that calls nextval of a sequence.
+type DefaultSequence struct {
+	AttrdefOID, SequenceOID int64
 }
 
 // Sequence is a sequence as pg_sequence describes it.

@@ -25,19 +25,8 @@ func init() {
 		pgSystemTables["pg_catalog."+name] = pgSystemTableDef{cols: c, rows: func(*Engine) []types.Row { return nil }}
 	}
 	pgSystemTables["pg_catalog.pg_rewrite"] = pgSystemTableDef{
-		cols: cols("oid", types.Int8, "rulename", types.Text, "ev_class", types.Int8, "ev_type", types.Text,
-			"ev_enabled", types.Text, "is_instead", types.Bool, "ev_qual", types.Text, "ev_action", types.Text),
-		rows: func(e *Engine) []types.Row {
-			var rows []types.Row
-			for _, r := range e.pgRelations() {
-				if r.relkind != "v" && r.relkind != "m" {
-					continue
-				}
-				rows = append(rows, types.Row{intD(viewRuleOID(r)), str("_RETURN"), intD(int64(r.oid)), str("1"),
-					str("O"), types.NewBool(true), types.Null, types.Null})
-			}
-			return rows
-		},
+		cols: pgcatalog.RewriteColumns,
+		rows: func(e *Engine) []types.Row { return pgcatalog.RewriteRows(catalogEngine{e}) },
 	}
 	pgSystemTables["pg_catalog.pg_sequence"] = pgSystemTableDef{
 		cols: pgcatalog.SequenceColumns,
@@ -54,93 +43,8 @@ func init() {
 	}
 }
 
-// viewRuleOID is the OID of a view's _RETURN rule in pg_rewrite.
-func viewRuleOID(r pgRelation) int64 { return int64(r.oid) + ruleOIDBase }
-
-// ruleOIDBase offsets a view's OID to its rule's OID (below pkOIDBase).
-const ruleOIDBase = 1 << 29
-
-// pgRewriteOID is pg_rewrite's OID, the classid of a rule.
-const pgRewriteOID = 2618
-
-// viewDepends are pg_depend's rows of the views' rules, as PostgreSQL
-// records them: the rule is part of its view ('i') and depends on each
-// relation its query reads ('n'). pg_dump orders a view after what it
-// reads by them.
-func (e *Engine) viewDepends() []types.Row {
-	var rows []types.Row
-	for _, r := range e.pgRelations() {
-		if r.relkind != "v" && r.relkind != "m" {
-			continue
-		}
-		rule := intD(viewRuleOID(r))
-		rows = append(rows, types.Row{intD(pgRewriteOID), rule, intD(0), intD(pgClassOID), intD(int64(r.oid)), intD(0), str("i")})
-		for _, in := range r.d.DependsOn {
-			if d, ok := e.lookup(in); ok {
-				rows = append(rows, types.Row{intD(pgRewriteOID), rule, intD(0), intD(pgClassOID),
-					intD(int64(firstUserOID + d.ID)), intD(0), str("n")})
-			}
-		}
-	}
-	return rows
-}
-
-// pgAttrdefOID is pg_attrdef's OID, the classid of a column default.
-const pgAttrdefOID = 2604
-
 // defaultSequence finds the sequence a DEFAULT nextval('name') names.
 var defaultSequence = regexp.MustCompile(`nextval\('(?:public\.)?"?([^'"]+)"?'`)
-
-// defaultDepends are pg_depend's rows of the column defaults that call
-// nextval on a sequence ('n', as PostgreSQL records them): pg_dump then
-// creates the sequence before it sets the default.
-func (e *Engine) defaultDepends() []types.Row {
-	var rows []types.Row
-	for _, r := range e.pgRelations() {
-		for i, c := range r.cols {
-			m := defaultSequence.FindStringSubmatch(c.def)
-			if m == nil {
-				continue
-			}
-			q, ok := e.lookup(m[1])
-			if !ok || q.Kind != catalog.KindSequence {
-				continue
-			}
-			rows = append(rows, types.Row{intD(pgAttrdefOID), intD(attrdefOIDBase + int64(r.oid)<<10 + int64(i)), intD(0),
-				intD(pgClassOID), intD(int64(firstUserOID + q.ID)), intD(0), str("n")})
-		}
-	}
-	return rows
-}
-
-// sequenceDepends are pg_depend's rows of the sequences owned by a
-// table column: deptype 'i' for an identity column's sequence, 'a' for
-// a serial column's or one set by OWNED BY, as PostgreSQL records them
-// (pg_dump dumps an identity sequence with its column, and an owned
-// sequence with ALTER SEQUENCE ... OWNED BY).
-func (e *Engine) sequenceDepends() []types.Row {
-	var rows []types.Row
-	for _, t := range e.objects(catalog.KindTable) {
-		for _, q := range e.ownedSequences(t) {
-			col := q.Sequence.OwnedByColumn
-			attnum, deptype := int64(0), "a"
-			for i, c := range t.Columns {
-				if c.Name == col {
-					attnum = int64(i + 1)
-				}
-				if c.IdentitySequence == q.Name {
-					attnum, deptype = int64(i+1), "i"
-				}
-			}
-			rows = append(rows, types.Row{intD(pgClassOID), intD(int64(firstUserOID + q.ID)), intD(0),
-				intD(pgClassOID), intD(int64(firstUserOID + t.ID)), intD(attnum), str(deptype)})
-		}
-	}
-	return rows
-}
-
-// pgClassOID is pg_class's own OID, the classid of a relation.
-const pgClassOID = 1259
 
 // bindOptionsToTable binds pg_options_to_table(options) in FROM: the
 // rows (option_name, option_value) of a text[] of "name=value" items,
@@ -205,6 +109,59 @@ func (c catalogEngine) Sequences() []pgcatalog.Sequence {
 		q := d.Sequence
 		out = append(out, pgcatalog.Sequence{OID: int64(firstUserOID + d.ID), Type: q.Type, Start: q.Start,
 			Increment: q.Increment, Max: q.Max, Min: q.Min, Cache: q.Cache, Cycle: q.Cycle})
+	}
+	return out
+}
+
+func (c catalogEngine) OwnedSequences() []pgcatalog.OwnedSequence {
+	var out []pgcatalog.OwnedSequence
+	for _, t := range c.e.objects(catalog.KindTable) {
+		for _, q := range c.e.ownedSequences(t) {
+			o := pgcatalog.OwnedSequence{OID: int64(firstUserOID + q.ID), TableOID: int64(firstUserOID + t.ID)}
+			for i, col := range t.Columns {
+				if col.Name == q.Sequence.OwnedByColumn {
+					o.Column = int64(i + 1)
+				}
+				if col.IdentitySequence == q.Name {
+					o.Column, o.Identity = int64(i+1), true
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (c catalogEngine) Views() []pgcatalog.View {
+	var out []pgcatalog.View
+	for _, r := range c.e.pgRelations() {
+		if r.relkind != "v" && r.relkind != "m" {
+			continue
+		}
+		v := pgcatalog.View{OID: int64(r.oid)}
+		for _, in := range r.d.DependsOn {
+			if d, ok := c.e.lookup(in); ok {
+				v.Reads = append(v.Reads, int64(firstUserOID+d.ID))
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (c catalogEngine) DefaultSequences() []pgcatalog.DefaultSequence {
+	var out []pgcatalog.DefaultSequence
+	for _, r := range c.e.pgRelations() {
+		for i, col := range r.cols {
+			m := defaultSequence.FindStringSubmatch(col.def)
+			if m == nil {
+				continue
+			}
+			if q, ok := c.e.lookup(m[1]); ok && q.Kind == catalog.KindSequence {
+				out = append(out, pgcatalog.DefaultSequence{AttrdefOID: attrdefOIDBase + int64(r.oid)<<10 + int64(i),
+					SequenceOID: int64(firstUserOID + q.ID)})
+			}
+		}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package sql
 import (
 	"strings"
 
+	"streamdb/pgcatalog"
 	"streamdb/types"
 )
 
@@ -58,17 +59,11 @@ func init() {
 	}
 }
 
-// pg_depend holds the dependencies tools look up through it: a
-// sequence's on the table column that owns it (DBeaver joins it to find a
-// column's sequence, pg_dump to dump identity and serial columns), a
-// view's rule's on what the view reads, and a column default's on the
-// sequence it calls.
+// pg_depend holds the dependencies tools look up through it
+// (pgcatalog.DependRows; DBeaver joins it to find a column's sequence).
 func init() {
 	pgSystemTables["pg_catalog.pg_depend"] = pgSystemTableDef{
-		cols: cols("classid", types.Int8, "objid", types.Int8, "objsubid", types.Int4, "refclassid", types.Int8,
-			"refobjid", types.Int8, "refobjsubid", types.Int4, "deptype", types.Text),
-		rows: func(e *Engine) []types.Row {
-			return append(append(e.sequenceDepends(), e.viewDepends()...), e.defaultDepends()...)
-		},
+		cols: pgcatalog.DependColumns,
+		rows: func(e *Engine) []types.Row { return pgcatalog.DependRows(catalogEngine{e}) },
 	}
 }
