@@ -4,7 +4,7 @@ BIN       := bin/streamdb
 # The tests build the server binary once and share it.
 export STREAMDB_BIN := $(abspath $(BIN))
 
-.PHONY: build run test test-unit test-e2e vet fmt bench bench-100m fuzz props queries clean
+.PHONY: build run test test-unit test-e2e vet fmt bench bench-100m fuzz props queries views-churn clean
 
 # The version and commit that `streamdb --version` prints.
 VERSION   ?= $(shell git describe --tags --dirty 2>/dev/null || echo dev)
@@ -77,6 +77,13 @@ props: build
 QUERY_CASES ?= 2000
 queries: build
 	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_PROP_CASES=$(QUERY_CASES) $(GO) test -count=1 -timeout 60m -v -run 'TestQueries' ./tests/props/
+
+# Views with subqueries (tests/props TestSubqueryViewsChurn) created and
+# dropped while both their input tables change, CHURN_ROUNDS rounds (make
+# test runs 3); STREAMDB_PROP_SEED=N replays a seed's statements.
+CHURN_ROUNDS ?= 200
+views-churn: build
+	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_CHURN_ROUNDS=$(CHURN_ROUNDS) $(GO) test -count=1 -timeout 120m -v -run 'TestSubqueryViewsChurn' ./tests/props/
 
 clean:
 	rm -rf bin streamdb-data

@@ -14,7 +14,10 @@
 // and one with a jsonb column too (make queries: 2,000 of them);
 // TestQueriesAsViews makes a quarter as many of them materialized views
 // and compares them with PostgreSQL's after rounds of inserts, updates
-// and deletes. TestJSON draws random JSON documents and checks the json
+// and deletes. TestSubqueryViewsChurn creates and drops views with
+// subqueries (anti joins, scalar subqueries, DISTINCT ON over them) while
+// one session writes to both their input tables, and compares each with
+// PostgreSQL after a FLUSH (make views-churn runs many rounds). TestJSON draws random JSON documents and checks the json
 // and jsonb operators and functions (jsonb_path_ included) on each, ad
 // hoc and in views through inserts, updates and deletes. Each result must
 // equal PostgreSQL's, or fail with PostgreSQL's SQLSTATE when PostgreSQL
