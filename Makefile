@@ -76,7 +76,7 @@ props: build
 # runs 1,000 and 100); STREAMDB_PROP_SEED=N replays a seed.
 QUERY_CASES ?= 2000
 queries: build
-	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_PROP_CASES=$(QUERY_CASES) $(GO) test -count=1 -timeout 60m -v -run 'TestQueries' ./tests/props/
+	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_PROP_CASES=$(QUERY_CASES) $(GO) test -count=1 -timeout 240m -v -run 'TestQueries' ./tests/props/
 
 # Views with subqueries (tests/props TestSubqueryViewsChurn) created and
 # dropped while both their input tables change, CHURN_ROUNDS rounds (make

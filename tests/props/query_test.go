@@ -25,6 +25,7 @@ func TestQueries(t *testing.T) {
 	createQueryTables(t, r, p)
 	g := newQgen(r)
 	f := &failures{t: t}
+	defer f.done() // also after a fatal error
 	same, order := 0, 0
 	for range n {
 		q := g.query()
@@ -43,7 +44,6 @@ func TestQueries(t *testing.T) {
 	}
 	t.Logf("%d of %d queries agree with PostgreSQL (%.1f%%); %d differ only in whether a division by zero is reached (evaluation order, which SQL leaves to the planner); %d differ otherwise",
 		same, n, 100*float64(same)/float64(n), order, n-same-order)
-	f.done()
 }
 
 // createQueryTables creates and fills the tables the generator reads

@@ -22,10 +22,15 @@ import (
 func TestQueriesAsViews(t *testing.T) {
 	r := propRand(t)
 	n := max(1, propCases(t, 400)/4)
-	p := startPair(t, 40*time.Minute)
+	// A view takes seconds on a loaded machine (its CREATE, three
+	// FLUSHes and comparisons): make queries' full size needs hours.
+	p := startPair(t, max(40*time.Minute, time.Duration(n)*4*time.Second))
 	createQueryTables(t, r, p)
 	g := newQgen(r)
 	f := &failures{t: t}
+	// Differences found before a fatal error (a timeout, a full disk)
+	// are reported too.
+	defer f.done()
 	var pgRejects, refused, checked, order, views int
 	const batch = 6
 	var live []string // "name\x00query" of the views of the current batch
@@ -111,7 +116,6 @@ func TestQueriesAsViews(t *testing.T) {
 		drawn = append(drawn, fmt.Sprintf("%s %d", k, made[k]))
 	}
 	t.Logf("views made with: %s", strings.Join(drawn, ", "))
-	f.done()
 }
 
 // viewFeatures are fragments of the views made that the log counts, to
