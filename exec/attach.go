@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"streamdb/catalog"
@@ -306,18 +308,34 @@ func (rt *Runtime) attachLocked(e uint64) {
 }
 
 // joinAll joins every edge to its upstream after barrier e, or none if an
-// upstream has passed e already.
+// upstream has passed e already. It holds every upstream's hub lock at
+// once (each hub once, in upstream id order) while it checks and joins:
+// an upstream passes a barrier under its hub's lock, so none can pass e
+// between the check and the join. Joined one by one, an edge could be
+// taken in at e by its upstream just before another upstream refused and
+// the edge was taken back: it would keep the changes and barriers after
+// e for a view that attaches at a later barrier, from a snapshot of that
+// later epoch, and aligns its barriers on the stale ones.
 func joinAll(edges []*edge, e uint64) bool {
-	for i, ed := range edges {
-		ed.up.hub.mu.Lock()
-		ed.after = e
-		ed.up.hub.mu.Unlock()
-		if !ed.up.hub.join(ed) {
-			for _, back := range edges[:i] {
-				back.up.hub.unjoin(back)
-			}
+	hubs := make([]*pipeline, 0, len(edges))
+	for _, ed := range edges {
+		if !slices.Contains(hubs, ed.up) {
+			hubs = append(hubs, ed.up)
+		}
+	}
+	slices.SortFunc(hubs, func(a, b *pipeline) int { return cmp.Compare(a.id, b.id) })
+	for _, up := range hubs {
+		up.hub.mu.Lock()
+		defer up.hub.mu.Unlock()
+	}
+	for _, up := range hubs {
+		if up.hub.last >= e {
 			return false
 		}
+	}
+	for _, ed := range edges {
+		ed.after = e
+		ed.up.hub.joinLocked(ed)
 	}
 	return true
 }

@@ -136,32 +136,14 @@ func (h *edgeHub) attach(e *edge) {
 	h.mu.Unlock()
 }
 
-// join adds an edge that starts receiving after barrier e.after. It
-// refuses (false) when the upstream has processed that barrier already:
-// the barrier reaches the upstream's readers before the runtime joins
-// the edge, and changes after it may be gone by.
-func (h *edgeHub) join(e *edge) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.last >= e.after {
-		return false
-	}
+// joinLocked adds an edge that starts receiving after barrier e.after;
+// the caller holds h.mu and has checked that the upstream has not
+// processed that barrier yet (joinAll): the barrier reaches the
+// upstream's readers before the runtime joins the edge, and changes after
+// it may be gone by.
+func (h *edgeHub) joinLocked(e *edge) {
 	h.joining = append(h.joining, e)
 	h.active.Add(1)
-	return true
-}
-
-// unjoin takes back an edge join accepted, before its barrier.
-func (h *edgeHub) unjoin(gone *edge) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for i, e := range h.joining {
-		if e == gone {
-			h.joining = append(h.joining[:i], h.joining[i+1:]...)
-			h.active.Add(-1)
-			return
-		}
-	}
 }
 
 // forward passes c, the changes materialize applied, to every edge.
