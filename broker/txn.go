@@ -68,6 +68,12 @@ type TxnRef struct {
 // TxnIntent is the body of a transaction's intent record.
 type TxnIntent struct {
 	Subjects []TxnSubject `json:"subjects"`
+	// Decide makes a transaction over one subject decided by its decision
+	// record, as one over several is: a streaming commit, whose data takes
+	// as long as its client sends rows, so that an unfinished one is
+	// never taken for ended (and removed) and its end is when it was
+	// decided.
+	Decide bool `json:"decide,omitempty"`
 }
 
 // TxnSubject is one subject a transaction writes.
@@ -214,8 +220,8 @@ func (b *Broker) WaitTxnOutcome(ctx context.Context, id string) (bool, error) {
 // stands for committed data. The reference itself is not trusted (anyone
 // allowed to publish on the subject could forge one): the transaction's
 // intent must name the subject, and a transaction whose intent names
-// several subjects must have a commit decision, whatever the reference
-// says; its decision is waited for.
+// several subjects (or asks for a decision) must have a commit decision,
+// whatever the reference says; its decision is waited for.
 func (b *Broker) TxnCommitted(ctx context.Context, subject string, ref TxnRef) (bool, error) {
 	s, err := b.JS.Stream(ctx, TxnStream)
 	if err != nil {
@@ -239,7 +245,7 @@ func (b *Broker) TxnCommitted(ctx context.Context, subject string, ref TxnRef) (
 	if !named {
 		return false, &BadTxnRefError{fmt.Sprintf("a reference on subject %s to transaction %s, which did not write it", subject, ref.Txn)}
 	}
-	if len(in.Subjects) < 2 {
+	if len(in.Subjects) < 2 && !in.Decide {
 		return true, nil
 	}
 	return b.WaitTxnOutcome(ctx, ref.Txn)

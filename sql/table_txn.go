@@ -256,15 +256,15 @@ func newTxnID() string {
 }
 
 // resolveTxns runs at start, before any write: it aborts every
-// transaction over several subjects that a crash left undecided, so that
-// readers waiting at its references go on.
+// transaction over several subjects (or that asks for a decision) that a
+// crash left undecided, so that readers waiting at its references go on.
 func (e *Engine) resolveTxns(ctx context.Context) error {
 	if err := e.broker.EnsureTxnStream(ctx); err != nil {
 		return err
 	}
 	var failed error
 	err := e.broker.TxnIntents(ctx, 1, func(t broker.Txn, _ uint64) bool {
-		if t.Decided || len(t.Intent.Subjects) < 2 {
+		if t.Decided || len(t.Intent.Subjects) < 2 && !t.Intent.Decide {
 			return true
 		}
 		committed, err := e.broker.DecideTxn(ctx, t.ID, false)
@@ -309,7 +309,7 @@ func (e *Engine) removeTxns(ctx context.Context) {
 		switch {
 		case t.Decided:
 			ended = t.DecidedAt
-		case len(t.Intent.Subjects) > 1 || time.Now().Before(ended):
+		case len(t.Intent.Subjects) > 1 || t.Intent.Decide || time.Now().Before(ended):
 			return false // undecided, or its reference may still land
 		}
 		for _, s := range t.Intent.Subjects {
