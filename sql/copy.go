@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"streamdb/catalog"
 	"streamdb/pgcopy"
@@ -121,7 +122,11 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *pgcopy.Format) (*prepared, e
 			return "", err
 		}
 		in := &copyIn{f: f, d: d, cols: cols, target: target}
-		rows, err := in.read(cc.CopyIn(f.Kind == pgcopy.Binary, len(target)))
+		src := cc.CopyIn(f.Kind == pgcopy.Binary, len(target))
+		if d.Kind == catalog.KindTable && s.canBulkInsert(d) {
+			return s.copyIntoTable(ctx, d, cols, in, src)
+		}
+		rows, err := in.read(src)
 		if err != nil {
 			return "", err
 		}
@@ -134,6 +139,35 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *pgcopy.Format) (*prepared, e
 		}
 		return tag, s.publishRows(ctx, d, cols, rows)
 	}), nil
+}
+
+// copyIntoTable streams the rows of an autocommit COPY into table d as one
+// commit (bulkInsert).
+func (s *session) copyIntoTable(ctx context.Context, d *catalog.Descriptor, cols []types.Column, in *copyIn, src io.Reader) (string, error) {
+	fill, err := s.defaultFiller(d, cols, in.target)
+	if err != nil {
+		return "", err
+	}
+	n, err := s.bulkInsert(ctx, d, fill, func(emit func([]types.Row) error) error {
+		batch := make([]types.Row, 0, bulkBatchRows)
+		err := in.each(src, func(row types.Row) error {
+			batch = append(batch, row)
+			if len(batch) < bulkBatchRows {
+				return nil
+			}
+			err := emit(batch)
+			batch = batch[:0]
+			return err
+		})
+		if err == nil && len(batch) > 0 {
+			err = emit(batch)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("COPY %d", n), nil
 }
 
 // withRun replaces p's run by one that gets the statement's RowWriter.

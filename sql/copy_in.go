@@ -25,15 +25,28 @@ type copyIn struct {
 // for a value, the column, as PostgreSQL's COPY context does.
 func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 	var rows []types.Row
+	err := c.each(src, func(row types.Row) error {
+		rows = append(rows, row)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// each reads and converts the rows of src one at a time, in order, and
+// hands each to fn; it stops at the first error, fn's included.
+func (c *copyIn) each(src io.Reader, fn func(types.Row) error) error {
 	if c.f.Kind == pgcopy.Binary {
 		r := pgcopy.NewBinaryReader(src)
 		for {
 			fields, ok, err := r.Next(len(c.target))
 			if err != nil {
-				return nil, c.at(err, r.Line(), "", nil)
+				return c.at(err, r.Line(), "", nil)
 			}
 			if !ok {
-				return rows, drain(src)
+				return drain(src)
 			}
 			row := c.emptyRow()
 			for i, b := range fields {
@@ -46,11 +59,13 @@ func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 					v, err = expr.ApplyModifier(v, col.Mod, false)
 				}
 				if err != nil {
-					return nil, c.at(err, r.Line(), col.Name, nil)
+					return c.at(err, r.Line(), col.Name, nil)
 				}
 				row[c.target[i]] = v
 			}
-			rows = append(rows, row)
+			if err := fn(row); err != nil {
+				return err
+			}
 		}
 	}
 	r := pgcopy.NewTextReader(c.f, src)
@@ -58,24 +73,24 @@ func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 	for {
 		fields, ok, err := r.Next()
 		if err != nil {
-			return nil, c.at(err, r.Line(), "", nil)
+			return c.at(err, r.Line(), "", nil)
 		}
 		if !ok {
-			return rows, drain(src)
+			return drain(src)
 		}
 		if header {
 			header = false
 			if err := c.matchHeader(fields); err != nil {
-				return nil, c.at(err, r.Line(), "", nil)
+				return c.at(err, r.Line(), "", nil)
 			}
 			continue
 		}
 		if len(fields) < len(c.target) {
 			name := c.cols[c.target[len(fields)]].Name
-			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "missing data for column \"%s\"", name), r.Line(), "", nil)
+			return c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "missing data for column \"%s\"", name), r.Line(), "", nil)
 		}
 		if len(fields) > len(c.target) {
-			return nil, c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "extra data after last expected column"), r.Line(), "", nil)
+			return c.at(sqlerr.New(sqlerr.BadCopyFileFormat, "extra data after last expected column"), r.Line(), "", nil)
 		}
 		row := c.emptyRow()
 		for i, fv := range fields {
@@ -96,11 +111,13 @@ func (c *copyIn) read(src io.Reader) ([]types.Row, error) {
 				v, err = expr.ApplyModifier(v, col.Mod, false)
 			}
 			if err != nil {
-				return nil, c.at(err, r.Line(), col.Name, &fv.S)
+				return c.at(err, r.Line(), col.Name, &fv.S)
 			}
 			row[c.target[i]] = v
 		}
-		rows = append(rows, row)
+		if err := fn(row); err != nil {
+			return err
+		}
 	}
 }
 

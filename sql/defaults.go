@@ -109,9 +109,20 @@ func identityOverride(desc *catalog.Descriptor, col int, overriding string) (use
 // fillDefaults puts the defaults of the columns not in target into rows
 // (COPY with a column list), row by row.
 func (s *session) fillDefaults(d *catalog.Descriptor, cols []types.Column, target []int, rows []types.Row) error {
-	defaults, err := s.columnDefaults(d, cols)
+	fill, err := s.defaultFiller(d, cols, target)
 	if err != nil {
 		return err
+	}
+	return fill(rows)
+}
+
+// defaultFiller binds the defaults of the columns of d that target leaves
+// out once, for one statement (now() is its time), and returns what fills
+// them into rows, batch after batch, in row order.
+func (s *session) defaultFiller(d *catalog.Descriptor, cols []types.Column, target []int) (func(rows []types.Row) error, error) {
+	defaults, err := s.columnDefaults(d, cols)
+	if err != nil {
+		return nil, err
 	}
 	for _, t := range target {
 		defaults[t] = nil
@@ -122,6 +133,10 @@ func (s *session) fillDefaults(d *catalog.Descriptor, cols []types.Column, targe
 			defaults[j] = expr.BindStatementTime(e, stmtTime)
 		}
 	}
+	return func(rows []types.Row) error { return fillRowDefaults(defaults, cols, rows) }, nil
+}
+
+func fillRowDefaults(defaults []expr.Expr, cols []types.Column, rows []types.Row) error {
 	for _, row := range rows {
 		for j, e := range defaults {
 			if e == nil {

@@ -1,0 +1,407 @@
+package sql
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"slices"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/broker"
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/faults"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// A bulk insert (an autocommit COPY into a table) streams: its rows are
+// converted, checked and published as the transaction's data
+// (broker/txn.go) a batch at a time, as they arrive; after the last one
+// come its reference and its decision, the commit point (its intent asks
+// for one, TxnIntent.Decide: a transaction open for as long as its client
+// sends rows must not be taken for ended and removed, and a crash before
+// the decision leaves it to the next start to abort). Nothing of it is
+// visible before the decision, so a failure or a crash before it leaves
+// nothing, and the reader of the table's subject takes the whole commit
+// at the reference, in one epoch, as for any commit through the
+// transaction stream. What the writer keeps while rows flow is one batch
+// and a 64-bit hash of each row's primary key, for the duplicates between
+// batches; hashes that meet are resolved exactly by reading the commit's
+// data back, so a collision never refuses a COPY. The table's log lock is
+// held from the first row to the end: the rows are checked against the
+// table as it is, and no commit is computed on top of this one until the
+// table has applied it, which is why the log never holds its changes.
+//
+// A table with UNIQUE constraints, unique indexes or foreign keys (either
+// end) takes the general path, which needs every row at once.
+
+// bulkBatchRows is the number of rows converted, checked and encoded at a
+// time.
+const bulkBatchRows = 8192
+
+// bulkHashBlock is the number of key hashes per block; each block is
+// sorted once full.
+const bulkHashBlock = 1 << 20
+
+// canBulkInsert reports whether an insert into table d by this session
+// can stream.
+func (s *session) canBulkInsert(d *catalog.Descriptor) bool {
+	if s.tx != nil || d.Kind != catalog.KindTable || d.Mirror != "" || d.Envelope() != "" {
+		return false
+	}
+	return bulkTableOK(s.e, s.e.current(d))
+}
+
+func bulkTableOK(e *Engine, d *catalog.Descriptor) bool {
+	if hasConstraint(d, "u") || hasConstraint(d, "f") {
+		return false
+	}
+	for _, ix := range d.Indexes {
+		if ix.Unique {
+			return false
+		}
+	}
+	_, linked := e.fkLinked([]*catalog.Descriptor{d})
+	return linked == nil
+}
+
+// bulkInsert inserts the rows produce hands over (in batches, which it may
+// reuse once the call returns) into table d as one commit, and returns how
+// many it inserted. fill puts the defaults into a batch.
+func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill func([]types.Row) error,
+	produce func(emit func([]types.Row) error) error) (int64, error) {
+	e := s.e
+	if err := e.checkWritable(); err != nil {
+		return 0, err
+	}
+	e.stateMu.RLock()
+	defer e.stateMu.RUnlock()
+	if err := e.checkExists(d); err != nil {
+		return 0, err
+	}
+	d = e.withCurrentIndexesOf(d)
+	log := e.tables.log(d.ID)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	// What is queued was computed without this commit and goes first.
+	log.waitIdle()
+	if !bulkTableOK(e, e.current(d)) {
+		return 0, sqlerr.New(sqlerr.SerializationFailure, "table %q was altered while the COPY began", d.Name).
+			WithHint("Retry the COPY.")
+	}
+	if err := e.tableFailure(d); err != nil {
+		return 0, err
+	}
+	if se := e.broker.StreamWriteError(d.JSStream, fmt.Sprintf("could not write to table %q", d.Name)); se != nil {
+		return 0, se
+	}
+	if err := e.ensureCurrent(ctx, d, log); err != nil {
+		return 0, err
+	}
+	ts, err := e.openTableState(d, log)
+	if err != nil {
+		return 0, err
+	}
+	defer ts.close()
+	gen, err := bindGenerated(d, ts.cols)
+	if err != nil {
+		return 0, err
+	}
+	if err := e.checkFence(); err != nil {
+		return 0, err
+	}
+	b := &bulkWrite{e: e, d: d, ts: ts, id: newTxnID(), members: memberColumns(d, ts.cols), limit: e.changelogLimit()}
+	if err := b.begin(); err != nil {
+		return 0, err
+	}
+	changes := make([]exec.Change, 0, bulkBatchRows)
+	var n int64
+	err = produce(func(rows []types.Row) error {
+		if err := fill(rows); err != nil {
+			return err
+		}
+		changes = changes[:0]
+		for _, r := range rows {
+			changes = append(changes, exec.Change{Row: r, Sign: exec.Insert})
+		}
+		if err := computeGenerated(gen, changes); err != nil {
+			return err
+		}
+		if err := checkTableChanges(d, ts.cols, changes, ts.keyTaken); err != nil {
+			return err
+		}
+		if err := e.checkConstraints(ctx, ts, nil, changes, nil); err != nil {
+			return err
+		}
+		n += int64(len(rows))
+		return b.add(changes)
+	})
+	if err == nil {
+		err = b.flush()
+	}
+	if err == nil {
+		err = b.checkDuplicates(ctx)
+	}
+	if err != nil || n == 0 {
+		// Nothing refers to the data published so far.
+		b.abort()
+		return 0, err
+	}
+	faults.Crash("txn-after-data")
+	seq, err := b.commit()
+	if err != nil {
+		if seq != 0 {
+			// Stored, not fsynced: the table takes it, unseen by the log.
+			log.current = false
+		}
+		return 0, err
+	}
+	faults.Crash("txn-after-decision")
+	// The next commit to the table is computed on top of this one: it
+	// waits (holding the lock) until the table holds it, rather than the
+	// log keeping its changes.
+	if werr := e.waitTableAt(context.Background(), d, seq, "a COPY"); werr != nil {
+		// Committed all the same; the next writer waits for the whole
+		// changelog first.
+		log.current = false
+	}
+	return n, nil
+}
+
+// bulkWrite is the state of one streaming commit to a table.
+type bulkWrite struct {
+	e       *Engine
+	d       *catalog.Descriptor
+	ts      *tableState
+	id      string // the transaction's id
+	members []types.Column
+	limit   int
+
+	// refs are the data's sequences in the transaction stream; inflight
+	// the publishes not acknowledged yet.
+	refs     [][2]uint64
+	inflight []jetstream.PubAckFuture
+
+	// hashes of the rows' primary keys, in sorted blocks (the last one
+	// is sorted by checkDuplicates).
+	seed   maphash.Seed
+	blocks [][]uint64
+}
+
+// bulkWindow is the number of data publishes awaited together.
+const bulkWindow = 64
+
+func (b *bulkWrite) failed(err error) error {
+	if se := b.e.broker.StreamWriteError(broker.TxnStream, "could not commit"); se != nil {
+		return se
+	}
+	return b.e.publishFailure(err, "could not commit")
+}
+
+// begin publishes the transaction's intent.
+func (b *bulkWrite) begin() error {
+	b.seed = maphash.MakeSeed()
+	intent := broker.TxnIntent{Subjects: []broker.TxnSubject{{Stream: b.d.JSStream, Subject: b.d.Subject}}, Decide: true}
+	body, _ := json.Marshal(intent)
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	if _, err := b.e.broker.JS.Publish(ctx, broker.TxnIntentSubject(b.id), body, jetstream.WithExpectStream(broker.TxnStream)); err != nil {
+		return b.failed(err)
+	}
+	return nil
+}
+
+// abort decides the transaction aborted, as a failed commit over several
+// subjects is (an undecided one would hold up the removal of later
+// transactions until the next start), and removes its records.
+func (b *bulkWrite) abort() {
+	if committed, err := b.e.decideTxn(b.id, false); err != nil || committed {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	if err := b.e.broker.RemoveTxn(ctx, b.id); err != nil {
+		b.e.log.Warn("remove an aborted COPY's transaction", "txn", b.id, "err", err)
+	}
+}
+
+// add records the keys of a checked batch and publishes it as data.
+func (b *bulkWrite) add(changes []exec.Change) error {
+	if b.ts.key != nil {
+		for _, ch := range changes {
+			b.addHash(maphash.Bytes(b.seed, rowKey(b.ts.key, ch.Row)))
+		}
+	}
+	msgs, err := exec.EncodeChangelogChunks(b.members, changes, b.limit)
+	var tooLarge *exec.ErrChangelogTooLarge
+	if errors.As(err, &tooLarge) {
+		return sqlerr.New(sqlerr.ProgramLimitExceeded, "a row of table %q is %d bytes, over the limit of %d bytes for one row", b.d.Name, tooLarge.Size, tooLarge.Limit).
+			WithHint("The limit is the NATS server's max_payload.")
+	}
+	if err != nil {
+		return err
+	}
+	subject := broker.TxnDataSubject(b.id)
+	for _, m := range msgs {
+		f, err := b.e.broker.JS.PublishAsync(subject, m, jetstream.WithExpectStream(broker.TxnStream))
+		if err != nil {
+			return b.failed(err)
+		}
+		b.inflight = append(b.inflight, f)
+		if len(b.inflight) >= bulkWindow {
+			if err := b.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flush waits for the data published so far.
+func (b *bulkWrite) flush() error {
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	for _, f := range b.inflight {
+		ack, err := awaitAck(ctx, f)
+		if err != nil {
+			return b.failed(err)
+		}
+		b.refs = broker.AddTxnRange(b.refs, ack.Sequence)
+	}
+	b.inflight = b.inflight[:0]
+	return nil
+}
+
+func (b *bulkWrite) addHash(h uint64) {
+	n := len(b.blocks)
+	if n == 0 || len(b.blocks[n-1]) == bulkHashBlock {
+		if n > 0 {
+			slices.Sort(b.blocks[n-1])
+		}
+		b.blocks = append(b.blocks, make([]uint64, 0, bulkHashBlock))
+		n++
+	}
+	b.blocks[n-1] = append(b.blocks[n-1], h)
+}
+
+// collidingHashes returns the key hashes that occur more than once, by a
+// merge of the sorted blocks.
+func (b *bulkWrite) collidingHashes() map[uint64]bool {
+	if n := len(b.blocks); n > 0 {
+		slices.Sort(b.blocks[n-1])
+	}
+	var out map[uint64]bool
+	pos := make([]int, len(b.blocks))
+	have, last := false, uint64(0)
+	for {
+		best := -1
+		for i, blk := range b.blocks {
+			if pos[i] < len(blk) && (best < 0 || blk[pos[i]] < b.blocks[best][pos[best]]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return out
+		}
+		h := b.blocks[best][pos[best]]
+		pos[best]++
+		if have && h == last {
+			if out == nil {
+				out = map[uint64]bool{}
+			}
+			out[h] = true
+		}
+		have, last = true, h
+	}
+}
+
+// checkDuplicates fails with 23505 if two rows of the commit have the same
+// primary key. Within a batch checkTableChanges found them; across batches
+// the hashes tell, and hashes that meet are looked at exactly, in the
+// commit's data.
+func (b *bulkWrite) checkDuplicates(ctx context.Context) error {
+	suspects := b.collidingHashes()
+	b.blocks = nil
+	if len(suspects) == 0 {
+		return nil
+	}
+	dec := exec.NewChangelogDecoder(b.members)
+	seen := map[string]bool{}
+	var dup error
+	err := b.e.broker.ReadTxnData(ctx, broker.TxnRef{Txn: b.id, Data: b.refs}, func(data []byte) error {
+		changes, err := dec.Decode(data)
+		if err != nil {
+			return err
+		}
+		for _, ch := range changes {
+			k := rowKey(b.ts.key, ch.Row)
+			if !suspects[maphash.Bytes(b.seed, k)] {
+				continue
+			}
+			if seen[string(k)] {
+				dup = duplicateKey(b.d, b.ts.cols, b.ts.key, ch.Row)
+				return errStopRead
+			}
+			seen[string(k)] = true
+		}
+		return nil
+	})
+	if dup != nil {
+		return dup
+	}
+	if err != nil {
+		return sqlerr.New(sqlerr.InternalError, "read back the COPY's rows to check their keys: %v", err)
+	}
+	return nil
+}
+
+var errStopRead = errors.New("stop reading")
+
+// commit publishes the reference on the table's subject, then the
+// decision, the commit point: readers at the reference wait for it.
+func (b *bulkWrite) commit() (uint64, error) {
+	e := b.e
+	if err := e.checkFence(); err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	ref := broker.TxnRef{Txn: b.id, Decide: true, Data: b.refs}
+	f, err := e.broker.JS.PublishMsgAsync(broker.NewTxnRefMsg(b.d.Subject, ref), jetstream.WithExpectStream(b.d.JSStream))
+	var ack *jetstream.PubAck
+	if err == nil {
+		ack, err = awaitAck(ctx, f)
+	}
+	var notDurable *broker.NotDurableError
+	if errors.As(err, &notDurable) {
+		ack, err = notDurable.Ack, nil
+	}
+	parts := []txnPart{{d: b.d, log: b.ts.log}}
+	if err != nil {
+		if committed, derr := e.decideTxn(b.id, false); derr != nil || committed {
+			return 0, e.txnUndecided(b.id, parts, errors.Join(err, derr))
+		}
+		if se := e.broker.StreamWriteError(b.d.JSStream, "could not commit"); se != nil {
+			return 0, se
+		}
+		return 0, e.publishFailure(err, "could not commit")
+	}
+	faults.Crash("txn-before-decision")
+	committed, derr := e.decideTxn(b.id, true)
+	if derr != nil {
+		return 0, e.txnUndecided(b.id, parts, derr)
+	}
+	if !committed {
+		return 0, sqlerr.New(sqlerr.SerializationFailure, "the commit was aborted before it was decided").
+			WithHint("Retry the transaction.")
+	}
+	e.acknowledged(b.d.Subject, ack.Sequence)
+	if notDurable != nil {
+		return ack.Sequence, storedNotDurable("the commit", notDurable)
+	}
+	return ack.Sequence, nil
+}
