@@ -63,6 +63,7 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 	if desc.Kind == catalog.KindView {
 		mat.epochLimit, mat.view = &rt.epochLimit, desc.Name
 	}
+	mat.spills = desc.Kind == catalog.KindTable
 	mat.hub = &edgeHub{}
 	p.mat = mat
 	p.hub = mat.hub

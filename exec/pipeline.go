@@ -265,7 +265,13 @@ func (p *pipeline) loop(ctx context.Context) error {
 // order), which commits it together with every other pipeline's batch of
 // the same epoch.
 func (p *pipeline) commitEpoch(e uint64, positions []storage.SourcePosition) error {
-	b := p.rt.store.NewBatch()
+	var b *pebble.Batch
+	if p.mat != nil {
+		b = p.mat.takeSpill() // the epoch's writes spilled so far
+	}
+	if b == nil {
+		b = p.rt.store.NewBatch()
+	}
 	// Every branch carries the barrier; operators that join branches
 	// (union) pass it on once all their inputs have.
 	for _, h := range p.allHeads() {

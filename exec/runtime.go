@@ -276,9 +276,23 @@ func (rt *Runtime) commit(e uint64, es *epochState) error {
 			return rt.store.Commit(pb, false)
 		}
 	}
-	b := rt.store.NewBatch()
+	// The others are copied into the largest (pipelines write disjoint
+	// keys, so the order does not matter): a table's epoch holding one
+	// large commit is not copied again.
+	var b *pebble.Batch
+	for _, pb := range es.batches {
+		if b == nil || pb.Len() > b.Len() {
+			b = pb
+		}
+	}
+	if b == nil {
+		b = rt.store.NewBatch()
+	}
 	defer b.Close()
 	for _, pb := range es.batches {
+		if pb == b {
+			continue
+		}
 		err := b.Apply(pb, nil)
 		pb.Close()
 		if err != nil {
