@@ -47,6 +47,12 @@ func jsonFunc(name string, args []Expr) (Expr, bool, error) {
 	}
 	parsed := types.JSONOf
 	switch name {
+	case RowToJSONFunc:
+		if n < 1 {
+			return nil, true, wrongArgs(name, args)
+		}
+		e, err := rowToJSONCall(args)
+		return e, true, err
 	case "to_jsonb", "to_json":
 		if n != 1 {
 			return nil, true, wrongArgs(name, args)

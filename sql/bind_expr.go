@@ -567,6 +567,9 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "set-returning function %s() is allowed only in FROM and at the top of a select-list item", name).
 			WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
 	}
+	if e, ok, err := b.bindRowJSON(n, s); ok {
+		return e, err
+	}
 	args := make([]expr.Expr, len(n.Args))
 	for i, a := range n.Args {
 		var err error
