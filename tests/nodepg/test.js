@@ -107,6 +107,17 @@ async function compatibleChecks(client) {
     await assert.rejects(client.query('SELECT $1::uuid AS u', ['nope']), (err) => err.code === '22P02');
   });
 
+  await check('json and jsonb: results as JS values, objects as parameters', async () => {
+    const res = await client.query(
+      `SELECT '{"b": 1, "a": [1, 2.5, null]}'::json AS j, '{"b": 1, "a": [1, 2.5, null]}'::jsonb AS jb, '"s"'::jsonb AS s, 'null'::jsonb AS n, $1::jsonb ->> 'k' AS k, $2::json AS p`,
+      [{ k: 'v é' }, JSON.stringify([1, { x: true }])]);
+    assert.deepEqual(res.fields.map((f) => f.dataTypeID), [114, 3802, 3802, 3802, 25, 114]);
+    assert.deepEqual(res.rows[0], {
+      j: { b: 1, a: [1, 2.5, null] }, jb: { a: [1, 2.5, null], b: 1 }, s: 's', n: null, k: 'v é', p: [1, { x: true }],
+    });
+    await assert.rejects(client.query('SELECT $1::jsonb AS j', ['{nope']), (err) => err.code === '22P02');
+  });
+
   await check('transactions and a cursor: BEGIN, ROLLBACK, COMMIT, DECLARE, FETCH', async () => {
     await client.query('CREATE TABLE nodepg_tx (id int PRIMARY KEY, tags text[])');
     await client.query('BEGIN');

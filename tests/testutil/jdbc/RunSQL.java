@@ -159,6 +159,13 @@ public class RunSQL {
                     case "date": ps.setDate(i, java.sql.Date.valueOf(v)); break;
                     case "interval": ps.setObject(i, new org.postgresql.util.PGInterval(v)); break;
                     case "uuid": ps.setObject(i, java.util.UUID.fromString(v)); break;
+                    case "json": case "jsonb": {
+                        org.postgresql.util.PGobject o = new org.postgresql.util.PGobject();
+                        o.setType(type);
+                        o.setValue(v);
+                        ps.setObject(i, o);
+                        break;
+                    }
                     case "null": ps.setNull(i, Types.VARCHAR); break;
                     case "intarray": ps.setArray(i, conn.createArrayOf("int4", Arrays.stream(v.split(",")).map(Integer::valueOf).toArray())); break;
                     case "textarray": ps.setArray(i, conn.createArrayOf("text", v.split(","))); break;

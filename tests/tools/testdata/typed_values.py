@@ -33,6 +33,9 @@ VALUES = [
     ("varchar[]", "'{x}'::varchar[]"), ("empty int4[]", "'{}'::int4[]"),
     ("uuid", "'{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}'::uuid"),
     ("uuid[]", "'{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,NULL}'::uuid[]"),
+    ("json", "'{\"b\": 1, \"a\": [1, 2.5, null, \"é\"]}'::json"),
+    ("jsonb", "'{\"b\": 1, \"a\": [1, 2.5, null, \"é\"]}'::jsonb"),
+    ("jsonb scalar", "'\"s\"'::jsonb"), ("jsonb null", "'null'::jsonb"),
 ]
 
 # psycopg2 reads uuid as str and cannot bind uuid.UUID until told to
@@ -77,6 +80,7 @@ def checks(label, conn, binary=False):
     for name, sql in VALUES:
         check(f"{label} {name}", lambda: value(sql))
     check(f"{label} list param int", lambda: one(conn, "SELECT %s::int8[]", ([1, 2, 3],))[0])
+    check(f"{label} jsonb param", lambda: one(conn, "SELECT %s::jsonb ->> 'k', %s::json", ('{"k": "v é"}', '[1, {"x": true}]')))
     check(f"{label} list param text", lambda: one(conn, "SELECT %s::text[]", (["a b", "", None],))[0])
     check(f"{label} = ANY list", lambda: one(conn, "SELECT count(*) FROM typed WHERE id = ANY(%s)", ([1, 3],))[0])
     check(f"{label} array column", lambda: one(conn, "SELECT tags, ns FROM typed WHERE tags @> %s", (["b"],)))
