@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -85,6 +86,11 @@ type RowDecoder struct {
 	fmtDec  formatDecoder
 	// canon writes jsonb members' canonical text.
 	canon types.JSONBCanon
+	// raw, when not nil, computes generated columns from the text of
+	// jsonb members no operator reads (decode_rawpath.go); direct[i]
+	// says that some operator reads column i (nil: all do).
+	raw    *rawPaths
+	direct []bool
 }
 
 // SetMissing gives the values of columns in objects that lack their
@@ -155,13 +161,39 @@ func (d *RowDecoder) lookup(field int, raw []byte) (int, bool) {
 	return col, known
 }
 
-// SkipUnread tells the decoder which columns the dataflow reads (need[i]);
-// see skip.
+// SkipUnread tells the decoder which columns the dataflow's operators
+// read (need[i]; columns past need are read); see skip and rawPaths. The
+// inputs of generated columns are decoded whether or not an operator
+// reads them: a message a generated column's expression fails on is
+// skipped by every view of the stream alike.
 func (d *RowDecoder) SkipUnread(need []bool) {
+	direct := make([]bool, len(d.cols))
+	for i := range direct {
+		direct[i] = i >= len(need) || need[i]
+	}
+	d.direct = direct
+	d.raw = newRawPaths(d.cols, d.gen, direct)
+	read := slices.Clone(direct)
+	for _, g := range d.gen {
+		plan.MarkRefs(read, g.Expr)
+	}
 	d.skip = make([]bool, len(d.cols))
 	for i, c := range d.cols {
-		d.skip[i] = i < len(need) && !need[i] && (c.Type == types.Unknown || c.Type.IsString()) && c.Mod.IsZero()
+		d.skip[i] = !read[i] && (c.Type == types.Unknown || c.Type.IsString()) && c.Mod.IsZero()
 	}
+}
+
+// widenDirect makes d decode whole the columns s's operators read too
+// (see SkipUnread): a jsonb member that operators of either decoder read
+// is no longer read through rawPaths alone.
+func (d *RowDecoder) widenDirect(s *RowDecoder) {
+	if d.raw == nil {
+		return
+	}
+	for i := range d.direct {
+		d.direct[i] = d.direct[i] || s.direct == nil || i >= len(s.direct) || s.direct[i]
+	}
+	d.raw = newRawPaths(d.cols, d.gen, d.direct)
 }
 
 // NewRowDecoder builds a decoder for the given schema.
@@ -185,6 +217,9 @@ func (d *RowDecoder) Decode(data []byte) (types.Row, error) {
 // decodeRow parses data into row, which must have one NULL datum per column.
 // On error row holds garbage.
 func (d *RowDecoder) decodeRow(data []byte, row types.Row) error {
+	if d.raw != nil {
+		d.raw.begin()
+	}
 	if d.whole > 0 {
 		return d.decodeWhole(data, row)
 	}
@@ -305,6 +340,12 @@ func (d *RowDecoder) decodeValue(data []byte, p, col int, row types.Row) (int, e
 	var cerr error
 	next := 0
 	if c.Type == types.JSON || c.Type == types.JSONB {
+		if d.raw != nil && d.raw.roots[col] != nil {
+			if next, ok := d.raw.scan(data, p, col); ok {
+				row[col], d.fieldErr[col] = types.Null, nil
+				return next, nil
+			}
+		}
 		return d.decodeJSONValue(data, p, col, row)
 	}
 	switch b := data[p]; {
@@ -659,12 +700,19 @@ func (d *RowDecoder) fillMissing(row types.Row) {
 // generate computes the stream's generated columns from the row's
 // other columns.
 func (d *RowDecoder) generate(row types.Row) error {
+	if d.raw != nil {
+		return d.raw.generate(d, row)
+	}
 	for _, g := range d.gen {
 		v, err := g.Expr.Eval(row)
 		if err != nil {
-			return fmt.Errorf("generated column %q: %w", d.cols[g.Col].Name, err)
+			return d.generatedError(g, err)
 		}
 		row[g.Col] = v
 	}
 	return nil
+}
+
+func (d *RowDecoder) generatedError(g plan.GeneratedColumn, err error) error {
+	return fmt.Errorf("generated column %q: %w", d.cols[g.Col].Name, err)
 }

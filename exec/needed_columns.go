@@ -32,12 +32,10 @@ func (nc neededColumns) mark(n plan.Node, need []bool) {
 			own[w.Col] = true
 			plan.MarkRefs(own, w.Expr)
 		}
-		// A generated column's inputs are decoded whether or not a view
-		// reads it: a message its expression fails on is skipped by every
-		// view of the stream alike.
-		for _, g := range n.Generated {
-			plan.MarkRefs(own, g.Expr)
-		}
+		// The inputs of generated columns are not marked: the decoder
+		// reads them whether or not a view does (RowDecoder.SkipUnread),
+		// and reads a jsonb member that only generated columns read,
+		// through chains, from its text (rawPaths).
 	default:
 		for i, in := range plan.InputsRead(n, need) {
 			nc.mark(n.Children()[i], in)

@@ -136,6 +136,7 @@ func widenDecoder(dst, src messageDecoder) {
 	if d == nil || s == nil || d == s || d.skip == nil {
 		return
 	}
+	d.widenDirect(s)
 	if s.skip == nil {
 		d.skip = nil
 		return
