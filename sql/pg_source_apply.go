@@ -17,12 +17,62 @@ import (
 
 // maxBatchChanges bounds the source changes one commit applies: the
 // applier takes every whole transaction that has arrived, up to it.
+// maxQueuedChanges bounds the changes received and not yet applied: the
+// reader waits for the applier when the queue holds this many, so memory
+// follows this bound and not the count of transactions. A transaction
+// larger than the bound is still queued whole (when the queue is empty),
+// as a transaction is applied in one commit.
 // idleConfirmInterval is how often an idle applier moves its position
 // to the source's.
 const (
 	maxBatchChanges     = 10_000
+	maxQueuedChanges    = 2 * maxBatchChanges
 	idleConfirmInterval = time.Second
 )
+
+// changeQueue counts the changes of the transactions between the reader
+// of the stream and the applier, and holds the reader back over its
+// limit.
+type changeQueue struct {
+	limit int
+	mu    sync.Mutex
+	held  int
+	freed chan struct{} // signalled when release makes room
+}
+
+func newChangeQueue(limit int) *changeQueue {
+	return &changeQueue{limit: limit, freed: make(chan struct{}, 1)}
+}
+
+// acquire waits until n more changes fit (or the queue is empty) and
+// counts them; it returns false when ctx ends first.
+func (q *changeQueue) acquire(ctx context.Context, n int) bool {
+	for {
+		q.mu.Lock()
+		if q.held == 0 || q.held+n <= q.limit {
+			q.held += n
+			q.mu.Unlock()
+			return true
+		}
+		q.mu.Unlock()
+		select {
+		case <-q.freed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// release uncounts n changes the applier is done with.
+func (q *changeQueue) release(n int) {
+	q.mu.Lock()
+	q.held -= n
+	q.mu.Unlock()
+	select {
+	case q.freed <- struct{}{}:
+	default:
+	}
+}
 
 // pgSourceSet holds the running appliers, by source name.
 type pgSourceSet struct {
@@ -200,6 +250,7 @@ func (a *pgApplier) follow(ctx context.Context) error {
 	a.aligned = map[*pgcdc.Relation]bool{}
 
 	txns := make(chan *pgcdc.Txn, 1024)
+	queue := newChangeQueue(maxQueuedChanges)
 	errc := make(chan error, 1)
 	wg.Add(1)
 	go func() {
@@ -208,6 +259,9 @@ func (a *pgApplier) follow(ctx context.Context) error {
 			t, err := stream.Next(rctx)
 			if err != nil {
 				errc <- err
+				return
+			}
+			if !queue.acquire(rctx, len(t.Changes)) {
 				return
 			}
 			a.mu.Lock()
@@ -276,6 +330,7 @@ func (a *pgApplier) follow(ctx context.Context) error {
 			pos = fresh[len(fresh)-1].End
 			stream.Confirm(pos)
 		}
+		queue.release(n)
 		a.mu.Lock()
 		a.pending -= len(batch)
 		a.applied = pos
