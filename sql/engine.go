@@ -147,6 +147,7 @@ func Open(n *node.Node, log *slog.Logger, roles RoleReplica) (*Engine, error) {
 	e.startPurging()
 	n.Start()
 	e.publisher = n.Publisher()
+	e.dropUnfinishedSources(context.Background())
 	e.pgSources.startAll(e)
 	return e, nil
 }

@@ -159,6 +159,35 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 	return tag, err
 }
 
+// dropUnfinishedSources drops the tables of a CREATE SOURCE that did not
+// finish (the server stopped during its copy): they name a source the
+// catalog does not hold, as the source is stored last. CREATE SOURCE is
+// all or nothing, as DDL is in PostgreSQL, so after a restart it is as if
+// it never ran and the same CREATE SOURCE can run again. Its replication
+// slot stays on the source database: its connection was stored nowhere.
+// Called at open, before any session can start a CREATE SOURCE.
+func (e *Engine) dropUnfinishedSources(ctx context.Context) {
+	sources := map[string]bool{}
+	for _, d := range e.objects(catalog.KindSource) {
+		sources[d.Name] = true
+	}
+	warned := map[string]bool{}
+	for _, d := range e.objects(catalog.KindTable) {
+		if d.Mirror == "" || sources[d.Mirror] {
+			continue
+		}
+		if !warned[d.Mirror] {
+			warned[d.Mirror] = true
+			e.log.Warn("CREATE SOURCE did not finish before the server stopped; dropping the tables it made. "+
+				"Its replication slot may remain on the source database: drop it there with pg_drop_replication_slot",
+				"source", d.Mirror, "slot", "streamdb_"+strings.ToLower(d.Mirror)+"_*")
+		}
+		if _, err := e.drop(ctx, &front.Drop{Kind: front.KindTable, Names: []string{d.Name}, Schemas: []string{""}, IfExists: true, Cascade: true, Source: true}); err != nil {
+			e.log.Warn("dropping a table of an unfinished CREATE SOURCE failed", "table", d.Name, "source", d.Mirror, "err", err)
+		}
+	}
+}
+
 // mirrorTableDDL is the CREATE TABLE of table t's mirror, and the
 // columns whose type streamdb does not have (mirrored as text).
 func mirrorTableDDL(name string, t *pgcdc.Table) (string, []string) {
