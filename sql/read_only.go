@@ -61,6 +61,8 @@ func writeCommand(st *front.Statement) string {
 		return ""
 	case *front.Truncate:
 		return "TRUNCATE TABLE"
+	case *front.RefreshMaterializedView:
+		return "REFRESH MATERIALIZED VIEW"
 	case *front.RollbackTo:
 		if n.Kind != front.PointSavepoint {
 			return "ROLLBACK TO"

@@ -328,6 +328,8 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 		return s.prepareSet(n)
 	case *front.Flush:
 		return command(func(ctx context.Context) (string, error) { return "FLUSH", s.e.flush(ctx) }), nil
+	case *front.RefreshMaterializedView:
+		return command(func(ctx context.Context) (string, error) { return s.e.refreshView(ctx, n) }), nil
 	case *front.Transaction:
 		return command(func(ctx context.Context) (string, error) {
 			switch n.Action {

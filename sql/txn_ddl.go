@@ -28,7 +28,7 @@ type blockDDL struct {
 // "" for any other statement.
 func catalogCommand(st *front.Statement) string {
 	switch st.Node.(type) {
-	case *front.Copy, *front.Truncate, *front.RollbackTo:
+	case *front.Copy, *front.Truncate, *front.RollbackTo, *front.RefreshMaterializedView:
 		return ""
 	}
 	name := writeCommand(st)

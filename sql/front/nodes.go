@@ -111,6 +111,13 @@ type CreateMaterializedView struct {
 	QueryText string            // the query as written (for the catalog)
 }
 
+// RefreshMaterializedView is REFRESH MATERIALIZED VIEW [CONCURRENTLY]
+// name [WITH DATA]: streamdb views are always current, so it waits until
+// the view holds every write published so far, as FLUSH does.
+type RefreshMaterializedView struct {
+	Schema, Name string
+}
+
 // CreateView is a plain CREATE [OR REPLACE] VIEW. It has the same shape as a
 // materialized view; the caller decides whether to keep it as one or to
 // refuse it.

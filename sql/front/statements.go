@@ -199,6 +199,8 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 		node, err = parsePrepare(c)
 	case first.isWord("execute"):
 		node, err = parseExecute(c)
+	case first.isWord("refresh"):
+		node, err = parseRefresh(c)
 	case first.isWord("flush"):
 		c.next()
 		node, err = &Flush{}, c.end()

@@ -33,12 +33,19 @@ func parseCreateView(st *Statement, c *cursor, kind ObjectKind, orReplace bool) 
 		return nil, unsupported(c.src, c.toks[at], "WITH CHECK OPTION").
 			WithHint("Views cannot be written through in streamdb: leave out WITH CHECK OPTION and write to the tables the view reads.")
 	}
-	queryToks := c.toks[c.i:]
-	query, err := parseResultSet(st, c.src, queryToks)
+	end := len(c.toks)
+	if kind == KindMaterializedView {
+		var noData bool
+		if end, noData = withDataSuffix(c.toks, c.i); noData {
+			return nil, unsupported(c.src, c.toks[end], "CREATE MATERIALIZED VIEW ... WITH NO DATA").
+				WithHint("Leave it out: a streamdb materialized view is populated at once and kept current. When restoring a pg_dump, create the materialized views after the tables are restored and keyed.")
+		}
+	}
+	query, err := parseResultSet(st, c.src, c.toks[c.i:end])
 	if err != nil {
 		return nil, err
 	}
-	text := c.textOf(c.i, len(c.toks))
+	text := c.textOf(c.i, end)
 	if kind == KindMaterializedView {
 		if orReplace && ifNotExists {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "CREATE OR REPLACE MATERIALIZED VIEW cannot take IF NOT EXISTS")
@@ -48,6 +55,41 @@ func parseCreateView(st *Statement, c *cursor, kind ObjectKind, orReplace bool) 
 	}
 	return &CreateView{Schema: schema, Name: name, IfNotExists: ifNotExists, OrReplace: orReplace,
 		Columns: cols, Query: query, QueryText: text}, nil
+}
+
+// withDataSuffix finds a trailing WITH [NO] DATA after the query that
+// starts at toks[from]: it returns where the query ends and whether the
+// suffix said NO DATA.
+func withDataSuffix(toks []token, from int) (end int, noData bool) {
+	n := len(toks)
+	switch {
+	case n-from > 3 && toks[n-3].isWord("with") && toks[n-2].isWord("no") && toks[n-1].isWord("data"):
+		return n - 3, true
+	case n-from > 2 && toks[n-2].isWord("with") && toks[n-1].isWord("data"):
+		return n - 2, false
+	}
+	return n, false
+}
+
+// parseRefresh reads REFRESH MATERIALIZED VIEW [CONCURRENTLY] name
+// [WITH DATA]. WITH NO DATA, which empties a PostgreSQL view until its
+// next refresh, is refused: a streamdb view is never empty by choice.
+func parseRefresh(c *cursor) (any, error) {
+	c.next() // REFRESH
+	if err := c.expectWords("materialized", "view"); err != nil {
+		return nil, err
+	}
+	c.word("concurrently")
+	schema, name, err := c.qualifiedName()
+	if err != nil {
+		return nil, err
+	}
+	if t := c.peek(); c.words("with", "no", "data") {
+		return nil, unsupported(c.src, t, "REFRESH MATERIALIZED VIEW ... WITH NO DATA").
+			WithHint("A streamdb materialized view always holds its query's current rows; drop it to free its state.")
+	}
+	c.words("with", "data")
+	return &RefreshMaterializedView{Schema: schema, Name: name}, c.end()
 }
 
 // parseDrop reads DROP STREAM | TABLE | MATERIALIZED VIEW | VIEW
