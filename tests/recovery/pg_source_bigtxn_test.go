@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
-	"streamdb/pgcdc"
 	"streamdb/tests/testutil"
 )
 
@@ -44,22 +42,9 @@ func TestPGSourceBigTransactions(t *testing.T) {
 	}
 	caughtUp := func(what string) {
 		t.Helper()
-		target := testutil.Scalar(t, src, "SELECT pg_current_wal_lsn()::text")
-		want, err := pgcdc.ParseLSN(target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		testutil.Poll(t, 10*time.Minute, what, func() error {
-			_, rows, err := queryText(conn, time.Minute, "SELECT applied_lsn, status FROM streamdb_sources")
-			if err != nil {
-				return err
-			}
-			if got, err := pgcdc.ParseLSN(rows[0][0]); err != nil || got < want || rows[0][1] != "running" {
-				return fmt.Errorf("at %s (%s), not yet at %s", rows[0][0], rows[0][1], target)
-			}
-			return nil
-		})
+		waitSourceCaughtUp(t, src, conn, what)
 	}
+
 	same := func(when string) {
 		t.Helper()
 		q := "SELECT k, v, note FROM big ORDER BY k"

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"streamdb/pgcdc"
 	"streamdb/tests/testutil"
 )
 
@@ -91,22 +90,9 @@ func TestPGSourceCopyBounded(t *testing.T) {
 	// caughtUp waits for the mirror to reach the source's position now.
 	caughtUp := func(what string) {
 		t.Helper()
-		target := testutil.Scalar(t, src, "SELECT pg_current_wal_lsn()::text")
-		want, err := pgcdc.ParseLSN(target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		testutil.Poll(t, 10*time.Minute, what, func() error {
-			_, r, err := queryText(conn, time.Minute, "SELECT applied_lsn, status FROM streamdb_sources")
-			if err != nil {
-				return err
-			}
-			if got, err := pgcdc.ParseLSN(r[0][0]); err != nil || got < want || r[0][1] != "running" {
-				return fmt.Errorf("at %s (%s), not yet at %s", r[0][0], r[0][1], target)
-			}
-			return nil
-		})
+		waitSourceCaughtUp(t, src, conn, what)
 	}
+
 	// Row by row, without pad (checked by its length and its value).
 	same := func(when string) {
 		t.Helper()
