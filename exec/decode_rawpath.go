@@ -380,26 +380,9 @@ func (r *rawPaths) object(i int, n *pathNode) (int, bool) {
 		if c != nil {
 			c.forget() // the last of duplicate keys wins
 		}
-		start := i
-		var ok bool
-		if i, ok = r.value(i, c); !ok {
-			return 0, false
-		}
-		if c != nil {
-			c.found, c.start, c.end = true, start, i
-		}
-		i = r.ws(i)
-		if i >= len(d) {
-			return 0, false
-		}
-		switch d[i] {
-		case ',':
-			i = r.ws(i + 1)
-		case '}':
-			r.depth--
-			return i + 1, true
-		default:
-			return 0, false
+		var done, ok bool
+		if i, done, ok = r.member(i, c, '}'); !ok || done {
+			return i, ok
 		}
 	}
 }
@@ -431,28 +414,37 @@ func (r *rawPaths) array(i int, n *pathNode) (int, bool) {
 				}
 			}
 		}
-		start := i
-		var ok bool
-		if i, ok = r.value(i, c); !ok {
-			return 0, false
-		}
-		if c != nil {
-			c.found, c.start, c.end = true, start, i
-		}
-		i = r.ws(i)
-		if i >= len(d) {
-			return 0, false
-		}
-		switch d[i] {
-		case ',':
-			i = r.ws(i + 1)
-		case ']':
-			r.depth--
-			return i + 1, true
-		default:
-			return 0, false
+		var done, ok bool
+		if i, done, ok = r.member(i, c, ']'); !ok || done {
+			return i, ok
 		}
 	}
+}
+
+// member reads the value at data[i] of an object or array, recording
+// where it lies in c (nil for a value no path needs), and what follows
+// it: next is where the next value starts, done that close ended the
+// container.
+func (r *rawPaths) member(i int, c *pathNode, close byte) (next int, done, ok bool) {
+	start := i
+	if i, ok = r.value(i, c); !ok {
+		return 0, false, false
+	}
+	if c != nil {
+		c.found, c.start, c.end = true, start, i
+	}
+	i = r.ws(i)
+	if i >= len(r.data) {
+		return 0, false, false
+	}
+	switch r.data[i] {
+	case ',':
+		return r.ws(i + 1), false, true
+	case close:
+		r.depth--
+		return i + 1, true, true
+	}
+	return 0, false, false
 }
 
 // generate computes the generated columns of row, whose members the
