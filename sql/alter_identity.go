@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"streamdb/catalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -72,20 +74,22 @@ func (e *Engine) addIdentity(ctx context.Context, t *catalog.Descriptor, act fro
 	seq := &catalog.Descriptor{Name: name, Kind: catalog.KindSequence, CreatedAt: time.Now().UTC(), Sequence: q}
 	next := cloneDescriptor(t)
 	next.Columns[i].Identity, next.Columns[i].IdentitySequence = act.Def.Identity, name
-	b := e.store.NewBatch()
-	defer b.Close()
-	if seq.ID, err = e.store.NextObjectID(b); err != nil {
-		return err
-	}
-	for _, d := range []*catalog.Descriptor{seq, next} {
-		if err := storage.PutDescriptor(b, d); err != nil {
+	// The catalog is reloaded with the dataflows stopped (restartWith):
+	// reloading it under running ones would start the table's dataflow a
+	// second time, and epochs would wait for the first one for ever.
+	err = e.restartWith(func(b *pebble.Batch) error {
+		var err error
+		if seq.ID, err = e.store.NextObjectID(b); err != nil {
 			return err
 		}
-	}
-	if err := e.store.Commit(b, true); err != nil {
-		return err
-	}
-	if err := e.loadCatalog(); err != nil {
+		for _, d := range []*catalog.Descriptor{seq, next} {
+			if err := storage.PutDescriptor(b, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	return e.ddlCheckpoint(ctx)
