@@ -2,7 +2,6 @@ package expr
 
 import (
 	"math"
-	"sync"
 
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -78,38 +77,10 @@ func zoneOf(z types.Datum) (types.TimeZone, error) {
 		}
 		return types.FixedTimeZone(int(z.I / 1e6)), nil
 	}
-	if tz, ok := cachedZone(z.S); ok {
+	if tz, ok := types.LookupTimeZone(z.S); ok {
 		return tz, nil
 	}
 	return types.TimeZone{}, sqlerr.New(sqlerr.InvalidParameterValue, "time zone %q not recognized", z.S)
-}
-
-// zoneCache keeps the zones named so far: a lookup may read a tzdata
-// file, and a query names few zones over many rows. It holds found zones
-// only, up to zoneCacheMax of them.
-var (
-	zoneCacheMu sync.Mutex
-	zoneCache   = map[string]types.TimeZone{}
-)
-
-const zoneCacheMax = 1024
-
-func cachedZone(name string) (types.TimeZone, bool) {
-	zoneCacheMu.Lock()
-	tz, ok := zoneCache[name]
-	zoneCacheMu.Unlock()
-	if ok {
-		return tz, true
-	}
-	tz, ok = types.LookupTimeZone(name)
-	if ok {
-		zoneCacheMu.Lock()
-		if len(zoneCache) < zoneCacheMax {
-			zoneCache[name] = tz
-		}
-		zoneCacheMu.Unlock()
-	}
-	return tz, ok
 }
 
 // dateBinCall is date_bin(stride, source, origin): the start of the bin
@@ -165,15 +136,15 @@ func dateBin(stride types.Datum, source, origin int64) (int64, error) {
 	if days > math.MaxInt64/day || days < math.MinInt64/day {
 		return 0, types.ErrIntervalRange()
 	}
-	width, ok := addInt64(days*day, stride.I)
+	width, ok := add64(days*day, stride.I)
 	if !ok {
 		return 0, types.ErrIntervalRange()
 	}
 	if width <= 0 {
 		return 0, sqlerr.New(sqlerr.DatetimeFieldOverflow, "stride must be greater than zero")
 	}
-	diff, ok := addInt64(source, -origin)
-	if !ok || origin == math.MinInt64 {
+	diff, ok := sub64(source, origin)
+	if !ok {
 		return 0, types.ErrIntervalRange()
 	}
 	mod := diff % width
@@ -185,10 +156,4 @@ func dateBin(stride types.Datum, source, origin int64) (int64, error) {
 		return 0, types.ErrTimestampRange()
 	}
 	return r, nil
-}
-
-// addInt64 is a + b, with ok false on overflow.
-func addInt64(a, b int64) (int64, bool) {
-	r := a + b
-	return r, (r > a) == (b > 0)
 }

@@ -25,10 +25,39 @@ var (
 	zoneIndex     map[string]string // lower-cased name -> name as in tzdata
 )
 
+// zonesFound keeps the zones loadZone has found, by the name asked: a
+// lookup may read a tzdata file, and text and queries name few zones
+// over many values. It holds at most zonesFoundMax of them.
+var (
+	zonesFoundMu sync.Mutex
+	zonesFound   = map[string]*time.Location{}
+)
+
+const zonesFoundMax = 1024
+
 // loadZone finds a time zone by name as PostgreSQL's pg_tzset does: any
 // case, from the system's tzdata. Go-only names ("Local", "") are not zone
 // names.
 func loadZone(name string) (*time.Location, bool) {
+	zonesFoundMu.Lock()
+	loc, ok := zonesFound[name]
+	zonesFoundMu.Unlock()
+	if ok {
+		return loc, true
+	}
+	loc, ok = findZone(name)
+	if ok {
+		zonesFoundMu.Lock()
+		if len(zonesFound) < zonesFoundMax {
+			zonesFound[name] = loc
+		}
+		zonesFoundMu.Unlock()
+	}
+	return loc, ok
+}
+
+// findZone is loadZone without its memory of names found.
+func findZone(name string) (*time.Location, bool) {
 	if name == "" || strings.EqualFold(name, "local") || len(name) > 255 || strings.Contains(name, "..") {
 		return nil, false
 	}
