@@ -35,20 +35,30 @@ func parseCreateSchema(c *cursor) (any, error) {
 // after DROP SCHEMA.
 func parseDropSchema(c *cursor) (any, error) {
 	n := &DropSchema{IfExists: c.words("if", "exists")}
+	var err error
+	if n.Names, n.Cascade, err = dropNames(c, c.name); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// dropNames reads the name [, ...] [CASCADE | RESTRICT] that ends a DROP
+// statement, each name with read, and the end of the statement.
+func dropNames(c *cursor, read func() (string, error)) (names []string, cascade bool, err error) {
 	for {
-		name, err := c.name()
+		name, err := read()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		n.Names = append(n.Names, name)
+		names = append(names, name)
 		if !c.op(",") {
 			break
 		}
 	}
 	switch {
 	case c.word("cascade"):
-		n.Cascade = true
+		cascade = true
 	case c.word("restrict"):
 	}
-	return n, c.end()
+	return names, cascade, c.end()
 }

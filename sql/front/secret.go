@@ -64,22 +64,11 @@ func parseAlterSecret(c *cursor) (any, error) {
 // parseDropSecret reads what follows DROP SECRET.
 func parseDropSecret(c *cursor) (any, error) {
 	n := &DropSecret{IfExists: c.words("if", "exists")}
-	for {
-		name, err := secretName(c)
-		if err != nil {
-			return nil, err
-		}
-		n.Names = append(n.Names, name)
-		if !c.op(",") {
-			break
-		}
+	var err error
+	if n.Names, n.Cascade, err = dropNames(c, func() (string, error) { return secretName(c) }); err != nil {
+		return nil, err
 	}
-	switch {
-	case c.word("cascade"):
-		n.Cascade = true
-	case c.word("restrict"):
-	}
-	return n, c.end()
+	return n, nil
 }
 
 // secretName reads a secret's name, public.name included.
