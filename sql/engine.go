@@ -16,6 +16,7 @@ import (
 	"streamdb/catalog"
 	"streamdb/checkpoint"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/node"
 	"streamdb/pgwire"
 	"streamdb/sink"
@@ -72,8 +73,8 @@ type Engine struct {
 	objs  map[string]*catalog.Descriptor
 
 	tables tableLogs
-	// purge purges changelogs after checkpoints (retention.go).
-	purge purger
+	// purge purges changelogs after checkpoints (startPurging).
+	purge *meta.Purger
 
 	// jobs are the long waits whose progress is reported (progress.go).
 	jobs progressJobs

@@ -2,9 +2,9 @@ package sql
 
 import (
 	"context"
-	"maps"
 
 	"streamdb/catalog"
+	"streamdb/meta"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -32,29 +32,9 @@ func (e *Engine) alterTableOptions(ctx context.Context, n *front.AlterTableOptio
 	}
 	// A stream with an envelope keeps the options of a stream.
 	isTable := d.Kind == catalog.KindTable && d.Envelope() == ""
-	opts := maps.Clone(d.Options)
-	if opts == nil {
-		opts = map[string]string{}
-	}
-	for k, v := range n.Set {
-		if k != optHistory && k != optRetention {
-			return "", sqlerr.New(sqlerr.InvalidParameterValue, "option %q cannot be changed by ALTER TABLE", k).
-				WithHint("ALTER TABLE ... SET changes history (tables) and retention (streams).")
-		}
-		opts[k] = v
-	}
-	for _, k := range n.Reset {
-		if k != optHistory && k != optRetention {
-			return "", sqlerr.New(sqlerr.InvalidParameterValue, "option %q cannot be changed by ALTER TABLE", k).
-				WithHint("ALTER TABLE ... RESET changes history (tables) and retention (streams).")
-		}
-		delete(opts, k)
-	}
-	if err := checkRetentionOptions(opts, isTable); err != nil {
+	opts, err := meta.AlterRetentionOptions(d.Options, n.Set, n.Reset, isTable)
+	if err != nil {
 		return "", err
-	}
-	if len(opts) == 0 {
-		opts = nil
 	}
 	next := *d
 	next.Options = opts

@@ -9,6 +9,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/plan"
 	"streamdb/sql/front"
@@ -90,20 +91,9 @@ func (s *session) prepareHistoryAsOf(st *front.Statement, params *boundParams) (
 }
 
 // keepsHistoryAt reports whether d is a table that keeps its changelog
-// back to at (its history window covers it, and it existed then).
+// back to at (meta.KeepsHistoryAt, as of now).
 func (e *Engine) keepsHistoryAt(d *catalog.Descriptor, at time.Time) bool {
-	if d.Kind != catalog.KindTable {
-		return false
-	}
-	h, ok := d.Options[optHistory]
-	if !ok {
-		return false
-	}
-	w, err := parseHistory(h)
-	if err != nil {
-		return false
-	}
-	return !at.Before(d.CreatedAt) && !at.Before(time.Now().Add(-w))
+	return meta.KeepsHistoryAt(d, at, time.Now())
 }
 
 // tableRowsBefore returns table d's rows as committed before at: its state

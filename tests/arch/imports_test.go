@@ -17,6 +17,7 @@ import (
 var layers = [][]string{
 	{"cmd/streamdb"},
 	{"sql", "sql/front"},
+	{"meta"},
 	{"node"},
 	{"admin", "pgwire"},
 	{"checkpoint", "sink"},
@@ -39,6 +40,9 @@ var forbidden = map[[2]string]string{
 	{"pgcatalog", "storage"}: "pgcatalog reads the catalog through its interface, not from Pebble",
 	{"pgcatalog", "broker"}:  "pgcatalog reads the catalog through its interface, not from NATS",
 	{"pgcatalog", "node"}:    "pgcatalog reaches the engine through an interface it defines, not the node",
+	{"meta", "sql"}:          "meta is the catalog service below the frontend: sql calls meta, never the other way",
+	{"meta", "sql/front"}:    "meta works on bound plans and catalog objects, not statements",
+	{"meta", "pgwire"}:       "meta serves the frontend, not clients: it never speaks the wire protocol",
 }
 
 func TestImportsPointDown(t *testing.T) {
