@@ -75,6 +75,8 @@ type Engine struct {
 	tables tableLogs
 	// purge purges changelogs after checkpoints (startPurging).
 	purge *meta.Purger
+	// dropped collects the JetStream streams of dropped tables.
+	dropped *meta.DroppedStreams
 
 	// jobs are the long waits whose progress is reported (progress.go).
 	jobs progressJobs
@@ -117,6 +119,7 @@ type Engine struct {
 func Open(n *node.Node, log *slog.Logger, roles RoleReplica) (*Engine, error) {
 	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), rt: n.Runtime(), coord: n.Coordinator(),
 		objs: map[string]*catalog.Descriptor{}, asOf: map[string]*asOfState{}}
+	e.dropped = e.newDroppedStreams()
 	if roles != nil {
 		roles = fencedRoles{check: n.CheckFence, r: roles}
 	}

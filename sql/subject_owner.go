@@ -74,13 +74,5 @@ func (s *session) needSubject(n *front.CreateSource) error {
 // droppedTableSubject reports whether subject is the changelog of a
 // dropped table whose JetStream stream is not deleted yet.
 func (e *Engine) droppedTableSubject(subject string) bool {
-	g := e.droppedStreams()
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, subj := range g.pending {
-		if broker.SubjectsCollide(subj, subject) {
-			return true
-		}
-	}
-	return false
+	return e.dropped.PendingCollides(subject)
 }
