@@ -40,7 +40,7 @@ import (
 //  4. The tables' changelog locks: tableLog.mu of several tables in table
 //     id order, then tableLog.imu.
 //  5. catMu, the live catalog (objs).
-//  6. Leaves, held without taking any lock above: asOfMu, ackMu, the
+//  6. Leaves, held without taking any lock above: points.mu, ackMu, the
 //     node's settings lock (node.Node: Setting, CheckpointSettings,
 //     ChangeSetting), and the registries' own mutexes (dropped streams,
 //     roles, progress jobs, backends, purge).
@@ -60,8 +60,9 @@ type Engine struct {
 	// exclusively by a rollback while it replaces all state.
 	stateMu sync.RWMutex
 
-	asOfMu sync.Mutex
-	asOf   map[string]*asOfState // open checkpoints for AS OF, by directory
+	// points are the checkpoints and savepoints that SAVEPOINT, ROLLBACK
+	// TO and AS OF name, and those opened for them.
+	points *meta.Points
 
 	// viewKeys caches the columns a view's rows are stored by, keyed by
 	// its descriptor (not its id: ROLLBACK TO SAVEPOINT can hand an id out
@@ -118,7 +119,8 @@ type Engine struct {
 // fails, it closes what node.Open opened.
 func Open(n *node.Node, log *slog.Logger, roles RoleReplica) (*Engine, error) {
 	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), rt: n.Runtime(), coord: n.Coordinator(),
-		objs: map[string]*catalog.Descriptor{}, asOf: map[string]*asOfState{}}
+		objs: map[string]*catalog.Descriptor{}}
+	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: e.checkpointSettings, Broker: e.broker, Log: log})
 	e.dropped = e.newDroppedStreams()
 	if roles != nil {
 		roles = fencedRoles{check: n.CheckFence, r: roles}
@@ -174,11 +176,7 @@ func (e *Engine) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	e.flushSequences(ctx)
 	cancel()
-	e.asOfMu.Lock()
-	for dir, st := range e.asOf {
-		e.retireLocked(dir, st)
-	}
-	e.asOfMu.Unlock()
+	e.points.CloseAll()
 	return e.node.Close()
 }
 

@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"context"
@@ -29,17 +29,18 @@ type restoredSource struct {
 	seq    uint64 // the last sequence the state holds
 }
 
+// SourcesFunc lists the streams the dataflow of view d built from root
+// reads, in the order of its source indexes (the binder's, which knows
+// the views it computes itself).
+type SourcesFunc func(d *catalog.Descriptor, root plan.Node) ([]string, error)
+
 // restoredSources lists every source position stored in point's state.
 // A view whose plan does not decode against the point's catalog is left
 // out: it fails on its own once restored, naming why.
-func (e *Engine) restoredSources(point *asOfState) []restoredSource {
-	lookup := func(name string) (*catalog.Descriptor, bool) {
-		d, ok := point.objs[name]
-		return d, ok
-	}
+func restoredSources(point *Point, sources SourcesFunc) []restoredSource {
 	var out []restoredSource
-	for _, name := range slices.Sorted(maps.Keys(point.objs)) {
-		d := point.objs[name]
+	for _, name := range slices.Sorted(maps.Keys(point.Objs)) {
+		d := point.Objs[name]
 		var streams []string
 		switch d.Kind {
 		case catalog.KindTable:
@@ -48,11 +49,11 @@ func (e *Engine) restoredSources(point *asOfState) []restoredSource {
 			if len(d.Plan) == 0 {
 				continue
 			}
-			root, err := plan.Decode(d.Plan, lookup)
+			root, err := plan.Decode(d.Plan, point.Lookup)
 			if err != nil {
 				continue
 			}
-			streams, err = e.sourceStreams(d, root)
+			streams, err = sources(d, root)
 			if err != nil {
 				continue
 			}
@@ -60,7 +61,7 @@ func (e *Engine) restoredSources(point *asOfState) []restoredSource {
 			continue
 		}
 		for i, name := range streams {
-			pos, err := point.store.Position(d.ID, uint16(i))
+			pos, err := point.Store.Position(d.ID, uint16(i))
 			if err != nil {
 				continue
 			}
@@ -70,18 +71,20 @@ func (e *Engine) restoredSources(point *asOfState) []restoredSource {
 	return out
 }
 
-// checkRestoredInput fails with 55000 when JetStream no longer holds input
-// that some view or table of point's state would read on from.
-func (e *Engine) checkRestoredInput(ctx context.Context, point *asOfState) error {
+// CheckRestoredInput fails with 55000 when JetStream no longer holds input
+// that some view or table of point's state would read on from; sources
+// lists a view's sources. The caller holds the catalog lock, so that no
+// purge runs between the check and the restore.
+func (ps *Points) CheckRestoredInput(ctx context.Context, point *Point, sources SourcesFunc) error {
 	firsts := map[string]uint64{} // by subject
-	for _, s := range e.restoredSources(point) {
-		src, ok := point.objs[s.stream]
+	for _, s := range restoredSources(point, sources) {
+		src, ok := point.Objs[s.stream]
 		if !ok {
 			continue
 		}
 		first, seen := firsts[src.Subject]
 		if !seen {
-			js, err := e.broker.JS.StreamNameBySubject(ctx, src.Subject)
+			js, err := ps.cfg.Broker.JS.StreamNameBySubject(ctx, src.Subject)
 			if errors.Is(err, jetstream.ErrStreamNotFound) {
 				if s.seq == 0 {
 					continue
@@ -92,7 +95,7 @@ func (e *Engine) checkRestoredInput(ctx context.Context, point *asOfState) error
 			if err != nil {
 				return err
 			}
-			if first, err = e.broker.FirstSeq(ctx, js); err != nil {
+			if first, err = ps.cfg.Broker.FirstSeq(ctx, js); err != nil {
 				return err
 			}
 			firsts[src.Subject] = first
