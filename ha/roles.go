@@ -15,8 +15,8 @@ func RolesBucket(group string) string { return "streamdb_ha_" + group + "_roles"
 
 const rolesKey = "roles"
 
-// Roles keeps the group's roles in its bucket (sql.RoleReplica). It does
-// not check the lease: the engine fences every Store.
+// Roles keeps the group's roles in its bucket (meta.RoleReplica). It does
+// not check the lease: meta.OpenRoles fences every Store.
 type Roles struct {
 	kv jetstream.KeyValue
 }

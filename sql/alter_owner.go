@@ -49,22 +49,18 @@ func (s *session) alterOwner(_ context.Context, n *front.AlterOwner) (string, er
 	case "CURRENT_USER", "SESSION_USER", "CURRENT_ROLE":
 		role = s.user
 	}
-	if !s.e.roles.exists(role) {
+	if !s.e.roles.Exists(role) {
 		return "", sqlerr.New(sqlerr.UndefinedObject, "role \"%s\" does not exist", role)
 	}
 	if !s.roleSuperuser() {
-		if s.e.roles.owner(d) != s.user {
+		if s.e.roles.Owner(d) != s.user {
 			return "", sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
 		if role != s.user {
 			return "", sqlerr.New(sqlerr.InsufficientPrivilege, "must be able to SET ROLE \"%s\"", role)
 		}
 	}
-	key := objectKey(d)
-	return tag, s.e.roles.update(func(rd *roleData) error {
-		rd.Owners[key] = role
-		return nil
-	})
+	return tag, s.e.roles.ChangeOwner(d, role)
 }
 
 // kindStatementWord is the word ALTER takes for d's kind.

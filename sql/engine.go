@@ -87,7 +87,7 @@ type Engine struct {
 
 	// roles are the users, owners and grants (roles.go), kept outside
 	// the Pebble state so that ROLLBACK TO leaves them alone.
-	roles *roleStore
+	roles *meta.Roles
 	// advisory holds pg_advisory_xact_lock's locks.
 	advisory advisoryLocks
 
@@ -117,16 +117,13 @@ type Engine struct {
 // sink publisher. roles, when not nil, keeps the users, owners and grants
 // where the server of an --ha-group that takes over reads them. When Open
 // fails, it closes what node.Open opened.
-func Open(n *node.Node, log *slog.Logger, roles RoleReplica) (*Engine, error) {
+func Open(n *node.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
 	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), rt: n.Runtime(), coord: n.Coordinator(),
 		objs: map[string]*catalog.Descriptor{}}
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: e.checkpointSettings, Broker: e.broker, Log: log})
 	e.dropped = e.newDroppedStreams()
-	if roles != nil {
-		roles = fencedRoles{check: n.CheckFence, r: roles}
-	}
 	var err error
-	if e.roles, err = openRoles(n.DataDir(), roles); err != nil {
+	if e.roles, err = meta.OpenRoles(n.DataDir(), roles, n.CheckFence); err != nil {
 		n.Abandon()
 		return nil, err
 	}

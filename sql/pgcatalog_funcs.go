@@ -569,7 +569,7 @@ func (s *session) settingValue(key string) (string, bool) {
 	case "server_version_num":
 		return "150000", true
 	case "is_superuser":
-		if s.e.roles.role(s.user) == nil || s.e.roles.role(s.user).Superuser {
+		if s.e.roles.Role(s.user) == nil || s.e.roles.Role(s.user).Superuser {
 			return "on", true
 		}
 		return "off", true

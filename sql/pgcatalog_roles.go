@@ -24,11 +24,9 @@ type roleRow struct {
 // roleRows lists the bootstrap superuser and every created role, by name.
 func (e *Engine) roleRows() []roleRow {
 	rows := []roleRow{{oid: 10, name: BootstrapUser, super: true, login: true, passwd: true}}
-	e.roles.mu.RLock()
-	for name, r := range e.roles.d.Roles {
+	for name, r := range e.roles.List() {
 		rows = append(rows, roleRow{oid: r.OID, name: name, super: r.Superuser, login: r.Login, passwd: r.SCRAM != ""})
 	}
-	e.roles.mu.RUnlock()
 	sort.Slice(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
 	return rows
 }
@@ -95,7 +93,7 @@ func (a *catalogAnswer) roles() []fieldRow {
 // for objects of the bootstrap superuser and of trusted sessions, the
 // connected user (as before roles existed).
 func (a *catalogAnswer) relationOwner(d *catalog.Descriptor) string {
-	if o := a.s.e.roles.owner(d); o != BootstrapUser {
+	if o := a.s.e.roles.Owner(d); o != BootstrapUser {
 		return o
 	}
 	return a.owner()

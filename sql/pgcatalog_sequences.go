@@ -65,7 +65,7 @@ func init() {
 					last = intD(v)
 				}
 				cancel()
-				rows = append(rows, types.Row{str("public"), str(d.Name), str(e.roles.owner(d)), str(q.Type),
+				rows = append(rows, types.Row{str("public"), str(d.Name), str(e.roles.Owner(d)), str(q.Type),
 					intD(q.Start), intD(q.Min), intD(q.Max), intD(q.Increment), types.NewBool(q.Cycle),
 					intD(q.Cache), last})
 			}

@@ -78,11 +78,11 @@ func (s *session) holdsAny(d *catalog.Descriptor, privs ...string) bool {
 	if d == nil {
 		return false
 	}
-	if s.e.roles.owner(d) == s.user {
+	if s.e.roles.Owner(d) == s.user {
 		return true
 	}
 	for _, p := range privs {
-		if s.e.roles.granted(d, s.user, p) {
+		if s.e.roles.Granted(d, s.user, p) {
 			return true
 		}
 	}

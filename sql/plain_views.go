@@ -375,7 +375,7 @@ func noSuchSchema(name string) error {
 func (e *Engine) renamePlainView(old *catalog.Descriptor, newName string) error {
 	d := *old
 	d.Name = newName
-	if err := e.roles.copyPrivileges(old, &d); err != nil {
+	if err := e.roles.CopyPrivileges(old, &d); err != nil {
 		return err
 	}
 	return e.replaceDescriptor(old, &d)
@@ -388,8 +388,8 @@ func (s *session) needViewInputs(d *catalog.Descriptor, depth int) error {
 	if d.Kind != catalog.KindPlainView || depth > 64 {
 		return nil
 	}
-	owner := s.e.roles.owner(d)
-	if r := s.e.roles.role(owner); owner == BootstrapUser || r != nil && r.Superuser {
+	owner := s.e.roles.Owner(d)
+	if r := s.e.roles.Role(owner); owner == BootstrapUser || r != nil && r.Superuser {
 		return nil
 	}
 	for _, name := range d.DependsOn {
@@ -397,7 +397,7 @@ func (s *session) needViewInputs(d *catalog.Descriptor, depth int) error {
 		if !ok {
 			continue
 		}
-		if s.e.roles.owner(in) != owner && !s.e.roles.granted(in, owner, "SELECT") {
+		if s.e.roles.Owner(in) != owner && !s.e.roles.Granted(in, owner, "SELECT") {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(in), in.Name).
 				WithHint("View %s reads %s with the privileges of its owner %s: GRANT SELECT ON %s TO %s.", d.Name, in.Name, owner, in.Name, owner)
 		}

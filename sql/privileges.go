@@ -85,21 +85,21 @@ func (s *session) permitted(st *front.Statement) error {
 		if err := s.needCreate(); err != nil {
 			return err
 		}
-		if d, ok := s.e.lookup(n.Name); ok && n.OrReplace && s.e.roles.owner(d) != s.user {
+		if d, ok := s.e.lookup(n.Name); ok && n.OrReplace && s.e.roles.Owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
 		return s.needRead(st, n.Query)
 	case *front.Comment:
-		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.owner(d) != s.user {
+		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.Owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
 	case *front.CreateIndex:
-		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.owner(d) != s.user {
+		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.Owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
 	case *front.DropIndex:
 		for _, name := range n.Names {
-			if d, _, ok := s.e.indexOwner(name); ok && s.e.roles.owner(d) != s.user {
+			if d, _, ok := s.e.indexOwner(name); ok && s.e.roles.Owner(d) != s.user {
 				return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of index %s", name)
 			}
 		}
@@ -110,7 +110,7 @@ func (s *session) permitted(st *front.Statement) error {
 	case *front.CreateSequence:
 		return s.needCreate()
 	case *front.AlterSequence:
-		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.owner(d) != s.user {
+		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.Owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
 	case *front.CreateSink:
@@ -142,7 +142,7 @@ func (s *session) permitted(st *front.Statement) error {
 	case *front.Drop:
 		for _, name := range n.Names {
 			d, ok := s.e.lookup(name)
-			if ok && s.e.roles.owner(d) != s.user {
+			if ok && s.e.roles.Owner(d) != s.user {
 				return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 			}
 		}
@@ -170,7 +170,7 @@ func (s *session) permitted(st *front.Statement) error {
 	case *front.AlterStreamPosition:
 		return mustBeSuperuser("move the position of stream " + n.Stream)
 	case *front.AlterTableOptions:
-		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.owner(d) != s.user {
+		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.Owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
 	case *front.Truncate:
@@ -180,11 +180,11 @@ func (s *session) permitted(st *front.Statement) error {
 			}
 		}
 	case *front.AlterTable:
-		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.owner(d) != s.user {
+		if d, ok := s.e.lookup(n.Table); ok && s.e.roles.Owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
 	case *front.RenameRelation:
-		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.owner(d) != s.user {
+		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.Owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
 	case *front.Set:
@@ -205,7 +205,7 @@ func mustBeSuperuser(what string) error {
 
 // needCreate requires CREATE on the database.
 func (s *session) needCreate() error {
-	if s.e.roles.mayCreate(s.user) {
+	if s.e.roles.MayCreate(s.user) {
 		return nil
 	}
 	db := s.database
@@ -231,7 +231,7 @@ func (s *session) needOn(tn *ast.TableName, priv string) error {
 
 // has reports whether the session's user holds priv on d.
 func (s *session) has(d *catalog.Descriptor, priv string) bool {
-	return s.e.roles.owner(d) == s.user || s.e.roles.granted(d, s.user, priv)
+	return s.e.roles.Owner(d) == s.user || s.e.roles.Granted(d, s.user, priv)
 }
 
 // relation returns the catalog object tn names, or nil (a system table, a
@@ -398,10 +398,10 @@ func (s *session) recordOwner(name string) {
 		return
 	}
 	owner := BootstrapUser
-	if s.e.roles.role(s.user) != nil {
+	if s.e.roles.Role(s.user) != nil {
 		owner = s.user
 	}
-	if err := s.e.roles.setOwner(d, owner); err != nil {
+	if err := s.e.roles.SetOwner(d, owner); err != nil {
 		s.e.log.Error("recording an object's owner failed", "object", name, "owner", owner, "err", err)
 	}
 }

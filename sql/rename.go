@@ -108,7 +108,7 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 	d.Name = n.NewName
 	// The privileges go first, so that a failure leaves them under both
 	// names rather than under neither.
-	if err := e.roles.copyPrivileges(old, &d); err != nil {
+	if err := e.roles.CopyPrivileges(old, &d); err != nil {
 		return "", err
 	}
 	if err := e.commitRename(old, &d); err != nil {
@@ -143,7 +143,7 @@ func (e *Engine) renameSource(old *catalog.Descriptor, newName string) error {
 			}
 		}
 	}
-	if err := e.roles.copyPrivileges(old, d); err != nil {
+	if err := e.roles.CopyPrivileges(old, d); err != nil {
 		return err
 	}
 	if err := e.commitRename(old, d, others...); err != nil {

@@ -136,7 +136,7 @@ func (e *Engine) secretUsers(name string) []*catalog.Descriptor {
 // ownSecret refuses to alter or drop (verb) secret name to a role that
 // does not own it (superusers are let through before).
 func (s *session) ownSecret(name, verb string) error {
-	if d, ok := s.e.lookup(name); ok && d.Kind == catalog.KindSecret && s.e.roles.owner(d) != s.user {
+	if d, ok := s.e.lookup(name); ok && d.Kind == catalog.KindSecret && s.e.roles.Owner(d) != s.user {
 		return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of secret %s to %s it", name, verb).
 			WithHint("Its owner or a superuser can %s it.", verb)
 	}

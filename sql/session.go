@@ -47,7 +47,7 @@ type session struct {
 
 func newSession(e *Engine, startup map[string]string) *session {
 	s := &session{e: e, settings: map[string]string{}, user: startup["user"], database: startup["database"]}
-	s.trustedAnyUser = e.roles.trusts(s.user)
+	s.trustedAnyUser = e.roles.Trusts(s.user)
 	s.resetValues = newResetValues(startup)
 	for k, v := range s.resetValues {
 		s.settings[k] = v

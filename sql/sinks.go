@@ -107,7 +107,7 @@ func (e *Engine) sinkNamed(name string) (*storage.SinkDescriptor, error) {
 
 // sinkOwner is the role that owns a sink created by this session.
 func (s *session) sinkOwner() string {
-	if s.e.roles.role(s.user) != nil {
+	if s.e.roles.Role(s.user) != nil {
 		return s.user
 	}
 	return BootstrapUser

@@ -51,7 +51,7 @@ func (s *session) needSubject(n *front.CreateSource) error {
 		if !broker.SubjectsCollide(o.Subject, subject) {
 			continue
 		}
-		if owner := s.e.roles.owner(o); owner != s.user {
+		if owner := s.e.roles.Owner(o); owner != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for subject %q: it belongs to stream %s", clipSubject(subject), o.Name).
 				WithHint("Only the owner of %s or a superuser may declare another stream on its subject. Read it as %s once its owner has run GRANT SELECT ON %s TO %s, or %s",
 					o.Name, o.Name, o.Name, s.user, hint)

@@ -19,6 +19,7 @@ import (
 
 	"streamdb/admin"
 	"streamdb/config"
+	"streamdb/meta"
 	"streamdb/node"
 	"streamdb/pgwire"
 	"streamdb/sql"
@@ -229,7 +230,7 @@ func run(args []string) error {
 	var lost <-chan struct{}
 	damaged := make(chan error, 1)
 	opts := node.Options{Ctx: startCtx, Damaged: damaged}
-	var roles sql.RoleReplica
+	var roles meta.RoleReplica
 	if hf.group != "" {
 		if member, err = haJoin(startCtx, cfg, hf, hs, log); err != nil {
 			if errors.Is(err, errStoppedAsStandby) {
@@ -333,7 +334,7 @@ func run(args []string) error {
 
 // openEngine opens the server's node (NATS, the state, the runtime and
 // checkpoints), then the SQL engine over it.
-func openEngine(cfg *config.Config, log *slog.Logger, opts node.Options, roles sql.RoleReplica) (*sql.Engine, error) {
+func openEngine(cfg *config.Config, log *slog.Logger, opts node.Options, roles meta.RoleReplica) (*sql.Engine, error) {
 	n, err := node.Open(cfg, log, opts)
 	if err != nil {
 		return nil, err

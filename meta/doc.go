@@ -1,0 +1,23 @@
+// Package meta is the catalog service: it is becoming the only writer of
+// the catalog and of the durable objects beside it, each behind a small
+// typed API that the SQL frontend (package sql) calls. sql parses, binds
+// and checks privileges; meta keeps what must last and says what it is.
+//
+// What it owns so far:
+//   - Roles (roles.go): users, their passwords' SCRAM verifiers, the
+//     owners of objects and the privileges granted on them, kept in the
+//     data directory's roles file outside the Pebble state (ROLLBACK TO
+//     leaves them alone) and, in an --ha-group, in the group's replica
+//     (RoleReplica), stored only while this server holds the lease.
+//
+// What it never imports: sql, sql/front, pgwire or the TiDB parser and
+// its AST. What it needs of statements comes as plain values (a
+// RoleChange, a list of privileges); what it needs of the live catalog
+// comes as catalog descriptors or as functions sql passes in. Its errors
+// are sqlerr errors with the SQLSTATE the client sees.
+//
+// Lock order: meta's locks come after every lock of sql.Engine that its
+// callers hold (ddlMu, stateMu, catMu: see docs/design.md) and take no
+// lock of sql's. Roles.mu is a leaf: it is held while the roles file and
+// the replica are written, and nothing else is locked under it.
+package meta
