@@ -9,6 +9,11 @@
 //     data directory's roles file outside the Pebble state (ROLLBACK TO
 //     leaves them alone) and, in an --ha-group, in the group's replica
 //     (RoleReplica), stored only while this server holds the lease.
+//   - Sequences (sequences.go): the values of sequences, reserved in
+//     blocks by records in a JetStream stream before they are handed out,
+//     so that neither a crash nor ROLLBACK TO hands a value out twice.
+//     The sequences' definitions are catalog descriptors, which sql
+//     writes for now.
 //
 // What it never imports: sql, sql/front, pgwire or the TiDB parser and
 // its AST. What it needs of statements comes as plain values (a
@@ -20,4 +25,6 @@
 // callers hold (ddlMu, stateMu, catMu: see docs/design.md) and take no
 // lock of sql's. Roles.mu is a leaf: it is held while the roles file and
 // the replica are written, and nothing else is locked under it.
+// Sequences.mu is a leaf; a sequence's own lock is taken after it is
+// released and held while the sequence's record is published.
 package meta

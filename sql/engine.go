@@ -91,9 +91,9 @@ type Engine struct {
 	// advisory holds pg_advisory_xact_lock's locks.
 	advisory advisoryLocks
 
-	// seqs are the sequences' values (sequences.go), kept outside the
-	// Pebble state so that ROLLBACK TO leaves them alone.
-	seqs sequences
+	// seqs are the sequences' values, kept outside the Pebble state so
+	// that ROLLBACK TO leaves them alone.
+	seqs *meta.Sequences
 
 	// ackMu guards acked and replay, the positions reads wait for
 	// (waitAcknowledged). acked holds, per subject, the sequence of the
@@ -119,7 +119,7 @@ type Engine struct {
 // fails, it closes what node.Open opened.
 func Open(n *node.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
 	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), rt: n.Runtime(), coord: n.Coordinator(),
-		objs: map[string]*catalog.Descriptor{}}
+		objs: map[string]*catalog.Descriptor{}, seqs: meta.NewSequences(n.Broker(), log)}
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: e.checkpointSettings, Broker: e.broker, Log: log})
 	e.dropped = e.newDroppedStreams()
 	var err error
@@ -171,7 +171,7 @@ func (e *Engine) Close() error {
 	e.pgSources.stopAll()
 	e.stopPurging()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	e.flushSequences(ctx)
+	e.seqs.Flush(ctx)
 	cancel()
 	e.points.CloseAll()
 	return e.node.Close()

@@ -4,261 +4,27 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
-	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/storage"
 )
 
-// Sequences (CREATE SEQUENCE, serial and identity columns).
-//
-// A sequence's definition is a catalog object; its values are not. They
-// are reserved durably in blocks, as PostgreSQL logs values ahead: before
-// nextval hands out a value not covered by the last reservation, the
-// sequence publishes a record to the JetStream stream sequenceStream
-// (one subject per sequence, newest record kept) saying where it resumes
-// after a crash, the first value past the new block, and waits until
-// JetStream holds it. A crash loses at most the rest of a block; no value
-// is handed out twice. The records live in JetStream, not in Pebble,
-// because Pebble is restored from a checkpoint after a crash and by
-// ROLLBACK TO: a sequence keeps counting across both. A sequence brought
-// back by ROLLBACK TO (dropped after the savepoint) resumes where it was
-// when dropped, so even then no value repeats; setval and ALTER SEQUENCE
-// RESTART are the only ways to go back, as in PostgreSQL.
+// Sequences (CREATE SEQUENCE, serial and identity columns): their
+// definitions are catalog objects, made and changed here; their values
+// are meta.Sequences', reserved durably outside the Pebble state so that
+// a crash or ROLLBACK TO never hands a value out twice.
 
-// sequenceStream is the JetStream stream of sequences' records.
-const sequenceStream = "streamdb-sequences"
-
-// sequenceSubjectPrefix is where each sequence's records go, by its key:
-// under tables' subjects, which producers may not publish to.
-const sequenceSubjectPrefix = broker.TableSubjectPrefix + "_sequences."
-
-// minSequenceBlock is the fewest values one reservation covers (a
-// sequence's CACHE, when larger, sets it): PostgreSQL logs 32 ahead. A
-// sequence that needs another reservation within reserveWindow of the
-// last doubles its block, up to maxSequenceBlock, so that a bulk load
-// into a serial column waits for a durable write every few thousand
-// rows, not every 32; a crash can then lose up to that many values, a
-// clean shutdown none (flushSequences).
-const (
-	minSequenceBlock = 32
-	maxSequenceBlock = 4096
-	reserveWindow    = time.Second
-)
-
-// sequences holds the in-memory state of every sequence used since the
-// server started, by key. mu is a leaf lock; a sequence's own lock is
-// taken after it is released, and held while its record is published.
-type sequences struct {
-	mu    sync.Mutex
-	ready bool
-	byKey map[string]*seqState
-}
-
-// seqState is where a sequence is: next is the value nextval hands out
-// next (exhausted: none is left), avail how many values from next on the
-// newest durable record covers.
-type seqState struct {
-	mu        sync.Mutex
-	loaded    bool
-	next      int64
-	exhausted bool
-	avail     uint64
-	// last is the value handed out (or set) last, when called.
-	last   int64
-	called bool
-	// block is the size of the last reservation, made at reserved.
-	block    uint64
-	reserved time.Time
-}
-
-// seqRecord is a sequence's durable record: after a restart it resumes
-// at Next, or is exhausted.
-type seqRecord struct {
-	Next      int64 `json:"next"`
-	Exhausted bool  `json:"exhausted,omitempty"`
-}
-
-func (e *Engine) seqState(ctx context.Context, d *catalog.Descriptor) (*seqState, error) {
-	e.seqs.mu.Lock()
-	if !e.seqs.ready {
-		if err := e.broker.EnsureRecordStream(ctx, sequenceStream, sequenceSubjectPrefix+">"); err != nil {
-			e.seqs.mu.Unlock()
-			return nil, sqlerr.New(sqlerr.InternalError, "sequence %s: %v", d.Name, err)
-		}
-		e.seqs.ready = true
-	}
-	if e.seqs.byKey == nil {
-		e.seqs.byKey = map[string]*seqState{}
-	}
-	st := e.seqs.byKey[d.Sequence.Key]
-	if st == nil {
-		st = &seqState{}
-		e.seqs.byKey[d.Sequence.Key] = st
-	}
-	e.seqs.mu.Unlock()
-	return st, nil
-}
-
-// load reads the sequence's record once. The caller holds st.mu.
-func (e *Engine) loadSeq(ctx context.Context, d *catalog.Descriptor, st *seqState) error {
-	if st.loaded {
-		return nil
-	}
-	data, found, err := e.broker.LastRecord(ctx, sequenceStream, sequenceSubjectPrefix+d.Sequence.Key)
-	if err != nil {
-		return sqlerr.New(sqlerr.InternalError, "sequence %s: %v", d.Name, err)
-	}
-	st.next, st.exhausted = d.Sequence.Start, false
-	if found {
-		var rec seqRecord
-		if err := json.Unmarshal(data, &rec); err != nil {
-			return sqlerr.New(sqlerr.DataCorrupted, "sequence %s: its record %q does not decode: %v", d.Name, data, err)
-		}
-		st.next, st.exhausted = rec.Next, rec.Exhausted
-		st.called = rec.Exhausted || rec.Next != d.Sequence.Start
-		st.last = rec.Next - d.Sequence.Increment
-		if rec.Exhausted {
-			st.last = d.Sequence.Max
-			if d.Sequence.Increment < 0 {
-				st.last = d.Sequence.Min
-			}
-		}
-	}
-	st.avail = 0
-	st.loaded = true
-	return nil
-}
-
-// putSeq publishes rec for the sequence. The caller holds st.mu.
-func (e *Engine) putSeq(ctx context.Context, d *catalog.Descriptor, rec seqRecord) error {
-	data, _ := json.Marshal(rec)
-	if err := e.broker.PutRecord(ctx, sequenceSubjectPrefix+d.Sequence.Key, data); err != nil {
-		return sqlerr.New(sqlerr.InternalError, "sequence %s: reserving values: %v", d.Name, err)
-	}
-	return nil
-}
-
-// remaining is how many values of the sequence there are from v (within
-// its bounds) on, up to its last value, v included.
-func remaining(q *catalog.Sequence, v int64) uint64 {
-	if q.Increment > 0 {
-		return (uint64(q.Max)-uint64(v))/uint64(q.Increment) + 1
-	}
-	return (uint64(v)-uint64(q.Min))/(uint64(-(q.Increment+1))+1) + 1
-}
-
-// nextval hands out the sequence's next value.
-func (e *Engine) nextval(ctx context.Context, d *catalog.Descriptor) (int64, error) {
-	q := d.Sequence
-	st, err := e.seqState(ctx, d)
-	if err != nil {
-		return 0, err
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := e.loadSeq(ctx, d, st); err != nil {
-		return 0, err
-	}
-	if !st.exhausted && (st.next < q.Min || st.next > q.Max) {
-		// ALTER SEQUENCE moved a bound past where the sequence is.
-		st.exhausted = q.Increment > 0 && st.next > q.Max || q.Increment < 0 && st.next < q.Min
-		if !st.exhausted {
-			st.next, st.avail = q.Min, 0
-			if q.Increment < 0 {
-				st.next = q.Max
-			}
-		}
-	}
-	if st.exhausted {
-		if !q.Cycle {
-			if q.Increment > 0 {
-				return 0, sqlerr.New(sqlerr.SequenceGeneratorLimitExceeded, "nextval: reached maximum value of sequence \"%s\" (%d)", d.Name, q.Max)
-			}
-			return 0, sqlerr.New(sqlerr.SequenceGeneratorLimitExceeded, "nextval: reached minimum value of sequence \"%s\" (%d)", d.Name, q.Min)
-		}
-		st.next, st.exhausted, st.avail = q.Min, false, 0
-		if q.Increment < 0 {
-			st.next = q.Max
-		}
-	}
-	if st.avail == 0 {
-		block := uint64(max(q.Cache, minSequenceBlock))
-		if now := time.Now(); now.Sub(st.reserved) < reserveWindow {
-			block = max(block, min(2*st.block, maxSequenceBlock))
-		}
-		rec := seqRecord{Exhausted: true}
-		n := remaining(q, st.next)
-		if n > block {
-			rec = seqRecord{Next: st.next + q.Increment*int64(block)}
-			n = block
-		}
-		if err := e.putSeq(ctx, d, rec); err != nil {
-			return 0, err
-		}
-		st.avail, st.block, st.reserved = n, block, time.Now()
-	}
-	v := st.next
-	st.avail--
-	st.last, st.called = v, true
-	if remaining(q, v) == 1 {
-		st.exhausted = true
-	} else {
-		st.next = v + q.Increment
-	}
-	return v, nil
-}
-
-// setval moves the sequence to v: nextval answers v next when called is
-// false, the value after v when it is true.
-func (e *Engine) setval(ctx context.Context, d *catalog.Descriptor, v int64, called bool) error {
-	q := d.Sequence
-	if v < q.Min || v > q.Max {
-		return sqlerr.New(sqlerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence \"%s\" (%d..%d)", v, d.Name, q.Min, q.Max)
-	}
-	st, err := e.seqState(ctx, d)
-	if err != nil {
-		return err
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	rec := seqRecord{Next: v}
-	if called {
-		if remaining(q, v) == 1 {
-			rec = seqRecord{Exhausted: true}
-		} else {
-			rec.Next = v + q.Increment
-		}
-	}
-	if err := e.putSeq(ctx, d, rec); err != nil {
-		return err
-	}
-	st.loaded, st.next, st.exhausted, st.avail = true, rec.Next, rec.Exhausted, 0
-	st.last, st.called = v, called
-	return nil
-}
-
-// lastValue is the value last handed out (pg_sequences.last_value), or
-// false when none was since the sequence was created or set.
+// lastValue is the value the sequence handed out last
+// (pg_sequences.last_value), or false when none was since it was created
+// or set.
 func (e *Engine) lastValue(ctx context.Context, d *catalog.Descriptor) (int64, bool, error) {
-	st, err := e.seqState(ctx, d)
-	if err != nil {
-		return 0, false, err
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := e.loadSeq(ctx, d, st); err != nil {
-		return 0, false, err
-	}
-	return st.last, st.called, nil
+	return e.seqs.Last(ctx, d)
 }
 
 // sequenceDef checks sequence options as PostgreSQL does and gives the
@@ -486,21 +252,7 @@ func (e *Engine) alterSequence(ctx context.Context, n *front.AlterSequence) (str
 			e.objs[d.Name] = &next
 		}
 		e.catMu.Unlock()
-		st, err := e.seqState(ctx, &next)
-		if err != nil {
-			return "", err
-		}
-		st.mu.Lock()
-		err = e.loadSeq(ctx, &next, st)
-		if err == nil && st.called {
-			// The next value is the last one plus the new increment.
-			v := st.last + q.Increment
-			overflow := q.Increment > 0 && v < st.last || q.Increment < 0 && v > st.last
-			st.next, st.exhausted = v, overflow || v < q.Min || v > q.Max
-		}
-		st.avail = 0
-		st.mu.Unlock()
-		if err != nil {
+		if err := e.seqs.Altered(ctx, &next); err != nil {
 			return "", err
 		}
 		d = &next
@@ -517,7 +269,7 @@ func (e *Engine) alterSequence(ctx context.Context, n *front.AlterSequence) (str
 		if v > q.Max {
 			return "", sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, q.Max)
 		}
-		if err := e.setval(ctx, d, v, false); err != nil {
+		if err := e.seqs.Set(ctx, d, v, false); err != nil {
 			return "", err
 		}
 	}
@@ -621,7 +373,7 @@ func (s *session) callNextval(arg any) (int64, error) {
 	}
 	ctx, cancel := s.seqContext()
 	defer cancel()
-	v, err := s.e.nextval(ctx, d)
+	v, err := s.e.seqs.Next(ctx, d)
 	if err != nil {
 		return 0, err
 	}
@@ -670,7 +422,7 @@ func (s *session) callSetval(arg any, v int64, called bool) (int64, error) {
 	}
 	ctx, cancel := s.seqContext()
 	defer cancel()
-	if err := s.e.setval(ctx, d, v, called); err != nil {
+	if err := s.e.seqs.Set(ctx, d, v, called); err != nil {
 		return 0, err
 	}
 	if called {
@@ -743,27 +495,4 @@ func (e *Engine) columnSequences(n *front.CreateSource, d *catalog.Descriptor) (
 		out = append(out, &catalog.Descriptor{Name: name, Kind: catalog.KindSequence, CreatedAt: time.Now().UTC(), Sequence: q})
 	}
 	return out, nil
-}
-
-// flushSequences records, for every sequence used since the start, where
-// it is now, so that a clean restart goes on without the gap of the
-// values reserved ahead. A nextval after it reserves again.
-func (e *Engine) flushSequences(ctx context.Context) {
-	e.seqs.mu.Lock()
-	states := make(map[string]*seqState, len(e.seqs.byKey))
-	for k, st := range e.seqs.byKey {
-		states[k] = st
-	}
-	e.seqs.mu.Unlock()
-	for key, st := range states {
-		st.mu.Lock()
-		if st.loaded && st.avail > 0 {
-			data, _ := json.Marshal(seqRecord{Next: st.next, Exhausted: st.exhausted})
-			if err := e.broker.PutRecord(ctx, sequenceSubjectPrefix+key, data); err != nil {
-				e.log.Warn("recording a sequence's position at shutdown failed; it goes on after its reserved values", "key", key, "err", err)
-			}
-			st.avail = 0
-		}
-		st.mu.Unlock()
-	}
 }

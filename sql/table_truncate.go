@@ -53,7 +53,7 @@ func (s *session) prepareTruncate(n *front.Truncate) (*prepared, error) {
 		if n.RestartIdentity {
 			for _, d := range descs {
 				for _, q := range s.e.ownedSequences(d) {
-					if err := s.e.setval(ctx, q, q.Sequence.Start, false); err != nil {
+					if err := s.e.seqs.Set(ctx, q, q.Sequence.Start, false); err != nil {
 						return "", err
 					}
 				}
