@@ -14,6 +14,10 @@
 //     so that neither a crash nor ROLLBACK TO hands a value out twice.
 //     The sequences' definitions are catalog descriptors, which sql
 //     writes for now.
+//   - Jobs (progress.go): the long waits whose progress the server
+//     reports (a view's backfill, the replay after a start or a
+//     rollback) and the data behind streamdb_progress, measured from the
+//     runtime's committed source positions.
 //
 // What it never imports: sql, sql/front, pgwire or the TiDB parser and
 // its AST. What it needs of statements comes as plain values (a
@@ -26,5 +30,6 @@
 // lock of sql's. Roles.mu is a leaf: it is held while the roles file and
 // the replica are written, and nothing else is locked under it.
 // Sequences.mu is a leaf; a sequence's own lock is taken after it is
-// released and held while the sequence's record is published.
+// released and held while the sequence's record is published. Jobs.mu is
+// a leaf.
 package meta

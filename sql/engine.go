@@ -80,7 +80,7 @@ type Engine struct {
 	dropped *meta.DroppedStreams
 
 	// jobs are the long waits whose progress is reported (progress.go).
-	jobs progressJobs
+	jobs *meta.Jobs
 	// backends are the client sessions, for pg_stat_activity
 	// (pgcatalog_activity.go).
 	backends backendRegistry
@@ -122,6 +122,7 @@ func Open(n *node.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 		objs: map[string]*catalog.Descriptor{}, seqs: meta.NewSequences(n.Broker(), log)}
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: e.checkpointSettings, Broker: e.broker, Log: log})
 	e.dropped = e.newDroppedStreams()
+	e.jobs = meta.NewJobs(e.rt.Positions)
 	var err error
 	if e.roles, err = meta.OpenRoles(n.DataDir(), roles, n.CheckFence); err != nil {
 		n.Abandon()

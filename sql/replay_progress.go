@@ -36,12 +36,12 @@ func (e *Engine) trackReplay(what string) {
 		e.log.Warn("cannot report the replay's progress: reading the ends of the inputs failed", "replay", what, "err", err)
 		return
 	}
-	j := e.newJob(what, ids, targets)
-	if p := e.progressOf(j); p.total == 0 {
+	j := e.jobs.New(what, ids, targets)
+	if p := e.jobs.Progress(j); p.Total == 0 {
 		return // nothing to replay
 	}
-	e.registerJob(j)
-	e.log.Info("replay started", "replay", what, "messages", e.progressOf(j).total)
+	e.jobs.Register(j)
+	e.log.Info("replay started", "replay", what, "messages", e.jobs.Progress(j).Total)
 	go func() {
 		defer e.endJob(j)
 		tick := time.NewTicker(e.progressInterval())
@@ -50,9 +50,9 @@ func (e *Engine) trackReplay(what string) {
 			if e.broker.NC.IsClosed() {
 				return
 			}
-			p := e.progressOf(j)
-			if p.read >= p.total {
-				e.log.Info("replay done", "replay", what, "messages", p.total, "seconds", time.Since(j.started).Round(time.Millisecond).Seconds())
+			p := e.jobs.Progress(j)
+			if p.Read >= p.Total {
+				e.log.Info("replay done", "replay", what, "messages", p.Total, "seconds", time.Since(j.Started).Round(time.Millisecond).Seconds())
 				return
 			}
 			e.reportProgress(context.Background(), what, j, targets)
