@@ -18,6 +18,17 @@
 //     reports (a view's backfill, the replay after a start or a
 //     rollback) and the data behind streamdb_progress, measured from the
 //     runtime's committed source positions.
+//   - Retention (retention.go, purge.go): what JetStream keeps of the
+//     tables' changelogs (the history and retention options) and the
+//     purge after each checkpoint, which never removes what a retained
+//     checkpoint or savepoint, a replaying table or AS OF still needs.
+//   - Dropped streams (dropped_streams.go): the JetStream streams of
+//     dropped tables, deleted once no retained point holds them, and the
+//     server's owner id file.
+//   - Points (points.go, restore_check.go): checkpoints and savepoints
+//     taken, released, listed and resolved for ROLLBACK TO and AS OF
+//     (fetched from a bucket where needed), the checks of a point's
+//     source positions before a rollback, and the cache of opened points.
 //
 // What it never imports: sql, sql/front, pgwire or the TiDB parser and
 // its AST. What it needs of statements comes as plain values (a
@@ -31,5 +42,7 @@
 // the replica are written, and nothing else is locked under it.
 // Sequences.mu is a leaf; a sequence's own lock is taken after it is
 // released and held while the sequence's record is published. Jobs.mu is
-// a leaf.
+// a leaf. The purger and the dropped-stream collector hold the catalog
+// lock they are given (sql's ddlMu) while they work; what they need of
+// the binder they ask through PurgeHost or a function.
 package meta
