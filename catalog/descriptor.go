@@ -33,6 +33,11 @@ const (
 	// KindSystem is a read-only table computed from server state
 	// (streamdb_checkpoints); it is never stored.
 	KindSystem ObjectKind = "system table"
+	// KindUnpopulatedView is a materialized view created WITH NO DATA
+	// and not refreshed since: it keeps its query (Query, Columns,
+	// DependsOn, Options) and Indexes, no plan, state or dataflow, and
+	// cannot be read. REFRESH MATERIALIZED VIEW makes it a KindView.
+	KindUnpopulatedView ObjectKind = "unpopulated materialized view"
 )
 
 // Column is a persisted column: the type is stored by name so that the

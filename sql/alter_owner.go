@@ -29,9 +29,9 @@ func (s *session) alterOwner(_ context.Context, n *front.AlterOwner) (string, er
 		return "", sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", name)
 	}
 	want := map[string][]catalog.ObjectKind{
-		"TABLE":             {catalog.KindTable, catalog.KindStream, catalog.KindView, catalog.KindPlainView, catalog.KindSequence},
+		"TABLE":             {catalog.KindTable, catalog.KindStream, catalog.KindView, catalog.KindUnpopulatedView, catalog.KindPlainView, catalog.KindSequence},
 		"VIEW":              {catalog.KindPlainView},
-		"MATERIALIZED VIEW": {catalog.KindView},
+		"MATERIALIZED VIEW": {catalog.KindView, catalog.KindUnpopulatedView},
 		"SEQUENCE":          {catalog.KindSequence},
 		"STREAM":            {catalog.KindStream},
 	}[n.Kind]
@@ -66,7 +66,7 @@ func (s *session) alterOwner(_ context.Context, n *front.AlterOwner) (string, er
 // kindStatementWord is the word ALTER takes for d's kind.
 func kindStatementWord(d *catalog.Descriptor) string {
 	switch d.Kind {
-	case catalog.KindView:
+	case catalog.KindView, catalog.KindUnpopulatedView:
 		return "MATERIALIZED VIEW"
 	case catalog.KindPlainView:
 		return "VIEW"

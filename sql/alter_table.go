@@ -505,10 +505,11 @@ func (a *columnChange) renameColumn(act front.AlterAction) error {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "renaming column %q of stream %q is not supported: its WATERMARK is on it", c.Name, a.d.Name)
 	}
 	for _, dep := range a.s.e.dependents(a.d.Name) {
-		if dep.Kind == catalog.KindPlainView {
-			// A plain view is its query's text, bound where it is used.
-			return sqlerr.New(sqlerr.FeatureNotSupported, "renaming a column of %q is not supported while view %s reads it", a.d.Name, dep.Name).
-				WithHint("Drop view %s, rename the column, then create the view again.", dep.Name)
+		if dep.Kind == catalog.KindPlainView || dep.Kind == catalog.KindUnpopulatedView {
+			// A plain view is its query's text, bound where it is used; an
+			// unpopulated one's is bound at its REFRESH.
+			return sqlerr.New(sqlerr.FeatureNotSupported, "renaming a column of %q is not supported while %s %s reads it", a.d.Name, relKindWord(dep), dep.Name).
+				WithHint("Drop %s %s, rename the column, then create it again.", relKindWord(dep), dep.Name)
 		}
 	}
 	c.Key = c.MemberKey()
@@ -622,7 +623,8 @@ func (a *columnChange) renameColumnUses(from, to string) error {
 
 // columnReaders returns the views that read the column of table or
 // stream t with member key key: materialized views whose plan reads it,
-// and any plain view over t (its query is bound where it is used).
+// and any plain or unpopulated view over t (its query is bound where it
+// is used, or at its REFRESH).
 func (e *Engine) columnReaders(t *catalog.Descriptor, key string) ([]*catalog.Descriptor, error) {
 	var out []*catalog.Descriptor
 	for _, v := range e.dependents(t.Name) {

@@ -708,6 +708,8 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 		return sb.expandPlainView(desc, alias)
 	}
 	switch desc.Kind {
+	case catalog.KindUnpopulatedView:
+		return nil, nil, notPopulated(desc.Name)
 	case catalog.KindSecret:
 		return nil, nil, sqlerr.New(sqlerr.WrongObjectType, "%q is a secret, not a relation", name).
 			WithHint("A secret's value is used by the statements that name it (CREATE SOURCE ... PASSWORD SECRET %s) and never shown.", name)

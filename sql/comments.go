@@ -62,7 +62,7 @@ func checkCommentKind(n *front.Comment, d *catalog.Descriptor) error {
 	case front.KindStream:
 		ok = d.Kind == catalog.KindStream || d.Envelope() != ""
 	case front.KindMaterializedView:
-		ok = d.Kind == catalog.KindView
+		ok = d.Kind == catalog.KindView || d.Kind == catalog.KindUnpopulatedView
 	case front.KindView:
 		ok = d.Kind == catalog.KindPlainView
 	}

@@ -355,23 +355,33 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	if n.Schema != "" && n.Schema != "public" {
 		return "", sqlerr.New(sqlerr.FeatureNotSupported, "schema %q does not exist; streamdb has only the public schema", n.Schema)
 	}
-	d, root, err := e.installView(ctx, n, st)
+	if n.NoData {
+		return e.createUnpopulatedView(ctx, n, st)
+	}
+	d, root, err := e.installView(ctx, n, st, nil)
 	if err != nil {
 		return "", err
 	}
 	if d == nil {
 		return tag, nil // IF NOT EXISTS, and it does
 	}
+	return tag, e.backfillView(ctx, d, root, e.abandonView)
+}
+
+// backfillView checkpoints the catalog with new view d (installView's)
+// and waits for its backfill. If the statement fails on the way
+// (canceled, or the view stopped), abandon undoes the view.
+func (e *Engine) backfillView(ctx context.Context, d *catalog.Descriptor, root plan.Node, abandon func(context.Context, *catalog.Descriptor)) error {
 	created := false
 	defer func() {
 		if !created && ctx.Err() != nil {
 			// Canceled or past statement_timeout: the statement failed,
 			// so the view it was creating goes too.
-			e.abandonView(context.WithoutCancel(ctx), d)
+			abandon(context.WithoutCancel(ctx), d)
 		}
 	}()
 	if err := e.ddlCheckpoint(ctx); err != nil {
-		return "", err
+		return err
 	}
 
 	if e.rt.Paused() {
@@ -379,29 +389,29 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 		// RESUME, and waiting for it here would block the session.
 		e.log.Info("created materialized view; backfill waits for ALTER SYSTEM RESUME", "view", d.Name)
 		created = true
-		return tag, nil
+		return nil
 	}
 	// Backfill: return once the view covers everything its sources held
 	// when it was created, as CREATE MATERIALIZED VIEW does in PostgreSQL.
 	start := time.Now()
 	targets, err := e.rt.Targets(ctx, []uint32{d.ID})
 	if err != nil {
-		return "", err
+		return err
 	}
 	if err := e.waitLogged(ctx, []uint32{d.ID}, targets, "backfill of "+d.Name); err != nil {
 		if ctx.Err() == nil && e.rt.ViewFailure(d.ID) != nil {
 			// The view stopped during its backfill (a row failed WITH
 			// (on_error = 'fail'), or its input is gone): the statement
 			// fails, as PostgreSQL's does, and leaves no view behind.
-			e.abandonView(context.WithoutCancel(ctx), d)
+			abandon(context.WithoutCancel(ctx), d)
 			cause := sqlerr.From(err)
 			hint := cause.Hint
 			if hint == "" {
 				hint = "Fix the input or the query, or create the view without on_error = 'fail' to skip rows that fail (listed in streamdb_view_errors)."
 			}
-			return "", &sqlerr.Error{Code: cause.Code, Message: cause.Message, Detail: "The materialized view was not created.", Hint: hint}
+			return &sqlerr.Error{Code: cause.Code, Message: cause.Message, Detail: "The materialized view was not created.", Hint: hint}
 		}
-		return "", err
+		return err
 	}
 	e.finishPopulating(d)
 	created = true
@@ -414,17 +424,23 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	}
 	e.checkViewColumns(ctx, d, root, noticed)
 	e.log.Info("created materialized view", "view", d.Name, "backfill", time.Since(start))
-	return tag, nil
+	return nil
 }
 
 // installView binds the query of CREATE MATERIALIZED VIEW n, stores the
 // view (marked populating) and starts its dataflow, all under ddlMu, and
 // returns the view with its bound plan. It returns nil and no error when
-// the name is taken and IF NOT EXISTS says to do nothing.
-func (e *Engine) installView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement) (*catalog.Descriptor, plan.Node, error) {
+// the name is taken and IF NOT EXISTS says to do nothing. With unpopulated
+// view u (REFRESH of a view created WITH NO DATA), the view replaces u.
+func (e *Engine) installView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement, u *catalog.Descriptor) (*catalog.Descriptor, plan.Node, error) {
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	if e.relationExists(n.Name) {
+	if u != nil {
+		if cur, ok := e.lookup(u.Name); !ok || cur.ID != u.ID || cur.Kind != catalog.KindUnpopulatedView {
+			return nil, nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %q was changed by another session during REFRESH", u.Name).
+				WithHint("Run REFRESH MATERIALIZED VIEW %s again.", u.Name)
+		}
+	} else if e.relationExists(n.Name) {
 		if n.IfNotExists {
 			return nil, nil, nil
 		}
@@ -453,15 +469,25 @@ func (e *Engine) installView(ctx context.Context, n *front.CreateMaterializedVie
 		return nil, nil, err
 	}
 	markPopulating(d, bf)
-	if err := e.persist(d); err != nil {
+	persist := e.persist
+	if u != nil {
+		persist = func(d *catalog.Descriptor) error { return e.persistPopulated(d, u) }
+	}
+	if err := persist(d); err != nil {
 		return nil, nil, err
 	}
-	if err := e.initPositions(ctx, d, root); err != nil {
+	undo := func() {
 		e.dropObject(d)
+		if u != nil {
+			e.putUnpopulated(u)
+		}
+	}
+	if err := e.initPositions(ctx, d, root); err != nil {
+		undo()
 		return nil, nil, err
 	}
 	if err := e.startView(d, root); err != nil {
-		e.dropObject(d)
+		undo()
 		return nil, nil, err
 	}
 	return d, root, nil
@@ -640,9 +666,13 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 			}
 			return "", sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", n.Kind, name)
 		}
-		if d.Kind != want && !(want == catalog.KindTable && d.Kind == catalog.KindStream) && !(want == catalog.KindStream && d.Envelope() != "") {
-			return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s, not a %s", name, d.Kind, n.Kind).
-				WithHint("Use DROP %s.", strings.ToUpper(string(d.Kind)))
+		kind := d.Kind
+		if kind == catalog.KindUnpopulatedView {
+			kind = catalog.KindView
+		}
+		if kind != want && !(want == catalog.KindTable && kind == catalog.KindStream) && !(want == catalog.KindStream && d.Envelope() != "") {
+			return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s, not a %s", name, kind, n.Kind).
+				WithHint("Use DROP %s.", strings.ToUpper(string(kind)))
 		}
 		if d.Kind == catalog.KindSequence {
 			if err := e.checkDropSequence(d); err != nil {
@@ -659,7 +689,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 			for i, dep := range deps {
 				names[i] = relKindWord(dep) + " " + dep.Name
 			}
-			return "", withDetail(sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop %s %s because other objects depend on it", d.Kind, name).
+			return "", withDetail(sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop %s %s because other objects depend on it", kind, name).
 				WithHint("%s depends on it; use DROP ... CASCADE to drop them too.", strings.Join(names, ", ")),
 				"%s depends on %s %s", names[len(names)-1], relKindWord(d), name)
 		}

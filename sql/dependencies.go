@@ -35,7 +35,7 @@ func (e *Engine) dependenciesTable() (*catalog.Descriptor, func() []types.Row) {
 			}
 			rows = append(rows, types.Row{types.NewString(object), types.NewString(string(kind)), types.NewString(input), inKind})
 		}
-		for _, kind := range []catalog.ObjectKind{catalog.KindView, catalog.KindPlainView} {
+		for _, kind := range []catalog.ObjectKind{catalog.KindView, catalog.KindUnpopulatedView, catalog.KindPlainView} {
 			for _, obj := range e.objects(kind) {
 				inputs := append([]string(nil), obj.DependsOn...)
 				sort.Strings(inputs)

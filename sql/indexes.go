@@ -96,7 +96,7 @@ func (e *Engine) createIndex(ctx context.Context, n *front.CreateIndex) (string,
 	if !ok {
 		return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Table)
 	}
-	if d.Kind != catalog.KindTable && d.Kind != catalog.KindView {
+	if d.Kind != catalog.KindTable && d.Kind != catalog.KindView && d.Kind != catalog.KindUnpopulatedView {
 		return "", withDetail(sqlerr.New(sqlerr.WrongObjectType, "cannot create index on relation %q", d.Name).
 			WithHint("Indexes are kept on tables and materialized views."),
 			"This operation is not supported for %ss.", relKindWord(d))
@@ -139,6 +139,13 @@ func (e *Engine) createIndex(ctx context.Context, n *front.CreateIndex) (string,
 	}
 	nd := *d
 	nd.Indexes = append(append([]catalog.Index(nil), d.Indexes...), ix)
+	if d.Kind == catalog.KindUnpopulatedView {
+		// No rows yet: its REFRESH builds the view with the index.
+		if err := e.replaceDescriptor(d, &nd); err != nil {
+			return "", sqlerr.New(sqlerr.InternalError, "creating index %s failed: %v", name, err)
+		}
+		return tag, e.ddlCheckpoint(ctx)
+	}
 	var dup types.Row
 	err = e.restartWith(func(b *pebble.Batch) error {
 		var err error

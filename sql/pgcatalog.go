@@ -59,7 +59,7 @@ type pgColumn struct {
 // views) by name.
 func (e *Engine) pgRelations() []pgRelation {
 	var out []pgRelation
-	for _, kind := range []catalog.ObjectKind{catalog.KindStream, catalog.KindTable, catalog.KindView, catalog.KindPlainView} {
+	for _, kind := range []catalog.ObjectKind{catalog.KindStream, catalog.KindTable, catalog.KindView, catalog.KindUnpopulatedView, catalog.KindPlainView} {
 		for _, d := range e.objects(kind) {
 			out = append(out, newPGRelation(d))
 		}
@@ -81,7 +81,7 @@ func (e *Engine) pgRelationByOID(oid uint32) (pgRelation, bool) {
 func newPGRelation(d *catalog.Descriptor) pgRelation {
 	r := pgRelation{d: d, oid: firstUserOID + d.ID, relkind: "r"}
 	switch d.Kind {
-	case catalog.KindView:
+	case catalog.KindView, catalog.KindUnpopulatedView:
 		r.relkind = "m"
 	case catalog.KindPlainView:
 		r.relkind = "v"

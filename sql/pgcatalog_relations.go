@@ -215,7 +215,7 @@ func init() {
 				rows = append(rows, types.Row{intD(r.oid), str(r.name), intD(r.ns), intD(0), intD(0), intD(10),
 					intD(am), intD(0), intD(0), intD(0), types.NewFloat(-1), intD(0), intD(0), b(r.hasIndex),
 					b(false), str("p"), str(r.kind), intD(int64(len(r.cols))), intD(int64(checks)), b(rules),
-					b(triggers), b(false), b(false), b(false), b(true), str("d"), b(false), intD(0), intD(0),
+					b(triggers), b(false), b(false), b(false), b(r.user == nil || r.user.d.Kind != catalog.KindUnpopulatedView), str("d"), b(false), intD(0), intD(0),
 					intD(0), types.Null, types.Null, types.Null})
 			}
 			return rows
@@ -349,7 +349,7 @@ func init() {
 // for others (streamdb's own tables outside pg_catalog).
 func relationOID(d *catalog.Descriptor) int64 {
 	switch d.Kind {
-	case catalog.KindStream, catalog.KindTable, catalog.KindView, catalog.KindPlainView, catalog.KindSequence:
+	case catalog.KindStream, catalog.KindTable, catalog.KindView, catalog.KindUnpopulatedView, catalog.KindPlainView, catalog.KindSequence:
 		return int64(firstUserOID + d.ID)
 	case catalog.KindSystem:
 		name := d.Name

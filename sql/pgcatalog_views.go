@@ -3,6 +3,7 @@ package sql
 import (
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/pgcatalog"
 	"streamdb/types"
 )
@@ -51,7 +52,7 @@ func init() {
 				if r.relkind == "m" {
 					def := " " + strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"
 					out = append(out, types.Row{str("public"), str(r.d.Name), str(BootstrapUser), types.Null,
-						b(len(r.d.PrimaryKey) > 0), b(true), str(def)})
+						b(len(r.d.PrimaryKey) > 0 || len(r.d.Indexes) > 0), b(r.d.Kind != catalog.KindUnpopulatedView), str(def)})
 				}
 			}
 			return out

@@ -183,7 +183,7 @@ func (e *Engine) commitRename(old, d *catalog.Descriptor, others ...*catalog.Des
 // upperKind is the ALTER keyword of d's kind.
 func upperKind(d *catalog.Descriptor) string {
 	switch d.Kind {
-	case catalog.KindView:
+	case catalog.KindView, catalog.KindUnpopulatedView:
 		return "MATERIALIZED VIEW"
 	case catalog.KindPlainView:
 		return "VIEW"

@@ -233,7 +233,7 @@ func (e *Engine) allObjects() []*catalog.Descriptor {
 // relKindWord is how PostgreSQL names a relation's kind in messages.
 func relKindWord(d *catalog.Descriptor) string {
 	switch d.Kind {
-	case catalog.KindView:
+	case catalog.KindView, catalog.KindUnpopulatedView:
 		return "materialized view"
 	case catalog.KindPlainView:
 		return "view"

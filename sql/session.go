@@ -266,7 +266,11 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 	case *front.CreateMaterializedView:
 		// Bind now so that errors surface at Parse time, and again at run
 		// time against the catalog of that moment.
-		if _, err := s.e.bindView(st, n); err != nil {
+		bind := s.e.bindView
+		if n.NoData {
+			bind = s.e.bindUnpopulated
+		}
+		if _, err := bind(st, n); err != nil {
 			return nil, err
 		}
 		if st.NumParams > 0 {

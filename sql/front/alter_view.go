@@ -24,6 +24,10 @@ func parseAlterView(st *Statement, c *cursor) (any, error) {
 		return nil, err
 	}
 	v := n.(*CreateMaterializedView)
+	if v.NoData {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ALTER MATERIALIZED VIEW ... AS ... WITH NO DATA is not supported").
+			WithHint("Leave out WITH NO DATA: the altered view keeps its rows current.")
+	}
 	v.Alter = true
 	return v, nil
 }

@@ -109,13 +109,18 @@ type CreateMaterializedView struct {
 	Options   map[string]string // WITH (k = 'v', ...): keys lower-cased, values unquoted; nil without WITH
 	Query     ast.ResultSetNode // *ast.SelectStmt or *ast.SetOprStmt
 	QueryText string            // the query as written (for the catalog)
+	// NoData is WITH NO DATA: the view is defined but not populated (no
+	// dataflow runs and reading it fails) until REFRESH MATERIALIZED VIEW.
+	NoData bool
 }
 
 // RefreshMaterializedView is REFRESH MATERIALIZED VIEW [CONCURRENTLY]
-// name [WITH DATA]: streamdb views are always current, so it waits until
-// the view holds every write published so far, as FLUSH does.
+// name [WITH DATA]: it populates a view created WITH NO DATA; streamdb
+// views are otherwise always current, so it waits until the view holds
+// every write published so far, as FLUSH does.
 type RefreshMaterializedView struct {
 	Schema, Name string
+	Concurrently bool
 }
 
 // CreateView is a plain CREATE [OR REPLACE] VIEW. It has the same shape as a

@@ -34,12 +34,9 @@ func parseCreateView(st *Statement, c *cursor, kind ObjectKind, orReplace bool) 
 			WithHint("Views cannot be written through in streamdb: leave out WITH CHECK OPTION and write to the tables the view reads.")
 	}
 	end := len(c.toks)
+	var noData bool
 	if kind == KindMaterializedView {
-		var noData bool
-		if end, noData = withDataSuffix(c.toks, c.i); noData {
-			return nil, unsupported(c.src, c.toks[end], "CREATE MATERIALIZED VIEW ... WITH NO DATA").
-				WithHint("Leave it out: a streamdb materialized view is populated at once and kept current. When restoring a pg_dump, create the materialized views after the tables are restored and keyed.")
-		}
+		end, noData = withDataSuffix(c.toks, c.i)
 	}
 	query, err := parseResultSet(st, c.src, c.toks[c.i:end])
 	if err != nil {
@@ -50,8 +47,12 @@ func parseCreateView(st *Statement, c *cursor, kind ObjectKind, orReplace bool) 
 		if orReplace && ifNotExists {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "CREATE OR REPLACE MATERIALIZED VIEW cannot take IF NOT EXISTS")
 		}
+		if noData && orReplace {
+			return nil, unsupported(c.src, c.toks[end], "CREATE OR REPLACE MATERIALIZED VIEW ... WITH NO DATA").
+				WithHint("Drop the view and create it WITH NO DATA, or leave out WITH NO DATA.")
+		}
 		return &CreateMaterializedView{Schema: schema, Name: name, IfNotExists: ifNotExists, Replace: orReplace,
-			Columns: cols, Options: opts, Query: query, QueryText: text}, nil
+			Columns: cols, Options: opts, Query: query, QueryText: text, NoData: noData}, nil
 	}
 	return &CreateView{Schema: schema, Name: name, IfNotExists: ifNotExists, OrReplace: orReplace,
 		Columns: cols, Query: query, QueryText: text}, nil
@@ -73,13 +74,14 @@ func withDataSuffix(toks []token, from int) (end int, noData bool) {
 
 // parseRefresh reads REFRESH MATERIALIZED VIEW [CONCURRENTLY] name
 // [WITH DATA]. WITH NO DATA, which empties a PostgreSQL view until its
-// next refresh, is refused: a streamdb view is never empty by choice.
+// next refresh, is refused: a streamdb view is never emptied by choice
+// (one created WITH NO DATA is empty until its first refresh).
 func parseRefresh(c *cursor) (any, error) {
 	c.next() // REFRESH
 	if err := c.expectWords("materialized", "view"); err != nil {
 		return nil, err
 	}
-	c.word("concurrently")
+	concurrently := c.word("concurrently")
 	schema, name, err := c.qualifiedName()
 	if err != nil {
 		return nil, err
@@ -89,7 +91,7 @@ func parseRefresh(c *cursor) (any, error) {
 			WithHint("A streamdb materialized view always holds its query's current rows; drop it to free its state.")
 	}
 	c.words("with", "data")
-	return &RefreshMaterializedView{Schema: schema, Name: name}, c.end()
+	return &RefreshMaterializedView{Schema: schema, Name: name, Concurrently: concurrently}, c.end()
 }
 
 // parseDrop reads DROP STREAM | TABLE | MATERIALIZED VIEW | VIEW

@@ -1,0 +1,200 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"streamdb/catalog"
+	"streamdb/pgwire"
+	"streamdb/plan"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+)
+
+// Materialized views created WITH NO DATA. PostgreSQL defines such a
+// view without running its query, and reading it fails (55000) until
+// REFRESH MATERIALIZED VIEW populates it. pg_dump writes every
+// materialized view this way, after the tables and before their rows
+// and primary keys, and refreshes the views at the end of the dump.
+//
+// streamdb keeps such a view as a catalog entry of kind
+// catalog.KindUnpopulatedView: its query text, columns, options, the
+// relations it reads and the indexes created on it, with no plan, no
+// state and no dataflow, so ALTER TABLE ... ADD PRIMARY KEY on a table
+// it reads is not held back by a plan made without the key. Its first
+// REFRESH binds the query against the catalog of that moment and
+// creates the view as CREATE MATERIALIZED VIEW does (its backfill
+// included), under the same id, creation time (so owner and grants) and
+// comments; from then on it is an ordinary materialized view, always
+// current. A REFRESH that fails leaves it unpopulated, as in PostgreSQL.
+
+// populatedCatalog is the catalog a WITH NO DATA view's query is
+// checked against: an unpopulated view reads as the materialized view
+// it will be, so that one such view may read another, as pg_dump
+// creates them (each is bound again, for real, at its REFRESH).
+type populatedCatalog struct{ *Engine }
+
+func (c populatedCatalog) lookup(name string) (*catalog.Descriptor, bool) {
+	d, ok := c.Engine.lookup(name)
+	if ok && d.Kind == catalog.KindUnpopulatedView {
+		v := *d
+		v.Kind = catalog.KindView
+		return &v, true
+	}
+	return d, ok
+}
+
+// bindUnpopulated binds the query of CREATE MATERIALIZED VIEW ... WITH NO
+// DATA as bindView does, against populatedCatalog.
+func (e *Engine) bindUnpopulated(st *front.Statement, n *front.CreateMaterializedView) (plan.Node, error) {
+	params, err := viewParams(st, n.Options)
+	if err != nil {
+		return nil, err
+	}
+	root, err := e.bindQueryIn(populatedCatalog{e}, viewQuery(st, n), params)
+	if err != nil {
+		return nil, err
+	}
+	if err := params.checkAllNamed(); err != nil {
+		return nil, err
+	}
+	return decorrelateViewSubqueries(root)
+}
+
+// createUnpopulatedView runs CREATE MATERIALIZED VIEW ... WITH NO DATA:
+// the query is checked as CREATE would (names, types, what a view can
+// compute) and the view stored, unpopulated.
+func (e *Engine) createUnpopulatedView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement) (string, error) {
+	const tag = "CREATE MATERIALIZED VIEW"
+	if n.Schema != "" && n.Schema != "public" {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "schema %q does not exist; streamdb has only the public schema", n.Schema)
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	if e.relationExists(n.Name) {
+		if n.IfNotExists {
+			pgwire.Notice(ctx, fmt.Sprintf("relation %q already exists, skipping", n.Name), "")
+			return tag, nil
+		}
+		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
+	}
+	opts, err := checkViewOptions(n.Options)
+	if err != nil {
+		return "", err
+	}
+	root, err := e.bindUnpopulated(st, n)
+	if err != nil {
+		return "", err
+	}
+	if err := checkStreamable(root); err != nil {
+		return "", err
+	}
+	d, err := viewDescriptor(n, root, opts)
+	if err != nil {
+		return "", err
+	}
+	d.Kind, d.Dataflow = catalog.KindUnpopulatedView, 0
+	d.DependsOn = e.plainViewsNamed(d.DependsOn, st, n.Query)
+	if err := e.persist(d); err != nil {
+		return "", err
+	}
+	e.log.Info("created materialized view WITH NO DATA", "view", d.Name)
+	return tag, e.ddlCheckpoint(ctx)
+}
+
+// notPopulated is the error of reading an unpopulated view.
+func notPopulated(name string) error {
+	return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view \"%s\" has not been populated", name).
+		WithHint("Use the REFRESH MATERIALIZED VIEW command.")
+}
+
+// populateView runs REFRESH MATERIALIZED VIEW on an unpopulated view:
+// it creates the view from its stored definition and waits for its
+// backfill.
+func (e *Engine) populateView(ctx context.Context, u *catalog.Descriptor, concurrently bool) error {
+	if concurrently {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "CONCURRENTLY cannot be used when the materialized view is not populated").
+			WithHint("Run REFRESH MATERIALIZED VIEW %s without CONCURRENTLY.", u.Name)
+	}
+	st, err := front.Parse("CREATE MATERIALIZED VIEW " + quoteIdent(u.Name) + " AS " + u.Query)
+	if err != nil {
+		return err
+	}
+	n, ok := st.Node.(*front.CreateMaterializedView)
+	if !ok {
+		return sqlerr.New(sqlerr.InternalError, "the stored query of materialized view %s does not parse as a query", u.Name)
+	}
+	for _, c := range u.Columns {
+		n.Columns = append(n.Columns, c.Name)
+	}
+	n.Options = maps.Clone(u.Options)
+	d, root, err := e.installView(ctx, n, st, u)
+	if err != nil {
+		return err
+	}
+	return e.backfillView(ctx, d, root, func(ctx context.Context, d *catalog.Descriptor) { e.unpopulate(ctx, d, u) })
+}
+
+// persistPopulated stores view d, which replaces the unpopulated view u
+// under u's id. The caller holds ddlMu.
+func (e *Engine) persistPopulated(d, u *catalog.Descriptor) error {
+	d.ID, d.CreatedAt, d.Comment, d.Indexes = u.ID, u.CreatedAt, u.Comment, u.Indexes
+	for i := range d.Columns {
+		if i < len(u.Columns) {
+			d.Columns[i].Comment = u.Columns[i].Comment
+		}
+	}
+	b := e.store.NewBatch()
+	defer b.Close()
+	if err := storage.PutDescriptor(b, d); err != nil {
+		return err
+	}
+	if err := e.store.RatchetFormat(b, d.Dataflow); err != nil {
+		return err
+	}
+	if err := e.store.Commit(b, true); err != nil {
+		return err
+	}
+	e.catMu.Lock()
+	e.objs[d.Name] = d
+	e.catMu.Unlock()
+	return nil
+}
+
+// unpopulate puts back unpopulated view u in place of view d, made from
+// it by a REFRESH that did not complete, unless d was dropped or
+// replaced since.
+func (e *Engine) unpopulate(ctx context.Context, d, u *catalog.Descriptor) {
+	e.ddlMu.Lock()
+	if cur, ok := e.lookup(d.Name); ok && cur.ID == d.ID {
+		if err := e.dropObject(d); err != nil {
+			e.log.Error("drop the view of a failed REFRESH", "view", d.Name, "err", err)
+		} else {
+			e.putUnpopulated(u)
+		}
+	}
+	e.ddlMu.Unlock()
+	if err := e.ddlCheckpoint(ctx); err != nil {
+		e.log.Error("checkpoint after a failed REFRESH", "view", d.Name, "err", err)
+	}
+}
+
+// putUnpopulated stores unpopulated view u again, after the view a
+// failed REFRESH made of it was dropped. The caller holds ddlMu.
+func (e *Engine) putUnpopulated(u *catalog.Descriptor) {
+	b := e.store.NewBatch()
+	defer b.Close()
+	err := storage.PutDescriptor(b, u)
+	if err == nil {
+		err = e.store.Commit(b, true)
+	}
+	if err != nil {
+		e.log.Error("put back the unpopulated view of a failed REFRESH", "view", u.Name, "err", err)
+		return
+	}
+	e.catMu.Lock()
+	e.objs[u.Name] = u
+	e.catMu.Unlock()
+}
