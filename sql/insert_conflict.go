@@ -20,9 +20,14 @@ import (
 // and the transaction's own) or by a row the statement inserts before
 // it. NOT NULL and CHECK are checked before conflicts, as PostgreSQL
 // does; a conflict on a key that is not an arbiter is still a 23505.
-// Two transactions that insert the same key concurrently are told apart
-// at COMMIT as for a plain INSERT (one of them fails with 23505), where
-// PostgreSQL would wait for the first and leave the second's row out.
+// An autocommit statement is computed at its commit, against the table
+// as it is then, so it skips a row another session committed just
+// before. In a transaction block the rows are skipped by the block's
+// snapshot; when COMMIT then finds an inserted key taken by a commit the
+// snapshot did not see, it fails with 40001, as PostgreSQL's REPEATABLE
+// READ does for a conflicting row its snapshot does not see (PostgreSQL
+// fails the INSERT, after waiting for the other transaction; streamdb,
+// which does not wait, fails the COMMIT), not with 23505.
 
 // conflictArbiters names the unique keys of table d whose conflicts oc
 // skips; nil oc is a plain INSERT (nil result).
@@ -219,9 +224,63 @@ func (s *session) insertIntoTableSkipping(ctx context.Context, d *catalog.Descri
 	if err != nil {
 		return nil, err
 	}
+	if s.tx != nil && len(at) > 0 {
+		w := s.tx.table(d)
+		if n := len(w.stmts); n > 0 && len(w.stmts[n-1]) == len(at) {
+			if s.tx.doNothing == nil {
+				s.tx.doNothing = map[*exec.Change]doNothingStmt{}
+			}
+			s.tx.doNothing[&w.stmts[n-1][0]] = doNothingStmt{n: len(at), arbiters: arb}
+		}
+	}
 	out := make([]types.Row, len(at))
 	for i, n := range at {
 		out[i] = rows[n]
 	}
 	return out, nil
+}
+
+// doNothingStmt is a statement of a transaction block that inserted n
+// rows with ON CONFLICT DO NOTHING on the arbiters named.
+type doNothingStmt struct {
+	n        int
+	arbiters map[string]bool
+}
+
+// doNothingConflict turns a COMMIT's unique violation into 40001 when
+// every row the block wrote to the table was inserted by ON CONFLICT DO
+// NOTHING with the violated key as arbiter: a commit the block's
+// snapshot did not see took the key, so under snapshot isolation the
+// block cannot be ordered after it (PostgreSQL's REPEATABLE READ raises
+// the same). Other errors are returned as they are.
+func (t *txn) doNothingConflict(err error) error {
+	name, ok := violatedKey(err)
+	if !ok || len(t.doNothing) == 0 {
+		return err
+	}
+	for _, w := range t.tables {
+		if !slices.ContainsFunc(uniqueKeys(w.d), func(k uniqueKeyCols) bool { return k.name == name }) {
+			continue
+		}
+		all, some := true, false
+		for _, stmt := range w.stmts {
+			if len(stmt) == 0 {
+				continue
+			}
+			dn, ok := t.doNothing[&stmt[0]]
+			if !ok || dn.n != len(stmt) || !dn.arbiters[name] {
+				all = false
+				break
+			}
+			some = true
+		}
+		if all && some {
+			se := err.(*sqlerr.Error)
+			out := sqlerr.New(sqlerr.SerializationFailure, "could not serialize access due to concurrent update").
+				WithHint("Retry the transaction: INSERT ... ON CONFLICT DO NOTHING then sees the row and skips it.")
+			out.Detail = strings.TrimSpace(se.Detail + " A transaction that committed after this one began inserted it.")
+			return out
+		}
+	}
+	return err
 }

@@ -59,6 +59,10 @@ type txn struct {
 	// ddl is the catalog-changing statements the block ran, which its
 	// ROLLBACK does not undo (txn_ddl.go).
 	ddl []blockDDL
+	// doNothing holds the statements that inserted with ON CONFLICT DO
+	// NOTHING, by their first change in tableWrite.stmts
+	// (insert_conflict.go).
+	doNothing map[*exec.Change]doNothingStmt
 }
 
 // txSavepoint marks how much a transaction had written when SAVEPOINT
@@ -210,7 +214,7 @@ func (s *session) commit(ctx context.Context) (string, error) {
 		return "ROLLBACK", nil
 	}
 	if err := s.commitWrites(ctx, tx.tables, tx.streams); err != nil {
-		return "", err
+		return "", tx.doNothingConflict(err)
 	}
 	tx.committed = true
 	return "COMMIT", nil
