@@ -28,8 +28,9 @@ type pgRel struct {
 	ns       int64
 	kind     string // relkind
 	cols     []pgColumn
-	user     *pgRelation // the user relation, nil for system tables and indexes
-	index    *pgRelation // for a primary key index: its table
+	user     *pgRelation         // the user relation, nil for system tables and indexes
+	index    *pgRelation         // for a primary key index: its table
+	seq      *catalog.Descriptor // for a sequence: it
 	hasIndex bool
 }
 
@@ -95,7 +96,7 @@ func (e *Engine) pgClassRows() []pgRel {
 		}
 	}
 	for _, d := range e.objects(catalog.KindSequence) {
-		out = append(out, pgRel{oid: int64(firstUserOID + d.ID), name: d.Name, ns: oidPublic, kind: "S", cols: sequenceColumns})
+		out = append(out, pgRel{oid: int64(firstUserOID + d.ID), name: d.Name, ns: oidPublic, kind: "S", cols: sequenceColumns, seq: d})
 	}
 	return append(out, pgSystemRels()...)
 }
@@ -191,7 +192,17 @@ func init() {
 					}
 				}
 			}
+			oids := e.roleOIDs()
 			for _, r := range e.pgClassRows() {
+				owner := int64(10)
+				switch {
+				case r.user != nil:
+					owner = e.ownerOID(oids, r.user.d)
+				case r.index != nil:
+					owner = e.ownerOID(oids, r.index.d)
+				case r.seq != nil:
+					owner = e.ownerOID(oids, r.seq)
+				}
 				am := int64(0)
 				switch r.kind {
 				case "r", "m":
@@ -212,7 +223,7 @@ func init() {
 				// relhastriggers is set); a view has its _RETURN rule.
 				triggers := r.user != nil && fkTables[r.user.d.Name]
 				rules := r.kind == "v" || r.kind == "m"
-				rows = append(rows, types.Row{intD(r.oid), str(r.name), intD(r.ns), intD(0), intD(0), intD(10),
+				rows = append(rows, types.Row{intD(r.oid), str(r.name), intD(r.ns), intD(0), intD(0), intD(owner),
 					intD(am), intD(0), intD(0), intD(0), types.NewFloat(-1), intD(0), intD(0), b(r.hasIndex),
 					b(false), str("p"), str(r.kind), intD(int64(len(r.cols))), intD(int64(checks)), b(rules),
 					b(triggers), b(false), b(false), b(false), b(r.user == nil || r.user.d.Kind != catalog.KindUnpopulatedView), str("d"), b(false), intD(0), intD(0),

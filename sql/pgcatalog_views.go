@@ -12,7 +12,7 @@ import (
 // (Metabase's privilege check, DBeaver, pgAdmin) list relations from:
 // tables and streams are pg_tables rows (relkind r), views pg_views rows
 // (relkind v), materialized views pg_matviews rows (relkind m). The
-// owner is the bootstrap superuser, as in pg_class.
+// owner is the object's owner, as in pg_class.
 func init() {
 	b := types.NewBool
 	pgSystemTables["pg_catalog.pg_tables"] = pgSystemTableDef{
@@ -23,7 +23,7 @@ func init() {
 			var out []types.Row
 			for _, r := range e.pgRelations() {
 				if r.relkind == "r" {
-					out = append(out, types.Row{str("public"), str(r.d.Name), str(BootstrapUser), types.Null,
+					out = append(out, types.Row{str("public"), str(r.d.Name), str(e.roles.Owner(r.d)), types.Null,
 						b(len(r.d.PrimaryKey) > 0), b(false), b(false), b(false)})
 				}
 			}
@@ -37,7 +37,7 @@ func init() {
 			for _, r := range e.pgRelations() {
 				if r.relkind == "v" {
 					def := " " + strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"
-					out = append(out, types.Row{str("public"), str(r.d.Name), str(BootstrapUser), str(def)})
+					out = append(out, types.Row{str("public"), str(r.d.Name), str(e.roles.Owner(r.d)), str(def)})
 				}
 			}
 			return out
@@ -51,7 +51,7 @@ func init() {
 			for _, r := range e.pgRelations() {
 				if r.relkind == "m" {
 					def := " " + strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"
-					out = append(out, types.Row{str("public"), str(r.d.Name), str(BootstrapUser), types.Null,
+					out = append(out, types.Row{str("public"), str(r.d.Name), str(e.roles.Owner(r.d)), types.Null,
 						b(len(r.d.PrimaryKey) > 0 || len(r.d.Indexes) > 0), b(r.d.Kind != catalog.KindUnpopulatedView), str(def)})
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,8 @@ import (
 // plain view), materialized views over a table and over another
 // materialized view, with an index and a comment (pg_dump creates them
 // WITH NO DATA before the tables' rows and primary keys and refreshes
-// them at the end), and rows with values COPY must escape.
+// them at the end), objects owned by another role, and rows with values
+// COPY must escape.
 var pgDumpSchema = []string{
 	`CREATE TABLE customers (id serial PRIMARY KEY, email text NOT NULL UNIQUE,
 		name varchar(100) DEFAULT 'anon', joined date DEFAULT '2024-01-02')`,
@@ -38,6 +40,15 @@ var pgDumpSchema = []string{
 	`INSERT INTO orders (customer_id, amount, status, note) VALUES
 		(1, 12.50, 'paid', 'it''s'), (1, 3, DEFAULT, NULL), (2, 99.99, 'new', E'tab\there\\back'), (4, 0, 'free', E'line\nbreak')`,
 	`SELECT nextval('invoice_seq')`,
+	`CREATE ROLE dump_owner`,
+	`ALTER TABLE orders OWNER TO dump_owner`,
+	`ALTER VIEW big_orders OWNER TO dump_owner`,
+	// The views that read orders go with it: PostgreSQL refreshes a
+	// materialized view with its owner's privileges.
+	`ALTER MATERIALIZED VIEW customer_totals OWNER TO dump_owner`,
+	`ALTER MATERIALIZED VIEW paid_orders OWNER TO dump_owner`,
+	`ALTER MATERIALIZED VIEW top_customers OWNER TO dump_owner`,
+	`ALTER SEQUENCE invoice_seq OWNER TO dump_owner`,
 }
 
 // pgDumpCatalogQueries describe the restored objects; each is run on the
@@ -65,6 +76,14 @@ var pgDumpCatalogQueries = []string{
 	`SELECT table_name FROM information_schema.views WHERE table_schema = 'public'
 	 AND table_name NOT IN (SELECT matviewname FROM pg_matviews)`,
 	`SELECT matviewname, ispopulated, hasindexes FROM pg_matviews`,
+	// The owners: pg_dump writes ALTER ... OWNER TO the role relowner
+	// names.
+	`SELECT c.relname, pg_get_userbyid(c.relowner) FROM pg_class c
+	 WHERE c.relnamespace = 'public'::regnamespace AND (c.relkind IN ('r', 'v', 'm') OR c.relname = 'invoice_seq')`,
+	`SELECT tablename, tableowner FROM pg_tables WHERE schemaname = 'public'`,
+	`SELECT viewname, viewowner FROM pg_views WHERE schemaname = 'public'`,
+	`SELECT matviewname, matviewowner FROM pg_matviews`,
+	`SELECT sequencename, sequenceowner FROM pg_sequences WHERE sequencename = 'invoice_seq'`,
 	`SELECT c.relname, c.relkind, c.relispopulated, obj_description(c.oid, 'pg_class') FROM pg_class c
 	 WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'v', 'm')`,
 	// A materialized view's numeric column has no typmod in streamdb,
@@ -102,7 +121,7 @@ func TestPgDumpRestore(t *testing.T) {
 	pg := testutil.StartPostgres(t)
 	admin := pg.Conn(t)
 	// The dump gives the objects to their owner in streamdb.
-	testutil.MustExec(t, admin, `CREATE ROLE streamdb`, `CREATE DATABASE schema_only`, `CREATE DATABASE whole`)
+	testutil.MustExec(t, admin, `CREATE ROLE streamdb`, `CREATE ROLE dump_owner`, `CREATE DATABASE schema_only`, `CREATE DATABASE whole`)
 	pgDSN := func(db string) string { return strings.Replace(pg.DSN(), "/postgres?", "/"+db+"?", 1) }
 
 	for _, c := range []struct {
@@ -111,6 +130,8 @@ func TestPgDumpRestore(t *testing.T) {
 	}{{"schema-only", schemaOnly, "schema_only", false}, {"full", full, "whole", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			dst := testutil.StartServer(t, testutil.ServerOptions{})
+			// pg_dump dumps no roles: the owner is created first.
+			testutil.MustExec(t, dst.Conn(t), `CREATE ROLE dump_owner`)
 			runClient(t, psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dst.DSN(), "-f", c.file)
 			runClient(t, psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", pgDSN(c.pgDB), "-f", c.file)
 			got, want := dst.Conn(t), testutil.ConnectDSN(t, pgDSN(c.pgDB))
@@ -135,6 +156,12 @@ func TestPgDumpRestore(t *testing.T) {
 				if d := testutil.RowsDiff(t, got, q, want, q); d != "" {
 					t.Errorf("%s\n%s", testutil.OneLine(q), d)
 				}
+			}
+			// The dump kept the owners: PostgreSQL has them from it (an
+			// identity sequence follows its table there).
+			owned := testutil.SortedRows(t, want, `SELECT relname FROM pg_class WHERE relowner = 'dump_owner'::regrole AND relkind IN ('r', 'v', 'm', 'S') AND relname <> 'orders_id_seq'`)
+			if w := []string{"big_orders", "customer_totals", "invoice_seq", "orders", "paid_orders", "top_customers"}; !slices.Equal(owned, w) {
+				t.Errorf("relations owned by dump_owner after the restore: %v, want %v", owned, w)
 			}
 			if t.Failed() {
 				dump, _ := os.ReadFile(c.file)
