@@ -222,6 +222,16 @@ func (a *columnChange) convertRow(old, out types.Row) error {
 		}
 		out[i] = v
 	}
+	for i, m := range a.shorten {
+		v, err := expr.ApplyModifier(out[i], m, false)
+		if err != nil {
+			return err
+		}
+		if v != out[i] && slices.Contains(a.d.PrimaryKey, a.d.Columns[i].Name) {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "lowering the length limit of primary key column %q to %s is not supported: a value would lose its trailing spaces, and rows are stored under their keys", a.d.Columns[i].Name, a.d.Columns[i].Type)
+		}
+		out[i] = v
+	}
 	for j, ck := range a.checks {
 		v, err := ck.Eval(out)
 		if err != nil {

@@ -112,6 +112,17 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	if err := e.dropChildKeys(ctx, a.foreignKeys); err != nil {
 		return "", err
 	}
+	if len(a.shorten) > 0 {
+		// commitColumnChange needs the table's committed state to hold
+		// its whole changelog: the state applies it, and a checkpoint
+		// commits it.
+		if err := e.waitTableCurrent(ctx, old, "ALTER TABLE"); err != nil {
+			return "", err
+		}
+		if err := e.ddlCheckpoint(ctx); err != nil {
+			return "", err
+		}
+	}
 	if err := e.commitColumnChange(a); err != nil {
 		if se, ok := err.(*sqlerr.Error); ok {
 			// A value that does not convert (ALTER COLUMN ... TYPE).
@@ -148,6 +159,10 @@ type columnChange struct {
 	convert    map[int]expr.Expr
 	checks     []expr.Expr
 	checkNames []string
+	// shorten maps the new position of a varchar column whose length
+	// limit is lowered (or set) to the new limit, which every row must
+	// fit.
+	shorten map[int]types.Modifier
 	// others are other tables' descriptors the change rewrites too (their
 	// foreign keys name a renamed column), committed with d.
 	others []*catalog.Descriptor
@@ -255,14 +270,16 @@ func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
 }
 
 // changeStringType applies ALTER COLUMN ... TYPE from character varying
-// (with or without a length) to a longer varchar, to varchar or to text,
-// as Django's migrations do when a max_length grows, on a table. Stored
-// values fit the new type unchanged. The table's dataflows restart as for
-// a rewrite: they decode its changelog with the column's type. A lower or
-// new length limit is refused: the changelog past the table's state may
-// hold longer values (rows since updated or deleted), which a dataflow
-// restarting with the new type could not decode. It reports false for
-// any other change of type.
+// (with or without a length) to another varchar or to text, as Django's
+// migrations do when a max_length grows (or, unapplied, shrinks), on a
+// table. The table's dataflows restart as for a rewrite: they decode its
+// changelog with the column's type. Stored values fit a longer type
+// unchanged. A lower or new length limit is checked on every row as the
+// state is rewritten (22001 for a longer value, as PostgreSQL's
+// assignment cast), and needs the table's state to hold its whole
+// changelog then (commitColumnChange): a message past it could hold a
+// longer value that the restarted dataflow could not decode. It reports
+// false for any other change of type.
 func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
 	if act.Using != "" || !a.isTable() {
 		return false, nil
@@ -281,10 +298,6 @@ func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
 	if name == c.Type {
 		return true, nil
 	}
-	if nm.Length > 0 && (om.Length == 0 || nm.Length < om.Length) {
-		return true, sqlerr.New(sqlerr.FeatureNotSupported, "lowering the length limit of column %q to %s is not supported", c.Name, name).
-			WithHint("A varchar column's limit can only grow; add a column of the new type, UPDATE it from the old one, drop the old column and rename the new one.")
-	}
 	readers, err := a.s.e.columnReaders(a.old, c.MemberKey())
 	if err != nil {
 		return true, err
@@ -295,6 +308,12 @@ func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
 		return true, err.WithHint("Drop the view, alter the column, then create the view again.")
 	}
 	c.Type = name
+	if nm.Length > 0 && (om.Length == 0 || nm.Length < om.Length) {
+		if a.shorten == nil {
+			a.shorten = map[int]types.Modifier{}
+		}
+		a.shorten[i] = nm
+	}
 	// The table's dataflow decodes its changelog with the column's type
 	// (its length limit included): it restarts with the new one.
 	a.rewrite = true
@@ -794,10 +813,25 @@ func (e *Engine) commitColumnChange(a *columnChange) error {
 	}
 	e.stateMu.Lock()
 	defer e.stateMu.Unlock()
-	return e.coord.Exclusive(func() error {
+	return e.coord.Exclusive(func() (err error) {
 		e.rt.StopAll()
 		e.tables.reset()
 		defer e.rt.StartDeferred()
+		loaded := false
+		defer func() {
+			// A change that failed (a value that does not convert or fit)
+			// leaves the catalog as it was; its dataflows start again.
+			if err != nil && !loaded {
+				if lerr := e.loadCatalog(); lerr != nil {
+					e.log.Error("restart the dataflows after a failed ALTER", "table", a.old.Name, "err", lerr)
+				}
+			}
+		}()
+		if len(a.shorten) > 0 {
+			if err := e.checkChangelogApplied(a.old); err != nil {
+				return err
+			}
+		}
 		// Indexed: rebuildIndexes reads the rewritten rows from it.
 		b := e.store.DB().NewIndexedBatch()
 		defer b.Close()
@@ -813,11 +847,33 @@ func (e *Engine) commitColumnChange(a *columnChange) error {
 			}
 		}
 		committed := e.store.Commit(b, true)
+		loaded = true
 		if err := e.loadCatalog(); err != nil {
 			return err
 		}
 		return committed
 	})
+}
+
+// checkChangelogApplied fails unless table d's committed state holds
+// every message of its changelog. It runs with every dataflow stopped
+// and stateMu held, so no commit is in flight.
+func (e *Engine) checkChangelogApplied(d *catalog.Descriptor) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	last, err := e.broker.LastSeqForSubject(ctx, d.JSStream, d.Subject)
+	if err != nil {
+		return err
+	}
+	pos, err := e.store.Position(d.ID, 0)
+	if err != nil {
+		return err
+	}
+	if last > d.StartSeq && last > pos.Seq {
+		return sqlerr.New(sqlerr.ObjectInUse, "table %q has writes its state does not hold yet", d.Name).
+			WithHint("Run the ALTER TABLE again.")
+	}
+	return nil
 }
 
 // rewriteTableRows writes the rows of the table's state table in the

@@ -20,9 +20,8 @@ import (
 // ManyToMany add through INSERT ... ON CONFLICT DO NOTHING), constraint
 // violations, check_constraints (SET CONSTRAINTS ALL IMMEDIATE),
 // transaction.atomic with a rollback and a savepoint, a cascading delete,
-// a SET_NULL one, and migrate back to zero (the shop, admin and sessions
-// apps: auth's reverse migrations lower varchar limits, which streamdb
-// refuses).
+// a SET_NULL one, then migrate every app back to zero (auth's reverse
+// migrations lower varchar limits) and forward again.
 func TestDjangoMigrateLikePostgres(t *testing.T) {
 	runLikePostgres(t, "django", "djangoproj", 4*time.Minute)
 }

@@ -1,7 +1,8 @@
 """Runs a Django project end to end against the database in PGHOST,
 PGPORT, PGUSER and PGDATABASE: migrate (Django's contrib apps and the shop
-app's two migrations), ORM reads and writes, then migrate back to zero
-(the shop, admin and sessions apps).
+app's two migrations), ORM reads and writes, then migrate every app back
+to zero (auth's reverse migrations lower varchar limits) and forward
+again.
 Prints one "check: value" line per step, so that tests/tools can compare
 the output between streamdb and PostgreSQL.
 
@@ -131,8 +132,17 @@ migrate("shop", "zero")
 with connection.cursor() as cur:
     check("tables after shop zero", sorted(t for t in connection.introspection.table_names(cur) if t.startswith("shop")))
 # auth's reverse migrations lower varchar limits (max_length 150 back to
-# 30), which streamdb refuses; admin and sessions go back to zero.
-for app in ["admin", "sessions"]:
+# 30) over rows that fit them.
+for app in ["admin", "sessions", "auth", "contenttypes"]:
     migrate(app, "zero")
 with connection.cursor() as cur:
     check("tables after zero", sorted(connection.introspection.table_names(cur)))
+migrate()
+with connection.cursor() as cur:
+    check("tables after migrating again", sorted(connection.introspection.table_names(cur)))
+    cur.execute("SELECT column_name, character_maximum_length FROM information_schema.columns"
+                " WHERE table_name = 'auth_user' ORDER BY ordinal_position")
+    check("auth_user columns again", cur.fetchall())
+check("permissions again", Permission.objects.filter(content_type__app_label="shop").count())
+u = User.objects.create_user("again", "again@example.com", "pw")
+check("user again", (User.objects.filter(username="again").count(), u.check_password("pw")))
