@@ -89,6 +89,9 @@ func (a *alterPlan) refused() []alterOp {
 // planAlter works out an ALTER of existing view old to query n. The
 // caller holds ddlMu.
 func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *front.CreateMaterializedView, st *front.Statement) (*alterPlan, error) {
+	if old.Kind == catalog.KindUnpopulatedView {
+		return nil, notPopulated(old.Name)
+	}
 	if old.Kind != catalog.KindView {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "%q is not a materialized view", n.Name)
 	}

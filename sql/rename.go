@@ -58,6 +58,10 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 		return "", sqlerr.New(sqlerr.FeatureNotSupported, "cannot rename %s %q: PostgreSQL sources and the tables they mirror keep their names", relKindWord(old), n.Name).
 			WithHint("Name the mirrored tables at CREATE SOURCE with FOR TABLES (schema.table AS name, ...).")
 	}
+	if old.Kind == catalog.KindUnpopulatedView {
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "renaming materialized view %q before it is populated is not supported", n.Name).
+			WithHint("Run REFRESH MATERIALIZED VIEW %s first, or drop it and create it again under the new name.", n.Name)
+	}
 	if n.View && old.Kind != catalog.KindView {
 		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a materialized view", n.Name).
 			WithHint("Use ALTER %s.", upperKind(old))

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,6 +78,11 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			for _, d := range s.e.objects(catalog.KindView) {
 				rows = append(rows, textRow(d.Name, d.Query, s.e.viewStatus(d)))
 			}
+			// Views created WITH NO DATA, until their REFRESH.
+			for _, d := range s.e.objects(catalog.KindUnpopulatedView) {
+				rows = append(rows, textRow(d.Name, d.Query, "not populated"))
+			}
+			slices.SortFunc(rows, func(a, b types.Row) int { return strings.Compare(a[0].S, b[0].S) })
 			return rows, nil
 		}), nil
 	case "tables":

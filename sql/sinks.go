@@ -149,6 +149,9 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 	if !ok {
 		return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", n.View)
 	}
+	if v.Kind == catalog.KindUnpopulatedView {
+		return "", notPopulated(v.Name)
+	}
 	if v.Kind != catalog.KindView && v.Kind != catalog.KindTable {
 		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s: a sink publishes the rows of a materialized view or table", n.View, v.Kind).
 			WithHint("CREATE MATERIALIZED VIEW over the stream and CREATE SINK FROM that view.")

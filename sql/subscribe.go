@@ -74,6 +74,9 @@ func (s *session) feedView(what, name string) (*catalog.Descriptor, []types.Colu
 	if !ok {
 		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
 	}
+	if d.Kind == catalog.KindUnpopulatedView {
+		return nil, nil, notPopulated(d.Name)
+	}
 	if d.Kind != catalog.KindView {
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s reads materialized views; %s is a %s", what, d.Name, d.Kind).
 			WithHint("CREATE MATERIALIZED VIEW over %s and use the view.", d.Name)
