@@ -430,23 +430,15 @@ func (d *RowDecoder) decodeJSONValue(data []byte, p, col int, row types.Row) (in
 	var v types.Datum
 	var cerr error
 	raw := data[p:next]
-	if !utf8.Valid(raw) {
-		i := 0
-		for i < len(raw) {
-			r, n := utf8.DecodeRune(raw[i:])
-			if r == utf8.RuneError && n == 1 {
-				break
-			}
-			i += n
-		}
-		cerr = errInvalidUTF8(raw[i:])
-	} else if d.cols[col].Type == types.JSONB {
+	switch cerr = checkUTF8(raw); {
+	case cerr != nil:
+	case d.cols[col].Type == types.JSONB:
 		if text, ok := d.canon.CanonicalBytes(raw); ok {
 			v = types.Datum{K: types.KindJSONB, S: text}
 		} else {
-			v, cerr = types.ParseJSONB(string(raw))
+			v, cerr = types.ParseJSONBSlow(string(raw))
 		}
-	} else {
+	default:
 		v, cerr = types.ParseJSON(string(raw))
 	}
 	if cerr != nil {
@@ -454,6 +446,24 @@ func (d *RowDecoder) decodeJSONValue(data []byte, p, col int, row types.Row) (in
 	}
 	row[col], d.fieldErr[col] = v, cerr
 	return next, nil
+}
+
+// checkUTF8 returns the error of the first byte sequence of raw that is
+// not UTF-8, nil if it all is. (jsonb and json input take any bytes
+// inside strings: text is checked before it reaches them.)
+func checkUTF8(raw []byte) error {
+	if utf8.Valid(raw) {
+		return nil
+	}
+	i := 0
+	for i < len(raw) {
+		r, n := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		i += n
+	}
+	return errInvalidUTF8(raw[i:])
 }
 
 // timestampOfEpochMillis returns milliseconds since 1970 as a timestamp

@@ -1,8 +1,12 @@
 package exec
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"streamdb/catalog"
+	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
@@ -66,6 +70,51 @@ func TestEncodeJSONBRoundTrip(t *testing.T) {
 		for i := range row {
 			if got[i].K != row[i].K || got[i].S != row[i].S {
 				t.Fatalf("%s: column %d read back as %v, want %v", buf, i, got[i], row[i])
+			}
+		}
+	}
+}
+
+// TestDecodeWholeMessage: whole_message = true takes any JSON value as
+// the column's jsonb (canonical) or json (as sent) value, and refuses
+// what is not JSON or not UTF-8 (22021, as a text member is refused).
+func TestDecodeWholeMessage(t *testing.T) {
+	for _, typ := range []types.Type{types.JSONB, types.JSON} {
+		cols := []types.Column{{Name: "doc", Type: typ}}
+		desc := &catalog.Descriptor{Columns: []catalog.Column{{Name: "doc", Type: typ.String()}},
+			Options: map[string]string{catalog.OptWholeMessage: "true"}}
+		dec := NewRowDecoder(cols).WithMetadata(desc)
+		for _, tc := range []struct{ in, jsonb string }{
+			{`{"k": "a", "v": 1, "k": "b", "n": {"z": 1, "a": [1.50, -0]}}`, `{"k": "b", "n": {"a": [1.50, 0], "z": 1}, "v": 1}`},
+			{`{"k": "x\u00e9\n"}`, `{"k": "xé\n"}`},
+			{"{\"é\": \"ü\"}", `{"é": "ü"}`},
+			{` [1, "a"] `, `[1, "a"]`},
+			{`"s"`, `"s"`},
+			{`1e2`, `100`},
+		} {
+			row, err := dec.Decode([]byte(tc.in))
+			if err != nil {
+				t.Fatalf("%s %s: %v", typ, tc.in, err)
+			}
+			want := tc.jsonb
+			if typ == types.JSON {
+				want = tc.in
+			}
+			if got := types.FormatText(row[0], typ); got != want {
+				t.Fatalf("%s %s: read %q, want %q", typ, tc.in, got, want)
+			}
+		}
+		bad := []string{"{\"k\": \"\xff\"}", "[\"a\xed\xa0\x80\"]", "{\"\xc3\": 1}", `{"k": 1`, `{} x`, ``}
+		if typ == types.JSONB {
+			bad = append(bad, `{"k": "\u0000"}`) // json keeps the escape as sent, as PostgreSQL's does
+		}
+		for _, in := range bad {
+			if row, err := dec.Decode([]byte(in)); err == nil {
+				t.Fatalf("%s %q was accepted as %q", typ, in, row[0].S)
+			} else if strings.Contains(in, "\\u0000") || !utf8.ValidString(in) {
+				if code := sqlerr.Code(err); code != sqlerr.CharacterNotInRepertoire && code != sqlerr.UntranslatableCharacter {
+					t.Fatalf("%s %q: error %v (SQLSTATE %q)", typ, in, err, code)
+				}
 			}
 		}
 	}

@@ -63,12 +63,20 @@ func (d *RowDecoder) WithMetadata(desc *catalog.Descriptor) *RowDecoder {
 // whole-message column, as jsonb or json.
 func (d *RowDecoder) decodeWhole(data []byte, row types.Row) error {
 	col := d.whole - 1
+	if err := checkUTF8(data); err != nil {
+		return err
+	}
 	var v types.Datum
 	var err error
-	if d.cols[col].Type == types.JSON {
+	switch {
+	case d.cols[col].Type == types.JSON:
 		v, err = types.ParseJSON(string(data))
-	} else {
-		v, err = types.ParseJSONB(string(data))
+	default:
+		if text, ok := d.canon.CanonicalBytes(data); ok {
+			v = types.Datum{K: types.KindJSONB, S: text}
+		} else {
+			v, err = types.ParseJSONBSlow(string(data))
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("not a JSON value: %w", err)
