@@ -40,6 +40,10 @@ type rawPaths struct {
 	scanned []bool
 	data    []byte // the message during a pass
 	depth   int
+	// wide: a string of the pass held a byte past ASCII. Bytes outside
+	// strings are ASCII by the grammar the pass checks, so a pass
+	// without wide strings needs no UTF-8 check.
+	wide    bool
 	canon   types.JSONBCanon
 	scratch []byte
 }
@@ -248,10 +252,10 @@ func (r *rawPaths) begin() {
 // member as usual), and next is the offset after the value.
 func (r *rawPaths) scan(data []byte, p, col int) (next int, ok bool) {
 	root := r.roots[col]
-	r.data, r.depth = data, 0
+	r.data, r.depth, r.wide = data, 0, false
 	root.forget()
 	end, ok := r.value(p, root)
-	if !ok || !utf8.Valid(data[p:end]) {
+	if !ok || r.wide && !utf8.Valid(data[p:end]) {
 		r.scanned[col] = false
 		return 0, false
 	}
@@ -289,6 +293,7 @@ func (r *rawPaths) value(i int, n *pathNode) (int, bool) {
 		if err != nil || complex && bytes.Contains(raw, []byte(`\u`)) {
 			return 0, false // \u0000 and unpaired surrogates are no jsonb
 		}
+		r.wide = r.wide || complex
 		return next, true
 	case b == '-' || b >= '0' && b <= '9':
 		return r.number(i)
@@ -363,6 +368,7 @@ func (r *rawPaths) object(i int, n *pathNode) (int, bool) {
 		if err != nil || complex && bytes.IndexByte(key, '\\') >= 0 {
 			return 0, false
 		}
+		r.wide = r.wide || complex
 		i = r.ws(next)
 		if i >= len(d) || d[i] != ':' {
 			return 0, false
@@ -450,10 +456,16 @@ func (r *rawPaths) member(i int, c *pathNode, close byte) (next int, done, ok bo
 // generate computes the generated columns of row, whose members the
 // decoder has read (those of scanned columns by scan).
 func (r *rawPaths) generate(d *RowDecoder, row types.Row) error {
-	defer func() { r.data = nil }() // the message is the caller's
 	for _, g := range r.gen {
-		v, err := g.Expr.Eval(row)
+		var v types.Datum
+		var err error
+		if x, ok := g.Expr.(*rawRef); ok {
+			v, err = x.Eval(row) // the most common: a cast chain alone
+		} else {
+			v, err = g.Expr.Eval(row)
+		}
 		if err != nil {
+			r.data = nil
 			return d.generatedError(g, err)
 		}
 		row[g.Col] = v
@@ -463,6 +475,7 @@ func (r *rawPaths) generate(d *RowDecoder, row types.Row) error {
 			row[c] = types.Null // read by no operator
 		}
 	}
+	r.data = nil // the message is the caller's
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -46,9 +47,14 @@ func skipWS(data []byte, p int) int {
 func scanString(data []byte, p int) (raw []byte, next int, complex bool, err error) {
 	start := p + 1
 	for i := start; i < len(data); i++ {
-		// Skip 8 plain bytes at a time: no quote, backslash, control
-		// character or non-ASCII byte among them.
-		for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+		// Skip plain bytes 8 at a time (no quote, backslash, control
+		// character or non-ASCII byte among them), then to the first
+		// byte of the word that is not plain.
+		for i+8 <= len(data) {
+			if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		if i >= len(data) {
@@ -88,19 +94,21 @@ func scanString(data []byte, p int) (raw []byte, next int, complex bool, err err
 	return nil, 0, false, errJSONEnd
 }
 
-// plainWord reports whether none of the 8 bytes of w is '"', '\\', below
-// 0x20 or at or above 0x80 (the bytes scanString must look at one by one).
-// Each test sets a byte's high bit where it matches (the classic "has
-// zero byte" trick: (x - 0x01..) & ^x & 0x80.. is nonzero exactly when some
-// byte of x is zero).
-func plainWord(w uint64) bool {
+// specialBytes returns the high bit of each of the 8 bytes of w (the
+// first in memory lowest) that is '"', '\\', below 0x20 or at or above
+// 0x80: the bytes scanString must look at one by one. Each test sets a
+// byte's high bit where it matches (the classic "has zero byte" trick:
+// (x - 0x01..) & ^x & 0x80.. is nonzero exactly when some byte of x is
+// zero). A borrow can also mark bytes after a match, never before one, so
+// the lowest bit set is the first such byte.
+func specialBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := w ^ (ones * '"')
 	backslash := w ^ (ones * '\\')
 	hasQuote := (quote - ones) & ^quote
 	hasBackslash := (backslash - ones) & ^backslash
 	hasControl := (w - ones*0x20) & ^w // some byte below 0x20
-	return (hasQuote|hasBackslash|hasControl|w)&highs == 0
+	return (hasQuote | hasBackslash | hasControl | w) & highs
 }
 
 func hexVal(c byte) rune {
