@@ -46,10 +46,12 @@ var EmptyCatalogs = map[string][]types.Column{
 	"pg_foreign_table":         cols("ftrelid", types.Int8, "ftserver", types.Int8, "ftoptions", textArray),
 }
 
-func cols(spec ...any) []types.Column {
-	out := make([]types.Column, 0, len(spec)/2)
-	for i := 0; i+1 < len(spec); i += 2 {
-		out = append(out, types.Column{Name: spec[i].(string), Type: spec[i+1].(types.Type)})
+func init() {
+	for name, c := range EmptyCatalogs {
+		register("pg_catalog."+name, c, func(Engine) []types.Row { return nil })
 	}
-	return out
+	// streamdb has no enum types: pg_enum is empty (SQLAlchemy reads it
+	// when it reflects columns).
+	register("pg_catalog.pg_enum", cols("oid", types.Int8, "enumtypid", types.Int8, "enumsortorder", types.Float4, "enumlabel", types.Text),
+		func(Engine) []types.Row { return nil })
 }

@@ -55,3 +55,15 @@ var FixedTables = map[string]Table{
 
 func i(v int64) types.Datum  { return types.NewInt(v) }
 func s(v string) types.Datum { return types.NewString(v) }
+
+func init() {
+	for name, t := range FixedTables {
+		register("pg_catalog."+name, t.Columns, func(Engine) []types.Row {
+			rows := make([]types.Row, len(t.Rows))
+			for i, r := range t.Rows {
+				rows[i] = append(types.Row(nil), r...)
+			}
+			return rows
+		})
+	}
+}

@@ -64,3 +64,8 @@ func RewriteRows(e Engine) []types.Row {
 	}
 	return rows
 }
+
+func init() {
+	register("pg_catalog.pg_depend", DependColumns, DependRows)
+	register("pg_catalog.pg_rewrite", RewriteColumns, RewriteRows)
+}

@@ -94,3 +94,57 @@ func TypeByName(name string) (Type, bool) {
 	}
 	return Type{}, false
 }
+
+// TypeColumns are pg_type's columns.
+var TypeColumns = cols("oid", types.Int8, "typname", types.Text, "typnamespace", types.Int8, "typowner", types.Int8,
+	"typlen", types.Int2, "typbyval", types.Bool, "typtype", types.Text, "typcategory", types.Text,
+	"typispreferred", types.Bool, "typisdefined", types.Bool, "typdelim", types.Text,
+	"typrelid", types.Int8, "typsubscript", types.Text, "typelem", types.Int8, "typarray", types.Int8,
+	"typinput", types.Int8, "typoutput", types.Int8, "typreceive", types.Int8, "typsend", types.Int8,
+	"typalign", types.Text, "typstorage", types.Text, "typnotnull", types.Bool,
+	"typbasetype", types.Int8, "typtypmod", types.Int4, "typndims", types.Int4,
+	"typcollation", types.Int8, "typdefault", types.Text, "typdefaultbin", types.Text, "typacl", types.Text)
+
+// TypeRows are pg_type's rows: one per Types entry, with PostgreSQL's
+// alignment, storage and collation for it.
+func TypeRows() []types.Row {
+	var rows []types.Row
+	for _, t := range Types {
+		align, storage := "i", "p"
+		switch {
+		case t.OID == int64(types.OIDUUID):
+			align = "c" // 16 bytes, but byte-aligned
+		case t.Len == 8 || t.Len == 12 || t.Len == 16 || t.Category == "A" && t.OID != 22 && t.OID != 30:
+			align = "d"
+		case t.Len == 1 || t.Len == 64:
+			align = "c"
+		case t.Len == 2:
+			align = "s"
+		}
+		switch {
+		case t.OID == 1700:
+			storage = "m" // numeric
+		case t.Len == -1:
+			storage = "x"
+		}
+		collation := int64(0)
+		if t.Category == "S" && t.OID != 19 {
+			collation = 100
+		}
+		sub := "-"
+		if t.Elem != 0 {
+			sub = "array_subscript_handler"
+		}
+		rows = append(rows, types.Row{i(t.OID), s(t.Name), i(NamespacePgCatalog), i(10),
+			i(t.Len), b(t.ByVal), s("b"), s(t.Category),
+			b(t.OID == 25 || t.OID == 701 || t.OID == 1184 || t.OID == 1186 || t.OID == 26),
+			b(true), s(","), i(0), s(sub), i(t.Elem), i(t.Array),
+			i(ProcOIDs[t.Input]), i(0), i(0), i(0), s(align), s(storage),
+			b(false), i(0), i(-1), i(0), i(collation), types.Null, types.Null, types.Null})
+	}
+	return rows
+}
+
+func init() {
+	register("pg_catalog.pg_type", TypeColumns, func(Engine) []types.Row { return TypeRows() })
+}

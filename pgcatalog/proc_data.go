@@ -3,7 +3,7 @@ package pgcatalog
 // BuiltinProcData is pg_proc of PostgreSQL 15 (pg_catalog) for the names
 // of the functions, aggregates and window functions streamdb implements:
 // oid|name|kind volatility parallel retset|return type|argument types|prosrc|description.
-// sql/pgcatalog_proc.go keeps the rows whose argument types streamdb has and
+// pg_proc.go keeps the rows whose argument types streamdb has and
 // whose call its function registry accepts. Taken from PostgreSQL 15.18 with
 // a query on pg_proc joined to pg_description.
 const BuiltinProcData = `

@@ -90,13 +90,13 @@ func (e *Engine) colDescriptionCall(args []ast.ExprNode) (ast.ExprNode, error) {
 	}
 	c := &ast.CaseExpr{}
 	for _, r := range e.pgRelations() {
-		for i, col := range r.cols {
-			if col.comment == "" {
+		for i, col := range r.Columns {
+			if col.Comment == "" {
 				continue
 			}
 			when := &ast.BinaryOperationExpr{Op: opcode.LogicAnd,
-				L: eq(args[0], value(int64(r.oid))), R: eq(args[1], value(int64(i+1)))}
-			c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: when, Result: value(col.comment)})
+				L: eq(args[0], value(r.OID)), R: eq(args[1], value(int64(i+1)))}
+			c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: when, Result: value(col.Comment)})
 		}
 	}
 	if len(c.WhenClauses) == 0 {

@@ -1,18 +1,15 @@
 package sql
 
 import (
-	"net"
 	"sort"
 	"sync"
-	"time"
 
 	"streamdb/pgwire"
-	"streamdb/types"
 )
 
-// pg_stat_activity, pg_backend_pid(), pg_cancel_backend(pid) and
-// pg_terminate_backend(pid): the client sessions as PostgreSQL's
-// statistics collector shows them. Each session registers its
+// The client sessions that pg_stat_activity (pgcatalog) lists,
+// pg_backend_pid(), pg_cancel_backend(pid) and pg_terminate_backend(pid)
+// act on. Each session registers its
 // connection's pgwire.Backend when the connection hands it over; an entry
 // whose connection closed is dropped at the next read.
 //
@@ -89,48 +86,4 @@ func (s *session) backendPID() int64 {
 		return int64(e.b.PID)
 	}
 	return 0
-}
-
-func timeOrNull(t time.Time) types.Datum {
-	if t.IsZero() {
-		return types.Null
-	}
-	return types.NewTime(t)
-}
-
-func init() {
-	pgSystemTables["pg_catalog.pg_stat_activity"] = pgSystemTableDef{
-		cols: cols("datid", types.Int8, "datname", types.Text, "pid", types.Int4, "leader_pid", types.Int4,
-			"usesysid", types.Int8, "usename", types.Text, "application_name", types.Text,
-			"client_addr", types.Text, "client_hostname", types.Text, "client_port", types.Int4,
-			"backend_start", types.Timestamptz, "xact_start", types.Timestamptz,
-			"query_start", types.Timestamptz, "state_change", types.Timestamptz,
-			"wait_event_type", types.Text, "wait_event", types.Text, "state", types.Text,
-			"backend_xid", types.Int8, "backend_xmin", types.Int8, "query_id", types.Int8,
-			"query", types.Text, "backend_type", types.Text),
-		rows: func(e *Engine) []types.Row {
-			roles := map[string]int64{}
-			for _, r := range e.roleRows() {
-				roles[r.name] = r.oid
-			}
-			var out []types.Row
-			for _, be := range e.backends.entries() {
-				st := be.b.State()
-				addr, port := types.Null, intD(-1)
-				if tcp, ok := be.b.ClientAddr.(*net.TCPAddr); ok {
-					addr, port = str(tcp.IP.String()), intD(int64(tcp.Port))
-				}
-				usesysid := types.Null
-				if oid, ok := roles[be.user]; ok {
-					usesysid = intD(oid)
-				}
-				out = append(out, types.Row{intD(databaseOID), str(be.db), intD(int64(be.b.PID)), types.Null,
-					usesysid, str(be.user), str(be.appName), addr, types.Null, port,
-					types.NewTime(be.b.Started), types.Null, timeOrNull(st.QueryStart), timeOrNull(st.StateChange),
-					types.Null, types.Null, str(st.State), types.Null, types.Null, types.Null,
-					str(st.Query), str("client backend")})
-			}
-			return out
-		},
-	}
 }

@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 
-	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -13,7 +12,6 @@ import (
 	"streamdb/pgcatalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/types"
 )
 
 // Catalog and session functions that tools call (version(),
@@ -117,19 +115,7 @@ func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
 }
 
 // catalogFuncNames are the functions substituted here.
-var catalogFuncNames = map[string]bool{
-	"version": true, "current_database": true, "current_catalog": true, "current_schema": true,
-	"current_setting": true, "obj_description": true, "col_description": true, "shobj_description": true,
-	"pg_get_viewdef": true, "pg_get_indexdef": true, "pg_get_constraintdef": true, "pg_get_userbyid": true,
-	"pg_get_expr": true, "pg_encoding_to_char": true, "has_table_privilege": true,
-	"has_schema_privilege": true, "has_database_privilege": true, "has_column_privilege": true,
-	"has_any_column_privilege": true, "has_function_privilege": true, "pg_function_is_visible": true, "pg_type_is_visible": true,
-	"pg_get_function_result": true, "pg_get_function_arguments": true,
-	"pg_get_function_identity_arguments": true, "pg_backend_pid": true, "parse_ident": true, "pg_blocking_pids": true,
-	"set_config": true, "pg_get_function_sqlbody": true, "to_regproc": true, "to_regprocedure": true,
-	"to_regtype": true, "to_regclass": true, "to_regnamespace": true, "to_regrole": true,
-	"pg_get_serial_sequence": true,
-}
+var catalogFuncNames = pgcatalog.CatalogFuncs
 
 func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
 	if v.err != nil {
@@ -286,22 +272,12 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 	if len(args) == 0 {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s needs an OID argument", name)
 	}
-	var pairs [][2]any
+	var answers []pgcatalog.Answer
+	ce := catalogEngine{s.e}
 	switch name {
 	case "obj_description":
-		if catalog, _ := constString(lastArg(&ast.FuncCallExpr{Args: args})); len(args) == 2 && catalog == "pg_proc" {
-			for _, p := range builtinProcs() {
-				if p.description != "" {
-					pairs = append(pairs, [2]any{p.oid, p.description})
-				}
-			}
-			break
-		}
-		for _, row := range s.e.descriptionRows() {
-			if row[2].I == 0 {
-				pairs = append(pairs, [2]any{row[0].I, row[3].S})
-			}
-		}
+		catalog, _ := constString(lastArg(&ast.FuncCallExpr{Args: args}))
+		answers = pgcatalog.ObjDescriptions(ce, len(args) == 2 && catalog == "pg_proc")
 	case "pg_get_viewdef":
 		if name, ok := constString(args[0]); ok {
 			// pg_get_viewdef(text): the view of that name.
@@ -311,45 +287,22 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 			}
 			args[0] = value(oid)
 		}
-		for _, r := range s.e.pgRelations() {
-			if r.d.Query != "" {
-				pairs = append(pairs, [2]any{int64(r.oid), " " + strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"})
-			}
-		}
-	case "pg_get_indexdef", "pg_get_constraintdef":
-		if name == "pg_get_indexdef" && len(args) >= 2 {
+		answers = pgcatalog.ViewDefs(ce)
+	case "pg_get_indexdef":
+		if len(args) >= 2 {
 			return v.indexColumn(args), nil
 		}
-		for _, r := range s.e.pgRelations() {
-			if name == "pg_get_indexdef" {
-				for _, x := range r.catalogIndexes() {
-					pairs = append(pairs, [2]any{x.oid(), x.def()})
-				}
-			}
-			if name == "pg_get_constraintdef" {
-				pretty := false
-				if len(args) >= 2 {
-					pretty, _ = constBool(args[1])
-				}
-				pairs = append(pairs, r.constraintDefPairs(pretty)...)
-			}
-			if len(r.d.PrimaryKey) == 0 {
-				continue
-			}
-			if name == "pg_get_constraintdef" {
-				pairs = append(pairs, [2]any{int64(r.oid) + 2*pkOIDBase, r.constraintDef()})
-			} else {
-				pairs = append(pairs, [2]any{int64(r.oid) + pkOIDBase, r.indexDef()})
-			}
+		answers = pgcatalog.IndexDefs(ce)
+	case "pg_get_constraintdef":
+		pretty := false
+		if len(args) >= 2 {
+			pretty, _ = constBool(args[1])
 		}
-	case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments":
-		for _, p := range builtinProcs() {
-			if name == "pg_get_function_result" {
-				pairs = append(pairs, [2]any{p.oid, p.result()})
-			} else {
-				pairs = append(pairs, [2]any{p.oid, p.arguments()})
-			}
-		}
+		answers = pgcatalog.ConstraintDefs(ce, pretty)
+	case "pg_get_function_result":
+		answers = pgcatalog.FunctionResults()
+	case "pg_get_function_arguments", "pg_get_function_identity_arguments":
+		answers = pgcatalog.FunctionArguments()
 	case "to_regproc", "to_regprocedure", "to_regtype", "to_regclass", "to_regnamespace", "to_regrole":
 		lit, ok := constTextOperand(args[0])
 		if !ok {
@@ -361,9 +314,11 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		}
 		return value(oid), nil
 	case "pg_get_userbyid":
-		for _, r := range s.e.roleRows() {
-			pairs = append(pairs, [2]any{r.oid, r.name})
-		}
+		answers = pgcatalog.UserNames(ce)
+	}
+	pairs := make([][2]any, len(answers))
+	for i, a := range answers {
+		pairs[i] = [2]any{a.OID, a.Text}
 	}
 	return caseOf(args[0], pairs), nil
 }
@@ -372,24 +327,9 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 // index's column-th column, 0 for the whole definition.
 func (v *catalogFuncs) indexColumn(args []ast.ExprNode) ast.ExprNode {
 	c := &ast.CaseExpr{}
-	for _, r := range v.s.e.pgRelations() {
-		for i, k := range r.d.PrimaryKey {
-			cond := &ast.BinaryOperationExpr{Op: opcode.LogicAnd,
-				L: eq(args[0], value(int64(r.oid)+pkOIDBase)), R: eq(args[1], value(int64(i+1)))}
-			c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: cond, Result: value(quoteIdent(k))})
-		}
-		c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{
-			Expr:   &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(int64(r.oid)+pkOIDBase)), R: eq(args[1], value(int64(0)))},
-			Result: value(r.indexDef())})
-		for _, x := range r.catalogIndexes() {
-			for i, k := range x.ix.Columns {
-				cond := &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(x.oid())), R: eq(args[1], value(int64(i+1)))}
-				c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: cond, Result: value(quoteIdent(k.Name))})
-			}
-			c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{
-				Expr:   &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(x.oid())), R: eq(args[1], value(int64(0)))},
-				Result: value(x.def())})
-		}
+	for _, d := range pgcatalog.IndexColumnDefs(catalogEngine{v.s.e}) {
+		cond := &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(d.OID)), R: eq(args[1], value(d.Column))}
+		c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: cond, Result: value(d.Text)})
 	}
 	if len(c.WhenClauses) == 0 {
 		return value(nil)
@@ -455,92 +395,14 @@ func (v *catalogFuncs) cast(x *ast.FuncCallExpr) (ast.ExprNode, error) {
 }
 
 // resolveOID reads a name as PostgreSQL's regclass, regtype, regproc or
-// regnamespace input does; a number is an OID already.
+// regnamespace input does (pgcatalog.ResolveOID).
 func (e *Engine) resolveOID(typ, name string) (int64, error) {
-	name = strings.TrimSpace(name)
-	if n, ok := parseOIDText(name); ok {
-		return n, nil
-	}
-	unquoted := unquoteQualified(name)
-	switch typ {
-	case "regclass":
-		if r, ok := e.pgRelByName(unquoted); ok {
-			return r.oid, nil
-		}
-		return 0, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
-	case "regtype":
-		if t, ok := pgcatalog.TypeByName(strings.TrimPrefix(unquoted, "pg_catalog.")); ok {
-			return t.OID, nil
-		}
-		return 0, sqlerr.New(sqlerr.UndefinedObject, "type %q does not exist", name)
-	case "regproc", "regprocedure":
-		return e.resolveProc(typ, name)
-	case "regnamespace":
-		switch unquoted {
-		case "pg_catalog":
-			return oidPgCatalog, nil
-		case "public":
-			return oidPublic, nil
-		case "information_schema":
-			return oidInfoSchema, nil
-		}
-		return 0, sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", name)
-	case "regrole":
-		for _, r := range e.roleRows() {
-			if r.name == unquoted {
-				return r.oid, nil
-			}
-		}
-		return 0, sqlerr.New(sqlerr.UndefinedObject, "role %q does not exist", name)
-	}
-	return 0, sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type %s: %q", typ, name)
-}
-
-func parseOIDText(s string) (int64, bool) {
-	if s == "" || len(s) > 10 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, n <= 1<<32-1
+	return pgcatalog.ResolveOID(catalogEngine{e}, typ, name)
 }
 
 // unquoteQualified folds a possibly quoted, possibly qualified name as
-// PostgreSQL reads identifiers: "My Table" keeps its case, my_Table folds.
-func unquoteQualified(name string) string {
-	var parts []string
-	for _, p := range splitQualified(name) {
-		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
-			parts = append(parts, strings.ReplaceAll(p[1:len(p)-1], `""`, `"`))
-		} else {
-			parts = append(parts, strings.ToLower(p))
-		}
-	}
-	return strings.Join(parts, ".")
-}
-
-// splitQualified splits a.b at dots outside double quotes.
-func splitQualified(s string) []string {
-	var parts []string
-	quoted, start := false, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			quoted = !quoted
-		case '.':
-			if !quoted {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(parts, s[start:])
-}
+// PostgreSQL reads identifiers (pgcatalog.UnquoteQualified).
+func unquoteQualified(name string) string { return pgcatalog.UnquoteQualified(name) }
 
 // databaseName is current_database(): the database the client named.
 func (s *session) databaseName() string {
@@ -607,41 +469,9 @@ func eq(l, r ast.ExprNode) ast.ExprNode {
 }
 
 // oidDisplay is how PostgreSQL prints name::typ for the OID types with
-// names: the relation, type or function name ("" for plain oid).
+// names (pgcatalog.OIDDisplay).
 func (e *Engine) oidDisplay(typ, name string) (string, error) {
-	oid, err := e.resolveOID(typ, name)
-	if err != nil {
-		return "", err
-	}
-	switch typ {
-	case "regclass":
-		for _, r := range e.pgClassRows() {
-			if r.oid == oid {
-				if r.ns == oidInfoSchema {
-					return "information_schema." + quoteIdent(r.name), nil
-				}
-				return quoteIdent(r.name), nil
-			}
-		}
-	case "regtype":
-		if t, ok := types.FromOID(uint32(oid)); ok && t != types.Unknown {
-			return t.String(), nil
-		}
-		if t, ok := pgcatalog.TypeByOID(oid); ok {
-			return t.Name, nil
-		}
-	case "regproc", "regprocedure":
-		if shown, ok := procDisplay(typ, oid); ok {
-			return shown, nil
-		}
-	case "regnamespace":
-		return unquoteQualified(name), nil
-	case "regrole":
-		return unquoteQualified(name), nil
-	default:
-		return "", nil
-	}
-	return fmt.Sprint(oid), nil
+	return pgcatalog.OIDDisplay(catalogEngine{e}, typ, name)
 }
 
 // catalogNameColumns are the catalog columns of PostgreSQL's type name,

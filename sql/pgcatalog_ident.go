@@ -1,10 +1,9 @@
 package sql
 
 import (
-	"strings"
-
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/pgcatalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
@@ -21,7 +20,7 @@ func parseIdentCall(args []ast.ExprNode) (ast.ExprNode, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "parse_ident needs a string literal")
 	}
-	names, err := parseIdent(s)
+	names, err := pgcatalog.ParseIdent(s)
 	if err != nil {
 		return nil, err
 	}
@@ -30,60 +29,4 @@ func parseIdentCall(args []ast.ExprNode) (ast.ExprNode, error) {
 		call.Args = append(call.Args, value(n))
 	}
 	return call, nil
-}
-
-// parseIdent splits a qualified identifier into its names.
-func parseIdent(s string) ([]string, error) {
-	bad := func() ([]string, error) {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "string is not a valid identifier: \"%s\"", s)
-	}
-	var out []string
-	i := 0
-	for {
-		for i < len(s) && s[i] == ' ' {
-			i++
-		}
-		var name strings.Builder
-		switch {
-		case i < len(s) && s[i] == '"':
-			i++
-			for {
-				j := strings.IndexByte(s[i:], '"')
-				if j < 0 {
-					return bad()
-				}
-				name.WriteString(s[i : i+j])
-				i += j + 1
-				if i < len(s) && s[i] == '"' {
-					name.WriteByte('"')
-					i++
-					continue
-				}
-				break
-			}
-			if name.Len() == 0 {
-				return bad()
-			}
-		default:
-			start := i
-			for i < len(s) && s[i] != '.' && s[i] != ' ' {
-				i++
-			}
-			if i == start {
-				return bad()
-			}
-			name.WriteString(strings.ToLower(s[start:i]))
-		}
-		out = append(out, name.String())
-		for i < len(s) && s[i] == ' ' {
-			i++
-		}
-		if i == len(s) {
-			return out, nil
-		}
-		if s[i] != '.' {
-			return bad()
-		}
-		i++
-	}
 }

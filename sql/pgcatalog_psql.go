@@ -3,20 +3,17 @@ package sql
 import (
 	"context"
 	"regexp"
-	"sort"
-	"strconv"
-	"strings"
 
-	"streamdb/catalog"
 	"streamdb/pgcatalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
-// prepareCatalogQuery answers one of psql's describe queries (recognised by
-// the front layer, see front/psql.go) from the catalog. Every output column
-// is text, as psql reads them; booleans are "t" / "f".
+// prepareCatalogQuery answers one of psql's or a driver's describe
+// queries (recognised by the front layer, see front/psql.go) with
+// pgcatalog's answer (pgcatalog.Describe). Every output column is text,
+// as psql reads them, except the items drivers read as other types.
 func (s *session) prepareCatalogQuery(q *front.CatalogQuery) (*prepared, error) {
 	name, err := compilePattern(q.NamePattern)
 	if err != nil {
@@ -69,8 +66,6 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-func matches(re *regexp.Regexp, s string) bool { return re == nil || re.MatchString(s) }
-
 // catalogAnswer computes the rows of one catalog query, each as values by
 // item name.
 type catalogAnswer struct {
@@ -79,180 +74,56 @@ type catalogAnswer struct {
 	name, schema *regexp.Regexp
 }
 
-type fieldRow map[string]types.Datum
-
 func str(s string) types.Datum { return types.NewString(s) }
 
-func boolText(b bool) types.Datum {
-	if b {
-		return str("t")
-	}
-	return str("f")
+// describe is the query as pgcatalog answers it.
+func (a *catalogAnswer) describe() pgcatalog.Describe {
+	return pgcatalog.Describe{Name: a.name, Schema: a.schema, OID: int64(a.q.OID), RelKinds: a.q.RelKinds,
+		UniqueOnly: a.q.UniqueOnly, User: a.s.user, Database: a.s.database}
 }
 
-func (a *catalogAnswer) owner() string {
-	if a.s.user != "" {
-		return a.s.user
-	}
-	return "streamdb"
-}
-
-func (a *catalogAnswer) rows() []fieldRow {
-	e := a.s.e
+func (a *catalogAnswer) rows() []pgcatalog.Fields {
+	e := catalogEngine{a.s.e}
+	d := a.describe()
 	switch a.q.Shape {
 	case front.CatalogRelations:
-		return a.relations()
+		return d.Relations(e)
 	case front.CatalogRoles:
-		return a.roles()
+		return d.Roles(e)
 	case front.CatalogLookup:
-		var out []fieldRow
-		if !matches(a.schema, "public") {
-			return nil
-		}
-		for _, r := range e.pgRelations() {
-			if matches(a.name, r.d.Name) {
-				out = append(out, fieldRow{"oid": str(strconv.Itoa(int(r.oid))), "nspname": str("public"), "relname": str(r.d.Name)})
-			}
-		}
-		return out
+		return d.Lookup(e)
 	case front.CatalogRelation:
-		r, ok := e.pgRelationByOID(a.q.OID)
-		if !ok {
-			return nil
-		}
-		return []fieldRow{{
-			"relchecks": str(strconv.Itoa(r.checkCount())), "relkind": str(r.relkind), "relhasindex": boolText(len(r.d.PrimaryKey) > 0 || len(r.d.Indexes) > 0 || r.hasUnique()),
-			"relhasrules": boolText(false), "relhastriggers": boolText(e.hasForeignKeys(r.d)), "relrowsecurity": boolText(false),
-			"relforcerowsecurity": boolText(false), "relhasoids": boolText(false), "relispartition": boolText(false),
-			"": str(""), "array_to_string": str(""), "reltablespace": str("0"), "reloftype": str(""),
-			"relpersistence": str("p"), "relreplident": str("d"), "amname": str("heap"),
-		}}
+		return d.Relation(e)
 	case front.CatalogAttributes:
-		r, ok := e.pgRelationByOID(a.q.OID)
-		if !ok {
-			return nil
-		}
-		var out []fieldRow
-		for _, c := range r.cols {
-			out = append(out, fieldRow{
-				"attname": str(c.name), "format_type": str(c.formatType()), "attnotnull": types.NewBool(c.notNull),
-				"table_oid":   intD(int64(r.oid)),
-				"attidentity": str(c.identity), "attgenerated": str(c.attGenerated()), "attstorage": str(attstorageCode(c.typ)),
-				"pg_get_expr":    attrDefDatum(c),
-				"attcompression": str(""), "col_description": commentDatum(c.comment),
-			})
-		}
-		return out
+		return d.Attributes(e)
 	case front.CatalogJDBCPrimaryKeys:
-		return a.jdbcKeys()
+		return d.JDBCKeys(e)
 	case front.CatalogJDBCIndexInfo:
-		return a.jdbcIndexInfo()
+		return d.JDBCIndexInfo(e)
 	case front.CatalogReferencedBy:
-		return e.referencedByRows(a.q.OID)
+		return pgcatalog.ReferencedByRows(e, d.OID)
 	case front.CatalogDjangoConstraints:
-		return a.djangoConstraints()
+		return d.DjangoConstraints(e)
 	case front.CatalogDjangoIndexes:
-		return a.djangoIndexes()
+		return d.DjangoIndexes(e)
 	case front.CatalogSequelizeIndexes:
-		return a.sequelizeIndexes()
+		return d.SequelizeIndexes(e)
 	case front.CatalogJDBCTypeCache:
-		return jdbcTypeCache(e)
+		return pgcatalog.JDBCTypeCache()
 	case front.CatalogJDBCTypes:
-		var out []fieldRow
-		for _, t := range pgcatalog.Types {
-			out = append(out, fieldRow{"typname": str(t.Name), "oid": intD(t.OID)})
-		}
-		return out
+		return pgcatalog.JDBCTypes()
 	case front.CatalogPrimaryKey:
-		r, _ := e.pgRelationByOID(a.q.OID)
-		var out []fieldRow
-		for _, k := range r.pkColumns() {
-			out = append(out, fieldRow{"attname": str(k)})
-		}
-		return out
+		return d.PrimaryKey(e)
 	case front.CatalogIndexes:
-		r, ok := e.pgRelationByOID(a.q.OID)
-		if !ok {
-			return nil
-		}
-		var out []fieldRow
-		if len(r.d.PrimaryKey) > 0 {
-			out = append(out, fieldRow{
-				"relname": str(r.pkName()), "indisprimary": boolText(true), "indisunique": boolText(true),
-				"indisclustered": boolText(false), "indisvalid": boolText(true), "pg_get_indexdef": str(r.indexDef()),
-				"pg_get_constraintdef": str(r.constraintDef()), "contype": str("p"), "condeferrable": boolText(false),
-				"condeferred": boolText(false), "indisreplident": boolText(false), "reltablespace": str("0"),
-			})
-		}
-		out = append(out, r.secondaryIndexFields()...)
-		return append(out, r.uniqueIndexRows()...)
+		return d.Indexes(e)
 	case front.CatalogViewDef:
-		r, ok := e.pgRelationByOID(a.q.OID)
-		if !ok || r.d.Query == "" {
-			return nil
-		}
-		def := strings.TrimRight(strings.TrimSpace(r.d.Query), ";") + ";"
-		// The column goes by its alias when it has one (pg_dump's
-		// AS viewdef).
-		return []fieldRow{{a.q.Items[0]: str(" " + def)}}
+		return d.ViewDef(e, a.q.Items[0])
 	case front.CatalogDatabases:
-		db := a.s.database
-		if db == "" {
-			db = a.owner()
-		}
-		if !matches(a.name, db) {
-			return nil
-		}
-		return []fieldRow{{
-			"Name": str(db), "Owner": str(a.owner()), "Encoding": str("UTF8"), "Collate": str("C"),
-			"Ctype": str("C"), "Locale Provider": str("libc"),
-		}}
+		return d.Databases()
 	case front.CatalogSchemas:
-		if !matches(a.schema, "public") {
-			return nil
-		}
-		return []fieldRow{{"Name": str("public"), "Owner": str("pg_database_owner"), "Description": str("standard public schema")}}
+		return d.Schemas()
 	}
 	return nil
-}
-
-// relations answers \d, \dt, \dv, \dm (and + forms).
-func (a *catalogAnswer) relations() []fieldRow {
-	kinds := map[string]bool{}
-	for _, k := range a.q.RelKinds {
-		kinds[k] = true
-	}
-	if !matches(a.schema, "public") {
-		return nil
-	}
-	var out []fieldRow
-	for _, r := range a.s.e.pgRelations() {
-		if len(kinds) > 0 && !kinds[r.relkind] || !matches(a.name, r.d.Name) {
-			continue
-		}
-		row := fieldRow{
-			"Schema": str("public"), "Name": str(r.d.Name), "Type": str(relkindName(r.relkind)),
-			"Owner": str(a.relationOwner(r.d)), "Persistence": str("permanent"), "Access method": str("heap"),
-		}
-		if d := r.description(); d != "" {
-			row["Description"] = str(d)
-		}
-		out = append(out, row)
-	}
-	if kinds["i"] {
-		out = append(out, a.indexRelations()...)
-		sort.SliceStable(out, func(i, j int) bool { return out[i]["Name"].S < out[j]["Name"].S })
-	}
-	if len(kinds) == 0 || kinds["S"] {
-		for _, d := range a.s.e.objects(catalog.KindSequence) {
-			if matches(a.name, d.Name) {
-				out = append(out, fieldRow{"Schema": str("public"), "Name": str(d.Name), "Type": str("sequence"),
-					"Owner": str(a.relationOwner(d)), "Persistence": str("permanent"), "Access method": types.Null})
-			}
-		}
-		sort.SliceStable(out, func(i, j int) bool { return out[i]["Name"].S < out[j]["Name"].S })
-	}
-	return out
 }
 
 // catalogItemType is the type of a recognised catalog query's column:
@@ -273,11 +144,31 @@ func catalogItemType(item string) types.Type {
 	return types.Text
 }
 
-// pkColumns are the primary key's columns in key order (none for a
-// relation without one).
-func (r pgRelation) pkColumns() []string {
-	if r.d == nil {
-		return nil
+// djangoItemType is the type of a Django query's column (text unless
+// listed).
+func djangoItemType(shape front.CatalogShape, item string) (types.Type, bool) {
+	if shape != front.CatalogDjangoConstraints && shape != front.CatalogDjangoIndexes {
+		return types.Unknown, false
 	}
-	return r.d.PrimaryKey
+	switch item {
+	case "columns", "orders":
+		return types.ArrayOf(types.Text), true
+	case "unique", "primary":
+		return types.Bool, true
+	}
+	return types.Text, true
+}
+
+// sequelizeItemType is the type of a column of Sequelize's index query.
+func sequelizeItemType(shape front.CatalogShape, item string) (types.Type, bool) {
+	if shape != front.CatalogSequelizeIndexes {
+		return types.Unknown, false
+	}
+	switch item {
+	case "primary", "unique":
+		return types.Bool, true
+	case "column_indexes":
+		return types.ArrayOf(types.Int2), true
+	}
+	return types.Text, true
 }

@@ -10,7 +10,6 @@ import (
 
 	"streamdb/pgcatalog"
 	"streamdb/sql/front"
-	"streamdb/types"
 )
 
 // Casts to the OID alias types whose operand is text known only when the
@@ -28,9 +27,7 @@ import (
 // Names are matched case-insensitively, without quoting.
 
 // regNameTypes are the OID alias types whose input reads a name.
-var regNameTypes = map[string]bool{
-	"regtype": true, "regclass": true, "regproc": true, "regprocedure": true, "regnamespace": true, "regrole": true,
-}
+var regNameTypes = pgcatalog.RegNameTypes
 
 // textOperand reports whether x is text by its form: a string literal, a
 // parameter (whose type the cast decides in PostgreSQL) or a cast to a
@@ -71,56 +68,9 @@ func constTextOperand(x ast.ExprNode) (string, bool) {
 }
 
 // regNames are the names the cast to typ reads, lower-cased, with their
-// OIDs.
+// OIDs (pgcatalog.RegNames).
 func (e *Engine) regNames(typ string) map[string]int64 {
-	out := map[string]int64{}
-	switch typ {
-	case "regtype":
-		for _, t := range pgcatalog.Types {
-			out[t.Name] = t.OID
-			out["pg_catalog."+t.Name] = t.OID
-			if st, ok := types.FromOID(uint32(t.OID)); ok && st != types.Unknown {
-				out[st.String()] = t.OID
-			}
-		}
-		for _, alias := range []string{"int", "integer", "smallint", "bigint", "real", "float", "double precision",
-			"boolean", "decimal", "character varying", "timestamp without time zone", "timestamp with time zone",
-			"time without time zone", "time with time zone"} {
-			if t, ok := pgcatalog.TypeByName(alias); ok {
-				out[alias] = t.OID
-				out[alias+"[]"] = t.Array
-			}
-		}
-	case "regclass":
-		for _, r := range e.pgClassRows() {
-			switch r.ns {
-			case oidPublic:
-				out[strings.ToLower(r.name)] = r.oid
-				out["public."+strings.ToLower(r.name)] = r.oid
-			case oidPgCatalog:
-				if _, ok := out[r.name]; !ok {
-					out[r.name] = r.oid
-				}
-				out["pg_catalog."+r.name] = r.oid
-			case oidInfoSchema:
-				out["information_schema."+r.name] = r.oid
-			}
-		}
-	case "regproc", "regprocedure":
-		for _, p := range builtinProcs() {
-			if _, ok := out[p.name]; !ok {
-				out[p.name] = p.oid
-				out["pg_catalog."+p.name] = p.oid
-			}
-		}
-	case "regnamespace":
-		out["pg_catalog"], out["public"], out["information_schema"] = oidPgCatalog, oidPublic, oidInfoSchema
-	case "regrole":
-		for _, r := range e.roleRows() {
-			out[strings.ToLower(r.name)] = r.oid
-		}
-	}
-	return out
+	return pgcatalog.RegNames(catalogEngine{e}, typ)
 }
 
 // regCastOfText is x::typ for a text operand x that is not a constant.

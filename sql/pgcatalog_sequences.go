@@ -2,7 +2,6 @@ package sql
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,81 +14,12 @@ import (
 	"streamdb/types"
 )
 
-// The catalogs of sequences and column defaults: pg_sequences,
-// information_schema.sequences and pg_get_serial_sequence.
+// pg_get_serial_sequence and a sequence read as a relation; the catalogs
+// of sequences are pgcatalog's (pg_sequence.go).
 
-// columnDefault is a column's default as the catalogs show it, NULL for
-// none.
-func columnDefault(c pgColumn) types.Datum {
-	if c.def == "" {
-		return types.Null
-	}
-	return str(c.def)
-}
-
-// attrDefDatum is what pg_get_expr answers for the column's pg_attrdef
-// row, NULL for none.
-func attrDefDatum(c pgColumn) types.Datum {
-	if c.attrDef() == "" {
-		return types.Null
-	}
-	return str(c.attrDef())
-}
-
-// identityGeneration is information_schema.columns.identity_generation.
-func identityGeneration(identity string) types.Datum {
-	switch identity {
-	case front.IdentityAlways:
-		return str("ALWAYS")
-	case front.IdentityByDefault:
-		return str("BY DEFAULT")
-	}
-	return types.Null
-}
-
-// infoSequenceTimeout bounds reading a sequence's record for pg_sequences.
+// infoSequenceTimeout bounds reading a sequence's record for pg_sequences
+// and SELECT * FROM seq.
 const infoSequenceTimeout = 5 * time.Second
-
-func init() {
-	pgSystemTables["pg_catalog.pg_sequences"] = pgSystemTableDef{
-		cols: cols("schemaname", types.Text, "sequencename", types.Text, "sequenceowner", types.Text,
-			"data_type", types.Text, "start_value", types.Int8, "min_value", types.Int8, "max_value", types.Int8,
-			"increment_by", types.Int8, "cycle", types.Bool, "cache_size", types.Int8, "last_value", types.Int8),
-		rows: func(e *Engine) []types.Row {
-			var rows []types.Row
-			for _, d := range e.objects(catalog.KindSequence) {
-				q := d.Sequence
-				last := types.Null
-				ctx, cancel := context.WithTimeout(context.Background(), infoSequenceTimeout)
-				if v, ok, err := e.lastValue(ctx, d); err == nil && ok {
-					last = intD(v)
-				}
-				cancel()
-				rows = append(rows, types.Row{str("public"), str(d.Name), str(e.roles.Owner(d)), str(q.Type),
-					intD(q.Start), intD(q.Min), intD(q.Max), intD(q.Increment), types.NewBool(q.Cycle),
-					intD(q.Cache), last})
-			}
-			return rows
-		},
-	}
-	pgSystemTables["information_schema.sequences"] = pgSystemTableDef{
-		cols: cols("sequence_catalog", types.Text, "sequence_schema", types.Text, "sequence_name", types.Text,
-			"data_type", types.Text, "numeric_precision", types.Int4, "numeric_precision_radix", types.Int4,
-			"numeric_scale", types.Int4, "start_value", types.Text, "minimum_value", types.Text,
-			"maximum_value", types.Text, "increment", types.Text, "cycle_option", types.Text),
-		rows: func(e *Engine) []types.Row {
-			var rows []types.Row
-			for _, d := range e.objects(catalog.KindSequence) {
-				q := d.Sequence
-				prec := map[string]int64{"smallint": 16, "integer": 32, "bigint": 64}[q.Type]
-				rows = append(rows, types.Row{str(infoSchemaCatalog), str("public"), str(d.Name), str(q.Type),
-					intD(prec), intD(2), intD(0), str(strconv.FormatInt(q.Start, 10)), str(strconv.FormatInt(q.Min, 10)),
-					str(strconv.FormatInt(q.Max, 10)), str(strconv.FormatInt(q.Increment, 10)), yesNo(q.Cycle)})
-			}
-			return rows
-		},
-	}
-}
 
 // pgGetSerialSequence is pg_get_serial_sequence('table', 'column'): the
 // qualified name of the sequence of a serial or identity column, NULL

@@ -1,25 +1,18 @@
 package sql
 
 import (
-	"strings"
-
 	"streamdb/catalog"
+	"streamdb/pgcatalog"
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/types"
 )
 
-// System tables of pg_catalog and information_schema, computed from the
-// catalog on every read, so that ordinary queries work on them:
-//
-//	SELECT relname, relkind FROM pg_catalog.pg_class WHERE relkind = 'm'
-//	SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 't'
-//
-// pg_catalog tables answer with or without the pg_catalog. prefix;
-// information_schema tables need theirs. They describe the user relations
-// (streams, tables, materialized views; see pgcatalog.go); oid columns are
-// bigint. streamdb has no roles: owner columns say 10, PostgreSQL's bootstrap
-// superuser.
+// The hook where a relation's name resolves to a system table of
+// pg_catalog or information_schema: package pgcatalog's (pgcatalog.Lookup)
+// or the engine's own streamdb_* tables (pgSystemTables), their rows
+// computed on every read. pg_catalog tables answer with or without the
+// pg_catalog. prefix; information_schema tables need theirs.
 
 // pgSystemTable returns the pg_catalog or information_schema table name
 // ("pg_catalog.pg_class", "pg_class", "information_schema.tables").
@@ -30,8 +23,13 @@ func (e *Engine) pgSystemTable(name string) (*catalog.Descriptor, func() []types
 // pgSystemTableFor is pgSystemTable read by r (nil: a reader holding no
 // privilege).
 func (e *Engine) pgSystemTableFor(name string, r rowReader) (*catalog.Descriptor, func() []types.Row, bool) {
-	if !strings.Contains(name, ".") {
-		name = "pg_catalog." + name
+	name = pgcatalog.Qualify(name)
+	if r == nil {
+		r = noPrivileges{}
+	}
+	if t, ok := pgcatalog.Lookup(name); ok {
+		d := &catalog.Descriptor{Name: name, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(t.Columns)}
+		return d, func() []types.Row { return t.Rows(catalogEngine{e}, catalogRole{e, r}) }, true
 	}
 	t, ok := pgSystemTables[name]
 	if !ok {
@@ -39,9 +37,6 @@ func (e *Engine) pgSystemTableFor(name string, r rowReader) (*catalog.Descriptor
 	}
 	d := &catalog.Descriptor{Name: name, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(t.cols)}
 	if t.rowsFor != nil {
-		if r == nil {
-			r = noPrivileges{}
-		}
 		return d, func() []types.Row { return t.rowsFor(e, r) }, true
 	}
 	return d, func() []types.Row { return t.rows(e) }, true
@@ -105,17 +100,9 @@ func (s *session) bindQuery(st *front.Statement, params *boundParams) (plan.Node
 	return s.e.bindQueryIn(sessionCatalog{Engine: s.e, s: s}, st, params)
 }
 
-func cols(spec ...any) []types.Column {
-	out := make([]types.Column, 0, len(spec)/2)
-	for i := 0; i+1 < len(spec); i += 2 {
-		out = append(out, types.Column{Name: spec[i].(string), Type: spec[i+1].(types.Type)})
-	}
-	return out
-}
-
 func intD(i int64) types.Datum { return types.NewInt(i) }
 
-var pgSystemTables = map[string]pgSystemTableDef{
-	"information_schema.tables":  infoSchemaTables,
-	"information_schema.columns": infoSchemaColumns,
-}
+// pgSystemTables are the system tables the engine computes itself
+// (streamdb_streams, streamdb_view_errors), by qualified name; the
+// others are package pgcatalog's.
+var pgSystemTables = map[string]pgSystemTableDef{}

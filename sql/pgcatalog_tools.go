@@ -3,10 +3,8 @@ package sql
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"streamdb/pgcatalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/types"
 )
 
 // Catalog pieces that client tools read when they connect or introspect
@@ -14,10 +12,6 @@ import (
 // database of streamdb's objects.
 
 func init() {
-	for _, n := range []string{"pg_is_in_recovery", "acldefault", "pg_get_triggerdef", "pg_get_statisticsobjdef",
-		"pg_get_ruledef", "pg_get_policydef"} {
-		catalogFuncNames[n] = true
-	}
 	// Parameters pg_dump sets (they change nothing in streamdb).
 	for _, n := range []string{"synchronize_seqscans", "quote_all_identifiers", "lock_timeout", "row_security",
 		"transaction_deferrable", "default_transaction_deferrable"} {
@@ -36,36 +30,6 @@ func init() {
 	// that set them.
 	defaultSessionSettings["transaction_read_only"] = "off"
 	defaultSessionSettings["transaction_deferrable"] = "off"
-	// Catalogs whose rows are PostgreSQL's own (pg_collation, pg_range,
-	// pg_tablespace).
-	for name, t := range pgcatalog.FixedTables {
-		pgSystemTables["pg_catalog."+name] = pgSystemTableDef{cols: t.Columns, rows: func(*Engine) []types.Row {
-			rows := make([]types.Row, len(t.Rows))
-			for i, r := range t.Rows {
-				rows[i] = append(types.Row(nil), r...)
-			}
-			return rows
-		}}
-	}
-}
-
-// presetSettings are PostgreSQL's read-only settings that describe how
-// the server was built, with PostgreSQL 15's values; drivers read some
-// (pgjdbc's getImportedKeys reads max_index_keys).
-var presetSettings = map[string]string{
-	"block_size": "8192", "max_function_args": "100", "max_index_keys": "32", "segment_size": "131072",
-	"wal_block_size": "8192", "data_checksums": "off", "server_version_num": "150000",
-}
-
-// presetSettingRows are pg_settings' rows of presetSettings.
-func presetSettingRows() []types.Row {
-	var out []types.Row
-	for name, value := range presetSettings {
-		out = append(out, types.Row{str(name), str(value), types.Null, str("Preset Options"), types.Null, types.Null,
-			str("internal"), str("integer"), str("default"), types.Null, types.Null, types.Null,
-			str(value), str(value), types.Null, types.Null, types.NewBool(false)})
-	}
-	return out
 }
 
 // toolCall substitutes the calls of this file's functions; ok is false

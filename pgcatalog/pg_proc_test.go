@@ -1,4 +1,4 @@
-package sql
+package pgcatalog
 
 import "testing"
 
@@ -6,8 +6,8 @@ import "testing"
 // implements and drops the signatures the registry refuses.
 func TestBuiltinProcs(t *testing.T) {
 	sigs := map[string]bool{}
-	for _, p := range builtinProcs() {
-		sigs[p.name+"("+p.arguments()+")"] = true
+	for _, p := range Procs() {
+		sigs[p.Name+"("+p.Arguments()+")"] = true
 	}
 	for _, want := range []string{"lower(text)", "round(numeric, integer)", "string_agg(text, text)",
 		"row_number()", "now()", "generate_series(bigint, bigint)", "int4in(cstring, oid, integer)", "version()"} {

@@ -1,0 +1,234 @@
+package sql
+
+import (
+	"context"
+	"net"
+	"regexp"
+	"sort"
+
+	"streamdb/catalog"
+	"streamdb/node"
+	"streamdb/pgcatalog"
+	"streamdb/types"
+)
+
+// The adapter through which package pgcatalog reads the engine
+// (pgcatalog.Engine) and a session's role (pgcatalog.Reader).
+
+// defaultSequence finds the sequence a DEFAULT nextval('name') names.
+var defaultSequence = regexp.MustCompile(`nextval\('(?:public\.)?"?([^'"]+)"?'`)
+
+// catalogEngine is the engine as package pgcatalog reads it. Each
+// method reads the catalog under catMu's read lock (through objects and
+// lookup) and returns copies.
+type catalogEngine struct{ e *Engine }
+
+// Relations implements pgcatalog.Engine.
+func (c catalogEngine) Relations() []pgcatalog.Relation {
+	var out []pgcatalog.Relation
+	for _, kind := range []catalog.ObjectKind{catalog.KindStream, catalog.KindTable, catalog.KindView, catalog.KindUnpopulatedView, catalog.KindPlainView} {
+		for _, d := range c.e.objects(kind) {
+			out = append(out, c.relation(d))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// relation is d as pgcatalog describes it.
+func (c catalogEngine) relation(d *catalog.Descriptor) pgcatalog.Relation {
+	r := pgcatalog.Relation{OID: int64(firstUserOID + d.ID), Name: d.Name, Kind: "r", Stream: d.Kind == catalog.KindStream,
+		Subject: d.Subject, Comment: d.Comment, Query: d.Query, Owner: c.e.roles.Owner(d),
+		PrimaryKey: d.PrimaryKey, Unpopulated: d.Kind == catalog.KindUnpopulatedView}
+	switch d.Kind {
+	case catalog.KindView, catalog.KindUnpopulatedView:
+		r.Kind = "m"
+	case catalog.KindPlainView:
+		r.Kind = "v"
+	}
+	key := map[string]bool{}
+	for _, k := range d.PrimaryKey {
+		key[k] = true
+	}
+	for _, col := range d.Columns {
+		t, mod, err := types.ParseWithModifier(col.Type)
+		if err != nil {
+			t = types.Text
+		}
+		r.Columns = append(r.Columns, pgcatalog.Column{Name: col.Name, Type: t, Mod: mod, NotNull: key[col.Name] || col.NotNull,
+			Comment: col.Comment, Default: col.Default, Identity: col.Identity, Generated: col.Generated})
+	}
+	for _, k := range d.Constraints {
+		r.Constraints = append(r.Constraints, pgcatalog.Constraint{Name: k.Name, Type: k.Type, Columns: k.Columns, Check: k.Check,
+			RefTable: k.RefTable, RefColumns: k.RefColumns, OnDelete: k.OnDelete, OnUpdate: k.OnUpdate,
+			Deferrable: k.Deferrable, Deferred: k.Deferred})
+	}
+	for _, ix := range d.Indexes {
+		x := pgcatalog.Index{Name: ix.Name, Unique: ix.Unique, Seq: ix.Seq}
+		for _, ic := range ix.Columns {
+			x.Columns = append(x.Columns, pgcatalog.IndexColumn{Name: ic.Name, Desc: ic.Desc, NullsFirst: ic.NullsFirst})
+		}
+		r.Indexes = append(r.Indexes, x)
+	}
+	return r
+}
+
+// Sequences implements pgcatalog.Engine.
+func (c catalogEngine) Sequences() []pgcatalog.Sequence {
+	var out []pgcatalog.Sequence
+	for _, d := range c.e.objects(catalog.KindSequence) {
+		q := d.Sequence
+		out = append(out, pgcatalog.Sequence{OID: int64(firstUserOID + d.ID), Name: d.Name, Owner: c.e.roles.Owner(d), Type: q.Type, Start: q.Start,
+			Increment: q.Increment, Max: q.Max, Min: q.Min, Cache: q.Cache, Cycle: q.Cycle})
+	}
+	return out
+}
+
+func (c catalogEngine) OwnedSequences() []pgcatalog.OwnedSequence {
+	var out []pgcatalog.OwnedSequence
+	for _, t := range c.e.objects(catalog.KindTable) {
+		for _, q := range c.e.ownedSequences(t) {
+			o := pgcatalog.OwnedSequence{OID: int64(firstUserOID + q.ID), TableOID: int64(firstUserOID + t.ID)}
+			for i, col := range t.Columns {
+				if col.Name == q.Sequence.OwnedByColumn {
+					o.Column = int64(i + 1)
+				}
+				if col.IdentitySequence == q.Name {
+					o.Column, o.Identity = int64(i+1), true
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// SequenceLastValue implements pgcatalog.Engine.
+func (c catalogEngine) SequenceLastValue(oid int64) (int64, bool) {
+	for _, d := range c.e.objects(catalog.KindSequence) {
+		if int64(firstUserOID+d.ID) != oid {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), infoSequenceTimeout)
+		defer cancel()
+		v, ok, err := c.e.lastValue(ctx, d)
+		return v, err == nil && ok
+	}
+	return 0, false
+}
+
+// Roles implements pgcatalog.Engine.
+func (c catalogEngine) Roles() []pgcatalog.Role { return c.e.roleRows() }
+
+// roleRows lists the bootstrap superuser (PostgreSQL's OID 10) and every
+// created role, by name.
+func (e *Engine) roleRows() []pgcatalog.Role {
+	rows := []pgcatalog.Role{{OID: 10, Name: BootstrapUser, Superuser: true, Login: true, Password: true}}
+	for name, r := range e.roles.List() {
+		rows = append(rows, pgcatalog.Role{OID: r.OID, Name: name, Superuser: r.Superuser, Login: r.Login, Password: r.SCRAM != ""})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
+	return rows
+}
+
+// Backends implements pgcatalog.Engine.
+func (c catalogEngine) Backends() []pgcatalog.Backend {
+	var out []pgcatalog.Backend
+	for _, be := range c.e.backends.entries() {
+		st := be.b.State()
+		b := pgcatalog.Backend{PID: int64(be.b.PID), User: be.user, Database: be.db, AppName: be.appName, ClientPort: -1,
+			Started: be.b.Started, QueryStart: st.QueryStart, StateChange: st.StateChange, State: st.State, Query: st.Query}
+		if tcp, ok := be.b.ClientAddr.(*net.TCPAddr); ok {
+			b.ClientAddr, b.ClientPort = tcp.IP.String(), int64(tcp.Port)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// Setting implements pgcatalog.Engine.
+func (c catalogEngine) Setting(key string) (string, bool) {
+	return c.e.setting(key), node.RestartSetting(key)
+}
+
+// SessionDefaults implements pgcatalog.Engine: defaultSessionSettings,
+// which only init functions write.
+func (catalogEngine) SessionDefaults() map[string]string { return defaultSessionSettings }
+
+// Views implements pgcatalog.Engine: the views by name.
+func (c catalogEngine) Views() []pgcatalog.View {
+	var views []*catalog.Descriptor
+	for _, kind := range []catalog.ObjectKind{catalog.KindView, catalog.KindPlainView} {
+		views = append(views, c.e.objects(kind)...)
+	}
+	sort.Slice(views, func(i, j int) bool { return views[i].Name < views[j].Name })
+	var out []pgcatalog.View
+	for _, d := range views {
+		v := pgcatalog.View{OID: int64(firstUserOID + d.ID)}
+		for _, in := range d.DependsOn {
+			if p, ok := c.e.lookup(in); ok {
+				v.Reads = append(v.Reads, int64(firstUserOID+p.ID))
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (c catalogEngine) DefaultSequences() []pgcatalog.DefaultSequence {
+	var out []pgcatalog.DefaultSequence
+	for _, r := range c.Relations() {
+		for i, col := range r.Columns {
+			m := defaultSequence.FindStringSubmatch(col.Default)
+			if m == nil {
+				continue
+			}
+			if q, ok := c.e.lookup(m[1]); ok && q.Kind == catalog.KindSequence {
+				out = append(out, pgcatalog.DefaultSequence{AttrdefOID: pgcatalog.AttrdefOIDBase + r.OID<<10 + int64(i),
+					SequenceOID: int64(firstUserOID + q.ID)})
+			}
+		}
+	}
+	return out
+}
+
+// EngineTables implements pgcatalog.Engine: the streamdb_* tables of
+// pgSystemTables. It reads no engine state, so the zero catalogEngine
+// answers it too.
+func (catalogEngine) EngineTables() map[string][]types.Column {
+	out := make(map[string][]types.Column, len(pgSystemTables))
+	for name, t := range pgSystemTables {
+		out[name] = t.cols
+	}
+	return out
+}
+
+// catalogRole is a session's role (or noPrivileges) as package
+// pgcatalog asks it.
+type catalogRole struct {
+	e *Engine
+	r rowReader
+}
+
+// HoldsAny implements pgcatalog.Reader.
+func (c catalogRole) HoldsAny(relation string, privs ...string) bool {
+	d, _ := c.e.lookup(relation)
+	return c.r.holdsAny(d, privs...)
+}
+
+// relationOID is the pg_class OID of the relation d names, the value of
+// its system column tableoid: a user relation's or a system table's, 0
+// for others (streamdb's own tables outside pg_catalog).
+func relationOID(d *catalog.Descriptor) int64 {
+	switch d.Kind {
+	case catalog.KindStream, catalog.KindTable, catalog.KindView, catalog.KindUnpopulatedView, catalog.KindPlainView, catalog.KindSequence:
+		return int64(firstUserOID + d.ID)
+	case catalog.KindSystem:
+		return pgcatalog.SystemRelationOID(catalogEngine{}, d.Name)
+	}
+	return 0
+}
+
+// pgRelations lists the user relations as pgcatalog describes them, by
+// name.
+func (e *Engine) pgRelations() []pgcatalog.Relation { return catalogEngine{e}.Relations() }
