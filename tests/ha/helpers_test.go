@@ -28,6 +28,19 @@ func startMember(t *testing.T, url, group string, extra ...string) *testutil.Ser
 	return startMemberEnv(t, url, group, nil, extra...)
 }
 
+// startActive starts the first server of group and returns once it
+// serves sessions, so that it is the group's active server. StartServer
+// returns at a member's first 57P03, which it sends as a standby before
+// it takes the lease: a member started right after could otherwise read
+// the lease before anyone holds it (its refusals then name no server), or
+// take the lease itself.
+func startActive(t *testing.T, url, group string, env []string, extra ...string) *testutil.Server {
+	t.Helper()
+	s := startMemberEnv(t, url, group, env, extra...)
+	connectGroup(t, 60*time.Second, s)
+	return s
+}
+
 // startMemberEnv is startMember with extra environment entries.
 func startMemberEnv(t *testing.T, url, group string, env []string, extra ...string) *testutil.Server {
 	t.Helper()

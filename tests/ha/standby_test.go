@@ -21,25 +21,30 @@ import (
 // active server.
 func TestStandbyRefusesAndPausedActiveStepsDown(t *testing.T) {
 	url := testutil.StartNATS(t)
-	a := startMember(t, url, "g")
+	a := startActive(t, url, "g", nil)
 	b := startMember(t, url, "g")
-	if msg, err := refusal(b); err != nil || !strings.Contains(msg, a.Addr) {
-		t.Fatalf("standby b: %q, %v; want a refusal naming %s", msg, err, a.Addr)
-	}
+	// b refuses without a name while it cannot read the lease.
+	testutil.Poll(t, 60*time.Second, "standby b to refuse naming "+a.Addr, func() error {
+		msg, err := refusal(b)
+		if err == nil && !strings.Contains(msg, a.Addr) {
+			err = errors.New(msg)
+		}
+		return err
+	})
 	for _, order := range [][]*testutil.Server{{a, b}, {b, a}} {
-		conn := connectGroup(t, 10*time.Second, order...)
+		conn := connectGroup(t, 60*time.Second, order...)
 		if got := activeAddr(conn); got != a.Addr {
 			t.Fatalf("a client listing %s,%s reached %s; want the active %s", order[0].Addr, order[1].Addr, got, a.Addr)
 		}
 	}
 
 	a.Signal(t, syscall.SIGSTOP)
-	conn := connectGroup(t, 30*time.Second, a, b)
+	conn := connectGroup(t, 60*time.Second, a, b)
 	if got := activeAddr(conn); got != b.Addr {
 		t.Fatalf("after a stalled, the group's session is on %s; want %s", got, b.Addr)
 	}
 	a.Signal(t, syscall.SIGCONT)
-	testutil.Poll(t, 30*time.Second, "a to step down and name b", func() error {
+	testutil.Poll(t, 60*time.Second, "a to step down and name b", func() error {
 		msg, err := refusal(a)
 		if err != nil {
 			return err
@@ -59,9 +64,8 @@ func TestStandbyRefusesAndPausedActiveStepsDown(t *testing.T) {
 // active server is ready.
 func TestStandbyNotReady(t *testing.T) {
 	url := testutil.StartNATS(t)
-	a := startMember(t, url, "ready")
+	a := startActive(t, url, "ready", nil)
 	b := startMember(t, url, "ready")
-	connectGroup(t, 30*time.Second, a, b)
 	get := func(s *testutil.Server, path string) (int, string, error) {
 		resp, err := http.Get(s.HTTPURL() + path)
 		if err != nil {
@@ -78,10 +82,13 @@ func TestStandbyNotReady(t *testing.T) {
 		}
 		return err
 	})
-	code, body, err := get(b, "/readyz")
-	if err != nil || code != http.StatusServiceUnavailable || !strings.Contains(body, "standby") || !strings.Contains(body, a.Addr) {
-		t.Fatalf("standby /readyz: %d %q, %v; want 503 naming %s", code, body, err, a.Addr)
-	}
+	testutil.Poll(t, 30*time.Second, "standby /readyz to answer 503 naming "+a.Addr, func() error {
+		code, body, err := get(b, "/readyz")
+		if err == nil && (code != http.StatusServiceUnavailable || !strings.Contains(body, "standby") || !strings.Contains(body, a.Addr)) {
+			err = fmt.Errorf("standby /readyz: %d %q", code, body)
+		}
+		return err
+	})
 	if code, body, err := get(b, "/healthz"); err != nil || code != http.StatusOK {
 		t.Fatalf("standby /healthz: %d %q, %v; want 200", code, body, err)
 	}
