@@ -20,7 +20,7 @@ import (
 // acknowledged before the pause is kept.
 func TestPausedActiveCommitsNoWrite(t *testing.T) {
 	url := testutil.StartNATS(t)
-	a := startMember(t, url, "fence")
+	a := startActive(t, url, "fence", nil)
 	b := startMember(t, url, "fence")
 	conn := connectGroup(t, 30*time.Second, a, b)
 	if activeAddr(conn) != a.Addr {

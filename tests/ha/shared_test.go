@@ -26,7 +26,7 @@ func TestTakeoverKeepsRolesAndSavepoints(t *testing.T) {
 	t.Setenv("PGPASSWORD", adminPW)
 	env := []string{"STREAMDB_PASSWORD=" + adminPW}
 	url := testutil.StartNATS(t)
-	a := startMemberEnv(t, url, "shared", env)
+	a := startActive(t, url, "shared", env)
 	b := startMemberEnv(t, url, "shared", env)
 	conn := connectGroup(t, 30*time.Second, a, b)
 	if activeAddr(conn) != a.Addr {
