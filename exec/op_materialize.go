@@ -6,7 +6,6 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"streamdb/storage"
@@ -85,46 +84,50 @@ type materializeOp struct {
 	// indexes keep the object's secondary indexes (index.go), written in
 	// the same epoch batch as the rows.
 	indexes []*indexWriter
-	// spills (a table's own pipeline) moves the epoch's writes into spill
-	// once they hold spillAt bytes: a Pebble batch holds them in about half
-	// the memory, and the pipeline commits the epoch in that batch
-	// (takeSpill), so an epoch of any size (one commit of millions of
-	// rows) is still one atomic batch.
+	// spills (a table's own pipeline) moves the epoch's writes into spill,
+	// as sorted runs in files, once they hold spillAt bytes; the runtime
+	// commits the epoch's batch together with the runs as one atomic
+	// ingestion (storage.CommitSpilled), so an epoch of any size (one
+	// commit of millions of rows) is still atomic, in bounded memory.
 	spills bool
-	spill  *pebble.Batch
+	spill  *storage.Spill
 }
 
 // spillAt is the size of an epoch's pending writes past which a table's
-// materialize moves them into its epoch batch.
+// materialize moves them into its spill.
 const spillAt = 32 << 20
 
-// maybeSpill moves the epoch's pending writes into the spill batch once
-// they are large. Later writes of a key land later in the batch, so the
-// newest wins as it does in pending.
+// maybeSpill moves the epoch's pending writes into the spill once they
+// are large. Later runs are newer, so the newest write of a key wins as
+// it does in pending.
 func (op *materializeOp) maybeSpill() error {
 	if !op.spills || op.pending.size() < spillAt {
 		return nil
 	}
 	if op.spill == nil {
-		op.spill = op.store.NewBatch()
+		sp, err := op.store.NewSpill()
+		if err != nil {
+			return err
+		}
+		op.spill = sp
 	}
-	if err := op.pending.writeTo(op.spill, op.prefix); err != nil {
+	if err := op.pending.writeRun(op.spill, op.prefix); err != nil {
 		return err
 	}
 	for _, ix := range op.indexes {
-		if err := ix.pending.writeTo(op.spill, ix.prefix); err != nil {
+		if err := ix.pending.writeRun(op.spill, ix.prefix); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// takeSpill hands over the batch holding the epoch's spilled writes (nil
-// if none): the epoch's batch, which the barrier then completes.
-func (op *materializeOp) takeSpill() *pebble.Batch {
-	b := op.spill
+// takeSpill hands over the epoch's spilled writes (nil if none), which
+// the runtime commits with the epoch's batch.
+func (op *materializeOp) takeSpill() *storage.Spill {
+	sp := op.spill
 	op.spill = nil
-	return b
+	return sp
 }
 
 // alterVisible reports whether the view's output since its ALTER is

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"streamdb/storage"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
@@ -117,6 +118,34 @@ func (p *pendingWrites) write(key, val []byte, del, unique bool) {
 // writeTo writes the newest write of every key under prefix into b, in
 // key order, and empties p. (Batch.Set copies, so the arena is reused.)
 func (p *pendingWrites) writeTo(b *pebble.Batch, prefix []byte) error {
+	return p.drain(prefix, func(key, val []byte, del bool) error {
+		if del {
+			return b.Delete(key, nil)
+		}
+		return b.Set(key, val, nil)
+	})
+}
+
+// writeRun writes the newest write of every key under prefix as a run of
+// sp, and empties p.
+func (p *pendingWrites) writeRun(sp *storage.Spill, prefix []byte) error {
+	if len(p.entries) == 0 {
+		return nil
+	}
+	rw, err := sp.NewRun()
+	if err != nil {
+		return err
+	}
+	if err := p.drain(prefix, rw.Add); err != nil {
+		sp.Finish(rw)
+		return err
+	}
+	return sp.Finish(rw)
+}
+
+// drain passes the newest write of every key under prefix to fn, in key
+// order, and empties p. fn must not keep key or val.
+func (p *pendingWrites) drain(prefix []byte, fn func(key, val []byte, del bool) error) error {
 	p.order = p.order[:0]
 	for i := range p.entries {
 		if p.entries[i].live {
@@ -131,13 +160,11 @@ func (p *pendingWrites) writeTo(b *pebble.Batch, prefix []byte) error {
 	for _, i := range p.order {
 		e := &p.entries[i]
 		p.key = append(append(p.key[:0], prefix...), p.bytes(e.key)...)
-		var err error
-		if e.del {
-			err = b.Delete(p.key, nil)
-		} else {
-			err = b.Set(p.key, p.bytes(e.val), nil)
+		var val []byte
+		if !e.del {
+			val = p.bytes(e.val)
 		}
-		if err != nil {
+		if err := fn(p.key, val, e.del); err != nil {
 			return err
 		}
 	}

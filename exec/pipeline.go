@@ -95,6 +95,7 @@ type pipeline struct {
 type epochAck struct {
 	epoch uint64
 	batch *pebble.Batch
+	spill *storage.Spill // the epoch's writes spilled to files, or nil
 	pos   []storage.SourcePosition
 }
 
@@ -130,7 +131,7 @@ func (p *pipeline) start(parent context.Context) {
 		// Acks after a stop are harmless: the runtime drops the batch of
 		// an epoch it no longer waits for or of a removed pipeline.
 		for a := range p.acks {
-			p.rt.ack(p, a.epoch, a.batch, a.pos)
+			p.rt.ack(p, a.epoch, a.batch, a.spill, a.pos)
 		}
 	}()
 	go func() {
@@ -265,35 +266,35 @@ func (p *pipeline) loop(ctx context.Context) error {
 // order), which commits it together with every other pipeline's batch of
 // the same epoch.
 func (p *pipeline) commitEpoch(e uint64, positions []storage.SourcePosition) error {
-	var b *pebble.Batch
+	var sp *storage.Spill
 	if p.mat != nil {
-		b = p.mat.takeSpill() // the epoch's writes spilled so far
+		sp = p.mat.takeSpill() // the epoch's writes spilled so far
 	}
-	if b == nil {
-		b = p.rt.store.NewBatch()
+	b := p.rt.store.NewBatch()
+	fail := func(err error) error {
+		b.Close()
+		sp.Close()
+		return err
 	}
 	// Every branch carries the barrier; operators that join branches
 	// (union) pass it on once all their inputs have.
 	for _, h := range p.allHeads() {
 		if err := h.Barrier(Epoch{ID: e, Batch: b}); err != nil {
-			b.Close()
-			return err
+			return fail(err)
 		}
 	}
 	// Rows that fail at the barrier (in what aggregates emit) were
 	// recorded by now; the record is state of this epoch.
 	if err := p.errs.flush(b); err != nil {
-		b.Close()
-		return err
+		return fail(err)
 	}
 	pos := append([]storage.SourcePosition(nil), positions...)
 	for i, sp := range pos {
 		if err := storage.PutPosition(b, p.id, uint16(i), sp); err != nil {
-			b.Close()
-			return err
+			return fail(err)
 		}
 	}
-	p.acks <- epochAck{epoch: e, batch: b, pos: pos}
+	p.acks <- epochAck{epoch: e, batch: b, spill: sp, pos: pos}
 	return nil
 }
 

@@ -103,7 +103,32 @@ type Runtime struct {
 type epochState struct {
 	waiting   map[uint32]bool
 	batches   map[uint32]*pebble.Batch
+	spills    map[uint32]*storage.Spill
 	positions map[uint32][]storage.SourcePosition
+}
+
+// drop forgets pipeline id's part of the epoch.
+func (es *epochState) drop(id uint32) {
+	delete(es.waiting, id)
+	if b := es.batches[id]; b != nil {
+		b.Close()
+		delete(es.batches, id)
+	}
+	if sp := es.spills[id]; sp != nil {
+		sp.Close()
+		delete(es.spills, id)
+	}
+	delete(es.positions, id)
+}
+
+// close releases every batch and spill of the epoch.
+func (es *epochState) close() {
+	for _, b := range es.batches {
+		b.Close()
+	}
+	for _, sp := range es.spills {
+		sp.Close()
+	}
 }
 
 // NewRuntime creates a runtime; Start begins injecting barriers.
@@ -160,9 +185,7 @@ func (rt *Runtime) Close() {
 	}
 	rt.pipelines = map[uint32]*pipeline{}
 	for _, es := range rt.pending {
-		for _, b := range es.batches {
-			b.Close()
-		}
+		es.close()
 	}
 	rt.pending = map[uint64]*epochState{}
 	rt.setHoldLocked()
@@ -187,7 +210,7 @@ func (rt *Runtime) injectBarrier() {
 	}
 	rt.injected++
 	e := rt.injected
-	es := &epochState{waiting: map[uint32]bool{}, batches: map[uint32]*pebble.Batch{}, positions: map[uint32][]storage.SourcePosition{}}
+	es := &epochState{waiting: map[uint32]bool{}, batches: map[uint32]*pebble.Batch{}, spills: map[uint32]*storage.Spill{}, positions: map[uint32][]storage.SourcePosition{}}
 	rt.pending[e] = es
 	for _, f := range rt.fences {
 		if f.epoch == 0 {
@@ -216,16 +239,20 @@ func (rt *Runtime) injectBarrier() {
 }
 
 // ack receives pipeline p's batch for epoch e.
-func (rt *Runtime) ack(p *pipeline, e uint64, b *pebble.Batch, pos []storage.SourcePosition) {
+func (rt *Runtime) ack(p *pipeline, e uint64, b *pebble.Batch, sp *storage.Spill, pos []storage.SourcePosition) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	es, ok := rt.pending[e]
 	if !ok || !es.waiting[p.id] || rt.pipelines[p.id] != p {
 		b.Close() // a dropped pipeline, or a stale epoch
+		sp.Close()
 		return
 	}
 	delete(es.waiting, p.id)
 	es.batches[p.id] = b
+	if sp != nil {
+		es.spills[p.id] = sp
+	}
 	es.positions[p.id] = pos
 	rt.tryCommitLocked()
 }
@@ -266,7 +293,7 @@ func (rt *Runtime) tryCommitLocked() {
 }
 
 func (rt *Runtime) commit(e uint64, es *epochState) error {
-	if len(es.batches) == 1 {
+	if len(es.batches) == 1 && len(es.spills) == 0 {
 		// One pipeline: commit its batch itself rather than a copy.
 		for _, pb := range es.batches {
 			defer pb.Close()
@@ -277,8 +304,7 @@ func (rt *Runtime) commit(e uint64, es *epochState) error {
 		}
 	}
 	// The others are copied into the largest (pipelines write disjoint
-	// keys, so the order does not matter): a table's epoch holding one
-	// large commit is not copied again.
+	// keys, so the order does not matter).
 	var b *pebble.Batch
 	for _, pb := range es.batches {
 		if b == nil || pb.Len() > b.Len() {
@@ -302,7 +328,17 @@ func (rt *Runtime) commit(e uint64, es *epochState) error {
 	if err := storage.PutEpoch(b, e); err != nil {
 		return err
 	}
-	return rt.store.Commit(b, false)
+	if len(es.spills) == 0 {
+		return rt.store.Commit(b, false)
+	}
+	// Spilled writes are older than their pipeline's batch; pipelines
+	// write disjoint keys, so the order among spills does not matter.
+	spills := make([]*storage.Spill, 0, len(es.spills))
+	for _, sp := range es.spills {
+		spills = append(spills, sp)
+		defer sp.Close()
+	}
+	return rt.store.CommitSpilled(b, spills)
 }
 
 func (rt *Runtime) notifyLocked() {
@@ -339,12 +375,7 @@ func (rt *Runtime) launchLocked(p *pipeline) {
 			rt.recountCachesLocked()
 			rt.failed[p.id] = p
 			for _, es := range rt.pending {
-				delete(es.waiting, p.id)
-				if b := es.batches[p.id]; b != nil {
-					b.Close()
-					delete(es.batches, p.id)
-				}
-				delete(es.positions, p.id)
+				es.drop(p.id)
 			}
 			rt.tryCommitLocked()
 		}
@@ -380,12 +411,7 @@ func (rt *Runtime) forgetLocked(id uint32) {
 	delete(rt.failed, id)
 	rt.late.Delete(id)
 	for _, es := range rt.pending {
-		delete(es.waiting, id)
-		if b := es.batches[id]; b != nil {
-			b.Close()
-			delete(es.batches, id)
-		}
-		delete(es.positions, id)
+		es.drop(id)
 	}
 }
 
@@ -647,9 +673,7 @@ func (rt *Runtime) StopAll() {
 	rt.failed = map[uint32]*pipeline{}
 	rt.resetEdgesLocked()
 	for e, es := range rt.pending {
-		for _, b := range es.batches {
-			b.Close()
-		}
+		es.close()
 		delete(rt.pending, e)
 	}
 	// Epochs injected but not committed will never complete: skip them.

@@ -40,6 +40,9 @@ type Store struct {
 	// (a checksum mismatch in a compaction or a read); damaged is closed
 	// then. A damaged store must not go on committing epochs: the server
 	// recovers from its newest intact checkpoint instead (node).
+	// opts are the options the database was opened with (nil for
+	// read-only opens): CommitSpilled writes sstables with them.
+	opts       *pebble.Options
 	damageOnce sync.Once
 	damage     error
 	damaged    chan struct{}
@@ -76,11 +79,14 @@ func Open(dir string) (*Store, error) {
 	s := &Store{dir: dir, fs: fs, damaged: make(chan struct{})}
 	opts := s.options()
 	opts.FS = fs
+	removeStaleSpills(dir)
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open state store %s: %w", dir, err)
 	}
 	s.db = db
+	s.opts = opts.Clone()
+	s.opts.EnsureDefaults()
 	return s, nil
 }
 
@@ -114,6 +120,8 @@ func OpenMemory() (*Store, error) {
 		return nil, fmt.Errorf("open in-memory state store: %w", err)
 	}
 	s.db = db
+	s.opts = opts.Clone()
+	s.opts.EnsureDefaults()
 	return s, nil
 }
 
