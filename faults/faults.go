@@ -4,13 +4,15 @@
 //
 // The points to crash at are listed, comma-separated, in the environment
 // variable STREAMDB_FAULTS when the process starts; without it every
-// point does nothing.
+// point does nothing. STREAMDB_FAULT_DURATIONS slows points down and
+// shortens windows the same way.
 package faults
 
 import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 )
 
 var points = parse(os.Getenv("STREAMDB_FAULTS"))
@@ -33,4 +35,40 @@ func Crash(point string) {
 	}
 	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	select {} // the signal ends the process
+}
+
+// durations are the lengths given, as name=duration pairs
+// (comma-separated), in STREAMDB_FAULT_DURATIONS: how long Sleep waits at
+// a point, or a shorter window for a test (Duration).
+var durations = parseDurations(os.Getenv("STREAMDB_FAULT_DURATIONS"))
+
+func parseDurations(s string) map[string]time.Duration {
+	if s == "" {
+		return nil
+	}
+	out := map[string]time.Duration{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if d, err := time.ParseDuration(v); ok && err == nil {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// Sleep waits at point for the duration STREAMDB_FAULT_DURATIONS gives it
+// (none: no wait), as a slow disk or network would.
+func Sleep(point string) {
+	if d := durations[point]; d > 0 {
+		time.Sleep(d)
+	}
+}
+
+// Duration returns the duration STREAMDB_FAULT_DURATIONS gives name, or
+// def.
+func Duration(name string, def time.Duration) time.Duration {
+	if d, ok := durations[name]; ok {
+		return d
+	}
+	return def
 }

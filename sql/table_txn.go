@@ -33,19 +33,32 @@ type txnPart struct {
 
 // publishTxn publishes a commit through the transaction stream (see
 // broker/txn.go): its intent, its data, a reference on each subject it
-// writes and, over several subjects, its decision. Nothing of it is
-// visible unless all of it is. Caller holds stateMu (shared) and the log
-// mu of every table it writes, with their queues idle.
+// writes and, over several subjects or several data messages, its
+// decision. Nothing of it is visible unless all of it is. Caller holds
+// stateMu (shared) and the log mu of every table it writes, with their
+// queues idle.
+//
+// A commit of several data messages asks for a decision (its intent's
+// Decide), as a streaming COPY does: its data may take longer to publish
+// than the window after which an undecided transaction over one subject
+// is taken for ended and removed (txnRemovalWindow), and a reference
+// landing after that would find nothing. Decided ones are never removed
+// undecided, so their data publishes without an overall deadline, each
+// window of publishes within publishTimeout.
 func (e *Engine) publishTxn(parts []txnPart) error {
 	if err := e.checkFence(); err != nil {
 		return err
 	}
-	// A COMMIT under way is not cancelled by its client: it ends within
-	// publishTimeout either way.
+	nmsgs := 0
+	for _, p := range parts {
+		nmsgs += len(p.msgs)
+	}
+	id := newTxnID()
+	decide := len(parts) > 1 || nmsgs > 1
+	// A COMMIT under way is not cancelled by its client: each step ends
+	// within publishTimeout either way.
 	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 	defer cancel()
-	id := newTxnID()
-	decide := len(parts) > 1
 	failed := func(err error) error {
 		if se := e.broker.StreamWriteError(broker.TxnStream, "could not commit"); se != nil {
 			return se
@@ -53,7 +66,7 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 		return e.publishFailure(err, "could not commit")
 	}
 
-	var intent broker.TxnIntent
+	intent := broker.TxnIntent{Decide: decide && len(parts) == 1}
 	for _, p := range parts {
 		intent.Subjects = append(intent.Subjects, broker.TxnSubject{Stream: p.d.JSStream, Subject: p.d.Subject})
 	}
@@ -61,11 +74,26 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 	if _, err := e.broker.JS.Publish(ctx, broker.TxnIntentSubject(id), body, jetstream.WithExpectStream(broker.TxnStream)); err != nil {
 		return failed(err)
 	}
-	refs, err := e.publishTxnData(ctx, id, parts)
+	dataCtx := ctx
+	if decide {
+		dataCtx = context.Background()
+	}
+	refs, err := e.publishTxnData(dataCtx, id, parts)
 	if err != nil {
+		if decide {
+			e.abortTxn(id)
+		}
 		return failed(err) // nothing refers to what landed
 	}
 	faults.Crash("txn-after-data")
+	faults.Sleep("txn-after-data")
+	if decide {
+		// The data took as long as it took; the references get their own
+		// publishTimeout.
+		var rcancel context.CancelFunc
+		ctx, rcancel = context.WithTimeout(context.Background(), publishTimeout)
+		defer rcancel()
+	}
 
 	subjects := make([]string, len(parts))
 	for i, p := range parts {
@@ -103,7 +131,7 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 		}
 		return published, err
 	}
-	if decide {
+	if len(parts) > 1 {
 		err = e.rt.PublishFenced(subjects, func() (map[string]uint64, error) { return publishRefs() })
 	} else {
 		_, err = publishRefs()
@@ -165,6 +193,8 @@ func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart)
 	}
 	var inflight []pending
 	drain := func() error {
+		ctx, cancel := context.WithTimeout(ctx, publishTimeout)
+		defer cancel()
 		for _, p := range inflight {
 			ack, err := awaitAck(ctx, p.f)
 			if err != nil {
@@ -241,6 +271,26 @@ func (e *Engine) txnUndecided(id string, parts []txnPart, err error) error {
 		WithHint("Read the tables to see whether it took effect; readers wait until streamdb records it.")
 }
 
+// abortTxn decides transaction id aborted after its data failed to
+// publish (so that readers and removal need not wait for the next start)
+// and removes its records.
+func (e *Engine) abortTxn(id string) {
+	if committed, err := e.decideTxn(id, false); err != nil || committed {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	if err := e.broker.RemoveTxn(ctx, id); err != nil {
+		e.log.Warn("remove an aborted transaction", "txn", id, "err", err)
+	}
+}
+
+// txnRemovalWindow is how long after it began an undecided transaction
+// over one subject that did not ask for a decision is taken for ended:
+// its reference, published within publishTimeout of its start or never,
+// has landed by then. Crash tests shorten it (faults.Duration).
+var txnRemovalWindow = faults.Duration("txn-removal-window", 2*publishTimeout)
+
 // markUnsure makes the next writer of the part's table reread its whole
 // changelog (see tableLog.unsure).
 func (p txnPart) markUnsure() {
@@ -305,7 +355,7 @@ func (e *Engine) removeTxns(ctx context.Context) {
 		return t, true, nil
 	}
 	err := e.broker.TxnIntents(ctx, e.txnsRemovedTo, func(t broker.Txn, seq uint64) bool {
-		ended := t.Began.Add(2 * publishTimeout)
+		ended := t.Began.Add(txnRemovalWindow)
 		switch {
 		case t.Decided:
 			ended = t.DecidedAt

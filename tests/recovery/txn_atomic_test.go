@@ -23,12 +23,12 @@ func TestCommitCrashPoints(t *testing.T) {
 	cases := []struct {
 		point string
 		kept  bool
-		// single: a commit to one subject reaches the point (it has no
-		// decision).
+		// single: a commit to one subject reaches the point (one of
+		// several data messages asks for a decision, as a COPY does).
 		single bool
 	}{
 		{"txn-after-data", false, true},
-		{"txn-before-decision", false, false},
+		{"txn-before-decision", false, true},
 		{"txn-after-decision", true, true},
 	}
 	for _, c := range cases {

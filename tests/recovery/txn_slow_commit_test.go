@@ -1,0 +1,39 @@
+package recovery
+
+import (
+	"testing"
+
+	"streamdb/tests/testutil"
+)
+
+// TestCommitOutlastsRemovalWindow: a transaction of several data messages
+// to one table whose commit takes longer than the window after which an
+// undecided transaction is taken for ended (shortened to 1s here, with
+// the commit held 4s between its data and its reference) keeps all its
+// rows, while purges after checkpoints every 100 ms look for
+// transactions to remove. Before commits of several messages asked for a
+// decision, the purge removed the transaction's records while it was
+// still publishing, and its reference then stood for nothing: the COMMIT
+// answered, and the rows were lost.
+func TestCommitOutlastsRemovalWindow(t *testing.T) {
+	srv := startServer(t, testutil.ServerOptions{
+		ConfigFile: writeConfig(t, "execution.checkpointing.interval=100ms"),
+		Env:        []string{"STREAMDB_FAULT_DURATIONS=txn-removal-window=1s,txn-after-data=4s"},
+	})
+	conn := srv.Conn(t)
+	testutil.MustExec(t, conn,
+		"CREATE TABLE slow (id BIGINT PRIMARY KEY, pad TEXT)",
+		"CREATE MATERIALIZED VIEW slow_n AS SELECT count(*) AS n FROM slow")
+	// Over NATS's max_payload (1 MiB): several data messages.
+	testutil.MustExec(t, conn,
+		"BEGIN",
+		"INSERT INTO slow SELECT g, repeat('z', 100) FROM generate_series(1, 30000) g",
+		"COMMIT")
+	wantRow(t, conn, "SELECT count(*) FROM slow", "30000")
+	testutil.MustExec(t, conn, "FLUSH")
+	wantRow(t, conn, "SELECT n FROM slow_n", "30000")
+	srv.Restart(t)
+	conn = srv.Conn(t)
+	wantRow(t, conn, "SELECT count(*) FROM slow", "30000")
+	wantRow(t, conn, "SELECT n FROM slow_n", "30000")
+}
