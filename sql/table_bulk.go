@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"hash/maphash"
 	"slices"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/broker"
@@ -15,6 +17,7 @@ import (
 	"streamdb/exec"
 	"streamdb/faults"
 	"streamdb/sqlerr"
+	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -118,6 +121,10 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill fu
 	if err := b.begin(); err != nil {
 		return 0, err
 	}
+	taken, err := bulkKeyTaken(ts)
+	if err != nil {
+		return 0, err
+	}
 	changes := make([]exec.Change, 0, bulkBatchRows)
 	var n int64
 	err = produce(func(rows []types.Row) error {
@@ -131,7 +138,7 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill fu
 		if err := computeGenerated(gen, changes); err != nil {
 			return err
 		}
-		if err := checkTableChanges(d, ts.cols, changes, ts.keyTaken); err != nil {
+		if err := checkTableChanges(d, ts.cols, changes, taken); err != nil {
 			return err
 		}
 		if err := e.checkConstraints(ctx, ts, nil, changes, nil); err != nil {
@@ -170,6 +177,35 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill fu
 		log.current = false
 	}
 	return n, nil
+}
+
+// bulkKeyTaken is ts.keyTaken without a read of the table for a key
+// outside the range of its stored keys: a load into an empty table, or of
+// keys past its largest, reads nothing. (The log's changes on top of the
+// stored state are looked at first, as keyTaken does.)
+func bulkKeyTaken(ts *tableState) (func(key []byte) (bool, error), error) {
+	prefix := exec.ViewTablePrefix(ts.d.ID)
+	it, err := ts.snap.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: storage.PrefixEnd(prefix)})
+	if err != nil {
+		return nil, err
+	}
+	var lo, hi []byte
+	empty := !it.First()
+	if !empty {
+		lo = slices.Clone(it.Key()[len(prefix):])
+		if it.Last() {
+			hi = slices.Clone(it.Key()[len(prefix):])
+		}
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return nil, err
+	}
+	return func(key []byte) (bool, error) {
+		if _, ok := ts.pendingChange(key); !ok && (empty || bytes.Compare(key, lo) < 0 || bytes.Compare(key, hi) > 0) {
+			return false, nil
+		}
+		return ts.keyTaken(key)
+	}, nil
 }
 
 // bulkWrite is the state of one streaming commit to a table.
