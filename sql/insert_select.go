@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -61,13 +62,8 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 	}
 	query := s.prepareQuery(root, params)
 	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
-		var got rowCollector
-		if _, err := query.run(ctx, vals, &got); err != nil {
-			return "", err
-		}
-		values := make([]types.Row, len(got))
 		stmtTime := time.Now()
-		for i, in := range got {
+		convert := func(in types.Row) (types.Row, error) {
 			row := make(types.Row, len(cols))
 			given := make([]bool, len(cols))
 			for j, c := range casts {
@@ -76,8 +72,9 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 			for j := range row {
 				row[j] = types.Null
 				if defaults[j] != nil && !given[j] {
+					var err error
 					if row[j], err = expr.BindStatementTime(defaults[j], stmtTime).Eval(nil); err != nil {
-						return "", err
+						return nil, err
 					}
 				}
 			}
@@ -87,17 +84,69 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 				}
 				v, err := c.Eval(in)
 				if err != nil {
-					return "", err
+					return nil, err
 				}
 				if v, err = expr.CastDatum(v, cols[target[j]].Type); err != nil {
-					return "", err
+					return nil, err
 				}
 				row[target[j]] = v
 			}
-			values[i] = row
+			return row, nil
 		}
-		return s.writeInsert(ctx, desc, cols, values, ret, w, arb)
+		// Each row the query writes is converted at once, so that the
+		// query's own row is not kept.
+		values := convertingCollector{convert: convert}
+		if _, err := query.run(ctx, vals, &values); err != nil {
+			return "", err
+		}
+		if arb == nil && len(ret.columns()) == 0 && desc.Kind == catalog.KindTable && s.canBulkInsert(desc) {
+			return s.bulkInsertRows(ctx, desc, values.rows)
+		}
+		return s.writeInsert(ctx, desc, cols, values.rows, ret, w, arb)
 	}}, nil
+}
+
+// bulkInsertRows inserts rows into table d as one streaming commit
+// (bulkInsert, as an autocommit COPY does): they are checked and
+// published a batch at a time, each let go once published, rather than
+// held twice more (changes, changelog messages) until the commit.
+func (s *session) bulkInsertRows(ctx context.Context, d *catalog.Descriptor, rows []types.Row) (string, error) {
+	n, err := s.bulkInsert(ctx, d, func([]types.Row) error { return nil }, func(emit func([]types.Row) error) error {
+		batch := make([]types.Row, 0, bulkBatchRows)
+		for i, row := range rows {
+			rows[i] = nil
+			if batch = append(batch, row); len(batch) == bulkBatchRows {
+				if err := emit(batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+		if len(batch) > 0 {
+			return emit(batch)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("INSERT 0 %d", n), nil
+}
+
+// convertingCollector keeps what convert makes of each row a query
+// writes.
+type convertingCollector struct {
+	convert func(types.Row) (types.Row, error)
+	rows    []types.Row
+}
+
+func (c *convertingCollector) WriteRow(r types.Row) error {
+	row, err := c.convert(r)
+	if err != nil {
+		return err
+	}
+	c.rows = append(c.rows, row)
+	return nil
 }
 
 // rowCollector keeps the rows a query writes.

@@ -163,10 +163,11 @@ func runAndWrite(ctx context.Context, root plan.Node, r storage.Reader, w pgwire
 	if err != nil {
 		return "", err
 	}
-	for _, row := range rows {
+	for i, row := range rows {
 		if err := w.WriteRow(row); err != nil {
 			return "", err
 		}
+		rows[i] = nil // written: a writer that keeps rows (INSERT ... SELECT) need not hold both
 	}
 	return selectTag(len(rows)), nil
 }
