@@ -1,6 +1,9 @@
 package exec
 
 import (
+	"errors"
+	"time"
+
 	"streamdb/broker"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -50,19 +53,80 @@ func (r *subjectReader) decode(m jetstream.Msg, seq uint64) error {
 	if err != nil {
 		return err
 	}
-	if committed, err := r.rt.broker.TxnCommitted(r.ctx, m.Subject(), ref); err != nil || !committed {
+	var committed bool
+	for attempt := 0; ; attempt++ {
+		if committed, err = r.rt.broker.TxnCommitted(r.ctx, m.Subject(), ref); err == nil || !r.retryTxnRead(attempt, ref, err) {
+			break
+		}
+	}
+	if err != nil || !committed {
 		return err
 	}
-	return r.rt.broker.ReadTxnData(r.ctx, ref, func(data []byte) error {
-		if err := r.decoder.decodeInto(data, r.chunk); err != nil {
+	// The rows of a large transaction go out in chunks as they are read,
+	// so a read that fails part-way (the NATS connection reconnecting
+	// under load) resumes after the data messages already decoded rather
+	// than skipping the message, which would leave part of the commit.
+	decoded := 0
+	var decodeErr error
+	for attempt := 0; ; attempt++ {
+		err := r.rt.broker.ReadTxnData(r.ctx, skipTxnData(ref, decoded), func(data []byte) error {
+			if err := r.decoder.decodeInto(data, r.chunk); err != nil {
+				decodeErr = err
+				return err
+			}
+			decoded++
+			if info != nil {
+				rows.FillMetadata(r.chunk.Rows[r.chunk.Len()-1], info)
+			}
+			if r.chunk.Len() >= chunkRows {
+				r.flushLocked()
+			}
+			return nil
+		})
+		if err == nil || decodeErr != nil || !r.retryTxnRead(attempt, ref, err) {
 			return err
 		}
-		if info != nil {
-			rows.FillMetadata(r.chunk.Rows[r.chunk.Len()-1], info)
+	}
+}
+
+// txnReadAttempts bounds the attempts at reading one transaction (about
+// a minute with the backoff below): an error that lasts is reported as
+// the message's.
+const txnReadAttempts = 40
+
+// retryTxnRead reports whether a read of transaction ref that failed with
+// err is tried again, after a pause: not for a reference that stands for
+// nothing, when stopping, or past txnReadAttempts.
+func (r *subjectReader) retryTxnRead(attempt int, ref broker.TxnRef, err error) bool {
+	var bad *broker.BadTxnRefError
+	if errors.As(err, &bad) || r.ctx.Err() != nil || attempt+1 >= txnReadAttempts {
+		return false
+	}
+	if attempt == 0 || attempt%10 == 9 {
+		r.log.Warn("reading a transaction failed; trying again", "txn", ref.Txn, "attempt", attempt+1, "err", err)
+	}
+	select {
+	case <-time.After(min(time.Duration(attempt+1)*100*time.Millisecond, 2*time.Second)):
+	case <-r.ctx.Done():
+	}
+	return r.ctx.Err() == nil
+}
+
+// skipTxnData returns ref without its first n data messages.
+func skipTxnData(ref broker.TxnRef, n int) broker.TxnRef {
+	if n == 0 {
+		return ref
+	}
+	out := ref
+	out.Data = nil
+	for _, rg := range ref.Data {
+		size := int(rg[1] - rg[0] + 1)
+		if n >= size {
+			n -= size
+			continue
 		}
-		if r.chunk.Len() >= chunkRows {
-			r.flushLocked()
-		}
-		return nil
-	})
+		out.Data = append(out.Data, [2]uint64{rg[0] + uint64(n), rg[1]})
+		n = 0
+	}
+	return out
 }
