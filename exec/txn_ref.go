@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"streamdb/broker"
+	"streamdb/faults"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -70,6 +71,9 @@ func (r *subjectReader) decode(m jetstream.Msg, seq uint64) error {
 	var decodeErr error
 	for attempt := 0; ; attempt++ {
 		err := r.rt.broker.ReadTxnData(r.ctx, skipTxnData(ref, decoded), func(data []byte) error {
+			if decoded > 0 && faults.FailOnce("txn-read-fails") {
+				return errors.New("fault txn-read-fails: the read failed")
+			}
 			if err := r.decoder.decodeInto(data, r.chunk); err != nil {
 				decodeErr = err
 				return err

@@ -11,6 +11,7 @@ package faults
 import (
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -71,4 +72,17 @@ func Duration(name string, def time.Duration) time.Duration {
 		return d
 	}
 	return def
+}
+
+var fired sync.Map
+
+// FailOnce reports true the first time it is called at point, if point
+// is listed in STREAMDB_FAULTS: the caller then fails as a transient
+// error would (a read that a reconnecting connection refused).
+func FailOnce(point string) bool {
+	if !points[point] {
+		return false
+	}
+	_, done := fired.LoadOrStore(point, true)
+	return !done
 }
