@@ -29,6 +29,11 @@
 //     taken, released, listed and resolved for ROLLBACK TO and AS OF
 //     (fetched from a bucket where needed), the checks of a point's
 //     source positions before a rollback, and the cache of opened points.
+//   - Sinks (sinks.go): the sinks' descriptors, stored beside their
+//     outboxes in Pebble: created with the JetStream stream of their
+//     subject, listed, found by name or by the view they read, deleted
+//     with their outbox, and the outboxes' lag behind JetStream; the
+//     runtime is told which views write which outbox (SinkRuntime).
 //
 // What it never imports: sql, sql/front, pgwire or the TiDB parser and
 // its AST. What it needs of statements comes as plain values (a
@@ -42,7 +47,8 @@
 // the replica are written, and nothing else is locked under it.
 // Sequences.mu is a leaf; a sequence's own lock is taken after it is
 // released and held while the sequence's record is published. Jobs.mu is
-// a leaf. The purger and the dropped-stream collector hold the catalog
+// a leaf. Sinks takes no lock: its callers hold sql's ddlMu while they
+// change sinks. The purger and the dropped-stream collector hold the catalog
 // lock they are given (sql's ddlMu) while they work; what they need of
 // the binder they ask through PurgeHost or a function.
 package meta

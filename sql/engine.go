@@ -94,6 +94,8 @@ type Engine struct {
 	// seqs are the sequences' values, kept outside the Pebble state so
 	// that ROLLBACK TO leaves them alone.
 	seqs *meta.Sequences
+	// sinkStore stores, lists and deletes the sinks (sinks.go).
+	sinkStore *meta.Sinks
 
 	// ackMu guards acked and replay, the positions reads wait for
 	// (waitAcknowledged). acked holds, per subject, the sequence of the
@@ -123,6 +125,7 @@ func Open(n *node.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: e.checkpointSettings, Broker: e.broker, Log: log})
 	e.dropped = e.newDroppedStreams()
 	e.jobs = meta.NewJobs(e.rt.Positions)
+	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: e.store, Broker: e.broker, Runtime: e.rt, Log: log})
 	var err error
 	if e.roles, err = meta.OpenRoles(n.DataDir(), roles, n.CheckFence); err != nil {
 		n.Abandon()

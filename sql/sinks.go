@@ -2,12 +2,11 @@ package sql
 
 import (
 	"context"
-	"sort"
 	"strings"
-	"time"
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/plan"
 	"streamdb/sink"
 	"streamdb/sql/front"
@@ -87,22 +86,12 @@ func checkSinkSchemaOptions(opts map[string]string, format, envelope string) err
 	return nil
 }
 
-// sinks returns every sink.
-func (e *Engine) sinks() ([]*storage.SinkDescriptor, error) {
-	return storage.Sinks(e.store.DB())
-}
+// sinks returns every sink, ordered by name.
+func (e *Engine) sinks() ([]*storage.SinkDescriptor, error) { return e.sinkStore.List() }
 
+// sinkNamed returns the sink called name, or nil.
 func (e *Engine) sinkNamed(name string) (*storage.SinkDescriptor, error) {
-	all, err := e.sinks()
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range all {
-		if d.Name == name {
-			return d, nil
-		}
-	}
-	return nil, nil
+	return e.sinkStore.Named(name)
 }
 
 // sinkOwner is the role that owns a sink created by this session.
@@ -129,21 +118,13 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 	}
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	all, err := e.sinks()
-	if err != nil {
+	if d, err := e.sinkStore.CheckFree(n.Name, n.Subject); err != nil {
 		return "", err
-	}
-	for _, d := range all {
-		if d.Name == n.Name {
-			if n.IfNotExists {
-				return tag, nil
-			}
-			return "", sqlerr.New(sqlerr.DuplicateObject, "sink %q already exists", n.Name)
+	} else if d != nil {
+		if n.IfNotExists {
+			return tag, nil
 		}
-		if d.Subject == n.Subject {
-			return "", sqlerr.New(sqlerr.DuplicateObject, "subject %q is already the subject of sink %s", n.Subject, d.Name).
-				WithHint("Each sink publishes to a subject of its own; choose another subject.")
-		}
+		return "", sqlerr.New(sqlerr.DuplicateObject, "sink %q already exists", n.Name)
 	}
 	v, ok := e.lookup(n.View)
 	if !ok {
@@ -188,28 +169,11 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 			return "", err
 		}
 	}
-	js, err := e.broker.EnsureStream(ctx, "sink_"+n.Name, n.Subject)
-	if err != nil {
-		return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "cannot find or create a JetStream stream for subject %q: %v", n.Subject, err).
-			WithHint("Check that NATS is reachable, or create a JetStream stream that holds the subject.")
-	}
-	b := e.store.NewBatch()
-	defer b.Close()
-	id, err := e.store.NextObjectID(b)
+	_, err = e.sinkStore.Create(ctx, meta.NewSink{Name: n.Name, Owner: owner, View: v, KeyCols: keyCols,
+		Subject: n.Subject, Format: format, Envelope: envelope, Schema: schema, Message: n.Options[optMessage]})
 	if err != nil {
 		return "", err
 	}
-	d := &storage.SinkDescriptor{ID: id, Name: n.Name, CreatedAt: time.Now().UTC(), Owner: owner,
-		View: v.Name, ViewID: v.ID, KeyCols: keyCols, Subject: n.Subject, JSStream: js, Format: format, Envelope: envelope,
-		Schema: schema, Message: n.Options[optMessage]}
-	if err := storage.PutSink(b, d); err != nil {
-		return "", err
-	}
-	if err := e.store.Commit(b, true); err != nil {
-		return "", err
-	}
-	e.rt.AddSink(v.ID, id)
-	e.log.Info("created sink", "sink", d.Name, "view", d.View, "subject", d.Subject, "jetstream_stream", js, "envelope", envelope)
 	return tag, e.ddlCheckpoint(ctx)
 }
 
@@ -256,36 +220,11 @@ func (e *Engine) dropSink(ctx context.Context, n *front.DropSink) (string, error
 
 // deleteSink removes sink d and its outbox; its subject and what it
 // published stay in JetStream. The caller holds ddlMu.
-func (e *Engine) deleteSink(d *storage.SinkDescriptor) error {
-	e.rt.RemoveSink(d.ViewID, d.ID)
-	b := e.store.NewBatch()
-	defer b.Close()
-	if err := storage.DeleteSink(b, d); err != nil {
-		return err
-	}
-	if err := e.store.Commit(b, true); err != nil {
-		return err
-	}
-	e.log.Info("dropped sink", "sink", d.Name)
-	return nil
-}
+func (e *Engine) deleteSink(d *storage.SinkDescriptor) error { return e.sinkStore.Delete(d) }
 
 // sinksOn returns the sinks that read any of the views named.
 func (e *Engine) sinksOn(views []*catalog.Descriptor) ([]*storage.SinkDescriptor, error) {
-	all, err := e.sinks()
-	if err != nil {
-		return nil, err
-	}
-	var out []*storage.SinkDescriptor
-	for _, s := range all {
-		for _, v := range views {
-			if s.ViewID == v.ID && s.View == v.Name {
-				out = append(out, s)
-				break
-			}
-		}
-	}
-	return out, nil
+	return e.sinkStore.On(views)
 }
 
 // sinkCols are the columns of SHOW SINKS.
@@ -300,25 +239,13 @@ var sinkCols = []types.Column{
 // and the row changes in them) committed but not yet acknowledged by
 // JetStream. A snapshot not yet published counts as one epoch.
 func (e *Engine) showSinks(context.Context) ([]types.Row, error) {
-	snap := e.store.Snapshot()
-	defer snap.Close()
-	all, err := storage.Sinks(snap)
+	lags, err := e.sinkStore.Lag()
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	var rows []types.Row
-	for _, d := range all {
-		var epochs, changes int64
-		err := storage.ScanPrefix(snap, storage.OutboxPrefix(d.ID), func(_, v []byte) error {
-			_, n := exec.OutboxEntryInfo(v)
-			epochs++
-			changes += int64(n)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	for _, l := range lags {
+		d := l.Sink
 		st := e.publisher.Status(d)
 		published := types.Null
 		if st.Epoch > 0 {
@@ -334,7 +261,7 @@ func (e *Engine) showSinks(context.Context) ([]types.Row, error) {
 		rows = append(rows, types.Row{
 			types.NewString(d.Name), types.NewString(d.View), types.NewString(d.Subject), types.NewString(d.JSStream),
 			types.NewString(d.Format), types.NewString(d.Envelope), published,
-			types.NewInt(epochs), types.NewInt(changes), types.NewString(status),
+			types.NewInt(l.Epochs), types.NewInt(l.Changes), types.NewString(status),
 		})
 	}
 	return rows, nil
