@@ -29,11 +29,13 @@
 //     taken, released, listed and resolved for ROLLBACK TO and AS OF
 //     (fetched from a bucket where needed), the checks of a point's
 //     source positions before a rollback, and the cache of opened points.
-//   - Sinks (sinks.go): the sinks' descriptors, stored beside their
-//     outboxes in Pebble: created with the JetStream stream of their
-//     subject, listed, found by name or by the view they read, deleted
-//     with their outbox, and the outboxes' lag behind JetStream; the
-//     runtime is told which views write which outbox (SinkRuntime).
+//   - Sinks (sinks.go, sinks_rollback.go): the sinks' descriptors,
+//     stored beside their outboxes in Pebble: created with the JetStream
+//     stream of their subject, listed, found by name or by the view they
+//     read, deleted with their outbox, and the outboxes' lag behind
+//     JetStream; the runtime is told which views write which outbox
+//     (SinkRuntime). Across a ROLLBACK TO the outboxes are carried over
+//     with the changes that take each view's consumers to the point.
 //
 // What it never imports: sql, sql/front, pgwire or the TiDB parser and
 // its AST. What it needs of statements comes as plain values (a

@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"bytes"
@@ -18,6 +18,12 @@ import (
 // since stays dropped (its consumers stopped getting changes at the DROP;
 // resuming them from the point's outbox would skip or repeat changes).
 
+// SinkCarry is every sink, with the outbox and view rows of those that
+// started, as they were before a rollback replaced the state.
+type SinkCarry struct {
+	sinks map[string]*sinkCarry // by sink UID
+}
+
 // sinkCarry is one sink's outbox and view rows before a rollback.
 type sinkCarry struct {
 	started bool
@@ -25,9 +31,9 @@ type sinkCarry struct {
 	rows    map[string]exec.RowDiff
 }
 
-// captureSinks reads every sink, with the outbox and view rows of those
-// that started, from store, by sink UID.
-func captureSinks(store *storage.Store) (map[string]*sinkCarry, error) {
+// CaptureSinks reads every sink, with the outbox and view rows of those
+// that started, from store, before a rollback replaces its state.
+func CaptureSinks(store *storage.Store) (*SinkCarry, error) {
 	sinks, err := storage.Sinks(store.DB())
 	if err != nil {
 		return nil, err
@@ -36,7 +42,7 @@ func captureSinks(store *storage.Store) (map[string]*sinkCarry, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]*sinkCarry{}
+	out := &SinkCarry{sinks: map[string]*sinkCarry{}}
 	for _, d := range sinks {
 		_, started, err := store.Get(storage.SinkStartedKey(d.ID))
 		if err != nil {
@@ -44,7 +50,7 @@ func captureSinks(store *storage.Store) (map[string]*sinkCarry, error) {
 		}
 		n, ok := ncols[d.ViewID]
 		if !started || !ok {
-			out[d.UID()] = &sinkCarry{}
+			out.sinks[d.UID()] = &sinkCarry{}
 			continue
 		}
 		c := &sinkCarry{started: true}
@@ -58,16 +64,16 @@ func captureSinks(store *storage.Store) (map[string]*sinkCarry, error) {
 		if c.rows, err = exec.ViewCounts(store.DB(), d.ViewID, n); err != nil {
 			return nil, err
 		}
-		out[d.UID()] = c
+		out.sinks[d.UID()] = c
 	}
 	return out, nil
 }
 
-// restoreSinks puts the captured outboxes back into store, which now
-// holds the point's state, with each sink's compensating changes as the
-// entry before epoch+1, and deletes the sinks the point holds that were
+// Restore puts the captured outboxes back into store, which now holds
+// the point's state, with each sink's compensating changes as the entry
+// before epoch+1, and deletes the sinks the point holds that were
 // dropped since.
-func restoreSinks(store *storage.Store, carry map[string]*sinkCarry, epoch uint64) error {
+func (carry *SinkCarry) Restore(store *storage.Store, epoch uint64) error {
 	sinks, err := storage.Sinks(store.DB())
 	if err != nil {
 		return err
@@ -79,7 +85,7 @@ func restoreSinks(store *storage.Store, carry map[string]*sinkCarry, epoch uint6
 	b := store.NewBatch()
 	defer b.Close()
 	for _, d := range sinks {
-		c := carry[d.UID()]
+		c := carry.sinks[d.UID()]
 		if c == nil {
 			if err := storage.DeleteSink(b, d); err != nil {
 				return err
