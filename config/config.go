@@ -85,6 +85,9 @@ type Config struct {
 	// embedded NATS server's producer user (--nats-producer-password-file);
 	// see NATSProducerPassword.
 	NATSProducerPasswordFile string
+	// SecretKeyFile is the file holding the key CREATE SECRET values are
+	// encrypted with (--secret-key-file); empty: SecretKeyPath's default.
+	SecretKeyFile string
 	// Values holds every setting of Settings by key, as text.
 	Values map[string]string
 }
@@ -330,6 +333,15 @@ func (c *Config) SchemaDir() string {
 
 // StateDir is the Pebble directory.
 func (c *Config) StateDir() string { return filepath.Join(c.DataDir, "state") }
+
+// SecretKeyPath is the key file of CREATE SECRET values: SecretKeyFile,
+// or <data dir>/secret.key (made at first use) when that is unset.
+func (c *Config) SecretKeyPath() (path string, given bool) {
+	if c.SecretKeyFile != "" {
+		return c.SecretKeyFile, true
+	}
+	return filepath.Join(c.DataDir, "secret.key"), false
+}
 
 // NATSDir is the embedded NATS server's JetStream store.
 func (c *Config) NATSDir() string { return filepath.Join(c.DataDir, "nats") }

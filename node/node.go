@@ -224,6 +224,10 @@ func (n *Node) Publisher() *sink.Publisher { return n.publisher }
 // DataDir is the data directory (a setting no client changes).
 func (n *Node) DataDir() string { return n.cfg.DataDir }
 
+// SecretKeyPath is the key file of CREATE SECRET values, and whether
+// --secret-key-file named it (config.Config.SecretKeyPath).
+func (n *Node) SecretKeyPath() (string, bool) { return n.cfg.SecretKeyPath() }
+
 // SchemaDir is the directory stream schema files are read from
 // (format.schema-dir, a setting no client changes).
 func (n *Node) SchemaDir() string {

@@ -109,6 +109,8 @@ type Engine struct {
 	// pgSources are the appliers of the PostgreSQL sources
 	// (pg_source_apply.go).
 	pgSources pgSourceSet
+	// secrets encrypts CREATE SECRET values (secret_key.go).
+	secrets *secretBox
 	// txnsRemovedTo is the transaction stream sequence up to which
 	// removeTxns has removed every transaction (under ddlMu).
 	txnsRemovedTo uint64
@@ -141,6 +143,10 @@ func Open(n *node.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 		return nil, err
 	}
 	if err := e.loadCatalog(); err != nil {
+		n.Abandon()
+		return nil, err
+	}
+	if err := e.openSecrets(); err != nil {
 		n.Abandon()
 		return nil, err
 	}

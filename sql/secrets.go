@@ -15,7 +15,8 @@ import (
 // database's password out of the statements that use them: CREATE SOURCE
 // names the secret, and its connection string is put together only when
 // the source connects. A secret is a catalog object (KindSecret), so it
-// survives restarts and goes back with ROLLBACK TO as other objects do;
+// survives restarts and goes back with ROLLBACK TO as other objects do
+// (its value encrypted, secret_key.go);
 // its name is taken among relations' names, as in Materialize. Its value
 // is never shown back: no system table, SHOW or message carries it, and
 // pg_stat_activity shows the statements that set it redacted (pgwire).
@@ -37,7 +38,11 @@ func (e *Engine) createSecret(ctx context.Context, n *front.CreateSecret) (strin
 		return "", sqlerr.New(sqlerr.DuplicateObject, "relation %q already exists", n.Name).
 			WithHint("A secret's name is taken among tables, views and sources; choose another.")
 	}
-	d := &catalog.Descriptor{Name: n.Name, Kind: catalog.KindSecret, CreatedAt: time.Now().UTC(), Secret: &catalog.Secret{Value: n.Value}}
+	sealed, err := e.secrets.seal(n.Value)
+	if err != nil {
+		return "", err
+	}
+	d := &catalog.Descriptor{Name: n.Name, Kind: catalog.KindSecret, CreatedAt: time.Now().UTC(), Secret: sealed}
 	if err := e.persist(d); err != nil {
 		return "", err
 	}
@@ -56,7 +61,9 @@ func (e *Engine) alterSecret(ctx context.Context, n *front.AlterSecret) (string,
 		return "", err
 	}
 	next := *d
-	next.Secret = &catalog.Secret{Value: n.Value}
+	if next.Secret, err = e.secrets.seal(n.Value); err != nil {
+		return "", err
+	}
 	if err := e.replaceDescriptor(d, &next); err != nil {
 		return "", err
 	}
@@ -148,11 +155,11 @@ func (s *session) ownSecret(name, verb string) error {
 func (e *Engine) sourceDSN(src *catalog.PGSource) (string, error) {
 	dsn := src.Connection
 	if src.ConnectionSecret != "" {
-		d, err := e.secret(src.ConnectionSecret)
+		v, err := e.secretValue(src.ConnectionSecret)
 		if err != nil {
 			return "", err
 		}
-		dsn = d.Secret.Value
+		dsn = v
 	}
 	if _, err := pgcdc.ParseConfig(dsn); err != nil {
 		if src.ConnectionSecret != "" {
@@ -163,11 +170,11 @@ func (e *Engine) sourceDSN(src *catalog.PGSource) (string, error) {
 		return "", sqlerr.New(sqlerr.InvalidParameterValue, "%v", err).WithHint("Give CONNECTION a libpq connection string, such as 'host=db.example.com dbname=shop user=repl'.")
 	}
 	if src.PasswordSecret != "" {
-		d, err := e.secret(src.PasswordSecret)
+		v, err := e.secretValue(src.PasswordSecret)
 		if err != nil {
 			return "", err
 		}
-		dsn = pgcdc.WithPassword(dsn, d.Secret.Value)
+		dsn = pgcdc.WithPassword(dsn, v)
 	}
 	return dsn, nil
 }

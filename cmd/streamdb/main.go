@@ -108,6 +108,7 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	tlsRequireRemote := fs.Bool("tls-require-remote", false, "refuse non-TLS connections except from loopback (setting ssl_require_remote)")
 	passwordFile := fs.String("password-file", "", "file holding the password of user streamdb (or set STREAMDB_PASSWORD)")
 	natsProducerPasswordFile := fs.String("nats-producer-password-file", "", "file holding the password of the embedded NATS server's user producer (or set STREAMDB_NATS_PRODUCER_PASSWORD); without one a password is made and kept in <data dir>/nats-producer.password")
+	secretKeyFile := fs.String("secret-key-file", "", "file holding the key CREATE SECRET values are encrypted with at rest (default <data dir>/secret.key, made at first start); servers restoring each other's checkpoints or savepoints (an --ha-group, --restore-from on another machine) need the same one")
 	fs.StringVar(&hf.group, "ha-group", "", "join this high-availability group (needs --nats-url): one server of the group is active, the others are standbys that take over when its lease expires")
 	fs.StringVar(&hf.advertise, "ha-advertise", "", "host:port clients reach this server at, which standbys name (default: --listen)")
 	fs.DurationVar(&hf.ttl, "ha-lease-ttl", 5*time.Second, "how long the group's lease lasts without renewal: a standby takes over this long after the active server stops")
@@ -135,6 +136,7 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	cfg.ConfigFile, cfg.RestoreFrom = *configFile, *restoreFrom
 	cfg.PasswordFile = *passwordFile
 	cfg.NATSProducerPasswordFile = *natsProducerPasswordFile
+	cfg.SecretKeyFile = *secretKeyFile
 	if err := cfg.LoadEnv(os.Getenv); err != nil {
 		return nil, err
 	}
