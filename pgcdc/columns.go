@@ -3,6 +3,9 @@ package pgcdc
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // FormatTypes returns format_type's spelling of each type oid with its
@@ -58,4 +61,37 @@ func LiveColumns(ctx context.Context, dsn, schema, name string) (map[string]Live
 		out[n] = c
 	}
 	return out, rows.Err()
+}
+
+// ReadColumns reads columns cols of every row of table schema.name as
+// it is now, each value in PostgreSQL's text output (nil for NULL),
+// calling row for each row.
+func ReadColumns(ctx context.Context, dsn, schema, name string, cols []string, row func(values [][]byte) error) error {
+	conn, err := connectSQL(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	list := make([]string, len(cols))
+	for i, c := range cols {
+		list[i] = quoteIdent(c)
+	}
+	rows, err := conn.Query(ctx, fmt.Sprintf("SELECT %s FROM %s.%s", strings.Join(list, ", "), quoteIdent(schema), quoteIdent(name)), pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		raw := rows.RawValues()
+		vals := make([][]byte, len(raw))
+		for i, v := range raw {
+			if v != nil {
+				vals[i] = append([]byte{}, v...)
+			}
+		}
+		if err := row(vals); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

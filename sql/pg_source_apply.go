@@ -230,6 +230,10 @@ func (a *pgApplier) follow(ctx context.Context) error {
 			return err
 		}
 	}
+	// A fill recorded before a crash (pg_source_fill.go).
+	if err := a.fillPending(ctx, dsn); err != nil {
+		return err
+	}
 	stream, err := pgcdc.StartStream(ctx, dsn, a.src.Slot, a.src.Publication, pos)
 	if err != nil {
 		return err
@@ -472,6 +476,9 @@ type rowOp struct {
 	op       pgcdc.Op
 	cols     []string
 	new, old []pgcdc.Value
+	// fill sets new's values in the row of new's key if the table holds
+	// one, and does nothing otherwise (pg_source_fill.go).
+	fill bool
 }
 
 // mirrorChanges computes the changes that bring a mirrored table from
@@ -544,6 +551,22 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 		return row, nil
 	}
 	for _, op := range ops {
+		if op.fill {
+			keyRow, err := build(op.new, op.cols, nil)
+			if err != nil {
+				return nil, err
+			}
+			t, err := get(rowKey(ts.key, keyRow))
+			if err != nil {
+				return nil, err
+			}
+			if t.final != nil {
+				if t.final, err = build(op.new, op.cols, t.final); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
 		switch op.op {
 		case pgcdc.OpTruncate:
 			if err := clearAll(); err != nil {

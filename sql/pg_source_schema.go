@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"streamdb/catalog"
+	"streamdb/faults"
 	"streamdb/pgcdc"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -18,7 +19,9 @@ import (
 // Relation it has not seen, it brings the mirrored table to that
 // Relation's columns: a column added on the source is added to the
 // mirror (ALTER TABLE ADD COLUMN, with the value rows written before it
-// hold on the source, its stored missing value), and one dropped there
+// hold on the source, its stored missing value, or, for a volatile
+// default, each row's value read from the source: pg_source_fill.go),
+// and one dropped there
 // is dropped from it; views that read other columns keep running. A
 // column whose type changed, or a dropped column a view reads, stops
 // the source in an error state (streamdb_sources.status "error: ...")
@@ -134,11 +137,15 @@ func (a *pgApplier) align(ctx context.Context, dsn string, rel *pgcdc.Relation) 
 	if err != nil {
 		return err
 	}
-	var actions []string
+	var actions, fill []string
 	for _, i := range added {
 		act := fmt.Sprintf("ADD COLUMN %s %s", quoteIdent(rel.Columns[i]), mirrorColumnType(typeNames[i]))
-		if m := live[rel.Columns[i]].Missing; m != nil {
-			act += " DEFAULT " + quoteLiteral(*m)
+		if lc := live[rel.Columns[i]]; lc.Missing != nil {
+			act += " DEFAULT " + quoteLiteral(*lc.Missing)
+		} else if lc.Default {
+			// A default the rows do not share (volatile): read their
+			// values from the source (pg_source_fill.go).
+			fill = append(fill, rel.Columns[i])
 		}
 		actions = append(actions, act)
 	}
@@ -159,6 +166,11 @@ func (a *pgApplier) align(ctx context.Context, dsn string, rel *pgcdc.Relation) 
 		if !ok {
 			return sqlerr.New(sqlerr.InternalError, "following a source's column change: %s parses as %T", stmt, st.Node)
 		}
+		if len(fill) > 0 {
+			if err := a.markFills(ctx, d.Name, fill); err != nil {
+				return err
+			}
+		}
 		if _, err := a.mirrorSession().alterTable(ctx, n); err != nil {
 			se := sqlerr.From(err)
 			if se.Code == sqlerr.DependentObjectsExist {
@@ -172,6 +184,12 @@ func (a *pgApplier) align(ctx context.Context, dsn string, rel *pgcdc.Relation) 
 			return err
 		}
 		a.e.log.Info("source table's columns changed; its mirror follows", "source", a.name, "table", source, "mirror", d.Name, "change", strings.Join(actions, ", "))
+		if len(fill) > 0 {
+			faults.Crash("pgsource-before-fill")
+			if err := a.fillPending(ctx, dsn); err != nil {
+				return err
+			}
+		}
 	}
 	a.aligned[rel] = true
 	return nil
