@@ -32,6 +32,9 @@ type fence struct {
 type barrierRequest struct {
 	epoch uint64
 	need  uint64
+	// cut: the barrier follows every message up to cut and precedes
+	// every later one (envelope_txn.go; 0: no cut).
+	cut uint64
 }
 
 // ceiling holds an input's messages after sequence floor until the input

@@ -193,5 +193,6 @@ func (b *builder) addEnvelopeSource(s *plan.Scan, next Operator) error {
 	}
 	// Its subject is a stream's input, not a changelog of its own.
 	b.p.sources[len(b.p.sources)-1].table = false
+	b.setTxnCutter(s, b.p.sources[len(b.p.sources)-1])
 	return nil
 }

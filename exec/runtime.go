@@ -98,6 +98,9 @@ type Runtime struct {
 	readersOnce sync.Once
 	// edges records pipelines that read others' changes (attach.go).
 	edges edgeRegistry
+	// txnCutters holds the cutters of Debezium transaction subjects
+	// (envelope_txn.go).
+	txnCutters sync.Map
 }
 
 type epochState struct {
@@ -229,7 +232,13 @@ func (rt *Runtime) injectBarrier() {
 			need := rt.fenceLocked(s.subject)
 			s.asked.Store(e)
 			s.askedNeed = max(s.askedNeed, need)
-			s.barriers <- barrierRequest{epoch: e, need: need} // buffered beyond maxInflight barriers: never blocks
+			req := barrierRequest{epoch: e, need: need}
+			if s.cutter != nil {
+				// Debezium transactions whole (envelope_txn.go).
+				req.cut = s.cutter.cut.Load()
+				s.addCeiling(ceiling{floor: req.cut, epoch: e})
+			}
+			s.barriers <- req // buffered beyond maxInflight barriers: never blocks
 		}
 	}
 	rt.attachLocked(e)

@@ -105,6 +105,9 @@ type subjectReader struct {
 	// readers of its stream were held by it.
 	clock       *eventClock
 	alignedWait *atomic.Int64
+	// cutter holds messages past the cut of a Debezium stream's
+	// transactions (envelope_txn.go); nil for others.
+	cutter *txnCutter
 }
 
 func newSubjectReader(g *readerGroup, first *sourceReader) *subjectReader {
@@ -117,6 +120,7 @@ func newSubjectReader(g *readerGroup, first *sourceReader) *subjectReader {
 		subs: []*sourceReader{first}, limitCh: make(chan struct{}),
 		kick: make(chan struct{}, 1), progress: make(chan struct{}, 1), unheld: make(chan struct{}, 1), free: make(chan *Chunk, freeChunks),
 		clock: newEventClock(first.watermark), alignedWait: first.rt.alignmentWaitOf(first.name),
+		cutter: first.cutter,
 	}
 }
 
@@ -199,11 +203,11 @@ func (r *subjectReader) consume() error {
 // stop: ctx ended, or it feeds no pipeline and is to feed none (retire).
 func (r *subjectReader) round() bool {
 	for {
-		e, need, ok := r.nextBarrier()
+		e, need, cut, ok := r.nextBarrier()
 		if !ok {
 			break
 		}
-		if !r.reach(need) || !r.emit(e) {
+		if !r.reach(need) || !r.reachCut(cut) || !r.emit(e) {
 			return false
 		}
 	}
@@ -258,7 +262,7 @@ func (r *subjectReader) settle() bool {
 // to that epoch, so that each input that asked for it gets it here. A
 // private reader whose inputs move to the shared one sends them no
 // barrier past the plan's epoch: those are the shared reader's to send.
-func (r *subjectReader) nextBarrier() (e, need uint64, ok bool) {
+func (r *subjectReader) nextBarrier() (e, need, cut uint64, ok bool) {
 	r.cmu.Lock()
 	defer r.cmu.Unlock()
 	upTo := uint64(math.MaxUint64)
@@ -275,7 +279,7 @@ func (r *subjectReader) nextBarrier() (e, need uint64, ok bool) {
 		s.smu.Unlock()
 	}
 	if e == 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	for _, s := range r.subs {
 		s.smu.Lock()
@@ -283,14 +287,15 @@ func (r *subjectReader) nextBarrier() (e, need uint64, ok bool) {
 		for _, q := range s.reqs {
 			if q.epoch == e {
 				need = max(need, q.need)
+				cut = max(cut, q.cut)
 			}
 		}
 		s.smu.Unlock()
 		if behind {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 	}
-	return e, need, true
+	return e, need, cut, true
 }
 
 // emit sends barrier e to the inputs that asked for it, after the rows
@@ -390,7 +395,7 @@ func (r *subjectReader) take(m jetstream.Msg) {
 	}
 	r.setBacklog(true) // this message, until it is taken
 	for {
-		if !r.waitToTake() || !r.belowCeilings(seq) {
+		if !r.waitToTake() || !r.belowCut(seq) || !r.belowCeilings(seq) {
 			return
 		}
 		r.mu.Lock()

@@ -95,6 +95,9 @@ type sourceReader struct {
 	// ceilings hold back messages of multi-subject commits until the
 	// barriers asked before them arrive (commit_fence.go).
 	ceilings []ceiling
+	// cutter cuts the input's Debezium subject where no transaction is
+	// open (envelope_txn.go); nil for other inputs.
+	cutter *txnCutter
 }
 
 // firstReader returns the reader the input was attached to first.

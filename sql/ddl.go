@@ -107,6 +107,9 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 		}
 		return err
 	}
+	if err := e.checkTxnSubjectStream(ctx, d); err != nil {
+		return "", undo(err)
+	}
 	if isTable {
 		if err := e.prepareTable(ctx, d); err != nil {
 			return "", undo(err)

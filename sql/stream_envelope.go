@@ -28,6 +28,9 @@ func init() {
 func checkEnvelope(n *front.CreateSource, isTable bool, d *catalog.Descriptor) error {
 	env, ok := n.Options[catalog.OptEnvelope]
 	keyOpt, hasKey := n.Options[catalog.OptKey]
+	if err := checkTxnSubjectOption(n, strings.ToLower(env)); err != nil {
+		return err
+	}
 	if !ok {
 		if hasKey {
 			return sqlerr.New(sqlerr.InvalidParameterValue, "option key needs an envelope").
