@@ -140,9 +140,15 @@ func TestPGSourceTransactionsWhole(t *testing.T) {
 	check("caught up", 5)
 	for _, q := range []string{"SELECT * FROM acct_a ORDER BY id", "SELECT * FROM acct_b ORDER BY id"} {
 		cols, want := mustQuery(t, src, q)
-		_, got := mustQuery(t, conn, q)
-		if d := diffRows(cols, want, got, nil); d != "" {
-			t.Errorf("%s: the mirror differs from the source (seed %d): %s", q, seed, d)
-		}
+		testutil.Poll(t, 2*time.Minute, q+" to equal the source", func() error {
+			_, got, err := queryText(conn, time.Minute, q)
+			if err != nil {
+				return err
+			}
+			if d := diffRows(cols, want, got, nil); d != "" {
+				return fmt.Errorf("the mirror differs from the source (seed %d): %s", seed, d)
+			}
+			return nil
+		})
 	}
 }
