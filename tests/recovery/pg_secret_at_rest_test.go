@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"streamdb/tests/testutil"
 )
 
@@ -29,24 +27,8 @@ import (
 func TestSecretsEncryptedAtRest(t *testing.T) {
 	const password = "pw-At-Rest-Plain-5d2c"
 	const otherValue = "other-Secret-Value-19ab"
-	pg := testutil.StartPostgresLogical(t)
+	pg, keyValue := testutil.StartPostgresPasswordSource(t, password)
 	src := pg.Conn(t)
-	testutil.MustExec(t, src,
-		"CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL)",
-		"INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 20) g",
-		"CREATE PUBLICATION shop FOR TABLE items",
-		fmt.Sprintf("CREATE ROLE repl LOGIN REPLICATION PASSWORD '%s'", password),
-		"GRANT SELECT ON items TO repl")
-	hba := "local all all trust\nhost all postgres 127.0.0.1/32 trust\nhost replication postgres 127.0.0.1/32 trust\n" +
-		"host all repl 127.0.0.1/32 scram-sha-256\nhost replication repl 127.0.0.1/32 scram-sha-256\n"
-	if err := os.WriteFile(filepath.Join(pg.DataDir, "pg_hba.conf"), []byte(hba), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	testutil.MustExec(t, src, "SELECT pg_reload_conf()")
-	keyValue := fmt.Sprintf("host=127.0.0.1 port=%d dbname=postgres user=repl sslmode=disable connect_timeout=10", pg.Port)
-	if _, err := pgx.Connect(context.Background(), keyValue); err == nil {
-		t.Fatal("the source database lets repl in without a password; the test would prove nothing")
-	}
 
 	newKey := func() []byte {
 		k := make([]byte, 32)
