@@ -7,7 +7,6 @@ import (
 	"streamdb/meta"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // alterTableOptions is ALTER TABLE name SET (...) / RESET (...): it
@@ -38,19 +37,9 @@ func (e *Engine) alterTableOptions(ctx context.Context, n *front.AlterTableOptio
 	}
 	next := *d
 	next.Options = opts
-	b := e.store.NewBatch()
-	defer b.Close()
-	if err := storage.PutDescriptor(b, &next); err != nil {
+	if err := e.replaceDescriptor(d, &next); err != nil {
 		return "", err
 	}
-	if err := e.store.Commit(b, true); err != nil {
-		return "", err
-	}
-	e.catMu.Lock()
-	if e.objs[d.Name] == d {
-		e.objs[d.Name] = &next
-	}
-	e.catMu.Unlock()
 	e.log.Info("altered storage options", "object", d.Name, "options", opts)
 	return tag, e.ddlCheckpoint(ctx)
 }

@@ -275,8 +275,8 @@ func checkReplaceColumns(old, cols []catalog.Column) error {
 
 // replaceDescriptor writes d in place of old (the same object: same id,
 // possibly another name) durably and in the live catalog. It suits
-// objects whose change touches no running dataflow: views, and
-// comments. The caller holds ddlMu.
+// changes that touch no running dataflow: views, comments, storage
+// options, a sequence's options. The caller holds ddlMu.
 func (e *Engine) replaceDescriptor(old, d *catalog.Descriptor) error {
 	b := e.store.NewBatch()
 	defer b.Close()

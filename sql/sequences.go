@@ -12,7 +12,6 @@ import (
 	"streamdb/catalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // Sequences (CREATE SEQUENCE, serial and identity columns): their
@@ -239,19 +238,9 @@ func (e *Engine) alterSequence(ctx context.Context, n *front.AlterSequence) (str
 		}
 		next := *d
 		next.Sequence = &q
-		b := e.store.NewBatch()
-		defer b.Close()
-		if err := storage.PutDescriptor(b, &next); err != nil {
+		if err := e.replaceDescriptor(d, &next); err != nil {
 			return "", err
 		}
-		if err := e.store.Commit(b, true); err != nil {
-			return "", err
-		}
-		e.catMu.Lock()
-		if e.objs[d.Name] == d {
-			e.objs[d.Name] = &next
-		}
-		e.catMu.Unlock()
 		if err := e.seqs.Altered(ctx, &next); err != nil {
 			return "", err
 		}
