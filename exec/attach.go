@@ -28,9 +28,11 @@ import (
 //     its CREATE but before its first epoch committed) attaches instead,
 //     as below, since it holds none of its upstreams' state.
 //   - Attach. A view created while the server runs waits, registered but
-//     out of the epochs, for the next barrier the runtime injects, e. Its
-//     edges join their upstreams' hubs to receive what follows barrier e,
-//     and the view takes part in epochs from e+1 on. When epoch e commits
+//     out of the epochs, for the next barrier the runtime injects once the
+//     view has started (launched), e: it is then among the runtime's
+//     pipelines, so it is enrolled in epoch e+1. Its edges join their
+//     upstreams' hubs to receive what follows barrier e, and the view
+//     takes part in epochs from e+1 on. When epoch e commits
 //     the runtime takes a Pebble snapshot for each edge: the upstream's
 //     state at e, which the edge emits as inserts before the changes of
 //     e+1. Barrier e is the same for every upstream, so a view over
@@ -229,6 +231,9 @@ func (rt *Runtime) addPipeline(p *pipeline, spec viewSpec, edges []*edge) error 
 		rt.edges.specs[p.id] = spec
 	}
 	rt.mu.Unlock()
+	if registeredHook != nil {
+		registeredHook(p.id)
+	}
 	rt.add(p)
 	if len(orphans) == 0 {
 		return nil
@@ -245,6 +250,11 @@ func (rt *Runtime) addPipeline(p *pipeline, spec viewSpec, edges []*edge) error 
 	rt.mu.Unlock()
 	return err
 }
+
+// registeredHook, set by tests, runs after addPipeline registered a
+// pipeline and before it is added and started: barriers injected there
+// must neither enrol nor attach it.
+var registeredHook func(id uint32)
 
 // deferLocked reports whether p's start waits for startDeferredLocked.
 func (rt *Runtime) deferLocked(p *pipeline) bool {
@@ -292,6 +302,11 @@ func (rt *Runtime) attachLocked(e uint64) {
 		return
 	}
 	for id, p := range rt.edges.joining {
+		if !p.launched {
+			// Deferred with a group being restarted, or not yet added:
+			// it would not take part in epoch e+1 (injectBarrier).
+			continue
+		}
 		ready := true
 		for _, ed := range p.edgeIn {
 			if !es.waiting[ed.up.id] {

@@ -21,7 +21,7 @@ func TestCeilingLetsBackfillReachAnOldFence(t *testing.T) {
 	t.Cleanup(rt.Close)
 	s := &sourceReader{name: "ev", jsStream: "EV", subject: "ev", rt: rt, log: log,
 		barriers: make(chan barrierRequest, 64)}
-	p := &pipeline{id: 1, name: "v", sources: []*sourceReader{s}, rt: rt, log: log}
+	p := &pipeline{id: 1, name: "v", launched: true, sources: []*sourceReader{s}, rt: rt, log: log}
 	rt.mu.Lock()
 	rt.pipelines[p.id] = p
 	rt.fences["ev"] = &fence{seq: 3}

@@ -36,7 +36,7 @@ func TestCommitBetweenBarriersOnEverySubject(t *testing.T) {
 	rt := NewRuntime(memoryStore(t), b, log, time.Hour) // barriers only when the test injects them
 	t.Cleanup(rt.Close)
 
-	p := &pipeline{id: 1, name: "v", in: make(chan pipelineMsg, 256), rt: rt, log: log}
+	p := &pipeline{id: 1, name: "v", launched: true, in: make(chan pipelineMsg, 256), rt: rt, log: log}
 	cols := []types.Column{{Name: "v", Type: types.Int8}}
 	for i, subj := range []string{"fence.a", "fence.b"} {
 		p.sources = append(p.sources, &sourceReader{

@@ -46,7 +46,10 @@ type pipeline struct {
 
 	cancel context.CancelFunc
 	done   chan struct{}
-	err    error // set before done is closed
+	// launched is set (under Runtime.mu) when the runtime starts the
+	// pipeline; until then it takes part in no epoch (attach.go).
+	launched bool
+	err      error // set before done is closed
 
 	mu        sync.Mutex
 	committed []storage.SourcePosition // per source, at the newest committed epoch

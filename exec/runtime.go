@@ -373,6 +373,7 @@ func (rt *Runtime) add(p *pipeline) {
 
 // launchLocked starts p and takes it out of the epochs if it fails.
 func (rt *Runtime) launchLocked(p *pipeline) {
+	p.launched = true
 	p.start(rt.ctx)
 	go func() {
 		<-p.done
