@@ -19,11 +19,15 @@ import (
 //   - Resume. When the server starts, after a rollback, and when a
 //     pipeline others read is restarted, every pipeline involved holds
 //     state of the same committed epoch E. Pipelines added then are
-//     registered (they take part in epochs from E+1) but started only
-//     together, once all are built (startDeferred): each edge is attached
-//     to its upstream before the upstream takes any input, so it carries
-//     every change from E+1 on. A view an ALTER emptied to backfill it
-//     (pipeline.reread) gets, on each edge, the upstream's rows at E first.
+//     registered but started only together, once all are built
+//     (startDeferred): each edge is attached to its upstream before the
+//     upstream takes any input, so it carries every change from E+1 on.
+//     They take part in epochs from the first injected after that start
+//     (launched), all in the same one: an upstream enrolled in an epoch
+//     its reader is not would pass that epoch's barrier to the reader,
+//     which labels its own epochs by the barriers it receives. A view an
+//     ALTER emptied to backfill it (pipeline.reread) gets, on each edge,
+//     the upstream's rows at E first.
 //     A view whose state lacks attachedMarker (a checkpoint taken after
 //     its CREATE but before its first epoch committed) attaches instead,
 //     as below, since it holds none of its upstreams' state.

@@ -224,6 +224,16 @@ func (rt *Runtime) injectBarrier() {
 		if rt.joiningLocked(id) {
 			continue // attachLocked below: from epoch e+1 on
 		}
+		if !p.launched {
+			// Deferred (attach.go): its group starts together, all in the
+			// first epoch injected after. Enrolled now, it would pass
+			// barrier e to the pipelines of its group added after this
+			// injection, through their edges, and they would label their
+			// first epoch e, which the runtime does not wait for from
+			// them: it drops their batch, and with it the rows that
+			// epoch brought (a reread view's whole backfill).
+			continue
+		}
 		es.waiting[id] = true
 		if p.clock != nil {
 			p.clock <- e // buffered beyond maxInflight barriers: never blocks

@@ -104,3 +104,33 @@ func TestAlterViewProjectionOverStream(t *testing.T) {
 	wantRows(t, p.sdb, `SELECT k, n FROM proj ORDER BY k`, "k0 350", "k1 351", "k2 352", "k3 353", "k4 354")
 	wantRows(t, p.sdb, `SELECT count(*), sum(c), sum(s) FROM per_k`, "5 5 1760")
 }
+
+// TestAlterViewOverTableWhileBarriersRun: an ALTER stops every dataflow
+// and starts them again together (the table first, then the views in
+// creation order) while the runtime goes on injecting barriers, here
+// every millisecond. The altered view, created last, is rebuilt after
+// the table and ten other views; were the epochs injected meanwhile to
+// enrol the pipelines already rebuilt, the table would pass such an
+// epoch's barrier on to the altered view, which would take it as its
+// first epoch's, one the runtime never waits for from it: its batch,
+// the table's rows it rereads, would be dropped and the view stay empty.
+// Each ALTER's rows are PostgreSQL's, with no FLUSH in between.
+func TestAlterViewOverTableWhileBarriersRun(t *testing.T) {
+	sdb, ref, _ := startWithPostgres(t)
+	execBoth(t, sdb, ref, `CREATE TABLE t (a int, b int)`, `INSERT INTO t VALUES (1, 2), (5, 3), (7, 7), (9, 0)`)
+	for i := range 10 {
+		exec(t, sdb, fmt.Sprintf("CREATE MATERIALIZED VIEW other%d AS SELECT a + %d AS v FROM t", i, i))
+	}
+	exec(t, sdb, `CREATE MATERIALIZED VIEW mv AS SELECT a * 1 AS v, b FROM t`)
+	exec(t, ref, `CREATE VIEW mv AS SELECT a * 1 AS v, b FROM t`)
+	exec(t, sdb, "SET execution.barrier.interval = '1ms'")
+	for i := 2; i <= 21; i++ {
+		q := fmt.Sprintf("SELECT a * %d AS v, b FROM t", i)
+		exec(t, sdb, "ALTER MATERIALIZED VIEW mv AS "+q)
+		exec(t, ref, "CREATE OR REPLACE VIEW mv AS "+q)
+		sameRowsAsPostgres(t, sdb, ref, `SELECT v, b FROM mv`)
+		if t.Failed() {
+			t.Fatalf("after ALTER %d of mv", i-1)
+		}
+	}
+}
