@@ -69,6 +69,14 @@ func newEdge(up *pipeline, idx uint16, head Operator, ncols int) *edge {
 // (the upstream's end) is closed.
 func (e *edge) put(m edgeMsg, stop <-chan struct{}) bool {
 	for {
+		select {
+		case <-e.gone:
+			// Checked first: a queue with room would otherwise keep
+			// taking the barriers of an upstream that forwards no
+			// chunk, for a reader that has ended.
+			return false
+		default:
+		}
 		e.mu.Lock()
 		if m.barrier != 0 || len(e.q) < edgeQueueChunks {
 			e.q = append(e.q, m)
