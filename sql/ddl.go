@@ -328,14 +328,21 @@ func (e *Engine) startNewTable(ctx context.Context, d *catalog.Descriptor) error
 
 // persist allocates an id for d, writes it durably and adds it to the
 // in-memory catalog.
-func (e *Engine) persist(d *catalog.Descriptor) error {
+func (e *Engine) persist(d *catalog.Descriptor) error { return e.storeDescriptor(d, true) }
+
+// storeDescriptor writes d durably (with the state format a view's
+// dataflow needs, in the same batch) and puts it in the in-memory
+// catalog under its name; with newID it first gives d a new object id.
+func (e *Engine) storeDescriptor(d *catalog.Descriptor, newID bool) error {
 	b := e.store.NewBatch()
 	defer b.Close()
-	id, err := e.store.NextObjectID(b)
-	if err != nil {
-		return err
+	if newID {
+		id, err := e.store.NextObjectID(b)
+		if err != nil {
+			return err
+		}
+		d.ID = id
 	}
-	d.ID = id
 	if err := storage.PutDescriptor(b, d); err != nil {
 		return err
 	}

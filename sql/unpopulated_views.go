@@ -146,21 +146,7 @@ func (e *Engine) persistPopulated(d, u *catalog.Descriptor) error {
 			d.Columns[i].Comment = u.Columns[i].Comment
 		}
 	}
-	b := e.store.NewBatch()
-	defer b.Close()
-	if err := storage.PutDescriptor(b, d); err != nil {
-		return err
-	}
-	if err := e.store.RatchetFormat(b, d.Dataflow); err != nil {
-		return err
-	}
-	if err := e.store.Commit(b, true); err != nil {
-		return err
-	}
-	e.catMu.Lock()
-	e.objs[d.Name] = d
-	e.catMu.Unlock()
-	return nil
+	return e.storeDescriptor(d, false)
 }
 
 // unpopulate puts back unpopulated view u in place of view d, made from
