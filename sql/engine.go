@@ -17,9 +17,7 @@ import (
 	"streamdb/checkpoint"
 	"streamdb/exec"
 	"streamdb/meta"
-	"streamdb/node"
 	"streamdb/pgwire"
-	"streamdb/sink"
 	"streamdb/storage"
 )
 
@@ -36,25 +34,23 @@ import (
 //     replaces state (always under ddlMu); shared by reads and by table
 //     commits.
 //  3. The checkpoint coordinator's Exclusive, taken under stateMu (also
-//     by node.Node.ReplaceState, which ROLLBACK TO calls there).
+//     by meta.Node.ReplaceState, which ROLLBACK TO calls there).
 //  4. The tables' changelog locks: tableLog.mu of several tables in table
 //     id order, then tableLog.imu.
 //  5. catMu, the live catalog (objs).
 //  6. Leaves, held without taking any lock above: points.mu, ackMu, the
-//     node's settings lock (node.Node: Setting, CheckpointSettings,
+//     node's settings lock (meta.Node: Setting, CheckpointSettings,
 //     ChangeSetting), and the registries' own mutexes (dropped streams,
 //     roles, progress jobs, backends, purge).
 type Engine struct {
 	// node owns the components below (their opening, settings, state
 	// swap and shutdown); the engine keeps them at hand.
-	node   *node.Node
+	node   *meta.Node
 	log    *slog.Logger
 	store  *storage.Store
 	broker *broker.Broker
 	rt     *exec.Runtime
-	coord  *checkpoint.Coordinator
-	// publisher publishes the sinks' outboxes (package sink).
-	publisher *sink.Publisher
+	coord  meta.Coordinator
 
 	// stateMu is held shared by queries while they read state and
 	// exclusively by a rollback while it replaces all state.
@@ -116,12 +112,12 @@ type Engine struct {
 	txnsRemovedTo uint64
 }
 
-// Open starts the engine over n, opened by node.Open: it loads the
-// catalog and starts every view, then the node's runtime, checkpoints and
-// sink publisher. roles, when not nil, keeps the users, owners and grants
+// Open starts the engine over n (meta.NewNode of a node.Open): it loads
+// the catalog and starts every view, then the node's runtime, checkpoints
+// and sink publisher. roles, when not nil, keeps the users, owners and grants
 // where the server of an --ha-group that takes over reads them. When Open
 // fails, it closes what node.Open opened.
-func Open(n *node.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
+func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
 	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), rt: n.Runtime(), coord: n.Coordinator(),
 		objs: map[string]*catalog.Descriptor{}, seqs: meta.NewSequences(n.Broker(), log)}
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: e.checkpointSettings, Broker: e.broker, Log: log})
@@ -159,7 +155,6 @@ func Open(n *node.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	e.noteReplay(context.Background())
 	e.startPurging()
 	n.Start()
-	e.publisher = n.Publisher()
 	e.dropUnfinishedSources(context.Background())
 	e.pgSources.startAll(e)
 	return e, nil
@@ -176,7 +171,7 @@ func (e *Engine) NATSURL() string { return e.broker.URL }
 
 // Close shuts down cleanly: changelog purges stop, sequences record
 // where they are (so a restart leaves no gap), open checkpoints of AS OF
-// close once unused, then the node shuts down (node.Node.Close).
+// close once unused, then the node shuts down (meta.Node.Close).
 func (e *Engine) Close() error {
 	e.pgSources.stopAll()
 	e.stopPurging()

@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"streamdb/catalog"
-	"streamdb/node"
+	"streamdb/meta"
 	"streamdb/pgcatalog"
 	"streamdb/types"
 )
@@ -148,7 +148,7 @@ func (c catalogEngine) Backends() []pgcatalog.Backend {
 
 // Setting implements pgcatalog.Engine.
 func (c catalogEngine) Setting(key string) (string, bool) {
-	return c.e.setting(key), node.RestartSetting(key)
+	return c.e.setting(key), meta.RestartSetting(key)
 }
 
 // SessionDefaults implements pgcatalog.Engine: defaultSessionSettings,

@@ -101,15 +101,7 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 	err = func() error {
 		e.stateMu.Lock()
 		defer e.stateMu.Unlock()
-		carry := func() (func(uint64) error, error) {
-			e.tables.reset()
-			sinks, err := captureSinks(e.store)
-			if err != nil {
-				return nil, err
-			}
-			return func(epoch uint64) error { return restoreSinks(e.store, sinks, epoch) }, nil
-		}
-		err := e.node.ReplaceState(src, carry, e.loadCatalog)
+		err := e.node.ReplaceState(src, e.tables.reset, e.loadCatalog)
 		if err == nil {
 			e.noteReplay(ctx)
 		}

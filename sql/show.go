@@ -10,7 +10,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/config"
-	"streamdb/node"
+	"streamdb/meta"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -159,7 +159,7 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 			tag = "ALTER SYSTEM"
 		}
 		return command(func(context.Context) (string, error) {
-			return tag, s.e.node.ChangeSetting(node.SettingChange{Key: n.Name, Value: n.Value, Reset: n.Reset, System: n.System})
+			return tag, s.e.node.ChangeSetting(meta.SettingChange{Key: n.Name, Value: n.Value, Reset: n.Reset, System: n.System})
 		}), nil
 	}
 	tag := "SET"

@@ -227,15 +227,6 @@ func (e *Engine) sinksOn(views []*catalog.Descriptor) ([]*storage.SinkDescriptor
 	return e.sinkStore.On(views)
 }
 
-// captureSinks reads the sinks' outboxes and views before a ROLLBACK TO
-// replaces the state, and restoreSinks puts them back after, with the
-// compensating changes (meta/sinks_rollback.go).
-func captureSinks(store *storage.Store) (*meta.SinkCarry, error) { return meta.CaptureSinks(store) }
-
-func restoreSinks(store *storage.Store, c *meta.SinkCarry, epoch uint64) error {
-	return c.Restore(store, epoch)
-}
-
 // sinkCols are the columns of SHOW SINKS.
 var sinkCols = []types.Column{
 	{Name: "name", Type: types.Text}, {Name: "view", Type: types.Text}, {Name: "subject", Type: types.Text},
@@ -255,7 +246,7 @@ func (e *Engine) showSinks(context.Context) ([]types.Row, error) {
 	var rows []types.Row
 	for _, l := range lags {
 		d := l.Sink
-		st := e.publisher.Status(d)
+		st := e.node.SinkStatus(d)
 		published := types.Null
 		if st.Epoch > 0 {
 			published = types.NewInt(int64(st.Epoch))

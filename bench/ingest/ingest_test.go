@@ -43,6 +43,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/config"
+	"streamdb/meta"
 	"streamdb/node"
 	"streamdb/pgwire"
 	"streamdb/sql"
@@ -199,7 +200,7 @@ func BenchmarkIngest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	eng, err := sql.Open(nd, log, nil)
+	eng, err := sql.Open(meta.NewNode(nd), log, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

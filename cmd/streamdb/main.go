@@ -341,5 +341,5 @@ func openEngine(cfg *config.Config, log *slog.Logger, opts node.Options, roles m
 	if err != nil {
 		return nil, err
 	}
-	return sql.Open(n, log, roles)
+	return sql.Open(meta.NewNode(n), log, roles)
 }
