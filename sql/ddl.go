@@ -9,7 +9,6 @@ import (
 
 	"streamdb/broker"
 	"streamdb/catalog"
-	"streamdb/checkpoint"
 	"streamdb/exec"
 	"streamdb/plan"
 	"streamdb/sql/front"
@@ -747,7 +746,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 			// savepoint can bring the table back (dropped_streams.go).
 			e.noteDroppedStream(d.JSStream, d.Subject)
 		}
-		if !e.checkpointSettings().RetainOnCancellation {
+		if !e.node.CheckpointSettings().RetainOnCancellation {
 			// delete_on_cancellation: checkpoints holding the dropped
 			// objects go with them.
 			e.coord.DeleteAll()
@@ -763,7 +762,7 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 // statement returns, so that recovery from the newest checkpoint never
 // loses an acknowledged CREATE or DROP.
 func (e *Engine) ddlCheckpoint(ctx context.Context) error {
-	if _, err := e.coord.Take(context.WithoutCancel(ctx), checkpoint.TriggerDDL); err != nil {
+	if err := e.node.CheckpointDDL(context.WithoutCancel(ctx)); err != nil {
 		return sqlerr.New(sqlerr.InternalError, "the change is done, but the checkpoint that records it failed: %v", err).
 			WithHint("Run CHECKPOINT to retry; until one succeeds, a crash would recover without this change.")
 	}

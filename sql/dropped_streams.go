@@ -11,7 +11,7 @@ import "streamdb/meta"
 func (e *Engine) newDroppedStreams() *meta.DroppedStreams {
 	return meta.NewDroppedStreams(meta.DroppedStreamsConfig{
 		Catalog: &e.ddlMu, Live: e.catalogObjects, Broker: e.broker, Coord: e.coord,
-		Settings: e.checkpointSettings, DataDir: e.node.DataDir(), Log: e.log,
+		Settings: e.node.CheckpointSettings, DataDir: e.node.DataDir(), Log: e.log,
 	})
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"streamdb/broker"
 	"streamdb/catalog"
-	"streamdb/checkpoint"
 	"streamdb/exec"
 	"streamdb/meta"
 	"streamdb/pgwire"
@@ -120,7 +119,7 @@ type Engine struct {
 func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
 	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), rt: n.Runtime(), coord: n.Coordinator(),
 		objs: map[string]*catalog.Descriptor{}, seqs: meta.NewSequences(n.Broker(), log)}
-	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: e.checkpointSettings, Broker: e.broker, Log: log})
+	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: n.CheckpointSettings, Broker: e.broker, Log: log})
 	e.dropped = e.newDroppedStreams()
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: e.store, Broker: e.broker, Runtime: e.rt, Log: log})
@@ -159,9 +158,6 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	e.pgSources.startAll(e)
 	return e, nil
 }
-
-// checkpointSettings reads the current checkpoint settings.
-func (e *Engine) checkpointSettings() checkpoint.Settings { return e.node.CheckpointSettings() }
 
 // setting reads one setting.
 func (e *Engine) setting(key string) string { return e.node.Setting(key) }

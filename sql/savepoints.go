@@ -44,7 +44,7 @@ func (e *Engine) savepointRows() ([]types.Row, error) {
 		rows = append(rows, types.Row{
 			types.NewString(m.Name), types.NewInt(int64(m.ID)), types.NewInt(int64(m.Epoch)),
 			types.NewTime(m.CompletedAt), types.NewInt(m.SizeBytes), dir,
-			types.NewString(sp.Location), types.NewString(formatPositions(m.Positions)),
+			types.NewString(sp.Location), types.NewString(meta.FormatPositions(m.Positions)),
 		})
 	}
 	return rows, nil
@@ -111,7 +111,7 @@ func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, erro
 		return "", sqlerr.New(sqlerr.InternalError, "rollback failed: %v", err)
 	}
 	e.log.Info("rolled back", "to", m.Dir, "kind", m.Kind, "epoch", m.Epoch, "took", time.Since(start), "paused", e.rt.Paused())
-	if _, err := e.coord.Take(context.WithoutCancel(ctx), "rollback"); err != nil {
+	if err := e.node.CheckpointRollback(context.WithoutCancel(ctx)); err != nil {
 		return "", sqlerr.New(sqlerr.InternalError, "rolled back, but the checkpoint that records it failed: %v", err)
 	}
 	return "ROLLBACK", nil

@@ -94,8 +94,8 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			return rows, nil
 		}), nil
 	case "checkpoints":
-		return showResult(checkpointColumns, func(context.Context) ([]types.Row, error) {
-			return s.e.checkpointRows(), nil
+		return showResult(meta.CheckpointColumns, func(context.Context) ([]types.Row, error) {
+			return s.e.node.CheckpointRows(), nil
 		}), nil
 	case "health":
 		return showResult(textCols("status", "detail"), func(context.Context) ([]types.Row, error) {

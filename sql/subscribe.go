@@ -246,7 +246,7 @@ func (e *Engine) resolveFeedPoint(at *front.AsOf) (*checkpoint.Meta, error) {
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "epoch %q is not a number", at.ID)
 	}
-	s := e.checkpointSettings()
+	s := e.node.CheckpointSettings()
 	cps, err := checkpoint.List(s.Dir)
 	if err != nil {
 		return nil, err
