@@ -3,11 +3,13 @@ package meta
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +39,19 @@ const (
 	PointCheckpoint PointKind = "checkpoint"
 	PointTimestamp  PointKind = "timestamp"
 )
+
+// PointMeta is the record of a checkpoint or savepoint (its kind, id or
+// name, epoch, directory and source positions) that Resolve returns and
+// Open, CheckInputRetained and the frontend's messages take.
+type PointMeta = checkpoint.Meta
+
+// PointLabel names a checkpoint or savepoint for messages.
+func PointLabel(m *PointMeta) string {
+	if m.Kind == checkpoint.KindSavepoint {
+		return fmt.Sprintf("savepoint %q", m.Name)
+	}
+	return fmt.Sprintf("checkpoint %d", m.ID)
+}
 
 // PointsCoordinator is the checkpoint coordinator as Points use it
 // (*checkpoint.Coordinator).
@@ -373,6 +388,39 @@ func (ps *Points) Resolve(kind PointKind, name, id, ts string) (*checkpoint.Meta
 		return nil, sqlerr.New(sqlerr.DataException, "cannot use %s: %v", kind, err)
 	}
 	return m, nil
+}
+
+// ResolveEpoch finds the point a SUBSCRIBE ... AS OF EPOCH names: a
+// retained checkpoint or savepoint taken at exactly epoch (only then are
+// the changes after it known exactly), verified as Resolve does.
+func (ps *Points) ResolveEpoch(epoch uint64) (*PointMeta, error) {
+	s := ps.cfg.Settings()
+	cps, err := checkpoint.List(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	sps, err := checkpoint.Savepoints(s.SavepointsDir)
+	if err != nil {
+		return nil, err
+	}
+	var have []string
+	for _, m := range append(sps, cps...) {
+		if m.Status != checkpoint.StatusCompleted {
+			continue
+		}
+		if m.Epoch == epoch {
+			if m.Kind == checkpoint.KindSavepoint {
+				return ps.Resolve(PointSavepoint, m.Name, "", "")
+			}
+			return ps.Resolve(PointCheckpoint, "", strconv.FormatUint(m.ID, 10), "")
+		}
+		have = append(have, strconv.FormatUint(m.Epoch, 10))
+	}
+	hint := "No checkpoint or savepoint is retained."
+	if len(have) > 0 {
+		hint = fmt.Sprintf("Retained points are at epochs %s; SUBSCRIBE AS OF one of them, or without AS OF for a new snapshot.", strings.Join(have, ", "))
+	}
+	return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "no retained checkpoint or savepoint is at epoch %d, so the changes after it cannot be given exactly", epoch).WithHint("%s", hint)
 }
 
 // CheckInputRetained fails (55000) when JetStream no longer holds the

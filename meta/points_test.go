@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func (c *fakeSavepoints) TakeSavepoint(_ context.Context, name string) (*checkpo
 	c.nextID++
 	pointWithTables(c.t, dir, "js_"+name)
 	m := &checkpoint.Meta{FormatVersion: checkpoint.FormatVersion, Kind: checkpoint.KindSavepoint, ID: c.nextID, Name: name,
-		Status: checkpoint.StatusCompleted, Backend: "pebble", CompletedAt: time.Now()}
+		Epoch: 10 * c.nextID, Status: checkpoint.StatusCompleted, Backend: "pebble", CompletedAt: time.Now()}
 	data, err := json.Marshal(m)
 	if err != nil {
 		return nil, err
@@ -147,6 +148,35 @@ func TestSavepointsLifecycle(t *testing.T) {
 	m, err = ps.Resolve(PointTimestamp, "", "", time.Now().Add(time.Hour).UTC().Format("2006-01-02 15:04:05"))
 	if err != nil || m.Name != "sp2" {
 		t.Errorf("the newest point before an hour from now: %v, %v; want sp2", m, err)
+	}
+}
+
+// TestResolveEpoch: SUBSCRIBE ... AS OF EPOCH finds the retained point
+// taken at exactly that epoch, and otherwise says which epochs it could
+// name.
+func TestResolveEpoch(t *testing.T) {
+	ps := newTestPoints(t)
+	var se *sqlerr.Error
+	if _, err := ps.ResolveEpoch(10); !errors.As(err, &se) || se.Code != sqlerr.ObjectNotInPrerequisiteState || se.Hint != "No checkpoint or savepoint is retained." {
+		t.Errorf("epoch 10 with no point: %v, want SQLSTATE %s and a hint that none is retained", err, sqlerr.ObjectNotInPrerequisiteState)
+	}
+	for _, name := range []string{"sp1", "sp2"} { // at epochs 10 and 20
+		if _, err := ps.TakeSavepoint(context.Background(), name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := ps.ResolveEpoch(20)
+	if err != nil || m.Name != "sp2" || m.Epoch != 20 {
+		t.Fatalf("epoch 20: %+v, %v; want savepoint sp2", m, err)
+	}
+	if got := PointLabel(m); got != `savepoint "sp2"` {
+		t.Errorf("PointLabel(sp2) = %s", got)
+	}
+	if got := PointLabel(&PointMeta{Kind: checkpoint.KindCheckpoint, ID: 3}); got != "checkpoint 3" {
+		t.Errorf("PointLabel(checkpoint 3) = %s", got)
+	}
+	if _, err = ps.ResolveEpoch(15); !errors.As(err, &se) || se.Code != sqlerr.ObjectNotInPrerequisiteState || !strings.Contains(se.Hint, "epochs 10, 20;") {
+		t.Errorf("epoch 15: %v, want SQLSTATE %s and a hint naming epochs 10, 20", err, sqlerr.ObjectNotInPrerequisiteState)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -35,7 +36,7 @@ func (s *session) prepareChangesBetween(n *front.ChangesBetween) (*prepared, err
 			pd, ok := st.lookup(d.Name)
 			if !ok || pd.ID != d.ID {
 				st.release()
-				return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %s did not exist at %s (epoch %d)", d.Name, pointLabel(m), m.Epoch).
+				return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %s did not exist at %s (epoch %d)", d.Name, meta.PointLabel(m), m.Epoch).
 					WithHint("Name points taken after the view was created.")
 			}
 			states[i], err = exec.ViewCounts(st.store.DB(), d.ID, len(cols))

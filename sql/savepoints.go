@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"streamdb/catalog"
-	"streamdb/checkpoint"
 	"streamdb/meta"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -68,7 +67,7 @@ func (e *Engine) releaseSavepoint(name string) (string, error) {
 
 // resolvePoint finds the checkpoint or savepoint a ROLLBACK TO or AS OF
 // names, verified.
-func (e *Engine) resolvePoint(kind front.PointKind, name, id, ts string) (*checkpoint.Meta, error) {
+func (e *Engine) resolvePoint(kind front.PointKind, name, id, ts string) (*meta.PointMeta, error) {
 	return e.points.Resolve(meta.PointKind(kind), name, id, ts)
 }
 
@@ -76,7 +75,7 @@ func (e *Engine) resolvePoint(kind front.PointKind, name, id, ts string) (*check
 // m while the server runs. Queries wait (stateMu) and checkpoints pause
 // (coordinator exclusive) while the state is swapped in one atomic batch;
 // a checkpoint taken right after makes the rollback survive a crash.
-func (e *Engine) rollback(ctx context.Context, m *checkpoint.Meta) (string, error) {
+func (e *Engine) rollback(ctx context.Context, m *meta.PointMeta) (string, error) {
 	if err := e.points.CheckInputRetained(ctx, m); err != nil {
 		return "", err
 	}
@@ -211,7 +210,7 @@ func (e *Engine) asOfReader(a *front.AsOf) (*asOfState, error) {
 
 // openPoint opens (or finds open) the state of a checkpoint or savepoint
 // (meta.Points.Open) and takes a reference to it; release it when done.
-func (e *Engine) openPoint(m *checkpoint.Meta) (*asOfState, error) {
+func (e *Engine) openPoint(m *meta.PointMeta) (*asOfState, error) {
 	p, err := e.points.Open(m)
 	if err != nil {
 		return nil, err
@@ -223,7 +222,7 @@ func (e *Engine) openPoint(m *checkpoint.Meta) (*asOfState, error) {
 // and read it.
 type asOfState struct {
 	p     *meta.Point
-	meta  *checkpoint.Meta
+	meta  *meta.PointMeta
 	store *storage.Store
 	objs  map[string]*catalog.Descriptor
 }

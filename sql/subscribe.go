@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"streamdb/catalog"
-	"streamdb/checkpoint"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -184,7 +184,7 @@ func (e *Engine) openFeed(ctx context.Context, d *catalog.Descriptor, ncols int,
 		}
 		defer point.release()
 		if pd, ok := point.lookup(d.Name); !ok || pd.ID != d.ID {
-			return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %s did not exist at %s (epoch %d)", d.Name, pointLabel(m), m.Epoch).
+			return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %s did not exist at %s (epoch %d)", d.Name, meta.PointLabel(m), m.Epoch).
 				WithHint("SUBSCRIBE without AS OF, or AS OF a point after the view was created.")
 		}
 	}
@@ -220,7 +220,7 @@ func writeFirst(ctx context.Context, sub *exec.Subscription, id uint32, ncols in
 		return err
 	}
 	if point.meta.Epoch > start {
-		return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s (epoch %d) is newer than the view's committed state (epoch %d)", pointLabel(point.meta), point.meta.Epoch, start)
+		return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s (epoch %d) is newer than the view's committed state (epoch %d)", meta.PointLabel(point.meta), point.meta.Epoch, start)
 	}
 	if opts.snapshot {
 		if err := f.write(ctx, point.meta.Epoch, exec.DiffCounts(nil, then)); err != nil {
@@ -235,10 +235,9 @@ func writeFirst(ctx context.Context, sub *exec.Subscription, id uint32, ncols in
 	return nil
 }
 
-// resolveFeedPoint finds the point a SUBSCRIBE ... AS OF names. AS OF
-// EPOCH e needs a retained checkpoint or savepoint taken at exactly e:
-// only then are the changes after e known exactly.
-func (e *Engine) resolveFeedPoint(at *front.AsOf) (*checkpoint.Meta, error) {
+// resolveFeedPoint finds the point a SUBSCRIBE ... AS OF names; AS OF
+// EPOCH e needs a retained point taken at exactly e (meta.Points.ResolveEpoch).
+func (e *Engine) resolveFeedPoint(at *front.AsOf) (*meta.PointMeta, error) {
 	if at.Kind != front.PointEpoch {
 		return e.resolvePoint(at.Kind, at.Name, at.ID, at.Time)
 	}
@@ -246,52 +245,7 @@ func (e *Engine) resolveFeedPoint(at *front.AsOf) (*checkpoint.Meta, error) {
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "epoch %q is not a number", at.ID)
 	}
-	s := e.node.CheckpointSettings()
-	cps, err := checkpoint.List(s.Dir)
-	if err != nil {
-		return nil, err
-	}
-	sps, err := checkpoint.Savepoints(s.SavepointsDir)
-	if err != nil {
-		return nil, err
-	}
-	var have []string
-	for _, m := range append(sps, cps...) {
-		if m.Status != checkpoint.StatusCompleted {
-			continue
-		}
-		if m.Epoch == epoch {
-			if m.Kind == checkpoint.KindSavepoint {
-				return e.resolvePoint(front.PointSavepoint, m.Name, "", "")
-			}
-			return e.resolvePoint(front.PointCheckpoint, "", strconv.FormatUint(m.ID, 10), "")
-		}
-		have = append(have, strconv.FormatUint(m.Epoch, 10))
-	}
-	hint := "No checkpoint or savepoint is retained."
-	if len(have) > 0 {
-		hint = fmt.Sprintf("Retained points are at epochs %s; SUBSCRIBE AS OF one of them, or without AS OF for a new snapshot.", joinComma(have))
-	}
-	return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "no retained checkpoint or savepoint is at epoch %d, so the changes after it cannot be given exactly", epoch).WithHint("%s", hint)
-}
-
-func joinComma(xs []string) string {
-	out := ""
-	for i, x := range xs {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
-}
-
-// pointLabel names a checkpoint or savepoint for messages.
-func pointLabel(m *checkpoint.Meta) string {
-	if m.Kind == checkpoint.KindSavepoint {
-		return fmt.Sprintf("savepoint %q", m.Name)
-	}
-	return fmt.Sprintf("checkpoint %d", m.ID)
+	return e.points.ResolveEpoch(epoch)
 }
 
 // feed writes change rows: [epoch,] diff, columns.
