@@ -8,8 +8,10 @@ import (
 	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/sink"
 	"streamdb/sqlerr"
 	"streamdb/storage"
+	"streamdb/types"
 )
 
 // A sink's descriptor lives in Pebble under a key space of its own
@@ -18,6 +20,20 @@ import (
 // Sinks creates and deletes descriptors, tells the runtime which views
 // write an outbox, and reads the outboxes' lag; the statements (CREATE
 // and DROP SINK, their options and privileges, SHOW SINKS) are sql's.
+
+// SinkOpHeader is the message header in which a protobuf or avro sink
+// publishes each change's op (+ or -).
+const SinkOpHeader = sink.OpHeader
+
+// CheckSinkSchema checks that a sink in format (protobuf or avro) can
+// encode rows of cols with schema (a compiled FileDescriptorSet or an
+// Avro schema) and, for protobuf, message (the full name of the message
+// type): the encoder the publisher will build. Its errors name the
+// column or field to change.
+func CheckSinkSchema(format string, schema []byte, message string, cols []types.Column) error {
+	_, err := sink.NewRowEncoder(format, schema, message, cols)
+	return err
+}
 
 // SinkRuntime is the dataflow runtime as sinks use it (*exec.Runtime):
 // the running pipeline of a view writes the outbox of each of its sinks.

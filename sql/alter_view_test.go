@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"streamdb/checkpoint"
+	"streamdb/meta"
 )
 
 // TestAlterSavepointName: the savepoint an ALTER takes is a valid
@@ -18,7 +18,7 @@ func TestAlterSavepointName(t *testing.T) {
 	for _, view := range []string{"totals", "Daily Totals", strings.Repeat("v", 63), "über.view"} {
 		at := time.Date(2026, 12, 2, 3, 4, 5, 6000, time.UTC)
 		name := alterSavepointName(view, at)
-		if err := checkpoint.CheckSavepointName(name); err != nil {
+		if err := meta.ValidPointName(name); err != nil {
 			t.Errorf("view %q: %v", view, err)
 		}
 		if !ident.MatchString(name) {

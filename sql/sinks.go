@@ -8,7 +8,6 @@ import (
 	"streamdb/exec"
 	"streamdb/meta"
 	"streamdb/plan"
-	"streamdb/sink"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -17,7 +16,7 @@ import (
 
 // sinkOptions are the WITH options of CREATE SINK and their values.
 var sinkOptions = map[string][]string{
-	"format":      {"json", sink.FormatProtobuf, sink.FormatAvro},
+	"format":      {"json", exec.FormatProtobuf, exec.FormatAvro},
 	"envelope":    {string(exec.EnvelopeChangelog), string(exec.EnvelopeUpsert), string(exec.EnvelopeDebezium)},
 	optSchema:     nil,
 	optSchemaFile: nil,
@@ -69,17 +68,17 @@ func checkSinkSchemaOptions(opts map[string]string, format, envelope string) err
 		return nil
 	case envelope != string(exec.EnvelopeChangelog):
 		return sqlerr.New(sqlerr.FeatureNotSupported, "envelope %q with format %q is not supported", envelope, format).
-			WithHint("A %s sink publishes one message per change, the row, with its op (+ or -) in the header %s: use envelope = 'changelog', or format = 'json' for %s.", format, sink.OpHeader, envelope)
-	case format == sink.FormatProtobuf && hasInline:
+			WithHint("A %s sink publishes one message per change, the row, with its op (+ or -) in the header %s: use envelope = 'changelog', or format = 'json' for %s.", format, meta.SinkOpHeader, envelope)
+	case format == exec.FormatProtobuf && hasInline:
 		return sqlerr.New(sqlerr.InvalidParameterValue, "format 'protobuf' takes its schema from schema_file, not schema").
 			WithHint("Compile the .proto files with protoc --include_imports --descriptor_set_out=FILE, put FILE in the server's schema directory (--schema-dir) and give schema_file = 'FILE'.")
-	case format == sink.FormatProtobuf && (!hasFile || !hasMessage):
+	case format == exec.FormatProtobuf && (!hasFile || !hasMessage):
 		return sqlerr.New(sqlerr.InvalidParameterValue, "format 'protobuf' needs the options schema_file and message").
 			WithHint("Give WITH (format = 'protobuf', schema_file = 'orders.pb', message = 'shop.Order'): a compiled FileDescriptorSet in the server's schema directory (--schema-dir) and the full name of the message type.")
-	case format == sink.FormatAvro && hasMessage:
+	case format == exec.FormatAvro && hasMessage:
 		return sqlerr.New(sqlerr.InvalidParameterValue, "option message is for format 'protobuf'").
 			WithHint("An Avro sink's record is the schema itself: give schema or schema_file only.")
-	case format == sink.FormatAvro && hasFile == hasInline:
+	case format == exec.FormatAvro && hasFile == hasInline:
 		return sqlerr.New(sqlerr.InvalidParameterValue, "format 'avro' needs one of the options schema (the schema's JSON) and schema_file").
 			WithHint("Give WITH (format = 'avro', schema = '{\"type\": \"record\", ...}') or schema_file = 'order.avsc' (a file in the server's schema directory, --schema-dir).")
 	}
@@ -165,7 +164,7 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 		if err != nil {
 			return "", err
 		}
-		if _, err := sink.NewRowEncoder(format, schema, n.Options[optMessage], cols); err != nil {
+		if err := meta.CheckSinkSchema(format, schema, n.Options[optMessage], cols); err != nil {
 			return "", err
 		}
 	}
