@@ -26,9 +26,16 @@
 //     dropped tables, deleted once no retained point holds them, and the
 //     server's owner id file.
 //   - Points (points.go, restore_check.go): checkpoints and savepoints
-//     taken, released, listed and resolved for ROLLBACK TO and AS OF
-//     (fetched from a bucket where needed), the checks of a point's
-//     source positions before a rollback, and the cache of opened points.
+//     taken, released, listed and resolved for ROLLBACK TO, AS OF and
+//     SUBSCRIBE ... AS OF EPOCH (fetched from a bucket where needed),
+//     the checks of a point's source positions before a rollback, and
+//     the cache of opened points.
+//   - The node (node.go, checkpoints.go): Node holds the opened
+//     *node.Node and is all the frontend sees of it: the components, the
+//     settings, the checkpoint coordinator as Coordinator, the
+//     checkpoints that CHECKPOINT, DDL and ROLLBACK TO take and SHOW
+//     CHECKPOINTS' rows, the sinks' publishing status, and ROLLBACK TO's
+//     swap of the live state, the sinks' outboxes carried across it.
 //   - Sinks (sinks.go, sinks_rollback.go): the sinks' descriptors,
 //     stored beside their outboxes in Pebble: created with the JetStream
 //     stream of their subject, listed, found by name or by the view they
@@ -38,7 +45,8 @@
 //     with the changes that take each view's consumers to the point.
 //
 // What it never imports: sql, sql/front, pgwire or the TiDB parser and
-// its AST. What it needs of statements comes as plain values (a
+// its AST; sql in turn reaches checkpoint, sink and node only through
+// meta. What it needs of statements comes as plain values (a
 // RoleChange, a list of privileges); what it needs of the live catalog
 // comes as catalog descriptors or as functions sql passes in. Its errors
 // are sqlerr errors with the SQLSTATE the client sees.
@@ -47,6 +55,9 @@
 // callers hold (ddlMu, stateMu, catMu: see docs/design.md) and take no
 // lock of sql's. Roles.mu is a leaf: it is held while the roles file and
 // the replica are written, and nothing else is locked under it.
+// Node takes no lock of its own: its settings methods take the node's
+// settings lock (a leaf), and ReplaceState the coordinator's Exclusive,
+// under sql's ddlMu and stateMu.
 // Sequences.mu is a leaf; a sequence's own lock is taken after it is
 // released and held while the sequence's record is published. Jobs.mu is
 // a leaf. Sinks takes no lock: its callers hold sql's ddlMu while they
