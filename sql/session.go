@@ -401,17 +401,6 @@ func (s *session) prepareStatement(ctx context.Context, st *front.Statement, par
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", statementName(st.Text))
 }
 
-// inBlockOr runs inBlock inside a transaction block and outside one
-// otherwise.
-func (s *session) inBlockOr(inBlock, outside *prepared) *prepared {
-	return &prepared{run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
-		if s.tx != nil {
-			return inBlock.run(ctx, vals, w)
-		}
-		return outside.run(ctx, vals, w)
-	}}
-}
-
 // statementContext bounds a statement by the session's statement_timeout
 // (0 or unset: no bound). timeout reports whether the bound ended it.
 func (s *session) statementContext(ctx context.Context) (context.Context, context.CancelFunc, func() bool) {
@@ -523,43 +512,4 @@ func (e *Engine) planView(query string) (plan.Node, error) {
 		return nil, err
 	}
 	return e.bindQuery(st, &boundParams{stmt: st})
-}
-
-func (s *session) prepareExplain(n *front.Explain) (*prepared, error) {
-	var root plan.Node
-	var err error
-	switch inner := n.Stmt.Node.(type) {
-	case *front.CreateMaterializedView:
-		if _, exists := s.e.lookup(inner.Name); inner.Alter || (inner.Replace && exists) {
-			return s.explainAlter(n, inner)
-		}
-		if _, exists := s.e.lookup(inner.Name); exists && !inner.IfNotExists {
-			return nil, sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", inner.Name)
-		}
-		root, err = s.e.bindView(n.Stmt, inner)
-		if err == nil {
-			err = checkStreamable(root)
-		}
-	case *ast.SelectStmt, *ast.SetOprStmt:
-		root, err = s.bindQuery(n.Stmt, &boundParams{order: n.Stmt.Params, stmt: n.Stmt, sess: s})
-	default:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN supports SELECT and CREATE MATERIALIZED VIEW")
-	}
-	if err != nil {
-		return nil, err
-	}
-	var text string
-	if _, ok := n.Stmt.Node.(*front.CreateMaterializedView); ok {
-		text = s.e.explainStreaming(root)
-	} else {
-		text = s.e.explainQuery(root)
-	}
-	cols := []types.Column{{Name: "QUERY PLAN", Type: types.Text}}
-	return rowsResult(cols, func(context.Context) ([]types.Row, error) {
-		var rows []types.Row
-		for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			rows = append(rows, types.Row{types.NewString(line)})
-		}
-		return rows, nil
-	}), nil
 }
