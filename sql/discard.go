@@ -9,34 +9,30 @@ import (
 	"streamdb/types"
 )
 
-// prepareSessionReset prepares DISCARD and DEALLOCATE, which connection
-// poolers (a pgbouncer reset) and drivers (psycopg 3) send; ok is false
-// for other statements. Prepared statements live in the connection
-// (pgwire), reached through the RowWriter's PreparedStatements.
-func (s *session) prepareSessionReset(st *front.Statement) (p *prepared, ok bool, err error) {
-	switch n := st.Node.(type) {
-	case *front.Discard:
-		return s.prepareDiscard(n), true, nil
-	case *front.Deallocate:
-		return &prepared{run: func(_ context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
-			ps, _ := w.(pgwire.PreparedStatements)
-			if n.All {
-				s.deallocateNamed("")
-				if ps != nil {
-					ps.DeallocateAll()
-				}
-				return "DEALLOCATE ALL", nil
+// DISCARD and DEALLOCATE, which connection poolers (a pgbouncer reset)
+// and drivers (psycopg 3) send. Prepared statements live in the
+// connection (pgwire), reached through the RowWriter's
+// PreparedStatements.
+
+// prepareDeallocate prepares DEALLOCATE name and DEALLOCATE ALL.
+func (s *session) prepareDeallocate(n *front.Deallocate) (*prepared, error) {
+	return &prepared{run: func(_ context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
+		ps, _ := w.(pgwire.PreparedStatements)
+		if n.All {
+			s.deallocateNamed("")
+			if ps != nil {
+				ps.DeallocateAll()
 			}
-			if s.deallocateNamed(n.Name) {
-				return "DEALLOCATE", nil
-			}
-			if ps == nil || !ps.Deallocate(n.Name) {
-				return "", sqlerr.New(sqlerr.InvalidSQLStatementName, "prepared statement %q does not exist", n.Name)
-			}
+			return "DEALLOCATE ALL", nil
+		}
+		if s.deallocateNamed(n.Name) {
 			return "DEALLOCATE", nil
-		}}, true, nil
-	}
-	return nil, false, nil
+		}
+		if ps == nil || !ps.Deallocate(n.Name) {
+			return "", sqlerr.New(sqlerr.InvalidSQLStatementName, "prepared statement %q does not exist", n.Name)
+		}
+		return "DEALLOCATE", nil
+	}}, nil
 }
 
 // prepareDiscard: DISCARD ALL resets the session as a new one starts (it
@@ -45,7 +41,7 @@ func (s *session) prepareSessionReset(st *front.Statement) (p *prepared, ok bool
 // currval and lastval answer forgotten. DISCARD SEQUENCES forgets only
 // the latter. streamdb caches no plans across statements and has no
 // temporary tables, so DISCARD PLANS and TEMP have nothing to do.
-func (s *session) prepareDiscard(n *front.Discard) *prepared {
+func (s *session) prepareDiscard(n *front.Discard) (*prepared, error) {
 	return &prepared{run: func(_ context.Context, _ []types.Datum, w pgwire.RowWriter) (string, error) {
 		if n.What == "SEQUENCES" {
 			s.seqs = seqSession{}
@@ -64,5 +60,5 @@ func (s *session) prepareDiscard(n *front.Discard) *prepared {
 			ps.DeallocateAll()
 		}
 		return "DISCARD ALL", nil
-	}}
+	}}, nil
 }

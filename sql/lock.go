@@ -12,7 +12,7 @@ import (
 // table locks: LOCK checks what PostgreSQL checks (a transaction block,
 // tables that exist) and takes none, so DDL of other sessions is not
 // held back while a dump runs.
-func (s *session) prepareLock(n *front.Lock) *prepared {
+func (s *session) prepareLock(n *front.Lock) (*prepared, error) {
 	return command(func(context.Context) (string, error) {
 		if s.tx == nil {
 			return "", sqlerr.New(sqlerr.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
@@ -29,5 +29,5 @@ func (s *session) prepareLock(n *front.Lock) *prepared {
 			}
 		}
 		return "LOCK TABLE", nil
-	})
+	}), nil
 }

@@ -26,17 +26,9 @@ type sqlPrepared struct {
 	params []types.Type
 }
 
-// preparePrepared prepares PREPARE, EXECUTE and the part of DEALLOCATE
-// that concerns SQL-level statements; ok is false for other statements.
-func (s *session) preparePrepared(ctx context.Context, st *front.Statement) (p *prepared, ok bool, err error) {
-	switch n := st.Node.(type) {
-	case *front.Prepare:
-		return command(func(ctx context.Context) (string, error) { return "PREPARE", s.sqlPrepare(ctx, n) }), true, nil
-	case *front.Execute:
-		p, err := s.prepareExecute(ctx, n)
-		return p, true, err
-	}
-	return nil, false, nil
+// runPrepare runs PREPARE.
+func (s *session) runPrepare(ctx context.Context, n *front.Prepare) (string, error) {
+	return "PREPARE", s.sqlPrepare(ctx, n)
 }
 
 func (s *session) sqlPrepare(ctx context.Context, n *front.Prepare) error {

@@ -406,24 +406,15 @@ func (s *session) recordOwner(name string) {
 	}
 }
 
-// prepareRoles prepares the statements of users and privileges, and the
-// session functions that name users; ok is false for other statements.
-func (s *session) prepareRoles(st *front.Statement) (p *prepared, ok bool, err error) {
-	switch n := st.Node.(type) {
-	case *front.RoleStmt:
-		return command(func(context.Context) (string, error) { return s.execRoleStmt(n) }), true, nil
-	case *front.Grant:
-		return command(func(context.Context) (string, error) { return s.execGrant(n) }), true, nil
-	case *front.Show:
-		if n.Target == "password_encryption" {
-			return showResult(textCols("password_encryption"), func(context.Context) ([]types.Row, error) {
-				return []types.Row{textRow("scram-sha-256")}, nil
-			}), true, nil
-		}
-	case *ast.SelectStmt:
-		substituteUserFunctions(n, s.user)
+// prepareShowStatement prepares SHOW: password_encryption says how the
+// role store hashes passwords; the other settings are show.go's.
+func (s *session) prepareShowStatement(n *front.Show) (*prepared, error) {
+	if n.Target == "password_encryption" {
+		return showResult(textCols("password_encryption"), func(context.Context) ([]types.Row, error) {
+			return []types.Row{textRow("scram-sha-256")}, nil
+		}), nil
 	}
-	return nil, false, nil
+	return s.prepareShow(n)
 }
 
 // substituteUserFunctions replaces current_user, session_user and

@@ -118,7 +118,7 @@ func roleWord(user bool) string {
 }
 
 // execRoleStmt runs CREATE / ALTER / DROP USER or ROLE.
-func (s *session) execRoleStmt(n *front.RoleStmt) (string, error) {
+func (s *session) execRoleStmt(_ context.Context, n *front.RoleStmt) (string, error) {
 	tag := string(n.Action) + " " + "ROLE"
 	super := s.roleSuperuser()
 	switch n.Action {
@@ -248,7 +248,7 @@ func relKindWord(d *catalog.Descriptor) string {
 }
 
 // execGrant runs GRANT or REVOKE.
-func (s *session) execGrant(n *front.Grant) (string, error) {
+func (s *session) execGrant(_ context.Context, n *front.Grant) (string, error) {
 	tag := "GRANT"
 	if n.Revoke {
 		tag = "REVOKE"

@@ -53,20 +53,6 @@ func parseSubscribeOptions(opts map[string]string) (subscribeOptions, error) {
 	return o, nil
 }
 
-// prepareFeed prepares SUBSCRIBE and SELECT ... CHANGES BETWEEN; ok is
-// false for other statements.
-func (s *session) prepareFeed(st *front.Statement) (p *prepared, ok bool, err error) {
-	switch n := st.Node.(type) {
-	case *front.Subscribe:
-		p, err = s.prepareSubscribe(n)
-		return p, true, err
-	case *front.ChangesBetween:
-		p, err = s.prepareChangesBetween(n)
-		return p, true, err
-	}
-	return nil, false, nil
-}
-
 // feedView finds the materialized view a feed reads and checks that the
 // session may read it.
 func (s *session) feedView(what, name string) (*catalog.Descriptor, []types.Column, error) {

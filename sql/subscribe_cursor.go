@@ -83,33 +83,20 @@ func (s *session) closeAllCursors() {
 	}
 }
 
-// prepareCursor prepares DECLARE, FETCH and CLOSE; ok is false for other
-// statements.
-func (s *session) prepareCursor(st *front.Statement, params *boundParams) (p *prepared, ok bool, err error) {
-	switch n := st.Node.(type) {
-	case *front.DeclareCursor:
-		p, err = s.prepareDeclare(n, params)
-	case *front.Fetch:
-		p, err = s.prepareFetch(n)
-	case *front.CloseCursor:
-		p = command(func(context.Context) (string, error) {
-			cs := s.cursors()
-			if n.All {
-				s.closeAllCursors()
-				return "CLOSE CURSOR ALL", nil
-			}
-			c, ok := cs[n.Name]
-			if !ok {
-				return "", sqlerr.New(sqlerr.InvalidCursorName, "cursor %q does not exist", n.Name)
-			}
-			c.close()
-			delete(cs, n.Name)
-			return "CLOSE CURSOR", nil
-		})
-	default:
-		return nil, false, nil
+// runCloseCursor runs CLOSE name and CLOSE ALL.
+func (s *session) runCloseCursor(_ context.Context, n *front.CloseCursor) (string, error) {
+	cs := s.cursors()
+	if n.All {
+		s.closeAllCursors()
+		return "CLOSE CURSOR ALL", nil
 	}
-	return p, true, err
+	c, ok := cs[n.Name]
+	if !ok {
+		return "", sqlerr.New(sqlerr.InvalidCursorName, "cursor %q does not exist", n.Name)
+	}
+	c.close()
+	delete(cs, n.Name)
+	return "CLOSE CURSOR", nil
 }
 
 func (s *session) prepareDeclare(n *front.DeclareCursor, params *boundParams) (*prepared, error) {
