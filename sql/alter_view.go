@@ -295,27 +295,7 @@ func (e *Engine) alterView(ctx context.Context, n *front.CreateMaterializedView,
 	if n.Replace {
 		tag = "CREATE MATERIALIZED VIEW"
 	}
-	e.ddlMu.Lock()
-	old, ok := e.lookup(n.Name)
-	if !ok {
-		e.ddlMu.Unlock()
-		return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", n.Name)
-	}
-	if sinks, err := e.sinksOn([]*catalog.Descriptor{old}); err != nil || len(sinks) > 0 {
-		e.ddlMu.Unlock()
-		if err != nil {
-			return "", err
-		}
-		// A sink's pending outbox entries and its consumers hold rows of
-		// the view's current columns.
-		return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot change materialized view %s because sink %s reads it", n.Name, sinks[0].Name).
-			WithHint("DROP SINK %s first, change the view, then CREATE SINK again (its consumers then get the new view's rows as a new snapshot).", sinks[0].Name)
-	}
-	a, err := e.planAlter(ctx, old, n, st)
-	if err == nil {
-		err = a.refusal()
-	}
-	e.ddlMu.Unlock()
+	old, a, err := e.planAlterView(ctx, n, st)
 	if err != nil {
 		return "", err
 	}
@@ -325,19 +305,10 @@ func (e *Engine) alterView(ctx context.Context, n *front.CreateMaterializedView,
 		return "", sqlerr.New(sqlerr.InternalError, "the savepoint before ALTER failed, nothing was changed: %v", err)
 	}
 	pgwire.Notice(ctx, fmt.Sprintf("savepoint %s holds the state before this change; ROLLBACK TO SAVEPOINT %s undoes it", point, point), "")
-
-	e.ddlMu.Lock()
-	cur, ok := e.lookup(n.Name)
-	if !ok || cur != old {
-		e.ddlMu.Unlock()
-		return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %s changed during ALTER; nothing was changed", n.Name).WithHint("Run the ALTER again.")
-	}
-	if err := e.swapView(ctx, a); err != nil {
-		e.ddlMu.Unlock()
+	if err := e.swapAlteredView(ctx, n, old, a); err != nil {
 		return "", err
 	}
 	d := a.d
-	e.ddlMu.Unlock()
 	e.log.Info("altered materialized view", "view", d.Name, "savepoint", point, "backfill", a.rebuild)
 	if err := e.ddlCheckpoint(ctx); err != nil {
 		return "", err
@@ -356,6 +327,45 @@ func (e *Engine) alterView(ctx context.Context, n *front.CreateMaterializedView,
 		e.finishPopulating(cur)
 	}
 	return tag, nil
+}
+
+// planAlterView plans ALTER of view n.Name under ddlMu: the view as it is
+// and the plan that changes it, or the reason it cannot be changed.
+func (e *Engine) planAlterView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement) (*catalog.Descriptor, *alterPlan, error) {
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	old, ok := e.lookup(n.Name)
+	if !ok {
+		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", n.Name)
+	}
+	if sinks, err := e.sinksOn([]*catalog.Descriptor{old}); err != nil || len(sinks) > 0 {
+		if err != nil {
+			return nil, nil, err
+		}
+		// A sink's pending outbox entries and its consumers hold rows of
+		// the view's current columns.
+		return nil, nil, sqlerr.New(sqlerr.DependentObjectsExist, "cannot change materialized view %s because sink %s reads it", n.Name, sinks[0].Name).
+			WithHint("DROP SINK %s first, change the view, then CREATE SINK again (its consumers then get the new view's rows as a new snapshot).", sinks[0].Name)
+	}
+	a, err := e.planAlter(ctx, old, n, st)
+	if err == nil {
+		err = a.refusal()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return old, a, nil
+}
+
+// swapAlteredView applies plan a under ddlMu, unless view old changed
+// since it was planned.
+func (e *Engine) swapAlteredView(ctx context.Context, n *front.CreateMaterializedView, old *catalog.Descriptor, a *alterPlan) error {
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	if cur, ok := e.lookup(n.Name); !ok || cur != old {
+		return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %s changed during ALTER; nothing was changed", n.Name).WithHint("Run the ALTER again.")
+	}
+	return e.swapView(ctx, a)
 }
 
 // swapView writes the altered view and its state and restarts every

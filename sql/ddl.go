@@ -505,16 +505,22 @@ func (e *Engine) installView(ctx context.Context, n *front.CreateMaterializedVie
 // abandonView drops a view whose CREATE did not complete, unless it was
 // already dropped or replaced.
 func (e *Engine) abandonView(ctx context.Context, d *catalog.Descriptor) {
-	e.ddlMu.Lock()
-	cur, ok := e.lookup(d.Name)
-	if ok && cur.ID == d.ID {
-		if err := e.dropObject(d); err != nil {
-			e.log.Error("drop the view of a canceled CREATE", "view", d.Name, "err", err)
-		}
-	}
-	e.ddlMu.Unlock()
+	e.dropAbandonedView(d)
 	if err := e.ddlCheckpoint(ctx); err != nil {
 		e.log.Error("checkpoint after dropping the view of a canceled CREATE", "view", d.Name, "err", err)
+	}
+}
+
+// dropAbandonedView drops view d under ddlMu, unless it was already
+// dropped or replaced.
+func (e *Engine) dropAbandonedView(d *catalog.Descriptor) {
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	if cur, ok := e.lookup(d.Name); !ok || cur.ID != d.ID {
+		return
+	}
+	if err := e.dropObject(d); err != nil {
+		e.log.Error("drop the view of a canceled CREATE", "view", d.Name, "err", err)
 	}
 }
 
