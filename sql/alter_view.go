@@ -86,9 +86,9 @@ func (a *alterPlan) refused() []alterOp {
 	return out
 }
 
-// planAlter works out an ALTER of existing view old to query n. The
-// caller holds ddlMu.
-func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *front.CreateMaterializedView, st *front.Statement) (*alterPlan, error) {
+// planAlter works out an ALTER of existing view old to query n, which
+// bind binds. The caller holds ddlMu.
+func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *front.CreateMaterializedView, st *front.Statement, bind func() (plan.Node, error)) (*alterPlan, error) {
 	if old.Kind == catalog.KindUnpopulatedView {
 		return nil, notPopulated(old.Name)
 	}
@@ -104,7 +104,7 @@ func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *fron
 		return nil, err
 	}
 	allow := isTrueOption(n.Options[allowNonRestoredOption])
-	root, err := e.bindView(st, n)
+	root, err := bind()
 	if err != nil {
 		return nil, err
 	}
@@ -289,13 +289,13 @@ func (a *alterPlan) explain() []string {
 }
 
 // alterView runs ALTER MATERIALIZED VIEW (or CREATE OR REPLACE of an
-// existing view).
-func (e *Engine) alterView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement) (string, error) {
+// existing view); bind binds the new query, under ddlMu.
+func (e *Engine) alterView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement, bind func() (plan.Node, error)) (string, error) {
 	tag := "ALTER MATERIALIZED VIEW"
 	if n.Replace {
 		tag = "CREATE MATERIALIZED VIEW"
 	}
-	old, a, err := e.planAlterView(ctx, n, st)
+	old, a, err := e.planAlterView(ctx, n, st, bind)
 	if err != nil {
 		return "", err
 	}
@@ -331,7 +331,7 @@ func (e *Engine) alterView(ctx context.Context, n *front.CreateMaterializedView,
 
 // planAlterView plans ALTER of view n.Name under ddlMu: the view as it is
 // and the plan that changes it, or the reason it cannot be changed.
-func (e *Engine) planAlterView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement) (*catalog.Descriptor, *alterPlan, error) {
+func (e *Engine) planAlterView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement, bind func() (plan.Node, error)) (*catalog.Descriptor, *alterPlan, error) {
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	old, ok := e.lookup(n.Name)
@@ -347,7 +347,7 @@ func (e *Engine) planAlterView(ctx context.Context, n *front.CreateMaterializedV
 		return nil, nil, sqlerr.New(sqlerr.DependentObjectsExist, "cannot change materialized view %s because sink %s reads it", n.Name, sinks[0].Name).
 			WithHint("DROP SINK %s first, change the view, then CREATE SINK again (its consumers then get the new view's rows as a new snapshot).", sinks[0].Name)
 	}
-	a, err := e.planAlter(ctx, old, n, st)
+	a, err := e.planAlter(ctx, old, n, st, bind)
 	if err == nil {
 		err = a.refusal()
 	}
@@ -498,7 +498,7 @@ func (e *Engine) explainAlter(ctx context.Context, n *front.CreateMaterializedVi
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", n.Name)
 	}
-	a, err := e.planAlter(ctx, old, n, st)
+	a, err := e.planAlter(ctx, old, n, st, func() (plan.Node, error) { return e.bindView(st, n) })
 	if err != nil {
 		return nil, err
 	}

@@ -359,15 +359,17 @@ func (e *Engine) storeDescriptor(d *catalog.Descriptor, newID bool) error {
 	return nil
 }
 
-func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement) (string, error) {
+// createView runs CREATE MATERIALIZED VIEW n; bind binds its query,
+// under ddlMu.
+func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement, bind func() (plan.Node, error)) (string, error) {
 	const tag = "CREATE MATERIALIZED VIEW"
 	if n.Schema != "" && n.Schema != "public" {
 		return "", sqlerr.New(sqlerr.FeatureNotSupported, "schema %q does not exist; streamdb has only the public schema", n.Schema)
 	}
 	if n.NoData {
-		return e.createUnpopulatedView(ctx, n, st)
+		return e.createUnpopulatedView(ctx, n, st, bind)
 	}
-	d, root, err := e.installView(ctx, n, st, nil)
+	d, root, err := e.installView(ctx, n, st, nil, bind)
 	if err != nil {
 		return "", err
 	}
@@ -436,12 +438,13 @@ func (e *Engine) backfillView(ctx context.Context, d *catalog.Descriptor, root p
 	return nil
 }
 
-// installView binds the query of CREATE MATERIALIZED VIEW n, stores the
-// view (marked populating) and starts its dataflow, all under ddlMu, and
-// returns the view with its bound plan. It returns nil and no error when
-// the name is taken and IF NOT EXISTS says to do nothing. With unpopulated
-// view u (REFRESH of a view created WITH NO DATA), the view replaces u.
-func (e *Engine) installView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement, u *catalog.Descriptor) (*catalog.Descriptor, plan.Node, error) {
+// installView binds the query of CREATE MATERIALIZED VIEW n with bind,
+// stores the view (marked populating) and starts its dataflow, all under
+// ddlMu, and returns the view with its bound plan. It returns nil and no
+// error when the name is taken and IF NOT EXISTS says to do nothing. With
+// unpopulated view u (REFRESH of a view created WITH NO DATA), the view
+// replaces u.
+func (e *Engine) installView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement, u *catalog.Descriptor, bind func() (plan.Node, error)) (*catalog.Descriptor, plan.Node, error) {
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	if u != nil {
@@ -459,7 +462,7 @@ func (e *Engine) installView(ctx context.Context, n *front.CreateMaterializedVie
 	if err != nil {
 		return nil, nil, err
 	}
-	root, err := e.bindView(st, n)
+	root, err := bind()
 	if err != nil {
 		return nil, nil, err
 	}

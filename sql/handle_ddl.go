@@ -2,7 +2,10 @@ package sql
 
 import (
 	"context"
+	"maps"
 
+	"streamdb/catalog"
+	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
@@ -23,13 +26,14 @@ func (s *session) runCreateSource(ctx context.Context, n *front.CreateSource) (s
 // prepareCreateMaterializedView prepares CREATE MATERIALIZED VIEW, and
 // ALTER MATERIALIZED VIEW or CREATE OR REPLACE of an existing view.
 func (s *session) prepareCreateMaterializedView(_ context.Context, n *front.CreateMaterializedView, st *front.Statement, _ *boundParams) (*prepared, error) {
-	// Bind now so that errors surface at Parse time, and again at run
-	// time against the catalog of that moment.
+	// Bind now so that errors surface at Parse time; the run uses this
+	// plan unless the catalog changed since (boundView).
 	bind := s.e.bindView
 	if n.NoData {
 		bind = s.e.bindUnpopulated
 	}
-	if _, err := bind(st, n); err != nil {
+	bound, err := s.e.bindOnce(func() (plan.Node, error) { return bind(st, n) })
+	if err != nil {
 		return nil, err
 	}
 	if st.NumParams > 0 {
@@ -37,10 +41,64 @@ func (s *session) prepareCreateMaterializedView(_ context.Context, n *front.Crea
 	}
 	return command(func(ctx context.Context) (string, error) {
 		if _, exists := s.e.lookup(n.Name); n.Alter || (n.Replace && exists) {
-			return s.e.alterView(ctx, n, st)
+			if n.NoData {
+				// Bound as a view WITH NO DATA is; ALTER binds as
+				// CREATE does.
+				return s.e.alterView(ctx, n, st, func() (plan.Node, error) { return s.e.bindView(st, n) })
+			}
+			return s.e.alterView(ctx, n, st, bound.plan)
 		}
-		return s.e.createView(ctx, n, st)
+		return s.e.createView(ctx, n, st, bound.plan)
 	}), nil
+}
+
+// boundView is the query of one CREATE MATERIALIZED VIEW bound at
+// Prepare, with the catalog it was bound against (descriptors by name:
+// a catalog change replaces a descriptor, never edits one). Its run uses
+// that plan when the catalog is still the same, and binds the query
+// again when it is not, as PostgreSQL analyses a prepared statement
+// again after a change of what it reads. The plan is handed out once,
+// since a run may rewrite it; a later run binds again. The session that
+// prepared the statement runs it, one run at a time.
+type boundView struct {
+	e    *Engine
+	bind func() (plan.Node, error)
+	root plan.Node
+	objs map[string]*catalog.Descriptor
+}
+
+// bindOnce binds with bind and keeps the plan for the run, unless the
+// catalog changed while it bound.
+func (e *Engine) bindOnce(bind func() (plan.Node, error)) (*boundView, error) {
+	before := e.catalogNow()
+	root, err := bind()
+	if err != nil {
+		return nil, err
+	}
+	b := &boundView{e: e, bind: bind}
+	if after := e.catalogNow(); maps.Equal(before, after) {
+		b.root, b.objs = root, after
+	}
+	return b, nil
+}
+
+// plan is the plan of the view's query for a run: the one bound at
+// Prepare when the catalog is the same, else a new bind. The caller holds
+// ddlMu, so the catalog does not change until it is done with the plan.
+func (b *boundView) plan() (plan.Node, error) {
+	root, objs := b.root, b.objs
+	b.root, b.objs = nil, nil
+	if root != nil && maps.Equal(objs, b.e.catalogNow()) {
+		return root, nil
+	}
+	return b.bind()
+}
+
+// catalogNow is the live catalog's descriptors by name.
+func (e *Engine) catalogNow() map[string]*catalog.Descriptor {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	return maps.Clone(e.objs)
 }
 
 // prepareCreateView prepares CREATE VIEW (plain_views.go).

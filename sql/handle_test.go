@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"streamdb/catalog"
+	"streamdb/plan"
 	"streamdb/sql/front"
 )
 
@@ -107,3 +109,36 @@ WHERE c.relkind IN ('r','p','v','m','S','f','')
       AND n.nspname <> 'information_schema'
   AND pg_catalog.pg_table_is_visible(c.oid)
 ORDER BY 1,2;`
+
+// TestBoundViewBindsOnce checks that CREATE MATERIALIZED VIEW's run uses
+// the plan bound at Prepare while the catalog is the one it was bound
+// against, once, and binds again otherwise.
+func TestBoundViewBindsOnce(t *testing.T) {
+	e := &Engine{objs: map[string]*catalog.Descriptor{"t": {Name: "t", Kind: catalog.KindTable}}}
+	binds := 0
+	bind := func() (plan.Node, error) {
+		binds++
+		return &plan.Values{}, nil
+	}
+	b, err := e.bindOnce(bind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.plan(); err != nil || binds != 1 {
+		t.Fatalf("first run over the same catalog: %d binds (err %v), want 1", binds, err)
+	}
+	if _, err := b.plan(); err != nil || binds != 2 {
+		t.Fatalf("second run: %d binds (err %v), want 2: the plan is handed out once", binds, err)
+	}
+
+	b, _ = e.bindOnce(bind)
+	e.objs["t"] = &catalog.Descriptor{Name: "t", Kind: catalog.KindTable}
+	if _, err := b.plan(); err != nil || binds != 4 {
+		t.Fatalf("run after t changed: %d binds (err %v), want 4", binds, err)
+	}
+	b, _ = e.bindOnce(bind)
+	e.objs["u"] = &catalog.Descriptor{Name: "u", Kind: catalog.KindTable}
+	if _, err := b.plan(); err != nil || binds != 6 {
+		t.Fatalf("run after u was created: %d binds (err %v), want 6", binds, err)
+	}
+}

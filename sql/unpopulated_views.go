@@ -65,8 +65,9 @@ func (e *Engine) bindUnpopulated(st *front.Statement, n *front.CreateMaterialize
 
 // createUnpopulatedView runs CREATE MATERIALIZED VIEW ... WITH NO DATA:
 // the query is checked as CREATE would (names, types, what a view can
-// compute) and the view stored, unpopulated.
-func (e *Engine) createUnpopulatedView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement) (string, error) {
+// compute) and the view stored, unpopulated. bind binds the query as
+// bindUnpopulated does, under ddlMu.
+func (e *Engine) createUnpopulatedView(ctx context.Context, n *front.CreateMaterializedView, st *front.Statement, bind func() (plan.Node, error)) (string, error) {
 	const tag = "CREATE MATERIALIZED VIEW"
 	if n.Schema != "" && n.Schema != "public" {
 		return "", sqlerr.New(sqlerr.FeatureNotSupported, "schema %q does not exist; streamdb has only the public schema", n.Schema)
@@ -84,7 +85,7 @@ func (e *Engine) createUnpopulatedView(ctx context.Context, n *front.CreateMater
 	if err != nil {
 		return "", err
 	}
-	root, err := e.bindUnpopulated(st, n)
+	root, err := bind()
 	if err != nil {
 		return "", err
 	}
@@ -130,7 +131,7 @@ func (e *Engine) populateView(ctx context.Context, u *catalog.Descriptor, concur
 		n.Columns = append(n.Columns, c.Name)
 	}
 	n.Options = maps.Clone(u.Options)
-	d, root, err := e.installView(ctx, n, st, u)
+	d, root, err := e.installView(ctx, n, st, u, func() (plan.Node, error) { return e.bindView(st, n) })
 	if err != nil {
 		return err
 	}
