@@ -329,28 +329,14 @@ func (e *Engine) startNewTable(ctx context.Context, d *catalog.Descriptor) error
 // in-memory catalog.
 func (e *Engine) persist(d *catalog.Descriptor) error { return e.storeDescriptor(d, true) }
 
-// storeDescriptor writes d durably (with the state format a view's
-// dataflow needs, in the same batch) and puts it in the in-memory
+// storeDescriptor stores d (meta.Catalog) and puts it in the in-memory
 // catalog under its name; with newID it first gives d a new object id.
 func (e *Engine) storeDescriptor(d *catalog.Descriptor, newID bool) error {
-	b := e.store.NewBatch()
-	defer b.Close()
+	store := e.cat.Put
 	if newID {
-		id, err := e.store.NextObjectID(b)
-		if err != nil {
-			return err
-		}
-		d.ID = id
+		store = e.cat.Create
 	}
-	if err := storage.PutDescriptor(b, d); err != nil {
-		return err
-	}
-	if d.Kind == catalog.KindView {
-		if err := e.store.RatchetFormat(b, d.Dataflow); err != nil {
-			return err
-		}
-	}
-	if err := e.store.Commit(b, true); err != nil {
+	if err := store(d); err != nil {
 		return err
 	}
 	e.catMu.Lock()
@@ -812,16 +798,7 @@ func (e *Engine) dropObject(d *catalog.Descriptor) error {
 	if d.Kind == catalog.KindView || d.Kind == catalog.KindTable {
 		e.rt.Remove(d.ID)
 	}
-	// A view has no state or positions; DeleteObject finds none.
-	b := e.store.NewBatch()
-	defer b.Close()
-	if err := storage.DeleteDescriptor(b, d.Name); err != nil {
-		return err
-	}
-	if err := storage.DeleteObject(b, d.ID); err != nil {
-		return err
-	}
-	if err := e.store.Commit(b, true); err != nil {
+	if err := e.cat.Drop(d); err != nil {
 		return err
 	}
 	e.catMu.Lock()

@@ -65,6 +65,9 @@ type Engine struct {
 	viewKeys sync.Map
 	// ddlMu serialises catalog changes.
 	ddlMu sync.Mutex
+	// cat stores the catalog's descriptors; objs is the live catalog,
+	// which every write to cat is followed by (under catMu).
+	cat   *meta.Catalog
 	catMu sync.RWMutex
 	objs  map[string]*catalog.Descriptor
 
@@ -119,6 +122,7 @@ type Engine struct {
 func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
 	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), rt: n.Runtime(), coord: n.Coordinator(),
 		objs: map[string]*catalog.Descriptor{}, seqs: meta.NewSequences(n.Broker(), log)}
+	e.cat = meta.NewCatalog(meta.CatalogConfig{Store: e.store, Log: log})
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: n.CheckpointSettings, Broker: e.broker, Log: log})
 	e.dropped = e.newDroppedStreams()
 	e.jobs = meta.NewJobs(e.rt.Positions)

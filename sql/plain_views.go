@@ -17,7 +17,6 @@ import (
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -274,21 +273,11 @@ func checkReplaceColumns(old, cols []catalog.Column) error {
 }
 
 // replaceDescriptor writes d in place of old (the same object: same id,
-// possibly another name) durably and in the live catalog. It suits
-// changes that touch no running dataflow: views, comments, storage
-// options, a sequence's options. The caller holds ddlMu.
+// possibly another name) durably (meta.Catalog.Replace) and in the live
+// catalog. It suits changes that touch no running dataflow: views,
+// comments, storage options, a sequence's options. The caller holds ddlMu.
 func (e *Engine) replaceDescriptor(old, d *catalog.Descriptor) error {
-	b := e.store.NewBatch()
-	defer b.Close()
-	if old.Name != d.Name {
-		if err := storage.DeleteDescriptor(b, old.Name); err != nil {
-			return err
-		}
-	}
-	if err := storage.PutDescriptor(b, d); err != nil {
-		return err
-	}
-	if err := e.store.Commit(b, true); err != nil {
+	if err := e.cat.Replace(old, d); err != nil {
 		return err
 	}
 	e.catMu.Lock()

@@ -11,7 +11,6 @@ import (
 	"streamdb/catalog"
 	"streamdb/plan"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // A materialized view is "populating" from its CREATE until its dataflow
@@ -162,13 +161,7 @@ func (e *Engine) finishPopulatingLocked(d *catalog.Descriptor) {
 	if len(next.Options) == 0 {
 		next.Options = nil
 	}
-	b := e.store.NewBatch()
-	defer b.Close()
-	if err := storage.PutDescriptor(b, &next); err != nil {
-		e.log.Warn("clearing populating flag", "view", d.Name, "err", err)
-		return
-	}
-	if err := e.store.Commit(b, false); err != nil {
+	if err := e.cat.Amend(&next); err != nil {
 		e.log.Warn("clearing populating flag", "view", d.Name, "err", err)
 		return
 	}

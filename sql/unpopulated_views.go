@@ -10,7 +10,6 @@ import (
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // Materialized views created WITH NO DATA. PostgreSQL defines such a
@@ -171,13 +170,7 @@ func (e *Engine) unpopulate(ctx context.Context, d, u *catalog.Descriptor) {
 // putUnpopulated stores unpopulated view u again, after the view a
 // failed REFRESH made of it was dropped. The caller holds ddlMu.
 func (e *Engine) putUnpopulated(u *catalog.Descriptor) {
-	b := e.store.NewBatch()
-	defer b.Close()
-	err := storage.PutDescriptor(b, u)
-	if err == nil {
-		err = e.store.Commit(b, true)
-	}
-	if err != nil {
+	if err := e.cat.Put(u); err != nil {
 		e.log.Error("put back the unpopulated view of a failed REFRESH", "view", u.Name, "err", err)
 		return
 	}
