@@ -3,6 +3,7 @@ package meta
 import (
 	"log/slog"
 
+	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/storage"
 )
@@ -11,11 +12,11 @@ import (
 // secrets, plain and unpopulated views) live in Pebble, one record per
 // name (storage.PutDescriptor), beside the object id counter and the data
 // directory's state format. Catalog is becoming their only writer: it
-// gives new objects their ids and writes, replaces and deletes
-// descriptors. The live catalog, the descriptors by name that statements
-// read, is sql's: after each write here sql puts the same descriptor
-// there, so the two agree whenever the catalog lock (sql's ddlMu) is
-// released.
+// gives new objects their ids, writes, replaces and deletes descriptors,
+// and loads them at start (catalog_load.go). The live catalog, the
+// descriptors by name that statements read, is sql's: after each write
+// here sql puts the same descriptor there, so the two agree whenever the
+// catalog lock (sql's ddlMu) is released.
 //
 // Invariants kept here:
 //   - An object id is handed out once per data directory: it is taken
@@ -32,7 +33,10 @@ import (
 // CatalogConfig is what the catalog works on: one node's components.
 type CatalogConfig struct {
 	Store *storage.Store
-	Log   *slog.Logger
+	// Broker finds or creates the JetStream stream of each stream and
+	// table when the catalog is loaded.
+	Broker *broker.Broker
+	Log    *slog.Logger
 }
 
 // Catalog is one server's stored catalog. Its methods take no lock of

@@ -6,7 +6,6 @@ package sql
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -122,7 +121,7 @@ type Engine struct {
 func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
 	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), rt: n.Runtime(), coord: n.Coordinator(),
 		objs: map[string]*catalog.Descriptor{}, seqs: meta.NewSequences(n.Broker(), log)}
-	e.cat = meta.NewCatalog(meta.CatalogConfig{Store: e.store, Log: log})
+	e.cat = meta.NewCatalog(meta.CatalogConfig{Store: e.store, Broker: e.broker, Log: log})
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: n.CheckpointSettings, Broker: e.broker, Log: log})
 	e.dropped = e.newDroppedStreams()
 	e.jobs = meta.NewJobs(e.rt.Positions)
@@ -182,73 +181,29 @@ func (e *Engine) Close() error {
 	return e.node.Close()
 }
 
-// loadCatalog reads every object and restarts the views, in creation order
-// so that a view starts after what it reads.
+// loadCatalog reads every object into the live catalog and restarts the
+// tables and views, in creation order so that a view starts after what it
+// reads (meta.Catalog.Load says what is done in which order, and under
+// which locks it is called).
 func (e *Engine) loadCatalog() error {
-	if err := e.store.CheckDirFormat(); err != nil {
-		return err
-	}
-	descs, err := storage.Descriptors(e.store.DB())
-	if err != nil {
-		return err
-	}
-	if err := checkViewFormats(descs); err != nil {
-		return err
-	}
-	sort.Slice(descs, func(i, j int) bool { return descs[i].ID < descs[j].ID })
-	e.catMu.Lock()
-	e.objs = map[string]*catalog.Descriptor{}
-	for _, d := range descs {
-		e.objs[d.Name] = d
-	}
-	e.catMu.Unlock()
-	if err := e.migrateViewFormats(descs); err != nil {
-		return err
-	}
-	for _, d := range descs {
-		if d.Kind != catalog.KindStream && d.Kind != catalog.KindTable {
-			continue
-		}
-		// A restored savepoint may come from another machine: bind (or
-		// create) the JetStream stream of every stream it declares. The
-		// lookup is retried: a lost reply (a NATS node going) must not
-		// hold the start for the whole timeout.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		var js string
-		err := broker.Retry(ctx, broker.RequestAttempt, func(ctx context.Context) (err error) {
-			js, err = e.broker.EnsureStream(ctx, d.Name, d.Subject)
-			return err
-		})
-		cancel()
-		if err != nil {
-			return fmt.Errorf("stream %s: %w", d.Name, err)
-		}
-		if js != d.JSStream {
-			e.log.Warn("stream's subject is now held by another JetStream stream", "stream", d.Name, "subject", d.Subject, "was", d.JSStream, "now", js)
-			d.JSStream = js
-		}
-	}
-	for _, d := range descs {
-		if d.Kind == catalog.KindTable {
-			if err := e.startTable(d); err != nil {
-				return fmt.Errorf("restore table %s: %w", d.Name, err)
+	return e.cat.Load(meta.CatalogLoad{
+		Install: func(descs []*catalog.Descriptor) {
+			e.catMu.Lock()
+			e.objs = map[string]*catalog.Descriptor{}
+			for _, d := range descs {
+				e.objs[d.Name] = d
 			}
-			continue
-		}
-		if d.Kind != catalog.KindView {
-			continue
-		}
-		start := time.Now()
-		root, err := e.viewPlan(d)
-		if err != nil {
-			return fmt.Errorf("restore materialized view %s: %w", d.Name, err)
-		}
-		if err := e.startView(d, root); err != nil {
-			return fmt.Errorf("restore materialized view %s: %w", d.Name, err)
-		}
-		e.log.Info("restored materialized view", "view", d.Name, "took", time.Since(start))
-	}
-	return nil
+			e.catMu.Unlock()
+		},
+		Update: func(d *catalog.Descriptor) {
+			e.catMu.Lock()
+			e.objs[d.Name] = d
+			e.catMu.Unlock()
+		},
+		Plan:       e.viewPlan,
+		StartTable: e.startTable,
+		StartView:  e.startView,
+	})
 }
 
 func (e *Engine) lookup(name string) (*catalog.Descriptor, bool) {

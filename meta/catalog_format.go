@@ -1,0 +1,72 @@
+package meta
+
+import (
+	"fmt"
+
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/faults"
+	"streamdb/plan"
+	"streamdb/storage"
+)
+
+// CheckViewFormats refuses a catalog with a view whose state format this
+// binary cannot read (a directory written by a newer streamdb, or one too
+// old), before any view starts: a view misread would serve wrong rows.
+func CheckViewFormats(descs []*catalog.Descriptor) error {
+	for _, d := range descs {
+		if d.Kind != catalog.KindView {
+			continue
+		}
+		if err := catalog.CheckFormat("materialized view "+d.Name, d.Dataflow); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MigrateViewFormats moves every view of descs, before any starts, to the
+// newest format its state is already in (exec.MigratedFormat of the plan
+// viewPlan returns), and records it in its descriptor and the directory's
+// format; descs and, through update, the live catalog get the new
+// descriptors. Each view is one synced batch, so a crash leaves every
+// view at its old format or its new one, and the next start goes on from
+// there; a view already moved is left alone. It runs whenever the
+// catalog is loaded (Load): at start, after --restore-from and after
+// ROLLBACK TO, so state restored from an older savepoint or checkpoint
+// (whose files are never rewritten) moves too.
+func (c *Catalog) MigrateViewFormats(descs []*catalog.Descriptor, viewPlan func(*catalog.Descriptor) (plan.Node, error), update func(*catalog.Descriptor)) error {
+	st := c.cfg.Store
+	for i, d := range descs {
+		if d.Kind != catalog.KindView || d.Dataflow >= catalog.DataflowLatest {
+			continue
+		}
+		root, err := viewPlan(d)
+		if err != nil {
+			return fmt.Errorf("materialized view %s: %w", d.Name, err)
+		}
+		to := exec.MigratedFormat(d.Dataflow, root)
+		if to == d.Dataflow {
+			continue
+		}
+		nd := *d
+		nd.Dataflow = to
+		b := st.NewBatch()
+		err = storage.PutDescriptor(b, &nd)
+		if err == nil {
+			err = st.RatchetFormat(b, to)
+		}
+		if err == nil {
+			err = st.Commit(b, true)
+		}
+		b.Close()
+		if err != nil {
+			return fmt.Errorf("materialized view %s: moving it to format %d: %w", d.Name, to, err)
+		}
+		faults.Crash("view-format-moved")
+		c.cfg.Log.Info("moved materialized view to a newer format", "view", d.Name, "from", d.Dataflow, "to", to)
+		descs[i] = &nd
+		update(&nd)
+	}
+	return nil
+}

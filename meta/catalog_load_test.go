@@ -1,0 +1,171 @@
+package meta
+
+import (
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"streamdb/broker"
+	"streamdb/catalog"
+	"streamdb/plan"
+	"streamdb/sqlerr"
+	"streamdb/storage"
+	"streamdb/tests/testutil"
+	"streamdb/types"
+)
+
+// loadRecorder is a CatalogLoad that records what Load asks of it, in
+// order, with a live catalog of its own.
+type loadRecorder struct {
+	live   map[string]*catalog.Descriptor
+	events []string
+}
+
+func (r *loadRecorder) hooks() CatalogLoad {
+	return CatalogLoad{
+		Install: func(descs []*catalog.Descriptor) {
+			r.live = map[string]*catalog.Descriptor{}
+			names := ""
+			for _, d := range descs {
+				r.live[d.Name] = d
+				names += " " + d.Name
+			}
+			r.events = append(r.events, "install"+names)
+		},
+		Update: func(d *catalog.Descriptor) {
+			r.live[d.Name] = d
+			r.events = append(r.events, "update "+d.Name)
+		},
+		Plan: func(d *catalog.Descriptor) (plan.Node, error) {
+			if r.live[d.Name] == nil {
+				return nil, errors.New("planned " + d.Name + " before it was in the live catalog")
+			}
+			// A view's plan as the binder gives it: a scan of the stream.
+			s := r.live["s"]
+			cols, err := s.Schema()
+			if err != nil {
+				return nil, err
+			}
+			return &plan.Scan{Object: s, Cols: cols}, nil
+		},
+		StartTable: func(d *catalog.Descriptor) error {
+			r.events = append(r.events, "table "+d.Name)
+			return nil
+		},
+		StartView: func(d *catalog.Descriptor, root plan.Node) error {
+			r.events = append(r.events, "view "+d.Name)
+			return nil
+		},
+	}
+}
+
+// TestCatalogLoad: Load installs the stored catalog in id order, moves an
+// older view to the newest format its state is in (stored and in the live
+// catalog), binds each stream and table to its JetStream stream, then
+// starts tables and views in id order, skipping the objects without a
+// dataflow.
+func TestCatalogLoad(t *testing.T) {
+	b, err := broker.Connect(testutil.StartNATS(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	st, err := storage.Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c := NewCatalog(CatalogConfig{Store: st, Broker: b, Log: slog.New(slog.DiscardHandler)})
+
+	cols := catalog.ColumnsFrom([]types.Column{{Name: "x", Type: types.Int8}})
+	old := catalog.DataflowLatest - 1
+	descs := []*catalog.Descriptor{
+		{Name: "s", Kind: catalog.KindStream, Subject: "load.s", JSStream: "gone", Columns: cols},
+		{Name: "v", Kind: catalog.KindView, Query: "SELECT x FROM s", Dataflow: old, Columns: cols},
+		{Name: "t", Kind: catalog.KindTable, Subject: "load.t", Columns: cols},
+		{Name: "pv", Kind: catalog.KindPlainView, Query: "SELECT x FROM t", Columns: cols},
+		{Name: "a", Kind: catalog.KindView, Query: "SELECT x FROM t", Dataflow: catalog.DataflowLatest, Columns: cols},
+	}
+	for _, d := range descs {
+		if err := c.Create(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	r := &loadRecorder{}
+	if err := c.Load(r.hooks()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"install s v t pv a", "update v", "view v", "table t", "view a"}
+	if !reflect.DeepEqual(r.events, want) {
+		t.Errorf("Load did %q; want %q", r.events, want)
+	}
+	if got := r.live["v"].Dataflow; got != catalog.DataflowLatest {
+		t.Errorf("live view v has format %d after Load; want %d (moved from %d)", got, catalog.DataflowLatest, old)
+	}
+	if got := storedNames(t, st)["v"].Dataflow; got != catalog.DataflowLatest {
+		t.Errorf("stored view v has format %d after Load; want %d", got, catalog.DataflowLatest)
+	}
+	for _, name := range []string{"s", "t"} {
+		d := r.live[name]
+		js, err := b.JS.StreamNameBySubject(t.Context(), d.Subject)
+		if err != nil {
+			t.Fatalf("%s's subject has no JetStream stream after Load: %v", name, err)
+		}
+		if d.JSStream != js {
+			t.Errorf("live %s is bound to JetStream stream %q; its subject is held by %q", name, d.JSStream, js)
+		}
+	}
+
+	// A second Load (as after ROLLBACK TO) finds v moved and leaves it.
+	r = &loadRecorder{}
+	if err := c.Load(r.hooks()); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"install s v t pv a", "view v", "table t", "view a"}
+	if !reflect.DeepEqual(r.events, want) {
+		t.Errorf("second Load did %q; want %q", r.events, want)
+	}
+}
+
+// TestCatalogLoadRefusesFormats: a view in a format this binary does not
+// read is refused with 0A000, naming the view, before the live catalog is
+// touched or anything starts; so is a data directory of such a format.
+func TestCatalogLoadRefusesFormats(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(t *testing.T, st *storage.Store, c *Catalog)
+	}{
+		{"view", func(t *testing.T, st *storage.Store, c *Catalog) {
+			if err := c.Create(&catalog.Descriptor{Name: "v", Kind: catalog.KindView, Query: "SELECT 1", Dataflow: catalog.DataflowMinSupported - 1}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"directory", func(t *testing.T, st *storage.Store, c *Catalog) {
+			b := st.NewBatch()
+			defer b.Close()
+			if err := st.RatchetFormat(b, catalog.DataflowLatest+1); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Commit(b, true); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, c := openCatalogStore(t, filepath.Join(t.TempDir(), "state"))
+			defer st.Close()
+			tc.set(t, st, c)
+			r := &loadRecorder{}
+			err := c.Load(r.hooks())
+			if code := sqlerr.From(err).Code; code != sqlerr.FeatureNotSupported {
+				t.Fatalf("Load: %v (SQLSTATE %s); want SQLSTATE %s", err, code, sqlerr.FeatureNotSupported)
+			}
+			if len(r.events) != 0 {
+				t.Errorf("Load refused the catalog after %q; want nothing done", r.events)
+			}
+		})
+	}
+}
