@@ -11,9 +11,11 @@ import (
 // The catalog's descriptors (streams, tables, views, sequences, sources,
 // secrets, plain and unpopulated views) live in Pebble, one record per
 // name (storage.PutDescriptor), beside the object id counter and the data
-// directory's state format. Catalog is becoming their only writer: it
-// gives new objects their ids, writes, replaces and deletes descriptors,
-// and loads them at start (catalog_load.go). The live catalog, the
+// directory's state format. Catalog is their only writer (tests/arch
+// checks that no other package calls storage's writers): it gives new
+// objects their ids, writes, replaces and deletes descriptors, alone or
+// in a batch with state (catalog_batch.go), and loads them at start
+// (catalog_load.go). The live catalog, the
 // descriptors by name that statements read, is sql's: after each write
 // here sql puts the same descriptor there, so the two agree whenever the
 // catalog lock (sql's ddlMu) is released.

@@ -156,3 +156,61 @@ func TestCatalogReplaceKeepsFormat(t *testing.T) {
 		t.Errorf("directory format %d (%v) after Put; want %d", f, err, catalog.DataflowLatest)
 	}
 }
+
+// TestCatalogBatchWrites: NewIDIn, PutIn and DeleteIn write into the
+// caller's batch: nothing is stored, and no id handed out, until it
+// commits, and then all of it is.
+func TestCatalogBatchWrites(t *testing.T) {
+	st, c := openCatalogStore(t, filepath.Join(t.TempDir(), "state"))
+	defer st.Close()
+	old := &catalog.Descriptor{Name: "old", Kind: catalog.KindTable, Subject: "old"}
+	if err := c.Create(old); err != nil {
+		t.Fatal(err)
+	}
+
+	write := func(commit bool) *catalog.Descriptor {
+		b := st.NewBatch()
+		defer b.Close()
+		seq := &catalog.Descriptor{Name: "seq", Kind: catalog.KindSequence}
+		id, err := c.NewIDIn(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq.ID = id
+		renamed := *old
+		renamed.Name = "new"
+		if err := c.DeleteIn(b, old.Name); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.PutIn(b, seq, &renamed); err != nil {
+			t.Fatal(err)
+		}
+		if got := storedNames(t, st); got["seq"] != nil || got["new"] != nil || got["old"] == nil {
+			t.Fatalf("before the batch commits, the catalog holds %v; want only old", got)
+		}
+		if commit {
+			if err := st.Commit(b, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return seq
+	}
+	if seq := write(false); seq.ID != 2 {
+		t.Fatalf("NewIDIn gave %d; want 2", seq.ID)
+	}
+	seq := write(true)
+	if seq.ID != 2 {
+		t.Errorf("NewIDIn gave %d after a batch that did not commit; want 2 again", seq.ID)
+	}
+	got := storedNames(t, st)
+	if got["old"] != nil || got["new"] == nil || got["new"].ID != old.ID || got["seq"] == nil || got["seq"].ID != 2 {
+		t.Errorf("after the batch commits, the catalog holds %v; want new (id %d) and seq (id 2)", got, old.ID)
+	}
+	next := &catalog.Descriptor{Name: "next", Kind: catalog.KindStream, Subject: "next"}
+	if err := c.Create(next); err != nil {
+		t.Fatal(err)
+	}
+	if next.ID != 3 {
+		t.Errorf("Create after the batch gave id %d; want 3", next.ID)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"streamdb/catalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // addIdentity runs ALTER TABLE t ALTER COLUMN c ADD GENERATED {ALWAYS |
@@ -79,15 +78,10 @@ func (e *Engine) addIdentity(ctx context.Context, t *catalog.Descriptor, act fro
 	// second time, and epochs would wait for the first one for ever.
 	err = e.restartWith(func(b *pebble.Batch) error {
 		var err error
-		if seq.ID, err = e.store.NextObjectID(b); err != nil {
+		if seq.ID, err = e.cat.NewIDIn(b); err != nil {
 			return err
 		}
-		for _, d := range []*catalog.Descriptor{seq, next} {
-			if err := storage.PutDescriptor(b, d); err != nil {
-				return err
-			}
-		}
-		return nil
+		return e.cat.PutIn(b, seq, next)
 	})
 	if err != nil {
 		return err

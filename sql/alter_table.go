@@ -795,10 +795,8 @@ func (e *Engine) commitColumnChange(a *columnChange) error {
 		if err := clearIndexes(b, a.old.ID, a.droppedIndexes); err != nil {
 			return err
 		}
-		for _, d := range append([]*catalog.Descriptor{a.d}, a.others...) {
-			if err := storage.PutDescriptor(b, d); err != nil {
-				return err
-			}
+		if err := e.cat.PutIn(b, append([]*catalog.Descriptor{a.d}, a.others...)...); err != nil {
+			return err
 		}
 		if err := e.store.Commit(b, true); err != nil {
 			return err
@@ -841,10 +839,8 @@ func (e *Engine) commitColumnChange(a *columnChange) error {
 		if err := rebuildIndexes(b, a); err != nil {
 			return err
 		}
-		for _, d := range append([]*catalog.Descriptor{a.d}, a.others...) {
-			if err := storage.PutDescriptor(b, d); err != nil {
-				return err
-			}
+		if err := e.cat.PutIn(b, append([]*catalog.Descriptor{a.d}, a.others...)...); err != nil {
+			return err
 		}
 		committed := e.store.Commit(b, true)
 		loaded = true

@@ -448,7 +448,7 @@ func (e *Engine) swapView(ctx context.Context, a *alterPlan) error {
 		if err := clearIndexes(b, a.old.ID, a.old.Indexes); err != nil {
 			return err
 		}
-		if err := storage.PutDescriptor(b, d); err != nil {
+		if err := e.cat.PutIn(b, d); err != nil {
 			return err
 		}
 		if err := e.store.Commit(b, true); err != nil {

@@ -152,7 +152,7 @@ func (e *Engine) createIndex(ctx context.Context, n *front.CreateIndex) (string,
 		if dup, err = exec.BuildIndex(e.store.DB(), b, &nd, &nd.Indexes[len(nd.Indexes)-1]); err != nil || dup != nil {
 			return err
 		}
-		return storage.PutDescriptor(b, &nd)
+		return e.cat.PutIn(b, &nd)
 	})
 	if err != nil {
 		return "", sqlerr.New(sqlerr.InternalError, "creating index %s failed: %v", name, err)
@@ -249,7 +249,7 @@ func (e *Engine) dropIndex(ctx context.Context, n *front.DropIndex) (string, err
 			}
 		}
 		for _, nd := range changed {
-			if err := storage.PutDescriptor(b, nd); err != nil {
+			if err := e.cat.PutIn(b, nd); err != nil {
 				return err
 			}
 		}

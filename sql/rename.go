@@ -9,7 +9,6 @@ import (
 	"streamdb/pgwire"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 )
 
 // renameRelation is ALTER TABLE / ALTER STREAM / ALTER VIEW / ALTER
@@ -168,13 +167,11 @@ func (e *Engine) commitRename(old, d *catalog.Descriptor, others ...*catalog.Des
 		defer e.rt.StartDeferred()
 		b := e.store.NewBatch()
 		defer b.Close()
-		if err := storage.DeleteDescriptor(b, old.Name); err != nil {
+		if err := e.cat.DeleteIn(b, old.Name); err != nil {
 			return err
 		}
-		for _, x := range append([]*catalog.Descriptor{d}, others...) {
-			if err := storage.PutDescriptor(b, x); err != nil {
-				return err
-			}
+		if err := e.cat.PutIn(b, append([]*catalog.Descriptor{d}, others...)...); err != nil {
+			return err
 		}
 		committed := e.store.Commit(b, true)
 		if err := e.loadCatalog(); err != nil {
