@@ -22,11 +22,12 @@ type CatalogLoad struct {
 	// Update puts d in the live catalog in place of the descriptor of its
 	// name. It takes sql's catMu.
 	Update func(d *catalog.Descriptor)
-	// Plan returns the plan of materialized view d: its stored plan
-	// decoded against the live catalog or, for a view from a data
-	// directory written before plans were stored, its query bound by
-	// sql's binder.
-	Plan func(d *catalog.Descriptor) (plan.Node, error)
+	// Lookup finds an object by name in the live catalog Install made,
+	// for the views' stored plans (ViewPlan). It takes catMu shared.
+	Lookup func(name string) (*catalog.Descriptor, bool)
+	// Bind is sql's binder: it binds the query of a view stored without
+	// a plan (ViewPlan), against the live catalog.
+	Bind func(query string) (plan.Node, error)
 	// StartTable starts table d's dataflow; StartView starts view d's
 	// from its plan root. Both start from d's committed state and
 	// positions.
@@ -71,7 +72,8 @@ func (c *Catalog) Load(l CatalogLoad) error {
 	}
 	sort.Slice(descs, func(i, j int) bool { return descs[i].ID < descs[j].ID })
 	l.Install(descs)
-	if err := c.MigrateViewFormats(descs, l.Plan, l.Update); err != nil {
+	viewPlan := func(d *catalog.Descriptor) (plan.Node, error) { return ViewPlan(d, l.Lookup, l.Bind) }
+	if err := c.MigrateViewFormats(descs, viewPlan, l.Update); err != nil {
 		return err
 	}
 	for _, d := range descs {
@@ -93,7 +95,7 @@ func (c *Catalog) Load(l CatalogLoad) error {
 			continue
 		}
 		start := time.Now()
-		root, err := l.Plan(d)
+		root, err := viewPlan(d)
 		if err != nil {
 			return fmt.Errorf("restore materialized view %s: %w", d.Name, err)
 		}

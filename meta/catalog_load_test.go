@@ -38,17 +38,17 @@ func (r *loadRecorder) hooks() CatalogLoad {
 			r.live[d.Name] = d
 			r.events = append(r.events, "update "+d.Name)
 		},
-		Plan: func(d *catalog.Descriptor) (plan.Node, error) {
-			if r.live[d.Name] == nil {
-				return nil, errors.New("planned " + d.Name + " before it was in the live catalog")
+		Lookup: func(name string) (*catalog.Descriptor, bool) {
+			d, ok := r.live[name]
+			return d, ok
+		},
+		Bind: func(query string) (plan.Node, error) {
+			if r.live == nil {
+				return nil, errors.New("bound " + query + " before the live catalog was installed")
 			}
+			r.events = append(r.events, "bind "+query)
 			// A view's plan as the binder gives it: a scan of the stream.
-			s := r.live["s"]
-			cols, err := s.Schema()
-			if err != nil {
-				return nil, err
-			}
-			return &plan.Scan{Object: s, Cols: cols}, nil
+			return scanOf(r.live["s"])
 		},
 		StartTable: func(d *catalog.Descriptor) error {
 			r.events = append(r.events, "table "+d.Name)
@@ -61,11 +61,21 @@ func (r *loadRecorder) hooks() CatalogLoad {
 	}
 }
 
+// scanOf is a plan that scans d.
+func scanOf(d *catalog.Descriptor) (plan.Node, error) {
+	cols, err := d.Schema()
+	if err != nil {
+		return nil, err
+	}
+	return &plan.Scan{Object: d, Cols: cols}, nil
+}
+
 // TestCatalogLoad: Load installs the stored catalog in id order, moves an
 // older view to the newest format its state is in (stored and in the live
 // catalog), binds each stream and table to its JetStream stream, then
 // starts tables and views in id order, skipping the objects without a
-// dataflow.
+// dataflow; a view stored without a plan is bound by the binder it is
+// given, one with a plan is not.
 func TestCatalogLoad(t *testing.T) {
 	b, err := broker.Connect(testutil.StartNATS(t))
 	if err != nil {
@@ -88,7 +98,24 @@ func TestCatalogLoad(t *testing.T) {
 		{Name: "pv", Kind: catalog.KindPlainView, Query: "SELECT x FROM t", Columns: cols},
 		{Name: "a", Kind: catalog.KindView, Query: "SELECT x FROM t", Dataflow: catalog.DataflowLatest, Columns: cols},
 	}
+	lookup := func(name string) (*catalog.Descriptor, bool) {
+		for _, d := range descs {
+			if d.Name == name {
+				return d, true
+			}
+		}
+		return nil, false
+	}
 	for _, d := range descs {
+		if d.Name == "a" {
+			root, err := scanOf(descs[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Plan, err = plan.Encode(root, lookup); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := c.Create(d); err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +125,8 @@ func TestCatalogLoad(t *testing.T) {
 	if err := c.Load(r.hooks()); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"install s v t pv a", "update v", "view v", "table t", "view a"}
+	bindV := "bind SELECT x FROM s"
+	want := []string{"install s v t pv a", bindV, "update v", bindV, "view v", "table t", "view a"}
 	if !reflect.DeepEqual(r.events, want) {
 		t.Errorf("Load did %q; want %q", r.events, want)
 	}
@@ -124,7 +152,7 @@ func TestCatalogLoad(t *testing.T) {
 	if err := c.Load(r.hooks()); err != nil {
 		t.Fatal(err)
 	}
-	want = []string{"install s v t pv a", "view v", "table t", "view a"}
+	want = []string{"install s v t pv a", bindV, "view v", "table t", "view a"}
 	if !reflect.DeepEqual(r.events, want) {
 		t.Errorf("second Load did %q; want %q", r.events, want)
 	}

@@ -200,7 +200,8 @@ func (e *Engine) loadCatalog() error {
 			e.objs[d.Name] = d
 			e.catMu.Unlock()
 		},
-		Plan:       e.viewPlan,
+		Lookup:     e.lookup,
+		Bind:       e.planView,
 		StartTable: e.startTable,
 		StartView:  e.startView,
 	})

@@ -1,12 +1,10 @@
 package sql
 
 import (
-	"errors"
-
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/plan"
-	"streamdb/sqlerr"
 )
 
 // recordPlan stores in d the plan record of root, the plan view d is
@@ -27,21 +25,9 @@ func (e *Engine) recordPlan(d *catalog.Descriptor, root plan.Node) {
 }
 
 // viewPlan is the plan view d's dataflow is built from: its plan record,
-// or, for a view created without one, its SQL bound again.
+// or, for a view created without one, its SQL bound again (meta.ViewPlan).
 func (e *Engine) viewPlan(d *catalog.Descriptor) (plan.Node, error) {
-	if len(d.Plan) == 0 {
-		return e.planView(d.Query)
-	}
-	root, err := plan.Decode(d.Plan, e.lookup)
-	if err != nil {
-		var se *sqlerr.Error
-		if errors.As(err, &se) {
-			return nil, &sqlerr.Error{Code: se.Code, Message: "materialized view " + d.Name + ": " + se.Message, Hint: se.Hint}
-		}
-		// XX001, data_corrupted: the record is there but does not read.
-		return nil, sqlerr.New(sqlerr.DataCorrupted, "the stored plan of materialized view %s cannot be read: %v", d.Name, err)
-	}
-	return root, nil
+	return meta.ViewPlan(d, e.lookup, e.planView)
 }
 
 // upstreamPlans binds, for the dataflow of view d built from root, the
