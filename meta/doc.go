@@ -4,6 +4,18 @@
 // and checks privileges; meta keeps what must last and says what it is.
 //
 // What it owns so far:
+//   - The catalog (catalog.go, catalog_batch.go, catalog_load.go,
+//     catalog_format.go): the descriptors of streams, tables, views,
+//     sequences, sources and secrets as stored in Pebble, with the object
+//     id counter and the directory's state format. Catalog is their only
+//     writer (tests/arch checks it): Create, Put, Replace, Amend and Drop
+//     each commit one batch; NewIDIn, PutIn and DeleteIn write into a
+//     batch that commits with state. Load reads the catalog and starts
+//     it: formats checked, the live catalog installed in id order, views
+//     moved to newer formats, streams bound to JetStream, tables and
+//     views started in id order, through functions sql passes in
+//     (CatalogLoad, the binder among them). The live catalog itself is
+//     sql's, updated after each write.
 //   - Roles (roles.go): users, their passwords' SCRAM verifiers, the
 //     owners of objects and the privileges granted on them, kept in the
 //     data directory's roles file outside the Pebble state (ROLLBACK TO
@@ -12,8 +24,7 @@
 //   - Sequences (sequences.go): the values of sequences, reserved in
 //     blocks by records in a JetStream stream before they are handed out,
 //     so that neither a crash nor ROLLBACK TO hands a value out twice.
-//     The sequences' definitions are catalog descriptors, which sql
-//     writes for now.
+//     The sequences' definitions are catalog descriptors (Catalog).
 //   - Jobs (progress.go): the long waits whose progress the server
 //     reports (a view's backfill, the replay after a start or a
 //     rollback) and the data behind streamdb_progress, measured from the
@@ -53,7 +64,11 @@
 //
 // Lock order: meta's locks come after every lock of sql.Engine that its
 // callers hold (ddlMu, stateMu, catMu: see docs/design.md) and take no
-// lock of sql's. Roles.mu is a leaf: it is held while the roles file and
+// lock of sql's. Catalog takes no lock: its writers hold sql's ddlMu;
+// Load runs at start alone, or under ddlMu (with stateMu and the
+// checkpoint coordinator's Exclusive when ROLLBACK TO, a rename or an
+// ALTER reloads the catalog), and the functions it is given take catMu.
+// Roles.mu is a leaf: it is held while the roles file and
 // the replica are written, and nothing else is locked under it.
 // Node takes no lock of its own: its settings methods take the node's
 // settings lock (a leaf), and ReplaceState the coordinator's Exclusive,
