@@ -12,11 +12,14 @@ import (
 )
 
 // waitSourceCaughtUp waits until streamdb's one PostgreSQL source has
-// applied everything the source database src had written when it was
-// called, and is running.
+// applied every transaction the source database src had committed when
+// it was called, and is running. The target is the WAL insert position:
+// the test databases run with synchronous_commit off, so a commit
+// returns before its WAL is written, and the write position
+// (pg_current_wal_lsn) can be behind transactions already committed.
 func waitSourceCaughtUp(t *testing.T, src, conn *pgx.Conn, what string) {
 	t.Helper()
-	target := testutil.Scalar(t, src, "SELECT pg_current_wal_lsn()::text")
+	target := testutil.Scalar(t, src, "SELECT pg_current_wal_insert_lsn()::text")
 	want, err := pgcdc.ParseLSN(target)
 	if err != nil {
 		t.Fatal(err)
