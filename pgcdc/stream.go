@@ -74,9 +74,13 @@ type Stream struct {
 	confirmed atomic.Uint64
 	// serverEnd is the newest end of the source's WAL the server told of.
 	serverEnd atomic.Uint64
-	// idle: the newest message was a keepalive outside a transaction:
-	// the source had nothing more to send.
-	idle       atomic.Bool
+	// idleEnd is the WAL end the newest message reported if that message
+	// was a keepalive outside a transaction, 0 otherwise: the source had
+	// then sent every transaction that ends at or before it. It is one
+	// value so that whether the source was idle and where it was are read
+	// together (IdleEnd): a position read apart from the idleness may
+	// already cover a transaction received after it.
+	idleEnd    atomic.Uint64
 	lastStatus time.Time
 	sent       LSN // the position the last status update reported
 	cur        *Txn
@@ -137,9 +141,16 @@ func (s *Stream) Confirm(lsn LSN) {
 	}
 }
 
-// Idle reports whether the source's newest message said it had nothing
-// more to send (it is safe to call while another goroutine is in Next).
-func (s *Stream) Idle() bool { return s.idle.Load() }
+// IdleEnd reports whether the source's newest message said it had
+// nothing more to send, and if so the WAL position it had sent
+// everything up to: every transaction ending at or before it was
+// returned by Next before the message that said so was read (Next
+// returns a transaction at its commit, before it reads on). Safe to call
+// while another goroutine is in Next.
+func (s *Stream) IdleEnd() (LSN, bool) {
+	end := LSN(s.idleEnd.Load())
+	return end, end != 0
+}
 
 // ServerEnd is the newest WAL position the source reported.
 func (s *Stream) ServerEnd() LSN { return LSN(s.serverEnd.Load()) }
@@ -194,7 +205,11 @@ func (s *Stream) copyData(ctx context.Context, data []byte) (*Txn, error) {
 			return nil, err
 		}
 		s.noteServerEnd(k.ServerWALEnd)
-		s.idle.Store(s.cur == nil)
+		if s.cur == nil {
+			s.idleEnd.Store(uint64(k.ServerWALEnd))
+		} else {
+			s.idleEnd.Store(0)
+		}
 		if k.ReplyRequested {
 			return nil, s.sendStatus(ctx)
 		}
@@ -204,8 +219,8 @@ func (s *Stream) copyData(ctx context.Context, data []byte) (*Txn, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.idleEnd.Store(0)
 		s.noteServerEnd(x.ServerWALEnd)
-		s.idle.Store(false)
 		return s.decode(x.WALData)
 	}
 	return nil, nil

@@ -9,6 +9,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/faults"
 	"streamdb/pgcdc"
 	"streamdb/sqlerr"
 	"streamdb/storage/keyenc"
@@ -293,11 +294,19 @@ func (a *pgApplier) follow(ctx context.Context) error {
 			// With everything sent applied, the position moves to where
 			// the source is: its WAL is let go, and a fast shutdown of
 			// the source (which waits for its senders' clients to
-			// confirm all) is not held up.
+			// confirm all) is not held up. The position is the one the
+			// source said it was idle at, read with pending under mu:
+			// the reader counts a transaction in pending before it reads
+			// on, so every transaction ending at or before end is
+			// applied. (A position read later may cover transactions
+			// received since and not applied, which the batch below
+			// would then skip as held.)
 			a.mu.Lock()
-			idle := a.pending == 0 && stream.Idle()
+			end, idle := stream.IdleEnd()
+			idle = idle && a.pending == 0
 			a.mu.Unlock()
-			if end := stream.ServerEnd(); idle && end > pos {
+			if idle && end > pos {
+				faults.Sleep("pgsource-idle-confirm")
 				if err := a.apply(ctx, nil, end); err != nil {
 					return err
 				}

@@ -11,7 +11,11 @@ import (
 // SHOW SOURCES and streamdb_sources list the PostgreSQL sources with
 // where their appliers are: the source position the mirrored tables
 // hold, and how far the source's WAL is ahead of it (0 when the source
-// has sent everything and all of it is applied).
+// has sent everything and all of it is applied). applied_lsn X means
+// every source transaction that ends at or before X is committed
+// (acknowledged by JetStream, so a read that starts after waits for the
+// epoch that holds it): the applier sets it only after the commit that
+// writes X to the progress table returns.
 
 const sysTableSources = "streamdb_sources"
 
@@ -50,7 +54,8 @@ func (e *Engine) sourceRows() []types.Row {
 			}
 			if a.stream != nil {
 				var lagBytes int64
-				if end := a.stream.ServerEnd(); !(a.pending == 0 && a.stream.Idle()) && end > a.applied {
+				_, idle := a.stream.IdleEnd()
+				if end := a.stream.ServerEnd(); !(a.pending == 0 && idle) && end > a.applied {
 					lagBytes = int64(end - a.applied)
 				}
 				lagSeconds := 0.0
