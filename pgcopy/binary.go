@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"slices"
 
 	"streamdb/sqlerr"
 )
@@ -24,11 +25,19 @@ type BinaryReader struct {
 	line    int
 	started bool
 	fields  [][]byte
+	// buf holds the current tuple's values, back to back; ends are
+	// their end offsets in buf (-1 for NULL). buf is never nil, so an
+	// empty value is an empty slice, not NULL.
+	buf  []byte
+	ends []int
+	// word holds a field count or length as it is read (a field, so that
+	// reading one allocates nothing).
+	word [4]byte
 }
 
 // NewBinaryReader reads binary COPY data from r.
 func NewBinaryReader(r io.Reader) *BinaryReader {
-	return &BinaryReader{br: bufio.NewReaderSize(r, 64<<10)}
+	return &BinaryReader{br: bufio.NewReaderSize(r, 64<<10), buf: make([]byte, 0, 4<<10)}
 }
 
 // Line is the number of the last tuple read (1-based), for error
@@ -83,47 +92,69 @@ func (r *BinaryReader) Next(ncols int) (fields [][]byte, ok bool, err error) {
 		}
 	}
 	r.line++
-	var n [2]byte
-	if _, err := io.ReadFull(r.br, n[:]); err != nil {
+	if _, err := io.ReadFull(r.br, r.word[:2]); err != nil {
 		if errors.Is(err, io.EOF) {
 			// PostgreSQL accepts data that ends without the trailer.
 			return nil, false, nil
 		}
 		return nil, false, badBinaryCopy("unexpected EOF in COPY data")
 	}
-	count := int16(binary.BigEndian.Uint16(n[:]))
+	count := int16(binary.BigEndian.Uint16(r.word[:2]))
 	if count == -1 {
 		return nil, false, nil
 	}
 	if int(count) != ncols {
 		return nil, false, badBinaryCopy("row field count is %d, expected %d", count, ncols)
 	}
-	r.fields = r.fields[:0]
+	r.buf, r.ends = r.buf[:0], r.ends[:0]
 	for i := 0; i < ncols; i++ {
-		var l [4]byte
-		if err := r.readFull(l[:]); err != nil {
+		if err := r.readFull(r.word[:]); err != nil {
 			return nil, false, err
 		}
-		size := int32(binary.BigEndian.Uint32(l[:]))
+		size := int32(binary.BigEndian.Uint32(r.word[:]))
 		switch {
 		case size == -1:
-			r.fields = append(r.fields, nil)
+			r.ends = append(r.ends, -1)
 			continue
 		case size < -1:
 			return nil, false, badBinaryCopy("invalid field size")
 		}
-		// Read as the bytes arrive rather than allocating what the
-		// length claims.
-		var v bytes.Buffer
-		if _, err := io.CopyN(&v, r.br, int64(size)); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, false, badBinaryCopy("unexpected EOF in COPY data")
-			}
+		if err := r.readValue(int(size)); err != nil {
 			return nil, false, err
 		}
-		r.fields = append(r.fields, v.Bytes())
+		r.ends = append(r.ends, len(r.buf))
+	}
+	// buf has stopped moving: the fields can point into it.
+	r.fields = r.fields[:0]
+	start := 0
+	for _, end := range r.ends {
+		if end < 0 {
+			r.fields = append(r.fields, nil)
+			continue
+		}
+		r.fields = append(r.fields, r.buf[start:end:end])
+		start = end
 	}
 	return r.fields, true, nil
+}
+
+// binaryChunk is the most a value's length makes the reader allocate
+// ahead of the bytes that arrive: a length is only a claim.
+const binaryChunk = 64 << 10
+
+// readValue appends the next size bytes to buf.
+func (r *BinaryReader) readValue(size int) error {
+	for size > 0 {
+		n := min(size, binaryChunk)
+		r.buf = slices.Grow(r.buf, n)
+		at := len(r.buf)
+		r.buf = r.buf[:at+n]
+		if err := r.readFull(r.buf[at:]); err != nil {
+			return err
+		}
+		size -= n
+	}
+	return nil
 }
 
 // AppendBinaryHeader appends the signature, no flags and an empty

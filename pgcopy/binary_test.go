@@ -81,6 +81,53 @@ func TestBinaryRoundTrip(t *testing.T) {
 	}
 }
 
+// TestBinaryLargeValues reads values longer than the reader's chunk next
+// to short ones, over several tuples.
+func TestBinaryLargeValues(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789"), 3*binaryChunk/10+7)
+	data := binaryTuples([][]byte{[]byte("a"), big, {}}, [][]byte{nil, []byte("bc"), big[:binaryChunk]})
+	r := NewBinaryReader(bytes.NewReader(data))
+	want := [][][]byte{{[]byte("a"), big, {}}, {nil, []byte("bc"), big[:binaryChunk]}}
+	for i, w := range want {
+		fields, ok, err := r.Next(3)
+		if err != nil || !ok {
+			t.Fatalf("tuple %d: %v, %v", i+1, ok, err)
+		}
+		for j := range w {
+			if !bytes.Equal(fields[j], w[j]) || (fields[j] == nil) != (w[j] == nil) {
+				t.Errorf("tuple %d field %d: %d bytes (nil %v), want %d (nil %v)", i+1, j+1, len(fields[j]), fields[j] == nil, len(w[j]), w[j] == nil)
+			}
+		}
+	}
+	if _, ok, err := r.Next(3); ok || err != nil {
+		t.Errorf("after the last tuple: %v, %v", ok, err)
+	}
+}
+
+// BenchmarkBinaryReader reads tuples of a bigint, a bigint and a short
+// text, as the keyed-writes benchmark's COPY sends them.
+func BenchmarkBinaryReader(b *testing.B) {
+	tuples := make([][][]byte, 10000)
+	for i := range tuples {
+		tuples[i] = [][]byte{{0, 0, 0, 0, 0, 0, 1, 2}, {0, 0, 0, 0, 0, 0, 1, 2}, []byte(fmt.Sprintf("row %d", i))}
+	}
+	data := binaryTuples(tuples...)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := NewBinaryReader(bytes.NewReader(data))
+		for {
+			_, ok, err := r.Next(3)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+		}
+	}
+}
+
 func TestBinaryReaderErrors(t *testing.T) {
 	good := binaryTuples([][]byte{[]byte("ab")})
 	header := good[:19]
@@ -105,6 +152,7 @@ func TestBinaryReaderErrors(t *testing.T) {
 		{"short length", append(append([]byte(nil), header...), 0, 1, 0, 0), 1, "unexpected EOF in COPY data"},
 		{"negative size", append(append([]byte(nil), header...), 0, 1, 0xff, 0xff, 0xff, 0xfe), 1, "invalid field size"},
 		{"short value", append(append([]byte(nil), header...), 0, 1, 0, 0, 0, 5, 'a'), 1, "unexpected EOF in COPY data"},
+		{"length claimed, not sent", append(append([]byte(nil), header...), 0, 1, 0x7f, 0xff, 0xff, 0xff, 'a'), 1, "unexpected EOF in COPY data"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readBinary(tc.data, tc.ncols)
