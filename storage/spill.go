@@ -252,6 +252,21 @@ func sortedBatch(b *pebble.Batch) ([]batchEntry, error) {
 // ingestFileBytes is the size past which the merge starts a new sstable.
 const ingestFileBytes = 64 << 20
 
+// ingestSpan is the part of key that the keys of one ingested sstable
+// share: its state table (prefixState, object, operator), or for other
+// keys their kind. An sstable spanning from the epoch's other writes (its
+// epoch record, positions, other views' state) to a table's spilled rows
+// would overlap whatever the store holds in between and be ingested into
+// L0, and compactions would then rewrite every row of the spill; a file
+// per state table lets the rows of a new table, or of keys past its
+// largest, go straight to the bottom level.
+func ingestSpan(key []byte) []byte {
+	if len(key) >= 7 && key[0] == prefixState {
+		return key[:7]
+	}
+	return key[:min(len(key), 1)]
+}
+
 // CommitSpilled commits b together with the runs of spills (older than
 // b's writes; among spills, each spill's runs in order) as one atomic
 // Pebble ingestion. A batch holding writes other than sets and deletions
@@ -325,6 +340,11 @@ func (s *Store) CommitSpilled(b *pebble.Batch, spills []*Spill) error {
 		m := h[0]
 		if !haveLast || !bytes.Equal(m.key, last) {
 			// The newest write of m.key (heap order puts it first).
+			if w != nil && haveLast && !bytes.Equal(ingestSpan(m.key), ingestSpan(last)) {
+				if err := finish(); err != nil {
+					return err
+				}
+			}
 			if w == nil {
 				name := filepath.Join(s.dir, fmt.Sprintf("ingest-%d-%d.sst", os.Getpid(), spillSeq.Add(1)))
 				f, err := fs.Create(name, "")

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -162,5 +163,65 @@ func TestCommitSpilledRangeDelete(t *testing.T) {
 	want := map[string]string{"sa": "1", "sc": "3", "sd": "4"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// TestCommitSpilledBottomLevel: the spilled rows of a state table whose
+// keys lie past everything stored go to the bottom level as they are,
+// though the epoch's batch also writes other keys (its epoch record, an
+// older table's state) that overlap what is stored: none of them needs a
+// compaction to get there.
+func TestCommitSpilledBottomLevel(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// Objects 1 and 2 hold state, compacted to the bottom level.
+	b0 := s.NewBatch()
+	for obj := uint32(1); obj <= 2; obj++ {
+		for i := 0; i < 1000; i++ {
+			b0.Set(append(StatePrefix(obj, 0), fmt.Sprintf("%06d", i)...), []byte("old"), nil)
+		}
+	}
+	if err := s.Commit(b0, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DB().Compact(context.Background(), []byte{prefixState}, PrefixEnd([]byte{prefixState}), false); err != nil {
+		t.Fatal(err)
+	}
+	// An epoch writes object 3 (new) in a spill, and one row of object 1
+	// and a key of another kind in its batch.
+	sp, err := s.NewSpill()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	var ws []spillWrite
+	for i := 0; i < 5000; i++ {
+		ws = append(ws, spillWrite{key: string(StatePrefix(3, 0)) + fmt.Sprintf("%06d", i), val: "new"})
+	}
+	writeRun(t, sp, ws)
+	b := s.NewBatch()
+	b.Set(append(StatePrefix(1, 0), "000500"...), []byte("changed"), nil)
+	b.Set([]byte("e-epoch"), []byte("1"), nil)
+	if err := s.CommitSpilled(b, []*Spill{sp}); err != nil {
+		t.Fatal(err)
+	}
+	got := storeContents(t, s)
+	if len(got) != 7000 || got[string(StatePrefix(1, 0))+"000500"] != "changed" || got[string(StatePrefix(3, 0))+"004999"] != "new" {
+		t.Fatalf("after the commit: %d keys, object 1 row 500 %q, object 3 row 4999 %q", len(got),
+			got[string(StatePrefix(1, 0))+"000500"], got[string(StatePrefix(3, 0))+"004999"])
+	}
+	m := s.DB().Metrics()
+	bottom := len(m.Levels) - 1
+	if m.Levels[bottom].TablesIngested == 0 {
+		var where []string
+		for l := range m.Levels {
+			if n := m.Levels[l].TablesIngested; n > 0 {
+				where = append(where, fmt.Sprintf("L%d: %d", l, n))
+			}
+		}
+		t.Errorf("no sstable of the spill was ingested into L%d; ingested: %v", bottom, where)
 	}
 }
