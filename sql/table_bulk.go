@@ -218,9 +218,11 @@ type bulkWrite struct {
 	limit   int
 
 	// refs are the data's sequences in the transaction stream; inflight
-	// the publishes not acknowledged yet.
-	refs     [][2]uint64
-	inflight []jetstream.PubAckFuture
+	// the publishes not acknowledged yet, oldest first, of inflightBytes
+	// in all.
+	refs          [][2]uint64
+	inflight      []bulkPublish
+	inflightBytes int
 
 	// hashes of the rows' primary keys, in sorted blocks (the last one
 	// is sorted by checkDuplicates).
@@ -228,8 +230,16 @@ type bulkWrite struct {
 	blocks [][]uint64
 }
 
-// bulkWindow is the number of data publishes awaited together.
-const bulkWindow = 64
+// bulkWindow is the most data publishes awaited together, and
+// bulkWindowBytes the most bytes they hold. What is in flight when the
+// connection to NATS drops fails (the client buffers nothing while it
+// reconnects: broker.Connect), and so does the COPY: nothing refers to its
+// data yet. The bytes are bounded so that the writer's memory does not
+// grow with the row size.
+const (
+	bulkWindow      = 64
+	bulkWindowBytes = 4 << 20
+)
 
 func (b *bulkWrite) failed(err error) error {
 	if se := b.e.broker.StreamWriteError(broker.TxnStream, "could not commit"); se != nil {
@@ -287,28 +297,49 @@ func (b *bulkWrite) add(changes []exec.Change) error {
 		if err != nil {
 			return b.failed(err)
 		}
-		b.inflight = append(b.inflight, f)
-		if len(b.inflight) >= bulkWindow {
-			if err := b.flush(); err != nil {
-				return err
-			}
+		b.inflight = append(b.inflight, bulkPublish{f: f, size: len(m)})
+		b.inflightBytes += len(m)
+		if err := b.await(false); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// bulkPublish is a data publish not acknowledged yet.
+type bulkPublish struct {
+	f    jetstream.PubAckFuture
+	size int
+}
+
 // flush waits for the data published so far.
-func (b *bulkWrite) flush() error {
+func (b *bulkWrite) flush() error { return b.await(true) }
+
+// await waits for the oldest publishes in flight: all of them, or until
+// fewer than bulkWindow holding under bulkWindowBytes are left. The
+// acknowledgements come in the order of the publishes, which is the
+// order of their sequences in refs.
+func (b *bulkWrite) await(all bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 	defer cancel()
-	for _, f := range b.inflight {
-		ack, err := awaitAck(ctx, f)
+	done := 0
+	for ; done < len(b.inflight); done++ {
+		if !all && len(b.inflight)-done < bulkWindow && b.inflightBytes < bulkWindowBytes {
+			break
+		}
+		p := b.inflight[done]
+		ack, err := awaitAck(ctx, p.f)
 		if err != nil {
 			return b.failed(err)
 		}
 		b.refs = broker.AddTxnRange(b.refs, ack.Sequence)
+		b.inflightBytes -= p.size
 	}
-	b.inflight = b.inflight[:0]
+	if done > 0 {
+		n := copy(b.inflight, b.inflight[done:])
+		clear(b.inflight[n:])
+		b.inflight = b.inflight[:n]
+	}
 	return nil
 }
 
