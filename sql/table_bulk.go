@@ -18,6 +18,7 @@ import (
 	"streamdb/faults"
 	"streamdb/sqlerr"
 	"streamdb/storage"
+	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -32,8 +33,8 @@ import (
 // nothing, and the reader of the table's subject takes the whole commit
 // at the reference, in one epoch, as for any commit through the
 // transaction stream. What the writer keeps while rows flow is one batch
-// and a 64-bit hash of each row's primary key, for the duplicates between
-// batches; hashes that meet are resolved exactly by reading the commit's
+// and a 64-bit hash of each row's primary key, for the duplicates among
+// its rows; hashes that meet are resolved exactly by reading the commit's
 // data back, so a collision never refuses a COPY. The table's log lock is
 // held from the first row to the end: the rows are checked against the
 // table as it is, and no commit is computed on top of this one until the
@@ -138,7 +139,7 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill fu
 		if err := computeGenerated(gen, changes); err != nil {
 			return err
 		}
-		if err := checkTableChanges(d, ts.cols, changes, taken); err != nil {
+		if err := b.check(changes, taken); err != nil {
 			return err
 		}
 		if err := e.checkConstraints(ctx, ts, nil, changes, nil); err != nil {
@@ -228,6 +229,7 @@ type bulkWrite struct {
 	// is sorted by checkDuplicates).
 	seed   maphash.Seed
 	blocks [][]uint64
+	key    []byte // scratch for check
 }
 
 // bulkWindow is the most data publishes awaited together, and
@@ -275,13 +277,36 @@ func (b *bulkWrite) abort() {
 	}
 }
 
-// add records the keys of a checked batch and publishes it as data.
-func (b *bulkWrite) add(changes []exec.Change) error {
-	if b.ts.key != nil {
-		for _, ch := range changes {
-			b.addHash(maphash.Bytes(b.seed, rowKey(b.ts.key, ch.Row)))
+// check enforces on a batch of new rows what checkTableChanges does on
+// an insert's: NOT NULL, and that the table does not hold their keys. It
+// records the hash of each key: checkDuplicates finds the keys that two
+// rows of the commit share, whether in one batch or in two.
+func (b *bulkWrite) check(changes []exec.Change, taken func(key []byte) (bool, error)) error {
+	for _, ch := range changes {
+		if err := checkNotNull(b.d, b.ts.cols, ch.Row); err != nil {
+			return err
 		}
+		if b.ts.key == nil {
+			continue
+		}
+		b.key = b.key[:0]
+		for _, k := range b.ts.key {
+			b.key = keyenc.Append(b.key, ch.Row[k])
+		}
+		dup, err := taken(b.key)
+		if err != nil {
+			return err
+		}
+		if dup {
+			return duplicateKey(b.d, b.ts.cols, b.ts.key, ch.Row)
+		}
+		b.addHash(maphash.Bytes(b.seed, b.key))
 	}
+	return nil
+}
+
+// add publishes a checked batch as data.
+func (b *bulkWrite) add(changes []exec.Change) error {
 	msgs, err := exec.EncodeChangelogChunks(b.members, changes, b.limit)
 	var tooLarge *exec.ErrChangelogTooLarge
 	if errors.As(err, &tooLarge) {
@@ -387,9 +412,8 @@ func (b *bulkWrite) collidingHashes() map[uint64]bool {
 }
 
 // checkDuplicates fails with 23505 if two rows of the commit have the same
-// primary key. Within a batch checkTableChanges found them; across batches
-// the hashes tell, and hashes that meet are looked at exactly, in the
-// commit's data.
+// primary key: the hashes of the keys tell, and hashes that meet are
+// looked at exactly, in the commit's data.
 func (b *bulkWrite) checkDuplicates(ctx context.Context) error {
 	suspects := b.collidingHashes()
 	b.blocks = nil

@@ -348,11 +348,8 @@ func checkTableChanges(d *catalog.Descriptor, cols []types.Column, changes []exe
 		if ch.Sign < 0 {
 			continue
 		}
-		for i, c := range d.Columns {
-			if c.NotNull && ch.Row[i].IsNull() {
-				return &sqlerr.Error{Code: sqlerr.NotNullViolation, Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", c.Name, d.Name),
-					Detail: "Failing row contains " + formatRow(cols, ch.Row) + "."}
-			}
+		if err := checkNotNull(d, cols, ch.Row); err != nil {
+			return err
 		}
 	}
 	if len(d.PrimaryKey) == 0 {
@@ -384,6 +381,17 @@ func checkTableChanges(d *catalog.Descriptor, cols []types.Column, changes []exe
 			return duplicateKey(d, cols, key, ch.Row)
 		}
 		inserted[k] = true
+	}
+	return nil
+}
+
+// checkNotNull enforces NOT NULL on a row of table d.
+func checkNotNull(d *catalog.Descriptor, cols []types.Column, row types.Row) error {
+	for i, c := range d.Columns {
+		if c.NotNull && row[i].IsNull() {
+			return &sqlerr.Error{Code: sqlerr.NotNullViolation, Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", c.Name, d.Name),
+				Detail: "Failing row contains " + formatRow(cols, row) + "."}
+		}
 	}
 	return nil
 }

@@ -15,9 +15,10 @@ import (
 // TestCopyManyBatches compares with PostgreSQL 15 COPYs into a table that
 // are converted and checked a part at a time (tens of thousands of rows):
 // a COPY with defaults and a generated column lands whole, and one whose
-// bad row comes late (a key another part of the same COPY has, a key the
-// table has, a failing CHECK, a NULL in a NOT NULL column) fails with
-// PostgreSQL's SQLSTATE and message and leaves nothing.
+// bad row comes late (a key another part of the same COPY has, or an
+// earlier row of the same part, a key the table has, a failing CHECK, a
+// NULL in a NOT NULL column) fails with PostgreSQL's SQLSTATE and message
+// and leaves nothing.
 func TestCopyManyBatches(t *testing.T) {
 	srv := startServer(t)
 	conns := map[string]*pgx.Conn{"streamdb": srv.Conn(t), "PostgreSQL": testutil.StartPostgres(t).Conn(t)}
@@ -45,6 +46,12 @@ func TestCopyManyBatches(t *testing.T) {
 		{"lands whole", rows(1, 30000, plain), ""},
 		{"a key of an earlier part", rows(40001, 70000, func(id int) string {
 			if id == 65000 {
+				return "40100\t1\n"
+			}
+			return ""
+		}), "23505"},
+		{"a key of the same part", rows(40001, 41000, func(id int) string {
+			if id == 40900 {
 				return "40100\t1\n"
 			}
 			return ""
