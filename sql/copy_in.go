@@ -19,6 +19,7 @@ type copyIn struct {
 	d      *catalog.Descriptor
 	cols   []types.Column
 	target []int
+	slab   []types.Datum // the rest of emptyRow's slab
 }
 
 // read reads and converts every row of src. Each error names the line and,
@@ -128,13 +129,21 @@ func drain(src io.Reader) error {
 	return err
 }
 
+// emptyRow returns a new row of NULLs. Rows are cut from a slab of
+// copyRowSlab rows at a time: one allocation for many rows, each of which
+// stays valid as long as the caller keeps it.
 func (c *copyIn) emptyRow() types.Row {
-	row := make(types.Row, len(c.cols))
-	for i := range row {
-		row[i] = types.Null
+	n := len(c.cols)
+	if len(c.slab) < n {
+		c.slab = make([]types.Datum, n*copyRowSlab)
 	}
+	row := c.slab[:n:n]
+	c.slab = c.slab[n:]
 	return row
 }
+
+// copyRowSlab is the number of rows emptyRow allocates at a time.
+const copyRowSlab = 256
 
 // matchHeader checks the header line of HEADER MATCH against the columns.
 func (c *copyIn) matchHeader(fields []pgcopy.Field) error {
