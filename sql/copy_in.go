@@ -56,7 +56,7 @@ func (c *copyIn) each(src io.Reader, fn func(types.Row) error) error {
 				}
 				col := c.cols[c.target[i]]
 				v, err := pgwire.DecodeBinary(b, col.Type)
-				if err == nil {
+				if err == nil && !col.Mod.IsZero() {
 					v, err = expr.ApplyModifier(v, col.Mod, false)
 				}
 				if err != nil {
@@ -108,7 +108,7 @@ func (c *copyIn) each(src io.Reader, fn func(types.Row) error) error {
 				continue
 			}
 			v, err := expr.CastDatum(types.NewString(fv.S), col.Type)
-			if err == nil {
+			if err == nil && !col.Mod.IsZero() {
 				v, err = expr.ApplyModifier(v, col.Mod, false)
 			}
 			if err != nil {
