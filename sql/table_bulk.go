@@ -33,12 +33,14 @@ import (
 // nothing, and the reader of the table's subject takes the whole commit
 // at the reference, in one epoch, as for any commit through the
 // transaction stream. What the writer keeps while rows flow is one batch
-// and a 64-bit hash of each row's primary key, for the duplicates among
-// its rows; hashes that meet are resolved exactly by reading the commit's
-// data back, so a collision never refuses a COPY. The table's log lock is
-// held from the first row to the end: the rows are checked against the
-// table as it is, and no commit is computed on top of this one until the
-// table has applied it, which is why the log never holds its changes.
+// and, for the duplicates among its rows, a 64-bit hash of each row's
+// primary key past the first rows in increasing key order (all of them,
+// for sorted data, are told apart by order alone); hashes that meet are
+// resolved exactly by reading the commit's data back, so a collision
+// never refuses a COPY. The table's log lock is held from the first row
+// to the end: the rows are checked against the table as it is, and no
+// commit is computed on top of this one until the table has applied it,
+// which is why the log never holds its changes.
 //
 // A table with UNIQUE constraints, unique indexes or foreign keys (either
 // end) takes the general path, which needs every row at once.
@@ -230,6 +232,14 @@ type bulkWrite struct {
 	seed   maphash.Seed
 	blocks [][]uint64
 	key    []byte // scratch for check
+
+	// lo and hi are the first and the last key of the rows' longest
+	// prefix in increasing key order (hi grows while unsorted is false);
+	// the keys after it are hashed, and inPrefix holds the hashes of those
+	// between lo and hi.
+	lo, hi   []byte
+	unsorted bool
+	inPrefix []uint64
 }
 
 // bulkWindow is the most data publishes awaited together, and
@@ -279,8 +289,12 @@ func (b *bulkWrite) abort() {
 
 // check enforces on a batch of new rows what checkTableChanges does on
 // an insert's: NOT NULL, and that the table does not hold their keys. It
-// records the hash of each key: checkDuplicates finds the keys that two
-// rows of the commit share, whether in one batch or in two.
+// records what checkDuplicates needs to find the keys that two rows of the
+// commit share, whether in one batch or in two: while the keys arrive in
+// increasing order (a load of sorted data) no two can be equal and it
+// records only the first and the last; after that, the hash of each key,
+// and as suspects the hashes of those within the range of that sorted
+// prefix.
 func (b *bulkWrite) check(changes []exec.Change, taken func(key []byte) (bool, error)) error {
 	for _, ch := range changes {
 		if err := checkNotNull(b.d, b.ts.cols, ch.Row); err != nil {
@@ -300,7 +314,24 @@ func (b *bulkWrite) check(changes []exec.Change, taken func(key []byte) (bool, e
 		if dup {
 			return duplicateKey(b.d, b.ts.cols, b.ts.key, ch.Row)
 		}
-		b.addHash(maphash.Bytes(b.seed, b.key))
+		if !b.unsorted {
+			switch c := bytes.Compare(b.key, b.hi); {
+			case b.hi == nil || c > 0:
+				if b.lo == nil {
+					b.lo = bytes.Clone(b.key)
+				}
+				b.hi = append(b.hi[:0], b.key...)
+				continue
+			case c == 0:
+				return duplicateKey(b.d, b.ts.cols, b.ts.key, ch.Row)
+			}
+			b.unsorted = true
+		}
+		h := maphash.Bytes(b.seed, b.key)
+		b.addHash(h)
+		if bytes.Compare(b.key, b.lo) >= 0 && bytes.Compare(b.key, b.hi) <= 0 {
+			b.inPrefix = append(b.inPrefix, h)
+		}
 	}
 	return nil
 }
@@ -417,6 +448,13 @@ func (b *bulkWrite) collidingHashes() map[uint64]bool {
 func (b *bulkWrite) checkDuplicates(ctx context.Context) error {
 	suspects := b.collidingHashes()
 	b.blocks = nil
+	for _, h := range b.inPrefix {
+		if suspects == nil {
+			suspects = map[uint64]bool{}
+		}
+		suspects[h] = true
+	}
+	b.inPrefix = nil
 	if len(suspects) == 0 {
 		return nil
 	}

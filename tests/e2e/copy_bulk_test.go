@@ -16,9 +16,10 @@ import (
 // are converted and checked a part at a time (tens of thousands of rows):
 // a COPY with defaults and a generated column lands whole, and one whose
 // bad row comes late (a key another part of the same COPY has, or an
-// earlier row of the same part, a key the table has, a failing CHECK, a
-// NULL in a NOT NULL column) fails with PostgreSQL's SQLSTATE and message
-// and leaves nothing.
+// earlier row of the same part, or the row just before, a key twice among
+// rows out of order, a key the table has, a failing CHECK, a NULL in a
+// NOT NULL column) fails with PostgreSQL's SQLSTATE and message and leaves
+// nothing.
 func TestCopyManyBatches(t *testing.T) {
 	srv := startServer(t)
 	conns := map[string]*pgx.Conn{"streamdb": srv.Conn(t), "PostgreSQL": testutil.StartPostgres(t).Conn(t)}
@@ -53,6 +54,18 @@ func TestCopyManyBatches(t *testing.T) {
 		{"a key of the same part", rows(40001, 41000, func(id int) string {
 			if id == 40900 {
 				return "40100\t1\n"
+			}
+			return ""
+		}), "23505"},
+		{"the key of the row before", rows(40001, 70000, func(id int) string {
+			if id == 60000 {
+				return "59999\t1\n"
+			}
+			return ""
+		}), "23505"},
+		{"a key twice after the order breaks", rows(40001, 70000, func(id int) string {
+			if id == 50000 || id == 62000 {
+				return "35000\t1\n"
 			}
 			return ""
 		}), "23505"},
