@@ -4,18 +4,65 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
+// allowedKeys are the connection string keys a client may give. The
+// keys that make the parser read a file of the server's machine
+// (sslrootcert, sslcert, sslkey, passfile, service, servicefile) are left
+// out, as is everything pgconn would send to the source as a run-time
+// parameter: a connection string comes from a client, and nothing a
+// client sends may name a path outside the server's own directories.
+var allowedKeys = []string{
+	"host", "port", "dbname", "user", "password", "connect_timeout",
+	"sslmode", "ssl", "sslsni", "sslnegotiation", "target_session_attrs",
+	"channel_binding", "require_auth", "min_protocol_version", "max_protocol_version",
+	"krbsrvname", "krbspn", "application_name", "options",
+}
+
+// KeyRefusedError is a connection string key streamdb does not take;
+// File says the key names a file of the server's machine.
+type KeyRefusedError struct {
+	Key  string
+	File bool
+}
+
+// fileKeys make the parser read a file.
+var fileKeys = map[string]bool{"sslrootcert": true, "sslcert": true, "sslkey": true, "sslcrl": true,
+	"sslcrldir": true, "passfile": true, "service": true, "servicefile": true}
+
+// AllowedKeys lists the keys a connection string may hold, for messages.
+func AllowedKeys() string { return strings.Join(allowedKeys, ", ") }
+
+func (e *KeyRefusedError) Error() string {
+	return fmt.Sprintf("connection string key %q is not accepted", e.Key)
+}
+
+// refusedKey is how pgconn names a key outside ConnStringAllowedKeys.
+var refusedKey = regexp.MustCompile(`connection string key "([^"]+)" is not in ConnStringAllowedKeys`)
+
+func parseOptions() pgconn.ParseConfigOptions {
+	return pgconn.ParseConfigOptions{ConnStringAllowedKeys: allowedKeys}
+}
+
+// parseError turns a refused key into a KeyRefusedError.
+func parseError(err error) error {
+	if m := refusedKey.FindStringSubmatch(err.Error()); m != nil {
+		return &KeyRefusedError{Key: m[1], File: fileKeys[m[1]]}
+	}
+	return fmt.Errorf("connection string: %w", err)
+}
+
 // ParseConfig checks a connection string (a URL or key=value pairs, as
-// libpq takes) and returns its configuration.
+// libpq takes, limited to allowedKeys) and returns its configuration.
 func ParseConfig(dsn string) (*pgconn.Config, error) {
-	cfg, err := pgconn.ParseConfig(dsn)
+	cfg, err := pgconn.ParseConfigWithOptions(dsn, parseOptions())
 	if err != nil {
-		return nil, fmt.Errorf("connection string: %w", err)
+		return nil, parseError(err)
 	}
 	return cfg, nil
 }
@@ -33,9 +80,9 @@ func connectReplication(ctx context.Context, dsn string) (*pgconn.PgConn, error)
 
 // connectSQL opens an ordinary connection to dsn's database.
 func connectSQL(ctx context.Context, dsn string) (*pgx.Conn, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := pgx.ParseConfigWithOptions(dsn, pgx.ParseConfigOptions{ParseConfigOptions: parseOptions()})
 	if err != nil {
-		return nil, fmt.Errorf("connection string: %w", err)
+		return nil, parseError(err)
 	}
 	cfg.RuntimeParams["application_name"] = "streamdb"
 	return pgx.ConnectConfig(ctx, cfg)
@@ -44,7 +91,7 @@ func connectSQL(ctx context.Context, dsn string) (*pgx.Conn, error) {
 // Redact returns dsn with its password replaced, for display.
 func Redact(dsn string) string {
 	// The parsed password, wherever and however quoted it appears.
-	if cfg, err := pgconn.ParseConfig(dsn); err == nil && cfg.Password != "" {
+	if cfg, err := ParseConfig(dsn); err == nil && cfg.Password != "" {
 		dsn = strings.ReplaceAll(dsn, cfg.Password, "xxxxx")
 	}
 	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -162,6 +163,14 @@ func (e *Engine) sourceDSN(src *catalog.PGSource) (string, error) {
 		dsn = v
 	}
 	if _, err := pgcdc.ParseConfig(dsn); err != nil {
+		if refused, ok := errors.AsType[*pgcdc.KeyRefusedError](err); ok {
+			if refused.File {
+				return "", sqlerr.New(sqlerr.InsufficientPrivilege, "connection string key %q names a file on the streamdb server, which a client may not do", refused.Key).
+					WithHint("Leave it out: for TLS give sslmode=require; the keys streamdb takes are %s.", pgcdc.AllowedKeys())
+			}
+			return "", sqlerr.New(sqlerr.FeatureNotSupported, "connection string key %q is not supported", refused.Key).
+				WithHint("The keys streamdb takes are %s.", pgcdc.AllowedKeys())
+		}
 		if src.ConnectionSecret != "" {
 			// The parser's message may quote the string: say only where.
 			return "", sqlerr.New(sqlerr.InvalidParameterValue, "secret %s does not hold a valid connection string", src.ConnectionSecret).
