@@ -342,7 +342,10 @@ func (d *RowDecoder) decodeValue(data []byte, p, col int, row types.Row) (int, e
 	if c.Type == types.JSON || c.Type == types.JSONB {
 		if d.raw != nil && d.raw.roots[col] != nil {
 			if next, ok := d.raw.scan(data, p, col); ok {
-				row[col], d.fieldErr[col] = types.Null, nil
+				// row[col] is left for rawPaths.generate to make NULL.
+				if d.fieldErr[col] != nil {
+					d.fieldErr[col] = nil // an earlier member's
+				}
 				return next, nil
 			}
 		}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"unicode/utf8"
 
@@ -22,6 +23,13 @@ import (
 // canonical text of those spans only, and each generated expression is
 // evaluated with its chains replaced by references to them.
 //
+// The pass does little per message besides reading it: spans found are
+// told from the previous message's by a pass number rather than cleared;
+// an object's keys are compared first with the keys at the same positions
+// of the last object at that node (producers write fields in one order);
+// the value of an integer member that a chain casts to an integer type is
+// computed as the pass reads its digits.
+//
 // Anything the pass does not cover (an escape in a key, a \u escape, a
 // number numeric would have to check, an index into a jsonb scalar, a #>
 // step into an array, invalid JSON) is no error here: that member is
@@ -40,6 +48,9 @@ type rawPaths struct {
 	scanned []bool
 	data    []byte // the message during a pass
 	depth   int
+	// pass numbers the passes: a node holds a span of the current pass
+	// of its column when its pass equals its root's.
+	pass uint64
 	// wide: a string of the pass held a byte past ASCII. Bytes outside
 	// strings are ASCII by the grammar the pass checks, so a pass
 	// without wide strings needs no UTF-8 check.
@@ -54,10 +65,24 @@ type pathNode struct {
 	key   string
 	index int // -> with an integer: the array element; -1 for a key
 	// path: a #> step, which would index an array with its key
-	path       bool
-	children   []*pathNode
-	found      bool
+	path     bool
+	children []*pathNode
+	// pass is the pass that found the value (see rawPaths.pass); a
+	// root's is the latest pass over its column.
+	pass       uint64
 	start, end int // the value's span in the message, when found
+	// integer: the value is an integer of at most 18 digits, ival.
+	integer bool
+	ival    int64
+	// guess[k] is the key of the member at position k of the object
+	// last found here, when it was plain ASCII without escapes, and its
+	// child (see object).
+	guess []keyGuess
+}
+
+type keyGuess struct {
+	key   []byte
+	child *pathNode
 }
 
 // rawChain is one maximal chain: the value of its last node, as text for
@@ -66,12 +91,14 @@ type pathNode struct {
 type rawChain struct {
 	col    int
 	node   *pathNode
+	root   *pathNode
 	asText bool
 	orig   expr.Expr
 	// cast, when not nil, is a cast of the ->> or #>> chain to an integer
-	// type, which orig is: an integer member is then read as one,
-	// without the text in between.
-	cast *expr.Func
+	// type, which orig is: an integer member in [lo, hi], the type's
+	// range, is then read as one, without the text in between.
+	cast   *expr.Func
+	lo, hi int64
 }
 
 // newRawPaths returns the fast path for the generated columns gen over
@@ -137,7 +164,7 @@ func (r *rawPaths) rewrite(e expr.Expr) expr.Expr {
 		for _, s := range steps {
 			node = node.child(s)
 		}
-		ch.col, ch.node, ch.orig = col, node, e
+		ch.col, ch.node, ch.root, ch.orig = col, node, r.roots[col], e
 		r.chains = append(r.chains, ch)
 		return &rawRef{r: r, i: len(r.chains) - 1, name: e.String(), t: e.Type()}
 	}
@@ -150,7 +177,8 @@ func (r *rawPaths) rewrite(e expr.Expr) expr.Expr {
 	}
 	if f.Name == "CAST" && len(f.Args) == 1 && f.Fn1 != nil && f.T.IsInteger() && f.Mod.IsZero() {
 		if col, steps, asText, ok := r.chainOf(f.Args[0]); ok && asText {
-			return add(col, steps, rawChain{asText: true, cast: f})
+			lo, hi := intRange(f.T)
+			return add(col, steps, rawChain{asText: true, cast: f, lo: lo, hi: hi})
 		}
 	}
 	nf := *f
@@ -219,6 +247,33 @@ func (r *rawPaths) chainOf(e expr.Expr) (col int, steps []pathNode, asText, ok b
 	return col, steps, f.Name == "->>" || f.Name == "#>>", true
 }
 
+// keyChild returns n's child under key, nil for none.
+func (n *pathNode) keyChild(key []byte) *pathNode {
+	for _, c := range n.children {
+		if c.index < 0 && c.key == string(key) {
+			return c
+		}
+	}
+	return nil
+}
+
+// maxGuesses bounds the guesses of a node, for objects with many members.
+const maxGuesses = 32
+
+// remember records key, plain ASCII without escapes, and its child c
+// (nil for none) as the guess for the member at position field of n's
+// object.
+func (n *pathNode) remember(field int, key []byte, c *pathNode) {
+	if field >= maxGuesses {
+		return
+	}
+	for len(n.guess) <= field {
+		n.guess = append(n.guess, keyGuess{})
+	}
+	g := &n.guess[field]
+	g.key, g.child = append(g.key[:0], key...), c
+}
+
 // child returns n's child for the step s, added if new.
 func (n *pathNode) child(s pathNode) *pathNode {
 	for _, c := range n.children {
@@ -232,11 +287,26 @@ func (n *pathNode) child(s pathNode) *pathNode {
 	return c
 }
 
+// intRange is the range of the integer type t.
+func intRange(t types.Type) (lo, hi int64) {
+	switch t {
+	case types.Int2:
+		return math.MinInt16, math.MaxInt16
+	case types.Int4:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// found reports whether the latest pass over n's column, root's, found
+// n's value.
+func (n *pathNode) found(root *pathNode) bool { return n.pass == root.pass }
+
 // forget marks n's descendants not found: a later member of the same
 // key replaces all that the earlier one held.
 func (n *pathNode) forget() {
 	for _, c := range n.children {
-		c.found = false
+		c.pass = 0
 		c.forget()
 	}
 }
@@ -253,13 +323,16 @@ func (r *rawPaths) begin() {
 func (r *rawPaths) scan(data []byte, p, col int) (next int, ok bool) {
 	root := r.roots[col]
 	r.data, r.depth, r.wide = data, 0, false
-	root.forget()
+	// A new pass: every node of the column is not found until the pass
+	// finds it (pass numbers start at 1, a node's at 0).
+	r.pass++
+	root.pass = r.pass
 	end, ok := r.value(p, root)
 	if !ok || r.wide && !utf8.Valid(data[p:end]) {
 		r.scanned[col] = false
 		return 0, false
 	}
-	root.found, root.start, root.end = true, p, end
+	root.start, root.end = p, end
 	r.scanned[col] = true
 	return end, true
 }
@@ -271,6 +344,9 @@ func (r *rawPaths) ws(i int) int { return skipWS(r.data, i) }
 func (r *rawPaths) value(i int, n *pathNode) (int, bool) {
 	if i >= len(r.data) {
 		return 0, false
+	}
+	if n != nil {
+		n.integer = false // until number finds one
 	}
 	switch b := r.data[i]; {
 	case b == '{':
@@ -296,7 +372,7 @@ func (r *rawPaths) value(i int, n *pathNode) (int, bool) {
 		r.wide = r.wide || complex
 		return next, true
 	case b == '-' || b >= '0' && b <= '9':
-		return r.number(i)
+		return r.number(i, n)
 	}
 	for _, w := range [...]string{"true", "false", "null"} {
 		if len(r.data)-i >= len(w) && string(r.data[i:i+len(w)]) == w && (i+len(w) == len(r.data) || !isWordByte(r.data[i+len(w)])) {
@@ -314,33 +390,51 @@ func isWordByte(c byte) bool {
 
 // number passes over the number at r.data[i]: the ones numeric surely
 // takes (at most 1000 digits on either side of the point, no exponent);
-// others are left to the usual path.
-func (r *rawPaths) number(i int) (int, bool) {
+// others are left to the usual path. For a node n it records whether
+// the number is an integer of at most 18 digits (which int64 holds
+// whatever they are), and its value.
+func (r *rawPaths) number(i int, n *pathNode) (int, bool) {
 	d := r.data
 	j := i
-	if d[j] == '-' {
+	neg := d[j] == '-'
+	if neg {
 		j++
 	}
-	digits := func() int {
+	var u int64
+	intDigits := 0
+	if j < len(d) && d[j] == '0' {
+		j++
+		intDigits = 1
+	} else {
+		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+			u = u*10 + int64(d[j]-'0') // wraps past 18 digits: then unused
+			j++
+			intDigits++
+		}
+		if intDigits == 0 || intDigits > 1000 {
+			return 0, false
+		}
+	}
+	integer := intDigits <= 18
+	if j < len(d) && d[j] == '.' {
+		j++
 		k := j
 		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
 			j++
 		}
-		return j - k
-	}
-	if j < len(d) && d[j] == '0' {
-		j++
-	} else if n := digits(); n == 0 || n > 1000 {
-		return 0, false
-	}
-	if j < len(d) && d[j] == '.' {
-		j++
-		if n := digits(); n == 0 || n > 1000 {
+		if j == k || j-k > 1000 {
 			return 0, false
 		}
+		integer = false
 	}
 	if j < len(d) && (isWordByte(d[j])) {
 		return 0, false // an exponent, or not a number
+	}
+	if n != nil {
+		if neg {
+			u = -u
+		}
+		n.integer, n.ival = integer, u
 	}
 	return j, true
 }
@@ -360,30 +454,40 @@ func (r *rawPaths) object(i int, n *pathNode) (int, bool) {
 		r.depth--
 		return i + 1, true
 	}
-	for {
+	for field := 0; ; field++ {
 		if i >= len(d) || d[i] != '"' {
 			return 0, false
 		}
-		key, next, complex, err := scanString(d, i)
-		if err != nil || complex && bytes.IndexByte(key, '\\') >= 0 {
-			return 0, false
+		var c *pathNode
+		next := -1
+		if n != nil && field < len(n.guess) {
+			// The key at this position of the previous object is most
+			// often this one: the same bytes then close with a quote.
+			g := &n.guess[field]
+			if end := i + 1 + len(g.key); end < len(d) && d[end] == '"' && string(d[i+1:end]) == string(g.key) {
+				c, next = g.child, end+1
+			}
 		}
-		r.wide = r.wide || complex
+		if next < 0 {
+			key, end, complex, err := scanString(d, i)
+			if err != nil || complex && bytes.IndexByte(key, '\\') >= 0 {
+				return 0, false
+			}
+			r.wide = r.wide || complex
+			if n != nil {
+				c = n.keyChild(key)
+				if !complex {
+					n.remember(field, key, c)
+				}
+			}
+			next = end
+		}
 		i = r.ws(next)
 		if i >= len(d) || d[i] != ':' {
 			return 0, false
 		}
 		i = r.ws(i + 1)
-		var c *pathNode
-		if n != nil {
-			for _, k := range n.children {
-				if k.index < 0 && k.key == string(key) {
-					c = k
-					break
-				}
-			}
-		}
-		if c != nil {
+		if c != nil && c.pass == r.pass {
 			c.forget() // the last of duplicate keys wins
 		}
 		var done, ok bool
@@ -437,7 +541,7 @@ func (r *rawPaths) member(i int, c *pathNode, close byte) (next int, done, ok bo
 		return 0, false, false
 	}
 	if c != nil {
-		c.found, c.start, c.end = true, start, i
+		c.pass, c.start, c.end = r.pass, start, i
 	}
 	i = r.ws(i)
 	if i >= len(r.data) {
@@ -460,7 +564,18 @@ func (r *rawPaths) generate(d *RowDecoder, row types.Row) error {
 		var v types.Datum
 		var err error
 		if x, ok := g.Expr.(*rawRef); ok {
-			v, err = x.Eval(row) // the most common: a cast chain alone
+			// The most common: a chain alone, most often cast to an
+			// integer type, which an integer member is read as directly.
+			if ch := &r.chains[x.i]; ch.cast != nil && r.scanned[ch.col] {
+				if n := ch.node; n.pass != ch.root.pass {
+					row[g.Col] = types.Null
+					continue
+				} else if n.integer && n.ival >= ch.lo && n.ival <= ch.hi {
+					row[g.Col] = types.NewInt(n.ival)
+					continue
+				}
+			}
+			v, err = x.Eval(row)
 		} else {
 			v, err = g.Expr.Eval(row)
 		}
@@ -514,26 +629,19 @@ func (x *rawRef) Eval(row types.Row) (types.Datum, error) {
 // type; ok is false for anything but an integer that fits, which the
 // cast then reads from the member's text.
 func (r *rawPaths) intValue(ch *rawChain) (types.Datum, bool) {
-	n := ch.node
-	if !n.found {
+	switch n := ch.node; {
+	case !n.found(ch.root):
 		return types.Null, true
+	case n.integer && n.ival >= ch.lo && n.ival <= ch.hi:
+		return types.NewInt(n.ival), true
 	}
-	raw := r.data[n.start:n.end]
-	if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
-		return types.Null, false
-	}
-	i, ok := parseInt(raw, bytes.IndexByte(raw, '.') < 0)
-	if !ok {
-		return types.Null, false
-	}
-	v, err := types.CheckIntRange(i, ch.cast.T)
-	return v, err == nil
+	return types.Null, false
 }
 
 // chainValue is the value of chain ch from the spans of the last pass.
 func (r *rawPaths) chainValue(ch *rawChain) (types.Datum, error) {
 	n := ch.node
-	if !n.found {
+	if !n.found(ch.root) {
 		return types.Null, nil
 	}
 	raw := r.data[n.start:n.end]
