@@ -129,6 +129,8 @@ func randJSON(r *rand.Rand, depth int) string {
 	case n < 6:
 		return pick(r, "0", "-0", "1", "-1", "0.1", "1.0", "1.50", "1e308", "-1e308", "1E-300", "2.5e3",
 			"123456789012345678901234567890", "-9223372036854775809", "0.000000000000000000001", "3.14159265358979323846",
+			"32767", "-32769", "2147483647", "2147483648", "-2147483648", "-2147483649", "9223372036854775807",
+			"9223372036854775808", "-9223372036854775808", "999999999999999999", "1000000000000000000", "1e-400", "-1E+400",
 			strconv.Itoa(r.IntN(2000)-1000), strconv.FormatFloat(r.Float64()*100, 'f', r.IntN(6), 64))
 	case n < 8:
 		return jsonString(pick(r, jsonKeys...)+pick(r, "", "x", "é", "\t", "\\", "/", "日本語", "😀", " ", "\u2028"), r)
@@ -308,5 +310,8 @@ func jsonViews() []string {
 		"SELECT jsonb_typeof(doc) AS t, count(*) AS n, jsonb_agg(jsonb_build_array(id, doc) ORDER BY jsonb_build_array(id, doc)) AS docs FROM jdocs GROUP BY 1",
 		"SELECT DISTINCT doc ->> 'k' AS k, jsonb_typeof(doc -> 'k') AS t FROM jdocs",
 		"SELECT jsonb_typeof(doc) AS t, jsonb_object_agg(id, doc -> 'b') AS o FROM jdocs GROUP BY 1",
+		"SELECT id, jsonb_extract_path(doc, 'a', '0') AS ep, jsonb_extract_path_text(doc, 'k', 'k') AS ept, jsonb_pretty(doc) AS p, to_jsonb(doc ->> 'k') AS tj, jsonb_build_object('d', doc, 'i', id) AS bo, CASE WHEN jsonb_typeof(doc) = 'object' THEN jsonb_insert(doc, '{new}', '[1]') END AS ins, CASE WHEN jsonb_typeof(doc) = 'array' THEN jsonb_insert(doc, '{0}', '\"x\"', true) END AS insa, json_typeof(j) AS jt, j::text AS jtext, doc::text AS dtext FROM jdocs",
+		"SELECT id, CASE WHEN jsonb_typeof(doc -> 'a') = 'number' THEN (doc -> 'a')::numeric END AS an, CASE WHEN jsonb_typeof(doc -> 'a') = 'boolean' THEN (doc -> 'a')::bool END AS ab, (doc ->> 'k') IS NULL AS kn FROM jdocs",
+		"SELECT doc ->> 'a' AS a, jsonb_typeof(doc -> 'a') AS t, count(*) AS n, jsonb_agg(id ORDER BY id) AS ids FROM jdocs WHERE doc ? 'a' GROUP BY 1, 2",
 	}
 }
