@@ -13,6 +13,7 @@ import uuid
 
 import psycopg
 import psycopg2
+from psycopg.types.json import Json, Jsonb
 import psycopg2.extras
 import sqlalchemy as sa
 
@@ -42,6 +43,7 @@ VALUES = [
 # (psycopg 3 does both by itself).
 psycopg2.extras.register_uuid()
 U = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+DOC = {"k": "v é", "a": [1, 2.5, None, {"x": True}], "n": -0.0, "": {}}
 
 
 def check(name, fn):
@@ -99,6 +101,17 @@ def checks(label, conn, binary=False):
     if isinstance(conn, psycopg.Connection):
         # %b sends the parameter in binary: 16 bytes of type uuid.
         check(f"{label} uuid binary param", lambda: one(conn, "SELECT %b, %b::text", (U, U)))
+        # Json and Jsonb send a Python value typed json and jsonb, in text
+        # (%s) or binary (%b: jsonb's is a version byte, then the text);
+        # json.dumps escapes é as \u00e9, which json keeps and jsonb reads.
+        for wrap in (Json, Jsonb):
+            name = wrap.__name__
+            check(f"{label} {name} param", lambda: one(
+                conn, "SELECT %s, %s::text, pg_typeof(%s)::text", (wrap(DOC), wrap(DOC), wrap(DOC))))
+            check(f"{label} {name} binary param", lambda: one(
+                conn, "SELECT %b, %b::text, pg_typeof(%b)::text", (wrap(DOC), wrap(DOC), wrap(DOC))))
+        check(f"{label} Jsonb operators on params", lambda: one(
+            conn, "SELECT %s -> 'a' -> 3 ->> 'x', %b @> %s", (Jsonb(DOC), Jsonb(DOC), Jsonb({"k": "v é"}))))
 
 
 def transactions(label, conn):
