@@ -99,7 +99,7 @@ func describe(s *session, sql string, paramTypes []types.Type) string {
 		sb.WriteString("no data\n")
 	}
 	for _, c := range p.Columns() {
-		fmt.Fprintf(&sb, "column %s %s\n", c.Name, c.Type)
+		fmt.Fprintf(&sb, "column %s %s%s\n", c.Name, c.Type, c.Mod.Suffix())
 	}
 	return sb.String()
 }
