@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,6 +48,28 @@ var views = map[string]string{
 	"per_min":   `SELECT window_start, count(*) AS n, max(v) AS top FROM TUMBLE(ev, ts, interval '1 minute') GROUP BY window_start`,
 	"over_view": `SELECT count(*) AS groups, sum(total) AS total FROM per_k`,
 	"items_cnt": `SELECT count(*) AS n, sum(price) AS value FROM items`,
+}
+
+// formatViews are views whose state is in the formats added after the
+// views above were first written: min and max over a retracting input
+// kept by value (catalog.DataflowExtremaByValue), a top-N over one keyed
+// by rank (DataflowTopNStateByKey), two scans of a stream with a
+// watermark sharing its reader (DataflowSharedWatermarkScans) and
+// intervals in group keys and extrema (DataflowIntervalSpans). A
+// generation records the ones it holds (Generation.Views, from gen6 on).
+var formatViews = map[string]string{
+	"price_range": `SELECT name, count(*) AS n, min(price) AS low, max(price) AS high FROM items GROUP BY name`,
+	"top_items":   `SELECT id, name, price FROM items ORDER BY price DESC, id LIMIT 3`,
+	"hi_lo":       `SELECT 'hi' AS side, count(*) AS n, max(v) AS top FROM ev WHERE v >= 500 UNION ALL SELECT 'lo' AS side, count(*) AS n, max(v) AS top FROM ev WHERE v < 500`,
+	"per_span":    `SELECT CASE k % 3 WHEN 0 THEN interval '1 day' WHEN 1 THEN interval '24 hours' ELSE interval '36 hours' END AS span, count(*) AS n, min(ts - timestamp '2026-01-01 00:00:00') AS first_at, max(ts - timestamp '2026-01-01 00:00:00') AS last_at FROM ev GROUP BY 1`,
+}
+
+// genViews is every view of generation gen by name: views and the
+// generation's own (Generation.Views).
+func genViews(gen Generation) map[string]string {
+	out := maps.Clone(views)
+	maps.Copy(out, gen.Views)
+	return out
 }
 
 // viewOrder creates per_k before the view over it.
@@ -85,6 +108,9 @@ type Generation struct {
 	// their state) to the same query with HAVING count(*) > 0, which
 	// keeps their rows.
 	Altered []string `json:"altered,omitempty"`
+	// Views are the generation's views besides those of views, by name
+	// and query (formatViews; generations from gen6 on).
+	Views map[string]string `json:"views,omitempty"`
 }
 
 // alteredSuffix is what a generation's ALTER adds to a view's query.
@@ -104,20 +130,23 @@ func TestCompatWrite(t *testing.T) {
 	for _, n := range viewOrder() {
 		exec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, views[n]))
 	}
+	for n, q := range formatViews {
+		exec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, q))
+	}
 	const events = 400
 	publish(t, srv, 0, events)
 	for i := 0; i < 13; i++ {
 		exec(t, conn, fmt.Sprintf("INSERT INTO items VALUES (%d, 'item%d', %d.25)", i, i%5, i+1))
 	}
 	gen := Generation{Commit: os.Getenv("STREAMDB_COMPAT_COMMIT"), Events: events, Rows: map[string][]string{},
-		Savepoint: "gen_point", Altered: []string{"per_k"}}
+		Savepoint: "gen_point", Altered: []string{"per_k"}, Views: formatViews}
 	exec(t, conn, "UPDATE items SET price = price * 2 WHERE id < 4", "DELETE FROM items WHERE id = 12", "FLUSH",
 		"SAVEPOINT "+gen.Savepoint)
 	for _, n := range gen.Altered {
 		exec(t, conn, fmt.Sprintf("ALTER MATERIALIZED VIEW %s AS %s%s", n, views[n], alteredSuffix))
 	}
 	exec(t, conn, "FLUSH", "CHECKPOINT")
-	for n := range views {
+	for n := range genViews(gen) {
 		gen.Rows[n] = rows(t, conn, "SELECT * FROM "+n)
 	}
 	srv.Stop(t)
@@ -200,13 +229,16 @@ func readGenerationIn(t *testing.T, gen Generation, dataDir string) *testutil.Se
 		}
 		exec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s_fresh AS %s", n, q))
 	}
+	for n, q := range gen.Views {
+		exec(t, conn, fmt.Sprintf("CREATE MATERIALIZED VIEW %s_fresh AS %s", n, q))
+	}
 	publish(t, srv, gen.Events, 250)
 	exec(t, conn,
 		"INSERT INTO items VALUES (12, 'item2', 99.5)",
 		"UPDATE items SET name = 'renamed' WHERE id = 1",
 		"DELETE FROM items WHERE id = 5",
 		"FLUSH")
-	for n := range views {
+	for n := range genViews(gen) {
 		got, fresh := rows(t, conn, "SELECT * FROM "+n), rows(t, conn, "SELECT * FROM "+n+"_fresh")
 		if !slices.Equal(got, fresh) {
 			t.Errorf("view %s from the old directory and its fresh twin differ after new input:\n old   %v\n fresh %v", n, got, fresh)
@@ -218,7 +250,7 @@ func readGenerationIn(t *testing.T, gen Generation, dataDir string) *testutil.Se
 	// And once more after a restart.
 	srv.Restart(t)
 	conn = srv.Conn(t)
-	for n := range views {
+	for n := range genViews(gen) {
 		if got, fresh := rows(t, conn, "SELECT * FROM "+n), rows(t, conn, "SELECT * FROM "+n+"_fresh"); !slices.Equal(got, fresh) {
 			t.Errorf("view %s and its fresh twin differ after a restart:\n old   %v\n fresh %v", n, got, fresh)
 		}

@@ -29,6 +29,7 @@ var migratedFormats = map[string]map[string]catalog.FormatVersion{
 	"gen3-2026-12-02": allViews(catalog.DataflowLatest),
 	"gen4-2026-12-03": allViews(catalog.DataflowLatest),
 	"gen5-2026-12-06": allViews(catalog.DataflowLatest),
+	"gen6-2026-12-07": allViews(catalog.DataflowLatest),
 }
 
 func allViews(f catalog.FormatVersion) map[string]catalog.FormatVersion {
@@ -64,10 +65,10 @@ func TestCompatMigrate(t *testing.T) {
 			}
 		}
 
-		out := startExits(t, testutil.BuildServer(t), dataDir, []string{"STREAMDB_FAULTS=view-format-moved"})
-		crashed := viewFormats(t, dataDir)
+		// A generation of today's formats has no view to move, and so no
+		// crash point is reached.
 		moved := 0
-		for n, f := range crashed {
+		for n, f := range crashedFormats(t, dataDir, moving) {
 			switch f {
 			case before[n]:
 			case want[n]:
@@ -77,7 +78,7 @@ func TestCompatMigrate(t *testing.T) {
 			}
 		}
 		if moving > 0 && moved != 1 {
-			t.Errorf("%s: %d views moved before the crash, want 1 (of %d):\n%s", name, moved, moving, out)
+			t.Errorf("%s: %d views moved before the crash, want 1 (of %d)", name, moved, moving)
 		}
 
 		srv := readGenerationIn(t, gen, dataDir)
@@ -103,6 +104,19 @@ func TestCompatMigrate(t *testing.T) {
 			t.Errorf("%s: the directory records format %d, older than its newest view's, %d", name, dir, newest)
 		}
 	})
+}
+
+// crashedFormats starts the server on dataDir with a crash right after
+// the first view moved to a newer format, and returns the view formats
+// the crash left; with no view moving (moving 0) it returns them as they
+// are.
+func crashedFormats(t *testing.T, dataDir string, moving int) map[string]catalog.FormatVersion {
+	t.Helper()
+	if moving > 0 {
+		out := startExits(t, testutil.BuildServer(t), dataDir, []string{"STREAMDB_FAULTS=view-format-moved"})
+		t.Logf("the server crashed after moving a view:\n%s", out)
+	}
+	return viewFormats(t, dataDir)
 }
 
 // viewFormats reads the format of every view of a generation (not the

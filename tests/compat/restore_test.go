@@ -31,13 +31,20 @@ import (
 //     back the views as they were before the generation's ALTER and
 //     replays to the same rows;
 //   - the views of the state each ROLLBACK TO restores move to newer
-//     formats as they load (sql.migrateViewFormats).
+//     formats as they load (sql.migrateViewFormats), when the
+//     generation's are older than their migratedFormats.
 func TestCompatRestoreAlter(t *testing.T) {
 	forEachGeneration(t, restoreAlterGeneration)
 }
 
 func restoreAlterGeneration(t *testing.T, name string) {
 	gen, dataDir := loadGeneration(t, name)
+	// moving: some view of the generation moves to a newer format at
+	// start, and so again when ROLLBACK TO restores its older state.
+	moving := false
+	for n, f := range viewFormats(t, dataDir) {
+		moving = moving || migratedFormats[name][n] != f
+	}
 	raw, err := os.ReadFile(filepath.Join(dataDir, "checkpoint-record.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +106,7 @@ func restoreAlterGeneration(t *testing.T, name string) {
 
 	moves := strings.Count(srv.Logs(), movedLog)
 	exec(t, conn, fmt.Sprintf("ROLLBACK TO CHECKPOINT %d", record.LastDDL.ID), "FLUSH")
-	if strings.Count(srv.Logs(), movedLog) == moves {
+	if strings.Count(srv.Logs(), movedLog) == moves && moving {
 		t.Errorf("%s: no view of the state restored by ROLLBACK TO CHECKPOINT %d moved to a newer format", name, record.LastDDL.ID)
 	}
 	for n, want := range kept {
@@ -124,7 +131,7 @@ func restoreAlterGeneration(t *testing.T, name string) {
 	}
 	moves = strings.Count(srv.Logs(), movedLog)
 	exec(t, conn, "ROLLBACK TO SAVEPOINT "+gen.Savepoint, "FLUSH")
-	if strings.Count(srv.Logs(), movedLog) == moves {
+	if strings.Count(srv.Logs(), movedLog) == moves && moving {
 		t.Errorf("%s: no view of the state restored by ROLLBACK TO SAVEPOINT %s moved to a newer format", name, gen.Savepoint)
 	}
 	for n, want := range kept {
