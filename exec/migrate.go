@@ -1,8 +1,11 @@
 package exec
 
 import (
+	"github.com/cockroachdb/pebble/v2"
+
 	"streamdb/catalog"
 	"streamdb/plan"
+	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -14,7 +17,9 @@ import (
 // a view none of whose operators is of those kinds builds, under the next
 // format, the same operators with the same state tables, source positions
 // and encodings, so the step is only the new number. A view a step does
-// change stays at the format before it, and is read in that format.
+// change moves on only when the step has a migration that rewrites its
+// state into the next format exactly (MigrateView); otherwise it stays at
+// the format before the step, and is read in that format.
 //
 // The rules below mirror the exec branches on each format: a new format
 // adds a step here that says which views it changes (or, when its change
@@ -26,6 +31,10 @@ import (
 type formatStep struct {
 	from    catalog.FormatVersion
 	affects func(from catalog.FormatVersion, root plan.Node) bool
+	// migrate, when set, rewrites in b the state of view d, which the
+	// step affects (streaming plan root of format from), into format
+	// from+1; ok false: it cannot for this view, and b is untouched.
+	migrate func(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (ok bool, err error)
 }
 
 // formatSteps are the steps views take, oldest first and consecutive.
@@ -41,20 +50,20 @@ var formatSteps = []formatStep{
 			a, ok := n.(*plan.Aggregate)
 			return ok && hasSumWithSpecials(a)
 		})
-	}},
+	}, nil},
 	// Joins, whose state is keyed by side and join key (newJoin).
 	{catalog.DataflowSumSpecials, func(_ catalog.FormatVersion, root plan.Node) bool {
 		return anyNode(root, func(n plan.Node) bool { _, ok := n.(*plan.Join); return ok })
-	}},
+	}, nil},
 	// Scans of tables and views, read through edges (addEdge).
 	{catalog.DataflowJoinStateByKey, func(_ catalog.FormatVersion, root plan.Node) bool {
 		return anyNode(root, func(n plan.Node) bool {
 			s, ok := n.(*plan.Scan)
 			return ok && (s.Object.Kind == catalog.KindTable || s.Object.Kind == catalog.KindView)
 		})
-	}},
+	}, nil},
 	// Sorts, limits and top-Ns, whose state is keyed by partition and
-	// rank (topNOp.byKey).
+	// rank (topNOp.byKey); migrateTopNState re-keys it.
 	{catalog.DataflowViewEdges, func(_ catalog.FormatVersion, root plan.Node) bool {
 		return anyNode(root, func(n plan.Node) bool {
 			switch n.(type) {
@@ -63,7 +72,7 @@ var formatSteps = []formatStep{
 			}
 			return false
 		})
-	}},
+	}, migrateTopNState},
 	// Aggregates with min or max over a retracting input, whose values go
 	// to an extrema table (storedExtremeCall).
 	{catalog.DataflowTopNStateByKey, func(from catalog.FormatVersion, root plan.Node) bool {
@@ -79,7 +88,7 @@ var formatSteps = []formatStep{
 			}
 			return false
 		})
-	}},
+	}, nil},
 	// Scans of a stream with a WATERMARK that would share a reader: two
 	// or more with one sharing key (sharedScanKey). A lone such scan
 	// keeps its reader, watermark operator and state table.
@@ -97,31 +106,57 @@ var formatSteps = []formatStep{
 			seen[key] = true
 			return false
 		})
-	}},
+	}, nil},
 	// Interval values in state keys (keyAppender) or in a group's state
 	// (aggOp.keyInState): any interval a node outputs, groups, joins,
 	// orders or aggregates.
 	{catalog.DataflowSharedWatermarkScans, func(_ catalog.FormatVersion, root plan.Node) bool {
 		return anyNode(root, keysInterval)
-	}},
+	}, nil},
 }
 
 // MigratedFormat is the format a view of format from, with bound plan
 // root, reaches through the format steps that leave its state as it is
 // (from itself when the first step changes it).
 func MigratedFormat(from catalog.FormatVersion, root plan.Node) catalog.FormatVersion {
-	stream := streamingPlan(from, root)
-	f := from
+	f, _ := migrate(nil, nil, &catalog.Descriptor{Dataflow: from}, root)
+	return f
+}
+
+// MigrateView moves view d (bound plan root) forward: through the steps
+// that leave its state as it is, and through those whose migration
+// rewrites its state, written to b. It returns the format reached (the
+// view's own when it cannot move). The caller commits b with the
+// descriptor of that format in one batch, so that a crash leaves the
+// view's state and format both old or both new; a view that reached its
+// format is never migrated again from an older one.
+func MigrateView(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (catalog.FormatVersion, error) {
+	return migrate(st, b, d, root)
+}
+
+// migrate is MigrateView; with st nil it stops before any step that would
+// rewrite state. A migration reads the committed state, not b, so at most
+// one step that rewrites a view's state is taken per call.
+func migrate(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (catalog.FormatVersion, error) {
+	stream := streamingPlan(d.Dataflow, root)
+	f, rewritten := d.Dataflow, false
 	for _, s := range formatSteps {
 		if s.from != f || f >= catalog.DataflowLatest {
 			continue
 		}
 		if s.affects(f, stream) {
-			break
+			if s.migrate == nil || st == nil || rewritten {
+				break
+			}
+			ok, err := s.migrate(st, b, d, stream)
+			if err != nil || !ok {
+				return f, err
+			}
+			rewritten = true
 		}
 		f++
 	}
-	return f
+	return f, nil
 }
 
 // anyNode reports whether match holds for some node of the plan under

@@ -26,8 +26,8 @@ func CheckViewFormats(descs []*catalog.Descriptor) error {
 }
 
 // MigrateViewFormats moves every view of descs, before any starts, to the
-// newest format its state is already in (exec.MigratedFormat of the plan
-// viewPlan returns), and records it in its descriptor and the directory's
+// newest format its state is in or is rewritten to (exec.MigrateView of
+// the plan viewPlan returns), and records it in its descriptor and the directory's
 // format; descs and, through update, the live catalog get the new
 // descriptors. Each view is one synced batch, so a crash leaves every
 // view at its old format or its new one, and the next start goes on from
@@ -45,13 +45,17 @@ func (c *Catalog) MigrateViewFormats(descs []*catalog.Descriptor, viewPlan func(
 		if err != nil {
 			return fmt.Errorf("materialized view %s: %w", d.Name, err)
 		}
-		to := exec.MigratedFormat(d.Dataflow, root)
-		if to == d.Dataflow {
+		b := st.NewBatch()
+		to, err := exec.MigrateView(st, b, d, root)
+		if err != nil || to == d.Dataflow {
+			b.Close()
+			if err != nil {
+				return fmt.Errorf("materialized view %s: moving it to a newer format: %w", d.Name, err)
+			}
 			continue
 		}
 		nd := *d
 		nd.Dataflow = to
-		b := st.NewBatch()
 		err = storage.PutDescriptor(b, &nd)
 		if err == nil {
 			err = st.RatchetFormat(b, to)

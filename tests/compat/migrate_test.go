@@ -10,21 +10,23 @@ import (
 )
 
 // migratedFormats is the format each view of a generation is at once
-// today's server has started on it (exec.MigratedFormat): a view moves
-// through the format steps that leave its state as it is, and stops before
-// the first one that changes it.
+// today's server has started on it (exec.MigrateView): a view moves
+// through the format steps that leave its state as it is and those whose
+// migration rewrites it (top5's top-N re-keyed by rank on the step to
+// DataflowTopNStateByKey), and stops before the first other one that
+// changes it.
 var migratedFormats = map[string]map[string]catalog.FormatVersion{
 	// Format 6: sums over numeric (per_k, by_name, items_cnt, over_view)
-	// stop before DataflowSumSpecials, top5 before DataflowTopNStateByKey.
+	// stop before DataflowSumSpecials.
 	"gen1-2026-12-01": {
 		"per_k": 6, "by_name": 6, "items_cnt": 6, "over_view": 6,
-		"top5": catalog.DataflowViewEdges, "per_min": catalog.DataflowLatest,
+		"top5": catalog.DataflowLatest, "per_min": catalog.DataflowLatest,
 	},
 	// Format 8: scans of tables and views (by_name, items_cnt, over_view)
 	// stop before DataflowViewEdges.
 	"gen2-2026-12-01": {
 		"by_name": 8, "items_cnt": 8, "over_view": 8,
-		"top5": catalog.DataflowViewEdges, "per_k": catalog.DataflowLatest, "per_min": catalog.DataflowLatest,
+		"top5": catalog.DataflowLatest, "per_k": catalog.DataflowLatest, "per_min": catalog.DataflowLatest,
 	},
 	"gen3-2026-12-02": allViews(catalog.DataflowLatest),
 	"gen4-2026-12-03": allViews(catalog.DataflowLatest),

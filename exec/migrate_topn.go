@@ -1,0 +1,136 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"streamdb/catalog"
+	"streamdb/plan"
+	"streamdb/storage"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// The step to catalog.DataflowTopNStateByKey re-keys a top-N's state: from
+// prefix + row -> varint count to prefix + partition key + sort key + row
+// -> varint count, uvarint head (op_topn_state.go). Every entry of the new
+// layout is a function of the old entry's row and count, so the step is
+// exact; it is taken for a view whose one top-N has a state table whose
+// index is known without building the dataflow (topNTableIndex).
+
+// topNTableIndex returns the state table index of the one top-N of
+// streaming plan root, ok false when it cannot be told without building
+// the dataflow. The builder numbers state tables in the order it builds
+// operators, from the root down (builder.opPrefix); when the only nodes
+// between the root and the top-N have one input each and no state, and
+// the plan holds no other top-N, the top-N is the first operator numbered,
+// and takes firstOperatorIndex. An altered view numbers its tables by
+// operator id instead (catalog.Descriptor.OpState), and is not handled.
+func topNTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.TopN, uint16, bool) {
+	if d.OpState != nil {
+		return nil, 0, false
+	}
+	tops := 0
+	anyNode(root, func(n plan.Node) bool {
+		if plan.StreamingTopN(n) != nil {
+			tops++
+		}
+		return false
+	})
+	if tops != 1 {
+		return nil, 0, false
+	}
+	for n := root; ; {
+		if t := plan.StreamingTopN(n); t != nil {
+			return t, firstOperatorIndex, true
+		}
+		switch n.(type) {
+		case *plan.Project, *plan.Filter, *plan.Sort:
+		default:
+			return nil, 0, false
+		}
+		kids := n.Children()
+		if len(kids) != 1 {
+			return nil, 0, false
+		}
+		n = kids[0]
+	}
+}
+
+// migrateTopNState rewrites, in b, view d's top-N state (streaming plan
+// root, format catalog.DataflowViewEdges) into the layout of
+// DataflowTopNStateByKey. ok is false, and b untouched, when the top-N's
+// table cannot be found without building the dataflow or holds an entry
+// that is not of the old layout; the view then stays at its format.
+func migrateTopNState(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bool, error) {
+	t, idx, ok := topNTableIndex(d, root)
+	if !ok {
+		return false, nil
+	}
+	return rekeyTopN(st.DB(), b, t, storage.StatePrefix(d.ID, idx), catalog.DataflowTopNStateByKey)
+}
+
+// rekeyTopN rewrites, in b, the top-N state under prefix from the row
+// keyed layout to the layout of format to (>= DataflowTopNStateByKey):
+// each old key is deleted and its entry set under its new key. ok false:
+// an entry is not of the old layout (a row of the top-N's input width and
+// a lone count), and nothing is written.
+func rekeyTopN(r storage.Reader, b *pebble.Batch, t *plan.TopN, prefix []byte, to catalog.FormatVersion) (bool, error) {
+	op := &topNOp{t: t, inWidth: len(t.Input.Schema()), byKey: to >= catalog.DataflowTopNStateByKey, appendKey: keyAppender(to)}
+	type entry struct {
+		old, key, val []byte
+	}
+	var entries []entry
+	ok := true
+	err := storage.ScanPrefix(r, prefix, func(k, v []byte) error {
+		n, size := binary.Varint(v)
+		if size <= 0 || size != len(v) {
+			ok = false
+			return nil
+		}
+		row, rest, err := keyenc.DecodeRow(k[len(prefix):], op.inWidth)
+		if err != nil || len(rest) != 0 {
+			ok = false
+			return nil
+		}
+		key, val, err := op.rekeyed(row, n)
+		if err != nil {
+			// A row the top-N cannot rank was never kept by it.
+			ok = false
+			return nil
+		}
+		entries = append(entries, entry{old: append([]byte(nil), k...), key: append(append([]byte(nil), prefix...), key...), val: val})
+		return nil
+	})
+	if err != nil || !ok {
+		return false, err
+	}
+	for _, e := range entries {
+		if err := b.Delete(e.old, nil); err != nil {
+			return false, err
+		}
+	}
+	for _, e := range entries {
+		if err := b.Set(e.key, e.val, nil); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// rekeyed is the state key (without the operator's prefix) and value of
+// row, kept n times, in op's layout.
+func (op *topNOp) rekeyed(row types.Row, n int64) ([]byte, []byte, error) {
+	pk, err := partitionKey(op.t, row, op.appendKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("top-n state: %w", err)
+	}
+	e, err := newRankEntry(op.t.Order, row)
+	if err != nil {
+		return nil, nil, fmt.Errorf("top-n state: %w", err)
+	}
+	key, head := op.entryKey(pk, e)
+	return []byte(key), op.stateValue(n, head), nil
+}
