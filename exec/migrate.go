@@ -48,12 +48,12 @@ var formatSteps = []formatStep{
 	{catalog.DataflowJoinStatePaged, func(_ catalog.FormatVersion, root plan.Node) bool {
 		return anyNode(root, func(n plan.Node) bool {
 			a, ok := n.(*plan.Aggregate)
-			return ok && hasSumWithSpecials(a)
+			return ok && hasSumWithSpecials(a) || scansView(n)
 		})
 	}, nil},
 	// Joins, whose state is keyed by side and join key (newJoin).
 	{catalog.DataflowSumSpecials, func(_ catalog.FormatVersion, root plan.Node) bool {
-		return anyNode(root, func(n plan.Node) bool { _, ok := n.(*plan.Join); return ok })
+		return anyNode(root, func(n plan.Node) bool { _, ok := n.(*plan.Join); return ok || scansView(n) })
 	}, nil},
 	// Scans of tables and views, read through edges (addEdge).
 	{catalog.DataflowJoinStateByKey, func(_ catalog.FormatVersion, root plan.Node) bool {
@@ -178,6 +178,15 @@ func anyNode(root plan.Node, match func(plan.Node) bool) bool {
 		}
 	}
 	return false
+}
+
+// scansView reports whether n scans a view. Before DataflowViewEdges a
+// view's dataflow computes the views it scans itself, their operators
+// and state among its own, which the plan does not show: a step before
+// that format may change them.
+func scansView(n plan.Node) bool {
+	s, ok := n.(*plan.Scan)
+	return ok && s.Object.Kind == catalog.KindView
 }
 
 // hasSumWithSpecials reports whether an aggregate has a sum or avg whose

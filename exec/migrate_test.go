@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"streamdb/catalog"
+	"streamdb/plan"
+	"streamdb/types"
 )
 
 // TestFormatStepsConsecutive: the format steps run from the first one to
@@ -20,5 +22,20 @@ func TestFormatStepsConsecutive(t *testing.T) {
 	}
 	if last := formatSteps[len(formatSteps)-1].from; last != catalog.DataflowLatest-1 {
 		t.Fatalf("the last step is from format %d, want %d (a step to catalog.DataflowLatest)", last, catalog.DataflowLatest-1)
+	}
+}
+
+// TestMigratedFormatViewOverView: a view of a format before
+// DataflowViewEdges that scans a view computes that view's operators in
+// its own dataflow, which its plan does not show: it takes no step that
+// might change them (it moved to DataflowJoinStateByKey when its plan
+// held no aggregate or join).
+func TestMigratedFormatViewOverView(t *testing.T) {
+	cols := []types.Column{{Name: "n", Type: types.Int8}}
+	root := &plan.Scan{Object: &catalog.Descriptor{Name: "v", Kind: catalog.KindView, Columns: []catalog.Column{{Name: "n", Type: "bigint"}}}, Cols: cols}
+	for _, from := range []catalog.FormatVersion{catalog.DataflowJoinStatePaged, catalog.DataflowSumSpecials} {
+		if got := MigratedFormat(from, root); got != from {
+			t.Errorf("a view over a view of format %d moves to %d, want %d", from, got, from)
+		}
 	}
 }
