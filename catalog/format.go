@@ -19,7 +19,8 @@ type FormatVersion int
 // Each keeps every rule of the formats before it and adds one (hence
 // "also" below); exec tests a rule with dataflow >= the format that
 // introduced it. A view moves to a newer format only through the steps
-// that leave its state as it is (exec.MigratedFormat). The numbers are
+// that leave its state as it is or whose migration rewrites it exactly,
+// at start (exec.MigrateView). The numbers are
 // stored, so a new format goes at the end (TestFormatNumbers pins them).
 const (
 	// DataflowOneReaderPerScan gives every stream scan of a view its own

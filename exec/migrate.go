@@ -44,13 +44,13 @@ type formatStep struct {
 // those formats keep them.
 var formatSteps = []formatStep{
 	// Sums and averages whose state gains the counts of NaN and infinite
-	// inputs (sumAcc.hasSpecials).
+	// inputs (sumAcc.hasSpecials); migrateSumState adds them.
 	{catalog.DataflowJoinStatePaged, func(_ catalog.FormatVersion, root plan.Node) bool {
 		return anyNode(root, func(n plan.Node) bool {
 			a, ok := n.(*plan.Aggregate)
 			return ok && hasSumWithSpecials(a) || scansView(n)
 		})
-	}, nil},
+	}, migrateSumState},
 	// Joins, whose state is keyed by side and join key (newJoin).
 	{catalog.DataflowSumSpecials, func(_ catalog.FormatVersion, root plan.Node) bool {
 		return anyNode(root, func(n plan.Node) bool { _, ok := n.(*plan.Join); return ok || scansView(n) })

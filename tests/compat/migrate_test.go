@@ -12,14 +12,18 @@ import (
 // migratedFormats is the format each view of a generation is at once
 // today's server has started on it (exec.MigrateView): a view moves
 // through the format steps that leave its state as it is and those whose
-// migration rewrites it (top5's top-N re-keyed by rank on the step to
+// migration rewrites it (sums given their special counts on the step to
+// DataflowSumSpecials, top5's top-N re-keyed by rank on the step to
 // DataflowTopNStateByKey), and stops before the first other one that
 // changes it.
 var migratedFormats = map[string]map[string]catalog.FormatVersion{
-	// Format 6: sums over numeric (per_k, by_name, items_cnt, over_view)
-	// stop before DataflowSumSpecials.
+	// Format 6, sums over numeric: per_k's and items_cnt's and by_name's
+	// get their special counts; by_name's join then stops it before
+	// DataflowJoinStateByKey, items_cnt's table scan before
+	// DataflowViewEdges. over_view, a view over a view, computes per_k's
+	// operators itself and stays.
 	"gen1-2026-12-01": {
-		"per_k": 6, "by_name": 6, "items_cnt": 6, "over_view": 6,
+		"per_k": catalog.DataflowLatest, "by_name": 7, "items_cnt": 8, "over_view": 6,
 		"top5": catalog.DataflowLatest, "per_min": catalog.DataflowLatest,
 	},
 	// Format 8: scans of tables and views (by_name, items_cnt, over_view)
