@@ -658,7 +658,10 @@ func (e *Engine) columnReaders(t *catalog.Descriptor, key string) ([]*catalog.De
 		if err != nil {
 			return nil, err
 		}
-		reads := false
+		// A view that names t only where it reads no rows (a LIMIT of
+		// zero rows, emptyZeroLimits) has no scan of it: its query may
+		// name any column, so it counts as reading each.
+		reads, scanned := false, false
 		var mark func(n plan.Node, need []bool)
 		mark = func(n plan.Node, need []bool) {
 			s, ok := n.(*plan.Scan)
@@ -671,6 +674,7 @@ func (e *Engine) columnReaders(t *catalog.Descriptor, key string) ([]*catalog.De
 			if s.Object.ID != t.ID {
 				return
 			}
+			scanned = true
 			for i, c := range s.Cols {
 				k := c.Name
 				if s.Keys != nil {
@@ -686,7 +690,7 @@ func (e *Engine) columnReaders(t *catalog.Descriptor, key string) ([]*catalog.De
 			}
 		}
 		mark(root, plan.AllColumns(len(root.Schema())))
-		if reads {
+		if reads || !scanned {
 			out = append(out, v)
 		}
 	}

@@ -111,16 +111,14 @@ func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *fron
 	if err := checkStreamable(root); err != nil {
 		return nil, err
 	}
-	for _, src := range plan.Sources(root) {
-		if src.Name == old.Name {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s cannot read itself", old.Name)
-		}
-	}
 	d, err := viewDescriptor(n, root, opts)
 	if err != nil {
 		return nil, err
 	}
 	d.DependsOn = e.plainViewsNamed(d.DependsOn, st, n.Query)
+	if containsString(d.DependsOn, old.Name) {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s cannot read itself", old.Name)
+	}
 	// The view keeps its id (its state, positions and readers' edges) and
 	// its format (the state kept is encoded by it).
 	d.ID, d.Dataflow, d.CreatedAt = old.ID, old.Dataflow, old.CreatedAt

@@ -99,7 +99,8 @@ func (p *boundParams) nameOperator(name string, node plan.Node) error {
 }
 
 // bindView binds the query of CREATE (or ALTER) MATERIALIZED VIEW n, with
-// the operators its uids option names.
+// the operators its uids option names; a LIMIT of zero rows is an empty
+// VALUES (emptyZeroLimits).
 func (e *Engine) bindView(st *front.Statement, n *front.CreateMaterializedView) (plan.Node, error) {
 	params, err := viewParams(st, n.Options)
 	if err != nil {
@@ -112,5 +113,8 @@ func (e *Engine) bindView(st *front.Statement, n *front.CreateMaterializedView) 
 	if err := params.checkAllNamed(); err != nil {
 		return nil, err
 	}
-	return decorrelateViewSubqueries(root)
+	if root, err = decorrelateViewSubqueries(root); err != nil {
+		return nil, err
+	}
+	return emptyZeroLimits(root)
 }

@@ -107,6 +107,9 @@ func (c *OfflineCatalog) bindView(st *front.Statement, n *front.CreateMaterializ
 	if root, err = decorrelateViewSubqueries(root); err != nil {
 		return nil, err
 	}
+	if root, err = emptyZeroLimits(root); err != nil {
+		return nil, err
+	}
 	return root, checkStreamable(root)
 }
 

@@ -522,19 +522,16 @@ func limitValue(e expr.Expr, clause string) (int64, bool, error) {
 }
 
 // resolveLimits returns a copy of n in which each LIMIT and OFFSET kept
-// as an expression is read: run after the query's parameters are bound
+// as an expression is read, and each LIMIT of zero rows is an empty
+// VALUES (bind_zero_limit.go): run after the query's parameters are bound
 // and its subqueries resolved.
 func resolveLimits(n plan.Node) (plan.Node, error) {
 	return mapPlanNodes(n, nil, func(n plan.Node) (plan.Node, bool, error) {
 		l, ok := n.(*plan.Limit)
-		if !ok || l.CountExpr == nil && l.OffsetExpr == nil {
+		if !ok {
 			return n, false, nil
 		}
-		in, err := resolveLimits(l.Input)
-		if err != nil {
-			return nil, true, err
-		}
-		out := &plan.Limit{Input: in, Count: l.Count, Offset: l.Offset, WithTies: l.WithTies}
+		out := &plan.Limit{Count: l.Count, Offset: l.Offset, WithTies: l.WithTies}
 		if l.CountExpr != nil {
 			c, ok, err := limitValue(l.CountExpr, "LIMIT")
 			if err != nil {
@@ -546,10 +543,19 @@ func resolveLimits(n plan.Node) (plan.Node, error) {
 			}
 		}
 		if l.OffsetExpr != nil {
+			var err error
 			if out.Offset, _, err = limitValue(l.OffsetExpr, "OFFSET"); err != nil {
 				return nil, true, err
 			}
 		}
+		if out.Count == 0 {
+			return emptyLike(l), true, nil
+		}
+		in, err := resolveLimits(l.Input)
+		if err != nil {
+			return nil, true, err
+		}
+		out.Input = in
 		return out, true, nil
 	})
 }

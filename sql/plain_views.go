@@ -206,12 +206,15 @@ func (e *Engine) relationsNamed(st *front.Statement, node ast.Node) []string {
 	return out
 }
 
-// plainViewsNamed returns deps with the (plain) views that query names
-// added: a materialized view's plan records the relations under a view,
-// and DependsOn must also hold the views, so that DROP VIEW sees it.
+// plainViewsNamed returns deps (the relations a materialized view's plan
+// reads) with the other relations that query names added, so that DROP
+// sees each, as PostgreSQL's dependencies do: the (plain) views, whose
+// plan records the relations under the view, and the relations of a part
+// of the query that reads nothing (a LIMIT of zero rows,
+// emptyZeroLimits).
 func (e *Engine) plainViewsNamed(deps []string, st *front.Statement, query ast.Node) []string {
 	for _, name := range e.relationsNamed(st, query) {
-		if d, ok := e.lookup(name); ok && d.Kind == catalog.KindPlainView && !containsString(deps, name) {
+		if !containsString(deps, name) {
 			deps = append(deps, name)
 		}
 	}
