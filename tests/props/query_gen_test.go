@@ -22,7 +22,8 @@ import (
 // as expressions (NULL, ALL, arithmetic, an uncorrelated subquery) and
 // FETCH FIRST ... WITH TIES; and jsonb built from the columns
 // (jsonb_build_object, jsonb_build_array, to_jsonb) or read from the
-// table qj's jsonb column, taken apart with -> ->> #> #>> @> <@ ? ?| ?&.
+// table qj's jsonb column, taken apart with -> ->> #> #>> @> <@ ? ?| ?&
+// and jsonb_typeof, and grouped by a value extracted from it.
 // Every expression is an integer, a boolean or a jsonb value, so that
 // the comparison checks the query language, not number formatting. It
 // does not generate
@@ -529,7 +530,11 @@ func (g *qgen) grouped(item, a, where string) genQuery {
 		return fmt.Sprintf("%s(%s)", []string{"sum", "min", "max", "count"}[g.r.IntN(4)], g.intExpr(1))
 	}
 	var key string
-	if g.pct(80) {
+	switch {
+	case !g.pct(80):
+	case g.jsonCol != "" && g.pct(70):
+		key = g.jsonbKey()
+	default:
 		key = g.column()
 		if g.pct(40) {
 			key = fmt.Sprintf("(%s %s %d)", key, []string{"+", "*", "%"}[g.r.IntN(3)], 2+g.r.IntN(3))
@@ -779,6 +784,23 @@ func (g *qgen) jsonbInt(depth int) string {
 		return fmt.Sprintf("CASE jsonb_typeof(%s -> %s) WHEN 'number' THEN (%s ->> %s)::int END", v, k, v, k)
 	}
 	return fmt.Sprintf("length(%s::text)", v)
+}
+
+// jsonbKey is a grouping key extracted from the jsonb column in scope: a
+// member as jsonb or as text, the value's type, a containment test. It
+// is in parentheses, so that havingOperand does not compare it with an
+// integer column.
+func (g *qgen) jsonbKey() string {
+	m := []string{"a", "b", "c"}[g.r.IntN(3)]
+	switch g.r.IntN(4) {
+	case 0:
+		return fmt.Sprintf("(%s -> '%s')", g.jsonCol, m)
+	case 1:
+		return fmt.Sprintf("(%s ->> '%s')", g.jsonCol, m)
+	case 2:
+		return fmt.Sprintf("jsonb_typeof(%s)", g.jsonCol)
+	}
+	return fmt.Sprintf("(%s @> %s)", g.jsonCol, []string{`'{"a": 3}'`, `'[1]'`, `'{}'`}[g.r.IntN(3)])
 }
 
 // jsonbCond is a boolean over jsonb values.

@@ -120,7 +120,7 @@ func TestQueriesAsViews(t *testing.T) {
 
 // viewFeatures are fragments of the views made that the log counts, to
 // show what the views covered.
-var viewFeatures = []string{"WITH TIES", "DISTINCT ON", "LIMIT", "OFFSET", "jsonb", " IN (", "ROW(", " << ", " # ", "(~ "}
+var viewFeatures = []string{"WITH TIES", "DISTINCT ON", "LIMIT", "OFFSET", "jsonb", "FROM qj", ".j -> '", ".j ->> '", " @> ", "jsonb_typeof(", " IN (", "ROW(", " << ", " # ", "(~ "}
 
 // viewDML is one round of changes to the generator's tables, the same on
 // both servers: a few inserts of new keys, updates of a column of a key

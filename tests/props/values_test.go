@@ -48,7 +48,11 @@ func (f *failures) add(kind, stmt string, got, want outcome) {
 	}
 	f.n++
 	if f.n <= maxReported() {
-		f.report = append(f.report, fmt.Sprintf("%s: %s\n  streamdb:   %v\n  PostgreSQL: %v", kind, stmt, got, want))
+		r := fmt.Sprintf("%s: %s\n  streamdb:   %v\n  PostgreSQL: %v", kind, stmt, got, want)
+		f.report = append(f.report, r)
+		// Logged when found too, so that a long run (make queries)
+		// stopped before its end still shows what it found.
+		f.t.Logf("difference %d: %s", f.n, r)
 	}
 }
 
