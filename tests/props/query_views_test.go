@@ -1,8 +1,11 @@
 package props
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +38,7 @@ func TestQueriesAsViews(t *testing.T) {
 	const batch = 6
 	var live []string // "name\x00query" of the views of the current batch
 	made := map[string]int{}
+	reasons := map[string]int{} // the refusals (0A000) by their message
 	nextKey := 1000
 	flushBatch := func() {
 		for round := range 3 {
@@ -89,6 +93,8 @@ func TestQueriesAsViews(t *testing.T) {
 		create := fmt.Sprintf("CREATE MATERIALIZED VIEW %s (%s) AS %s", name, strings.Join(cols, ", "), q.sql)
 		if got := simple(t, p.ctx, p.sdb, create); got.code == "0A000" {
 			refused++
+			// The message's start: some go on to quote the query.
+			reasons[got.msg[:min(len(got.msg), 90)]]++
 			continue
 		} else if got.code != "" {
 			f.add("CREATE MATERIALIZED VIEW", create, got, outcome{})
@@ -116,6 +122,23 @@ func TestQueriesAsViews(t *testing.T) {
 		drawn = append(drawn, fmt.Sprintf("%s %d", k, made[k]))
 	}
 	t.Logf("views made with: %s", strings.Join(drawn, ", "))
+	t.Logf("views refused (0A000), most frequent reasons first:\n%s", topReasons(reasons, 10))
+}
+
+// topReasons lists the n most frequent messages, with their counts.
+func topReasons(reasons map[string]int, n int) string {
+	msgs := slices.Collect(maps.Keys(reasons))
+	slices.SortFunc(msgs, func(a, b string) int {
+		if c := cmp.Compare(reasons[b], reasons[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	var b strings.Builder
+	for _, m := range msgs[:min(n, len(msgs))] {
+		fmt.Fprintf(&b, "  %5d %s\n", reasons[m], m)
+	}
+	return b.String()
 }
 
 // viewFeatures are fragments of the views made that the log counts, to
