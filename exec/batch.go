@@ -4,7 +4,6 @@ import (
 	"context"
 	"sort"
 
-	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/sqlerr"
@@ -14,12 +13,16 @@ import (
 )
 
 // RunBatch evaluates a plan once over the committed state in r (a Pebble
-// snapshot) and returns all result rows. Ad-hoc SELECTs use it.
+// snapshot) and returns all result rows. Ad-hoc SELECTs use StreamBatch,
+// which hands the rows over as they are made; RunBatch is for what needs
+// them all (a join's inputs, a sort, a subquery's result).
 func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
 	}
 	switch n := n.(type) {
+	case RowSource:
+		return collectBatch(ctx, n, r)
 	case *plan.Values:
 		out := make([]types.Row, 0, len(n.Rows))
 		for _, exprs := range n.Rows {
@@ -31,21 +34,12 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		}
 		return out, nil
 	case *plan.Scan:
-		return scanObject(ctx, n, r)
-	case *plan.Window:
-		in, err := RunBatch(ctx, n.Input, r)
-		if err != nil {
-			return nil, err
+		if n.Rows != nil && n.Each == nil {
+			return n.Rows(), nil
 		}
-		var out []types.Row
-		for _, row := range in {
-			rows, err := windowRows(n, row)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, rows...)
-		}
-		return out, nil
+		return collectBatch(ctx, n, r)
+	case *plan.Filter, *plan.Project, *plan.Window, *plan.Union, *plan.Aggregate:
+		return collectBatch(ctx, n, r)
 	case *plan.Join:
 		left, err := RunBatch(ctx, n.Left, r)
 		if err != nil {
@@ -56,68 +50,6 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 			return nil, err
 		}
 		return batchJoin(ctx, n, left, right)
-	case *plan.Union:
-		var out []types.Row
-		for _, in := range n.Inputs {
-			rows, err := RunBatch(ctx, in, r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, rows...)
-		}
-		return out, nil
-	case *plan.Filter:
-		if rows, ok, err := lookupByKey(n, r); ok {
-			return rows, err
-		}
-		if rows, ok, err := lookupByIndex(n, r); ok {
-			return rows, err
-		}
-		in, err := RunBatch(ctx, n.Input, r)
-		if err != nil {
-			return nil, err
-		}
-		out := in[:0]
-		for _, row := range in {
-			v, err := n.Cond.Eval(row)
-			if err != nil {
-				return nil, err
-			}
-			if !v.IsNull() && v.Bool() {
-				out = append(out, row)
-			}
-		}
-		return out, nil
-	case *plan.Project:
-		in, err := RunBatch(ctx, n.Input, r)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]types.Row, len(in))
-		for i, row := range in {
-			if out[i], err = evalRow(n.Exprs, row); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	case *plan.Aggregate:
-		agg := newBatchAggregator(n)
-		if ok, err := streamRows(ctx, n.Input, r, agg.add); ok {
-			if err != nil {
-				return nil, err
-			}
-			return agg.result(), nil
-		}
-		in, err := RunBatch(ctx, n.Input, r)
-		if err != nil {
-			return nil, err
-		}
-		for _, row := range in {
-			if err := agg.add(row); err != nil {
-				return nil, err
-			}
-		}
-		return agg.result(), nil
 	case *plan.TopN:
 		return batchTopN(ctx, n, r)
 	case *plan.WindowFunc:
@@ -133,6 +65,9 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 		}
 		return sortRows(n.Keys, in)
 	case *plan.Limit:
+		if !n.WithTies {
+			return collectBatch(ctx, n, r)
+		}
 		if n.CountExpr != nil || n.OffsetExpr != nil {
 			return nil, sqlerr.New(sqlerr.InternalError, "LIMIT or OFFSET was not evaluated before the query ran")
 		}
@@ -147,11 +82,9 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 			in = in[n.Offset:]
 		}
 		if n.Count >= 0 && n.Count < int64(len(in)) {
-			end := n.Count
-			if n.WithTies {
-				if end, err = tiesEnd(n, in); err != nil {
-					return nil, err
-				}
+			end, err := tiesEnd(n, in)
+			if err != nil {
+				return nil, err
 			}
 			in = in[:end]
 		}
@@ -160,34 +93,8 @@ func RunBatch(ctx context.Context, n plan.Node, r storage.Reader) ([]types.Row, 
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a query yet", n.Describe())
 }
 
-func scanObject(ctx context.Context, s *plan.Scan, r storage.Reader) ([]types.Row, error) {
-	if s.Rows != nil {
-		return s.Rows(), nil
-	}
-	if s.Object.Kind != catalog.KindView && s.Object.Kind != catalog.KindTable {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot query %s %s directly", s.Object.Kind, s.Object.Name).
-			WithHint("Create a materialized view over it and query the view.")
-	}
-	var out []types.Row
-	n := 0
-	err := storage.ScanPrefix(r, ViewTablePrefix(s.Object.ID), func(_, v []byte) error {
-		if n++; n%4096 == 0 && ctx.Err() != nil {
-			return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
-		}
-		row, count, err := DecodeViewValue(v, len(s.Cols))
-		if err != nil {
-			return err
-		}
-		for range count {
-			out = append(out, row)
-		}
-		return nil
-	})
-	return out, err
-}
-
 // batchAggregator folds rows into the groups of an aggregate one at a
-// time, so that its input need not be held (streamRows).
+// time, so that its input need not be held (StreamBatch).
 type batchAggregator struct {
 	a      *plan.Aggregate
 	groups map[string]*batchGroup

@@ -4,6 +4,7 @@
 package plan
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -34,6 +35,10 @@ type Scan struct {
 	// Rows computes the rows of a system table (Object.Kind is
 	// catalog.KindSystem); nil for stored objects.
 	Rows func() []types.Row
+	// Each, when set, hands the rows Rows gives to emit one at a time
+	// instead, without holding them (a table as a transaction block sees
+	// it); batch execution prefers it.
+	Each func(ctx context.Context, emit func(types.Row) error) error
 	// Watermark is a stream's WATERMARK clause, bound; nil if none.
 	Watermark *Watermark
 	// StoredKey, if set, is the positions of the columns the object's

@@ -157,19 +157,19 @@ func (e *Engine) viewKey(d *catalog.Descriptor) []int {
 	return key
 }
 
-// runAndWrite runs a bound query over r and sends its rows to w.
+// runAndWrite runs a bound query over r and sends its rows to w as they
+// are made (exec.StreamBatch), so that a read over a large table holds
+// what its operators need, not its result.
 func runAndWrite(ctx context.Context, root plan.Node, r storage.Reader, w pgwire.RowWriter) (string, error) {
-	rows, err := exec.RunBatch(ctx, root, r)
+	n := 0
+	err := exec.StreamBatch(ctx, root, r, func(row types.Row) error {
+		n++
+		return w.WriteRow(row)
+	})
 	if err != nil {
 		return "", err
 	}
-	for i, row := range rows {
-		if err := w.WriteRow(row); err != nil {
-			return "", err
-		}
-		rows[i] = nil // written: a writer that keeps rows (INSERT ... SELECT) need not hold both
-	}
-	return selectTag(len(rows)), nil
+	return selectTag(n), nil
 }
 
 // bindPlanParams returns a copy of the plan with parameter values in place
