@@ -171,13 +171,19 @@ func (s *session) txRead(ctx context.Context, root plan.Node) (r storage.Reader,
 		if err != nil {
 			return nil, err
 		}
-		rows, err := ts.rows(ctx)
-		if err != nil {
-			return nil, err
-		}
+		// The rows stream from the block's snapshot (Each, which batch
+		// execution prefers). Rows marks the scan as not of stored
+		// state (no key or index reads); it reads them whole.
 		out := *sc
 		out.StoredKey = nil
-		out.Rows = func() []types.Row { return rows }
+		out.Each = ts.eachRow
+		out.Rows = func() []types.Row {
+			rows, err := ts.rows(ctx)
+			if err != nil {
+				return nil
+			}
+			return rows
+		}
 		return &out, nil
 	}, done, nil
 }

@@ -262,3 +262,127 @@ func (ts *tableState) rowsByIndex(cond expr.Expr, scan *plan.Scan) (rows []types
 	}
 	return rows, true, nil
 }
+
+// eachRow hands the rows rows returns to emit, in the same order, without
+// holding them: the stored rows straight from an iterator over the
+// snapshot, with the pending changes applied as applyChanges applies them
+// (a row deleted or replaced in place, the inserted rows after the
+// stored ones), which needs only the changes and the stored rows of the
+// identities they touch.
+func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) error {
+	scan, err := tableScan(ts.d)
+	if err != nil {
+		return err
+	}
+	if len(ts.pending) == 0 {
+		return exec.StreamBatch(ctx, scan, ts.snap, emit)
+	}
+	// stored counts the stored rows of each identity the changes touch.
+	stored := map[string]int{}
+	for _, ch := range ts.pending {
+		stored[string(rowKey(ts.key, ch.Row))] = 0
+	}
+	if ts.key != nil {
+		for k := range stored {
+			taken, err := ts.snapHas([]byte(k))
+			if err != nil {
+				return err
+			}
+			if taken {
+				stored[k] = 1
+			}
+		}
+	} else {
+		err := exec.StreamBatch(ctx, scan, ts.snap, func(r types.Row) error {
+			if n, ok := stored[string(rowKey(nil, r))]; ok {
+				stored[string(rowKey(nil, r))] = n + 1
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	// applyChanges over positions: a stored row of identity k is
+	// stored position -1 (they are alike, and applyChanges drops the
+	// last ones first), an added row its index in added.
+	type fate struct {
+		drop    int       // stored rows of the identity deleted, the last ones
+		replace types.Row // a keyed table's stored row replaced by this
+	}
+	fates := map[string]*fate{}
+	at := map[string][]int{}
+	var added []types.Row
+	for k, n := range stored {
+		fates[k] = &fate{}
+		for range n {
+			at[k] = append(at[k], -1)
+		}
+	}
+	for _, ch := range ts.pending {
+		k := string(rowKey(ts.key, ch.Row))
+		idx := at[k]
+		if ch.Sign < 0 {
+			if len(idx) > 0 {
+				if i := idx[len(idx)-1]; i < 0 {
+					fates[k].drop++
+				} else {
+					added[i] = nil
+				}
+				at[k] = idx[:len(idx)-1]
+			}
+			continue
+		}
+		if ts.key != nil && len(idx) > 0 {
+			if i := idx[0]; i < 0 {
+				fates[k].replace = ch.Row
+			} else {
+				added[i] = ch.Row
+			}
+			continue
+		}
+		at[k] = append(idx, len(added))
+		added = append(added, ch.Row)
+	}
+	seen := map[string]int{}
+	err = exec.StreamBatch(ctx, scan, ts.snap, func(r types.Row) error {
+		k := string(rowKey(ts.key, r))
+		f, ok := fates[k]
+		if !ok {
+			return emit(r)
+		}
+		i := seen[k]
+		seen[k] = i + 1
+		if i >= stored[k]-f.drop {
+			return nil
+		}
+		if f.replace != nil {
+			r = f.replace
+		}
+		return emit(r)
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range added {
+		if r != nil {
+			if err := emit(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// snapHas reports whether the snapshot holds a row under key (a primary
+// key in state key encoding), pending changes aside.
+func (ts *tableState) snapHas(key []byte) (bool, error) {
+	_, closer, err := ts.snap.Get(append(exec.ViewTablePrefix(ts.d.ID), key...))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, closer.Close()
+}
