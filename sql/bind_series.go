@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"math"
+
 	"streamdb/expr"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -10,11 +12,12 @@ import (
 // (bind_srf.go). Over integers (int4, or
 // int8 if an argument is) and numeric the step defaults to 1; over
 // timestamps it is an interval. The series is generated when the query
-// runs (its arguments may be parameters) and is at most maxSeriesRows
-// rows.
+// runs (its arguments may be parameters), value by value where it is the
+// only call of its node (srfRows); a series that must be held whole (next
+// to other calls, ROWS FROM) is at most maxSeriesRows rows.
 
-// maxSeriesRows bounds one series, so that a mistaken bound fails (54000)
-// instead of filling memory.
+// maxSeriesRows bounds one series that is held whole, so that a mistaken
+// bound fails (54000) instead of filling memory.
 const maxSeriesRows = 10_000_000
 
 // bindSeries checks the arguments' types and gives the column its type.
@@ -51,6 +54,8 @@ func bindSeries(args []expr.Expr) (srfCall, error) {
 	}
 	return srfCall{Name: "generate_series", Args: args, T: t, rows: func(v []types.Datum) ([]types.Datum, error) {
 		return seriesRows(v, t)
+	}, each: func(v []types.Datum, emit func(types.Datum) error) error {
+		return seriesEach(v, t, 0, emit)
 	}}, nil
 }
 
@@ -96,9 +101,23 @@ func seriesSignatureError(args []expr.Expr) error {
 // seriesRows generates the series of type t from the arguments' values
 // (start, stop [, step]): none when one is NULL.
 func seriesRows(vals []types.Datum, t types.Type) ([]types.Datum, error) {
+	var out []types.Datum
+	err := seriesEach(vals, t, maxSeriesRows, func(d types.Datum) error {
+		out = append(out, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// seriesEach is seriesRows handing each value to emit as it is made,
+// failing past limit values (0: no limit).
+func seriesEach(vals []types.Datum, t types.Type, limit int, emit func(types.Datum) error) error {
 	for _, v := range vals {
 		if v.IsNull() {
-			return nil, nil
+			return nil
 		}
 	}
 	var step expr.Expr = &expr.Const{D: types.NewInt(1), T: types.Int4}
@@ -125,32 +144,62 @@ func seriesRows(vals []types.Datum, t types.Type) ([]types.Datum, error) {
 	}
 	dir := types.Compare(sv, zero)
 	if dir == 0 {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "step size cannot equal zero")
+		return sqlerr.New(sqlerr.InvalidParameterValue, "step size cannot equal zero")
 	}
 	cur, stop := vals[0], vals[1]
-	var out []types.Datum
+	if (t == types.Int4 || t == types.Int8) && cur.K == types.KindInt && stop.K == types.KindInt && sv.K == types.KindInt {
+		return intSeriesEach(cur.I, stop.I, sv.I, t, limit, emit)
+	}
+	n := 0
 	for {
 		c := types.Compare(cur, stop)
 		if (dir > 0 && c > 0) || (dir < 0 && c < 0) {
-			return out, nil
+			return nil
 		}
-		if len(out) >= maxSeriesRows {
-			return nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "generate_series would return more than %d rows", maxSeriesRows).
+		if limit > 0 && n >= limit {
+			return sqlerr.New(sqlerr.ProgramLimitExceeded, "generate_series would return more than %d rows", limit).
 				WithHint("Narrow the range or take a larger step.")
 		}
-		out = append(out, cur)
+		n++
+		if err := emit(cur); err != nil {
+			return err
+		}
 		next, err := expr.Binary("+", &expr.Const{D: cur, T: t}, step)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if next, err = expr.Cast(next, t); err != nil {
-			return nil, err
+			return err
 		}
 		nv, err := next.Eval(nil)
 		if err != nil {
 			// Past the type's range: the series ends, as in PostgreSQL.
-			return out, nil
+			return nil
 		}
 		cur = nv
 	}
+}
+
+// intSeriesEach is seriesEach over int4 or int8 (step not 0), in plain
+// integer arithmetic: the series ends where the next value would leave
+// the type's range, as in PostgreSQL.
+func intSeriesEach(cur, stop, step int64, t types.Type, limit int, emit func(types.Datum) error) error {
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if t == types.Int4 {
+		lo, hi = math.MinInt32, math.MaxInt32
+	}
+	for n := 0; (step > 0 && cur <= stop) || (step < 0 && cur >= stop); n++ {
+		if limit > 0 && n >= limit {
+			return sqlerr.New(sqlerr.ProgramLimitExceeded, "generate_series would return more than %d rows", limit).
+				WithHint("Narrow the range or take a larger step.")
+		}
+		if err := emit(types.NewInt(cur)); err != nil {
+			return err
+		}
+		if (step > 0 && cur > hi-step) || (step < 0 && cur < lo-step) {
+			return nil
+		}
+		cur += step
+	}
+	return nil
 }

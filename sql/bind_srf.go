@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -29,6 +30,9 @@ type srfCall struct {
 	Args []expr.Expr
 	T    types.Type
 	rows func(args []types.Datum) ([]types.Datum, error)
+	// each, when set, hands the values to emit one at a time instead
+	// (generate_series), so that a long series is not held.
+	each func(args []types.Datum, emit func(types.Datum) error) error
 }
 
 // srfNode gives the rows of its calls side by side, as many as the longest
@@ -145,18 +149,58 @@ func runSRF(s *srfNode) ([]types.Row, error) {
 	return rows, nil
 }
 
-// materializeSRF replaces each srfNode in n by its rows. The right side
-// of a lateral join is left alone: its outer references are bound, and it
-// is materialized, per outer row (lateral_run.go).
+// srfRows is an srfNode whose arguments are bound: it makes its rows as
+// the query reads them (exec.RowSource).
+type srfRows struct{ *srfNode }
+
+// EachRow hands the rows of s to emit. One call with a generator of its
+// own (each) is run value by value; other calls give all their values
+// first (runSRF).
+func (s srfRows) EachRow(ctx context.Context, emit func(types.Row) error) error {
+	if len(s.Calls) != 1 || s.Calls[0].each == nil {
+		rows, err := runSRF(s.srfNode)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if err := emit(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	c := s.Calls[0]
+	vals := make([]types.Datum, len(c.Args))
+	for j, a := range c.Args {
+		v, err := a.Eval(nil)
+		if err != nil {
+			return err
+		}
+		vals[j] = v
+	}
+	k := int64(0)
+	return c.each(vals, func(d types.Datum) error {
+		if k++; k%4096 == 0 && ctx.Err() != nil {
+			return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		}
+		row := make(types.Row, 1, len(s.Cols))
+		row[0] = d
+		if s.Ordinality {
+			row = append(row, types.NewInt(k))
+		}
+		return emit(row)
+	})
+}
+
+// materializeSRF replaces each srfNode in n by an srfRows, which makes
+// its rows as they are read. The right side of a lateral join is left
+// alone: its outer references are bound, and it is run, per outer row
+// (lateral_run.go).
 func materializeSRF(n plan.Node) (plan.Node, error) {
 	return mapPlanNodes(n, nil, func(x plan.Node) (plan.Node, bool, error) {
 		switch x := x.(type) {
 		case *srfNode:
-			rows, err := runSRF(x)
-			if err != nil {
-				return nil, true, err
-			}
-			return valuesOf(rows, x.Cols), true, nil
+			return srfRows{x}, true, nil
 		case *lateralJoin:
 			l := *x
 			left, err := materializeSRF(x.Left)

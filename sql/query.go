@@ -66,6 +66,13 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			}
 			return exec.RunBatch(ctx, bound, r)
 		}
+		streamSub := func(n plan.Node, emit func(types.Row) error) error {
+			bound, err := bind(n)
+			if err != nil {
+				return err
+			}
+			return exec.StreamBatch(ctx, bound, r, emit)
+		}
 		bind = func(n plan.Node) (plan.Node, error) {
 			bound, err := bindPlan(n, vals, scan)
 			if err != nil {
@@ -100,7 +107,7 @@ func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
 			if bound, err = materializeSetOps(bound, runSub); err != nil {
 				return nil, err
 			}
-			return materializeLateral(bound, runSub)
+			return materializeLateral(bound, runSub, streamSub)
 		}
 		bound, err := bind(root)
 		if err != nil {
