@@ -19,8 +19,10 @@ import (
 // view of it), and its rows are written exactly as INSERT ... VALUES writes
 // them: assignment casts to the column types, omitted columns their defaults, the
 // table's constraints checked on the whole batch, a stream's rows published
-// as one batch. The query is read completely before anything is written, so
-// INSERT INTO t SELECT ... FROM t sees t as it was before the statement.
+// as one batch. Into a table that takes streaming commits the rows flow
+// into the commit as the query makes them (bulkInsertQuery); otherwise the
+// query is read completely before anything is written. Either way INSERT
+// INTO t SELECT ... FROM t sees t as it was before the statement.
 func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, defaults []expr.Expr, ret *returning, params *boundParams) (*prepared, error) {
 	arb, err := conflictArbiters(desc, params.stmt.OnConflict)
 	if err != nil {
@@ -60,7 +62,7 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 			casts[j] = cast
 		}
 	}
-	query := s.prepareQuery(root, params)
+	query := s.adHocQuery(root)
 	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		stmtTime := time.Now()
 		convert := func(in types.Row) (types.Row, error) {
@@ -93,44 +95,77 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 			}
 			return row, nil
 		}
-		// Each row the query writes is converted at once, so that the
-		// query's own row is not kept.
-		values := convertingCollector{convert: convert}
-		if _, err := query.run(ctx, vals, &values); err != nil {
+		if err := query.ready(ctx); err != nil {
 			return "", err
 		}
 		if arb == nil && len(ret.columns()) == 0 && desc.Kind == catalog.KindTable && s.canBulkInsert(desc) {
-			return s.bulkInsertRows(ctx, desc, values.rows)
+			return s.bulkInsertQuery(ctx, desc, query, vals, convert)
+		}
+		// Each row the query writes is converted at once, so that the
+		// query's own row is not kept.
+		values := convertingCollector{convert: convert}
+		s.e.stateMu.RLock()
+		_, err := query.runLocked(ctx, vals, &values)
+		s.e.stateMu.RUnlock()
+		if err != nil {
+			return "", err
 		}
 		return s.writeInsert(ctx, desc, cols, values.rows, ret, w, arb)
 	}}, nil
 }
 
-// bulkInsertRows inserts rows into table d as one streaming commit
-// (bulkInsert, as an autocommit COPY does): they are checked and
-// published a batch at a time, each let go once published, rather than
-// held twice more (changes, changelog messages) until the commit.
-func (s *session) bulkInsertRows(ctx context.Context, d *catalog.Descriptor, rows []types.Row) (string, error) {
+// bulkInsertQuery inserts the rows of query into table d as one streaming
+// commit (bulkInsert, as an autocommit COPY does): the query runs inside
+// the commit, under the locks it holds, and its rows are converted,
+// checked and published a batch at a time as it makes them, so neither
+// its result nor the commit is ever held whole. The query reads a
+// snapshot that the commit's own rows are not in (they are applied only
+// after its decision), so INSERT INTO t SELECT ... FROM t sees t as it was
+// before the statement. An error anywhere, in the query or in a check,
+// leaves nothing of the commit.
+func (s *session) bulkInsertQuery(ctx context.Context, d *catalog.Descriptor, query *adHoc, vals []types.Datum,
+	convert func(types.Row) (types.Row, error)) (string, error) {
 	n, err := s.bulkInsert(ctx, d, func([]types.Row) error { return nil }, func(emit func([]types.Row) error) error {
-		batch := make([]types.Row, 0, bulkBatchRows)
-		for i, row := range rows {
-			rows[i] = nil
-			if batch = append(batch, row); len(batch) == bulkBatchRows {
-				if err := emit(batch); err != nil {
-					return err
-				}
-				batch = batch[:0]
-			}
+		batch := &batchingWriter{convert: convert, emit: emit, rows: make([]types.Row, 0, bulkBatchRows)}
+		// bulkInsert holds stateMu shared, as runLocked needs.
+		if _, err := query.runLocked(ctx, vals, batch); err != nil {
+			return err
 		}
-		if len(batch) > 0 {
-			return emit(batch)
-		}
-		return nil
+		return batch.flush()
 	})
 	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("INSERT 0 %d", n), nil
+}
+
+// batchingWriter converts the rows a query writes and hands them to emit
+// bulkBatchRows at a time, reusing its batch once emit returns.
+type batchingWriter struct {
+	convert func(types.Row) (types.Row, error)
+	emit    func([]types.Row) error
+	rows    []types.Row
+}
+
+func (b *batchingWriter) WriteRow(r types.Row) error {
+	row, err := b.convert(r)
+	if err != nil {
+		return err
+	}
+	if b.rows = append(b.rows, row); len(b.rows) == bulkBatchRows {
+		return b.flush()
+	}
+	return nil
+}
+
+func (b *batchingWriter) flush() error {
+	if len(b.rows) == 0 {
+		return nil
+	}
+	err := b.emit(b.rows)
+	clear(b.rows)
+	b.rows = b.rows[:0]
+	return err
 }
 
 // convertingCollector keeps what convert makes of each row a query

@@ -17,104 +17,135 @@ import (
 
 // prepareQuery binds a SELECT for ad-hoc execution over committed state.
 func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
-	// reads stands for everything the query reads, its subqueries' inputs
-	// included, for the checks and waits that look at sources.
+	q := s.adHocQuery(root)
+	cols, origins := queryColumns(root)
+	return &prepared{params: params, cols: cols, origins: origins, run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
+		if err := q.ready(ctx); err != nil {
+			return "", err
+		}
+		s.e.stateMu.RLock()
+		defer s.e.stateMu.RUnlock()
+		return q.runLocked(ctx, vals, w)
+	}}
+}
+
+// adHoc is a bound SELECT run over committed state: ready checks and
+// waits for what it reads, then runLocked runs it, under stateMu (held
+// shared by the caller), sending its rows to a writer as they are made.
+// A caller that holds stateMu for a write of its own (INSERT ... SELECT
+// streaming into a table) calls ready first, then runLocked inside its
+// write.
+type adHoc struct {
+	s    *session
+	root plan.Node
+	// reads stands for everything the query reads, its subqueries'
+	// inputs included, for the checks and waits that look at sources.
+	reads plan.Node
+}
+
+func (s *session) adHocQuery(root plan.Node) *adHoc {
 	reads := root
 	if all := withSubqueries(root); len(all) > 1 {
 		reads = &plan.Union{Inputs: all}
 	}
 	s.e.markStoredKeys(reads)
-	cols, origins := queryColumns(root)
-	return &prepared{params: params, cols: cols, origins: origins, run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
-		if err := s.e.checkPopulated(reads); err != nil {
+	return &adHoc{s: s, root: root, reads: reads}
+}
+
+// ready fails if what q reads cannot be read now, and waits until it
+// holds every acknowledged write.
+func (q *adHoc) ready(ctx context.Context) error {
+	s := q.s
+	if err := s.e.checkPopulated(q.reads); err != nil {
+		return err
+	}
+	if err := s.e.checkViewsRunning(q.reads); err != nil {
+		return err
+	}
+	return s.waitAcknowledged(ctx, q.reads)
+}
+
+// runLocked runs q with parameter values vals and writes its rows to w.
+// The caller holds stateMu shared.
+func (q *adHoc) runLocked(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
+	s := q.s
+	limit, _ := parseMemory(s.settings["query_max_memory"])
+	ctx, release := exec.WithMemoryLimit(ctx, limit, s.e.node.QueryPool())
+	defer release()
+	var r storage.Reader
+	var scan func(*plan.Scan) (plan.Node, error)
+	if s.tx != nil {
+		var done func()
+		var err error
+		if r, scan, done, err = s.txRead(ctx, q.reads); err != nil {
 			return "", err
 		}
-		if err := s.e.checkViewsRunning(reads); err != nil {
-			return "", err
-		}
-		if err := s.waitAcknowledged(ctx, reads); err != nil {
-			return "", err
-		}
-		limit, _ := parseMemory(s.settings["query_max_memory"])
-		ctx, release := exec.WithMemoryLimit(ctx, limit, s.e.node.QueryPool())
-		defer release()
-		s.e.stateMu.RLock()
-		defer s.e.stateMu.RUnlock()
-		var r storage.Reader
-		var scan func(*plan.Scan) (plan.Node, error)
-		if s.tx != nil {
-			var done func()
-			var err error
-			if r, scan, done, err = s.txRead(ctx, reads); err != nil {
-				return "", err
-			}
-			defer done()
-		} else {
-			snap := s.e.store.Snapshot()
-			defer snap.Close()
-			r = snap
-		}
-		// bind gives a plan (the query's, or a subquery's) its parameter
-		// values, the statement's time (now()) and the block's view of
-		// tables, and runs its subqueries.
-		stmtTime := time.Now()
-		var bind func(n plan.Node) (plan.Node, error)
-		runSub := func(n plan.Node) ([]types.Row, error) {
-			bound, err := bind(n)
-			if err != nil {
-				return nil, err
-			}
-			return exec.RunBatch(ctx, bound, r)
-		}
-		streamSub := func(n plan.Node, emit func(types.Row) error) error {
-			bound, err := bind(n)
-			if err != nil {
-				return err
-			}
-			return exec.StreamBatch(ctx, bound, r, emit)
-		}
-		bind = func(n plan.Node) (plan.Node, error) {
-			bound, err := bindPlan(n, vals, scan)
-			if err != nil {
-				return nil, err
-			}
-			if bound, err = s.readStreams(ctx, bound); err != nil {
-				return nil, err
-			}
-			if bound, err = mapPlan(bound, func(e expr.Expr) (expr.Expr, error) {
-				return expr.BindStatementTime(e, stmtTime), nil
-			}, nil); err != nil {
-				return nil, err
-			}
-			if err := s.e.checkSources(bound); err != nil {
-				return nil, err
-			}
-			if bound, err = s.e.withCurrentIndexes(bound); err != nil {
-				return nil, err
-			}
-			if bound, err = resolveSubqueries(bound, runSub); err != nil {
-				return nil, err
-			}
-			if bound, err = resolveLimits(bound); err != nil {
-				return nil, err
-			}
-			if bound, err = materializeRecursive(bound, runSub); err != nil {
-				return nil, err
-			}
-			if bound, err = materializeSRF(bound); err != nil {
-				return nil, err
-			}
-			if bound, err = materializeSetOps(bound, runSub); err != nil {
-				return nil, err
-			}
-			return materializeLateral(bound, runSub, streamSub)
-		}
-		bound, err := bind(root)
+		defer done()
+	} else {
+		snap := s.e.store.Snapshot()
+		defer snap.Close()
+		r = snap
+	}
+	// bind gives a plan (the query's, or a subquery's) its parameter
+	// values, the statement's time (now()) and the block's view of
+	// tables, and runs its subqueries.
+	stmtTime := time.Now()
+	var bind func(n plan.Node) (plan.Node, error)
+	runSub := func(n plan.Node) ([]types.Row, error) {
+		bound, err := bind(n)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		return runAndWrite(ctx, bound, r, w)
-	}}
+		return exec.RunBatch(ctx, bound, r)
+	}
+	streamSub := func(n plan.Node, emit func(types.Row) error) error {
+		bound, err := bind(n)
+		if err != nil {
+			return err
+		}
+		return exec.StreamBatch(ctx, bound, r, emit)
+	}
+	bind = func(n plan.Node) (plan.Node, error) {
+		bound, err := bindPlan(n, vals, scan)
+		if err != nil {
+			return nil, err
+		}
+		if bound, err = s.readStreams(ctx, bound); err != nil {
+			return nil, err
+		}
+		if bound, err = mapPlan(bound, func(e expr.Expr) (expr.Expr, error) {
+			return expr.BindStatementTime(e, stmtTime), nil
+		}, nil); err != nil {
+			return nil, err
+		}
+		if err := s.e.checkSources(bound); err != nil {
+			return nil, err
+		}
+		if bound, err = s.e.withCurrentIndexes(bound); err != nil {
+			return nil, err
+		}
+		if bound, err = resolveSubqueries(bound, runSub); err != nil {
+			return nil, err
+		}
+		if bound, err = resolveLimits(bound); err != nil {
+			return nil, err
+		}
+		if bound, err = materializeRecursive(bound, runSub); err != nil {
+			return nil, err
+		}
+		if bound, err = materializeSRF(bound); err != nil {
+			return nil, err
+		}
+		if bound, err = materializeSetOps(bound, runSub); err != nil {
+			return nil, err
+		}
+		return materializeLateral(bound, runSub, streamSub)
+	}
+	bound, err := bind(q.root)
+	if err != nil {
+		return "", err
+	}
+	return runAndWrite(ctx, bound, r, w)
 }
 
 // checkSources fails a query whose tables or views were dropped since it
