@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Peak RSS (VmHWM) of the server for ad-hoc reads over a large table and
+# for INSERT ... SELECT, for two server binaries side by side in one run
+# (issue 39: reads and writes of any size in bounded memory).
+#
+#   bench/adhoc_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#
+# For each binary: a fresh server loads generate_series(1, 2000000) with
+# INSERT ... SELECT (peak RSS of that server since its start), then, for
+# each table size in ROWS (default 2000000 10000000), a table of that many
+# rows is loaded once by COPY (with AFTER_BIN) and each binary is started
+# on it and runs SELECT count(*), SELECT sum(v) ... WHERE and SELECT *
+# ... LIMIT 10, the peak RSS read after each query (VmHWM only grows, so
+# each query gets a server of its own). Ports 42101-42103; data under
+# $DIR (default /dev/shm/adhoc-memory). Needs psql.
+set -euo pipefail
+before=$1 after=$2
+shift 2
+sizes=("$@")
+[ ${#sizes[@]} -eq 0 ] && sizes=(2000000 10000000)
+dir=${DIR:-/dev/shm/adhoc-memory}
+port=42101
+rm -rf "$dir"
+mkdir -p "$dir"
+pid=
+psqlq() { psql -X -q -t -A -h 127.0.0.1 -p $port -U streamdb streamdb "$@"; }
+start() { # binary data-dir
+	"$1" --data-dir "$2" --listen 127.0.0.1:$port --nats-listen 127.0.0.1:$((port + 1)) \
+		--http-listen 127.0.0.1:$((port + 2)) >>"$dir/server.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do
+		psqlq -c 'SELECT 1' >/dev/null 2>&1 && return 0
+		sleep 0.5
+	done
+	echo "server did not start" >&2
+	exit 1
+}
+stop() {
+	kill "$pid"
+	wait "$pid" || true
+}
+hwm() { awk '/VmHWM/ {printf "%d MiB", $2 / 1024}' "/proc/$pid/status"; }
+timed() { # label sql
+	local t0 t1 out
+	t0=$(date +%s.%N)
+	out=$(psqlq -c "$2" | tr '\n' ' ' | cut -c1-40)
+	t1=$(date +%s.%N)
+	printf '  %-44s %-10s %6.1f s  -> %s\n' "$1" "$(hwm)" "$(echo "$t1 - $t0" | bc)" "$out"
+}
+
+echo "INSERT INTO t SELECT g, g, 'row ' || g FROM generate_series(1, 2000000) g"
+echo "  (peak RSS of a fresh server since its start, time of the statement)"
+for bin in "$before" "$after"; do
+	echo " $bin"
+	rm -rf "$dir/ins"
+	start "$bin" "$dir/ins"
+	psqlq -c "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)"
+	timed "INSERT ... SELECT 2M rows" "INSERT INTO t SELECT g, g, 'row ' || g FROM generate_series(1, 2000000) g"
+	timed "SELECT count(*) (same server, after)" "SELECT count(*) FROM t"
+	stop
+done
+
+for n in "${sizes[@]}"; do
+	echo
+	echo "a table of $n rows (k bigint PRIMARY KEY, v bigint, s text), loaded by COPY"
+	rm -rf "$dir/data" "$dir/rows.tsv"
+	seq 1 "$n" | awk '{print $1 "\t" $1 "\trow " $1}' >"$dir/rows.tsv"
+	start "$after" "$dir/data"
+	psqlq -c "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)"
+	psqlq -c "\\copy t FROM '$dir/rows.tsv'"
+	psqlq -c "SELECT count(*) FROM t" >/dev/null
+	stop
+	rm -f "$dir/rows.tsv"
+	for q in "SELECT count(*) FROM t" "SELECT sum(v) FROM t WHERE v % 3 = 0" "SELECT * FROM t LIMIT 10"; do
+		echo " $q  (peak RSS of a server started for it)"
+		for bin in "$before" "$after"; do
+			start "$bin" "$dir/data"
+			base=$(hwm)
+			timed "$bin (at start: $base)" "$q"
+			stop
+		done
+	done
+done
