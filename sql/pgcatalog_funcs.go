@@ -263,7 +263,9 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		return value(nil), nil
 	case "pg_get_function_sqlbody":
 		return value(nil), nil
-	case "pg_function_is_visible", "pg_type_is_visible", "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
+	case "has_table_privilege":
+		return v.hasTablePrivilege(args)
+	case "pg_function_is_visible", "pg_type_is_visible", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
 		"has_any_column_privilege", "has_function_privilege":
 		// Privileges are checked when a statement runs; the catalog
 		// answers yes, as for a superuser.

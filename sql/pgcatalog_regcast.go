@@ -77,8 +77,11 @@ func (e *Engine) regNames(typ string) map[string]int64 {
 // orNull: an unknown name gives NULL (to_regtype) instead of an error.
 func (e *Engine) regCastOfText(x ast.ExprNode, typ string, orNull bool) ast.ExprNode {
 	asText := &ast.FuncCallExpr{FnName: ast.NewCIStr(front.CastFunc), Args: []ast.ExprNode{x, value("text")}}
+	// Quotes are dropped ('"public"."t"', as tools build names with
+	// quote_ident); names are then matched without case.
+	unquoted := &ast.FuncCallExpr{FnName: ast.NewCIStr("replace"), Args: []ast.ExprNode{asText, value(`"`), value("")}}
 	key := &ast.FuncCallExpr{FnName: ast.NewCIStr("lower"), Args: []ast.ExprNode{
-		&ast.FuncCallExpr{FnName: ast.NewCIStr("btrim"), Args: []ast.ExprNode{asText}}}}
+		&ast.FuncCallExpr{FnName: ast.NewCIStr("btrim"), Args: []ast.ExprNode{unquoted}}}}
 	names := e.regNames(typ)
 	keys := make([]string, 0, len(names))
 	for k := range names {

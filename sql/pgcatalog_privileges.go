@@ -1,0 +1,181 @@
+package sql
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"streamdb/catalog"
+	"streamdb/sql/front"
+	"streamdb/sqlerr"
+)
+
+// tablePrivileges are the privileges has_table_privilege names, as
+// PostgreSQL 15 spells them.
+var tablePrivileges = map[string]bool{
+	"SELECT": true, "INSERT": true, "UPDATE": true, "DELETE": true,
+	"TRUNCATE": true, "REFERENCES": true, "TRIGGER": true,
+}
+
+// tablePrivilegeCheck is one privilege of has_table_privilege's list;
+// grantOption asks for the right to grant it, which only an owner or a
+// superuser holds (streamdb has no WITH GRANT OPTION).
+type tablePrivilegeCheck struct {
+	priv        string
+	grantOption bool
+}
+
+// parseTablePrivileges reads a privilege list ('SELECT', 'insert,
+// update', 'SELECT WITH GRANT OPTION').
+func parseTablePrivileges(list string) ([]tablePrivilegeCheck, error) {
+	var out []tablePrivilegeCheck
+	for _, given := range strings.Split(list, ",") {
+		p := strings.ToUpper(strings.Join(strings.Fields(given), " "))
+		c := tablePrivilegeCheck{}
+		c.priv, c.grantOption = strings.CutSuffix(p, " WITH GRANT OPTION")
+		if !tablePrivileges[c.priv] {
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized privilege type: %q", strings.TrimSpace(given))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// privilegeRole answers has_*_privilege for one role.
+type privilegeRole struct {
+	e         *Engine
+	name      string
+	superuser bool
+}
+
+// holds reports whether the role holds any of checks on d, as
+// has_table_privilege's list means: any one suffices.
+func (r privilegeRole) holds(d *catalog.Descriptor, checks []tablePrivilegeCheck) bool {
+	if r.superuser || r.e.roles.Owner(d) == r.name {
+		return true
+	}
+	for _, c := range checks {
+		if !c.grantOption && r.e.roles.Granted(d, r.name, c.priv) {
+			return true
+		}
+	}
+	return false
+}
+
+// privilegeRoleNamed is the role has_table_privilege's first argument of
+// three names (a constant), or the session's with two arguments.
+func (s *session) privilegeRoleNamed(args []ast.ExprNode) (privilegeRole, error) {
+	if len(args) == 2 {
+		return privilegeRole{e: s.e, name: s.user, superuser: s.roleSuperuser()}, nil
+	}
+	if (&userFunctions{}).userFunction(args[0]) != "" {
+		return privilegeRole{e: s.e, name: s.user, superuser: s.roleSuperuser()}, nil
+	}
+	name, ok := constTextOperand(args[0])
+	if !ok {
+		return privilegeRole{}, sqlerr.New(sqlerr.FeatureNotSupported, "has_table_privilege needs the role as a name in a string literal")
+	}
+	if name == s.user {
+		return privilegeRole{e: s.e, name: name, superuser: s.roleSuperuser()}, nil
+	}
+	if name == BootstrapUser {
+		return privilegeRole{e: s.e, name: name, superuser: true}, nil
+	}
+	r := s.e.roles.Role(name)
+	if r == nil {
+		return privilegeRole{}, sqlerr.New(sqlerr.UndefinedObject, "role %q does not exist", name)
+	}
+	return privilegeRole{e: s.e, name: name, superuser: r.Superuser}, nil
+}
+
+// hasTablePrivilege is has_table_privilege([role,] table, privileges):
+// whether the role holds any of the privileges on the table, as
+// PostgreSQL answers it. A table given by name must exist (42P01); given
+// by OID, one that is no relation gives NULL. System tables may be read
+// by everyone, as PostgreSQL grants SELECT on its catalogs to PUBLIC.
+func (v *catalogFuncs) hasTablePrivilege(args []ast.ExprNode) (ast.ExprNode, error) {
+	if len(args) != 2 && len(args) != 3 {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function has_table_privilege takes an optional role, a table and a privilege list")
+	}
+	role, err := v.s.privilegeRoleNamed(args)
+	if err != nil {
+		return nil, err
+	}
+	table, list := args[len(args)-2], args[len(args)-1]
+	privs, ok := constTextOperand(list)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "has_table_privilege needs its privilege list as a string literal")
+	}
+	checks, err := parseTablePrivileges(privs)
+	if err != nil {
+		return nil, err
+	}
+	answers := map[int64]bool{}
+	v.s.e.catMu.RLock()
+	for _, d := range v.s.e.objs {
+		if oid := relationOID(d); oid != 0 {
+			answers[oid] = d.Kind == catalog.KindSystem || role.holds(d, checks)
+		}
+	}
+	v.s.e.catMu.RUnlock()
+	if name, ok := constTextOperand(table); ok {
+		oid, err := v.s.e.resolveOID("regclass", name)
+		if err != nil {
+			return nil, err
+		}
+		held, user := answers[oid]
+		// A relation that is not the user's is a system table.
+		return boolExpr(!user || held), nil
+	}
+	// A column named oid (pg_class.oid) is an OID; any other expression
+	// is read as a relation's name (quote_ident(schemaname) || '.' ||
+	// ...), which gives NULL when it names none.
+	if !isOIDColumn(table) {
+		table = v.s.e.regCastOfText(table, "regclass", true)
+	}
+	// CASE table WHEN oid THEN held ... ELSE (a system table's OID: true;
+	// no relation's: NULL).
+	c := &ast.CaseExpr{Value: table}
+	oids := slices.Sorted(maps.Keys(answers))
+	for _, oid := range oids {
+		c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: value(oid), Result: boolExpr(answers[oid])})
+	}
+	system := &ast.BinaryOperationExpr{Op: opcode.LT, L: table, R: value(int64(firstUserOID))}
+	c.ElseClause = &ast.CaseExpr{WhenClauses: []*ast.WhenClause{{Expr: system, Result: boolExpr(true)}}}
+	return c, nil
+}
+
+// boolExpr is a boolean constant as the binder types it (a bare true
+// would be read as an integer).
+func boolExpr(b bool) ast.ExprNode {
+	if b {
+		return eq(value(int64(1)), value(int64(1)))
+	}
+	return eq(value(int64(1)), value(int64(0)))
+}
+
+// isOIDColumn reports whether x is an OID: an integer, a column named oid
+// (or attrelid, indrelid), or a cast to an OID type.
+func isOIDColumn(x ast.ExprNode) bool {
+	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
+		x = p.Expr
+	}
+	if _, ok := constInt(x); ok {
+		return true
+	}
+	switch x := x.(type) {
+	case *ast.ColumnNameExpr:
+		return x.Name.Name.L == "oid" || x.Name.Name.L == "attrelid" || x.Name.Name.L == "indrelid"
+	case *ast.FuncCallExpr:
+		if x.FnName.L != front.CastFunc || len(x.Args) != 2 {
+			return false
+		}
+		typ, _ := constString(x.Args[1])
+		typ = strings.ToLower(typ)
+		return isOIDColumn(x.Args[0]) || oidTypes[typ] || typ == "bigint" || typ == "int8"
+	}
+	return false
+}
