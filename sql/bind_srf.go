@@ -27,6 +27,9 @@ import (
 // the arguments' values.
 type srfCall struct {
 	Name string
+	// Func, when set, is the function the user called, where Name is one
+	// of its output columns (jsonb_each's key and value); for messages.
+	Func string
 	Args []expr.Expr
 	T    types.Type
 	rows func(args []types.Datum) ([]types.Datum, error)
@@ -220,6 +223,10 @@ func srfRefusal(where string) error {
 
 // viewSRFError is a materialized view's refusal of set-returning functions.
 func viewSRFError(s *srfNode) error {
-	return sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view", s.Calls[0].Name).
+	name := s.Calls[0].Name
+	if f := s.Calls[0].Func; f != "" {
+		name = f
+	}
+	return sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view", name).
 		WithHint("Query it ad hoc, or keep the rows in a table and join it.")
 }

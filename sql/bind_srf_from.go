@@ -152,7 +152,7 @@ func bindJSONEach(b *binder, fc *ast.FuncCallExpr) ([]srfCall, error) {
 		return nil, err
 	}
 	return []srfCall{
-		{Name: "key", Args: bound, T: types.Text, rows: keys},
-		{Name: "value", Args: bound, T: vt, rows: vals},
+		{Name: "key", Func: fc.FnName.L, Args: bound, T: types.Text, rows: keys},
+		{Name: "value", Func: fc.FnName.L, Args: bound, T: vt, rows: vals},
 	}, nil
 }
