@@ -163,7 +163,7 @@ func (s *session) prepareSet(n *front.Set) (*prepared, error) {
 		}), nil
 	}
 	tag := "SET"
-	if n.Reset {
+	if n.Reset && !n.Default {
 		tag = "RESET"
 	}
 	if n.Name != "all" && !knownSessionParam(n.Name) {

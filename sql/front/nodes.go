@@ -167,6 +167,9 @@ type Set struct {
 	Local  bool
 	System bool
 	Reset  bool
+	// Default marks a reset written as SET name TO DEFAULT (or SET TIME
+	// ZONE LOCAL | DEFAULT), whose command tag is SET, not RESET.
+	Default bool
 	// Also are the further modes of SET TRANSACTION mode, mode: set
 	// with this one.
 	Also []*Set

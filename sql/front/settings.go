@@ -45,7 +45,7 @@ func parseSet(c *cursor) (any, error) {
 	case c.words("time", "zone"):
 		s.Name = "timezone"
 		if c.word("local", "default") {
-			s.Reset = true
+			s.Reset, s.Default = true, true
 			return s, c.end()
 		}
 		if c.peek().isWord("interval") {
@@ -134,7 +134,7 @@ func transactionMode(c *cursor, prefix string) (*Set, error) {
 func setValues(c *cursor, s *Set) error {
 	if c.peek().isWord("default") && c.peekAt(1).kind == tkEOF {
 		c.next()
-		s.Reset = true
+		s.Reset, s.Default = true, true
 		return nil
 	}
 	var values []string
