@@ -76,8 +76,8 @@ func (sb *selectBinder) bindJoin(kind plan.JoinKind, left plan.Node, ls *scope, 
 			if err != nil {
 				return nil, nil, err
 			}
-			if e, err = expr.Cast(e, types.Bool); err != nil || e.Type() != types.Bool {
-				return nil, nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of JOIN/ON must be type boolean")
+			if e, err = booleanCondition(e, "JOIN/ON"); err != nil {
+				return nil, nil, err
 			}
 			if residual == nil {
 				residual = e

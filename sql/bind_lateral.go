@@ -142,8 +142,8 @@ func (sb *selectBinder) bindLateral(j *ast.Join, left plan.Node, ls *scope, ts *
 		if err != nil {
 			return nil, nil, err
 		}
-		if cond, err = expr.Cast(cond, types.Bool); err != nil || cond.Type() != types.Bool {
-			return nil, nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of JOIN/ON must be type boolean")
+		if cond, err = booleanCondition(cond, "JOIN/ON"); err != nil {
+			return nil, nil, err
 		}
 		lj.Cond = cond
 	} else if kind != plan.InnerJoin {

@@ -92,8 +92,8 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cond, err = expr.Cast(cond, types.Bool); err != nil || cond.Type() != types.Bool {
-			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of WHERE must be type boolean")
+		if cond, err = booleanCondition(cond, "WHERE"); err != nil {
+			return nil, err
 		}
 		f := &plan.Filter{Input: input, Cond: cond}
 		var trace func(rule string, after plan.Node)
@@ -281,8 +281,8 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if having, err = expr.Cast(h, types.Bool); err != nil || having.Type() != types.Bool {
-			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of HAVING must be type boolean")
+		if having, err = booleanCondition(h, "HAVING"); err != nil {
+			return nil, err
 		}
 	}
 	// ORDER BY items: an output column, or an extra hidden column. As in

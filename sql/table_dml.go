@@ -69,10 +69,7 @@ func (s *session) bindTableWhere(where ast.ExprNode, b *binder, sc *scope) (expr
 	if err != nil {
 		return nil, err
 	}
-	if t := cond.Type(); t != types.Bool && t != types.Unknown {
-		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", t)
-	}
-	return cond, nil
+	return booleanCondition(cond, "WHERE")
 }
 
 func refuseOrderLimit(what string, order *ast.OrderByClause, limit *ast.Limit) error {
