@@ -20,66 +20,70 @@ var tablePrivileges = map[string]bool{
 	"TRUNCATE": true, "REFERENCES": true, "TRIGGER": true,
 }
 
-// tablePrivilegeCheck is one privilege of has_table_privilege's list;
-// grantOption asks for the right to grant it, which only an owner or a
-// superuser holds (streamdb has no WITH GRANT OPTION).
-type tablePrivilegeCheck struct {
-	priv        string
-	grantOption bool
-}
-
 // parseTablePrivileges reads a privilege list ('SELECT', 'insert,
-// update', 'SELECT WITH GRANT OPTION').
-func parseTablePrivileges(list string) ([]tablePrivilegeCheck, error) {
-	var out []tablePrivilegeCheck
+// update', 'SELECT WITH GRANT OPTION') into the privileges a grant can
+// give. One asked WITH GRANT OPTION is left out: only an owner or a
+// superuser holds that (streamdb has no WITH GRANT OPTION), which
+// holdsAny answers with no privilege named.
+func parseTablePrivileges(list string) ([]string, error) {
+	var out []string
 	for _, given := range strings.Split(list, ",") {
 		p := strings.ToUpper(strings.Join(strings.Fields(given), " "))
-		c := tablePrivilegeCheck{}
-		c.priv, c.grantOption = strings.CutSuffix(p, " WITH GRANT OPTION")
-		if !tablePrivileges[c.priv] {
+		priv, grantOption := strings.CutSuffix(p, " WITH GRANT OPTION")
+		if !tablePrivileges[priv] {
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized privilege type: %q", strings.TrimSpace(given))
 		}
-		out = append(out, c)
+		if !grantOption {
+			out = append(out, priv)
+		}
 	}
 	return out, nil
 }
 
-// privilegeRole answers has_*_privilege for one role.
+// privilegeRole is a role as privilege checks see it.
 type privilegeRole struct {
 	e         *Engine
 	name      string
 	superuser bool
 }
 
-// holds reports whether the role holds any of checks on d, as
-// has_table_privilege's list means: any one suffices.
-func (r privilegeRole) holds(d *catalog.Descriptor, checks []tablePrivilegeCheck) bool {
-	if r.superuser || r.e.roles.Owner(d) == r.name {
+// holdsAny reports whether the role is a superuser, owns d, or holds one
+// of privs on it (d nil: whether it is a superuser).
+func (r privilegeRole) holdsAny(d *catalog.Descriptor, privs ...string) bool {
+	if r.superuser {
 		return true
 	}
-	for _, c := range checks {
-		if !c.grantOption && r.e.roles.Granted(d, r.name, c.priv) {
+	if d == nil {
+		return false
+	}
+	if r.e.roles.Owner(d) == r.name {
+		return true
+	}
+	for _, p := range privs {
+		if r.e.roles.Granted(d, r.name, p) {
 			return true
 		}
 	}
 	return false
 }
 
+// sessionRole is the session's role for privilege checks.
+func (s *session) sessionRole() privilegeRole {
+	return privilegeRole{e: s.e, name: s.user, superuser: s.roleSuperuser()}
+}
+
 // privilegeRoleNamed is the role has_table_privilege's first argument of
 // three names (a constant), or the session's with two arguments.
 func (s *session) privilegeRoleNamed(args []ast.ExprNode) (privilegeRole, error) {
-	if len(args) == 2 {
-		return privilegeRole{e: s.e, name: s.user, superuser: s.roleSuperuser()}, nil
-	}
-	if (&userFunctions{}).userFunction(args[0]) != "" {
-		return privilegeRole{e: s.e, name: s.user, superuser: s.roleSuperuser()}, nil
+	if len(args) == 2 || (&userFunctions{}).userFunction(args[0]) != "" {
+		return s.sessionRole(), nil
 	}
 	name, ok := constTextOperand(args[0])
 	if !ok {
 		return privilegeRole{}, sqlerr.New(sqlerr.FeatureNotSupported, "has_table_privilege needs the role as a name in a string literal")
 	}
 	if name == s.user {
-		return privilegeRole{e: s.e, name: name, superuser: s.roleSuperuser()}, nil
+		return s.sessionRole(), nil
 	}
 	if name == BootstrapUser {
 		return privilegeRole{e: s.e, name: name, superuser: true}, nil
@@ -109,7 +113,7 @@ func (v *catalogFuncs) hasTablePrivilege(args []ast.ExprNode) (ast.ExprNode, err
 	if !ok {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "has_table_privilege needs its privilege list as a string literal")
 	}
-	checks, err := parseTablePrivileges(privs)
+	asked, err := parseTablePrivileges(privs)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +121,7 @@ func (v *catalogFuncs) hasTablePrivilege(args []ast.ExprNode) (ast.ExprNode, err
 	v.s.e.catMu.RLock()
 	for _, d := range v.s.e.objs {
 		if oid := relationOID(d); oid != 0 {
-			answers[oid] = d.Kind == catalog.KindSystem || role.holds(d, checks)
+			answers[oid] = d.Kind == catalog.KindSystem || role.holdsAny(d, asked...)
 		}
 	}
 	v.s.e.catMu.RUnlock()

@@ -67,21 +67,7 @@ type noPrivileges struct{}
 func (noPrivileges) holdsAny(*catalog.Descriptor, ...string) bool { return false }
 
 func (s *session) holdsAny(d *catalog.Descriptor, privs ...string) bool {
-	if s.roleSuperuser() {
-		return true
-	}
-	if d == nil {
-		return false
-	}
-	if s.e.roles.Owner(d) == s.user {
-		return true
-	}
-	for _, p := range privs {
-		if s.e.roles.Granted(d, s.user, p) {
-			return true
-		}
-	}
-	return false
+	return s.sessionRole().holdsAny(d, privs...)
 }
 
 // sessionCatalog is the catalog as a session's statements bind against
