@@ -68,10 +68,7 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 		if err := checkAggLevel(fn, c); err != nil {
 			return call, err
 		}
-		if t := c.Type(); t != types.Bool && t != types.Unknown {
-			return call, sqlerr.New(sqlerr.DatatypeMismatch, "argument of FILTER must be type boolean, not type %s", t)
-		}
-		if filter, err = expr.Cast(c, types.Bool); err != nil {
+		if filter, err = booleanCondition(c, "FILTER"); err != nil {
 			return call, err
 		}
 		first = f.Args[1]
