@@ -288,23 +288,50 @@ func like(op string, l, r Expr, _ bool) (Expr, error) {
 		return nil, err
 	}
 	fold := op == "ILIKE"
-	var cached *regexp.Regexp
+	var cached *likePattern
 	if c, ok := r.(*Const); ok && !c.D.IsNull() {
-		cached = likeRegexp(c.D.S, fold)
+		p := likeRegexp(c.D.S, fold)
+		cached = &p
 	}
 	return &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: types.Bool, Fn: func(a []types.Datum) (types.Datum, error) {
 		if a[0].IsNull() || a[1].IsNull() {
 			return types.Null, nil
 		}
-		re := cached
-		if re == nil {
-			re = likeRegexp(a[1].S, fold)
+		p := cached
+		if p == nil {
+			compiled := likeRegexp(a[1].S, fold)
+			p = &compiled
 		}
-		return types.NewBool(re.MatchString(a[0].S)), nil
+		ok, err := p.match(a[0].S)
+		if err != nil {
+			return types.Null, err
+		}
+		return types.NewBool(ok), nil
 	}}, nil
 }
 
-func likeRegexp(pattern string, fold bool) *regexp.Regexp {
+// likePattern is a compiled LIKE pattern. A pattern that ends in a lone
+// escape character matches nothing; as in PostgreSQL, comparing it is an
+// error only when the text reaches the escape with characters left over.
+type likePattern struct {
+	re       *regexp.Regexp
+	dangling *regexp.Regexp // prefix before a trailing escape, else nil
+}
+
+func (p likePattern) match(s string) (bool, error) {
+	if p.dangling == nil {
+		return p.re.MatchString(s), nil
+	}
+	if p.dangling.MatchString(s) {
+		return false, sqlerr.New(sqlerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+	}
+	return false, nil
+}
+
+// likeRegexp translates a LIKE pattern to an anchored regexp. It walks the
+// pattern by rune: '_' matches one character, not one byte, and a multi-byte
+// character is quoted whole.
+func likeRegexp(pattern string, fold bool) likePattern {
 	var sb strings.Builder
 	sb.WriteString("^")
 	if fold {
@@ -312,23 +339,27 @@ func likeRegexp(pattern string, fold bool) *regexp.Regexp {
 	} else {
 		sb.WriteString("(?s)")
 	}
-	for i := 0; i < len(pattern); i++ {
-		switch c := pattern[i]; c {
-		case '%':
+	escaped := false
+	for _, c := range pattern {
+		switch {
+		case escaped:
+			escaped = false
+			sb.WriteString(regexp.QuoteMeta(string(c)))
+		case c == '\\':
+			escaped = true
+		case c == '%':
 			sb.WriteString(".*")
-		case '_':
+		case c == '_':
 			sb.WriteString(".")
-		case '\\':
-			if i+1 < len(pattern) {
-				i++
-				sb.WriteString(regexp.QuoteMeta(string(pattern[i])))
-			}
 		default:
 			sb.WriteString(regexp.QuoteMeta(string(c)))
 		}
 	}
+	if escaped {
+		return likePattern{dangling: regexp.MustCompile(sb.String() + ".+$")}
+	}
 	sb.WriteString("$")
-	return regexp.MustCompile(sb.String())
+	return likePattern{re: regexp.MustCompile(sb.String())}
 }
 
 func arith(op string, l, r Expr) (Expr, error) {

@@ -57,6 +57,7 @@ const (
 	StringDataRightTruncation         = "22001"
 	DatetimeFieldOverflow             = "22008"
 	InvalidRegularExpression          = "2201B"
+	InvalidEscapeSequence             = "22025"
 	InvalidArgumentForLogarithm       = "2201E"
 	InvalidArgumentForWidthBucket     = "2201G"
 	NullValueNotAllowed               = "22004"
