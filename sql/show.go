@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"streamdb/catalog"
 	"streamdb/config"
@@ -197,10 +198,12 @@ func (s *session) applySetting(name, value string, local bool) error {
 			return err
 		}
 		value = v
-	case name == "statement_timeout" || name == "idle_in_transaction_session_timeout":
-		if _, err := parseTimeout(name, value); err != nil {
+	case name == "statement_timeout" || name == "idle_in_transaction_session_timeout" || name == "lock_timeout":
+		d, err := parseTimeout(name, value)
+		if err != nil {
 			return err
 		}
+		value = formatTimeout(d)
 	case name == "query_max_memory":
 		if _, err := parseMemory(value); err != nil {
 			return err
@@ -214,6 +217,26 @@ func (s *session) applySetting(name, value string, local bool) error {
 	}
 	s.setSetting(name, value, local)
 	return nil
+}
+
+// formatTimeout renders a timeout as SHOW does in PostgreSQL: whole
+// milliseconds in the largest unit that divides them evenly ("1s",
+// "90s", "1500ms", "2min"), and 0 as "0".
+func formatTimeout(d time.Duration) string {
+	ms := d.Round(time.Millisecond).Milliseconds()
+	if ms == 0 {
+		return "0"
+	}
+	units := []struct {
+		name string
+		ms   int64
+	}{{"d", 86400000}, {"h", 3600000}, {"min", 60000}, {"s", 1000}}
+	for _, u := range units {
+		if ms%u.ms == 0 {
+			return strconv.FormatInt(ms/u.ms, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
 }
 
 // sessionParams are PostgreSQL parameters that drivers and tools set; SET

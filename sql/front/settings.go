@@ -1,6 +1,10 @@
 package front
 
-import "strings"
+import (
+	"strings"
+
+	"streamdb/expr"
+)
 
 // showTargets are the multi-word SHOW targets and what they mean.
 var showTargets = []struct {
@@ -130,6 +134,10 @@ func transactionMode(c *cursor, prefix string) (*Set, error) {
 	return nil, c.fail()
 }
 
+// listQuoteParams are the parameters whose values are lists of names
+// (PostgreSQL's GUC_LIST_QUOTE): SHOW gives each name as quote_ident would.
+var listQuoteParams = map[string]bool{"search_path": true, "temp_tablespaces": true}
+
 // setValues reads the value list of SET; DEFAULT makes it a reset.
 func setValues(c *cursor, s *Set) error {
 	if c.peek().isWord("default") && c.peekAt(1).kind == tkEOF {
@@ -139,9 +147,18 @@ func setValues(c *cursor, s *Set) error {
 	}
 	var values []string
 	for {
+		quoted := c.peek().kind == tkString || c.peek().kind == tkIdent
 		v, err := optionValue(c)
 		if err != nil {
 			return err
+		}
+		if listQuoteParams[s.Name] {
+			// PostgreSQL keeps each element of such a list as an
+			// identifier: folded when unquoted, quoted when it must be.
+			if !quoted {
+				v = strings.ToLower(v)
+			}
+			v = expr.QuoteIdent(v)
 		}
 		values = append(values, v)
 		if !c.op(",") {
