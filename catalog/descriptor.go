@@ -9,6 +9,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"streamdb/types"
@@ -183,7 +184,15 @@ type PGSource struct {
 	Connection       string `json:"connection"`
 	ConnectionSecret string `json:"connection_secret,omitempty"`
 	PasswordSecret   string `json:"password_secret,omitempty"`
-	Publication      string `json:"publication"`
+	// SSLCASecret, SSLCertSecret and SSLKeySecret name the secrets that
+	// hold, as PEM text, the certificate authority the source's server
+	// certificate must chain to and the client certificate and key to
+	// present; read each time the source connects. Empty: none (older
+	// descriptors lack them).
+	SSLCASecret   string `json:"ssl_ca_secret,omitempty"`
+	SSLCertSecret string `json:"ssl_cert_secret,omitempty"`
+	SSLKeySecret  string `json:"ssl_key_secret,omitempty"`
+	Publication   string `json:"publication"`
 	// Slot is the replication slot on the source; Progress the table
 	// that records, in the same commits as the changes, the source
 	// position applied.
@@ -191,6 +200,18 @@ type PGSource struct {
 	Progress string `json:"progress"`
 	// Tables maps each mirrored source table to its streamdb table.
 	Tables []PGSourceTable `json:"tables"`
+}
+
+// Secrets lists the secrets the source reads when it connects, each
+// once, in a fixed order.
+func (s *PGSource) Secrets() []string {
+	var out []string
+	for _, name := range []string{s.ConnectionSecret, s.PasswordSecret, s.SSLCASecret, s.SSLCertSecret, s.SSLKeySecret} {
+		if name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // PGSourceTable is one mirrored table.

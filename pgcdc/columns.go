@@ -10,8 +10,8 @@ import (
 
 // FormatTypes returns format_type's spelling of each type oid with its
 // modifier, as the source names them.
-func FormatTypes(ctx context.Context, dsn string, oids []uint32, mods []int32) ([]string, error) {
-	conn, err := connectSQL(ctx, dsn)
+func FormatTypes(ctx context.Context, ep Endpoint, oids []uint32, mods []int32) ([]string, error) {
+	conn, err := connectSQL(ctx, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -37,8 +37,8 @@ type LiveColumn struct {
 }
 
 // LiveColumns returns, by name, the columns table schema.name has now.
-func LiveColumns(ctx context.Context, dsn, schema, name string) (map[string]LiveColumn, error) {
-	conn, err := connectSQL(ctx, dsn)
+func LiveColumns(ctx context.Context, ep Endpoint, schema, name string) (map[string]LiveColumn, error) {
+	conn, err := connectSQL(ctx, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +66,8 @@ func LiveColumns(ctx context.Context, dsn, schema, name string) (map[string]Live
 // ReadColumns reads columns cols of every row of table schema.name as
 // it is now, each value in PostgreSQL's text output (nil for NULL),
 // calling row for each row.
-func ReadColumns(ctx context.Context, dsn, schema, name string, cols []string, row func(values [][]byte) error) error {
-	conn, err := connectSQL(ctx, dsn)
+func ReadColumns(ctx context.Context, ep Endpoint, schema, name string, cols []string, row func(values [][]byte) error) error {
+	conn, err := connectSQL(ctx, ep)
 	if err != nil {
 		return err
 	}

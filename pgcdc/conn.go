@@ -67,9 +67,37 @@ func ParseConfig(dsn string) (*pgconn.Config, error) {
 	return cfg, nil
 }
 
-// connectReplication opens a replication connection to dsn's database.
-func connectReplication(ctx context.Context, dsn string) (*pgconn.PgConn, error) {
-	cfg, err := ParseConfig(dsn)
+// Endpoint is how to reach a source database: its connection string
+// and the TLS material that goes with it.
+type Endpoint struct {
+	DSN string
+	TLS TLS
+}
+
+// config parses e's connection string and applies its TLS material.
+func (e Endpoint) config() (*pgconn.Config, error) {
+	cfg, err := ParseConfig(e.DSN)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyTLS(cfg, e.TLS); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// Check reports what is wrong with e before any connection is tried: a
+// refused key (KeyRefusedError), TLS material that cannot be used
+// (TLSError) or that the connection string's sslmode would not use
+// (TLSModeError), or a connection string that does not parse.
+func (e Endpoint) Check() error {
+	_, err := e.config()
+	return err
+}
+
+// connectReplication opens a replication connection to e's database.
+func connectReplication(ctx context.Context, e Endpoint) (*pgconn.PgConn, error) {
+	cfg, err := e.config()
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +106,14 @@ func connectReplication(ctx context.Context, dsn string) (*pgconn.PgConn, error)
 	return pgconn.ConnectConfig(ctx, cfg)
 }
 
-// connectSQL opens an ordinary connection to dsn's database.
-func connectSQL(ctx context.Context, dsn string) (*pgx.Conn, error) {
-	cfg, err := pgx.ParseConfigWithOptions(dsn, pgx.ParseConfigOptions{ParseConfigOptions: parseOptions()})
+// connectSQL opens an ordinary connection to e's database.
+func connectSQL(ctx context.Context, e Endpoint) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfigWithOptions(e.DSN, pgx.ParseConfigOptions{ParseConfigOptions: parseOptions()})
 	if err != nil {
 		return nil, parseError(err)
+	}
+	if err := applyTLS(&cfg.Config, e.TLS); err != nil {
+		return nil, err
 	}
 	cfg.RuntimeParams["application_name"] = "streamdb"
 	return pgx.ConnectConfig(ctx, cfg)

@@ -25,13 +25,13 @@ type Slot struct {
 	Point LSN
 	conn  *pgconn.PgConn
 	snap  string
-	dsn   string
+	ep    Endpoint
 }
 
 // CreateSlot creates logical replication slot name (plugin pgoutput)
 // and keeps its snapshot until Close.
-func CreateSlot(ctx context.Context, dsn, name string) (*Slot, error) {
-	conn, err := connectReplication(ctx, dsn)
+func CreateSlot(ctx context.Context, ep Endpoint, name string) (*Slot, error) {
+	conn, err := connectReplication(ctx, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func CreateSlot(ctx context.Context, dsn, name string) (*Slot, error) {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	return &Slot{Name: name, Point: point, conn: conn, snap: res.SnapshotName, dsn: dsn}, nil
+	return &Slot{Name: name, Point: point, conn: conn, snap: res.SnapshotName, ep: ep}, nil
 }
 
 // Close ends the slot's snapshot (the slot stays).
@@ -57,7 +57,7 @@ func (s *Slot) Close(ctx context.Context) { s.conn.Close(ctx) }
 // order, one row at a time as the source sends them: it holds no more
 // than a row.
 func (s *Slot) Copy(ctx context.Context, tables []*Table, row func(t *Table, values [][]byte) error) error {
-	conn, err := connectSQL(ctx, s.dsn)
+	conn, err := connectSQL(ctx, s.ep)
 	if err != nil {
 		return err
 	}
@@ -118,8 +118,8 @@ type SlotInfo struct {
 }
 
 // DescribeSlot reads slot name's state on the source.
-func DescribeSlot(ctx context.Context, dsn, name string) (SlotInfo, error) {
-	conn, err := connectSQL(ctx, dsn)
+func DescribeSlot(ctx context.Context, ep Endpoint, name string) (SlotInfo, error) {
+	conn, err := connectSQL(ctx, ep)
 	if err != nil {
 		return SlotInfo{}, err
 	}
@@ -152,8 +152,8 @@ func DescribeSlot(ctx context.Context, dsn, name string) (SlotInfo, error) {
 
 // DropSlot drops slot name if it exists, ending a connection that holds
 // it.
-func DropSlot(ctx context.Context, dsn, name string) error {
-	conn, err := connectSQL(ctx, dsn)
+func DropSlot(ctx context.Context, ep Endpoint, name string) error {
+	conn, err := connectSQL(ctx, ep)
 	if err != nil {
 		return err
 	}

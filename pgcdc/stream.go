@@ -97,8 +97,8 @@ const (
 
 // StartStream starts streaming slot's changes of publication pub after
 // from (the transactions that end after it).
-func StartStream(ctx context.Context, dsn, slot, pub string, from LSN) (*Stream, error) {
-	conn, err := connectReplication(ctx, dsn)
+func StartStream(ctx context.Context, ep Endpoint, slot, pub string, from LSN) (*Stream, error) {
+	conn, err := connectReplication(ctx, ep)
 	if err != nil {
 		return nil, err
 	}

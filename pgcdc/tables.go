@@ -35,8 +35,8 @@ func (t *Table) QualifiedName() string { return quoteIdent(t.Schema) + "." + quo
 
 // PublicationTables returns the schema and name of every table in
 // publication pub, ordered.
-func PublicationTables(ctx context.Context, dsn, pub string) ([][2]string, error) {
-	conn, err := connectSQL(ctx, dsn)
+func PublicationTables(ctx context.Context, ep Endpoint, pub string) ([][2]string, error) {
+	conn, err := connectSQL(ctx, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +66,8 @@ func PublicationTables(ctx context.Context, dsn, pub string) ([][2]string, error
 
 // DescribeTables reads the columns, primary key and replica identity of
 // each named table, and checks that publication pub holds it.
-func DescribeTables(ctx context.Context, dsn, pub string, names [][2]string) ([]*Table, error) {
-	conn, err := connectSQL(ctx, dsn)
+func DescribeTables(ctx context.Context, ep Endpoint, pub string, names [][2]string) ([]*Table, error) {
+	conn, err := connectSQL(ctx, ep)
 	if err != nil {
 		return nil, err
 	}

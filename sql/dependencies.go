@@ -50,10 +50,8 @@ func (e *Engine) dependenciesTable() (*catalog.Descriptor, func() []types.Row) {
 				edge(t.Table, catalog.KindTable, src.Name)
 			}
 			edge(src.Source.Progress, catalog.KindTable, src.Name)
-			for _, secret := range []string{src.Source.ConnectionSecret, src.Source.PasswordSecret} {
-				if secret != "" {
-					edge(src.Name, catalog.KindSource, secret)
-				}
+			for _, secret := range src.Source.Secrets() {
+				edge(src.Name, catalog.KindSource, secret)
 			}
 		}
 		snap := e.store.Snapshot()

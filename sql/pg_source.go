@@ -38,14 +38,15 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 		return "", sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
 	}
 	src := &catalog.PGSource{Connection: n.Connection, ConnectionSecret: n.ConnectionSecret, PasswordSecret: n.PasswordSecret,
+		SSLCASecret: n.SSLCASecret, SSLCertSecret: n.SSLCertSecret, SSLKeySecret: n.SSLKeySecret,
 		Publication: n.Publication, Progress: n.Name + "_progress"}
-	dsn, err := e.sourceDSN(src)
+	ep, err := e.sourceEndpoint(src)
 	if err != nil {
 		return "", err
 	}
 	names := make([][2]string, 0, len(n.Tables))
 	if n.AllTables {
-		all, err := pgcdc.PublicationTables(ctx, dsn, n.Publication)
+		all, err := pgcdc.PublicationTables(ctx, ep, n.Publication)
 		if err != nil {
 			return "", sourceError(err)
 		}
@@ -63,7 +64,7 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 		names = append(names, [2]string{schema, t.Name})
 		as[[2]string{schema, t.Name}] = t.As
 	}
-	tables, err := pgcdc.DescribeTables(ctx, dsn, n.Publication, names)
+	tables, err := pgcdc.DescribeTables(ctx, ep, n.Publication, names)
 	if err != nil {
 		return "", sourceError(err)
 	}
@@ -116,7 +117,7 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 		}
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if derr := pgcdc.DropSlot(dctx, dsn, src.Slot); derr != nil {
+		if derr := pgcdc.DropSlot(dctx, ep, src.Slot); derr != nil {
 			e.log.Warn("CREATE SOURCE failed; dropping its replication slot failed too", "slot", src.Slot, "err", derr)
 		}
 		return "", err
@@ -132,7 +133,7 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 		}
 		created = append(created, cs.Name)
 	}
-	slot, err := pgcdc.CreateSlot(ctx, dsn, src.Slot)
+	slot, err := pgcdc.CreateSlot(ctx, ep, src.Slot)
 	if err != nil {
 		return undo(sourceError(err))
 	}
@@ -222,9 +223,15 @@ func validSlotName(s string) bool {
 
 // sourceError is an error of the source database as a SQL error: the
 // source's own SQLSTATE class 08 (connection) stays a connection error.
+// A server certificate that fails the check is a connection failure too
+// (08006, what libpq's users see as "certificate verify failed").
 func sourceError(err error) error {
 	if _, ok := err.(*sqlerr.Error); ok {
 		return err
+	}
+	if pgcdc.CertificateRejected(err) {
+		return sqlerr.New(sqlerr.ConnectionFailure, "PostgreSQL source: the source's server certificate failed the check: %v", err).
+			WithHint("SSL CERTIFICATE AUTHORITY SECRET must hold the CA that signed the source's certificate; with sslmode=verify-full the certificate must also name the host the connection string gives.")
 	}
 	return sqlerr.New(sqlerr.ConnectionFailure, "PostgreSQL source: %v", err)
 }
@@ -278,9 +285,9 @@ func (e *Engine) dropPGSource(ctx context.Context, d *catalog.Descriptor, cascad
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	dsn, err := e.sourceDSN(d.Source)
+	ep, err := e.sourceEndpoint(d.Source)
 	if err == nil {
-		err = pgcdc.DropSlot(dctx, dsn, d.Source.Slot)
+		err = pgcdc.DropSlot(dctx, ep, d.Source.Slot)
 	}
 	if err != nil {
 		pgwire.Notice(ctx, fmt.Sprintf("could not drop replication slot %q on the source: %v", d.Source.Slot, err),

@@ -205,11 +205,11 @@ func (a *pgApplier) follow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dsn, err := a.e.sourceDSN(a.src)
+	ep, err := a.e.sourceEndpoint(a.src)
 	if err != nil {
 		return err
 	}
-	info, err := pgcdc.DescribeSlot(ctx, dsn, a.src.Slot)
+	info, err := pgcdc.DescribeSlot(ctx, ep, a.src.Slot)
 	if err != nil {
 		return err
 	}
@@ -227,15 +227,15 @@ func (a *pgApplier) follow(ctx context.Context) error {
 	if why != "" {
 		a.e.log.Warn("PostgreSQL source copies its tables again", "source", a.name, "why", why)
 		a.setStatus("copying: " + why)
-		if pos, err = a.resync(ctx, dsn); err != nil {
+		if pos, err = a.resync(ctx, ep); err != nil {
 			return err
 		}
 	}
 	// A fill recorded before a crash (pg_source_fill.go).
-	if err := a.fillPending(ctx, dsn); err != nil {
+	if err := a.fillPending(ctx, ep); err != nil {
 		return err
 	}
-	stream, err := pgcdc.StartStream(ctx, dsn, a.src.Slot, a.src.Publication, pos)
+	stream, err := pgcdc.StartStream(ctx, ep, a.src.Slot, a.src.Publication, pos)
 	if err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func (a *pgApplier) follow(ctx context.Context) error {
 			}
 		}
 		if len(fresh) > 0 {
-			if err := a.applyTxns(ctx, dsn, fresh); err != nil {
+			if err := a.applyTxns(ctx, ep, fresh); err != nil {
 				return err
 			}
 			pos = fresh[len(fresh)-1].End
@@ -369,19 +369,19 @@ func (a *pgApplier) position(ctx context.Context) (pgcdc.LSN, bool, error) {
 
 // resync copies the tables again through a new slot of the same name and
 // returns the position the copy is at.
-func (a *pgApplier) resync(ctx context.Context, dsn string) (pgcdc.LSN, error) {
-	if err := pgcdc.DropSlot(ctx, dsn, a.src.Slot); err != nil {
+func (a *pgApplier) resync(ctx context.Context, ep pgcdc.Endpoint) (pgcdc.LSN, error) {
+	if err := pgcdc.DropSlot(ctx, ep, a.src.Slot); err != nil {
 		return 0, err
 	}
 	names := make([][2]string, len(a.src.Tables))
 	for i, t := range a.src.Tables {
 		names[i] = [2]string{t.Schema, t.Name}
 	}
-	tables, err := pgcdc.DescribeTables(ctx, dsn, a.src.Publication, names)
+	tables, err := pgcdc.DescribeTables(ctx, ep, a.src.Publication, names)
 	if err != nil {
 		return 0, err
 	}
-	slot, err := pgcdc.CreateSlot(ctx, dsn, a.src.Slot)
+	slot, err := pgcdc.CreateSlot(ctx, ep, a.src.Slot)
 	if err != nil {
 		return 0, err
 	}

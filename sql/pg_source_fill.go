@@ -116,7 +116,7 @@ func (a *pgApplier) markFills(ctx context.Context, mirror string, cols []string)
 
 // fillPending carries out the recorded fills whose columns the mirrored
 // tables have (a fill of a column not added yet waits for align).
-func (a *pgApplier) fillPending(ctx context.Context, dsn string) error {
+func (a *pgApplier) fillPending(ctx context.Context, ep pgcdc.Endpoint) error {
 	res, err := a.e.consoleRun(ctx, BootstrapUser, "SELECT source FROM "+quoteIdent(a.src.Progress), 0)
 	if err != nil {
 		return err
@@ -170,7 +170,7 @@ func (a *pgApplier) fillPending(ctx context.Context, dsn string) error {
 		}
 		names := append(append([]string{}, d.PrimaryKey...), cols...)
 		var ops []rowOp
-		err = pgcdc.ReadColumns(ctx, dsn, st.Schema, st.Name, names, func(vals [][]byte) error {
+		err = pgcdc.ReadColumns(ctx, ep, st.Schema, st.Name, names, func(vals [][]byte) error {
 			v := make([]pgcdc.Value, len(vals))
 			for i, x := range vals {
 				v[i] = pgcdc.Value{Text: x, Null: x == nil}

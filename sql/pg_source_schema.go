@@ -37,7 +37,7 @@ func (e *sourceSchemaError) Error() string { return e.err.Error() }
 
 // applyTxns applies transactions in order, in as few commits as it can:
 // one for each run of transactions between two column changes.
-func (a *pgApplier) applyTxns(ctx context.Context, dsn string, txns []*pgcdc.Txn) error {
+func (a *pgApplier) applyTxns(ctx context.Context, ep pgcdc.Endpoint, txns []*pgcdc.Txn) error {
 	start := 0
 	for i, t := range txns {
 		rels := a.unaligned(t)
@@ -51,7 +51,7 @@ func (a *pgApplier) applyTxns(ctx context.Context, dsn string, txns []*pgcdc.Txn
 		}
 		start = i
 		for _, rel := range rels {
-			if err := a.align(ctx, dsn, rel); err != nil {
+			if err := a.align(ctx, ep, rel); err != nil {
 				return err
 			}
 		}
@@ -87,7 +87,7 @@ func containsRel(rels []*pgcdc.Relation, r *pgcdc.Relation) bool {
 }
 
 // align brings the mirror of rel's table to rel's columns.
-func (a *pgApplier) align(ctx context.Context, dsn string, rel *pgcdc.Relation) error {
+func (a *pgApplier) align(ctx context.Context, ep pgcdc.Endpoint, rel *pgcdc.Relation) error {
 	d, err := a.table(rel.Schema, rel.Name)
 	if err != nil {
 		return err
@@ -96,7 +96,7 @@ func (a *pgApplier) align(ctx context.Context, dsn string, rel *pgcdc.Relation) 
 		a.aligned[rel] = true
 		return nil
 	}
-	typeNames, err := pgcdc.FormatTypes(ctx, dsn, rel.Types, rel.Mods)
+	typeNames, err := pgcdc.FormatTypes(ctx, ep, rel.Types, rel.Mods)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (a *pgApplier) align(ctx context.Context, dsn string, rel *pgcdc.Relation) 
 		a.aligned[rel] = true
 		return nil
 	}
-	live, err := pgcdc.LiveColumns(ctx, dsn, rel.Schema, rel.Name)
+	live, err := pgcdc.LiveColumns(ctx, ep, rel.Schema, rel.Name)
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func (a *pgApplier) align(ctx context.Context, dsn string, rel *pgcdc.Relation) 
 		a.e.log.Info("source table's columns changed; its mirror follows", "source", a.name, "table", source, "mirror", d.Name, "change", strings.Join(actions, ", "))
 		if len(fill) > 0 {
 			faults.Crash("pgsource-before-fill")
-			if err := a.fillPending(ctx, dsn); err != nil {
+			if err := a.fillPending(ctx, ep); err != nil {
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -134,7 +135,7 @@ func (e *Engine) secret(name string) (d *catalog.Descriptor, err error) {
 func (e *Engine) secretUsers(name string) []*catalog.Descriptor {
 	var out []*catalog.Descriptor
 	for _, d := range e.objects(catalog.KindSource) {
-		if d.Source.ConnectionSecret == name || d.Source.PasswordSecret == name {
+		if slices.Contains(d.Source.Secrets(), name) {
 			out = append(out, d)
 		}
 	}
@@ -149,6 +150,65 @@ func (s *session) ownSecret(name, verb string) error {
 			WithHint("Its owner or a superuser can %s it.", verb)
 	}
 	return nil
+}
+
+// sourceEndpoint puts together how to reach source src from its
+// secrets as they are now: its connection string, and the PEM text of
+// its SSL secrets.
+func (e *Engine) sourceEndpoint(src *catalog.PGSource) (pgcdc.Endpoint, error) {
+	dsn, err := e.sourceDSN(src)
+	if err != nil {
+		return pgcdc.Endpoint{}, err
+	}
+	ep := pgcdc.Endpoint{DSN: dsn}
+	for _, s := range []struct {
+		secret string
+		pem    *[]byte
+	}{{src.SSLCASecret, &ep.TLS.RootCerts}, {src.SSLCertSecret, &ep.TLS.ClientCert}, {src.SSLKeySecret, &ep.TLS.ClientKey}} {
+		if s.secret == "" {
+			continue
+		}
+		v, err := e.secretValue(s.secret)
+		if err != nil {
+			return pgcdc.Endpoint{}, err
+		}
+		*s.pem = []byte(v)
+	}
+	if err := ep.Check(); err != nil {
+		return pgcdc.Endpoint{}, sourceTLSError(src, err)
+	}
+	return ep, nil
+}
+
+// sourceTLSError says which of src's SSL secrets err (from
+// pgcdc.Endpoint.Check) is about, and what to change.
+func sourceTLSError(src *catalog.PGSource, err error) error {
+	if mode, ok := errors.AsType[*pgcdc.TLSModeError](err); ok {
+		why := "would not use them"
+		if mode.Mode != "disable" {
+			why = "may connect without TLS"
+		}
+		if mode.Mode == "prefer" {
+			mode.Mode = "prefer (the default)"
+		}
+		return sqlerr.New(sqlerr.InvalidParameterValue, "the source's SSL secrets need TLS, but its connection string's sslmode is %s, which %s", mode.Mode, why).
+			WithHint("Set sslmode=verify-full in the connection string (or verify-ca to check the certificate's chain but not its host name).")
+	}
+	bad, ok := errors.AsType[*pgcdc.TLSError](err)
+	if !ok {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "%v", err)
+	}
+	switch bad.Part {
+	case pgcdc.PartRootCerts:
+		return sqlerr.New(sqlerr.InvalidParameterValue, "secret %s (SSL CERTIFICATE AUTHORITY) is not usable: %s", src.SSLCASecret, bad.Reason).
+			WithHint("Set it to the CA's certificate in PEM, -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----, with ALTER SECRET %s AS '...'.", src.SSLCASecret)
+	case pgcdc.PartClientCert:
+		return sqlerr.New(sqlerr.InvalidParameterValue, "secret %s (SSL CERTIFICATE) is not usable: %s", src.SSLCertSecret, bad.Reason).
+			WithHint("Set it to the client certificate in PEM, -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----, with ALTER SECRET %s AS '...'.", src.SSLCertSecret)
+	default:
+		return sqlerr.New(sqlerr.InvalidParameterValue, "secret %s (SSL KEY) is not usable: %s", src.SSLKeySecret, bad.Reason).
+			WithHint("Set it to the unencrypted private key of the certificate in secret %s, in PEM (-----BEGIN PRIVATE KEY----- to -----END PRIVATE KEY-----), with ALTER SECRET %s AS '...'.", src.SSLCertSecret, src.SSLKeySecret)
+	}
 }
 
 // sourceDSN puts together the connection string of source src from its
@@ -166,7 +226,7 @@ func (e *Engine) sourceDSN(src *catalog.PGSource) (string, error) {
 		if refused, ok := errors.AsType[*pgcdc.KeyRefusedError](err); ok {
 			if refused.File {
 				return "", sqlerr.New(sqlerr.InsufficientPrivilege, "connection string key %q names a file on the streamdb server, which a client may not do", refused.Key).
-					WithHint("Leave it out: for TLS give sslmode=require; the keys streamdb takes are %s.", pgcdc.AllowedKeys())
+					WithHint("Leave it out: give a CA or client certificate as a secret (SSL CERTIFICATE AUTHORITY SECRET, SSL CERTIFICATE SECRET, SSL KEY SECRET) with sslmode=verify-full; the keys streamdb takes are %s.", pgcdc.AllowedKeys())
 			}
 			return "", sqlerr.New(sqlerr.FeatureNotSupported, "connection string key %q is not supported", refused.Key).
 				WithHint("The keys streamdb takes are %s.", pgcdc.AllowedKeys())
@@ -188,14 +248,24 @@ func (e *Engine) sourceDSN(src *catalog.PGSource) (string, error) {
 	return dsn, nil
 }
 
-// sourceConnectionText is how SHOW SOURCES shows a source's connection.
+// sourceConnectionText is how SHOW SOURCES shows a source's connection:
+// the connection string redacted, and the secrets only by name.
 func sourceConnectionText(src *catalog.PGSource) string {
-	if src.ConnectionSecret != "" {
-		return "SECRET " + src.ConnectionSecret
+	text := "SECRET " + src.ConnectionSecret
+	if src.ConnectionSecret == "" {
+		text = strings.TrimSpace(pgcdc.Redact(src.Connection))
 	}
-	text := pgcdc.Redact(src.Connection)
-	if src.PasswordSecret != "" {
-		text = strings.TrimSpace(text) + " (PASSWORD SECRET " + src.PasswordSecret + ")"
+	var named []string
+	for _, s := range []struct{ option, secret string }{
+		{"PASSWORD", src.PasswordSecret}, {"SSL CERTIFICATE AUTHORITY", src.SSLCASecret},
+		{"SSL CERTIFICATE", src.SSLCertSecret}, {"SSL KEY", src.SSLKeySecret},
+	} {
+		if s.secret != "" {
+			named = append(named, s.option+" SECRET "+s.secret)
+		}
+	}
+	if len(named) > 0 {
+		text += " (" + strings.Join(named, ", ") + ")"
 	}
 	return text
 }

@@ -10,7 +10,10 @@ import (
 // PUBLICATION 'pub') FOR TABLES (schema.table [AS name], ...) | FOR ALL
 // TABLES: tables of a PostgreSQL database mirrored through logical
 // replication. CONNECTION SECRET name takes the connection string from a
-// secret, and PASSWORD SECRET name the password of CONNECTION's.
+// secret, and PASSWORD SECRET name the password of CONNECTION's. SSL
+// CERTIFICATE AUTHORITY SECRET, SSL CERTIFICATE SECRET and SSL KEY SECRET
+// name secrets that hold PEM text: the CA that signs the source's server
+// certificate, and the client certificate and key the source may ask for.
 type CreatePGSource struct {
 	Name        string
 	IfNotExists bool
@@ -19,6 +22,9 @@ type CreatePGSource struct {
 	// ConnectionSecret and PasswordSecret name secrets (CREATE SECRET).
 	ConnectionSecret string
 	PasswordSecret   string
+	SSLCASecret      string
+	SSLCertSecret    string
+	SSLKeySecret     string
 	// Tables are the tables to mirror; empty with AllTables.
 	Tables    []PGSourceTable
 	AllTables bool
@@ -72,7 +78,11 @@ func parseCreatePGSource(c *cursor) (any, error) {
 		}
 		c.op("=")
 		key = strings.ToLower(key)
-		if (key == "connection" || key == "password") && c.word("secret") {
+		if key == "ssl" {
+			if err := parseSSLOption(c, n); err != nil {
+				return nil, err
+			}
+		} else if (key == "connection" || key == "password") && c.word("secret") {
 			name, err := secretName(c)
 			if err != nil {
 				return nil, err
@@ -96,7 +106,7 @@ func parseCreatePGSource(c *cursor) (any, error) {
 				return nil, errorAt(c.src, at, sqlerr.InvalidParameterValue, "a source's PASSWORD must name a secret").
 					WithHint("Keep the password in a secret (CREATE SECRET name AS '...') and write PASSWORD SECRET name.")
 			default:
-				return nil, errorAt(c.src, at, sqlerr.InvalidParameterValue, "unrecognized source option %q; a PostgreSQL source takes CONNECTION, PASSWORD SECRET and PUBLICATION", key)
+				return nil, errorAt(c.src, at, sqlerr.InvalidParameterValue, "unrecognized source option %q; a PostgreSQL source takes CONNECTION, PASSWORD SECRET, SSL CERTIFICATE AUTHORITY SECRET, SSL CERTIFICATE SECRET, SSL KEY SECRET and PUBLICATION", key)
 			}
 		}
 		if c.op(")") {
@@ -114,6 +124,9 @@ func parseCreatePGSource(c *cursor) (any, error) {
 	case n.PasswordSecret != "" && n.Connection == "":
 		return nil, sqlerr.New(sqlerr.SyntaxError, "PASSWORD SECRET goes with CONNECTION 'connection string'").
 			WithHint("Put the password in the connection string CONNECTION SECRET names, or give CONNECTION 'host=... user=...' with PASSWORD SECRET name.")
+	case (n.SSLCertSecret == "") != (n.SSLKeySecret == ""):
+		return nil, sqlerr.New(sqlerr.SyntaxError, "SSL CERTIFICATE SECRET and SSL KEY SECRET go together").
+			WithHint("A client certificate is presented with its private key: give both, each naming a secret that holds its PEM text.")
 	}
 	if err := c.expectWords("for"); err != nil {
 		return nil, err
@@ -146,4 +159,38 @@ func parseCreatePGSource(c *cursor) (any, error) {
 			return nil, err
 		}
 	}
+}
+
+// parseSSLOption reads what follows SSL in a source's options:
+// CERTIFICATE AUTHORITY, CERTIFICATE or KEY, an optional =, and SECRET
+// name. The PEM text lives only in secrets, never in the statement.
+func parseSSLOption(c *cursor, n *CreatePGSource) error {
+	at := c.peek()
+	var option string
+	var target *string
+	switch {
+	case c.words("certificate", "authority"):
+		option, target = "SSL CERTIFICATE AUTHORITY", &n.SSLCASecret
+	case c.word("certificate"):
+		option, target = "SSL CERTIFICATE", &n.SSLCertSecret
+	case c.word("key"):
+		option, target = "SSL KEY", &n.SSLKeySecret
+	default:
+		return errorAt(c.src, at, sqlerr.SyntaxError, "SSL must be followed by CERTIFICATE AUTHORITY, CERTIFICATE or KEY").
+			WithHint("Write SSL CERTIFICATE AUTHORITY SECRET ca, SSL CERTIFICATE SECRET cert or SSL KEY SECRET key; TLS itself is the connection string's sslmode.")
+	}
+	c.op("=")
+	if !c.word("secret") {
+		return errorAt(c.src, c.peek(), sqlerr.InvalidParameterValue, "a source's %s must name a secret", option).
+			WithHint("Keep the PEM text in a secret (CREATE SECRET name AS '-----BEGIN ...') and write %s SECRET name.", option)
+	}
+	if *target != "" {
+		return errorAt(c.src, at, sqlerr.SyntaxError, "%s is given twice", option)
+	}
+	name, err := secretName(c)
+	if err != nil {
+		return err
+	}
+	*target = name
+	return nil
 }
