@@ -200,13 +200,13 @@ func applyTLS(cfg *pgconn.Config, t TLS) error {
 	if !t.given() {
 		return nil
 	}
-	m, err := t.decode()
-	if err != nil {
-		return err
-	}
 	mode, name := parsedSSLMode(cfg)
 	if mode == modeDisable || mode == modeOptional {
 		return &TLSModeError{Mode: name}
+	}
+	m, err := t.decode()
+	if err != nil {
+		return err
 	}
 	if mode == modeRequire && m.roots != nil {
 		mode = modeVerifyChain

@@ -67,6 +67,20 @@ func NewTestCA(t testing.TB) *TestCA {
 // PEM files (the key with mode 0600). It returns their paths.
 func (ca *TestCA) ServerCert(t testing.TB, hosts ...string) (certFile, keyFile string) {
 	t.Helper()
+	return ca.issue(t, "server", hosts[0], hosts, x509.ExtKeyUsageServerAuth)
+}
+
+// ClientCert issues a client certificate whose common name is user (what
+// PostgreSQL's cert authentication compares with the role) and writes it
+// and its key as PEM files. It returns their paths.
+func (ca *TestCA) ClientCert(t testing.TB, user string) (certFile, keyFile string) {
+	t.Helper()
+	return ca.issue(t, "client", user, nil, x509.ExtKeyUsageClientAuth)
+}
+
+// issue makes a certificate for commonName and hosts signed by the CA.
+func (ca *TestCA) issue(t testing.TB, prefix, commonName string, hosts []string, usage x509.ExtKeyUsage) (certFile, keyFile string) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -74,11 +88,11 @@ func (ca *TestCA) ServerCert(t testing.TB, hosts ...string) (certFile, keyFile s
 	ca.serial++
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(ca.serial),
-		Subject:      pkix.Name{CommonName: hosts[0]},
+		Subject:      pkix.Name{CommonName: commonName},
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
 	}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
@@ -95,7 +109,7 @@ func (ca *TestCA) ServerCert(t testing.TB, hosts ...string) (certFile, keyFile s
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Join(ca.dir, "server"+big.NewInt(ca.serial).String())
+	name := filepath.Join(ca.dir, prefix+big.NewInt(ca.serial).String())
 	certFile, keyFile = name+".crt", name+".key"
 	writePEM(t, certFile, "CERTIFICATE", der)
 	writePEM(t, keyFile, "PRIVATE KEY", keyDER)
