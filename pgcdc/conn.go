@@ -17,6 +17,7 @@ import (
 // out, as is everything pgconn would send to the source as a run-time
 // parameter: a connection string comes from a client, and nothing a
 // client sends may name a path outside the server's own directories.
+// Certificates come instead as PEM text in an Endpoint's TLS.
 var allowedKeys = []string{
 	"host", "port", "dbname", "user", "password", "connect_timeout",
 	"sslmode", "ssl", "sslsni", "sslnegotiation", "target_session_attrs",
