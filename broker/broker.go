@@ -44,6 +44,8 @@ type Broker struct {
 	replicas int
 	// atomicOff: streams that refused an atomic batch (atomic.go).
 	atomicOff atomicOff
+	// conn mirrors NC's status for writers (conn_state.go).
+	conn connState
 }
 
 // SetStreamReplicas sets the replicas of the JetStream streams the broker
@@ -188,7 +190,9 @@ func fromConn(nc *nats.Conn) (*Broker, error) {
 		nc.Close()
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	return &Broker{NC: nc, JS: js}, nil
+	b := &Broker{NC: nc, JS: js}
+	b.conn.watch(nc)
+	return b, nil
 }
 
 // Close drains the connection and stops the embedded server.

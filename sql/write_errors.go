@@ -29,7 +29,7 @@ func (e *Engine) checkWritable() error {
 	if err := e.broker.SpaceError(); err != nil {
 		return err
 	}
-	if !e.broker.NC.IsConnected() {
+	if !e.broker.Connected() {
 		return sqlerr.New(sqlerr.ConnectionFailure, "could not write: the connection to NATS is lost (%s)", e.broker.NC.Status()).
 			WithHint("Nothing was written. streamdb reconnects by itself; retry once NATS is reachable.")
 	}

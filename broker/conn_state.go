@@ -1,0 +1,45 @@
+package broker
+
+import (
+	"sync/atomic"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Every write asks whether the connection to NATS is up and how large a
+// message may be. nats.Conn answers both under its connection lock, which
+// every publish, every acknowledgement and the connection's flusher also
+// take: with many sessions asking once per statement, the group-commit
+// leader's publish queued behind them. So the broker keeps both answers
+// itself, from the connection's callbacks, and writers read them without
+// a lock.
+
+// connState mirrors a nats.Conn's status and server limits.
+type connState struct {
+	up         atomic.Bool
+	maxPayload atomic.Int64
+}
+
+// watch installs nc's callbacks, then reads its state: a change between
+// the connect and the callbacks is seen by the read, one after it by the
+// callbacks. The callbacks run one at a time, in the order of the events.
+func (s *connState) watch(nc *nats.Conn) {
+	nc.SetDisconnectErrHandler(func(*nats.Conn, error) { s.up.Store(false) })
+	nc.SetClosedHandler(func(*nats.Conn) { s.up.Store(false) })
+	nc.SetReconnectHandler(func(c *nats.Conn) {
+		s.maxPayload.Store(c.MaxPayload())
+		s.up.Store(c.IsConnected())
+	})
+	s.maxPayload.Store(nc.MaxPayload())
+	s.up.Store(nc.IsConnected())
+}
+
+// Connected reports whether the connection to NATS is up, as of its last
+// status callback. A publish made just after a disconnect that this has
+// not seen yet fails by itself (publishes are not buffered while
+// reconnecting).
+func (b *Broker) Connected() bool { return b.conn.up.Load() }
+
+// MaxPayload is the largest message the NATS server takes, as of the
+// last (re)connect.
+func (b *Broker) MaxPayload() int64 { return b.conn.maxPayload.Load() }
