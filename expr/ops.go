@@ -563,11 +563,16 @@ func decimalOp(op string, a, b *apd.Decimal) (types.Datum, error) {
 	case "*":
 		_, err = exactCtx.Mul(&out, a, b)
 		// PostgreSQL's product has the sum of the operands' scales, also
-		// where apd's exponent is larger (1e100 * 0.5 is ...000.0).
-		if target := -(dscale(a) + dscale(b)); err == nil && out.Exponent > target && !out.IsZero() {
-			c := exactCtx
-			c.Precision = uint32(int64(out.NumDigits()) + int64(out.Exponent-target))
-			_, err = c.Quantize(&out, &out, target)
+		// where apd's exponent is larger (1e100 * 0.5 is ...000.0, and
+		// 1e100 * 0.000 is 0.000).
+		if target := -(dscale(a) + dscale(b)); err == nil && out.Exponent > target {
+			if out.IsZero() {
+				out.Exponent = target
+			} else {
+				c := exactCtx
+				c.Precision = uint32(int64(out.NumDigits()) + int64(out.Exponent-target))
+				_, err = c.Quantize(&out, &out, target)
+			}
 		}
 	case "/":
 		if b.IsZero() {
