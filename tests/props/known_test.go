@@ -3,6 +3,7 @@ package props
 import (
 	"encoding/binary"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -16,6 +17,9 @@ func knownDifference(kind, stmt string, got, want outcome) string {
 	}
 	if nanSignOnly(got, want) && strings.HasPrefix(kind, "aggregate") {
 		return "the sign bit of the NaN a float sum makes of +Infinity and -Infinity follows the order PostgreSQL adds rows in (x86 makes -NaN); streamdb counts NaN and the infinities apart (exec/acc_sum.go) and answers NaN"
+	}
+	if strings.Contains(stmt, "power(") && oneULPApart(got, want) {
+		return "power of doubles: glibc's pow, which PostgreSQL calls, is not correctly rounded and can land one unit in the last place off where the exact power is (nearly) halfway between two doubles (82 ^ 10); streamdb rounds the exact power to the nearest double (expr/float_math.go)"
 	}
 	if got.code == "22003" && hugeNumeric(want) {
 		return "a numeric result of 100001..131072 integer digits is 22003 (types.NumericMaxIntegerDigits: apd's exponent limit)"
@@ -48,6 +52,43 @@ func nanSignOnly(got, want outcome) bool {
 		}
 	}
 	return differs
+}
+
+// oneULPApart reports whether got and want differ only in float8 values
+// that are neighbouring doubles, in the text or the binary format.
+func oneULPApart(got, want outcome) bool {
+	if got.code != "" || want.code != "" || len(got.rows) != len(want.rows) || len(got.oids) != len(want.oids) {
+		return false
+	}
+	differs := false
+	for i := range got.rows {
+		for j := range got.rows[i] {
+			a, b := got.rows[i][j], want.rows[i][j]
+			if string(a) == string(b) {
+				continue
+			}
+			x, okA := float8Of(a)
+			y, okB := float8Of(b)
+			if got.oids[j] != 701 || !okA || !okB || math.Nextafter(x, y) != y {
+				return false
+			}
+			differs = true
+		}
+	}
+	return differs
+}
+
+// float8Of reads a float8 in the text format or else the binary one (8
+// bytes that are not a number's text).
+func float8Of(v []byte) (float64, bool) {
+	if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+		return f, true
+	}
+	if len(v) == 8 {
+		f := math.Float64frombits(binary.BigEndian.Uint64(v))
+		return f, !math.IsNaN(f)
+	}
+	return 0, false
 }
 
 // hugeNumeric reports whether want returned a numeric of more than 100000
