@@ -69,6 +69,9 @@ func Binary(op string, l, r Expr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l, r, err = unifyDateTimeArith(op, l, r); err != nil {
+		return nil, err
+	}
 	if l, r, err = unify(l, r); err != nil {
 		return nil, err
 	}

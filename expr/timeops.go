@@ -86,9 +86,9 @@ func timeArith(op string, l, r Expr) (Expr, error) {
 			}
 			return intervalParts(int64(a.Months)+sign*int64(b.Months), int64(a.Days)+sign*int64(b.Days), us)
 		}), nil
-	case lt.IsNumeric() && rt == types.Interval && op == "*": // number * interval
-		l, r = r, l
-		return timeArith(op, l, r)
+	case lt.IsNumeric() && rt == types.Interval && op == "*":
+		// number * interval is interval * number, as in PostgreSQL.
+		return timeArith(op, r, l)
 	case lt == types.Interval && rt.IsNumeric() && (op == "*" || op == "/"):
 		return mk(types.Interval, func(a, b types.Datum) (types.Datum, error) {
 			f := b.Float()
