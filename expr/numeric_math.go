@@ -444,15 +444,30 @@ func powerGeneral(x, y *apd.Decimal) (*apd.Decimal, error) {
 		ax.Abs(x)
 		base = &ax
 	}
-	// A first estimate of y*ln(x) decides overflow and the scale.
+	// A first estimate of y*ln(x) decides overflow and the scale. It is
+	// PostgreSQL's: ln(x) to about 8 significant digits and the product
+	// rounded to as many decimals, so that a weight on a boundary
+	// (1e100 ^ -2.5) truncates to the same scale.
+	dw := lnDweight(base)
+	lowScale := int32(max(8-dw, 0))
 	var lnx, prod apd.Decimal
-	low := apd.BaseContext.WithPrecision(20)
+	low := apd.BaseContext.WithPrecision(40)
 	low.MaxExponent, low.MinExponent = apd.MaxExponent, apd.MinExponent
 	if _, err := low.Ln(&lnx, base); err != nil {
 		return nil, err
 	}
-	low.Mul(&prod, &lnx, y)
-	val := toFloat(&prod)
+	lnLow, err := roundTo(&lnx, lowScale)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := exactCtx.Mul(&prod, lnLow, y); err != nil {
+		return nil, types.ErrNumericOverflow()
+	}
+	prodLow, err := roundTo(&prod, lowScale)
+	if err != nil {
+		return nil, err
+	}
+	val := toFloat(prodLow)
 	if math.Abs(val) > maxResultScale*3.01 {
 		if val > 0 {
 			return nil, types.ErrNumericOverflow()
@@ -461,7 +476,6 @@ func powerGeneral(x, y *apd.Decimal) (*apd.Decimal, error) {
 	}
 	val *= 0.434294481903252
 	rscale := clampScale(max(minSigDigits-int64(val), int64(dscale(base)), int64(dscale(y))))
-	dw := lnDweight(base)
 	c := workCtx(int64(math.Ceil(val))-min(dw, 0)+guardDigits, rscale)
 	if _, err := c.Ln(&lnx, base); err != nil {
 		return nil, err
