@@ -196,8 +196,16 @@ func expScaled(x *apd.Decimal, rscale int32) (*apd.Decimal, error) {
 		}
 		return decimalZero(rscale), nil
 	}
+	c := workCtx(int64(math.Ceil(f*0.434294481903252)), rscale)
+	if c.Precision > apdExpMaxPrecision {
+		r, err := expHalving(c, x)
+		if err != nil {
+			return nil, types.ErrNumericOverflow()
+		}
+		return roundTo(r, rscale)
+	}
 	var r apd.Decimal
-	if _, err := workCtx(int64(math.Ceil(f*0.434294481903252)), rscale).Exp(&r, x); err != nil {
+	if _, err := c.Exp(&r, x); err != nil {
 		return nil, types.ErrNumericOverflow()
 	}
 	return roundTo(&r, rscale)
