@@ -86,6 +86,9 @@ func Call(name string, args []Expr) (Expr, error) {
 		if n != 2 && n != 3 {
 			return nil, wrongArgs(name, args)
 		}
+		if name == "substring" && isStringOrUnknown(args[1].Type()) && isStringOrUnknown(args[n-1].Type()) {
+			return regexpSubstring(args)
+		}
 		a, err := castArgs(args, types.Text, types.Int8)
 		if err != nil {
 			return nil, err

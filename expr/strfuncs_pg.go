@@ -83,6 +83,14 @@ func moreStringFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		return mk(types.Bool, []types.Type{txt, txt}, func(v []types.Datum) (types.Datum, error) {
 			return types.NewBool(strings.HasPrefix(v[0].S, v[1].S)), nil
 		})
+	case "position":
+		// POSITION(needle IN haystack) is the only form the parser reads
+		// (PostgreSQL has no position(a, b) call either): it arrives as
+		// (needle, haystack) and is strpos(haystack, needle).
+		if n != 2 {
+			return nil, true, wrongArgs(name, args)
+		}
+		return moreStringFunc("strpos", []Expr{args[1], args[0]})
 	case "strpos":
 		return mk(i4, []types.Type{txt, txt}, func(v []types.Datum) (types.Datum, error) {
 			i := strings.Index(v[0].S, v[1].S)
