@@ -230,13 +230,7 @@ func Call(name string, args []Expr) (Expr, error) {
 				return nil, err
 			}
 			return mk(resType, a, func(v []types.Datum) (types.Datum, error) {
-				days := v[1].I
-				finite := types.DateFinite(days)
-				us := map[bool]int64{true: 1, false: -1}[days > 0] // an infinity's sign
-				if finite {
-					us = types.TimestampOfDays(days)
-				}
-				return extractTime(strings.ToLower(v[0].S), us, finite, true, true, "date")
+				return extractDate(strings.ToLower(v[0].S), v[1].I)
 			})
 		}
 		target := types.Timestamp

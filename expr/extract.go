@@ -70,6 +70,22 @@ func signedYear(y int) int64 {
 // isDate, of a date given as its midnight; typeName names the type in
 // errors.
 func extractTime(unit string, us int64, finite bool, isDate, numeric bool, typeName string) (types.Datum, error) {
+	return extractAt(unit, us, types.TimeOfMicros(us), floorDiv(us, 1e6)-types.UnixEpochMicros/1e6, finite, isDate, numeric, typeName)
+}
+
+// extractDate extracts a field of a date (days since 1970) from its
+// calendar day, not its midnight's microseconds, which overflow past
+// timestamp's range (a date reaches 5874897 AD).
+func extractDate(unit string, days int64) (types.Datum, error) {
+	finite := types.DateFinite(days)
+	sign := map[bool]int64{true: 1, false: -1}[days > 0] // an infinity's sign
+	return extractAt(unit, sign, time.Unix(days*86400, 0).UTC(), days*86400, finite, true, true, "date")
+}
+
+// extractAt is extractTime given the value's calendar time t and, for a
+// date, its seconds since 1970; us is the timestamp's microseconds (for
+// a date only an infinity's sign).
+func extractAt(unit string, us int64, t time.Time, dateEpoch int64, finite bool, isDate, numeric bool, typeName string) (types.Datum, error) {
 	unit = canonicalUnit(unit)
 	known := map[string]bool{"microseconds": true, "milliseconds": true, "second": true, "minute": true,
 		"hour": true, "day": true, "month": true, "quarter": true, "year": true, "decade": true, "century": true,
@@ -92,7 +108,6 @@ func extractTime(unit string, us int64, finite bool, isDate, numeric bool, typeN
 		}
 		return types.NewFloat(math.Inf(int(max(-1, min(1, us))))), nil
 	}
-	t := types.TimeOfMicros(us)
 	y := t.Year()
 	secUs := int64(t.Second())*1e6 + int64(t.Nanosecond()/1000)
 	var f timeField
@@ -151,7 +166,7 @@ func extractTime(unit string, us int64, finite bool, isDate, numeric bool, typeN
 	case "epoch":
 		switch {
 		case isDate && numeric:
-			f.v = floorDiv(us, 1e6) - types.UnixEpochMicros/1e6 // a date's epoch is whole seconds
+			f.v = dateEpoch // a date's epoch is whole seconds
 		case us < math.MaxInt64+types.UnixEpochMicros:
 			f = timeField{v: us - types.UnixEpochMicros, scale: 6}
 		case numeric:
