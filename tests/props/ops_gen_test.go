@@ -25,25 +25,43 @@ var argPools = map[string][]string{
 	"numeric": {"0::numeric", "'-0.000'::numeric", "1.5::numeric", "'NaN'::numeric", "'Infinity'::numeric",
 		"'-Infinity'::numeric", "'1e100'::numeric", "'0.000000000000000000001'::numeric", "(-2.5)::numeric",
 		"'123456789012345678901234567890.123456789'::numeric", "0.5::numeric", "3::numeric", "'1e-20'::numeric",
-		"'9223372036854775807.5'::numeric", "'2147483647.5'::numeric", "'-32768.5'::numeric"},
+		"'9223372036854775807.5'::numeric", "'2147483647.5'::numeric", "'-32768.5'::numeric",
+		// Scales at the edges: many fraction digits, trailing zeros, a
+		// product or quotient whose scale PostgreSQL fixes.
+		"'0.00000000000000000000000000000000000000001'::numeric", "'123.4500000'::numeric",
+		"'99999999999999999999.99999999999999999999'::numeric", "'-1e-130'::numeric",
+		"'5835.6694'::numeric"},
 	"text": {"''", "'abc'", "'ABC'", "' x '", "'é'", "E'\\t'", "'%_'", "'a%'", "'_'", "'Ab Cd'", "'xx'",
-		"'1'", "'-12'", "'1.5'", "'NaN'", "'2026-01-02'", "'1 day'", "'true'", "'  7  '", "'ß'", "'日本'"},
+		"'1'", "'-12'", "'1.5'", "'NaN'", "'2026-01-02'", "'1 day'", "'true'", "'  7  '", "'ß'", "'日本'",
+		// Multi-byte text, as values and as LIKE/regex patterns.
+		"'日本語'", "'日%'", "'_本'", "'%語'", "'É'", "'école'", "'ÉCOLE'", "'aé日𝄞'", "'𝄞'", "'Ωmega'", "'語'"},
 	"date": {"'2026-01-31'::date", "'0001-01-01'::date", "'9999-12-31'::date", "'infinity'::date",
-		"'-infinity'::date", "'2024-02-29'::date", "'1970-01-01'::date", "'2000-03-01'::date"},
+		"'-infinity'::date", "'2024-02-29'::date", "'1970-01-01'::date", "'2000-03-01'::date",
+		"'2026-01-31'::date"},
 	"ts": {"'2026-01-31 12:34:56.789012'::timestamp", "'0001-01-01 00:00:00'::timestamp",
 		"'9999-12-31 23:59:59.999999'::timestamp", "'infinity'::timestamp", "'-infinity'::timestamp",
-		"'2024-02-29 00:00:00'::timestamp", "'1970-01-01 00:00:00'::timestamp", "'2000-01-03 00:00:00.5'::timestamp"},
+		"'2024-02-29 00:00:00'::timestamp", "'1970-01-01 00:00:00'::timestamp", "'2000-01-03 00:00:00.5'::timestamp",
+		"'294276-12-31 23:59:59.999999'::timestamp",
+		"'2026-01-31 23:59:59'::timestamp"},
 	"tstz": {"'2026-01-31 12:34:56.789012+00'::timestamptz", "'0001-01-01 00:00:00+00'::timestamptz",
 		"'9999-12-31 23:59:59.999999+00'::timestamptz", "'infinity'::timestamptz", "'-infinity'::timestamptz",
-		"'2024-02-29 23:00:00-02'::timestamptz"},
+		"'2024-02-29 23:00:00-02'::timestamptz", "'294276-12-31 23:59:59.999999+00'::timestamptz",
+		"'2026-03-31 00:00:00+00'::timestamptz"},
 	"interval": {"'1 mon'::interval", "'-1 day'::interval", "'1 day 02:03:04.5'::interval", "'0'::interval",
 		"'178956970 years 7 mons'::interval", "'2147483647 days'::interval", "'-2147483648 days'::interval",
 		"'2562047788:00:54.775807'::interval", "'1.5 mons'::interval", "'-00:00:00.000001'::interval",
-		"'1 year 2 mons 3 days 04:05:06.789'::interval", "'30 days'::interval", "'24:00:00'::interval"},
+		"'1 year 2 mons 3 days 04:05:06.789'::interval", "'30 days'::interval", "'24:00:00'::interval",
+		// Across months: a month is not 30 days when added to a date.
+		"'-1 mon'::interval", "'1 mon -30 days'::interval", "'11 mons 29 days 23:59:59.999999'::interval",
+		"'1 year -1 day'::interval", "'35 days 27:00:00'::interval"},
 	"time": {"'00:00:00'::time", "'24:00:00'::time", "'23:59:59.999999'::time", "'12:34:56.789'::time",
 		"'00:00:00.000001'::time", "'12:00'::time"},
 	"timetz": {"'00:00:00+00'::timetz", "'24:00:00-15:59'::timetz", "'12:00+02'::timetz", "'11:00+01'::timetz",
 		"'23:59:59.999999+15:59:59'::timetz", "'12:34:56.789-03:30'::timetz"},
+	// Regular expressions (typed text): multi-byte, classes, groups,
+	// anchors, and an invalid one.
+	"regex": {"'^日'", "'本$'", "'.'", "'^.$'", "'é+'", "'(a|b)'", "'^a.c$'", "'(日)(本)?'",
+		"'x(b)?'", "'[à-ÿ]'", "'(?:a)(b)'", "'\\d+'", "'['", "'𝄞'", "'^$'", "'[^a-z]'", "'a{2}'"},
 	"int4[]": {"'{}'::int4[]", "ARRAY[1,2,3]", "ARRAY[1,NULL]", "ARRAY[NULL::int4]", "ARRAY[2147483647,-2147483648]",
 		"ARRAY[3,1,2,1]", "'{1}'::int4[]", "ARRAY[1,2]"},
 	"text[]": {"'{}'::text[]", "ARRAY['a','b c']", "'{a,\"\",NULL,\"NULL\"}'::text[]", "ARRAY['x\\y','q\"']",
@@ -60,6 +78,12 @@ var castNames = map[string]string{
 
 // randomArg returns an edge input of type key, NULL, or a random value.
 func randomArg(r *rand.Rand, key string) string {
+	if key == "regex" { // text, drawn from its own pool
+		if r.IntN(8) == 0 {
+			return randomArg(r, "text")
+		}
+		return pick(r, argPools[key]...)
+	}
 	switch n := r.IntN(20); {
 	case n == 0:
 		return "NULL::" + castNames[key]
@@ -171,6 +195,30 @@ func opForms() []opForm {
 	add("substr(%[1]s, %[2]s, %[3]s)", "text", "int4", "int4")
 	add("substring(%[1]s from %[2]s for %[3]s)", "text", "int4", "int4")
 	add("concat(%[1]s, %[2]s, %[3]s)", "text", "int4", "date")
+	// Characters, not bytes: searching, slicing and padding multi-byte
+	// text, and regular expressions over it.
+	add("position(%[1]s in %[2]s)", "text", "text")
+	add("strpos(%[1]s, %[2]s)", "text", "text")
+	add("left(%[1]s, %[2]s)", "text", "int2")
+	add("right(%[1]s, %[2]s)", "text", "int2")
+	add("lpad(%[1]s, %[2]s, %[3]s)", "text", "int2", "text")
+	add("rpad(%[1]s, %[2]s)", "text", "int2")
+	add("reverse(%[1]s)", "text")
+	add("replace(%[1]s, %[2]s, %[3]s)", "text", "text", "text")
+	add("split_part(%[1]s, %[2]s, %[3]s)", "text", "text", "int2")
+	add("translate(%[1]s, %[2]s, %[3]s)", "text", "text", "text")
+	add("starts_with(%[1]s, %[2]s)", "text", "text")
+	add("octet_length(%[1]s)", "text")
+	add("ascii(%[1]s)", "text")
+	add("%[1]s LIKE %[2]s ESCAPE '#'", "text", "text")
+	add("%[1]s NOT ILIKE %[2]s", "text", "text")
+	for _, op := range []string{"~", "~*", "!~", "!~*"} {
+		add("%[1]s "+op+" %[2]s", "text", "regex")
+	}
+	add("substring(%[1]s from %[2]s)", "text", "regex")
+	add("regexp_replace(%[1]s, %[2]s, %[3]s)", "text", "regex", "text")
+	add("regexp_replace(%[1]s, %[2]s, %[3]s, 'g')", "text", "regex", "text")
+	add("regexp_count(%[1]s, %[2]s)", "text", "regex")
 	add("greatest(%[1]s, %[2]s)", "text", "text")
 	add("least(%[1]s, %[2]s)", "ts", "ts")
 	// Dates, times and intervals.
@@ -193,6 +241,9 @@ func opForms() []opForm {
 	add("%[1]s + %[2]s", "interval", "interval")
 	add("%[1]s - %[2]s", "interval", "interval")
 	add("-(%[1]s)", "interval")
+	add("%[1]s * %[2]s", "numeric", "interval")
+	add("%[1]s + '1 mon'", "ts")
+	add("%[1]s + '1 mon'", "tstz")
 	add("%[1]s * %[2]s", "interval", "float8")
 	add("%[1]s * %[2]s", "interval", "int4")
 	add("%[1]s / %[2]s", "interval", "float8")
