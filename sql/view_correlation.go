@@ -13,8 +13,9 @@ import (
 // key, and the rest of the subquery no longer depends on the outer row,
 // so it runs as a dataflow of its own that the outer rows are joined
 // with (view_subquery.go). The other conditions that refer to the outer
-// row (x.b < t.b) are kept aside: the subquery's rows are then joined
-// with the distinct outer values first (view_domain.go).
+// row (x.b < t.b, or a nested subquery that refers to it) are kept
+// aside: the subquery's rows are then joined with the distinct outer
+// values first (view_domain.go).
 
 // subqueryMode is how the subquery's rows are used, which decides what
 // of its top is kept.
@@ -220,7 +221,11 @@ func splitCorrelated(sub *expr.Subquery, conds []expr.Expr) (keep, inner, outer,
 			continue
 		}
 		if hasSubquery(c) {
-			return nil, nil, nil, nil, refuseSubquery(sub, "a subquery nested in a correlated subquery that refers to the query around both")
+			// A nested subquery that refers to the query around both:
+			// decorrelated over the domain of the outer values, where the
+			// outer row is columns of the subquery's row (view_domain.go).
+			residual = append(residual, c)
+			continue
 		}
 		i, o, ok, err := correlationKey(c)
 		if err != nil {

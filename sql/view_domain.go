@@ -28,11 +28,18 @@ import (
 //     and join back to the outer rows on them, as they do with the keys
 //     of an equality-only correlation.
 //
+// A subquery nested in the subquery's WHERE that refers to the outer row
+// (two levels out) is such a condition too: once the subquery's rows are
+// joined with D, the outer values it reads are columns of the joined row,
+// and the nested subquery is decorrelated against that row as any
+// subquery of a WHERE is (view_subquery.go).
+//
 // A NULL outer value never joins back, so its outer rows read the
 // subquery over no rows. That is PostgreSQL's answer only when a NULL
 // there makes the WHERE fail for every subquery row: every outer column
-// in D must be read by a condition that is NULL when it is (strict), and
-// a correlation where one is not (t.b IS NULL OR x.b < t.b) is refused.
+// in D must be read by a condition that is NULL when it is (strict), or
+// by a nested EXISTS or op ANY subquery that has no rows when it is; a
+// correlation where none is (t.b IS NULL OR x.b < t.b) is refused.
 
 // split is splitSubquery, with a correlation that has conditions other
 // than equalities rewritten over the domain of l's outer values.
@@ -56,7 +63,7 @@ func (l *lifter) overDomain(b *subqueryBody, sub *expr.Subquery, refs []expr.Exp
 	at := map[int]int{} // outer reference -> its column of the domain
 	var texts []string
 	for _, c := range b.residual {
-		texts = append(texts, c.String())
+		texts = append(texts, conditionText(c))
 		expr.Visit(c, func(x expr.Expr) {
 			if o, ok := x.(*expr.OuterRef); ok {
 				if _, seen := at[o.N]; !seen && o.N < len(refs) {
@@ -69,7 +76,7 @@ func (l *lifter) overDomain(b *subqueryBody, sub *expr.Subquery, refs []expr.Exp
 	for n := range at {
 		if !rejectsNull(b, n) {
 			return sqlerr.New(sqlerr.FeatureNotSupported,
-				"a correlated subquery in a materialized view must compare each outer column it reads with an operator that is NULL for a NULL operand (=, <, <=, >, >=, <> and arithmetic); in %s, %s may match subquery rows while it is NULL", sub, refs[n]).
+				"a correlated subquery in a materialized view must compare each outer column it reads with an operator that is NULL for a NULL operand (=, <, <=, >, >=, <> and arithmetic), or read it in a nested EXISTS or IN subquery that does; in %s, %s may match subquery rows while it is NULL", sub, refs[n]).
 				WithHint("Query it ad hoc, or test the outer column for NULL outside the subquery.")
 		}
 	}
@@ -101,9 +108,15 @@ func (l *lifter) overDomain(b *subqueryBody, sub *expr.Subquery, refs []expr.Exp
 	}
 	j := &plan.Join{Kind: plan.InnerJoin, Left: domain, Right: from, LeftKeys: keyRefs(domain, len(b.inner)), RightKeys: b.inner,
 		Cond: cond, Cols: append(append([]types.Column{}, domain.Cols...), from.Schema()...), Note: note}
+	// The nested subqueries of cond now refer to j's row only: they
+	// become joins above j, which keep j's columns where they are.
+	joined, err := decorrelateViewSubqueries(j)
+	if err != nil {
+		return err
+	}
 	// from's columns first, where the subquery's select list and
 	// aggregates read them.
-	p := &plan.Project{Input: j}
+	p := &plan.Project{Input: joined}
 	for i := range nf {
 		p.Exprs = append(p.Exprs, colRef(j, nd+i))
 	}
@@ -122,6 +135,17 @@ func (l *lifter) overDomain(b *subqueryBody, sub *expr.Subquery, refs []expr.Exp
 	return nil
 }
 
+// conditionText is c as EXPLAIN shows it, its nested subqueries as
+// their SQL.
+func conditionText(c expr.Expr) string {
+	return substitute(c, func(x expr.Expr) (expr.Expr, bool) {
+		if sub, _, ok := expr.SubqueryOf(x); ok {
+			return sub, true
+		}
+		return nil, false
+	}).String()
+}
+
 // rejectsNull reports whether a NULL in outer reference n makes b's
 // correlation fail for every subquery row: one of its conditions is
 // strict in n.
@@ -132,8 +156,79 @@ func rejectsNull(b *subqueryBody, n int) bool {
 		}
 	}
 	for _, c := range b.residual {
-		if strictIn(c, n) {
+		if nullRejecting(c, n) {
 			return true
+		}
+	}
+	return false
+}
+
+// nullRejecting reports whether c, a condition of a WHERE, is false or
+// NULL whenever outer reference n is NULL: c is strict in n, or c is
+// EXISTS or x op ANY (IN) of a subquery (false over no rows) that has no
+// rows while an outer value of its own that is strict in n is NULL.
+func nullRejecting(c expr.Expr, n int) bool {
+	if strictIn(c, n) {
+		return true
+	}
+	sub, refs, ok := expr.SubqueryOf(c)
+	if !ok || sub.Kind != expr.SubqueryExists {
+		f, isFunc := c.(*expr.Func)
+		if !isFunc || len(f.Args) != 2 {
+			return false
+		}
+		if _, all, quantified := expr.QuantifiedOp(f.Name); !quantified || all {
+			return false
+		}
+		if sub, refs, ok = expr.SubqueryOf(f.Args[1]); !ok {
+			return false
+		}
+	}
+	p, ok := sub.Plan.(plan.Node)
+	if !ok {
+		return false
+	}
+	for m, r := range refs {
+		if strictIn(r, n) && noRowsWhileNull(p, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// noRowsWhileNull reports whether p, a subquery's plan, gives no rows
+// while its outer reference m is NULL: a condition of a filter or inner
+// join that every row passes through is null-rejecting in m.
+func noRowsWhileNull(p plan.Node, m int) bool {
+	switch n := p.(type) {
+	case *plan.Project:
+		return noRowsWhileNull(n.Input, m)
+	case *plan.Sort:
+		return noRowsWhileNull(n.Input, m)
+	case *plan.Limit:
+		return noRowsWhileNull(n.Input, m)
+	case *plan.Filter:
+		for _, c := range plan.Conjuncts(n.Cond) {
+			if nullRejecting(c, m) {
+				return true
+			}
+		}
+		return noRowsWhileNull(n.Input, m)
+	case *plan.Join:
+		switch n.Kind {
+		case plan.InnerJoin:
+			if n.Cond != nil {
+				for _, c := range plan.Conjuncts(n.Cond) {
+					if nullRejecting(c, m) {
+						return true
+					}
+				}
+			}
+			return noRowsWhileNull(n.Left, m) || noRowsWhileNull(n.Right, m)
+		case plan.LeftJoin:
+			return noRowsWhileNull(n.Left, m)
+		case plan.RightJoin:
+			return noRowsWhileNull(n.Right, m)
 		}
 	}
 	return false
