@@ -46,7 +46,8 @@ type subqueryBody struct {
 	// the outer row other than as inner = outer, over from's row and the
 	// outer references; outerKeys are outer before its references were
 	// replaced by the outer values. Set by splitSubquery only while
-	// residual is not empty, and then used up by lifter.split.
+	// residual is not empty or the values the subquery gives refer to
+	// the outer row (readsOuter), and then used up by lifter.split.
 	residual, outerKeys []expr.Expr
 	// sel is the value the subquery gives: over from's row (modeIn), or
 	// over agg's row and the outer references (modeScalar).
@@ -92,10 +93,9 @@ func splitSubquery(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) (*su
 		if !ok {
 			return nil, refuseSubquery(sub, "a correlated IN subquery other than SELECT expression FROM ... WHERE ...")
 		}
+		// A select list that refers to the outer row is read over the
+		// domain of the outer values (view_domain.go).
 		body.sel, p = pr.Exprs[0], pr.Input
-		if hasOuterRef(body.sel) {
-			return nil, refuseSubquery(sub, "an IN subquery whose select list refers to the outer query")
-		}
 	case modeScalar:
 		body.sel = nil
 		if pr, ok := p.(*plan.Project); ok {
@@ -107,12 +107,9 @@ func splitSubquery(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) (*su
 				"a correlated scalar subquery in a materialized view must be an aggregate without GROUP BY or HAVING (one value for each outer row); %s may return several rows", sub).
 				WithHint("Query it ad hoc, or write it as a join.")
 		}
+		// Aggregate arguments that refer to the outer row are read over
+		// the domain of the outer values (view_domain.go).
 		body.agg, p = a, a.Input
-		for _, c := range a.Aggs {
-			if c.Arg != nil && hasOuterRef(c.Arg) {
-				return nil, refuseSubquery(sub, "an aggregate over outer columns in a correlated subquery")
-			}
-		}
 		if body.sel == nil {
 			c := a.Cols[0]
 			body.sel = &expr.ColRef{Idx: 0, Name: c.Name, T: c.Type}
@@ -123,7 +120,7 @@ func splitSubquery(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) (*su
 		return nil, err
 	}
 	body.inner = inner
-	if len(residual) > 0 {
+	if len(residual) > 0 || body.readsOuter() {
 		body.residual, body.outerKeys = residual, outer
 	} else {
 		for _, o := range outer {
@@ -136,6 +133,22 @@ func splitSubquery(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) (*su
 		return nil, refuseSubquery(sub, "a subquery that refers to the outer query other than in its WHERE")
 	}
 	return body, body.decorrelateFrom()
+}
+
+// readsOuter reports whether the values b gives refer to the outer row:
+// its IN select list, or the arguments of its aggregate (a scalar
+// subquery's select list reads the outer row after the aggregate, which
+// needs no domain).
+func (b *subqueryBody) readsOuter() bool {
+	if b.agg != nil {
+		for _, c := range b.agg.Aggs {
+			if c.Arg != nil && hasOuterRef(c.Arg) {
+				return true
+			}
+		}
+		return false
+	}
+	return b.sel != nil && hasOuterRef(b.sel)
 }
 
 // pullCorrelation takes the correlation out of p, the rows of subquery

@@ -34,18 +34,26 @@ import (
 // and the nested subquery is decorrelated against that row as any
 // subquery of a WHERE is (view_subquery.go).
 //
-// A NULL outer value never joins back, so its outer rows read the
-// subquery over no rows. That is PostgreSQL's answer only when a NULL
-// there makes the WHERE fail for every subquery row: every outer column
-// in D must be read by a condition that is NULL when it is (strict), or
-// by a nested EXISTS or op ANY subquery that has no rows when it is; a
-// correlation where none is (t.b IS NULL OR x.b < t.b) is refused.
+// A select list of IN, or aggregate arguments, that read the outer row
+// read D's columns in the joined rows instead, so such a subquery goes
+// over D too, even when its WHERE correlates by equalities only.
+//
+// A NULL outer value never joins back on a plain key, so its outer rows
+// read the subquery over no rows. That is PostgreSQL's answer when a
+// NULL there makes the WHERE fail for every subquery row: the column is
+// read by a condition that is NULL when it is (strict), or by a nested
+// EXISTS or op ANY subquery that has no rows when it is. Any other
+// column of D (t.b IS NULL OR x.b < t.b, or one read in the select list)
+// joins back null-safe: on the keys "c IS NULL" and "COALESCE(c, '0')",
+// a constant of its type, so a NULL finds the group of D's NULL; a type
+// without such a constant is refused.
 
 // split is splitSubquery, with a correlation that has conditions other
-// than equalities rewritten over the domain of l's outer values.
+// than equalities, or values that read the outer row, rewritten over the
+// domain of l's outer values.
 func (l *lifter) split(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) (*subqueryBody, error) {
 	b, err := splitSubquery(sub, refs, mode)
-	if err != nil || len(b.residual) == 0 {
+	if err != nil || (len(b.residual) == 0 && !b.readsOuter()) {
 		return b, err
 	}
 	return b, l.overDomain(b, sub, refs)
@@ -54,31 +62,46 @@ func (l *lifter) split(sub *expr.Subquery, refs []expr.Expr, mode subqueryMode) 
 // overDomain replaces b's rows by their join with the domain of the
 // outer values (see above): b.from becomes the subquery's rows followed
 // by the domain's columns, b.inner those columns and b.outer the outer
-// values they are of.
+// values they are of, and b's select list or aggregate arguments read
+// the domain's columns where they read the outer row.
 func (l *lifter) overDomain(b *subqueryBody, sub *expr.Subquery, refs []expr.Expr) error {
 	var cols []expr.Expr // the domain's columns, over the outer row
 	for _, o := range b.outerKeys {
 		cols = append(cols, withOuterValues(o, refs))
 	}
 	at := map[int]int{} // outer reference -> its column of the domain
-	var texts []string
-	for _, c := range b.residual {
-		texts = append(texts, conditionText(c))
-		expr.Visit(c, func(x expr.Expr) {
+	var order []int     // the outer references of at, in the order read
+	collect := func(e expr.Expr) {
+		expr.Visit(e, func(x expr.Expr) {
 			if o, ok := x.(*expr.OuterRef); ok {
 				if _, seen := at[o.N]; !seen && o.N < len(refs) {
 					at[o.N] = len(cols)
+					order = append(order, o.N)
 					cols = append(cols, refs[o.N])
 				}
 			}
 		})
 	}
-	for n := range at {
-		if !rejectsNull(b, n) {
+	var texts []string
+	for _, c := range b.residual {
+		texts = append(texts, conditionText(c))
+		collect(c)
+	}
+	for _, v := range b.values() {
+		collect(*v)
+	}
+	// A domain column no condition rejects a NULL of joins back null-safe.
+	nullSafe := make([]bool, len(cols))
+	for _, n := range order {
+		if rejectsNull(b, n) {
+			continue
+		}
+		if _, ok := standIn(refs[n].Type()); !ok {
 			return sqlerr.New(sqlerr.FeatureNotSupported,
-				"a correlated subquery in a materialized view must compare each outer column it reads with an operator that is NULL for a NULL operand (=, <, <=, >, >=, <> and arithmetic), or read it in a nested EXISTS or IN subquery that does; in %s, %s may match subquery rows while it is NULL", sub, refs[n]).
+				"a correlated subquery in a materialized view must compare each outer column of type %s it reads with an operator that is NULL for a NULL operand (=, <, <=, >, >=, <> and arithmetic), or read it in a nested EXISTS or IN subquery that does; in %s, %s may match subquery rows while it is NULL", refs[n].Type(), sub, refs[n]).
 				WithHint("Query it ad hoc, or test the outer column for NULL outside the subquery.")
 		}
+		nullSafe[at[n]] = true
 	}
 	domain := groupBy(l.base, cols)
 	nd, from := len(cols), b.from
@@ -102,9 +125,16 @@ func (l *lifter) overDomain(b *subqueryBody, sub *expr.Subquery, refs []expr.Exp
 	if err != nil {
 		return err
 	}
-	note := "Nested Loop Join (no key: every distinct outer value is paired with every subquery row) for correlated subquery " + strings.Join(texts, " AND ")
+	what := "correlated subquery " + strings.Join(texts, " AND ")
+	if len(texts) == 0 {
+		what = "correlated subquery whose values read the outer row"
+	}
+	note := "Nested Loop Join (no key: every distinct outer value is paired with every subquery row) for " + what
 	if len(b.inner) > 0 {
-		note = fmt.Sprintf("Join of the distinct outer values on the equalities, filtered by %s, for correlated subquery", strings.Join(texts, " AND "))
+		note = "Join of the distinct outer values on the equalities, for " + what
+		if len(texts) > 0 {
+			note = fmt.Sprintf("Join of the distinct outer values on the equalities, filtered by %s, for correlated subquery", strings.Join(texts, " AND "))
+		}
 	}
 	j := &plan.Join{Kind: plan.InnerJoin, Left: domain, Right: from, LeftKeys: keyRefs(domain, len(b.inner)), RightKeys: b.inner,
 		Cond: cond, Cols: append(append([]types.Column{}, domain.Cols...), from.Schema()...), Note: note}
@@ -127,13 +157,83 @@ func (l *lifter) overDomain(b *subqueryBody, sub *expr.Subquery, refs []expr.Exp
 		c := e.(*expr.ColRef)
 		p.Cols = append(p.Cols, types.Column{Name: c.Name, Type: c.T})
 	}
-	b.from, b.inner, b.outer = p, nil, cols
-	for i := range nd {
-		b.inner = append(b.inner, colRef(p, nf+i))
+	for _, v := range b.values() {
+		*v = substitute(*v, func(x expr.Expr) (expr.Expr, bool) {
+			if o, ok := x.(*expr.OuterRef); ok {
+				if i, ok := at[o.N]; ok {
+					return colRef(p, nf+i), true
+				}
+			}
+			return nil, false
+		})
+	}
+	b.from, b.inner, b.outer = p, nil, nil
+	for i, c := range cols {
+		in := colRef(p, nf+i)
+		if !nullSafe[i] {
+			b.inner, b.outer = append(b.inner, in), append(b.outer, c)
+			continue
+		}
+		ki, _ := nullSafeKeys(in)
+		ko, _ := nullSafeKeys(c)
+		b.inner, b.outer = append(b.inner, ki...), append(b.outer, ko...)
 	}
 	b.residual, b.outerKeys = nil, nil
 	return nil
 }
+
+// values are the expressions of b, over from's row, that give the
+// subquery's values: its IN select list, or its aggregate's arguments
+// (the aggregate is copied first, as b's plan is the subquery's).
+func (b *subqueryBody) values() []*expr.Expr {
+	if b.agg == nil {
+		if b.sel == nil {
+			return nil
+		}
+		return []*expr.Expr{&b.sel}
+	}
+	a := *b.agg
+	a.Aggs = append([]plan.AggCall{}, b.agg.Aggs...)
+	b.agg = &a
+	var out []*expr.Expr
+	for i := range a.Aggs {
+		if a.Aggs[i].Arg != nil {
+			out = append(out, &a.Aggs[i].Arg)
+		}
+	}
+	return out
+}
+
+// nullSafeKeys are join keys on e that pair a NULL with a NULL, as one
+// key e would not: e IS NULL, and e with NULL replaced by a constant of
+// its type. ok is false when there is no constant of e's type at hand.
+func nullSafeKeys(e expr.Expr) ([]expr.Expr, bool) {
+	stand, ok := standIn(e.Type())
+	if !ok {
+		return nil, false
+	}
+	c, err := expr.Coalesce([]expr.Expr{e, stand})
+	if err != nil {
+		return nil, false
+	}
+	return []expr.Expr{expr.IsNull(e, false), c}, true
+}
+
+// standIn is a constant of type t: the first of standInTexts that reads
+// as a t.
+func standIn(t types.Type) (expr.Expr, bool) {
+	for _, text := range standInTexts {
+		if d, err := expr.CastDatum(types.NewString(text), t); err == nil && !d.IsNull() {
+			return &expr.Const{D: d, T: t}, true
+		}
+	}
+	return nil, false
+}
+
+// standInTexts are texts of which one reads as a value of most types:
+// numbers, strings, booleans, jsonb and intervals; dates and times;
+// uuids.
+var standInTexts = []string{"0", "2000-01-01 00:00:00", "00:00:00", "00000000-0000-0000-0000-000000000000"}
 
 // conditionText is c as EXPLAIN shows it, its nested subqueries as
 // their SQL.

@@ -33,12 +33,13 @@ import (
 //     NULL for the others). An uncorrelated one is joined on a constant
 //     key (it is one row).
 //
-// A correlation by other conditions than inner = outer is joined with
-// the distinct outer values first (view_domain.go), whose columns are
-// then K; subqueries in JOIN ... ON move to a filter first
-// (view_join_on.go). What cannot be run this way (a scalar subquery that
-// may give several rows, a correlation a NULL outer value could satisfy,
-// subqueries in aggregate arguments) is refused with 0A000.
+// A correlation by other conditions than inner = outer, or values that
+// read the outer row, is joined with the distinct outer values first
+// (view_domain.go), whose columns are then K; subqueries in JOIN ... ON
+// move to a filter first (view_join_on.go). What cannot be run this way
+// (a scalar subquery that may give several rows, a correlation in a
+// derived table or an outer join's ON inside the subquery, subqueries
+// in aggregate arguments) is refused with 0A000.
 
 // decorrelateViewSubqueries rewrites the subqueries of root; a plan
 // without subqueries is returned as it is.
