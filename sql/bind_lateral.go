@@ -66,7 +66,7 @@ func errOuterLateral() error {
 // reports whether it refers to ls.
 func (sb *selectBinder) lateralRefers(ls *scope, ts *ast.TableSource) (bool, error) {
 	c := &correlation{b: &binder{stmt: sb.params, corr: sb.corr}, outer: ls}
-	inner := &selectBinder{cat: sb.cat, params: sb.params, ctes: sb.ctes, work: sb.work, corr: c}
+	inner := &selectBinder{cat: sb.cat, params: sb.params, ctes: sb.ctes, work: sb.work, corr: c, lateral: true}
 	var err error
 	switch src := ts.Source.(type) {
 	case *ast.SelectStmt:
@@ -97,7 +97,7 @@ func (sb *selectBinder) bindLateral(j *ast.Join, left plan.Node, ls *scope, ts *
 		}
 	}
 	c := &correlation{b: &binder{stmt: sb.params, corr: sb.corr}, outer: ls}
-	inner := &selectBinder{cat: sb.cat, params: sb.params, ctes: sb.ctes, work: sb.work, corr: c}
+	inner := &selectBinder{cat: sb.cat, params: sb.params, ctes: sb.ctes, work: sb.work, corr: c, lateral: true}
 	var right plan.Node
 	var err error
 	switch src := ts.Source.(type) {

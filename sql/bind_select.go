@@ -43,6 +43,10 @@ type selectBinder struct {
 	// corr is the query around this one when it is a subquery in an
 	// expression: columns not found here are looked up there.
 	corr *correlation
+	// lateral is set while the subquery of a LATERAL FROM item is bound:
+	// its LIMIT and OFFSET may read the FROM items before it (corr), and
+	// are then read once per outer row when it runs (lateral_run.go).
+	lateral bool
 }
 
 // bindSelect returns the plan of a SELECT. Its schema is the visible
@@ -419,7 +423,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		out = &plan.Sort{Input: out, Keys: sortKeys}
 	}
 	if sel.Limit != nil {
-		l, err := sb.bindLimit(sel.Limit)
+		l, err := sb.bindLimit(sel.Limit, in)
 		if err != nil {
 			return nil, err
 		}
@@ -437,21 +441,27 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 }
 
 // bindLimit reads LIMIT and OFFSET as PostgreSQL does: each is an
-// expression without column references, cast to bigint; LIMIT NULL is no
+// expression without column references of its own query (own is the
+// query's FROM scope, nil for none), cast to bigint; LIMIT NULL is no
 // limit and OFFSET NULL is 0; a negative one is an error. One that holds
-// a parameter or a subquery is kept as an expression, read when the
-// query runs (resolveLimits). The returned Limit has no Input.
-func (sb *selectBinder) bindLimit(l *ast.Limit) (*plan.Limit, error) {
+// a parameter, a subquery or, in a LATERAL subquery, a column of the
+// FROM items before it is kept as an expression, read when the query
+// runs (resolveLimits, per outer row for the LATERAL one). The returned
+// Limit has no Input.
+func (sb *selectBinder) bindLimit(l *ast.Limit, own *scope) (*plan.Limit, error) {
 	out := &plan.Limit{Count: -1}
+	if own == nil {
+		own = &scope{}
+	}
 	read := func(n ast.ExprNode, clause string) (int64, bool, expr.Expr, error) {
 		if v, ok := n.(*test_driver.ValueExpr); ok && (v.Kind() == test_driver.KindInt64 || v.Kind() == test_driver.KindUint64) && !isBoolLiteral(v) {
 			return v.GetInt64(), true, nil, nil // 18446744073709551615 (no limit, from the front layer) reads as -1
 		}
-		b := &binder{stmt: sb.params}
-		e, err := b.bindExpr(n, &scope{})
-		if sqlerr.Code(err) == sqlerr.UndefinedColumn {
-			return 0, false, nil, sqlerr.New(sqlerr.InvalidColumnReference, "argument of %s must not contain variables", clause)
+		if containsAgg(n) {
+			return 0, false, nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in %s", clause)
 		}
+		b := &binder{stmt: sb.params, corr: sb.corr}
+		e, err := b.bindExpr(n, own)
 		if err != nil {
 			return 0, false, nil, err
 		}
@@ -462,18 +472,24 @@ func (sb *selectBinder) bindLimit(l *ast.Limit) (*plan.Limit, error) {
 			return 0, false, nil, err
 		}
 		sb.params.note(e) // LIMIT $1 makes $1 a bigint
-		constant, rowFree := true, true
+		constant, local, outer := true, false, false
 		expr.Visit(e, func(x expr.Expr) {
 			switch x.(type) {
-			case *expr.ColRef, *expr.OuterRef:
-				rowFree = false
+			case *expr.ColRef:
+				local = true
+			case *expr.OuterRef:
+				outer, constant = true, false
 			case *expr.Param, *expr.Subquery:
 				constant = false
 			}
 		})
-		if !rowFree {
-			return 0, false, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s must not refer to the query's rows", clause).
+		if local {
+			return 0, false, nil, sqlerr.New(sqlerr.InvalidColumnReference, "argument of %s must not contain variables", clause).
 				WithHint("Compute the count first and write it as a number, a parameter or an uncorrelated subquery.")
+		}
+		if outer && !sb.lateral {
+			return 0, false, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s that refers to the outer query is supported only in a LATERAL subquery", clause).
+				WithHint("Move the subquery to FROM as a LATERAL one, or write the count as a number, a parameter or an uncorrelated subquery.")
 		}
 		if !constant {
 			return 0, false, e, nil
@@ -524,9 +540,17 @@ func limitValue(e expr.Expr, clause string) (int64, bool, error) {
 // resolveLimits returns a copy of n in which each LIMIT and OFFSET kept
 // as an expression is read, and each LIMIT of zero rows is an empty
 // VALUES (bind_zero_limit.go): run after the query's parameters are bound
-// and its subqueries resolved.
+// and its subqueries resolved. The right side of a lateral join is left
+// as it is: its LIMIT may read the outer row, and it is resolved each
+// time it runs, with the outer values bound (lateral_run.go).
 func resolveLimits(n plan.Node) (plan.Node, error) {
 	return mapPlanNodes(n, nil, func(n plan.Node) (plan.Node, bool, error) {
+		if lj, ok := n.(*lateralJoin); ok {
+			left, err := resolveLimits(lj.Left)
+			out := *lj
+			out.Left = left
+			return &out, true, err
+		}
 		l, ok := n.(*plan.Limit)
 		if !ok {
 			return n, false, nil

@@ -214,7 +214,7 @@ func (sb *selectBinder) orderAndLimit(n plan.Node, order *ast.OrderByClause, lim
 		n = &plan.Sort{Input: n, Keys: keys}
 	}
 	if limit != nil {
-		l, err := sb.bindLimit(limit)
+		l, err := sb.bindLimit(limit, nil)
 		if err != nil {
 			return nil, err
 		}
