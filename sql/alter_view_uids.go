@@ -113,7 +113,7 @@ func (e *Engine) bindView(st *front.Statement, n *front.CreateMaterializedView) 
 	if err := params.checkAllNamed(); err != nil {
 		return nil, err
 	}
-	if root, err = decorrelateViewSubqueries(root); err != nil {
+	if root, err = decorrelateView(root); err != nil {
 		return nil, err
 	}
 	return emptyZeroLimits(root)

@@ -104,7 +104,7 @@ func (c *OfflineCatalog) bindView(st *front.Statement, n *front.CreateMaterializ
 	if err != nil {
 		return nil, err
 	}
-	if root, err = decorrelateViewSubqueries(root); err != nil {
+	if root, err = decorrelateView(root); err != nil {
 		return nil, err
 	}
 	if root, err = emptyZeroLimits(root); err != nil {

@@ -59,7 +59,7 @@ func (e *Engine) bindUnpopulated(st *front.Statement, n *front.CreateMaterialize
 	if err := params.checkAllNamed(); err != nil {
 		return nil, err
 	}
-	return decorrelateViewSubqueries(root)
+	return decorrelateView(root)
 }
 
 // createUnpopulatedView runs CREATE MATERIALIZED VIEW ... WITH NO DATA:
