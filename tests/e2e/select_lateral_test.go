@@ -7,7 +7,7 @@ import (
 // TestLateralLikePostgres: LATERAL subqueries in FROM that name columns
 // of the items before them (comma, JOIN ... ON, LEFT JOIN ... ON true,
 // with aggregates, LIMIT and a column list) give PostgreSQL's rows; a view
-// refuses a correlated LATERAL with 0A000.
+// refuses a LATERAL correlated other than by equality with 0A000.
 func TestLateralLikePostgres(t *testing.T) {
 	t.Parallel()
 	sdb, ref, ctx := startWithPostgres(t)
