@@ -24,9 +24,11 @@ import (
 //     join.
 //
 // LEFT JOIN LATERAL keeps the outer rows without a match, with NULL for
-// every column of the subquery. What cannot be taken apart this way (a
-// correlation other than inner = outer, ORDER BY or LIMIT over an outer
-// column, an aggregate of outer columns) is refused with 0A000.
+// every column of the subquery. Conditions other than inner = outer
+// (o.amount > c.floor) are decorrelated over the domain of the outer
+// values (overDomain). What cannot be taken apart this way (a
+// correlation a NULL outer value may satisfy, ORDER BY or LIMIT over an
+// outer column, an aggregate of outer columns) is refused with 0A000.
 
 // decorrelateView rewrites the LATERAL subqueries and then the
 // subqueries in expressions of a materialized view's plan.
@@ -94,9 +96,17 @@ func refuseLateral(what string) error {
 		WithHint("Query it ad hoc, or correlate the subquery by inner = outer equalities in its WHERE.")
 }
 
+// lateralSplit takes a LATERAL subquery apart: outerRows are the rows
+// of the FROM items before it, and its outer reference N stands for
+// refs[N] over them.
+type lateralSplit struct {
+	outerRows plan.Node
+	refs      []expr.Expr
+}
+
 // takeApartLateral rewrites n, a LATERAL subquery's plan (or part of
 // it), into a lateralCore.
-func takeApartLateral(n plan.Node) (*lateralCore, error) {
+func (ls *lateralSplit) takeApartLateral(n plan.Node) (*lateralCore, error) {
 	if !planHasOuterRef(n) {
 		c := &lateralCore{node: n}
 		for i := range n.Schema() {
@@ -106,7 +116,7 @@ func takeApartLateral(n plan.Node) (*lateralCore, error) {
 	}
 	switch n := n.(type) {
 	case *plan.Project:
-		c, err := takeApartLateral(n.Input)
+		c, err := ls.takeApartLateral(n.Input)
 		if err != nil {
 			return nil, err
 		}
@@ -114,13 +124,13 @@ func takeApartLateral(n plan.Node) (*lateralCore, error) {
 		return c, nil
 	case *plan.Sort:
 		// Rows of a subquery without LIMIT have no order.
-		return takeApartLateral(n.Input)
+		return ls.takeApartLateral(n.Input)
 	case *plan.Filter:
-		return lateralFilter(n)
+		return ls.lateralFilter(n)
 	case *plan.Join:
-		return lateralJoinInput(n)
+		return ls.lateralJoinInput(n)
 	case *plan.Aggregate:
-		return lateralAggregate(n)
+		return ls.lateralAggregate(n)
 	case *plan.Limit:
 		if hasOuterRef(n.CountExpr) || hasOuterRef(n.OffsetExpr) {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LIMIT or OFFSET that refers to the FROM items before a LATERAL subquery is not supported in a materialized view: each outer row would bound its top-N by its own value, so the view would have to keep every row of each group ranked").
@@ -129,9 +139,9 @@ func takeApartLateral(n plan.Node) (*lateralCore, error) {
 		if err := checkConstantLimits(n); err != nil {
 			return nil, err
 		}
-		return lateralTopN(plan.LimitAsTopN(n))
+		return ls.lateralTopN(plan.LimitAsTopN(n))
 	case *plan.TopN:
-		return lateralTopN(n)
+		return ls.lateralTopN(n)
 	}
 	return nil, refuseLateral("this form of subquery (" + n.Describe() + ")")
 }
@@ -166,12 +176,12 @@ func (c *lateralCore) keyRefs() []expr.Expr {
 // lateralFilter takes apart a WHERE (or HAVING): each condition
 // inner = outer becomes a key, the others must not refer to the outer
 // row.
-func lateralFilter(n *plan.Filter) (*lateralCore, error) {
-	c, err := takeApartLateral(n.Input)
+func (ls *lateralSplit) lateralFilter(n *plan.Filter) (*lateralCore, error) {
+	c, err := ls.takeApartLateral(n.Input)
 	if err != nil {
 		return nil, err
 	}
-	var keep, inner []expr.Expr
+	var keep, inner, outer, residual []expr.Expr
 	for _, cond := range c.through(plan.Conjuncts(n.Cond)) {
 		if !hasOuterRef(cond) {
 			keep = append(keep, cond)
@@ -188,9 +198,10 @@ func lateralFilter(n *plan.Filter) (*lateralCore, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, refuseLateral("a correlation other than inner = outer (" + cond.String() + ")")
+			residual = append(residual, cond)
+			continue
 		}
-		inner, c.outer = append(inner, i), append(c.outer, o)
+		inner, outer = append(inner, i), append(outer, o)
 	}
 	if len(keep) > 0 {
 		if c.oneRow {
@@ -202,14 +213,105 @@ func lateralFilter(n *plan.Filter) (*lateralCore, error) {
 		}
 		c.node = &plan.Filter{Input: c.node, Cond: cond}
 	}
+	if len(residual) > 0 {
+		return c, ls.overDomain(c, inner, outer, residual)
+	}
 	if len(inner) > 0 {
 		base := len(c.node.Schema())
 		c.addColumns(inner)
 		for i := range inner {
 			c.keys = append(c.keys, base+i)
 		}
+		c.outer = append(c.outer, outer...)
 	}
 	return c, nil
+}
+
+// overDomain ties c's rows to the outer row by a correlation with
+// conditions other than equalities (view_domain.go has the method): D,
+// the distinct outer values the correlation reads, is joined with c's
+// rows on the equalities inner = outer as keys and the residual
+// conditions as the join's filter, and D's columns become keys. A NULL
+// outer value never joins back, so each outer column D holds must be
+// read by a condition that is NULL when it is.
+func (ls *lateralSplit) overDomain(c *lateralCore, inner, outer, residual []expr.Expr) error {
+	var cols, keyOuter []expr.Expr // D's columns over the outer rows, and over the outer references
+	for _, o := range outer {
+		cols, keyOuter = append(cols, withOuterValues(o, ls.refs)), append(keyOuter, o)
+	}
+	at := map[int]int{} // outer reference -> its column of D
+	for _, r := range residual {
+		var bad error
+		expr.Visit(r, func(x expr.Expr) {
+			o, ok := x.(*expr.OuterRef)
+			if !ok || o.N >= len(ls.refs) {
+				return
+			}
+			if _, seen := at[o.N]; seen {
+				return
+			}
+			strict := false
+			for _, e := range append(append([]expr.Expr{}, outer...), residual...) {
+				strict = strict || strictIn(e, o.N)
+			}
+			if !strict {
+				name := o.Name
+				if name == "" {
+					name = ls.refs[o.N].String()
+				}
+				bad = refuseLateral("a correlation that a NULL in " + name + " may satisfy")
+			}
+			at[o.N] = len(cols)
+			cols, keyOuter = append(cols, ls.refs[o.N]), append(keyOuter, o)
+		})
+		if bad != nil {
+			return bad
+		}
+	}
+	domain := groupBy(ls.outerRows, cols)
+	nd, nf := len(cols), len(c.node.Schema())
+	conds := make([]expr.Expr, len(residual))
+	for i, r := range residual {
+		// Over the joined row: D's columns, then c's.
+		conds[i] = substitute(r, func(x expr.Expr) (expr.Expr, bool) {
+			switch x := x.(type) {
+			case *expr.ColRef:
+				s := *x
+				s.Idx += nd
+				return &s, true
+			case *expr.OuterRef:
+				if d, ok := at[x.N]; ok {
+					return colRef(domain, d), true
+				}
+			}
+			return nil, false
+		})
+	}
+	cond, err := conjoin(conds)
+	if err != nil {
+		return err
+	}
+	j := &plan.Join{Kind: plan.InnerJoin, Left: domain, Right: c.node, LeftKeys: keyRefs(domain, len(inner)), RightKeys: inner,
+		Cond: cond, Cols: append(append([]types.Column{}, domain.Cols...), c.node.Schema()...),
+		Note: "Join of the distinct outer values with a LATERAL subquery's rows on its correlation"}
+	// c's columns first, where sel and the keys read them.
+	p := &plan.Project{Input: j}
+	for i := range nf {
+		p.Exprs = append(p.Exprs, colRef(j, nd+i))
+	}
+	for i := range nd {
+		p.Exprs = append(p.Exprs, colRef(j, i))
+	}
+	for _, e := range p.Exprs {
+		r := e.(*expr.ColRef)
+		p.Cols = append(p.Cols, types.Column{Name: r.Name, Type: r.T})
+	}
+	c.node = p
+	for i := range nd {
+		c.keys = append(c.keys, nf+i)
+	}
+	c.outer = append(c.outer, keyOuter...)
+	return nil
 }
 
 // addColumns puts es (over c.node's row) to the right of c.node's
@@ -231,7 +333,7 @@ func (c *lateralCore) addColumns(es []expr.Expr) {
 // lateralJoinInput takes apart an inner join in the subquery's FROM
 // whose ON refers to the outer row: those conditions are WHERE
 // conditions.
-func lateralJoinInput(n *plan.Join) (*lateralCore, error) {
+func (ls *lateralSplit) lateralJoinInput(n *plan.Join) (*lateralCore, error) {
 	if n.Kind != plan.InnerJoin || planHasOuterRef(n.Left) || planHasOuterRef(n.Right) {
 		return nil, refuseLateral("a correlation in an outer join or in a derived table")
 	}
@@ -260,12 +362,12 @@ func lateralJoinInput(n *plan.Join) (*lateralCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lateralFilter(&plan.Filter{Input: &j, Cond: cond})
+	return ls.lateralFilter(&plan.Filter{Input: &j, Cond: cond})
 }
 
 // lateralAggregate groups the subquery's aggregate by the keys too.
-func lateralAggregate(n *plan.Aggregate) (*lateralCore, error) {
-	c, err := takeApartLateral(n.Input)
+func (ls *lateralSplit) lateralAggregate(n *plan.Aggregate) (*lateralCore, error) {
+	c, err := ls.takeApartLateral(n.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -319,8 +421,8 @@ func lateralAggregate(n *plan.Aggregate) (*lateralCore, error) {
 
 // lateralTopN ranks within each outer value: the keys join the
 // partition.
-func lateralTopN(t *plan.TopN) (*lateralCore, error) {
-	c, err := takeApartLateral(t.Input)
+func (ls *lateralSplit) lateralTopN(t *plan.TopN) (*lateralCore, error) {
+	c, err := ls.takeApartLateral(t.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +462,8 @@ func lateralTopN(t *plan.TopN) (*lateralCore, error) {
 // joinLateral is lj, whose sides have no lateral joins left, as a join
 // of its outer rows with its subquery's rows keyed by the correlation.
 func joinLateral(lj *lateralJoin) (plan.Node, error) {
-	c, err := takeApartLateral(lj.Right)
+	ls := &lateralSplit{outerRows: lj.Left, refs: lj.Outer}
+	c, err := ls.takeApartLateral(lj.Right)
 	if err != nil {
 		return nil, err
 	}
