@@ -80,47 +80,16 @@ func bulkTableOK(e *Engine, d *catalog.Descriptor) bool {
 // many it inserted. fill puts the defaults into a batch.
 func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill func([]types.Row) error,
 	produce func(emit func([]types.Row) error) error) (int64, error) {
-	e := s.e
-	if err := e.checkWritable(); err != nil {
-		return 0, err
-	}
-	e.stateMu.RLock()
-	defer e.stateMu.RUnlock()
-	if err := e.checkExists(d); err != nil {
-		return 0, err
-	}
-	d = e.withCurrentIndexesOf(d)
-	log := e.tables.log(d.ID)
-	log.mu.Lock()
-	defer log.mu.Unlock()
-	// What is queued was computed without this commit and goes first.
-	log.waitIdle()
-	if !bulkTableOK(e, e.current(d)) {
-		return 0, sqlerr.New(sqlerr.SerializationFailure, "table %q was altered while the COPY began", d.Name).
-			WithHint("Retry the COPY.")
-	}
-	if err := e.tableFailure(d); err != nil {
-		return 0, err
-	}
-	if se := e.broker.StreamWriteError(d.JSStream, fmt.Sprintf("could not write to table %q", d.Name)); se != nil {
-		return 0, se
-	}
-	if err := e.ensureCurrent(ctx, d, log); err != nil {
-		return 0, err
-	}
-	ts, err := e.openTableState(d, log)
+	sw, err := s.openStreamingWrite(ctx, d, "the COPY")
 	if err != nil {
 		return 0, err
 	}
-	defer ts.close()
-	gen, err := bindGenerated(d, ts.cols)
+	defer sw.close()
+	ts, b := sw.ts, sw.b
+	gen, err := bindGenerated(sw.d, ts.cols)
 	if err != nil {
 		return 0, err
 	}
-	if err := e.checkFence(); err != nil {
-		return 0, err
-	}
-	b := &bulkWrite{e: e, d: d, ts: ts, id: newTxnID(), members: memberColumns(d, ts.cols), limit: e.changelogLimit()}
 	if err := b.begin(); err != nil {
 		return 0, err
 	}
@@ -144,7 +113,7 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill fu
 		if err := b.check(changes, taken); err != nil {
 			return err
 		}
-		if err := e.checkConstraints(ctx, ts, nil, changes, nil); err != nil {
+		if err := sw.e.checkConstraints(ctx, ts, nil, changes, nil); err != nil {
 			return err
 		}
 		n += int64(len(rows))
@@ -161,25 +130,102 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill fu
 		b.abort()
 		return 0, err
 	}
+	if err := sw.commit("a COPY"); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// streamingWrite is an autocommit write to one table that streams its
+// changes into one commit (bulkWrite): the table's log lock is held from
+// before the table is read to after the table has applied the commit.
+type streamingWrite struct {
+	e   *Engine
+	d   *catalog.Descriptor
+	log *tableLog
+	ts  *tableState
+	b   *bulkWrite
+}
+
+// openStreamingWrite locks table d's log for a streaming write (what names
+// it in errors, "the COPY") and reads the table as it is. close releases
+// what it holds. It holds stateMu shared until close.
+func (s *session) openStreamingWrite(ctx context.Context, d *catalog.Descriptor, what string) (_ *streamingWrite, err error) {
+	e := s.e
+	if err := e.checkWritable(); err != nil {
+		return nil, err
+	}
+	e.stateMu.RLock()
+	defer func() {
+		if err != nil {
+			e.stateMu.RUnlock()
+		}
+	}()
+	if err := e.checkExists(d); err != nil {
+		return nil, err
+	}
+	d = e.withCurrentIndexesOf(d)
+	log := e.tables.log(d.ID)
+	log.mu.Lock()
+	defer func() {
+		if err != nil {
+			log.mu.Unlock()
+		}
+	}()
+	// What is queued was computed without this commit and goes first.
+	log.waitIdle()
+	if !bulkTableOK(e, e.current(d)) {
+		return nil, sqlerr.New(sqlerr.SerializationFailure, "table %q was altered while %s began", d.Name, what).
+			WithHint("Retry the statement.")
+	}
+	if err := e.tableFailure(d); err != nil {
+		return nil, err
+	}
+	if se := e.broker.StreamWriteError(d.JSStream, fmt.Sprintf("could not write to table %q", d.Name)); se != nil {
+		return nil, se
+	}
+	if err := e.ensureCurrent(ctx, d, log); err != nil {
+		return nil, err
+	}
+	ts, err := e.openTableState(d, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.checkFence(); err != nil {
+		ts.close()
+		return nil, err
+	}
+	b := &bulkWrite{e: e, d: d, ts: ts, id: newTxnID(), members: memberColumns(d, ts.cols), limit: e.changelogLimit()}
+	return &streamingWrite{e: e, d: d, log: log, ts: ts, b: b}, nil
+}
+
+func (sw *streamingWrite) close() {
+	sw.ts.close()
+	sw.log.mu.Unlock()
+	sw.e.stateMu.RUnlock()
+}
+
+// commit commits the data published so far (all of it acknowledged:
+// b.flush) and waits until the table holds it: the next commit to the
+// table is computed on top of this one, and the log does not keep its
+// changes. what names the write in a timeout ("a COPY").
+func (sw *streamingWrite) commit(what string) error {
 	faults.Crash("txn-after-data")
-	seq, err := b.commit()
+	seq, err := sw.b.commit()
 	if err != nil {
 		if seq != 0 {
 			// Stored, not fsynced: the table takes it, unseen by the log.
-			log.current = false
+			sw.log.current = false
 		}
-		return 0, err
+		return err
 	}
 	faults.Crash("txn-after-decision")
-	// The next commit to the table is computed on top of this one: it
-	// waits (holding the lock) until the table holds it, rather than the
-	// log keeping its changes.
-	if werr := e.waitTableAt(context.Background(), d, seq, "a COPY"); werr != nil {
+	if werr := sw.e.waitTableAt(context.Background(), sw.d, seq, what); werr != nil {
 		// Committed all the same; the next writer waits for the whole
 		// changelog first.
-		log.current = false
+		sw.log.current = false
 	}
-	return n, nil
+	return nil
 }
 
 // bulkKeyTaken is ts.keyTaken without a read of the table for a key
