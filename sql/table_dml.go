@@ -147,35 +147,55 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			}
 			bound[i] = expr.BindStatementTime(bound[i], stmtTime)
 		}
+		// update appends the changes that replace row (when cond holds
+		// for it) to out.
+		update := func(row types.Row, out []exec.Change) ([]exec.Change, bool, error) {
+			ok, err := expr.Holds(cond, row)
+			if err != nil || !ok {
+				return out, false, err
+			}
+			next := append(types.Row(nil), row...)
+			for i, e := range bound {
+				if e == nil {
+					continue
+				}
+				v, err := e.Eval(row)
+				if err != nil {
+					return out, false, err
+				}
+				if next[i], err = expr.CastDatum(v, cols[i].Type); err != nil {
+					return out, false, err
+				}
+			}
+			return append(out, exec.Change{Row: row, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert}), true, nil
+		}
+		if s.streamsChange(desc, cond, sets) {
+			n, err := s.streamChange(ctx, desc, "the UPDATE", update, func(batch []exec.Change) error {
+				if ret == nil {
+					return nil
+				}
+				return ret.write(w, insertedRows(batch))
+			})
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("UPDATE %d", n), nil
+		}
 		n := 0
 		var written []types.Row
 		err = s.changeTable(ctx, desc, cond, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			n, written = 0, written[:0]
 			for _, row := range rows {
-				ok, err := expr.Holds(cond, row)
-				if err != nil || !ok {
-					if err != nil {
-						return nil, err
-					}
-					continue
+				var matched bool
+				var err error
+				if changes, matched, err = update(row, changes); err != nil {
+					return nil, err
 				}
-				next := append(types.Row(nil), row...)
-				for i, e := range bound {
-					if e == nil {
-						continue
-					}
-					v, err := e.Eval(row)
-					if err != nil {
-						return nil, err
-					}
-					if next[i], err = expr.CastDatum(v, cols[i].Type); err != nil {
-						return nil, err
-					}
+				if matched {
+					written = append(written, changes[len(changes)-1].Row)
+					n++
 				}
-				changes = append(changes, exec.Change{Row: row, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert})
-				written = append(written, next)
-				n++
 			}
 			return changes, nil
 		})
@@ -214,18 +234,38 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 		if err != nil {
 			return "", err
 		}
+		// remove appends row's deletion (when cond holds for it) to out.
+		remove := func(row types.Row, out []exec.Change) ([]exec.Change, bool, error) {
+			ok, err := expr.Holds(cond, row)
+			if err != nil || !ok {
+				return out, false, err
+			}
+			return append(out, exec.Change{Row: row, Sign: exec.Delete}), true, nil
+		}
+		if s.streamsChange(desc, cond, nil) {
+			n, err := s.streamChange(ctx, desc, "the DELETE", remove, func(batch []exec.Change) error {
+				if ret == nil {
+					return nil
+				}
+				return ret.write(w, rowsOf(batch))
+			})
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("DELETE %d", n), nil
+		}
 		n := 0
 		var removed []types.Row
 		err = s.changeTable(ctx, desc, cond, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			n, removed = 0, removed[:0]
 			for _, row := range rows {
-				ok, err := expr.Holds(cond, row)
-				if err != nil {
+				var matched bool
+				var err error
+				if changes, matched, err = remove(row, changes); err != nil {
 					return nil, err
 				}
-				if ok {
-					changes = append(changes, exec.Change{Row: row, Sign: exec.Delete})
+				if matched {
 					removed = append(removed, row)
 					n++
 				}
@@ -237,6 +277,26 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 		}
 		return fmt.Sprintf("DELETE %d", n), ret.write(w, removed)
 	}}, nil
+}
+
+// insertedRows returns the rows changes insert, in order.
+func insertedRows(changes []exec.Change) []types.Row {
+	var out []types.Row
+	for _, ch := range changes {
+		if ch.Sign > 0 {
+			out = append(out, ch.Row)
+		}
+	}
+	return out
+}
+
+// rowsOf returns the rows of changes, in order.
+func rowsOf(changes []exec.Change) []types.Row {
+	out := make([]types.Row, len(changes))
+	for i, ch := range changes {
+		out[i] = ch.Row
+	}
+	return out
 }
 
 // readsNothing is changeTable's where for a statement that reads no rows

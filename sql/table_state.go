@@ -81,10 +81,14 @@ func (ts *tableState) rows(ctx context.Context) ([]types.Row, error) {
 // constants (= or IN), the rows under those keys (point reads, as
 // exec.lookupByKey does for SELECT); when it restricts the leading
 // columns of an index (exec.ChooseIndex), the rows the index points to
-// and the pending rows; otherwise every row. The caller still evaluates
-// cond on each row, once.
+// and the pending rows; otherwise the rows cond holds for, read from an
+// iterator over the table (every row, when cond is nil or volatile: it is
+// evaluated once per row). The caller still evaluates cond on each row.
 func (ts *tableState) rowsWhere(ctx context.Context, cond expr.Expr) ([]types.Row, error) {
-	if ts.key != nil && cond != nil && expr.VolatileCall(cond) == "" {
+	if cond == nil || expr.VolatileCall(cond) != "" {
+		return ts.rows(ctx)
+	}
+	if ts.key != nil {
 		scan, err := tableScan(ts.d)
 		if err != nil {
 			return nil, err
@@ -108,7 +112,15 @@ func (ts *tableState) rowsWhere(ctx context.Context, cond expr.Expr) ([]types.Ro
 			return rows, err
 		}
 	}
-	return ts.rows(ctx)
+	var out []types.Row
+	err := ts.eachRow(ctx, func(row types.Row) error {
+		ok, err := expr.Holds(cond, row)
+		if ok {
+			out = append(out, row)
+		}
+		return err
+	})
+	return out, err
 }
 
 // pendingChange returns the newest pending change of the row with

@@ -1,0 +1,207 @@
+package sql
+
+import (
+	"context"
+	"errors"
+
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/expr"
+	"streamdb/sqlerr"
+	"streamdb/types"
+)
+
+// An autocommit UPDATE or DELETE whose WHERE does not pin the rows it
+// reads (rowsWhere would scan the whole table for it) streams: the rows come
+// from an iterator over its snapshot with the log's changes applied
+// (tableState.eachRow), each is tested and changed as it comes, and the
+// changes go out changeBatchRows at a time, as a streaming COPY's do
+// (streamingWrite): checked, then published as the data of one
+// transaction, whose reference and decision after the last batch are the
+// commit point. Nothing of it is visible before the decision, and the
+// table's pipeline applies it in one epoch, so views see all of it or
+// none. The table's log lock is held throughout, so no other commit to
+// the table is computed meanwhile: the statement reads the table as it
+// is, and there is nothing to conflict with.
+//
+// A statement that changes no more than one batch of rows whose changes
+// fit in one message is committed as any small commit is, through the
+// table's queue (no transaction records, no wait for the table).
+//
+// It streams only where each row's change can be checked alone: the table
+// takes streaming commits (no UNIQUE constraint or unique index, no
+// foreign key at either end: bulkTableOK), and the statement leaves every
+// primary key as it was, so a key's deletion and insertion travel in one
+// batch and no new key can meet another. Other statements read the rows
+// their WHERE may hold for first (changeTable).
+
+// changeBatchRows is the most changes checked and published at a time.
+const changeBatchRows = bulkBatchRows
+
+// streamsChange reports whether an UPDATE or DELETE of table d by this
+// session streams (streamChange): outside a transaction block, into a
+// table that takes streaming commits, with a WHERE (cond) that does not
+// pin a few rows by key or index, and (sets: the UPDATE's assignments,
+// nil for none) leaving every primary key column as it is.
+func (s *session) streamsChange(d *catalog.Descriptor, cond expr.Expr, sets []expr.Expr) bool {
+	if !s.canBulkInsert(d) {
+		return false
+	}
+	d = s.e.withCurrentIndexesOf(d)
+	if cond != nil && expr.VolatileCall(cond) == "" && readsPinnedRows(d, cond) {
+		return false
+	}
+	for _, name := range d.PrimaryKey {
+		for i, c := range d.Columns {
+			if c.Name != name {
+				continue
+			}
+			if c.Generated != "" || i < len(sets) && sets[i] != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readsPinnedRows reports whether rowsWhere reads only the rows a key or
+// an index points to for cond, over table d.
+func readsPinnedRows(d *catalog.Descriptor, cond expr.Expr) bool {
+	if len(d.PrimaryKey) == 0 {
+		return false
+	}
+	scan, err := tableScan(d)
+	if err != nil {
+		return false
+	}
+	scan.StoredKey = exec.TableKey(scan)
+	if _, ok := exec.PinnedKeys(cond, scan); ok {
+		return true
+	}
+	_, ok := exec.ChooseIndex(cond, scan)
+	return ok
+}
+
+// streamChange runs an autocommit UPDATE or DELETE of table d as one
+// commit without holding the table or the statement's changes whole.
+// change appends to out the changes it makes of one row of the table
+// (none when the statement's WHERE does not hold for the row); written
+// is handed each batch of changes once it is checked, and the statement's
+// RETURNING reads it, before the commit as in PostgreSQL. It returns the
+// number of rows changed.
+func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what string,
+	change func(row types.Row, out []exec.Change) ([]exec.Change, bool, error), written func([]exec.Change) error) (int64, error) {
+	sw, err := s.openStreamingWrite(ctx, d, what)
+	if err != nil {
+		return 0, err
+	}
+	defer sw.close()
+	ts, b := sw.ts, sw.b
+	gen, err := bindGenerated(sw.d, ts.cols)
+	if err != nil {
+		return 0, err
+	}
+	// check fills in the generated columns of a batch and checks it
+	// alone: with the keys unchanged, a batch holds each key's deletion
+	// with its insertion, so the table's other rows cannot conflict.
+	check := func(batch []exec.Change) error {
+		if err := computeGenerated(gen, batch); err != nil {
+			return err
+		}
+		if err := checkTableChanges(sw.d, ts.cols, batch, ts.keyTaken); err != nil {
+			return err
+		}
+		return sw.e.checkConstraints(ctx, ts, nil, batch, nil)
+	}
+	begun := false
+	// publishChecked publishes a checked batch as the transaction's data.
+	publishChecked := func(batch []exec.Change) error {
+		if !begun {
+			if err := b.begin(); err != nil {
+				return err
+			}
+			begun = true
+		}
+		if err := b.add(exec.ChangelogOrder([][]exec.Change{batch})); err != nil {
+			return err
+		}
+		return written(batch)
+	}
+	publish := func(batch []exec.Change) error {
+		if err := check(batch); err != nil {
+			return err
+		}
+		return publishChecked(batch)
+	}
+	var n int64
+	batch := make([]exec.Change, 0, changeBatchRows+2)
+	err = ts.eachRow(ctx, func(row types.Row) error {
+		var matched bool
+		var err error
+		if batch, matched, err = change(row, batch); err != nil || !matched {
+			return err
+		}
+		n++
+		if len(batch) < changeBatchRows {
+			return nil
+		}
+		err = publish(batch)
+		clear(batch)
+		batch = batch[:0]
+		return err
+	})
+	if err == nil && !begun {
+		if len(batch) == 0 {
+			return 0, nil
+		}
+		var small bool
+		if small, err = sw.commitSmall(check, batch); small && err == nil {
+			return n, written(batch)
+		}
+		if err == nil {
+			err = publishChecked(batch)
+		}
+	} else if err == nil && len(batch) > 0 {
+		err = publish(batch)
+	}
+	if err == nil {
+		err = b.flush()
+	}
+	if err != nil {
+		if begun {
+			// Nothing refers to the data published so far.
+			b.abort()
+		}
+		return 0, err
+	}
+	if err := sw.commit(what); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// commitSmall checks changes and commits them through the table's queue
+// as one message, as commitTable does, when they fit in one; small is
+// false (and nothing is done but the check) when they do not.
+func (sw *streamingWrite) commitSmall(check func([]exec.Change) error, changes []exec.Change) (small bool, err error) {
+	if err := check(changes); err != nil {
+		return true, err
+	}
+	ordered := exec.ChangelogOrder([][]exec.Change{changes})
+	msgs, err := exec.EncodeChangelogChunks(sw.b.members, ordered, sw.b.limit)
+	var tooLarge *exec.ErrChangelogTooLarge
+	if errors.As(err, &tooLarge) {
+		return true, sqlerr.New(sqlerr.ProgramLimitExceeded, "a row of table %q is %d bytes, over the limit of %d bytes for one row", sw.d.Name, tooLarge.Size, tooLarge.Limit).
+			WithHint("The limit is the NATS server's max_payload.")
+	}
+	if err != nil {
+		return true, err
+	}
+	if len(msgs) > 1 {
+		return false, nil
+	}
+	// The queue is idle (openStreamingWrite waited for it), and the lock
+	// is held until this is published: a commit computed after it waits.
+	en := sw.log.queue(ordered, msgs[0])
+	return true, staleOnError(sw.log.await(sw.e, sw.d, en), sw.log)
+}
