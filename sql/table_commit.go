@@ -453,32 +453,36 @@ func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *tableLo
 	if ts.key != nil {
 		return w.stmts, replayKeyed(w.d, ts, ordered)
 	}
-	rows, err := ts.rows(ctx)
-	if err != nil {
-		return nil, err
-	}
-	present := map[string][]types.Row{}
-	for _, r := range rows {
-		k := string(rowKey(ts.key, r))
-		present[k] = append(present[k], r)
-	}
-	for _, ch := range ordered {
-		k := string(rowKey(ts.key, ch.Row))
-		have := present[k]
+	return w.stmts, replayUnkeyed(w.d, ts, ordered)
+}
+
+// replayUnkeyed replays a transaction's changes to a table without a
+// primary key against its current rows, reading only the counts of the
+// rows they touch: a deletion must find a row equal to the one it
+// deleted (or 40001).
+func replayUnkeyed(d *catalog.Descriptor, ts *tableState, changes []exec.Change) error {
+	present := map[string]int{} // identity -> rows of it now
+	for _, ch := range changes {
+		k := string(rowKey(nil, ch.Row))
+		n, seen := present[k]
+		if !seen {
+			var err error
+			if n, err = ts.countOf([]byte(k)); err != nil {
+				return err
+			}
+		}
 		if ch.Sign < 0 {
-			if len(have) == 0 || (ts.key != nil && string(rowKey(nil, have[0])) != string(rowKey(nil, ch.Row))) {
-				return nil, sqlerr.New(sqlerr.SerializationFailure, "could not serialize access due to concurrent update of table %q", w.d.Name).
+			if n == 0 {
+				return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access due to concurrent update of table %q", d.Name).
 					WithHint("Another transaction changed a row this one changes; retry the transaction.")
 			}
-			present[k] = have[1:]
-			continue
+			n--
+		} else {
+			n++
 		}
-		if ts.key != nil && len(have) > 0 {
-			return nil, duplicateKey(w.d, ts.cols, ts.key, ch.Row)
-		}
-		present[k] = append(have, ch.Row)
+		present[k] = n
 	}
-	return w.stmts, nil
+	return nil
 }
 
 // replayKeyed replays a transaction's changes to a keyed table against its

@@ -3,7 +3,9 @@ package sql
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -31,6 +33,9 @@ type tableState struct {
 	// pendingAt indexes pending by row identity (rowKey): the newest
 	// change of each. Built at the first point read of a keyed table.
 	pendingAt map[string]int
+	// pendingSigns lists, per row identity, the signs of its pending
+	// changes in order. Built at the first countOf.
+	pendingSigns map[string][]int8
 }
 
 // openTableState reads table d as of now. Close it when done.
@@ -294,26 +299,12 @@ func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) e
 	for _, ch := range ts.pending {
 		stored[string(rowKey(ts.key, ch.Row))] = 0
 	}
-	if ts.key != nil {
-		for k := range stored {
-			taken, err := ts.snapHas([]byte(k))
-			if err != nil {
-				return err
-			}
-			if taken {
-				stored[k] = 1
-			}
-		}
-	} else {
-		err := exec.StreamBatch(ctx, scan, ts.snap, func(r types.Row) error {
-			if n, ok := stored[string(rowKey(nil, r))]; ok {
-				stored[string(rowKey(nil, r))] = n + 1
-			}
-			return nil
-		})
+	for k := range stored {
+		n, err := ts.snapCount([]byte(k))
 		if err != nil {
 			return err
 		}
+		stored[k] = n
 	}
 	// applyChanges over positions: a stored row of identity k is
 	// stored position -1 (they are alike, and applyChanges drops the
@@ -386,15 +377,52 @@ func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) e
 	return nil
 }
 
-// snapHas reports whether the snapshot holds a row under key (a primary
-// key in state key encoding), pending changes aside.
-func (ts *tableState) snapHas(key []byte) (bool, error) {
-	_, closer, err := ts.snap.Get(append(exec.ViewTablePrefix(ts.d.ID), key...))
+// snapCount returns how many rows of identity key (rowKey) the snapshot
+// holds, pending changes aside: 0 or 1 under a primary key; for a table
+// without one, the multiplicity stored under the row's value encoding
+// (its state table keeps each distinct row once, with a count).
+func (ts *tableState) snapCount(key []byte) (int, error) {
+	v, closer, err := ts.snap.Get(append(exec.ViewTablePrefix(ts.d.ID), key...))
 	if errors.Is(err, pebble.ErrNotFound) {
-		return false, nil
+		return 0, nil
 	}
 	if err != nil {
-		return false, err
+		return 0, err
 	}
-	return true, closer.Close()
+	defer closer.Close()
+	if ts.key != nil {
+		return 1, nil
+	}
+	n, k := binary.Uvarint(v)
+	if k <= 0 {
+		return 0, fmt.Errorf("table %q: bad row multiplicity in its state", ts.d.Name)
+	}
+	return int(n), nil
+}
+
+// countOf returns how many rows of identity key (rowKey) the table holds:
+// the snapshot's count with the pending changes of that identity applied
+// in order (a deletion removes one row if there is one). It reads one key
+// of the snapshot, not the table.
+func (ts *tableState) countOf(key []byte) (int, error) {
+	n, err := ts.snapCount(key)
+	if err != nil {
+		return 0, err
+	}
+	if len(ts.pending) > 0 && ts.pendingSigns == nil {
+		ts.pendingSigns = map[string][]int8{}
+		for _, ch := range ts.pending {
+			k := string(rowKey(ts.key, ch.Row))
+			ts.pendingSigns[k] = append(ts.pendingSigns[k], ch.Sign)
+		}
+	}
+	for _, sign := range ts.pendingSigns[string(key)] {
+		switch {
+		case sign < 0 && n > 0:
+			n--
+		case sign > 0 && (ts.key == nil || n == 0):
+			n++
+		}
+	}
+	return n, nil
 }

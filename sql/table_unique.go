@@ -91,16 +91,17 @@ func (e *Engine) uniqueIndexFor(ctx context.Context, d *catalog.Descriptor, log 
 		return nil, err
 	}
 	defer ts.close()
-	rows, err := ts.rows(ctx)
-	if err != nil {
-		return nil, err
-	}
 	u := &uniqueIndex{d: d, cons: cons, cols: idx, counts: make([]map[string]int, len(cons))}
 	for i := range cons {
-		u.counts[i] = make(map[string]int, len(rows))
+		u.counts[i] = map[string]int{}
 	}
-	for _, r := range rows {
+	// The rows stream by: the index keeps their constrained values only.
+	err = ts.eachRow(ctx, func(r types.Row) error {
 		u.add(r, 1)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	log.uniq = u
 	return u, nil
