@@ -20,8 +20,10 @@ import (
 // them: assignment casts to the column types, omitted columns their defaults, the
 // table's constraints checked on the whole batch, a stream's rows published
 // as one batch. Into a table that takes streaming commits the rows flow
-// into the commit as the query makes them (bulkInsertQuery); otherwise the
-// query is read completely before anything is written. Either way INSERT
+// into the commit as the query makes them (bulkInsertQuery), with or
+// without RETURNING; otherwise (ON CONFLICT, UNIQUE constraints or
+// indexes, foreign keys, inside a block) the query is read completely
+// before anything is written. Either way INSERT
 // INTO t SELECT ... FROM t sees t as it was before the statement.
 func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, defaults []expr.Expr, ret *returning, params *boundParams) (*prepared, error) {
 	arb, err := conflictArbiters(desc, params.stmt.OnConflict)
@@ -98,8 +100,8 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		if err := query.ready(ctx); err != nil {
 			return "", err
 		}
-		if arb == nil && len(ret.columns()) == 0 && desc.Kind == catalog.KindTable && s.canBulkInsert(desc) {
-			return s.bulkInsertQuery(ctx, desc, query, vals, convert)
+		if arb == nil && desc.Kind == catalog.KindTable && s.canBulkInsert(desc) {
+			return s.bulkInsertQuery(ctx, desc, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
 		}
 		// Each row the query writes is converted at once, so that the
 		// query's own row is not kept.
@@ -122,11 +124,19 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 // snapshot that the commit's own rows are not in (they are applied only
 // after its decision), so INSERT INTO t SELECT ... FROM t sees t as it was
 // before the statement. An error anywhere, in the query or in a check,
-// leaves nothing of the commit.
+// leaves nothing of the commit. written (the statement's RETURNING) is
+// handed each batch once it is checked and published, before the commit,
+// as PostgreSQL answers RETURNING rows as it inserts them.
 func (s *session) bulkInsertQuery(ctx context.Context, d *catalog.Descriptor, query *adHoc, vals []types.Datum,
-	convert func(types.Row) (types.Row, error)) (string, error) {
+	convert func(types.Row) (types.Row, error), written func([]types.Row) error) (string, error) {
 	n, err := s.bulkInsert(ctx, d, func([]types.Row) error { return nil }, func(emit func([]types.Row) error) error {
-		batch := &batchingWriter{convert: convert, emit: emit, rows: make([]types.Row, 0, bulkBatchRows)}
+		publish := func(rows []types.Row) error {
+			if err := emit(rows); err != nil {
+				return err
+			}
+			return written(rows)
+		}
+		batch := &batchingWriter{convert: convert, emit: publish, rows: make([]types.Row, 0, bulkBatchRows)}
 		// bulkInsert holds stateMu shared, as runLocked needs.
 		if _, err := query.runLocked(ctx, vals, batch); err != nil {
 			return err
