@@ -171,15 +171,12 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 		return err
 	}
 	defer ts.close()
-	rows, err := ts.rows(ctx)
-	if err != nil {
-		return err
-	}
+	// CHECK and UNIQUE read the rows as they stream by.
 	switch c.Type {
 	case "c":
 		only := *d
 		only.Constraints = []catalog.Constraint{c}
-		for _, r := range rows {
+		return ts.eachRow(ctx, func(r types.Row) error {
 			if err := checkRows(&only, ts.cols, []exec.Change{{Row: r, Sign: exec.Insert}}); err != nil {
 				if se, ok := err.(*sqlerr.Error); ok {
 					out := *se
@@ -189,13 +186,14 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 				}
 				return err
 			}
-		}
+			return nil
+		})
 	case "u":
 		only := *d
 		only.Constraints = []catalog.Constraint{c}
 		cons, cidx := uniqueCols(&only, ts.cols)
 		u := &uniqueIndex{d: &only, cons: cons, cols: cidx, counts: []map[string]int{{}}}
-		for _, r := range rows {
+		err := ts.eachRow(ctx, func(r types.Row) error {
 			u.add(r, 1)
 			if k, ok := uniqueKey(cidx[0], r); ok && u.counts[0][k] > 1 {
 				err := uniqueViolation(c.Name, ts.cols, cidx[0], r).(*sqlerr.Error)
@@ -203,9 +201,17 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 				err.Detail = strings.Replace(err.Detail, "already exists", "is duplicated", 1)
 				return err
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		logs[idx].uniqStale.Store(true)
 	case "f":
+		rows, err := ts.rows(ctx)
+		if err != nil {
+			return err
+		}
 		p := d
 		if c.RefTable != d.Name {
 			p = involved[1-idx]
