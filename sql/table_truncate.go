@@ -70,6 +70,17 @@ func (s *session) prepareTruncate(n *front.Truncate) (*prepared, error) {
 			}
 			return restart(ctx)
 		}
+		if len(descs) == 1 && s.streamsChange(descs[0], nil, nil) {
+			// One table that takes streaming commits: its rows stream
+			// into the commit rather than being read whole first.
+			remove := func(row types.Row, out []exec.Change) ([]exec.Change, bool, error) {
+				return append(out, exec.Change{Row: row, Sign: exec.Delete}), true, nil
+			}
+			if _, err := s.streamChange(ctx, descs[0], "the TRUNCATE", remove, func([]exec.Change) error { return nil }); err != nil {
+				return "", err
+			}
+			return restart(ctx)
+		}
 		writes := make([]*tableWrite, len(descs))
 		for i, d := range descs {
 			writes[i] = &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
