@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Peak RSS (VmHWM) of the server for a large UPDATE and DELETE whose WHERE
+# pins no key, for two server binaries side by side in one run (issue 39:
+# writes of any size in bounded memory).
+#
+#   bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#
+# For each table size in ROWS (default 2000000): a table (k bigint PRIMARY
+# KEY, v bigint, s text) of that many rows is loaded once by COPY (with
+# AFTER_BIN) and its data directory copied; then for each statement and
+# each binary a server is started on a fresh copy (VmHWM only grows, so
+# each statement gets a server of its own), the statement runs, and the
+# peak RSS at start and after it is printed with the statement's time and
+# answer. Ports are picked free at run time; data under $DIR (default
+# /dev/shm/update-memory, removed at the end). Needs psql and python3.
+set -euo pipefail
+before=$1 after=$2
+shift 2
+sizes=("$@")
+[ ${#sizes[@]} -eq 0 ] && sizes=(2000000)
+dir=${DIR:-/dev/shm/update-memory}
+rm -rf "$dir"
+mkdir -p "$dir"
+trap 'rm -rf "$dir"' EXIT
+pid=
+port=
+freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+psqlq() { psql -X -q -t -A -h 127.0.0.1 -p "$port" -U streamdb streamdb "$@"; }
+start() { # binary data-dir
+	port=$(freeport)
+	"$1" --data-dir "$2" --listen 127.0.0.1:"$port" --nats-listen 127.0.0.1:"$(freeport)" \
+		--http-listen 127.0.0.1:"$(freeport)" >>"$dir/server.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 1200); do
+		psqlq -c 'SELECT 1' >/dev/null 2>&1 && return 0
+		sleep 0.5
+	done
+	echo "server did not start" >&2
+	exit 1
+}
+stop() {
+	kill "$pid"
+	wait "$pid" || true
+}
+hwm() { awk '/VmHWM/ {printf "%d MiB", $2 / 1024}' "/proc/$pid/status"; }
+timed() { # label sql
+	local t0 t1 out
+	t0=$(date +%s.%N)
+	out=$(psqlq -c "$2" 2>&1 | tr '\n' ' ' | cut -c1-40)
+	t1=$(date +%s.%N)
+	printf '  %-58s %-10s %6.1f s  -> %s\n' "$1" "$(hwm)" "$(echo "$t1 - $t0" | bc)" "$out"
+}
+
+echo "load: $(cat /proc/loadavg) on $(nproc) cores"
+for n in "${sizes[@]}"; do
+	echo
+	echo "a table of $n rows (k bigint PRIMARY KEY, v bigint, s text), loaded by COPY"
+	rm -rf "$dir/loaded" "$dir/rows.tsv"
+	seq 1 "$n" | awk '{print $1 "\t" $1 "\trow " $1}' >"$dir/rows.tsv"
+	start "$after" "$dir/loaded"
+	psqlq -c "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)"
+	psqlq -c "\\copy t FROM '$dir/rows.tsv'"
+	psqlq -c "SELECT count(*) FROM t" >/dev/null
+	stop
+	rm -f "$dir/rows.tsv"
+	for q in "UPDATE t SET v = v + 1 WHERE v % 2 = 0" "DELETE FROM t WHERE v % 2 = 0"; do
+		echo " $q  (peak RSS of a server started for it)"
+		for bin in "$before" "$after"; do
+			rm -rf "$dir/run"
+			cp -a "$dir/loaded" "$dir/run"
+			start "$bin" "$dir/run"
+			base=$(hwm)
+			timed "$bin (at start: $base)" "$q"
+			timed "  then SELECT count(*), sum(v)" "SELECT count(*), sum(v) FROM t"
+			stop
+		done
+	done
+	echo "load: $(cat /proc/loadavg)"
+done
