@@ -9,10 +9,10 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/catalog"
+	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -217,7 +217,7 @@ func (a *columnChange) convertRow(old, out types.Row) error {
 		if err != nil {
 			return err
 		}
-		if isKey := slices.Contains(a.d.PrimaryKey, a.d.Columns[i].Name); isKey && !bytes.Equal(keyenc.Append(nil, out[i]), keyenc.Append(nil, v)) {
+		if isKey := slices.Contains(a.d.PrimaryKey, a.d.Columns[i].Name); isKey && !bytes.Equal(exec.AppendKey(nil, out[i]), exec.AppendKey(nil, v)) {
 			return sqlerr.New(sqlerr.FeatureNotSupported, "changing the type of primary key column %q to %s is not supported: its rows are stored under their keys", a.d.Columns[i].Name, a.d.Columns[i].Type)
 		}
 		out[i] = v

@@ -3,9 +3,9 @@ package sql
 import (
 	"context"
 
+	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/plan"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -50,7 +50,7 @@ func (l *lateralRows) EachRow(ctx context.Context, emit func(types.Row) error) e
 			if vals[i], err = e.Eval(lrow); err != nil {
 				return err
 			}
-			key = keyenc.Append(key, vals[i])
+			key = exec.AppendKey(key, vals[i])
 		}
 		matched := false
 		joinRow := func(rrow types.Row) error {

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"streamdb/faults"
 	"streamdb/pgcdc"
 	"streamdb/sqlerr"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -628,7 +626,7 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 	var out []exec.Change
 	for _, k := range order {
 		t := state[k]
-		if sameRow(t.orig, t.final) {
+		if exec.SameRowValues(t.orig, t.final) {
 			continue
 		}
 		if t.orig != nil {
@@ -639,11 +637,4 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 		}
 	}
 	return out, nil
-}
-
-func sameRow(a, b types.Row) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return bytes.Equal(keyenc.AppendRowValue(nil, a), keyenc.AppendRowValue(nil, b))
 }

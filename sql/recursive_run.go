@@ -1,10 +1,10 @@
 package sql
 
 import (
+	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/sqlerr"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -49,7 +49,7 @@ func iterateRecursive(r *recursiveCTE, run func(plan.Node) ([]types.Row, error))
 		for _, row := range rows {
 			var k []byte
 			for _, d := range row {
-				k = keyenc.AppendCmp(k, d)
+				k = exec.AppendCmpKey(k, d)
 			}
 			if !seen[string(k)] {
 				seen[string(k)] = true

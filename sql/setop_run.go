@@ -3,8 +3,8 @@ package sql
 import (
 	"fmt"
 
+	"streamdb/exec"
 	"streamdb/plan"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -66,7 +66,7 @@ func runSetOp(s *setOpNode, run func(plan.Node) ([]types.Row, error)) ([]types.R
 	key := func(row types.Row) string {
 		var k []byte
 		for _, d := range row {
-			k = keyenc.AppendCmp(k, d)
+			k = exec.AppendCmpKey(k, d)
 		}
 		return string(k)
 	}

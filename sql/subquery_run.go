@@ -1,9 +1,9 @@
 package sql
 
 import (
+	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/plan"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -132,7 +132,7 @@ func correlatedCall(sq *expr.Subquery, outer []expr.Expr, left expr.Expr, quant 
 				return types.Null, err
 			}
 			vals[i] = v
-			key = keyenc.Append(key, v)
+			key = exec.AppendKey(key, v)
 		}
 		res, ok := memo[string(key)]
 		if !ok {
