@@ -136,7 +136,7 @@ func (s *Streams) CheckWritable() error {
 	if err := s.b.SpaceError(); err != nil {
 		return err
 	}
-	if !s.b.NC.IsConnected() {
+	if !s.b.Connected() {
 		return sqlerr.New(sqlerr.ConnectionFailure, "could not write: the connection to NATS is lost (%s)", s.b.NC.Status()).
 			WithHint("Nothing was written. streamdb reconnects by itself; retry once NATS is reachable.")
 	}

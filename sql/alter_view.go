@@ -229,7 +229,7 @@ func (e *Engine) historyGone(ctx context.Context, d *catalog.Descriptor, root pl
 		if !ok {
 			continue
 		}
-		first, err := e.broker.FirstSeq(ctx, src.JSStream)
+		first, err := e.streams.First(ctx, src)
 		if err != nil {
 			return "", sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", src.JSStream, err)
 		}

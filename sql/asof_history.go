@@ -112,7 +112,7 @@ func (e *Engine) tableRowsBefore(ctx context.Context, d *catalog.Descriptor, sna
 	if err != nil {
 		return nil, err
 	}
-	next, err := e.broker.SeqAtTime(ctx, d.JSStream, d.Subject, at)
+	next, err := e.streams.SeqAtTime(ctx, d, at)
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.InternalError, "read the changelog of table %s: %v", d.Name, err)
 	}
@@ -127,7 +127,7 @@ func (e *Engine) tableRowsBefore(ctx context.Context, d *catalog.Descriptor, sna
 	if target < pos.Seq {
 		from, to = target+1, pos.Seq
 	}
-	err = e.broker.ReadRange(ctx, d.JSStream, d.Subject, from, to, func(_ uint64, data []byte) error {
+	err = e.streams.Read(ctx, d, from, to, func(_ uint64, data []byte) error {
 		changes, err := dec.Decode(data)
 		if err != nil {
 			return err

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -81,9 +81,9 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 			return "", sqlerr.New(sqlerr.InternalError, "%v", err)
 		}
 	}
-	jsName, created, err := e.broker.EnsureStreamFor(ctx, n.Name, subject, owner)
+	jsName, created, err := e.streams.Bind(ctx, n.Name, subject, owner)
 	if err != nil {
-		var conflict *broker.SubjectConflictError
+		var conflict *meta.SubjectConflictError
 		if errors.As(err, &conflict) {
 			return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%v", err).
 				WithHint("A stream reads one JetStream stream, and JetStream stores each subject in one stream only: choose a pattern whose subjects are all held by one JetStream stream (JetStream stream %s holds some), or give that stream the whole pattern as its subject (nats stream edit).", strings.Join(conflict.Streams, ", "))
@@ -100,7 +100,7 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 		if created {
 			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			defer cancel()
-			if derr := e.broker.DeleteStream(dctx, jsName); derr != nil {
+			if derr := e.streams.Delete(dctx, jsName); derr != nil {
 				e.log.Warn("CREATE failed; deleting the JetStream stream it created failed too", "jetstream", jsName, "err", derr)
 			}
 		}
@@ -116,7 +116,7 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 	} else if !created {
 		// The stream's input belongs to its producers from now on, even
 		// if streamdb once created this JetStream stream for a table.
-		if err := e.broker.Disown(ctx, jsName); err != nil {
+		if err := e.streams.Disown(ctx, jsName); err != nil {
 			return "", sqlerr.New(sqlerr.InternalError, "bind JetStream stream %s: %v", jsName, err)
 		}
 	}
@@ -262,7 +262,7 @@ func (e *Engine) checkSubjectFree(name, subject string, isTable bool) error {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
 	for _, o := range e.objs {
-		if (o.Kind != catalog.KindTable && o.Kind != catalog.KindStream) || !broker.SubjectsCollide(o.Subject, subject) {
+		if (o.Kind != catalog.KindTable && o.Kind != catalog.KindStream) || !meta.SubjectsCollide(o.Subject, subject) {
 			continue
 		}
 		if o.Kind == catalog.KindTable && o.Envelope() == "" {
@@ -305,7 +305,7 @@ func (e *Engine) freeTableSubject(name string) string {
 // starts after whatever the subject already holds.
 func (e *Engine) prepareTable(ctx context.Context, d *catalog.Descriptor) error {
 	d.Kind = catalog.KindTable
-	last, err := e.broker.LastSeq(ctx, d.JSStream)
+	last, err := e.streams.Last(ctx, d)
 	if err != nil {
 		return sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", d.JSStream, err)
 	}
@@ -867,7 +867,7 @@ func (e *Engine) initPositions(ctx context.Context, d *catalog.Descriptor, root 
 // sequence before the oldest message JetStream still retains, or, for a
 // table's changelog, before its first message (after StartSeq).
 func (e *Engine) sourceStart(ctx context.Context, src *catalog.Descriptor) (uint64, error) {
-	first, err := e.broker.FirstSeq(ctx, src.JSStream)
+	first, err := e.streams.First(ctx, src)
 	if err != nil {
 		return 0, sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", src.JSStream, err)
 	}

@@ -47,8 +47,11 @@ type Engine struct {
 	log    *slog.Logger
 	store  *storage.Store
 	broker *broker.Broker
-	rt     *exec.Runtime
-	coord  meta.Coordinator
+	// streams reads the JetStream streams behind streams and tables and
+	// binds new ones (meta.Streams).
+	streams *meta.Streams
+	rt      *exec.Runtime
+	coord   meta.Coordinator
 
 	// stateMu is held shared by queries while they read state and
 	// exclusively by a rollback while it replaces all state.
@@ -119,7 +122,7 @@ type Engine struct {
 // where the server of an --ha-group that takes over reads them. When Open
 // fails, it closes what node.Open opened.
 func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
-	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), rt: n.Runtime(), coord: n.Coordinator(),
+	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), streams: meta.NewStreams(n.Broker()), rt: n.Runtime(), coord: n.Coordinator(),
 		objs: map[string]*catalog.Descriptor{}, seqs: meta.NewSequences(n.Broker(), log)}
 	e.cat = meta.NewCatalog(meta.CatalogConfig{Store: e.store, Broker: e.broker, Log: log})
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: n.CheckpointSettings, Broker: e.broker, Log: log})
@@ -134,7 +137,7 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	// On a NATS cluster a leader may still be taking over (a takeover
 	// after a node went away): requests that find no one are sent again.
 	rctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	err = broker.Retry(rctx, broker.RequestAttempt, e.resolveTxns)
+	err = meta.RetryRequest(rctx, e.resolveTxns)
 	cancel()
 	if err != nil {
 		n.Abandon()
@@ -166,7 +169,7 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 func (e *Engine) setting(key string) string { return e.node.Setting(key) }
 
 // NATSURL is the URL producers can publish to.
-func (e *Engine) NATSURL() string { return e.broker.URL }
+func (e *Engine) NATSURL() string { return e.streams.URL() }
 
 // Close shuts down cleanly: changelog purges stop, sequences record
 // where they are (so a restart leaves no gap), open checkpoints of AS OF

@@ -93,7 +93,7 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 		last, seen := lastSeq[src.JSStream]
 		if !seen {
 			var err error
-			if last, err = e.broker.LastSeq(ctx, src.JSStream); err != nil {
+			if last, err = e.streams.Last(ctx, src); err != nil {
 				continue
 			}
 			lastSeq[src.JSStream] = last
@@ -113,7 +113,7 @@ func (c *viewCollector) Collect(ch chan<- prometheus.Metric) {
 		if lag == 0 {
 			continue
 		}
-		if t, err := e.broker.MsgTime(ctx, src.JSStream, p.Seq+1); err == nil {
+		if t, err := e.streams.MsgTime(ctx, src, p.Seq+1); err == nil {
 			if o := oldest[p.View]; o.IsZero() || t.Before(o) {
 				oldest[p.View] = t
 			}

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/storage"
 	"streamdb/types"
@@ -80,7 +80,7 @@ func (e *Engine) streamsOnSubject(subject string) []string {
 		switch {
 		case o.Subject == subject:
 			out = append(out, o.Name)
-		case broker.SubjectsCollide(o.Subject, subject):
+		case meta.SubjectsCollide(o.Subject, subject):
 			// Patterns: some of the messages are read by both.
 			out = append(out, fmt.Sprintf("%s (subject %q)", o.Name, o.Subject))
 		}
@@ -98,7 +98,7 @@ func sharedSubjectNotice(ctx context.Context, name, subject string, sharing []st
 		return
 	}
 	what, both := "subject %q is also read by stream %s", "Both read every message published to it"
-	if broker.IsPattern(subject) || strings.Contains(strings.Join(sharing, ""), "(subject ") {
+	if meta.IsSubjectPattern(subject) || strings.Contains(strings.Join(sharing, ""), "(subject ") {
 		what, both = "messages on subject %q are also read by stream %s", "Both read every message on a subject both match"
 	}
 	either := ", and an INSERT into either is read by both"
@@ -193,11 +193,11 @@ func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) b
 	if err != nil {
 		return false
 	}
-	first, err := e.broker.FirstSeq(ctx, d.JSStream)
+	first, err := e.streams.First(ctx, d)
 	if err != nil || first == 0 {
 		return false
 	}
-	last, err := e.broker.LastSeq(ctx, d.JSStream)
+	last, err := e.streams.Last(ctx, d)
 	if err != nil || last < first {
 		return false
 	}
@@ -213,7 +213,7 @@ func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) b
 	dec.SetGenerated(gen)
 	var decoded uint64
 	var sample []byte
-	err = e.broker.ReadRange(ctx, d.JSStream, d.Subject, first, last, func(_ uint64, data []byte) error {
+	err = e.streams.Read(ctx, d, first, last, func(_ uint64, data []byte) error {
 		before := dec.NoColumn()
 		if _, err := dec.Decode(data); err == nil {
 			decoded++

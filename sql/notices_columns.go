@@ -75,11 +75,11 @@ func (e *Engine) recentColumnsNotice(ctx context.Context, view string, src *cata
 	if err != nil {
 		return
 	}
-	first, err := e.broker.FirstSeq(ctx, src.JSStream)
+	first, err := e.streams.First(ctx, src)
 	if err != nil || first == 0 {
 		return
 	}
-	last, err := e.broker.LastSeq(ctx, src.JSStream)
+	last, err := e.streams.Last(ctx, src)
 	if err != nil || last < first {
 		return
 	}
@@ -89,7 +89,7 @@ func (e *Engine) recentColumnsNotice(ctx context.Context, view string, src *cata
 	}
 	dec := exec.NewMessageDecoder(cols, missing).WithMetadata(src)
 	dec.SetGenerated(gen)
-	if err := e.broker.ReadRange(ctx, src.JSStream, src.Subject, from, last, func(_ uint64, data []byte) error {
+	if err := e.streams.Read(ctx, src, from, last, func(_ uint64, data []byte) error {
 		_, _ = dec.Decode(data) // one that fails is skipped by the views too
 		return nil
 	}); err != nil {

@@ -63,7 +63,7 @@ func (e *Engine) planBackfill(ctx context.Context, d *catalog.Descriptor, root p
 		if bf.Start[i], err = e.sourceStart(ctx, src); err != nil {
 			return nil, err
 		}
-		last, err := e.broker.LastSeqForSubject(ctx, src.JSStream, src.Subject)
+		last, err := e.streams.LastOnSubject(ctx, src)
 		if err != nil {
 			return nil, sqlerr.New(sqlerr.InternalError, "read end of subject %s: %v", src.Subject, err)
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"streamdb/broker"
+	"streamdb/meta"
 )
 
 // trackReplay reports the replay that follows a start or a ROLLBACK TO:
@@ -28,7 +28,7 @@ func (e *Engine) trackReplay(what string) {
 		return
 	}
 	var targets map[string]uint64
-	err := broker.Retry(ctx, broker.RequestAttempt, func(ctx context.Context) (err error) {
+	err := meta.RetryRequest(ctx, func(ctx context.Context) (err error) {
 		targets, err = e.rt.Targets(ctx, ids)
 		return err
 	})
@@ -47,7 +47,7 @@ func (e *Engine) trackReplay(what string) {
 		tick := time.NewTicker(e.progressInterval())
 		defer tick.Stop()
 		for range tick.C {
-			if e.broker.NC.IsClosed() {
+			if e.streams.Closed() {
 				return
 			}
 			p := e.jobs.Progress(j)

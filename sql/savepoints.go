@@ -127,13 +127,13 @@ func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPo
 	var last uint64 // the position to store: the sequence before the next one to read
 	switch n.Position {
 	case front.PositionEarliest:
-		first, err := e.broker.FirstSeq(ctx, d.JSStream)
+		first, err := e.streams.First(ctx, d)
 		if err != nil {
 			return "", err
 		}
 		last = max(first, 1) - 1
 	case front.PositionLatest:
-		seq, err := e.broker.LastSeqForSubject(ctx, d.JSStream, d.Subject)
+		seq, err := e.streams.LastOnSubject(ctx, d)
 		if err != nil {
 			return "", err
 		}
@@ -143,7 +143,7 @@ func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPo
 		if err != nil {
 			return "", sqlerr.New(sqlerr.InvalidTextRepresentation, "%s", err.Error())
 		}
-		seq, err := e.broker.SeqAtTime(ctx, d.JSStream, d.Subject, t)
+		seq, err := e.streams.SeqAtTime(ctx, d, t)
 		if err != nil {
 			return "", err
 		}

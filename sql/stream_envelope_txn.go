@@ -2,9 +2,6 @@ package sql
 
 import (
 	"context"
-	"errors"
-
-	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/catalog"
 	"streamdb/exec"
@@ -45,8 +42,8 @@ func (e *Engine) checkTxnSubjectStream(ctx context.Context, d *catalog.Descripto
 	if subj == "" {
 		return nil
 	}
-	js, err := e.broker.JS.StreamNameBySubject(ctx, subj)
-	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+	js, err := e.streams.StreamOf(ctx, subj)
+	if err != nil {
 		return sqlerr.New(sqlerr.InternalError, "looking up the JetStream stream of subject %q: %v", subj, err)
 	}
 	if js != d.JSStream {

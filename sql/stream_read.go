@@ -5,9 +5,9 @@ import (
 	"errors"
 	"slices"
 
-	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -90,11 +90,11 @@ func (e *Engine) readStream(ctx context.Context, sc *plan.Scan, max int64, memLi
 		return nil, nil
 	}
 	d := sc.Object
-	first, err := e.broker.FirstSeq(ctx, d.JSStream)
+	first, err := e.streams.First(ctx, d)
 	if err != nil {
 		return nil, streamReadError(d.Name, err)
 	}
-	last, err := e.broker.LastSeq(ctx, d.JSStream)
+	last, err := e.streams.Last(ctx, d)
 	if err != nil {
 		return nil, streamReadError(d.Name, err)
 	}
@@ -110,7 +110,7 @@ func (e *Engine) readStream(ctx context.Context, sc *plan.Scan, max int64, memLi
 	w := &boundedRows{limit: memLimit, what: "stream " + d.Name}
 	var decoded uint64
 	var noColumn []byte // the first message that names no column
-	err = e.broker.ReadRangeInfo(ctx, d.JSStream, d.Subject, first, last, func(m *broker.MsgInfo, data []byte) error {
+	err = e.streams.ReadInfo(ctx, d, first, last, func(m *meta.MessageInfo, data []byte) error {
 		before := dec.NoColumn()
 		row, err := dec.Decode(data)
 		if err != nil {

@@ -1,9 +1,9 @@
 package sql
 
 import (
-	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -14,7 +14,7 @@ import (
 // declared on one of them (WITH (subject = 'orders.eu.created')) takes
 // INSERTs, and the pattern stream reads them too.
 func checkStreamWrite(d *catalog.Descriptor, verb string) error {
-	if d.Kind != catalog.KindStream || !broker.IsPattern(d.Subject) {
+	if d.Kind != catalog.KindStream || !meta.IsSubjectPattern(d.Subject) {
 		return nil
 	}
 	return sqlerr.New(sqlerr.WrongObjectType, "cannot %s stream %q: it reads the subject pattern %q", verb, d.Name, clipSubject(d.Subject)).

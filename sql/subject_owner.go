@@ -3,8 +3,8 @@ package sql
 import (
 	"strings"
 
-	"streamdb/broker"
 	"streamdb/catalog"
+	"streamdb/meta"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
@@ -37,7 +37,7 @@ func (s *session) needSubject(n *front.CreateSource) error {
 		subject = v
 	}
 	hint := "Choose another subject with WITH (subject = '...')."
-	if strings.HasPrefix(subject, tableSubjectPrefix) || broker.SubjectsCollide(subject, tableSubjectPrefix+">") || s.e.droppedTableSubject(subject) {
+	if strings.HasPrefix(subject, tableSubjectPrefix) || meta.SubjectsCollide(subject, tableSubjectPrefix+">") || s.e.droppedTableSubject(subject) {
 		return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for subject %q: it holds a table's changelog", clipSubject(subject)).
 			WithHint("Subjects under %q are the changelogs of tables; only a superuser may read them as a stream. %s", tableSubjectPrefix, hint)
 	}
@@ -48,7 +48,7 @@ func (s *session) needSubject(n *front.CreateSource) error {
 		}
 	}
 	for _, o := range streams {
-		if !broker.SubjectsCollide(o.Subject, subject) {
+		if !meta.SubjectsCollide(o.Subject, subject) {
 			continue
 		}
 		if owner := s.e.roles.Owner(o); owner != s.user {
@@ -62,7 +62,7 @@ func (s *session) needSubject(n *front.CreateSource) error {
 		return sqlerr.New(sqlerr.InternalError, "reading the sinks: %v", err)
 	}
 	for _, k := range sinks {
-		if broker.SubjectsCollide(k.Subject, subject) && k.Owner != s.user {
+		if meta.SubjectsCollide(k.Subject, subject) && k.Owner != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for subject %q: sink %s publishes the rows of %s there", clipSubject(subject), k.Name, k.View).
 				WithHint("Only the owner of sink %s or a superuser may read its subject as a stream. Read %s once its owner has run GRANT SELECT ON %s TO %s, or %s",
 					k.Name, k.View, k.View, s.user, hint)

@@ -1,59 +1,29 @@
 package sql
 
 import (
-	"context"
-	"errors"
-
-	"github.com/nats-io/nats.go"
-
-	"streamdb/broker"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 )
 
 // A write that JetStream does not acknowledge fails with the SQLSTATE of
-// its cause (broker.Classify): 53100 when the disk is full, 08006 when
-// NATS cannot be reached, 08007 when no acknowledgement came (the
-// message may have been stored), and so on. Nothing unacknowledged is
+// its cause (meta.Streams.PublishFailure). Nothing unacknowledged is
 // reported as written.
 
-// checkWritable refuses a write before it is published when the disk
-// holding the embedded JetStream store is full (53100: JetStream would
-// refuse it anyway, and a write that reached the disk as it filled could
-// break the stream), or when the connection to NATS is down (08006: the
-// client library would hold the message until it reconnects or the
-// publish times out).
+// checkWritable refuses a write before it is published when this server
+// no longer holds its group's lease, or when JetStream could not take it
+// (meta.Streams.CheckWritable: the disk is full, NATS is unreachable).
 func (e *Engine) checkWritable() error {
 	if err := e.checkFence(); err != nil {
 		return err
 	}
-	if err := e.broker.SpaceError(); err != nil {
-		return err
-	}
-	if !e.broker.Connected() {
-		return sqlerr.New(sqlerr.ConnectionFailure, "could not write: the connection to NATS is lost (%s)", e.broker.NC.Status()).
-			WithHint("Nothing was written. streamdb reconnects by itself; retry once NATS is reachable.")
-	}
-	return nil
+	return e.streams.CheckWritable()
 }
 
 // publishFailure is the error a client gets for a publish that failed
 // with err; what says what was being written ("could not write to table
 // \"t\"").
 func (e *Engine) publishFailure(err error, what string) error {
-	if full := e.broker.SpaceError(); full != nil {
-		// Whatever JetStream said (a timeout from a store that hit the
-		// disk's end), the cause is the disk.
-		return full
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		// The publish's own time limit: no acknowledgement came.
-		err = errors.Join(err, nats.ErrTimeout)
-	}
-	if se := broker.Classify(err, what); se != nil {
-		return se
-	}
-	return sqlerr.New(sqlerr.IOError, "%s: %v", what, err).
-		WithHint("Nothing was written; check that JetStream is reachable and has room.")
+	return e.streams.PublishFailure(err, what)
 }
 
 // storedNotDurable is the error a client gets for a write that JetStream
@@ -61,7 +31,7 @@ func (e *Engine) publishFailure(err error, what string) error {
 // as for a write whose outcome the client must read back, never "nothing
 // was written"), but an OS crash may lose it until a later fsync of its
 // stream succeeds. what names the write ("the write to table \"t\"").
-func storedNotDurable(what string, err *broker.NotDurableError) *sqlerr.Error {
+func storedNotDurable(what string, err *meta.NotDurableError) *sqlerr.Error {
 	return sqlerr.New(sqlerr.TransactionResolutionUnknown, "%s was stored and is visible, but could not be made durable: %v", what, err.Err).
 		WithHint("The write is there (read it back; do not repeat it) and survives a crash of streamdb, but an OS crash may lose it until a later write is fsynced. Check the server's free file descriptors and disk.")
 }
