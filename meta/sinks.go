@@ -61,6 +61,9 @@ type Sinks struct {
 // NewSinks returns the sinks stored in cfg.Store.
 func NewSinks(cfg SinksConfig) *Sinks { return &Sinks{cfg: cfg} }
 
+// SinkDescriptor is a sink as stored beside its outbox.
+type SinkDescriptor = storage.SinkDescriptor
+
 // List returns every sink, ordered by name.
 func (s *Sinks) List() ([]*storage.SinkDescriptor, error) {
 	return storage.Sinks(s.cfg.Store.DB())

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/meta"
@@ -14,7 +12,6 @@ import (
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -55,7 +52,7 @@ func (s *session) prepareHistoryAsOf(st *front.Statement, params *boundParams) (
 	return &prepared{params: params, cols: root.Schema(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		s.e.stateMu.RLock()
 		defer s.e.stateMu.RUnlock()
-		snap := s.e.store.Snapshot()
+		snap := s.e.state.Snapshot()
 		defer snap.Close()
 		tables := map[uint32][]types.Row{}
 		for _, sc := range plan.Scans(root) {
@@ -99,8 +96,8 @@ func (e *Engine) keepsHistoryAt(d *catalog.Descriptor, at time.Time) bool {
 // tableRowsBefore returns table d's rows as committed before at: its state
 // in snap moved back (or forward) along its changelog to the last message
 // stored before at.
-func (e *Engine) tableRowsBefore(ctx context.Context, d *catalog.Descriptor, snap *pebble.Snapshot, at time.Time) ([]types.Row, error) {
-	pos, err := storage.PositionAt(snap, d.ID, 0)
+func (e *Engine) tableRowsBefore(ctx context.Context, d *catalog.Descriptor, snap *meta.Snapshot, at time.Time) ([]types.Row, error) {
+	pos, err := meta.PositionAt(snap, d.ID, 0)
 	if err != nil {
 		return nil, err
 	}

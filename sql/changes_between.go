@@ -39,7 +39,7 @@ func (s *session) prepareChangesBetween(n *front.ChangesBetween) (*prepared, err
 				return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %s did not exist at %s (epoch %d)", d.Name, meta.PointLabel(m), m.Epoch).
 					WithHint("Name points taken after the view was created.")
 			}
-			states[i], err = exec.ViewCounts(st.store.DB(), d.ID, len(cols))
+			states[i], err = exec.ViewCounts(st.p.Store.DB(), d.ID, len(cols))
 			st.release()
 			if err != nil {
 				return "", err

@@ -13,7 +13,6 @@ import (
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -843,8 +842,7 @@ func (e *Engine) initPositions(ctx context.Context, d *catalog.Descriptor, root 
 	if err != nil {
 		return err
 	}
-	b := e.store.NewBatch()
-	defer b.Close()
+	starts := map[uint16]uint64{}
 	for i, name := range streams {
 		src, ok := e.lookup(name)
 		if !ok {
@@ -854,13 +852,9 @@ func (e *Engine) initPositions(ctx context.Context, d *catalog.Descriptor, root 
 		if err != nil {
 			return err
 		}
-		if before > 0 {
-			if err := storage.PutPosition(b, d.ID, uint16(i), storage.SourcePosition{Seq: before}); err != nil {
-				return err
-			}
-		}
+		starts[uint16(i)] = before
 	}
-	return e.store.Commit(b, true)
+	return e.state.StartPositions(d.ID, starts)
 }
 
 // sourceStart is the position a new view starts a source at: the

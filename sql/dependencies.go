@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"streamdb/catalog"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -54,9 +53,7 @@ func (e *Engine) dependenciesTable() (*catalog.Descriptor, func() []types.Row) {
 				edge(src.Name, catalog.KindSource, secret)
 			}
 		}
-		snap := e.store.Snapshot()
-		defer snap.Close()
-		sinks, err := storage.Sinks(snap)
+		sinks, err := e.sinks()
 		if err != nil {
 			return rows
 		}

@@ -50,8 +50,11 @@ type Engine struct {
 	// streams reads the JetStream streams behind streams and tables and
 	// binds new ones (meta.Streams).
 	streams *meta.Streams
-	rt      *exec.Runtime
-	coord   meta.Coordinator
+	// state reads snapshots, sizes and source positions of the state
+	// store (meta.State).
+	state *meta.State
+	rt    *exec.Runtime
+	coord meta.Coordinator
 
 	// stateMu is held shared by queries while they read state and
 	// exclusively by a rollback while it replaces all state.
@@ -122,7 +125,7 @@ type Engine struct {
 // where the server of an --ha-group that takes over reads them. When Open
 // fails, it closes what node.Open opened.
 func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
-	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), streams: meta.NewStreams(n.Broker()), rt: n.Runtime(), coord: n.Coordinator(),
+	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), streams: meta.NewStreams(n.Broker()), state: meta.NewState(n.Store()), rt: n.Runtime(), coord: n.Coordinator(),
 		objs: map[string]*catalog.Descriptor{}, seqs: meta.NewSequences(n.Broker(), log)}
 	e.cat = meta.NewCatalog(meta.CatalogConfig{Store: e.store, Broker: e.broker, Log: log})
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: n.CheckpointSettings, Broker: e.broker, Log: log})

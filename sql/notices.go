@@ -13,7 +13,6 @@ import (
 	"streamdb/exec"
 	"streamdb/meta"
 	"streamdb/pgwire"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -49,7 +48,7 @@ func cascadeOrder(name string, deps []*catalog.Descriptor) []*catalog.Descriptor
 
 // cascadeLines are the "drop cascades to ..." lines of the objects a
 // DROP ... CASCADE of name removes besides it.
-func cascadeLines(name string, deps []*catalog.Descriptor, sinks []*storage.SinkDescriptor) []string {
+func cascadeLines(name string, deps []*catalog.Descriptor, sinks []*meta.SinkDescriptor) []string {
 	var lines []string
 	for _, d := range cascadeOrder(name, deps) {
 		lines = append(lines, "drop cascades to "+relKindWord(d)+" "+d.Name)

@@ -27,4 +27,4 @@ func (e *Engine) Ready(ctx context.Context) error {
 
 // PebbleDB is the state store's database, for its metrics. It stays the
 // same for the engine's life (a rollback replaces its contents, not it).
-func (e *Engine) PebbleDB() *pebble.DB { return e.store.DB() }
+func (e *Engine) PebbleDB() *pebble.DB { return e.state.DB() }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"streamdb/catalog"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -62,11 +61,4 @@ func (e *Engine) operatorsTable() (*catalog.Descriptor, func() []types.Row) {
 
 // stateTableBytes is Pebble's estimate of the disk size of state table t
 // of object obj (0 if it cannot tell).
-func (e *Engine) stateTableBytes(obj uint32, t uint16) int64 {
-	prefix := storage.StatePrefix(obj, t)
-	n, err := e.store.DB().EstimateDiskUsage(prefix, storage.PrefixEnd(prefix))
-	if err != nil {
-		return 0
-	}
-	return int64(n)
-}
+func (e *Engine) stateTableBytes(obj uint32, t uint16) int64 { return e.state.TableBytes(obj, t) }

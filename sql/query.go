@@ -7,11 +7,11 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
+	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -72,7 +72,7 @@ func (q *adHoc) runLocked(ctx context.Context, vals []types.Datum, w pgwire.RowW
 	limit, _ := parseMemory(s.settings["query_max_memory"])
 	ctx, release := exec.WithMemoryLimit(ctx, limit, s.e.node.QueryPool())
 	defer release()
-	var r storage.Reader
+	var r meta.StateReader
 	var scan func(*plan.Scan) (plan.Node, error)
 	if s.tx != nil {
 		var done func()
@@ -82,7 +82,7 @@ func (q *adHoc) runLocked(ctx context.Context, vals []types.Datum, w pgwire.RowW
 		}
 		defer done()
 	} else {
-		snap := s.e.store.Snapshot()
+		snap := s.e.state.Snapshot()
 		defer snap.Close()
 		r = snap
 	}
@@ -198,7 +198,7 @@ func (e *Engine) viewKey(d *catalog.Descriptor) []int {
 // runAndWrite runs a bound query over r and sends its rows to w as they
 // are made (exec.StreamBatch), so that a read over a large table holds
 // what its operators need, not its result.
-func runAndWrite(ctx context.Context, root plan.Node, r storage.Reader, w pgwire.RowWriter) (string, error) {
+func runAndWrite(ctx context.Context, root plan.Node, r meta.StateReader, w pgwire.RowWriter) (string, error) {
 	n := 0
 	err := exec.StreamBatch(ctx, root, r, func(row types.Row) error {
 		n++
@@ -255,7 +255,7 @@ func (s *session) prepareAsOf(stmt *front.Statement, id uint64, root plan.Node, 
 				return "", err
 			}
 		}
-		return runAndWrite(ctx, bound, st.store.DB(), w)
+		return runAndWrite(ctx, bound, st.p.Store.DB(), w)
 	}}
 }
 

@@ -9,7 +9,6 @@ import (
 	"streamdb/meta"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -84,7 +83,7 @@ func (e *Engine) rollback(ctx context.Context, m *meta.PointMeta) (string, error
 		return "", err
 	}
 	defer point.release()
-	src := point.store
+	src := point.p.Store
 	start := time.Now()
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
@@ -168,25 +167,13 @@ func (e *Engine) alterStreamPosition(ctx context.Context, n *front.AlterStreamPo
 			return "", err
 		}
 		e.rt.Remove(v.ID)
-		b := e.store.NewBatch()
+		var sources []uint16
 		for i, name := range streams {
-			if name != d.Name {
-				continue
-			}
-			pos, err := e.store.Position(v.ID, uint16(i))
-			if err != nil {
-				b.Close()
-				return "", err
-			}
-			pos.Seq = last
-			if err := storage.PutPosition(b, v.ID, uint16(i), pos); err != nil {
-				b.Close()
-				return "", err
+			if name == d.Name {
+				sources = append(sources, uint16(i))
 			}
 		}
-		err = e.store.Commit(b, true)
-		b.Close()
-		if err != nil {
+		if err := e.state.MovePositions(v.ID, sources, last); err != nil {
 			return "", err
 		}
 		if err := e.startView(v, root); err != nil {
@@ -215,16 +202,15 @@ func (e *Engine) openPoint(m *meta.PointMeta) (*asOfState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &asOfState{p: p, meta: p.Meta, store: p.Store, objs: p.Objs}, nil
+	return &asOfState{p: p, meta: p.Meta, objs: p.Objs}, nil
 }
 
 // asOfState is an opened checkpoint or savepoint as queries bind against
 // and read it.
 type asOfState struct {
-	p     *meta.Point
-	meta  *meta.PointMeta
-	store *storage.Store
-	objs  map[string]*catalog.Descriptor
+	p    *meta.Point
+	meta *meta.PointMeta
+	objs map[string]*catalog.Descriptor
 }
 
 // release gives back the reference taken by openPoint.

@@ -10,7 +10,6 @@ import (
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -86,10 +85,10 @@ func checkSinkSchemaOptions(opts map[string]string, format, envelope string) err
 }
 
 // sinks returns every sink, ordered by name.
-func (e *Engine) sinks() ([]*storage.SinkDescriptor, error) { return e.sinkStore.List() }
+func (e *Engine) sinks() ([]*meta.SinkDescriptor, error) { return e.sinkStore.List() }
 
 // sinkNamed returns the sink called name, or nil.
-func (e *Engine) sinkNamed(name string) (*storage.SinkDescriptor, error) {
+func (e *Engine) sinkNamed(name string) (*meta.SinkDescriptor, error) {
 	return e.sinkStore.Named(name)
 }
 
@@ -219,10 +218,10 @@ func (e *Engine) dropSink(ctx context.Context, n *front.DropSink) (string, error
 
 // deleteSink removes sink d and its outbox; its subject and what it
 // published stay in JetStream. The caller holds ddlMu.
-func (e *Engine) deleteSink(d *storage.SinkDescriptor) error { return e.sinkStore.Delete(d) }
+func (e *Engine) deleteSink(d *meta.SinkDescriptor) error { return e.sinkStore.Delete(d) }
 
 // sinksOn returns the sinks that read any of the views named.
-func (e *Engine) sinksOn(views []*catalog.Descriptor) ([]*storage.SinkDescriptor, error) {
+func (e *Engine) sinksOn(views []*catalog.Descriptor) ([]*meta.SinkDescriptor, error) {
 	return e.sinkStore.On(views)
 }
 

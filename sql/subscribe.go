@@ -201,7 +201,7 @@ func writeFirst(ctx context.Context, sub *exec.Subscription, id uint32, ncols in
 		}
 		return nil
 	}
-	then, err := exec.ViewCounts(point.store.DB(), id, ncols)
+	then, err := exec.ViewCounts(point.p.Store.DB(), id, ncols)
 	if err != nil {
 		return err
 	}
