@@ -1,6 +1,8 @@
 package meta
 
 import (
+	"github.com/cockroachdb/pebble/v2"
+
 	"streamdb/broker"
 	"streamdb/checkpoint"
 	"streamdb/exec"
@@ -28,6 +30,10 @@ func NewNode(n *node.Node) *Node { return &Node{n: n} }
 // Store is the state store. ReplaceState replaces what it holds, never
 // the store itself.
 func (n *Node) Store() *storage.Store { return n.n.Store() }
+
+// PebbleDB is the state store's database, for its metrics. It stays the
+// same for the server's life (a rollback replaces its contents, not it).
+func (n *Node) PebbleDB() *pebble.DB { return n.n.Store().DB() }
 
 // Broker is the server's NATS connection (and embedded server).
 func (n *Node) Broker() *broker.Broker { return n.n.Broker() }

@@ -34,10 +34,6 @@ type SourcePosition = storage.SourcePosition
 // done.
 func (s *State) Snapshot() *Snapshot { return s.store.Snapshot() }
 
-// DB is the state's Pebble database, for its metrics. It stays the same
-// for the server's life.
-func (s *State) DB() *pebble.DB { return s.store.DB() }
-
 // PositionAt is the position of source i of object obj in snap (the
 // zero position when none is stored).
 func PositionAt(snap *Snapshot, obj uint32, i uint16) (SourcePosition, error) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
+	"streamdb/meta"
 )
 
 // Ready reports whether the engine serves queries: it has recovered (Open
@@ -25,6 +25,6 @@ func (e *Engine) Ready(ctx context.Context) error {
 	return nil
 }
 
-// PebbleDB is the state store's database, for its metrics. It stays the
-// same for the engine's life (a rollback replaces its contents, not it).
-func (e *Engine) PebbleDB() *pebble.DB { return e.state.DB() }
+// Node is the opened server the engine runs over, for what the process
+// reports of it (the state store's metrics: meta.Node.PebbleDB).
+func (e *Engine) Node() *meta.Node { return e.node }

@@ -60,7 +60,7 @@ func startHTTP(cfg *config.Config, hs *haState, auth pgwire.Authenticator, log *
 	}
 	log.Info("HTTP endpoint listening", "listen", srv.Addr(), "metrics", "/metrics", "health", "/healthz /readyz", "pprof", cfg.Pprof)
 	return srv, func(e *sql.Engine) {
-		metrics.RegisterPebble(e.PebbleDB)
+		metrics.RegisterPebble(e.Node().PebbleDB)
 		e.RegisterMetrics()
 		engine.Store(e)
 	}, nil
