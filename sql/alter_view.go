@@ -11,11 +11,11 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/plan"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -428,28 +428,11 @@ func (e *Engine) swapView(ctx context.Context, a *alterPlan) error {
 	err = e.coord.Exclusive(func() error {
 		e.rt.StopAll()
 		e.tables.reset()
-		b := e.store.NewBatch()
-		defer b.Close()
-		if a.rebuild {
-			if err := storage.DeleteObject(b, d.ID); err != nil {
-				return err
-			}
-			for i, seq := range starts {
-				if err := storage.PutPosition(b, d.ID, i, storage.SourcePosition{Seq: seq}); err != nil {
-					return err
-				}
-			}
-		}
-		if err := exec.SwapViewState(e.store, b, d.ID, len(a.old.Columns), drop, reemit, a.rebuild); err != nil {
-			return err
-		}
-		if err := clearIndexes(b, a.old.ID, a.old.Indexes); err != nil {
-			return err
-		}
-		if err := e.cat.PutIn(b, d); err != nil {
-			return err
-		}
-		if err := e.store.Commit(b, true); err != nil {
+		err := e.state.RewriteView(e.cat, meta.ViewRewrite{
+			View: d, OldID: a.old.ID, OldColumns: len(a.old.Columns), OldIndexes: a.old.Indexes,
+			Drop: drop, Reemit: reemit, Rebuild: a.rebuild, Starts: starts,
+		})
+		if err != nil {
 			return err
 		}
 		defer e.rt.StartDeferred()
