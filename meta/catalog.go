@@ -104,6 +104,23 @@ func (c *Catalog) Replace(old, d *catalog.Descriptor) error {
 	return st.Commit(b, true)
 }
 
+// Rename writes ds (the renamed object first, then the objects whose
+// definitions name it) and deletes the descriptor stored under oldName,
+// in one synced batch. Unlike Replace it suits objects with running
+// dataflows, which the caller stops and starts again around it.
+func (c *Catalog) Rename(oldName string, ds ...*catalog.Descriptor) error {
+	st := c.cfg.Store
+	b := st.NewBatch()
+	defer b.Close()
+	if err := c.DeleteIn(b, oldName); err != nil {
+		return err
+	}
+	if err := c.PutIn(b, ds...); err != nil {
+		return err
+	}
+	return st.Commit(b, true)
+}
+
 // Amend writes d in place of the record of its name without waiting for
 // the write to be synced: for changes whose loss is harmless, because
 // the next start finds the same thing again (a view's populating flag,

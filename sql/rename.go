@@ -165,15 +165,7 @@ func (e *Engine) commitRename(old, d *catalog.Descriptor, others ...*catalog.Des
 		e.rt.StopAll()
 		e.tables.reset()
 		defer e.rt.StartDeferred()
-		b := e.store.NewBatch()
-		defer b.Close()
-		if err := e.cat.DeleteIn(b, old.Name); err != nil {
-			return err
-		}
-		if err := e.cat.PutIn(b, append([]*catalog.Descriptor{d}, others...)...); err != nil {
-			return err
-		}
-		committed := e.store.Commit(b, true)
+		committed := e.cat.Rename(old.Name, append([]*catalog.Descriptor{d}, others...)...)
 		if err := e.loadCatalog(); err != nil {
 			return err
 		}
