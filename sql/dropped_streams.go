@@ -10,7 +10,7 @@ import "streamdb/meta"
 // a collection holds ddlMu.
 func (e *Engine) newDroppedStreams() *meta.DroppedStreams {
 	return meta.NewDroppedStreams(meta.DroppedStreamsConfig{
-		Catalog: &e.ddlMu, Live: e.catalogObjects, Broker: e.broker, Coord: e.coord,
+		Catalog: &e.ddlMu, Live: e.catalogObjects, Broker: e.node.Broker(), Coord: e.coord,
 		Settings: e.node.CheckpointSettings, DataDir: e.node.DataDir(), Log: e.log,
 	})
 }

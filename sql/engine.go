@@ -11,12 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/meta"
 	"streamdb/pgwire"
-	"streamdb/storage"
 )
 
 // Engine is one server's SQL engine; it implements pgwire.Engine.
@@ -43,10 +41,11 @@ import (
 type Engine struct {
 	// node owns the components below (their opening, settings, state
 	// swap and shutdown); the engine keeps them at hand.
-	node   *meta.Node
-	log    *slog.Logger
-	store  *storage.Store
-	broker *broker.Broker
+	node *meta.Node
+	log  *slog.Logger
+	// writePath holds the state store and the broker for the table write
+	// path (write_path.go); the rest of sql reaches them through meta.
+	writePath
 	// streams reads the JetStream streams behind streams and tables and
 	// binds new ones (meta.Streams).
 	streams *meta.Streams
@@ -125,13 +124,13 @@ type Engine struct {
 // where the server of an --ha-group that takes over reads them. When Open
 // fails, it closes what node.Open opened.
 func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
-	e := &Engine{node: n, log: log, store: n.Store(), broker: n.Broker(), streams: meta.NewStreams(n.Broker()), state: meta.NewState(n.Store()), rt: n.Runtime(), coord: n.Coordinator(),
+	e := &Engine{node: n, log: log, writePath: writePath{store: n.Store(), broker: n.Broker()}, streams: meta.NewStreams(n.Broker()), state: meta.NewState(n.Store()), rt: n.Runtime(), coord: n.Coordinator(),
 		objs: map[string]*catalog.Descriptor{}, seqs: meta.NewSequences(n.Broker(), log)}
-	e.cat = meta.NewCatalog(meta.CatalogConfig{Store: e.store, Broker: e.broker, Log: log})
-	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: n.CheckpointSettings, Broker: e.broker, Log: log})
+	e.cat = meta.NewCatalog(meta.CatalogConfig{Store: n.Store(), Broker: n.Broker(), Log: log})
+	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: n.CheckpointSettings, Broker: n.Broker(), Log: log})
 	e.dropped = e.newDroppedStreams()
 	e.jobs = meta.NewJobs(e.rt.Positions)
-	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: e.store, Broker: e.broker, Runtime: e.rt, Log: log})
+	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: n.Store(), Broker: n.Broker(), Runtime: e.rt, Log: log})
 	var err error
 	if e.roles, err = meta.OpenRoles(n.DataDir(), roles, n.CheckFence); err != nil {
 		n.Abandon()

@@ -111,7 +111,7 @@ func (e *Engine) populatingProgress(d *catalog.Descriptor) (done, total uint64, 
 		if target <= bf.Start[i] {
 			continue
 		}
-		pos, err := e.store.Position(d.ID, uint16(i))
+		pos, err := e.state.Position(d.ID, uint16(i))
 		if err != nil {
 			return 0, 0, false
 		}

@@ -53,8 +53,8 @@ func (h purgeHost) AfterPurge(ctx context.Context) { h.e.removeTxns(ctx) }
 // checkpoint; the purge holds ddlMu.
 func (e *Engine) startPurging() {
 	e.purge = meta.NewPurger(meta.PurgerConfig{
-		Host: purgeHost{e}, Catalog: &e.ddlMu, Broker: e.broker, Coord: e.coord,
-		Positions: e.rt.Positions, Stored: e.store.Position, Log: e.log,
+		Host: purgeHost{e}, Catalog: &e.ddlMu, Broker: e.node.Broker(), Coord: e.coord,
+		Positions: e.rt.Positions, Stored: e.state.Position, Log: e.log,
 	})
 	e.purge.Start()
 }
