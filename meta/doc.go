@@ -54,6 +54,20 @@
 //     JetStream; the runtime is told which views write which outbox
 //     (SinkRuntime). Across a ROLLBACK TO the outboxes are carried over
 //     with the changes that take each view's consumers to the point.
+//   - Streams (streams.go): what the frontend asks of the JetStream
+//     streams behind streams and tables, each named by its descriptor:
+//     the sequences they hold, their messages read back in a range, the
+//     stream holding a subject, the binding of a new stream or table,
+//     subject patterns, and the checks and SQLSTATEs of a publish that
+//     failed. It takes no lock.
+//   - State (state.go, state_sizes.go, view_rewrite.go): the committed
+//     state as the frontend reads and sets it outside the table write
+//     path: snapshots, the source positions CREATE and ALTER STREAM ...
+//     POSITION store, the sizes of state tables, and ALTER MATERIALIZED
+//     VIEW's rewrite of a view's state with its descriptor in one batch.
+//     It takes no lock: its callers hold sql's stateMu or ddlMu.
+//   - The secret key (secret_key.go): the key file CREATE SECRET values
+//     are sealed under, read or made at start.
 //
 // What it never imports: sql, sql/front, pgwire or the TiDB parser and
 // its AST; sql in turn reaches checkpoint, sink and node only through
