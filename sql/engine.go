@@ -42,6 +42,11 @@ type Engine struct {
 	// node owns the components below (their opening, settings, state
 	// swap and shutdown); the engine keeps them at hand.
 	node *meta.Node
+	// host and link are what reads and writes need of the node and of
+	// its NATS connection (engine_host.go): the node and the broker, or
+	// a unit test's fakes.
+	host engineHost
+	link natsLink
 	log  *slog.Logger
 	// writePath holds the state store and the broker for the table write
 	// path (write_path.go); the rest of sql reaches them through meta.
@@ -124,7 +129,7 @@ type Engine struct {
 // where the server of an --ha-group that takes over reads them. When Open
 // fails, it closes what node.Open opened.
 func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, error) {
-	e := &Engine{node: n, log: log, writePath: writePath{store: n.Store(), broker: n.Broker()}, streams: meta.NewStreams(n.Broker()), state: meta.NewState(n.Store()), rt: n.Runtime(), coord: n.Coordinator(),
+	e := &Engine{node: n, host: n, link: n.Broker(), log: log, writePath: writePath{store: n.Store(), broker: n.Broker()}, streams: meta.NewStreams(n.Broker()), state: meta.NewState(n.Store()), rt: n.Runtime(), coord: n.Coordinator(),
 		objs: map[string]*catalog.Descriptor{}, seqs: meta.NewSequences(n.Broker(), log)}
 	e.cat = meta.NewCatalog(meta.CatalogConfig{Store: n.Store(), Broker: n.Broker(), Log: log})
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: n.CheckpointSettings, Broker: n.Broker(), Log: log})

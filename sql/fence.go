@@ -6,7 +6,7 @@ import "streamdb/meta"
 // lease (node.Fence): the engine checks it before every table or stream
 // write is published.
 func (e *Engine) checkFence() error {
-	if err := e.node.CheckFence(); err != nil {
+	if err := e.host.CheckFence(); err != nil {
 		return fencedError()
 	}
 	return nil

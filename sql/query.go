@@ -70,7 +70,7 @@ func (q *adHoc) ready(ctx context.Context) error {
 func (q *adHoc) runLocked(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 	s := q.s
 	limit, _ := parseMemory(s.settings["query_max_memory"])
-	ctx, release := exec.WithMemoryLimit(ctx, limit, s.e.node.QueryPool())
+	ctx, release := exec.WithMemoryLimit(ctx, limit, s.e.host.QueryPool())
 	defer release()
 	var r meta.StateReader
 	var scan func(*plan.Scan) (plan.Node, error)

@@ -56,7 +56,7 @@ func TestSessionDataDriven(t *testing.T) {
 			switch d.Cmd {
 			case "catalog":
 				for _, stmt := range front.Split(d.Input) {
-					if err := f.cat.Exec(stmt); err != nil {
+					if err := f.create(stmt); err != nil {
 						return errorLine(err)
 					}
 				}

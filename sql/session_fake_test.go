@@ -23,6 +23,7 @@ import (
 // before it publishes, even with nothing to publish).
 type fakeEngine struct {
 	*Engine
+	js       *fakeJetStream
 	cat      *OfflineCatalog
 	sessions map[string]*session
 }
@@ -34,7 +35,7 @@ func newFakeEngine(t *testing.T) *fakeEngine {
 		t.Fatal(err)
 	}
 	e := &Engine{objs: map[string]*catalog.Descriptor{}, roles: roles}
-	f := &fakeEngine{Engine: e, cat: &OfflineCatalog{objs: e.objs, nextID: 1}, sessions: map[string]*session{}}
+	f := &fakeEngine{Engine: e, js: openFakeNode(t, e), cat: &OfflineCatalog{objs: e.objs, nextID: 1}, sessions: map[string]*session{}}
 	t.Cleanup(func() {
 		for _, s := range f.sessions {
 			s.Close()

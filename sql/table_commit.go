@@ -396,7 +396,7 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 // changelogLimit is the largest changelog message the NATS connection
 // takes, less room for the headers JetStream adds.
 func (e *Engine) changelogLimit() int {
-	limit := int(e.broker.MaxPayload())
+	limit := int(e.link.MaxPayload())
 	if limit <= 0 {
 		limit = 1 << 20
 	}

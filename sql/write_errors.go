@@ -16,7 +16,14 @@ func (e *Engine) checkWritable() error {
 	if err := e.checkFence(); err != nil {
 		return err
 	}
-	return e.streams.CheckWritable()
+	if err := e.broker.SpaceError(); err != nil {
+		return err
+	}
+	if !e.link.Connected() {
+		return sqlerr.New(sqlerr.ConnectionFailure, "could not write: the connection to NATS is lost (%s)", e.broker.NC.Status()).
+			WithHint("Nothing was written. streamdb reconnects by itself; retry once NATS is reachable.")
+	}
+	return nil
 }
 
 // publishFailure is the error a client gets for a publish that failed

@@ -1,0 +1,212 @@
+package sql
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/broker"
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/storage"
+	"streamdb/storage/keyenc"
+)
+
+// The node of a fakeEngine: what ad-hoc reads and table commits need
+// (engineHost, natsLink, the state store, the runtime, JetStream) without
+// a server. The store is a real Pebble in memory and the runtime a real
+// exec.Runtime that runs no dataflow. JetStream is fakeJetStream: it
+// acknowledges a table's changelog message at once and applies it to the
+// table's state in the store as the table's dataflow would (a keyed
+// table by its primary key, one without by row with a multiplicity), with
+// the table's position, so that the next read sees it (and the table's
+// log forgets it as the real one does once the dataflow applied it).
+
+// fakeHost is the node's engineHost: an unbounded query memory pool and a
+// fence that holds unless fenced is set.
+type fakeHost struct {
+	pool   exec.MemoryPool
+	fenced error
+}
+
+func (h *fakeHost) QueryPool() *exec.MemoryPool { return &h.pool }
+func (h *fakeHost) CheckFence() error           { return h.fenced }
+
+// fakeLink is a NATS connection that is up and takes messages of 1 MiB.
+type fakeLink struct{}
+
+func (fakeLink) IsConnected() bool { return true }
+func (fakeLink) MaxPayload() int64 { return 1 << 20 }
+
+// fakeJetStream publishes tables' changelog messages (see above). Any
+// other JetStream call panics (the embedded interface is nil): the fake
+// engine has no stream writes, transactions across tables or DDL.
+type fakeJetStream struct {
+	jetstream.JetStream
+	e *Engine
+
+	mu sync.Mutex
+	// seq is the sequence of the last message, one sequence for all
+	// subjects as in one JetStream stream per table; last is that of the
+	// last message per subject.
+	seq  uint64
+	last map[string]uint64
+	// fail, when set, is the error the next publish returns (and clears)
+	// after storing nothing.
+	fail error
+}
+
+// Publish applies a table changelog message and acknowledges it.
+func (js *fakeJetStream) Publish(_ context.Context, subject string, data []byte, _ ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if err := js.fail; err != nil {
+		js.fail = nil
+		return nil, err
+	}
+	d := js.tableOn(subject)
+	if d == nil {
+		return nil, fmt.Errorf("fake JetStream: no table on subject %q", subject)
+	}
+	js.seq++
+	if err := applyChangelog(js.e.store, d, data, js.seq); err != nil {
+		return nil, err
+	}
+	if js.last == nil {
+		js.last = map[string]uint64{}
+	}
+	js.last[subject] = js.seq
+	return &jetstream.PubAck{Stream: d.JSStream, Sequence: js.seq}, nil
+}
+
+// Stream answers for the last message on a table's subject.
+func (js *fakeJetStream) Stream(_ context.Context, name string) (jetstream.Stream, error) {
+	return &fakeStream{js: js}, nil
+}
+
+func (js *fakeJetStream) tableOn(subject string) *catalog.Descriptor {
+	js.e.catMu.RLock()
+	defer js.e.catMu.RUnlock()
+	for _, d := range js.e.objs {
+		if d.Kind == catalog.KindTable && d.Subject == subject {
+			return d
+		}
+	}
+	return nil
+}
+
+type fakeStream struct {
+	jetstream.Stream
+	js *fakeJetStream
+}
+
+func (s *fakeStream) GetLastMsgForSubject(_ context.Context, subject string) (*jetstream.RawStreamMsg, error) {
+	s.js.mu.Lock()
+	defer s.js.mu.Unlock()
+	seq := s.js.last[subject]
+	if seq == 0 {
+		return nil, jetstream.ErrMsgNotFound
+	}
+	return &jetstream.RawStreamMsg{Subject: subject, Sequence: seq}, nil
+}
+
+// applyChangelog applies one changelog message of table d, stored at seq,
+// to the table's state: the rows as exec's materialize operator keeps a
+// table's (keyed by the primary key, or by the whole row with its
+// multiplicity), and the table's position.
+func applyChangelog(store *storage.Store, d *catalog.Descriptor, data []byte, seq uint64) error {
+	cols, err := d.Schema()
+	if err != nil {
+		return err
+	}
+	changes, err := exec.NewChangelogDecoder(memberColumns(d, cols)).Decode(data)
+	if err != nil {
+		return err
+	}
+	scan, err := tableScan(d)
+	if err != nil {
+		return err
+	}
+	key := exec.TableKey(scan)
+	prefix := exec.ViewTablePrefix(d.ID)
+	b := store.DB().NewIndexedBatch()
+	defer b.Close()
+	for _, ch := range changes {
+		k := append([]byte(nil), prefix...)
+		if key != nil {
+			for _, j := range key {
+				k = keyenc.Append(k, ch.Row[j])
+			}
+			if ch.Sign > 0 {
+				err = b.Set(k, exec.EncodeViewValue(ch.Row, 1), nil)
+			} else {
+				err = b.Delete(k, nil)
+			}
+		} else {
+			k = keyenc.AppendRowValue(k, ch.Row)
+			var n uint64
+			if v, closer, gerr := b.Get(k); gerr == nil {
+				n, _ = binary.Uvarint(v)
+				closer.Close()
+			}
+			switch {
+			case ch.Sign > 0:
+				err = b.Set(k, exec.EncodeViewValue(ch.Row, n+1), nil)
+			case n > 1:
+				err = b.Set(k, exec.EncodeViewValue(ch.Row, n-1), nil)
+			default:
+				err = b.Delete(k, nil)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := storage.PutPosition(b, d.ID, 0, storage.SourcePosition{Seq: seq}); err != nil {
+		return err
+	}
+	return b.Commit(nil)
+}
+
+// openFakeNode gives e a node of fakes (see above).
+func openFakeNode(t *testing.T, e *Engine) *fakeJetStream {
+	t.Helper()
+	store, err := storage.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := &fakeJetStream{e: e}
+	e.store = store
+	e.broker = &broker.Broker{JS: js}
+	e.rt = exec.NewRuntime(store, e.broker, slog.New(slog.DiscardHandler), time.Second)
+	e.host = &fakeHost{}
+	e.link = fakeLink{}
+	e.log = slog.New(slog.DiscardHandler)
+	t.Cleanup(func() {
+		e.rt.Close()
+		store.Close()
+	})
+	return js
+}
+
+// create adds a CREATE STREAM, TABLE or MATERIALIZED VIEW to the catalog
+// (OfflineCatalog), giving a table the subject and JetStream stream CREATE
+// TABLE would.
+func (f *fakeEngine) create(stmt string) error {
+	if err := f.cat.Exec(stmt); err != nil {
+		return err
+	}
+	for name, d := range f.objs {
+		if d.Kind == catalog.KindTable && d.Subject == "" {
+			d.Subject = tableSubjectPrefix + name
+			d.JSStream = "STREAMDB_TABLE_" + name
+		}
+	}
+	return nil
+}
