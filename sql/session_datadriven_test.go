@@ -33,6 +33,12 @@ import (
 //	                         cursor as DECLARE does, over the rows 1..K of
 //	                         one int8 column n in place of the query's
 //	                         (ad-hoc reads of state need the node)
+//	copy [session=N] [user=U] [hex]
+//	                         one COPY statement (the first line) with the
+//	                         further lines as the client's data (hex for a
+//	                         binary COPY FROM): the data COPY TO wrote
+//	                         (hex when binary), the tag or the error, then
+//	                         the transaction status
 //	describe [session=N] [params=T,T]
 //	                         one statement prepared with the parameter
 //	                         types given: its parameter and result types
@@ -88,6 +94,8 @@ func TestSessionDataDriven(t *testing.T) {
 				var k int
 				d.ScanArgs(t, "rows", &k)
 				return declareRows(f.session(name, user), d.Input, k)
+			case "copy":
+				return runCopy(f.session(name, user), d.Input, d.HasArg("hex"))
 			case "describe":
 				s := f.session(name, user)
 				var ts []types.Type

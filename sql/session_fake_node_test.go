@@ -14,6 +14,7 @@ import (
 	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/sql/front"
 	"streamdb/storage"
 	"streamdb/storage/keyenc"
 )
@@ -196,11 +197,22 @@ func openFakeNode(t *testing.T, e *Engine) *fakeJetStream {
 }
 
 // create adds a CREATE STREAM, TABLE or MATERIALIZED VIEW to the catalog
-// (OfflineCatalog), giving a table the subject and JetStream stream CREATE
-// TABLE would.
+// (OfflineCatalog), giving a table the constraints, subject and JetStream
+// stream CREATE TABLE would.
 func (f *fakeEngine) create(stmt string) error {
 	if err := f.cat.Exec(stmt); err != nil {
 		return err
+	}
+	st, err := front.Parse(stmt)
+	if err != nil {
+		return err
+	}
+	if n, ok := st.Node.(*front.CreateSource); ok {
+		d := f.objs[n.Name]
+		if d.Constraints, err = f.constraintDefs(n, d); err != nil {
+			delete(f.objs, n.Name)
+			return err
+		}
 	}
 	for name, d := range f.objs {
 		if d.Kind == catalog.KindTable && d.Subject == "" {
