@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/broker"
@@ -58,18 +60,33 @@ type fakeJetStream struct {
 	// last message per subject.
 	seq  uint64
 	last map[string]uint64
+	// txn holds the transaction stream's messages by sequence.
+	txn map[uint64][]byte
 	// fail, when set, is the error the next publish returns (and clears)
 	// after storing nothing.
 	fail error
 }
 
-// Publish applies a table changelog message and acknowledges it.
+// Publish applies a table's changelog message, or keeps a message of the
+// transaction stream, and acknowledges it.
 func (js *fakeJetStream) Publish(_ context.Context, subject string, data []byte, _ ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
 	js.mu.Lock()
 	defer js.mu.Unlock()
+	return js.publishLocked(subject, data)
+}
+
+func (js *fakeJetStream) publishLocked(subject string, data []byte) (*jetstream.PubAck, error) {
 	if err := js.fail; err != nil {
 		js.fail = nil
 		return nil, err
+	}
+	if strings.HasPrefix(subject, fakeTxnPrefix) {
+		js.seq++
+		if js.txn == nil {
+			js.txn = map[uint64][]byte{}
+		}
+		js.txn[js.seq] = data
+		return &jetstream.PubAck{Stream: broker.TxnStream, Sequence: js.seq}, nil
 	}
 	d := js.tableOn(subject)
 	if d == nil {
@@ -79,12 +96,73 @@ func (js *fakeJetStream) Publish(_ context.Context, subject string, data []byte,
 	if err := applyChangelog(js.e.store, d, data, js.seq); err != nil {
 		return nil, err
 	}
+	js.noteLast(subject)
+	return &jetstream.PubAck{Stream: d.JSStream, Sequence: js.seq}, nil
+}
+
+func (js *fakeJetStream) noteLast(subject string) {
 	if js.last == nil {
 		js.last = map[string]uint64{}
 	}
 	js.last[subject] = js.seq
-	return &jetstream.PubAck{Stream: d.JSStream, Sequence: js.seq}, nil
 }
+
+// PublishAsync publishes as Publish does; the acknowledgement is ready.
+func (js *fakeJetStream) PublishAsync(subject string, data []byte, _ ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	return readyAck(js.publishLocked(subject, data))
+}
+
+// PublishMsgAsync takes a transaction's reference message on a table's
+// subject: the table applies the transaction's data it names, at the
+// reference's sequence. (The fake's transactions always commit: their
+// decision is recorded, never consulted.)
+func (js *fakeJetStream) PublishMsgAsync(m *nats.Msg, _ ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	ref, ok, err := broker.ParseTxnRef(m.Header, m.Data)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("fake JetStream: %s is not a transaction reference (%v)", m.Subject, err)
+	}
+	d := js.tableOn(m.Subject)
+	if d == nil {
+		return nil, fmt.Errorf("fake JetStream: no table on subject %q", m.Subject)
+	}
+	js.seq++
+	for _, r := range ref.Data {
+		for seq := r[0]; seq <= r[1]; seq++ {
+			if err := applyChangelog(js.e.store, d, js.txn[seq], js.seq); err != nil {
+				return nil, err
+			}
+		}
+	}
+	js.noteLast(m.Subject)
+	return readyAck(&jetstream.PubAck{Stream: d.JSStream, Sequence: js.seq}, nil)
+}
+
+// fakeTxnPrefix begins the subjects of the transaction stream.
+var fakeTxnPrefix = strings.TrimSuffix(broker.TxnIntentSubject(""), ".intent")
+
+// fakeAck is an acknowledgement that is there at once.
+type fakeAck struct {
+	jetstream.PubAckFuture
+	ok  chan *jetstream.PubAck
+	err chan error
+}
+
+func readyAck(ack *jetstream.PubAck, err error) (jetstream.PubAckFuture, error) {
+	f := &fakeAck{ok: make(chan *jetstream.PubAck, 1), err: make(chan error, 1)}
+	if err != nil {
+		f.err <- err
+	} else {
+		f.ok <- ack
+	}
+	return f, nil
+}
+
+func (f *fakeAck) Ok() <-chan *jetstream.PubAck { return f.ok }
+func (f *fakeAck) Err() <-chan error            { return f.err }
 
 // Stream answers for the last message on a table's subject.
 func (js *fakeJetStream) Stream(_ context.Context, name string) (jetstream.Stream, error) {
@@ -106,6 +184,9 @@ type fakeStream struct {
 	jetstream.Stream
 	js *fakeJetStream
 }
+
+// Purge forgets nothing: the fake keeps every transaction's messages.
+func (s *fakeStream) Purge(context.Context, ...jetstream.StreamPurgeOpt) error { return nil }
 
 func (s *fakeStream) GetLastMsgForSubject(_ context.Context, subject string) (*jetstream.RawStreamMsg, error) {
 	s.js.mu.Lock()
