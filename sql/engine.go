@@ -173,7 +173,7 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 }
 
 // setting reads one setting.
-func (e *Engine) setting(key string) string { return e.node.Setting(key) }
+func (e *Engine) setting(key string) string { return e.host.Setting(key) }
 
 // NATSURL is the URL producers can publish to.
 func (e *Engine) NATSURL() string { return e.streams.URL() }

@@ -3,13 +3,15 @@ package sql
 import "streamdb/exec"
 
 // engineHost is what sessions need of the node on the paths of ad-hoc
-// reads and of writes: the memory pool every ad-hoc query draws on, and
-// the fence a write checks before it publishes (a server that lost its
-// group's lease writes nothing). The server's is its *meta.Node; the
+// reads and of writes: the memory pool every ad-hoc query draws on, the
+// fence a write checks before it publishes (a server that lost its
+// group's lease writes nothing), and the server's settings (how often a
+// long wait reports, for one). The server's is its *meta.Node; the
 // unit tests' engine without a node has its own (session_fake_test.go).
 type engineHost interface {
 	QueryPool() *exec.MemoryPool
 	CheckFence() error
+	Setting(key string) string
 }
 
 // natsLink is what a write needs to know of the NATS connection before

@@ -31,8 +31,9 @@ import (
 // the table's position, so that the next read sees it (and the table's
 // log forgets it as the real one does once the dataflow applied it).
 
-// fakeHost is the node's engineHost: an unbounded query memory pool and a
-// fence that holds unless fenced is set.
+// fakeHost is the node's engineHost: an unbounded query memory pool, a
+// fence that holds unless fenced is set, and every setting at its default
+// (the empty string, which readers of settings take for their default).
 type fakeHost struct {
 	pool   exec.MemoryPool
 	fenced error
@@ -40,6 +41,7 @@ type fakeHost struct {
 
 func (h *fakeHost) QueryPool() *exec.MemoryPool { return &h.pool }
 func (h *fakeHost) CheckFence() error           { return h.fenced }
+func (h *fakeHost) Setting(string) string       { return "" }
 
 // fakeLink is a NATS connection that is up and takes messages of 1 MiB.
 type fakeLink struct{}
