@@ -34,6 +34,9 @@ func (s *session) permitted(st *front.Statement) error {
 		if err := s.needOn(target, "INSERT"); err != nil {
 			return err
 		}
+		if err := s.needReturning(st, target); err != nil {
+			return err
+		}
 		if n.Select != nil {
 			return s.needRead(st, n.Select)
 		}
@@ -50,7 +53,7 @@ func (s *session) permitted(st *front.Statement) error {
 		if err := s.needOn(target, "UPDATE"); err != nil {
 			return err
 		}
-		reads := n.Where != nil
+		reads := n.Where != nil || returningReads(st)
 		for _, a := range n.List {
 			reads = reads || readsColumns(a.Expr)
 		}
@@ -65,7 +68,7 @@ func (s *session) permitted(st *front.Statement) error {
 		if err := s.needOn(target, "DELETE"); err != nil {
 			return err
 		}
-		if n.Where != nil {
+		if n.Where != nil || returningReads(st) {
 			if err := s.needOn(target, "SELECT"); err != nil {
 				return err
 			}
@@ -458,4 +461,25 @@ func (u *userFunctions) userFunction(x ast.ExprNode) string {
 		}
 	}
 	return ""
+}
+
+// returningReads reports whether st's RETURNING list reads the target's
+// columns (a column or *): PostgreSQL wants SELECT on the target for
+// that, not for a list of constants.
+func returningReads(st *front.Statement) bool {
+	for _, f := range st.Returning {
+		if f.WildCard != nil || readsColumns(f.Expr) {
+			return true
+		}
+	}
+	return false
+}
+
+// needReturning fails an INSERT whose RETURNING list reads the target's
+// columns when the user may not SELECT from the target.
+func (s *session) needReturning(st *front.Statement, target *ast.TableName) error {
+	if !returningReads(st) {
+		return nil
+	}
+	return s.needOn(target, "SELECT")
 }
