@@ -32,7 +32,8 @@ import (
 //	                         DECLARE ... CURSOR FOR <query>: declares the
 //	                         cursor as DECLARE does, over the rows 1..K of
 //	                         one int8 column n in place of the query's
-//	                         (ad-hoc reads of state need the node)
+//	                         (a query of a materialized view needs its
+//	                         dataflow; DECLARE in exec reads tables)
 //	copy [session=N] [user=U] [hex]
 //	                         one COPY statement (the first line) with the
 //	                         further lines as the client's data (hex for a

@@ -13,14 +13,16 @@ import (
 )
 
 // fakeEngine is an Engine with no node: a catalog of descriptors held in
-// memory (filled as OfflineCatalog fills one) and meta's role store kept
-// in memory. Sessions over it parse, bind, check privileges and run the
-// statements that touch no durable state: settings, transaction blocks,
-// prepared statements, cursors, GRANT and REVOKE. A statement that needs
-// the node panics: an ad-hoc read of state (query.go takes the node's
-// query memory pool and a Pebble snapshot), a write, DDL, and the COMMIT
-// of a block that did not fail (commitWrites checks the fence and NATS
-// before it publishes, even with nothing to publish).
+// memory (filled as OfflineCatalog fills one, with a table's constraints
+// as CREATE TABLE records them), meta's role store kept in memory, and a
+// node of fakes (session_fake_node_test.go): a Pebble store in memory, a
+// runtime that runs no dataflow and a JetStream that applies a table's
+// commits to its state at once. Sessions over it parse, bind, check
+// privileges and run settings, transaction blocks, prepared statements,
+// cursors, GRANT and REVOKE, ad-hoc reads of tables, INSERT, UPDATE,
+// DELETE, COPY and COMMIT over tables. What needs more of the node
+// panics: DDL, reads of materialized views (no dataflow computes them),
+// writes to streams, sequences, sinks, durable savepoints.
 type fakeEngine struct {
 	*Engine
 	js       *fakeJetStream
