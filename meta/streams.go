@@ -126,23 +126,6 @@ func (s *Streams) Disown(ctx context.Context, name string) error { return s.b.Di
 // creating it).
 func (s *Streams) Delete(ctx context.Context, name string) error { return s.b.DeleteStream(ctx, name) }
 
-// CheckWritable refuses a write before it is published when the disk
-// holding the embedded JetStream store is full (53100: JetStream would
-// refuse it anyway, and a write that reached the disk as it filled could
-// break the stream), or when the connection to NATS is down (08006: the
-// client library would hold the message until it reconnects or the
-// publish times out).
-func (s *Streams) CheckWritable() error {
-	if err := s.b.SpaceError(); err != nil {
-		return err
-	}
-	if !s.b.Connected() {
-		return sqlerr.New(sqlerr.ConnectionFailure, "could not write: the connection to NATS is lost (%s)", s.b.NC.Status()).
-			WithHint("Nothing was written. streamdb reconnects by itself; retry once NATS is reachable.")
-	}
-	return nil
-}
-
 // PublishFailure is the error a client gets for a publish that failed
 // with err, with the SQLSTATE of its cause (broker.Classify): 53100 when
 // the disk is full, 08006 when NATS cannot be reached, 08007 when no

@@ -16,6 +16,7 @@ import (
 	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/sql/front"
 	"streamdb/storage"
 	"streamdb/storage/keyenc"
@@ -46,7 +47,7 @@ func (h *fakeHost) Setting(string) string       { return "" }
 // fakeLink is a NATS connection that is up and takes messages of 1 MiB.
 type fakeLink struct{}
 
-func (fakeLink) IsConnected() bool { return true }
+func (fakeLink) Connected() bool   { return true }
 func (fakeLink) MaxPayload() int64 { return 1 << 20 }
 
 // fakeJetStream publishes tables' changelog messages (see above). Any
@@ -268,6 +269,8 @@ func openFakeNode(t *testing.T, e *Engine) *fakeJetStream {
 	js := &fakeJetStream{e: e}
 	e.store = store
 	e.broker = &broker.Broker{JS: js}
+	e.streams = meta.NewStreams(e.broker)
+	e.state = meta.NewState(store)
 	e.rt = exec.NewRuntime(store, e.broker, slog.New(slog.DiscardHandler), time.Second)
 	e.host = &fakeHost{}
 	e.link = fakeLink{}

@@ -10,8 +10,11 @@ import (
 // reported as written.
 
 // checkWritable refuses a write before it is published when this server
-// no longer holds its group's lease, or when JetStream could not take it
-// (meta.Streams.CheckWritable: the disk is full, NATS is unreachable).
+// no longer holds its group's lease; when the disk holding the embedded
+// JetStream store is full (53100: JetStream would refuse it anyway, and a
+// write that reached the disk as it filled could break the stream); or
+// when the connection to NATS is down (08006: the client library would
+// hold the message until it reconnects or the publish times out).
 func (e *Engine) checkWritable() error {
 	if err := e.checkFence(); err != nil {
 		return err
