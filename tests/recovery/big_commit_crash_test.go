@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -18,14 +17,7 @@ import (
 // bigCopyRows is the size of the COPY TestCrashDuringBigCopy kills
 // (RECOVERY_COPY_ROWS overrides it).
 func bigCopyRows(t *testing.T) int64 {
-	if s := os.Getenv("RECOVERY_COPY_ROWS"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 1 {
-			t.Fatalf("RECOVERY_COPY_ROWS=%q", s)
-		}
-		return n
-	}
-	return 2_000_000
+	return testutil.EnvInt(t, "RECOVERY_COPY_ROWS", 2_000_000, 1)
 }
 
 // TestCrashDuringBigCopy kills streamdb with SIGKILL during a COPY of 2M

@@ -3,8 +3,6 @@ package recovery
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -14,14 +12,7 @@ import (
 // bigUpdateRows is the size of the table TestCrashDuringBigUpdate updates
 // (RECOVERY_UPDATE_ROWS overrides it).
 func bigUpdateRows(t *testing.T) int64 {
-	if s := os.Getenv("RECOVERY_UPDATE_ROWS"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 2 {
-			t.Fatalf("RECOVERY_UPDATE_ROWS=%q", s)
-		}
-		return n
-	}
-	return 400_000
+	return testutil.EnvInt(t, "RECOVERY_UPDATE_ROWS", 400_000, 2)
 }
 
 // TestCrashDuringBigUpdate kills streamdb with SIGKILL during autocommit
