@@ -146,17 +146,7 @@ func (l *lifter) overDomain(b *subqueryBody, sub *expr.Subquery, refs []expr.Exp
 	}
 	// from's columns first, where the subquery's select list and
 	// aggregates read them.
-	p := &plan.Project{Input: joined}
-	for i := range nf {
-		p.Exprs = append(p.Exprs, colRef(j, nd+i))
-	}
-	for i := range nd {
-		p.Exprs = append(p.Exprs, colRef(j, i))
-	}
-	for _, e := range p.Exprs {
-		c := e.(*expr.ColRef)
-		p.Cols = append(p.Cols, types.Column{Name: c.Name, Type: c.T})
-	}
+	p := domainLast(joined, j, nd, nf)
 	for _, v := range b.values() {
 		*v = substitute(*v, func(x expr.Expr) (expr.Expr, bool) {
 			if o, ok := x.(*expr.OuterRef); ok {
@@ -358,4 +348,22 @@ func strictIn(e expr.Expr, n int) bool {
 var strictOps = map[string]bool{
 	"=": true, "<>": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true,
 	"+": true, "-": true, "*": true, "/": true, "%": true, "NOT": true, "LIKE": true, "ILIKE": true,
+}
+
+// domainLast projects input, whose first columns are j's (nd columns of
+// the outer values' domain, then nf of the subquery's rows), to the
+// subquery's columns first and the domain's after them.
+func domainLast(input plan.Node, j *plan.Join, nd, nf int) *plan.Project {
+	p := &plan.Project{Input: input}
+	for i := range nf {
+		p.Exprs = append(p.Exprs, colRef(j, nd+i))
+	}
+	for i := range nd {
+		p.Exprs = append(p.Exprs, colRef(j, i))
+	}
+	for _, e := range p.Exprs {
+		c := e.(*expr.ColRef)
+		p.Cols = append(p.Cols, types.Column{Name: c.Name, Type: c.T})
+	}
+	return p
 }

@@ -295,18 +295,7 @@ func (ls *lateralSplit) overDomain(c *lateralCore, inner, outer, residual []expr
 		Cond: cond, Cols: append(append([]types.Column{}, domain.Cols...), c.node.Schema()...),
 		Note: "Join of the distinct outer values with a LATERAL subquery's rows on its correlation"}
 	// c's columns first, where sel and the keys read them.
-	p := &plan.Project{Input: j}
-	for i := range nf {
-		p.Exprs = append(p.Exprs, colRef(j, nd+i))
-	}
-	for i := range nd {
-		p.Exprs = append(p.Exprs, colRef(j, i))
-	}
-	for _, e := range p.Exprs {
-		r := e.(*expr.ColRef)
-		p.Cols = append(p.Cols, types.Column{Name: r.Name, Type: r.T})
-	}
-	c.node = p
+	c.node = domainLast(j, j, nd, nf)
 	for i := range nd {
 		c.keys = append(c.keys, nf+i)
 	}
