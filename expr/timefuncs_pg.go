@@ -206,8 +206,8 @@ func makeDate(y, m, d int64) (int64, error) {
 }
 
 // justify is justify_days (30 days make a month), justify_hours (24
-// hours make a day) or justify_interval (both, with the signs of the
-// parts made to agree).
+// hours make a day) or justify_interval (both), each making the signs of
+// the parts it touches agree, as PostgreSQL 15 does.
 func justify(name string, iv types.Datum) (types.Datum, error) {
 	months, days, us := int64(iv.Months), int64(iv.Days), iv.I
 	if name != "justify_days" {
@@ -218,11 +218,17 @@ func justify(name string, iv types.Datum) (types.Datum, error) {
 		months += days / 30
 		days %= 30
 	}
-	if name == "justify_interval" {
-		if months > 0 && (days < 0 || days == 0 && us < 0) {
+	if name != "justify_hours" {
+		// Months and days take one sign; justify_interval counts the
+		// time's sign too when there are no days.
+		timeSign := us
+		if name == "justify_days" {
+			timeSign = 0
+		}
+		if months > 0 && (days < 0 || days == 0 && timeSign < 0) {
 			days += 30
 			months--
-		} else if months < 0 && (days > 0 || days == 0 && us > 0) {
+		} else if months < 0 && (days > 0 || days == 0 && timeSign > 0) {
 			days -= 30
 			months++
 		}
