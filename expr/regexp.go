@@ -104,6 +104,7 @@ func (c *regexpCache) compile(pattern, flags string) (*regexp.Regexp, error) {
 		if translated, err = translateARE(pattern, !dotNL); err != nil {
 			return nil, err
 		}
+		translated = unicodeClasses(translated)
 	}
 	re, err := regexp.Compile(prefix + translated)
 	if err != nil {
@@ -167,6 +168,47 @@ func translateARE(p string, nlStop bool) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// posixClasses are the character classes whose members PostgreSQL takes
+// from the locale (the database's C.UTF-8, where letters are Unicode's)
+// but RE2 keeps to ASCII. The digit and space classes are ASCII in
+// C.UTF-8 too and stay as they are.
+var posixClasses = strings.NewReplacer(
+	"[:alpha:]", `\p{L}`,
+	"[:alnum:]", `\p{L}\p{Nd}`,
+	"[:upper:]", `\p{Lu}`,
+	"[:lower:]", `\p{Ll}`,
+)
+
+// unicodeClasses rewrites, inside each bracket expression of an RE2
+// pattern, the classes of posixClasses to their Unicode forms, so that
+// [[:alpha:]] matches 'é' and '日' as in PostgreSQL. Escaped brackets and
+// a bracket expression's first ']' are left alone (bracketEnd).
+func unicodeClasses(p string) string {
+	if !strings.Contains(p, "[:") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch {
+		case p[i] == '\\' && i+1 < len(p):
+			b.WriteString(p[i : i+2])
+			i++
+		case p[i] == '[':
+			end := bracketEnd(p, i)
+			if end < 0 {
+				b.WriteString(p[i:])
+				return b.String()
+			}
+			b.WriteByte('[')
+			b.WriteString(posixClasses.Replace(p[i+1 : end+1]))
+			i = end
+		default:
+			b.WriteByte(p[i])
+		}
+	}
+	return b.String()
 }
 
 // bracketEnd returns the index of the ']' closing the bracket expression
