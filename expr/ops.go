@@ -128,6 +128,9 @@ func compare(op string, l, r Expr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l, r, err = floatCompareCast(l, r); err != nil {
+		return nil, err
+	}
 	if op == "<=>" {
 		return &Func{Name: "IS NOT DISTINCT FROM", Infix: true, Args: []Expr{l, r}, T: types.Bool,
 			Fn: func(a []types.Datum) (types.Datum, error) {
@@ -144,6 +147,26 @@ func compare(op string, l, r Expr) (Expr, error) {
 			}
 			return types.NewBool(test(types.Compare(a, b))), nil
 		}), nil
+}
+
+// floatCompareCast casts both sides of a comparison between numeric and
+// real or double precision to double precision, as PostgreSQL resolves
+// it (there is no mixed operator): the numeric rounds to the nearest
+// double, and one beyond its range is 22003.
+func floatCompareCast(l, r Expr) (Expr, Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	isFloat := func(t types.Type) bool { return t == types.Float4 || t == types.Float8 }
+	if !(lt == types.Numeric && isFloat(rt) || rt == types.Numeric && isFloat(lt)) {
+		return l, r, nil
+	}
+	var err error
+	if l, err = Cast(l, types.Float8); err != nil {
+		return nil, nil, err
+	}
+	if r, err = Cast(r, types.Float8); err != nil {
+		return nil, nil, err
+	}
+	return l, r, nil
 }
 
 // compareTest is the test of a comparison operator on a three-way
