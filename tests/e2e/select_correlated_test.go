@@ -107,10 +107,8 @@ func TestCorrelatedSubqueriesLikePostgres(t *testing.T) {
 		_, err = ref.Exec(ctx, q)
 		wantCode(t, err, code)
 	}
-	// Correlated subqueries stay refused in DML, and in views when a NULL
-	// outer value could satisfy the correlation (view_correlation_test.go).
-	_, err = sdb.Exec(ctx, "CREATE MATERIALIZED VIEW corr_v AS SELECT a FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE x < t1.b OR t1.b IS NULL)")
-	wantCode(t, err, "0A000")
+	// Correlated subqueries stay refused in DML. (In views, a correlation
+	// a NULL outer value could satisfy runs: pg/view_subquery_outer_values.slt.)
 	_, err = sdb.Exec(ctx, "DELETE FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE x = t1.b)")
 	wantCode(t, err, "0A000")
 }
