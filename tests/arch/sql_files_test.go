@@ -29,7 +29,7 @@ var sqlFilesStillImporting = []string{
 	"session_fake_node_test.go",
 	"table_bulk.go",
 	"table_commit.go",
-	"table_fk.go",
+	"table_fk_keys.go",
 	"table_log.go",
 	"table_state.go",
 	"table_txn.go",
