@@ -8,7 +8,6 @@ import (
 	"streamdb/pgwire"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
-	"streamdb/types"
 )
 
 // SET CONSTRAINTS { ALL | name [, ...] } { DEFERRED | IMMEDIATE } changes,
@@ -125,7 +124,7 @@ func (s *session) checkImmediate(ctx context.Context) error {
 		return nil
 	}
 	f := &fkRun{s: s, links: links, check: true, deferring: true, descs: map[uint32]*catalog.Descriptor{},
-		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}, before: map[uint32][]types.Row{}}
+		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}}
 	f.state = func(x *catalog.Descriptor) (*tableState, error) {
 		return newTableState(x, snap.snap, nil)
 	}

@@ -208,10 +208,6 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 		}
 		logs[idx].uniqStale.Store(true)
 	case "f":
-		rows, err := ts.rows(ctx)
-		if err != nil {
-			return err
-		}
 		p := d
 		if c.RefTable != d.Name {
 			p = involved[1-idx]
@@ -221,7 +217,7 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 			return err
 		}
 		f := &fkRun{links: []fkLink{l}, check: true, descs: map[uint32]*catalog.Descriptor{},
-			changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}, before: map[uint32][]types.Row{}}
+			changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}}
 		states := map[uint32]*tableState{d.ID: ts}
 		f.state = func(x *catalog.Descriptor) (*tableState, error) {
 			if st, ok := states[x.ID]; ok {
@@ -240,26 +236,40 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 				}
 			}
 		}()
-		// Every row checked as if inserted; the table itself is empty
-		// before, so a table referencing itself finds its own rows.
-		cache := map[string]map[string]bool{}
-		for _, r := range rows {
+		f.uniqueOf = func(x *catalog.Descriptor) (*uniqueIndex, error) {
+			return e.uniqueIndexFor(ctx, e.current(x), logs[slices.IndexFunc(involved, func(y *catalog.Descriptor) bool { return y.ID == x.ID })])
+		}
+		// Every row checked as if inserted, as they stream by, in
+		// batches; the table itself is empty before, so a table
+		// referencing itself finds its own rows.
+		var keys []string
+		var rows []types.Row
+		check := func() error {
+			err := f.checkReferences(ctx, l, keys, rows)
+			keys, rows = keys[:0], rows[:0]
+			if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.ForeignKeyViolation {
+				out := *se
+				out.Message = "insert or update on table \"" + d.Name + "\" violates foreign key constraint \"" + c.Name + "\""
+				return &out
+			}
+			return err
+		}
+		err = ts.eachRow(ctx, func(r types.Row) error {
 			k, ok, err := fkKey(pick(r, l.ccols), l.ptypes)
 			if err != nil || !ok {
-				if err != nil {
-					return err
-				}
-				continue
-			}
-			has, err := f.parentHas(ctx, l, k, cache)
-			if err != nil {
 				return err
 			}
-			if !has {
-				err := fkMissing(l, r).(*sqlerr.Error)
-				err.Message = "insert or update on table \"" + d.Name + "\" violates foreign key constraint \"" + c.Name + "\""
-				return err
+			keys, rows = append(keys, k), append(rows, r)
+			if len(keys) < fkCheckBatch {
+				return nil
 			}
+			return check()
+		})
+		if err == nil {
+			err = check()
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

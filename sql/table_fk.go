@@ -167,8 +167,13 @@ type fkRun struct {
 	descs   map[uint32]*catalog.Descriptor
 	changes map[uint32][]exec.Change // the statement's or commit's, in order
 	derived map[uint32][]exec.Change // what the actions added
-	before  map[uint32][]types.Row   // rows of a table before its changes, once read
-	deltas  map[string]fkDelta       // parentHasByKey's, by foreign key
+	deltas  map[string]fkDelta       // parentDelta's, by foreign key
+	// overlays: each table's rows its changes so far touch (overlay).
+	overlays map[uint32]*fkOverlay
+	// uniqueOf, when set (a commit holding the tables' locks), returns
+	// a table's unique index, which answers for a key referencing a
+	// UNIQUE constraint without reading the table.
+	uniqueOf func(d *catalog.Descriptor) (*uniqueIndex, error)
 }
 
 func (f *fkRun) add(d *catalog.Descriptor, chs []exec.Change) {
@@ -177,9 +182,10 @@ func (f *fkRun) add(d *catalog.Descriptor, chs []exec.Change) {
 }
 
 // removedKeys returns the referenced keys of l that the changes to l's
-// parent removed (held before, not after), each with the row that
-// replaced it when an UPDATE changed the key (nil for a DELETE).
-func (f *fkRun) removedKeys(ctx context.Context, l fkLink, chs []exec.Change) (map[string]types.Row, error) {
+// parent removed (held before, not after), in the order the changes
+// removed them, each with the row that replaced it when an UPDATE changed
+// the key (nil for a DELETE).
+func (f *fkRun) removedKeys(ctx context.Context, l fkLink, chs []exec.Change) ([]string, map[string]types.Row, error) {
 	delta := map[string]int{}
 	var order []string
 	replaced := map[string]types.Row{}
@@ -187,7 +193,7 @@ func (f *fkRun) removedKeys(ctx context.Context, l fkLink, chs []exec.Change) (m
 		k, ok, err := fkKey(pick(ch.Row, l.pcols), l.ptypes)
 		if err != nil || !ok {
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			continue
 		}
@@ -200,22 +206,29 @@ func (f *fkRun) removedKeys(ctx context.Context, l fkLink, chs []exec.Change) (m
 			replaced[k] = chs[i+1].Row
 		}
 	}
-	out := map[string]types.Row{}
-	cache := map[string]map[string]bool{}
+	var less []string
 	for _, k := range order {
-		if delta[k] >= 0 {
-			continue
+		if delta[k] < 0 {
+			less = append(less, k)
 		}
-		// Gone unless another row still holds it afterwards.
-		has, err := f.parentHas(ctx, l, k, cache)
-		if err != nil {
-			return nil, err
-		}
-		if !has {
+	}
+	if len(less) == 0 {
+		return nil, nil, nil
+	}
+	// Gone unless another row still holds it afterwards.
+	held, err := f.parentHolds(ctx, l, less)
+	if err != nil {
+		return nil, nil, err
+	}
+	var gone []string
+	out := map[string]types.Row{}
+	for _, k := range less {
+		if !held[k] {
+			gone = append(gone, k)
 			out[k] = replaced[k]
 		}
 	}
-	return out, nil
+	return gone, out, nil
 }
 
 // run enforces the foreign keys over the changes added, returning the
@@ -226,15 +239,15 @@ func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
 			return nil, err
 		}
 	}
-	cache := map[string]map[string]bool{}
 	// Every row inserted (and not deleted again by an action) must find
 	// its key.
 	for _, l := range f.links {
 		if f.deferring && f.s.deferred(l.con) {
 			continue
 		}
-		net := netChanges(f.changes[l.child.ID])
-		for _, ch := range net {
+		var keys []string
+		var rows []types.Row
+		for _, ch := range netChanges(f.changes[l.child.ID]) {
 			if ch.Sign < 0 {
 				continue
 			}
@@ -242,16 +255,12 @@ func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !ok {
-				continue
+			if ok {
+				keys, rows = append(keys, k), append(rows, ch.Row)
 			}
-			has, err := f.parentHas(ctx, l, k, cache)
-			if err != nil {
-				return nil, err
-			}
-			if !has {
-				return nil, fkMissing(l, ch.Row)
-			}
+		}
+		if err := f.checkReferences(ctx, l, keys, rows); err != nil {
+			return nil, err
 		}
 	}
 	// No row may reference a key removed.
@@ -263,23 +272,28 @@ func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
 		if len(chs) == 0 {
 			continue
 		}
-		removed, err := f.removedKeys(ctx, l, chs)
+		order, removed, err := f.removedKeys(ctx, l, chs)
 		if err != nil || len(removed) == 0 {
 			if err != nil {
 				return nil, err
 			}
 			continue
 		}
-		rows, err := f.rowsAfter(ctx, l.child)
+		rows, err := f.childRows(ctx, l, removed)
 		if err != nil {
 			return nil, err
 		}
+		// The first key removed that a row still references is named.
+		byKey := map[string]types.Row{}
 		for _, r := range rows {
-			k, ok, err := fkKey(pick(r, l.ccols), l.ptypes)
-			if err != nil {
+			if k, ok, err := fkKey(pick(r, l.ccols), l.ptypes); err != nil {
 				return nil, err
+			} else if _, seen := byKey[k]; ok && !seen {
+				byKey[k] = r
 			}
-			if _, gone := removed[k]; ok && gone {
+		}
+		for _, k := range order {
+			if r, ok := byKey[k]; ok {
 				return nil, fkReferenced(l, r)
 			}
 		}
@@ -289,6 +303,35 @@ func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
 		out[id] = netChanges(chs)
 	}
 	return out, nil
+}
+
+// checkReferences fails with 23503 for the first of rows (inserted into
+// l's child, keys their referenced keys) whose key l's parent does not
+// hold after the changes.
+func (f *fkRun) checkReferences(ctx context.Context, l fkLink, keys []string, rows []types.Row) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	held, err := f.parentHolds(ctx, l, keys)
+	if err != nil {
+		return err
+	}
+	for i, k := range keys {
+		if !held[k] {
+			return fkMissing(l, rows[i])
+		}
+	}
+	return nil
+}
+
+// childRows returns the rows of l's child, after the changes so far,
+// that reference one of the keys removed.
+func (f *fkRun) childRows(ctx context.Context, l fkLink, removed map[string]types.Row) ([]types.Row, error) {
+	keys := make(map[string]bool, len(removed))
+	for k := range removed {
+		keys[k] = true
+	}
+	return f.rowsWithKeys(ctx, l.child, l.ccols, l.ptypes, keys)
 }
 
 // actions runs the CASCADE, SET NULL and SET DEFAULT actions of the keys
@@ -310,7 +353,7 @@ func (f *fkRun) actions(ctx context.Context) error {
 			if upto[id] <= done[id] {
 				continue
 			}
-			removed, err := f.removedKeys(ctx, l, f.changes[id][done[id]:upto[id]])
+			_, removed, err := f.removedKeys(ctx, l, f.changes[id][done[id]:upto[id]])
 			if err != nil || len(removed) == 0 {
 				if err != nil {
 					return err
@@ -337,7 +380,7 @@ func (f *fkRun) actions(ctx context.Context) error {
 // act returns the changes l's actions make to the child rows that
 // reference the keys removed.
 func (f *fkRun) act(ctx context.Context, l fkLink, removed map[string]types.Row) ([]exec.Change, error) {
-	rows, err := f.rowsAfter(ctx, l.child)
+	rows, err := f.childRows(ctx, l, removed)
 	if err != nil {
 		return nil, err
 	}
@@ -489,7 +532,7 @@ func (s *session) enforceForeignKeys(ctx context.Context, tables []*tableWrite, 
 		}
 	}
 	f := &fkRun{s: s, links: links, check: true, descs: map[uint32]*catalog.Descriptor{},
-		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}, before: map[uint32][]types.Row{}}
+		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}}
 	f.state = func(d *catalog.Descriptor) (*tableState, error) {
 		if ts, ok := states[d.ID]; ok {
 			return ts, nil
@@ -505,6 +548,15 @@ func (s *session) enforceForeignKeys(ctx context.Context, tables []*tableWrite, 
 		}
 		states[d.ID] = ts
 		return ts, nil
+	}
+	f.uniqueOf = func(d *catalog.Descriptor) (*uniqueIndex, error) {
+		// Under the lock of every table linked, its unique index holds
+		// what the commit's state of it does.
+		log, ok := logOf[d.ID]
+		if !ok {
+			return nil, nil // state says why
+		}
+		return e.uniqueIndexFor(ctx, e.current(d), log)
 	}
 	for _, w := range tables {
 		switch {
@@ -546,7 +598,7 @@ func (s *session) txForeignKeys(ctx context.Context, snap *txSnapshot, d *catalo
 		return nil, nil
 	}
 	f := &fkRun{s: s, links: links, deferring: true, descs: map[uint32]*catalog.Descriptor{},
-		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}, before: map[uint32][]types.Row{}}
+		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}}
 	states := map[uint32]*tableState{}
 	f.state = func(x *catalog.Descriptor) (*tableState, error) {
 		if ts, ok := states[x.ID]; ok {

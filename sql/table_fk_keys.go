@@ -1,16 +1,38 @@
 package sql
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"sort"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
+	"streamdb/storage"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
+
+// A foreign key's checks and actions read the other table by key, never
+// whole: a referenced key is looked up in the parent's keyed state (its
+// primary key), or, for a UNIQUE constraint's columns, in the unique index
+// a commit holds under the parent's lock (table_unique.go) or in a
+// secondary index; the rows referencing a key are found under the
+// child's primary key when the referencing columns lead it, or in an index
+// that leads with them. Without such a key or index the table is streamed
+// once per statement and round of actions, holding only the rows that
+// match (PostgreSQL scans then too). Every read sees the table as the
+// statement or commit found it (tableState: snapshot and pending
+// changes) with the changes so far applied on top (fkOverlay).
+
+// fkCheckBatch is how many rows ALTER TABLE ... ADD FOREIGN KEY checks
+// at once as they stream by: the memory it holds, and, for a parent
+// that has no key or index for the referenced columns, the rows read per
+// pass over it.
+const fkCheckBatch = 50_000
 
 // fkKey encodes vals cast to types ts; ok is false when one is NULL.
 func fkKey(vals []types.Datum, ts []types.Type) (string, bool, error) {
@@ -36,6 +58,50 @@ func pick(row types.Row, cols []int) []types.Datum {
 	return out
 }
 
+// keyParts splits a key (fkKey) into its columns' encodings.
+func keyParts(key string) ([]string, error) {
+	var parts []string
+	rest := []byte(key)
+	for len(rest) > 0 {
+		_, next, err := keyenc.Decode(rest)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, string(rest[:len(rest)-len(next)]))
+		rest = next
+	}
+	return parts, nil
+}
+
+// reorderKey returns key's column encodings in the order order gives: the
+// i-th is key's order[i]-th.
+func reorderKey(key string, order []int) (string, error) {
+	parts, err := keyParts(key)
+	if err != nil {
+		return "", err
+	}
+	var b []byte
+	for _, i := range order {
+		b = append(b, parts[i]...)
+	}
+	return string(b), nil
+}
+
+// positions returns, for each of want, its place in have; nil unless
+// want and have hold the same columns.
+func positions(want, have []int) []int {
+	if len(want) != len(have) {
+		return nil
+	}
+	out := make([]int, len(want))
+	for i, c := range want {
+		if out[i] = slices.Index(have, c); out[i] < 0 {
+			return nil
+		}
+	}
+	return out
+}
+
 // fkDelta sums the first upto changes to a foreign key's parent by
 // referenced key.
 type fkDelta struct {
@@ -43,121 +109,367 @@ type fkDelta struct {
 	n    map[string]int
 }
 
-// rowsBefore returns table d's rows before the changes.
-func (f *fkRun) rowsBefore(ctx context.Context, d *catalog.Descriptor) ([]types.Row, error) {
-	if rows, ok := f.before[d.ID]; ok {
-		return rows, nil
-	}
-	ts, err := f.state(d)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := ts.rows(ctx)
-	if err != nil {
-		return nil, err
-	}
-	f.before[d.ID] = rows
-	return rows, nil
-}
-
-// rowsAfter returns table d's rows with all changes so far applied.
-func (f *fkRun) rowsAfter(ctx context.Context, d *catalog.Descriptor) ([]types.Row, error) {
-	rows, err := f.rowsBefore(ctx, d)
-	if err != nil {
-		return nil, err
-	}
-	cols, err := d.Schema()
-	if err != nil {
-		return nil, err
-	}
-	var key []int
-	if len(d.PrimaryKey) > 0 {
-		key = pkIndexes(d, cols)
-	}
-	return applyChanges(key, slices.Clone(rows), f.changes[d.ID]), nil
-}
-
-// parentHas reports whether l's parent holds a row with key (the
-// referenced columns' values encoded as fkKey) after the changes.
-func (f *fkRun) parentHas(ctx context.Context, l fkLink, key string, cache map[string]map[string]bool) (bool, error) {
-	if l.pkOrder != nil {
-		return f.parentHasByKey(l, key)
-	}
-	keys, ok := cache[l.con.Name+"\x00"+l.child.Name]
-	if !ok {
-		rows, err := f.rowsAfter(ctx, l.parent)
-		if err != nil {
-			return false, err
-		}
-		keys = map[string]bool{}
-		for _, r := range rows {
-			if k, ok, err := fkKey(pick(r, l.pcols), l.ptypes); err != nil {
-				return false, err
-			} else if ok {
-				keys[k] = true
-			}
-		}
-		cache[l.con.Name+"\x00"+l.child.Name] = keys
-	}
-	return keys[key], nil
-}
-
-// parentHasByKey is parentHas for a foreign key referencing its parent's
-// primary key: a point read of the parent's state, then its changes.
-func (f *fkRun) parentHasByKey(l fkLink, key string) (bool, error) {
+// parentDelta returns the parent's changes so far summed by l's
+// referenced key: built once per state of the changes, not per key.
+func (f *fkRun) parentDelta(l fkLink) (fkDelta, error) {
 	chs := f.changes[l.parent.ID]
 	ck := l.child.Name + "\x00" + l.con.Name
 	d, ok := f.deltas[ck]
-	if !ok || d.upto != len(chs) {
-		// The parent's changes so far, by key: built once per state of
-		// the changes, not per row looked up.
-		d = fkDelta{upto: len(chs), n: map[string]int{}}
-		for _, ch := range chs {
-			k, ok, err := fkKey(pick(ch.Row, l.pcols), l.ptypes)
-			if err != nil {
-				return false, err
-			}
-			if ok {
-				d.n[k] += int(ch.Sign)
-			}
-		}
-		if f.deltas == nil {
-			f.deltas = map[string]fkDelta{}
-		}
-		f.deltas[ck] = d
+	if ok && d.upto == len(chs) {
+		return d, nil
 	}
-	n := d.n[key]
+	d = fkDelta{upto: len(chs), n: map[string]int{}}
+	for _, ch := range chs {
+		k, ok, err := fkKey(pick(ch.Row, l.pcols), l.ptypes)
+		if err != nil {
+			return d, err
+		}
+		if ok {
+			d.n[k] += int(ch.Sign)
+		}
+	}
+	if f.deltas == nil {
+		f.deltas = map[string]fkDelta{}
+	}
+	f.deltas[ck] = d
+	return d, nil
+}
+
+// parentHolds reports which of keys (l's referenced columns' values,
+// fkKey) l's parent holds after the changes.
+func (f *fkRun) parentHolds(ctx context.Context, l fkLink, keys []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(keys))
+	if l.pkOrder != nil {
+		for _, k := range keys {
+			has, err := f.parentHasByKey(l, k)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = has
+		}
+		return out, nil
+	}
+	if f.uniqueOf != nil {
+		u, err := f.uniqueOf(l.parent)
+		if err != nil {
+			return nil, err
+		}
+		var uniques [][]int // nil without a UNIQUE constraint
+		if u != nil {
+			uniques = u.cols
+		}
+		for i := range uniques {
+			order := positions(u.cols[i], l.pcols)
+			if order == nil {
+				continue
+			}
+			d, err := f.parentDelta(l)
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range keys {
+				uk, err := reorderKey(k, order)
+				if err != nil {
+					return nil, err
+				}
+				out[k] = u.counts[i][uk]+d.n[k] > 0
+			}
+			return out, nil
+		}
+	}
+	want := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		want[k] = true
+	}
+	rows, err := f.rowsWithKeys(ctx, l.parent, l.pcols, l.ptypes, want)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if k, ok, err := fkKey(pick(r, l.pcols), l.ptypes); err != nil {
+			return nil, err
+		} else if ok {
+			out[k] = true
+		}
+	}
+	return out, nil
+}
+
+// parentHasByKey is parentHolds for a foreign key referencing its
+// parent's primary key: a point read of the parent's state, then its
+// changes.
+func (f *fkRun) parentHasByKey(l fkLink, key string) (bool, error) {
+	d, err := f.parentDelta(l)
+	if err != nil {
+		return false, err
+	}
 	ts, err := f.state(l.parent)
 	if err != nil {
 		return false, err
 	}
 	// The state's key is the primary key columns in key order.
-	pk := []byte(key)
+	pk := key
 	if !sort.IntsAreSorted(l.pkOrder) {
-		vals := make([]types.Datum, len(l.pkOrder))
-		rest := pk
-		for i := range vals {
-			if vals[i], rest, err = keyenc.Decode(rest); err != nil {
-				return false, err
-			}
-		}
-		pk = nil
-		for _, i := range l.pkOrder {
-			pk = keyenc.Append(pk, vals[i])
+		if pk, err = reorderKey(key, l.pkOrder); err != nil {
+			return false, err
 		}
 	}
-	row, err := ts.lookup(pk)
+	row, err := ts.lookup([]byte(pk))
 	if err != nil {
 		return false, err
 	}
+	n := d.n[key]
 	if row != nil {
 		n++
 	}
 	return n > 0, nil
 }
 
-// removedKeys returns the referenced keys of l that the changes to l's
-// parent removed (held before, not after), each with the row that
+// fkOverlay is what the changes so far to one table make of the rows
+// they touch: by row identity (rowKey), the rows it has after them.
+type fkOverlay struct {
+	upto  int // changes applied
+	order []string
+	rows  map[string][]types.Row
+}
+
+// overlay returns table d's fkOverlay, brought up to its changes so far.
+func (f *fkRun) overlay(d *catalog.Descriptor, ts *tableState) (*fkOverlay, error) {
+	if f.overlays == nil {
+		f.overlays = map[uint32]*fkOverlay{}
+	}
+	o := f.overlays[d.ID]
+	if o == nil {
+		o = &fkOverlay{rows: map[string][]types.Row{}}
+		f.overlays[d.ID] = o
+	}
+	chs := f.changes[d.ID]
+	for _, ch := range chs[o.upto:] {
+		id := string(rowKey(ts.key, ch.Row))
+		rows, seen := o.rows[id]
+		if !seen {
+			o.order = append(o.order, id)
+			if ts.key != nil {
+				r, err := ts.lookup([]byte(id))
+				if err != nil {
+					return nil, err
+				}
+				if r != nil {
+					rows = []types.Row{r}
+				}
+			} else {
+				n, err := ts.countOf([]byte(id))
+				if err != nil {
+					return nil, err
+				}
+				for range n {
+					rows = append(rows, ch.Row)
+				}
+			}
+		}
+		// As applyChanges: a deletion takes one row of the identity away,
+		// an insertion replaces a keyed table's row or adds one.
+		switch {
+		case ch.Sign < 0:
+			if len(rows) > 0 {
+				rows = rows[:len(rows)-1]
+			}
+		case ts.key != nil:
+			rows = []types.Row{ch.Row}
+		default:
+			rows = append(rows, ch.Row)
+		}
+		o.rows[id] = rows
+	}
+	o.upto = len(chs)
+	return o, nil
+}
+
+// rowsWithKeys returns the rows table d holds after the changes so far
+// whose columns cols, cast to keyTypes, encode (fkKey) to one of keys.
+func (f *fkRun) rowsWithKeys(ctx context.Context, d *catalog.Descriptor, cols []int, keyTypes []types.Type, keys map[string]bool) ([]types.Row, error) {
+	ts, err := f.state(d)
+	if err != nil {
+		return nil, err
+	}
+	o, err := f.overlay(d, ts)
+	if err != nil {
+		return nil, err
+	}
+	matches := func(r types.Row) (bool, error) {
+		k, ok, err := fkKey(pick(r, cols), keyTypes)
+		return ok && keys[k], err
+	}
+	base, err := ts.rowsWithValues(ctx, d.Indexes, cols, keyTypes, keys, matches)
+	if err != nil {
+		return nil, err
+	}
+	var out []types.Row
+	for _, r := range base {
+		if _, changed := o.rows[string(rowKey(ts.key, r))]; !changed {
+			out = append(out, r)
+		}
+	}
+	for _, id := range o.order {
+		for _, r := range o.rows[id] {
+			ok, err := matches(r)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+// keyPath is a way to the identities of a keyed table's rows with given
+// values in some of its columns: under a prefix of its state (the
+// leading columns of its primary key) or of one of its indexes (indexes
+// its leading columns).
+type keyPath struct {
+	prefix []byte // of the state table or the index's entries
+	order  []int  // the looked-up columns in the path's key order, as positions among them
+	skip   int    // values before the row's identity in an entry: an index's columns
+	whole  bool   // the whole primary key: the values are the identity
+}
+
+// keyPathFor returns a keyPath to the rows by their columns cols, or nil
+// when there is none: the table has no primary key, a column's type is not
+// the key's (the stored values would encode otherwise), or no key or
+// index leads with cols.
+func (ts *tableState) keyPathFor(indexes []catalog.Index, cols []int, keyTypes []types.Type) *keyPath {
+	if ts.key == nil {
+		return nil
+	}
+	for i, c := range cols {
+		if ts.cols[c].Type != keyTypes[i] {
+			return nil
+		}
+	}
+	m := len(cols)
+	if m <= len(ts.key) {
+		if order := positions(ts.key[:m], cols); order != nil {
+			return &keyPath{prefix: exec.ViewTablePrefix(ts.d.ID), order: order, whole: m == len(ts.key)}
+		}
+	}
+	var best *keyPath
+	for i := range indexes {
+		ix := &indexes[i]
+		pos, ok := exec.IndexColumns(ix, ts.cols)
+		if !ok || len(pos) < m {
+			continue
+		}
+		order := positions(pos[:m], cols)
+		if order == nil {
+			continue
+		}
+		if best == nil || ix.Unique {
+			best = &keyPath{prefix: exec.IndexPrefix(ts.d.ID, ix), order: order, skip: len(pos)}
+		}
+		if ix.Unique {
+			break
+		}
+	}
+	return best
+}
+
+// ids hands add the identities the path finds for key (fkKey of the
+// looked-up columns) in the snapshot; some may hold other values now.
+func (p *keyPath) ids(snap *pebble.Snapshot, key string, add func(id string)) error {
+	vals, err := reorderKey(key, p.order)
+	if err != nil {
+		return err
+	}
+	if p.whole {
+		add(vals)
+		return nil
+	}
+	from := append(bytes.Clone(p.prefix), vals...)
+	it, err := snap.NewIter(&pebble.IterOptions{LowerBound: from, UpperBound: storage.PrefixEnd(from)})
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		id := it.Key()[len(p.prefix):]
+		for range p.skip {
+			if _, id, err = keyenc.Decode(id); err != nil {
+				it.Close()
+				return err
+			}
+		}
+		add(string(id))
+	}
+	err = it.Error()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// rowsWithValues returns the table's rows (pending changes applied) that
+// matches holds for, matches being true only for rows whose columns cols,
+// cast to keyTypes, encode to one of keys: read through a keyPath when
+// the table has one, else streamed by, holding only the rows that match.
+func (ts *tableState) rowsWithValues(ctx context.Context, indexes []catalog.Index, cols []int, keyTypes []types.Type,
+	keys map[string]bool, matches func(types.Row) (bool, error)) ([]types.Row, error) {
+	var out []types.Row
+	p := ts.keyPathFor(indexes, cols, keyTypes)
+	if p == nil {
+		err := ts.eachRow(ctx, func(r types.Row) error {
+			ok, err := matches(r)
+			if ok {
+				out = append(out, r)
+			}
+			return err
+		})
+		return out, err
+	}
+	seen := map[string]bool{}
+	var ids []string
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
+	for _, k := range sorted {
+		if err := p.ids(ts.snap, k, add); err != nil {
+			return nil, err
+		}
+	}
+	// Rows the snapshot does not have under those values yet.
+	for _, ch := range ts.pending {
+		if ch.Sign > 0 {
+			if ok, err := matches(ch.Row); err != nil {
+				return nil, err
+			} else if ok {
+				add(string(rowKey(ts.key, ch.Row)))
+			}
+		}
+	}
+	for _, id := range ids {
+		r, err := ts.lookup([]byte(id))
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			continue
+		}
+		if ok, err := matches(r); err != nil {
+			return nil, err
+		} else if ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
 
 // netChanges returns what changes do in all, as deletions then insertions
 // of whole rows: a row an action inserted and a later action changed
