@@ -89,12 +89,15 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		// first.
 		logs[i].waitIdle()
 	}
-	defer func() { staleOnError(err, logs...) }()
 	if linked != nil {
+		// A refusal here has applied nothing to the unique indexes: it
+		// leaves them current (a UNIQUE key a foreign key references is
+		// looked up in its parent's).
 		if err := s.enforceForeignKeys(ctx, tables, logs, links); err != nil {
 			return err
 		}
 	}
+	defer func() { staleOnError(err, logs...) }()
 	var parts []txnPart
 	limit := e.changelogLimit()
 	for i, w := range tables {
