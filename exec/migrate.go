@@ -26,11 +26,11 @@ import (
 // reaches no state, none).
 
 // formatStep is the step from format from to from+1: affects reports
-// whether a view of format from with streaming plan root (streamingPlan)
-// would build other operators or state under from+1.
+// whether view v, of format from, would build other operators or state
+// under from+1.
 type formatStep struct {
 	from    catalog.FormatVersion
-	affects func(from catalog.FormatVersion, root plan.Node) bool
+	affects func(from catalog.FormatVersion, v stepView) bool
 	// migrate, when set, rewrites in b the state of view d, which the
 	// step affects (streaming plan root of format from), into format
 	// from+1; ok false: it cannot for this view, and b is untouched.
@@ -38,34 +38,63 @@ type formatStep struct {
 }
 
 // formatSteps are the steps views take, oldest first and consecutive.
-// Steps before DataflowJoinStatePaged change the plan or the join state
-// of most views (shared scans and subplans, append-only joins, pruned
-// columns, join state keyed by id); they have no rule here, and views of
-// those formats keep them.
 var formatSteps = []formatStep{
+	// Scans of a stream without a WATERMARK that would share a reader:
+	// two or more with one sharing key (sharedScanKey). A lone scan's
+	// reader gets a tee of one output, which keeps no state.
+	{catalog.DataflowOneReaderPerScan, func(_ catalog.FormatVersion, v stepView) bool {
+		return v.repeats(func(n plan.Node) string {
+			if s, ok := n.(*plan.Scan); ok {
+				return sharedScanKey(catalog.DataflowSharedScans, s)
+			}
+			return ""
+		})
+	}, nil},
+	// Subplans over shared scans computed once: two or more nodes with
+	// one subplan key (buildShared). A lone one is built as before.
+	{catalog.DataflowSharedScans, func(_ catalog.FormatVersion, v stepView) bool {
+		return v.repeats(func(n plan.Node) string {
+			if _, ok := n.(*plan.Scan); ok {
+				return ""
+			}
+			return subplanKey(catalog.DataflowSharedSubplans, n)
+		})
+	}, nil},
+	// Joins, whose state drops the row from its value
+	// (joinStateRowInKey), and which may become append-only (appendOnly).
+	{catalog.DataflowSharedSubplans, joinsChange, nil},
+	// Joins, whose inputs are narrowed (plan.PruneColumns); no other
+	// operator keeps its input's rows in state, and an aggregate keeps
+	// its calls. An altered view's state tables follow its operator ids,
+	// which new nodes of the rewritten plan would not keep.
+	{catalog.DataflowAppendOnlyJoins, func(from catalog.FormatVersion, v stepView) bool {
+		return v.desc.OpState != nil || joinsChange(from, v)
+	}, nil},
+	// Joins, whose state is keyed by entry id (joinStateByID).
+	{catalog.DataflowNarrowRows, joinsChange, nil},
+	// Joins, whose state is paged (joinStateByPage).
+	{catalog.DataflowJoinStateByID, joinsChange, nil},
 	// Sums and averages whose state gains the counts of NaN and infinite
 	// inputs (sumAcc.hasSpecials); migrateSumState adds them.
-	{catalog.DataflowJoinStatePaged, func(_ catalog.FormatVersion, root plan.Node) bool {
-		return anyNode(root, func(n plan.Node) bool {
+	{catalog.DataflowJoinStatePaged, func(_ catalog.FormatVersion, v stepView) bool {
+		return v.any(func(n plan.Node) bool {
 			a, ok := n.(*plan.Aggregate)
-			return ok && hasSumWithSpecials(a) || scansView(n)
+			return ok && hasSumWithSpecials(a)
 		})
 	}, migrateSumState},
 	// Joins, whose state is keyed by side and join key (newJoin).
-	{catalog.DataflowSumSpecials, func(_ catalog.FormatVersion, root plan.Node) bool {
-		return anyNode(root, func(n plan.Node) bool { _, ok := n.(*plan.Join); return ok || scansView(n) })
-	}, nil},
+	{catalog.DataflowSumSpecials, joinsChange, nil},
 	// Scans of tables and views, read through edges (addEdge).
-	{catalog.DataflowJoinStateByKey, func(_ catalog.FormatVersion, root plan.Node) bool {
-		return anyNode(root, func(n plan.Node) bool {
+	{catalog.DataflowJoinStateByKey, func(_ catalog.FormatVersion, v stepView) bool {
+		return v.any(func(n plan.Node) bool {
 			s, ok := n.(*plan.Scan)
 			return ok && (s.Object.Kind == catalog.KindTable || s.Object.Kind == catalog.KindView)
 		})
 	}, nil},
 	// Sorts, limits and top-Ns, whose state is keyed by partition and
 	// rank (topNOp.byKey); migrateTopNState re-keys it.
-	{catalog.DataflowViewEdges, func(_ catalog.FormatVersion, root plan.Node) bool {
-		return anyNode(root, func(n plan.Node) bool {
+	{catalog.DataflowViewEdges, func(_ catalog.FormatVersion, v stepView) bool {
+		return v.any(func(n plan.Node) bool {
 			switch n.(type) {
 			case *plan.Sort, *plan.Limit, *plan.TopN:
 				return true
@@ -75,8 +104,8 @@ var formatSteps = []formatStep{
 	}, migrateTopNState},
 	// Aggregates with min or max over a retracting input, whose values go
 	// to an extrema table (storedExtremeCall).
-	{catalog.DataflowTopNStateByKey, func(from catalog.FormatVersion, root plan.Node) bool {
-		return anyNode(root, func(n plan.Node) bool {
+	{catalog.DataflowTopNStateByKey, func(from catalog.FormatVersion, v stepView) bool {
+		return v.any(func(n plan.Node) bool {
 			a, ok := n.(*plan.Aggregate)
 			if !ok || appendOnly(from, a.Input) {
 				return false
@@ -92,26 +121,19 @@ var formatSteps = []formatStep{
 	// Scans of a stream with a WATERMARK that would share a reader: two
 	// or more with one sharing key (sharedScanKey). A lone such scan
 	// keeps its reader, watermark operator and state table.
-	{catalog.DataflowExtremaByValue, func(_ catalog.FormatVersion, root plan.Node) bool {
-		seen := map[string]bool{}
-		return anyNode(root, func(n plan.Node) bool {
-			s, ok := n.(*plan.Scan)
-			if !ok || s.Object.Kind != catalog.KindStream || s.Watermark == nil {
-				return false
+	{catalog.DataflowExtremaByValue, func(_ catalog.FormatVersion, v stepView) bool {
+		return v.repeats(func(n plan.Node) string {
+			if s, ok := n.(*plan.Scan); ok && s.Watermark != nil {
+				return sharedScanKey(catalog.DataflowSharedWatermarkScans, s)
 			}
-			key := sharedScanKey(catalog.DataflowSharedWatermarkScans, s)
-			if seen[key] {
-				return true
-			}
-			seen[key] = true
-			return false
+			return ""
 		})
 	}, nil},
 	// Interval values in state keys (keyAppender) or in a group's state
 	// (aggOp.keyInState): any interval a node outputs, groups, joins,
 	// orders or aggregates.
-	{catalog.DataflowSharedWatermarkScans, func(_ catalog.FormatVersion, root plan.Node) bool {
-		return anyNode(root, keysInterval)
+	{catalog.DataflowSharedWatermarkScans, func(_ catalog.FormatVersion, v stepView) bool {
+		return v.any(keysInterval)
 	}, nil},
 }
 
@@ -119,36 +141,37 @@ var formatSteps = []formatStep{
 // root, reaches through the format steps that leave its state as it is
 // (from itself when the first step changes it).
 func MigratedFormat(from catalog.FormatVersion, root plan.Node) catalog.FormatVersion {
-	f, _ := migrate(nil, nil, &catalog.Descriptor{Dataflow: from}, root)
+	f, _ := migrate(nil, nil, &catalog.Descriptor{Dataflow: from}, root, nil)
 	return f
 }
 
-// MigrateView moves view d (bound plan root) forward: through the steps
-// that leave its state as it is, and through those whose migration
+// MigrateView moves view d (bound plan root; ups, the plans of the views
+// its dataflow computes itself, as for StartView) forward: through the
+// steps that leave its state as it is, and through those whose migration
 // rewrites its state, written to b. It returns the format reached (the
 // view's own when it cannot move). The caller commits b with the
 // descriptor of that format in one batch, so that a crash leaves the
 // view's state and format both old or both new; a view that reached its
 // format is never migrated again from an older one.
-func MigrateView(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (catalog.FormatVersion, error) {
-	return migrate(st, b, d, root)
+func MigrateView(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (catalog.FormatVersion, error) {
+	return migrate(st, b, d, root, ups)
 }
 
 // migrate is MigrateView; with st nil it stops before any step that would
 // rewrite state. A migration reads the committed state, not b, so at most
 // one step that rewrites a view's state is taken per call.
-func migrate(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (catalog.FormatVersion, error) {
-	stream := streamingPlan(d.Dataflow, root)
+func migrate(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (catalog.FormatVersion, error) {
 	f, rewritten := d.Dataflow, false
 	for _, s := range formatSteps {
 		if s.from != f || f >= catalog.DataflowLatest {
 			continue
 		}
-		if s.affects(f, stream) {
+		v := stepView{desc: d, from: f, root: streamingPlan(f, root), ups: ups}
+		if s.affects(f, v) {
 			if s.migrate == nil || st == nil || rewritten {
 				break
 			}
-			ok, err := s.migrate(st, b, d, stream)
+			ok, err := s.migrate(st, b, d, v.root)
 			if err != nil || !ok {
 				return f, err
 			}
@@ -157,6 +180,66 @@ func migrate(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root pla
 		f++
 	}
 	return f, nil
+}
+
+// stepView is a view as a format step sees it: its descriptor, its
+// streaming plan under the step's format from, and the plans of the views
+// its dataflow computes itself (ExpandsView), whose operators and state
+// are among its own.
+type stepView struct {
+	desc *catalog.Descriptor
+	from catalog.FormatVersion
+	root plan.Node
+	ups  UpstreamPlans
+}
+
+// any reports whether match holds for some node of the view's dataflow:
+// of its plan, and of the plans of the views it computes, as the builder
+// expands them.
+func (v stepView) any(match func(plan.Node) bool) bool {
+	return v.anyUnder(v.root, match)
+}
+
+func (v stepView) anyUnder(root plan.Node, match func(plan.Node) bool) bool {
+	at := *v.desc
+	at.Dataflow = v.from
+	return anyNode(root, func(n plan.Node) bool {
+		if match(n) {
+			return true
+		}
+		s, ok := n.(*plan.Scan)
+		if !ok || !ExpandsView(&at, s) {
+			return false
+		}
+		inner, ok := v.ups[s]
+		if !ok {
+			return true // operators the plan does not show
+		}
+		return v.anyUnder(streamingPlan(v.from, inner), match)
+	})
+}
+
+// repeats reports whether two nodes of the view's dataflow have one
+// non-empty key: the builder would share what they compute.
+func (v stepView) repeats(key func(plan.Node) string) bool {
+	seen := map[string]bool{}
+	return v.any(func(n plan.Node) bool {
+		k := key(n)
+		if k == "" {
+			return false
+		}
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		return false
+	})
+}
+
+// joinsChange is the rule of the steps that change every join's state:
+// the view has a join.
+func joinsChange(_ catalog.FormatVersion, v stepView) bool {
+	return v.any(func(n plan.Node) bool { _, ok := n.(*plan.Join); return ok })
 }
 
 // anyNode reports whether match holds for some node of the plan under

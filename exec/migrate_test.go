@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"streamdb/catalog"
+	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/types"
 )
@@ -36,6 +37,59 @@ func TestMigratedFormatViewOverView(t *testing.T) {
 	for _, from := range []catalog.FormatVersion{catalog.DataflowJoinStatePaged, catalog.DataflowSumSpecials} {
 		if got := MigratedFormat(from, root); got != from {
 			t.Errorf("a view over a view of format %d moves to %d, want %d", from, got, from)
+		}
+	}
+}
+
+// TestEarlyFormatSteps: the steps before DataflowJoinStatePaged move a view
+// only past what it does not hold: two scans of one stream without a
+// WATERMARK (a reader each before DataflowSharedScans), one subplan
+// computed twice (before DataflowSharedSubplans), a join (whose state
+// each step to DataflowJoinStatePaged re-encodes), in its plan or in the
+// plan of a view it computes itself.
+func TestEarlyFormatSteps(t *testing.T) {
+	cols := []types.Column{{Name: "k", Type: types.Int4}}
+	stream := func(id uint32, name string) *plan.Scan {
+		return &plan.Scan{Object: &catalog.Descriptor{ID: id, Name: name, Kind: catalog.KindStream,
+			Columns: []catalog.Column{{Name: "k", Type: "integer"}}}, Cols: cols}
+	}
+	count := func(in plan.Node) plan.Node {
+		return &plan.Aggregate{Input: in, Aggs: []plan.AggCall{{Func: "count", T: types.Int8}},
+			Cols: []types.Column{{Name: "n", Type: types.Int8}}}
+	}
+	twice := func(in func() plan.Node) plan.Node {
+		return &plan.Union{Inputs: []plan.Node{in(), in()}, Cols: in().Schema()}
+	}
+	join := &plan.Join{Kind: plan.InnerJoin, Left: stream(1, "a"), Right: stream(2, "b"),
+		LeftKeys:  []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int4}},
+		RightKeys: []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int4}},
+		Cols:      append(append([]types.Column(nil), cols...), cols...)}
+	overJoin := &plan.Scan{Object: &catalog.Descriptor{ID: 3, Name: "v", Kind: catalog.KindView,
+		Columns: []catalog.Column{{Name: "k", Type: "integer"}, {Name: "k", Type: "integer"}}}, Cols: join.Cols}
+	for _, c := range []struct {
+		name string
+		from catalog.FormatVersion
+		root plan.Node
+		ups  UpstreamPlans
+		want catalog.FormatVersion
+	}{
+		{name: "one scan", from: catalog.DataflowOneReaderPerScan, root: stream(1, "a"), want: catalog.DataflowLatest},
+		{name: "two scans of a stream", from: catalog.DataflowOneReaderPerScan,
+			root: twice(func() plan.Node { return stream(1, "a") }), want: catalog.DataflowOneReaderPerScan},
+		{name: "scans of two streams", from: catalog.DataflowOneReaderPerScan,
+			root: &plan.Union{Inputs: []plan.Node{stream(1, "a"), stream(2, "b")}, Cols: cols}, want: catalog.DataflowLatest},
+		{name: "one aggregate twice", from: catalog.DataflowSharedScans,
+			root: twice(func() plan.Node { return count(stream(1, "a")) }), want: catalog.DataflowSharedScans},
+		{name: "a join", from: catalog.DataflowOneReaderPerScan, root: join, want: catalog.DataflowSharedSubplans},
+		{name: "a join a step later", from: catalog.DataflowNarrowRows, root: join, want: catalog.DataflowNarrowRows},
+		{name: "a view over a join", from: catalog.DataflowOneReaderPerScan, root: overJoin,
+			ups: UpstreamPlans{overJoin: join}, want: catalog.DataflowSharedSubplans},
+		{name: "a view over a view not given", from: catalog.DataflowOneReaderPerScan, root: overJoin,
+			want: catalog.DataflowOneReaderPerScan},
+	} {
+		got, err := migrate(nil, nil, &catalog.Descriptor{Name: "w", Dataflow: c.from}, c.root, c.ups)
+		if err != nil || got != c.want {
+			t.Errorf("%s: a view of format %d moves to %d (%v), want %d", c.name, c.from, got, err, c.want)
 		}
 	}
 }

@@ -27,7 +27,8 @@ func CheckViewFormats(descs []*catalog.Descriptor) error {
 
 // MigrateViewFormats moves every view of descs, before any starts, to the
 // newest format its state is in or is rewritten to (exec.MigrateView of
-// the plan viewPlan returns), and records it in its descriptor and the directory's
+// the plan viewPlan returns, with the plans of the views its dataflow
+// computes itself), and records it in its descriptor and the directory's
 // format; descs and, through update, the live catalog get the new
 // descriptors. Each view is one synced batch, so a crash leaves every
 // view at its old format or its new one, and the next start goes on from
@@ -45,8 +46,12 @@ func (c *Catalog) MigrateViewFormats(descs []*catalog.Descriptor, viewPlan func(
 		if err != nil {
 			return fmt.Errorf("materialized view %s: %w", d.Name, err)
 		}
+		ups, err := UpstreamPlans(d, root, viewPlan)
+		if err != nil {
+			return fmt.Errorf("materialized view %s: %w", d.Name, err)
+		}
 		b := st.NewBatch()
-		to, err := exec.MigrateView(st, b, d, root)
+		to, err := exec.MigrateView(st, b, d, root, ups)
 		if err != nil || to == d.Dataflow {
 			b.Close()
 			if err != nil {

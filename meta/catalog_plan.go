@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"streamdb/catalog"
+	"streamdb/exec"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 )
@@ -30,4 +31,32 @@ func ViewPlan(d *catalog.Descriptor, lookup func(string) (*catalog.Descriptor, b
 		return nil, sqlerr.New(sqlerr.DataCorrupted, "the stored plan of materialized view %s cannot be read: %v", d.Name, err)
 	}
 	return root, nil
+}
+
+// UpstreamPlans gives, for the dataflow of view d built from root, the
+// plan of every view it computes itself (exec.ExpandsView), from viewPlan:
+// once per scan, and down through those plans.
+func UpstreamPlans(d *catalog.Descriptor, root plan.Node, viewPlan func(*catalog.Descriptor) (plan.Node, error)) (exec.UpstreamPlans, error) {
+	var ups exec.UpstreamPlans
+	var walk func(plan.Node) error
+	walk = func(n plan.Node) error {
+		for _, s := range plan.Scans(n) {
+			if !exec.ExpandsView(d, s) {
+				continue
+			}
+			inner, err := viewPlan(s.Object)
+			if err != nil {
+				return err
+			}
+			if ups == nil {
+				ups = exec.UpstreamPlans{}
+			}
+			ups[s] = inner
+			if err := walk(inner); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return ups, walk(root)
 }

@@ -34,28 +34,7 @@ func (e *Engine) viewPlan(d *catalog.Descriptor) (plan.Node, error) {
 // plan of every view it computes itself (exec.ExpandsView): once per scan,
 // and down through those plans.
 func (e *Engine) upstreamPlans(d *catalog.Descriptor, root plan.Node) (exec.UpstreamPlans, error) {
-	var ups exec.UpstreamPlans
-	var walk func(plan.Node) error
-	walk = func(n plan.Node) error {
-		for _, s := range plan.Scans(n) {
-			if !exec.ExpandsView(d, s) {
-				continue
-			}
-			inner, err := e.viewPlan(s.Object)
-			if err != nil {
-				return err
-			}
-			if ups == nil {
-				ups = exec.UpstreamPlans{}
-			}
-			ups[s] = inner
-			if err := walk(inner); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return ups, walk(root)
+	return meta.UpstreamPlans(d, root, e.viewPlan)
 }
 
 // startView starts the dataflow of view (or table) d built from root.
