@@ -8,7 +8,10 @@ import "streamdb/sqlerr"
 // Dataflow* constants, in the way Pebble's FormatMajorVersion
 // names its formats: each has a number that is stored, this binary reads
 // the formats from DataflowMinSupported to DataflowLatest, and refuses
-// any other (CheckFormat) instead of misreading it.
+// any other (CheckFormat) instead of misreading it. A view of a format
+// from DataflowMigratesFrom on is first moved forward at start, as far as
+// its state allows (exec.MigrateView): formats older than
+// DataflowMinSupported are read only that way, their exec branches gone.
 //
 // A view records its format in its descriptor; the data directory records
 // the newest format any view in it was created with (RatchetFormat), so
@@ -101,15 +104,26 @@ const (
 	dataflowEnd
 	// DataflowLatest is the format of views created now: the newest.
 	DataflowLatest = dataflowEnd - 1
-	// DataflowMinSupported is the oldest format this binary reads; a view
-	// or data directory of an older one is refused (CheckFormat).
-	DataflowMinSupported = DataflowOneReaderPerScan
+	// DataflowMinSupported is the oldest format this binary builds
+	// dataflows of; a view of an older one that the steps at start do not
+	// move to it or past it is refused (CheckFormat).
+	DataflowMinSupported = DataflowSharedSubplans
+	// DataflowMigratesFrom is the oldest format a view moves forward from
+	// at start (exec.MigrateView); a view of an older one is refused
+	// before anything is moved (CheckMigratable).
+	DataflowMigratesFrom = DataflowOneReaderPerScan
 )
 
 // CheckFormat refuses a format this binary cannot read; what names the
 // holder of the state (a view, a data directory) for the message.
 func CheckFormat(what string, v FormatVersion) error {
 	return checkFormatIn(what, v, DataflowMinSupported, DataflowLatest)
+}
+
+// CheckMigratable refuses a format this binary can neither read nor move
+// forward to one it reads: the check made before views are moved.
+func CheckMigratable(what string, v FormatVersion) error {
+	return checkFormatIn(what, v, DataflowMigratesFrom, DataflowLatest)
 }
 
 func checkFormatIn(what string, v, minV, maxV FormatVersion) error {

@@ -54,14 +54,13 @@ func (sh *sharedSource) addNeed(need []bool) {
 	sh.dec.SkipUnread(sh.need)
 }
 
-// sharedScanKey identifies the scans that may share a reader under layout
+// sharedScanKey identifies the scans that may share a reader under format
 // dataflow: scans of the same stream with the same columns and watermark.
-// It is "" for a scan that gets its own reader: under the old layouts, for
-// tables, and for streams with a WATERMARK before
-// DataflowSharedWatermarkScans (each such scan filters by a watermark of
-// its own).
+// It is "" for a scan that gets its own reader: for tables, and for
+// streams with a WATERMARK before DataflowSharedWatermarkScans (each such
+// scan filters by a watermark of its own).
 func sharedScanKey(dataflow catalog.FormatVersion, s *plan.Scan) string {
-	if dataflow < catalog.DataflowSharedScans || s.Object.Kind != catalog.KindStream ||
+	if s.Object.Kind != catalog.KindStream ||
 		(s.Watermark != nil && dataflow < catalog.DataflowSharedWatermarkScans) {
 		return ""
 	}

@@ -11,9 +11,8 @@ import (
 )
 
 // TestSharedScanSources checks which scans share a reader: scans of one
-// stream under the shared layout do, scans with a WATERMARK only with each
-// other and only from DataflowSharedWatermarkScans on, every scan under
-// the old layout does not, and scans of different streams never.
+// stream do, scans with a WATERMARK only with each other and only from
+// DataflowSharedWatermarkScans on, and scans of different streams never.
 func TestSharedScanSources(t *testing.T) {
 	cols := []types.Column{{Name: "k", Type: types.Int8}, {Name: "ts", Type: types.Timestamp}}
 	bids := &catalog.Descriptor{ID: 7, Name: "bids", Kind: catalog.KindStream}
@@ -31,8 +30,7 @@ func TestSharedScanSources(t *testing.T) {
 		dataflow catalog.FormatVersion
 		want     string
 	}{
-		{catalog.DataflowOneReaderPerScan, "[bids asks bids bids asks bids]"},
-		{catalog.DataflowSharedScans, "[bids asks bids bids]"},
+		{catalog.DataflowMinSupported, "[bids asks bids bids]"},
 		{catalog.DataflowSharedWatermarkScans, "[bids asks bids]"},
 	} {
 		got := SourceStreams(&catalog.Descriptor{Dataflow: tc.dataflow}, root, nil)
@@ -44,8 +42,8 @@ func TestSharedScanSources(t *testing.T) {
 
 // TestSubplanKeys checks what counts as the same subplan: two aggregates
 // over the same windows grouping by the same columns in another order are
-// one; a different aggregate, window or stream is not; a parameter makes a
-// subplan unshareable; and the old layouts share no subplans.
+// one; a different aggregate, window or stream is not; and a parameter
+// makes a subplan unshareable.
 func TestSubplanKeys(t *testing.T) {
 	cols := []types.Column{{Name: "auction", Type: types.Int8}, {Name: "ts", Type: types.Timestamp}}
 	bid := &catalog.Descriptor{ID: 3, Name: "bid", Kind: catalog.KindStream}
@@ -84,9 +82,6 @@ func TestSubplanKeys(t *testing.T) {
 	withParam := &plan.Filter{Input: hop(bid, 10), Cond: &expr.Func{Name: "=", Args: []expr.Expr{col(0, types.Int8), &expr.Param{N: 0, T: types.Int8}}, T: types.Bool}}
 	if k := subplanKey(catalog.DataflowSharedSubplans, withParam); k != "" {
 		t.Errorf("a filter with a parameter has key %q", k)
-	}
-	if k := subplanKey(catalog.DataflowSharedScans, byAuctionWindow); k != "" {
-		t.Errorf("layout %d shares subplans", catalog.DataflowSharedScans)
 	}
 }
 

@@ -134,13 +134,11 @@ func dedupe(names []string) []string {
 	return names
 }
 
-// subplanKey identifies what n computes, or is "" when n cannot be shared
-// (or the layout shares no subplans): only stream scans, windows, filters, projections and aggregates are,
-// and only expressions made of column references, constants and functions.
+// subplanKey identifies what n computes, or is "" when n cannot be
+// shared: only stream scans, windows, filters, projections and aggregates
+// are, and only expressions made of column references, constants and
+// functions.
 func subplanKey(dataflow catalog.FormatVersion, n plan.Node) string {
-	if dataflow < catalog.DataflowSharedSubplans {
-		return ""
-	}
 	var sb strings.Builder
 	if !writeSubplanKey(&sb, dataflow, n, true) {
 		return ""

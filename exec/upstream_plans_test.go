@@ -27,7 +27,7 @@ func TestSourceStreamsOfUpstreamPlans(t *testing.T) {
 		dataflow catalog.FormatVersion
 		want     string
 	}{
-		{catalog.DataflowOneReaderPerScan, "[asks bids asks bids]"},
+		{catalog.DataflowMinSupported, "[asks bids]"},
 		{catalog.DataflowViewEdges, "[asks]"},
 	} {
 		d := &catalog.Descriptor{ID: 10, Kind: catalog.KindView, Dataflow: tc.dataflow}

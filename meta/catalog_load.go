@@ -39,14 +39,16 @@ type CatalogLoad struct {
 // starts the tables and views, in this order:
 //
 //  1. The data directory's state format is checked, and every view's: a
-//     directory or view written by a newer streamdb, or by one too old,
-//     is refused before anything starts, since a view misread would serve
-//     wrong rows.
+//     directory or view written by a newer streamdb, or by one too old
+//     to move forward, is refused before anything starts, since a view
+//     misread would serve wrong rows.
 //  2. The descriptors, in id order (creation order), become the live
 //     catalog, so that stored plans decode and old views bind against
 //     it.
 //  3. Every view is moved to the newest format its state is already in
-//     (MigrateViewFormats).
+//     or is rewritten to (MigrateViewFormats); a view left older than
+//     catalog.DataflowMinSupported is refused then, before anything
+//     starts (the views moved before it stay moved).
 //  4. Every stream and table gets its JetStream stream, created if it is
 //     missing (a savepoint restored from another machine); a subject now
 //     held by another JetStream stream is followed there.
@@ -67,13 +69,16 @@ func (c *Catalog) Load(l CatalogLoad) error {
 	if err != nil {
 		return err
 	}
-	if err := CheckViewFormats(descs); err != nil {
+	if err := CheckViewFormats(descs, catalog.CheckMigratable); err != nil {
 		return err
 	}
 	sort.Slice(descs, func(i, j int) bool { return descs[i].ID < descs[j].ID })
 	l.Install(descs)
 	viewPlan := func(d *catalog.Descriptor) (plan.Node, error) { return ViewPlan(d, l.Lookup, l.Bind) }
 	if err := c.MigrateViewFormats(descs, viewPlan, l.Update); err != nil {
+		return err
+	}
+	if err := CheckViewFormats(descs, catalog.CheckFormat); err != nil {
 		return err
 	}
 	for _, d := range descs {

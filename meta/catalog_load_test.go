@@ -2,9 +2,11 @@ package meta
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"streamdb/broker"
@@ -47,6 +49,9 @@ func (r *loadRecorder) hooks() CatalogLoad {
 				return nil, errors.New("bound " + query + " before the live catalog was installed")
 			}
 			r.events = append(r.events, "bind "+query)
+			if query == countedTwiceQuery {
+				return countedTwice(r.live["s"])
+			}
 			// A view's plan as the binder gives it: a scan of the stream.
 			return scanOf(r.live["s"])
 		},
@@ -59,6 +64,24 @@ func (r *loadRecorder) hooks() CatalogLoad {
 			return nil
 		},
 	}
+}
+
+// countedTwiceQuery binds to countedTwice: a view of format
+// DataflowSharedScans that cannot move to DataflowSharedSubplans, which
+// would compute its two equal aggregates once.
+const countedTwiceQuery = "SELECT count(*) FROM s UNION ALL SELECT count(*) FROM s"
+
+func countedTwice(d *catalog.Descriptor) (plan.Node, error) {
+	cols := []types.Column{{Name: "count", Type: types.Int8}}
+	var inputs []plan.Node
+	for range 2 {
+		s, err := scanOf(d)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, &plan.Aggregate{Input: s, Aggs: []plan.AggCall{{Func: "count", T: types.Int8}}, Cols: cols})
+	}
+	return &plan.Union{Inputs: inputs, Cols: cols}, nil
 }
 
 // scanOf is a plan that scans d.
@@ -160,18 +183,32 @@ func TestCatalogLoad(t *testing.T) {
 
 // TestCatalogLoadRefusesFormats: a view in a format this binary does not
 // read is refused with 0A000, naming the view, before the live catalog is
-// touched or anything starts; so is a data directory of such a format.
+// touched or anything starts; so is a data directory of such a format. A
+// view older than DataflowMinSupported that does not move forward is
+// refused once the views have moved, before anything starts.
 func TestCatalogLoadRefusesFormats(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		set  func(t *testing.T, st *storage.Store, c *Catalog)
+		// moved: the views were moved before the refusal, so the live
+		// catalog was installed and the views bound.
+		moved bool
 	}{
-		{"view", func(t *testing.T, st *storage.Store, c *Catalog) {
-			if err := c.Create(&catalog.Descriptor{Name: "v", Kind: catalog.KindView, Query: "SELECT 1", Dataflow: catalog.DataflowMinSupported - 1}); err != nil {
+		{name: "view", set: func(t *testing.T, st *storage.Store, c *Catalog) {
+			if err := c.Create(&catalog.Descriptor{Name: "v", Kind: catalog.KindView, Query: "SELECT 1", Dataflow: catalog.DataflowLatest + 1}); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"directory", func(t *testing.T, st *storage.Store, c *Catalog) {
+		{name: "unmoved view", moved: true, set: func(t *testing.T, st *storage.Store, c *Catalog) {
+			if err := c.Create(&catalog.Descriptor{Name: "s", Kind: catalog.KindStream, Subject: "s",
+				Columns: []catalog.Column{{Name: "k", Type: "integer"}}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Create(&catalog.Descriptor{Name: "v", Kind: catalog.KindView, Query: countedTwiceQuery, Dataflow: catalog.DataflowMinSupported - 1}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "directory", set: func(t *testing.T, st *storage.Store, c *Catalog) {
 			b := st.NewBatch()
 			defer b.Close()
 			if err := st.RatchetFormat(b, catalog.DataflowLatest+1); err != nil {
@@ -191,8 +228,15 @@ func TestCatalogLoadRefusesFormats(t *testing.T) {
 			if code := sqlerr.From(err).Code; code != sqlerr.FeatureNotSupported {
 				t.Fatalf("Load: %v (SQLSTATE %s); want SQLSTATE %s", err, code, sqlerr.FeatureNotSupported)
 			}
-			if len(r.events) != 0 {
-				t.Errorf("Load refused the catalog after %q; want nothing done", r.events)
+			want := []string(nil)
+			if tc.moved {
+				want = []string{"install s v", "bind " + countedTwiceQuery}
+				if msg, f := err.Error(), catalog.DataflowMinSupported-1; !strings.Contains(msg, fmt.Sprintf("materialized view v holds state in format %d, older than this streamdb reads", f)) {
+					t.Errorf("Load: %q does not name the view and its format", msg)
+				}
+			}
+			if !reflect.DeepEqual(r.events, want) {
+				t.Errorf("Load refused the catalog after %q; want %q", r.events, want)
 			}
 		})
 	}

@@ -26,13 +26,14 @@ func (s *Store) Format() (catalog.FormatVersion, bool, error) {
 }
 
 // CheckDirFormat refuses a data directory whose recorded format this
-// binary cannot read.
+// binary can neither read nor move forward (catalog.CheckMigratable); its
+// views are checked one by one once they have moved.
 func (s *Store) CheckDirFormat() error {
 	v, ok, err := s.Format()
 	if err != nil || !ok {
 		return err
 	}
-	return catalog.CheckFormat("the data directory", v)
+	return catalog.CheckMigratable("the data directory", v)
 }
 
 // RatchetFormat records in b that the directory holds state of format v,

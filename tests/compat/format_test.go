@@ -3,6 +3,7 @@ package compat
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -127,4 +128,25 @@ func startExits(t *testing.T, bin, dataDir string, env []string, args ...string)
 		t.Fatalf("the server exited with status 0 on a data directory it cannot read:\n%s", out.String())
 	}
 	return out.String()
+}
+
+// TestRefuseUnmovableView: a data directory with a view older than
+// catalog.DataflowMinSupported that cannot move forward is refused at
+// start with 0A000, the view, its format and a hint. hi_lo_raw, written
+// by the binary of ef4883f (format 0, a reader per scan), scans a stream
+// without a WATERMARK twice: its two readers would be one from
+// DataflowSharedScans on, and no migration merges them.
+func TestRefuseUnmovableView(t *testing.T) {
+	dataDir := t.TempDir()
+	extractTarball(t, filepath.Join("testdata", "refused", "shared-scans-2026-11-29.tar.gz"), dataDir)
+	out := startRefused(t, testutil.BuildServer(t), dataDir)
+	for _, want := range []string{
+		fmt.Sprintf("materialized view hi_lo_raw holds state in format 0, older than this streamdb reads (formats %d to %d)",
+			catalog.DataflowMinSupported, catalog.DataflowLatest),
+		"(SQLSTATE 0A000)", "HINT: Open it with a streamdb release that reads format 0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
 }
