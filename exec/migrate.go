@@ -60,9 +60,15 @@ var formatSteps = []formatStep{
 			return subplanKey(catalog.DataflowSharedSubplans, n)
 		})
 	}, nil},
-	// Joins, whose state drops the row from its value
-	// (joinStateRowInKey), and which may become append-only (appendOnly).
-	{catalog.DataflowSharedSubplans, joinsChange, nil},
+	// Inner joins of append-only inputs, which become append-only
+	// (appendOnly): the view keeps its rows by row id, aggregates over
+	// them take insert-only accumulators. The other joins keep their
+	// state: joinStateRowInKey writes an entry's value without the row
+	// that joinStateRowInValue put after the counts, and reads the counts
+	// alone, so the entries written before read the same.
+	{catalog.DataflowSharedSubplans, func(_ catalog.FormatVersion, v stepView) bool {
+		return v.any(func(n plan.Node) bool { j, ok := n.(*plan.Join); return ok && plan.AppendOnlyJoins(j) })
+	}, nil},
 	// Joins, whose inputs are narrowed (plan.PruneColumns); no other
 	// operator keeps its input's rows in state, and an aggregate keeps
 	// its calls. An altered view's state tables follow its operator ids,

@@ -44,9 +44,10 @@ func TestMigratedFormatViewOverView(t *testing.T) {
 // TestEarlyFormatSteps: the steps before DataflowJoinStatePaged move a view
 // only past what it does not hold: two scans of one stream without a
 // WATERMARK (a reader each before DataflowSharedScans), one subplan
-// computed twice (before DataflowSharedSubplans), a join (whose state
-// each step to DataflowJoinStatePaged re-encodes), in its plan or in the
-// plan of a view it computes itself.
+// computed twice (before DataflowSharedSubplans), an inner join of
+// append-only inputs (append-only from DataflowAppendOnlyJoins), any join
+// (whose state each later step to DataflowJoinStatePaged re-encodes), in
+// its plan or in the plan of a view it computes itself.
 func TestEarlyFormatSteps(t *testing.T) {
 	cols := []types.Column{{Name: "k", Type: types.Int4}}
 	stream := func(id uint32, name string) *plan.Scan {
@@ -64,6 +65,9 @@ func TestEarlyFormatSteps(t *testing.T) {
 		LeftKeys:  []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int4}},
 		RightKeys: []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int4}},
 		Cols:      append(append([]types.Column(nil), cols...), cols...)}
+	withTable := &plan.Join{Kind: plan.InnerJoin, Left: stream(1, "a"), Right: &plan.Scan{Object: &catalog.Descriptor{ID: 4, Name: "t",
+		Kind: catalog.KindTable, Columns: []catalog.Column{{Name: "k", Type: "integer"}}}, Cols: cols},
+		LeftKeys: join.LeftKeys, RightKeys: join.RightKeys, Cols: join.Cols}
 	overJoin := &plan.Scan{Object: &catalog.Descriptor{ID: 3, Name: "v", Kind: catalog.KindView,
 		Columns: []catalog.Column{{Name: "k", Type: "integer"}, {Name: "k", Type: "integer"}}}, Cols: join.Cols}
 	for _, c := range []struct {
@@ -80,7 +84,8 @@ func TestEarlyFormatSteps(t *testing.T) {
 			root: &plan.Union{Inputs: []plan.Node{stream(1, "a"), stream(2, "b")}, Cols: cols}, want: catalog.DataflowLatest},
 		{name: "one aggregate twice", from: catalog.DataflowSharedScans,
 			root: twice(func() plan.Node { return count(stream(1, "a")) }), want: catalog.DataflowSharedScans},
-		{name: "a join", from: catalog.DataflowOneReaderPerScan, root: join, want: catalog.DataflowSharedSubplans},
+		{name: "a join of streams", from: catalog.DataflowOneReaderPerScan, root: join, want: catalog.DataflowSharedSubplans},
+		{name: "a join with a table", from: catalog.DataflowOneReaderPerScan, root: withTable, want: catalog.DataflowAppendOnlyJoins},
 		{name: "a join a step later", from: catalog.DataflowNarrowRows, root: join, want: catalog.DataflowNarrowRows},
 		{name: "a view over a join", from: catalog.DataflowOneReaderPerScan, root: overJoin,
 			ups: UpstreamPlans{overJoin: join}, want: catalog.DataflowSharedSubplans},
