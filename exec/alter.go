@@ -85,7 +85,7 @@ func CanReemit(n plan.Node) bool {
 func StateFormat(dataflow catalog.FormatVersion, n plan.Node) string {
 	switch x := n.(type) {
 	case *plan.Aggregate:
-		s := fmt.Sprintf("aggregate append_only=%v keys=", appendOnly(dataflow, x.Input))
+		s := fmt.Sprintf("aggregate append_only=%v keys=", appendOnly(x.Input))
 		for _, g := range x.GroupBy {
 			s += g.Type().String() + ","
 		}

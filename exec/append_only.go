@@ -1,18 +1,13 @@
 package exec
 
-import (
-	"streamdb/catalog"
-	"streamdb/plan"
-)
+import "streamdb/plan"
 
-// appendOnly reports whether n's output only ever grows (no retractions)
-// in a view of layout dataflow. It decides how a view keeps its rows and
-// which accumulators its aggregates use, both part of the state's format,
-// so it is fixed per layout: from DataflowAppendOnlyJoins on, an inner
-// join of append-only inputs counts as append-only.
-func appendOnly(dataflow catalog.FormatVersion, n plan.Node) bool {
-	if dataflow >= catalog.DataflowAppendOnlyJoins {
-		return plan.AppendOnlyJoins(n)
-	}
-	return plan.AppendOnly(n)
+// appendOnly reports whether n's output only ever grows (no retractions).
+// It decides how a view keeps its rows and which accumulators its
+// aggregates use, both part of the state's format: an inner join of
+// append-only inputs counts as append-only in every format read
+// (DataflowAppendOnlyJoins on); views of older formats take the step to
+// it only when no such join changes (exec/migrate.go).
+func appendOnly(n plan.Node) bool {
+	return plan.AppendOnlyJoins(n)
 }

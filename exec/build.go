@@ -42,7 +42,7 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 		for _, k := range keyCols {
 			p.keyNames = append(p.keyNames, cols[k].Name)
 		}
-	case appendOnly(desc.Dataflow, root):
+	case appendOnly(root):
 		mode = AppendOnly
 	case (&builder{rt: rt, p: p, dataflow: desc.Dataflow}).inputKey(root) != nil:
 		mode = CountedSet
@@ -274,7 +274,7 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 		return b.buildTopN(n, next)
 	case *plan.Aggregate:
 		limit := b.cacheLimit(groupCacheKind, &b.rt.groupCache)
-		ao := appendOnly(b.dataflow, n.Input)
+		ao := appendOnly(n.Input)
 		prefix := b.opPrefix()
 		reemit := b.reemit[b.lastOp]
 		var extrema *extremaTable
@@ -303,17 +303,16 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view yet", n.Describe())
 }
 
-// joinStateFormatOf is the join state format of views of layout dataflow.
+// joinStateFormatOf is the join state format of views of format dataflow
+// (DataflowMinSupported on).
 func joinStateFormatOf(dataflow catalog.FormatVersion) joinStateFormat {
 	switch {
 	case dataflow >= catalog.DataflowJoinStatePaged:
 		return joinStateByPage
 	case dataflow >= catalog.DataflowJoinStateByID:
 		return joinStateByID
-	case dataflow >= catalog.DataflowAppendOnlyJoins:
-		return joinStateRowInKey
 	}
-	return joinStateRowInValue
+	return joinStateRowInKey
 }
 
 func (b *builder) addSource(s *plan.Scan, dec messageDecoder, head Operator) error {
@@ -399,7 +398,7 @@ func ExplainStreaming(root plan.Node) string {
 			names[i] = cols[k].Name
 		}
 		mat = fmt.Sprintf("Materialize key=[%s]", strings.Join(names, ", "))
-	case appendOnly(catalog.DataflowLatest, root):
+	case appendOnly(root):
 		mat = "Materialize append-only (row id)"
 	default:
 		mat = "Materialize counted rows (multiset)"

@@ -14,7 +14,7 @@ import (
 // bounds time on both sides over watermarked streams, all in memory with
 // rows freed as the watermarks pass them (joinExpiry).
 func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
-	packed := [2]bool{appendOnly(b.dataflow, n.Left), appendOnly(b.dataflow, n.Right)}
+	packed := [2]bool{appendOnly(n.Left), appendOnly(n.Right)}
 	format := joinStateFormatOf(b.dataflow)
 	if b.dataflow < catalog.DataflowJoinStateByKey {
 		return newJoinOp(n, b.opPrefix(), b.rt.store.DB(), format, packed, next)

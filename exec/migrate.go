@@ -64,7 +64,7 @@ var formatSteps = []formatStep{
 	// (appendOnly): the view keeps its rows by row id, aggregates over
 	// them take insert-only accumulators. The other joins keep their
 	// state: joinStateRowInKey writes an entry's value without the row
-	// that joinStateRowInValue put after the counts, and reads the counts
+	// that format 2 put after the counts, and reads the counts
 	// alone, so the entries written before read the same.
 	{catalog.DataflowSharedSubplans, func(_ catalog.FormatVersion, v stepView) bool {
 		return v.any(func(n plan.Node) bool { j, ok := n.(*plan.Join); return ok && plan.AppendOnlyJoins(j) })
@@ -110,10 +110,10 @@ var formatSteps = []formatStep{
 	}, migrateTopNState},
 	// Aggregates with min or max over a retracting input, whose values go
 	// to an extrema table (storedExtremeCall).
-	{catalog.DataflowTopNStateByKey, func(from catalog.FormatVersion, v stepView) bool {
+	{catalog.DataflowTopNStateByKey, func(_ catalog.FormatVersion, v stepView) bool {
 		return v.any(func(n plan.Node) bool {
 			a, ok := n.(*plan.Aggregate)
-			if !ok || appendOnly(from, a.Input) {
+			if !ok || appendOnly(a.Input) {
 				return false
 			}
 			for _, c := range a.Aggs {

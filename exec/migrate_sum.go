@@ -69,7 +69,7 @@ func migrateSumState(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, 
 // kept in format from (< DataflowSumSpecials), with the special counts of
 // their sums, zero. ok false: see migrateSumState; nothing is written.
 func respecialSums(r storage.Reader, b *pebble.Batch, a *plan.Aggregate, from catalog.FormatVersion, prefix []byte) (bool, error) {
-	ao := appendOnly(from, a.Input)
+	ao := appendOnly(a.Input)
 	for _, c := range a.Aggs {
 		if c.Distinct {
 			return false, nil

@@ -80,11 +80,10 @@ type joinEntry struct {
 type joinStateFormat int
 
 const (
-	// joinStateRowInValue: key side|len(join key)|join key|row, value
-	// counts|row.
-	joinStateRowInValue joinStateFormat = iota
-	// joinStateRowInKey: the same key, value counts only.
-	joinStateRowInKey
+	// joinStateRowInKey: key side|len(join key)|join key|row, value
+	// counts. A view moved from format 2 (exec/migrate.go) may hold the
+	// row after the counts too, which is read past.
+	joinStateRowInKey joinStateFormat = iota
 	// joinStateByID: key = the entry's id (8 bytes, big-endian), value
 	// side|counts|len(join key)|join key|row. Ids grow, so the entries
 	// an epoch adds sort after all older ones: Pebble appends them instead
@@ -168,7 +167,8 @@ func (op *joinOp) decodeEntry(k, v []byte) (*joinEntry, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// In the oldest format the value holds the row too.
+	// The value holds the counts; what may follow them (the row, in a
+	// view moved from format 2) is not read.
 	e := &joinEntry{side: k[0], rowKey: string(row)}
 	if v, err = readVarint(v, &e.count); err != nil {
 		return nil, nil, err
@@ -480,11 +480,7 @@ func (op *joinOp) appendStateValue(v []byte, e *joinEntry) []byte {
 		return append(appendEntryHead(v, e), e.rowKey...)
 	}
 	v = binary.AppendVarint(v, e.count)
-	v = binary.AppendVarint(v, e.matches)
-	if op.format == joinStateRowInValue {
-		v = append(v, e.rowKey...) // the row's encoding
-	}
-	return v
+	return binary.AppendVarint(v, e.matches)
 }
 
 // appendEntryHead appends what the formats keyed by id or page store of

@@ -20,7 +20,7 @@ func TestJoinStateRestore(t *testing.T) {
 		format joinStateFormat
 		packed [2]bool
 	}
-	for _, v := range []variant{{joinStateRowInValue, [2]bool{}}, {joinStateRowInKey, [2]bool{}}, {joinStateByID, [2]bool{}},
+	for _, v := range []variant{{joinStateRowInKey, [2]bool{}}, {joinStateByID, [2]bool{}},
 		{joinStateByPage, [2]bool{true, true}}, {joinStateByPage, [2]bool{false, false}}} {
 		format := v.format
 		seed := int64(5)

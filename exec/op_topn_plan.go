@@ -29,7 +29,7 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 		cfg.limit = b.cacheLimit(topNCacheKind, &b.rt.topNCache)
 	}
 	idx := b.nextOp
-	op, err := newTopNOp(t, appendOnly(b.dataflow, t.Input), b.opPrefix(), b.rt.store, cfg, next)
+	op, err := newTopNOp(t, appendOnly(t.Input), b.opPrefix(), b.rt.store, cfg, next)
 	if err != nil {
 		return nil, err
 	}

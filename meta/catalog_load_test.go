@@ -11,6 +11,7 @@ import (
 
 	"streamdb/broker"
 	"streamdb/catalog"
+	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/storage"
@@ -49,8 +50,8 @@ func (r *loadRecorder) hooks() CatalogLoad {
 				return nil, errors.New("bound " + query + " before the live catalog was installed")
 			}
 			r.events = append(r.events, "bind "+query)
-			if query == countedTwiceQuery {
-				return countedTwice(r.live["s"])
+			if query == selfJoinQuery {
+				return selfJoin(r.live["s"])
 			}
 			// A view's plan as the binder gives it: a scan of the stream.
 			return scanOf(r.live["s"])
@@ -66,22 +67,23 @@ func (r *loadRecorder) hooks() CatalogLoad {
 	}
 }
 
-// countedTwiceQuery binds to countedTwice: a view of format
-// DataflowSharedScans that cannot move to DataflowSharedSubplans, which
-// would compute its two equal aggregates once.
-const countedTwiceQuery = "SELECT count(*) FROM s UNION ALL SELECT count(*) FROM s"
+// selfJoinQuery binds to selfJoin: a view of format DataflowSharedSubplans
+// that cannot move to DataflowAppendOnlyJoins, under which its inner
+// join of a stream with itself would be append-only.
+const selfJoinQuery = "SELECT * FROM s a JOIN s b ON a.k = b.k"
 
-func countedTwice(d *catalog.Descriptor) (plan.Node, error) {
-	cols := []types.Column{{Name: "count", Type: types.Int8}}
-	var inputs []plan.Node
-	for range 2 {
-		s, err := scanOf(d)
-		if err != nil {
-			return nil, err
-		}
-		inputs = append(inputs, &plan.Aggregate{Input: s, Aggs: []plan.AggCall{{Func: "count", T: types.Int8}}, Cols: cols})
+func selfJoin(d *catalog.Descriptor) (plan.Node, error) {
+	l, err := scanOf(d)
+	if err != nil {
+		return nil, err
 	}
-	return &plan.Union{Inputs: inputs, Cols: cols}, nil
+	r, err := scanOf(d)
+	if err != nil {
+		return nil, err
+	}
+	key := []expr.Expr{&expr.ColRef{Idx: 0, T: types.Int4}}
+	return &plan.Join{Kind: plan.InnerJoin, Left: l, Right: r, LeftKeys: key, RightKeys: key,
+		Cols: append(append([]types.Column(nil), l.Schema()...), r.Schema()...)}, nil
 }
 
 // scanOf is a plan that scans d.
@@ -204,7 +206,7 @@ func TestCatalogLoadRefusesFormats(t *testing.T) {
 				Columns: []catalog.Column{{Name: "k", Type: "integer"}}}); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Create(&catalog.Descriptor{Name: "v", Kind: catalog.KindView, Query: countedTwiceQuery, Dataflow: catalog.DataflowMinSupported - 1}); err != nil {
+			if err := c.Create(&catalog.Descriptor{Name: "v", Kind: catalog.KindView, Query: selfJoinQuery, Dataflow: catalog.DataflowMinSupported - 1}); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -230,7 +232,7 @@ func TestCatalogLoadRefusesFormats(t *testing.T) {
 			}
 			want := []string(nil)
 			if tc.moved {
-				want = []string{"install s v", "bind " + countedTwiceQuery}
+				want = []string{"install s v", "bind " + selfJoinQuery}
 				if msg, f := err.Error(), catalog.DataflowMinSupported-1; !strings.Contains(msg, fmt.Sprintf("materialized view v holds state in format %d, older than this streamdb reads", f)) {
 					t.Errorf("Load: %q does not name the view and its format", msg)
 				}
