@@ -100,7 +100,7 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 		return row != nil && bytes.Equal(exec.AppendIndexValues(nil, row, pos), vals)
 	}
 	if ts.key != nil {
-		for _, ch := range ts.pending {
+		for _, ch := range ts.pendingChanges() {
 			if matches(ch.Row) {
 				ids = append(ids, string(rowKey(ts.key, ch.Row)))
 			}
@@ -136,7 +136,7 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 			m[id] = int(n)
 		}
 	}
-	for _, ch := range ts.pending {
+	for _, ch := range ts.pendingChanges() {
 		if matches(ch.Row) {
 			id := string(rowKey(nil, ch.Row))
 			m[id] = max(m[id]+int(ch.Sign), 0)

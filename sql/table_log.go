@@ -72,6 +72,12 @@ type tableLog struct {
 	publishing bool
 	// idle is closed (and replaced) whenever the leader stops.
 	idle chan struct{}
+	// version counts the changes to entries (added or removed), so that
+	// a reader can tell its view of them from snapshot still holds.
+	version uint64
+	// index finds the newest entry change by row identity; nil until a
+	// point read needs it (table_log_index.go).
+	index *keyIndex
 }
 
 // logEntry is one commit to a table.
@@ -80,6 +86,7 @@ type logEntry struct {
 	part    []byte        // the changes as a changelog message, "[...]"
 	seq     uint64        // JetStream sequence once acknowledged
 	done    chan error    // receives the outcome once, when published or failed
+	keys    []string      // each change's row identity while in the log's index
 }
 
 func (w *tableLogs) log(id uint32) *tableLog {
@@ -109,26 +116,35 @@ func (w *tableLogs) reset() {
 // of the entries past the table's position in it (acknowledged or queued),
 // in order, and forgets acknowledged entries at or before that position
 // (the snapshot holds them). Snapshots are taken under imu so that a later
-// caller's snapshot is never older than what an earlier one forgot.
-func (l *tableLog) snapshot(store *storage.Store, id uint32) (*pebble.Snapshot, []exec.Change, error) {
+// caller's snapshot is never older than what an earlier one forgot. The
+// version returned is the entries' (see newestChange) once trimmed. The
+// entries returned share the log's array: entries are only ever appended
+// past them or dropped from the front, never overwritten in place.
+func (l *tableLog) snapshot(store *storage.Store, id uint32) (*pebble.Snapshot, []*logEntry, uint64, error) {
 	l.imu.Lock()
 	defer l.imu.Unlock()
 	snap := store.Snapshot()
 	pos, err := storage.PositionAt(snap, id, 0)
 	if err != nil {
 		snap.Close()
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
+	l.forgetThrough(pos.Seq)
+	return snap, l.entries[:len(l.entries):len(l.entries)], l.version, nil
+}
+
+// forgetThrough drops the leading acknowledged entries at or before
+// sequence seq. Holding imu.
+func (l *tableLog) forgetThrough(seq uint64) {
 	i := 0
-	for i < len(l.entries) && l.entries[i].seq != 0 && l.entries[i].seq <= pos.Seq {
+	for i < len(l.entries) && l.entries[i].seq != 0 && l.entries[i].seq <= seq {
+		l.unindexEntry(l.entries[i])
 		i++
 	}
-	l.entries = l.entries[i:]
-	var out []exec.Change
-	for _, en := range l.entries {
-		out = append(out, en.changes...)
+	if i > 0 {
+		l.entries = l.entries[i:]
+		l.version++
 	}
-	return snap, out, nil
 }
 
 // txSnapshot is what a transaction block reads: one Pebble snapshot taken
@@ -186,6 +202,8 @@ func (l *tableLog) queue(changes []exec.Change, part []byte) *logEntry {
 	en := &logEntry{changes: changes, part: part, done: make(chan error, 1)}
 	l.imu.Lock()
 	l.entries = append(l.entries, en)
+	l.indexEntry(en)
+	l.version++
 	l.imu.Unlock()
 	return en
 }
@@ -193,8 +211,11 @@ func (l *tableLog) queue(changes []exec.Change, part []byte) *logEntry {
 // added records a commit published outside the queue (a commit across
 // several subjects, published while holding mu with the queue idle).
 func (l *tableLog) added(seq uint64, changes []exec.Change) {
+	en := &logEntry{changes: changes, seq: seq}
 	l.imu.Lock()
-	l.entries = append(l.entries, &logEntry{changes: changes, seq: seq})
+	l.entries = append(l.entries, en)
+	l.indexEntry(en)
+	l.version++
 	l.imu.Unlock()
 }
 
@@ -328,22 +349,31 @@ func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
 		l.unsure.Store(true)
 		later := sqlerr.New(sqlerr.SerializationFailure, "a commit to table %q queued before this one failed, so this one was not written", d.Name).
 			WithHint("Retry the transaction.")
-		kept := l.entries[:0]
-		inBatch := map[*logEntry]bool{}
-		for _, en := range batch {
-			inBatch[en] = true
-		}
-		for _, en := range l.entries {
-			switch {
-			case en.seq != 0:
-				kept = append(kept, en)
-			case inBatch[en]:
-				en.done <- failed
-			default:
-				en.done <- later
-			}
-		}
-		l.entries = kept
+		l.failQueued(batch, failed, later)
 		l.imu.Unlock()
 	}
+}
+
+// failQueued drops every queued entry, answering failed to those of the
+// batch that failed and later to the rest. Holding imu.
+func (l *tableLog) failQueued(batch []*logEntry, failed, later error) {
+	// A new array: readers may hold the old one (snapshot).
+	var kept []*logEntry
+	inBatch := map[*logEntry]bool{}
+	for _, en := range batch {
+		inBatch[en] = true
+	}
+	for _, en := range l.entries {
+		switch {
+		case en.seq != 0:
+			kept = append(kept, en)
+		case inBatch[en]:
+			en.done <- failed
+		default:
+			en.done <- later
+		}
+	}
+	l.entries = kept
+	l.index = nil // removed out of order: rebuilt when next needed
+	l.version++
 }

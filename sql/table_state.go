@@ -22,14 +22,24 @@ import (
 // (acknowledged commits the pipeline has not applied yet, then the
 // statement's own transaction's earlier changes), in order.
 type tableState struct {
-	d       *catalog.Descriptor
-	cols    []types.Column
-	key     []int // primary key columns; nil for a table without one
-	snap    *pebble.Snapshot
+	d    *catalog.Descriptor
+	cols []types.Column
+	key  []int // primary key columns; nil for a table without one
+	snap *pebble.Snapshot
+	// pending holds the changes past the snapshot's position (see
+	// pendingChanges: read it through that).
 	pending []exec.Change
+	// entries, when read from a log, are the log's entries whose changes
+	// pending holds once built: most single-row writes need only a point
+	// read through the log's index, not the changes laid out in order.
+	entries []*logEntry
 	// log is the table's log when its lock is held for this read (a
 	// commit), nil for a transaction's read of its snapshot.
 	log *tableLog
+	// logVersion is log's version when pending was taken from it: while
+	// it holds, pending are the log's entries and its index answers
+	// point reads.
+	logVersion uint64
 	// pendingAt indexes pending by row identity (rowKey): the newest
 	// change of each. Built at the first point read of a keyed table.
 	pendingAt map[string]int
@@ -40,16 +50,16 @@ type tableState struct {
 
 // openTableState reads table d as of now. Close it when done.
 func (e *Engine) openTableState(d *catalog.Descriptor, log *tableLog) (*tableState, error) {
-	snap, pending, err := log.snapshot(e.store, d.ID)
+	snap, entries, version, err := log.snapshot(e.store, d.ID)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := newTableState(d, snap, pending)
+	ts, err := newTableState(d, snap, nil)
 	if err != nil {
 		snap.Close()
 		return nil, err
 	}
-	ts.log = log
+	ts.log, ts.logVersion, ts.entries = log, version, entries
 	return ts, nil
 }
 
@@ -68,6 +78,28 @@ func newTableState(d *catalog.Descriptor, snap *pebble.Snapshot, pending []exec.
 
 func (ts *tableState) close() { ts.snap.Close() }
 
+// pendingChanges returns the changes past the snapshot's position, in
+// order.
+func (ts *tableState) pendingChanges() []exec.Change {
+	if ts.entries != nil {
+		n := 0
+		for _, en := range ts.entries {
+			n += len(en.changes)
+		}
+		ts.pending = make([]exec.Change, 0, n)
+		for _, en := range ts.entries {
+			ts.pending = append(ts.pending, en.changes...)
+		}
+		ts.entries = nil
+	}
+	return ts.pending
+}
+
+// hasPending reports whether any change is past the snapshot's position.
+func (ts *tableState) hasPending() bool {
+	return len(ts.pending) > 0 || len(ts.entries) > 0
+}
+
 // rows returns every row of the table.
 func (ts *tableState) rows(ctx context.Context) ([]types.Row, error) {
 	scan, err := tableScan(ts.d)
@@ -78,7 +110,7 @@ func (ts *tableState) rows(ctx context.Context) ([]types.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return applyChanges(ts.key, rows, ts.pending), nil
+	return applyChanges(ts.key, rows, ts.pendingChanges()), nil
 }
 
 // rowsWhere returns the rows an UPDATE or DELETE whose WHERE is cond (nil
@@ -131,12 +163,18 @@ func (ts *tableState) rowsWhere(ctx context.Context, cond expr.Expr) ([]types.Ro
 // pendingChange returns the newest pending change of the row with
 // identity key (rowKey) of a keyed table, if there is one.
 func (ts *tableState) pendingChange(key []byte) (exec.Change, bool) {
-	if len(ts.pending) == 0 {
+	if !ts.hasPending() {
 		return exec.Change{}, false
 	}
+	if ts.log != nil && ts.pendingAt == nil {
+		if ch, found, ok := ts.log.newestChange(ts.logVersion, ts.key, key); ok {
+			return ch, found
+		}
+	}
 	if ts.pendingAt == nil {
-		ts.pendingAt = make(map[string]int, len(ts.pending))
-		for i, ch := range ts.pending {
+		pending := ts.pendingChanges()
+		ts.pendingAt = make(map[string]int, len(pending))
+		for i, ch := range pending {
 			ts.pendingAt[string(rowKey(ts.key, ch.Row))] = i
 		}
 	}
@@ -262,7 +300,7 @@ func (ts *tableState) rowsByIndex(cond expr.Expr, scan *plan.Scan) (rows []types
 			rows = append(rows, row)
 		}
 	}
-	for _, ch := range ts.pending {
+	for _, ch := range ts.pendingChanges() {
 		k := string(rowKey(ts.key, ch.Row))
 		if seen[k] {
 			continue
@@ -291,12 +329,13 @@ func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) e
 	if err != nil {
 		return err
 	}
-	if len(ts.pending) == 0 {
+	pending := ts.pendingChanges()
+	if len(pending) == 0 {
 		return exec.StreamBatch(ctx, scan, ts.snap, emit)
 	}
 	// stored counts the stored rows of each identity the changes touch.
 	stored := map[string]int{}
-	for _, ch := range ts.pending {
+	for _, ch := range pending {
 		stored[string(rowKey(ts.key, ch.Row))] = 0
 	}
 	for k := range stored {
@@ -322,7 +361,7 @@ func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) e
 			at[k] = append(at[k], -1)
 		}
 	}
-	for _, ch := range ts.pending {
+	for _, ch := range pending {
 		k := string(rowKey(ts.key, ch.Row))
 		idx := at[k]
 		if ch.Sign < 0 {
@@ -409,9 +448,9 @@ func (ts *tableState) countOf(key []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(ts.pending) > 0 && ts.pendingSigns == nil {
+	if ts.hasPending() && ts.pendingSigns == nil {
 		ts.pendingSigns = map[string][]int8{}
-		for _, ch := range ts.pending {
+		for _, ch := range ts.pendingChanges() {
 			k := string(rowKey(ts.key, ch.Row))
 			ts.pendingSigns[k] = append(ts.pendingSigns[k], ch.Sign)
 		}
