@@ -52,10 +52,9 @@ func (c *conn) beginRun() (context.Context, func()) {
 	c.mu.Lock()
 	c.cancelRun = cancel
 	c.mu.Unlock()
-	stop := make(chan struct{})
-	go c.watchDisconnect(cancel, stop)
+	stopWatch := c.watchDisconnect(cancel)
 	return c.withNotices(ctx), func() {
-		close(stop)
+		stopWatch()
 		c.mu.Lock()
 		c.cancelRun = nil
 		c.mu.Unlock()

@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"sync"
 	"syscall"
 	"time"
 
@@ -17,31 +18,40 @@ const disconnectCheckInterval = 100 * time.Millisecond
 // its client went away; nobody reads the error, the connection then ends.
 var errDisconnected = &sqlerr.Error{Code: sqlerr.QueryCanceled, Message: "canceling statement because the client disconnected"}
 
-// watchDisconnect cancels ctx's statement with errDisconnected as soon as
-// the client hangs up, until stop is closed. It only polls the socket for a
-// hang-up and never reads from it, so that messages a client pipelines
-// behind the running statement stay where the connection reads them.
-func (c *conn) watchDisconnect(cancel context.CancelCauseFunc, stop <-chan struct{}) {
+// watchDisconnect cancels a statement with errDisconnected as soon as the
+// client hangs up, until the returned stop is called. It only polls the
+// socket for a hang-up and never reads from it, so that messages a client
+// pipelines behind the running statement stay where the connection reads
+// them. It is a timer, not a goroutine: most statements end before the
+// first look, and then it costs no more than arming and stopping it.
+func (c *conn) watchDisconnect(cancel context.CancelCauseFunc) (stop func()) {
 	sc, ok := c.nc.(syscall.Conn)
 	if !ok {
-		return
+		return func() {}
 	}
 	raw, err := sc.SyscallConn()
 	if err != nil {
-		return
+		return func() {}
 	}
-	t := time.NewTicker(disconnectCheckInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
+	var mu sync.Mutex
+	stopped := false
+	var t *time.Timer
+	t = time.AfterFunc(disconnectCheckInterval, func() {
 		if peerClosed(raw) {
 			c.log.Info("pgwire: client disconnected during a statement; cancelling it")
 			cancel(errDisconnected)
 			return
 		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			t.Reset(disconnectCheckInterval)
+		}
+	})
+	return func() {
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		t.Stop()
 	}
 }
