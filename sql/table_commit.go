@@ -352,7 +352,12 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if err := e.tableFailure(w.d); err != nil {
 		return nil, nil, err
 	}
-	if se := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to table %q", w.d.Name)); se != nil {
+	// The message is formatted only for a failed stream: this runs for
+	// every write.
+	if se := e.broker.StreamWriteError(w.d.JSStream, ""); se != nil {
+		if named := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to table %q", w.d.Name)); named != nil {
+			se = named
+		}
 		return nil, nil, se
 	}
 	if err := e.ensureCurrent(ctx, w.d, log); err != nil {
