@@ -175,18 +175,33 @@ func EncodeChangelog(cols []types.Column, changes []Change, limit int) ([]byte, 
 // another they replay the commit as one message would. A change that does
 // not fit in a message of its own fails with ErrChangelogTooLarge.
 func EncodeChangelogChunks(cols []types.Column, changes []Change, limit int) ([][]byte, error) {
+	return encodeChangelogChunks(cols, changes, limit, false)
+}
+
+// EncodeChangelogChunksNamesChecked is EncodeChangelogChunks for columns
+// an earlier commit encoded with them has already read back: what the
+// first row's check covers for exact columns (their names) holds, so
+// every row of the kinds exactJSONRow takes skips it, the first too.
+func EncodeChangelogChunksNamesChecked(cols []types.Column, changes []Change, limit int) ([][]byte, error) {
+	return encodeChangelogChunks(cols, changes, limit, true)
+}
+
+func encodeChangelogChunks(cols []types.Column, changes []Change, limit int, namesChecked bool) ([][]byte, error) {
 	var out [][]byte
 	buf := []byte{'['}
-	enc := newRowEncoder(cols)
+	var enc *rowEncoder // made for the first row that needs the check
 	exact := exactJSONColumns(cols)
 	var one, rowBuf []byte
 	for i, ch := range changes {
 		var row []byte
 		var err error
-		if i > 0 && exact && exactJSONRow(cols, ch.Row) {
+		if (i > 0 || namesChecked) && exact && exactJSONRow(cols, ch.Row) {
 			rowBuf, err = appendRowJSON(rowBuf[:0], cols, ch.Row, ch.Sign < 0)
 			row = rowBuf
 		} else {
+			if enc == nil {
+				enc = newRowEncoder(cols)
+			}
 			row, err = enc.encode(ch.Row, ch.Sign < 0)
 		}
 		if err != nil {

@@ -78,3 +78,34 @@ func TestChangelogExactColumns(t *testing.T) {
 		t.Fatal("varchar(3) should not be exact")
 	}
 }
+
+// TestChangelogNamesChecked: with the columns' names already read back,
+// no row is read back, the first included, yet a first row the check
+// would refuse (NUL in text, a smallint out of range) is still refused,
+// and the rows decode to what was encoded.
+func TestChangelogNamesChecked(t *testing.T) {
+	cols := []types.Column{{Name: "k", Type: types.Int8}, {Name: "s", Type: types.Text}, {Name: "i", Type: types.Int2}}
+	rows := []Change{
+		{Row: types.Row{types.NewInt(1), types.NewString(`a "quoted" \ one`), types.NewInt(-32768)}, Sign: Insert},
+		{Row: types.Row{types.NewInt(2), types.Null, types.NewInt(7)}, Sign: Delete},
+	}
+	msgs, err := EncodeChangelogChunksNamesChecked(cols, rows, 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := NewChangelogDecoder(cols).Decode(msgs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Row[1].S != rows[0].Row[1].S || got[0].Row[2].I != -32768 || got[1].Sign != Delete || !got[1].Row[1].IsNull() {
+		t.Fatalf("decoded %v, want %v", got, rows)
+	}
+	nul := []Change{{Row: types.Row{types.NewInt(1), types.NewString("a\x00b"), types.NewInt(1)}, Sign: Insert}}
+	if _, err := EncodeChangelogChunksNamesChecked(cols, nul, 64<<10); sqlerr.Code(err) != sqlerr.CharacterNotInRepertoire {
+		t.Fatalf("first row's text with NUL: %v, want 22021", err)
+	}
+	big := []Change{{Row: types.Row{types.NewInt(1), types.NewString("x"), types.NewInt(70000)}, Sign: Insert}}
+	if _, err := EncodeChangelogChunksNamesChecked(cols, big, 64<<10); err == nil || sqlerr.Code(err) == "" {
+		t.Fatalf("first row's smallint 70000: %v, want an error with a SQLSTATE", err)
+	}
+}

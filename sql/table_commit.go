@@ -387,7 +387,12 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 			return nil, nil, err
 		}
 	}
-	msgs, err := exec.EncodeChangelogChunks(memberColumns(w.d, cols), changes, e.changelogLimit())
+	members := memberColumns(w.d, cols)
+	encode := exec.EncodeChangelogChunks
+	if slices.Equal(log.encodedCols, members) {
+		encode = exec.EncodeChangelogChunksNamesChecked
+	}
+	msgs, err := encode(members, changes, e.changelogLimit())
 	var tooLarge *exec.ErrChangelogTooLarge
 	if errors.As(err, &tooLarge) {
 		return nil, nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "a row of table %q is %d bytes, over the limit of %d bytes for one row", w.d.Name, tooLarge.Size, tooLarge.Limit).
@@ -396,6 +401,7 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if err != nil {
 		return nil, nil, err
 	}
+	log.encodedCols = members
 	// Last: a prepared commit that then fails marks the index stale.
 	u.apply(changes)
 	return changes, msgs, nil

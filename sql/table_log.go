@@ -17,6 +17,7 @@ import (
 	"streamdb/exec"
 	"streamdb/sqlerr"
 	"streamdb/storage"
+	"streamdb/types"
 )
 
 // Only this server writes a table's changelog, and it writes it through
@@ -61,6 +62,10 @@ type tableLog struct {
 	// until a write needs it; uniqStale drops it at the next write.
 	uniq      *uniqueIndex
 	uniqStale atomic.Bool
+	// encodedCols (under mu) are the columns a commit was last encoded
+	// with, its rows read back: later commits with the same columns need
+	// not read back a row to check them (exec.EncodeChangelogChunks).
+	encodedCols []types.Column
 
 	// imu guards the fields below; readers outside mu consult entries.
 	imu sync.Mutex
