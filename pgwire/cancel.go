@@ -52,12 +52,12 @@ func (c *conn) beginRun() (context.Context, func()) {
 	c.mu.Lock()
 	c.cancelRun = cancel
 	c.mu.Unlock()
-	stopWatch := c.watchDisconnect(cancel)
+	c.watchDisconnect()
 	return c.withNotices(ctx), func() {
-		stopWatch()
 		c.mu.Lock()
 		c.cancelRun = nil
 		c.mu.Unlock()
+		c.stopWatch()
 		cancel(nil)
 	}
 }

@@ -58,6 +58,9 @@ type conn struct {
 	ignoreTillSync bool
 	// quit ends the connection loop after the current message.
 	quit bool
+	// hangup looks for the client hanging up while an engine call runs
+	// (watchDisconnect); nil until the first call.
+	hangup *time.Timer
 
 	mu        sync.Mutex
 	closing   bool                    // set by interrupt (Shutdown)

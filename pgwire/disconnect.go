@@ -1,8 +1,6 @@
 package pgwire
 
 import (
-	"context"
-	"sync"
 	"syscall"
 	"time"
 
@@ -18,40 +16,50 @@ const disconnectCheckInterval = 100 * time.Millisecond
 // its client went away; nobody reads the error, the connection then ends.
 var errDisconnected = &sqlerr.Error{Code: sqlerr.QueryCanceled, Message: "canceling statement because the client disconnected"}
 
-// watchDisconnect cancels a statement with errDisconnected as soon as the
-// client hangs up, until the returned stop is called. It only polls the
-// socket for a hang-up and never reads from it, so that messages a client
-// pipelines behind the running statement stay where the connection reads
-// them. It is a timer, not a goroutine: most statements end before the
-// first look, and then it costs no more than arming and stopping it.
-func (c *conn) watchDisconnect(cancel context.CancelCauseFunc) (stop func()) {
-	sc, ok := c.nc.(syscall.Conn)
-	if !ok {
-		return func() {}
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return func() {}
-	}
-	var mu sync.Mutex
-	stopped := false
-	var t *time.Timer
-	t = time.AfterFunc(disconnectCheckInterval, func() {
-		if peerClosed(raw) {
-			c.log.Info("pgwire: client disconnected during a statement; cancelling it")
-			cancel(errDisconnected)
+// watchDisconnect cancels the running engine call (cancelRun) with
+// errDisconnected as soon as the client hangs up, until stopWatch. It only
+// polls the socket for a hang-up and never reads from it, so that messages
+// a client pipelines behind the running statement stay where the
+// connection reads them. It is one timer per connection, armed per call:
+// most statements end before the first look, and then it costs no more
+// than arming and stopping it. Called by the connection's goroutine with
+// cancelRun set.
+func (c *conn) watchDisconnect() {
+	if c.hangup == nil {
+		sc, ok := c.nc.(syscall.Conn)
+		if !ok {
 			return
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if !stopped {
-			t.Reset(disconnectCheckInterval)
+		raw, err := sc.SyscallConn()
+		if err != nil {
+			return
 		}
-	})
-	return func() {
-		mu.Lock()
-		stopped = true
-		mu.Unlock()
-		t.Stop()
+		c.hangup = time.AfterFunc(disconnectCheckInterval, func() { c.lookForHangup(raw) })
+		return
 	}
+	c.hangup.Reset(disconnectCheckInterval)
+}
+
+// stopWatch stops watchDisconnect's looks. Called with cancelRun nil.
+func (c *conn) stopWatch() {
+	if c.hangup != nil {
+		c.hangup.Stop()
+	}
+}
+
+// lookForHangup is one look of watchDisconnect; it looks again later
+// while an engine call runs.
+func (c *conn) lookForHangup(raw syscall.RawConn) {
+	closed := peerClosed(raw)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancelRun == nil {
+		return
+	}
+	if closed {
+		c.log.Info("pgwire: client disconnected during a statement; cancelling it")
+		c.cancelRun(errDisconnected)
+		return
+	}
+	c.hangup.Reset(disconnectCheckInterval)
 }
