@@ -41,7 +41,7 @@ import (
 type Engine struct {
 	// node owns the components below (their opening, settings, state
 	// swap and shutdown); the engine keeps them at hand.
-	node *meta.Node
+	node engineNode
 	// host and link are what reads and writes need of the node and of
 	// its NATS connection (engine_host.go): the node and the broker, or
 	// a unit test's fakes.

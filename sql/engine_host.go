@@ -1,6 +1,12 @@
 package sql
 
-import "streamdb/exec"
+import (
+	"context"
+
+	"streamdb/exec"
+	"streamdb/meta"
+	"streamdb/types"
+)
 
 // engineHost is what sessions need of the node on the paths of ad-hoc
 // reads and of writes: the memory pool every ad-hoc query draws on, the
@@ -21,3 +27,25 @@ type natsLink interface {
 	Connected() bool
 	MaxPayload() int64
 }
+
+// engineNode is what the engine asks of its node once open: checkpoints
+// and their rows, settings, the schema and secret key files, the sinks'
+// status, a rollback's state swap and shutdown. The server's is its
+// *meta.Node; the unit tests' engine has a fake (session_fake_node_test.go).
+type engineNode interface {
+	Broker() *meta.Broker
+	DataDir() string
+	SchemaDir() string
+	SecretKeyPath() (string, bool)
+	CheckpointSettings() meta.CheckpointSettings
+	ChangeSetting(c meta.SettingChange) error
+	Checkpoint(ctx context.Context) error
+	CheckpointDDL(ctx context.Context) error
+	CheckpointRollback(ctx context.Context) error
+	CheckpointRows() []types.Row
+	SinkStatus(d *meta.SinkDescriptor) meta.SinkStatus
+	ReplaceState(src *meta.StateStore, reset func(), load func() error) error
+	Close() error
+}
+
+var _ engineNode = (*meta.Node)(nil)

@@ -26,5 +26,9 @@ func (e *Engine) Ready(ctx context.Context) error {
 }
 
 // Node is the opened server the engine runs over, for what the process
-// reports of it (the state store's metrics: meta.Node.PebbleDB).
-func (e *Engine) Node() *meta.Node { return e.node }
+// reports of it (the state store's metrics: meta.Node.PebbleDB); nil for
+// an engine over a unit test's fake node.
+func (e *Engine) Node() *meta.Node {
+	n, _ := e.node.(*meta.Node)
+	return n
+}
