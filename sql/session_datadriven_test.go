@@ -73,6 +73,7 @@ func TestSessionDataDriven(t *testing.T) {
 				var sb strings.Builder
 				for _, stmt := range front.Split(d.Input) {
 					sb.WriteString(run(s, stmt, nil, nil))
+					f.detachTables()
 				}
 				sb.WriteString("status " + string(s.TxStatus()) + "\n")
 				return sb.String()

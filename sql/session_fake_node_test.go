@@ -50,14 +50,21 @@ type fakeLink struct{}
 func (fakeLink) Connected() bool   { return true }
 func (fakeLink) MaxPayload() int64 { return 1 << 20 }
 
-// fakeJetStream publishes tables' changelog messages (see above). Any
-// other JetStream call panics (the embedded interface is nil): the fake
-// engine has no stream writes, transactions across tables or DDL.
+// fakeJetStream publishes tables' changelog messages (see above), keeps
+// the newest message of every other subject a stream holds (sequences'
+// records, a stream's input), and makes, updates, lists and deletes
+// streams (DDL). Any other JetStream call panics (the embedded interface
+// is nil): the fake engine has no consumers, so no dataflow runs.
 type fakeJetStream struct {
 	jetstream.JetStream
 	e *Engine
 
 	mu sync.Mutex
+	// streams are the JetStream streams by name.
+	streams map[string]jetstream.StreamConfig
+	// records holds the newest message of each subject that is neither a
+	// table's nor the transaction stream's.
+	records map[string][]byte
 	// seq is the sequence of the last message, one sequence for all
 	// subjects as in one JetStream stream per table; last is that of the
 	// last message per subject.
@@ -93,7 +100,17 @@ func (js *fakeJetStream) publishLocked(subject string, data []byte) (*jetstream.
 	}
 	d := js.tableOn(subject)
 	if d == nil {
-		return nil, fmt.Errorf("fake JetStream: no table on subject %q", subject)
+		name := js.streamOf(subject)
+		if name == "" {
+			return nil, fmt.Errorf("fake JetStream: no stream holds subject %q", subject)
+		}
+		js.seq++
+		if js.records == nil {
+			js.records = map[string][]byte{}
+		}
+		js.records[subject] = append([]byte(nil), data...)
+		js.noteLast(subject)
+		return &jetstream.PubAck{Stream: name, Sequence: js.seq}, nil
 	}
 	js.seq++
 	if err := applyChangelog(js.e.store, d, data, js.seq); err != nil {
@@ -167,10 +184,98 @@ func readyAck(ack *jetstream.PubAck, err error) (jetstream.PubAckFuture, error) 
 func (f *fakeAck) Ok() <-chan *jetstream.PubAck { return f.ok }
 func (f *fakeAck) Err() <-chan error            { return f.err }
 
-// Stream answers for the last message on a table's subject.
+// Stream answers for a stream's configuration, state and the last
+// message on one of its subjects.
 func (js *fakeJetStream) Stream(_ context.Context, name string) (jetstream.Stream, error) {
-	return &fakeStream{js: js}, nil
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if _, ok := js.streams[name]; !ok {
+		return nil, jetstream.ErrStreamNotFound
+	}
+	return &fakeStream{js: js, name: name}, nil
 }
+
+// addStream registers a stream; the caller holds mu.
+func (js *fakeJetStream) addStream(cfg jetstream.StreamConfig) {
+	if js.streams == nil {
+		js.streams = map[string]jetstream.StreamConfig{}
+	}
+	js.streams[cfg.Name] = cfg
+}
+
+// streamOf returns the stream holding subject, or ""; the caller holds mu.
+func (js *fakeJetStream) streamOf(subject string) string {
+	for name, cfg := range js.streams {
+		for _, s := range cfg.Subjects {
+			if broker.SubjectsCollide(s, subject) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+func (js *fakeJetStream) CreateStream(_ context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if _, ok := js.streams[cfg.Name]; ok {
+		return nil, jetstream.ErrStreamNameAlreadyInUse
+	}
+	js.addStream(cfg)
+	return &fakeStream{js: js, name: cfg.Name}, nil
+}
+
+func (js *fakeJetStream) UpdateStream(_ context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if _, ok := js.streams[cfg.Name]; !ok {
+		return nil, jetstream.ErrStreamNotFound
+	}
+	js.addStream(cfg)
+	return &fakeStream{js: js, name: cfg.Name}, nil
+}
+
+func (js *fakeJetStream) CreateOrUpdateStream(_ context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	js.addStream(cfg)
+	return &fakeStream{js: js, name: cfg.Name}, nil
+}
+
+func (js *fakeJetStream) DeleteStream(_ context.Context, name string) error {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if _, ok := js.streams[name]; !ok {
+		return jetstream.ErrStreamNotFound
+	}
+	delete(js.streams, name)
+	return nil
+}
+
+func (js *fakeJetStream) StreamNameBySubject(_ context.Context, subject string) (string, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if name := js.streamOf(subject); name != "" {
+		return name, nil
+	}
+	return "", jetstream.ErrStreamNotFound
+}
+
+func (js *fakeJetStream) ListStreams(context.Context, ...jetstream.StreamListOpt) jetstream.StreamInfoLister {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	l := &fakeStreamLister{ch: make(chan *jetstream.StreamInfo, len(js.streams))}
+	for _, cfg := range js.streams {
+		l.ch <- &jetstream.StreamInfo{Config: cfg}
+	}
+	close(l.ch)
+	return l
+}
+
+type fakeStreamLister struct{ ch chan *jetstream.StreamInfo }
+
+func (l *fakeStreamLister) Info() <-chan *jetstream.StreamInfo { return l.ch }
+func (l *fakeStreamLister) Err() error                         { return nil }
 
 func (js *fakeJetStream) tableOn(subject string) *catalog.Descriptor {
 	js.e.catMu.RLock()
@@ -185,7 +290,35 @@ func (js *fakeJetStream) tableOn(subject string) *catalog.Descriptor {
 
 type fakeStream struct {
 	jetstream.Stream
-	js *fakeJetStream
+	js   *fakeJetStream
+	name string
+}
+
+// info is the stream's configuration and state (its last sequence is
+// that of the newest message on its subjects); the caller holds js.mu.
+func (s *fakeStream) info() *jetstream.StreamInfo {
+	cfg := s.js.streams[s.name]
+	var last uint64
+	for subj, seq := range s.js.last {
+		for _, p := range cfg.Subjects {
+			if broker.SubjectsCollide(p, subj) {
+				last = max(last, seq)
+			}
+		}
+	}
+	return &jetstream.StreamInfo{Config: cfg, State: jetstream.StreamState{FirstSeq: 1, LastSeq: last}}
+}
+
+func (s *fakeStream) Info(context.Context, ...jetstream.StreamInfoOpt) (*jetstream.StreamInfo, error) {
+	s.js.mu.Lock()
+	defer s.js.mu.Unlock()
+	return s.info(), nil
+}
+
+func (s *fakeStream) CachedInfo() *jetstream.StreamInfo {
+	s.js.mu.Lock()
+	defer s.js.mu.Unlock()
+	return s.info()
 }
 
 // Purge forgets nothing: the fake keeps every transaction's messages.
@@ -198,7 +331,7 @@ func (s *fakeStream) GetLastMsgForSubject(_ context.Context, subject string) (*j
 	if seq == 0 {
 		return nil, jetstream.ErrMsgNotFound
 	}
-	return &jetstream.RawStreamMsg{Subject: subject, Sequence: seq}, nil
+	return &jetstream.RawStreamMsg{Subject: subject, Sequence: seq, Data: s.js.records[subject]}, nil
 }
 
 // applyChangelog applies one changelog message of table d, stored at seq,
@@ -267,15 +400,30 @@ func openFakeNode(t *testing.T, e *Engine) *fakeJetStream {
 		t.Fatal(err)
 	}
 	js := &fakeJetStream{e: e}
+	log := slog.New(slog.DiscardHandler)
 	e.store = store
-	e.broker = &broker.Broker{JS: js}
+	// A connection that is not closed: the collector of dropped tables'
+	// streams runs while it is open.
+	e.broker = &broker.Broker{JS: js, NC: &nats.Conn{}}
 	e.streams = meta.NewStreams(e.broker)
 	e.state = meta.NewState(store)
-	e.rt = exec.NewRuntime(store, e.broker, slog.New(slog.DiscardHandler), time.Second)
+	e.rt = exec.NewRuntime(store, e.broker, log, time.Second)
 	e.host = &fakeHost{}
 	e.link = fakeLink{}
-	e.log = slog.New(slog.DiscardHandler)
+	e.log = log
+	e.node = &fakeNode{e: e, dataDir: t.TempDir(), schemaDir: t.TempDir()}
+	e.coord = &fakeCoordinator{}
+	e.cat = meta.NewCatalog(meta.CatalogConfig{Store: store, Broker: e.broker, Log: log})
+	e.seqs = meta.NewSequences(e.broker, log)
+	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: e.node.CheckpointSettings, Broker: e.broker, Log: log})
+	e.dropped = e.newDroppedStreams()
+	e.jobs = meta.NewJobs(e.rt.Positions)
+	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: store, Broker: e.broker, Runtime: e.rt, Log: log})
 	t.Cleanup(func() {
+		// DDL holds ddlMu throughout; the dropped streams' collector
+		// takes it too, so it finds the engine whole or not at all.
+		e.ddlMu.Lock()
+		defer e.ddlMu.Unlock()
 		e.rt.Close()
 		store.Close()
 	})
@@ -284,8 +432,13 @@ func openFakeNode(t *testing.T, e *Engine) *fakeJetStream {
 
 // create adds a CREATE STREAM, TABLE or MATERIALIZED VIEW to the catalog
 // (OfflineCatalog), giving a table the constraints, subject and JetStream
-// stream CREATE TABLE would.
+// stream CREATE TABLE would, and storing it (meta.Catalog, which gives it
+// its id) so that DDL sees it as it sees what DDL made.
 func (f *fakeEngine) create(stmt string) error {
+	before := map[string]bool{}
+	for name := range f.objs {
+		before[name] = true
+	}
 	if err := f.cat.Exec(stmt); err != nil {
 		return err
 	}
@@ -301,9 +454,25 @@ func (f *fakeEngine) create(stmt string) error {
 		}
 	}
 	for name, d := range f.objs {
+		if before[name] {
+			continue
+		}
 		if d.Kind == catalog.KindTable && d.Subject == "" {
 			d.Subject = tableSubjectPrefix + name
 			d.JSStream = "STREAMDB_TABLE_" + name
+		}
+		if d.Subject != "" {
+			f.js.mu.Lock()
+			if d.JSStream == "" {
+				d.JSStream = "STREAMDB_" + name
+			}
+			if _, ok := f.js.streams[d.JSStream]; !ok {
+				f.js.addStream(jetstream.StreamConfig{Name: d.JSStream, Subjects: []string{d.Subject}})
+			}
+			f.js.mu.Unlock()
+		}
+		if err := f.Engine.cat.Create(d); err != nil {
+			return err
 		}
 	}
 	return nil
