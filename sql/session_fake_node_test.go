@@ -477,3 +477,21 @@ func (f *fakeEngine) create(stmt string) error {
 	}
 	return nil
 }
+
+// OrderedConsumer gives a dataflow's reader a consumer that delivers
+// nothing: a dataflow that starts (ALTER TABLE restarts every one) idles,
+// and the fake JetStream applies tables' changes itself.
+func (js *fakeJetStream) OrderedConsumer(context.Context, string, jetstream.OrderedConsumerConfig) (jetstream.Consumer, error) {
+	return fakeConsumer{}, nil
+}
+
+type fakeConsumer struct{ jetstream.Consumer }
+
+func (fakeConsumer) Consume(jetstream.MessageHandler, ...jetstream.PullConsumeOpt) (jetstream.ConsumeContext, error) {
+	return fakeConsumeContext{}, nil
+}
+func (fakeConsumer) CachedInfo() *jetstream.ConsumerInfo { return nil }
+
+type fakeConsumeContext struct{ jetstream.ConsumeContext }
+
+func (fakeConsumeContext) Stop() {}
