@@ -419,6 +419,9 @@ func openFakeNode(t *testing.T, e *Engine) *fakeJetStream {
 	e.dropped = e.newDroppedStreams()
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: store, Broker: e.broker, Runtime: e.rt, Log: log})
+	if err := e.openSecrets(); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		// DDL holds ddlMu throughout; the dropped streams' collector
 		// takes it too, so it finds the engine whole or not at all.
