@@ -17,6 +17,8 @@ import (
 // frontend's unit tests, with PostgreSQL 15's results. Commands:
 //
 //	catalog                  CREATE STREAM / TABLE / MATERIALIZED VIEW: add to the catalog
+//	                         (as bound offline: a materialized view without
+//	                         populating it, which DDL in exec cannot do)
 //	exec [session=N] [user=U]
 //	                         statements, each run in session N (opened as
 //	                         user U at its first use; default session and

@@ -12,17 +12,22 @@ import (
 	"streamdb/types"
 )
 
-// fakeEngine is an Engine with no node: a catalog of descriptors held in
-// memory (filled as OfflineCatalog fills one, with a table's constraints
-// as CREATE TABLE records them), meta's role store kept in memory, and a
-// node of fakes (session_fake_node_test.go): a Pebble store in memory, a
-// runtime that runs no dataflow and a JetStream that applies a table's
-// commits to its state at once. Sessions over it parse, bind, check
-// privileges and run settings, transaction blocks, prepared statements,
-// cursors, GRANT and REVOKE, ad-hoc reads of tables, INSERT, UPDATE,
-// DELETE, COPY and COMMIT over tables. What needs more of the node
-// panics: DDL, reads of materialized views (no dataflow computes them),
-// writes to streams, sequences, sinks, durable savepoints.
+// fakeEngine is an Engine with no server: its catalog is stored through
+// meta.Catalog in the fake node's Pebble (the catalog command fills it
+// as OfflineCatalog binds, with a table's constraints as CREATE TABLE
+// records them), meta's role store is kept in memory, and the node is
+// one of fakes (session_fake_node_test.go, session_fake_ddl_test.go): a
+// Pebble store in memory, a runtime whose dataflows never get input, a
+// JetStream that applies a table's commits to its state at once, a node
+// that counts DDL checkpoints and a coordinator that retains no point.
+// Sessions over it parse, bind, check privileges and run settings,
+// transaction blocks, prepared statements, cursors, GRANT and REVOKE,
+// ad-hoc reads of tables, INSERT, UPDATE, DELETE, COPY, COMMIT, and DDL
+// of tables, streams, plain views, sequences, indexes, roles, secrets
+// and sinks. What needs a running dataflow waits or fails: populating a
+// materialized view (CREATE without WITH NO DATA, REFRESH), reading one,
+// SUBSCRIBE, reads of streams; durable savepoints and ROLLBACK TO are
+// refused (errFakeNoPoints).
 type fakeEngine struct {
 	*Engine
 	js       *fakeJetStream
