@@ -106,22 +106,7 @@ func (l *lifter) overDomain(b *subqueryBody, sub *expr.Subquery, refs []expr.Exp
 	domain := groupBy(l.base, cols)
 	nd, from := len(cols), b.from
 	nf := len(from.Schema())
-	conds := make([]expr.Expr, len(b.residual))
-	for i, c := range b.residual {
-		// Over the joined row: the domain's columns, then from's.
-		conds[i] = substitute(c, func(x expr.Expr) (expr.Expr, bool) {
-			switch x := x.(type) {
-			case *expr.ColRef:
-				s := *x
-				s.Idx += nd
-				return &s, true
-			case *expr.OuterRef:
-				return colRef(domain, at[x.N]), true
-			}
-			return nil, false
-		})
-	}
-	cond, err := conjoin(conds)
+	cond, err := domainJoinCondition(b.residual, domain, at)
 	if err != nil {
 		return err
 	}
@@ -348,6 +333,31 @@ func strictIn(e expr.Expr, n int) bool {
 var strictOps = map[string]bool{
 	"=": true, "<>": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true,
 	"+": true, "-": true, "*": true, "/": true, "%": true, "NOT": true, "LIKE": true, "ILIKE": true,
+}
+
+// domainJoinCondition is the AND of conds, which read a subquery's rows
+// and the outer row, rewritten over the join of domain (its columns
+// first) with those rows: a column moves past domain's columns, and an
+// outer reference that at maps reads that column of domain.
+func domainJoinCondition(conds []expr.Expr, domain plan.Node, at map[int]int) (expr.Expr, error) {
+	nd := len(domain.Schema())
+	over := make([]expr.Expr, len(conds))
+	for i, c := range conds {
+		over[i] = substitute(c, func(x expr.Expr) (expr.Expr, bool) {
+			switch x := x.(type) {
+			case *expr.ColRef:
+				s := *x
+				s.Idx += nd
+				return &s, true
+			case *expr.OuterRef:
+				if d, ok := at[x.N]; ok {
+					return colRef(domain, d), true
+				}
+			}
+			return nil, false
+		})
+	}
+	return conjoin(over)
 }
 
 // domainLast projects input, whose first columns are j's (nd columns of

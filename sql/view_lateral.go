@@ -270,24 +270,7 @@ func (ls *lateralSplit) overDomain(c *lateralCore, inner, outer, residual []expr
 	}
 	domain := groupBy(ls.outerRows, cols)
 	nd, nf := len(cols), len(c.node.Schema())
-	conds := make([]expr.Expr, len(residual))
-	for i, r := range residual {
-		// Over the joined row: D's columns, then c's.
-		conds[i] = substitute(r, func(x expr.Expr) (expr.Expr, bool) {
-			switch x := x.(type) {
-			case *expr.ColRef:
-				s := *x
-				s.Idx += nd
-				return &s, true
-			case *expr.OuterRef:
-				if d, ok := at[x.N]; ok {
-					return colRef(domain, d), true
-				}
-			}
-			return nil, false
-		})
-	}
-	cond, err := conjoin(conds)
+	cond, err := domainJoinCondition(residual, domain, at)
 	if err != nil {
 		return err
 	}
