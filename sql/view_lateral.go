@@ -480,7 +480,7 @@ func joinLateral(lj *lateralJoin) (plan.Node, error) {
 			case *expr.ColRef:
 				var v expr.Expr = colRef(join, nl+x.Idx)
 				if counts[x.Idx] {
-					z, err := expr.Coalesce([]expr.Expr{v, &expr.Const{D: types.NewInt(0), T: types.Int8}})
+					z, err := countOrZero(v)
 					if err != nil {
 						werr = err
 					}

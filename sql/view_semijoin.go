@@ -115,7 +115,7 @@ func (l *lifter) scalar(sub *expr.Subquery, refs []expr.Expr) (expr.Expr, error)
 		case *expr.ColRef:
 			var v expr.Expr = colRef(l.input, at+x.Idx)
 			if b.agg.Aggs[x.Idx].Func == "count" {
-				z, err := expr.Coalesce([]expr.Expr{v, &expr.Const{D: types.NewInt(0), T: types.Int8}})
+				z, err := countOrZero(v)
 				if err != nil {
 					werr = err
 				}
@@ -126,6 +126,12 @@ func (l *lifter) scalar(sub *expr.Subquery, refs []expr.Expr) (expr.Expr, error)
 		return nil, false
 	})
 	return out, werr
+}
+
+// countOrZero is COALESCE(count, 0): a count read from a left join is
+// NULL where the outer row has no group, and a count over no rows is 0.
+func countOrZero(count expr.Expr) (expr.Expr, error) {
+	return expr.Coalesce([]expr.Expr{count, &expr.Const{D: types.NewInt(0), T: types.Int8}})
 }
 
 // in is x IN (sub), or x NOT IN (sub) when not is set, with SQL's NULL
