@@ -3,7 +3,6 @@ package expr
 import (
 	"math"
 	"math/bits"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -302,90 +301,6 @@ func concat(l, r Expr) (Expr, error) {
 		}
 		return types.NewString(a[0].S + a[1].S), nil
 	}}, nil
-}
-
-// like builds LIKE / ILIKE. A constant pattern is compiled once.
-func like(op string, l, r Expr, _ bool) (Expr, error) {
-	var err error
-	if l, err = Cast(l, types.Text); err != nil {
-		return nil, err
-	}
-	if r, err = Cast(r, types.Text); err != nil {
-		return nil, err
-	}
-	fold := op == "ILIKE"
-	var cached *likePattern
-	if c, ok := r.(*Const); ok && !c.D.IsNull() {
-		p := likeRegexp(c.D.S, fold)
-		cached = &p
-	}
-	return &Func{Name: op, Infix: true, Args: []Expr{l, r}, T: types.Bool, Fn: func(a []types.Datum) (types.Datum, error) {
-		if a[0].IsNull() || a[1].IsNull() {
-			return types.Null, nil
-		}
-		p := cached
-		if p == nil {
-			compiled := likeRegexp(a[1].S, fold)
-			p = &compiled
-		}
-		ok, err := p.match(a[0].S)
-		if err != nil {
-			return types.Null, err
-		}
-		return types.NewBool(ok), nil
-	}}, nil
-}
-
-// likePattern is a compiled LIKE pattern. A pattern that ends in a lone
-// escape character matches nothing; as in PostgreSQL, comparing it is an
-// error only when the text reaches the escape with characters left over.
-type likePattern struct {
-	re       *regexp.Regexp
-	dangling *regexp.Regexp // prefix before a trailing escape, else nil
-}
-
-func (p likePattern) match(s string) (bool, error) {
-	if p.dangling == nil {
-		return p.re.MatchString(s), nil
-	}
-	if p.dangling.MatchString(s) {
-		return false, sqlerr.New(sqlerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
-	}
-	return false, nil
-}
-
-// likeRegexp translates a LIKE pattern to an anchored regexp. It walks the
-// pattern by rune: '_' matches one character, not one byte, and a multi-byte
-// character is quoted whole.
-func likeRegexp(pattern string, fold bool) likePattern {
-	var sb strings.Builder
-	sb.WriteString("^")
-	if fold {
-		sb.WriteString("(?is)")
-	} else {
-		sb.WriteString("(?s)")
-	}
-	escaped := false
-	for _, c := range pattern {
-		switch {
-		case escaped:
-			escaped = false
-			sb.WriteString(regexp.QuoteMeta(string(c)))
-		case c == '\\':
-			escaped = true
-		case c == '%':
-			sb.WriteString(".*")
-		case c == '_':
-			sb.WriteString(".")
-		default:
-			sb.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	if escaped {
-		return likePattern{dangling: regexp.MustCompile(sb.String() + ".+$")}
-	}
-	sb.WriteString("$")
-	return likePattern{re: regexp.MustCompile(sb.String())}
 }
 
 func arith(op string, l, r Expr) (Expr, error) {
