@@ -3,6 +3,7 @@ package expr
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -90,4 +91,43 @@ func likeRegexp(pattern string, fold bool) likePattern {
 	}
 	sb.WriteString("$")
 	return likePattern{re: regexp.MustCompile(sb.String())}
+}
+
+// LikeEscape is PostgreSQL's like_escape: pattern, written with esc as
+// its escape character ("" for none), rewritten with backslash as the
+// escape, the form LIKE matches. An escape character makes the next
+// character literal, a backslash becomes a literal one, and "" makes
+// every backslash literal.
+func LikeEscape(pattern, esc string) (string, error) {
+	if utf8.RuneCountInString(esc) > 1 {
+		return "", sqlerr.New(sqlerr.InvalidEscapeSequence, "invalid escape string").
+			WithHint("Escape string must be empty or one character.")
+	}
+	switch esc {
+	case `\`:
+		return pattern, nil
+	case "":
+		return strings.ReplaceAll(pattern, `\`, `\\`), nil
+	}
+	e, _ := utf8.DecodeRuneInString(esc)
+	var b strings.Builder
+	afterEscape := false
+	for _, c := range pattern {
+		switch {
+		case c == e && !afterEscape:
+			b.WriteByte('\\')
+			afterEscape = true
+		case c == '\\':
+			// Doubled unless the escape character made it literal.
+			b.WriteByte('\\')
+			if !afterEscape {
+				b.WriteByte('\\')
+			}
+			afterEscape = false
+		default:
+			b.WriteRune(c)
+			afterEscape = false
+		}
+	}
+	return b.String(), nil
 }

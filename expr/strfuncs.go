@@ -63,6 +63,18 @@ func stringFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			}
 			return types.NewString(s), nil
 		})
+	case "like_escape":
+		a, err := textArgs(types.Text, types.Text)
+		if err != nil {
+			return nil, true, err
+		}
+		return mk(types.Text, a, func(v []types.Datum) (types.Datum, error) {
+			s, err := LikeEscape(v[0].S, v[1].S)
+			if err != nil {
+				return types.Null, err
+			}
+			return types.NewString(s), nil
+		})
 	case "chr":
 		if len(args) != 1 || !(args[0].Type() == types.Int4 || args[0].Type() == types.Int2 || args[0].Type() == types.Unknown) {
 			return nil, true, wrongArgs(name, args)

@@ -405,6 +405,11 @@ func (b *binder) bindExprInner(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		if !n.IsLike {
 			op = "ILIKE"
 		}
+		if n.EscapeExplicit && n.Escape != '\\' {
+			if r, err = withLikeEscape(r, n.Escape); err != nil {
+				return nil, err
+			}
+		}
 		if l, err = b.padFixed(l, s); err != nil {
 			return nil, err
 		}
