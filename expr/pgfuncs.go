@@ -14,7 +14,7 @@ func pgCatalogFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 	if e, ok, err := toolFunc(name, args); ok {
 		return e, true, err
 	}
-	for _, f := range []func(string, []Expr) (Expr, bool, error){moreStringFunc, regexpFunc, moreMathFunc, moreTimeFunc, zoneFunc, oidInputFunc} {
+	for _, f := range []func(string, []Expr) (Expr, bool, error){moreStringFunc, regexpFunc, moreMathFunc, numericScaleFunc, moreTimeFunc, zoneFunc, oidInputFunc} {
 		if e, ok, err := f(name, args); ok {
 			return e, true, err
 		}
