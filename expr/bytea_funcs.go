@@ -10,18 +10,25 @@ import (
 )
 
 // byteaFunc builds the functions over bytea: length and octet_length (the
-// number of bytes), encode(bytea, format) and decode(text, format) for the
-// formats hex, base64 and escape, and octet_length of text (its UTF-8
-// bytes). ok is false when name with these arguments is not one of them.
+// number of bytes), bit_length (8 per byte), encode(bytea, format) and
+// decode(text, format) for the formats hex, base64 and escape, and
+// octet_length and bit_length of text (of its UTF-8 bytes). ok is false when name with these arguments is not one of them.
 func byteaFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 	mk := func(t types.Type, a []Expr, fn func(v []types.Datum) (types.Datum, error)) (Expr, bool, error) {
 		return &Func{Name: name, Args: a, T: t, Fn: strict(fn)}, true, nil
 	}
 	isBytea := func(i int) bool { return len(args) > i && args[i].Type() == types.Bytea }
 	switch name {
-	case "length", "octet_length":
+	case "length", "octet_length", "bit_length":
 		if len(args) != 1 {
 			return nil, false, nil
+		}
+		per := int64(1) // what a byte counts for
+		if name == "bit_length" {
+			per = 8
+		}
+		count := func(v []types.Datum) (types.Datum, error) {
+			return types.NewInt(int64(len(v[0].S)) * per), nil
 		}
 		if !isBytea(0) {
 			if name == "length" || !(args[0].Type().IsString() || args[0].Type() == types.Unknown) {
@@ -31,13 +38,9 @@ func byteaFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			if err != nil {
 				return nil, true, err
 			}
-			return mk(types.Int4, a, func(v []types.Datum) (types.Datum, error) {
-				return types.NewInt(int64(len(v[0].S))), nil
-			})
+			return mk(types.Int4, a, count)
 		}
-		return mk(types.Int4, args, func(v []types.Datum) (types.Datum, error) {
-			return types.NewInt(int64(len(v[0].S))), nil
-		})
+		return mk(types.Int4, args, count)
 	case "encode":
 		if len(args) != 2 {
 			return nil, true, wrongArgs(name, args)

@@ -3,7 +3,9 @@ package expr
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"math"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"streamdb/sqlerr"
@@ -49,6 +51,11 @@ func moreStringFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		return mk(txt, []types.Type{txt, i4}, func(v []types.Datum) (types.Datum, error) {
 			r := []rune(v[0].S)
 			k := v[1].I
+			if name == "right" && k == math.MinInt32 {
+				// PostgreSQL negates a negative count, which wraps
+				// here, and then drops no characters.
+				return v[0], nil
+			}
 			if k < 0 {
 				k = max(int64(len(r))+k, 0)
 			}
@@ -57,6 +64,13 @@ func moreStringFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 				return types.NewString(string(r[:k])), nil
 			}
 			return types.NewString(string(r[int64(len(r))-k:])), nil
+		})
+	case "overlay":
+		e, err := overlayCall(args)
+		return e, true, err
+	case "initcap":
+		return mk(txt, []types.Type{txt}, func(v []types.Datum) (types.Datum, error) {
+			return types.NewString(initcap(v[0].S)), nil
 		})
 	case "reverse":
 		return mk(txt, []types.Type{txt}, func(v []types.Datum) (types.Datum, error) {
@@ -224,4 +238,30 @@ func outputText(args []Expr) []Expr {
 		}
 	}
 	return out
+}
+
+// initcap is PostgreSQL's initcap in a UTF-8 locale (C.UTF-8): each
+// letter or digit that follows one is lowered, every other character
+// raised, so each word starts with a capital.
+func initcap(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	afterAlnum := false
+	for _, c := range s {
+		if afterAlnum {
+			c = unicode.ToLower(c)
+		} else {
+			c = unicode.ToUpper(c)
+		}
+		b.WriteRune(c)
+		afterAlnum = isAlnum(c)
+	}
+	return b.String()
+}
+
+// isAlnum is the C.UTF-8 locale's alnum class (iswalnum): Unicode's
+// alphabetic characters (letters, letter numbers such as 'Ⅰ', and the
+// marks that are part of a letter) and decimal digits.
+func isAlnum(c rune) bool {
+	return unicode.IsLetter(c) || unicode.Is(unicode.Nd, c) || unicode.Is(unicode.Nl, c) || unicode.Is(unicode.Other_Alphabetic, c)
 }

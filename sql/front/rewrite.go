@@ -43,6 +43,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.castPass,
 		r.arrayPass,
 		r.trimPass,
+		r.keywordArgsPass,
 		r.atTimeZonePass,
 		r.funcPass,
 		r.jsonOpsPass,
