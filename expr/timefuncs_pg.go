@@ -247,9 +247,14 @@ func justify(name string, iv types.Datum) (types.Datum, error) {
 
 // age is PostgreSQL's age(a, b): a - b in years, months and days of the
 // calendar, then time, with the fields' signs made to agree.
+//
+// PostgreSQL 15 breaks 'infinity' down as the instant its stored value
+// (int64's largest microsecond) would be, in the year 294277, and refuses
+// '-infinity' as out of range; age does the same, so that
+// age('infinity', 'infinity') is 0 as there.
 func age(a, b int64) (types.Datum, error) {
-	if !types.TimestampFinite(a) || !types.TimestampFinite(b) {
-		return types.Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
+	if a == types.TimestampNegInfinity || b == types.TimestampNegInfinity {
+		return types.Null, types.ErrTimestampRange()
 	}
 	t1, t2 := types.TimeOfMicros(a), types.TimeOfMicros(b)
 	f := func(t time.Time) [6]int64 {
