@@ -13,8 +13,8 @@ import (
 // regexpFunc builds regexp_replace, regexp_match, regexp_count and
 // regexp_split_to_array over the patterns regexpLike reads (RE2 syntax
 // where it agrees with PostgreSQL's; back-references and look-around are
-// refused with 2201B). Arrays are returned in their text form, as
-// string_to_array's are. ok is false for other names.
+// refused with 2201B). Their text[] results are values in the array text
+// form, as string_to_array's are. ok is false for other names.
 func regexpFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 	n := len(args)
 	var want []types.Type
@@ -73,7 +73,7 @@ func regexpFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 			return types.NewString(regexpReplace(re, v[0].S, v[2].S, g)), nil
 		})}, true, nil
 	case "regexp_match":
-		return &Func{Name: name, Args: a, T: types.Text, Fn: strict(func(v []types.Datum) (types.Datum, error) {
+		return &Func{Name: name, Args: a, T: types.ArrayOf(types.Text), Fn: strict(func(v []types.Datum) (types.Datum, error) {
 			re, _, err := compile(v[1].S, flagAt(v, 2), false)
 			if err != nil {
 				return types.Null, err
@@ -102,7 +102,7 @@ func regexpFunc(name string, args []Expr) (e Expr, ok bool, err error) {
 		})}, true, nil
 	}
 	// regexp_split_to_array
-	return &Func{Name: name, Args: a, T: types.Text, Fn: strict(func(v []types.Datum) (types.Datum, error) {
+	return &Func{Name: name, Args: a, T: types.ArrayOf(types.Text), Fn: strict(func(v []types.Datum) (types.Datum, error) {
 		re, _, err := compile(v[1].S, flagAt(v, 2), false)
 		if err != nil {
 			return types.Null, err

@@ -10,8 +10,8 @@ import (
 // regexp_split_to_table(string, pattern [, flags]) each piece of the
 // string between matches. Both are strict: a NULL argument gives no rows.
 // The returned function gives the rows for the arguments' values; t is
-// the column's type (text[] travels as its text form, as regexp_match's
-// result does). ok is false for other names.
+// the column's type (a text[] value is its text form, as every array's
+// is). ok is false for other names.
 func RegexpRows(name string, args []Expr) (rows func([]types.Datum) ([]types.Datum, error), bound []Expr, t types.Type, ok bool, err error) {
 	if name != "regexp_matches" && name != "regexp_split_to_table" {
 		return nil, nil, types.Unknown, false, nil
@@ -60,7 +60,11 @@ func RegexpRows(name string, args []Expr) (rows func([]types.Datum) ([]types.Dat
 		}
 		return out, nil
 	}
-	return rows, bound, types.Text, true, nil
+	t = types.Text
+	if global {
+		t = types.ArrayOf(types.Text)
+	}
+	return rows, bound, t, true, nil
 }
 
 // SetReturning reports whether name is a set-returning function that the
