@@ -26,6 +26,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 	}
 	passes := []func() error{
 		r.checkTokens,
+		r.likeEscapePass,
 		r.betweenPass,
 		r.emptySelectPass,
 		r.distinctOnPass,
