@@ -255,5 +255,11 @@ func truncTimestamp(unit string, us int64) (types.Datum, error) {
 	if err != nil {
 		return types.Null, err
 	}
-	return types.NewTimestamp2000(types.MicrosOfTime(t)), nil
+	out := types.MicrosOfTime(t)
+	if out < types.MinTimestampMicros {
+		// Truncating a value of 4714 BC can land before the first
+		// timestamp, 4714-11-24 BC, which PostgreSQL refuses.
+		return types.Null, types.ErrTimestampRange()
+	}
+	return types.NewTimestamp2000(out), nil
 }
