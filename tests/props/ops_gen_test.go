@@ -211,6 +211,17 @@ func opForms() []opForm {
 	add("octet_length(%[1]s)", "text")
 	add("ascii(%[1]s)", "text")
 	add("%[1]s LIKE %[2]s ESCAPE '#'", "text", "text")
+	add("%[1]s ILIKE %[2]s ESCAPE ''", "text", "text")
+	add("like_escape(%[1]s, '#')", "text")
+	add("initcap(%[1]s)", "text")
+	add("bit_length(%[1]s)", "text")
+	add("overlay(%[1]s placing %[2]s from %[3]s for %[4]s)", "text", "text", "int2", "int2")
+	add("overlay(%[1]s placing %[2]s from %[3]s)", "text", "text", "int4")
+	add("substring(%[1]s for %[2]s)", "text", "int2")
+	add("regexp_match(%[1]s, %[2]s)", "text", "regex")
+	add("scale(%[1]s)", "numeric")
+	add("min_scale(%[1]s)", "numeric")
+	add("trim_scale(%[1]s)", "numeric")
 	add("%[1]s NOT ILIKE %[2]s", "text", "text")
 	for _, op := range []string{"~", "~*", "!~", "!~*"} {
 		add("%[1]s "+op+" %[2]s", "text", "regex")
@@ -226,6 +237,7 @@ func opForms() []opForm {
 		add("%[1]s + %[2]s", k, "interval")
 		add("%[1]s - %[2]s", k, "interval")
 		add("%[1]s - %[2]s", k, k)
+		add("age(%[1]s, %[2]s)", k, k)
 		for _, unit := range []string{"microseconds", "milliseconds", "second", "minute", "hour", "day", "week",
 			"month", "quarter", "year", "decade", "century", "millennium"} {
 			add("date_trunc('"+unit+"', %[1]s)", k)
