@@ -325,24 +325,8 @@ func (e *Engine) startNewTable(ctx context.Context, d *catalog.Descriptor) error
 }
 
 // persist allocates an id for d, writes it durably and adds it to the
-// in-memory catalog.
-func (e *Engine) persist(d *catalog.Descriptor) error { return e.storeDescriptor(d, true) }
-
-// storeDescriptor stores d (meta.Catalog) and puts it in the in-memory
-// catalog under its name; with newID it first gives d a new object id.
-func (e *Engine) storeDescriptor(d *catalog.Descriptor, newID bool) error {
-	store := e.cat.Put
-	if newID {
-		store = e.cat.Create
-	}
-	if err := store(d); err != nil {
-		return err
-	}
-	e.catMu.Lock()
-	e.objs[d.Name] = d
-	e.catMu.Unlock()
-	return nil
-}
+// in-memory catalog (meta.DDL.Create).
+func (e *Engine) persist(d *catalog.Descriptor) error { return e.ddl.Create(d) }
 
 // createView runs CREATE MATERIALIZED VIEW n; bind binds its query,
 // under ddlMu.
@@ -361,56 +345,18 @@ func (e *Engine) createView(ctx context.Context, n *front.CreateMaterializedView
 	if d == nil {
 		return tag, nil // IF NOT EXISTS, and it does
 	}
-	return tag, e.backfillView(ctx, d, root, e.abandonView)
+	return tag, e.backfillView(ctx, d, root, e.ddl.AbandonView)
 }
 
 // backfillView checkpoints the catalog with new view d (installView's)
-// and waits for its backfill. If the statement fails on the way
-// (canceled, or the view stopped), abandon undoes the view.
+// and waits for its backfill (meta.DDL.Backfill), then notices what the
+// backfill skipped and what the view's columns will never see. If the
+// statement fails on the way, abandon undoes the view.
 func (e *Engine) backfillView(ctx context.Context, d *catalog.Descriptor, root plan.Node, abandon func(context.Context, *catalog.Descriptor)) error {
-	created := false
-	defer func() {
-		if !created && ctx.Err() != nil {
-			// Canceled or past statement_timeout: the statement failed,
-			// so the view it was creating goes too.
-			abandon(context.WithoutCancel(ctx), d)
-		}
-	}()
-	if err := e.ddlCheckpoint(ctx); err != nil {
+	backfilled, err := e.ddl.Backfill(ctx, d, abandon)
+	if err != nil || !backfilled {
 		return err
 	}
-
-	if e.rt.Paused() {
-		// Sources are paused (ALTER SYSTEM PAUSE): the backfill runs after
-		// RESUME, and waiting for it here would block the session.
-		e.log.Info("created materialized view; backfill waits for ALTER SYSTEM RESUME", "view", d.Name)
-		created = true
-		return nil
-	}
-	// Backfill: return once the view covers everything its sources held
-	// when it was created, as CREATE MATERIALIZED VIEW does in PostgreSQL.
-	start := time.Now()
-	targets, err := e.rt.Targets(ctx, []uint32{d.ID})
-	if err != nil {
-		return err
-	}
-	if err := e.waitLogged(ctx, []uint32{d.ID}, targets, "backfill of "+d.Name); err != nil {
-		if ctx.Err() == nil && e.rt.ViewFailure(d.ID) != nil {
-			// The view stopped during its backfill (a row failed WITH
-			// (on_error = 'fail'), or its input is gone): the statement
-			// fails, as PostgreSQL's does, and leaves no view behind.
-			abandon(context.WithoutCancel(ctx), d)
-			cause := sqlerr.From(err)
-			hint := cause.Hint
-			if hint == "" {
-				hint = "Fix the input or the query, or create the view without on_error = 'fail' to skip rows that fail (listed in streamdb_view_errors)."
-			}
-			return &sqlerr.Error{Code: cause.Code, Message: cause.Message, Detail: "The materialized view was not created.", Hint: hint}
-		}
-		return err
-	}
-	e.finishPopulating(d)
-	created = true
 	e.backfillErrorsNotice(ctx, d)
 	noticed := map[string]bool{}
 	for _, name := range d.DependsOn {
@@ -419,7 +365,6 @@ func (e *Engine) backfillView(ctx context.Context, d *catalog.Descriptor, root p
 		}
 	}
 	e.checkViewColumns(ctx, d, root, noticed)
-	e.log.Info("created materialized view", "view", d.Name, "backfill", time.Since(start))
 	return nil
 }
 
@@ -460,56 +405,10 @@ func (e *Engine) installView(ctx context.Context, n *front.CreateMaterializedVie
 	}
 	d.DependsOn = e.plainViewsNamed(d.DependsOn, st, n.Query)
 	e.recordPlan(d, root)
-	// Other sessions must not read the view until its backfill is done.
-	bf, err := e.planBackfill(ctx, d, root)
-	if err != nil {
-		return nil, nil, err
-	}
-	markPopulating(d, bf)
-	persist := e.persist
-	if u != nil {
-		persist = func(d *catalog.Descriptor) error { return e.persistPopulated(d, u) }
-	}
-	if err := persist(d); err != nil {
-		return nil, nil, err
-	}
-	undo := func() {
-		e.dropObject(d)
-		if u != nil {
-			e.putUnpopulated(u)
-		}
-	}
-	if err := e.initPositions(ctx, d, root); err != nil {
-		undo()
-		return nil, nil, err
-	}
-	if err := e.startView(d, root); err != nil {
-		undo()
+	if err := e.ddl.InstallView(ctx, d, root, u); err != nil {
 		return nil, nil, err
 	}
 	return d, root, nil
-}
-
-// abandonView drops a view whose CREATE did not complete, unless it was
-// already dropped or replaced.
-func (e *Engine) abandonView(ctx context.Context, d *catalog.Descriptor) {
-	e.dropAbandonedView(d)
-	if err := e.ddlCheckpoint(ctx); err != nil {
-		e.log.Error("checkpoint after dropping the view of a canceled CREATE", "view", d.Name, "err", err)
-	}
-}
-
-// dropAbandonedView drops view d under ddlMu, unless it was already
-// dropped or replaced.
-func (e *Engine) dropAbandonedView(d *catalog.Descriptor) {
-	e.ddlMu.Lock()
-	defer e.ddlMu.Unlock()
-	if cur, ok := e.lookup(d.Name); !ok || cur.ID != d.ID {
-		return
-	}
-	if err := e.dropObject(d); err != nil {
-		e.log.Error("drop the view of a canceled CREATE", "view", d.Name, "err", err)
-	}
 }
 
 // waitLogged waits for views to reach targets, reporting progress every
@@ -753,15 +652,8 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 }
 
 // ddlCheckpoint captures a catalog change in a checkpoint before the DDL
-// statement returns, so that recovery from the newest checkpoint never
-// loses an acknowledged CREATE or DROP.
-func (e *Engine) ddlCheckpoint(ctx context.Context) error {
-	if err := e.node.CheckpointDDL(context.WithoutCancel(ctx)); err != nil {
-		return sqlerr.New(sqlerr.InternalError, "the change is done, but the checkpoint that records it failed: %v", err).
-			WithHint("Run CHECKPOINT to retry; until one succeeds, a crash would recover without this change.")
-	}
-	return nil
-}
+// statement returns (meta.DDL.Checkpoint).
+func (e *Engine) ddlCheckpoint(ctx context.Context) error { return e.ddl.Checkpoint(ctx) }
 
 // dependents returns every object that reads name, directly or through
 // other views, dependents first.
@@ -790,22 +682,9 @@ func (e *Engine) dependents(name string) []*catalog.Descriptor {
 	return out
 }
 
-// dropObject stops a view's pipeline and deletes the object and its state.
-// The JetStream stream of a dropped stream is left alone: the input belongs
-// to its producers.
-func (e *Engine) dropObject(d *catalog.Descriptor) error {
-	if d.Kind == catalog.KindView || d.Kind == catalog.KindTable {
-		e.rt.Remove(d.ID)
-	}
-	if err := e.cat.Drop(d); err != nil {
-		return err
-	}
-	e.catMu.Lock()
-	delete(e.objs, d.Name)
-	e.catMu.Unlock()
-	e.log.Info("dropped", "kind", d.Kind, "name", d.Name)
-	return nil
-}
+// dropObject stops a view's pipeline and deletes the object and its
+// state (meta.DDL.Drop).
+func (e *Engine) dropObject(d *catalog.Descriptor) error { return e.ddl.Drop(d) }
 
 // flush waits until every running view has consumed everything published
 // to its sources before the call. Views that stopped (before or during the
@@ -833,37 +712,8 @@ func (e *Engine) explainStreaming(root plan.Node) string {
 	return exec.ExplainStreaming(root)
 }
 
-// initPositions starts a new view's sources at the oldest message each
-// JetStream stream still retains, recording the position before it. So a
-// position is never 0 while earlier input is gone, and a later restart or
-// rollback can tell input that vanished after the view started reading.
+// initPositions starts a new view's (or table's) sources at the oldest
+// message each JetStream stream still retains (meta.DDL.InitPositions).
 func (e *Engine) initPositions(ctx context.Context, d *catalog.Descriptor, root plan.Node) error {
-	streams, err := e.sourceStreams(d, root)
-	if err != nil {
-		return err
-	}
-	starts := map[uint16]uint64{}
-	for i, name := range streams {
-		src, ok := e.lookup(name)
-		if !ok {
-			continue
-		}
-		before, err := e.sourceStart(ctx, src)
-		if err != nil {
-			return err
-		}
-		starts[uint16(i)] = before
-	}
-	return e.state.StartPositions(d.ID, starts)
-}
-
-// sourceStart is the position a new view starts a source at: the
-// sequence before the oldest message JetStream still retains, or, for a
-// table's changelog, before its first message (after StartSeq).
-func (e *Engine) sourceStart(ctx context.Context, src *catalog.Descriptor) (uint64, error) {
-	first, err := e.streams.First(ctx, src)
-	if err != nil {
-		return 0, sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", src.JSStream, err)
-	}
-	return max(first, src.StartSeq+1) - 1, nil
+	return e.ddl.InitPositions(ctx, d, root)
 }

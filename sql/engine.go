@@ -103,6 +103,9 @@ type Engine struct {
 	seqs *meta.Sequences
 	// sinkStore stores, lists and deletes the sinks (sinks.go).
 	sinkStore *meta.Sinks
+	// ddl applies DDL to the plans sessions bind: it writes the catalog,
+	// starts and stops dataflows and runs their backfills (meta.DDL).
+	ddl *meta.DDL
 
 	// ackMu guards acked and replay, the positions reads wait for
 	// (waitAcknowledged). acked holds, per subject, the sequence of the
@@ -136,6 +139,9 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	e.dropped = e.newDroppedStreams()
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: n.Store(), Broker: n.Broker(), Runtime: e.rt, Log: log})
+	e.ddl = meta.NewDDL(meta.DDLConfig{Catalog: e.cat, Live: liveCatalog{e}, Runtime: e.rt, Streams: e.streams, State: e.state,
+		Node: n, Log: log, DDLMu: &e.ddlMu, StateMu: &e.stateMu, Bind: e.planView, Wait: e.waitLogged,
+		Coord: e.coord, Reload: e.loadCatalog, ResetTables: func() { e.tables.reset() }})
 	var err error
 	if e.roles, err = meta.OpenRoles(n.DataDir(), roles, n.CheckFence); err != nil {
 		n.Abandon()

@@ -134,47 +134,5 @@ func (e *Engine) populateView(ctx context.Context, u *catalog.Descriptor, concur
 	if err != nil {
 		return err
 	}
-	return e.backfillView(ctx, d, root, func(ctx context.Context, d *catalog.Descriptor) { e.unpopulate(ctx, d, u) })
-}
-
-// persistPopulated stores view d, which replaces the unpopulated view u
-// under u's id. The caller holds ddlMu.
-func (e *Engine) persistPopulated(d, u *catalog.Descriptor) error {
-	d.ID, d.CreatedAt, d.Comment, d.Indexes = u.ID, u.CreatedAt, u.Comment, u.Indexes
-	for i := range d.Columns {
-		if i < len(u.Columns) {
-			d.Columns[i].Comment = u.Columns[i].Comment
-		}
-	}
-	return e.storeDescriptor(d, false)
-}
-
-// unpopulate puts back unpopulated view u in place of view d, made from
-// it by a REFRESH that did not complete, unless d was dropped or
-// replaced since.
-func (e *Engine) unpopulate(ctx context.Context, d, u *catalog.Descriptor) {
-	e.ddlMu.Lock()
-	if cur, ok := e.lookup(d.Name); ok && cur.ID == d.ID {
-		if err := e.dropObject(d); err != nil {
-			e.log.Error("drop the view of a failed REFRESH", "view", d.Name, "err", err)
-		} else {
-			e.putUnpopulated(u)
-		}
-	}
-	e.ddlMu.Unlock()
-	if err := e.ddlCheckpoint(ctx); err != nil {
-		e.log.Error("checkpoint after a failed REFRESH", "view", d.Name, "err", err)
-	}
-}
-
-// putUnpopulated stores unpopulated view u again, after the view a
-// failed REFRESH made of it was dropped. The caller holds ddlMu.
-func (e *Engine) putUnpopulated(u *catalog.Descriptor) {
-	if err := e.cat.Put(u); err != nil {
-		e.log.Error("put back the unpopulated view of a failed REFRESH", "view", u.Name, "err", err)
-		return
-	}
-	e.catMu.Lock()
-	e.objs[u.Name] = u
-	e.catMu.Unlock()
+	return e.backfillView(ctx, d, root, func(ctx context.Context, d *catalog.Descriptor) { e.ddl.Unpopulate(ctx, d, u) })
 }

@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // 55000 rather than shown a half-built result, and SHOW MATERIALIZED
 // VIEWS reports its progress.
 //
-// The flag lives in the view's catalog descriptor (populatingOption in
+// The flag lives in the view's catalog descriptor (PopulatingOption in
 // Options: the start and target sequence of each source), written with
 // the descriptor at CREATE, so it is in the DDL checkpoint and survives a
 // restart or a recovery: a view whose backfill had not finished is still
@@ -28,9 +28,9 @@ import (
 // wait returns; a query or SHOW that finds the targets reached clears it
 // too (in memory at once, in the catalog when no DDL holds the lock).
 
-// populatingOption is the descriptor option that holds a view's backfill
+// PopulatingOption is the descriptor option that holds a view's backfill
 // (JSON of backfill).
-const populatingOption = "streamdb.populating"
+const PopulatingOption = "streamdb.populating"
 
 // backfill is what a view must reach before it may be read: per source
 // index of its dataflow, the position it starts after and the sequence of
@@ -42,28 +42,29 @@ type backfill struct {
 
 // populated caches descriptors (by pointer) of views found caught up, so
 // that reads of a view check its positions only until then. Keys are
-// descriptors, never reused; finishing replaces the descriptor.
+// descriptors, never reused; finishing replaces the descriptor. It is
+// shared by every DDL of the process, as the descriptors are unique.
 var populated sync.Map
 
 // planBackfill computes the backfill of view d (not yet persisted: the
 // targets are the ends of its sources' subjects before it exists). It
 // returns nil when there is nothing to read.
-func (e *Engine) planBackfill(ctx context.Context, d *catalog.Descriptor, root plan.Node) (*backfill, error) {
-	streams, err := e.sourceStreams(d, root)
+func (x *DDL) planBackfill(ctx context.Context, d *catalog.Descriptor, root plan.Node) (*backfill, error) {
+	streams, err := x.SourceStreams(d, root)
 	if err != nil {
 		return nil, err
 	}
 	bf := &backfill{Start: make([]uint64, len(streams)), Target: make([]uint64, len(streams))}
 	some := false
 	for i, name := range streams {
-		src, ok := e.lookup(name)
+		src, ok := x.cfg.Live.Lookup(name)
 		if !ok {
 			continue
 		}
-		if bf.Start[i], err = e.sourceStart(ctx, src); err != nil {
+		if bf.Start[i], err = x.SourceStart(ctx, src); err != nil {
 			return nil, err
 		}
-		last, err := e.streams.LastOnSubject(ctx, src)
+		last, err := x.cfg.Streams.LastOnSubject(ctx, src)
 		if err != nil {
 			return nil, sqlerr.New(sqlerr.InternalError, "read end of subject %s: %v", src.Subject, err)
 		}
@@ -87,14 +88,16 @@ func markPopulating(d *catalog.Descriptor, bf *backfill) {
 	if d.Options == nil {
 		d.Options = map[string]string{}
 	}
-	d.Options[populatingOption] = string(data)
+	d.Options[PopulatingOption] = string(data)
 }
 
-// populatingProgress returns, for a view still populating, how many of
+// PopulatingProgress returns, for a view still populating, how many of
 // its backfill's events it has committed and how many there are; ok is
-// false once it is populated (or was never populating).
-func (e *Engine) populatingProgress(d *catalog.Descriptor) (done, total uint64, ok bool) {
-	raw := d.Options[populatingOption]
+// false once it is populated (or was never populating). It may run under
+// stateMu: it only TryLocks ddlMu, to clear the flag of a view found
+// caught up.
+func (x *DDL) PopulatingProgress(d *catalog.Descriptor) (done, total uint64, ok bool) {
+	raw := d.Options[PopulatingOption]
 	if raw == "" || d.Kind != catalog.KindView {
 		return 0, 0, false
 	}
@@ -103,7 +106,7 @@ func (e *Engine) populatingProgress(d *catalog.Descriptor) (done, total uint64, 
 	}
 	var bf backfill
 	if err := json.Unmarshal([]byte(raw), &bf); err != nil || len(bf.Start) != len(bf.Target) {
-		e.log.Warn("ignoring a damaged populating flag", "view", d.Name, "err", err)
+		x.cfg.Log.Warn("ignoring a damaged populating flag", "view", d.Name, "err", err)
 		return 0, 0, false
 	}
 	caughtUp := true
@@ -111,7 +114,7 @@ func (e *Engine) populatingProgress(d *catalog.Descriptor) (done, total uint64, 
 		if target <= bf.Start[i] {
 			continue
 		}
-		pos, err := e.state.Position(d.ID, uint16(i))
+		pos, err := x.cfg.State.Position(d.ID, uint16(i))
 		if err != nil {
 			return 0, 0, false
 		}
@@ -127,66 +130,69 @@ func (e *Engine) populatingProgress(d *catalog.Descriptor) (done, total uint64, 
 	}
 	if caughtUp {
 		populated.Store(d, true)
-		if e.ddlMu.TryLock() {
-			e.finishPopulatingLocked(d)
-			e.ddlMu.Unlock()
-		}
+		x.tryFinishPopulating(d)
 		return 0, 0, false
 	}
 	return done, total, true
 }
 
-// finishPopulating clears d's populating flag in the catalog (CREATE
-// calls it once the backfill is done).
-func (e *Engine) finishPopulating(d *catalog.Descriptor) {
-	if d.Options[populatingOption] == "" {
+// tryFinishPopulating clears d's populating flag unless another catalog
+// change holds ddlMu (the flag is then found satisfied again later).
+func (x *DDL) tryFinishPopulating(d *catalog.Descriptor) {
+	if !x.cfg.DDLMu.TryLock() {
+		return
+	}
+	defer x.cfg.DDLMu.Unlock()
+	x.finishPopulatingLocked(d)
+}
+
+// FinishPopulating clears d's populating flag in the catalog (CREATE and
+// ALTER call it once the backfill is done). It takes ddlMu.
+func (x *DDL) FinishPopulating(d *catalog.Descriptor) {
+	if d.Options[PopulatingOption] == "" {
 		return
 	}
 	populated.Store(d, true)
-	e.ddlMu.Lock()
-	defer e.ddlMu.Unlock()
-	e.finishPopulatingLocked(d)
+	x.cfg.DDLMu.Lock()
+	defer x.cfg.DDLMu.Unlock()
+	x.finishPopulatingLocked(d)
 }
 
 // finishPopulatingLocked replaces d, if it is still the catalog's, by a
 // copy without the flag. The write need not be synced: if it is lost, the
 // flag is found satisfied again.
-func (e *Engine) finishPopulatingLocked(d *catalog.Descriptor) {
-	if cur, ok := e.lookup(d.Name); !ok || cur != d {
+func (x *DDL) finishPopulatingLocked(d *catalog.Descriptor) {
+	if cur, ok := x.cfg.Live.Lookup(d.Name); !ok || cur != d {
 		return
 	}
 	next := *d
 	next.Options = maps.Clone(d.Options)
-	delete(next.Options, populatingOption)
+	delete(next.Options, PopulatingOption)
 	if len(next.Options) == 0 {
 		next.Options = nil
 	}
-	if err := e.cat.Amend(&next); err != nil {
-		e.log.Warn("clearing populating flag", "view", d.Name, "err", err)
+	if err := x.cfg.Catalog.Amend(&next); err != nil {
+		x.cfg.Log.Warn("clearing populating flag", "view", d.Name, "err", err)
 		return
 	}
-	e.catMu.Lock()
-	if e.objs[d.Name] == d {
-		e.objs[d.Name] = &next
-	}
-	e.catMu.Unlock()
+	x.cfg.Live.Swap(d, &next)
 	populated.Delete(d)
 }
 
-// checkPopulated refuses a query that reads a materialized view still
+// CheckPopulated refuses a query that reads a materialized view still
 // being populated (55000).
-func (e *Engine) checkPopulated(root plan.Node) error {
+func (x *DDL) CheckPopulated(root plan.Node) error {
 	for _, src := range plan.Sources(root) {
 		if src.Kind != catalog.KindView {
 			continue
 		}
-		d, ok := e.lookup(src.Name)
+		d, ok := x.cfg.Live.Lookup(src.Name)
 		if !ok || d.ID != src.ID {
 			continue
 		}
-		done, total, populating := e.populatingProgress(d)
+		done, total, populating := x.PopulatingProgress(d)
 		if !populating {
-			if e.rt.Attaching(d.ID) {
+			if x.cfg.Runtime.Attaching(d.ID) {
 				// It reads tables or views through their changes and has
 				// not yet taken in their rows (after its CREATE, or after
 				// a restart from a checkpoint taken before that).
@@ -195,13 +201,13 @@ func (e *Engine) checkPopulated(root plan.Node) error {
 			}
 			continue
 		}
-		status := e.rt.ViewStatus(d.ID)
+		status := x.cfg.Runtime.ViewStatus(d.ID)
 		if strings.HasPrefix(status, "failed") {
 			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %q stopped before it was populated (%d of %d events): %s", d.Name, done, total, status).
 				WithHint("Drop and re-create the view once the cause is fixed.")
 		}
 		err := sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %q is still being populated: %d of %d events", d.Name, done, total)
-		if e.rt.Paused() {
+		if x.cfg.Runtime.Paused() {
 			return err.WithHint("Sources are paused: run ALTER SYSTEM RESUME, then retry (FLUSH waits until it is populated).")
 		}
 		return err.WithHint("Retry when its CREATE MATERIALIZED VIEW has returned, or run FLUSH, which waits until it is populated.")
@@ -209,11 +215,11 @@ func (e *Engine) checkPopulated(root plan.Node) error {
 	return nil
 }
 
-// viewStatus is SHOW MATERIALIZED VIEWS' status: the runtime's, or
+// ViewStatus is SHOW MATERIALIZED VIEWS' status: the runtime's, or
 // "populating: N of M events (P%)" while the view is being populated.
-func (e *Engine) viewStatus(d *catalog.Descriptor) string {
-	status := e.rt.ViewStatus(d.ID)
-	done, total, populating := e.populatingProgress(d)
+func (x *DDL) ViewStatus(d *catalog.Descriptor) string {
+	status := x.cfg.Runtime.ViewStatus(d.ID)
+	done, total, populating := x.PopulatingProgress(d)
 	if !populating || status != "running" {
 		return status
 	}

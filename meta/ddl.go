@@ -1,0 +1,165 @@
+package meta
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/plan"
+	"streamdb/sqlerr"
+)
+
+// DDL applies catalog changes to plans the frontend has already bound:
+// sql parses a statement, binds it, checks privileges and the objects it
+// names, builds the new descriptor, and asks DDL to make it so. What sql
+// asks of it:
+//
+//   - Create, Put, Drop: store a descriptor (with a new id or the one it
+//     has) or delete it with its state, stopping its dataflow, and keep
+//     the live catalog in step; Checkpoint: the checkpoint that records
+//     the change before the statement returns.
+//   - RecordPlan, ViewPlan, StartView, SourceStreams, InitPositions,
+//     SourceStarts (dataflow.go): a view's plan record, the plan its
+//     dataflow is built from, its start, the streams it reads and the
+//     positions it starts them at.
+//   - InstallView, Backfill, AbandonView, Unpopulate (view_create.go):
+//     CREATE MATERIALIZED VIEW and the REFRESH of a view created WITH NO
+//     DATA, from the bound plan to the end of the backfill, and their
+//     undoing when the statement fails.
+//   - PopulatingProgress, FinishPopulating, CheckPopulated, ViewStatus
+//     (populating.go): the flag that keeps other sessions from reading a
+//     view before its backfill is done.
+//   - PlanAlter, SwapView (view_alter.go): ALTER MATERIALIZED VIEW's
+//     mapping of the old plan's operator state onto the new plan's, and
+//     the swap of the view's state and descriptor.
+//   - DropCascade (drop.go): what DROP removes once sql has checked it.
+//
+// Locks (locks.go): every method says whether the caller holds ddlMu
+// (held across binding, so that the catalog a plan was bound against is
+// the one it is applied to) or whether it takes it itself; those that
+// take it defer the unlock. DDL writes the live catalog through
+// LiveCatalog, which takes catMu.
+type DDL struct {
+	cfg DDLConfig
+}
+
+// LiveCatalog is the frontend's live catalog, the descriptors by name
+// that statements bind against, as DDL updates it after each write of
+// the stored catalog. Its methods take catMu.
+type LiveCatalog interface {
+	// Lookup returns the descriptor named name.
+	Lookup(name string) (*catalog.Descriptor, bool)
+	// Set puts d under its name.
+	Set(d *catalog.Descriptor)
+	// Delete removes name.
+	Delete(name string)
+	// Swap puts next under cur's name if that name still holds cur, and
+	// says whether it did.
+	Swap(cur, next *catalog.Descriptor) bool
+}
+
+// DDLCheckpointer takes the checkpoint of a catalog change (Node).
+type DDLCheckpointer interface {
+	CheckpointDDL(ctx context.Context) error
+}
+
+// DDLConfig is what DDL works on.
+type DDLConfig struct {
+	Catalog *Catalog
+	Live    LiveCatalog
+	Runtime *exec.Runtime
+	Streams *Streams
+	State   *State
+	Node    DDLCheckpointer
+	Coord   Coordinator
+	Log     *slog.Logger
+	// DDLMu and StateMu are sql's ddlMu and stateMu (locks.go).
+	DDLMu   *sync.Mutex
+	StateMu *sync.RWMutex
+	// Bind binds the SQL of a view stored without a plan record.
+	Bind func(query string) (plan.Node, error)
+	// Wait waits for views ids to reach targets, reporting its progress
+	// to the client as what while it takes long.
+	Wait func(ctx context.Context, ids []uint32, targets map[string]uint64, what string) error
+	// Reload loads the catalog again and restarts every dataflow
+	// (Catalog.Load, as sql calls it); ResetTables forgets what the
+	// table write path cached of the state. SwapView calls both.
+	Reload      func() error
+	ResetTables func()
+}
+
+// NewDDL returns the DDL service over cfg.
+func NewDDL(cfg DDLConfig) *DDL { return &DDL{cfg: cfg} }
+
+// Create gives d a new object id, stores it and puts it in the live
+// catalog. The caller holds ddlMu.
+func (x *DDL) Create(d *catalog.Descriptor) error { return x.store(d, true) }
+
+// Put stores d under the id it has and puts it in the live catalog. The
+// caller holds ddlMu.
+func (x *DDL) Put(d *catalog.Descriptor) error { return x.store(d, false) }
+
+func (x *DDL) store(d *catalog.Descriptor, newID bool) error {
+	store := x.cfg.Catalog.Put
+	if newID {
+		store = x.cfg.Catalog.Create
+	}
+	if err := store(d); err != nil {
+		return err
+	}
+	x.cfg.Live.Set(d)
+	return nil
+}
+
+// Drop stops a view's or table's dataflow and deletes the object and its
+// state. The JetStream stream of a dropped stream is left alone: the
+// input belongs to its producers. The caller holds ddlMu.
+func (x *DDL) Drop(d *catalog.Descriptor) error {
+	if d.Kind == catalog.KindView || d.Kind == catalog.KindTable {
+		x.cfg.Runtime.Remove(d.ID)
+	}
+	if err := x.cfg.Catalog.Drop(d); err != nil {
+		return err
+	}
+	x.cfg.Live.Delete(d.Name)
+	x.cfg.Log.Info("dropped", "kind", d.Kind, "name", d.Name)
+	return nil
+}
+
+// Checkpoint captures a catalog change in a checkpoint before the DDL
+// statement returns, so that recovery from the newest checkpoint never
+// loses an acknowledged CREATE or DROP. It runs even when ctx is
+// canceled: the change is made.
+func (x *DDL) Checkpoint(ctx context.Context) error {
+	if err := x.cfg.Node.CheckpointDDL(context.WithoutCancel(ctx)); err != nil {
+		return sqlerr.New(sqlerr.InternalError, "the change is done, but the checkpoint that records it failed: %v", err).
+			WithHint("Run CHECKPOINT to retry; until one succeeds, a crash would recover without this change.")
+	}
+	return nil
+}
+
+// CreateLocked takes ddlMu, runs check (which refuses a name taken
+// meanwhile, say), creates d and checkpoints the change; created says
+// whether d was stored (the checkpoint may fail after it was). It is the
+// last step of a CREATE whose slow part (a copy of a PostgreSQL source's
+// tables) runs without the lock.
+func (x *DDL) CreateLocked(ctx context.Context, d *catalog.Descriptor, check func() error) (created bool, err error) {
+	x.cfg.DDLMu.Lock()
+	defer x.cfg.DDLMu.Unlock()
+	if err := check(); err != nil {
+		return false, err
+	}
+	if err := x.Create(d); err != nil {
+		return false, err
+	}
+	return true, x.Checkpoint(ctx)
+}
+
+// DropLocked takes ddlMu and drops d (Drop).
+func (x *DDL) DropLocked(d *catalog.Descriptor) error {
+	x.cfg.DDLMu.Lock()
+	defer x.cfg.DDLMu.Unlock()
+	return x.Drop(d)
+}
