@@ -144,17 +144,15 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 		return undo(err)
 	}
 	d := &catalog.Descriptor{Name: n.Name, Kind: catalog.KindSource, CreatedAt: time.Now().UTC(), Source: src}
-	e.ddlMu.Lock()
-	if _, exists := e.lookup(n.Name); exists {
-		e.ddlMu.Unlock()
-		return undo(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name))
-	}
-	if err := e.persist(d); err != nil {
-		e.ddlMu.Unlock()
+	stored, err := e.ddl.CreateLocked(ctx, d, func() error {
+		if _, exists := e.lookup(n.Name); exists {
+			return sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", n.Name)
+		}
+		return nil
+	})
+	if !stored {
 		return undo(err)
 	}
-	err = e.ddlCheckpoint(ctx)
-	e.ddlMu.Unlock()
 	e.pgSources.start(e, d)
 	e.log.Info("created source", "source", n.Name, "publication", n.Publication, "slot", src.Slot, "tables", len(src.Tables))
 	return tag, err
@@ -272,10 +270,7 @@ func (e *Engine) dropPGSource(ctx context.Context, d *catalog.Descriptor, cascad
 		}
 	}
 	e.pgSources.stop(d.Name)
-	e.ddlMu.Lock()
-	err := e.dropObject(d)
-	e.ddlMu.Unlock()
-	if err != nil {
+	if err := e.ddl.DropLocked(d); err != nil {
 		return err
 	}
 	for _, t := range tables {
