@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"streamdb/catalog"
+	"streamdb/checkpoint"
 	"streamdb/exec"
 	"streamdb/plan"
 	"streamdb/sqlerr"
@@ -60,9 +61,11 @@ type LiveCatalog interface {
 	Swap(cur, next *catalog.Descriptor) bool
 }
 
-// DDLCheckpointer takes the checkpoint of a catalog change (Node).
-type DDLCheckpointer interface {
+// DDLNode is what DDL needs of the node (Node): the checkpoint of a
+// catalog change, and the checkpoint settings a DROP reads.
+type DDLNode interface {
 	CheckpointDDL(ctx context.Context) error
+	CheckpointSettings() checkpoint.Settings
 }
 
 // DDLConfig is what DDL works on.
@@ -72,7 +75,9 @@ type DDLConfig struct {
 	Runtime *exec.Runtime
 	Streams *Streams
 	State   *State
-	Node    DDLCheckpointer
+	Node    DDLNode
+	Sinks   *Sinks
+	Dropped *DroppedStreams
 	Coord   Coordinator
 	Log     *slog.Logger
 	// DDLMu and StateMu are sql's ddlMu and stateMu (locks.go).

@@ -613,36 +613,8 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 				WithHint("sink %s depends on it; DROP SINK first, or use DROP ... CASCADE to drop them too.", strings.Join(names, ", "))
 		}
 		cascaded = append(cascaded, cascadeLines(name, deps, sinks)...)
-		for _, s := range sinks {
-			if err := e.deleteSink(s); err != nil {
-				return "", err
-			}
-		}
-		for _, dep := range deps {
-			if err := e.dropObject(dep); err != nil {
-				return "", err
-			}
-		}
-		owned := e.ownedSequences(d)
-		if err := e.dropObject(d); err != nil {
+		if err := e.ddl.DropCascade(meta.DropPlan{Object: d, Dependents: deps, Sinks: sinks, Owned: e.ownedSequences(d)}); err != nil {
 			return "", err
-		}
-		// A table's serial and identity sequences (and those OWNED BY
-		// it) go with it.
-		for _, q := range owned {
-			if err := e.dropObject(q); err != nil {
-				return "", err
-			}
-		}
-		if d.Kind == catalog.KindTable && d.Envelope() == "" {
-			// The table's changelog goes once no retained checkpoint or
-			// savepoint can bring the table back (dropped_streams.go).
-			e.noteDroppedStream(d.JSStream, d.Subject)
-		}
-		if !e.node.CheckpointSettings().RetainOnCancellation {
-			// delete_on_cancellation: checkpoints holding the dropped
-			// objects go with them.
-			e.coord.DeleteAll()
 		}
 	}
 	cascadeNotice(ctx, cascaded)

@@ -140,7 +140,7 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: n.Store(), Broker: n.Broker(), Runtime: e.rt, Log: log})
 	e.ddl = meta.NewDDL(meta.DDLConfig{Catalog: e.cat, Live: liveCatalog{e}, Runtime: e.rt, Streams: e.streams, State: e.state,
-		Node: n, Log: log, DDLMu: &e.ddlMu, StateMu: &e.stateMu, Bind: e.planView, Wait: e.waitLogged,
+		Node: n, Sinks: e.sinkStore, Dropped: e.dropped, Log: log, DDLMu: &e.ddlMu, StateMu: &e.stateMu, Bind: e.planView, Wait: e.waitLogged,
 		Coord: e.coord, Reload: e.loadCatalog, ResetTables: func() { e.tables.reset() }})
 	var err error
 	if e.roles, err = meta.OpenRoles(n.DataDir(), roles, n.CheckFence); err != nil {
