@@ -68,6 +68,12 @@
 //     It takes no lock: its callers hold sql's stateMu or ddlMu.
 //   - The secret key (secret_key.go): the key file CREATE SECRET values
 //     are sealed under, read or made at start.
+//   - DDL on bound plans (ddl.go and the files its doc comment names):
+//     once sql has bound a statement and built its descriptor, DDL stores
+//     or drops it with the live catalog kept in step, starts and stops
+//     dataflows, runs a new view's backfill and the populating flag that
+//     guards it, maps ALTER MATERIALIZED VIEW's old operator state onto
+//     the new plan and swaps it, and checkpoints the change.
 //
 // What it never imports: sql, sql/front, pgwire or the TiDB parser and
 // its AST; sql in turn reaches checkpoint, sink and node only through
@@ -76,21 +82,7 @@
 // comes as catalog descriptors or as functions sql passes in. Its errors
 // are sqlerr errors with the SQLSTATE the client sees.
 //
-// Lock order: meta's locks come after every lock of sql.Engine that its
-// callers hold (ddlMu, stateMu, catMu: see docs/design.md) and take no
-// lock of sql's. Catalog takes no lock: its writers hold sql's ddlMu;
-// Load runs at start alone, or under ddlMu (with stateMu and the
-// checkpoint coordinator's Exclusive when ROLLBACK TO, a rename or an
-// ALTER reloads the catalog), and the functions it is given take catMu.
-// Roles.mu is a leaf: it is held while the roles file and
-// the replica are written, and nothing else is locked under it.
-// Node takes no lock of its own: its settings methods take the node's
-// settings lock (a leaf), and ReplaceState the coordinator's Exclusive,
-// under sql's ddlMu and stateMu.
-// Sequences.mu is a leaf; a sequence's own lock is taken after it is
-// released and held while the sequence's record is published. Jobs.mu is
-// a leaf. Sinks takes no lock: its callers hold sql's ddlMu while they
-// change sinks. The purger and the dropped-stream collector hold the catalog
-// lock they are given (sql's ddlMu) while they work; what they need of
-// the binder they ask through PurgeHost or a function.
+// Lock order: locks.go lists every lock of the server in the order they
+// are taken, sql's (ddlMu, stateMu, catMu), meta's and the node's, and
+// which code holds each.
 package meta

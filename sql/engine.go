@@ -19,25 +19,9 @@ import (
 
 // Engine is one server's SQL engine; it implements pgwire.Engine.
 //
-// Lock order: a goroutine holding one of the engine's locks takes only
-// locks further down this list.
-//
-//  1. ddlMu, held for a whole catalog change: DDL, ROLLBACK TO, ALTER
-//     STREAM ... POSITION, a purge of changelogs, the collection of
-//     dropped streams. Code that may run under stateMu only TryLocks it
-//     (finishing a view's populating flag on a read).
-//  2. stateMu, exclusive while ROLLBACK TO or ALTER MATERIALIZED VIEW
-//     replaces state (always under ddlMu); shared by reads and by table
-//     commits.
-//  3. The checkpoint coordinator's Exclusive, taken under stateMu (also
-//     by meta.Node.ReplaceState, which ROLLBACK TO calls there).
-//  4. The tables' changelog locks: tableLog.mu of several tables in table
-//     id order, then tableLog.imu.
-//  5. catMu, the live catalog (objs).
-//  6. Leaves, held without taking any lock above: points.mu, ackMu, the
-//     node's settings lock (meta.Node: Setting, CheckpointSettings,
-//     ChangeSetting), and the registries' own mutexes (dropped streams,
-//     roles, progress jobs, backends, purge).
+// Lock order: meta/locks.go lists the engine's locks (ddlMu, stateMu, the
+// tables' changelog locks, catMu, the leaves) with meta's and the node's,
+// in the order they are taken, and says which code holds each.
 type Engine struct {
 	// node owns the components below (their opening, settings, state
 	// swap and shutdown); the engine keeps them at hand.
