@@ -68,17 +68,48 @@ type DDLNode interface {
 	CheckpointSettings() checkpoint.Settings
 }
 
+// Dataflows is what DDL asks of the runtime (*exec.Runtime): starting
+// and removing a view's dataflow, its backfill's targets, its status and
+// state layout, and the stop and restart around ALTER's swap.
+type Dataflows interface {
+	StartView(d *catalog.Descriptor, root plan.Node, ups exec.UpstreamPlans) error
+	Remove(id uint32)
+	Paused() bool
+	Targets(ctx context.Context, ids []uint32) (map[string]uint64, error)
+	ViewFailure(id uint32) error
+	Attaching(id uint32) bool
+	ViewStatus(id uint32) string
+	Layout(id uint32) (*exec.ViewLayout, bool)
+	StopAll()
+	StartDeferred()
+}
+
+// SourceEnds is what DDL reads of the JetStream streams behind a view's
+// sources (Streams): where each starts and where its subject ends.
+type SourceEnds interface {
+	First(ctx context.Context, d *catalog.Descriptor) (uint64, error)
+	LastOnSubject(ctx context.Context, d *catalog.Descriptor) (uint64, error)
+}
+
+// DDLCoordinator is what DDL asks of the checkpoint coordinator
+// (Coordinator): to swap ALTER's state while no checkpoint is taken, and
+// to delete the checkpoints a DROP under delete_on_cancellation ends.
+type DDLCoordinator interface {
+	Exclusive(fn func() error) error
+	DeleteAll()
+}
+
 // DDLConfig is what DDL works on.
 type DDLConfig struct {
 	Catalog *Catalog
 	Live    LiveCatalog
-	Runtime *exec.Runtime
-	Streams *Streams
+	Runtime Dataflows
+	Streams SourceEnds
 	State   *State
 	Node    DDLNode
 	Sinks   *Sinks
 	Dropped *DroppedStreams
-	Coord   Coordinator
+	Coord   DDLCoordinator
 	Log     *slog.Logger
 	// DDLMu and StateMu are sql's ddlMu and stateMu (locks.go).
 	DDLMu   *sync.Mutex
