@@ -132,13 +132,8 @@ func (g *DroppedStreams) Start() {
 			if g.cfg.Broker.NC.IsClosed() {
 				break
 			}
-			g.cfg.Catalog.Lock()
-			g.CollectLocked()
-			g.cfg.Catalog.Unlock()
-			g.mu.Lock()
-			idle := len(g.pending) == 0 && g.discovered
-			g.mu.Unlock()
-			if idle {
+			g.collect()
+			if g.idle() {
 				break
 			}
 		}
@@ -146,6 +141,20 @@ func (g *DroppedStreams) Start() {
 		g.running = false
 		g.mu.Unlock()
 	}()
+}
+
+// collect runs one collection under the catalog lock.
+func (g *DroppedStreams) collect() {
+	g.cfg.Catalog.Lock()
+	defer g.cfg.Catalog.Unlock()
+	g.CollectLocked()
+}
+
+// idle reports whether nothing is left to collect.
+func (g *DroppedStreams) idle() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.pending) == 0 && g.discovered
 }
 
 // CollectLocked deletes every pending JetStream stream that no live
