@@ -187,19 +187,8 @@ func (e *Engine) Close() error {
 // which locks it is called).
 func (e *Engine) loadCatalog() error {
 	return e.cat.Load(meta.CatalogLoad{
-		Install: func(descs []*catalog.Descriptor) {
-			e.catMu.Lock()
-			e.objs = map[string]*catalog.Descriptor{}
-			for _, d := range descs {
-				e.objs[d.Name] = d
-			}
-			e.catMu.Unlock()
-		},
-		Update: func(d *catalog.Descriptor) {
-			e.catMu.Lock()
-			e.objs[d.Name] = d
-			e.catMu.Unlock()
-		},
+		Install:    liveCatalog{e}.install,
+		Update:     liveCatalog{e}.Set,
 		Lookup:     e.lookup,
 		Bind:       e.planView,
 		StartTable: e.startTable,

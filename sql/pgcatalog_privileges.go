@@ -118,13 +118,11 @@ func (v *catalogFuncs) hasTablePrivilege(args []ast.ExprNode) (ast.ExprNode, err
 		return nil, err
 	}
 	answers := map[int64]bool{}
-	v.s.e.catMu.RLock()
-	for _, d := range v.s.e.objs {
+	for _, d := range v.s.e.catalogObjects() {
 		if oid := relationOID(d); oid != 0 {
 			answers[oid] = d.Kind == catalog.KindSystem || role.holdsAny(d, asked...)
 		}
 	}
-	v.s.e.catMu.RUnlock()
 	if name, ok := constTextOperand(table); ok {
 		oid, err := v.s.e.resolveOID("regclass", name)
 		if err != nil {

@@ -283,10 +283,7 @@ func (e *Engine) replaceDescriptor(old, d *catalog.Descriptor) error {
 	if err := e.cat.Replace(old, d); err != nil {
 		return err
 	}
-	e.catMu.Lock()
-	delete(e.objs, old.Name)
-	e.objs[d.Name] = d
-	e.catMu.Unlock()
+	liveCatalog{e}.rename(old, d)
 	return nil
 }
 

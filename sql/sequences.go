@@ -279,13 +279,7 @@ func (e *Engine) sequenceByArg(arg any) (*catalog.Descriptor, error) {
 			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", a)
 		}
 	case int64:
-		e.catMu.RLock()
-		for _, o := range e.objs {
-			if int64(firstUserOID)+int64(o.ID) == a {
-				d = o
-			}
-		}
-		e.catMu.RUnlock()
+		d = liveCatalog{e}.withOID(a)
 		if d == nil {
 			return nil, sqlerr.New(sqlerr.UndefinedTable, "could not open relation with OID %d", a)
 		}
