@@ -123,9 +123,7 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	e.dropped = e.newDroppedStreams()
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: n.Store(), Broker: n.Broker(), Runtime: e.rt, Log: log})
-	e.ddl = meta.NewDDL(meta.DDLConfig{Catalog: e.cat, Live: liveCatalog{e}, Runtime: e.rt, Streams: e.streams, State: e.state,
-		Node: n, Sinks: e.sinkStore, Dropped: e.dropped, Log: log, DDLMu: &e.ddlMu, StateMu: &e.stateMu, Bind: e.planView, Wait: e.waitLogged,
-		Coord: e.coord, Reload: e.loadCatalog, ResetTables: func() { e.tables.reset() }})
+	e.ddl = e.newDDL(n)
 	var err error
 	if e.roles, err = meta.OpenRoles(n.DataDir(), roles, n.CheckFence); err != nil {
 		n.Abandon()
@@ -223,4 +221,12 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string) (pgwi
 		return nil, err
 	}
 	return newSession(e, params), nil
+}
+
+// newDDL gives the engine's DDL applier over node, from the parts Open
+// (or a test's fake node) has already set.
+func (e *Engine) newDDL(node meta.DDLNode) *meta.DDL {
+	return meta.NewDDL(meta.DDLConfig{Catalog: e.cat, Live: liveCatalog{e}, Runtime: e.rt, Streams: e.streams, State: e.state,
+		Node: node, Sinks: e.sinkStore, Dropped: e.dropped, Log: e.log, DDLMu: &e.ddlMu, StateMu: &e.stateMu, Bind: e.planView, Wait: e.waitLogged,
+		Coord: e.coord, Reload: e.loadCatalog, ResetTables: func() { e.tables.reset() }})
 }

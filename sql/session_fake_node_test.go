@@ -419,6 +419,7 @@ func openFakeNode(t *testing.T, e *Engine) *fakeJetStream {
 	e.dropped = e.newDroppedStreams()
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: store, Broker: e.broker, Runtime: e.rt, Log: log})
+	e.ddl = e.newDDL(e.node)
 	if err := e.openSecrets(); err != nil {
 		t.Fatal(err)
 	}
