@@ -445,7 +445,7 @@ func (ts *tableState) rowsWithValues(ctx context.Context, indexes []catalog.Inde
 		}
 	}
 	// Rows the snapshot does not have under those values yet.
-	for _, ch := range ts.pending {
+	for _, ch := range ts.pendingChanges() {
 		if ch.Sign > 0 {
 			if ok, err := matches(ch.Row); err != nil {
 				return nil, err
