@@ -62,9 +62,10 @@ func (sp *Spill) Close() {
 }
 
 // removeStaleSpills removes the files of spills and ingestions that a
-// crash left in the store's directory: their epochs never committed.
+// crash left in the store's directory (their epochs never committed), and
+// the statements' key sets (keyset.go).
 func removeStaleSpills(dir string) {
-	for _, pat := range []string{"spill-*", "ingest-*.sst"} {
+	for _, pat := range []string{"spill-*", "ingest-*.sst", "keyset-*"} {
 		matches, _ := filepath.Glob(filepath.Join(dir, pat))
 		for _, m := range matches {
 			os.RemoveAll(m)
