@@ -123,7 +123,7 @@ func (s *session) prepareCopyFrom(n *front.Copy, f *pgcopy.Format) (*prepared, e
 		}
 		in := &copyIn{f: f, d: d, cols: cols, target: target}
 		src := cc.CopyIn(f.Kind == pgcopy.Binary, len(target))
-		if d.Kind == catalog.KindTable && s.canBulkInsert(d) {
+		if d.Kind == catalog.KindTable && s.streamsInsert(d) {
 			return s.copyIntoTable(ctx, d, cols, in, src)
 		}
 		rows, err := in.read(src)
@@ -148,19 +148,19 @@ func (s *session) copyIntoTable(ctx context.Context, d *catalog.Descriptor, cols
 	if err != nil {
 		return "", err
 	}
-	n, err := s.bulkInsert(ctx, d, fill, func(emit func([]types.Row) error) error {
+	n, err := s.bulkInsert(ctx, d, nil, fill, func(emit func([]types.Row) ([]types.Row, error)) error {
 		batch := make([]types.Row, 0, bulkBatchRows)
 		err := in.each(src, func(row types.Row) error {
 			batch = append(batch, row)
 			if len(batch) < bulkBatchRows {
 				return nil
 			}
-			err := emit(batch)
+			_, err := emit(batch)
 			batch = batch[:0]
 			return err
 		})
 		if err == nil && len(batch) > 0 {
-			err = emit(batch)
+			_, err = emit(batch)
 		}
 		return err
 	})

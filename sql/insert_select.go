@@ -19,11 +19,11 @@ import (
 // view of it), and its rows are written exactly as INSERT ... VALUES writes
 // them: assignment casts to the column types, omitted columns their defaults, the
 // table's constraints checked on the whole batch, a stream's rows published
-// as one batch. Into a table that takes streaming commits the rows flow
+// as one batch. Into a table outside a transaction block the rows flow
 // into the commit as the query makes them (bulkInsertQuery), with or
-// without RETURNING; otherwise (ON CONFLICT, UNIQUE constraints or
-// indexes, foreign keys, inside a block) the query is read completely
-// before anything is written. Either way INSERT
+// without RETURNING or ON CONFLICT DO NOTHING; otherwise (inside a
+// block, or into a table whose foreign key references itself) the query
+// is read completely before anything is written. Either way INSERT
 // INTO t SELECT ... FROM t sees t as it was before the statement.
 func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, defaults []expr.Expr, ret *returning, params *boundParams) (*prepared, error) {
 	arb, err := conflictArbiters(desc, params.stmt.OnConflict)
@@ -100,8 +100,8 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		if err := query.ready(ctx); err != nil {
 			return "", err
 		}
-		if arb == nil && desc.Kind == catalog.KindTable && s.canBulkInsert(desc) {
-			return s.bulkInsertQuery(ctx, desc, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
+		if desc.Kind == catalog.KindTable && s.streamsInsert(desc) {
+			return s.bulkInsertQuery(ctx, desc, arb, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
 		}
 		// Each row the query writes is converted at once, so that the
 		// query's own row is not kept.
@@ -117,7 +117,8 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 }
 
 // bulkInsertQuery inserts the rows of query into table d as one streaming
-// commit (bulkInsert, as an autocommit COPY does): the query runs inside
+// commit (bulkInsert, as an autocommit COPY does; arb are the arbiters of
+// ON CONFLICT DO NOTHING, nil without it): the query runs inside
 // the commit, under the locks it holds, and its rows are converted,
 // checked and published a batch at a time as it makes them, so neither
 // its result nor the commit is ever held whole. The query reads a
@@ -127,14 +128,15 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 // leaves nothing of the commit. written (the statement's RETURNING) is
 // handed each batch once it is checked and published, before the commit,
 // as PostgreSQL answers RETURNING rows as it inserts them.
-func (s *session) bulkInsertQuery(ctx context.Context, d *catalog.Descriptor, query *adHoc, vals []types.Datum,
+func (s *session) bulkInsertQuery(ctx context.Context, d *catalog.Descriptor, arb map[string]bool, query *adHoc, vals []types.Datum,
 	convert func(types.Row) (types.Row, error), written func([]types.Row) error) (string, error) {
-	n, err := s.bulkInsert(ctx, d, func([]types.Row) error { return nil }, func(emit func([]types.Row) error) error {
+	n, err := s.bulkInsert(ctx, d, arb, func([]types.Row) error { return nil }, func(emit func([]types.Row) ([]types.Row, error)) error {
 		publish := func(rows []types.Row) error {
-			if err := emit(rows); err != nil {
+			inserted, err := emit(rows)
+			if err != nil {
 				return err
 			}
-			return written(rows)
+			return written(inserted)
 		}
 		batch := &batchingWriter{convert: convert, emit: publish, rows: make([]types.Row, 0, bulkBatchRows)}
 		// bulkInsert holds stateMu shared, as runLocked needs.

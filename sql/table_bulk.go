@@ -2,6 +2,7 @@ package sql
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,8 +43,10 @@ import (
 // commit is computed on top of this one until the table has applied it,
 // which is why the log never holds its changes.
 //
-// A table with UNIQUE constraints, unique indexes or foreign keys (either
-// end) takes the general path, which needs every row at once.
+// An insert into a table with UNIQUE constraints, unique indexes or
+// foreign keys, or with ON CONFLICT DO NOTHING, decides each row as it
+// comes instead (table_bulk_keys.go). UPDATE and DELETE on such a table
+// take the general path, which needs every row at once.
 
 // bulkBatchRows is the number of rows converted, checked and encoded at a
 // time.
@@ -53,8 +56,8 @@ const bulkBatchRows = 8192
 // sorted once full.
 const bulkHashBlock = 1 << 20
 
-// canBulkInsert reports whether an insert into table d by this session
-// can stream.
+// canBulkInsert reports whether a change of table d by this session can
+// stream with a check of each batch alone (table_stream_change.go).
 func (s *session) canBulkInsert(d *catalog.Descriptor) bool {
 	if s.tx != nil || d.Kind != catalog.KindTable || d.Mirror != "" || d.Envelope() != "" {
 		return false
@@ -75,12 +78,36 @@ func bulkTableOK(e *Engine, d *catalog.Descriptor) bool {
 	return linked == nil
 }
 
+// streamsInsert reports whether an insert into table d by this session
+// streams (bulkInsert): outside a transaction block, into a table that
+// does not reference itself by a foreign key.
+func (s *session) streamsInsert(d *catalog.Descriptor) bool {
+	if s.tx != nil || d.Kind != catalog.KindTable || d.Mirror != "" || d.Envelope() != "" {
+		return false
+	}
+	_, _, ok := s.e.insertParents(s.e.current(d))
+	return ok
+}
+
 // bulkInsert inserts the rows produce hands over (in batches, which it may
 // reuse once the call returns) into table d as one commit, and returns how
-// many it inserted. fill puts the defaults into a batch.
-func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill func([]types.Row) error,
-	produce func(emit func([]types.Row) error) error) (int64, error) {
-	sw, err := s.openStreamingWrite(ctx, d, "the COPY")
+// many it inserted. fill puts the defaults into a batch. arb are the
+// arbiters of ON CONFLICT DO NOTHING (nil without it); emit returns the
+// rows of the batch that were inserted.
+func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, arb map[string]bool, fill func([]types.Row) error,
+	produce func(emit func([]types.Row) ([]types.Row, error)) error) (int64, error) {
+	links, parents, ok := s.e.insertParents(s.e.current(d))
+	if !ok {
+		return 0, sqlerr.New(sqlerr.SerializationFailure, "table %q was altered while the insert began", d.Name).
+			WithHint("Retry the statement.")
+	}
+	// still tells whether the table, as the catalog has it once locked,
+	// references the same tables.
+	still := func(cur *catalog.Descriptor) bool {
+		_, now, ok := s.e.insertParents(cur)
+		return ok && sameTables(now, parents)
+	}
+	sw, err := s.openStreamingWrite(ctx, d, "the COPY", still, parents)
 	if err != nil {
 		return 0, err
 	}
@@ -93,31 +120,39 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill fu
 	if err := b.begin(); err != nil {
 		return 0, err
 	}
-	taken, err := bulkKeyTaken(ts)
+	admit, done, err := s.bulkAdmit(ctx, sw, arb, links, parents)
 	if err != nil {
+		b.abort()
 		return 0, err
 	}
+	defer done()
 	changes := make([]exec.Change, 0, bulkBatchRows)
+	var inserted []types.Row
 	var n int64
-	err = produce(func(rows []types.Row) error {
+	err = produce(func(rows []types.Row) ([]types.Row, error) {
 		if err := fill(rows); err != nil {
-			return err
+			return nil, err
 		}
 		changes = changes[:0]
 		for _, r := range rows {
 			changes = append(changes, exec.Change{Row: r, Sign: exec.Insert})
 		}
 		if err := computeGenerated(gen, changes); err != nil {
-			return err
+			return nil, err
 		}
-		if err := b.check(changes, taken); err != nil {
-			return err
+		kept, err := admit(changes)
+		if err != nil {
+			return nil, err
 		}
-		if err := sw.e.checkConstraints(ctx, ts, nil, changes, nil); err != nil {
-			return err
+		n += int64(len(kept))
+		if len(kept) == len(rows) {
+			return rows, b.add(kept)
 		}
-		n += int64(len(rows))
-		return b.add(changes)
+		inserted = inserted[:0]
+		for _, ch := range kept {
+			inserted = append(inserted, ch.Row)
+		}
+		return inserted, b.add(kept)
 	})
 	if err == nil {
 		err = b.flush()
@@ -136,21 +171,77 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, fill fu
 	return n, nil
 }
 
+// bulkAdmit returns the check of a streaming insert's batches, which
+// returns the changes of a batch to insert (its own slice, reused), and
+// what to do once the insert is over. A table with a primary key alone
+// is checked by the batch (bulkWrite.check); one with other unique keys,
+// foreign keys (links, to parents) or arbiters by bulkKeys, row by row.
+func (s *session) bulkAdmit(ctx context.Context, sw *streamingWrite, arb map[string]bool, links []fkLink, parents []*catalog.Descriptor) (
+	admit func([]exec.Change) ([]exec.Change, error), done func(), err error) {
+	ts, b := sw.ts, sw.b
+	if !needsBulkKeys(s.e.current(sw.d), arb, parents) && !needsBulkKeys(sw.d, nil, nil) {
+		taken, err := bulkKeyTaken(ts)
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(changes []exec.Change) ([]exec.Change, error) {
+			if err := b.check(changes, taken); err != nil {
+				return nil, err
+			}
+			return changes, sw.e.checkConstraints(ctx, ts, nil, changes, nil)
+		}, func() {}, nil
+	}
+	keys, err := s.e.newBulkKeys(ctx, ts, arb, func(n int) keySets { return s.e.store.NewKeySets(n) })
+	if err != nil {
+		return nil, nil, err
+	}
+	done = func() {
+		keys.close()
+		// The table's unique index does not hold this commit's rows.
+		sw.log.uniqStale.Store(true)
+	}
+	fk := s.newInsertFK(links, sw.stateOf)
+	kept := make([]exec.Change, 0, bulkBatchRows)
+	return func(changes []exec.Change) ([]exec.Change, error) {
+		var err error
+		if kept, err = keys.admit(changes, kept); err != nil {
+			return nil, err
+		}
+		if len(links) > 0 && len(kept) > 0 {
+			if err := fk.checkInserted(ctx, keys.d, kept); err != nil {
+				return nil, err
+			}
+		}
+		return kept, nil
+	}, done, nil
+}
+
 // streamingWrite is an autocommit write to one table that streams its
 // changes into one commit (bulkWrite): the table's log lock is held from
-// before the table is read to after the table has applied the commit.
+// before the table is read to after the table has applied the commit,
+// and so are the logs of the tables it reads (an insert's referenced
+// tables).
 type streamingWrite struct {
 	e   *Engine
 	d   *catalog.Descriptor
 	log *tableLog
 	ts  *tableState
 	b   *bulkWrite
+	// reads are the other tables' logs, by table id, and states their
+	// states once read (stateOf).
+	reads  map[uint32]*tableLog
+	states map[uint32]*tableState
+	ctx    context.Context
 }
 
 // openStreamingWrite locks table d's log for a streaming write (what names
-// it in errors, "the COPY") and reads the table as it is. close releases
+// it in errors, "the COPY") and reads the table as it is; with it, the
+// logs of the tables reads (sorted by id, d not among them), which
+// stateOf then reads. ok tells, once the logs are locked, whether the
+// table as the catalog has it still takes this write. close releases
 // what it holds. It holds stateMu shared until close.
-func (s *session) openStreamingWrite(ctx context.Context, d *catalog.Descriptor, what string) (_ *streamingWrite, err error) {
+func (s *session) openStreamingWrite(ctx context.Context, d *catalog.Descriptor, what string,
+	ok func(cur *catalog.Descriptor) bool, reads []*catalog.Descriptor) (_ *streamingWrite, err error) {
 	e := s.e
 	if err := e.checkWritable(); err != nil {
 		return nil, err
@@ -165,18 +256,34 @@ func (s *session) openStreamingWrite(ctx context.Context, d *catalog.Descriptor,
 		return nil, err
 	}
 	d = e.withCurrentIndexesOf(d)
-	log := e.tables.log(d.ID)
-	log.mu.Lock()
+	// The logs are locked in the order of table ids (the lock order).
+	locked := append([]*catalog.Descriptor{d}, reads...)
+	slices.SortFunc(locked, func(a, b *catalog.Descriptor) int { return cmp.Compare(a.ID, b.ID) })
+	logs := map[uint32]*tableLog{}
+	for _, t := range locked {
+		l := e.tables.log(t.ID)
+		l.mu.Lock()
+		logs[t.ID] = l
+		// What is queued was computed without this commit and goes first.
+		l.waitIdle()
+	}
 	defer func() {
 		if err != nil {
-			log.mu.Unlock()
+			for _, l := range logs {
+				l.mu.Unlock()
+			}
 		}
 	}()
-	// What is queued was computed without this commit and goes first.
-	log.waitIdle()
-	if !bulkTableOK(e, e.current(d)) {
+	log := logs[d.ID]
+	delete(logs, d.ID)
+	if !ok(e.current(d)) {
 		return nil, sqlerr.New(sqlerr.SerializationFailure, "table %q was altered while %s began", d.Name, what).
 			WithHint("Retry the statement.")
+	}
+	for _, t := range reads {
+		if err := e.checkExists(t); err != nil {
+			return nil, err
+		}
 	}
 	if err := e.tableFailure(d); err != nil {
 		return nil, err
@@ -196,11 +303,38 @@ func (s *session) openStreamingWrite(ctx context.Context, d *catalog.Descriptor,
 		return nil, err
 	}
 	b := &bulkWrite{e: e, d: d, ts: ts, id: newTxnID(), members: memberColumns(d, ts.cols), limit: e.changelogLimit()}
-	return &streamingWrite{e: e, d: d, log: log, ts: ts, b: b}, nil
+	return &streamingWrite{e: e, d: d, log: log, ts: ts, b: b, reads: logs, states: map[uint32]*tableState{}, ctx: ctx}, nil
+}
+
+// stateOf returns table t, one of the tables the write reads, as it is.
+func (sw *streamingWrite) stateOf(t *catalog.Descriptor) (*tableState, error) {
+	if ts, ok := sw.states[t.ID]; ok {
+		return ts, nil
+	}
+	log, ok := sw.reads[t.ID]
+	if !ok {
+		return nil, sqlerr.New(sqlerr.SerializationFailure, "table %q was linked by a foreign key while this write ran", t.Name).
+			WithHint("Retry the statement.")
+	}
+	if err := sw.e.ensureCurrent(sw.ctx, t, log); err != nil {
+		return nil, err
+	}
+	ts, err := sw.e.openTableState(t, log)
+	if err != nil {
+		return nil, err
+	}
+	sw.states[t.ID] = ts
+	return ts, nil
 }
 
 func (sw *streamingWrite) close() {
+	for _, ts := range sw.states {
+		ts.close()
+	}
 	sw.ts.close()
+	for _, l := range sw.reads {
+		l.mu.Unlock()
+	}
 	sw.log.mu.Unlock()
 	sw.e.stateMu.RUnlock()
 }

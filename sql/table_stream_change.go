@@ -91,7 +91,7 @@ func readsPinnedRows(d *catalog.Descriptor, cond expr.Expr) bool {
 // number of rows changed.
 func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what string,
 	change func(row types.Row, out []exec.Change) ([]exec.Change, bool, error), written func([]exec.Change) error) (int64, error) {
-	sw, err := s.openStreamingWrite(ctx, d, what)
+	sw, err := s.openStreamingWrite(ctx, d, what, func(cur *catalog.Descriptor) bool { return bulkTableOK(s.e, cur) }, nil)
 	if err != nil {
 		return 0, err
 	}
