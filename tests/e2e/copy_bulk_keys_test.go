@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"streamdb/tests/testutil"
+)
+
+// TestCopyManyBatchesKeys compares with PostgreSQL 15 COPYs of tens of
+// thousands of rows (several parts of the streaming commit) into a table
+// with a UNIQUE constraint, a unique index and a foreign key: a COPY
+// lands whole, and one whose bad row comes late (a UNIQUE value of an
+// earlier part or of the table, a unique index value twice, a missing
+// referenced key, a key violation before a failing CHECK in a later row)
+// fails with PostgreSQL's SQLSTATE, message and detail and leaves nothing.
+func TestCopyManyBatchesKeys(t *testing.T) {
+	srv := startServer(t)
+	conns := map[string]*pgx.Conn{"streamdb": srv.Conn(t), "PostgreSQL": testutil.StartPostgres(t).Conn(t)}
+	for _, conn := range conns {
+		exec(t, conn,
+			"CREATE TABLE cbp (id int PRIMARY KEY)",
+			"INSERT INTO cbp SELECT generate_series(0, 99)",
+			"CREATE TABLE cbk (id bigint PRIMARY KEY, u bigint UNIQUE, x bigint, p int REFERENCES cbp, c int CHECK (c >= 0))",
+			"CREATE UNIQUE INDEX cbk_x ON cbk (x)")
+	}
+	// rows renders ids from..to as COPY text with u = x = id, p = id %
+	// 100, c = 1, calling edit for each line.
+	rows := func(from, to int, edit func(id int) string) string {
+		var b strings.Builder
+		for id := from; id <= to; id++ {
+			if line := edit(id); line != "" {
+				b.WriteString(line)
+				continue
+			}
+			fmt.Fprintf(&b, "%d\t%d\t%d\t%d\t1\n", id, id, id, id%100)
+		}
+		return b.String()
+	}
+	at := func(n int, line string) func(int) string {
+		return func(id int) string {
+			if id == n {
+				return line
+			}
+			return ""
+		}
+	}
+	plain := func(int) string { return "" }
+	cases := []struct {
+		name, data string
+		code       string // "" for success
+	}{
+		{"lands whole", rows(1, 30000, plain), ""},
+		{"a UNIQUE value of an earlier part", rows(40001, 70000, at(65000, "65000\t40100\t65000\t1\t1\n")), "23505"},
+		{"a UNIQUE value the table has", rows(40001, 70000, at(69999, "69999\t777\t69999\t1\t1\n")), "23505"},
+		{"a unique index value twice", rows(40001, 70000, at(52000, "52000\t52000\t41000\t1\t1\n")), "23505"},
+		{"a missing referenced key", rows(40001, 70000, at(70000, "70000\t70000\t70000\t100\t1\n")), "23503"},
+		{"a key violation before a failing CHECK", rows(40001, 70000, func(id int) string {
+			switch id {
+			case 50000:
+				return "50000\t3\t50000\t1\t1\n"
+			case 60000:
+				return "60000\t60000\t60000\t1\t-1\n"
+			}
+			return ""
+		}), "23505"},
+		{"NULLs in the unique columns", rows(70001, 90000, func(id int) string {
+			return fmt.Sprintf("%d\t\\N\t\\N\t\\N\t1\n", id)
+		}), ""},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, name := range []string{"PostgreSQL", "streamdb"} {
+			tag, err := copyIn(t, conns[name], "COPY cbk FROM STDIN", c.data)
+			var pe *pgconn.PgError
+			switch {
+			case errors.As(err, &pe):
+				got = append(got, pe.Code+" "+pe.Message+" "+pe.Detail)
+			case err != nil:
+				t.Fatalf("%s: %s: %v", c.name, name, err)
+			default:
+				got = append(got, tag.String())
+			}
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: PostgreSQL answers %q, streamdb %q", c.name, got[0], got[1])
+		}
+		if c.code != "" && !strings.HasPrefix(got[1], c.code) {
+			t.Errorf("%s: streamdb answers %q, want SQLSTATE %s", c.name, got[1], c.code)
+		}
+	}
+	const sum = "SELECT count(*), sum(id), sum(u), sum(x), count(p) FROM cbk"
+	wantRows(t, conns["streamdb"], sum, textRows(t, conns["PostgreSQL"], sum)...)
+}
