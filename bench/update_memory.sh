@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# Peak RSS (VmHWM) of the server for a large UPDATE and DELETE whose WHERE
-# pins no key, for two server binaries side by side in one run (issue 39:
-# writes of any size in bounded memory).
+# Peak RSS (VmHWM) of the server for large writes, for two server binaries
+# side by side in one run (issue 39: writes of any size in bounded
+# memory): an UPDATE and a DELETE whose WHERE pins no key, and an INSERT
+# ... SELECT with ON CONFLICT DO NOTHING into a table with a UNIQUE
+# column.
 #
-#   bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#   [CASES="update insert plain_insert"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
 #
-# For each table size in ROWS (default 2000000): a table (k bigint PRIMARY
-# KEY, v bigint, s text) of that many rows is loaded once by COPY (with
-# AFTER_BIN) and its data directory copied; then for each statement and
-# each binary a server is started on a fresh copy (VmHWM only grows, so
-# each statement gets a server of its own), the statement runs, and the
-# peak RSS at start and after it is printed with the statement's time and
-# answer. Ports are picked free at run time; data under $DIR (default
+# For each size in ROWS (default 2000000):
+# - update: a table (k bigint PRIMARY KEY, v bigint, s text) of that many
+#   rows is loaded once by COPY (with AFTER_BIN) and its data directory
+#   copied; then for each statement and each binary a server is started on
+#   a fresh copy (VmHWM only grows, so each statement gets a server of its
+#   own), the statement runs, and the peak RSS at start and after it is
+#   printed with the statement's time and answer.
+# - insert: for each binary, a server on an empty data directory creates
+#   (k bigint PRIMARY KEY, u bigint UNIQUE, s text) and inserts that many
+#   rows from generate_series with ON CONFLICT DO NOTHING, printed alike;
+# - plain_insert: the same rows into (k bigint PRIMARY KEY, u bigint, s
+#   text) without ON CONFLICT, the streaming path without unique keys.
+# Ports are picked free at run time; data under $DIR (default
 # /dev/shm/update-memory, removed at the end). Needs psql and python3.
 set -euo pipefail
 before=$1 after=$2
@@ -51,8 +59,8 @@ timed() { # label sql
 	printf '  %-58s %-10s %6.1f s  -> %s\n' "$1" "$(hwm)" "$(echo "$t1 - $t0" | bc)" "$out"
 }
 
-echo "load: $(cat /proc/loadavg) on $(nproc) cores"
-for n in "${sizes[@]}"; do
+update_case() { # rows
+	local n=$1
 	echo
 	echo "a table of $n rows (k bigint PRIMARY KEY, v bigint, s text), loaded by COPY"
 	rm -rf "$dir/loaded" "$dir/rows.tsv"
@@ -74,6 +82,32 @@ for n in "${sizes[@]}"; do
 			timed "  then SELECT count(*), sum(v)" "SELECT count(*), sum(v) FROM t"
 			stop
 		done
+	done
+}
+
+insert_into() { # rows table-columns on-conflict
+	local n=$1 q
+	q="INSERT INTO t SELECT g, g, 'row ' || g FROM generate_series(1, $n) g $3"
+	echo
+	echo " $q"
+	echo "  into an empty t ($2)  (peak RSS of a server started for it)"
+	for bin in "$before" "$after"; do
+		rm -rf "$dir/run"
+		start "$bin" "$dir/run"
+		psqlq -c "CREATE TABLE t ($2)"
+		base=$(hwm)
+		timed "$bin (at start: $base)" "$q"
+		timed "  then SELECT count(*), sum(u)" "SELECT count(*), sum(u) FROM t"
+		stop
+	done
+}
+insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint UNIQUE, s text" "ON CONFLICT DO NOTHING"; }
+plain_insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint, s text" ""; }
+
+echo "load: $(cat /proc/loadavg) on $(nproc) cores"
+for n in "${sizes[@]}"; do
+	for c in ${CASES:-update insert plain_insert}; do
+		"${c}_case" "$n"
 	done
 	echo "load: $(cat /proc/loadavg)"
 done

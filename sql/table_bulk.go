@@ -120,7 +120,7 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, arb map
 	if err := b.begin(); err != nil {
 		return 0, err
 	}
-	admit, done, err := s.bulkAdmit(ctx, sw, arb, links, parents)
+	admit, finish, done, err := s.bulkAdmit(ctx, sw, arb, links, parents)
 	if err != nil {
 		b.abort()
 		return 0, err
@@ -155,6 +155,9 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, arb map
 		return inserted, b.add(kept)
 	})
 	if err == nil {
+		err = finish()
+	}
+	if err == nil {
 		err = b.flush()
 	}
 	if err == nil {
@@ -172,28 +175,32 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, arb map
 }
 
 // bulkAdmit returns the check of a streaming insert's batches, which
-// returns the changes of a batch to insert (its own slice, reused), and
-// what to do once the insert is over. A table with a primary key alone
-// is checked by the batch (bulkWrite.check); one with other unique keys,
-// foreign keys (links, to parents) or arbiters by bulkKeys, row by row.
+// returns the changes of a batch to insert (its own slice, reused); finish,
+// the check once every batch is in; and done, to call once the insert is
+// over. A table with a primary key alone is checked by the batch
+// (bulkWrite.check); one with other unique keys, foreign keys (links, to
+// parents) or arbiters by bulkKeys, row by row. A foreign key violation
+// is reported by finish: PostgreSQL checks foreign keys at the end of the
+// statement, so a later row's unique or CHECK violation, or an error of
+// the query, is reported before it.
 func (s *session) bulkAdmit(ctx context.Context, sw *streamingWrite, arb map[string]bool, links []fkLink, parents []*catalog.Descriptor) (
-	admit func([]exec.Change) ([]exec.Change, error), done func(), err error) {
+	admit func([]exec.Change) ([]exec.Change, error), finish func() error, done func(), err error) {
 	ts, b := sw.ts, sw.b
 	if !needsBulkKeys(s.e.current(sw.d), arb, parents) && !needsBulkKeys(sw.d, nil, nil) {
 		taken, err := bulkKeyTaken(ts)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		return func(changes []exec.Change) ([]exec.Change, error) {
 			if err := b.check(changes, taken); err != nil {
 				return nil, err
 			}
 			return changes, sw.e.checkConstraints(ctx, ts, nil, changes, nil)
-		}, func() {}, nil
+		}, func() error { return nil }, func() {}, nil
 	}
 	keys, err := s.e.newBulkKeys(ctx, ts, arb, func(n int) keySets { return s.e.store.NewKeySets(n) })
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	done = func() {
 		keys.close()
@@ -201,19 +208,23 @@ func (s *session) bulkAdmit(ctx context.Context, sw *streamingWrite, arb map[str
 		sw.log.uniqStale.Store(true)
 	}
 	fk := s.newInsertFK(links, sw.stateOf)
+	var fkErr error
 	kept := make([]exec.Change, 0, bulkBatchRows)
 	return func(changes []exec.Change) ([]exec.Change, error) {
 		var err error
 		if kept, err = keys.admit(changes, kept); err != nil {
 			return nil, err
 		}
-		if len(links) > 0 && len(kept) > 0 {
-			if err := fk.checkInserted(ctx, keys.d, kept); err != nil {
+		if fkErr == nil && len(links) > 0 && len(kept) > 0 {
+			err := fk.checkInserted(ctx, keys.d, kept)
+			if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.ForeignKeyViolation {
+				fkErr = err
+			} else if err != nil {
 				return nil, err
 			}
 		}
 		return kept, nil
-	}, done, nil
+	}, func() error { return fkErr }, done, nil
 }
 
 // streamingWrite is an autocommit write to one table that streams its

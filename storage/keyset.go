@@ -38,9 +38,13 @@ type keySet struct {
 	n      int
 }
 
-// keySetMemBytes is the most key bytes held in the maps before they move
-// into the database.
-const keySetMemBytes = 8 << 20
+// keySetMemBytes is the most bytes held in the maps before they move into
+// the database, counting keySetEntryBytes for each entry's own cost (the
+// string header and the map's slot) besides the key.
+const (
+	keySetMemBytes   = 8 << 20
+	keySetEntryBytes = 64
+)
 
 // NewKeySets returns n empty sets, numbered from 0.
 func (s *Store) NewKeySets(n int) *KeySets {
@@ -91,7 +95,7 @@ func (ks *KeySets) Add(i int, key []byte) error {
 		return nil
 	}
 	s.mem[string(key)] = struct{}{}
-	ks.mem += len(key) + 16
+	ks.mem += len(key) + keySetEntryBytes
 	if ks.mem < ks.limit {
 		return nil
 	}
