@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -96,4 +97,60 @@ func TestCopyManyBatchesKeys(t *testing.T) {
 	}
 	const sum = "SELECT count(*), sum(id), sum(u), sum(x), count(p) FROM cbk"
 	wantRows(t, conns["streamdb"], sum, textRows(t, conns["PostgreSQL"], sum)...)
+}
+
+// TestStreamingInsertParentDelete runs a streaming INSERT ... SELECT of
+// many rows into a referencing table while another session keeps trying
+// to delete a row they reference: the referenced table stays locked until
+// the insert is applied, so either the insert lands and every delete
+// fails with 23503, or a delete lands first and the insert fails with
+// 23503; never a row referencing a deleted one.
+func TestStreamingInsertParentDelete(t *testing.T) {
+	srv := startServer(t)
+	a, b := srv.Conn(t), srv.Conn(t)
+	exec(t, a,
+		"CREATE TABLE rp (id int PRIMARY KEY)",
+		"INSERT INTO rp SELECT generate_series(1, 100)",
+		"CREATE TABLE rc (k int PRIMARY KEY, p int REFERENCES rp)")
+	ctx := testutil.Context(t, 5*time.Minute)
+	inserted := make(chan error, 1)
+	go func() {
+		_, err := a.Exec(ctx, "INSERT INTO rc SELECT g, g % 100 + 1 FROM generate_series(1, 60000) g")
+		inserted <- err
+	}()
+	var insertErr error
+	deleted := false
+loop:
+	for {
+		select {
+		case insertErr = <-inserted:
+			break loop
+		default:
+		}
+		_, err := b.Exec(ctx, "DELETE FROM rp WHERE id = 50")
+		var pe *pgconn.PgError
+		switch {
+		case err == nil:
+			deleted = true
+			insertErr = <-inserted
+			break loop
+		case errors.As(err, &pe) && pe.Code == "23503":
+		default:
+			t.Fatalf("DELETE: %v", err)
+		}
+	}
+	var pe *pgconn.PgError
+	switch {
+	case deleted && !(errors.As(insertErr, &pe) && pe.Code == "23503"):
+		t.Fatalf("the referenced row was deleted, and the insert answered %v, want 23503", insertErr)
+	case !deleted && insertErr != nil:
+		t.Fatalf("insert: %v", insertErr)
+	}
+	t.Logf("deleted first: %v", deleted)
+	wantRows(t, b, "SELECT count(*) FROM rc WHERE p NOT IN (SELECT id FROM rp)", "0")
+	if deleted {
+		wantRows(t, b, "SELECT count(*) FROM rc", "0")
+	} else {
+		wantRows(t, b, "SELECT count(*) FROM rc", "60000")
+	}
 }
