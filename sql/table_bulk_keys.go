@@ -272,19 +272,19 @@ func sameTables(a, b []*catalog.Descriptor) bool {
 
 // newInsertFK returns the foreign key check of a streaming insert's
 // batches over links (the table's own), reading the referenced tables
-// through state.
-func (s *session) newInsertFK(links []fkLink, state func(*catalog.Descriptor) (*tableState, error)) *fkRun {
-	return &fkRun{s: s, links: links, state: state, descs: map[uint32]*catalog.Descriptor{},
-		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}, before: map[uint32][]types.Row{}}
+// through state and their unique indexes through uniqueOf.
+func (s *session) newInsertFK(links []fkLink, state func(*catalog.Descriptor) (*tableState, error),
+	uniqueOf func(*catalog.Descriptor) (*uniqueIndex, error)) *fkRun {
+	return &fkRun{s: s, links: links, state: state, uniqueOf: uniqueOf, descs: map[uint32]*catalog.Descriptor{},
+		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}}
 }
 
 // checkInserted fails with 23503 if a row of changes (insertions into
-// table d) references a key its referenced table does not hold. What f
-// read of the referenced tables is kept for the next batch.
+// table d) references a key its referenced table does not hold.
 func (f *fkRun) checkInserted(ctx context.Context, d *catalog.Descriptor, changes []exec.Change) error {
 	clear(f.changes)
 	clear(f.derived)
-	f.deltas = nil
+	f.deltas, f.overlays = nil, nil
 	f.add(d, changes)
 	_, err := f.run(ctx)
 	return err
