@@ -138,6 +138,12 @@ func (e *Engine) noteReplay(ctx context.Context) {
 	e.trackReplay("replay of the input after the restored positions")
 }
 
+// openScratch opens a scratch store on disk under the state store's
+// directory (block_spill.go).
+func (e *Engine) openScratch() (scratchStore, error) {
+	return e.store.OpenScratch()
+}
+
 // txRead returns what a query inside a transaction block reads. Tables
 // are read in the block's snapshot, with the changes it sees on top (so
 // acknowledged commits are there without waiting for their epoch). Views
@@ -164,13 +170,15 @@ func (s *session) txRead(ctx context.Context, root plan.Node) (r storage.Reader,
 			return sc, nil
 		}
 		pending := s.tx.pendingFor(sc.Object.ID)
-		if len(pending) == 0 && !readsViews {
+		spill := s.tx.spillOf(sc.Object.ID)
+		if len(pending) == 0 && spill == nil && !readsViews {
 			return sc, nil
 		}
 		ts, err := newTableState(sc.Object, snap.snap, pending)
 		if err != nil {
 			return nil, err
 		}
+		ts.spill = spill
 		// The rows stream from the block's snapshot (Each, which batch
 		// execution prefers). Rows marks the scan as not of stored
 		// state (no key or index reads); it reads them whole.

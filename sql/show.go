@@ -41,6 +41,10 @@ var defaultSessionSettings = map[string]string{
 	// query_max_memory bounds the rows an ad-hoc query builds in memory
 	// (53200 past it); PostgreSQL's units (kB, MB, GB), 0 for no bound.
 	"query_max_memory": "1GB",
+	// transaction_spill_memory is what a transaction block keeps of its
+	// changes to tables in memory before it spills them to disk
+	// (block_spill.go); PostgreSQL's units, 0 to keep them all in memory.
+	"transaction_spill_memory": defaultTransactionSpillMemory,
 }
 
 func textCols(names ...string) []types.Column {
@@ -204,6 +208,11 @@ func (s *session) applySetting(name, value string, local bool) error {
 			return err
 		}
 		value = formatTimeout(d)
+	case name == "transaction_spill_memory":
+		if _, err := parseMemory(value); err != nil {
+			return sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"transaction_spill_memory\": %q", value).
+				WithHint("Give a size such as 64MB (0 keeps a transaction's changes in memory).")
+		}
 	case name == "query_max_memory":
 		if _, err := parseMemory(value); err != nil {
 			return err

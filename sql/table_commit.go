@@ -35,6 +35,11 @@ type tableWrite struct {
 	// table's lock from its current state and checks them itself (an
 	// autocommit statement); stmts is then ignored.
 	compute func(ctx context.Context, ts *tableState) ([]exec.Change, error)
+	// spill, when not nil, holds a transaction's statements before those
+	// in stmts on disk (block_spill.go); memBytes estimates what stmts
+	// hold.
+	spill    *tableSpill
+	memBytes int64
 }
 
 // streamWrite is what one commit inserts into one stream: one JSON
@@ -67,7 +72,7 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		written[i] = w.d
 	}
 	links, linked := e.fkLinked(written)
-	if len(tables) == 1 && len(streams) == 0 && linked == nil {
+	if len(tables) == 1 && len(streams) == 0 && linked == nil && tables[0].spill == nil {
 		return e.commitTable(ctx, tables[0])
 	}
 	// Every table linked by a foreign key is locked too (table_fk.go).
@@ -101,6 +106,19 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 	var parts []txnPart
 	limit := e.changelogLimit()
 	for i, w := range tables {
+		if w.spill != nil && bulkTableOK(e, e.current(w.d)) {
+			part, ok, err := e.prepareSpilledCommit(ctx, w, logs[i])
+			if err != nil {
+				return err
+			}
+			if ok {
+				parts = append(parts, part)
+			}
+			continue
+		}
+		if err := w.unspill(); err != nil {
+			return err
+		}
 		changes, msgs, err := e.prepareTableCommit(ctx, w, logs[i])
 		if err != nil {
 			return err

@@ -364,7 +364,7 @@ func (s *session) changeTableFiltered(ctx context.Context, d *catalog.Descriptor
 	if cur, ok := e.lookup(d.Name); !ok || cur.ID != d.ID {
 		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", d.Name)
 	}
-	ts, err := newTableState(d, snap.snap, s.tx.pendingFor(d.ID))
+	ts, err := s.txTableState(snap, d)
 	if err != nil {
 		return err
 	}
@@ -382,7 +382,12 @@ func (s *session) changeTableFiltered(ctx context.Context, d *catalog.Descriptor
 		t := s.tx.table(dw.d)
 		t.stmts = append(t.stmts, dw.stmts...)
 	}
-	return nil
+	if filter != nil {
+		// ON CONFLICT DO NOTHING: its statement is recorded next
+		// (txn.doNothing), which stops the block spilling.
+		return nil
+	}
+	return s.noteTxWrite(w, changes)
 }
 
 // insertIntoTable inserts an INSERT's rows into a table. Rows of a table

@@ -46,6 +46,9 @@ type tableState struct {
 	// pendingSigns lists, per row identity, the signs of its pending
 	// changes in order. Built at the first countOf.
 	pendingSigns map[string][]int8
+	// spill, when not nil, holds the changes between the snapshot and
+	// pending on disk: a transaction block's older ones (block_spill.go).
+	spill *tableSpill
 }
 
 // openTableState reads table d as of now. Close it when done.
@@ -102,6 +105,14 @@ func (ts *tableState) hasPending() bool {
 
 // rows returns every row of the table.
 func (ts *tableState) rows(ctx context.Context) ([]types.Row, error) {
+	if ts.spill != nil {
+		var out []types.Row
+		err := ts.eachRow(ctx, func(r types.Row) error {
+			out = append(out, r)
+			return nil
+		})
+		return out, err
+	}
 	scan, err := tableScan(ts.d)
 	if err != nil {
 		return nil, err
@@ -194,6 +205,12 @@ func (ts *tableState) lookup(key []byte) (types.Row, error) {
 		}
 		return nil, nil
 	}
+	if ch, ok, err := ts.spilledChange(key); err != nil || ok {
+		if ch.Sign > 0 {
+			return ch.Row, err
+		}
+		return nil, err
+	}
 	v, closer, err := ts.snap.Get(append(exec.ViewTablePrefix(ts.d.ID), key...))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, nil
@@ -211,6 +228,9 @@ func (ts *tableState) lookup(key []byte) (types.Row, error) {
 func (ts *tableState) keyTaken(key []byte) (bool, error) {
 	if ch, ok := ts.pendingChange(key); ok {
 		return ch.Sign > 0, nil
+	}
+	if ch, ok, err := ts.spilledChange(key); err != nil || ok {
+		return ch.Sign > 0, err
 	}
 	_, closer, err := ts.snap.Get(append(exec.ViewTablePrefix(ts.d.ID), key...))
 	if errors.Is(err, pebble.ErrNotFound) {
@@ -281,6 +301,10 @@ func applyChanges(key []int, rows []types.Row, changes []exec.Change) []types.Ro
 // name, then the pending rows not among them. Each row comes once; some
 // may fail cond. ok is false when no index fits.
 func (ts *tableState) rowsByIndex(cond expr.Expr, scan *plan.Scan) (rows []types.Row, ok bool, err error) {
+	if ts.spill != nil {
+		// The snapshot's index does not hold the spilled rows.
+		return nil, false, nil
+	}
 	ir, ok := exec.ChooseIndex(cond, scan)
 	if !ok {
 		return nil, false, nil
@@ -331,7 +355,7 @@ func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) e
 	}
 	pending := ts.pendingChanges()
 	if len(pending) == 0 {
-		return exec.StreamBatch(ctx, scan, ts.snap, emit)
+		return ts.eachBase(ctx, scan, emit)
 	}
 	// stored counts the stored rows of each identity the changes touch.
 	stored := map[string]int{}
@@ -339,7 +363,7 @@ func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) e
 		stored[string(rowKey(ts.key, ch.Row))] = 0
 	}
 	for k := range stored {
-		n, err := ts.snapCount([]byte(k))
+		n, err := ts.baseCount([]byte(k))
 		if err != nil {
 			return err
 		}
@@ -387,7 +411,7 @@ func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) e
 		added = append(added, ch.Row)
 	}
 	seen := map[string]int{}
-	err = exec.StreamBatch(ctx, scan, ts.snap, func(r types.Row) error {
+	err = ts.eachBase(ctx, scan, func(r types.Row) error {
 		k := string(rowKey(ts.key, r))
 		f, ok := fates[k]
 		if !ok {
@@ -444,7 +468,7 @@ func (ts *tableState) snapCount(key []byte) (int, error) {
 // in order (a deletion removes one row if there is one). It reads one key
 // of the snapshot, not the table.
 func (ts *tableState) countOf(key []byte) (int, error) {
-	n, err := ts.snapCount(key)
+	n, err := ts.baseCount(key)
 	if err != nil {
 		return 0, err
 	}

@@ -29,6 +29,11 @@ type txnPart struct {
 	// (nil for a stream).
 	log     *tableLog
 	changes []exec.Change
+	// source, when not nil, hands over the part's messages in place of
+	// msgs, one at a time (a transaction block's spilled changes); the
+	// log then does not keep the changes, so the commit waits until the
+	// table has applied them.
+	source func(emit func([]byte) error) error
 }
 
 // publishTxn publishes a commit through the transaction stream (see
@@ -52,6 +57,9 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 	nmsgs := 0
 	for _, p := range parts {
 		nmsgs += len(p.msgs)
+		if p.source != nil {
+			nmsgs += 2 // any number: it asks for a decision
+		}
 	}
 	id := newTxnID()
 	decide := len(parts) > 1 || nmsgs > 1
@@ -82,6 +90,9 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 	if err != nil {
 		if decide {
 			e.abortTxn(id)
+		}
+		if se := (*sqlerr.Error)(nil); errors.As(err, &se) {
+			return se // a part's source refused a change
 		}
 		return failed(err) // nothing refers to what landed
 	}
@@ -169,7 +180,14 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 	faults.Crash("txn-after-decision")
 	for i, p := range parts {
 		e.acknowledged(p.d.Subject, seqs[i])
-		if p.log != nil {
+		switch {
+		case p.log != nil && p.source != nil:
+			if werr := e.waitTableAt(context.Background(), p.d, seqs[i], "a COMMIT"); werr != nil {
+				// Committed all the same; the next writer waits for the
+				// whole changelog first.
+				p.log.current = false
+			}
+		case p.log != nil:
 			p.log.added(seqs[i], p.changes)
 		}
 	}
@@ -185,14 +203,16 @@ func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart)
 	subject := broker.TxnDataSubject(id)
 	refs := make([][][2]uint64, len(parts))
 	// Acknowledgements are awaited in windows, so that a commit of any
-	// size keeps a bounded number of publishes in flight.
+	// size keeps a bounded number of publishes (and bytes) in flight.
 	const window = 256
 	type pending struct {
 		part int
 		f    jetstream.PubAckFuture
 	}
 	var inflight []pending
+	inflightBytes := 0
 	drain := func() error {
+		inflightBytes = 0
 		ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 		defer cancel()
 		for _, p := range inflight {
@@ -206,16 +226,26 @@ func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart)
 		return nil
 	}
 	for i, p := range parts {
-		for _, m := range p.msgs {
+		publish := func(m []byte) error {
 			f, err := e.broker.JS.PublishAsync(subject, m, jetstream.WithExpectStream(broker.TxnStream))
 			if err != nil {
-				return nil, err
+				return err
 			}
 			inflight = append(inflight, pending{part: i, f: f})
-			if len(inflight) == window {
-				if err := drain(); err != nil {
-					return nil, err
-				}
+			inflightBytes += len(m)
+			if len(inflight) == window || p.source != nil && inflightBytes >= bulkWindowBytes {
+				return drain()
+			}
+			return nil
+		}
+		for _, m := range p.msgs {
+			if err := publish(m); err != nil {
+				return nil, err
+			}
+		}
+		if p.source != nil {
+			if err := p.source(publish); err != nil {
+				return nil, err
 			}
 		}
 	}

@@ -63,6 +63,9 @@ type txn struct {
 	// NOTHING, by their first change in tableWrite.stmts
 	// (insert_conflict.go).
 	doNothing map[*exec.Change]doNothingStmt
+	// spill is the scratch store of the changes the block spilled, nil
+	// until it spills (block_spill.go).
+	spill *blockSpill
 }
 
 // txSavepoint marks how much a transaction had written when SAVEPOINT
@@ -105,9 +108,13 @@ func (t *txn) stream(d *catalog.Descriptor) *streamWrite {
 
 // pendingFor returns the changes the block sees on top of its snapshot in
 // table id, in order: inflight commits from before the snapshot, then its
-// own.
+// own. For a table whose changes spilled, those are all in the spill
+// (tableState.spill) but the statements since.
 func (t *txn) pendingFor(id uint32) []exec.Change {
-	out := append([]exec.Change(nil), t.snap.pending[id]...)
+	var out []exec.Change
+	if t.spillOf(id) == nil {
+		out = append(out, t.snap.pending[id]...)
+	}
 	for _, w := range t.tables {
 		if w.d.ID == id {
 			out = append(out, exec.ChangelogOrder(w.stmts)...)
@@ -136,6 +143,9 @@ func (s *session) endTx() {
 		s.endTxCursors(s.tx, s.tx.committed)
 		s.endTxSettings(s.tx, s.tx.committed)
 	}
+	if s.tx != nil {
+		s.tx.closeSpill(s)
+	}
 	if s.tx != nil && s.tx.snap != nil {
 		s.tx.snap.snap.Close()
 	}
@@ -147,7 +157,7 @@ func (t *txn) mark(name string) {
 	t.spSeq++
 	sp := txSavepoint{name: name, seq: t.spSeq, tables: make([]int, len(t.tables)), streams: make([]int, len(t.streams))}
 	for i, w := range t.tables {
-		sp.tables[i] = len(w.stmts)
+		sp.tables[i] = w.stmtCount()
 	}
 	for i, w := range t.streams {
 		sp.streams[i] = len(w.msgs)
@@ -167,14 +177,16 @@ func (t *txn) find(name string) int {
 
 // undoTo discards what the transaction wrote after savepoint i, which
 // stays (as ROLLBACK TO SAVEPOINT leaves it).
-func (t *txn) undoTo(i int) {
+func (t *txn) undoTo(i int) error {
 	sp := t.savepoints[i]
 	for j, w := range t.tables {
 		keep := 0
 		if j < len(sp.tables) {
 			keep = sp.tables[j]
 		}
-		w.stmts = w.stmts[:keep]
+		if err := w.keepStmts(keep); err != nil {
+			return err
+		}
 	}
 	for j, w := range t.streams {
 		keep := 0
@@ -186,6 +198,7 @@ func (t *txn) undoTo(i int) {
 	t.constraintModes, t.allConstraints = maps.Clone(sp.constraintModes), sp.allConstraints
 	t.savepoints = t.savepoints[:i+1]
 	t.failed = false
+	return nil
 }
 
 // errAborted is PostgreSQL's answer to a statement in an aborted block.
@@ -254,7 +267,9 @@ func (s *session) txRollbackTo(name string) *prepared {
 		}
 		s.warnDDLKept(ctx, "ROLLBACK TO SAVEPOINT", s.tx.savepoints[i].seq)
 		s.rollbackToCursors(s.tx, s.tx.savepoints[i].seq)
-		s.tx.undoTo(i)
+		if err := s.tx.undoTo(i); err != nil {
+			return "", err
+		}
 		return "ROLLBACK", nil
 	})
 }

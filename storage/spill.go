@@ -63,9 +63,10 @@ func (sp *Spill) Close() {
 
 // removeStaleSpills removes the files of spills and ingestions that a
 // crash left in the store's directory (their epochs never committed), and
-// the statements' key sets (keyset.go).
+// the statements' key sets (keyset.go) and the scratch stores of the
+// transaction blocks that were open then.
 func removeStaleSpills(dir string) {
-	for _, pat := range []string{"spill-*", "ingest-*.sst", "keyset-*"} {
+	for _, pat := range []string{"spill-*", "ingest-*.sst", "keyset-*", "scratch-*"} {
 		matches, _ := filepath.Glob(filepath.Join(dir, pat))
 		for _, m := range matches {
 			os.RemoveAll(m)
