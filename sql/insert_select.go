@@ -103,6 +103,9 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		if desc.Kind == catalog.KindTable && s.streamsInsert(desc) {
 			return s.bulkInsertQuery(ctx, desc, arb, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
 		}
+		if arb == nil && s.spillsInsert(desc, query.reads) {
+			return s.blockInsertQuery(ctx, desc, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
+		}
 		// Each row the query writes is converted at once, so that the
 		// query's own row is not kept.
 		values := convertingCollector{convert: convert}
