@@ -164,6 +164,25 @@ func (ts *tableSpill) eachIdentity(fn func(identity []byte, chain []spillChange)
 	return err
 }
 
+// eachFirstOwn hands fn each row identity the block changed in the
+// spill, in key order, with the first of its changes, decoding no other.
+func (ts *tableSpill) eachFirstOwn(fn func(identity []byte, first exec.Change) error) error {
+	p := spillIndexPrefix(ts.id, nil)
+	var done []byte // the identity whose first own change was handed over
+	return ts.s.db.Scan(p, prefixEnd(p), false, func(k, v []byte) (bool, error) {
+		identity := k[len(p) : len(k)-8]
+		if done != nil && bytes.Equal(identity, done) || binary.BigEndian.Uint64(k[len(k)-8:]) < ts.own {
+			return true, nil
+		}
+		done = append(done[:0], identity...)
+		ch, err := ts.decode(v)
+		if err == nil {
+			err = fn(identity, ch)
+		}
+		return err == nil, err
+	})
+}
+
 // eachOwn hands fn the block's own changes in order, batch at a time (the
 // batch is reused after fn returns).
 func (ts *tableSpill) eachOwn(batchRows int, fn func([]exec.Change) error) error {

@@ -202,27 +202,37 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart) ([][][2]uint64, error) {
 	subject := broker.TxnDataSubject(id)
 	refs := make([][][2]uint64, len(parts))
-	// Acknowledgements are awaited in windows, so that a commit of any
-	// size keeps a bounded number of publishes (and bytes) in flight.
+	// Acknowledgements are awaited in a sliding window, so that a commit
+	// of any size keeps a bounded number of publishes in flight (and, for
+	// a part encoded as it is published, a bounded number of bytes).
 	const window = 256
 	type pending struct {
-		part int
-		f    jetstream.PubAckFuture
+		part, size int
+		f          jetstream.PubAckFuture
 	}
 	var inflight []pending
 	inflightBytes := 0
-	drain := func() error {
-		inflightBytes = 0
+	// await waits for the oldest publishes: all of them, or until the
+	// window has room.
+	await := func(all, bounded bool) error {
 		ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 		defer cancel()
-		for _, p := range inflight {
+		done := 0
+		for ; done < len(inflight); done++ {
+			if !all && len(inflight)-done < window && (!bounded || inflightBytes < bulkWindowBytes) {
+				break
+			}
+			p := inflight[done]
 			ack, err := awaitAck(ctx, p.f)
 			if err != nil {
 				return err
 			}
 			refs[p.part] = broker.AddTxnRange(refs[p.part], ack.Sequence)
+			inflightBytes -= p.size
 		}
-		inflight = inflight[:0]
+		n := copy(inflight, inflight[done:])
+		clear(inflight[n:])
+		inflight = inflight[:n]
 		return nil
 	}
 	for i, p := range parts {
@@ -231,12 +241,9 @@ func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart)
 			if err != nil {
 				return err
 			}
-			inflight = append(inflight, pending{part: i, f: f})
+			inflight = append(inflight, pending{part: i, size: len(m), f: f})
 			inflightBytes += len(m)
-			if len(inflight) == window || p.source != nil && inflightBytes >= bulkWindowBytes {
-				return drain()
-			}
-			return nil
+			return await(false, p.source != nil)
 		}
 		for _, m := range p.msgs {
 			if err := publish(m); err != nil {
@@ -249,7 +256,7 @@ func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart)
 			}
 		}
 	}
-	return refs, drain()
+	return refs, await(true, false)
 }
 
 // awaitAck waits for an async publish's acknowledgement.
