@@ -67,6 +67,15 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 	}
 	e.stateMu.RLock()
 	defer e.stateMu.RUnlock()
+	for _, w := range tables {
+		// A table that took a UNIQUE constraint or a foreign key since the
+		// block's changes to it spilled is checked with them in memory.
+		if w.spill != nil && !bulkTableOK(e, e.current(w.d)) {
+			if err := w.unspill(); err != nil {
+				return err
+			}
+		}
+	}
 	written := make([]*catalog.Descriptor, len(tables))
 	for i, w := range tables {
 		written[i] = w.d
@@ -106,7 +115,7 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 	var parts []txnPart
 	limit := e.changelogLimit()
 	for i, w := range tables {
-		if w.spill != nil && bulkTableOK(e, e.current(w.d)) {
+		if w.spill != nil {
 			part, ok, err := e.prepareSpilledCommit(ctx, w, logs[i])
 			if err != nil {
 				return err
@@ -115,9 +124,6 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 				parts = append(parts, part)
 			}
 			continue
-		}
-		if err := w.unspill(); err != nil {
-			return err
 		}
 		changes, msgs, err := e.prepareTableCommit(ctx, w, logs[i])
 		if err != nil {
