@@ -142,6 +142,7 @@ func TestCrashDuringSpilledBlockCommit(t *testing.T) {
 	if err == nil {
 		t.Fatal("round 2: the COMMIT succeeded past the crash point")
 	}
+	srv.Kill(t) // reaps the process the crash point ended
 	srv.SetEnv()
 	srv.Restart(t)
 	if table, _ := read("round 2"); table != cur {
