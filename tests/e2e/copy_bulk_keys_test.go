@@ -52,10 +52,7 @@ func TestCopyManyBatchesKeys(t *testing.T) {
 		}
 	}
 	plain := func(int) string { return "" }
-	cases := []struct {
-		name, data string
-		code       string // "" for success
-	}{
+	cases := []copyCase{
 		{"lands whole", rows(1, 30000, plain), ""},
 		{"a UNIQUE value of an earlier part", rows(40001, 70000, at(65000, "65000\t40100\t65000\t1\t1\n")), "23505"},
 		{"a UNIQUE value the table has", rows(40001, 70000, at(69999, "69999\t777\t69999\t1\t1\n")), "23505"},
@@ -74,27 +71,7 @@ func TestCopyManyBatchesKeys(t *testing.T) {
 			return fmt.Sprintf("%d\t\\N\t\\N\t\\N\t1\n", id)
 		}), ""},
 	}
-	for _, c := range cases {
-		var got []string
-		for _, name := range []string{"PostgreSQL", "streamdb"} {
-			tag, err := copyIn(t, conns[name], "COPY cbk FROM STDIN", c.data)
-			var pe *pgconn.PgError
-			switch {
-			case errors.As(err, &pe):
-				got = append(got, pe.Code+" "+pe.Message+" "+pe.Detail)
-			case err != nil:
-				t.Fatalf("%s: %s: %v", c.name, name, err)
-			default:
-				got = append(got, tag.String())
-			}
-		}
-		if got[0] != got[1] {
-			t.Errorf("%s: PostgreSQL answers %q, streamdb %q", c.name, got[0], got[1])
-		}
-		if c.code != "" && !strings.HasPrefix(got[1], c.code) {
-			t.Errorf("%s: streamdb answers %q, want SQLSTATE %s", c.name, got[1], c.code)
-		}
-	}
+	copyCasesMatchPostgres(t, conns, "COPY cbk FROM STDIN", cases)
 	const sum = "SELECT count(*), sum(id), sum(u), sum(x), count(p) FROM cbk"
 	wantRows(t, conns["streamdb"], sum, textRows(t, conns["PostgreSQL"], sum)...)
 }

@@ -40,10 +40,7 @@ func TestCopyManyBatches(t *testing.T) {
 		return b.String()
 	}
 	plain := func(int) string { return "" }
-	cases := []struct {
-		name, data string
-		code       string // "" for success
-	}{
+	cases := []copyCase{
 		{"lands whole", rows(1, 30000, plain), ""},
 		{"a key of an earlier part", rows(40001, 70000, func(id int) string {
 			if id == 65000 {
@@ -89,10 +86,27 @@ func TestCopyManyBatches(t *testing.T) {
 		}), "23502"},
 		{"lands whole after failures", rows(70001, 90000, plain), ""},
 	}
+	copyCasesMatchPostgres(t, conns, "COPY cb (id, v) FROM STDIN", cases)
+	const sum = "SELECT count(*), sum(id), sum(v), count(*) FILTER (WHERE s = 'dflt'), sum(g) FROM cb"
+	wantRows(t, conns["streamdb"], sum, textRows(t, conns["PostgreSQL"], sum)...)
+}
+
+// copyCase is one COPY of copyCasesMatchPostgres: its rows, and the
+// SQLSTATE streamdb must answer ("" for success).
+type copyCase struct {
+	name, data string
+	code       string
+}
+
+// copyCasesMatchPostgres runs each case's COPY on PostgreSQL and on
+// streamdb (conns by those names) and checks that both answer the same
+// tag or error, and that streamdb's is the case's SQLSTATE.
+func copyCasesMatchPostgres(t *testing.T, conns map[string]*pgx.Conn, copySQL string, cases []copyCase) {
+	t.Helper()
 	for _, c := range cases {
 		var got []string
 		for _, name := range []string{"PostgreSQL", "streamdb"} {
-			tag, err := copyIn(t, conns[name], "COPY cb (id, v) FROM STDIN", c.data)
+			tag, err := copyIn(t, conns[name], copySQL, c.data)
 			var pe *pgconn.PgError
 			switch {
 			case errors.As(err, &pe):
@@ -110,6 +124,4 @@ func TestCopyManyBatches(t *testing.T) {
 			t.Errorf("%s: streamdb answers %q, want SQLSTATE %s", c.name, got[1], c.code)
 		}
 	}
-	const sum = "SELECT count(*), sum(id), sum(v), count(*) FILTER (WHERE s = 'dflt'), sum(g) FROM cb"
-	wantRows(t, conns["streamdb"], sum, textRows(t, conns["PostgreSQL"], sum)...)
 }
