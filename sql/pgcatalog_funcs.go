@@ -265,8 +265,12 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		return value(nil), nil
 	case "has_table_privilege":
 		return v.hasTablePrivilege(args)
-	case "pg_function_is_visible", "pg_type_is_visible", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
-		"has_any_column_privilege", "has_function_privilege":
+	case "has_column_privilege":
+		return v.hasColumnPrivilege(args)
+	case "has_any_column_privilege":
+		return v.hasAnyColumnPrivilege(args)
+	case "pg_function_is_visible", "pg_type_is_visible", "has_schema_privilege", "has_database_privilege",
+		"has_function_privilege":
 		// Privileges are checked when a statement runs; the catalog
 		// answers yes, as for a superuser.
 		return eq(value(int64(1)), value(int64(1))), nil
