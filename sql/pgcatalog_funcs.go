@@ -50,6 +50,11 @@ func (s *session) substituteCatalogFunctions(node any) (effects []func(context.C
 	default:
 		return nil, nil
 	}
+	if sel, ok := node.(*ast.SelectStmt); ok && sel.Fields != nil {
+		for _, f := range sel.Fields.Fields {
+			showRegName(f)
+		}
+	}
 	v := &catalogFuncs{s: s}
 	n.Accept(v)
 	return v.effects, v.err
@@ -60,6 +65,8 @@ type catalogFuncs struct {
 	err error
 	// effects run when the statement runs, before it (set_config).
 	effects []func(context.Context) error
+	// displayed are the casts to text that regText made, left as they are.
+	displayed map[*ast.FuncCallExpr]bool
 }
 
 func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {

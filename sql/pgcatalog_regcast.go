@@ -126,6 +126,10 @@ func (e *Engine) regDisplayOf(oid ast.ExprNode, typ string) ast.ExprNode {
 		}
 		pairs = append(pairs, [2]any{n, shown})
 	}
+	if !seen[0] {
+		// The invalid OID prints as "-" in every OID alias type.
+		pairs = append(pairs, [2]any{int64(0), "-"})
+	}
 	sort.Slice(pairs, func(i, j int) bool { return pairs[i][0].(int64) < pairs[j][0].(int64) })
 	c := &ast.CaseExpr{Value: oid}
 	for _, p := range pairs {
@@ -148,7 +152,7 @@ func sortedKeys(m map[string]int64) []string {
 // type of something not constant (oid::regtype::text), into a cast of the
 // name the OID has.
 func (v *catalogFuncs) regText(c *ast.FuncCallExpr) {
-	if c.FnName.L != front.CastFunc || len(c.Args) != 2 || !textOperand(c) {
+	if v.displayed[c] || c.FnName.L != front.CastFunc || len(c.Args) != 2 || !textOperand(c) {
 		return
 	}
 	inner := c.Args[0]
@@ -167,7 +171,17 @@ func (v *catalogFuncs) regText(c *ast.FuncCallExpr) {
 	if _, ok := constTextOperand(ic.Args[0]); ok {
 		return
 	}
-	c.Args[0] = v.s.e.regDisplayOf(ic, typ)
+	shown := v.s.e.regDisplayOf(ic, typ)
+	// The display's ELSE is ic::text again: it must not be rewritten in
+	// turn when the walk reaches it (x::text::regtype::text would never
+	// end).
+	if v.displayed == nil {
+		v.displayed = map[*ast.FuncCallExpr]bool{}
+	}
+	if els, ok := shown.(*ast.CaseExpr).ElseClause.(*ast.FuncCallExpr); ok {
+		v.displayed[els] = true
+	}
+	c.Args[0] = shown
 }
 
 // regTextName keeps the column name of a selected oid::regtype::text,
@@ -200,4 +214,39 @@ func regTextName(f *ast.SelectField) {
 	if col, ok := x.(*ast.ColumnNameExpr); ok && depth >= 2 {
 		f.AsName = col.Name.Name
 	}
+}
+
+// showRegName makes a selected column of an OID alias type that is no
+// constant (c.oid::regclass) show the name, as PostgreSQL's output
+// function prints it: it becomes c.oid::regclass::text, which regText
+// then rewrites. The column keeps PostgreSQL's name (the operand's
+// column, else the type). Only the outermost query's columns change, so
+// that a derived table's regclass column still compares as an OID.
+func showRegName(f *ast.SelectField) {
+	if f.Expr == nil || f.WildCard != nil {
+		return
+	}
+	c, ok := f.Expr.(*ast.FuncCallExpr)
+	if !ok || c.FnName.L != front.CastFunc || len(c.Args) != 2 {
+		return
+	}
+	typ, _ := constString(c.Args[1])
+	typ = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(typ)), "pg_catalog.")
+	if !regNameTypes[typ] {
+		return
+	}
+	if _, ok := constTextOperand(c.Args[0]); ok {
+		return // a constant's name is shown where the field is named
+	}
+	if f.AsName.L == "" {
+		f.AsName = ast.NewCIStr(typ)
+		operand := c.Args[0]
+		for p, ok := operand.(*ast.ParenthesesExpr); ok; p, ok = operand.(*ast.ParenthesesExpr) {
+			operand = p.Expr
+		}
+		if col, ok := operand.(*ast.ColumnNameExpr); ok {
+			f.AsName = col.Name.Name
+		}
+	}
+	f.Expr = &ast.FuncCallExpr{FnName: ast.NewCIStr(front.CastFunc), Args: []ast.ExprNode{c, value("text")}}
 }
