@@ -27,10 +27,11 @@ func scratchDirs(t testing.TB, dataDir string) []string {
 	return out
 }
 
-// TestCrashDuringSpilledBlockCommit runs transaction blocks of a few
-// hundred MB (RECOVERY_BLOCK_ROWS rows of about 1 kB, in statements of
-// 25,000 rows, under a transaction_spill_memory of 16MB, so they spill
-// to disk) into a table a view reads, and kills streamdb with SIGKILL
+// TestCrashDuringSpilledBlockCommit runs transaction blocks of
+// RECOVERY_BLOCK_ROWS rows of about 1 kB (30,000 by default, 30 MB;
+// RECOVERY_BLOCK_ROWS=250000 is the few-hundred-MB run), in statements
+// of up to 25,000 rows, under a transaction_spill_memory of 16MB, so
+// they spill to disk, into a table a view reads, and kills streamdb with SIGKILL
 // during their COMMIT: once at the crash point between the data and the
 // decision (nothing may land), once at a moment the seed picks within
 // one and a half times what a COMMIT took. After each restart the block
@@ -43,7 +44,7 @@ func TestCrashDuringSpilledBlockCommit(t *testing.T) {
 	}
 	seed := seedFor(t)
 	rng := rand.New(rand.NewPCG(seed, seed^0x5b1))
-	n := testutil.EnvInt(t, "RECOVERY_BLOCK_ROWS", 250_000, 2)
+	n := testutil.EnvInt(t, "RECOVERY_BLOCK_ROWS", 30_000, 2)
 	const stmtRows = 25_000
 	srv := startServer(t, testutil.ServerOptions{
 		ConfigFile: writeConfig(t, "execution.checkpointing.interval=1s")})
