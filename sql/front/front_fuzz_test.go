@@ -52,6 +52,7 @@ func FuzzParse(f *testing.F) {
 		"ROLLBACK TO SAVEPOINT \"../x\"",
 		"select U&'\\0041', x'ff', 1e10, .5, 0x1f, 1..2",
 		"select \xff\xfe",
+		"\u0085", // a Unicode space the lexer does not skip
 	} {
 		f.Add(s)
 	}

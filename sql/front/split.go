@@ -37,7 +37,9 @@ func SplitPieces(sql string) []Piece {
 	flush := func(last int) {
 		if first >= 0 {
 			start := toks[first].pos
-			text := strings.TrimSpace(sql[start:toks[last].end])
+			// Trim only what the lexer skips as space: a Unicode space
+			// such as U+0085 is a token of its own, not a blank piece.
+			text := strings.Trim(sql[start:toks[last].end], " \t\n\r\f\v")
 			pieces = append(pieces, Piece{Text: text, Offset: start})
 		}
 		first = -1
