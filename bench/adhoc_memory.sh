@@ -11,7 +11,7 @@
 # rows is loaded once by COPY (with AFTER_BIN) and each binary is started
 # on it and runs SELECT count(*), SELECT sum(v) ... WHERE and SELECT *
 # ... LIMIT 10, the peak RSS read after each query (VmHWM only grows, so
-# each query gets a server of its own). Ports 42101-42103; data under
+# each query gets a server of its own). Ports are picked free; data under
 # $DIR (default /dev/shm/adhoc-memory). Needs psql.
 set -euo pipefail
 before=$1 after=$2
@@ -19,34 +19,10 @@ shift 2
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(2000000 10000000)
 dir=${DIR:-/dev/shm/adhoc-memory}
-port=42101
 rm -rf "$dir"
 mkdir -p "$dir"
-pid=
-psqlq() { psql -X -q -t -A -h 127.0.0.1 -p $port -U streamdb streamdb "$@"; }
-start() { # binary data-dir
-	"$1" --data-dir "$2" --listen 127.0.0.1:$port --nats-listen 127.0.0.1:$((port + 1)) \
-		--http-listen 127.0.0.1:$((port + 2)) >>"$dir/server.log" 2>&1 &
-	pid=$!
-	for _ in $(seq 600); do
-		psqlq -c 'SELECT 1' >/dev/null 2>&1 && return 0
-		sleep 0.5
-	done
-	echo "server did not start" >&2
-	exit 1
-}
-stop() {
-	kill "$pid"
-	wait "$pid" || true
-}
-hwm() { awk '/VmHWM/ {printf "%d MiB", $2 / 1024}' "/proc/$pid/status"; }
-timed() { # label sql
-	local t0 t1 out
-	t0=$(date +%s.%N)
-	out=$(psqlq -c "$2" | tr '\n' ' ' | cut -c1-40)
-	t1=$(date +%s.%N)
-	printf '  %-44s %-10s %6.1f s  -> %s\n' "$1" "$(hwm)" "$(echo "$t1 - $t0" | bc)" "$out"
-}
+# shellcheck source=memory_lib.sh
+source "$(dirname "$0")/memory_lib.sh"
 
 echo "INSERT INTO t SELECT g, g, 'row ' || g FROM generate_series(1, 2000000) g"
 echo "  (peak RSS of a fresh server since its start, time of the statement)"
