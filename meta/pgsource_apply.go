@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/expr"
 	"streamdb/faults"
 	"streamdb/pgcdc"
 	"streamdb/sqlerr"
@@ -73,15 +74,9 @@ func (q *changeQueue) release(n int) {
 	}
 }
 
-// pgSourceSet holds the running appliers, by source name.
-type pgSourceSet struct {
-	mu      sync.Mutex
-	running map[string]*pgApplier
-}
-
 // pgApplier follows one source.
 type pgApplier struct {
-	e    *Engine
+	s    *PGSources
 	name string
 	src  *catalog.PGSource
 
@@ -95,68 +90,12 @@ type pgApplier struct {
 	stream     *pgcdc.Stream
 	pending    int // transactions received, not yet applied
 	// schemaErr is why the source stopped at a column change it cannot
-	// follow (pg_source_schema.go), until it applies past it.
+	// follow (pgsource_schema.go), until it applies past it.
 	schemaErr string
 
 	// aligned holds the relations whose tables the applier brought to
 	// their columns (used by the applying goroutine only).
 	aligned map[*pgcdc.Relation]bool
-}
-
-// start starts the applier of source d (replacing one that runs).
-func (s *pgSourceSet) start(e *Engine, d *catalog.Descriptor) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.running == nil {
-		s.running = map[string]*pgApplier{}
-	}
-	if old := s.running[d.Name]; old != nil {
-		old.cancel()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &pgApplier{e: e, name: d.Name, src: d.Source, cancel: cancel, done: make(chan struct{}), status: "starting"}
-	s.running[d.Name] = a
-	go a.run(ctx)
-}
-
-// stop stops the applier of source name and waits for it.
-func (s *pgSourceSet) stop(name string) {
-	s.mu.Lock()
-	a := s.running[name]
-	delete(s.running, name)
-	s.mu.Unlock()
-	if a != nil {
-		a.cancel()
-		<-a.done
-	}
-}
-
-// stopAll stops every applier and waits for them.
-func (s *pgSourceSet) stopAll() {
-	s.mu.Lock()
-	all := s.running
-	s.running = nil
-	s.mu.Unlock()
-	for _, a := range all {
-		a.cancel()
-	}
-	for _, a := range all {
-		<-a.done
-	}
-}
-
-// startAll starts an applier for every source of the catalog.
-func (s *pgSourceSet) startAll(e *Engine) {
-	for _, d := range e.objects(catalog.KindSource) {
-		s.start(e, d)
-	}
-}
-
-// get returns the applier of source name, or nil.
-func (s *pgSourceSet) get(name string) *pgApplier {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.running[name]
 }
 
 func (a *pgApplier) setStatus(st string) {
@@ -185,7 +124,7 @@ func (a *pgApplier) run(ctx context.Context) {
 			a.schemaErr = se.Error()
 			a.mu.Unlock()
 		}
-		a.e.log.Warn("PostgreSQL source stopped; retrying", "source", a.name, "err", err, "in", backoff)
+		a.s.cfg.Log.Warn("PostgreSQL source stopped; retrying", "source", a.name, "err", err, "in", backoff)
 		select {
 		case <-ctx.Done():
 			return
@@ -203,7 +142,7 @@ func (a *pgApplier) follow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ep, err := a.e.sourceEndpoint(a.src)
+	ep, err := a.s.cfg.Host.Endpoint(a.src)
 	if err != nil {
 		return err
 	}
@@ -223,13 +162,13 @@ func (a *pgApplier) follow(ctx context.Context) error {
 		why = fmt.Sprintf("the tables are at %s, before the slot's %s (restored to a savepoint)", pos, info.Confirmed)
 	}
 	if why != "" {
-		a.e.log.Warn("PostgreSQL source copies its tables again", "source", a.name, "why", why)
+		a.s.cfg.Log.Warn("PostgreSQL source copies its tables again", "source", a.name, "why", why)
 		a.setStatus("copying: " + why)
 		if pos, err = a.resync(ctx, ep); err != nil {
 			return err
 		}
 	}
-	// A fill recorded before a crash (pg_source_fill.go).
+	// A fill recorded before a crash (pgsource_fill.go).
 	if err := a.fillPending(ctx, ep); err != nil {
 		return err
 	}
@@ -354,14 +293,14 @@ func (a *pgApplier) follow(ctx context.Context) error {
 
 // position reads the source position the progress table holds.
 func (a *pgApplier) position(ctx context.Context) (pgcdc.LSN, bool, error) {
-	res, err := a.e.consoleRun(ctx, BootstrapUser, fmt.Sprintf("SELECT lsn FROM %s WHERE source = %s", quoteIdent(a.src.Progress), quoteLiteral(a.name)), 0)
+	rows, err := a.s.cfg.Host.Query(ctx, fmt.Sprintf("SELECT lsn FROM %s WHERE source = %s", expr.QuoteIdent(a.src.Progress), quoteLiteral(a.name)))
 	if err != nil {
 		return 0, false, err
 	}
-	if len(res.Rows) == 0 {
+	if len(rows) == 0 {
 		return 0, false, nil
 	}
-	lsn, err := pgcdc.ParseLSN(res.Rows[0][0])
+	lsn, err := pgcdc.ParseLSN(rows[0][0])
 	return lsn, err == nil, err
 }
 
@@ -390,16 +329,12 @@ func (a *pgApplier) resync(ctx context.Context, ep pgcdc.Endpoint) (pgcdc.LSN, e
 	return slot.Point, nil
 }
 
-// mirrorSession is the session the applier commits through: the only
-// one that may write mirrored tables.
-func (a *pgApplier) mirrorSession() *session { return &session{e: a.e, mirrorWriter: true} }
-
 // table returns the mirror of source table schema.name, or nil when the
 // source does not mirror it.
 func (a *pgApplier) table(schema, name string) (*catalog.Descriptor, error) {
 	for _, t := range a.src.Tables {
 		if t.Schema == schema && t.Name == name {
-			d, ok := a.e.lookup(t.Table)
+			d, ok := a.s.cfg.Host.Lookup(t.Table)
 			if !ok || d.Kind != catalog.KindTable || d.Mirror != a.name {
 				return nil, sqlerr.New(sqlerr.UndefinedTable, "table %q of source %q does not exist", t.Table, a.name)
 			}
@@ -442,10 +377,10 @@ func (a *pgApplier) apply(ctx context.Context, txns []*pgcdc.Txn, end pgcdc.LSN)
 			}
 		}
 	}
-	var writes []*tableWrite
+	var writes []*MirrorWrite
 	for _, d := range order {
 		tableOps := ops[d]
-		writes = append(writes, &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
+		writes = append(writes, &MirrorWrite{Table: d, Compute: func(ctx context.Context, ts MirrorTable) ([]exec.Change, error) {
 			return mirrorChanges(ctx, ts, tableOps, false)
 		}})
 	}
@@ -453,19 +388,19 @@ func (a *pgApplier) apply(ctx context.Context, txns []*pgcdc.Txn, end pgcdc.LSN)
 	if err != nil {
 		return err
 	}
-	return a.mirrorSession().commitWrites(ctx, append(writes, progress), nil)
+	return a.s.cfg.Host.CommitMirror(ctx, append(writes, progress))
 }
 
 // progressWrite sets the source's row of its progress table to lsn.
-func (a *pgApplier) progressWrite(lsn pgcdc.LSN) (*tableWrite, error) {
-	d, ok := a.e.lookup(a.src.Progress)
+func (a *pgApplier) progressWrite(lsn pgcdc.LSN) (*MirrorWrite, error) {
+	d, ok := a.s.cfg.Host.Lookup(a.src.Progress)
 	if !ok || d.Kind != catalog.KindTable {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "progress table %q of source %q does not exist", a.src.Progress, a.name)
 	}
 	row := types.Row{types.NewString(a.name), types.NewString(lsn.String()), types.NewTime(time.Now())}
-	return &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
-		key := rowKey(ts.key, row)
-		old, err := ts.lookup(key)
+	return &MirrorWrite{Table: d, Compute: func(ctx context.Context, ts MirrorTable) ([]exec.Change, error) {
+		key := ts.RowKey(row)
+		old, err := ts.Lookup(key)
 		if err != nil {
 			return nil, err
 		}
@@ -484,7 +419,7 @@ type rowOp struct {
 	cols     []string
 	new, old []pgcdc.Value
 	// fill sets new's values in the row of new's key if the table holds
-	// one, and does nothing otherwise (pg_source_fill.go).
+	// one, and does nothing otherwise (pgsource_fill.go).
 	fill bool
 }
 
@@ -493,7 +428,7 @@ type rowOp struct {
 // deletion of what it held and an insertion of what it becomes. Applying
 // ops again gives no change, so a transaction sent twice is harmless.
 // With replace, ops are the whole table: rows they do not name go.
-func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace bool) ([]exec.Change, error) {
+func mirrorChanges(ctx context.Context, ts MirrorTable, ops []rowOp, replace bool) ([]exec.Change, error) {
 	type touched struct{ orig, final types.Row }
 	state := map[string]*touched{}
 	var order []string
@@ -501,7 +436,7 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 		if t, ok := state[string(key)]; ok {
 			return t, nil
 		}
-		orig, err := ts.lookup(key)
+		orig, err := ts.Lookup(key)
 		if err != nil {
 			return nil, err
 		}
@@ -511,12 +446,12 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 		return t, nil
 	}
 	clearAll := func() error {
-		rows, err := ts.rows(ctx)
+		rows, err := ts.Rows(ctx)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
-			t, err := get(rowKey(ts.key, r))
+			t, err := get(ts.RowKey(r))
 			if err != nil {
 				return err
 			}
@@ -533,11 +468,11 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 		}
 	}
 	index := map[string]int{}
-	for i, c := range ts.cols {
+	for i, c := range ts.Columns() {
 		index[c.Name] = i
 	}
 	build := func(vals []pgcdc.Value, names []string, prev types.Row) (types.Row, error) {
-		row := make(types.Row, len(ts.cols))
+		row := make(types.Row, len(ts.Columns()))
 		for i := range row {
 			row[i] = types.Null
 			if prev != nil {
@@ -549,9 +484,9 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 			if !ok || v.Unchanged {
 				continue
 			}
-			d, err := sourceDatum(v.Text, v.Null, ts.cols[i])
+			d, err := sourceDatum(v.Text, v.Null, ts.Columns()[i])
 			if err != nil {
-				return nil, fmt.Errorf("table %s: %w", ts.d.Name, err)
+				return nil, fmt.Errorf("table %s: %w", ts.Name(), err)
 			}
 			row[i] = d
 		}
@@ -563,7 +498,7 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 			if err != nil {
 				return nil, err
 			}
-			t, err := get(rowKey(ts.key, keyRow))
+			t, err := get(ts.RowKey(keyRow))
 			if err != nil {
 				return nil, err
 			}
@@ -587,7 +522,7 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 				if err != nil {
 					return nil, err
 				}
-				t, err := get(rowKey(ts.key, oldRow))
+				t, err := get(ts.RowKey(oldRow))
 				if err != nil {
 					return nil, err
 				}
@@ -597,7 +532,7 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 			if err != nil {
 				return nil, err
 			}
-			t, err := get(rowKey(ts.key, row))
+			t, err := get(ts.RowKey(row))
 			if err != nil {
 				return nil, err
 			}
@@ -616,7 +551,7 @@ func mirrorChanges(ctx context.Context, ts *tableState, ops []rowOp, replace boo
 			if err != nil {
 				return nil, err
 			}
-			t, err := get(rowKey(ts.key, keyRow))
+			t, err := get(ts.RowKey(keyRow))
 			if err != nil {
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"context"
@@ -76,7 +76,7 @@ func (a *pgApplier) copySnapshot(ctx context.Context, slot *pgcdc.Slot, tables [
 		}
 		names[t] = n
 	}
-	chunkBytes := a.e.changelogLimit() / 2
+	chunkBytes := a.s.cfg.Host.ChangelogLimit() / 2
 	cur := &copyChunk{}
 	err := slot.Copy(cctx, tables, func(t *pgcdc.Table, vals [][]byte) error {
 		if cur.t != t || len(cur.ops) >= copyChunkRows || cur.size >= chunkBytes {
@@ -117,7 +117,7 @@ func (a *pgApplier) commitCopy(ctx context.Context, chunks <-chan *copyChunk, ta
 	first := true
 	unapplied := 0
 	for c := range chunks {
-		var writes []*tableWrite
+		var writes []*MirrorWrite
 		add := func(t *pgcdc.Table, ops []rowOp) error {
 			d, err := a.table(t.Schema, t.Name)
 			if err != nil || d == nil {
@@ -125,7 +125,7 @@ func (a *pgApplier) commitCopy(ctx context.Context, chunks <-chan *copyChunk, ta
 			}
 			clear := replace && !cleared[t]
 			cleared[t] = true
-			writes = append(writes, &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
+			writes = append(writes, &MirrorWrite{Table: d, Compute: func(ctx context.Context, ts MirrorTable) ([]exec.Change, error) {
 				return mirrorChanges(ctx, ts, ops, clear)
 			}})
 			return nil
@@ -158,7 +158,7 @@ func (a *pgApplier) commitCopy(ctx context.Context, chunks <-chan *copyChunk, ta
 			writes = append(writes, progress)
 		}
 		first = false
-		if err := a.mirrorSession().commitWrites(ctx, writes, nil); err != nil {
+		if err := a.s.cfg.Host.CommitMirror(ctx, writes); err != nil {
 			return err
 		}
 		if c.last {
@@ -169,8 +169,8 @@ func (a *pgApplier) commitCopy(ctx context.Context, chunks <-chan *copyChunk, ta
 		}
 		unapplied = 0
 		for _, w := range writes {
-			if w.d.Mirror == a.name {
-				if err := a.e.waitTableCurrent(ctx, w.d, "the copy of source "+a.name); err != nil {
+			if w.Table.Mirror == a.name {
+				if err := a.s.cfg.Host.WaitTableCurrent(ctx, w.Table, "the copy of source "+a.name); err != nil {
 					return err
 				}
 			}
@@ -182,14 +182,14 @@ func (a *pgApplier) commitCopy(ctx context.Context, chunks <-chan *copyChunk, ta
 
 // progressDelete removes the source's row of its progress table: the
 // tables hold no source position.
-func (a *pgApplier) progressDelete() (*tableWrite, error) {
+func (a *pgApplier) progressDelete() (*MirrorWrite, error) {
 	w, err := a.progressWrite(0)
 	if err != nil {
 		return nil, err
 	}
 	key := types.Row{types.NewString(a.name)}
-	w.compute = func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
-		old, err := ts.lookup(rowKey(ts.key, append(key, types.Null, types.Null)))
+	w.Compute = func(ctx context.Context, ts MirrorTable) ([]exec.Change, error) {
+		old, err := ts.Lookup(ts.RowKey(append(key, types.Null, types.Null)))
 		if err != nil || old == nil {
 			return nil, err
 		}

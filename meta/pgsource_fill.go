@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/expr"
 	"streamdb/pgcdc"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -73,19 +74,19 @@ func cutFillIdent(s string) (ident, rest string, ok bool) {
 }
 
 // markerWrite adds (set) or deletes the progress table's rows of keys.
-func (a *pgApplier) markerWrite(keys []string, set bool) (*tableWrite, error) {
-	d, ok := a.e.lookup(a.src.Progress)
+func (a *pgApplier) markerWrite(keys []string, set bool) (*MirrorWrite, error) {
+	d, ok := a.s.cfg.Host.Lookup(a.src.Progress)
 	if !ok || d.Kind != catalog.KindTable {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "progress table %q of source %q does not exist", a.src.Progress, a.name)
 	}
 	a.mu.Lock()
 	at := a.applied
 	a.mu.Unlock()
-	return &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
+	return &MirrorWrite{Table: d, Compute: func(ctx context.Context, ts MirrorTable) ([]exec.Change, error) {
 		var out []exec.Change
 		for _, k := range keys {
 			row := types.Row{types.NewString(k), types.NewString(at.String()), types.NewTime(time.Now())}
-			old, err := ts.lookup(rowKey(ts.key, row))
+			old, err := ts.Lookup(ts.RowKey(row))
 			if err != nil {
 				return nil, err
 			}
@@ -111,19 +112,19 @@ func (a *pgApplier) markFills(ctx context.Context, mirror string, cols []string)
 	if err != nil {
 		return err
 	}
-	return a.mirrorSession().commitWrites(ctx, []*tableWrite{w}, nil)
+	return a.s.cfg.Host.CommitMirror(ctx, []*MirrorWrite{w})
 }
 
 // fillPending carries out the recorded fills whose columns the mirrored
 // tables have (a fill of a column not added yet waits for align).
 func (a *pgApplier) fillPending(ctx context.Context, ep pgcdc.Endpoint) error {
-	res, err := a.e.consoleRun(ctx, BootstrapUser, "SELECT source FROM "+quoteIdent(a.src.Progress), 0)
+	rows, err := a.s.cfg.Host.Query(ctx, "SELECT source FROM "+expr.QuoteIdent(a.src.Progress))
 	if err != nil {
 		return err
 	}
 	fills := map[string][]string{}
 	var order []string
-	for _, r := range res.Rows {
+	for _, r := range rows {
 		mirror, col, ok := a.parseFillKey(r[0])
 		if !ok {
 			continue
@@ -149,10 +150,10 @@ func (a *pgApplier) fillPending(ctx context.Context, ep pgcdc.Endpoint) error {
 				st = &a.src.Tables[i]
 			}
 		}
-		d, ok := a.e.lookup(mirror)
+		d, ok := a.s.cfg.Host.Lookup(mirror)
 		if st == nil || !ok || d.Kind != catalog.KindTable || d.Mirror != a.name {
 			// The table is no longer mirrored: nothing to fill.
-			if err := a.mirrorSession().commitWrites(ctx, []*tableWrite{done}, nil); err != nil {
+			if err := a.s.cfg.Host.CommitMirror(ctx, []*MirrorWrite{done}); err != nil {
 				return err
 			}
 			continue
@@ -181,13 +182,13 @@ func (a *pgApplier) fillPending(ctx context.Context, ep pgcdc.Endpoint) error {
 		if err != nil {
 			return fmt.Errorf("reading the added columns of source table %s.%s: %w", st.Schema, st.Name, err)
 		}
-		fill := &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
+		fill := &MirrorWrite{Table: d, Compute: func(ctx context.Context, ts MirrorTable) ([]exec.Change, error) {
 			return mirrorChanges(ctx, ts, ops, false)
 		}}
-		if err := a.mirrorSession().commitWrites(ctx, []*tableWrite{fill, done}, nil); err != nil {
+		if err := a.s.cfg.Host.CommitMirror(ctx, []*MirrorWrite{fill, done}); err != nil {
 			return err
 		}
-		a.e.log.Info("source table's added columns read from the source: their default gave each row its own value",
+		a.s.cfg.Log.Info("source table's added columns read from the source: their default gave each row its own value",
 			"source", a.name, "table", st.Schema+"."+st.Name, "mirror", mirror, "columns", strings.Join(cols, ", "), "rows", len(ops))
 	}
 	return nil

@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"context"
@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"streamdb/catalog"
+	"streamdb/expr"
 	"streamdb/faults"
 	"streamdb/pgcdc"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -20,7 +20,7 @@ import (
 // Relation's columns: a column added on the source is added to the
 // mirror (ALTER TABLE ADD COLUMN, with the value rows written before it
 // hold on the source, its stored missing value, or, for a volatile
-// default, each row's value read from the source: pg_source_fill.go),
+// default, each row's value read from the source: pgsource_fill.go),
 // and one dropped there
 // is dropped from it; views that read other columns keep running. A
 // column whose type changed, or a dropped column a view reads, stops
@@ -139,12 +139,12 @@ func (a *pgApplier) align(ctx context.Context, ep pgcdc.Endpoint, rel *pgcdc.Rel
 	}
 	var actions, fill []string
 	for _, i := range added {
-		act := fmt.Sprintf("ADD COLUMN %s %s", quoteIdent(rel.Columns[i]), mirrorColumnType(typeNames[i]))
+		act := fmt.Sprintf("ADD COLUMN %s %s", expr.QuoteIdent(rel.Columns[i]), mirrorColumnType(typeNames[i]))
 		if lc := live[rel.Columns[i]]; lc.Missing != nil {
 			act += " DEFAULT " + quoteLiteral(*lc.Missing)
 		} else if lc.Default {
 			// A default the rows do not share (volatile): read their
-			// values from the source (pg_source_fill.go).
+			// values from the source (pgsource_fill.go).
 			fill = append(fill, rel.Columns[i])
 		}
 		actions = append(actions, act)
@@ -153,25 +153,17 @@ func (a *pgApplier) align(ctx context.Context, ep pgcdc.Endpoint, rel *pgcdc.Rel
 		// A column the source still has is one it does not send
 		// (generated, or outside the publication's column list).
 		if _, ok := live[name]; !ok {
-			actions = append(actions, "DROP COLUMN "+quoteIdent(name))
+			actions = append(actions, "DROP COLUMN "+expr.QuoteIdent(name))
 		}
 	}
 	if len(actions) > 0 {
-		stmt := fmt.Sprintf("ALTER TABLE %s %s", quoteIdent(d.Name), strings.Join(actions, ", "))
-		st, err := front.Parse(stmt)
-		if err != nil {
-			return sqlerr.New(sqlerr.InternalError, "following a source's column change: %v", err)
-		}
-		n, ok := st.Node.(*front.AlterTable)
-		if !ok {
-			return sqlerr.New(sqlerr.InternalError, "following a source's column change: %s parses as %T", stmt, st.Node)
-		}
+		stmt := fmt.Sprintf("ALTER TABLE %s %s", expr.QuoteIdent(d.Name), strings.Join(actions, ", "))
 		if len(fill) > 0 {
 			if err := a.markFills(ctx, d.Name, fill); err != nil {
 				return err
 			}
 		}
-		if _, err := a.mirrorSession().alterTable(ctx, n); err != nil {
+		if err := a.s.cfg.Host.AlterMirror(ctx, stmt); err != nil {
 			se := sqlerr.From(err)
 			if se.Code == sqlerr.DependentObjectsExist {
 				msg := se.Message
@@ -183,7 +175,7 @@ func (a *pgApplier) align(ctx context.Context, ep pgcdc.Endpoint, rel *pgcdc.Rel
 			}
 			return err
 		}
-		a.e.log.Info("source table's columns changed; its mirror follows", "source", a.name, "table", source, "mirror", d.Name, "change", strings.Join(actions, ", "))
+		a.s.cfg.Log.Info("source table's columns changed; its mirror follows", "source", a.name, "table", source, "mirror", d.Name, "change", strings.Join(actions, ", "))
 		if len(fill) > 0 {
 			faults.Crash("pgsource-before-fill")
 			if err := a.fillPending(ctx, ep); err != nil {

@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"strings"
@@ -17,9 +17,8 @@ import (
 // epoch that holds it): the applier sets it only after the commit that
 // writes X to the progress table returns.
 
-const sysTableSources = "streamdb_sources"
-
-var sourceColumns = []types.Column{
+// PGSourceColumns are the columns of SHOW SOURCES and streamdb_sources.
+var PGSourceColumns = []types.Column{
 	{Name: "name", Type: types.Text}, {Name: "connection", Type: types.Text},
 	{Name: "publication", Type: types.Text}, {Name: "slot", Type: types.Text},
 	{Name: "tables", Type: types.Text}, {Name: "status", Type: types.Text},
@@ -27,23 +26,20 @@ var sourceColumns = []types.Column{
 	{Name: "lag_seconds", Type: types.Float8},
 }
 
-func (e *Engine) sourcesTable() (*catalog.Descriptor, func() []types.Row) {
-	d := &catalog.Descriptor{Name: sysTableSources, Kind: catalog.KindSystem, Columns: catalog.ColumnsFrom(sourceColumns)}
-	return d, e.sourceRows
-}
-
-func (e *Engine) sourceRows() []types.Row {
+// Rows are the rows of SHOW SOURCES: every source of the catalog, with
+// its applier's status.
+func (s *PGSources) Rows() []types.Row {
 	var rows []types.Row
-	for _, d := range e.objects(catalog.KindSource) {
+	for _, d := range s.cfg.Host.Objects(catalog.KindSource) {
 		src := d.Source
 		var tables []string
 		for _, t := range src.Tables {
 			tables = append(tables, t.Schema+"."+t.Name+" AS "+t.Table)
 		}
-		row := types.Row{types.NewString(d.Name), types.NewString(sourceConnectionText(src)),
+		row := types.Row{types.NewString(d.Name), types.NewString(s.cfg.Host.ShownConnection(src)),
 			types.NewString(src.Publication), types.NewString(src.Slot), types.NewString(strings.Join(tables, ", ")),
 			types.NewString("stopped"), types.Null, types.Null, types.Null}
-		if a := e.pgSources.get(d.Name); a != nil {
+		if a := s.get(d.Name); a != nil {
 			a.mu.Lock()
 			row[5] = types.NewString(a.status)
 			if a.schemaErr != "" {

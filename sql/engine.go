@@ -100,9 +100,9 @@ type Engine struct {
 	ackMu  sync.Mutex
 	acked  map[string]uint64
 	replay map[string]uint64
-	// pgSources are the appliers of the PostgreSQL sources
-	// (pg_source_apply.go).
-	pgSources pgSourceSet
+	// pgSources are the PostgreSQL sources and their appliers
+	// (meta.PGSources; sql is their host, pg_source_host.go).
+	pgSources *meta.PGSources
 	// secrets encrypts CREATE SECRET values (secret_key.go).
 	secrets *secretBox
 	// txnsRemovedTo is the transaction stream sequence up to which
@@ -124,6 +124,7 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: n.Store(), Broker: n.Broker(), Runtime: e.rt, Log: log})
 	e.ddl = e.newDDL(n)
+	e.pgSources = meta.NewPGSources(meta.PGSourcesConfig{Host: pgSourceHost{e}, DDL: e.ddl, Log: log})
 	var err error
 	if e.roles, err = meta.OpenRoles(n.DataDir(), roles, n.CheckFence); err != nil {
 		n.Abandon()
@@ -155,8 +156,8 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	e.noteReplay(context.Background())
 	e.startPurging()
 	n.Start()
-	e.dropUnfinishedSources(context.Background())
-	e.pgSources.startAll(e)
+	e.pgSources.DropUnfinished(context.Background())
+	e.pgSources.StartAll()
 	return e, nil
 }
 
@@ -170,7 +171,7 @@ func (e *Engine) NATSURL() string { return e.streams.URL() }
 // where they are (so a restart leaves no gap), open checkpoints of AS OF
 // close once unused, then the node shuts down (meta.Node.Close).
 func (e *Engine) Close() error {
-	e.pgSources.stopAll()
+	e.pgSources.StopAll()
 	e.stopPurging()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	e.seqs.Flush(ctx)

@@ -94,8 +94,8 @@ func (e *Engine) rollback(ctx context.Context, m *meta.PointMeta) (string, error
 	// stateMu is released by defer: no way out of the swap, an early
 	// return or a panic, may leave every query waiting on it.
 	// Sources follow from the positions the restored tables hold.
-	e.pgSources.stopAll()
-	defer e.pgSources.startAll(e)
+	e.pgSources.StopAll()
+	defer e.pgSources.StartAll()
 	err = func() error {
 		e.stateMu.Lock()
 		defer e.stateMu.Unlock()

@@ -420,6 +420,7 @@ func openFakeNode(t *testing.T, e *Engine) *fakeJetStream {
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: store, Broker: e.broker, Runtime: e.rt, Log: log})
 	e.ddl = e.newDDL(e.node)
+	e.pgSources = meta.NewPGSources(meta.PGSourcesConfig{Host: pgSourceHost{e}, DDL: e.ddl, Log: log})
 	if err := e.openSecrets(); err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func textRow(vals ...string) types.Row {
 func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 	switch n.Target {
 	case "sources":
-		return showResult(sourceColumns, func(context.Context) ([]types.Row, error) { return s.e.sourceRows(), nil }), nil
+		return showResult(meta.PGSourceColumns, func(context.Context) ([]types.Row, error) { return s.e.pgSources.Rows(), nil }), nil
 	case "streams":
 		return showResult(streamColumns[:showStreamsColumns], func(context.Context) ([]types.Row, error) {
 			rows := s.e.streamRows()
