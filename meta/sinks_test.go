@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"streamdb/broker"
@@ -162,6 +163,29 @@ func TestSinks(t *testing.T) {
 	if wantLag := []lag{{"alpha", 0, 0}, {"zeta", 3, 3}}; !reflect.DeepEqual(gotLag, wantLag) {
 		t.Errorf("Lag: %v, want %v", gotLag, wantLag)
 	}
+	// SHOW SINKS' rows: the lag, and the publisher's status of each.
+	rows, err := s.Rows(func(d *SinkDescriptor) SinkStatus {
+		if d.Name == "zeta" {
+			return SinkStatus{Epoch: 2, Error: "nats: timeout"}
+		}
+		return SinkStatus{Stopped: true, Error: "encoding failed"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotRows []string
+	for _, r := range rows {
+		gotRows = append(gotRows, fmt.Sprint(r))
+	}
+	wantRows := []string{
+		fmt.Sprint(types.Row{types.NewString("alpha"), types.NewString("totals"), types.NewString("out.alpha"), types.NewString(alpha.JSStream),
+			types.NewString("avro"), types.NewString("changelog"), types.Null, types.NewInt(0), types.NewInt(0), types.NewString("stopped: encoding failed")}),
+		fmt.Sprint(types.Row{types.NewString("zeta"), types.NewString("orders_mv"), types.NewString("out.zeta"), types.NewString(zeta.JSStream),
+			types.NewString("json"), types.NewString("upsert"), types.NewInt(2), types.NewInt(3), types.NewInt(3), types.NewString("retrying: nats: timeout")}),
+	}
+	if !reflect.DeepEqual(gotRows, wantRows) {
+		t.Errorf("Rows:\n%s\nwant\n%s", strings.Join(gotRows, "\n"), strings.Join(wantRows, "\n"))
+	}
 
 	if err := s.Delete(zeta); err != nil {
 		t.Fatal(err)
@@ -199,5 +223,27 @@ func TestSinks(t *testing.T) {
 	}
 	if a := all[0]; a.Owner != "streamdb" || a.Format != "avro" || string(a.Schema) != `{"type":"record"}` || a.ViewID != totals.ID {
 		t.Errorf("alpha after a reopen: %+v", a)
+	}
+}
+
+// TestCheckSinkSubject: a sink may not publish to a subject streamdb
+// reads (a stream's or table's) or keeps for itself (streamdb.>).
+func TestCheckSinkSubject(t *testing.T) {
+	objs := map[string]*catalog.Descriptor{
+		"orders": {Name: "orders", Kind: catalog.KindStream, Subject: "in.orders"},
+		"t":      {Name: "t", Kind: catalog.KindTable, Subject: "in.t"},
+		"v":      {Name: "v", Kind: catalog.KindView, Subject: "in.v"},
+	}
+	for subject, want := range map[string]string{
+		"out.orders":       "",
+		"in.v":             "", // a view has no subject streamdb reads
+		"in.orders":        sqlerr.DuplicateObject,
+		"in.t":             sqlerr.DuplicateObject,
+		"streamdb.txn.out": sqlerr.InvalidName,
+	} {
+		err := CheckSinkSubject(subject, objs)
+		if got := sqlstate(err); (err == nil) != (want == "") || (err != nil && got != want) {
+			t.Errorf("CheckSinkSubject(%q): %v, want SQLSTATE %q", subject, err, want)
+		}
 	}
 }

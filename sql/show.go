@@ -76,7 +76,7 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 			return rows, nil
 		}), nil
 	case "sinks":
-		return showResult(sinkCols, s.e.showSinks), nil
+		return showResult(meta.SinkColumns, s.e.showSinks), nil
 	case "materialized views", "views":
 		return showResult(textCols("name", "definition", "status"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row

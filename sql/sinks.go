@@ -135,7 +135,7 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s: a sink publishes the rows of a materialized view or table", n.View, v.Kind).
 			WithHint("CREATE MATERIALIZED VIEW over the stream and CREATE SINK FROM that view.")
 	}
-	if err := e.checkSinkSubject(n.Subject); err != nil {
+	if err := meta.CheckSinkSubject(n.Subject, e.catalogNow()); err != nil {
 		return "", err
 	}
 	var root plan.Node
@@ -175,25 +175,6 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 	return tag, e.ddlCheckpoint(ctx)
 }
 
-// checkSinkSubject refuses a subject streamdb reads or writes itself: a
-// stream's or table's subject, or the changelog subjects of tables.
-// The caller holds ddlMu.
-func (e *Engine) checkSinkSubject(subject string) error {
-	if strings.HasPrefix(subject, "streamdb.") {
-		return sqlerr.New(sqlerr.InvalidName, "subject %q is reserved for streamdb's own use (subjects starting with \"streamdb.\")", subject).
-			WithHint("Choose a subject outside streamdb.>, e.g. INTO 'sinks.%s'.", subject[len("streamdb."):])
-	}
-	e.catMu.RLock()
-	defer e.catMu.RUnlock()
-	for _, o := range e.objs {
-		if o.Subject == subject && (o.Kind == catalog.KindStream || o.Kind == catalog.KindTable) {
-			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is the subject of %s %s", subject, o.Kind, o.Name).
-				WithHint("A sink publishes to a subject of its own; streamdb reads this one. Choose another subject.")
-		}
-	}
-	return nil
-}
-
 func (e *Engine) dropSink(ctx context.Context, n *front.DropSink) (string, error) {
 	const tag = "DROP SINK"
 	e.ddlMu.Lock()
@@ -225,42 +206,8 @@ func (e *Engine) sinksOn(views []*catalog.Descriptor) ([]*meta.SinkDescriptor, e
 	return e.sinkStore.On(views)
 }
 
-// sinkCols are the columns of SHOW SINKS.
-var sinkCols = []types.Column{
-	{Name: "name", Type: types.Text}, {Name: "view", Type: types.Text}, {Name: "subject", Type: types.Text},
-	{Name: "jetstream_stream", Type: types.Text}, {Name: "format", Type: types.Text}, {Name: "envelope", Type: types.Text},
-	{Name: "published_epoch", Type: types.Int8}, {Name: "pending_epochs", Type: types.Int8},
-	{Name: "pending_changes", Type: types.Int8}, {Name: "status", Type: types.Text},
-}
-
-// showSinks lists the sinks with their lag: the outbox entries (epochs,
-// and the row changes in them) committed but not yet acknowledged by
-// JetStream. A snapshot not yet published counts as one epoch.
+// showSinks lists the sinks with their lag and publishing status
+// (meta.Sinks.Rows).
 func (e *Engine) showSinks(context.Context) ([]types.Row, error) {
-	lags, err := e.sinkStore.Lag()
-	if err != nil {
-		return nil, err
-	}
-	var rows []types.Row
-	for _, l := range lags {
-		d := l.Sink
-		st := e.node.SinkStatus(d)
-		published := types.Null
-		if st.Epoch > 0 {
-			published = types.NewInt(int64(st.Epoch))
-		}
-		status := "publishing"
-		switch {
-		case st.Stopped:
-			status = "stopped: " + st.Error
-		case st.Error != "":
-			status = "retrying: " + st.Error
-		}
-		rows = append(rows, types.Row{
-			types.NewString(d.Name), types.NewString(d.View), types.NewString(d.Subject), types.NewString(d.JSStream),
-			types.NewString(d.Format), types.NewString(d.Envelope), published,
-			types.NewInt(l.Epochs), types.NewInt(l.Changes), types.NewString(status),
-		})
-	}
-	return rows, nil
+	return e.sinkStore.Rows(e.node.SinkStatus)
 }
