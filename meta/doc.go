@@ -52,8 +52,18 @@
 //     stream of their subject, listed, found by name or by the view they
 //     read, deleted with their outbox, and the outboxes' lag behind
 //     JetStream; the runtime is told which views write which outbox
-//     (SinkRuntime). Across a ROLLBACK TO the outboxes are carried over
+//     (SinkRuntime); SHOW SINKS' rows (sinks_show.go) and the subjects a
+//     sink may not take. Across a ROLLBACK TO the outboxes are carried over
 //     with the changes that take each view's consumers to the point.
+//   - PostgreSQL sources (pgsource*.go): CREATE SOURCE ... FROM POSTGRES
+//     once sql has bound it (the mirrored tables, the replication slot,
+//     the copy of the tables as of its snapshot, the source's descriptor
+//     last, all undone on a failure), DROP SOURCE, the tables of a CREATE
+//     SOURCE a crash interrupted, and one applier per source that applies
+//     its transactions whole with the position they reach, follows its
+//     tables' column changes and fills added columns; and the rows of
+//     streamdb_sources. The live catalog, the secrets and the table write
+//     path are sql's, asked through PGSourceHost.
 //   - Streams (streams.go): what the frontend asks of the JetStream
 //     streams behind streams and tables, each named by its descriptor:
 //     the sequences they hold, their messages read back in a range, the
