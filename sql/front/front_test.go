@@ -240,6 +240,9 @@ func printStmtTo(b *strings.Builder, st *Statement, indent string) {
 	if st.AsOf != nil {
 		fmt.Fprintf(b, "%sas of: %s\n", indent, printValue(reflect.ValueOf(st.AsOf), indent))
 	}
+	if st.InsertAlias != "" {
+		fmt.Fprintf(b, "%sinsert alias: %s\n", indent, st.InsertAlias)
+	}
 	if st.OnConflict != nil {
 		fmt.Fprintf(b, "%son conflict: %s\n", indent, printValue(reflect.ValueOf(st.OnConflict), indent))
 	}

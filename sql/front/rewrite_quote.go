@@ -106,6 +106,8 @@ func (r *rewriter) quotePass() error {
 			continue
 		case t.isWord("partition") && next.isWord("by"):
 			continue
+		case t.isWord("key") && prev.isWord("duplicate") && next.isWord("update"):
+			continue // ON DUPLICATE KEY UPDATE, from ON CONFLICT DO UPDATE
 		case t.isWord("rows", "range", "groups") && (frameWords[next.val] || next.kind == tkNumber || next.kind == tkParam ||
 			prev.kind == tkNumber || prev.kind == tkParam || prev.isWord("first", "next")):
 			continue

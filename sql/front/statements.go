@@ -42,6 +42,9 @@ type Statement struct {
 	// OnConflict is an INSERT's ON CONFLICT ... DO NOTHING, removed from
 	// the query; nil if none.
 	OnConflict *OnConflict
+	// InsertAlias is the alias of an INSERT's target (INSERT INTO t AS
+	// alias), removed from the query; "" if none.
+	InsertAlias string
 
 	// src and rendered map offsets in Rewritten back to the original text.
 	src      string
@@ -238,7 +241,7 @@ func parseTokens(src string, toks []token) (*Statement, error) {
 func parseQuery(st *Statement, src string, toks []token) (*Statement, error) {
 	toks, list, kw, hasReturning := splitReturning(toks)
 	if len(toks) > 0 && toks[0].isWord("insert") {
-		toks, st.Overriding = insertClauses(toks)
+		toks, st.Overriding, st.InsertAlias = insertClauses(toks)
 		var err error
 		if toks, st.OnConflict, err = onConflictClause(src, toks); err != nil {
 			return nil, err
