@@ -20,7 +20,8 @@ import (
 // acknowledged every one; rows for a table go to its changelog as one
 // message (changeTable).
 func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepared, error) {
-	if n.IsReplace || n.Setlist || len(n.OnDuplicate) > 0 {
+	oc := params.stmt.OnConflict
+	if n.IsReplace || n.Setlist || len(n.OnDuplicate) > 0 && (oc == nil || !oc.Update) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this form of INSERT is not supported")
 	}
 	tn, ok := n.Table.TableRefs.Left.(*ast.TableSource)
@@ -82,8 +83,14 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		return nil, err
 	}
 	alias := name
-	if tn.AsName.O != "" {
-		alias = tn.AsName.O
+	if params.stmt.InsertAlias != "" {
+		alias = params.stmt.InsertAlias
+	}
+	var up *upsert
+	if oc != nil && oc.Update {
+		if up, err = s.bindUpsert(n, desc, cols, alias, arb, params); err != nil {
+			return nil, err
+		}
 	}
 	ret, err := bindReturning(params.stmt.Returning, alias, cols, params)
 	if err != nil {
@@ -94,7 +101,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		return nil, err
 	}
 	if n.Select != nil {
-		return s.prepareInsertSelect(n.Select, desc, cols, target, defaults, ret, params)
+		return s.prepareInsertSelect(n.Select, desc, cols, target, defaults, ret, up, params)
 	}
 	b := &binder{stmt: params}
 	rows := make([][]expr.Expr, len(n.Lists))
@@ -157,6 +164,9 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 				row[j] = v
 			}
 			values = append(values, row)
+		}
+		if up != nil {
+			return s.writeUpsert(ctx, desc, values, up, vals, stmtTime, ret, w)
 		}
 		return s.writeInsert(ctx, desc, cols, values, ret, w, arb)
 	}}, nil

@@ -22,10 +22,11 @@ import (
 // as one batch. Into a table outside a transaction block the rows flow
 // into the commit as the query makes them (bulkInsertQuery), with or
 // without RETURNING or ON CONFLICT DO NOTHING; otherwise (inside a
-// block, or into a table whose foreign key references itself) the query
-// is read completely before anything is written. Either way INSERT
+// block, into a table whose foreign key references itself, or with ON
+// CONFLICT DO UPDATE) the query is read completely before anything is
+// written. Either way INSERT
 // INTO t SELECT ... FROM t sees t as it was before the statement.
-func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, defaults []expr.Expr, ret *returning, params *boundParams) (*prepared, error) {
+func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, defaults []expr.Expr, ret *returning, up *upsert, params *boundParams) (*prepared, error) {
 	arb, err := conflictArbiters(desc, params.stmt.OnConflict)
 	if err != nil {
 		return nil, err
@@ -100,7 +101,7 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		if err := query.ready(ctx); err != nil {
 			return "", err
 		}
-		if desc.Kind == catalog.KindTable && s.streamsInsert(desc) {
+		if desc.Kind == catalog.KindTable && up == nil && s.streamsInsert(desc) {
 			return s.bulkInsertQuery(ctx, desc, arb, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
 		}
 		if arb == nil && s.spillsInsert(desc, query.reads) {
@@ -114,6 +115,9 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		s.e.stateMu.RUnlock()
 		if err != nil {
 			return "", err
+		}
+		if up != nil {
+			return s.writeUpsert(ctx, desc, values.rows, up, vals, stmtTime, ret, w)
 		}
 		return s.writeInsert(ctx, desc, cols, values.rows, ret, w, arb)
 	}}, nil

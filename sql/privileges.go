@@ -37,6 +37,9 @@ func (s *session) permitted(st *front.Statement) error {
 		if err := s.needReturning(st, target); err != nil {
 			return err
 		}
+		if err := s.needUpsert(st, n, target); err != nil {
+			return err
+		}
 		if n.Select != nil {
 			return s.needRead(st, n.Select)
 		}
