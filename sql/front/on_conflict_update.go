@@ -71,7 +71,8 @@ func setItem(src string, item []token) ([][]token, error) {
 	}
 	names := splitTopLevel(item[1:close])
 	rhs := item[close+2:]
-	if len(rhs) > 0 && rhs[0].isWord("row") {
+	isRow := len(rhs) > 0 && rhs[0].isWord("row")
+	if isRow {
 		rhs = rhs[1:]
 	}
 	if len(rhs) == 0 || !rhs[0].isOp("(") || matchParen(rhs, 0) != len(rhs)-1 {
@@ -83,6 +84,9 @@ func setItem(src string, item []token) ([][]token, error) {
 			WithHint("Assign each column: SET a = (SELECT ...), b = (SELECT ...).")
 	}
 	values := splitTopLevel(rhs[1 : len(rhs)-1])
+	if len(values) == 1 && len(names) > 1 && !isRow {
+		return nil, errorAt(src, rhs[0], sqlerr.FeatureNotSupported, "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression")
+	}
 	if len(names) != len(values) {
 		return nil, errorAt(src, item[0], sqlerr.SyntaxError, "number of columns does not match number of values")
 	}
