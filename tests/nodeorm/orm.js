@@ -156,6 +156,15 @@ async function runKnex(pg) {
       assert.equal(info.years.type, 'bigint');
       assert.equal(info.nick.maxLength, 60);
     });
+    await step('knex: onConflict().merge() updates the taken key and inserts the new', async () => {
+      const rows = await knex('knex_users')
+        .insert([{ email: 'ann@example.com', nick: 'annie' }, { email: 'dee@example.com', nick: 'dee' }])
+        .onConflict('email').merge(['nick']).returning(['email', 'nick']);
+      assert.deepEqual(rows.map((r) => [r.email, r.nick]), [['ann@example.com', 'annie'], ['dee@example.com', 'dee']]);
+      const ann = await knex('knex_users').where({ email: 'ann@example.com' }).first();
+      assert.equal(ann.id, 1);
+      assert.equal(ann.years, '31');
+    });
   } finally {
     await knex.destroy();
   }
@@ -238,6 +247,15 @@ async function runSequelize(pg) {
       await Book.increment('pages', { by: 2, where: { title: 'Bob one' } });
       await Author.destroy({ where: { name: 'Cat' } });
       assert.equal(await Book.count({ where: { title: 'Cat book' } }), 0);
+    });
+    await step('sequelize: upsert updates the row under the key and inserts a new one', async () => {
+      await Author.upsert({ id: 1, name: 'Ann', born: '1971-01-01' });
+      assert.equal(await Author.count({ where: { id: 1, born: '1971-01-01' } }), 1);
+      await Author.upsert({ id: 10, name: 'Eve', born: '1990-02-02' });
+      assert.equal(await Author.count({ where: { name: 'Ann' } }), 1);
+      const eve = await Author.findByPk(10);
+      assert.equal(eve.name, 'Eve');
+      await assert.rejects(Author.upsert({ id: 11, name: 'Eve' }), (err) => err.name === 'SequelizeUniqueConstraintError');
     });
     await step('sequelize: a foreign key violation', async () => {
       await assert.rejects(Book.create({ title: 'orphan', authorId: 77 }), (err) => err.name === 'SequelizeForeignKeyConstraintError');
