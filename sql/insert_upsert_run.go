@@ -77,7 +77,12 @@ type upsertRun struct {
 	// replaced holds the identities (rowKey) of the table's rows the
 	// statement updated: their old versions are gone for later rows.
 	replaced map[string]bool
-	written  []types.Row
+	// held maps, for an arbiter that is a UNIQUE constraint (no index
+	// serves it), each key value to the row holding it in the table as
+	// the statement began; built by one read of the table at its first
+	// lookup, so that a statement of many rows reads the table once.
+	held    []map[string]types.Row
+	written []types.Row
 }
 
 func (s *session) newUpsertRun(d *catalog.Descriptor, ts *tableState, up *upsert) (*upsertRun, error) {
@@ -98,6 +103,7 @@ func (s *session) newUpsertRun(d *catalog.Descriptor, ts *tableState, up *upsert
 		r.pos = append(r.pos, pos)
 		r.mine = append(r.mine, map[string]bool{})
 	}
+	r.held = make([]map[string]types.Row, len(r.keys))
 	return r, nil
 }
 
@@ -178,7 +184,13 @@ func (r *upsertRun) conflicting(ctx context.Context, row types.Row) (types.Row, 
 			return nil, sqlerr.New(sqlerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
 				WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
 		}
-		old, err := r.holder(ctx, r.pos[i], row)
+		var old types.Row
+		var err error
+		if r.keys[i].constraint(r.d) {
+			old, err = r.constraintHolder(ctx, i, k)
+		} else {
+			old, err = r.holder(ctx, r.pos[i], row)
+		}
 		if err != nil || old != nil {
 			return old, err
 		}
@@ -226,6 +238,35 @@ func (r *upsertRun) holder(ctx context.Context, pos []int, row types.Row) (types
 		}
 	}
 	return nil, nil
+}
+
+// constraintHolder returns the table's row that holds value k of arbiter
+// i, a UNIQUE constraint, leaving out rows the statement replaced.
+func (r *upsertRun) constraintHolder(ctx context.Context, i int, k string) (types.Row, error) {
+	if r.held[i] == nil {
+		held := map[string]types.Row{}
+		err := r.ts.eachRow(ctx, func(row types.Row) error {
+			if v, ok := uniqueKey(r.pos[i], row); ok {
+				held[v] = row
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		r.held[i] = held
+	}
+	old := r.held[i][k]
+	if old == nil || r.replaced[string(rowKey(r.ts.key, old))] {
+		return nil, nil
+	}
+	return old, nil
+}
+
+// constraint reports whether k is a UNIQUE constraint of table d: not
+// its primary key, not a unique index.
+func (k uniqueKeyCols) constraint(d *catalog.Descriptor) bool {
+	return !k.index && k.name != d.Name+"_pkey"
 }
 
 // samePositions reports whether a and b hold the same column positions
