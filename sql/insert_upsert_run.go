@@ -63,7 +63,6 @@ func (s *session) insertIntoTableUpserting(ctx context.Context, d *catalog.Descr
 // upsertRun resolves one statement's proposed rows against the table as
 // the statement sees it (ts) and against the rows it writes itself.
 type upsertRun struct {
-	s    *session
 	d    *catalog.Descriptor // as the statement's checks see it
 	ts   *tableState
 	up   *upsert
@@ -90,7 +89,7 @@ func (s *session) newUpsertRun(d *catalog.Descriptor, ts *tableState, up *upsert
 	if err != nil {
 		return nil, err
 	}
-	r := &upsertRun{s: s, d: s.e.current(ts.d), ts: ts, up: up, gen: gen, replaced: map[string]bool{}}
+	r := &upsertRun{d: s.e.current(ts.d), ts: ts, up: up, gen: gen, replaced: map[string]bool{}}
 	for _, k := range uniqueKeys(r.d) {
 		if !up.arb[k.name] {
 			continue
