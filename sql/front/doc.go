@@ -74,6 +74,12 @@
 //     parentheses: as a FROM item or subquery, and as a query of its own
 //     (VALUES (1), (2) ORDER BY 1, a set operation's branch); INSERT's
 //     VALUES stays.
+//   - An INSERT's ON CONFLICT ... DO NOTHING is removed into
+//     Statement.OnConflict; ON CONFLICT ... DO UPDATE SET ... [WHERE c]
+//     becomes ON DUPLICATE KEY UPDATE with the SET list's assignments and
+//     c as an assignment to OnConflictWhere (on_conflict.go). The
+//     target's alias (INSERT INTO t AS a) is removed into
+//     Statement.InsertAlias.
 //   - An empty select list (SELECT FROM t) gets the field
 //     streamdb_no_columns() (NoColumnsFunc), which the binder drops.
 //   - SELECT DISTINCT ON (e, ...) list becomes SELECT
