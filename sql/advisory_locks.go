@@ -7,6 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/pgcatalog/rewrite"
 	"streamdb/sqlerr"
 )
 
@@ -18,7 +19,7 @@ import (
 // only waits for the key to be free.
 
 func init() {
-	catalogFuncNames["pg_advisory_xact_lock"] = true
+	rewrite.CatalogFuncs["pg_advisory_xact_lock"] = true
 }
 
 // advisoryLocks are the engine's advisory locks, by key.

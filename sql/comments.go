@@ -3,9 +3,6 @@ package sql
 import (
 	"context"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-
 	"streamdb/catalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -80,29 +77,6 @@ func catalogColumnIndex(cols []catalog.Column, name string) int {
 		}
 	}
 	return -1
-}
-
-// colDescriptionCall is col_description(table_oid, column_number): the
-// column comments of every relation, as a CASE over both arguments.
-func (e *Engine) colDescriptionCall(args []ast.ExprNode) (ast.ExprNode, error) {
-	if len(args) != 2 {
-		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function col_description takes a table OID and a column number")
-	}
-	c := &ast.CaseExpr{}
-	for _, r := range e.pgRelations() {
-		for i, col := range r.Columns {
-			if col.Comment == "" {
-				continue
-			}
-			when := &ast.BinaryOperationExpr{Op: opcode.LogicAnd,
-				L: eq(args[0], value(r.OID)), R: eq(args[1], value(int64(i+1)))}
-			c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: when, Result: value(col.Comment)})
-		}
-	}
-	if len(c.WhenClauses) == 0 {
-		return value(nil), nil
-	}
-	return c, nil
 }
 
 // commentDatum is a comment as a catalog value: NULL when there is none.

@@ -150,15 +150,6 @@ func (v *catalogFuncs) hasTablePrivilege(args []ast.ExprNode) (ast.ExprNode, err
 	return c, nil
 }
 
-// boolExpr is a boolean constant as the binder types it (a bare true
-// would be read as an integer).
-func boolExpr(b bool) ast.ExprNode {
-	if b {
-		return eq(value(int64(1)), value(int64(1)))
-	}
-	return eq(value(int64(1)), value(int64(0)))
-}
-
 // isOIDColumn reports whether x is an OID: an integer, a column named oid
 // (or attrelid, indrelid), or a cast to an OID type.
 func isOIDColumn(x ast.ExprNode) bool {

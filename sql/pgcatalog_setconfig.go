@@ -50,36 +50,3 @@ func (v *catalogFuncs) setConfigCall(args []ast.ExprNode) (ast.ExprNode, error) 
 	v.effects = append(v.effects, func(context.Context) error { return s.applySetting(name, val, local) })
 	return value(val), nil
 }
-
-// isNullConst reports whether x is the literal NULL.
-func isNullConst(x ast.ExprNode) bool {
-	if p, ok := x.(*ast.ParenthesesExpr); ok {
-		return isNullConst(p.Expr)
-	}
-	c, ok := x.(ast.ValueExpr)
-	return ok && c.GetValue() == nil
-}
-
-// constBool reads a Boolean literal (true, false, or a string such as
-// 'on' or 't').
-func constBool(x ast.ExprNode) (bool, bool) {
-	if p, ok := x.(*ast.ParenthesesExpr); ok {
-		return constBool(p.Expr)
-	}
-	c, ok := x.(ast.ValueExpr)
-	if !ok {
-		return false, false
-	}
-	switch b := c.GetValue().(type) {
-	case int64:
-		return b != 0, true
-	case uint64:
-		return b != 0, true
-	case bool:
-		return b, true
-	case string:
-		v, ok := parseBool(b)
-		return v == "on", ok
-	}
-	return false, false
-}

@@ -16,7 +16,9 @@ import (
 // import packages of its own layer or of layers below it.
 var layers = [][]string{
 	{"cmd/streamdb"},
-	{"sql", "sql/front"},
+	{"sql"},
+	{"pgcatalog/rewrite"},
+	{"sql/front"},
 	{"meta"},
 	{"node"},
 	{"admin", "pgwire"},
@@ -35,14 +37,18 @@ var layers = [][]string{
 // them: checkpoint reaches the runtime only through its EpochSource
 // interface (TestCheckpointSeesEpochs also rules out indirect imports).
 var forbidden = map[[2]string]string{
-	{"checkpoint", "exec"}:   "checkpoint sees epochs through its EpochSource interface, not exec's types",
-	{"pgcatalog", "sql"}:     "pgcatalog reaches the engine through an interface it defines, which sql implements",
-	{"pgcatalog", "storage"}: "pgcatalog reads the catalog through its interface, not from Pebble",
-	{"pgcatalog", "broker"}:  "pgcatalog reads the catalog through its interface, not from NATS",
-	{"pgcatalog", "node"}:    "pgcatalog reaches the engine through an interface it defines, not the node",
-	{"meta", "sql"}:          "meta is the catalog service below the frontend: sql calls meta, never the other way",
-	{"meta", "sql/front"}:    "meta works on bound plans and catalog objects, not statements",
-	{"meta", "pgwire"}:       "meta serves the frontend, not clients: it never speaks the wire protocol",
+	{"checkpoint", "exec"}:           "checkpoint sees epochs through its EpochSource interface, not exec's types",
+	{"pgcatalog", "sql"}:             "pgcatalog reaches the engine through an interface it defines, which sql implements",
+	{"pgcatalog", "storage"}:         "pgcatalog reads the catalog through its interface, not from Pebble",
+	{"pgcatalog", "broker"}:          "pgcatalog reads the catalog through its interface, not from NATS",
+	{"pgcatalog", "node"}:            "pgcatalog reaches the engine through an interface it defines, not the node",
+	{"pgcatalog/rewrite", "meta"}:    "rewrite reads the engine through pgcatalog.Engine and the session through its Session interface",
+	{"pgcatalog/rewrite", "storage"}: "rewrite reads the catalog through pgcatalog.Engine, not from Pebble",
+	{"pgcatalog/rewrite", "broker"}:  "rewrite reads the catalog through pgcatalog.Engine, not from NATS",
+	{"pgcatalog/rewrite", "node"}:    "rewrite reaches the engine through pgcatalog.Engine, not the node",
+	{"meta", "sql"}:                  "meta is the catalog service below the frontend: sql calls meta, never the other way",
+	{"meta", "sql/front"}:            "meta works on bound plans and catalog objects, not statements",
+	{"meta", "pgwire"}:               "meta serves the frontend, not clients: it never speaks the wire protocol",
 }
 
 func TestImportsPointDown(t *testing.T) {

@@ -1,4 +1,4 @@
-package sql
+package rewrite
 
 import (
 	"sort"
@@ -29,10 +29,10 @@ import (
 // regNameTypes are the OID alias types whose input reads a name.
 var regNameTypes = pgcatalog.RegNameTypes
 
-// textOperand reports whether x is text by its form: a string literal, a
+// TextOperand reports whether x is text by its form: a string literal, a
 // parameter (whose type the cast decides in PostgreSQL) or a cast to a
 // string type.
-func textOperand(x ast.ExprNode) bool {
+func TextOperand(x ast.ExprNode) bool {
 	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
 		x = p.Expr
 	}
@@ -41,48 +41,43 @@ func textOperand(x ast.ExprNode) bool {
 		return true
 	case *ast.FuncCallExpr:
 		if x.FnName.L == front.CastFunc && len(x.Args) == 2 {
-			t, _ := constString(x.Args[1])
+			t, _ := ConstString(x.Args[1])
 			switch strings.ToLower(strings.TrimSpace(t)) {
 			case "text", "varchar", "character varying", "name", "pg_catalog.text":
 				return true
 			}
 		}
 	}
-	_, ok := constString(x)
+	_, ok := ConstString(x)
 	return ok
 }
 
-// constTextOperand is the value of a string literal, also under a cast to text
+// ConstTextOperand is the value of a string literal, also under a cast to text
 // ('numeric'::text).
-func constTextOperand(x ast.ExprNode) (string, bool) {
-	if s, ok := constString(x); ok {
+func ConstTextOperand(x ast.ExprNode) (string, bool) {
+	if s, ok := ConstString(x); ok {
 		return s, true
 	}
 	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
 		x = p.Expr
 	}
-	if c, ok := x.(*ast.FuncCallExpr); ok && c.FnName.L == front.CastFunc && len(c.Args) == 2 && textOperand(c) {
-		return constTextOperand(c.Args[0])
+	if c, ok := x.(*ast.FuncCallExpr); ok && c.FnName.L == front.CastFunc && len(c.Args) == 2 && TextOperand(c) {
+		return ConstTextOperand(c.Args[0])
 	}
 	return "", false
 }
 
-// regNames are the names the cast to typ reads, lower-cased, with their
-// OIDs (pgcatalog.RegNames).
-func (e *Engine) regNames(typ string) map[string]int64 {
-	return pgcatalog.RegNames(catalogEngine{e}, typ)
-}
-
-// regCastOfText is x::typ for a text operand x that is not a constant.
-// orNull: an unknown name gives NULL (to_regtype) instead of an error.
-func (e *Engine) regCastOfText(x ast.ExprNode, typ string, orNull bool) ast.ExprNode {
+// RegCastOfText is x::typ for a text operand x that is not a constant,
+// over the names of e's catalog. orNull: an unknown name gives NULL
+// (to_regtype) instead of an error.
+func RegCastOfText(e pgcatalog.Engine, x ast.ExprNode, typ string, orNull bool) ast.ExprNode {
 	asText := &ast.FuncCallExpr{FnName: ast.NewCIStr(front.CastFunc), Args: []ast.ExprNode{x, value("text")}}
 	// Quotes are dropped ('"public"."t"', as tools build names with
 	// quote_ident); names are then matched without case.
 	unquoted := &ast.FuncCallExpr{FnName: ast.NewCIStr("replace"), Args: []ast.ExprNode{asText, value(`"`), value("")}}
 	key := &ast.FuncCallExpr{FnName: ast.NewCIStr("lower"), Args: []ast.ExprNode{
 		&ast.FuncCallExpr{FnName: ast.NewCIStr("btrim"), Args: []ast.ExprNode{unquoted}}}}
-	names := e.regNames(typ)
+	names := pgcatalog.RegNames(e, typ)
 	keys := make([]string, 0, len(names))
 	for k := range names {
 		keys = append(keys, k)
@@ -103,8 +98,8 @@ func (e *Engine) regCastOfText(x ast.ExprNode, typ string, orNull bool) ast.Expr
 
 // regDisplayOf is the text of an OID of type typ (oid::regtype::text): the
 // name PostgreSQL prints, the number for an OID it does not know.
-func (e *Engine) regDisplayOf(oid ast.ExprNode, typ string) ast.ExprNode {
-	names := e.regNames(typ)
+func regDisplayOf(e pgcatalog.Engine, oid ast.ExprNode, typ string) ast.ExprNode {
+	names := pgcatalog.RegNames(e, typ)
 	seen := map[int64]bool{}
 	var pairs [][2]any
 	for _, name := range sortedKeys(names) {
@@ -116,9 +111,9 @@ func (e *Engine) regDisplayOf(oid ast.ExprNode, typ string) ast.ExprNode {
 		shown := name
 		switch typ {
 		case "regnamespace", "regrole":
-			shown = quoteIdent(name)
+			shown = pgcatalog.QuoteIdent(name)
 		default:
-			s, err := e.oidDisplay(typ, strconv.FormatInt(n, 10))
+			s, err := pgcatalog.OIDDisplay(e, typ, strconv.FormatInt(n, 10))
 			if err != nil || s == "" {
 				continue
 			}
@@ -152,7 +147,7 @@ func sortedKeys(m map[string]int64) []string {
 // type of something not constant (oid::regtype::text), into a cast of the
 // name the OID has.
 func (v *catalogFuncs) regText(c *ast.FuncCallExpr) {
-	if v.displayed[c] || c.FnName.L != front.CastFunc || len(c.Args) != 2 || !textOperand(c) {
+	if v.displayed[c] || c.FnName.L != front.CastFunc || len(c.Args) != 2 || !TextOperand(c) {
 		return
 	}
 	inner := c.Args[0]
@@ -163,15 +158,15 @@ func (v *catalogFuncs) regText(c *ast.FuncCallExpr) {
 	if !ok || ic.FnName.L != front.CastFunc || len(ic.Args) != 2 {
 		return
 	}
-	typ, _ := constString(ic.Args[1])
+	typ, _ := ConstString(ic.Args[1])
 	typ = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(typ)), "pg_catalog.")
 	if !regNameTypes[typ] {
 		return
 	}
-	if _, ok := constTextOperand(ic.Args[0]); ok {
+	if _, ok := ConstTextOperand(ic.Args[0]); ok {
 		return
 	}
-	shown := v.s.e.regDisplayOf(ic, typ)
+	shown := regDisplayOf(v.e, ic, typ)
 	// The display's ELSE is ic::text again: it must not be rewritten in
 	// turn when the walk reaches it (x::text::regtype::text would never
 	// end).
@@ -201,11 +196,11 @@ func regTextName(f *ast.SelectField) {
 		if !ok || c.FnName.L != front.CastFunc || len(c.Args) != 2 {
 			break
 		}
-		typ, _ := constString(c.Args[1])
+		typ, _ := ConstString(c.Args[1])
 		if depth == 1 && !regNameTypes[strings.TrimPrefix(strings.ToLower(strings.TrimSpace(typ)), "pg_catalog.")] {
 			return
 		}
-		if depth == 0 && !textOperand(c) {
+		if depth == 0 && !TextOperand(c) {
 			return
 		}
 		x = c.Args[0]
@@ -230,12 +225,12 @@ func showRegName(f *ast.SelectField) {
 	if !ok || c.FnName.L != front.CastFunc || len(c.Args) != 2 {
 		return
 	}
-	typ, _ := constString(c.Args[1])
+	typ, _ := ConstString(c.Args[1])
 	typ = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(typ)), "pg_catalog.")
 	if !regNameTypes[typ] {
 		return
 	}
-	if _, ok := constTextOperand(c.Args[0]); ok {
+	if _, ok := ConstTextOperand(c.Args[0]); ok {
 		return // a constant's name is shown where the field is named
 	}
 	if f.AsName.L == "" {

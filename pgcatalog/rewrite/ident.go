@@ -1,4 +1,4 @@
-package sql
+package rewrite
 
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -16,7 +16,7 @@ func parseIdentCall(args []ast.ExprNode) (ast.ExprNode, error) {
 	if len(args) < 1 || len(args) > 2 {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function parse_ident takes a qualified identifier and, optionally, strict")
 	}
-	s, ok := constString(args[0])
+	s, ok := ConstString(args[0])
 	if !ok {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "parse_ident needs a string literal")
 	}

@@ -1,14 +1,11 @@
-package sql
+package rewrite
 
 import (
-	"context"
-
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
-	"streamdb/config"
 	"streamdb/pgcatalog"
 	"streamdb/sql/front"
 	"streamdb/sqlerr"
@@ -39,32 +36,53 @@ import (
 // version from it, so it starts as PostgreSQL's does.
 const serverVersionString = "PostgreSQL 15.0 on x86_64-pc-linux-gnu, compiled by streamdb (a streaming database speaking PostgreSQL's protocol), 64-bit"
 
-// substituteCatalogFunctions rewrites the queries and DML statements in
-// place; other statements are left as they are. effects are the changes
-// the statement makes to the session (set_config), to run when it runs.
-func (s *session) substituteCatalogFunctions(node any) (effects []func(context.Context) error, err error) {
+// Session is what the substitution reads of the session whose statement
+// it rewrites; package sql implements it. Each method answers from the
+// session as it is when the statement is prepared.
+type Session interface {
+	// Catalog is the engine the catalog's answers are computed from.
+	Catalog() pgcatalog.Engine
+	// DatabaseName is current_database(): the database the client named.
+	DatabaseName() string
+	// Setting is current_setting(key), key lower-cased: a session
+	// parameter's value or a server setting's; false when no parameter
+	// has that name.
+	Setting(key string) (string, bool)
+	// BackendPID is pg_backend_pid(): the pid of the connection's
+	// BackendKeyData, 0 without a client connection.
+	BackendPID() int64
+	// Call substitutes the calls whose answers need more of the session
+	// than this interface gives (privileges, set_config, advisory locks,
+	// serial sequences): ok is false for any other function. It is asked
+	// first, of every function of CatalogFuncs.
+	Call(name string, args []ast.ExprNode) (out ast.ExprNode, ok bool, err error)
+}
+
+// Statement rewrites the queries and DML statements in place; other
+// statements are left as they are.
+func Statement(node any, s Session) error {
 	var n ast.Node
 	switch x := node.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt, *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
 		n = x.(ast.Node)
 	default:
-		return nil, nil
+		return nil
 	}
 	if sel, ok := node.(*ast.SelectStmt); ok && sel.Fields != nil {
 		for _, f := range sel.Fields.Fields {
 			showRegName(f)
 		}
 	}
-	v := &catalogFuncs{s: s}
+	v := &catalogFuncs{s: s, e: s.Catalog()}
 	n.Accept(v)
-	return v.effects, v.err
+	return v.err
 }
 
+// catalogFuncs is the walk of one statement.
 type catalogFuncs struct {
-	s   *session
+	s   Session
+	e   pgcatalog.Engine
 	err error
-	// effects run when the statement runs, before it (set_config).
-	effects []func(context.Context) error
 	// displayed are the casts to text that regText made, left as they are.
 	displayed map[*ast.FuncCallExpr]bool
 }
@@ -84,23 +102,23 @@ func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
 				f.AsName = ast.NewCIStr(name)
 			} else if seq, ok := strings.CutPrefix(x.FnName.L, front.SequenceFuncPrefix); ok {
 				f.AsName = ast.NewCIStr(seq)
-			} else if catalogFuncNames[x.FnName.L] {
+			} else if CatalogFuncs[x.FnName.L] {
 				f.AsName = ast.NewCIStr(x.FnName.L)
 				if typ, ok := strings.CutPrefix(x.FnName.L, "to_"); ok && len(x.Args) == 1 {
 					// A selected to_regproc of a constant shows the name.
-					if name, ok := constString(x.Args[0]); ok {
-						if shown, err := v.s.e.oidDisplay(typ, name); err == nil {
+					if name, ok := ConstString(x.Args[0]); ok {
+						if shown, err := pgcatalog.OIDDisplay(v.e, typ, name); err == nil {
 							f.Expr = value(shown)
 						}
 					}
 				}
-			} else if typ, ok := constString(lastArg(x)); ok && x.FnName.L == front.CastFunc && oidTypes[strings.ToLower(typ)] {
+			} else if typ, ok := ConstString(lastArg(x)); ok && x.FnName.L == front.CastFunc && OIDTypes[strings.ToLower(typ)] {
 				typ = strings.ToLower(typ)
 				f.AsName = ast.NewCIStr(typ)
 				// A selected regclass, regtype or regproc of a
 				// constant shows the name, as PostgreSQL prints it.
-				if name, ok := constTextOperand(x.Args[0]); ok {
-					shown, err := v.s.e.oidDisplay(typ, name)
+				if name, ok := ConstTextOperand(x.Args[0]); ok {
+					shown, err := pgcatalog.OIDDisplay(v.e, typ, name)
 					if err != nil {
 						v.err = err
 						return n, true
@@ -121,8 +139,9 @@ func (v *catalogFuncs) Enter(n ast.Node) (ast.Node, bool) {
 	return n, v.err != nil
 }
 
-// catalogFuncNames are the functions substituted here.
-var catalogFuncNames = pgcatalog.CatalogFuncs
+// CatalogFuncs are the functions substituted here (pgcatalog.CatalogFuncs;
+// sql adds those it answers itself, in its init functions).
+var CatalogFuncs = pgcatalog.CatalogFuncs
 
 func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
 	if v.err != nil {
@@ -145,7 +164,7 @@ func (v *catalogFuncs) Leave(n ast.Node) (ast.Node, bool) {
 			out, v.err = v.cast(x)
 		} else if x.FnName.L == front.SubscriptFunc {
 			out = nameSubscript(x)
-		} else if catalogFuncNames[x.FnName.L] {
+		} else if CatalogFuncs[x.FnName.L] {
 			out, v.err = v.call(x.FnName.L, x.Args)
 		}
 	}
@@ -195,15 +214,18 @@ func lastArg(c *ast.FuncCallExpr) ast.ExprNode {
 	return c.Args[len(c.Args)-1]
 }
 
-func value(x any) ast.ExprNode { return ast.NewValueExpr(x, "", "") }
+// Value is the constant x.
+func Value(x any) ast.ExprNode { return ast.NewValueExpr(x, "", "") }
 
-// constString returns the value of a string literal.
-func constString(x ast.ExprNode) (string, bool) {
+func value(x any) ast.ExprNode { return Value(x) }
+
+// ConstString returns the value of a string literal.
+func ConstString(x ast.ExprNode) (string, bool) {
 	if x == nil {
 		return "", false
 	}
 	if p, ok := x.(*ast.ParenthesesExpr); ok {
-		return constString(p.Expr)
+		return ConstString(p.Expr)
 	}
 	if c, ok := x.(ast.ValueExpr); ok {
 		if s, ok := c.GetValue().(string); ok {
@@ -216,31 +238,28 @@ func constString(x ast.ExprNode) (string, bool) {
 // call substitutes one catalog function call.
 func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, error) {
 	s := v.s
-	if out, ok, err := v.toolCall(name, args); ok {
+	if out, ok, err := s.Call(name, args); ok {
+		return out, err
+	}
+	if out, ok, err := toolCall(name, args); ok {
 		return out, err
 	}
 	switch name {
-	case "pg_advisory_xact_lock":
-		return v.advisoryXactLock(args)
 	case "version":
 		return value(serverVersionString), nil
-	case "set_config":
-		return v.setConfigCall(args)
-	case "pg_get_serial_sequence":
-		return v.pgGetSerialSequence(args)
 	case "current_database", "current_catalog":
-		return value(s.databaseName()), nil
+		return value(s.DatabaseName()), nil
 	case "current_schema":
 		return value("public"), nil
 	case "current_setting":
 		if len(args) < 1 || len(args) > 2 {
 			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function current_setting takes the setting's name and, optionally, missing_ok")
 		}
-		key, ok := constString(args[0])
+		key, ok := ConstString(args[0])
 		if !ok {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "current_setting needs the setting's name as a string literal")
 		}
-		val, found := s.settingValue(strings.ToLower(key))
+		val, found := s.Setting(strings.ToLower(key))
 		if !found {
 			if len(args) == 2 {
 				return value(nil), nil
@@ -257,7 +276,7 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 	case "pg_encoding_to_char":
 		return value("UTF8"), nil
 	case "pg_backend_pid":
-		return value(s.backendPID()), nil
+		return value(s.BackendPID()), nil
 	case "parse_ident":
 		return parseIdentCall(args)
 	case "pg_blocking_pids":
@@ -265,36 +284,30 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		// array (as string_to_array('', ',') makes it).
 		return &ast.FuncCallExpr{FnName: ast.NewCIStr("string_to_array"), Args: []ast.ExprNode{value(""), value(",")}}, nil
 	case "col_description":
-		return s.e.colDescriptionCall(args)
+		return colDescription(v.e, args)
 	case "shobj_description":
 		return value(nil), nil
 	case "pg_get_function_sqlbody":
 		return value(nil), nil
-	case "has_table_privilege":
-		return v.hasTablePrivilege(args)
-	case "has_column_privilege":
-		return v.hasColumnPrivilege(args)
-	case "has_any_column_privilege":
-		return v.hasAnyColumnPrivilege(args)
 	case "pg_function_is_visible", "pg_type_is_visible", "has_schema_privilege", "has_database_privilege",
 		"has_function_privilege":
 		// Privileges are checked when a statement runs; the catalog
 		// answers yes, as for a superuser.
-		return eq(value(int64(1)), value(int64(1))), nil
+		return BoolExpr(true), nil
 	}
 	if len(args) == 0 {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s needs an OID argument", name)
 	}
 	var answers []pgcatalog.Answer
-	ce := catalogEngine{s.e}
+	ce := v.e
 	switch name {
 	case "obj_description":
-		catalog, _ := constString(lastArg(&ast.FuncCallExpr{Args: args}))
+		catalog, _ := ConstString(lastArg(&ast.FuncCallExpr{Args: args}))
 		answers = pgcatalog.ObjDescriptions(ce, len(args) == 2 && catalog == "pg_proc")
 	case "pg_get_viewdef":
-		if name, ok := constString(args[0]); ok {
+		if name, ok := ConstString(args[0]); ok {
 			// pg_get_viewdef(text): the view of that name.
-			oid, err := s.e.resolveOID("regclass", name)
+			oid, err := pgcatalog.ResolveOID(ce, "regclass", name)
 			if err != nil {
 				return nil, err
 			}
@@ -309,7 +322,7 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 	case "pg_get_constraintdef":
 		pretty := false
 		if len(args) >= 2 {
-			pretty, _ = constBool(args[1])
+			pretty, _ = ConstBool(args[1])
 		}
 		answers = pgcatalog.ConstraintDefs(ce, pretty)
 	case "pg_get_function_result":
@@ -317,11 +330,11 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 	case "pg_get_function_arguments", "pg_get_function_identity_arguments":
 		answers = pgcatalog.FunctionArguments()
 	case "to_regproc", "to_regprocedure", "to_regtype", "to_regclass", "to_regnamespace", "to_regrole":
-		lit, ok := constTextOperand(args[0])
+		lit, ok := ConstTextOperand(args[0])
 		if !ok {
-			return s.e.regCastOfText(args[0], strings.TrimPrefix(name, "to_"), true), nil
+			return RegCastOfText(ce, args[0], strings.TrimPrefix(name, "to_"), true), nil
 		}
-		oid, err := s.e.resolveOID(strings.TrimPrefix(name, "to_"), lit)
+		oid, err := pgcatalog.ResolveOID(ce, strings.TrimPrefix(name, "to_"), lit)
 		if err != nil {
 			return value(nil), nil
 		}
@@ -340,7 +353,7 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 // index's column-th column, 0 for the whole definition.
 func (v *catalogFuncs) indexColumn(args []ast.ExprNode) ast.ExprNode {
 	c := &ast.CaseExpr{}
-	for _, d := range pgcatalog.IndexColumnDefs(catalogEngine{v.s.e}) {
+	for _, d := range pgcatalog.IndexColumnDefs(v.e) {
 		cond := &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: eq(args[0], value(d.OID)), R: eq(args[1], value(d.Column))}
 		c.WhenClauses = append(c.WhenClauses, &ast.WhenClause{Expr: cond, Result: value(d.Text)})
 	}
@@ -362,8 +375,8 @@ func caseOf(x ast.ExprNode, pairs [][2]any) ast.ExprNode {
 	return c
 }
 
-// oidTypes are the OID alias types: a cast to one is a cast to bigint.
-var oidTypes = map[string]bool{
+// OIDTypes are the OID alias types: a cast to one is a cast to bigint.
+var OIDTypes = map[string]bool{
 	"oid": true, "regclass": true, "regtype": true, "regproc": true, "regprocedure": true,
 	"regnamespace": true, "regrole": true, "regoper": true, "xid": true, "cid": true,
 }
@@ -371,7 +384,7 @@ var oidTypes = map[string]bool{
 // cast handles casts to the OID types and to PostgreSQL's internal name
 // types; other casts are left to the binder.
 func (v *catalogFuncs) cast(x *ast.FuncCallExpr) (ast.ExprNode, error) {
-	typ, ok := constString(x.Args[1])
+	typ, ok := ConstString(x.Args[1])
 	if !ok {
 		return nil, nil
 	}
@@ -384,83 +397,27 @@ func (v *catalogFuncs) cast(x *ast.FuncCallExpr) (ast.ExprNode, error) {
 		x.Args[1] = value("text[]")
 		return nil, nil
 	}
-	if elem, ok := strings.CutSuffix(typ, "[]"); ok && oidTypes[elem] {
+	if elem, ok := strings.CutSuffix(typ, "[]"); ok && OIDTypes[elem] {
 		// An array of OIDs is an array of bigint ('{16386,16399}'::oid[]
 		// in pg_dump's queries).
 		x.Args[1] = value("bigint[]")
 		return nil, nil
 	}
-	if !oidTypes[typ] {
+	if !OIDTypes[typ] {
 		return nil, nil
 	}
-	if s, ok := constTextOperand(x.Args[0]); ok {
-		oid, err := v.s.e.resolveOID(typ, s)
+	if s, ok := ConstTextOperand(x.Args[0]); ok {
+		oid, err := pgcatalog.ResolveOID(v.e, typ, s)
 		if err != nil {
 			return nil, err
 		}
 		return value(oid), nil
 	}
-	if regNameTypes[typ] && textOperand(x.Args[0]) {
-		return v.s.e.regCastOfText(x.Args[0], typ, false), nil
+	if regNameTypes[typ] && TextOperand(x.Args[0]) {
+		return RegCastOfText(v.e, x.Args[0], typ, false), nil
 	}
 	x.Args[1] = value("bigint")
 	return nil, nil
-}
-
-// resolveOID reads a name as PostgreSQL's regclass, regtype, regproc or
-// regnamespace input does (pgcatalog.ResolveOID).
-func (e *Engine) resolveOID(typ, name string) (int64, error) {
-	return pgcatalog.ResolveOID(catalogEngine{e}, typ, name)
-}
-
-// unquoteQualified folds a possibly quoted, possibly qualified name as
-// PostgreSQL reads identifiers (pgcatalog.UnquoteQualified).
-func unquoteQualified(name string) string { return pgcatalog.UnquoteQualified(name) }
-
-// databaseName is current_database(): the database the client named.
-func (s *session) databaseName() string {
-	if s.database != "" {
-		return s.database
-	}
-	if s.user != "" {
-		return s.user
-	}
-	return "streamdb"
-}
-
-// settingValue is current_setting(key): a session parameter, or a server
-// setting.
-func (s *session) settingValue(key string) (string, bool) {
-	if v, ok := s.settings[key]; ok {
-		return v, true
-	}
-	if v, ok := defaultSessionSettings[key]; ok {
-		return v, true
-	}
-	if config.Known(key) {
-		return s.e.setting(key), true
-	}
-	switch key {
-	case "server_version_num":
-		return "150000", true
-	case "is_superuser":
-		if s.e.roles.Role(s.user) == nil || s.e.roles.Role(s.user).Superuser {
-			return "on", true
-		}
-		return "off", true
-	case "session_authorization":
-		return s.user, true
-	case "lc_collate", "lc_ctype":
-		return "C", true
-	case "default_transaction_isolation":
-		return "serializable", true
-	case "default_transaction_read_only", "transaction_read_only":
-		return "off", true
-	}
-	if knownSessionParam(key) {
-		return "", true
-	}
-	return "", false
 }
 
 // regexpCall is a ~ b as regexp_like(a, b), a ~* b as regexp_like(a, b,
@@ -477,15 +434,12 @@ func regexpCall(x *ast.PatternRegexpExpr) ast.ExprNode {
 	return call
 }
 
-func eq(l, r ast.ExprNode) ast.ExprNode {
+// Eq is l = r.
+func Eq(l, r ast.ExprNode) ast.ExprNode {
 	return &ast.BinaryOperationExpr{Op: opcode.EQ, L: l, R: r}
 }
 
-// oidDisplay is how PostgreSQL prints name::typ for the OID types with
-// names (pgcatalog.OIDDisplay).
-func (e *Engine) oidDisplay(typ, name string) (string, error) {
-	return pgcatalog.OIDDisplay(catalogEngine{e}, typ, name)
-}
+func eq(l, r ast.ExprNode) ast.ExprNode { return Eq(l, r) }
 
 // catalogNameColumns are the catalog columns of PostgreSQL's type name,
 // which streamdb's catalogs hold as text.

@@ -1,0 +1,20 @@
+// Package rewrite writes what the catalog knows into a parsed statement,
+// before sql binds it:
+//
+//   - the calls of catalog and session functions (version(),
+//     current_setting('x'), obj_description(oid), pg_get_viewdef, ...)
+//     and the casts to the reg* types ('pg_class'::regclass,
+//     $1::regtype, oid::regtype::text) become their answers, constants
+//     or CASE expressions over the objects the catalog holds when the
+//     statement is prepared (funcs.go, regcast.go, ident.go, tools.go,
+//     comments.go);
+//   - psql's and the drivers' describe queries, which sql/front
+//     recognises, are answered whole (describe.go).
+//
+// It reads the engine through pgcatalog.Engine and the session through
+// its Session interface, which package sql implements; the answers that
+// need more of the session (privileges, set_config, advisory locks,
+// serial sequences) are sql's, through Session.Call. It sits between sql
+// and sql/front and never imports sql, meta, storage, broker or node
+// (tests/arch).
+package rewrite
