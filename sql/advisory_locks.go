@@ -7,7 +7,6 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"streamdb/pgcatalog/rewrite"
 	"streamdb/sqlerr"
 )
 
@@ -17,10 +16,6 @@ import (
 // another session holds it, and held until the session's transaction
 // block ends; outside a block the statement is its transaction, so it
 // only waits for the key to be free.
-
-func init() {
-	rewrite.CatalogFuncs["pg_advisory_xact_lock"] = true
-}
 
 // advisoryLocks are the engine's advisory locks, by key.
 type advisoryLocks struct {

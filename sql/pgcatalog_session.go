@@ -21,6 +21,12 @@ func (s *session) substituteCatalogFunctions(node any) (effects []func(context.C
 	return v.effects, err
 }
 
+func init() {
+	// Call's functions that pgcatalog does not list (it lists those
+	// whose answers are the catalog's).
+	rewrite.CatalogFuncs["pg_advisory_xact_lock"] = true
+}
+
 // catalogFuncs is session s as package rewrite asks it while it rewrites
 // one statement (rewrite.Session).
 type catalogFuncs struct {
