@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"net"
-	"regexp"
 	"sort"
 
 	"streamdb/catalog"
@@ -15,9 +14,6 @@ import (
 // The adapter through which package pgcatalog reads the engine
 // (pgcatalog.Engine) and a session's role (pgcatalog.Reader).
 
-// defaultSequence finds the sequence a DEFAULT nextval('name') names.
-var defaultSequence = regexp.MustCompile(`nextval\('(?:public\.)?"?([^'"]+)"?'`)
-
 // catalogEngine is the engine as package pgcatalog reads it. Each
 // method reads the catalog under catMu's read lock (through objects and
 // lookup) and returns copies.
@@ -26,78 +22,30 @@ type catalogEngine struct{ e *Engine }
 // Relations implements pgcatalog.Engine.
 func (c catalogEngine) Relations() []pgcatalog.Relation {
 	var out []pgcatalog.Relation
-	for _, kind := range []catalog.ObjectKind{catalog.KindStream, catalog.KindTable, catalog.KindView, catalog.KindUnpopulatedView, catalog.KindPlainView} {
+	for _, kind := range pgcatalog.RelationKinds {
 		for _, d := range c.e.objects(kind) {
-			out = append(out, c.relation(d))
+			out = append(out, pgcatalog.RelationOf(d, c.e.roles.Owner(d)))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// relation is d as pgcatalog describes it.
-func (c catalogEngine) relation(d *catalog.Descriptor) pgcatalog.Relation {
-	r := pgcatalog.Relation{OID: int64(firstUserOID + d.ID), Name: d.Name, Kind: "r", Stream: d.Kind == catalog.KindStream,
-		Subject: d.Subject, Comment: d.Comment, Query: d.Query, Owner: c.e.roles.Owner(d),
-		PrimaryKey: d.PrimaryKey, Unpopulated: d.Kind == catalog.KindUnpopulatedView}
-	switch d.Kind {
-	case catalog.KindView, catalog.KindUnpopulatedView:
-		r.Kind = "m"
-	case catalog.KindPlainView:
-		r.Kind = "v"
-	}
-	key := map[string]bool{}
-	for _, k := range d.PrimaryKey {
-		key[k] = true
-	}
-	for _, col := range d.Columns {
-		t, mod, err := types.ParseWithModifier(col.Type)
-		if err != nil {
-			t = types.Text
-		}
-		r.Columns = append(r.Columns, pgcatalog.Column{Name: col.Name, Type: t, Mod: mod, NotNull: key[col.Name] || col.NotNull,
-			Comment: col.Comment, Default: col.Default, Identity: col.Identity, Generated: col.Generated})
-	}
-	for _, k := range d.Constraints {
-		r.Constraints = append(r.Constraints, pgcatalog.Constraint{Name: k.Name, Type: k.Type, Columns: k.Columns, Check: k.Check,
-			RefTable: k.RefTable, RefColumns: k.RefColumns, OnDelete: k.OnDelete, OnUpdate: k.OnUpdate,
-			Deferrable: k.Deferrable, Deferred: k.Deferred})
-	}
-	for _, ix := range d.Indexes {
-		x := pgcatalog.Index{Name: ix.Name, Unique: ix.Unique, Seq: ix.Seq}
-		for _, ic := range ix.Columns {
-			x.Columns = append(x.Columns, pgcatalog.IndexColumn{Name: ic.Name, Desc: ic.Desc, NullsFirst: ic.NullsFirst})
-		}
-		r.Indexes = append(r.Indexes, x)
-	}
-	return r
-}
-
 // Sequences implements pgcatalog.Engine.
 func (c catalogEngine) Sequences() []pgcatalog.Sequence {
 	var out []pgcatalog.Sequence
 	for _, d := range c.e.objects(catalog.KindSequence) {
-		q := d.Sequence
-		out = append(out, pgcatalog.Sequence{OID: int64(firstUserOID + d.ID), Name: d.Name, Owner: c.e.roles.Owner(d), Type: q.Type, Start: q.Start,
-			Increment: q.Increment, Max: q.Max, Min: q.Min, Cache: q.Cache, Cycle: q.Cycle})
+		out = append(out, pgcatalog.SequenceOf(d, c.e.roles.Owner(d)))
 	}
 	return out
 }
 
+// OwnedSequences implements pgcatalog.Engine.
 func (c catalogEngine) OwnedSequences() []pgcatalog.OwnedSequence {
 	var out []pgcatalog.OwnedSequence
 	for _, t := range c.e.objects(catalog.KindTable) {
 		for _, q := range c.e.ownedSequences(t) {
-			o := pgcatalog.OwnedSequence{OID: int64(firstUserOID + q.ID), TableOID: int64(firstUserOID + t.ID)}
-			for i, col := range t.Columns {
-				if col.Name == q.Sequence.OwnedByColumn {
-					o.Column = int64(i + 1)
-				}
-				if col.IdentitySequence == q.Name {
-					o.Column, o.Identity = int64(i+1), true
-				}
-			}
-			out = append(out, o)
+			out = append(out, pgcatalog.OwnedSequenceOf(t, q))
 		}
 	}
 	return out
@@ -164,32 +112,14 @@ func (c catalogEngine) Views() []pgcatalog.View {
 	sort.Slice(views, func(i, j int) bool { return views[i].Name < views[j].Name })
 	var out []pgcatalog.View
 	for _, d := range views {
-		v := pgcatalog.View{OID: int64(firstUserOID + d.ID)}
-		for _, in := range d.DependsOn {
-			if p, ok := c.e.lookup(in); ok {
-				v.Reads = append(v.Reads, int64(firstUserOID+p.ID))
-			}
-		}
-		out = append(out, v)
+		out = append(out, pgcatalog.ViewOf(d, c.e.lookup))
 	}
 	return out
 }
 
+// DefaultSequences implements pgcatalog.Engine.
 func (c catalogEngine) DefaultSequences() []pgcatalog.DefaultSequence {
-	var out []pgcatalog.DefaultSequence
-	for _, r := range c.Relations() {
-		for i, col := range r.Columns {
-			m := defaultSequence.FindStringSubmatch(col.Default)
-			if m == nil {
-				continue
-			}
-			if q, ok := c.e.lookup(m[1]); ok && q.Kind == catalog.KindSequence {
-				out = append(out, pgcatalog.DefaultSequence{AttrdefOID: pgcatalog.AttrdefOIDBase + r.OID<<10 + int64(i),
-					SequenceOID: int64(firstUserOID + q.ID)})
-			}
-		}
-	}
-	return out
+	return pgcatalog.DefaultSequencesOf(c.Relations(), c.e.lookup)
 }
 
 // EngineTables implements pgcatalog.Engine: the streamdb_* tables of

@@ -27,8 +27,8 @@ var layers = [][]string{
 	{"broker", "pgcdc"},
 	{"plan"},
 	{"storage", "storage/keyenc"},
-	{"catalog"},
 	{"pgcatalog", "pgcopy"},
+	{"catalog"},
 	{"expr", "types", "sqlerr", "ha"},
 	{"config", "metrics", "faults", "gcpace", "nexmark"},
 }
