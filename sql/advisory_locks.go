@@ -2,7 +2,6 @@ package sql
 
 import (
 	"context"
-	"strconv"
 	"sync"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -89,29 +88,4 @@ func (v *catalogFuncs) advisoryXactLock(args []ast.ExprNode) (ast.ExprNode, erro
 		return nil
 	})
 	return value(""), nil
-}
-
-// constInt returns the value of an integer literal, signed or in
-// parentheses.
-func constInt(x ast.ExprNode) (int64, bool) {
-	switch c := x.(type) {
-	case *ast.ParenthesesExpr:
-		return constInt(c.Expr)
-	case *ast.UnaryOperationExpr:
-		if n, ok := constInt(c.V); ok && c.Op.String() == "minus" {
-			return -n, true
-		}
-		return 0, false
-	case ast.ValueExpr:
-		switch n := c.GetValue().(type) {
-		case int64:
-			return n, true
-		case uint64:
-			return int64(n), n <= 1<<63-1
-		case string:
-			i, err := strconv.ParseInt(n, 10, 64)
-			return i, err == nil
-		}
-	}
-	return 0, false
 }

@@ -40,6 +40,7 @@ func constString(x ast.ExprNode) (string, bool)      { return rewrite.ConstStrin
 func constTextOperand(x ast.ExprNode) (string, bool) { return rewrite.ConstTextOperand(x) }
 func constBool(x ast.ExprNode) (bool, bool)          { return rewrite.ConstBool(x) }
 func isNullConst(x ast.ExprNode) bool                { return rewrite.IsNullConst(x) }
+func constInt(x ast.ExprNode) (int64, bool)          { return rewrite.ConstInt(x) }
 func str(s string) types.Datum                       { return types.NewString(s) }
 
 // oidTypes are the OID alias types: a cast to one is a cast to bigint.

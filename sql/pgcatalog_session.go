@@ -47,8 +47,13 @@ func (v *catalogFuncs) Setting(key string) (string, bool) { return v.s.settingVa
 // BackendPID implements rewrite.Session.
 func (v *catalogFuncs) BackendPID() int64 { return v.s.backendPID() }
 
+// PrivilegeRole implements rewrite.Session (privilegeRoleNamed).
+func (v *catalogFuncs) PrivilegeRole(arg ast.ExprNode) (rewrite.Role, error) {
+	return v.s.privilegeRoleNamed(arg)
+}
+
 // Call implements rewrite.Session: the functions answered from the
-// session's role and settings, the engine's sequences and its locks.
+// session's settings, the engine's sequences and its locks.
 func (v *catalogFuncs) Call(name string, args []ast.ExprNode) (out ast.ExprNode, ok bool, err error) {
 	switch name {
 	case "pg_advisory_xact_lock":
@@ -57,12 +62,6 @@ func (v *catalogFuncs) Call(name string, args []ast.ExprNode) (out ast.ExprNode,
 		out, err = v.setConfigCall(args)
 	case "pg_get_serial_sequence":
 		out, err = v.pgGetSerialSequence(args)
-	case "has_table_privilege":
-		out, err = v.hasTablePrivilege(args)
-	case "has_column_privilege":
-		out, err = v.hasColumnPrivilege(args)
-	case "has_any_column_privilege":
-		out, err = v.hasAnyColumnPrivilege(args)
 	default:
 		return nil, false, nil
 	}

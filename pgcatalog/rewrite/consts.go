@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -58,4 +59,29 @@ func parseBool(v string) (value, ok bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// ConstInt returns the value of an integer literal, signed or in
+// parentheses.
+func ConstInt(x ast.ExprNode) (int64, bool) {
+	switch c := x.(type) {
+	case *ast.ParenthesesExpr:
+		return ConstInt(c.Expr)
+	case *ast.UnaryOperationExpr:
+		if n, ok := ConstInt(c.V); ok && c.Op.String() == "minus" {
+			return -n, true
+		}
+		return 0, false
+	case ast.ValueExpr:
+		switch n := c.GetValue().(type) {
+		case int64:
+			return n, true
+		case uint64:
+			return int64(n), n <= 1<<63-1
+		case string:
+			i, err := strconv.ParseInt(n, 10, 64)
+			return i, err == nil
+		}
+	}
+	return 0, false
 }

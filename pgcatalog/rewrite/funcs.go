@@ -51,10 +51,14 @@ type Session interface {
 	// BackendPID is pg_backend_pid(): the pid of the connection's
 	// BackendKeyData, 0 without a client connection.
 	BackendPID() int64
+	// PrivilegeRole is the role a privilege function's optional first
+	// argument names (arg nil: the session's own role). An unknown role
+	// is an error (42704), one not given as a literal 0A000.
+	PrivilegeRole(arg ast.ExprNode) (Role, error)
 	// Call substitutes the calls whose answers need more of the session
-	// than this interface gives (privileges, set_config, advisory locks,
-	// serial sequences): ok is false for any other function. It is asked
-	// first, of every function of CatalogFuncs.
+	// than this interface gives (set_config, advisory locks, serial
+	// sequences): ok is false for any other function. It is asked first,
+	// of every function of CatalogFuncs.
 	Call(name string, args []ast.ExprNode) (out ast.ExprNode, ok bool, err error)
 }
 
@@ -285,6 +289,12 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		return &ast.FuncCallExpr{FnName: ast.NewCIStr("string_to_array"), Args: []ast.ExprNode{value(""), value(",")}}, nil
 	case "col_description":
 		return colDescription(v.e, args)
+	case "has_table_privilege":
+		return v.hasTablePrivilege(args)
+	case "has_column_privilege":
+		return v.hasColumnPrivilege(args)
+	case "has_any_column_privilege":
+		return v.hasAnyColumnPrivilege(args)
 	case "shobj_description":
 		return value(nil), nil
 	case "pg_get_function_sqlbody":

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,9 +40,24 @@ func (fakeEngine) Roles() []pgcatalog.Role {
 	return []pgcatalog.Role{{OID: 10, Name: pgcatalog.BootstrapUser, Superuser: true, Login: true}}
 }
 
-// fakeSession is a session of database shop with one setting, that
-// answers has_table_privilege itself (as sql does) and records it.
+// fakeSession is a session of database shop with one setting, whose
+// role holds SELECT on t alone, and whose Call answers version() (as
+// sql answers set_config) and records it.
 type fakeSession struct{ called []string }
+
+// fakeRole holds SELECT on t and nothing on mv.
+type fakeRole struct{}
+
+func (fakeRole) Holds(privs []string) map[int64]bool {
+	return map[int64]bool{pgcatalog.FirstUserOID + 1: slices.Equal(privs, []string{"SELECT"}), pgcatalog.FirstUserOID + 2: false}
+}
+
+func (*fakeSession) PrivilegeRole(arg ast.ExprNode) (Role, error) {
+	if name, _ := ConstString(arg); name == "nobody" {
+		return nil, sqlerr.New(sqlerr.UndefinedObject, "role %q does not exist", name)
+	}
+	return fakeRole{}, nil
+}
 
 func (*fakeSession) Catalog() pgcatalog.Engine { return fakeEngine{} }
 func (*fakeSession) DatabaseName() string      { return "shop" }
@@ -53,11 +69,11 @@ func (*fakeSession) Setting(key string) (string, bool) {
 	return "", false
 }
 func (f *fakeSession) Call(name string, args []ast.ExprNode) (ast.ExprNode, bool, error) {
-	if name != "has_table_privilege" {
+	if name != "version" {
 		return nil, false, nil
 	}
 	f.called = append(f.called, name)
-	return BoolExpr(true), true, nil
+	return Value("fake"), true, nil
 }
 
 // rewritten is sql after Statement, as SQL text again.
@@ -90,6 +106,10 @@ func TestStatementSubstitutes(t *testing.T) {
 			"SELECT CASE WHEN 16385=16385 AND 2=2 THEN 'group' END AS col_description"},
 		{"SELECT pg_is_in_recovery()", "SELECT 1=0 AS pg_is_in_recovery"},
 		{"SELECT has_table_privilege('t', 'SELECT')", "SELECT 1=1 AS has_table_privilege"},
+		{"SELECT has_table_privilege('alice', 'mv', 'SELECT')", "SELECT 1=0 AS has_table_privilege"},
+		{"SELECT has_table_privilege('pg_class', 'SELECT')", "SELECT 1=1 AS has_table_privilege"},
+		{"SELECT has_column_privilege('t', 'g', 'SELECT')", "SELECT 1=1 AS has_column_privilege"},
+		{"SELECT has_any_column_privilege('t', 'INSERT')", "SELECT 1=0 AS has_any_column_privilege"},
 	} {
 		got, err := rewritten(t, &fakeSession{}, c.sql)
 		if err != nil {
@@ -104,11 +124,12 @@ func TestStatementSubstitutes(t *testing.T) {
 
 func TestStatementAsksSessionFirst(t *testing.T) {
 	s := &fakeSession{}
-	if _, err := rewritten(t, s, "SELECT has_table_privilege('t', 'SELECT'), has_table_privilege('mv', 'INSERT')"); err != nil {
+	got, err := rewritten(t, s, "SELECT version()")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.called) != 2 {
-		t.Errorf("Session.Call answered %d calls of has_table_privilege, want 2", len(s.called))
+	if len(s.called) != 1 || got != "SELECT 'fake' AS version" {
+		t.Errorf("Session.Call answered %d calls of version() (%s), want it asked first", len(s.called), got)
 	}
 }
 
@@ -121,6 +142,11 @@ func TestStatementErrors(t *testing.T) {
 		{"SELECT current_setting('no_such_setting')", sqlerr.UndefinedObject},
 		{"SELECT current_setting(name) FROM t", sqlerr.FeatureNotSupported},
 		{"SELECT pg_is_in_recovery(1)", sqlerr.UndefinedFunction},
+		{"SELECT has_table_privilege('nobody', 't', 'SELECT')", sqlerr.UndefinedObject},
+		{"SELECT has_table_privilege('t', 'BOGUS')", sqlerr.InvalidParameterValue},
+		{"SELECT has_table_privilege('nosuch', 'SELECT')", sqlerr.UndefinedTable},
+		{"SELECT has_column_privilege('t', 'nosuch', 'SELECT')", sqlerr.UndefinedColumn},
+		{"SELECT has_column_privilege('t', 'g', 'DELETE')", sqlerr.InvalidParameterValue},
 	} {
 		_, err := rewritten(t, &fakeSession{}, c.sql)
 		if got := sqlerr.From(err).Code; err == nil || got != c.code {

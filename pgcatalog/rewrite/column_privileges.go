@@ -1,4 +1,4 @@
-package sql
+package rewrite
 
 import (
 	"slices"
@@ -6,8 +6,8 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/pgcatalog"
 	"streamdb/sqlerr"
-	"streamdb/types"
 )
 
 // columnPrivileges are the privileges has_column_privilege and
@@ -18,7 +18,7 @@ var columnPrivileges = map[string]bool{"SELECT": true, "INSERT": true, "UPDATE":
 // privilege a column cannot hold (DELETE, TRUNCATE, ...), so that the
 // table-level answer below is asked only of column privileges.
 func checkColumnPrivilegeList(list ast.ExprNode) error {
-	privs, ok := constTextOperand(list)
+	privs, ok := ConstTextOperand(list)
 	if !ok {
 		return nil // hasTablePrivilege refuses a list that is no literal
 	}
@@ -58,22 +58,24 @@ func (v *catalogFuncs) hasColumnPrivilege(args []ast.ExprNode) (ast.ExprNode, er
 	if err := checkColumnPrivilegeList(args[len(args)-1]); err != nil {
 		return nil, err
 	}
-	tableName, byName := constTextOperand(table)
-	columnName, colByName := constTextOperand(column)
+	tableName, byName := ConstTextOperand(table)
+	columnName, colByName := ConstTextOperand(column)
 	if byName && colByName {
-		oid, err := v.s.e.resolveOID("regclass", tableName)
+		oid, err := pgcatalog.ResolveOID(v.e, "regclass", tableName)
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range v.s.e.catalogObjects() {
-			if relationOID(d) != oid {
+		// A sequence has no columns here.
+		for _, q := range v.e.Sequences() {
+			if q.OID == oid {
+				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", columnName, tableName)
+			}
+		}
+		for _, r := range v.e.Relations() {
+			if r.OID != oid {
 				continue
 			}
-			cols, err := d.Schema()
-			if err != nil {
-				return nil, err
-			}
-			if !slices.ContainsFunc(cols, func(c types.Column) bool { return c.Name == columnName }) {
+			if !slices.ContainsFunc(r.Columns, func(c pgcatalog.Column) bool { return c.Name == columnName }) {
 				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", columnName, tableName)
 			}
 		}
