@@ -53,15 +53,13 @@ func (v *catalogFuncs) PrivilegeRole(arg ast.ExprNode) (rewrite.Role, error) {
 }
 
 // Call implements rewrite.Session: the functions answered from the
-// session's settings, the engine's sequences and its locks.
+// session's settings and the engine's locks.
 func (v *catalogFuncs) Call(name string, args []ast.ExprNode) (out ast.ExprNode, ok bool, err error) {
 	switch name {
 	case "pg_advisory_xact_lock":
 		out, err = v.advisoryXactLock(args)
 	case "set_config":
 		out, err = v.setConfigCall(args)
-	case "pg_get_serial_sequence":
-		out, err = v.pgGetSerialSequence(args)
 	default:
 		return nil, false, nil
 	}

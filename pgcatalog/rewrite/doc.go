@@ -7,15 +7,15 @@
 //     $1::regtype, oid::regtype::text) become their answers, constants
 //     or CASE expressions over the objects the catalog holds when the
 //     statement is prepared (funcs.go, regcast.go, ident.go, tools.go,
-//     comments.go, privileges.go, column_privileges.go);
+//     comments.go, privileges.go, column_privileges.go, sequences.go);
 //   - psql's and the drivers' describe queries, which sql/front
 //     recognises, are answered whole (describe.go).
 //
 // It reads the engine through pgcatalog.Engine and the session through
 // its Session interface, which package sql implements (the privilege
 // functions ask it for the role they name and what it holds); the
-// answers that need more of the session (set_config, advisory locks,
-// serial sequences) are sql's, through Session.Call. It sits between sql
+// answers that need more of the session (set_config, advisory locks)
+// are sql's, through Session.Call. It sits between sql
 // and sql/front and never imports sql, meta, storage, broker or node
 // (tests/arch).
 package rewrite

@@ -56,8 +56,8 @@ type Session interface {
 	// is an error (42704), one not given as a literal 0A000.
 	PrivilegeRole(arg ast.ExprNode) (Role, error)
 	// Call substitutes the calls whose answers need more of the session
-	// than this interface gives (set_config, advisory locks, serial
-	// sequences): ok is false for any other function. It is asked first,
+	// than this interface gives (set_config, advisory locks): ok is
+	// false for any other function. It is asked first,
 	// of every function of CatalogFuncs.
 	Call(name string, args []ast.ExprNode) (out ast.ExprNode, ok bool, err error)
 }
@@ -295,6 +295,8 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		return v.hasColumnPrivilege(args)
 	case "has_any_column_privilege":
 		return v.hasAnyColumnPrivilege(args)
+	case "pg_get_serial_sequence":
+		return v.pgGetSerialSequence(args)
 	case "shobj_description":
 		return value(nil), nil
 	case "pg_get_function_sqlbody":

@@ -24,12 +24,17 @@ func (fakeEngine) Relations() []pgcatalog.Relation {
 			Columns: []pgcatalog.Column{{Name: "g", Type: types.Int4}}},
 		{OID: pgcatalog.FirstUserOID + 1, Name: "t", Kind: "r", Owner: pgcatalog.BootstrapUser, Comment: "the table",
 			PrimaryKey: []string{"id"},
-			Columns:    []pgcatalog.Column{{Name: "id", Type: types.Int4, NotNull: true}, {Name: "g", Type: types.Int4, Comment: "group"}}},
+			Columns: []pgcatalog.Column{{Name: "id", Type: types.Int4, NotNull: true}, {Name: "g", Type: types.Int4, Comment: "group"},
+				{Name: "n", Type: types.Int8, Default: "nextval('t_n_seq'::regclass)"}}},
 	}
 }
-func (fakeEngine) Sequences() []pgcatalog.Sequence               { return nil }
-func (fakeEngine) SequenceLastValue(int64) (int64, bool)         { return 0, false }
-func (fakeEngine) OwnedSequences() []pgcatalog.OwnedSequence     { return nil }
+func (fakeEngine) Sequences() []pgcatalog.Sequence {
+	return []pgcatalog.Sequence{{OID: pgcatalog.FirstUserOID + 3, Name: "t_n_seq", Type: "bigint"}}
+}
+func (fakeEngine) SequenceLastValue(int64) (int64, bool) { return 0, false }
+func (fakeEngine) OwnedSequences() []pgcatalog.OwnedSequence {
+	return []pgcatalog.OwnedSequence{{OID: pgcatalog.FirstUserOID + 3, TableOID: pgcatalog.FirstUserOID + 1, Column: 3}}
+}
 func (fakeEngine) Views() []pgcatalog.View                       { return nil }
 func (fakeEngine) DefaultSequences() []pgcatalog.DefaultSequence { return nil }
 func (fakeEngine) EngineTables() map[string][]types.Column       { return nil }
@@ -106,6 +111,9 @@ func TestStatementSubstitutes(t *testing.T) {
 			"SELECT CASE WHEN 16385=16385 AND 2=2 THEN 'group' END AS col_description"},
 		{"SELECT pg_is_in_recovery()", "SELECT 1=0 AS pg_is_in_recovery"},
 		{"SELECT has_table_privilege('t', 'SELECT')", "SELECT 1=1 AS has_table_privilege"},
+		{"SELECT pg_get_serial_sequence('t', 'n')", "SELECT 'public.t_n_seq' AS pg_get_serial_sequence"},
+		{"SELECT pg_get_serial_sequence('public.t', 'g')", "SELECT NULL AS pg_get_serial_sequence"},
+		{"SELECT pg_get_serial_sequence(a, b) FROM x", "SELECT CASE WHEN b='n' AND a IN ('t','t','\"t\"','public.t','public.t','public.\"t\"','\"public\".t','\"public\".t','\"public\".\"t\"') THEN 'public.t_n_seq' ELSE STREAMDB_CAST(NULL, 'text') END AS pg_get_serial_sequence FROM x"},
 		{"SELECT has_table_privilege('alice', 'mv', 'SELECT')", "SELECT 1=0 AS has_table_privilege"},
 		{"SELECT has_table_privilege('pg_class', 'SELECT')", "SELECT 1=1 AS has_table_privilege"},
 		{"SELECT has_column_privilege('t', 'g', 'SELECT')", "SELECT 1=1 AS has_column_privilege"},
@@ -147,6 +155,9 @@ func TestStatementErrors(t *testing.T) {
 		{"SELECT has_table_privilege('nosuch', 'SELECT')", sqlerr.UndefinedTable},
 		{"SELECT has_column_privilege('t', 'nosuch', 'SELECT')", sqlerr.UndefinedColumn},
 		{"SELECT has_column_privilege('t', 'g', 'DELETE')", sqlerr.InvalidParameterValue},
+		{"SELECT pg_get_serial_sequence('nosuch', 'n')", sqlerr.UndefinedTable},
+		{"SELECT pg_get_serial_sequence('t_n_seq', 'n')", sqlerr.UndefinedTable},
+		{"SELECT pg_get_serial_sequence('t', 'zz')", sqlerr.UndefinedColumn},
 	} {
 		_, err := rewritten(t, &fakeSession{}, c.sql)
 		if got := sqlerr.From(err).Code; err == nil || got != c.code {
