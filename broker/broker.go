@@ -15,6 +15,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"streamdb/faults"
 )
 
 // Broker is a connection to JetStream, plus the embedded server when
@@ -114,6 +116,8 @@ func startEmbedded(eo EmbeddedOptions, users bool) (*Broker, error) {
 		// the next restart. The disk guard (diskguard.go) keeps JetStream
 		// off a full disk instead.
 		JetStreamMaxStore: 1 << 60,
+		MaxPending:        embeddedMaxPending,
+		MaxPayload:        int32(embeddedMaxPayload),
 	}
 	connOpts := []nats.Option{nats.MaxReconnects(-1), nats.ReconnectBufSize(-1)}
 	if a != nil {
@@ -502,3 +506,16 @@ func (b *Broker) SeqAtTime(ctx context.Context, stream, subject string, t time.T
 	last, err := b.LastSeq(ctx, stream)
 	return last + 1, err
 }
+
+// embeddedMaxPending is the embedded server's limit on the bytes it holds
+// for one client before it drops the client as a slow consumer (0: NATS's
+// default, 64 MiB). Tests lower it (STREAMDB_FAULT_SIZES
+// nats-max-pending), so that a read that would overrun the default with
+// hundreds of megabytes overruns it with a few.
+var embeddedMaxPending = faults.Size("nats-max-pending", 0)
+
+// embeddedMaxPayload is the embedded server's largest message (0: NATS's
+// default, 1 MiB). Tests lower it (STREAMDB_FAULT_SIZES nats-max-payload)
+// so that a commit of a few megabytes takes as many messages as one of
+// hundreds does at the default.
+var embeddedMaxPayload = faults.Size("nats-max-payload", 0)

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"log/slog"
 	"sync/atomic"
 
 	"github.com/nats-io/nats.go"
@@ -24,7 +25,14 @@ type connState struct {
 // the connect and the callbacks is seen by the read, one after it by the
 // callbacks. The callbacks run one at a time, in the order of the events.
 func (s *connState) watch(nc *nats.Conn) {
-	nc.SetDisconnectErrHandler(func(*nats.Conn, error) { s.up.Store(false) })
+	nc.SetDisconnectErrHandler(func(_ *nats.Conn, err error) {
+		s.up.Store(false)
+		if err != nil {
+			// Every publish under way fails until the reconnect (they
+			// are not buffered): the log says why they did.
+			slog.Warn("the connection to NATS dropped; reconnecting", "err", err)
+		}
+	})
 	nc.SetClosedHandler(func(*nats.Conn) { s.up.Store(false) })
 	nc.SetReconnectHandler(func(c *nats.Conn) {
 		s.maxPayload.Store(c.MaxPayload())

@@ -41,8 +41,16 @@ func (l *fatalLog) Fatalf(format string, v ...any) {
 	})
 }
 
-func (l *fatalLog) Noticef(string, ...any) {}
-func (l *fatalLog) Warnf(string, ...any)   {}
+// Noticef logs the server's notice that it dropped a client as a slow
+// consumer: streamdb's own connection reconnects then, and every publish
+// under way fails (publishes are not buffered while reconnecting), so the
+// log says why.
+func (l *fatalLog) Noticef(format string, v ...any) {
+	if strings.Contains(format, "Slow Consumer") {
+		slog.Warn("embedded NATS: " + fmt.Sprintf(format, v...))
+	}
+}
+func (l *fatalLog) Warnf(string, ...any) {}
 
 // Errorf logs the server's errors about JetStream's store, which mean
 // that something needs the operator (a stream stopped taking writes), and

@@ -5,11 +5,13 @@
 // The points to crash at are listed, comma-separated, in the environment
 // variable STREAMDB_FAULTS when the process starts; without it every
 // point does nothing. STREAMDB_FAULT_DURATIONS slows points down and
-// shortens windows the same way.
+// shortens windows the same way, and STREAMDB_FAULT_SIZES lowers limits
+// so that a test meets at a small size what a large one meets.
 package faults
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -85,4 +87,30 @@ func FailOnce(point string) bool {
 	}
 	_, done := fired.LoadOrStore(point, true)
 	return !done
+}
+
+// sizes are the byte counts given, as name=bytes pairs (comma-separated),
+// in STREAMDB_FAULT_SIZES: a lower limit for a test (Size).
+var sizes = parseSizes(os.Getenv("STREAMDB_FAULT_SIZES"))
+
+func parseSizes(s string) map[string]int64 {
+	if s == "" {
+		return nil
+	}
+	out := map[string]int64{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if n, err := strconv.ParseInt(v, 10, 64); ok && err == nil && n > 0 {
+			out[k] = n
+		}
+	}
+	return out
+}
+
+// Size returns the byte count STREAMDB_FAULT_SIZES gives name, or def.
+func Size(name string, def int64) int64 {
+	if n, ok := sizes[name]; ok {
+		return n
+	}
+	return def
 }
