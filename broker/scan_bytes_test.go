@@ -1,0 +1,43 @@
+package broker
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestReadRangeOfLargeMessagesStaysUnderMaxPending reads 300 messages of
+// 900 KiB from a server that drops a client holding more than 8 MiB
+// pending as a slow consumer: every message is read, and the connection
+// never drops. (A read that pulled 256 messages at once was dropped and
+// ended as if the messages had run out, having read none of them.)
+func TestReadRangeOfLargeMessagesStaysUnderMaxPending(t *testing.T) {
+	embeddedMaxPending = 8 << 20
+	b := startTestBroker(t)
+	embeddedMaxPending = 0
+	createStream(t, b, "BIG", "big")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	payload := make([]byte, 900<<10)
+	const n = 300
+	for i := 0; i < n; i++ {
+		payload[0] = byte(i)
+		if _, err := b.JS.Publish(ctx, "big", payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := 0
+	err := b.ReadRange(ctx, "BIG", "big", 1, n, func(seq uint64, data []byte) error {
+		if want := uint64(got + 1); seq != want || data[0] != byte(got) {
+			t.Fatalf("message %d: sequence %d, first byte %d", want, seq, data[0])
+		}
+		got++
+		return nil
+	})
+	if err != nil || got != n {
+		t.Fatalf("read %d of %d messages: %v", got, n, err)
+	}
+	if r := b.NC.Stats().Reconnects; r > 0 {
+		t.Fatalf("the connection to NATS dropped %d times during the read", r)
+	}
+}
