@@ -38,32 +38,9 @@ func TestCrashDuringBigUpdate(t *testing.T) {
 		"CREATE MATERIALIZED VIEW big_sum AS SELECT count(*) AS n, sum(v) AS total FROM big",
 		fmt.Sprintf("INSERT INTO big SELECT g, g, 'row ' || g FROM generate_series(1, %d) g", n))
 
-	type state struct{ n, sum int64 }
-	read := func(what string) (table, view state) {
-		t.Helper()
-		conn := srv.Conn(t)
-		for _, q := range []struct {
-			sql string
-			to  *state
-		}{
-			{"SELECT count(*), coalesce(sum(v), 0) FROM big", &table},
-			{"SELECT n, coalesce(total, 0) FROM big_sum", &view},
-		} {
-			if q.to == &view {
-				if err := testutil.ExecSimple(conn, 10*time.Minute, "FLUSH"); err != nil {
-					t.Fatalf("%s: FLUSH: %v", what, err)
-				}
-			}
-			_, rows, err := queryText(conn, 10*time.Minute, q.sql)
-			if err != nil || len(rows) != 1 {
-				t.Fatalf("%s: %s: %v %v", what, q.sql, rows, err)
-			}
-			*q.to = state{atoi(t, rows[0][0]), atoi(t, rows[0][1])}
-		}
-		return table, view
-	}
-	cur := state{n, n * (n + 1) / 2}
-	if table, view := read("after the load"); table != cur || view != cur {
+	big := summed{table: "big", col: "v", view: "big_sum"}
+	cur := sums{n, n * (n + 1) / 2}
+	if table, view := big.read(t, srv, "after the load"); table != cur || view != cur {
 		t.Fatalf("after the load the table holds %+v, the view %+v; want %+v", table, view, cur)
 	}
 
@@ -82,13 +59,13 @@ func TestCrashDuringBigUpdate(t *testing.T) {
 		sql:    "DELETE FROM big WHERE k % 3 = 0",
 		expect: "SELECT count(*), coalesce(sum(v), 0) FROM big WHERE k % 3 <> 0",
 	})
-	expect := func(sql string) state {
+	expect := func(sql string) sums {
 		t.Helper()
 		_, rows, err := queryText(srv.Conn(t), 10*time.Minute, sql)
 		if err != nil || len(rows) != 1 {
 			t.Fatalf("%s: %v %v", sql, rows, err)
 		}
-		return state{atoi(t, rows[0][0]), atoi(t, rows[0][1])}
+		return sums{atoi(t, rows[0][0]), atoi(t, rows[0][1])}
 	}
 	var took time.Duration
 	for i, rd := range rounds {
@@ -101,7 +78,7 @@ func TestCrashDuringBigUpdate(t *testing.T) {
 			took = time.Since(start)
 			t.Logf("%s took %v", rd.sql, took)
 			cur = with
-			if table, view := read("round 1"); table != cur || view != cur {
+			if table, view := big.read(t, srv, "round 1"); table != cur || view != cur {
 				t.Fatalf("round 1: the table holds %+v, the view %+v; want %+v", table, view, cur)
 			}
 			continue
@@ -114,22 +91,6 @@ func TestCrashDuringBigUpdate(t *testing.T) {
 		srv.Kill(t)
 		err := <-done
 		srv.Restart(t)
-		what := fmt.Sprintf("%s, killed %v after it was sent", rd.sql, delay)
-		table, view := read(what)
-		switch table {
-		case cur:
-			if err == nil {
-				t.Fatalf("%s: it was acknowledged, and after the restart nothing of it is there", what)
-			}
-			t.Logf("%s: absent", what)
-		case with:
-			cur = with
-			t.Logf("%s: all there", what)
-		default:
-			t.Fatalf("%s: the table holds %+v; want %+v (none of it) or %+v (all of it)", what, table, cur, with)
-		}
-		if view != table {
-			t.Fatalf("%s: the view holds %+v, the table %+v", what, view, table)
-		}
+		cur = big.allOrNone(t, srv, fmt.Sprintf("%s, killed %v after it was sent", rd.sql, delay), cur, with, err)
 	}
 }

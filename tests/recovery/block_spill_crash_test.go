@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +28,20 @@ func scratchDirs(t testing.TB, dataDir string) []string {
 	return out
 }
 
+// spillNATSLimits scale the embedded NATS server down, so that
+// a block of 30 MB meets what one of a few hundred MB meets at the
+// defaults: its messages are of at most 256 KiB (max_payload, 1 MiB by
+// default), so the commit's data takes over a hundred of them, and the
+// server drops a client holding more than 4 MiB (max_pending, 64 MiB by
+// default) as a slow consumer. A read of the commit's data that asked for
+// 256 messages at once overran max_pending: the dropped connection failed
+// the publishes under way and the reads of the commit after a restart.
+// Its connection to NATS must not drop at all.
+const spillNATSLimits = "STREAMDB_FAULT_SIZES=nats-max-payload=262144,nats-max-pending=4194304"
+
+// natsDropped is what streamdb logs when its connection to NATS drops.
+const natsDropped = "the connection to NATS dropped"
+
 // TestCrashDuringSpilledBlockCommit runs transaction blocks of
 // RECOVERY_BLOCK_ROWS rows of about 1 kB (30,000 by default, 30 MB;
 // RECOVERY_BLOCK_ROWS=250000 is the few-hundred-MB run), in statements
@@ -47,34 +62,14 @@ func TestCrashDuringSpilledBlockCommit(t *testing.T) {
 	n := testutil.EnvInt(t, "RECOVERY_BLOCK_ROWS", 30_000, 2)
 	const stmtRows = 25_000
 	srv := startServer(t, testutil.ServerOptions{
-		ConfigFile: writeConfig(t, "execution.checkpointing.interval=1s")})
+		ConfigFile: writeConfig(t, "execution.checkpointing.interval=1s"),
+		Env:        []string{spillNATSLimits}})
 	testutil.MustExec(t, srv.Conn(t),
 		"CREATE TABLE blk (k BIGINT PRIMARY KEY, v BIGINT, pad TEXT)",
 		"CREATE MATERIALIZED VIEW blk_sum AS SELECT count(*) AS n, sum(v) AS total FROM blk",
 		"INSERT INTO blk SELECT g, g, 'base' FROM generate_series(1, 1000) g")
 
-	type state struct{ n, sum int64 }
-	read := func(what string) (table, view state) {
-		t.Helper()
-		conn := srv.Conn(t)
-		if err := testutil.ExecSimple(conn, 10*time.Minute, "FLUSH"); err != nil {
-			t.Fatalf("%s: FLUSH: %v", what, err)
-		}
-		for _, q := range []struct {
-			sql string
-			to  *state
-		}{
-			{"SELECT count(*), coalesce(sum(v), 0) FROM blk", &table},
-			{"SELECT n, coalesce(total, 0) FROM blk_sum", &view},
-		} {
-			_, rows, err := queryText(conn, 10*time.Minute, q.sql)
-			if err != nil || len(rows) != 1 {
-				t.Fatalf("%s: %s: %v %v", what, q.sql, rows, err)
-			}
-			*q.to = state{atoi(t, rows[0][0]), atoi(t, rows[0][1])}
-		}
-		return table, view
-	}
+	blk := summed{table: "blk", col: "v", view: "blk_sum"}
 	// open runs a block up to its COMMIT: n new rows of v = 1 under keys
 	// of its own, and v + 1 on the first 1,000 rows.
 	open := func(round int) *pgx.Conn {
@@ -97,31 +92,20 @@ func TestCrashDuringSpilledBlockCommit(t *testing.T) {
 		}
 		return conn
 	}
-	cur := state{1000, 1000 * 1001 / 2}
-	if table, view := read("after the load"); table != cur || view != cur {
+	cur := sums{1000, 1000 * 1001 / 2}
+	if table, view := blk.read(t, srv, "after the load"); table != cur || view != cur {
 		t.Fatalf("after the load the table holds %+v, the view %+v; want %+v", table, view, cur)
 	}
+	// check checks a block after a restart: all of it or none, the view
+	// agreeing, and no scratch store left.
 	check := func(what string, committed error) {
 		t.Helper()
-		with := state{cur.n + n, cur.sum + n + 1000}
-		table, view := read(what)
-		switch table {
-		case cur:
-			if committed == nil {
-				t.Fatalf("%s: it was acknowledged, and after the restart nothing of it is there", what)
-			}
-			t.Logf("%s: absent", what)
-		case with:
-			cur = with
-			t.Logf("%s: all there", what)
-		default:
-			t.Fatalf("%s: the table holds %+v; want %+v (none of it) or %+v (all of it)", what, table, cur, with)
-		}
-		if view != table {
-			t.Fatalf("%s: the view holds %+v, the table %+v", what, view, table)
-		}
+		cur = blk.allOrNone(t, srv, what, cur, sums{cur.n + n, cur.sum + n + 1000}, committed)
 		if dirs := scratchDirs(t, srv.DataDir); len(dirs) > 0 {
 			t.Fatalf("%s: scratch stores left: %v", what, dirs)
+		}
+		if strings.Contains(srv.Logs(), natsDropped) {
+			t.Fatalf("%s: streamdb's connection to NATS dropped (the server's log says %q)", what, natsDropped)
 		}
 	}
 
@@ -135,7 +119,7 @@ func TestCrashDuringSpilledBlockCommit(t *testing.T) {
 	check("round 1", nil)
 
 	// At the crash point between the data and the decision.
-	srv.SetEnv("STREAMDB_FAULTS=txn-before-decision")
+	srv.SetEnv(spillNATSLimits, "STREAMDB_FAULTS=txn-before-decision")
 	srv.Kill(t)
 	srv.Restart(t)
 	conn = open(2)
@@ -144,9 +128,9 @@ func TestCrashDuringSpilledBlockCommit(t *testing.T) {
 		t.Fatal("round 2: the COMMIT succeeded past the crash point")
 	}
 	srv.Kill(t) // reaps the process the crash point ended
-	srv.SetEnv()
+	srv.SetEnv(spillNATSLimits)
 	srv.Restart(t)
-	if table, _ := read("round 2"); table != cur {
+	if table, _ := blk.read(t, srv, "round 2"); table != cur {
 		t.Fatalf("round 2: killed before the decision, the table holds %+v; want %+v", table, cur)
 	}
 	check("round 2, killed before the decision", err)
