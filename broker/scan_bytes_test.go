@@ -4,9 +4,11 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
-// TestReadRangeOfLargeMessagesStaysUnderMaxPending reads 300 messages of
+// TestReadRangeOfLargeMessagesStaysUnderMaxPending reads 100 messages of
 // 900 KiB from a server that drops a client holding more than 8 MiB
 // pending as a slow consumer: every message is read, and the connection
 // never drops. (A read that pulled 256 messages at once was dropped and
@@ -16,14 +18,26 @@ func TestReadRangeOfLargeMessagesStaysUnderMaxPending(t *testing.T) {
 	b := startTestBroker(t)
 	embeddedMaxPending = 0
 	createStream(t, b, "BIG", "big")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	payload := make([]byte, 900<<10)
-	const n = 300
-	for i := 0; i < n; i++ {
+	const n = 100
+	futures := make([]jetstream.PubAckFuture, n)
+	for i := range futures {
+		payload := make([]byte, 900<<10)
 		payload[0] = byte(i)
-		if _, err := b.JS.Publish(ctx, "big", payload); err != nil {
+		f, err := b.JS.PublishAsync("big", payload)
+		if err != nil {
 			t.Fatal(err)
+		}
+		futures[i] = f
+	}
+	for i, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			t.Fatalf("publish %d: %v", i, err)
+		case <-ctx.Done():
+			t.Fatalf("publish %d: no acknowledgement", i)
 		}
 	}
 	got := 0
