@@ -146,6 +146,13 @@ var (
 		Name: "streamdb_queries_total",
 		Help: "Statements executed, by outcome: ok, or the two-character SQLSTATE class of the error.",
 	}, []string{"outcome"})
+	// TransactionSpills counts the times a transaction block moved what
+	// it held in memory to its scratch store on disk, by what it moved:
+	// a table's changes or a stream's rows.
+	TransactionSpills = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "streamdb_transaction_spills_total",
+		Help: "Times a transaction block moved its changes to a table (what=table) or its rows for a stream (what=stream) from memory to disk, past transaction_spill_memory.",
+	}, []string{"what"})
 )
 
 func init() {
@@ -154,7 +161,7 @@ func init() {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		EpochsCommitted, EpochCommitSeconds,
 		CheckpointsCompleted, CheckpointsFailed, StateDamageRecoveries, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
-		Connections, Queries, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
+		Connections, Queries, TransactionSpills, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
 		SinkMessages, SinkPublishedEpoch, SinkPendingEpochs,
 		StateMemoryBudget, StateCaches, StateCacheLimit, BlockCacheLimit,
 	)

@@ -51,13 +51,21 @@ type tableSpill struct {
 	id    uint32
 	ncols int
 	key   []int // primary key columns; nil for a table without one
+	// sets are the column sets the changes are also kept by
+	// (block_spill_values.go).
+	sets [][]int
 	// own is the seq of the block's first own change: before it come the
 	// commits the block's snapshot holds past the table's state
 	// (txSnapshot.pending), copied first so that reads find every change
 	// under the block's own in one place.
 	own uint64
-	// stmts holds the seq at which each spilled statement starts.
+	// stmts holds the seq at which each spilled statement starts; end
+	// is the seq after the table's last spilled change.
 	stmts []uint64
+	end   uint64
+	// doNothing holds the spilled statements that inserted with ON
+	// CONFLICT DO NOTHING (txn.doNothing), by their place in stmts.
+	doNothing map[int]doNothingStmt
 }
 
 // spillChange is one change read back from a spill.
@@ -99,8 +107,13 @@ func (ts *tableSpill) append(changes []exec.Change) error {
 			logv := append([]byte{byte(ch.Sign)}, binary.AppendUvarint(nil, uint64(len(identity)))...)
 			logv = append(append(logv, identity...), row...)
 			set(spillLogKey(ts.id, seq), logv)
-			set(binary.BigEndian.AppendUint64(spillIndexPrefix(ts.id, identity), seq), append([]byte{byte(ch.Sign)}, row...))
+			byRow := append([]byte{byte(ch.Sign)}, row...)
+			set(binary.BigEndian.AppendUint64(spillIndexPrefix(ts.id, identity), seq), byRow)
+			for _, k := range ts.valueKeys(ch.Row, seq) {
+				set(k, byRow)
+			}
 		}
+		ts.end = ts.s.next
 	})
 }
 
@@ -220,10 +233,18 @@ func (ts *tableSpill) truncate(from uint64) error {
 			return false, fmt.Errorf("a transaction's spilled change is damaged")
 		}
 		identity := v[1+w : 1+w+int(n)]
-		index = append(index, binary.BigEndian.AppendUint64(spillIndexPrefix(ts.id, identity), binary.BigEndian.Uint64(k[len(k)-8:])))
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		index = append(index, binary.BigEndian.AppendUint64(spillIndexPrefix(ts.id, identity), seq))
+		if len(ts.sets) > 0 {
+			ch, err := ts.decode(append(v[:1:1], v[1+w+int(n):]...))
+			if err != nil {
+				return false, err
+			}
+			index = append(index, ts.valueKeys(ch.Row, seq)...)
+		}
 		// The deletes are written a batch at a time, so that an undo of
 		// millions of changes holds few keys.
-		if len(index) == changeBatchRows {
+		if len(index) >= changeBatchRows {
 			err := ts.deleteIndex(index)
 			index = index[:0]
 			return err == nil, err
@@ -236,6 +257,7 @@ func (ts *tableSpill) truncate(from uint64) error {
 	if err != nil {
 		return err
 	}
+	ts.end = from
 	return ts.s.db.DeleteRange(spillLogKey(ts.id, from), spillLogKey(ts.id+1, 0))
 }
 
@@ -269,4 +291,29 @@ func changeBytes(row types.Row) int64 {
 		n += int64(len(d.S))
 	}
 	return n
+}
+
+// doNothingOn reports, for txn.doNothingConflict, whether every spilled
+// statement that changed the table inserted with ON CONFLICT DO NOTHING
+// with the key name as arbiter (all), and whether one did (some). A
+// table without a spill has all and not some.
+func (ts *tableSpill) doNothingOn(name string) (all, some bool) {
+	if ts == nil {
+		return true, false
+	}
+	for i, start := range ts.stmts {
+		end := ts.end
+		if i+1 < len(ts.stmts) {
+			end = ts.stmts[i+1]
+		}
+		if start == end {
+			continue // changed nothing
+		}
+		dn, ok := ts.doNothing[i]
+		if !ok || dn.n != int(end-start) || !dn.arbiters[name] {
+			return false, false
+		}
+		some = true
+	}
+	return true, some
 }

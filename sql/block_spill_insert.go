@@ -17,7 +17,8 @@ import (
 // kept as any other (insertIntoTable). Past that, the block's changes to
 // the table spill and the statement streams into the spill a batch at a
 // time: each batch is checked (NOT NULL, CHECK, a key the table, the
-// block or an earlier batch holds: 23505) and appended, so neither the
+// block or an earlier batch holds: 23505; a foreign key's parent: 23503)
+// and appended, so neither the
 // query's result nor the statement's changes are ever held whole. A
 // failure undoes what the statement appended, as a failed statement
 // leaves nothing.
@@ -27,7 +28,7 @@ import (
 // A query that reads d itself would see the rows the statement spilled,
 // so it is collected first.
 func (s *session) spillsInsert(d *catalog.Descriptor, reads plan.Node) bool {
-	if s.tx == nil || d.Kind != catalog.KindTable || s.spillLimit() <= 0 || len(s.tx.doNothing) > 0 {
+	if s.tx == nil || d.Kind != catalog.KindTable || s.spillLimit() <= 0 {
 		return false
 	}
 	for _, src := range plan.Sources(reads) {
@@ -51,6 +52,7 @@ type blockInsert struct {
 	// seq there.
 	w       *tableWrite
 	ts      *tableState
+	snap    *txSnapshot
 	gen     []plan.GeneratedColumn
 	start   uint64
 	written func([]types.Row) error
@@ -133,7 +135,7 @@ func (ins *blockInsert) begin() error {
 	if ins.gen, err = bindGenerated(d, ts.cols); err != nil {
 		return err
 	}
-	ins.d, ins.w, ins.ts, ins.start = d, w, ts, w.spill.s.next
+	ins.d, ins.w, ins.ts, ins.snap, ins.start = d, w, ts, snap, w.spill.s.next
 	w.spill.stmts = append(w.spill.stmts, ins.start)
 	return nil
 }
@@ -151,7 +153,19 @@ func (ins *blockInsert) stream(rows []types.Row) error {
 	if err := checkTableChanges(ins.d, ins.ts.cols, changes, ins.ts.keyTaken); err != nil {
 		return err
 	}
-	if err := ins.s.e.checkConstraints(ins.ctx, ins.ts, nil, changes, ins.s.deferredCheck()); err != nil {
+	if err := checkUniqueIndexes(ins.d, ins.ts, changes); err != nil {
+		return err
+	}
+	base, err := ins.s.txUniqueBase(ins.ts, changes)
+	if err != nil {
+		return err
+	}
+	if err := ins.s.e.checkConstraints(ins.ctx, ins.ts, base, changes, ins.s.deferredCheck()); err != nil {
+		return err
+	}
+	// An insertion sets off no referential action: its foreign keys are
+	// checks only.
+	if _, err := ins.s.txForeignKeys(ins.ctx, ins.snap, ins.d, changes); err != nil {
 		return err
 	}
 	if err := ins.w.spill.append(changes); err != nil {

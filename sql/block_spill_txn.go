@@ -1,19 +1,25 @@
 package sql
 
 import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/metrics"
 )
 
 // defaultTransactionSpillMemory is transaction_spill_memory's default.
 const defaultTransactionSpillMemory = "64MB"
 
-// A block spills the changes of the tables that take streaming commits
-// (bulkTableOK: no UNIQUE constraint or unique index, no foreign key at
-// either end, not a mirror or an envelope table), and only while none of
-// its statements inserted with ON CONFLICT DO NOTHING (whose COMMIT
-// answers by statement, txn.doNothing). Other tables' changes, and rows
-// for streams, stay in memory.
+// A block spills the changes of every table but a mirror or an envelope
+// table (whose writes are refused at COMMIT anyway) and a table without
+// a primary key that has a unique index (spillValueSets), and the rows
+// it inserts into streams (block_spill_streams.go). A table whose
+// unique keys or foreign keys changed since its changes spilled (DDL in
+// the block) has them read back into memory (unspillStale), so that
+// every check stays exact.
 
 // spillLimit is the session's transaction_spill_memory in bytes; 0 keeps
 // every change in memory.
@@ -35,13 +41,31 @@ func (s *session) noteTxWrite(w *tableWrite, changes []exec.Change) error {
 	for _, ch := range changes {
 		w.memBytes += changeBytes(ch.Row)
 	}
+	return s.spillOverBudget()
+}
+
+// noteTxRows accounts for rows just added to w, a stream's, and spills
+// the block's changes once they pass the session's budget.
+func (s *session) noteTxRows(w *streamWrite, msgs [][]byte) error {
+	for _, m := range msgs {
+		w.memBytes += streamMsgBytes(m)
+	}
+	return s.spillOverBudget()
+}
+
+// spillOverBudget spills what the block holds in memory once it passes
+// the session's transaction_spill_memory.
+func (s *session) spillOverBudget() error {
 	limit := s.spillLimit()
-	if limit <= 0 || len(s.tx.doNothing) > 0 {
+	if limit <= 0 {
 		return nil
 	}
 	var held int64
 	for _, t := range s.tx.tables {
 		held += t.memBytes
+	}
+	for _, w := range s.tx.streams {
+		held += w.memBytes
 	}
 	if held <= limit {
 		return nil
@@ -54,40 +78,102 @@ func (s *session) noteTxWrite(w *tableWrite, changes []exec.Change) error {
 			return err
 		}
 	}
+	for _, w := range s.tx.streams {
+		if err := s.spillStream(w); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// openSpill returns the block's scratch store, opening it at the first
+// call.
+func (t *txn) openSpill(s *session) (*blockSpill, error) {
+	if t.spill == nil {
+		db, err := s.e.openScratch()
+		if err != nil {
+			return nil, err
+		}
+		t.spill = &blockSpill{db: db}
+	}
+	return t.spill, nil
 }
 
 // spillable reports whether the block's changes to w may go to disk.
 func (s *session) spillable(w *tableWrite) bool {
 	d := s.e.current(w.d)
-	return d.Kind == w.d.Kind && d.Mirror == "" && d.Envelope() == "" && bulkTableOK(s.e, d)
+	if d.Kind != w.d.Kind || d.Mirror != "" || d.Envelope() != "" {
+		return false
+	}
+	cols, err := d.Schema()
+	if err != nil {
+		return false
+	}
+	_, ok := s.e.spillValueSets(d, cols)
+	return ok
+}
+
+// spillStale reports whether w's spill no longer keeps its changes by
+// the column sets the table's checks look them up by now.
+func (e *Engine) spillStale(w *tableWrite) bool {
+	if w.spill == nil {
+		return false
+	}
+	d := e.current(w.d)
+	cols, err := d.Schema()
+	if err != nil {
+		return true
+	}
+	sets, ok := e.spillValueSets(d, cols)
+	return !ok || !slices.EqualFunc(sets, w.spill.sets, slices.Equal)
+}
+
+// unspillStale reads w's spilled changes back into memory when the
+// spill is stale (spillStale).
+func (s *session) unspillStale(w *tableWrite) error {
+	if !s.e.spillStale(w) {
+		return nil
+	}
+	return s.tx.unspill(w)
 }
 
 // spillTable moves the block's statements of w in memory to its spill.
 func (s *session) spillTable(w *tableWrite) error {
 	if w.spill == nil {
-		if s.tx.spill == nil {
-			db, err := s.e.openScratch()
-			if err != nil {
-				return err
-			}
-			s.tx.spill = &blockSpill{db: db}
+		bs, err := s.tx.openSpill(s)
+		if err != nil {
+			return err
 		}
 		cols, err := w.d.Schema()
 		if err != nil {
 			return err
 		}
-		ts := &tableSpill{s: s.tx.spill, id: w.d.ID, ncols: len(cols)}
+		ts := &tableSpill{s: bs, id: w.d.ID, ncols: len(cols)}
 		if len(w.d.PrimaryKey) > 0 {
 			ts.key = pkIndexes(w.d, cols)
 		}
+		sets, ok := s.e.spillValueSets(s.e.current(w.d), cols)
+		if !ok {
+			return fmt.Errorf("table %q cannot spill", w.d.Name)
+		}
+		ts.sets = sets
 		if err := ts.append(s.tx.snap.pending[w.d.ID]); err != nil {
 			return err
 		}
 		ts.own = s.tx.spill.next
 		w.spill = ts
 	}
+	metrics.TransactionSpills.WithLabelValues("table").Inc()
 	for _, stmt := range w.stmts {
+		if len(stmt) > 0 {
+			if dn, ok := s.tx.doNothing[&stmt[0]]; ok {
+				if w.spill.doNothing == nil {
+					w.spill.doNothing = map[int]doNothingStmt{}
+				}
+				w.spill.doNothing[len(w.spill.stmts)] = dn
+				delete(s.tx.doNothing, &stmt[0])
+			}
+		}
 		w.spill.stmts = append(w.spill.stmts, w.spill.s.next)
 		if err := w.spill.append(exec.ChangelogOrder([][]exec.Change{stmt})); err != nil {
 			return err
@@ -120,6 +206,11 @@ func (w *tableWrite) keepStmts(keep int) error {
 			return err
 		}
 		w.spill.stmts = w.spill.stmts[:keep]
+		for i := range w.spill.doNothing {
+			if i >= keep {
+				delete(w.spill.doNothing, i)
+			}
+		}
 		w.stmts = nil
 	}
 	w.memBytes = 0
@@ -131,21 +222,42 @@ func (w *tableWrite) keepStmts(keep int) error {
 	return nil
 }
 
-// unspill reads w's spilled changes back into memory, as its first
-// statement: for a COMMIT that must check them whole (the table took a
-// UNIQUE constraint or a foreign key after they spilled).
-func (w *tableWrite) unspill() error {
-	if w.spill == nil {
+// unspill reads w's spilled changes back into memory, statement by
+// statement, with their ON CONFLICT DO NOTHING marks: for a COMMIT that
+// checks them whole (unspillLinked), or a table whose keys changed
+// since they spilled (unspillStale).
+func (t *txn) unspill(w *tableWrite) error {
+	sp := w.spill
+	if sp == nil {
 		return nil
 	}
-	var all []exec.Change
-	if err := w.spill.eachOwn(changeBatchRows, func(batch []exec.Change) error {
-		all = append(all, batch...)
-		return nil
-	}); err != nil {
+	stmts := make([][]exec.Change, len(sp.stmts))
+	i := -1
+	err := sp.s.db.Scan(spillLogKey(sp.id, sp.own), spillLogKey(sp.id+1, 0), false, func(k, v []byte) (bool, error) {
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		for i+1 < len(sp.stmts) && sp.stmts[i+1] <= seq {
+			i++
+		}
+		n, w := binary.Uvarint(v[1:])
+		if w <= 0 || i < 0 {
+			return false, fmt.Errorf("a transaction's spilled change is damaged")
+		}
+		ch, err := sp.decode(append(v[:1:1], v[1+w+int(n):]...))
+		stmts[i] = append(stmts[i], ch)
+		return err == nil, err
+	})
+	if err != nil {
 		return err
 	}
-	w.stmts = append([][]exec.Change{all}, w.stmts...)
+	for i, dn := range sp.doNothing {
+		if len(stmts[i]) > 0 {
+			if t.doNothing == nil {
+				t.doNothing = map[*exec.Change]doNothingStmt{}
+			}
+			t.doNothing[&stmts[i][0]] = dn
+		}
+	}
+	w.stmts = append(stmts, w.stmts...)
 	w.spill = nil
 	return nil
 }
@@ -174,6 +286,13 @@ func (t *txn) closeSpill(s *session) {
 
 // txTableState is table d as a statement of the block sees it.
 func (s *session) txTableState(snap *txSnapshot, d *catalog.Descriptor) (*tableState, error) {
+	for _, w := range s.tx.tables {
+		if w.d.ID == d.ID {
+			if err := s.unspillStale(w); err != nil {
+				return nil, err
+			}
+		}
+	}
 	ts, err := newTableState(d, snap.snap, s.tx.pendingFor(d.ID))
 	if err != nil {
 		return nil, err

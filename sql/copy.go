@@ -199,7 +199,7 @@ func (s *session) publishRows(ctx context.Context, d *catalog.Descriptor, cols [
 	if s.tx != nil {
 		w := s.tx.stream(d)
 		w.msgs = append(w.msgs, msgs...)
-		return nil
+		return s.noteTxRows(w, msgs)
 	}
 	return s.commitWrites(ctx, nil, []*streamWrite{{d: d, msgs: msgs}})
 }

@@ -100,6 +100,11 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 		return row != nil && bytes.Equal(exec.AppendIndexValues(nil, row, pos), vals)
 	}
 	if ts.key != nil {
+		spilled, err := ts.spilledWith(pos, vals)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, spilled...)
 		for _, ch := range ts.pendingChanges() {
 			if matches(ch.Row) {
 				ids = append(ids, string(rowKey(ts.key, ch.Row)))

@@ -211,7 +211,7 @@ func (s *session) writeInsertRows(ctx context.Context, desc *catalog.Descriptor,
 	if s.tx != nil {
 		w := s.tx.stream(desc)
 		w.msgs = append(w.msgs, msgs...)
-		return tag, nil
+		return tag, s.noteTxRows(w, msgs)
 	}
 	return tag, s.commitWrites(ctx, nil, []*streamWrite{{d: desc, msgs: msgs}})
 }

@@ -126,7 +126,10 @@ func (s *session) skipConflicts(ctx context.Context, d *catalog.Descriptor, ts *
 		}
 		seen[i] = map[string]bool{}
 	}
-	base := s.txChanges(d)
+	base, err := s.txUniqueBase(ts, changes)
+	if err != nil {
+		return nil, nil, err
+	}
 	var kept []exec.Change
 	var at []int
 	for n, ch := range changes {
@@ -231,6 +234,9 @@ func (s *session) insertIntoTableSkipping(ctx context.Context, d *catalog.Descri
 				s.tx.doNothing = map[*exec.Change]doNothingStmt{}
 			}
 			s.tx.doNothing[&w.stmts[n-1][0]] = doNothingStmt{n: len(at), arbiters: arb}
+			if err := s.noteTxWrite(w, w.stmts[n-1]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	out := make([]types.Row, len(at))
@@ -262,7 +268,7 @@ func (t *txn) doNothingConflict(err error) error {
 		if !slices.ContainsFunc(uniqueKeys(w.d), func(k uniqueKeyCols) bool { return k.name == name }) {
 			continue
 		}
-		all, some := true, false
+		all, some := w.spill.doNothingOn(name)
 		for _, stmt := range w.stmts {
 			if len(stmt) == 0 {
 				continue

@@ -47,6 +47,11 @@ type tableWrite struct {
 type streamWrite struct {
 	d    *catalog.Descriptor
 	msgs [][]byte
+	// spill, when not nil, holds a transaction's rows before those in
+	// msgs on disk (block_spill_streams.go); memBytes estimates what
+	// msgs hold.
+	spill    *streamSpill
+	memBytes int64
 }
 
 // commitWrites publishes one commit: its tables' changes, checked under
@@ -68,12 +73,10 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 	e.stateMu.RLock()
 	defer e.stateMu.RUnlock()
 	for _, w := range tables {
-		// A table that took a UNIQUE constraint or a foreign key since the
-		// block's changes to it spilled is checked with them in memory.
-		if w.spill != nil && !bulkTableOK(e, e.current(w.d)) {
-			if err := w.unspill(); err != nil {
-				return err
-			}
+		// A table whose unique or foreign keys changed since the block's
+		// changes to it spilled is checked with them in memory.
+		if err := s.unspillStale(w); err != nil {
+			return err
 		}
 	}
 	written := make([]*catalog.Descriptor, len(tables))
@@ -81,6 +84,9 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		written[i] = w.d
 	}
 	links, linked := e.fkLinked(written)
+	if err := s.tx.unspillLinked(tables, linked); err != nil {
+		return err
+	}
 	if len(tables) == 1 && len(streams) == 0 && linked == nil && tables[0].spill == nil {
 		return e.commitTable(ctx, tables[0])
 	}
@@ -134,15 +140,19 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		}
 	}
 	for _, w := range streams {
-		if len(w.msgs) == 0 {
+		if w.rowCount() == 0 {
 			continue
 		}
 		if se := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to stream %q", w.d.Name)); se != nil {
 			return se
 		}
+		if w.spill != nil {
+			parts = append(parts, spilledStreamPart(w, limit))
+			continue
+		}
 		for _, m := range w.msgs {
 			if len(m) > limit {
-				return sqlerr.New(sqlerr.ProgramLimitExceeded, "a row for stream %q is %d bytes, over the limit of %d bytes for one message", w.d.Name, len(m), limit)
+				return streamRowTooLarge(w.d, len(m), limit)
 			}
 		}
 		parts = append(parts, txnPart{d: w.d, msgs: w.msgs})
@@ -152,7 +162,7 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		return nil
 	case len(parts) == 1 && len(parts[0].msgs) == 1:
 		return e.publishOne(parts[0])
-	case len(parts) == 1 && parts[0].log == nil:
+	case len(parts) == 1 && parts[0].log == nil && parts[0].source == nil:
 		return e.publishRows(parts[0])
 	default:
 		return e.publishTxn(parts)

@@ -349,7 +349,11 @@ func (s *session) changeTableFiltered(ctx context.Context, d *catalog.Descriptor
 		if err := checkUniqueIndexes(d, ts, exec.ChangelogOrder([][]exec.Change{changes})); err != nil {
 			return nil, err
 		}
-		return changes, s.e.checkConstraints(ctx, ts, s.txChanges(d), changes, s.deferredCheck())
+		base, err := s.txUniqueBase(ts, changes)
+		if err != nil {
+			return nil, err
+		}
+		return changes, s.e.checkConstraints(ctx, ts, base, changes, s.deferredCheck())
 	}
 	if s.tx == nil {
 		return s.commitWrites(ctx, []*tableWrite{{d: d, compute: run}}, nil)
@@ -384,7 +388,7 @@ func (s *session) changeTableFiltered(ctx context.Context, d *catalog.Descriptor
 	}
 	if filter != nil {
 		// ON CONFLICT DO NOTHING: its statement is recorded next
-		// (txn.doNothing), which stops the block spilling.
+		// (txn.doNothing), then noted (insertIntoTableSkipping).
 		return nil
 	}
 	return s.noteTxWrite(w, changes)

@@ -605,7 +605,7 @@ func (s *session) txForeignKeys(ctx context.Context, snap *txSnapshot, d *catalo
 			return ts, nil
 		}
 		// Not closed: the snapshot is the transaction's.
-		ts, err := newTableState(x, snap.snap, s.tx.pendingFor(x.ID))
+		ts, err := s.txTableState(snap, x)
 		if err == nil {
 			states[x.ID] = ts
 		}

@@ -416,6 +416,9 @@ func (ts *tableState) rowsWithValues(ctx context.Context, indexes []catalog.Inde
 	keys map[string]bool, matches func(types.Row) (bool, error)) ([]types.Row, error) {
 	var out []types.Row
 	p := ts.keyPathFor(indexes, cols, keyTypes)
+	if p != nil && ts.spill != nil && ts.spill.setOf(cols) < 0 {
+		p = nil // the spill does not keep its rows by these values
+	}
 	if p == nil {
 		err := ts.eachRow(ctx, func(r types.Row) error {
 			ok, err := matches(r)
@@ -445,6 +448,15 @@ func (ts *tableState) rowsWithValues(ctx context.Context, indexes []catalog.Inde
 		}
 	}
 	// Rows the snapshot does not have under those values yet.
+	for _, k := range sorted {
+		spilled, err := ts.spilledWith(cols, []byte(k))
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range spilled {
+			add(id)
+		}
+	}
 	for _, ch := range ts.pendingChanges() {
 		if ch.Sign > 0 {
 			if ok, err := matches(ch.Row); err != nil {

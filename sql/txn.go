@@ -160,7 +160,7 @@ func (t *txn) mark(name string) {
 		sp.tables[i] = w.stmtCount()
 	}
 	for i, w := range t.streams {
-		sp.streams[i] = len(w.msgs)
+		sp.streams[i] = w.rowCount()
 	}
 	sp.constraintModes, sp.allConstraints = maps.Clone(t.constraintModes), t.allConstraints
 	t.savepoints = append(t.savepoints, sp)
@@ -193,7 +193,9 @@ func (t *txn) undoTo(i int) error {
 		if j < len(sp.streams) {
 			keep = sp.streams[j]
 		}
-		w.msgs = w.msgs[:keep]
+		if err := w.keepRows(keep); err != nil {
+			return err
+		}
 	}
 	t.constraintModes, t.allConstraints = maps.Clone(sp.constraintModes), sp.allConstraints
 	t.savepoints = t.savepoints[:i+1]
