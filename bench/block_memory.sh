@@ -3,10 +3,11 @@
 # millions of rows and then commits, for two server binaries side by side
 # in one run (issue 39: a transaction of any size in bounded memory).
 #
-#   bench/block_memory.sh BEFORE_BIN AFTER_BIN [ROWS [STATEMENTS]]
+#   bench/block_memory.sh BEFORE_BIN AFTER_BIN [ROWS [STATEMENTS [KIND]]]
 #
 # For each binary a fresh server creates t (k bigint PRIMARY KEY, v
-# bigint, s text) and runs BEGIN, ROWS rows (default 2000000) inserted by
+# bigint, s text) -- with KIND unique, v bigint UNIQUE; with KIND
+# uindex, a unique index on v; default plain -- and runs BEGIN, ROWS rows (default 2000000) inserted by
 # STATEMENTS INSERT ... SELECT statements (default 20), and COMMIT, under
 # the default transaction_spill_memory; the peak RSS is printed at start,
 # before the COMMIT and after it, with the times and the final count.
@@ -17,6 +18,16 @@ set -euo pipefail
 before=$1 after=$2
 rows=${3:-2000000}
 stmts=${4:-20}
+kind=${5:-plain}
+case $kind in
+plain) ddl=("CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)") ;;
+unique) ddl=("CREATE TABLE t (k bigint PRIMARY KEY, v bigint UNIQUE, s text)") ;;
+uindex) ddl=("CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" "CREATE UNIQUE INDEX t_v ON t (v)") ;;
+*)
+	echo "KIND is plain, unique or uindex" >&2
+	exit 2
+	;;
+esac
 dir=${DIR:-/tmp/block-memory}
 rm -rf "$dir"
 mkdir -p "$dir"
@@ -24,12 +35,14 @@ trap 'rm -rf "$dir"' EXIT
 . "$(dirname "$0")/memory_lib.sh"
 
 echo "load: $(cat /proc/loadavg) on $(nproc) cores"
-echo "a block of $rows rows in $stmts INSERT ... SELECT statements, then COMMIT"
+echo "a block of $rows rows in $stmts INSERT ... SELECT statements, then COMMIT, into a $kind table"
 per=$(((rows + stmts - 1) / stmts))
 for bin in "$before" "$after"; do
 	rm -rf "$dir/run"
 	start "$bin" "$dir/run"
-	psqlq -c "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)"
+	for stmt in "${ddl[@]}"; do
+		psqlq -c "$stmt"
+	done
 	base=$(hwm)
 	{
 		echo "BEGIN;"

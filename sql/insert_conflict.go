@@ -261,7 +261,7 @@ type doNothingStmt struct {
 // the same). Other errors are returned as they are.
 func (t *txn) doNothingConflict(err error) error {
 	name, ok := violatedKey(err)
-	if !ok || len(t.doNothing) == 0 {
+	if !ok {
 		return err
 	}
 	for _, w := range t.tables {

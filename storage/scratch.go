@@ -77,8 +77,14 @@ func (sc *Scratch) Scan(lo, hi []byte, reverse bool, fn func(k, v []byte) (bool,
 	}
 	for ; valid; valid = next() {
 		more, ferr := fn(it.Key(), it.Value())
-		if ferr != nil || !more {
-			return errors.Join(ferr, it.Close())
+		if ferr != nil {
+			// fn's error comes back as it is (a caller's SQL error stays
+			// one for errors.As and type checks alike).
+			_ = it.Close()
+			return ferr
+		}
+		if !more {
+			return it.Close()
 		}
 	}
 	return errors.Join(it.Error(), it.Close())
