@@ -112,39 +112,23 @@ func (w *indexWriter) note(row types.Row, rowKey []byte, present bool) {
 // index it stops at the first row whose indexed values (none NULL) another
 // row has too, and returns it.
 func BuildIndex(r storage.Reader, b *pebble.Batch, d *catalog.Descriptor, ix *catalog.Index) (dup types.Row, err error) {
-	cols, err := d.Schema()
-	if err != nil {
-		return nil, err
-	}
-	pos, ok := IndexColumns(ix, cols)
-	if !ok {
-		return nil, fmt.Errorf("index %s names a column %s does not have", ix.Name, d.Name)
-	}
 	prefix := IndexPrefix(d.ID, ix)
 	if err := b.DeleteRange(prefix, storage.PrefixEnd(prefix), nil); err != nil {
 		return nil, err
 	}
-	table := ViewTablePrefix(d.ID)
 	var seen map[string]struct{}
 	if ix.Unique {
 		seen = map[string]struct{}{}
 	}
-	var key []byte
-	err = storage.ScanPrefix(r, table, func(k, v []byte) error {
-		row, count, err := DecodeViewValue(v, len(cols))
-		if err != nil {
-			return err
-		}
-		key = AppendIndexValues(append(key[:0], prefix...), row, pos)
-		if seen != nil && !anyNull(row, pos) {
-			vals := string(key[len(prefix):])
-			if _, taken := seen[vals]; taken || count > 1 {
+	err = EachIndexEntry(r, d, ix, func(key []byte, vals int, row types.Row, count uint64) error {
+		if seen != nil && vals > 0 {
+			v := string(key[len(prefix) : len(prefix)+vals])
+			if _, taken := seen[v]; taken || count > 1 {
 				dup = row
 				return errStopScan
 			}
-			seen[vals] = struct{}{}
+			seen[v] = struct{}{}
 		}
-		key = append(key, k[len(table):]...)
 		return b.Set(key, nil, nil)
 	})
 	if err == errStopScan {
