@@ -235,6 +235,11 @@ type Index struct {
 	// Seq numbers the object's indexes from 1, distinct among them: the
 	// catalogs derive the index's OID from it.
 	Seq uint16 `json:"seq"`
+	// Constraint marks the index that backs the table's UNIQUE
+	// constraint of the same name, as PostgreSQL backs one with a unique
+	// index: made and dropped with the constraint (never by CREATE or
+	// DROP INDEX), and shown in the catalogs as the constraint's index.
+	Constraint bool `json:"constraint,omitempty"`
 }
 
 // IndexColumn is one key column of an index with its declared order.

@@ -50,6 +50,9 @@ func RelationOf(d *catalog.Descriptor, owner string) Relation {
 			Deferrable: k.Deferrable, Deferred: k.Deferred})
 	}
 	for _, ix := range d.Indexes {
+		if ix.Constraint {
+			continue // shown as its UNIQUE constraint's index
+		}
 		x := Index{Name: ix.Name, Unique: ix.Unique, Seq: ix.Seq}
 		for _, ic := range ix.Columns {
 			x.Columns = append(x.Columns, IndexColumn{Name: ic.Name, Desc: ic.Desc, NullsFirst: ic.NullsFirst})

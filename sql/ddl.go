@@ -59,6 +59,7 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 	if d.Constraints, err = e.constraintDefs(n, d); err != nil {
 		return "", err
 	}
+	d.Indexes, _ = constraintIndexes(d)
 	var seqs []*catalog.Descriptor
 	if isTable {
 		if seqs, err = e.columnSequences(n, d); err != nil {

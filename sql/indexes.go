@@ -222,6 +222,10 @@ func (e *Engine) dropIndex(ctx context.Context, n *front.DropIndex) (string, err
 			}
 			return "", sqlerr.New(sqlerr.UndefinedObject, "index %q does not exist", name)
 		}
+		if ix.Constraint {
+			return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop index %s because constraint %s on table %s requires it", name, name, d.Name).
+				WithHint("You can drop constraint %s on table %s instead.", name, d.Name)
+		}
 		targets = append(targets, target{d, *ix})
 	}
 	if len(targets) == 0 {

@@ -87,7 +87,7 @@ func uniqueKeys(d *catalog.Descriptor) []uniqueKeyCols {
 		}
 	}
 	for _, ix := range d.Indexes {
-		if ix.Unique {
+		if ix.Unique && !ix.Constraint { // a constraint's is listed above
 			cols := make([]string, len(ix.Columns))
 			for i, c := range ix.Columns {
 				cols[i] = c.Name

@@ -457,6 +457,7 @@ func (f *fakeEngine) create(stmt string) error {
 			delete(f.objs, n.Name)
 			return err
 		}
+		d.Indexes, _ = constraintIndexes(d)
 	}
 	for name, d := range f.objs {
 		if before[name] {

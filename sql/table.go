@@ -26,6 +26,9 @@ const tableSubjectPrefix = "streamdb.table."
 
 // startTable starts the pipeline that keeps a table's state table current.
 func (e *Engine) startTable(d *catalog.Descriptor) error {
+	if err := e.backfillConstraintIndexes(d); err != nil {
+		return err
+	}
 	root, err := tableScan(d)
 	if err != nil {
 		return err

@@ -202,12 +202,8 @@ func (s *session) bulkAdmit(ctx context.Context, sw *streamingWrite, arb map[str
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	done = func() {
-		keys.close()
-		// The table's unique index does not hold this commit's rows.
-		sw.log.uniqStale.Store(true)
-	}
-	fk := s.newInsertFK(links, sw.stateOf, sw.uniqueOf)
+	done = keys.close
+	fk := s.newInsertFK(links, sw.stateOf)
 	var fkErr error
 	kept := make([]exec.Change, 0, bulkBatchRows)
 	return func(changes []exec.Change) ([]exec.Change, error) {
@@ -336,19 +332,6 @@ func (sw *streamingWrite) stateOf(t *catalog.Descriptor) (*tableState, error) {
 	}
 	sw.states[t.ID] = ts
 	return ts, nil
-}
-
-// uniqueOf returns the unique index (table_unique.go) of table t, one of
-// the tables the write reads, whose log it holds.
-func (sw *streamingWrite) uniqueOf(t *catalog.Descriptor) (*uniqueIndex, error) {
-	log, ok := sw.reads[t.ID]
-	if !ok {
-		return nil, nil // stateOf says why
-	}
-	if err := sw.e.ensureCurrent(sw.ctx, t, log); err != nil {
-		return nil, err
-	}
-	return sw.e.uniqueIndexFor(sw.ctx, sw.e.current(t), log)
 }
 
 func (sw *streamingWrite) close() {

@@ -3,12 +3,10 @@ package sql
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 
 	"streamdb/catalog"
 	"streamdb/exec"
-	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
@@ -35,7 +33,6 @@ type bulkKeys struct {
 	ts    *tableState
 	keys  []bulkKey
 	seen  keySets
-	uniq  *uniqueIndex
 	pk    func(key []byte) (bool, error) // the table holds a primary key
 	enc   [][]byte
 	valid []bool
@@ -53,13 +50,12 @@ type keySets interface {
 	Close()
 }
 
-// bulkKey is one unique key of a table: the primary key, a UNIQUE
-// constraint (the uniq'th of uniqueCols) or a unique index.
+// bulkKey is one unique key of a table: the primary key or a unique index
+// (a UNIQUE constraint's or one of its own).
 type bulkKey struct {
 	name    string
 	cols    []int
 	pk      bool
-	uniq    int
 	index   *catalog.Index
 	arbiter bool
 }
@@ -94,19 +90,8 @@ func (e *Engine) newBulkKeys(ctx context.Context, ts *tableState, arb map[string
 		}
 		k.pk = taken
 	}
-	cons, idx := uniqueCols(cur, ts.cols)
-	if len(cons) > 0 {
-		u, err := e.uniqueIndexFor(ctx, cur, ts.log)
-		if err != nil {
-			return nil, err
-		}
-		k.uniq = u
-	}
-	for i, c := range cons {
-		k.keys = append(k.keys, bulkKey{name: c.Name, cols: idx[i], uniq: i, arbiter: arb[c.Name]})
-	}
-	for i := range ts.d.Indexes {
-		ix := &ts.d.Indexes[i]
+	for i := range cur.Indexes {
+		ix := &cur.Indexes[i]
 		if !ix.Unique {
 			continue
 		}
@@ -190,17 +175,13 @@ func (k *bulkKeys) admitRow(row types.Row) (bool, error) {
 // encode appends the key's values in row to buf; ok is false when one is
 // NULL (NULLs are distinct; a primary key has none).
 func (key *bulkKey) encode(buf []byte, row types.Row) ([]byte, bool) {
-	if key.index != nil {
-		if anyNullAt(row, key.cols) {
-			return buf, false
-		}
-		return exec.AppendIndexValues(buf, row, key.cols), true
-	}
 	if key.pk {
 		return append(buf, rowKey(key.cols, row)...), true
 	}
-	s, ok := uniqueKey(key.cols, row)
-	return append(buf, s...), ok
+	if anyNullAt(row, key.cols) {
+		return buf, false
+	}
+	return exec.AppendIndexValues(buf, row, key.cols), true
 }
 
 // taken reports whether the i'th key's value (k.enc[i]) is held by a row
@@ -211,37 +192,27 @@ func (k *bulkKeys) taken(i int) (bool, error) {
 		return has, err
 	}
 	key := &k.keys[i]
-	switch {
-	case key.pk:
+	if key.pk {
 		return k.pk(v)
-	case key.index != nil:
-		holders, err := k.ts.uniqueHolders(key.index, key.cols, v)
-		if err != nil {
-			return false, err
-		}
-		for _, n := range holders {
-			if n > 0 {
-				return true, nil
-			}
-		}
-		return false, nil
-	default:
-		return k.uniq.counts[key.uniq][string(v)] > 0, nil
 	}
+	holders, err := k.ts.uniqueHolders(key.index, key.cols, v)
+	if err != nil {
+		return false, err
+	}
+	for _, n := range holders {
+		if n > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // violation is PostgreSQL's 23505 for row on key.
 func (k *bulkKeys) violation(key *bulkKey, row types.Row) error {
-	switch {
-	case key.pk:
+	if key.pk {
 		return duplicateKey(k.d, k.ts.cols, key.cols, row)
-	case key.index != nil:
-		names, text := indexKeyText(key.index, k.ts.cols, row)
-		return &sqlerr.Error{Code: sqlerr.UniqueViolation, Message: fmt.Sprintf("duplicate key value violates unique constraint %q", key.name),
-			Detail: fmt.Sprintf("Key (%s)=(%s) already exists.", names, text)}
-	default:
-		return uniqueViolation(key.name, k.ts.cols, key.cols, row)
 	}
+	return uniqueIndexViolation(key.index, k.ts.cols, row)
 }
 
 // insertParents returns the foreign keys of table d (d referencing
@@ -272,10 +243,9 @@ func sameTables(a, b []*catalog.Descriptor) bool {
 
 // newInsertFK returns the foreign key check of a streaming insert's
 // batches over links (the table's own), reading the referenced tables
-// through state and their unique indexes through uniqueOf.
-func (s *session) newInsertFK(links []fkLink, state func(*catalog.Descriptor) (*tableState, error),
-	uniqueOf func(*catalog.Descriptor) (*uniqueIndex, error)) *fkRun {
-	return &fkRun{s: s, links: links, state: state, uniqueOf: uniqueOf, descs: map[uint32]*catalog.Descriptor{},
+// through state.
+func (s *session) newInsertFK(links []fkLink, state func(*catalog.Descriptor) (*tableState, error)) *fkRun {
+	return &fkRun{s: s, links: links, state: state, descs: map[uint32]*catalog.Descriptor{},
 		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}}
 }
 

@@ -110,14 +110,10 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		logs[i].waitIdle()
 	}
 	if linked != nil {
-		// A refusal here has applied nothing to the unique indexes: it
-		// leaves them current (a UNIQUE key a foreign key references is
-		// looked up in its parent's).
 		if err := s.enforceForeignKeys(ctx, tables, logs, links); err != nil {
 			return err
 		}
 	}
-	defer func() { staleOnError(err, logs...) }()
 	var parts []txnPart
 	limit := e.changelogLimit()
 	for i, w := range tables {
@@ -344,24 +340,11 @@ func (e *Engine) commitTable(ctx context.Context, w *tableWrite) error {
 		// of it before it lands.
 		defer log.mu.Unlock()
 		log.waitIdle()
-		return staleOnError(e.publishTxn([]txnPart{{d: w.d, msgs: msgs, log: log, changes: changes}}), log)
+		return e.publishTxn([]txnPart{{d: w.d, msgs: msgs, log: log, changes: changes}})
 	}
 	en := log.queue(changes, msgs[0])
 	log.mu.Unlock()
-	return staleOnError(log.await(e, w.d, en), log)
-}
-
-// staleOnError marks the unique indexes of logs stale when a commit
-// prepared on them failed (see table_unique.go).
-func staleOnError(err error, logs ...*tableLog) error {
-	if err != nil {
-		for _, l := range logs {
-			if l != nil {
-				l.uniqStale.Store(true)
-			}
-		}
-	}
-	return err
+	return log.await(e, w.d, en)
 }
 
 // checkExists fails if table d was dropped (or replaced) since the
@@ -409,18 +392,6 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if err != nil {
 		return nil, nil, err
 	}
-	cur := e.current(w.d)
-	u, err := e.uniqueIndexFor(ctx, cur, log)
-	if err != nil {
-		return nil, nil, err
-	}
-	if w.compute == nil {
-		// A transaction's statements were checked against its snapshot;
-		// a commit since may hold the same values.
-		if err := u.check(cur, cols, nil, changes, nil); err != nil {
-			return nil, nil, err
-		}
-	}
 	members := memberColumns(w.d, cols)
 	encode := exec.EncodeChangelogChunks
 	if slices.Equal(log.encodedCols, members) {
@@ -436,8 +407,6 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 		return nil, nil, err
 	}
 	log.encodedCols = members
-	// Last: a prepared commit that then fails marks the index stale.
-	u.apply(changes)
 	return changes, msgs, nil
 }
 
@@ -486,8 +455,14 @@ func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *tableLo
 		}
 		return [][]exec.Change{changes}, nil
 	}
+	// A transaction's statements were checked against its snapshot; a
+	// commit since may hold the same values.
 	ordered := exec.ChangelogOrder(w.stmts)
-	if err := checkUniqueIndexes(e.withCurrentIndexesOf(w.d), ts, ordered); err != nil {
+	cur := e.current(w.d)
+	if err := checkUniqueIndexes(cur, ts, ordered); err != nil {
+		return nil, err
+	}
+	if err := checkUniqueConstraints(cur, ts, nil, ordered, nil); err != nil {
 		return nil, err
 	}
 	deletes := false

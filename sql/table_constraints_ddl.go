@@ -124,6 +124,16 @@ func (s *session) alterConstraint(ctx context.Context, n *front.AlterTableConstr
 	}
 	next := *d
 	next.Constraints = append(slices.Clone(d.Constraints), c)
+	if c.Type == "u" {
+		if e.relationNameTaken(c.Name) {
+			// The UNIQUE's index is a relation of that name.
+			return "", sqlerr.New(sqlerr.DuplicateTable, "relation \"%s\" already exists", c.Name)
+		}
+		if err := e.addUniqueConstraint(ctx, d, &next, c); err != nil {
+			return "", err
+		}
+		return "ALTER TABLE", e.ddlCheckpoint(ctx)
+	}
 	if err := e.addConstraint(ctx, d, &next, c); err != nil {
 		return "", err
 	}
@@ -188,25 +198,6 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 			}
 			return nil
 		})
-	case "u":
-		only := *d
-		only.Constraints = []catalog.Constraint{c}
-		cons, cidx := uniqueCols(&only, ts.cols)
-		u := &uniqueIndex{d: &only, cons: cons, cols: cidx, counts: []map[string]int{{}}}
-		err := ts.eachRow(ctx, func(r types.Row) error {
-			u.add(r, 1)
-			if k, ok := uniqueKey(cidx[0], r); ok && u.counts[0][k] > 1 {
-				err := uniqueViolation(c.Name, ts.cols, cidx[0], r).(*sqlerr.Error)
-				err.Message = "could not create unique index \"" + c.Name + "\""
-				err.Detail = strings.Replace(err.Detail, "already exists", "is duplicated", 1)
-				return err
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		logs[idx].uniqStale.Store(true)
 	case "f":
 		p := d
 		if c.RefTable != d.Name {
@@ -236,9 +227,6 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 				}
 			}
 		}()
-		f.uniqueOf = func(x *catalog.Descriptor) (*uniqueIndex, error) {
-			return e.uniqueIndexFor(ctx, e.current(x), logs[slices.IndexFunc(involved, func(y *catalog.Descriptor) bool { return y.ID == x.ID })])
-		}
 		// Every row checked as if inserted, as they stream by, in
 		// batches; the table itself is empty before, so a table
 		// referencing itself finds its own rows.
@@ -322,7 +310,9 @@ func (s *session) dropConstraint(ctx context.Context, d *catalog.Descriptor, n *
 		}
 		cascadeNotice(ctx, lines)
 		cur, _ := e.lookup(n.Table)
-		if err := e.setConstraints(cur, slices.DeleteFunc(slices.Clone(d.Constraints), func(x catalog.Constraint) bool { return x.Name == name })); err != nil {
+		next := *cur
+		next.Constraints = d.Constraints // without the foreign keys on itself dropped
+		if err := e.dropUniqueConstraint(&next, name); err != nil {
 			return "", err
 		}
 		return "ALTER TABLE", e.ddlCheckpoint(ctx)

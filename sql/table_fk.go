@@ -170,10 +170,6 @@ type fkRun struct {
 	deltas  map[string]fkDelta       // parentDelta's, by foreign key
 	// overlays: each table's rows its changes so far touch (overlay).
 	overlays map[uint32]*fkOverlay
-	// uniqueOf, when set (a commit holding the tables' locks), returns
-	// a table's unique index, which answers for a key referencing a
-	// UNIQUE constraint without reading the table.
-	uniqueOf func(d *catalog.Descriptor) (*uniqueIndex, error)
 }
 
 func (f *fkRun) add(d *catalog.Descriptor, chs []exec.Change) {
@@ -548,15 +544,6 @@ func (s *session) enforceForeignKeys(ctx context.Context, tables []*tableWrite, 
 		}
 		states[d.ID] = ts
 		return ts, nil
-	}
-	f.uniqueOf = func(d *catalog.Descriptor) (*uniqueIndex, error) {
-		// Under the lock of every table linked, its unique index holds
-		// what the commit's state of it does.
-		log, ok := logOf[d.ID]
-		if !ok {
-			return nil, nil // state says why
-		}
-		return e.uniqueIndexFor(ctx, e.current(d), log)
 	}
 	for _, w := range tables {
 		switch {

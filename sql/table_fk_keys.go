@@ -19,8 +19,8 @@ import (
 // A foreign key's checks and actions read the other table by key, never
 // whole: a referenced key is looked up in the parent's keyed state (its
 // primary key), or, for a UNIQUE constraint's columns, in the unique index
-// a commit holds under the parent's lock (table_unique.go) or in a
-// secondary index; the rows referencing a key are found under the
+// that backs it (table_unique.go) or in a unique index of its own
+// (parentUniqueIndex); the rows referencing a key are found under the
 // child's primary key when the referencing columns lead it, or in an index
 // that leads with them. Without such a key or index the table is streamed
 // once per statement and round of actions, holding only the rows that
@@ -149,33 +149,15 @@ func (f *fkRun) parentHolds(ctx context.Context, l fkLink, keys []string) (map[s
 		}
 		return out, nil
 	}
-	if f.uniqueOf != nil {
-		u, err := f.uniqueOf(l.parent)
-		if err != nil {
-			return nil, err
-		}
-		var uniques [][]int // nil without a UNIQUE constraint
-		if u != nil {
-			uniques = u.cols
-		}
-		for i := range uniques {
-			order := positions(u.cols[i], l.pcols)
-			if order == nil {
-				continue
-			}
-			d, err := f.parentDelta(l)
+	if ix, order := parentUniqueIndex(l); ix != nil {
+		for _, k := range keys {
+			has, err := f.parentHasByIndex(l, ix, order, k)
 			if err != nil {
 				return nil, err
 			}
-			for _, k := range keys {
-				uk, err := reorderKey(k, order)
-				if err != nil {
-					return nil, err
-				}
-				out[k] = u.counts[i][uk]+d.n[k] > 0
-			}
-			return out, nil
+			out[k] = has
 		}
+		return out, nil
 	}
 	want := make(map[string]bool, len(keys))
 	for _, k := range keys {
@@ -193,6 +175,65 @@ func (f *fkRun) parentHolds(ctx context.Context, l fkLink, keys []string) (map[s
 		}
 	}
 	return out, nil
+}
+
+// parentUniqueIndex returns the unique index of l's parent (a UNIQUE
+// constraint's, or one of its own) on exactly l's referenced columns,
+// with the place of each of its columns among them; nil when there is
+// none or a referenced column's type differs from the parent column's
+// (the stored values would encode otherwise).
+func parentUniqueIndex(l fkLink) (*catalog.Index, []int) {
+	cols, err := l.parent.Schema()
+	if err != nil {
+		return nil, nil
+	}
+	for i, c := range l.pcols {
+		if cols[c].Type != l.ptypes[i] {
+			return nil, nil
+		}
+	}
+	for i := range l.parent.Indexes {
+		ix := &l.parent.Indexes[i]
+		if !ix.Unique {
+			continue
+		}
+		pos, ok := exec.IndexColumns(ix, cols)
+		if !ok {
+			continue
+		}
+		if order := positions(pos, l.pcols); order != nil {
+			return ix, order
+		}
+	}
+	return nil, nil
+}
+
+// parentHasByIndex is parentHolds through a unique index of the parent
+// (parentUniqueIndex): the rows holding the key in the index, then the
+// changes so far.
+func (f *fkRun) parentHasByIndex(l fkLink, ix *catalog.Index, order []int, key string) (bool, error) {
+	d, err := f.parentDelta(l)
+	if err != nil {
+		return false, err
+	}
+	ts, err := f.state(l.parent)
+	if err != nil {
+		return false, err
+	}
+	vals, err := reorderKey(key, order)
+	if err != nil {
+		return false, err
+	}
+	pos, _ := exec.IndexColumns(ix, ts.cols)
+	holders, err := ts.uniqueHolders(ix, pos, []byte(vals))
+	if err != nil {
+		return false, err
+	}
+	n := d.n[key]
+	for _, k := range holders {
+		n += k
+	}
+	return n > 0, nil
 }
 
 // parentHasByKey is parentHolds for a foreign key referencing its

@@ -58,10 +58,6 @@ type tableLog struct {
 	// unsure is set when a publish failed: it may have been stored all
 	// the same, so current no longer holds (see ensureCurrent).
 	unsure atomic.Bool
-	// uniq (under mu) is the table's unique index (table_unique.go), nil
-	// until a write needs it; uniqStale drops it at the next write.
-	uniq      *uniqueIndex
-	uniqStale atomic.Bool
 	// encodedCols (under mu) are the columns a commit was last encoded
 	// with, its rows read back: later commits with the same columns need
 	// not read back a row to check them (exec.EncodeChangelogChunks).

@@ -3,54 +3,34 @@ package sql
 import (
 	"context"
 	"fmt"
-	"strings"
+	"slices"
+
+	"github.com/cockroachdb/pebble/v2"
 
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/sqlerr"
+	"streamdb/storage"
 	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
-// A table's UNIQUE constraints are checked against an in-memory index
-// per table (uniqueIndex): for each constraint, how many rows hold each
-// value of its columns. The index describes what the table's writers see
-// under the log's lock: the committed state plus every entry of the log,
-// queued or acknowledged. It is built from a full read of the table the
-// first time a write needs it, then kept current by each commit under the
-// lock (apply). A commit that fails after it was applied marks the index
-// stale (its changes may or may not have landed), and the next writer
-// builds it again; so an index is never missing a row the table holds.
-// Rows with a NULL in a constraint's columns are left out: NULLs are
-// distinct.
+// A table's UNIQUE constraint is backed by a unique index of the same
+// name (catalog.Index with Constraint set), as PostgreSQL backs one. Its
+// entries are kept by the table's dataflow like a CREATE UNIQUE INDEX's
+// (exec/index.go), so the constraint's checks (checkUniqueIndexes), ON
+// CONFLICT's arbiters and the foreign keys that reference its columns
+// read by key, and nothing holds the table in memory. CREATE TABLE makes
+// the indexes empty with the table; ALTER TABLE ... ADD CONSTRAINT builds
+// one from the table's stored rows, a batch at a time, then looks for a
+// duplicate along the built entries, where equal values are neighbours;
+// DROP CONSTRAINT drops it with its entries. A table stored by an older
+// streamdb, whose UNIQUE constraints had no index, gets them built when
+// it starts, before its dataflow runs (backfillConstraintIndexes).
 
-// uniqueIndex counts the rows per value of each UNIQUE constraint of one
-// table.
-type uniqueIndex struct {
-	d      *catalog.Descriptor // the descriptor it was built for
-	cons   []catalog.Constraint
-	cols   [][]int
-	counts []map[string]int
-}
-
-// uniqueCols returns table d's UNIQUE constraints and their column
-// indexes.
-func uniqueCols(d *catalog.Descriptor, cols []types.Column) ([]catalog.Constraint, [][]int) {
-	var cons []catalog.Constraint
-	var idx [][]int
-	for _, c := range d.Constraints {
-		if c.Type != "u" {
-			continue
-		}
-		ix := make([]int, len(c.Columns))
-		for i, name := range c.Columns {
-			ix[i] = columnIndex(cols, name)
-		}
-		cons = append(cons, c)
-		idx = append(idx, ix)
-	}
-	return cons, idx
-}
+// indexBuildBatch is how many index entries a build writes per batch: the
+// memory a build holds, whatever the table's size.
+const indexBuildBatch = 64 << 10
 
 // uniqueKey encodes row's values of cols; ok is false when one is NULL.
 func uniqueKey(cols []int, row types.Row) (string, bool) {
@@ -64,118 +44,187 @@ func uniqueKey(cols []int, row types.Row) (string, bool) {
 	return string(b), true
 }
 
-// uniqueIndexFor returns table d's unique index, building it when there is
-// none, it is stale, or d changed. Nil when d has no UNIQUE constraint.
-// Holding log.mu.
-func (e *Engine) uniqueIndexFor(ctx context.Context, d *catalog.Descriptor, log *tableLog) (*uniqueIndex, error) {
-	if log.uniqStale.Swap(false) {
-		log.uniq = nil
+// constraintIndexes returns d's indexes as d's UNIQUE constraints want
+// them: with a backing index for each constraint that has none (in a
+// free slot), without the backing indexes of constraints d no longer
+// has. added are the indexes it added.
+func constraintIndexes(d *catalog.Descriptor) (indexes, added []catalog.Index) {
+	for _, ix := range d.Indexes {
+		if c := d.Constraint(ix.Name); ix.Constraint && (c == nil || c.Type != "u") {
+			continue
+		}
+		indexes = append(indexes, ix)
 	}
-	if u := log.uniq; u != nil && u.d == d {
-		return u, nil
+	for _, c := range d.Constraints {
+		if c.Type != "u" || slices.ContainsFunc(indexes, func(ix catalog.Index) bool { return ix.Constraint && ix.Name == c.Name }) {
+			continue
+		}
+		ix := catalog.Index{Name: c.Name, Unique: true, Constraint: true}
+		for _, col := range c.Columns {
+			ix.Columns = append(ix.Columns, catalog.IndexColumn{Name: col})
+		}
+		ix.Seq, ix.Table = freeIndexSlot(&catalog.Descriptor{Indexes: indexes})
+		indexes = append(indexes, ix)
+		added = append(added, ix)
 	}
-	log.uniq = nil
-	if !hasConstraint(d, "u") {
-		return nil, nil
+	return indexes, added
+}
+
+// constraintOf returns the UNIQUE constraint index ix of table d backs,
+// or nil for an index of its own (CREATE INDEX).
+func constraintOf(d *catalog.Descriptor, ix *catalog.Index) *catalog.Constraint {
+	if !ix.Constraint {
+		return nil
 	}
-	cols, err := d.Schema()
-	if err != nil {
+	return d.Constraint(ix.Name)
+}
+
+// buildIndexEntries writes the entries of index ix of table d from the
+// rows the store holds, after clearing whatever ix's table held, a batch
+// at a time. For a unique index it then returns a row whose indexed
+// values, none NULL, another row has too, or nil. The table's dataflow is
+// stopped (or not started): its stored rows do not change meanwhile.
+func (e *Engine) buildIndexEntries(d *catalog.Descriptor, ix *catalog.Index) (types.Row, error) {
+	prefix := exec.IndexPrefix(d.ID, ix)
+	b := e.store.NewBatch()
+	defer func() { b.Close() }()
+	if err := b.DeleteRange(prefix, storage.PrefixEnd(prefix), nil); err != nil {
 		return nil, err
 	}
-	cons, idx := uniqueCols(d, cols)
-	if len(cons) == 0 {
-		return nil, nil
-	}
-	ts, err := e.openTableState(d, log)
-	if err != nil {
-		return nil, err
-	}
-	defer ts.close()
-	u := &uniqueIndex{d: d, cons: cons, cols: idx, counts: make([]map[string]int, len(cons))}
-	for i := range cons {
-		u.counts[i] = map[string]int{}
-	}
-	// The rows stream by: the index keeps their constrained values only.
-	err = ts.eachRow(ctx, func(r types.Row) error {
-		u.add(r, 1)
+	var copies types.Row // a row of a table without a primary key held twice
+	err := exec.EachIndexEntry(e.store.DB(), d, ix, func(key []byte, vals int, row types.Row, count uint64) error {
+		if ix.Unique && vals > 0 && count > 1 && copies == nil {
+			copies = row
+		}
+		if err := b.Set(key, nil, nil); err != nil {
+			return err
+		}
+		if b.Count() < indexBuildBatch {
+			return nil
+		}
+		if err := e.store.Commit(b, false); err != nil {
+			return err
+		}
+		b.Close()
+		b = e.store.NewBatch()
 		return nil
 	})
-	if err != nil {
+	if err == nil {
+		err = e.store.Commit(b, false)
+	}
+	if err != nil || !ix.Unique {
 		return nil, err
 	}
-	log.uniq = u
-	return u, nil
+	if copies != nil {
+		return copies, nil
+	}
+	return exec.FirstDuplicate(e.store.DB(), d, ix)
 }
 
-func (u *uniqueIndex) add(row types.Row, sign int) {
-	for i, c := range u.cols {
-		if k, ok := uniqueKey(c, row); ok {
-			if n := u.counts[i][k] + sign; n > 0 {
-				u.counts[i][k] = n
-			} else {
-				delete(u.counts[i], k)
-			}
-		}
-	}
-}
-
-// apply records a commit's changes. Holding log.mu.
-func (u *uniqueIndex) apply(changes []exec.Change) {
-	if u == nil {
-		return
-	}
-	for _, ch := range changes {
-		u.add(ch.Row, int(ch.Sign))
-	}
-}
-
-// check fails with PostgreSQL's unique violation if, with base and then
-// changes applied to the indexed rows, a value changes inserts is held by
-// more than one row. base are changes already made on top of the index
-// that it does not hold (a transaction's earlier statements).
-//
-// deferred, when not nil, tells the constraints a transaction's
-// statement leaves to its COMMIT.
-func (u *uniqueIndex) check(d *catalog.Descriptor, cols []types.Column, base, changes []exec.Change, deferred func(catalog.Constraint) bool) error {
-	if u == nil {
+// backfillConstraintIndexes gives table d, as stored by a streamdb that
+// kept no index for UNIQUE constraints, the backing index of each of
+// them, built from its stored rows before its dataflow starts (Load calls
+// startTable with the dataflows stopped), and stores d with them. d is
+// the live catalog's descriptor, changed in place as the load does.
+func (e *Engine) backfillConstraintIndexes(d *catalog.Descriptor) error {
+	indexes, added := constraintIndexes(d)
+	if len(added) == 0 {
 		return nil
 	}
-	for i, c := range u.cols {
-		if deferred != nil && deferred(u.cons[i]) {
-			continue // checked at COMMIT
+	next := *d
+	next.Indexes = indexes
+	for i := range added {
+		dup, err := e.buildIndexEntries(&next, &added[i])
+		if err != nil {
+			return fmt.Errorf("build the index of UNIQUE constraint %s of table %s: %w", added[i].Name, d.Name, err)
 		}
-		delta := map[string]int{}
-		for _, chs := range [][]exec.Change{base, changes} {
-			for _, ch := range chs {
-				if k, ok := uniqueKey(c, ch.Row); ok {
-					delta[k] += int(ch.Sign)
-				}
+		if dup != nil {
+			// Checks stay right: a value held twice is taken.
+			e.log.Warn("table holds rows its UNIQUE constraint does not allow", "table", d.Name, "constraint", added[i].Name)
+		}
+		e.log.Info("built the index of a UNIQUE constraint", "table", d.Name, "constraint", added[i].Name)
+	}
+	b := e.store.NewBatch()
+	defer b.Close()
+	if err := e.cat.PutIn(b, &next); err != nil {
+		return err
+	}
+	if err := e.store.Commit(b, true); err != nil {
+		return err
+	}
+	d.Indexes = indexes
+	return nil
+}
+
+// addUniqueConstraint runs ALTER TABLE ... ADD UNIQUE: next is table d
+// with the constraint c added. Its index is built from the table's rows
+// with the dataflows stopped (restartWith, as CREATE INDEX); a value held
+// twice fails it as PostgreSQL does. The caller holds ddlMu.
+func (e *Engine) addUniqueConstraint(ctx context.Context, d, next *catalog.Descriptor, c catalog.Constraint) error {
+	// The entries are built from the table's stored rows: they must hold
+	// every write acknowledged before this statement.
+	if err := e.waitTableCurrent(ctx, d, "ALTER TABLE"); err != nil {
+		return err
+	}
+	indexes, added := constraintIndexes(next)
+	next.Indexes = indexes
+	var dup types.Row
+	err := e.restartWith(func(b *pebble.Batch) error {
+		for i := range added {
+			var err error
+			if dup, err = e.buildIndexEntries(next, &added[i]); err != nil {
+				return err
+			}
+			if dup != nil {
+				// Nothing changes but the entries built, taken away.
+				p := exec.IndexPrefix(next.ID, &added[i])
+				return b.DeleteRange(p, storage.PrefixEnd(p), nil)
 			}
 		}
-		for _, ch := range changes {
-			if ch.Sign < 0 {
-				continue
-			}
-			k, ok := uniqueKey(c, ch.Row)
-			if ok && u.counts[i][k]+delta[k] > 1 {
-				return uniqueViolation(u.cons[i].Name, cols, c, ch.Row)
-			}
+		return e.cat.PutIn(b, next)
+	})
+	if err != nil {
+		return sqlerr.New(sqlerr.InternalError, "adding constraint %s failed: %v", c.Name, err)
+	}
+	if dup != nil {
+		cols, err := d.Schema()
+		if err != nil {
+			return err
 		}
+		ix := added[0]
+		names, vals := indexKeyText(&ix, cols, dup)
+		return &sqlerr.Error{Code: sqlerr.UniqueViolation, Message: fmt.Sprintf("could not create unique index %q", c.Name),
+			Detail: fmt.Sprintf("Key (%s)=(%s) is duplicated.", names, vals)}
 	}
 	return nil
 }
 
-// uniqueViolation is PostgreSQL's 23505 for constraint name on row's key
-// columns.
-func uniqueViolation(name string, cols []types.Column, key []int, row types.Row) error {
-	names := make([]string, len(key))
-	vals := make([]string, len(key))
-	for i, j := range key {
-		names[i] = cols[j].Name
-		vals[i] = types.FormatText(row[j], cols[j].Type)
+// dropUniqueConstraint runs ALTER TABLE ... DROP CONSTRAINT of table d's
+// UNIQUE constraint name with its index (the foreign keys that depend on
+// it already gone), with the dataflows stopped (restartWith, as DROP
+// INDEX). The caller holds ddlMu.
+func (e *Engine) dropUniqueConstraint(d *catalog.Descriptor, name string) error {
+	next := *d
+	next.Constraints = slices.DeleteFunc(slices.Clone(d.Constraints), func(x catalog.Constraint) bool { return x.Name == name })
+	if len(next.Constraints) == 0 {
+		next.Constraints = nil
 	}
-	return &sqlerr.Error{Code: sqlerr.UniqueViolation, Message: fmt.Sprintf("duplicate key value violates unique constraint \"%s\"", name),
-		Detail: fmt.Sprintf("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))}
+	next.Indexes, _ = constraintIndexes(&next)
+	err := e.restartWith(func(b *pebble.Batch) error {
+		for i := range d.Indexes {
+			if ix := &d.Indexes[i]; ix.Constraint && ix.Name == name {
+				p := exec.IndexPrefix(d.ID, ix)
+				if err := b.DeleteRange(p, storage.PrefixEnd(p), nil); err != nil {
+					return err
+				}
+			}
+		}
+		return e.cat.PutIn(b, &next)
+	})
+	if err != nil {
+		return sqlerr.New(sqlerr.InternalError, "dropping constraint %s failed: %v", name, err)
+	}
+	return nil
 }
 
 // checkConstraints checks a statement's changes to table ts.d against the
@@ -198,20 +247,21 @@ func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, cha
 	if !hasConstraint(d, "u") {
 		return nil
 	}
-	log := ts.log
-	if log == nil {
-		log = e.tables.log(d.ID)
+	now := ts
+	if ts.log == nil {
+		log := e.tables.log(d.ID)
 		log.mu.Lock()
 		defer log.mu.Unlock()
 		if err := e.ensureCurrent(ctx, d, log); err != nil {
 			return err
 		}
+		var err error
+		if now, err = e.openTableState(d, log); err != nil {
+			return err
+		}
+		defer now.close()
 	}
-	u, err := e.uniqueIndexFor(ctx, d, log)
-	if err != nil {
-		return err
-	}
-	return u.check(d, ts.cols, base, changes, deferred)
+	return checkUniqueConstraints(d, now, base, changes, deferred)
 }
 
 func hasConstraint(d *catalog.Descriptor, typ string) bool {
