@@ -125,6 +125,14 @@ func currentSizes(b *testing.B) sizes {
 // given settings in a YAML config file.
 func startServer(b *testing.B, dataDir string, settings map[string]string) *testutil.Server {
 	b.Helper()
+	return startServerBinary(b, "", dataDir, settings)
+}
+
+// startServerBinary is startServer with the streamdb executable bin
+// (STREAMDB_BIN's, or one built, when empty): another build compared
+// side by side.
+func startServerBinary(b *testing.B, bin, dataDir string, settings map[string]string) *testutil.Server {
+	b.Helper()
 	settings = withEnvSettings(b, settings)
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
@@ -140,6 +148,7 @@ func startServer(b *testing.B, dataDir string, settings map[string]string) *test
 		b.Fatal(err)
 	}
 	return testutil.StartServer(b, testutil.ServerOptions{
+		Binary:     bin,
 		ConfigFile: path,
 		DataDir:    dataDir,
 		Env:        profileEnv(b),
