@@ -61,11 +61,15 @@ func (e *Engine) constraintDefs(n *front.CreateSource, d *catalog.Descriptor) ([
 		if taken[c.Name] {
 			return nil, sqlerr.New(sqlerr.DuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", c.Name, d.Name)
 		}
+		if c.Type == "u" && e.relationNameTaken(c.Name) {
+			// The UNIQUE's index is a relation of that name.
+			return nil, sqlerr.New(sqlerr.DuplicateTable, "relation \"%s\" already exists", c.Name)
+		}
 		taken[c.Name] = true
 	}
 	for i := range built {
 		if built[i].Name == "" {
-			built[i].Name = chooseConstraintName(d.Name, built[i], taken)
+			built[i].Name = e.chooseUniqueName(d.Name, built[i], taken)
 			taken[built[i].Name] = true
 		}
 	}
@@ -229,6 +233,19 @@ func chooseConstraintName(table string, c catalog.Constraint, taken map[string]b
 		name = fmt.Sprintf("%s%d", base, i)
 	}
 	return name
+}
+
+// chooseUniqueName is chooseConstraintName, passing over, for a UNIQUE
+// constraint, the names of relations: its index takes the name, and
+// PostgreSQL picks a free relation name for it.
+func (e *Engine) chooseUniqueName(table string, c catalog.Constraint, taken map[string]bool) string {
+	for {
+		name := chooseConstraintName(table, c, taken)
+		if c.Type != "u" || !e.relationNameTaken(name) {
+			return name
+		}
+		taken[name] = true
+	}
 }
 
 // checkColumns returns the table columns a CHECK expression reads, in

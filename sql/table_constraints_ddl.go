@@ -114,7 +114,7 @@ func (s *session) alterConstraint(ctx context.Context, n *front.AlterTableConstr
 		taken[x.Name] = true
 	}
 	if c.Name == "" {
-		c.Name = chooseConstraintName(d.Name, c, taken)
+		c.Name = e.chooseUniqueName(d.Name, c, taken)
 	} else if taken[c.Name] {
 		if x := d.Constraint(c.Name); c.Type == "u" && (x == nil || x.Type == "u") {
 			// The UNIQUE's index takes the name first.
