@@ -112,6 +112,11 @@ func (e *Engine) buildIndexEntries(d *catalog.Descriptor, ix *catalog.Index) (ty
 	if err == nil {
 		err = e.store.Commit(b, false)
 	}
+	if err == nil {
+		// Written out now rather than replayed from the WAL at the next
+		// start.
+		err = e.store.DB().Flush()
+	}
 	if err != nil || !ix.Unique {
 		return nil, err
 	}
