@@ -38,13 +38,20 @@ func spillAltered(ts *tableState) error {
 // txUniqueBase returns the block's earlier changes to table ts.d that a
 // UNIQUE constraint's check of changes must count (uniqueIndex.check's
 // base): from the spill, those holding a value of a constraint that
-// changes insert; then every change still in memory.
+// changes insert (by their backing indexes' columns); then every
+// change still in memory.
 func (s *session) txUniqueBase(ts *tableState, changes []exec.Change) ([]exec.Change, error) {
 	mem := s.txChanges(ts.d)
 	if ts.spill == nil {
 		return mem, nil
 	}
-	_, cons := uniqueCols(s.e.current(ts.d), ts.cols)
+	var cons [][]int
+	d := s.e.current(ts.d)
+	for i := range d.Indexes {
+		if pos, ok := exec.IndexColumns(&d.Indexes[i], ts.cols); ok && constraintOf(d, &d.Indexes[i]) != nil {
+			cons = append(cons, pos)
+		}
+	}
 	seen := map[uint64]bool{} // a change holding values of two constraints counts once
 	var base []exec.Change
 	for _, cols := range cons {

@@ -49,11 +49,7 @@ func (e *Engine) prepareSpilledCommit(ctx context.Context, w *tableWrite, log *t
 	if !changed {
 		return txnPart{}, false, nil
 	}
-	apply, err := e.checkSpilledUniques(ctx, w, ts, log, tail)
-	if err == nil {
-		err = apply()
-	}
-	if err != nil {
+	if err := e.checkSpilledUniques(w, ts, tail); err != nil {
 		return txnPart{}, false, err
 	}
 	members, limit := memberColumns(w.d, ts.cols), e.changelogLimit()

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"context"
 	"slices"
 
 	"streamdb/catalog"
@@ -10,14 +9,13 @@ import (
 
 // checkSpilledUniques checks, at COMMIT, the block's changes to a table
 // that spilled against the table's unique indexes and UNIQUE
-// constraints as the table is now (ts, log: held under its lock), as
+// constraints' indexes as the table is now (ts: held under its lock), as
 // prepareTableCommit checks changes in memory: one value at a time, with
 // the changes holding that value in changelog order (the spill's by
 // value, then the statements still in memory, tail). A unique check
 // meets only the rows holding the value it checks, so each value's
-// check is the whole check's for that value. apply records the changes
-// in the table's in-memory unique index once the commit is prepared.
-func (e *Engine) checkSpilledUniques(ctx context.Context, w *tableWrite, ts *tableState, log *tableLog, tail []exec.Change) (apply func() error, err error) {
+// check is the whole check's for that value.
+func (e *Engine) checkSpilledUniques(w *tableWrite, ts *tableState, tail []exec.Change) error {
 	d := e.current(w.d)
 	for _, ix := range d.Indexes {
 		pos, ok := exec.IndexColumns(&ix, ts.cols)
@@ -26,33 +24,15 @@ func (e *Engine) checkSpilledUniques(ctx context.Context, w *tableWrite, ts *tab
 		}
 		one := *d
 		one.Indexes = []catalog.Index{ix}
-		if err := eachValueGroup(ts, w.spill, pos, tail, func(group []exec.Change) error {
-			return checkUniqueIndexes(&one, ts, group)
-		}); err != nil {
-			return nil, err
+		check := func(group []exec.Change) error { return checkUniqueIndexes(&one, ts, group) }
+		if ix.Constraint {
+			check = func(group []exec.Change) error { return checkUniqueConstraints(&one, ts, nil, group, nil) }
+		}
+		if err := eachValueGroup(ts, w.spill, pos, tail, check); err != nil {
+			return err
 		}
 	}
-	u, err := e.uniqueIndexFor(ctx, d, log)
-	if err != nil || u == nil {
-		return func() error { return nil }, err
-	}
-	for i, cols := range u.cols {
-		name := u.cons[i].Name
-		others := func(c catalog.Constraint) bool { return c.Name != name }
-		if err := eachValueGroup(ts, w.spill, cols, tail, func(group []exec.Change) error {
-			return u.check(d, ts.cols, nil, group, others)
-		}); err != nil {
-			return nil, err
-		}
-	}
-	return func() error {
-		err := w.spill.eachOwn(changeBatchRows, func(batch []exec.Change) error {
-			u.apply(batch)
-			return nil
-		})
-		u.apply(tail)
-		return err
-	}, nil
+	return nil
 }
 
 // eachValueGroup hands fn, for each value of the columns cols that the
