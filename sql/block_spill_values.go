@@ -7,7 +7,6 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -97,14 +96,10 @@ func (ts *tableSpill) valueKeys(row types.Row, seq uint64) [][]byte {
 // setValues encodes row's values of the columns set; ok is false when
 // one is NULL.
 func setValues(set []int, row types.Row) ([]byte, bool) {
-	var b []byte
-	for _, c := range set {
-		if row[c].IsNull() {
-			return nil, false
-		}
-		b = keyenc.Append(b, row[c])
+	if anyNullAt(row, set) {
+		return nil, false
 	}
-	return b, true
+	return exec.AppendIndexValues(nil, row, set), true
 }
 
 // withValues hands fn, in changelog order, the spilled changes whose
