@@ -17,7 +17,8 @@ import (
 // block's changes so far at once (Django adds a ForeignKey field with
 // ADD COLUMN ... DEFERRABLE INITIALLY DEFERRED then SET CONSTRAINTS name
 // IMMEDIATE, and checks fixtures with SET CONSTRAINTS ALL IMMEDIATE).
-// Naming a constraint that is not deferrable is 42809; outside a block
+// Making a constraint that is not deferrable DEFERRED is 42809 (IMMEDIATE
+// is accepted: it already is); outside a block
 // the statement only warns. ROLLBACK TO SAVEPOINT restores the modes the
 // savepoint saw, as in PostgreSQL.
 
@@ -52,17 +53,27 @@ func (s *session) setConstraints(ctx context.Context, n *front.SetConstraints) (
 		if sc := n.Schemas[i]; sc != "" && sc != "public" {
 			return "", sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", sc)
 		}
-		found, deferrable := false, false
+		// Every constraint of the name counts, as in PostgreSQL: one that
+		// is not deferrable (a primary key, a CHECK, a UNIQUE or FOREIGN
+		// KEY without DEFERRABLE) may be made IMMEDIATE, which it is
+		// already, but not DEFERRED (42809).
+		found := false
 		for _, d := range s.e.objects(catalog.KindTable) {
-			if c := d.Constraint(name); c != nil && (c.Type == "u" || c.Type == "f") {
-				found, deferrable = true, deferrable || c.Deferrable
+			deferrable := false
+			switch c := d.Constraint(name); {
+			case c != nil:
+				deferrable = c.Deferrable
+			case len(d.PrimaryKey) > 0 && d.Name+"_pkey" == name:
+			default:
+				continue
+			}
+			found = true
+			if !deferrable && !n.Immediate {
+				return "", sqlerr.New(sqlerr.WrongObjectType, "constraint %q is not deferrable", name)
 			}
 		}
 		if !found {
 			return "", sqlerr.New(sqlerr.UndefinedObject, "constraint %q does not exist", name)
-		}
-		if !deferrable {
-			return "", sqlerr.New(sqlerr.WrongObjectType, "constraint %q is not deferrable", name)
 		}
 	}
 	if s.tx == nil {
