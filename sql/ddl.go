@@ -551,7 +551,12 @@ func checkStreamable(n plan.Node) error {
 }
 
 func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
-	tag := "DROP " + strings.ToUpper(string(n.Kind))
+	// DROP SOURCE of a stream names what the statement names.
+	kindWord := string(n.Kind)
+	if n.Source {
+		kindWord = "source"
+	}
+	tag := "DROP " + strings.ToUpper(kindWord)
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	defer e.startDroppedStreamGC()
@@ -567,14 +572,14 @@ func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {
 			if n.IfExists {
 				continue
 			}
-			return "", sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", n.Kind, name)
+			return "", sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", kindWord, name)
 		}
 		kind := d.Kind
 		if kind == catalog.KindUnpopulatedView {
 			kind = catalog.KindView
 		}
 		if kind != want && !(want == catalog.KindTable && kind == catalog.KindStream) && !(want == catalog.KindStream && d.Envelope() != "") {
-			return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s, not a %s", name, kind, n.Kind).
+			return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s, not a %s", name, kind, kindWord).
 				WithHint("Use DROP %s.", strings.ToUpper(string(kind)))
 		}
 		if d.Kind == catalog.KindSequence {
