@@ -345,12 +345,14 @@ func (rs *Roles) AlterRole(name string, c RoleChange) error {
 	})
 }
 
-// DropRoles drops the named roles and their grants, all or none. Names
-// are taken in order: refuse may refuse one (the bootstrap user, the
-// session's own); one that does not exist is an error unless ifExists; one
-// that owns a live object is refused, naming the objects. live maps the
-// ObjectKey of every live object to how messages name it ("table t").
-func (rs *Roles) DropRoles(names []string, ifExists bool, refuse func(name string) error, live map[string]string) error {
+// DropRoles drops the named roles, all or none. Names are taken in
+// order: refuse may refuse one (the bootstrap user, the session's own);
+// one that does not exist is an error unless ifExists; one that owns a
+// live object or holds a privilege (on a live object, or CREATE on the
+// database) is refused with 2BP01, naming them in the DETAIL as
+// PostgreSQL does. live maps the ObjectKey of every live object to how
+// messages name it ("table t"); database is the database's name.
+func (rs *Roles) DropRoles(names []string, ifExists bool, refuse func(name string) error, live map[string]string, database string) error {
 	return rs.update(func(d *roleData) error {
 		for _, name := range names {
 			if err := refuse(name); err != nil {
@@ -362,17 +364,10 @@ func (rs *Roles) DropRoles(names []string, ifExists bool, refuse func(name strin
 				}
 				return sqlerr.New(sqlerr.UndefinedObject, "role %q does not exist", name)
 			}
-			var owned []string
-			for key, o := range d.Owners {
-				if what, ok := live[key]; ok && o == name {
-					owned = append(owned, "owner of "+what)
-				}
-			}
-			if len(owned) > 0 {
-				sort.Strings(owned)
+			if deps := d.dependencies(name, live, database); len(deps) > 0 {
 				e := sqlerr.New(sqlerr.DependentObjectsExist, "role %q cannot be dropped because some objects depend on it", name).
-					WithHint("Drop those objects first.")
-				e.Detail = strings.Join(owned, "\n")
+					WithHint("Drop or give away the objects it owns and REVOKE its privileges first.")
+				e.Detail = strings.Join(deps, "\n")
 				return e
 			}
 			delete(d.Roles, name)
@@ -386,6 +381,37 @@ func (rs *Roles) DropRoles(names []string, ifExists bool, refuse func(name strin
 		}
 		return nil
 	})
+}
+
+// dependencies lists what keeps role from being dropped, as PostgreSQL's
+// DETAIL lines name them: CREATE on the database first, then the owned
+// and granted live objects by name.
+func (d *roleData) dependencies(role string, live map[string]string, database string) []string {
+	var deps, objs []string
+	for _, r := range d.DatabaseCreate {
+		if r == role {
+			deps = append(deps, "privileges for database "+database)
+		}
+	}
+	for key, o := range d.Owners {
+		if what, ok := live[key]; ok && o == role {
+			objs = append(objs, "owner of "+what)
+		}
+	}
+	for key, g := range d.Grants {
+		// An owner's own grants are part of owning it, as in PostgreSQL.
+		if what, ok := live[key]; ok && len(g[role]) > 0 && d.Owners[key] != role {
+			objs = append(objs, "privileges for "+what)
+		}
+	}
+	sort.Slice(objs, func(i, j int) bool { return objectOfLine(objs[i]) < objectOfLine(objs[j]) })
+	return append(deps, objs...)
+}
+
+// objectOfLine is the object a dependency line names ("table t").
+func objectOfLine(line string) string {
+	line = strings.TrimPrefix(line, "owner of ")
+	return strings.TrimPrefix(line, "privileges for ")
 }
 
 // ObjectKey names an object in the roles file: its name and creation time,

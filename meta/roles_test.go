@@ -145,17 +145,30 @@ func TestRolesStatements(t *testing.T) {
 		t.Error("the renamed object lost its owner or grants")
 	}
 
-	// DROP ROLE: a role that owns a live object stays, named objects in
-	// the detail; the whole statement is undone.
+	// DROP ROLE: a role that owns a live object or holds a privilege
+	// stays, named objects in the detail; the whole statement is undone.
 	live := map[string]string{ObjectKey(renamed): "table u"}
 	noRefusal := func(string) error { return nil }
-	err = rs.DropRoles([]string{"carol", "bob"}, false, noRefusal, live)
+	err = rs.DropRoles([]string{"bob"}, false, noRefusal, live, "streamdb")
 	var se *sqlerr.Error
 	if !errors.As(err, &se) || se.Code != sqlerr.DependentObjectsExist || se.Detail != "owner of table u" {
 		t.Fatalf("DROP ROLE of an owner: %#v", err)
 	}
+	if err := rs.Grant([]*catalog.Descriptor{renamed}, []string{"carol"}, []string{"SELECT"}, false); err != nil {
+		t.Fatal(err)
+	}
+	err = rs.DropRoles([]string{"carol"}, false, noRefusal, live, "streamdb")
+	if !errors.As(err, &se) || se.Code != sqlerr.DependentObjectsExist || se.Detail != "privileges for database streamdb\nprivileges for table u" {
+		t.Fatalf("DROP ROLE of a grantee: %#v", err)
+	}
 	if !rs.Exists("carol") || !rs.MayCreate("carol") {
 		t.Error("a failed DROP ROLE dropped carol")
+	}
+	if err := rs.GrantDatabaseCreate([]string{"carol"}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.Grant([]*catalog.Descriptor{renamed}, []string{"carol"}, []string{"SELECT"}, true); err != nil {
+		t.Fatal(err)
 	}
 	refused := errors.New("refused")
 	if err := rs.DropRoles([]string{"carol", "alice"}, false, func(n string) error {
@@ -163,20 +176,20 @@ func TestRolesStatements(t *testing.T) {
 			return refused
 		}
 		return nil
-	}, nil); err != refused || !rs.Exists("carol") {
+	}, nil, "streamdb"); err != refused || !rs.Exists("carol") {
 		t.Fatalf("refused DROP ROLE: %v, carol exists %v", err, rs.Exists("carol"))
 	}
-	if err := rs.DropRoles([]string{"nobody"}, false, noRefusal, nil); sqlState(err) != sqlerr.UndefinedObject {
+	if err := rs.DropRoles([]string{"nobody"}, false, noRefusal, nil, "streamdb"); sqlState(err) != sqlerr.UndefinedObject {
 		t.Errorf("DROP ROLE nobody: %v", err)
 	}
-	if err := rs.DropRoles([]string{"nobody", "carol"}, true, noRefusal, nil); err != nil {
+	if err := rs.DropRoles([]string{"nobody", "carol"}, true, noRefusal, nil, "streamdb"); err != nil {
 		t.Fatal(err)
 	}
-	if rs.Exists("carol") || rs.MayCreate("carol") {
-		t.Error("carol and her CREATE ON DATABASE were not dropped")
+	if rs.Exists("carol") {
+		t.Error("carol was not dropped")
 	}
 	// bob's object is gone: bob may go, his grants with him.
-	if err := rs.DropRoles([]string{"bob"}, false, noRefusal, nil); err != nil {
+	if err := rs.DropRoles([]string{"bob"}, false, noRefusal, nil, "streamdb"); err != nil {
 		t.Fatal(err)
 	}
 	if rs.Owner(renamed) != BootstrapUser {

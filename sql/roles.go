@@ -186,7 +186,11 @@ func (s *session) execRoleStmt(_ context.Context, n *front.RoleStmt) (string, er
 		}
 		return nil
 	}
-	return tag, s.e.roles.DropRoles(n.Names, n.IfExists, refuse, live)
+	db := s.database
+	if db == "" {
+		db = "streamdb"
+	}
+	return tag, s.e.roles.DropRoles(n.Names, n.IfExists, refuse, live, db)
 }
 
 func checkRoleName(name string) error {

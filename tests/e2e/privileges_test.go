@@ -190,8 +190,14 @@ func TestPrivileges(t *testing.T) {
 	wantDenied(t, alice, "CREATE TABLE again (id BIGINT)", "permission denied for database streamdb")
 	_, err = dialAuth(t, userDSN(srv, "dave", "dave pw"))
 	wantCode(t, err, "28P01")
-	// A dropped user's open session has no privileges left.
-	exec(t, admin, "DROP USER bob")
+	// A role that holds a privilege is not dropped (2BP01, as in
+	// PostgreSQL); once revoked it is, and its open session has no
+	// privileges left.
+	pe = wantExecCode(t, admin, "DROP USER bob", "2BP01")
+	if pe != nil && pe.Detail != "privileges for table t" {
+		t.Errorf("DROP USER bob detail: %q", pe.Detail)
+	}
+	exec(t, admin, "REVOKE SELECT ON t FROM bob", "DROP USER bob")
 	wantDenied(t, bob, "SELECT * FROM t", "permission denied for table t")
 }
 
