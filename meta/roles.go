@@ -477,6 +477,22 @@ func (rs *Roles) Granted(d *catalog.Descriptor, role, priv string) bool {
 	return false
 }
 
+// Grants returns a copy of the privileges granted on d, by role (PUBLIC
+// as "public").
+func (rs *Roles) Grants(d *catalog.Descriptor) map[string][]string {
+	rs.mu.RLock()
+	defer rs.mu.RUnlock()
+	g := rs.d.Grants[ObjectKey(d)]
+	if len(g) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(g))
+	for r, ps := range g {
+		out[r] = append([]string(nil), ps...)
+	}
+	return out
+}
+
 // MayCreate reports whether role (or PUBLIC) was granted CREATE on the
 // database.
 func (rs *Roles) MayCreate(role string) bool {

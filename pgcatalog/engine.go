@@ -76,6 +76,8 @@ type Sequence struct {
 	OID   int64
 	Name  string
 	Owner string // the role that owns it
+	// Grants are the privileges granted on it, as Relation.Grants.
+	Grants map[string][]string
 	// Type is the sequence's data type: "smallint", "integer" or
 	// "bigint".
 	Type                              string

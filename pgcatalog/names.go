@@ -92,7 +92,7 @@ var CatalogFuncs = map[string]bool{
 	"pg_get_viewdef": true, "pg_get_indexdef": true, "pg_get_constraintdef": true, "pg_get_userbyid": true,
 	"pg_get_expr": true, "pg_encoding_to_char": true, "has_table_privilege": true,
 	"has_schema_privilege": true, "has_database_privilege": true, "has_column_privilege": true,
-	"has_any_column_privilege": true, "has_function_privilege": true, "pg_function_is_visible": true, "pg_type_is_visible": true,
+	"has_any_column_privilege": true, "has_sequence_privilege": true, "has_function_privilege": true, "pg_function_is_visible": true, "pg_type_is_visible": true,
 	"pg_get_function_result": true, "pg_get_function_arguments": true,
 	"pg_get_function_identity_arguments": true, "pg_backend_pid": true, "parse_ident": true, "pg_blocking_pids": true,
 	"set_config": true, "pg_get_function_sqlbody": true, "to_regproc": true, "to_regprocedure": true,

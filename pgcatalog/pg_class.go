@@ -30,6 +30,9 @@ type ClassRow struct {
 	// Owner is the role that owns the relation ("" for system tables:
 	// the bootstrap superuser).
 	Owner string
+	// ACL is pg_class.relacl's elements ("owner=arwdDxt/owner"); nil
+	// when nothing was granted (NULL: the owner's default).
+	ACL []string
 }
 
 // systemClassRows lists the system tables as pg_class rows, by
@@ -54,7 +57,7 @@ func ClassRows(e Engine) []ClassRow {
 		r := r
 		hasPK := len(r.PrimaryKey) > 0
 		out = append(out, ClassRow{OID: r.OID, Name: r.Name, Namespace: NamespacePublic, Kind: r.Kind,
-			cols: r.Columns, user: &r, Owner: r.Owner, hasIndex: hasPK || len(r.CatalogIndexes()) > 0})
+			cols: r.Columns, user: &r, Owner: r.Owner, ACL: relationACL(r.Owner, r.Grants, false), hasIndex: hasPK || len(r.CatalogIndexes()) > 0})
 		out = append(out, r.secondaryIndexClassRows()...)
 		if hasPK {
 			var keyCols []Column
@@ -71,7 +74,8 @@ func ClassRows(e Engine) []ClassRow {
 		}
 	}
 	for _, q := range e.Sequences() {
-		out = append(out, ClassRow{OID: q.OID, Name: q.Name, Namespace: NamespacePublic, Kind: "S", cols: sequenceColumns, Owner: q.Owner})
+		out = append(out, ClassRow{OID: q.OID, Name: q.Name, Namespace: NamespacePublic, Kind: "S", cols: sequenceColumns, Owner: q.Owner,
+			ACL: relationACL(q.Owner, q.Grants, true)})
 	}
 	return append(out, systemClassRows(e)...)
 }
@@ -150,7 +154,7 @@ func init() {
 		"relhastriggers", types.Bool, "relhassubclass", types.Bool, "relrowsecurity", types.Bool,
 		"relforcerowsecurity", types.Bool, "relispopulated", types.Bool, "relreplident", types.Text,
 		"relispartition", types.Bool, "relrewrite", types.Int8, "relfrozenxid", types.Int8,
-		"relminmxid", types.Int8, "relacl", types.Text, "reloptions", types.Text, "relpartbound", types.Text),
+		"relminmxid", types.Int8, "relacl", textArray, "reloptions", types.Text, "relpartbound", types.Text),
 		func(e Engine) []types.Row {
 			var rows []types.Row
 			fkTables := map[string]bool{}
@@ -195,7 +199,7 @@ func init() {
 					intD(am), intD(0), intD(0), intD(0), types.NewFloat(-1), intD(0), intD(0), b(r.hasIndex),
 					b(false), str("p"), str(r.Kind), intD(int64(len(r.cols))), intD(int64(checks)), b(rules),
 					b(triggers), b(false), b(false), b(false), b(populated), str("d"), b(false), intD(0), intD(0),
-					intD(0), types.Null, types.Null, types.Null})
+					intD(0), aclDatum(r.ACL), types.Null, types.Null})
 			}
 			return rows
 		})

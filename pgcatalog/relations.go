@@ -45,7 +45,10 @@ type Relation struct {
 	// and not yet refreshed (pg_class.relispopulated false).
 	Unpopulated bool
 	Owner       string // the role that owns it
-	Columns     []Column
+	// Grants are the privileges granted on it by role ("public" for
+	// PUBLIC), in upper case; nil when none were.
+	Grants  map[string][]string
+	Columns []Column
 	// PrimaryKey are the primary key's columns in key order.
 	PrimaryKey  []string
 	Constraints []Constraint

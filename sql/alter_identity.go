@@ -86,6 +86,13 @@ func (e *Engine) addIdentity(ctx context.Context, t *catalog.Descriptor, act fro
 	if err != nil {
 		return err
 	}
+	// The sequence is the table owner's, as the sequences CREATE TABLE
+	// makes.
+	if d, ok := e.lookup(name); ok {
+		if err := e.roles.SetOwner(d, e.roles.Owner(t)); err != nil {
+			return err
+		}
+	}
 	return e.ddlCheckpoint(ctx)
 }
 

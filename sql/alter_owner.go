@@ -60,7 +60,17 @@ func (s *session) alterOwner(_ context.Context, n *front.AlterOwner) (string, er
 			return "", sqlerr.New(sqlerr.InsufficientPrivilege, "must be able to SET ROLE \"%s\"", role)
 		}
 	}
-	return tag, s.e.roles.ChangeOwner(d, role)
+	if err := s.e.roles.ChangeOwner(d, role); err != nil {
+		return "", err
+	}
+	// A table's serial and identity sequences go with it, as in
+	// PostgreSQL.
+	for _, q := range s.e.ownedSequences(d) {
+		if err := s.e.roles.ChangeOwner(q, role); err != nil {
+			return "", err
+		}
+	}
+	return tag, nil
 }
 
 // kindStatementWord is the word ALTER takes for d's kind.

@@ -34,7 +34,7 @@ func (s *session) columnDefaults(desc *catalog.Descriptor, cols []types.Column) 
 		switch {
 		case c.Identity != "":
 			b := &binder{stmt: &boundParams{sess: s}}
-			out[i], err = b.sequenceCall("nextval", []expr.Expr{&expr.Const{D: types.NewString(quoteIdent(c.IdentitySequence)), T: types.Text}})
+			out[i], err = b.sequenceCall(identityNextval, []expr.Expr{&expr.Const{D: types.NewString(quoteIdent(c.IdentitySequence)), T: types.Text}})
 		case c.Default != "":
 			out[i], err = s.bindDefault(c.Default, cols[i])
 		}

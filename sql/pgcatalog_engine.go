@@ -24,7 +24,9 @@ func (c catalogEngine) Relations() []pgcatalog.Relation {
 	var out []pgcatalog.Relation
 	for _, kind := range pgcatalog.RelationKinds {
 		for _, d := range c.e.objects(kind) {
-			out = append(out, pgcatalog.RelationOf(d, c.e.roles.Owner(d)))
+			r := pgcatalog.RelationOf(d, c.e.roles.Owner(d))
+			r.Grants = c.e.roles.Grants(d)
+			out = append(out, r)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -35,7 +37,9 @@ func (c catalogEngine) Relations() []pgcatalog.Relation {
 func (c catalogEngine) Sequences() []pgcatalog.Sequence {
 	var out []pgcatalog.Sequence
 	for _, d := range c.e.objects(catalog.KindSequence) {
-		out = append(out, pgcatalog.SequenceOf(d, c.e.roles.Owner(d)))
+		q := pgcatalog.SequenceOf(d, c.e.roles.Owner(d))
+		q.Grants = c.e.roles.Grants(d)
+		out = append(out, q)
 	}
 	return out
 }

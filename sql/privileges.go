@@ -407,8 +407,13 @@ func (s *session) recordOwner(name string) {
 	if s.e.roles.Role(s.user) != nil {
 		owner = s.user
 	}
-	if err := s.e.roles.SetOwner(d, owner); err != nil {
-		s.e.log.Error("recording an object's owner failed", "object", name, "owner", owner, "err", err)
+	// A new table's serial and identity sequences are its owner's, as in
+	// PostgreSQL: a role that may INSERT into the table needs USAGE on a
+	// serial column's sequence too.
+	for _, obj := range append([]*catalog.Descriptor{d}, s.e.ownedSequences(d)...) {
+		if err := s.e.roles.SetOwner(obj, owner); err != nil {
+			s.e.log.Error("recording an object's owner failed", "object", obj.Name, "owner", owner, "err", err)
+		}
 	}
 }
 

@@ -29,6 +29,10 @@ const publicRole = meta.PublicRole
 // allPrivileges are the table privileges, in PostgreSQL's ACL order.
 var allPrivileges = []string{"INSERT", "SELECT", "UPDATE", "DELETE"}
 
+// allSequencePrivileges are a sequence's privileges, in PostgreSQL's ACL
+// order.
+var allSequencePrivileges = []string{"SELECT", "UPDATE", "USAGE"}
+
 // roleAuthenticator looks users up for pgwire: the bootstrap superuser
 // through the configured verifier, created roles in the roles file.
 type roleAuthenticator struct {
@@ -186,11 +190,7 @@ func (s *session) execRoleStmt(_ context.Context, n *front.RoleStmt) (string, er
 		}
 		return nil
 	}
-	db := s.database
-	if db == "" {
-		db = "streamdb"
-	}
-	return tag, s.e.roles.DropRoles(n.Names, n.IfExists, refuse, live, db)
+	return tag, s.e.roles.DropRoles(n.Names, n.IfExists, refuse, live, s.databaseName())
 }
 
 func checkRoleName(name string) error {
@@ -279,12 +279,21 @@ func (s *session) execGrant(_ context.Context, n *front.Grant) (string, error) {
 		if n.AllInSchema != "public" {
 			return "", sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", n.AllInSchema)
 		}
-		objs = s.e.allObjects()
+		// ALL TABLES are the relations but the sequences; ALL
+		// SEQUENCES the sequences, as in PostgreSQL.
+		for _, d := range s.e.allObjects() {
+			if (d.Kind == catalog.KindSequence) == n.Sequences {
+				objs = append(objs, d)
+			}
+		}
 	}
 	for _, name := range n.Objects {
 		d, ok := s.e.lookup(name)
 		if !ok {
 			return "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+		}
+		if n.Sequences && d.Kind != catalog.KindSequence {
+			return "", sqlerr.New(sqlerr.WrongObjectType, "%q is not a sequence", name)
 		}
 		objs = append(objs, d)
 	}
@@ -293,11 +302,22 @@ func (s *session) execGrant(_ context.Context, n *front.Grant) (string, error) {
 			return "", sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
 		}
 	}
-	privs := n.Privileges
-	if privs == nil {
-		privs = allPrivileges
+	if n.Privileges != nil {
+		return tag, s.e.roles.Grant(objs, roles, n.Privileges, n.Revoke)
 	}
-	return tag, s.e.roles.Grant(objs, roles, privs, n.Revoke)
+	// ALL is each object's own privileges.
+	var tables, sequences []*catalog.Descriptor
+	for _, d := range objs {
+		if d.Kind == catalog.KindSequence {
+			sequences = append(sequences, d)
+		} else {
+			tables = append(tables, d)
+		}
+	}
+	if err := s.e.roles.Grant(tables, roles, allPrivileges, n.Revoke); err != nil {
+		return "", err
+	}
+	return tag, s.e.roles.Grant(sequences, roles, allSequencePrivileges, n.Revoke)
 }
 
 // withDetail sets e's DETAIL.

@@ -348,11 +348,42 @@ func (s *session) seqContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), 30*time.Second)
 }
 
-// callNextval is nextval(arg) in this session.
-func (s *session) callNextval(arg any) (int64, error) {
+// needOnSequence fails unless the session's user holds one of privs on
+// the sequence d (an owner and a superuser hold them all): 42501 in
+// PostgreSQL's words.
+func (s *session) needOnSequence(d *catalog.Descriptor, privs ...string) error {
+	if s.roleSuperuser() {
+		return nil
+	}
+	for _, p := range privs {
+		if s.has(d, p) {
+			return nil
+		}
+	}
+	// A serial sequence made before sequences had owners is the
+	// bootstrap user's in the role store: its table's owner keeps the
+	// use of it.
+	if q := d.Sequence; q != nil && q.OwnedByTable != 0 && s.e.roles.Owner(d) == BootstrapUser {
+		for _, t := range s.e.objects(catalog.KindTable) {
+			if t.ID == q.OwnedByTable && s.e.roles.Owner(t) == s.user {
+				return nil
+			}
+		}
+	}
+	return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for sequence %s", d.Name)
+}
+
+// callNextval is nextval(arg) in this session: it needs USAGE or UPDATE
+// on the sequence unless checked is false (an identity column's).
+func (s *session) callNextval(arg any, checked bool) (int64, error) {
 	d, err := s.e.sequenceByArg(arg)
 	if err != nil {
 		return 0, err
+	}
+	if checked {
+		if err := s.needOnSequence(d, "USAGE", "UPDATE"); err != nil {
+			return 0, err
+		}
 	}
 	ctx, cancel := s.seqContext()
 	defer cancel()
@@ -372,10 +403,13 @@ func (s *session) noteSeq(d *catalog.Descriptor, v int64) {
 	s.seqs.last[d.Sequence.Key] = v
 }
 
-// callCurrval is currval(arg).
+// callCurrval is currval(arg); it needs USAGE or SELECT.
 func (s *session) callCurrval(arg any) (int64, error) {
 	d, err := s.e.sequenceByArg(arg)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.needOnSequence(d, "USAGE", "SELECT"); err != nil {
 		return 0, err
 	}
 	v, ok := s.seqs.last[d.Sequence.Key]
@@ -394,13 +428,19 @@ func (s *session) callLastval() (int64, error) {
 	if cur, ok := s.e.lookup(d.Name); !ok || cur.Sequence == nil || cur.Sequence.Key != d.Sequence.Key {
 		return 0, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 	}
+	if err := s.needOnSequence(d, "USAGE", "SELECT"); err != nil {
+		return 0, err
+	}
 	return s.seqs.last[d.Sequence.Key], nil
 }
 
-// callSetval is setval(arg, v[, called]).
+// callSetval is setval(arg, v[, called]); it needs UPDATE.
 func (s *session) callSetval(arg any, v int64, called bool) (int64, error) {
 	d, err := s.e.sequenceByArg(arg)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.needOnSequence(d, "UPDATE"); err != nil {
 		return 0, err
 	}
 	ctx, cancel := s.seqContext()

@@ -6,14 +6,20 @@ import (
 	"streamdb/types"
 )
 
-// sequenceCall binds nextval, currval, setval or lastval: a call of the
-// session's sequences, made each time the expression is evaluated.
+// identityNextval is nextval of an identity column's sequence: it needs
+// no privilege on the sequence (the table's INSERT is enough), as in
+// PostgreSQL, where a serial column's nextval default does.
+const identityNextval = "identity nextval"
+
+// sequenceCall binds nextval, currval, setval or lastval (or
+// identityNextval): a call of the session's sequences, made each time
+// the expression is evaluated.
 func (b *binder) sequenceCall(name string, args []expr.Expr) (expr.Expr, error) {
 	if b.stmt == nil || b.stmt.sess == nil {
 		return nil, seqFuncError(name)
 	}
 	s := b.stmt.sess
-	want := map[string][]int{"nextval": {1}, "currval": {1}, "lastval": {0}, "setval": {2, 3}}[name]
+	want := map[string][]int{"nextval": {1}, identityNextval: {1}, "currval": {1}, "lastval": {0}, "setval": {2, 3}}[name]
 	if len(args) != want[0] && (len(want) == 1 || len(args) != want[1]) {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", sequenceSignature(name, args)).
 			WithHint("%s", sequenceHint[name])
@@ -29,6 +35,10 @@ func (b *binder) sequenceCall(name string, args []expr.Expr) (expr.Expr, error) 
 		if args[2], err = expr.Cast(args[2], types.Bool); err != nil {
 			return nil, err
 		}
+	}
+	fnName := name
+	if name == identityNextval {
+		fnName = "nextval"
 	}
 	fn := func(a []types.Datum) (types.Datum, error) {
 		for _, v := range a {
@@ -48,14 +58,14 @@ func (b *binder) sequenceCall(name string, args []expr.Expr) (expr.Expr, error) 
 		// A sequence's value is data: a read-only transaction may read
 		// the session's last value, not draw or set one (25006, as
 		// PostgreSQL).
-		if (name == "nextval" || name == "setval") && s.readOnly() {
-			return types.Null, sqlerr.New(sqlerr.ReadOnlySQLTransaction, "cannot execute %s() in a read-only transaction", name)
+		if (name == "nextval" || name == identityNextval || name == "setval") && s.readOnly() {
+			return types.Null, sqlerr.New(sqlerr.ReadOnlySQLTransaction, "cannot execute %s() in a read-only transaction", fnName)
 		}
 		var v int64
 		var err error
 		switch name {
-		case "nextval":
-			v, err = s.callNextval(seq)
+		case "nextval", identityNextval:
+			v, err = s.callNextval(seq, name == "nextval")
 		case "currval":
 			v, err = s.callCurrval(seq)
 		case "lastval":
@@ -68,7 +78,7 @@ func (b *binder) sequenceCall(name string, args []expr.Expr) (expr.Expr, error) 
 		}
 		return types.NewInt(v), nil
 	}
-	return &expr.Func{Name: name, Args: args, T: types.Int8, Fn: fn}, nil
+	return &expr.Func{Name: fnName, Args: args, T: types.Int8, Fn: fn}, nil
 }
 
 var sequenceHint = map[string]string{

@@ -301,6 +301,8 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 		return value(nil), nil
 	case "pg_get_function_sqlbody":
 		return value(nil), nil
+	case "has_sequence_privilege":
+		return v.hasSequencePrivilege(args)
 	case "pg_function_is_visible", "pg_type_is_visible", "has_schema_privilege", "has_database_privilege",
 		"has_function_privilege":
 		// Privileges are checked when a statement runs; the catalog

@@ -42,8 +42,13 @@ type RoleStmt struct {
 //	GRANT {CREATE | ALL [PRIVILEGES]} ON DATABASE name TO role [, ...]
 //	REVOKE ... FROM role [, ...] [CASCADE | RESTRICT]
 //
-// priv is SELECT, INSERT, UPDATE or DELETE. A role is a name, PUBLIC
-// ("public"), CURRENT_USER or SESSION_USER (kept as those words).
+//	GRANT {USAGE | SELECT | UPDATE} [, ...] | ALL ON SEQUENCE name [, ...] TO ...
+//	GRANT ... ON ALL SEQUENCES IN SCHEMA public TO ...
+//
+// priv is SELECT, INSERT, UPDATE or DELETE on relations; USAGE, SELECT or
+// UPDATE on sequences (0LP01 for another, as in PostgreSQL). A role is a
+// name, PUBLIC ("public"), CURRENT_USER or SESSION_USER (kept as those
+// words).
 type Grant struct {
 	Revoke bool
 	// Privileges are upper case; nil means ALL.
@@ -52,9 +57,12 @@ type Grant struct {
 	Database string
 	// Objects are the relations' names (last parts of dotted names).
 	Objects []string
-	// AllInSchema is the schema of ON ALL TABLES IN SCHEMA s.
+	// AllInSchema is the schema of ON ALL TABLES (or SEQUENCES) IN
+	// SCHEMA s.
 	AllInSchema string
-	Roles       []string
+	// Sequences is set for ON SEQUENCE and ON ALL SEQUENCES.
+	Sequences bool
+	Roles     []string
 }
 
 // isRoleStatement reports whether toks start a statement of this file.
@@ -148,7 +156,10 @@ func kindWord(user bool) string {
 }
 
 // grantable are the table privileges streamdb keeps.
-var grantable = setOf("select", "insert", "update", "delete")
+var grantable = setOf("select", "insert", "update", "delete", "usage")
+
+// sequencePrivileges are the privileges a sequence takes.
+var sequencePrivileges = setOf("USAGE", "SELECT", "UPDATE")
 
 // parseGrant reads GRANT / REVOKE after the keyword.
 func parseGrant(c *cursor, revoke bool) (any, error) {
@@ -173,7 +184,7 @@ func parseGrant(c *cursor, revoke bool) (any, error) {
 						WithHint("Grant privileges on tables, streams and views, or CREATE ON DATABASE.")
 				}
 				return nil, unsupported(c.src, t, "the privilege %s", upper(t.val)).
-					WithHint("streamdb grants SELECT, INSERT, UPDATE and DELETE on relations and CREATE on the database.")
+					WithHint("streamdb grants SELECT, INSERT, UPDATE and DELETE on relations, USAGE, SELECT and UPDATE on sequences and CREATE on the database.")
 			default:
 				return nil, syntaxError(c.src, t)
 			}
@@ -206,11 +217,19 @@ func parseGrant(c *cursor, revoke bool) (any, error) {
 			return nil, err
 		}
 		g.AllInSchema = name
+	case c.words("all", "sequences", "in", "schema"):
+		name, err := c.name()
+		if err != nil {
+			return nil, err
+		}
+		g.AllInSchema, g.Sequences = name, true
 	default:
-		if t := c.peek(); t.isWord("schema", "function", "sequence", "procedure", "routine", "language", "tablespace", "type", "domain", "foreign", "large") {
+		if t := c.peek(); t.isWord("schema", "function", "procedure", "routine", "language", "tablespace", "type", "domain", "foreign", "large") {
 			return nil, unsupported(c.src, t, "privileges ON %s", upper(t.val))
 		}
-		c.word("table")
+		if !c.word("table") {
+			g.Sequences = c.word("sequence")
+		}
 		for {
 			_, name, err := c.qualifiedName()
 			if err != nil {
@@ -224,8 +243,11 @@ func parseGrant(c *cursor, revoke bool) (any, error) {
 	}
 	if g.Database == "" {
 		for _, p := range g.Privileges {
-			if p == "CREATE" {
-				return nil, errorAt(c.src, c.peek(), sqlerr.InvalidGrantOperation, "invalid privilege type CREATE for table")
+			switch {
+			case g.Sequences && !sequencePrivileges[p]:
+				return nil, errorAt(c.src, c.peek(), sqlerr.InvalidGrantOperation, "invalid privilege type %s for sequence", p)
+			case !g.Sequences && (p == "CREATE" || p == "USAGE"):
+				return nil, errorAt(c.src, c.peek(), sqlerr.InvalidGrantOperation, "invalid privilege type %s for table", p)
 			}
 		}
 	}
