@@ -80,6 +80,15 @@ func aclName(name string) string {
 	return name
 }
 
+// aclLines is psql's \dp "Access privileges": the elements one a line
+// (array_to_string(relacl, E'\n')), NULL when nothing was granted.
+func aclLines(acl []string) types.Datum {
+	if acl == nil {
+		return types.Null
+	}
+	return str(strings.Join(acl, "\n"))
+}
+
 // aclDatum is relacl's value: a text array of the elements, or NULL.
 func aclDatum(acl []string) types.Datum {
 	if acl == nil {
