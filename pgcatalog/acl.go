@@ -80,6 +80,12 @@ func aclName(name string) string {
 	return name
 }
 
+// ACLDefault is acldefault's text for an object owner owns with privs
+// ("arwdDxt"): {owner=privs/owner}.
+func ACLDefault(owner, privs string) string {
+	return "{" + aclName(owner) + "=" + privs + "/" + aclName(owner) + "}"
+}
+
 // aclLines is psql's \dp "Access privileges": the elements one a line
 // (array_to_string(relacl, E'\n')), NULL when nothing was granted.
 func aclLines(acl []string) types.Datum {

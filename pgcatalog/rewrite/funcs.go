@@ -245,7 +245,7 @@ func (v *catalogFuncs) call(name string, args []ast.ExprNode) (ast.ExprNode, err
 	if out, ok, err := s.Call(name, args); ok {
 		return out, err
 	}
-	if out, ok, err := toolCall(name, args); ok {
+	if out, ok, err := v.toolCall(name, args); ok {
 		return out, err
 	}
 	switch name {

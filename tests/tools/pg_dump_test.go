@@ -42,6 +42,8 @@ var pgDumpSchema = []string{
 	`SELECT nextval('invoice_seq')`,
 	`CREATE ROLE dump_owner`,
 	`ALTER TABLE orders OWNER TO dump_owner`,
+	`GRANT SELECT, INSERT ON customers TO dump_owner`,
+	`GRANT USAGE ON SEQUENCE customers_id_seq TO dump_owner`,
 	`ALTER VIEW big_orders OWNER TO dump_owner`,
 	// The views that read orders go with it: PostgreSQL refreshes a
 	// materialized view with its owner's privileges.
@@ -101,6 +103,7 @@ var pgDumpDataQueries = []string{
 	`SELECT * FROM paid_orders`,
 	`SELECT * FROM top_customers`,
 	`SELECT sequencename, last_value FROM pg_sequences`,
+	`SELECT relname, relacl::text FROM pg_class WHERE relname IN ('customers', 'customers_id_seq') ORDER BY 1`,
 }
 
 // TestPgDumpRestore: pg_dump 15 dumps a streamdb database, schema only
