@@ -8,6 +8,7 @@ import (
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/plan"
+	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -33,9 +34,10 @@ func (sb *selectBinder) bindWindowFunc(b *binder, w *ast.WindowFuncExpr, spec *a
 	if wf.Frame, err = bindFrame(b, spec, wf.Order, in); err != nil {
 		return nil, err
 	}
-	args := make([]expr.Expr, len(w.Args))
-	for i, a := range w.Args {
-		if fn == "count" && len(w.Args) == 1 && isCountStar(a) {
+	wargs := windowArgs(w.Args)
+	args := make([]expr.Expr, len(wargs))
+	for i, a := range wargs {
+		if fn == "count" && len(wargs) == 1 && isCountStar(a) {
 			args = nil
 			break
 		}
@@ -145,6 +147,17 @@ func (sb *selectBinder) bindWindowFunc(b *binder, w *ast.WindowFuncExpr, spec *a
 	wf.Args = args
 	wf.Cols = append(append([]types.Column{}, input.Schema()...), types.Column{Name: hiddenWindowColumn(strings.ToLower(w.Name), input), Type: t})
 	return wf, nil
+}
+
+// windowArgs is the arguments of a window call, unpacked from the
+// front layer's front.WindowArgsFunc(...) (lag(v, -1)).
+func windowArgs(args []ast.ExprNode) []ast.ExprNode {
+	if len(args) == 1 {
+		if f, ok := args[0].(*ast.FuncCallExpr); ok && f.FnName.L == front.WindowArgsFunc {
+			return f.Args
+		}
+	}
+	return args
 }
 
 // windowAggregate is the aggregate an OVER call names, or an error for a

@@ -71,4 +71,8 @@ const (
 	// its arguments are the DISTINCT ON expressions, and the binder takes
 	// it out of the select list.
 	DistinctOnFunc = "streamdb_distinct_on"
+	// WindowArgsFunc holds the arguments of lag and lead, whose offset
+	// the TiDB parser reads as an unsigned number only:
+	// lag(WindowArgsFunc(v, offset, default)) OVER (...).
+	WindowArgsFunc = "streamdb_window_args"
 )

@@ -45,6 +45,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.arrayPass,
 		r.trimPass,
 		r.keywordArgsPass,
+		r.windowArgsPass,
 		r.atTimeZonePass,
 		r.funcPass,
 		r.jsonOpsPass,
