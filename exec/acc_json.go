@@ -34,7 +34,7 @@ func jsonElemText(v types.Datum, t types.Type) string {
 // jsonArray is json_agg's result: the values in their order, NULLs as
 // null last (first when descending); NULL over no rows.
 func (a *orderedSetAcc) jsonArray(vals []types.Datum, ns []int64, total int64) types.Datum {
-	nulls := max(a.nulls, 0)
+	nulls := a.nullCount()
 	if total+nulls == 0 {
 		return types.Null
 	}

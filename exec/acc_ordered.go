@@ -81,14 +81,18 @@ type orderedSetAcc struct {
 	counts map[string]int64
 	nulls  int64      // array_agg only
 	arg    types.Type // array_agg only: the element type
+	// distinct (string_agg(DISTINCT x, ',')): the result lists each value
+	// once; the state is the multiset all the same, so that retractions
+	// stay exact.
+	distinct bool
 }
 
-func newOrderedSetAcc(fn string, arg types.Type) Accumulator {
+func newOrderedSetAcc(fn string, arg types.Type, distinct bool) Accumulator {
 	name, desc, param, ok := parseOrderedSet(fn)
 	if !ok {
 		return nil
 	}
-	a := &orderedSetAcc{name: name, desc: desc, counts: map[string]int64{}, arg: arg}
+	a := &orderedSetAcc{name: name, desc: desc, counts: map[string]int64{}, arg: arg, distinct: distinct}
 	if name == "string_agg" {
 		a.delim = param
 	} else if param != "" {
@@ -118,11 +122,13 @@ func (a *orderedSetAcc) sorted() ([]types.Datum, []int64, int64) {
 	var vals []types.Datum
 	var ns []int64
 	var total int64
+	var keys []string
 	for k, n := range a.counts {
 		if n <= 0 {
 			continue
 		}
 		v, _, _ := keyenc.Decode([]byte(k))
+		keys = append(keys, k)
 		vals = append(vals, v)
 		ns = append(ns, n)
 		total += n
@@ -134,15 +140,50 @@ func (a *orderedSetAcc) sorted() ([]types.Datum, []int64, int64) {
 	sort.Slice(idx, func(i, j int) bool {
 		c := types.Compare(vals[idx[i]], vals[idx[j]])
 		if a.desc {
-			return c > 0
+			c = -c
+		}
+		if c == 0 { // equal values written apart (1.0, 1.00): a fixed order
+			return keys[idx[i]] < keys[idx[j]]
 		}
 		return c < 0
 	})
-	sv, sn := make([]types.Datum, len(idx)), make([]int64, len(idx))
-	for i, j := range idx {
-		sv[i], sn[i] = vals[j], ns[j]
+	sv, sn := make([]types.Datum, 0, len(idx)), make([]int64, 0, len(idx))
+	seen := map[string]bool{}
+	for _, j := range idx {
+		if a.distinct {
+			k := distinctKey(vals[j])
+			if seen[k] {
+				total -= ns[j]
+				continue
+			}
+			seen[k] = true
+			total -= ns[j] - 1
+			ns[j] = 1
+		}
+		sv, sn = append(sv, vals[j]), append(sn, ns[j])
 	}
 	return sv, sn, total
+}
+
+// nullCount is how many NULLs array_agg, jsonb_agg and json_agg list.
+func (a *orderedSetAcc) nullCount() int64 {
+	if a.distinct {
+		return min(max(a.nulls, 0), 1)
+	}
+	return max(a.nulls, 0)
+}
+
+// distinctKey tells the values DISTINCT takes for one: equal values
+// (1.0 and 1.00, '1 day' and '24:00:00') share their key. A json value,
+// which has no equality of its own, is a json aggregate's [key, value]
+// pair, compared as jsonb compares.
+func distinctKey(v types.Datum) string {
+	if v.K == types.KindJSON {
+		if b, err := types.ParseJSONB(v.S); err == nil {
+			v = b
+		}
+	}
+	return string(keyenc.AppendCmp(nil, v))
 }
 
 // at is the value at 0-based position p of the expanded sorted values.
@@ -218,7 +259,7 @@ func (a *orderedSetAcc) Result() types.Datum {
 
 // array is array_agg's result: NULL over no rows.
 func (a *orderedSetAcc) array(vals []types.Datum, ns []int64, total int64) types.Datum {
-	nulls := max(a.nulls, 0)
+	nulls := a.nullCount()
 	if total+nulls == 0 {
 		return types.Null
 	}
@@ -276,7 +317,7 @@ func (a *orderedSetAcc) Unmarshal(b []byte) ([]byte, error) {
 // their order, NULLs as JSON nulls last (first when descending); NULL
 // over no rows.
 func (a *orderedSetAcc) jsonbArray(vals []types.Datum, ns []int64, total int64) types.Datum {
-	nulls := max(a.nulls, 0)
+	nulls := a.nullCount()
 	if total+nulls == 0 {
 		return types.Null
 	}

@@ -55,7 +55,7 @@ func parseKeyedOrder(fn string) (name string, keys []KeyOrder, elem types.Type, 
 		return "", nil, types.Unknown, "", false
 	}
 	switch parts[0] {
-	case "string_agg", "array_agg", "jsonb_agg", "json_agg":
+	case "string_agg", "array_agg", "jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg":
 	default:
 		return "", nil, types.Unknown, "", false
 	}
@@ -93,9 +93,9 @@ func keyedOrderResultType(fn string) (types.Type, bool) {
 			return types.Text, true
 		}
 		return types.Unknown, false
-	case "jsonb_agg":
+	case "jsonb_agg", "jsonb_object_agg":
 		return types.JSONB, true
-	case "json_agg":
+	case "json_agg", "json_object_agg":
 		return types.JSON, true
 	}
 	if elem == types.Unknown || elem.IsArray() {
@@ -110,14 +110,18 @@ type keyedOrderAcc struct {
 	elem   types.Type
 	delim  string
 	counts map[string]int64 // packed rows (keys, then value)
+	// distinct: the result lists each value once. Its ORDER BY keys are
+	// among its arguments (the binder checks), so equal values sort
+	// together.
+	distinct bool
 }
 
-func newKeyedOrderAcc(fn string) Accumulator {
+func newKeyedOrderAcc(fn string, distinct bool) Accumulator {
 	name, keys, elem, param, ok := parseKeyedOrder(fn)
 	if !ok {
 		return nil
 	}
-	return &keyedOrderAcc{name: name, keys: keys, elem: elem, delim: param, counts: map[string]int64{}}
+	return &keyedOrderAcc{name: name, keys: keys, elem: elem, delim: param, counts: map[string]int64{}, distinct: distinct}
 }
 
 // Add takes a packed row; NULL is a row a FILTER left out.
@@ -176,7 +180,27 @@ func (a *keyedOrderAcc) sorted() []keyedRow {
 		}
 		return rows[i].packed < rows[j].packed
 	})
+	if a.distinct {
+		rows = distinctRows(rows)
+	}
 	return rows
+}
+
+// distinctRows keeps the first of each run of sorted rows whose values
+// are equal (distinctKey), once.
+func distinctRows(rows []keyedRow) []keyedRow {
+	out := rows[:0]
+	prev := ""
+	for i, r := range rows {
+		k := distinctKey(r.row[len(r.row)-1])
+		if i > 0 && k == prev {
+			continue
+		}
+		prev = k
+		r.n = 1
+		out = append(out, r)
+	}
+	return out
 }
 
 func (a *keyedOrderAcc) Result() types.Datum {
@@ -221,6 +245,19 @@ func (a *keyedOrderAcc) Result() types.Datum {
 			}
 		}
 		return types.NewJSONB(out)
+	case "jsonb_object_agg", "json_object_agg":
+		vals, ns := make([]types.Datum, 0, len(rows)), make([]int64, 0, len(rows))
+		var total int64
+		for _, r := range rows {
+			if v := r.row[len(r.row)-1]; !v.IsNull() {
+				vals, ns = append(vals, v), append(ns, r.n)
+				total += r.n
+			}
+		}
+		if a.name == "jsonb_object_agg" {
+			return jsonbObject(vals, total)
+		}
+		return jsonObject(vals, ns, total)
 	case "json_agg":
 		if len(rows) == 0 {
 			return types.Null

@@ -112,12 +112,15 @@ func newAccumulator(call plan.AggCall, appendOnly bool, dataflow catalog.FormatV
 	case "var_pop", "var_samp", "stddev_pop", "stddev_samp":
 		acc = newStatsAcc(call.Func, call.T)
 	default:
-		if acc = newKeyedOrderAcc(call.Func); acc != nil {
-			break
+		// The ordered aggregates list each value once under DISTINCT
+		// themselves: they keep the multiset of their values anyway.
+		if acc = newKeyedOrderAcc(call.Func, call.Distinct); acc != nil {
+			return acc
 		}
-		if acc = newOrderedSetAcc(call.Func, argType); acc == nil {
+		if acc = newOrderedSetAcc(call.Func, argType, call.Distinct); acc == nil {
 			panic("exec: unknown aggregate " + call.Func)
 		}
+		return acc
 	}
 	if call.Distinct {
 		return &distinctAcc{inner: acc, counts: map[string]int64{}, appendKey: keyAppender(dataflow)}

@@ -70,6 +70,9 @@ func Call(name string, args []Expr) (Expr, error) {
 	if name == OrderedArgFunc {
 		return orderedArg(args)
 	}
+	if name == ObjectAggKeyFunc {
+		return objectAggKey(args)
+	}
 	switch name {
 	case "length", "char_length", "character_length":
 		if n != 1 {

@@ -830,7 +830,13 @@ func (v *aggNormalizer) Enter(n ast.Node) (ast.Node, bool) { return n, false }
 func (v *aggNormalizer) Leave(n ast.Node) (ast.Node, bool) {
 	if f, ok := n.(*ast.FuncCallExpr); ok {
 		if name, ok := aggregateFuncs[f.FnName.L]; ok {
-			return &ast.AggregateFuncExpr{F: name, Args: f.Args}, true
+			args, distinct := f.Args, false
+			if len(args) > 0 {
+				if d, ok := args[0].(*ast.FuncCallExpr); ok && d.FnName.L == front.AggDistinctFunc && len(d.Args) == 1 {
+					args, distinct = append([]ast.ExprNode{d.Args[0]}, args[1:]...), true
+				}
+			}
+			return &ast.AggregateFuncExpr{F: name, Args: args, Distinct: distinct}, true
 		}
 	}
 	return n, true

@@ -67,6 +67,11 @@ const (
 	// keep NULLs, so the CASE WHEN cond THEN argument END that FILTER is
 	// for the others would add a NULL for each row filtered out.
 	AggFilterFunc = "streamdb_agg_filter"
+	// AggDistinctFunc wraps the first argument of an aggregate called
+	// with DISTINCT that the TiDB parser reads as a plain function
+	// (string_agg(DISTINCT a, ',') is string_agg(AggDistinctFunc(a),
+	// ',')); the binder makes the call a DISTINCT aggregate.
+	AggDistinctFunc = "streamdb_agg_distinct"
 	// DistinctOnFunc is the first field of a SELECT DISTINCT ON (...):
 	// its arguments are the DISTINCT ON expressions, and the binder takes
 	// it out of the select list.

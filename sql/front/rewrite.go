@@ -48,6 +48,7 @@ func rewrite(src string, toks []token) (*rewriter, error) {
 		r.windowArgsPass,
 		r.atTimeZonePass,
 		r.funcPass,
+		r.aggDistinctPass,
 		r.jsonOpsPass,
 		r.opsPass,
 		r.bitOpsPass,

@@ -23,8 +23,9 @@ import "streamdb/sqlerr"
 // EXTRACT becomes a call that the binder knows as PostgreSQL's extract:
 // date_part's fields with a numeric result. A FILTER keeps the aggregate's first argument only
 // where cond holds (count(*) counts 1s), which is what FILTER means for
-// aggregates that skip NULLs; array_agg and jsonb_agg, which keep them,
-// take the condition and the argument together (AggFilterFunc).
+// aggregates that skip NULLs; array_agg, jsonb_agg and json_agg, which
+// keep them, and the object aggregates, whose NULL key is an error, take
+// the condition and the argument together (AggFilterFunc).
 func (r *rewriter) funcPass() error {
 	if !hasWord(r.toks, "extract") && !hasWord(r.toks, "concat") && !hasWord(r.toks, "filter") &&
 		!hasWord(r.toks, "stddev") && !hasWord(r.toks, "variance") && !hasWord(r.toks, "cardinality") &&
@@ -139,7 +140,7 @@ func (r *rewriter) filter(out []token, i int) ([]token, int, error) {
 		first = []token{synth(tkNumber, "1", first[0], true)}
 	}
 	out = append(out[:openArgs+1], prefix...)
-	if openArgs > 0 && out[openArgs-1].isWord("array_agg", "jsonb_agg", "json_agg") {
+	if openArgs > 0 && out[openArgs-1].isWord("array_agg", "jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg") {
 		out = append(out, synth(tkWord, AggFilterFunc, t, len(prefix) > 0), synth(tkOp, "(", t, false))
 		out = append(out, withSpace(cond, false)...)
 		out = append(out, synth(tkOp, ",", t, false))

@@ -14,8 +14,10 @@ import "strings"
 //	jsonb_agg(a ORDER BY k DESC)           ->  jsonb_agg(a, 'desc', k)
 //	array_agg(a ORDER BY k NULLS FIRST, j DESC)
 //	  ->  array_agg(a, 'asc nulls first,desc', k, j)
+//	json_object_agg(k, v ORDER BY k)  ->  json_object_agg(k, v, 'asc', k)
 func (r *rewriter) orderedAggPass() error {
-	if !hasWord(r.toks, "within") && !hasWord(r.toks, "string_agg") && !hasWord(r.toks, "array_agg") && !hasWord(r.toks, "jsonb_agg") && !hasWord(r.toks, "json_agg") {
+	if !hasWord(r.toks, "within") && !hasWord(r.toks, "string_agg") && !hasWord(r.toks, "array_agg") && !hasWord(r.toks, "jsonb_agg") &&
+		!hasWord(r.toks, "json_agg") && !hasWord(r.toks, "jsonb_object_agg") && !hasWord(r.toks, "json_object_agg") {
 		return nil
 	}
 	out := make([]token, 0, len(r.toks)+8)
@@ -50,7 +52,7 @@ func (r *rewriter) orderedAggPass() error {
 			continue
 		}
 		// string_agg(a, d ORDER BY k [ASC|DESC]), array_agg(a ORDER BY k)
-		if t.isWord("string_agg", "array_agg", "jsonb_agg", "json_agg") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") {
+		if t.isWord("string_agg", "array_agg", "jsonb_agg", "json_agg", "jsonb_object_agg", "json_object_agg") && i+1 < len(r.toks) && r.toks[i+1].isOp("(") {
 			end := matchParen(r.toks, i+1)
 			if end < 0 {
 				return syntaxError(r.src, t)
