@@ -33,7 +33,8 @@ func JSONOperatorFunc(op string) string {
 // IsJSONOperatorFunc reports whether name is one of those calls.
 func IsJSONOperatorFunc(name string) bool {
 	_, ok := jsonOperatorFuncs[name]
-	return ok
+	_, path := jsonPathOperatorFuncs[name]
+	return ok || path
 }
 
 func isJSONType(t types.Type) bool { return t == types.JSON || t == types.JSONB }

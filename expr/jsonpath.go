@@ -851,18 +851,9 @@ func (c *jpCtx) seq(n *jpNode, cur *types.JSONValue, last int64) ([]*types.JSONV
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range n.steps {
-			var next []*types.JSONValue
-			for _, it := range items {
-				out, err := c.step(s, it, last)
-				if err != nil {
-					return nil, err
-				}
-				next = append(next, out...)
-			}
-			items = next
-		}
-		return items, nil
+		var out []*types.JSONValue
+		err = c.steps(n.steps, items, last, &out)
+		return out, err
 	}
 	// A predicate as a path's result: true, false or null (unknown).
 	switch c.pred(n, cur, last) {
@@ -872,6 +863,30 @@ func (c *jpCtx) seq(n *jpNode, cur *types.JSONValue, last int64) ([]*types.JSONV
 		return []*types.JSONValue{types.JSONBoolValue(false)}, nil
 	}
 	return []*types.JSONValue{types.JSONNullValue()}, nil
+}
+
+// steps applies steps to each of items depth first, as PostgreSQL's
+// executor does, appending what the last step yields to out. On an error
+// out holds the items found before it, which a silent evaluation returns
+// (jsonb_path_query_array(..., silent => true) keeps them) and
+// jsonb_path_exists, which stops at the first item, answers by.
+func (c *jpCtx) steps(steps []jpStep, items []*types.JSONValue, last int64, out *[]*types.JSONValue) error {
+	if len(steps) == 0 {
+		*out = append(*out, items...)
+		return nil
+	}
+	for _, it := range items {
+		next, err := c.step(steps[0], it, last)
+		// A step that fails part-way (the second subscript of $[0, 9]
+		// out of bounds) hands on what it found before.
+		if err := c.steps(steps[1:], next, last, out); err != nil {
+			return err
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // unwrapped evaluates n and, in lax mode, replaces each array item by its
@@ -1011,17 +1026,17 @@ func (c *jpCtx) step(s jpStep, it *types.JSONValue, last int64) ([]*types.JSONVa
 		for _, sub := range s.subs {
 			from, err := c.index(sub.from, it, size)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			to := from
 			if sub.to != nil {
 				if to, err = c.index(sub.to, it, size); err != nil {
-					return nil, err
+					return out, err
 				}
 			}
 			if from < 0 || from >= size || to < 0 || to >= size || from > to {
 				if c.strict {
-					return nil, jpStructural(sqlerr.InvalidSQLJSONSubscript, "jsonpath array subscript is out of bounds")
+					return out, jpStructural(sqlerr.InvalidSQLJSONSubscript, "jsonpath array subscript is out of bounds")
 				}
 			}
 			from = max(from, 0)
@@ -1314,11 +1329,12 @@ func jpCompareItems(op string, a, b *types.JSONValue) jpBool {
 	return jpFalse
 }
 
-// evalJSONPath runs path over target with vars (a jsonb object or nil);
-// with silent, errors give no items (ok false).
-func evalJSONPath(target *types.JSONValue, path *parsedPath, vars *types.JSONValue, silent bool) ([]*types.JSONValue, bool, error) {
+// evalJSONPath runs path over target with vars (a jsonb object or nil).
+// On an error, items are those found before it, and with silent the
+// error is suppressed (ok false).
+func evalJSONPath(target *types.JSONValue, path *parsedPath, vars *types.JSONValue, silent bool) (items []*types.JSONValue, ok bool, err error) {
 	c := &jpCtx{root: target, vars: vars, strict: path.strict}
-	items, err := c.seq(path.expr, nil, -2)
+	items, err = c.seq(path.expr, nil, -2)
 	if c.fatal != nil {
 		return nil, false, c.fatal
 	}
@@ -1328,10 +1344,10 @@ func evalJSONPath(target *types.JSONValue, path *parsedPath, vars *types.JSONVal
 		}
 		if silent {
 			if _, ok := err.(*jpError); ok {
-				return nil, false, nil
+				return items, false, nil
 			}
 		}
-		return nil, false, jpSQLError(err)
+		return items, false, jpSQLError(err)
 	}
 	return items, true, nil
 }

@@ -34,8 +34,12 @@ func bindPathArgs(name string, args []Expr, maxArgs int) ([]Expr, error) {
 }
 
 // runPath evaluates the path of v (the bound arguments' values) over its
-// target; ok is false when silent suppressed an error.
-func runPath(v []types.Datum, silent bool) ([]*types.JSONValue, bool, error) {
+// target; ok is false when silent suppressed an error. On an error, items
+// are those found before it (evalJSONPath). With exists, a lax path
+// stops at its first item, as PostgreSQL's jsonb_path_exists does: an
+// error after it is not reached (a strict path is evaluated whole, to
+// find any error).
+func runPath(v []types.Datum, silent, exists bool) ([]*types.JSONValue, bool, error) {
 	target, err := types.JSONOf(v[0])
 	if err != nil {
 		return nil, false, err
@@ -57,12 +61,29 @@ func runPath(v []types.Datum, silent bool) ([]*types.JSONValue, bool, error) {
 	if len(v) > 3 {
 		silent = silent || v[3].Bool()
 	}
-	return evalJSONPath(target, path, vars, silent)
+	items, ok, err := evalJSONPath(target, path, vars, silent)
+	if exists && !path.strict && len(items) > 0 {
+		return items[:1], true, nil
+	}
+	return items, ok, err
 }
+
+// JSONPathExistsOpFunc and JSONPathMatchOpFunc stand for the operators
+// @? and @@ (sql/front writes them): calls of jsonb_path_exists_opr and
+// jsonb_path_match_opr, which name no output column.
+const (
+	JSONPathExistsOpFunc = "streamdb_jsonpath_exists_op"
+	JSONPathMatchOpFunc  = "streamdb_jsonpath_match_op"
+)
+
+var jsonPathOperatorFuncs = map[string]string{JSONPathExistsOpFunc: "jsonb_path_exists_opr", JSONPathMatchOpFunc: "jsonb_path_match_opr"}
 
 // jsonPathFunc builds the scalar jsonb_path_* functions; ok is false for
 // other names.
 func jsonPathFunc(name string, args []Expr) (Expr, bool, error) {
+	if f, ok := jsonPathOperatorFuncs[name]; ok {
+		name = f
+	}
 	var t types.Type
 	maxArgs := 4
 	switch name {
@@ -87,18 +108,15 @@ func jsonPathFunc(name string, args []Expr) (Expr, bool, error) {
 	}
 	silentOp := maxArgs == 2
 	fn := func(v []types.Datum) (types.Datum, error) {
-		items, ok, err := runPath(v, silentOp)
+		items, ok, err := runPath(v, silentOp, name == "jsonb_path_exists" || name == "jsonb_path_exists_opr")
 		if err != nil {
 			return types.Null, err
 		}
-		if !ok {
-			if name == "jsonb_path_query_array" {
-				return types.NewJSONB(&types.JSONValue{Kind: types.JSONArray}), nil
-			}
-			return types.Null, nil
-		}
 		switch name {
 		case "jsonb_path_exists", "jsonb_path_exists_opr":
+			if !ok {
+				return types.Null, nil
+			}
 			return types.NewBool(len(items) > 0), nil
 		case "jsonb_path_match", "jsonb_path_match_opr":
 			if len(items) == 1 {
@@ -136,7 +154,7 @@ func jsonPathRows(name string, args []Expr) (rows func([]types.Datum) ([]types.D
 				return nil, nil
 			}
 		}
-		items, _, err := runPath(v, false)
+		items, _, err := runPath(v, false, false)
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,7 @@ import "streamdb/expr"
 //	a #> b, a #>> b     ->  streamdb_json_path(a, b), streamdb_json_path_text(a, b)
 //	a ? b, a ?| b, a ?& b  ->  streamdb_json_exists(a, b), ..._any, ..._all
 //	a #- b              ->  streamdb_json_delete_path(a, b)
-//	a @? b, a @@ b      ->  jsonb_path_exists_opr(a, b), jsonb_path_match_opr(a, b)
+//	a @? b, a @@ b      ->  streamdb_jsonpath_exists_op(a, b), ..._match_op(a, b)
 //
 // Both operands are primaries, and the operators associate to the left,
 // as PostgreSQL's operators of this class (tighter than comparison,
@@ -59,6 +59,8 @@ func (r *rewriter) jsonOpsPass() error {
 	return nil
 }
 
-// jsonPathOperators are the jsonpath operators, written as the calls
-// PostgreSQL defines them by.
-var jsonPathOperators = map[string]string{"@?": "jsonb_path_exists_opr", "@@": "jsonb_path_match_opr"}
+// jsonPathOperators are the jsonpath operators, written as calls of
+// names of their own, which package expr binds as the functions
+// PostgreSQL defines them by: the output column of an operator is
+// ?column?, of a call the function's name.
+var jsonPathOperators = map[string]string{"@?": expr.JSONPathExistsOpFunc, "@@": expr.JSONPathMatchOpFunc}

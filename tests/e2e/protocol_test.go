@@ -520,7 +520,8 @@ func TestColumnNames(t *testing.T) {
 	ctx := testutil.Context(t, 30*time.Second)
 	rows, err := conn.Query(ctx, `SELECT 1, 'a' || 'b', '2026-01-02 03:04:05'::timestamp::date, CAST(1 AS bigint), 1::text,
 		lower('A'), CASE WHEN true THEN 1 END, COALESCE(NULL, 1), NULLIF(1, 2), 1 + 1,
-		date_trunc('day', TIMESTAMP '2026-01-01'), abs(-1), 2.5::float8::int, 1 AS alias, true::text, count(*)`)
+		date_trunc('day', TIMESTAMP '2026-01-01'), abs(-1), 2.5::float8::int, 1 AS alias, true::text, count(*),
+		'{}'::jsonb @? '$.a', '{}'::jsonb @@ '$.a == 1', jsonb_path_exists_opr('{}', '$')`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,6 +533,7 @@ func TestColumnNames(t *testing.T) {
 		{"?column?", oidInt4}, {"?column?", oidText}, {"date", oidDate}, {"int8", oidInt8}, {"text", oidText},
 		{"lower", oidText}, {"case", oidInt4}, {"coalesce", oidInt4}, {"nullif", oidInt4}, {"?column?", oidInt4},
 		{"date_trunc", oidTimestamp}, {"abs", oidInt4}, {"int4", oidInt4}, {"alias", oidInt4}, {"text", oidText}, {"count", oidInt8},
+		{"?column?", oidBool}, {"?column?", oidBool}, {"jsonb_path_exists_opr", oidBool},
 	}
 	fds := rows.FieldDescriptions()
 	if len(fds) != len(want) {
