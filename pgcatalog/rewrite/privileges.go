@@ -32,17 +32,17 @@ var tablePrivileges = map[string]bool{
 	"TRUNCATE": true, "REFERENCES": true, "TRIGGER": true,
 }
 
-// parseTablePrivileges reads a privilege list ('SELECT', 'insert,
-// update', 'SELECT WITH GRANT OPTION') into the privileges a grant can
-// give. One asked WITH GRANT OPTION is left out: only an owner or a
-// superuser holds that (streamdb has no WITH GRANT OPTION), which
+// parsePrivileges reads a privilege list ('SELECT', 'insert, update',
+// 'SELECT WITH GRANT OPTION') into the privileges a grant can give, each
+// one of known. One asked WITH GRANT OPTION is left out: only an owner
+// or a superuser holds that (streamdb has no WITH GRANT OPTION), which
 // holdsAny answers with no privilege named.
-func parseTablePrivileges(list string) ([]string, error) {
+func parsePrivileges(list string, known map[string]bool) ([]string, error) {
 	var out []string
 	for _, given := range strings.Split(list, ",") {
 		p := strings.ToUpper(strings.Join(strings.Fields(given), " "))
 		priv, grantOption := strings.CutSuffix(p, " WITH GRANT OPTION")
-		if !tablePrivileges[priv] {
+		if !known[priv] {
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized privilege type: %q", strings.TrimSpace(given))
 		}
 		if !grantOption {
@@ -74,7 +74,7 @@ func (v *catalogFuncs) hasTablePrivilege(args []ast.ExprNode) (ast.ExprNode, err
 	if !ok {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "has_table_privilege needs its privilege list as a string literal")
 	}
-	asked, err := parseTablePrivileges(privs)
+	asked, err := parsePrivileges(privs, tablePrivileges)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package rewrite
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -14,23 +13,6 @@ import (
 // sequencePrivileges are the privileges has_sequence_privilege names, as
 // PostgreSQL 15 spells them.
 var sequencePrivileges = map[string]bool{"USAGE": true, "SELECT": true, "UPDATE": true}
-
-// parseSequencePrivileges reads a privilege list ('USAGE', 'usage,
-// update', 'SELECT WITH GRANT OPTION') as parseTablePrivileges does.
-func parseSequencePrivileges(list string) ([]string, error) {
-	var out []string
-	for _, given := range strings.Split(list, ",") {
-		p := strings.ToUpper(strings.Join(strings.Fields(given), " "))
-		priv, grantOption := strings.CutSuffix(p, " WITH GRANT OPTION")
-		if !sequencePrivileges[priv] {
-			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized privilege type: %q", strings.TrimSpace(given))
-		}
-		if !grantOption {
-			out = append(out, priv)
-		}
-	}
-	return out, nil
-}
 
 // hasSequencePrivilege is has_sequence_privilege([role,] sequence,
 // privileges): whether the role holds any of the privileges on the
@@ -54,7 +36,7 @@ func (v *catalogFuncs) hasSequencePrivilege(args []ast.ExprNode) (ast.ExprNode, 
 	if !ok {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "has_sequence_privilege needs its privilege list as a string literal")
 	}
-	asked, err := parseSequencePrivileges(privs)
+	asked, err := parsePrivileges(privs, sequencePrivileges)
 	if err != nil {
 		return nil, err
 	}
