@@ -18,44 +18,7 @@ import (
 // PostgreSQL): its mirrored tables are gone, and the same CREATE SOURCE
 // runs again and mirrors the table exactly.
 func TestPGSourceCreateCrash(t *testing.T) {
-	const rows = 400_000
-	pg := testutil.StartPostgresLogical(t)
-	src := pg.Conn(t)
-	testutil.MustExec(t, src,
-		"CREATE TABLE big (k bigint PRIMARY KEY, v int NOT NULL, pad text)",
-		fmt.Sprintf("INSERT INTO big SELECT g, g %% 1000, repeat(md5(g::text), 4) FROM generate_series(1, %d) g", rows),
-		"CREATE PUBLICATION pub FOR TABLE big")
-	create := fmt.Sprintf("CREATE SOURCE s FROM POSTGRES (CONNECTION '%s', PUBLICATION 'pub') FOR ALL TABLES", pg.DSN())
-
-	srv := startServer(t, testutil.ServerOptions{})
-	conn := srv.Conn(t)
-	testutil.MustExec(t, conn, "SELECT 1")
-	done := make(chan error, 1)
-	go func() {
-		c, err := pgx.Connect(context.Background(), srv.DSN())
-		if err != nil {
-			done <- err
-			return
-		}
-		defer c.Close(context.Background())
-		done <- testutil.ExecSimple(c, 10*time.Minute, create)
-	}()
-	// Kill once the copy has written part of the table.
-	testutil.Poll(t, 5*time.Minute, "the copy to start", func() error {
-		select {
-		case err := <-done:
-			t.Fatalf("CREATE SOURCE finished (%v) before the test could kill the server during its copy", err)
-		default:
-		}
-		_, r, err := queryText(conn, 30*time.Second, "SELECT count(*) FROM big")
-		if err != nil {
-			return err
-		}
-		if r[0][0] == "0" {
-			return fmt.Errorf("no rows copied yet")
-		}
-		return nil
-	})
+	src, srv, conn, create, done := sourceCopyRunning(t, "kill the server")
 	srv.Kill(t)
 	<-done
 	srv.Restart(t)
@@ -81,4 +44,52 @@ func TestPGSourceCreateCrash(t *testing.T) {
 		return nil
 	})
 	testutil.MustExec(t, conn, "DROP SOURCE s")
+}
+
+// sourceCopyRunning starts a PostgreSQL source holding a large table and
+// a streamdb server, sends that source's CREATE SOURCE from a session of
+// its own, and returns once the copy has written part of the table
+// (before the source is stored, which comes last). done receives the
+// CREATE SOURCE's result. what says what the caller does during the
+// copy, for the failure message when the copy ends first.
+func sourceCopyRunning(t *testing.T, what string) (src *pgx.Conn, srv *testutil.Server, conn *pgx.Conn, create string, done chan error) {
+	t.Helper()
+	const rows = 400_000
+	pg := testutil.StartPostgresLogical(t)
+	src = pg.Conn(t)
+	testutil.MustExec(t, src,
+		"CREATE TABLE big (k bigint PRIMARY KEY, v int NOT NULL, pad text)",
+		fmt.Sprintf("INSERT INTO big SELECT g, g %% 1000, repeat(md5(g::text), 4) FROM generate_series(1, %d) g", rows),
+		"CREATE PUBLICATION pub FOR TABLE big")
+	create = fmt.Sprintf("CREATE SOURCE s FROM POSTGRES (CONNECTION '%s', PUBLICATION 'pub') FOR ALL TABLES", pg.DSN())
+
+	srv = startServer(t, testutil.ServerOptions{})
+	conn = srv.Conn(t)
+	testutil.MustExec(t, conn, "SELECT 1")
+	done = make(chan error, 1)
+	go func() {
+		c, err := pgx.Connect(context.Background(), srv.DSN())
+		if err != nil {
+			done <- err
+			return
+		}
+		defer c.Close(context.Background())
+		done <- testutil.ExecSimple(c, 10*time.Minute, create)
+	}()
+	testutil.Poll(t, 5*time.Minute, "the copy to start", func() error {
+		select {
+		case err := <-done:
+			t.Fatalf("CREATE SOURCE finished (%v) before the test could %s during its copy", err, what)
+		default:
+		}
+		_, r, err := queryText(conn, 30*time.Second, "SELECT count(*) FROM big")
+		if err != nil {
+			return err
+		}
+		if r[0][0] == "0" {
+			return fmt.Errorf("no rows copied yet")
+		}
+		return nil
+	})
+	return src, srv, conn, create, done
 }
