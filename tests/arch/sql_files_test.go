@@ -3,6 +3,7 @@ package arch
 import (
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,14 +43,34 @@ var sqlFilesStillImporting = []string{
 // sqlFilesStillImporting.
 func TestSQLFilesImportsRatchet(t *testing.T) {
 	dir := filepath.Join("..", "..", "sql")
+	got := filesImporting(t, dir, true, forbiddenForSQL)
+	for _, name := range slices.Sorted(maps.Keys(got)) {
+		if !slices.Contains(sqlFilesStillImporting, name) {
+			t.Errorf("sql/%s imports %s: the frontend reaches storage, NATS, checkpoints, sinks and the node through meta; add what it needs to meta's typed APIs", name, got[name])
+		}
+	}
+	if len(got) == 0 {
+		t.Fatalf("no file of %s imports a forbidden package: is the directory right?", dir)
+	}
+	for _, name := range sqlFilesStillImporting {
+		if _, ok := got[name]; !ok {
+			t.Errorf("sql/%s no longer imports a forbidden package: remove it from sqlFilesStillImporting (tests/arch/sql_files_test.go) so that it stays out", name)
+		}
+	}
+}
+
+// filesImporting returns, by file name, the first import that match
+// accepts of each Go file in dir (test files too when withTests).
+func filesImporting(t *testing.T, dir string, withTests bool, match func(path string) bool) map[string]string {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	got := map[string]string{}
 	fset := token.NewFileSet()
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || (!withTests && strings.HasSuffix(e.Name(), "_test.go")) {
 			continue
 		}
 		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ImportsOnly)
@@ -57,22 +78,11 @@ func TestSQLFilesImportsRatchet(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, imp := range f.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			if forbiddenForSQL(path) {
-				got = append(got, e.Name())
-				if !slices.Contains(sqlFilesStillImporting, e.Name()) {
-					t.Errorf("sql/%s imports %s: the frontend reaches storage, NATS, checkpoints, sinks and the node through meta; add what it needs to meta's typed APIs", e.Name(), path)
-				}
+			if path, _ := strconv.Unquote(imp.Path.Value); match(path) {
+				got[e.Name()] = path
 				break
 			}
 		}
 	}
-	if len(got) == 0 {
-		t.Fatalf("no file of %s imports a forbidden package: is the directory right?", dir)
-	}
-	for _, name := range sqlFilesStillImporting {
-		if !slices.Contains(got, name) {
-			t.Errorf("sql/%s no longer imports a forbidden package: remove it from sqlFilesStillImporting (tests/arch/sql_files_test.go) so that it stays out", name)
-		}
-	}
+	return got
 }

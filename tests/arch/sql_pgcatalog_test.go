@@ -1,13 +1,9 @@
 package arch
 
 import (
-	"go/parser"
-	"go/token"
-	"os"
+	"maps"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -33,36 +29,19 @@ var sqlFilesReachingPgcatalog = []string{
 // sqlFilesReachingPgcatalog.
 func TestSQLFilesPgcatalogRatchet(t *testing.T) {
 	dir := filepath.Join("..", "..", "sql")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	fset := token.NewFileSet()
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			if path == "streamdb/pgcatalog" || path == "streamdb/pgcatalog/rewrite" {
-				got = append(got, e.Name())
-				if !slices.Contains(sqlFilesReachingPgcatalog, e.Name()) {
-					t.Errorf("sql/%s imports %s: pg_catalog's relations and function answers belong in pgcatalog (or pgcatalog/rewrite), read through their interfaces; sql reaches them only from the files of sqlFilesReachingPgcatalog", e.Name(), path)
-				}
-				break
-			}
+	got := filesImporting(t, dir, false, func(path string) bool {
+		return path == "streamdb/pgcatalog" || path == "streamdb/pgcatalog/rewrite"
+	})
+	for _, name := range slices.Sorted(maps.Keys(got)) {
+		if !slices.Contains(sqlFilesReachingPgcatalog, name) {
+			t.Errorf("sql/%s imports %s: pg_catalog's relations and function answers belong in pgcatalog (or pgcatalog/rewrite), read through their interfaces; sql reaches them only from the files of sqlFilesReachingPgcatalog", name, got[name])
 		}
 	}
 	if len(got) == 0 {
 		t.Fatalf("no file of %s imports pgcatalog: is the directory right?", dir)
 	}
 	for _, name := range sqlFilesReachingPgcatalog {
-		if !slices.Contains(got, name) {
+		if _, ok := got[name]; !ok {
 			t.Errorf("sql/%s no longer imports pgcatalog: remove it from sqlFilesReachingPgcatalog (tests/arch/sql_pgcatalog_test.go) so that it stays out", name)
 		}
 	}

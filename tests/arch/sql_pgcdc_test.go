@@ -1,13 +1,8 @@
 package arch
 
 import (
-	"go/parser"
-	"go/token"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -26,31 +21,13 @@ var sqlFilesImportingPGCDC = []string{
 // TestSQLFilesPGCDCRatchet: the files of package sql and sql/front that
 // import streamdb/pgcdc are exactly sqlFilesImportingPGCDC (of sql).
 func TestSQLFilesPGCDCRatchet(t *testing.T) {
+	isPGCDC := func(path string) bool { return path == "streamdb/pgcdc" }
 	var got []string
-	fset := token.NewFileSet()
 	for _, pkg := range []string{"sql", filepath.Join("sql", "front")} {
-		dir := filepath.Join("..", "..", pkg)
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, imp := range f.Imports {
-				if path, _ := strconv.Unquote(imp.Path.Value); path != "streamdb/pgcdc" {
-					continue
-				}
-				name := filepath.ToSlash(filepath.Join(pkg, e.Name()))
-				got = append(got, name)
-				if pkg != "sql" || !slices.Contains(sqlFilesImportingPGCDC, e.Name()) {
-					t.Errorf("%s imports streamdb/pgcdc: PostgreSQL sources run in meta (meta.PGSources); reach them through it", name)
-				}
+		for name := range filesImporting(t, filepath.Join("..", "..", pkg), true, isPGCDC) {
+			got = append(got, filepath.ToSlash(filepath.Join(pkg, name)))
+			if pkg != "sql" || !slices.Contains(sqlFilesImportingPGCDC, name) {
+				t.Errorf("%s/%s imports streamdb/pgcdc: PostgreSQL sources run in meta (meta.PGSources); reach them through it", pkg, name)
 			}
 		}
 	}
