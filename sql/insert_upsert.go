@@ -60,27 +60,7 @@ func (s *session) bindUpsert(n *ast.InsertStmt, desc *catalog.Descriptor, cols [
 			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", name, desc.Name).
 				WithPosition(params.stmt.IdentPosition(name))
 		}
-		if up.sets[idx] != nil {
-			return nil, sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", name)
-		}
-		if _, isDefault := a.Expr.(*ast.DefaultExpr); isDefault {
-			var err error
-			if up.sets[idx], err = s.columnDefault(desc, cols, idx); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if err := updateIdentity(desc, idx); err != nil {
-			return nil, err
-		}
-		if err := refuseGeneratedUpdate(desc, idx); err != nil {
-			return nil, err
-		}
-		e, err := b.bindExpr(a.Expr, sc)
-		if err != nil {
-			return nil, err
-		}
-		if up.sets[idx], err = assignTo(e, cols[idx], a.Expr, params); err != nil {
+		if err := s.bindAssignment(b, sc, desc, cols, up.sets, idx, a, params); err != nil {
 			return nil, err
 		}
 	}

@@ -107,26 +107,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, desc.Name).
 				WithPosition(params.stmt.IdentPosition(a.Column.Name.O))
 		}
-		if sets[idx] != nil {
-			return nil, sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", a.Column.Name.O)
-		}
-		if _, isDefault := a.Expr.(*ast.DefaultExpr); isDefault {
-			if sets[idx], err = s.columnDefault(desc, cols, idx); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if err := updateIdentity(desc, idx); err != nil {
-			return nil, err
-		}
-		if err := refuseGeneratedUpdate(desc, idx); err != nil {
-			return nil, err
-		}
-		e, err := b.bindExpr(a.Expr, sc)
-		if err != nil {
-			return nil, err
-		}
-		if sets[idx], err = assignTo(e, cols[idx], a.Expr, params); err != nil {
+		if err := s.bindAssignment(b, sc, desc, cols, sets, idx, a, params); err != nil {
 			return nil, err
 		}
 	}
@@ -480,6 +461,33 @@ func formatRow(cols []types.Column, r types.Row) string {
 		}
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// bindAssignment binds SET column = expr (a) of an UPDATE or of an
+// INSERT ... ON CONFLICT DO UPDATE into sets[idx]: DEFAULT is the
+// column's default; identity and generated columns refuse it as
+// PostgreSQL does; a column assigned twice is an error.
+func (s *session) bindAssignment(b *binder, sc *scope, desc *catalog.Descriptor, cols []types.Column, sets []expr.Expr, idx int, a *ast.Assignment, params *boundParams) error {
+	if sets[idx] != nil {
+		return sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", a.Column.Name.O)
+	}
+	var err error
+	if _, isDefault := a.Expr.(*ast.DefaultExpr); isDefault {
+		sets[idx], err = s.columnDefault(desc, cols, idx)
+		return err
+	}
+	if err := updateIdentity(desc, idx); err != nil {
+		return err
+	}
+	if err := refuseGeneratedUpdate(desc, idx); err != nil {
+		return err
+	}
+	e, err := b.bindExpr(a.Expr, sc)
+	if err != nil {
+		return err
+	}
+	sets[idx], err = assignTo(e, cols[idx], a.Expr, params)
+	return err
 }
 
 func tableScope(d *catalog.Descriptor, alias string) ([]types.Column, *scope, error) {
