@@ -76,12 +76,7 @@ type upsertRun struct {
 	// replaced holds the identities (rowKey) of the table's rows the
 	// statement updated: their old versions are gone for later rows.
 	replaced map[string]bool
-	// held maps, for an arbiter that is a UNIQUE constraint (no index
-	// serves it), each key value to the row holding it in the table as
-	// the statement began; built by one read of the table at its first
-	// lookup, so that a statement of many rows reads the table once.
-	held    []map[string]types.Row
-	written []types.Row
+	written  []types.Row
 }
 
 func (s *session) newUpsertRun(d *catalog.Descriptor, ts *tableState, up *upsert) (*upsertRun, error) {
@@ -102,7 +97,6 @@ func (s *session) newUpsertRun(d *catalog.Descriptor, ts *tableState, up *upsert
 		r.pos = append(r.pos, pos)
 		r.mine = append(r.mine, map[string]bool{})
 	}
-	r.held = make([]map[string]types.Row, len(r.keys))
 	return r, nil
 }
 
@@ -183,13 +177,7 @@ func (r *upsertRun) conflicting(ctx context.Context, row types.Row) (types.Row, 
 			return nil, sqlerr.New(sqlerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
 				WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
 		}
-		var old types.Row
-		var err error
-		if r.keys[i].constraint(r.d) {
-			old, err = r.constraintHolder(ctx, i, k)
-		} else {
-			old, err = r.holder(ctx, r.pos[i], row)
-		}
+		old, err := r.holder(ctx, r.pos[i], row)
 		if err != nil || old != nil {
 			return old, err
 		}
@@ -199,7 +187,8 @@ func (r *upsertRun) conflicting(ctx context.Context, row types.Row) (types.Row, 
 
 // holder returns the table's row whose columns pos equal row's (none of
 // them NULL), leaving out rows the statement replaced: a point read for
-// the primary key, an index or a scan (ts.rowsWhere) for another key.
+// the primary key, else through an index (a UNIQUE constraint's or a
+// unique index's) or, in a block that spilled, a scan (ts.rowsWhere).
 func (r *upsertRun) holder(ctx context.Context, pos []int, row types.Row) (types.Row, error) {
 	ts := r.ts
 	if ts.key != nil && samePositions(pos, ts.key) {
@@ -237,35 +226,6 @@ func (r *upsertRun) holder(ctx context.Context, pos []int, row types.Row) (types
 		}
 	}
 	return nil, nil
-}
-
-// constraintHolder returns the table's row that holds value k of arbiter
-// i, a UNIQUE constraint, leaving out rows the statement replaced.
-func (r *upsertRun) constraintHolder(ctx context.Context, i int, k string) (types.Row, error) {
-	if r.held[i] == nil {
-		held := map[string]types.Row{}
-		err := r.ts.eachRow(ctx, func(row types.Row) error {
-			if v, ok := uniqueKey(r.pos[i], row); ok {
-				held[v] = row
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		r.held[i] = held
-	}
-	old := r.held[i][k]
-	if old == nil || r.replaced[string(rowKey(r.ts.key, old))] {
-		return nil, nil
-	}
-	return old, nil
-}
-
-// constraint reports whether k is a UNIQUE constraint of table d: not
-// its primary key, not a unique index.
-func (k uniqueKeyCols) constraint(d *catalog.Descriptor) bool {
-	return !k.index && k.name != d.Name+"_pkey"
 }
 
 // samePositions reports whether a and b hold the same column positions
