@@ -18,6 +18,8 @@ func TestRenameTable(t *testing.T) {
 		"CREATE TABLE p (id serial PRIMARY KEY, code text UNIQUE)",
 		"CREATE TABLE c (cid int PRIMARY KEY, pid int REFERENCES p (id) ON DELETE CASCADE)",
 		"GRANT SELECT, INSERT ON p TO alice",
+		// As in PostgreSQL, the serial default's nextval needs USAGE.
+		"GRANT USAGE ON SEQUENCE p_id_seq TO alice",
 		"INSERT INTO p (code) VALUES ('a'), ('b')",
 		"INSERT INTO c VALUES (10, 1), (20, 2)",
 		"CREATE MATERIALIZED VIEW cv AS SELECT count(*) AS n FROM c",
