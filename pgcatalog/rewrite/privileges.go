@@ -52,14 +52,13 @@ func parsePrivileges(list string, known map[string]bool) ([]string, error) {
 	return out, nil
 }
 
-// hasTablePrivilege is has_table_privilege([role,] table, privileges):
-// whether the role holds any of the privileges on the table, as
-// PostgreSQL answers it. A table given by name must exist (42P01); given
-// by OID, one that is no relation gives NULL. System tables may be read
-// by everyone, as PostgreSQL grants SELECT on its catalogs to PUBLIC.
-func (v *catalogFuncs) hasTablePrivilege(args []ast.ExprNode) (ast.ExprNode, error) {
+// privilegeArgs reads the arguments of has_<object>_privilege([role,]
+// object, privileges), named fn: the role asked about (the session's
+// when none is given), the object's operand, and the privileges asked
+// among known (a string literal).
+func (v *catalogFuncs) privilegeArgs(fn, object string, args []ast.ExprNode, known map[string]bool) (Role, ast.ExprNode, []string, error) {
 	if len(args) != 2 && len(args) != 3 {
-		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function has_table_privilege takes an optional role, a table and a privilege list")
+		return nil, nil, nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s takes an optional role, a %s and a privilege list", fn, object)
 	}
 	var roleArg ast.ExprNode
 	if len(args) == 3 {
@@ -67,14 +66,26 @@ func (v *catalogFuncs) hasTablePrivilege(args []ast.ExprNode) (ast.ExprNode, err
 	}
 	role, err := v.s.PrivilegeRole(roleArg)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	table, list := args[len(args)-2], args[len(args)-1]
-	privs, ok := ConstTextOperand(list)
+	privs, ok := ConstTextOperand(args[len(args)-1])
 	if !ok {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "has_table_privilege needs its privilege list as a string literal")
+		return nil, nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s needs its privilege list as a string literal", fn)
 	}
-	asked, err := parsePrivileges(privs, tablePrivileges)
+	asked, err := parsePrivileges(privs, known)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return role, args[len(args)-2], asked, nil
+}
+
+// hasTablePrivilege is has_table_privilege([role,] table, privileges):
+// whether the role holds any of the privileges on the table, as
+// PostgreSQL answers it. A table given by name must exist (42P01); given
+// by OID, one that is no relation gives NULL. System tables may be read
+// by everyone, as PostgreSQL grants SELECT on its catalogs to PUBLIC.
+func (v *catalogFuncs) hasTablePrivilege(args []ast.ExprNode) (ast.ExprNode, error) {
+	role, table, asked, err := v.privilegeArgs("has_table_privilege", "table", args, tablePrivileges)
 	if err != nil {
 		return nil, err
 	}

@@ -20,23 +20,7 @@ var sequencePrivileges = map[string]bool{"USAGE": true, "SELECT": true, "UPDATE"
 // when nothing has it, 42809 when a relation of another kind does); an
 // OID that is no sequence's gives NULL.
 func (v *catalogFuncs) hasSequencePrivilege(args []ast.ExprNode) (ast.ExprNode, error) {
-	if len(args) != 2 && len(args) != 3 {
-		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function has_sequence_privilege takes an optional role, a sequence and a privilege list")
-	}
-	var roleArg ast.ExprNode
-	if len(args) == 3 {
-		roleArg = args[0]
-	}
-	role, err := v.s.PrivilegeRole(roleArg)
-	if err != nil {
-		return nil, err
-	}
-	seq, list := args[len(args)-2], args[len(args)-1]
-	privs, ok := ConstTextOperand(list)
-	if !ok {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "has_sequence_privilege needs its privilege list as a string literal")
-	}
-	asked, err := parsePrivileges(privs, sequencePrivileges)
+	role, seq, asked, err := v.privilegeArgs("has_sequence_privilege", "sequence", args, sequencePrivileges)
 	if err != nil {
 		return nil, err
 	}
