@@ -55,7 +55,7 @@ bench-100m:
 # flags, e.g. FUZZFLAGS='-parallel 1' on a shared machine.
 FUZZTIME ?= 10m
 FUZZFLAGS ?=
-FUZZ_TARGETS := ./pgwire:FuzzServerConn ./sql/front:FuzzParse ./exec:FuzzDecode ./exec:FuzzDecodeRawPaths ./storage/keyenc:FuzzKeyenc \
+FUZZ_TARGETS := ./pgwire:FuzzServerConn ./front:FuzzParse ./exec:FuzzDecode ./exec:FuzzDecodeRawPaths ./storage/keyenc:FuzzKeyenc \
 	./pgcopy:FuzzCopyRoundTrip ./pgcopy:FuzzCopyDecode
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

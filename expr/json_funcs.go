@@ -9,7 +9,7 @@ import (
 )
 
 // jsonFunc builds the json and jsonb functions and the operators' calls
-// from sql/front; ok is false for other names.
+// from front; ok is false for other names.
 func jsonFunc(name string, args []Expr) (Expr, bool, error) {
 	n := len(args)
 	if op, ok := jsonOperatorFuncs[name]; ok {

@@ -8,7 +8,7 @@ import (
 	"streamdb/types"
 )
 
-// The json and jsonb operators. sql/front writes each operator the TiDB
+// The json and jsonb operators. front writes each operator the TiDB
 // parser cannot read as a call of its name in jsonOperatorFuncs; Call
 // turns the call into the infix operator, which plan records keep as
 // such (Rebuild goes through Binary).
@@ -19,7 +19,7 @@ var jsonOperatorFuncs = map[string]string{
 	"streamdb_json_delete_path": "#-",
 }
 
-// JSONOperatorFunc is the name of the call sql/front writes for the json
+// JSONOperatorFunc is the name of the call front writes for the json
 // operator op, or "".
 func JSONOperatorFunc(op string) string {
 	for f, o := range jsonOperatorFuncs {

@@ -6,7 +6,7 @@ import (
 )
 
 // The jsonb_path_* functions and the @? and @@ operators (written by
-// sql/front as jsonb_path_exists_opr and jsonb_path_match_opr, as
+// front as jsonb_path_exists_opr and jsonb_path_match_opr, as
 // PostgreSQL names their functions). The path is text (streamdb has no
 // jsonpath type), parsed when the function runs.
 
@@ -69,7 +69,7 @@ func runPath(v []types.Datum, silent, exists bool) ([]*types.JSONValue, bool, er
 }
 
 // JSONPathExistsOpFunc and JSONPathMatchOpFunc stand for the operators
-// @? and @@ (sql/front writes them): calls of jsonb_path_exists_opr and
+// @? and @@ (front writes them): calls of jsonb_path_exists_opr and
 // jsonb_path_match_opr, which name no output column.
 const (
 	JSONPathExistsOpFunc = "streamdb_jsonpath_exists_op"

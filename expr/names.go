@@ -1,7 +1,7 @@
 package expr
 
-// Names of the internal calls that sql/front writes into queries for forms
-// the TiDB parser does not read, and that Call evaluates. sql/front's names
+// Names of the internal calls that front writes into queries for forms
+// the TiDB parser does not read, and that Call evaluates. front's names
 // for them are these constants, so the rewrite and the evaluator cannot
 // disagree.
 const (

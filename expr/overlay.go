@@ -8,7 +8,7 @@ import (
 )
 
 // overlayCall is overlay(s, r, start[, count]) of text or bytea, which
-// OVERLAY(s PLACING r FROM start [FOR count]) is (sql/front): s with
+// OVERLAY(s PLACING r FROM start [FOR count]) is (front): s with
 // count characters (bytes for bytea) from position start replaced by r;
 // count defaults to r's length.
 func overlayCall(args []Expr) (Expr, error) {

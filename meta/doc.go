@@ -85,7 +85,7 @@
 //     guards it, maps ALTER MATERIALIZED VIEW's old operator state onto
 //     the new plan and swaps it, and checkpoints the change.
 //
-// What it never imports: sql, sql/front, pgwire or the TiDB parser and
+// What it never imports: sql, front, pgwire or the TiDB parser and
 // its AST; sql in turn reaches checkpoint, sink and node only through
 // meta. What it needs of statements comes as plain values (a
 // RoleChange, a list of privileges); what it needs of the live catalog

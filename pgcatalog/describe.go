@@ -12,7 +12,7 @@ import (
 // The answers to psql's describe queries (\d, \dt, \di, \du, \l, \dn,
 // ...) and to the catalog queries of drivers and ORMs (pgjdbc's
 // getPrimaryKeys and getIndexInfo, Django's get_constraints, Sequelize's
-// showIndex), which the front layer recognises (sql/front/psql.go) and
+// showIndex), which the front layer recognises (front/psql.go) and
 // sql answers from here. Every value is text, as psql reads them, unless
 // the query's column says otherwise (sql types the columns); Booleans
 // are "t" / "f".

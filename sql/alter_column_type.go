@@ -11,7 +11,7 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

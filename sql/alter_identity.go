@@ -8,7 +8,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"streamdb/catalog"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"streamdb/catalog"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"streamdb/sql/front"
+	"streamdb/front"
 )
 
 // alterTableAndConstraints runs ALTER TABLE's column actions, then adds

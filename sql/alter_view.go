@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -4,8 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

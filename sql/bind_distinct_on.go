@@ -4,8 +4,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"streamdb/expr"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/types"
 )
 

@@ -5,8 +5,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

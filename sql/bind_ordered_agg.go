@@ -10,14 +10,14 @@ import (
 
 	"streamdb/exec"
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
 // orderedAggCall binds the aggregates that read their input in order, as
-// the front layer spells them (sql/front/rewrite_ordered_agg.go):
+// the front layer spells them (front/rewrite_ordered_agg.go):
 //
 //	percentile_cont(x, fraction, 'asc'|'desc')   (WITHIN GROUP (ORDER BY x))
 //	percentile_disc(x, fraction, 'asc'|'desc')

@@ -11,8 +11,8 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -640,7 +640,7 @@ func (sb *selectBinder) bindFrom(j *ast.Join) (plan.Node, *scope, error) {
 	}
 	if call, ok := on.(*ast.FuncCallExpr); ok && kind == plan.FullJoin &&
 		(call.FnName.L == front.UsingJoinFunc || call.FnName.L == front.NaturalJoinFunc) {
-		// FULL JOIN ... USING and NATURAL FULL JOIN (sql/front).
+		// FULL JOIN ... USING and NATURAL FULL JOIN (front).
 		var cols []*ast.ColumnName
 		for _, a := range call.Args {
 			c, ok := a.(*ast.ColumnNameExpr)

@@ -7,8 +7,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -16,7 +16,7 @@ import (
 // Set-returning functions in FROM. The front layer turns f(...) [WITH
 // ORDINALITY] [AS t(c, ...)] and ROWS FROM (f(...), ...) into the derived
 // table (SELECT streamdb_rows_from(flags, 't', 'c', ..., f(...), ...)) AS t
-// (sql/front/rewrite_series.go); rowsFromCall finds that call and
+// (front/rewrite_series.go); rowsFromCall finds that call and
 // bindRowsFrom makes it one srfNode.
 
 // rowsFromCall returns the RowsFromFunc call of a SELECT that is one.

@@ -5,14 +5,14 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
 // usingNames reads a USING list: its column names, and the join's alias
-// (USING (x) AS j) that sql/front appends as a name qualified by
+// (USING (x) AS j) that front appends as a name qualified by
 // front.UsingAliasTable.
 func usingNames(cols []*ast.ColumnName) (names []string, alias string, err error) {
 	for _, c := range cols {

@@ -7,8 +7,8 @@ import (
 
 	"streamdb/exec"
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"streamdb/exec"
+	"streamdb/front"
 	"streamdb/meta"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -9,7 +9,7 @@ import (
 
 	"streamdb/admin"
 	"streamdb/catalog"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -6,9 +6,9 @@ import (
 	"io"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/pgcopy"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

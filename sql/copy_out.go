@@ -7,9 +7,9 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/front"
 	"streamdb/pgcopy"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -10,7 +10,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/expr"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -3,8 +3,8 @@ package sql
 import (
 	"context"
 
+	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -6,8 +6,8 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"reflect"
 
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 )
 
 // One handler per statement kind. A statement's kind is the type of its
-// syntax tree's root (sql/front's nodes, and TiDB's for SELECT and DML);
+// syntax tree's root (front's nodes, and TiDB's for SELECT and DML);
 // handlers maps each kind to the function that prepares it, which lives
 // with the rest of its statement family. Adding a statement is one line
 // here and one handler there.

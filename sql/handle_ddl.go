@@ -5,8 +5,8 @@ import (
 	"maps"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

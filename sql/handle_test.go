@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 )
 
 // TestHandlersCoverStatements checks the statement table against one

@@ -10,9 +10,9 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/front"
 	"streamdb/pgwire"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/storage"
 	"streamdb/types"

@@ -9,8 +9,8 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

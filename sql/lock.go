@@ -3,7 +3,7 @@ package sql
 import (
 	"context"
 
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/meta"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -5,10 +5,10 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/front"
 	"streamdb/meta"
 	"streamdb/pgcdc"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -3,8 +3,8 @@ package sql
 import (
 	"context"
 
+	"streamdb/front"
 	"streamdb/pgcatalog/rewrite"
-	"streamdb/sql/front"
 	"streamdb/types"
 )
 

@@ -7,8 +7,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

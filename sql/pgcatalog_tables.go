@@ -2,9 +2,9 @@ package sql
 
 import (
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/pgcatalog"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/types"
 )
 

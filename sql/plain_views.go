@@ -13,9 +13,9 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/pgwire"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -8,8 +8,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"streamdb/exec"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

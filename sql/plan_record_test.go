@@ -8,8 +8,8 @@ import (
 
 	"streamdb/exec"
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/types"
 )
 

@@ -7,10 +7,10 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
+	"streamdb/front"
 	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -6,8 +6,8 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -3,8 +3,8 @@ package sql
 import (
 	"fmt"
 
+	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

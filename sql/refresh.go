@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"streamdb/catalog"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 )
 

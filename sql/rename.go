@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/meta"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

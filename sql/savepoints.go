@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/meta"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/pgcdc"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

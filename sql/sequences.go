@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"streamdb/catalog"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 )
 

@@ -9,9 +9,9 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/front"
 	"streamdb/pgwire"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -16,8 +16,8 @@ import (
 	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/front"
 	"streamdb/meta"
-	"streamdb/sql/front"
 	"streamdb/storage"
 	"streamdb/storage/keyenc"
 )

@@ -5,8 +5,8 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

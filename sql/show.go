@@ -11,8 +11,8 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/config"
+	"streamdb/front"
 	"streamdb/meta"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

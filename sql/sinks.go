@@ -6,9 +6,9 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/front"
 	"streamdb/meta"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -3,7 +3,7 @@ package sql
 import (
 	"streamdb/catalog"
 	"streamdb/exec"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"streamdb/catalog"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"streamdb/catalog"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

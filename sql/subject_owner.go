@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/meta"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

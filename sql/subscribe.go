@@ -7,9 +7,9 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/front"
 	"streamdb/meta"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

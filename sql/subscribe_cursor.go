@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"streamdb/exec"
+	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -6,7 +6,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/sql/front"
 	"streamdb/types"
 )
 

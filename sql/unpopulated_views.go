@@ -6,9 +6,9 @@ import (
 	"maps"
 
 	"streamdb/catalog"
+	"streamdb/front"
 	"streamdb/pgwire"
 	"streamdb/plan"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

@@ -3,8 +3,8 @@ package rewrite
 import (
 	"regexp"
 
+	"streamdb/front"
 	"streamdb/pgcatalog"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )

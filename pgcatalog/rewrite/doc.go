@@ -8,7 +8,7 @@
 //     or CASE expressions over the objects the catalog holds when the
 //     statement is prepared (funcs.go, regcast.go, ident.go, tools.go,
 //     comments.go, privileges.go, column_privileges.go, sequences.go);
-//   - psql's and the drivers' describe queries, which sql/front
+//   - psql's and the drivers' describe queries, which front
 //     recognises, are answered whole (describe.go).
 //
 // It reads the engine through pgcatalog.Engine and the session through
@@ -16,6 +16,6 @@
 // functions ask it for the role they name and what it holds); the
 // answers that need more of the session (set_config, advisory locks)
 // are sql's, through Session.Call. It sits between sql
-// and sql/front and never imports sql, meta, storage, broker or node
+// and front and never imports sql, meta, storage, broker or node
 // (tests/arch).
 package rewrite

@@ -6,8 +6,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
+	"streamdb/front"
 	"streamdb/pgcatalog"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 
@@ -439,7 +439,7 @@ func (v *catalogFuncs) cast(x *ast.FuncCallExpr) (ast.ExprNode, error) {
 func regexpCall(x *ast.PatternRegexpExpr) ast.ExprNode {
 	call := &ast.FuncCallExpr{FnName: ast.NewCIStr("regexp_like"), Args: []ast.ExprNode{x.Expr, x.Pattern}}
 	if f, ok := x.Pattern.(*ast.FuncCallExpr); ok && f.FnName.L == front.RegexpICaseFunc && len(f.Args) == 1 {
-		// a ~* b (sql/front): regexp_like(a, b, 'i').
+		// a ~* b (front): regexp_like(a, b, 'i').
 		call.Args = []ast.ExprNode{x.Expr, f.Args[0], ast.NewValueExpr("i", "", "")}
 	}
 	if x.Not {

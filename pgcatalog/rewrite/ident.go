@@ -3,8 +3,8 @@ package rewrite
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/front"
 	"streamdb/pgcatalog"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

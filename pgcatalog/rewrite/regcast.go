@@ -8,8 +8,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
+	"streamdb/front"
 	"streamdb/pgcatalog"
-	"streamdb/sql/front"
 )
 
 // Casts to the OID alias types whose operand is text known only when the

@@ -7,8 +7,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
+	"streamdb/front"
 	"streamdb/pgcatalog"
-	"streamdb/sql/front"
 	"streamdb/sqlerr"
 )
 

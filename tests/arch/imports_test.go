@@ -18,7 +18,7 @@ var layers = [][]string{
 	{"cmd/streamdb"},
 	{"sql"},
 	{"pgcatalog/rewrite"},
-	{"sql/front"},
+	{"front"},
 	{"meta"},
 	{"node"},
 	{"admin", "pgwire"},
@@ -47,7 +47,7 @@ var forbidden = map[[2]string]string{
 	{"pgcatalog/rewrite", "broker"}:  "rewrite reads the catalog through pgcatalog.Engine, not from NATS",
 	{"pgcatalog/rewrite", "node"}:    "rewrite reaches the engine through pgcatalog.Engine, not the node",
 	{"meta", "sql"}:                  "meta is the catalog service below the frontend: sql calls meta, never the other way",
-	{"meta", "sql/front"}:            "meta works on bound plans and catalog objects, not statements",
+	{"meta", "front"}:                "meta works on bound plans and catalog objects, not statements",
 	{"meta", "pgwire"}:               "meta serves the frontend, not clients: it never speaks the wire protocol",
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// sqlForbidden are the packages the frontend (sql and sql/front, with
+// sqlForbidden are the packages the frontend (sql and front, with
 // their tests) must not import: what it needs of the state store, NATS,
 // checkpoints, sinks and the node it reaches through meta's typed APIs
 // (docs/design.md). A path matches the package and those under it
@@ -45,13 +45,13 @@ func forbiddenForSQL(imp string) bool {
 	return false
 }
 
-// TestSQLImportsRatchet: sql and sql/front import no package of
+// TestSQLImportsRatchet: sql and front import no package of
 // sqlForbidden beyond sqlStillImports, and sql still imports each one
 // listed there.
 func TestSQLImportsRatchet(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f",
 		`{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`,
-		"streamdb/sql", "streamdb/sql/front").Output()
+		"streamdb/sql", "streamdb/front").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -69,8 +69,8 @@ func TestSQLImportsRatchet(t *testing.T) {
 			}
 		}
 	}
-	if got["streamdb/sql"] == nil || got["streamdb/sql/front"] == nil {
-		t.Fatalf("go list showed no streamdb/sql or streamdb/sql/front:\n%s", out)
+	if got["streamdb/sql"] == nil || got["streamdb/front"] == nil {
+		t.Fatalf("go list showed no streamdb/sql or streamdb/front:\n%s", out)
 	}
 	for _, f := range sqlStillImports {
 		if !forbiddenForSQL(f) {

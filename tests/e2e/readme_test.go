@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"streamdb/sql/front"
+	"streamdb/front"
 	"streamdb/tests/testutil"
 )
 

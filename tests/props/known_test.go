@@ -137,5 +137,5 @@ var knownInputs = []struct{ expr, reason string }{
 	// longer numeric could not be read back from the changelog.
 	{"'1e131071'", "numerics of 100001..131072 integer digits are refused with 22003 (types.NumericMaxIntegerDigits: apd's exponent limit)"},
 	// The TiDB parser reads a number literal as a double first.
-	{"1e400", "a number literal past double's range is a syntax error in the TiDB parser (sql/front)"},
+	{"1e400", "a number literal past double's range is a syntax error in the TiDB parser (front)"},
 }
