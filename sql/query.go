@@ -68,44 +68,69 @@ func (q *adHoc) ready(ctx context.Context) error {
 // runLocked runs q with parameter values vals and writes its rows to w.
 // The caller holds stateMu shared.
 func (q *adHoc) runLocked(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
+	x, err := q.open(ctx, vals, time.Now())
+	if err != nil {
+		return "", err
+	}
+	defer x.close()
+	bound, err := x.bind(q.root)
+	if err != nil {
+		return "", err
+	}
+	return runAndWrite(x.ctx, bound, x.r, w)
+}
+
+// adHocExec is one execution of an ad-hoc query: the state it reads (a
+// snapshot of committed state, or the transaction block's view of it)
+// and what readies a plan (the query's, or one of its subqueries') for
+// it. It is used under stateMu shared and closed once its plans ran.
+type adHocExec struct {
+	ctx context.Context // bounded by query_max_memory
+	r   meta.StateReader
+	// bind gives a plan its parameter values, the statement's time
+	// (now()) and the block's view of tables, and runs its subqueries.
+	bind func(plan.Node) (plan.Node, error)
+	// runSub binds a plan and returns its rows.
+	runSub func(plan.Node) ([]types.Row, error)
+	close  func()
+}
+
+// open starts an execution of q with parameter values vals at statement
+// time stmtTime. The caller holds stateMu shared until it closes it.
+func (q *adHoc) open(ctx context.Context, vals []types.Datum, stmtTime time.Time) (*adHocExec, error) {
 	s := q.s
 	limit, _ := parseMemory(s.settings["query_max_memory"])
 	ctx, release := exec.WithMemoryLimit(ctx, limit, s.e.host.QueryPool())
-	defer release()
-	var r meta.StateReader
+	x := &adHocExec{ctx: ctx, close: release}
 	var scan func(*plan.Scan) (plan.Node, error)
 	if s.tx != nil {
-		var done func()
-		var err error
-		if r, scan, done, err = s.txRead(ctx, q.reads); err != nil {
-			return "", err
+		r, sc, done, err := s.txRead(ctx, q.reads)
+		if err != nil {
+			release()
+			return nil, err
 		}
-		defer done()
+		x.r, scan = r, sc
+		x.close = func() { done(); release() }
 	} else {
 		snap := s.e.state.Snapshot()
-		defer snap.Close()
-		r = snap
+		x.r = snap
+		x.close = func() { snap.Close(); release() }
 	}
-	// bind gives a plan (the query's, or a subquery's) its parameter
-	// values, the statement's time (now()) and the block's view of
-	// tables, and runs its subqueries.
-	stmtTime := time.Now()
-	var bind func(n plan.Node) (plan.Node, error)
-	runSub := func(n plan.Node) ([]types.Row, error) {
-		bound, err := bind(n)
+	x.runSub = func(n plan.Node) ([]types.Row, error) {
+		bound, err := x.bind(n)
 		if err != nil {
 			return nil, err
 		}
-		return exec.RunBatch(ctx, bound, r)
+		return exec.RunBatch(ctx, bound, x.r)
 	}
 	streamSub := func(n plan.Node, emit func(types.Row) error) error {
-		bound, err := bind(n)
+		bound, err := x.bind(n)
 		if err != nil {
 			return err
 		}
-		return exec.StreamBatch(ctx, bound, r, emit)
+		return exec.StreamBatch(ctx, bound, x.r, emit)
 	}
-	bind = func(n plan.Node) (plan.Node, error) {
+	x.bind = func(n plan.Node) (plan.Node, error) {
 		bound, err := bindPlan(n, vals, scan)
 		if err != nil {
 			return nil, err
@@ -124,28 +149,24 @@ func (q *adHoc) runLocked(ctx context.Context, vals []types.Datum, w pgwire.RowW
 		if bound, err = s.e.withCurrentIndexes(bound); err != nil {
 			return nil, err
 		}
-		if bound, err = resolveSubqueries(bound, runSub); err != nil {
+		if bound, err = resolveSubqueries(bound, x.runSub); err != nil {
 			return nil, err
 		}
 		if bound, err = resolveLimits(bound); err != nil {
 			return nil, err
 		}
-		if bound, err = materializeRecursive(bound, runSub); err != nil {
+		if bound, err = materializeRecursive(bound, x.runSub); err != nil {
 			return nil, err
 		}
 		if bound, err = materializeSRF(bound); err != nil {
 			return nil, err
 		}
-		if bound, err = materializeSetOps(bound, runSub); err != nil {
+		if bound, err = materializeSetOps(bound, x.runSub); err != nil {
 			return nil, err
 		}
-		return materializeLateral(bound, runSub, streamSub)
+		return materializeLateral(bound, x.runSub, streamSub)
 	}
-	bound, err := bind(q.root)
-	if err != nil {
-		return "", err
-	}
-	return runAndWrite(ctx, bound, r, w)
+	return x, nil
 }
 
 // checkSources fails a query whose tables or views were dropped since it

@@ -274,19 +274,7 @@ func (e *Engine) bindQuery(st *front.Statement, params *boundParams) (plan.Node,
 func (e *Engine) bindQueryIn(cat catalogReader, st *front.Statement, params *boundParams) (plan.Node, error) {
 	sb := &selectBinder{cat: cat, params: params}
 	if params.subquery == nil {
-		params.subquery = func(q ast.ResultSetNode, corr *correlation) (plan.Node, error) {
-			// A subquery binds against the same catalog, sees the WITH
-			// queries in scope where it appears, and shares the
-			// statement's parameters.
-			inner := &selectBinder{cat: cat, params: params, ctes: sb.ctes, corr: corr}
-			switch q := q.(type) {
-			case *ast.SelectStmt:
-				return inner.bindSelect(q)
-			case *ast.SetOprStmt:
-				return inner.bindSetOpr(q)
-			}
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this kind of subquery is not supported yet")
-		}
+		params.subquery = sb.bindSubquery
 	}
 	if n, ok := st.Node.(ast.Node); ok {
 		normalizeAggregates(n)
@@ -305,6 +293,20 @@ func (e *Engine) bindQueryIn(cat catalogReader, st *front.Statement, params *bou
 		err = markWithTies(root)
 	}
 	return root, err
+}
+
+// bindSubquery binds subquery q of the statement sb binds: against the
+// same catalog, seeing the WITH queries in scope where it appears and
+// sharing the statement's parameters; corr is the query around it.
+func (sb *selectBinder) bindSubquery(q ast.ResultSetNode, corr *correlation) (plan.Node, error) {
+	inner := &selectBinder{cat: sb.cat, params: sb.params, ctes: sb.ctes, corr: corr}
+	switch q := q.(type) {
+	case *ast.SelectStmt:
+		return inner.bindSelect(q)
+	case *ast.SetOprStmt:
+		return inner.bindSetOpr(q)
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this kind of subquery is not supported yet")
 }
 
 // planView parses and binds a view's stored query.

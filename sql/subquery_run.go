@@ -53,56 +53,63 @@ func withSubqueries(root plan.Node) []plan.Node {
 // evaluates the result over the row.
 func resolveSubqueries(n plan.Node, run func(plan.Node) ([]types.Row, error)) (plan.Node, error) {
 	return mapPlan(n, func(e expr.Expr) (expr.Expr, error) {
-		if e == nil || !hasSubquery(e) {
-			return e, nil
+		return resolveExprSubqueries(e, run)
+	}, nil)
+}
+
+// resolveExprSubqueries is resolveSubqueries for one expression: a copy
+// of e in which each subquery is replaced by its result (e itself when it
+// has none).
+func resolveExprSubqueries(e expr.Expr, run func(plan.Node) ([]types.Row, error)) (expr.Expr, error) {
+	if e == nil || !hasSubquery(e) {
+		return e, nil
+	}
+	var err error
+	out := expr.Walk(expr.Clone(e), func(x expr.Expr) expr.Expr {
+		if err != nil {
+			return x
 		}
-		var err error
-		out := expr.Walk(expr.Clone(e), func(x expr.Expr) expr.Expr {
-			if err != nil {
-				return x
-			}
-			var res expr.Expr
-			if sq, outer, ok := expr.SubqueryOf(x); ok {
-				if len(outer) > 0 {
-					return correlatedCall(sq, outer, nil, "", run)
-				}
-				var rows []types.Row
-				if rows, err = run(sq.Plan.(plan.Node)); err != nil {
-					return x
-				}
-				if sq.Kind == expr.SubqueryExists {
-					return sq.ResolveExists(rows)
-				}
-				if res, err = sq.ResolveScalar(rows); err != nil {
-					return x
-				}
-				return res
-			}
-			f, ok := x.(*expr.Func)
-			if !ok {
-				return x
-			}
-			if _, _, quantified := expr.QuantifiedOp(f.Name); !quantified || len(f.Args) != 2 {
-				return x
-			}
-			sq, outer, ok := expr.SubqueryOf(f.Args[1])
-			if !ok {
-				return x
-			}
+		var res expr.Expr
+		if sq, outer, ok := expr.SubqueryOf(x); ok {
 			if len(outer) > 0 {
-				return correlatedCall(sq, outer, f.Args[0], f.Name, run)
+				return correlatedCall(sq, outer, nil, "", run)
 			}
 			var rows []types.Row
 			if rows, err = run(sq.Plan.(plan.Node)); err != nil {
 				return x
 			}
-			if res, err = expr.ResolveQuantified(f.Name, f.Args[0], sq.T, rows); err != nil {
+			if sq.Kind == expr.SubqueryExists {
+				return sq.ResolveExists(rows)
+			}
+			if res, err = sq.ResolveScalar(rows); err != nil {
 				return x
 			}
 			return res
-		})
-		return out, err
-	}, nil)
+		}
+		f, ok := x.(*expr.Func)
+		if !ok {
+			return x
+		}
+		if _, _, quantified := expr.QuantifiedOp(f.Name); !quantified || len(f.Args) != 2 {
+			return x
+		}
+		sq, outer, ok := expr.SubqueryOf(f.Args[1])
+		if !ok {
+			return x
+		}
+		if len(outer) > 0 {
+			return correlatedCall(sq, outer, f.Args[0], f.Name, run)
+		}
+		var rows []types.Row
+		if rows, err = run(sq.Plan.(plan.Node)); err != nil {
+			return x
+		}
+		if res, err = expr.ResolveQuantified(f.Name, f.Args[0], sq.T, rows); err != nil {
+			return x
+		}
+		return res
+	})
+	return out, err
 }
 
 // correlatedCall is the per-row form of correlated subquery sq: a call
