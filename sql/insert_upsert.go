@@ -23,7 +23,8 @@ import (
 // UPDATE's (generated columns recomputed, the table's checks and foreign
 // keys applied by the same path), so the statement's changes are inserts
 // and delete/insert pairs. A row the statement inserted or updated is not
-// updated again by a later proposed row (21000).
+// updated again by a later proposed row (21000). Subqueries in SET and
+// WHERE run inside the write (insert_upsert_subquery.go).
 
 // upsert is the bound DO UPDATE of an INSERT. Its expressions are bound
 // over the existing row followed by the proposed one (EXCLUDED).
@@ -31,6 +32,9 @@ type upsert struct {
 	arb   map[string]bool // the arbiter keys, by constraint name
 	sets  []expr.Expr     // by column; nil: unchanged
 	where expr.Expr       // nil: every conflicting row is updated
+	// subqueries reads what the subqueries in sets and where read; nil
+	// when they have none (insert_upsert_subquery.go).
+	subqueries *adHoc
 }
 
 // bindUpsert binds n's DO UPDATE (front.OnConflict.Update: its SET list
@@ -41,6 +45,11 @@ func (s *session) bindUpsert(n *ast.InsertStmt, desc *catalog.Descriptor, cols [
 		// An unqualified name of a column is ambiguous, as in PostgreSQL.
 		sc.cols = append(sc.cols, scopeColumn{table: "excluded", name: c.Name, typ: c.Type, mod: c.Mod})
 	}
+	// Subqueries bind as a query's do; those of the INSERT's own query
+	// (INSERT ... SELECT, bound later) keep the binder they get there.
+	saved := params.subquery
+	params.subquery = (&selectBinder{cat: s.e, params: params}).bindSubquery
+	defer func() { params.subquery = saved }()
 	b := &binder{stmt: params}
 	up := &upsert{arb: arb, sets: make([]expr.Expr, len(cols))}
 	for _, a := range n.OnDuplicate {
@@ -64,13 +73,14 @@ func (s *session) bindUpsert(n *ast.InsertStmt, desc *catalog.Descriptor, cols [
 			return nil, err
 		}
 	}
+	up.subqueries = s.subqueryReads(append([]expr.Expr{up.where}, up.sets...))
 	return up, nil
 }
 
 // bind returns up with the statement's parameter values and time in its
 // expressions.
 func (up *upsert) bind(vals []types.Datum, stmtTime time.Time) (*upsert, error) {
-	out := &upsert{arb: up.arb, sets: make([]expr.Expr, len(up.sets))}
+	out := &upsert{arb: up.arb, sets: make([]expr.Expr, len(up.sets)), subqueries: up.subqueries}
 	var err error
 	if out.where, err = bindOptional(up.where, vals); err != nil {
 		return nil, err
@@ -94,7 +104,12 @@ func (s *session) writeUpsert(ctx context.Context, desc *catalog.Descriptor, row
 	if err != nil {
 		return "", err
 	}
-	written, err := s.insertIntoTableUpserting(ctx, desc, rows, bound)
+	if up.subqueries != nil {
+		if err := up.subqueries.ready(ctx); err != nil {
+			return "", err
+		}
+	}
+	written, err := s.insertIntoTableUpserting(ctx, desc, rows, bound, vals, stmtTime)
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"strings"
+	"time"
 
 	"streamdb/catalog"
 	"streamdb/exec"
@@ -21,7 +22,10 @@ import (
 // snapshot did not see is 40001 as under PostgreSQL's REPEATABLE READ:
 // at the statement when its checks, which read the newest commits, find
 // it (a UNIQUE constraint), else at COMMIT (txn.doNothingConflict).
-func (s *session) insertIntoTableUpserting(ctx context.Context, d *catalog.Descriptor, rows []types.Row, up *upsert) ([]types.Row, error) {
+//
+// Subqueries in up run inside the write, over the statement's snapshot
+// (vals and stmtTime are the statement's parameters and time).
+func (s *session) insertIntoTableUpserting(ctx context.Context, d *catalog.Descriptor, rows []types.Row, up *upsert, vals []types.Datum, stmtTime time.Time) ([]types.Row, error) {
 	var written []types.Row
 	before := 0
 	if s.tx != nil {
@@ -34,6 +38,11 @@ func (s *session) insertIntoTableUpserting(ctx context.Context, d *catalog.Descr
 		}
 		return changes, nil
 	}, func(ctx context.Context, ts *tableState, changes []exec.Change) ([]exec.Change, error) {
+		up, done, err := up.withSubqueriesRun(ctx, vals, stmtTime)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
 		run, err := s.newUpsertRun(d, ts, up)
 		if err != nil {
 			return nil, err
