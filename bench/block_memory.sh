@@ -10,7 +10,9 @@
 # uindex, a unique index on v; default plain -- and runs BEGIN, ROWS rows (default 2000000) inserted by
 # STATEMENTS INSERT ... SELECT statements (default 20), and COMMIT, under
 # the default transaction_spill_memory; the peak RSS is printed at start,
-# before the COMMIT and after it, with the times and the final count.
+# before the COMMIT and after it, with the times and the final count, and
+# at the highest RSS sampled during the block, where the memory was: the
+# Go heap in use, heap Go freed but kept, Pebble's block cache.
 # Ports are picked free at run time; data under $DIR (default
 # /tmp/block-memory: on disk, as the spill is; removed at the end). Needs
 # psql and python3.
@@ -53,10 +55,19 @@ for bin in "$before" "$after"; do
 		echo "\\! awk '/VmHWM/ {printf \"before COMMIT %d MiB\\n\", \$2 / 1024}' /proc/$pid/status"
 		echo "COMMIT;"
 	} >"$dir/block.sql"
+	# Where the memory is, sampled every second through the block.
+	while kill -0 "$pid" 2>/dev/null; do
+		memory
+		sleep 1
+	done >"$dir/memory.log" 2>/dev/null &
+	sampler=$!
 	t0=$(date +%s.%N)
 	out=$(psqlq -f "$dir/block.sql" 2>&1 | tr '\n' ' ')
 	t1=$(date +%s.%N)
+	kill "$sampler"
+	wait "$sampler" 2>/dev/null || true
 	printf '  %-40s at start %-10s %s, after COMMIT %-10s %6.1f s\n' "$bin" "$base" "$out" "$(hwm)" "$(echo "$t1 - $t0" | bc)"
+	echo "    at the highest RSS sampled: $(sed 's/.*RSS \([0-9]*\) MiB/\1\t&/' "$dir/memory.log" | sort -n -r | head -1 | cut -f2-)"
 	timed "  then SELECT count(*), sum(v)" "SELECT count(*), sum(v) FROM t"
 	stop
 done
