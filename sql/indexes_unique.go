@@ -178,19 +178,23 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 	if err != nil {
 		return nil, err
 	}
+	var buf []byte
 	matches := func(row types.Row) bool {
-		return row != nil && bytes.Equal(exec.AppendIndexValues(nil, row, pos), vals)
+		if row == nil {
+			return false
+		}
+		buf = exec.AppendIndexValues(buf[:0], row, pos)
+		return bytes.Equal(buf, vals)
 	}
+	pending := ts.pendingWithValues(pos, vals)
 	if ts.key != nil {
 		spilled, err := ts.spilledWith(pos, vals)
 		if err != nil {
 			return nil, err
 		}
 		ids = append(ids, spilled...)
-		for _, ch := range ts.pendingChanges() {
-			if matches(ch.Row) {
-				ids = append(ids, string(rowKey(ts.key, ch.Row)))
-			}
+		for _, ch := range pending {
+			ids = append(ids, string(rowKey(ts.key, ch.Row)))
 		}
 		for _, id := range ids {
 			row, err := ts.lookup([]byte(id))
@@ -223,11 +227,35 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 			m[id] = int(n)
 		}
 	}
-	for _, ch := range ts.pendingChanges() {
-		if matches(ch.Row) {
-			id := string(rowKey(nil, ch.Row))
-			m[id] = max(m[id]+int(ch.Sign), 0)
-		}
+	for _, ch := range pending {
+		id := string(rowKey(nil, ch.Row))
+		m[id] = max(m[id]+int(ch.Sign), 0)
 	}
 	return m, nil
+}
+
+// pendingWithValues returns, in order, the pending changes whose columns
+// pos (none NULL) encode to vals: from the log's value index while ts's
+// view of the log's entries is the log's, else by going over them.
+func (ts *tableState) pendingWithValues(pos []int, vals []byte) []exec.Change {
+	if !ts.hasPending() {
+		return nil
+	}
+	if ts.log != nil {
+		if changes, ok := ts.log.changesWithValues(ts.logVersion, pos, vals); ok {
+			return changes
+		}
+	}
+	var out []exec.Change
+	var buf []byte
+	for _, ch := range ts.pendingChanges() {
+		if anyNullAt(ch.Row, pos) {
+			continue
+		}
+		buf = exec.AppendIndexValues(buf[:0], ch.Row, pos)
+		if bytes.Equal(buf, vals) {
+			out = append(out, ch)
+		}
+	}
+	return out
 }

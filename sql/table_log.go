@@ -79,6 +79,9 @@ type tableLog struct {
 	// index finds the newest entry change by row identity; nil until a
 	// point read needs it (table_log_index.go).
 	index *keyIndex
+	// values find the entry changes holding a unique index's values, one
+	// per column list looked up (table_log_values.go).
+	values []*valueIndex
 }
 
 // logEntry is one commit to a table.
@@ -375,6 +378,6 @@ func (l *tableLog) failQueued(batch []*logEntry, failed, later error) {
 		}
 	}
 	l.entries = kept
-	l.index = nil // removed out of order: rebuilt when next needed
+	l.index, l.values = nil, nil // removed out of order: rebuilt when next needed
 	l.version++
 }

@@ -24,8 +24,22 @@ type changeRef struct {
 	i  int
 }
 
-// indexEntry adds en's changes to the index, newest last. Holding imu.
+// indexEntry adds en, the newest entry, to the log's indexes of keys and
+// values. Holding imu.
 func (l *tableLog) indexEntry(en *logEntry) {
+	l.indexKeys(en)
+	l.indexValues(en)
+}
+
+// unindexEntry removes en, the oldest entry, from the log's indexes.
+// Holding imu.
+func (l *tableLog) unindexEntry(en *logEntry) {
+	l.unindexKeys(en)
+	l.unindexValues(en)
+}
+
+// indexKeys adds en's changes to the key index, newest last. Holding imu.
+func (l *tableLog) indexKeys(en *logEntry) {
 	ix := l.index
 	if ix == nil {
 		return
@@ -38,8 +52,9 @@ func (l *tableLog) indexEntry(en *logEntry) {
 	}
 }
 
-// unindexEntry removes en, the oldest entry, from the index. Holding imu.
-func (l *tableLog) unindexEntry(en *logEntry) {
+// unindexKeys removes en, the oldest entry, from the key index. Holding
+// imu.
+func (l *tableLog) unindexKeys(en *logEntry) {
 	if l.index == nil {
 		return
 	}
@@ -64,7 +79,7 @@ func (l *tableLog) newestChange(version uint64, cols []int, key []byte) (ch exec
 	if l.index == nil || !slices.Equal(l.index.cols, cols) {
 		l.index = &keyIndex{cols: slices.Clone(cols), newest: map[string]changeRef{}}
 		for _, en := range l.entries {
-			l.indexEntry(en)
+			l.indexKeys(en)
 		}
 	}
 	ref, found := l.index.newest[string(key)]
