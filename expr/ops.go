@@ -114,18 +114,21 @@ func compare(op string, l, r Expr) (Expr, error) {
 	if !comparable(lt, rt) {
 		return nil, opTypeError(op, lt, rt)
 	}
-	// Dates compare with timestamps as midnight timestamps, times with
-	// timetz and intervals as those.
-	l, r, cast, err := timeOfDayCompareCast(l, r)
-	switch {
-	case cast:
-	case lt == types.Date && rt.IsTime():
-		l, err = Cast(l, rt)
-	case rt == types.Date && lt.IsTime():
-		r, err = Cast(r, lt)
-	}
+	// Times compare with timetz and intervals as those; dates with
+	// timestamps as midnight timestamps (dateCompareKey).
+	l, r, _, err := timeOfDayCompareCast(l, r)
 	if err != nil {
 		return nil, err
+	}
+	dateLeft, dateRight := lt == types.Date && rt.IsTime(), rt == types.Date && lt.IsTime()
+	keys := func(a, b types.Datum) (types.Datum, types.Datum) {
+		switch {
+		case dateLeft:
+			a = dateCompareKey(a)
+		case dateRight:
+			b = dateCompareKey(b)
+		}
+		return a, b
 	}
 	if l, r, err = floatCompareCast(l, r); err != nil {
 		return nil, err
@@ -136,7 +139,8 @@ func compare(op string, l, r Expr) (Expr, error) {
 				if a[0].IsNull() || a[1].IsNull() {
 					return types.NewBool(a[0].IsNull() && a[1].IsNull()), nil
 				}
-				return types.NewBool(types.Compare(a[0], a[1]) == 0), nil
+				x, y := keys(a[0], a[1])
+				return types.NewBool(types.Compare(x, y) == 0), nil
 			}}, nil
 	}
 	return binary(&Func{Name: op, Infix: true, Args: []Expr{l, r}, T: types.Bool},
@@ -144,6 +148,7 @@ func compare(op string, l, r Expr) (Expr, error) {
 			if a.IsNull() || b.IsNull() {
 				return types.Null, nil
 			}
+			a, b = keys(a, b)
 			return types.NewBool(test(types.Compare(a, b))), nil
 		}), nil
 }
