@@ -351,8 +351,10 @@ func (rs *Roles) AlterRole(name string, c RoleChange) error {
 // live object or holds a privilege (on a live object, or CREATE on the
 // database) is refused with 2BP01, naming them in the DETAIL as
 // PostgreSQL does. live maps the ObjectKey of every live object to how
-// messages name it ("table t"); database is the database's name.
-func (rs *Roles) DropRoles(names []string, ifExists bool, refuse func(name string) error, live map[string]string, database string) error {
+// messages name it ("table t"); database is the database's name; owned
+// lists, for a role, the objects it owns that the roles file does not
+// record (sinks own their owner), named as in live.
+func (rs *Roles) DropRoles(names []string, ifExists bool, refuse func(name string) error, live map[string]string, owned func(role string) []string, database string) error {
 	return rs.update(func(d *roleData) error {
 		for _, name := range names {
 			if err := refuse(name); err != nil {
@@ -364,7 +366,7 @@ func (rs *Roles) DropRoles(names []string, ifExists bool, refuse func(name strin
 				}
 				return sqlerr.New(sqlerr.UndefinedObject, "role %q does not exist", name)
 			}
-			if deps := d.dependencies(name, live, database); len(deps) > 0 {
+			if deps := d.dependencies(name, live, owned(name), database); len(deps) > 0 {
 				e := sqlerr.New(sqlerr.DependentObjectsExist, "role %q cannot be dropped because some objects depend on it", name).
 					WithHint("Drop or give away the objects it owns and REVOKE its privileges first.")
 				e.Detail = strings.Join(deps, "\n")
@@ -385,9 +387,12 @@ func (rs *Roles) DropRoles(names []string, ifExists bool, refuse func(name strin
 
 // dependencies lists what keeps role from being dropped, as PostgreSQL's
 // DETAIL lines name them: CREATE on the database first, then the owned
-// and granted live objects by name.
-func (d *roleData) dependencies(role string, live map[string]string, database string) []string {
+// and granted live objects by name (owned among them).
+func (d *roleData) dependencies(role string, live map[string]string, owned []string, database string) []string {
 	var deps, objs []string
+	for _, what := range owned {
+		objs = append(objs, "owner of "+what)
+	}
 	for _, r := range d.DatabaseCreate {
 		if r == role {
 			deps = append(deps, "privileges for database "+database)

@@ -149,15 +149,27 @@ func TestRolesStatements(t *testing.T) {
 	// stays, named objects in the detail; the whole statement is undone.
 	live := map[string]string{ObjectKey(renamed): "table u"}
 	noRefusal := func(string) error { return nil }
-	err = rs.DropRoles([]string{"bob"}, false, noRefusal, live, "streamdb")
+	noneOwned := func(string) []string { return nil }
+	err = rs.DropRoles([]string{"bob"}, false, noRefusal, live, noneOwned, "streamdb")
 	var se *sqlerr.Error
 	if !errors.As(err, &se) || se.Code != sqlerr.DependentObjectsExist || se.Detail != "owner of table u" {
 		t.Fatalf("DROP ROLE of an owner: %#v", err)
 	}
+	// A sink records its own owner: owned names it.
+	sinkOwned := func(r string) []string {
+		if r == "bob" {
+			return []string{"sink s"}
+		}
+		return nil
+	}
+	err = rs.DropRoles([]string{"bob"}, false, noRefusal, live, sinkOwned, "streamdb")
+	if !errors.As(err, &se) || se.Code != sqlerr.DependentObjectsExist || se.Detail != "owner of sink s\nowner of table u" {
+		t.Fatalf("DROP ROLE of a sink's owner: %#v", err)
+	}
 	if err := rs.Grant([]*catalog.Descriptor{renamed}, []string{"carol"}, []string{"SELECT"}, false); err != nil {
 		t.Fatal(err)
 	}
-	err = rs.DropRoles([]string{"carol"}, false, noRefusal, live, "streamdb")
+	err = rs.DropRoles([]string{"carol"}, false, noRefusal, live, noneOwned, "streamdb")
 	if !errors.As(err, &se) || se.Code != sqlerr.DependentObjectsExist || se.Detail != "privileges for database streamdb\nprivileges for table u" {
 		t.Fatalf("DROP ROLE of a grantee: %#v", err)
 	}
@@ -176,20 +188,20 @@ func TestRolesStatements(t *testing.T) {
 			return refused
 		}
 		return nil
-	}, nil, "streamdb"); err != refused || !rs.Exists("carol") {
+	}, nil, noneOwned, "streamdb"); err != refused || !rs.Exists("carol") {
 		t.Fatalf("refused DROP ROLE: %v, carol exists %v", err, rs.Exists("carol"))
 	}
-	if err := rs.DropRoles([]string{"nobody"}, false, noRefusal, nil, "streamdb"); sqlState(err) != sqlerr.UndefinedObject {
+	if err := rs.DropRoles([]string{"nobody"}, false, noRefusal, nil, noneOwned, "streamdb"); sqlState(err) != sqlerr.UndefinedObject {
 		t.Errorf("DROP ROLE nobody: %v", err)
 	}
-	if err := rs.DropRoles([]string{"nobody", "carol"}, true, noRefusal, nil, "streamdb"); err != nil {
+	if err := rs.DropRoles([]string{"nobody", "carol"}, true, noRefusal, nil, noneOwned, "streamdb"); err != nil {
 		t.Fatal(err)
 	}
 	if rs.Exists("carol") {
 		t.Error("carol was not dropped")
 	}
 	// bob's object is gone: bob may go, his grants with him.
-	if err := rs.DropRoles([]string{"bob"}, false, noRefusal, nil, "streamdb"); err != nil {
+	if err := rs.DropRoles([]string{"bob"}, false, noRefusal, nil, noneOwned, "streamdb"); err != nil {
 		t.Fatal(err)
 	}
 	if rs.Owner(renamed) != BootstrapUser {

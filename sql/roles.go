@@ -190,7 +190,20 @@ func (s *session) execRoleStmt(_ context.Context, n *front.RoleStmt) (string, er
 		}
 		return nil
 	}
-	return tag, s.e.roles.DropRoles(n.Names, n.IfExists, refuse, live, s.databaseName())
+	sinks, err := s.e.sinks()
+	if err != nil {
+		return "", err
+	}
+	ownedSinks := func(role string) []string {
+		var out []string
+		for _, k := range sinks {
+			if k.Owner == role {
+				out = append(out, "sink "+k.Name)
+			}
+		}
+		return out
+	}
+	return tag, s.e.roles.DropRoles(n.Names, n.IfExists, refuse, live, ownedSinks, s.databaseName())
 }
 
 func checkRoleName(name string) error {
@@ -247,6 +260,8 @@ func relKindWord(d *catalog.Descriptor) string {
 		return "sequence"
 	case catalog.KindSource:
 		return "source"
+	case catalog.KindSecret:
+		return "secret"
 	}
 	return "table"
 }
