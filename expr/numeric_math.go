@@ -197,7 +197,10 @@ func expScaled(x *apd.Decimal, rscale int32) (*apd.Decimal, error) {
 		return decimalZero(rscale), nil
 	}
 	c := workCtx(int64(math.Ceil(f*0.434294481903252)), rscale)
-	if c.Precision > apdExpMaxPrecision {
+	// apd's Exp answers exactly 1 for some x of |x| far below 1 whose
+	// e^x the precision still tells from 1 (e^7e-500 at 1013 digits):
+	// the series of expHalving sums them right.
+	if c.Precision > apdExpMaxPrecision || !x.IsZero() && int64(x.NumDigits())+int64(x.Exponent) < -2 {
 		r, err := expHalving(c, x)
 		if err != nil {
 			return nil, types.ErrNumericOverflow()
