@@ -87,7 +87,7 @@ func formatType(v []types.Datum) (types.Datum, error) {
 		case types.Varchar:
 			mod.Length = int(v[1].I - 4)
 		case types.Numeric:
-			mod.Precision, mod.Scale = int((v[1].I-4)>>16), int((v[1].I-4)&0xffff)
+			mod = types.NumericModifierOf(v[1].I)
 		}
 	}
 	return types.NewString(types.TypeName(t, mod)), nil

@@ -281,7 +281,7 @@ func (c Column) atttypmod() int64 {
 	case c.Mod.Length > 0:
 		return int64(c.Mod.Length) + 4
 	case c.Mod.Precision > 0:
-		return int64(c.Mod.Precision)<<16 | int64(c.Mod.Scale) + 4
+		return int64(c.Mod.NumericTypmod())
 	}
 	return -1
 }

@@ -39,7 +39,7 @@ func typmod(col types.Column) int32 {
 	case m.Length > 0:
 		return int32(m.Length) + 4
 	case m.Precision > 0:
-		return int32(m.Precision)<<16 | int32(m.Scale) + 4
+		return m.NumericTypmod()
 	}
 	return -1
 }

@@ -64,9 +64,9 @@ func ParseWithModifier(name string) (Type, Modifier, error) {
 		return t, Modifier{}, fmt.Errorf("type %q has a malformed modifier", name)
 	}
 	var nums []int
-	for _, part := range strings.Split(name[open+1:close], ",") {
+	for i, part := range strings.Split(name[open+1:close], ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
-		if err != nil || n < 0 {
+		if err != nil || n < 0 && (t != Numeric || i != 1) {
 			return t, Modifier{}, fmt.Errorf("type %q has a malformed modifier", name)
 		}
 		nums = append(nums, n)
@@ -74,15 +74,9 @@ func ParseWithModifier(name string) (Type, Modifier, error) {
 	switch {
 	case t == Varchar && len(nums) == 1 && nums[0] > 0:
 		return t, Modifier{Length: nums[0], Fixed: fixed}, nil
-	case t == Numeric && len(nums) >= 1 && len(nums) <= 2 && nums[0] >= 1 && nums[0] <= 1000:
-		m := Modifier{Precision: nums[0]}
-		if len(nums) == 2 {
-			m.Scale = nums[1]
-		}
-		if m.Scale > m.Precision {
-			return t, Modifier{}, fmt.Errorf("NUMERIC scale %d must be between 0 and precision %d", m.Scale, m.Precision)
-		}
-		return t, m, nil
+	case t == Numeric && len(nums) >= 1 && len(nums) <= 2:
+		m, err := numericModifier(nums)
+		return t, m, err
 	case (t.IsTimeOfDay() || t.IsTime()) && len(nums) == 1:
 		// PostgreSQL warns and reduces a precision above 6 to 6.
 		return t, Modifier{TimePrecision: min(nums[0], MaxTimePrecision), HasTimePrecision: true}, nil
@@ -91,6 +85,40 @@ func ParseWithModifier(name string) (Type, Modifier, error) {
 	}
 	return t, Modifier{}, fmt.Errorf("type modifier is not allowed for type %s", t)
 }
+
+// numericModifier is numeric(p) or numeric(p, s) as PostgreSQL 15 takes
+// them: p in 1..1000 and s in -1000..1000, so a scale may exceed the
+// precision (numeric(2, 5) holds 0.00012) or be negative (numeric(3, -2)
+// rounds to hundreds and holds 12300).
+func numericModifier(nums []int) (Modifier, error) {
+	m := Modifier{Precision: nums[0]}
+	if len(nums) == 2 {
+		m.Scale = nums[1]
+	}
+	if m.Precision < 1 || m.Precision > NumericMaxPrecision {
+		return Modifier{}, fmt.Errorf("NUMERIC precision %d must be between 1 and %d", m.Precision, NumericMaxPrecision)
+	}
+	if m.Scale < -NumericMaxPrecision || m.Scale > NumericMaxPrecision {
+		return Modifier{}, fmt.Errorf("NUMERIC scale %d must be between %d and %d", m.Scale, -NumericMaxPrecision, NumericMaxPrecision)
+	}
+	return m, nil
+}
+
+// NumericTypmod is numeric(p, s)'s PostgreSQL type modifier
+// (pg_attribute.atttypmod): (p << 16 | s in 11 bits, two's complement) + 4.
+func (m Modifier) NumericTypmod() int32 {
+	return (int32(m.Precision)<<16 | int32(m.Scale)&0x7ff) + 4
+}
+
+// NumericModifierOf decodes a numeric type modifier made by NumericTypmod.
+func NumericModifierOf(typmod int64) Modifier {
+	v := typmod - 4
+	return Modifier{Precision: int(v >> 16 & 0xffff), Scale: int((v&0x7ff)^0x400) - 0x400}
+}
+
+// NumericMaxPrecision is numeric's largest precision, and the largest
+// magnitude of its scale.
+const NumericMaxPrecision = 1000
 
 // FixedTypeName returns the name a character(n) type is written with,
 // without its length: "character" for char and character, "bpchar" for
