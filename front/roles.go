@@ -156,7 +156,7 @@ func kindWord(user bool) string {
 }
 
 // grantable are the table privileges streamdb keeps.
-var grantable = setOf("select", "insert", "update", "delete", "usage")
+var grantable = setOf("select", "insert", "update", "delete", "truncate", "references", "trigger", "usage")
 
 // sequencePrivileges are the privileges a sequence takes.
 var sequencePrivileges = setOf("USAGE", "SELECT", "UPDATE")
@@ -184,7 +184,7 @@ func parseGrant(c *cursor, revoke bool) (any, error) {
 						WithHint("Grant privileges on tables, streams and views, or CREATE ON DATABASE.")
 				}
 				return nil, unsupported(c.src, t, "the privilege %s", upper(t.val)).
-					WithHint("streamdb grants SELECT, INSERT, UPDATE and DELETE on relations, USAGE, SELECT and UPDATE on sequences and CREATE on the database.")
+					WithHint("streamdb grants SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES and TRIGGER on relations, USAGE, SELECT and UPDATE on sequences and CREATE on the database.")
 			default:
 				return nil, syntaxError(c.src, t)
 			}

@@ -35,7 +35,7 @@ func TestParseRoleStatements(t *testing.T) {
 	}
 	for sql, code := range map[string]string{
 		"CREATE USER a CREATEDB":                   "0A000",
-		"GRANT TRUNCATE ON t TO a":                 "0A000",
+		"GRANT MAINTAIN ON t TO a":                 "0A000",
 		"GRANT SELECT ON t TO a WITH GRANT OPTION": "0A000",
 		"GRANT admins TO a":                        "0A000",
 		"GRANT SELECT (x) ON t TO a":               "0A000",

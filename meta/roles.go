@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,6 +60,12 @@ type roleData struct {
 	Owners map[string]string `json:"owners"`
 	// Grants maps an object key to role to the privileges granted.
 	Grants map[string]map[string][]string `json:"grants"`
+	// GrantOrder maps an object key to its grantees in the order each
+	// was first granted something since it last held nothing, the order
+	// PostgreSQL's ACL lists them in. A key is present once a GRANT or
+	// REVOKE ran on the object: its ACL is then no longer NULL, even
+	// with every grant revoked.
+	GrantOrder map[string][]string `json:"grant_order,omitempty"`
 	// DatabaseCreate holds the roles granted CREATE ON DATABASE.
 	DatabaseCreate []string `json:"database_create,omitempty"`
 }
@@ -380,6 +387,9 @@ func (rs *Roles) DropRoles(names []string, ifExists bool, refuse func(name strin
 				}
 			}
 			d.DatabaseCreate = without(d.DatabaseCreate, name)
+			for key, order := range d.GrantOrder {
+				d.GrantOrder[key] = without(order, name)
+			}
 		}
 		return nil
 	})
@@ -498,6 +508,25 @@ func (rs *Roles) Grants(d *catalog.Descriptor) map[string][]string {
 	return out
 }
 
+// GrantOrder is d's grantees in the order PostgreSQL's ACL lists them
+// (roleData.GrantOrder); set reports whether a GRANT or REVOKE ran on d,
+// which makes its ACL not NULL. Grantees of a roles file written before
+// the order was kept are missing from it.
+func (rs *Roles) GrantOrder(d *catalog.Descriptor) (order []string, set bool) {
+	rs.mu.RLock()
+	defer rs.mu.RUnlock()
+	key := ObjectKey(d)
+	order, set = rs.d.GrantOrder[key]
+	return append([]string(nil), order...), set || len(rs.d.Grants[key]) > 0
+}
+
+func (d *roleData) setGrantOrder(key string, order []string) {
+	if d.GrantOrder == nil {
+		d.GrantOrder = map[string][]string{}
+	}
+	d.GrantOrder[key] = order
+}
+
 // MayCreate reports whether role (or PUBLIC) was granted CREATE on the
 // database.
 func (rs *Roles) MayCreate(role string) bool {
@@ -534,6 +563,7 @@ func (rs *Roles) Grant(objs []*catalog.Descriptor, roles, privs []string, revoke
 				g = map[string][]string{}
 				d.Grants[key] = g
 			}
+			order := append([]string{}, d.GrantOrder[key]...)
 			for _, r := range roles {
 				have := g[r]
 				for _, p := range privs {
@@ -545,13 +575,18 @@ func (rs *Roles) Grant(objs []*catalog.Descriptor, roles, privs []string, revoke
 				sort.Strings(have)
 				if len(have) == 0 {
 					delete(g, r)
+					order = without(order, r)
 				} else {
 					g[r] = have
+					if !slices.Contains(order, r) {
+						order = append(order, r)
+					}
 				}
 			}
 			if len(g) == 0 {
 				delete(d.Grants, key)
 			}
+			d.setGrantOrder(key, order)
 		}
 		return nil
 	})
@@ -574,6 +609,9 @@ func (rs *Roles) CopyPrivileges(from, to *catalog.Descriptor) error {
 				c[r] = append([]string(nil), ps...)
 			}
 			d.Grants[tk] = c
+		}
+		if order, ok := d.GrantOrder[fk]; ok {
+			d.setGrantOrder(tk, append([]string{}, order...))
 		}
 		return nil
 	})

@@ -15,15 +15,23 @@ var aclLetters = []struct{ priv, letter string }{
 	{"TRUNCATE", "D"}, {"REFERENCES", "x"}, {"TRIGGER", "t"}, {"USAGE", "U"},
 }
 
+// objectGrants are an object's grants as relationACL lists them.
+type objectGrants struct {
+	byRole map[string][]string // privileges by role ("public" for PUBLIC)
+	order  []string            // grantees in the order first granted
+	set    bool                // a GRANT or REVOKE ran on the object
+}
+
 // relationACL is pg_class.relacl's elements for a relation owned by owner
-// ("" is the bootstrap superuser) with grants: the owner's default
-// privileges first, then each grantee's (PUBLIC as an empty name), all
-// granted by the owner. nil when nothing was granted: PostgreSQL keeps
-// NULL until the first GRANT. Grantees are listed by name, PUBLIC last
-// (PostgreSQL lists them in the order they were first granted, which the
-// role store does not keep).
-func relationACL(owner string, grants map[string][]string, sequence bool) []string {
-	if len(grants) == 0 {
+// ("" is the bootstrap superuser), as PostgreSQL 15 lists them: the
+// owner's default privileges first, then each grantee's (PUBLIC as an
+// empty name) in the order they were first granted, all granted by the
+// owner. nil until the first GRANT or REVOKE (NULL); once one ran, the
+// owner's entry stays when every grant is revoked. Grantees the order
+// does not know (a roles file from before it was kept) follow by name,
+// PUBLIC last.
+func relationACL(owner string, g objectGrants, sequence bool) []string {
+	if !g.set && len(g.byRole) == 0 {
 		return nil
 	}
 	if owner == "" {
@@ -34,21 +42,29 @@ func relationACL(owner string, grants map[string][]string, sequence bool) []stri
 		ownerPrivs = "rwU"
 	}
 	out := []string{aclName(owner) + "=" + ownerPrivs + "/" + aclName(owner)}
-	roles := make([]string, 0, len(grants))
-	for r := range grants {
-		if r != owner {
+	roles := make([]string, 0, len(g.byRole))
+	listed := map[string]bool{owner: true}
+	for _, r := range g.order {
+		if _, ok := g.byRole[r]; ok && !listed[r] {
 			roles = append(roles, r)
+			listed[r] = true
 		}
 	}
-	sort.Slice(roles, func(i, j int) bool {
-		if (roles[i] == "public") != (roles[j] == "public") {
-			return roles[j] == "public"
+	var rest []string
+	for r := range g.byRole {
+		if !listed[r] {
+			rest = append(rest, r)
 		}
-		return roles[i] < roles[j]
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		if (rest[i] == "public") != (rest[j] == "public") {
+			return rest[j] == "public"
+		}
+		return rest[i] < rest[j]
 	})
-	for _, r := range roles {
+	for _, r := range append(roles, rest...) {
 		held := map[string]bool{}
-		for _, p := range grants[r] {
+		for _, p := range g.byRole[r] {
 			held[p] = true
 		}
 		var letters strings.Builder

@@ -185,7 +185,7 @@ func (a Describe) Relations(e Engine) []Fields {
 		row := Fields{
 			"Schema": str("public"), "Name": str(r.Name), "Type": str(RelkindName(r.Kind)),
 			"Owner": str(a.shownOwner(r.Owner)), "Persistence": str("permanent"), "Access method": str("heap"),
-			"Access privileges": aclLines(relationACL(r.Owner, r.Grants, false)),
+			"Access privileges": aclLines(relationACL(r.Owner, objectGrants{r.Grants, r.GrantOrder, r.ACLSet}, false)),
 		}
 		if d := r.Description(); d != "" {
 			row["Description"] = str(d)
@@ -201,7 +201,7 @@ func (a Describe) Relations(e Engine) []Fields {
 			if matches(a.Name, d.Name) {
 				out = append(out, Fields{"Schema": str("public"), "Name": str(d.Name), "Type": str("sequence"),
 					"Owner": str(a.shownOwner(d.Owner)), "Persistence": str("permanent"), "Access method": types.Null,
-					"Access privileges": aclLines(relationACL(d.Owner, d.Grants, true))})
+					"Access privileges": aclLines(relationACL(d.Owner, objectGrants{d.Grants, d.GrantOrder, d.ACLSet}, true))})
 			}
 		}
 		sort.SliceStable(out, func(i, j int) bool { return out[i]["Name"].S < out[j]["Name"].S })

@@ -78,6 +78,11 @@ type Sequence struct {
 	Owner string // the role that owns it
 	// Grants are the privileges granted on it, as Relation.Grants.
 	Grants map[string][]string
+	// GrantOrder is the grantees in the order they were first granted
+	// something; ACLSet is whether a GRANT or REVOKE ran on it (its
+	// relacl is NULL until then).
+	GrantOrder []string
+	ACLSet     bool
 	// Type is the sequence's data type: "smallint", "integer" or
 	// "bigint".
 	Type                              string

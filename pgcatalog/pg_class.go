@@ -57,7 +57,7 @@ func ClassRows(e Engine) []ClassRow {
 		r := r
 		hasPK := len(r.PrimaryKey) > 0
 		out = append(out, ClassRow{OID: r.OID, Name: r.Name, Namespace: NamespacePublic, Kind: r.Kind,
-			cols: r.Columns, user: &r, Owner: r.Owner, ACL: relationACL(r.Owner, r.Grants, false), hasIndex: hasPK || len(r.CatalogIndexes()) > 0})
+			cols: r.Columns, user: &r, Owner: r.Owner, ACL: relationACL(r.Owner, objectGrants{r.Grants, r.GrantOrder, r.ACLSet}, false), hasIndex: hasPK || len(r.CatalogIndexes()) > 0})
 		out = append(out, r.secondaryIndexClassRows()...)
 		if hasPK {
 			var keyCols []Column
@@ -75,7 +75,7 @@ func ClassRows(e Engine) []ClassRow {
 	}
 	for _, q := range e.Sequences() {
 		out = append(out, ClassRow{OID: q.OID, Name: q.Name, Namespace: NamespacePublic, Kind: "S", cols: sequenceColumns, Owner: q.Owner,
-			ACL: relationACL(q.Owner, q.Grants, true)})
+			ACL: relationACL(q.Owner, objectGrants{q.Grants, q.GrantOrder, q.ACLSet}, true)})
 	}
 	return append(out, systemClassRows(e)...)
 }

@@ -47,8 +47,11 @@ type Relation struct {
 	Owner       string // the role that owns it
 	// Grants are the privileges granted on it by role ("public" for
 	// PUBLIC), in upper case; nil when none were.
-	Grants  map[string][]string
-	Columns []Column
+	Grants map[string][]string
+	// GrantOrder and ACLSet are how relacl lists Grants (see Sequence).
+	GrantOrder []string
+	ACLSet     bool
+	Columns    []Column
 	// PrimaryKey are the primary key's columns in key order.
 	PrimaryKey  []string
 	Constraints []Constraint

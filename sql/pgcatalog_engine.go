@@ -26,6 +26,7 @@ func (c catalogEngine) Relations() []pgcatalog.Relation {
 		for _, d := range c.e.objects(kind) {
 			r := pgcatalog.RelationOf(d, c.e.roles.Owner(d))
 			r.Grants = c.e.roles.Grants(d)
+			r.GrantOrder, r.ACLSet = c.e.roles.GrantOrder(d)
 			out = append(out, r)
 		}
 	}
@@ -39,6 +40,7 @@ func (c catalogEngine) Sequences() []pgcatalog.Sequence {
 	for _, d := range c.e.objects(catalog.KindSequence) {
 		q := pgcatalog.SequenceOf(d, c.e.roles.Owner(d))
 		q.Grants = c.e.roles.Grants(d)
+		q.GrantOrder, q.ACLSet = c.e.roles.GrantOrder(d)
 		out = append(out, q)
 	}
 	return out

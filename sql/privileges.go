@@ -181,7 +181,7 @@ func (s *session) permitted(st *front.Statement) error {
 		}
 	case *front.Truncate:
 		for _, name := range n.Tables {
-			if d, ok := s.e.lookup(name); ok && !s.has(d, "DELETE") {
+			if d, ok := s.e.lookup(name); ok && !s.has(d, "TRUNCATE") {
 				return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for %s %s", relKindWord(d), d.Name)
 			}
 		}

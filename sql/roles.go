@@ -26,8 +26,12 @@ const publicRole = meta.PublicRole
 
 // sqlerr.InsufficientPrivilege is SQLSTATE 42501.
 
-// allPrivileges are the table privileges, in PostgreSQL's ACL order.
-var allPrivileges = []string{"INSERT", "SELECT", "UPDATE", "DELETE"}
+// allPrivileges are the table privileges, in PostgreSQL's ACL order:
+// GRANT ALL gives every one (arwdDxt), as in PostgreSQL. REFERENCES and
+// TRIGGER are kept and answered by has_table_privilege and relacl, but
+// no statement checks them: streamdb has no triggers, and a foreign key
+// does not check REFERENCES on the table it references.
+var allPrivileges = []string{"INSERT", "SELECT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"}
 
 // allSequencePrivileges are a sequence's privileges, in PostgreSQL's ACL
 // order.
