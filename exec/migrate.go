@@ -73,9 +73,10 @@ var formatSteps = []formatStep{
 	// operator keeps its input's rows in state, and an aggregate keeps
 	// its calls. An altered view's state tables follow its operator ids,
 	// which new nodes of the rewritten plan would not keep.
+	// migrateJoinRows narrows the rows a join keeps.
 	{catalog.DataflowAppendOnlyJoins, func(from catalog.FormatVersion, v stepView) bool {
 		return v.desc.OpState != nil || joinsChange(from, v)
-	}, nil},
+	}, migrateJoinRows},
 	// Joins, whose state is keyed by entry id (joinStateByID).
 	{catalog.DataflowNarrowRows, joinsChange, nil},
 	// Joins, whose state is paged (joinStateByPage).

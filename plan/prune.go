@@ -17,20 +17,44 @@ import (
 // columns read anyway); so do unions, sorts, limits and top-N, whose
 // inputs are pruned only inside.
 func PruneColumns(root Node) Node {
-	n, _ := prune(root, AllColumns(len(root.Schema())))
-	return n
+	return (&pruner{}).all(root)
+}
+
+// JoinNarrowing is where PruneColumns moved the columns of a join's two
+// inputs: for each side, the position of each old input column in the
+// narrowed input row, -1 for a dropped one. A join keeps its input rows in
+// its state, so this is what maps a join's old state to the new.
+type JoinNarrowing [2][]int
+
+// PruneColumnsNarrowing is PruneColumns that also returns how the inputs
+// of each join of root were narrowed, by the join's node in root.
+func PruneColumnsNarrowing(root Node) (Node, map[*Join]JoinNarrowing) {
+	pr := &pruner{joins: map[*Join]JoinNarrowing{}}
+	return pr.all(root), pr.joins
+}
+
+// pruner is one run of PruneColumns; joins, when not nil, records the
+// narrowing of each join it rewrites.
+type pruner struct {
+	joins map[*Join]JoinNarrowing
+}
+
+// all prunes n for a parent that reads every column of it.
+func (pr *pruner) all(n Node) Node {
+	out, _ := pr.prune(n, AllColumns(len(n.Schema())))
+	return out
 }
 
 // prune rewrites n for a parent that reads the columns marked in need. It
 // returns the new node and where each old output column went (-1 for a
 // dropped one, which need never marks).
-func prune(n Node, need []bool) (Node, []int) {
+func (pr *pruner) prune(n Node, need []bool) (Node, []int) {
 	switch n := n.(type) {
 	case *Filter:
-		child, m := prune(n.Input, InputsRead(n, need)[0])
+		child, m := pr.prune(n.Input, InputsRead(n, need)[0])
 		return &Filter{Input: child, Cond: remapCols(n.Cond, m)}, m
 	case *Project:
-		child, m := prune(n.Input, InputsRead(n, need)[0])
+		child, m := pr.prune(n.Input, InputsRead(n, need)[0])
 		out := &Project{Input: child}
 		pos := make([]int, len(n.Exprs))
 		for j, e := range n.Exprs {
@@ -44,13 +68,13 @@ func prune(n Node, need []bool) (Node, []int) {
 		return out, pos
 	case *Window:
 		width := len(n.Input.Schema())
-		child, m := prune(n.Input, InputsRead(n, need)[0])
+		child, m := pr.prune(n.Input, InputsRead(n, need)[0])
 		cw := len(child.Schema())
 		cols := append(append([]types.Column(nil), child.Schema()...), n.Cols[width:]...)
 		pos := append(append([]int(nil), m...), cw, cw+1)
 		return &Window{Input: child, TimeCol: m[n.TimeCol], Size: n.Size, Slide: n.Slide, Cols: cols}, pos
 	case *Aggregate:
-		child, m := prune(n.Input, InputsRead(n, need)[0])
+		child, m := pr.prune(n.Input, InputsRead(n, need)[0])
 		out := &Aggregate{Input: child, Cols: n.Cols, Aggs: make([]AggCall, len(n.Aggs)), UID: n.UID}
 		for _, g := range n.GroupBy {
 			out.GroupBy = append(out.GroupBy, remapCols(g, m))
@@ -63,24 +87,24 @@ func prune(n Node, need []bool) (Node, []int) {
 		}
 		return out, identity(len(n.Cols))
 	case *Join:
-		return pruneJoin(n, need)
+		return pr.pruneJoin(n, need)
 	case *Union:
 		out := &Union{Cols: n.Cols}
 		for _, in := range n.Inputs {
-			out.Inputs = append(out.Inputs, PruneColumns(in))
+			out.Inputs = append(out.Inputs, pr.all(in))
 		}
 		return out, identity(len(n.Cols))
 	case *TopN:
 		c := *n
-		c.Input = PruneColumns(n.Input)
+		c.Input = pr.all(n.Input)
 		return &c, identity(len(n.Cols))
 	case *Sort:
 		c := *n
-		c.Input = PruneColumns(n.Input)
+		c.Input = pr.all(n.Input)
 		return &c, identity(len(n.Schema()))
 	case *Limit:
 		c := *n
-		c.Input = PruneColumns(n.Input)
+		c.Input = pr.all(n.Input)
 		return &c, identity(len(n.Schema()))
 	}
 	// Scans, values and anything new: unchanged.
@@ -89,10 +113,13 @@ func prune(n Node, need []bool) (Node, []int) {
 
 // pruneJoin narrows each input of j to the columns read above j, by its
 // keys or by its condition.
-func pruneJoin(j *Join, need []bool) (Node, []int) {
+func (pr *pruner) pruneJoin(j *Join, need []bool) (Node, []int) {
 	left, right := joinInputsRead(j, need)
-	l, ml := narrowed(j.Left, left)
-	r, mr := narrowed(j.Right, right)
+	l, ml := pr.narrowed(j.Left, left)
+	r, mr := pr.narrowed(j.Right, right)
+	if pr.joins != nil {
+		pr.joins[j] = JoinNarrowing{ml, mr}
+	}
 	out := &Join{Kind: j.Kind, Left: l, Right: r, Note: j.Note}
 	for _, k := range j.LeftKeys {
 		out.LeftKeys = append(out.LeftKeys, remapCols(k, ml))
@@ -122,8 +149,8 @@ func pruneJoin(j *Join, need []bool) (Node, []int) {
 // narrowed prunes n for need and, if the result still carries columns
 // need does not mark (a scan keeps its width), puts a projection of just
 // the needed ones on top.
-func narrowed(n Node, need []bool) (Node, []int) {
-	child, m := prune(n, need)
+func (pr *pruner) narrowed(n Node, need []bool) (Node, []int) {
+	child, m := pr.prune(n, need)
 	cols := child.Schema()
 	extra := len(cols)
 	for i, p := range m {
