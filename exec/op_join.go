@@ -81,8 +81,8 @@ type joinStateFormat int
 
 const (
 	// joinStateRowInKey: key side|len(join key)|join key|row, value
-	// counts. A view moved from format 2 (exec/migrate.go) may hold the
-	// row after the counts too, which is read past.
+	// counts. (Format 2 put the row after the counts too; the move to
+	// DataflowNarrowRows, migrate_join.go, rewrites such values.)
 	joinStateRowInKey joinStateFormat = iota
 	// joinStateByID: key = the entry's id (8 bytes, big-endian), value
 	// side|counts|len(join key)|join key|row. Ids grow, so the entries
@@ -167,8 +167,7 @@ func (op *joinOp) decodeEntry(k, v []byte) (*joinEntry, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// The value holds the counts; what may follow them (the row, in a
-	// view moved from format 2) is not read.
+	// The value holds the counts.
 	e := &joinEntry{side: k[0], rowKey: string(row)}
 	if v, err = readVarint(v, &e.count); err != nil {
 		return nil, nil, err

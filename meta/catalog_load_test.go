@@ -206,7 +206,7 @@ func TestCatalogLoadRefusesFormats(t *testing.T) {
 				Columns: []catalog.Column{{Name: "k", Type: "integer"}}}); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Create(&catalog.Descriptor{Name: "v", Kind: catalog.KindView, Query: selfJoinQuery, Dataflow: catalog.DataflowMinSupported - 1}); err != nil {
+			if err := c.Create(&catalog.Descriptor{Name: "v", Kind: catalog.KindView, Query: selfJoinQuery, Dataflow: catalog.DataflowSharedSubplans}); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -233,7 +233,7 @@ func TestCatalogLoadRefusesFormats(t *testing.T) {
 			want := []string(nil)
 			if tc.moved {
 				want = []string{"install s v", "bind " + selfJoinQuery}
-				if msg, f := err.Error(), catalog.DataflowMinSupported-1; !strings.Contains(msg, fmt.Sprintf("materialized view v holds state in format %d, older than this streamdb reads", f)) {
+				if msg, f := err.Error(), catalog.DataflowSharedSubplans; !strings.Contains(msg, fmt.Sprintf("materialized view v holds state in format %d, older than this streamdb reads", f)) {
 					t.Errorf("Load: %q does not name the view and its format", msg)
 				}
 			}
