@@ -33,8 +33,10 @@ type formatStep struct {
 	affects func(from catalog.FormatVersion, v stepView) bool
 	// migrate, when set, rewrites in b the state of view d, which the
 	// step affects (streaming plan root of format from), into format
-	// from+1; ok false: it cannot for this view, and b is untouched.
-	migrate func(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (ok bool, err error)
+	// from+1, reading it from b (an indexed batch over the store, which
+	// holds the rewrites of the steps before); ok false: it cannot for
+	// this view, and b is untouched.
+	migrate func(b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (ok bool, err error)
 }
 
 // formatSteps are the steps views take, oldest first and consecutive.
@@ -77,10 +79,12 @@ var formatSteps = []formatStep{
 	{catalog.DataflowAppendOnlyJoins, func(from catalog.FormatVersion, v stepView) bool {
 		return v.desc.OpState != nil || joinsChange(from, v)
 	}, migrateJoinRows},
-	// Joins, whose state is keyed by entry id (joinStateByID).
-	{catalog.DataflowNarrowRows, joinsChange, nil},
-	// Joins, whose state is paged (joinStateByPage).
-	{catalog.DataflowJoinStateByID, joinsChange, nil},
+	// Joins, whose state is keyed by entry id (joinStateByID);
+	// migrateJoinByID re-keys it.
+	{catalog.DataflowNarrowRows, joinsChange, migrateJoinByID},
+	// Joins, whose state is paged (joinStateByPage); migrateJoinPages
+	// makes each entry a page.
+	{catalog.DataflowJoinStateByID, joinsChange, migrateJoinPages},
 	// Sums and averages whose state gains the counts of NaN and infinite
 	// inputs (sumAcc.hasSpecials); migrateSumState adds them.
 	{catalog.DataflowJoinStatePaged, func(_ catalog.FormatVersion, v stepView) bool {
@@ -148,7 +152,7 @@ var formatSteps = []formatStep{
 // root, reaches through the format steps that leave its state as it is
 // (from itself when the first step changes it).
 func MigratedFormat(from catalog.FormatVersion, root plan.Node) catalog.FormatVersion {
-	f, _ := migrate(nil, nil, &catalog.Descriptor{Dataflow: from}, root, nil)
+	f, _ := migrate(nil, &catalog.Descriptor{Dataflow: from}, root, nil)
 	return f
 }
 
@@ -161,28 +165,41 @@ func MigratedFormat(from catalog.FormatVersion, root plan.Node) catalog.FormatVe
 // view's state and format both old or both new; a view that reached its
 // format is never migrated again from an older one.
 func MigrateView(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (catalog.FormatVersion, error) {
-	return migrate(st, b, d, root, ups)
+	// Each migration reads what the ones before it wrote.
+	ib := st.DB().NewIndexedBatch()
+	defer ib.Close()
+	f, err := migrate(ib, d, root, ups)
+	if err == nil && f != d.Dataflow {
+		err = b.Apply(ib, nil)
+	}
+	if err != nil {
+		return d.Dataflow, err
+	}
+	return f, nil
 }
 
-// migrate is MigrateView; with st nil it stops before any step that would
-// rewrite state. A migration reads the committed state, not b, so at most
-// one step that rewrites a view's state is taken per call.
-func migrate(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (catalog.FormatVersion, error) {
-	f, rewritten := d.Dataflow, false
+// migrate is MigrateView, rewrites read from and written to the indexed
+// batch b; with b nil it stops before any step that would rewrite state.
+// A step whose migration fails for the view stops it there; the
+// rewrites of the steps before it stay in b, as the format reached is
+// theirs.
+func migrate(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (catalog.FormatVersion, error) {
+	f := d.Dataflow
 	for _, s := range formatSteps {
 		if s.from != f || f >= catalog.DataflowLatest {
 			continue
 		}
 		v := stepView{desc: d, from: f, root: streamingPlan(f, root), ups: ups}
 		if s.affects(f, v) {
-			if s.migrate == nil || st == nil || rewritten {
+			if s.migrate == nil || b == nil {
 				break
 			}
-			ok, err := s.migrate(st, b, d, v.root)
+			at := *d
+			at.Dataflow = f
+			ok, err := s.migrate(b, &at, v.root)
 			if err != nil || !ok {
 				return f, err
 			}
-			rewritten = true
 		}
 		f++
 	}

@@ -64,7 +64,7 @@ func joinTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.Join, uint16, 
 // rows of DataflowNarrowRows. ok false, b untouched: the join's table
 // cannot be found without building the dataflow, or an entry is not of
 // the old layout.
-func migrateJoinRows(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bool, error) {
+func migrateJoinRows(b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bool, error) {
 	j, idx, ok := joinTableIndex(d, root)
 	if !ok {
 		return false, nil
@@ -75,7 +75,7 @@ func migrateJoinRows(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, 
 		return false, nil
 	}
 	widths := [2]int{len(j.Left.Schema()), len(j.Right.Schema())}
-	return narrowJoinRows(st.DB(), b, widths, n, storage.StatePrefix(d.ID, idx))
+	return narrowJoinRows(b, b, widths, n, storage.StatePrefix(d.ID, idx))
 }
 
 // narrowJoinRows rewrites, in b, the join state under prefix
@@ -98,10 +98,14 @@ func narrowJoinRows(r storage.Reader, b *pebble.Batch, widths [2]int, n plan.Joi
 		return false, nil
 	}
 	err := storage.ScanPrefix(r, prefix, func(k, v []byte) error {
-		side, jk, row, count, matches, good := readRowInKeyEntry(k[len(prefix):], v, widths)
+		side, jk, enc, count, matches, good := readRowInKeyEntry(k[len(prefix):], v, widths)
 		if !good {
 			ok = false
 			return nil
+		}
+		row, _, err := keyenc.DecodeRow(enc, widths[side])
+		if err != nil {
+			return err
 		}
 		key := append([]byte(nil), prefix...)
 		key = append(key, side)
@@ -137,10 +141,10 @@ func narrowJoinRows(r storage.Reader, b *pebble.Batch, widths [2]int, n plan.Joi
 }
 
 // readRowInKeyEntry decodes a joinStateRowInKey entry (key after the
-// operator's prefix, value): its side, join key, row and counts. A value
-// may hold the row after the counts (a view moved from format 2), which
-// is read past.
-func readRowInKeyEntry(k, v []byte, widths [2]int) (side byte, jk []byte, row types.Row, count, matches int64, ok bool) {
+// operator's prefix, value): its side, join key, row encoding (a row of
+// its side's width) and counts. A value may hold the row after the counts
+// (a view moved from format 2), which is read past.
+func readRowInKeyEntry(k, v []byte, widths [2]int) (side byte, jk, enc []byte, count, matches int64, ok bool) {
 	if len(k) < 1 || k[0] > 1 {
 		return 0, nil, nil, 0, 0, false
 	}
@@ -149,8 +153,7 @@ func readRowInKeyEntry(k, v []byte, widths [2]int) (side byte, jk []byte, row ty
 	if err != nil {
 		return 0, nil, nil, 0, 0, false
 	}
-	row, rest, err := keyenc.DecodeRow(enc, widths[side])
-	if err != nil || len(rest) != 0 {
+	if _, rest, err := keyenc.DecodeRow(enc, widths[side]); err != nil || len(rest) != 0 {
 		return 0, nil, nil, 0, 0, false
 	}
 	if v, err = readVarint(v, &count); err != nil {
@@ -159,7 +162,7 @@ func readRowInKeyEntry(k, v []byte, widths [2]int) (side byte, jk []byte, row ty
 	if _, err = readVarint(v, &matches); err != nil {
 		return 0, nil, nil, 0, 0, false
 	}
-	return side, jk, row, count, matches, true
+	return side, jk, enc, count, matches, true
 }
 
 // narrowRow is row with each column moved to its position in to (-1:

@@ -57,12 +57,12 @@ func aggTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.Aggregate, uint
 // layout of DataflowSumSpecials. ok false, b untouched: the aggregate's
 // table cannot be found without building the dataflow, it has a DISTINCT
 // call, or a group's sum is not finite.
-func migrateSumState(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bool, error) {
+func migrateSumState(b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bool, error) {
 	a, idx, ok := aggTableIndex(d, root)
 	if !ok {
 		return false, nil
 	}
-	return respecialSums(st.DB(), b, a, d.Dataflow, storage.StatePrefix(d.ID, idx))
+	return respecialSums(b, b, a, d.Dataflow, storage.StatePrefix(d.ID, idx))
 }
 
 // respecialSums rewrites, in b, the groups of aggregate a under prefix,

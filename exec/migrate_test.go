@@ -92,7 +92,7 @@ func TestEarlyFormatSteps(t *testing.T) {
 		{name: "a view over a view not given", from: catalog.DataflowOneReaderPerScan, root: overJoin,
 			want: catalog.DataflowOneReaderPerScan},
 	} {
-		got, err := migrate(nil, nil, &catalog.Descriptor{Name: "w", Dataflow: c.from}, c.root, c.ups)
+		got, err := migrate(nil, &catalog.Descriptor{Name: "w", Dataflow: c.from}, c.root, c.ups)
 		if err != nil || got != c.want {
 			t.Errorf("%s: a view of format %d moves to %d (%v), want %d", c.name, c.from, got, err, c.want)
 		}

@@ -64,12 +64,12 @@ func topNTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.TopN, uint16, 
 // DataflowTopNStateByKey. ok is false, and b untouched, when the top-N's
 // table cannot be found without building the dataflow or holds an entry
 // that is not of the old layout; the view then stays at its format.
-func migrateTopNState(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bool, error) {
+func migrateTopNState(b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bool, error) {
 	t, idx, ok := topNTableIndex(d, root)
 	if !ok {
 		return false, nil
 	}
-	return rekeyTopN(st.DB(), b, t, storage.StatePrefix(d.ID, idx), catalog.DataflowTopNStateByKey)
+	return rekeyTopN(b, b, t, storage.StatePrefix(d.ID, idx), catalog.DataflowTopNStateByKey)
 }
 
 // rekeyTopN rewrites, in b, the top-N state under prefix from the row

@@ -14,23 +14,24 @@ import (
 // through the format steps that leave its state as it is and those whose
 // migration rewrites it (sums given their special counts on the step to
 // DataflowSumSpecials, top5's top-N re-keyed by rank on the step to
-// DataflowTopNStateByKey, by_name's join rows narrowed on the step to
-// DataflowNarrowRows), and stops before the first other one that
+// DataflowTopNStateByKey, by_name's join state narrowed, re-keyed by id
+// and paged on the steps to DataflowJoinStatePaged), and stops before the first other one that
 // changes it.
 var migratedFormats = map[string]map[string]catalog.FormatVersion{
 	// Format 0, each scan with a reader of its own: scans of ev, which
 	// has a WATERMARK, share none before DataflowSharedWatermarkScans, so
 	// the steps to DataflowJoinStatePaged change only joins: by_name, a
 	// join with a table (not append-only), has the rows its join keeps
-	// narrowed on the step to DataflowNarrowRows and stops before
-	// DataflowJoinStateByID. over_view computes per_k's operators
+	// narrowed, re-keyed by id and paged on the steps to
+	// DataflowJoinStatePaged, its sum given special counts, and stops
+	// before DataflowJoinStateByKey. over_view computes per_k's operators
 	// itself and stops with them before DataflowSumSpecials; per_k's and
 	// items_cnt's sums get their special counts, and top5's top-N is
 	// re-keyed by rank. The scans of the table stop price_range,
 	// top_items and items_cnt before DataflowViewEdges; hi_lo's two scans
 	// of ev stop it before DataflowSharedWatermarkScans.
 	"gen0-2026-11-29": {
-		"per_k": catalog.DataflowLatest, "by_name": 4, "items_cnt": 8, "over_view": 6,
+		"per_k": catalog.DataflowLatest, "by_name": 7, "items_cnt": 8, "over_view": 6,
 		"top5": catalog.DataflowLatest, "per_min": catalog.DataflowLatest,
 		"price_range": 8, "top_items": 8, "hi_lo": 11,
 	},
