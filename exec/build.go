@@ -303,18 +303,6 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a materialized view yet", n.Describe())
 }
 
-// joinStateFormatOf is the join state format of views of format dataflow
-// (DataflowMinSupported on).
-func joinStateFormatOf(dataflow catalog.FormatVersion) joinStateFormat {
-	switch {
-	case dataflow >= catalog.DataflowJoinStatePaged:
-		return joinStateByPage
-	case dataflow >= catalog.DataflowJoinStateByID:
-		return joinStateByID
-	}
-	return joinStateRowInKey
-}
-
 func (b *builder) addSource(s *plan.Scan, dec messageDecoder, head Operator) error {
 	idx := uint16(len(b.p.sources))
 	pos, err := b.rt.store.Position(b.p.id, idx)

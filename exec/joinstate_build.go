@@ -9,15 +9,16 @@ import (
 )
 
 // newJoin builds the join of n in front of next, in the state format of
-// the view's layout: from DataflowJoinStateByKey on, with its keys cached
-// up to state.cache.join-keys-per-side, or, when the join's condition
-// bounds time on both sides over watermarked streams, all in memory with
-// rows freed as the watermarks pass them (joinExpiry).
+// the view's layout: paged before DataflowJoinStateByKey (the formats
+// before DataflowJoinStatePaged are moved forward at start, or refused);
+// from it on, with its keys cached up to state.cache.join-keys-per-side,
+// or, when the join's condition bounds time on both sides over
+// watermarked streams, all in memory with rows freed as the watermarks
+// pass them (joinExpiry).
 func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
 	packed := [2]bool{appendOnly(n.Left), appendOnly(n.Right)}
-	format := joinStateFormatOf(b.dataflow)
 	if b.dataflow < catalog.DataflowJoinStateByKey {
-		return newJoinOp(n, b.opPrefix(), b.rt.store.DB(), format, packed, next)
+		return newJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateByPage, packed, next)
 	}
 	// Formats before DataflowJoinStateByKey are older than interval spans.
 	idx := b.nextOp
