@@ -106,6 +106,11 @@ func newDDLEnv(t *testing.T) *ddlEnv {
 			if err != nil {
 				return err
 			}
+			// As sql's loadCatalog, the live catalog is built afresh (a
+			// renamed object leaves its old name).
+			env.live.mu.Lock()
+			env.live.objs = map[string]*catalog.Descriptor{}
+			env.live.mu.Unlock()
 			for _, d := range ds {
 				env.live.Set(d)
 				if root, ok := env.roots[d.Name]; ok && d.Kind == catalog.KindView {

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/catalog"
-	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/front"
 	"streamdb/sqlerr"
@@ -40,7 +38,7 @@ func (a *columnChange) alterColumnType(act front.AlterAction) error {
 	if i < 0 {
 		return a.noColumn(act.Column)
 	}
-	c := &a.d.Columns[i]
+	c := &a.New.Columns[i]
 	if !a.isTable() {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE on a stream is not supported").
 			WithHint("A stream's columns read its producers' messages: create a new stream with the type you need over the same subject.")
@@ -53,18 +51,18 @@ func (a *columnChange) alterColumnType(act front.AlterAction) error {
 	if err != nil {
 		return err
 	}
-	if a.from[i] < 0 {
+	if a.From[i] < 0 {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of column %q added in the same statement is not supported", c.Name).
 			WithHint("Give the column its type in ADD COLUMN.")
 	}
-	if _, twice := a.convert[a.from[i]]; twice {
+	if _, twice := a.Convert[a.From[i]]; twice {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "cannot alter type of column %q twice", c.Name)
 	}
 	if c.Generated != "" {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of generated column %q is not supported", c.Name).
 			WithHint("Drop the column and add it again with the new type.")
 	}
-	for _, g := range a.d.Columns {
+	for _, g := range a.New.Columns {
 		if g.Generated == "" {
 			continue
 		}
@@ -73,7 +71,7 @@ func (a *columnChange) alterColumnType(act front.AlterAction) error {
 				Detail: fmt.Sprintf("Column %q is used by generated column %q.", c.Name, g.Name)}
 		}
 	}
-	readers, err := a.s.e.columnReaders(a.old, c.MemberKey())
+	readers, err := a.s.e.columnReaders(a.Old, c.MemberKey())
 	if err != nil {
 		return err
 	}
@@ -83,14 +81,14 @@ func (a *columnChange) alterColumnType(act front.AlterAction) error {
 			Detail: fmt.Sprintf("rule _RETURN on %s %s depends on column %q", relKindWord(r), r.Name, c.Name),
 			Hint:   fmt.Sprintf("Drop %s %s, alter the column, then create it again.", relKindWord(r), r.Name)}
 	}
-	oldCols, err := a.old.Schema()
+	oldCols, err := a.Old.Schema()
 	if err != nil {
 		return err
 	}
-	src := a.from[i]
+	src := a.From[i]
 	var conv expr.Expr = &expr.ColRef{Idx: src, Name: c.Name, T: old.Type}
 	if act.Using != "" {
-		if conv, err = bindUsing(a.old, oldCols, act.Using); err != nil {
+		if conv, err = bindUsing(a.Old, oldCols, act.Using); err != nil {
 			return err
 		}
 		if !isColumnCast(conv, src, nt) {
@@ -119,11 +117,11 @@ func (a *columnChange) alterColumnType(act front.AlterAction) error {
 		}
 	}
 	c.Type = types.TypeName(nt, nm)
-	if a.convert == nil {
-		a.convert = map[int]expr.Expr{}
+	if a.Convert == nil {
+		a.Convert = map[int]expr.Expr{}
 	}
-	a.convert[src] = cast
-	a.rewrite = true
+	a.Convert[src] = cast
+	a.Rewrite = true
 	a.changed = true
 	return nil
 }
@@ -204,75 +202,35 @@ func bindUsing(d *catalog.Descriptor, cols []types.Column, text string) (expr.Ex
 	return e, nil
 }
 
-// convertRow applies the change's type conversions to out, a row in the
-// new shape holding the old values, reading the old row. A keyed table's
-// primary key must encode as before: its rows stay under their keys.
-func (a *columnChange) convertRow(old, out types.Row) error {
-	for i, src := range a.from {
-		e, ok := a.convert[src]
-		if src < 0 || !ok {
-			continue
-		}
-		v, err := e.Eval(old)
-		if err != nil {
-			return err
-		}
-		if isKey := slices.Contains(a.d.PrimaryKey, a.d.Columns[i].Name); isKey && !bytes.Equal(exec.AppendKey(nil, out[i]), exec.AppendKey(nil, v)) {
-			return sqlerr.New(sqlerr.FeatureNotSupported, "changing the type of primary key column %q to %s is not supported: its rows are stored under their keys", a.d.Columns[i].Name, a.d.Columns[i].Type)
-		}
-		out[i] = v
-	}
-	for i, m := range a.shorten {
-		v, err := expr.ApplyModifier(out[i], m, false)
-		if err != nil {
-			return err
-		}
-		if v != out[i] && slices.Contains(a.d.PrimaryKey, a.d.Columns[i].Name) {
-			return sqlerr.New(sqlerr.FeatureNotSupported, "lowering the length limit of primary key column %q to %s is not supported: a value would lose its trailing spaces, and rows are stored under their keys", a.d.Columns[i].Name, a.d.Columns[i].Type)
-		}
-		out[i] = v
-	}
-	for j, ck := range a.checks {
-		v, err := ck.Eval(out)
-		if err != nil {
-			return err
-		}
-		if !v.IsNull() && !v.Bool() {
-			return sqlerr.New(sqlerr.CheckViolation, "check constraint %q of relation %q is violated by some row", a.checkNames[j], a.d.Name)
-		}
-	}
-	return nil
-}
-
 // bindTypeChecks binds, over the new columns, the CHECK constraints that
 // read a column whose type changes (an error if one no longer binds, as
 // PostgreSQL parses them again), for convertRow to check every row.
 func (a *columnChange) bindTypeChecks() error {
-	if len(a.convert) == 0 {
+	if len(a.Convert) == 0 {
 		return nil
 	}
-	cols, err := a.d.Schema()
+	cols, err := a.New.Schema()
 	if err != nil {
 		return err
 	}
-	for _, c := range a.d.Constraints {
+	for _, c := range a.New.Constraints {
 		if c.Type != "c" || !slices.ContainsFunc(c.Columns, a.converted) {
 			continue
 		}
-		ck, err := bindCheck(a.d, cols, c.Check)
+		ck, err := bindCheck(a.New, cols, c.Check)
 		if err != nil {
 			return err
 		}
-		a.checks = append(a.checks, ck)
-		a.checkNames = append(a.checkNames, c.Name)
+		a.Checks = append(a.Checks, ck)
+		a.CheckNames = append(a.CheckNames, c.Name)
 	}
 	return nil
 }
 
 // converted reports whether the change converts column name's values.
 func (a *columnChange) converted(name string) bool {
-	for i, src := range a.from {
-		if _, ok := a.convert[src]; ok && src >= 0 && a.d.Columns[i].Name == name {
+	for i, src := range a.From {
+		if _, ok := a.Convert[src]; ok && src >= 0 && a.New.Columns[i].Name == name {
 			return true
 		}
 	}

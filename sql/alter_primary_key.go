@@ -19,7 +19,7 @@ import (
 // <table>_pkey in streamdb, so another name is refused; so is a table a
 // materialized view reads, whose dataflow was planned without the key.
 func (a *columnChange) addPrimaryKey(ctx context.Context, act front.AlterAction) error {
-	d := a.d
+	d := a.New
 	if !a.isTable() {
 		return a.onlyTables("ADD PRIMARY KEY")
 	}
@@ -61,7 +61,7 @@ func (a *columnChange) addPrimaryKey(ctx context.Context, act front.AlterAction)
 	for _, r := range rows {
 		key := make(types.Row, len(idx))
 		for j, i := range idx {
-			if key[j] = r[a.from[i]]; key[j].IsNull() {
+			if key[j] = r[a.From[i]]; key[j].IsNull() {
 				return sqlerr.New(sqlerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", d.Columns[i].Name, d.Name)
 			}
 		}
@@ -78,6 +78,6 @@ func (a *columnChange) addPrimaryKey(ctx context.Context, act front.AlterAction)
 		seen[k] = true
 	}
 	d.PrimaryKey = slices.Clone(act.Keys)
-	a.rewrite, a.changed = true, true
+	a.Rewrite, a.changed = true, true
 	return nil
 }

@@ -7,17 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/front"
+	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/plan"
 	"streamdb/sqlerr"
-	"streamdb/storage"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -41,13 +38,10 @@ import (
 //     write under the old name.
 //   - SET/DROP DEFAULT and SET/DROP NOT NULL change the catalog only.
 //
-// A table's committed state is rewritten to the new columns in the same
-// Pebble batch as its descriptor, with every dataflow stopped, and the
-// dataflows restart from the committed epoch: the table's changelog past
-// its state decodes with the new columns, and views over it get its rows
-// with the columns they were created with (exec.tableEdgeColumns). The
-// catalog and the state are in Pebble, so a savepoint taken before the
-// change restores the old columns with the old rows.
+// sql binds the actions onto a copy of the descriptor (columnChange);
+// meta applies it (meta.DDL.CommitColumnChange, meta/table_alter.go):
+// the catalog write and, when the rows change shape, the rewrite of the
+// table's state in the same batch with every dataflow restarted.
 
 // alterTable runs ALTER TABLE / ALTER STREAM ... column actions.
 func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, error) {
@@ -87,11 +81,11 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 		}
 		return tag, nil
 	}
-	a := &columnChange{s: s, old: old, d: cloneDescriptor(old)}
+	a := &columnChange{s: s, ColumnChange: meta.ColumnChange{Old: old, New: cloneDescriptor(old)}}
 	for i := range old.Columns {
-		a.from = append(a.from, i)
+		a.From = append(a.From, i)
 	}
-	a.fill = make([]types.Datum, len(old.Columns))
+	a.Fill = make([]types.Datum, len(old.Columns))
 	for _, act := range n.Actions {
 		if err := a.apply(ctx, act); err != nil {
 			return "", err
@@ -106,14 +100,14 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	if err := a.bindTypeChecks(); err != nil {
 		return "", err
 	}
-	if err := exec.CheckStreamFormat(a.d); err != nil {
+	if err := exec.CheckStreamFormat(a.New); err != nil {
 		return "", err
 	}
 	if err := e.dropChildKeys(ctx, a.foreignKeys); err != nil {
 		return "", err
 	}
-	if len(a.shorten) > 0 {
-		// commitColumnChange needs the table's committed state to hold
+	if len(a.Shorten) > 0 {
+		// CommitColumnChange needs the table's committed state to hold
 		// its whole changelog: the state applies it, and a checkpoint
 		// commits it.
 		if err := e.waitTableCurrent(ctx, old, "ALTER TABLE"); err != nil {
@@ -123,7 +117,7 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 			return "", err
 		}
 	}
-	if err := e.commitColumnChange(a); err != nil {
+	if err := e.ddl.CommitColumnChange(&a.ColumnChange); err != nil {
 		if se, ok := err.(*sqlerr.Error); ok {
 			// A value that does not convert (ALTER COLUMN ... TYPE).
 			return "", se
@@ -134,38 +128,17 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 	return tag, e.ddlCheckpoint(ctx)
 }
 
-// columnChange is an ALTER being applied to a copy of the descriptor.
+// columnChange is an ALTER being bound onto a copy of the descriptor
+// (meta.ColumnChange: New), which meta then applies.
 type columnChange struct {
-	s   *session
-	old *catalog.Descriptor
-	d   *catalog.Descriptor
-	// from[i] is the old position of d's column i, or -1 for a column
-	// added, whose value in existing rows is fill[i].
-	from []int
-	fill []types.Datum
-	// rewrite: a table's rows change shape (a column added or dropped).
-	rewrite bool
+	meta.ColumnChange
+	s *session
 	// notNull: columns (by name) whose rows must hold no NULL.
 	notNull []string
 	changed bool
-	// droppedIndexes are the indexes a DROP COLUMN took with it, and
-	// foreignKeys the other tables' foreign keys it drops (CASCADE).
-	droppedIndexes []catalog.Index
-	foreignKeys    []childKey
-	// convert maps the old position of a column whose type changes to
-	// the conversion of its value, over the old row; checks (named
-	// checkNames) are the CHECK constraints on such columns, over the
-	// new row.
-	convert    map[int]expr.Expr
-	checks     []expr.Expr
-	checkNames []string
-	// shorten maps the new position of a varchar column whose length
-	// limit is lowered (or set) to the new limit, which every row must
-	// fit.
-	shorten map[int]types.Modifier
-	// others are other tables' descriptors the change rewrites too (their
-	// foreign keys name a renamed column), committed with d.
-	others []*catalog.Descriptor
+	// foreignKeys are the other tables' foreign keys a DROP COLUMN
+	// drops (CASCADE).
+	foreignKeys []childKey
 }
 
 func cloneDescriptor(d *catalog.Descriptor) *catalog.Descriptor {
@@ -177,13 +150,13 @@ func cloneDescriptor(d *catalog.Descriptor) *catalog.Descriptor {
 }
 
 func (a *columnChange) column(name string) int {
-	return slices.IndexFunc(a.d.Columns, func(c catalog.Column) bool { return c.Name == name })
+	return slices.IndexFunc(a.New.Columns, func(c catalog.Column) bool { return c.Name == name })
 }
 
-func (a *columnChange) isTable() bool { return a.d.Kind == catalog.KindTable }
+func (a *columnChange) isTable() bool { return a.New.Kind == catalog.KindTable }
 
 func (a *columnChange) noColumn(name string) error {
-	return sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", name, a.d.Name)
+	return sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", name, a.New.Name)
 }
 
 func (a *columnChange) onlyTables(what string) error {
@@ -217,14 +190,14 @@ func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
 	if i < 0 {
 		return a.noColumn(act.Column)
 	}
-	c := &a.d.Columns[i]
+	c := &a.New.Columns[i]
 	switch act.Kind {
 	case front.AlterSetDefault:
 		if !a.isTable() {
 			return a.onlyTables("SET DEFAULT")
 		}
 		if c.Identity != "" {
-			return identityColumnError(a.d, c.Name)
+			return identityColumnError(a.New, c.Name)
 		}
 		typ, err := a.columnType(i)
 		if err != nil {
@@ -242,7 +215,7 @@ func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
 			return a.onlyTables("DROP DEFAULT")
 		}
 		if c.Identity != "" {
-			return identityColumnError(a.d, c.Name)
+			return identityColumnError(a.New, c.Name)
 		}
 		c.Default = ""
 	case front.AlterSetNotNull:
@@ -257,11 +230,11 @@ func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
 		if !a.isTable() {
 			return a.onlyTables("DROP NOT NULL")
 		}
-		if slices.Contains(a.d.PrimaryKey, c.Name) {
+		if slices.Contains(a.New.PrimaryKey, c.Name) {
 			return sqlerr.New(sqlerr.InvalidTableDefinition, "column %q is in a primary key", c.Name)
 		}
 		if c.Identity != "" {
-			return sqlerr.New(sqlerr.InvalidTableDefinition, "column %q of relation %q is an identity column", c.Name, a.d.Name)
+			return sqlerr.New(sqlerr.InvalidTableDefinition, "column %q of relation %q is an identity column", c.Name, a.New.Name)
 		}
 		c.NotNull = false
 	}
@@ -277,7 +250,7 @@ func (a *columnChange) apply(ctx context.Context, act front.AlterAction) error {
 // unchanged. A lower or new length limit is checked on every row as the
 // state is rewritten (22001 for a longer value, as PostgreSQL's
 // assignment cast), and needs the table's state to hold its whole
-// changelog then (commitColumnChange): a message past it could hold a
+// changelog then (meta.DDL.CommitColumnChange): a message past it could hold a
 // longer value that the restarted dataflow could not decode. It reports
 // false for any other change of type.
 func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
@@ -285,7 +258,7 @@ func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
 		return false, nil
 	}
 	i := a.column(act.Column)
-	c := &a.d.Columns[i]
+	c := &a.New.Columns[i]
 	ot, om, err := types.ParseWithModifier(c.Type)
 	if err != nil || !ot.IsString() || om.Fixed {
 		return false, nil
@@ -298,7 +271,7 @@ func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
 	if name == c.Type {
 		return true, nil
 	}
-	readers, err := a.s.e.columnReaders(a.old, c.MemberKey())
+	readers, err := a.s.e.columnReaders(a.Old, c.MemberKey())
 	if err != nil {
 		return true, err
 	}
@@ -309,14 +282,14 @@ func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
 	}
 	c.Type = name
 	if nm.Length > 0 && (om.Length == 0 || nm.Length < om.Length) {
-		if a.shorten == nil {
-			a.shorten = map[int]types.Modifier{}
+		if a.Shorten == nil {
+			a.Shorten = map[int]types.Modifier{}
 		}
-		a.shorten[i] = nm
+		a.Shorten[i] = nm
 	}
 	// The table's dataflow decodes its changelog with the column's type
 	// (its length limit included): it restarts with the new one.
-	a.rewrite = true
+	a.Rewrite = true
 	a.changed = true
 	return true, nil
 }
@@ -327,7 +300,7 @@ func identityColumnError(d *catalog.Descriptor, col string) error {
 }
 
 func (a *columnChange) columnType(i int) (types.Column, error) {
-	c := a.d.Columns[i]
+	c := a.New.Columns[i]
 	t, mod, err := types.ParseWithModifier(c.Type)
 	if err != nil {
 		return types.Column{}, err
@@ -345,10 +318,10 @@ func (a *columnChange) addColumn(ctx context.Context, act front.AlterAction) err
 	def := act.Def
 	if a.column(def.Name) >= 0 {
 		if act.IfNotExists {
-			pgwire.Notice(ctx, fmt.Sprintf("column %q of relation %q already exists, skipping", def.Name, a.d.Name), "")
+			pgwire.Notice(ctx, fmt.Sprintf("column %q of relation %q already exists, skipping", def.Name, a.New.Name), "")
 			return nil
 		}
-		return sqlerr.New(sqlerr.DuplicateColumn, "column %q of relation %q already exists", def.Name, a.d.Name)
+		return sqlerr.New(sqlerr.DuplicateColumn, "column %q of relation %q already exists", def.Name, a.New.Name)
 	}
 	switch {
 	case def.PrimaryKey:
@@ -411,13 +384,13 @@ func (a *columnChange) addColumn(ctx context.Context, act front.AlterAction) err
 	if key != def.Name {
 		col.Key = key
 	}
-	a.d.Columns = append(a.d.Columns, col)
-	a.from = append(a.from, -1)
-	a.fill = append(a.fill, fill)
+	a.New.Columns = append(a.New.Columns, col)
+	a.From = append(a.From, -1)
+	a.Fill = append(a.Fill, fill)
 	if def.NotNull {
 		a.notNull = append(a.notNull, def.Name)
 	}
-	a.rewrite = a.rewrite || a.isTable()
+	a.Rewrite = a.Rewrite || a.isTable()
 	a.changed = true
 	return nil
 }
@@ -427,16 +400,16 @@ func (a *columnChange) addColumn(ctx context.Context, act front.AlterAction) err
 // column reads its producers' member of its name.
 func (a *columnChange) memberKey(name string) (string, error) {
 	taken := func(k string) (string, bool) {
-		for _, c := range a.d.Columns {
+		for _, c := range a.New.Columns {
 			if c.MemberKey() == k {
 				return c.Name, true
 			}
 		}
-		return "", slices.Contains(a.d.RetiredKeys, k)
+		return "", slices.Contains(a.New.RetiredKeys, k)
 	}
 	if !a.isTable() {
 		if other, ok := taken(name); ok && other != "" {
-			return "", sqlerr.New(sqlerr.DuplicateColumn, "column %q of stream %q already reads the member %q of its messages (it was renamed)", other, a.d.Name, name).
+			return "", sqlerr.New(sqlerr.DuplicateColumn, "column %q of stream %q already reads the member %q of its messages (it was renamed)", other, a.New.Name, name).
 				WithHint("Rename %s back, or add the column under another name.", other)
 		}
 		return name, nil
@@ -454,33 +427,33 @@ func (a *columnChange) dropColumn(ctx context.Context, act front.AlterAction) er
 	i := a.column(act.Column)
 	if i < 0 {
 		if act.IfExists {
-			pgwire.Notice(ctx, fmt.Sprintf("column %q of relation %q does not exist, skipping", act.Column, a.d.Name), "")
+			pgwire.Notice(ctx, fmt.Sprintf("column %q of relation %q does not exist, skipping", act.Column, a.New.Name), "")
 			return nil
 		}
 		return a.noColumn(act.Column)
 	}
-	c := a.d.Columns[i]
-	if slices.Contains(a.d.PrimaryKey, c.Name) {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "dropping column %q of the primary key of %q is not supported", c.Name, a.d.Name).
+	c := a.New.Columns[i]
+	if slices.Contains(a.New.PrimaryKey, c.Name) {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "dropping column %q of the primary key of %q is not supported", c.Name, a.New.Name).
 			WithHint("A table's primary key is fixed when it is created.")
 	}
-	if a.d.Watermark != "" && strings.HasPrefix(a.d.Watermark, c.Name+" AS ") {
-		return sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop column %q of stream %q: its WATERMARK is on it", c.Name, a.d.Name)
+	if a.New.Watermark != "" && strings.HasPrefix(a.New.Watermark, c.Name+" AS ") {
+		return sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop column %q of stream %q: its WATERMARK is on it", c.Name, a.New.Name)
 	}
-	if len(a.d.Columns) == 1 {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "dropping the only column of %q is not supported", a.d.Name)
+	if len(a.New.Columns) == 1 {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "dropping the only column of %q is not supported", a.New.Name)
 	}
-	if c.Identity != "" || slices.ContainsFunc(a.s.e.ownedSequences(a.old), func(q *catalog.Descriptor) bool { return q.Sequence.OwnedByColumn == c.Name }) {
+	if c.Identity != "" || slices.ContainsFunc(a.s.e.ownedSequences(a.Old), func(q *catalog.Descriptor) bool { return q.Sequence.OwnedByColumn == c.Name }) {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "dropping column %q, which owns a sequence, is not supported", c.Name)
 	}
-	readers, err := a.s.e.columnReaders(a.old, c.MemberKey())
+	readers, err := a.s.e.columnReaders(a.Old, c.MemberKey())
 	if err != nil {
 		return err
 	}
 	if len(readers) > 0 {
 		var detail []string
 		for _, r := range readers {
-			detail = append(detail, fmt.Sprintf("%s %s depends on column %s of %s %s", relKindWord(r), r.Name, c.Name, relKindWord(a.d), a.d.Name))
+			detail = append(detail, fmt.Sprintf("%s %s depends on column %s of %s %s", relKindWord(r), r.Name, c.Name, relKindWord(a.New), a.New.Name))
 		}
 		if act.Cascade {
 			err := sqlerr.New(sqlerr.FeatureNotSupported, "DROP COLUMN ... CASCADE would drop %s %s, which is not supported", relKindWord(readers[0]), readers[0].Name).
@@ -488,7 +461,7 @@ func (a *columnChange) dropColumn(ctx context.Context, act front.AlterAction) er
 			err.Detail = strings.Join(detail, "\n")
 			return err
 		}
-		err := sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop column %s of %s %s because other objects depend on it", c.Name, relKindWord(a.d), a.d.Name).
+		err := sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop column %s of %s %s because other objects depend on it", c.Name, relKindWord(a.New), a.New.Name).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 		err.Detail = strings.Join(detail, "\n")
 		return err
@@ -496,14 +469,14 @@ func (a *columnChange) dropColumn(ctx context.Context, act front.AlterAction) er
 	if err := a.dropColumnDependents(ctx, c.Name, act.Cascade); err != nil {
 		return err
 	}
-	if a.isTable() && !slices.Contains(a.d.RetiredKeys, c.MemberKey()) {
-		a.d.RetiredKeys = append(a.d.RetiredKeys, c.MemberKey())
+	if a.isTable() && !slices.Contains(a.New.RetiredKeys, c.MemberKey()) {
+		a.New.RetiredKeys = append(a.New.RetiredKeys, c.MemberKey())
 	}
-	a.d.Columns = slices.Delete(a.d.Columns, i, i+1)
-	a.from = slices.Delete(a.from, i, i+1)
-	a.fill = slices.Delete(a.fill, i, i+1)
+	a.New.Columns = slices.Delete(a.New.Columns, i, i+1)
+	a.From = slices.Delete(a.From, i, i+1)
+	a.Fill = slices.Delete(a.Fill, i, i+1)
 	a.notNull = slices.DeleteFunc(a.notNull, func(n string) bool { return n == c.Name })
-	a.rewrite = a.rewrite || a.isTable()
+	a.Rewrite = a.Rewrite || a.isTable()
 	a.changed = true
 	return nil
 }
@@ -517,17 +490,17 @@ func (a *columnChange) renameColumn(act front.AlterAction) error {
 		return nil
 	}
 	if a.column(act.NewName) >= 0 {
-		return sqlerr.New(sqlerr.DuplicateColumn, "column %q of relation %q already exists", act.NewName, a.d.Name)
+		return sqlerr.New(sqlerr.DuplicateColumn, "column %q of relation %q already exists", act.NewName, a.New.Name)
 	}
-	c := &a.d.Columns[i]
-	if a.d.Watermark != "" && strings.HasPrefix(a.d.Watermark, c.Name+" AS ") {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "renaming column %q of stream %q is not supported: its WATERMARK is on it", c.Name, a.d.Name)
+	c := &a.New.Columns[i]
+	if a.New.Watermark != "" && strings.HasPrefix(a.New.Watermark, c.Name+" AS ") {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "renaming column %q of stream %q is not supported: its WATERMARK is on it", c.Name, a.New.Name)
 	}
-	for _, dep := range a.s.e.dependents(a.d.Name) {
+	for _, dep := range a.s.e.dependents(a.New.Name) {
 		if dep.Kind == catalog.KindPlainView || dep.Kind == catalog.KindUnpopulatedView {
 			// A plain view is its query's text, bound where it is used; an
 			// unpopulated one's is bound at its REFRESH.
-			return sqlerr.New(sqlerr.FeatureNotSupported, "renaming a column of %q is not supported while %s %s reads it", a.d.Name, relKindWord(dep), dep.Name).
+			return sqlerr.New(sqlerr.FeatureNotSupported, "renaming a column of %q is not supported while %s %s reads it", a.New.Name, relKindWord(dep), dep.Name).
 				WithHint("Drop %s %s, rename the column, then create it again.", relKindWord(dep), dep.Name)
 		}
 	}
@@ -536,9 +509,9 @@ func (a *columnChange) renameColumn(act front.AlterAction) error {
 	if c.Key == c.Name {
 		c.Key = ""
 	}
-	for j, k := range a.d.PrimaryKey {
+	for j, k := range a.New.PrimaryKey {
 		if k == act.Column {
-			a.d.PrimaryKey[j] = act.NewName
+			a.New.PrimaryKey[j] = act.NewName
 		}
 	}
 	for j, k := range a.notNull {
@@ -557,7 +530,7 @@ func (a *columnChange) renameColumn(act front.AlterAction) error {
 // it besides the column itself, as PostgreSQL's references by attribute
 // number follow a rename: the table's indexes, its constraints (CHECK
 // text included), generated columns' expressions, and, written with the
-// change (a.others), the sequences it owns and the foreign keys of other
+// change (a.Others), the sequences it owns and the foreign keys of other
 // tables that reference it.
 func (a *columnChange) renameColumnUses(from, to string) error {
 	ren := func(names []string) []string {
@@ -573,9 +546,9 @@ func (a *columnChange) renameColumnUses(from, to string) error {
 		out, _, err := front.RenameColumnRefs(text, from, to)
 		return out, err
 	}
-	a.d.Indexes = slices.Clone(a.d.Indexes)
-	for j := range a.d.Indexes {
-		x := &a.d.Indexes[j]
+	a.New.Indexes = slices.Clone(a.New.Indexes)
+	for j := range a.New.Indexes {
+		x := &a.New.Indexes[j]
 		x.Columns = slices.Clone(x.Columns)
 		for k := range x.Columns {
 			if x.Columns[k].Name == from {
@@ -583,9 +556,9 @@ func (a *columnChange) renameColumnUses(from, to string) error {
 			}
 		}
 	}
-	a.d.Constraints = slices.Clone(a.d.Constraints)
-	for j := range a.d.Constraints {
-		c := &a.d.Constraints[j]
+	a.New.Constraints = slices.Clone(a.New.Constraints)
+	for j := range a.New.Constraints {
+		c := &a.New.Constraints[j]
 		c.Columns = ren(c.Columns)
 		if c.Type == "c" {
 			text, err := renText(c.Check)
@@ -594,45 +567,45 @@ func (a *columnChange) renameColumnUses(from, to string) error {
 			}
 			c.Check = text
 		}
-		if c.Type == "f" && c.RefTable == a.d.Name {
+		if c.Type == "f" && c.RefTable == a.New.Name {
 			c.RefColumns = ren(c.RefColumns)
 		}
 	}
-	for j := range a.d.Columns {
-		if g := a.d.Columns[j].Generated; g != "" {
+	for j := range a.New.Columns {
+		if g := a.New.Columns[j].Generated; g != "" {
 			text, err := renText(g)
 			if err != nil {
 				return err
 			}
-			a.d.Columns[j].Generated = text
+			a.New.Columns[j].Generated = text
 		}
 	}
 	if !a.isTable() {
 		return nil
 	}
-	for _, q := range a.s.e.ownedSequences(a.old) {
+	for _, q := range a.s.e.ownedSequences(a.Old) {
 		if q.Sequence.OwnedByColumn == from {
 			x := cloneDescriptor(q)
 			seq := *q.Sequence
 			seq.OwnedByColumn = to
 			x.Sequence = &seq
-			a.others = append(a.others, x)
+			a.Others = append(a.Others, x)
 		}
 	}
-	for _, x := range a.s.e.referencingTables(a.d.Name) {
-		if x.ID == a.d.ID {
+	for _, x := range a.s.e.referencingTables(a.New.Name) {
+		if x.ID == a.New.ID {
 			continue
 		}
-		if i := slices.IndexFunc(a.others, func(o *catalog.Descriptor) bool { return o.ID == x.ID }); i >= 0 {
-			x = a.others[i]
+		if i := slices.IndexFunc(a.Others, func(o *catalog.Descriptor) bool { return o.ID == x.ID }); i >= 0 {
+			x = a.Others[i]
 		} else {
 			x = cloneDescriptor(x)
 			x.Constraints = slices.Clone(x.Constraints)
-			a.others = append(a.others, x)
+			a.Others = append(a.Others, x)
 		}
 		for j := range x.Constraints {
 			c := &x.Constraints[j]
-			if c.Type == "f" && c.RefTable == a.d.Name {
+			if c.Type == "f" && c.RefTable == a.New.Name {
 				c.RefColumns = ren(c.RefColumns)
 			}
 		}
@@ -695,257 +668,4 @@ func (e *Engine) columnReaders(t *catalog.Descriptor, key string) ([]*catalog.De
 		}
 	}
 	return out, nil
-}
-
-// checkNotNull fails with 23502 if a column that must not hold NULL does
-// in a row of the table (after the change).
-func (a *columnChange) checkNotNull(ctx context.Context) error {
-	if len(a.notNull) == 0 || !a.isTable() {
-		return nil
-	}
-	rows, err := a.rowsToCheck(ctx)
-	if err != nil {
-		return err
-	}
-	for _, name := range a.notNull {
-		i := a.column(name)
-		if i < 0 {
-			continue
-		}
-		for _, r := range rows {
-			v := a.fill[i]
-			if a.from[i] >= 0 {
-				v = r[a.from[i]]
-			}
-			if v.IsNull() {
-				return sqlerr.New(sqlerr.NotNullViolation, "column %q of relation %q contains null values", name, a.d.Name)
-			}
-		}
-	}
-	return nil
-}
-
-// rowsToCheck returns the table's rows as the ALTER's session sees them:
-// every commit acknowledged so far and, inside a transaction block, the
-// block's own changes (Django's migrations UPDATE the NULLs away before
-// SET NOT NULL in one block).
-func (a *columnChange) rowsToCheck(ctx context.Context) ([]types.Row, error) {
-	rows, err := a.s.e.currentTableRows(ctx, a.old)
-	if err != nil {
-		return nil, err
-	}
-	changes := a.s.txChanges(a.old)
-	if len(changes) == 0 {
-		return rows, nil
-	}
-	held := map[string][]int{} // a row's value → its positions in rows
-	for i, r := range rows {
-		k := string(keyenc.AppendRowValue(nil, r))
-		held[k] = append(held[k], i)
-	}
-	gone := map[int]bool{}
-	for _, ch := range changes {
-		if len(ch.Row) != len(a.old.Columns) {
-			continue // written before an earlier change of the columns
-		}
-		k := string(keyenc.AppendRowValue(nil, ch.Row))
-		if ch.Sign > 0 {
-			held[k] = append(held[k], len(rows))
-			rows = append(rows, ch.Row)
-			continue
-		}
-		if at := held[k]; len(at) > 0 {
-			gone[at[len(at)-1]] = true
-			held[k] = at[:len(at)-1]
-		}
-	}
-	out := rows[:0:0]
-	for i, r := range rows {
-		if !gone[i] {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-// currentTableRows reads every row of table d with every commit
-// acknowledged so far.
-func (e *Engine) currentTableRows(ctx context.Context, d *catalog.Descriptor) ([]types.Row, error) {
-	e.stateMu.RLock()
-	defer e.stateMu.RUnlock()
-	log := e.tables.log(d.ID)
-	log.mu.Lock()
-	defer log.mu.Unlock()
-	if err := e.ensureCurrent(ctx, d, log); err != nil {
-		return nil, err
-	}
-	ts, err := e.openTableState(d, log)
-	if err != nil {
-		return nil, err
-	}
-	defer ts.close()
-	return ts.rows(ctx)
-}
-
-// commitColumnChange stores the changed descriptor. A table whose rows
-// change shape has its state rewritten in the same batch, with every
-// dataflow stopped and restarted from the committed epoch, as
-// commitRename does; other changes only replace the descriptor. The
-// caller holds ddlMu.
-func (e *Engine) commitColumnChange(a *columnChange) error {
-	if !a.rewrite {
-		b := e.store.NewBatch()
-		defer b.Close()
-		if err := clearIndexes(b, a.old.ID, a.droppedIndexes); err != nil {
-			return err
-		}
-		if err := e.cat.PutIn(b, append([]*catalog.Descriptor{a.d}, a.others...)...); err != nil {
-			return err
-		}
-		if err := e.store.Commit(b, true); err != nil {
-			return err
-		}
-		e.catMu.Lock()
-		e.objs[a.d.Name] = a.d
-		for _, d := range a.others {
-			e.objs[d.Name] = d
-		}
-		e.catMu.Unlock()
-		return nil
-	}
-	e.stateMu.Lock()
-	defer e.stateMu.Unlock()
-	return e.coord.Exclusive(func() (err error) {
-		e.rt.StopAll()
-		e.tables.reset()
-		defer e.rt.StartDeferred()
-		loaded := false
-		defer func() {
-			// A change that failed (a value that does not convert or fit)
-			// leaves the catalog as it was; its dataflows start again.
-			if err != nil && !loaded {
-				if lerr := e.loadCatalog(); lerr != nil {
-					e.log.Error("restart the dataflows after a failed ALTER", "table", a.old.Name, "err", lerr)
-				}
-			}
-		}()
-		if len(a.shorten) > 0 {
-			if err := e.checkChangelogApplied(a.old); err != nil {
-				return err
-			}
-		}
-		// Indexed: rebuildIndexes reads the rewritten rows from it.
-		b := e.store.DB().NewIndexedBatch()
-		defer b.Close()
-		if err := rewriteTableRows(e.store, b, a); err != nil {
-			return err
-		}
-		if err := rebuildIndexes(b, a); err != nil {
-			return err
-		}
-		if err := e.cat.PutIn(b, append([]*catalog.Descriptor{a.d}, a.others...)...); err != nil {
-			return err
-		}
-		committed := e.store.Commit(b, true)
-		loaded = true
-		if err := e.loadCatalog(); err != nil {
-			return err
-		}
-		return committed
-	})
-}
-
-// checkChangelogApplied fails unless table d's committed state holds
-// every message of its changelog. It runs with every dataflow stopped
-// and stateMu held, so no commit is in flight.
-func (e *Engine) checkChangelogApplied(d *catalog.Descriptor) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	last, err := e.broker.LastSeqForSubject(ctx, d.JSStream, d.Subject)
-	if err != nil {
-		return err
-	}
-	pos, err := e.store.Position(d.ID, 0)
-	if err != nil {
-		return err
-	}
-	if last > d.StartSeq && last > pos.Seq {
-		return sqlerr.New(sqlerr.ObjectInUse, "table %q has writes its state does not hold yet", d.Name).
-			WithHint("Run the ALTER TABLE again.")
-	}
-	return nil
-}
-
-// rewriteTableRows writes the rows of the table's state table in the
-// change's new shape into b: under their primary key, which no change
-// touches, or, without one, re-keyed by the whole new row, with the
-// multiplicities of rows that became equal (a column dropped) added up,
-// or by the key ADD PRIMARY KEY gives the table.
-func rewriteTableRows(store *storage.Store, b *pebble.Batch, a *columnChange) error {
-	prefix := exec.ViewTablePrefix(a.old.ID)
-	keyed := len(a.old.PrimaryKey) > 0
-	n := len(a.old.Columns)
-	type counted struct {
-		row   types.Row
-		count uint64
-	}
-	var rekeyed map[string]*counted
-	var order []string
-	var newKey []int
-	if !keyed && len(a.d.PrimaryKey) > 0 {
-		cols, err := a.d.Schema()
-		if err != nil {
-			return err
-		}
-		newKey = pkIndexes(a.d, cols)
-	}
-	err := storage.ScanPrefix(store.DB(), prefix, func(k, v []byte) error {
-		row, count, err := exec.DecodeViewValue(v, n)
-		if err != nil {
-			return fmt.Errorf("read a row of table %s: %w", a.old.Name, err)
-		}
-		out := make(types.Row, len(a.from))
-		for i, j := range a.from {
-			if j >= 0 {
-				out[i] = row[j]
-			} else {
-				out[i] = a.fill[i]
-			}
-		}
-		if err := a.convertRow(row, out); err != nil {
-			return err
-		}
-		if keyed {
-			return b.Set(slices.Clone(k), exec.EncodeViewValue(out, count), nil)
-		}
-		if err := b.Delete(slices.Clone(k), nil); err != nil {
-			return err
-		}
-		if rekeyed == nil {
-			rekeyed = map[string]*counted{}
-		}
-		nk := string(keyenc.AppendRowValue(slices.Clone(prefix), out))
-		if newKey != nil {
-			// ADD PRIMARY KEY: the rows go under their key, which
-			// addPrimaryKey found unique and not NULL.
-			nk = string(append(slices.Clone(prefix), rowKey(newKey, out)...))
-		}
-		if c, ok := rekeyed[nk]; ok {
-			c.count += count
-			return nil
-		}
-		rekeyed[nk] = &counted{row: out, count: count}
-		order = append(order, nk)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, k := range order {
-		c := rekeyed[k]
-		if err := b.Set([]byte(k), exec.EncodeViewValue(c.row, c.count), nil); err != nil {
-			return err
-		}
-	}
-	return nil
 }

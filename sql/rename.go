@@ -114,7 +114,7 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 	if err := e.roles.CopyPrivileges(old, &d); err != nil {
 		return "", err
 	}
-	if err := e.commitRename(old, &d); err != nil {
+	if err := e.ddl.CommitRename(old, &d); err != nil {
 		return "", sqlerr.New(sqlerr.InternalError, "renaming materialized view %s failed: %v", n.Name, err)
 	}
 	e.log.Info("renamed", "kind", old.Kind, "from", n.Name, "to", n.NewName)
@@ -149,28 +149,10 @@ func (e *Engine) renameSource(old *catalog.Descriptor, newName string) error {
 	if err := e.roles.CopyPrivileges(old, d); err != nil {
 		return err
 	}
-	if err := e.commitRename(old, d, others...); err != nil {
+	if err := e.ddl.CommitRename(old, d, others...); err != nil {
 		return sqlerr.New(sqlerr.InternalError, "renaming %s %s failed: %v", relKindWord(old), old.Name, err)
 	}
 	return nil
-}
-
-// commitRename writes d under its new name in place of old and restarts
-// the dataflows from the committed epoch: queries wait (stateMu) and
-// checkpoints pause while it runs. The caller holds ddlMu.
-func (e *Engine) commitRename(old, d *catalog.Descriptor, others ...*catalog.Descriptor) error {
-	e.stateMu.Lock()
-	defer e.stateMu.Unlock()
-	return e.coord.Exclusive(func() error {
-		e.rt.StopAll()
-		e.tables.reset()
-		defer e.rt.StartDeferred()
-		committed := e.cat.Rename(old.Name, append([]*catalog.Descriptor{d}, others...)...)
-		if err := e.loadCatalog(); err != nil {
-			return err
-		}
-		return committed
-	})
 }
 
 // upperKind is the ALTER keyword of d's kind.

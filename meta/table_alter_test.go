@@ -1,0 +1,377 @@
+package meta
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"streamdb/catalog"
+	"streamdb/exec"
+	"streamdb/expr"
+	"streamdb/storage"
+	"streamdb/storage/keyenc"
+	"streamdb/types"
+)
+
+// TestAlterDataDriven applies bound ALTER TABLE column changes and
+// renames (DDL.CommitColumnChange, DDL.CommitRename) to tables whose rows
+// are written straight into a real state store, over the fakes of
+// TestDDLDataDriven (testdata/alter). After every command it checks that
+// ddlMu is free and that the live catalog agrees with the stored one.
+// Commands:
+//
+//	table name=T cols=k:int8,x:text [pk=k] [index=x]
+//	                         create table T (columns name:type), with a
+//	                         primary key and an index on one column
+//	rows name=T              write the input lines (values by column,
+//	                         comma-separated, NULL; " *N": N copies)
+//	                         into T's state
+//	last name=T seq=N        T's changelog ends at N on JetStream
+//	alter name=T             CommitColumnChange of the input lines, then
+//	                         T's rows; one action a line:
+//	                           add C TYPE [V]   a column, V in old rows
+//	                           drop C           a column, its indexes too
+//	                           type C TYPE      an assignment cast of C
+//	                           shorten C N      C becomes varchar(N)
+//	                           pk C             ADD PRIMARY KEY (C)
+//	                           check NAME C MAX a CHECK (C <= MAX)
+//	                           rename C TO      a column (no rewrite)
+//	rename name=T to=U       CommitRename of table T to U
+//	show name=T              T's columns, rows and index entries
+//	catalog                  the stored catalog
+//
+// Regenerate with `go test ./meta -run AlterDataDriven -rewrite`.
+func TestAlterDataDriven(t *testing.T) {
+	datadriven.Walk(t, "testdata/alter", func(t *testing.T, path string) {
+		env := newDDLEnv(t)
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			out := env.runAlter(t, d)
+			if !env.ddlMu.TryLock() {
+				t.Fatalf("%s: ddlMu is still held after the command", d.Pos)
+			}
+			env.ddlMu.Unlock()
+			env.checkLive(t)
+			return out
+		})
+	})
+}
+
+func (env *ddlEnv) runAlter(t *testing.T, d *datadriven.TestData) string {
+	name := ""
+	if d.HasArg("name") {
+		d.ScanArgs(t, "name", &name)
+	}
+	switch d.Cmd {
+	case "table":
+		return env.createTable(t, d, name)
+	case "rows":
+		tab := env.lookup(t, name)
+		b := env.store.DB().NewIndexedBatch()
+		defer b.Close()
+		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+			row, count := parseRow(t, tab, line)
+			if err := b.Set(stateKey(tab, row), exec.EncodeViewValue(row, count), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range tab.Indexes {
+			if _, err := exec.BuildIndex(b, b, tab, &tab.Indexes[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := env.store.Commit(b, true); err != nil {
+			t.Fatal(err)
+		}
+		return env.showTable(t, name)
+	case "last":
+		var seq uint64
+		d.ScanArgs(t, "seq", &seq)
+		env.ends.last[name] = seq
+		return ""
+	case "alter":
+		c := env.columnChange(t, d, name)
+		reloads := env.rt.reloads
+		env.ddlMu.Lock()
+		err := env.ddl.CommitColumnChange(c)
+		env.ddlMu.Unlock()
+		var out strings.Builder
+		if err != nil {
+			out.WriteString(errLine(err))
+		} else {
+			out.WriteString("altered, ")
+		}
+		fmt.Fprintf(&out, "reloads %d\n", env.rt.reloads-reloads)
+		for i := range c.DroppedIndexes {
+			ix := &c.DroppedIndexes[i]
+			fmt.Fprintf(&out, "dropped index %s: %d entries\n", ix.Name, env.countPrefix(t, exec.IndexPrefix(c.Old.ID, ix)))
+		}
+		return out.String() + env.showTable(t, name)
+	case "rename":
+		var to string
+		d.ScanArgs(t, "to", &to)
+		old := env.lookup(t, name)
+		next := *old
+		next.Name = to
+		var others []*catalog.Descriptor
+		for _, x := range env.live.all() {
+			if x.ID == old.ID {
+				continue
+			}
+			x2 := *x
+			x2.Constraints = slices.Clone(x.Constraints)
+			changed := false
+			for j := range x2.Constraints {
+				if c := &x2.Constraints[j]; c.Type == "f" && c.RefTable == old.Name {
+					c.RefTable, changed = to, true
+				}
+			}
+			if changed {
+				others = append(others, &x2)
+			}
+		}
+		env.ddlMu.Lock()
+		err := env.ddl.CommitRename(old, &next, others...)
+		env.ddlMu.Unlock()
+		if err != nil {
+			return errLine(err)
+		}
+		return env.listCatalog(t) + env.showTable(t, to)
+	case "show":
+		return env.showTable(t, name)
+	case "catalog":
+		return env.listCatalog(t)
+	}
+	t.Fatalf("%s: unknown command %s", d.Pos, d.Cmd)
+	return ""
+}
+
+// createTable stores table name with the columns, key and index d names.
+func (env *ddlEnv) createTable(t *testing.T, d *datadriven.TestData, name string) string {
+	var spec string
+	d.ScanArgs(t, "cols", &spec)
+	tab := &catalog.Descriptor{Name: name, Kind: catalog.KindTable, Subject: name, JSStream: strings.ToUpper(name)}
+	for _, c := range strings.Split(spec, ",") {
+		n, typ, _ := strings.Cut(c, ":")
+		tab.Columns = append(tab.Columns, catalog.Column{Name: n, Type: typ})
+	}
+	if d.HasArg("pk") {
+		var pk string
+		d.ScanArgs(t, "pk", &pk)
+		tab.PrimaryKey = []string{pk}
+	}
+	if d.HasArg("index") {
+		var col string
+		d.ScanArgs(t, "index", &col)
+		tab.Indexes = []catalog.Index{{Name: name + "_" + col + "_idx", Columns: []catalog.IndexColumn{{Name: col}}, Table: 1000, Seq: 1}}
+	}
+	if err := env.ddl.Create(tab); err != nil {
+		return errLine(err)
+	}
+	return fmt.Sprintf("%s: table id=%d\n", name, tab.ID)
+}
+
+// columnChange binds d's actions onto a copy of table name, as
+// sql/alter_table.go would.
+func (env *ddlEnv) columnChange(t *testing.T, d *datadriven.TestData, name string) *ColumnChange {
+	old := env.lookup(t, name)
+	next := *old
+	next.Columns = slices.Clone(old.Columns)
+	next.Indexes = slices.Clone(old.Indexes)
+	next.PrimaryKey = slices.Clone(old.PrimaryKey)
+	c := &ColumnChange{Old: old, New: &next}
+	for i := range old.Columns {
+		c.From = append(c.From, i)
+		c.Fill = append(c.Fill, types.Null)
+	}
+	col := func(n string) int {
+		i := slices.IndexFunc(next.Columns, func(c catalog.Column) bool { return c.Name == n })
+		if i < 0 {
+			t.Fatalf("%s: no column %s", d.Pos, n)
+		}
+		return i
+	}
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		f := strings.Fields(line)
+		switch f[0] {
+		case "add":
+			typ, mod := parseType(t, f[2])
+			fill := types.Null
+			if len(f) > 3 {
+				fill = parseValue(t, f[3], typ)
+			}
+			next.Columns = append(next.Columns, catalog.Column{Name: f[1], Type: types.TypeName(typ, mod)})
+			c.From, c.Fill = append(c.From, -1), append(c.Fill, fill)
+			c.Rewrite = true
+		case "drop":
+			i := col(f[1])
+			next.Indexes = slices.DeleteFunc(next.Indexes, func(ix catalog.Index) bool {
+				if ix.Columns[0].Name == f[1] {
+					c.DroppedIndexes = append(c.DroppedIndexes, ix)
+					return true
+				}
+				return false
+			})
+			next.RetiredKeys = append(slices.Clone(next.RetiredKeys), f[1])
+			next.Columns = slices.Delete(next.Columns, i, i+1)
+			c.From, c.Fill = slices.Delete(c.From, i, i+1), slices.Delete(c.Fill, i, i+1)
+			c.Rewrite = true
+		case "type":
+			i := col(f[1])
+			ot, _ := parseType(t, next.Columns[i].Type)
+			nt, nm := parseType(t, f[2])
+			cast, err := expr.CastWithModifier(&expr.ColRef{Idx: c.From[i], Name: f[1], T: ot}, nt, nm, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Convert == nil {
+				c.Convert = map[int]expr.Expr{}
+			}
+			c.Convert[c.From[i]] = cast
+			next.Columns[i].Type = types.TypeName(nt, nm)
+			c.Rewrite = true
+		case "shorten":
+			i := col(f[1])
+			n, err := strconv.Atoi(f[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := types.Modifier{Length: n}
+			if c.Shorten == nil {
+				c.Shorten = map[int]types.Modifier{}
+			}
+			c.Shorten[i] = m
+			next.Columns[i].Type = types.TypeName(types.Varchar, m)
+			c.Rewrite = true
+		case "pk":
+			col(f[1])
+			next.PrimaryKey = []string{f[1]}
+			c.Rewrite = true
+		case "check":
+			i := col(f[2])
+			limit, err := strconv.Atoi(f[3])
+			if err != nil {
+				t.Fatal(err)
+			}
+			typ, _ := parseType(t, next.Columns[i].Type)
+			c.Checks = append(c.Checks, &expr.Func{Name: "check", T: types.Bool, Args: []expr.Expr{&expr.ColRef{Idx: i, T: typ}},
+				Fn: func(args []types.Datum) (types.Datum, error) {
+					if args[0].IsNull() {
+						return types.Null, nil
+					}
+					v, err := strconv.ParseFloat(types.FormatText(args[0], typ), 64)
+					return types.NewBool(v <= float64(limit)), err
+				}})
+			c.CheckNames = append(c.CheckNames, f[1])
+		case "rename":
+			i := col(f[1])
+			next.Columns[i].Key, next.Columns[i].Name = next.Columns[i].MemberKey(), f[2]
+		default:
+			t.Fatalf("%s: unknown action %s", d.Pos, line)
+		}
+	}
+	return c
+}
+
+// showTable prints table name's columns, its rows in key order and the
+// number of entries of each of its indexes.
+func (env *ddlEnv) showTable(t *testing.T, name string) string {
+	tab := env.lookup(t, name)
+	var sb strings.Builder
+	cols := make([]string, len(tab.Columns))
+	for i, c := range tab.Columns {
+		cols[i] = c.Name + " " + c.Type
+		if c.Key != "" {
+			cols[i] += " (member " + c.Key + ")"
+		}
+	}
+	fmt.Fprintf(&sb, "columns: %s; primary key %v\n", strings.Join(cols, ", "), tab.PrimaryKey)
+	schema, err := tab.Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = storage.ScanPrefix(env.store.DB(), exec.ViewTablePrefix(tab.ID), func(_, v []byte) error {
+		row, count, err := exec.DecodeViewValue(v, len(tab.Columns))
+		if err != nil {
+			return err
+		}
+		vals := make([]string, len(row))
+		for i, x := range row {
+			vals[i] = "NULL"
+			if !x.IsNull() {
+				vals[i] = types.FormatText(x, schema[i].Type)
+			}
+		}
+		fmt.Fprintf(&sb, "  %s *%d\n", strings.Join(vals, ","), count)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tab.Indexes {
+		fmt.Fprintf(&sb, "index %s: %d entries\n", tab.Indexes[i].Name, env.countPrefix(t, exec.IndexPrefix(tab.ID, &tab.Indexes[i])))
+	}
+	return sb.String()
+}
+
+// countPrefix is the number of keys the store holds under prefix.
+func (env *ddlEnv) countPrefix(t *testing.T, prefix []byte) int {
+	n := 0
+	if err := storage.ScanPrefix(env.store.DB(), prefix, func(_, _ []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// stateKey is a row's key in tab's state table: its primary key, or the
+// whole row without one (as the table write path keys them).
+func stateKey(tab *catalog.Descriptor, row types.Row) []byte {
+	key := exec.ViewTablePrefix(tab.ID)
+	if len(tab.PrimaryKey) == 0 {
+		return keyenc.AppendRowValue(key, row)
+	}
+	for _, k := range tab.PrimaryKey {
+		i := slices.IndexFunc(tab.Columns, func(c catalog.Column) bool { return c.Name == k })
+		key = keyenc.Append(key, row[i])
+	}
+	return key
+}
+
+func parseRow(t *testing.T, tab *catalog.Descriptor, line string) (types.Row, uint64) {
+	count := uint64(1)
+	if vals, n, ok := strings.Cut(line, " *"); ok {
+		c, err := strconv.ParseUint(n, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, count = vals, c
+	}
+	var row types.Row
+	for i, v := range strings.Split(line, ",") {
+		typ, _ := parseType(t, tab.Columns[i].Type)
+		row = append(row, parseValue(t, v, typ))
+	}
+	return row, count
+}
+
+func parseType(t *testing.T, name string) (types.Type, types.Modifier) {
+	typ, mod, err := types.ParseWithModifier(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return typ, mod
+}
+
+func parseValue(t *testing.T, v string, typ types.Type) types.Datum {
+	if v == "NULL" {
+		return types.Null
+	}
+	x, err := types.ParseText(v, typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
