@@ -24,9 +24,10 @@ import (
 // ddlMu is free and that the live catalog agrees with the stored one.
 // Commands:
 //
-//	table name=T cols=k:int8,x:text [pk=k] [index=x]
+//	table name=T cols=k:int8,x:text [pk=k] [index=x] [ref=P.c]
 //	                         create table T (columns name:type), with a
-//	                         primary key and an index on one column
+//	                         primary key, an index on one column and a
+//	                         foreign key of its first column to P(c)
 //	rows name=T              write the input lines (values by column,
 //	                         comma-separated, NULL; " *N": N copies)
 //	                         into T's state
@@ -41,7 +42,8 @@ import (
 //	                           check NAME C MAX a CHECK (C <= MAX)
 //	                           rename C TO      a column (no rewrite)
 //	rename name=T to=U       CommitRename of table T to U
-//	show name=T              T's columns, rows and index entries
+//	show name=T              T's columns, rows, index entries and
+//	                         constraints
 //	catalog                  the stored catalog
 //
 // Regenerate with `go test ./meta -run AlterDataDriven -rewrite`.
@@ -139,7 +141,11 @@ func (env *ddlEnv) runAlter(t *testing.T, d *datadriven.TestData) string {
 		if err != nil {
 			return errLine(err)
 		}
-		return env.listCatalog(t) + env.showTable(t, to)
+		out := env.listCatalog(t) + env.showTable(t, to)
+		for _, o := range others {
+			out += env.showTable(t, o.Name)
+		}
+		return out
 	case "show":
 		return env.showTable(t, name)
 	case "catalog":
@@ -168,6 +174,13 @@ func (env *ddlEnv) createTable(t *testing.T, d *datadriven.TestData, name string
 		d.ScanArgs(t, "index", &col)
 		tab.Indexes = []catalog.Index{{Name: name + "_" + col + "_idx", Columns: []catalog.IndexColumn{{Name: col}}, Table: 1000, Seq: 1}}
 	}
+	if d.HasArg("ref") {
+		var ref string
+		d.ScanArgs(t, "ref", &ref)
+		parent, col, _ := strings.Cut(ref, ".")
+		first := tab.Columns[0].Name
+		tab.Constraints = []catalog.Constraint{{Name: name + "_" + first + "_fkey", Type: "f", Columns: []string{first}, RefTable: parent, RefColumns: []string{col}}}
+	}
 	if err := env.ddl.Create(tab); err != nil {
 		return errLine(err)
 	}
@@ -175,18 +188,11 @@ func (env *ddlEnv) createTable(t *testing.T, d *datadriven.TestData, name string
 }
 
 // columnChange binds d's actions onto a copy of table name, as
-// sql/alter_table.go would.
+// sql/alter_table.go would, through ColumnChange's descriptor edits
+// (the conversions, key and checks by hand).
 func (env *ddlEnv) columnChange(t *testing.T, d *datadriven.TestData, name string) *ColumnChange {
-	old := env.lookup(t, name)
-	next := *old
-	next.Columns = slices.Clone(old.Columns)
-	next.Indexes = slices.Clone(old.Indexes)
-	next.PrimaryKey = slices.Clone(old.PrimaryKey)
-	c := &ColumnChange{Old: old, New: &next}
-	for i := range old.Columns {
-		c.From = append(c.From, i)
-		c.Fill = append(c.Fill, types.Null)
-	}
+	c := NewColumnChange(env.lookup(t, name))
+	next := c.New
 	col := func(n string) int {
 		i := slices.IndexFunc(next.Columns, func(c catalog.Column) bool { return c.Name == n })
 		if i < 0 {
@@ -203,22 +209,11 @@ func (env *ddlEnv) columnChange(t *testing.T, d *datadriven.TestData, name strin
 			if len(f) > 3 {
 				fill = parseValue(t, f[3], typ)
 			}
-			next.Columns = append(next.Columns, catalog.Column{Name: f[1], Type: types.TypeName(typ, mod)})
-			c.From, c.Fill = append(c.From, -1), append(c.Fill, fill)
-			c.Rewrite = true
+			if err := c.AddColumn(catalog.Column{Name: f[1], Type: types.TypeName(typ, mod)}, fill); err != nil {
+				t.Fatal(err)
+			}
 		case "drop":
-			i := col(f[1])
-			next.Indexes = slices.DeleteFunc(next.Indexes, func(ix catalog.Index) bool {
-				if ix.Columns[0].Name == f[1] {
-					c.DroppedIndexes = append(c.DroppedIndexes, ix)
-					return true
-				}
-				return false
-			})
-			next.RetiredKeys = append(slices.Clone(next.RetiredKeys), f[1])
-			next.Columns = slices.Delete(next.Columns, i, i+1)
-			c.From, c.Fill = slices.Delete(c.From, i, i+1), slices.Delete(c.Fill, i, i+1)
-			c.Rewrite = true
+			c.DropColumn(col(f[1]))
 		case "type":
 			i := col(f[1])
 			ot, _ := parseType(t, next.Columns[i].Type)
@@ -267,13 +262,15 @@ func (env *ddlEnv) columnChange(t *testing.T, d *datadriven.TestData, name strin
 				}})
 			c.CheckNames = append(c.CheckNames, f[1])
 		case "rename":
-			i := col(f[1])
-			next.Columns[i].Key, next.Columns[i].Name = next.Columns[i].MemberKey(), f[2]
+			renameRefs := func(text, from, to string) (string, error) { return strings.ReplaceAll(text, from, to), nil }
+			if err := c.RenameColumn(col(f[1]), f[2], renameRefs, nil, env.live.all()); err != nil {
+				t.Fatal(err)
+			}
 		default:
 			t.Fatalf("%s: unknown action %s", d.Pos, line)
 		}
 	}
-	return c
+	return &c
 }
 
 // showTable prints table name's columns, its rows in key order and the
@@ -312,7 +309,11 @@ func (env *ddlEnv) showTable(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	for i := range tab.Indexes {
-		fmt.Fprintf(&sb, "index %s: %d entries\n", tab.Indexes[i].Name, env.countPrefix(t, exec.IndexPrefix(tab.ID, &tab.Indexes[i])))
+		ix := &tab.Indexes[i]
+		fmt.Fprintf(&sb, "index %s on %s: %d entries\n", ix.Name, ix.Columns[0].Name, env.countPrefix(t, exec.IndexPrefix(tab.ID, ix)))
+	}
+	for _, c := range tab.Constraints {
+		fmt.Fprintf(&sb, "constraint %s %s %v -> %s %v\n", c.Name, c.Type, c.Columns, c.RefTable, c.RefColumns)
 	}
 	return sb.String()
 }

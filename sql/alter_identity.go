@@ -9,6 +9,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/front"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 )
 
@@ -71,7 +72,7 @@ func (e *Engine) addIdentity(ctx context.Context, t *catalog.Descriptor, act fro
 		return sqlerr.New(sqlerr.DuplicateTable, "relation \"%s\" already exists", name)
 	}
 	seq := &catalog.Descriptor{Name: name, Kind: catalog.KindSequence, CreatedAt: time.Now().UTC(), Sequence: q}
-	next := cloneDescriptor(t)
+	next := meta.CloneDescriptor(t)
 	next.Columns[i].Identity, next.Columns[i].IdentitySequence = act.Def.Identity, name
 	// The catalog is reloaded with the dataflows stopped (restartWith):
 	// reloading it under running ones would start the table's dataflow a

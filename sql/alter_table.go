@@ -81,11 +81,7 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 		}
 		return tag, nil
 	}
-	a := &columnChange{s: s, ColumnChange: meta.ColumnChange{Old: old, New: cloneDescriptor(old)}}
-	for i := range old.Columns {
-		a.From = append(a.From, i)
-	}
-	a.Fill = make([]types.Datum, len(old.Columns))
+	a := &columnChange{s: s, ColumnChange: meta.NewColumnChange(old)}
 	for _, act := range n.Actions {
 		if err := a.apply(ctx, act); err != nil {
 			return "", err
@@ -139,14 +135,6 @@ type columnChange struct {
 	// foreignKeys are the other tables' foreign keys a DROP COLUMN
 	// drops (CASCADE).
 	foreignKeys []childKey
-}
-
-func cloneDescriptor(d *catalog.Descriptor) *catalog.Descriptor {
-	out := *d
-	out.Columns = slices.Clone(d.Columns)
-	out.RetiredKeys = slices.Clone(d.RetiredKeys)
-	out.PrimaryKey = slices.Clone(d.PrimaryKey)
-	return &out
 }
 
 func (a *columnChange) column(name string) int {
@@ -377,50 +365,14 @@ func (a *columnChange) addColumn(ctx context.Context, act front.AlterAction) err
 		text := types.FormatText(fill, def.Type)
 		col.Missing = &text
 	}
-	key, err := a.memberKey(def.Name)
-	if err != nil {
+	if err := a.AddColumn(col, fill); err != nil {
 		return err
 	}
-	if key != def.Name {
-		col.Key = key
-	}
-	a.New.Columns = append(a.New.Columns, col)
-	a.From = append(a.From, -1)
-	a.Fill = append(a.Fill, fill)
 	if def.NotNull {
 		a.notNull = append(a.notNull, def.Name)
 	}
-	a.Rewrite = a.Rewrite || a.isTable()
 	a.changed = true
 	return nil
-}
-
-// memberKey chooses the member key of a new column: its name, unless a
-// column of a table reads or read that member (then name#n); a stream's
-// column reads its producers' member of its name.
-func (a *columnChange) memberKey(name string) (string, error) {
-	taken := func(k string) (string, bool) {
-		for _, c := range a.New.Columns {
-			if c.MemberKey() == k {
-				return c.Name, true
-			}
-		}
-		return "", slices.Contains(a.New.RetiredKeys, k)
-	}
-	if !a.isTable() {
-		if other, ok := taken(name); ok && other != "" {
-			return "", sqlerr.New(sqlerr.DuplicateColumn, "column %q of stream %q already reads the member %q of its messages (it was renamed)", other, a.New.Name, name).
-				WithHint("Rename %s back, or add the column under another name.", other)
-		}
-		return name, nil
-	}
-	key := name
-	for n := 2; ; n++ {
-		if _, ok := taken(key); !ok {
-			return key, nil
-		}
-		key = fmt.Sprintf("%s#%d", name, n)
-	}
 }
 
 func (a *columnChange) dropColumn(ctx context.Context, act front.AlterAction) error {
@@ -469,14 +421,8 @@ func (a *columnChange) dropColumn(ctx context.Context, act front.AlterAction) er
 	if err := a.dropColumnDependents(ctx, c.Name, act.Cascade); err != nil {
 		return err
 	}
-	if a.isTable() && !slices.Contains(a.New.RetiredKeys, c.MemberKey()) {
-		a.New.RetiredKeys = append(a.New.RetiredKeys, c.MemberKey())
-	}
-	a.New.Columns = slices.Delete(a.New.Columns, i, i+1)
-	a.From = slices.Delete(a.From, i, i+1)
-	a.Fill = slices.Delete(a.Fill, i, i+1)
+	a.DropColumn(i)
 	a.notNull = slices.DeleteFunc(a.notNull, func(n string) bool { return n == c.Name })
-	a.Rewrite = a.Rewrite || a.isTable()
 	a.changed = true
 	return nil
 }
@@ -504,112 +450,23 @@ func (a *columnChange) renameColumn(act front.AlterAction) error {
 				WithHint("Drop %s %s, rename the column, then create it again.", relKindWord(dep), dep.Name)
 		}
 	}
-	c.Key = c.MemberKey()
-	c.Name = act.NewName
-	if c.Key == c.Name {
-		c.Key = ""
+	renameRefs := func(text, from, to string) (string, error) {
+		out, _, err := front.RenameColumnRefs(text, from, to)
+		return out, err
 	}
-	for j, k := range a.New.PrimaryKey {
-		if k == act.Column {
-			a.New.PrimaryKey[j] = act.NewName
-		}
+	var owned, referencing []*catalog.Descriptor
+	if a.isTable() {
+		owned, referencing = a.s.e.ownedSequences(a.Old), a.s.e.referencingTables(a.New.Name)
+	}
+	if err := a.RenameColumn(i, act.NewName, renameRefs, owned, referencing); err != nil {
+		return err
 	}
 	for j, k := range a.notNull {
 		if k == act.Column {
 			a.notNull[j] = act.NewName
 		}
 	}
-	if err := a.renameColumnUses(act.Column, act.NewName); err != nil {
-		return err
-	}
 	a.changed = true
-	return nil
-}
-
-// renameColumnUses renames column from to to wherever the catalog names
-// it besides the column itself, as PostgreSQL's references by attribute
-// number follow a rename: the table's indexes, its constraints (CHECK
-// text included), generated columns' expressions, and, written with the
-// change (a.Others), the sequences it owns and the foreign keys of other
-// tables that reference it.
-func (a *columnChange) renameColumnUses(from, to string) error {
-	ren := func(names []string) []string {
-		out := slices.Clone(names)
-		for j, n := range out {
-			if n == from {
-				out[j] = to
-			}
-		}
-		return out
-	}
-	renText := func(text string) (string, error) {
-		out, _, err := front.RenameColumnRefs(text, from, to)
-		return out, err
-	}
-	a.New.Indexes = slices.Clone(a.New.Indexes)
-	for j := range a.New.Indexes {
-		x := &a.New.Indexes[j]
-		x.Columns = slices.Clone(x.Columns)
-		for k := range x.Columns {
-			if x.Columns[k].Name == from {
-				x.Columns[k].Name = to
-			}
-		}
-	}
-	a.New.Constraints = slices.Clone(a.New.Constraints)
-	for j := range a.New.Constraints {
-		c := &a.New.Constraints[j]
-		c.Columns = ren(c.Columns)
-		if c.Type == "c" {
-			text, err := renText(c.Check)
-			if err != nil {
-				return err
-			}
-			c.Check = text
-		}
-		if c.Type == "f" && c.RefTable == a.New.Name {
-			c.RefColumns = ren(c.RefColumns)
-		}
-	}
-	for j := range a.New.Columns {
-		if g := a.New.Columns[j].Generated; g != "" {
-			text, err := renText(g)
-			if err != nil {
-				return err
-			}
-			a.New.Columns[j].Generated = text
-		}
-	}
-	if !a.isTable() {
-		return nil
-	}
-	for _, q := range a.s.e.ownedSequences(a.Old) {
-		if q.Sequence.OwnedByColumn == from {
-			x := cloneDescriptor(q)
-			seq := *q.Sequence
-			seq.OwnedByColumn = to
-			x.Sequence = &seq
-			a.Others = append(a.Others, x)
-		}
-	}
-	for _, x := range a.s.e.referencingTables(a.New.Name) {
-		if x.ID == a.New.ID {
-			continue
-		}
-		if i := slices.IndexFunc(a.Others, func(o *catalog.Descriptor) bool { return o.ID == x.ID }); i >= 0 {
-			x = a.Others[i]
-		} else {
-			x = cloneDescriptor(x)
-			x.Constraints = slices.Clone(x.Constraints)
-			a.Others = append(a.Others, x)
-		}
-		for j := range x.Constraints {
-			c := &x.Constraints[j]
-			if c.Type == "f" && c.RefTable == a.New.Name {
-				c.RefColumns = ren(c.RefColumns)
-			}
-		}
-	}
 	return nil
 }
 

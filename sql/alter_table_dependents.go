@@ -18,9 +18,9 @@ import (
 // childKey is a foreign key of another table.
 type childKey struct{ table, name string }
 
-// dropColumnDependents removes from a.New the indexes and constraints on
-// column col, and records the other tables' foreign keys that reference
-// it.
+// dropColumnDependents records the other tables' foreign keys that
+// reference column col, refused without CASCADE; the table's own
+// indexes and constraints on it go with the column (meta's DropColumn).
 func (a *columnChange) dropColumnDependents(ctx context.Context, col string, cascade bool) error {
 	if a.New.Kind != catalog.KindTable {
 		return nil
@@ -45,21 +45,6 @@ func (a *columnChange) dropColumnDependents(ctx context.Context, col string, cas
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too."), "%s", strings.Join(details, "\n"))
 	}
 	a.foreignKeys = append(a.foreignKeys, children...)
-	a.New.Constraints = slices.DeleteFunc(slices.Clone(a.New.Constraints), func(c catalog.Constraint) bool {
-		return slices.Contains(c.Columns, col)
-	})
-	if len(a.New.Constraints) == 0 {
-		a.New.Constraints = nil
-	}
-	var keep []catalog.Index
-	for _, ix := range a.New.Indexes {
-		if slices.ContainsFunc(ix.Columns, func(c catalog.IndexColumn) bool { return c.Name == col }) {
-			a.DroppedIndexes = append(a.DroppedIndexes, ix)
-		} else {
-			keep = append(keep, ix)
-		}
-	}
-	a.New.Indexes = keep
 	return nil
 }
 

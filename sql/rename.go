@@ -7,6 +7,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/front"
+	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/sqlerr"
 )
@@ -130,13 +131,13 @@ func (e *Engine) renameRelation(ctx context.Context, n *front.RenameRelation) (s
 // PostgreSQL. The caller holds ddlMu and has checked that no view reads
 // old.
 func (e *Engine) renameSource(old *catalog.Descriptor, newName string) error {
-	d := cloneDescriptor(old)
+	d := meta.CloneDescriptor(old)
 	d.Name = newName
 	var others []*catalog.Descriptor
 	for _, t := range e.referencingTables(old.Name) {
 		x := d
 		if t.ID != old.ID {
-			x = cloneDescriptor(t)
+			x = meta.CloneDescriptor(t)
 			others = append(others, x)
 		}
 		x.Constraints = slices.Clone(t.Constraints)
