@@ -222,25 +222,16 @@ func (env *ddlEnv) columnChange(t *testing.T, d *datadriven.TestData, name strin
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Convert == nil {
-				c.Convert = map[int]expr.Expr{}
-			}
-			c.Convert[c.From[i]] = cast
-			next.Columns[i].Type = types.TypeName(nt, nm)
-			c.Rewrite = true
+			c.ConvertColumn(i, types.TypeName(nt, nm), cast)
 		case "shorten":
 			i := col(f[1])
 			n, err := strconv.Atoi(f[2])
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := types.Modifier{Length: n}
-			if c.Shorten == nil {
-				c.Shorten = map[int]types.Modifier{}
-			}
-			c.Shorten[i] = m
-			next.Columns[i].Type = types.TypeName(types.Varchar, m)
-			c.Rewrite = true
+			_, from := parseType(t, next.Columns[i].Type)
+			to := types.Modifier{Length: n}
+			c.ChangeLength(i, types.TypeName(types.Varchar, to), from, to)
 		case "pk":
 			col(f[1])
 			next.PrimaryKey = []string{f[1]}
@@ -375,4 +366,25 @@ func parseValue(t *testing.T, v string, typ types.Type) types.Datum {
 		t.Fatal(err)
 	}
 	return x
+}
+
+// TestTypeChangeKeepsMessages: the type changes a table's changelog
+// decodes as their casts are taken, the others not.
+func TestTypeChangeKeepsMessages(t *testing.T) {
+	for _, tc := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"int4", "int8", true}, {"int8", "int4", false}, {"int4", "numeric", true},
+		{"numeric(5,2)", "numeric(7,2)", true}, {"numeric(5,2)", "numeric(5,1)", false},
+		{"varchar(3)", "varchar(5)", true}, {"varchar(5)", "varchar(3)", false},
+		{"int8", "text", true}, {"text", "int8", false}, {"int4", "float8", true},
+		{"int8", "float8", false}, {"character(3)", "text", false}, {"bool", "text", true},
+	} {
+		ft, fm := parseType(t, tc.from)
+		tt, tm := parseType(t, tc.to)
+		if got := TypeChangeKeepsMessages(ft, fm, tt, tm); got != tc.want {
+			t.Errorf("%s -> %s: got %v, want %v", tc.from, tc.to, got, tc.want)
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/front"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -24,7 +25,7 @@ import (
 // start by every view created later, and replayed after the state's
 // position) keeps the values written under the old type, and they are
 // decoded under the new one. So only a change under which every old
-// value's JSON reads as its cast is taken (typeChangeKeepsMessages): a
+// value's JSON reads as its cast is taken (meta.TypeChangeKeepsMessages): a
 // wider integer, numeric or text type, a longer varchar, any of the
 // scalar types PostgreSQL prints as text to text. Others (text to
 // integer, a narrower type, a USING that computes something else) are
@@ -102,7 +103,7 @@ func (a *columnChange) alterColumnType(act front.AlterAction) error {
 	if old.Type == nt && old.Mod == nm {
 		return nil
 	}
-	if !typeChangeKeepsMessages(old.Type, old.Mod, nt, nm) {
+	if !meta.TypeChangeKeepsMessages(old.Type, old.Mod, nt, nm) {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "changing column %q from %s to %s is not supported", c.Name, types.TypeName(old.Type, old.Mod), types.TypeName(nt, nm)).
 			WithHint("The table's changelog keeps the values written as %s, and views read them under the column's type. %s", types.TypeName(old.Type, old.Mod),
 				typeChangeRecipe(c.Name, act.TypeName, act.Using))
@@ -116,12 +117,7 @@ func (a *columnChange) alterColumnType(act front.AlterAction) error {
 			return err
 		}
 	}
-	c.Type = types.TypeName(nt, nm)
-	if a.Convert == nil {
-		a.Convert = map[int]expr.Expr{}
-	}
-	a.Convert[src] = cast
-	a.Rewrite = true
+	a.ConvertColumn(i, types.TypeName(nt, nm), cast)
 	a.changed = true
 	return nil
 }
@@ -132,36 +128,6 @@ func typeChangeRecipe(col, typ, using string) string {
 		using = col + "::" + typ
 	}
 	return fmt.Sprintf("Add a column of the new type, fill it (UPDATE ... SET new = %s), drop %s and rename the new column to %s.", using, col, col)
-}
-
-// typeChangeKeepsMessages reports whether every value of type from, as a
-// table's changelog holds it (JSON, exec.EncodeJSON), decodes under type
-// to as its assignment cast from from to to: the values never fail and
-// never change.
-func typeChangeKeepsMessages(from types.Type, fm types.Modifier, to types.Type, tm types.Modifier) bool {
-	if fm.Fixed || tm.Fixed {
-		return false
-	}
-	widerInt := func(a, b types.Type) bool {
-		rank := map[types.Type]int{types.Int2: 1, types.Int4: 2, types.Int8: 3}
-		return rank[a] > 0 && rank[b] >= rank[a]
-	}
-	switch {
-	case to.IsString() && tm.IsZero():
-		return from.IsString() || from.IsInteger() || from == types.Numeric || from == types.Bool || from == types.UUID
-	case to == types.Varchar && from.IsString():
-		return !fm.IsZero() && tm.Length >= fm.Length
-	case to.IsInteger():
-		return widerInt(from, to)
-	case to == types.Numeric:
-		if tm.IsZero() {
-			return from.IsInteger() || from == types.Numeric
-		}
-		return from == types.Numeric && !fm.IsZero() && tm.Scale >= fm.Scale && tm.Precision-tm.Scale >= fm.Precision-fm.Scale
-	case to == types.Float8:
-		return from == types.Int2 || from == types.Int4
-	}
-	return false
 }
 
 // isColumnCast reports whether e is column src itself or a cast of it to

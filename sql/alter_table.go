@@ -268,16 +268,7 @@ func (a *columnChange) changeStringType(act front.AlterAction) (bool, error) {
 		err.Detail = fmt.Sprintf("%s %s depends on column %q", relKindWord(readers[0]), readers[0].Name, c.Name)
 		return true, err.WithHint("Drop the view, alter the column, then create the view again.")
 	}
-	c.Type = name
-	if nm.Length > 0 && (om.Length == 0 || nm.Length < om.Length) {
-		if a.Shorten == nil {
-			a.Shorten = map[int]types.Modifier{}
-		}
-		a.Shorten[i] = nm
-	}
-	// The table's dataflow decodes its changelog with the column's type
-	// (its length limit included): it restarts with the new one.
-	a.Rewrite = true
+	a.ChangeLength(i, name, om, nm)
 	a.changed = true
 	return true, nil
 }
