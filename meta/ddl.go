@@ -35,6 +35,8 @@ import (
 //   - PlanAlter, SwapView (view_alter.go): ALTER MATERIALIZED VIEW's
 //     mapping of the old plan's operator state onto the new plan's, and
 //     the swap of the view's state and descriptor.
+//   - CreateSource (source_create.go): CREATE STREAM and CREATE TABLE,
+//     from the bound descriptor to the running table, undone on failure.
 //   - DropCascade (drop.go): what DROP removes once sql has checked it.
 //
 // Locks (locks.go): every method says whether the caller holds ddlMu
@@ -59,6 +61,8 @@ type LiveCatalog interface {
 	// Swap puts next under cur's name if that name still holds cur, and
 	// says whether it did.
 	Swap(cur, next *catalog.Descriptor) bool
+	// Objects returns every object, in no order.
+	Objects() []*catalog.Descriptor
 }
 
 // DDLNode is what DDL needs of the node (Node): the checkpoint of a
@@ -91,6 +95,17 @@ type SourceEnds interface {
 	LastOnSubject(ctx context.Context, d *catalog.Descriptor) (uint64, error)
 }
 
+// StreamCollector is what DDL tells the collector of dropped tables'
+// JetStream streams (DroppedStreams) and asks of it: the id that marks
+// this server's tables' streams.
+type StreamCollector interface {
+	Note(jsStream, subject string)
+	Forget(jsStream string)
+	Owner() (string, error)
+	CollectLocked()
+	Start()
+}
+
 // DDLCoordinator is what DDL asks of the checkpoint coordinator
 // (Coordinator): to swap ALTER's state while no checkpoint is taken, and
 // to delete the checkpoints a DROP under delete_on_cancellation ends.
@@ -105,10 +120,13 @@ type DDLConfig struct {
 	Live    LiveCatalog
 	Runtime Dataflows
 	Streams SourceEnds
+	// Binder binds and creates the JetStream streams of new streams and
+	// tables (Streams).
+	Binder  StreamBinder
 	State   *State
 	Node    DDLNode
 	Sinks   *Sinks
-	Dropped *DroppedStreams
+	Dropped StreamCollector
 	Coord   DDLCoordinator
 	Log     *slog.Logger
 	// DDLMu and StateMu are sql's ddlMu and stateMu (locks.go).
@@ -124,6 +142,10 @@ type DDLConfig struct {
 	// table write path cached of the state. SwapView calls both.
 	Reload      func() error
 	ResetTables func()
+	// StreamMadeAnew tells the frontend that a CREATE made the JetStream
+	// stream of subject anew: its sequences start again from 1, so what
+	// it remembers of the old stream's (acknowledged writes) is void.
+	StreamMadeAnew func(subject string)
 }
 
 // NewDDL returns the DDL service over cfg.

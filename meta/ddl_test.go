@@ -50,6 +50,8 @@ import (
 //	                                 PlanAlter, then SwapView
 //	drop name=N [delete-on-cancellation]
 //	                                 DropCascade with N's dependents
+//	jetstream ..., source ...        CREATE STREAM and CREATE TABLE
+//	                                 (CreateSource; runSource says how)
 //	hold-ddl, release-ddl            take and release ddlMu
 //	catalog                          the stored catalog
 //
@@ -72,18 +74,20 @@ func TestDDLDataDriven(t *testing.T) {
 }
 
 type ddlEnv struct {
-	store   *storage.Store
-	cat     *Catalog
-	live    *fakeLive
-	rt      *fakeDataflows
-	ends    *fakeEnds
-	node    *fakeDDLNode
-	coord   *fakeDDLCoord
-	dropped *DroppedStreams
-	ddl     *DDL
-	ddlMu   sync.Mutex
-	stateMu sync.RWMutex
-	held    bool
+	store     *storage.Store
+	binder    *fakeBinder
+	collector *fakeCollector
+	cat       *Catalog
+	live      *fakeLive
+	rt        *fakeDataflows
+	ends      *fakeEnds
+	node      *fakeDDLNode
+	coord     *fakeDDLCoord
+	dropped   *DroppedStreams
+	ddl       *DDL
+	ddlMu     sync.Mutex
+	stateMu   sync.RWMutex
+	held      bool
 	// roots are the plans the views were installed with, by name.
 	roots map[string]plan.Node
 }
@@ -94,10 +98,13 @@ func newDDLEnv(t *testing.T) *ddlEnv {
 	env := &ddlEnv{store: st, cat: cat, live: &fakeLive{objs: map[string]*catalog.Descriptor{}},
 		rt: &fakeDataflows{running: map[uint32]plan.Node{}, failed: map[uint32]error{}}, ends: &fakeEnds{first: map[string]uint64{}, last: map[string]uint64{}},
 		node: &fakeDDLNode{retain: true}, coord: &fakeDDLCoord{}, roots: map[string]plan.Node{}}
-	env.dropped = NewDroppedStreams(DroppedStreamsConfig{Log: slog.New(slog.DiscardHandler)})
-	env.ddl = NewDDL(DDLConfig{Catalog: cat, Live: env.live, Runtime: env.rt, Streams: env.ends, State: NewState(st),
-		Node: env.node, Coord: env.coord, Dropped: env.dropped, Log: slog.New(slog.DiscardHandler),
-		DDLMu: &env.ddlMu, StateMu: &env.stateMu,
+	env.dropped = NewDroppedStreams(DroppedStreamsConfig{DataDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
+	env.collector = &fakeCollector{DroppedStreams: env.dropped}
+	env.binder = &fakeBinder{bySubject: map[string]string{}, last: map[string]uint64{}}
+	env.ddl = NewDDL(DDLConfig{Catalog: cat, Live: env.live, Runtime: env.rt, Streams: env.ends, Binder: env.binder, State: NewState(st),
+		Node: env.node, Coord: env.coord, Dropped: env.collector, Log: slog.New(slog.DiscardHandler),
+		StreamMadeAnew: func(subject string) { env.binder.madeAnew = append(env.binder.madeAnew, subject) },
+		DDLMu:          &env.ddlMu, StateMu: &env.stateMu,
 		Bind: func(string) (plan.Node, error) { return nil, errors.New("no binder in this test") },
 		Wait: env.wait,
 		Reload: func() error {
@@ -261,6 +268,8 @@ func (env *ddlEnv) run(t *testing.T, d *datadriven.TestData) string {
 		env.rt.removed = nil
 		return fmt.Sprintf("dataflows removed: [%s]; JetStream stream collected: %t; checkpoints deleted: %d\n%s",
 			strings.Join(removed, " "), collect, env.coord.deleted-deleted, env.listCatalog(t))
+	case "jetstream", "source":
+		return env.runSource(t, d, name)
 	case "hold-ddl":
 		env.ddlMu.Lock()
 		env.held = true
@@ -437,6 +446,8 @@ func (l *fakeLive) Swap(cur, next *catalog.Descriptor) bool {
 	l.objs[cur.Name] = next
 	return true
 }
+
+func (l *fakeLive) Objects() []*catalog.Descriptor { return l.all() }
 
 func (l *fakeLive) all() []*catalog.Descriptor {
 	l.mu.Lock()

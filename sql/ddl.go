@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -53,9 +52,6 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 	if err := e.loadFormatSchema(d); err != nil {
 		return "", err
 	}
-	// A stream with an envelope is made as a stream (its subject is its
-	// producers') and stored and run as a table (stream_envelope.go).
-	envelope := d.Envelope() != ""
 	if d.Constraints, err = e.constraintDefs(n, d); err != nil {
 		return "", err
 	}
@@ -66,91 +62,16 @@ func (e *Engine) createSourceFor(ctx context.Context, n *front.CreateSource, mir
 			return "", err
 		}
 	}
-	if isTable && n.Options["subject"] == "" {
-		d.Subject = e.freeTableSubject(n.Name)
-	}
-	subject := d.Subject
-	if err := e.checkSubjectFree(n.Name, subject, isTable); err != nil {
-		return "", err
-	}
-
-	owner := ""
-	if isTable {
-		var err error
-		if owner, err = e.streamOwner(); err != nil {
-			return "", sqlerr.New(sqlerr.InternalError, "%v", err)
-		}
-	}
-	jsName, created, err := e.streams.Bind(ctx, n.Name, subject, owner)
-	if err != nil {
-		var conflict *meta.SubjectConflictError
-		if errors.As(err, &conflict) {
-			return "", sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%v", err).
-				WithHint("A stream reads one JetStream stream, and JetStream stores each subject in one stream only: choose a pattern whose subjects are all held by one JetStream stream (JetStream stream %s holds some), or give that stream the whole pattern as its subject (nats stream edit).", strings.Join(conflict.Streams, ", "))
-		}
-		return "", sqlerr.New(sqlerr.InternalError, "%v", err)
-	}
-	d.JSStream = jsName
-	if created {
-		e.forgetAcked(subject)
-	}
-	// undo deletes the JetStream stream this statement created when a
-	// later step fails before the catalog holds the new object.
-	undo := func(err error) error {
-		if created {
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer cancel()
-			if derr := e.streams.Delete(dctx, jsName); derr != nil {
-				e.log.Warn("CREATE failed; deleting the JetStream stream it created failed too", "jetstream", jsName, "err", derr)
-			}
-		}
-		return err
-	}
-	if err := e.checkTxnSubjectStream(ctx, d); err != nil {
-		return "", undo(err)
-	}
-	if isTable {
-		if err := e.prepareTable(ctx, d); err != nil {
-			return "", undo(err)
-		}
-	} else if !created {
-		// The stream's input belongs to its producers from now on, even
-		// if streamdb once created this JetStream stream for a table.
-		if err := e.streams.Disown(ctx, jsName); err != nil {
-			return "", sqlerr.New(sqlerr.InternalError, "bind JetStream stream %s: %v", jsName, err)
-		}
-	}
 	var sharing []string
 	if !isTable {
-		sharing = e.streamsOnSubject(subject)
+		sharing = e.streamsOnSubject(d.Subject)
 	}
-	if envelope {
-		d.Kind = catalog.KindTable
+	p := meta.SourcePlan{Object: d, Table: isTable, DefaultSubject: n.Options["subject"] == "", Sequences: seqs}
+	if err := e.ddl.CreateSource(ctx, p); err != nil {
+		return "", err
 	}
-	if err := e.persist(d); err != nil {
-		return "", undo(err)
-	}
-	e.forgetDroppedStream(jsName)
-	if isTable || envelope {
-		if err := e.startNewTable(ctx, d); err != nil {
-			e.dropObject(d)
-			if created && isTable {
-				// A checkpoint may have caught the table in the catalog
-				// meanwhile: collect the stream as a dropped table's.
-				e.noteDroppedStream(jsName, subject)
-				e.collectDroppedStreamsLocked()
-				e.startDroppedStreamGC()
-			}
-			return "", err
-		}
-		for _, q := range seqs {
-			q.Sequence.OwnedByTable = d.ID
-			if err := e.persist(q); err != nil {
-				return "", err
-			}
-		}
-	}
-	e.log.Info("created stream", "stream", n.Name, "subject", subject, "jetstream", jsName)
+	subject, envelope := d.Subject, d.Envelope() != ""
+	e.log.Info("created stream", "stream", n.Name, "subject", subject, "jetstream", d.JSStream)
 	sharedSubjectNotice(ctx, n.Name, subject, sharing)
 	if !isTable && !envelope {
 		e.checkStreamFields(ctx, d)
@@ -249,80 +170,6 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 		}
 	}
 	return d, nil
-}
-
-// checkSubjectFree refuses to share a table's subject: a table's changelog
-// belongs to it alone (its writes are serialised by this server, and its
-// pipeline reads every message on the subject as a change). A table may
-// not take a subject any stream or table uses, and a stream may not take a
-// table's. Streams may share one subject (their input is their producers').
-// A stream's subject pattern counts as every subject it matches.
-// The caller holds ddlMu.
-func (e *Engine) checkSubjectFree(name, subject string, isTable bool) error {
-	e.catMu.RLock()
-	defer e.catMu.RUnlock()
-	for _, o := range e.objs {
-		if (o.Kind != catalog.KindTable && o.Kind != catalog.KindStream) || !meta.SubjectsCollide(o.Subject, subject) {
-			continue
-		}
-		if o.Kind == catalog.KindTable && o.Envelope() == "" {
-			if o.Subject != subject {
-				return sqlerr.New(sqlerr.DuplicateObject, "subject pattern %q matches subject %q, the changelog of table %s", subject, o.Subject, o.Name).
-					WithHint("A table's subject belongs to that table alone. Choose a pattern that does not match it for %s.", name)
-			}
-			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is the changelog of table %s", subject, o.Name).
-				WithHint("A table's subject belongs to that table alone. Choose another subject with WITH (subject = '...') for %s.", name)
-		}
-		if isTable && o.Subject != subject {
-			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is matched by the subject pattern %q of stream %s", subject, o.Subject, o.Name).
-				WithHint("A table's subject holds its changelog and cannot be read by a stream. Choose another subject with WITH (subject = '...') for %s.", name)
-		}
-		if isTable {
-			return sqlerr.New(sqlerr.DuplicateObject, "subject %q is already used by stream %s", subject, o.Name).
-				WithHint("A table's subject holds its changelog and cannot be shared. Choose another subject with WITH (subject = '...') for %s, or CREATE STREAM %s to read the stream's subject.", name, name)
-		}
-	}
-	return nil
-}
-
-// freeTableSubject is the default subject of a new table named name:
-// streamdb.table.<name>, or with a suffix while a table renamed from
-// that name still keeps its changelog there.
-func (e *Engine) freeTableSubject(name string) string {
-	base := tableSubjectPrefix + name
-	taken := map[string]bool{}
-	for _, t := range e.objects(catalog.KindTable) {
-		taken[t.Subject] = true
-	}
-	subject := base
-	for i := 2; taken[subject]; i++ {
-		subject = fmt.Sprintf("%s_%d", base, i)
-	}
-	return subject
-}
-
-// prepareTable turns a stream descriptor into a table's: its changelog
-// starts after whatever the subject already holds.
-func (e *Engine) prepareTable(ctx context.Context, d *catalog.Descriptor) error {
-	d.Kind = catalog.KindTable
-	last, err := e.streams.Last(ctx, d)
-	if err != nil {
-		return sqlerr.New(sqlerr.InternalError, "read JetStream stream %s: %v", d.JSStream, err)
-	}
-	d.StartSeq = last
-	return nil
-}
-
-// startNewTable records where a new table's pipeline starts and starts it.
-func (e *Engine) startNewTable(ctx context.Context, d *catalog.Descriptor) error {
-	root, err := tableScan(d)
-	if err != nil {
-		return err
-	}
-	if err := e.initPositions(ctx, d, root); err != nil {
-		return err
-	}
-	return e.startView(d, root)
 }
 
 // persist allocates an id for d, writes it durably and adds it to the

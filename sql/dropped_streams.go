@@ -15,13 +15,6 @@ func (e *Engine) newDroppedStreams() *meta.DroppedStreams {
 	})
 }
 
-// noteDroppedStream records the JetStream stream of a table just dropped
-// (or whose CREATE failed after the stream was made).
-func (e *Engine) noteDroppedStream(jsStream, subject string) { e.dropped.Note(jsStream, subject) }
-
-// forgetDroppedStream: a table or stream created now reads jsStream again.
-func (e *Engine) forgetDroppedStream(jsStream string) { e.dropped.Forget(jsStream) }
-
 // startDroppedStreamGC starts the collector unless it runs or has nothing
 // to do.
 func (e *Engine) startDroppedStreamGC() { e.dropped.Start() }
@@ -29,7 +22,3 @@ func (e *Engine) startDroppedStreamGC() { e.dropped.Start() }
 // collectDroppedStreamsLocked deletes the pending streams nothing holds;
 // the caller holds ddlMu.
 func (e *Engine) collectDroppedStreamsLocked() { e.dropped.CollectLocked() }
-
-// streamOwner returns the id this server marks its tables' JetStream
-// streams with.
-func (e *Engine) streamOwner() (string, error) { return e.dropped.Owner() }

@@ -30,6 +30,9 @@ func (c liveCatalog) Swap(cur, next *catalog.Descriptor) bool {
 	return true
 }
 
+// Objects returns every object of the live catalog.
+func (c liveCatalog) Objects() []*catalog.Descriptor { return c.e.catalogObjects() }
+
 // install replaces the whole live catalog by descs (meta.CatalogLoad).
 func (c liveCatalog) install(descs []*catalog.Descriptor) {
 	c.e.catMu.Lock()

@@ -1,8 +1,6 @@
 package sql
 
 import (
-	"context"
-
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/front"
@@ -33,22 +31,4 @@ func checkTxnSubjectOption(n *front.CreateSource, env string) error {
 			WithHint("transaction_subject names the subject of Debezium's transaction events (BEGIN and END), for streams of Debezium change events.")
 	}
 	return checkSubject(subj, map[string]string{"subject": subj}, false)
-}
-
-// checkTxnSubjectStream refuses a transaction_subject of stream d that
-// is not in d's JetStream stream.
-func (e *Engine) checkTxnSubjectStream(ctx context.Context, d *catalog.Descriptor) error {
-	subj := d.Options[exec.OptTransactionSubject]
-	if subj == "" {
-		return nil
-	}
-	js, err := e.streams.StreamOf(ctx, subj)
-	if err != nil {
-		return sqlerr.New(sqlerr.InternalError, "looking up the JetStream stream of subject %q: %v", subj, err)
-	}
-	if js != d.JSStream {
-		return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "transaction_subject %q is not in JetStream stream %s, which holds the stream's subject %q", subj, d.JSStream, d.Subject).
-			WithHint("Debezium's transaction events and its change events must be in one JetStream stream, so that one order holds both: give that stream both subjects (Debezium Server: debezium.sink.nats-jetstream.subjects = '<prefix>.>').")
-	}
-	return nil
 }

@@ -15,7 +15,7 @@ import (
 // owner (or a superuser) may declare one: for anyone else it would be
 // SELECT and INSERT on the first stream without a grant. A sink's subject
 // is its owner's the same way: a stream there reads the sink's view. A table's
-// changelog subject is never a stream's (checkSubjectFree refuses it for
+// changelog subject is never a stream's (meta.CheckSubjectFree refuses it for
 // everyone), and neither is, for a role that is not a superuser, a
 // subject under the tables' prefix or a dropped table's changelog not yet
 // deleted: the stream would read the table's old rows. A subject pattern

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"streamdb/catalog"
+	"streamdb/meta"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 )
@@ -36,13 +37,8 @@ func (e *Engine) startTable(d *catalog.Descriptor) error {
 	return e.startView(d, root)
 }
 
-func tableScan(d *catalog.Descriptor) (*plan.Scan, error) {
-	cols, err := d.Schema()
-	if err != nil {
-		return nil, err
-	}
-	return &plan.Scan{Object: d, Cols: cols, Keys: d.MemberKeys()}, nil
-}
+// tableScan is the plan of table d's dataflow (meta.TableScan).
+func tableScan(d *catalog.Descriptor) (*plan.Scan, error) { return meta.TableScan(d) }
 
 // waitTableCurrent waits until the table's state holds every change
 // published to its changelog (read from JetStream, so it holds after a
