@@ -37,6 +37,8 @@ import (
 //     the swap of the view's state and descriptor.
 //   - CreateSource (source_create.go): CREATE STREAM and CREATE TABLE,
 //     from the bound descriptor to the running table, undone on failure.
+//   - CreateSequence, AlterSequence, Replace (sequence_ddl.go): a
+//     sequence's definition stored, its values following it.
 //   - DropCascade (drop.go): what DROP removes once sql has checked it.
 //
 // Locks (locks.go): every method says whether the caller holds ddlMu
@@ -122,13 +124,15 @@ type DDLConfig struct {
 	Streams SourceEnds
 	// Binder binds and creates the JetStream streams of new streams and
 	// tables (Streams).
-	Binder  StreamBinder
-	State   *State
-	Node    DDLNode
-	Sinks   *Sinks
-	Dropped StreamCollector
-	Coord   DDLCoordinator
-	Log     *slog.Logger
+	Binder StreamBinder
+	// Sequences are the sequences' values (Sequences).
+	Sequences SequenceValues
+	State     *State
+	Node      DDLNode
+	Sinks     *Sinks
+	Dropped   StreamCollector
+	Coord     DDLCoordinator
+	Log       *slog.Logger
 	// DDLMu and StateMu are sql's ddlMu and stateMu (locks.go).
 	DDLMu   *sync.Mutex
 	StateMu *sync.RWMutex

@@ -52,6 +52,8 @@ import (
 //	                                 DropCascade with N's dependents
 //	jetstream ..., source ...        CREATE STREAM and CREATE TABLE
 //	                                 (CreateSource; runSource says how)
+//	sequence ..., alter-sequence ... CREATE and ALTER SEQUENCE
+//	                                 (runSequence says how)
 //	hold-ddl, release-ddl            take and release ddlMu
 //	catalog                          the stored catalog
 //
@@ -76,6 +78,7 @@ func TestDDLDataDriven(t *testing.T) {
 type ddlEnv struct {
 	store     *storage.Store
 	binder    *fakeBinder
+	seqValues *fakeSeqValues
 	collector *fakeCollector
 	cat       *Catalog
 	live      *fakeLive
@@ -100,8 +103,9 @@ func newDDLEnv(t *testing.T) *ddlEnv {
 		node: &fakeDDLNode{retain: true}, coord: &fakeDDLCoord{}, roots: map[string]plan.Node{}}
 	env.dropped = NewDroppedStreams(DroppedStreamsConfig{DataDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
 	env.collector = &fakeCollector{DroppedStreams: env.dropped}
+	env.seqValues = &fakeSeqValues{}
 	env.binder = &fakeBinder{bySubject: map[string]string{}, last: map[string]uint64{}}
-	env.ddl = NewDDL(DDLConfig{Catalog: cat, Live: env.live, Runtime: env.rt, Streams: env.ends, Binder: env.binder, State: NewState(st),
+	env.ddl = NewDDL(DDLConfig{Catalog: cat, Live: env.live, Runtime: env.rt, Streams: env.ends, Binder: env.binder, Sequences: env.seqValues, State: NewState(st),
 		Node: env.node, Coord: env.coord, Dropped: env.collector, Log: slog.New(slog.DiscardHandler),
 		StreamMadeAnew: func(subject string) { env.binder.madeAnew = append(env.binder.madeAnew, subject) },
 		DDLMu:          &env.ddlMu, StateMu: &env.stateMu,
@@ -270,6 +274,8 @@ func (env *ddlEnv) run(t *testing.T, d *datadriven.TestData) string {
 			strings.Join(removed, " "), collect, env.coord.deleted-deleted, env.listCatalog(t))
 	case "jetstream", "source":
 		return env.runSource(t, d, name)
+	case "sequence", "alter-sequence":
+		return env.runSequence(t, d, name)
 	case "hold-ddl":
 		env.ddlMu.Lock()
 		env.held = true

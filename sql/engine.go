@@ -227,7 +227,7 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string) (pgwi
 // newDDL gives the engine's DDL applier over node, from the parts Open
 // (or a test's fake node) has already set.
 func (e *Engine) newDDL(node meta.DDLNode) *meta.DDL {
-	return meta.NewDDL(meta.DDLConfig{Catalog: e.cat, Live: liveCatalog{e}, Runtime: e.rt, Streams: e.streams, Binder: e.streams, State: e.state,
+	return meta.NewDDL(meta.DDLConfig{Catalog: e.cat, Live: liveCatalog{e}, Runtime: e.rt, Streams: e.streams, Binder: e.streams, Sequences: e.seqs, State: e.state,
 		Node: node, Sinks: e.sinkStore, Dropped: e.dropped, Log: e.log, DDLMu: &e.ddlMu, StateMu: &e.stateMu, Bind: e.planView, Wait: e.waitLogged,
 		Coord: e.coord, Reload: e.loadCatalog, ResetTables: func() { e.tables.reset() }, StreamMadeAnew: e.forgetAcked})
 }

@@ -11,6 +11,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/front"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 )
 
@@ -168,7 +169,7 @@ func (e *Engine) createSequence(ctx context.Context, n *front.CreateSequence) (s
 		return "", err
 	}
 	d := &catalog.Descriptor{Name: n.Name, Kind: catalog.KindSequence, CreatedAt: time.Now().UTC(), Sequence: q}
-	if err := e.persist(d); err != nil {
+	if err := e.ddl.CreateSequence(d); err != nil {
 		return "", err
 	}
 	return tag, e.ddlCheckpoint(ctx)
@@ -209,9 +210,8 @@ func (e *Engine) setOwnedBy(q *catalog.Sequence, owned string) error {
 }
 
 // alterSequence runs ALTER SEQUENCE: new options (kept in the catalog),
-// OWNED BY, and RESTART [WITH n] (a setval). The values a sequence
-// reserved ahead are given up when its options change, so that the next
-// reservation follows the new ones.
+// OWNED BY, and RESTART [WITH n] (a setval), bound here and applied by
+// meta.DDL.AlterSequence.
 func (e *Engine) alterSequence(ctx context.Context, n *front.AlterSequence) (string, error) {
 	const tag = "ALTER SEQUENCE"
 	e.ddlMu.Lock()
@@ -226,6 +226,7 @@ func (e *Engine) alterSequence(ctx context.Context, n *front.AlterSequence) (str
 	if d.Kind != catalog.KindSequence {
 		return "", sqlerr.New(sqlerr.WrongObjectType, "\"%s\" is not a sequence", n.Name)
 	}
+	alter := meta.SequenceAlter{Object: d, Restart: n.Options.Restart, RestartAt: n.Options.RestartWith}
 	o := n.Options
 	o.Restart, o.RestartWith = false, nil
 	if o != (front.SequenceOptions{}) {
@@ -236,31 +237,10 @@ func (e *Engine) alterSequence(ctx context.Context, n *front.AlterSequence) (str
 		if err := e.setOwnedBy(&q, o.OwnedBy); err != nil {
 			return "", err
 		}
-		next := *d
-		next.Sequence = &q
-		if err := e.replaceDescriptor(d, &next); err != nil {
-			return "", err
-		}
-		if err := e.seqs.Altered(ctx, &next); err != nil {
-			return "", err
-		}
-		d = &next
+		alter.Definition = &q
 	}
-	if n.Options.Restart {
-		q := d.Sequence
-		v := q.Start
-		if n.Options.RestartWith != nil {
-			v = *n.Options.RestartWith
-		}
-		if v < q.Min {
-			return "", sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (%d)", v, q.Min)
-		}
-		if v > q.Max {
-			return "", sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, q.Max)
-		}
-		if err := e.seqs.Set(ctx, d, v, false); err != nil {
-			return "", err
-		}
+	if err := e.ddl.AlterSequence(ctx, alter); err != nil {
+		return "", err
 	}
 	return tag, e.ddlCheckpoint(ctx)
 }
