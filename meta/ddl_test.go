@@ -52,6 +52,7 @@ import (
 //	                                 DropCascade with N's dependents
 //	jetstream ..., source ...        CREATE STREAM and CREATE TABLE
 //	                                 (CreateSource; runSource says how)
+//	index ..., drop-index ...        CREATE and DROP INDEX (runIndex)
 //	sequence ..., alter-sequence ... CREATE and ALTER SEQUENCE
 //	                                 (runSequence says how)
 //	hold-ddl, release-ddl            take and release ddlMu
@@ -274,6 +275,8 @@ func (env *ddlEnv) run(t *testing.T, d *datadriven.TestData) string {
 			strings.Join(removed, " "), collect, env.coord.deleted-deleted, env.listCatalog(t))
 	case "jetstream", "source":
 		return env.runSource(t, d, name)
+	case "index", "drop-index":
+		return env.runIndex(t, d, name)
 	case "sequence", "alter-sequence":
 		return env.runSequence(t, d, name)
 	case "hold-ddl":

@@ -1,6 +1,8 @@
 package meta
 
 import (
+	"github.com/cockroachdb/pebble/v2"
+
 	"streamdb/broker"
 	"streamdb/checkpoint"
 	"streamdb/storage"
@@ -22,6 +24,9 @@ type (
 	CheckpointSettings = checkpoint.Settings
 	// StateStore is the Pebble state store.
 	StateStore = storage.Store
+	// StateBatch is a batch of writes to it, committed whole
+	// (DDL.RestartWith).
+	StateBatch = pebble.Batch
 	// Broker is the server's NATS connection.
 	Broker = broker.Broker
 )

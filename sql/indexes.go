@@ -2,30 +2,22 @@ package sql
 
 import (
 	"context"
-
-	"github.com/cockroachdb/pebble/v2"
-
 	"fmt"
 	"strings"
 
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/front"
+	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/plan"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
-// CREATE INDEX and DROP INDEX. An index is part of its table's or
-// materialized view's descriptor (catalog.Index) and its entries are state
-// of that object, kept by the object's dataflow (exec/index.go), so it
-// follows checkpoints, recovery and ROLLBACK TO SAVEPOINT with the object.
-// Both statements restart the dataflows from the committed epoch, as a
-// rename does: while they are stopped the object's stored rows do not
-// change, so CREATE builds the entries from them, and the dataflow started
-// again keeps the index from the next epoch on.
+// CREATE INDEX and DROP INDEX, bound here (names, columns, the objects
+// they are on, the constraints that need an index) and applied by
+// meta.DDL (meta/index_ddl.go says how an index is kept).
 
 // maxIndexes bounds the indexes of one object (their state tables and
 // OIDs are numbered within it).
@@ -129,7 +121,6 @@ func (e *Engine) createIndex(ctx context.Context, n *front.CreateIndex) (string,
 	for _, c := range n.Columns {
 		ix.Columns = append(ix.Columns, catalog.IndexColumn{Name: c.Name, Desc: c.Desc, NullsFirst: c.NullsFirst})
 	}
-	ix.Seq, ix.Table = freeIndexSlot(d)
 	if d.Kind == catalog.KindTable {
 		// The entries are built from the table's stored rows: they must
 		// hold every write acknowledged before this statement.
@@ -137,48 +128,21 @@ func (e *Engine) createIndex(ctx context.Context, n *front.CreateIndex) (string,
 			return "", err
 		}
 	}
-	nd := *d
-	nd.Indexes = append(append([]catalog.Index(nil), d.Indexes...), ix)
-	if d.Kind == catalog.KindUnpopulatedView {
-		// No rows yet: its REFRESH builds the view with the index.
-		if err := e.replaceDescriptor(d, &nd); err != nil {
-			return "", sqlerr.New(sqlerr.InternalError, "creating index %s failed: %v", name, err)
-		}
-		return tag, e.ddlCheckpoint(ctx)
-	}
-	var dup types.Row
-	err = e.restartWith(func(b *pebble.Batch) error {
-		var err error
-		if dup, err = exec.BuildIndex(e.store.DB(), b, &nd, &nd.Indexes[len(nd.Indexes)-1]); err != nil || dup != nil {
-			return err
-		}
-		return e.cat.PutIn(b, &nd)
-	})
+	dup, err := e.ddl.CreateIndex(d, ix)
 	if err != nil {
-		return "", sqlerr.New(sqlerr.InternalError, "creating index %s failed: %v", name, err)
+		return "", err
 	}
 	if dup != nil {
 		names, vals := indexKeyText(&ix, cols, dup)
 		return "", &sqlerr.Error{Code: sqlerr.UniqueViolation, Message: fmt.Sprintf("could not create unique index %q", name),
 			Detail: fmt.Sprintf("Key (%s)=(%s) is duplicated.", names, vals)}
 	}
-	e.log.Info("created index", "index", name, "on", d.Name)
 	return tag, e.ddlCheckpoint(ctx)
 }
 
 // freeIndexSlot returns the lowest index sequence number d's indexes do
-// not use, with its state table.
-func freeIndexSlot(d *catalog.Descriptor) (seq, table uint16) {
-	used := map[uint16]bool{}
-	for _, ix := range d.Indexes {
-		used[ix.Seq] = true
-	}
-	seq = 1
-	for used[seq] {
-		seq++
-	}
-	return seq, exec.FirstIndexTable + seq
-}
+// not use, with its state table (meta.FreeIndexSlot).
+func freeIndexSlot(d *catalog.Descriptor) (seq, table uint16) { return meta.FreeIndexSlot(d) }
 
 // indexKeyText renders row's indexed columns as PostgreSQL's "Key (a,
 // b)=(1, 2)" detail does.
@@ -197,11 +161,7 @@ func (e *Engine) dropIndex(ctx context.Context, n *front.DropIndex) (string, err
 	const tag = "DROP INDEX"
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	type target struct {
-		d  *catalog.Descriptor
-		ix catalog.Index
-	}
-	var targets []target
+	var targets []meta.IndexDrop
 	for i, name := range n.Names {
 		if s := n.Schemas[i]; s != "" && s != "public" {
 			return "", noSuchSchema(s)
@@ -226,67 +186,22 @@ func (e *Engine) dropIndex(ctx context.Context, n *front.DropIndex) (string, err
 			return "", sqlerr.New(sqlerr.DependentObjectsExist, "cannot drop index %s because constraint %s on table %s requires it", name, name, d.Name).
 				WithHint("You can drop constraint %s on table %s instead.", name, d.Name)
 		}
-		targets = append(targets, target{d, *ix})
+		targets = append(targets, meta.IndexDrop{Object: d, Index: *ix})
 	}
 	if len(targets) == 0 {
 		return tag, nil
 	}
-	err := e.restartWith(func(b *pebble.Batch) error {
-		changed := map[string]*catalog.Descriptor{}
-		for _, t := range targets {
-			nd, ok := changed[t.d.Name]
-			if !ok {
-				c := *t.d
-				nd = &c
-				changed[t.d.Name] = nd
-			}
-			var keep []catalog.Index
-			for _, ix := range nd.Indexes {
-				if ix.Name != t.ix.Name {
-					keep = append(keep, ix)
-				}
-			}
-			nd.Indexes = keep
-			p := exec.IndexPrefix(nd.ID, &t.ix)
-			if err := b.DeleteRange(p, storage.PrefixEnd(p), nil); err != nil {
-				return err
-			}
-		}
-		for _, nd := range changed {
-			if err := e.cat.PutIn(b, nd); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return "", sqlerr.New(sqlerr.InternalError, "dropping an index failed: %v", err)
+	if err := e.ddl.DropIndexes(targets); err != nil {
+		return "", err
 	}
 	return tag, e.ddlCheckpoint(ctx)
 }
 
-// restartWith stops every dataflow at the committed epoch, commits what
-// write puts in a batch (nothing if it fails), reloads the catalog and
-// starts the dataflows again: queries wait (stateMu) and checkpoints
-// pause meanwhile. The caller holds ddlMu.
-func (e *Engine) restartWith(write func(b *pebble.Batch) error) error {
-	e.stateMu.Lock()
-	defer e.stateMu.Unlock()
-	return e.coord.Exclusive(func() error {
-		e.rt.StopAll()
-		e.tables.reset()
-		defer e.rt.StartDeferred()
-		b := e.store.NewBatch()
-		defer b.Close()
-		err := write(b)
-		if err == nil {
-			err = e.store.Commit(b, true)
-		}
-		if lerr := e.loadCatalog(); lerr != nil && err == nil {
-			err = lerr
-		}
-		return err
-	})
+// restartWith stops every dataflow, commits what write puts in a batch,
+// reloads the catalog and starts the dataflows again
+// (meta.DDL.RestartWith). The caller holds ddlMu.
+func (e *Engine) restartWith(write func(b *meta.StateBatch) error) error {
+	return e.ddl.RestartWith(write)
 }
 
 // explainQuery renders an ad-hoc query's plan as plan.Explain does, with

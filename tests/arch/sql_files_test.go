@@ -23,7 +23,6 @@ import (
 var sqlFilesStillImporting = []string{
 	"alter_identity.go",
 	"alter_table_rows.go",
-	"indexes.go",
 	"indexes_unique.go",
 	"read_writes.go",
 	"session_fake_node_test.go",
