@@ -14,7 +14,7 @@ import (
 
 // sqlFilesStillImporting is a ratchet within sqlStillImports: the only
 // files of package sql that may import a package of sqlForbidden, which
-// are the table write path (table_*.go, indexes*.go, read_writes.go,
+// are the table write path (table_*.go, indexes_unique.go, read_writes.go,
 // write_path.go), ALTER TABLE ... ADD IDENTITY and the rows an ALTER
 // TABLE checks (alter_table_rows.go), until meta holds them too; and the unit tests' fake node
 // (session_fake_node_test.go), which stands in for the store and
