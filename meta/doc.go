@@ -83,7 +83,10 @@
 //     or drops it with the live catalog kept in step, starts and stops
 //     dataflows, runs a new view's backfill and the populating flag that
 //     guards it, maps ALTER MATERIALIZED VIEW's old operator state onto
-//     the new plan and swaps it, and checkpoints the change.
+//     the new plan and swaps it, creates streams and tables (their
+//     JetStream streams bound or made, undone on failure), stores
+//     sequences' definitions, builds and drops indexes with the
+//     dataflows stopped, and checkpoints the change.
 //
 // What it never imports: sql, front, pgwire or the TiDB parser and
 // its AST; sql in turn reaches checkpoint, sink and node only through
