@@ -17,10 +17,11 @@ import (
 // names, builds the new descriptor, and asks DDL to make it so. What sql
 // asks of it:
 //
-//   - Create, Put, Drop: store a descriptor (with a new id or the one it
-//     has) or delete it with its state, stopping its dataflow, and keep
-//     the live catalog in step; Checkpoint: the checkpoint that records
-//     the change before the statement returns.
+//   - Create, Put, Replace, Drop: store a descriptor (with a new id, the
+//     one it has, or in place of the same object) or delete it with its
+//     state, stopping its dataflow, and keep the live catalog in step;
+//     Checkpoint: the checkpoint that records the change before the
+//     statement returns.
 //   - RecordPlan, ViewPlan, StartView, SourceStreams, InitPositions,
 //     SourceStarts (dataflow.go): a view's plan record, the plan its
 //     dataflow is built from, its start, the streams it reads and the
@@ -37,8 +38,10 @@ import (
 //     the swap of the view's state and descriptor.
 //   - CreateSource (source_create.go): CREATE STREAM and CREATE TABLE,
 //     from the bound descriptor to the running table, undone on failure.
-//   - CreateSequence, AlterSequence, Replace (sequence_ddl.go): a
-//     sequence's definition stored, its values following it.
+//   - CreateSequence, AlterSequence (sequence_ddl.go): a sequence's
+//     definition stored, its values following it.
+//   - SetConstraints (constraints_ddl.go): a table's constraints
+//     replaced, as DROP CONSTRAINT and DROP TABLE ... CASCADE drop them.
 //   - DropCascade (drop.go): what DROP removes once sql has checked it.
 //
 // Locks (locks.go): every method says whether the caller holds ddlMu
@@ -169,6 +172,20 @@ func (x *DDL) store(d *catalog.Descriptor, newID bool) error {
 		store = x.cfg.Catalog.Create
 	}
 	if err := store(d); err != nil {
+		return err
+	}
+	x.cfg.Live.Set(d)
+	return nil
+}
+
+// Replace stores d in place of old, the same object under the same name,
+// and puts it in the live catalog. It suits changes that touch no running
+// dataflow (a sequence's options). The caller holds ddlMu.
+func (x *DDL) Replace(old, d *catalog.Descriptor) error {
+	if old.Name != d.Name || old.ID != d.ID {
+		return sqlerr.New(sqlerr.InternalError, "Replace of %s (id %d) by %s (id %d): not the same object and name", old.Name, old.ID, d.Name, d.ID)
+	}
+	if err := x.cfg.Catalog.Replace(old, d); err != nil {
 		return err
 	}
 	x.cfg.Live.Set(d)

@@ -70,17 +70,3 @@ func (x *DDL) AlterSequence(ctx context.Context, a SequenceAlter) error {
 	}
 	return x.cfg.Sequences.Set(ctx, d, v, false)
 }
-
-// Replace stores d in place of old, the same object under the same name,
-// and puts it in the live catalog. It suits changes that touch no running
-// dataflow (a sequence's options). The caller holds ddlMu.
-func (x *DDL) Replace(old, d *catalog.Descriptor) error {
-	if old.Name != d.Name || old.ID != d.ID {
-		return sqlerr.New(sqlerr.InternalError, "Replace of %s (id %d) by %s (id %d): not the same object and name", old.Name, old.ID, d.Name, d.ID)
-	}
-	if err := x.cfg.Catalog.Replace(old, d); err != nil {
-		return err
-	}
-	x.cfg.Live.Set(d)
-	return nil
-}

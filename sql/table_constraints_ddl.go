@@ -67,15 +67,10 @@ func (e *Engine) dropForeignKeysTo(d *catalog.Descriptor, dropping []string, cas
 	return lines, nil
 }
 
-// setConstraints replaces table d's constraints in the catalog. The
-// caller holds ddlMu.
+// setConstraints replaces table d's constraints in the catalog
+// (meta.DDL.SetConstraints). The caller holds ddlMu.
 func (e *Engine) setConstraints(d *catalog.Descriptor, cons []catalog.Constraint) error {
-	next := *d
-	if len(cons) == 0 {
-		cons = nil
-	}
-	next.Constraints = cons
-	return e.replaceDescriptor(d, &next)
+	return e.ddl.SetConstraints(d, cons)
 }
 
 // alterConstraint runs ALTER TABLE ... ADD table_constraint and DROP
