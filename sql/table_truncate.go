@@ -14,8 +14,8 @@ import (
 // TRUNCATE empties tables: one commit deleting every row of each (all of
 // them or none, at any size), so views over them see it in one epoch.
 // Inside a transaction block it is one more statement of the block, as in
-// PostgreSQL. It needs DELETE on each table (PostgreSQL has a TRUNCATE
-// privilege of its own). A table a foreign key references is truncated
+// PostgreSQL. It needs the TRUNCATE privilege on each table, as in
+// PostgreSQL. A table a foreign key references is truncated
 // only with the referencing tables, which CASCADE adds
 // (truncateForeignKeys). RESTART IDENTITY restarts the sequences the tables'
 // columns own once the rows are gone; like nextval, that is not undone by
