@@ -153,6 +153,13 @@ var (
 		Name: "streamdb_transaction_spills_total",
 		Help: "Times a transaction block moved its changes to a table (what=table) or its rows for a stream (what=stream) from memory to disk, past transaction_spill_memory.",
 	}, []string{"what"})
+	// TransactionSpillReads counts the times a transaction block read a
+	// table's spilled changes back into memory: the table's unique or
+	// foreign keys changed in the block since they spilled.
+	TransactionSpillReads = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "streamdb_transaction_spill_reads_total",
+		Help: "Times a transaction block read its spilled changes to a table back into memory (the table's unique or foreign keys changed in the block).",
+	})
 )
 
 func init() {
@@ -161,7 +168,7 @@ func init() {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		EpochsCommitted, EpochCommitSeconds,
 		CheckpointsCompleted, CheckpointsFailed, StateDamageRecoveries, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
-		Connections, Queries, TransactionSpills, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
+		Connections, Queries, TransactionSpills, TransactionSpillReads, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
 		SinkMessages, SinkPublishedEpoch, SinkPendingEpochs,
 		StateMemoryBudget, StateCaches, StateCacheLimit, BlockCacheLimit,
 	)

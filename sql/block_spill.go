@@ -59,6 +59,11 @@ type tableSpill struct {
 	// (txSnapshot.pending), copied first so that reads find every change
 	// under the block's own in one place.
 	own uint64
+	// from is the seq of the oldest change the reads of this view see
+	// (chain, newest, eachIdentity, withValues): 0 for the block's
+	// statements, own for its COMMIT, which reads the table as it is
+	// now, commits past the block's snapshot included (commitView).
+	from uint64
 	// stmts holds the seq at which each spilled statement starts; end
 	// is the seq after the table's last spilled change.
 	stmts []uint64
@@ -131,17 +136,32 @@ func (ts *tableSpill) chain(identity []byte) ([]spillChange, error) {
 	p := spillIndexPrefix(ts.id, identity)
 	var out []spillChange
 	err := ts.s.db.Scan(p, prefixEnd(p), false, func(k, v []byte) (bool, error) {
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		if seq < ts.from {
+			return true, nil
+		}
 		ch, err := ts.decode(v)
-		out = append(out, spillChange{seq: binary.BigEndian.Uint64(k[len(k)-8:]), Change: ch})
+		out = append(out, spillChange{seq: seq, Change: ch})
 		return true, err
 	})
 	return out, err
 }
 
+// commitView returns the spill as its block's COMMIT reads it: the
+// block's own changes only.
+func (ts *tableSpill) commitView() *tableSpill {
+	v := *ts
+	v.from = ts.own
+	return &v
+}
+
 // newest returns the newest change of the row identity of a keyed table.
 func (ts *tableSpill) newest(identity []byte) (ch exec.Change, ok bool, err error) {
 	p := spillIndexPrefix(ts.id, identity)
-	err = ts.s.db.Scan(p, prefixEnd(p), true, func(_, v []byte) (bool, error) {
+	err = ts.s.db.Scan(p, prefixEnd(p), true, func(k, v []byte) (bool, error) {
+		if binary.BigEndian.Uint64(k[len(k)-8:]) < ts.from {
+			return false, nil // the older ones are older still
+		}
 		var derr error
 		ch, derr = ts.decode(v)
 		ok = derr == nil
@@ -157,8 +177,12 @@ func (ts *tableSpill) eachIdentity(fn func(identity []byte, chain []spillChange)
 	var cur []byte
 	var chain []spillChange
 	err := ts.s.db.Scan(p, prefixEnd(p), false, func(k, v []byte) (bool, error) {
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		if seq < ts.from {
+			return true, nil
+		}
 		identity := k[len(p) : len(k)-8]
-		if chain != nil && !bytes.Equal(identity, cur) {
+		if len(chain) > 0 && !bytes.Equal(identity, cur) {
 			if err := fn(cur, chain); err != nil {
 				return false, err
 			}
@@ -168,7 +192,7 @@ func (ts *tableSpill) eachIdentity(fn func(identity []byte, chain []spillChange)
 			cur = append(cur[:0], identity...)
 		}
 		ch, err := ts.decode(v)
-		chain = append(chain, spillChange{seq: binary.BigEndian.Uint64(k[len(k)-8:]), Change: ch})
+		chain = append(chain, spillChange{seq: seq, Change: ch})
 		return true, err
 	})
 	if err == nil && len(chain) > 0 {

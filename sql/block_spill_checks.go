@@ -27,6 +27,24 @@ func (ts *tableState) spilledWith(cols []int, vals []byte) ([]string, error) {
 	return ids, err
 }
 
+// spilledHolders sets, in m, the count of each row identity of a table
+// without a primary key that the block's spill changed to or from values
+// vals of columns pos: the snapshot's count with the spilled changes
+// applied (baseCount). Such a row's identity is the whole row, so each
+// of them holds vals.
+func (ts *tableState) spilledHolders(pos []int, vals []byte, m map[string]int) error {
+	ids, err := ts.spilledWith(pos, vals)
+	for _, id := range ids {
+		if err != nil {
+			break
+		}
+		var n int
+		n, err = ts.baseCount([]byte(id))
+		m[id] = n
+	}
+	return err
+}
+
 // spillAltered is the error of a statement that finds the spill of a
 // table without the values its checks look up: the table took a unique
 // or foreign key while the statement ran.

@@ -14,9 +14,8 @@ import (
 const defaultTransactionSpillMemory = "64MB"
 
 // A block spills the changes of every table but a mirror or an envelope
-// table (whose writes are refused at COMMIT anyway) and a table without
-// a primary key that has a unique index (spillValueSets), and the rows
-// it inserts into streams (block_spill_streams.go). A table whose
+// table (whose writes are refused at COMMIT anyway), and the rows it
+// inserts into streams (block_spill_streams.go). A table whose
 // unique keys or foreign keys changed since its changes spilled (DDL in
 // the block) has them read back into memory (unspillStale), so that
 // every check stays exact.
@@ -105,12 +104,8 @@ func (s *session) spillable(w *tableWrite) bool {
 	if d.Kind != w.d.Kind || d.Mirror != "" || d.Envelope() != "" {
 		return false
 	}
-	cols, err := d.Schema()
-	if err != nil {
-		return false
-	}
-	_, ok := s.e.spillValueSets(d, cols)
-	return ok
+	_, err := d.Schema()
+	return err == nil
 }
 
 // spillStale reports whether w's spill no longer keeps its changes by
@@ -124,8 +119,7 @@ func (e *Engine) spillStale(w *tableWrite) bool {
 	if err != nil {
 		return true
 	}
-	sets, ok := e.spillValueSets(d, cols)
-	return !ok || !slices.EqualFunc(sets, w.spill.sets, slices.Equal)
+	return !slices.EqualFunc(e.spillValueSets(d, cols), w.spill.sets, slices.Equal)
 }
 
 // unspillStale reads w's spilled changes back into memory when the
@@ -152,11 +146,7 @@ func (s *session) spillTable(w *tableWrite) error {
 		if len(w.d.PrimaryKey) > 0 {
 			ts.key = pkIndexes(w.d, cols)
 		}
-		sets, ok := s.e.spillValueSets(s.e.current(w.d), cols)
-		if !ok {
-			return fmt.Errorf("table %q cannot spill", w.d.Name)
-		}
-		ts.sets = sets
+		ts.sets = s.e.spillValueSets(s.e.current(w.d), cols)
 		if err := ts.append(s.tx.snap.pending[w.d.ID]); err != nil {
 			return err
 		}
@@ -223,14 +213,14 @@ func (w *tableWrite) keepStmts(keep int) error {
 }
 
 // unspill reads w's spilled changes back into memory, statement by
-// statement, with their ON CONFLICT DO NOTHING marks: for a COMMIT that
-// checks them whole (unspillLinked), or a table whose keys changed
-// since they spilled (unspillStale).
+// statement, with their ON CONFLICT DO NOTHING marks: for a table whose
+// keys changed since they spilled (unspillStale).
 func (t *txn) unspill(w *tableWrite) error {
 	sp := w.spill
 	if sp == nil {
 		return nil
 	}
+	metrics.TransactionSpillReads.Inc()
 	stmts := make([][]exec.Change, len(sp.stmts))
 	i := -1
 	err := sp.s.db.Scan(spillLogKey(sp.id, sp.own), spillLogKey(sp.id+1, 0), false, func(k, v []byte) (bool, error) {

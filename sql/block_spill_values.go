@@ -26,11 +26,9 @@ import (
 // which checks one value's changes at a time (block_spill_commit_keys.go).
 
 // spillValueSets returns the column sets table d's rows are looked up
-// by (see above), each once, as column positions in cols. ok is false
-// when d's changes cannot spill and stay exact: a unique index on a
-// table without a primary key (its holders are counted by whole rows,
-// which the spill does not keep by value).
-func (e *Engine) spillValueSets(d *catalog.Descriptor, cols []types.Column) (sets [][]int, ok bool) {
+// by (see above), each once, as column positions in cols.
+func (e *Engine) spillValueSets(d *catalog.Descriptor, cols []types.Column) [][]int {
+	var sets [][]int
 	add := func(set []int) {
 		if !slices.Contains(set, -1) && !slices.ContainsFunc(sets, func(s []int) bool { return slices.Equal(s, set) }) {
 			sets = append(sets, set)
@@ -48,9 +46,6 @@ func (e *Engine) spillValueSets(d *catalog.Descriptor, cols []types.Column) (set
 		if !ix.Unique {
 			continue
 		}
-		if len(d.PrimaryKey) == 0 {
-			return nil, false
-		}
 		if pos, ok := exec.IndexColumns(ix, cols); ok {
 			add(pos)
 		}
@@ -66,7 +61,7 @@ func (e *Engine) spillValueSets(d *catalog.Descriptor, cols []types.Column) (set
 			add(l.pcols)
 		}
 	}
-	return sets, true
+	return sets
 }
 
 // setOf returns the number of the column set cols (in that order), or
@@ -114,7 +109,7 @@ func (ts *tableSpill) withValues(set int, vals []byte, ownOnly bool, fn func(seq
 			return true, nil
 		}
 		seq := binary.BigEndian.Uint64(k[len(p):])
-		if ownOnly && seq < ts.own {
+		if seq < ts.from || ownOnly && seq < ts.own {
 			return true, nil
 		}
 		ch, err := ts.decode(v)
@@ -146,12 +141,13 @@ func (ts *tableSpill) identitiesWith(key, cols []int, vals []byte) (ids []string
 // eachValue hands fn each value of column set number set the block's
 // own spilled changes hold, in key order, with those changes in
 // changelog order (the slice is reused after fn returns).
-func (ts *tableSpill) eachValue(set int, fn func(vals []byte, chain []exec.Change) error) error {
+func (ts *tableSpill) eachValue(set int, fn func(vals []byte, chain []spillChange) error) error {
 	p := spillValuePrefix(ts.id, set, nil)
 	var cur []byte
-	var chain []exec.Change
+	var chain []spillChange
 	err := ts.s.db.Scan(p, prefixEnd(p), false, func(k, v []byte) (bool, error) {
-		if binary.BigEndian.Uint64(k[len(k)-8:]) < ts.own {
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		if seq < ts.own {
 			return true, nil
 		}
 		vals := k[len(p) : len(k)-8]
@@ -166,7 +162,7 @@ func (ts *tableSpill) eachValue(set int, fn func(vals []byte, chain []exec.Chang
 			cur = append(cur[:0], vals...)
 		}
 		ch, err := ts.decode(v)
-		chain = append(chain, ch)
+		chain = append(chain, spillChange{seq: seq, Change: ch})
 		return err == nil, err
 	})
 	if err == nil && len(chain) > 0 {

@@ -227,6 +227,9 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 			m[id] = int(n)
 		}
 	}
+	if err := ts.spilledHolders(pos, vals, m); err != nil {
+		return nil, err
+	}
 	for _, ch := range pending {
 		id := string(rowKey(nil, ch.Row))
 		m[id] = max(m[id]+int(ch.Sign), 0)

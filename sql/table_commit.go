@@ -84,9 +84,6 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		written[i] = w.d
 	}
 	links, linked := e.fkLinked(written)
-	if err := s.tx.unspillLinked(tables, linked); err != nil {
-		return err
-	}
 	if len(tables) == 1 && len(streams) == 0 && linked == nil && tables[0].spill == nil {
 		return e.commitTable(ctx, tables[0])
 	}

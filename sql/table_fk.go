@@ -511,8 +511,12 @@ func (e *Engine) fkLinked(ds []*catalog.Descriptor) ([]fkLink, []*catalog.Descri
 // holding the logs of tables (every table linked to those it writes).
 // An autocommit statement (a write with compute) is computed here and
 // its referential actions added to the tables they change; a
-// transaction's changes are checked again without actions.
+// transaction's changes are checked again without actions (from the
+// spill when some of them spilled: checkBlockForeignKeys).
 func (s *session) enforceForeignKeys(ctx context.Context, tables []*tableWrite, logs []*tableLog, links []fkLink) error {
+	if slices.ContainsFunc(tables, func(w *tableWrite) bool { return w.spill != nil }) {
+		return s.checkBlockForeignKeys(ctx, tables, logs, links)
+	}
 	e := s.e
 	states := map[uint32]*tableState{}
 	defer func() {
