@@ -46,11 +46,14 @@ const natsDropped = "the connection to NATS dropped"
 // RECOVERY_BLOCK_ROWS rows of about 1 kB (30,000 by default, 30 MB;
 // RECOVERY_BLOCK_ROWS=250000 is the few-hundred-MB run), in statements
 // of up to 25,000 rows, under a transaction_spill_memory of 16MB, so
-// they spill to disk, into a table a view reads, and kills streamdb with SIGKILL
+// they spill to disk, into a table a view reads (and a tenth as many
+// into a table referencing it by a foreign key, also read by a view),
+// and kills streamdb with SIGKILL
 // during their COMMIT: once at the crash point between the data and the
 // decision (nothing may land), once at a moment the seed picks within
 // one and a half times what a COMMIT took. After each restart the block
-// is there entirely or not at all, the view agrees with the table, and
+// is there entirely or not at all (in both tables), the views agree
+// with the tables, and
 // no scratch store is left. The first block commits undisturbed; its
 // scratch store is seen while it is open and gone after the COMMIT.
 func TestCrashDuringSpilledBlockCommit(t *testing.T) {
@@ -67,11 +70,17 @@ func TestCrashDuringSpilledBlockCommit(t *testing.T) {
 	testutil.MustExec(t, srv.Conn(t),
 		"CREATE TABLE blk (k BIGINT PRIMARY KEY, v BIGINT, pad TEXT)",
 		"CREATE MATERIALIZED VIEW blk_sum AS SELECT count(*) AS n, sum(v) AS total FROM blk",
-		"INSERT INTO blk SELECT g, g, 'base' FROM generate_series(1, 1000) g")
+		"INSERT INTO blk SELECT g, g, 'base' FROM generate_series(1, 1000) g",
+		"CREATE TABLE blkc (k BIGINT PRIMARY KEY, p BIGINT REFERENCES blk ON DELETE CASCADE, v BIGINT)",
+		"CREATE MATERIALIZED VIEW blkc_sum AS SELECT count(*) AS n, sum(v) AS total FROM blkc")
 
 	blk := summed{table: "blk", col: "v", view: "blk_sum"}
+	blkc := summed{table: "blkc", col: "v", view: "blkc_sum"}
+	nc := n / 10
 	// open runs a block up to its COMMIT: n new rows of v = 1 under keys
-	// of its own, and v + 1 on the first 1,000 rows.
+	// of its own, v + 1 on the first 1,000 rows, and n/10 rows of blkc
+	// referencing new rows (so the COMMIT checks a foreign key from the
+	// spill).
 	open := func(round int) *pgx.Conn {
 		t.Helper()
 		conn := srv.Conn(t)
@@ -81,7 +90,8 @@ func TestCrashDuringSpilledBlockCommit(t *testing.T) {
 			to := min(from+stmtRows-1, n)
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO blk SELECT %d + g, 1, repeat('x', 1000) FROM generate_series(%d, %d) g", base, from, to))
 		}
-		stmts = append(stmts, "UPDATE blk SET v = v + 1 WHERE k <= 1000")
+		stmts = append(stmts, "UPDATE blk SET v = v + 1 WHERE k <= 1000",
+			fmt.Sprintf("INSERT INTO blkc SELECT %d + g, %d + g, 1 FROM generate_series(1, %d) g", base, base, nc))
 		for _, sql := range stmts {
 			if err := testutil.ExecSimple(conn, 10*time.Minute, sql); err != nil {
 				t.Fatalf("round %d: %s: %v", round, sql, err)
@@ -98,9 +108,17 @@ func TestCrashDuringSpilledBlockCommit(t *testing.T) {
 	}
 	// check checks a block after a restart: all of it or none, the view
 	// agreeing, and no scratch store left.
+	var curc sums
 	check := func(what string, committed error) {
 		t.Helper()
+		prev := cur
 		cur = blk.allOrNone(t, srv, what, cur, sums{cur.n + n, cur.sum + n + 1000}, committed)
+		if cur != prev {
+			curc = sums{curc.n + nc, curc.sum + nc}
+		}
+		if table, view := blkc.read(t, srv, what); table != curc || view != curc {
+			t.Fatalf("%s: blkc holds %+v, its view %+v; want %+v (with blk)", what, table, view, curc)
+		}
 		if dirs := scratchDirs(t, srv.DataDir); len(dirs) > 0 {
 			t.Fatalf("%s: scratch stores left: %v", what, dirs)
 		}
