@@ -2,6 +2,7 @@ package sql
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -151,5 +152,56 @@ func TestApplySigns(t *testing.T) {
 		if got := applySigns(tc.keyed, tc.n, tc.chain); got != tc.want {
 			t.Errorf("applySigns(%v, %d, %v) = %d; want %d", tc.keyed, tc.n, tc.chain, got, tc.want)
 		}
+	}
+}
+
+// TestCommitView: the COMMIT's view of a spill sees the block's own
+// changes only (not the commits its snapshot held past the table's
+// state), and blockChanges groups them with the statements still in
+// memory, ordered after the spill, with the net insertions of each row
+// identity named by the change that first held them.
+func TestCommitView(t *testing.T) {
+	bs := &blockSpill{db: &memScratch{kv: map[string][]byte{}}}
+	ts := &tableSpill{s: bs, id: 7, ncols: 2, key: []int{0}}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(ts.append([]exec.Change{{Row: spillRow(5, "pending"), Sign: exec.Insert}, {Row: spillRow(1, "pending"), Sign: exec.Insert}}))
+	ts.own = bs.next
+	must(ts.append([]exec.Change{{Row: spillRow(1, "pending"), Sign: exec.Delete}, {Row: spillRow(1, "a"), Sign: exec.Insert}, {Row: spillRow(2, "b"), Sign: exec.Insert}}))
+	view := ts.commitView()
+	key := func(k int64) []byte { return rowKey(ts.key, spillRow(k, "")) }
+	if _, ok, err := view.newest(key(5)); err != nil || ok {
+		t.Fatalf("the view sees key 5's change from before the block: %v %v", ok, err)
+	}
+	if chain, err := view.chain(key(1)); err != nil || len(chain) != 2 || chain[0].Sign != exec.Delete {
+		t.Fatalf("the view's chain of key 1: %v %v", chain, err)
+	}
+	if chain, err := ts.chain(key(1)); err != nil || len(chain) != 3 {
+		t.Fatalf("a statement's chain of key 1: %v %v", chain, err)
+	}
+
+	b := &blockChanges{key: ts.key, spill: view, tailSeq: ts.end, tail: []exec.Change{
+		{Row: spillRow(2, "b"), Sign: exec.Delete}, {Row: spillRow(3, "c"), Sign: exec.Insert}, {Row: spillRow(1, "a"), Sign: exec.Delete}, {Row: spillRow(1, "a"), Sign: exec.Insert},
+	}}
+	var got []string
+	must(b.eachIdentity(func(chain []spillChange) error {
+		for _, ins := range netInsertions(chain) {
+			got = append(got, fmt.Sprintf("%d:%s@%d", ins.Row[0].I, ins.Row[1].S, ins.seq))
+		}
+		if len(netInsertions(chain)) == 0 {
+			got = append(got, fmt.Sprintf("%d:none", chain[0].Row[0].I))
+		}
+		return nil
+	}))
+	// Key 1: "a" inserted at seq 3 (the spill), deleted and inserted
+	// again in memory; key 2 inserted and deleted; key 3 only in memory
+	// (tail seq 5 + 1).
+	want := []string{"1:a@3", "2:none", "3:c@6"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("net insertions: %v; want %v", got, want)
 	}
 }
