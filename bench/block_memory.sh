@@ -7,7 +7,8 @@
 #
 # For each binary a fresh server creates t (k bigint PRIMARY KEY, v
 # bigint, s text) -- with KIND unique, v bigint UNIQUE; with KIND
-# uindex, a unique index on v; default plain -- and runs BEGIN, ROWS rows (default 2000000) inserted by
+# uindex, a unique index on v; with KIND fk, v bigint REFERENCES p, a
+# table of ROWS keys loaded first; default plain -- and runs BEGIN, ROWS rows (default 2000000) inserted by
 # STATEMENTS INSERT ... SELECT statements (default 20), and COMMIT, under
 # the default transaction_spill_memory; the peak RSS is printed at start,
 # before the COMMIT and after it, with the times and the final count, and
@@ -25,8 +26,9 @@ case $kind in
 plain) ddl=("CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)") ;;
 unique) ddl=("CREATE TABLE t (k bigint PRIMARY KEY, v bigint UNIQUE, s text)") ;;
 uindex) ddl=("CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" "CREATE UNIQUE INDEX t_v ON t (v)") ;;
+fk) ddl=("CREATE TABLE p (k bigint PRIMARY KEY)" "INSERT INTO p SELECT generate_series(1, $rows)" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint REFERENCES p, s text)") ;;
 *)
-	echo "KIND is plain, unique or uindex" >&2
+	echo "KIND is plain, unique, uindex or fk" >&2
 	exit 2
 	;;
 esac
