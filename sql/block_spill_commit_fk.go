@@ -7,7 +7,6 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/sqlerr"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -124,7 +123,7 @@ func netInsertions(chain []spillChange) []spillChange {
 	first := map[string]spillChange{}
 	var order []string
 	for _, ch := range chain {
-		k := string(keyenc.AppendRowValue(nil, ch.Row))
+		k := string(rowKey(nil, ch.Row)) // the whole row
 		if _, ok := first[k]; !ok {
 			order = append(order, k)
 			first[k] = ch
