@@ -239,29 +239,55 @@ type fkFound struct {
 	seq uint64
 }
 
+// fkBatch gathers the keys a COMMIT checks against l's parent and looks
+// them up fkCheckBatch at a time, so that memory stays bounded; check
+// gets each batch with the keys the parent holds after the COMMIT.
+type fkBatch struct {
+	f     *fkRun
+	l     fkLink
+	found []fkFound
+	check func(found []fkFound, held map[string]bool) error
+}
+
+// flushFull checks the batch once it holds fkCheckBatch keys.
+func (b *fkBatch) flushFull(ctx context.Context) error {
+	if len(b.found) < fkCheckBatch {
+		return nil
+	}
+	return b.flush(ctx)
+}
+
+// flush checks what the batch holds and empties it.
+func (b *fkBatch) flush(ctx context.Context) error {
+	if len(b.found) == 0 {
+		return nil
+	}
+	keys := make([]string, len(b.found))
+	for i, x := range b.found {
+		keys[i] = x.key
+	}
+	held, err := b.f.parentHolds(ctx, b.l, keys)
+	if err != nil {
+		return err
+	}
+	err = b.check(b.found, held)
+	b.found = b.found[:0]
+	return err
+}
+
 // checkInsertedReferences fails with 23503 for the row the block
 // inserted into l's child first whose referenced key l's parent does not
 // hold after the COMMIT.
 func (f *fkRun) checkInsertedReferences(ctx context.Context, l fkLink, b *blockChanges) error {
-	var batch []fkFound
 	var failed *fkFound
-	flush := func() error {
-		keys := make([]string, len(batch))
-		for i, x := range batch {
-			keys[i] = x.key
-		}
-		held, err := f.parentHolds(ctx, l, keys)
-		if err != nil {
-			return err
-		}
-		for _, x := range batch {
+	batch := fkBatch{f: f, l: l, check: func(found []fkFound, held map[string]bool) error {
+		for _, x := range found {
 			if !held[x.key] && (failed == nil || x.seq < failed.seq) {
 				failed = &x
 			}
 		}
-		batch = batch[:0]
 		return nil
-	}
+	}}
 	err := b.eachIdentity(func(chain []spillChange) error {
 		for _, ins := range netInsertions(chain) {
 			k, ok, err := fkKey(pick(ins.Row, l.ccols), l.ptypes)
@@ -269,16 +295,13 @@ func (f *fkRun) checkInsertedReferences(ctx context.Context, l fkLink, b *blockC
 				return err
 			}
 			if ok {
-				batch = append(batch, fkFound{key: k, row: ins.Row, seq: ins.seq})
+				batch.found = append(batch.found, fkFound{key: k, row: ins.Row, seq: ins.seq})
 			}
 		}
-		if len(batch) >= fkCheckBatch {
-			return flush()
-		}
-		return nil
+		return batch.flushFull(ctx)
 	})
-	if err == nil && len(batch) > 0 {
-		err = flush()
+	if err == nil {
+		err = batch.flush(ctx)
 	}
 	if err == nil && failed != nil {
 		err = fkMissing(l, failed.row)
@@ -291,25 +314,15 @@ func (f *fkRun) checkInsertedReferences(ctx context.Context, l fkLink, b *blockC
 // row holds it after the COMMIT) that a row of l's child still
 // references after the COMMIT.
 func (f *fkRun) checkRemovedKeys(ctx context.Context, l fkLink, b *blockChanges) error {
-	var batch []fkFound
 	var failed *fkFound
-	flush := func() error {
-		keys := make([]string, len(batch))
-		for i, x := range batch {
-			keys[i] = x.key
-		}
-		held, err := f.parentHolds(ctx, l, keys)
-		if err != nil {
-			return err
-		}
+	batch := fkBatch{f: f, l: l, check: func(found []fkFound, held map[string]bool) error {
 		gone := map[string]types.Row{}
 		seqOf := map[string]uint64{}
-		for _, x := range batch {
+		for _, x := range found {
 			if !held[x.key] {
 				gone[x.key], seqOf[x.key] = nil, x.seq
 			}
 		}
-		batch = batch[:0]
 		if len(gone) == 0 {
 			return nil
 		}
@@ -327,7 +340,7 @@ func (f *fkRun) checkRemovedKeys(ctx context.Context, l fkLink, b *blockChanges)
 			}
 		}
 		return nil
-	}
+	}}
 	byKey := func(chain []spillChange) error {
 		k, ok, err := fkKey(pick(chain[0].Row, l.pcols), l.ptypes)
 		if err != nil || !ok {
@@ -338,12 +351,9 @@ func (f *fkRun) checkRemovedKeys(ctx context.Context, l fkLink, b *blockChanges)
 			delta += int(ch.Sign)
 		}
 		if delta < 0 {
-			batch = append(batch, fkFound{key: k, seq: chain[0].seq})
+			batch.found = append(batch.found, fkFound{key: k, seq: chain[0].seq})
 		}
-		if len(batch) >= fkCheckBatch {
-			return flush()
-		}
-		return nil
+		return batch.flushFull(ctx)
 	}
 	var err error
 	if l.pkOrder != nil {
@@ -352,8 +362,8 @@ func (f *fkRun) checkRemovedKeys(ctx context.Context, l fkLink, b *blockChanges)
 	} else {
 		err = b.eachValue(l.pcols, byKey)
 	}
-	if err == nil && len(batch) > 0 {
-		err = flush()
+	if err == nil {
+		err = batch.flush(ctx)
 	}
 	if err == nil && failed != nil {
 		err = fkReferenced(l, failed.row)
