@@ -18,8 +18,8 @@ package meta
 //     and by table commits.
 //  3. The checkpoint coordinator's Exclusive (Coordinator), taken under
 //     stateMu, also by Node.ReplaceState, which ROLLBACK TO calls there.
-//  4. The tables' changelog locks (sql's tableLog.mu of several tables in
-//     table id order, then tableLog.imu).
+//  4. The tables' changelog locks (TableLog.Lock of several tables in
+//     table id order, then TableLog.imu).
 //  5. catMu, the live catalog (sql's objs, which DDL changes through
 //     LiveCatalog after each write of the stored one).
 //  6. Leaves, held without taking any lock above: sql's ackMu and the

@@ -26,7 +26,7 @@ import (
 // The next chunk is read from the source while one is committed, and
 // after every copyChunksInFlight chunks the committer waits for the
 // table's pipeline to apply them, so unapplied commits do not pile up in
-// the table's log (tableLog.entries) or in flight.
+// the table's log (TableLog.entries) or in flight.
 const (
 	copyChunkRows      = 50_000
 	copyChunksInFlight = 16

@@ -89,9 +89,9 @@ func (a *columnChange) rowsToCheck(ctx context.Context) ([]types.Row, error) {
 func (e *Engine) currentTableRows(ctx context.Context, d *catalog.Descriptor) ([]types.Row, error) {
 	e.stateMu.RLock()
 	defer e.stateMu.RUnlock()
-	log := e.tables.log(d.ID)
-	log.mu.Lock()
-	defer log.mu.Unlock()
+	log := e.tables.Log(d.ID)
+	log.Lock()
+	defer log.Unlock()
 	if err := e.ensureCurrent(ctx, d, log); err != nil {
 		return nil, err
 	}

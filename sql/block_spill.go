@@ -56,7 +56,7 @@ type tableSpill struct {
 	sets [][]int
 	// own is the seq of the block's first own change: before it come the
 	// commits the block's snapshot holds past the table's state
-	// (txSnapshot.pending), copied first so that reads find every change
+	// (meta.TxSnapshot.Pending), copied first so that reads find every change
 	// under the block's own in one place.
 	own uint64
 	// from is the seq of the oldest change the reads of this view see

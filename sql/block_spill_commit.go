@@ -7,6 +7,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -20,19 +21,19 @@ import (
 // time and stays as exact as the replay of changes in memory: a row the
 // block deletes must be there unchanged (or 40001), a key it inserts
 // free (or 23505). Holding log.mu.
-func (e *Engine) prepareSpilledCommit(ctx context.Context, w *tableWrite, log *tableLog) (part txnPart, ok bool, err error) {
+func (e *Engine) prepareSpilledCommit(ctx context.Context, w *tableWrite, log *meta.TableLog) (part meta.TxnPart, ok bool, err error) {
 	if err := e.tableFailure(w.d); err != nil {
-		return txnPart{}, false, err
+		return meta.TxnPart{}, false, err
 	}
 	if se := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to table %q", w.d.Name)); se != nil {
-		return txnPart{}, false, se
+		return meta.TxnPart{}, false, se
 	}
 	if err := e.ensureCurrent(ctx, w.d, log); err != nil {
-		return txnPart{}, false, err
+		return meta.TxnPart{}, false, err
 	}
 	ts, err := e.openTableState(w.d, log)
 	if err != nil {
-		return txnPart{}, false, err
+		return meta.TxnPart{}, false, err
 	}
 	defer ts.close()
 	tail := exec.ChangelogOrder(w.stmts)
@@ -41,18 +42,18 @@ func (e *Engine) prepareSpilledCommit(ctx context.Context, w *tableWrite, log *t
 		var err error
 		changed, err = checkKeyedFirsts(w, ts, tail)
 		if err != nil {
-			return txnPart{}, false, err
+			return meta.TxnPart{}, false, err
 		}
 	} else if changed, err = replayUnkeyedSpill(w, ts, tail); err != nil {
-		return txnPart{}, false, err
+		return meta.TxnPart{}, false, err
 	}
 	if !changed {
-		return txnPart{}, false, nil
+		return meta.TxnPart{}, false, nil
 	}
 	if err := e.checkSpilledUniques(w, ts, tail); err != nil {
-		return txnPart{}, false, err
+		return meta.TxnPart{}, false, err
 	}
-	members, limit := memberColumns(w.d, ts.cols), e.changelogLimit()
+	members, limit := memberColumns(w.d, ts.cols), e.tables.ChangelogLimit()
 	source := func(emit func([]byte) error) error {
 		encode := func(batch []exec.Change) error {
 			msgs, err := encodeTableChanges(w.d, members, batch, limit)
@@ -73,7 +74,7 @@ func (e *Engine) prepareSpilledCommit(ctx context.Context, w *tableWrite, log *t
 		}
 		return nil
 	}
-	return txnPart{d: w.d, log: log, source: source}, true, nil
+	return meta.TxnPart{D: w.d, Log: log, Source: source}, true, nil
 }
 
 // checkKeyedFirsts checks the block's changes to a keyed table that

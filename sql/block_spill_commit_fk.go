@@ -6,6 +6,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -142,7 +143,7 @@ func netInsertions(chain []spillChange) []spillChange {
 // commitState opens table d as the block's COMMIT would leave it: the
 // table now, then the block's own changes to it (b; nil for none).
 // Holding d's log lock. Close it when done.
-func (e *Engine) commitState(ctx context.Context, d *catalog.Descriptor, log *tableLog, b *blockChanges) (*tableState, error) {
+func (e *Engine) commitState(ctx context.Context, d *catalog.Descriptor, log *meta.TableLog, b *blockChanges) (*tableState, error) {
 	if b != nil && b.spill != nil {
 		// A state reads its spill between its snapshot and its pending
 		// changes, so the snapshot must hold every commit before this
@@ -173,10 +174,10 @@ func (e *Engine) commitState(ctx context.Context, d *catalog.Descriptor, log *ta
 // checkBlockForeignKeys is enforceForeignKeys for a block whose changes
 // to a linked table spilled (see above). tables are every linked table,
 // locked (logs).
-func (s *session) checkBlockForeignKeys(ctx context.Context, tables []*tableWrite, logs []*tableLog, links []fkLink) error {
+func (s *session) checkBlockForeignKeys(ctx context.Context, tables []*tableWrite, logs []*meta.TableLog, links []fkLink) error {
 	e := s.e
 	blocks := map[uint32]*blockChanges{}
-	logOf := map[uint32]*tableLog{}
+	logOf := map[uint32]*meta.TableLog{}
 	for i, w := range tables {
 		logOf[w.d.ID] = logs[i]
 		if err := e.ensureCurrent(ctx, w.d, logs[i]); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -52,7 +53,7 @@ type blockInsert struct {
 	// seq there.
 	w       *tableWrite
 	ts      *tableState
-	snap    *txSnapshot
+	snap    *meta.TxSnapshot
 	gen     []plan.GeneratedColumn
 	start   uint64
 	written func([]types.Row) error

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 
 	"streamdb/catalog"
+	"streamdb/meta"
 	"streamdb/metrics"
 	"streamdb/sqlerr"
 )
@@ -16,8 +17,8 @@ import (
 //	'S' stream n -> message (the stream's n-th row of the block)
 //
 // and the COMMIT publishes them from there, then those still in memory,
-// one at a time through the transaction stream (publishTxn), as any
-// write of more rows than one atomic batch takes.
+// one at a time through the transaction stream (meta.Tables.PublishTxn),
+// as any write of more rows than one atomic batch takes.
 
 // streamSpill is the part of a block's rows for one stream on disk.
 type streamSpill struct {
@@ -116,8 +117,8 @@ func (w *streamWrite) each(emit func([]byte) error) error {
 
 // spilledStreamPart is the commit's part for a stream whose rows
 // spilled: its messages are read from the spill as they are published.
-func spilledStreamPart(w *streamWrite, limit int) txnPart {
-	return txnPart{d: w.d, source: func(emit func([]byte) error) error {
+func spilledStreamPart(w *streamWrite, limit int) meta.TxnPart {
+	return meta.TxnPart{D: w.d, Source: func(emit func([]byte) error) error {
 		return w.each(func(m []byte) error {
 			if len(m) > limit {
 				return streamRowTooLarge(w.d, len(m), limit)

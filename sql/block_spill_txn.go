@@ -7,6 +7,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/metrics"
 )
 
@@ -147,7 +148,7 @@ func (s *session) spillTable(w *tableWrite) error {
 			ts.key = pkIndexes(w.d, cols)
 		}
 		ts.sets = s.e.spillValueSets(s.e.current(w.d), cols)
-		if err := ts.append(s.tx.snap.pending[w.d.ID]); err != nil {
+		if err := ts.append(s.tx.snap.Pending[w.d.ID]); err != nil {
 			return err
 		}
 		ts.own = s.tx.spill.next
@@ -275,7 +276,7 @@ func (t *txn) closeSpill(s *session) {
 }
 
 // txTableState is table d as a statement of the block sees it.
-func (s *session) txTableState(snap *txSnapshot, d *catalog.Descriptor) (*tableState, error) {
+func (s *session) txTableState(snap *meta.TxSnapshot, d *catalog.Descriptor) (*tableState, error) {
 	for _, w := range s.tx.tables {
 		if w.d.ID == d.ID {
 			if err := s.unspillStale(w); err != nil {
@@ -283,7 +284,7 @@ func (s *session) txTableState(snap *txSnapshot, d *catalog.Descriptor) (*tableS
 			}
 		}
 	}
-	ts, err := newTableState(d, snap.snap, s.tx.pendingFor(d.ID))
+	ts, err := newTableState(d, snap.Snap, s.tx.pendingFor(d.ID))
 	if err != nil {
 		return nil, err
 	}

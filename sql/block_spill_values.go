@@ -7,6 +7,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/types"
 )
 
@@ -91,7 +92,7 @@ func (ts *tableSpill) valueKeys(row types.Row, seq uint64) [][]byte {
 // setValues encodes row's values of the columns set; ok is false when
 // one is NULL.
 func setValues(set []int, row types.Row) ([]byte, bool) {
-	if anyNullAt(row, set) {
+	if meta.AnyNullAt(row, set) {
 		return nil, false
 	}
 	return exec.AppendIndexValues(nil, row, set), true

@@ -64,7 +64,9 @@ type Engine struct {
 	catMu sync.RWMutex
 	objs  map[string]*catalog.Descriptor
 
-	tables tableLogs
+	// tables is the table changelog writer: the tables' logs and the
+	// transactions that publish commits (meta.Tables, write_path.go).
+	tables *meta.Tables
 	// purge purges changelogs after checkpoints (startPurging).
 	purge *meta.Purger
 	// dropped collects the JetStream streams of dropped tables.
@@ -105,9 +107,6 @@ type Engine struct {
 	pgSources *meta.PGSources
 	// secrets encrypts CREATE SECRET values (secret_key.go).
 	secrets *secretBox
-	// txnsRemovedTo is the transaction stream sequence up to which
-	// removeTxns has removed every transaction (under ddlMu).
-	txnsRemovedTo uint64
 }
 
 // Open starts the engine over n (meta.NewNode of a node.Open): it loads
@@ -121,6 +120,7 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	e.cat = meta.NewCatalog(meta.CatalogConfig{Store: n.Store(), Broker: n.Broker(), Log: log})
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: n.CheckpointSettings, Broker: n.Broker(), Log: log})
 	e.dropped = e.newDroppedStreams()
+	e.tables = e.newTables()
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: n.Store(), Broker: n.Broker(), Runtime: e.rt, Log: log})
 	e.ddl = e.newDDL(n)
@@ -133,7 +133,7 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	// On a NATS cluster a leader may still be taking over (a takeover
 	// after a node went away): requests that find no one are sent again.
 	rctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	err = meta.RetryRequest(rctx, e.resolveTxns)
+	err = meta.RetryRequest(rctx, e.tables.ResolveTxns)
 	cancel()
 	if err != nil {
 		n.Abandon()
@@ -229,5 +229,5 @@ func (e *Engine) NewSession(ctx context.Context, params map[string]string) (pgwi
 func (e *Engine) newDDL(node meta.DDLNode) *meta.DDL {
 	return meta.NewDDL(meta.DDLConfig{Catalog: e.cat, Live: liveCatalog{e}, Runtime: e.rt, Streams: e.streams, Binder: e.streams, Sequences: e.seqs, State: e.state,
 		Node: node, Sinks: e.sinkStore, Dropped: e.dropped, Log: e.log, DDLMu: &e.ddlMu, StateMu: &e.stateMu, Bind: e.planView, Wait: e.waitLogged,
-		Coord: e.coord, Reload: e.loadCatalog, ResetTables: func() { e.tables.reset() }, StreamMadeAnew: e.forgetAcked})
+		Coord: e.coord, Reload: e.loadCatalog, ResetTables: func() { e.tables.Reset() }, StreamMadeAnew: e.forgetAcked})
 }

@@ -9,6 +9,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 	"streamdb/storage"
 	"streamdb/types"
@@ -34,7 +35,7 @@ func checkUniqueIndexes(d *catalog.Descriptor, ts *tableState, changes []exec.Ch
 		// now (by identity, with multiplicity).
 		holders := map[string]map[string]int{}
 		for _, ch := range changes {
-			if anyNullAt(ch.Row, pos) {
+			if meta.AnyNullAt(ch.Row, pos) {
 				continue
 			}
 			m, err := holdersOf(ts, ix, pos, exec.AppendIndexValues(nil, ch.Row, pos), holders)
@@ -84,7 +85,7 @@ func checkUniqueConstraints(d *catalog.Descriptor, ts *tableState, base, changes
 		}
 		inserted := map[string]bool{}
 		for _, ch := range changes {
-			if ch.Sign > 0 && !anyNullAt(ch.Row, pos) {
+			if ch.Sign > 0 && !meta.AnyNullAt(ch.Row, pos) {
 				inserted[string(exec.AppendIndexValues(nil, ch.Row, pos))] = true
 			}
 		}
@@ -94,7 +95,7 @@ func checkUniqueConstraints(d *catalog.Descriptor, ts *tableState, base, changes
 		holders := map[string]map[string]int{}
 		for _, chs := range [][]exec.Change{base, changes} {
 			for _, ch := range chs {
-				if anyNullAt(ch.Row, pos) {
+				if meta.AnyNullAt(ch.Row, pos) {
 					continue
 				}
 				vals := exec.AppendIndexValues(nil, ch.Row, pos)
@@ -110,7 +111,7 @@ func checkUniqueConstraints(d *catalog.Descriptor, ts *tableState, base, changes
 			}
 		}
 		for _, ch := range changes {
-			if ch.Sign < 0 || anyNullAt(ch.Row, pos) {
+			if ch.Sign < 0 || meta.AnyNullAt(ch.Row, pos) {
 				continue
 			}
 			n := 0
@@ -145,15 +146,6 @@ func uniqueIndexViolation(ix *catalog.Index, cols []types.Column, row types.Row)
 	names, text := indexKeyText(ix, cols, row)
 	return &sqlerr.Error{Code: sqlerr.UniqueViolation, Message: fmt.Sprintf("duplicate key value violates unique constraint %q", ix.Name),
 		Detail: fmt.Sprintf("Key (%s)=(%s) already exists.", names, text)}
-}
-
-func anyNullAt(row types.Row, cols []int) bool {
-	for _, c := range cols {
-		if row[c].IsNull() {
-			return true
-		}
-	}
-	return false
 }
 
 // uniqueHolders returns the rows of the table (snapshot and pending
@@ -245,14 +237,14 @@ func (ts *tableState) pendingWithValues(pos []int, vals []byte) []exec.Change {
 		return nil
 	}
 	if ts.log != nil {
-		if changes, ok := ts.log.changesWithValues(ts.logVersion, pos, vals); ok {
+		if changes, ok := ts.log.ChangesWithValues(ts.logVersion, pos, vals); ok {
 			return changes
 		}
 	}
 	var out []exec.Change
 	var buf []byte
 	for _, ch := range ts.pendingChanges() {
-		if anyNullAt(ch.Row, pos) {
+		if meta.AnyNullAt(ch.Row, pos) {
 			continue
 		}
 		buf = exec.AppendIndexValues(buf[:0], ch.Row, pos)

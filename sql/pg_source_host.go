@@ -89,7 +89,7 @@ func (h pgSourceHost) WaitTableCurrent(ctx context.Context, d *catalog.Descripto
 	return h.e.waitTableCurrent(ctx, d, what)
 }
 
-func (h pgSourceHost) ChangelogLimit() int { return h.e.changelogLimit() }
+func (h pgSourceHost) ChangelogLimit() int { return h.e.tables.ChangelogLimit() }
 
 func (h pgSourceHost) Notice(ctx context.Context, msg, hint string) { pgwire.Notice(ctx, msg, hint) }
 

@@ -47,7 +47,7 @@ func (h purgeHost) ViewSources(d *catalog.Descriptor) ([]string, error) {
 	return h.e.sourceStreams(d, root)
 }
 
-func (h purgeHost) AfterPurge(ctx context.Context) { h.e.removeTxns(ctx) }
+func (h purgeHost) AfterPurge(ctx context.Context) { h.e.tables.RemoveTxns(ctx) }
 
 // startPurging has a purge of changelogs follow every completed
 // checkpoint; the purge holds ddlMu.

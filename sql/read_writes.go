@@ -160,7 +160,7 @@ func (s *session) txRead(ctx context.Context, root plan.Node) (r storage.Reader,
 	for _, src := range plan.Sources(root) {
 		readsViews = readsViews || src.Kind == catalog.KindView
 	}
-	r, done = snap.snap, func() {}
+	r, done = snap.Snap, func() {}
 	if readsViews {
 		fresh := s.e.store.Snapshot()
 		r, done = fresh, func() { fresh.Close() }
@@ -174,7 +174,7 @@ func (s *session) txRead(ctx context.Context, root plan.Node) (r storage.Reader,
 		if len(pending) == 0 && spill == nil && !readsViews {
 			return sc, nil
 		}
-		ts, err := newTableState(sc.Object, snap.snap, pending)
+		ts, err := newTableState(sc.Object, snap.Snap, pending)
 		if err != nil {
 			return nil, err
 		}

@@ -99,7 +99,7 @@ func (e *Engine) rollback(ctx context.Context, m *meta.PointMeta) (string, error
 	err = func() error {
 		e.stateMu.Lock()
 		defer e.stateMu.Unlock()
-		err := e.node.ReplaceState(src, e.tables.reset, e.loadCatalog)
+		err := e.node.ReplaceState(src, e.tables.Reset, e.loadCatalog)
 		if err == nil {
 			e.noteReplay(ctx)
 		}

@@ -417,6 +417,7 @@ func openFakeNode(t *testing.T, e *Engine) *fakeJetStream {
 	e.seqs = meta.NewSequences(e.broker, log)
 	e.points = meta.NewPoints(meta.PointsConfig{Coord: e.coord, Settings: e.node.CheckpointSettings, Broker: e.broker, Log: log})
 	e.dropped = e.newDroppedStreams()
+	e.tables = e.newTables()
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: store, Broker: e.broker, Runtime: e.rt, Log: log})
 	e.ddl = e.newDDL(e.node)

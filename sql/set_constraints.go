@@ -122,7 +122,7 @@ func (s *session) checkImmediate(ctx context.Context) error {
 		d := e.current(w.d)
 		descs = append(descs, d)
 		changes := exec.ChangelogOrder(w.stmts)
-		ts, err := newTableState(d, snap.snap, nil)
+		ts, err := newTableState(d, snap.Snap, nil)
 		if err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func (s *session) checkImmediate(ctx context.Context) error {
 	f := &fkRun{s: s, links: links, check: true, deferring: true, descs: map[uint32]*catalog.Descriptor{},
 		changes: map[uint32][]exec.Change{}, derived: map[uint32][]exec.Change{}}
 	f.state = func(x *catalog.Descriptor) (*tableState, error) {
-		return newTableState(x, snap.snap, nil)
+		return newTableState(x, snap.Snap, nil)
 	}
 	for _, w := range written {
 		f.add(e.current(w.d), exec.ChangelogOrder(w.stmts))

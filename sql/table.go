@@ -19,7 +19,8 @@ import (
 // UPDATE and DELETE read that state; views over the table read the
 // changelog itself, from the table's start.
 //
-// Writes go through the table's log (table_log.go, table_commit.go).
+// Writes are checked under the table's log (table_commit.go) and
+// published by meta.Tables (meta/table_log.go).
 
 // tableSubjectPrefix is where tables keep their changelogs unless CREATE
 // TABLE names a subject.

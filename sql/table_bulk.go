@@ -17,6 +17,7 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/faults"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 	"streamdb/storage"
 	"streamdb/storage/keyenc"
@@ -231,12 +232,12 @@ func (s *session) bulkAdmit(ctx context.Context, sw *streamingWrite, arb map[str
 type streamingWrite struct {
 	e   *Engine
 	d   *catalog.Descriptor
-	log *tableLog
+	log *meta.TableLog
 	ts  *tableState
 	b   *bulkWrite
 	// reads are the other tables' logs, by table id, and states their
 	// states once read (stateOf).
-	reads  map[uint32]*tableLog
+	reads  map[uint32]*meta.TableLog
 	states map[uint32]*tableState
 	ctx    context.Context
 }
@@ -266,18 +267,18 @@ func (s *session) openStreamingWrite(ctx context.Context, d *catalog.Descriptor,
 	// The logs are locked in the order of table ids (the lock order).
 	locked := append([]*catalog.Descriptor{d}, reads...)
 	slices.SortFunc(locked, func(a, b *catalog.Descriptor) int { return cmp.Compare(a.ID, b.ID) })
-	logs := map[uint32]*tableLog{}
+	logs := map[uint32]*meta.TableLog{}
 	for _, t := range locked {
-		l := e.tables.log(t.ID)
-		l.mu.Lock()
+		l := e.tables.Log(t.ID)
+		l.Lock()
 		logs[t.ID] = l
 		// What is queued was computed without this commit and goes first.
-		l.waitIdle()
+		l.WaitIdle()
 	}
 	defer func() {
 		if err != nil {
 			for _, l := range logs {
-				l.mu.Unlock()
+				l.Unlock()
 			}
 		}
 	}()
@@ -309,7 +310,7 @@ func (s *session) openStreamingWrite(ctx context.Context, d *catalog.Descriptor,
 		ts.close()
 		return nil, err
 	}
-	b := &bulkWrite{e: e, d: d, ts: ts, id: newTxnID(), members: memberColumns(d, ts.cols), limit: e.changelogLimit()}
+	b := &bulkWrite{e: e, d: d, ts: ts, id: meta.NewTxnID(), members: memberColumns(d, ts.cols), limit: e.tables.ChangelogLimit()}
 	return &streamingWrite{e: e, d: d, log: log, ts: ts, b: b, reads: logs, states: map[uint32]*tableState{}, ctx: ctx}, nil
 }
 
@@ -340,9 +341,9 @@ func (sw *streamingWrite) close() {
 	}
 	sw.ts.close()
 	for _, l := range sw.reads {
-		l.mu.Unlock()
+		l.Unlock()
 	}
-	sw.log.mu.Unlock()
+	sw.log.Unlock()
 	sw.e.stateMu.RUnlock()
 }
 
@@ -356,7 +357,7 @@ func (sw *streamingWrite) commit(what string) error {
 	if err != nil {
 		if seq != 0 {
 			// Stored, not fsynced: the table takes it, unseen by the log.
-			sw.log.current = false
+			sw.log.MarkStale()
 		}
 		return err
 	}
@@ -364,7 +365,7 @@ func (sw *streamingWrite) commit(what string) error {
 	if werr := sw.e.waitTableAt(context.Background(), sw.d, seq, what); werr != nil {
 		// Committed all the same; the next writer waits for the whole
 		// changelog first.
-		sw.log.current = false
+		sw.log.MarkStale()
 	}
 	return nil
 }
@@ -437,7 +438,7 @@ type bulkWrite struct {
 // grow with the row size.
 const (
 	bulkWindow      = 64
-	bulkWindowBytes = 4 << 20
+	bulkWindowBytes = meta.TxnWindowBytes
 )
 
 func (b *bulkWrite) failed(err error) error {
@@ -452,7 +453,7 @@ func (b *bulkWrite) begin() error {
 	b.seed = maphash.MakeSeed()
 	intent := broker.TxnIntent{Subjects: []broker.TxnSubject{{Stream: b.d.JSStream, Subject: b.d.Subject}}, Decide: true}
 	body, _ := json.Marshal(intent)
-	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), meta.PublishTimeout)
 	defer cancel()
 	if _, err := b.e.broker.JS.Publish(ctx, broker.TxnIntentSubject(b.id), body, jetstream.WithExpectStream(broker.TxnStream)); err != nil {
 		return b.failed(err)
@@ -464,10 +465,10 @@ func (b *bulkWrite) begin() error {
 // subjects is (an undecided one would hold up the removal of later
 // transactions until the next start), and removes its records.
 func (b *bulkWrite) abort() {
-	if committed, err := b.e.decideTxn(b.id, false); err != nil || committed {
+	if committed, err := b.e.tables.DecideTxn(b.id, false); err != nil || committed {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), meta.PublishTimeout)
 	defer cancel()
 	if err := b.e.broker.RemoveTxn(ctx, b.id); err != nil {
 		b.e.log.Warn("remove an aborted COPY's transaction", "txn", b.id, "err", err)
@@ -563,7 +564,7 @@ func (b *bulkWrite) flush() error { return b.await(true) }
 // acknowledgements come in the order of the publishes, which is the
 // order of their sequences in refs.
 func (b *bulkWrite) await(all bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), meta.PublishTimeout)
 	defer cancel()
 	done := 0
 	for ; done < len(b.inflight); done++ {
@@ -571,7 +572,7 @@ func (b *bulkWrite) await(all bool) error {
 			break
 		}
 		p := b.inflight[done]
-		ack, err := awaitAck(ctx, p.f)
+		ack, err := meta.AwaitAck(ctx, p.f)
 		if err != nil {
 			return b.failed(err)
 		}
@@ -684,22 +685,22 @@ func (b *bulkWrite) commit() (uint64, error) {
 	if err := e.checkFence(); err != nil {
 		return 0, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), meta.PublishTimeout)
 	defer cancel()
 	ref := broker.TxnRef{Txn: b.id, Decide: true, Data: b.refs}
 	f, err := e.broker.JS.PublishMsgAsync(broker.NewTxnRefMsg(b.d.Subject, ref), jetstream.WithExpectStream(b.d.JSStream))
 	var ack *jetstream.PubAck
 	if err == nil {
-		ack, err = awaitAck(ctx, f)
+		ack, err = meta.AwaitAck(ctx, f)
 	}
 	var notDurable *broker.NotDurableError
 	if errors.As(err, &notDurable) {
 		ack, err = notDurable.Ack, nil
 	}
-	parts := []txnPart{{d: b.d, log: b.ts.log}}
+	parts := []meta.TxnPart{{D: b.d, Log: b.ts.log}}
 	if err != nil {
-		if committed, derr := e.decideTxn(b.id, false); derr != nil || committed {
-			return 0, e.txnUndecided(b.id, parts, errors.Join(err, derr))
+		if committed, derr := e.tables.DecideTxn(b.id, false); derr != nil || committed {
+			return 0, e.tables.TxnUndecided(b.id, parts, errors.Join(err, derr))
 		}
 		if se := e.broker.StreamWriteError(b.d.JSStream, "could not commit"); se != nil {
 			return 0, se
@@ -707,9 +708,9 @@ func (b *bulkWrite) commit() (uint64, error) {
 		return 0, e.publishFailure(err, "could not commit")
 	}
 	faults.Crash("txn-before-decision")
-	committed, derr := e.decideTxn(b.id, true)
+	committed, derr := e.tables.DecideTxn(b.id, true)
 	if derr != nil {
-		return 0, e.txnUndecided(b.id, parts, derr)
+		return 0, e.tables.TxnUndecided(b.id, parts, derr)
 	}
 	if !committed {
 		return 0, sqlerr.New(sqlerr.SerializationFailure, "the commit was aborted before it was decided").
@@ -717,7 +718,7 @@ func (b *bulkWrite) commit() (uint64, error) {
 	}
 	e.acknowledged(b.d.Subject, ack.Sequence)
 	if notDurable != nil {
-		return ack.Sequence, storedNotDurable("the commit", notDurable)
+		return ack.Sequence, meta.StoredNotDurable("the commit", notDurable)
 	}
 	return ack.Sequence, nil
 }

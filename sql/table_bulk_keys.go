@@ -7,6 +7,7 @@ import (
 
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/types"
 )
 
@@ -178,7 +179,7 @@ func (key *bulkKey) encode(buf []byte, row types.Row) ([]byte, bool) {
 	if key.pk {
 		return append(buf, rowKey(key.cols, row)...), true
 	}
-	if anyNullAt(row, key.cols) {
+	if meta.AnyNullAt(row, key.cols) {
 		return buf, false
 	}
 	return exec.AppendIndexValues(buf, row, key.cols), true

@@ -8,23 +8,16 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nats-io/nats.go/jetstream"
-
-	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
-// A commit that writes one subject and fits in one message publishes it
-// as ONE message (a table's through its log's queue), so it lands whole or
-// not at all: a message JetStream refuses (stream full) leaves nothing
-// behind. Several rows for one stream are one atomic batch (publishRows).
-// Any other commit (larger than a message, or writing several
-// tables or streams) goes through the transaction stream (publishTxn,
-// broker/txn.go): whole or not at all too, and seen by every view in one
-// epoch.
+// A commit's changes are computed and checked here, under the locks of
+// the tables' logs; meta.Tables publishes them (meta/table_publish.go
+// says how each kind of commit lands whole or not at all).
 
 // tableWrite is what one commit writes to one table.
 type tableWrite struct {
@@ -94,25 +87,25 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		}
 	}
 	sort.Slice(tables, func(i, j int) bool { return tables[i].d.ID < tables[j].d.ID })
-	logs := make([]*tableLog, len(tables))
+	logs := make([]*meta.TableLog, len(tables))
 	for i, w := range tables {
 		if err := e.checkExists(w.d); err != nil {
 			return err
 		}
-		logs[i] = e.tables.log(w.d.ID)
-		logs[i].mu.Lock()
-		defer logs[i].mu.Unlock()
+		logs[i] = e.tables.Log(w.d.ID)
+		logs[i].Lock()
+		defer logs[i].Unlock()
 		// This commit is published outside the queue; what is queued goes
 		// first.
-		logs[i].waitIdle()
+		logs[i].WaitIdle()
 	}
 	if linked != nil {
 		if err := s.enforceForeignKeys(ctx, tables, logs, links); err != nil {
 			return err
 		}
 	}
-	var parts []txnPart
-	limit := e.changelogLimit()
+	var parts []meta.TxnPart
+	limit := e.tables.ChangelogLimit()
 	for i, w := range tables {
 		if w.spill != nil {
 			part, ok, err := e.prepareSpilledCommit(ctx, w, logs[i])
@@ -129,7 +122,7 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 			return err
 		}
 		if len(changes) > 0 {
-			parts = append(parts, txnPart{d: w.d, msgs: msgs, log: logs[i], changes: changes})
+			parts = append(parts, meta.TxnPart{D: w.d, Msgs: msgs, Log: logs[i], Changes: changes})
 		}
 	}
 	for _, w := range streams {
@@ -148,174 +141,18 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 				return streamRowTooLarge(w.d, len(m), limit)
 			}
 		}
-		parts = append(parts, txnPart{d: w.d, msgs: w.msgs})
+		parts = append(parts, meta.TxnPart{D: w.d, Msgs: w.msgs})
 	}
 	switch {
 	case len(parts) == 0:
 		return nil
-	case len(parts) == 1 && len(parts[0].msgs) == 1:
-		return e.publishOne(parts[0])
-	case len(parts) == 1 && parts[0].log == nil && parts[0].source == nil:
-		return e.publishRows(parts[0])
+	case len(parts) == 1 && len(parts[0].Msgs) == 1:
+		return e.tables.PublishOne(parts[0])
+	case len(parts) == 1 && parts[0].Log == nil && parts[0].Source == nil:
+		return e.tables.PublishRows(parts[0])
 	default:
-		return e.publishTxn(parts)
+		return e.tables.PublishTxn(parts)
 	}
-}
-
-// publishRows publishes the rows of a write to one stream as events, one
-// message each, as producers publish them, in one epoch, and whole or not
-// at all: as one JetStream atomic batch (broker.PublishAtomic), so a row
-// the stream's limits refuse leaves none of them stored. A write the batch
-// cannot carry (more rows than broker.MaxAtomicBatch, or a JetStream
-// stream that does not allow atomic publish: one streamdb bound to rather
-// than created) goes through the transaction stream, whole too; its
-// subject then holds one reference message, whose rows streamdb's readers
-// take in its place.
-func (e *Engine) publishRows(p txnPart) error {
-	err := e.publishBatch(p)
-	switch {
-	case errors.Is(err, broker.ErrAtomicDisabled):
-		// A JetStream stream that does not allow atomic publish belongs
-		// to others who read rows from it: its rows go as they always
-		// did, one message each, not as a transaction reference.
-		return e.publishEach(p)
-	case errors.Is(err, broker.ErrAtomicUnavailable):
-		return e.publishTxn([]txnPart{p})
-	}
-	return err
-}
-
-// publishEach publishes a stream's rows one message each, as producers
-// publish them. They are not one atomic unit: if JetStream refuses a
-// later row (the stream's limits), the rows before it stay, and the
-// error names how many landed.
-func (e *Engine) publishEach(p txnPart) error {
-	var landed int
-	var notDurable *broker.NotDurableError
-	var fenced error
-	err := e.rt.PublishFenced([]string{p.d.Subject}, func() (map[string]uint64, error) {
-		if fenced = e.checkFence(); fenced != nil {
-			return nil, fenced
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
-		defer cancel()
-		futures := make([]jetstream.PubAckFuture, 0, len(p.msgs))
-		var err error
-		for _, m := range p.msgs {
-			f, perr := e.broker.JS.PublishAsync(p.d.Subject, m, jetstream.WithExpectStream(p.d.JSStream))
-			if perr != nil {
-				err = perr
-				break
-			}
-			futures = append(futures, f)
-		}
-		var last uint64
-		for _, f := range futures {
-			ack, perr := awaitAck(ctx, f)
-			if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
-				ack, perr, notDurable = nd.Ack, nil, nd
-			}
-			if perr != nil {
-				err = errors.Join(err, perr)
-				continue
-			}
-			landed++
-			last = max(last, ack.Sequence)
-		}
-		if last == 0 {
-			return nil, err
-		}
-		e.acknowledged(p.d.Subject, last)
-		return map[string]uint64{p.d.Subject: last}, err
-	})
-	if fenced != nil {
-		return fenced // nothing was published
-	}
-	if err != nil {
-		if landed > 0 {
-			return sqlerr.New(sqlerr.TransactionResolutionUnknown, "only %d of the %d rows for stream %q were published: %v", landed, len(p.msgs), p.d.Name, err).
-				WithHint("The stream's JetStream stream does not allow atomic publish, so its rows are published one by one; its limits refused the rest.")
-		}
-		if se := e.broker.StreamWriteError(p.d.JSStream, "could not write"); se != nil {
-			return se
-		}
-		return e.publishFailure(err, fmt.Sprintf("could not write to stream %q", p.d.Name))
-	}
-	if notDurable != nil {
-		return storedNotDurable("the write", notDurable)
-	}
-	return nil
-}
-
-// publishBatch publishes a stream's rows as one atomic batch, or answers
-// broker.ErrAtomicUnavailable having published nothing.
-func (e *Engine) publishBatch(p txnPart) error {
-	if len(p.msgs) > broker.MaxAtomicBatch {
-		return broker.ErrAtomicUnavailable
-	}
-	var notDurable *broker.NotDurableError
-	var fenced error
-	err := e.rt.PublishFenced([]string{p.d.Subject}, func() (map[string]uint64, error) {
-		if fenced = e.checkFence(); fenced != nil {
-			return nil, fenced
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
-		defer cancel()
-		ack, err := e.broker.PublishAtomic(ctx, p.d.JSStream, p.d.Subject, p.msgs)
-		if nd := (*broker.NotDurableError)(nil); errors.As(err, &nd) {
-			ack, err, notDurable = nd.Ack, nil, nd
-		}
-		if err != nil {
-			return nil, err
-		}
-		e.acknowledged(p.d.Subject, ack.Sequence)
-		return map[string]uint64{p.d.Subject: ack.Sequence}, nil
-	})
-	switch {
-	case fenced != nil:
-		return fenced // nothing was published
-	case errors.Is(err, broker.ErrAtomicUnavailable):
-		return err
-	case err != nil:
-		if se := e.broker.StreamWriteError(p.d.JSStream, "could not write"); se != nil {
-			return se
-		}
-		return e.publishFailure(err, fmt.Sprintf("could not write %d rows to stream %q", len(p.msgs), p.d.Name))
-	case notDurable != nil:
-		return storedNotDurable("the write", notDurable)
-	}
-	return nil
-}
-
-// publishOne publishes a commit of one message to one subject outside a
-// table's queue. Caller holds the table's log mu with its queue idle.
-func (e *Engine) publishOne(p txnPart) error {
-	if err := e.checkFence(); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
-	defer cancel()
-	ack, err := e.broker.JS.Publish(ctx, p.d.Subject, p.msgs[0], jetstream.WithExpectStream(p.d.JSStream))
-	var notDurable *broker.NotDurableError
-	if errors.As(err, &notDurable) {
-		ack = notDurable.Ack
-	} else if err != nil {
-		if p.log != nil {
-			p.log.unsure.Store(true)
-		}
-		if se := e.broker.StreamWriteError(p.d.JSStream, "could not commit"); se != nil {
-			return se
-		}
-		return e.publishFailure(err, "could not commit")
-	}
-	e.acknowledged(p.d.Subject, ack.Sequence)
-	if p.log != nil {
-		p.log.added(ack.Sequence, p.changes)
-	}
-	if notDurable != nil {
-		return storedNotDurable("the commit", notDurable)
-	}
-	return nil
 }
 
 // commitTable commits changes to one table through its log's queue (group
@@ -324,24 +161,24 @@ func (e *Engine) commitTable(ctx context.Context, w *tableWrite) error {
 	if err := e.checkExists(w.d); err != nil {
 		return err
 	}
-	log := e.tables.log(w.d.ID)
-	log.mu.Lock()
+	log := e.tables.Log(w.d.ID)
+	log.Lock()
 	changes, msgs, err := e.prepareTableCommit(ctx, w, log)
 	if err != nil || len(changes) == 0 {
-		log.mu.Unlock()
+		log.Unlock()
 		return err
 	}
 	if len(msgs) > 1 {
 		// Too large for one message: published outside the queue, after
 		// what is queued, holding mu so that nothing is computed on top
 		// of it before it lands.
-		defer log.mu.Unlock()
-		log.waitIdle()
-		return e.publishTxn([]txnPart{{d: w.d, msgs: msgs, log: log, changes: changes}})
+		defer log.Unlock()
+		log.WaitIdle()
+		return e.tables.PublishTxn([]meta.TxnPart{{D: w.d, Msgs: msgs, Log: log, Changes: changes}})
 	}
-	en := log.queue(changes, msgs[0])
-	log.mu.Unlock()
-	return log.await(e, w.d, en)
+	en := log.Queue(changes, msgs[0])
+	log.Unlock()
+	return log.Await(w.d, en)
 }
 
 // checkExists fails if table d was dropped (or replaced) since the
@@ -361,7 +198,7 @@ func (e *Engine) checkExists(d *catalog.Descriptor) error {
 // prepareTableCommit checks a table write against the table's current
 // contents and encodes it as changelog messages (one unless it is larger
 // than a message). Holding log.mu.
-func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tableLog) ([]exec.Change, [][]byte, error) {
+func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *meta.TableLog) ([]exec.Change, [][]byte, error) {
 	// A table whose dataflow stopped would never show the write.
 	if err := e.tableFailure(w.d); err != nil {
 		return nil, nil, err
@@ -391,10 +228,10 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	}
 	members := memberColumns(w.d, cols)
 	encode := exec.EncodeChangelogChunks
-	if slices.Equal(log.encodedCols, members) {
+	if slices.Equal(log.EncodedCols(), members) {
 		encode = exec.EncodeChangelogChunksNamesChecked
 	}
-	msgs, err := encode(members, changes, e.changelogLimit())
+	msgs, err := encode(members, changes, e.tables.ChangelogLimit())
 	var tooLarge *exec.ErrChangelogTooLarge
 	if errors.As(err, &tooLarge) {
 		return nil, nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "a row of table %q is %d bytes, over the limit of %d bytes for one row", w.d.Name, tooLarge.Size, tooLarge.Limit).
@@ -403,34 +240,14 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *tab
 	if err != nil {
 		return nil, nil, err
 	}
-	log.encodedCols = members
+	log.SetEncodedCols(members)
 	return changes, msgs, nil
 }
 
-// changelogLimit is the largest changelog message the NATS connection
-// takes, less room for the headers JetStream adds.
-func (e *Engine) changelogLimit() int {
-	limit := int(e.link.MaxPayload())
-	if limit <= 0 {
-		limit = 1 << 20
-	}
-	return limit - 4096
-}
-
 // ensureCurrent makes sure the table's log covers everything published to
-// its subject (see tableLog.current). Holding log.mu.
-func (e *Engine) ensureCurrent(ctx context.Context, d *catalog.Descriptor, log *tableLog) error {
-	if log.unsure.Swap(false) {
-		log.current = false
-	}
-	if log.current {
-		return nil
-	}
-	if err := e.waitTableCurrent(ctx, d, "a write"); err != nil {
-		return err
-	}
-	log.current = true
-	return nil
+// its subject (meta.TableLog.EnsureCurrent). Holding the log's lock.
+func (e *Engine) ensureCurrent(ctx context.Context, d *catalog.Descriptor, log *meta.TableLog) error {
+	return log.EnsureCurrent(ctx, d)
 }
 
 // checkedChanges returns a table write's statements, checked against the
@@ -439,7 +256,7 @@ func (e *Engine) ensureCurrent(ctx context.Context, d *catalog.Descriptor, log *
 // it was then; they are replayed against the table as it is now, so a
 // concurrent commit that changed a row they change fails this one (40001)
 // rather than being overwritten.
-func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *tableLog) ([][]exec.Change, error) {
+func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *meta.TableLog) ([][]exec.Change, error) {
 	ts, err := e.openTableState(w.d, log)
 	if err != nil {
 		return nil, err

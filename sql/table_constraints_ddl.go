@@ -8,6 +8,7 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/front"
+	"streamdb/meta"
 	"streamdb/pgwire"
 	"streamdb/sqlerr"
 	"streamdb/types"
@@ -151,12 +152,12 @@ func (e *Engine) addConstraint(ctx context.Context, d, next *catalog.Descriptor,
 		involved = append(involved, p)
 		slices.SortFunc(involved, func(a, b *catalog.Descriptor) int { return int(a.ID) - int(b.ID) })
 	}
-	logs := make([]*tableLog, len(involved))
+	logs := make([]*meta.TableLog, len(involved))
 	for i, x := range involved {
-		logs[i] = e.tables.log(x.ID)
-		logs[i].mu.Lock()
-		defer logs[i].mu.Unlock()
-		logs[i].waitIdle()
+		logs[i] = e.tables.Log(x.ID)
+		logs[i].Lock()
+		defer logs[i].Unlock()
+		logs[i].WaitIdle()
 		if err := e.ensureCurrent(ctx, x, logs[i]); err != nil {
 			return err
 		}
@@ -169,7 +170,7 @@ func (e *Engine) addConstraint(ctx context.Context, d, next *catalog.Descriptor,
 
 // validateConstraint checks table d's existing rows against its new
 // constraint c, as ALTER TABLE ... ADD does. Holding the logs of involved.
-func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, c catalog.Constraint, involved []*catalog.Descriptor, logs []*tableLog) error {
+func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, c catalog.Constraint, involved []*catalog.Descriptor, logs []*meta.TableLog) error {
 	idx := slices.IndexFunc(involved, func(x *catalog.Descriptor) bool { return x.ID == d.ID })
 	ts, err := e.openTableState(d, logs[idx])
 	if err != nil {

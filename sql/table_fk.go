@@ -10,6 +10,7 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -513,7 +514,7 @@ func (e *Engine) fkLinked(ds []*catalog.Descriptor) ([]fkLink, []*catalog.Descri
 // its referential actions added to the tables they change; a
 // transaction's changes are checked again without actions (from the
 // spill when some of them spilled: checkBlockForeignKeys).
-func (s *session) enforceForeignKeys(ctx context.Context, tables []*tableWrite, logs []*tableLog, links []fkLink) error {
+func (s *session) enforceForeignKeys(ctx context.Context, tables []*tableWrite, logs []*meta.TableLog, links []fkLink) error {
 	if slices.ContainsFunc(tables, func(w *tableWrite) bool { return w.spill != nil }) {
 		return s.checkBlockForeignKeys(ctx, tables, logs, links)
 	}
@@ -524,7 +525,7 @@ func (s *session) enforceForeignKeys(ctx context.Context, tables []*tableWrite, 
 			ts.close()
 		}
 	}()
-	logOf := map[uint32]*tableLog{}
+	logOf := map[uint32]*meta.TableLog{}
 	for i, w := range tables {
 		logOf[w.d.ID] = logs[i]
 		if err := e.ensureCurrent(ctx, w.d, logs[i]); err != nil {
@@ -583,7 +584,7 @@ func (s *session) enforceForeignKeys(ctx context.Context, tables []*tableWrite, 
 // (changes to d) against the transaction's view of the tables before it,
 // and returns the changes its referential actions make, by table, for the
 // transaction to add after the statement's own.
-func (s *session) txForeignKeys(ctx context.Context, snap *txSnapshot, d *catalog.Descriptor, changes []exec.Change) ([]*tableWrite, error) {
+func (s *session) txForeignKeys(ctx context.Context, snap *meta.TxSnapshot, d *catalog.Descriptor, changes []exec.Change) ([]*tableWrite, error) {
 	links, related := s.e.fkLinked([]*catalog.Descriptor{d})
 	if related == nil {
 		return nil, nil

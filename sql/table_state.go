@@ -12,8 +12,8 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
+	"streamdb/meta"
 	"streamdb/plan"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -32,10 +32,10 @@ type tableState struct {
 	// entries, when read from a log, are the log's entries whose changes
 	// pending holds once built: most single-row writes need only a point
 	// read through the log's index, not the changes laid out in order.
-	entries []*logEntry
+	entries []*meta.LogEntry
 	// log is the table's log when its lock is held for this read (a
 	// commit), nil for a transaction's read of its snapshot.
-	log *tableLog
+	log *meta.TableLog
 	// logVersion is log's version when pending was taken from it: while
 	// it holds, pending are the log's entries and its index answers
 	// point reads.
@@ -52,8 +52,8 @@ type tableState struct {
 }
 
 // openTableState reads table d as of now. Close it when done.
-func (e *Engine) openTableState(d *catalog.Descriptor, log *tableLog) (*tableState, error) {
-	snap, entries, version, err := log.snapshot(e.store, d.ID)
+func (e *Engine) openTableState(d *catalog.Descriptor, log *meta.TableLog) (*tableState, error) {
+	snap, entries, version, err := log.Snapshot(d.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -87,11 +87,11 @@ func (ts *tableState) pendingChanges() []exec.Change {
 	if ts.entries != nil {
 		n := 0
 		for _, en := range ts.entries {
-			n += len(en.changes)
+			n += len(en.Changes())
 		}
 		ts.pending = make([]exec.Change, 0, n)
 		for _, en := range ts.entries {
-			ts.pending = append(ts.pending, en.changes...)
+			ts.pending = append(ts.pending, en.Changes()...)
 		}
 		ts.entries = nil
 	}
@@ -178,7 +178,7 @@ func (ts *tableState) pendingChange(key []byte) (exec.Change, bool) {
 		return exec.Change{}, false
 	}
 	if ts.log != nil && ts.pendingAt == nil {
-		if ch, found, ok := ts.log.newestChange(ts.logVersion, ts.key, key); ok {
+		if ch, found, ok := ts.log.NewestChange(ts.logVersion, ts.key, key); ok {
 			return ch, found
 		}
 	}
@@ -242,19 +242,10 @@ func (ts *tableState) keyTaken(key []byte) (bool, error) {
 	return true, closer.Close()
 }
 
-// rowKey is a row's identity in a table: its primary key in key encoding
-// (so equal keys match as the state table matches them), or, without a
-// primary key, the exact value encoding of the whole row.
-func rowKey(key []int, r types.Row) []byte {
-	if key == nil {
-		return keyenc.AppendRowValue(nil, r)
-	}
-	var b []byte
-	for _, k := range key {
-		b = keyenc.Append(b, r[k])
-	}
-	return b
-}
+// rowKey is a row's identity in a table (meta.RowKey): its primary key
+// in key encoding, or, without a primary key, the exact value encoding of
+// the whole row.
+func rowKey(key []int, r types.Row) []byte { return meta.RowKey(key, r) }
 
 // applyChanges returns rows with changes applied in order: a deletion
 // removes the row with the deleted row's identity (one of them, for a

@@ -202,6 +202,6 @@ func (sw *streamingWrite) commitSmall(check func([]exec.Change) error, changes [
 	}
 	// The queue is idle (openStreamingWrite waited for it), and the lock
 	// is held until this is published: a commit computed after it waits.
-	en := sw.log.queue(ordered, msgs[0])
-	return true, sw.log.await(sw.e, sw.d, en)
+	en := sw.log.Queue(ordered, msgs[0])
+	return true, sw.log.Await(sw.d, en)
 }

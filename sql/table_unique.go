@@ -254,9 +254,9 @@ func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, cha
 	}
 	now := ts
 	if ts.log == nil {
-		log := e.tables.log(d.ID)
-		log.mu.Lock()
-		defer log.mu.Unlock()
+		log := e.tables.Log(d.ID)
+		log.Lock()
+		defer log.Unlock()
 		if err := e.ensureCurrent(ctx, d, log); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/front"
+	"streamdb/meta"
 	"streamdb/sqlerr"
 )
 
@@ -41,7 +42,7 @@ type txn struct {
 	// cursors then outlive it).
 	committed bool
 	// snap is the block's snapshot, nil until its first read or write.
-	snap   *txSnapshot
+	snap   *meta.TxSnapshot
 	tables []*tableWrite
 	// streams holds the rows inserted into streams, by stream.
 	streams    []*streamWrite
@@ -113,7 +114,7 @@ func (t *txn) stream(d *catalog.Descriptor) *streamWrite {
 func (t *txn) pendingFor(id uint32) []exec.Change {
 	var out []exec.Change
 	if t.spillOf(id) == nil {
-		out = append(out, t.snap.pending[id]...)
+		out = append(out, t.snap.Pending[id]...)
 	}
 	for _, w := range t.tables {
 		if w.d.ID == id {
@@ -126,9 +127,9 @@ func (t *txn) pendingFor(id uint32) []exec.Change {
 // txSnapshot returns the block's snapshot, taking it at the first call.
 // It holds every acknowledged commit to a table (in the state or inflight)
 // without waiting for an epoch.
-func (s *session) txSnapshot() (*txSnapshot, error) {
+func (s *session) txSnapshot() (*meta.TxSnapshot, error) {
 	if s.tx.snap == nil {
-		snap, err := s.e.tables.snapshotAll(s.e.store)
+		snap, err := s.e.tables.SnapshotAll()
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +148,7 @@ func (s *session) endTx() {
 		s.tx.closeSpill(s)
 	}
 	if s.tx != nil && s.tx.snap != nil {
-		s.tx.snap.snap.Close()
+		s.tx.snap.Snap.Close()
 	}
 	s.tx = nil
 	s.e.advisory.releaseAll(s)

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"streamdb/meta"
 	"streamdb/sqlerr"
 )
 
@@ -34,14 +33,4 @@ func (e *Engine) checkWritable() error {
 // \"t\"").
 func (e *Engine) publishFailure(err error, what string) error {
 	return e.streams.PublishFailure(err, what)
-}
-
-// storedNotDurable is the error a client gets for a write that JetStream
-// stored but that could not be fsynced: it is written and visible (08007,
-// as for a write whose outcome the client must read back, never "nothing
-// was written"), but an OS crash may lose it until a later fsync of its
-// stream succeeds. what names the write ("the write to table \"t\"").
-func storedNotDurable(what string, err *meta.NotDurableError) *sqlerr.Error {
-	return sqlerr.New(sqlerr.TransactionResolutionUnknown, "%s was stored and is visible, but could not be made durable: %v", what, err.Err).
-		WithHint("The write is there (read it back; do not repeat it) and survives a crash of streamdb, but an OS crash may lose it until a later write is fsynced. Check the server's free file descriptors and disk.")
 }

@@ -27,11 +27,8 @@ var sqlFilesStillImporting = []string{
 	"read_writes.go",
 	"session_fake_node_test.go",
 	"table_bulk.go",
-	"table_commit.go",
 	"table_fk_keys.go",
-	"table_log.go",
 	"table_state.go",
-	"table_txn.go",
 	"table_unique.go",
 	"write_path.go",
 }

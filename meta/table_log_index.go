@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"slices"
@@ -14,39 +14,39 @@ import (
 // (under the log's imu) and dropped when entries are removed out of
 // order (a failed publish); the next lookup rebuilds it.
 type keyIndex struct {
-	cols   []int                // the row identity's columns (rowKey)
+	cols   []int                // the row identity's columns (RowKey)
 	newest map[string]changeRef // row identity -> its newest change
 }
 
 // changeRef is one change of a log entry.
 type changeRef struct {
-	en *logEntry
+	en *LogEntry
 	i  int
 }
 
 // indexEntry adds en, the newest entry, to the log's indexes of keys and
 // values. Holding imu.
-func (l *tableLog) indexEntry(en *logEntry) {
+func (l *TableLog) indexEntry(en *LogEntry) {
 	l.indexKeys(en)
 	l.indexValues(en)
 }
 
 // unindexEntry removes en, the oldest entry, from the log's indexes.
 // Holding imu.
-func (l *tableLog) unindexEntry(en *logEntry) {
+func (l *TableLog) unindexEntry(en *LogEntry) {
 	l.unindexKeys(en)
 	l.unindexValues(en)
 }
 
 // indexKeys adds en's changes to the key index, newest last. Holding imu.
-func (l *tableLog) indexKeys(en *logEntry) {
+func (l *TableLog) indexKeys(en *LogEntry) {
 	ix := l.index
 	if ix == nil {
 		return
 	}
 	en.keys = make([]string, len(en.changes))
 	for i, ch := range en.changes {
-		k := string(rowKey(ix.cols, ch.Row))
+		k := string(RowKey(ix.cols, ch.Row))
 		en.keys[i] = k
 		ix.newest[k] = changeRef{en, i}
 	}
@@ -54,7 +54,7 @@ func (l *tableLog) indexKeys(en *logEntry) {
 
 // unindexKeys removes en, the oldest entry, from the key index. Holding
 // imu.
-func (l *tableLog) unindexKeys(en *logEntry) {
+func (l *TableLog) unindexKeys(en *LogEntry) {
 	if l.index == nil {
 		return
 	}
@@ -66,11 +66,11 @@ func (l *tableLog) unindexKeys(en *logEntry) {
 	en.keys = nil
 }
 
-// newestChange returns the newest change among the log's entries to the
+// NewestChange returns the newest change among the log's entries to the
 // row with identity key under cols, if there is one. ok is false, and
 // nothing is answered, when the entries changed since version (the
 // caller's view of them is no longer the log's).
-func (l *tableLog) newestChange(version uint64, cols []int, key []byte) (ch exec.Change, found, ok bool) {
+func (l *TableLog) NewestChange(version uint64, cols []int, key []byte) (ch exec.Change, found, ok bool) {
 	l.imu.Lock()
 	defer l.imu.Unlock()
 	if l.version != version {

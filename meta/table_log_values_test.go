@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"errors"
@@ -18,11 +18,11 @@ func valueKey(v int64) []byte {
 // holdersOfValue reads the log's value index on the second column as a
 // reader that took its view at the log's current version, and returns the
 // changes holding v as "id:sign" pairs, in order.
-func holdersOfValue(t *testing.T, l *tableLog, v int64) []string {
+func holdersOfValue(t *testing.T, l *TableLog, v int64) []string {
 	t.Helper()
-	changes, ok := l.changesWithValues(l.version, []int{1}, valueKey(v))
+	changes, ok := l.ChangesWithValues(l.version, []int{1}, valueKey(v))
 	if !ok {
-		t.Fatalf("changesWithValues(%d) at the current version refused to answer", v)
+		t.Fatalf("ChangesWithValues(%d) at the current version refused to answer", v)
 	}
 	var out []string
 	for _, ch := range changes {
@@ -31,7 +31,7 @@ func holdersOfValue(t *testing.T, l *tableLog, v int64) []string {
 	return out
 }
 
-func wantHolders(t *testing.T, l *tableLog, v int64, want ...string) {
+func wantHolders(t *testing.T, l *TableLog, v int64, want ...string) {
 	t.Helper()
 	got := holdersOfValue(t, l, v)
 	if len(got) != len(want) {
@@ -50,14 +50,14 @@ func wantHolders(t *testing.T, l *tableLog, v int64, want ...string) {
 // entry with one value included), and dropped by a failed publish; NULLs
 // hold no value.
 func TestTableLogValueIndex(t *testing.T) {
-	l := &tableLog{idle: make(chan struct{})}
-	a := l.queue([]exec.Change{change(1, 10, 1), change(2, 20, 1)}, nil)
+	l := &TableLog{idle: make(chan struct{})}
+	a := l.Queue([]exec.Change{change(1, 10, 1), change(2, 20, 1)}, nil)
 	// Built at the first lookup, from the entries so far.
 	wantHolders(t, l, 10, "1:1")
 	// Kept up to date: value 10 moves from row 1 to row 3 in one entry;
 	// row 2 is deleted and inserted again with 20 in another.
-	b := l.queue([]exec.Change{change(1, 10, -1), change(3, 10, 1)}, nil)
-	c := l.queue([]exec.Change{change(2, 20, -1), change(2, 20, 1),
+	b := l.Queue([]exec.Change{change(1, 10, -1), change(3, 10, 1)}, nil)
+	c := l.Queue([]exec.Change{change(2, 20, -1), change(2, 20, 1),
 		{Row: types.Row{types.NewInt(4), types.Null}, Sign: 1}}, nil)
 	wantHolders(t, l, 10, "1:1", "1:-1", "3:1")
 	wantHolders(t, l, 20, "2:1", "2:-1", "2:1")
@@ -73,24 +73,24 @@ func TestTableLogValueIndex(t *testing.T) {
 	}
 	// A reader whose view is older than the log's entries gets no answer.
 	old := l.version
-	d := l.queue([]exec.Change{change(5, 50, 1)}, nil)
-	if _, ok := l.changesWithValues(old, []int{1}, valueKey(50)); ok {
+	d := l.Queue([]exec.Change{change(5, 50, 1)}, nil)
+	if _, ok := l.ChangesWithValues(old, []int{1}, valueKey(50)); ok {
 		t.Fatal("a reader with an older view of the entries was answered from the newer ones")
 	}
 	// A failed publish drops the queued entries out of order; the index
 	// is rebuilt from what is left.
-	l.failQueued([]*logEntry{d}, errors.New("failed"), errors.New("later"))
+	l.failQueued([]*LogEntry{d}, errors.New("failed"), errors.New("later"))
 	<-d.done
 	wantHolders(t, l, 50)
 	wantHolders(t, l, 20, "2:-1", "2:1")
 	// A second column list gets an index of its own.
-	if changes, ok := l.changesWithValues(l.version, []int{0}, exec.AppendIndexValues(nil, types.Row{types.NewInt(4)}, []int{0})); !ok || len(changes) != 1 {
+	if changes, ok := l.ChangesWithValues(l.version, []int{0}, exec.AppendIndexValues(nil, types.Row{types.NewInt(4)}, []int{0})); !ok || len(changes) != 1 {
 		t.Fatalf("indexed on the first column, id 4: got %v %v, want its insert", changes, ok)
 	}
 	// Kept up to date as entries come, with the key index built too.
-	if _, _, ok := l.newestChange(l.version, []int{0}, idKey(2)); !ok {
+	if _, _, ok := l.NewestChange(l.version, []int{0}, idKey(2)); !ok {
 		t.Fatal("the key index refused to answer at the current version")
 	}
-	l.queue([]exec.Change{change(6, 20, 1)}, nil)
+	l.Queue([]exec.Change{change(6, 20, 1)}, nil)
 	wantHolders(t, l, 20, "2:-1", "2:1", "6:1")
 }

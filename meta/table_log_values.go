@@ -1,9 +1,10 @@
-package sql
+package meta
 
 import (
 	"slices"
 
 	"streamdb/exec"
+	"streamdb/types"
 )
 
 // valueIndex finds the changes among a table log's entries whose row
@@ -20,7 +21,7 @@ type valueIndex struct {
 }
 
 // indexValues adds en's changes to every value index. Holding imu.
-func (l *tableLog) indexValues(en *logEntry) {
+func (l *TableLog) indexValues(en *LogEntry) {
 	for _, vi := range l.values {
 		vi.add(en)
 	}
@@ -28,17 +29,17 @@ func (l *tableLog) indexValues(en *logEntry) {
 
 // unindexValues removes en, the oldest entry, from every value index.
 // Holding imu.
-func (l *tableLog) unindexValues(en *logEntry) {
+func (l *TableLog) unindexValues(en *LogEntry) {
 	for _, vi := range l.values {
 		vi.remove(en)
 	}
 }
 
 // add indexes en's changes, after those of older entries.
-func (vi *valueIndex) add(en *logEntry) {
+func (vi *valueIndex) add(en *LogEntry) {
 	var buf []byte
 	for i, ch := range en.changes {
-		if anyNullAt(ch.Row, vi.cols) {
+		if AnyNullAt(ch.Row, vi.cols) {
 			continue
 		}
 		buf = exec.AppendIndexValues(buf[:0], ch.Row, vi.cols)
@@ -48,10 +49,10 @@ func (vi *valueIndex) add(en *logEntry) {
 
 // remove takes out en, the oldest entry indexed: its changes are the
 // first of the values they hold.
-func (vi *valueIndex) remove(en *logEntry) {
+func (vi *valueIndex) remove(en *LogEntry) {
 	var buf []byte
 	for _, ch := range en.changes {
-		if anyNullAt(ch.Row, vi.cols) {
+		if AnyNullAt(ch.Row, vi.cols) {
 			continue
 		}
 		buf = exec.AppendIndexValues(buf[:0], ch.Row, vi.cols)
@@ -69,11 +70,11 @@ func (vi *valueIndex) remove(en *logEntry) {
 	}
 }
 
-// changesWithValues returns, in changelog order, the changes among the
+// ChangesWithValues returns, in changelog order, the changes among the
 // log's entries whose columns cols (none NULL) encode to vals. ok is
 // false, and nothing is answered, when the entries changed since version
 // (the caller's view of them is no longer the log's).
-func (l *tableLog) changesWithValues(version uint64, cols []int, vals []byte) (changes []exec.Change, ok bool) {
+func (l *TableLog) ChangesWithValues(version uint64, cols []int, vals []byte) (changes []exec.Change, ok bool) {
 	l.imu.Lock()
 	defer l.imu.Unlock()
 	if l.version != version {
@@ -94,4 +95,15 @@ func (l *tableLog) changesWithValues(version uint64, cols []int, vals []byte) (c
 		changes[j] = ref.en.changes[ref.i]
 	}
 	return changes, true
+}
+
+// AnyNullAt says whether row holds NULL in one of cols: such a row holds
+// no value of a unique index (NULLs never clash).
+func AnyNullAt(row types.Row, cols []int) bool {
+	for _, c := range cols {
+		if row[c].IsNull() {
+			return true
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"context"
@@ -19,24 +19,29 @@ import (
 	"streamdb/sqlerr"
 )
 
-// txnPart is what a commit writes to one subject.
-type txnPart struct {
-	d *catalog.Descriptor
-	// msgs are the messages the subject would take: a table's changelog
+// TxnPart is what a commit writes to one subject.
+type TxnPart struct {
+	D *catalog.Descriptor
+	// Msgs are the messages the subject would take: a table's changelog
 	// messages, or a stream's rows.
-	msgs [][]byte
-	// log and changes are the table's log and the commit's changes to it
+	Msgs [][]byte
+	// Log and Changes are the table's log and the commit's changes to it
 	// (nil for a stream).
-	log     *tableLog
-	changes []exec.Change
-	// source, when not nil, hands over the part's messages in place of
-	// msgs, one at a time (a transaction block's spilled changes); the
+	Log     *TableLog
+	Changes []exec.Change
+	// Source, when not nil, hands over the part's messages in place of
+	// Msgs, one at a time (a transaction block's spilled changes); the
 	// log then does not keep the changes, so the commit waits until the
 	// table has applied them.
-	source func(emit func([]byte) error) error
+	Source func(emit func([]byte) error) error
 }
 
-// publishTxn publishes a commit through the transaction stream (see
+// TxnWindowBytes bounds the bytes of a transaction's data publishes in
+// flight while a part's Source encodes them, so that the writer's memory
+// does not grow with the size of a commit.
+const TxnWindowBytes = 4 << 20
+
+// PublishTxn publishes a commit through the transaction stream (see
 // broker/txn.go): its intent, its data, a reference on each subject it
 // writes and, over several subjects or several data messages, its
 // decision. Nothing of it is visible unless all of it is. Caller holds
@@ -49,47 +54,47 @@ type txnPart struct {
 // is taken for ended and removed (txnRemovalWindow), and a reference
 // landing after that would find nothing. Decided ones are never removed
 // undecided, so their data publishes without an overall deadline, each
-// window of publishes within publishTimeout.
-func (e *Engine) publishTxn(parts []txnPart) error {
-	if err := e.checkFence(); err != nil {
+// window of publishes within PublishTimeout.
+func (t *Tables) PublishTxn(parts []TxnPart) error {
+	if err := t.checkFence(); err != nil {
 		return err
 	}
 	nmsgs := 0
 	for _, p := range parts {
-		nmsgs += len(p.msgs)
-		if p.source != nil {
+		nmsgs += len(p.Msgs)
+		if p.Source != nil {
 			nmsgs += 2 // any number: it asks for a decision
 		}
 	}
-	id := newTxnID()
+	id := NewTxnID()
 	decide := len(parts) > 1 || nmsgs > 1
 	// A COMMIT under way is not cancelled by its client: each step ends
-	// within publishTimeout either way.
-	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	// within PublishTimeout either way.
+	ctx, cancel := context.WithTimeout(context.Background(), PublishTimeout)
 	defer cancel()
 	failed := func(err error) error {
-		if se := e.broker.StreamWriteError(broker.TxnStream, "could not commit"); se != nil {
+		if se := t.cfg.Broker.StreamWriteError(broker.TxnStream, "could not commit"); se != nil {
 			return se
 		}
-		return e.publishFailure(err, "could not commit")
+		return t.publishFailure(err, "could not commit")
 	}
 
 	intent := broker.TxnIntent{Decide: decide && len(parts) == 1}
 	for _, p := range parts {
-		intent.Subjects = append(intent.Subjects, broker.TxnSubject{Stream: p.d.JSStream, Subject: p.d.Subject})
+		intent.Subjects = append(intent.Subjects, broker.TxnSubject{Stream: p.D.JSStream, Subject: p.D.Subject})
 	}
 	body, _ := json.Marshal(intent)
-	if _, err := e.broker.JS.Publish(ctx, broker.TxnIntentSubject(id), body, jetstream.WithExpectStream(broker.TxnStream)); err != nil {
+	if _, err := t.cfg.Broker.JS.Publish(ctx, broker.TxnIntentSubject(id), body, jetstream.WithExpectStream(broker.TxnStream)); err != nil {
 		return failed(err)
 	}
 	dataCtx := ctx
 	if decide {
 		dataCtx = context.Background()
 	}
-	refs, err := e.publishTxnData(dataCtx, id, parts)
+	refs, err := t.publishTxnData(dataCtx, id, parts)
 	if err != nil {
 		if decide {
-			e.abortTxn(id)
+			t.abortTxn(id)
 		}
 		if se := (*sqlerr.Error)(nil); errors.As(err, &se) {
 			return se // a part's source refused a change
@@ -100,27 +105,27 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 	faults.Sleep("txn-after-data")
 	if decide {
 		// The data took as long as it took; the references get their own
-		// publishTimeout.
+		// PublishTimeout.
 		var rcancel context.CancelFunc
-		ctx, rcancel = context.WithTimeout(context.Background(), publishTimeout)
+		ctx, rcancel = context.WithTimeout(context.Background(), PublishTimeout)
 		defer rcancel()
 	}
 
 	subjects := make([]string, len(parts))
 	for i, p := range parts {
-		subjects[i] = p.d.Subject
+		subjects[i] = p.D.Subject
 	}
 	seqs := make([]uint64, len(parts))
 	var notDurable *broker.NotDurableError
 	publishRefs := func() (map[string]uint64, error) {
-		if err := e.checkFence(); err != nil {
+		if err := t.checkFence(); err != nil {
 			return nil, err
 		}
 		futures := make([]jetstream.PubAckFuture, len(parts))
 		var err error
 		for i, p := range parts {
 			ref := broker.TxnRef{Txn: id, Decide: decide, Data: refs[i]}
-			if futures[i], err = e.broker.JS.PublishMsgAsync(broker.NewTxnRefMsg(p.d.Subject, ref), jetstream.WithExpectStream(p.d.JSStream)); err != nil {
+			if futures[i], err = t.cfg.Broker.JS.PublishMsgAsync(broker.NewTxnRefMsg(p.D.Subject, ref), jetstream.WithExpectStream(p.D.JSStream)); err != nil {
 				break
 			}
 		}
@@ -129,7 +134,7 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 			if f == nil {
 				continue
 			}
-			ack, perr := awaitAck(ctx, f)
+			ack, perr := AwaitAck(ctx, f)
 			if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
 				ack, perr, notDurable = nd.Ack, nil, nd
 			}
@@ -138,12 +143,12 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 				continue
 			}
 			seqs[i] = ack.Sequence
-			published[parts[i].d.Subject] = ack.Sequence
+			published[parts[i].D.Subject] = ack.Sequence
 		}
 		return published, err
 	}
 	if len(parts) > 1 {
-		err = e.rt.PublishFenced(subjects, func() (map[string]uint64, error) { return publishRefs() })
+		err = t.cfg.Runtime.PublishFenced(subjects, func() (map[string]uint64, error) { return publishRefs() })
 	} else {
 		_, err = publishRefs()
 	}
@@ -151,26 +156,26 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 		if !decide {
 			// The reference is the commit: it may have landed unseen.
 			parts[0].markUnsure()
-			if se := e.broker.StreamWriteError(parts[0].d.JSStream, "could not commit"); se != nil {
+			if se := t.cfg.Broker.StreamWriteError(parts[0].D.JSStream, "could not commit"); se != nil {
 				return se
 			}
-			return e.publishFailure(err, "could not commit")
+			return t.publishFailure(err, "could not commit")
 		}
-		if committed, derr := e.decideTxn(id, false); derr != nil || committed {
-			return e.txnUndecided(id, parts, errors.Join(err, derr))
+		if committed, derr := t.DecideTxn(id, false); derr != nil || committed {
+			return t.TxnUndecided(id, parts, errors.Join(err, derr))
 		}
 		for _, p := range parts {
-			if se := e.broker.StreamWriteError(p.d.JSStream, "could not commit"); se != nil {
+			if se := t.cfg.Broker.StreamWriteError(p.D.JSStream, "could not commit"); se != nil {
 				return se
 			}
 		}
-		return e.publishFailure(err, "could not commit")
+		return t.publishFailure(err, "could not commit")
 	}
 	if decide {
 		faults.Crash("txn-before-decision")
-		committed, derr := e.decideTxn(id, true)
+		committed, derr := t.DecideTxn(id, true)
 		if derr != nil {
-			return e.txnUndecided(id, parts, derr)
+			return t.TxnUndecided(id, parts, derr)
 		}
 		if !committed {
 			return sqlerr.New(sqlerr.SerializationFailure, "the commit was aborted before it was decided").
@@ -179,27 +184,27 @@ func (e *Engine) publishTxn(parts []txnPart) error {
 	}
 	faults.Crash("txn-after-decision")
 	for i, p := range parts {
-		e.acknowledged(p.d.Subject, seqs[i])
+		t.cfg.Acknowledged(p.D.Subject, seqs[i])
 		switch {
-		case p.log != nil && p.source != nil:
-			if werr := e.waitTableAt(context.Background(), p.d, seqs[i], "a COMMIT"); werr != nil {
+		case p.Log != nil && p.Source != nil:
+			if werr := t.cfg.WaitTableAt(context.Background(), p.D, seqs[i], "a COMMIT"); werr != nil {
 				// Committed all the same; the next writer waits for the
 				// whole changelog first.
-				p.log.current = false
+				p.Log.current = false
 			}
-		case p.log != nil:
-			p.log.added(seqs[i], p.changes)
+		case p.Log != nil:
+			p.Log.added(seqs[i], p.Changes)
 		}
 	}
 	if notDurable != nil {
-		return storedNotDurable("the commit", notDurable)
+		return StoredNotDurable("the commit", notDurable)
 	}
 	return nil
 }
 
 // publishTxnData publishes the parts' messages as transaction id's data
 // and returns, per part, their sequences in the transaction stream.
-func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart) ([][][2]uint64, error) {
+func (t *Tables) publishTxnData(ctx context.Context, id string, parts []TxnPart) ([][][2]uint64, error) {
 	subject := broker.TxnDataSubject(id)
 	refs := make([][][2]uint64, len(parts))
 	// Acknowledgements are awaited in a sliding window, so that a commit
@@ -215,15 +220,15 @@ func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart)
 	// await waits for the oldest publishes: all of them, or until the
 	// window has room.
 	await := func(all, bounded bool) error {
-		ctx, cancel := context.WithTimeout(ctx, publishTimeout)
+		ctx, cancel := context.WithTimeout(ctx, PublishTimeout)
 		defer cancel()
 		done := 0
 		for ; done < len(inflight); done++ {
-			if !all && len(inflight)-done < window && (!bounded || inflightBytes < bulkWindowBytes) {
+			if !all && len(inflight)-done < window && (!bounded || inflightBytes < TxnWindowBytes) {
 				break
 			}
 			p := inflight[done]
-			ack, err := awaitAck(ctx, p.f)
+			ack, err := AwaitAck(ctx, p.f)
 			if err != nil {
 				return err
 			}
@@ -237,21 +242,21 @@ func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart)
 	}
 	for i, p := range parts {
 		publish := func(m []byte) error {
-			f, err := e.broker.JS.PublishAsync(subject, m, jetstream.WithExpectStream(broker.TxnStream))
+			f, err := t.cfg.Broker.JS.PublishAsync(subject, m, jetstream.WithExpectStream(broker.TxnStream))
 			if err != nil {
 				return err
 			}
 			inflight = append(inflight, pending{part: i, size: len(m), f: f})
 			inflightBytes += len(m)
-			return await(false, p.source != nil)
+			return await(false, p.Source != nil)
 		}
-		for _, m := range p.msgs {
+		for _, m := range p.Msgs {
 			if err := publish(m); err != nil {
 				return nil, err
 			}
 		}
-		if p.source != nil {
-			if err := p.source(publish); err != nil {
+		if p.Source != nil {
+			if err := p.Source(publish); err != nil {
 				return nil, err
 			}
 		}
@@ -259,8 +264,8 @@ func (e *Engine) publishTxnData(ctx context.Context, id string, parts []txnPart)
 	return refs, await(true, false)
 }
 
-// awaitAck waits for an async publish's acknowledgement.
-func awaitAck(ctx context.Context, f jetstream.PubAckFuture) (*jetstream.PubAck, error) {
+// AwaitAck waits for an async publish's acknowledgement.
+func AwaitAck(ctx context.Context, f jetstream.PubAckFuture) (*jetstream.PubAck, error) {
 	select {
 	case ack := <-f.Ok():
 		return ack, nil
@@ -271,13 +276,13 @@ func awaitAck(ctx context.Context, f jetstream.PubAckFuture) (*jetstream.PubAck,
 	}
 }
 
-// decideTxn records transaction id's outcome, trying until publishTimeout,
+// DecideTxn records transaction id's outcome, trying until PublishTimeout,
 // and returns the outcome that stands.
-func (e *Engine) decideTxn(id string, commit bool) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+func (t *Tables) DecideTxn(id string, commit bool) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), PublishTimeout)
 	defer cancel()
 	for {
-		committed, err := e.broker.DecideTxn(ctx, id, commit)
+		committed, err := t.cfg.Broker.DecideTxn(ctx, id, commit)
 		var nd *broker.NotDurableError
 		if err == nil || errors.As(err, &nd) {
 			return committed, nil
@@ -290,16 +295,16 @@ func (e *Engine) decideTxn(id string, commit bool) (bool, error) {
 	}
 }
 
-// txnUndecided answers a commit whose decision could not be recorded: its
+// TxnUndecided answers a commit whose decision could not be recorded: its
 // references wait for one, so the server keeps trying to abort it (which
 // yields to a commit decision that did land).
-func (e *Engine) txnUndecided(id string, parts []txnPart, err error) error {
+func (t *Tables) TxnUndecided(id string, parts []TxnPart, err error) error {
 	for _, p := range parts {
 		p.markUnsure()
 	}
 	go func() {
 		for {
-			if _, derr := e.decideTxn(id, false); derr == nil {
+			if _, derr := t.DecideTxn(id, false); derr == nil {
 				return
 			}
 		}
@@ -311,56 +316,57 @@ func (e *Engine) txnUndecided(id string, parts []txnPart, err error) error {
 // abortTxn decides transaction id aborted after its data failed to
 // publish (so that readers and removal need not wait for the next start)
 // and removes its records.
-func (e *Engine) abortTxn(id string) {
-	if committed, err := e.decideTxn(id, false); err != nil || committed {
+func (t *Tables) abortTxn(id string) {
+	if committed, err := t.DecideTxn(id, false); err != nil || committed {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), PublishTimeout)
 	defer cancel()
-	if err := e.broker.RemoveTxn(ctx, id); err != nil {
-		e.log.Warn("remove an aborted transaction", "txn", id, "err", err)
+	if err := t.cfg.Broker.RemoveTxn(ctx, id); err != nil {
+		t.cfg.Log.Warn("remove an aborted transaction", "txn", id, "err", err)
 	}
 }
 
 // txnRemovalWindow is how long after it began an undecided transaction
 // over one subject that did not ask for a decision is taken for ended:
-// its reference, published within publishTimeout of its start or never,
+// its reference, published within PublishTimeout of its start or never,
 // has landed by then. Crash tests shorten it (faults.Duration).
-var txnRemovalWindow = faults.Duration("txn-removal-window", 2*publishTimeout)
+var txnRemovalWindow = faults.Duration("txn-removal-window", 2*PublishTimeout)
 
 // markUnsure makes the next writer of the part's table reread its whole
-// changelog (see tableLog.unsure).
-func (p txnPart) markUnsure() {
-	if p.log != nil {
-		p.log.unsure.Store(true)
+// changelog (see TableLog.unsure).
+func (p TxnPart) markUnsure() {
+	if p.Log != nil {
+		p.Log.MarkUnsure()
 	}
 }
 
-func newTxnID() string {
+// NewTxnID returns a new transaction's id, random.
+func NewTxnID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
 
-// resolveTxns runs at start, before any write: it aborts every
+// ResolveTxns runs at start, before any write: it aborts every
 // transaction over several subjects (or that asks for a decision) that a
 // crash left undecided, so that readers waiting at its references go on.
-func (e *Engine) resolveTxns(ctx context.Context) error {
-	if err := e.broker.EnsureTxnStream(ctx); err != nil {
+func (t *Tables) ResolveTxns(ctx context.Context) error {
+	if err := t.cfg.Broker.EnsureTxnStream(ctx); err != nil {
 		return err
 	}
 	var failed error
-	err := e.broker.TxnIntents(ctx, 1, func(t broker.Txn, _ uint64) bool {
-		if t.Decided || len(t.Intent.Subjects) < 2 && !t.Intent.Decide {
+	err := t.cfg.Broker.TxnIntents(ctx, 1, func(txn broker.Txn, _ uint64) bool {
+		if txn.Decided || len(txn.Intent.Subjects) < 2 && !txn.Intent.Decide {
 			return true
 		}
-		committed, err := e.broker.DecideTxn(ctx, t.ID, false)
+		committed, err := t.cfg.Broker.DecideTxn(ctx, txn.ID, false)
 		var nd *broker.NotDurableError
 		if err != nil && !errors.As(err, &nd) {
-			failed = fmt.Errorf("abort transaction %s: %w", t.ID, err)
+			failed = fmt.Errorf("abort transaction %s: %w", txn.ID, err)
 			return false
 		}
-		e.log.Info("resolved a transaction a crash left undecided", "txn", t.ID, "committed", committed)
+		t.cfg.Log.Info("resolved a transaction a crash left undecided", "txn", txn.ID, "committed", committed)
 		return true
 	})
 	if err != nil {
@@ -369,50 +375,50 @@ func (e *Engine) resolveTxns(ctx context.Context) error {
 	return failed
 }
 
-// removeTxns removes, oldest first, the transactions no reader can reach
-// any more: those ended (decided, or begun 2*publishTimeout ago) before
+// RemoveTxns removes, oldest first, the transactions no reader can reach
+// any more: those ended (decided, or begun 2*PublishTimeout ago) before
 // the first message each subject they wrote still holds. It stops at the
 // first one that is still reachable and resumes there after the next
 // purge (txnsRemovedTo), so a purge costs what it removes, not what the
 // stream holds. Runs under ddlMu, after a purge.
-func (e *Engine) removeTxns(ctx context.Context) {
+func (t *Tables) RemoveTxns(ctx context.Context) {
 	first := map[string]time.Time{} // per JetStream stream, this round
 	retainedSince := func(stream string) (time.Time, bool, error) {
 		if t, ok := first[stream]; ok {
 			return t, true, nil
 		}
-		t, err := e.broker.FirstTime(ctx, stream)
+		at, err := t.cfg.Broker.FirstTime(ctx, stream)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
 			return time.Time{}, false, nil
 		}
 		if err != nil {
 			return time.Time{}, false, err
 		}
-		first[stream] = t
-		return t, true, nil
+		first[stream] = at
+		return at, true, nil
 	}
-	err := e.broker.TxnIntents(ctx, e.txnsRemovedTo, func(t broker.Txn, seq uint64) bool {
-		ended := t.Began.Add(txnRemovalWindow)
+	err := t.cfg.Broker.TxnIntents(ctx, t.txnsRemovedTo, func(txn broker.Txn, seq uint64) bool {
+		ended := txn.Began.Add(txnRemovalWindow)
 		switch {
-		case t.Decided:
-			ended = t.DecidedAt
-		case len(t.Intent.Subjects) > 1 || t.Intent.Decide || time.Now().Before(ended):
+		case txn.Decided:
+			ended = txn.DecidedAt
+		case len(txn.Intent.Subjects) > 1 || txn.Intent.Decide || time.Now().Before(ended):
 			return false // undecided, or its reference may still land
 		}
-		for _, s := range t.Intent.Subjects {
+		for _, s := range txn.Intent.Subjects {
 			since, exists, err := retainedSince(s.Stream)
 			if err != nil || exists && !since.After(ended) {
 				return false
 			}
 		}
-		if err := e.broker.RemoveTxn(ctx, t.ID); err != nil {
-			e.log.Warn("remove transaction", "txn", t.ID, "err", err)
+		if err := t.cfg.Broker.RemoveTxn(ctx, txn.ID); err != nil {
+			t.cfg.Log.Warn("remove transaction", "txn", txn.ID, "err", err)
 			return false
 		}
-		e.txnsRemovedTo = seq + 1
+		t.txnsRemovedTo = seq + 1
 		return true
 	})
 	if err != nil {
-		e.log.Warn("list transactions", "err", err)
+		t.cfg.Log.Warn("list transactions", "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"context"
@@ -38,17 +38,13 @@ import (
 //   - An entry stays until the table's committed state holds it (its
 //     sequence is at or below the table's position in a snapshot).
 
-// tableLogs holds the write state of every table, by id.
-type tableLogs struct {
-	mu   sync.Mutex
-	logs map[uint32]*tableLog
-}
-
-// tableLog is the write state of one table.
-type tableLog struct {
+// TableLog is the write state of one table.
+type TableLog struct {
+	// t is the writer the log publishes through.
+	t *Tables
 	// mu is held by a writer while it reads the table and queues its
 	// commit (or, for a commit across several subjects, until it is
-	// published).
+	// published): Lock and Unlock.
 	mu sync.Mutex
 	// current (under mu) means every change published to the table's
 	// subject is in the table's committed state or in entries. It is
@@ -56,11 +52,12 @@ type tableLog struct {
 	// for the pipeline to apply the whole subject once.
 	current bool
 	// unsure is set when a publish failed: it may have been stored all
-	// the same, so current no longer holds (see ensureCurrent).
+	// the same, so current no longer holds (see EnsureCurrent).
 	unsure atomic.Bool
 	// encodedCols (under mu) are the columns a commit was last encoded
 	// with, its rows read back: later commits with the same columns need
-	// not read back a row to check them (exec.EncodeChangelogChunks).
+	// not read back a row to check them (exec.EncodeChangelogChunks;
+	// EncodedCols, SetEncodedCols).
 	encodedCols []types.Column
 
 	// imu guards the fields below; readers outside mu consult entries.
@@ -68,7 +65,7 @@ type tableLog struct {
 	// entries are the commits the table's committed state may not hold
 	// yet, in changelog order: acknowledged ones (seq > 0) first, then
 	// queued ones (seq == 0).
-	entries []*logEntry
+	entries []*LogEntry
 	// publishing is set while a leader publishes queued entries.
 	publishing bool
 	// idle is closed (and replaced) whenever the leader stops.
@@ -84,8 +81,8 @@ type tableLog struct {
 	values []*valueIndex
 }
 
-// logEntry is one commit to a table.
-type logEntry struct {
+// LogEntry is one commit to a table.
+type LogEntry struct {
 	changes []exec.Change // in changelog order
 	part    []byte        // the changes as a changelog message, "[...]"
 	seq     uint64        // JetStream sequence once acknowledged
@@ -93,30 +90,81 @@ type logEntry struct {
 	keys    []string      // each change's row identity while in the log's index
 }
 
-func (w *tableLogs) log(id uint32) *tableLog {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.logs == nil {
-		w.logs = map[uint32]*tableLog{}
+// Changes are the commit's changes, in changelog order.
+func (en *LogEntry) Changes() []exec.Change { return en.changes }
+
+func newTableLog(t *Tables) *TableLog {
+	return &TableLog{t: t, idle: make(chan struct{})}
+}
+
+// Log returns the log of table id, made at its first use.
+func (t *Tables) Log(id uint32) *TableLog {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.logs == nil {
+		t.logs = map[uint32]*TableLog{}
 	}
-	l, ok := w.logs[id]
+	l, ok := t.logs[id]
 	if !ok {
-		l = &tableLog{idle: make(chan struct{})}
-		w.logs[id] = l
+		l = newTableLog(t)
+		t.logs[id] = l
 	}
 	return l
 }
 
-// reset forgets every table's entries: a rollback replaced the state they
-// were relative to. The caller holds stateMu exclusively, so no writer
-// holds a log and no commit is being published.
-func (w *tableLogs) reset() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.logs = nil
+// Reset forgets every table's entries: a rollback replaced the state they
+// were relative to (or DDL rewrote a table's state). The caller holds
+// stateMu exclusively, so no writer holds a log and no commit is being
+// published.
+func (t *Tables) Reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.logs = nil
 }
 
-// snapshot takes a snapshot of the store and returns it with the changes
+// Lock takes the log's writer lock: a writer holds it while it reads the
+// table and queues its commit, so commits to one table are serialised.
+func (l *TableLog) Lock() { l.mu.Lock() }
+
+// Unlock lets the log's writer lock go.
+func (l *TableLog) Unlock() { l.mu.Unlock() }
+
+// EncodedCols are the columns a commit was last encoded with, its rows
+// read back (nil at first). Holding the lock.
+func (l *TableLog) EncodedCols() []types.Column { return l.encodedCols }
+
+// SetEncodedCols records the columns a commit was encoded with, its rows
+// read back. Holding the lock.
+func (l *TableLog) SetEncodedCols(cols []types.Column) { l.encodedCols = cols }
+
+// MarkStale makes the next writer wait for the table to apply its whole
+// changelog before it reads the table: something was published to it
+// that the log does not hold. Holding the lock.
+func (l *TableLog) MarkStale() { l.current = false }
+
+// MarkUnsure makes the next writer reread the whole changelog: a publish
+// failed and may have been stored all the same. Any goroutine.
+func (l *TableLog) MarkUnsure() { l.unsure.Store(true) }
+
+// EnsureCurrent makes sure the log covers everything published to table
+// d's subject (see current): the first write after a start, a rollback
+// or an unsure publish waits until the table's state holds the whole
+// changelog. Holding the lock.
+func (l *TableLog) EnsureCurrent(ctx context.Context, d *catalog.Descriptor) error {
+	if l.unsure.Swap(false) {
+		l.current = false
+	}
+	if l.current {
+		return nil
+	}
+	if err := l.t.waitTableCurrent(ctx, d, "a write"); err != nil {
+		return err
+	}
+	l.current = true
+	return nil
+}
+
+// Snapshot takes a snapshot of the store and returns it with the changes
 // of the entries past the table's position in it (acknowledged or queued),
 // in order, and forgets acknowledged entries at or before that position
 // (the snapshot holds them). Snapshots are taken under imu so that a later
@@ -124,10 +172,10 @@ func (w *tableLogs) reset() {
 // version returned is the entries' (see newestChange) once trimmed. The
 // entries returned share the log's array: entries are only ever appended
 // past them or dropped from the front, never overwritten in place.
-func (l *tableLog) snapshot(store *storage.Store, id uint32) (*pebble.Snapshot, []*logEntry, uint64, error) {
+func (l *TableLog) Snapshot(id uint32) (*pebble.Snapshot, []*LogEntry, uint64, error) {
 	l.imu.Lock()
 	defer l.imu.Unlock()
-	snap := store.Snapshot()
+	snap := l.t.cfg.Store.Snapshot()
 	pos, err := storage.PositionAt(snap, id, 0)
 	if err != nil {
 		snap.Close()
@@ -139,7 +187,7 @@ func (l *tableLog) snapshot(store *storage.Store, id uint32) (*pebble.Snapshot, 
 
 // forgetThrough drops the leading acknowledged entries at or before
 // sequence seq. Holding imu.
-func (l *tableLog) forgetThrough(seq uint64) {
+func (l *TableLog) forgetThrough(seq uint64) {
 	i := 0
 	for i < len(l.entries) && l.entries[i].seq != 0 && l.entries[i].seq <= seq {
 		l.unindexEntry(l.entries[i])
@@ -151,32 +199,32 @@ func (l *tableLog) forgetThrough(seq uint64) {
 	}
 }
 
-// txSnapshot is what a transaction block reads: one Pebble snapshot taken
+// TxSnapshot is what a transaction block reads: one Pebble snapshot taken
 // at its first statement and, per table, the acknowledged commits past
 // the table's position in it.
-type txSnapshot struct {
-	snap    *pebble.Snapshot
-	pending map[uint32][]exec.Change
+type TxSnapshot struct {
+	Snap    *pebble.Snapshot
+	Pending map[uint32][]exec.Change
 }
 
-// snapshotAll takes a txSnapshot. It holds every table's imu while it
+// SnapshotAll takes a TxSnapshot. It holds every table's imu while it
 // takes the snapshot, so no entry it needs has been forgotten (see
-// snapshot); a table without a log yet has no entries from before it.
+// Snapshot); a table without a log yet has no entries from before it.
 // Queued commits are not committed yet, so they are left out.
-func (w *tableLogs) snapshotAll(store *storage.Store) (*txSnapshot, error) {
-	w.mu.Lock()
-	ids := make([]uint32, 0, len(w.logs))
-	for id := range w.logs {
+func (t *Tables) SnapshotAll() (*TxSnapshot, error) {
+	t.mu.Lock()
+	ids := make([]uint32, 0, len(t.logs))
+	for id := range t.logs {
 		ids = append(ids, id)
 	}
 	// In id order: two snapshots taking the locks in different orders
 	// would each wait for the other.
 	slices.Sort(ids)
-	logs := make([]*tableLog, len(ids))
+	logs := make([]*TableLog, len(ids))
 	for i, id := range ids {
-		logs[i] = w.logs[id]
+		logs[i] = t.logs[id]
 	}
-	w.mu.Unlock()
+	t.mu.Unlock()
 	for _, l := range logs {
 		l.imu.Lock()
 	}
@@ -185,25 +233,26 @@ func (w *tableLogs) snapshotAll(store *storage.Store) (*txSnapshot, error) {
 			l.imu.Unlock()
 		}
 	}()
-	ts := &txSnapshot{snap: store.Snapshot(), pending: map[uint32][]exec.Change{}}
+	ts := &TxSnapshot{Snap: t.cfg.Store.Snapshot(), Pending: map[uint32][]exec.Change{}}
 	for i, l := range logs {
-		pos, err := storage.PositionAt(ts.snap, ids[i], 0)
+		pos, err := storage.PositionAt(ts.Snap, ids[i], 0)
 		if err != nil {
-			ts.snap.Close()
+			ts.Snap.Close()
 			return nil, err
 		}
 		for _, en := range l.entries {
 			if en.seq > pos.Seq {
-				ts.pending[ids[i]] = append(ts.pending[ids[i]], en.changes...)
+				ts.Pending[ids[i]] = append(ts.Pending[ids[i]], en.changes...)
 			}
 		}
 	}
 	return ts, nil
 }
 
-// queue appends a commit to be published. Holding mu.
-func (l *tableLog) queue(changes []exec.Change, part []byte) *logEntry {
-	en := &logEntry{changes: changes, part: part, done: make(chan error, 1)}
+// Queue appends a commit to be published: its changes and the changelog
+// message "[...]" that carries them. Holding the lock; Await then.
+func (l *TableLog) Queue(changes []exec.Change, part []byte) *LogEntry {
+	en := &LogEntry{changes: changes, part: part, done: make(chan error, 1)}
 	l.imu.Lock()
 	l.entries = append(l.entries, en)
 	l.indexEntry(en)
@@ -214,8 +263,8 @@ func (l *tableLog) queue(changes []exec.Change, part []byte) *logEntry {
 
 // added records a commit published outside the queue (a commit across
 // several subjects, published while holding mu with the queue idle).
-func (l *tableLog) added(seq uint64, changes []exec.Change) {
-	en := &logEntry{changes: changes, seq: seq}
+func (l *TableLog) added(seq uint64, changes []exec.Change) {
+	en := &LogEntry{changes: changes, seq: seq}
 	l.imu.Lock()
 	l.entries = append(l.entries, en)
 	l.indexEntry(en)
@@ -223,9 +272,10 @@ func (l *tableLog) added(seq uint64, changes []exec.Change) {
 	l.imu.Unlock()
 }
 
-// waitIdle waits until no queued entry is left unpublished. Holding mu, so
-// nothing new is queued meanwhile.
-func (l *tableLog) waitIdle() {
+// WaitIdle waits until no queued entry is left unpublished. Holding the
+// lock, so nothing new is queued meanwhile: a commit published outside
+// the queue goes after what is queued.
+func (l *TableLog) WaitIdle() {
 	for {
 		l.imu.Lock()
 		busy := l.publishing
@@ -238,30 +288,31 @@ func (l *tableLog) waitIdle() {
 	}
 }
 
-// publishTimeout bounds one changelog publish; JetStream answers well
+// PublishTimeout bounds one changelog publish; JetStream answers well
 // within it unless it is unreachable.
-const publishTimeout = 30 * time.Second
+const PublishTimeout = 30 * time.Second
 
-// await has en published (starting a leader if none runs) and returns
-// its outcome.
-func (l *tableLog) await(e *Engine, d *catalog.Descriptor, en *logEntry) error {
+// Await has en, queued to table d's log, published (starting a leader if
+// none runs) and returns its outcome.
+func (l *TableLog) Await(d *catalog.Descriptor, en *LogEntry) error {
 	l.imu.Lock()
 	lead := !l.publishing
 	l.publishing = true
 	l.imu.Unlock()
 	if lead {
-		go l.lead(e, d)
+		go l.lead(d)
 	}
 	return <-en.done
 }
 
 // lead publishes queued entries, as many as fit in one message at a
 // time, until none is left.
-func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
-	limit := e.changelogLimit()
+func (l *TableLog) lead(d *catalog.Descriptor) {
+	t := l.t
+	limit := t.ChangelogLimit()
 	for {
 		l.imu.Lock()
-		var batch []*logEntry
+		var batch []*LogEntry
 		size := 2
 		for _, en := range l.entries {
 			if en.seq != 0 {
@@ -296,22 +347,22 @@ func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
 		}
 		msg = append(msg, ']')
 		var ack *jetstream.PubAck
-		fenceErr := e.checkFence()
+		fenceErr := t.checkFence()
 		err := fenceErr
 		if err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), PublishTimeout)
 			// A stream whose store failed never answers: stop waiting
 			// once the broker records that failure for this stream.
 			go func(failed <-chan struct{}) {
 				select {
 				case <-failed:
-					if e.broker.StreamWriteError(d.JSStream, "") != nil {
+					if t.cfg.Broker.StreamWriteError(d.JSStream, "") != nil {
 						cancel()
 					}
 				case <-ctx.Done():
 				}
-			}(e.broker.StreamFailed())
-			ack, err = e.broker.JS.Publish(ctx, d.Subject, msg, jetstream.WithExpectStream(d.JSStream))
+			}(t.cfg.Broker.StreamFailed())
+			ack, err = t.cfg.Broker.JS.Publish(ctx, d.Subject, msg, jetstream.WithExpectStream(d.JSStream))
 			cancel()
 		}
 
@@ -322,12 +373,12 @@ func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
 		var notDurable *broker.NotDurableError
 		if errors.As(err, &notDurable) {
 			ack, err = notDurable.Ack, nil
-			outcome = storedNotDurable(fmt.Sprintf("the write to table %q", d.Name), notDurable)
+			outcome = StoredNotDurable(fmt.Sprintf("the write to table %q", d.Name), notDurable)
 		}
 		if err == nil {
 			// Recorded before any writer hears back: a read that starts
 			// after its COMMIT returned must wait for this message.
-			e.acknowledged(d.Subject, ack.Sequence)
+			t.cfg.Acknowledged(d.Subject, ack.Sequence)
 			l.imu.Lock()
 			for _, en := range batch {
 				en.seq = ack.Sequence
@@ -342,10 +393,10 @@ func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
 		failed := fenceErr
 		if failed == nil {
 			what := fmt.Sprintf("could not write to table %q", d.Name)
-			if se := e.broker.StreamWriteError(d.JSStream, what); se != nil {
+			if se := t.cfg.Broker.StreamWriteError(d.JSStream, what); se != nil {
 				failed = se
 			} else {
-				failed = e.publishFailure(err, what)
+				failed = t.publishFailure(err, what)
 			}
 		}
 		// Without an acknowledgement the message may still have been
@@ -360,10 +411,10 @@ func (l *tableLog) lead(e *Engine, d *catalog.Descriptor) {
 
 // failQueued drops every queued entry, answering failed to those of the
 // batch that failed and later to the rest. Holding imu.
-func (l *tableLog) failQueued(batch []*logEntry, failed, later error) {
-	// A new array: readers may hold the old one (snapshot).
-	var kept []*logEntry
-	inBatch := map[*logEntry]bool{}
+func (l *TableLog) failQueued(batch []*LogEntry, failed, later error) {
+	// A new array: readers may hold the old one (Snapshot).
+	var kept []*LogEntry
+	inBatch := map[*LogEntry]bool{}
 	for _, en := range batch {
 		inBatch[en] = true
 	}
