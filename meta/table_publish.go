@@ -8,19 +8,65 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/broker"
+	"streamdb/catalog"
+	"streamdb/exec"
 	"streamdb/sqlerr"
 )
 
 // A commit that writes one subject and fits in one message publishes it
-// as ONE message (a table's through its log's queue, or PublishOne), so
+// as ONE message (a table's through its log's queue, or publishOne), so
 // it lands whole or not at all: a message JetStream refuses (stream full)
 // leaves nothing behind. Several rows for one stream are one atomic batch
-// (PublishRows). Any other commit (larger than a message, or writing
+// (publishRows). Any other commit (larger than a message, or writing
 // several tables or streams) goes through the transaction stream
 // (PublishTxn, broker/txn.go): whole or not at all too, and seen by every
 // view in one epoch.
 
-// PublishRows publishes the rows of a write to one stream as events, one
+// Publish publishes one commit's parts, each subject's messages, the way
+// that keeps it whole: one message as it is (publishOne), one stream's
+// rows as an atomic batch (publishRows), anything else through the
+// transaction stream (PublishTxn). Caller holds stateMu (shared) and the
+// lock of every table it writes, with their queues idle.
+func (t *Tables) Publish(parts []TxnPart) error {
+	switch {
+	case len(parts) == 0:
+		return nil
+	case len(parts) == 1 && len(parts[0].Msgs) == 1:
+		return t.publishOne(parts[0])
+	case len(parts) == 1 && parts[0].Log == nil && parts[0].Source == nil:
+		return t.publishRows(parts[0])
+	default:
+		return t.PublishTxn(parts)
+	}
+}
+
+// Commit commits to table d alone through its log: prepare runs under
+// the log's lock, computing and checking the commit's changes against
+// the table as it is now and encoding them as changelog messages (none:
+// nothing to write). One message is queued for group commit and the
+// lock let go before it is published; more are published through the
+// transaction stream after what is queued, holding the lock so that
+// nothing is computed on top of them before they land. Caller holds
+// stateMu (shared).
+func (t *Tables) Commit(d *catalog.Descriptor, prepare func(log *TableLog) ([]exec.Change, [][]byte, error)) error {
+	log := t.Log(d.ID)
+	log.Lock()
+	changes, msgs, err := prepare(log)
+	if err != nil || len(changes) == 0 {
+		log.Unlock()
+		return err
+	}
+	if len(msgs) > 1 {
+		defer log.Unlock()
+		log.WaitIdle()
+		return t.PublishTxn([]TxnPart{{D: d, Msgs: msgs, Log: log, Changes: changes}})
+	}
+	en := log.Queue(changes, msgs[0])
+	log.Unlock()
+	return log.Await(d, en)
+}
+
+// publishRows publishes the rows of a write to one stream as events, one
 // message each, as producers publish them, in one epoch, and whole or not
 // at all: as one JetStream atomic batch (broker.PublishAtomic), so a row
 // the stream's limits refuse leaves none of them stored. A write the batch
@@ -29,7 +75,7 @@ import (
 // than created) goes through the transaction stream, whole too; its
 // subject then holds one reference message, whose rows streamdb's readers
 // take in its place.
-func (t *Tables) PublishRows(p TxnPart) error {
+func (t *Tables) publishRows(p TxnPart) error {
 	err := t.publishBatch(p)
 	switch {
 	case errors.Is(err, broker.ErrAtomicDisabled):
@@ -145,9 +191,9 @@ func (t *Tables) publishBatch(p TxnPart) error {
 	return nil
 }
 
-// PublishOne publishes a commit of one message to one subject outside a
+// publishOne publishes a commit of one message to one subject outside a
 // table's queue. Caller holds the table's log mu with its queue idle.
-func (t *Tables) PublishOne(p TxnPart) error {
+func (t *Tables) publishOne(p TxnPart) error {
 	if err := t.checkFence(); err != nil {
 		return err
 	}

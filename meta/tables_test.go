@@ -328,3 +328,42 @@ func TestTablesResolveTxns(t *testing.T) {
 		}
 	}
 }
+
+// TestTablesCommit: a commit to one table prepared under its lock lands
+// as one changelog message when it fits in one, through the transaction
+// stream (one reference read as its messages) when it does not, and not
+// at all when prepare refuses it; the lock is let go either way.
+func TestTablesCommit(t *testing.T) {
+	tables, _, b, _ := newTestTables(t)
+	d := testTable(t, b, 7, "t")
+	prepared := func(msgs ...[]byte) func(*TableLog) ([]exec.Change, [][]byte, error) {
+		return func(log *TableLog) ([]exec.Change, [][]byte, error) {
+			if err := log.EnsureCurrent(context.Background(), d); err != nil {
+				return nil, nil, err
+			}
+			return rowChange(int64(len(msgs))), msgs, nil
+		}
+	}
+	if err := tables.Commit(d, prepared(rowPart(1))); err != nil {
+		t.Fatal(err)
+	}
+	if err := tables.Commit(d, prepared(rowPart(2), rowPart(3))); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("refused")
+	if err := tables.Commit(d, func(*TableLog) ([]exec.Change, [][]byte, error) { return nil, nil, refused }); err != refused {
+		t.Fatalf("a refused commit answered %v", err)
+	}
+	want := `[[{"id":1}] [{"id":2}] [{"id":3}]]`
+	if got := changelog(t, b, d); fmt.Sprint(got) != want {
+		t.Fatalf("changelog %q, want %s", got, want)
+	}
+	snap, pending, _, err := tables.Log(d.ID).Snapshot(d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Close()
+	if len(pending) != 2 {
+		t.Fatalf("the log holds %d commits, want both", len(pending))
+	}
+}

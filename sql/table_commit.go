@@ -143,42 +143,18 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		}
 		parts = append(parts, meta.TxnPart{D: w.d, Msgs: w.msgs})
 	}
-	switch {
-	case len(parts) == 0:
-		return nil
-	case len(parts) == 1 && len(parts[0].Msgs) == 1:
-		return e.tables.PublishOne(parts[0])
-	case len(parts) == 1 && parts[0].Log == nil && parts[0].Source == nil:
-		return e.tables.PublishRows(parts[0])
-	default:
-		return e.tables.PublishTxn(parts)
-	}
+	return e.tables.Publish(parts)
 }
 
 // commitTable commits changes to one table through its log's queue (group
-// commit).
+// commit, meta.Tables.Commit).
 func (e *Engine) commitTable(ctx context.Context, w *tableWrite) error {
 	if err := e.checkExists(w.d); err != nil {
 		return err
 	}
-	log := e.tables.Log(w.d.ID)
-	log.Lock()
-	changes, msgs, err := e.prepareTableCommit(ctx, w, log)
-	if err != nil || len(changes) == 0 {
-		log.Unlock()
-		return err
-	}
-	if len(msgs) > 1 {
-		// Too large for one message: published outside the queue, after
-		// what is queued, holding mu so that nothing is computed on top
-		// of it before it lands.
-		defer log.Unlock()
-		log.WaitIdle()
-		return e.tables.PublishTxn([]meta.TxnPart{{D: w.d, Msgs: msgs, Log: log, Changes: changes}})
-	}
-	en := log.Queue(changes, msgs[0])
-	log.Unlock()
-	return log.Await(w.d, en)
+	return e.tables.Commit(w.d, func(log *meta.TableLog) ([]exec.Change, [][]byte, error) {
+		return e.prepareTableCommit(ctx, w, log)
+	})
 }
 
 // checkExists fails if table d was dropped (or replaced) since the
