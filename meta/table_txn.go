@@ -45,7 +45,7 @@ const TxnWindowBytes = 4 << 20
 // broker/txn.go): its intent, its data, a reference on each subject it
 // writes and, over several subjects or several data messages, its
 // decision. Nothing of it is visible unless all of it is. Caller holds
-// stateMu (shared) and the log mu of every table it writes, with their
+// stateMu (shared) and the lock of every table it writes, with their
 // queues idle.
 //
 // A commit of several data messages asks for a decision (its intent's
