@@ -363,3 +363,24 @@ func keysInterval(n plan.Node) bool {
 	}
 	return false
 }
+
+// movedEntry is a state entry a migration step moves: deleted under old,
+// set under key with val.
+type movedEntry struct{ old, key, val []byte }
+
+// moveEntries writes a step's moves into b: every old key deleted first,
+// then every new one set, so that a new key equal to another entry's old
+// key keeps its new value.
+func moveEntries(b *pebble.Batch, entries []movedEntry) error {
+	for _, e := range entries {
+		if err := b.Delete(e.old, nil); err != nil {
+			return err
+		}
+	}
+	for _, e := range entries {
+		if err := b.Set(e.key, e.val, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -41,8 +41,7 @@ func migrateJoinByID(b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bo
 // joinRowsByID rewrites, in b, the joinStateRowInKey state under prefix
 // (input rows of widths) into joinStateByID.
 func joinRowsByID(r storage.Reader, b *pebble.Batch, widths [2]int, prefix []byte) (bool, error) {
-	type entry struct{ old, key, val []byte }
-	var entries []entry
+	var entries []movedEntry
 	ok := true
 	err := storage.ScanPrefix(r, prefix, func(k, v []byte) error {
 		side, jk, enc, count, matches, good := readRowInKeyEntry(k[len(prefix):], v, widths)
@@ -52,23 +51,13 @@ func joinRowsByID(r storage.Reader, b *pebble.Batch, widths [2]int, prefix []byt
 		}
 		key := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), uint64(len(entries)))
 		val := appendEntryHead(nil, &joinEntry{side: side, count: count, matches: matches, key: string(jk)})
-		entries = append(entries, entry{old: append([]byte(nil), k...), key: key, val: append(val, enc...)})
+		entries = append(entries, movedEntry{old: append([]byte(nil), k...), key: key, val: append(val, enc...)})
 		return nil
 	})
 	if err != nil || !ok {
 		return false, err
 	}
-	for _, e := range entries {
-		if err := b.Delete(e.old, nil); err != nil {
-			return false, err
-		}
-	}
-	for _, e := range entries {
-		if err := b.Set(e.key, e.val, nil); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
+	return true, moveEntries(b, entries)
 }
 
 // migrateJoinPages rewrites, in b, view d's join state (streaming plan

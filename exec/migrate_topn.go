@@ -79,10 +79,7 @@ func migrateTopNState(b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (b
 // a lone count), and nothing is written.
 func rekeyTopN(r storage.Reader, b *pebble.Batch, t *plan.TopN, prefix []byte, to catalog.FormatVersion) (bool, error) {
 	op := &topNOp{t: t, inWidth: len(t.Input.Schema()), byKey: to >= catalog.DataflowTopNStateByKey, appendKey: keyAppender(to)}
-	type entry struct {
-		old, key, val []byte
-	}
-	var entries []entry
+	var entries []movedEntry
 	ok := true
 	err := storage.ScanPrefix(r, prefix, func(k, v []byte) error {
 		n, size := binary.Varint(v)
@@ -101,23 +98,13 @@ func rekeyTopN(r storage.Reader, b *pebble.Batch, t *plan.TopN, prefix []byte, t
 			ok = false
 			return nil
 		}
-		entries = append(entries, entry{old: append([]byte(nil), k...), key: append(append([]byte(nil), prefix...), key...), val: val})
+		entries = append(entries, movedEntry{old: append([]byte(nil), k...), key: append(append([]byte(nil), prefix...), key...), val: val})
 		return nil
 	})
 	if err != nil || !ok {
 		return false, err
 	}
-	for _, e := range entries {
-		if err := b.Delete(e.old, nil); err != nil {
-			return false, err
-		}
-	}
-	for _, e := range entries {
-		if err := b.Set(e.key, e.val, nil); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
+	return true, moveEntries(b, entries)
 }
 
 // rekeyed is the state key (without the operator's prefix) and value of
