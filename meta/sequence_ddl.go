@@ -40,9 +40,27 @@ type SequenceAlter struct {
 // AlterSequence applies a: it stores the new definition, after which the
 // values reserved ahead are given up so that the next reservation
 // follows it, then restarts the sequence (a setval) within the bounds it
-// has now. The caller holds ddlMu; it checkpoints the change.
+// has now. A restart outside those bounds refuses the whole statement
+// before anything is stored, as PostgreSQL does. The caller holds ddlMu;
+// it checkpoints the change.
 func (x *DDL) AlterSequence(ctx context.Context, a SequenceAlter) error {
 	d := a.Object
+	q := d.Sequence
+	if a.Definition != nil {
+		q = a.Definition
+	}
+	restartAt := q.Start
+	if a.RestartAt != nil {
+		restartAt = *a.RestartAt
+	}
+	if a.Restart {
+		if restartAt < q.Min {
+			return sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (%d)", restartAt, q.Min)
+		}
+		if restartAt > q.Max {
+			return sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", restartAt, q.Max)
+		}
+	}
 	if a.Definition != nil {
 		next := *d
 		next.Sequence = a.Definition
@@ -57,16 +75,5 @@ func (x *DDL) AlterSequence(ctx context.Context, a SequenceAlter) error {
 	if !a.Restart {
 		return nil
 	}
-	q := d.Sequence
-	v := q.Start
-	if a.RestartAt != nil {
-		v = *a.RestartAt
-	}
-	if v < q.Min {
-		return sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (%d)", v, q.Min)
-	}
-	if v > q.Max {
-		return sqlerr.New(sqlerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, q.Max)
-	}
-	return x.cfg.Sequences.Set(ctx, d, v, false)
+	return x.cfg.Sequences.Set(ctx, d, restartAt, false)
 }
