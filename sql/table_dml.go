@@ -96,6 +96,8 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 		return nil, err
 	}
 	b := &binder{stmt: params}
+	restore := s.allowSubqueries(params) // update_subquery.go
+	defer restore()
 	cond, err := s.bindTableWhere(n.Where, b, sc)
 	if err != nil {
 		return nil, err
@@ -111,6 +113,8 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			return nil, err
 		}
 	}
+	restore()
+	subqueries := s.subqueryReads(append([]expr.Expr{cond}, sets...))
 	ret, err := bindReturning(params.stmt.Returning, alias, cols, params)
 	if err != nil {
 		return nil, err
@@ -128,9 +132,19 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			}
 			bound[i] = expr.BindStatementTime(bound[i], stmtTime)
 		}
+		sub, err := openDMLSubqueries(ctx, subqueries, vals, stmtTime)
+		if err != nil {
+			return "", err
+		}
+		defer sub.close()
+		where := subqueryFreeWhere(cond)
 		// update appends the changes that replace row (when cond holds
 		// for it) to out.
 		update := func(row types.Row, out []exec.Change) ([]exec.Change, bool, error) {
+			cond, bound, err := sub.resolve(ctx, cond, bound)
+			if err != nil {
+				return out, false, err
+			}
 			ok, err := expr.Holds(cond, row)
 			if err != nil || !ok {
 				return out, false, err
@@ -150,7 +164,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			}
 			return append(out, exec.Change{Row: row, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert}), true, nil
 		}
-		if s.streamsChange(desc, cond, sets) {
+		if s.streamsChange(desc, where, sets) {
 			n, err := s.streamChange(ctx, desc, "the UPDATE", update, func(batch []exec.Change) error {
 				if ret == nil {
 					return nil
@@ -164,7 +178,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 		}
 		n := 0
 		var written []types.Row
-		err = s.changeTable(ctx, desc, cond, func(rows []types.Row) ([]exec.Change, error) {
+		err = s.changeTable(ctx, desc, where, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			n, written = 0, written[:0]
 			for _, row := range rows {
@@ -202,10 +216,14 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 	if err != nil {
 		return nil, err
 	}
+	restore := s.allowSubqueries(params) // update_subquery.go
+	defer restore()
 	cond, err := s.bindTableWhere(n.Where, &binder{stmt: params}, sc)
 	if err != nil {
 		return nil, err
 	}
+	restore()
+	subqueries := s.subqueryReads([]expr.Expr{cond})
 	ret, err := bindReturning(params.stmt.Returning, alias, cols, params)
 	if err != nil {
 		return nil, err
@@ -215,15 +233,25 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 		if err != nil {
 			return "", err
 		}
+		sub, err := openDMLSubqueries(ctx, subqueries, vals, time.Now())
+		if err != nil {
+			return "", err
+		}
+		defer sub.close()
+		where := subqueryFreeWhere(cond)
 		// remove appends row's deletion (when cond holds for it) to out.
 		remove := func(row types.Row, out []exec.Change) ([]exec.Change, bool, error) {
+			cond, _, err := sub.resolve(ctx, cond, nil)
+			if err != nil {
+				return out, false, err
+			}
 			ok, err := expr.Holds(cond, row)
 			if err != nil || !ok {
 				return out, false, err
 			}
 			return append(out, exec.Change{Row: row, Sign: exec.Delete}), true, nil
 		}
-		if s.streamsChange(desc, cond, nil) {
+		if s.streamsChange(desc, where, nil) {
 			n, err := s.streamChange(ctx, desc, "the DELETE", remove, func(batch []exec.Change) error {
 				if ret == nil {
 					return nil
@@ -237,7 +265,7 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 		}
 		n := 0
 		var removed []types.Row
-		err = s.changeTable(ctx, desc, cond, func(rows []types.Row) ([]exec.Change, error) {
+		err = s.changeTable(ctx, desc, where, func(rows []types.Row) ([]exec.Change, error) {
 			var changes []exec.Change
 			n, removed = 0, removed[:0]
 			for _, row := range rows {
@@ -337,7 +365,7 @@ func (s *session) changeTableFiltered(ctx context.Context, d *catalog.Descriptor
 		return changes, s.e.checkConstraints(ctx, ts, base, changes, s.deferredCheck())
 	}
 	if s.tx == nil {
-		return s.commitWrites(ctx, []*tableWrite{{d: d, compute: run}}, nil)
+		return s.commitWrites(ctx, []*tableWrite{{d: d, compute: run, insertsOnly: where == readsNothing && filter == nil}}, nil)
 	}
 	snap, err := s.txSnapshot()
 	if err != nil {

@@ -1,0 +1,125 @@
+package sql
+
+import (
+	"context"
+	"time"
+
+	"streamdb/expr"
+	"streamdb/plan"
+	"streamdb/types"
+)
+
+// Subqueries in an UPDATE's SET and WHERE and in a DELETE's WHERE:
+// uncorrelated, or correlated with the target row. They bind as a query's
+// subqueries do, over the target row as the outer query, and run inside
+// the write (under the table's lock and stateMu shared, as an ad-hoc
+// query runs, and as ON CONFLICT DO UPDATE's do: insert_upsert_subquery.go)
+// over the snapshot the statement reads: committed state, or the
+// transaction block's view of it before this statement, so a subquery
+// that reads the target table does not see the statement's own changes,
+// as in PostgreSQL. They are run when the first row is tested, so a
+// statement that finds no row runs none of them (PostgreSQL evaluates
+// them on demand too). The rows the statement reads are chosen by the
+// WHERE's conditions without subqueries (subqueryFreeWhere), so one that
+// pins the primary key still reads only those rows.
+
+// allowSubqueries lets the expressions bound with params hold subqueries
+// until the returned function is called (the RETURNING list, bound
+// after, takes none).
+func (s *session) allowSubqueries(params *boundParams) (restore func()) {
+	saved := params.subquery
+	params.subquery = (&selectBinder{cat: s.e, params: params}).bindSubquery
+	return func() { params.subquery = saved }
+}
+
+// subqueryFreeWhere is cond without its conjuncts that hold a subquery
+// (nil when none is left): it holds for every row cond holds for, and is
+// what chooses the rows a statement reads (by key, index or scan).
+func subqueryFreeWhere(cond expr.Expr) expr.Expr {
+	if cond == nil || !hasSubquery(cond) {
+		return cond
+	}
+	var out expr.Expr
+	for _, c := range plan.Conjuncts(cond) {
+		if hasSubquery(c) {
+			continue
+		}
+		if out == nil {
+			out = c
+			continue
+		}
+		and, err := expr.Binary("AND", out, c)
+		if err != nil {
+			return nil // read every row; cond itself decides
+		}
+		out = and
+	}
+	return out
+}
+
+// dmlSubqueries is one execution of the subqueries of an UPDATE or
+// DELETE (nil when it has none): resolve replaces them in the statement's
+// condition and assignments by their results, or by calls that run them
+// per distinct outer values, running them at its first call.
+type dmlSubqueries struct {
+	reads    *adHoc
+	vals     []types.Datum
+	stmtTime time.Time
+
+	x              *adHocExec // opened by the first resolve
+	cond           expr.Expr
+	sets           []expr.Expr
+	resolveFailure error
+}
+
+// openDMLSubqueries readies the subqueries that reads stands for (nil:
+// none) for a statement with parameter values vals at time stmtTime. It
+// waits for what they read, so it is called before the write's locks.
+func openDMLSubqueries(ctx context.Context, reads *adHoc, vals []types.Datum, stmtTime time.Time) (*dmlSubqueries, error) {
+	if reads == nil {
+		return nil, nil
+	}
+	if err := reads.ready(ctx); err != nil {
+		return nil, err
+	}
+	return &dmlSubqueries{reads: reads, vals: vals, stmtTime: stmtTime}, nil
+}
+
+// resolve returns cond and sets with their subqueries resolved (as they
+// are when d is nil). The caller holds stateMu shared, inside the write.
+func (d *dmlSubqueries) resolve(ctx context.Context, cond expr.Expr, sets []expr.Expr) (expr.Expr, []expr.Expr, error) {
+	if d == nil {
+		return cond, sets, nil
+	}
+	if d.x != nil || d.resolveFailure != nil {
+		return d.cond, d.sets, d.resolveFailure
+	}
+	d.resolveFailure = d.open(ctx, cond, sets)
+	return d.cond, d.sets, d.resolveFailure
+}
+
+func (d *dmlSubqueries) open(ctx context.Context, cond expr.Expr, sets []expr.Expr) error {
+	x, err := d.reads.open(ctx, d.vals, d.stmtTime)
+	if err != nil {
+		return err
+	}
+	d.x = x
+	if d.cond, err = resolveExprSubqueries(cond, x.runSub); err != nil {
+		return err
+	}
+	d.sets = make([]expr.Expr, len(sets))
+	for i, e := range sets {
+		if d.sets[i], err = resolveExprSubqueries(e, x.runSub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close ends the subqueries' execution, once the statement's rows are
+// resolved.
+func (d *dmlSubqueries) close() {
+	if d != nil && d.x != nil {
+		d.x.close()
+	}
+}
