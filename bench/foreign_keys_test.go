@@ -17,6 +17,9 @@ import (
 // tables grow (issue 39: checks and actions by key, not by reading the
 // other table):
 //
+//   - single-row INSERT into a table a child references, holding 1k rows
+//     and N rows, next to the same INSERT into a table nothing
+//     references (a parent's INSERTs are group-committed too);
 //   - single-row INSERT into a child table whose parent holds 1k rows and
 //     one whose parent holds N rows, the key referenced being the
 //     parent's primary key, then a UNIQUE column of it; the ratio
@@ -39,7 +42,7 @@ func BenchmarkForeignKeys(b *testing.B) {
 		large = n
 	}
 	const small, sessions = 1_000, 4
-	report.Configf("ForeignKeys: child INSERTs from %d sessions for %v per table; parent DELETEs (each cascading to 4 children) from one session for %v or until its keys run out; tables loaded by COPY before their foreign key is added", sessions, dur, dur)
+	report.Configf("ForeignKeys: parent and child INSERTs from %d sessions for %v per table; parent DELETEs (each cascading to 4 children) from one session for %v or until its keys run out; tables loaded by COPY before their foreign key is added", sessions, dur, dur)
 	sdb := startServer(b, "", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
 	defer cancel()
@@ -78,6 +81,36 @@ func BenchmarkForeignKeys(b *testing.B) {
 		exec(sql)
 		m.first = time.Since(start)
 		return m
+	}
+
+	// Parent INSERTs: single-row INSERTs into a table a child references
+	// (committed by group commit as into a table with no foreign key),
+	// next to the same INSERTs into a table nothing references.
+	for _, referenced := range []bool{true, false} {
+		name := "INSERT, table no foreign key references"
+		if referenced {
+			name = "parent INSERT, table referenced by a child"
+		}
+		var rates [2]float64
+		var m phaseMemory
+		for i, n := range []int{small, large} {
+			table := fmt.Sprintf("fki_%t_%d", referenced, n)
+			copyRows(b, conn, table, "k BIGINT PRIMARY KEY, v BIGINT", n, func(i int) []any { return []any{int64(i), int64(i)} })
+			if referenced {
+				exec(fmt.Sprintf("CREATE TABLE %s_child (k BIGINT PRIMARY KEY, p BIGINT REFERENCES %s)", table, table))
+			}
+			m = first(fmt.Sprintf("INSERT INTO %s VALUES (-1, -1)", table))
+			rate, failed, lastErr := sessionLoad(b, sdb.DSN(), "", sessions, dur, "INSERT INTO "+table+" VALUES ($1, $2)", func(w int, i int64) []any {
+				k := int64(n) + 1 + int64(w)<<40 + i
+				return []any{k, k}
+			})
+			if failed > 0 {
+				b.Fatalf("INSERT INTO %s: %d failed, last: %v", table, failed, lastErr)
+			}
+			rates[i] = rate
+			_, m.peak = rssMB(sdb.PID())
+		}
+		row(name, rates, m)
 	}
 
 	// Child INSERTs: the parent's size varies.
