@@ -137,7 +137,10 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 			return "", err
 		}
 		defer sub.close()
-		where := subqueryFreeWhere(cond)
+		cond, where, err := sub.pinKeys(ctx, pkIndexes(desc, cols), cond)
+		if err != nil {
+			return "", err
+		}
 		// update appends the changes that replace row (when cond holds
 		// for it) to out.
 		update := func(row types.Row, out []exec.Change) ([]exec.Change, bool, error) {
@@ -238,7 +241,10 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 			return "", err
 		}
 		defer sub.close()
-		where := subqueryFreeWhere(cond)
+		cond, where, err := sub.pinKeys(ctx, pkIndexes(desc, cols), cond)
+		if err != nil {
+			return "", err
+		}
 		// remove appends row's deletion (when cond holds for it) to out.
 		remove := func(row types.Row, out []exec.Change) ([]exec.Change, bool, error) {
 			cond, _, err := sub.resolve(ctx, cond, nil)

@@ -123,3 +123,95 @@ func (d *dmlSubqueries) close() {
 		d.x.close()
 	}
 }
+
+// maxSubqueryKeys is the most values of an IN subquery that pinKeys looks
+// up by key; with more, the table is read and each row tested.
+const maxSubqueryKeys = 1024
+
+// pinKeys lets a WHERE whose conjunct `k IN (SELECT ...)` names the
+// table's one-column primary key k (key, by column position), with an
+// uncorrelated subquery, read only the rows of the keys the subquery
+// returns: it runs that subquery now (after ready, before the write's
+// locks, over the statement's snapshot as the others) and returns cond
+// with the conjunct resolved from its rows, and the condition that
+// chooses the rows the statement reads. Without such a conjunct (or with
+// d nil) it returns cond and its subquery-free conjuncts.
+func (d *dmlSubqueries) pinKeys(ctx context.Context, key []int, cond expr.Expr) (expr.Expr, expr.Expr, error) {
+	free := subqueryFreeWhere(cond)
+	if d == nil || len(key) != 1 {
+		return cond, free, nil
+	}
+	for _, c := range plan.Conjuncts(cond) {
+		f, ok := c.(*expr.Func)
+		if !ok || f.Name != expr.InSubquery || len(f.Args) != 2 {
+			continue
+		}
+		if col, ok := f.Args[0].(*expr.ColRef); !ok || col.Idx != key[0] {
+			continue
+		}
+		sq, outer, ok := expr.SubqueryOf(f.Args[1])
+		if !ok || len(outer) > 0 {
+			continue
+		}
+		rows, err := d.runNow(ctx, sq.Plan.(plan.Node))
+		if err != nil {
+			return nil, nil, err
+		}
+		resolved, err := expr.ResolveQuantified(f.Name, f.Args[0], sq.T, rows)
+		if err != nil {
+			return nil, nil, err
+		}
+		cond = replaceConjunct(cond, c, resolved)
+		if len(rows) > maxSubqueryKeys {
+			return cond, free, nil
+		}
+		in, err := expr.ResolveIn(f.Args[0], sq.T, rows, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		if free == nil {
+			return cond, in, nil
+		}
+		where, err := expr.Binary("AND", free, in)
+		if err != nil {
+			return cond, free, nil
+		}
+		return cond, where, nil
+	}
+	return cond, free, nil
+}
+
+// runNow runs one uncorrelated subquery's plan over the statement's
+// snapshot, outside the write.
+func (d *dmlSubqueries) runNow(ctx context.Context, p plan.Node) ([]types.Row, error) {
+	e := d.reads.s.e
+	e.stateMu.RLock()
+	defer e.stateMu.RUnlock()
+	x, err := d.reads.open(ctx, d.vals, d.stmtTime)
+	if err != nil {
+		return nil, err
+	}
+	defer x.close()
+	return x.runSub(p)
+}
+
+// replaceConjunct returns cond with its conjunct old (by identity)
+// replaced by with.
+func replaceConjunct(cond, old, with expr.Expr) expr.Expr {
+	var out expr.Expr
+	for _, c := range plan.Conjuncts(cond) {
+		if c == old {
+			c = with
+		}
+		if out == nil {
+			out = c
+			continue
+		}
+		and, err := expr.Binary("AND", out, c)
+		if err != nil {
+			return cond
+		}
+		out = and
+	}
+	return out
+}
