@@ -28,12 +28,13 @@ import (
 // fit in one message is committed as any small commit is, through the
 // table's queue (no transaction records, no wait for the table).
 //
-// It streams only where each row's change can be checked alone: the table
-// takes streaming commits (no UNIQUE constraint or unique index, no
-// foreign key at either end: bulkTableOK), and the statement leaves every
-// primary key as it was, so a key's deletion and insertion travel in one
-// batch and no new key can meet another. Other statements read the rows
-// their WHERE may hold for first (changeTable).
+// It streams where each row's change can be checked as it comes: the
+// table has no foreign key at either end, its UNIQUE constraints and
+// unique indexes, if any, are checked across the batches
+// (table_stream_unique.go), and the statement leaves every primary key
+// as it was, so a key's deletion and insertion travel in one batch and no
+// new key can meet another. Other statements read the rows their WHERE
+// may hold for first (changeTable).
 
 // changeBatchRows is the most changes checked and published at a time.
 const changeBatchRows = bulkBatchRows
@@ -44,7 +45,7 @@ const changeBatchRows = bulkBatchRows
 // pin a few rows by key or index, and (sets: the UPDATE's assignments,
 // nil for none) leaving every primary key column as it is.
 func (s *session) streamsChange(d *catalog.Descriptor, cond expr.Expr, sets []expr.Expr) bool {
-	if !s.canBulkInsert(d) {
+	if !s.canStreamChange(d) {
 		return false
 	}
 	d = s.e.withCurrentIndexesOf(d)
@@ -62,6 +63,29 @@ func (s *session) streamsChange(d *catalog.Descriptor, cond expr.Expr, sets []ex
 		}
 	}
 	return true
+}
+
+// canStreamChange reports whether an UPDATE or DELETE of table d by this
+// session can stream with the checks streamChange makes.
+func (s *session) canStreamChange(d *catalog.Descriptor) bool {
+	if s.tx != nil || d.Kind != catalog.KindTable || d.Mirror != "" || d.Envelope() != "" {
+		return false
+	}
+	return streamChangeTableOK(s.e, s.e.current(d))
+}
+
+// streamChangeTableOK reports whether table d (as the catalog has it)
+// takes a streaming UPDATE or DELETE: no foreign key at either end, and
+// unique keys beyond the primary key only where streamUnique checks them.
+func streamChangeTableOK(e *Engine, d *catalog.Descriptor) bool {
+	if !streamsUniqueChecks(d) {
+		return bulkTableOK(e, d)
+	}
+	if hasConstraint(d, "f") {
+		return false
+	}
+	_, linked := e.fkLinked([]*catalog.Descriptor{d})
+	return linked == nil
 }
 
 // readsPinnedRows reports whether rowsWhere reads only the rows a key or
@@ -91,7 +115,7 @@ func readsPinnedRows(d *catalog.Descriptor, cond expr.Expr) bool {
 // number of rows changed.
 func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what string,
 	change func(row types.Row, out []exec.Change) ([]exec.Change, bool, error), written func([]exec.Change) error) (int64, error) {
-	sw, err := s.openStreamingWrite(ctx, d, what, func(cur *catalog.Descriptor) bool { return bulkTableOK(s.e, cur) }, nil)
+	sw, err := s.openStreamingWrite(ctx, d, what, func(cur *catalog.Descriptor) bool { return streamChangeTableOK(s.e, cur) }, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -101,9 +125,15 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	if err != nil {
 		return 0, err
 	}
-	// check fills in the generated columns of a batch and checks it
-	// alone: with the keys unchanged, a batch holds each key's deletion
-	// with its insertion, so the table's other rows cannot conflict.
+	cur := sw.e.current(sw.d)
+	unique := newStreamUnique(cur, ts, func(n int) keySets { return sw.e.store.NewKeySets(n) })
+	if unique != nil {
+		defer unique.close()
+	}
+	// check fills in the generated columns of a batch and checks it:
+	// with the keys unchanged, a batch holds each key's deletion with its
+	// insertion, so the table's other rows cannot conflict on the primary
+	// key; the other unique keys are checked across batches (unique).
 	check := func(batch []exec.Change) error {
 		if err := computeGenerated(gen, batch); err != nil {
 			return err
@@ -111,7 +141,20 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 		if err := checkTableChanges(sw.d, ts.cols, batch, ts.keyTaken); err != nil {
 			return err
 		}
-		return sw.e.checkConstraints(ctx, ts, nil, batch, nil)
+		if err := checkRows(cur, ts.cols, batch); err != nil {
+			return err
+		}
+		if unique == nil {
+			return nil
+		}
+		return unique.batch(batch)
+	}
+	// finish checks what only the whole statement tells.
+	finish := func() error {
+		if unique == nil {
+			return nil
+		}
+		return unique.finish(ctx, ts.eachRow)
 	}
 	begun := false
 	// publishChecked publishes a checked batch as the transaction's data.
@@ -155,7 +198,13 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 			return 0, nil
 		}
 		var small bool
-		if small, err = sw.commitSmall(check, batch); small && err == nil {
+		checkAll := func(batch []exec.Change) error {
+			if err := check(batch); err != nil {
+				return err
+			}
+			return finish()
+		}
+		if small, err = sw.commitSmall(checkAll, batch); small && err == nil {
 			return n, written(batch)
 		}
 		if err == nil {
@@ -166,6 +215,9 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	}
 	if err == nil {
 		err = b.flush()
+	}
+	if err == nil {
+		err = finish()
 	}
 	if err != nil {
 		if begun {
