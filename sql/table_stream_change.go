@@ -75,17 +75,15 @@ func (s *session) canStreamChange(d *catalog.Descriptor) bool {
 }
 
 // streamChangeTableOK reports whether table d (as the catalog has it)
-// takes a streaming UPDATE or DELETE: no foreign key at either end, and
-// unique keys beyond the primary key only where streamUnique checks them.
+// takes a streaming UPDATE or DELETE: with a primary key, foreign keys at
+// either end that streamFK checks (streamFKLinks), and unique keys of any
+// kind; without one, none of these.
 func streamChangeTableOK(e *Engine, d *catalog.Descriptor) bool {
 	if !streamsUniqueChecks(d) {
 		return bulkTableOK(e, d)
 	}
-	if hasConstraint(d, "f") {
-		return false
-	}
-	_, linked := e.fkLinked([]*catalog.Descriptor{d})
-	return linked == nil
+	_, _, ok := e.streamFKLinks(d)
+	return ok
 }
 
 // readsPinnedRows reports whether rowsWhere reads only the rows a key or
@@ -115,7 +113,14 @@ func readsPinnedRows(d *catalog.Descriptor, cond expr.Expr) bool {
 // number of rows changed.
 func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what string,
 	change func(row types.Row, out []exec.Change) ([]exec.Change, bool, error), written func([]exec.Change) error) (int64, error) {
-	sw, err := s.openStreamingWrite(ctx, d, what, func(cur *catalog.Descriptor) bool { return streamChangeTableOK(s.e, cur) }, nil)
+	links, linked, _ := s.e.streamFKLinks(s.e.current(d))
+	// still tells whether the table, as the catalog has it once locked,
+	// takes the write and links the same tables.
+	still := func(cur *catalog.Descriptor) bool {
+		_, now, _ := s.e.streamFKLinks(cur)
+		return streamChangeTableOK(s.e, cur) && sameTables(now, linked)
+	}
+	sw, err := s.openStreamingWrite(ctx, d, what, still, linked)
 	if err != nil {
 		return 0, err
 	}
@@ -130,10 +135,17 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	if unique != nil {
 		defer unique.close()
 	}
+	fk := s.newStreamFK(cur, links, func(t *catalog.Descriptor) (*tableState, error) {
+		if t.ID == sw.d.ID {
+			return ts, nil
+		}
+		return sw.stateOf(t)
+	})
 	// check fills in the generated columns of a batch and checks it:
 	// with the keys unchanged, a batch holds each key's deletion with its
 	// insertion, so the table's other rows cannot conflict on the primary
-	// key; the other unique keys are checked across batches (unique).
+	// key; the other unique keys are checked across batches (unique), the
+	// foreign keys a batch at a time (fk).
 	check := func(batch []exec.Change) error {
 		if err := computeGenerated(gen, batch); err != nil {
 			return err
@@ -144,17 +156,28 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 		if err := checkRows(cur, ts.cols, batch); err != nil {
 			return err
 		}
-		if unique == nil {
-			return nil
+		if unique != nil {
+			if err := unique.batch(batch); err != nil {
+				return err
+			}
 		}
-		return unique.batch(batch)
+		if fk != nil {
+			return fk.batch(ctx, batch)
+		}
+		return nil
 	}
-	// finish checks what only the whole statement tells.
+	// finish checks what only the whole statement tells, and reports a
+	// foreign key violation after every other error.
 	finish := func() error {
-		if unique == nil {
-			return nil
+		if unique != nil {
+			if err := unique.finish(ctx, ts.eachRow); err != nil {
+				return err
+			}
 		}
-		return unique.finish(ctx, ts.eachRow)
+		if fk != nil {
+			return fk.finish()
+		}
+		return nil
 	}
 	begun := false
 	// publishChecked publishes a checked batch as the transaction's data.
