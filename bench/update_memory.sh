@@ -5,7 +5,7 @@
 # ... SELECT with ON CONFLICT DO NOTHING into a table with a UNIQUE
 # column.
 #
-#   [CASES="update insert plain_insert"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#   [CASES="update unique fk insert plain_insert"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
 #
 # For each size in ROWS (default 2000000):
 # - update: a table (k bigint PRIMARY KEY, v bigint, s text) of that many
@@ -14,6 +14,12 @@
 #   a fresh copy (VmHWM only grows, so each statement gets a server of its
 #   own), the statement runs, and the peak RSS at start and after it is
 #   printed with the statement's time and answer.
+# - unique: the same on (k bigint PRIMARY KEY, v bigint, u bigint UNIQUE,
+#   s text), with UPDATE t SET u = u + 1, v = v + 1 too (every row moves
+#   onto the value its neighbour lets go);
+# - fk: (k bigint PRIMARY KEY, v bigint, s text) referenced by a table of
+#   half as many rows (indexed on the reference): a DELETE of the half
+#   nobody references, and an UPDATE of every referencing row;
 # - insert: for each binary, a server on an empty data directory creates
 #   (k bigint PRIMARY KEY, u bigint UNIQUE, s text) and inserts that many
 #   rows from generate_series with ON CONFLICT DO NOTHING, printed alike;
@@ -32,19 +38,29 @@ mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 . "$(dirname "$0")/memory_lib.sh"
 
-update_case() { # rows
-	local n=$1
+# changed_case rows ddl copy-columns statements...: a table of that many
+# rows, made by ddl and loaded once by COPY (with AFTER_BIN) of the
+# columns copy-columns prints for each row number ($1 in awk), then each
+# statement on a server of its own started on a fresh copy, for each
+# binary. The statements in the array setup run after the load.
+setup=()
+changed_case() {
+	local n=$1 ddl=$2 cols=$3
+	shift 3
 	echo
-	echo "a table of $n rows (k bigint PRIMARY KEY, v bigint, s text), loaded by COPY"
+	echo "a table of $n rows ($ddl), loaded by COPY"
 	rm -rf "$dir/loaded" "$dir/rows.tsv"
-	seq 1 "$n" | awk '{print $1 "\t" $1 "\trow " $1}' >"$dir/rows.tsv"
+	seq 1 "$n" | awk "{print $cols}" >"$dir/rows.tsv"
 	start "$after" "$dir/loaded"
-	psqlq -c "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)"
+	psqlq -c "$ddl"
 	psqlq -c "\\copy t FROM '$dir/rows.tsv'"
 	psqlq -c "SELECT count(*) FROM t" >/dev/null
+	for stmt in "${setup[@]}"; do
+		psqlq -c "$stmt"
+	done
 	stop
 	rm -f "$dir/rows.tsv"
-	for q in "UPDATE t SET v = v + 1 WHERE v % 2 = 0" "DELETE FROM t WHERE v % 2 = 0"; do
+	for q in "$@"; do
 		echo " $q  (peak RSS of a server started for it)"
 		for bin in "$before" "$after"; do
 			rm -rf "$dir/run"
@@ -56,6 +72,27 @@ update_case() { # rows
 			stop
 		done
 	done
+}
+update_case() {
+	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
+		"UPDATE t SET v = v + 1 WHERE v % 2 = 0" "DELETE FROM t WHERE v % 2 = 0"
+}
+# unique: the same statements on a table with a UNIQUE column, and an
+# UPDATE that moves every row onto its neighbour's value of it.
+unique_case() {
+	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, u bigint UNIQUE, s text)" '$1 "\t" $1 "\t" $1 "\trow " $1' \
+		"UPDATE t SET v = v + 1 WHERE v % 2 = 0" "UPDATE t SET u = u + 1, v = v + 1" "DELETE FROM t WHERE v % 2 = 0"
+}
+# fk: t (k bigint PRIMARY KEY, v bigint, s text) referenced by c (k
+# bigint PRIMARY KEY, p bigint REFERENCES t, s text, indexed on p) of
+# half as many rows, each referencing an odd key of t: a DELETE of t's
+# rows nobody references, and an UPDATE of every child onto another key.
+fk_case() {
+	setup=("CREATE TABLE c (k bigint PRIMARY KEY, p bigint REFERENCES t, s text)" "CREATE INDEX c_p ON c (p)"
+		"INSERT INTO c SELECT g, 2 * g - 1, 'child' FROM generate_series(1, $1 / 2) g")
+	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
+		"DELETE FROM t WHERE v % 2 = 0" "UPDATE c SET p = $1 - p"
+	setup=()
 }
 
 insert_into() { # rows table-columns on-conflict
@@ -79,7 +116,7 @@ plain_insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint, s text" 
 
 echo "load: $(cat /proc/loadavg) on $(nproc) cores"
 for n in "${sizes[@]}"; do
-	for c in ${CASES:-update insert plain_insert}; do
+	for c in ${CASES:-update unique fk insert plain_insert}; do
 		"${c}_case" "$n"
 	done
 	echo "load: $(cat /proc/loadavg)"
