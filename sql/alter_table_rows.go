@@ -99,6 +99,6 @@ func (e *Engine) currentTableRows(ctx context.Context, d *catalog.Descriptor) ([
 	if err != nil {
 		return nil, err
 	}
-	defer ts.close()
-	return ts.rows(ctx)
+	defer ts.Close()
+	return ts.Rows(ctx)
 }

@@ -105,7 +105,7 @@ func (e *Engine) tableRowsBefore(ctx context.Context, d *catalog.Descriptor, sna
 	if err != nil {
 		return nil, err
 	}
-	rows, err := ts.rows(ctx)
+	rows, err := ts.Rows(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (e *Engine) tableRowsBefore(ctx context.Context, d *catalog.Descriptor, sna
 	}
 	if target >= pos.Seq {
 		for _, m := range msgs {
-			rows = applyChanges(ts.key, rows, m)
+			rows = meta.ApplyChanges(ts.key, rows, m)
 		}
 		return rows, nil
 	}
@@ -149,5 +149,5 @@ func (e *Engine) tableRowsBefore(ctx context.Context, d *catalog.Descriptor, sna
 			undo = append(undo, exec.Change{Row: ch.Row, Sign: -ch.Sign})
 		}
 	}
-	return applyChanges(ts.key, rows, undo), nil
+	return meta.ApplyChanges(ts.key, rows, undo), nil
 }

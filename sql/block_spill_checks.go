@@ -39,7 +39,7 @@ func (ts *tableState) spilledHolders(pos []int, vals []byte, m map[string]int) e
 			break
 		}
 		var n int
-		n, err = ts.baseCount([]byte(id))
+		n, err = ts.BaseCount([]byte(id))
 		m[id] = n
 	}
 	return err

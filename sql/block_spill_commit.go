@@ -35,7 +35,7 @@ func (e *Engine) prepareSpilledCommit(ctx context.Context, w *tableWrite, log *m
 	if err != nil {
 		return meta.TxnPart{}, false, err
 	}
-	defer ts.close()
+	defer ts.Close()
 	tail := exec.ChangelogOrder(w.stmts)
 	changed := len(tail) > 0
 	if ts.key != nil {
@@ -84,7 +84,7 @@ func (e *Engine) prepareSpilledCommit(ctx context.Context, w *tableWrite, log *m
 // deletion the row it deleted there unchanged (else 40001), as
 // replayKeyed finds. changed is false when the block changed nothing.
 func checkKeyedFirsts(w *tableWrite, ts *tableState, tail []exec.Change) (changed bool, err error) {
-	taken, err := bulkKeyTaken(ts)
+	taken, err := ts.KeyTakenInRange()
 	if err != nil {
 		return false, err
 	}

@@ -2,7 +2,6 @@ package sql
 
 import (
 	"context"
-	"slices"
 
 	"streamdb/catalog"
 	"streamdb/exec"
@@ -157,17 +156,14 @@ func (e *Engine) commitState(ctx context.Context, d *catalog.Descriptor, log *me
 		return ts, err
 	}
 	if b.spill != nil {
-		if ts.hasPending() {
-			ts.close()
+		if ts.HasPending() {
+			ts.Close()
 			return nil, sqlerr.New(sqlerr.SerializationFailure, "table %q changed while this commit ran", d.Name).
 				WithHint("Retry the transaction.")
 		}
-		ts.spill = b.spill
+		ts.setSpill(b.spill)
 	}
-	// The pending changes are no longer only the log's: no point reads
-	// through its index.
-	ts.pending = slices.Concat(ts.pendingChanges(), b.tail)
-	ts.log, ts.entries = nil, nil
+	ts.AppendPending(b.tail)
 	return ts, nil
 }
 
@@ -195,7 +191,7 @@ func (s *session) checkBlockForeignKeys(ctx context.Context, tables []*tableWrit
 	states := map[uint32]*tableState{}
 	defer func() {
 		for _, ts := range states {
-			ts.close()
+			ts.Close()
 		}
 	}()
 	f := &fkRun{s: s, links: links, check: true, descs: map[uint32]*catalog.Descriptor{},

@@ -151,7 +151,7 @@ func (ins *blockInsert) stream(rows []types.Row) error {
 	if err := computeGenerated(ins.gen, changes); err != nil {
 		return err
 	}
-	if err := checkTableChanges(ins.d, ins.ts.cols, changes, ins.ts.keyTaken); err != nil {
+	if err := checkTableChanges(ins.d, ins.ts.cols, changes, ins.ts.KeyTaken); err != nil {
 		return err
 	}
 	if err := checkUniqueIndexes(ins.d, ins.ts, changes); err != nil {

@@ -288,6 +288,6 @@ func (s *session) txTableState(snap *meta.TxSnapshot, d *catalog.Descriptor) (*t
 	if err != nil {
 		return nil, err
 	}
-	ts.spill = s.tx.spillOf(d.ID)
+	ts.setSpill(s.tx.spillOf(d.ID))
 	return ts, nil
 }

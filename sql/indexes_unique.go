@@ -2,16 +2,12 @@ package sql
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-
-	"github.com/cockroachdb/pebble/v2"
 
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/meta"
 	"streamdb/sqlerr"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -155,18 +151,11 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 	m := map[string]int{}
 	prefix := exec.IndexPrefix(ts.d.ID, ix)
 	from := append(bytes.Clone(prefix), vals...)
-	it, err := ts.snap.NewIter(&pebble.IterOptions{LowerBound: from, UpperBound: storage.PrefixEnd(from)})
-	if err != nil {
-		return nil, err
-	}
 	var ids []string
-	for ok := it.First(); ok; ok = it.Next() {
-		ids = append(ids, string(it.Key()[len(from):]))
-	}
-	err = it.Error()
-	if cerr := it.Close(); err == nil {
-		err = cerr
-	}
+	err := ts.EachStoredKey(from, func(key []byte) error {
+		ids = append(ids, string(key[len(from):]))
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +167,7 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 		buf = exec.AppendIndexValues(buf[:0], row, pos)
 		return bytes.Equal(buf, vals)
 	}
-	pending := ts.pendingWithValues(pos, vals)
+	pending := ts.PendingWithValues(pos, vals)
 	if ts.key != nil {
 		spilled, err := ts.spilledWith(pos, vals)
 		if err != nil {
@@ -189,7 +178,7 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 			ids = append(ids, string(rowKey(ts.key, ch.Row)))
 		}
 		for _, id := range ids {
-			row, err := ts.lookup([]byte(id))
+			row, err := ts.Lookup([]byte(id))
 			if err != nil {
 				return nil, err
 			}
@@ -201,21 +190,12 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 	}
 	// A table without a primary key stores each distinct row once with
 	// its count; its pending changes add and take away copies.
-	table := exec.ViewTablePrefix(ts.d.ID)
 	for _, id := range ids {
-		v, closer, err := ts.snap.Get(append(bytes.Clone(table), id...))
-		if errors.Is(err, pebble.ErrNotFound) {
-			continue
-		}
+		row, n, ok, err := ts.StoredRow([]byte(id))
 		if err != nil {
 			return nil, err
 		}
-		row, n, err := exec.DecodeViewValue(bytes.Clone(v), len(ts.cols))
-		closer.Close()
-		if err != nil {
-			return nil, err
-		}
-		if matches(row) {
+		if ok && matches(row) {
 			m[id] = int(n)
 		}
 	}
@@ -227,30 +207,4 @@ func (ts *tableState) uniqueHolders(ix *catalog.Index, pos []int, vals []byte) (
 		m[id] = max(m[id]+int(ch.Sign), 0)
 	}
 	return m, nil
-}
-
-// pendingWithValues returns, in order, the pending changes whose columns
-// pos (none NULL) encode to vals: from the log's value index while ts's
-// view of the log's entries is the log's, else by going over them.
-func (ts *tableState) pendingWithValues(pos []int, vals []byte) []exec.Change {
-	if !ts.hasPending() {
-		return nil
-	}
-	if ts.log != nil {
-		if changes, ok := ts.log.ChangesWithValues(ts.logVersion, pos, vals); ok {
-			return changes
-		}
-	}
-	var out []exec.Change
-	var buf []byte
-	for _, ch := range ts.pendingChanges() {
-		if meta.AnyNullAt(ch.Row, pos) {
-			continue
-		}
-		buf = exec.AppendIndexValues(buf[:0], ch.Row, pos)
-		if bytes.Equal(buf, vals) {
-			out = append(out, ch)
-		}
-	}
-	return out
 }

@@ -176,7 +176,7 @@ func (s *session) skipConflicts(ctx context.Context, d *catalog.Descriptor, ts *
 // the statement's own checks to report.
 func (s *session) conflictsWithTable(ctx context.Context, d *catalog.Descriptor, ts *tableState, base, one []exec.Change, arb map[string]bool) (bool, error) {
 	for _, check := range []func() error{
-		func() error { return checkTableChanges(d, ts.cols, one, ts.keyTaken) },
+		func() error { return checkTableChanges(d, ts.cols, one, ts.KeyTaken) },
 		func() error { return checkUniqueIndexes(d, ts, one) },
 		func() error { return s.e.checkConstraints(ctx, ts, base, one, s.deferredCheck()) },
 	} {

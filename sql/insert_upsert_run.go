@@ -205,7 +205,7 @@ func (r *upsertRun) holder(ctx context.Context, pos []int, row types.Row) (types
 		if r.replaced[string(id)] {
 			return nil, nil
 		}
-		return ts.lookup(id)
+		return ts.Lookup(id)
 	}
 	var cond expr.Expr
 	for _, p := range pos {
@@ -219,7 +219,7 @@ func (r *upsertRun) holder(ctx context.Context, pos []int, row types.Row) (types
 			return nil, err
 		}
 	}
-	rows, err := ts.rowsWhere(ctx, cond)
+	rows, err := ts.RowsWhere(ctx, cond)
 	if err != nil {
 		return nil, err
 	}

@@ -103,5 +103,5 @@ type mirrorTable struct{ ts *tableState }
 func (m mirrorTable) Name() string                                  { return m.ts.d.Name }
 func (m mirrorTable) Columns() []types.Column                       { return m.ts.cols }
 func (m mirrorTable) RowKey(row types.Row) []byte                   { return rowKey(m.ts.key, row) }
-func (m mirrorTable) Lookup(key []byte) (types.Row, error)          { return m.ts.lookup(key) }
-func (m mirrorTable) Rows(ctx context.Context) ([]types.Row, error) { return m.ts.rows(ctx) }
+func (m mirrorTable) Lookup(key []byte) (types.Row, error)          { return m.ts.Lookup(key) }
+func (m mirrorTable) Rows(ctx context.Context) ([]types.Row, error) { return m.ts.Rows(ctx) }

@@ -178,15 +178,15 @@ func (s *session) txRead(ctx context.Context, root plan.Node) (r storage.Reader,
 		if err != nil {
 			return nil, err
 		}
-		ts.spill = spill
+		ts.setSpill(spill)
 		// The rows stream from the block's snapshot (Each, which batch
 		// execution prefers). Rows marks the scan as not of stored
 		// state (no key or index reads); it reads them whole.
 		out := *sc
 		out.StoredKey = nil
-		out.Each = ts.eachRow
+		out.Each = ts.EachRow
 		out.Rows = func() []types.Row {
-			rows, err := ts.rows(ctx)
+			rows, err := ts.Rows(ctx)
 			if err != nil {
 				return nil
 			}

@@ -10,7 +10,6 @@ import (
 	"hash/maphash"
 	"slices"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"streamdb/broker"
@@ -19,8 +18,6 @@ import (
 	"streamdb/faults"
 	"streamdb/meta"
 	"streamdb/sqlerr"
-	"streamdb/storage"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -188,7 +185,7 @@ func (s *session) bulkAdmit(ctx context.Context, sw *streamingWrite, arb map[str
 	admit func([]exec.Change) ([]exec.Change, error), finish func() error, done func(), err error) {
 	ts, b := sw.ts, sw.b
 	if !needsBulkKeys(s.e.current(sw.d), arb, parents) && !needsBulkKeys(sw.d, nil, nil) {
-		taken, err := bulkKeyTaken(ts)
+		taken, err := ts.KeyTakenInRange()
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -307,7 +304,7 @@ func (s *session) openStreamingWrite(ctx context.Context, d *catalog.Descriptor,
 		return nil, err
 	}
 	if err := e.checkFence(); err != nil {
-		ts.close()
+		ts.Close()
 		return nil, err
 	}
 	b := &bulkWrite{e: e, d: d, ts: ts, id: meta.NewTxnID(), members: memberColumns(d, ts.cols), limit: e.tables.ChangelogLimit()}
@@ -337,9 +334,9 @@ func (sw *streamingWrite) stateOf(t *catalog.Descriptor) (*tableState, error) {
 
 func (sw *streamingWrite) close() {
 	for _, ts := range sw.states {
-		ts.close()
+		ts.Close()
 	}
-	sw.ts.close()
+	sw.ts.Close()
 	for _, l := range sw.reads {
 		l.Unlock()
 	}
@@ -368,35 +365,6 @@ func (sw *streamingWrite) commit(what string) error {
 		sw.log.MarkStale()
 	}
 	return nil
-}
-
-// bulkKeyTaken is ts.keyTaken without a read of the table for a key
-// outside the range of its stored keys: a load into an empty table, or of
-// keys past its largest, reads nothing. (The log's changes on top of the
-// stored state are looked at first, as keyTaken does.)
-func bulkKeyTaken(ts *tableState) (func(key []byte) (bool, error), error) {
-	prefix := exec.ViewTablePrefix(ts.d.ID)
-	it, err := ts.snap.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: storage.PrefixEnd(prefix)})
-	if err != nil {
-		return nil, err
-	}
-	var lo, hi []byte
-	empty := !it.First()
-	if !empty {
-		lo = slices.Clone(it.Key()[len(prefix):])
-		if it.Last() {
-			hi = slices.Clone(it.Key()[len(prefix):])
-		}
-	}
-	if err := errors.Join(it.Error(), it.Close()); err != nil {
-		return nil, err
-	}
-	return func(key []byte) (bool, error) {
-		if _, ok := ts.pendingChange(key); !ok && (empty || bytes.Compare(key, lo) < 0 || bytes.Compare(key, hi) > 0) {
-			return false, nil
-		}
-		return ts.keyTaken(key)
-	}, nil
 }
 
 // bulkWrite is the state of one streaming commit to a table.
@@ -493,7 +461,7 @@ func (b *bulkWrite) check(changes []exec.Change, taken func(key []byte) (bool, e
 		}
 		b.key = b.key[:0]
 		for _, k := range b.ts.key {
-			b.key = keyenc.Append(b.key, ch.Row[k])
+			b.key = exec.AppendKey(b.key, ch.Row[k])
 		}
 		dup, err := taken(b.key)
 		if err != nil {
@@ -697,7 +665,7 @@ func (b *bulkWrite) commit() (uint64, error) {
 	if errors.As(err, &notDurable) {
 		ack, err = notDurable.Ack, nil
 	}
-	parts := []meta.TxnPart{{D: b.d, Log: b.ts.log}}
+	parts := []meta.TxnPart{{D: b.d, Log: b.ts.Log()}}
 	if err != nil {
 		if committed, derr := e.tables.DecideTxn(b.id, false); derr != nil || committed {
 			return 0, e.tables.TxnUndecided(b.id, parts, errors.Join(err, derr))

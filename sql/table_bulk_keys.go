@@ -85,7 +85,7 @@ func (e *Engine) newBulkKeys(ctx context.Context, ts *tableState, arb map[string
 	if ts.key != nil {
 		name := cur.Name + "_pkey"
 		k.keys = append(k.keys, bulkKey{name: name, cols: ts.key, pk: true, arbiter: arb[name]})
-		taken, err := bulkKeyTaken(ts)
+		taken, err := ts.KeyTakenInRange()
 		if err != nil {
 			return nil, err
 		}

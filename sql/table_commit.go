@@ -277,7 +277,7 @@ func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *meta.Ta
 	if err != nil {
 		return nil, err
 	}
-	defer ts.close()
+	defer ts.Close()
 	if w.compute != nil {
 		changes, err := w.compute(ctx, ts)
 		if err != nil {
@@ -301,7 +301,7 @@ func (e *Engine) checkedChanges(ctx context.Context, w *tableWrite, log *meta.Ta
 	}
 	if !deletes {
 		// Only insertions: a primary key taken since is the one conflict.
-		return w.stmts, checkTableChanges(w.d, ts.cols, ordered, ts.keyTaken)
+		return w.stmts, checkTableChanges(w.d, ts.cols, ordered, ts.KeyTaken)
 	}
 	if ts.key != nil {
 		return w.stmts, replayKeyed(w.d, ts, ordered)
@@ -320,7 +320,7 @@ func replayUnkeyed(d *catalog.Descriptor, ts *tableState, changes []exec.Change)
 		n, seen := present[k]
 		if !seen {
 			var err error
-			if n, err = ts.countOf([]byte(k)); err != nil {
+			if n, err = ts.CountOf([]byte(k)); err != nil {
 				return err
 			}
 		}
@@ -349,7 +349,7 @@ func replayKeyed(d *catalog.Descriptor, ts *tableState, changes []exec.Change) e
 		k := string(rowKey(ts.key, ch.Row))
 		cur, seen := current[k]
 		if !seen {
-			row, err := ts.lookup([]byte(k))
+			row, err := ts.Lookup([]byte(k))
 			if err != nil {
 				return err
 			}

@@ -176,13 +176,13 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 	if err != nil {
 		return err
 	}
-	defer ts.close()
+	defer ts.Close()
 	// CHECK and UNIQUE read the rows as they stream by.
 	switch c.Type {
 	case "c":
 		only := *d
 		only.Constraints = []catalog.Constraint{c}
-		return ts.eachRow(ctx, func(r types.Row) error {
+		return ts.EachRow(ctx, func(r types.Row) error {
 			if err := checkRows(&only, ts.cols, []exec.Change{{Row: r, Sign: exec.Insert}}); err != nil {
 				if se, ok := err.(*sqlerr.Error); ok {
 					out := *se
@@ -219,7 +219,7 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 		defer func() {
 			for id, st := range states {
 				if id != d.ID {
-					st.close()
+					st.Close()
 				}
 			}
 		}()
@@ -238,7 +238,7 @@ func (e *Engine) validateConstraint(ctx context.Context, d *catalog.Descriptor, 
 			}
 			return err
 		}
-		err = ts.eachRow(ctx, func(r types.Row) error {
+		err = ts.EachRow(ctx, func(r types.Row) error {
 			k, ok, err := fkKey(pick(r, l.ccols), l.ptypes)
 			if err != nil || !ok {
 				return err

@@ -342,7 +342,7 @@ func (s *session) changeTableFiltered(ctx context.Context, d *catalog.Descriptor
 		var rows []types.Row
 		if where != readsNothing {
 			var err error
-			if rows, err = ts.rowsWhere(ctx, where); err != nil {
+			if rows, err = ts.RowsWhere(ctx, where); err != nil {
 				return nil, err
 			}
 		}
@@ -358,7 +358,7 @@ func (s *session) changeTableFiltered(ctx context.Context, d *catalog.Descriptor
 				return nil, err
 			}
 		}
-		if err := checkTableChanges(d, ts.cols, changes, ts.keyTaken); err != nil {
+		if err := checkTableChanges(d, ts.cols, changes, ts.KeyTaken); err != nil {
 			return nil, err
 		}
 		if err := checkUniqueIndexes(d, ts, exec.ChangelogOrder([][]exec.Change{changes})); err != nil {

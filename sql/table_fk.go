@@ -522,7 +522,7 @@ func (s *session) enforceForeignKeys(ctx context.Context, tables []*tableWrite, 
 	states := map[uint32]*tableState{}
 	defer func() {
 		for _, ts := range states {
-			ts.close()
+			ts.Close()
 		}
 	}()
 	logOf := map[uint32]*meta.TableLog{}

@@ -6,13 +6,10 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
-	"streamdb/storage"
-	"streamdb/storage/keyenc"
+	"streamdb/meta"
 	"streamdb/types"
 )
 
@@ -45,7 +42,7 @@ func fkKey(vals []types.Datum, ts []types.Type) (string, bool, error) {
 		if err != nil {
 			return "", false, err
 		}
-		b = keyenc.Append(b, c)
+		b = exec.AppendKey(b, c)
 	}
 	return string(b), true, nil
 }
@@ -63,7 +60,7 @@ func keyParts(key string) ([]string, error) {
 	var parts []string
 	rest := []byte(key)
 	for len(rest) > 0 {
-		_, next, err := keyenc.Decode(rest)
+		next, err := meta.SkipKeyValues(rest, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -255,7 +252,7 @@ func (f *fkRun) parentHasByKey(l fkLink, key string) (bool, error) {
 			return false, err
 		}
 	}
-	row, err := ts.lookup([]byte(pk))
+	row, err := ts.Lookup([]byte(pk))
 	if err != nil {
 		return false, err
 	}
@@ -291,7 +288,7 @@ func (f *fkRun) overlay(d *catalog.Descriptor, ts *tableState) (*fkOverlay, erro
 		if !seen {
 			o.order = append(o.order, id)
 			if ts.key != nil {
-				r, err := ts.lookup([]byte(id))
+				r, err := ts.Lookup([]byte(id))
 				if err != nil {
 					return nil, err
 				}
@@ -299,7 +296,7 @@ func (f *fkRun) overlay(d *catalog.Descriptor, ts *tableState) (*fkOverlay, erro
 					rows = []types.Row{r}
 				}
 			} else {
-				n, err := ts.countOf([]byte(id))
+				n, err := ts.CountOf([]byte(id))
 				if err != nil {
 					return nil, err
 				}
@@ -417,8 +414,8 @@ func (ts *tableState) keyPathFor(indexes []catalog.Index, cols []int, keyTypes [
 }
 
 // ids hands add the identities the path finds for key (fkKey of the
-// looked-up columns) in the snapshot; some may hold other values now.
-func (p *keyPath) ids(snap *pebble.Snapshot, key string, add func(id string)) error {
+// looked-up columns) in ts's snapshot; some may hold other values now.
+func (p *keyPath) ids(ts *tableState, key string, add func(id string)) error {
 	vals, err := reorderKey(key, p.order)
 	if err != nil {
 		return err
@@ -428,25 +425,13 @@ func (p *keyPath) ids(snap *pebble.Snapshot, key string, add func(id string)) er
 		return nil
 	}
 	from := append(bytes.Clone(p.prefix), vals...)
-	it, err := snap.NewIter(&pebble.IterOptions{LowerBound: from, UpperBound: storage.PrefixEnd(from)})
-	if err != nil {
-		return err
-	}
-	for ok := it.First(); ok; ok = it.Next() {
-		id := it.Key()[len(p.prefix):]
-		for range p.skip {
-			if _, id, err = keyenc.Decode(id); err != nil {
-				it.Close()
-				return err
-			}
+	return ts.EachStoredKey(from, func(key []byte) error {
+		id, err := meta.SkipKeyValues(key[len(p.prefix):], p.skip)
+		if err == nil {
+			add(string(id))
 		}
-		add(string(id))
-	}
-	err = it.Error()
-	if cerr := it.Close(); err == nil {
-		err = cerr
-	}
-	return err
+		return err
+	})
 }
 
 // rowsWithValues returns the table's rows (pending changes applied) that
@@ -461,7 +446,7 @@ func (ts *tableState) rowsWithValues(ctx context.Context, indexes []catalog.Inde
 		p = nil // the spill does not keep its rows by these values
 	}
 	if p == nil {
-		err := ts.eachRow(ctx, func(r types.Row) error {
+		err := ts.EachRow(ctx, func(r types.Row) error {
 			ok, err := matches(r)
 			if ok {
 				out = append(out, r)
@@ -484,7 +469,7 @@ func (ts *tableState) rowsWithValues(ctx context.Context, indexes []catalog.Inde
 	}
 	slices.Sort(sorted)
 	for _, k := range sorted {
-		if err := p.ids(ts.snap, k, add); err != nil {
+		if err := p.ids(ts, k, add); err != nil {
 			return nil, err
 		}
 	}
@@ -498,7 +483,7 @@ func (ts *tableState) rowsWithValues(ctx context.Context, indexes []catalog.Inde
 			add(id)
 		}
 	}
-	for _, ch := range ts.pendingChanges() {
+	for _, ch := range ts.PendingChanges() {
 		if ch.Sign > 0 {
 			if ok, err := matches(ch.Row); err != nil {
 				return nil, err
@@ -508,7 +493,7 @@ func (ts *tableState) rowsWithValues(ctx context.Context, indexes []catalog.Inde
 		}
 	}
 	for _, id := range ids {
-		r, err := ts.lookup([]byte(id))
+		r, err := ts.Lookup([]byte(id))
 		if err != nil {
 			return nil, err
 		}
@@ -532,7 +517,7 @@ func netChanges(chs []exec.Change) []exec.Change {
 	var order []string
 	row := map[string]types.Row{}
 	for _, ch := range chs {
-		k := string(keyenc.AppendRowValue(nil, ch.Row))
+		k := string(meta.RowKey(nil, ch.Row))
 		if _, ok := row[k]; !ok {
 			order = append(order, k)
 			row[k] = ch.Row

@@ -150,7 +150,7 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 		if err := computeGenerated(gen, batch); err != nil {
 			return err
 		}
-		if err := checkTableChanges(sw.d, ts.cols, batch, ts.keyTaken); err != nil {
+		if err := checkTableChanges(sw.d, ts.cols, batch, ts.KeyTaken); err != nil {
 			return err
 		}
 		if err := checkRows(cur, ts.cols, batch); err != nil {
@@ -201,7 +201,7 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	}
 	var n int64
 	batch := make([]exec.Change, 0, changeBatchRows+2)
-	err = ts.eachRow(ctx, func(row types.Row) error {
+	err = ts.EachRow(ctx, func(row types.Row) error {
 		var matched bool
 		var err error
 		if batch, matched, err = change(row, batch); err != nil || !matched {

@@ -84,7 +84,7 @@ func (s *session) prepareTruncate(n *front.Truncate) (*prepared, error) {
 		writes := make([]*tableWrite, len(descs))
 		for i, d := range descs {
 			writes[i] = &tableWrite{d: d, compute: func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
-				rows, err := ts.rows(ctx)
+				rows, err := ts.Rows(ctx)
 				if err != nil {
 					return nil, err
 				}

@@ -235,7 +235,7 @@ func (e *Engine) dropUniqueConstraint(d *catalog.Descriptor, name string) error 
 // checkConstraints checks a statement's changes to table ts.d against the
 // table's CHECK and UNIQUE constraints, on top of base (the statement's
 // transaction's earlier changes to the table, nil outside one). A
-// statement of a transaction reads its snapshot (ts.log nil), but its
+// statement of a transaction reads its snapshot (ts.Log() nil), but its
 // UNIQUE values are checked against the table as it is now, as
 // PostgreSQL checks them against committed and in-progress rows.
 //
@@ -253,7 +253,7 @@ func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, cha
 		return nil
 	}
 	now := ts
-	if ts.log == nil {
+	if ts.Log() == nil {
 		log := e.tables.Log(d.ID)
 		log.Lock()
 		defer log.Unlock()
@@ -264,7 +264,7 @@ func (e *Engine) checkConstraints(ctx context.Context, ts *tableState, base, cha
 		if now, err = e.openTableState(d, log); err != nil {
 			return err
 		}
-		defer now.close()
+		defer now.Close()
 	}
 	return checkUniqueConstraints(d, now, base, changes, deferred)
 }

@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"bytes"
@@ -11,29 +11,58 @@ import (
 
 // A statement of a block whose changes spilled reads the table as its
 // snapshot, then the spill, then the changes still in memory
-// (tableState.pending): a point read looks the key up in each, newest
+// (TableState.pending): a point read looks the key up in each, newest
 // first; a scan streams the snapshot's rows, each with its spilled
 // changes applied (one lookup in the spill per row), then the rows only
 // the spill holds, with the changes in memory applied over both as
-// eachRow applies them. Nothing of the spill is held whole.
+// EachRow applies them. Nothing of the spill is held whole.
+
+// Spill is the part of a transaction block's changes to one table that
+// the block keeps on disk (sql's block spill), as a TableState reads it.
+// Identities are RowKey's; a chain is one identity's changes, oldest
+// first.
+type Spill interface {
+	// Newest returns the newest change of the identity of a keyed table.
+	Newest(identity []byte) (ch exec.Change, ok bool, err error)
+	// Chain returns the changes of the identity.
+	Chain(identity []byte) ([]exec.Change, error)
+	// EachIdentity hands fn each identity the spill holds changes of, in
+	// key order, with its chain (valid until fn returns).
+	EachIdentity(fn func(identity []byte, chain []exec.Change) error) error
+}
+
+// applySigns returns the count of an identity's rows after chain's
+// changes on top of n of them: a deletion removes one if there is one, an
+// insertion adds one (under a primary key, only where there is none).
+func applySigns(keyed bool, n int, chain []exec.Change) int {
+	for _, ch := range chain {
+		switch {
+		case ch.Sign < 0 && n > 0:
+			n--
+		case ch.Sign > 0 && (!keyed || n == 0):
+			n++
+		}
+	}
+	return n
+}
 
 // spilledChange returns the newest spilled change of the row with
 // identity key of a keyed table, if there is one.
-func (ts *tableState) spilledChange(key []byte) (exec.Change, bool, error) {
+func (ts *TableState) spilledChange(key []byte) (exec.Change, bool, error) {
 	if ts.spill == nil {
 		return exec.Change{}, false, nil
 	}
-	return ts.spill.newest(key)
+	return ts.spill.Newest(key)
 }
 
-// baseCount is snapCount with the spilled changes of the identity
+// BaseCount is SnapCount with the spilled changes of the identity
 // applied: how many rows of it the table holds below pending.
-func (ts *tableState) baseCount(key []byte) (int, error) {
-	n, err := ts.snapCount(key)
+func (ts *TableState) BaseCount(key []byte) (int, error) {
+	n, err := ts.SnapCount(key)
 	if err != nil || ts.spill == nil {
 		return n, err
 	}
-	chain, err := ts.spill.chain(key)
+	chain, err := ts.spill.Chain(key)
 	if err != nil || len(chain) == 0 {
 		return n, err
 	}
@@ -48,7 +77,7 @@ func (ts *tableState) baseCount(key []byte) (int, error) {
 
 // eachBase hands emit the rows of the snapshot with the spilled changes
 // applied, each identity's rows together.
-func (ts *tableState) eachBase(ctx context.Context, scan *plan.Scan, emit func(types.Row) error) error {
+func (ts *TableState) eachBase(ctx context.Context, scan *plan.Scan, emit func(types.Row) error) error {
 	if ts.spill == nil {
 		return exec.StreamBatch(ctx, scan, ts.snap, emit)
 	}
@@ -57,12 +86,12 @@ func (ts *tableState) eachBase(ctx context.Context, scan *plan.Scan, emit func(t
 	// another).
 	var skip []byte
 	err := exec.StreamBatch(ctx, scan, ts.snap, func(r types.Row) error {
-		id := rowKey(ts.key, r)
+		id := RowKey(ts.key, r)
 		if skip != nil && bytes.Equal(id, skip) {
 			return nil
 		}
 		skip = nil
-		chain, err := ts.spill.chain(id)
+		chain, err := ts.spill.Chain(id)
 		if err != nil {
 			return err
 		}
@@ -75,7 +104,7 @@ func (ts *tableState) eachBase(ctx context.Context, scan *plan.Scan, emit func(t
 			}
 			return nil
 		}
-		n, err := ts.snapCount(id)
+		n, err := ts.SnapCount(id)
 		if err != nil {
 			return err
 		}
@@ -91,8 +120,8 @@ func (ts *tableState) eachBase(ctx context.Context, scan *plan.Scan, emit func(t
 		return err
 	}
 	// The identities the snapshot does not hold.
-	return ts.spill.eachIdentity(func(id []byte, chain []spillChange) error {
-		n, err := ts.snapCount(id)
+	return ts.spill.EachIdentity(func(id []byte, chain []exec.Change) error {
+		n, err := ts.SnapCount(id)
 		if err != nil || n > 0 {
 			return err
 		}

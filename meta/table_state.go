@@ -1,4 +1,4 @@
-package sql
+package meta
 
 import (
 	"bytes"
@@ -6,58 +6,60 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
-	"streamdb/meta"
 	"streamdb/plan"
 	"streamdb/types"
 )
 
-// tableState is a table as one statement sees it: the committed state in
+// TableState is a table as one statement sees it: the committed state in
 // a Pebble snapshot, then the changes past that state's position
 // (acknowledged commits the pipeline has not applied yet, then the
-// statement's own transaction's earlier changes), in order.
-type tableState struct {
+// statement's own transaction's earlier changes), in order. Row
+// identities are RowKey's. A TableState is read by one goroutine.
+type TableState struct {
 	d    *catalog.Descriptor
 	cols []types.Column
 	key  []int // primary key columns; nil for a table without one
 	snap *pebble.Snapshot
 	// pending holds the changes past the snapshot's position (see
-	// pendingChanges: read it through that).
+	// PendingChanges: read it through that).
 	pending []exec.Change
 	// entries, when read from a log, are the log's entries whose changes
 	// pending holds once built: most single-row writes need only a point
 	// read through the log's index, not the changes laid out in order.
-	entries []*meta.LogEntry
+	entries []*LogEntry
 	// log is the table's log when its lock is held for this read (a
 	// commit), nil for a transaction's read of its snapshot.
-	log *meta.TableLog
+	log *TableLog
 	// logVersion is log's version when pending was taken from it: while
 	// it holds, pending are the log's entries and its index answers
 	// point reads.
 	logVersion uint64
-	// pendingAt indexes pending by row identity (rowKey): the newest
+	// pendingAt indexes pending by row identity (RowKey): the newest
 	// change of each. Built at the first point read of a keyed table.
 	pendingAt map[string]int
 	// pendingSigns lists, per row identity, the signs of its pending
-	// changes in order. Built at the first countOf.
+	// changes in order. Built at the first CountOf.
 	pendingSigns map[string][]int8
 	// spill, when not nil, holds the changes between the snapshot and
-	// pending on disk: a transaction block's older ones (block_spill.go).
-	spill *tableSpill
+	// pending on disk: a transaction block's older ones (SetSpill).
+	spill Spill
 }
 
-// openTableState reads table d as of now. Close it when done.
-func (e *Engine) openTableState(d *catalog.Descriptor, log *meta.TableLog) (*tableState, error) {
+// OpenTableState reads table d as of now through its log. Close it when
+// done.
+func OpenTableState(d *catalog.Descriptor, log *TableLog) (*TableState, error) {
 	snap, entries, version, err := log.Snapshot(d.ID)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := newTableState(d, snap, nil)
+	ts, err := NewTableState(d, snap, nil)
 	if err != nil {
 		snap.Close()
 		return nil, err
@@ -66,24 +68,61 @@ func (e *Engine) openTableState(d *catalog.Descriptor, log *meta.TableLog) (*tab
 	return ts, nil
 }
 
-// newTableState reads table d in snap with pending applied on top.
-func newTableState(d *catalog.Descriptor, snap *pebble.Snapshot, pending []exec.Change) (*tableState, error) {
+// NewTableState reads table d in snap with pending applied on top. The
+// state closes snap when it is closed.
+func NewTableState(d *catalog.Descriptor, snap *pebble.Snapshot, pending []exec.Change) (*TableState, error) {
 	cols, err := d.Schema()
 	if err != nil {
 		return nil, err
 	}
-	ts := &tableState{d: d, cols: cols, snap: snap, pending: pending}
+	ts := &TableState{d: d, cols: cols, snap: snap, pending: pending}
 	if len(d.PrimaryKey) > 0 {
-		ts.key = pkIndexes(d, cols)
+		ts.key = primaryKeyColumns(d, cols)
 	}
 	return ts, nil
 }
 
-func (ts *tableState) close() { ts.snap.Close() }
+// primaryKeyColumns returns the positions of d's primary key columns
+// among cols.
+func primaryKeyColumns(d *catalog.Descriptor, cols []types.Column) []int {
+	key := make([]int, len(d.PrimaryKey))
+	for i, name := range d.PrimaryKey {
+		key[i] = slices.IndexFunc(cols, func(c types.Column) bool { return c.Name == name })
+	}
+	return key
+}
+
+// Descriptor returns the table the state reads.
+func (ts *TableState) Descriptor() *catalog.Descriptor { return ts.d }
+
+// Columns returns the table's columns.
+func (ts *TableState) Columns() []types.Column { return ts.cols }
+
+// Key returns the positions of the table's primary key columns, nil for
+// a table without one.
+func (ts *TableState) Key() []int { return ts.key }
+
+// Log returns the table's log when the state was read under its lock
+// (OpenTableState) and still takes its pending changes from it, nil
+// otherwise.
+func (ts *TableState) Log() *TableLog { return ts.log }
+
+// SetSpill puts spill between the snapshot and the pending changes.
+func (ts *TableState) SetSpill(spill Spill) { ts.spill = spill }
+
+// AppendPending adds changes after the pending ones. The pending changes
+// are then no longer only the log's: point reads stop going through its
+// index.
+func (ts *TableState) AppendPending(changes []exec.Change) {
+	ts.pending = slices.Concat(ts.PendingChanges(), changes)
+	ts.log, ts.entries = nil, nil
+}
+
+func (ts *TableState) Close() { ts.snap.Close() }
 
 // pendingChanges returns the changes past the snapshot's position, in
 // order.
-func (ts *tableState) pendingChanges() []exec.Change {
+func (ts *TableState) PendingChanges() []exec.Change {
 	if ts.entries != nil {
 		n := 0
 		for _, en := range ts.entries {
@@ -99,21 +138,21 @@ func (ts *tableState) pendingChanges() []exec.Change {
 }
 
 // hasPending reports whether any change is past the snapshot's position.
-func (ts *tableState) hasPending() bool {
+func (ts *TableState) HasPending() bool {
 	return len(ts.pending) > 0 || len(ts.entries) > 0
 }
 
 // rows returns every row of the table.
-func (ts *tableState) rows(ctx context.Context) ([]types.Row, error) {
+func (ts *TableState) Rows(ctx context.Context) ([]types.Row, error) {
 	if ts.spill != nil {
 		var out []types.Row
-		err := ts.eachRow(ctx, func(r types.Row) error {
+		err := ts.EachRow(ctx, func(r types.Row) error {
 			out = append(out, r)
 			return nil
 		})
 		return out, err
 	}
-	scan, err := tableScan(ts.d)
+	scan, err := TableScan(ts.d)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +160,7 @@ func (ts *tableState) rows(ctx context.Context) ([]types.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return applyChanges(ts.key, rows, ts.pendingChanges()), nil
+	return ApplyChanges(ts.key, rows, ts.PendingChanges()), nil
 }
 
 // rowsWhere returns the rows an UPDATE or DELETE whose WHERE is cond (nil
@@ -132,12 +171,12 @@ func (ts *tableState) rows(ctx context.Context) ([]types.Row, error) {
 // and the pending rows; otherwise the rows cond holds for, read from an
 // iterator over the table (every row, when cond is nil or volatile: it is
 // evaluated once per row). The caller still evaluates cond on each row.
-func (ts *tableState) rowsWhere(ctx context.Context, cond expr.Expr) ([]types.Row, error) {
+func (ts *TableState) RowsWhere(ctx context.Context, cond expr.Expr) ([]types.Row, error) {
 	if cond == nil || expr.VolatileCall(cond) != "" {
-		return ts.rows(ctx)
+		return ts.Rows(ctx)
 	}
 	if ts.key != nil {
-		scan, err := tableScan(ts.d)
+		scan, err := TableScan(ts.d)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +185,7 @@ func (ts *tableState) rowsWhere(ctx context.Context, cond expr.Expr) ([]types.Ro
 			prefix := len(exec.ViewTablePrefix(ts.d.ID))
 			var out []types.Row
 			for _, k := range keys {
-				row, err := ts.lookup(k[prefix:])
+				row, err := ts.Lookup(k[prefix:])
 				if err != nil {
 					return nil, err
 				}
@@ -156,12 +195,12 @@ func (ts *tableState) rowsWhere(ctx context.Context, cond expr.Expr) ([]types.Ro
 			}
 			return out, nil
 		}
-		if rows, ok, err := ts.rowsByIndex(cond, scan); ok {
+		if rows, ok, err := ts.RowsByIndex(cond, scan); ok {
 			return rows, err
 		}
 	}
 	var out []types.Row
-	err := ts.eachRow(ctx, func(row types.Row) error {
+	err := ts.EachRow(ctx, func(row types.Row) error {
 		ok, err := expr.Holds(cond, row)
 		if ok {
 			out = append(out, row)
@@ -172,9 +211,9 @@ func (ts *tableState) rowsWhere(ctx context.Context, cond expr.Expr) ([]types.Ro
 }
 
 // pendingChange returns the newest pending change of the row with
-// identity key (rowKey) of a keyed table, if there is one.
-func (ts *tableState) pendingChange(key []byte) (exec.Change, bool) {
-	if !ts.hasPending() {
+// identity key (RowKey) of a keyed table, if there is one.
+func (ts *TableState) PendingChange(key []byte) (exec.Change, bool) {
+	if !ts.HasPending() {
 		return exec.Change{}, false
 	}
 	if ts.log != nil && ts.pendingAt == nil {
@@ -183,10 +222,10 @@ func (ts *tableState) pendingChange(key []byte) (exec.Change, bool) {
 		}
 	}
 	if ts.pendingAt == nil {
-		pending := ts.pendingChanges()
+		pending := ts.PendingChanges()
 		ts.pendingAt = make(map[string]int, len(pending))
 		for i, ch := range pending {
-			ts.pendingAt[string(rowKey(ts.key, ch.Row))] = i
+			ts.pendingAt[string(RowKey(ts.key, ch.Row))] = i
 		}
 	}
 	i, ok := ts.pendingAt[string(key)]
@@ -198,8 +237,8 @@ func (ts *tableState) pendingChange(key []byte) (exec.Change, bool) {
 
 // lookup returns the row of a keyed table under key (its primary key in
 // state key encoding), or nil if there is none.
-func (ts *tableState) lookup(key []byte) (types.Row, error) {
-	if ch, ok := ts.pendingChange(key); ok {
+func (ts *TableState) Lookup(key []byte) (types.Row, error) {
+	if ch, ok := ts.PendingChange(key); ok {
 		if ch.Sign > 0 {
 			return ch.Row, nil
 		}
@@ -225,8 +264,8 @@ func (ts *tableState) lookup(key []byte) (types.Row, error) {
 
 // keyTaken reports whether the table holds a row under key (a primary key
 // encoded as the state table's key, exec.TableKey).
-func (ts *tableState) keyTaken(key []byte) (bool, error) {
-	if ch, ok := ts.pendingChange(key); ok {
+func (ts *TableState) KeyTaken(key []byte) (bool, error) {
+	if ch, ok := ts.PendingChange(key); ok {
 		return ch.Sign > 0, nil
 	}
 	if ch, ok, err := ts.spilledChange(key); err != nil || ok {
@@ -242,26 +281,21 @@ func (ts *tableState) keyTaken(key []byte) (bool, error) {
 	return true, closer.Close()
 }
 
-// rowKey is a row's identity in a table (meta.RowKey): its primary key
-// in key encoding, or, without a primary key, the exact value encoding of
-// the whole row.
-func rowKey(key []int, r types.Row) []byte { return meta.RowKey(key, r) }
-
 // applyChanges returns rows with changes applied in order: a deletion
 // removes the row with the deleted row's identity (one of them, for a
 // table without a key), an insertion adds its row (replacing the row
 // under its key). rows may be reordered.
-func applyChanges(key []int, rows []types.Row, changes []exec.Change) []types.Row {
+func ApplyChanges(key []int, rows []types.Row, changes []exec.Change) []types.Row {
 	if len(changes) == 0 {
 		return rows
 	}
 	at := make(map[string][]int, len(rows)) // identity -> indexes into rows
 	for i, r := range rows {
-		k := string(rowKey(key, r))
+		k := string(RowKey(key, r))
 		at[k] = append(at[k], i)
 	}
 	for _, ch := range changes {
-		k := string(rowKey(key, ch.Row))
+		k := string(RowKey(key, ch.Row))
 		idx := at[k]
 		if ch.Sign < 0 {
 			if len(idx) > 0 {
@@ -291,7 +325,7 @@ func applyChanges(key []int, rows []types.Row, changes []exec.Change) []types.Ro
 // (pending changes applied) under each key the snapshot's index entries
 // name, then the pending rows not among them. Each row comes once; some
 // may fail cond. ok is false when no index fits.
-func (ts *tableState) rowsByIndex(cond expr.Expr, scan *plan.Scan) (rows []types.Row, ok bool, err error) {
+func (ts *TableState) RowsByIndex(cond expr.Expr, scan *plan.Scan) (rows []types.Row, ok bool, err error) {
 	if ts.spill != nil {
 		// The snapshot's index does not hold the spilled rows.
 		return nil, false, nil
@@ -307,7 +341,7 @@ func (ts *tableState) rowsByIndex(cond expr.Expr, scan *plan.Scan) (rows []types
 	seen := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		seen[string(k)] = true
-		row, err := ts.lookup(k)
+		row, err := ts.Lookup(k)
 		if err != nil {
 			return nil, true, err
 		}
@@ -315,13 +349,13 @@ func (ts *tableState) rowsByIndex(cond expr.Expr, scan *plan.Scan) (rows []types
 			rows = append(rows, row)
 		}
 	}
-	for _, ch := range ts.pendingChanges() {
-		k := string(rowKey(ts.key, ch.Row))
+	for _, ch := range ts.PendingChanges() {
+		k := string(RowKey(ts.key, ch.Row))
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		if row, err := ts.lookup([]byte(k)); err != nil || row == nil {
+		if row, err := ts.Lookup([]byte(k)); err != nil || row == nil {
 			if err != nil {
 				return nil, true, err
 			}
@@ -339,22 +373,22 @@ func (ts *tableState) rowsByIndex(cond expr.Expr, scan *plan.Scan) (rows []types
 // (a row deleted or replaced in place, the inserted rows after the
 // stored ones), which needs only the changes and the stored rows of the
 // identities they touch.
-func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) error {
-	scan, err := tableScan(ts.d)
+func (ts *TableState) EachRow(ctx context.Context, emit func(types.Row) error) error {
+	scan, err := TableScan(ts.d)
 	if err != nil {
 		return err
 	}
-	pending := ts.pendingChanges()
+	pending := ts.PendingChanges()
 	if len(pending) == 0 {
 		return ts.eachBase(ctx, scan, emit)
 	}
 	// stored counts the stored rows of each identity the changes touch.
 	stored := map[string]int{}
 	for _, ch := range pending {
-		stored[string(rowKey(ts.key, ch.Row))] = 0
+		stored[string(RowKey(ts.key, ch.Row))] = 0
 	}
 	for k := range stored {
-		n, err := ts.baseCount([]byte(k))
+		n, err := ts.BaseCount([]byte(k))
 		if err != nil {
 			return err
 		}
@@ -377,7 +411,7 @@ func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) e
 		}
 	}
 	for _, ch := range pending {
-		k := string(rowKey(ts.key, ch.Row))
+		k := string(RowKey(ts.key, ch.Row))
 		idx := at[k]
 		if ch.Sign < 0 {
 			if len(idx) > 0 {
@@ -403,7 +437,7 @@ func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) e
 	}
 	seen := map[string]int{}
 	err = ts.eachBase(ctx, scan, func(r types.Row) error {
-		k := string(rowKey(ts.key, r))
+		k := string(RowKey(ts.key, r))
 		f, ok := fates[k]
 		if !ok {
 			return emit(r)
@@ -431,11 +465,11 @@ func (ts *tableState) eachRow(ctx context.Context, emit func(types.Row) error) e
 	return nil
 }
 
-// snapCount returns how many rows of identity key (rowKey) the snapshot
+// snapCount returns how many rows of identity key (RowKey) the snapshot
 // holds, pending changes aside: 0 or 1 under a primary key; for a table
 // without one, the multiplicity stored under the row's value encoding
 // (its state table keeps each distinct row once, with a count).
-func (ts *tableState) snapCount(key []byte) (int, error) {
+func (ts *TableState) SnapCount(key []byte) (int, error) {
 	v, closer, err := ts.snap.Get(append(exec.ViewTablePrefix(ts.d.ID), key...))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return 0, nil
@@ -454,19 +488,19 @@ func (ts *tableState) snapCount(key []byte) (int, error) {
 	return int(n), nil
 }
 
-// countOf returns how many rows of identity key (rowKey) the table holds:
+// countOf returns how many rows of identity key (RowKey) the table holds:
 // the snapshot's count with the pending changes of that identity applied
 // in order (a deletion removes one row if there is one). It reads one key
 // of the snapshot, not the table.
-func (ts *tableState) countOf(key []byte) (int, error) {
-	n, err := ts.baseCount(key)
+func (ts *TableState) CountOf(key []byte) (int, error) {
+	n, err := ts.BaseCount(key)
 	if err != nil {
 		return 0, err
 	}
-	if ts.hasPending() && ts.pendingSigns == nil {
+	if ts.HasPending() && ts.pendingSigns == nil {
 		ts.pendingSigns = map[string][]int8{}
-		for _, ch := range ts.pendingChanges() {
-			k := string(rowKey(ts.key, ch.Row))
+		for _, ch := range ts.PendingChanges() {
+			k := string(RowKey(ts.key, ch.Row))
 			ts.pendingSigns[k] = append(ts.pendingSigns[k], ch.Sign)
 		}
 	}
