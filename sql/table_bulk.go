@@ -4,42 +4,30 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"slices"
 
-	"github.com/nats-io/nats.go/jetstream"
-
-	"streamdb/broker"
 	"streamdb/catalog"
 	"streamdb/exec"
-	"streamdb/faults"
 	"streamdb/meta"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
 
 // A bulk insert (an autocommit COPY into a table) streams: its rows are
-// converted, checked and published as the transaction's data
-// (broker/txn.go) a batch at a time, as they arrive; after the last one
-// come its reference and its decision, the commit point (its intent asks
-// for one, TxnIntent.Decide: a transaction open for as long as its client
-// sends rows must not be taken for ended and removed, and a crash before
-// the decision leaves it to the next start to abort). Nothing of it is
-// visible before the decision, so a failure or a crash before it leaves
-// nothing, and the reader of the table's subject takes the whole commit
-// at the reference, in one epoch, as for any commit through the
-// transaction stream. What the writer keeps while rows flow is one batch
-// and, for the duplicates among its rows, a 64-bit hash of each row's
-// primary key past the first rows in increasing key order (all of them,
-// for sorted data, are told apart by order alone); hashes that meet are
-// resolved exactly by reading the commit's data back, so a collision
-// never refuses a COPY. The table's log lock is held from the first row
-// to the end: the rows are checked against the table as it is, and no
-// commit is computed on top of this one until the table has applied it,
-// which is why the log never holds its changes.
+// converted, checked and published a batch at a time, as they arrive, as
+// one commit through the transaction stream (meta.BulkTxn, which
+// publishes it and says why nothing of it is visible before its
+// decision). What the writer keeps while rows flow is one batch and, for
+// the duplicates among its rows, a 64-bit hash of each row's primary key
+// past the first rows in increasing key order (all of them, for sorted
+// data, are told apart by order alone); hashes that meet are resolved
+// exactly by reading the commit's data back, so a collision never
+// refuses a COPY. The table's log lock is held from the first row to the
+// end: the rows are checked against the table as it is, and no commit is
+// computed on top of this one until the table has applied it, which is
+// why the log never holds its changes.
 //
 // An insert into a table with UNIQUE constraints, unique indexes or
 // foreign keys, or with ON CONFLICT DO NOTHING, decides each row as it
@@ -307,7 +295,7 @@ func (s *session) openStreamingWrite(ctx context.Context, d *catalog.Descriptor,
 		ts.Close()
 		return nil, err
 	}
-	b := &bulkWrite{e: e, d: d, ts: ts, id: meta.NewTxnID(), members: memberColumns(d, ts.cols), limit: e.tables.ChangelogLimit()}
+	b := &bulkWrite{e: e, d: d, ts: ts, members: memberColumns(d, ts.cols), limit: e.tables.ChangelogLimit()}
 	return &streamingWrite{e: e, d: d, log: log, ts: ts, b: b, reads: logs, states: map[uint32]*tableState{}, ctx: ctx}, nil
 }
 
@@ -345,43 +333,20 @@ func (sw *streamingWrite) close() {
 }
 
 // commit commits the data published so far (all of it acknowledged:
-// b.flush) and waits until the table holds it: the next commit to the
-// table is computed on top of this one, and the log does not keep its
-// changes. what names the write in a timeout ("a COPY").
-func (sw *streamingWrite) commit(what string) error {
-	faults.Crash("txn-after-data")
-	seq, err := sw.b.commit()
-	if err != nil {
-		if seq != 0 {
-			// Stored, not fsynced: the table takes it, unseen by the log.
-			sw.log.MarkStale()
-		}
-		return err
-	}
-	faults.Crash("txn-after-decision")
-	if werr := sw.e.waitTableAt(context.Background(), sw.d, seq, what); werr != nil {
-		// Committed all the same; the next writer waits for the whole
-		// changelog first.
-		sw.log.MarkStale()
-	}
-	return nil
-}
+// b.flush) and waits until the table holds it (meta.BulkTxn.Commit).
+// what names the write in a timeout ("a COPY").
+func (sw *streamingWrite) commit(what string) error { return sw.b.txn.Commit(what) }
 
-// bulkWrite is the state of one streaming commit to a table.
+// bulkWrite is the statement side of one streaming commit to a table:
+// the checks of its rows; meta.BulkTxn publishes them.
 type bulkWrite struct {
 	e       *Engine
 	d       *catalog.Descriptor
 	ts      *tableState
-	id      string // the transaction's id
 	members []types.Column
 	limit   int
-
-	// refs are the data's sequences in the transaction stream; inflight
-	// the publishes not acknowledged yet, oldest first, of inflightBytes
-	// in all.
-	refs          [][2]uint64
-	inflight      []bulkPublish
-	inflightBytes int
+	// txn is the commit's publishing, once begun.
+	txn *meta.BulkTxn
 
 	// hashes of the rows' primary keys, in sorted blocks (the last one
 	// is sorted by checkDuplicates).
@@ -398,48 +363,19 @@ type bulkWrite struct {
 	inPrefix []uint64
 }
 
-// bulkWindow is the most data publishes awaited together, and
-// bulkWindowBytes the most bytes they hold. What is in flight when the
-// connection to NATS drops fails (the client buffers nothing while it
-// reconnects: broker.Connect), and so does the COPY: nothing refers to its
-// data yet. The bytes are bounded so that the writer's memory does not
-// grow with the row size.
-const (
-	bulkWindow      = 64
-	bulkWindowBytes = meta.TxnWindowBytes
-)
-
-func (b *bulkWrite) failed(err error) error {
-	if se := b.e.broker.StreamWriteError(broker.TxnStream, "could not commit"); se != nil {
-		return se
-	}
-	return b.e.publishFailure(err, "could not commit")
-}
-
 // begin publishes the transaction's intent.
 func (b *bulkWrite) begin() error {
 	b.seed = maphash.MakeSeed()
-	intent := broker.TxnIntent{Subjects: []broker.TxnSubject{{Stream: b.d.JSStream, Subject: b.d.Subject}}, Decide: true}
-	body, _ := json.Marshal(intent)
-	ctx, cancel := context.WithTimeout(context.Background(), meta.PublishTimeout)
-	defer cancel()
-	if _, err := b.e.broker.JS.Publish(ctx, broker.TxnIntentSubject(b.id), body, jetstream.WithExpectStream(broker.TxnStream)); err != nil {
-		return b.failed(err)
-	}
-	return nil
+	txn, err := b.e.tables.BeginBulk(b.d, b.ts.Log(), b.members)
+	b.txn = txn
+	return err
 }
 
-// abort decides the transaction aborted, as a failed commit over several
-// subjects is (an undecided one would hold up the removal of later
-// transactions until the next start), and removes its records.
+// abort decides the transaction aborted and removes its records
+// (meta.BulkTxn.Abort).
 func (b *bulkWrite) abort() {
-	if committed, err := b.e.tables.DecideTxn(b.id, false); err != nil || committed {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), meta.PublishTimeout)
-	defer cancel()
-	if err := b.e.broker.RemoveTxn(ctx, b.id); err != nil {
-		b.e.log.Warn("remove an aborted COPY's transaction", "txn", b.id, "err", err)
+	if b.txn != nil {
+		b.txn.Abort()
 	}
 }
 
@@ -493,66 +429,14 @@ func (b *bulkWrite) check(changes []exec.Change, taken func(key []byte) (bool, e
 }
 
 // add publishes a checked batch as data.
-func (b *bulkWrite) add(changes []exec.Change) error {
-	msgs, err := exec.EncodeChangelogChunks(b.members, changes, b.limit)
-	var tooLarge *exec.ErrChangelogTooLarge
-	if errors.As(err, &tooLarge) {
-		return sqlerr.New(sqlerr.ProgramLimitExceeded, "a row of table %q is %d bytes, over the limit of %d bytes for one row", b.d.Name, tooLarge.Size, tooLarge.Limit).
-			WithHint("The limit is the NATS server's max_payload.")
-	}
-	if err != nil {
-		return err
-	}
-	subject := broker.TxnDataSubject(b.id)
-	for _, m := range msgs {
-		f, err := b.e.broker.JS.PublishAsync(subject, m, jetstream.WithExpectStream(broker.TxnStream))
-		if err != nil {
-			return b.failed(err)
-		}
-		b.inflight = append(b.inflight, bulkPublish{f: f, size: len(m)})
-		b.inflightBytes += len(m)
-		if err := b.await(false); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// bulkPublish is a data publish not acknowledged yet.
-type bulkPublish struct {
-	f    jetstream.PubAckFuture
-	size int
-}
+func (b *bulkWrite) add(changes []exec.Change) error { return b.txn.Add(changes) }
 
 // flush waits for the data published so far.
-func (b *bulkWrite) flush() error { return b.await(true) }
-
-// await waits for the oldest publishes in flight: all of them, or until
-// fewer than bulkWindow holding under bulkWindowBytes are left. The
-// acknowledgements come in the order of the publishes, which is the
-// order of their sequences in refs.
-func (b *bulkWrite) await(all bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), meta.PublishTimeout)
-	defer cancel()
-	done := 0
-	for ; done < len(b.inflight); done++ {
-		if !all && len(b.inflight)-done < bulkWindow && b.inflightBytes < bulkWindowBytes {
-			break
-		}
-		p := b.inflight[done]
-		ack, err := meta.AwaitAck(ctx, p.f)
-		if err != nil {
-			return b.failed(err)
-		}
-		b.refs = broker.AddTxnRange(b.refs, ack.Sequence)
-		b.inflightBytes -= p.size
+func (b *bulkWrite) flush() error {
+	if b.txn == nil {
+		return nil
 	}
-	if done > 0 {
-		n := copy(b.inflight, b.inflight[done:])
-		clear(b.inflight[n:])
-		b.inflight = b.inflight[:n]
-	}
-	return nil
+	return b.txn.Flush()
 }
 
 func (b *bulkWrite) addHash(h uint64) {
@@ -614,14 +498,9 @@ func (b *bulkWrite) checkDuplicates(ctx context.Context) error {
 	if len(suspects) == 0 {
 		return nil
 	}
-	dec := exec.NewChangelogDecoder(b.members)
 	seen := map[string]bool{}
 	var dup error
-	err := b.e.broker.ReadTxnData(ctx, broker.TxnRef{Txn: b.id, Data: b.refs}, func(data []byte) error {
-		changes, err := dec.Decode(data)
-		if err != nil {
-			return err
-		}
+	err := b.txn.ReadBack(ctx, func(changes []exec.Change) error {
 		for _, ch := range changes {
 			k := rowKey(b.ts.key, ch.Row)
 			if !suspects[maphash.Bytes(b.seed, k)] {
@@ -629,7 +508,7 @@ func (b *bulkWrite) checkDuplicates(ctx context.Context) error {
 			}
 			if seen[string(k)] {
 				dup = duplicateKey(b.d, b.ts.cols, b.ts.key, ch.Row)
-				return errStopRead
+				return meta.ErrStopReadBack
 			}
 			seen[string(k)] = true
 		}
@@ -642,51 +521,4 @@ func (b *bulkWrite) checkDuplicates(ctx context.Context) error {
 		return sqlerr.New(sqlerr.InternalError, "read back the COPY's rows to check their keys: %v", err)
 	}
 	return nil
-}
-
-var errStopRead = errors.New("stop reading")
-
-// commit publishes the reference on the table's subject, then the
-// decision, the commit point: readers at the reference wait for it.
-func (b *bulkWrite) commit() (uint64, error) {
-	e := b.e
-	if err := e.checkFence(); err != nil {
-		return 0, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), meta.PublishTimeout)
-	defer cancel()
-	ref := broker.TxnRef{Txn: b.id, Decide: true, Data: b.refs}
-	f, err := e.broker.JS.PublishMsgAsync(broker.NewTxnRefMsg(b.d.Subject, ref), jetstream.WithExpectStream(b.d.JSStream))
-	var ack *jetstream.PubAck
-	if err == nil {
-		ack, err = meta.AwaitAck(ctx, f)
-	}
-	var notDurable *broker.NotDurableError
-	if errors.As(err, &notDurable) {
-		ack, err = notDurable.Ack, nil
-	}
-	parts := []meta.TxnPart{{D: b.d, Log: b.ts.Log()}}
-	if err != nil {
-		if committed, derr := e.tables.DecideTxn(b.id, false); derr != nil || committed {
-			return 0, e.tables.TxnUndecided(b.id, parts, errors.Join(err, derr))
-		}
-		if se := e.broker.StreamWriteError(b.d.JSStream, "could not commit"); se != nil {
-			return 0, se
-		}
-		return 0, e.publishFailure(err, "could not commit")
-	}
-	faults.Crash("txn-before-decision")
-	committed, derr := e.tables.DecideTxn(b.id, true)
-	if derr != nil {
-		return 0, e.tables.TxnUndecided(b.id, parts, derr)
-	}
-	if !committed {
-		return 0, sqlerr.New(sqlerr.SerializationFailure, "the commit was aborted before it was decided").
-			WithHint("Retry the transaction.")
-	}
-	e.acknowledged(b.d.Subject, ack.Sequence)
-	if notDurable != nil {
-		return ack.Sequence, meta.StoredNotDurable("the commit", notDurable)
-	}
-	return ack.Sequence, nil
 }

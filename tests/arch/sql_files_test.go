@@ -26,7 +26,6 @@ var sqlFilesStillImporting = []string{
 	"alter_table_rows.go",
 	"read_writes.go",
 	"session_fake_node_test.go",
-	"table_bulk.go",
 	"table_unique.go",
 	"write_path.go",
 }
