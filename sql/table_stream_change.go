@@ -170,7 +170,7 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	// foreign key violation after every other error.
 	finish := func() error {
 		if unique != nil {
-			if err := unique.finish(ctx, ts.eachRow); err != nil {
+			if err := unique.finish(ctx, ts.EachRow); err != nil {
 				return err
 			}
 		}
