@@ -149,12 +149,15 @@ type Descriptor struct {
 	// plan's Encode), which its dataflow is built from; empty for views
 	// created before plans were recorded, which bind Query again.
 	Plan json.RawMessage `json:"plan,omitempty"`
-	// OpState, set once a view was altered (ALTER MATERIALIZED VIEW),
-	// numbers its operators' state tables by operator id (the ids of
-	// package plan's NodeIDs over its streaming plan) instead of by the
-	// walk of the plan: the operators that kept their state through the
-	// change keep their tables. NextOp is the first table index no
-	// operator of the view used yet.
+	// OpState is a view's state layout: the indexes of its operators'
+	// state tables by operator id (package plan's NodeIDs over its
+	// streaming plan; exec.StateSlots), in the order each operator takes
+	// them. It is recorded at CREATE, rewritten by ALTER MATERIALIZED
+	// VIEW (the operators that keep their state keep their tables), and
+	// recorded at start for a view created before layouts were
+	// (exec.RecordStateLayout). NextOp is the first table index no
+	// operator of the view used yet; 0 only for a view whose layout is
+	// not recorded.
 	OpState map[string][]uint16 `json:"op_state,omitempty"`
 	NextOp  uint16              `json:"next_op,omitempty"`
 

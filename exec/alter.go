@@ -39,9 +39,11 @@ import (
 // the new ones inserted, in one epoch.
 
 // OpSlot is a stateful operator of a view's dataflow: its node in the
-// streaming plan and the indexes of the state tables it uses.
+// streaming plan, its operator id (StateSlot) and the indexes of the
+// state tables it uses.
 type OpSlot struct {
 	Node    plan.Node
+	ID      string
 	Indexes []uint16
 }
 
@@ -222,22 +224,9 @@ func (op *aggOp) reemitAll(out *Chunk) error {
 	})
 }
 
-// alterState sets up the builder of an altered view: its operators' state
-// tables by id, and what the first epoch after the ALTER re-sends.
-func (b *builder) alterState(desc *catalog.Descriptor, root plan.Node, mat *materializeOp) error {
-	if desc.OpState != nil {
-		ids, err := plan.NodeIDs(root)
-		if err != nil {
-			return fmt.Errorf("materialized view %s: operator ids: %w", desc.Name, err)
-		}
-		b.pins = map[plan.Node][]uint16{}
-		for n, id := range ids {
-			if list := desc.OpState[id]; len(list) > 0 {
-				b.pins[n] = append([]uint16(nil), list...)
-			}
-		}
-		b.nextOp = max(desc.NextOp, firstOperatorIndex)
-	}
+// alterState sets up the builder of a view altered and not yet started
+// again: what its first epoch re-sends.
+func (b *builder) alterState(desc *catalog.Descriptor, mat *materializeOp) error {
 	m, rows, err := readAlterMarker(b.rt.store, desc.ID)
 	if err != nil || m == nil {
 		return err
@@ -252,9 +241,10 @@ func (b *builder) alterState(desc *catalog.Descriptor, root plan.Node, mat *mate
 	return nil
 }
 
-// layout is the layout of the dataflow b built from root.
-func (b *builder) layout(root plan.Node) *ViewLayout {
-	l := &ViewLayout{Root: root, Slots: b.slots, NextOp: b.nextOp, Dataflow: b.dataflow}
+// layout is the layout of the dataflow b built from root; nextOp is the
+// view's first unused table index.
+func (b *builder) layout(root plan.Node, nextOp uint16) *ViewLayout {
+	l := &ViewLayout{Root: root, Slots: b.slots, NextOp: max(nextOp, firstOperatorIndex), Dataflow: b.dataflow}
 	for _, s := range b.p.sources {
 		l.Sources = append(l.Sources, s.name)
 	}

@@ -31,7 +31,11 @@ func TestAttachOnlyOnceStarted(t *testing.T) {
 		rows = append(rows, []expr.Expr{&expr.Const{D: types.NewInt(int64(i)), T: types.Int4}})
 	}
 	up := &catalog.Descriptor{ID: 1, Name: "up", Kind: catalog.KindView, Dataflow: catalog.DataflowLatest}
-	if err := rt.StartView(up, &plan.Values{Cols: cols, Rows: rows}, nil); err != nil {
+	values := &plan.Values{Cols: cols, Rows: rows}
+	if _, err := RecordStateLayout(up, values, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.StartView(up, values, nil); err != nil {
 		t.Fatal(err)
 	}
 	// until runs barriers until done holds.

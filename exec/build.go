@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"slices"
 	"strings"
 
 	"streamdb/catalog"
@@ -14,14 +13,18 @@ import (
 	"streamdb/storage"
 )
 
-// Operator indexes inside a view's object id. Operator state tables are
-// numbered from firstOperatorIndex in a fixed walk of the plan, so that a
-// view's state maps back to the same operators after a restart.
+// Table indexes inside a view's object id: its rows, its meta table, and
+// from firstOperatorIndex on its operators' state tables, which the view
+// records by operator id (catalog.Descriptor.OpState, state_layout.go).
 const (
 	viewTableIndex     uint16 = 0
 	viewMetaIndex      uint16 = 1
 	firstOperatorIndex uint16 = 2
 )
+
+// FirstOperatorIndex is the first index of an operator's state table in
+// a view's object id.
+const FirstOperatorIndex = firstOperatorIndex
 
 // ViewTablePrefix is the key prefix of a view's rows.
 func ViewTablePrefix(id uint32) []byte { return storage.StatePrefix(id, viewTableIndex) }
@@ -31,6 +34,18 @@ func ViewTablePrefix(id uint32) []byte { return storage.StatePrefix(id, viewTabl
 // and starts it as part of the next epoch. ups holds the plans of the
 // views the dataflow computes itself (UpstreamPlans).
 func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups UpstreamPlans) error {
+	p, edges, err := rt.buildView(desc, root, ups)
+	if err != nil {
+		return err
+	}
+	return rt.addPipeline(p, viewSpec{desc: desc, root: root, ups: ups}, edges)
+}
+
+// buildView builds the pipeline of view desc from its bound plan root,
+// its operators restored from the store, and returns it with its edges
+// (the inputs addPipeline wires to the upstreams' pipelines); nothing runs
+// yet.
+func (rt *Runtime) buildView(desc *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (*pipeline, []*edge, error) {
 	p := &pipeline{id: desc.ID, name: desc.Name, in: make(chan pipelineMsg, 64), rt: rt, log: rt.log,
 		rowsIn: metrics.ViewRowsIn.WithLabelValues(desc.Name)}
 	keyCols := UniqueKey(root)
@@ -50,13 +65,13 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 	mat, err := newMaterializeOp(mode, keyCols, ViewTablePrefix(desc.ID), storage.StatePrefix(desc.ID, viewMetaIndex), rt.store,
 		rt.cacheLimit(p, groupCacheKind, &rt.groupCache))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	mat.rowsOut = metrics.ViewRowsOut.WithLabelValues(desc.Name)
 	if len(desc.Indexes) > 0 {
 		cols, err := desc.Schema()
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		mat.indexes = newIndexWriters(desc, cols)
 	}
@@ -69,21 +84,32 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 	p.hub = mat.hub
 	taps, err := loadSinkTaps(rt.store, desc.ID)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	mat.hub.sinks.update(func([]*sinkTap) []*sinkTap { return taps })
 	bound := root
 	root = streamingPlan(desc.Dataflow, root)
-	b := &builder{rt: rt, p: p, nextOp: firstOperatorIndex, need: neededColumns{}, dataflow: desc.Dataflow, upstreams: ups}
+	b := &builder{rt: rt, p: p, need: neededColumns{}, dataflow: desc.Dataflow, upstreams: ups}
 	b.opIDs, _ = plan.NodeIDs(root) // a plan without ids names operators by kind (counted)
-	if err := b.alterState(desc, root, mat); err != nil {
-		return err
+	b.stateIDs = stateIDs("", root)
+	slots, err := StateSlots(desc, bound, ups)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b.tables, err = stateTables(desc, slots); err != nil {
+		return nil, nil, err
+	}
+	if err := b.alterState(desc, mat); err != nil {
+		return nil, nil, err
 	}
 	b.need.mark(root, plan.AllColumns(len(root.Schema())))
 	if _, err := b.build(root, mat); err != nil {
-		return err
+		return nil, nil, err
 	}
-	p.layout = b.layout(root)
+	if !sameSlots(b.slots, slots) {
+		return nil, nil, fmt.Errorf("internal error: materialized view %s built other stateful operators than its layout lists", desc.Name)
+	}
+	p.layout = b.layout(root, desc.NextOp)
 	if len(p.sources) == 0 && len(b.edges) == 0 {
 		// No input brings barriers (edges join p.edgeIn in addPipeline).
 		p.clock = make(chan uint64, 64)
@@ -103,7 +129,7 @@ func (rt *Runtime) StartView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 	if len(b.edges) > 0 {
 		mat.marker = attachedMarker(desc.ID)
 	}
-	return rt.addPipeline(p, viewSpec{desc: desc, root: bound, ups: ups}, b.edges)
+	return p, b.edges, nil
 }
 
 // streamingPlan is the plan a view of format dataflow builds its dataflow
@@ -115,9 +141,8 @@ func streamingPlan(dataflow catalog.FormatVersion, root plan.Node) plan.Node {
 }
 
 type builder struct {
-	rt     *Runtime
-	p      *pipeline
-	nextOp uint16
+	rt *Runtime
+	p  *pipeline
 	// watermarks are the watermark states of the pipeline's stream scans
 	// that declare one, made on first use by a reader or an operator that
 	// frees state by it: by scan, or by sharedScanKey for scans that share
@@ -137,15 +162,18 @@ type builder struct {
 	edges []*edge
 
 	// cur is the node whose operator is being built; slots records the
-	// state tables each stateful node takes (opPrefix), lastOp the last.
-	// pins, for an altered view, gives each node its state tables by
-	// operator id (catalog.Descriptor.OpState); reemit are the tables
-	// whose aggregates re-send their output once (exec/alter.go).
-	cur    plan.Node
-	slots  []OpSlot
-	lastOp uint16
-	pins   map[plan.Node][]uint16
-	reemit map[uint16]bool
+	// state tables each stateful operator took (opPrefix), lastOp the
+	// last. tables holds, by operator id, the state tables not taken yet
+	// (catalog.Descriptor.OpState, checked against StateSlots); stateIDs
+	// names the nodes by operator id, those of the views the dataflow
+	// computes itself included (stateIDs). reemit are the tables whose
+	// aggregates re-send their output once (exec/alter.go).
+	cur      plan.Node
+	slots    []OpSlot
+	lastOp   uint16
+	tables   map[string][]uint16
+	stateIDs map[plan.Node]string
+	reemit   map[uint16]bool
 	// opIDs are the operator ids of the streaming plan's nodes, which
 	// name each operator's figures (countingOp).
 	opIDs map[plan.Node]string
@@ -169,20 +197,28 @@ func (b *builder) watermarkFor(s *plan.Scan) *watermarkState {
 	return st
 }
 
-func (b *builder) opPrefix() []byte {
-	idx := b.nextOp
-	if list := b.pins[b.cur]; len(list) > 0 {
-		idx, b.pins[b.cur] = list[0], list[1:]
-	} else {
-		b.nextOp++
+// opPrefix is the key prefix of the first state table of the operator
+// being built (cur), the next one in its layout; moreTables gives it
+// another.
+func (b *builder) opPrefix() ([]byte, error) {
+	id := b.stateIDs[b.cur]
+	b.slots = append(b.slots, OpSlot{Node: b.cur, ID: id})
+	return b.moreTables()
+}
+
+// moreTables is the key prefix of another state table of the operator
+// opPrefix began.
+func (b *builder) moreTables() ([]byte, error) {
+	s := &b.slots[len(b.slots)-1]
+	list := b.tables[s.ID]
+	if len(list) == 0 {
+		return nil, fmt.Errorf("internal error: materialized view %s: operator %s takes more state tables than its layout lists", b.p.name, s.ID)
 	}
+	idx := list[0]
+	b.tables[s.ID] = list[1:]
 	b.lastOp = idx
-	if n := len(b.slots); n > 0 && b.slots[n-1].Node == b.cur {
-		b.slots[n-1].Indexes = append(b.slots[n-1].Indexes, idx)
-	} else {
-		b.slots = append(b.slots, OpSlot{Node: b.cur, Indexes: []uint16{idx}})
-	}
-	return storage.StatePrefix(b.p.id, idx)
+	s.Indexes = append(s.Indexes, idx)
+	return storage.StatePrefix(b.p.id, idx), nil
 }
 
 // build returns the operator that receives n's input, with n's operator
@@ -234,6 +270,9 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 				return nil, fmt.Errorf("materialized view %s: the plan of view %s it reads was not given", b.p.name, n.Object.Name)
 			}
 			inner = streamingPlan(b.dataflow, inner)
+			for in, id := range stateIDs(b.stateIDs[n], inner) {
+				b.stateIDs[in] = id
+			}
 			need, ok := b.need[n]
 			if !ok {
 				need = plan.AllColumns(len(inner.Schema()))
@@ -275,18 +314,22 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 	case *plan.Aggregate:
 		limit := b.cacheLimit(groupCacheKind, &b.rt.groupCache)
 		ao := appendOnly(n.Input)
-		prefix := b.opPrefix()
+		prefix, err := b.opPrefix()
+		if err != nil {
+			return nil, err
+		}
 		reemit := b.reemit[b.lastOp]
 		var extrema *extremaTable
-		if b.dataflow >= catalog.DataflowExtremaByValue && slices.ContainsFunc(n.Aggs, func(c plan.AggCall) bool { return storedExtremeCall(c, 0, ao) }) {
+		if aggExtremaTable(b.dataflow, n) {
 			// A second state table, for the values of min and max.
-			var err error
-			if extrema, err = newExtremaTable(b.rt.store, b.opPrefix(), b.rt.CommittedEpoch); err == nil {
-				extrema.appendKey = keyAppender(b.dataflow)
-			}
+			more, err := b.moreTables()
 			if err != nil {
 				return nil, err
 			}
+			if extrema, err = newExtremaTable(b.rt.store, more, b.rt.CommittedEpoch); err != nil {
+				return nil, err
+			}
+			extrema.appendKey = keyAppender(b.dataflow)
 		}
 		op, err := newAggOpWith(n, ao, b.dataflow, prefix, b.rt.store, limit, extrema, next)
 		if err != nil {

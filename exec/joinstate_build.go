@@ -17,17 +17,20 @@ import (
 // pass them (joinExpiry).
 func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
 	packed := [2]bool{appendOnly(n.Left), appendOnly(n.Right)}
-	if b.dataflow < catalog.DataflowJoinStateByKey {
-		return newJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateByPage, packed, next)
-	}
-	// Formats before DataflowJoinStateByKey are older than interval spans.
-	idx := b.nextOp
-	limit := b.cacheLimit(joinCacheKind, &b.rt.joinCache)
-	op, err := newCachedJoinOp(n, b.opPrefix(), b.rt.store.DB(), joinStateByKey, packed, limit, findJoinExpiry(n, b.watermarkFor), next)
+	prefix, err := b.opPrefix()
 	if err != nil {
 		return nil, err
 	}
-	op.cache.gauge = metrics.JoinStateRows.WithLabelValues(b.p.name, strconv.Itoa(int(idx)))
+	if b.dataflow < catalog.DataflowJoinStateByKey {
+		return newJoinOp(n, prefix, b.rt.store.DB(), joinStateByPage, packed, next)
+	}
+	// Formats before DataflowJoinStateByKey are older than interval spans.
+	limit := b.cacheLimit(joinCacheKind, &b.rt.joinCache)
+	op, err := newCachedJoinOp(n, prefix, b.rt.store.DB(), joinStateByKey, packed, limit, findJoinExpiry(n, b.watermarkFor), next)
+	if err != nil {
+		return nil, err
+	}
+	op.cache.gauge = metrics.JoinStateRows.WithLabelValues(b.p.name, strconv.Itoa(int(b.lastOp)))
 	op.appendKey = keyAppender(b.dataflow)
 	return op, nil
 }

@@ -29,20 +29,27 @@ import (
 // and only aggregates among them keep state (one table each before
 // DataflowExtremaByValue), the join's index follows theirs. The plan must
 // hold no other join and scan no view (whose operators the dataflow
-// computes itself before DataflowViewEdges), and the view must not be
-// altered (its tables follow operator ids, catalog.Descriptor.OpState).
+// computes itself before DataflowViewEdges). A view that records its
+// layout (catalog.Descriptor.OpState) finds the join's table by its
+// operator id instead (recordedTable).
 func joinTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.Join, uint16, bool) {
-	if d.OpState != nil || d.Dataflow >= catalog.DataflowExtremaByValue {
+	if d.Dataflow >= catalog.DataflowExtremaByValue {
 		return nil, 0, false
 	}
 	joins := 0
+	var join *plan.Join
 	if anyNode(root, func(n plan.Node) bool {
-		if _, ok := n.(*plan.Join); ok {
+		if j, ok := n.(*plan.Join); ok {
 			joins++
+			join = j
 		}
 		return scansView(n)
 	}) || joins != 1 {
 		return nil, 0, false
+	}
+	if d.OpState != nil {
+		idx, ok := recordedTable(d, root, join)
+		return join, idx, ok
 	}
 	idx := firstOperatorIndex
 	for n := root; ; {

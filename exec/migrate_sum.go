@@ -25,20 +25,23 @@ import (
 // dataflow: the plan must hold one aggregate, reached from the root
 // through nodes of one input and no state, so that the builder numbers it
 // first (see topNTableIndex), and scan no view (whose operators the
-// dataflow computes itself before DataflowViewEdges); the view must not
-// be altered.
+// dataflow computes itself before DataflowViewEdges). A view that
+// records its layout finds the table by operator id (recordedTable).
 func aggTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.Aggregate, uint16, bool) {
-	if d.OpState != nil {
-		return nil, 0, false
-	}
 	aggs := 0
+	var agg *plan.Aggregate
 	if anyNode(root, func(n plan.Node) bool {
-		if _, ok := n.(*plan.Aggregate); ok {
+		if a, ok := n.(*plan.Aggregate); ok {
 			aggs++
+			agg = a
 		}
 		return scansView(n) // its dataflow holds the view's operators too
 	}) || aggs != 1 {
 		return nil, 0, false
+	}
+	if d.OpState != nil {
+		idx, ok := recordedTable(d, root, agg)
+		return agg, idx, ok
 	}
 	for n := root; ; {
 		switch x := n.(type) {

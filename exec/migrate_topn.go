@@ -26,21 +26,25 @@ import (
 // operators, from the root down (builder.opPrefix); when the only nodes
 // between the root and the top-N have one input each and no state, and
 // the plan holds no other top-N, the top-N is the first operator numbered,
-// and takes firstOperatorIndex. An altered view numbers its tables by
-// operator id instead (catalog.Descriptor.OpState), and is not handled.
+// and takes firstOperatorIndex. A view that records its layout
+// (catalog.Descriptor.OpState) finds the table by operator id instead
+// (recordedTable).
 func topNTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.TopN, uint16, bool) {
-	if d.OpState != nil {
-		return nil, 0, false
-	}
 	tops := 0
+	var top plan.Node
 	anyNode(root, func(n plan.Node) bool {
 		if plan.StreamingTopN(n) != nil {
 			tops++
+			top = n
 		}
 		return false
 	})
 	if tops != 1 {
 		return nil, 0, false
+	}
+	if d.OpState != nil {
+		idx, ok := recordedTable(d, root, top)
+		return plan.StreamingTopN(top), idx, ok
 	}
 	for n := root; ; {
 		if t := plan.StreamingTopN(n); t != nil {

@@ -28,13 +28,16 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 		// Partitions of windows are freed by the watermark instead.
 		cfg.limit = b.cacheLimit(topNCacheKind, &b.rt.topNCache)
 	}
-	idx := b.nextOp
-	op, err := newTopNOp(t, appendOnly(t.Input), b.opPrefix(), b.rt.store, cfg, next)
+	prefix, err := b.opPrefix()
+	if err != nil {
+		return nil, err
+	}
+	op, err := newTopNOp(t, appendOnly(t.Input), prefix, b.rt.store, cfg, next)
 	if err != nil {
 		return nil, err
 	}
 	if op.cache != nil {
-		op.cache.gauge = metrics.TopNStateRows.WithLabelValues(b.p.name, strconv.Itoa(int(idx)))
+		op.cache.gauge = metrics.TopNStateRows.WithLabelValues(b.p.name, strconv.Itoa(int(b.lastOp)))
 	}
 	if c != nil {
 		op.closeWindowsBy(c)

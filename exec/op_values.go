@@ -50,7 +50,11 @@ func (op *valuesOp) Barrier(e Epoch) error {
 // constants (the binder folds them; a view's expressions are
 // deterministic), evaluated now.
 func (b *builder) addValues(n *plan.Values, next Operator) (Operator, error) {
-	op := &valuesOp{next: next, key: b.opPrefix()}
+	key, err := b.opPrefix()
+	if err != nil {
+		return nil, err
+	}
+	op := &valuesOp{next: next, key: key}
 	for _, r := range n.Rows {
 		row := make([]types.Datum, len(r))
 		for i, e := range r {

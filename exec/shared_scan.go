@@ -106,7 +106,11 @@ func (b *builder) addStreamScan(s *plan.Scan, next Operator) error {
 		next = sh.tee
 	}
 	if s.Watermark != nil {
-		wm, err := newWatermarkOp(s.Watermark, b.watermarkFor(s), b.opPrefix(), b.rt.store, next)
+		prefix, err := b.opPrefix()
+		if err != nil {
+			return err
+		}
+		wm, err := newWatermarkOp(s.Watermark, b.watermarkFor(s), prefix, b.rt.store, next)
 		if err != nil {
 			return err
 		}

@@ -96,8 +96,8 @@ func scanOf(d *catalog.Descriptor) (plan.Node, error) {
 }
 
 // TestCatalogLoad: Load installs the stored catalog in id order, moves an
-// older view to the newest format its state is in (stored and in the live
-// catalog), binds each stream and table to its JetStream stream, then
+// older view to the newest format its state is in and records the state
+// layout of a view without one (stored and in the live catalog), binds each stream and table to its JetStream stream, then
 // starts tables and views in id order, skipping the objects without a
 // dataflow; a view stored without a plan is bound by the binder it is
 // given, one with a plan is not.
@@ -151,7 +151,7 @@ func TestCatalogLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	bindV := "bind SELECT x FROM s"
-	want := []string{"install s v t pv a", bindV, "update v", bindV, "view v", "table t", "view a"}
+	want := []string{"install s v t pv a", bindV, "update v", "update a", bindV, "view v", "table t", "view a"}
 	if !reflect.DeepEqual(r.events, want) {
 		t.Errorf("Load did %q; want %q", r.events, want)
 	}
@@ -172,7 +172,12 @@ func TestCatalogLoad(t *testing.T) {
 		}
 	}
 
-	// A second Load (as after ROLLBACK TO) finds v moved and leaves it.
+	if got := storedNames(t, st)["a"].NextOp; got == 0 {
+		t.Errorf("stored view a has no state layout recorded after Load")
+	}
+
+	// A second Load (as after ROLLBACK TO) finds v moved, both recorded,
+	// and leaves them.
 	r = &loadRecorder{}
 	if err := c.Load(r.hooks()); err != nil {
 		t.Fatal(err)

@@ -505,16 +505,18 @@ func (r *fakeDataflows) Attaching(uint32) bool       { return false }
 func (r *fakeDataflows) ViewStatus(uint32) string    { return "running" }
 
 // Layout numbers the stateful operators of the view's streaming plan
-// from 1, one state table each, as the runtime does for a new view.
+// from exec.FirstOperatorIndex, one state table each, as the runtime
+// does for a new view.
 func (r *fakeDataflows) Layout(id uint32) (*exec.ViewLayout, bool) {
 	root, ok := r.running[id]
 	if !ok {
 		return nil, false
 	}
 	stream := plan.RewriteStreaming(root, catalog.DataflowLatest, nil)
-	l := &exec.ViewLayout{Root: stream, Dataflow: catalog.DataflowLatest, NextOp: 1}
+	l := &exec.ViewLayout{Root: stream, Dataflow: catalog.DataflowLatest, NextOp: exec.FirstOperatorIndex}
+	ids, _ := plan.NodeIDs(stream)
 	for _, n := range plan.StatefulNodes(stream) {
-		l.Slots = append(l.Slots, exec.OpSlot{Node: n, Indexes: []uint16{l.NextOp}})
+		l.Slots = append(l.Slots, exec.OpSlot{Node: n, ID: ids[n], Indexes: []uint16{l.NextOp}})
 		l.NextOp++
 	}
 	for _, s := range plan.Scans(stream) {

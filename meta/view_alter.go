@@ -49,6 +49,9 @@ type ViewAlter struct {
 	Rebuild   bool   // backfill the whole view from JetStream
 	why       string // why operators cannot be restored, when some cannot
 	layout    *exec.ViewLayout
+	// slots are the stateful operators of the new dataflow, as the
+	// builder will take their state tables (exec.StateSlots).
+	slots []exec.StateSlot
 }
 
 func (a *ViewAlter) refused() []AlterOp {
@@ -73,6 +76,13 @@ func (x *DDL) PlanAlter(ctx context.Context, old, d *catalog.Descriptor, root pl
 	}
 	a, err := mapViewState(old, d, root, layout)
 	if err != nil {
+		return nil, err
+	}
+	ups, err := x.upstreamPlans(d, root)
+	if err != nil {
+		return nil, err
+	}
+	if a.slots, err = exec.StateSlots(d, root, ups); err != nil {
 		return nil, err
 	}
 	missing := len(a.refused()) > 0
@@ -116,8 +126,7 @@ func (x *DDL) PlanAlter(ctx context.Context, old, d *catalog.Descriptor, root pl
 // is kept (one new operator per old one), any other is refused for now,
 // as are the rows of inputs no operator keeps.
 func mapViewState(old, d *catalog.Descriptor, root plan.Node, layout *exec.ViewLayout) (*ViewAlter, error) {
-	oldIDs, err := plan.NodeIDs(layout.Root)
-	if err != nil {
+	if _, err := plan.NodeIDs(layout.Root); err != nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "the operators of %s have no ids to match (%v)", old.Name, err).
 			WithHint("DROP and CREATE the materialized view instead.")
 	}
@@ -127,7 +136,7 @@ func mapViewState(old, d *catalog.Descriptor, root plan.Node, layout *exec.ViewL
 	}
 	byID := map[string]oldSlot{}
 	for _, s := range layout.Slots {
-		byID[oldIDs[s.Node]] = oldSlot{format: exec.StateFormat(layout.Dataflow, s.Node), indexes: s.Indexes}
+		byID[s.ID] = oldSlot{format: exec.StateFormat(layout.Dataflow, s.Node), indexes: s.Indexes}
 	}
 	stream := plan.RewriteStreaming(root, d.Dataflow, nil)
 	newIDs, err := plan.NodeIDs(stream)
@@ -232,37 +241,49 @@ func (a *ViewAlter) Explain() []string {
 	return lines
 }
 
-// stateTables works out the new view's operator state (OpState: the
-// kept operators' old tables, new tables from NextOp for the others, and
-// NextOp past them), the old tables no kept operator uses (drop, in
-// order) and the kept tables whose operators send their output again
-// (reemit). A rebuilt view keeps no table.
+// stateTables works out the new view's state layout (OpState, by
+// operator id in the order the builder takes them: the kept operators'
+// old tables, new tables from NextOp for the others, and NextOp past
+// them), the old tables no kept operator uses (drop, in order) and the
+// kept tables whose operators send their output again (reemit). A
+// rebuilt view keeps no table: its layout is numbered afresh.
 func (a *ViewAlter) stateTables() (drop, reemit []uint16) {
 	d := a.View
 	kept := map[uint16]bool{}
+	keptByID := map[string][]uint16{}
 	if !a.Rebuild {
-		d.OpState = map[string][]uint16{}
-		next := max(a.layout.NextOp, a.Old.NextOp)
 		for _, op := range a.Ops {
-			if op.Rows {
-				continue // no state table: the view's own
-			}
-			if op.Fate == FateKept {
-				d.OpState[op.ID] = op.indexes
-				for _, i := range op.indexes {
-					kept[i] = true
-				}
-				if op.Reemit {
-					reemit = append(reemit, op.indexes...)
-				}
+			if op.Fate != FateKept {
 				continue
 			}
-			// A join takes one table, as every operator does today;
-			// the builder numbers any further table from NextOp.
-			d.OpState[op.ID] = []uint16{next}
+			keptByID[op.ID] = op.indexes
+			for _, i := range op.indexes {
+				kept[i] = true
+			}
+			if op.Reemit {
+				reemit = append(reemit, op.indexes...)
+			}
+		}
+	}
+	d.OpState, d.NextOp = map[string][]uint16{}, max(a.layout.NextOp, a.Old.NextOp)
+	if a.Rebuild {
+		d.NextOp = 0 // every old table is dropped
+	}
+	next := max(d.NextOp, exec.FirstOperatorIndex)
+	for _, s := range a.slots {
+		if list := keptByID[s.ID]; len(list) >= s.Tables {
+			d.OpState[s.ID] = append(d.OpState[s.ID], list[:s.Tables]...)
+			keptByID[s.ID] = list[s.Tables:]
+			continue
+		}
+		for range s.Tables {
+			d.OpState[s.ID] = append(d.OpState[s.ID], next)
 			next++
 		}
-		d.NextOp = next
+	}
+	d.NextOp = next
+	if len(d.OpState) == 0 {
+		d.OpState = nil
 	}
 	for _, s := range a.layout.Slots {
 		for _, i := range s.Indexes {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"streamdb/catalog"
+	"streamdb/exec"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 )
@@ -16,6 +17,14 @@ import (
 // u is put back. The caller holds ddlMu, under which it bound root and
 // built d, and has recorded d's plan (RecordPlan).
 func (x *DDL) InstallView(ctx context.Context, d *catalog.Descriptor, root plan.Node, u *catalog.Descriptor) error {
+	// Its operators' state tables, by operator id.
+	ups, err := x.upstreamPlans(d, root)
+	if err != nil {
+		return err
+	}
+	if _, err := exec.RecordStateLayout(d, root, ups); err != nil {
+		return err
+	}
 	// Other sessions must not read the view until its backfill is done.
 	bf, err := x.planBackfill(ctx, d, root)
 	if err != nil {
