@@ -168,8 +168,8 @@ func (w *layoutWalk) scan(s *plan.Scan) error {
 		}
 		return nil
 	case catalog.KindView:
-		if dataflow >= catalog.DataflowViewEdges && s.Object.ID != w.desc.ID {
-			return nil // an edge
+		if !ExpandsView(w.desc, s) {
+			return nil // read through an edge
 		}
 		inner, ok := w.ups[s]
 		if !ok {
