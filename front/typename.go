@@ -68,13 +68,11 @@ func readTypeName(src string, toks []token, i int) (typeName, int, error) {
 			return typeName{}, i, syntaxError(src, eofToken(src))
 		}
 		for _, part := range splitTopLevel(toks[i+1 : end]) {
-			if len(part) != 1 || part[0].kind != tkNumber {
-				if len(part) == 0 {
-					return typeName{}, i, syntaxError(src, toks[end])
-				}
-				return typeName{}, i, syntaxError(src, part[0])
+			arg, err := typeModifierArg(src, part, toks[end])
+			if err != nil {
+				return typeName{}, i, err
 			}
-			args = append(args, part[0].val)
+			args = append(args, arg)
 		}
 		i = end + 1
 	}
@@ -124,6 +122,29 @@ func readTypeName(src string, toks []token, i int) (typeName, int, error) {
 		tn.Text += argText(args) // time's precision too: "timestamp with time zone(3)"
 	}
 	return tn, i, nil
+}
+
+// typeModifierArg reads one number of a type modifier: an integer, or a
+// negated one, as PostgreSQL's grammar folds a minus into the constant
+// (numeric(3, -2) has a negative scale and rounds to hundreds; a plus is
+// refused there too). Which numbers a type takes is
+// types.ParseWithModifier's to say. end is the closing parenthesis, where
+// an empty argument is reported.
+func typeModifierArg(src string, part []token, end token) (string, error) {
+	if len(part) == 0 {
+		return "", syntaxError(src, end)
+	}
+	sign := ""
+	if part[0].isOp("-") && len(part) == 2 {
+		sign, part = "-", part[1:]
+	}
+	switch {
+	case len(part) == 1 && part[0].kind == tkNumber:
+		return sign + part[0].val, nil
+	case len(part) == 1:
+		return "", syntaxError(src, part[0])
+	}
+	return "", errorAt(src, part[0], sqlerr.SyntaxError, "type modifiers must be simple constants or identifiers")
 }
 
 func argText(args []string) string {

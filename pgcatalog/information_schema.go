@@ -103,7 +103,11 @@ func numericPrecision(c Column) (prec, scale int64, ok bool) {
 		return 53, -1, true
 	case types.Numeric:
 		if c.Mod.Precision > 0 {
-			return int64(c.Mod.Precision), int64(c.Mod.Scale), true
+			// PostgreSQL 15 reads the scale as the typmod's low 16 bits,
+			// where it is stored in 11: a negative scale shows as
+			// 2048 + scale (numeric(3,-2): 2046). Clients compare
+			// with PostgreSQL's answer, so it is kept.
+			return int64(c.Mod.Precision), int64(c.Mod.Scale & 0x7ff), true
 		}
 	}
 	return 0, 0, false

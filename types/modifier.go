@@ -64,9 +64,9 @@ func ParseWithModifier(name string) (Type, Modifier, error) {
 		return t, Modifier{}, fmt.Errorf("type %q has a malformed modifier", name)
 	}
 	var nums []int
-	for i, part := range strings.Split(name[open+1:close], ",") {
+	for _, part := range strings.Split(name[open+1:close], ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
-		if err != nil || n < 0 && (t != Numeric || i != 1) {
+		if err != nil || n < 0 && t != Numeric {
 			return t, Modifier{}, fmt.Errorf("type %q has a malformed modifier", name)
 		}
 		nums = append(nums, n)
