@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/types"
 )
 
@@ -146,7 +147,7 @@ func ruleName(code string) string {
 // table p that a foreign key referencing cols uses.
 func uniqueConstraintName(p Relation, cols []string) string {
 	if slices.Equal(cols, p.PrimaryKey) || sameColumns(p.PrimaryKey, cols) {
-		return p.Name + "_pkey"
+		return catalog.PrimaryKeyName(p.Name)
 	}
 	for _, c := range p.Constraints {
 		if c.Type == "u" && sameColumns(c.Columns, cols) {
@@ -184,7 +185,7 @@ func infoSchemaKeyColumnRows(rels []Relation, r Relation) []types.Row {
 		if c.Type == "f" {
 			if p, ok := relationNamed(rels, c.RefTable); ok {
 				refOrder = p.PrimaryKey
-				if name := uniqueConstraintName(p, c.RefColumns); name != p.Name+"_pkey" {
+				if name := uniqueConstraintName(p, c.RefColumns); name != catalog.PrimaryKeyName(p.Name) {
 					if u, ok := p.constraint(name); ok {
 						refOrder = u.Columns
 					}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"streamdb/catalog"
 	"streamdb/types"
 )
 
@@ -183,7 +184,7 @@ func (r Relation) Description() string {
 }
 
 // PKName is the name of the primary key's index, as PostgreSQL names it.
-func (r Relation) PKName() string { return r.Name + "_pkey" }
+func (r Relation) PKName() string { return catalog.PrimaryKeyName(r.Name) }
 
 // RelkindName is psql's word for a relkind.
 func RelkindName(k string) string {

@@ -63,10 +63,9 @@ func (e *Engine) addIdentity(ctx context.Context, t *catalog.Descriptor, act fro
 	q.OwnedByTable, q.OwnedByColumn = t.ID, col.Name
 	name := opts.SequenceName
 	if name == "" {
-		base := t.Name + "_" + col.Name + "_seq"
-		name = base
+		name = catalog.ObjectName(t.Name, col.Name, "seq")
 		for k := 1; e.relationExists(name); k++ {
-			name = fmt.Sprintf("%s%d", base, k)
+			name = catalog.ObjectName(t.Name, col.Name, fmt.Sprintf("seq%d", k))
 		}
 	} else if e.relationExists(name) {
 		return sqlerr.New(sqlerr.DuplicateTable, "relation \"%s\" already exists", name)

@@ -26,12 +26,12 @@ func (a *columnChange) addPrimaryKey(ctx context.Context, act front.AlterAction)
 	if len(d.PrimaryKey) > 0 {
 		return sqlerr.New(sqlerr.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", d.Name)
 	}
-	if n := act.Def.Name; n != "" && n != d.Name+"_pkey" {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "a primary key of table \"%s\" must be named %s_pkey", d.Name, d.Name).
-			WithHint("Write ADD CONSTRAINT %s_pkey PRIMARY KEY (...) or ADD PRIMARY KEY (...).", d.Name)
+	if n := act.Def.Name; n != "" && n != catalog.PrimaryKeyName(d.Name) {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "a primary key of table \"%s\" must be named %s", d.Name, catalog.PrimaryKeyName(d.Name)).
+			WithHint("Write ADD CONSTRAINT %s PRIMARY KEY (...) or ADD PRIMARY KEY (...).", catalog.PrimaryKeyName(d.Name))
 	}
-	if d.Constraint(d.Name+"_pkey") != nil {
-		return sqlerr.New(sqlerr.DuplicateTable, "relation \"%s_pkey\" already exists", d.Name)
+	if d.Constraint(catalog.PrimaryKeyName(d.Name)) != nil {
+		return sqlerr.New(sqlerr.DuplicateTable, "relation \"%s\" already exists", catalog.PrimaryKeyName(d.Name))
 	}
 	var idx []int
 	for _, k := range act.Keys {
@@ -72,7 +72,7 @@ func (a *columnChange) addPrimaryKey(ctx context.Context, act front.AlterAction)
 				t, _, _ := types.ParseWithModifier(d.Columns[idx[j]].Type)
 				vals[j] = types.FormatText(key[j], t)
 			}
-			return withDetail(sqlerr.New(sqlerr.UniqueViolation, "could not create unique index \"%s_pkey\"", d.Name),
+			return withDetail(sqlerr.New(sqlerr.UniqueViolation, "could not create unique index \"%s\"", catalog.PrimaryKeyName(d.Name)),
 				"Key (%s)=(%s) is duplicated.", strings.Join(act.Keys, ", "), strings.Join(vals, ", "))
 		}
 		seen[k] = true

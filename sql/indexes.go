@@ -49,7 +49,7 @@ func (e *Engine) relationNameTaken(name string) bool {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
 	for _, d := range e.objs {
-		if len(d.PrimaryKey) > 0 && d.Name+"_pkey" == name {
+		if len(d.PrimaryKey) > 0 && catalog.PrimaryKeyName(d.Name) == name {
 			return true
 		}
 	}
@@ -57,19 +57,17 @@ func (e *Engine) relationNameTaken(name string) bool {
 }
 
 // chooseIndexName is PostgreSQL's name for an index the statement does not
-// name: table_col1_col2_idx, with a number appended until it is free.
+// name: table_col1_col2_idx, with a number after the label until it is
+// free, cut to 63 bytes as PostgreSQL cuts it (catalog.ObjectName).
 func (e *Engine) chooseIndexName(table string, cols []front.IndexColumn) string {
-	parts := []string{table}
+	var names []string
 	for _, c := range cols {
-		parts = append(parts, c.Name)
+		names = append(names, c.Name)
 	}
-	base := strings.Join(parts, "_")
-	if len(base) > 59 {
-		base = base[:59]
-	}
-	name := base + "_idx"
+	colPart := strings.Join(names, "_")
+	name := catalog.ObjectName(table, colPart, "idx")
 	for i := 1; e.relationNameTaken(name); i++ {
-		name = fmt.Sprintf("%s_idx%d", base, i)
+		name = catalog.ObjectName(table, colPart, fmt.Sprintf("idx%d", i))
 	}
 	return name
 }

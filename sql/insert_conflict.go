@@ -79,7 +79,7 @@ type uniqueKeyCols struct {
 func uniqueKeys(d *catalog.Descriptor) []uniqueKeyCols {
 	var keys []uniqueKeyCols
 	if len(d.PrimaryKey) > 0 {
-		keys = append(keys, uniqueKeyCols{name: d.Name + "_pkey", cols: d.PrimaryKey})
+		keys = append(keys, uniqueKeyCols{name: catalog.PrimaryKeyName(d.Name), cols: d.PrimaryKey})
 	}
 	for _, c := range d.Constraints {
 		if c.Type == "u" {

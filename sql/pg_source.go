@@ -32,7 +32,7 @@ func (e *Engine) createPGSource(ctx context.Context, n *front.CreatePGSource) (s
 	}
 	src := &catalog.PGSource{Connection: n.Connection, ConnectionSecret: n.ConnectionSecret, PasswordSecret: n.PasswordSecret,
 		SSLCASecret: n.SSLCASecret, SSLCertSecret: n.SSLCertSecret, SSLKeySecret: n.SSLKeySecret,
-		Publication: n.Publication, Progress: n.Name + "_progress"}
+		Publication: n.Publication, Progress: catalog.ObjectName(n.Name, "", "progress")}
 	bound := meta.NewPGSource{Name: n.Name, Source: src, AllTables: n.AllTables}
 	for _, t := range n.Tables {
 		bound.Tables = append(bound.Tables, meta.NewPGSourceTable{Schema: t.Schema, Name: t.Name, As: t.As})

@@ -481,13 +481,12 @@ func (e *Engine) columnSequences(n *front.CreateSource, d *catalog.Descriptor) (
 			return nil, err
 		}
 		q.OwnedByColumn = c.Name
-		base := n.Name + "_" + c.Name + "_seq"
-		name := base
+		name := catalog.ObjectName(n.Name, c.Name, "seq")
 		for k := 1; ; k++ {
 			if _, exists := e.lookup(name); !exists && !taken[name] {
 				break
 			}
-			name = fmt.Sprintf("%s%d", base, k)
+			name = catalog.ObjectName(n.Name, c.Name, fmt.Sprintf("seq%d", k))
 		}
 		taken[name] = true
 		if c.Serial {

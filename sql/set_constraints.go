@@ -63,7 +63,7 @@ func (s *session) setConstraints(ctx context.Context, n *front.SetConstraints) (
 			switch c := d.Constraint(name); {
 			case c != nil:
 				deferrable = c.Deferrable
-			case len(d.PrimaryKey) > 0 && d.Name+"_pkey" == name:
+			case len(d.PrimaryKey) > 0 && catalog.PrimaryKeyName(d.Name) == name:
 			default:
 				continue
 			}

@@ -83,7 +83,7 @@ func (e *Engine) newBulkKeys(ctx context.Context, ts *tableState, arb map[string
 	cur := e.current(ts.d)
 	k := &bulkKeys{d: cur, ts: ts, checks: hasConstraint(cur, "c")}
 	if ts.key != nil {
-		name := cur.Name + "_pkey"
+		name := catalog.PrimaryKeyName(cur.Name)
 		k.keys = append(k.keys, bulkKey{name: name, cols: ts.key, pk: true, arbiter: arb[name]})
 		taken, err := ts.KeyTakenInRange()
 		if err != nil {

@@ -379,6 +379,6 @@ func duplicateKey(d *catalog.Descriptor, cols []types.Column, key []int, row typ
 		names[i] = cols[j].Name
 		vals[i] = types.FormatText(row[j], cols[j].Type)
 	}
-	return &sqlerr.Error{Code: sqlerr.UniqueViolation, Message: fmt.Sprintf("duplicate key value violates unique constraint \"%s_pkey\"", d.Name),
+	return &sqlerr.Error{Code: sqlerr.UniqueViolation, Message: fmt.Sprintf("duplicate key value violates unique constraint \"%s\"", catalog.PrimaryKeyName(d.Name)),
 		Detail: fmt.Sprintf("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))}
 }

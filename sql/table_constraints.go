@@ -53,7 +53,7 @@ func (e *Engine) constraintDefs(n *front.CreateSource, d *catalog.Descriptor) ([
 	}
 	// Named constraints keep their names; the others are named after
 	// them, in order.
-	taken := map[string]bool{d.Name + "_pkey": len(d.PrimaryKey) > 0}
+	taken := map[string]bool{catalog.PrimaryKeyName(d.Name): len(d.PrimaryKey) > 0}
 	for _, c := range built {
 		if c.Name == "" {
 			continue
@@ -151,7 +151,7 @@ func (e *Engine) constraintDef(d *catalog.Descriptor, cols []types.Column, def *
 			if !fkComparable(ct, pt) {
 				cname := c.Name
 				if cname == "" {
-					cname = d.Name + "_" + strings.Join(c.Columns, "_") + "_fkey"
+					cname = catalog.ObjectName(d.Name, strings.Join(c.Columns, "_"), "fkey")
 				}
 				return c, &sqlerr.Error{Code: sqlerr.DatatypeMismatch, Message: fmt.Sprintf("foreign key constraint \"%s\" cannot be implemented", cname),
 					Detail: fmt.Sprintf("Key columns \"%s\" and \"%s\" are of incompatible types: %s and %s.", name, c.RefColumns[i], ct, pt)}
@@ -212,25 +212,25 @@ func fkComparable(a, b types.Type) bool {
 
 // chooseConstraintName makes PostgreSQL's name for an unnamed constraint:
 // table_col1_col2_key (UNIQUE), table_col1_col2_fkey, table_col_check (a
-// CHECK reading one column) or table_check, with a number appended when
-// the name is taken.
+// CHECK reading one column) or table_check, with a number after the label
+// when the name is taken, cut to 63 bytes as PostgreSQL cuts it
+// (catalog.ObjectName).
 func chooseConstraintName(table string, c catalog.Constraint, taken map[string]bool) string {
-	var base string
+	var cols, label string
 	switch c.Type {
 	case "u":
-		base = table + "_" + strings.Join(c.Columns, "_") + "_key"
+		cols, label = strings.Join(c.Columns, "_"), "key"
 	case "f":
-		base = table + "_" + strings.Join(c.Columns, "_") + "_fkey"
+		cols, label = strings.Join(c.Columns, "_"), "fkey"
 	default:
 		if len(c.Columns) == 1 {
-			base = table + "_" + c.Columns[0] + "_check"
-		} else {
-			base = table + "_check"
+			cols = c.Columns[0]
 		}
+		label = "check"
 	}
-	name := base
+	name := catalog.ObjectName(table, cols, label)
 	for i := 1; taken[name]; i++ {
-		name = fmt.Sprintf("%s%d", base, i)
+		name = catalog.ObjectName(table, cols, fmt.Sprintf("%s%d", label, i))
 	}
 	return name
 }

@@ -105,7 +105,7 @@ func (s *session) alterConstraint(ctx context.Context, n *front.AlterTableConstr
 	if err != nil {
 		return "", err
 	}
-	taken := map[string]bool{d.Name + "_pkey": len(d.PrimaryKey) > 0}
+	taken := map[string]bool{catalog.PrimaryKeyName(d.Name): len(d.PrimaryKey) > 0}
 	for _, x := range d.Constraints {
 		taken[x.Name] = true
 	}
@@ -265,7 +265,7 @@ func (s *session) dropConstraint(ctx context.Context, d *catalog.Descriptor, n *
 	e := s.e
 	c := d.Constraint(n.Drop)
 	if c == nil {
-		if n.Drop == d.Name+"_pkey" && len(d.PrimaryKey) > 0 {
+		if n.Drop == catalog.PrimaryKeyName(d.Name) && len(d.PrimaryKey) > 0 {
 			return "", sqlerr.New(sqlerr.FeatureNotSupported, "dropping a table's primary key is not supported").
 				WithHint("A table's rows are kept by their primary key.")
 		}
