@@ -34,6 +34,18 @@ func (s *connState) watch(nc *nats.Conn) {
 		}
 	})
 	nc.SetClosedHandler(func(*nats.Conn) { s.up.Store(false) })
+	// Asynchronous errors (a subscription over its pending limits drops
+	// messages as a slow consumer; a permission the server denied) were
+	// silent without a handler: the log names the subscription and what
+	// it held, so that a reader that lost messages is found.
+	nc.SetErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+		if sub == nil {
+			slog.Warn("NATS reported an error", "err", err)
+			return
+		}
+		msgs, bytes, _ := sub.Pending()
+		slog.Warn("NATS reported an error on a subscription", "subject", sub.Subject, "pending_messages", msgs, "pending_bytes", bytes, "err", err)
+	})
 	nc.SetReconnectHandler(func(c *nats.Conn) {
 		s.maxPayload.Store(c.MaxPayload())
 		s.up.Store(c.IsConnected())
