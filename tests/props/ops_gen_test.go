@@ -169,6 +169,8 @@ func opForms() []opForm {
 	}
 	add("CAST(%[1]s AS numeric(10,3))", "numeric")
 	add("CAST(%[1]s AS numeric(5,0))", "float8")
+	add("CAST(%[1]s AS numeric(4,-2))", "numeric")
+	add("CAST(%[1]s AS numeric(2,-3))", "float8")
 	add("CAST(%[1]s AS varchar(3))", "text")
 	for _, k := range []string{"bool", "text", "date", "ts", "tstz", "interval", "time", "timetz"} {
 		for _, op := range []string{"<", "=", "<>", ">="} {

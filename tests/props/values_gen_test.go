@@ -245,6 +245,11 @@ var colTypes = []colType{
 		"'0.0005'", "'-0.0005'", "'0.0004'", "'NaN'", "'Infinity'", "'1e7'", "'1e6'", "'-0'",
 	}, random: func(r *rand.Rand) string { return randDecimal(r, 8, 5) }},
 
+	{key: "num3m2", decl: "numeric(3,-2)", minmax: true, edges: []string{
+		"'99949'", "'99950'", "'-99949.99'", "'49.99'", "'50'", "'-50'", "'150'", "'0'", "'-0'",
+		"'NaN'", "'1e4'", "'12345'",
+	}, random: func(r *rand.Rand) string { return randDecimal(r, 5, 2) }},
+
 	{key: "text", decl: "text", minmax: true, edges: []string{
 		"''", "' '", "'a''b'", `E'\\'`, `E'\t\n\r'`, `E'\x01\x1f\x7f'`, `E'\xff'`, `E'\xc3'`, `E'\u0000'`,
 		`E'\x00'`, "chr(0)", "chr(1)", "chr(1114111)", "chr(55296)", `U&'\00e9'`, `U&'d\0061t\+000061'`,
