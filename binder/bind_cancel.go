@@ -21,14 +21,14 @@ const bindCheckEvery = 256
 // bindContext makes binding with p stop once ctx is done, until the
 // returned function is called (when the bind is over: a plan prepared now
 // may bind again when it runs, under another context).
-func (p *boundParams) bindContext(ctx context.Context) (done func()) {
+func (p *Params) bindContext(ctx context.Context) (done func()) {
 	p.ctx = ctx
 	return func() { p.ctx = nil }
 }
 
 // interrupted returns an error once the statement being bound is
 // cancelled. Session.Prepare gives it PostgreSQL's message for the cause.
-func (p *boundParams) interrupted() error {
+func (p *Params) interrupted() error {
 	if p == nil || p.ctx == nil || p.ctx.Err() == nil {
 		return nil
 	}
@@ -37,7 +37,7 @@ func (p *boundParams) interrupted() error {
 
 // tick counts one bindExpr call and looks at the context every
 // bindCheckEvery calls.
-func (p *boundParams) tick() error {
+func (p *Params) tick() error {
 	if p == nil || p.ctx == nil {
 		return nil
 	}
@@ -46,22 +46,4 @@ func (p *boundParams) tick() error {
 		return nil
 	}
 	return p.interrupted()
-}
-
-// interruptedBy returns the error for a statement whose context ctx is
-// done (timeout reports statement_timeout ending it), or nil.
-func interruptedBy(ctx context.Context, timeout func() bool) error {
-	switch {
-	case ctx.Err() == nil:
-		return nil
-	case timeout():
-		return errStatementTimeout()
-	}
-	return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
-}
-
-// errStatementTimeout is PostgreSQL's error for a statement that
-// statement_timeout ended.
-func errStatementTimeout() error {
-	return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to statement timeout")
 }

@@ -6,11 +6,11 @@ import (
 	"streamdb/types"
 )
 
-// booleanCondition checks the argument of a WHERE, HAVING or JOIN/ON
+// BooleanCondition checks the argument of a WHERE, HAVING or JOIN/ON
 // clause: a boolean, or an untyped literal or parameter, which is read as
 // one ('true', NULL, $1), as PostgreSQL coerces an unknown-type operand.
 // Any other type is 42804: PostgreSQL casts nothing else to boolean here.
-func booleanCondition(e expr.Expr, clause string) (expr.Expr, error) {
+func BooleanCondition(e expr.Expr, clause string) (expr.Expr, error) {
 	switch t := e.Type(); t {
 	case types.Bool:
 		return e, nil

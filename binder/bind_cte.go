@@ -10,7 +10,7 @@ import (
 
 // withCTEs makes the common table expressions of a WITH clause visible to
 // the rest of the query, and checks them. Each reference binds the CTE's
-// query afresh (inlining); a recursive CTE of WITH RECURSIVE binds as a recursiveCTE
+// query afresh (inlining); a recursive CTE of WITH RECURSIVE binds as a RecursiveCTE
 // (bind_recursive.go), which ad-hoc queries evaluate by iteration.
 func (sb *selectBinder) withCTEs(w *ast.WithClause) (restore func(), err error) {
 	saved := sb.ctes

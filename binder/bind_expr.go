@@ -154,7 +154,7 @@ type aggContext struct {
 
 // binder turns TiDB expressions into bound expressions.
 type binder struct {
-	stmt   *boundParams
+	stmt   *Params
 	agg    *aggContext // non-nil while binding over an aggregate's output
 	inAgg  bool        // inside an aggregate's argument
 	params []types.Type
@@ -176,22 +176,22 @@ type binder struct {
 // and kills the server; PostgreSQL answers such queries with 54001 too.
 const maxExprDepth = front.MaxExprDepth
 
-// boundParams tracks the parameters of a statement: Params maps TiDB's
-// '?' marker order to PostgreSQL's $n.
-type boundParams struct {
+// Params tracks the parameters of a statement being bound: order maps
+// TiDB's '?' marker order to PostgreSQL's $n.
+type Params struct {
 	order []int // marker order -> $n (1-based)
 	types []types.Type
 	// stmt maps AST offsets to positions in the user's text, for errors.
 	stmt *front.Statement
 	// sess is the session that runs the statement, for the functions of
 	// sequences; nil where they cannot be called (views).
-	sess *session
+	sess Session
 	// subquery binds a subquery of the statement (bind_subquery.go); nil
 	// where subqueries cannot appear.
 	// corr is the query around it.
 	subquery func(q ast.ResultSetNode, corr *correlation) (plan.Node, error)
 	// uids are the WITH queries whose aggregate the user named (a view's
-	// WITH (uids = '...'), alter_view_uids.go); named records those met.
+	// WITH (uids = '...'), view_uids.go); named records those met.
 	uids  map[string]bool
 	named map[string]bool
 	// ctx, while set, is the context of the statement being bound, and
@@ -202,7 +202,7 @@ type boundParams struct {
 
 // at gives err the position of node in the statement text, if err is a
 // SQL error without one.
-func (p *boundParams) at(node ast.Node, err error) error {
+func (p *Params) at(node ast.Node, err error) error {
 	var e *sqlerr.Error
 	if p == nil || p.stmt == nil || !errors.As(err, &e) || e.Position != 0 {
 		return err
@@ -211,7 +211,7 @@ func (p *boundParams) at(node ast.Node, err error) error {
 	return err
 }
 
-func (p *boundParams) param(order int) (*expr.Param, error) {
+func (p *Params) param(order int) (*expr.Param, error) {
 	if p == nil || order >= len(p.order) {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "unexpected parameter marker")
 	}
@@ -224,7 +224,7 @@ func (p *boundParams) param(order int) (*expr.Param, error) {
 
 // noteParamTypes records types that binding inferred for parameters (an
 // Unknown param cast to a type takes that type).
-func (p *boundParams) note(e expr.Expr) {
+func (p *Params) note(e expr.Expr) {
 	if p == nil {
 		return
 	}
@@ -787,10 +787,10 @@ func literal(v *test_driver.ValueExpr) (expr.Expr, error) {
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "literal %s is not supported", v.GetDatumString())
 }
 
-// numberParamMarkers sets each '?' marker's Order to its rank by position
+// NumberParamMarkers sets each '?' marker's Order to its rank by position
 // in the text, which is how front.Statement.Params is indexed. (The TiDB
 // parser leaves Order for its own planner to fill in.)
-func numberParamMarkers(n ast.Node) {
+func NumberParamMarkers(n ast.Node) {
 	v := &markerCollector{}
 	n.Accept(v)
 	sort.Slice(v.markers, func(i, j int) bool { return v.markers[i].Offset < v.markers[j].Offset })

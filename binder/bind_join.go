@@ -76,7 +76,7 @@ func (sb *selectBinder) bindJoin(kind plan.JoinKind, left plan.Node, ls *scope, 
 			if err != nil {
 				return nil, nil, err
 			}
-			if e, err = booleanCondition(e, "JOIN/ON"); err != nil {
+			if e, err = BooleanCondition(e, "JOIN/ON"); err != nil {
 				return nil, nil, err
 			}
 			if residual == nil {

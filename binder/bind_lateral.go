@@ -14,13 +14,13 @@ import (
 
 // LATERAL subqueries in FROM of ad-hoc queries. A LATERAL derived table
 // may name columns of the FROM items to its left; it is bound as a
-// correlated subquery of those (OuterRef) and joined by lateralJoin,
+// correlated subquery of those (OuterRef) and joined by LateralJoin,
 // which runs it once per distinct outer values (lateral_run.go).
 
-// lateralJoin joins each row of Left with the rows Right gives for it:
+// LateralJoin joins each row of Left with the rows Right gives for it:
 // Right's OuterRef N is Outer[N] over the left row. Kind is inner or
 // left; Cond is over the joined row (nil: true).
-type lateralJoin struct {
+type LateralJoin struct {
 	Kind  plan.JoinKind
 	Left  plan.Node
 	Right plan.Node
@@ -29,9 +29,9 @@ type lateralJoin struct {
 	Cols  []types.Column
 }
 
-func (l *lateralJoin) Schema() []types.Column { return l.Cols }
-func (l *lateralJoin) Children() []plan.Node  { return []plan.Node{l.Left, l.Right} }
-func (l *lateralJoin) Describe() string {
+func (l *LateralJoin) Schema() []types.Column { return l.Cols }
+func (l *LateralJoin) Children() []plan.Node  { return []plan.Node{l.Left, l.Right} }
+func (l *LateralJoin) Describe() string {
 	outer := make([]string, len(l.Outer))
 	for i, e := range l.Outer {
 		outer[i] = e.String()
@@ -131,7 +131,7 @@ func (sb *selectBinder) bindLateral(j *ast.Join, left plan.Node, ls *scope, ts *
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "NATURAL JOIN LATERAL and JOIN LATERAL ... USING are not supported; write the condition with ON")
 	}
 	joined := &scope{cols: append(append([]scopeColumn{}, ls.cols...), rs.cols...)}
-	lj := &lateralJoin{Kind: kind, Left: left, Right: right, Outer: c.refs,
+	lj := &LateralJoin{Kind: kind, Left: left, Right: right, Outer: c.refs,
 		Cols: append(append([]types.Column{}, left.Schema()...), cols...)}
 	if on != nil {
 		if containsAgg(on) {
@@ -142,7 +142,7 @@ func (sb *selectBinder) bindLateral(j *ast.Join, left plan.Node, ls *scope, ts *
 		if err != nil {
 			return nil, nil, err
 		}
-		if cond, err = booleanCondition(cond, "JOIN/ON"); err != nil {
+		if cond, err = BooleanCondition(cond, "JOIN/ON"); err != nil {
 			return nil, nil, err
 		}
 		lj.Cond = cond

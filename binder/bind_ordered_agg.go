@@ -72,7 +72,7 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 		if err := checkAggLevel(fn, c); err != nil {
 			return call, err
 		}
-		if filter, err = booleanCondition(c, "FILTER"); err != nil {
+		if filter, err = BooleanCondition(c, "FILTER"); err != nil {
 			return call, err
 		}
 		first = f.Args[1]

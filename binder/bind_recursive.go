@@ -16,10 +16,10 @@ import (
 // previous iteration added. recursive_run.go iterates until an iteration
 // adds no rows, as PostgreSQL does, up to a bound on rows and iterations.
 
-// recursiveCTE is the plan of a recursive CTE: Anchor's rows, then Step's
+// RecursiveCTE is the plan of a recursive CTE: Anchor's rows, then Step's
 // over and over with Work standing for the previous iteration's rows.
 // UNION (not ALL) keeps only rows not seen before.
-type recursiveCTE struct {
+type RecursiveCTE struct {
 	Name   string
 	Anchor plan.Node
 	Step   plan.Node
@@ -28,9 +28,9 @@ type recursiveCTE struct {
 	Cols   []types.Column
 }
 
-func (r *recursiveCTE) Schema() []types.Column { return r.Cols }
-func (r *recursiveCTE) Children() []plan.Node  { return []plan.Node{r.Anchor, r.Step} }
-func (r *recursiveCTE) Describe() string {
+func (r *RecursiveCTE) Schema() []types.Column { return r.Cols }
+func (r *RecursiveCTE) Children() []plan.Node  { return []plan.Node{r.Anchor, r.Step} }
+func (r *RecursiveCTE) Describe() string {
 	kind := "UNION"
 	if r.All {
 		kind = "UNION ALL"
@@ -118,7 +118,7 @@ func (sb *selectBinder) bindRecursiveCTE(cte *ast.CommonTableExpression) (plan.N
 				WithHint("Cast the output of the non-recursive term to the correct type.")
 		}
 	}
-	return &recursiveCTE{Name: name, Anchor: anchor, Step: step, Work: work, All: all, Cols: cols}, true, nil
+	return &RecursiveCTE{Name: name, Anchor: anchor, Step: step, Work: work, All: all, Cols: cols}, true, nil
 }
 
 // refersToTable reports whether q names table name in a FROM clause.

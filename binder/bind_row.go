@@ -372,7 +372,7 @@ func (b *binder) bindRowQuantified(name string, left ast.ExprNode, q ast.ResultS
 // view cannot decorrelate.
 func refuseRowIn(root plan.Node) error {
 	var found *expr.Subquery
-	mapPlan(root, func(e expr.Expr) (expr.Expr, error) {
+	MapPlan(root, func(e expr.Expr) (expr.Expr, error) {
 		if e != nil && found == nil {
 			expr.Visit(e, func(x expr.Expr) {
 				if s, ok := x.(*expr.Subquery); ok && s.RowIn && found == nil {

@@ -12,16 +12,11 @@ import (
 	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/front"
+	"streamdb/pgcatalog"
 	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
-
-// catalogReader is what binding needs from the catalog.
-type catalogReader interface {
-	lookup(name string) (*catalog.Descriptor, bool)
-	systemTable(name string) (*catalog.Descriptor, func() []types.Row, bool)
-}
 
 // whereTracer is a catalog that watches the WHERE rules rewrite each
 // filter (OfflineCatalog, for data-driven tests of the rules).
@@ -31,8 +26,8 @@ type whereTracer interface {
 
 // selectBinder binds one SELECT into a logical plan.
 type selectBinder struct {
-	cat    catalogReader
-	params *boundParams
+	cat    Catalog
+	params *Params
 	ctes   map[string]*ast.CommonTableExpression // WITH queries in scope
 	// unionBranch is set while a branch of UNION is bound: its untyped
 	// literals (NULL, 'text') stay of unknown type so that the UNION
@@ -96,7 +91,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cond, err = booleanCondition(cond, "WHERE"); err != nil {
+		if cond, err = BooleanCondition(cond, "WHERE"); err != nil {
 			return nil, err
 		}
 		f := &plan.Filter{Input: input, Cond: cond}
@@ -148,7 +143,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		}
 		name := f.AsName.O
 		if name == "" {
-			name = columnName(f.Expr)
+			name = ColumnName(f.Expr)
 		}
 		fields = append(fields, field{node: f.Expr, name: name})
 	}
@@ -285,7 +280,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if having, err = booleanCondition(h, "HAVING"); err != nil {
+		if having, err = BooleanCondition(h, "HAVING"); err != nil {
 			return nil, err
 		}
 	}
@@ -446,7 +441,7 @@ func (sb *selectBinder) bindSelect(sel *ast.SelectStmt) (plan.Node, error) {
 // limit and OFFSET NULL is 0; a negative one is an error. One that holds
 // a parameter, a subquery or, in a LATERAL subquery, a column of the
 // FROM items before it is kept as an expression, read when the query
-// runs (resolveLimits, per outer row for the LATERAL one). The returned
+// runs (ResolveLimits, per outer row for the LATERAL one). The returned
 // Limit has no Input.
 func (sb *selectBinder) bindLimit(l *ast.Limit, own *scope) (*plan.Limit, error) {
 	out := &plan.Limit{Count: -1}
@@ -537,16 +532,16 @@ func limitValue(e expr.Expr, clause string) (int64, bool, error) {
 	return d.I, true, nil
 }
 
-// resolveLimits returns a copy of n in which each LIMIT and OFFSET kept
+// ResolveLimits returns a copy of n in which each LIMIT and OFFSET kept
 // as an expression is read, and each LIMIT of zero rows is an empty
 // VALUES (bind_zero_limit.go): run after the query's parameters are bound
 // and its subqueries resolved. The right side of a lateral join is left
 // as it is: its LIMIT may read the outer row, and it is resolved each
 // time it runs, with the outer values bound (lateral_run.go).
-func resolveLimits(n plan.Node) (plan.Node, error) {
-	return mapPlanNodes(n, nil, func(n plan.Node) (plan.Node, bool, error) {
-		if lj, ok := n.(*lateralJoin); ok {
-			left, err := resolveLimits(lj.Left)
+func ResolveLimits(n plan.Node) (plan.Node, error) {
+	return MapPlanNodes(n, nil, func(n plan.Node) (plan.Node, bool, error) {
+		if lj, ok := n.(*LateralJoin); ok {
+			left, err := ResolveLimits(lj.Left)
 			out := *lj
 			out.Left = left
 			return &out, true, err
@@ -575,7 +570,7 @@ func resolveLimits(n plan.Node) (plan.Node, error) {
 		if out.Count == 0 {
 			return emptyLike(l), true, nil
 		}
-		in, err := resolveLimits(l.Input)
+		in, err := ResolveLimits(l.Input)
 		if err != nil {
 			return nil, true, err
 		}
@@ -720,12 +715,14 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 		}
 		name = s + "." + name
 	}
-	desc, ok := sb.cat.lookup(name)
+	desc, ok := sb.cat.Lookup(name)
 	var rows func() []types.Row
 	if !ok {
-		desc, rows, ok = sb.cat.systemTable(name)
-	} else if sr, isSeq := sb.cat.(sequenceReader); isSeq && desc.Kind == catalog.KindSequence {
-		desc, rows = sr.sequenceTable(desc)
+		desc, rows, ok = sb.cat.SystemTable(name)
+	} else if desc.Kind == catalog.KindSequence {
+		if t, seqRows, isTable := sb.cat.SequenceTable(desc); isTable {
+			desc, rows = t, seqRows
+		}
 	}
 	if !ok {
 		err := sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
@@ -739,7 +736,7 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 	}
 	switch desc.Kind {
 	case catalog.KindUnpopulatedView:
-		return nil, nil, notPopulated(desc.Name)
+		return nil, nil, NotPopulated(desc.Name)
 	case catalog.KindSecret:
 		return nil, nil, sqlerr.New(sqlerr.WrongObjectType, "%q is a secret, not a relation", name).
 			WithHint("A secret's value is used by the statements that name it (CREATE SOURCE ... PASSWORD SECRET %s) and never shown.", name)
@@ -755,7 +752,7 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 		alias = name
 	}
 	sc := scopeOf(alias, cols)
-	if oid := relationOID(desc); oid != 0 {
+	if oid := sb.cat.RelationOID(desc); oid != 0 {
 		for i := range sc.cols {
 			sc.cols[i].relOID = oid
 		}
@@ -765,7 +762,7 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 			sc.cols[i].pk = slices.Contains(desc.PrimaryKey, sc.cols[i].name)
 		}
 	}
-	wm, err := bindWatermark(desc, cols)
+	wm, err := BindWatermark(desc, cols)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -775,16 +772,16 @@ func (sb *selectBinder) bindTableName(name, schema, alias string) (plan.Node, *s
 	}
 	var gen []plan.GeneratedColumn
 	if desc.Kind == catalog.KindStream {
-		if gen, err = bindGenerated(desc, cols); err != nil {
+		if gen, err = BindGenerated(desc, cols); err != nil {
 			return nil, nil, err
 		}
 	}
 	return &plan.Scan{Object: desc, Cols: cols, Keys: keys, Rows: rows, Watermark: wm, Generated: gen}, sc, nil
 }
 
-// columnName is PostgreSQL's default name of an output column
+// ColumnName is PostgreSQL's default name of an output column
 // (FigureColname).
-func columnName(n ast.ExprNode) string {
+func ColumnName(n ast.ExprNode) string {
 	name, _ := figureName(n)
 	if name == "" {
 		return "?column?"
@@ -871,7 +868,7 @@ func subqueryColumnName(q ast.Node) string {
 			if f.AsName.O != "" {
 				return f.AsName.O
 			}
-			return columnName(f.Expr)
+			return ColumnName(f.Expr)
 		}
 	case *ast.SetOprStmt:
 		if q.SelectList != nil && len(q.SelectList.Selects) > 0 {
@@ -895,7 +892,7 @@ func pgTypeColumnName(t string) string {
 	if typ.IsArray() {
 		typ = typ.Elem() // int[] names its column after the element: int4
 	}
-	return typname(typ)
+	return pgcatalog.Typname(typ)
 }
 
 // sameExpr reports whether a and b are the same expression: the same text

@@ -21,24 +21,24 @@ import (
 const maxSeriesRows = 10_000_000
 
 // bindSeries checks the arguments' types and gives the column its type.
-func bindSeries(args []expr.Expr) (srfCall, error) {
+func bindSeries(args []expr.Expr) (SRFCall, error) {
 	if len(args) < 2 || len(args) > 3 {
-		return srfCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_series with %d arguments does not exist", len(args)).
+		return SRFCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_series with %d arguments does not exist", len(args)).
 			WithHint("Write generate_series(start, stop [, step]) over integers, numerics, or timestamps with an interval step.")
 	}
 	if args[0].Type() == types.Unknown && args[1].Type() == types.Unknown {
-		return srfCall{}, sqlerr.New(sqlerr.AmbiguousFunction, "function generate_series(unknown, unknown) is not unique").
+		return SRFCall{}, sqlerr.New(sqlerr.AmbiguousFunction, "function generate_series(unknown, unknown) is not unique").
 			WithHint("Cast the arguments, as in generate_series(1::int, 5).")
 	}
 	t := seriesType(args[0].Type(), args[1].Type())
 	if t == types.Unknown {
-		return srfCall{}, seriesSignatureError(args)
+		return SRFCall{}, seriesSignatureError(args)
 	}
 	stepType := t
 	if t.IsTime() {
 		stepType = types.Interval
 		if len(args) != 3 {
-			return srfCall{}, seriesSignatureError(args)
+			return SRFCall{}, seriesSignatureError(args)
 		}
 	}
 	for i := range args {
@@ -48,11 +48,11 @@ func bindSeries(args []expr.Expr) (srfCall, error) {
 		}
 		c, err := expr.Cast(args[i], want)
 		if err != nil || c.Type() != want {
-			return srfCall{}, seriesSignatureError(args)
+			return SRFCall{}, seriesSignatureError(args)
 		}
 		args[i] = c
 	}
-	return srfCall{Name: "generate_series", Args: args, T: t, rows: func(v []types.Datum) ([]types.Datum, error) {
+	return SRFCall{Name: "generate_series", Args: args, T: t, rows: func(v []types.Datum) ([]types.Datum, error) {
 		return seriesRows(v, t)
 	}, each: func(v []types.Datum, emit func(types.Datum) error) error {
 		return seriesEach(v, t, 0, emit)

@@ -1,6 +1,8 @@
 package binder
 
 import (
+	"fmt"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
@@ -108,7 +110,7 @@ func intersectOrExcept(op ast.SetOprType, a, b plan.Node) (plan.Node, error) {
 	if b, err = castTo(b, cols); err != nil {
 		return nil, err
 	}
-	return &setOpNode{Except: name == "EXCEPT", All: op == ast.IntersectAll || op == ast.ExceptAll, Left: a, Right: b, Cols: cols}, nil
+	return &SetOp{Except: name == "EXCEPT", All: op == ast.IntersectAll || op == ast.ExceptAll, Left: a, Right: b, Cols: cols}, nil
 }
 
 // commonColumns are the columns of a set operation: the left side's names
@@ -222,4 +224,29 @@ func (sb *selectBinder) orderAndLimit(n plan.Node, order *ast.OrderByClause, lim
 		n = l
 	}
 	return n, nil
+}
+
+// SetOp is INTERSECT [ALL] or EXCEPT [ALL] of two inputs of the same
+// column types, in ad-hoc queries. It compares whole rows, NULLs equal to
+// NULLs, as PostgreSQL does. It is evaluated when the query runs
+// (materializeSetOps): a materialized view refuses it (CheckStreamable).
+type SetOp struct {
+	Except bool // EXCEPT, else INTERSECT
+	All    bool
+	Left   plan.Node
+	Right  plan.Node
+	Cols   []types.Column
+}
+
+func (s *SetOp) Schema() []types.Column { return s.Cols }
+func (s *SetOp) Children() []plan.Node  { return []plan.Node{s.Left, s.Right} }
+func (s *SetOp) Describe() string {
+	op := "Intersect"
+	if s.Except {
+		op = "Except"
+	}
+	if s.All {
+		op += " All"
+	}
+	return fmt.Sprintf("%s (both sides run, rows counted by value)", op)
 }

@@ -14,18 +14,18 @@ import (
 
 // Set-returning functions (generate_series, unnest, regexp_matches,
 // regexp_split_to_table) in ad-hoc queries. Wherever they appear they are
-// one plan node, srfNode: a list of calls run side by side ("in
+// one plan node, SRFNode: a list of calls run side by side ("in
 // lockstep"), the shorter ones padded with NULLs, optionally numbered
 // (WITH ORDINALITY). In FROM that is f(...), ROWS FROM (f(...), g(...))
 // and unnest(a, b) (bind_srf_from.go); in a select list the calls of the
-// list are one srfNode joined laterally to each input row
+// list are one SRFNode joined laterally to each input row
 // (bind_srf_select.go), which is PostgreSQL's rule for several SRFs in one
 // select list. Arguments are evaluated when the query runs (they may be
 // parameters, or a LATERAL reference bound per outer row).
 
-// srfCall is one set-returning function call: rows gives its values for
+// SRFCall is one set-returning function call: rows gives its values for
 // the arguments' values.
-type srfCall struct {
+type SRFCall struct {
 	Name string
 	// Func, when set, is the function the user called, where Name is one
 	// of its output columns (jsonb_each's key and value); for messages.
@@ -38,18 +38,18 @@ type srfCall struct {
 	each func(args []types.Datum, emit func(types.Datum) error) error
 }
 
-// srfNode gives the rows of its calls side by side, as many as the longest
+// SRFNode gives the rows of its calls side by side, as many as the longest
 // call gives, then the row number when Ordinality is set. Cols has one
 // column per call, then the ordinality column.
-type srfNode struct {
-	Calls      []srfCall
+type SRFNode struct {
+	Calls      []SRFCall
 	Ordinality bool
 	Cols       []types.Column
 }
 
-func (s *srfNode) Schema() []types.Column { return s.Cols }
-func (s *srfNode) Children() []plan.Node  { return nil }
-func (s *srfNode) Describe() string {
+func (s *SRFNode) Schema() []types.Column { return s.Cols }
+func (s *SRFNode) Children() []plan.Node  { return nil }
+func (s *SRFNode) Describe() string {
 	calls := make([]string, len(s.Calls))
 	for i, c := range s.Calls {
 		args := make([]string, len(c.Args))
@@ -70,13 +70,13 @@ func (s *srfNode) Describe() string {
 
 // bindSRFCall binds a call of set-returning function name whose arguments
 // are bound by b in scope sc.
-func bindSRFCall(b *binder, call *ast.FuncCallExpr, sc *scope) (srfCall, error) {
+func bindSRFCall(b *binder, call *ast.FuncCallExpr, sc *scope) (SRFCall, error) {
 	name := call.FnName.L
 	args := make([]expr.Expr, len(call.Args))
 	for i, a := range call.Args {
 		e, err := b.bindExpr(a, sc)
 		if err != nil {
-			return srfCall{}, err
+			return SRFCall{}, err
 		}
 		args[i] = e
 	}
@@ -87,35 +87,35 @@ func bindSRFCall(b *binder, call *ast.FuncCallExpr, sc *scope) (srfCall, error) 
 		return bindSubscripts(args)
 	case "unnest":
 		if len(call.Args) != 1 {
-			return srfCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function unnest with %d arguments does not exist", len(call.Args)).
+			return SRFCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function unnest with %d arguments does not exist", len(call.Args)).
 				WithHint("Write unnest(array); unnest(a, b, ...) is allowed in FROM only.")
 		}
 		return bindUnnest(args[0])
 	}
 	rows, bound, t, ok, err := expr.RegexpRows(name, args)
 	if err != nil {
-		return srfCall{}, err
+		return SRFCall{}, err
 	}
 	if !ok {
 		if rows, bound, t, ok, err = expr.JSONRows(name, args); err != nil {
-			return srfCall{}, err
+			return SRFCall{}, err
 		}
 	}
 	if !ok {
 		// In a select list; FROM binds these as two columns.
 		if rows, bound, t, ok, err = expr.JSONEachRecords(name, args); err != nil {
-			return srfCall{}, err
+			return SRFCall{}, err
 		}
 	}
 	if !ok {
-		return srfCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function %s is not a set-returning function", name)
+		return SRFCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function %s is not a set-returning function", name)
 	}
-	return srfCall{Name: name, Args: bound, T: t, rows: rows}, nil
+	return SRFCall{Name: name, Args: bound, T: t, rows: rows}, nil
 }
 
 // runSRF gives the rows of s, its arguments evaluated over no row (they
 // are constants once parameters and outer references are bound).
-func runSRF(s *srfNode) ([]types.Row, error) {
+func runSRF(s *SRFNode) ([]types.Row, error) {
 	results := make([][]types.Datum, len(s.Calls))
 	n := 0
 	for i, c := range s.Calls {
@@ -152,16 +152,16 @@ func runSRF(s *srfNode) ([]types.Row, error) {
 	return rows, nil
 }
 
-// srfRows is an srfNode whose arguments are bound: it makes its rows as
+// srfRows is an SRFNode whose arguments are bound: it makes its rows as
 // the query reads them (exec.RowSource).
-type srfRows struct{ *srfNode }
+type srfRows struct{ *SRFNode }
 
 // EachRow hands the rows of s to emit. One call with a generator of its
 // own (each) is run value by value; other calls give all their values
 // first (runSRF).
 func (s srfRows) EachRow(ctx context.Context, emit func(types.Row) error) error {
 	if len(s.Calls) != 1 || s.Calls[0].each == nil {
-		rows, err := runSRF(s.srfNode)
+		rows, err := runSRF(s.SRFNode)
 		if err != nil {
 			return err
 		}
@@ -195,18 +195,18 @@ func (s srfRows) EachRow(ctx context.Context, emit func(types.Row) error) error 
 	})
 }
 
-// materializeSRF replaces each srfNode in n by an srfRows, which makes
+// MaterializeSRF replaces each SRFNode in n by an srfRows, which makes
 // its rows as they are read. The right side of a lateral join is left
 // alone: its outer references are bound, and it is run, per outer row
 // (lateral_run.go).
-func materializeSRF(n plan.Node) (plan.Node, error) {
-	return mapPlanNodes(n, nil, func(x plan.Node) (plan.Node, bool, error) {
+func MaterializeSRF(n plan.Node) (plan.Node, error) {
+	return MapPlanNodes(n, nil, func(x plan.Node) (plan.Node, bool, error) {
 		switch x := x.(type) {
-		case *srfNode:
+		case *SRFNode:
 			return srfRows{x}, true, nil
-		case *lateralJoin:
+		case *LateralJoin:
 			l := *x
-			left, err := materializeSRF(x.Left)
+			left, err := MaterializeSRF(x.Left)
 			l.Left = left
 			return &l, true, err
 		}
@@ -222,7 +222,7 @@ func srfRefusal(where string) error {
 }
 
 // viewSRFError is a materialized view's refusal of set-returning functions.
-func viewSRFError(s *srfNode) error {
+func viewSRFError(s *SRFNode) error {
 	name := s.Calls[0].Name
 	if f := s.Calls[0].Func; f != "" {
 		name = f

@@ -17,7 +17,7 @@ import (
 // ORDINALITY] [AS t(c, ...)] and ROWS FROM (f(...), ...) into the derived
 // table (SELECT streamdb_rows_from(flags, 't', 'c', ..., f(...), ...)) AS t
 // (front/rewrite_series.go); rowsFromCall finds that call and
-// bindRowsFrom makes it one srfNode.
+// bindRowsFrom makes it one SRFNode.
 
 // rowsFromCall returns the RowsFromFunc call of a SELECT that is one.
 func rowsFromCall(sel *ast.SelectStmt) (*ast.FuncCallExpr, bool) {
@@ -40,7 +40,7 @@ func (sb *selectBinder) bindRowsFrom(call *ast.FuncCallExpr) (plan.Node, error) 
 	var flags int64
 	var alias string
 	var aliases []ast.CIStr
-	var calls []srfCall
+	var calls []SRFCall
 	for i, a := range call.Args {
 		if v, ok := a.(*test_driver.ValueExpr); ok {
 			switch {
@@ -91,7 +91,7 @@ func (sb *selectBinder) bindRowsFrom(call *ast.FuncCallExpr) (plan.Node, error) 
 		}
 		calls = append(calls, c)
 	}
-	node := &srfNode{Calls: calls, Ordinality: flags&1 != 0}
+	node := &SRFNode{Calls: calls, Ordinality: flags&1 != 0}
 	for _, c := range calls {
 		name := c.Name
 		named := strings.Contains(name, "array_elements")
@@ -133,7 +133,7 @@ func noNestedSRF(call *ast.FuncCallExpr) error {
 // bindJSONEach binds jsonb_each(x) and its kin in FROM as two calls run
 // side by side, whose columns are the function's key and value; nil for
 // other calls.
-func bindJSONEach(b *binder, fc *ast.FuncCallExpr) ([]srfCall, error) {
+func bindJSONEach(b *binder, fc *ast.FuncCallExpr) ([]SRFCall, error) {
 	switch fc.FnName.L {
 	case "jsonb_each", "jsonb_each_text", "json_each", "json_each_text":
 	default:
@@ -151,7 +151,7 @@ func bindJSONEach(b *binder, fc *ast.FuncCallExpr) ([]srfCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []srfCall{
+	return []SRFCall{
 		{Name: "key", Func: fc.FnName.L, Args: bound, T: types.Text, rows: keys},
 		{Name: "value", Func: fc.FnName.L, Args: bound, T: vt, rows: vals},
 	}, nil

@@ -14,7 +14,7 @@ import (
 // one select list side by side for each input row, as many rows as the
 // longest gives (the others padded with NULL), and none for a row where
 // every SRF gives none. That is the input joined laterally with one
-// srfNode of the list's calls, so bindSelectSRFs builds exactly that join
+// SRFNode of the list's calls, so bindSelectSRFs builds exactly that join
 // (after WHERE) and has each call read as a hidden column of it.
 //
 // PostgreSQL evaluates these SRFs after aggregation and window functions;
@@ -147,7 +147,7 @@ func (sb *selectBinder) bindSelectSRFs(sel *ast.SelectStmt, input plan.Node, in 
 		}
 		undo = append(undo, saved{f, f.Expr, f.AsName})
 		if f.AsName.O == "" {
-			f.AsName = ast.NewCIStr(columnName(f.Expr))
+			f.AsName = ast.NewCIStr(ColumnName(f.Expr))
 		}
 		out, _ := f.Expr.Accept(finder)
 		if finder.err != nil {
@@ -157,7 +157,7 @@ func (sb *selectBinder) bindSelectSRFs(sel *ast.SelectStmt, input plan.Node, in 
 	}
 	c := &correlation{b: &binder{stmt: sb.params, corr: sb.corr}, outer: in}
 	b := &binder{stmt: sb.params, corr: c}
-	node := &srfNode{}
+	node := &SRFNode{}
 	for i, call := range finder.calls {
 		sc, err := bindSRFCall(b, call, &scope{})
 		if err != nil {
@@ -170,7 +170,7 @@ func (sb *selectBinder) bindSelectSRFs(sel *ast.SelectStmt, input plan.Node, in 
 	for _, col := range node.Cols {
 		out.cols = append(out.cols, scopeColumn{table: srfTable, name: col.Name, typ: col.Type, hidden: true})
 	}
-	join := &lateralJoin{Kind: plan.InnerJoin, Left: input, Right: node, Outer: c.refs,
+	join := &LateralJoin{Kind: plan.InnerJoin, Left: input, Right: node, Outer: c.refs,
 		Cols: append(append([]types.Column{}, input.Schema()...), node.Cols...)}
 	return join, out, restore, nil
 }

@@ -236,7 +236,7 @@ func checkAggLevel(fn string, arg expr.Expr) error {
 // groupedBySubquery reports whether a GROUP BY key holds a subquery.
 func (a *aggContext) groupedBySubquery() bool {
 	for _, g := range a.groupKeys {
-		if hasSubquery(g) {
+		if HasSubquery(g) {
 			return true
 		}
 	}

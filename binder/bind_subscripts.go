@@ -13,31 +13,31 @@ import (
 
 // bindSubscripts binds the call as the bounds of the dimension and the
 // direction, which the rows are made from.
-func bindSubscripts(args []expr.Expr) (srfCall, error) {
+func bindSubscripts(args []expr.Expr) (SRFCall, error) {
 	if len(args) < 2 || len(args) > 3 {
-		return srfCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_subscripts with %d arguments does not exist", len(args)).
+		return SRFCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_subscripts with %d arguments does not exist", len(args)).
 			WithHint("Write generate_subscripts(array, dimension [, reverse]).")
 	}
 	if t := args[0].Type(); !t.IsArray() && t != types.Unknown {
-		return srfCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_subscripts(%s, %s) does not exist", t, args[1].Type()).
+		return SRFCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_subscripts(%s, %s) does not exist", t, args[1].Type()).
 			WithHint("The first argument must be an array.")
 	}
 	lower, err := expr.Call("array_lower", args[:2])
 	if err != nil {
-		return srfCall{}, err
+		return SRFCall{}, err
 	}
 	upper, err := expr.Call("array_upper", args[:2])
 	if err != nil {
-		return srfCall{}, err
+		return SRFCall{}, err
 	}
 	var reverse expr.Expr = &expr.Const{D: types.NewBool(false), T: types.Bool}
 	if len(args) == 3 {
 		if reverse, err = expr.Cast(args[2], types.Bool); err != nil || reverse.Type() != types.Bool {
-			return srfCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_subscripts(%s, %s, %s) does not exist", args[0].Type(), args[1].Type(), args[2].Type()).
+			return SRFCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_subscripts(%s, %s, %s) does not exist", args[0].Type(), args[1].Type(), args[2].Type()).
 				WithHint("The third argument is a boolean: true lists the subscripts from the upper bound down.")
 		}
 	}
-	return srfCall{Name: "generate_subscripts", Args: []expr.Expr{lower, upper, reverse}, T: types.Int4,
+	return SRFCall{Name: "generate_subscripts", Args: []expr.Expr{lower, upper, reverse}, T: types.Int4,
 		rows: func(v []types.Datum) ([]types.Datum, error) {
 			if v[0].IsNull() || v[1].IsNull() {
 				return nil, nil

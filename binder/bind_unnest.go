@@ -11,16 +11,16 @@ import (
 // gives text.
 
 // bindUnnest types the column of unnest(arg).
-func bindUnnest(arg expr.Expr) (srfCall, error) {
+func bindUnnest(arg expr.Expr) (SRFCall, error) {
 	elem := types.Text
 	if t := arg.Type(); t.IsArray() {
 		elem = t.Elem()
 	}
 	arg, err := expr.Cast(arg, types.Text)
 	if err != nil {
-		return srfCall{}, err
+		return SRFCall{}, err
 	}
-	return srfCall{Name: "unnest", Args: []expr.Expr{arg}, T: elem, rows: func(v []types.Datum) ([]types.Datum, error) {
+	return SRFCall{Name: "unnest", Args: []expr.Expr{arg}, T: elem, rows: func(v []types.Datum) ([]types.Datum, error) {
 		return unnestRows(v[0], elem)
 	}}, nil
 }

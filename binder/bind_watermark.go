@@ -1,6 +1,7 @@
 package binder
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -12,10 +13,10 @@ import (
 	"streamdb/types"
 )
 
-// bindWatermark binds a stream's WATERMARK clause, stored in the catalog as
+// BindWatermark binds a stream's WATERMARK clause, stored in the catalog as
 // "<column> AS <expression>", over the stream's columns. It returns nil for
 // objects without one.
-func bindWatermark(d *catalog.Descriptor, cols []types.Column) (*plan.Watermark, error) {
+func BindWatermark(d *catalog.Descriptor, cols []types.Column) (*plan.Watermark, error) {
 	if d.Watermark == "" || d.Kind != catalog.KindStream {
 		return nil, nil
 	}
@@ -23,7 +24,7 @@ func bindWatermark(d *catalog.Descriptor, cols []types.Column) (*plan.Watermark,
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InternalError, "stream %s: malformed watermark %q in the catalog", d.Name, d.Watermark)
 	}
-	col := columnIndex(cols, colName)
+	col := slices.IndexFunc(cols, func(c types.Column) bool { return c.Name == colName })
 	if col < 0 {
 		return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q named in WATERMARK does not exist", colName)
 	}
@@ -38,7 +39,7 @@ func bindWatermark(d *catalog.Descriptor, cols []types.Column) (*plan.Watermark,
 	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.From != nil {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "WATERMARK needs one expression over the stream's columns")
 	}
-	b := &binder{stmt: &boundParams{stmt: st}}
+	b := &binder{stmt: &Params{stmt: st}}
 	e, err := b.bindExpr(sel.Fields.Fields[0].Expr, scopeOf(d.Name, cols))
 	if err != nil {
 		return nil, err

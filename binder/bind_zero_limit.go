@@ -13,12 +13,12 @@ import (
 // putting an empty VALUES of the limit's columns in its place: in a
 // view's plan when it is bound (emptyZeroLimits; the view keeps its
 // dependencies on the relations its query names, plainViewsNamed), and
-// in an ad-hoc query when its LIMIT is known (resolveLimits).
+// in an ad-hoc query when its LIMIT is known (ResolveLimits).
 
 // emptyZeroLimits returns a copy of n in which each LIMIT whose count is
 // a constant zero, with a constant OFFSET, is an empty VALUES.
 func emptyZeroLimits(n plan.Node) (plan.Node, error) {
-	return mapPlanNodes(n, nil, func(n plan.Node) (plan.Node, bool, error) {
+	return MapPlanNodes(n, nil, func(n plan.Node) (plan.Node, bool, error) {
 		if l, ok := n.(*plan.Limit); ok && l.Count == 0 && l.CountExpr == nil && l.OffsetExpr == nil {
 			return emptyLike(l), true, nil
 		}

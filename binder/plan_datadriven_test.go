@@ -1,4 +1,4 @@
-package binder
+package binder_test
 
 import (
 	"fmt"
@@ -7,9 +7,11 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"streamdb/binder"
 	"streamdb/exec"
 	"streamdb/front"
 	"streamdb/plan"
+	"streamdb/sql"
 	"streamdb/sqlerr"
 )
 
@@ -22,10 +24,10 @@ import (
 //	schema                    SELECT: the result's columns and types
 //
 // A statement the binder refuses prints "error <SQLSTATE>: <message>".
-// Regenerate the expected output with `go test ./sql -run PlanDataDriven -rewrite`.
+// Regenerate the expected output with `go test ./binder -run PlanDataDriven -rewrite`.
 func TestPlanDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata/plan", func(t *testing.T, path string) {
-		cat := NewOfflineCatalog()
+		cat := sql.NewOfflineCatalog()
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			var out string
 			var err error
@@ -34,9 +36,9 @@ func TestPlanDataDriven(t *testing.T) {
 				err = cat.Exec(d.Input)
 				out = "ok"
 			case "explain":
-				out, err = cat.explain(d.Input)
+				out, err = explain(cat, d.Input)
 			case "schema":
-				out, err = cat.schema(d.Input)
+				out, err = schema(cat, d.Input)
 			default:
 				t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
 			}
@@ -48,41 +50,29 @@ func TestPlanDataDriven(t *testing.T) {
 	})
 }
 
-func errorLine(err error) string {
-	if sqlerr.Code(err) == "" {
-		return fmt.Sprintf("error (no SQLSTATE): %v\n", err)
-	}
-	e := sqlerr.From(err)
-	return fmt.Sprintf("error %s: %s\n", e.Code, e.Message)
-}
-
 // explain renders a statement's plan: a view's streaming dataflow, or a
 // query's plan.
-func (c *OfflineCatalog) explain(sql string) (string, error) {
-	st, err := front.Parse(sql)
+func explain(c *binder.OfflineCatalog, text string) (string, error) {
+	st, err := front.Parse(text)
 	if err != nil {
 		return "", err
 	}
 	if n, ok := st.Node.(*front.CreateMaterializedView); ok {
-		root, err := c.bindView(st, n)
+		root, err := c.BindViewStatement(st, n)
 		if err != nil {
 			return "", err
 		}
 		return exec.ExplainStreaming(root), nil
 	}
-	root, err := c.bind(st)
+	root, err := c.Bind(text)
 	if err != nil {
 		return "", err
 	}
 	return plan.Explain(root), nil
 }
 
-func (c *OfflineCatalog) schema(sql string) (string, error) {
-	st, err := front.Parse(sql)
-	if err != nil {
-		return "", err
-	}
-	root, err := c.bind(st)
+func schema(c *binder.OfflineCatalog, text string) (string, error) {
+	root, err := c.Bind(text)
 	if err != nil {
 		return "", err
 	}
@@ -91,4 +81,13 @@ func (c *OfflineCatalog) schema(sql string) (string, error) {
 		fmt.Fprintf(&sb, "%s %s\n", col.Name, col.Type)
 	}
 	return sb.String(), nil
+}
+
+// errorLine prints a statement's error as the expected output shows it.
+func errorLine(err error) string {
+	if sqlerr.Code(err) == "" {
+		return fmt.Sprintf("error (no SQLSTATE): %v\n", err)
+	}
+	e := sqlerr.From(err)
+	return fmt.Sprintf("error %s: %s\n", e.Code, e.Message)
 }

@@ -5,12 +5,12 @@ import (
 	"streamdb/plan"
 )
 
-// mapPlan returns a copy of the plan in which every expression is what fn
+// MapPlan returns a copy of the plan in which every expression is what fn
 // returns for it and each scan is what scan returns (scans stay when scan
 // is nil). The plan itself is shared between executions and never
 // changed; fn must not change the expressions it is given either (clone
 // first). The first error is returned, with the rest of the copy.
-func mapPlan(n plan.Node, fn func(expr.Expr) (expr.Expr, error), scan func(*plan.Scan) (plan.Node, error)) (plan.Node, error) {
+func MapPlan(n plan.Node, fn func(expr.Expr) (expr.Expr, error), scan func(*plan.Scan) (plan.Node, error)) (plan.Node, error) {
 	var node func(plan.Node) (plan.Node, bool, error)
 	if scan != nil {
 		node = func(n plan.Node) (plan.Node, bool, error) {
@@ -21,13 +21,13 @@ func mapPlan(n plan.Node, fn func(expr.Expr) (expr.Expr, error), scan func(*plan
 			return n, false, nil
 		}
 	}
-	return mapPlanNodes(n, fn, node)
+	return MapPlanNodes(n, fn, node)
 }
 
-// mapPlanNodes is mapPlan where node, if not nil, sees each node first:
+// MapPlanNodes is MapPlan where node, if not nil, sees each node first:
 // when it answers done, its node stands in place of the subtree (which
 // is not walked). fn may be nil (expressions stay).
-func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(plan.Node) (plan.Node, bool, error)) (plan.Node, error) {
+func MapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(plan.Node) (plan.Node, bool, error)) (plan.Node, error) {
 	var firstErr error
 	if fn == nil {
 		fn = func(e expr.Expr) (expr.Expr, error) { return e, nil }
@@ -131,24 +131,24 @@ func mapPlanNodes(n plan.Node, fn func(expr.Expr) (expr.Expr, error), node func(
 				w.Frame.RangeEnd = one(n.Frame.RangeEnd)
 			}
 			return &w
-		case *srfNode:
+		case *SRFNode:
 			c := *n
-			c.Calls = make([]srfCall, len(n.Calls))
+			c.Calls = make([]SRFCall, len(n.Calls))
 			for i, call := range n.Calls {
 				call.Args = all(call.Args)
 				c.Calls[i] = call
 			}
 			return &c
-		case *lateralJoin:
+		case *LateralJoin:
 			l := *n
 			l.Left, l.Right = walk(n.Left), walk(n.Right)
 			l.Outer, l.Cond = all(n.Outer), one(n.Cond)
 			return &l
-		case *recursiveCTE:
+		case *RecursiveCTE:
 			r := *n
 			r.Anchor, r.Step = walk(n.Anchor), walk(n.Step)
 			return &r
-		case *setOpNode:
+		case *SetOp:
 			s := *n
 			s.Left, s.Right = walk(n.Left), walk(n.Right)
 			return &s

@@ -1,4 +1,4 @@
-package binder
+package binder_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"streamdb/expr"
 	"streamdb/front"
 	"streamdb/plan"
+	"streamdb/sql"
 	"streamdb/types"
 )
 
@@ -45,7 +46,7 @@ var recordViews = []string{
 // both render alike and that every expression computes the same values
 // (or fails alike) on sample rows.
 func TestPlanRecords(t *testing.T) {
-	cat := NewOfflineCatalog()
+	cat := sql.NewOfflineCatalog()
 	for _, q := range []string{
 		`CREATE STREAM ev (k int, v bigint, f double precision, n numeric, s text, vc varchar(10), b boolean, ts timestamp, d date, iv interval) WITH (subject = 'ev')`,
 		`CREATE STREAM wm (k int, ts timestamp, WATERMARK FOR ts AS ts - interval '5 seconds') WITH (subject = 'wm')`,
@@ -61,16 +62,16 @@ func TestPlanRecords(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		root, err := cat.bindView(st, st.Node.(*front.CreateMaterializedView))
+		root, err := cat.BindViewStatement(st, st.Node.(*front.CreateMaterializedView))
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		data, err := plan.Encode(root, cat.lookup)
+		data, err := plan.Encode(root, cat.Lookup)
 		if err != nil {
 			t.Errorf("%s: not recorded: %v", q, err)
 			continue
 		}
-		back, err := plan.Decode(data, cat.lookup)
+		back, err := plan.Decode(data, cat.Lookup)
 		if err != nil {
 			t.Errorf("%s: does not read back: %v", q, err)
 			continue

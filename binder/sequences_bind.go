@@ -58,20 +58,20 @@ func (b *binder) sequenceCall(name string, args []expr.Expr) (expr.Expr, error) 
 		// A sequence's value is data: a read-only transaction may read
 		// the session's last value, not draw or set one (25006, as
 		// PostgreSQL).
-		if (name == "nextval" || name == identityNextval || name == "setval") && s.readOnly() {
+		if (name == "nextval" || name == identityNextval || name == "setval") && s.ReadOnly() {
 			return types.Null, sqlerr.New(sqlerr.ReadOnlySQLTransaction, "cannot execute %s() in a read-only transaction", fnName)
 		}
 		var v int64
 		var err error
 		switch name {
 		case "nextval", identityNextval:
-			v, err = s.callNextval(seq, name == "nextval")
+			v, err = s.Nextval(seq, name == "nextval")
 		case "currval":
-			v, err = s.callCurrval(seq)
+			v, err = s.Currval(seq)
 		case "lastval":
-			v, err = s.callLastval()
+			v, err = s.Lastval()
 		case "setval":
-			v, err = s.callSetval(seq, a[1].I, len(a) < 3 || a[2].Bool())
+			v, err = s.Setval(seq, a[1].I, len(a) < 3 || a[2].Bool())
 		}
 		if err != nil {
 			return types.Null, err
@@ -97,4 +97,13 @@ func sequenceSignature(name string, args []expr.Expr) string {
 		out += a.Type().String()
 	}
 	return out + ")"
+}
+
+// sequenceFuncNames are the functions of sequences; they are bound only
+// where a session runs the statement.
+var sequenceFuncNames = map[string]bool{"nextval": true, "currval": true, "setval": true, "lastval": true}
+
+func seqFuncError(name string) error {
+	return sqlerr.New(sqlerr.FeatureNotSupported, "%s() is not allowed here", name).
+		WithHint("Call %s() in a query, an INSERT or a column's DEFAULT; a materialized view cannot use it.", name)
 }

@@ -233,7 +233,7 @@ func splitCorrelated(sub *expr.Subquery, conds []expr.Expr) (keep, inner, outer,
 			keep = append(keep, c)
 			continue
 		}
-		if hasSubquery(c) {
+		if HasSubquery(c) {
 			// A nested subquery that refers to the query around both:
 			// decorrelated over the domain of the outer values, where the
 			// outer row is columns of the subquery's row (view_domain.go).
@@ -380,7 +380,7 @@ func onlyOuter(e expr.Expr) bool {
 // to the outer row.
 func planHasOuterRef(p plan.Node) bool {
 	found := false
-	mapPlan(p, func(e expr.Expr) (expr.Expr, error) {
+	MapPlan(p, func(e expr.Expr) (expr.Expr, error) {
 		if hasOuterRef(e) {
 			found = true
 		}

@@ -85,7 +85,7 @@ func conjoin(conds []expr.Expr) (expr.Expr, error) {
 // subqueries and those with.
 func splitBySubquery(cond expr.Expr) (plain, withSub []expr.Expr) {
 	for _, c := range plan.Conjuncts(cond) {
-		if hasSubquery(c) {
+		if HasSubquery(c) {
 			withSub = append(withSub, c)
 		} else {
 			plain = append(plain, c)

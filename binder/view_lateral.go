@@ -45,12 +45,12 @@ func decorrelateView(root plan.Node) (plan.Node, error) {
 // keyed by the correlation. A lateral join over a set-returning
 // function stays (checkStreamable refuses it).
 func decorrelateViewLaterals(root plan.Node) (plan.Node, error) {
-	return mapPlanNodes(root, nil, func(n plan.Node) (plan.Node, bool, error) {
-		lj, ok := n.(*lateralJoin)
+	return MapPlanNodes(root, nil, func(n plan.Node) (plan.Node, bool, error) {
+		lj, ok := n.(*LateralJoin)
 		if !ok {
 			return n, false, nil
 		}
-		if _, srf := lj.Right.(*srfNode); srf {
+		if _, srf := lj.Right.(*SRFNode); srf {
 			return n, false, nil
 		}
 		left, err := decorrelateViewLaterals(lj.Left)
@@ -190,7 +190,7 @@ func (ls *lateralSplit) lateralFilter(n *plan.Filter) (*lateralCore, error) {
 		if c.oneRow {
 			return nil, refuseLateral("HAVING that refers to the outer query over an aggregate without GROUP BY")
 		}
-		if hasSubquery(cond) {
+		if HasSubquery(cond) {
 			return nil, refuseLateral("a subquery that refers to the query around the LATERAL subquery")
 		}
 		i, o, ok, err := correlationKey(cond)
@@ -433,7 +433,7 @@ func (ls *lateralSplit) lateralTopN(t *plan.TopN) (*lateralCore, error) {
 
 // joinLateral is lj, whose sides have no lateral joins left, as a join
 // of its outer rows with its subquery's rows keyed by the correlation.
-func joinLateral(lj *lateralJoin) (plan.Node, error) {
+func joinLateral(lj *LateralJoin) (plan.Node, error) {
 	ls := &lateralSplit{outerRows: lj.Left, refs: lj.Outer}
 	c, err := ls.takeApartLateral(lj.Right)
 	if err != nil {

@@ -44,20 +44,20 @@ import (
 // decorrelateViewSubqueries rewrites the subqueries of root; a plan
 // without subqueries is returned as it is.
 func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
-	if len(subqueryPlans(root)) == 0 {
+	if len(SubqueryPlans(root)) == 0 {
 		return root, nil
 	}
 	if err := refuseRowIn(root); err != nil {
 		return nil, err
 	}
-	return mapPlanNodes(root, nil, func(n plan.Node) (plan.Node, bool, error) {
+	return MapPlanNodes(root, nil, func(n plan.Node) (plan.Node, bool, error) {
 		switch n := n.(type) {
 		case *plan.Filter:
 			in, err := decorrelateViewSubqueries(n.Input)
 			if err != nil {
 				return nil, true, err
 			}
-			if !hasSubquery(n.Cond) {
+			if !HasSubquery(n.Cond) {
 				return &plan.Filter{Input: in, Cond: n.Cond}, true, nil
 			}
 			width := len(in.Schema())
@@ -102,7 +102,7 @@ func decorrelateViewSubqueries(root plan.Node) (plan.Node, error) {
 			}
 			return &plan.Project{Input: out, Exprs: keep, Cols: in.Schema()}, true, nil
 		case *plan.Join:
-			if !hasSubquery(n.Cond) {
+			if !HasSubquery(n.Cond) {
 				return n, false, nil
 			}
 			out, err := onSubqueriesToFilters(n)
@@ -144,7 +144,7 @@ func (l *lifter) lift(exprs []expr.Expr) ([]expr.Expr, error) {
 	out := make([]expr.Expr, len(exprs))
 	var firstErr error
 	for i, e := range exprs {
-		if e == nil || !hasSubquery(e) {
+		if e == nil || !HasSubquery(e) {
 			out[i] = e
 			continue
 		}

@@ -9,17 +9,17 @@ import (
 	"streamdb/sqlerr"
 )
 
-// uidsOption names, in a materialized view's WITH clause, the WITH
+// UIDsOption names, in a materialized view's WITH clause, the WITH
 // queries (CTEs) whose aggregate gets a user-given operator id: WITH (uids
 // = 'daily_totals, hourly') gives the aggregate computed by the WITH query
 // daily_totals the id aggregate:daily_totals. A named aggregate keeps its
 // state through ALTER MATERIALIZED VIEW however the query around it
 // changes, as long as its groups and aggregates keep their types (as
 // Flink's uid("...")).
-const uidsOption = "uids"
+const UIDsOption = "uids"
 
-// parseUIDs reads the uids option: identifiers separated by commas.
-func parseUIDs(v string) (map[string]bool, error) {
+// ParseUIDs reads the uids option: identifiers separated by commas.
+func ParseUIDs(v string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, f := range strings.Split(v, ",") {
 		name := strings.TrimSpace(f)
@@ -39,10 +39,10 @@ func parseUIDs(v string) (map[string]bool, error) {
 
 // viewParams are the bind parameters of a view's query: the statement, and
 // the WITH queries the view's uids option names.
-func viewParams(st *front.Statement, opts map[string]string) (*boundParams, error) {
-	p := &boundParams{stmt: st}
-	if v, ok := opts[uidsOption]; ok {
-		uids, err := parseUIDs(v)
+func viewParams(st *front.Statement, opts map[string]string) (*Params, error) {
+	p := &Params{stmt: st}
+	if v, ok := opts[UIDsOption]; ok {
+		uids, err := ParseUIDs(v)
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +53,7 @@ func viewParams(st *front.Statement, opts map[string]string) (*boundParams, erro
 
 // checkAllNamed refuses a uids option naming a WITH query the view's query
 // does not read (a typo would otherwise leave the operator unnamed).
-func (p *boundParams) checkAllNamed() error {
+func (p *Params) checkAllNamed() error {
 	var missing []string
 	for name := range p.uids {
 		if !p.named[name] {
@@ -72,7 +72,7 @@ func (p *boundParams) checkAllNamed() error {
 // id the user named it by, if the view's uids option lists it. The
 // aggregate is the first one under the query's projections, filters
 // (HAVING) and sorts.
-func (p *boundParams) nameOperator(name string, node plan.Node) error {
+func (p *Params) nameOperator(name string, node plan.Node) error {
 	if p == nil || !p.uids[name] {
 		return nil
 	}
@@ -98,23 +98,34 @@ func (p *boundParams) nameOperator(name string, node plan.Node) error {
 		WithHint("uids names the GROUP BY (or aggregate) that a WITH query computes; remove %s from uids.", name)
 }
 
-// bindView binds the query of CREATE (or ALTER) MATERIALIZED VIEW n, with
-// the operators its uids option names; a LIMIT of zero rows is an empty
-// VALUES (emptyZeroLimits).
-func (e *Engine) bindView(st *front.Statement, n *front.CreateMaterializedView) (plan.Node, error) {
+// BindView binds the query of CREATE (or ALTER) MATERIALIZED VIEW n
+// against cat, with the operators its uids option names, and
+// decorrelates its subqueries and LATERAL joins; a LIMIT of zero rows is
+// an empty VALUES (emptyZeroLimits). CheckStreamable then refuses what a
+// view cannot compute.
+func BindView(cat Catalog, st *front.Statement, n *front.CreateMaterializedView) (plan.Node, error) {
+	root, err := BindUnpopulatedView(cat, st, n)
+	if err != nil {
+		return nil, err
+	}
+	return emptyZeroLimits(root)
+}
+
+// BindUnpopulatedView binds the query of CREATE MATERIALIZED VIEW ...
+// WITH NO DATA as BindView does but keeps a LIMIT of zero rows as a
+// LIMIT: the view is only checked and stored now, and its REFRESH binds
+// the query again with BindView.
+func BindUnpopulatedView(cat Catalog, st *front.Statement, n *front.CreateMaterializedView) (plan.Node, error) {
 	params, err := viewParams(st, n.Options)
 	if err != nil {
 		return nil, err
 	}
-	root, err := e.bindQuery(viewQuery(st, n), params)
+	root, err := BindQuery(cat, ViewQuery(st, n), params)
 	if err != nil {
 		return nil, err
 	}
 	if err := params.checkAllNamed(); err != nil {
 		return nil, err
 	}
-	if root, err = decorrelateView(root); err != nil {
-		return nil, err
-	}
-	return emptyZeroLimits(root)
+	return decorrelateView(root)
 }

@@ -12,7 +12,7 @@ import (
 // each change arrived, which no query recomputed later agrees with.
 func checkDeterministic(root plan.Node) error {
 	name := ""
-	mapPlan(root, func(e expr.Expr) (expr.Expr, error) {
+	MapPlan(root, func(e expr.Expr) (expr.Expr, error) {
 		if e != nil && name == "" {
 			name = expr.VolatileCall(e)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/front"
@@ -157,8 +158,8 @@ func bindUsing(d *catalog.Descriptor, cols []types.Column, text string) (expr.Ex
 	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.From != nil {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "USING must be one expression: %s", text)
 	}
-	b := &binder{stmt: &boundParams{order: st.Params, stmt: st}}
-	e, err := b.bindExpr(sel.Fields.Fields[0].Expr, scopeOf(d.Name, cols))
+	b := binder.NewExprBinder(binder.NewParams(st, nil))
+	e, err := b.Bind(sel.Fields.Fields[0].Expr, binder.TableScope(d.Name, cols))
 	if err != nil {
 		return nil, err
 	}

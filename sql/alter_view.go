@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/front"
 	"streamdb/meta"
@@ -53,7 +54,7 @@ const allowNonRestoredOption = "allow_non_restored_state"
 // bind binds. The caller holds ddlMu.
 func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *front.CreateMaterializedView, st *front.Statement, bind func() (plan.Node, error)) (*meta.ViewAlter, error) {
 	if old.Kind == catalog.KindUnpopulatedView {
-		return nil, notPopulated(old.Name)
+		return nil, binder.NotPopulated(old.Name)
 	}
 	if old.Kind != catalog.KindView {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "%q is not a materialized view", n.Name)
@@ -71,7 +72,7 @@ func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *fron
 	if err != nil {
 		return nil, err
 	}
-	if err := checkStreamable(root); err != nil {
+	if err := binder.CheckStreamable(root); err != nil {
 		return nil, err
 	}
 	d, err := viewDescriptor(n, root, opts)
@@ -232,7 +233,7 @@ func mergeViewOptions(old, set map[string]string) map[string]string {
 		out = map[string]string{}
 	}
 	delete(out, meta.PopulatingOption)
-	delete(out, uidsOption) // names belong to the query they were given with
+	delete(out, binder.UIDsOption) // names belong to the query they were given with
 	maps.Copy(out, set)
 	if len(out) == 0 {
 		return nil

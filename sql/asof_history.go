@@ -2,9 +2,9 @@ package sql
 
 import (
 	"context"
-	"slices"
 	"time"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/front"
@@ -26,7 +26,7 @@ import (
 
 // prepareHistoryAsOf prepares st when it is such a query; ok is false
 // when it is not (the caller answers it from a checkpoint).
-func (s *session) prepareHistoryAsOf(st *front.Statement, params *boundParams) (p *prepared, ok bool, err error) {
+func (s *session) prepareHistoryAsOf(st *front.Statement, params *binder.Params) (p *prepared, ok bool, err error) {
 	if st.AsOf == nil || st.AsOf.Kind != front.PointTimestamp {
 		return nil, false, nil
 	}
@@ -34,7 +34,7 @@ func (s *session) prepareHistoryAsOf(st *front.Statement, params *boundParams) (
 	if err != nil {
 		return nil, false, nil
 	}
-	trial := &boundParams{order: slices.Clone(params.order), types: slices.Clone(params.types), stmt: params.stmt, sess: params.sess}
+	trial := params.Clone()
 	root, err := s.bindQuery(st, trial)
 	if err != nil || len(withSubqueries(root)) > 1 {
 		return nil, false, nil

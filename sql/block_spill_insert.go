@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/meta"
@@ -133,7 +134,7 @@ func (ins *blockInsert) begin() error {
 	if err != nil {
 		return err
 	}
-	if ins.gen, err = bindGenerated(d, ts.cols); err != nil {
+	if ins.gen, err = binder.BindGenerated(d, ts.cols); err != nil {
 		return err
 	}
 	ins.d, ins.w, ins.ts, ins.snap, ins.start = d, w, ts, snap, w.spill.s.next

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/front"
 	"streamdb/pgcopy"
 	"streamdb/pgwire"
@@ -50,9 +51,9 @@ func (s *session) prepareCopyTo(ctx context.Context, n *front.Copy, f *pgcopy.Fo
 			WithHint("Write the values into the query.")
 	}
 	if node, ok := q.Node.(ast.Node); ok {
-		numberParamMarkers(node)
+		binder.NumberParamMarkers(node)
 	}
-	inner, err := s.prepare(ctx, q, &boundParams{order: q.Params, stmt: q, sess: s})
+	inner, err := s.prepare(ctx, q, s.params(q))
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/front"
@@ -154,7 +155,7 @@ func sourceDescriptor(n *front.CreateSource, isTable bool) (*catalog.Descriptor,
 				WithHint("Declare event-time watermarks on streams (CREATE STREAM or CREATE TABLE ... APPEND ONLY).")
 		}
 		d.Watermark = n.Watermark.Column + " AS " + n.Watermark.ExprText
-		if _, err := bindWatermark(d, cols); err != nil {
+		if _, err := binder.BindWatermark(d, cols); err != nil {
 			return nil, err
 		}
 	}
@@ -244,7 +245,7 @@ func (e *Engine) installView(ctx context.Context, n *front.CreateMaterializedVie
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkStreamable(root); err != nil {
+	if err := binder.CheckStreamable(root); err != nil {
 		return nil, nil, err
 	}
 	d, err := viewDescriptor(n, root, opts)
@@ -330,71 +331,6 @@ func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[st
 		d.Options = opts
 	}
 	return d, nil
-}
-
-// checkConstantLimits refuses a LIMIT or OFFSET of a view that is read
-// when a query runs (a subquery): a view keeps one top-N, whose bound
-// does not change.
-func checkConstantLimits(n plan.Node) error {
-	if l, ok := n.(*plan.Limit); ok && (l.CountExpr != nil || l.OffsetExpr != nil) {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "LIMIT and OFFSET of a materialized view must be constants, not subqueries").
-			WithHint("Write the count as a number, or query the view with that LIMIT.")
-	}
-	for _, c := range n.Children() {
-		if err := checkConstantLimits(c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkStreamable refuses, at CREATE time, plans the streaming engine does
-// not run yet.
-func checkStreamable(n plan.Node) error {
-	if err := checkDeterministic(n); err != nil {
-		return err
-	}
-	if err := checkConstantLimits(n); err != nil {
-		return err
-	}
-	if len(subqueryPlans(n)) > 0 {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in aggregate arguments, in GROUP BY or in ORDER BY are not supported in a materialized view; in WHERE, HAVING, JOIN ... ON and the select list they are").
-			WithHint("Move the subquery to WHERE, write it as a join, or query it ad hoc (SELECT supports subqueries of every kind, correlated or not).")
-	}
-	switch n := n.(type) {
-	case *plan.Sort, *plan.Limit, *plan.TopN:
-		// ORDER BY ... LIMIT and ranking with a bound run as a TopN.
-		if err := plan.CheckStreamableTopN(n); err != nil {
-			return err
-		}
-	case *plan.WindowFunc:
-		return sqlerr.New(sqlerr.FeatureNotSupported, "window function %s() is not supported in a materialized view yet; only row_number(), rank() and dense_rank() without a frame are", n.Func).
-			WithHint("Query it ad hoc, or rank in the view and compute the rest when you read it.")
-	case *srfNode:
-		return viewSRFError(n)
-	case *lateralJoin:
-		if s, ok := n.Right.(*srfNode); ok {
-			return viewSRFError(s)
-		}
-		return sqlerr.New(sqlerr.FeatureNotSupported, "LATERAL subqueries that refer to the FROM items before them are not supported in a materialized view yet").
-			WithHint("Query it ad hoc, or write the subquery as a join with GROUP BY.")
-	case *recursiveCTE:
-		return sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported in a materialized view: it is evaluated by iterating to a fixed point, which a view would redo on every change").
-			WithHint("Query it ad hoc, or write a bounded recursion as joins.")
-	case *setOpNode:
-		return sqlerr.New(sqlerr.FeatureNotSupported, "INTERSECT and EXCEPT are not supported in a materialized view yet").
-			WithHint("Query it ad hoc, or write INTERSECT as a join and EXCEPT as NOT EXISTS.")
-	case *plan.Scan:
-		if n.Object.Kind != catalog.KindStream && n.Object.Kind != catalog.KindView && n.Object.Kind != catalog.KindTable {
-			return sqlerr.New(sqlerr.FeatureNotSupported, "a materialized view over %s %q is not supported", n.Object.Kind, n.Object.Name)
-		}
-	}
-	for _, c := range n.Children() {
-		if err := checkStreamable(c); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func (e *Engine) drop(ctx context.Context, n *front.Drop) (string, error) {

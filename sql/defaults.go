@@ -8,6 +8,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/front"
@@ -33,8 +34,7 @@ func (s *session) columnDefaults(desc *catalog.Descriptor, cols []types.Column) 
 		var err error
 		switch {
 		case c.Identity != "":
-			b := &binder{stmt: &boundParams{sess: s}}
-			out[i], err = b.sequenceCall(identityNextval, []expr.Expr{&expr.Const{D: types.NewString(quoteIdent(c.IdentitySequence)), T: types.Text}})
+			out[i], err = binder.IdentityNextval(s.params(nil), quoteIdent(c.IdentitySequence))
 		case c.Default != "":
 			out[i], err = s.bindDefault(c.Default, cols[i])
 		}
@@ -60,16 +60,16 @@ func (s *session) bindDefault(text string, col types.Column) (expr.Expr, error) 
 		return nil, defaultError(col, err)
 	}
 	node := sel.Fields.Fields[0].Expr
-	params := &boundParams{order: st.Params, stmt: st, sess: s}
-	b := &binder{stmt: params}
-	e, err := b.bindExpr(node, &scope{})
+	params := s.params(st)
+	b := binder.NewExprBinder(params)
+	e, err := b.Bind(node, nil)
 	if err != nil {
 		return nil, defaultError(col, err)
 	}
 	if expr.HasParams(e) {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "the default of column \"%s\" cannot use parameters", col.Name)
 	}
-	return assignTo(e, col, node, params)
+	return binder.AssignTo(e, col, node, params)
 }
 
 // defaultError says which column's default failed.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"streamdb/binder"
 	"streamdb/front"
 	"streamdb/sqlerr"
 )
@@ -17,7 +18,7 @@ import (
 
 // handler prepares one statement, whose node is of the handler's kind;
 // ctx is Prepare's, params the statement's parameters.
-type handler func(s *session, ctx context.Context, st *front.Statement, params *boundParams) (*prepared, error)
+type handler func(s *session, ctx context.Context, st *front.Statement, params *binder.Params) (*prepared, error)
 
 // kindHandler is a handler with the kind it is registered for.
 type kindHandler struct {
@@ -120,7 +121,7 @@ func init() {
 
 // prepareStatement prepares st, whose catalog functions are substituted,
 // with the handler of its kind.
-func (s *session) prepareStatement(ctx context.Context, st *front.Statement, params *boundParams) (*prepared, error) {
+func (s *session) prepareStatement(ctx context.Context, st *front.Statement, params *binder.Params) (*prepared, error) {
 	h, ok := handlers[reflect.TypeOf(st.Node)]
 	if !ok {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", statementName(st.Text))
@@ -145,23 +146,23 @@ func handlerTable(hs ...kindHandler) map[reflect.Type]handler {
 // parameter, so the table cannot pair a kind with another kind's handler.
 
 // handles registers a handler that needs the whole statement.
-func handles[N any](f func(*session, context.Context, N, *front.Statement, *boundParams) (*prepared, error)) kindHandler {
-	return kindHandler{reflect.TypeFor[N](), func(s *session, ctx context.Context, st *front.Statement, params *boundParams) (*prepared, error) {
+func handles[N any](f func(*session, context.Context, N, *front.Statement, *binder.Params) (*prepared, error)) kindHandler {
+	return kindHandler{reflect.TypeFor[N](), func(s *session, ctx context.Context, st *front.Statement, params *binder.Params) (*prepared, error) {
 		return f(s, ctx, st.Node.(N), st, params)
 	}}
 }
 
 // prepares registers a handler that prepares from the node alone.
 func prepares[N any](f func(*session, N) (*prepared, error)) kindHandler {
-	return kindHandler{reflect.TypeFor[N](), func(s *session, _ context.Context, st *front.Statement, _ *boundParams) (*prepared, error) {
+	return kindHandler{reflect.TypeFor[N](), func(s *session, _ context.Context, st *front.Statement, _ *binder.Params) (*prepared, error) {
 		return f(s, st.Node.(N))
 	}}
 }
 
 // preparesBound registers a handler that prepares from the node and the
 // statement's parameters.
-func preparesBound[N any](f func(*session, N, *boundParams) (*prepared, error)) kindHandler {
-	return kindHandler{reflect.TypeFor[N](), func(s *session, _ context.Context, st *front.Statement, params *boundParams) (*prepared, error) {
+func preparesBound[N any](f func(*session, N, *binder.Params) (*prepared, error)) kindHandler {
+	return kindHandler{reflect.TypeFor[N](), func(s *session, _ context.Context, st *front.Statement, params *binder.Params) (*prepared, error) {
 		return f(s, st.Node.(N), params)
 	}}
 }
@@ -169,7 +170,7 @@ func preparesBound[N any](f func(*session, N, *boundParams) (*prepared, error)) 
 // preparesIn registers a handler that prepares from the node with
 // Prepare's context.
 func preparesIn[N any](f func(*session, context.Context, N) (*prepared, error)) kindHandler {
-	return kindHandler{reflect.TypeFor[N](), func(s *session, ctx context.Context, st *front.Statement, _ *boundParams) (*prepared, error) {
+	return kindHandler{reflect.TypeFor[N](), func(s *session, ctx context.Context, st *front.Statement, _ *binder.Params) (*prepared, error) {
 		return f(s, ctx, st.Node.(N))
 	}}
 }
@@ -177,7 +178,7 @@ func preparesIn[N any](f func(*session, context.Context, N) (*prepared, error)) 
 // runs registers a command of the session: nothing happens at Prepare,
 // f runs at each Execute and returns the command tag.
 func runs[N any](f func(*session, context.Context, N) (string, error)) kindHandler {
-	return kindHandler{reflect.TypeFor[N](), func(s *session, _ context.Context, st *front.Statement, _ *boundParams) (*prepared, error) {
+	return kindHandler{reflect.TypeFor[N](), func(s *session, _ context.Context, st *front.Statement, _ *binder.Params) (*prepared, error) {
 		n := st.Node.(N)
 		return command(func(ctx context.Context) (string, error) { return f(s, ctx, n) }), nil
 	}}
@@ -185,7 +186,7 @@ func runs[N any](f func(*session, context.Context, N) (string, error)) kindHandl
 
 // runsOnEngine registers a command of the engine, as runs does.
 func runsOnEngine[N any](f func(*Engine, context.Context, N) (string, error)) kindHandler {
-	return kindHandler{reflect.TypeFor[N](), func(s *session, _ context.Context, st *front.Statement, _ *boundParams) (*prepared, error) {
+	return kindHandler{reflect.TypeFor[N](), func(s *session, _ context.Context, st *front.Statement, _ *binder.Params) (*prepared, error) {
 		n := st.Node.(N)
 		return command(func(ctx context.Context) (string, error) { return f(s.e, ctx, n) }), nil
 	}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/front"
 	"streamdb/plan"
@@ -25,7 +26,7 @@ func (s *session) runCreateSource(ctx context.Context, n *front.CreateSource) (s
 
 // prepareCreateMaterializedView prepares CREATE MATERIALIZED VIEW, and
 // ALTER MATERIALIZED VIEW or CREATE OR REPLACE of an existing view.
-func (s *session) prepareCreateMaterializedView(_ context.Context, n *front.CreateMaterializedView, st *front.Statement, _ *boundParams) (*prepared, error) {
+func (s *session) prepareCreateMaterializedView(_ context.Context, n *front.CreateMaterializedView, st *front.Statement, _ *binder.Params) (*prepared, error) {
 	// Bind now so that errors surface at Parse time; the run uses this
 	// plan unless the catalog changed since (boundView).
 	bind := s.e.bindView
@@ -102,7 +103,7 @@ func (e *Engine) catalogNow() map[string]*catalog.Descriptor {
 }
 
 // prepareCreateView prepares CREATE VIEW (plain_views.go).
-func (s *session) prepareCreateView(_ context.Context, n *front.CreateView, st *front.Statement, _ *boundParams) (*prepared, error) {
+func (s *session) prepareCreateView(_ context.Context, n *front.CreateView, st *front.Statement, _ *binder.Params) (*prepared, error) {
 	return command(func(ctx context.Context) (string, error) { return s.e.createPlainView(ctx, n, st) }), nil
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/front"
 	"streamdb/plan"
 	"streamdb/sqlerr"
@@ -24,7 +25,7 @@ func (s *session) runEmpty(context.Context, *front.Empty) (string, error) { retu
 // become its user, and a call of pg_cancel_backend or
 // pg_terminate_backend alone is a signal (pgcatalog_signal.go); any other
 // is a query.
-func (s *session) prepareSelect(_ context.Context, n *ast.SelectStmt, st *front.Statement, params *boundParams) (*prepared, error) {
+func (s *session) prepareSelect(_ context.Context, n *ast.SelectStmt, st *front.Statement, params *binder.Params) (*prepared, error) {
 	substituteUserFunctions(n, s.user)
 	if p, ok, err := s.prepareBackendSignal(st); ok {
 		return p, err
@@ -33,13 +34,13 @@ func (s *session) prepareSelect(_ context.Context, n *ast.SelectStmt, st *front.
 }
 
 // prepareSetOpr prepares UNION, INTERSECT or EXCEPT.
-func (s *session) prepareSetOpr(_ context.Context, _ *ast.SetOprStmt, st *front.Statement, params *boundParams) (*prepared, error) {
+func (s *session) prepareSetOpr(_ context.Context, _ *ast.SetOprStmt, st *front.Statement, params *binder.Params) (*prepared, error) {
 	return s.prepareResultSet(st, params)
 }
 
 // prepareResultSet prepares a query: over the present catalog, or AS OF
 // a past point (over the catalog of then, or over a view's history).
-func (s *session) prepareResultSet(st *front.Statement, params *boundParams) (*prepared, error) {
+func (s *session) prepareResultSet(st *front.Statement, params *binder.Params) (*prepared, error) {
 	if p, ok, err := s.prepareHistoryAsOf(st, params); ok {
 		return p, err
 	}
@@ -48,7 +49,7 @@ func (s *session) prepareResultSet(st *front.Statement, params *boundParams) (*p
 		if err != nil {
 			return nil, err
 		}
-		root, err := s.e.bindQueryIn(aos, st, params)
+		root, err := bindQueryIn(aos, st, params)
 		id := aos.meta.ID
 		aos.release()
 		if err != nil {
@@ -76,10 +77,10 @@ func (s *session) prepareExplain(n *front.Explain) (*prepared, error) {
 		}
 		root, err = s.e.bindView(n.Stmt, inner)
 		if err == nil {
-			err = checkStreamable(root)
+			err = binder.CheckStreamable(root)
 		}
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		root, err = s.bindQuery(n.Stmt, &boundParams{order: n.Stmt.Params, stmt: n.Stmt, sess: s})
+		root, err = s.bindQuery(n.Stmt, s.params(n.Stmt))
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN supports SELECT and CREATE MATERIALIZED VIEW")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/front"
@@ -253,7 +254,7 @@ func (e *Engine) withCurrentIndexes(root plan.Node) (plan.Node, error) {
 	if !stale {
 		return root, nil
 	}
-	return mapPlan(root, nil, func(s *plan.Scan) (plan.Node, error) {
+	return binder.MapPlan(root, nil, func(s *plan.Scan) (plan.Node, error) {
 		cur, ok := e.lookup(s.Object.Name)
 		if !ok || cur.ID != s.Object.ID || sameIndexes(cur, s.Object) {
 			return s, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/pgwire"
@@ -19,8 +20,8 @@ import (
 // (at COMMIT inside a transaction block) and returns once JetStream has
 // acknowledged every one; rows for a table go to its changelog as one
 // message (changeTable).
-func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepared, error) {
-	oc := params.stmt.OnConflict
+func (s *session) prepareInsert(n *ast.InsertStmt, params *binder.Params) (*prepared, error) {
+	oc := params.Statement().OnConflict
 	if n.IsReplace || n.Setlist || len(n.OnDuplicate) > 0 && (oc == nil || !oc.Update) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this form of INSERT is not supported")
 	}
@@ -32,7 +33,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 	desc, ok := s.e.lookup(name)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name).
-			WithPosition(params.stmt.IdentPosition(name))
+			WithPosition(params.Statement().IdentPosition(name))
 	}
 	if desc.Kind != catalog.KindStream && desc.Kind != catalog.KindTable {
 		hint := "INSERT works on streams and tables; a materialized view is computed from its query."
@@ -44,7 +45,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 	if err := checkStreamWrite(desc, "insert into"); err != nil {
 		return nil, err
 	}
-	arb, err := conflictArbiters(desc, params.stmt.OnConflict)
+	arb, err := conflictArbiters(desc, params.Statement().OnConflict)
 	if err != nil {
 		return nil, err
 	}
@@ -68,12 +69,12 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			}
 			if idx < 0 {
 				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", c.Name.O, name).
-					WithPosition(params.stmt.IdentPosition(c.Name.O))
+					WithPosition(params.Statement().IdentPosition(c.Name.O))
 			}
 			for _, t := range target {
 				if t == idx {
 					return nil, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", c.Name.O).
-						WithPosition(params.stmt.IdentPosition(c.Name.O))
+						WithPosition(params.Statement().IdentPosition(c.Name.O))
 				}
 			}
 			target = append(target, idx)
@@ -83,8 +84,8 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 		return nil, err
 	}
 	alias := name
-	if params.stmt.InsertAlias != "" {
-		alias = params.stmt.InsertAlias
+	if params.Statement().InsertAlias != "" {
+		alias = params.Statement().InsertAlias
 	}
 	var up *upsert
 	if oc != nil && oc.Update {
@@ -92,7 +93,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			return nil, err
 		}
 	}
-	ret, err := bindReturning(params.stmt.Returning, alias, cols, params)
+	ret, err := bindReturning(params.Statement().Returning, alias, cols, params)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 	if n.Select != nil {
 		return s.prepareInsertSelect(n.Select, desc, cols, target, defaults, ret, up, params)
 	}
-	b := &binder{stmt: params}
+	b := binder.NewExprBinder(params)
 	rows := make([][]expr.Expr, len(n.Lists))
 	for i, list := range n.Lists {
 		if len(list) > len(target) {
@@ -123,18 +124,18 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *boundParams) (*prepar
 			if err := refuseGeneratedValue(desc, target[j]); err != nil {
 				return nil, err
 			}
-			useDefault, err := identityOverride(desc, target[j], params.stmt.Overriding)
+			useDefault, err := identityOverride(desc, target[j], params.Statement().Overriding)
 			if err != nil {
 				return nil, err
 			}
 			if useDefault {
 				continue
 			}
-			e, err := b.bindExpr(node, &scope{})
+			e, err := b.Bind(node, nil)
 			if err != nil {
 				return nil, err
 			}
-			cast, err := assignTo(e, cols[target[j]], node, params)
+			cast, err := binder.AssignTo(e, cols[target[j]], node, params)
 			if err != nil {
 				return nil, err
 			}
@@ -214,28 +215,4 @@ func (s *session) writeInsertRows(ctx context.Context, desc *catalog.Descriptor,
 		return tag, s.noteTxRows(w, msgs)
 	}
 	return tag, s.commitWrites(ctx, nil, []*streamWrite{{d: desc, msgs: msgs}})
-}
-
-// assignable reports whether a value of type from may be stored in a
-// column of type to without an explicit cast (PostgreSQL's assignment
-// casts): unknown literals and parameters convert to anything, numbers to
-// numbers, anything to text, timestamps and dates among themselves.
-func assignable(from, to types.Type) bool {
-	switch {
-	case from == types.Unknown || from == to:
-		return true
-	case to.IsString():
-		return true
-	case from.IsNumeric() && to.IsNumeric():
-		return true
-	case (from == types.Date || from.IsTime()) && (to == types.Date || to.IsTime()):
-		return true
-	case from.IsString() && to.IsString():
-		return true
-	case from.IsArray() && to.IsArray():
-		// PostgreSQL's array coercion: an array takes the assignment
-		// cast of its elements (a client's int2[] into an int4[] column).
-		return assignable(from.Elem(), to.Elem())
-	}
-	return false
 }

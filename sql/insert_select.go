@@ -7,6 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/pgwire"
@@ -26,12 +27,12 @@ import (
 // CONFLICT DO UPDATE) the query is read completely before anything is
 // written. Either way INSERT
 // INTO t SELECT ... FROM t sees t as it was before the statement.
-func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, defaults []expr.Expr, ret *returning, up *upsert, params *boundParams) (*prepared, error) {
-	arb, err := conflictArbiters(desc, params.stmt.OnConflict)
+func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, defaults []expr.Expr, ret *returning, up *upsert, params *binder.Params) (*prepared, error) {
+	arb, err := conflictArbiters(desc, params.Statement().OnConflict)
 	if err != nil {
 		return nil, err
 	}
-	st := *params.stmt
+	st := *params.Statement()
 	st.Node = q
 	root, err := s.bindQuery(&st, params)
 	if err != nil {
@@ -46,7 +47,7 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 	casts := make([]expr.Expr, len(out))
 	for j, c := range out {
 		col := cols[target[j]]
-		if !assignable(c.Type, col.Type) {
+		if !binder.Assignable(c.Type, col.Type) {
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", col.Name, col.Type, c.Type).
 				WithHint("You will need to rewrite or cast the expression.")
 		}
@@ -57,7 +58,7 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		if err := refuseGeneratedValue(desc, target[j]); err != nil {
 			return nil, err
 		}
-		useDefault, err := identityOverride(desc, target[j], params.stmt.Overriding)
+		useDefault, err := identityOverride(desc, target[j], params.Statement().Overriding)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/front"
@@ -39,27 +40,22 @@ type upsert struct {
 
 // bindUpsert binds n's DO UPDATE (front.OnConflict.Update: its SET list
 // and WHERE are n.OnDuplicate) on table desc, whose rows are called alias.
-func (s *session) bindUpsert(n *ast.InsertStmt, desc *catalog.Descriptor, cols []types.Column, alias string, arb map[string]bool, params *boundParams) (*upsert, error) {
-	sc := scopeOf(alias, cols)
-	for _, c := range cols {
-		// An unqualified name of a column is ambiguous, as in PostgreSQL.
-		sc.cols = append(sc.cols, scopeColumn{table: "excluded", name: c.Name, typ: c.Type, mod: c.Mod})
-	}
+func (s *session) bindUpsert(n *ast.InsertStmt, desc *catalog.Descriptor, cols []types.Column, alias string, arb map[string]bool, params *binder.Params) (*upsert, error) {
+	// An unqualified name of a column is ambiguous, as in PostgreSQL.
+	sc := binder.TableScope(alias, cols).With("excluded", cols)
 	// Subqueries bind as a query's do; those of the INSERT's own query
 	// (INSERT ... SELECT, bound later) keep the binder they get there.
-	saved := params.subquery
-	params.subquery = (&selectBinder{cat: s.e, params: params}).bindSubquery
-	defer func() { params.subquery = saved }()
-	b := &binder{stmt: params}
+	defer params.SubqueriesIn(bindCatalog{s.e})()
+	b := binder.NewExprBinder(params)
 	up := &upsert{arb: arb, sets: make([]expr.Expr, len(cols))}
 	for _, a := range n.OnDuplicate {
 		name := a.Column.Name.O
 		if name == front.OnConflictWhere && a.Column.Table.O == "" {
-			cond, err := b.bindExpr(a.Expr, sc)
+			cond, err := b.Bind(a.Expr, sc)
 			if err != nil {
 				return nil, err
 			}
-			if up.where, err = booleanCondition(cond, "WHERE"); err != nil {
+			if up.where, err = binder.BooleanCondition(cond, "WHERE"); err != nil {
 				return nil, err
 			}
 			continue
@@ -67,7 +63,7 @@ func (s *session) bindUpsert(n *ast.InsertStmt, desc *catalog.Descriptor, cols [
 		idx := columnIndex(cols, name)
 		if idx < 0 || a.Column.Table.O != "" {
 			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", name, desc.Name).
-				WithPosition(params.stmt.IdentPosition(name))
+				WithPosition(params.Statement().IdentPosition(name))
 		}
 		if err := s.bindAssignment(b, sc, desc, cols, up.sets, idx, a, params); err != nil {
 			return nil, err

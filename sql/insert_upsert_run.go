@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
@@ -89,7 +90,7 @@ type upsertRun struct {
 }
 
 func (s *session) newUpsertRun(d *catalog.Descriptor, ts *tableState, up *upsert) (*upsertRun, error) {
-	gen, err := bindGenerated(d, ts.cols)
+	gen, err := binder.BindGenerated(d, ts.cols)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 
+	"streamdb/binder"
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/plan"
@@ -17,18 +18,18 @@ import (
 // function (a select list's SRFs), once per left row, streamed, so that
 // SELECT generate_series(1, n) holds no series.
 func materializeLateral(n plan.Node, run func(plan.Node) ([]types.Row, error), stream func(plan.Node, func(types.Row) error) error) (plan.Node, error) {
-	return mapPlanNodes(n, nil, func(x plan.Node) (plan.Node, bool, error) {
-		l, ok := x.(*lateralJoin)
+	return binder.MapPlanNodes(n, nil, func(x plan.Node) (plan.Node, bool, error) {
+		l, ok := x.(*binder.LateralJoin)
 		if !ok {
 			return x, false, nil
 		}
-		return &lateralRows{lateralJoin: l, run: run, stream: stream}, true, nil
+		return &lateralRows{LateralJoin: l, run: run, stream: stream}, true, nil
 	})
 }
 
 // lateralRows is a lateral join run as the query reads it (exec.RowSource).
 type lateralRows struct {
-	*lateralJoin
+	*binder.LateralJoin
 	run    func(plan.Node) ([]types.Row, error)
 	stream func(plan.Node, func(types.Row) error) error
 }
@@ -40,7 +41,7 @@ func (l *lateralRows) EachRow(ctx context.Context, emit func(types.Row) error) e
 	if err != nil {
 		return err
 	}
-	_, srf := l.Right.(*srfNode)
+	_, srf := l.Right.(*binder.SRFNode)
 	width := len(l.Right.Schema())
 	memo := map[string][]types.Row{}
 	for _, lrow := range left {
@@ -62,7 +63,7 @@ func (l *lateralRows) EachRow(ctx context.Context, emit func(types.Row) error) e
 			matched = true
 			return emit(joined)
 		}
-		p, _ := mapPlan(l.Right, func(e expr.Expr) (expr.Expr, error) {
+		p, _ := binder.MapPlan(l.Right, func(e expr.Expr) (expr.Expr, error) {
 			if e == nil {
 				return nil, nil
 			}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/meta"
@@ -204,7 +205,7 @@ func (e *Engine) checkStreamFields(ctx context.Context, d *catalog.Descriptor) b
 	if err != nil {
 		return false
 	}
-	gen, err := bindGenerated(d, schema)
+	gen, err := binder.BindGenerated(d, schema)
 	if err != nil {
 		return false
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/pgwire"
@@ -71,7 +72,7 @@ func (e *Engine) recentColumnsNotice(ctx context.Context, view string, src *cata
 	if err != nil {
 		return
 	}
-	gen, err := bindGenerated(src, schema)
+	gen, err := binder.BindGenerated(src, schema)
 	if err != nil {
 		return
 	}

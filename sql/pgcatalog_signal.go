@@ -6,6 +6,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/expr"
 	"streamdb/front"
 	"streamdb/pgwire"
@@ -34,12 +35,10 @@ func (s *session) prepareBackendSignal(st *front.Statement) (p *prepared, ok boo
 	if len(call.Args) != 1 {
 		return nil, true, sqlerr.New(sqlerr.UndefinedFunction, "function %s takes one argument, the pid", name)
 	}
-	params := &boundParams{order: st.Params, stmt: st}
-	for len(params.types) < st.NumParams {
-		params.types = append(params.types, types.Int4)
-	}
-	b := &binder{stmt: params}
-	arg, err := b.bindExpr(call.Args[0], &scope{})
+	params := binder.NewParams(st, nil)
+	params.Declare(nil, types.Int4)
+	b := binder.NewExprBinder(params)
+	arg, err := b.Bind(call.Args[0], nil)
 	if err != nil {
 		return nil, true, err
 	}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/front"
 	"streamdb/pgcatalog"
@@ -82,8 +83,8 @@ func (c sessionCatalog) systemTable(name string) (*catalog.Descriptor, func() []
 }
 
 // bindQuery binds a SELECT of the session.
-func (s *session) bindQuery(st *front.Statement, params *boundParams) (plan.Node, error) {
-	return s.e.bindQueryIn(sessionCatalog{Engine: s.e, s: s}, st, params)
+func (s *session) bindQuery(st *front.Statement, params *binder.Params) (plan.Node, error) {
+	return bindQueryIn(sessionCatalog{Engine: s.e, s: s}, st, params)
 }
 
 func intD(i int64) types.Datum { return types.NewInt(i) }

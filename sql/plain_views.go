@@ -11,11 +11,10 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/catalog"
-	"streamdb/expr"
 	"streamdb/front"
 	"streamdb/pgwire"
-	"streamdb/plan"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -24,7 +23,7 @@ import (
 // (catalog.KindPlainView) holding its query's text, its columns and the
 // relations the query names (DependsOn); it keeps no state and runs no
 // dataflow. Every query that reads it parses and binds the stored text
-// again in its place (selectBinder.expandPlainView), against the same
+// again in its place (binder.BindPlainViewQuery, binder/plain_views.go), against the same
 // catalog as the rest of the query, so a materialized view over a view
 // is built from the view's query and its plan records the relations
 // underneath. The view's stored columns are its interface: binding the
@@ -105,7 +104,7 @@ func (e *Engine) plainViewDescriptor(n *front.CreateView, st *front.Statement) (
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a view cannot read AS OF a point").
 			WithHint("Query AS OF the point ad hoc, or create the view without AS OF and read it AS OF the point.")
 	}
-	vst, root, err := bindPlainViewQuery(e, n.QueryText)
+	vst, root, err := binder.BindPlainViewQuery(bindCatalog{e}, n.QueryText)
 	if err != nil {
 		return nil, atQueryText(err, st.Text, n.QueryText)
 	}
@@ -132,25 +131,6 @@ func (e *Engine) plainViewDescriptor(n *front.CreateView, st *front.Statement) (
 		Name: n.Name, Kind: catalog.KindPlainView, Columns: catalog.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
 		Query: n.QueryText, DependsOn: e.relationsNamed(vst, nil),
 	}, nil
-}
-
-// bindPlainViewQuery parses a view's query text and binds it against cat,
-// as a statement of its own (its WITH queries, windows and subqueries
-// are its own; it has no parameters).
-func bindPlainViewQuery(cat catalogReader, text string) (*front.Statement, plan.Node, error) {
-	st, err := front.Parse(text)
-	if err != nil {
-		return nil, nil, err
-	}
-	switch st.Node.(type) {
-	case *ast.SelectStmt, *ast.SetOprStmt:
-	default:
-		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "a view's query must be a SELECT")
-	}
-	// bindQueryIn reads nothing of the engine but the catalog it is given.
-	var e *Engine
-	root, err := e.bindQueryIn(cat, st, &boundParams{stmt: st})
-	return st, root, err
 }
 
 // atQueryText moves an error's position in a CREATE VIEW's query text to
@@ -211,7 +191,7 @@ func (e *Engine) relationsNamed(st *front.Statement, node ast.Node) []string {
 // sees each, as PostgreSQL's dependencies do: the (plain) views, whose
 // plan records the relations under the view, and the relations of a part
 // of the query that reads nothing (a LIMIT of zero rows,
-// emptyZeroLimits).
+// binder.BindView).
 func (e *Engine) plainViewsNamed(deps []string, st *front.Statement, query ast.Node) []string {
 	for _, name := range e.relationsNamed(st, query) {
 		if !containsString(deps, name) {
@@ -285,71 +265,6 @@ func (e *Engine) replaceDescriptor(old, d *catalog.Descriptor) error {
 	}
 	liveCatalog{e}.rename(old, d)
 	return nil
-}
-
-// expandPlainView binds a reference to view d: its query, bound in place,
-// with the view's columns.
-func (sb *selectBinder) expandPlainView(d *catalog.Descriptor, alias string) (plan.Node, *scope, error) {
-	_, root, err := bindPlainViewQuery(sb.cat, d.Query)
-	if err != nil {
-		se := sqlerr.From(err)
-		out := *se
-		out.Position = 0
-		if out.Detail == "" {
-			out.Detail = fmt.Sprintf("The error is in the query of view %s.", d.Name)
-		}
-		return nil, nil, &out
-	}
-	cols, err := d.Schema()
-	if err != nil {
-		return nil, nil, err
-	}
-	node, err := fitViewColumns(d.Name, root, cols)
-	if err != nil {
-		return nil, nil, err
-	}
-	if alias == "" {
-		alias = d.Name
-	}
-	return node, scopeOf(alias, cols), nil
-}
-
-// fitViewColumns gives a view's bound query exactly the view's stored
-// columns: it keeps the first len(cols) columns and types the untyped
-// ones text, as CREATE VIEW recorded them.
-func fitViewColumns(view string, root plan.Node, cols []types.Column) (plan.Node, error) {
-	got := root.Schema()
-	mismatch := len(got) < len(cols)
-	project := len(got) > len(cols)
-	for i := 0; i < len(cols) && !mismatch; i++ {
-		switch {
-		case got[i].Type == cols[i].Type:
-		case got[i].Type == types.Unknown && cols[i].Type == types.Text:
-			project = true
-		default:
-			mismatch = true
-		}
-	}
-	if mismatch {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "view %s no longer matches its definition: its query gives other columns than the view has", view).
-			WithHint("Run CREATE OR REPLACE VIEW %s again with its query, or DROP VIEW and CREATE VIEW.", view)
-	}
-	if !project {
-		return root, nil
-	}
-	p := &plan.Project{Input: root, Cols: append([]types.Column(nil), cols...)}
-	for i, c := range cols {
-		var x expr.Expr = &expr.ColRef{Idx: i, Name: got[i].Name, T: got[i].Type}
-		if got[i].Type != c.Type {
-			cast, err := expr.Cast(x, c.Type)
-			if err != nil {
-				return nil, err
-			}
-			x = cast
-		}
-		p.Exprs = append(p.Exprs, x)
-	}
-	return p, nil
 }
 
 // noSuchSchema is the error for a schema other than public.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"streamdb/binder"
 	"streamdb/pgwire"
 	"streamdb/types"
 )
@@ -11,7 +12,7 @@ import (
 // prepared is a statement ready to run: its parameter and result types and
 // the function that executes it.
 type prepared struct {
-	params *boundParams
+	params *binder.Params
 	cols   []types.Column
 	run    func(ctx context.Context, params []types.Datum, w pgwire.RowWriter) (string, error)
 	// origins are the columns' tables and attribute numbers
@@ -23,8 +24,8 @@ func (p *prepared) ParamTypes() []types.Type {
 	if p.params == nil {
 		return nil
 	}
-	out := make([]types.Type, len(p.params.types))
-	for i, t := range p.params.types {
+	out := make([]types.Type, len(p.params.Types()))
+	for i, t := range p.params.Types() {
 		if t == types.Unknown {
 			t = types.Text
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
@@ -16,7 +17,7 @@ import (
 )
 
 // prepareQuery binds a SELECT for ad-hoc execution over committed state.
-func (s *session) prepareQuery(root plan.Node, params *boundParams) *prepared {
+func (s *session) prepareQuery(root plan.Node, params *binder.Params) *prepared {
 	q := s.adHocQuery(root)
 	cols, origins := queryColumns(root)
 	return &prepared{params: params, cols: cols, origins: origins, run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
@@ -138,7 +139,7 @@ func (q *adHoc) open(ctx context.Context, vals []types.Datum, stmtTime time.Time
 		if bound, err = s.readStreams(ctx, bound); err != nil {
 			return nil, err
 		}
-		if bound, err = mapPlan(bound, func(e expr.Expr) (expr.Expr, error) {
+		if bound, err = binder.MapPlan(bound, func(e expr.Expr) (expr.Expr, error) {
 			return expr.BindStatementTime(e, stmtTime), nil
 		}, nil); err != nil {
 			return nil, err
@@ -152,13 +153,13 @@ func (q *adHoc) open(ctx context.Context, vals []types.Datum, stmtTime time.Time
 		if bound, err = resolveSubqueries(bound, x.runSub); err != nil {
 			return nil, err
 		}
-		if bound, err = resolveLimits(bound); err != nil {
+		if bound, err = binder.ResolveLimits(bound); err != nil {
 			return nil, err
 		}
 		if bound, err = materializeRecursive(bound, x.runSub); err != nil {
 			return nil, err
 		}
-		if bound, err = materializeSRF(bound); err != nil {
+		if bound, err = binder.MaterializeSRF(bound); err != nil {
 			return nil, err
 		}
 		if bound, err = materializeSetOps(bound, x.runSub); err != nil {
@@ -240,7 +241,7 @@ func bindPlanParams(n plan.Node, vals []types.Datum) (plan.Node, error) {
 // bindPlan is bindPlanParams that also replaces each scan by what scan
 // returns for it (when scan is not nil).
 func bindPlan(n plan.Node, vals []types.Datum, scan func(*plan.Scan) (plan.Node, error)) (plan.Node, error) {
-	return mapPlan(n, func(e expr.Expr) (expr.Expr, error) {
+	return binder.MapPlan(n, func(e expr.Expr) (expr.Expr, error) {
 		if e == nil || !expr.HasParams(e) {
 			return e, nil
 		}
@@ -250,7 +251,7 @@ func bindPlan(n plan.Node, vals []types.Datum, scan func(*plan.Scan) (plan.Node,
 
 // prepareAsOf binds a SELECT against the catalog of a checkpoint or
 // savepoint and runs it over that point's state.
-func (s *session) prepareAsOf(stmt *front.Statement, id uint64, root plan.Node, params *boundParams) *prepared {
+func (s *session) prepareAsOf(stmt *front.Statement, id uint64, root plan.Node, params *binder.Params) *prepared {
 	at := stmt.AsOf
 	return &prepared{params: params, cols: root.Schema(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
 		bound, err := bindPlanParams(root, vals)
@@ -265,7 +266,7 @@ func (s *session) prepareAsOf(stmt *front.Statement, id uint64, root plan.Node, 
 		if st.meta.ID != id {
 			// The name now means another point (a savepoint released and
 			// taken again): bind against that point's catalog.
-			again, err := s.e.bindQueryIn(st, stmt, params)
+			again, err := bindQueryIn(st, stmt, params)
 			if err != nil {
 				return "", err
 			}

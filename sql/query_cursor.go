@@ -6,6 +6,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/front"
 	"streamdb/pgwire"
 	"streamdb/sqlerr"
@@ -21,18 +22,17 @@ import (
 // HOLD cursor survives COMMIT but not ROLLBACK of its block, as in
 // PostgreSQL. FETCH and MOVE scroll as in PostgreSQL
 // (query_cursor_scroll.go).
-func (s *session) prepareQueryCursor(n *front.DeclareCursor, outer *boundParams) (*prepared, error) {
+func (s *session) prepareQueryCursor(n *front.DeclareCursor, outer *binder.Params) (*prepared, error) {
 	q := n.Query
 	if an, ok := q.Node.(ast.Node); ok {
-		numberParamMarkers(an)
+		binder.NumberParamMarkers(an)
 	}
-	params := &boundParams{order: q.Params, stmt: q, sess: s}
+	params := s.params(q)
+	var declared []types.Type
 	if outer != nil {
-		params.types = append([]types.Type(nil), outer.types...)
+		declared = outer.Types()
 	}
-	for len(params.types) < q.NumParams {
-		params.types = append(params.types, types.Unknown)
-	}
+	params.Declare(declared, types.Unknown)
 	inner, err := s.prepare(context.Background(), q, params)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"streamdb/binder"
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/plan"
@@ -21,8 +22,8 @@ const (
 // replaced by its rows (a Values node): run executes a plan (the anchor,
 // or the recursive term over the working table's rows).
 func materializeRecursive(n plan.Node, run func(plan.Node) ([]types.Row, error)) (plan.Node, error) {
-	return mapPlanNodes(n, nil, func(x plan.Node) (plan.Node, bool, error) {
-		r, ok := x.(*recursiveCTE)
+	return binder.MapPlanNodes(n, nil, func(x plan.Node) (plan.Node, bool, error) {
+		r, ok := x.(*binder.RecursiveCTE)
 		if !ok {
 			return x, false, nil
 		}
@@ -39,7 +40,7 @@ func materializeRecursive(n plan.Node, run func(plan.Node) ([]types.Row, error))
 // the working table, and its rows (for UNION: those not seen before) are
 // added to the result and become the next working table; an empty
 // iteration ends it.
-func iterateRecursive(r *recursiveCTE, run func(plan.Node) ([]types.Row, error)) ([]types.Row, error) {
+func iterateRecursive(r *binder.RecursiveCTE, run func(plan.Node) ([]types.Row, error)) ([]types.Row, error) {
 	seen := map[string]bool{}
 	keep := func(rows []types.Row) []types.Row {
 		if r.All {
@@ -69,7 +70,7 @@ func iterateRecursive(r *recursiveCTE, run func(plan.Node) ([]types.Row, error))
 			return nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "recursive query %q stopped after %d iterations and %d rows", r.Name, i, len(result)).
 				WithHint("Check that the recursive term stops producing rows (a WHERE on the working table), or bound it with a counter column.")
 		}
-		step, err := mapPlanNodes(r.Step, nil, func(x plan.Node) (plan.Node, bool, error) {
+		step, err := binder.MapPlanNodes(r.Step, nil, func(x plan.Node) (plan.Node, bool, error) {
 			if x == plan.Node(r.Work) {
 				return valuesOf(work, r.Cols), true, nil
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/expr"
 	"streamdb/pgwire"
 	"streamdb/sqlerr"
@@ -24,15 +25,13 @@ type returning struct {
 // bindReturning binds fields against the target's columns, named alias in
 // the list (the table's name or its alias). It returns nil when fields is
 // nil.
-func bindReturning(fields []*ast.SelectField, alias string, cols []types.Column, params *boundParams) (*returning, error) {
+func bindReturning(fields []*ast.SelectField, alias string, cols []types.Column, params *binder.Params) (*returning, error) {
 	if fields == nil {
 		return nil, nil
 	}
-	sc := scopeOf(alias, cols)
+	sc := binder.TableScope(alias, cols)
 	// The list was parsed on its own: its nodes' offsets are in its text.
-	listParams := *params
-	listParams.stmt = params.stmt.ReturningStatement()
-	b := &binder{stmt: &listParams}
+	b := binder.NewExprBinder(params.WithStatement(params.Statement().ReturningStatement()))
 	r := &returning{}
 	for _, f := range fields {
 		if f.WildCard != nil {
@@ -45,7 +44,7 @@ func bindReturning(fields []*ast.SelectField, alias string, cols []types.Column,
 			}
 			continue
 		}
-		e, err := b.bindExpr(f.Expr, sc)
+		e, err := b.Bind(f.Expr, sc)
 		if err != nil {
 			if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.GroupingError && strings.HasPrefix(se.Message, "aggregate function") {
 				// PostgreSQL names the clause.
@@ -56,7 +55,7 @@ func bindReturning(fields []*ast.SelectField, alias string, cols []types.Column,
 		}
 		col := types.Column{Name: f.AsName.O, Type: e.Type()}
 		if col.Name == "" {
-			col.Name = columnName(f.Expr)
+			col.Name = binder.ColumnName(f.Expr)
 		}
 		if ref, ok := e.(*expr.ColRef); ok {
 			col.Mod = cols[ref.Idx].Mod

@@ -434,15 +434,6 @@ func (s *session) callSetval(arg any, v int64, called bool) (int64, error) {
 	return v, nil
 }
 
-// sequenceFuncNames are the functions of sequences; they are bound only
-// where a session runs the statement.
-var sequenceFuncNames = map[string]bool{"nextval": true, "currval": true, "setval": true, "lastval": true}
-
-func seqFuncError(name string) error {
-	return sqlerr.New(sqlerr.FeatureNotSupported, "%s() is not allowed here", name).
-		WithHint("Call %s() in a query, an INSERT or a column's DEFAULT; a materialized view cannot use it.", name)
-}
-
 // columnSequences makes the sequences of a new table's serial and
 // identity columns, named <table>_<column>_seq as PostgreSQL names them
 // (with a number added when that name is taken), and points the columns

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/front"
 	"streamdb/pgwire"
 	"streamdb/plan"
@@ -74,7 +75,7 @@ func (s *session) Close() {
 }
 
 func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Type) (pgwire.Prepared, error) {
-	// statement_timeout bounds parsing and binding too (bind_cancel.go).
+	// statement_timeout bounds parsing and binding too (binder/bind_cancel.go).
 	ctx, cancel, timeout := s.statementContext(ctx)
 	defer cancel()
 	st, err := front.Parse(sql)
@@ -90,12 +91,10 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 		return nil, errAborted()
 	}
 	if n, ok := st.Node.(ast.Node); ok {
-		numberParamMarkers(n)
+		binder.NumberParamMarkers(n)
 	}
-	params := &boundParams{order: st.Params, types: append([]types.Type(nil), paramTypes...), stmt: st, sess: s}
-	for len(params.types) < st.NumParams {
-		params.types = append(params.types, types.Unknown)
-	}
+	params := s.params(st)
+	params.Declare(paramTypes, types.Unknown)
 	p, err := s.prepareBounded(ctx, timeout, st, params)
 	if err != nil {
 		s.abort()
@@ -132,9 +131,9 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 
 // prepareBounded prepares st with ctx, the statement's context bounded by
 // statement_timeout (timeout reports that bound ending it): a bind that
-// outlasts it, or whose statement is cancelled, stops (bind_cancel.go).
-func (s *session) prepareBounded(ctx context.Context, timeout func() bool, st *front.Statement, params *boundParams) (*prepared, error) {
-	defer params.bindContext(ctx)()
+// outlasts it, or whose statement is cancelled, stops (binder/bind_cancel.go).
+func (s *session) prepareBounded(ctx context.Context, timeout func() bool, st *front.Statement, params *binder.Params) (*prepared, error) {
+	defer params.BindContext(ctx)()
 	p, err := s.prepare(ctx, st, params)
 	if err != nil && timeout() {
 		err = errStatementTimeout()
@@ -179,7 +178,7 @@ func (s *session) applyFloatDigits(p *prepared) {
 	p.cols = cols
 }
 
-func (s *session) prepare(ctx context.Context, st *front.Statement, params *boundParams) (*prepared, error) {
+func (s *session) prepare(ctx context.Context, st *front.Statement, params *binder.Params) (*prepared, error) {
 	effects, err := s.substituteCatalogFunctions(st.Node)
 	if err != nil {
 		return nil, err
@@ -249,13 +248,6 @@ func parseTimeout(name, v string) (time.Duration, error) {
 	return time.Duration(n * float64(unit)), nil
 }
 
-// viewQuery is the statement of a view's query: st with the query as node.
-func viewQuery(st *front.Statement, n *front.CreateMaterializedView) *front.Statement {
-	q := *st
-	q.Node = n.Query
-	return &q
-}
-
 // statementName is the leading keywords of a statement, for messages.
 func statementName(text string) string {
 	f := strings.Fields(text)
@@ -265,55 +257,11 @@ func statementName(text string) string {
 	return strings.ToUpper(strings.Join(f, " "))
 }
 
-// bindQuery binds a SELECT statement into a logical plan.
-func (e *Engine) bindQuery(st *front.Statement, params *boundParams) (plan.Node, error) {
-	return e.bindQueryIn(e, st, params)
-}
-
-// bindQueryIn binds a SELECT against a given catalog.
-func (e *Engine) bindQueryIn(cat catalogReader, st *front.Statement, params *boundParams) (plan.Node, error) {
-	sb := &selectBinder{cat: cat, params: params}
-	if params.subquery == nil {
-		params.subquery = sb.bindSubquery
-	}
-	if n, ok := st.Node.(ast.Node); ok {
-		normalizeAggregates(n)
-	}
-	var root plan.Node
-	var err error
-	switch n := st.Node.(type) {
-	case *ast.SelectStmt:
-		root, err = sb.bindSelect(n)
-	case *ast.SetOprStmt:
-		root, err = sb.bindSetOpr(n)
-	default:
-		return nil, sqlerr.New(sqlerr.SyntaxError, "expected a query")
-	}
-	if err == nil && st.WithTies {
-		err = markWithTies(root)
-	}
-	return root, err
-}
-
-// bindSubquery binds subquery q of the statement sb binds: against the
-// same catalog, seeing the WITH queries in scope where it appears and
-// sharing the statement's parameters; corr is the query around it.
-func (sb *selectBinder) bindSubquery(q ast.ResultSetNode, corr *correlation) (plan.Node, error) {
-	inner := &selectBinder{cat: sb.cat, params: sb.params, ctes: sb.ctes, corr: corr}
-	switch q := q.(type) {
-	case *ast.SelectStmt:
-		return inner.bindSelect(q)
-	case *ast.SetOprStmt:
-		return inner.bindSetOpr(q)
-	}
-	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this kind of subquery is not supported yet")
-}
-
 // planView parses and binds a view's stored query.
 func (e *Engine) planView(query string) (plan.Node, error) {
 	st, err := front.Parse(query)
 	if err != nil {
 		return nil, err
 	}
-	return e.bindQuery(st, &boundParams{stmt: st})
+	return e.bindQuery(st, binder.NoParams(st))
 }

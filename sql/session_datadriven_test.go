@@ -149,3 +149,12 @@ func declareRows(s *session, sql string, k int) string {
 		hold: n.Hold, tx: s.tx, scroll: n.Scroll, spSeq: s.cursorSeq()}
 	return "DECLARE CURSOR\n"
 }
+
+// errorLine prints a statement's error as the expected output shows it.
+func errorLine(err error) string {
+	if sqlerr.Code(err) == "" {
+		return fmt.Sprintf("error (no SQLSTATE): %v\n", err)
+	}
+	e := sqlerr.From(err)
+	return fmt.Sprintf("error %s: %s\n", e.Code, e.Message)
+}

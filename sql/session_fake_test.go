@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/meta"
 	"streamdb/pgwire"
@@ -31,7 +32,7 @@ import (
 type fakeEngine struct {
 	*Engine
 	js       *fakeJetStream
-	cat      *OfflineCatalog
+	cat      *binder.OfflineCatalog
 	sessions map[string]*session
 }
 
@@ -42,7 +43,7 @@ func newFakeEngine(t *testing.T) *fakeEngine {
 		t.Fatal(err)
 	}
 	e := &Engine{objs: map[string]*catalog.Descriptor{}, roles: roles}
-	f := &fakeEngine{Engine: e, js: openFakeNode(t, e), cat: &OfflineCatalog{objs: e.objs, nextID: 1}, sessions: map[string]*session{}}
+	f := &fakeEngine{Engine: e, js: openFakeNode(t, e), cat: newOfflineCatalog(e.objs), sessions: map[string]*session{}}
 	t.Cleanup(func() {
 		for _, s := range f.sessions {
 			s.Close()

@@ -1,43 +1,17 @@
 package sql
 
 import (
-	"fmt"
-
+	"streamdb/binder"
 	"streamdb/exec"
 	"streamdb/plan"
 	"streamdb/types"
 )
 
-// setOpNode is INTERSECT [ALL] or EXCEPT [ALL] of two inputs of the same
-// column types, in ad-hoc queries. It compares whole rows, NULLs equal to
-// NULLs, as PostgreSQL does. It is evaluated when the query runs
-// (materializeSetOps): a materialized view refuses it (checkStreamable).
-type setOpNode struct {
-	Except bool // EXCEPT, else INTERSECT
-	All    bool
-	Left   plan.Node
-	Right  plan.Node
-	Cols   []types.Column
-}
-
-func (s *setOpNode) Schema() []types.Column { return s.Cols }
-func (s *setOpNode) Children() []plan.Node  { return []plan.Node{s.Left, s.Right} }
-func (s *setOpNode) Describe() string {
-	op := "Intersect"
-	if s.Except {
-		op = "Except"
-	}
-	if s.All {
-		op += " All"
-	}
-	return fmt.Sprintf("%s (both sides run, rows counted by value)", op)
-}
-
 // materializeSetOps returns a copy of n in which each INTERSECT and EXCEPT
 // is replaced by its rows (a Values node): run executes a plan.
 func materializeSetOps(n plan.Node, run func(plan.Node) ([]types.Row, error)) (plan.Node, error) {
-	return mapPlanNodes(n, nil, func(x plan.Node) (plan.Node, bool, error) {
-		s, ok := x.(*setOpNode)
+	return binder.MapPlanNodes(n, nil, func(x plan.Node) (plan.Node, bool, error) {
+		s, ok := x.(*binder.SetOp)
 		if !ok {
 			return x, false, nil
 		}
@@ -54,7 +28,7 @@ func materializeSetOps(n plan.Node, run func(plan.Node) ([]types.Row, error)) (p
 // times on the right appears min(m, n) times in INTERSECT ALL, max(m-n,
 // 0) times in EXCEPT ALL, and once in INTERSECT (n > 0) and EXCEPT (n ==
 // 0). The left side's order of first appearance is kept.
-func runSetOp(s *setOpNode, run func(plan.Node) ([]types.Row, error)) ([]types.Row, error) {
+func runSetOp(s *binder.SetOp, run func(plan.Node) ([]types.Row, error)) ([]types.Row, error) {
 	left, err := run(s.Left)
 	if err != nil {
 		return nil, err

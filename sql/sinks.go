@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/front"
@@ -129,7 +130,7 @@ func (e *Engine) createSink(ctx context.Context, n *front.CreateSink, owner stri
 		return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", n.View)
 	}
 	if v.Kind == catalog.KindUnpopulatedView {
-		return "", notPopulated(v.Name)
+		return "", binder.NotPopulated(v.Name)
 	}
 	if v.Kind != catalog.KindView && v.Kind != catalog.KindTable {
 		return "", sqlerr.New(sqlerr.WrongObjectType, "%q is a %s: a sink publishes the rows of a materialized view or table", n.View, v.Kind).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/meta"
@@ -34,7 +35,7 @@ func (s *session) readStreams(ctx context.Context, root plan.Node) (plan.Node, e
 	caps := map[*plan.Scan]int64{}
 	streamScanCaps(root, caps)
 	limit, _ := parseMemory(s.settings["query_max_memory"])
-	return mapPlanNodes(root, nil, func(n plan.Node) (plan.Node, bool, error) {
+	return binder.MapPlanNodes(root, nil, func(n plan.Node) (plan.Node, bool, error) {
 		sc, ok := n.(*plan.Scan)
 		if !ok || sc.Rows != nil || sc.Object.Kind != catalog.KindStream {
 			return n, false, nil

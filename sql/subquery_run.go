@@ -1,46 +1,19 @@
 package sql
 
 import (
+	"streamdb/binder"
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/types"
 )
 
-// hasSubquery reports whether e holds a subquery.
-func hasSubquery(e expr.Expr) bool {
-	found := false
-	expr.Visit(e, func(x expr.Expr) {
-		if _, ok := x.(*expr.Subquery); ok {
-			found = true
-		}
-	})
-	return found
-}
-
-// subqueryPlans returns the plans of the subqueries in root's expressions
-// (not those nested in them).
-func subqueryPlans(root plan.Node) []plan.Node {
-	var out []plan.Node
-	mapPlan(root, func(e expr.Expr) (expr.Expr, error) {
-		if e != nil {
-			expr.Visit(e, func(x expr.Expr) {
-				if s, ok := x.(*expr.Subquery); ok {
-					out = append(out, s.Plan.(plan.Node))
-				}
-			})
-		}
-		return e, nil
-	}, nil)
-	return out
-}
-
 // withSubqueries is root and the plans of all its subqueries, nested ones
 // too: what a query reads.
 func withSubqueries(root plan.Node) []plan.Node {
 	all := []plan.Node{root}
 	for i := 0; i < len(all); i++ {
-		all = append(all, subqueryPlans(all[i])...)
+		all = append(all, binder.SubqueryPlans(all[i])...)
 	}
 	return all
 }
@@ -52,7 +25,7 @@ func withSubqueries(root plan.Node) []plan.Node {
 // distinct set of outer values (memoized for this execution) and
 // evaluates the result over the row.
 func resolveSubqueries(n plan.Node, run func(plan.Node) ([]types.Row, error)) (plan.Node, error) {
-	return mapPlan(n, func(e expr.Expr) (expr.Expr, error) {
+	return binder.MapPlan(n, func(e expr.Expr) (expr.Expr, error) {
 		return resolveExprSubqueries(e, run)
 	}, nil)
 }
@@ -61,7 +34,7 @@ func resolveSubqueries(n plan.Node, run func(plan.Node) ([]types.Row, error)) (p
 // of e in which each subquery is replaced by its result (e itself when it
 // has none).
 func resolveExprSubqueries(e expr.Expr, run func(plan.Node) ([]types.Row, error)) (expr.Expr, error) {
-	if e == nil || !hasSubquery(e) {
+	if e == nil || !binder.HasSubquery(e) {
 		return e, nil
 	}
 	var err error
@@ -143,7 +116,7 @@ func correlatedCall(sq *expr.Subquery, outer []expr.Expr, left expr.Expr, quant 
 		}
 		res, ok := memo[string(key)]
 		if !ok {
-			p, _ := mapPlan(sq.Plan.(plan.Node), func(e expr.Expr) (expr.Expr, error) {
+			p, _ := binder.MapPlan(sq.Plan.(plan.Node), func(e expr.Expr) (expr.Expr, error) {
 				if e == nil {
 					return nil, nil
 				}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/front"
@@ -61,7 +62,7 @@ func (s *session) feedView(what, name string) (*catalog.Descriptor, []types.Colu
 		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
 	}
 	if d.Kind == catalog.KindUnpopulatedView {
-		return nil, nil, notPopulated(d.Name)
+		return nil, nil, binder.NotPopulated(d.Name)
 	}
 	if d.Kind != catalog.KindView {
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s reads materialized views; %s is a %s", what, d.Name, d.Kind).

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"streamdb/binder"
 	"streamdb/exec"
 	"streamdb/front"
 	"streamdb/pgwire"
@@ -99,7 +100,7 @@ func (s *session) runCloseCursor(_ context.Context, n *front.CloseCursor) (strin
 	return "CLOSE CURSOR", nil
 }
 
-func (s *session) prepareDeclare(n *front.DeclareCursor, params *boundParams) (*prepared, error) {
+func (s *session) prepareDeclare(n *front.DeclareCursor, params *binder.Params) (*prepared, error) {
 	if n.Query != nil {
 		return s.prepareQueryCursor(n, params)
 	}

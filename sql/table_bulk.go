@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"slices"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/meta"
@@ -99,7 +100,7 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, arb map
 	}
 	defer sw.close()
 	ts, b := sw.ts, sw.b
-	gen, err := bindGenerated(sw.d, ts.cols)
+	gen, err := binder.BindGenerated(sw.d, ts.cols)
 	if err != nil {
 		return 0, err
 	}

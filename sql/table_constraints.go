@@ -7,6 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
@@ -287,9 +288,9 @@ func bindCheck(d *catalog.Descriptor, cols []types.Column, text string) (expr.Ex
 	if astHasSubquery(node) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot use subquery in check constraint")
 	}
-	params := &boundParams{order: st.Params, stmt: st}
-	b := &binder{stmt: params}
-	e, err := b.bindExpr(node, scopeOf(d.Name, cols))
+	params := binder.NewParams(st, nil)
+	b := binder.NewExprBinder(params)
+	e, err := b.Bind(node, binder.TableScope(d.Name, cols))
 	if err != nil {
 		if se, ok := err.(*sqlerr.Error); ok {
 			out := *se

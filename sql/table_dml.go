@@ -8,6 +8,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
@@ -21,7 +22,7 @@ import (
 // changes.
 
 // tableTarget resolves the single table an UPDATE or DELETE names.
-func (s *session) tableTarget(refs *ast.TableRefsClause, what string, params *boundParams) (*catalog.Descriptor, string, error) {
+func (s *session) tableTarget(refs *ast.TableRefsClause, what string, params *binder.Params) (*catalog.Descriptor, string, error) {
 	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
 		return nil, "", sqlerr.New(sqlerr.FeatureNotSupported, "%s of more than one table is not supported", what)
 	}
@@ -40,7 +41,7 @@ func (s *session) tableTarget(refs *ast.TableRefsClause, what string, params *bo
 	desc, ok := s.e.lookup(name)
 	if !ok {
 		return nil, "", sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name).
-			WithPosition(params.stmt.IdentPosition(name))
+			WithPosition(params.Statement().IdentPosition(name))
 	}
 	if desc.Kind != catalog.KindTable {
 		hint := "UPDATE and DELETE work on tables (CREATE TABLE without APPEND ONLY)."
@@ -61,15 +62,15 @@ func (s *session) tableTarget(refs *ast.TableRefsClause, what string, params *bo
 }
 
 // bindTableWhere binds the WHERE of an UPDATE or DELETE over the table.
-func (s *session) bindTableWhere(where ast.ExprNode, b *binder, sc *scope) (expr.Expr, error) {
+func (s *session) bindTableWhere(where ast.ExprNode, b *binder.ExprBinder, sc *binder.Scope) (expr.Expr, error) {
 	if where == nil {
 		return nil, nil
 	}
-	cond, err := b.bindExpr(where, sc)
+	cond, err := b.Bind(where, sc)
 	if err != nil {
 		return nil, err
 	}
-	return booleanCondition(cond, "WHERE")
+	return binder.BooleanCondition(cond, "WHERE")
 }
 
 func refuseOrderLimit(what string, order *ast.OrderByClause, limit *ast.Limit) error {
@@ -80,7 +81,7 @@ func refuseOrderLimit(what string, order *ast.OrderByClause, limit *ast.Limit) e
 	return nil
 }
 
-func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepared, error) {
+func (s *session) prepareUpdate(n *ast.UpdateStmt, params *binder.Params) (*prepared, error) {
 	if n.MultipleTable {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE of more than one table is not supported")
 	}
@@ -95,7 +96,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 	if err != nil {
 		return nil, err
 	}
-	b := &binder{stmt: params}
+	b := binder.NewExprBinder(params)
 	restore := s.allowSubqueries(params) // update_subquery.go
 	defer restore()
 	cond, err := s.bindTableWhere(n.Where, b, sc)
@@ -107,7 +108,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 		idx := columnIndex(cols, a.Column.Name.O)
 		if idx < 0 {
 			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, desc.Name).
-				WithPosition(params.stmt.IdentPosition(a.Column.Name.O))
+				WithPosition(params.Statement().IdentPosition(a.Column.Name.O))
 		}
 		if err := s.bindAssignment(b, sc, desc, cols, sets, idx, a, params); err != nil {
 			return nil, err
@@ -115,7 +116,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 	}
 	restore()
 	subqueries := s.subqueryReads(append([]expr.Expr{cond}, sets...))
-	ret, err := bindReturning(params.stmt.Returning, alias, cols, params)
+	ret, err := bindReturning(params.Statement().Returning, alias, cols, params)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +205,7 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *boundParams) (*prepar
 	}}, nil
 }
 
-func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepared, error) {
+func (s *session) prepareDelete(n *ast.DeleteStmt, params *binder.Params) (*prepared, error) {
 	if n.IsMultiTable {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DELETE of more than one table is not supported")
 	}
@@ -221,13 +222,13 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *boundParams) (*prepar
 	}
 	restore := s.allowSubqueries(params) // update_subquery.go
 	defer restore()
-	cond, err := s.bindTableWhere(n.Where, &binder{stmt: params}, sc)
+	cond, err := s.bindTableWhere(n.Where, binder.NewExprBinder(params), sc)
 	if err != nil {
 		return nil, err
 	}
 	restore()
 	subqueries := s.subqueryReads([]expr.Expr{cond})
-	ret, err := bindReturning(params.stmt.Returning, alias, cols, params)
+	ret, err := bindReturning(params.Statement().Returning, alias, cols, params)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +336,7 @@ func (s *session) changeTableFiltered(ctx context.Context, d *catalog.Descriptor
 	filter func(context.Context, *tableState, []exec.Change) ([]exec.Change, error)) error {
 	d = s.e.withCurrentIndexesOf(d)
 	run := func(ctx context.Context, ts *tableState) ([]exec.Change, error) {
-		gen, err := bindGenerated(d, ts.cols)
+		gen, err := binder.BindGenerated(d, ts.cols)
 		if err != nil {
 			return nil, err
 		}
@@ -501,7 +502,7 @@ func formatRow(cols []types.Column, r types.Row) string {
 // INSERT ... ON CONFLICT DO UPDATE into sets[idx]: DEFAULT is the
 // column's default; identity and generated columns refuse it as
 // PostgreSQL does; a column assigned twice is an error.
-func (s *session) bindAssignment(b *binder, sc *scope, desc *catalog.Descriptor, cols []types.Column, sets []expr.Expr, idx int, a *ast.Assignment, params *boundParams) error {
+func (s *session) bindAssignment(b *binder.ExprBinder, sc *binder.Scope, desc *catalog.Descriptor, cols []types.Column, sets []expr.Expr, idx int, a *ast.Assignment, params *binder.Params) error {
 	if sets[idx] != nil {
 		return sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", a.Column.Name.O)
 	}
@@ -516,20 +517,20 @@ func (s *session) bindAssignment(b *binder, sc *scope, desc *catalog.Descriptor,
 	if err := refuseGeneratedUpdate(desc, idx); err != nil {
 		return err
 	}
-	e, err := b.bindExpr(a.Expr, sc)
+	e, err := b.Bind(a.Expr, sc)
 	if err != nil {
 		return err
 	}
-	sets[idx], err = assignTo(e, cols[idx], a.Expr, params)
+	sets[idx], err = binder.AssignTo(e, cols[idx], a.Expr, params)
 	return err
 }
 
-func tableScope(d *catalog.Descriptor, alias string) ([]types.Column, *scope, error) {
+func tableScope(d *catalog.Descriptor, alias string) ([]types.Column, *binder.Scope, error) {
 	cols, err := d.Schema()
 	if err != nil {
 		return nil, nil, err
 	}
-	return cols, scopeOf(alias, cols), nil
+	return cols, binder.TableScope(alias, cols), nil
 }
 
 func columnIndex(cols []types.Column, name string) int {
@@ -539,23 +540,6 @@ func columnIndex(cols []types.Column, name string) int {
 		}
 	}
 	return -1
-}
-
-// assignTo checks that e may be stored in col and casts it there
-// (PostgreSQL's assignment rules, as for INSERT).
-func assignTo(e expr.Expr, col types.Column, node ast.ExprNode, params *boundParams) (expr.Expr, error) {
-	if !assignable(e.Type(), col.Type) {
-		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", col.Name, col.Type, e.Type()).
-			WithHint("You will need to rewrite or cast the expression.").
-			WithPosition(params.stmt.Position(node.OriginTextPosition()))
-	}
-	cast, err := expr.CastWithModifier(e, col.Type, col.Mod, false)
-	if err != nil {
-		// A literal that does not convert (22P02, 22003, ...).
-		return nil, params.at(node, err)
-	}
-	params.note(cast)
-	return cast, nil
 }
 
 func bindOptional(e expr.Expr, vals []types.Datum) (expr.Expr, error) {

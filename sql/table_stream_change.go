@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
@@ -126,7 +127,7 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	}
 	defer sw.close()
 	ts, b := sw.ts, sw.b
-	gen, err := bindGenerated(sw.d, ts.cols)
+	gen, err := binder.BindGenerated(sw.d, ts.cols)
 	if err != nil {
 		return 0, err
 	}

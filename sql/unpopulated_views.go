@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/front"
 	"streamdb/pgwire"
@@ -46,20 +47,9 @@ func (c populatedCatalog) lookup(name string) (*catalog.Descriptor, bool) {
 }
 
 // bindUnpopulated binds the query of CREATE MATERIALIZED VIEW ... WITH NO
-// DATA as bindView does, against populatedCatalog.
+// DATA (binder.BindUnpopulatedView) against populatedCatalog.
 func (e *Engine) bindUnpopulated(st *front.Statement, n *front.CreateMaterializedView) (plan.Node, error) {
-	params, err := viewParams(st, n.Options)
-	if err != nil {
-		return nil, err
-	}
-	root, err := e.bindQueryIn(populatedCatalog{e}, viewQuery(st, n), params)
-	if err != nil {
-		return nil, err
-	}
-	if err := params.checkAllNamed(); err != nil {
-		return nil, err
-	}
-	return decorrelateView(root)
+	return binder.BindUnpopulatedView(bindCatalog{populatedCatalog{e}}, st, n)
 }
 
 // createUnpopulatedView runs CREATE MATERIALIZED VIEW ... WITH NO DATA:
@@ -88,7 +78,7 @@ func (e *Engine) createUnpopulatedView(ctx context.Context, n *front.CreateMater
 	if err != nil {
 		return "", err
 	}
-	if err := checkStreamable(root); err != nil {
+	if err := binder.CheckStreamable(root); err != nil {
 		return "", err
 	}
 	d, err := viewDescriptor(n, root, opts)
@@ -102,12 +92,6 @@ func (e *Engine) createUnpopulatedView(ctx context.Context, n *front.CreateMater
 	}
 	e.log.Info("created materialized view WITH NO DATA", "view", d.Name)
 	return tag, e.ddlCheckpoint(ctx)
-}
-
-// notPopulated is the error of reading an unpopulated view.
-func notPopulated(name string) error {
-	return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view \"%s\" has not been populated", name).
-		WithHint("Use the REFRESH MATERIALIZED VIEW command.")
 }
 
 // populateView runs REFRESH MATERIALIZED VIEW on an unpopulated view:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"streamdb/binder"
 	"streamdb/expr"
 	"streamdb/plan"
 	"streamdb/types"
@@ -26,22 +27,20 @@ import (
 // allowSubqueries lets the expressions bound with params hold subqueries
 // until the returned function is called (the RETURNING list, bound
 // after, takes none).
-func (s *session) allowSubqueries(params *boundParams) (restore func()) {
-	saved := params.subquery
-	params.subquery = (&selectBinder{cat: s.e, params: params}).bindSubquery
-	return func() { params.subquery = saved }
+func (s *session) allowSubqueries(params *binder.Params) (restore func()) {
+	return params.SubqueriesIn(bindCatalog{s.e})
 }
 
 // subqueryFreeWhere is cond without its conjuncts that hold a subquery
 // (nil when none is left): it holds for every row cond holds for, and is
 // what chooses the rows a statement reads (by key, index or scan).
 func subqueryFreeWhere(cond expr.Expr) expr.Expr {
-	if cond == nil || !hasSubquery(cond) {
+	if cond == nil || !binder.HasSubquery(cond) {
 		return cond
 	}
 	var out expr.Expr
 	for _, c := range plan.Conjuncts(cond) {
-		if hasSubquery(c) {
+		if binder.HasSubquery(c) {
 			continue
 		}
 		if out == nil {

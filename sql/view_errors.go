@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/plan"
@@ -107,8 +108,8 @@ func checkViewOptions(opts map[string]string) (map[string]string, error) {
 					WithHint("Use 'skip' (the default: a row that fails inside the view is skipped and listed in streamdb_view_errors) or 'fail' (the view stops at such a row).")
 			}
 			out[k] = v
-		case uidsOption:
-			if _, err := parseUIDs(v); err != nil {
+		case binder.UIDsOption:
+			if _, err := binder.ParseUIDs(v); err != nil {
 				return nil, err
 			}
 			out[k] = v

@@ -17,6 +17,7 @@ import (
 var layers = [][]string{
 	{"cmd/streamdb"},
 	{"sql"},
+	{"binder"},
 	{"pgcatalog/rewrite"},
 	{"front"},
 	{"meta"},
@@ -49,6 +50,13 @@ var forbidden = map[[2]string]string{
 	{"meta", "sql"}:                  "meta is the catalog service below the frontend: sql calls meta, never the other way",
 	{"meta", "front"}:                "meta works on bound plans and catalog objects, not statements",
 	{"meta", "pgwire"}:               "meta serves the frontend, not clients: it never speaks the wire protocol",
+	{"binder", "pgwire"}:             "the binder turns statements into plans; sessions and the wire are sql's",
+	{"binder", "node"}:               "the binder reads the catalog through binder.Catalog, not the node",
+	{"binder", "storage"}:            "the binder reads the catalog through binder.Catalog, not from Pebble",
+	{"binder", "storage/keyenc"}:     "the binder reads the catalog through binder.Catalog, not from Pebble",
+	{"binder", "broker"}:             "the binder reads the catalog through binder.Catalog, not from NATS",
+	{"binder", "checkpoint"}:         "the binder plans statements; checkpoints are meta's",
+	{"binder", "sink"}:               "the binder plans statements; sinks are meta's",
 }
 
 func TestImportsPointDown(t *testing.T) {

@@ -1,4 +1,4 @@
-package sql
+package binder
 
 import (
 	"strings"
@@ -20,7 +20,7 @@ var textArrayType = types.ArrayOf(types.Text)
 // none for NULL. pg_dump reads the options of foreign-data wrappers,
 // servers and columns through it; streamdb has none of those options,
 // but the function works on any array.
-func bindOptionsToTable(b *binder, fc *ast.FuncCallExpr) ([]srfCall, error) {
+func bindOptionsToTable(b *binder, fc *ast.FuncCallExpr) ([]SRFCall, error) {
 	if fc.FnName.L != "pg_options_to_table" {
 		return nil, nil
 	}
@@ -52,9 +52,9 @@ func bindOptionsToTable(b *binder, fc *ast.FuncCallExpr) ([]srfCall, error) {
 				name, val, ok := strings.Cut(it.S, "=")
 				switch {
 				case !value:
-					out[i] = str(name)
+					out[i] = types.NewString(name)
 				case ok:
-					out[i] = str(val)
+					out[i] = types.NewString(val)
 				default:
 					out[i] = types.Null
 				}
@@ -63,7 +63,7 @@ func bindOptionsToTable(b *binder, fc *ast.FuncCallExpr) ([]srfCall, error) {
 		}
 	}
 	args := []expr.Expr{arg}
-	return []srfCall{
+	return []SRFCall{
 		{Name: "option_name", Args: args, T: types.Text, rows: part(false)},
 		{Name: "option_value", Args: args, T: types.Text, rows: part(true)},
 	}, nil
