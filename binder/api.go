@@ -7,7 +7,6 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/catalog"
-	"streamdb/expr"
 	"streamdb/front"
 	"streamdb/plan"
 	"streamdb/sqlerr"
@@ -78,9 +77,6 @@ func (p *Params) Types() []types.Type { return p.types }
 // Statement is the statement being bound.
 func (p *Params) Statement() *front.Statement { return p.stmt }
 
-// Session is the session that runs the statement, nil for none.
-func (p *Params) Session() Session { return p.sess }
-
 // Clone is a copy of p's statement, session, markers and types, to bind
 // the statement again without changing p.
 func (p *Params) Clone() *Params {
@@ -95,14 +91,6 @@ func (p *Params) WithStatement(st *front.Statement) *Params {
 	q.stmt = st
 	return &q
 }
-
-// At gives err the position of node in the statement's text, if err is
-// a SQL error without one.
-func (p *Params) At(node ast.Node, err error) error { return p.at(node, err) }
-
-// Note records the parameter types that e gives (an untyped parameter
-// cast to a type takes that type).
-func (p *Params) Note(e expr.Expr) { p.note(e) }
 
 // SubqueriesIn makes the subqueries of expressions bound with p bind
 // against cat, until restore is called.
@@ -152,8 +140,8 @@ func (sb *selectBinder) bindSubquery(q ast.ResultSetNode, corr *correlation) (pl
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this kind of subquery is not supported yet")
 }
 
-// ViewQuery is the statement of a view's query: st with the query as node.
-func ViewQuery(st *front.Statement, n *front.CreateMaterializedView) *front.Statement {
+// viewQuery is the statement of a view's query: st with the query as node.
+func viewQuery(st *front.Statement, n *front.CreateMaterializedView) *front.Statement {
 	q := *st
 	q.Node = n.Query
 	return &q

@@ -19,9 +19,9 @@ func AssignTo(e expr.Expr, col types.Column, node ast.ExprNode, params *Params) 
 	cast, err := expr.CastWithModifier(e, col.Type, col.Mod, false)
 	if err != nil {
 		// A literal that does not convert (22P02, 22003, ...).
-		return nil, params.At(node, err)
+		return nil, params.at(node, err)
 	}
-	params.Note(cast)
+	params.note(cast)
 	return cast, nil
 }
 

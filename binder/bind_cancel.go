@@ -27,7 +27,7 @@ func (p *Params) bindContext(ctx context.Context) (done func()) {
 }
 
 // interrupted returns an error once the statement being bound is
-// cancelled. Session.Prepare gives it PostgreSQL's message for the cause.
+// cancelled. sql's Prepare gives it PostgreSQL's message for the cause.
 func (p *Params) interrupted() error {
 	if p == nil || p.ctx == nil || p.ctx.Err() == nil {
 		return nil

@@ -15,7 +15,7 @@ import (
 // LATERAL subqueries in FROM of ad-hoc queries. A LATERAL derived table
 // may name columns of the FROM items to its left; it is bound as a
 // correlated subquery of those (OuterRef) and joined by LateralJoin,
-// which runs it once per distinct outer values (lateral_run.go).
+// which runs it once per distinct outer values (sql/lateral_run.go).
 
 // LateralJoin joins each row of Left with the rows Right gives for it:
 // Right's OuterRef N is Outer[N] over the left row. Kind is inner or

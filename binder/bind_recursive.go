@@ -13,7 +13,7 @@ import (
 // WITH RECURSIVE in ad-hoc queries. A recursive CTE is a UNION [ALL] of
 // a non-recursive term (the first query) and recursive terms that read
 // the CTE itself; that reference reads the working table, the rows the
-// previous iteration added. recursive_run.go iterates until an iteration
+// previous iteration added. sql/recursive_run.go iterates until an iteration
 // adds no rows, as PostgreSQL does, up to a bound on rows and iterations.
 
 // RecursiveCTE is the plan of a recursive CTE: Anchor's rows, then Step's

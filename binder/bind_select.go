@@ -40,7 +40,7 @@ type selectBinder struct {
 	corr *correlation
 	// lateral is set while the subquery of a LATERAL FROM item is bound:
 	// its LIMIT and OFFSET may read the FROM items before it (corr), and
-	// are then read once per outer row when it runs (lateral_run.go).
+	// are then read once per outer row when it runs (sql/lateral_run.go).
 	lateral bool
 }
 
@@ -537,7 +537,7 @@ func limitValue(e expr.Expr, clause string) (int64, bool, error) {
 // VALUES (bind_zero_limit.go): run after the query's parameters are bound
 // and its subqueries resolved. The right side of a lateral join is left
 // as it is: its LIMIT may read the outer row, and it is resolved each
-// time it runs, with the outer values bound (lateral_run.go).
+// time it runs, with the outer values bound (sql/lateral_run.go).
 func ResolveLimits(n plan.Node) (plan.Node, error) {
 	return MapPlanNodes(n, nil, func(n plan.Node) (plan.Node, bool, error) {
 		if lj, ok := n.(*LateralJoin); ok {

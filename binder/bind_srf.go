@@ -198,7 +198,7 @@ func (s srfRows) EachRow(ctx context.Context, emit func(types.Row) error) error 
 // MaterializeSRF replaces each SRFNode in n by an srfRows, which makes
 // its rows as they are read. The right side of a lateral join is left
 // alone: its outer references are bound, and it is run, per outer row
-// (lateral_run.go).
+// (sql/lateral_run.go).
 func MaterializeSRF(n plan.Node) (plan.Node, error) {
 	return MapPlanNodes(n, nil, func(x plan.Node) (plan.Node, bool, error) {
 		switch x := x.(type) {

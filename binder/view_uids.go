@@ -120,7 +120,7 @@ func BindUnpopulatedView(cat Catalog, st *front.Statement, n *front.CreateMateri
 	if err != nil {
 		return nil, err
 	}
-	root, err := BindQuery(cat, ViewQuery(st, n), params)
+	root, err := BindQuery(cat, viewQuery(st, n), params)
 	if err != nil {
 		return nil, err
 	}
