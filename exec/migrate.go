@@ -36,7 +36,7 @@ type formatStep struct {
 	// from+1, reading it from b (an indexed batch over the store, which
 	// holds the rewrites of the steps before); ok false: it cannot for
 	// this view, and b is untouched.
-	migrate func(b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (ok bool, err error)
+	migrate func(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (ok bool, err error)
 }
 
 // formatSteps are the steps views take, oldest first and consecutive.
@@ -93,8 +93,9 @@ var formatSteps = []formatStep{
 			return ok && hasSumWithSpecials(a)
 		})
 	}, migrateSumState},
-	// Joins, whose state is keyed by side and join key (newJoin).
-	{catalog.DataflowSumSpecials, joinsChange, nil},
+	// Joins, whose state is keyed by side and join key (newJoin);
+	// migrateJoinByKey re-keys it.
+	{catalog.DataflowSumSpecials, joinsChange, migrateJoinByKey},
 	// Scans of tables and views, read through edges (addEdge).
 	{catalog.DataflowJoinStateByKey, func(_ catalog.FormatVersion, v stepView) bool {
 		return v.any(func(n plan.Node) bool {
@@ -196,7 +197,7 @@ func migrate(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups Upstrea
 			}
 			at := *d
 			at.Dataflow = f
-			ok, err := s.migrate(b, &at, v.root)
+			ok, err := s.migrate(b, &at, v.root, ups)
 			if err != nil || !ok {
 				return f, err
 			}
@@ -365,7 +366,7 @@ func keysInterval(n plan.Node) bool {
 }
 
 // movedEntry is a state entry a migration step moves: deleted under old,
-// set under key with val.
+// set under key with val (either nil: only set, or only deleted).
 type movedEntry struct{ old, key, val []byte }
 
 // moveEntries writes a step's moves into b: every old key deleted first,
@@ -373,11 +374,17 @@ type movedEntry struct{ old, key, val []byte }
 // key keeps its new value.
 func moveEntries(b *pebble.Batch, entries []movedEntry) error {
 	for _, e := range entries {
+		if e.old == nil {
+			continue
+		}
 		if err := b.Delete(e.old, nil); err != nil {
 			return err
 		}
 	}
 	for _, e := range entries {
+		if e.key == nil {
+			continue
+		}
 		if err := b.Set(e.key, e.val, nil); err != nil {
 			return err
 		}

@@ -71,7 +71,7 @@ func joinTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.Join, uint16, 
 // rows of DataflowNarrowRows. ok false, b untouched: the join's table
 // cannot be found without building the dataflow, or an entry is not of
 // the old layout.
-func migrateJoinRows(b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bool, error) {
+func migrateJoinRows(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, _ UpstreamPlans) (bool, error) {
 	j, idx, ok := joinTableIndex(d, root)
 	if !ok {
 		return false, nil

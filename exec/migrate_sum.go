@@ -20,66 +20,54 @@ import (
 // are zero and the step is exact; a group whose sum is NaN or infinite
 // cannot be split, and its view stays at its format.
 
-// aggTableIndex returns the aggregate of streaming plan root and its
-// state table index, ok false when it cannot be told without building the
-// dataflow: the plan must hold one aggregate, reached from the root
-// through nodes of one input and no state, so that the builder numbers it
-// first (see topNTableIndex), and scan no view (whose operators the
-// dataflow computes itself before DataflowViewEdges). A view that
-// records its layout finds the table by operator id (recordedTable).
-func aggTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.Aggregate, uint16, bool) {
-	aggs := 0
-	var agg *plan.Aggregate
-	if anyNode(root, func(n plan.Node) bool {
-		if a, ok := n.(*plan.Aggregate); ok {
-			aggs++
-			agg = a
-		}
-		return scansView(n) // its dataflow holds the view's operators too
-	}) || aggs != 1 {
-		return nil, 0, false
-	}
-	if d.OpState != nil {
-		idx, ok := recordedTable(d, root, agg)
-		return agg, idx, ok
-	}
-	for n := root; ; {
-		switch x := n.(type) {
-		case *plan.Aggregate:
-			return x, firstOperatorIndex, true
-		case *plan.Project, *plan.Filter:
-		default:
-			return nil, 0, false
-		}
-		n = n.Children()[0]
-	}
-}
-
-// migrateSumState rewrites, in b, the state of view d's aggregate
-// (streaming plan root, format catalog.DataflowJoinStatePaged) into the
-// layout of DataflowSumSpecials. ok false, b untouched: the aggregate's
-// table cannot be found without building the dataflow, it has a DISTINCT
-// call, or a group's sum is not finite.
-func migrateSumState(b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bool, error) {
-	a, idx, ok := aggTableIndex(d, root)
+// migrateSumState rewrites, in b, the state of view d's aggregates whose
+// sums keep special counts (streaming plan root, format
+// catalog.DataflowJoinStatePaged; ups, the plans of the views it computes
+// itself, whose aggregates are among its own) into the layout of
+// DataflowSumSpecials. ok false, b untouched: the aggregates' tables
+// cannot be found without building the dataflow (planTables), or one of
+// them has a DISTINCT call or a group whose sum is not finite.
+func migrateSumState(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (bool, error) {
+	slots, ok := planTables(d, root, ups)
 	if !ok {
 		return false, nil
 	}
-	return respecialSums(b, b, a, d.Dataflow, storage.StatePrefix(d.ID, idx))
+	var moves []movedEntry
+	for _, s := range slots {
+		a, isAgg := s.Node.(*plan.Aggregate)
+		if !isAgg || !hasSumWithSpecials(a) {
+			continue
+		}
+		m, ok, err := respecialedSums(b, a, d.Dataflow, storage.StatePrefix(d.ID, s.Indexes[0]))
+		if err != nil || !ok {
+			return false, err
+		}
+		moves = append(moves, m...)
+	}
+	return true, moveEntries(b, moves)
 }
 
 // respecialSums rewrites, in b, the groups of aggregate a under prefix,
 // kept in format from (< DataflowSumSpecials), with the special counts of
 // their sums, zero. ok false: see migrateSumState; nothing is written.
 func respecialSums(r storage.Reader, b *pebble.Batch, a *plan.Aggregate, from catalog.FormatVersion, prefix []byte) (bool, error) {
+	moves, ok, err := respecialedSums(r, a, from, prefix)
+	if err != nil || !ok {
+		return false, err
+	}
+	return true, moveEntries(b, moves)
+}
+
+// respecialedSums is respecialSums, the groups' new values returned, not
+// written.
+func respecialedSums(r storage.Reader, a *plan.Aggregate, from catalog.FormatVersion, prefix []byte) ([]movedEntry, bool, error) {
 	ao := appendOnly(a.Input)
 	for _, c := range a.Aggs {
 		if c.Distinct {
-			return false, nil
+			return nil, false, nil
 		}
 	}
-	type entry struct{ key, val []byte }
-	var entries []entry
+	var entries []movedEntry
 	ok := true
 	err := storage.ScanPrefix(r, prefix, func(k, v []byte) error {
 		// Fresh accumulators per group: Unmarshal adds to some (the
@@ -113,18 +101,13 @@ func respecialSums(r storage.Reader, b *pebble.Batch, a *plan.Aggregate, from ca
 			}
 			s.specials = true
 		}
-		entries = append(entries, entry{key: append([]byte(nil), k...), val: g.marshal(nil)})
+		entries = append(entries, movedEntry{key: append([]byte(nil), k...), val: g.marshal(nil)})
 		return nil
 	})
 	if err != nil || !ok {
-		return false, err
+		return nil, false, err
 	}
-	for _, e := range entries {
-		if err := b.Set(e.key, e.val, nil); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
+	return entries, true, nil
 }
 
 // finite reports whether a sum kept without special counts holds a finite

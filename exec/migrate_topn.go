@@ -68,7 +68,7 @@ func topNTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.TopN, uint16, 
 // DataflowTopNStateByKey. ok is false, and b untouched, when the top-N's
 // table cannot be found without building the dataflow or holds an entry
 // that is not of the old layout; the view then stays at its format.
-func migrateTopNState(b *pebble.Batch, d *catalog.Descriptor, root plan.Node) (bool, error) {
+func migrateTopNState(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, _ UpstreamPlans) (bool, error) {
 	t, idx, ok := topNTableIndex(d, root)
 	if !ok {
 		return false, nil
