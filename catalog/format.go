@@ -107,7 +107,7 @@ const (
 	// DataflowMinSupported is the oldest format this binary builds
 	// dataflows of; a view of an older one that the steps at start do not
 	// move to it or past it is refused (CheckFormat).
-	DataflowMinSupported = DataflowJoinStatePaged
+	DataflowMinSupported = DataflowJoinStateByKey
 	// DataflowMigratesFrom is the oldest format a view moves forward from
 	// at start (exec.MigrateView); a view of an older one is refused
 	// before anything is moved (CheckMigratable).

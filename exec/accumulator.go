@@ -86,7 +86,10 @@ func NewAccumulator(call plan.AggCall, appendOnly bool) Accumulator {
 }
 
 // newAccumulator creates the state for call in a view of layout dataflow
-// (catalog.Dataflow*), which fixes how sums encode their state.
+// (catalog.Dataflow*), which fixes how sums encode their state. Views
+// older than DataflowSumSpecials are no longer built (they are moved
+// forward at start, or refused): that layout is read only by the
+// migration (migrate_sum.go), and written by its tests.
 func newAccumulator(call plan.AggCall, appendOnly bool, dataflow catalog.FormatVersion) Accumulator {
 	specials := dataflow >= catalog.DataflowSumSpecials
 	var acc Accumulator

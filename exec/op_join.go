@@ -83,9 +83,10 @@ const (
 	// joinStateRowInKey: key side|len(join key)|join key|row, value
 	// counts. (Format 2 put the row after the counts too; the move to
 	// DataflowNarrowRows, migrate_join.go, rewrites such values.) This
-	// layout and joinStateByID are no longer built for views (formats
-	// before catalog.DataflowMinSupported, moved forward at start by
-	// migrate_join*.go); the migration tests write them as the old state.
+	// layout, joinStateByID and joinStateByPage are no longer built for
+	// views (formats before catalog.DataflowMinSupported, moved forward
+	// at start by migrate_join*.go); the migration tests write them as
+	// the old state.
 	joinStateRowInKey joinStateFormat = iota
 	// joinStateByID: key = the entry's id (8 bytes, big-endian), value
 	// side|counts|len(join key)|join key|row. Ids grow, so the entries

@@ -13,35 +13,37 @@ import (
 // today's server has started on it (exec.MigrateView): a view moves
 // through the format steps that leave its state as it is and those whose
 // migration rewrites it (sums given their special counts on the step to
-// DataflowSumSpecials, top5's top-N re-keyed by rank on the step to
-// DataflowTopNStateByKey, by_name's join state narrowed, re-keyed by id
-// and paged on the steps to DataflowJoinStatePaged), and stops before the first other one that
-// changes it.
+// DataflowSumSpecials, over_view's and per_k's alike in over_view's
+// dataflow, top5's top-N re-keyed by rank on the step to
+// DataflowTopNStateByKey, by_name's join state narrowed, re-keyed by id,
+// paged and keyed by join key on the steps to DataflowJoinStateByKey),
+// and stops before the first other one that changes it. No view stays
+// below catalog.DataflowMinSupported.
 var migratedFormats = map[string]map[string]catalog.FormatVersion{
 	// Format 0, each scan with a reader of its own: scans of ev, which
 	// has a WATERMARK, share none before DataflowSharedWatermarkScans, so
 	// the steps to DataflowJoinStatePaged change only joins: by_name, a
 	// join with a table (not append-only), has the rows its join keeps
 	// narrowed, re-keyed by id and paged on the steps to
-	// DataflowJoinStatePaged, its sum given special counts, and stops
-	// before DataflowJoinStateByKey. over_view computes per_k's operators
-	// itself and stops with them before DataflowSumSpecials; per_k's and
-	// items_cnt's sums get their special counts, and top5's top-N is
-	// re-keyed by rank. The scans of the table stop price_range,
-	// top_items and items_cnt before DataflowViewEdges; hi_lo's two scans
-	// of ev stop it before DataflowSharedWatermarkScans.
+	// DataflowJoinStatePaged, its sum given special counts, and its join
+	// state keyed by join key. over_view computes per_k's operators itself:
+	// both aggregates' sums get their special counts. per_k's and
+	// items_cnt's sums get theirs, and top5's top-N is re-keyed by rank.
+	// The scans of the table or view stop by_name, over_view,
+	// price_range, top_items and items_cnt before DataflowViewEdges;
+	// hi_lo's two scans of ev stop it before DataflowSharedWatermarkScans.
 	"gen0-2026-11-29": {
-		"per_k": catalog.DataflowLatest, "by_name": 7, "items_cnt": 8, "over_view": 6,
+		"per_k": catalog.DataflowLatest, "by_name": 8, "items_cnt": 8, "over_view": 8,
 		"top5": catalog.DataflowLatest, "per_min": catalog.DataflowLatest,
 		"price_range": 8, "top_items": 8, "hi_lo": 11,
 	},
-	// Format 6, sums over numeric: per_k's and items_cnt's and by_name's
-	// get their special counts; by_name's join then stops it before
-	// DataflowJoinStateByKey, items_cnt's table scan before
-	// DataflowViewEdges. over_view, a view over a view, computes per_k's
-	// operators itself and stays.
+	// Format 6, sums over numeric: per_k's, items_cnt's, by_name's and
+	// over_view's (and per_k's in over_view's dataflow) get their special
+	// counts; by_name's join state is keyed by join key. The scans of
+	// the table or view stop by_name, items_cnt and over_view before
+	// DataflowViewEdges.
 	"gen1-2026-12-01": {
-		"per_k": catalog.DataflowLatest, "by_name": 7, "items_cnt": 8, "over_view": 6,
+		"per_k": catalog.DataflowLatest, "by_name": 8, "items_cnt": 8, "over_view": 8,
 		"top5": catalog.DataflowLatest, "per_min": catalog.DataflowLatest,
 	},
 	// Format 8: scans of tables and views (by_name, items_cnt, over_view)
@@ -90,6 +92,9 @@ func TestCompatMigrate(t *testing.T) {
 		want := map[string]catalog.FormatVersion{}
 		for n := range before {
 			want[n] = all[n]
+			if want[n] < catalog.DataflowMinSupported {
+				t.Errorf("%s: view %s is to stay at format %d, older than this binary reads (%d)", name, n, want[n], catalog.DataflowMinSupported)
+			}
 		}
 		moving := 0
 		for n, f := range before {
