@@ -288,15 +288,6 @@ func anyNode(root plan.Node, match func(plan.Node) bool) bool {
 	return false
 }
 
-// scansView reports whether n scans a view. Before DataflowViewEdges a
-// view's dataflow computes the views it scans itself, their operators
-// and state among its own, which the plan does not show: a step before
-// that format may change them.
-func scansView(n plan.Node) bool {
-	s, ok := n.(*plan.Scan)
-	return ok && s.Object.Kind == catalog.KindView
-}
-
 // hasSumWithSpecials reports whether an aggregate has a sum or avg whose
 // state keeps the special counts under DataflowSumSpecials.
 func hasSumWithSpecials(a *plan.Aggregate) bool {

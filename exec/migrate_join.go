@@ -22,48 +22,12 @@ import (
 // taken for a view whose one join has a state table whose index is known
 // without building the dataflow (joinTableIndex).
 
-// joinTableIndex returns the one join of streaming plan root and its
-// state table index, ok false when it cannot be told without building the
-// dataflow. The builder numbers state tables from the root down
-// (builder.opPrefix): when the nodes above the join have one input each
-// and only aggregates among them keep state (one table each before
-// DataflowExtremaByValue), the join's index follows theirs. The plan must
-// hold no other join and scan no view (whose operators the dataflow
-// computes itself before DataflowViewEdges). A view that records its
-// layout (catalog.Descriptor.OpState) finds the join's table by its
-// operator id instead (recordedTable).
-func joinTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.Join, uint16, bool) {
-	if d.Dataflow >= catalog.DataflowExtremaByValue {
-		return nil, 0, false
-	}
-	joins := 0
-	var join *plan.Join
-	if anyNode(root, func(n plan.Node) bool {
-		if j, ok := n.(*plan.Join); ok {
-			joins++
-			join = j
-		}
-		return scansView(n)
-	}) || joins != 1 {
-		return nil, 0, false
-	}
-	if d.OpState != nil {
-		idx, ok := recordedTable(d, root, join)
-		return join, idx, ok
-	}
-	idx := firstOperatorIndex
-	for n := root; ; {
-		switch x := n.(type) {
-		case *plan.Join:
-			return x, idx, true
-		case *plan.Aggregate:
-			idx++
-		case *plan.Project, *plan.Filter:
-		default:
-			return nil, 0, false
-		}
-		n = n.Children()[0]
-	}
+// joinTableIndex returns the one join of view d's dataflow (streaming
+// plan root, ups the plans of the views it computes itself) and its state
+// table index, ok false when it cannot be told without building the
+// dataflow (planTables) or the dataflow has more than one.
+func joinTableIndex(d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (*plan.Join, uint16, bool) {
+	return oneTable(d, root, ups, func(n plan.Node) *plan.Join { j, _ := n.(*plan.Join); return j })
 }
 
 // migrateJoinRows rewrites, in b, the state of view d's join (streaming
@@ -71,8 +35,8 @@ func joinTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.Join, uint16, 
 // rows of DataflowNarrowRows. ok false, b untouched: the join's table
 // cannot be found without building the dataflow, or an entry is not of
 // the old layout.
-func migrateJoinRows(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, _ UpstreamPlans) (bool, error) {
-	j, idx, ok := joinTableIndex(d, root)
+func migrateJoinRows(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (bool, error) {
+	j, idx, ok := joinTableIndex(d, root, ups)
 	if !ok {
 		return false, nil
 	}

@@ -35,8 +35,8 @@ import (
 // DataflowJoinStateByKey. ok false, b untouched: the table cannot be
 // found without building the dataflow, or a page is not of the old
 // layout.
-func migrateJoinByKey(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, _ UpstreamPlans) (bool, error) {
-	j, idx, ok := joinTableIndex(d, root)
+func migrateJoinByKey(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (bool, error) {
+	j, idx, ok := joinTableIndex(d, root, ups)
 	if !ok {
 		return false, nil
 	}

@@ -30,8 +30,8 @@ import (
 // root, format catalog.DataflowNarrowRows) into the layout of
 // DataflowJoinStateByID. ok false, b untouched: the table cannot be found
 // without building the dataflow, or an entry is not of the old layout.
-func migrateJoinByID(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, _ UpstreamPlans) (bool, error) {
-	j, idx, ok := joinTableIndex(d, root)
+func migrateJoinByID(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (bool, error) {
+	j, idx, ok := joinTableIndex(d, root, ups)
 	if !ok {
 		return false, nil
 	}
@@ -63,8 +63,8 @@ func joinRowsByID(r storage.Reader, b *pebble.Batch, widths [2]int, prefix []byt
 // migrateJoinPages rewrites, in b, view d's join state (streaming plan
 // root, format catalog.DataflowJoinStateByID) into the layout of
 // DataflowJoinStatePaged. ok false, b untouched: as migrateJoinByID.
-func migrateJoinPages(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, _ UpstreamPlans) (bool, error) {
-	if _, idx, ok := joinTableIndex(d, root); ok {
+func migrateJoinPages(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (bool, error) {
+	if _, idx, ok := joinTableIndex(d, root, ups); ok {
 		return joinEntriesAsPages(b, b, storage.StatePrefix(d.ID, idx))
 	}
 	return false, nil

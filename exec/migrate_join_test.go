@@ -152,8 +152,9 @@ func (m netChanges) Push(c *Chunk) error {
 func (netChanges) Barrier(Epoch) error { return nil }
 
 // TestJoinTableIndex: the join's state table is known without building
-// the dataflow when only aggregates above it keep state and it is the
-// plan's one join.
+// the dataflow when it is the dataflow's one join (planTables numbers
+// the operators above it), not when the plan of a view the dataflow
+// computes itself is not given.
 func TestJoinTableIndex(t *testing.T) {
 	j := joinOnK(plan.InnerJoin)
 	for _, in := range []plan.Node{j.Left, j.Right} {
@@ -175,10 +176,12 @@ func TestJoinTableIndex(t *testing.T) {
 		{"join", old, j, firstOperatorIndex, true},
 		{"under an aggregate", old, count(proj), firstOperatorIndex + 1, true},
 		{"two joins", old, &plan.Union{Inputs: []plan.Node{proj, proj}, Cols: proj.Cols}, 0, false},
-		{"under a union", old, &plan.Union{Inputs: []plan.Node{proj}, Cols: proj.Cols}, 0, false},
+		{"under a union", old, &plan.Union{Inputs: []plan.Node{proj}, Cols: proj.Cols}, firstOperatorIndex, true},
+		{"under a top-N", old, &plan.TopN{Input: proj, Order: []plan.SortKey{{Expr: proj.Exprs[0]}}, Count: 3, Cols: proj.Cols}, firstOperatorIndex + 1, true},
+		{"over a view not given", old, &plan.Scan{Object: &catalog.Descriptor{ID: 3, Name: "v", Kind: catalog.KindView}, Cols: j.Cols}, 0, false},
 		{"altered", &catalog.Descriptor{Dataflow: catalog.DataflowAppendOnlyJoins, OpState: map[string][]uint16{"x": {2}}}, j, 0, false},
 	} {
-		got, idx, ok := joinTableIndex(c.d, c.root)
+		got, idx, ok := joinTableIndex(c.d, c.root, nil)
 		if ok != c.ok || ok && (got != j || idx != c.idx) {
 			t.Errorf("%s: join %p at %d, ok %v; want %p at %d, ok %v", c.name, got, idx, ok, j, c.idx, c.ok)
 		}

@@ -11,9 +11,13 @@ import (
 // the state tables each takes, as the builder numbers them
 // (builder.opPrefix) for a view of format d.Dataflow: streaming plan
 // root, and ups the plans of the views the dataflow computes itself. ok
-// is false when that cannot be told without building the dataflow: an
-// altered view (its tables follow its operator ids, OpState), a view over
-// a view whose plan ups lacks, or a node of a kind it does not know.
+// is false when that cannot be told without building the dataflow: a
+// view over a view whose plan ups lacks, a node of a kind it does not
+// know, or a view that records its layout (OpState, from an ALTER) but
+// not for every stateful operator, or records it in ids of a format
+// before DataflowNarrowRows (plan.PruneColumns rewrites the plan, so its
+// ids are not those of the later formats). A recorded view's tables are
+// those it records.
 //
 // It walks the plan as builder.build does: a node's own tables first,
 // then its inputs in order; a subplan or a shared watermark scan the
@@ -21,14 +25,39 @@ import (
 // before DataflowViewEdges computes itself is walked in place of its
 // scan. Format migrations find the state they rewrite through it.
 func planTables(d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) ([]OpSlot, bool) {
-	if d.OpState != nil {
-		return nil, false
-	}
 	w := &tableWalk{d: d, ups: ups, next: firstOperatorIndex, seen: map[string]bool{}}
-	if !w.walk(root) {
+	if d.OpState != nil {
+		if d.Dataflow < catalog.DataflowNarrowRows {
+			return nil, false
+		}
+		w.recorded = stateIDs("", root)
+	}
+	if !w.walk(root) || w.unrecorded {
 		return nil, false
 	}
 	return w.slots, true
+}
+
+// oneTable returns the one operator of view d's dataflow (as for
+// planTables) that as maps to a non-nil node, and its first state table;
+// ok false when planTables cannot tell, or there is none or more than
+// one.
+func oneTable[T comparable](d *catalog.Descriptor, root plan.Node, ups UpstreamPlans, as func(plan.Node) T) (T, uint16, bool) {
+	var none, found T
+	slots, ok := planTables(d, root, ups)
+	if !ok {
+		return none, 0, false
+	}
+	var idx uint16
+	for _, s := range slots {
+		if x := as(s.Node); x != none {
+			if found != none {
+				return none, 0, false
+			}
+			found, idx = x, s.Indexes[0]
+		}
+	}
+	return found, idx, found != none
 }
 
 // tableWalk is the state of planTables' walk.
@@ -38,11 +67,28 @@ type tableWalk struct {
 	next  uint16
 	seen  map[string]bool // subplan and scan sharing keys built already
 	slots []OpSlot
+	// recorded names the plan's nodes by operator id when the view
+	// records its layout: tables come from OpState, not from next;
+	// unrecorded is set when a node has fewer tables recorded than it
+	// takes.
+	recorded   map[plan.Node]string
+	unrecorded bool
 }
 
 // take gives n its next n state tables.
 func (w *tableWalk) take(n plan.Node, tables int) {
 	s := OpSlot{Node: n}
+	if w.recorded != nil {
+		id, ok := w.recorded[n]
+		list := w.d.OpState[id]
+		if !ok || len(list) < tables {
+			w.unrecorded = true
+			return
+		}
+		s.Indexes = append(s.Indexes, list[:tables]...)
+		w.slots = append(w.slots, s)
+		return
+	}
 	for range tables {
 		s.Indexes = append(s.Indexes, w.next)
 		w.next++
@@ -109,6 +155,9 @@ func (w *tableWalk) walk(n plan.Node) bool {
 // place before DataflowViewEdges, nothing for the other inputs.
 func (w *tableWalk) scan(s *plan.Scan) bool {
 	f := w.d.Dataflow
+	if s.Object == nil {
+		return false
+	}
 	switch s.Object.Kind {
 	case catalog.KindStream:
 		key := sharedScanKey(f, s)

@@ -20,47 +20,12 @@ import (
 // exact; it is taken for a view whose one top-N has a state table whose
 // index is known without building the dataflow (topNTableIndex).
 
-// topNTableIndex returns the state table index of the one top-N of
-// streaming plan root, ok false when it cannot be told without building
-// the dataflow. The builder numbers state tables in the order it builds
-// operators, from the root down (builder.opPrefix); when the only nodes
-// between the root and the top-N have one input each and no state, and
-// the plan holds no other top-N, the top-N is the first operator numbered,
-// and takes firstOperatorIndex. A view that records its layout
-// (catalog.Descriptor.OpState) finds the table by operator id instead
-// (recordedTable).
-func topNTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.TopN, uint16, bool) {
-	tops := 0
-	var top plan.Node
-	anyNode(root, func(n plan.Node) bool {
-		if plan.StreamingTopN(n) != nil {
-			tops++
-			top = n
-		}
-		return false
-	})
-	if tops != 1 {
-		return nil, 0, false
-	}
-	if d.OpState != nil {
-		idx, ok := recordedTable(d, root, top)
-		return plan.StreamingTopN(top), idx, ok
-	}
-	for n := root; ; {
-		if t := plan.StreamingTopN(n); t != nil {
-			return t, firstOperatorIndex, true
-		}
-		switch n.(type) {
-		case *plan.Project, *plan.Filter, *plan.Sort:
-		default:
-			return nil, 0, false
-		}
-		kids := n.Children()
-		if len(kids) != 1 {
-			return nil, 0, false
-		}
-		n = kids[0]
-	}
+// topNTableIndex returns the one top-N of view d's dataflow (streaming
+// plan root, ups the plans of the views it computes itself) and its state
+// table index, ok false when it cannot be told without building the
+// dataflow (planTables) or the dataflow has more than one.
+func topNTableIndex(d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (*plan.TopN, uint16, bool) {
+	return oneTable(d, root, ups, plan.StreamingTopN)
 }
 
 // migrateTopNState rewrites, in b, view d's top-N state (streaming plan
@@ -68,8 +33,8 @@ func topNTableIndex(d *catalog.Descriptor, root plan.Node) (*plan.TopN, uint16, 
 // DataflowTopNStateByKey. ok is false, and b untouched, when the top-N's
 // table cannot be found without building the dataflow or holds an entry
 // that is not of the old layout; the view then stays at its format.
-func migrateTopNState(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, _ UpstreamPlans) (bool, error) {
-	t, idx, ok := topNTableIndex(d, root)
+func migrateTopNState(b *pebble.Batch, d *catalog.Descriptor, root plan.Node, ups UpstreamPlans) (bool, error) {
+	t, idx, ok := topNTableIndex(d, root, ups)
 	if !ok {
 		return false, nil
 	}

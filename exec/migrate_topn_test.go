@@ -144,7 +144,7 @@ func stateEntries(t *testing.T, store *storage.Store, prefix []byte) string {
 }
 
 // TestTopNTableIndex: the top-N's state table is known without building
-// the dataflow only when it is the first operator the builder numbers.
+// the dataflow when it is the dataflow's one top-N (planTables).
 func TestTopNTableIndex(t *testing.T) {
 	tn := testTopN("", false, true, 3, 0)
 	cols := tn.Cols
@@ -161,7 +161,7 @@ func TestTopNTableIndex(t *testing.T) {
 		{"two top-Ns", &catalog.Descriptor{}, two, false},
 		{"altered", &catalog.Descriptor{OpState: map[string][]uint16{"x": {2}}}, tn, false},
 	} {
-		got, idx, ok := topNTableIndex(c.d, c.root)
+		got, idx, ok := topNTableIndex(c.d, c.root, nil)
 		if ok != c.ok || ok && (got != tn || idx != firstOperatorIndex) {
 			t.Errorf("%s: top-N %p at %d, ok %v; want %p at %d, ok %v", c.name, got, idx, ok, tn, firstOperatorIndex, c.ok)
 		}

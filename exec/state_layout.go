@@ -272,20 +272,3 @@ func sameSlots(built []OpSlot, want []StateSlot) bool {
 	}
 	return true
 }
-
-// recordedTable returns the first state table view d records for node n
-// of its streaming plan root (catalog.Descriptor.OpState, keyed by the
-// operator ids of d's format), ok false when it records none. The ids of
-// a format before DataflowNarrowRows are not those of the formats after
-// it (plan.PruneColumns rewrites the plan), so a migration across that
-// step does not trust them.
-func recordedTable(d *catalog.Descriptor, root, n plan.Node) (uint16, bool) {
-	if d.Dataflow < catalog.DataflowNarrowRows {
-		return 0, false
-	}
-	list := d.OpState[stateIDs("", root)[n]]
-	if len(list) == 0 {
-		return 0, false
-	}
-	return list[0], true
-}
