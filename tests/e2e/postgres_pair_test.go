@@ -54,3 +54,34 @@ func sameRowsAsPostgres(t *testing.T, sdb, ref *pgx.Conn, queries ...string) {
 		}
 	}
 }
+
+// sameEffectAsPostgres runs write stmt in a transaction on both servers,
+// checks that it affects as many rows as in PostgreSQL and that check
+// then gives PostgreSQL's rows, and rolls both back.
+func sameEffectAsPostgres(t *testing.T, sdb, ref *pgx.Conn, stmt, check string) {
+	t.Helper()
+	ctx := context.Background()
+	results := make([][]string, 2)
+	affected := make([]int64, 2)
+	for i, c := range []*pgx.Conn{sdb, ref} {
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tag, err := tx.Exec(ctx, stmt)
+		if err != nil {
+			t.Fatalf("%s (server %d of streamdb, PostgreSQL): %v", stmt, i+1, err)
+		}
+		affected[i] = tag.RowsAffected()
+		results[i] = testutil.SortedRows(t, tx.Conn(), check)
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if affected[0] != affected[1] {
+		t.Errorf("%s: %d rows, want %d (PostgreSQL)", stmt, affected[0], affected[1])
+	}
+	if strings.Join(results[0], ";") != strings.Join(results[1], ";") {
+		t.Errorf("after %s: %s\n got %v\nwant %v (PostgreSQL)", stmt, check, results[0], results[1])
+	}
+}

@@ -107,8 +107,7 @@ func TestCorrelatedSubqueriesLikePostgres(t *testing.T) {
 		_, err = ref.Exec(ctx, q)
 		wantCode(t, err, code)
 	}
-	// Correlated subqueries stay refused in DML. (In views, a correlation
-	// a NULL outer value could satisfy runs: pg/view_subquery_outer_values.slt.)
-	_, err = sdb.Exec(ctx, "DELETE FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE x = t1.b)")
-	wantCode(t, err, "0A000")
+	// Correlated subqueries in DML run as in PostgreSQL.
+	sameEffectAsPostgres(t, sdb, ref, "DELETE FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE x = t1.b)", "SELECT a FROM t1")
+	sameEffectAsPostgres(t, sdb, ref, "UPDATE t1 SET b = (SELECT max(y) FROM t2 WHERE x = t1.a) WHERE a < 5", "SELECT a, b FROM t1")
 }
