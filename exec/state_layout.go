@@ -21,10 +21,12 @@ import (
 // drift.
 
 // StateSlot is one stateful operator of a view's dataflow, in the order
-// the builder builds them: its operator id and how many state tables it
-// takes. An operator built twice (a node two parts of the plan share,
-// below the formats that share subplans) is two slots with one id.
+// the builder builds them: its node in the streaming plan, its operator
+// id and how many state tables it takes. An operator built twice (a node
+// two parts of the plan share, below the formats that share subplans) is
+// two slots with one id.
 type StateSlot struct {
+	Node   plan.Node
 	ID     string
 	Tables int
 }
@@ -34,9 +36,14 @@ type StateSlot struct {
 // itself, as for StartView), would have, without building it: no reader
 // starts and nothing is read from or written to the store.
 func StateSlots(desc *catalog.Descriptor, root plan.Node, ups UpstreamPlans) ([]StateSlot, error) {
-	w := &layoutWalk{desc: desc, ups: ups}
-	stream := streamingPlan(desc.Dataflow, root)
-	w.ids = stateIDs("", stream)
+	return streamStateSlots(desc, streamingPlan(desc.Dataflow, root), ups)
+}
+
+// streamStateSlots is StateSlots of stream, a plan the streaming rules of
+// desc's format rewrote already: its slots hold stream's own nodes (and
+// those of the views it computes itself, rewritten here).
+func streamStateSlots(desc *catalog.Descriptor, stream plan.Node, ups UpstreamPlans) ([]StateSlot, error) {
+	w := &layoutWalk{desc: desc, ups: ups, ids: stateIDs("", stream)}
 	if err := w.walk(stream); err != nil {
 		return nil, err
 	}
@@ -87,7 +94,7 @@ type layoutWalk struct {
 }
 
 func (w *layoutWalk) take(n plan.Node, tables int) {
-	w.slots = append(w.slots, StateSlot{ID: w.ids[n], Tables: tables})
+	w.slots = append(w.slots, StateSlot{Node: n, ID: w.ids[n], Tables: tables})
 }
 
 // walk mirrors builder.build: a subplan the dataflow computes already
@@ -152,6 +159,9 @@ func (w *layoutWalk) operator(n plan.Node) error {
 // view the dataflow computes itself takes what its operators take.
 func (w *layoutWalk) scan(s *plan.Scan) error {
 	dataflow := w.desc.Dataflow
+	if s.Object == nil {
+		return fmt.Errorf("materialized view %s: a scan of its plan names no object", w.desc.Name)
+	}
 	switch s.Object.Kind {
 	case catalog.KindStream:
 		if key := sharedScanKey(dataflow, s); key != "" {
@@ -208,6 +218,12 @@ func RecordStateLayout(d *catalog.Descriptor, root plan.Node, ups UpstreamPlans)
 	if err != nil {
 		return false, err
 	}
+	return recordSlots(d, slots), nil
+}
+
+// recordSlots is RecordStateLayout of the operators slots lists (the
+// view's StateSlots).
+func recordSlots(d *catalog.Descriptor, slots []StateSlot) bool {
 	pins := map[string][]uint16{}
 	for id, list := range d.OpState {
 		pins[id] = list
@@ -230,13 +246,13 @@ func RecordStateLayout(d *catalog.Descriptor, root plan.Node, ups UpstreamPlans)
 		changed = changed || !slices.Equal(list, d.OpState[id])
 	}
 	if !changed {
-		return false, nil
+		return false
 	}
 	if len(out) == 0 {
 		out = nil
 	}
 	d.OpState, d.NextOp = out, next
-	return true, nil
+	return true
 }
 
 // stateTables gives, by operator id, the state tables the dataflow of
