@@ -53,7 +53,8 @@ func slotsText(slots []OpSlot) string {
 // dataflow are those the builder numbers, node for node, in every format
 // from DataflowOneReaderPerScan on: aggregates (with an extrema table from
 // DataflowExtremaByValue), joins, top-Ns, VALUES, watermark operators (one
-// per shared reader), a subplan computed once, and the operators of a view
+// per shared reader), a subplan computed once, one node built twice under
+// one operator id before subplans are shared, and the operators of a view
 // a view computes itself before DataflowViewEdges.
 func TestPlanTables(t *testing.T) {
 	rt := NewRuntime(memoryStore(t), nil, slog.New(slog.DiscardHandler), time.Hour)
@@ -82,6 +83,7 @@ func TestPlanTables(t *testing.T) {
 	union := func(in ...plan.Node) *plan.Union { return &plan.Union{Inputs: in, Cols: in[0].Schema()} }
 	values := &plan.Values{Cols: cols[:1], Rows: [][]expr.Expr{{&expr.Const{D: types.NewInt(1), T: types.Int4}}}}
 	topN := &plan.TopN{Input: stream(1, false), Order: []plan.SortKey{{Expr: k}}, Count: 3, Cols: cols}
+	shared := agg(stream(1, true), "max") // one node, one operator id
 
 	// A view over a view that retracts: a sum over the counts of another
 	// view's aggregate of a join.
@@ -102,6 +104,7 @@ func TestPlanTables(t *testing.T) {
 		{name: "min over an aggregate", root: agg(agg(stream(2, false), "max"), "min")},
 		{name: "two aggregates of a union", root: union(agg(stream(1, false), "max"), agg(stream(2, true), "max"))},
 		{name: "one subplan twice", root: union(agg(stream(1, false), "max"), agg(stream(1, false), "max"))},
+		{name: "one node twice", root: union(shared, shared)},
 		{name: "watermark scans of one stream", root: union(stream(1, true), stream(1, true))},
 		{name: "values and a top-N", root: union(values, &plan.Project{Input: topN, Exprs: []expr.Expr{k}, Cols: cols[:1]})},
 		{name: "a view over a view", root: overView, ups: UpstreamPlans{inner: innerPlan}},
