@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"streamdb/catalog"
 	"streamdb/front"
 	"streamdb/meta"
@@ -76,7 +74,7 @@ func (e *Engine) addIdentity(ctx context.Context, t *catalog.Descriptor, act fro
 	// The catalog is reloaded with the dataflows stopped (restartWith):
 	// reloading it under running ones would start the table's dataflow a
 	// second time, and epochs would wait for the first one for ever.
-	err = e.restartWith(func(b *pebble.Batch) error {
+	err = e.restartWith(func(b *meta.StateBatch) error {
 		var err error
 		if seq.ID, err = e.cat.NewIDIn(b); err != nil {
 			return err

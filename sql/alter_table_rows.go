@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"streamdb/catalog"
+	"streamdb/meta"
 	"streamdb/sqlerr"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -56,7 +56,7 @@ func (a *columnChange) rowsToCheck(ctx context.Context) ([]types.Row, error) {
 	}
 	held := map[string][]int{} // a row's value → its positions in rows
 	for i, r := range rows {
-		k := string(keyenc.AppendRowValue(nil, r))
+		k := string(meta.RowKey(nil, r))
 		held[k] = append(held[k], i)
 	}
 	gone := map[int]bool{}
@@ -64,7 +64,7 @@ func (a *columnChange) rowsToCheck(ctx context.Context) ([]types.Row, error) {
 		if len(ch.Row) != len(a.Old.Columns) {
 			continue // written before an earlier change of the columns
 		}
-		k := string(keyenc.AppendRowValue(nil, ch.Row))
+		k := string(meta.RowKey(nil, ch.Row))
 		if ch.Sign > 0 {
 			held[k] = append(held[k], len(rows))
 			rows = append(rows, ch.Row)

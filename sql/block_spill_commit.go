@@ -25,7 +25,7 @@ func (e *Engine) prepareSpilledCommit(ctx context.Context, w *tableWrite, log *m
 	if err := e.tableFailure(w.d); err != nil {
 		return meta.TxnPart{}, false, err
 	}
-	if se := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to table %q", w.d.Name)); se != nil {
+	if se := e.streams.WriteError(w.d.JSStream, fmt.Sprintf("could not write to table %q", w.d.Name)); se != nil {
 		return meta.TxnPart{}, false, se
 	}
 	if err := e.ensureCurrent(ctx, w.d, log); err != nil {

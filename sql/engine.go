@@ -32,8 +32,9 @@ type Engine struct {
 	host engineHost
 	link natsLink
 	log  *slog.Logger
-	// writePath holds the state store and the broker for the table write
-	// path (write_path.go); the rest of sql reaches them through meta.
+	// writePath holds the state store and the broker that meta's table
+	// changelog writer is made over (write_path.go); sql itself reaches
+	// them only through meta.
 	writePath
 	// streams reads the JetStream streams behind streams and tables and
 	// binds new ones (meta.Streams).

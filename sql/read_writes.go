@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"streamdb/catalog"
+	"streamdb/meta"
 	"streamdb/plan"
-	"streamdb/storage"
 	"streamdb/types"
 )
 
@@ -123,7 +123,7 @@ func (e *Engine) noteReplay(ctx context.Context) {
 	}
 	e.catMu.RUnlock()
 	for _, d := range tables {
-		seq, err := e.broker.LastSeqForSubject(ctx, d.JSStream, d.Subject)
+		seq, err := e.streams.LastOnSubject(ctx, d)
 		if err != nil {
 			e.log.Warn("read the end of a table's changelog after rollback", "table", d.Name, "err", err)
 			continue
@@ -141,7 +141,7 @@ func (e *Engine) noteReplay(ctx context.Context) {
 // openScratch opens a scratch store on disk under the state store's
 // directory (block_spill.go).
 func (e *Engine) openScratch() (scratchStore, error) {
-	return e.store.OpenScratch()
+	return e.state.OpenScratch()
 }
 
 // txRead returns what a query inside a transaction block reads. Tables
@@ -151,7 +151,7 @@ func (e *Engine) openScratch() (scratchStore, error) {
 // reads the newest committed epoch (after waitAcknowledged), with every
 // table scan replaced by the table's rows as the block sees them. done
 // releases what the read holds.
-func (s *session) txRead(ctx context.Context, root plan.Node) (r storage.Reader, scan func(*plan.Scan) (plan.Node, error), done func(), err error) {
+func (s *session) txRead(ctx context.Context, root plan.Node) (r meta.StateReader, scan func(*plan.Scan) (plan.Node, error), done func(), err error) {
 	snap, err := s.txSnapshot()
 	if err != nil {
 		return nil, nil, nil, err
@@ -162,7 +162,7 @@ func (s *session) txRead(ctx context.Context, root plan.Node) (r storage.Reader,
 	}
 	r, done = snap.Snap, func() {}
 	if readsViews {
-		fresh := s.e.store.Snapshot()
+		fresh := s.e.state.Snapshot()
 		r, done = fresh, func() { fresh.Close() }
 	}
 	return r, func(sc *plan.Scan) (plan.Node, error) {

@@ -46,7 +46,7 @@ func tableScan(d *catalog.Descriptor) (*plan.Scan, error) { return meta.TableSca
 // restart too). Paused sources never catch up, so a paused server refuses
 // instead of blocking.
 func (e *Engine) waitTableCurrent(ctx context.Context, d *catalog.Descriptor, what string) error {
-	last, err := e.broker.LastSeqForSubject(ctx, d.JSStream, d.Subject)
+	last, err := e.streams.LastOnSubject(ctx, d)
 	if err != nil {
 		return sqlerr.New(sqlerr.InternalError, "read the changelog of table %s: %v", d.Name, err)
 	}

@@ -185,7 +185,7 @@ func (s *session) bulkAdmit(ctx context.Context, sw *streamingWrite, arb map[str
 			return changes, sw.e.checkConstraints(ctx, ts, nil, changes, nil)
 		}, func() error { return nil }, func() {}, nil
 	}
-	keys, err := s.e.newBulkKeys(ctx, ts, arb, func(n int) keySets { return s.e.store.NewKeySets(n) })
+	keys, err := s.e.newBulkKeys(ctx, ts, arb, func(n int) keySets { return s.e.state.NewKeySets(n) })
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -282,7 +282,7 @@ func (s *session) openStreamingWrite(ctx context.Context, d *catalog.Descriptor,
 	if err := e.tableFailure(d); err != nil {
 		return nil, err
 	}
-	if se := e.broker.StreamWriteError(d.JSStream, fmt.Sprintf("could not write to table %q", d.Name)); se != nil {
+	if se := e.streams.WriteError(d.JSStream, fmt.Sprintf("could not write to table %q", d.Name)); se != nil {
 		return nil, se
 	}
 	if err := e.ensureCurrent(ctx, d, log); err != nil {

@@ -133,7 +133,7 @@ func (s *session) commitWrites(ctx context.Context, tables []*tableWrite, stream
 		if w.rowCount() == 0 {
 			continue
 		}
-		if se := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to stream %q", w.d.Name)); se != nil {
+		if se := e.streams.WriteError(w.d.JSStream, fmt.Sprintf("could not write to stream %q", w.d.Name)); se != nil {
 			return se
 		}
 		if w.spill != nil {
@@ -221,8 +221,8 @@ func (e *Engine) prepareTableCommit(ctx context.Context, w *tableWrite, log *met
 	}
 	// The message is formatted only for a failed stream: this runs for
 	// every write.
-	if se := e.broker.StreamWriteError(w.d.JSStream, ""); se != nil {
-		if named := e.broker.StreamWriteError(w.d.JSStream, fmt.Sprintf("could not write to table %q", w.d.Name)); named != nil {
+	if se := e.streams.WriteError(w.d.JSStream, ""); se != nil {
+		if named := e.streams.WriteError(w.d.JSStream, fmt.Sprintf("could not write to table %q", w.d.Name)); named != nil {
 			se = named
 		}
 		return nil, nil, se

@@ -132,7 +132,7 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 		return 0, err
 	}
 	cur := sw.e.current(sw.d)
-	unique := newStreamUnique(cur, ts, func(n int) keySets { return sw.e.store.NewKeySets(n) })
+	unique := newStreamUnique(cur, ts, func(n int) keySets { return sw.e.state.NewKeySets(n) })
 	if unique != nil {
 		defer unique.close()
 	}

@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"streamdb/catalog"
 	"streamdb/exec"
+	"streamdb/meta"
 	"streamdb/sqlerr"
-	"streamdb/storage"
-	"streamdb/storage/keyenc"
 	"streamdb/types"
 )
 
@@ -28,10 +25,6 @@ import (
 // streamdb, whose UNIQUE constraints had no index, gets them built when
 // it starts, before its dataflow runs (backfillConstraintIndexes).
 
-// indexBuildBatch is how many index entries a build writes per batch: the
-// memory a build holds, whatever the table's size.
-const indexBuildBatch = 64 << 10
-
 // uniqueKey encodes row's values of cols; ok is false when one is NULL.
 func uniqueKey(cols []int, row types.Row) (string, bool) {
 	var b []byte
@@ -39,7 +32,7 @@ func uniqueKey(cols []int, row types.Row) (string, bool) {
 		if row[c].IsNull() {
 			return "", false
 		}
-		b = keyenc.Append(b, row[c])
+		b = exec.AppendKey(b, row[c])
 	}
 	return string(b), true
 }
@@ -79,53 +72,6 @@ func constraintOf(d *catalog.Descriptor, ix *catalog.Index) *catalog.Constraint 
 	return d.Constraint(ix.Name)
 }
 
-// buildIndexEntries writes the entries of index ix of table d from the
-// rows the store holds, after clearing whatever ix's table held, a batch
-// at a time. For a unique index it then returns a row whose indexed
-// values, none NULL, another row has too, or nil. The table's dataflow is
-// stopped (or not started): its stored rows do not change meanwhile.
-func (e *Engine) buildIndexEntries(d *catalog.Descriptor, ix *catalog.Index) (types.Row, error) {
-	prefix := exec.IndexPrefix(d.ID, ix)
-	b := e.store.NewBatch()
-	defer func() { b.Close() }()
-	if err := b.DeleteRange(prefix, storage.PrefixEnd(prefix), nil); err != nil {
-		return nil, err
-	}
-	var copies types.Row // a row of a table without a primary key held twice
-	err := exec.EachIndexEntry(e.store.DB(), d, ix, func(key []byte, vals int, row types.Row, count uint64) error {
-		if ix.Unique && vals > 0 && count > 1 && copies == nil {
-			copies = row
-		}
-		if err := b.Set(key, nil, nil); err != nil {
-			return err
-		}
-		if b.Count() < indexBuildBatch {
-			return nil
-		}
-		if err := e.store.Commit(b, false); err != nil {
-			return err
-		}
-		b.Close()
-		b = e.store.NewBatch()
-		return nil
-	})
-	if err == nil {
-		err = e.store.Commit(b, false)
-	}
-	if err == nil {
-		// Written out now rather than replayed from the WAL at the next
-		// start.
-		err = e.store.DB().Flush()
-	}
-	if err != nil || !ix.Unique {
-		return nil, err
-	}
-	if copies != nil {
-		return copies, nil
-	}
-	return exec.FirstDuplicate(e.store.DB(), d, ix)
-}
-
 // backfillConstraintIndexes gives table d, as stored by a streamdb that
 // kept no index for UNIQUE constraints, the backing index of each of
 // them, built from its stored rows before its dataflow starts (Load calls
@@ -139,7 +85,7 @@ func (e *Engine) backfillConstraintIndexes(d *catalog.Descriptor) error {
 	next := *d
 	next.Indexes = indexes
 	for i := range added {
-		dup, err := e.buildIndexEntries(&next, &added[i])
+		dup, err := e.state.BuildIndexEntries(&next, &added[i])
 		if err != nil {
 			return fmt.Errorf("build the index of UNIQUE constraint %s of table %s: %w", added[i].Name, d.Name, err)
 		}
@@ -149,12 +95,7 @@ func (e *Engine) backfillConstraintIndexes(d *catalog.Descriptor) error {
 		}
 		e.log.Info("built the index of a UNIQUE constraint", "table", d.Name, "constraint", added[i].Name)
 	}
-	b := e.store.NewBatch()
-	defer b.Close()
-	if err := e.cat.PutIn(b, &next); err != nil {
-		return err
-	}
-	if err := e.store.Commit(b, true); err != nil {
+	if err := e.cat.Put(&next); err != nil {
 		return err
 	}
 	d.Indexes = indexes
@@ -174,16 +115,15 @@ func (e *Engine) addUniqueConstraint(ctx context.Context, d, next *catalog.Descr
 	indexes, added := constraintIndexes(next)
 	next.Indexes = indexes
 	var dup types.Row
-	err := e.restartWith(func(b *pebble.Batch) error {
+	err := e.restartWith(func(b *meta.StateBatch) error {
 		for i := range added {
 			var err error
-			if dup, err = e.buildIndexEntries(next, &added[i]); err != nil {
+			if dup, err = e.state.BuildIndexEntries(next, &added[i]); err != nil {
 				return err
 			}
 			if dup != nil {
 				// Nothing changes but the entries built, taken away.
-				p := exec.IndexPrefix(next.ID, &added[i])
-				return b.DeleteRange(p, storage.PrefixEnd(p), nil)
+				return meta.DeleteIndexEntriesIn(b, next.ID, &added[i])
 			}
 		}
 		return e.cat.PutIn(b, next)
@@ -215,11 +155,10 @@ func (e *Engine) dropUniqueConstraint(d *catalog.Descriptor, name string) error 
 		next.Constraints = nil
 	}
 	next.Indexes, _ = constraintIndexes(&next)
-	err := e.restartWith(func(b *pebble.Batch) error {
+	err := e.restartWith(func(b *meta.StateBatch) error {
 		for i := range d.Indexes {
 			if ix := &d.Indexes[i]; ix.Constraint && ix.Name == name {
-				p := exec.IndexPrefix(d.ID, ix)
-				if err := b.DeleteRange(p, storage.PrefixEnd(p), nil); err != nil {
+				if err := meta.DeleteIndexEntriesIn(b, d.ID, ix); err != nil {
 					return err
 				}
 			}

@@ -18,11 +18,11 @@ func (e *Engine) checkWritable() error {
 	if err := e.checkFence(); err != nil {
 		return err
 	}
-	if err := e.broker.SpaceError(); err != nil {
+	if err := e.streams.SpaceError(); err != nil {
 		return err
 	}
 	if !e.link.Connected() {
-		return sqlerr.New(sqlerr.ConnectionFailure, "could not write: the connection to NATS is lost (%s)", e.broker.NC.Status()).
+		return sqlerr.New(sqlerr.ConnectionFailure, "could not write: the connection to NATS is lost (%s)", e.streams.ConnectionStatus()).
 			WithHint("Nothing was written. streamdb reconnects by itself; retry once NATS is reachable.")
 	}
 	return nil

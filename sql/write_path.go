@@ -1,20 +1,17 @@
 package sql
 
 import (
-	"streamdb/broker"
 	"streamdb/meta"
-	"streamdb/storage"
 )
 
-// writePath is what the table write path (table_*.go, indexes*.go,
-// read_writes.go, and ALTER TABLE's rewrite of a table's rows) still
-// reaches directly: the state store and the broker. Everything else in
-// sql goes through meta (meta.State, meta.Streams, meta.Tables and the
-// services the engine holds); tests/arch lists the files that may still
-// import storage, broker, Pebble or nats.go, and that list only shrinks.
+// writePath is the state store and the NATS connection the engine hands
+// to meta's table changelog writer (newTables). Nothing in sql calls
+// them: reads and writes of state go through meta.State, meta.TableState
+// and meta.Tables, and JetStream through meta.Streams (tests/arch holds
+// sql to importing none of storage, broker, Pebble or nats.go).
 type writePath struct {
-	store  *storage.Store
-	broker *broker.Broker
+	store  *meta.StateStore
+	broker *meta.Broker
 }
 
 // newTables makes the engine's table changelog writer (meta.Tables) over

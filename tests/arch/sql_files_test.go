@@ -12,41 +12,35 @@ import (
 	"testing"
 )
 
-// sqlFilesStillImporting is a ratchet within sqlStillImports: the only
-// files of package sql that may import a package of sqlForbidden, which
-// are the table write path (table_*.go, read_writes.go, write_path.go),
-// ALTER TABLE ... ADD IDENTITY and the rows an ALTER TABLE checks
-// (alter_table_rows.go), until meta holds them too; and the unit tests'
+// sqlFilesImporting are the only files of package sql, its tests
+// included, that may import a package of sqlForbidden: the unit tests'
 // fake node (session_fake_node_test.go), which stands in for the store
-// and JetStream under that path. The test wants exactly this set, so
-// that a file that stops importing them leaves the list and none comes
-// in.
-var sqlFilesStillImporting = []string{
-	"alter_identity.go",
-	"alter_table_rows.go",
-	"read_writes.go",
+// and JetStream under meta. Every other file, and every file that is
+// not a test, reaches them through meta's typed APIs.
+var sqlFilesImporting = []string{
 	"session_fake_node_test.go",
-	"table_unique.go",
-	"write_path.go",
 }
 
-// TestSQLFilesImportsRatchet: the files of package sql (its tests
-// included) that import a package of sqlForbidden are exactly
-// sqlFilesStillImporting.
-func TestSQLFilesImportsRatchet(t *testing.T) {
+// TestSQLFilesImports: the files of package sql (its tests included)
+// that import a package of sqlForbidden are exactly sqlFilesImporting,
+// all of them tests.
+func TestSQLFilesImports(t *testing.T) {
 	dir := filepath.Join("..", "..", "sql")
 	got := filesImporting(t, dir, true, forbiddenForSQL)
 	for _, name := range slices.Sorted(maps.Keys(got)) {
-		if !slices.Contains(sqlFilesStillImporting, name) {
+		if !slices.Contains(sqlFilesImporting, name) {
 			t.Errorf("sql/%s imports %s: the frontend reaches storage, NATS, checkpoints, sinks and the node through meta; add what it needs to meta's typed APIs", name, got[name])
 		}
 	}
 	if len(got) == 0 {
-		t.Fatalf("no file of %s imports a forbidden package: is the directory right?", dir)
+		t.Fatalf("no file of %s imports a forbidden package, not even the fake node: is the directory right?", dir)
 	}
-	for _, name := range sqlFilesStillImporting {
+	for _, name := range sqlFilesImporting {
+		if !strings.HasSuffix(name, "_test.go") {
+			t.Errorf("sqlFilesImporting lists sql/%s, which is not a test: only the unit tests' fakes may reach storage and NATS", name)
+		}
 		if _, ok := got[name]; !ok {
-			t.Errorf("sql/%s no longer imports a forbidden package: remove it from sqlFilesStillImporting (tests/arch/sql_files_test.go) so that it stays out", name)
+			t.Errorf("sql/%s no longer imports a forbidden package: remove it from sqlFilesImporting (tests/arch/sql_files_test.go) so that it stays out", name)
 		}
 	}
 }
