@@ -22,9 +22,10 @@ import (
 // table's constraints checked on the whole batch, a stream's rows published
 // as one batch. Into a table outside a transaction block the rows flow
 // into the commit as the query makes them (bulkInsertQuery), with or
-// without RETURNING or ON CONFLICT DO NOTHING; otherwise (inside a
-// block, into a table whose foreign key references itself, or with ON
-// CONFLICT DO UPDATE) the query is read completely before anything is
+// without RETURNING or ON CONFLICT DO NOTHING, and with ON CONFLICT DO
+// UPDATE where that is exact (streamUpsert); otherwise (inside a block,
+// into a table whose foreign key references itself, or a DO UPDATE that
+// does not stream) the query is read completely before anything is
 // written. Either way INSERT
 // INTO t SELECT ... FROM t sees t as it was before the statement.
 func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descriptor, cols []types.Column, target []int, defaults []expr.Expr, ret *returning, up *upsert, params *binder.Params) (*prepared, error) {
@@ -104,6 +105,13 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		}
 		if desc.Kind == catalog.KindTable && up == nil && s.streamsInsert(desc) {
 			return s.bulkInsertQuery(ctx, desc, arb, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
+		}
+		if up != nil && s.streamsUpsert(desc, up) {
+			bound, err := up.bind(vals, stmtTime)
+			if err != nil {
+				return "", err
+			}
+			return s.streamUpsert(ctx, desc, bound, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
 		}
 		if arb == nil && s.spillsInsert(desc, query.reads) {
 			return s.blockInsertQuery(ctx, desc, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })

@@ -133,36 +133,45 @@ func (r *upsertRun) resolve(ctx context.Context, proposed []exec.Change) ([]exec
 			r.wrote(ch.Row)
 			continue
 		}
-		both := append(append(make(types.Row, 0, 2*len(old)), old...), ch.Row...)
-		ok, err := expr.Holds(r.up.where, both)
+		next, ok, err := r.updated(old, ch.Row)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		next := append(types.Row(nil), old...)
-		for i, e := range r.up.sets {
-			if e == nil {
-				continue
-			}
-			v, err := e.Eval(both)
-			if err != nil {
-				return nil, err
-			}
-			if next[i], err = expr.CastDatum(v, r.ts.cols[i].Type); err != nil {
-				return nil, err
-			}
-		}
-		ins := exec.Change{Row: next, Sign: exec.Insert}
-		if err := computeGenerated(r.gen, []exec.Change{ins}); err != nil {
-			return nil, err
-		}
-		out = append(out, exec.Change{Row: old, Sign: exec.Delete}, ins)
+		out = append(out, exec.Change{Row: old, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert})
 		r.replaced[string(rowKey(r.ts.key, old))] = true
 		r.wrote(next)
 	}
 	return out, nil
+}
+
+// updated returns what the DO UPDATE makes of the table's row old for
+// the proposed row (EXCLUDED), its generated columns recomputed; ok is
+// false when the update's WHERE does not hold, and the row stays.
+func (r *upsertRun) updated(old, proposed types.Row) (next types.Row, ok bool, err error) {
+	both := append(append(make(types.Row, 0, 2*len(old)), old...), proposed...)
+	if ok, err = expr.Holds(r.up.where, both); err != nil || !ok {
+		return nil, false, err
+	}
+	next = append(types.Row(nil), old...)
+	for i, e := range r.up.sets {
+		if e == nil {
+			continue
+		}
+		v, err := e.Eval(both)
+		if err != nil {
+			return nil, false, err
+		}
+		if next[i], err = expr.CastDatum(v, r.ts.cols[i].Type); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := computeGenerated(r.gen, []exec.Change{{Row: next, Sign: exec.Insert}}); err != nil {
+		return nil, false, err
+	}
+	return next, true, nil
 }
 
 // wrote notes a row the statement inserted or updated.
