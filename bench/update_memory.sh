@@ -5,7 +5,7 @@
 # ... SELECT with ON CONFLICT DO NOTHING into a table with a UNIQUE
 # column.
 #
-#   [CASES="update unique fk insert plain_insert"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#   [CASES="update unique fk insert plain_insert upsert"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
 #
 # For each size in ROWS (default 2000000):
 # - update: a table (k bigint PRIMARY KEY, v bigint, s text) of that many
@@ -24,7 +24,11 @@
 #   (k bigint PRIMARY KEY, u bigint UNIQUE, s text) and inserts that many
 #   rows from generate_series with ON CONFLICT DO NOTHING, printed alike;
 # - plain_insert: the same rows into (k bigint PRIMARY KEY, u bigint, s
-#   text) without ON CONFLICT, the streaming path without unique keys.
+#   text) without ON CONFLICT, the streaming path without unique keys;
+# - upsert: (k bigint PRIMARY KEY, v bigint, s text) holding half that
+#   many rows (loaded by COPY, as for update), then an INSERT ... SELECT
+#   of all of them with ON CONFLICT (k) DO UPDATE: half updates, half
+#   inserts.
 # Ports are picked free at run time; data under $DIR (default
 # /dev/shm/update-memory, removed at the end). Needs psql and python3.
 set -euo pipefail
@@ -112,11 +116,16 @@ insert_into() { # rows table-columns on-conflict
 	done
 }
 insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint UNIQUE, s text" "ON CONFLICT DO NOTHING"; }
+upsert_case() {
+	local n=$1
+	changed_case "$((n / 2))" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
+		"INSERT INTO t SELECT g, g, 'new ' || g FROM generate_series(1, $n) g ON CONFLICT (k) DO UPDATE SET v = t.v + excluded.v, s = excluded.s"
+}
 plain_insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint, s text" ""; }
 
 echo "load: $(cat /proc/loadavg) on $(nproc) cores"
 for n in "${sizes[@]}"; do
-	for c in ${CASES:-update unique fk insert plain_insert}; do
+	for c in ${CASES:-update unique fk insert plain_insert upsert}; do
 		"${c}_case" "$n"
 	done
 	echo "load: $(cat /proc/loadavg)"
