@@ -139,10 +139,7 @@ func (s *session) streamUpsert(ctx context.Context, d *catalog.Descriptor, up *u
 		return nil
 	}
 	begun := false
-	publish := func(proposed []types.Row) error {
-		if err := resolve(proposed); err != nil || len(changes) == 0 {
-			return err
-		}
+	publishResolved := func() error {
 		if !begun {
 			if err := b.begin(); err != nil {
 				return err
@@ -154,10 +151,30 @@ func (s *session) streamUpsert(ctx context.Context, d *catalog.Descriptor, up *u
 		}
 		return written(rows)
 	}
+	publish := func(proposed []types.Row) error {
+		if err := resolve(proposed); err != nil || len(changes) == 0 {
+			return err
+		}
+		return publishResolved()
+	}
 	batch := &batchingWriter{convert: convert, emit: publish, rows: make([]types.Row, 0, bulkBatchRows)}
 	// openStreamingWrite holds stateMu shared, as runLocked needs.
 	_, err = query.runLocked(ctx, vals, batch)
-	if err == nil {
+	if err == nil && !begun && len(batch.rows) > 0 {
+		// All of it in one batch: committed as any small commit is when
+		// its changes fit in one message (streamingWrite.commitSmall).
+		err = resolve(batch.rows)
+		if err == nil && len(changes) > 0 {
+			var small bool
+			noCheck := func([]exec.Change) error { return nil }
+			if small, err = sw.commitSmall(noCheck, changes); small && err == nil {
+				return fmt.Sprintf("INSERT 0 %d", n), written(rows)
+			}
+			if err == nil {
+				err = publishResolved()
+			}
+		}
+	} else if err == nil {
 		err = batch.flush()
 	}
 	if err == nil && begun {
