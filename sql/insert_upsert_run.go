@@ -73,12 +73,14 @@ func (s *session) insertIntoTableUpserting(ctx context.Context, d *catalog.Descr
 // upsertRun resolves one statement's proposed rows against the table as
 // the statement sees it (ts) and against the rows it writes itself.
 type upsertRun struct {
-	d    *catalog.Descriptor // as the statement's checks see it
-	ts   *tableState
-	up   *upsert
-	gen  []plan.GeneratedColumn
-	keys []uniqueKeyCols
-	pos  [][]int // by key: the key's column positions
+	d   *catalog.Descriptor // as the statement's checks see it
+	ts  *tableState
+	up  *upsert
+	gen []plan.GeneratedColumn
+	// checks are the table's CHECK constraints, bound once per statement.
+	checks *rowChecks
+	keys   []uniqueKeyCols
+	pos    [][]int // by key: the key's column positions
 	// mine holds, by key, the encoded keys of the rows the statement
 	// wrote (inserted or updated): a proposed row that conflicts with
 	// one is 21000.
@@ -95,6 +97,7 @@ func (s *session) newUpsertRun(d *catalog.Descriptor, ts *tableState, up *upsert
 		return nil, err
 	}
 	r := &upsertRun{d: s.e.current(ts.d), ts: ts, up: up, gen: gen, replaced: map[string]bool{}}
+	r.checks = newRowChecks(r.d, ts.cols)
 	for _, k := range uniqueKeys(r.d) {
 		if !up.arb[k.name] {
 			continue
@@ -121,7 +124,7 @@ func (r *upsertRun) resolve(ctx context.Context, proposed []exec.Change) ([]exec
 		if err := checkNotNull(r.d, r.ts.cols, ch.Row); err != nil {
 			return nil, err
 		}
-		if err := checkRows(r.d, r.ts.cols, []exec.Change{ch}); err != nil {
+		if err := r.checks.check([]exec.Change{ch}); err != nil {
 			return nil, err
 		}
 		old, err := r.conflicting(ctx, ch.Row)

@@ -81,6 +81,7 @@ func (s *session) streamUpsert(ctx context.Context, d *catalog.Descriptor, up *u
 	mine := sw.e.store.NewKeySets(1)
 	defer mine.Close()
 	cur := sw.e.current(sw.d)
+	checks := newRowChecks(cur, ts.cols)
 	var n int64
 	changes := make([]exec.Change, 0, 2*bulkBatchRows)
 	var rows []types.Row
@@ -95,7 +96,7 @@ func (s *session) streamUpsert(ctx context.Context, d *catalog.Descriptor, up *u
 			if err := checkNotNull(cur, ts.cols, row); err != nil {
 				return err
 			}
-			if err := checkRows(cur, ts.cols, []exec.Change{ch}); err != nil {
+			if err := checks.check([]exec.Change{ch}); err != nil {
 				return err
 			}
 			key := rowKey(ts.key, row)
@@ -122,7 +123,7 @@ func (s *session) streamUpsert(ctx context.Context, d *catalog.Descriptor, up *u
 				if err := checkNotNull(cur, ts.cols, next); err != nil {
 					return err
 				}
-				if err := checkRows(cur, ts.cols, []exec.Change{{Row: next, Sign: exec.Insert}}); err != nil {
+				if err := checks.check([]exec.Change{{Row: next, Sign: exec.Insert}}); err != nil {
 					return err
 				}
 				changes = append(changes, exec.Change{Row: old, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert})

@@ -333,34 +333,55 @@ func (v *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // checkRows enforces table d's CHECK constraints on the rows changes
 // insert: a CHECK fails only when it is false (NULL passes).
 func checkRows(d *catalog.Descriptor, cols []types.Column, changes []exec.Change) error {
-	var checks []expr.Expr
-	var names []string
-	for _, c := range d.Constraints {
-		if c.Type != "c" {
-			continue
+	return newRowChecks(d, cols).check(changes)
+}
+
+// rowChecks are table d's CHECK constraints, bound at the first check and
+// kept, so that a statement checking row by row binds them once.
+type rowChecks struct {
+	d      *catalog.Descriptor
+	cols   []types.Column
+	bound  bool
+	checks []expr.Expr
+	names  []string
+}
+
+func newRowChecks(d *catalog.Descriptor, cols []types.Column) *rowChecks {
+	return &rowChecks{d: d, cols: cols}
+}
+
+// check is checkRows with the constraints bound once.
+func (c *rowChecks) check(changes []exec.Change) error {
+	if !c.bound {
+		for _, con := range c.d.Constraints {
+			if con.Type != "c" {
+				continue
+			}
+			e, err := bindCheck(c.d, c.cols, con.Check)
+			if err != nil {
+				c.checks, c.names = nil, nil
+				return err
+			}
+			c.checks = append(c.checks, e)
+			c.names = append(c.names, con.Name)
 		}
-		e, err := bindCheck(d, cols, c.Check)
-		if err != nil {
-			return err
-		}
-		checks = append(checks, e)
-		names = append(names, c.Name)
+		c.bound = true
 	}
-	if len(checks) == 0 {
+	if len(c.checks) == 0 {
 		return nil
 	}
 	for _, ch := range changes {
 		if ch.Sign < 0 {
 			continue
 		}
-		for i, e := range checks {
+		for i, e := range c.checks {
 			v, err := e.Eval(ch.Row)
 			if err != nil {
 				return err
 			}
 			if !v.IsNull() && !v.Bool() {
-				return &sqlerr.Error{Code: sqlerr.CheckViolation, Message: fmt.Sprintf("new row for relation \"%s\" violates check constraint \"%s\"", d.Name, names[i]),
-					Detail: "Failing row contains " + formatRow(cols, ch.Row) + "."}
+				return &sqlerr.Error{Code: sqlerr.CheckViolation, Message: fmt.Sprintf("new row for relation \"%s\" violates check constraint \"%s\"", c.d.Name, c.names[i]),
+					Detail: "Failing row contains " + formatRow(c.cols, ch.Row) + "."}
 			}
 		}
 	}
