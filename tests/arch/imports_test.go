@@ -22,6 +22,7 @@ var layers = [][]string{
 	{"front"},
 	{"meta"},
 	{"node"},
+	{"cluster/control"},
 	{"admin", "pgwire"},
 	{"checkpoint", "sink"},
 	{"exec"},
