@@ -59,8 +59,9 @@ const (
 
 // internalSubjects hold what only streamdb may read or write: tables'
 // default subjects, transactions' records (table commit data), streamdb's
-// inbox, and the subjects under which JetStream keeps key-value buckets
-// and object stores (the HA lease, checkpoints).
+// inbox, the cluster's control log (cluster/control: forged records would
+// steer every server) and the subjects under which JetStream keeps
+// key-value buckets and object stores (the HA lease, checkpoints).
 var internalSubjects = []string{
 	TableSubjectPrefix + ">",
 	txnPrefix + ">",
@@ -68,6 +69,7 @@ var internalSubjects = []string{
 	"$KV.>",
 	"$O.>",
 	"$SYS.>",
+	"$SDB.>",
 }
 
 // producerDenyPublish are the subjects a producer may never publish to:

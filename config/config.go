@@ -88,6 +88,8 @@ type Config struct {
 	// SecretKeyFile is the file holding the key CREATE SECRET values are
 	// encrypted with (--secret-key-file); empty: SecretKeyPath's default.
 	SecretKeyFile string
+	// Cluster names the cluster the server belongs to (cluster.go).
+	Cluster string
 	// Values holds every setting of Settings by key, as text.
 	Values map[string]string
 }
@@ -145,6 +147,7 @@ func (c *Config) LoadFile(path string) error {
 // LoadEnv merges STREAMDB_* environment variables: a key's dots and dashes
 // become underscores, upper case (STREAMDB_EXECUTION_BARRIER_INTERVAL).
 func (c *Config) LoadEnv(getenv func(string) string) error {
+	c.loadClusterEnv(getenv)
 	for _, s := range Settings {
 		if v := getenv(EnvName(s.Key)); v != "" {
 			if err := c.Set(s.Key, v); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"streamdb/broker"
 	"streamdb/checkpoint"
+	"streamdb/cluster/control"
 	"streamdb/config"
 	"streamdb/exec"
 	"streamdb/sink"
@@ -50,6 +51,9 @@ type Node struct {
 	// queryPool bounds the rows of all ad-hoc queries together
 	// (query.max-memory-total).
 	queryPool exec.MemoryPool
+	// control records committed epochs and checkpoints in the cluster's
+	// control log (control.go); nil for a server of no cluster.
+	control *control.Recorder
 }
 
 // Options are what a server of an --ha-group adds to Open.
@@ -80,6 +84,11 @@ func Open(cfg *config.Config, log *slog.Logger, opts Options) (*Node, error) {
 	ctx := context.Background()
 	if opts.Ctx != nil {
 		ctx = opts.Ctx
+	}
+	if cfg.Cluster != "" {
+		if err := control.ValidateCluster(cfg.Cluster); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
@@ -158,13 +167,16 @@ func (n *Node) MarkRunning() error {
 	return storage.WriteFileSynced(filepath.Join(n.cfg.DataDir, runningMarker), []byte(fmt.Sprint(os.Getpid())), 0o644)
 }
 
-// Start starts the runtime's barriers, periodic checkpoints and the sink
-// publisher.
+// Start starts the runtime's barriers, periodic checkpoints, the sink
+// publisher and, for a server of a cluster, the control log's recorder.
 func (n *Node) Start() {
 	n.rt.Start()
 	n.coord.Start()
 	n.publisher = sink.NewPublisher(n.store, n.broker.JS, n.sinkGate, n.log)
 	n.publisher.Start()
+	if err := n.startControl(); err != nil {
+		n.log.Error("the control log is not recorded", "err", err)
+	}
 }
 
 // Abandon closes what Open opened when the engine fails to start over it
@@ -181,6 +193,9 @@ func (n *Node) Abandon() {
 // running marker goes once the store closed cleanly.
 func (n *Node) Close() error {
 	close(n.closing)
+	if n.control != nil {
+		n.control.Close()
+	}
 	n.publisher.Stop()
 	n.coord.StopPeriodic()
 	n.rt.Close()
