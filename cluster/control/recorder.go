@@ -70,8 +70,10 @@ type Recorder struct {
 	// acquired: lease was taken (a Lease is taken at most once).
 	acquired bool
 	writer   *Writer
-	cuts     map[string]uint64
-	err      error
+	// lastTry is when the step last tried to take the lease.
+	lastTry time.Time
+	cuts    map[string]uint64
+	err     error
 }
 
 // StartRecorder validates the options and starts recording in the
@@ -83,6 +85,12 @@ func StartRecorder(js jetstream.JetStream, src Source, o RecorderOptions) (*Reco
 	}
 	if o.Interval <= 0 {
 		o.Interval = 20 * time.Millisecond
+	}
+	if o.LeaseTTL == 0 {
+		o.LeaseTTL = ha.DefaultTTL
+	}
+	if o.LeaseRenew == 0 {
+		o.LeaseRenew = ha.DefaultRenew
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -217,6 +225,12 @@ func (r *Recorder) writerFor(ctx context.Context) (*Writer, error) {
 		r.mu.Unlock()
 	}
 	if lease.Check() != nil {
+		// Another server coordinates, or did: try again once per renew
+		// interval, not every step (a create on the lease bucket).
+		if time.Since(r.lastTry) < r.o.LeaseRenew {
+			return nil, nil
+		}
+		r.lastTry = time.Now()
 		ok, err := lease.TryAcquire(ctx)
 		if !ok || err != nil {
 			return nil, err // another server coordinates

@@ -117,3 +117,62 @@ func TestRecorderSurvivesNATSNodeLoss(t *testing.T) {
 	}
 	t.Logf("%d records, committed epoch %d, leader %s stopped at epoch %d", len(recs), c.Committed().Epoch, info.Cluster.Leader, c0.Epoch)
 }
+
+// Two servers of one cluster: one records while the other waits for the
+// lease; when the first shuts down (releasing the lease) the second takes
+// over, records nothing until its own epochs pass the newest recorded
+// one, then goes on after it.
+func TestRecorderHandover(t *testing.T) {
+	url := testutil.StartNATS(t)
+	_, js := testutil.JetStream(t, url)
+	const cluster = "handover"
+	opts := func(holder string) RecorderOptions {
+		return RecorderOptions{Cluster: cluster, Holder: holder, Interval: 5 * time.Millisecond,
+			LeaseTTL: time.Second, LeaseRenew: 200 * time.Millisecond, Log: slog.New(slog.DiscardHandler)}
+	}
+	a, err := StartRecorder(js, &fakeSource{epoch: 100}, opts("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	committed := func() uint64 {
+		c, _, _ := NewReader(js, cluster).Committed(testutil.Context(t, 5*time.Second))
+		return c.Epoch
+	}
+	testutil.Poll(t, 30*time.Second, "a to record", func() error {
+		if committed() < 110 {
+			return fmt.Errorf("committed %d", committed())
+		}
+		return nil
+	})
+	b, err := StartRecorder(js, &fakeSource{}, opts("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	a.Close()
+	aRecs, _ := replay(t, js, cluster)
+	var aToken, stoppedAt uint64
+	for _, r := range aRecs {
+		aToken = max(aToken, r.Token)
+		if r.Kind == KindBarrier {
+			stoppedAt = r.Epoch
+		}
+	}
+	testutil.Poll(t, 30*time.Second, "b to take over past a's epochs", func() error {
+		if committed() < stoppedAt+20 {
+			return fmt.Errorf("committed %d, a stopped at %d", committed(), stoppedAt)
+		}
+		return nil
+	})
+	b.Close()
+	recs, _ := replay(t, js, cluster) // the Checker: epochs increase, tokens too
+	for _, r := range recs[len(aRecs):] {
+		if r.Token <= aToken {
+			t.Fatalf("record %d after the handover has token %d, not above a's %d", r.Seq, r.Token, aToken)
+		}
+	}
+	if first := recs[len(aRecs)]; first.Kind != KindBarrier || first.Epoch != stoppedAt+1 {
+		t.Fatalf("b's first record %+v; want the barrier of epoch %d", first, stoppedAt+1)
+	}
+}
