@@ -72,7 +72,6 @@ type Recorder struct {
 	writer   *Writer
 	// lastTry is when the step last tried to take the lease.
 	lastTry time.Time
-	cuts    map[string]uint64
 	err     error
 }
 
@@ -168,14 +167,17 @@ func (r *Recorder) step(ctx context.Context) error {
 		return err
 	}
 	if epoch > w.LastEpoch() {
-		cuts := MinCuts(r.cuts, reports)
+		// What every reader holds at epoch: the server's runtime, not
+		// the log, decides its positions, so the previous cut is not
+		// carried forward (a view created over existing input, or a
+		// state restored, holds less than an earlier epoch's cut).
+		cuts := MinCuts(nil, reports)
 		if _, err := w.Barrier(ctx, epoch, cuts, false); err != nil {
 			return r.failed(ctx, err)
 		}
 		if _, err := w.Commit(ctx, epoch); err != nil {
 			return r.failed(ctx, err)
 		}
-		r.cuts = cuts
 	}
 	done, err := r.src.CheckpointsAfter(w.LastCheckpoint())
 	if err != nil {
@@ -244,17 +246,9 @@ func (r *Recorder) writerFor(ctx context.Context) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The cuts go on from the newest committed barrier's.
-	c, ok, err := NewReader(r.js, r.o.Cluster).Committed(ctx)
-	if err != nil {
-		return nil, err
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.writer, r.cuts = w, nil
-	if ok {
-		r.cuts = c.Cuts
-	}
+	r.writer = w
 	return w, nil
 }
 

@@ -116,7 +116,8 @@ func replayAll(t *testing.T, js jetstream.JetStream, cluster string) []control.R
 // covered waits until the committed cut covers the last message of the
 // stream's subject and of the table's changelog (the views already show
 // them: the caller flushed), then checks the whole log: its invariants,
-// cuts that never go back, and no cut past its subject's last message.
+// cuts that never go back (no view here is created over existing input,
+// nothing is restored) and no cut past its subject's last message.
 func covered(t *testing.T, js jetstream.JetStream, cluster string) {
 	t.Helper()
 	ctx := testutil.Context(t, time.Minute)
