@@ -87,7 +87,7 @@ func Open(cfg *config.Config, log *slog.Logger, opts Options) (*Node, error) {
 	}
 	if cfg.Cluster != "" {
 		if err := control.ValidateCluster(cfg.Cluster); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--cluster (or %s): %w", config.ClusterEnv, err)
 		}
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {

@@ -98,3 +98,16 @@ func TestMinCuts(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateCluster(t *testing.T) {
+	for _, ok := range []string{"a", "east-1", "prod_eu", strings.Repeat("x", 48)} {
+		if err := ValidateCluster(ok); err != nil {
+			t.Errorf("ValidateCluster(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "a.b", "a b", "a*", "a>", "é", strings.Repeat("x", 49)} {
+		if err := ValidateCluster(bad); err == nil || !strings.Contains(err.Error(), "use 1 to 48 letters, digits, '-' or '_'") {
+			t.Errorf("ValidateCluster(%q) = %v; want the rule", bad, err)
+		}
+	}
+}
