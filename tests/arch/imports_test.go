@@ -30,6 +30,7 @@ var layers = [][]string{
 	{"plan"},
 	{"storage", "storage/keyenc"},
 	{"pgcatalog", "pgcopy"},
+	{"cluster"},
 	{"catalog"},
 	{"expr", "types", "sqlerr", "ha"},
 	{"config", "metrics", "faults", "gcpace", "nexmark"},
@@ -58,6 +59,7 @@ var forbidden = map[[2]string]string{
 	{"binder", "broker"}:             "the binder reads the catalog through binder.Catalog, not from NATS",
 	{"binder", "checkpoint"}:         "the binder plans statements; checkpoints are meta's",
 	{"binder", "sink"}:               "the binder plans statements; sinks are meta's",
+	{"sql", "cluster"}:               "sql sees the cluster through its ClusterMembers interface, which cmd/streamdb adapts: cluster speaks NATS",
 }
 
 func TestImportsPointDown(t *testing.T) {
