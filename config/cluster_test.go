@@ -2,6 +2,22 @@ package config
 
 import "testing"
 
+func TestClusterName(t *testing.T) {
+	for _, c := range []struct{ cluster, dataDir, want string }{
+		{"c1", "/var/lib/x", "c1"},
+		{"", "/var/lib/streamdb-data/", "streamdb-data"},
+		{"", "./my data.d", "my_data_d"},
+		{"", "/", "local"},
+		{"", ".", "local"},
+	} {
+		cfg := Defaults()
+		cfg.Cluster, cfg.DataDir = c.cluster, c.dataDir
+		if got := cfg.ClusterName(); got != c.want {
+			t.Errorf("ClusterName(--cluster %q, --data-dir %q) = %q, want %q", c.cluster, c.dataDir, got, c.want)
+		}
+	}
+}
+
 // The cluster name comes from ClusterEnv unless a flag set it first.
 func TestClusterFromEnv(t *testing.T) {
 	env := func(k string) string {

@@ -88,8 +88,8 @@ type Config struct {
 	// SecretKeyFile is the file holding the key CREATE SECRET values are
 	// encrypted with (--secret-key-file); empty: SecretKeyPath's default.
 	SecretKeyFile string
-	// Cluster names the cluster the server belongs to (cluster.go).
-	Cluster string
+	// Clustering is the server's cluster and node name (cluster.go).
+	Clustering
 	// Values holds every setting of Settings by key, as text.
 	Values map[string]string
 }

@@ -47,6 +47,9 @@ func (e *Engine) systemTableFor(name string, r rowReader) (*catalog.Descriptor, 
 	case sysTableSources:
 		d, rows := e.sourcesTable()
 		return d, rows, true
+	case sysTableNodes:
+		d, rows := e.nodesTable()
+		return d, rows, true
 	}
 	return e.pgSystemTableFor(name, r)
 }

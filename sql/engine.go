@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"streamdb/catalog"
@@ -23,6 +24,9 @@ import (
 // tables' changelog locks, catMu, the leaves) with meta's and the node's,
 // in the order they are taken, and says which code holds each.
 type Engine struct {
+	// cluster is what streamdb_nodes and SHOW MATERIALIZED VIEWS say of
+	// the servers (cluster_nodes.go); nil until SetCluster: a server alone.
+	cluster atomic.Pointer[clusterMembers]
 	// node owns the components below (their opening, settings, state
 	// swap and shutdown); the engine keeps them at hand.
 	node engineNode

@@ -78,14 +78,17 @@ func (s *session) prepareShow(n *front.Show) (*prepared, error) {
 	case "sinks":
 		return showResult(meta.SinkColumns, s.e.showSinks), nil
 	case "materialized views", "views":
-		return showResult(textCols("name", "definition", "status"), func(context.Context) ([]types.Row, error) {
+		// node: the server the view runs on (in this step of scale-out,
+		// every view runs on the cluster's coordinator, this server).
+		return showResult(textCols("name", "definition", "status", "node"), func(context.Context) ([]types.Row, error) {
 			var rows []types.Row
+			node := s.e.nodeName()
 			for _, d := range s.e.objects(catalog.KindView) {
-				rows = append(rows, textRow(d.Name, d.Query, s.e.viewStatus(d)))
+				rows = append(rows, textRow(d.Name, d.Query, s.e.viewStatus(d), node))
 			}
 			// Views created WITH NO DATA, until their REFRESH.
 			for _, d := range s.e.objects(catalog.KindUnpopulatedView) {
-				rows = append(rows, textRow(d.Name, d.Query, "not populated"))
+				rows = append(rows, textRow(d.Name, d.Query, "not populated", node))
 			}
 			slices.SortFunc(rows, func(a, b types.Row) int { return strings.Compare(a[0].S, b[0].S) })
 			return rows, nil
