@@ -81,6 +81,9 @@ type MemberOptions struct {
 	Log            *slog.Logger
 	// Load, when not nil, is read at each heartbeat.
 	Load func() Load
+	// Status, when not nil, is read at each heartbeat for the member's
+	// state and role (else they stay joining and standby).
+	Status func() (state, role string)
 }
 
 // ErrMismatch: the nodes bucket was made with another TTL.
@@ -95,6 +98,7 @@ type Membership struct {
 
 	mu         sync.Mutex // guards the fields below; never held across I/O
 	rec        Record
+	leaving    bool
 	rev        uint64    // revision this server last wrote (0: not registered)
 	serverTime time.Time // the NATS server's time of that write
 	localAt    time.Time // when this server read it (monotonic)
@@ -149,12 +153,6 @@ func Join(ctx context.Context, js jetstream.JetStream, o MemberOptions) (*Member
 // Node is this member's name.
 func (m *Membership) Node() string { return m.o.Node }
 
-// SetState and SetRole change what the next heartbeat reports.
-func (m *Membership) SetState(state string) { m.mu.Lock(); m.rec.State = state; m.mu.Unlock() }
-
-// SetRole: see SetState.
-func (m *Membership) SetRole(role string) { m.mu.Lock(); m.rec.Role = role; m.mu.Unlock() }
-
 // SetLoad replaces the load function (the engine's, once it is open).
 func (m *Membership) SetLoad(load func() Load) { m.mu.Lock(); m.o.Load = load; m.mu.Unlock() }
 
@@ -185,16 +183,22 @@ func (m *Membership) loop() {
 // record is the entry the next heartbeat writes, with the load now.
 func (m *Membership) record() Record {
 	m.mu.Lock()
-	load := m.o.Load
+	load, leaving := m.o.Load, m.leaving
 	m.mu.Unlock()
 	var l Load
-	if load != nil {
+	if load != nil && !leaving {
 		l = load()
+	}
+	rec := m.rec
+	if m.o.Status != nil {
+		rec.State, rec.Role = m.o.Status()
+	}
+	if leaving {
+		rec.State = StateLeaving
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
-	rec := m.rec
 	rec.Views, rec.StateBytes = l.Views, l.StateBytes
 	if el := now.Sub(m.lastRowsAt).Seconds(); el > 0 && l.RowsIn >= m.lastRows {
 		rec.RowsPerSec = float64(l.RowsIn-m.lastRows) / el
@@ -329,8 +333,8 @@ func (m *Membership) Leave(ctx context.Context) error {
 	}
 	close(m.stop)
 	<-m.done
-	m.SetState(StateLeaving)
 	m.mu.Lock()
+	m.leaving = true
 	rev := m.rev
 	m.mu.Unlock()
 	if rev == 0 {

@@ -109,6 +109,8 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	passwordFile := fs.String("password-file", "", "file holding the password of user streamdb (or set STREAMDB_PASSWORD)")
 	natsProducerPasswordFile := fs.String("nats-producer-password-file", "", "file holding the password of the embedded NATS server's user producer (or set STREAMDB_NATS_PRODUCER_PASSWORD); without one a password is made and kept in <data dir>/nats-producer.password")
 	secretKeyFile := fs.String("secret-key-file", "", "file holding the key CREATE SECRET values are encrypted with at rest (default <data dir>/secret.key, made at first start); servers restoring each other's checkpoints or savepoints (an --ha-group, --restore-from on another machine) need the same one")
+	clusterName := fs.String("cluster", "", "join this cluster of servers (needs --nats-url): every server registers and heartbeats in it; the holder of the cluster's lease is its coordinator and runs the views, the others wait as standbys (docs/design.md, \"A cluster of servers\")")
+	nodeName := fs.String("node-name", "", "this server's name in its cluster (default: --ha-advertise or --listen with --cluster, else \"local\")")
 	fs.StringVar(&hf.group, "ha-group", "", "join this high-availability group (needs --nats-url): one server of the group is active, the others are standbys that take over when its lease expires")
 	fs.StringVar(&hf.advertise, "ha-advertise", "", "host:port clients reach this server at, which standbys name (default: --listen)")
 	fs.DurationVar(&hf.ttl, "ha-lease-ttl", 5*time.Second, "how long the group's lease lasts without renewal: a standby takes over this long after the active server stops")
@@ -137,6 +139,7 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	cfg.PasswordFile = *passwordFile
 	cfg.NATSProducerPasswordFile = *natsProducerPasswordFile
 	cfg.SecretKeyFile = *secretKeyFile
+	cfg.Cluster, cfg.NodeName = *clusterName, *nodeName
 	if err := cfg.LoadEnv(os.Getenv); err != nil {
 		return nil, err
 	}
@@ -183,6 +186,9 @@ func run(args []string) error {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	cfg, hf, err := parseFlags(args)
 	if err != nil {
+		return err
+	}
+	if err := clusterFlags(cfg, &hf); err != nil {
 		return err
 	}
 	log, err := newLogger(cfg, os.Stderr)
@@ -233,6 +239,18 @@ func run(args []string) error {
 	damaged := make(chan error, 1)
 	opts := node.Options{Ctx: startCtx, Damaged: damaged}
 	var roles meta.RoleReplica
+	var serving atomic.Bool
+	var cm *clusterMember
+	if cfg.Cluster != "" {
+		if cm, err = clusterJoin(startCtx, cfg, hf, memberStatus(hs, &serving), log); err != nil {
+			if startCtx.Err() != nil {
+				log.Info("stopped")
+				return nil
+			}
+			return err
+		}
+		defer cm.leave()
+	}
 	if hf.group != "" {
 		if member, err = haJoin(startCtx, cfg, hf, hs, log); err != nil {
 			if errors.Is(err, errStoppedAsStandby) {
@@ -273,12 +291,23 @@ func run(args []string) error {
 	if hs != nil {
 		hs.phase.Store(phaseNone)
 	}
-	engineOpened(engine)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		engine.Close()
 		return fmt.Errorf("listen on %s: %w (choose another address with --listen)", cfg.Listen, err)
 	}
+	if cm != nil {
+		if err := cm.startServing(cfg, hf, engine, member.lease); err != nil {
+			ln.Close()
+			engine.Close()
+			member.release(log)
+			return err
+		}
+	} else {
+		engine.SetCluster(localView{node: nodeName(cfg, hf), addr: cfg.Listen, started: time.Now().UTC(), engine: engine})
+	}
+	serving.Store(true)
+	engineOpened(engine)
 	srv := pgwire.NewServer(engine, log)
 	sec = withUsers(sec, engine)
 	srv.SetSecurity(sec)
@@ -297,6 +326,9 @@ func run(args []string) error {
 		// Nothing more commits (every commit checks the lease); the
 		// process restarts itself as a standby.
 		hs.phase.Store(phaseStepDown)
+		if cm != nil {
+			cm.leave() // the new process registers at once, not after the TTL
+		}
 		return stepDown(log)
 	case err := <-damaged:
 		// A clean shutdown would go on using the damaged state (the
@@ -304,6 +336,9 @@ func run(args []string) error {
 		// crash would, and recover from the newest intact checkpoint.
 		if member != nil {
 			member.release(log)
+		}
+		if cm != nil {
+			cm.leave()
 		}
 		return restartAfterDamage(log, err)
 	case sig := <-sigs:
@@ -322,6 +357,10 @@ func run(args []string) error {
 		if err := httpSrv.Shutdown(ctx); err != nil {
 			log.Warn("closing the HTTP endpoint", "err", err)
 		}
+	}
+	if cm != nil {
+		// Before the engine closes: the heartbeat reads its load.
+		cm.leave()
 	}
 	if err := engine.Close(); err != nil {
 		return err

@@ -1,0 +1,8 @@
+// Package cluster tests servers of one --cluster on a three-node NATS
+// cluster: every member registers and heartbeats (streamdb_nodes on the
+// coordinator lists them with their heartbeat ages), a member killed
+// with -9 shows stale and then leaves within the entry's TTL, the
+// coordinator runs every view (SHOW MATERIALIZED VIEWS' node) and keeps
+// the placement map in KV naming live nodes only, also after the
+// coordinator itself is killed and another member takes over.
+package cluster
