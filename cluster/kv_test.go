@@ -1,10 +1,14 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,11 +66,34 @@ func TestPlacementCompareAndSet(t *testing.T) {
 	}
 }
 
+// logBuffer collects a member's log lines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
 func join(t *testing.T, url, node string) *Membership {
+	t.Helper()
+	return joinLogged(t, url, node, io.Discard)
+}
+
+func joinLogged(t *testing.T, url, node string, log io.Writer) *Membership {
 	t.Helper()
 	_, js := testutil.JetStream(t, url)
 	m, err := Join(context.Background(), js, MemberOptions{Cluster: "c1", Node: node, Addr: node, Holder: node + "-" + fmt.Sprint(time.Now().UnixNano()),
-		TTL: 1500 * time.Millisecond, Heartbeat: 250 * time.Millisecond, Log: slog.New(slog.DiscardHandler),
+		TTL: 1500 * time.Millisecond, Heartbeat: 250 * time.Millisecond, Log: slog.New(slog.NewTextHandler(log, nil)),
 		Load: func() Load { return Load{Views: []string{"v_" + node}, StateBytes: 42} }})
 	if err != nil {
 		t.Fatal(err)
@@ -107,8 +134,14 @@ func TestMembership(t *testing.T) {
 		}
 		return nil
 	})
-	dup := join(t, url, "127.0.0.1:2")
-	time.Sleep(3 * dup.o.Heartbeat) // the duplicate's beats meanwhile must not take the entry
+	var dupLog logBuffer
+	dup := joinLogged(t, url, "127.0.0.1:2", &dupLog)
+	testutil.Poll(t, 10*time.Second, "the duplicate to find the name taken", func() error {
+		if !strings.Contains(dupLog.String(), "registered by another process") {
+			return fmt.Errorf("log: %s", dupLog.String())
+		}
+		return nil
+	})
 	if m := members(t, a)["127.0.0.1:2"]; m.Holder != b.o.Holder {
 		t.Fatalf("a second process took the live entry of 127.0.0.1:2: %+v", m)
 	}
