@@ -64,8 +64,7 @@ type clusterMember struct {
 	nc         *nats.Conn
 	membership *cluster.Membership
 	log        *slog.Logger
-	stop       chan struct{}
-	done       chan struct{}
+	stop       chan struct{} // closed by leave: the placement writer ends
 }
 
 // clusterJoin connects to NATS and starts this server's heartbeat in the
@@ -104,7 +103,7 @@ func clusterJoin(ctx context.Context, cfg *config.Config, hf haFlags, status fun
 		return nil, err
 	}
 	log.Info("joined the cluster", "cluster", cfg.Cluster, "node", node, "address", addr)
-	return &clusterMember{node: node, nc: nc, membership: m, log: log, stop: make(chan struct{}), done: make(chan struct{})}, nil
+	return &clusterMember{node: node, nc: nc, membership: m, log: log, stop: make(chan struct{})}, nil
 }
 
 // serve reports the engine's load in the heartbeats and, every interval
@@ -118,7 +117,6 @@ func (c *clusterMember) serve(engine *sql.Engine, lease *ha.Lease, placement *cl
 	})
 	engine.SetCluster(clusterView{c.membership})
 	go func() {
-		defer close(c.done)
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		warned := false
