@@ -169,3 +169,25 @@ func TestMembership(t *testing.T) {
 		t.Fatalf("c is listed after Leave")
 	}
 }
+
+// A member whose entry vanished under it (expired while the process was
+// paused past the TTL) creates it again at its next heartbeat.
+func TestMemberRegistersAgainAfterItsEntryWent(t *testing.T) {
+	url := testutil.StartNATS(t)
+	a := join(t, url, "127.0.0.1:1")
+	testutil.Poll(t, 10*time.Second, "a registered", func() error {
+		if _, ok := members(t, a)["127.0.0.1:1"]; !ok {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	if err := a.kv.Purge(context.Background(), a.key); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Poll(t, 10*time.Second, "a registered again", func() error {
+		if m, ok := members(t, a)["127.0.0.1:1"]; !ok || m.Holder != a.o.Holder {
+			return fmt.Errorf("entry %+v (present %v)", m, ok)
+		}
+		return nil
+	})
+}
