@@ -16,11 +16,10 @@ import (
 	"streamdb/broker"
 	"streamdb/checkpoint"
 	"streamdb/cluster/control"
-	"streamdb/config"
 	"streamdb/tests/testutil"
 )
 
-// A server of a cluster (named here by config.ClusterEnv) records its
+// A server of a cluster (--cluster, on an external NATS) records its
 // committed epochs with each source's cut, and its checkpoints, in the
 // cluster's control stream: the log keeps its invariants (epochs
 // increase, across a restart too, where the new process takes the
@@ -30,7 +29,8 @@ import (
 // checkpoint's metadata on disk.
 func TestClusterControlLogRecordsEpochs(t *testing.T) {
 	const cluster = "e2e"
-	srv := testutil.StartServer(t, testutil.ServerOptions{Env: []string{config.ClusterEnv + "=" + cluster}})
+	ns := testutil.StartNATSServer(t)
+	srv := testutil.StartServer(t, testutil.ServerOptions{NATSURL: ns.ClientURL(), Args: []string{"--cluster", cluster}})
 	conn := srv.Conn(t)
 	_, js := testutil.JetStream(t, srv.NATSURL())
 	exec(t, conn,
