@@ -5,7 +5,7 @@
 # ... SELECT with ON CONFLICT DO NOTHING into a table with a UNIQUE
 # column.
 #
-#   [CASES="update unique fk insert plain_insert upsert"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#   [CASES="update unique fk insert plain_insert upsert block"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
 #
 # For each size in ROWS (default 2000000):
 # - update: a table (k bigint PRIMARY KEY, v bigint, s text) of that many
@@ -29,6 +29,10 @@
 #   many rows (loaded by COPY, as for update), then an INSERT ... SELECT
 #   of all of them with ON CONFLICT (k) DO UPDATE: half updates, half
 #   inserts.
+# - block: the update case's table and statements inside a transaction
+#   block (BEGIN; ...; COMMIT in one query string), the block's changes
+#   spilling past transaction_spill_memory (its default), plus a block
+#   that updates every row twice.
 # Ports are picked free at run time; data under $DIR (default
 # /dev/shm/update-memory, removed at the end). Needs psql and python3.
 set -euo pipefail
@@ -120,6 +124,11 @@ upsert_case() {
 	local n=$1
 	changed_case "$((n / 2))" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
 		"INSERT INTO t SELECT g, g, 'new ' || g FROM generate_series(1, $n) g ON CONFLICT (k) DO UPDATE SET v = t.v + excluded.v, s = excluded.s"
+}
+block_case() {
+	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
+		"BEGIN; UPDATE t SET v = v + 1 WHERE v % 2 = 0; COMMIT" "BEGIN; DELETE FROM t WHERE v % 2 = 0; COMMIT" \
+		"BEGIN; UPDATE t SET v = v + 1; UPDATE t SET v = v + 1; COMMIT"
 }
 plain_insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint, s text" ""; }
 

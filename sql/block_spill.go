@@ -64,6 +64,11 @@ type tableSpill struct {
 	// statements, own for its COMMIT, which reads the table as it is
 	// now, commits past the block's snapshot included (commitView).
 	from uint64
+	// until, when bounded, is the seq of the first change these reads do
+	// not see: a statement streaming its own changes into the spill reads
+	// the table as it was before them (statementView).
+	until   uint64
+	bounded bool
 	// stmts holds the seq at which each spilled statement starts; end
 	// is the seq after the table's last spilled change.
 	stmts []uint64
@@ -131,13 +136,27 @@ func (ts *tableSpill) decode(v []byte) (exec.Change, error) {
 	return exec.Change{Row: row, Sign: int8(v[0])}, err
 }
 
+// sees reports whether the reads of this view see the change seq.
+func (ts *tableSpill) sees(seq uint64) bool {
+	return seq >= ts.from && (!ts.bounded || seq < ts.until)
+}
+
+// statementView returns the spill as a statement that is about to append
+// its own changes to it reads it: without them, so that a row the
+// statement changed is never read again (the Halloween problem).
+func (ts *tableSpill) statementView() *tableSpill {
+	v := *ts
+	v.until, v.bounded = ts.s.next, true
+	return &v
+}
+
 // chain returns the changes of the row identity, oldest first.
 func (ts *tableSpill) chain(identity []byte) ([]spillChange, error) {
 	p := spillIndexPrefix(ts.id, identity)
 	var out []spillChange
 	err := ts.s.db.Scan(p, prefixEnd(p), false, func(k, v []byte) (bool, error) {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])
-		if seq < ts.from {
+		if !ts.sees(seq) {
 			return true, nil
 		}
 		ch, err := ts.decode(v)
@@ -159,8 +178,12 @@ func (ts *tableSpill) commitView() *tableSpill {
 func (ts *tableSpill) newest(identity []byte) (ch exec.Change, ok bool, err error) {
 	p := spillIndexPrefix(ts.id, identity)
 	err = ts.s.db.Scan(p, prefixEnd(p), true, func(k, v []byte) (bool, error) {
-		if binary.BigEndian.Uint64(k[len(k)-8:]) < ts.from {
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		if seq < ts.from {
 			return false, nil // the older ones are older still
+		}
+		if !ts.sees(seq) {
+			return true, nil // newer than the view
 		}
 		var derr error
 		ch, derr = ts.decode(v)
@@ -178,7 +201,7 @@ func (ts *tableSpill) eachIdentity(fn func(identity []byte, chain []spillChange)
 	var chain []spillChange
 	err := ts.s.db.Scan(p, prefixEnd(p), false, func(k, v []byte) (bool, error) {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])
-		if seq < ts.from {
+		if !ts.sees(seq) {
 			return true, nil
 		}
 		identity := k[len(p) : len(k)-8]

@@ -57,9 +57,14 @@ func (s *session) noteTxRows(w *streamWrite, msgs [][]byte) error {
 // the session's transaction_spill_memory.
 func (s *session) spillOverBudget() error {
 	limit := s.spillLimit()
-	if limit <= 0 {
+	if limit <= 0 || s.txHeldBytes() <= limit {
 		return nil
 	}
+	return s.spillAll()
+}
+
+// txHeldBytes estimates what the block holds in memory.
+func (s *session) txHeldBytes() int64 {
 	var held int64
 	for _, t := range s.tx.tables {
 		held += t.memBytes
@@ -67,9 +72,11 @@ func (s *session) spillOverBudget() error {
 	for _, w := range s.tx.streams {
 		held += w.memBytes
 	}
-	if held <= limit {
-		return nil
-	}
+	return held
+}
+
+// spillAll moves what the block holds in memory to its spill.
+func (s *session) spillAll() error {
 	for _, t := range s.tx.tables {
 		if len(t.stmts) == 0 || !s.spillable(t) {
 			continue

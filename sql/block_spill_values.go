@@ -110,7 +110,7 @@ func (ts *tableSpill) withValues(set int, vals []byte, ownOnly bool, fn func(seq
 			return true, nil
 		}
 		seq := binary.BigEndian.Uint64(k[len(p):])
-		if seq < ts.from || ownOnly && seq < ts.own {
+		if !ts.sees(seq) || ownOnly && seq < ts.own {
 			return true, nil
 		}
 		ch, err := ts.decode(v)

@@ -168,13 +168,21 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *binder.Params) (*prep
 			}
 			return append(out, exec.Change{Row: row, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert}), true, nil
 		}
+		returnBatch := func(batch []exec.Change) error {
+			if ret == nil {
+				return nil
+			}
+			return ret.write(w, insertedRows(batch))
+		}
 		if s.streamsChange(desc, where, sets) {
-			n, err := s.streamChange(ctx, desc, "the UPDATE", update, func(batch []exec.Change) error {
-				if ret == nil {
-					return nil
-				}
-				return ret.write(w, insertedRows(batch))
-			})
+			n, err := s.streamChange(ctx, desc, "the UPDATE", update, returnBatch)
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("UPDATE %d", n), nil
+		}
+		if s.streamsBlockChange(desc, where, sets, subqueries) { // table_stream_block.go
+			n, err := s.streamBlockChange(ctx, desc, update, returnBatch)
 			if err != nil {
 				return "", err
 			}
@@ -258,13 +266,21 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *binder.Params) (*prep
 			}
 			return append(out, exec.Change{Row: row, Sign: exec.Delete}), true, nil
 		}
+		returnBatch := func(batch []exec.Change) error {
+			if ret == nil {
+				return nil
+			}
+			return ret.write(w, rowsOf(batch))
+		}
 		if s.streamsChange(desc, where, nil) {
-			n, err := s.streamChange(ctx, desc, "the DELETE", remove, func(batch []exec.Change) error {
-				if ret == nil {
-					return nil
-				}
-				return ret.write(w, rowsOf(batch))
-			})
+			n, err := s.streamChange(ctx, desc, "the DELETE", remove, returnBatch)
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("DELETE %d", n), nil
+		}
+		if s.streamsBlockChange(desc, where, nil, subqueries) { // table_stream_block.go
+			n, err := s.streamBlockChange(ctx, desc, remove, returnBatch)
 			if err != nil {
 				return "", err
 			}

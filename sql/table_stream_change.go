@@ -49,7 +49,15 @@ func (s *session) streamsChange(d *catalog.Descriptor, cond expr.Expr, sets []ex
 	if !s.canStreamChange(d) {
 		return false
 	}
-	d = s.e.withCurrentIndexesOf(d)
+	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets)
+}
+
+// streamableChange reports whether an UPDATE or DELETE of table d (with
+// its current indexes) whose WHERE is cond and assignments sets can read
+// its rows from an iterator over the table: cond does not pin a few rows
+// by key or index, and the statement leaves every primary key column as
+// it is.
+func streamableChange(d *catalog.Descriptor, cond expr.Expr, sets []expr.Expr) bool {
 	if cond != nil && expr.VolatileCall(cond) == "" && readsPinnedRows(d, cond) {
 		return false
 	}
