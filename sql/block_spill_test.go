@@ -205,3 +205,62 @@ func TestCommitView(t *testing.T) {
 		t.Fatalf("net insertions: %v; want %v", got, want)
 	}
 }
+
+// TestTableSpillStatementView: a statement's view of the spill does not
+// see the changes appended after it was taken (the statement's own),
+// through any of the reads a statement makes.
+func TestTableSpillStatementView(t *testing.T) {
+	bs := &blockSpill{db: &memScratch{kv: map[string][]byte{}}}
+	ts := &tableSpill{s: bs, id: 7, ncols: 2, key: []int{0}, sets: [][]int{{1}}}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(ts.append([]exec.Change{{Row: spillRow(1, "a"), Sign: exec.Insert}, {Row: spillRow(2, "b"), Sign: exec.Insert}}))
+	view := ts.statementView()
+	// The statement's own changes: key 1 updated, key 3 inserted.
+	must(ts.append([]exec.Change{{Row: spillRow(1, "a"), Sign: exec.Delete}, {Row: spillRow(1, "x"), Sign: exec.Insert},
+		{Row: spillRow(3, "x"), Sign: exec.Insert}}))
+	key := func(k int64) []byte { return rowKey(ts.key, spillRow(k, "")) }
+
+	ch, ok, err := view.newest(key(1))
+	must(err)
+	if !ok || ch.Sign != exec.Insert || ch.Row[1].S != "a" {
+		t.Fatalf("view's newest of key 1: %v %v, want the insertion of a", ch, ok)
+	}
+	if ch, ok, err := ts.newest(key(1)); err != nil || !ok || ch.Row[1].S != "x" {
+		t.Fatalf("spill's newest of key 1: %v %v %v, want x", ch, ok, err)
+	}
+	chain, err := view.chain(key(1))
+	must(err)
+	if len(chain) != 1 {
+		t.Fatalf("view's chain of key 1 has %d changes, want 1", len(chain))
+	}
+	if _, ok, err := view.newest(key(3)); err != nil || ok {
+		t.Fatalf("view sees key 3, which the statement inserted (err %v)", err)
+	}
+	var ids int
+	must(view.eachIdentity(func(_ []byte, chain []spillChange) error {
+		ids++
+		for _, ch := range chain {
+			if ch.Row[1].S == "x" {
+				t.Errorf("view hands over the statement's change %v", ch)
+			}
+		}
+		return nil
+	}))
+	if ids != 2 {
+		t.Fatalf("view hands over %d identities, want 2", ids)
+	}
+	x := exec.AppendIndexValues(nil, spillRow(0, "x"), []int{1})
+	found, ok, err := view.identitiesWith(ts.key, []int{1}, x)
+	must(err)
+	if !ok || len(found) != 0 {
+		t.Fatalf("view finds %d rows holding x (ok %v), want none", len(found), ok)
+	}
+	if found, _, err := ts.identitiesWith(ts.key, []int{1}, x); err != nil || len(found) != 2 {
+		t.Fatalf("spill finds %d rows holding x (err %v), want 2", len(found), err)
+	}
+}
