@@ -243,6 +243,9 @@ func printStmtTo(b *strings.Builder, st *Statement, indent string) {
 	if st.InsertAlias != "" {
 		fmt.Fprintf(b, "%sinsert alias: %s\n", indent, st.InsertAlias)
 	}
+	if st.DMLJoin {
+		fmt.Fprintf(b, "%sdml join: true\n", indent)
+	}
 	if st.OnConflict != nil {
 		fmt.Fprintf(b, "%son conflict: %s\n", indent, printValue(reflect.ValueOf(st.OnConflict), indent))
 	}

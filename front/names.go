@@ -62,6 +62,10 @@ const (
 	// NoColumnsFunc stands in for an empty select list (SELECT FROM t):
 	// the binder drops the field, leaving a query of no columns.
 	NoColumnsFunc = "streamdb_no_columns"
+	// MultiAssignFunc(i, n, (SELECT ...)) stands for column i (1-based)
+	// of a subquery that must return n columns: UPDATE's SET (a, b) =
+	// (SELECT ...), one assignment per column (update_from.go).
+	MultiAssignFunc = "streamdb_multiassign"
 	// AggFilterFunc is the first argument of array_agg and jsonb_agg
 	// under FILTER (WHERE cond), as AggFilterFunc(cond, argument): those
 	// keep NULLs, so the CASE WHEN cond THEN argument END that FILTER is

@@ -45,6 +45,11 @@ type Statement struct {
 	// InsertAlias is the alias of an INSERT's target (INSERT INTO t AS
 	// alias), removed from the query; "" if none.
 	InsertAlias string
+	// DMLJoin marks an UPDATE ... FROM or DELETE ... USING, rewritten
+	// into the TiDB parser's multi-table form (update_from.go): the
+	// first table of TableRefs is the target, the others its FROM
+	// (USING) list.
+	DMLJoin bool
 
 	// src and rendered map offsets in Rewritten back to the original text.
 	src      string
@@ -244,6 +249,18 @@ func parseQuery(st *Statement, src string, toks []token) (*Statement, error) {
 		toks, st.Overriding, st.InsertAlias = insertClauses(toks)
 		var err error
 		if toks, st.OnConflict, err = onConflictClause(src, toks); err != nil {
+			return nil, err
+		}
+	}
+	if len(toks) > 0 && toks[0].isWord("update") {
+		var err error
+		if toks, st.DMLJoin, err = updateClauses(src, toks); err != nil {
+			return nil, err
+		}
+	}
+	if len(toks) > 0 && toks[0].isWord("delete") {
+		var err error
+		if toks, st.DMLJoin, err = deleteUsing(src, toks); err != nil {
 			return nil, err
 		}
 	}

@@ -22,6 +22,12 @@ import (
 // subqueryReads is the ad-hoc read of the subqueries in exprs (nil
 // entries allowed), nil when they have none.
 func (s *session) subqueryReads(exprs []expr.Expr) *adHoc {
+	return s.readsOf(nil, exprs)
+}
+
+// readsOf is what plans (each with its subqueries) and the subqueries of
+// exprs read (nil: nothing).
+func (s *session) readsOf(all []plan.Node, exprs []expr.Expr) *adHoc {
 	var plans []plan.Node
 	for _, e := range exprs {
 		if e == nil {
@@ -33,10 +39,9 @@ func (s *session) subqueryReads(exprs []expr.Expr) *adHoc {
 			}
 		})
 	}
-	if len(plans) == 0 {
+	if len(plans) == 0 && len(all) == 0 {
 		return nil
 	}
-	var all []plan.Node
 	for _, p := range plans {
 		all = append(all, withSubqueries(p)...)
 	}

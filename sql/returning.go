@@ -26,22 +26,27 @@ type returning struct {
 // the list (the table's name or its alias). It returns nil when fields is
 // nil.
 func bindReturning(fields []*ast.SelectField, alias string, cols []types.Column, params *binder.Params) (*returning, error) {
+	return bindReturningIn(fields, binder.TableScope(alias, cols), params)
+}
+
+// bindReturningIn binds fields against the columns of sc: the target's,
+// and after them those of UPDATE's FROM (DELETE's USING) list.
+func bindReturningIn(fields []*ast.SelectField, sc *binder.Scope, params *binder.Params) (*returning, error) {
 	if fields == nil {
 		return nil, nil
 	}
-	sc := binder.TableScope(alias, cols)
 	// The list was parsed on its own: its nodes' offsets are in its text.
 	b := binder.NewExprBinder(params.WithStatement(params.Statement().ReturningStatement()))
+	all := sc.Columns()
 	r := &returning{}
 	for _, f := range fields {
 		if f.WildCard != nil {
-			if t := f.WildCard.Table.L; t != "" && !strings.EqualFold(t, alias) {
+			refs, cols, ok := sc.Expand(f.WildCard.Table.O)
+			if !ok {
 				return nil, sqlerr.New(sqlerr.UndefinedTable, "missing FROM-clause entry for table %q", f.WildCard.Table.O)
 			}
-			for i, c := range cols {
-				r.cols = append(r.cols, c)
-				r.exprs = append(r.exprs, &expr.ColRef{Idx: i, Name: c.Name, T: c.Type})
-			}
+			r.cols = append(r.cols, cols...)
+			r.exprs = append(r.exprs, refs...)
 			continue
 		}
 		e, err := b.Bind(f.Expr, sc)
@@ -57,8 +62,8 @@ func bindReturning(fields []*ast.SelectField, alias string, cols []types.Column,
 		if col.Name == "" {
 			col.Name = binder.ColumnName(f.Expr)
 		}
-		if ref, ok := e.(*expr.ColRef); ok {
-			col.Mod = cols[ref.Idx].Mod
+		if ref, ok := e.(*expr.ColRef); ok && ref.Idx < len(all) {
+			col.Mod = all[ref.Idx].Mod
 		}
 		r.cols = append(r.cols, col)
 		r.exprs = append(r.exprs, e)

@@ -82,6 +82,9 @@ func refuseOrderLimit(what string, order *ast.OrderByClause, limit *ast.Limit) e
 }
 
 func (s *session) prepareUpdate(n *ast.UpdateStmt, params *binder.Params) (*prepared, error) {
+	if params.Statement().DMLJoin {
+		return s.prepareUpdateFrom(n, params) // update_from.go
+	}
 	if n.MultipleTable {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE of more than one table is not supported")
 	}
@@ -214,6 +217,9 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *binder.Params) (*prep
 }
 
 func (s *session) prepareDelete(n *ast.DeleteStmt, params *binder.Params) (*prepared, error) {
+	if params.Statement().DMLJoin {
+		return s.prepareDeleteUsing(n, params) // delete_using.go
+	}
 	if n.IsMultiTable {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DELETE of more than one table is not supported")
 	}
@@ -533,7 +539,7 @@ func (s *session) bindAssignment(b *binder.ExprBinder, sc *binder.Scope, desc *c
 	if err := refuseGeneratedUpdate(desc, idx); err != nil {
 		return err
 	}
-	e, err := b.Bind(a.Expr, sc)
+	e, err := bindAssignedValue(b, sc, a.Expr) // update_from.go
 	if err != nil {
 		return err
 	}
