@@ -95,7 +95,8 @@ func multiAssignment(src string, item []token) ([]token, error) {
 		}
 	}
 	rhs := item[closing+2:]
-	badSource := errorAt(src, rhs[0], sqlerr.SyntaxError,
+	// PostgreSQL's code for this one is 0A000.
+	badSource := errorAt(src, rhs[0], sqlerr.FeatureNotSupported,
 		"source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression")
 	var inner []token
 	switch {
