@@ -30,12 +30,12 @@ import (
 // table's queue (no transaction records, no wait for the table).
 //
 // It streams where each row's change can be checked as it comes: the
-// table has no foreign key at either end, its UNIQUE constraints and
-// unique indexes, if any, are checked across the batches
-// (table_stream_unique.go), and the statement leaves every primary key
-// as it was, so a key's deletion and insertion travel in one batch and no
-// new key can meet another. Other statements read the rows their WHERE
-// may hold for first (changeTable).
+// foreign keys at either end, if any, are checked a batch at a time
+// (table_stream_fk.go); the UNIQUE constraints and unique indexes, and
+// the primary key when the statement moves rows to new keys, across the
+// batches (table_stream_unique.go, table_stream_pk.go). A table without
+// a primary key streams with unique keys but no foreign key. Other
+// statements read the rows their WHERE may hold for first (changeTable).
 
 // changeBatchRows is the most changes checked and published at a time.
 const changeBatchRows = bulkBatchRows
@@ -43,8 +43,9 @@ const changeBatchRows = bulkBatchRows
 // streamsChange reports whether an UPDATE or DELETE of table d by this
 // session streams (streamChange): outside a transaction block, into a
 // table that takes streaming commits, with a WHERE (cond) that does not
-// pin a few rows by key or index, and (sets: the UPDATE's assignments,
-// nil for none) leaving every primary key column as it is.
+// pin a few rows by key or index; when it may move rows to new primary
+// keys (sets: the UPDATE's assignments, nil for none), of a table no
+// foreign key references.
 func (s *session) streamsChange(d *catalog.Descriptor, cond expr.Expr, sets []expr.Expr) bool {
 	if !s.canStreamChange(d) {
 		return false
@@ -61,17 +62,7 @@ func streamableChange(d *catalog.Descriptor, cond expr.Expr, sets []expr.Expr) b
 	if cond != nil && expr.VolatileCall(cond) == "" && readsPinnedRows(d, cond) {
 		return false
 	}
-	for _, name := range d.PrimaryKey {
-		for i, c := range d.Columns {
-			if c.Name != name {
-				continue
-			}
-			if c.Generated != "" || i < len(sets) && sets[i] != nil {
-				return false
-			}
-		}
-	}
-	return true
+	return !changesPrimaryKey(d, sets) || keyMovesStream(s.e, s.e.current(d))
 }
 
 // canStreamChange reports whether an UPDATE or DELETE of table d by this
@@ -84,12 +75,13 @@ func (s *session) canStreamChange(d *catalog.Descriptor) bool {
 }
 
 // streamChangeTableOK reports whether table d (as the catalog has it)
-// takes a streaming UPDATE or DELETE: with a primary key, foreign keys at
-// either end that streamFK checks (streamFKLinks), and unique keys of any
-// kind; without one, none of these.
+// takes a streaming UPDATE or DELETE: unique keys of any kind, and, with
+// a primary key, foreign keys at either end that streamFK checks
+// (streamFKLinks); without one, no foreign key.
 func streamChangeTableOK(e *Engine, d *catalog.Descriptor) bool {
-	if !streamsUniqueChecks(d) {
-		return bulkTableOK(e, d)
+	if len(d.PrimaryKey) == 0 {
+		_, linked := e.fkLinked([]*catalog.Descriptor{d})
+		return !hasConstraint(d, "f") && linked == nil
 	}
 	_, _, ok := e.streamFKLinks(d)
 	return ok
@@ -144,23 +136,30 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	if unique != nil {
 		defer unique.close()
 	}
+	pk := newStreamPK(ts, referencedBy(links, cur), func(n int) keySets { return sw.e.state.NewKeySets(n) }, sw.e.openScratch)
+	if pk != nil {
+		defer pk.close()
+	}
 	fk := s.newStreamFK(cur, links, func(t *catalog.Descriptor) (*tableState, error) {
 		if t.ID == sw.d.ID {
 			return ts, nil
 		}
 		return sw.stateOf(t)
 	})
-	// check fills in the generated columns of a batch and checks it:
-	// with the keys unchanged, a batch holds each key's deletion with its
-	// insertion, so the table's other rows cannot conflict on the primary
-	// key; the other unique keys are checked across batches (unique), the
-	// foreign keys a batch at a time (fk).
+	// check fills in the generated columns of a batch and checks it: the
+	// primary key (pk) and the other unique keys (unique) across batches,
+	// the foreign keys a batch at a time (fk).
 	check := func(batch []exec.Change) error {
 		if err := computeGenerated(gen, batch); err != nil {
 			return err
 		}
-		if err := checkTableChanges(sw.d, ts.cols, batch, ts.KeyTaken); err != nil {
+		if err := checkInsertedNotNull(sw.d, ts.cols, batch); err != nil {
 			return err
+		}
+		if pk != nil {
+			if err := pk.batch(batch); err != nil {
+				return err
+			}
 		}
 		if err := checkRows(cur, ts.cols, batch); err != nil {
 			return err
@@ -178,6 +177,11 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	// finish checks what only the whole statement tells, and reports a
 	// foreign key violation after every other error.
 	finish := func() error {
+		if pk != nil {
+			if err := pk.finish(ctx, ts.EachRow); err != nil {
+				return err
+			}
+		}
 		if unique != nil {
 			if err := unique.finish(ctx, ts.EachRow); err != nil {
 				return err
@@ -189,13 +193,20 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 		return nil
 	}
 	begun := false
-	// publishChecked publishes a checked batch as the transaction's data.
+	// publishChecked publishes a checked batch as the transaction's data,
+	// but for the insertions pk holds back.
 	publishChecked := func(batch []exec.Change) error {
 		if !begun {
 			if err := b.begin(); err != nil {
 				return err
 			}
 			begun = true
+		}
+		if pk != nil {
+			var err error
+			if batch, err = pk.split(batch); err != nil {
+				return err
+			}
 		}
 		if err := b.add(exec.ChangelogOrder([][]exec.Change{batch})); err != nil {
 			return err
@@ -246,10 +257,17 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 		err = publish(batch)
 	}
 	if err == nil {
-		err = b.flush()
+		err = finish()
+	}
+	if err == nil && pk != nil {
+		// Every deletion is out: the held insertions follow.
+		err = pk.publishHeld(func(held []exec.Change) error {
+			pk.holdBack = pk.holdBack[:0]
+			return publishChecked(held)
+		})
 	}
 	if err == nil {
-		err = finish()
+		err = b.flush()
 	}
 	if err != nil {
 		if begun {

@@ -13,8 +13,7 @@ import (
 )
 
 // A streaming UPDATE or DELETE of a table with UNIQUE constraints or
-// unique indexes (and a primary key, which the statement leaves as it
-// is) checks them as the rows come, on what the statement does as a
+// unique indexes checks them as the rows come, on what the statement does as a
 // whole, as the general path does (checkUniqueConstraints): a value is
 // taken at the end of the statement by its holder in the table before
 // it, unless the statement moved the holder off it, and by every row the
@@ -23,7 +22,9 @@ import (
 //
 // The table's log lock is held throughout (streamingWrite), so the table
 // as read (ts) is the table before the statement, and a value has at
-// most one holder in it. For each unique key the statement remembers,
+// most one holder in it: one row, named by its primary key before the
+// statement, or in a table without one by its whole row (which a table
+// holds once when it holds a value of a unique key). For each unique key the statement remembers,
 // in storage.KeySets (which move to disk past a bound, so memory does
 // not grow with the rows): the values it moved rows onto (a second is a
 // violation at once), the values it moved rows off (their holder let them
@@ -60,12 +61,6 @@ const (
 	streamPending
 	streamSetsPerKey
 )
-
-// streamsUniqueChecks reports whether d's unique keys can be checked by
-// streamUnique: it has a primary key (a value's holder is one row).
-func streamsUniqueChecks(d *catalog.Descriptor) bool {
-	return len(d.PrimaryKey) > 0
-}
 
 // newStreamUnique returns the check of table ts.d's unique indexes (d as
 // the catalog has it: cur), or nil when it has none. open makes the key
