@@ -5,7 +5,7 @@
 # ... SELECT with ON CONFLICT DO NOTHING into a table with a UNIQUE
 # column.
 #
-#   [CASES="update unique fk insert plain_insert upsert block"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#   [CASES="update unique fk insert plain_insert upsert block pk keyless"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
 #
 # For each size in ROWS (default 2000000):
 # - update: a table (k bigint PRIMARY KEY, v bigint, s text) of that many
@@ -33,6 +33,12 @@
 #   block (BEGIN; ...; COMMIT in one query string), the block's changes
 #   spilling past transaction_spill_memory (its default), plus a block
 #   that updates every row twice.
+# - pk: the table of update, with UPDATEs that assign the primary key:
+#   every row onto a free key (k + N, -k), and onto the key of the next
+#   row (k + 1: every row waits for its neighbour to let its key go);
+# - keyless: (k bigint, v bigint, u bigint UNIQUE, s text) without a
+#   primary key: UPDATE of half the rows (v only), of every row's u onto
+#   its neighbour's, and a DELETE of half.
 # Ports are picked free at run time; data under $DIR (default
 # /dev/shm/update-memory, removed at the end). Needs psql and python3.
 set -euo pipefail
@@ -103,6 +109,17 @@ fk_case() {
 	setup=()
 }
 
+# pk: UPDATEs that move every row to a new primary key.
+pk_case() {
+	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
+		"UPDATE t SET k = k + $1" "UPDATE t SET k = -k" "UPDATE t SET k = k + 1"
+}
+# keyless: a table without a primary key and with a UNIQUE column.
+keyless_case() {
+	changed_case "$1" "CREATE TABLE t (k bigint, v bigint, u bigint UNIQUE, s text)" '$1 "\t" $1 "\t" $1 "\trow " $1' \
+		"UPDATE t SET v = v + 1 WHERE v % 2 = 0" "UPDATE t SET u = u + 1, v = v + 1" "DELETE FROM t WHERE v % 2 = 0"
+}
+
 insert_into() { # rows table-columns on-conflict
 	local n=$1 q
 	q="INSERT INTO t SELECT g, g, 'row ' || g FROM generate_series(1, $n) g $3"
@@ -134,7 +151,7 @@ plain_insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint, s text" 
 
 echo "load: $(cat /proc/loadavg) on $(nproc) cores"
 for n in "${sizes[@]}"; do
-	for c in ${CASES:-update unique fk insert plain_insert upsert}; do
+	for c in ${CASES:-update unique fk insert plain_insert upsert pk keyless}; do
 		"${c}_case" "$n"
 	done
 	echo "load: $(cat /proc/loadavg)"
