@@ -66,8 +66,9 @@ func bulkTableOK(e *Engine, d *catalog.Descriptor) bool {
 }
 
 // streamsInsert reports whether an insert into table d by this session
-// streams (bulkInsert): outside a transaction block, into a table that
-// does not reference itself by a foreign key.
+// streams (bulkInsert): outside a transaction block, into a table whose
+// foreign keys onto itself, if any, reference its primary key
+// (selfRefStreams).
 func (s *session) streamsInsert(d *catalog.Descriptor) bool {
 	if s.tx != nil || d.Kind != catalog.KindTable || d.Mirror != "" || d.Envelope() != "" {
 		return false
@@ -173,7 +174,8 @@ func (s *session) bulkInsert(ctx context.Context, d *catalog.Descriptor, arb map
 func (s *session) bulkAdmit(ctx context.Context, sw *streamingWrite, arb map[string]bool, links []fkLink, parents []*catalog.Descriptor) (
 	admit func([]exec.Change) ([]exec.Change, error), finish func() error, done func(), err error) {
 	ts, b := sw.ts, sw.b
-	if !needsBulkKeys(s.e.current(sw.d), arb, parents) && !needsBulkKeys(sw.d, nil, nil) {
+	self := s.e.insertSelfLinks(s.e.current(sw.d))
+	if len(self) == 0 && !needsBulkKeys(s.e.current(sw.d), arb, parents) && !needsBulkKeys(sw.d, nil, nil) {
 		taken, err := ts.KeyTakenInRange()
 		if err != nil {
 			return nil, nil, nil, err
@@ -190,24 +192,42 @@ func (s *session) bulkAdmit(ctx context.Context, sw *streamingWrite, arb map[str
 		return nil, nil, nil, err
 	}
 	done = keys.close
+	refs := newBulkSelfRefs(keys, self, func(n int) keySets { return s.e.state.NewKeySets(n) })
+	if refs != nil {
+		done = func() { keys.close(); refs.close() }
+	}
 	fk := s.newInsertFK(links, sw.stateOf)
 	var fkErr error
 	kept := make([]exec.Change, 0, bulkBatchRows)
 	return func(changes []exec.Change) ([]exec.Change, error) {
-		var err error
-		if kept, err = keys.admit(changes, kept); err != nil {
-			return nil, err
-		}
-		if fkErr == nil && len(links) > 0 && len(kept) > 0 {
-			err := fk.checkInserted(ctx, keys.d, kept)
-			if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.ForeignKeyViolation {
-				fkErr = err
-			} else if err != nil {
+			var err error
+			if kept, err = keys.admit(changes, kept); err != nil {
 				return nil, err
 			}
-		}
-		return kept, nil
-	}, func() error { return fkErr }, done, nil
+			if refs != nil {
+				if err := refs.batch(kept); err != nil {
+					return nil, err
+				}
+			}
+			if fkErr == nil && len(links) > 0 && len(kept) > 0 {
+				err := fk.checkInserted(ctx, keys.d, kept)
+				if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.ForeignKeyViolation {
+					fkErr = err
+				} else if err != nil {
+					return nil, err
+				}
+			}
+			return kept, nil
+		}, func() error {
+			if fkErr != nil || refs == nil {
+				return fkErr
+			}
+			// The self-references, once every row is in the data.
+			if err := b.flush(); err != nil {
+				return err
+			}
+			return refs.finish(ctx, b.txn.ReadBack)
+		}, done, nil
 }
 
 // streamingWrite is an autocommit write to one table that streams its

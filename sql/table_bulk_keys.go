@@ -23,9 +23,10 @@ import (
 // bound, so the statement's memory does not grow with its rows. The
 // foreign keys of the kept rows are checked a batch at a time against the
 // referenced tables, whose logs the statement holds locked (bulkParents),
-// so a referenced row cannot go before the commit. A table that
-// references itself is not streamed: a row may reference one the
-// statement inserts after it.
+// so a referenced row cannot go before the commit. A foreign key onto
+// the table itself cannot be: a row may reference one the statement
+// inserts after it, so those references are checked at the
+// end of the statement (table_bulk_selfref.go).
 
 // bulkKeys checks the rows of one streaming insert against the unique
 // keys of its table.
@@ -218,14 +219,18 @@ func (k *bulkKeys) violation(key *bulkKey, row types.Row) error {
 
 // insertParents returns the foreign keys of table d (d referencing
 // another table) and the tables they reference, sorted by id; ok is false
-// when one references d itself.
+// when one references d itself other than as bulkSelfRefs checks
+// (table_bulk_selfref.go), which are left out.
 func (e *Engine) insertParents(d *catalog.Descriptor) (links []fkLink, parents []*catalog.Descriptor, ok bool) {
 	for _, l := range e.fkLinks() {
 		if l.child.ID != d.ID {
 			continue
 		}
 		if l.parent.ID == d.ID {
-			return nil, nil, false
+			if !selfRefStreams(l) {
+				return nil, nil, false
+			}
+			continue
 		}
 		links = append(links, l)
 		if !slices.ContainsFunc(parents, func(p *catalog.Descriptor) bool { return p.ID == l.parent.ID }) {
