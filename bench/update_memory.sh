@@ -5,7 +5,7 @@
 # ... SELECT with ON CONFLICT DO NOTHING into a table with a UNIQUE
 # column.
 #
-#   [CASES="update unique fk insert plain_insert upsert block pk keyless"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#   [CASES="update unique fk insert plain_insert upsert block pk keyless selfref"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
 #
 # For each size in ROWS (default 2000000):
 # - update: a table (k bigint PRIMARY KEY, v bigint, s text) of that many
@@ -36,6 +36,8 @@
 # - pk: the table of update, with UPDATEs that assign the primary key:
 #   every row onto a free key (k + N, -k), and onto the key of the next
 #   row (k + 1: every row waits for its neighbour to let its key go);
+# - selfref: as insert, into (k bigint PRIMARY KEY, u bigint REFERENCES
+#   t, s text), each row referencing the next;
 # - keyless: (k bigint, v bigint, u bigint UNIQUE, s text) without a
 #   primary key: UPDATE of half the rows (v only), of every row's u onto
 #   its neighbour's, and a DELETE of half.
@@ -120,9 +122,9 @@ keyless_case() {
 		"UPDATE t SET v = v + 1 WHERE v % 2 = 0" "UPDATE t SET u = u + 1, v = v + 1" "DELETE FROM t WHERE v % 2 = 0"
 }
 
-insert_into() { # rows table-columns on-conflict
+insert_into() { # rows table-columns on-conflict [select-list]
 	local n=$1 q
-	q="INSERT INTO t SELECT g, g, 'row ' || g FROM generate_series(1, $n) g $3"
+	q="INSERT INTO t SELECT ${4:-g, g, 'row ' || g} FROM generate_series(1, $n) g $3"
 	echo
 	echo " $q"
 	echo "  into an empty t ($2)  (peak RSS of a server started for it)"
@@ -147,11 +149,14 @@ block_case() {
 		"BEGIN; UPDATE t SET v = v + 1 WHERE v % 2 = 0; COMMIT" "BEGIN; DELETE FROM t WHERE v % 2 = 0; COMMIT" \
 		"BEGIN; UPDATE t SET v = v + 1; UPDATE t SET v = v + 1; COMMIT"
 }
+# selfref: into a table whose foreign key references its own primary
+# key, each row referencing the next one (the last the first).
+selfref_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint REFERENCES t, s text" "" "g, g % $1 + 1, 'row ' || g"; }
 plain_insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint, s text" ""; }
 
 echo "load: $(cat /proc/loadavg) on $(nproc) cores"
 for n in "${sizes[@]}"; do
-	for c in ${CASES:-update unique fk insert plain_insert upsert pk keyless}; do
+	for c in ${CASES:-update unique fk insert plain_insert upsert pk keyless selfref}; do
 		"${c}_case" "$n"
 	done
 	echo "load: $(cat /proc/loadavg)"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"streamdb/catalog"
 	"streamdb/exec"
@@ -93,6 +94,13 @@ func (u *streamUnique) close() { u.sets.Close() }
 // as a deletion followed by the insertion of the same key, a DELETE's as
 // lone deletions.
 func (u *streamUnique) batch(changes []exec.Change) error {
+	// A batch without an insertion is a DELETE's (an UPDATE's batches
+	// hold each row's insertion): a DELETE takes no value, so no later
+	// batch of it moves onto the values it frees and it has nothing to
+	// check.
+	if !slices.ContainsFunc(changes, func(ch exec.Change) bool { return ch.Sign > 0 }) {
+		return nil
+	}
 	for j := 0; j < len(changes); j++ {
 		old, next := changes[j].Row, types.Row(nil)
 		if j+1 < len(changes) && changes[j+1].Sign > 0 {
