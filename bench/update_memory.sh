@@ -156,7 +156,7 @@ plain_insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint, s text" 
 
 echo "load: $(cat /proc/loadavg) on $(nproc) cores"
 for n in "${sizes[@]}"; do
-	for c in ${CASES:-update unique fk insert plain_insert upsert pk keyless selfref}; do
+	for c in ${CASES:-update unique fk insert plain_insert upsert block pk keyless selfref}; do
 		"${c}_case" "$n"
 	done
 	echo "load: $(cat /proc/loadavg)"
