@@ -47,10 +47,14 @@ func (s *session) streamsBlockChange(d *catalog.Descriptor, cond expr.Expr, sets
 	if s.tx == nil || subqueries != nil || d.Kind != catalog.KindTable || d.Mirror != "" || d.Envelope() != "" {
 		return false
 	}
-	if !streamChangeTableOK(s.e, s.e.current(d)) || !s.spillable(&tableWrite{d: d}) {
+	cur := s.e.current(d)
+	if !streamChangeTableOK(s.e, cur) || !s.spillable(&tableWrite{d: d}) {
 		return false
 	}
-	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets)
+	if len(cur.PrimaryKey) == 0 && !bulkTableOK(s.e, cur) {
+		return false // a keyless table's unique keys are checked in autocommit only
+	}
+	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets, false)
 }
 
 // streamBlockChange runs an UPDATE or DELETE of table d inside the

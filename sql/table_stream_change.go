@@ -50,19 +50,19 @@ func (s *session) streamsChange(d *catalog.Descriptor, cond expr.Expr, sets []ex
 	if !s.canStreamChange(d) {
 		return false
 	}
-	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets)
+	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets, keyMovesStream(s.e, s.e.current(d)))
 }
 
 // streamableChange reports whether an UPDATE or DELETE of table d (with
 // its current indexes) whose WHERE is cond and assignments sets can read
 // its rows from an iterator over the table: cond does not pin a few rows
 // by key or index, and the statement leaves every primary key column as
-// it is.
-func streamableChange(d *catalog.Descriptor, cond expr.Expr, sets []expr.Expr) bool {
+// it is, or keyMoves (the caller can stream rows moved to new keys).
+func streamableChange(d *catalog.Descriptor, cond expr.Expr, sets []expr.Expr, keyMoves bool) bool {
 	if cond != nil && expr.VolatileCall(cond) == "" && readsPinnedRows(d, cond) {
 		return false
 	}
-	return !changesPrimaryKey(d, sets) || keyMovesStream(s.e, s.e.current(d))
+	return keyMoves || !changesPrimaryKey(d, sets)
 }
 
 // canStreamChange reports whether an UPDATE or DELETE of table d by this
