@@ -42,35 +42,67 @@ const (
 	bulkWindowBytes = TxnWindowBytes
 )
 
-// BulkTxn is one streaming commit to a table.
+// BulkTxn is one streaming commit to a table and, when its statement's
+// foreign key actions change others (BeginBulkTables), to those too: the
+// data of every table goes to the one transaction, in any interleaving
+// (each table's reference names its own sequences), and one decision
+// commits all of it.
 type BulkTxn struct {
-	t       *Tables
-	d       *catalog.Descriptor
-	log     *TableLog
-	id      string // the transaction's id
-	members []types.Column
-	limit   int // of one message's bytes (Tables.ChangelogLimit)
+	t      *Tables
+	d      *catalog.Descriptor // the first table's, named in errors
+	log    *TableLog
+	id     string // the transaction's id
+	tables []*bulkTable
+	limit  int // of one message's bytes (Tables.ChangelogLimit)
 
-	// refs are the data's sequences in the transaction stream; inflight
-	// the publishes not acknowledged yet, oldest first, of inflightBytes
-	// in all.
-	refs          [][2]uint64
+	// inflight are the publishes not acknowledged yet, oldest first, of
+	// inflightBytes in all.
 	inflight      []bulkPublish
 	inflightBytes int
 }
 
+// BulkTable is one table a bulk commit writes: its descriptor, its log
+// (which the caller holds locked) and the columns its changelog encodes
+// (the table's member columns).
+type BulkTable struct {
+	D       *catalog.Descriptor
+	Log     *TableLog
+	Members []types.Column
+}
+
+// bulkTable is a BulkTable and the data published for it: its sequences
+// in the transaction stream.
+type bulkTable struct {
+	BulkTable
+	refs [][2]uint64
+}
+
 // bulkPublish is a data publish not acknowledged yet.
 type bulkPublish struct {
-	f    jetstream.PubAckFuture
-	size int
+	f     jetstream.PubAckFuture
+	size  int
+	table int // its table's place in tables
 }
 
 // BeginBulk publishes the intent of a streaming commit to table d, whose
 // log the caller holds locked; members are the columns its changelog
 // encodes (the table's member columns).
 func (t *Tables) BeginBulk(d *catalog.Descriptor, log *TableLog, members []types.Column) (*BulkTxn, error) {
-	b := &BulkTxn{t: t, d: d, log: log, id: NewTxnID(), members: members, limit: t.ChangelogLimit()}
-	intent := broker.TxnIntent{Subjects: []broker.TxnSubject{{Stream: d.JSStream, Subject: d.Subject}}, Decide: true}
+	return t.BeginBulkTables([]BulkTable{{D: d, Log: log, Members: members}})
+}
+
+// BeginBulkTables publishes the intent of a streaming commit to tables
+// (the first is the statement's, the others those its foreign key
+// actions change), whose logs the caller holds locked. Every one of them
+// gets a reference at the commit, with or without data, so that the
+// transaction can be removed once they have moved past it.
+func (t *Tables) BeginBulkTables(tables []BulkTable) (*BulkTxn, error) {
+	b := &BulkTxn{t: t, d: tables[0].D, log: tables[0].Log, id: NewTxnID(), limit: t.ChangelogLimit()}
+	intent := broker.TxnIntent{Decide: true}
+	for _, x := range tables {
+		b.tables = append(b.tables, &bulkTable{BulkTable: x})
+		intent.Subjects = append(intent.Subjects, broker.TxnSubject{Stream: x.D.JSStream, Subject: x.D.Subject})
+	}
 	body, _ := json.Marshal(intent)
 	ctx, cancel := context.WithTimeout(context.Background(), PublishTimeout)
 	defer cancel()
@@ -101,13 +133,18 @@ func (b *BulkTxn) Abort() {
 	}
 }
 
-// Add publishes a checked batch of changes as data. A row over the
-// limit of one message is 54000.
-func (b *BulkTxn) Add(changes []exec.Change) error {
-	msgs, err := exec.EncodeChangelogChunks(b.members, changes, b.limit)
+// Add publishes a checked batch of changes to the first table as data. A
+// row over the limit of one message is 54000.
+func (b *BulkTxn) Add(changes []exec.Change) error { return b.AddTo(0, changes) }
+
+// AddTo publishes a checked batch of changes to the i-th table of
+// BeginBulkTables as data.
+func (b *BulkTxn) AddTo(i int, changes []exec.Change) error {
+	x := b.tables[i]
+	msgs, err := exec.EncodeChangelogChunks(x.Members, changes, b.limit)
 	var tooLarge *exec.ErrChangelogTooLarge
 	if errors.As(err, &tooLarge) {
-		return sqlerr.New(sqlerr.ProgramLimitExceeded, "a row of table %q is %d bytes, over the limit of %d bytes for one row", b.d.Name, tooLarge.Size, tooLarge.Limit).
+		return sqlerr.New(sqlerr.ProgramLimitExceeded, "a row of table %q is %d bytes, over the limit of %d bytes for one row", x.D.Name, tooLarge.Size, tooLarge.Limit).
 			WithHint("The limit is the NATS server's max_payload.")
 	}
 	if err != nil {
@@ -119,7 +156,7 @@ func (b *BulkTxn) Add(changes []exec.Change) error {
 		if err != nil {
 			return b.failed(err)
 		}
-		b.inflight = append(b.inflight, bulkPublish{f: f, size: len(m)})
+		b.inflight = append(b.inflight, bulkPublish{f: f, size: len(m), table: i})
 		b.inflightBytes += len(m)
 		if err := b.await(false); err != nil {
 			return err
@@ -148,7 +185,8 @@ func (b *BulkTxn) await(all bool) error {
 		if err != nil {
 			return b.failed(err)
 		}
-		b.refs = broker.AddTxnRange(b.refs, ack.Sequence)
+		x := b.tables[p.table]
+		x.refs = broker.AddTxnRange(x.refs, ack.Sequence)
 		b.inflightBytes -= p.size
 	}
 	if done > 0 {
@@ -163,11 +201,12 @@ func (b *BulkTxn) await(all bool) error {
 // error.
 var ErrStopReadBack = errors.New("stop reading the commit's data back")
 
-// ReadBack hands fn the changes of the data flushed so far (Flush), a
-// message at a time, in order.
+// ReadBack hands fn the changes of the first table's data flushed so far
+// (Flush), a message at a time, in order.
 func (b *BulkTxn) ReadBack(ctx context.Context, fn func([]exec.Change) error) error {
-	dec := exec.NewChangelogDecoder(b.members)
-	err := b.t.cfg.Broker.ReadTxnData(ctx, broker.TxnRef{Txn: b.id, Data: b.refs}, func(data []byte) error {
+	x := b.tables[0]
+	dec := exec.NewChangelogDecoder(x.Members)
+	err := b.t.cfg.Broker.ReadTxnData(ctx, broker.TxnRef{Txn: b.id, Data: x.refs}, func(data []byte) error {
 		changes, err := dec.Decode(data)
 		if err != nil {
 			return err
@@ -180,71 +219,112 @@ func (b *BulkTxn) ReadBack(ctx context.Context, fn func([]exec.Change) error) er
 	return err
 }
 
-// Commit commits the data flushed so far and waits until the table holds
-// it: the next commit to the table is computed on top of this one, and
-// the log does not keep its changes. what names the write in a timeout
+// Commit commits the data flushed so far and waits until every table
+// holds it: the next commit to each is computed on top of this one, and
+// the logs do not keep its changes. what names the write in a timeout
 // ("a COPY").
 func (b *BulkTxn) Commit(what string) error {
 	faults.Crash("txn-after-data")
-	seq, err := b.decide()
+	seqs, err := b.decide()
 	if err != nil {
-		if seq != 0 {
-			// Stored, not fsynced: the table takes it, unseen by the log.
-			b.log.MarkStale()
+		for i, seq := range seqs {
+			if seq != 0 {
+				// Stored, not fsynced: the table takes it, unseen by the log.
+				b.tables[i].Log.MarkStale()
+			}
 		}
 		return err
 	}
 	faults.Crash("txn-after-decision")
-	if werr := b.t.cfg.WaitTableAt(context.Background(), b.d, seq, what); werr != nil {
-		// Committed all the same; the next writer waits for the whole
-		// changelog first.
-		b.log.MarkStale()
+	for i, x := range b.tables {
+		if werr := b.t.cfg.WaitTableAt(context.Background(), x.D, seqs[i], what); werr != nil {
+			// Committed all the same; the next writer waits for the whole
+			// changelog first.
+			x.Log.MarkStale()
+		}
 	}
 	return nil
 }
 
-// decide publishes the reference on the table's subject, then the
-// decision, the commit point: readers at the reference wait for it. seq
-// is the reference's sequence once it is committed.
-func (b *BulkTxn) decide() (uint64, error) {
+// decide publishes the reference on each table's subject (fenced, over
+// several: Runtime.PublishFenced), then the decision, the commit point:
+// readers at a reference wait for it. seqs are the references'
+// sequences once they are committed.
+func (b *BulkTxn) decide() ([]uint64, error) {
 	t := b.t
 	if err := t.checkFence(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), PublishTimeout)
 	defer cancel()
-	ref := broker.TxnRef{Txn: b.id, Decide: true, Data: b.refs}
-	f, err := t.cfg.Broker.JS.PublishMsgAsync(broker.NewTxnRefMsg(b.d.Subject, ref), jetstream.WithExpectStream(b.d.JSStream))
-	var ack *jetstream.PubAck
-	if err == nil {
-		ack, err = AwaitAck(ctx, f)
-	}
+	seqs := make([]uint64, len(b.tables))
 	var notDurable *broker.NotDurableError
-	if errors.As(err, &notDurable) {
-		ack, err = notDurable.Ack, nil
+	publishRefs := func() (map[string]uint64, error) {
+		futures := make([]jetstream.PubAckFuture, len(b.tables))
+		var err error
+		for i, x := range b.tables {
+			ref := broker.TxnRef{Txn: b.id, Decide: true, Data: x.refs}
+			if futures[i], err = t.cfg.Broker.JS.PublishMsgAsync(broker.NewTxnRefMsg(x.D.Subject, ref), jetstream.WithExpectStream(x.D.JSStream)); err != nil {
+				break
+			}
+		}
+		published := map[string]uint64{}
+		for i, f := range futures {
+			if f == nil {
+				continue
+			}
+			ack, perr := AwaitAck(ctx, f)
+			if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
+				ack, perr, notDurable = nd.Ack, nil, nd
+			}
+			if perr != nil {
+				err = errors.Join(err, perr)
+				continue
+			}
+			seqs[i] = ack.Sequence
+			published[b.tables[i].D.Subject] = ack.Sequence
+		}
+		return published, err
 	}
-	parts := []TxnPart{{D: b.d, Log: b.log}}
+	var err error
+	if len(b.tables) > 1 {
+		subjects := make([]string, len(b.tables))
+		for i, x := range b.tables {
+			subjects[i] = x.D.Subject
+		}
+		err = t.cfg.Runtime.PublishFenced(subjects, publishRefs)
+	} else {
+		_, err = publishRefs()
+	}
+	parts := make([]TxnPart, len(b.tables))
+	for i, x := range b.tables {
+		parts[i] = TxnPart{D: x.D, Log: x.Log}
+	}
 	if err != nil {
 		if committed, derr := t.DecideTxn(b.id, false); derr != nil || committed {
-			return 0, t.TxnUndecided(b.id, parts, errors.Join(err, derr))
+			return nil, t.TxnUndecided(b.id, parts, errors.Join(err, derr))
 		}
-		if se := t.cfg.Broker.StreamWriteError(b.d.JSStream, "could not commit"); se != nil {
-			return 0, se
+		for _, x := range b.tables {
+			if se := t.cfg.Broker.StreamWriteError(x.D.JSStream, "could not commit"); se != nil {
+				return nil, se
+			}
 		}
-		return 0, t.publishFailure(err, "could not commit")
+		return nil, t.publishFailure(err, "could not commit")
 	}
 	faults.Crash("txn-before-decision")
 	committed, derr := t.DecideTxn(b.id, true)
 	if derr != nil {
-		return 0, t.TxnUndecided(b.id, parts, derr)
+		return nil, t.TxnUndecided(b.id, parts, derr)
 	}
 	if !committed {
-		return 0, sqlerr.New(sqlerr.SerializationFailure, "the commit was aborted before it was decided").
+		return nil, sqlerr.New(sqlerr.SerializationFailure, "the commit was aborted before it was decided").
 			WithHint("Retry the transaction.")
 	}
-	t.cfg.Acknowledged(b.d.Subject, ack.Sequence)
-	if notDurable != nil {
-		return ack.Sequence, StoredNotDurable("the commit", notDurable)
+	for i, x := range b.tables {
+		t.cfg.Acknowledged(x.D.Subject, seqs[i])
 	}
-	return ack.Sequence, nil
+	if notDurable != nil {
+		return seqs, StoredNotDurable("the commit", notDurable)
+	}
+	return seqs, nil
 }

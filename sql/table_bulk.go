@@ -368,6 +368,9 @@ type bulkWrite struct {
 	limit   int
 	// txn is the commit's publishing, once begun.
 	txn *meta.BulkTxn
+	// also are the other tables the commit writes (a DELETE's foreign
+	// key actions'), after d.
+	also []meta.BulkTable
 
 	// hashes of the rows' primary keys, in sorted blocks (the last one
 	// is sorted by checkDuplicates).
@@ -387,7 +390,8 @@ type bulkWrite struct {
 // begin publishes the transaction's intent.
 func (b *bulkWrite) begin() error {
 	b.seed = maphash.MakeSeed()
-	txn, err := b.e.tables.BeginBulk(b.d, b.ts.Log(), b.members)
+	tables := append([]meta.BulkTable{{D: b.d, Log: b.ts.Log(), Members: b.members}}, b.also...)
+	txn, err := b.e.tables.BeginBulkTables(tables)
 	b.txn = txn
 	return err
 }

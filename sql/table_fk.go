@@ -171,6 +171,8 @@ type fkRun struct {
 	deltas  map[string]fkDelta       // parentDelta's, by foreign key
 	// overlays: each table's rows its changes so far touch (overlay).
 	overlays map[uint32]*fkOverlay
+	// defaults: each table's column defaults, evaluated once (defaultsOf).
+	defaults map[uint32][]types.Datum
 }
 
 func (f *fkRun) add(d *catalog.Descriptor, chs []exec.Change) {
@@ -231,13 +233,43 @@ func (f *fkRun) removedKeys(ctx context.Context, l fkLink, chs []exec.Change) ([
 // run enforces the foreign keys over the changes added, returning the
 // changes the referential actions make, by table.
 func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
+	// A statement that only deletes has its removed keys checked before
+	// the rows its actions wrote, as PostgreSQL fires the triggers of the
+	// rows deleted before the checks its actions queue.
+	deletesOnly := !f.check
+	for _, chs := range f.changes {
+		if slices.ContainsFunc(chs, func(ch exec.Change) bool { return ch.Sign > 0 }) {
+			deletesOnly = false
+		}
+	}
 	if !f.check {
 		if err := f.actions(ctx); err != nil {
 			return nil, err
 		}
 	}
-	// Every row inserted (and not deleted again by an action) must find
-	// its key.
+	if deletesOnly {
+		if err := f.checkRemoved(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := f.checkInsertedRefs(ctx); err != nil {
+		return nil, err
+	}
+	if !deletesOnly {
+		if err := f.checkRemoved(ctx); err != nil {
+			return nil, err
+		}
+	}
+	out := map[uint32][]exec.Change{}
+	for id, chs := range f.derived {
+		out[id] = netChanges(chs)
+	}
+	return out, nil
+}
+
+// checkInsertedRefs fails with 23503 for the first row inserted (and not
+// deleted again by an action) that does not find its key.
+func (f *fkRun) checkInsertedRefs(ctx context.Context) error {
 	for _, l := range f.links {
 		if f.deferring && f.s.deferred(l.con) {
 			continue
@@ -250,17 +282,22 @@ func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
 			}
 			k, ok, err := fkKey(pick(ch.Row, l.ccols), l.ptypes)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if ok {
 				keys, rows = append(keys, k), append(rows, ch.Row)
 			}
 		}
 		if err := f.checkReferences(ctx, l, keys, rows); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	// No row may reference a key removed.
+	return nil
+}
+
+// checkRemoved fails with 23503 for the first key removed that a row
+// still references.
+func (f *fkRun) checkRemoved(ctx context.Context) error {
 	for _, l := range f.links {
 		if f.deferring && f.s.deferred(l.con) {
 			continue
@@ -272,34 +309,30 @@ func (f *fkRun) run(ctx context.Context) (map[uint32][]exec.Change, error) {
 		order, removed, err := f.removedKeys(ctx, l, chs)
 		if err != nil || len(removed) == 0 {
 			if err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
 		rows, err := f.childRows(ctx, l, removed)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		// The first key removed that a row still references is named.
 		byKey := map[string]types.Row{}
 		for _, r := range rows {
 			if k, ok, err := fkKey(pick(r, l.ccols), l.ptypes); err != nil {
-				return nil, err
+				return err
 			} else if _, seen := byKey[k]; ok && !seen {
 				byKey[k] = r
 			}
 		}
 		for _, k := range order {
 			if r, ok := byKey[k]; ok {
-				return nil, fkReferenced(l, r)
+				return fkReferenced(l, r)
 			}
 		}
 	}
-	out := map[uint32][]exec.Change{}
-	for id, chs := range f.derived {
-		out[id] = netChanges(chs)
-	}
-	return out, nil
+	return nil
 }
 
 // checkReferences fails with 23503 for the first of rows (inserted into
@@ -414,7 +447,7 @@ func (f *fkRun) act(ctx context.Context, l fkLink, removed map[string]types.Row)
 			}
 		case "d":
 			if defaults == nil {
-				if defaults, err = f.s.defaultValues(l.child); err != nil {
+				if defaults, err = f.defaultsOf(l.child); err != nil {
 					return nil, err
 				}
 			}
@@ -439,6 +472,23 @@ func (f *fkRun) act(ctx context.Context, l fkLink, removed map[string]types.Row)
 		}
 	}
 	return out, nil
+}
+
+// defaultsOf returns table d's column defaults (defaultValues), evaluated
+// once for the run: a streaming statement's batches all set the same.
+func (f *fkRun) defaultsOf(d *catalog.Descriptor) ([]types.Datum, error) {
+	if v, ok := f.defaults[d.ID]; ok {
+		return v, nil
+	}
+	v, err := f.s.defaultValues(d)
+	if err != nil {
+		return nil, err
+	}
+	if f.defaults == nil {
+		f.defaults = map[uint32][]types.Datum{}
+	}
+	f.defaults[d.ID] = v
+	return v, nil
 }
 
 // defaultValues evaluates table d's column defaults once (NULL for a
@@ -473,12 +523,15 @@ func fkColumnsText(names []string, row types.Row, cols []int, ts []types.Type) (
 	return strings.Join(names, ", "), strings.Join(vals, ", ")
 }
 
+// fkMissingPrefix begins fkMissing's message.
+const fkMissingPrefix = "insert or update on table "
+
 // fkMissing is PostgreSQL's 23503 for a row whose referenced key is not
 // there.
 func fkMissing(l fkLink, row types.Row) error {
 	names, vals := fkColumnsText(l.con.Columns, row, l.ccols, l.ctypes)
 	return &sqlerr.Error{Code: sqlerr.ForeignKeyViolation,
-		Message: fmt.Sprintf("insert or update on table \"%s\" violates foreign key constraint \"%s\"", l.child.Name, l.con.Name),
+		Message: fmt.Sprintf(fkMissingPrefix+"\"%s\" violates foreign key constraint \"%s\"", l.child.Name, l.con.Name),
 		Detail:  fmt.Sprintf("Key (%s)=(%s) is not present in table \"%s\".", names, vals, l.parent.Name)}
 }
 

@@ -54,6 +54,9 @@ func (s *session) streamsBlockChange(d *catalog.Descriptor, cond expr.Expr, sets
 	if len(cur.PrimaryKey) == 0 && !bulkTableOK(s.e, cur) {
 		return false // a keyless table's unique keys are checked in autocommit only
 	}
+	if p, _ := s.e.streamFKPlanFor(cur); p.acts || p.self != nil {
+		return false // actions and self-references stream in autocommit only
+	}
 	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets, false)
 }
 
@@ -145,7 +148,7 @@ func (s *session) streamBlockChange(ctx context.Context, d *catalog.Descriptor,
 		err = unique.finish(ctx, ts.EachRow)
 	}
 	if err == nil && fk != nil {
-		err = fk.finish()
+		err = fk.finish(ctx)
 	}
 	if err != nil {
 		return 0, stmt.undo(err)
@@ -178,9 +181,8 @@ func (s *session) undeferredUniques(d *catalog.Descriptor) *catalog.Descriptor {
 // of the block on table d (read as ts), the other tables read as the
 // block sees them; nil when d has no foreign key at either end.
 func (s *session) blockStreamFK(d *catalog.Descriptor, snap *meta.TxSnapshot, ts *tableState) *streamFK {
-	links, _, _ := s.e.streamFKLinks(d)
 	states := map[uint32]*tableState{}
-	fk := s.newStreamFK(d, links, func(t *catalog.Descriptor) (*tableState, error) {
+	fk := s.newStreamFK(d, ts, func(t *catalog.Descriptor) (*tableState, error) {
 		if t.ID == d.ID {
 			return ts, nil
 		}
@@ -199,7 +201,7 @@ func (s *session) blockStreamFK(d *catalog.Descriptor, snap *meta.TxSnapshot, ts
 		}
 		states[t.ID] = st
 		return st, nil
-	})
+	}, func(n int) keySets { return s.e.state.NewKeySets(n) })
 	if fk != nil {
 		fk.run.deferring = true
 	}

@@ -140,12 +140,19 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	if pk != nil {
 		defer pk.close()
 	}
-	fk := s.newStreamFK(cur, links, func(t *catalog.Descriptor) (*tableState, error) {
+	fk := s.newStreamFK(cur, ts, func(t *catalog.Descriptor) (*tableState, error) {
 		if t.ID == sw.d.ID {
 			return ts, nil
 		}
 		return sw.stateOf(t)
-	})
+	}, func(n int) keySets { return sw.e.state.NewKeySets(n) })
+	defer fk.close()
+	if fk.changesOthers() {
+		// The actions' changes go into the same commit.
+		if b.also, err = fk.actions.tables(sw); err != nil {
+			return 0, err
+		}
+	}
 	// check fills in the generated columns of a batch and checks it: the
 	// primary key (pk) and the other unique keys (unique) across batches,
 	// the foreign keys a batch at a time (fk).
@@ -188,7 +195,7 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 			}
 		}
 		if fk != nil {
-			return fk.finish()
+			return fk.finish(ctx)
 		}
 		return nil
 	}
@@ -210,6 +217,11 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 		}
 		if err := b.add(exec.ChangelogOrder([][]exec.Change{batch})); err != nil {
 			return err
+		}
+		if fk.changesOthers() {
+			if err := fk.actions.publish(b.txn); err != nil {
+				return err
+			}
 		}
 		return written(batch)
 	}
@@ -247,7 +259,10 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 			}
 			return finish()
 		}
-		if small, err = sw.commitSmall(checkAll, batch); small && err == nil {
+		if fk.changesOthers() {
+			// Not one message to one table: the actions may write others.
+			small, err = false, check(batch)
+		} else if small, err = sw.commitSmall(checkAll, batch); small && err == nil {
 			return n, written(batch)
 		}
 		if err == nil {

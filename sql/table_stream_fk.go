@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 
 	"streamdb/catalog"
 	"streamdb/exec"
@@ -12,46 +13,125 @@ import (
 
 // A streaming UPDATE or DELETE of a table with foreign keys at either end
 // checks them a batch at a time, against the other tables as they are:
-// their logs are locked for the whole statement (streamingWrite), and the
-// statement changes no other table. Each batch is checked exactly alone
-// because the statement leaves every primary key as it is and the keys
-// other tables reference are primary keys: a key the statement removes
-// (a DELETE's) stays removed to its end, and a row it writes references
-// a key of a table the statement does not change. So it streams only
-// when the table does not reference itself, and every foreign key that
-// references it names its primary key with NO ACTION or RESTRICT on both
-// DELETE and UPDATE (a CASCADE, SET NULL or SET DEFAULT would change the
-// referencing table in the same commit: the general path does that). A
-// violation is reported at the end of the statement, as PostgreSQL
-// checks its foreign keys after the statement's rows: an error of a later
-// row comes first.
+// their logs are locked for the whole statement (streamingWrite). Each
+// batch is checked exactly alone because the statement leaves every
+// primary key as it is and the keys that can be removed are primary
+// keys: a key the statement removes (a DELETE's) is removed in one batch
+// only and stays removed to its end, and a row it writes references a key
+// of a table the statement does not change.
+//
+// The referential actions of a DELETE (ON DELETE CASCADE, SET NULL, SET
+// DEFAULT) run per batch too, on the keys the batch removes, and their
+// changes go into the same commit (table_stream_fk_action.go). That is
+// exact when the tables the actions change form a tree below the table:
+// each reached by one foreign key, that references its parent's primary
+// key; a SET NULL or SET DEFAULT leaves the child's primary key and
+// unique keys alone (so it removes no key itself); and no other foreign
+// key links two of these tables. Then a row an action changes is changed
+// by one batch only. A SET DEFAULT's default must be in its parent at the
+// statement's end, which the batches cannot tell alone: finish checks it.
+// An UPDATE removes no key, so the actions never run for it.
+//
+// A table referencing itself (NO ACTION or RESTRICT) is checked over the
+// whole statement (table_stream_fk_self.go): a row still referencing a
+// key the statement deleted fails only if the statement does not delete
+// that row too, in any batch.
+//
+// A violation is reported at the end of the statement, as PostgreSQL
+// checks its foreign keys and runs its actions after the statement's
+// rows: an error of a later row comes first.
 
-// streamFKLinks returns the foreign keys at either end of table d and the
-// other tables they link (sorted by id); ok is false when one of them
-// cannot be checked a batch at a time (above).
-func (e *Engine) streamFKLinks(d *catalog.Descriptor) (links []fkLink, tables []*catalog.Descriptor, ok bool) {
-	for _, l := range e.fkLinks() {
-		var other *catalog.Descriptor
-		switch {
-		case l.child.ID == d.ID && l.parent.ID == d.ID:
-			return nil, nil, false
-		case l.child.ID == d.ID:
-			other = l.parent
-		case l.parent.ID == d.ID:
-			if l.pkOrder == nil || !fkRestricts(l.con.OnDelete) || !fkRestricts(l.con.OnUpdate) || !fkChildKeyed(l) {
-				return nil, nil, false
+// streamFKPlan is how a streaming UPDATE or DELETE of table d enforces
+// the foreign keys around it.
+type streamFKPlan struct {
+	// links are the foreign keys checked per batch: every one at either
+	// end of d or of a table in changed, but self.
+	links []fkLink
+	// tables are the tables other than d the statement reads or changes,
+	// sorted by id (the lock order).
+	tables []*catalog.Descriptor
+	// changed are the tables the actions may change, parents before
+	// their children.
+	changed []*catalog.Descriptor
+	// acts: some link has an action.
+	acts bool
+	// self is d's reference to itself, if it has one.
+	self *fkLink
+}
+
+// streamFKPlanFor returns the plan of table d (as the catalog has it);
+// ok is false when its foreign keys cannot be enforced a batch at a time
+// (above), and the statement takes the general path.
+func (e *Engine) streamFKPlanFor(d *catalog.Descriptor) (p streamFKPlan, ok bool) {
+	all := e.fkLinks()
+	touched := map[uint32]bool{d.ID: true}
+	tree := map[int]bool{} // of all: the links the actions follow
+	selfAt := -1           // of all: d's reference to itself
+	// removing are the tables whose keys the statement may remove: d's
+	// DELETE, and the CASCADE children's deletions.
+	removing := []*catalog.Descriptor{d}
+	for len(removing) > 0 {
+		x := removing[0]
+		removing = removing[1:]
+		for i, l := range all {
+			if l.parent.ID != x.ID {
+				continue
 			}
-			other = l.child
-		default:
-			continue
-		}
-		links = append(links, l)
-		if !slices.ContainsFunc(tables, func(t *catalog.Descriptor) bool { return t.ID == other.ID }) {
-			tables = append(tables, other)
+			if l.pkOrder == nil {
+				return p, false // a removed unique value may be taken again later
+			}
+			if l.child.ID == x.ID {
+				if x.ID != d.ID || !fkRestricts(l.con.OnDelete) {
+					return p, false
+				}
+				p.self, selfAt = &all[i], i
+				continue
+			}
+			if fkRestricts(l.con.OnDelete) {
+				continue
+			}
+			if touched[l.child.ID] || !streamFKActionOK(l) {
+				return p, false
+			}
+			touched[l.child.ID], tree[i], p.acts = true, true, true
+			p.changed = append(p.changed, l.child)
+			if l.con.OnDelete == "c" {
+				removing = append(removing, l.child)
+			}
 		}
 	}
-	slices.SortFunc(tables, func(a, b *catalog.Descriptor) int { return cmp.Compare(a.ID, b.ID) })
-	return links, tables, true
+	others := map[uint32]*catalog.Descriptor{}
+	for i, l := range all {
+		in, out := touched[l.child.ID], touched[l.parent.ID]
+		switch {
+		case i == selfAt:
+			continue
+		case in && out && !tree[i]:
+			return p, false
+		case !in && !out:
+			continue
+		}
+		p.links = append(p.links, l)
+		for _, t := range []*catalog.Descriptor{l.child, l.parent} {
+			if t.ID != d.ID {
+				others[t.ID] = t
+			}
+		}
+	}
+	for _, t := range others {
+		p.tables = append(p.tables, t)
+	}
+	slices.SortFunc(p.tables, func(a, b *catalog.Descriptor) int { return cmp.Compare(a.ID, b.ID) })
+	return p, true
+}
+
+// streamFKLinks returns the foreign keys table d's streaming UPDATE or
+// DELETE checks a batch at a time and the other tables it reads or
+// changes (sorted by id); ok is false when it cannot stream
+// (streamFKPlanFor).
+func (e *Engine) streamFKLinks(d *catalog.Descriptor) (links []fkLink, tables []*catalog.Descriptor, ok bool) {
+	p, ok := e.streamFKPlanFor(d)
+	return p.links, p.tables, ok
 }
 
 // fkRestricts reports whether a foreign key action changes nothing: NO
@@ -60,54 +140,58 @@ func fkRestricts(action string) bool {
 	return action == "" || action == "a" || action == "r"
 }
 
-// fkChildKeyed reports whether l's child finds its rows referencing a key
-// by a key path (tableState.keyPathFor): its primary key or one of its
-// indexes leads with the referencing columns, of the referenced types.
-func fkChildKeyed(l fkLink) bool {
-	cols, err := l.child.Schema()
-	if err != nil || len(l.child.PrimaryKey) == 0 {
-		return false
-	}
-	for i, c := range l.ccols {
-		if cols[c].Type != l.ptypes[i] {
-			return false
-		}
-	}
-	m := len(l.ccols)
-	if pk := pkIndexes(l.child, cols); m <= len(pk) && positions(pk[:m], l.ccols) != nil {
-		return true
-	}
-	for i := range l.child.Indexes {
-		pos, ok := exec.IndexColumns(&l.child.Indexes[i], cols)
-		if ok && len(pos) >= m && positions(pos[:m], l.ccols) != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// streamFK checks the foreign keys of one streaming UPDATE or DELETE.
+// streamFK checks the foreign keys of one streaming UPDATE or DELETE and
+// runs their actions.
 type streamFK struct {
-	d   *catalog.Descriptor
-	run *fkRun
-	// violation is the first batch's 23503, reported by finish.
-	violation error
+	d    *catalog.Descriptor
+	plan streamFKPlan
+	run  *fkRun
+	// actions are the changes the actions make, batch by batch
+	// (table_stream_fk_action.go); nil without actions.
+	actions *streamFKActions
+	// self checks the table's reference to itself; nil without one.
+	self *streamFKSelf
+	// violation is the first batch's error of a foreign key or of an
+	// action's change, reported by finish; late is the first of a check
+	// PostgreSQL makes after every action (a row an action wrote not
+	// finding its key), reported when nothing else failed.
+	violation, late error
 }
 
-// newStreamFK returns the check of links (streamFKLinks' for table d)
-// reading the other tables through state, or nil when there are none.
-func (s *session) newStreamFK(d *catalog.Descriptor, links []fkLink, state func(*catalog.Descriptor) (*tableState, error)) *streamFK {
-	if len(links) == 0 {
+// newStreamFK returns the check of table d's foreign keys (d as the
+// catalog has it once its logs are locked) reading the tables through
+// state (ts is d's), or nil when there are none. open makes key sets.
+func (s *session) newStreamFK(d *catalog.Descriptor, ts *tableState, state func(*catalog.Descriptor) (*tableState, error), open func(n int) keySets) *streamFK {
+	plan, ok := s.e.streamFKPlanFor(d)
+	if !ok || len(plan.links) == 0 && plan.self == nil {
 		return nil
 	}
-	f := s.newInsertFK(links, state)
-	f.check = true // no actions: every link restricts
-	return &streamFK{d: d, run: f}
+	f := &streamFK{d: d, plan: plan, run: s.newInsertFK(plan.links, state)}
+	f.run.check = !plan.acts // no actions: every link restricts
+	if plan.acts {
+		f.actions = newStreamFKActions(plan)
+	}
+	if plan.self != nil {
+		f.self = newStreamFKSelf(d, *plan.self, ts, open)
+	}
+	return f
+}
+
+// changesOthers reports whether the statement's actions may change other
+// tables, so that its commit spans them.
+func (f *streamFK) changesOthers() bool { return f != nil && f.actions != nil }
+
+// close releases what the check holds.
+func (f *streamFK) close() {
+	if f != nil && f.self != nil {
+		f.self.close()
+	}
 }
 
 // batch checks a batch of the statement's changes to the table: the rows
 // it writes find their referenced keys, and no row references a key it
-// deletes. Once one has failed, the others are not checked.
+// deletes, once the actions have run. Once one has failed, the others
+// are not checked.
 func (f *streamFK) batch(ctx context.Context, changes []exec.Change) error {
 	if f.violation != nil {
 		return nil
@@ -117,13 +201,54 @@ func (f *streamFK) batch(ctx context.Context, changes []exec.Change) error {
 	clear(r.derived)
 	r.deltas, r.overlays = nil, nil
 	r.add(f.d, changes)
-	_, err := r.run(ctx)
-	if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.ForeignKeyViolation {
+	derived, err := r.run(ctx)
+	if err == nil && f.self != nil {
+		err = f.self.batch(ctx, r, changes)
+	}
+	var late error
+	if err == nil && f.actions != nil {
+		late, err = f.actions.batch(r, derived)
+	}
+	if f.actions != nil && err != nil && deletesOnly(changes) && isFKMissing(err) {
+		// Only an action's rows are inserted.
+		late, err = err, nil
+	}
+	if f.late == nil {
+		f.late = late
+	}
+	if f.actions != nil && (f.late != nil || err != nil) {
+		f.actions.drop() // the statement fails: nothing more to publish
+	}
+	if se, ok := err.(*sqlerr.Error); ok && (se.Code == sqlerr.ForeignKeyViolation || f.actions != nil) {
+		// An action's change fails as PostgreSQL's would at the end of
+		// the statement.
 		f.violation = err
 		return nil
 	}
 	return err
 }
 
-// finish returns the first violation.
-func (f *streamFK) finish() error { return f.violation }
+// deletesOnly reports whether changes delete rows only.
+func deletesOnly(changes []exec.Change) bool {
+	return !slices.ContainsFunc(changes, func(ch exec.Change) bool { return ch.Sign > 0 })
+}
+
+// isFKMissing reports whether err is fkMissing's: a row inserted whose
+// referenced key is not there.
+func isFKMissing(err error) bool {
+	se, ok := err.(*sqlerr.Error)
+	return ok && se.Code == sqlerr.ForeignKeyViolation && strings.HasPrefix(se.Message, fkMissingPrefix)
+}
+
+// finish returns the first violation, or one the whole statement tells.
+func (f *streamFK) finish(ctx context.Context) error {
+	if f.violation != nil {
+		return f.violation
+	}
+	if f.self != nil {
+		if err := f.self.finish(ctx); err != nil {
+			return err
+		}
+	}
+	return f.late
+}

@@ -73,8 +73,8 @@ func changesPrimaryKey(d *catalog.Descriptor, sets []expr.Expr) bool {
 // table d (as the catalog has it) streams: no foreign key references d,
 // since one would need the keys the statement frees and takes as a whole.
 func keyMovesStream(e *Engine, d *catalog.Descriptor) bool {
-	links, _, ok := e.streamFKLinks(d)
-	return ok && !referencedBy(links, d)
+	p, ok := e.streamFKPlanFor(d)
+	return ok && p.self == nil && !p.acts && !referencedBy(p.links, d)
 }
 
 // referencedBy reports whether one of links references table d.
