@@ -5,7 +5,7 @@
 # ... SELECT with ON CONFLICT DO NOTHING into a table with a UNIQUE
 # column.
 #
-#   [CASES="update unique fk insert plain_insert upsert block pk keyless selfref"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#   [CASES="update unique fk cascade insert plain_insert upsert block pk keyless selfref"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
 #
 # For each size in ROWS (default 2000000):
 # - update: a table (k bigint PRIMARY KEY, v bigint, s text) of that many
@@ -20,6 +20,11 @@
 # - fk: (k bigint PRIMARY KEY, v bigint, s text) referenced by a table of
 #   half as many rows (indexed on the reference): a DELETE of the half
 #   nobody references, and an UPDATE of every referencing row;
+# - cascade: t (k bigint PRIMARY KEY, v bigint, s text) referenced by c
+#   of as many rows ON DELETE CASCADE and by n of as many ON DELETE SET
+#   NULL (both indexed on the reference), each child referencing the key
+#   of its own number: a DELETE of half of t, whose children go or are
+#   set to NULL in the same commit;
 # - insert: for each binary, a server on an empty data directory creates
 #   (k bigint PRIMARY KEY, u bigint UNIQUE, s text) and inserts that many
 #   rows from generate_series with ON CONFLICT DO NOTHING, printed alike;
@@ -84,7 +89,7 @@ changed_case() {
 			start "$bin" "$dir/run"
 			base=$(hwm)
 			timed "$bin (at start: $base)" "$q"
-			timed "  then SELECT count(*), sum(v)" "SELECT count(*), sum(v) FROM t"
+			timed "  then ${answer:-SELECT count(*), sum(v) FROM t}" "${answer:-SELECT count(*), sum(v) FROM t}"
 			stop
 		done
 	done
@@ -109,6 +114,18 @@ fk_case() {
 	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
 		"DELETE FROM t WHERE v % 2 = 0" "UPDATE c SET p = $1 - p"
 	setup=()
+}
+# cascade: a DELETE of half of t, each deleted row's child in c deleted
+# (ON DELETE CASCADE) and its child in n set to NULL (SET NULL).
+cascade_case() {
+	setup=("CREATE TABLE c (k bigint PRIMARY KEY, p bigint REFERENCES t ON DELETE CASCADE, s text)" "CREATE INDEX c_p ON c (p)"
+		"CREATE TABLE n (k bigint PRIMARY KEY, p bigint REFERENCES t ON DELETE SET NULL, s text)" "CREATE INDEX n_p ON n (p)"
+		"INSERT INTO c SELECT g, g, 'child' FROM generate_series(1, $1) g"
+		"INSERT INTO n SELECT g, g, 'child' FROM generate_series(1, $1) g")
+	answer="SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM c), (SELECT count(p) FROM n)"
+	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
+		"DELETE FROM t WHERE v % 2 = 0"
+	setup=() answer=""
 }
 
 # pk: UPDATEs that move every row to a new primary key.
@@ -156,7 +173,7 @@ plain_insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint, s text" 
 
 echo "load: $(cat /proc/loadavg) on $(nproc) cores"
 for n in "${sizes[@]}"; do
-	for c in ${CASES:-update unique fk insert plain_insert upsert block pk keyless selfref}; do
+	for c in ${CASES:-update unique fk cascade insert plain_insert upsert block pk keyless selfref}; do
 		"${c}_case" "$n"
 	done
 	echo "load: $(cat /proc/loadavg)"
