@@ -58,8 +58,7 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 		min, max = 1, len(args)
 	}
 	if len(args) < min || len(args) > max || len(args) == 3 && (fn == "string_agg" || objectAgg) || len(args) == 2 && (fn == "array_agg" || fn == "jsonb_agg" || fn == "json_agg") {
-		return call, sqlerr.New(sqlerr.UndefinedFunction, "function %s with %d arguments does not exist", fn, len(args)).
-			WithHint("Write %s", orderedAggUsage[fn])
+		return call, b.orderedAggArityError(fn, args)
 	}
 	inner := &binder{stmt: b.stmt, inAgg: true, corr: b.corr}
 	first := args[0]
@@ -164,6 +163,22 @@ func (b *binder) orderedAggCall(fn string, a *ast.AggregateFuncExpr) (plan.AggCa
 			WithHint("Write %s", orderedAggUsage[fn])
 	}
 	return call, nil
+}
+
+// orderedAggArityError is the error for an ordered aggregate called with
+// arguments it does not take, naming their types as written.
+func (b *binder) orderedAggArityError(fn string, args []ast.ExprNode) error {
+	inner := &binder{stmt: b.stmt, inAgg: true, corr: b.corr}
+	written := writtenOrderedAggArgs(fn, args)
+	bound := make([]expr.Expr, len(written))
+	for i, a := range written {
+		e, err := inner.bindExpr(a, b.agg.input)
+		if err != nil {
+			return err
+		}
+		bound[i] = e
+	}
+	return noSuchFunction(fn, bound, orderedAggUsage[fn])
 }
 
 // orderedByKeys binds the ORDER BY of string_agg, array_agg or jsonb_agg

@@ -23,8 +23,7 @@ const maxSeriesRows = 10_000_000
 // bindSeries checks the arguments' types and gives the column its type.
 func bindSeries(args []expr.Expr) (SRFCall, error) {
 	if len(args) < 2 || len(args) > 3 {
-		return SRFCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_series with %d arguments does not exist", len(args)).
-			WithHint("Write generate_series(start, stop [, step]) over integers, numerics, or timestamps with an interval step.")
+		return SRFCall{}, noSuchFunction("generate_series", args, "generate_series(start, stop [, step]) over integers, numerics, or timestamps with an interval step.")
 	}
 	if args[0].Type() == types.Unknown && args[1].Type() == types.Unknown {
 		return SRFCall{}, sqlerr.New(sqlerr.AmbiguousFunction, "function generate_series(unknown, unknown) is not unique").

@@ -87,8 +87,7 @@ func bindSRFCall(b *binder, call *ast.FuncCallExpr, sc *scope) (SRFCall, error) 
 		return bindSubscripts(args)
 	case "unnest":
 		if len(call.Args) != 1 {
-			return SRFCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function unnest with %d arguments does not exist", len(call.Args)).
-				WithHint("Write unnest(array); unnest(a, b, ...) is allowed in FROM only.")
+			return SRFCall{}, noSuchFunction("unnest", args, "unnest(array); unnest(a, b, ...) is allowed in FROM only.")
 		}
 		return bindUnnest(args[0])
 	}

@@ -15,8 +15,7 @@ import (
 // direction, which the rows are made from.
 func bindSubscripts(args []expr.Expr) (SRFCall, error) {
 	if len(args) < 2 || len(args) > 3 {
-		return SRFCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_subscripts with %d arguments does not exist", len(args)).
-			WithHint("Write generate_subscripts(array, dimension [, reverse]).")
+		return SRFCall{}, noSuchFunction("generate_subscripts", args, "generate_subscripts(array, dimension [, reverse]).")
 	}
 	if t := args[0].Type(); !t.IsArray() && t != types.Unknown {
 		return SRFCall{}, sqlerr.New(sqlerr.UndefinedFunction, "function generate_subscripts(%s, %s) does not exist", t, args[1].Type()).

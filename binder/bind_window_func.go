@@ -47,7 +47,7 @@ func (sb *selectBinder) bindWindowFunc(b *binder, w *ast.WindowFuncExpr, spec *a
 	}
 	nargs := func(lo, hi int) error {
 		if len(args) < lo || len(args) > hi {
-			return sqlerr.New(sqlerr.UndefinedFunction, "function %s with %d arguments does not exist", fn, len(args))
+			return noSuchFunction(fn, args, "")
 		}
 		return nil
 	}

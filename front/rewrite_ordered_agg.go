@@ -72,6 +72,14 @@ func (r *rewriter) orderedAggPass() error {
 					}
 					out = append(out, t, r.toks[i+1])
 					out = append(out, inner[:j]...)
+					if topLevelArgs(inner[:j]) != orderedAggArgs[strings.ToLower(t.val)] {
+						// No such aggregate: the binder names it by the
+						// arguments' types, as PostgreSQL does, without
+						// the ORDER BY, which is not looked at then.
+						out = append(out, r.toks[end])
+						i = end
+						break
+					}
 					out = append(out, synth(tkOp, ",", inner[j], false), synth(tkString, spec, inner[j], true))
 					for _, key := range keys {
 						out = append(out, synth(tkOp, ",", inner[j], false))
@@ -90,6 +98,31 @@ func (r *rewriter) orderedAggPass() error {
 	}
 	r.toks = out
 	return nil
+}
+
+// orderedAggArgs is how many arguments, before ORDER BY, each aggregate
+// with an ORDER BY in its call takes.
+var orderedAggArgs = map[string]int{"string_agg": 2, "array_agg": 1, "jsonb_agg": 1, "json_agg": 1,
+	"jsonb_object_agg": 2, "json_object_agg": 2}
+
+// topLevelArgs counts the comma-separated arguments in toks, not those
+// inside parentheses or brackets.
+func topLevelArgs(toks []token) int {
+	if len(toks) == 0 {
+		return 0
+	}
+	n, depth := 1, 0
+	for _, t := range toks {
+		switch {
+		case t.isOp("(", "["):
+			depth++
+		case t.isOp(")", "]"):
+			depth--
+		case depth == 0 && t.isOp(","):
+			n++
+		}
+	}
+	return n
 }
 
 // orderKeys splits the ORDER BY list of an aggregate, "k1 [ASC|DESC]
