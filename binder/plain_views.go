@@ -35,6 +35,20 @@ func BindPlainViewQuery(cat Catalog, text string) (*front.Statement, plan.Node, 
 	return st, root, err
 }
 
+// BindPlainView binds plain view d's query as a query that reads the
+// view sees it: with exactly the view's stored columns.
+func BindPlainView(cat Catalog, d *catalog.Descriptor) (plan.Node, error) {
+	_, root, err := BindPlainViewQuery(cat, d.Query)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := d.Schema()
+	if err != nil {
+		return nil, err
+	}
+	return fitViewColumns(d.Name, root, cols)
+}
+
 // expandPlainView binds a reference to view d: its query, bound in place,
 // with the view's columns.
 func (sb *selectBinder) expandPlainView(d *catalog.Descriptor, alias string) (plan.Node, *scope, error) {

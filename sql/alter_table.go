@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"streamdb/binder"
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
@@ -433,11 +434,15 @@ func (a *columnChange) renameColumn(act front.AlterAction) error {
 	if a.New.Watermark != "" && strings.HasPrefix(a.New.Watermark, c.Name+" AS ") {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "renaming column %q of stream %q is not supported: its WATERMARK is on it", c.Name, a.New.Name)
 	}
-	for _, dep := range a.s.e.dependents(a.New.Name) {
+	readers, err := a.s.e.columnReaders(a.Old, c.MemberKey())
+	if err != nil {
+		return err
+	}
+	for _, dep := range readers {
 		if dep.Kind == catalog.KindPlainView || dep.Kind == catalog.KindUnpopulatedView {
 			// A plain view is its query's text, bound where it is used; an
 			// unpopulated one's is bound at its REFRESH.
-			return sqlerr.New(sqlerr.FeatureNotSupported, "renaming a column of %q is not supported while %s %s reads it", a.New.Name, relKindWord(dep), dep.Name).
+			return sqlerr.New(sqlerr.FeatureNotSupported, "renaming column %q of %q is not supported while %s %s reads it", c.Name, a.New.Name, relKindWord(dep), dep.Name).
 				WithHint("Drop %s %s, rename the column, then create it again.", relKindWord(dep), dep.Name)
 		}
 	}
@@ -463,21 +468,35 @@ func (a *columnChange) renameColumn(act front.AlterAction) error {
 
 // columnReaders returns the views that read the column of table or
 // stream t with member key key: materialized views whose plan reads it,
-// and any plain or unpopulated view over t (its query is bound where it
-// is used, or at its REFRESH).
+// plain views whose query, bound now, reads it for the view's columns
+// (a * was expanded to the columns t had at CREATE VIEW, so columns
+// added since are not read), and any unpopulated view over t (its query
+// is bound at its REFRESH). A view over a view over t reads t through
+// the view under it, which is checked itself.
 func (e *Engine) columnReaders(t *catalog.Descriptor, key string) ([]*catalog.Descriptor, error) {
 	var out []*catalog.Descriptor
 	for _, v := range e.dependents(t.Name) {
 		if !slices.Contains(v.DependsOn, t.Name) {
 			continue
 		}
-		if v.Kind != catalog.KindView {
+		var root plan.Node
+		switch v.Kind {
+		case catalog.KindView:
+			var err error
+			if root, err = e.viewPlan(v); err != nil {
+				return nil, err
+			}
+		case catalog.KindPlainView:
+			var err error
+			if root, err = binder.BindPlainView(bindCatalog{e}, v); err != nil {
+				// A view that no longer binds counts as reading every
+				// column: nothing about it can be checked.
+				out = append(out, v)
+				continue
+			}
+		default:
 			out = append(out, v)
 			continue
-		}
-		root, err := e.viewPlan(v)
-		if err != nil {
-			return nil, err
 		}
 		// A view that names t only where it reads no rows (a LIMIT of
 		// zero rows, emptyZeroLimits) has no scan of it: its query may
