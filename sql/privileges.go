@@ -94,7 +94,9 @@ func (s *session) permitted(st *front.Statement) error {
 		if d, ok := s.e.lookup(n.Name); ok && n.OrReplace && s.e.roles.Owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)
 		}
-		return s.needRead(st, n.Query)
+		// As in PostgreSQL, what a plain view reads is checked when it is
+		// read, with its owner's privileges (needViewInputs), not here.
+		return nil
 	case *front.Comment:
 		if d, ok := s.e.lookup(n.Name); ok && s.e.roles.Owner(d) != s.user {
 			return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", relKindWord(d), d.Name)

@@ -120,9 +120,20 @@ func TestPlainViewPrivileges(t *testing.T) {
 	)
 	bob := loginAs(t, srv, "bob", "bob pw")
 	alice := loginAs(t, srv, "alice", "alice pw")
-	// alice may not create a view over what she cannot read.
+	// alice may create a view over what she cannot read, as in
+	// PostgreSQL, but reading it needs her to be allowed to read that
+	// (she owns it), whoever reads it.
 	exec(t, admin, "GRANT CREATE ON DATABASE streamdb TO alice")
-	wantDenied(t, alice, "CREATE VIEW peek AS SELECT * FROM secret", "permission denied for table secret")
+	exec(t, alice, "CREATE VIEW peek AS SELECT * FROM secret")
+	wantDenied(t, alice, "SELECT * FROM peek", "permission denied for table secret")
+	exec(t, alice, "GRANT SELECT ON peek TO bob")
+	wantDenied(t, bob, "SELECT * FROM peek", "permission denied for table secret")
+	exec(t, admin, "GRANT SELECT ON secret TO alice")
+	wantRows(t, alice, "SELECT id FROM peek ORDER BY id", "1", "2")
+	wantRows(t, bob, "SELECT count(*) FROM peek", "2")
+	exec(t, admin, "REVOKE SELECT ON secret FROM alice")
+	wantDenied(t, bob, "SELECT * FROM peek", "permission denied for table secret")
+	exec(t, alice, "DROP VIEW peek")
 
 	exec(t, bob, "CREATE VIEW ids AS SELECT id FROM secret")
 	wantDenied(t, alice, "SELECT * FROM ids", "permission denied for view ids")
