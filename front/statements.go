@@ -11,6 +11,10 @@ type Statement struct {
 	// Text is the statement as given to Parse (for EXPLAIN's inner
 	// statement: the part of it after the EXPLAIN options).
 	Text string
+	// TruncatedIdentifiers are the NOTICEs (SQLSTATE 42622) for the
+	// identifiers longer than MaxIdentifierBytes that Parse cut, for the
+	// session to send when the statement comes from its client.
+	TruncatedIdentifiers []string
 	// Node is a pointer to one of the node types in nodes.go, or a TiDB
 	// statement: *ast.SelectStmt, *ast.SetOprStmt, *ast.InsertStmt,
 	// *ast.UpdateStmt or *ast.DeleteStmt.
@@ -105,6 +109,7 @@ func Parse(sql string) (*Statement, error) {
 	if toks, err = unicodeEscapes(sql, toks); err != nil {
 		return nil, err
 	}
+	truncated := truncateIdentifiers(toks)
 	for len(toks) > 0 && toks[0].isOp(";") {
 		toks = toks[1:]
 	}
@@ -121,6 +126,7 @@ func Parse(sql string) (*Statement, error) {
 		return nil, err
 	}
 	st.Text = sql
+	st.TruncatedIdentifiers = truncated
 	return st, nil
 }
 

@@ -40,3 +40,13 @@ func Warning(ctx context.Context, message, detail, hint string) {
 	c.w.send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "01000", Message: message, Detail: detail, Hint: hint})
 	c.w.flush()
 }
+
+// NoticeCode sends a NOTICE with SQLSTATE code, as Notice does.
+func NoticeCode(ctx context.Context, code, message string) {
+	c, ok := ctx.Value(noticeKey{}).(*conn)
+	if !ok {
+		return
+	}
+	c.w.send(&pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: code, Message: message})
+	c.w.flush()
+}

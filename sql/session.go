@@ -86,6 +86,9 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 		s.abort()
 		return nil, err
 	}
+	for _, msg := range st.TruncatedIdentifiers {
+		pgwire.NoticeCode(ctx, sqlerr.NameTooLong, msg)
+	}
 	endsBlock := endsAbortedBlock(st.Node)
 	if s.tx != nil && s.tx.failed && !endsBlock {
 		return nil, errAborted()

@@ -34,6 +34,7 @@ const (
 	ObjectNotInPrerequisiteState      = "55000"
 	WrongObjectType                   = "42809"
 	InvalidName                       = "42602"
+	NameTooLong                       = "42622"
 	UndefinedParameter                = "42P02"
 	CantChangeRuntimeParam            = "55P02"
 	ConfigFileError                   = "F0000"
