@@ -38,7 +38,7 @@ func BindPlainViewQuery(cat Catalog, text string) (*front.Statement, plan.Node, 
 // BindPlainView binds plain view d's query as a query that reads the
 // view sees it: with exactly the view's stored columns.
 func BindPlainView(cat Catalog, d *catalog.Descriptor) (plan.Node, error) {
-	_, root, err := BindPlainViewQuery(cat, d.Query)
+	_, root, err := BindPlainViewQuery(catalogForView(cat, d), d.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func BindPlainView(cat Catalog, d *catalog.Descriptor) (plan.Node, error) {
 // expandPlainView binds a reference to view d: its query, bound in place,
 // with the view's columns.
 func (sb *selectBinder) expandPlainView(d *catalog.Descriptor, alias string) (plan.Node, *scope, error) {
-	_, root, err := BindPlainViewQuery(sb.cat, d.Query)
+	_, root, err := BindPlainViewQuery(catalogForView(sb.cat, d), d.Query)
 	if err != nil {
 		se := sqlerr.From(err)
 		out := *se

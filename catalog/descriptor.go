@@ -139,8 +139,14 @@ type Descriptor struct {
 
 	// Views (materialized and plain): the defining query text and the
 	// objects it reads by name.
-	Query     string   `json:"query,omitempty"`
-	DependsOn []string `json:"depends_on,omitempty"`
+	Query string `json:"query,omitempty"`
+	// QueryColumnNames, for a plain view, holds the names its Query
+	// uses for the columns of the tables it reads that were renamed
+	// since: table id -> member key -> the name in Query. The view is
+	// bound seeing those tables' columns under those names, so its text
+	// stays as written (binder/plain_view_names.go).
+	QueryColumnNames map[uint32]map[string]string `json:"query_column_names,omitempty"`
+	DependsOn        []string                     `json:"depends_on,omitempty"`
 	// Dataflow is the format of a view's dataflow, fixed when the view is
 	// created: its source positions and operator state are numbered and
 	// encoded by it, so a view keeps the format it was created with.

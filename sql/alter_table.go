@@ -114,6 +114,11 @@ func (s *session) alterTable(ctx context.Context, n *front.AlterTable) (string, 
 			return "", err
 		}
 	}
+	// The views first: a view that keeps a column's old name while the
+	// table does not rename it still binds.
+	if err := e.keepViewColumnNames(old, a.viewNames); err != nil {
+		return "", err
+	}
 	if err := e.ddl.CommitColumnChange(&a.ColumnChange); err != nil {
 		if se, ok := err.(*sqlerr.Error); ok {
 			// A value that does not convert (ALTER COLUMN ... TYPE).
@@ -136,6 +141,10 @@ type columnChange struct {
 	// foreignKeys are the other tables' foreign keys a DROP COLUMN
 	// drops (CASCADE).
 	foreignKeys []childKey
+	// viewNames are the plain views reading a column a RENAME COLUMN
+	// renames, with the names their text keeps using
+	// (view_column_names.go).
+	viewNames []*catalog.Descriptor
 }
 
 func (a *columnChange) column(name string) int {
@@ -439,9 +448,14 @@ func (a *columnChange) renameColumn(act front.AlterAction) error {
 		return err
 	}
 	for _, dep := range readers {
+		if dep.Kind == catalog.KindPlainView && a.isTable() {
+			a.viewNames = append(a.viewNames, keepQueryColumnName(dep, a.Old.ID, c.MemberKey(), c.Name, act.NewName))
+			continue
+		}
 		if dep.Kind == catalog.KindPlainView || dep.Kind == catalog.KindUnpopulatedView {
-			// A plain view is its query's text, bound where it is used; an
-			// unpopulated one's is bound at its REFRESH.
+			// A plain view is its query's text, bound where it is used
+			// (a stream's WATERMARK and generated columns are bound by
+			// name with it); an unpopulated one's is bound at its REFRESH.
 			return sqlerr.New(sqlerr.FeatureNotSupported, "renaming column %q of %q is not supported while %s %s reads it", c.Name, a.New.Name, relKindWord(dep), dep.Name).
 				WithHint("Drop %s %s, rename the column, then create it again.", relKindWord(dep), dep.Name)
 		}

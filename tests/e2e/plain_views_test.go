@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -155,4 +156,34 @@ func TestPlainViewPrivileges(t *testing.T) {
 	exec(t, bob, "ALTER VIEW ids RENAME TO ids2")
 	wantRows(t, alice, "SELECT count(*) FROM ids2", "2")
 	exec(t, bob, "DROP VIEW ids2")
+}
+
+// TestPlainViewReadsRenamedColumn: a plain view keeps reading a column
+// renamed under it (ALTER TABLE ... RENAME COLUMN), after a restart and
+// inside a materialized view created over it afterwards.
+func TestPlainViewReadsRenamedColumn(t *testing.T) {
+	srv := startServer(t)
+	conn := srv.Conn(t)
+	exec(t, conn,
+		"CREATE TABLE prc (id int PRIMARY KEY, v int)",
+		"INSERT INTO prc VALUES (1, 10), (2, 20)",
+		"CREATE VIEW prc_big AS SELECT id, v FROM prc WHERE v > 15",
+		"ALTER TABLE prc RENAME COLUMN v TO amount",
+		"ALTER TABLE prc ADD COLUMN v int DEFAULT 0",
+		"INSERT INTO prc VALUES (3, 30, 0)",
+	)
+	wantRows(t, conn, "SELECT id, v FROM prc_big ORDER BY id", "2 20", "3 30")
+	srv.Restart(t)
+	conn = srv.Conn(t)
+	wantRows(t, conn, "SELECT id, v FROM prc_big ORDER BY id", "2 20", "3 30")
+	exec(t, conn,
+		"CREATE MATERIALIZED VIEW prc_sum AS SELECT sum(v) AS s FROM prc_big",
+		"INSERT INTO prc VALUES (4, 40, 0)",
+	)
+	poll(t, 30*time.Second, func() error {
+		if got := textRows(t, conn, "SELECT s FROM prc_sum"); len(got) != 1 || got[0] != "90" {
+			return fmt.Errorf("prc_sum: %q, want 90", got)
+		}
+		return nil
+	})
 }
