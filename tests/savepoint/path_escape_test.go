@@ -119,7 +119,10 @@ func TestSavepointPathEscape(t *testing.T) {
 	}
 
 	// Names that are not identifiers, in every statement that takes one.
-	bad := []string{".", "..", ".hidden", ".released-x", "a/b", `a\b`, "a\x01b", "tab\there", strings.Repeat("n", 64),
+	// (A name over 63 bytes is cut to 63 by the parser, as every
+	// identifier is; checkpoint.CheckSavepointName's length check
+	// guards the CLI.)
+	bad := []string{".", "..", ".hidden", ".released-x", "a/b", `a\b`, "a\x01b", "tab\there",
 		escape(filepath.Join(outside, "new"))}
 	for _, name := range bad {
 		for _, q := range []string{"SAVEPOINT ", "RELEASE SAVEPOINT ", "ROLLBACK TO SAVEPOINT "} {
