@@ -151,6 +151,10 @@ type Descriptor struct {
 	// created: its source positions and operator state are numbered and
 	// encoded by it, so a view keeps the format it was created with.
 	Dataflow FormatVersion `json:"dataflow,omitempty"`
+	// VNodes is the count of vnodes a view's state keys are hashed into
+	// (StateVNodes), fixed when the view is created or moved to
+	// DataflowAggVNodes: a key's vnode, and so its place, depends on it.
+	VNodes uint16 `json:"vnodes,omitempty"`
 	// Plan is the record of the plan a view was created with (package
 	// plan's Encode), which its dataflow is built from; empty for views
 	// created before plans were recorded, which bind Query again.

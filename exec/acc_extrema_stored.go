@@ -19,6 +19,8 @@ import (
 //
 //	prefix + group key + call index + keyenc.Append(v) + keyenc.AppendValue(v) -> varint count
 //
+// (from catalog.DataflowAggVNodes on, the vnode of the group key after
+// prefix, as in the groups' table: a group's values lie with its group)
 // so a group's values lie in value order and its minimum (first key) or
 // maximum (last key) is one seek. The accumulator keeps only the current
 // extreme and its count: a group costs the same memory with ten values or
@@ -34,8 +36,11 @@ import (
 // stay in over until Pebble has committed them, and every read of Pebble
 // sees through both (as topNCache does).
 type extremaTable struct {
-	store     *storage.Store
-	prefix    []byte
+	store  *storage.Store
+	prefix []byte
+	// vnodes is the view's vnode count when keys carry the vnode of
+	// their group key (partKey); 0: none.
+	vnodes    int
 	committed func() uint64
 	miss      missRule // values that may be in Pebble
 	delta     map[string]map[string]int64
@@ -50,8 +55,8 @@ type extremaTable struct {
 	appendKey func([]byte, types.Datum) []byte
 }
 
-func newExtremaTable(store *storage.Store, prefix []byte, committed func() uint64) (*extremaTable, error) {
-	t := &extremaTable{store: store, prefix: prefix, committed: committed,
+func newExtremaTable(store *storage.Store, prefix []byte, vnodes int, committed func() uint64) (*extremaTable, error) {
+	t := &extremaTable{store: store, prefix: prefix, vnodes: vnodes, committed: committed,
 		delta: map[string]map[string]int64{}, over: map[string]map[string]*overWrite{}}
 	var err error
 	t.miss, err = newMissRule(store.DB(), prefix)
@@ -156,7 +161,7 @@ func (t *extremaTable) base(part, k string) (int64, error) {
 		return 0, nil
 	}
 	t.reads++
-	v, found, err := t.store.Get([]byte(string(t.prefix) + part + k))
+	v, found, err := t.store.Get(append(t.partKey(nil, part), k...))
 	if err != nil || !found {
 		return 0, err
 	}
@@ -199,7 +204,7 @@ func (t *extremaTable) extreme(part string, max bool) (string, int64, error) {
 	}
 	// The best committed key that no change touched.
 	t.reads++
-	base := append(append([]byte(nil), t.prefix...), part...)
+	base := t.partKey(nil, part)
 	it, err := t.store.DB().NewIter(&pebble.IterOptions{LowerBound: base, UpperBound: storage.PrefixEnd(base)})
 	if err != nil {
 		return "", 0, err
@@ -288,13 +293,13 @@ func (t *extremaTable) exactDecimal(part, best string, bestN int64, max bool) (s
 		}
 		consider(k, n+t.delta[part][k])
 	}
-	lo := append(append(append([]byte(nil), t.prefix...), part...), prefix...)
+	lo := append(t.partKey(nil, part), prefix...)
 	it, err := t.store.DB().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: storage.PrefixEnd(lo)})
 	if err != nil {
 		return "", 0, err
 	}
 	defer it.Close()
-	base := len(t.prefix) + len(part)
+	base := len(lo) - len(prefix)
 	for valid := it.First(); valid; valid = it.Next() {
 		k := string(it.Key()[base:])
 		if seen[k] {
@@ -336,7 +341,7 @@ func (t *extremaTable) flush(b *pebble.Batch, epoch uint64) error {
 				return err
 			}
 			n += d
-			key := append(append(append([]byte(nil), t.prefix...), part...), k...)
+			key := append(t.partKey(nil, part), k...)
 			if n == 0 {
 				err = b.Delete(key, nil)
 			} else {
@@ -366,6 +371,14 @@ func (t *extremaTable) dropGroup(b *pebble.Batch, ks string, calls int) error {
 		delete(t.delta, part)
 		delete(t.over, part)
 	}
-	p := append(append([]byte(nil), t.prefix...), ks...)
+	p := appendVNodeKey(nil, t.prefix, t.vnodes, ks)
 	return b.DeleteRange(p, storage.PrefixEnd(p), nil)
+}
+
+// partKey appends to buf the key prefix of multiset part (a group key
+// and a call's index): the table's prefix, the vnode of the group key,
+// part.
+func (t *extremaTable) partKey(buf []byte, part string) []byte {
+	buf = appendVNodeKey(buf, t.prefix, t.vnodes, part[:len(part)-1])
+	return append(buf, part[len(part)-1])
 }

@@ -197,8 +197,9 @@ func clearAlterMarker(b *pebble.Batch, id uint32) error {
 // group in the aggregate's state table (see above).
 func (op *aggOp) reemitAll(out *Chunk) error {
 	width := len(op.groupBy) + len(op.calls)
+	skip := len(op.prefix) + vnodeSkip(op.vnodes)
 	return storage.ScanPrefix(op.store.DB(), op.prefix, func(k, v []byte) error {
-		ks := string(k[len(op.prefix):])
+		ks := string(k[skip:])
 		if g, ok := op.groups[ks]; ok {
 			if g.emitted {
 				row, _, err := keyenc.DecodeRow(g.prev, width)
@@ -209,7 +210,7 @@ func (op *aggOp) reemitAll(out *Chunk) error {
 			}
 			return nil
 		}
-		key, _, err := keyenc.DecodeRow(k[len(op.prefix):], len(op.groupBy))
+		key, _, err := keyenc.DecodeRow(k[skip:], len(op.groupBy))
 		if err != nil {
 			return err
 		}

@@ -89,7 +89,7 @@ func (rt *Runtime) buildView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 	mat.hub.sinks.update(func([]*sinkTap) []*sinkTap { return taps })
 	bound := root
 	root = streamingPlan(desc.Dataflow, root)
-	b := &builder{rt: rt, p: p, need: neededColumns{}, dataflow: desc.Dataflow, upstreams: ups}
+	b := &builder{rt: rt, p: p, need: neededColumns{}, dataflow: desc.Dataflow, vnodes: desc.StateVNodes(), upstreams: ups}
 	b.opIDs, _ = plan.NodeIDs(root) // a plan without ids names operators by kind (counted)
 	b.stateIDs = stateIDs("", root)
 	slots, err := StateSlots(desc, bound, ups)
@@ -153,6 +153,9 @@ type builder struct {
 	// dataflow is the view's layout (catalog.Dataflow*); shared holds the
 	// readers its scans share under DataflowSharedScans.
 	dataflow catalog.FormatVersion
+	// vnodes is the view's vnode count (catalog.StateVNodes): the state
+	// tables of the operators its format keys by vnode carry it.
+	vnodes   int
 	shared   map[string]*sharedSource
 	subplans map[string]*sharedSubplan
 	// upstreams are the plans of the views the dataflow computes itself.
@@ -326,12 +329,12 @@ func (b *builder) buildOperator(n plan.Node, next Operator) (Operator, error) {
 			if err != nil {
 				return nil, err
 			}
-			if extrema, err = newExtremaTable(b.rt.store, more, b.rt.CommittedEpoch); err != nil {
+			if extrema, err = newExtremaTable(b.rt.store, more, b.vnodes, b.rt.CommittedEpoch); err != nil {
 				return nil, err
 			}
 			extrema.appendKey = keyAppender(b.dataflow)
 		}
-		op, err := newAggOpWith(n, ao, b.dataflow, prefix, b.rt.store, limit, extrema, next)
+		op, err := newAggOpWith(n, ao, b.dataflow, prefix, b.vnodes, b.rt.store, limit, extrema, next)
 		if err != nil {
 			return nil, err
 		}

@@ -147,6 +147,11 @@ var formatSteps = []formatStep{
 	{catalog.DataflowSharedWatermarkScans, func(_ catalog.FormatVersion, v stepView) bool {
 		return v.any(keysInterval)
 	}, nil},
+	// Aggregates, whose state keys carry the vnode of their group key
+	// (appendVNodeKey); migrateAggVNodes re-keys them.
+	{catalog.DataflowIntervalSpans, func(_ catalog.FormatVersion, v stepView) bool {
+		return v.any(func(n plan.Node) bool { _, ok := n.(*plan.Aggregate); return ok })
+	}, migrateAggVNodes},
 }
 
 // MigratedFormat is the format a view of format from, with bound plan

@@ -37,9 +37,12 @@ type aggOp struct {
 	appendOnly bool
 	dataflow   catalog.FormatVersion // the view's format (catalog.Dataflow*)
 	prefix     []byte                // state table: group key -> row count + accumulator states
-	groups     map[string]*aggGroup
-	dirty      []*aggGroup // groups changed in this epoch, each once
-	next       Operator
+	// vnodes is the view's vnode count when the table's keys carry a
+	// vnode of the group key after prefix (appendVNodeKey); 0: none.
+	vnodes int
+	groups map[string]*aggGroup
+	dirty  []*aggGroup // groups changed in this epoch, each once
+	next   Operator
 
 	// Scratch buffers reused across rows and barriers (Batch.Set copies).
 	keyVals  types.Row
@@ -126,6 +129,7 @@ func evictCommitted[V any](l groupLimit, cache map[string]V, written func(V) uin
 type aggGroup struct {
 	ks      string // the group's key, encoded: its map key and state key suffix
 	dirty   bool
+	vn      uint16 // the vnode of ks (aggOp.vnodes), which its state key starts with
 	key     types.Row
 	rows    int64 // input rows in the group (weight sum)
 	accs    []Accumulator
@@ -140,7 +144,7 @@ type aggGroup struct {
 // newAggOp builds the aggregate of a view of layout dataflow, which fixes
 // its accumulators' state encoding (see newAccumulator).
 func newAggOp(a *plan.Aggregate, appendOnly bool, dataflow catalog.FormatVersion, prefix []byte, store *storage.Store, limit groupLimit, next Operator) (*aggOp, error) {
-	return newAggOpWith(a, appendOnly, dataflow, prefix, store, limit, nil, next)
+	return newAggOpWith(a, appendOnly, dataflow, prefix, defaultVNodes(dataflow), store, limit, nil, next)
 }
 
 // storedExtremeCall reports whether call is a min or max whose values an
@@ -151,10 +155,11 @@ func storedExtremeCall(call plan.AggCall, i int, appendOnly bool) bool {
 }
 
 // newAggOpWith is newAggOp with an extrema table for its min and max
-// calls (nil: they keep their values in the group's state).
-func newAggOpWith(a *plan.Aggregate, appendOnly bool, dataflow catalog.FormatVersion, prefix []byte, store *storage.Store, limit groupLimit, extrema *extremaTable, next Operator) (*aggOp, error) {
+// calls (nil: they keep their values in the group's state), its keys
+// carrying vnodes of vnodes (the view's catalog.StateVNodes).
+func newAggOpWith(a *plan.Aggregate, appendOnly bool, dataflow catalog.FormatVersion, prefix []byte, vnodes int, store *storage.Store, limit groupLimit, extrema *extremaTable, next Operator) (*aggOp, error) {
 	op := &aggOp{
-		groupBy: a.GroupBy, calls: a.Aggs, appendOnly: appendOnly, dataflow: dataflow, prefix: prefix,
+		groupBy: a.GroupBy, calls: a.Aggs, appendOnly: appendOnly, dataflow: dataflow, prefix: prefix, vnodes: vnodes,
 		groups: map[string]*aggGroup{}, next: next,
 		store: store, limit: limit,
 		lazy:      limit.max != nil && limit.max() > 0,
@@ -187,12 +192,13 @@ func newAggOpWith(a *plan.Aggregate, appendOnly bool, dataflow catalog.FormatVer
 
 // loadAll reads every group of the state table into memory.
 func (op *aggOp) loadAll() error {
+	skip := len(op.prefix) + vnodeSkip(op.vnodes)
 	return storage.ScanPrefix(op.store.DB(), op.prefix, func(k, v []byte) error {
-		ks := string(k[len(op.prefix):])
+		ks := string(k[skip:])
 		if _, ok := op.groups[ks]; ok {
 			return nil // the cached copy is newer or the same
 		}
-		key, _, err := keyenc.DecodeRow(k[len(op.prefix):], len(op.groupBy))
+		key, _, err := keyenc.DecodeRow(k[skip:], len(op.groupBy))
 		if err != nil {
 			return err
 		}
@@ -200,7 +206,7 @@ func (op *aggOp) loadAll() error {
 		if err != nil {
 			return err
 		}
-		g.ks = ks
+		g.ks, g.vn = ks, vnodeOf(ks, op.vnodes)
 		op.groups[ks] = g
 		return nil
 	})
@@ -233,7 +239,7 @@ func (op *aggOp) group(ks string, key types.Row) (*aggGroup, error) {
 	}
 	var g *aggGroup
 	if op.lazy && op.miss.mustRead(ks) {
-		v, found, err := op.store.Get(append(append([]byte(nil), op.prefix...), ks...))
+		v, found, err := op.store.Get(op.groupKey(nil, ks))
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +252,7 @@ func (op *aggOp) group(ks string, key types.Row) (*aggGroup, error) {
 	if g == nil {
 		g = op.newGroup(key)
 	}
-	g.ks = ks
+	g.ks, g.vn = ks, vnodeOf(ks, op.vnodes)
 	op.groups[ks] = g
 	op.trackEnd(ks, g)
 	return g, nil
@@ -388,15 +394,21 @@ func (op *aggOp) Barrier(e Epoch) error {
 			return err
 		}
 	}
-	// In key order: Pebble's memtable takes sorted inserts faster.
-	slices.SortFunc(op.dirty, func(a, b *aggGroup) int { return strings.Compare(a.ks, b.ks) })
+	// In key order (vnode, then group key): Pebble's memtable takes
+	// sorted inserts faster.
+	slices.SortFunc(op.dirty, func(a, b *aggGroup) int {
+		if a.vn != b.vn {
+			return int(a.vn) - int(b.vn)
+		}
+		return strings.Compare(a.ks, b.ks)
+	})
 	for _, g := range op.dirty {
 		g.dirty = false
 		cur := op.output(g)
 		if err := op.emitChange(g, cur, out); err != nil {
 			return err
 		}
-		op.stateKey = append(append(op.stateKey[:0], op.prefix...), g.ks...)
+		op.stateKey = op.groupKey(op.stateKey[:0], g.ks)
 		g.written = e.ID
 		if cur == nil {
 			if !op.lazy {
@@ -522,7 +534,7 @@ func (op *aggOp) freeClosed(e Epoch) error {
 				continue
 			}
 			delete(op.groups, k)
-			if err := e.Batch.Delete(append(append([]byte(nil), op.prefix...), k...), nil); err != nil {
+			if err := e.Batch.Delete(op.groupKey(nil, k), nil); err != nil {
 				return err
 			}
 			if op.extrema != nil {
@@ -570,4 +582,10 @@ func rowsEqual(a, b types.Row) bool {
 		}
 	}
 	return true
+}
+
+// groupKey appends to buf the state key of the group whose key encodes
+// to ks.
+func (op *aggOp) groupKey(buf []byte, ks string) []byte {
+	return appendVNodeKey(buf, op.prefix, op.vnodes, ks)
 }

@@ -48,11 +48,11 @@ func TestAggGroupCache(t *testing.T) {
 		var ext *extremaTable
 		if s.extrema {
 			var err error
-			if ext, err = newExtremaTable(s.store, storage.StatePrefix(1, 3), committed); err != nil {
+			if ext, err = newExtremaTable(s.store, storage.StatePrefix(1, 3), catalog.DefaultVNodes, committed); err != nil {
 				t.Fatal(err)
 			}
 		}
-		op, err := newAggOpWith(agg, false, catalog.DataflowLatest, storage.StatePrefix(1, 2), s.store,
+		op, err := newAggOpWith(agg, false, catalog.DataflowLatest, storage.StatePrefix(1, 2), catalog.DefaultVNodes, s.store,
 			groupLimit{max: func() int64 { return s.limit }, committed: committed}, ext, s.out)
 		if err != nil {
 			t.Fatal(err)

@@ -103,6 +103,10 @@ func migrateView(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root
 		}
 		nd.Dataflow = to
 	}
+	if nd.Dataflow >= catalog.DataflowAggVNodes && nd.VNodes == 0 {
+		// The count the steps to DataflowAggVNodes keyed its state by.
+		nd.VNodes = catalog.DefaultVNodes
+	}
 	recorded := false
 	if nd.Dataflow >= catalog.DataflowMinSupported {
 		var err error

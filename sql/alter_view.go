@@ -84,8 +84,8 @@ func (e *Engine) planAlter(ctx context.Context, old *catalog.Descriptor, n *fron
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s cannot read itself", old.Name)
 	}
 	// The view keeps its id (its state, positions and readers' edges) and
-	// its format (the state kept is encoded by it).
-	d.ID, d.Dataflow, d.CreatedAt = old.ID, old.Dataflow, old.CreatedAt
+	// its format and vnode count (the state kept is encoded by them).
+	d.ID, d.Dataflow, d.VNodes, d.CreatedAt = old.ID, old.Dataflow, old.VNodes, old.CreatedAt
 	d.Options = mergeViewOptions(old.Options, opts)
 	e.recordPlan(d, root)
 	if len(d.Plan) == 0 {

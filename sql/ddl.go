@@ -325,7 +325,7 @@ func viewDescriptor(n *front.CreateMaterializedView, root plan.Node, opts map[st
 	}
 	d := &catalog.Descriptor{
 		Name: n.Name, Kind: catalog.KindView, Columns: catalog.ColumnsFrom(cols), CreatedAt: time.Now().UTC(),
-		Query: n.QueryText, DependsOn: deps, Dataflow: catalog.DataflowLatest,
+		Query: n.QueryText, DependsOn: deps, Dataflow: catalog.DataflowLatest, VNodes: catalog.DefaultVNodes,
 	}
 	if len(opts) > 0 {
 		d.Options = opts

@@ -85,7 +85,7 @@ func (e *Engine) createUnpopulatedView(ctx context.Context, n *front.CreateMater
 	if err != nil {
 		return "", err
 	}
-	d.Kind, d.Dataflow = catalog.KindUnpopulatedView, 0
+	d.Kind, d.Dataflow, d.VNodes = catalog.KindUnpopulatedView, 0, 0
 	d.DependsOn = e.plainViewsNamed(d.DependsOn, st, n.Query)
 	if err := e.persist(d); err != nil {
 		return "", err
