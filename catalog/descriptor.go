@@ -153,7 +153,7 @@ type Descriptor struct {
 	Dataflow FormatVersion `json:"dataflow,omitempty"`
 	// VNodes is the count of vnodes a view's state keys are hashed into
 	// (StateVNodes), fixed when the view is created or moved to
-	// DataflowAggVNodes: a key's vnode, and so its place, depends on it.
+	// DataflowVNodeKeys: a key's vnode, and so its place, depends on it.
 	VNodes uint16 `json:"vnodes,omitempty"`
 	// Plan is the record of the plan a view was created with (package
 	// plan's Encode), which its dataflow is built from; empty for views

@@ -98,16 +98,18 @@ const (
 	// of the row that created it in its state, which it shows. Older
 	// views keep keying intervals by months, days and microseconds.
 	DataflowIntervalSpans
-	// DataflowAggVNodes also puts a vnode in every key of an aggregate's
-	// state tables (its groups, and the values of its min and max): the
-	// key is the table's prefix, then the vnode in two bytes big-endian,
-	// then the key as before. The vnode is FNV-1a (32 bits) of the
-	// group key's encoding, modulo the view's vnode count
-	// (Descriptor.VNodes, DefaultVNodes), so that one range of vnodes of
-	// one table is one contiguous span of keys, which a later step moves
-	// between servers without rewriting it (storage.VNodeSpan). The hash
-	// and the layout are stored, so they never change.
-	DataflowAggVNodes
+	// DataflowVNodeKeys also puts a vnode in every key of the state
+	// tables of aggregates (their groups, and the values of their min and
+	// max) and top-Ns: the key is the table's prefix, then the vnode in
+	// two bytes big-endian, then the key as before. The vnode is FNV-1a
+	// (32 bits) of the encoding of the table's distribution key (an
+	// aggregate's group key, a top-N's partition key), modulo the view's
+	// vnode count (Descriptor.VNodes, DefaultVNodes), so that one range
+	// of vnodes of one table is one contiguous span of keys, which a
+	// later step moves between servers without rewriting it
+	// (storage.VNodeSpan). The hash and the layout are stored, so they
+	// never change. Joins' state and a view's rows carry no vnode yet.
+	DataflowVNodeKeys
 
 	// -- add new formats above this line --
 

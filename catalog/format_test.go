@@ -30,7 +30,7 @@ func TestFormatNumbers(t *testing.T) {
 		{"DataflowExtremaByValue", DataflowExtremaByValue, 11},
 		{"DataflowSharedWatermarkScans", DataflowSharedWatermarkScans, 12},
 		{"DataflowIntervalSpans", DataflowIntervalSpans, 13},
-		{"DataflowAggVNodes", DataflowAggVNodes, 14},
+		{"DataflowVNodeKeys", DataflowVNodeKeys, 14},
 	}
 	for _, p := range pinned {
 		if int(p.v) != p.want {

@@ -19,7 +19,7 @@ import (
 //
 //	prefix + group key + call index + keyenc.Append(v) + keyenc.AppendValue(v) -> varint count
 //
-// (from catalog.DataflowAggVNodes on, the vnode of the group key after
+// (from catalog.DataflowVNodeKeys on, the vnode of the group key after
 // prefix, as in the groups' table: a group's values lie with its group)
 // so a group's values lie in value order and its minimum (first key) or
 // maximum (last key) is one seek. The accumulator keeps only the current

@@ -147,11 +147,15 @@ var formatSteps = []formatStep{
 	{catalog.DataflowSharedWatermarkScans, func(_ catalog.FormatVersion, v stepView) bool {
 		return v.any(keysInterval)
 	}, nil},
-	// Aggregates, whose state keys carry the vnode of their group key
-	// (appendVNodeKey); migrateAggVNodes re-keys them.
+	// Aggregates and top-Ns, whose state keys carry the vnode of their
+	// group or partition key (appendVNodeKey); migrateVNodeKeys re-keys
+	// them.
 	{catalog.DataflowIntervalSpans, func(_ catalog.FormatVersion, v stepView) bool {
-		return v.any(func(n plan.Node) bool { _, ok := n.(*plan.Aggregate); return ok })
-	}, migrateAggVNodes},
+		return v.any(func(n plan.Node) bool {
+			_, isAgg := n.(*plan.Aggregate)
+			return isAgg || plan.StreamingTopN(n) != nil
+		})
+	}, migrateVNodeKeys},
 }
 
 // MigratedFormat is the format a view of format from, with bound plan

@@ -17,7 +17,8 @@ import (
 // TestMigrateTopNState: a top-N's state of format DataflowViewEdges, keyed
 // by row, rewritten by rekeyTopN, is byte for byte the state an operator
 // of DataflowTopNStateByKey fed the same input holds; an operator of the
-// newest format (with and without its row cache) started on it goes on
+// newest format before DataflowVNodeKeys (with and without its row
+// cache) started on it goes on
 // emitting the top-N computed from scratch; and state already re-keyed is
 // not re-keyed again.
 func TestMigrateTopNState(t *testing.T) {
@@ -118,7 +119,9 @@ func testMigrateTopN(t *testing.T, tn *plan.TopN, seed, limit int64) {
 	}
 	b.Close()
 
-	cfg := topNConfig{dataflow: catalog.DataflowLatest, limit: groupLimit{max: func() int64 { return limit }, committed: func() uint64 { return committed }}}
+	// The newest format whose keys carry no vnode: the step after it
+	// re-keys them again (TestMigrateVNodeKeysTopN).
+	cfg := topNConfig{dataflow: catalog.DataflowVNodeKeys - 1, limit: groupLimit{max: func() int64 { return limit }, committed: func() uint64 { return committed }}}
 	newOp, err := newTopNOp(tn, false, oldPrefix, store, cfg, out)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -92,13 +93,13 @@ func vnodeTestFeed(t *testing.T, st *storage.Store, rng *rand.Rand, live *[]type
 	}
 }
 
-// TestMigrateAggVNodes: an aggregate's state of format
+// TestMigrateVNodeKeys: an aggregate's state of format
 // DataflowIntervalSpans (no vnodes), moved by MigrateView to
-// DataflowAggVNodes, is byte for byte the state of a twin aggregate of
+// DataflowVNodeKeys, is byte for byte the state of a twin aggregate of
 // that format fed the same input, in both its tables (groups, min/max
 // values); an aggregate started on the migrated state (with a small
 // cache, so groups are read back by key) goes on as its twin.
-func TestMigrateAggVNodes(t *testing.T) {
+func TestMigrateVNodeKeys(t *testing.T) {
 	const seed = 45
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
@@ -106,7 +107,7 @@ func TestMigrateAggVNodes(t *testing.T) {
 	agg := vnodeTestAgg()
 	oldOut, newOut := &textRows{cols: agg.Cols}, &textRows{cols: agg.Cols}
 	old := vnodeTestAggOp(t, st, agg, catalog.DataflowIntervalSpans, 42, 0, 0, oldOut)
-	twin := vnodeTestAggOp(t, st, agg, catalog.DataflowAggVNodes, 43, catalog.DefaultVNodes, 0, newOut)
+	twin := vnodeTestAggOp(t, st, agg, catalog.DataflowVNodeKeys, 43, catalog.DefaultVNodes, 0, newOut)
 	var live []types.Row
 	var epoch uint64
 	vnodeTestFeed(t, st, rng, &live, &epoch, 150, 40, old, twin)
@@ -114,8 +115,8 @@ func TestMigrateAggVNodes(t *testing.T) {
 	d := &catalog.Descriptor{ID: 42, Name: "v", Kind: catalog.KindView, Dataflow: catalog.DataflowIntervalSpans}
 	b := st.NewBatch()
 	f, err := MigrateView(st, b, d, agg, nil)
-	if err != nil || f != catalog.DataflowAggVNodes {
-		t.Fatalf("MigrateView: format %d, %v; want %d", f, err, catalog.DataflowAggVNodes)
+	if err != nil || f != catalog.DataflowVNodeKeys {
+		t.Fatalf("MigrateView: format %d, %v; want %d", f, err, catalog.DataflowVNodeKeys)
 	}
 	if err := st.Commit(b, false); err != nil {
 		t.Fatal(err)
@@ -131,7 +132,7 @@ func TestMigrateAggVNodes(t *testing.T) {
 	}
 
 	oldOut.rows, newOut.rows = nil, nil
-	migrated := vnodeTestAggOp(t, st, agg, catalog.DataflowAggVNodes, 42, catalog.DefaultVNodes, 3, oldOut)
+	migrated := vnodeTestAggOp(t, st, agg, catalog.DataflowVNodeKeys, 42, catalog.DefaultVNodes, 3, oldOut)
 	vnodeTestFeed(t, st, rng, &live, &epoch, 100, 40, migrated, twin)
 	if got, want := fmt.Sprint(oldOut.rows), fmt.Sprint(newOut.rows); got != want {
 		t.Fatalf("the migrated aggregate emitted\n%s\nits twin\n%s", got, want)
@@ -153,7 +154,7 @@ func TestVNodeSpanExport(t *testing.T) {
 	}
 	defer st.Close()
 	agg := vnodeTestAgg()
-	op := vnodeTestAggOp(t, st, agg, catalog.DataflowAggVNodes, 43, catalog.DefaultVNodes, 0, &textRows{cols: agg.Cols})
+	op := vnodeTestAggOp(t, st, agg, catalog.DataflowVNodeKeys, 43, catalog.DefaultVNodes, 0, &textRows{cols: agg.Cols})
 	var live []types.Row
 	var epoch uint64
 	vnodeTestFeed(t, st, rng, &live, &epoch, 300, 2000, op)
@@ -215,4 +216,102 @@ func TestVNodeSpanExport(t *testing.T) {
 	if total != len(op.groups) {
 		t.Fatalf("the spans hold %d groups, the table %d", total, len(op.groups))
 	}
+}
+
+// TestMigrateVNodeKeysTopN: a top-N's state of format
+// DataflowIntervalSpans, moved by MigrateView to DataflowVNodeKeys, is
+// byte for byte the state of a twin top-N of that format fed the same
+// input; a top-N started on it (with and without its row cache) goes on
+// emitting the top-N computed from scratch.
+func TestMigrateVNodeKeysTopN(t *testing.T) {
+	for ci, tn := range []*plan.TopN{
+		testTopN("", true, false, 2, 1),
+		testTopN(plan.RowNumber, true, true, 2, 0),
+		testTopN("", false, true, 3, 0),
+	} {
+		for _, limit := range []int64{0, 2} {
+			t.Run(fmt.Sprintf("%d_limit%d_cache%d", ci, tn.Count, limit), func(t *testing.T) {
+				seed := int64(ci) + 50
+				t.Logf("seed %d", seed)
+				testMigrateVNodeKeysTopN(t, tn, seed, limit)
+			})
+		}
+	}
+}
+
+func testMigrateVNodeKeysTopN(t *testing.T, tn *plan.TopN, seed, limit int64) {
+	rng := rand.New(rand.NewSource(seed))
+	store := memoryStore(t)
+	oldPrefix, newPrefix := storage.StatePrefix(42, firstOperatorIndex), storage.StatePrefix(43, firstOperatorIndex)
+	out := newCollector(t)
+	oldOp, err := newTopNOp(tn, false, oldPrefix, store, topNConfig{dataflow: catalog.DataflowIntervalSpans}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := newTopNOp(tn, false, newPrefix, store, topNConfig{dataflow: catalog.DataflowVNodeKeys, vnodes: catalog.DefaultVNodes}, newCollector(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []types.Row
+	var committed uint64
+	epochs := func(from, to uint64, ops ...*topNOp) {
+		t.Helper()
+		for epoch := from; epoch <= to; epoch++ {
+			ch := &Chunk{}
+			for range rng.Intn(8) {
+				if len(live) > 0 && rng.Intn(3) == 0 {
+					i := rng.Intn(len(live))
+					ch.Append(live[i], Delete)
+					live = append(live[:i], live[i+1:]...)
+					continue
+				}
+				row := types.Row{types.NewInt(int64(rng.Intn(40))), types.NewInt(int64(rng.Intn(5))), types.NewInt(int64(rng.Intn(3)))}
+				ch.Append(row, Insert)
+				live = append(live, row)
+			}
+			for _, op := range ops {
+				cp := &Chunk{Rows: append([]types.Row(nil), ch.Rows...), Signs: append([]int8(nil), ch.Signs...)}
+				if err := op.Push(cp); err != nil {
+					t.Fatal(err)
+				}
+				b := store.NewBatch()
+				if err := op.Barrier(Epoch{ID: epoch, Batch: b}); err != nil {
+					t.Fatal(err)
+				}
+				if err := store.Commit(b, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			committed = epoch
+			if got, want := out.sorted(), referenceTopN(tn, live); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("epoch %d: top-N differs\ngot:\n%s\nwant:\n%s", epoch, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		}
+	}
+	epochs(1, 150, oldOp, twin)
+
+	d := &catalog.Descriptor{ID: 42, Name: "v", Kind: catalog.KindView, Dataflow: catalog.DataflowIntervalSpans}
+	b := store.NewBatch()
+	f, err := MigrateView(store, b, d, tn, nil)
+	if err != nil || f != catalog.DataflowVNodeKeys {
+		t.Fatalf("MigrateView: format %d, %v; want %d", f, err, catalog.DataflowVNodeKeys)
+	}
+	if err := store.Commit(b, false); err != nil {
+		t.Fatal(err)
+	}
+	got, want := stateEntries(t, store, oldPrefix), stateEntries(t, store, newPrefix)
+	if want == "" || got != want {
+		t.Fatalf("migrated state differs from the twin's:\n got %s\nwant %s", got, want)
+	}
+
+	cfg := topNConfig{dataflow: catalog.DataflowVNodeKeys, vnodes: catalog.DefaultVNodes,
+		limit: groupLimit{max: func() int64 { return limit }, committed: func() uint64 { return committed }}}
+	migrated, err := newTopNOp(tn, false, oldPrefix, store, cfg, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit > 0 && tn.PartitionBy != nil && migrated.cache == nil {
+		t.Fatal("the operator has no row cache")
+	}
+	epochs(151, 300, migrated)
 }

@@ -36,11 +36,14 @@ type topNOp struct {
 	inWidth  int
 	prefix   []byte
 	byKey    bool // state keyed by partition and rank (DataflowTopNStateByKey)
-	parts    map[string]*topNPartition
-	dirty    map[string]*topNPartition
-	changed  map[string]changedEntry // entry key -> entry whose count changed this epoch
-	next     Operator
-	errs     *viewErrors
+	// vnodes is the view's vnode count when keys carry the vnode of
+	// their partition key after prefix (partKey); 0: none.
+	vnodes  int
+	parts   map[string]*topNPartition
+	dirty   map[string]*topNPartition
+	changed map[string]changedEntry // entry key -> entry whose count changed this epoch
+	next    Operator
+	errs    *viewErrors
 	// cache, when set, bounds the rows in memory; nil: every row is
 	// loaded at start and kept.
 	cache *topNCache
@@ -73,6 +76,9 @@ type topNConfig struct {
 	dataflow catalog.FormatVersion
 	limit    groupLimit
 	setInput bool // see topNOp.setInput
+	// vnodes is the view's vnode count (catalog.StateVNodes); 0: that of
+	// a view of format dataflow.
+	vnodes int
 }
 
 func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store *storage.Store, cfg topNConfig, next Operator) (*topNOp, error) {
@@ -82,6 +88,10 @@ func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store *storage.Stor
 		parts: map[string]*topNPartition{}, dirty: map[string]*topNPartition{},
 		changed: map[string]changedEntry{}, next: next,
 		appendKey: keyAppender(cfg.dataflow),
+		vnodes:    cfg.vnodes,
+	}
+	if op.vnodes == 0 {
+		op.vnodes = defaultVNodes(cfg.dataflow)
 	}
 	// The cache serves a top-N whose partitions must keep every row (a
 	// retracting input) and whose ranked rows are bounded (LIMIT or a
@@ -93,8 +103,9 @@ func newTopNOp(t *plan.TopN, appendOnly bool, prefix []byte, store *storage.Stor
 		}
 		return op, nil
 	}
+	skip := len(prefix) + vnodeSkip(op.vnodes)
 	err := storage.ScanPrefix(store.DB(), prefix, func(k, v []byte) error {
-		row, n, err := op.decodeState(k[len(prefix):], v)
+		row, n, err := op.decodeState(k[skip:], v)
 		if err != nil {
 			return err
 		}
@@ -203,7 +214,7 @@ func (op *topNOp) Barrier(e Epoch) error {
 	}
 	clear(op.dirty)
 	for k, ce := range op.changed {
-		key := append(append([]byte(nil), op.prefix...), k...)
+		key := append(op.partKey(nil, k[:ce.pkLen]), k[ce.pkLen:]...)
 		var err error
 		if ce.ent.count == 0 {
 			err = e.Batch.Delete(key, nil)
@@ -258,4 +269,10 @@ func diffRows(prev, cur []types.Row, dels, ins *Chunk) {
 			dels.Append(r, Delete)
 		}
 	}
+}
+
+// partKey appends to buf the key prefix of partition pk's entries: the
+// table's prefix, the vnode of pk (from DataflowVNodeKeys on), pk.
+func (op *topNOp) partKey(buf []byte, pk string) []byte {
+	return appendVNodeKey(buf, op.prefix, op.vnodes, pk)
 }

@@ -23,7 +23,7 @@ func (b *builder) buildTopN(n plan.Node, next Operator) (Operator, error) {
 		return nil, err
 	}
 	c := findTopNCloser(t, b.watermarkFor)
-	cfg := topNConfig{dataflow: b.dataflow, setInput: b.inputKey(t.Input) != nil}
+	cfg := topNConfig{dataflow: b.dataflow, vnodes: b.vnodes, setInput: b.inputKey(t.Input) != nil}
 	if c == nil {
 		// Partitions of windows are freed by the watermark instead.
 		cfg.limit = b.cacheLimit(topNCacheKind, &b.rt.topNCache)

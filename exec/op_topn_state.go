@@ -17,6 +17,8 @@ import (
 //
 //	prefix + partition key + sort key + row -> varint count, uvarint len(partition key + sort key)
 //
+// (from catalog.DataflowVNodeKeys on, the vnode of the partition key
+// after prefix, topNOp.partKey; the length in the value leaves it out)
 // where the sort key is the keyenc encoding of the ORDER BY values, each
 // descending one with its bytes complemented (keyenc is prefix-free, so the
 // complement reverses its order), and the row is keyenc.AppendRowValue,
@@ -175,7 +177,7 @@ func (op *topNOp) ensure(pk string, p *topNPartition) error {
 func (op *topNOp) refill(pk string, p *topNPartition, want int) error {
 	c := op.cache
 	c.reads++
-	base := append(append([]byte(nil), op.prefix...), pk...)
+	base := op.partKey(nil, pk)
 	lower := append(append([]byte(nil), base...), p.bound...)
 	it, err := c.store.DB().NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: storage.PrefixEnd(base)})
 	if err != nil {
@@ -291,7 +293,7 @@ func (op *topNOp) storedCount(pk, suffix string, n int64) (int64, error) {
 		return 0, nil
 	}
 	c.reads++
-	v, found, err := c.store.Get([]byte(string(op.prefix) + pk + suffix))
+	v, found, err := c.store.Get(append(op.partKey(nil, pk), suffix...))
 	if err != nil || !found {
 		return 0, err
 	}

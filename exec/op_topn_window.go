@@ -97,7 +97,7 @@ func (op *topNOp) freeClosed(e Epoch) error {
 			var err error
 			p.rows.each(func(ent *rankEntry) bool {
 				k, _ := op.entryKey(pk, ent)
-				err = e.Batch.Delete(append(append([]byte(nil), op.prefix...), k...), nil)
+				err = e.Batch.Delete(append(op.partKey(nil, pk), k[len(pk):]...), nil)
 				return err == nil
 			})
 			if err != nil {

@@ -5,7 +5,7 @@ import (
 	"streamdb/storage"
 )
 
-// State tables whose keys carry a vnode (catalog.DataflowAggVNodes on):
+// State tables whose keys carry a vnode (catalog.DataflowVNodeKeys on):
 // an operator that keys a table this way knows its view's vnode count,
 // vnodes (0: its keys carry none), and builds every key of the table
 // through appendVNodeKey, reads through vnodeSkip.

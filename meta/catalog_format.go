@@ -103,8 +103,8 @@ func migrateView(st *storage.Store, b *pebble.Batch, d *catalog.Descriptor, root
 		}
 		nd.Dataflow = to
 	}
-	if nd.Dataflow >= catalog.DataflowAggVNodes && nd.VNodes == 0 {
-		// The count the steps to DataflowAggVNodes keyed its state by.
+	if nd.Dataflow >= catalog.DataflowVNodeKeys && nd.VNodes == 0 {
+		// The count the steps to DataflowVNodeKeys keyed its state by.
 		nd.VNodes = catalog.DefaultVNodes
 	}
 	recorded := false

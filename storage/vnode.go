@@ -2,7 +2,7 @@ package storage
 
 import "encoding/binary"
 
-// State keys of a view of format catalog.DataflowAggVNodes on carry a
+// State keys of a view of format catalog.DataflowVNodeKeys on carry a
 // vnode right after their table's prefix:
 //
 //	StatePrefix(obj, table) | vnode (VNodeLen bytes, big-endian) | key
