@@ -128,13 +128,10 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *binder.Params) (*prep
 		if err != nil {
 			return "", err
 		}
-		bound := make([]expr.Expr, len(sets))
 		stmtTime := time.Now()
-		for i, e := range sets {
-			if bound[i], err = bindOptional(e, vals); err != nil {
-				return "", err
-			}
-			bound[i] = expr.BindStatementTime(bound[i], stmtTime)
+		bound, err := bindSets(sets, vals, stmtTime)
+		if err != nil {
+			return "", err
 		}
 		sub, err := openDMLSubqueries(ctx, subqueries, vals, stmtTime)
 		if err != nil {
@@ -569,4 +566,18 @@ func bindOptional(e expr.Expr, vals []types.Datum) (expr.Expr, error) {
 		return nil, nil
 	}
 	return expr.BindParams(e, vals)
+}
+
+// bindSets binds an UPDATE's assignments (nil: the column is unchanged)
+// to the statement's parameter values and its statement time.
+func bindSets(sets []expr.Expr, vals []types.Datum, stmtTime time.Time) ([]expr.Expr, error) {
+	bound := make([]expr.Expr, len(sets))
+	for i, e := range sets {
+		b, err := bindOptional(e, vals)
+		if err != nil {
+			return nil, err
+		}
+		bound[i] = expr.BindStatementTime(b, stmtTime)
+	}
+	return bound, nil
 }

@@ -67,13 +67,10 @@ func (s *session) prepareUpdateFrom(n *ast.UpdateStmt, params *binder.Params) (*
 		if err != nil {
 			return "", err
 		}
-		bound := make([]expr.Expr, len(sets))
 		stmtTime := time.Now()
-		for i, e := range sets {
-			if bound[i], err = bindOptional(e, vals); err != nil {
-				return "", err
-			}
-			bound[i] = expr.BindStatementTime(bound[i], stmtTime)
+		bound, err := bindSets(sets, vals, stmtTime)
+		if err != nil {
+			return "", err
 		}
 		sub, err := openDMLSubqueries(ctx, reads, vals, stmtTime)
 		if err != nil {
