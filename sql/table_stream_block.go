@@ -124,23 +124,7 @@ func (s *session) streamBlockChange(ctx context.Context, d *catalog.Descriptor,
 		}
 		return stmt.add(batch)
 	}
-	var n int64
-	batch := make([]exec.Change, 0, changeBatchRows+2)
-	err = ts.EachRow(ctx, func(row types.Row) error {
-		var matched bool
-		var err error
-		if batch, matched, err = change(row, batch); err != nil || !matched {
-			return err
-		}
-		n++
-		if len(batch) < changeBatchRows {
-			return nil
-		}
-		err = add(batch)
-		clear(batch)
-		batch = batch[:0]
-		return err
-	})
+	n, batch, err := changeBatches(ctx, ts, change, add)
 	if err == nil && len(batch) > 0 {
 		err = add(batch)
 	}

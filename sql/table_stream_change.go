@@ -231,23 +231,7 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 		}
 		return publishChecked(batch)
 	}
-	var n int64
-	batch := make([]exec.Change, 0, changeBatchRows+2)
-	err = ts.EachRow(ctx, func(row types.Row) error {
-		var matched bool
-		var err error
-		if batch, matched, err = change(row, batch); err != nil || !matched {
-			return err
-		}
-		n++
-		if len(batch) < changeBatchRows {
-			return nil
-		}
-		err = publish(batch)
-		clear(batch)
-		batch = batch[:0]
-		return err
-	})
+	n, batch, err := changeBatches(ctx, ts, change, publish)
 	if err == nil && !begun {
 		if len(batch) == 0 {
 			return 0, nil
@@ -321,4 +305,30 @@ func (sw *streamingWrite) commitSmall(check func([]exec.Change) error, changes [
 	// is held until this is published: a commit computed after it waits.
 	en := sw.log.Queue(ordered, msgs[0])
 	return true, sw.log.Await(sw.d, en)
+}
+
+// changeBatches runs change over every row of ts, handing each full
+// batch of changeBatchRows changes to flush (which may keep nothing of
+// it: the batch is reused); it returns the number of rows change
+// matched and the last batch, not yet flushed.
+func changeBatches(ctx context.Context, ts *tableState, change func(row types.Row, out []exec.Change) ([]exec.Change, bool, error),
+	flush func([]exec.Change) error) (int64, []exec.Change, error) {
+	var n int64
+	batch := make([]exec.Change, 0, changeBatchRows+2)
+	err := ts.EachRow(ctx, func(row types.Row) error {
+		var matched bool
+		var err error
+		if batch, matched, err = change(row, batch); err != nil || !matched {
+			return err
+		}
+		n++
+		if len(batch) < changeBatchRows {
+			return nil
+		}
+		err = flush(batch)
+		clear(batch)
+		batch = batch[:0]
+		return err
+	})
+	return n, batch, err
 }
