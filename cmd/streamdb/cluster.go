@@ -10,7 +10,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"streamdb/broker"
 	"streamdb/cluster"
 	"streamdb/config"
 	"streamdb/ha"
@@ -52,10 +51,8 @@ func nodeName(cfg *config.Config, hf haFlags) string {
 		return cfg.NodeName
 	case cfg.Cluster == "":
 		return config.LocalNode
-	case hf.advertise != "":
-		return hf.advertise
 	}
-	return cfg.Listen
+	return hf.clientAddr(cfg)
 }
 
 // clusterMember is this server's part in its --cluster.
@@ -71,19 +68,11 @@ type clusterMember struct {
 // cluster's nodes bucket; status says what the server is doing at each
 // heartbeat.
 func clusterJoin(ctx context.Context, cfg *config.Config, hf haFlags, status func() (string, string), log *slog.Logger) (*clusterMember, error) {
-	nc, err := nats.Connect(cfg.NATSURL, nats.Name("streamdb cluster "+cfg.Cluster), nats.MaxReconnects(-1), nats.CustomInboxPrefix(broker.InboxPrefix))
+	nc, js, err := connectJetStream(cfg.NATSURL, "streamdb cluster "+cfg.Cluster)
 	if err != nil {
-		return nil, fmt.Errorf("connect to NATS at %s: %w", cfg.NATSURL, err)
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		nc.Close()
 		return nil, err
 	}
-	addr := hf.advertise
-	if addr == "" {
-		addr = cfg.Listen
-	}
+	addr := hf.clientAddr(cfg)
 	node := nodeName(cfg, hf)
 	ttl, renew := hf.ttl, hf.renew
 	if ttl == 0 {

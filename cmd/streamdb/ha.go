@@ -144,21 +144,11 @@ func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, st *haState, lo
 	if err != nil {
 		return nil, err
 	}
-	// Replies under streamdb's inbox prefix, which the NATS server's
-	// permissions keep from producers (README).
-	nc, err := nats.Connect(cfg.NATSURL, nats.Name("streamdb ha "+hf.group), nats.MaxReconnects(-1), nats.CustomInboxPrefix(broker.InboxPrefix))
+	nc, js, err := connectJetStream(cfg.NATSURL, "streamdb ha "+hf.group)
 	if err != nil {
-		return nil, fmt.Errorf("connect to NATS at %s: %w", cfg.NATSURL, err)
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		nc.Close()
 		return nil, err
 	}
-	addr := hf.advertise
-	if addr == "" {
-		addr = cfg.Listen
-	}
+	addr := hf.clientAddr(cfg)
 	opts := ha.Options{Group: hf.group, Holder: holderID(), Addr: addr,
 		TTL: hf.ttl, Renew: hf.renew, Replicas: hf.replicas, Log: log}
 	if err := opts.Validate(); err != nil {
@@ -315,4 +305,29 @@ func reexec() error {
 		return err
 	}
 	return syscall.Exec(exe, os.Args, os.Environ())
+}
+
+// connectJetStream connects to the NATS server at url as name, replying
+// under streamdb's inbox prefix, which the NATS server's permissions keep
+// from producers (README), and reconnecting for as long as it runs.
+func connectJetStream(url, name string) (*nats.Conn, jetstream.JetStream, error) {
+	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.CustomInboxPrefix(broker.InboxPrefix))
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return nc, js, nil
+}
+
+// clientAddr is the address clients reach this server at: --ha-advertise,
+// else --listen.
+func (hf haFlags) clientAddr(cfg *config.Config) string {
+	if hf.advertise != "" {
+		return hf.advertise
+	}
+	return cfg.Listen
 }
