@@ -71,7 +71,7 @@ func (r *subjectReader) decode(m jetstream.Msg, seq uint64) error {
 	var decodeErr error
 	for attempt := 0; ; attempt++ {
 		err := r.rt.broker.ReadTxnData(r.ctx, skipTxnData(ref, decoded), func(data []byte) error {
-			if decoded > 0 && faults.FailOnce("txn-read-fails") {
+			if decoded > 0 && faults.Fail("txn-read-fails") {
 				return errors.New("fault txn-read-fails: the read failed")
 			}
 			if err := r.decoder.decodeInto(data, r.chunk); err != nil {
@@ -98,6 +98,10 @@ func (r *subjectReader) decode(m jetstream.Msg, seq uint64) error {
 // the message's.
 const txnReadAttempts = 40
 
+// txnReadBackoff is the pause after a failed read's first attempt; each
+// attempt waits one more, up to 20.
+var txnReadBackoff = faults.Duration("txn-read-backoff", 100*time.Millisecond)
+
 // retryTxnRead reports whether a read of transaction ref that failed with
 // err is tried again, after a pause: not for a reference that stands for
 // nothing, when stopping, or past txnReadAttempts.
@@ -110,7 +114,7 @@ func (r *subjectReader) retryTxnRead(attempt int, ref broker.TxnRef, err error) 
 		r.log.Warn("reading a transaction failed; trying again", "txn", ref.Txn, "attempt", attempt+1, "err", err)
 	}
 	select {
-	case <-time.After(min(time.Duration(attempt+1)*100*time.Millisecond, 2*time.Second)):
+	case <-time.After(min(time.Duration(attempt+1)*txnReadBackoff, 20*txnReadBackoff)):
 	case <-r.ctx.Done():
 	}
 	return r.ctx.Err() == nil

@@ -2,9 +2,10 @@
 // die as kill -9 would, at a moment no signal from outside can hit
 // reliably (between two messages of one commit, say).
 //
-// The points to crash at are listed, comma-separated, in the environment
-// variable STREAMDB_FAULTS when the process starts; without it every
-// point does nothing. STREAMDB_FAULT_DURATIONS slows points down and
+// The points to crash or fail at are listed, comma-separated, in the
+// environment variable STREAMDB_FAULTS when the process starts (a point
+// to fail at may say how many times, as point=N); without it every point
+// does nothing. STREAMDB_FAULT_DURATIONS slows points down and
 // shortens windows the same way, and STREAMDB_FAULT_SIZES lowers limits
 // so that a test meets at a small size what a large one meets.
 package faults
@@ -18,17 +19,23 @@ import (
 	"time"
 )
 
-var points = parse(os.Getenv("STREAMDB_FAULTS"))
+var points, failTimes = parse(os.Getenv("STREAMDB_FAULTS"))
 
-func parse(s string) map[string]bool {
+// parse returns the points listed in s and, for those given as point=N,
+// N: how many times Fail fails there.
+func parse(s string) (map[string]bool, map[string]int64) {
 	if s == "" {
-		return nil
+		return nil, nil
 	}
-	out := map[string]bool{}
+	out, times := map[string]bool{}, map[string]int64{}
 	for _, p := range strings.Split(s, ",") {
-		out[strings.TrimSpace(p)] = true
+		name, n, counted := strings.Cut(strings.TrimSpace(p), "=")
+		out[name] = true
+		if k, err := strconv.ParseInt(n, 10, 64); counted && err == nil && k > 0 {
+			times[name] = k
+		}
 	}
-	return out
+	return out, times
 }
 
 // Crash kills the process with SIGKILL if point is listed.
@@ -76,17 +83,27 @@ func Duration(name string, def time.Duration) time.Duration {
 	return def
 }
 
-var fired sync.Map
+var (
+	firedMu sync.Mutex
+	fired   = map[string]int64{}
+)
 
-// FailOnce reports true the first time it is called at point, if point
-// is listed in STREAMDB_FAULTS: the caller then fails as a transient
-// error would (a read that a reconnecting connection refused).
-func FailOnce(point string) bool {
+// Fail reports true the first N times it is called at point, if point is
+// listed in STREAMDB_FAULTS as point=N (once if listed without N): the
+// caller then fails as a transient error would (a read that a
+// reconnecting connection refused).
+func Fail(point string) bool {
 	if !points[point] {
 		return false
 	}
-	_, done := fired.LoadOrStore(point, true)
-	return !done
+	n := max(failTimes[point], 1)
+	firedMu.Lock()
+	defer firedMu.Unlock()
+	if fired[point] >= n {
+		return false
+	}
+	fired[point]++
+	return true
 }
 
 // sizes are the byte counts given, as name=bytes pairs (comma-separated),
