@@ -85,6 +85,12 @@ func (c *Chunk) recycle() {
 	c.slab, c.carved = c.base, 0
 }
 
+// truncate drops the changes after the first n.
+func (c *Chunk) truncate(n int) {
+	c.Rows = c.Rows[:n]
+	c.Signs = c.Signs[:n]
+}
+
 // Append adds one change.
 func (c *Chunk) Append(row types.Row, sign int8) {
 	c.Rows = append(c.Rows, row)

@@ -23,6 +23,8 @@ type pipelineMsg struct {
 	barrier uint64
 	pos     storage.SourcePosition
 	skipped error
+	// fail, if set, stops the pipeline with it (failInputs).
+	fail error
 	// from is the subject reader that sent m, ref counts the pipelines
 	// its chunk went to, and handoff, if set, says from hands the input
 	// over to that reader (see feedOrder).
@@ -204,6 +206,9 @@ func (p *pipeline) loop(ctx context.Context) error {
 			// may count it twice.
 			held[m.src] = append(held[m.src], m)
 			return nil
+		}
+		if m.fail != nil {
+			return m.fail
 		}
 		if m.skipped != nil {
 			seen[m.src] = m.pos.Seq

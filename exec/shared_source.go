@@ -438,6 +438,12 @@ func (r *subjectReader) take(m jetstream.Msg) {
 		if r.ctx.Err() != nil {
 			return // stopping while reading a transaction's data
 		}
+		var part *partTxnError
+		if errors.As(err, &part) {
+			r.failInputs(part)
+			return
+		}
+		r.chunk.truncate(from) // no row of a skipped message goes out
 		r.skipMessage(prev, seq, err)
 		return
 	}
@@ -501,6 +507,18 @@ func (r *subjectReader) skipMessage(prev, seq uint64, err error) {
 	}
 	if skipped <= 10 || skipped%1000 == 0 {
 		r.log.Warn("skipping malformed message", "seq", seq, "skipped", skipped, "err", err)
+	}
+}
+
+// failInputs stops the pipeline of every input with err, in band after
+// what they received: the message being taken cannot be delivered whole
+// and part of it went out. Caller holds mu.
+func (r *subjectReader) failInputs(err error) {
+	r.log.Error("stopping the views of a stream", "err", err)
+	for _, s := range r.liveSubs() {
+		if !s.send(r.ctx, pipelineMsg{src: s.idx, from: r, fail: err}) {
+			return
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"streamdb/broker"
@@ -64,10 +65,11 @@ func (r *subjectReader) decode(m jetstream.Msg, seq uint64) error {
 		return err
 	}
 	// The rows of a large transaction go out in chunks as they are read,
-	// so a read that fails part-way (the NATS connection reconnecting
-	// under load) resumes after the data messages already decoded rather
-	// than skipping the message, which would leave part of the commit.
-	decoded := 0
+	// so a read that fails part-way resumes after the data messages
+	// already decoded. A committed transaction is delivered whole or not
+	// at all: once a chunk of it went out, an error that is not retried
+	// is a partTxnError, which stops the views.
+	decoded, sent := 0, false
 	var decodeErr error
 	for attempt := 0; ; attempt++ {
 		err := r.rt.broker.ReadTxnData(r.ctx, skipTxnData(ref, decoded), func(data []byte) error {
@@ -84,37 +86,67 @@ func (r *subjectReader) decode(m jetstream.Msg, seq uint64) error {
 			}
 			if r.chunk.Len() >= chunkRows {
 				r.flushLocked()
+				sent = true
 			}
 			return nil
 		})
-		if err == nil || decodeErr != nil || !r.retryTxnRead(attempt, ref, err) {
+		if err == nil || r.ctx.Err() != nil {
 			return err
 		}
+		if decodeErr == nil && r.retryTxnRead(attempt, ref, err) {
+			continue
+		}
+		if sent || errors.Is(err, jetstream.ErrMsgNotFound) {
+			return &partTxnError{txn: ref.Txn, err: err}
+		}
+		return err
 	}
 }
 
-// txnReadAttempts bounds the attempts at reading one transaction (about
-// a minute with the backoff below): an error that lasts is reported as
-// the message's.
-const txnReadAttempts = 40
+// partTxnError is a committed transaction the reader cannot deliver
+// whole: part of its rows went out before an error that retrying cannot
+// mend (its data does not decode, or is gone). Skipping the rest would
+// leave a view with part of the commit for good, so the views stop.
+type partTxnError struct {
+	txn string
+	err error
+}
+
+func (e *partTxnError) Error() string {
+	return fmt.Sprintf("committed transaction %s cannot be read whole (%v); the view stops rather than keep part of it: "+
+		"restore a checkpoint taken before it, or re-create the view", e.txn, e.err)
+}
+
+func (e *partTxnError) Unwrap() error { return e.err }
+
+// txnReadLogEvery is how often a read that keeps failing is logged: its
+// first attempt and every txnReadLogEvery-th.
+const txnReadLogEvery = 10
 
 // txnReadBackoff is the pause after a failed read's first attempt; each
-// attempt waits one more, up to 20.
+// attempt waits one more, up to txnReadMaxPauses of them.
 var txnReadBackoff = faults.Duration("txn-read-backoff", 100*time.Millisecond)
 
+const txnReadMaxPauses = 20
+
 // retryTxnRead reports whether a read of transaction ref that failed with
-// err is tried again, after a pause: not for a reference that stands for
-// nothing, when stopping, or past txnReadAttempts.
+// err is tried again, after a pause: yes, however often it failed, unless
+// the reader stops or the error is one retrying cannot mend (a reference
+// that stands for nothing, data that is gone). Other errors are the
+// connection's (NATS reconnecting under load, a full outbound buffer),
+// and giving up on them would lose a committed transaction or deliver
+// part of it. The reader holds mu meanwhile: barriers, and so
+// checkpoints, wait for the read.
 func (r *subjectReader) retryTxnRead(attempt int, ref broker.TxnRef, err error) bool {
 	var bad *broker.BadTxnRefError
-	if errors.As(err, &bad) || r.ctx.Err() != nil || attempt+1 >= txnReadAttempts {
+	if errors.As(err, &bad) || errors.Is(err, jetstream.ErrMsgNotFound) || r.ctx.Err() != nil {
 		return false
 	}
-	if attempt == 0 || attempt%10 == 9 {
+	if attempt == 0 || (attempt+1)%txnReadLogEvery == 0 {
 		r.log.Warn("reading a transaction failed; trying again", "txn", ref.Txn, "attempt", attempt+1, "err", err)
 	}
 	select {
-	case <-time.After(min(time.Duration(attempt+1)*txnReadBackoff, 20*txnReadBackoff)):
+	case <-time.After(time.Duration(min(attempt+1, txnReadMaxPauses)) * txnReadBackoff):
 	case <-r.ctx.Done():
 	}
 	return r.ctx.Err() == nil

@@ -58,3 +58,29 @@ func TestTxnReadFailureResumes(t *testing.T) {
 	testutil.MustExec(t, conn, "FLUSH")
 	wantRow(t, conn, "SELECT n::text || ' ' || s::text FROM rf_n", "30000 450015000")
 }
+
+// TestTxnReadFailureOutlastsAttempts: when the read of a large committed
+// transaction's data keeps failing part-way (100 times at the fault point
+// txn-read-fails, more than any bounded number of attempts, with the
+// pause between attempts shortened to 2ms), the reader keeps trying until
+// the read succeeds: the view then equals the table, and it records no
+// skipped message. Before, the reader gave up after 40 attempts and
+// skipped the reference after sending on the rows read before the
+// failure: the view held part of the commit for good.
+func TestTxnReadFailureOutlastsAttempts(t *testing.T) {
+	srv := startServer(t, testutil.ServerOptions{Env: []string{
+		"STREAMDB_FAULTS=txn-read-fails=100",
+		"STREAMDB_FAULT_DURATIONS=txn-read-backoff=2ms",
+	}})
+	conn := srv.Conn(t)
+	testutil.MustExec(t, conn,
+		"CREATE TABLE rl (id BIGINT PRIMARY KEY, pad TEXT)",
+		"CREATE MATERIALIZED VIEW rl_n AS SELECT count(*) AS n, sum(id) AS s FROM rl",
+		"BEGIN",
+		"INSERT INTO rl SELECT g, repeat('z', 100) FROM generate_series(1, 30000) g",
+		"COMMIT")
+	wantRow(t, conn, "SELECT count(*)::text || ' ' || sum(id)::text FROM rl", "30000 450015000")
+	testutil.MustExec(t, conn, "FLUSH")
+	wantRow(t, conn, "SELECT n::text || ' ' || s::text FROM rl_n", "30000 450015000")
+	wantRow(t, conn, "SELECT count(*) FROM streamdb_view_errors WHERE view = 'rl_n'", "0")
+}
