@@ -76,6 +76,9 @@ func (r *subjectReader) decode(m jetstream.Msg, seq uint64) error {
 			if decoded > 0 && faults.Fail("txn-read-fails") {
 				return errors.New("fault txn-read-fails: the read failed")
 			}
+			if decoded > 0 && faults.Fail("txn-data-gone") {
+				return fmt.Errorf("fault txn-data-gone: %w", jetstream.ErrMsgNotFound)
+			}
 			if err := r.decoder.decodeInto(data, r.chunk); err != nil {
 				decodeErr = err
 				return err

@@ -1,6 +1,9 @@
 package recovery
 
 import (
+	"strings"
+	"time"
+
 	"testing"
 
 	"streamdb/tests/testutil"
@@ -84,4 +87,36 @@ func TestTxnReadFailureOutlastsAttempts(t *testing.T) {
 	wantRow(t, conn, "SELECT n::text || ' ' || s::text FROM rl_n", "30000 450015000")
 	// A skip is listed under the table (its reader of the changelog).
 	wantRow(t, conn, "SELECT count(*) FROM streamdb_view_errors", "0")
+}
+
+// TestTxnPartDeliveredStopsViews: when a large committed transaction's
+// data turns out to be gone after part of its rows went out (the fault
+// point txn-data-gone), the views reading the table stop with an error
+// that says so rather than keep part of the commit.
+func TestTxnPartDeliveredStopsViews(t *testing.T) {
+	srv := startServer(t, testutil.ServerOptions{Env: []string{"STREAMDB_FAULTS=txn-data-gone"}})
+	conn := srv.Conn(t)
+	testutil.MustExec(t, conn,
+		"CREATE TABLE pd (id BIGINT PRIMARY KEY, pad TEXT)",
+		"CREATE MATERIALIZED VIEW pd_n AS SELECT count(*) AS n FROM pd",
+		"BEGIN",
+		"INSERT INTO pd SELECT g, repeat('z', 100) FROM generate_series(1, 30000) g",
+		"COMMIT")
+	for _, rel := range []string{"pd", "pd_n"} {
+		// The view stops once its reader meets the missing data.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			_, rows, err := queryText(conn, 10*time.Second, "SELECT count(*) FROM "+rel)
+			if err != nil {
+				if !strings.Contains(err.Error(), "cannot be read whole") {
+					t.Errorf("%s: %v, want an error saying the transaction cannot be read whole", rel, err)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s still reads (%v) 30s after a transaction of it lost its data", rel, rows)
+			}
+			time.Sleep(20 * time.Millisecond) // poll interval, under the deadline above
+		}
+	}
 }
