@@ -300,7 +300,7 @@ func (b *Broker) ReadTxnData(ctx context.Context, ref TxnRef, fn func(data []byt
 			return fmt.Errorf("read transaction %s at sequence %d of %s: %w", ref.Txn, seq, TxnStream, err)
 		}
 		if m.Subject != TxnDataSubject(ref.Txn) {
-			return fmt.Errorf("transaction %s: sequence %d of %s holds another transaction's data", ref.Txn, seq, TxnStream)
+			return &BadTxnRefError{fmt.Sprintf("transaction %s: sequence %d of %s holds another transaction's data", ref.Txn, seq, TxnStream)}
 		}
 		if err := fn(m.Data); err != nil {
 			return err
