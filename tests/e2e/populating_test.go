@@ -18,7 +18,7 @@ import (
 const populatingBacklog = 300_000
 
 // showStatus returns the status column of view in SHOW MATERIALIZED VIEWS
-// (the rows' definitions contain spaces, so read the column by name).
+// (name, definition, status, node).
 func showStatus(t *testing.T, conn *pgx.Conn, view string) string {
 	t.Helper()
 	rows, err := conn.Query(testutil.Context(t, 30*time.Second), "SHOW MATERIALIZED VIEWS", pgx.QueryExecModeSimpleProtocol)
@@ -29,7 +29,7 @@ func showStatus(t *testing.T, conn *pgx.Conn, view string) string {
 	for rows.Next() {
 		vals := rows.RawValues()
 		if string(vals[0]) == view {
-			return string(vals[len(vals)-1])
+			return string(vals[2])
 		}
 	}
 	if err := rows.Err(); err != nil {
