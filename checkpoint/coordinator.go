@@ -16,6 +16,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"streamdb/catalog"
 	"streamdb/metrics"
 	"streamdb/storage"
 )
@@ -96,6 +97,10 @@ type Coordinator struct {
 	// remote: the object store buckets checkpoints and savepoints are
 	// uploaded to (remote_coord.go).
 	remote remoteCopies
+
+	// catalog, when set, lists the live catalog: each checkpoint then
+	// exports its view-groups (group_export.go).
+	catalog atomic.Pointer[func() []*catalog.Descriptor]
 }
 
 // NewCoordinator reads the server's checkpoint record (RecordFile in
@@ -496,9 +501,23 @@ func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 		}
 	}
 	var cut Cut
+	// groups pins the state at the boundary for the view-groups' export,
+	// which runs after the boundary is released.
+	var groups *groupsAt
+	// The catalog is read before the boundary, whose lock is the
+	// runtime's: no lock of the catalog's is taken under it.
+	descs := c.catalogNow()
+	defer func() {
+		if groups != nil {
+			groups.snap.Close()
+		}
+	}()
 	snapshot := func(fn func() error) error {
 		return c.epochs.AtEpochBoundary(func(k Cut) error {
 			cut = k
+			if groups == nil && descs != nil {
+				groups = &groupsAt{snap: c.store.Snapshot(), descs: descs, cut: k}
+			}
 			start := time.Now()
 			defer func() { m.Pause = Duration(time.Since(start)) }()
 			return fn()
@@ -538,6 +557,13 @@ func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 			}
 			return c.describe(m, cut, s)
 		})
+		if err == nil && groups != nil {
+			err = c.exportGroups(m, groups)
+			groups = nil
+			if err == nil {
+				err = c.describeFiles(m, filepath.Join(m.Dir, GroupsDir), s)
+			}
+		}
 		if err == nil {
 			return c.commit(m, abort)
 		}
@@ -550,6 +576,13 @@ func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 	// keeps to go back to.
 	if (!s.Incremental || m.Kind == KindSavepoint) && s.Backend != "memory" {
 		if err := unshareSSTables(stateDir); err != nil {
+			return err
+		}
+	}
+	if groups != nil {
+		err := c.exportGroups(m, groups)
+		groups = nil
+		if err != nil {
 			return err
 		}
 	}
@@ -649,11 +682,17 @@ func (c *Coordinator) describe(m *Meta, cut Cut, s Settings) error {
 	for _, p := range cut.Positions {
 		m.Positions = append(m.Positions, Position{View: p.View, Source: p.Source, Stream: p.Stream, Subject: p.Subject, Seq: p.Seq})
 	}
+	return c.describeFiles(m, m.Dir, s)
+}
+
+// describeFiles adds the files under root, a directory of checkpoint m,
+// to its file list with their checksums and sizes.
+func (c *Coordinator) describeFiles(m *Meta, root string, s Settings) error {
 	prev := map[string]File{}
 	if m.Kind == KindCheckpoint {
 		prev = c.previousFiles()
 	}
-	return filepath.WalkDir(m.Dir, func(path string, d os.DirEntry, err error) error {
+	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
