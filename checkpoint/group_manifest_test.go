@@ -233,14 +233,14 @@ func TestGroupRestoreRefusesMismatch(t *testing.T) {
 	}
 	t.Run("span file", func(t *testing.T) {
 		flip(t, spanFile)
-		if _, err := ReadGroup(m.Dir, "g2a"); !errors.Is(err, ErrGroupMismatch) {
-			t.Fatalf("a damaged span file: %v, want ErrGroupMismatch", err)
+		if _, err := ReadGroup(m.Dir, "g2a"); !errors.Is(err, ErrGroupDigest) {
+			t.Fatalf("a damaged span file: %v, want ErrGroupDigest", err)
 		}
 	})
 	t.Run("task manifest", func(t *testing.T) {
 		flip(t, "task-11.json")
-		if _, err := ReadGroup(m.Dir, "g2a"); !errors.Is(err, ErrGroupMismatch) {
-			t.Fatalf("a changed task manifest: %v, want ErrGroupMismatch", err)
+		if _, err := ReadGroup(m.Dir, "g2a"); !errors.Is(err, ErrGroupDigest) {
+			t.Fatalf("a changed task manifest: %v, want ErrGroupDigest", err)
 		}
 	})
 	t.Run("no global manifest", func(t *testing.T) {

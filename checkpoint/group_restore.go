@@ -17,9 +17,15 @@ import (
 )
 
 // ErrGroupMismatch is returned when a checkpoint's group cannot be
-// restored into this server: a manifest or file whose digest does not
-// match, or views whose ids or layouts differ from the live catalog's.
+// restored into this server: a view the checkpoint lacks, spans that are
+// not its views', or views whose ids or layouts differ from the live
+// catalog's.
 var ErrGroupMismatch = errors.New("the checkpoint's view-group does not match")
+
+// ErrGroupDigest is returned when a group's manifest or span file does
+// not have the digest the manifest naming it records: it is damaged or
+// was changed, and is never restored.
+var ErrGroupDigest = errors.New("a file of the checkpoint's view-group does not match its digest")
 
 // ReadGroup reads and checks the task manifest of the view-group holding
 // view in the checkpoint at dir: the global manifest must exist (the
@@ -51,7 +57,7 @@ func ReadGroup(dir, view string) (*cluster.TaskManifest, error) {
 		return nil, err
 	}
 	if got := cluster.Digest(data); got != ref.SHA256 {
-		return nil, fmt.Errorf("%s: task manifest %s has digest %s, the global manifest names %s: %w", dir, ref.File, got, ref.SHA256, ErrGroupMismatch)
+		return nil, fmt.Errorf("%s: task manifest %s has digest %s, the global manifest names %s: %w", dir, ref.File, got, ref.SHA256, ErrGroupDigest)
 	}
 	task, err := cluster.DecodeTaskManifest(data)
 	if err != nil {
@@ -72,7 +78,7 @@ func ReadGroup(dir, view string) (*cluster.TaskManifest, error) {
 			return nil, err
 		}
 		if sum != s.SHA256 || size != s.Size {
-			return nil, fmt.Errorf("%s: span file %s has digest %s (%d bytes), its task manifest names %s (%d bytes): %w", dir, s.File, sum, size, s.SHA256, s.Size, ErrGroupMismatch)
+			return nil, fmt.Errorf("%s: span file %s has digest %s (%d bytes), its task manifest names %s (%d bytes): %w", dir, s.File, sum, size, s.SHA256, s.Size, ErrGroupDigest)
 		}
 	}
 	return task, nil

@@ -12,6 +12,9 @@ func parseAlterView(st *Statement, c *cursor) (any, error) {
 	if t := c.peek(); t.isWord("if") {
 		return nil, unsupported(c.src, t, "ALTER MATERIALIZED VIEW IF EXISTS")
 	}
+	if c.peekAt(1).isWord("restore") {
+		return parseRestoreGroup(c)
+	}
 	if c.peekAt(1).isWord("rename", "set", "owner", "reset") {
 		return nil, unsupported(c.src, c.peekAt(1), "ALTER MATERIALIZED VIEW ... %s", upper(c.peekAt(1).val))
 	}

@@ -112,6 +112,8 @@ type Engine struct {
 	pgSources *meta.PGSources
 	// secrets encrypts CREATE SECRET values (secret_key.go).
 	secrets *secretBox
+	// groups restores view-groups from checkpoints (restore_group.go).
+	groups groupRestorer
 }
 
 // Open starts the engine over n (meta.NewNode of a node.Open): it loads
@@ -129,6 +131,8 @@ func Open(n *meta.Node, log *slog.Logger, roles meta.RoleReplica) (*Engine, erro
 	e.jobs = meta.NewJobs(e.rt.Positions)
 	e.sinkStore = meta.NewSinks(meta.SinksConfig{Store: n.Store(), Broker: n.Broker(), Runtime: e.rt, Log: log})
 	e.ddl = e.newDDL(n)
+	e.groups = n
+	n.ExportGroups(e.catalogObjects)
 	e.pgSources = meta.NewPGSources(meta.PGSourcesConfig{Host: pgSourceHost{e}, DDL: e.ddl, Log: log})
 	var err error
 	if e.roles, err = meta.OpenRoles(n.DataDir(), roles, n.CheckFence); err != nil {

@@ -58,6 +58,7 @@ func init() {
 		prepares((*session).prepareReleaseSavepoint),
 		prepares((*session).prepareRollbackTo),
 		runs((*session).runCheckpoint),
+		runs((*session).runRestoreViewGroup),
 		runs((*session).setConstraints),
 
 		// Cursors and prepared statements (subscribe_cursor.go,

@@ -161,6 +161,8 @@ func (s *session) permitted(st *front.Statement) error {
 		return s.permitted(n.Stmt)
 	case *front.Checkpoint:
 		return mustBeSuperuser("do CHECKPOINT")
+	case *front.RestoreViewGroup:
+		return mustBeSuperuser("restore a view-group from a checkpoint")
 	case *front.Savepoint:
 		if s.tx == nil {
 			return mustBeSuperuser("create a savepoint of the whole system")
