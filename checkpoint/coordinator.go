@@ -36,10 +36,13 @@ type Settings struct {
 	RetainOnCancellation bool
 	Async                bool
 	Incremental          bool
-	Backend              string // "pebble" or "memory"
-	MemoryLimit          int64  // memory backend: largest snapshot, bytes
-	Dir                  string
-	SavepointsDir        string
+	// ViewGroups: each checkpoint also exports every view-group
+	// (group_export.go), once the coordinator has the catalog.
+	ViewGroups    bool
+	Backend       string // "pebble" or "memory"
+	MemoryLimit   int64  // memory backend: largest snapshot, bytes
+	Dir           string
+	SavepointsDir string
 	// DataDir holds the checkpoint record (RecordFile).
 	DataDir string
 	// Fence, when set, runs just before a checkpoint or savepoint is
@@ -506,7 +509,10 @@ func (c *Coordinator) write(m *Meta, s Settings, abort <-chan struct{}) error {
 	var groups *groupsAt
 	// The catalog is read before the boundary, whose lock is the
 	// runtime's: no lock of the catalog's is taken under it.
-	descs := c.catalogNow()
+	var descs []*catalog.Descriptor
+	if s.ViewGroups {
+		descs = c.catalogNow()
+	}
 	defer func() {
 		if groups != nil {
 			groups.snap.Close()

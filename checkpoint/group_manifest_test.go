@@ -93,6 +93,7 @@ func TestGroupManifests(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 1))
 			h := newCoordHarness(t)
 			h.settings.Async = async
+			h.settings.ViewGroups = true
 			h.c.SetCatalog(groupCatalog)
 			h.epochs.cut = Cut{Epoch: 7, Positions: []ViewPosition{
 				{ViewID: 10, View: "g1", Stream: "S", Subject: "s"},
@@ -199,6 +200,7 @@ func TestGroupManifests(t *testing.T) {
 // anything is restored.
 func TestGroupRestoreRefusesMismatch(t *testing.T) {
 	h := newCoordHarness(t)
+	h.settings.ViewGroups = true
 	h.c.SetCatalog(groupCatalog)
 	rng := rand.New(rand.NewPCG(1, 2))
 	fillObjects(t, h.store, rng, "a", 4, 5, 6, 10, 11, 12)
@@ -275,5 +277,23 @@ func TestGroupRestoreRefusesMismatch(t *testing.T) {
 	})
 	if _, err := ReadGroup(m.Dir, "g2a"); err != nil {
 		t.Fatalf("the restored files read again: %v", err)
+	}
+}
+
+// TestNoGroupsUnlessAsked: without state.checkpoints.view-groups a
+// checkpoint exports nothing beyond its state, even with the catalog.
+func TestNoGroupsUnlessAsked(t *testing.T) {
+	h := newCoordHarness(t)
+	h.c.SetCatalog(groupCatalog)
+	fillObjects(t, h.store, rand.New(rand.NewPCG(3, 4)), "a", 2, 10, 11)
+	m, err := h.c.Take(context.Background(), TriggerManual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(m.Dir, GroupsDir)); !os.IsNotExist(err) {
+		t.Errorf("a checkpoint without view-groups asked for has %s: %v", GroupsDir, err)
+	}
+	if _, err := ReadGroup(m.Dir, "g1"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ReadGroup of a checkpoint without groups: %v, want ErrNotExist", err)
 	}
 }

@@ -35,6 +35,7 @@ var Settings = []Setting{
 	{ExecutionCheckpointingPreferCheckpointForRecovery, "false", "on restart, use the newest checkpoint even where a newer savepoint exists"},
 	{StateBackend, "pebble", "pebble or memory"},
 	{StateBackendIncremental, "true", "checkpoints share files with earlier ones"},
+	{StateCheckpointsViewGroups, "false", "each checkpoint also exports every view-group's state with a task manifest, so that one group can be restored on another server (always on with --cluster)"},
 	{StateBackendMemoryMaxSize, "268435456", "memory backend: largest state a checkpoint may snapshot, in bytes"},
 	{StateCacheGroupsPerOperator, "131072", "aggregate groups (and rows of views without a key) an operator keeps in memory (0: all); the rest are read from Pebble when touched"},
 	{StateCacheJoinKeysPerSide, "16384", "join keys each side of a join keeps in memory with their rows (0: all), for views created with this release or later; the rest are read from Pebble when a row with that key arrives"},
@@ -217,7 +218,7 @@ func validate(key, value string) error {
 	case "synchronous_commit":
 		// PostgreSQL's values; with one server, local and remote_* are on.
 		return oneOf("on", "off", "local", "remote_write", "remote_apply", "true", "false")
-	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async", "ssl_require_remote":
+	case "execution.checkpointing.prefer-checkpoint-for-recovery", "state.backend.incremental", "state.backend.async", "ssl_require_remote", "state.checkpoints.view-groups":
 		return oneOf("true", "false")
 	case "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
 		"state.checkpoints.num-retained", "state.backend.memory.max-size", "state.cache.groups-per-operator", "state.cache.join-keys-per-side", "state.cache.topn-rows-per-operator", "state.memory.budget", "query.max-memory-total", "state.epoch.max-memory", "max_connections", "superuser_reserved_connections", "max_query_length", "nats.stream-replicas":

@@ -16,6 +16,7 @@ const (
 	ExecutionCheckpointingPreferCheckpointForRecovery     = "execution.checkpointing.prefer-checkpoint-for-recovery"
 	StateBackend                                          = "state.backend"
 	StateBackendIncremental                               = "state.backend.incremental"
+	StateCheckpointsViewGroups                            = "state.checkpoints.view-groups"
 	StateBackendMemoryMaxSize                             = "state.backend.memory.max-size"
 	StateCacheGroupsPerOperator                           = "state.cache.groups-per-operator"
 	StateCacheJoinKeysPerSide                             = "state.cache.join-keys-per-side"
@@ -56,6 +57,7 @@ var keys = []string{
 	ExecutionCheckpointingPreferCheckpointForRecovery,
 	StateBackend,
 	StateBackendIncremental,
+	StateCheckpointsViewGroups,
 	StateBackendMemoryMaxSize,
 	StateCacheGroupsPerOperator,
 	StateCacheJoinKeysPerSide,

@@ -34,6 +34,7 @@ func (n *Node) CheckpointSettings() checkpoint.Settings {
 		RetainOnCancellation: c.Values[config.ExecutionCheckpointingExternalizedCheckpointRetention] != "delete_on_cancellation",
 		Async:                c.Bool(config.StateBackendAsync),
 		Incremental:          c.Bool(config.StateBackendIncremental),
+		ViewGroups:           c.Bool(config.StateCheckpointsViewGroups) || c.Cluster != "",
 		Backend:              c.Values[config.StateBackend],
 		MemoryLimit:          c.Int(config.StateBackendMemoryMaxSize),
 		Dir:                  c.CheckpointsDir(),

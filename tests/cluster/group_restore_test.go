@@ -126,7 +126,8 @@ func TestGroupRestoreOnAnotherServer(t *testing.T) {
 	seed := testutil.Seed(t, "STREAMDB_TEST_SEED")
 	rng := rand.New(rand.NewPCG(seed, 45))
 	natsURL := testutil.StartNATS(t)
-	a := testutil.StartServer(t, testutil.ServerOptions{NATSURL: natsURL})
+	a := testutil.StartServer(t, testutil.ServerOptions{NATSURL: natsURL,
+		Env: []string{"STREAMDB_STATE_CHECKPOINTS_VIEW_GROUPS=true"}})
 	ca := a.Conn(t)
 	testutil.MustExec(t, ca, groupRestoreDDL...)
 	b := testutil.StartServer(t, testutil.ServerOptions{NATSURL: natsURL})
