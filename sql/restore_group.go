@@ -60,7 +60,7 @@ func (s *session) runRestoreViewGroup(ctx context.Context, n *front.RestoreViewG
 	}
 	if err := e.groups.RestoreGroup(g); err != nil {
 		return "", sqlerr.New(sqlerr.InternalError, "restore the view-group of %s: %v", d.Name, err).
-			WithHint("Its views are stopped; run the statement again, or restart the server.")
+			WithHint("Its views stay stopped, their state part restored: run the statement again.")
 	}
 	for i, v := range roots {
 		if err := e.startView(v, plans[i]); err != nil {
