@@ -26,6 +26,10 @@ type groupRestorer interface {
 // servers of a cluster starts with.
 func (s *session) runRestoreViewGroup(ctx context.Context, n *front.RestoreViewGroup) (string, error) {
 	e := s.e
+	if s.tx != nil {
+		// It replaces committed state at once: nothing a block could undo.
+		return "", sqlerr.New(sqlerr.ActiveSQLTransaction, "ALTER MATERIALIZED VIEW ... RESTORE GROUP cannot run inside a transaction block")
+	}
 	if e.groups == nil {
 		return "", sqlerr.New(sqlerr.FeatureNotSupported, "this server cannot restore view-groups")
 	}

@@ -212,6 +212,9 @@ func TestGroupRestoreOnAnotherServer(t *testing.T) {
 	testutil.WantCode(t, err, "XX001", "restore from damaged span files")
 	err = testutil.ExecSimple(cb, 30*time.Second, fmt.Sprintf("ALTER MATERIALIZED VIEW nope RESTORE GROUP FROM '%s'", chk))
 	testutil.WantCode(t, err, "42P01", "restore the group of a view that does not exist")
+	err = testutil.ExecSimple(cb, 30*time.Second, fmt.Sprintf("BEGIN; ALTER MATERIALIZED VIEW v2 RESTORE GROUP FROM '%s'; COMMIT", chk))
+	testutil.WantCode(t, err, "25001", "restore inside a transaction block")
+	testutil.MustExec(t, cb, "ROLLBACK")
 	// The refused restores stopped nothing.
 	waitEqual(cb, "server B after refused restores", all1, all2)
 }
