@@ -3,7 +3,9 @@ package meta
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"streamdb/catalog"
 	"streamdb/checkpoint"
@@ -36,6 +38,10 @@ type GroupRestore struct {
 // this server's catalog (descs) holds the same views with the same ids and
 // state layouts.
 func (n *Node) ReadGroup(dir, view string, descs []*catalog.Descriptor) (*GroupRestore, error) {
+	dir, err := n.restoreDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	task, err := checkpoint.ReadGroup(dir, view)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -67,4 +73,43 @@ func (n *Node) RestoreGroup(g *GroupRestore) error {
 	return n.n.Coordinator().Exclusive(func() error {
 		return checkpoint.RestoreGroup(n.n.Store(), g.dir, g.task)
 	})
+}
+
+// restoreDir resolves the directory a client named for RESTORE GROUP:
+// relative to the data directory, and, with symbolic links followed, in
+// or below it. A client may not make the server read files outside its
+// own directories, so another server's checkpoint is copied (or
+// downloaded) under this server's data directory first.
+func (n *Node) restoreDir(dir string) (string, error) {
+	data := n.DataDir()
+	outside := sqlerr.New(sqlerr.InsufficientPrivilege, "cannot restore from %s: the directory must be in or below the data directory", dir).
+		WithHint("Copy the checkpoint's directory (chk-...) under the server's data directory, e.g. to restore/, and name it relative to the data directory.")
+	if data == "" {
+		return "", outside
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(data, dir)
+	}
+	if !inside(filepath.Clean(data), filepath.Clean(dir)) {
+		return "", outside
+	}
+	root, err := filepath.EvalSymlinks(data)
+	if err != nil {
+		return "", err
+	}
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", sqlerr.New(sqlerr.UndefinedFile, "cannot restore from %s: %v", dir, err).
+			WithHint("Name the directory of a checkpoint (chk-...) taken by a server that exports view-groups.")
+	}
+	if !inside(root, resolved) {
+		return "", outside
+	}
+	return resolved, nil
+}
+
+// inside reports whether path is dir or below it (both clean).
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -159,7 +159,11 @@ func TestGroupRestoreOnAnotherServer(t *testing.T) {
 	if got := viewRows(t, cb, qV1); len(got) != 0 {
 		t.Fatalf("server B v1 before any epoch: %q, want no rows", got)
 	}
-	testutil.MustExec(t, cb, fmt.Sprintf("ALTER MATERIALIZED VIEW v3 RESTORE GROUP FROM '%s'", chk))
+	// The restore reads only under B's data directory: A's checkpoint is
+	// copied there, as an operator would copy or download it.
+	testutil.CopyDir(t, chk, filepath.Join(b.DataDir, "restore", filepath.Base(chk)))
+	chkB := filepath.Join("restore", filepath.Base(chk))
+	testutil.MustExec(t, cb, fmt.Sprintf("ALTER MATERIALIZED VIEW v3 RESTORE GROUP FROM '%s'", chkB))
 	for q, want := range atCheckpoint {
 		if got := viewRows(t, cb, q); !slices.Equal(got, want) {
 			t.Errorf("server B %s right after the restore: %q, want A's at the checkpoint %q", q, got, want)
@@ -198,9 +202,17 @@ func TestGroupRestoreOnAnotherServer(t *testing.T) {
 
 	// Bad input: a directory that is no checkpoint, and a view of the
 	// wrong group's layout, are refused with what to change.
-	err := testutil.ExecSimple(cb, 30*time.Second, fmt.Sprintf("ALTER MATERIALIZED VIEW v3 RESTORE GROUP FROM '%s'", t.TempDir()))
+	empty := filepath.Join(b.DataDir, "restore", "empty")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := testutil.ExecSimple(cb, 30*time.Second, "ALTER MATERIALIZED VIEW v3 RESTORE GROUP FROM 'restore/empty'")
 	testutil.WantCode(t, err, "58P01", "restore from a directory without manifests")
-	damaged := filepath.Join(t.TempDir(), "chk")
+	for _, outside := range []string{chk, "../" + filepath.Base(chk), "/etc"} {
+		err = testutil.ExecSimple(cb, 30*time.Second, fmt.Sprintf("ALTER MATERIALIZED VIEW v3 RESTORE GROUP FROM '%s'", outside))
+		testutil.WantCode(t, err, "42501", "restore from "+outside+", outside the data directory")
+	}
+	damaged := filepath.Join(b.DataDir, "restore", "damaged")
 	testutil.CopyDir(t, chk, damaged)
 	spans, _ := filepath.Glob(filepath.Join(damaged, "groups", "*.span"))
 	for _, p := range spans {
@@ -210,9 +222,9 @@ func TestGroupRestoreOnAnotherServer(t *testing.T) {
 	}
 	err = testutil.ExecSimple(cb, 30*time.Second, fmt.Sprintf("ALTER MATERIALIZED VIEW v2 RESTORE GROUP FROM '%s'", damaged))
 	testutil.WantCode(t, err, "XX001", "restore from damaged span files")
-	err = testutil.ExecSimple(cb, 30*time.Second, fmt.Sprintf("ALTER MATERIALIZED VIEW nope RESTORE GROUP FROM '%s'", chk))
+	err = testutil.ExecSimple(cb, 30*time.Second, fmt.Sprintf("ALTER MATERIALIZED VIEW nope RESTORE GROUP FROM '%s'", chkB))
 	testutil.WantCode(t, err, "42P01", "restore the group of a view that does not exist")
-	err = testutil.ExecSimple(cb, 30*time.Second, fmt.Sprintf("BEGIN; ALTER MATERIALIZED VIEW v2 RESTORE GROUP FROM '%s'; COMMIT", chk))
+	err = testutil.ExecSimple(cb, 30*time.Second, fmt.Sprintf("BEGIN; ALTER MATERIALIZED VIEW v2 RESTORE GROUP FROM '%s'; COMMIT", chkB))
 	testutil.WantCode(t, err, "25001", "restore inside a transaction block")
 	testutil.MustExec(t, cb, "ROLLBACK")
 	// The refused restores stopped nothing.
