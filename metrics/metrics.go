@@ -140,6 +140,14 @@ var (
 		Name: "streamdb_connections",
 		Help: "Open PostgreSQL protocol connections.",
 	})
+	// SessionsForwarded counts the client connections a cluster member
+	// relayed to its cluster's coordinator, by how they ended up: "session"
+	// (a session, in the clear or over TLS end to end) or "cancel" (a
+	// CancelRequest passed on).
+	SessionsForwarded = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "streamdb_sessions_forwarded_total",
+		Help: "Client connections this cluster member relayed to the cluster's coordinator: what=session (a session) or what=cancel (a CancelRequest).",
+	}, []string{"what"})
 	// Queries counts statements by outcome: "ok", or the class of the
 	// SQLSTATE they failed with (e.g. "22" data exception, "57" canceled).
 	Queries = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -168,7 +176,7 @@ func init() {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		EpochsCommitted, EpochCommitSeconds,
 		CheckpointsCompleted, CheckpointsFailed, StateDamageRecoveries, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
-		Connections, Queries, TransactionSpills, TransactionSpillReads, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
+		Connections, SessionsForwarded, Queries, TransactionSpills, TransactionSpillReads, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
 		SinkMessages, SinkPublishedEpoch, SinkPendingEpochs,
 		StateMemoryBudget, StateCaches, StateCacheLimit, BlockCacheLimit,
 	)

@@ -268,9 +268,7 @@ func TestAdmission(t *testing.T) {
 		{"require TLS, no password, loopback plain: trusted", Security{RequireTLSRemote: true}, loop, false, want{false, ""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Server{}
-			s.SetSecurity(tc.sec)
-			scram, refusal := s.admission(tc.addr, tc.tls)
+			scram, refusal := tc.sec.Admission(tc.addr, tc.tls)
 			code := ""
 			if refusal != nil {
 				code = refusal.Code

@@ -37,6 +37,9 @@ func (c *conn) startup() bool {
 	c.setReadDeadline(time.Now().Add(startupTimeout))
 	// The SSLRequest and GSSEncRequest read so far, in bytes (8 each).
 	var negotiated int64
+	if !c.skipForwardMark() {
+		return false
+	}
 	for negotiations := 0; ; negotiations++ {
 		msg, err := c.be.ReceiveStartupMessage()
 		if err != nil {
@@ -131,7 +134,7 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 		c.w.send(&pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: 0, UnrecognizedOptions: unknownOptions})
 	}
 
-	scram, refusal := c.srv.admission(c.nc.RemoteAddr(), c.tls != nil)
+	scram, refusal := c.srv.sec.Admission(c.nc.RemoteAddr(), c.tls != nil)
 	if refusal != nil {
 		c.log.Warn("pgwire: connection refused", "user", params["user"], "reason", refusal.Message)
 		c.sendFatal(refusal)
@@ -170,21 +173,23 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	return c.w.err == nil
 }
 
-// admission decides how a client at addr, over TLS or not, may log in: with
-// a SCRAM exchange, trusted (no password is set and it is on loopback), or
-// not at all (the returned error, 28000).
-func (s *Server) admission(addr net.Addr, overTLS bool) (scram bool, refusal *sqlerr.Error) {
+// Admission decides how a client at addr, over TLS or not, may log in:
+// with a SCRAM exchange, trusted (no password is set and it is on
+// loopback), or not at all (the returned error, 28000). A cluster member
+// that forwards sessions applies it to the client's own address, which
+// the coordinator does not see (Forwarder).
+func (s Security) Admission(addr net.Addr, overTLS bool) (scram bool, refusal *sqlerr.Error) {
 	local := isLocal(addr)
 	host := addr.String()
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	if s.sec.RequireTLSRemote && !local && !overTLS {
+	if s.RequireTLSRemote && !local && !overTLS {
 		return false, &sqlerr.Error{Code: sqlerr.InvalidAuthorizationSpecification,
 			Message: fmt.Sprintf("connection from host %q must use TLS: ssl_require_remote is on and only loopback connections may be unencrypted", host),
 			Hint:    "Connect with sslmode=require or sslmode=verify-full."}
 	}
-	if s.sec.Auth != nil {
+	if s.Auth != nil {
 		return true, nil
 	}
 	if !local {
