@@ -74,8 +74,8 @@ func Refusal(active string) *pgproto3.ErrorResponse {
 	return &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: sqlerr.CannotConnectNow, Message: msg, Hint: hint}
 }
 
-// startingUp is the refusal of a server that is taking over.
-func startingUp() *pgproto3.ErrorResponse {
+// StartingUp is the refusal of a server that is taking over.
+func StartingUp() *pgproto3.ErrorResponse {
 	return &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: sqlerr.CannotConnectNow,
 		Message: "the database system is starting up: this server took over its group and is restoring the group's newest checkpoint",
 		Hint:    "Retry shortly."}
@@ -101,7 +101,7 @@ func (s *Standby) refuse(c net.Conn) {
 			continue
 		case *pgproto3.StartupMessage:
 			if s.starting.Load() {
-				be.Send(startingUp())
+				be.Send(StartingUp())
 			} else {
 				be.Send(Refusal(s.active()))
 			}

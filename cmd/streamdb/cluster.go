@@ -20,7 +20,8 @@ import (
 // In --cluster mode the cluster's lease is an --ha-group lease named
 // after the cluster: its holder is the coordinator, which runs every
 // view (as an active server does) and writes the placement map; the
-// other members wait as standbys. Every member registers in the
+// other members forward every session to it (cluster_forward.go) and
+// wait to take over. Every member registers in the
 // cluster's nodes bucket and heartbeats, waiting or serving.
 
 // clusterFlags checks --cluster and --node-name and makes the cluster's

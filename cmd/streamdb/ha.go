@@ -20,6 +20,7 @@ import (
 	"streamdb/checkpoint"
 	"streamdb/config"
 	"streamdb/ha"
+	"streamdb/pgwire"
 )
 
 // haFlags are the --ha-* flags.
@@ -114,8 +115,25 @@ type groupMember struct {
 	roles *ha.Roles
 	// standby refuses sessions (57P03, "starting up") until the engine is
 	// open; closeStandby frees its address for the server's own listener.
-	standby *ha.Standby
+	standby sessionResponder
 }
+
+// sessionResponder answers the PostgreSQL port while this server is not
+// active: an --ha-group standby refuses every session (standbyResponder),
+// a --cluster member forwards them to the coordinator (memberForwarder).
+// Both refuse with 57P03 once the server takes over.
+type sessionResponder interface {
+	// ActiveChanged tells it the lease now names addr.
+	ActiveChanged(addr string)
+	TakingOver()
+	Close() error
+}
+
+// standbyResponder is ha.Standby as a sessionResponder: its refusals read
+// the active server when they are sent.
+type standbyResponder struct{ *ha.Standby }
+
+func (standbyResponder) ActiveChanged(string) {}
 
 // closeStandby stops the refusals (once).
 func (m *groupMember) closeStandby() {
@@ -126,14 +144,15 @@ func (m *groupMember) closeStandby() {
 }
 
 // haJoin makes this server a member of its group: it answers PostgreSQL
-// connections as a standby (57P03, naming the active server) until it
-// holds the group's lease, then points cfg.RestoreFrom at the group's
+// connections as a standby (57P03, naming the active server; a --cluster
+// member forwards them to the coordinator instead) until it holds the
+// group's lease, then points cfg.RestoreFrom at the group's
 // bucket, so that the engine continues from the newest whole checkpoint's
 // state and JetStream positions.
 // With no checkpoint in the bucket (a new group), the server starts from
 // its own data directory. Cancelling ctx (a signal) ends the wait and
 // releases the lease if it was taken: errStoppedAsStandby.
-func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, st *haState, log *slog.Logger) (*groupMember, error) {
+func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, sec pgwire.Security, st *haState, log *slog.Logger) (*groupMember, error) {
 	if cfg.NATSURL == "" {
 		return nil, fmt.Errorf("--ha-group needs --nats-url: the servers of a group share a NATS server or cluster")
 	}
@@ -161,9 +180,13 @@ func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, st *haState, lo
 		return nil, fmt.Errorf("listen on %s: %w (choose another address with --listen)", cfg.Listen, err)
 	}
 	st.phase.Store(phaseStandby)
+	var standby sessionResponder
 	noteActive := func(h *ha.Holding) {
 		if st.active.Swap(h.Addr) != h.Addr {
 			log.Info("standby: the active server of the group", "group", hf.group, "active", h.Addr, "holder", h.Holder)
+			if standby != nil {
+				standby.ActiveChanged(h.Addr)
+			}
 		}
 	}
 	// The lease bucket is opened, and its holder read, before the first
@@ -186,8 +209,13 @@ func haJoin(ctx context.Context, cfg *config.Config, hf haFlags, st *haState, lo
 		return err
 	}
 	err = open()
-	standby := ha.ServeStandby(ln, func() string { return st.active.Load().(string) })
-	log.Info("standby: waiting for the lease of the group", "group", hf.group, "listen", ln.Addr().String())
+	if cfg.Cluster != "" {
+		standby = forwardSessions(ln, sec, st, addr, log)
+		log.Info("cluster member: forwarding sessions to the coordinator while waiting for the lease", "cluster", cfg.Cluster, "listen", ln.Addr().String())
+	} else {
+		standby = standbyResponder{ha.ServeStandby(ln, func() string { return st.active.Load().(string) })}
+		log.Info("standby: waiting for the lease of the group", "group", hf.group, "listen", ln.Addr().String())
+	}
 	if err != nil && permanent == nil {
 		// A standby keeps trying to reach the lease (a NATS node away, a
 		// cluster without a leader yet) rather than exit.

@@ -109,7 +109,7 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	passwordFile := fs.String("password-file", "", "file holding the password of user streamdb (or set STREAMDB_PASSWORD)")
 	natsProducerPasswordFile := fs.String("nats-producer-password-file", "", "file holding the password of the embedded NATS server's user producer (or set STREAMDB_NATS_PRODUCER_PASSWORD); without one a password is made and kept in <data dir>/nats-producer.password")
 	secretKeyFile := fs.String("secret-key-file", "", "file holding the key CREATE SECRET values are encrypted with at rest (default <data dir>/secret.key, made at first start); servers restoring each other's checkpoints or savepoints (an --ha-group, --restore-from on another machine) need the same one")
-	clusterName := fs.String("cluster", "", "join this cluster of servers (needs --nats-url): every server registers and heartbeats in it; the holder of the cluster's lease is its coordinator and runs the views, the others wait as standbys (docs/design.md, \"A cluster of servers\")")
+	clusterName := fs.String("cluster", "", "join this cluster of servers (needs --nats-url): every server registers and heartbeats in it; the holder of the cluster's lease is its coordinator and runs the views, the others forward sessions to it and take over when its lease expires (docs/design.md, \"A cluster of servers\")")
 	nodeName := fs.String("node-name", "", "this server's name in its cluster (default: --ha-advertise or --listen with --cluster, else \"local\")")
 	fs.StringVar(&hf.group, "ha-group", "", "join this high-availability group (needs --nats-url): one server of the group is active, the others are standbys that take over when its lease expires")
 	fs.StringVar(&hf.advertise, "ha-advertise", "", "host:port clients reach this server at, which standbys name (default: --listen)")
@@ -252,7 +252,7 @@ func run(args []string) error {
 		defer cm.leave()
 	}
 	if hf.group != "" {
-		if member, err = haJoin(startCtx, cfg, hf, hs, log); err != nil {
+		if member, err = haJoin(startCtx, cfg, hf, sec, hs, log); err != nil {
 			if errors.Is(err, errStoppedAsStandby) {
 				log.Info("stopped")
 				return nil
