@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,17 +15,19 @@ import (
 )
 
 // StartClusterMember starts one streamdb server of --cluster name on the
-// NATS at url. It may come up as the coordinator or as a standby member
-// (which refuses sessions with 57P03).
+// NATS at url. It may come up as the coordinator or as a member that
+// forwards sessions to the coordinator (refusing with 57P03 while none
+// is known).
 func StartClusterMember(t testing.TB, url, name string, extra ...string) *Server {
 	t.Helper()
 	args := append([]string{"--cluster", name}, extra...)
 	return StartServer(t, ServerOptions{NATSURL: url, Standby: true, Args: args})
 }
 
-// ConnectCoordinator polls the servers until one accepts a session (the
-// cluster's coordinator) and returns that session and server. The
-// session closes at the test's end.
+// ConnectCoordinator polls the servers until the cluster's coordinator
+// accepts a session directly (a server whose /readyz answers 200: the
+// other members answer 503 while they forward sessions) and returns that
+// session and server. The session closes at the test's end.
 func ConnectCoordinator(t testing.TB, timeout time.Duration, servers ...*Server) (*pgx.Conn, *Server) {
 	t.Helper()
 	var conn *pgx.Conn
@@ -31,6 +36,10 @@ func ConnectCoordinator(t testing.TB, timeout time.Duration, servers ...*Server)
 		var errs []error
 		for _, s := range servers {
 			if !s.Running() {
+				continue
+			}
+			if err := s.readyz(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", s.Addr, err))
 				continue
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -82,4 +91,19 @@ func PlacementMap(t testing.TB, js jetstream.JetStream, cluster string) (version
 		nodes[g] = a.Node
 	}
 	return m.Version, nodes
+}
+
+// readyz asks the server's /readyz: nil when it answers 200.
+func (s *Server) readyz() error {
+	client := http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(s.HTTPURL() + "/readyz")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/readyz: %s %s", resp.Status, strings.TrimSpace(string(body)))
+	}
+	return nil
 }

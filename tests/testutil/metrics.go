@@ -17,11 +17,21 @@ import (
 // format, by metric name.
 func (s *Server) Metrics(t testing.TB) map[string]*dto.MetricFamily {
 	t.Helper()
+	return s.MetricsAs(t, "", "")
+}
+
+// MetricsAs is Metrics logged in as user with password (HTTP Basic), as
+// a server with a password asks of every scrape; user "" sends none.
+func (s *Server) MetricsAs(t testing.TB, user, password string) map[string]*dto.MetricFamily {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.HTTPURL()+"/metrics", nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if user != "" {
+		req.SetBasicAuth(user, password)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
