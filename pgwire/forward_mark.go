@@ -29,20 +29,34 @@ var forwardMark = func() []byte {
 // mark.
 func isForwardMark(pkt []byte) bool { return bytes.Equal(pkt, forwardMark) }
 
-// skipForwardMark reads the connection's first 8 bytes (every startup
-// packet has at least that many): the mark is dropped and the connection
-// noted as relayed by a member; anything else is handed back to the
-// Backend unread, so that the SSLRequest check still counts it.
+// skipForwardMark drops the mark when the connection starts with one and
+// notes the connection as relayed by a member. What it reads besides the
+// mark is handed back to the Backend whole, in one read as it came, so
+// that the SSLRequest check still counts bytes sent after the request.
 func (c *conn) skipForwardMark() bool {
-	head := make([]byte, 8)
-	if _, err := io.ReadFull(c.nc, head); err != nil {
-		c.readFailed(err)
-		return false
+	buf := make([]byte, 8192)
+	n := 0
+	for n < len(forwardMark) {
+		m, err := c.nc.Read(buf[n:])
+		n += m
+		if err != nil {
+			if n == 0 {
+				c.readFailed(err)
+				return false
+			}
+			break // the Backend reads the error again after these bytes
+		}
+		if n >= 4 && binary.BigEndian.Uint32(buf[:4]) != uint32(len(forwardMark)) {
+			break // a packet of another length: not the mark
+		}
 	}
-	if isForwardMark(head) {
+	rest := buf[:n]
+	if isForwardMark(buf[:min(n, len(forwardMark))]) {
+		rest = buf[len(forwardMark):n]
 		c.log = c.log.With("forwarded_by_member", true)
-		return true
 	}
-	c.inBytes.r = io.MultiReader(bytes.NewReader(head), c.nc)
+	if len(rest) > 0 {
+		c.inBytes.r = io.MultiReader(bytes.NewReader(rest), c.nc)
+	}
 	return true
 }
