@@ -191,32 +191,39 @@ func TestClusterMembersForwardSessions(t *testing.T) {
 	}
 
 	// A CancelRequest sent to a member reaches the coordinator, which
-	// runs the session.
+	// runs the session; so does pg_cancel_backend through another member.
 	sub := connectVia(t, a, "", 30*time.Second)
-	subCtx := testutil.Context(t, time.Minute)
-	feed, err := sub.Query(subCtx, "SUBSCRIBE per_g", pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ended := make(chan error, 1)
-	go func() {
-		for feed.Next() {
+	pid := testutil.Scalar(t, sub, "SELECT pg_backend_pid()")
+	for _, how := range []string{"a CancelRequest to member " + a.Addr, "pg_cancel_backend through member " + b.Addr} {
+		subCtx := testutil.Context(t, time.Minute)
+		feed, err := sub.Query(subCtx, "SUBSCRIBE per_g", pgx.QueryExecModeSimpleProtocol)
+		if err != nil {
+			t.Fatal(err)
 		}
-		ended <- feed.Err()
-	}()
-	select {
-	case err := <-ended:
-		t.Fatalf("SUBSCRIBE ended before the cancel: %v", err)
-	case <-time.After(500 * time.Millisecond):
-	}
-	if err := sub.PgConn().CancelRequest(subCtx); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-ended:
-		testutil.WantCode(t, err, "57014", "SUBSCRIBE canceled through member "+a.Addr)
-	case <-time.After(30 * time.Second):
-		t.Fatal("SUBSCRIBE through a member not canceled within 30s of a CancelRequest to that member")
+		ended := make(chan error, 1)
+		go func() {
+			for feed.Next() {
+			}
+			ended <- feed.Err()
+		}()
+		select {
+		case err := <-ended:
+			t.Fatalf("SUBSCRIBE ended before %s: %v", how, err)
+		case <-time.After(500 * time.Millisecond):
+		}
+		if strings.HasPrefix(how, "a CancelRequest") {
+			if err := sub.PgConn().CancelRequest(subCtx); err != nil {
+				t.Fatal(err)
+			}
+		} else if got := testutil.Scalar(t, viaB, "SELECT pg_cancel_backend("+pid+")"); got != "t" {
+			t.Fatalf("pg_cancel_backend(%s) through member %s: %s", pid, b.Addr, got)
+		}
+		select {
+		case err := <-ended:
+			testutil.WantCode(t, err, "57014", "SUBSCRIBE through member "+a.Addr+" canceled by "+how)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("SUBSCRIBE through a member not canceled within 30s of %s", how)
+		}
 	}
 	fams := a.MetricsAs(t, "streamdb", forwardPassword)
 	if n := testutil.MetricValue(t, fams, "streamdb_sessions_forwarded_total", "what", "session"); n < 3 {
