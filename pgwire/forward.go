@@ -55,7 +55,7 @@ type Forwarder struct {
 
 	mu     sync.Mutex
 	closed bool
-	relays map[*relay]struct{}
+	ups    map[*upstream]struct{} // every open connection to a coordinator
 	ln     net.Listener
 	wg     sync.WaitGroup
 }
@@ -63,7 +63,7 @@ type Forwarder struct {
 // NewForwarder makes a forwarder applying sec's address rules and
 // sending sessions where target says.
 func NewForwarder(sec Security, target ForwardTarget, log *slog.Logger) *Forwarder {
-	return &Forwarder{sec: sec, target: target, log: log, relays: map[*relay]struct{}{}}
+	return &Forwarder{sec: sec, target: target, log: log, ups: map[*upstream]struct{}{}}
 }
 
 // Serve accepts connections on ln, each in its own goroutine, until Close.
@@ -107,30 +107,32 @@ func (f *Forwarder) Close() error {
 }
 
 // CutExcept ends every relayed session whose coordinator is not addr
-// (every one when addr is ""): the lease moved, and a session on the old
-// coordinator, perhaps paused rather than dead, must not hang. A client
+// (every one when addr is ""), its startup included: the lease moved,
+// and a session on the old coordinator, perhaps paused rather than dead,
+// must not hang. A client
 // in the clear gets FATAL 57P01 when the cut falls between two messages;
 // otherwise (TLS, or mid-message) its connection closes, which drivers
 // report as a lost connection (08006).
 func (f *Forwarder) CutExcept(addr string) {
 	f.mu.Lock()
-	var cut []*relay
-	for r := range f.relays {
-		if addr == "" || r.addr != addr {
-			cut = append(cut, r)
+	var cut []*upstream
+	for up := range f.ups {
+		if addr == "" || up.addr != addr {
+			cut = append(cut, up)
 		}
 	}
 	f.mu.Unlock()
-	for _, r := range cut {
-		r.cut()
+	for _, up := range cut {
+		up.cut()
 	}
 }
 
-// Sessions is the number of sessions relayed now.
+// Sessions is the number of connections relayed now (starting or
+// running).
 func (f *Forwarder) Sessions() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.relays)
+	return len(f.ups)
 }
 
 // handle reads the client's startup packets until it can relay the
@@ -141,7 +143,7 @@ func (f *Forwarder) handle(c net.Conn) {
 	var up *upstream
 	defer func() {
 		if up != nil {
-			up.conn.Close()
+			f.release(up)
 		}
 	}()
 	for negotiations := 0; ; negotiations++ {
@@ -223,13 +225,30 @@ func (f *Forwarder) handle(c net.Conn) {
 	}
 }
 
-// upstream is the connection to the coordinator, its mark sent.
+// upstream is a connection to the coordinator at addr, its mark sent,
+// registered with the forwarder from the dial to its release.
 type upstream struct {
-	addr string
-	conn net.Conn
+	addr   string
+	conn   net.Conn
+	wasCut atomic.Bool
 }
 
-// dial connects to the coordinator and sends the mark.
+// cut ends the connection from the forwarder's side.
+func (u *upstream) cut() {
+	u.wasCut.Store(true)
+	u.conn.Close()
+}
+
+// release closes the connection and forgets it.
+func (f *Forwarder) release(up *upstream) {
+	f.mu.Lock()
+	delete(f.ups, up)
+	f.mu.Unlock()
+	up.conn.Close()
+}
+
+// dial connects to the coordinator, sends the mark and registers the
+// connection, so that a move of the lease cuts it from now on.
 func (f *Forwarder) dial() (*upstream, *pgproto3.ErrorResponse) {
 	addr, refusal := f.target()
 	if refusal != nil {
@@ -247,7 +266,21 @@ func (f *Forwarder) dial() (*upstream, *pgproto3.ErrorResponse) {
 		f.log.Info("pgwire: forwarding: the coordinator cannot be reached", "coordinator", addr, "err", err)
 		return nil, unreachable(addr, err)
 	}
-	return &upstream{addr: addr, conn: nc}, nil
+	up := &upstream{addr: addr, conn: nc}
+	f.mu.Lock()
+	closed := f.closed
+	if !closed {
+		f.ups[up] = struct{}{}
+	}
+	f.mu.Unlock()
+	if closed {
+		nc.Close()
+		return nil, unreachable(addr, net.ErrClosed)
+	}
+	if now, _ := f.target(); now != addr {
+		up.cut() // the lease moved while this dialled
+	}
+	return up, nil
 }
 
 // request sends an encryption request and reads the one-byte answer.
@@ -268,7 +301,7 @@ func (f *Forwarder) forwardCancel(pkt []byte) {
 	if refusal != nil {
 		return
 	}
-	defer up.conn.Close()
+	defer f.release(up)
 	if _, err := up.conn.Write(pkt); err == nil {
 		metrics.SessionsForwarded.WithLabelValues("cancel").Inc()
 	}
@@ -338,41 +371,11 @@ func unreachable(addr string, err error) *pgproto3.ErrorResponse {
 		Hint:    "Retry shortly: when the coordinator is gone, another member takes over once its lease expires."}
 }
 
-// relay is one session relayed to the coordinator at addr.
-type relay struct {
-	addr   string
-	client net.Conn
-	up     net.Conn
-	wasCut atomic.Bool
-}
-
-// cut ends the session from the forwarder's side.
-func (r *relay) cut() {
-	r.wasCut.Store(true)
-	r.up.Close()
-}
-
 // relay copies both ways until either side ends. framed: the client is
 // in the clear, so the forwarder follows the coordinator's message
 // boundaries and, when the coordinator goes away between two messages
 // without saying why, tells the client with FATAL 57P01.
 func (f *Forwarder) relay(client net.Conn, up *upstream, framed bool) {
-	r := &relay{addr: up.addr, client: client, up: up.conn}
-	f.mu.Lock()
-	if f.closed {
-		f.mu.Unlock()
-		return
-	}
-	f.relays[r] = struct{}{}
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		delete(f.relays, r)
-		f.mu.Unlock()
-	}()
-	if addr, _ := f.target(); addr != r.addr {
-		r.cut() // the lease moved while the session started
-	}
 	metrics.SessionsForwarded.WithLabelValues("session").Inc()
 	client.SetDeadline(time.Time{})
 	up.conn.SetDeadline(time.Time{})
@@ -408,10 +411,10 @@ func (f *Forwarder) relay(client net.Conn, up *upstream, framed bool) {
 	}
 	if framed && !clientGone.Load() && fr.atBoundary() && fr.last != 'E' {
 		why := fmt.Sprintf("the connection to the cluster's coordinator %s was lost", up.addr)
-		if r.wasCut.Load() {
+		if up.wasCut.Load() {
 			why = fmt.Sprintf("the cluster's coordinator is no longer %s", up.addr)
 		}
-		if err != nil && !r.wasCut.Load() {
+		if err != nil && !up.wasCut.Load() {
 			why += ": " + err.Error()
 		}
 		sendFatal(client, &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: sqlerr.AdminShutdown,

@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -276,4 +277,58 @@ func TestClusterMembersForwardSessions(t *testing.T) {
 	insert(5)
 	checkEverywhere(survivors)
 	t.Logf("a session through a survivor %s after the kill; test took %s", took.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
+}
+
+// TestClusterMemberEndsSessionsOfPausedCoordinator: a coordinator paused
+// (SIGSTOP) past its lease keeps its sockets open, so a session relayed
+// to it would hang; the member ends it once the lease moves, and then
+// every server serves again, the paused one too once resumed.
+func TestClusterMemberEndsSessionsOfPausedCoordinator(t *testing.T) {
+	began := time.Now()
+	url := testutil.StartNATS(t)
+	args := []string{"--ha-lease-ttl", "3s", "--ha-renew-interval", "500ms"}
+	var servers []*testutil.Server
+	for range 3 {
+		servers = append(servers, testutil.StartClusterMember(t, url, "c2", args...))
+	}
+	_, coord := testutil.ConnectCoordinator(t, 60*time.Second, servers...)
+	var members []*testutil.Server
+	for _, s := range servers {
+		if s != coord {
+			members = append(members, s)
+		}
+	}
+	via := members[0].Conn(t)
+	testutil.MustExec(t, via, "CREATE TABLE t (k BIGINT PRIMARY KEY)", "INSERT INTO t VALUES (1), (2)")
+
+	coord.Signal(t, syscall.SIGSTOP)
+	paused := time.Now()
+	resumed := false
+	defer func() {
+		if !resumed {
+			coord.Signal(t, syscall.SIGCONT)
+		}
+	}()
+	_, err := via.Exec(testutil.Context(t, 60*time.Second), "SELECT count(*) FROM t")
+	ended := time.Since(paused)
+	testutil.WantCode(t, err, "57P01", "a session through a member to a paused coordinator")
+	t.Logf("the session through %s ended %s after the pause: %v", members[0].Addr, ended.Round(time.Millisecond), err)
+
+	_, coord2 := testutil.ConnectCoordinator(t, 60*time.Second, members...)
+	coord.Signal(t, syscall.SIGCONT)
+	resumed = true
+	// Resumed, it finds its lease lost and restarts itself as a member.
+	testutil.Poll(t, 60*time.Second, "the resumed coordinator to restart as a member", func() error {
+		if n := strings.Count(coord.Logs(), "cluster member: forwarding sessions"); n < 2 {
+			return fmt.Errorf("it started forwarding %d times", n)
+		}
+		return nil
+	})
+	for _, s := range servers {
+		c := connectVia(t, s, "", 60*time.Second) // polls while a server refuses with 57P03 (restarting)
+		if got := testutil.Scalar(t, c, "SELECT count(*) FROM t"); got != "2" {
+			t.Errorf("through %s after the takeover by %s: %s rows, want 2", s.Addr, coord2.Addr, got)
+		}
+	}
+	t.Logf("test took %s", time.Since(began).Round(time.Millisecond))
 }
