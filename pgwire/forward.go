@@ -148,6 +148,10 @@ func (f *Forwarder) handle(c net.Conn) {
 	}()
 	for negotiations := 0; ; negotiations++ {
 		pkt, err := readStartupPacket(c)
+		if errors.Is(err, errStartupLength) {
+			sendFatal(c, errorResponse(sqlerr.New(sqlerr.ProtocolViolation, "%v", err), "FATAL"))
+			return
+		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				f.log.Debug("pgwire: forwarding: reading the client's startup packet", "remote", c.RemoteAddr().String(), "err", err)
@@ -335,6 +339,10 @@ func (f *Forwarder) refuseOverTLS(c net.Conn, refusal *pgproto3.ErrorResponse) {
 	sendFatal(tc, refusal)
 }
 
+// errStartupLength: the first bytes are not a startup packet's length
+// (not a PostgreSQL client, or a corrupted one).
+var errStartupLength = errors.New("invalid length of startup packet")
+
 // readStartupPacket reads one startup packet whole, its length included,
 // without reading past it.
 func readStartupPacket(r io.Reader) ([]byte, error) {
@@ -344,7 +352,7 @@ func readStartupPacket(r io.Reader) ([]byte, error) {
 	}
 	n := binary.BigEndian.Uint32(head[:])
 	if n < 8 || n > maxStartupPacket {
-		return nil, fmt.Errorf("startup packet of %d bytes", n)
+		return nil, fmt.Errorf("%w: %d bytes (a PostgreSQL client's first message is 8 to %d)", errStartupLength, n, maxStartupPacket)
 	}
 	pkt := make([]byte, n)
 	copy(pkt, head[:])

@@ -91,3 +91,14 @@ func TestForwarderRefusesWithoutCoordinator(t *testing.T) {
 		t.Fatalf("connect with no coordinator: %v, want 57P03", err)
 	}
 }
+
+func TestForwarderRefusesGarbage(t *testing.T) {
+	ts := startServer(t)
+	_, addr := startForwarder(t, to(ts.addr))
+	rc := (&testServer{addr: addr}).dialRaw(t)
+	if _, err := rc.nc.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	expectError(rc, "FATAL", "08P01")
+	rc.expectClosed()
+}
