@@ -113,8 +113,9 @@ func haSettings(cfg *config.Config, hf haFlags) (checkpoint.RemoteURL, error) {
 type groupMember struct {
 	lease *ha.Lease
 	roles *ha.Roles
-	// standby refuses sessions (57P03, "starting up") until the engine is
-	// open; closeStandby frees its address for the server's own listener.
+	// standby answers the port (refusing with 57P03 "starting up" once
+	// this server took the lease) until the engine is open; closeStandby
+	// frees its address for the server's own listener.
 	standby sessionResponder
 }
 
