@@ -32,7 +32,15 @@ func BindDMLJoin(cat Catalog, params *Params, from ast.ResultSetNode, where ast.
 	outer := target.inner()
 	corr := &correlation{b: &binder{stmt: params}, outer: outer}
 	sb := &selectBinder{cat: cat, params: params, corr: corr}
+	// The list is read as a FROM clause of its own: its ON conditions,
+	// subqueries and LATERAL items may not read the target (42P01), so
+	// Plan's only correlation with the target is the WHERE's.
+	corr.refuse = true
 	input, in, err := sb.bindFromItem(from)
+	corr.refuse = false
+	if corr.refused != nil {
+		return nil, corr.refused
+	}
 	if err != nil {
 		return nil, err
 	}

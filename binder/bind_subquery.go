@@ -32,6 +32,11 @@ type correlation struct {
 	outer *scope
 	refs  []expr.Expr
 	keys  []string
+	// refuse makes a reference to the outer query an error, kept in
+	// refused: the FROM list of UPDATE ... FROM (DELETE ... USING) may
+	// not read the target (refuseOuter).
+	refuse  bool
+	refused error
 }
 
 // resolve binds column n in the outer query. ok is false when the outer
@@ -40,6 +45,9 @@ type correlation struct {
 // not grouped there, say).
 func (c *correlation) resolve(n *ast.ColumnNameExpr) (expr.Expr, bool, error) {
 	e, err := c.b.bindExpr(n, c.outer)
+	if err == nil && c.refuse {
+		return nil, true, c.refuseOuter(n)
+	}
 	if err != nil {
 		if c := sqlerr.Code(err); c == sqlerr.UndefinedColumn || c == sqlerr.UndefinedTable {
 			return nil, false, nil
@@ -74,6 +82,30 @@ func (c *correlation) resolve(n *ast.ColumnNameExpr) (expr.Expr, bool, error) {
 	c.refs = append(c.refs, e)
 	c.keys = append(c.keys, key)
 	return &expr.OuterRef{N: len(c.refs) - 1, T: e.Type(), Name: name}, true, nil
+}
+
+// refuseOuter is the error of a reference n to the outer query where
+// none may be (PostgreSQL's words), kept in c.refused: a subquery that
+// holds n reports a missing column or table when the reference fails,
+// and the caller reports this error instead.
+func (c *correlation) refuseOuter(n *ast.ColumnNameExpr) error {
+	var err *sqlerr.Error
+	if t := n.Name.Table.O; t != "" {
+		err = sqlerr.New(sqlerr.UndefinedTable, "invalid reference to FROM-clause entry for table %q", t).
+			WithHint("There is an entry for table %q, but it cannot be referenced from this part of the query.", t)
+	} else {
+		col := n.Name.Name.O
+		table := ""
+		if i, rerr := c.outer.resolve("", col); rerr == nil {
+			table = c.outer.cols[i].table
+		}
+		err = sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist", col).
+			WithHint("There is a column named %q in table %q, but it cannot be referenced from this part of the query.", col, table)
+	}
+	if c.refused == nil {
+		c.refused = c.b.stmt.at(n, err)
+	}
+	return c.refused
 }
 
 // bindSubqueryPlan binds the query of a subquery with the statement's
