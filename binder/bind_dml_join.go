@@ -17,6 +17,10 @@ type DMLJoin struct {
 	// are OuterRefs in it, and OuterRef N is Refs[N] over the target row.
 	Plan plan.Node
 	Refs []expr.Expr
+	// List is the list's rows without the WHERE: it reads nothing of the
+	// target (the list may not name it), so it can be read once for all
+	// the target's rows.
+	List plan.Node
 	// Scope is the target's columns followed by the list's (Plan's
 	// schema): what SET, RETURNING and Where read.
 	Scope *Scope
@@ -50,7 +54,7 @@ func BindDMLJoin(cat Catalog, params *Params, from ast.ResultSetNode, where ast.
 		}
 	}
 	both := &scope{cols: append(append([]scopeColumn(nil), outer.cols...), in.cols...)}
-	j := &DMLJoin{Plan: input, Scope: &Scope{both}}
+	j := &DMLJoin{Plan: input, List: input, Scope: &Scope{both}}
 	if where != nil {
 		if containsAgg(where) {
 			return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in WHERE")

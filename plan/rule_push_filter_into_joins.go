@@ -37,7 +37,7 @@ func pushFilterIntoJoins(f *Filter) Node {
 		case lo >= nl:
 			right = append(right, shiftCols(c, -nl))
 		default:
-			if lk, rk, ok := equiKey(c, nl); ok {
+			if lk, rk, ok := EquiKey(c, nl); ok {
 				out.LeftKeys = append(out.LeftKeys, lk)
 				out.RightKeys = append(out.RightKeys, rk)
 				continue
@@ -57,9 +57,9 @@ func pushFilterIntoJoins(f *Filter) Node {
 	return &out
 }
 
-// equiKey splits l = r, with l over the first nl columns and r over the
+// EquiKey splits l = r, with l over the first nl columns and r over the
 // rest (or the other way round), into key expressions of one type.
-func equiKey(c expr.Expr, nl int) (expr.Expr, expr.Expr, bool) {
+func EquiKey(c expr.Expr, nl int) (expr.Expr, expr.Expr, bool) {
 	f, ok := c.(*expr.Func)
 	if !ok || f.Name != "=" || len(f.Args) != 2 {
 		return nil, nil, false

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"strings"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -30,13 +31,28 @@ func bindReturning(fields []*ast.SelectField, alias string, cols []types.Column,
 }
 
 // bindReturningIn binds fields against the columns of sc: the target's,
-// and after them those of UPDATE's FROM (DELETE's USING) list.
+// and after them those of UPDATE's FROM (DELETE's USING) list. A
+// subquery in them is refused (0A000).
 func bindReturningIn(fields []*ast.SelectField, sc *binder.Scope, params *binder.Params) (*returning, error) {
+	return bindReturningOver(fields, sc, params, nil)
+}
+
+// bindReturningOver is bindReturningIn with the subqueries of fields bound
+// against cat (nil: refused). Such a subquery, uncorrelated or correlated
+// with the returned row, reads what the statement's other subqueries
+// read: the tables as they were before the statement (or as the block
+// saw them), as in PostgreSQL, so the statement resolves it with them
+// (returning.resolved) and evaluates it before its changes are recorded.
+func bindReturningOver(fields []*ast.SelectField, sc *binder.Scope, params *binder.Params, cat binder.Catalog) (*returning, error) {
 	if fields == nil {
 		return nil, nil
 	}
 	// The list was parsed on its own: its nodes' offsets are in its text.
-	b := binder.NewExprBinder(params.WithStatement(params.Statement().ReturningStatement()))
+	own := params.WithStatement(params.Statement().ReturningStatement())
+	if cat != nil {
+		defer own.SubqueriesIn(cat)()
+	}
+	b := binder.NewExprBinder(own)
 	all := sc.Columns()
 	r := &returning{}
 	for _, f := range fields {
@@ -82,21 +98,68 @@ func (r *returning) columns() []types.Column {
 
 // write answers the RETURNING rows of the written rows, in order.
 func (r *returning) write(w pgwire.RowWriter, rows []types.Row) error {
-	if r == nil {
-		return nil
+	out, err := r.eval(rows)
+	if err != nil {
+		return err
 	}
-	for _, row := range rows {
-		out := make(types.Row, len(r.exprs))
+	return writeRows(w, out)
+}
+
+// eval is the RETURNING rows of the written rows, in order (none without
+// a RETURNING list).
+func (r *returning) eval(rows []types.Row) ([]types.Row, error) {
+	if r == nil {
+		return nil, nil
+	}
+	out := make([]types.Row, len(rows))
+	for j, row := range rows {
+		out[j] = make(types.Row, len(r.exprs))
 		for i, e := range r.exprs {
 			v, err := e.Eval(row)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			out[i] = v
+			out[j][i] = v
 		}
-		if err := w.WriteRow(out); err != nil {
+	}
+	return out, nil
+}
+
+// writeRows answers rows, in order.
+func writeRows(w pgwire.RowWriter, rows []types.Row) error {
+	for _, row := range rows {
+		if err := w.WriteRow(row); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// bound is r with the statement's parameter values vals and its time
+// stmtTime bound into its expressions (nil without a RETURNING list).
+func (r *returning) bound(vals []types.Datum, stmtTime time.Time) (*returning, error) {
+	if r == nil {
+		return nil, nil
+	}
+	exprs, err := bindSets(r.exprs, vals, stmtTime)
+	if err != nil {
+		return nil, err
+	}
+	return &returning{cols: r.cols, exprs: exprs}, nil
+}
+
+// withExprs is r reading exprs (r's, resolved) instead of its own.
+func (r *returning) withExprs(exprs []expr.Expr) *returning {
+	if r == nil {
+		return nil
+	}
+	return &returning{cols: r.cols, exprs: exprs}
+}
+
+// expressions is r's expressions (nil without a RETURNING list).
+func (r *returning) expressions() []expr.Expr {
+	if r == nil {
+		return nil
+	}
+	return r.exprs
 }

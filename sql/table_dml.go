@@ -12,7 +12,6 @@ import (
 	"streamdb/catalog"
 	"streamdb/exec"
 	"streamdb/expr"
-	"streamdb/pgwire"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -118,99 +117,12 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *binder.Params) (*prep
 		}
 	}
 	restore()
-	subqueries := s.subqueryReads(append([]expr.Expr{cond}, sets...))
-	ret, err := bindReturning(params.Statement().Returning, alias, cols, params)
+	ret, err := s.bindReturning(params.Statement().Returning, binder.TableScope(alias, cols), params)
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
-		cond, err := bindOptional(cond, vals)
-		if err != nil {
-			return "", err
-		}
-		stmtTime := time.Now()
-		bound, err := bindSets(sets, vals, stmtTime)
-		if err != nil {
-			return "", err
-		}
-		sub, err := openDMLSubqueries(ctx, subqueries, vals, stmtTime)
-		if err != nil {
-			return "", err
-		}
-		defer sub.close()
-		cond, where, err := sub.pinKeys(ctx, pkIndexes(desc, cols), cond)
-		if err != nil {
-			return "", err
-		}
-		// update appends the changes that replace row (when cond holds
-		// for it) to out.
-		update := func(row types.Row, out []exec.Change) ([]exec.Change, bool, error) {
-			cond, bound, err := sub.resolve(ctx, cond, bound)
-			if err != nil {
-				return out, false, err
-			}
-			ok, err := expr.Holds(cond, row)
-			if err != nil || !ok {
-				return out, false, err
-			}
-			next := append(types.Row(nil), row...)
-			for i, e := range bound {
-				if e == nil {
-					continue
-				}
-				v, err := e.Eval(row)
-				if err != nil {
-					return out, false, err
-				}
-				if next[i], err = expr.CastDatum(v, cols[i].Type); err != nil {
-					return out, false, err
-				}
-			}
-			return append(out, exec.Change{Row: row, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert}), true, nil
-		}
-		returnBatch := func(batch []exec.Change) error {
-			if ret == nil {
-				return nil
-			}
-			return ret.write(w, insertedRows(batch))
-		}
-		if s.streamsChange(desc, where, sets) {
-			n, err := s.streamChange(ctx, desc, "the UPDATE", update, returnBatch)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("UPDATE %d", n), nil
-		}
-		if s.streamsBlockChange(desc, where, sets, subqueries) { // table_stream_block.go
-			n, err := s.streamBlockChange(ctx, desc, update, returnBatch)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("UPDATE %d", n), nil
-		}
-		n := 0
-		var written []types.Row
-		err = s.changeTable(ctx, desc, where, func(rows []types.Row) ([]exec.Change, error) {
-			var changes []exec.Change
-			n, written = 0, written[:0]
-			for _, row := range rows {
-				var matched bool
-				var err error
-				if changes, matched, err = update(row, changes); err != nil {
-					return nil, err
-				}
-				if matched {
-					written = append(written, changes[len(changes)-1].Row)
-					n++
-				}
-			}
-			return changes, nil
-		})
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("UPDATE %d", n), ret.write(w, written)
-	}}, nil
+	c := s.newRowChange(&rowChange{desc: desc, cols: cols, verb: "UPDATE", cond: cond, sets: sets, ret: ret})
+	return c.prepared(s, params), nil
 }
 
 func (s *session) prepareDelete(n *ast.DeleteStmt, params *binder.Params) (*prepared, error) {
@@ -238,80 +150,12 @@ func (s *session) prepareDelete(n *ast.DeleteStmt, params *binder.Params) (*prep
 		return nil, err
 	}
 	restore()
-	subqueries := s.subqueryReads([]expr.Expr{cond})
-	ret, err := bindReturning(params.Statement().Returning, alias, cols, params)
+	ret, err := s.bindReturning(params.Statement().Returning, binder.TableScope(alias, cols), params)
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
-		cond, err := bindOptional(cond, vals)
-		if err != nil {
-			return "", err
-		}
-		sub, err := openDMLSubqueries(ctx, subqueries, vals, time.Now())
-		if err != nil {
-			return "", err
-		}
-		defer sub.close()
-		cond, where, err := sub.pinKeys(ctx, pkIndexes(desc, cols), cond)
-		if err != nil {
-			return "", err
-		}
-		// remove appends row's deletion (when cond holds for it) to out.
-		remove := func(row types.Row, out []exec.Change) ([]exec.Change, bool, error) {
-			cond, _, err := sub.resolve(ctx, cond, nil)
-			if err != nil {
-				return out, false, err
-			}
-			ok, err := expr.Holds(cond, row)
-			if err != nil || !ok {
-				return out, false, err
-			}
-			return append(out, exec.Change{Row: row, Sign: exec.Delete}), true, nil
-		}
-		returnBatch := func(batch []exec.Change) error {
-			if ret == nil {
-				return nil
-			}
-			return ret.write(w, rowsOf(batch))
-		}
-		if s.streamsChange(desc, where, nil) {
-			n, err := s.streamChange(ctx, desc, "the DELETE", remove, returnBatch)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("DELETE %d", n), nil
-		}
-		if s.streamsBlockChange(desc, where, nil, subqueries) { // table_stream_block.go
-			n, err := s.streamBlockChange(ctx, desc, remove, returnBatch)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("DELETE %d", n), nil
-		}
-		n := 0
-		var removed []types.Row
-		err = s.changeTable(ctx, desc, where, func(rows []types.Row) ([]exec.Change, error) {
-			var changes []exec.Change
-			n, removed = 0, removed[:0]
-			for _, row := range rows {
-				var matched bool
-				var err error
-				if changes, matched, err = remove(row, changes); err != nil {
-					return nil, err
-				}
-				if matched {
-					removed = append(removed, row)
-					n++
-				}
-			}
-			return changes, nil
-		})
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("DELETE %d", n), ret.write(w, removed)
-	}}, nil
+	c := s.newRowChange(&rowChange{desc: desc, cols: cols, verb: "DELETE", cond: cond, ret: ret})
+	return c.prepared(s, params), nil
 }
 
 // insertedRows returns the rows changes insert, in order.

@@ -1,19 +1,12 @@
 package sql
 
 import (
-	"context"
-	"fmt"
-	"time"
-
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/binder"
-	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/front"
-	"streamdb/pgwire"
 	"streamdb/sqlerr"
-	"streamdb/types"
 )
 
 // prepareUpdateFrom prepares UPDATE t SET ... FROM list WHERE ...: SET,
@@ -56,94 +49,13 @@ func (s *session) prepareUpdateFrom(n *ast.UpdateStmt, params *binder.Params) (*
 		}
 	}
 	restore()
-	cond := targetOnlyWhere(j.Where, len(cols))
-	reads := s.joinReads(j, append([]expr.Expr{cond}, sets...))
-	ret, err := bindReturningIn(params.Statement().Returning, j.Scope, params)
+	ret, err := s.bindReturning(params.Statement().Returning, j.Scope, params)
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{params: params, cols: ret.columns(), run: func(ctx context.Context, vals []types.Datum, w pgwire.RowWriter) (string, error) {
-		cond, err := bindOptional(cond, vals)
-		if err != nil {
-			return "", err
-		}
-		stmtTime := time.Now()
-		bound, err := bindSets(sets, vals, stmtTime)
-		if err != nil {
-			return "", err
-		}
-		sub, err := openDMLSubqueries(ctx, reads, vals, stmtTime)
-		if err != nil {
-			return "", err
-		}
-		defer sub.close()
-		join := &dmlJoinRun{j: j, sub: sub}
-		var matched []types.Row // the list's rows, for RETURNING
-		// update appends the changes that replace row (when it joins a
-		// row of the list) to out.
-		update := func(row types.Row, out []exec.Change) ([]exec.Change, bool, error) {
-			cond, bound, err := sub.resolve(ctx, cond, bound)
-			if err != nil {
-				return out, false, err
-			}
-			if ok, err := expr.Holds(cond, row); err != nil || !ok {
-				return out, false, err
-			}
-			other, ok, err := join.first(row)
-			if err != nil || !ok {
-				return out, false, err
-			}
-			both := joined(row, other)
-			next := append(types.Row(nil), row...)
-			for i, e := range bound {
-				if e == nil {
-					continue
-				}
-				v, err := e.Eval(both)
-				if err != nil {
-					return out, false, err
-				}
-				if next[i], err = expr.CastDatum(v, cols[i].Type); err != nil {
-					return out, false, err
-				}
-			}
-			if ret != nil {
-				matched = append(matched, other)
-			}
-			return append(out, exec.Change{Row: row, Sign: exec.Delete}, exec.Change{Row: next, Sign: exec.Insert}), true, nil
-		}
-		if ret == nil && s.streamsChange(desc, cond, sets) {
-			n, err := s.streamChange(ctx, desc, "the UPDATE", update, func([]exec.Change) error { return nil })
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("UPDATE %d", n), nil
-		}
-		n := 0
-		var written []types.Row
-		err = s.changeTable(ctx, desc, cond, func(rows []types.Row) ([]exec.Change, error) {
-			var changes []exec.Change
-			n, written, matched = 0, written[:0], matched[:0]
-			for _, row := range rows {
-				var ok bool
-				var err error
-				if changes, ok, err = update(row, changes); err != nil {
-					return nil, err
-				}
-				if ok {
-					if ret != nil {
-						written = append(written, joined(changes[len(changes)-1].Row, matched[len(matched)-1]))
-					}
-					n++
-				}
-			}
-			return changes, nil
-		})
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("UPDATE %d", n), ret.write(w, written)
-	}}, nil
+	c := s.newRowChange(&rowChange{desc: desc, cols: cols, verb: "UPDATE", cond: targetOnlyWhere(j.Where, len(cols)),
+		sets: sets, ret: ret, join: newDMLJoin(j, len(cols))})
+	return c.prepared(s, params), nil
 }
 
 // bindAssignedValue binds the value of a SET item over sc: front's

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"time"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/binder"
@@ -107,9 +109,56 @@ func (s *session) joinReads(j *binder.DMLJoin, exprs []expr.Expr) *adHoc {
 	return s.readsOf(withSubqueries(j.Plan), exprs)
 }
 
-// dmlJoinRun finds, for one target row at a time, the first row of the
-// join's list that joins it. Consecutive rows with the same values for
-// what the list reads of the target reuse the last answer.
+// dmlJoin is a bound FROM (USING) list and how it is joined: by a hash
+// of the list (dmlJoinHash) when the WHERE equates the target with the
+// list, else by running the list's plan per target row.
+type dmlJoin struct {
+	j    *binder.DMLJoin
+	hash *dmlJoinHash // nil: the plan per target row
+}
+
+// newDMLJoin is the join of list j with a target of ncols columns.
+func newDMLJoin(j *binder.DMLJoin, ncols int) *dmlJoin {
+	return &dmlJoin{j: j, hash: hashDMLJoin(j, ncols)}
+}
+
+// dmlJoinFinder finds, for one target row at a time, the first row of
+// the list that joins it; residual is the resolved residual condition
+// of a hash join (nil for the plan per row). The caller holds stateMu
+// shared, inside the write, after the statement's subqueries resolved.
+type dmlJoinFinder interface {
+	first(row types.Row, residual expr.Expr) (types.Row, bool, error)
+}
+
+// open readies one execution of the join with the statement's
+// subqueries, parameter values vals and time stmtTime (nil when d is
+// nil).
+func (d *dmlJoin) open(sub *dmlSubqueries, vals []types.Datum, stmtTime time.Time) (dmlJoinFinder, error) {
+	switch {
+	case d == nil:
+		return nil, nil
+	case d.hash != nil:
+		h, err := d.hash.bound(vals, stmtTime)
+		if err != nil {
+			return nil, err
+		}
+		return &dmlJoinHashRun{h: h, list: d.j.List, sub: sub}, nil
+	}
+	return &dmlJoinRun{j: d.j, sub: sub}, nil
+}
+
+// residual is the condition a hash join tests on the joined row (nil:
+// none, or no hash join).
+func (d *dmlJoin) residual() expr.Expr {
+	if d == nil || d.hash == nil {
+		return nil
+	}
+	return d.hash.residual
+}
+
+// dmlJoinRun runs the list's plan with each target row's values.
+// Consecutive rows with the same values for what the list reads of the
+// target reuse the last answer.
 type dmlJoinRun struct {
 	j    *binder.DMLJoin
 	sub  *dmlSubqueries
@@ -119,10 +168,7 @@ type dmlJoinRun struct {
 	ran  bool
 }
 
-// first returns the list's first row that joins target row row, and
-// false when none does. The caller holds stateMu shared, inside the
-// write, after sub.resolve opened the execution.
-func (r *dmlJoinRun) first(row types.Row) (types.Row, bool, error) {
+func (r *dmlJoinRun) first(row types.Row, _ expr.Expr) (types.Row, bool, error) {
 	vals := make([]types.Datum, len(r.j.Refs))
 	var key []byte
 	for i, e := range r.j.Refs {
