@@ -257,68 +257,15 @@ func (b *BulkTxn) decide() ([]uint64, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), PublishTimeout)
 	defer cancel()
-	seqs := make([]uint64, len(b.tables))
-	var notDurable *broker.NotDurableError
-	publishRefs := func() (map[string]uint64, error) {
-		futures := make([]jetstream.PubAckFuture, len(b.tables))
-		var err error
-		for i, x := range b.tables {
-			ref := broker.TxnRef{Txn: b.id, Decide: true, Data: x.refs}
-			if futures[i], err = t.cfg.Broker.JS.PublishMsgAsync(broker.NewTxnRefMsg(x.D.Subject, ref), jetstream.WithExpectStream(x.D.JSStream)); err != nil {
-				break
-			}
-		}
-		published := map[string]uint64{}
-		for i, f := range futures {
-			if f == nil {
-				continue
-			}
-			ack, perr := AwaitAck(ctx, f)
-			if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
-				ack, perr, notDurable = nd.Ack, nil, nd
-			}
-			if perr != nil {
-				err = errors.Join(err, perr)
-				continue
-			}
-			seqs[i] = ack.Sequence
-			published[b.tables[i].D.Subject] = ack.Sequence
-		}
-		return published, err
-	}
-	var err error
-	if len(b.tables) > 1 {
-		subjects := make([]string, len(b.tables))
-		for i, x := range b.tables {
-			subjects[i] = x.D.Subject
-		}
-		err = t.cfg.Runtime.PublishFenced(subjects, publishRefs)
-	} else {
-		_, err = publishRefs()
-	}
 	parts := make([]TxnPart, len(b.tables))
+	refs := make([][][2]uint64, len(b.tables))
 	for i, x := range b.tables {
 		parts[i] = TxnPart{D: x.D, Log: x.Log}
+		refs[i] = x.refs
 	}
-	if err != nil {
-		if committed, derr := t.DecideTxn(b.id, false); derr != nil || committed {
-			return nil, t.TxnUndecided(b.id, parts, errors.Join(err, derr))
-		}
-		for _, x := range b.tables {
-			if se := t.cfg.Broker.StreamWriteError(x.D.JSStream, "could not commit"); se != nil {
-				return nil, se
-			}
-		}
-		return nil, t.publishFailure(err, "could not commit")
-	}
-	faults.Crash("txn-before-decision")
-	committed, derr := t.DecideTxn(b.id, true)
-	if derr != nil {
-		return nil, t.TxnUndecided(b.id, parts, derr)
-	}
-	if !committed {
-		return nil, sqlerr.New(sqlerr.SerializationFailure, "the commit was aborted before it was decided").
-			WithHint("Retry the transaction.")
+	seqs, notDurable, err := t.publishTxnRefs(ctx, b.id, true, parts, refs)
+	if err := t.decideAfterRefs(b.id, parts, err); err != nil {
+		return nil, err
 	}
 	for i, x := range b.tables {
 		t.cfg.Acknowledged(x.D.Subject, seqs[i])

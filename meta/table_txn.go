@@ -111,75 +111,18 @@ func (t *Tables) PublishTxn(parts []TxnPart) error {
 		defer rcancel()
 	}
 
-	subjects := make([]string, len(parts))
-	for i, p := range parts {
-		subjects[i] = p.D.Subject
-	}
-	seqs := make([]uint64, len(parts))
-	var notDurable *broker.NotDurableError
-	publishRefs := func() (map[string]uint64, error) {
-		if err := t.checkFence(); err != nil {
-			return nil, err
-		}
-		futures := make([]jetstream.PubAckFuture, len(parts))
-		var err error
-		for i, p := range parts {
-			ref := broker.TxnRef{Txn: id, Decide: decide, Data: refs[i]}
-			if futures[i], err = t.cfg.Broker.JS.PublishMsgAsync(broker.NewTxnRefMsg(p.D.Subject, ref), jetstream.WithExpectStream(p.D.JSStream)); err != nil {
-				break
-			}
-		}
-		published := map[string]uint64{}
-		for i, f := range futures {
-			if f == nil {
-				continue
-			}
-			ack, perr := AwaitAck(ctx, f)
-			if nd := (*broker.NotDurableError)(nil); errors.As(perr, &nd) {
-				ack, perr, notDurable = nd.Ack, nil, nd
-			}
-			if perr != nil {
-				err = errors.Join(err, perr)
-				continue
-			}
-			seqs[i] = ack.Sequence
-			published[parts[i].D.Subject] = ack.Sequence
-		}
-		return published, err
-	}
-	if len(parts) > 1 {
-		err = t.cfg.Runtime.PublishFenced(subjects, func() (map[string]uint64, error) { return publishRefs() })
-	} else {
-		_, err = publishRefs()
-	}
-	if err != nil {
-		if !decide {
-			// The reference is the commit: it may have landed unseen.
-			parts[0].markUnsure()
-			if se := t.cfg.Broker.StreamWriteError(parts[0].D.JSStream, "could not commit"); se != nil {
-				return se
-			}
-			return t.publishFailure(err, "could not commit")
-		}
-		if committed, derr := t.DecideTxn(id, false); derr != nil || committed {
-			return t.TxnUndecided(id, parts, errors.Join(err, derr))
-		}
-		for _, p := range parts {
-			if se := t.cfg.Broker.StreamWriteError(p.D.JSStream, "could not commit"); se != nil {
-				return se
-			}
+	seqs, notDurable, err := t.publishTxnRefs(ctx, id, decide, parts, refs)
+	if err != nil && !decide {
+		// The reference is the commit: it may have landed unseen.
+		parts[0].markUnsure()
+		if se := t.cfg.Broker.StreamWriteError(parts[0].D.JSStream, "could not commit"); se != nil {
+			return se
 		}
 		return t.publishFailure(err, "could not commit")
 	}
 	if decide {
-		faults.Crash("txn-before-decision")
-		committed, derr := t.DecideTxn(id, true)
-		if derr != nil {
-			return t.TxnUndecided(id, parts, derr)
-		}
-		if !committed {
-			return sqlerr.New(sqlerr.SerializationFailure, "the commit was aborted before it was decided").
-				WithHint("Retry the transaction.")
+		if err := t.decideAfterRefs(id, parts, err); err != nil {
+			return err
 		}
 	}
 	faults.Crash("txn-after-decision")
