@@ -105,16 +105,9 @@ func (s *session) prepareUpdate(n *ast.UpdateStmt, params *binder.Params) (*prep
 	if err != nil {
 		return nil, err
 	}
-	sets := make([]expr.Expr, len(cols)) // nil: column unchanged
-	for _, a := range n.List {
-		idx := columnIndex(cols, a.Column.Name.O)
-		if idx < 0 {
-			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, desc.Name).
-				WithPosition(params.Statement().IdentPosition(a.Column.Name.O))
-		}
-		if err := s.bindAssignment(b, sc, desc, cols, sets, idx, a, params); err != nil {
-			return nil, err
-		}
+	sets, err := s.bindAssignments(n.List, sc, desc, cols, params)
+	if err != nil {
+		return nil, err
 	}
 	restore()
 	ret, err := s.bindReturning(params.Statement().Returning, binder.TableScope(alias, cols), params)
@@ -386,6 +379,25 @@ func (s *session) bindAssignment(b *binder.ExprBinder, sc *binder.Scope, desc *c
 	}
 	sets[idx], err = binder.AssignTo(e, cols[idx], a.Expr, params)
 	return err
+}
+
+// bindAssignments binds an UPDATE's SET list over sc (the target's
+// columns cols, then its FROM list's): one expression per column of the
+// target, nil for a column it leaves unchanged.
+func (s *session) bindAssignments(list []*ast.Assignment, sc *binder.Scope, desc *catalog.Descriptor, cols []types.Column, params *binder.Params) ([]expr.Expr, error) {
+	b := binder.NewExprBinder(params)
+	sets := make([]expr.Expr, len(cols))
+	for _, a := range list {
+		idx := columnIndex(cols, a.Column.Name.O)
+		if idx < 0 {
+			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, desc.Name).
+				WithPosition(params.Statement().IdentPosition(a.Column.Name.O))
+		}
+		if err := s.bindAssignment(b, sc, desc, cols, sets, idx, a, params); err != nil {
+			return nil, err
+		}
+	}
+	return sets, nil
 }
 
 func tableScope(d *catalog.Descriptor, alias string) ([]types.Column, *binder.Scope, error) {

@@ -4,9 +4,11 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamdb/binder"
+	"streamdb/catalog"
 	"streamdb/expr"
 	"streamdb/front"
 	"streamdb/sqlerr"
+	"streamdb/types"
 )
 
 // prepareUpdateFrom prepares UPDATE t SET ... FROM list WHERE ...: SET,
@@ -14,39 +16,15 @@ import (
 // target row that joins a row of the list is updated once, from the
 // first such row (update_from_join.go).
 func (s *session) prepareUpdateFrom(n *ast.UpdateStmt, params *binder.Params) (*prepared, error) {
-	if err := refuseOrderLimit("UPDATE", n.Order, n.Limit); err != nil {
-		return nil, err
-	}
-	targetRefs, from, ok := splitDMLJoin(n.TableRefs)
-	if !ok {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this form of UPDATE ... FROM is not supported").
-			WithHint("Name the table to update first: UPDATE t SET ... FROM other WHERE ...")
-	}
-	desc, alias, err := s.tableTarget(targetRefs, "UPDATE", params)
-	if err != nil {
-		return nil, err
-	}
-	cols, sc, err := tableScope(desc, alias)
-	if err != nil {
-		return nil, err
-	}
 	restore := s.allowSubqueries(params) // update_subquery.go
 	defer restore()
-	j, err := binder.BindDMLJoin(bindCatalog{s.e}, params, from, n.Where, sc)
+	desc, cols, j, err := s.bindJoinTarget("UPDATE", n.TableRefs, n.Order, n.Limit, n.Where, params)
 	if err != nil {
 		return nil, err
 	}
-	b := binder.NewExprBinder(params)
-	sets := make([]expr.Expr, len(cols)) // nil: column unchanged
-	for _, a := range n.List {
-		idx := columnIndex(cols, a.Column.Name.O)
-		if idx < 0 {
-			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, desc.Name).
-				WithPosition(params.Statement().IdentPosition(a.Column.Name.O))
-		}
-		if err := s.bindAssignment(b, j.Scope, desc, cols, sets, idx, a, params); err != nil {
-			return nil, err
-		}
+	sets, err := s.bindAssignments(n.List, j.Scope, desc, cols, params)
+	if err != nil {
+		return nil, err
 	}
 	restore()
 	ret, err := s.bindReturning(params.Statement().Returning, j.Scope, params)
@@ -56,6 +34,38 @@ func (s *session) prepareUpdateFrom(n *ast.UpdateStmt, params *binder.Params) (*
 	c := s.newRowChange(&rowChange{desc: desc, cols: cols, verb: "UPDATE", cond: targetOnlyWhere(j.Where, len(cols)),
 		sets: sets, ret: ret, join: newDMLJoin(j, len(cols))})
 	return c.prepared(s, params), nil
+}
+
+// bindJoinTarget binds the target and the FROM (USING) list of an UPDATE
+// ... FROM or DELETE ... USING (verb) with its WHERE, for the caller
+// that lets them hold subqueries (allowSubqueries).
+func (s *session) bindJoinTarget(verb string, refs *ast.TableRefsClause, order *ast.OrderByClause, limit *ast.Limit,
+	where ast.ExprNode, params *binder.Params) (*catalog.Descriptor, []types.Column, *binder.DMLJoin, error) {
+	if err := refuseOrderLimit(verb, order, limit); err != nil {
+		return nil, nil, nil, err
+	}
+	targetRefs, from, ok := splitDMLJoin(refs)
+	if !ok {
+		if verb == "DELETE" {
+			return nil, nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "this form of DELETE ... USING is not supported").
+				WithHint("Write DELETE FROM t USING other WHERE ...")
+		}
+		return nil, nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "this form of UPDATE ... FROM is not supported").
+			WithHint("Name the table to update first: UPDATE t SET ... FROM other WHERE ...")
+	}
+	desc, alias, err := s.tableTarget(targetRefs, verb, params)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cols, sc, err := tableScope(desc, alias)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	j, err := binder.BindDMLJoin(bindCatalog{s.e}, params, from, where, sc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return desc, cols, j, nil
 }
 
 // bindAssignedValue binds the value of a SET item over sc: front's
