@@ -101,7 +101,10 @@ func (c *rowChange) run(ctx context.Context, s *session, vals []types.Datum, w p
 			return "", err
 		}
 	}
-	join, err := c.join.open(sub, vals, stmtTime)
+	// A WHERE that pins a few target rows reads the list per row (by its
+	// keys where it has them), not whole.
+	pinned := readsPinnedRows(s.e.withCurrentIndexesOf(c.desc), where)
+	join, err := c.join.open(sub, vals, stmtTime, pinned)
 	if err != nil {
 		return "", err
 	}
@@ -162,7 +165,7 @@ func (c *rowChange) run(ctx context.Context, s *session, vals []types.Datum, w p
 // rows are published after every deletion) would not keep: such a
 // statement reads its rows first.
 func (c *rowChange) streams(s *session, where expr.Expr) bool {
-	if c.join != nil && c.ret != nil && changesPrimaryKey(s.e.current(c.desc), c.sets) {
+	if c.join != nil && c.ret != nil && c.sets != nil && changesPrimaryKey(s.e.current(c.desc), c.sets) {
 		return false
 	}
 	return s.streamsChange(c.desc, where, c.sets)

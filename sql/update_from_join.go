@@ -132,12 +132,13 @@ type dmlJoinFinder interface {
 
 // open readies one execution of the join with the statement's
 // subqueries, parameter values vals and time stmtTime (nil when d is
-// nil).
-func (d *dmlJoin) open(sub *dmlSubqueries, vals []types.Datum, stmtTime time.Time) (dmlJoinFinder, error) {
+// nil); perRow runs the list's plan per target row even when it could
+// be hashed.
+func (d *dmlJoin) open(sub *dmlSubqueries, vals []types.Datum, stmtTime time.Time, perRow bool) (dmlJoinFinder, error) {
 	switch {
 	case d == nil:
 		return nil, nil
-	case d.hash != nil:
+	case d.hash != nil && !perRow:
 		h, err := d.hash.bound(vals, stmtTime)
 		if err != nil {
 			return nil, err
