@@ -366,6 +366,9 @@ func (b *builder) addSource(s *plan.Scan, dec messageDecoder, head Operator) err
 		free:     make(chan *Chunk, freeChunks),
 	}
 	r.skippedTotal.Store(pos.Skipped)
+	if b.rt.follower != nil {
+		r.cutter = b.rt.followCutter(r.subject) // epoch_follow.go
+	}
 	b.p.sources = append(b.p.sources, r)
 	b.p.heads = append(b.p.heads, head)
 	b.p.committed = append(b.p.committed, pos)

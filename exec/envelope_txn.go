@@ -54,6 +54,9 @@ type txnCutter struct {
 	jsStream string
 	subject  string
 	cut      atomic.Uint64
+	// follow: the cut is a follower's (epoch_follow.go), set by the
+	// runtime per subject; no goroutine moves it.
+	follow bool
 
 	// Used by run's goroutine only: the open transaction's BEGIN and
 	// when it was first seen open; the stream's last sequence when the
@@ -82,8 +85,8 @@ func (rt *Runtime) txnCutterFor(jsStream, subject string) *txnCutter {
 // stream's transaction subject, when it has one.
 func (b *builder) setTxnCutter(s *plan.Scan, src *sourceReader) {
 	subj := s.Object.Options[OptTransactionSubject]
-	if subj == "" {
-		return
+	if subj == "" || b.rt.follower != nil {
+		return // a follower's cuts fall between transactions already
 	}
 	src.cutter = b.rt.txnCutterFor(src.jsStream, subj)
 }
@@ -230,10 +233,13 @@ func (r *subjectReader) reachCut(cut uint64) bool {
 		if limited {
 			r.grp.abandon(r) // as reach does for a fence past a merge limit
 		}
-		if pos >= cut || r.heldAt.Load() > cut || r.rt.Paused() {
+		if pos >= cut || r.heldAt.Load() > cut {
 			return true
 		}
-		if last, err := r.rt.broker.LastSeqForSubject(r.ctx, r.jsStream, r.subject); err == nil && last <= pos {
+		if r.rt.Paused() && !r.cutter.follow {
+			return true // a follower's epoch waits for its cut, paused or not
+		}
+		if r.subjectEndsBefore(pos, cut) {
 			return true
 		}
 		select {
@@ -243,4 +249,20 @@ func (r *subjectReader) reachCut(cut uint64) bool {
 		case <-time.After(txnCutPoll):
 		}
 	}
+}
+
+// subjectEndsBefore reports whether the reader's subject has no message
+// after pos up to cut: its last message is at or below pos. For a
+// follower the stream must also hold cut already: a cut names a message
+// that exists, which a NATS server behind its cluster may not show yet.
+func (r *subjectReader) subjectEndsBefore(pos, cut uint64) bool {
+	last, err := r.rt.broker.LastSeqForSubject(r.ctx, r.jsStream, r.subject)
+	if err != nil || last > pos {
+		return false
+	}
+	if r.cutter == nil || !r.cutter.follow {
+		return true
+	}
+	streamLast, err := r.rt.broker.LastSeq(r.ctx, r.jsStream)
+	return err == nil && streamLast >= cut
 }

@@ -101,6 +101,15 @@ type Runtime struct {
 	// txnCutters holds the cutters of Debezium transaction subjects
 	// (envelope_txn.go).
 	txnCutters sync.Map
+
+	// follower, when set, decides the epochs instead of the ticker;
+	// followCutters holds each subject's followed cut, followDone is
+	// closed when following ended and followErr (under mu) says why
+	// (epoch_follow.go).
+	follower      EpochSource
+	followCutters sync.Map
+	followDone    chan struct{}
+	followErr     error
 }
 
 type epochState struct {
@@ -155,10 +164,14 @@ func NewRuntime(store *storage.Store, b *broker.Broker, log *slog.Logger, barrie
 	return rt
 }
 
-// Start begins the barrier loop.
+// Start begins the barrier loop, or following the epoch source (Follow).
 func (rt *Runtime) Start() {
 	rt.wg.Add(1)
 	rt.StartDeferred()
+	if rt.follower != nil {
+		go rt.follow()
+		return
+	}
 	go func() {
 		defer rt.wg.Done()
 		t := time.NewTicker(rt.interval)
@@ -211,8 +224,13 @@ func (rt *Runtime) injectBarrier() {
 		rt.tryCommitLocked()
 		return
 	}
-	rt.injected++
-	e := rt.injected
+	rt.injectLocked(rt.injected + 1)
+}
+
+// injectLocked injects barrier e, above every epoch injected before.
+// Caller holds fenceGate and mu.
+func (rt *Runtime) injectLocked(e uint64) {
+	rt.injected = e
 	es := &epochState{waiting: map[uint32]bool{}, batches: map[uint32]*pebble.Batch{}, spills: map[uint32]*storage.Spill{}, positions: map[uint32][]storage.SourcePosition{}}
 	rt.pending[e] = es
 	for _, f := range rt.fences {
@@ -280,6 +298,9 @@ func (rt *Runtime) ack(p *pipeline, e uint64, b *pebble.Batch, sp *storage.Spill
 func (rt *Runtime) tryCommitLocked() {
 	for {
 		next := rt.committed.Load() + 1
+		if rt.follower != nil {
+			next = rt.oldestPendingLocked()
+		}
 		es, ok := rt.pending[next]
 		if !ok || len(es.waiting) > 0 || rt.holdForSpace() {
 			return
