@@ -91,6 +91,8 @@ type Config struct {
 	SecretKeyFile string
 	// Clustering is the server's cluster and node name (cluster.go).
 	Clustering
+	// Replaying is --replay-control's (replay.go).
+	Replaying
 	// Values holds every setting of Settings by key, as text.
 	Values map[string]string
 }

@@ -54,6 +54,9 @@ type Node struct {
 	// control records committed epochs and checkpoints in the cluster's
 	// control log (control.go); nil for a server of no cluster.
 	control *control.Recorder
+	// follower reads the epochs a --replay-control server follows
+	// (replay.go); nil otherwise.
+	follower *control.Follower
 }
 
 // Options are what a server of an --ha-group adds to Open.
@@ -125,6 +128,11 @@ func Open(cfg *config.Config, log *slog.Logger, opts Options) (*Node, error) {
 	}
 	if n.fence != nil {
 		n.coord.SetUploadFence(n.confirmFence)
+	}
+	if err := n.startReplay(); err != nil {
+		store.Close()
+		b.Close()
+		return nil, fmt.Errorf("--replay-control: %w", err)
 	}
 	return n, nil
 }
@@ -199,6 +207,9 @@ func (n *Node) Close() error {
 	n.publisher.Stop()
 	n.coord.StopPeriodic()
 	n.rt.Close()
+	if n.follower != nil {
+		n.follower.Close() // after the runtime: its goroutine reads it
+	}
 	s := n.CheckpointSettings()
 	if s.Backend == "memory" {
 		if _, err := n.coord.Take(context.Background(), checkpoint.TriggerShutdown); err != nil {

@@ -110,6 +110,8 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	natsProducerPasswordFile := fs.String("nats-producer-password-file", "", "file holding the password of the embedded NATS server's user producer (or set STREAMDB_NATS_PRODUCER_PASSWORD); without one a password is made and kept in <data dir>/nats-producer.password")
 	secretKeyFile := fs.String("secret-key-file", "", "file holding the key CREATE SECRET values are encrypted with at rest (default <data dir>/secret.key, made at first start); servers restoring each other's checkpoints or savepoints (an --ha-group, --restore-from on another machine) need the same one")
 	clusterName := fs.String("cluster", "", "join this cluster of servers (needs --nats-url): every server registers and heartbeats in it; the holder of the cluster's lease is its coordinator and runs the views, the others forward sessions to it and take over when its lease expires (docs/design.md, \"A cluster of servers\")")
+	replayControl := fs.String("replay-control", "", "a tool: replay the recorded epochs of this cluster's control log (needs --nats-url) into this server's data directory and catalog: its views take each epoch's cuts from the log instead of running their own epochs (docs/cluster.md, \"Replay\")")
+	replayUntil := fs.Uint64("replay-until-epoch", 0, "with --replay-control: stop after this recorded epoch and keep serving reads at it (0: follow the log as it grows)")
 	nodeName := fs.String("node-name", "", "this server's name in its cluster (default: --ha-advertise or --listen with --cluster, else \"local\")")
 	fs.StringVar(&hf.group, "ha-group", "", "join this high-availability group (needs --nats-url): one server of the group is active, the others are standbys that take over when its lease expires")
 	fs.StringVar(&hf.advertise, "ha-advertise", "", "host:port clients reach this server at, which standbys name (default: --listen)")
@@ -140,6 +142,7 @@ func parseConfigInto(args []string, hf *haFlags) (*config.Config, error) {
 	cfg.NATSProducerPasswordFile = *natsProducerPasswordFile
 	cfg.SecretKeyFile = *secretKeyFile
 	cfg.Cluster, cfg.NodeName = *clusterName, *nodeName
+	cfg.ReplayControl, cfg.ReplayUntilEpoch = *replayControl, *replayUntil
 	if err := cfg.LoadEnv(os.Getenv); err != nil {
 		return nil, err
 	}
@@ -189,6 +192,9 @@ func run(args []string) error {
 		return err
 	}
 	if err := clusterFlags(cfg, &hf); err != nil {
+		return err
+	}
+	if err := replayFlags(cfg, hf); err != nil {
 		return err
 	}
 	log, err := newLogger(cfg, os.Stderr)
