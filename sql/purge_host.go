@@ -50,8 +50,13 @@ func (h purgeHost) ViewSources(d *catalog.Descriptor) ([]string, error) {
 func (h purgeHost) AfterPurge(ctx context.Context) { h.e.tables.RemoveTxns(ctx) }
 
 // startPurging has a purge of changelogs follow every completed
-// checkpoint; the purge holds ddlMu.
+// checkpoint; the purge holds ddlMu. A server replaying another
+// cluster's epochs (--replay-control) purges nothing: the changelogs it
+// reads are that cluster's.
 func (e *Engine) startPurging() {
+	if e.rt.Following() {
+		return
+	}
 	e.purge = meta.NewPurger(meta.PurgerConfig{
 		Host: purgeHost{e}, Catalog: &e.ddlMu, Broker: e.node.Broker(), Coord: e.coord,
 		Positions: e.rt.Positions, Stored: e.state.Position, Log: e.log,

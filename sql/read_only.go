@@ -94,6 +94,9 @@ func (s *session) refuseInReadOnly(st *front.Statement, p *prepared) *prepared {
 		if s.readOnly() {
 			return "", sqlerr.New(sqlerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", name)
 		}
+		if err := s.e.refuseReplayWrite(name); err != nil {
+			return "", err
+		}
 		return run(ctx, vals, w)
 	}
 	return p

@@ -78,9 +78,11 @@ func (s *session) waitAllAcknowledged(ctx context.Context) error {
 // have committed an epoch holding every acknowledged write to their
 // inputs, unless !enabled, the server is paused, or epochs are held for
 // a full disk (reads then see the newest committed state; the writes
-// appear once space is freed).
+// appear once space is freed), or it replays another cluster's epochs
+// (--replay-control: it acknowledges no write, and reads see the epoch
+// replayed so far, which may end before the changelogs do).
 func (e *Engine) waitAcknowledged(ctx context.Context, enabled bool, objs []*catalog.Descriptor) error {
-	if !enabled || e.rt.Paused() || e.rt.Stalled() != nil {
+	if !enabled || e.rt.Paused() || e.rt.Stalled() != nil || e.rt.Following() {
 		return nil
 	}
 	var ids []uint32
