@@ -175,6 +175,11 @@ func TestReplayControlLogGivesEpochViews(t *testing.T) {
 			t.Fatalf("replayed to epoch %d, per_id counts %s clicks; the cut %d holds %d", e.epoch, got, e.cuts[clickSubj], n)
 		}
 		if e.epoch == final.epoch {
+			// A write of its own would never be read back: refused.
+			err := testutil.ExecSimple(bConn, time.Minute, `INSERT INTO accts VALUES (99, 1)`)
+			if pe := testutil.WantCode(t, err, "25006", "INSERT on the replay"); pe != nil && !strings.Contains(pe.Message, "replaying") {
+				t.Errorf("INSERT on the replay: %q does not say why", pe.Message)
+			}
 			for _, v := range replayViews {
 				got, want := testutil.SortedRows(t, bConn, v.view), testutil.SortedRows(t, aConn, v.view)
 				if !slices.Equal(got, want) {
