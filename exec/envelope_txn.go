@@ -255,14 +255,15 @@ func (r *subjectReader) reachCut(cut uint64) bool {
 // after pos up to cut: its last message is at or below pos. For a
 // follower the stream must also hold cut already: a cut names a message
 // that exists, which a NATS server behind its cluster may not show yet.
+// The stream's end is read first: the subject's last message, read
+// after, then covers every message up to that end, so up to cut.
 func (r *subjectReader) subjectEndsBefore(pos, cut uint64) bool {
+	if r.cutter != nil && r.cutter.follow {
+		streamLast, err := r.rt.broker.LastSeq(r.ctx, r.jsStream)
+		if err != nil || streamLast < cut {
+			return false
+		}
+	}
 	last, err := r.rt.broker.LastSeqForSubject(r.ctx, r.jsStream, r.subject)
-	if err != nil || last > pos {
-		return false
-	}
-	if r.cutter == nil || !r.cutter.follow {
-		return true
-	}
-	streamLast, err := r.rt.broker.LastSeq(r.ctx, r.jsStream)
-	return err == nil && streamLast >= cut
+	return err == nil && last <= pos
 }
