@@ -236,7 +236,7 @@ func (r *subjectReader) reachCut(cut uint64) bool {
 		if pos >= cut || r.heldAt.Load() > cut {
 			return true
 		}
-		if r.rt.Paused() && !r.cutter.follow {
+		if r.rt.Paused() && (r.cutter == nil || !r.cutter.follow) {
 			return true // a follower's epoch waits for its cut, paused or not
 		}
 		if r.subjectEndsBefore(pos, cut) {
