@@ -51,27 +51,11 @@ var ErrEpochsEnd = errors.New("no more epochs to follow")
 // Follow makes the runtime take its epochs from src from Start on. It
 // must be called before any pipeline is added: every reader is built
 // with its subject's follow cutter.
-func (rt *Runtime) Follow(src EpochSource) {
-	rt.follower = src
-	rt.followDone = make(chan struct{})
-}
+func (rt *Runtime) Follow(src EpochSource) { rt.follower = src }
 
 // Following reports whether the runtime takes its epochs from an
 // EpochSource.
 func (rt *Runtime) Following() bool { return rt.follower != nil }
-
-// FollowEnded is closed once a follower has committed every epoch its
-// source gave (ErrEpochsEnd, or an error: FollowErr); nil when not
-// following.
-func (rt *Runtime) FollowEnded() <-chan struct{} { return rt.followDone }
-
-// FollowErr is the error that stopped following, nil if the source
-// ended or still runs.
-func (rt *Runtime) FollowErr() error {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.followErr
-}
 
 // followCutter returns the cutter holding subject's followed cut.
 func (rt *Runtime) followCutter(subject string) *txnCutter {
@@ -85,7 +69,6 @@ func (rt *Runtime) followCutter(subject string) *txnCutter {
 // follow injects the source's epochs until it ends or the runtime closes.
 func (rt *Runtime) follow() {
 	defer rt.wg.Done()
-	defer close(rt.followDone)
 	for {
 		rt.mu.Lock()
 		after := rt.injected
@@ -108,8 +91,8 @@ func (rt *Runtime) follow() {
 	}
 }
 
-// endFollowing waits until every injected epoch committed, then records
-// why following ended.
+// endFollowing waits until every injected epoch committed, then logs
+// why following ended: the source's end, or its error.
 func (rt *Runtime) endFollowing(err error) {
 	for {
 		rt.mu.Lock()
@@ -127,12 +110,7 @@ func (rt *Runtime) endFollowing(err error) {
 		case <-time.After(rt.interval):
 		}
 	}
-	rt.mu.Lock()
-	if !errors.Is(err, ErrEpochsEnd) {
-		rt.followErr = err
-	}
 	committed := rt.committed.Load()
-	rt.mu.Unlock()
 	if errors.Is(err, ErrEpochsEnd) {
 		rt.log.Info("followed epochs end", "committed_epoch", committed)
 	} else {

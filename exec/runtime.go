@@ -103,13 +103,9 @@ type Runtime struct {
 	txnCutters sync.Map
 
 	// follower, when set, decides the epochs instead of the ticker;
-	// followCutters holds each subject's followed cut, followDone is
-	// closed when following ended and followErr (under mu) says why
-	// (epoch_follow.go).
+	// followCutters holds each subject's followed cut (epoch_follow.go).
 	follower      EpochSource
 	followCutters sync.Map
-	followDone    chan struct{}
-	followErr     error
 }
 
 type epochState struct {
