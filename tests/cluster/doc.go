@@ -4,5 +4,8 @@
 // with -9 shows stale and then leaves within the entry's TTL, the
 // coordinator runs every view (SHOW MATERIALIZED VIEWS' node) and keeps
 // the placement map in KV naming live nodes only, also after the
-// coordinator itself is killed and another member takes over.
+// coordinator itself is killed and another member takes over. The
+// replay oracle (replay_test.go, one NATS server) replays a recorded
+// control log into another server up to chosen epochs and compares its
+// views with PostgreSQL over the input up to those epochs' cuts.
 package cluster
