@@ -168,6 +168,13 @@ var (
 		Name: "streamdb_transaction_spill_reads_total",
 		Help: "Times a transaction block read its spilled changes to a table back into memory (the table's unique or foreign keys changed in the block).",
 	})
+	// BlockStreamedChanges counts the UPDATE and DELETE statements of
+	// transaction blocks that streamed their changes into the block a
+	// batch at a time (the others read the rows they change first).
+	BlockStreamedChanges = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "streamdb_block_streamed_changes_total",
+		Help: "UPDATE and DELETE statements inside transaction blocks that streamed their changes into the block a batch at a time, without holding the rows they change.",
+	})
 )
 
 func init() {
@@ -176,7 +183,7 @@ func init() {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		EpochsCommitted, EpochCommitSeconds,
 		CheckpointsCompleted, CheckpointsFailed, StateDamageRecoveries, CheckpointDuration, CheckpointSize, CheckpointNewBytes,
-		Connections, SessionsForwarded, Queries, TransactionSpills, TransactionSpillReads, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
+		Connections, SessionsForwarded, Queries, TransactionSpills, TransactionSpillReads, BlockStreamedChanges, ViewRowsIn, ViewRowsOut, OperatorRowsOut, JoinStateRows, TopNStateRows,
 		SinkMessages, SinkPublishedEpoch, SinkPendingEpochs,
 		StateMemoryBudget, StateCaches, StateCacheLimit, BlockCacheLimit,
 	)

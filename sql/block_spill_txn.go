@@ -271,6 +271,20 @@ func (t *txn) spillOf(id uint32) *tableSpill {
 	return nil
 }
 
+// readSpillOf is spillOf for a query the block runs (a statement's
+// subqueries): while a statement streams its changes into the block
+// (txn.streaming), without the changes it appended to the spill, as
+// PostgreSQL's subqueries read the table as it was before the statement.
+func (t *txn) readSpillOf(id uint32) *tableSpill {
+	sp := t.spillOf(id)
+	if sp == nil || t.streaming == nil {
+		return sp
+	}
+	v := *sp
+	v.until, v.bounded = t.streaming.spillStart(), true
+	return &v
+}
+
 // closeSpill removes the block's scratch store.
 func (t *txn) closeSpill(s *session) {
 	if t.spill == nil {

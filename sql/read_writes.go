@@ -172,7 +172,7 @@ func (s *session) txRead(ctx context.Context, root plan.Node) (r meta.StateReade
 			return sc, nil
 		}
 		pending := s.tx.pendingFor(sc.Object.ID)
-		spill := s.tx.spillOf(sc.Object.ID)
+		spill := s.tx.readSpillOf(sc.Object.ID)
 		if len(pending) == 0 && spill == nil && !readsViews {
 			return sc, nil
 		}

@@ -37,10 +37,17 @@ type rowChange struct {
 	ret  *returning
 	join *dmlJoin // nil without a FROM (USING) list
 	// reads is what the statement's subqueries and list read (nil:
-	// nothing); lazyReads what of it is read while the rows are changed,
-	// row by row (nil: nothing), which keeps a block's statement from
-	// streaming: it would read the block through the changes it makes.
-	reads, lazyReads *adHoc
+	// nothing).
+	reads *adHoc
+}
+
+// listReadWhole reports whether c's FROM (USING) list, if any, is read
+// whole before the first change (hash-joined). A list planned per target
+// row is left out of a block's streaming: its reads are not bounded to
+// the block as it was before the statement, as subqueries' are
+// (txn.streaming).
+func (c *rowChange) listReadWhole() bool {
+	return c.join == nil || c.join.hash != nil
 }
 
 // newRowChange completes c with what its subqueries and list read.
@@ -49,15 +56,9 @@ func (s *session) newRowChange(c *rowChange) *rowChange {
 	exprs = append(exprs, c.ret.expressions()...)
 	if c.join == nil {
 		c.reads = s.subqueryReads(exprs)
-		c.lazyReads = c.reads
 		return c
 	}
 	c.reads = s.joinReads(c.join.j, exprs)
-	c.lazyReads = c.reads
-	if c.join.hash != nil {
-		// The list is read whole before the first change.
-		c.lazyReads = s.subqueryReads(append(exprs, c.join.hash.residual))
-	}
 	return c
 }
 
@@ -128,7 +129,7 @@ func (c *rowChange) run(ctx context.Context, s *session, vals []types.Datum, w p
 	switch {
 	case c.streams(s, where):
 		n, err = s.streamChange(ctx, c.desc, "the "+c.verb, rc.change, returnBatch)
-	case s.streamsBlockChange(c.desc, where, c.sets, c.lazyReads): // table_stream_block.go
+	case c.listReadWhole() && s.streamsBlockChange(c.desc, where, c.sets): // table_stream_block.go
 		n, err = s.streamBlockChange(ctx, c.desc, rc.change, returnBatch)
 	default:
 		var out []types.Row

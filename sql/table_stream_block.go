@@ -8,6 +8,7 @@ import (
 	"streamdb/exec"
 	"streamdb/expr"
 	"streamdb/meta"
+	"streamdb/metrics"
 	"streamdb/sqlerr"
 	"streamdb/types"
 )
@@ -36,23 +37,29 @@ import (
 // A statement that fails leaves the block as it was before it: what it
 // appended to the spill is removed.
 //
-// A statement with subqueries in its SET or WHERE reads its rows first
-// (changeTable), since a subquery over the target table would read the
-// block through the spill the statement writes.
+// Subqueries in its SET and WHERE read the block as it was before the
+// statement too: while it streams, the block's reads (txRead) see the
+// spill without what the statement appended to it (txn.streaming,
+// readSpillOf), and the statement's changes in memory are its own until
+// it ends (blockStatement.mem). So an uncorrelated subquery, run at the
+// first row, and a correlated one, run per distinct outer values as the
+// rows come, both see the block's earlier changes and none of the
+// statement's, as in PostgreSQL.
+//
+// A table without a primary key streams with its unique keys as in
+// autocommit: streamUnique names a row by its whole value, and reads the
+// holders of a value through the block's spill and changes in memory.
 
 // streamsBlockChange reports whether an UPDATE or DELETE of table d
 // inside this session's block streams (streamBlockChange); cond, sets as
-// for streamsChange, subqueries the statement's (nil for none).
-func (s *session) streamsBlockChange(d *catalog.Descriptor, cond expr.Expr, sets []expr.Expr, subqueries *adHoc) bool {
-	if s.tx == nil || subqueries != nil || d.Kind != catalog.KindTable || d.Mirror != "" || d.Envelope() != "" {
+// for streamsChange.
+func (s *session) streamsBlockChange(d *catalog.Descriptor, cond expr.Expr, sets []expr.Expr) bool {
+	if s.tx == nil || d.Kind != catalog.KindTable || d.Mirror != "" || d.Envelope() != "" {
 		return false
 	}
 	cur := s.e.current(d)
 	if !streamChangeTableOK(s.e, cur) || !s.spillable(&tableWrite{d: d}) {
 		return false
-	}
-	if len(cur.PrimaryKey) == 0 && !bulkTableOK(s.e, cur) {
-		return false // a keyless table's unique keys are checked in autocommit only
 	}
 	if p, _ := s.e.streamFKPlanFor(cur); p.acts || p.self != nil {
 		return false // actions and self-references stream in autocommit only
@@ -95,6 +102,8 @@ func (s *session) streamBlockChange(ctx context.Context, d *catalog.Descriptor,
 	fk := s.blockStreamFK(cur, snap, ts)
 	checks := newRowChecks(cur, ts.cols)
 	stmt := &blockStatement{s: s, w: s.tx.table(d)}
+	s.tx.streaming = stmt
+	defer func() { s.tx.streaming = nil }()
 	check := func(batch []exec.Change) error {
 		if err := computeGenerated(gen, batch); err != nil {
 			return err
@@ -137,7 +146,11 @@ func (s *session) streamBlockChange(ctx context.Context, d *catalog.Descriptor,
 	if err != nil {
 		return 0, stmt.undo(err)
 	}
-	return n, stmt.finish()
+	if err := stmt.finish(); err != nil {
+		return 0, err
+	}
+	metrics.BlockStreamedChanges.Inc()
+	return n, nil
 }
 
 // undeferredUniques returns table d with only the unique indexes a
@@ -232,6 +245,15 @@ func (b *blockStatement) add(batch []exec.Change) error {
 	mem := b.mem
 	b.mem, b.memBytes = nil, 0
 	return sp.append(mem)
+}
+
+// spillStart is the seq of the statement's first change in the spill:
+// the spill's next while none of its changes is there.
+func (b *blockStatement) spillStart() uint64 {
+	if b.spilled {
+		return b.start
+	}
+	return b.s.tx.spill.next
 }
 
 // finish keeps the statement in the block once it has succeeded.

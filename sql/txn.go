@@ -67,6 +67,10 @@ type txn struct {
 	// spill is the scratch store of the changes the block spilled, nil
 	// until it spills (block_spill.go).
 	spill *blockSpill
+	// streaming is the statement streaming its changes into the block
+	// (table_stream_block.go), nil between statements: what the
+	// statement's subqueries read of the block leaves its changes out.
+	streaming *blockStatement
 }
 
 // txSavepoint marks how much a transaction had written when SAVEPOINT
