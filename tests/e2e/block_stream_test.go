@@ -26,6 +26,11 @@ func TestBlockChangesStream(t *testing.T) {
 		"INSERT INTO bso SELECT g, g FROM generate_series(1, 3000) g",
 		"CREATE TABLE bsk (a bigint, u bigint UNIQUE, s text)",
 		"INSERT INTO bsk SELECT g, g, 'row' FROM generate_series(1, 3000) g",
+		// Groups of 1,000 rows in key order: a group past the first batch
+		// reads the group before it, part of which the statement has
+		// already changed (and spilled).
+		"CREATE TABLE bsc (k int PRIMARY KEY, g int NOT NULL, v bigint NOT NULL)",
+		"INSERT INTO bsc SELECT g, (g - 1) / 1000, g FROM generate_series(1, 10000) g",
 		"SET transaction_spill_memory = '1kB'")
 	streamed := func() float64 {
 		f, ok := srv.Metrics(t)["streamdb_block_streamed_changes_total"]
@@ -47,6 +52,9 @@ func TestBlockChangesStream(t *testing.T) {
 		{"correlated subquery over the table", []string{
 			"UPDATE bst SET v = v - (SELECT min(v) FROM bst p WHERE p.g = bst.g)",
 		}, "SELECT count(*), sum(v) FROM bst", "3000 4485000"},
+		{"correlated subquery over rows the statement changed", []string{
+			"UPDATE bsc SET v = v + (SELECT sum(v) FROM bsc p WHERE p.g = bsc.g - 1) WHERE g > 0",
+		}, "SELECT count(*), sum(v) FROM bsc", "10000 40554505000"},
 		{"subquery in WHERE", []string{
 			"DELETE FROM bst WHERE v > (SELECT avg(v) FROM bst)",
 		}, "SELECT count(*), sum(v) FROM bst", "1500 1117500"},
