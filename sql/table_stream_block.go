@@ -15,8 +15,8 @@ import (
 
 // Inside a transaction block, an UPDATE or DELETE that would stream
 // outside one (streamsChange: its WHERE pins no key, it keeps every
-// primary key, the table's unique and foreign keys can be checked a batch
-// at a time) streams too: the rows come from an iterator over the table
+// primary key or the table's key moves stream, the table's unique and
+// foreign keys can be checked a batch at a time) streams too: the rows come from an iterator over the table
 // as the block sees it (its snapshot, its spill, its changes in memory),
 // each is tested and changed as it comes, and the changes are checked
 // and go into the block a batch at a time (blockStatement), spilling with
@@ -46,6 +46,12 @@ import (
 // rows come, both see the block's earlier changes and none of the
 // statement's, as in PostgreSQL.
 //
+// An UPDATE that moves rows to new primary keys is checked by streamPK
+// as in autocommit, and a row moving onto a key whose holder the scan
+// has not reached is held back and goes into the block after every
+// deletion of the statement: the block's changes to a keyed table apply
+// in order, an insertion only where the key is free.
+//
 // A table without a primary key streams with its unique keys as in
 // autocommit: streamUnique names a row by its whole value, and reads the
 // holders of a value through the block's spill and changes in memory.
@@ -64,7 +70,7 @@ func (s *session) streamsBlockChange(d *catalog.Descriptor, cond expr.Expr, sets
 	if p, _ := s.e.streamFKPlanFor(cur); p.acts || p.self != nil {
 		return false // actions and self-references stream in autocommit only
 	}
-	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets, false)
+	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets, keyMovesStream(s.e, cur))
 }
 
 // streamBlockChange runs an UPDATE or DELETE of table d inside the
@@ -100,6 +106,11 @@ func (s *session) streamBlockChange(ctx context.Context, d *catalog.Descriptor,
 		defer unique.close()
 	}
 	fk := s.blockStreamFK(cur, snap, ts)
+	plan, _ := e.streamFKPlanFor(cur)
+	pk := newStreamPK(ts, referencedBy(plan.links, cur), func(n int) keySets { return e.state.NewKeySets(n) }, e.openScratch)
+	if pk != nil {
+		defer pk.close()
+	}
 	checks := newRowChecks(cur, ts.cols)
 	stmt := &blockStatement{s: s, w: s.tx.table(d)}
 	s.tx.streaming = stmt
@@ -108,8 +119,17 @@ func (s *session) streamBlockChange(ctx context.Context, d *catalog.Descriptor,
 		if err := computeGenerated(gen, batch); err != nil {
 			return err
 		}
-		if err := checkTableChanges(d, ts.cols, batch, ts.KeyTaken); err != nil {
-			return err
+		if pk == nil {
+			if err := checkTableChanges(d, ts.cols, batch, ts.KeyTaken); err != nil {
+				return err
+			}
+		} else {
+			if err := checkInsertedNotNull(d, ts.cols, batch); err != nil {
+				return err
+			}
+			if err := pk.batch(batch); err != nil {
+				return err
+			}
 		}
 		if err := checks.check(batch); err != nil {
 			return err
@@ -124,24 +144,45 @@ func (s *session) streamBlockChange(ctx context.Context, d *catalog.Descriptor,
 		}
 		return nil
 	}
-	add := func(batch []exec.Change) error {
-		if err := check(batch); err != nil {
-			return err
+	// addChecked takes a checked batch into the block, but for the
+	// insertions pk holds back.
+	addChecked := func(batch []exec.Change) error {
+		if pk != nil {
+			var err error
+			if batch, err = pk.split(batch); err != nil {
+				return err
+			}
 		}
 		if err := written(batch); err != nil {
 			return err
 		}
 		return stmt.add(batch)
 	}
+	add := func(batch []exec.Change) error {
+		if err := check(batch); err != nil {
+			return err
+		}
+		return addChecked(batch)
+	}
 	n, batch, err := changeBatches(ctx, ts, change, add)
 	if err == nil && len(batch) > 0 {
 		err = add(batch)
+	}
+	if err == nil && pk != nil {
+		err = pk.finish(ctx, ts.EachRow)
 	}
 	if err == nil && unique != nil {
 		err = unique.finish(ctx, ts.EachRow)
 	}
 	if err == nil && fk != nil {
 		err = fk.finish(ctx)
+	}
+	if err == nil && pk != nil {
+		// Every deletion is in: the held insertions follow.
+		err = pk.publishHeld(func(held []exec.Change) error {
+			pk.holdBack = pk.holdBack[:0]
+			return addChecked(held)
+		})
 	}
 	if err != nil {
 		return 0, stmt.undo(err)
