@@ -37,7 +37,8 @@
 # - block: the update case's table and statements inside a transaction
 #   block (BEGIN; ...; COMMIT in one query string), the block's changes
 #   spilling past transaction_spill_memory (its default), plus a block
-#   that updates every row twice.
+#   that updates every row twice, and one whose second UPDATE has a
+#   subquery over the table (it reads the block's first UPDATE).
 # - pk: the table of update, with UPDATEs that assign the primary key:
 #   every row onto a free key (k + N, -k), and onto the key of the next
 #   row (k + 1: every row waits for its neighbour to let its key go);
@@ -164,7 +165,8 @@ upsert_case() {
 block_case() {
 	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
 		"BEGIN; UPDATE t SET v = v + 1 WHERE v % 2 = 0; COMMIT" "BEGIN; DELETE FROM t WHERE v % 2 = 0; COMMIT" \
-		"BEGIN; UPDATE t SET v = v + 1; UPDATE t SET v = v + 1; COMMIT"
+		"BEGIN; UPDATE t SET v = v + 1; UPDATE t SET v = v + 1; COMMIT" \
+		"BEGIN; UPDATE t SET v = v + 1 WHERE v % 2 = 0; UPDATE t SET v = v + (SELECT max(v) FROM t) WHERE v % 2 = 1; COMMIT"
 }
 # selfref: into a table whose foreign key references its own primary
 # key, each row referencing the next one (the last the first).
