@@ -50,7 +50,14 @@ func (s *session) streamsChange(d *catalog.Descriptor, cond expr.Expr, sets []ex
 	if !s.canStreamChange(d) {
 		return false
 	}
-	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets, keyMovesStream(s.e, s.e.current(d)))
+	cur := s.e.current(d)
+	if !streamableChange(s.e.withCurrentIndexesOf(d), cond, sets, keyMovesStream(s.e, cur)) {
+		return false
+	}
+	// Values other tables reference move only where streamFKMoves can
+	// follow them.
+	links, _, _ := s.e.streamFKLinksWith(cur, true)
+	return !assignsReferenced(links, cur, sets) || referencedMovesStream(links, cur)
 }
 
 // streamableChange reports whether an UPDATE or DELETE of table d (with
@@ -71,7 +78,17 @@ func (s *session) canStreamChange(d *catalog.Descriptor) bool {
 	if s.tx != nil || d.Kind != catalog.KindTable || d.Mirror != "" || d.Envelope() != "" {
 		return false
 	}
-	return streamChangeTableOK(s.e, s.e.current(d))
+	return autocommitStreamOK(s.e, s.e.current(d))
+}
+
+// autocommitStreamOK is streamChangeTableOK for an autocommit statement,
+// which checks the values it moves of the table's foreign keys over the
+// whole statement (streamFKMoves): foreign keys into the table by any
+// unique key, and, for a table without a primary key, foreign keys at
+// either end but one to itself.
+func autocommitStreamOK(e *Engine, d *catalog.Descriptor) bool {
+	p, ok := e.streamFKPlanWith(d, true)
+	return ok && (len(d.PrimaryKey) > 0 || p.self == nil)
 }
 
 // streamChangeTableOK reports whether table d (as the catalog has it)
@@ -114,12 +131,12 @@ func readsPinnedRows(d *catalog.Descriptor, cond expr.Expr) bool {
 // number of rows changed.
 func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what string,
 	change func(row types.Row, out []exec.Change) ([]exec.Change, bool, error), written func([]exec.Change) error) (int64, error) {
-	links, linked, _ := s.e.streamFKLinks(s.e.current(d))
+	_, linked, _ := s.e.streamFKLinksWith(s.e.current(d), true)
 	// still tells whether the table, as the catalog has it once locked,
 	// takes the write and links the same tables.
 	still := func(cur *catalog.Descriptor) bool {
-		_, now, _ := s.e.streamFKLinks(cur)
-		return streamChangeTableOK(s.e, cur) && sameTables(now, linked)
+		_, now, _ := s.e.streamFKLinksWith(cur, true)
+		return autocommitStreamOK(s.e, cur) && sameTables(now, linked)
 	}
 	sw, err := s.openStreamingWrite(ctx, d, what, still, linked)
 	if err != nil {
@@ -136,11 +153,15 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	if unique != nil {
 		defer unique.close()
 	}
-	pk := newStreamPK(ts, referencedBy(links, cur), func(n int) keySets { return sw.e.state.NewKeySets(n) }, sw.e.openScratch)
+	var refuse error
+	if !keyMovesStream(sw.e, cur) {
+		refuse = foreignKeysChanged(cur)
+	}
+	pk := newStreamPK(ts, refuse, func(n int) keySets { return sw.e.state.NewKeySets(n) }, sw.e.openScratch)
 	if pk != nil {
 		defer pk.close()
 	}
-	fk := s.newStreamFK(cur, ts, func(t *catalog.Descriptor) (*tableState, error) {
+	fk := s.newStreamFKFollowingMoves(cur, ts, func(t *catalog.Descriptor) (*tableState, error) {
 		if t.ID == sw.d.ID {
 			return ts, nil
 		}

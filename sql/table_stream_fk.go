@@ -63,6 +63,16 @@ type streamFKPlan struct {
 // ok is false when its foreign keys cannot be enforced a batch at a time
 // (above), and the statement takes the general path.
 func (e *Engine) streamFKPlanFor(d *catalog.Descriptor) (p streamFKPlan, ok bool) {
+	return e.streamFKPlanWith(d, false)
+}
+
+// streamFKPlanWith is streamFKPlanFor; byValue admits foreign keys that
+// reference other columns than their table's primary key (but a table's
+// reference to itself): right for a statement that takes no value of
+// them a batch could see removed (a DELETE, an UPDATE that leaves them
+// alone) or that checks the values it moves over the whole statement
+// (streamFKMoves).
+func (e *Engine) streamFKPlanWith(d *catalog.Descriptor, byValue bool) (p streamFKPlan, ok bool) {
 	all := e.fkLinks()
 	touched := map[uint32]bool{d.ID: true}
 	tree := map[int]bool{} // of all: the links the actions follow
@@ -77,7 +87,7 @@ func (e *Engine) streamFKPlanFor(d *catalog.Descriptor) (p streamFKPlan, ok bool
 			if l.parent.ID != x.ID {
 				continue
 			}
-			if l.pkOrder == nil {
+			if l.pkOrder == nil && (!byValue || l.child.ID == x.ID) {
 				return p, false // a removed unique value may be taken again later
 			}
 			if l.child.ID == x.ID {
@@ -130,7 +140,12 @@ func (e *Engine) streamFKPlanFor(d *catalog.Descriptor) (p streamFKPlan, ok bool
 // changes (sorted by id); ok is false when it cannot stream
 // (streamFKPlanFor).
 func (e *Engine) streamFKLinks(d *catalog.Descriptor) (links []fkLink, tables []*catalog.Descriptor, ok bool) {
-	p, ok := e.streamFKPlanFor(d)
+	return e.streamFKLinksWith(d, false)
+}
+
+// streamFKLinksWith is streamFKLinks with streamFKPlanWith's byValue.
+func (e *Engine) streamFKLinksWith(d *catalog.Descriptor, byValue bool) (links []fkLink, tables []*catalog.Descriptor, ok bool) {
+	p, ok := e.streamFKPlanWith(d, byValue)
 	return p.links, p.tables, ok
 }
 
@@ -151,6 +166,11 @@ type streamFK struct {
 	actions *streamFKActions
 	// self checks the table's reference to itself; nil without one.
 	self *streamFKSelf
+	// moves checks the foreign keys into the table over a statement
+	// that may change the values they reference (followMoves); nil
+	// otherwise. runMoves is run without them, for an UPDATE's batches.
+	moves    *streamFKMoves
+	runMoves *fkRun
 	// violation is the first batch's error of a foreign key or of an
 	// action's change, reported by finish; late is the first of a check
 	// PostgreSQL makes after every action (a row an action wrote not
@@ -163,6 +183,35 @@ type streamFK struct {
 // state (ts is d's), or nil when there are none. open makes key sets.
 func (s *session) newStreamFK(d *catalog.Descriptor, ts *tableState, state func(*catalog.Descriptor) (*tableState, error), open func(n int) keySets) *streamFK {
 	plan, ok := s.e.streamFKPlanFor(d)
+	return s.streamFKOf(plan, ok, d, ts, state, open)
+}
+
+// newStreamFKFollowingMoves is newStreamFK for an autocommit statement:
+// the foreign keys into d may reference other columns than its primary
+// key, and an UPDATE's batches check them over the whole statement
+// (streamFKMoves), so that it may move the values they reference.
+func (s *session) newStreamFKFollowingMoves(d *catalog.Descriptor, ts *tableState, state func(*catalog.Descriptor) (*tableState, error), open func(n int) keySets) *streamFK {
+	plan, ok := s.e.streamFKPlanWith(d, true)
+	f := s.streamFKOf(plan, ok, d, ts, state, open)
+	if f == nil {
+		return nil
+	}
+	if f.moves = newStreamFKMoves(d, plan, state, open); f.moves != nil {
+		var links []fkLink
+		for _, l := range plan.links {
+			if l.parent.ID != d.ID {
+				links = append(links, l)
+			}
+		}
+		f.runMoves = s.newInsertFK(links, state)
+		f.runMoves.check = true // an UPDATE removes no key of another table
+	}
+	return f
+}
+
+// streamFKOf returns the check of table d's foreign keys following plan
+// (ok: d's foreign keys can be checked a batch at a time), or nil.
+func (s *session) streamFKOf(plan streamFKPlan, ok bool, d *catalog.Descriptor, ts *tableState, state func(*catalog.Descriptor) (*tableState, error), open func(n int) keySets) *streamFK {
 	if !ok || len(plan.links) == 0 && plan.self == nil {
 		return nil
 	}
@@ -186,6 +235,9 @@ func (f *streamFK) close() {
 	if f != nil && f.self != nil {
 		f.self.close()
 	}
+	if f != nil && f.moves != nil {
+		f.moves.close()
+	}
 }
 
 // batch checks a batch of the statement's changes to the table: the rows
@@ -197,11 +249,20 @@ func (f *streamFK) batch(ctx context.Context, changes []exec.Change) error {
 		return nil
 	}
 	r := f.run
+	// An UPDATE's batch (a DELETE's has no insertion) leaves the foreign
+	// keys into the table to moves.
+	moving := f.moves != nil && !deletesOnly(changes)
+	if moving {
+		r = f.runMoves
+	}
 	clear(r.changes)
 	clear(r.derived)
 	r.deltas, r.overlays = nil, nil
 	r.add(f.d, changes)
 	derived, err := r.run(ctx)
+	if err == nil && moving {
+		err = f.moves.batch(ctx, changes)
+	}
 	if err == nil && f.self != nil {
 		err = f.self.batch(ctx, r, changes)
 	}
@@ -247,6 +308,11 @@ func (f *streamFK) finish(ctx context.Context) error {
 	}
 	if f.self != nil {
 		if err := f.self.finish(ctx); err != nil {
+			return err
+		}
+	}
+	if f.moves != nil {
+		if err := f.moves.finish(ctx); err != nil {
 			return err
 		}
 	}

@@ -40,12 +40,13 @@ import (
 // streamPK checks the primary key of one streaming UPDATE.
 type streamPK struct {
 	ts *tableState
-	// referenced: another table's foreign key references this one; its
-	// per-batch check is exact only while no key moves (streamFK).
-	referenced bool
-	sets       keySets // streamMovedOnto, streamLetGo, streamPending
-	pending    int     // keys made pending
-	resolved   int     // pending keys let go later
+	// refuse, when not nil, fails a row that moves to a new key: the
+	// table's foreign keys, as they are once the statement runs, do not
+	// let it stream (keyMovesStream).
+	refuse   error
+	sets     keySets // streamMovedOnto, streamLetGo, streamPending
+	pending  int     // keys made pending
+	resolved int     // pending keys let go later
 	// holdBack marks, by position in the batch checked last, the
 	// insertions to publish after every deletion.
 	holdBack  []bool
@@ -70,31 +71,34 @@ func changesPrimaryKey(d *catalog.Descriptor, sets []expr.Expr) bool {
 }
 
 // keyMovesStream reports whether an UPDATE that moves primary keys of
-// table d (as the catalog has it) streams: no foreign key references d,
-// since one would need the keys the statement frees and takes as a whole.
+// table d (as the catalog has it) streams: d does not reference itself,
+// and the foreign keys into it have no ON UPDATE action (streamFKMoves
+// checks them over the whole statement).
 func keyMovesStream(e *Engine, d *catalog.Descriptor) bool {
-	p, ok := e.streamFKPlanFor(d)
-	return ok && p.self == nil && !p.acts && !referencedBy(p.links, d)
+	p, ok := e.streamFKPlanWith(d, true)
+	return ok && p.self == nil && referencedMovesStream(p.links, d)
 }
 
-// referencedBy reports whether one of links references table d.
-func referencedBy(links []fkLink, d *catalog.Descriptor) bool {
+// referencedMovesStream reports whether an UPDATE that moves values of
+// table d the foreign keys of links reference streams: none of those
+// into d has an ON UPDATE action.
+func referencedMovesStream(links []fkLink, d *catalog.Descriptor) bool {
 	for _, l := range links {
-		if l.parent.ID == d.ID {
-			return true
+		if l.parent.ID == d.ID && !fkRestricts(l.con.OnUpdate) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // newStreamPK returns the check of table ts's primary key, or nil when it
-// has none. open makes its key sets; openStore the store of held rows,
-// once they outgrow memory.
-func newStreamPK(ts *tableState, referenced bool, open func(n int) keySets, openStore func() (scratchStore, error)) *streamPK {
+// has none; refuse is streamPK's. open makes its key sets; openStore the
+// store of held rows, once they outgrow memory.
+func newStreamPK(ts *tableState, refuse error, open func(n int) keySets, openStore func() (scratchStore, error)) *streamPK {
 	if len(ts.key) == 0 {
 		return nil
 	}
-	return &streamPK{ts: ts, referenced: referenced, sets: open(streamSetsPerKey), openStore: openStore}
+	return &streamPK{ts: ts, refuse: refuse, sets: open(streamSetsPerKey), openStore: openStore}
 }
 
 func (p *streamPK) close() {
@@ -120,9 +124,8 @@ func (p *streamPK) batch(changes []exec.Change) error {
 		if bytes.Equal(p.okey, p.nkey) {
 			continue
 		}
-		if p.referenced {
-			return sqlerr.New(sqlerr.SerializationFailure, "table %q was referenced by a foreign key while the UPDATE began", p.ts.d.Name).
-				WithHint("Retry the statement.")
+		if p.refuse != nil {
+			return p.refuse
 		}
 		if err := p.letGo(p.okey); err != nil {
 			return err
