@@ -5,7 +5,7 @@
 # ... SELECT with ON CONFLICT DO NOTHING into a table with a UNIQUE
 # column.
 #
-#   [CASES="update unique fk cascade insert plain_insert upsert block pk keyless selfref"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#   [CASES="update unique fk cascade insert plain_insert upsert block pk keyless selfref fkmove keylessfk uniqueref"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
 #
 # For each size in ROWS (default 2000000):
 # - update: a table (k bigint PRIMARY KEY, v bigint, s text) of that many
@@ -47,6 +47,18 @@
 # - keyless: (k bigint, v bigint, u bigint UNIQUE, s text) without a
 #   primary key: UPDATE of half the rows (v only), of every row's u onto
 #   its neighbour's, and a DELETE of half.
+# - fkmove: the table of update referenced (NO ACTION, indexed) by c of
+#   a tenth as many rows, each referencing a key 10 * i - 5: UPDATEs that
+#   move every primary key onto the key the row before it let go (k - 1)
+#   and the row after it lets go later (k + 1), every referenced key
+#   taken again;
+# - keylessfk: (k bigint, v bigint, s text) without a primary key,
+#   referencing p (k bigint PRIMARY KEY) of one more row: an UPDATE of
+#   every reference onto the next key, and a DELETE of half;
+# - uniqueref: (k bigint PRIMARY KEY, v bigint, u bigint UNIQUE, s text)
+#   referenced by its u by c of a tenth as many rows: an UPDATE moving
+#   every u but the last onto the value the row before let go, and a
+#   DELETE of the rows nobody references.
 # Ports are picked free at run time; data under $DIR (default
 # /dev/shm/update-memory, removed at the end). Needs psql and python3.
 set -euo pipefail
@@ -140,6 +152,31 @@ keyless_case() {
 		"UPDATE t SET v = v + 1 WHERE v % 2 = 0" "UPDATE t SET u = u + 1, v = v + 1" "DELETE FROM t WHERE v % 2 = 0"
 }
 
+# fkmove: UPDATEs moving the primary keys of a referenced table.
+fkmove_case() {
+	setup=("CREATE TABLE c (k bigint PRIMARY KEY, p bigint REFERENCES t, s text)" "CREATE INDEX c_p ON c (p)"
+		"INSERT INTO c SELECT g, 10 * g - 5, 'child' FROM generate_series(1, $1 / 10) g")
+	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
+		"UPDATE t SET k = k - 1" "UPDATE t SET k = k + 1 WHERE v > 0"
+	setup=()
+}
+# keylessfk: a table without a primary key referencing another.
+keylessfk_case() {
+	setup=("CREATE TABLE p (k bigint PRIMARY KEY)" "INSERT INTO p SELECT generate_series(1, $1 + 1)"
+		"ALTER TABLE t ADD FOREIGN KEY (k) REFERENCES p")
+	changed_case "$1" "CREATE TABLE t (k bigint, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
+		"UPDATE t SET k = k + 1" "DELETE FROM t WHERE v % 2 = 0"
+	setup=()
+}
+# uniqueref: a table referenced by a UNIQUE column besides its key.
+uniqueref_case() {
+	setup=("CREATE TABLE c (k bigint PRIMARY KEY, u bigint REFERENCES t (u), s text)" "CREATE INDEX c_u ON c (u)"
+		"INSERT INTO c SELECT g, 10 * g, 'child' FROM generate_series(1, $1 / 10) g")
+	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, u bigint UNIQUE, s text)" '$1 "\t" $1 "\t" $1 "\trow " $1' \
+		"UPDATE t SET u = u - 1 WHERE u < $1" "DELETE FROM t WHERE v % 10 <> 0"
+	setup=()
+}
+
 insert_into() { # rows table-columns on-conflict [select-list]
 	local n=$1 q
 	q="INSERT INTO t SELECT ${4:-g, g, 'row ' || g} FROM generate_series(1, $n) g $3"
@@ -175,7 +212,7 @@ plain_insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint, s text" 
 
 echo "load: $(cat /proc/loadavg) on $(nproc) cores"
 for n in "${sizes[@]}"; do
-	for c in ${CASES:-update unique fk cascade insert plain_insert upsert block pk keyless selfref}; do
+	for c in ${CASES:-update unique fk cascade insert plain_insert upsert block pk keyless selfref fkmove keylessfk uniqueref}; do
 		"${c}_case" "$n"
 	done
 	echo "load: $(cat /proc/loadavg)"

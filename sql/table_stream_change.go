@@ -34,7 +34,8 @@ import (
 // (table_stream_fk.go); the UNIQUE constraints and unique indexes, and
 // the primary key when the statement moves rows to new keys, across the
 // batches (table_stream_unique.go, table_stream_pk.go). A table without
-// a primary key streams with unique keys but no foreign key. Other
+// a primary key streams with unique keys and foreign keys, but none to
+// itself. Other
 // statements read the rows their WHERE may hold for first (changeTable).
 
 // changeBatchRows is the most changes checked and published at a time.
@@ -44,8 +45,9 @@ const changeBatchRows = bulkBatchRows
 // session streams (streamChange): outside a transaction block, into a
 // table that takes streaming commits, with a WHERE (cond) that does not
 // pin a few rows by key or index; when it may move rows to new primary
-// keys (sets: the UPDATE's assignments, nil for none), of a table no
-// foreign key references.
+// keys or values other tables reference (sets: the UPDATE's
+// assignments, nil for none), of a table that does not reference itself
+// and whose referencing foreign keys have no ON UPDATE action.
 func (s *session) streamsChange(d *catalog.Descriptor, cond expr.Expr, sets []expr.Expr) bool {
 	if !s.canStreamChange(d) {
 		return false

@@ -14,11 +14,14 @@ import (
 // A streaming UPDATE or DELETE of a table with foreign keys at either end
 // checks them a batch at a time, against the other tables as they are:
 // their logs are locked for the whole statement (streamingWrite). Each
-// batch is checked exactly alone because the statement leaves every
-// primary key as it is and the keys that can be removed are primary
-// keys: a key the statement removes (a DELETE's) is removed in one batch
-// only and stays removed to its end, and a row it writes references a key
-// of a table the statement does not change.
+// batch is checked exactly alone because a key the statement removes (a
+// DELETE's) is removed in one batch only and stays removed to its end,
+// and a row it writes references a key of a table the statement does not
+// change. An UPDATE that moves the values other tables reference (its
+// primary key, or UNIQUE columns) would break the first: a value let go
+// in one batch may be taken in a later one. Its foreign keys into the
+// table are checked over the whole statement instead
+// (table_stream_fk_moves.go), in autocommit.
 //
 // The referential actions of a DELETE (ON DELETE CASCADE, SET NULL, SET
 // DEFAULT) run per batch too, on the keys the batch removes, and their
