@@ -173,7 +173,7 @@ uniqueref_case() {
 	setup=("CREATE TABLE c (k bigint PRIMARY KEY, u bigint REFERENCES t (u), s text)" "CREATE INDEX c_u ON c (u)"
 		"INSERT INTO c SELECT g, 10 * g, 'child' FROM generate_series(1, $1 / 10) g")
 	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, u bigint UNIQUE, s text)" '$1 "\t" $1 "\t" $1 "\trow " $1' \
-		"UPDATE t SET u = u - 1 WHERE u < $1" "DELETE FROM t WHERE v % 10 <> 0"
+		"UPDATE t SET u = u - 1 WHERE v < $1" "DELETE FROM t WHERE v % 10 <> 0"
 	setup=()
 }
 
