@@ -70,7 +70,29 @@ func (s *session) streamsBlockChange(d *catalog.Descriptor, cond expr.Expr, sets
 	if p, _ := s.e.streamFKPlanFor(cur); p.acts || p.self != nil {
 		return false // actions and self-references stream in autocommit only
 	}
-	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets, keyMovesStream(s.e, cur))
+	return streamableChange(s.e.withCurrentIndexesOf(d), cond, sets, blockKeyMovesStream(s.e, cur))
+}
+
+// blockKeyMovesStream reports whether an UPDATE inside a block that moves
+// primary keys of table d streams: as in autocommit (keyMovesStream), and
+// no foreign key references d, since the block has no whole-statement
+// check of the keys it lets go (streamFKMoves is autocommit's).
+func blockKeyMovesStream(e *Engine, d *catalog.Descriptor) bool {
+	p, _ := e.streamFKPlanFor(d)
+	return keyMovesStream(e, d) && referencedBy(p.links, d) == nil
+}
+
+// referencedBy returns, when one of links references table d, the error
+// that fails a block's row moving to a new key of d (the catalog gained
+// the reference after the statement was planned); nil otherwise.
+func referencedBy(links []fkLink, d *catalog.Descriptor) error {
+	for _, l := range links {
+		if l.parent.ID == d.ID {
+			return sqlerr.New(sqlerr.SerializationFailure, "table %q was referenced by a foreign key while the UPDATE began", d.Name).
+				WithHint("Retry the statement.")
+		}
+	}
+	return nil
 }
 
 // streamBlockChange runs an UPDATE or DELETE of table d inside the
