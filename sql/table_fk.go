@@ -164,6 +164,11 @@ type fkRun struct {
 	// deferring: a transaction's statement, whose deferred foreign keys
 	// are checked at its COMMIT only (their actions still run).
 	deferring bool
+	// later, when set, takes a row found referencing a key the changes
+	// removed and reports whether it is checked later instead (a
+	// streaming statement whose later batches may still change it:
+	// table_stream_fk_action_overlay.go).
+	later func(l fkLink, row types.Row) (bool, error)
 
 	descs   map[uint32]*catalog.Descriptor
 	changes map[uint32][]exec.Change // the statement's or commit's, in order
@@ -317,6 +322,12 @@ func (f *fkRun) checkRemoved(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if f.later != nil {
+			rows, err = f.notLater(l, rows)
+			if err != nil {
+				return err
+			}
+		}
 		// The first key removed that a row still references is named.
 		byKey := map[string]types.Row{}
 		for _, r := range rows {
@@ -333,6 +344,21 @@ func (f *fkRun) checkRemoved(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// notLater returns the rows of l's child that f.later does not take.
+func (f *fkRun) notLater(l fkLink, rows []types.Row) ([]types.Row, error) {
+	var out []types.Row
+	for _, r := range rows {
+		later, err := f.later(l, r)
+		if err != nil {
+			return nil, err
+		}
+		if !later {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // checkReferences fails with 23503 for the first of rows (inserted into

@@ -163,13 +163,17 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 	if pk != nil {
 		defer pk.close()
 	}
-	fk := s.newStreamFKFollowingMoves(cur, ts, func(t *catalog.Descriptor) (*tableState, error) {
+	base := func(t *catalog.Descriptor) (*tableState, error) {
 		if t.ID == sw.d.ID {
 			return ts, nil
 		}
 		return sw.stateOf(t)
-	}, func(n int) keySets { return sw.e.state.NewKeySets(n) })
+	}
+	fk := s.newStreamFKFollowingMoves(cur, ts, base, func(n int) keySets { return sw.e.state.NewKeySets(n) })
 	defer fk.close()
+	if err := fk.useOverlay(sw, base); err != nil {
+		return 0, err
+	}
 	if fk.changesOthers() {
 		// The actions' changes go into the same commit.
 		if b.also, err = fk.actions.tables(sw); err != nil {
@@ -238,7 +242,7 @@ func (s *session) streamChange(ctx context.Context, d *catalog.Descriptor, what 
 				return err
 			}
 		}
-		if err := b.add(exec.ChangelogOrder([][]exec.Change{batch})); err != nil {
+		if err := b.add(exec.ChangelogOrder([][]exec.Change{fk.published(batch)})); err != nil {
 			return err
 		}
 		if fk.changesOthers() {

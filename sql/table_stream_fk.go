@@ -58,8 +58,12 @@ type streamFKPlan struct {
 	changed []*catalog.Descriptor
 	// acts: some link has an action.
 	acts bool
-	// self is d's reference to itself, if it has one.
+	// self is d's reference to itself, if it has one and overlay is
+	// false (with overlay it is one of links).
 	self *fkLink
+	// overlay: the tables the actions change do not form a tree below d
+	// (table_stream_fk_action_overlay.go); selfActs: d is one of them.
+	overlay, selfActs bool
 }
 
 // streamFKPlanFor returns the plan of table d (as the catalog has it);
@@ -78,6 +82,7 @@ func (e *Engine) streamFKPlanFor(d *catalog.Descriptor) (p streamFKPlan, ok bool
 func (e *Engine) streamFKPlanWith(d *catalog.Descriptor, byValue bool) (p streamFKPlan, ok bool) {
 	all := e.fkLinks()
 	touched := map[uint32]bool{d.ID: true}
+	queued := map[uint32]bool{d.ID: true}
 	tree := map[int]bool{} // of all: the links the actions follow
 	selfAt := -1           // of all: d's reference to itself
 	// removing are the tables whose keys the statement may remove: d's
@@ -93,22 +98,27 @@ func (e *Engine) streamFKPlanWith(d *catalog.Descriptor, byValue bool) (p stream
 			if l.pkOrder == nil && (!byValue || l.child.ID == x.ID) {
 				return p, false // a removed unique value may be taken again later
 			}
-			if l.child.ID == x.ID {
-				if x.ID != d.ID || !fkRestricts(l.con.OnDelete) {
-					return p, false
-				}
-				p.self, selfAt = &all[i], i
-				continue
-			}
 			if fkRestricts(l.con.OnDelete) {
+				if l.child.ID == x.ID && x.ID == d.ID {
+					p.self, selfAt = &all[i], i
+				}
 				continue
 			}
-			if touched[l.child.ID] || !streamFKActionOK(l) {
+			if !streamFKActionOK(l) {
 				return p, false
 			}
+			if touched[l.child.ID] {
+				// Reached twice, or d itself: not a tree.
+				p.overlay = true
+			}
 			touched[l.child.ID], tree[i], p.acts = true, true, true
-			p.changed = append(p.changed, l.child)
-			if l.con.OnDelete == "c" {
+			if l.child.ID == d.ID {
+				p.selfActs = true
+			} else if !slices.ContainsFunc(p.changed, func(t *catalog.Descriptor) bool { return t.ID == l.child.ID }) {
+				p.changed = append(p.changed, l.child)
+			}
+			if l.con.OnDelete == "c" && !queued[l.child.ID] {
+				queued[l.child.ID] = true
 				removing = append(removing, l.child)
 			}
 		}
@@ -117,18 +127,29 @@ func (e *Engine) streamFKPlanWith(d *catalog.Descriptor, byValue bool) (p stream
 	for i, l := range all {
 		in, out := touched[l.child.ID], touched[l.parent.ID]
 		switch {
-		case i == selfAt:
-			continue
-		case in && out && !tree[i]:
-			return p, false
 		case !in && !out:
 			continue
+		case in && out && !tree[i] && i != selfAt:
+			// Another foreign key between two of the tables the
+			// statement changes (a restricting self-reference of a
+			// child among them).
+			p.overlay = true
 		}
 		p.links = append(p.links, l)
 		for _, t := range []*catalog.Descriptor{l.child, l.parent} {
 			if t.ID != d.ID {
 				others[t.ID] = t
 			}
+		}
+	}
+	if !p.overlay {
+		// d's reference to itself is checked over the statement by
+		// streamFKSelf, not a batch at a time.
+		p.links = slices.DeleteFunc(p.links, func(l fkLink) bool { return selfAt >= 0 && l.con.Name == all[selfAt].con.Name && l.child.ID == d.ID })
+	} else {
+		p.self = nil
+		if !streamFKOverlayOK(d, p) {
+			return p, false
 		}
 	}
 	for _, t := range others {
@@ -174,6 +195,9 @@ type streamFK struct {
 	// otherwise. runMoves is run without them, for an UPDATE's batches.
 	moves    *streamFKMoves
 	runMoves *fkRun
+	// over reads the tables the actions change as the earlier batches
+	// left them, when they are not a tree (useOverlay); nil otherwise.
+	over *streamFKOverlay
 	// violation is the first batch's error of a foreign key or of an
 	// action's change, reported by finish; late is the first of a check
 	// PostgreSQL makes after every action (a row an action wrote not
@@ -221,7 +245,7 @@ func (s *session) streamFKOf(plan streamFKPlan, ok bool, d *catalog.Descriptor, 
 	f := &streamFK{d: d, plan: plan, run: s.newInsertFK(plan.links, state)}
 	f.run.check = !plan.acts // no actions: every link restricts
 	if plan.acts {
-		f.actions = newStreamFKActions(plan)
+		f.actions = newStreamFKActions(d, plan)
 	}
 	if plan.self != nil {
 		f.self = newStreamFKSelf(d, *plan.self, ts, open)
@@ -240,6 +264,9 @@ func (f *streamFK) close() {
 	}
 	if f != nil && f.moves != nil {
 		f.moves.close()
+	}
+	if f != nil {
+		f.over.close()
 	}
 }
 
@@ -261,7 +288,14 @@ func (f *streamFK) batch(ctx context.Context, changes []exec.Change) error {
 	clear(r.changes)
 	clear(r.derived)
 	r.deltas, r.overlays = nil, nil
-	r.add(f.d, changes)
+	main := changes
+	if f.over != nil {
+		var err error
+		if main, err = f.over.mainChanges(changes); err != nil {
+			return err
+		}
+	}
+	r.add(f.d, main)
 	derived, err := r.run(ctx)
 	if err == nil && moving {
 		err = f.moves.batch(ctx, changes)
@@ -282,6 +316,9 @@ func (f *streamFK) batch(ctx context.Context, changes []exec.Change) error {
 	}
 	if f.actions != nil && (f.late != nil || err != nil) {
 		f.actions.drop() // the statement fails: nothing more to publish
+	}
+	if err == nil && f.late == nil && f.over != nil {
+		err = f.over.record(main, derived)
 	}
 	if se, ok := err.(*sqlerr.Error); ok && (se.Code == sqlerr.ForeignKeyViolation || f.actions != nil) {
 		// An action's change fails as PostgreSQL's would at the end of
@@ -319,5 +356,22 @@ func (f *streamFK) finish(ctx context.Context) error {
 			return err
 		}
 	}
+	if f.over != nil {
+		if err := f.over.finish(ctx); err != nil {
+			return err
+		}
+	}
 	return f.late
+}
+
+// published returns the checked batch's changes to the table as they
+// are published: batch, or, through an overlay, without the rows an
+// earlier batch's actions deleted (published once, by the action).
+func (f *streamFK) published(batch []exec.Change) []exec.Change {
+	if f == nil || f.over == nil || f.over.out == nil {
+		return batch
+	}
+	out := f.over.out
+	f.over.out = nil
+	return out
 }

@@ -63,6 +63,7 @@ func streamFKActionOK(l fkLink) bool {
 // batch checked last, until it is published, and follows its SET DEFAULT
 // actions across batches.
 type streamFKActions struct {
+	d       *catalog.Descriptor // the statement's table
 	plan    streamFKPlan
 	pending map[uint32][]exec.Change
 	sets    []*streamFKDefault
@@ -77,8 +78,8 @@ type streamFKDefault struct {
 	fired, removed int
 }
 
-func newStreamFKActions(plan streamFKPlan) *streamFKActions {
-	a := &streamFKActions{plan: plan}
+func newStreamFKActions(d *catalog.Descriptor, plan streamFKPlan) *streamFKActions {
+	a := &streamFKActions{d: d, plan: plan}
 	for _, l := range plan.links {
 		if l.con.OnDelete == "d" && slices.ContainsFunc(plan.changed, func(t *catalog.Descriptor) bool { return t.ID == l.child.ID }) {
 			a.sets = append(a.sets, &streamFKDefault{l: l})
@@ -172,11 +173,16 @@ func (a *streamFKActions) publish(txn *meta.BulkTxn) error {
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	for _, id := range ids {
 		chs := a.pending[id]
-		at := slices.IndexFunc(a.plan.changed, func(t *catalog.Descriptor) bool { return t.ID == id })
-		if len(chs) == 0 || at < 0 {
+		// The statement's own table is the commit's first; the others
+		// follow in the order of changed.
+		at := slices.IndexFunc(a.plan.changed, func(t *catalog.Descriptor) bool { return t.ID == id }) + 1
+		if at == 0 && (!a.plan.selfActs || id != a.d.ID) {
 			continue
 		}
-		if err := txn.AddTo(at+1, exec.ChangelogOrder([][]exec.Change{chs})); err != nil {
+		if len(chs) == 0 {
+			continue
+		}
+		if err := txn.AddTo(at, exec.ChangelogOrder([][]exec.Change{chs})); err != nil {
 			return err
 		}
 	}
