@@ -5,7 +5,7 @@
 # ... SELECT with ON CONFLICT DO NOTHING into a table with a UNIQUE
 # column.
 #
-#   [CASES="update unique fk cascade insert plain_insert upsert block pk keyless selfref fkmove keylessfk uniqueref"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
+#   [CASES="update unique fk cascade diamond insert plain_insert upsert block pk keyless selfref fkmove keylessfk uniqueref"] bench/update_memory.sh BEFORE_BIN AFTER_BIN [ROWS...]
 #
 # For each size in ROWS (default 2000000):
 # - update: a table (k bigint PRIMARY KEY, v bigint, s text) of that many
@@ -20,6 +20,9 @@
 # - fk: (k bigint PRIMARY KEY, v bigint, s text) referenced by a table of
 #   half as many rows (indexed on the reference): a DELETE of the half
 #   nobody references, and an UPDATE of every referencing row;
+# - diamond: t referenced by l (CASCADE) and b referencing l (CASCADE)
+#   and t (SET NULL), of as many rows each, indexed: a DELETE of half of
+#   t (actions that do not form a tree);
 # - cascade: t (k bigint PRIMARY KEY, v bigint, s text) referenced by c
 #   of as many rows ON DELETE CASCADE and by n of as many ON DELETE SET
 #   NULL (both indexed on the reference), each child referencing the key
@@ -140,6 +143,21 @@ cascade_case() {
 		"DELETE FROM t WHERE v % 2 = 0"
 	setup=() answer=""
 }
+# diamond: a DELETE of half of t whose actions do not form a tree: l
+# references t (CASCADE) and b references both l (CASCADE) and t (SET
+# NULL), each b row the t row at the other end of the table; the
+# statement reads l and b through its overlay on disk.
+diamond_case() {
+	setup=("CREATE TABLE l (k bigint PRIMARY KEY, p bigint REFERENCES t ON DELETE CASCADE)" "CREATE INDEX l_p ON l (p)"
+		"CREATE TABLE b (k bigint PRIMARY KEY, l bigint REFERENCES l ON DELETE CASCADE, p bigint REFERENCES t ON DELETE SET NULL, s text)"
+		"CREATE INDEX b_l ON b (l)" "CREATE INDEX b_p ON b (p)"
+		"INSERT INTO l SELECT g, g FROM generate_series(1, $1) g"
+		"INSERT INTO b SELECT g, g, $1 + 1 - g, 'child' FROM generate_series(1, $1) g")
+	answer="SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM l), (SELECT count(*) FROM b), (SELECT count(p) FROM b)"
+	changed_case "$1" "CREATE TABLE t (k bigint PRIMARY KEY, v bigint, s text)" '$1 "\t" $1 "\trow " $1' \
+		"DELETE FROM t WHERE v % 2 = 0"
+	setup=() answer=""
+}
 
 # pk: UPDATEs that move every row to a new primary key.
 pk_case() {
@@ -212,7 +230,7 @@ plain_insert_case() { insert_into "$1" "k bigint PRIMARY KEY, u bigint, s text" 
 
 echo "load: $(cat /proc/loadavg) on $(nproc) cores"
 for n in "${sizes[@]}"; do
-	for c in ${CASES:-update unique fk cascade insert plain_insert upsert block pk keyless selfref fkmove keylessfk uniqueref}; do
+	for c in ${CASES:-update unique fk cascade diamond insert plain_insert upsert block pk keyless selfref fkmove keylessfk uniqueref}; do
 		"${c}_case" "$n"
 	done
 	echo "load: $(cat /proc/loadavg)"

@@ -45,8 +45,13 @@ import (
 // order of the batches.
 
 // streamFKOverlayOK reports whether plan, whose actions do not form a
-// tree below d, can stream through an overlay: no SET DEFAULT action.
+// tree below d, can stream through an overlay: it has actions (two
+// references of d to itself alone are checked as a whole), and no SET
+// DEFAULT action.
 func streamFKOverlayOK(d *catalog.Descriptor, p streamFKPlan) bool {
+	if !p.acts {
+		return false
+	}
 	changed := func(id uint32) bool {
 		return id == d.ID || slices.ContainsFunc(p.changed, func(t *catalog.Descriptor) bool { return t.ID == id })
 	}
