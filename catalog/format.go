@@ -108,8 +108,14 @@ const (
 	// of vnodes of one table is one contiguous span of keys, which a
 	// later step moves between servers without rewriting it
 	// (storage.VNodeSpan). The hash and the layout are stored, so they
-	// never change. Joins' state and a view's rows carry no vnode yet.
+	// never change.
 	DataflowVNodeKeys
+	// DataflowJoinVNodes also puts a vnode in every key of a join's
+	// state: the table's prefix, the side, the vnode of the join key (as
+	// DataflowVNodeKeys computes it, over the join key's encoding), then
+	// the key as before. A join key's rows on both sides have one vnode,
+	// and one range of vnodes of one side is one contiguous span.
+	DataflowJoinVNodes
 
 	// -- add new formats above this line --
 

@@ -31,6 +31,7 @@ func TestFormatNumbers(t *testing.T) {
 		{"DataflowSharedWatermarkScans", DataflowSharedWatermarkScans, 12},
 		{"DataflowIntervalSpans", DataflowIntervalSpans, 13},
 		{"DataflowVNodeKeys", DataflowVNodeKeys, 14},
+		{"DataflowJoinVNodes", DataflowJoinVNodes, 15},
 	}
 	for _, p := range pinned {
 		if int(p.v) != p.want {

@@ -91,7 +91,7 @@ func (op *joinOp) writePages() {
 		clear(p.entries[len(live):]) // let removed entries go
 		p.entries = live
 		if op.format == joinStateByKey {
-			op.keyOut = appendKeyedPageKey(op.keyOut[:0], p)
+			op.keyOut = appendKeyedPageKey(op.keyOut[:0], op.vnodes, p)
 		} else {
 			op.keyOut = binary.BigEndian.AppendUint64(op.keyOut[:0], p.id)
 		}

@@ -3,6 +3,7 @@ package exec
 import (
 	"strconv"
 
+	"streamdb/catalog"
 	"streamdb/metrics"
 	"streamdb/plan"
 )
@@ -20,7 +21,7 @@ func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
 		return nil, err
 	}
 	limit := b.cacheLimit(joinCacheKind, &b.rt.joinCache)
-	op, err := newCachedJoinOp(n, prefix, b.rt.store.DB(), joinStateByKey, packed, limit, findJoinExpiry(n, b.watermarkFor), next)
+	op, err := newCachedJoinOp(n, prefix, b.rt.store.DB(), joinStateByKey, joinVNodes(b.dataflow, b.vnodes), packed, limit, findJoinExpiry(n, b.watermarkFor), next)
 	if err != nil {
 		return nil, err
 	}
@@ -33,3 +34,13 @@ func (b *builder) newJoin(n *plan.Join, next Operator) (*joinOp, error) {
 // side of a join keeps in memory (0: all). A join started with 0 keeps
 // everything until the view restarts.
 func (rt *Runtime) SetJoinCache(n int64) { rt.joinCache.Store(n) }
+
+// joinVNodes is the vnode count a join's page keys carry in a view of
+// format dataflow with vnodes (catalog.StateVNodes): none before
+// catalog.DataflowJoinVNodes.
+func joinVNodes(dataflow catalog.FormatVersion, vnodes int) int {
+	if dataflow < catalog.DataflowJoinVNodes {
+		return 0
+	}
+	return vnodes
+}

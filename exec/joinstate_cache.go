@@ -63,8 +63,8 @@ func (c *joinCache) loadAll(op *joinOp) error {
 	}
 	return storage.ScanPrefix(c.store, op.prefix, func(k, v []byte) error {
 		k = k[len(op.prefix):]
-		if len(k) > 0 && k[0] <= 1 {
-			if jk, _, err := readLenPrefixed(k[1:]); err == nil && cached[k[0]][string(jk)] {
+		if after := 1 + vnodeSkip(op.vnodes); len(k) >= after && k[0] <= 1 {
+			if jk, _, err := readLenPrefixed(k[after:]); err == nil && cached[k[0]][string(jk)] {
 				return nil
 			}
 		}

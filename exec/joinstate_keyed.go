@@ -8,7 +8,9 @@ import (
 )
 
 // Join state by key (joinStateByKey). A page's state key starts with its
-// side and join key, so one join key's rows on one side are one key range:
+// side, the vnode of its join key (catalog.DataflowJoinVNodes on: see
+// joinOp.vnodes) and the join key, so one join key's rows on one side are
+// one key range, and so are one side's rows of a range of vnodes:
 // a join that keeps only some keys in memory reads a missing key's rows
 // with one scan. Within a key, rows are paged as in join_pages.go: on an
 // append-only (packed) side the rows a key gathers share pages of up to
@@ -21,16 +23,22 @@ import (
 // (missRule says Pebble cannot hold it) has no pages there.
 
 // appendBucketPrefix appends the key range of side's rows with join key
-// jk, after the operator's prefix.
-func appendBucketPrefix(k []byte, side byte, jk string) []byte {
+// jk, after the operator's prefix: side, the vnode of jk among vnodes
+// (none when vnodes is 0), len(jk), jk. The vnode is that of the join key
+// alone, so a key's rows on both sides fall in one vnode.
+func appendBucketPrefix(k []byte, side byte, vnodes int, jk string) []byte {
 	k = append(k, side)
+	if vnodes > 0 {
+		k = storage.AppendVNode(k, storage.VNodeOf(jk, vnodes))
+	}
 	k = binary.AppendUvarint(k, uint64(len(jk)))
 	return append(k, jk...)
 }
 
-// appendKeyedPageKey appends p's state key after the operator's prefix.
-func appendKeyedPageKey(k []byte, p *joinPage) []byte {
-	return binary.BigEndian.AppendUint64(appendBucketPrefix(k, p.side, p.key), p.id)
+// appendKeyedPageKey appends p's state key after the operator's prefix,
+// its join key's vnode among vnodes in it (appendBucketPrefix).
+func appendKeyedPageKey(k []byte, vnodes int, p *joinPage) []byte {
+	return binary.BigEndian.AppendUint64(appendBucketPrefix(k, p.side, vnodes, p.key), p.id)
 }
 
 // appendKeyedEntry appends e as a keyed page stores it:
@@ -69,7 +77,11 @@ func (op *joinOp) restoreKeyedPage(k, v []byte) (*joinBucket, error) {
 		return nil, fmt.Errorf("join state: bad page key")
 	}
 	side := k[0]
-	jk, rest, err := readLenPrefixed(k[1:])
+	after := 1 + vnodeSkip(op.vnodes)
+	if len(k) < after {
+		return nil, fmt.Errorf("join state: bad page key")
+	}
+	jk, rest, err := readLenPrefixed(k[after:])
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +120,7 @@ func (op *joinOp) restoreKeyedPage(k, v []byte) (*joinBucket, error) {
 // loadBucket reads side's rows with join key jk from Pebble into the
 // cache, and returns their bucket (nil when Pebble holds none).
 func (op *joinOp) loadBucket(side byte, jk []byte) (*joinBucket, error) {
-	pfx := appendBucketPrefix(append([]byte(nil), op.prefix...), side, string(jk))
+	pfx := appendBucketPrefix(append([]byte(nil), op.prefix...), side, op.vnodes, string(jk))
 	var b *joinBucket
 	err := storage.ScanPrefix(op.cache.store, pfx, func(k, v []byte) error {
 		var err error

@@ -156,6 +156,9 @@ var formatSteps = []formatStep{
 			return isAgg || plan.StreamingTopN(n) != nil
 		})
 	}, migrateVNodeKeys},
+	// Joins, whose page keys carry the vnode of their join key
+	// (appendBucketPrefix); migrateJoinVNodes re-keys them.
+	{catalog.DataflowVNodeKeys, joinsChange, migrateJoinVNodes},
 }
 
 // MigratedFormat is the format a view of format from, with bound plan

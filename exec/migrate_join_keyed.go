@@ -97,7 +97,7 @@ func joinPagesByKey(r storage.Reader, b *pebble.Batch, packed [2]bool, prefix []
 		for _, e := range p.entries {
 			val = appendKeyedEntry(val, e)
 		}
-		moves = append(moves, movedEntry{key: appendKeyedPageKey(append([]byte(nil), prefix...), p), val: val})
+		moves = append(moves, movedEntry{key: appendKeyedPageKey(append([]byte(nil), prefix...), 0, p), val: val})
 	}
 	return true, moveEntries(b, moves)
 }

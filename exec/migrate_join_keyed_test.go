@@ -31,7 +31,7 @@ func TestMigrateJoinByKey(t *testing.T) {
 			if keys > 0 {
 				limit = groupLimit{max: func() int64 { return keys }, committed: func() uint64 { return ^uint64(0) }}
 			}
-			op, err := newCachedJoinOp(j, storage.StatePrefix(id, 2), st.DB(), format, packed, limit, nil, out)
+			op, err := newCachedJoinOp(j, storage.StatePrefix(id, 2), st.DB(), format, 0, packed, limit, nil, out)
 			if err != nil {
 				t.Fatalf("seed %d packed %v: restore format %d: %v", seed, packed, format, err)
 			}

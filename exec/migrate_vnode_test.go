@@ -115,8 +115,9 @@ func TestMigrateVNodeKeys(t *testing.T) {
 	d := &catalog.Descriptor{ID: 42, Name: "v", Kind: catalog.KindView, Dataflow: catalog.DataflowIntervalSpans}
 	b := st.NewBatch()
 	f, err := MigrateView(st, b, d, agg, nil)
-	if err != nil || f != catalog.DataflowVNodeKeys {
-		t.Fatalf("MigrateView: format %d, %v; want %d", f, err, catalog.DataflowVNodeKeys)
+	// Without a join, the view also takes the step to DataflowJoinVNodes.
+	if err != nil || f != catalog.DataflowJoinVNodes {
+		t.Fatalf("MigrateView: format %d, %v; want %d", f, err, catalog.DataflowJoinVNodes)
 	}
 	if err := st.Commit(b, false); err != nil {
 		t.Fatal(err)
@@ -293,8 +294,9 @@ func testMigrateVNodeKeysTopN(t *testing.T, tn *plan.TopN, seed, limit int64) {
 	d := &catalog.Descriptor{ID: 42, Name: "v", Kind: catalog.KindView, Dataflow: catalog.DataflowIntervalSpans}
 	b := store.NewBatch()
 	f, err := MigrateView(store, b, d, tn, nil)
-	if err != nil || f != catalog.DataflowVNodeKeys {
-		t.Fatalf("MigrateView: format %d, %v; want %d", f, err, catalog.DataflowVNodeKeys)
+	// Without a join, the view also takes the step to DataflowJoinVNodes.
+	if err != nil || f != catalog.DataflowJoinVNodes {
+		t.Fatalf("MigrateView: format %d, %v; want %d", f, err, catalog.DataflowJoinVNodes)
 	}
 	if err := store.Commit(b, false); err != nil {
 		t.Fatal(err)

@@ -42,6 +42,10 @@ type joinOp struct {
 	// cache: under joinStateByKey, how each side's keys are read on a
 	// miss and evicted (joinstate_cache.go).
 	cache joinCache
+	// vnodes, under joinStateByKey, is the view's vnode count when each
+	// page key carries the vnode of its join key after its side
+	// (catalog.DataflowJoinVNodes on), else 0.
+	vnodes int
 
 	// Scratch reused across rows: the join key, a row's encoding.
 	keyBuf, rowBuf []byte
@@ -109,15 +113,16 @@ const (
 // into memory whole. packed says which sides' rows share pages under
 // joinStateByPage and joinStateByKey.
 func newJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinStateFormat, packed [2]bool, next Operator) (*joinOp, error) {
-	return newCachedJoinOp(j, prefix, store, format, packed, groupLimit{}, nil, next)
+	return newCachedJoinOp(j, prefix, store, format, 0, packed, groupLimit{}, nil, next)
 }
 
-// newCachedJoinOp is newJoinOp with, under joinStateByKey, at most
+// newCachedJoinOp is newJoinOp with, under joinStateByKey, page keys
+// carrying the vnodes of their join keys among vnodes (0: none), at most
 // limit.max() keys per side in memory (0 or no limit: all), and rows
 // freed as expire says (nil: never; all are kept in memory then).
-func newCachedJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinStateFormat, packed [2]bool, limit groupLimit, expire *joinExpiry, next Operator) (*joinOp, error) {
+func newCachedJoinOp(j *plan.Join, prefix []byte, store storage.Reader, format joinStateFormat, vnodes int, packed [2]bool, limit groupLimit, expire *joinExpiry, next Operator) (*joinOp, error) {
 	op := &joinOp{
-		format: format, packed: packed,
+		format: format, packed: packed, vnodes: vnodes,
 		kind: j.Kind, keys: [2][]expr.Expr{j.LeftKeys, j.RightKeys}, cond: j.Cond,
 		widths: [2]int{len(j.Left.Schema()), len(j.Right.Schema())},
 		outer:  [2]bool{j.Kind == plan.LeftJoin || j.Kind == plan.FullJoin, j.Kind == plan.RightJoin || j.Kind == plan.FullJoin},

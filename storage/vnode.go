@@ -3,7 +3,8 @@ package storage
 import "encoding/binary"
 
 // State keys of a view of format catalog.DataflowVNodeKeys on carry a
-// vnode right after their table's prefix:
+// vnode right after their table's prefix (a join's, of format
+// catalog.DataflowJoinVNodes on, after the table's prefix and its side):
 //
 //	StatePrefix(obj, table) | vnode (VNodeLen bytes, big-endian) | key
 //
@@ -34,7 +35,13 @@ func AppendVNode(buf []byte, vn uint16) []byte {
 // VNodeSpan is the span of keys of vnodes first to last (inclusive) of
 // state table table of object obj: start inclusive, end exclusive.
 func VNodeSpan(obj uint32, table uint16, first, last uint16) (start, end []byte) {
-	p := StatePrefix(obj, table)
+	return VNodeSpanIn(StatePrefix(obj, table), first, last)
+}
+
+// VNodeSpanIn is VNodeSpan for keys whose vnode follows prefix p: a
+// table's prefix, or a longer one (a join's state puts its side first:
+// StatePrefix | side | vnode | key, one span per side).
+func VNodeSpanIn(p []byte, first, last uint16) (start, end []byte) {
 	start = AppendVNode(append([]byte(nil), p...), first)
 	if last == 0xffff {
 		return start, PrefixEnd(p)

@@ -56,6 +56,9 @@ var migratedFormats = map[string]map[string]catalog.FormatVersion{
 	"gen4-2026-12-03": allViews(catalog.DataflowLatest),
 	"gen5-2026-12-06": allViews(catalog.DataflowLatest),
 	"gen6-2026-12-07": allViews(catalog.DataflowLatest),
+	// Format 14 (DataflowVNodeKeys): by_name's join state gets the vnodes
+	// of its join keys on the step to DataflowJoinVNodes.
+	"gen7-2026-12-07": allViews(catalog.DataflowLatest),
 }
 
 // allViews puts every view a generation may hold (views and formatViews)
