@@ -116,6 +116,13 @@ const (
 	// the key as before. A join key's rows on both sides have one vnode,
 	// and one range of vnodes of one side is one contiguous span.
 	DataflowJoinVNodes
+	// DataflowViewRowVNodes also puts a vnode in every key of a
+	// materialized view's rows: the table's prefix, the vnode of the key
+	// the row is stored by (its unique key's encoding, its row id, or the
+	// row's encoding: what followed the prefix before), then that key. An
+	// index entry keeps pointing to its row by that whole key (vnode and
+	// key) after its indexed values. Tables' rows carry no vnode.
+	DataflowViewRowVNodes
 
 	// -- add new formats above this line --
 

@@ -32,6 +32,7 @@ func TestFormatNumbers(t *testing.T) {
 		{"DataflowIntervalSpans", DataflowIntervalSpans, 13},
 		{"DataflowVNodeKeys", DataflowVNodeKeys, 14},
 		{"DataflowJoinVNodes", DataflowJoinVNodes, 15},
+		{"DataflowViewRowVNodes", DataflowViewRowVNodes, 16},
 	}
 	for _, p := range pinned {
 		if int(p.v) != p.want {

@@ -20,3 +20,13 @@ func (d *Descriptor) StateVNodes() int {
 	}
 	return int(d.VNodes)
 }
+
+// RowVNodes is the number of vnodes the keys of object d's rows carry:
+// 0 for a table, and for a view of a format before
+// DataflowViewRowVNodes; else StateVNodes.
+func (d *Descriptor) RowVNodes() int {
+	if d.Kind != KindView || d.Dataflow < DataflowViewRowVNodes {
+		return 0
+	}
+	return d.StateVNodes()
+}

@@ -62,8 +62,9 @@ func readKeyedRows(r storage.Reader, keys [][]byte, ncols int, cond expr.Expr) (
 // past it a scan is cheaper to reason about.
 const maxPinnedKeys = 1024
 
-// PinnedKeys returns the full stored keys (prefix and key columns) of the
-// rows of s that cond can hold for, in key order without repeats, when
+// PinnedKeys returns the full stored keys (prefix, the vnode when the
+// object's rows carry one, and key columns) of the rows of s that cond
+// can hold for, in the order of their key columns without repeats, when
 // cond fixes every column of s.StoredKey to constants: "col = c", or
 // "col IN (c1, c2, ...)" (an OR of such equalities), ANDed. An empty list
 // means no row can pass (a key column compared to NULL). ok is false when
@@ -92,7 +93,23 @@ func PinnedKeys(cond expr.Expr, s *plan.Scan) (keys [][]byte, ok bool) {
 		keys = next
 	}
 	slices.SortFunc(keys, bytes.Compare)
-	return slices.CompactFunc(keys, bytes.Equal), true
+	keys = slices.CompactFunc(keys, bytes.Equal)
+	if vnodes := s.Object.RowVNodes(); vnodes > 0 {
+		for i, key := range keys {
+			keys[i] = withRowVNode(key, len(ViewTablePrefix(s.Object.ID)), vnodes)
+		}
+	}
+	return keys, true
+}
+
+// withRowVNode returns the stored key of a row of an object whose rows
+// carry vnodes among vnodes, from key, its prefix (of length at) and the
+// key the row is stored by: the vnode of that key goes between them.
+func withRowVNode(key []byte, at, vnodes int) []byte {
+	out := make([]byte, 0, len(key)+storage.VNodeLen)
+	out = append(out, key[:at]...)
+	out = storage.AppendVNode(out, storage.VNodeOf(key[at:], vnodes))
+	return append(out, key[at:]...)
 }
 
 // keyValues returns the values conj fixes column col to: one conjunct

@@ -68,6 +68,7 @@ func (rt *Runtime) buildView(desc *catalog.Descriptor, root plan.Node, ups Upstr
 		return nil, nil, err
 	}
 	mat.rowsOut = metrics.ViewRowsOut.WithLabelValues(desc.Name)
+	mat.vnodes = desc.RowVNodes()
 	if len(desc.Indexes) > 0 {
 		cols, err := desc.Schema()
 		if err != nil {

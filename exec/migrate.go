@@ -159,6 +159,12 @@ var formatSteps = []formatStep{
 	// Joins, whose page keys carry the vnode of their join key
 	// (appendBucketPrefix); migrateJoinVNodes re-keys them.
 	{catalog.DataflowVNodeKeys, joinsChange, migrateJoinVNodes},
+	// Every view's rows, whose keys carry the vnode of the key they are
+	// stored by (materializeOp.rowKeyDone), and its indexes' entries,
+	// which end with that key; migrateViewRowVNodes re-keys them.
+	{catalog.DataflowJoinVNodes, func(_ catalog.FormatVersion, v stepView) bool {
+		return v.desc.Kind == catalog.KindView
+	}, migrateViewRowVNodes},
 }
 
 // MigratedFormat is the format a view of format from, with bound plan

@@ -82,8 +82,8 @@ func TestMigrateJoinVNodes(t *testing.T) {
 
 		b := st.NewBatch()
 		f, err := MigrateView(st, b, d, j, nil)
-		if err != nil || f != catalog.DataflowJoinVNodes {
-			t.Fatalf("seed %d: MigrateView: format %d, %v; want %d", seed, f, err, catalog.DataflowJoinVNodes)
+		if err != nil || f != catalog.DataflowLatest {
+			t.Fatalf("seed %d: MigrateView: format %d, %v; want %d", seed, f, err, catalog.DataflowLatest)
 		}
 		if err := st.Commit(b, false); err != nil {
 			t.Fatal(err)

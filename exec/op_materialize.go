@@ -40,6 +40,12 @@ type materializeOp struct {
 	mode    MaterializeMode
 	keyCols []int
 	prefix  []byte // the view's table
+	// vnodes is the view's vnode count when each row's key (after
+	// prefix) starts with the vnode of the rest of it
+	// (catalog.Descriptor.RowVNodes), else 0. Every key the operator
+	// handles (pending writes, counts, index entries' row keys) is that
+	// whole key.
+	vnodes  int
 	metaKey []byte // AppendOnly: next row id
 
 	nextRowID uint64
@@ -210,7 +216,7 @@ func (op *materializeOp) Push(c *Chunk) error {
 			}
 		}
 		sign := c.Signs[i]
-		kb := op.keyBuf[:0]
+		kb := op.rowKeyStart(op.keyBuf)
 		switch op.mode {
 		case Keyed, CountedSet:
 			if op.mode == Keyed {
@@ -220,6 +226,7 @@ func (op *materializeOp) Push(c *Chunk) error {
 			} else {
 				kb = keyenc.AppendRowValue(kb, row)
 			}
+			op.rowKeyDone(kb)
 			if sign > 0 {
 				op.pending.set(kb, row, 1)
 			} else {
@@ -236,6 +243,7 @@ func (op *materializeOp) Push(c *Chunk) error {
 				return fmt.Errorf("internal error: retraction reached an append-only view")
 			}
 			kb = binary.BigEndian.AppendUint64(kb, op.nextRowID)
+			op.rowKeyDone(kb)
 			op.nextRowID++
 			op.pending.setNew(kb, row, 1)
 			for _, ix := range op.indexes {
@@ -246,6 +254,7 @@ func (op *materializeOp) Push(c *Chunk) error {
 			}
 		case Counted:
 			kb = keyenc.AppendRowValue(kb, row)
+			op.rowKeyDone(kb)
 			ent, err := op.count(kb)
 			if err != nil {
 				return err
@@ -279,6 +288,23 @@ func (op *materializeOp) Push(c *Chunk) error {
 		return err
 	}
 	return op.checkEpochMemory()
+}
+
+// rowKeyStart starts a row key in buf's storage: room for its vnode
+// when the rows carry one.
+func (op *materializeOp) rowKeyStart(buf []byte) []byte {
+	if op.vnodes > 0 {
+		return append(buf[:0], 0, 0)
+	}
+	return buf[:0]
+}
+
+// rowKeyDone puts, into the room rowKeyStart left in row key kb, the
+// vnode of the key after it.
+func (op *materializeOp) rowKeyDone(kb []byte) {
+	if op.vnodes > 0 {
+		binary.BigEndian.PutUint16(kb, storage.VNodeOf(kb[storage.VNodeLen:], op.vnodes))
+	}
 }
 
 // count returns a row's multiplicity entry, reading it from Pebble when

@@ -220,6 +220,7 @@ func readGenerationIn(t *testing.T, gen Generation, dataDir string) *testutil.Se
 			t.Errorf("view %s after the upgrade:\n got %v\nwant %v", n, got, want)
 		}
 	}
+	checkPointLookups(t, conn, "per_k", "k", gen.Rows["per_k"])
 
 	// Fresh twins over the same input; then more input for both.
 	for _, n := range viewOrder() {
@@ -379,6 +380,22 @@ func extractTarball(t *testing.T, path, dir string) {
 				t.Fatal(err)
 			}
 			out.Close()
+		}
+	}
+}
+
+// checkPointLookups reads each row of view (rows as text, sorted) by its
+// key column key, the first, as one point read (WHERE key = value), and
+// checks it finds that row alone: the keys the rows are stored under
+// (their vnodes, catalog.DataflowViewRowVNodes) are the keys a lookup
+// computes.
+func checkPointLookups(t *testing.T, conn *pgx.Conn, view, key string, want []string) {
+	t.Helper()
+	for _, row := range want {
+		k, _, _ := strings.Cut(row, "|")
+		q := fmt.Sprintf("SELECT * FROM %s WHERE %s = %s", view, key, k)
+		if got := rows(t, conn, q); !slices.Equal(got, []string{row}) {
+			t.Errorf("%s: got %v, want [%s]", q, got, row)
 		}
 	}
 }
