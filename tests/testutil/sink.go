@@ -196,3 +196,15 @@ func eachSinkMessage(js jetstream.JetStream, subject string, fn func(m *jetstrea
 	}
 	return nil
 }
+
+// SubjectMessages returns the body of every message stored on subject in
+// its JetStream stream, in stream order: what a stream holds, to compare
+// a view with (a write whose acknowledgement was lost may be there).
+func SubjectMessages(js jetstream.JetStream, subject string) ([][]byte, error) {
+	var out [][]byte
+	err := eachSinkMessage(js, subject, func(m *jetstream.RawStreamMsg) error {
+		out = append(out, m.Data)
+		return nil
+	})
+	return out, err
+}
