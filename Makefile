@@ -4,7 +4,7 @@ BIN       := bin/streamdb
 # The tests build the server binary once and share it.
 export STREAMDB_BIN := $(abspath $(BIN))
 
-.PHONY: build run test test-unit test-e2e vet fmt bench bench-100m fuzz props queries views-churn clean
+.PHONY: build run test test-unit test-e2e vet fmt bench bench-100m fuzz props queries views-churn cluster-faults clean
 
 # The version and commit that `streamdb --version` prints.
 VERSION   ?= $(shell git describe --tags --dirty 2>/dev/null || echo dev)
@@ -84,6 +84,14 @@ queries: build
 CHURN_ROUNDS ?= 200
 views-churn: build
 	STREAMDB_PROP_SEED=$${STREAMDB_PROP_SEED:-random} STREAMDB_CHURN_ROUNDS=$(CHURN_ROUNDS) $(GO) test -count=1 -timeout 120m -v -run 'TestSubqueryViewsChurn' ./tests/props/
+
+# Fault rounds on a three-server cluster (tests/cluster
+# TestClusterFaultRounds): FAULT_ROUNDS rounds of kill -9 or SIGSTOP of
+# the coordinator or a member under writes (make test runs 3);
+# STREAMDB_FAULT_SEED=N replays a seed's choices.
+FAULT_ROUNDS ?= 10
+cluster-faults: build
+	STREAMDB_FAULT_ROUNDS=$(FAULT_ROUNDS) $(GO) test -count=1 -timeout 30m -v -run '^TestClusterFaultRounds$$' ./tests/cluster/
 
 clean:
 	rm -rf bin streamdb-data

@@ -7,5 +7,8 @@
 // coordinator itself is killed and another member takes over. The
 // replay oracle (replay_test.go, one NATS server) replays a recorded
 // control log into another server up to chosen epochs and compares its
-// views with PostgreSQL over the input up to those epochs' cuts.
+// views with PostgreSQL over the input up to those epochs' cuts. The
+// fault rounds (fault_rounds_test.go) kill or pause the coordinator or a
+// member under writes and check, through every server, that nothing
+// acknowledged is lost and every view and the sink are exact.
 package cluster

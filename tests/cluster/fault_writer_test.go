@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"streamdb/tests/testutil"
 )
@@ -20,11 +19,13 @@ import (
 // statement at a time, while servers are killed and paused: a table row
 // (acct, keyed by k) and mostly a stream event (ev, with its own id).
 //
-// Outcomes. A statement that succeeded is acknowledged. One that failed
-// before anything reached a server (the connection refused, 57P03 at
-// startup, pgconn.SafeToRetry) did nothing and is sent again through
-// another server. Any other failure (the session cut mid-statement, a
-// timeout, 57P01 when the lease moved) is ambiguous: it may have landed.
+// Outcomes. A statement that succeeded is acknowledged. One whose
+// session could not be opened (the connection refused, 57P03 at startup)
+// did nothing and is sent again through another server. Any other
+// failure (the session cut mid-statement, a timeout, 57P01 when the
+// lease moved, any error once the session was open) is ambiguous: it may
+// have landed. pgconn.SafeToRetry is not used: with a member killed
+// mid-statement it called an INSERT that had landed safe to retry.
 // A table row is then sent again until it succeeds or fails with 23505,
 // which says the earlier attempt landed; so every table row ends
 // acknowledged and the table must hold exactly the rows written. A
@@ -44,6 +45,8 @@ type faultWriter struct {
 	unknown   map[int64][2]int64 // id -> k, v: events whose outcome is unknown
 	resent    int                // statements sent again after a failure
 	ambiguous int                // failures that may have landed
+	lastAck   time.Time          // when the last statement was acknowledged
+	maxGap    time.Duration      // the longest time between two since resetGap
 	err       error
 
 	// The writer goroutine's own: a session per server, and until when
@@ -133,6 +136,7 @@ func (w *faultWriter) insertRow(k, g, v int64) error {
 		if err == nil {
 			w.mu.Lock()
 			w.acct[k] = [2]int64{g, v}
+			w.acked()
 			w.mu.Unlock()
 			return nil
 		}
@@ -151,6 +155,7 @@ func (w *faultWriter) insertEvent(id, k, v int64) error {
 		if err == nil {
 			w.mu.Lock()
 			w.events[id] = [2]int64{k, v}
+			w.acked()
 			w.mu.Unlock()
 			return nil
 		}
@@ -167,6 +172,25 @@ func (w *faultWriter) insertEvent(id, k, v int64) error {
 		}
 		time.Sleep(50 * time.Millisecond) // the writer's pace between attempts
 	}
+}
+
+// acked notes an acknowledgement's time; w.mu is held.
+func (w *faultWriter) acked() {
+	now := time.Now()
+	if gap := now.Sub(w.lastAck); !w.lastAck.IsZero() && gap > w.maxGap {
+		w.maxGap = gap
+	}
+	w.lastAck = now
+}
+
+// resetGap starts measuring the longest stall of acknowledgements anew;
+// it returns the longest one since the last reset.
+func (w *faultWriter) resetGap() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	gap := w.maxGap
+	w.maxGap, w.lastAck = 0, time.Now()
+	return gap
 }
 
 func (w *faultWriter) count(ambiguous bool) {
@@ -187,7 +211,7 @@ func (e notSent) Unwrap() error { return e.err }
 // definite reports whether a failed statement certainly did nothing.
 func definite(err error) bool {
 	var ns notSent
-	return errors.As(err, &ns) || pgconn.SafeToRetry(err)
+	return errors.As(err, &ns)
 }
 
 // exec runs sql through a random server (one that has not failed in
