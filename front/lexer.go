@@ -32,6 +32,10 @@ type token struct {
 	end   int
 	space bool // whitespace or a comment came before it
 	n     int  // parameter number for tkParam
+	// keyword marks a word a statement rewrite found in a keyword's place
+	// (UPDATE's SET after a moved FROM list): quotePass leaves it a
+	// keyword whatever comes before it.
+	keyword bool
 }
 
 // multiOps are the operators of more than one character, longest first.

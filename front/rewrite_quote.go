@@ -86,7 +86,7 @@ var frameWords = setOf("between", "unbounded", "current")
 // where they are keywords (PARTITION BY, ROWS BETWEEN, FETCH ... ROWS).
 func (r *rewriter) quotePass() error {
 	for i, t := range r.toks {
-		if t.kind == tkWord && contextKeywords[t.val] && r.nameInContext(i) {
+		if t.kind == tkWord && contextKeywords[t.val] && !t.keyword && r.nameInContext(i) {
 			r.toks[i].kind = tkIdent
 			continue
 		}

@@ -75,7 +75,12 @@ func updateClauses(src string, toks []token) (out []token, join bool, err error)
 		return nil, false, syntaxError(src, toks[stop])
 	}
 	comma := synth(tkOp, ",", toks[end], false)
-	return concat(toks[:set], []token{comma}, withSpace(from, true), toks[set:set+1], list, toks[stop:]), true, nil
+	// The FROM list may end in any token (a literal, a parenthesis), so
+	// SET no longer follows the table's name, which is how quotePass tells
+	// the keyword from a column named set.
+	kw := toks[set]
+	kw.keyword = true
+	return concat(toks[:set], []token{comma}, withSpace(from, true), []token{kw}, list, toks[stop:]), true, nil
 }
 
 // multiAssignment rewrites one SET item: (a, b) = source becomes the
