@@ -93,9 +93,13 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *binder.Params) (*prep
 			return nil, err
 		}
 	}
-	ret, err := bindReturning(params.Statement().Returning, alias, cols, params)
+	ret, err := s.bindReturning(params.Statement().Returning, binder.TableScope(alias, cols), params)
 	if err != nil {
 		return nil, err
+	}
+	if oc != nil && ret.hasSubqueries() {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in RETURNING of INSERT ... ON CONFLICT are not supported").
+			WithHint("Run the subquery in a separate SELECT, or drop ON CONFLICT.")
 	}
 	defaults, err := s.columnDefaults(desc, cols)
 	if err != nil {
@@ -166,10 +170,15 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *binder.Params) (*prep
 			}
 			values = append(values, row)
 		}
-		if up != nil {
-			return s.writeUpsert(ctx, desc, values, up, vals, stmtTime, ret, w)
+		ir, err := s.openInsertReturning(ctx, ret, vals, stmtTime)
+		if err != nil {
+			return "", err
 		}
-		return s.writeInsert(ctx, desc, cols, values, ret, w, arb)
+		defer ir.close()
+		if up != nil {
+			return s.writeUpsert(ctx, desc, values, up, vals, stmtTime, ir.returning(), w)
+		}
+		return s.writeInsert(ctx, desc, cols, values, ir, w, arb)
 	}}, nil
 }
 
@@ -178,22 +187,47 @@ func (s *session) prepareInsert(n *ast.InsertStmt, params *binder.Params) (*prep
 // them to a stream (at COMMIT inside a transaction block), answers the
 // RETURNING rows of ret (if any) once the write succeeded, and returns the
 // command tag. A stream's RETURNING rows are the values published.
+// RETURNING's subqueries are evaluated before the rows are visible
+// (insert_returning.go).
 //
 // arb, when not nil, are the unique keys whose conflicts ON CONFLICT DO
 // NOTHING skips: the tag counts and RETURNING answers the rows inserted.
-func (s *session) writeInsert(ctx context.Context, desc *catalog.Descriptor, cols []types.Column, values []types.Row, ret *returning, w pgwire.RowWriter, arb map[string]bool) (string, error) {
-	if arb != nil {
+func (s *session) writeInsert(ctx context.Context, desc *catalog.Descriptor, cols []types.Column, values []types.Row, ret *insertReturning, w pgwire.RowWriter, arb map[string]bool) (string, error) {
+	var out []types.Row
+	var err error
+	tag := fmt.Sprintf("INSERT 0 %d", len(values))
+	switch {
+	case arb != nil:
+		// prepareInsert refuses subqueries in RETURNING here.
 		kept, err := s.insertIntoTableSkipping(ctx, desc, values, arb)
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("INSERT 0 %d", len(kept)), ret.write(w, kept)
+		tag = fmt.Sprintf("INSERT 0 %d", len(kept))
+		out, err = ret.eval(kept)
+		if err != nil {
+			return "", err
+		}
+	case ret.readsState() && desc.Kind == catalog.KindTable:
+		if out, err = s.insertIntoTableReturning(ctx, desc, values, ret); err != nil {
+			return "", err
+		}
+	default:
+		if ret.readsState() { // a stream's: before its rows are published
+			if out, err = ret.evalLocked(s, values); err != nil {
+				return "", err
+			}
+		}
+		if tag, err = s.writeInsertRows(ctx, desc, cols, values); err != nil {
+			return "", err
+		}
+		if !ret.readsState() {
+			if out, err = ret.eval(values); err != nil {
+				return "", err
+			}
+		}
 	}
-	tag, err := s.writeInsertRows(ctx, desc, cols, values)
-	if err != nil {
-		return "", err
-	}
-	return tag, ret.write(w, values)
+	return tag, writeRows(w, out)
 }
 
 func (s *session) writeInsertRows(ctx context.Context, desc *catalog.Descriptor, cols []types.Column, values []types.Row) (string, error) {

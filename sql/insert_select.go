@@ -103,32 +103,49 @@ func (s *session) prepareInsertSelect(q ast.ResultSetNode, desc *catalog.Descrip
 		if err := query.ready(ctx); err != nil {
 			return "", err
 		}
+		ir, err := s.openInsertReturning(ctx, ret, vals, stmtTime)
+		if err != nil {
+			return "", err
+		}
+		defer ir.close()
+		// written answers a checked batch's RETURNING rows, inside the
+		// write (under stateMu shared) before the batch is visible.
+		written := func(rows []types.Row) error {
+			out, err := ir.eval(rows)
+			if err != nil {
+				return err
+			}
+			return writeRows(w, out)
+		}
 		if desc.Kind == catalog.KindTable && up == nil && s.streamsInsert(desc) {
-			return s.bulkInsertQuery(ctx, desc, arb, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
+			return s.bulkInsertQuery(ctx, desc, arb, query, vals, convert, written)
 		}
 		if up != nil && s.streamsUpsert(desc, up) {
 			bound, err := up.bind(vals, stmtTime)
 			if err != nil {
 				return "", err
 			}
-			return s.streamUpsert(ctx, desc, bound, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
+			return s.streamUpsert(ctx, desc, bound, query, vals, convert, written)
 		}
-		if arb == nil && s.spillsInsert(desc, query.reads) {
-			return s.blockInsertQuery(ctx, desc, query, vals, convert, func(rows []types.Row) error { return ret.write(w, rows) })
+		// A block's batches become visible to the block as they are
+		// spilled, before the next batch's RETURNING runs: with
+		// subqueries there, the rows are read whole first.
+		if arb == nil && !ir.readsState() && s.spillsInsert(desc, query.reads) {
+			return s.blockInsertQuery(ctx, desc, query, vals, convert, written)
 		}
 		// Each row the query writes is converted at once, so that the
 		// query's own row is not kept.
 		values := convertingCollector{convert: convert}
 		s.e.stateMu.RLock()
-		_, err := query.runLocked(ctx, vals, &values)
+		_, err = query.runLocked(ctx, vals, &values)
 		s.e.stateMu.RUnlock()
 		if err != nil {
 			return "", err
 		}
 		if up != nil {
-			return s.writeUpsert(ctx, desc, values.rows, up, vals, stmtTime, ret, w)
+			return s.writeUpsert(ctx, desc, values.rows, up, vals, stmtTime, ir.returning(), w)
 		}
-		return s.writeInsert(ctx, desc, cols, values.rows, ret, w, arb)
+		return s.writeInsert(ctx, desc, cols, values.rows, ir, w, arb)
 	}}, nil
 }
 

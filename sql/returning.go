@@ -23,26 +23,14 @@ type returning struct {
 	exprs []expr.Expr
 }
 
-// bindReturning binds fields against the target's columns, named alias in
-// the list (the table's name or its alias). It returns nil when fields is
-// nil.
-func bindReturning(fields []*ast.SelectField, alias string, cols []types.Column, params *binder.Params) (*returning, error) {
-	return bindReturningIn(fields, binder.TableScope(alias, cols), params)
-}
-
-// bindReturningIn binds fields against the columns of sc: the target's,
-// and after them those of UPDATE's FROM (DELETE's USING) list. A
-// subquery in them is refused (0A000).
-func bindReturningIn(fields []*ast.SelectField, sc *binder.Scope, params *binder.Params) (*returning, error) {
-	return bindReturningOver(fields, sc, params, nil)
-}
-
-// bindReturningOver is bindReturningIn with the subqueries of fields bound
-// against cat (nil: refused). Such a subquery, uncorrelated or correlated
-// with the returned row, reads what the statement's other subqueries
-// read: the tables as they were before the statement (or as the block
-// saw them), as in PostgreSQL, so the statement resolves it with them
-// (returning.resolved) and evaluates it before its changes are recorded.
+// bindReturningOver binds fields against the columns of sc (the
+// target's, and after them those of UPDATE's FROM or DELETE's USING
+// list), with their subqueries bound against cat (nil: refused, 0A000).
+// Such a subquery, uncorrelated or correlated with the returned row,
+// reads what the statement's other subqueries read: the tables as they
+// were before the statement (or as the block saw them), as in
+// PostgreSQL, so the statement resolves it with them and evaluates it
+// before its changes are visible.
 func bindReturningOver(fields []*ast.SelectField, sc *binder.Scope, params *binder.Params, cat binder.Catalog) (*returning, error) {
 	if fields == nil {
 		return nil, nil
