@@ -84,11 +84,17 @@ func (p *Params) Clone() *Params {
 }
 
 // WithStatement is p for a part of the statement parsed on its own (a
-// RETURNING list), whose nodes' offsets are in st's text; the
-// parameters are shared with p.
+// RETURNING list), whose nodes' offsets and parameter markers are st's
+// (front.Statement.ReturningStatement); the parameters' types are shared
+// with p: p's list is first grown to every parameter of the statement,
+// so that what binding the part infers lands in it.
 func (p *Params) WithStatement(st *front.Statement) *Params {
+	for len(p.types) < st.NumParams {
+		p.types = append(p.types, types.Unknown)
+	}
 	q := *p
 	q.stmt = st
+	q.order = st.Params
 	return &q
 }
 

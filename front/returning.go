@@ -29,16 +29,11 @@ func splitReturning(toks []token) (stmt, list []token, kw token, ok bool) {
 }
 
 // parseReturning parses a RETURNING list as the select list of "SELECT
-// list". Parameters ($n) are refused there: the statement's parameters are
-// numbered in the TiDB text of the statement without its RETURNING list.
+// list". Its parameter markers are numbered in the list's own text
+// (rendered.params), which ReturningStatement hands the binder.
 func parseReturning(src string, kw token, list []token) ([]*ast.SelectField, *rendered, error) {
 	if len(list) == 0 {
 		return nil, nil, syntaxError(src, eofToken(src))
-	}
-	for _, t := range list {
-		if t.kind == tkParam {
-			return nil, nil, unsupported(src, t, "a parameter in RETURNING")
-		}
 	}
 	rw, err := rewrite(src, list)
 	if err != nil {
@@ -58,8 +53,9 @@ func parseReturning(src string, kw token, list []token) ([]*ast.SelectField, *re
 }
 
 // ReturningStatement is st as seen from its RETURNING list: positions of
-// the list's AST nodes map to the user's text through it. It is st when
-// there is no RETURNING list.
+// the list's AST nodes map to the user's text through it, and its
+// parameter markers are the list's ($n in the order they appear there).
+// It is st when there is no RETURNING list.
 func (st *Statement) ReturningStatement() *Statement {
 	if st == nil || st.returning == nil {
 		return st
@@ -67,5 +63,6 @@ func (st *Statement) ReturningStatement() *Statement {
 	c := *st
 	c.rendered = st.returning
 	c.Rewritten = st.returning.text
+	c.Params = st.returning.params
 	return &c
 }

@@ -96,6 +96,11 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []types.Ty
 	if n, ok := st.Node.(ast.Node); ok {
 		binder.NumberParamMarkers(n)
 	}
+	if st.Returning != nil {
+		// Parsed on its own, the list numbers its markers by its own text
+		// (front.Statement.ReturningStatement).
+		binder.NumberParamMarkers(&ast.FieldList{Fields: st.Returning})
+	}
 	params := s.params(st)
 	params.Declare(paramTypes, types.Unknown)
 	p, err := s.prepareBounded(ctx, timeout, st, params)
