@@ -115,8 +115,9 @@ func absDir(dir string) string {
 	return filepath.Clean(dir)
 }
 
-// within reports whether path is dir or under it.
-func within(path, dir string) bool {
+// Within reports whether path is dir or under it (both made absolute
+// and clean first; symbolic links are not followed).
+func Within(path, dir string) bool {
 	rel, err := filepath.Rel(absDir(dir), absDir(path))
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
@@ -132,7 +133,7 @@ func owns(instance, dataDir string, m *Meta) bool {
 	if m.Instance != "" {
 		return m.Instance == instance
 	}
-	return dataDir != "" && within(m.Dir, dataDir)
+	return dataDir != "" && Within(m.Dir, dataDir)
 }
 
 // ownerOf returns the instance id in dir's OwnerFile, "" if none.
@@ -226,7 +227,7 @@ func ChooseRecovery(o RecoveryOptions, log *slog.Logger) (*Meta, error) {
 				if m.Kind == KindCheckpoint && mine(m) {
 					cands = append(cands, candidate{m.ID, path})
 				}
-			} else if ownerOf(path) == rec.Instance || within(path, o.DataDir) {
+			} else if ownerOf(path) == rec.Instance || Within(path, o.DataDir) {
 				cands = append(cands, candidate{id, path})
 			}
 		}

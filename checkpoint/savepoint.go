@@ -93,12 +93,12 @@ func SavepointPath(root, name string) (string, error) {
 func childOf(root, name string) (string, error) {
 	root = filepath.Clean(root)
 	path := filepath.Join(root, name)
-	if filepath.Dir(path) != root || !within(path, root) {
+	if filepath.Dir(path) != root || !Within(path, root) {
 		return "", ErrNoSuchPoint
 	}
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		realRoot, rerr := filepath.EvalSymlinks(root)
-		if rerr != nil || !within(real, realRoot) || absDir(real) == absDir(realRoot) {
+		if rerr != nil || !Within(real, realRoot) || absDir(real) == absDir(realRoot) {
 			return "", ErrNoSuchPoint
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"streamdb/catalog"
 	"streamdb/checkpoint"
@@ -90,7 +89,7 @@ func (n *Node) restoreDir(dir string) (string, error) {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(data, dir)
 	}
-	if !inside(filepath.Clean(data), filepath.Clean(dir)) {
+	if !checkpoint.Within(dir, data) {
 		return "", outside
 	}
 	root, err := filepath.EvalSymlinks(data)
@@ -102,14 +101,8 @@ func (n *Node) restoreDir(dir string) (string, error) {
 		return "", sqlerr.New(sqlerr.UndefinedFile, "cannot restore from %s: %v", dir, err).
 			WithHint("Name the directory of a checkpoint (chk-...) taken by a server that exports view-groups.")
 	}
-	if !inside(root, resolved) {
+	if !checkpoint.Within(resolved, root) {
 		return "", outside
 	}
 	return resolved, nil
-}
-
-// inside reports whether path is dir or below it (both clean).
-func inside(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
